@@ -1,0 +1,37 @@
+/** One audited guard decision (or its outcome). Records are idempotent by `id`. */
+export interface AuditRecord {
+  /** Deterministic: the same decision re-computed on resume has the same id, so sinks drop duplicates. */
+  id: string;
+  /** Epoch ms. */
+  at: number;
+  threadId: string;
+  runId: string;
+  toolCallId: string;
+  tool: string;
+  operation?: string | undefined;
+  /** Canonical JSON of the arguments, with redacted fields replaced by "[REDACTED]". */
+  args: string;
+  /** `allow`/`deny`/`ask` from review; `approve`/`edit`/`reject` from a human; `executed`/`failed`/`cancelled` after running. */
+  event: "decision" | "human" | "outcome" | "killswitch";
+  decision: string;
+  ruleId: string;
+  reason: string;
+  risk?: string | undefined;
+  /** Who answered an approval, when known. */
+  actor?: string | undefined;
+  detail?: Record<string, unknown> | undefined;
+}
+
+export interface AuditQuery {
+  threadId?: string;
+  /** Only records with `at` greater than this (for --follow). */
+  after?: number;
+  limit?: number;
+}
+
+export interface AuditSink {
+  /** Writes records; a record whose id was already written is ignored. */
+  write(records: readonly AuditRecord[]): Promise<void>;
+  query(query?: AuditQuery): Promise<AuditRecord[]>;
+  close(): Promise<void>;
+}

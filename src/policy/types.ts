@@ -1,0 +1,36 @@
+import type { RiskLevel } from "../tools/types.js";
+
+export type PermissionMode = "allow" | "deny" | "ask";
+
+/** How a value at a field selector is compared. Strings are canonicalised (NFKC, whitespace, case-folded for `glob`/`equals` unless `caseSensitive`). */
+export type FieldMatcher =
+  | { equals: string | number | boolean; caseSensitive?: boolean }
+  | { in: (string | number | boolean)[]; caseSensitive?: boolean }
+  | { glob: string; caseSensitive?: boolean }
+  | { regex: string; caseSensitive?: boolean }
+  | { prefix: string; caseSensitive?: boolean }
+  | { exists: boolean };
+
+export interface PermissionRuleSpec {
+  id?: string;
+  /** Tool name pattern: a glob (`kubectl_*`) unless `toolRegex` is true. */
+  tool: string;
+  toolRegex?: boolean;
+  /** Regex searched in the canonical JSON rendering of the arguments (linear-time engine). */
+  args?: string;
+  /** Per-field selectors, e.g. `{ "namespace": { equals: "production" }, "path": { glob: "/etc/**" } }`; all must match. */
+  where?: Record<string, FieldMatcher>;
+  mode: PermissionMode;
+  reason?: string;
+}
+
+/** Why the guard decided what it did. Every outcome names the rule that decided it. */
+export interface PolicyDecision {
+  mode: PermissionMode;
+  /** Id of the deciding rule, e.g. `permission:prod-protected`, `risk:high`, `killswitch:stop-all`, `unknown-tool`. */
+  ruleId: string;
+  reason: string;
+  risk: RiskLevel;
+}
+
+export type Precedence = "deny-first" | "first-match";

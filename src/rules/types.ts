@@ -1,0 +1,140 @@
+/**
+ * Tool rules (seed 001 + 000 + 002). A rule is plain JSON so policies can be loaded from files
+ * and rule state can live in LangGraph's checkpointed graph state.
+ */
+export const RULE_TYPES = [
+  "NoHeartbeat",
+  "ContinueLoop",
+  "Terminal",
+  "TerminalIf",
+  "MustFollow",
+  "MustPrecede",
+  "ExclusiveGroup",
+  "InitialCall",
+  "RequiredForExit",
+  "RequiredForExitIf",
+  "MaxCalls",
+  "Cooldown",
+  "Periodic",
+  "AllowedOperations",
+] as const;
+
+export type RuleType = (typeof RULE_TYPES)[number];
+
+/** Per run: one user input until the final answer. Per thread: the whole conversation. */
+export type RuleScope = "run" | "thread";
+
+interface RuleBase {
+  /** Tool name, or "*" for every tool (or, for NoHeartbeat/ContinueLoop, the tools named in `conditions`). */
+  tool: string;
+  /** Tool names the rule refers to (prerequisites, group members, conditions). */
+  conditions?: string[];
+  /** Higher runs first; ties keep declaration order. */
+  priority?: number;
+  metadata?: Record<string, unknown>;
+  /** Stable id used in violation messages and the audit log; defaults to `${type}:${tool}#index`. */
+  id?: string;
+}
+
+export type ToolRule =
+  | (RuleBase & {
+      type:
+        | "NoHeartbeat"
+        | "ContinueLoop"
+        | "Terminal"
+        | "TerminalIf"
+        | "MustFollow"
+        | "MustPrecede"
+        | "ExclusiveGroup"
+        | "InitialCall"
+        | "RequiredForExit"
+        | "RequiredForExitIf";
+    })
+  | (RuleBase & { type: "MaxCalls"; max: number; scope?: RuleScope })
+  | (RuleBase & { type: "Cooldown"; durationMs: number })
+  | (RuleBase & { type: "Periodic"; durationMs: number })
+  | (RuleBase & { type: "AllowedOperations"; operations: string[] });
+
+/** A call the engine is asked about. */
+export interface CallInfo {
+  tool: string;
+  operation?: string | undefined;
+}
+
+/** One finished call, recorded into the state. `success` is the tool's real outcome. */
+export interface ExecutionRecord extends CallInfo {
+  callId: string;
+  success: boolean;
+  /** Epoch ms. */
+  at: number;
+}
+
+/**
+ * Rule state: plain JSON, bounded in size whatever the thread length. Counts and last-call times
+ * are per tool; `history` keeps only the most recent entries.
+ */
+export interface RuleState {
+  version: 1;
+  /** Index of the current run within the thread (starts at 0, +1 per user input). */
+  run: number;
+  runStartedAt: number;
+  /** Successful calls per tool in this run. */
+  runCounts: Record<string, number>;
+  /** Successful calls per tool in the thread. */
+  threadCounts: Record<string, number>;
+  /** Attempted calls (success or not) per tool in this run; MaxCalls counts attempts. */
+  runAttempts: Record<string, number>;
+  threadAttempts: Record<string, number>;
+  /** Epoch ms of the last call per tool (thread-wide; used by Cooldown and Periodic). */
+  lastCallAt: Record<string, number>;
+  /** Tools that succeeded in this run, in first-success order (each once). */
+  calledThisRun: string[];
+  /** Most recent executions (bounded ring). */
+  history: ExecutionRecord[];
+  /** Reminders sent this run because the model tried to end with exit tools pending. */
+  exitReminders: number;
+}
+
+export interface RuleViolation {
+  /** Id of the rule that refused. */
+  ruleId: string;
+  ruleType: RuleType;
+  tool: string;
+  operation?: string | undefined;
+  /** Human- and model-readable, naming the rule, the tool and what is allowed now. */
+  message: string;
+  /** Tools (with operations) the model may call now. */
+  allowedNow: string[];
+}
+
+export interface ToolAllowanceInfo {
+  name: string;
+  /** Undefined: every operation of the tool. */
+  operations?: string[] | undefined;
+}
+
+export interface TerminationDecision {
+  terminate: boolean;
+  /** Id of the Terminal/TerminalIf rule that ended the run. */
+  ruleId?: string | undefined;
+}
+
+export interface RuleValidationIssue {
+  severity: "error" | "warning";
+  /** e.g. "unknown-tool", "unknown-operation", "conflict", "cycle", "unreachable". */
+  code: string;
+  message: string;
+  ruleIds: string[];
+}
+
+export interface ExecutionPlan {
+  initialTools: string[];
+  /** tool → tools that must have run before it. */
+  dependencies: Record<string, string[]>;
+  terminalTools: string[];
+  exitRequirements: string[];
+  maxCalls: Record<string, { max: number; scope: RuleScope }>;
+  allowedOperations: Record<string, string[]>;
+  /** Mermaid flowchart of the dependency graph. */
+  mermaid: string;
+}

@@ -1,0 +1,93 @@
+import { tool as lcTool } from "@langchain/core/tools";
+import type { ToolRunnableConfig } from "@langchain/core/tools";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { createHash } from "node:crypto";
+import type { z } from "zod";
+import { detectOperationKey, operationsInSchema, toToolJsonSchema } from "./schema.js";
+import type { GuardedTool, RiskLevel, ToolExecutionContext, ToolGuardSpec } from "./types.js";
+
+export interface DefineToolOptions<S extends z.ZodType<Record<string, unknown>>, R> {
+  name: string;
+  description: string;
+  schema: S;
+  /** Discriminator field of a multi-operation tool; defaults to `operation` or `op` when present. */
+  operationKey?: string;
+  usageRule?: string;
+  risk?: RiskLevel;
+  operationRisk?: Record<string, RiskLevel>;
+  /** Whether this particular input may run in parallel with other safe calls. Default: never. */
+  isConcurrencySafe?: (input: z.output<S>) => boolean;
+  idempotent?: boolean;
+  timeoutMs?: number;
+  cancelSiblingsOnError?: boolean;
+  maxResultChars?: number;
+  execute: (input: z.output<S>, context: ToolExecutionContext) => Promise<R> | R;
+}
+
+/** Key that identifies one tool call across re-runs and processes: thread + tool call id. */
+export function idempotencyKeyFor(threadId: string | undefined, toolCallId: string): string {
+  return createHash("sha256").update(`${threadId ?? ""}\u0000${toolCallId}`).digest("hex").slice(0, 32);
+}
+
+/** Builds the execution context from the runnable config LangChain passes to a tool. */
+export function executionContextFrom(config: ToolRunnableConfig | undefined): ToolExecutionContext {
+  const configurable = (config?.configurable ?? {}) as Record<string, unknown>;
+  const toolCallId = config?.toolCall?.id ?? (configurable.tool_call_id as string | undefined) ?? "direct";
+  const threadId = configurable.thread_id as string | undefined;
+  const key = configurable.idempotency_key;
+  return {
+    signal: config?.signal ?? new AbortController().signal,
+    toolCallId,
+    threadId,
+    idempotencyKey: typeof key === "string" ? key : idempotencyKeyFor(threadId, toolCallId),
+    config: config as LangGraphRunnableConfig | undefined,
+  };
+}
+
+function stringify(result: unknown): string {
+  if (typeof result === "string") return result;
+  if (result === undefined) return "";
+  return JSON.stringify(result);
+}
+
+/**
+ * A typed (multi-operation) tool. The result is a real LangChain structured tool, usable
+ * anywhere LangChain tools are, that also carries the guard's metadata in `.guard`.
+ */
+export function defineTool<S extends z.ZodType<Record<string, unknown>>, R = unknown>(
+  options: DefineToolOptions<S, R>,
+): GuardedTool<z.output<S>> {
+  const jsonSchema = toToolJsonSchema(options.schema);
+  const operationKey = detectOperationKey(jsonSchema, options.operationKey);
+  const operations = operationKey ? operationsInSchema(jsonSchema, operationKey) : [];
+  if (options.operationKey !== undefined && operations.length === 0) {
+    throw new Error(
+      `defineTool(${options.name}): operationKey "${options.operationKey}" has no enum or literal values in the schema`,
+    );
+  }
+  const guard: ToolGuardSpec<z.output<S>> = {
+    operationKey,
+    operations,
+    usageRule: options.usageRule,
+    risk: options.risk,
+    operationRisk: options.operationRisk ?? {},
+    idempotent: options.idempotent ?? false,
+    isConcurrencySafe: options.isConcurrencySafe ?? (() => false),
+    timeoutMs: options.timeoutMs,
+    cancelSiblingsOnError: options.cancelSiblingsOnError ?? false,
+    maxResultChars: options.maxResultChars,
+    jsonSchema,
+    inputSchema: options.schema as unknown as z.ZodType<z.output<S>>,
+  };
+  const structured = lcTool(
+    async (input: z.output<S>, config?: ToolRunnableConfig) =>
+      stringify(await options.execute(input, executionContextFrom(config))),
+    { name: options.name, description: options.description, schema: options.schema as never },
+  );
+  Object.defineProperty(structured, "guard", { value: guard, enumerable: false });
+  return structured as unknown as GuardedTool<z.output<S>>;
+}
+
+export function isGuardedTool(value: unknown): value is GuardedTool {
+  return typeof value === "object" && value !== null && "guard" in value;
+}

@@ -1,0 +1,113 @@
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { toJsonSchema } from "@langchain/core/utils/json_schema";
+import { z } from "zod";
+import { isGuardedTool } from "./define-tool.js";
+import { detectOperationKey, filterSchemaOperations, operationsInSchema } from "./schema.js";
+import type { AnyTool, JsonSchema, ToolGuardSpec } from "./types.js";
+
+const plainSpecs = new WeakMap<object, ToolGuardSpec>();
+
+/** The guard spec of any tool: its own for `defineTool` tools, derived defaults for plain LangChain tools. */
+export function guardSpecOf(tool: AnyTool): ToolGuardSpec {
+  if (isGuardedTool(tool)) return tool.guard;
+  const cached = plainSpecs.get(tool);
+  if (cached) return cached;
+  const raw = toJsonSchema(tool.schema as never) as JsonSchema;
+  const { $schema: _ignored, ...jsonSchema } = raw;
+  if (jsonSchema.type === undefined) jsonSchema.type = "object";
+  const operationKey = detectOperationKey(jsonSchema);
+  const zodLike = tool.schema as { safeParse?: unknown };
+  const spec: ToolGuardSpec = {
+    operationKey,
+    operations: operationKey ? operationsInSchema(jsonSchema, operationKey) : [],
+    usageRule: undefined,
+    risk: undefined,
+    operationRisk: {},
+    idempotent: false,
+    isConcurrencySafe: () => false,
+    timeoutMs: undefined,
+    cancelSiblingsOnError: false,
+    maxResultChars: undefined,
+    jsonSchema,
+    inputSchema: typeof zodLike.safeParse === "function" ? (tool.schema as z.ZodType) : z.record(z.string(), z.unknown()),
+  };
+  plainSpecs.set(tool, spec);
+  return spec;
+}
+
+/** An OpenAI-format function tool definition, accepted by every LangChain chat model's `bindTools`. */
+export interface ToolDefinition {
+  type: "function";
+  function: { name: string; description: string; parameters: JsonSchema };
+}
+
+/** What the model may use of one tool now: all of it, or a subset of its operations. */
+export interface ToolAllowance {
+  name: string;
+  /** Undefined: every operation. */
+  operations?: readonly string[] | undefined;
+}
+
+/** The input schema of `tool` with its operations filtered to `allowedOps` (all when undefined). */
+export function schemaFor(tool: AnyTool, allowedOps?: Iterable<string>): JsonSchema {
+  const spec = guardSpecOf(tool);
+  if (allowedOps === undefined || spec.operationKey === undefined) return structuredClone(spec.jsonSchema);
+  return filterSchemaOperations(spec.jsonSchema, spec.operationKey, allowedOps);
+}
+
+export class ToolRegistry {
+  readonly #tools = new Map<string, AnyTool>();
+
+  constructor(tools: Iterable<AnyTool> = []) {
+    for (const tool of tools) this.register(tool);
+  }
+
+  register(tool: AnyTool): this {
+    if (this.#tools.has(tool.name)) throw new Error(`tool "${tool.name}" is already registered`);
+    this.#tools.set(tool.name, tool);
+    return this;
+  }
+
+  get(name: string): AnyTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  list(): AnyTool[] {
+    return [...this.#tools.values()];
+  }
+
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  spec(name: string): ToolGuardSpec | undefined {
+    const tool = this.#tools.get(name);
+    return tool ? guardSpecOf(tool) : undefined;
+  }
+
+  /** Tool name → declared operations, for rule validation. */
+  catalog(): Map<string, readonly string[]> {
+    return new Map(this.list().map((t) => [t.name, guardSpecOf(t).operations]));
+  }
+
+  /** Definitions to bind to the model: only the allowed tools, each with its operations filtered. */
+  definitions(allowed?: readonly ToolAllowance[]): ToolDefinition[] {
+    const selection: readonly ToolAllowance[] = allowed ?? this.names().map((name) => ({ name }));
+    const out: ToolDefinition[] = [];
+    for (const { name, operations } of selection) {
+      const tool = this.#tools.get(name);
+      if (!tool) continue;
+      out.push({
+        type: "function",
+        function: { name, description: tool.description, parameters: schemaFor(tool, operations) },
+      });
+    }
+    return out;
+  }
+}
+
+export type { StructuredToolInterface };

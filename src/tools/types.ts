@@ -1,0 +1,51 @@
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { z } from "zod";
+
+/** Risk category of a tool (seed 003). Decides the default permission when no rule matches. */
+export type RiskLevel = "low" | "medium" | "high" | "always-deny";
+
+/** What a tool's `execute` receives besides its parsed input. */
+export interface ToolExecutionContext {
+  /** Aborted on run cancel, sibling failure in the same batch, or the tool's timeout. */
+  readonly signal: AbortSignal;
+  readonly toolCallId: string;
+  /** Stable across re-runs of the same call (thread + tool call id): use it to de-duplicate side effects. */
+  readonly idempotencyKey: string;
+  readonly threadId: string | undefined;
+  /** The LangGraph config of the task running the call (store, configurable, callbacks). */
+  readonly config: LangGraphRunnableConfig | undefined;
+}
+
+/** Guard metadata carried by every tool made with `defineTool`. Plain LangChain tools get defaults. */
+export interface ToolGuardSpec<I = unknown> {
+  /** Name of the operation discriminator field, when the tool has operations. */
+  readonly operationKey: string | undefined;
+  /** Operation names derived from the schema (empty when the tool has none). */
+  readonly operations: readonly string[];
+  readonly usageRule: string | undefined;
+  readonly risk: RiskLevel | undefined;
+  readonly idempotent: boolean;
+  /** Per-operation risk overrides, e.g. `{ delete: "high" }`. */
+  readonly operationRisk: Readonly<Record<string, RiskLevel>>;
+  isConcurrencySafe(input: I): boolean;
+  /** Per-call timeout in ms (undefined: none). */
+  readonly timeoutMs: number | undefined;
+  /** Whether a failure of this tool aborts its siblings in the same batch (seed 003 aborts on bash). */
+  readonly cancelSiblingsOnError: boolean;
+  /** Longest result kept before head/tail truncation (undefined: the guard's default). */
+  readonly maxResultChars: number | undefined;
+  /** Inlined, MCP-compatible JSON schema of the full input. */
+  readonly jsonSchema: JsonSchema;
+  readonly inputSchema: z.ZodType<I>;
+}
+
+export type JsonSchema = { [key: string]: unknown };
+
+/** A LangChain structured tool that also carries its guard spec. */
+export type GuardedTool<I = unknown> = StructuredToolInterface & {
+  readonly guard: ToolGuardSpec<I>;
+};
+
+/** Any tool the guard can run: one made by `defineTool`, or any LangChain structured tool. */
+export type AnyTool = StructuredToolInterface | GuardedTool;
