@@ -85,13 +85,13 @@ describe("defineTool", () => {
 describe("schemaFor", () => {
   it("filters a plain enum", () => {
     const schema = schemaFor(fileTool, ["read", "append"]);
-    expect((schema.properties as Record<string, { enum: string[] }>).operation.enum).toEqual(["read", "append"]);
+    expect((schema.properties as Record<string, { enum: string[] }>).operation?.enum).toEqual(["read", "append"]);
   });
 
   it("filters oneOf/anyOf consts", () => {
     const schema = schemaFor(described, ["b"]);
     const field = (schema.properties as Record<string, { anyOf: { const: string }[] }>).operation;
-    expect(field.anyOf.map((v) => v.const)).toEqual(["b"]);
+    expect(field?.anyOf.map((v) => v.const)).toEqual(["b"]);
   });
 
   it("drops discriminated-union variants that are not allowed", () => {
@@ -103,7 +103,7 @@ describe("schemaFor", () => {
   it("returns the full schema without a filter and never mutates the tool's schema", () => {
     schemaFor(fileTool, ["read"]);
     expect(schemaFor(fileTool)).toEqual(fileTool.guard.jsonSchema);
-    expect((fileTool.guard.jsonSchema.properties as Record<string, { enum: string[] }>).operation.enum).toHaveLength(4);
+    expect((fileTool.guard.jsonSchema.properties as Record<string, { enum: string[] }>).operation?.enum).toHaveLength(4);
   });
 });
 
