@@ -21,6 +21,11 @@ export interface DefineToolOptions<S extends z.ZodType<Record<string, unknown>>,
   timeoutMs?: number;
   cancelSiblingsOnError?: boolean;
   maxResultChars?: number;
+  /** Reason to ask a human before running this input, or undefined. Pure: may run again on resume. */
+  requiresApproval?: (
+    input: z.output<S>,
+    config: LangGraphRunnableConfig | undefined,
+  ) => Promise<string | undefined> | string | undefined;
   execute: (input: z.output<S>, context: ToolExecutionContext) => Promise<R> | R;
 }
 
@@ -76,6 +81,7 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>, R = unk
     timeoutMs: options.timeoutMs,
     cancelSiblingsOnError: options.cancelSiblingsOnError ?? false,
     maxResultChars: options.maxResultChars,
+    requiresApproval: options.requiresApproval,
     jsonSchema,
     inputSchema: options.schema as unknown as z.ZodType<z.output<S>>,
   };

@@ -28,6 +28,7 @@ export function guardSpecOf(tool: AnyTool): ToolGuardSpec {
     timeoutMs: undefined,
     cancelSiblingsOnError: false,
     maxResultChars: undefined,
+    requiresApproval: undefined,
     jsonSchema,
     inputSchema: typeof zodLike.safeParse === "function" ? (tool.schema as z.ZodType) : z.record(z.string(), z.unknown()),
   };

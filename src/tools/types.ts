@@ -35,6 +35,14 @@ export interface ToolGuardSpec<I = unknown> {
   readonly cancelSiblingsOnError: boolean;
   /** Longest result kept before head/tail truncation (undefined: the guard's default). */
   readonly maxResultChars: number | undefined;
+  /**
+   * Asks the guard for human approval of this particular input (e.g. an edit of a block whose
+   * permission needs consent): returns the reason, or undefined when no approval is needed.
+   * Must not have side effects: the review step may run it again on resume.
+   */
+  readonly requiresApproval:
+    | ((input: I, config: LangGraphRunnableConfig | undefined) => Promise<string | undefined> | string | undefined)
+    | undefined;
   /** Inlined, MCP-compatible JSON schema of the full input. */
   readonly jsonSchema: JsonSchema;
   readonly inputSchema: z.ZodType<I>;
