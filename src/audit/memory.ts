@@ -1,0 +1,27 @@
+import { selectRecords } from "./select.js";
+import { validateQuery, validateRecords } from "./schema.js";
+import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
+
+/** In-process audit log for tests and benchmarks; not durable. Dedupes by id like the others. */
+export class MemoryAuditSink implements AuditSink {
+  readonly #records: AuditRecord[] = [];
+  readonly #ids = new Set<string>();
+  #closed = false;
+
+  async write(records: readonly AuditRecord[]): Promise<void> {
+    if (this.#closed) throw new Error("audit write refused: the memory sink is closed");
+    for (const record of validateRecords(records)) {
+      if (this.#ids.has(record.id)) continue;
+      this.#ids.add(record.id);
+      this.#records.push(structuredClone(record));
+    }
+  }
+
+  async query(query?: AuditQuery): Promise<AuditRecord[]> {
+    return selectRecords(this.#records, validateQuery(query)).map((record) => structuredClone(record));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+}

@@ -1,0 +1,145 @@
+import pg from "pg";
+import { auditRecordSchema, validateQuery, validateRecords } from "./schema.js";
+import { validateTableName } from "./table-name.js";
+import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
+
+export interface PostgresAuditSinkOptions {
+  /** Connection string; a pool is created and ended by `close()`. */
+  url?: string;
+  /** An existing pool to use instead (left open by `close()`). */
+  pool?: pg.Pool;
+  /** Table name (a plain SQL identifier); default `guarded_graph_audit`. */
+  table?: string;
+}
+
+const COLUMNS = 10;
+/** Rows per INSERT: keeps the statement well under PostgreSQL's 65,535 bind parameters. */
+const ROWS_PER_INSERT = 1000;
+
+/** Races between workers creating the same table surface as these codes; the table then exists. */
+const ALREADY_EXISTS = new Set(["23505", "42P07"]);
+
+function rowValues(r: AuditRecord): unknown[] {
+  return [r.id, r.at, r.threadId, r.runId, r.toolCallId, r.tool, r.event, r.decision, r.ruleId, JSON.stringify(r)];
+}
+
+/**
+ * Audit log in PostgreSQL, for several workers sharing one log. Duplicate ids are ignored by
+ * `ON CONFLICT (id) DO NOTHING`; each batch is written with multi-row inserts in one transaction.
+ */
+export class PostgresAuditSink implements AuditSink {
+  readonly #pool: pg.Pool;
+  readonly #ownsPool: boolean;
+  readonly #table: string;
+  #closed = false;
+
+  private constructor(pool: pg.Pool, ownsPool: boolean, table: string) {
+    this.#pool = pool;
+    this.#ownsPool = ownsPool;
+    this.#table = table;
+  }
+
+  static async open(options: PostgresAuditSinkOptions): Promise<PostgresAuditSink> {
+    const table = validateTableName(options.table);
+    if (!options.pool && !options.url) throw new TypeError("PostgreSQL audit sink refused: give a connection `url` or a `pool`");
+    const ownsPool = !options.pool;
+    const pool = options.pool ?? new pg.Pool({ connectionString: options.url, max: 4 });
+    const sink = new PostgresAuditSink(pool, ownsPool, table);
+    try {
+      await sink.#createTable();
+    } catch (error) {
+      if (ownsPool) await pool.end();
+      throw error;
+    }
+    return sink;
+  }
+
+  async #createTable(): Promise<void> {
+    const t = this.#table;
+    const ddl = `CREATE TABLE IF NOT EXISTS "${t}" (
+        seq BIGSERIAL NOT NULL,
+        id TEXT PRIMARY KEY,
+        at DOUBLE PRECISION NOT NULL,
+        thread_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        tool_call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        event TEXT NOT NULL,
+        decision TEXT NOT NULL,
+        rule_id TEXT NOT NULL,
+        record JSON NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS "${t}_thread_at" ON "${t}" (thread_id, at);
+      CREATE INDEX IF NOT EXISTS "${t}_at" ON "${t}" (at)`;
+    // json (not jsonb) keeps strings with \u0000 that a model may put in arguments.
+    try {
+      await this.#pool.query(ddl);
+    } catch (error) {
+      if (!ALREADY_EXISTS.has((error as { code?: string }).code ?? "")) throw error;
+      await this.#pool.query(ddl);
+    }
+  }
+
+  async write(records: readonly AuditRecord[]): Promise<void> {
+    if (this.#closed) throw new Error(`audit write refused: the PostgreSQL sink for table ${this.#table} is closed`);
+    const valid = validateRecords(records);
+    if (valid.length === 0) return;
+    const statements: { text: string; values: unknown[] }[] = [];
+    for (let start = 0; start < valid.length; start += ROWS_PER_INSERT) {
+      const chunk = valid.slice(start, start + ROWS_PER_INSERT);
+      const placeholders = chunk.map((_, row) => `(${Array.from({ length: COLUMNS }, (_, col) => `$${row * COLUMNS + col + 1}`).join(", ")})`);
+      statements.push({
+        text: `INSERT INTO "${this.#table}" (id, at, thread_id, run_id, tool_call_id, tool, event, decision, rule_id, record)
+               VALUES ${placeholders.join(", ")} ON CONFLICT (id) DO NOTHING`,
+        values: chunk.flatMap(rowValues),
+      });
+    }
+    const [only] = statements;
+    if (statements.length === 1 && only) {
+      await this.#pool.query(only.text, only.values);
+      return;
+    }
+    const client = await this.#pool.connect();
+    try {
+      await client.query("BEGIN");
+      for (const statement of statements) await client.query(statement.text, statement.values);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async query(query?: AuditQuery): Promise<AuditRecord[]> {
+    const q = validateQuery(query);
+    const where: string[] = [];
+    const values: (string | number)[] = [];
+    if (q.threadId !== undefined) {
+      values.push(q.threadId);
+      where.push(`thread_id = $${values.length}`);
+    }
+    if (q.after !== undefined) {
+      values.push(q.after);
+      where.push(`at > $${values.length}`);
+    }
+    const filter = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    // Without `after`, `limit` keeps the newest N (selected descending, then put back in order).
+    const newest = q.limit !== undefined && q.after === undefined;
+    const order = newest ? "at DESC, seq DESC" : "at ASC, seq ASC";
+    const limit = q.limit !== undefined ? `LIMIT ${q.limit}` : "";
+    const result = await this.#pool.query<{ record: unknown }>(`SELECT record FROM "${this.#table}" ${filter} ORDER BY ${order} ${limit}`, values);
+    const rows = newest ? result.rows.reverse() : result.rows;
+    return rows.flatMap((row) => {
+      const parsed = auditRecordSchema.safeParse(row.record);
+      return parsed.success ? [parsed.data] : [];
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsPool) await this.#pool.end();
+  }
+}

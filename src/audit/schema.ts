@@ -1,0 +1,60 @@
+import { z } from "zod";
+import type { AuditQuery, AuditRecord } from "./types.js";
+
+/** Validates records entering a sink (from callers) or coming back from storage. */
+export const auditRecordSchema = z.object({
+  id: z.string().min(1),
+  at: z.number().finite(),
+  threadId: z.string(),
+  runId: z.string(),
+  toolCallId: z.string(),
+  tool: z.string(),
+  operation: z.string().optional(),
+  args: z.string(),
+  event: z.enum(["decision", "human", "outcome", "killswitch"]),
+  decision: z.string(),
+  ruleId: z.string(),
+  reason: z.string(),
+  risk: z.string().optional(),
+  actor: z.string().optional(),
+  detail: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const auditQuerySchema = z
+  .object({
+    threadId: z.string().optional(),
+    after: z.number().finite().optional(),
+    limit: z.number().int().positive().optional(),
+  })
+  .strict();
+
+/** Throws naming the offending record when a batch contains an invalid one. */
+export function validateRecords(records: readonly AuditRecord[]): AuditRecord[] {
+  if (!Array.isArray(records)) throw new TypeError("audit write refused: records must be an array");
+  return records.map((record, index) => {
+    const parsed = auditRecordSchema.safeParse(record);
+    if (!parsed.success) {
+      const id = typeof (record as { id?: unknown } | null)?.id === "string" ? ` (id ${(record as { id: string }).id})` : "";
+      throw new TypeError(`audit write refused: record #${index}${id} is invalid: ${z.prettifyError(parsed.error)}`);
+    }
+    return parsed.data;
+  });
+}
+
+export function validateQuery(query: AuditQuery | undefined): AuditQuery {
+  const parsed = auditQuerySchema.safeParse(query ?? {});
+  if (!parsed.success) throw new TypeError(`audit query refused: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Parses one stored record; undefined when it is not a valid record (torn line, foreign data). */
+export function parseStoredRecord(json: string): AuditRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  const parsed = auditRecordSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}

@@ -1,0 +1,106 @@
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import Database from "better-sqlite3";
+import { parseStoredRecord, validateQuery, validateRecords } from "./schema.js";
+import { validateTableName } from "./table-name.js";
+import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
+
+export interface SqliteAuditSinkOptions {
+  /** Table name (a plain SQL identifier); default `guarded_graph_audit`. */
+  table?: string;
+}
+
+interface Row {
+  record: string;
+}
+
+/**
+ * Audit log in a SQLite file (WAL, synchronous=FULL so a committed batch survives power loss).
+ * Duplicate ids are ignored by `INSERT OR IGNORE` on the primary key; ties in `at` keep write
+ * order through the implicit rowid.
+ */
+export class SqliteAuditSink implements AuditSink {
+  readonly #db: Database.Database;
+  readonly #insertBatch: (records: readonly AuditRecord[]) => void;
+  readonly #table: string;
+
+  private constructor(db: Database.Database, table: string) {
+    this.#db = db;
+    this.#table = table;
+    const insert = db.prepare(
+      `INSERT OR IGNORE INTO "${table}" (id, at, thread_id, run_id, tool_call_id, tool, event, decision, rule_id, record)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#insertBatch = db.transaction((records: readonly AuditRecord[]) => {
+      for (const r of records) {
+        insert.run(r.id, r.at, r.threadId, r.runId, r.toolCallId, r.tool, r.event, r.decision, r.ruleId, JSON.stringify(r));
+      }
+    });
+  }
+
+  /** Opens (creating directories, file and table as needed) the SQLite audit log at `path` (`:memory:` works too). */
+  static async open(path: string, options: SqliteAuditSinkOptions = {}): Promise<SqliteAuditSink> {
+    if (typeof path !== "string" || path.length === 0) throw new TypeError("SQLite audit sink refused: path must be a non-empty string");
+    const table = validateTableName(options.table);
+    const file = path === ":memory:" ? path : resolve(path);
+    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+    const db = new Database(file);
+    try {
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = FULL");
+      db.pragma("busy_timeout = 5000");
+      db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (
+        id TEXT PRIMARY KEY NOT NULL,
+        at INTEGER NOT NULL,
+        thread_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        tool_call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        event TEXT NOT NULL,
+        decision TEXT NOT NULL,
+        rule_id TEXT NOT NULL,
+        record TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS "${table}_thread_at" ON "${table}" (thread_id, at);
+      CREATE INDEX IF NOT EXISTS "${table}_at" ON "${table}" (at);`);
+      return new SqliteAuditSink(db, table);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  async write(records: readonly AuditRecord[]): Promise<void> {
+    const valid = validateRecords(records);
+    if (valid.length > 0) this.#insertBatch(valid);
+  }
+
+  async query(query?: AuditQuery): Promise<AuditRecord[]> {
+    const q = validateQuery(query);
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (q.threadId !== undefined) {
+      where.push("thread_id = ?");
+      params.push(q.threadId);
+    }
+    if (q.after !== undefined) {
+      where.push("at > ?");
+      params.push(q.after);
+    }
+    const filter = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    // Without `after`, `limit` keeps the newest N (selected descending, then put back in order).
+    const newest = q.limit !== undefined && q.after === undefined;
+    const order = newest ? "at DESC, rowid DESC" : "at ASC, rowid ASC";
+    const limit = q.limit !== undefined ? `LIMIT ${q.limit}` : "";
+    const rows = this.#db.prepare(`SELECT record FROM "${this.#table}" ${filter} ORDER BY ${order} ${limit}`).all(...params) as Row[];
+    if (newest) rows.reverse();
+    return rows.flatMap((row) => {
+      const record = parseStoredRecord(row.record);
+      return record ? [record] : [];
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+}

@@ -1,0 +1,155 @@
+import { z } from "zod";
+import type { HumanDecisionType } from "./options.js";
+import type { ReviewedCall } from "./state.js";
+
+/** One pending call, in LangChain v1 humanInTheLoopMiddleware's shape plus id, risk and the deciding rule. */
+export interface ActionRequest {
+  name: string;
+  args: Record<string, unknown>;
+  description: string;
+  toolCallId: string;
+  risk: string;
+  ruleId: string;
+  reason: string;
+}
+
+export interface ReviewConfig {
+  actionName: string;
+  allowedDecisions: HumanDecisionType[];
+  argsSchema?: Record<string, unknown>;
+}
+
+/** The value of the guard's approval interrupt: one per model turn, covering every call that asks. */
+export interface ApprovalRequest {
+  type: "guarded-graph/approval";
+  actionRequests: ActionRequest[];
+  reviewConfigs: ReviewConfig[];
+}
+
+const ArgsSchema = z.record(z.string(), z.unknown());
+
+export const DecisionSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("approve"), toolCallId: z.string().optional() }),
+  z.object({
+    type: z.literal("edit"),
+    toolCallId: z.string().optional(),
+    editedAction: z.object({ name: z.string().min(1), args: ArgsSchema }),
+  }),
+  z.object({ type: z.literal("reject"), toolCallId: z.string().optional(), message: z.string().optional() }),
+]);
+export type Decision = z.infer<typeof DecisionSchema>;
+
+/** Decisions in order (one per pending call), each optionally naming its call, or a map keyed by tool call id. */
+export const ResumeSchema = z.object({
+  decisions: z.union([z.array(DecisionSchema), z.record(z.string(), DecisionSchema)]),
+  /** Who answered, for the audit log. */
+  actor: z.string().optional(),
+});
+export type ApprovalResume = z.infer<typeof ResumeSchema>;
+
+export function approvalRequest(
+  pending: readonly ReviewedCall[],
+  allowed: readonly HumanDecisionType[],
+  argsSchemaOf: (name: string) => Record<string, unknown> | undefined,
+): ApprovalRequest {
+  return {
+    type: "guarded-graph/approval",
+    actionRequests: pending.map((call) => ({
+      name: call.name,
+      args: call.args,
+      description: `${call.name} needs approval (${call.risk} risk) by ${call.ruleId}: ${call.reason}`,
+      toolCallId: call.id,
+      risk: call.risk,
+      ruleId: call.ruleId,
+      reason: call.reason,
+    })),
+    reviewConfigs: pending.map((call) => {
+      const argsSchema = argsSchemaOf(call.name);
+      return { actionName: call.name, allowedDecisions: [...allowed], ...(argsSchema ? { argsSchema } : {}) };
+    }),
+  };
+}
+
+/**
+ * Matches decisions to pending calls, or says exactly why they do not fit. Ambiguous authorization
+ * fails closed: wrong count, an unknown or repeated id, a missing call, or a decision type the call
+ * does not allow all refuse the whole resume.
+ */
+export function matchDecisions(
+  pending: readonly Pick<ReviewedCall, "id" | "name">[],
+  resume: ApprovalResume,
+  allowed: readonly HumanDecisionType[],
+): { ok: true; decisions: Map<string, Decision> } | { ok: false; error: string } {
+  const ids = pending.map((c) => c.id);
+  const listing = pending.map((c) => `${c.id} (${c.name})`).join(", ");
+  const byId = new Map<string, Decision>();
+  const entries: [string | undefined, Decision][] = Array.isArray(resume.decisions)
+    ? resume.decisions.map((d) => [d.toolCallId, d])
+    : Object.entries(resume.decisions).map(([id, d]) => [id, d]);
+  const keyed = entries.some(([id]) => id !== undefined);
+  if (keyed && entries.some(([id]) => id === undefined)) {
+    return { ok: false, error: "mix of decisions with and without toolCallId: key all of them or none" };
+  }
+  if (!keyed && entries.length !== pending.length) {
+    return {
+      ok: false,
+      error: `expected ${pending.length} decision(s), one per pending call in order [${listing}], got ${entries.length}`,
+    };
+  }
+  for (const [index, [maybeId, decision]] of entries.entries()) {
+    const id = maybeId ?? ids[index];
+    if (id === undefined || !ids.includes(id)) {
+      return { ok: false, error: `decision for unknown tool call id "${id}"; pending calls: [${listing}]` };
+    }
+    if (byId.has(id)) return { ok: false, error: `two decisions for tool call ${id}` };
+    if (!allowed.includes(decision.type)) {
+      return { ok: false, error: `decision "${decision.type}" is not allowed for ${id}; allowed: ${allowed.join(", ")}` };
+    }
+    byId.set(id, decision);
+  }
+  const missing = ids.filter((id) => !byId.has(id));
+  if (missing.length > 0) {
+    return { ok: false, error: `no decision for pending call(s) ${missing.join(", ")}; every pending call needs one` };
+  }
+  return { ok: true, decisions: byId };
+}
+
+/** A resume value that does not answer the pending approval request. Nothing was recorded. */
+export class ApprovalResumeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ApprovalResumeError";
+  }
+}
+
+/** Checks a resume value against the pending calls without running anything (e.g. in a CLI before sending). */
+export function checkResume(
+  pending: readonly Pick<ReviewedCall, "id" | "name">[],
+  value: unknown,
+  allowed: readonly HumanDecisionType[],
+): ApprovalResume {
+  const parsed = ResumeSchema.safeParse(value);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+    throw new ApprovalResumeError(
+      `invalid approval resume ${JSON.stringify(value) ?? String(value)}: expected { decisions: [...] } with one of approve | edit | reject per pending call (${detail})`,
+    );
+  }
+  const match = matchDecisions(pending, parsed.data, allowed);
+  if (!match.ok) throw new ApprovalResumeError(`invalid approval resume: ${match.error}`);
+  return parsed.data;
+}
+
+/**
+ * The resume schema LangGraph checks before it records the resume value: a resume that does not
+ * fit is refused with an ApprovalResumeError, nothing is recorded, and the interrupt can be
+ * answered again (a check after `interrupt()` returns would record the bad value for good).
+ */
+export function resumeSchemaFor(pending: readonly ReviewedCall[], allowed: readonly HumanDecisionType[]) {
+  return z
+    .unknown()
+    .superRefine((value) => {
+      checkResume(pending, value, allowed);
+    })
+    .describe("{ decisions: [{ type: approve | edit | reject, ... }] } — one per pending call, in order or keyed by toolCallId");
+}

@@ -1,0 +1,89 @@
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { auditId } from "../audit/record.js";
+import { redactArgs } from "../audit/redact.js";
+import type { AuditRecord } from "../audit/types.js";
+import { canonicalArgs } from "../policy/canonical.js";
+import type { Guard } from "./guard.js";
+import type { ReviewedCall } from "./state.js";
+
+export interface TurnContext {
+  threadId: string;
+  runId: string;
+  /** Id of the AIMessage whose calls are reviewed. */
+  messageId: string;
+}
+
+export function threadIdOf(config: LangGraphRunnableConfig | undefined): string {
+  const id = config?.configurable?.thread_id;
+  return typeof id === "string" ? id : "";
+}
+
+function baseRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall): Omit<AuditRecord, "id" | "event" | "decision"> {
+  return {
+    at: guard.now(),
+    threadId: ctx.threadId,
+    runId: ctx.runId,
+    toolCallId: call.id,
+    tool: call.name,
+    operation: call.operation,
+    args: canonicalArgs(redactArgs(call.args, guard.options.redact ?? [])),
+    ruleId: call.ruleId,
+    reason: call.reason,
+    risk: call.risk,
+  };
+}
+
+/**
+ * Writes audit records. Ids are derived from the thread, the model message, the call and the
+ * event, so re-running review on resume writes nothing twice.
+ */
+export async function auditDecisions(guard: Guard, ctx: TurnContext, calls: readonly ReviewedCall[]): Promise<void> {
+  const sink = guard.options.audit;
+  if (!sink || calls.length === 0) return;
+  await sink.write(
+    calls.map((call) => ({
+      ...baseRecord(guard, ctx, call),
+      id: auditId([ctx.threadId, ctx.messageId, call.id, "decision", call.edited ? "edited" : "original"]),
+      event: "decision",
+      decision: call.outcome === "run" ? "allow" : call.outcome === "refuse" ? "deny" : "ask",
+    })),
+  );
+}
+
+export async function auditHuman(
+  guard: Guard,
+  ctx: TurnContext,
+  call: ReviewedCall,
+  decision: string,
+  actor: string | undefined,
+  detail?: Record<string, unknown>,
+): Promise<void> {
+  await guard.options.audit?.write([
+    {
+      ...baseRecord(guard, ctx, call),
+      id: auditId([ctx.threadId, ctx.messageId, call.id, "human"]),
+      event: "human",
+      decision,
+      actor,
+      detail,
+    },
+  ]);
+}
+
+export async function auditOutcome(
+  guard: Guard,
+  ctx: TurnContext,
+  call: ReviewedCall,
+  status: string,
+  detail?: Record<string, unknown>,
+): Promise<void> {
+  await guard.options.audit?.write([
+    {
+      ...baseRecord(guard, ctx, call),
+      id: auditId([ctx.threadId, ctx.messageId, call.id, "outcome"]),
+      event: "outcome",
+      decision: status,
+      detail,
+    },
+  ]);
+}

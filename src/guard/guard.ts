@@ -1,0 +1,145 @@
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { hostname } from "node:os";
+import { ToolRulesEngine } from "../rules/engine.js";
+import type { RuleState } from "../rules/types.js";
+import { ToolRegistry, guardSpecOf } from "../tools/registry.js";
+import type { ToolAllowance, ToolDefinition } from "../tools/registry.js";
+import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
+import type { GuardOptions, HumanDecisionType } from "./options.js";
+import { reviewCall } from "./review.js";
+import type { ReviewedCall } from "./state.js";
+
+/** The tool call as the model wrote it. */
+export interface RawToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+const HEARTBEAT_ARG = "request_heartbeat";
+
+/**
+ * The guard's configuration and pure decisions, shared by the agent graph, GuardedToolNode and
+ * the LangChain middleware. Holds no per-thread state: that lives in the graph state.
+ */
+export class Guard {
+  readonly registry: ToolRegistry;
+  readonly engine: ToolRulesEngine;
+  readonly options: GuardOptions;
+  readonly maxConcurrency: number;
+  readonly maxResultChars: number;
+  readonly abortGraceMs: number;
+  readonly maxExitReminders: number;
+  readonly allowedDecisions: readonly HumanDecisionType[];
+  readonly workerId: string;
+  readonly now: () => number;
+
+  constructor(options: GuardOptions) {
+    this.options = options;
+    this.registry = new ToolRegistry(options.tools);
+    this.now = options.now ?? Date.now;
+    this.engine = new ToolRulesEngine([...(options.rules ?? [])], {
+      tools: this.registry.catalog(),
+      now: this.now,
+    });
+    this.maxConcurrency = Math.max(1, options.maxConcurrency ?? 10);
+    this.maxResultChars = options.maxResultChars ?? 10_000;
+    this.abortGraceMs = options.abortGraceMs ?? 1_000;
+    this.maxExitReminders = options.maxExitReminders ?? 1;
+    this.allowedDecisions = options.allowedDecisions ?? ["approve", "edit", "reject"];
+    this.workerId = options.workerId ?? `${process.pid}@${hostname()}`;
+  }
+
+  tool(name: string): AnyTool | undefined {
+    return this.registry.get(name);
+  }
+
+  spec(name: string): ToolGuardSpec | undefined {
+    return this.registry.spec(name);
+  }
+
+  /** Effective risk: the policy's per-tool risk, then the operation's, then the tool's, else medium. */
+  riskOf(name: string, operation?: string): RiskLevel {
+    const spec = this.registry.spec(name);
+    return (
+      this.options.toolRisk?.[name] ??
+      (operation !== undefined ? spec?.operationRisk[operation] : undefined) ??
+      spec?.risk ??
+      "medium"
+    );
+  }
+
+  initialRuleState(): RuleState {
+    return this.engine.initialState(this.now());
+  }
+
+  usesHeartbeat(name: string): boolean {
+    return this.options.heartbeat === true && this.engine.requiresHeartbeat(name) && !this.engine.continuesLoop(name);
+  }
+
+  /** Splits the heartbeat flag off the model's arguments. */
+  splitHeartbeat(name: string, args: Record<string, unknown>): { args: Record<string, unknown>; heartbeat: boolean } {
+    if (!this.usesHeartbeat(name) || !(HEARTBEAT_ARG in args)) return { args, heartbeat: false };
+    const { [HEARTBEAT_ARG]: flag, ...rest } = args;
+    return { args: rest, heartbeat: flag === true };
+  }
+
+  /** Reviews the calls of one model turn in order; each approved call counts against the rules for the next. */
+  async reviewTurn(
+    state: RuleState,
+    calls: readonly RawToolCall[],
+    config?: LangGraphRunnableConfig,
+  ): Promise<{ reviewed: ReviewedCall[]; provisional: RuleState }> {
+    let provisional = state;
+    const reviewed: ReviewedCall[] = [];
+    for (const call of calls) {
+      const result = await reviewCall(this, provisional, call, config);
+      reviewed.push(result);
+      if (result.outcome !== "refuse") {
+        provisional = this.engine.record(provisional, {
+          tool: result.name,
+          operation: result.operation,
+          callId: result.id,
+          success: true,
+          at: this.now(),
+        });
+      }
+    }
+    return { reviewed, provisional };
+  }
+
+  /** What the model may use now: only allowed tools, operation enums filtered (filter first, reject as a backstop). */
+  allowances(state: RuleState): ToolAllowance[] {
+    return this.engine
+      .allowedTools(state, this.registry.names(), this.now())
+      .map((a) => ({ name: a.name, operations: a.operations }));
+  }
+
+  /** Tool definitions to bind to the model for this step. */
+  definitions(state: RuleState): ToolDefinition[] {
+    const defs = this.registry.definitions(this.allowances(state));
+    if (this.options.heartbeat !== true) return defs;
+    return defs.map((def) => (this.usesHeartbeat(def.function.name) ? withHeartbeatArg(def) : def));
+  }
+
+  /** The "Tool usage rules" section for the system prompt. */
+  usageSection(): string {
+    const toolRules: Record<string, string> = {};
+    for (const tool of this.registry.list()) {
+      const rule = guardSpecOf(tool).usageRule;
+      if (rule) toolRules[tool.name] = rule;
+    }
+    return this.engine.usageSection(toolRules);
+  }
+}
+
+function withHeartbeatArg(def: ToolDefinition): ToolDefinition {
+  const parameters = structuredClone(def.function.parameters);
+  const properties = (parameters.properties ?? {}) as Record<string, unknown>;
+  properties[HEARTBEAT_ARG] = {
+    type: "boolean",
+    description: "Set true to get control back after this call (to call more tools); false ends your turn.",
+  };
+  parameters.properties = properties;
+  return { ...def, function: { ...def.function, parameters } };
+}

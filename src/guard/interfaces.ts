@@ -1,0 +1,25 @@
+import type { AuditSink } from "../audit/types.js";
+import type { KillswitchSnapshot } from "../killswitch/types.js";
+import type { PolicyDecision } from "../policy/types.js";
+import type { RiskLevel } from "../tools/types.js";
+
+/** Decides allow / deny / ask for a call from the permission rules (PermissionPolicy implements it). */
+export interface PermissionDecider {
+  decide(tool: string, args: unknown, declaredRisk?: RiskLevel): PolicyDecision;
+}
+
+/** The killswitch as the guard sees it (Killswitch implements it). Never touches the network. */
+export interface KillswitchView {
+  decide(tool: string, risk: RiskLevel): { mode: "deny" | "ask"; ruleId: string; reason: string } | null;
+  snapshot(): KillswitchSnapshot;
+  bypassAllowed(): boolean;
+}
+
+/** Exactly-once bookkeeping for tool side effects across processes (the storage ledger implements it). */
+export interface ExecutionLedgerView {
+  claim(key: string, owner: string, leaseMs: number): Promise<"claimed" | "done" | "busy">;
+  complete(key: string, result: string): Promise<void>;
+  result(key: string): Promise<string | undefined>;
+}
+
+export type { AuditSink };

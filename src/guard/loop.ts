@@ -1,0 +1,58 @@
+import type { RuleState } from "../rules/types.js";
+import type { Guard } from "./guard.js";
+import type { CallResult, GuardState, TurnPlan } from "./state.js";
+
+/** Records the results of the batch that just ran into the rule state: the tools' real outcomes. */
+export function recordBatch(guard: Guard, rules: RuleState, turn: TurnPlan, results: Record<string, CallResult>): RuleState {
+  let next = rules;
+  for (const id of turn.batches[turn.nextBatch] ?? []) {
+    const result = results[id];
+    if (!result) continue;
+    next = guard.engine.record(next, {
+      tool: result.name,
+      operation: result.operation,
+      callId: result.id,
+      success: result.status === "success",
+      at: result.at,
+    });
+  }
+  return next;
+}
+
+/**
+ * Loop control after a turn's calls ran: Terminal / TerminalIf end the run once the exit tools have
+ * run (a pending exit tool is forced first); in heartbeat mode the loop continues only when a call
+ * asked for it, a ContinueLoop tool ran, or something failed; otherwise back to the model.
+ */
+export function afterTurn(
+  guard: Guard,
+  state: GuardState,
+  rules: RuleState,
+  turn: TurnPlan,
+  results: Record<string, CallResult>,
+): GuardState {
+  const termination = guard.engine.shouldTerminate(rules);
+  if (termination.terminate) {
+    const pending = guard.engine.pendingExitTools(rules);
+    if (pending.length > 0 && state.forcedTool !== pending[0]) {
+      return { ...state, rules, turn, forcedTool: pending[0] ?? null, next: "agent" };
+    }
+    return {
+      ...state,
+      rules,
+      turn,
+      forcedTool: null,
+      next: "end",
+      terminatedBy: termination.ruleId ?? "terminal",
+      exitUnsatisfied: pending,
+    };
+  }
+  if (guard.options.heartbeat === true) {
+    const ran = Object.values(results);
+    const keepGoing =
+      turn.refused > 0 ||
+      ran.some((r) => r.status !== "success" || r.requestHeartbeat || guard.engine.continuesLoop(r.name));
+    if (!keepGoing) return { ...state, rules, turn, forcedTool: null, next: "end" };
+  }
+  return { ...state, rules, turn, forcedTool: null, next: "agent" };
+}

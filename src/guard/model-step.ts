@@ -1,0 +1,81 @@
+import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { randomUUID } from "node:crypto";
+import type { RuleState } from "../rules/types.js";
+import type { ToolDefinition } from "../tools/registry.js";
+import type { Guard } from "./guard.js";
+
+export const GUARD_MESSAGE_NAME = "guard";
+
+/** A message the guard adds to the conversation (an exit reminder), told apart from user input. */
+export function isGuardMessage(message: BaseMessage): boolean {
+  return HumanMessage.isInstance(message) && message.name === GUARD_MESSAGE_NAME;
+}
+
+export function guardReminder(text: string): HumanMessage {
+  return new HumanMessage({ content: `[guard] ${text}`, name: GUARD_MESSAGE_NAME });
+}
+
+/** The system prompt for this step: the user's prompt, the "Tool usage rules" section and due periodic tools. */
+export function systemPromptFor(guard: Guard, rules: RuleState, base: string | undefined): string {
+  const parts: string[] = [];
+  if (base) parts.push(base);
+  const usage = guard.usageSection();
+  if (usage) parts.push(usage);
+  const due = guard.engine.dueTools(rules, guard.now());
+  if (due.length > 0) parts.push(`Periodic tools due now: ${due.join(", ")}. Call them as part of this step.`);
+  return parts.join("\n\n");
+}
+
+/** Arguments for a forced call: the rule's `metadata.args` when given, else none. */
+export function forcedArgs(guard: Guard, tool: string): Record<string, unknown> {
+  for (const rule of guard.engine.rules) {
+    const args = rule.metadata?.args;
+    if (rule.tool === tool && args !== null && typeof args === "object") return args as Record<string, unknown>;
+  }
+  return {};
+}
+
+type Bindable = BaseChatModel & {
+  bindTools?: (tools: ToolDefinition[], kwargs?: Record<string, unknown>) => { invoke: BaseChatModel["invoke"] };
+};
+
+/**
+ * One model call with only the allowed tools bound (operation enums filtered). A forced tool is
+ * requested through `tool_choice`; a model that cannot or does not comply gets a synthetic call.
+ */
+export async function callModel(
+  guard: Guard,
+  model: BaseChatModel,
+  rules: RuleState,
+  messages: readonly BaseMessage[],
+  forced: string | null,
+  systemPrompt: string | undefined,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<AIMessage> {
+  const definitions = guard.definitions(rules);
+  const bindable = model as Bindable;
+  let runnable: { invoke: BaseChatModel["invoke"] } = model;
+  if (typeof bindable.bindTools === "function" && definitions.length > 0) {
+    try {
+      runnable = bindable.bindTools(definitions, forced ? { tool_choice: forced } : {});
+    } catch {
+      runnable = bindable.bindTools(definitions);
+    }
+  }
+  const prompt = systemPromptFor(guard, rules, systemPrompt);
+  const input = prompt ? [new SystemMessage(prompt), ...messages] : [...messages];
+  const response = await runnable.invoke(input, config);
+  const ai = AIMessage.isInstance(response) ? response : new AIMessage({ content: (response as BaseMessage).content });
+  if (!forced || ai.tool_calls?.some((c) => c.name === forced)) return ai;
+  return new AIMessage({
+    content: ai.content,
+    id: ai.id,
+    tool_calls: [
+      { id: `guard_${forced}_${randomUUID().slice(0, 8)}`, name: forced, args: forcedArgs(guard, forced), type: "tool_call" },
+      ...(ai.tool_calls ?? []),
+    ],
+  });
+}

@@ -1,0 +1,44 @@
+import type { AuditSink } from "../audit/types.js";
+import type { PermissionMode } from "../policy/types.js";
+import type { ToolRule } from "../rules/types.js";
+import type { AnyTool, RiskLevel } from "../tools/types.js";
+import type { ExecutionLedgerView, KillswitchView, PermissionDecider } from "./interfaces.js";
+
+export type HumanDecisionType = "approve" | "edit" | "reject";
+
+export interface GuardOptions {
+  tools: readonly AnyTool[];
+  /** Tool rules (ordering, limits, cooldowns, terminal and exit tools, allowed operations). */
+  rules?: readonly ToolRule[];
+  /** Permission rules on tool name and arguments. Without one, each tool's risk decides. */
+  permissions?: PermissionDecider;
+  /** Risk per tool name, overriding what the tool declares (used when `permissions` is absent). */
+  toolRisk?: Readonly<Record<string, RiskLevel>>;
+  /** Mode per risk level when no permission rule matches: default low/medium allow, high ask, always-deny deny. */
+  riskModes?: Partial<Record<RiskLevel, PermissionMode>>;
+  killswitch?: KillswitchView;
+  audit?: AuditSink;
+  /** Field selectors whose values the audit log replaces with "[REDACTED]". */
+  redact?: readonly string[];
+  /** Auto-approve calls that would ask (the killswitch can disable this). Default false. */
+  bypass?: boolean;
+  /** Largest parallel batch of concurrency-safe calls. Default 10. */
+  maxConcurrency?: number;
+  /** Longest tool result kept (head and tail around a marker). Default 10,000 characters. */
+  maxResultChars?: number;
+  /** Timeout of a call whose tool sets none (ms). Default none. */
+  defaultTimeoutMs?: number;
+  /** How long an aborted tool that ignores its signal is waited for before it is abandoned (ms). Default 1,000. */
+  abortGraceMs?: number;
+  /** MemGPT-style heartbeats: the loop continues only when a call asks for it. Default false. */
+  heartbeat?: boolean;
+  /** Reminders before a pending RequiredForExit tool is forced. Default 1. */
+  maxExitReminders?: number;
+  /** Decisions a human may take on an approval request. Default all three. */
+  allowedDecisions?: readonly HumanDecisionType[];
+  /** Records executed calls so a call completed by one worker is never run again by another. */
+  ledger?: ExecutionLedgerView;
+  /** Identifies this worker in the ledger. Default `pid@host`. */
+  workerId?: string;
+  now?: () => number;
+}

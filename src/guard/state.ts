@@ -1,0 +1,101 @@
+import { Annotation, MessagesAnnotation } from "@langchain/langgraph";
+import type { RuleState } from "../rules/types.js";
+import type { RiskLevel } from "../tools/types.js";
+
+export type CallOutcome = "run" | "refuse" | "ask";
+
+/** One tool call after review. Plain JSON: it lives in the checkpointed graph state. */
+export interface ReviewedCall {
+  id: string;
+  name: string;
+  /** Arguments as they will run (heartbeat flag removed; edited by a human when `edited`). */
+  args: Record<string, unknown>;
+  operation?: string | undefined;
+  outcome: CallOutcome;
+  /** Id of the rule that decided (e.g. `permission:prod-protected`, `rule:MaxCalls:api#2`, `schema`). */
+  ruleId: string;
+  reason: string;
+  risk: RiskLevel;
+  /** Whether this parsed input may run in parallel with other safe calls. */
+  concurrencySafe: boolean;
+  /** Heartbeat mode: the model asked to continue after this call. */
+  requestHeartbeat: boolean;
+  edited?: boolean | undefined;
+  /** For refusals: the error the model reads. */
+  message?: string | undefined;
+}
+
+/** What one executed call reports back for loop control and the rule state. */
+export interface CallResult {
+  id: string;
+  name: string;
+  operation?: string | undefined;
+  status: "success" | "error" | "cancelled";
+  at: number;
+  requestHeartbeat: boolean;
+}
+
+/** The approved calls of the current model turn, in batches, and how far execution got. */
+export interface TurnPlan {
+  /** Id of the AIMessage whose calls this plan runs. */
+  messageId: string;
+  calls: Record<string, ReviewedCall>;
+  batches: string[][];
+  nextBatch: number;
+  /** Calls of the turn that were refused or rejected (they ended with an error ToolMessage). */
+  refused: number;
+}
+
+export interface GuardState {
+  rules: RuleState | null;
+  /** Id of the human message that started the current run. */
+  runId: string;
+  turn: TurnPlan | null;
+  /** The next model call must call this tool (InitialCall, RequiredForExit escalation). */
+  forcedTool: string | null;
+  /** Set when the run ended by a Terminal rule. */
+  terminatedBy: string | null;
+  /** Where the loop goes after the current step: next batch, back to the model, or the end. */
+  next: "dispatch" | "agent" | "end";
+  /** Exit tools still pending when the run had to end anyway (they were refused or never called). */
+  exitUnsatisfied: string[];
+}
+
+export function emptyGuardState(): GuardState {
+  return {
+    rules: null,
+    runId: "",
+    turn: null,
+    forcedTool: null,
+    terminatedBy: null,
+    next: "agent",
+    exitUnsatisfied: [],
+  };
+}
+
+/** Results of executed calls; `null` clears the channel once they are recorded into the rule state. */
+function mergeResults(
+  current: Record<string, CallResult>,
+  update: Record<string, CallResult> | null,
+): Record<string, CallResult> {
+  if (update === null) return {};
+  return { ...current, ...update };
+}
+
+/** Graph state channels of the guard. Spread `GuardAnnotation.spec` into your own state to use GuardedToolNode. */
+export const GuardAnnotation = Annotation.Root({
+  guard: Annotation<GuardState>({ reducer: (_current, next) => next, default: emptyGuardState }),
+  guardResults: Annotation<Record<string, CallResult>, Record<string, CallResult> | null>({
+    reducer: mergeResults,
+    default: () => ({}),
+  }),
+});
+
+/** Messages plus the guard's channels: the state of `createGuardedAgent`. */
+export const GuardedAgentState = Annotation.Root({
+  ...MessagesAnnotation.spec,
+  ...GuardAnnotation.spec,
+});
+
+export type GuardedAgentStateType = typeof GuardedAgentState.State;
+export type GuardedAgentUpdate = typeof GuardedAgentState.Update;

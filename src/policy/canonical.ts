@@ -1,0 +1,151 @@
+import { foldCase, normalizeString } from "./normalize.js";
+
+export { foldCase, normalizeString } from "./normalize.js";
+export { parseSelector, selectAll, selectField } from "./selector.js";
+export type { SelectorSegment } from "./selector.js";
+
+/**
+ * Longest argument text (sum of string and key lengths) a rule inspects. Longer or deeper input is
+ * uninspectable: no allow rule with argument conditions matches it, and every deny/ask rule with
+ * argument conditions does (fail closed).
+ */
+export const MAX_MATCH_INPUT_CHARS = 64 * 1024;
+/** Deepest nesting (objects, arrays and JSON strings inside strings) a rule inspects. */
+export const MAX_MATCH_DEPTH = 32;
+
+/** The views of one call's arguments that rules are matched against. */
+export interface CanonicalArgs {
+  /** Keys sorted at every depth, JSON-in-strings parsed, every key and string normalised. */
+  readonly value: unknown;
+  /** Canonical JSON text of `value`. */
+  readonly text: string;
+  /** The same tree without string normalisation (keys sorted, JSON-in-strings parsed). */
+  readonly literal: unknown;
+  readonly literalText: string;
+  /** False when normalisation changed nothing (then `literal` equals `value`). */
+  readonly changed: boolean;
+  /** Too long or too deep to inspect (see MAX_MATCH_INPUT_CHARS). */
+  readonly oversized: boolean;
+}
+
+class TooLarge extends Error {}
+
+interface BuildContext {
+  normalise: boolean;
+  budget: number;
+  changed: boolean;
+  seen: Set<object>;
+}
+
+const LOOKS_LIKE_JSON_RE = /^\s*[[{][\s\S]*[\]}]\s*$/;
+
+function parseJsonContainer(text: string): unknown {
+  if (!LOOKS_LIKE_JSON_RE.test(text)) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "object" && parsed !== null ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function spend(ctx: BuildContext, chars: number): void {
+  ctx.budget -= chars;
+  if (ctx.budget < 0) throw new TooLarge();
+}
+
+function buildString(input: string, ctx: BuildContext, depth: number): unknown {
+  spend(ctx, input.length);
+  const text = ctx.normalise ? normalizeString(input) : input;
+  if (text !== input) ctx.changed = true;
+  // A JSON document inside a string is matched as structure, so it cannot hide arguments.
+  const nested = parseJsonContainer(text) ?? (text !== input ? parseJsonContainer(input) : undefined);
+  if (nested !== undefined) return build(nested, ctx, depth + 1);
+  return text;
+}
+
+function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
+  if (ctx.seen.has(input)) throw new TooLarge();
+  ctx.seen.add(input);
+  try {
+    if (Array.isArray(input)) return input.map((item) => build(item, ctx, depth + 1) ?? null);
+    const out: Record<string, unknown> = {};
+    for (const [rawKey, rawValue] of Object.entries(input)) {
+      const value = build(rawValue, ctx, depth + 1);
+      if (value === undefined) continue;
+      spend(ctx, rawKey.length);
+      const key = ctx.normalise ? normalizeString(rawKey) : rawKey;
+      if (key !== rawKey) ctx.changed = true;
+      // Two keys that normalise alike keep both values: matchers then see a list.
+      out[key] = Object.hasOwn(out, key) ? [out[key], value].flat() : value;
+    }
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(out).sort()) sorted[key] = out[key];
+    return sorted;
+  } finally {
+    ctx.seen.delete(input);
+  }
+}
+
+function build(input: unknown, ctx: BuildContext, depth: number): unknown {
+  if (depth > MAX_MATCH_DEPTH) throw new TooLarge();
+  switch (typeof input) {
+    case "string":
+      return buildString(input, ctx, depth);
+    case "number":
+      return Number.isFinite(input) ? input : null;
+    case "boolean":
+      return input;
+    case "bigint":
+      return input.toString();
+    case "object": {
+      if (input === null) return null;
+      const toJSON = (input as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === "function") return build(toJSON.call(input), ctx, depth + 1);
+      return buildObject(input, ctx, depth);
+    }
+    default:
+      return undefined; // undefined, functions and symbols are dropped, as JSON.stringify does
+  }
+}
+
+function buildTree(args: unknown, normalise: boolean, budget: number): { value: unknown; changed: boolean } {
+  const ctx: BuildContext = { normalise, budget, changed: false, seen: new Set() };
+  const value = build(args, ctx, 0) ?? null;
+  return { value, changed: ctx.changed };
+}
+
+const OVERSIZED: CanonicalArgs = { value: null, text: "", literal: null, literalText: "", changed: false, oversized: true };
+
+/** Builds the matching views of `args`; input over the size or depth limit comes back `oversized`. */
+export function canonicalize(args: unknown): CanonicalArgs {
+  try {
+    const normal = buildTree(args, true, MAX_MATCH_INPUT_CHARS);
+    const text = JSON.stringify(normal.value);
+    if (!normal.changed) return { value: normal.value, text, literal: normal.value, literalText: text, changed: false, oversized: false };
+    const literal = buildTree(args, false, MAX_MATCH_INPUT_CHARS).value;
+    return { value: normal.value, text, literal, literalText: JSON.stringify(literal), changed: true, oversized: false };
+  } catch (error) {
+    if (error instanceof TooLarge) return OVERSIZED;
+    throw error;
+  }
+}
+
+/**
+ * Canonical JSON of `args`: keys sorted at every depth, JSON objects/arrays inside strings parsed,
+ * strings normalised (NFKC, look-alikes folded, invisible characters removed, whitespace collapsed).
+ * Renders input of any size; cycles and nesting deeper than MAX_MATCH_DEPTH throw a TypeError.
+ */
+export function canonicalArgs(args: unknown): string {
+  try {
+    return JSON.stringify(buildTree(args, true, Number.POSITIVE_INFINITY).value);
+  } catch (error) {
+    if (error instanceof TooLarge) throw new TypeError(`canonicalArgs refused: arguments are cyclic or nested deeper than ${MAX_MATCH_DEPTH}`);
+    throw error;
+  }
+}
+
+/** `canonicalArgs` case-folded: the text case-insensitive rules are matched against. */
+export function canonicalArgsFolded(args: unknown): string {
+  return foldCase(canonicalArgs(args));
+}

@@ -1,0 +1,185 @@
+import { z } from "zod";
+import { KillswitchConfigSchema } from "../killswitch/types.js";
+import { RULE_TYPES } from "../rules/types.js";
+
+export const RiskLevelSchema = z.enum(["low", "medium", "high", "always-deny"]);
+export const PermissionModeSchema = z.enum(["allow", "deny", "ask"]);
+export const PrecedenceSchema = z.enum(["deny-first", "first-match"]);
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+const MATCHER_KEYS = ["equals", "in", "glob", "regex", "prefix", "exists"] as const;
+
+/** One per-field condition; exactly one of equals/in/glob/regex/prefix/exists. */
+export const FieldMatcherSchema = z
+  .strictObject({
+    equals: scalar.optional().describe("Equal after normalisation (case-insensitive unless caseSensitive)."),
+    in: z.array(scalar).min(1).optional().describe("Equal to one of these values."),
+    glob: z.string().min(1).optional().describe("picomatch glob on the value, e.g. /etc/**."),
+    regex: z.string().min(1).optional().describe("RE2 regex searched in the value."),
+    prefix: z.string().min(1).optional().describe("The value starts with this."),
+    exists: z.boolean().optional().describe("The field is present (true) or absent (false)."),
+    caseSensitive: z.boolean().optional(),
+  })
+  .superRefine((matcher, ctx) => {
+    const used = MATCHER_KEYS.filter((key) => matcher[key] !== undefined);
+    if (used.length !== 1) {
+      ctx.addIssue({
+        code: "custom",
+        message: `expected exactly one of ${MATCHER_KEYS.join("|")}, got ${used.length === 0 ? "none" : used.join(" and ")}`,
+      });
+    } else if (used[0] === "exists" && matcher.caseSensitive !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["caseSensitive"], message: "caseSensitive has no meaning with exists" });
+    }
+  });
+
+export const PermissionRuleSchema = z.strictObject({
+  id: z.string().min(1).optional().describe("Stable id; decisions name it as permission:<id>."),
+  tool: z.string().min(1).describe("Tool name glob (kubectl_*), or a regex matching the whole name when toolRegex is true."),
+  toolRegex: z.boolean().optional(),
+  args: z.string().min(1).optional().describe("RE2 regex searched in the canonical JSON of the arguments."),
+  where: z
+    .record(z.string().min(1), FieldMatcherSchema)
+    .optional()
+    .describe("Field selector (a.b[0].c, items[*].name) → condition; all must hold."),
+  mode: PermissionModeSchema,
+  reason: z.string().optional(),
+  caseSensitive: z.boolean().optional().describe("Match the tool name and args regex case-sensitively (default: insensitive)."),
+});
+
+/** `30000` (ms), `"30s"`, `"1m30s"`, `"500ms"`, or serde's `{ secs = 30, nanos = 0 }`. */
+export const DurationSchema = z.union([
+  z.number().positive(),
+  z.string().regex(/^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/, 'expected a duration like "30s", "1m30s" or "500ms"'),
+  z.strictObject({ secs: z.number().int().nonnegative(), nanos: z.number().int().nonnegative().optional() }),
+]);
+
+const toolName = z.string().min(1);
+const ruleCommon = {
+  id: z.string().min(1).optional(),
+  conditions: z.array(toolName).optional(),
+  priority: z.number().finite().optional(),
+  metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+};
+
+const VALUE_FIELDS = { MaxCalls: "max", Cooldown: "duration", Periodic: "duration", AllowedOperations: "operations" } as const;
+
+/** Tool rule in this project's form: `{ tool, type, max?, scope?, duration?, operations? }`. */
+export const NativeToolRuleSchema = z
+  .strictObject({
+    ...ruleCommon,
+    tool: toolName.describe('Tool name, or "*".'),
+    type: z.enum(RULE_TYPES),
+    max: z.number().int().nonnegative().optional().describe("MaxCalls only."),
+    scope: z.enum(["run", "thread"]).optional().describe("MaxCalls only (default run)."),
+    duration: DurationSchema.optional().describe("Cooldown / Periodic only."),
+    durationMs: z.number().positive().optional().describe("Cooldown / Periodic only (alternative to duration)."),
+    operations: z.array(z.string().min(1)).min(1).optional().describe("AllowedOperations only."),
+  })
+  .superRefine((rule, ctx) => {
+    const needed = VALUE_FIELDS[rule.type as keyof typeof VALUE_FIELDS] as string | undefined;
+    const present = (key: string) => (rule as Record<string, unknown>)[key] !== undefined;
+    if (needed === "duration" && !present("duration") && !present("durationMs")) {
+      ctx.addIssue({ code: "custom", path: ["duration"], message: `is required for ${rule.type} (e.g. duration: "30s")` });
+    } else if (needed !== undefined && needed !== "duration" && !present(needed)) {
+      ctx.addIssue({ code: "custom", path: [needed], message: `is required for ${rule.type}` });
+    }
+    for (const key of ["max", "scope", "duration", "durationMs", "operations"]) {
+      const owner = key === "scope" ? "max" : key === "durationMs" ? "duration" : key;
+      if (present(key) && owner !== needed) {
+        ctx.addIssue({ code: "custom", path: [key], message: `has no meaning for ${rule.type}` });
+      }
+    }
+  });
+
+/** The seed's serde form: `rule_type = "MustFollow"` or `{ MaxCalls = 3 }`, `{ Cooldown = "30s" }`, ... */
+export const SeedRuleTypeSchema = z.union([
+  z.enum(RULE_TYPES),
+  z.strictObject({ MaxCalls: z.number().int().nonnegative() }),
+  z.strictObject({ Cooldown: DurationSchema }),
+  z.strictObject({ Periodic: DurationSchema }),
+  z.strictObject({ AllowedOperations: z.array(z.string().min(1)).min(1) }),
+]);
+
+export const SeedToolRuleSchema = z
+  .strictObject({
+    ...ruleCommon,
+    tool_name: toolName,
+    rule_type: SeedRuleTypeSchema,
+    scope: z.enum(["run", "thread"]).optional(),
+  })
+  .superRefine((rule, ctx) => {
+    if (typeof rule.rule_type === "string" && rule.rule_type in VALUE_FIELDS) {
+      const example = { MaxCalls: "3", Cooldown: '"30s"', Periodic: '"5m"', AllowedOperations: '["read"]' }[rule.rule_type as keyof typeof VALUE_FIELDS];
+      ctx.addIssue({ code: "custom", path: ["rule_type"], message: `${rule.rule_type} needs a value: rule_type = { ${rule.rule_type} = ${example} }` });
+    }
+  });
+
+export const ToolRuleEntrySchema = z.union([NativeToolRuleSchema, SeedToolRuleSchema]);
+
+export const AuditConfigSchema = z
+  .strictObject({
+    sink: z.enum(["jsonl", "sqlite", "postgres", "memory"]),
+    path: z.string().min(1).optional().describe("File for jsonl and sqlite."),
+    url: z.string().min(1).optional().describe("Connection URL for postgres."),
+    table: z.string().min(1).optional(),
+    redact: z.array(z.string().min(1)).optional().describe('Field names or paths replaced by "[REDACTED]", e.g. token, headers.authorization.'),
+  })
+  .superRefine((audit, ctx) => {
+    if ((audit.sink === "jsonl" || audit.sink === "sqlite") && audit.path === undefined) {
+      ctx.addIssue({ code: "custom", path: ["path"], message: `is required for the ${audit.sink} sink` });
+    }
+    if (audit.sink === "postgres" && audit.url === undefined) {
+      ctx.addIssue({ code: "custom", path: ["url"], message: "is required for the postgres sink" });
+    }
+  });
+
+export const ExecutionConfigSchema = z.strictObject({
+  maxConcurrency: z.number().int().positive().optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  maxResultChars: z.number().int().positive().optional(),
+});
+
+export const ToolEntrySchema = z.strictObject({
+  risk: RiskLevelSchema,
+  description: z.string().optional(),
+});
+
+/** The policy document (YAML, JSON or TOML). Published as policies/policy.schema.json. */
+export const PolicyFileSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    version: z.literal(1).optional().describe("Format version (1)."),
+    precedence: PrecedenceSchema.optional().describe("deny-first (default: deny > ask > allow) or first-match (seed order)."),
+    defaultRisk: RiskLevelSchema.optional().describe("Risk of tools that declare none (default medium)."),
+    riskModes: z
+      .strictObject({
+        low: PermissionModeSchema.optional(),
+        medium: PermissionModeSchema.optional(),
+        high: PermissionModeSchema.optional(),
+        "always-deny": PermissionModeSchema.optional(),
+      })
+      .optional()
+      .describe("What each risk level decides when no permission rule matches."),
+    tools: z.record(z.string().min(1), ToolEntrySchema).optional().describe("Risk category per tool name."),
+    permissions: z.array(PermissionRuleSchema).optional(),
+    tool_rules: z.array(ToolRuleEntrySchema).optional(),
+    agent: z
+      .strictObject({
+        name: z.string().optional(),
+        tools: z.array(toolName).optional(),
+        tool_rules: z.array(ToolRuleEntrySchema).optional(),
+      })
+      .optional(),
+    killswitch: KillswitchConfigSchema.optional(),
+    audit: AuditConfigSchema.optional(),
+    execution: ExecutionConfigSchema.optional(),
+  })
+  .describe("guarded-graph policy");
+
+export type PolicyFile = z.output<typeof PolicyFileSchema>;
+export type PolicyFileInput = z.input<typeof PolicyFileSchema>;
+export type PermissionRuleEntry = z.output<typeof PermissionRuleSchema>;
+export type FieldMatcherEntry = z.output<typeof FieldMatcherSchema>;
+export type ToolRuleEntry = z.output<typeof ToolRuleEntrySchema>;
+export type AuditConfig = z.output<typeof AuditConfigSchema>;
+export type ExecutionConfig = z.output<typeof ExecutionConfigSchema>;

@@ -1,0 +1,80 @@
+import { normalizeString } from "./normalize.js";
+
+/** One step of a field selector: an object key, an array index, or `*` (every key or element). */
+export type SelectorSegment = { key: string } | { index: number } | { any: true };
+
+/**
+ * Parses `a.b[0].c`, `containers[*].image`, `labels["app.kubernetes.io/name"]`, `*`.
+ * Throws a TypeError naming the selector and the position of the problem.
+ */
+export function parseSelector(selector: string): SelectorSegment[] {
+  const segments: SelectorSegment[] = [];
+  let i = 0;
+  const fail = (what: string): never => {
+    throw new TypeError(`field selector ${JSON.stringify(selector)} is invalid at position ${i}: ${what} (expected e.g. a.b[0].c, items[*].name or labels["x.y"])`);
+  };
+  if (selector.length === 0) fail("empty selector");
+  let expectName = true;
+  while (i < selector.length) {
+    const ch = selector[i];
+    if (ch === "[") {
+      const close = selector.indexOf("]", i);
+      if (close < 0) fail("missing ]");
+      const inner = selector.slice(i + 1, close);
+      if (inner === "*") segments.push({ any: true });
+      else if (/^\d+$/.test(inner)) segments.push({ index: Number(inner) });
+      else if (/^"(?:[^"\\]|\\.)*"$/.test(inner)) segments.push({ key: normalizeString(JSON.parse(inner) as string) });
+      else fail(`[${inner}] is not an index, [*] or a quoted key`);
+      i = close + 1;
+      expectName = false;
+    } else if (ch === ".") {
+      if (expectName) fail("empty path segment");
+      i += 1;
+      expectName = true;
+    } else {
+      if (!expectName) fail("expected . or [ between segments");
+      let end = i;
+      while (end < selector.length && selector[end] !== "." && selector[end] !== "[") end += 1;
+      const name = selector.slice(i, end);
+      segments.push(name === "*" ? { any: true } : { key: normalizeString(name) });
+      i = end;
+      expectName = false;
+    }
+  }
+  if (expectName) fail("selector ends with .");
+  return segments;
+}
+
+function step(value: unknown, segment: SelectorSegment, out: unknown[]): void {
+  if (typeof value !== "object" || value === null) return;
+  if ("any" in segment) {
+    out.push(...(Array.isArray(value) ? value : Object.values(value)));
+  } else if ("index" in segment) {
+    if (Array.isArray(value) && segment.index < value.length) out.push(value[segment.index]);
+  } else if (!Array.isArray(value) && Object.hasOwn(value, segment.key)) {
+    out.push((value as Record<string, unknown>)[segment.key]);
+  }
+}
+
+/** Every value the selector reaches (wildcards may reach several; a missing path reaches none). */
+export function selectAll(value: unknown, segments: readonly SelectorSegment[]): unknown[] {
+  let current: unknown[] = [value];
+  for (const segment of segments) {
+    const next: unknown[] = [];
+    for (const item of current) step(item, segment, next);
+    current = next;
+    if (current.length === 0) break;
+  }
+  return current;
+}
+
+/**
+ * The value at `selector` in `args` (use it on `canonicalize(args).value` to see what rules see).
+ * Undefined when the path is missing; an array of the reached values when the selector has a `*`.
+ */
+export function selectField(args: unknown, selector: string): unknown {
+  const segments = parseSelector(selector);
+  const found = selectAll(args, segments);
+  if (segments.some((segment) => "any" in segment)) return found.length > 0 ? found : undefined;
+  return found[0];
+}

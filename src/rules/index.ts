@@ -1,0 +1,11 @@
+export { ToolRulesEngine } from "./engine.js";
+export type { ToolRulesEngineOptions } from "./engine.js";
+export { assertValidRules, validateRules } from "./validate.js";
+export { executionPlan } from "./plan.js";
+export { DEFAULT_PRIORITIES, rules, ToolRulesBuilder } from "./builder.js";
+export { parseRuleState, parseToolRules, RuleStateSchema, ToolRuleSchema, ToolRulesSchema } from "./schema.js";
+export { defaultRuleId } from "./normalize.js";
+export type { NormalisedRule } from "./normalize.js";
+export { usageSentence, formatDuration } from "./usage.js";
+export { RULE_TYPES } from "./types.js";
+export type * from "./types.js";

@@ -1,0 +1,67 @@
+import type { RuleType, ToolRule } from "./types.js";
+
+/** A rule after normalisation: id, priority and conditions always present. Still a valid {@link ToolRule}. */
+export type NormalisedRule = ToolRule & {
+  id: string;
+  priority: number;
+  conditions: string[];
+};
+
+/** A normalised rule with its position in priority order (0 = checked first). */
+export type RankedRule = NormalisedRule & { rank: number };
+
+export const WILDCARD = "*";
+
+/** Rule types whose `tool: "*"` has no sensible "every tool" meaning (they name one concrete tool). */
+export const WILDCARD_UNSUPPORTED: ReadonlySet<RuleType> = new Set<RuleType>([
+  "MustPrecede",
+  "ExclusiveGroup",
+  "InitialCall",
+  "RequiredForExit",
+  "RequiredForExitIf",
+  "Periodic",
+]);
+
+/** For these, `tool: "*"` with `conditions` means "the listed tools" (seed 001's NoHeartbeat example). */
+const WILDCARD_LISTS: ReadonlySet<RuleType> = new Set<RuleType>(["NoHeartbeat", "ContinueLoop"]);
+
+export function defaultRuleId(rule: ToolRule, index: number): string {
+  return `${rule.type}:${rule.tool}#${index}`;
+}
+
+/** Problems that make a rule set impossible to run (the engine refuses to start with them). */
+export function structuralProblems(rules: readonly ToolRule[]): string[] {
+  const problems: string[] = [];
+  rules.forEach((rule, index) => {
+    const id = rule.id ?? defaultRuleId(rule, index);
+    if (rule.tool === WILDCARD && WILDCARD_UNSUPPORTED.has(rule.type)) {
+      problems.push(`${id}: ${rule.type} needs a concrete tool, not "*"`);
+    }
+    if ((rule.conditions ?? []).includes(WILDCARD)) {
+      problems.push(`${id}: conditions must name tools, "*" is not allowed there`);
+    }
+  });
+  return problems;
+}
+
+/**
+ * Assigns default ids and priorities, expands `"*"` NoHeartbeat/ContinueLoop rules into one rule per
+ * listed tool, and sorts by priority (higher first, stable: ties keep declaration order).
+ */
+export function normaliseRules(rules: readonly ToolRule[]): RankedRule[] {
+  const out: NormalisedRule[] = [];
+  rules.forEach((rule, index) => {
+    const id = rule.id ?? defaultRuleId(rule, index);
+    const priority = rule.priority ?? 0;
+    const conditions = [...(rule.conditions ?? [])];
+    if (rule.tool === WILDCARD && WILDCARD_LISTS.has(rule.type) && conditions.length > 0) {
+      for (const tool of new Set(conditions)) out.push({ ...rule, tool, id, priority, conditions: [] });
+      return;
+    }
+    out.push({ ...rule, id, priority, conditions });
+  });
+  return out
+    .map((rule, order) => ({ rule, order }))
+    .sort((a, b) => b.rule.priority - a.rule.priority || a.order - b.order)
+    .map(({ rule }, rank) => ({ ...rule, rank }));
+}

@@ -1,0 +1,347 @@
+import { createHash } from "node:crypto";
+import { realpathSync, statSync } from "node:fs";
+import { mkdir, readFile, stat, unlink } from "node:fs/promises";
+import path from "node:path";
+import { replaceOnce } from "../memory/content.js";
+import { MemoryError } from "../memory/errors.js";
+import type { MemoryStore } from "../memory/memory-store.js";
+import { consentPartyFor, permits, type ChangeKind } from "../memory/permissions.js";
+import type { Block, JsonValue } from "../memory/types.js";
+import { writeFileAtomic } from "./atomic-write.js";
+import { FileRules, isMemoryPermission, type FilePermission, type FileRule, type PermissionMatch } from "./file-rules.js";
+import { FileWatcher } from "./file-watcher.js";
+import { checkRelativePath, relativeToBase, resolveInside } from "./paths.js";
+import type { DataSource, NotificationSink, SourceKind, SourceStatus } from "./types.js";
+
+export type FileOperation = "load" | "save" | "create" | "delete" | "append" | "replace";
+
+/** What each file operation needs from the path's permission. `load` only needs the path not to be denied. */
+const CHANGE_OF: Record<FileOperation, ChangeKind | "read"> = {
+  load: "read",
+  save: "write",
+  create: "write",
+  delete: "write",
+  append: "append",
+  replace: "write",
+};
+
+export interface FileSourceOptions {
+  id: string;
+  /** Directory the source is rooted at; must exist. */
+  baseDir: string;
+  rules: readonly FileRule[];
+  memory: MemoryStore;
+  /** Permission of paths no rule matches. Default "denied". */
+  defaultPermission?: FilePermission;
+  /** Largest file `load` reads. Default 1 MiB. */
+  maxFileBytes?: number;
+  /** Watch loaded files for external changes (makes this a stream source). */
+  watch?: boolean | { debounceMs?: number };
+}
+
+/** What `load` recorded about the file on disk, to detect external edits on `save`. */
+export interface LoadedFile {
+  path: string;
+  label: string;
+  real: string;
+  mtimeMs: number;
+  size: number;
+  sha256: string;
+}
+
+export interface FileResult {
+  path: string;
+  label: string;
+  permission: FilePermission;
+  message: string;
+  content?: string;
+}
+
+export function sha256(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/**
+ * Files under one base directory as Working memory blocks (seed 002). Glob rules decide what each
+ * path allows; paths are checked before any disk access; saves are atomic and refuse when the file
+ * changed on disk since it was loaded.
+ */
+export class FileSource implements DataSource {
+  readonly id: string;
+  readonly baseDir: string;
+  readonly rules: FileRules;
+  readonly memory: MemoryStore;
+  readonly maxFileBytes: number;
+  readonly #loaded = new Map<string, LoadedFile>();
+  readonly #watcher: FileWatcher | undefined;
+
+  constructor(options: FileSourceOptions) {
+    this.id = options.id;
+    const base = realpathSync(options.baseDir);
+    if (!statSync(base).isDirectory()) throw new Error(`FileSource "${options.id}": ${options.baseDir} is not a directory`);
+    this.baseDir = base;
+    this.rules = new FileRules(options.rules, options.defaultPermission ?? "denied");
+    this.memory = options.memory;
+    this.maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
+    if (options.watch) {
+      const debounceMs = typeof options.watch === "object" ? options.watch.debounceMs : undefined;
+      this.#watcher = new FileWatcher(this.id, () => this.#loaded.values(), { debounceMs });
+    }
+  }
+
+  /** `file:{hash8}:{relative_path}`, hash8 from the absolute path, so equal relative paths of different sources differ. */
+  labelFor(relativePath: string): string {
+    const absolute = path.join(this.baseDir, relativePath);
+    return `file:${sha256(absolute).slice(0, 8)}:${relativePath}`;
+  }
+
+  /** Relative path named by a label of this source, or undefined when the label is not one of ours. */
+  pathOfLabel(label: string): string | undefined {
+    const match = /^file:([0-9a-f]{8}):(.+)$/.exec(label);
+    if (!match?.[2]) return undefined;
+    return this.labelFor(match[2]) === label ? match[2] : undefined;
+  }
+
+  /** The glob permission of a path, with no disk access (throws for paths that are refused outright). */
+  permissionFor(inputPath: string): PermissionMatch & { path: string } {
+    const relative = checkRelativePath(inputPath, this.id);
+    return { ...this.rules.match(relative), path: relative };
+  }
+
+  /** Approval reason for `operation` on a path whose permission is human / partner; pure, no disk access. */
+  consentFor(operation: FileOperation, inputPath: string): string | undefined {
+    if (operation === "load") return undefined;
+    let match: PermissionMatch & { path: string };
+    try {
+      match = this.permissionFor(inputPath);
+    } catch {
+      return undefined; // refused anyway when it runs
+    }
+    if (!isMemoryPermission(match.permission)) return undefined;
+    const party = consentPartyFor(match.permission);
+    if (!party || !permits(match.permission, CHANGE_OF[operation] as ChangeKind)) return undefined;
+    return `file ${operation} on "${match.path}" needs ${party === "human" ? "a human's" : "the partner's"} consent (FileSource "${this.id}" rule "${match.rule}": ${match.permission})`;
+  }
+
+  /** Path checks and glob permission, then the realpath check against symlinks; refuses what the permission does not allow. */
+  async #authorize(operation: FileOperation, inputPath: string): Promise<{ relative: string; real: string; exists: boolean; permission: FilePermission }> {
+    const requested = this.permissionFor(inputPath);
+    this.#assertAllows(operation, requested);
+    const { real, exists } = await resolveInside(this.baseDir, requested.path, this.id);
+    // A symlink inside the base may point at a stricter path (e.g. an .env file): the stricter rule wins.
+    const target = FileRules.stricter(requested, this.rules.match(relativeToBase(this.baseDir, real)));
+    this.#assertAllows(operation, { ...target, path: requested.path });
+    return { relative: requested.path, real, exists, permission: target.permission };
+  }
+
+  #assertAllows(operation: FileOperation, match: PermissionMatch & { path: string }): void {
+    const change = CHANGE_OF[operation];
+    const allowed = match.permission !== "denied" && (change === "read" || permits(match.permission, change));
+    if (allowed) return;
+    const by = match.rule ? `rule "${match.rule}"` : "the default permission";
+    throw new MemoryError(
+      `file ${operation} refused for "${match.path}": FileSource "${this.id}" ${by} gives it ${match.permission}; allowed paths: ${this.rules.describe()}`,
+      `file-source:${this.id}:${match.rule ?? "default"}`,
+    );
+  }
+
+  async #readRegular(real: string, relative: string): Promise<{ data: Buffer; mtimeMs: number; size: number }> {
+    const info = await stat(real);
+    if (!info.isFile()) throw new MemoryError(`file load refused for "${relative}": not a regular file`, "file-source:not-a-file");
+    if (info.size > this.maxFileBytes) {
+      throw new MemoryError(`file load refused for "${relative}": ${info.size} bytes is over the ${this.maxFileBytes}-byte limit`, "file-source:too-large");
+    }
+    return { data: await readFile(real), mtimeMs: info.mtimeMs, size: info.size };
+  }
+
+  async #track(relative: string, real: string, permission: FilePermission, content: string, mtimeMs: number, size: number): Promise<LoadedFile> {
+    const label = this.labelFor(relative);
+    const loaded: LoadedFile = { path: relative, label, real, mtimeMs, size, sha256: sha256(content) };
+    const metadata: Record<string, JsonValue> = {
+      source_id: this.id,
+      path: relative,
+      disk_mtime_ms: mtimeMs,
+      disk_size: size,
+      disk_sha256: loaded.sha256,
+    };
+    await this.memory.putBlock({
+      label,
+      description: `File ${relative} from source ${this.id}`,
+      schema: { kind: "text" },
+      type: "working",
+      permission: isMemoryPermission(permission) ? permission : "read-only",
+      metadata,
+      content,
+    });
+    this.#loaded.set(relative, loaded);
+    this.#watcher?.track(loaded);
+    return loaded;
+  }
+
+  async load(inputPath: string): Promise<FileResult> {
+    const { relative, real, exists, permission } = await this.#authorize("load", inputPath);
+    if (!exists) throw new MemoryError(`file load refused for "${relative}": no such file; use file create`, "file-source:not-found");
+    const { data, mtimeMs, size } = await this.#readRegular(real, relative);
+    const content = data.toString("utf8");
+    const loaded = await this.#track(relative, real, permission, content, mtimeMs, size);
+    return { path: relative, label: loaded.label, permission, message: `loaded ${size} bytes into block ${loaded.label}`, content };
+  }
+
+  /** What load recorded for a path: from this process, else from the block's metadata (after a restart). */
+  async #loadedRecord(relative: string, real: string): Promise<{ loaded: LoadedFile; block: Block }> {
+    const label = this.labelFor(relative);
+    const block = await this.memory.getBlock(label);
+    if (!block) throw new MemoryError(`"${relative}" is not loaded; call file load first`, "file-source:not-loaded");
+    const cached = this.#loaded.get(relative);
+    if (cached) return { loaded: cached, block };
+    const m = block.metadata;
+    if (typeof m.disk_sha256 !== "string" || typeof m.disk_mtime_ms !== "number" || typeof m.disk_size !== "number") {
+      throw new MemoryError(`block ${label} has no load record; call file load first`, "file-source:not-loaded");
+    }
+    return { loaded: { path: relative, label, real, mtimeMs: m.disk_mtime_ms, size: m.disk_size, sha256: m.disk_sha256 }, block };
+  }
+
+  /** The current disk content when it differs from what was loaded (undefined when unchanged). Throws when the file is gone. */
+  async #externalChange(loaded: LoadedFile): Promise<{ changed: boolean; disk: string | undefined }> {
+    let info;
+    try {
+      info = await stat(loaded.real);
+    } catch {
+      return { changed: true, disk: undefined };
+    }
+    if (info.mtimeMs === loaded.mtimeMs && info.size === loaded.size) return { changed: false, disk: undefined };
+    const disk = (await readFile(loaded.real)).toString("utf8");
+    return { changed: sha256(disk) !== loaded.sha256, disk };
+  }
+
+  async save(reference: { path?: string | undefined; label?: string | undefined }): Promise<FileResult> {
+    const inputPath = reference.path ?? (reference.label === undefined ? undefined : this.pathOfLabel(reference.label));
+    if (inputPath === undefined) {
+      throw new MemoryError(
+        reference.label === undefined
+          ? "file save needs a path or a label"
+          : `label "${reference.label}" does not belong to FileSource "${this.id}"`,
+        "file-source:bad-reference",
+      );
+    }
+    const { relative, real, permission } = await this.#authorizeSave(inputPath);
+    const { loaded, block } = await this.#loadedRecord(relative, real);
+    if (typeof block.content !== "string") throw new MemoryError(`block ${block.label} is not text`, "file-source:not-text");
+    const { changed, disk } = await this.#externalChange(loaded);
+    if (changed) {
+      throw new MemoryError(`file save refused for "${relative}": file modified externally, use file load to refresh`, "file-source:modified-externally");
+    }
+    if (permission === "append") {
+      const current = disk ?? (await readFile(loaded.real)).toString("utf8");
+      if (!block.content.startsWith(current)) {
+        throw new MemoryError(
+          `file save refused for "${relative}": its permission is append and the block changes existing text; only appended text may be saved`,
+          `file-source:${this.id}:append-only`,
+        );
+      }
+    }
+    this.#watcher?.expect(real, sha256(block.content));
+    await writeFileAtomic(real, block.content);
+    const info = await stat(real);
+    await this.#track(relative, real, permission, block.content, info.mtimeMs, info.size);
+    return { path: relative, label: block.label, permission, message: `saved ${info.size} bytes to ${relative}` };
+  }
+
+  /** Save needs write permission, or append permission when only appended text is saved (checked in save). */
+  async #authorizeSave(inputPath: string) {
+    const match = this.permissionFor(inputPath);
+    return this.#authorize(match.permission === "append" ? "append" : "save", inputPath);
+  }
+
+  async create(inputPath: string, content = ""): Promise<FileResult> {
+    const { relative, real, exists, permission } = await this.#authorize("create", inputPath);
+    if (exists) throw new MemoryError(`file create refused for "${relative}": it already exists; use file load`, "file-source:exists");
+    await mkdir(path.dirname(real), { recursive: true });
+    try {
+      await writeFileAtomic(real, content, { exclusive: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+        throw new MemoryError(`file create refused for "${relative}": it already exists; use file load`, "file-source:exists");
+      }
+      throw error;
+    }
+    const info = await stat(real);
+    const loaded = await this.#track(relative, real, permission, content, info.mtimeMs, info.size);
+    return { path: relative, label: loaded.label, permission, message: `created ${relative} (${info.size} bytes) as block ${loaded.label}` };
+  }
+
+  async delete(inputPath: string): Promise<FileResult> {
+    const { relative, real, exists, permission } = await this.#authorize("delete", inputPath);
+    if (!exists) throw new MemoryError(`file delete refused for "${relative}": no such file`, "file-source:not-found");
+    if (!(await stat(real)).isFile()) throw new MemoryError(`file delete refused for "${relative}": not a regular file`, "file-source:not-a-file");
+    await unlink(real);
+    const label = this.labelFor(relative);
+    await this.memory.deleteBlock(label);
+    this.#loaded.delete(relative);
+    this.#watcher?.untrack(real);
+    return { path: relative, label, permission, message: `deleted ${relative} and its block` };
+  }
+
+  /** Appends to the loaded block; `file save` writes it to disk. */
+  async append(inputPath: string, content: string): Promise<FileResult> {
+    const { relative, real, permission } = await this.#authorize("append", inputPath);
+    const { block } = await this.#loadedRecord(relative, real);
+    const text = typeof block.content === "string" ? block.content : "";
+    const updated = await this.memory.putBlock({ ...block, content: text + content });
+    return { path: relative, label: updated.label, permission, message: `appended ${content.length} characters to block ${updated.label}; file save writes it to disk` };
+  }
+
+  async replace(inputPath: string, old: string, replacement: string): Promise<FileResult> {
+    const { relative, real, permission } = await this.#authorize("replace", inputPath);
+    const { block } = await this.#loadedRecord(relative, real);
+    const text = typeof block.content === "string" ? block.content : "";
+    const updated = await this.memory.putBlock({ ...block, content: replaceOnce(`"${relative}"`, text, old, replacement) });
+    return { path: relative, label: updated.label, permission, message: `replaced text in block ${updated.label}; file save writes it to disk` };
+  }
+
+  loadedFiles(): LoadedFile[] {
+    return [...this.#loaded.values()].map((f) => ({ ...f }));
+  }
+
+  // DataSource
+
+  kind(): SourceKind {
+    return this.#watcher ? "stream" : "block";
+  }
+
+  status(): SourceStatus {
+    return {
+      id: this.id,
+      kind: this.kind(),
+      description: `files under ${this.baseDir}`,
+      state: this.#watcher ? (this.#watcher.paused ? "paused" : "active") : "idle",
+      details: {
+        baseDir: this.baseDir,
+        watching: this.#watcher !== undefined,
+        loaded: [...this.#loaded.keys()],
+        rules: this.rules.rules.map((r) => `${r.pattern}: ${r.permission}`),
+      },
+    };
+  }
+
+  attach(sink: NotificationSink): void {
+    this.#watcher?.attach(sink);
+  }
+
+  async pause(): Promise<void> {
+    this.#watcher?.pause();
+  }
+
+  async resume(): Promise<void> {
+    await this.#watcher?.resume();
+  }
+
+  async loadBlock(reference: string): Promise<{ label: string; summary: string }> {
+    const result = await this.load(this.pathOfLabel(reference) ?? reference);
+    return { label: result.label, summary: result.message };
+  }
+
+  async close(): Promise<void> {
+    this.#watcher?.close();
+  }
+}

@@ -1,0 +1,79 @@
+import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { registerThreadSource } from "./thread-source.js";
+import { ensureSqliteDirectory, parseStorageSpec, resolveStorageSpec, sqlIdentifier } from "./spec.js";
+
+export type CheckpointerKind = "sqlite" | "postgres" | "memory";
+
+export interface OpenedCheckpointer {
+  checkpointer: BaseCheckpointSaver;
+  kind: CheckpointerKind;
+  /** The spec that was opened (after the environment/default fallback). */
+  spec: string;
+  close(): Promise<void>;
+}
+
+export interface OpenCheckpointerOptions {
+  /** PostgreSQL schema for the checkpoint tables (default "public"); created when missing. */
+  schema?: string;
+}
+
+/**
+ * Opens the checkpointer named by `spec`, else `GUARDED_GRAPH_DB`, else the embedded default
+ * `sqlite:.guarded-graph/checkpoints.db`. Forms: `sqlite:PATH`, `postgres://…`, `memory:`.
+ */
+export async function openCheckpointer(spec?: string, options: OpenCheckpointerOptions = {}): Promise<OpenedCheckpointer> {
+  const parsed = parseStorageSpec(resolveStorageSpec(spec));
+  switch (parsed.kind) {
+    case "memory":
+      return { checkpointer: new MemorySaver(), kind: "memory", spec: parsed.spec, close: async () => undefined };
+    case "sqlite": {
+      ensureSqliteDirectory(parsed.path);
+      const db = new Database(parsed.path);
+      // Several processes may share the file: wait for a writer instead of failing with SQLITE_BUSY.
+      db.pragma("busy_timeout = 5000");
+      const checkpointer = new SqliteSaver(db);
+      registerThreadSource(checkpointer, { kind: "sqlite", db });
+      return {
+        checkpointer,
+        kind: "sqlite",
+        spec: parsed.spec,
+        close: async () => {
+          if (db.open) db.close();
+        },
+      };
+    }
+    case "postgres": {
+      const schema = sqlIdentifier(options.schema ?? "public", "PostgreSQL schema");
+      const pool = new pg.Pool({ connectionString: parsed.url, max: 10 });
+      // An idle client that loses its connection must not crash the process.
+      pool.on("error", () => undefined);
+      try {
+        await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+        const checkpointer = new PostgresSaver(pool, undefined, { schema });
+        await checkpointer.setup();
+        registerThreadSource(checkpointer, { kind: "postgres", pool, schema });
+        return { checkpointer, kind: "postgres", spec: parsed.spec, close: () => pool.end() };
+      } catch (error) {
+        await pool.end().catch(() => undefined);
+        throw new Error(`cannot open PostgreSQL checkpointer at ${redactUrl(parsed.url)}: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    }
+  }
+}
+
+/** The URL without its password, for error messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "<invalid url>";
+  }
+}

@@ -1,0 +1,218 @@
+import Database from "better-sqlite3";
+import pg from "pg";
+import { z } from "zod";
+import { ensureSqliteDirectory, parseStorageSpec, sqlIdentifier } from "./spec.js";
+
+/** "claimed": run the call now. "done": it already ran, read `result`. "busy": a live worker is running it. */
+export type ClaimOutcome = "claimed" | "done" | "busy";
+
+/**
+ * Exactly-once bookkeeping for tool side effects across processes, keyed by idempotency key.
+ * A call is claimed with a lease before it runs and completed with its result after; a claim whose
+ * lease ran out (the worker died mid-call) can be claimed again, so the call re-runs with the same key.
+ */
+export interface ExecutionLedger {
+  readonly kind: "sqlite" | "postgres" | "memory";
+  claim(key: string, owner: string, leaseMs: number): Promise<ClaimOutcome>;
+  /** Records the result. The first completion wins; a later one (a taken-over duplicate) is ignored. */
+  complete(key: string, result: string): Promise<void>;
+  /** The recorded result of a completed call, else undefined. */
+  result(key: string): Promise<string | undefined>;
+  /** Drops an unfinished claim held by `owner` (e.g. the call failed before any side effect) so it can run again. */
+  release(key: string, owner: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenLedgerOptions {
+  /** PostgreSQL schema for the ledger table (default "public"); created when missing. */
+  schema?: string;
+}
+
+const claimSchema = z.object({
+  key: z.string().min(1, "ledger key is empty"),
+  owner: z.string().min(1, "ledger owner is empty"),
+  leaseMs: z.number().int().positive("leaseMs must be a positive integer"),
+});
+const keySchema = z.string().min(1, "ledger key is empty");
+const resultSchema = z.string();
+
+const TABLE = "guarded_graph_ledger";
+
+export async function openLedger(spec: string, options: OpenLedgerOptions = {}): Promise<ExecutionLedger> {
+  const parsed = parseStorageSpec(spec);
+  switch (parsed.kind) {
+    case "memory":
+      return memoryLedger(parsed.name);
+    case "sqlite":
+      return sqliteLedger(parsed.path);
+    case "postgres":
+      return postgresLedger(parsed.url, sqlIdentifier(options.schema ?? "public", "PostgreSQL schema"));
+  }
+}
+
+interface Entry {
+  owner: string;
+  expiresAt: number;
+  done: boolean;
+  result: string | undefined;
+}
+
+const memorySpaces = new Map<string, Map<string, Entry>>();
+
+/** In-process ledger; every `memory:NAME` of one process shares its entries. */
+function memoryLedger(space: string): ExecutionLedger {
+  let entries = memorySpaces.get(space);
+  if (!entries) memorySpaces.set(space, (entries = new Map()));
+  const table = entries;
+  return {
+    kind: "memory",
+    async claim(key, owner, leaseMs) {
+      claimSchema.parse({ key, owner, leaseMs });
+      const now = Date.now();
+      const entry = table.get(key);
+      if (entry?.done) return "done";
+      if (entry && entry.expiresAt > now) return "busy";
+      table.set(key, { owner, expiresAt: now + leaseMs, done: false, result: undefined });
+      return "claimed";
+    },
+    async complete(key, result) {
+      keySchema.parse(key);
+      resultSchema.parse(result);
+      const entry = table.get(key);
+      if (entry?.done) return;
+      table.set(key, { owner: entry?.owner ?? "", expiresAt: 0, done: true, result });
+    },
+    async result(key) {
+      const entry = table.get(keySchema.parse(key));
+      return entry?.done ? entry.result : undefined;
+    },
+    async release(key, owner) {
+      const entry = table.get(keySchema.parse(key));
+      if (entry && !entry.done && entry.owner === owner) table.delete(key);
+    },
+    async close() {},
+  };
+}
+
+function sqliteLedger(path: string): ExecutionLedger {
+  ensureSqliteDirectory(path);
+  const db = new Database(path);
+  db.pragma("journal_mode = WAL");
+  db.pragma("busy_timeout = 5000");
+  db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('running', 'done')),
+    expires_at INTEGER NOT NULL,
+    result TEXT,
+    updated_at INTEGER NOT NULL
+  )`);
+  const select = db.prepare(`SELECT state, expires_at FROM ${TABLE} WHERE key = ?`);
+  const upsertRunning = db.prepare(
+    `INSERT INTO ${TABLE} (key, owner, state, expires_at, result, updated_at) VALUES (?, ?, 'running', ?, NULL, ?)
+     ON CONFLICT(key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, updated_at = excluded.updated_at`,
+  );
+  const claimTx = db.transaction((key: string, owner: string, leaseMs: number): ClaimOutcome => {
+    const now = Date.now();
+    const row = select.get(key) as { state: string; expires_at: number } | undefined;
+    if (row?.state === "done") return "done";
+    if (row && row.expires_at > now) return "busy";
+    upsertRunning.run(key, owner, now + leaseMs, now);
+    return "claimed";
+  });
+  const completeStmt = db.prepare(
+    `INSERT INTO ${TABLE} (key, owner, state, expires_at, result, updated_at) VALUES (?, '', 'done', 0, ?, ?)
+     ON CONFLICT(key) DO UPDATE SET state = 'done', result = excluded.result, updated_at = excluded.updated_at
+     WHERE ${TABLE}.state = 'running'`,
+  );
+  const resultStmt = db.prepare(`SELECT result FROM ${TABLE} WHERE key = ? AND state = 'done'`);
+  const releaseStmt = db.prepare(`DELETE FROM ${TABLE} WHERE key = ? AND owner = ? AND state = 'running'`);
+  return {
+    kind: "sqlite",
+    async claim(key, owner, leaseMs) {
+      const input = claimSchema.parse({ key, owner, leaseMs });
+      return claimTx.immediate(input.key, input.owner, input.leaseMs);
+    },
+    async complete(key, result) {
+      completeStmt.run(keySchema.parse(key), resultSchema.parse(result), Date.now());
+    },
+    async result(key) {
+      const row = resultStmt.get(keySchema.parse(key)) as { result: string | null } | undefined;
+      return row?.result ?? undefined;
+    },
+    async release(key, owner) {
+      releaseStmt.run(keySchema.parse(key), owner);
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+async function postgresLedger(url: string, schema: string): Promise<ExecutionLedger> {
+  const pool = new pg.Pool({ connectionString: url, max: 5 });
+  pool.on("error", () => undefined);
+  const table = `"${schema}".${TABLE}`;
+  try {
+    // Serialised by an advisory lock: two workers creating the table at once would otherwise collide.
+    await pool.query(`BEGIN;
+      SELECT pg_advisory_xact_lock(hashtext('guarded-graph:ddl'));
+      CREATE SCHEMA IF NOT EXISTS "${schema}";
+      CREATE TABLE IF NOT EXISTS ${table} (
+        key TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('running', 'done')),
+        expires_at TIMESTAMPTZ NOT NULL,
+        result TEXT,
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+      );
+      COMMIT;`);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new Error(`cannot open PostgreSQL execution ledger: ${(error as Error).message}`, { cause: error });
+  }
+  return {
+    kind: "postgres",
+    async claim(key, owner, leaseMs) {
+      const input = claimSchema.parse({ key, owner, leaseMs });
+      // One statement decides atomically: insert, or take over an expired running claim. The
+      // database clock is the only clock, so workers on different hosts agree on expiry.
+      const claimed = await pool.query(
+        `INSERT INTO ${table} AS l (key, owner, state, expires_at)
+         VALUES ($1, $2, 'running', clock_timestamp() + $3 * interval '1 millisecond')
+         ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
+           updated_at = clock_timestamp()
+         WHERE l.state = 'running' AND l.expires_at <= clock_timestamp()
+         RETURNING key`,
+        [input.key, input.owner, input.leaseMs],
+      );
+      if (claimed.rowCount === 1) return "claimed";
+      const state = await pool.query<{ state: string }>(`SELECT state FROM ${table} WHERE key = $1`, [input.key]);
+      return state.rows[0]?.state === "done" ? "done" : "busy";
+    },
+    async complete(key, result) {
+      await pool.query(
+        `INSERT INTO ${table} AS l (key, owner, state, expires_at, result) VALUES ($1, '', 'done', clock_timestamp(), $2)
+         ON CONFLICT (key) DO UPDATE SET state = 'done', result = excluded.result, updated_at = clock_timestamp()
+         WHERE l.state = 'running'`,
+        [keySchema.parse(key), resultSchema.parse(result)],
+      );
+    },
+    async result(key) {
+      const rows = await pool.query<{ result: string | null }>(
+        `SELECT result FROM ${table} WHERE key = $1 AND state = 'done'`,
+        [keySchema.parse(key)],
+      );
+      return rows.rows[0]?.result ?? undefined;
+    },
+    async release(key, owner) {
+      await pool.query(`DELETE FROM ${table} WHERE key = $1 AND owner = $2 AND state = 'running'`, [
+        keySchema.parse(key),
+        owner,
+      ]);
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,166 @@
+import Database from "better-sqlite3";
+import pg from "pg";
+import { z } from "zod";
+import { defaultOwner } from "./owner.js";
+import { ensureSqliteDirectory, parseStorageSpec } from "./spec.js";
+
+export interface ThreadLock {
+  readonly threadId: string;
+  readonly owner: string;
+  /** Gives the lock up; safe to call more than once. */
+  release(): Promise<void>;
+}
+
+export interface ThreadLockOptions {
+  /** SQLite only: how long a lease lasts without renewal (renewed every third of it while held). Default 30 s. */
+  leaseMs?: number;
+  /** Identity recorded with the lock; default host:pid:random. */
+  owner?: string;
+}
+
+const optionsSchema = z.object({
+  leaseMs: z.number().int().positive().default(30_000),
+  owner: z.string().min(1).optional(),
+});
+const threadIdSchema = z.string().min(1, "thread id is empty");
+
+const LOCK_TABLE = "guarded_graph_thread_locks";
+/** First key of the two-key advisory lock, so our locks never collide with another app's single-key locks. */
+const ADVISORY_NAMESPACE = "guarded-graph:thread";
+
+/**
+ * Takes the execution lock of one thread so two workers resuming the same thread never both run it.
+ * Resolves to null when another holder has it. PostgreSQL: a session advisory lock held on a
+ * dedicated connection (released by the server if the worker dies). SQLite: a lease row taken in
+ * `BEGIN IMMEDIATE`, renewed while held; an expired lease (crashed worker) can be taken over.
+ */
+export async function acquireThreadLock(
+  spec: string,
+  threadId: string,
+  options: ThreadLockOptions = {},
+): Promise<ThreadLock | null> {
+  const id = threadIdSchema.parse(threadId);
+  const { leaseMs, owner: givenOwner } = optionsSchema.parse(options);
+  const owner = givenOwner ?? defaultOwner();
+  const parsed = parseStorageSpec(spec);
+  switch (parsed.kind) {
+    case "memory":
+      return acquireMemoryLock(parsed.name, id, owner);
+    case "sqlite":
+      return acquireSqliteLock(parsed.path, id, owner, leaseMs);
+    case "postgres":
+      return acquirePostgresLock(parsed.url, id, owner);
+  }
+}
+
+const memoryLocks = new Map<string, Map<string, string>>();
+
+function acquireMemoryLock(space: string, threadId: string, owner: string): ThreadLock | null {
+  let held = memoryLocks.get(space);
+  if (!held) memoryLocks.set(space, (held = new Map()));
+  if (held.has(threadId)) return null;
+  held.set(threadId, owner);
+  const locks = held;
+  return {
+    threadId,
+    owner,
+    release: async () => {
+      if (locks.get(threadId) === owner) locks.delete(threadId);
+    },
+  };
+}
+
+function acquireSqliteLock(path: string, threadId: string, owner: string, leaseMs: number): ThreadLock | null {
+  ensureSqliteDirectory(path);
+  const db = new Database(path);
+  db.pragma("busy_timeout = 5000");
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${LOCK_TABLE} (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
+  );
+  const select = db.prepare(`SELECT owner, expires_at FROM ${LOCK_TABLE} WHERE thread_id = ?`);
+  const upsert = db.prepare(
+    `INSERT INTO ${LOCK_TABLE} (thread_id, owner, expires_at) VALUES (?, ?, ?)
+     ON CONFLICT(thread_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at`,
+  );
+  const take = db
+    .transaction((): boolean => {
+      const now = Date.now();
+      const row = select.get(threadId) as { owner: string; expires_at: number } | undefined;
+      if (row && row.expires_at > now) return false;
+      upsert.run(threadId, owner, now + leaseMs);
+      return true;
+    })
+    .immediate;
+  let taken: boolean;
+  try {
+    taken = take();
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  if (!taken) {
+    db.close();
+    return null;
+  }
+  const renew = db.prepare(`UPDATE ${LOCK_TABLE} SET expires_at = ? WHERE thread_id = ? AND owner = ?`);
+  const remove = db.prepare(`DELETE FROM ${LOCK_TABLE} WHERE thread_id = ? AND owner = ?`);
+  const timer = setInterval(() => {
+    try {
+      renew.run(Date.now() + leaseMs, threadId, owner);
+    } catch {
+      // A busy database delays renewal; the next tick tries again before the lease runs out.
+    }
+  }, Math.max(1, Math.floor(leaseMs / 3)));
+  timer.unref();
+  let released = false;
+  return {
+    threadId,
+    owner,
+    release: async () => {
+      if (released) return;
+      released = true;
+      clearInterval(timer);
+      try {
+        remove.run(threadId, owner);
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+async function acquirePostgresLock(url: string, threadId: string, owner: string): Promise<ThreadLock | null> {
+  const client = new pg.Client({ connectionString: url, application_name: `guarded-graph lock ${owner}`.slice(0, 63) });
+  // A dropped connection frees the advisory lock on the server; it must not crash this process.
+  client.on("error", () => undefined);
+  await client.connect();
+  let locked: boolean;
+  try {
+    const result = await client.query<{ locked: boolean }>(
+      "SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked",
+      [ADVISORY_NAMESPACE, threadId],
+    );
+    locked = result.rows[0]?.locked === true;
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw error;
+  }
+  if (!locked) {
+    await client.end().catch(() => undefined);
+    return null;
+  }
+  let released = false;
+  return {
+    threadId,
+    owner,
+    release: async () => {
+      if (released) return;
+      released = true;
+      // Ending the session frees its advisory locks even when the unlock query fails (connection lost).
+      await client
+        .query("SELECT pg_advisory_unlock(hashtext($1), hashtext($2))", [ADVISORY_NAMESPACE, threadId])
+        .catch(() => undefined);
+      await client.end().catch(() => undefined);
+    },
+  };
+}

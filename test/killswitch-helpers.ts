@@ -1,0 +1,78 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { AuditQuery, AuditRecord, AuditSink } from "../src/audit/types.js";
+
+export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+/** A loopback HTTP server on port 0 whose handler can be swapped mid-test; it records each request. */
+export interface TestServer {
+  readonly url: string;
+  readonly requests: IncomingMessage[];
+  handler: Handler;
+  close(): Promise<void>;
+}
+
+export async function startServer(handler: Handler): Promise<TestServer> {
+  const requests: IncomingMessage[] = [];
+  const state: { handler: Handler } = { handler };
+  const server: Server = createServer((req, res) => {
+    requests.push(req);
+    void Promise.resolve(state.handler(req, res)).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    get handler() {
+      return state.handler;
+    },
+    set handler(next: Handler) {
+      state.handler = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A URL on which nothing listens: a server is started to get a free port, then closed. */
+export async function downUrl(): Promise<string> {
+  const server = await startServer(() => undefined);
+  await server.close();
+  return `${server.url}/policy`;
+}
+
+export function json(body: unknown, headers: Record<string, string> = {}): Handler {
+  return (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json", ...headers });
+    res.end(JSON.stringify(body));
+  };
+}
+
+/** An audit sink backed by an array, dropping duplicate ids like the real sinks. */
+export class ArraySink implements AuditSink {
+  readonly records: AuditRecord[] = [];
+  async write(records: readonly AuditRecord[]): Promise<void> {
+    for (const record of records) {
+      if (!this.records.some((r) => r.id === record.id)) this.records.push(record);
+    }
+  }
+  async query(query: AuditQuery = {}): Promise<AuditRecord[]> {
+    return this.records.filter((r) => query.after === undefined || r.at > query.after).slice(0, query.limit);
+  }
+  async close(): Promise<void> {}
+}
+
+/** A clock the test moves by hand. */
+export function manualClock(start = 1_700_000_000_000) {
+  let t = start;
+  return {
+    now: () => t,
+    advance(ms: number) {
+      t += ms;
+    },
+  };
+}
