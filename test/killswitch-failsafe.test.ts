@@ -201,6 +201,24 @@ describe("killswitch fails safe", () => {
     expectDenyRisky(k, /ECONNREFUSED/);
   });
 
+  it("notices staleness on the real clock while a refresh hangs, without any call reading the network", async () => {
+    let served = 0;
+    const server = await serve((_req, res) => {
+      served += 1;
+      if (served > 1) return; // every refresh hangs
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("{}");
+    });
+    const k = killswitch({ url: `${server.url}/p`, ttlMs: 100, refreshAheadMs: 0, maxAgeMs: 250, timeoutMs: 10_000 });
+    await k.start();
+    expect(k.decide("deploy", "high")).toBeNull();
+    await expect
+      .poll(() => k.decide("deploy", "high")?.reason ?? "", { timeout: 5_000, interval: 10 })
+      .toMatch(/^killswitch restricted: stale policy/);
+    expect(served).toBe(2);
+    expect(k.decide("read_file", "low")).toBeNull();
+  });
+
   it("asks for every non-low call in ask-non-low mode", async () => {
     const k = killswitch({ url: await downUrl(), onFailure: "ask-non-low" });
     await k.start();

@@ -1,11 +1,11 @@
 import { ToolMessage, isBaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { isGraphBubbleUp } from "@langchain/langgraph";
-import { idempotencyKeyFor } from "../tools/define-tool.js";
+import { GUARD_SIGNAL_KEY, idempotencyKeyFor, isGuardedTool } from "../tools/define-tool.js";
 import { CallAbortError, abortCauseOf, describeAbort, joinBatch, timeoutSignal } from "./abort.js";
 import type { Guard } from "./guard.js";
 import type { CallResult, ReviewedCall } from "./state.js";
-import { truncateToolContent } from "./truncate.js";
+import { truncateResult } from "./truncate.js";
 
 export interface ExecutedCall {
   message: ToolMessage;
@@ -39,10 +39,11 @@ function abandonAfter(signal: AbortSignal, graceMs: number, done: Promise<unknow
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
-    void done.finally(() => {
+    const cleanup = () => {
       signal.removeEventListener("abort", onAbort);
       if (timer) clearTimeout(timer);
-    });
+    };
+    done.then(cleanup, cleanup);
   });
 }
 
@@ -62,7 +63,7 @@ export async function executeCall(
   const idempotencyKey = idempotencyKeyFor(threadIdOf(config), call.id);
   const finish = (status: CallResult["status"], content: string, artifact?: unknown): ExecutedCall => ({
     message: new ToolMessage({
-      content: truncateToolContent(content, spec?.maxResultChars ?? guard.maxResultChars) as string,
+      content: truncateResult(content, spec?.maxResultChars ?? guard.maxResultChars),
       tool_call_id: call.id,
       name: call.name,
       status: status === "success" ? "success" : "error",
@@ -93,13 +94,21 @@ export async function executeCall(
     if (signal.aborted) {
       return finish("cancelled", `Cancelled: ${call.name} did not run: ${describeAbort(abortCauseOf(signal))}`);
     }
+    // A guarded tool gets its signal through `configurable`: LangChain's own signal race would reject
+    // at abort time and hide a tool that ignores its signal, which the grace period must catch.
+    const guarded = isGuardedTool(tool);
     const invocation = tool.invoke(
       { id: call.id, name: call.name, args: call.args, type: "tool_call" },
       {
         ...config,
-        signal,
+        signal: guarded ? undefined : signal,
         toolCall: { id: call.id, name: call.name, args: call.args, type: "tool_call" },
-        configurable: { ...config?.configurable, tool_call_id: call.id, idempotency_key: idempotencyKey },
+        configurable: {
+          ...config?.configurable,
+          tool_call_id: call.id,
+          idempotency_key: idempotencyKey,
+          ...(guarded ? { [GUARD_SIGNAL_KEY]: signal } : {}),
+        },
       },
     );
     const settled: Settled = await Promise.race([

@@ -53,8 +53,16 @@ export class Killswitch {
   private staleAt = Number.POSITIVE_INFINITY;
   /** When the next refresh is due (policy expiry, or the retry after a failure). */
   private dueAt = Number.NEGATIVE_INFINITY;
-  /** Earliest time at which `checkTime` has work to do; keeps the hot path to one comparison. */
+  /** Earliest time at which `checkTime` has work to do. */
   private nextCheckAt = Number.NEGATIVE_INFINITY;
+  /**
+   * Whether `decide` must read the clock. Reading it costs more than the rest of `decide`, so with
+   * the real clock a timer raises this flag at `nextCheckAt`; an injected clock is read every call.
+   */
+  private checkDue = true;
+  private readonly injectedClock: boolean;
+  private checkTimer: NodeJS.Timeout | undefined;
+  private checkArmedFor = Number.NaN;
   private consecutiveFailures = 0;
   /** Why the guard is restricted; undefined when the policy is fresh and trusted. */
   private restriction: string | undefined = NO_FETCH_YET;
@@ -70,6 +78,7 @@ export class Killswitch {
   ) {
     this.config = KillswitchConfigSchema.parse(config);
     this.now = options.now ?? Date.now;
+    this.injectedClock = options.now !== undefined;
     this.env = options.env ?? process.env;
     this.restricted = restrictedDecisions(NO_FETCH_YET, this.config.onFailure);
   }
@@ -84,6 +93,7 @@ export class Killswitch {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.checkTimer);
     this.abort.abort();
     await this.inFlight;
     await Promise.all([...this.pendingAudit]);
@@ -112,8 +122,7 @@ export class Killswitch {
    * keeps applying, since it can only add restrictions.
    */
   decide(tool: string, risk: RiskLevel): KillswitchDecision | null {
-    const t = this.now();
-    if (t >= this.nextCheckAt) this.checkTime(t);
+    if (this.checkDue) this.checkTime(this.now());
     const matched = this.compiled === undefined ? null : this.compiled.match(tool);
     if (matched !== null && matched.mode === "deny") return matched;
     if (this.restriction === undefined) return matched;
@@ -151,14 +160,29 @@ export class Killswitch {
 
   /** Notices staleness and starts a background refresh when one is due (a missed timer). */
   private checkTime(t: number): void {
-    if (t < this.nextCheckAt) return;
-    if (this.restriction === undefined && t >= this.staleAt) {
-      this.transition(t, this.staleReason(), this.compiled);
+    if (t >= this.nextCheckAt) {
+      if (this.restriction === undefined && t >= this.staleAt) {
+        this.transition(t, this.staleReason(), this.compiled);
+      }
+      if (t >= this.dueAt && this.inFlight === undefined && !this.stopped) void this.refresh();
+      const staleCheck = this.restriction === undefined ? this.staleAt : Number.POSITIVE_INFINITY;
+      // While a refresh is in flight the due time is already past; its landing re-arms the check.
+      this.nextCheckAt = this.dueAt > t ? Math.min(this.dueAt, staleCheck) : staleCheck;
     }
-    if (t >= this.dueAt && this.inFlight === undefined && !this.stopped) void this.refresh();
-    this.nextCheckAt = Math.min(this.dueAt, this.restriction === undefined ? this.staleAt : Number.POSITIVE_INFINITY);
-    // While a refresh is in flight the due time is already past; stop re-entering until it lands.
-    if (this.nextCheckAt <= t) this.nextCheckAt = this.restriction === undefined ? this.staleAt : Number.POSITIVE_INFINITY;
+    if (this.injectedClock) return;
+    if (this.checkDue || this.checkArmedFor !== this.nextCheckAt) this.armCheckTimer(t);
+  }
+
+  private armCheckTimer(t: number): void {
+    clearTimeout(this.checkTimer);
+    this.checkDue = false;
+    this.checkArmedFor = this.nextCheckAt;
+    if (this.stopped || this.nextCheckAt === Number.POSITIVE_INFINITY) return;
+    const delay = Math.min(Math.max(0, this.nextCheckAt - t), MAX_TIMER_MS);
+    this.checkTimer = setTimeout(() => {
+      this.checkDue = true;
+    }, delay);
+    this.checkTimer.unref();
   }
 
   private staleReason(): string {
@@ -224,6 +248,7 @@ export class Killswitch {
       this.restricted = restrictedDecisions(restriction, this.config.onFailure);
     }
     this.nextCheckAt = Number.NEGATIVE_INFINITY;
+    this.checkDue = true;
     if (!reasonChanged && !policyChanged) return;
     this.emit({ at: t, url: this.config.url, from, to: this.currentSnapshot() });
   }

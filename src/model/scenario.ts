@@ -16,9 +16,9 @@ const plainTurnSchema = z.union([toolTurnSchema, textTurnSchema]);
 /** What a conditional turn can look at: the tool results that answered the previous model turn. */
 const conditionSchema = z
   .object({
-    /** Some ToolMessage answering the previous model turn contains this text. */
+    /** Some ToolMessage answering the previous model turn contains this text (case-insensitive). */
     lastToolResultContains: z.string().min(1).optional(),
-    /** The last human message contains this text. */
+    /** The last human message contains this text (case-insensitive). */
     lastHumanMessageContains: z.string().min(1).optional(),
   })
   .strict()

@@ -122,11 +122,13 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
     const lastAi = messages.findLastIndex((message) => message.type === "ai");
     if (condition.lastToolResultContains !== undefined) {
       const results = messages.slice(lastAi + 1).filter((message) => message.type === "tool");
-      if (!results.some((message) => textOf(message).includes(condition.lastToolResultContains ?? ""))) return false;
+      const needle = condition.lastToolResultContains.toLowerCase();
+      if (!results.some((message) => textOf(message).toLowerCase().includes(needle))) return false;
     }
     if (condition.lastHumanMessageContains !== undefined) {
       const human = messages.findLast((message) => message.type === "human");
-      if (!human || !textOf(human).includes(condition.lastHumanMessageContains)) return false;
+      const needle = condition.lastHumanMessageContains.toLowerCase();
+      if (!human || !textOf(human).toLowerCase().includes(needle)) return false;
     }
     return true;
   }

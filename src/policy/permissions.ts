@@ -56,7 +56,7 @@ interface CompiledRule {
   readonly description: string;
 }
 
-function compileToolMatcher(rule: PermissionRule, where: string): (tool: string) => boolean {
+export function compileToolMatcher(rule: PermissionRule, where: string): (tool: string) => boolean {
   const caseSensitive = rule.caseSensitive === true;
   if (rule.toolRegex === true) {
     const regex = compileSafeRegex(rule.tool, { caseSensitive, where: `${where}.tool` });
@@ -215,7 +215,8 @@ export class PermissionPolicy {
 
   private reasonFor(rule: CompiledRule, tool: string, view: CanonicalArgs | undefined): string {
     const verb = rule.mode === "allow" ? "allowed" : rule.mode === "deny" ? "denied" : "needs approval";
-    const base = `${tool} ${verb} by ${rule.ruleId} (${rule.description})${rule.spec.reason ? `: ${rule.spec.reason}` : ""}`;
+    const why = rule.spec.reason ?? (rule.description.length > 120 ? `${rule.description.slice(0, 117)}...` : rule.description);
+    const base = `${tool} ${verb} by ${rule.ruleId}: ${why}`;
     return view?.oversized === true && rule.conditional ? `${base}; ${UNINSPECTABLE}` : base;
   }
 

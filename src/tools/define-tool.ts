@@ -34,14 +34,18 @@ export function idempotencyKeyFor(threadId: string | undefined, toolCallId: stri
   return createHash("sha256").update(`${threadId ?? ""}\u0000${toolCallId}`).digest("hex").slice(0, 32);
 }
 
+/** Where the guard's executor passes a call's abort signal (see guard/execute.ts). */
+export const GUARD_SIGNAL_KEY = "__guard_signal";
+
 /** Builds the execution context from the runnable config LangChain passes to a tool. */
 export function executionContextFrom(config: ToolRunnableConfig | undefined): ToolExecutionContext {
   const configurable = (config?.configurable ?? {}) as Record<string, unknown>;
+  const guardSignal = configurable[GUARD_SIGNAL_KEY];
   const toolCallId = config?.toolCall?.id ?? (configurable.tool_call_id as string | undefined) ?? "direct";
   const threadId = configurable.thread_id as string | undefined;
   const key = configurable.idempotency_key;
   return {
-    signal: config?.signal ?? new AbortController().signal,
+    signal: guardSignal instanceof AbortSignal ? guardSignal : (config?.signal ?? new AbortController().signal),
     toolCallId,
     threadId,
     idempotencyKey: typeof key === "string" ? key : idempotencyKeyFor(threadId, toolCallId),

@@ -1,0 +1,67 @@
+import type { SourceManager } from "../sources/source-manager.js";
+import type { GuardedTool } from "../tools/types.js";
+import { createBlockEditTool } from "./block-edit-tool.js";
+import { createBlockTool } from "./block-tool.js";
+import type { MemoryProvider } from "./context.js";
+import { createContextTool } from "./context-tool.js";
+import { createRecallTool } from "./recall-tool.js";
+import { createSearchTool, type ConversationSearch } from "./search-tool.js";
+import { createSendMessageTool, type MessageRouter } from "./send-message-tool.js";
+import { createSourceTool } from "./source-tool.js";
+
+export { BLOCK_EDIT_USAGE_RULE, blockEditInputSchema, createBlockEditTool } from "./block-edit-tool.js";
+export type { BlockEditInput } from "./block-edit-tool.js";
+export { BLOCK_USAGE_RULE, blockInputSchema, createBlockTool } from "./block-tool.js";
+export type { BlockInput } from "./block-tool.js";
+export { resolveMemory } from "./context.js";
+export type { MemoryProvider } from "./context.js";
+export { CONTEXT_USAGE_RULE, contextInputSchema, createContextTool } from "./context-tool.js";
+export type { ContextInput } from "./context-tool.js";
+export { FILE_USAGE_RULE, createFileTool, fileInputSchema } from "./file-tool.js";
+export type { FileInput } from "./file-tool.js";
+export { RECALL_USAGE_RULE, createRecallTool, recallInputSchema } from "./recall-tool.js";
+export type { RecallInput } from "./recall-tool.js";
+export { defaultToolRules, renderToolUsageRules } from "./rules.js";
+export { InMemoryConversationLog, SEARCH_USAGE_RULE, createSearchTool, searchInputSchema } from "./search-tool.js";
+export type { ConversationMessage, ConversationQuery, ConversationSearch, SearchInput } from "./search-tool.js";
+export {
+  MessageRouter,
+  OutboxChannel,
+  SEND_MESSAGE_USAGE_RULE,
+  createSendMessageTool,
+  messageTargetSchema,
+  sendMessageInputSchema,
+} from "./send-message-tool.js";
+export type { MessageChannel, MessageRouterOptions, MessageTarget, OutgoingMessage, SendMessageInput } from "./send-message-tool.js";
+export { SOURCE_USAGE_RULE, createSourceTool, sourceInputSchema } from "./source-tool.js";
+export type { SourceInput } from "./source-tool.js";
+
+export interface BuiltinToolsOptions {
+  memory: MemoryProvider;
+  sources?: SourceManager;
+  /** Include the superseded seed 004 tools (context, search, send_message). Default false. */
+  superseded?: boolean;
+  conversations?: ConversationSearch;
+  router?: MessageRouter;
+}
+
+/**
+ * The v2 memory tools (block, block_edit, recall, and source when sources are given), plus the
+ * superseded ones on request. `file` tools come from each FileSource (`createFileTool`).
+ */
+export function createBuiltinTools(options: BuiltinToolsOptions): GuardedTool[] {
+  const tools: GuardedTool[] = [
+    createBlockTool({ memory: options.memory, sources: options.sources }) as GuardedTool,
+    createBlockEditTool({ memory: options.memory }) as GuardedTool,
+    createRecallTool({ memory: options.memory }) as GuardedTool,
+  ];
+  if (options.sources) tools.push(createSourceTool({ sources: options.sources }) as GuardedTool);
+  if (options.superseded) {
+    tools.push(
+      createContextTool({ memory: options.memory }) as GuardedTool,
+      createSearchTool({ memory: options.memory, conversations: options.conversations }) as GuardedTool,
+      createSendMessageTool({ router: options.router }) as GuardedTool,
+    );
+  }
+  return tools;
+}

@@ -1,0 +1,143 @@
+import { readFile } from "node:fs/promises";
+import { extname } from "node:path";
+import { parse as parseToml, TomlError } from "smol-toml";
+import { parse as parseYaml, YAMLParseError } from "yaml";
+import { ToolRuleSchema } from "../rules/schema.js";
+import type { ToolRule } from "../rules/types.js";
+import type { KillswitchConfig } from "../killswitch/types.js";
+import type { RiskLevel } from "../tools/types.js";
+import { formatPath, PolicyError } from "./errors.js";
+import { formatIssues } from "./format-issues.js";
+import { parsePermissionRules, PermissionPolicy, type PermissionPolicyOptions, type PermissionRule } from "./permissions.js";
+import { PolicyFileSchema, type AuditConfig, type ExecutionConfig, type ToolRuleEntry } from "./schema.js";
+import { toToolRule } from "./tool-rules.js";
+import type { PermissionMode, Precedence } from "./types.js";
+
+export type PolicyFormat = "yaml" | "json" | "toml";
+
+/** A validated policy document, as plain data. */
+export interface LoadedPolicy {
+  /** File path or name it came from (used in every error). */
+  readonly source: string;
+  readonly version: 1;
+  readonly precedence: Precedence;
+  readonly defaultRisk: RiskLevel;
+  readonly riskModes: Partial<Record<RiskLevel, PermissionMode>>;
+  /** Risk category per tool name (`tools.<name>.risk`). */
+  readonly toolRisk: Record<string, RiskLevel>;
+  readonly permissions: PermissionRule[];
+  /** `tool_rules` then `agent.tool_rules`, normalised to ToolRule whatever form they were written in. */
+  readonly toolRules: ToolRule[];
+  readonly killswitch?: KillswitchConfig | undefined;
+  readonly audit?: AuditConfig | undefined;
+  readonly execution?: ExecutionConfig | undefined;
+  readonly agent?: { name?: string | undefined; tools?: string[] | undefined } | undefined;
+}
+
+const FORMAT_BY_EXTENSION: Readonly<Record<string, PolicyFormat>> = {
+  ".yaml": "yaml",
+  ".yml": "yaml",
+  ".json": "json",
+  ".toml": "toml",
+};
+
+function parseText(text: string, format: PolicyFormat, source: string): unknown {
+  try {
+    if (format === "json") return JSON.parse(text) as unknown;
+    if (format === "toml") return parseToml(text);
+    // Duplicate keys are an error: a second `mode:` must not silently replace the first.
+    return parseYaml(text, { uniqueKeys: true, prettyErrors: true }) as unknown;
+  } catch (error) {
+    if (error instanceof TomlError) throw new PolicyError(source, `line ${error.line}, column ${error.column}`, `invalid TOML: ${error.message.split("\n")[0]}`);
+    if (error instanceof YAMLParseError) {
+      const [line, column] = error.linePos?.[0] ? [error.linePos[0].line, error.linePos[0].col] : [0, 0];
+      throw new PolicyError(source, `line ${line}, column ${column}`, `invalid YAML: ${error.message.split("\n")[0]}`);
+    }
+    throw new PolicyError(source, "", `invalid ${format.toUpperCase()}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function normaliseToolRules(entries: readonly ToolRuleEntry[], path: readonly PropertyKey[], source: string): ToolRule[] {
+  return entries.map((entry, index) => {
+    const rule = toToolRule(entry);
+    const checked = ToolRuleSchema.safeParse(rule);
+    if (!checked.success) {
+      throw new PolicyError(source, formatPath([...path, index]), formatIssues(checked.error.issues, rule).join("; "));
+    }
+    return rule;
+  });
+}
+
+/**
+ * Parses and validates a policy document. Throws a PolicyError naming `sourceName`, the path inside
+ * the document and what was expected; regexes are compiled here, so RE2-incompatible patterns fail now.
+ */
+export function parsePolicy(text: string, format: PolicyFormat, sourceName: string): LoadedPolicy {
+  const raw = parseText(text, format, sourceName);
+  const parsed = PolicyFileSchema.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const lines = formatIssues(parsed.error.issues, raw);
+    throw new PolicyError(sourceName, "", lines.length === 1 ? (lines[0] ?? "") : `\n  ${lines.join("\n  ")}`);
+  }
+  const doc = parsed.data;
+  const permissions = parsePermissionRules(doc.permissions ?? []);
+  const toolRisk: Record<string, RiskLevel> = {};
+  for (const [name, entry] of Object.entries(doc.tools ?? {})) toolRisk[name] = entry.risk;
+  const loaded: LoadedPolicy = {
+    source: sourceName,
+    version: 1,
+    precedence: doc.precedence ?? "deny-first",
+    defaultRisk: doc.defaultRisk ?? "medium",
+    riskModes: { ...doc.riskModes },
+    toolRisk,
+    permissions,
+    toolRules: [
+      ...normaliseToolRules(doc.tool_rules ?? [], ["tool_rules"], sourceName),
+      ...normaliseToolRules(doc.agent?.tool_rules ?? [], ["agent", "tool_rules"], sourceName),
+    ],
+    killswitch: doc.killswitch,
+    audit: doc.audit,
+    execution: doc.execution,
+    agent: doc.agent === undefined ? undefined : { name: doc.agent.name, tools: doc.agent.tools },
+  };
+  permissionPolicy(loaded); // compiles every pattern now, so a bad regex fails at load
+  return loaded;
+}
+
+/** Reads a policy file; the format comes from the extension (.yaml/.yml, .json, .toml). */
+export async function loadPolicyFile(path: string): Promise<LoadedPolicy> {
+  const format = FORMAT_BY_EXTENSION[extname(path).toLowerCase()];
+  if (format === undefined) {
+    throw new PolicyError(path, "", `unknown policy file type ${JSON.stringify(extname(path))}: expected .yaml, .yml, .json or .toml`);
+  }
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new PolicyError(path, "", `cannot read the policy file: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return parsePolicy(text, format, path);
+}
+
+const compiled = new WeakMap<LoadedPolicy, PermissionPolicy>();
+
+/** The PermissionPolicy a loaded policy describes (compiled once per LoadedPolicy object). */
+export function permissionPolicy(loaded: LoadedPolicy): PermissionPolicy {
+  let policy = compiled.get(loaded);
+  if (policy === undefined) {
+    const options: PermissionPolicyOptions = {
+      precedence: loaded.precedence,
+      toolRisk: loaded.toolRisk,
+      riskModes: loaded.riskModes,
+      defaultRisk: loaded.defaultRisk,
+    };
+    try {
+      policy = new PermissionPolicy(loaded.permissions, options);
+    } catch (error) {
+      if (error instanceof PolicyError) throw error.withSource(loaded.source);
+      throw error;
+    }
+    compiled.set(loaded, policy);
+  }
+  return policy;
+}
