@@ -27,16 +27,30 @@ const parallelReply = {
   ],
 };
 
-function openai(url: string, streaming: boolean): ChatOpenAI {
-  return new ChatOpenAI({ model: "test-model", apiKey: "test", streaming, maxRetries: 0, configuration: { baseURL: url } });
+/** Streams the reply and merges the chunks, as LangGraph's "messages" stream mode does. */
+async function streamed(
+  model: { stream(input: HumanMessage[]): Promise<AsyncIterable<AIMessageChunk>> },
+  input: HumanMessage[],
+): Promise<AIMessageChunk> {
+  let merged: AIMessageChunk | undefined;
+  for await (const chunk of await model.stream(input)) merged = merged ? merged.concat(chunk) : chunk;
+  if (!merged) throw new Error("the stream was empty");
+  return merged;
+}
+
+// Neither `streaming: true` (invoke() then estimates tokens with tiktoken, which fetches its encoding
+// from the internet) nor `streaming: false` (which disables stream()): tests stay on loopback.
+function openai(url: string): ChatOpenAI {
+  return new ChatOpenAI({ model: "test-model", apiKey: "test", maxRetries: 0, configuration: { baseURL: url } });
 }
 
 describe("ChatOpenAI against the local OpenAI-compatible server", () => {
   for (const streaming of [false, true]) {
     it(`returns parallel tool calls as tool_calls (${streaming ? "streaming" : "non-streaming"})`, async () => {
       server = await startOpenAIServer([parallelReply]);
-      const model = openai(server.url, streaming).bindTools([getTool], { tool_choice: "kubectl_get" });
-      const reply = (await model.invoke([new HumanMessage("what runs where?")])) as AIMessage;
+      const model = openai(server.url).bindTools([getTool], { tool_choice: "kubectl_get" });
+      const input = [new HumanMessage("what runs where?")];
+      const reply = streaming ? await streamed(model, input) : ((await model.invoke(input)) as AIMessage);
       expect(reply.tool_calls?.map((call) => call.args)).toEqual([
         { resource: "pods", namespace: "staging" },
         { resource: "pods", namespace: "production" },
@@ -58,7 +72,7 @@ describe("ChatOpenAI against the local OpenAI-compatible server", () => {
 
   it("streams tool call fragments that reassemble into whole calls", async () => {
     server = await startOpenAIServer([parallelReply]);
-    const model = openai(server.url, true).bindTools([getTool]);
+    const model = openai(server.url).bindTools([getTool]);
     let merged: AIMessageChunk | undefined;
     let chunks = 0;
     for await (const chunk of await model.stream([new HumanMessage("go")])) {
@@ -72,9 +86,28 @@ describe("ChatOpenAI against the local OpenAI-compatible server", () => {
     ]);
   });
 
+  it("streams token chunks from a LangGraph node in \"messages\" mode", async () => {
+    server = await startOpenAIServer([parallelReply]);
+    const { MessagesAnnotation, StateGraph, START, END } = await import("@langchain/langgraph");
+    const model = openai(server.url).bindTools([getTool]);
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+      .addEdge(START, "agent")
+      .addEdge("agent", END)
+      .compile();
+    const chunks: AIMessageChunk[] = [];
+    for await (const [message] of await graph.stream({ messages: [new HumanMessage("go")] }, { streamMode: "messages" })) {
+      if (AIMessageChunk.isInstance(message)) chunks.push(message);
+    }
+    expect(server.requests[0]?.body.stream).toBe(true);
+    expect(chunks.length).toBeGreaterThan(4);
+    const merged = chunks.reduce((a, b) => a.concat(b));
+    expect(merged.tool_calls?.map((call) => call.args.namespace)).toEqual(["staging", "production"]);
+  });
+
   it("sends the tool results back on the next request", async () => {
     server = await startOpenAIServer([{ tool_calls: [{ id: "c1", name: "kubectl_get", arguments: { resource: "pods" } }] }, { content: "done" }]);
-    const model = openai(server.url, false).bindTools([getTool]);
+    const model = openai(server.url).bindTools([getTool]);
     const first = (await model.invoke([new HumanMessage("go")])) as AIMessage;
     const { ToolMessage } = await import("@langchain/core/messages");
     const second = await model.invoke([new HumanMessage("go"), first, new ToolMessage({ tool_call_id: "c1", content: "3 pods" })]);
@@ -84,7 +117,7 @@ describe("ChatOpenAI against the local OpenAI-compatible server", () => {
 
   it("surfaces a server error", async () => {
     server = await startOpenAIServer([{ status: 500, content: "boom" }]);
-    await expect(openai(server.url, false).invoke([new HumanMessage("go")])).rejects.toThrow(/boom/);
+    await expect(openai(server.url).invoke([new HumanMessage("go")])).rejects.toThrow(/boom/);
   });
 });
 

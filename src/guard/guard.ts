@@ -1,6 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { hostname } from "node:os";
 import { ToolRulesEngine } from "../rules/engine.js";
+import { assertValidRules } from "../rules/validate.js";
 import type { RuleState } from "../rules/types.js";
 import { ToolRegistry, guardSpecOf } from "../tools/registry.js";
 import type { ToolAllowance, ToolDefinition } from "../tools/registry.js";
@@ -38,6 +39,8 @@ export class Guard {
     this.options = options;
     this.registry = new ToolRegistry(options.tools);
     this.now = options.now ?? Date.now;
+    // Unknown tools and operations in the rules are errors now, not surprises mid-run.
+    assertValidRules(options.rules ?? [], this.registry.catalog());
     this.engine = new ToolRulesEngine([...(options.rules ?? [])], {
       tools: this.registry.catalog(),
       now: this.now,

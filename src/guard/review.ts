@@ -94,7 +94,7 @@ function refuse(call: Draft, ruleId: string, reason: string): ReviewedCall {
     outcome: "refuse",
     ruleId,
     reason,
-    message: `Refused: ${call.name} is denied by ${ruleId}: ${reason}.`,
+    message: `Refused ${call.name} (rule ${ruleId}): ${reason}.`,
   };
 }
 

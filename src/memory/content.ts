@@ -1,4 +1,4 @@
-import { applyPatch } from "diff";
+import { applyPatch, parsePatch } from "diff";
 import { MemoryError } from "./errors.js";
 import type { Block, BlockContent, BlockEdit, BlockSchema, CompositeField, JsonValue } from "./types.js";
 
@@ -87,6 +87,13 @@ export function replaceOnce(where: string, text: string, old: string, replacemen
 export function applyUnifiedDiff(where: string, text: string, patch: string): string {
   let result: string | false;
   try {
+    const files = parsePatch(patch);
+    if (files.length !== 1) throw new Error(`it describes ${files.length} files; give a diff of this block only`);
+    const hunks = files[0]?.hunks ?? [];
+    if (hunks.length === 0) throw new Error("it has no @@ hunks");
+    if (hunks.some((h) => typeof h.oldStart !== "number" || Number.isNaN(h.oldStart) || h.lines.length === 0)) {
+      throw new Error('a hunk header is malformed; use "@@ -start,count +start,count @@" followed by its lines');
+    }
     result = applyPatch(text, patch);
   } catch (error) {
     throw new MemoryError(`patch refused on ${where}: not a valid unified diff (${(error as Error).message})`, "patch:invalid");

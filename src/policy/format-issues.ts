@@ -50,15 +50,19 @@ function expectation(issue: Issue, value: unknown): string {
  * One line per problem: `path: expected ..., got ...`. `root` is the parsed document, used to show
  * the offending value. Union failures report the alternative closest to what was written.
  */
-export function formatIssues(issues: readonly Issue[], root: unknown, prefix: readonly PropertyKey[] = []): string[] {
+export function formatIssues(issues: readonly Issue[], root: unknown, displayPrefix: readonly PropertyKey[] = []): string[] {
+  return formatAt(issues, root, [], displayPrefix);
+}
+
+function formatAt(issues: readonly Issue[], root: unknown, base: readonly PropertyKey[], displayPrefix: readonly PropertyKey[]): string[] {
   const lines: string[] = [];
   for (const issue of issues) {
-    const path = [...prefix, ...issue.path];
+    const path = [...base, ...issue.path];
     if (issue.code === "invalid_union" && issue.errors.length > 0) {
-      lines.push(...formatIssues(closestAlternative(issue.errors), root, path));
+      lines.push(...formatAt(closestAlternative(issue.errors), root, path, displayPrefix));
       continue;
     }
-    const where = formatPath(path);
+    const where = formatPath([...displayPrefix, ...path]);
     const value = issue.code === "unrecognized_keys" ? undefined : valueAt(root, path);
     lines.push(`${where === "" ? "(document)" : where}: ${expectation(issue, value)}`);
   }

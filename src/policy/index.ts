@@ -14,7 +14,7 @@ export type { CanonicalArgs, SelectorSegment } from "./canonical.js";
 export { compileSafeRegex, PolicyRegexError } from "./regex.js";
 export type { SafeRegex } from "./regex.js";
 export { PolicyError } from "./errors.js";
-export { DEFAULT_RISK_MODES, parsePermissionRules, PermissionPolicy } from "./permissions.js";
+export { parsePermissionRules, PermissionPolicy } from "./permissions.js";
 export type { PermissionPolicyOptions, PermissionRule } from "./permissions.js";
 export { loadPolicyFile, parsePolicy, permissionPolicy } from "./file.js";
 export type { LoadedPolicy, PolicyFormat } from "./file.js";
