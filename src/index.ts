@@ -1,5 +1,6 @@
 export * from "./tools/index.js";
-export type * from "./rules/types.js";
-export type * from "./policy/types.js";
-export type * from "./audit/types.js";
-export * from "./killswitch/types.js";
+export * from "./rules/index.js";
+export * from "./policy/index.js";
+export * from "./audit/index.js";
+export * from "./killswitch/index.js";
+export * from "./guard/index.js";

@@ -84,6 +84,7 @@ describe("FileSource paths", () => {
     }
     expect(existsSync(path.join(outside, "new.txt"))).toBe(false);
     expect(readFileSync(path.join(outside, "secret.txt"), "utf8")).toBe("outside secret\n");
+    expect(existsSync(path.join(tmpdir(), "gg-planted.txt"))).toBe(false);
   });
 
   it("refuses symlinks that lead outside the base, for reads and writes", async () => {

@@ -66,7 +66,8 @@ export function compileToolMatcher(rule: PermissionRule, where: string): (tool: 
     const name = caseSensitive ? rule.tool : rule.tool.toLowerCase();
     return caseSensitive ? (tool) => tool === name : (tool) => tool.toLowerCase() === name;
   }
-  return picomatch(rule.tool, { nocase: !caseSensitive, dot: true });
+  const isMatch = picomatch(rule.tool, { nocase: !caseSensitive, dot: true });
+  return (tool) => isMatch(tool); // picomatch's second parameter must never receive an index
 }
 
 function describeRule(rule: PermissionRule, where: readonly FieldCondition[]): string {

@@ -11,6 +11,9 @@ import type {
   ToolRule,
 } from "./types.js";
 import { usageSentence } from "./usage.js";
+import { StateFacts } from "./facts.js";
+
+
 import { ExecutionRecordSchema } from "./schema.js";
 
 export interface ToolRulesEngineOptions {
@@ -32,15 +35,6 @@ const GATE_TYPES = new Set<string>([
   "Cooldown",
   "AllowedOperations",
 ]);
-
-/** Facts derived from one state object; states are never mutated, so they are cached per object. */
-interface Derived {
-  called: ReadonlySet<string>;
-  termination: TerminationDecision & { rule?: RankedRule };
-  pendingExit: string[];
-  pendingExitSet: ReadonlySet<string>;
-  initialPending: string[];
-}
 
 /** Upper bound on per-tool caches, so a model inventing tool names cannot grow memory without limit. */
 const MAX_CACHED_TOOLS = 4096;
@@ -82,7 +76,7 @@ export class ToolRulesEngine {
   readonly #universe: string[];
   readonly #gateCache = new Map<string, RankedRule[]>();
   readonly #opsCache = new Map<string, string[] | undefined>();
-  readonly #derived = new WeakMap<RuleState, Derived>();
+  readonly #derived = new WeakMap<RuleState, StateFacts>();
 
   constructor(rules: ToolRule[], options: ToolRulesEngineOptions = {}) {
     const parsed = parseToolRules(rules);
@@ -179,11 +173,12 @@ export class ToolRulesEngine {
         `the run has ended (${ended.tool === WILDCARD ? "a tool" : ended.tool} succeeded); only pending exit tools may run: ${pending}`);
     }
     for (const rule of this.#gates(tool)) {
-      const reason =
-        rule.type === "AllowedOperations"
-          ? this.#operationRefusal(rule, tool, operation)
-          : this.#refusal(rule, state, derived, tool, at);
-      if (reason !== null) return this.#violation(state, derived, at, rule, call, reason);
+      if (rule.type === "AllowedOperations") {
+        const reason = this.#operationRefusal(rule, tool, operation);
+        if (reason !== null) return this.#violation(state, derived, at, rule, call, reason);
+      } else if (this.#blocks(rule, state, derived, tool, at)) {
+        return this.#violation(state, derived, at, rule, call, this.#reason(rule, state, derived, tool, at));
+      }
     }
     return null;
   }
@@ -300,46 +295,65 @@ export class ToolRulesEngine {
     return null;
   }
 
-  /** Why `rule` refuses a call to `tool` now (operation aside), or null. */
-  #refusal(rule: RankedRule, state: RuleState, derived: Derived, tool: string, now: number): string | null {
+  /** Whether `rule` refuses a call to `tool` now (operation aside). Allocation-free: it runs for every tool listed. */
+  #blocks(rule: RankedRule, state: RuleState, derived: StateFacts, tool: string, now: number): boolean {
     const called = derived.called;
-    const soFar = () => `called so far: [${state.calledThisRun.join(", ")}]`;
     switch (rule.type) {
       case "MustFollow":
-        return rule.conditions.every((c) => called.has(c))
-          ? null
-          : `${tool} must follow ${rule.conditions.join(", ")}; ${soFar()}`;
+        for (const c of rule.conditions) if (!called.has(c)) return true;
+        return false;
       case "MustPrecede":
-        return called.has(rule.tool) ? null : `${rule.tool} must precede ${tool}; ${soFar()}`;
+        return !called.has(rule.tool);
+      case "ExclusiveGroup":
+        if (rule.tool !== tool && called.has(rule.tool)) return true;
+        for (const m of rule.conditions) if (m !== tool && called.has(m)) return true;
+        return false;
+      case "InitialCall":
+        return !this.#initialTools.has(tool) && (state.runAttempts[rule.tool] ?? 0) === 0;
+      case "MaxCalls":
+        return ((rule.scope === "thread" ? state.threadAttempts : state.runAttempts)[tool] ?? 0) >= rule.max;
+      case "Cooldown": {
+        const last = state.lastCallAt[tool];
+        return last !== undefined && now - last < rule.durationMs;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /** Why `rule` refuses a call to `tool`; only called once {@link #blocks} said it does. */
+  #reason(rule: RankedRule, state: RuleState, derived: StateFacts, tool: string, now: number): string {
+    const soFar = `called so far: [${state.calledThisRun.join(", ")}]`;
+    switch (rule.type) {
+      case "MustFollow":
+        return `${tool} must follow ${rule.conditions.join(", ")}; ${soFar}`;
+      case "MustPrecede":
+        return `${rule.tool} must precede ${tool}; ${soFar}`;
       case "ExclusiveGroup": {
-        const used = [rule.tool, ...rule.conditions].filter((m) => m !== tool && called.has(m));
-        if (used.length === 0) return null;
-        const group = unique([rule.tool, ...rule.conditions]).join(", ");
-        return `only one of ${group} may be used per run and ${unique(used).join(", ")} already was`;
+        const group = unique([rule.tool, ...rule.conditions]);
+        const used = group.filter((m) => m !== tool && derived.called.has(m));
+        return `only one of ${group.join(", ")} may be used per run and ${used.join(", ")} already was`;
       }
       case "InitialCall":
-        if (this.#initialTools.has(tool) || (state.runAttempts[rule.tool] ?? 0) > 0) return null;
         return `the initial tools must run first: ${derived.initialPending.join(", ")}`;
       case "MaxCalls": {
         const scope = rule.scope ?? "run";
         const attempts = (scope === "run" ? state.runAttempts : state.threadAttempts)[tool] ?? 0;
-        if (attempts < rule.max) return null;
         return `${tool} may be called at most ${rule.max} time(s) per ${scope} and was called ${attempts} time(s)`;
       }
       case "Cooldown": {
-        const last = state.lastCallAt[tool];
-        if (last === undefined || now - last >= rule.durationMs) return null;
-        return `${tool} is cooling down: ${rule.durationMs - (now - last)} ms left of ${rule.durationMs} ms between calls`;
+        const elapsed = now - (state.lastCallAt[tool] ?? now);
+        return `${tool} is cooling down: ${rule.durationMs - elapsed} ms left of ${rule.durationMs} ms between calls`;
       }
       default:
-        return null;
+        return `${rule.type} refused ${tool}`;
     }
   }
 
-  #allowance(state: RuleState, derived: Derived, tool: string, now: number): ToolAllowanceInfo | null {
+  #allowance(state: RuleState, derived: StateFacts, tool: string, now: number): ToolAllowanceInfo | null {
     if (derived.termination.rule && !derived.pendingExitSet.has(tool)) return null;
     for (const rule of this.#gates(tool)) {
-      if (rule.type !== "AllowedOperations" && this.#refusal(rule, state, derived, tool, now) !== null) return null;
+      if (rule.type !== "AllowedOperations" && this.#blocks(rule, state, derived, tool, now)) return null;
     }
     const operations = this.#allowedOps(tool);
     if (operations === undefined) return { name: tool };
@@ -348,17 +362,13 @@ export class ToolRulesEngine {
 
   #violation(
     state: RuleState,
-    derived: Derived,
+    derived: StateFacts,
     now: number,
     rule: RankedRule,
     call: CallInfo,
     reason: string,
   ): RuleViolation {
-    const allowedNow: string[] = [];
-    for (const tool of this.#universe) {
-      const allowance = this.#allowance(state, derived, tool, now);
-      if (allowance) allowedNow.push(formatAllowance(allowance));
-    }
+    const allowedNow = [...this.#allowedNow(state, derived, now)];
     const what = call.operation === undefined ? call.tool : `${call.tool} (${call.operation})`;
     const allowedText = allowedNow.length > 0 ? allowedNow.join("; ") : "no tool";
     return {
@@ -371,32 +381,24 @@ export class ToolRulesEngine {
     };
   }
 
-  #derive(state: RuleState): Derived {
-    const cached = this.#derived.get(state);
-    if (cached) return cached;
-    const called = new Set(state.calledThisRun);
-    const allCalled = (tools: readonly string[]) => tools.every((t) => called.has(t));
-    let termination: Derived["termination"] = { terminate: false };
-    for (const rule of this.#terminal) {
-      const fired =
-        rule.tool === WILDCARD
-          ? [...called].some((t) => !rule.conditions.includes(t))
-          : called.has(rule.tool);
-      if (fired && (rule.type === "Terminal" || allCalled(rule.conditions))) {
-        termination = { terminate: true, ruleId: rule.id, rule };
-        break;
-      }
+  /** What the model may call now, over the known tools; cached per state and clock value (one turn checks many calls). */
+  #allowedNow(state: RuleState, derived: StateFacts, now: number): readonly string[] {
+    if (derived.allowedNow?.now === now) return derived.allowedNow.list;
+    const list: string[] = [];
+    for (const tool of this.#universe) {
+      const allowance = this.#allowance(state, derived, tool, now);
+      if (allowance) list.push(formatAllowance(allowance));
     }
-    const pendingExit = unique(
-      this.#exit
-        .filter((r) => !called.has(r.tool) && (r.type === "RequiredForExit" || allCalled(r.conditions)))
-        .map((r) => r.tool),
-    );
-    const initialPending = unique(
-      this.#initial.filter((r) => (state.runAttempts[r.tool] ?? 0) === 0).map((r) => r.tool),
-    );
-    const derived: Derived = { called, termination, pendingExit, pendingExitSet: new Set(pendingExit), initialPending };
-    this.#derived.set(state, derived);
-    return derived;
+    derived.allowedNow = { now, list };
+    return list;
+  }
+
+  #derive(state: RuleState): StateFacts {
+    let facts = this.#derived.get(state);
+    if (!facts) {
+      facts = new StateFacts(state, { terminal: this.#terminal, exit: this.#exit, initial: this.#initial });
+      this.#derived.set(state, facts);
+    }
+    return facts;
   }
 }

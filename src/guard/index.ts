@@ -1,0 +1,23 @@
+export { createGuardedAgent, buildGuardedGraph } from "./agent.js";
+export type { GuardedAgentOptions } from "./agent.js";
+export { Guard } from "./guard.js";
+export type { RawToolCall } from "./guard.js";
+export { GuardedToolNode, guardedToolsRoute } from "./tool-node.js";
+export type { GuardedToolNodeInput, GuardedToolNodeOutput } from "./tool-node.js";
+export { guardFromPolicy, guardOptionsFromPolicy } from "./from-policy.js";
+export type { PolicyGuard } from "./from-policy.js";
+export {
+  ApprovalResumeError,
+  checkResume,
+  DecisionSchema,
+  matchDecisions,
+  ResumeSchema,
+} from "./approval.js";
+export type { ActionRequest, ApprovalRequest, ApprovalResume, Decision, ReviewConfig } from "./approval.js";
+export { GuardAnnotation, GuardedAgentState, emptyGuardState } from "./state.js";
+export type { CallResult, GuardState, GuardedAgentStateType, ReviewedCall, TurnPlan } from "./state.js";
+export type { GuardOptions, HumanDecisionType } from "./options.js";
+export type { ExecutionLedgerView, KillswitchView, PermissionDecider } from "./interfaces.js";
+export { partitionCalls } from "./partition.js";
+export { truncateResult, truncateToolContent } from "./truncate.js";
+export { DEFAULT_RISK_MODES, riskDecision } from "./risk.js";

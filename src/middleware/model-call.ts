@@ -1,0 +1,70 @@
+import { AIMessage } from "@langchain/core/messages";
+import type { ClientTool, ServerTool } from "@langchain/core/tools";
+import { randomUUID } from "node:crypto";
+import type { Guard } from "../guard/guard.js";
+import { forcedArgs, systemPromptFor } from "../guard/model-step.js";
+import type { GuardState } from "../guard/state.js";
+import type { RuleState } from "../rules/types.js";
+
+type AgentTool = ClientTool | ServerTool;
+
+function toolName(tool: AgentTool): string | undefined {
+  const record = tool as { name?: unknown; function?: { name?: unknown } };
+  if (typeof record.name === "string") return record.name;
+  return typeof record.function?.name === "string" ? record.function.name : undefined;
+}
+
+export function rulesOf(guard: Guard, state: GuardState): RuleState {
+  return state.rules ?? guard.initialRuleState();
+}
+
+/**
+ * The tools the model may see now, in the agent's order: only guard tools the rules allow (a tool
+ * the guard does not know would be refused anyway). A tool whose operations are narrowed, or that
+ * gets the heartbeat argument, is replaced by its filtered definition; the others stay as they are.
+ */
+export function allowedToolsFor(guard: Guard, rules: RuleState, tools: readonly AgentTool[]): AgentTool[] {
+  const definitions = new Map(guard.definitions(rules).map((d) => [d.function.name, d]));
+  const narrowed = new Set(
+    guard
+      .allowances(rules)
+      .filter((a) => a.operations !== undefined || guard.usesHeartbeat(a.name))
+      .map((a) => a.name),
+  );
+  const seen = new Set<string>();
+  const out: AgentTool[] = [];
+  for (const tool of tools) {
+    const name = toolName(tool);
+    if (name === undefined || seen.has(name)) continue;
+    const definition = definitions.get(name);
+    if (!definition) continue;
+    seen.add(name);
+    out.push(narrowed.has(name) ? definition : tool);
+  }
+  return out;
+}
+
+/** The tool the next model call must call: an escalated exit tool, else a pending InitialCall tool. */
+export function forcedToolFor(guard: Guard, state: GuardState, rules: RuleState): string | null {
+  return state.forcedTool ?? guard.engine.initialTools(rules)[0] ?? null;
+}
+
+export function promptFor(guard: Guard, rules: RuleState, base: string): string {
+  return systemPromptFor(guard, rules, base || undefined);
+}
+
+/** A model that ignored `tool_choice` still makes the forced call: it is put first, with the rule's arguments. */
+export function withForcedCall(guard: Guard, ai: AIMessage, forced: string | null): AIMessage {
+  if (!forced || ai.tool_calls?.some((c) => c.name === forced)) return ai;
+  return new AIMessage({
+    content: ai.content,
+    id: ai.id,
+    name: ai.name,
+    response_metadata: ai.response_metadata,
+    usage_metadata: ai.usage_metadata,
+    tool_calls: [
+      { id: `guard_${forced}_${randomUUID().slice(0, 8)}`, name: forced, args: forcedArgs(guard, forced), type: "tool_call" },
+      ...(ai.tool_calls ?? []),
+    ],
+  });
+}

@@ -1,0 +1,46 @@
+import { setImmediate as nextMacrotask } from "node:timers/promises";
+
+interface Entry {
+  batch: number;
+  done: Promise<void>;
+}
+
+/**
+ * Keeps a turn's batches in order inside this process. LangChain starts every tool call of a turn
+ * at once; a call waits here until the calls of earlier batches that are running have finished,
+ * so a call that is not concurrency-safe never overlaps another call of its turn.
+ *
+ * It only waits for calls it has seen (one macrotask lets the turn's calls arrive): a call that
+ * finished before a crash is never waited for, so a resumed turn cannot deadlock.
+ */
+export class TurnGate {
+  readonly #turns = new Map<string, Map<string, Entry>>();
+
+  /** Waits for this call's turn; the returned function must be called when the call has ended. */
+  async enter(turnKey: string, callId: string, batch: number): Promise<() => void> {
+    let turn = this.#turns.get(turnKey);
+    if (!turn) {
+      turn = new Map();
+      this.#turns.set(turnKey, turn);
+    }
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    turn.set(callId, { batch, done });
+    const held = turn;
+    const leave = () => {
+      held.delete(callId);
+      if (held.size === 0 && this.#turns.get(turnKey) === held) this.#turns.delete(turnKey);
+      release();
+    };
+    try {
+      await nextMacrotask();
+      await Promise.all([...held.values()].filter((e) => e.batch < batch).map((e) => e.done));
+    } catch (error) {
+      leave();
+      throw error;
+    }
+    return leave;
+  }
+}

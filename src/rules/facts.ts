@@ -1,0 +1,80 @@
+import { WILDCARD, type RankedRule } from "./normalize.js";
+import type { RuleState, TerminationDecision } from "./types.js";
+
+/** The rule lists facts are derived from (fixed per engine). */
+export interface FactRules {
+  terminal: readonly RankedRule[];
+  exit: readonly RankedRule[];
+  initial: readonly RankedRule[];
+}
+
+function unique(values: Iterable<string>): string[] {
+  return [...new Set(values)];
+}
+
+/**
+ * Facts derived from one state object, each computed on first use. States are never mutated,
+ * so the engine caches one instance per state object.
+ */
+export class StateFacts {
+  readonly #state: RuleState;
+  readonly #rules: FactRules;
+  #called: ReadonlySet<string> | undefined;
+  #termination: (TerminationDecision & { rule?: RankedRule }) | undefined;
+  #pendingExit: string[] | undefined;
+  #pendingExitSet: ReadonlySet<string> | undefined;
+  #initialPending: string[] | undefined;
+  /** `allowedNow` for violation messages, for the last clock value asked. */
+  allowedNow: { now: number; list: readonly string[] } | undefined;
+
+  constructor(state: RuleState, rules: FactRules) {
+    this.#state = state;
+    this.#rules = rules;
+  }
+
+  /** Tools that succeeded this run. */
+  get called(): ReadonlySet<string> {
+    return (this.#called ??= new Set(this.#state.calledThisRun));
+  }
+
+  #allCalled(tools: readonly string[]): boolean {
+    for (const t of tools) if (!this.called.has(t)) return false;
+    return true;
+  }
+
+  /** The first Terminal/TerminalIf rule (by priority) that ended this run, if any. */
+  get termination(): TerminationDecision & { rule?: RankedRule } {
+    if (this.#termination) return this.#termination;
+    this.#termination = { terminate: false };
+    for (const rule of this.#rules.terminal) {
+      const fired =
+        rule.tool === WILDCARD
+          ? [...this.called].some((t) => !rule.conditions.includes(t))
+          : this.called.has(rule.tool);
+      if (fired && (rule.type === "Terminal" || this.#allCalled(rule.conditions))) {
+        this.#termination = { terminate: true, ruleId: rule.id, rule };
+        break;
+      }
+    }
+    return this.#termination;
+  }
+
+  get pendingExit(): string[] {
+    return (this.#pendingExit ??= unique(
+      this.#rules.exit
+        .filter((r) => !this.called.has(r.tool) && (r.type === "RequiredForExit" || this.#allCalled(r.conditions)))
+        .map((r) => r.tool),
+    ));
+  }
+
+  get pendingExitSet(): ReadonlySet<string> {
+    return (this.#pendingExitSet ??= new Set(this.pendingExit));
+  }
+
+  /** InitialCall tools not attempted yet this run. */
+  get initialPending(): string[] {
+    return (this.#initialPending ??= unique(
+      this.#rules.initial.filter((r) => (this.#state.runAttempts[r.tool] ?? 0) === 0).map((r) => r.tool),
+    ));
+  }
+}
