@@ -1,0 +1,2 @@
+import { benchPolicy } from "./bench/policy.bench.ts";
+console.log(await benchPolicy({ quick: false }));
