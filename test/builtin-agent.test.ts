@@ -63,7 +63,7 @@ describe("AllowedOperations limits the file tool (FileSource permission and agen
     const shown: ToolDefinition[][] = [];
     const original = model.bindTools.bind(model);
     vi.spyOn(model, "bindTools").mockImplementation((tools) => {
-      shown.push(tools as ToolDefinition[]);
+      shown.push(tools as unknown as ToolDefinition[]);
       return original(tools);
     });
     const graph = createGuardedAgent({

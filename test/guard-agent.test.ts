@@ -266,4 +266,28 @@ describe("guarded agent: tool rules in the loop", () => {
     expect(out.guard.terminatedBy).toMatch(/Terminal/);
     expectNoOrphans(out.messages);
   });
+
+  it("forces a failing InitialCall tool once per run, then lets the model go on", async () => {
+    const model = fakeModel().respond(new AIMessage("connecting")).respond(new AIMessage("I could not connect"));
+    const broken = defineTool({
+      name: "connect",
+      description: "connect",
+      schema: z.object({}),
+      risk: "low",
+      execute: () => {
+        throw new Error("connection refused");
+      },
+    });
+    const graph = createGuardedAgent({
+      model,
+      tools: [broken],
+      rules: [{ tool: "connect", type: "InitialCall" }],
+      checkpointer: new MemorySaver(),
+    });
+    const out = await graph.invoke({ messages: [new HumanMessage("go")] }, thread("initial-fails"));
+    const results = toolMessages(out.messages);
+    expect(results).toHaveLength(1);
+    expect(results[0]?.content).toMatch(/connection refused/);
+    expect(out.messages.at(-1)?.content).toBe("I could not connect");
+  });
 });

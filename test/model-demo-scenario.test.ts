@@ -34,7 +34,9 @@ async function playDemo(decision: { type: "approve" } | { type: "reject"; messag
 describe("scenarios/devops-demo.yaml through the guarded agent and policies/devops.yaml", () => {
   it("reads, is refused in production, asks for staging, and summarises the approved delete", async () => {
     const { sandbox, asked, messages } = await playDemo({ type: "approve" });
-    expect(asked).toEqual([{ name: "kubectl_delete", args: { resource: "deployment", name: "worker", namespace: "staging" }, ...{} }].map((a) => expect.objectContaining(a)));
+    expect(asked).toEqual([
+      expect.objectContaining({ name: "kubectl_delete", args: { resource: "deployment", name: "worker", namespace: "staging" } }),
+    ]);
     const tools = messages.filter((m) => m.type === "tool").map((m) => m.text);
     expect(tools[0]).toMatch(/^NAME\s+READY/);
     expect(tools[1]).toMatch(/refused/i);

@@ -63,7 +63,9 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
       };
     }
     const rules = rulesOf(g);
-    const forced = g.forcedTool ?? guard.engine.initialTools(rules)[0] ?? null;
+    // An initial tool is forced once per run: if it fails, the model sees why instead of a loop.
+    const initial = guard.engine.initialTools(rules).find((tool) => (rules.runAttempts[tool] ?? 0) === 0);
+    const forced = g.forcedTool ?? initial ?? null;
     const ai = await callModel(guard, options.model, rules, state.messages, forced, options.systemPrompt, config);
     return { messages: [ai], guard: { ...g, forcedTool: null, next: "agent" } };
   };

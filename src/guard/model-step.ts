@@ -73,6 +73,8 @@ export async function callModel(
   return new AIMessage({
     content: ai.content,
     id: ai.id,
+    response_metadata: ai.response_metadata,
+    additional_kwargs: { ...ai.additional_kwargs, guard_forced: forced },
     tool_calls: [
       { id: `guard_${forced}_${randomUUID().slice(0, 8)}`, name: forced, args: forcedArgs(guard, forced), type: "tool_call" },
       ...(ai.tool_calls ?? []),

@@ -5,6 +5,21 @@ import type { ArchivalEntry, ArchivalSearchResult } from "./types.js";
 const K1 = 1.2;
 const B = 0.75;
 
+/** The `k` best (score, then newest) without sorting every match: a sorted window of k. */
+function topK(scores: Map<string, number>, k: number, createdAt: (id: string) => number): [string, number][] {
+  const better = (a: [string, number], b: [string, number]) => a[1] > b[1] || (a[1] === b[1] && createdAt(a[0]) > createdAt(b[0]));
+  const best: [string, number][] = [];
+  for (const entry of scores) {
+    const last = best[best.length - 1];
+    if (best.length >= k && last && !better(entry, last)) continue;
+    let i = best.length;
+    while (i > 0 && better(entry, best[i - 1] as [string, number])) i -= 1;
+    best.splice(i, 0, entry);
+    if (best.length > k) best.pop();
+  }
+  return best;
+}
+
 /** One namespace's inverted index: term → (entry → term frequency). */
 class Collection {
   readonly entries = new Map<string, ArchivalEntry>();
@@ -40,10 +55,10 @@ class Collection {
         scores.set(id, (scores.get(id) ?? 0) + score);
       }
     }
-    return [...scores]
-      .sort((a, b) => b[1] - a[1] || (this.entries.get(b[0])?.createdAt ?? 0) - (this.entries.get(a[0])?.createdAt ?? 0))
-      .slice(0, limit)
-      .map(([id, score]) => ({ ...(this.entries.get(id) as ArchivalEntry), score }));
+    return topK(scores, limit, (id) => this.entries.get(id)?.createdAt ?? 0).map(([id, score]) => ({
+      ...(this.entries.get(id) as ArchivalEntry),
+      score,
+    }));
   }
 }
 

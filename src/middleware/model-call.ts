@@ -39,7 +39,7 @@ export function allowedToolsFor(guard: Guard, rules: RuleState, tools: readonly 
     const definition = definitions.get(name);
     if (!definition) continue;
     seen.add(name);
-    out.push(narrowed.has(name) ? definition : tool);
+    out.push(narrowed.has(name) ? { ...definition } : tool);
   }
   return out;
 }

@@ -59,7 +59,7 @@ export type CallResults = Record<string, CallResult>;
 export const GuardMiddlewareState = new StateSchema({
   guard: GuardStateSchema.default(emptyGuardState),
   guardResults: new ReducedValue(CallResultsSchema.default(() => ({})), {
-    inputSchema: CallResultsSchema.nullable(),
+    inputSchema: CallResultsSchema.nullable().default(() => ({})),
     reducer: (current: CallResults, update: CallResults | null): CallResults =>
       update === null ? {} : { ...current, ...update },
   }),

@@ -34,7 +34,6 @@ interface BuildContext {
   normalise: boolean;
   budget: number;
   changed: boolean;
-  seen: Set<object>;
 }
 
 const LOOKS_LIKE_JSON_RE = /^\s*[[{][\s\S]*[\]}]\s*$/;
@@ -65,26 +64,25 @@ function buildString(input: string, ctx: BuildContext, depth: number): unknown {
 }
 
 function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
-  if (ctx.seen.has(input)) throw new TooLarge();
-  ctx.seen.add(input);
-  try {
-    if (Array.isArray(input)) return input.map((item) => build(item, ctx, depth + 1) ?? null);
-    const out: Record<string, unknown> = {};
-    for (const [rawKey, rawValue] of Object.entries(input)) {
-      const value = build(rawValue, ctx, depth + 1);
-      if (value === undefined) continue;
-      spend(ctx, rawKey.length);
-      const key = ctx.normalise ? normalizeString(rawKey) : rawKey;
-      if (key !== rawKey) ctx.changed = true;
-      // Two keys that normalise alike keep both values: matchers then see a list.
-      out[key] = Object.hasOwn(out, key) ? [out[key], value].flat() : value;
-    }
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(out).sort()) sorted[key] = out[key];
-    return sorted;
-  } finally {
-    ctx.seen.delete(input);
+  // Cycles need no bookkeeping: they run into MAX_MATCH_DEPTH.
+  if (Array.isArray(input)) return input.map((item) => build(item, ctx, depth + 1) ?? null);
+  const rawKeys = Object.keys(input);
+  const entries: [string, unknown][] = [];
+  for (const rawKey of rawKeys) {
+    const value = build((input as Record<string, unknown>)[rawKey], ctx, depth + 1);
+    if (value === undefined) continue;
+    spend(ctx, rawKey.length);
+    const key = ctx.normalise ? normalizeString(rawKey) : rawKey;
+    if (key !== rawKey) ctx.changed = true;
+    entries.push([key, value]);
   }
+  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>; // "__proto__" stays a plain key
+  for (const [key, value] of entries) {
+    // Two keys that normalise alike keep both values: matchers then see a list.
+    out[key] = Object.hasOwn(out, key) ? [out[key], value].flat() : value;
+  }
+  return out;
 }
 
 function build(input: unknown, ctx: BuildContext, depth: number): unknown {
@@ -110,9 +108,39 @@ function build(input: unknown, ctx: BuildContext, depth: number): unknown {
 }
 
 function buildTree(args: unknown, normalise: boolean, budget: number): { value: unknown; changed: boolean } {
-  const ctx: BuildContext = { normalise, budget, changed: false, seen: new Set() };
+  const ctx: BuildContext = { normalise, budget, changed: false };
   const value = build(args, ctx, 0) ?? null;
   return { value, changed: ctx.changed };
+}
+
+/** Text and literal views are built on first use: most rules only read a field or two. */
+class LazyCanonicalArgs implements CanonicalArgs {
+  private textCache: string | undefined;
+  private literalCache: { value: unknown } | undefined;
+  private literalTextCache: string | undefined;
+
+  constructor(
+    private readonly args: unknown,
+    readonly value: unknown,
+    readonly changed: boolean,
+  ) {}
+
+  readonly oversized = false;
+
+  get text(): string {
+    return (this.textCache ??= JSON.stringify(this.value));
+  }
+
+  get literal(): unknown {
+    if (!this.changed) return this.value;
+    this.literalCache ??= { value: buildTree(this.args, false, MAX_MATCH_INPUT_CHARS).value };
+    return this.literalCache.value;
+  }
+
+  get literalText(): string {
+    if (!this.changed) return this.text;
+    return (this.literalTextCache ??= JSON.stringify(this.literal));
+  }
 }
 
 const OVERSIZED: CanonicalArgs = { value: null, text: "", literal: null, literalText: "", changed: false, oversized: true };
@@ -121,10 +149,7 @@ const OVERSIZED: CanonicalArgs = { value: null, text: "", literal: null, literal
 export function canonicalize(args: unknown): CanonicalArgs {
   try {
     const normal = buildTree(args, true, MAX_MATCH_INPUT_CHARS);
-    const text = JSON.stringify(normal.value);
-    if (!normal.changed) return { value: normal.value, text, literal: normal.value, literalText: text, changed: false, oversized: false };
-    const literal = buildTree(args, false, MAX_MATCH_INPUT_CHARS).value;
-    return { value: normal.value, text, literal, literalText: JSON.stringify(literal), changed: true, oversized: false };
+    return new LazyCanonicalArgs(args, normal.value, normal.changed);
   } catch (error) {
     if (error instanceof TooLarge) return OVERSIZED;
     throw error;

@@ -3,7 +3,7 @@ import { PolicyError } from "./errors.js";
 import type { FieldMatcher } from "./types.js";
 import { foldCase, normalizeString } from "./normalize.js";
 import { compileSafeRegex } from "./regex.js";
-import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
+import { compileDirectGetter, parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 
 /**
  * How a list of values is judged. Restricting rules (deny, ask) match when ANY value matches;
@@ -52,6 +52,17 @@ function describeMatcher(matcher: FieldMatcher): string {
   return `${key} ${JSON.stringify(value)}`;
 }
 
+/** Judges one selected value: a list at the end of the path is judged element by element. */
+function judge(value: unknown, predicate: (text: string) => boolean, quantifier: Quantifier): boolean {
+  if (value === undefined) return false;
+  if (!Array.isArray(value)) return predicate(asText(value));
+  if (value.length === 0) return false;
+  for (const item of value) {
+    if (predicate(asText(item)) === (quantifier === "any")) return quantifier === "any";
+  }
+  return quantifier === "all";
+}
+
 /** Compiles one `where` entry; `where` names the rule for errors (bad selector, bad regex). */
 export function compileFieldCondition(selector: string, matcher: FieldMatcher, where: string): FieldCondition {
   let segments: SelectorSegment[];
@@ -61,25 +72,29 @@ export function compileFieldCondition(selector: string, matcher: FieldMatcher, w
     throw new PolicyError(undefined, where, (error as Error).message);
   }
   const description = `${selector} ${describeMatcher(matcher)}`;
+  const direct = compileDirectGetter(segments);
   if ("exists" in matcher) {
     const wantPresent = matcher.exists;
+    const present = (value: unknown) => value !== null && value !== undefined;
     return {
       selector,
       description,
-      holds: (tree) => selectAll(tree, segments).some((value) => value !== null && value !== undefined) === wantPresent,
+      holds: direct
+        ? (tree) => present(direct(tree)) === wantPresent
+        : (tree) => selectAll(tree, segments).some(present) === wantPresent,
     };
   }
   const predicate = scalarPredicate(matcher, `${where}.regex`);
+  if (direct) return { selector, description, holds: (tree, quantifier) => judge(direct(tree), predicate, quantifier) };
   return {
     selector,
     description,
     holds(tree, quantifier) {
-      // A list at the end of the path is judged element by element.
-      const values = selectAll(tree, segments).flatMap((value) => (Array.isArray(value) ? value : [value]));
+      const values = selectAll(tree, segments);
       if (values.length === 0) return false;
       return quantifier === "any"
-        ? values.some((value) => predicate(asText(value)))
-        : values.every((value) => predicate(asText(value)));
+        ? values.some((value) => judge(value, predicate, "any"))
+        : values.every((value) => judge(value, predicate, "all"));
     },
   };
 }

@@ -56,6 +56,29 @@ function step(value: unknown, segment: SelectorSegment, out: unknown[]): void {
   }
 }
 
+/**
+ * A getter for selectors made of keys and indexes only (the common case): no allocation per call.
+ * Returns undefined for selectors with a wildcard.
+ */
+export function compileDirectGetter(segments: readonly SelectorSegment[]): ((value: unknown) => unknown) | undefined {
+  if (segments.some((segment) => "any" in segment)) return undefined;
+  const steps = segments.map((segment) => ("key" in segment ? segment.key : (segment as { index: number }).index));
+  return (value) => {
+    let current = value;
+    for (const key of steps) {
+      if (typeof current !== "object" || current === null) return undefined;
+      if (typeof key === "number") {
+        if (!Array.isArray(current) || key >= current.length) return undefined;
+        current = current[key];
+      } else {
+        if (Array.isArray(current) || !Object.hasOwn(current, key)) return undefined;
+        current = (current as Record<string, unknown>)[key];
+      }
+    }
+    return current;
+  };
+}
+
 /** Every value the selector reaches (wildcards may reach several; a missing path reaches none). */
 export function selectAll(value: unknown, segments: readonly SelectorSegment[]): unknown[] {
   let current: unknown[] = [value];

@@ -1,2 +1,0 @@
-import { benchPolicy } from "./bench/policy.bench.ts";
-console.log(await benchPolicy({ quick: false }));

@@ -1,0 +1,73 @@
+import { createMiddleware } from "langchain";
+import { Guard } from "../guard/guard.js";
+import type { GuardOptions } from "../guard/options.js";
+import { reviewModelTurn } from "./after-model.js";
+import { allowedToolsFor, forcedToolFor, promptFor, rulesOf, withForcedCall } from "./model-call.js";
+import { hasUnsettledTurn, settleTurn, startRun } from "./run-state.js";
+import { GuardMiddlewareState } from "./state.js";
+import { guardToolCall } from "./tool-call.js";
+import { TurnGate } from "./turn-gate.js";
+
+/** Guard options, or a prebuilt Guard to share with other graphs. */
+export type GuardMiddlewareOptions = GuardOptions | { guard: Guard };
+
+export const GUARD_MIDDLEWARE_NAME = "GuardMiddleware";
+
+/**
+ * Guards every tool call of a LangChain v1 `createAgent` agent:
+ * - beforeAgent: new user input starts a run of the tool rules;
+ * - beforeModel: records the last turn's real outcomes; a Terminal rule ends the run;
+ * - wrapModelCall: binds only the tools (and operations) the rules allow now, forces an
+ *   InitialCall / exit tool, and appends the "Tool usage rules" to the system prompt;
+ * - afterModel: reviews the turn's calls, raising one approval interrupt for all that ask;
+ * - wrapToolCall: gates, runs (timeout, abort, truncation), audits and records each call.
+ *
+ * The guard's tools are registered with the agent by the middleware; tools the guard does not
+ * know are never shown to the model. Put it last in `middleware` so no other wrapToolCall sits
+ * inside it: it runs the tool itself rather than calling the inner handler.
+ */
+export function guardMiddleware(options: GuardMiddlewareOptions) {
+  const guard = "guard" in options ? options.guard : new Guard(options);
+  const gate = new TurnGate();
+
+  return createMiddleware({
+    name: GUARD_MIDDLEWARE_NAME,
+    stateSchema: GuardMiddlewareState,
+    tools: guard.registry.list(),
+
+    beforeAgent: (state) => ({
+      guard: startRun(guard, state.guard, state.guardResults, state.messages),
+      guardResults: null,
+    }),
+
+    beforeModel: {
+      canJumpTo: ["end"],
+      hook: (state) => {
+        if (!hasUnsettledTurn(state.guard, state.guardResults)) return undefined;
+        const settled = settleTurn(guard, state.guard, state.guardResults);
+        return { guard: settled, guardResults: null, ...(settled.next === "end" ? { jumpTo: "end" as const } : {}) };
+      },
+    },
+
+    wrapModelCall: async (request, handler) => {
+      const rules = rulesOf(guard, request.state.guard);
+      const tools = allowedToolsFor(guard, rules, request.tools);
+      const forced = forcedToolFor(guard, request.state.guard, rules);
+      const canForce = forced !== null && tools.length > 0;
+      const response = await handler({
+        ...request,
+        tools,
+        systemPrompt: promptFor(guard, rules, request.systemPrompt),
+        ...(canForce ? { toolChoice: { type: "function" as const, function: { name: forced } } } : {}),
+      });
+      return withForcedCall(guard, response, forced);
+    },
+
+    afterModel: {
+      canJumpTo: ["model"],
+      hook: (state, runtime) => reviewModelTurn(guard, state, { configurable: runtime.configurable, signal: runtime.signal }),
+    },
+
+    wrapToolCall: (request) => guardToolCall(guard, gate, request),
+  });
+}
