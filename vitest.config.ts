@@ -1,6 +1,16 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // README examples import the package by name, as a user would.
+    alias: [
+      { find: /^guarded-graph\/middleware$/, replacement: src("middleware/index.ts") },
+      { find: /^guarded-graph$/, replacement: src("index.ts") },
+    ],
+  },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,

@@ -1,6 +1,5 @@
 import { join } from "node:path";
-import { auditArgs, auditId, openAuditSink, type AuditRecord } from "../src/audit/index.js";
-import { truncateResult } from "../src/guard/truncate.js";
+import { auditArgs, auditId, openAuditSink, truncateResult, type AuditRecord } from "guarded-graph";
 
 /** Writes one guard decision to a durable JSONL audit log, with secrets redacted, and reads it back. */
 export async function auditLogExample(dir: string): Promise<{ records: AuditRecord[]; preview: string }> {

@@ -1,5 +1,5 @@
 // Remote killswitch: one process-wide cached policy, consulted synchronously before every tool call.
-import { sharedKillswitch } from "../src/killswitch/index.js";
+import { sharedKillswitch } from "guarded-graph";
 
 export async function killswitchExample(policyUrl: string, log: (line: string) => void = console.log) {
   const lease = sharedKillswitch(

@@ -1,5 +1,5 @@
 // Tool rules for an ETL agent (seed 001's example 1), checked the way the guard checks them.
-import { assertValidRules, executionPlan, rules, ToolRulesEngine } from "../src/rules/index.js";
+import { assertValidRules, executionPlan, rules, ToolRulesEngine } from "guarded-graph";
 
 export const tools = new Map<string, readonly string[]>([
   ["connect_database", []],

@@ -1,6 +1,6 @@
 import { HumanMessage, ToolMessage, type AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { createDevopsTools, createSandbox } from "../graphs/tools/devops.js";
-import { createModel } from "../src/model/index.js";
+import { createModel } from "guarded-graph";
 
 /**
  * The model and the sandbox tools, with no guard in between: with no OPENAI_API_KEY or

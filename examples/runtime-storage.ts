@@ -1,4 +1,4 @@
-import { acquireThreadLock, listThreads, openCheckpointer, openLedger } from "../src/storage/index.js";
+import { acquireThreadLock, listThreads, openCheckpointer, openLedger } from "guarded-graph";
 
 /** Storage in one place: a checkpointer, a per-thread lock and the exactly-once ledger. */
 export async function storageExample(spec = "sqlite:.guarded-graph/checkpoints.db") {

@@ -4,3 +4,5 @@ export * from "./policy/index.js";
 export * from "./audit/index.js";
 export * from "./killswitch/index.js";
 export * from "./guard/index.js";
+export * from "./storage/index.js";
+export * from "./model/index.js";

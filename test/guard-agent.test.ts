@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
+import { pendingApproval } from "../src/guard/approval.js";
 import type { ApprovalRequest } from "../src/guard/approval.js";
 import { defineTool } from "../src/tools/define-tool.js";
 import { ExecutionLog, k8sTools, prodProtected } from "./helpers/guard-fixtures.js";
@@ -112,6 +113,13 @@ describe("guarded agent: approval through interrupt", () => {
     expect(request.actionRequests[0]).toMatchObject({ name: "kubectl_delete", risk: "high", ruleId: "risk:high" });
     expect(request.reviewConfigs[0]).toMatchObject({ actionName: "kubectl_delete", allowedDecisions: ["approve", "edit", "reject"] });
     expect(log.entries).toHaveLength(0);
+  });
+
+  it("pendingApproval reads the request from an invoke result and from a state snapshot", async () => {
+    const { graph, request } = await interrupted("pending-approval");
+    const snapshot = await graph.getState(thread("pending-approval"));
+    expect(pendingApproval(snapshot)).toEqual(request);
+    expect(pendingApproval({ messages: [] })).toBeUndefined();
   });
 
   it("approve runs the call; a reject answers only its own call", async () => {

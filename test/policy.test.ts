@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   canonicalArgs,
@@ -204,6 +205,20 @@ describe("linear-time regexes", () => {
     // A backtracking engine takes exponential time to fail on this input; RE2 fails in one linear pass.
     expect(regex.test(input)).toBe(false);
     expect(regex.test("aaa")).toBe(true);
+  });
+
+  it("literal alternatives (searched with indexOf) agree with RE2", () => {
+    const word = fc.stringMatching(/^[a-zA-Z0-9 _\-\/:"]{1,6}$/);
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 3 }), fc.string({ maxLength: 30 }), fc.boolean(), (words, input, caseSensitive) => {
+        const pattern = words.join("|");
+        const fast = compileSafeRegex(pattern, { where: "t", caseSensitive });
+        const re2 = compileSafeRegex(`(?:)${pattern}`, { where: "t", caseSensitive }); // the group forces the RE2 path
+        const haystack = `${input}${words[0]!.toUpperCase()}`;
+        expect(fast.test(haystack)).toBe(re2.test(haystack));
+        expect(fast.test(input)).toBe(re2.test(input));
+      }),
+    );
   });
 
   it("refuses lookbehind, lookahead and backreferences at load, naming the rule and pattern", () => {

@@ -153,3 +153,52 @@ export function resumeSchemaFor(pending: readonly ReviewedCall[], allowed: reado
     })
     .describe("{ decisions: [{ type: approve | edit | reject, ... }] } — one per pending call, in order or keyed by toolCallId");
 }
+
+const ApprovalRequestSchema = z.object({
+  type: z.literal("guarded-graph/approval"),
+  actionRequests: z.array(
+    z.object({
+      name: z.string(),
+      args: ArgsSchema,
+      description: z.string(),
+      toolCallId: z.string(),
+      risk: z.string(),
+      ruleId: z.string(),
+      reason: z.string(),
+    }),
+  ),
+  reviewConfigs: z.array(
+    z.object({
+      actionName: z.string(),
+      allowedDecisions: z.array(z.enum(["approve", "edit", "reject"])),
+      argsSchema: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+});
+
+const InterruptCarrier = z.object({ value: z.unknown() });
+
+/**
+ * The guard's pending approval request, read from what `invoke` returned (`__interrupt__`) or from a
+ * state snapshot (`graph.getState(config)`, whose tasks carry the interrupts); undefined when none.
+ */
+export function pendingApproval(result: unknown): ApprovalRequest | undefined {
+  if (result === null || typeof result !== "object") return undefined;
+  const candidates: unknown[] = [];
+  const direct = (result as { __interrupt__?: unknown }).__interrupt__;
+  if (Array.isArray(direct)) candidates.push(...direct);
+  const tasks = (result as { tasks?: unknown }).tasks;
+  if (Array.isArray(tasks)) {
+    for (const task of tasks) {
+      const interrupts = (task as { interrupts?: unknown }).interrupts;
+      if (Array.isArray(interrupts)) candidates.push(...interrupts);
+    }
+  }
+  for (const candidate of candidates) {
+    const carrier = InterruptCarrier.safeParse(candidate);
+    if (!carrier.success) continue;
+    const request = ApprovalRequestSchema.safeParse(carrier.data.value);
+    if (request.success) return request.data;
+  }
+  return undefined;
+}

@@ -17,6 +17,7 @@ type Settled =
   | { kind: "error"; error: unknown }
   | { kind: "abandoned" };
 
+/** Ledger claim of a call without a timeout; a call with one holds its claim for timeout + grace. */
 const LEDGER_LEASE_MS = 60_000;
 const LEDGER_POLL_MS = 100;
 
@@ -81,13 +82,20 @@ export async function executeCall(
   if (!tool || !spec) return finish("error", `Error: tool "${call.name}" is not registered with the guard`);
 
   const ledger = guard.options.ledger;
+  const timeoutMs = spec.timeoutMs ?? guard.options.defaultTimeoutMs;
   if (ledger) {
-    const recorded = await claimOrWait(guard, idempotencyKey);
-    if (recorded !== undefined) return fromLedger(recorded, finish);
+    // A claim outlives the call by at most the grace period, so a call whose worker died is
+    // claimable again soon after it could have finished (the lease cannot be renewed).
+    const leaseMs = timeoutMs !== undefined ? timeoutMs + guard.abortGraceMs + LEDGER_POLL_MS : LEDGER_LEASE_MS;
+    const claim = await claimOrWait(guard, idempotencyKey, leaseMs, config?.signal);
+    if (claim.kind === "aborted") {
+      return finish("cancelled", `Cancelled: ${call.name} did not run: ${describeAbort({ kind: "run" })}`);
+    }
+    if (claim.kind === "done") return fromLedger(claim.recorded, finish);
   }
 
   const batch = joinBatch(batchKey);
-  const timeout = timeoutSignal(spec.timeoutMs ?? guard.options.defaultTimeoutMs);
+  const timeout = timeoutSignal(timeoutMs);
   const signals = [batch.signal, timeout.signal, config?.signal].filter((s): s is AbortSignal => s !== undefined);
   const signal = AbortSignal.any(signals);
   try {
@@ -167,14 +175,25 @@ function asToolMessage(output: unknown, call: ReviewedCall): ToolMessage {
   return new ToolMessage({ content, tool_call_id: call.id, name: call.name, status: "success" });
 }
 
-/** Claims the call in the ledger; returns the recorded result when another run already completed it. */
-async function claimOrWait(guard: Guard, key: string): Promise<string | undefined> {
+type LedgerClaim = { kind: "run" } | { kind: "done"; recorded: string } | { kind: "aborted" };
+
+/**
+ * Claims the call in the ledger: "run" it now, or it is "done" (another run completed it; here is
+ * its recorded result). While another worker's claim is live, waits, unless the run is aborted.
+ */
+async function claimOrWait(
+  guard: Guard,
+  key: string,
+  leaseMs: number,
+  signal: AbortSignal | undefined,
+): Promise<LedgerClaim> {
   const ledger = guard.options.ledger;
-  if (!ledger) return undefined;
+  if (!ledger) return { kind: "run" };
   for (;;) {
-    const claim = await ledger.claim(key, guard.workerId, LEDGER_LEASE_MS);
-    if (claim === "claimed") return undefined;
-    if (claim === "done") return (await ledger.result(key)) ?? JSON.stringify({ content: "" });
+    if (signal?.aborted) return { kind: "aborted" };
+    const claim = await ledger.claim(key, guard.workerId, leaseMs);
+    if (claim === "claimed") return { kind: "run" };
+    if (claim === "done") return { kind: "done", recorded: (await ledger.result(key)) ?? JSON.stringify({ content: "" }) };
     await new Promise((resolve) => setTimeout(resolve, LEDGER_POLL_MS));
   }
 }

@@ -11,6 +11,7 @@ export {
   checkResume,
   DecisionSchema,
   matchDecisions,
+  pendingApproval,
   ResumeSchema,
 } from "./approval.js";
 export type { ActionRequest, ApprovalRequest, ApprovalResume, Decision, ReviewConfig } from "./approval.js";

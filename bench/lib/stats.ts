@@ -1,0 +1,40 @@
+import { performance } from "node:perf_hooks";
+
+export function median(values: readonly number[]): number {
+  return percentile(values, 0.5);
+}
+
+/** Nearest-rank percentile (`p` in 0..1) of unsorted values; NaN when empty. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  if (p === 0.5 && sorted.length % 2 === 0) {
+    const mid = sorted.length / 2;
+    return ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+  }
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? Number.NaN;
+}
+
+/** Milliseconds taken by `fn`. */
+export async function timeMs(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+export function round(value: number, digits = 3): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** Contenders in a different order each round (rotation), so drift in machine load hits all alike. */
+export function rotation<T>(items: readonly T[], roundIndex: number): T[] {
+  const k = roundIndex % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
+export async function gcIfExposed(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) gc();
+  await new Promise((resolve) => setImmediate(resolve));
+}

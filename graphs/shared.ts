@@ -1,0 +1,157 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEFAULT_AUDIT_SPEC, openAuditSink } from "../src/audit/open.js";
+import type { AuditSink } from "../src/audit/types.js";
+import { createGuardedAgent } from "../src/guard/agent.js";
+import { guardFromPolicy } from "../src/guard/from-policy.js";
+import { Guard } from "../src/guard/guard.js";
+import type { GuardOptions } from "../src/guard/options.js";
+import { createModel } from "../src/model/create-model.js";
+import { loadPolicyFile } from "../src/policy/file.js";
+import type { LoadedPolicy } from "../src/policy/file.js";
+import type { AnyTool } from "../src/tools/types.js";
+
+export const GRAPH_NAMES = ["devops", "etl", "memory"] as const;
+export type GraphName = (typeof GRAPH_NAMES)[number];
+
+/** Options every graph factory takes. */
+export interface GraphOptions {
+  /** Omit on LangGraph Platform: the server injects its own. */
+  checkpointer?: BaseCheckpointSaver;
+  store?: BaseStore;
+  /** Policy file path; default: the graph's file under `policies/` (or none for graphs without one). */
+  policy?: string;
+  /** Any LangChain chat model; default `createModel()` (ChatOpenAI from env, else the scripted scenario). */
+  model?: BaseChatModel;
+  /** Audit sink; default: the one the policy names, else none. */
+  audit?: AuditSink;
+  /** Extra guard options (bypass, timeouts, ...). */
+  guardOptions?: Partial<Omit<GuardOptions, "tools" | "audit">>;
+  /** Environment the model is configured from (default `process.env`). */
+  env?: Record<string, string | undefined>;
+}
+
+export type GuardedGraph = ReturnType<typeof createGuardedAgent>;
+
+/** A compiled graph plus what it holds open. */
+export interface ReadyGraph {
+  name: GraphName;
+  graph: GuardedGraph;
+  guard: Guard;
+  policy: LoadedPolicy | undefined;
+  audit: AuditSink | undefined;
+  close(): Promise<void>;
+}
+
+/** The package root (holds `policies/` and `scenarios/`), found from this module's location. */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(dir, "package.json");
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name === "guarded-graph") {
+      return dir;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error("cannot find the guarded-graph package root (policies/, scenarios/)");
+    dir = parent;
+  }
+}
+
+export function bundledPolicy(file: string): string {
+  return join(packageRoot(), "policies", file);
+}
+
+/**
+ * Policy path from the environment: `GUARDED_GRAPH_POLICY_<NAME>` (e.g. GUARDED_GRAPH_POLICY_DEVOPS),
+ * else `GUARDED_GRAPH_POLICY`. Never from the request: a caller must not pick its own policy.
+ */
+export function policyFromEnv(name: GraphName, env: Record<string, string | undefined> = process.env): string | undefined {
+  const value = env[`GUARDED_GRAPH_POLICY_${name.toUpperCase()}`]?.trim() || env.GUARDED_GRAPH_POLICY?.trim();
+  return value ? resolve(value) : undefined;
+}
+
+export interface AssembleOptions {
+  name: GraphName;
+  tools: readonly AnyTool[];
+  /** Policy path, or undefined for a guard from the tools' own risk and `rules`. */
+  policyPath: string | undefined;
+  scenario: string;
+  systemPrompt: string;
+  rules?: GuardOptions["rules"];
+  options: GraphOptions;
+  /** Called by close() after the guard is released (e.g. to close a memory store). */
+  onClose?: () => Promise<void>;
+}
+
+/** Builds the guard (from a policy file when given) and the guarded agent around it. */
+export async function assembleGraph(spec: AssembleOptions): Promise<ReadyGraph> {
+  const { options } = spec;
+  const base: GuardOptions = { ...options.guardOptions, tools: spec.tools, rules: spec.rules, audit: options.audit };
+  let guard: Guard;
+  let policy: LoadedPolicy | undefined;
+  let audit = options.audit;
+  let release: () => Promise<void> = async () => undefined;
+  if (spec.policyPath !== undefined) {
+    const loaded = await loadPolicyFile(spec.policyPath);
+    const policyGuard = await guardFromPolicy(loaded, base);
+    ({ guard, policy, audit } = policyGuard);
+    release = policyGuard.close;
+  } else {
+    guard = new Guard(base);
+  }
+  const model = options.model ?? createModel({ scenario: spec.scenario, env: options.env });
+  const graph = createGuardedAgent({
+    model,
+    guard,
+    tools: [],
+    systemPrompt: spec.systemPrompt,
+    checkpointer: options.checkpointer,
+    store: options.store,
+    name: spec.name,
+  });
+  let closed = false;
+  return {
+    name: spec.name,
+    graph,
+    guard,
+    policy,
+    audit,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await release();
+      await spec.onClose?.();
+    },
+  };
+}
+
+/**
+ * The `graph` export for langgraph.json: a function of the run config that LangGraph Platform calls
+ * (it injects its checkpointer and store). Built once per process and policy; the audit log goes
+ * where the policy says, else `GUARDED_GRAPH_AUDIT`, else the default JSONL file.
+ */
+export function platformGraph(
+  name: GraphName,
+  defaultPolicy: string | undefined,
+  build: (options: GraphOptions) => Promise<ReadyGraph>,
+): () => Promise<GuardedGraph> {
+  const cache = new Map<string, Promise<ReadyGraph>>();
+  return async () => {
+    const policy = policyFromEnv(name) ?? defaultPolicy;
+    const key = policy ?? "";
+    let ready = cache.get(key);
+    if (!ready) {
+      ready = (async () => {
+        const policyAudit = policy === undefined ? undefined : (await loadPolicyFile(policy)).audit;
+        const audit = policyAudit ? undefined : await openAuditSink(process.env.GUARDED_GRAPH_AUDIT?.trim() || DEFAULT_AUDIT_SPEC);
+        return build({ ...(policy === undefined ? {} : { policy }), ...(audit ? { audit } : {}) });
+      })();
+      cache.set(key, ready);
+      ready.catch(() => cache.delete(key));
+    }
+    return (await ready).graph;
+  };
+}
