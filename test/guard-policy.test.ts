@@ -50,7 +50,7 @@ describe("the DevOps policy through the guarded agent", () => {
         { name: "kubectl_delete", args: { resource: "deployment", name: "api", namespace: "staging" }, id: "s" },
       ])
       .respond(new AIMessage("done"));
-    const graph = createGuardedAgent({ model, guard: pg.guard, tools: [], checkpointer: new MemorySaver() });
+    const graph = createGuardedAgent({ model, guard: pg.guard, checkpointer: new MemorySaver() });
     const first = await graph.invoke({ messages: [new HumanMessage("clean up")] }, thread("devops"));
     const request = (first as { __interrupt__?: { value: ApprovalRequest }[] }).__interrupt__?.[0]?.value;
     expect(request?.actionRequests.map((a) => [a.toolCallId, a.ruleId])).toEqual([["s", "permission:k8s-destructive"]]);
@@ -85,7 +85,7 @@ describe("the killswitch through the guard", () => {
     const model = fakeModel()
       .respondWithTools([{ name: "kubectl_get", args: { resource: "pods" }, id: "g" }])
       .respond(new AIMessage("ok"));
-    const graph = createGuardedAgent({ model, guard: pg.guard, tools: [], checkpointer: new MemorySaver() });
+    const graph = createGuardedAgent({ model, guard: pg.guard, checkpointer: new MemorySaver() });
     const out = await graph.invoke({ messages: [new HumanMessage("list")] }, thread("stop"));
     expect(toolMessages(out.messages)[0]?.content).toMatch(/killswitch:stop-all/);
   });

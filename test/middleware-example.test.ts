@@ -45,3 +45,12 @@ describe("examples/middleware-basic.ts", () => {
     expect(toolMessages(out.messages)[0]?.content).toMatch(/MustFollow/);
   });
 });
+
+describe("docs/readme/middleware.md", () => {
+  it("shows examples/middleware-basic.ts as it is", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const doc = await readFile(new URL("../docs/readme/middleware.md", import.meta.url), "utf8");
+    const example = await readFile(new URL("../examples/middleware-basic.ts", import.meta.url), "utf8");
+    expect(doc).toContain(`\`\`\`ts\n// examples/middleware-basic.ts\n${example}\`\`\``);
+  });
+});

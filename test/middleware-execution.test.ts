@@ -113,3 +113,33 @@ describe("guardMiddleware: execution", () => {
     expect(out.guard.rules?.runCounts.chatty).toBe(1);
   });
 });
+
+describe("guardMiddleware: createAgent tool behaviour v1", () => {
+  it("guards calls when one tools node runs the whole turn", async () => {
+    const events: string[] = [];
+    const tools = ["first", "second"].map((name) =>
+      defineTool({
+        name,
+        description: name,
+        schema: z.object({}),
+        risk: name === "second" ? "always-deny" : "low",
+        execute: () => {
+          events.push(name);
+          return `${name} ok`;
+        },
+      }),
+    );
+    const model = fakeModel()
+      .respondWithTools([
+        { name: "first", args: {}, id: "v1" },
+        { name: "second", args: {}, id: "v2" },
+      ])
+      .respond(new AIMessage("done"));
+    const agent = createAgent({ model, version: "v1", middleware: [guardMiddleware({ tools })], checkpointer: new MemorySaver() });
+    const out = await agent.invoke({ messages: [new HumanMessage("go")] }, thread("mw-v1"));
+    expect(events).toEqual(["first"]);
+    expect(out.guard.rules?.runCounts).toEqual({ first: 1 });
+    expect(out.messages.at(-1)?.content).toBe("done");
+    expectNoOrphans(out.messages);
+  });
+});

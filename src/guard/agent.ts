@@ -14,7 +14,8 @@ import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall } from "./state.js";
 import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "./turn.js";
 
-export interface GuardedAgentOptions extends GuardOptions {
+/** Guard options (or a prebuilt `guard`) plus the model and the graph's persistence. */
+export interface GuardedAgentOptions extends Partial<GuardOptions> {
   model: BaseChatModel;
   systemPrompt?: string;
   checkpointer?: BaseCheckpointSaver;
@@ -37,12 +38,17 @@ type ToolTask = z.infer<typeof ToolTaskSchema>;
  * call, batch by batch) ──▶ collect ──▶ agent | END. Rule state lives in the checkpointed graph state.
  */
 export function createGuardedAgent(options: GuardedAgentOptions) {
-  const guard = options.guard ?? new Guard(options);
+  const guard = options.guard ?? new Guard({ ...options, tools: requireTools(options.tools) });
   return buildGuardedGraph(guard, options).compile({
     checkpointer: options.checkpointer,
     store: options.store,
     name: options.name ?? "guarded_agent",
   });
+}
+
+function requireTools(tools: GuardOptions["tools"] | undefined): GuardOptions["tools"] {
+  if (tools === undefined) throw new TypeError("createGuardedAgent needs `tools` (or a prebuilt `guard`)");
+  return tools;
 }
 
 export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt">) {

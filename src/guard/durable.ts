@@ -6,8 +6,8 @@ import type { ThreadLock } from "../storage/lock.js";
 import { resolveStorageSpec } from "../storage/spec.js";
 
 /** What durable runs need of a compiled graph (any `createGuardedAgent` graph with a checkpointer). */
-export interface DurableGraph<Output> {
-  invoke(input: Command | null, config: RunnableConfig): Promise<Output>;
+export interface DurableGraph<Output, Input = never> {
+  invoke(input: Input | Command | null, config: RunnableConfig): Promise<Output>;
   getState(config: RunnableConfig): Promise<StateSnapshot>;
 }
 
@@ -61,11 +61,11 @@ async function lockThread(threadId: string, options: DurableRunOptions): Promise
  * `step` sees the thread's latest checkpoint (read after the lock is taken) and returns the input
  * to run, or a reason to run nothing.
  */
-export async function runThreadLocked<Output>(
-  graph: DurableGraph<Output>,
+export async function runThreadLocked<Output, Input = never>(
+  graph: DurableGraph<Output, Input>,
   threadId: string,
   options: DurableRunOptions,
-  step: (snapshot: StateSnapshot, interrupts: Interrupt[]) => { input: Command | null } | { idle: string },
+  step: (snapshot: StateSnapshot, interrupts: Interrupt[]) => { input: Input | Command | null } | { idle: string },
 ): Promise<DurableOutcome<Output>> {
   const lock = await lockThread(threadId, options);
   if (lock === null) return { status: "busy" };
@@ -82,13 +82,25 @@ export async function runThreadLocked<Output>(
   }
 }
 
+/** Runs new input (e.g. `{ messages: [new HumanMessage(...)] }`) on a thread under its lock, unless it waits for an approval. */
+export function startThread<Output, Input>(
+  graph: DurableGraph<Output, Input>,
+  threadId: string,
+  input: Input,
+  options: DurableRunOptions = {},
+): Promise<DurableOutcome<Output>> {
+  return runThreadLocked(graph, threadId, options, (_snapshot, interrupts) =>
+    interrupts.length > 0 ? { idle: "the thread waits for an approval: resume it with decisions" } : { input },
+  );
+}
+
 /**
  * Answers a thread's pending approval interrupt under the thread lock. When another worker holds
  * the lock the answer is "busy"; when the thread no longer waits for an answer (another worker
  * already resumed it) the answer is "idle". Either way nothing runs, so a resume is never applied twice.
  */
-export function resumeThread<Output>(
-  graph: DurableGraph<Output>,
+export function resumeThread<Output, Input = never>(
+  graph: DurableGraph<Output, Input>,
   threadId: string,
   resume: unknown,
   options: DurableRunOptions = {},
@@ -102,8 +114,8 @@ export function resumeThread<Output>(
  * Continues a thread whose worker stopped mid-step (crash, kill, lost connection): runs the
  * unfinished tasks of its latest checkpoint. Calls whose writes were saved are not run again.
  */
-export function continueThread<Output>(
-  graph: DurableGraph<Output>,
+export function continueThread<Output, Input = never>(
+  graph: DurableGraph<Output, Input>,
   threadId: string,
   options: DurableRunOptions = {},
 ): Promise<DurableOutcome<Output>> {

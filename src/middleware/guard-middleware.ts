@@ -2,7 +2,7 @@ import { createMiddleware } from "langchain";
 import { Guard } from "../guard/guard.js";
 import type { GuardOptions } from "../guard/options.js";
 import { reviewModelTurn } from "./after-model.js";
-import { allowedToolsFor, forcedToolFor, promptFor, rulesOf, withForcedCall } from "./model-call.js";
+import { allowedToolsFor, forcedToolFor, promptFor, rulesOf, toolName, withForcedCall } from "./model-call.js";
 import { hasUnsettledTurn, settleTurn, startRun } from "./run-state.js";
 import { GuardMiddlewareState } from "./state.js";
 import { guardToolCall } from "./tool-call.js";
@@ -53,7 +53,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       const rules = rulesOf(guard, request.state.guard);
       const tools = allowedToolsFor(guard, rules, request.tools);
       const forced = forcedToolFor(guard, request.state.guard, rules);
-      const canForce = forced !== null && tools.length > 0;
+      const canForce = forced !== null && tools.some((t) => toolName(t) === forced);
       const response = await handler({
         ...request,
         tools,

@@ -8,7 +8,7 @@ import type { RuleState } from "../rules/types.js";
 
 type AgentTool = ClientTool | ServerTool;
 
-function toolName(tool: AgentTool): string | undefined {
+export function toolName(tool: AgentTool): string | undefined {
   const record = tool as { name?: unknown; function?: { name?: unknown } };
   if (typeof record.name === "string") return record.name;
   return typeof record.function?.name === "string" ? record.function.name : undefined;

@@ -1,0 +1,51 @@
+import { z } from "zod";
+import type { ApprovalRequest } from "../guard/approval.js";
+import type { GuardedGraph } from "../../graphs/shared.js";
+
+const actionRequestSchema = z.object({
+  name: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  description: z.string(),
+  toolCallId: z.string(),
+  risk: z.string(),
+  ruleId: z.string(),
+  reason: z.string(),
+});
+
+const approvalRequestSchema = z.object({
+  type: z.literal("guarded-graph/approval"),
+  actionRequests: z.array(actionRequestSchema),
+  reviewConfigs: z.array(
+    z.object({
+      actionName: z.string(),
+      allowedDecisions: z.array(z.enum(["approve", "edit", "reject"])),
+      argsSchema: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+});
+
+/** An interrupt value read back from a checkpoint, checked before the CLI trusts it. */
+export function parseApprovalRequest(value: unknown): ApprovalRequest | undefined {
+  const parsed = approvalRequestSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+export interface ThreadStatus {
+  /** The approval the thread waits for, if any. */
+  pending: ApprovalRequest | undefined;
+  /** Whether the graph has steps left (interrupted or crashed mid-run). */
+  hasNext: boolean;
+  /** Whether the thread has any checkpoint. */
+  exists: boolean;
+  values: Record<string, unknown>;
+}
+
+export async function threadStatus(graph: GuardedGraph, threadId: string): Promise<ThreadStatus> {
+  const state = await graph.getState({ configurable: { thread_id: threadId } });
+  let pending: ApprovalRequest | undefined;
+  for (const task of state.tasks) {
+    for (const item of task.interrupts ?? []) pending ??= parseApprovalRequest(item.value);
+  }
+  const values = (state.values ?? {}) as Record<string, unknown>;
+  return { pending, hasNext: state.next.length > 0, exists: state.config.configurable?.checkpoint_id !== undefined, values };
+}

@@ -1,0 +1,75 @@
+import type { AuditRecord } from "../audit/types.js";
+import type { ActionRequest, ApprovalRequest } from "../guard/approval.js";
+
+/** Where the CLI writes: results on `out`, progress and notices on `err`. */
+export interface Output {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+export const stdOutput: Output = {
+  out: (line) => void process.stdout.write(`${line}\n`),
+  err: (line) => void process.stderr.write(`${line}\n`),
+};
+
+const INDENT = "         ";
+
+export function compactJson(value: unknown, max = 200): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** First lines of a tool result, indented under its heading. */
+export function excerpt(text: string, maxLines = 6): string[] {
+  const lines = text.trimEnd().split("\n");
+  const shown = lines.slice(0, maxLines).map((line) => `${INDENT}${line}`);
+  if (lines.length > maxLines) shown.push(`${INDENT}… (${lines.length - maxLines} more lines)`);
+  return shown;
+}
+
+export function label(kind: string): string {
+  return kind.padEnd(INDENT.length - 1);
+}
+
+/** One guard decision or human answer from the audit log. */
+export function formatAuditLine(record: AuditRecord): string {
+  if (record.event === "human") {
+    const who = record.actor ? ` by ${record.actor}` : "";
+    const note = typeof record.detail?.message === "string" ? `: ${record.detail.message}` : "";
+    return `${label("human")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})${who}${note}`;
+  }
+  if (record.event === "outcome") return `${label("outcome")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})`;
+  return `${label("guard")} ${record.decision.padEnd(6)} ${record.tool} ${record.args}  [rule ${record.ruleId}] ${record.reason}`;
+}
+
+/** A full audit row for `guarded-graph audit`. */
+export function formatAuditRow(record: AuditRecord): string {
+  const time = new Date(record.at).toISOString();
+  const who = record.actor ? ` actor=${record.actor}` : "";
+  return `${time}  ${record.threadId}  ${record.event.padEnd(8)} ${record.decision.padEnd(8)} ${record.tool} ${record.args}  rule=${record.ruleId}${who}  ${record.reason}`;
+}
+
+export function formatAction(action: ActionRequest, index: number): string[] {
+  return [
+    `  ${index + 1}. ${action.name}   call id: ${action.toolCallId}`,
+    `     args:   ${JSON.stringify(action.args)}`,
+    `     risk:   ${action.risk}`,
+    `     rule:   ${action.ruleId}`,
+    `     reason: ${action.reason}`,
+  ];
+}
+
+/** The pending calls and the commands that answer them. */
+export function formatPending(threadId: string, request: ApprovalRequest, bin = "guarded-graph"): string[] {
+  const n = request.actionRequests.length;
+  const lines = [`⏸  approval needed on thread ${threadId}: ${n} pending call${n === 1 ? "" : "s"}`];
+  request.actionRequests.forEach((action, i) => lines.push(...formatAction(action, i)));
+  const first = request.actionRequests[0]?.toolCallId ?? "CALL_ID";
+  lines.push(
+    "  answer with one of:",
+    `    ${bin} approve ${threadId}${n > 1 ? "            # approves every pending call" : ""}`,
+    `    ${bin} reject ${threadId} ${first} --message "why"`,
+    `    ${bin} edit ${threadId} ${first} --args '${JSON.stringify(request.actionRequests[0]?.args ?? {})}'`,
+  );
+  return lines;
+}
