@@ -6,3 +6,6 @@ export * from "./killswitch/index.js";
 export * from "./guard/index.js";
 export * from "./storage/index.js";
 export * from "./model/index.js";
+export * from "./memory/index.js";
+export * from "./sources/index.js";
+export * from "./builtin/index.js";

@@ -1,5 +1,6 @@
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
+import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { createOpsAgent, runWithReview } from "../examples/middleware-basic.js";
 import type { ApprovalRequest } from "../src/guard/approval.js";
@@ -48,7 +49,6 @@ describe("examples/middleware-basic.ts", () => {
 
 describe("docs/readme/middleware.md", () => {
   it("shows examples/middleware-basic.ts as it is", async () => {
-    const { readFile } = await import("node:fs/promises");
     const doc = await readFile(new URL("../docs/readme/middleware.md", import.meta.url), "utf8");
     const example = await readFile(new URL("../examples/middleware-basic.ts", import.meta.url), "utf8");
     expect(doc).toContain(`\`\`\`ts\n// examples/middleware-basic.ts\n${example}\`\`\``);

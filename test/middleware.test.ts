@@ -61,6 +61,25 @@ describe("guardMiddleware: permission outcomes", () => {
     expect(out.messages.at(-1)?.content).toBe("could not");
     expectNoOrphans(out.messages);
   });
+  it("never shows the model a tool the guard does not know, and refuses a call to one", async () => {
+    const stray = defineTool({ name: "stray", description: "not guarded", schema: z.object({}), execute: () => "ran" });
+    const model = fakeModel()
+      .respondWithTools([{ name: "stray", args: {}, id: "u1" }])
+      .respond(new AIMessage("ok"));
+    const bindings = recordBindings(model);
+    const log = new ExecutionLog();
+    const agent = createAgent({
+      model,
+      tools: [stray],
+      middleware: [guardMiddleware({ tools: k8sTools(log), permissions: prodProtected })],
+      checkpointer: new MemorySaver(),
+    });
+    const out = await agent.invoke({ messages: [new HumanMessage("x")] }, thread("mw-unknown"));
+    expect(bindings[0]?.names).toEqual(["kubectl_get", "kubectl_delete"]);
+    const refusal = toolMessages(out.messages)[0];
+    expect(refusal?.content).toMatch(/unknown tool "stray".*kubectl_get/);
+    expectNoOrphans(out.messages);
+  });
 });
 
 describe("guardMiddleware: approval through interrupt", () => {

@@ -78,7 +78,7 @@ export async function streamRun(
   const config = { configurable: { thread_id: threadId }, streamMode: ["updates" as const] };
   progress.start("waiting for the model");
   try {
-    const stream = await graph.stream(input, config);
+    const stream = await graph.stream(input as Parameters<GuardedGraph["stream"]>[0], config);
     for await (const [, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
       progress.stop();
       for (const [node, update] of Object.entries(chunk)) {
