@@ -1,0 +1,2 @@
+import { benchW2 } from "../w2-decisions.js";
+console.log(await benchW2({ quick: process.argv.includes("--quick") }));

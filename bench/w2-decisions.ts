@@ -1,0 +1,113 @@
+import { performance } from "node:perf_hooks";
+import { z } from "zod";
+import { Guard, type RawToolCall } from "../src/guard/index.js";
+import { PermissionPolicy } from "../src/policy/index.js";
+import type { ToolRule } from "../src/rules/types.js";
+import { defineTool } from "../src/tools/index.js";
+import { benchmarkRules } from "./policy.bench.js";
+import { localKillswitch } from "./lib/policy-server.js";
+import { atLeast, type BenchRow } from "./lib/result.js";
+import { percentile, round } from "./lib/stats.js";
+
+const TOOLS = 100;
+
+const Input = z.object({
+  namespace: z.string(),
+  path: z.string(),
+  opts: z.object({ level: z.number(), verbose: z.boolean() }),
+  query: z.string(),
+  user: z.string().optional(),
+});
+
+function tools() {
+  return Array.from({ length: TOOLS }, (_, i) =>
+    defineTool({ name: `tool_${i}`, description: `tool ${i}`, schema: Input, risk: i % 10 === 9 ? "high" : "low", execute: () => "ok" }),
+  );
+}
+
+/** 50 tool rules: limits, cooldowns, ordering and exclusive groups over the 100 tools. */
+function toolRules(): ToolRule[] {
+  const rules: ToolRule[] = [];
+  for (let i = 0; rules.length < 50; i++) {
+    const t = `tool_${(i * 7) % TOOLS}`;
+    switch (i % 5) {
+      case 0:
+        rules.push({ id: `w2-${i}`, type: "MaxCalls", tool: t, max: 1_000_000 });
+        break;
+      case 1:
+        rules.push({ id: `w2-${i}`, type: "MaxCalls", tool: t, max: 3, scope: "thread" });
+        break;
+      case 2:
+        rules.push({ id: `w2-${i}`, type: "Cooldown", tool: t, durationMs: 5 });
+        break;
+      case 3:
+        rules.push({ id: `w2-${i}`, type: "MustFollow", tool: t, conditions: ["tool_0"] });
+        break;
+      default:
+        rules.push({ id: `w2-${i}`, type: "ExclusiveGroup", tool: t, conditions: [`tool_${(i * 7 + 1) % TOOLS}`] });
+    }
+  }
+  return rules;
+}
+
+function calls(): RawToolCall[] {
+  return Array.from({ length: 200 }, (_, i) => ({
+    id: `c${i}`,
+    name: `tool_${i % TOOLS}`,
+    args: {
+      namespace: i % 7 === 0 ? "prod-8" : "staging",
+      path: i % 5 === 0 ? "/srv/1/data.db" : `/workspace/2/file-${i}.txt`,
+      opts: { level: i % 4, verbose: true },
+      query: i % 9 === 0 ? "DROP  table_5;" : "select 1",
+      ...(i % 3 === 0 ? { user: "alice" } : {}),
+    },
+  }));
+}
+
+/**
+ * W2: the review alone (schema parse, killswitch, 1,000 permission rules, 50 tool rules), one call
+ * per `reviewTurn`. Throughput over a tight loop; p50/p99 from a separately timed sample.
+ */
+export async function benchW2(opts: { quick: boolean }): Promise<BenchRow[]> {
+  const ks = await localKillswitch({ denyTools: ["tool_9?"], askTools: ["tool_8?"] });
+  try {
+    const guard = new Guard({
+      tools: tools(),
+      rules: toolRules(),
+      permissions: new PermissionPolicy(benchmarkRules()),
+      killswitch: ks.killswitch,
+    });
+    let state = guard.initialRuleState();
+    for (let i = 0; i < 30; i++) state = guard.engine.record(state, { tool: `tool_${i}`, callId: `w${i}`, success: true, at: 0 });
+    const all = calls();
+    const outcomes = { run: 0, refuse: 0, ask: 0 };
+    const review = async (i: number) => {
+      const { reviewed } = await guard.reviewTurn(state, [all[i % all.length]!]);
+      outcomes[reviewed[0]!.outcome]++;
+    };
+    for (let i = 0; i < 20_000; i++) await review(i); // warm-up
+
+    const iterations = opts.quick ? 30_000 : 300_000;
+    const start = performance.now();
+    for (let i = 0; i < iterations; i++) await review(i);
+    const perSecond = iterations / ((performance.now() - start) / 1000);
+
+    const samples: number[] = [];
+    const sampleCount = opts.quick ? 10_000 : 50_000;
+    for (let i = 0; i < sampleCount; i++) {
+      const t0 = performance.now();
+      await review(i);
+      samples.push((performance.now() - t0) * 1000);
+    }
+    if (outcomes.run === 0 || outcomes.refuse === 0 || outcomes.ask === 0) throw new Error(`W2 mix lacks an outcome: ${JSON.stringify(outcomes)}`);
+    const total = outcomes.run + outcomes.refuse + outcomes.ask;
+    const mix = `run ${Math.round((outcomes.run / total) * 100)}% / refuse ${Math.round((outcomes.refuse / total) * 100)}% / ask ${Math.round((outcomes.ask / total) * 100)}%`;
+    return [
+      { workload: "W2", contender: "guard.reviewTurn", metric: "decisions per second", value: Math.round(perSecond), unit: "/s", ...atLeast(perSecond, 100_000, "/s"), note: mix },
+      { workload: "W2", contender: "guard.reviewTurn", metric: "p50 latency", value: round(percentile(samples, 0.5), 2), unit: "µs" },
+      { workload: "W2", contender: "guard.reviewTurn", metric: "p99 latency", value: round(percentile(samples, 0.99), 2), unit: "µs" },
+    ];
+  } finally {
+    await ks.close();
+  }
+}

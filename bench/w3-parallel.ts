@@ -1,0 +1,56 @@
+import { MemorySaver } from "@langchain/langgraph";
+import { MemoryAuditSink } from "../src/audit/index.js";
+import { createGuardedAgent } from "../src/guard/index.js";
+import { plainToolNode, type Contender } from "./lib/contenders.js";
+import { LoopModel } from "./lib/loop-model.js";
+import { NOOP_ARGS, sleepTool } from "./lib/noop-tools.js";
+import { atMost, type BenchRow } from "./lib/result.js";
+import { median, rotation, round, timeMs } from "./lib/stats.js";
+
+const CALLS = 16;
+const SLEEP_MS = 50;
+const MAX_CONCURRENCY = 8;
+const IDEAL_MS = Math.ceil(CALLS / MAX_CONCURRENCY) * SLEEP_MS;
+
+/**
+ * W3: one model turn with 16 concurrency-safe calls that each sleep 50 ms. Ours runs them in batches
+ * of maxConcurrency 8 (ideal 100 ms); LangGraph's ToolNode runs all 16 at once (ideal 50 ms).
+ * Wall time of the whole run (model turn, tools, final answer), median of interleaved rounds.
+ */
+export async function benchW3(opts: { quick: boolean }): Promise<BenchRow[]> {
+  const rounds = opts.quick ? 3 : 15;
+  const tools = [sleepTool("sleep_50", SLEEP_MS)];
+  const calls = Array.from({ length: CALLS }, () => "sleep_50");
+  const toolNode = plainToolNode({ turnsPerRun: 1, checkpointer: () => new MemorySaver(), tools, calls });
+  const agent = createGuardedAgent({
+    model: new LoopModel({ turnsPerRun: 1, calls, args: NOOP_ARGS }),
+    tools,
+    audit: new MemoryAuditSink(),
+    checkpointer: new MemorySaver(),
+    maxConcurrency: MAX_CONCURRENCY,
+  });
+  const guarded: Contender = {
+    id: "c",
+    label: "guarded",
+    invoke: async (threadId, text) =>
+      (await agent.invoke({ messages: [{ role: "user", content: text }] }, { configurable: { thread_id: threadId } })).messages,
+  };
+  const expected = 3 + CALLS;
+  const once = async (c: Contender, thread: string) => {
+    const messages = await c.invoke(thread, "go");
+    if (messages.length !== expected) throw new Error(`W3 ${c.id}: ${messages.length} messages, expected ${expected}`);
+  };
+  await once(toolNode, "warm-a");
+  await once(guarded, "warm-c");
+  const ms: Record<string, number[]> = { a: [], c: [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const c of rotation([toolNode, guarded], r)) ms[c.id]!.push(await timeMs(() => once(c, `r${r}`)));
+  }
+  const ours = median(ms.c!);
+  const theirs = median(ms.a!);
+  return [
+    { workload: "W3", contender: "(c) guarded, maxConcurrency 8", metric: "wall time, 16 × 50 ms", value: round(ours, 1), unit: "ms", ratio: round(ours / IDEAL_MS), ratioOf: `/ ideal ${IDEAL_MS} ms`, ...atMost(round(ours / IDEAL_MS, 2), 1.1) },
+    { workload: "W3", contender: "(a) ToolNode, unbounded Promise.all", metric: "wall time, 16 × 50 ms", value: round(theirs, 1), unit: "ms", ratio: round(theirs / SLEEP_MS), ratioOf: `/ ideal ${SLEEP_MS} ms` },
+    { workload: "W3", contender: "(c) vs (a)", metric: "ratio", value: round(ours / theirs), unit: "×", ratio: round(ours / theirs), ratioOf: "(c)/(a)", note: `bounded batches: ideal ratio ${IDEAL_MS / SLEEP_MS}` },
+  ];
+}

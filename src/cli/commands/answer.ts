@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { resumeFromAnswers, parseArgsJson, type Answers } from "../decisions.js";
+import { drive } from "../drive.js";
+import { CliError } from "../errors.js";
+import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
+import { threadStatus } from "../pending.js";
+import type { Output } from "../render.js";
+import { actorOf, buildGraph, lockThread, openCliAudit, openSession, parseThreadId } from "../session.js";
+import { APPROVAL_FLAG_OPTIONS, approvalMode } from "./run.js";
+
+export type AnswerKind = "approve" | "reject" | "edit";
+
+export const ANSWER_USAGE = {
+  approve: "approve THREAD [CALL_ID...] [--reject ID]... [--reject-rest] [--message TEXT]",
+  reject: "reject THREAD CALL_ID... --message TEXT [--approve ID]... [--reject-rest]",
+  edit: "edit THREAD CALL_ID --args JSON [--approve ID]... [--reject ID]... [--reject-rest]",
+} as const;
+
+const answerFlags = z.object({
+  ...storageFlagsSchema,
+  approve: z.array(z.string().min(1)).optional(),
+  reject: z.array(z.string().min(1)).optional(),
+  message: z.string().optional(),
+  args: z.string().optional(),
+  "reject-rest": z.boolean().optional(),
+  yes: z.boolean().optional(),
+  interactive: z.boolean().optional(),
+  "no-interactive": z.boolean().optional(),
+  actor: z.string().min(1).optional(),
+});
+
+/** `approve`, `reject` and `edit`: one decision per pending call, checked, then the run continues and streams. */
+export async function answerCommand(kind: AnswerKind, argv: string[], output: Output): Promise<number> {
+  const { flags, positionals } = parseFlags(
+    kind,
+    argv,
+    {
+      ...STORAGE_OPTIONS,
+      ...APPROVAL_FLAG_OPTIONS,
+      approve: { type: "string", multiple: true },
+      reject: { type: "string", multiple: true },
+      message: { type: "string" },
+      args: { type: "string" },
+      "reject-rest": { type: "boolean" },
+    },
+    answerFlags,
+  );
+  const usage = `Usage: ${ANSWER_USAGE[kind]}`;
+  const [threadArg, ...ids] = positionals;
+  if (threadArg === undefined) throw new CliError(`${kind}: which thread? ${usage}`, 2);
+  const threadId = parseThreadId(threadArg);
+  const answers: Answers = {
+    approve: [...(flags.approve ?? [])],
+    approveAll: false,
+    reject: [...(flags.reject ?? [])],
+    message: flags.message,
+    edits: [],
+    rejectRest: flags["reject-rest"] === true,
+  };
+  if (kind === "approve") {
+    if (ids.length === 0) answers.approveAll = true;
+    answers.approve.push(...ids);
+  } else if (kind === "reject") {
+    if (ids.length === 0) throw new CliError(`reject: name the call(s) to reject. ${usage}`, 2);
+    answers.reject.push(...ids);
+  } else {
+    const [id, ...more] = ids;
+    if (id === undefined || more.length > 0 || flags.args === undefined) throw new CliError(`edit: name one call and give --args. ${usage}`, 2);
+    answers.edits.push({ id, args: parseArgsJson(flags.args, id) });
+  }
+  if (kind !== "edit" && flags.args !== undefined) throw new CliError(`${kind}: --args only goes with edit. ${usage}`, 2);
+  const mode = approvalMode(flags);
+
+  const session = await openSession(flags);
+  try {
+    const entry = await session.registry.get(threadId);
+    if (!entry) {
+      const known = (await session.registry.list()).map((e) => e.threadId);
+      throw new CliError(`no thread ${threadId} in ${session.spec}; threads: ${known.join(", ") || "(none)"}`);
+    }
+    const lock = await lockThread(session, threadId);
+    const policy = entry.policy ?? undefined;
+    const audit = await openCliAudit(flags.audit, policy);
+    const ready = await buildGraph(entry.graph, { checkpointer: session.checkpointer, audit, policy, threadId });
+    try {
+      const status = await threadStatus(ready.graph, threadId);
+      if (!status.pending) throw new CliError(`thread ${threadId} is not waiting for approval; nothing to ${kind}`);
+      const resume = resumeFromAnswers(status.pending, answers, actorOf(flags.actor));
+      output.out(`▶  thread ${threadId} · graph ${entry.graph} · resuming`);
+      await drive(ready, threadId, resume, { mode, actor: actorOf(flags.actor), output });
+      return 0;
+    } finally {
+      await ready.close();
+      await audit.close();
+      await lock.release();
+    }
+  } finally {
+    await session.close();
+  }
+}

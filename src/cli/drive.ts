@@ -1,0 +1,58 @@
+import { Command } from "@langchain/langgraph";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ApprovalResume } from "../guard/approval.js";
+import type { ReadyGraph } from "../../graphs/shared.js";
+import { askDecisions, Prompter } from "./interactive.js";
+import { formatAction, formatPending, label, type Output } from "./render.js";
+import { AuditPrinter, streamRun, type RunOutcome } from "./stream.js";
+
+/** What happens at an approval: stop and print it, approve everything (--yes), or ask at the prompt. */
+export type ApprovalMode = "stop" | "yes" | "interactive";
+
+export interface DriveOptions {
+  mode: ApprovalMode;
+  actor: string;
+  output: Output;
+}
+
+/** Runs (or resumes) a thread and keeps going through approvals as the mode says. */
+export async function drive(
+  ready: ReadyGraph,
+  threadId: string,
+  input: { messages: BaseMessage[] } | ApprovalResume,
+  options: DriveOptions,
+): Promise<RunOutcome> {
+  const { output } = options;
+  if (!ready.audit) throw new Error("the CLI needs an audit sink to show guard decisions");
+  const printer = new AuditPrinter(ready.audit, threadId);
+  await printer.skipExisting();
+  const prompter = options.mode === "interactive" ? new Prompter() : undefined;
+  try {
+    let next: { messages: BaseMessage[] } | Command = "messages" in input ? input : new Command({ resume: input });
+    for (;;) {
+      const outcome = await streamRun(ready.graph, next, threadId, printer, output);
+      if (outcome.kind === "done") {
+        output.out(`${label("result")} ${outcome.answer || "(the model gave no final text)"}`);
+        return outcome;
+      }
+      if (options.mode === "stop") {
+        for (const line of formatPending(threadId, outcome.request)) output.out(line);
+        return outcome;
+      }
+      let resume: ApprovalResume;
+      if (options.mode === "yes") {
+        output.out(`⏸  approval needed on thread ${threadId}:`);
+        outcome.request.actionRequests.forEach((action, i) => formatAction(action, i).forEach((line) => output.out(line)));
+        output.out("   auto-approved (--yes)");
+        const decisions = Object.fromEntries(outcome.request.actionRequests.map((a) => [a.toolCallId, { type: "approve" as const }]));
+        resume = { decisions, actor: options.actor };
+      } else {
+        output.err(`⏸  approval needed on thread ${threadId}:`);
+        resume = await askDecisions(outcome.request, prompter ?? new Prompter(), output, options.actor);
+      }
+      next = new Command({ resume });
+    }
+  } finally {
+    prompter?.close();
+  }
+}
