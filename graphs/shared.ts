@@ -10,6 +10,7 @@ import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { Guard } from "../src/guard/guard.js";
 import type { GuardOptions } from "../src/guard/options.js";
 import { createModel } from "../src/model/create-model.js";
+import { parseScenario, type ScenarioInput } from "../src/model/scenario.js";
 import { loadPolicyFile } from "../src/policy/file.js";
 import type { LoadedPolicy } from "../src/policy/file.js";
 import type { AnyTool } from "../src/tools/types.js";
@@ -79,6 +80,8 @@ export interface AssembleOptions {
   /** Policy path, or undefined for a guard from the tools' own risk and `rules`. */
   policyPath: string | undefined;
   scenario: string;
+  /** The scenario itself, for graphs whose scenario is not a file under `scenarios/`. */
+  scenarioInput?: ScenarioInput;
   systemPrompt: string;
   rules?: GuardOptions["rules"];
   options: GraphOptions;
@@ -102,7 +105,7 @@ export async function assembleGraph(spec: AssembleOptions): Promise<ReadyGraph> 
   } else {
     guard = new Guard(base);
   }
-  const model = options.model ?? createModel({ scenario: spec.scenario, env: options.env });
+  const model = options.model ?? createModel({ scenario: spec.scenarioInput ? parseScenario(spec.scenarioInput) : spec.scenario, env: options.env });
   const graph = createGuardedAgent({
     model,
     guard,

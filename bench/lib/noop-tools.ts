@@ -25,8 +25,21 @@ export function noopTools(): GuardedTool<NoopInput>[] {
   );
 }
 
+/** First start and last end of the calls since `reset` (performance.now() ms). */
+export class PhaseClock {
+  first = Number.POSITIVE_INFINITY;
+  last = Number.NEGATIVE_INFINITY;
+  reset(): void {
+    this.first = Number.POSITIVE_INFINITY;
+    this.last = Number.NEGATIVE_INFINITY;
+  }
+  get spanMs(): number {
+    return this.last - this.first;
+  }
+}
+
 /** A tool that sleeps `ms` (honouring its abort signal): W3's "safe call × 50 ms". */
-export function sleepTool(name: string, ms: number): GuardedTool<NoopInput> {
+export function sleepTool(name: string, ms: number, clock?: PhaseClock): GuardedTool<NoopInput> {
   return defineTool({
     name,
     description: `sleeps ${ms} ms`,
@@ -35,11 +48,17 @@ export function sleepTool(name: string, ms: number): GuardedTool<NoopInput> {
     isConcurrencySafe: () => true,
     execute: (_input, ctx) =>
       new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => resolve("slept"), ms);
-        ctx.signal.addEventListener("abort", () => {
+        if (clock) clock.first = Math.min(clock.first, performance.now());
+        const onAbort = () => {
           clearTimeout(timer);
           reject(new Error("aborted"));
-        }, { once: true });
+        };
+        const timer = setTimeout(() => {
+          ctx.signal.removeEventListener("abort", onAbort);
+          if (clock) clock.last = Math.max(clock.last, performance.now());
+          resolve("slept");
+        }, ms);
+        ctx.signal.addEventListener("abort", onAbort, { once: true });
       }),
   });
 }

@@ -6,10 +6,9 @@ import { z } from "zod";
 import { auditOutcome, threadIdOf } from "./audit-trail.js";
 import { executeCall } from "./execute.js";
 import { Guard } from "./guard.js";
-import { afterTurn, recordBatch } from "./loop.js";
+import { afterTurn, planTurn, recordBatch } from "./loop.js";
 import { callModel, guardReminder, isGuardMessage } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
-import { partitionCalls } from "./partition.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall } from "./state.js";
 import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "./turn.js";
@@ -83,13 +82,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     const messageId = ai.id ?? `ai_${state.messages.length}`;
     const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
     const { runnable, answered } = await reviewTurnWithApproval(guard, rulesOf(state.guard), calls, ctx, config);
-    const turn = {
-      messageId,
-      calls: Object.fromEntries(runnable.map((c) => [c.id, c])),
-      batches: partitionCalls(runnable, guard.maxConcurrency),
-      nextBatch: 0,
-      refused: answered.length,
-    };
+    const turn = planTurn(guard, messageId, runnable, answered.length);
     return { messages: answered, guard: { ...state.guard, turn, next: "dispatch" }, guardResults: null };
   };
 

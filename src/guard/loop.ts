@@ -1,11 +1,17 @@
 import type { RuleState } from "../rules/types.js";
 import type { Guard } from "./guard.js";
-import type { CallResult, GuardState, TurnPlan } from "./state.js";
+import { partitionCalls } from "./partition.js";
+import type { CallResult, GuardState, ReviewedCall, TurnPlan } from "./state.js";
 
-/** Records the results of the batch that just ran into the rule state: the tools' real outcomes. */
-export function recordBatch(guard: Guard, rules: RuleState, turn: TurnPlan, results: Record<string, CallResult>): RuleState {
+/** Records the results of the given calls, in that order, into the rule state: the tools' real outcomes. */
+export function recordResults(
+  guard: Guard,
+  rules: RuleState,
+  ids: readonly string[],
+  results: Readonly<Record<string, CallResult>>,
+): RuleState {
   let next = rules;
-  for (const id of turn.batches[turn.nextBatch] ?? []) {
+  for (const id of ids) {
     const result = results[id];
     if (!result) continue;
     next = guard.engine.record(next, {
@@ -17,6 +23,22 @@ export function recordBatch(guard: Guard, rules: RuleState, turn: TurnPlan, resu
     });
   }
   return next;
+}
+
+/** Records the batch that just ran (`turn.nextBatch`). */
+export function recordBatch(guard: Guard, rules: RuleState, turn: TurnPlan, results: Record<string, CallResult>): RuleState {
+  return recordResults(guard, rules, turn.batches[turn.nextBatch] ?? [], results);
+}
+
+/** The execution plan of a reviewed turn: approved calls in batches, in model order. */
+export function planTurn(guard: Guard, messageId: string, runnable: readonly ReviewedCall[], refused: number): TurnPlan {
+  return {
+    messageId,
+    calls: Object.fromEntries(runnable.map((c) => [c.id, c])),
+    batches: partitionCalls(runnable, guard.maxConcurrency),
+    nextBatch: 0,
+    refused,
+  };
 }
 
 /**

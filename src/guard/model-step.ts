@@ -69,11 +69,18 @@ export async function callModel(
   const input = prompt ? [new SystemMessage(prompt), ...messages] : [...messages];
   const response = await runnable.invoke(input, config);
   const ai = AIMessage.isInstance(response) ? response : new AIMessage({ content: (response as BaseMessage).content });
+  return withForcedCall(guard, ai, forced);
+}
+
+/** A model that ignored `tool_choice` still makes the forced call: it is put first, with the rule's arguments. */
+export function withForcedCall(guard: Guard, ai: AIMessage, forced: string | null): AIMessage {
   if (!forced || ai.tool_calls?.some((c) => c.name === forced)) return ai;
   return new AIMessage({
     content: ai.content,
     id: ai.id,
+    name: ai.name,
     response_metadata: ai.response_metadata,
+    usage_metadata: ai.usage_metadata,
     additional_kwargs: { ...ai.additional_kwargs, guard_forced: forced },
     tool_calls: [
       { id: `guard_${forced}_${randomUUID().slice(0, 8)}`, name: forced, args: forcedArgs(guard, forced), type: "tool_call" },

@@ -7,10 +7,9 @@ import type { RuleState } from "../rules/types.js";
 import { auditOutcome, threadIdOf } from "./audit-trail.js";
 import { executeCall } from "./execute.js";
 import { Guard } from "./guard.js";
-import { afterTurn, recordBatch } from "./loop.js";
+import { afterTurn, planTurn, recordBatch } from "./loop.js";
 import { isGuardMessage } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
-import { partitionCalls } from "./partition.js";
 import { emptyGuardState } from "./state.js";
 import type { CallResult, GuardState } from "./state.js";
 import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "./turn.js";
@@ -70,13 +69,7 @@ async function runGuardedTools(
   const ctx = { threadId: threadIdOf(config), runId: g.runId, messageId };
   const calls = openToolCalls(ai, input.messages);
   const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
-  let turn = {
-    messageId,
-    calls: Object.fromEntries(runnable.map((c) => [c.id, c])),
-    batches: partitionCalls(runnable, guard.maxConcurrency),
-    nextBatch: 0,
-    refused: answered.length,
-  };
+  let turn = planTurn(guard, messageId, runnable, answered.length);
   const messages: ToolMessage[] = [...answered];
   const results: Record<string, CallResult> = {};
   for (const [index, batch] of turn.batches.entries()) {

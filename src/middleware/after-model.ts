@@ -4,8 +4,8 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { threadIdOf } from "../guard/audit-trail.js";
 import type { Guard } from "../guard/guard.js";
 import { guardReminder } from "../guard/model-step.js";
-import { partitionCalls } from "../guard/partition.js";
-import type { GuardState, ReviewedCall, TurnPlan } from "../guard/state.js";
+import { planTurn } from "../guard/loop.js";
+import type { GuardState, ReviewedCall } from "../guard/state.js";
 import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "../guard/turn.js";
 import { rulesOf } from "./model-call.js";
 
@@ -36,13 +36,7 @@ export async function reviewModelTurn(
   const messageId = ai.id ?? `ai_${state.messages.length}`;
   const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
   const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
-  const turn: TurnPlan = {
-    messageId,
-    calls: Object.fromEntries(runnable.map((c) => [c.id, c])),
-    batches: partitionCalls(runnable, guard.maxConcurrency),
-    nextBatch: 0,
-    refused: answered.length,
-  };
+  const turn = planTurn(guard, messageId, runnable, answered.length);
   const edited = runnable.filter((c) => c.edited);
   const nothingRuns = runnable.length === 0;
   return {

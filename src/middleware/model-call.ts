@@ -1,6 +1,5 @@
 import { AIMessage } from "@langchain/core/messages";
 import type { ClientTool, ServerTool } from "@langchain/core/tools";
-import { randomUUID } from "node:crypto";
 import type { Guard } from "../guard/guard.js";
 import { forcedArgs, systemPromptFor } from "../guard/model-step.js";
 import type { GuardState } from "../guard/state.js";
@@ -53,18 +52,3 @@ export function promptFor(guard: Guard, rules: RuleState, base: string): string 
   return systemPromptFor(guard, rules, base || undefined);
 }
 
-/** A model that ignored `tool_choice` still makes the forced call: it is put first, with the rule's arguments. */
-export function withForcedCall(guard: Guard, ai: AIMessage, forced: string | null): AIMessage {
-  if (!forced || ai.tool_calls?.some((c) => c.name === forced)) return ai;
-  return new AIMessage({
-    content: ai.content,
-    id: ai.id,
-    name: ai.name,
-    response_metadata: ai.response_metadata,
-    usage_metadata: ai.usage_metadata,
-    tool_calls: [
-      { id: `guard_${forced}_${randomUUID().slice(0, 8)}`, name: forced, args: forcedArgs(guard, forced), type: "tool_call" },
-      ...(ai.tool_calls ?? []),
-    ],
-  });
-}

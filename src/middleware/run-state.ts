@@ -1,7 +1,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Guard } from "../guard/guard.js";
-import { afterTurn } from "../guard/loop.js";
+import { afterTurn, recordResults } from "../guard/loop.js";
 import { isGuardMessage } from "../guard/model-step.js";
 import type { CallResult, GuardState } from "../guard/state.js";
 import { rulesOf } from "./model-call.js";
@@ -13,18 +13,7 @@ import { rulesOf } from "./model-call.js";
 export function settleTurn(guard: Guard, g: GuardState, results: Record<string, CallResult>): GuardState {
   const planned = g.turn?.batches.flat() ?? [];
   const unplanned = Object.keys(results).filter((id) => !planned.includes(id));
-  let rules = rulesOf(guard, g);
-  for (const id of [...planned, ...unplanned]) {
-    const result = results[id];
-    if (!result) continue;
-    rules = guard.engine.record(rules, {
-      tool: result.name,
-      operation: result.operation,
-      callId: result.id,
-      success: result.status === "success",
-      at: result.at,
-    });
-  }
+  const rules = recordResults(guard, rulesOf(guard, g), [...planned, ...unplanned], results);
   const turn = g.turn ?? { messageId: "", calls: {}, batches: [], nextBatch: 0, refused: 0 };
   const settled = afterTurn(guard, g, rules, { ...turn, nextBatch: turn.batches.length }, results);
   return { ...settled, turn: null };

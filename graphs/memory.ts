@@ -1,0 +1,73 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createBuiltinTools, createFileTool, defaultToolRules } from "../src/builtin/index.js";
+import { inMemoryMemory, openSqliteMemory, type MemoryBackend } from "../src/memory/index.js";
+import type { ScenarioInput } from "../src/model/scenario.js";
+import { FileSource, SourceManager } from "../src/sources/index.js";
+import { assembleGraph, platformGraph, type GraphOptions, type ReadyGraph } from "./shared.js";
+
+export const MEMORY_SYSTEM_PROMPT = [
+  "You are an assistant with memory blocks and a workspace of files (FileSource `workspace`).",
+  "Load a file before editing it, edit with append/replace, then save. Deleting files asks a human first.",
+].join("\n");
+
+/** The offline scenario: load a note, append to it, save it, report. */
+export const MEMORY_DEMO_SCENARIO: ScenarioInput = {
+  name: "memory-demo",
+  description: "Load notes/todo.md, tick an item, save it.",
+  turns: [
+    { text: "Let me read the todo list.", tool_calls: [{ name: "file", args: { op: "load", path: "notes/todo.md" } }] },
+    { tool_calls: [{ name: "file", args: { op: "append", path: "notes/todo.md", content: "- [x] tried guarded-graph\n" } }] },
+    { tool_calls: [{ name: "file", args: { op: "save", path: "notes/todo.md" } }] },
+    { text: "Added a done item to notes/todo.md and saved it." },
+  ],
+};
+
+export interface MemoryGraphOptions extends GraphOptions {
+  /** Directory for the memory database and the `workspace/` files; default: memory in RAM, files under `.guarded-graph/memory/default`. */
+  dataDir?: string;
+}
+
+function seedWorkspace(dir: string): void {
+  mkdirSync(join(dir, "notes"), { recursive: true });
+  const todo = join(dir, "notes", "todo.md");
+  if (!existsSync(todo)) writeFileSync(todo, "# Todo\n- [ ] read the README\n");
+}
+
+/** The memory agent: block/block_edit/recall/source tools and a FileSource over `workspace/`. No policy file unless configured. */
+export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promise<ReadyGraph> {
+  const dataDir = options.dataDir ?? join(process.cwd(), ".guarded-graph", "memory", "default");
+  const workspace = join(dataDir, "workspace");
+  seedWorkspace(workspace);
+  const namespace = ["memory-agent"];
+  const backend: MemoryBackend = options.dataDir === undefined ? inMemoryMemory({ namespace }) : openSqliteMemory({ path: join(dataDir, "memory.db"), namespace });
+  const source = new FileSource({
+    id: "workspace",
+    baseDir: workspace,
+    rules: [{ pattern: "notes/**", permission: "read-write" }],
+    memory: backend.memory,
+  });
+  const sources = new SourceManager().register(source);
+  const tools = [...createBuiltinTools({ memory: backend.memory, sources }), createFileTool({ source })];
+  const names = new Set(tools.map((t) => t.name));
+  return assembleGraph({
+    name: "memory",
+    tools,
+    rules: defaultToolRules().filter((rule) => names.has(rule.tool)),
+    policyPath: options.policy,
+    scenario: "memory-demo",
+    scenarioInput: MEMORY_DEMO_SCENARIO,
+    systemPrompt: MEMORY_SYSTEM_PROMPT,
+    options,
+    onClose: async () => {
+      await sources.close();
+      await backend.close();
+    },
+  });
+}
+
+/** For langgraph.json. Policy: GUARDED_GRAPH_POLICY_MEMORY / GUARDED_GRAPH_POLICY (none by default); files: GUARDED_GRAPH_MEMORY_DIR. */
+export const graph = platformGraph("memory", undefined, (options) => {
+  const dataDir = process.env.GUARDED_GRAPH_MEMORY_DIR?.trim();
+  return createMemoryGraph({ ...options, ...(dataDir ? { dataDir } : {}) });
+});
