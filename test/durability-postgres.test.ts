@@ -82,6 +82,7 @@ describe.runIf(postgresConfigured)("durable threads on PostgreSQL with racing wo
       { ...base, ...resume, workerId: "W2" },
     ]);
     const statuses = outcomes.map((o) => o.status).sort();
+    console.log("RACE", statuses);
     // The loser either found the lock held ("busy") or, if it came second, nothing left to resume ("idle").
     expect(statuses.filter((s) => s === "ran")).toHaveLength(1);
     expect(statuses.every((s) => s === "ran" || s === "busy" || s === "idle")).toBe(true);

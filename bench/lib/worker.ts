@@ -31,12 +31,15 @@ let started = 0;
 let resumed = 0;
 let busy = 0;
 for (let i = index; i < threads; i += workers) {
-  const outcome = await startThread(graph, ids[i]!, { messages: [{ role: "user", content: "deploy" }] }, options);
+  // Another worker may hold the lock for a moment (its resume pass found nothing to do): wait for it.
+  const outcome = await startThread(graph, ids[i]!, { messages: [{ role: "user", content: "deploy" }] }, { ...options, waitMs: 60_000 });
   if (outcome.status === "ran") started++;
 }
 for (let k = 0; k < threads; k++) {
-  const id = ids[(k + index * Math.ceil(threads / workers)) % threads]!;
-  const outcome = await resumeThread(graph, id, APPROVE, options);
+  const at = (k + index * Math.ceil(threads / workers)) % threads;
+  // Own threads: wait for the lock, so each started thread is surely resumed by someone.
+  const own = at % workers === index;
+  const outcome = await resumeThread(graph, ids[at]!, APPROVE, { ...options, waitMs: own ? 60_000 : 0 });
   if (outcome.status === "ran") resumed++;
   else if (outcome.status === "busy") busy++;
 }
