@@ -105,7 +105,10 @@ export async function assembleGraph(spec: AssembleOptions): Promise<ReadyGraph> 
   } else {
     guard = new Guard(base);
   }
-  const model = options.model ?? createModel({ scenario: spec.scenarioInput ? parseScenario(spec.scenarioInput) : spec.scenario, env: options.env });
+  // GUARDED_GRAPH_SCENARIO plays another scenario file offline (tests, trying a policy without a key).
+  const scenarioFile = (options.env ?? process.env).GUARDED_GRAPH_SCENARIO?.trim();
+  const scenario = scenarioFile ? resolve(scenarioFile) : spec.scenarioInput ? parseScenario(spec.scenarioInput) : spec.scenario;
+  const model = options.model ?? createModel({ scenario, env: options.env });
   const graph = createGuardedAgent({
     model,
     guard,

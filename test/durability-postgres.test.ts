@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { WorkerConfig, WorkerSummary } from "./fixtures/workers/agent-worker.js";
 import type { EffectEvent, EffectPhase } from "./fixtures/workers/effects.js";
 import { CRASH_LABELS, approvalScenario, crashCallId, crashScenario, expectedKey, tally } from "./fixtures/workers/scenarios.js";
@@ -13,21 +13,25 @@ const tmp = mkdtempSync(join(tmpdir(), "gg-durable-pg-"));
 afterEach(killAllWorkers);
 
 describe.runIf(postgresConfigured)("durable threads on PostgreSQL with racing worker processes", () => {
-  let url: string | undefined;
-  let pool: pg.Pool | undefined;
   const schema = uniqueName("gg_durable");
   const table = `"${schema}".effects`;
+  let pool: pg.Pool | undefined;
+  let setup: Promise<string | undefined> | undefined;
 
-  beforeAll(async () => {
-    // Under REQUIRE_POSTGRES=1 an unreachable server throws here, failing every test of the suite.
-    url = await postgresForTests();
-    if (!url) return;
-    pool = new pg.Pool({ connectionString: url, max: 2 });
-    await pool.query(`CREATE SCHEMA "${schema}"`);
-    await pool.query(
-      `CREATE TABLE ${table} (id BIGSERIAL PRIMARY KEY, key TEXT NOT NULL, label TEXT NOT NULL, phase TEXT NOT NULL, pid INTEGER NOT NULL)`,
-    );
-  });
+  /** The server URL once the effects table exists; undefined to skip. Under REQUIRE_POSTGRES=1 an unreachable server fails the test. */
+  function database(): Promise<string | undefined> {
+    setup ??= (async () => {
+      const url = await postgresForTests();
+      if (!url) return undefined;
+      pool = new pg.Pool({ connectionString: url, max: 2 });
+      await pool.query(`CREATE SCHEMA "${schema}"`);
+      await pool.query(
+        `CREATE TABLE ${table} (id BIGSERIAL PRIMARY KEY, key TEXT NOT NULL, label TEXT NOT NULL, phase TEXT NOT NULL, pid INTEGER NOT NULL)`,
+      );
+      return url;
+    })();
+    return setup;
+  }
 
   afterAll(async () => {
     await pool?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
@@ -36,14 +40,11 @@ describe.runIf(postgresConfigured)("durable threads on PostgreSQL with racing wo
   });
 
   /** A fresh thread; its effects are the rows under its own idempotency keys (keys hash the thread id). */
-  function pgCase(name: string, context: { skip(): void }) {
-    if (!url || !pool) {
-      context.skip();
-      throw new Error("unreachable");
-    }
+  async function pgCase(name: string) {
+    const url = await database();
+    if (!url || !pool) return undefined;
     const threadId = uniqueName(name);
-    const db = url;
-    const base = { db, schema, threadId, effects: { kind: "postgres" as const, url: db, table } };
+    const base = { db: url, schema, threadId, effects: { kind: "postgres" as const, url, table } };
     const client = pool;
     // Every scenario here has one tool turn of at most six calls: call_0_0 … call_0_5.
     const keys = [0, 1, 2, 3, 4, 5].map((i) => expectedKey(threadId, `call_0_${i}`));
@@ -56,8 +57,9 @@ describe.runIf(postgresConfigured)("durable threads on PostgreSQL with racing wo
     };
     return { base, threadId, events };
   }
+  type PgCase = NonNullable<Awaited<ReturnType<typeof pgCase>>>;
 
-  const worker = (base: ReturnType<typeof pgCase>["base"], extra: Omit<WorkerConfig, keyof ReturnType<typeof pgCase>["base"]>) =>
+  const worker = (base: PgCase["base"], extra: Omit<WorkerConfig, keyof PgCase["base"]>) =>
     spawnWorker({ ...base, ...extra });
 
   /** Starts two workers that block on a go-file, then releases both at once. */
@@ -72,7 +74,9 @@ describe.runIf(postgresConfigured)("durable threads on PostgreSQL with racing wo
   const approveAll = (n: number) => ({ decisions: Array.from({ length: n }, () => ({ type: "approve" })) });
 
   it("two workers resume the same interrupted thread at once: the thread lock lets one run, calls run once", async (context) => {
-    const { base, events } = pgCase("race", context);
+    const found = await pgCase("race");
+    if (!found) return context.skip();
+    const { base, events } = found;
     const started = await worker(base, { mode: "start", scenario: approvalScenario, workerId: "starter" }).done;
     expect(started.pending).toEqual(["call_0_0", "call_0_2"]);
 
@@ -82,7 +86,6 @@ describe.runIf(postgresConfigured)("durable threads on PostgreSQL with racing wo
       { ...base, ...resume, workerId: "W2" },
     ]);
     const statuses = outcomes.map((o) => o.status).sort();
-    console.log("RACE", statuses);
     // The loser either found the lock held ("busy") or, if it came second, nothing left to resume ("idle").
     expect(statuses.filter((s) => s === "ran")).toHaveLength(1);
     expect(statuses.every((s) => s === "ran" || s === "busy" || s === "idle")).toBe(true);
@@ -98,7 +101,9 @@ describe.runIf(postgresConfigured)("durable threads on PostgreSQL with racing wo
   }, 90_000);
 
   it("two workers resume without the thread lock: the ledger alone keeps each call to one execution", async (context) => {
-    const { base, events } = pgCase("race-ledger", context);
+    const found = await pgCase("race-ledger");
+    if (!found) return context.skip();
+    const { base, events } = found;
     const scenario = crashScenario("deploy", 300);
     const started = await worker(base, { mode: "start", scenario, workerId: "starter" }).done;
     expect(started.pending).toHaveLength(CRASH_LABELS.length);
@@ -120,7 +125,9 @@ describe.runIf(postgresConfigured)("durable threads on PostgreSQL with racing wo
   }, 90_000);
 
   it("a worker killed mid-batch is replaced by another: completed calls are not re-run", async (context) => {
-    const { base, threadId, events } = pgCase("crash", context);
+    const found = await pgCase("crash");
+    if (!found) return context.skip();
+    const { base, threadId, events } = found;
     const scenario = crashScenario("deploy");
     const started = await worker(base, { mode: "start", scenario, workerId: "starter" }).done;
     expect(started.pending).toHaveLength(CRASH_LABELS.length);

@@ -57,7 +57,7 @@ describe("durable threads on a SQLite file, across processes", () => {
   /** Runs the crash batch in A, SIGKILLs A once the fast calls are recorded and the slow ones run, continues in B. */
   async function crashAndContinue(name: string, options: { ledger: boolean; loseToolWrites: boolean }) {
     const { base, threadId, events } = sqliteCase(name);
-    const common = { scenario: crashScenario("effect"), ledger: options.ledger, toolTimeoutMs: 3_000 };
+    const common = { scenario: crashScenario("effect"), ledger: options.ledger, toolTimeoutMs: 5_000 };
     const a = spawnWorker(config(base, { ...common, mode: "start", loseToolWrites: options.loseToolWrites, workerId: "A" }));
     const doneMark = options.loseToolWrites ? "ends" : "recorded";
     const settled = (label: string) => {

@@ -47,6 +47,23 @@ function ledgerContract(open: () => Promise<[ExecutionLedger, ExecutionLedger]>)
     }
   });
 
+  it("renew keeps only the owner's live claim from expiring", async () => {
+    const [a, b] = await open();
+    try {
+      const key = uniqueName("k");
+      expect(await a.claim(key, "w1", 120)).toBe("claimed");
+      expect(await b.renew(key, "someone-else", 60_000)).toBe(false);
+      expect(await a.renew(key, "w1", 60_000)).toBe(true);
+      await sleep(200);
+      expect(await b.claim(key, "w2", 60_000)).toBe("busy");
+      await a.complete(key, "ok");
+      expect(await a.renew(key, "w1", 60_000)).toBe(false);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it("release drops only the owner's unfinished claim", async () => {
     const [a, b] = await open();
     try {

@@ -1,4 +1,6 @@
 import { performance } from "node:perf_hooks";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 
 export function median(values: readonly number[]): number {
   return percentile(values, 0.5);
@@ -33,8 +35,14 @@ export function rotation<T>(items: readonly T[], roundIndex: number): T[] {
   return [...items.slice(k), ...items.slice(0, k)];
 }
 
-export async function gcIfExposed(): Promise<void> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc) gc();
+let collect: (() => void) | undefined;
+
+/** A full garbage collection (exposed at run time through V8 flags), so memory readings compare like with like. */
+export async function fullGc(): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
+  if (!collect) {
+    setFlagsFromString("--expose-gc");
+    collect = runInNewContext("gc") as () => void;
+  }
+  collect();
 }

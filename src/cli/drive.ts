@@ -26,6 +26,7 @@ export async function drive(
   if (!ready.audit) throw new Error("the CLI needs an audit sink to show guard decisions");
   const printer = new AuditPrinter(ready.audit, threadId);
   await printer.skipExisting();
+  if (!("messages" in input)) printer.showCalls(decidedCalls(input));
   const prompter = options.mode === "interactive" ? new Prompter() : undefined;
   try {
     let next: { messages: BaseMessage[] } | Command = "messages" in input ? input : new Command({ resume: input });
@@ -50,9 +51,14 @@ export async function drive(
         output.err(`⏸  approval needed on thread ${threadId}:`);
         resume = await askDecisions(outcome.request, prompter ?? new Prompter(), output, options.actor);
       }
+      printer.showCalls(decidedCalls(resume));
       next = new Command({ resume });
     }
   } finally {
     prompter?.close();
   }
+}
+
+function decidedCalls(resume: ApprovalResume): string[] {
+  return Array.isArray(resume.decisions) ? resume.decisions.flatMap((d) => (d.toolCallId ? [d.toolCallId] : [])) : Object.keys(resume.decisions);
 }

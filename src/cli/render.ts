@@ -39,7 +39,7 @@ export function formatAuditLine(record: AuditRecord): string {
     return `${label("human")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})${who}${note}`;
   }
   if (record.event === "outcome") return `${label("outcome")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})`;
-  return `${label("guard")} ${record.decision.padEnd(6)} ${record.tool} ${record.args}  [rule ${record.ruleId}] ${record.reason}`;
+  return `${label("guard")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})  rule ${record.ruleId}: ${record.reason}`;
 }
 
 /** A full audit row for `guarded-graph audit`. */

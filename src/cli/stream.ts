@@ -14,6 +14,8 @@ export type RunOutcome =
 /** Prints the audit records of a thread that were not printed yet. */
 export class AuditPrinter {
   readonly #seen = new Set<string>();
+  /** Tool calls whose model turn was printed: their decisions may be printed now. */
+  readonly #calls = new Set<string>();
   constructor(
     readonly sink: AuditSink,
     readonly threadId: string,
@@ -24,10 +26,16 @@ export class AuditPrinter {
     for (const record of await this.sink.query({ threadId: this.threadId })) this.#seen.add(record.id);
   }
 
-  async flush(output: Output): Promise<void> {
+  /** The graph runs ahead of the printed stream: decisions wait until their model turn is shown. */
+  showCalls(ids: readonly string[]): void {
+    for (const id of ids) this.#calls.add(id);
+  }
+
+  async flush(output: Output, all = false): Promise<void> {
     const records = await this.sink.query({ threadId: this.threadId });
     for (const record of records) {
       if (this.#seen.has(record.id)) continue;
+      if (!all && !this.#calls.has(record.toolCallId)) continue;
       this.#seen.add(record.id);
       // Outcomes are shown by the tool results themselves.
       if (record.event !== "outcome") output.out(formatAuditLine(record));
@@ -82,7 +90,12 @@ export async function streamRun(
     for await (const [, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
       progress.stop();
       for (const [node, update] of Object.entries(chunk)) {
-        if (node === "agent") for (const m of messagesOf(update)) printModelTurn(m, output);
+        if (node === "agent") {
+          for (const m of messagesOf(update)) {
+            printModelTurn(m, output);
+            if (AIMessage.isInstance(m)) printer.showCalls((m.tool_calls ?? []).flatMap((c) => (c.id ? [c.id] : [])));
+          }
+        }
         await printer.flush(output);
         if (node === "tools") for (const m of messagesOf(update)) printToolResult(m, output);
         if (node === "finish") for (const m of messagesOf(update)) output.out(`${label("guard")} ${m.text}`);
@@ -92,7 +105,7 @@ export async function streamRun(
   } finally {
     progress.stop();
   }
-  await printer.flush(output);
+  await printer.flush(output, true);
   const status = await threadStatus(graph, threadId);
   if (status.pending) return { kind: "approval", request: status.pending };
   const messages = (status.values.messages ?? []) as BaseMessage[];

@@ -5,6 +5,7 @@ import { GUARD_SIGNAL_KEY, idempotencyKeyFor, isGuardedTool } from "../tools/def
 import { CallAbortError, abortCauseOf, describeAbort, joinBatch, timeoutSignal } from "./abort.js";
 import type { Guard } from "./guard.js";
 import type { CallResult, ReviewedCall } from "./state.js";
+import { claimCall } from "./ledger-claim.js";
 import { truncateResult } from "./truncate.js";
 
 export interface ExecutedCall {
@@ -16,10 +17,6 @@ type Settled =
   | { kind: "message"; message: ToolMessage }
   | { kind: "error"; error: unknown }
   | { kind: "abandoned" };
-
-/** Ledger claim of a call without a timeout; a call with one holds its claim for timeout + grace. */
-const LEDGER_LEASE_MS = 60_000;
-const LEDGER_POLL_MS = 100;
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -81,18 +78,12 @@ export async function executeCall(
   });
   if (!tool || !spec) return finish("error", `Error: tool "${call.name}" is not registered with the guard`);
 
-  const ledger = guard.options.ledger;
   const timeoutMs = spec.timeoutMs ?? guard.options.defaultTimeoutMs;
-  if (ledger) {
-    // A claim outlives the call by at most the grace period, so a call whose worker died is
-    // claimable again soon after it could have finished (the lease cannot be renewed).
-    const leaseMs = timeoutMs !== undefined ? timeoutMs + guard.abortGraceMs + LEDGER_POLL_MS : LEDGER_LEASE_MS;
-    const claim = await claimOrWait(guard, idempotencyKey, leaseMs, config?.signal);
-    if (claim.kind === "aborted") {
-      return finish("cancelled", `Cancelled: ${call.name} did not run: ${describeAbort({ kind: "run" })}`);
-    }
-    if (claim.kind === "done") return fromLedger(claim.recorded, finish);
+  const claim = await claimCall(guard, idempotencyKey, config?.signal);
+  if (claim.kind === "aborted") {
+    return finish("cancelled", `Cancelled: ${call.name} did not run: ${describeAbort({ kind: "run" })}`);
   }
+  if (claim.kind === "done") return fromLedger(claim.recorded, finish);
 
   const batch = joinBatch(batchKey);
   const timeout = timeoutSignal(timeoutMs);
@@ -130,9 +121,8 @@ export async function executeCall(
     if (executed.result.status === "error" && spec.cancelSiblingsOnError && !signal.aborted) {
       batch.abort({ kind: "sibling", callId: call.id, tool: call.name, error: String(executed.message.content) });
     }
-    if (ledger && executed.result.status === "success") {
-      await ledger.complete(idempotencyKey, JSON.stringify({ content: executed.message.content }));
-    }
+    const success = executed.result.status === "success";
+    await claim.settle(success, success ? JSON.stringify({ content: executed.message.content }) : undefined);
     return executed;
   } finally {
     timeout.clear();
@@ -173,29 +163,6 @@ function asToolMessage(output: unknown, call: ReviewedCall): ToolMessage {
   if (isBaseMessage(output) && ToolMessage.isInstance(output)) return output;
   const content = typeof output === "string" ? output : JSON.stringify(output);
   return new ToolMessage({ content, tool_call_id: call.id, name: call.name, status: "success" });
-}
-
-type LedgerClaim = { kind: "run" } | { kind: "done"; recorded: string } | { kind: "aborted" };
-
-/**
- * Claims the call in the ledger: "run" it now, or it is "done" (another run completed it; here is
- * its recorded result). While another worker's claim is live, waits, unless the run is aborted.
- */
-async function claimOrWait(
-  guard: Guard,
-  key: string,
-  leaseMs: number,
-  signal: AbortSignal | undefined,
-): Promise<LedgerClaim> {
-  const ledger = guard.options.ledger;
-  if (!ledger) return { kind: "run" };
-  for (;;) {
-    if (signal?.aborted) return { kind: "aborted" };
-    const claim = await ledger.claim(key, guard.workerId, leaseMs);
-    if (claim === "claimed") return { kind: "run" };
-    if (claim === "done") return { kind: "done", recorded: (await ledger.result(key)) ?? JSON.stringify({ content: "" }) };
-    await new Promise((resolve) => setTimeout(resolve, LEDGER_POLL_MS));
-  }
 }
 
 function fromLedger(

@@ -33,6 +33,7 @@ export class Guard {
   readonly maxExitReminders: number;
   readonly allowedDecisions: readonly HumanDecisionType[];
   readonly workerId: string;
+  readonly ledgerLeaseMs: number;
   readonly now: () => number;
 
   constructor(options: GuardOptions) {
@@ -51,6 +52,7 @@ export class Guard {
     this.maxExitReminders = options.maxExitReminders ?? 1;
     this.allowedDecisions = options.allowedDecisions ?? ["approve", "edit", "reject"];
     this.workerId = options.workerId ?? `${process.pid}@${hostname()}`;
+    this.ledgerLeaseMs = Math.max(30, options.ledgerLeaseMs ?? 10_000);
   }
 
   tool(name: string): AnyTool | undefined {

@@ -22,3 +22,5 @@ export type { ExecutionLedgerView, KillswitchView, PermissionDecider } from "./i
 export { partitionCalls } from "./partition.js";
 export { truncateResult, truncateToolContent } from "./truncate.js";
 export { DEFAULT_RISK_MODES, riskDecision } from "./risk.js";
+export { continueThread, resumeThread, runThreadLocked, startThread } from "./durable.js";
+export type { DurableGraph, DurableOutcome, DurableRunOptions } from "./durable.js";

@@ -20,6 +20,10 @@ export interface ExecutionLedgerView {
   claim(key: string, owner: string, leaseMs: number): Promise<"claimed" | "done" | "busy">;
   complete(key: string, result: string): Promise<void>;
   result(key: string): Promise<string | undefined>;
+  /** Drops `owner`'s unfinished claim so the call can run again at once. */
+  release(key: string, owner: string): Promise<void>;
+  /** Extends `owner`'s live claim; false when it is gone. */
+  renew(key: string, owner: string, leaseMs: number): Promise<boolean>;
 }
 
 export type { AuditSink };

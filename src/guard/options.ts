@@ -38,6 +38,11 @@ export interface GuardOptions {
   allowedDecisions?: readonly HumanDecisionType[];
   /** Records executed calls so a call completed by one worker is never run again by another. */
   ledger?: ExecutionLedgerView;
+  /**
+   * How long a ledger claim lives without renewal (ms). The running worker renews it every third
+   * of that, so a crashed worker's calls can be claimed again within one lease. Default 10,000.
+   */
+  ledgerLeaseMs?: number;
   /** Identifies this worker in the ledger. Default `pid@host`. */
   workerId?: string;
   now?: () => number;

@@ -20,6 +20,8 @@ export interface ExecutionLedger {
   result(key: string): Promise<string | undefined>;
   /** Drops an unfinished claim held by `owner` (e.g. the call failed before any side effect) so it can run again. */
   release(key: string, owner: string): Promise<void>;
+  /** Extends `owner`'s live claim by `leaseMs` from now; false when the claim is gone or done. */
+  renew(key: string, owner: string, leaseMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,13 @@ function memoryLedger(space: string): ExecutionLedger {
       const entry = table.get(keySchema.parse(key));
       if (entry && !entry.done && entry.owner === owner) table.delete(key);
     },
+    async renew(key, owner, leaseMs) {
+      claimSchema.parse({ key, owner, leaseMs });
+      const entry = table.get(key);
+      if (!entry || entry.done || entry.owner !== owner) return false;
+      entry.expiresAt = Date.now() + leaseMs;
+      return true;
+    },
     async close() {},
   };
 }
@@ -127,6 +136,9 @@ function sqliteLedger(path: string): ExecutionLedger {
   );
   const resultStmt = db.prepare(`SELECT result FROM ${TABLE} WHERE key = ? AND state = 'done'`);
   const releaseStmt = db.prepare(`DELETE FROM ${TABLE} WHERE key = ? AND owner = ? AND state = 'running'`);
+  const renewStmt = db.prepare(
+    `UPDATE ${TABLE} SET expires_at = ?, updated_at = ? WHERE key = ? AND owner = ? AND state = 'running'`,
+  );
   return {
     kind: "sqlite",
     async claim(key, owner, leaseMs) {
@@ -142,6 +154,11 @@ function sqliteLedger(path: string): ExecutionLedger {
     },
     async release(key, owner) {
       releaseStmt.run(keySchema.parse(key), owner);
+    },
+    async renew(key, owner, leaseMs) {
+      const input = claimSchema.parse({ key, owner, leaseMs });
+      const now = Date.now();
+      return renewStmt.run(now + input.leaseMs, now, input.key, input.owner).changes > 0;
     },
     async close() {
       if (db.open) db.close();
@@ -210,6 +227,15 @@ async function postgresLedger(url: string, schema: string): Promise<ExecutionLed
         keySchema.parse(key),
         owner,
       ]);
+    },
+    async renew(key, owner, leaseMs) {
+      const input = claimSchema.parse({ key, owner, leaseMs });
+      const renewed = await pool.query(
+        `UPDATE ${table} SET expires_at = clock_timestamp() + $3 * interval '1 millisecond', updated_at = clock_timestamp()
+         WHERE key = $1 AND owner = $2 AND state = 'running'`,
+        [input.key, input.owner, input.leaseMs],
+      );
+      return renewed.rowCount === 1;
     },
     async close() {
       await pool.end();
