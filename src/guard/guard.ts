@@ -97,10 +97,12 @@ export class Guard {
   ): Promise<{ reviewed: ReviewedCall[]; provisional: RuleState }> {
     let provisional = state;
     const reviewed: ReviewedCall[] = [];
-    for (const call of calls) {
-      const result = await reviewCall(this, provisional, call, config);
+    for (const [index, call] of calls.entries()) {
+      const draft = reviewCall(this, provisional, call, config);
+      const result = isPromise(draft) ? await draft : draft;
       reviewed.push(result);
-      if (result.outcome !== "refuse") {
+      // Only later calls of the turn read the provisional state: the last call need not be recorded.
+      if (result.outcome !== "refuse" && index < calls.length - 1) {
         provisional = this.engine.record(provisional, {
           tool: result.name,
           operation: result.operation,
@@ -136,6 +138,10 @@ export class Guard {
     }
     return this.engine.usageSection(toolRules);
   }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown }).then === "function";
 }
 
 function withHeartbeatArg(def: ToolDefinition): ToolDefinition {

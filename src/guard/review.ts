@@ -1,9 +1,10 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { PolicyDecision } from "../policy/types.js";
 import type { RuleState } from "../rules/types.js";
+import type { RiskLevel } from "../tools/types.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import { riskDecision } from "./risk.js";
-import type { ReviewedCall } from "./state.js";
+import type { CallOutcome, ReviewedCall } from "./state.js";
 
 function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return issues
@@ -18,90 +19,103 @@ function operationOf(args: Record<string, unknown>, key: string | undefined): st
   return typeof value === "string" ? value : undefined;
 }
 
+/** What is known about a call before its outcome; outcomes are built from it as one literal (object spread is slow on this hot path). */
+interface Facts {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  operation: string | undefined;
+  risk: RiskLevel;
+  concurrencySafe: boolean;
+  requestHeartbeat: boolean;
+}
+
+function outcome(facts: Facts, result: CallOutcome, ruleId: string, reason: string, message?: string): ReviewedCall {
+  return {
+    id: facts.id,
+    name: facts.name,
+    args: facts.args,
+    operation: facts.operation,
+    outcome: result,
+    ruleId,
+    reason,
+    risk: facts.risk,
+    concurrencySafe: facts.concurrencySafe,
+    requestHeartbeat: facts.requestHeartbeat,
+    message,
+  };
+}
+
 /**
  * Reviews one call. Pure: no side effects, so LangGraph may run it again on resume.
  * Order: parse and validate → killswitch → permission rules → tool rules and allowed operations
  * → the tool's own consent check. Deny beats ask beats allow; the outcome names its rule.
+ * Synchronous unless the tool has a consent check.
  */
-export async function reviewCall(
+export function reviewCall(
   guard: Guard,
   state: RuleState,
   call: RawToolCall,
   config?: LangGraphRunnableConfig,
-): Promise<ReviewedCall> {
+): ReviewedCall | Promise<ReviewedCall> {
   const spec = guard.spec(call.name);
-  const base = { id: call.id, name: call.name, concurrencySafe: false, requestHeartbeat: false };
   if (!spec) {
-    const available = guard.registry.names().join(", ");
-    return {
-      ...base,
-      args: call.args,
-      outcome: "refuse",
-      ruleId: "unknown-tool",
-      reason: `unknown tool "${call.name}"`,
-      risk: "always-deny",
-      message: `Refused: unknown tool "${call.name}" (rule unknown-tool). Available tools: ${available}.`,
-    };
+    const facts: Facts = { id: call.id, name: call.name, args: call.args, operation: undefined, risk: "always-deny", concurrencySafe: false, requestHeartbeat: false };
+    const message = `Refused: unknown tool "${call.name}" (rule unknown-tool). Available tools: ${guard.registry.names().join(", ")}.`;
+    return outcome(facts, "refuse", "unknown-tool", `unknown tool "${call.name}"`, message);
   }
   const { args, heartbeat } = guard.splitHeartbeat(call.name, call.args);
   const operation = operationOf(args, spec.operationKey);
-  const risk = guard.riskOf(call.name, operation);
-  const reviewed = { ...base, args, operation, risk, requestHeartbeat: heartbeat };
+  const facts: Facts = {
+    id: call.id,
+    name: call.name,
+    args,
+    operation,
+    risk: guard.riskOf(call.name, operation),
+    concurrencySafe: false,
+    requestHeartbeat: heartbeat,
+  };
 
   const parsed = spec.inputSchema.safeParse(args);
   if (!parsed.success) {
     const detail = formatIssues(parsed.error.issues);
-    return {
-      ...reviewed,
-      outcome: "refuse",
-      ruleId: "schema",
-      reason: `invalid arguments: ${detail}`,
-      message: `Refused: invalid arguments for ${call.name} (rule schema): ${detail}. Fix the arguments and call again.`,
-    };
+    const message = `Refused: invalid arguments for ${call.name} (rule schema): ${detail}. Fix the arguments and call again.`;
+    return outcome(facts, "refuse", "schema", `invalid arguments: ${detail}`, message);
   }
-  reviewed.concurrencySafe = safeConcurrency(() => spec.isConcurrencySafe(parsed.data));
+  facts.concurrencySafe = safeConcurrency(() => spec.isConcurrencySafe(parsed.data));
 
-  const kill = guard.options.killswitch?.decide(call.name, risk) ?? null;
-  if (kill?.mode === "deny") return refuse(reviewed, kill.ruleId, kill.reason);
+  const kill = guard.options.killswitch?.decide(call.name, facts.risk) ?? null;
+  if (kill?.mode === "deny") return refuse(facts, kill.ruleId, kill.reason);
 
   const permission: PolicyDecision =
-    guard.options.permissions?.decide(call.name, args, risk) ?? riskDecision(risk, guard.options.riskModes);
-  if (permission.mode === "deny") return refuse(reviewed, permission.ruleId, permission.reason);
+    guard.options.permissions?.decide(call.name, args, facts.risk) ?? riskDecision(facts.risk, guard.options.riskModes);
+  if (permission.mode === "deny") return refuse(facts, permission.ruleId, permission.reason);
 
   const violation = guard.engine.checkCall(state, { tool: call.name, operation }, guard.now());
   if (violation) {
-    return {
-      ...reviewed,
-      outcome: "refuse",
-      ruleId: `rule:${violation.ruleId}`,
-      reason: violation.message,
-      message: `Refused by tool rule ${violation.ruleId}: ${violation.message}. Allowed now: ${violation.allowedNow.join(", ") || "nothing"}.`,
-    };
+    const message = `Refused by tool rule ${violation.ruleId}: ${violation.message}. Allowed now: ${violation.allowedNow.join(", ") || "nothing"}.`;
+    return outcome(facts, "refuse", `rule:${violation.ruleId}`, violation.message, message);
   }
 
-  if (kill?.mode === "ask") return ask(guard, reviewed, kill.ruleId, kill.reason);
-  if (permission.mode === "ask") return ask(guard, reviewed, permission.ruleId, permission.reason);
-  const consent = await spec.requiresApproval?.(parsed.data, config);
-  if (consent !== undefined) return ask(guard, reviewed, `tool:${call.name}:consent`, consent);
-  return { ...reviewed, outcome: "run", ruleId: permission.ruleId, reason: permission.reason };
+  if (kill?.mode === "ask") return ask(guard, facts, kill.ruleId, kill.reason);
+  if (permission.mode === "ask") return ask(guard, facts, permission.ruleId, permission.reason);
+  if (!spec.requiresApproval) return outcome(facts, "run", permission.ruleId, permission.reason);
+  // Only a tool with its own consent check makes the review asynchronous.
+  return Promise.resolve(spec.requiresApproval(parsed.data, config)).then((consent) =>
+    consent === undefined
+      ? outcome(facts, "run", permission.ruleId, permission.reason)
+      : ask(guard, facts, `tool:${call.name}:consent`, consent),
+  );
 }
 
-type Draft = Omit<ReviewedCall, "outcome" | "ruleId" | "reason">;
-
-function refuse(call: Draft, ruleId: string, reason: string): ReviewedCall {
-  return {
-    ...call,
-    outcome: "refuse",
-    ruleId,
-    reason,
-    message: `Refused ${call.name} (rule ${ruleId}): ${reason}.`,
-  };
+function refuse(facts: Facts, ruleId: string, reason: string): ReviewedCall {
+  return outcome(facts, "refuse", ruleId, reason, `Refused ${facts.name} (rule ${ruleId}): ${reason}.`);
 }
 
-function ask(guard: Guard, call: Draft, ruleId: string, reason: string): ReviewedCall {
+function ask(guard: Guard, facts: Facts, ruleId: string, reason: string): ReviewedCall {
   const bypass = guard.options.bypass === true && (guard.options.killswitch?.bypassAllowed() ?? true);
-  if (bypass) return { ...call, outcome: "run", ruleId, reason: `${reason} (auto-approved: bypass mode)` };
-  return { ...call, outcome: "ask", ruleId, reason };
+  if (bypass) return outcome(facts, "run", ruleId, `${reason} (auto-approved: bypass mode)`);
+  return outcome(facts, "ask", ruleId, reason);
 }
 
 /** A concurrency check that throws means "not safe". */

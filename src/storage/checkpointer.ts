@@ -1,5 +1,4 @@
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -53,6 +52,8 @@ export async function openCheckpointer(spec?: string, options: OpenCheckpointerO
       pool.on("error", () => undefined);
       try {
         await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+        // Loaded only for PostgreSQL: importing it costs about 2 s of start-up, paid by every CLI command.
+        const { PostgresSaver } = await import("@langchain/langgraph-checkpoint-postgres");
         const checkpointer = new PostgresSaver(pool, undefined, { schema });
         await checkpointer.setup();
         registerThreadSource(checkpointer, { kind: "postgres", pool, schema });
