@@ -26,7 +26,7 @@ function agent(calls: ReturnType<typeof call>[], stamps: Stamp[], extra: Record<
 
 describe("partitionCalls", () => {
   const reviewed = (id: string, safe: boolean) => ({ id, concurrencySafe: safe }) as ReviewedCall;
-  it("groups consecutive safe calls, caps the batch, and runs unsafe calls alone in order", () => {
+  it("groups consecutive safe calls and runs unsafe calls alone, in order", () => {
     const calls = [
       reviewed("a", true),
       reviewed("b", true),
@@ -35,8 +35,7 @@ describe("partitionCalls", () => {
       reviewed("e", true),
       reviewed("f", true),
     ];
-    expect(partitionCalls(calls, 2)).toEqual([["a", "b"], ["c"], ["d", "e"], ["f"]]);
-    expect(partitionCalls(calls, 10)).toEqual([["a", "b"], ["c"], ["d", "e", "f"]]);
+    expect(partitionCalls(calls)).toEqual([["a", "b"], ["c"], ["d", "e", "f"]]);
   });
 });
 
@@ -70,15 +69,20 @@ describe("execution in batches", () => {
     expect(toolMessages(out.messages).map((m) => m.status)).toEqual(Array(7).fill("success"));
   });
 
-  it("caps a batch at maxConcurrency", async () => {
+  it("caps a batch at maxConcurrency as a sliding window: a call starts as soon as a slot frees", async () => {
     const stamps: Stamp[] = [];
-    const labels = ["a", "b", "c", "d", "e"];
-    const graph = agent(labels.map((l) => call(l, { ms: 60, safe: true })), stamps, { maxConcurrency: 2 });
+    // with 2 slots: a (300 ms) holds one slot while b, c, d (40 ms each) pass through the other
+    const graph = agent(
+      [call("a", { ms: 300, safe: true }), ...["b", "c", "d"].map((l) => call(l, { ms: 40, safe: true }))],
+      stamps,
+      { maxConcurrency: 2 },
+    );
     await graph.invoke({ messages: [new HumanMessage("go")] }, thread("cap"));
-    for (const s of stamps) {
-      const concurrent = stamps.filter((o) => o !== s && overlaps(s, o));
-      expect(concurrent.length).toBeLessThanOrEqual(1);
-    }
+    const at = (t: number) => stamps.filter((s) => s.start <= t && t < s.end).length;
+    for (const s of stamps) expect(at(s.start)).toBeLessThanOrEqual(2);
+    const by = (l: string) => stamps.find((s) => s.label === l) as Stamp;
+    // d started before a finished: no barrier after the first two
+    expect(by("d").start).toBeLessThan(by("a").end);
   });
 
   it("gives every call a stable idempotency key from thread and call id", async () => {

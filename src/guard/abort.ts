@@ -1,3 +1,5 @@
+import { setMaxListeners } from "node:events";
+
 /** Why a call's signal fired: the run was cancelled, a sibling failed, or the call timed out. */
 export type AbortCause =
   | { kind: "run" }
@@ -29,27 +31,79 @@ export function abortCauseOf(signal: AbortSignal): AbortCause {
 }
 
 /**
- * Level 2 of the abort hierarchy: one controller per batch, shared by the batch's tasks in this
- * process, so a failing call cancels only its siblings. Level 1 is the run's own signal.
+ * Level 2 of the abort hierarchy, and the batch's concurrency cap: one entry per batch, shared by
+ * the batch's tasks in this process, so a failing call cancels only its siblings and at most
+ * `maxConcurrency` of them run at once (a sliding window: a call starts as soon as a slot frees).
  */
-const batches = new Map<string, { controller: AbortController; users: number }>();
+interface BatchEntry {
+  controller: AbortController;
+  users: number;
+  active: number;
+  waiting: (() => void)[];
+  unlinkRun: () => void;
+}
 
-export function joinBatch(key: string): { signal: AbortSignal; abort(cause: AbortCause): void; leave(): void } {
+const batches = new Map<string, BatchEntry>();
+
+export interface BatchMembership {
+  signal: AbortSignal;
+  abort(cause: AbortCause): void;
+  /** Waits for one of `limit` slots (or for `signal` to abort); returns the function that frees it. */
+  slot(limit: number, signal: AbortSignal): Promise<() => void>;
+  leave(): void;
+}
+
+/** Joins the batch `key`; the run's signal (level 1) is linked into the batch's once, not once per call. */
+export function joinBatch(key: string, runSignal?: AbortSignal): BatchMembership {
   let entry = batches.get(key);
   if (!entry) {
-    entry = { controller: new AbortController(), users: 0 };
+    const controller = new AbortController();
+    // Every call of the batch listens to this signal: a batch of 16 must not warn about "leaks".
+    setMaxListeners(0, controller.signal);
+    const onRunAbort = () => controller.abort(new CallAbortError({ kind: "run" }));
+    if (runSignal?.aborted) onRunAbort();
+    else runSignal?.addEventListener("abort", onRunAbort, { once: true });
+    const unlinkRun = () => runSignal?.removeEventListener("abort", onRunAbort);
+    entry = { controller, users: 0, active: 0, waiting: [], unlinkRun };
     batches.set(key, entry);
   }
   entry.users += 1;
   const held = entry;
+  const free = () => {
+    held.active -= 1;
+    held.waiting.shift()?.();
+  };
   return {
     signal: held.controller.signal,
     abort: (cause) => {
       if (!held.controller.signal.aborted) held.controller.abort(new CallAbortError(cause));
     },
+    slot: (limit, signal) => {
+      if (held.active < limit || signal.aborted) {
+        if (signal.aborted) return Promise.resolve(() => undefined);
+        held.active += 1;
+        return Promise.resolve(free);
+      }
+      return new Promise((resolve) => {
+        const take = () => {
+          signal.removeEventListener("abort", giveUp);
+          held.active += 1;
+          resolve(free);
+        };
+        const giveUp = () => {
+          held.waiting = held.waiting.filter((w) => w !== take);
+          resolve(() => undefined);
+        };
+        held.waiting.push(take);
+        signal.addEventListener("abort", giveUp, { once: true });
+      });
+    },
     leave: () => {
       held.users -= 1;
-      if (held.users === 0 && batches.get(key) === held) batches.delete(key);
+      if (held.users === 0 && batches.get(key) === held) {
+        batches.delete(key);
+        held.unlinkRun();
+      }
     },
   };
 }

@@ -85,10 +85,12 @@ export async function executeCall(
   }
   if (claim.kind === "done") return fromLedger(claim.recorded, finish);
 
-  const batch = joinBatch(batchKey);
+  const batch = joinBatch(batchKey, config?.signal);
+  const waitSignal = batch.signal;
+  const freeSlot = await batch.slot(guard.maxConcurrency, waitSignal);
+  // The timeout starts when the call gets its slot, not while it waits for one.
   const timeout = timeoutSignal(timeoutMs);
-  const signals = [batch.signal, timeout.signal, config?.signal].filter((s): s is AbortSignal => s !== undefined);
-  const signal = AbortSignal.any(signals);
+  const signal = timeout.signal ? AbortSignal.any([waitSignal, timeout.signal]) : waitSignal;
   try {
     if (signal.aborted) {
       return finish("cancelled", `Cancelled: ${call.name} did not run: ${describeAbort(abortCauseOf(signal))}`);
@@ -126,6 +128,7 @@ export async function executeCall(
     return executed;
   } finally {
     timeout.clear();
+    freeSlot();
     batch.leave();
   }
 }

@@ -35,7 +35,7 @@ export function planTurn(guard: Guard, messageId: string, runnable: readonly Rev
   return {
     messageId,
     calls: Object.fromEntries(runnable.map((c) => [c.id, c])),
-    batches: partitionCalls(runnable, guard.maxConcurrency),
+    batches: partitionCalls(runnable),
     nextBatch: 0,
     refused,
   };
