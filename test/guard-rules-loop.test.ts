@@ -154,4 +154,39 @@ describe("every rule type, observed through the guarded loop", () => {
     expect(prompts[0]).toMatch(/Periodic tools due now: heartbeat_check/);
     expect(prompts[1]).not.toMatch(/due now/);
   });
+
+  it("records outcomes across turns when the tools go straight back to the model (no collect step)", async () => {
+    const ran: string[] = [];
+    const model = fakeModel()
+      .respondWithTools([{ name: "api", args: {}, id: "t1a" }, { name: "api", args: {}, id: "t1b" }])
+      .respondWithTools([{ name: "api", args: {}, id: "t2a" }])
+      .respond(new AIMessage("done"));
+    const api = defineTool({
+      name: "api",
+      description: "a read-only API",
+      schema: z.object({}),
+      risk: "low",
+      isConcurrencySafe: () => true,
+      execute: () => {
+        ran.push("api");
+        return "ok";
+      },
+    });
+    const graph = createGuardedAgent({
+      model,
+      tools: [api],
+      rules: [{ tool: "api", type: "MaxCalls", max: 2 }],
+      checkpointer: new MemorySaver(),
+    });
+    const nodes: string[] = [];
+    for await (const update of await graph.stream({ messages: [new HumanMessage("go")] }, { ...thread("fast-path"), streamMode: "updates" })) {
+      nodes.push(...Object.keys(update));
+    }
+    expect(nodes).not.toContain("collect");
+    expect(ran).toEqual(["api", "api"]);
+    const state = await graph.getState(thread("fast-path"));
+    const third = toolMessages(state.values.messages).find((m) => m.tool_call_id === "t2a");
+    expect(String(third?.content)).toMatch(/MaxCalls/);
+    expect(state.values.guard.rules?.runAttempts.api).toBe(2);
+  });
 });

@@ -53,8 +53,15 @@ function requireTools(tools: GuardOptions["tools"] | undefined): GuardOptions["t
 export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt">) {
   const rulesOf = (g: GuardState) => g.rules ?? guard.initialRuleState();
 
+  // Without Terminal rules or heartbeats, loop control after a turn is always "back to the model":
+  // the last batch's tasks then go straight to the agent, which records their results (one step fewer).
+  const needsCollect =
+    guard.options.heartbeat === true || guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf");
+
   const agent = async (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Promise<GuardedAgentUpdate> => {
     let g: GuardState = { ...state.guard, rules: rulesOf(state.guard) };
+    const pendingResults = g.turn !== null && Object.keys(state.guardResults).length > 0;
+    if (pendingResults && g.turn) g = { ...g, rules: recordBatch(guard, rulesOf(g), g.turn, state.guardResults), turn: null };
     const last = state.messages[state.messages.length - 1];
     if (last && HumanMessage.isInstance(last) && !isGuardMessage(last)) {
       g = {
@@ -72,7 +79,11 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     const initial = guard.engine.initialTools(rules).find((tool) => (rules.runAttempts[tool] ?? 0) === 0);
     const forced = g.forcedTool ?? initial ?? null;
     const ai = await callModel(guard, options.model, rules, state.messages, forced, options.systemPrompt, config);
-    return { messages: [ai], guard: { ...g, forcedTool: null, next: "agent" } };
+    return {
+      messages: [ai],
+      guard: { ...g, forcedTool: null, next: "agent" },
+      ...(pendingResults ? { guardResults: null } : {}),
+    };
   };
 
   const review = async (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Promise<GuardedAgentUpdate> => {
@@ -125,10 +136,10 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     return { guard: { ...state.guard, next: "end", exitUnsatisfied: pending } };
   };
 
-  const dispatch = (state: GuardedAgentStateType): Send[] | "collect" => {
+  const dispatch = (state: GuardedAgentStateType): Send[] | "collect" | "agent" => {
     const turn = state.guard.turn;
     const batch = turn?.batches[turn.nextBatch];
-    if (!turn || !batch || batch.length === 0) return "collect";
+    if (!turn || !batch || batch.length === 0) return needsCollect || turn?.nextBatch !== 0 ? "collect" : "agent";
     const batchKey = `${turn.messageId}#${turn.nextBatch}`;
     return batch.flatMap((id) => {
       const call = turn.calls[id];
@@ -156,8 +167,16 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
       (state) => ((lastAIMessage(state.messages)?.tool_calls?.length ?? 0) > 0 ? "review" : "finish"),
       ["review", "finish"],
     )
-    .addConditionalEdges("review", dispatch, ["tools", "collect"])
-    .addEdge("tools", "collect")
+    .addConditionalEdges("review", dispatch, ["tools", "collect", "agent"])
+    .addConditionalEdges(
+      "tools",
+      (state) => {
+        const turn = state.guard.turn;
+        const lastBatch = turn !== null && turn.nextBatch + 1 >= turn.batches.length;
+        return lastBatch && !needsCollect ? "agent" : "collect";
+      },
+      ["agent", "collect"],
+    )
     .addConditionalEdges(
       "collect",
       (state) => {
