@@ -1,8 +1,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
 import { DEFAULT_AUDIT_SPEC, openAuditSink } from "../src/audit/open.js";
 import type { AuditSink } from "../src/audit/types.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
@@ -10,6 +8,7 @@ import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { Guard } from "../src/guard/guard.js";
 import type { GuardOptions } from "../src/guard/options.js";
 import { createModel } from "../src/model/create-model.js";
+import { packageRoot } from "../src/package-root.js";
 import { parseScenario, type ScenarioInput } from "../src/model/scenario.js";
 import { loadPolicyFile } from "../src/policy/file.js";
 import type { LoadedPolicy } from "../src/policy/file.js";
@@ -45,20 +44,6 @@ export interface ReadyGraph {
   policy: LoadedPolicy | undefined;
   audit: AuditSink | undefined;
   close(): Promise<void>;
-}
-
-/** The package root (holds `policies/` and `scenarios/`), found from this module's location. */
-export function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name === "guarded-graph") {
-      return dir;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("cannot find the guarded-graph package root (policies/, scenarios/)");
-    dir = parent;
-  }
 }
 
 export function bundledPolicy(file: string): string {

@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
+import { syncDirectory } from "../storage/sync-directory.js";
 import { createInterface } from "node:readline";
 import { parseStoredRecord, validateQuery, validateRecords } from "./schema.js";
 import { selectRecords } from "./select.js";
@@ -29,19 +30,6 @@ async function endsWithNewline(handle: FileHandle): Promise<boolean> {
   return last[0] === 0x0a;
 }
 
-/** Makes a newly created file's directory entry durable too (best effort: not every platform can fsync a directory). */
-async function syncDirectory(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, "r");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Directory fsync is unsupported on some platforms (Windows); the file data itself is synced.
-  }
-}
 
 /**
  * Append-only JSON Lines audit log: one record per line, fsynced per write batch, deduplicated

@@ -1,9 +1,9 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ChatOpenAI } from "@langchain/openai";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { z } from "zod";
+import { packageRoot } from "../package-root.js";
 import { loadScenario, parseScenario, type Scenario } from "./scenario.js";
 import { ScriptedChatModel } from "./scripted.js";
 
@@ -31,19 +31,6 @@ export interface CreateModelOptions {
   env?: Record<string, string | undefined>;
 }
 
-/** The package's root directory (holds `scenarios/`), found from this module's location. */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name === "guarded-graph") {
-      return dir;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("cannot find the guarded-graph package root to load scenarios from");
-    dir = parent;
-  }
-}
 
 /** Resolves a scenario name (`devops-demo`) or path (`./my.yaml`) to its file. */
 export function scenarioPath(nameOrPath: string): string {

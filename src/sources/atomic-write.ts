@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { link, open, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
+import { syncDirectory } from "../storage/sync-directory.js";
 
 /** Temp files are hidden siblings of the target so the rename stays on one filesystem. */
 export function isTempFileName(name: string): boolean {
@@ -45,15 +46,3 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
   await syncDirectory(dir);
 }
 
-async function syncDirectory(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, "r");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Some filesystems refuse fsync on directories; the rename is still atomic.
-  }
-}
