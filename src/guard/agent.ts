@@ -93,7 +93,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     const messageId = ai.id ?? `ai_${state.messages.length}`;
     const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
     const { runnable, answered } = await reviewTurnWithApproval(guard, rulesOf(state.guard), calls, ctx, config);
-    const turn = planTurn(guard, messageId, runnable, answered.length);
+    const turn = planTurn(messageId, runnable, answered.length);
     return { messages: answered, guard: { ...state.guard, turn, next: "dispatch" }, guardResults: null };
   };
 

@@ -31,7 +31,7 @@ export function recordBatch(guard: Guard, rules: RuleState, turn: TurnPlan, resu
 }
 
 /** The execution plan of a reviewed turn: approved calls in batches, in model order. */
-export function planTurn(guard: Guard, messageId: string, runnable: readonly ReviewedCall[], refused: number): TurnPlan {
+export function planTurn(messageId: string, runnable: readonly ReviewedCall[], refused: number): TurnPlan {
   return {
     messageId,
     calls: Object.fromEntries(runnable.map((c) => [c.id, c])),

@@ -69,7 +69,7 @@ async function runGuardedTools(
   const ctx = { threadId: threadIdOf(config), runId: g.runId, messageId };
   const calls = openToolCalls(ai, input.messages);
   const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
-  let turn = planTurn(guard, messageId, runnable, answered.length);
+  let turn = planTurn(messageId, runnable, answered.length);
   const messages: ToolMessage[] = [...answered];
   const results: Record<string, CallResult> = {};
   for (const [index, batch] of turn.batches.entries()) {

@@ -36,7 +36,7 @@ export async function reviewModelTurn(
   const messageId = ai.id ?? `ai_${state.messages.length}`;
   const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
   const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
-  const turn = planTurn(guard, messageId, runnable, answered.length);
+  const turn = planTurn(messageId, runnable, answered.length);
   const edited = runnable.filter((c) => c.edited);
   const nothingRuns = runnable.length === 0;
   return {

@@ -1,7 +1,6 @@
-import { AIMessage } from "@langchain/core/messages";
 import type { ClientTool, ServerTool } from "@langchain/core/tools";
 import type { Guard } from "../guard/guard.js";
-import { forcedArgs, systemPromptFor } from "../guard/model-step.js";
+import { systemPromptFor } from "../guard/model-step.js";
 import type { GuardState } from "../guard/state.js";
 import type { RuleState } from "../rules/types.js";
 
