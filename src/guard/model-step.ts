@@ -75,16 +75,23 @@ export async function callModel(
 /** A model that ignored `tool_choice` still makes the forced call: it is put first, with the rule's arguments. */
 export function withForcedCall(guard: Guard, ai: AIMessage, forced: string | null): AIMessage {
   if (!forced || ai.tool_calls?.some((c) => c.name === forced)) return ai;
+  const call = { id: `guard_${forced}_${randomUUID().slice(0, 8)}`, name: forced, args: forcedArgs(guard, forced), type: "tool_call" as const };
+  return withToolCalls(ai, [call, ...(ai.tool_calls ?? [])], { ...ai.additional_kwargs, guard_forced: forced });
+}
+
+/** The same message (same id, so it replaces the original in state) with other tool calls. */
+export function withToolCalls(
+  ai: AIMessage,
+  toolCalls: NonNullable<AIMessage["tool_calls"]>,
+  additionalKwargs?: AIMessage["additional_kwargs"],
+): AIMessage {
   return new AIMessage({
     content: ai.content,
     id: ai.id,
     name: ai.name,
     response_metadata: ai.response_metadata,
     usage_metadata: ai.usage_metadata,
-    additional_kwargs: { ...ai.additional_kwargs, guard_forced: forced },
-    tool_calls: [
-      { id: `guard_${forced}_${randomUUID().slice(0, 8)}`, name: forced, args: forcedArgs(guard, forced), type: "tool_call" },
-      ...(ai.tool_calls ?? []),
-    ],
+    ...(additionalKwargs ? { additional_kwargs: additionalKwargs } : {}),
+    tool_calls: toolCalls,
   });
 }

@@ -1,9 +1,9 @@
-import { AIMessage } from "@langchain/core/messages";
+import type { AIMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { threadIdOf } from "../guard/audit-trail.js";
 import type { Guard } from "../guard/guard.js";
-import { guardReminder } from "../guard/model-step.js";
+import { guardReminder, withToolCalls } from "../guard/model-step.js";
 import { planTurn } from "../guard/loop.js";
 import type { GuardState, ReviewedCall } from "../guard/state.js";
 import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "../guard/turn.js";
@@ -50,17 +50,13 @@ export async function reviewModelTurn(
 /** The same message (same id, so it replaces the original) with the human's edits as the calls that run. */
 function withEditedCalls(ai: AIMessage, edited: readonly ReviewedCall[]): AIMessage {
   const byId = new Map(edited.map((c) => [c.id, c]));
-  return new AIMessage({
-    content: ai.content,
-    id: ai.id,
-    name: ai.name,
-    response_metadata: ai.response_metadata,
-    usage_metadata: ai.usage_metadata,
-    tool_calls: (ai.tool_calls ?? []).map((call) => {
+  return withToolCalls(
+    ai,
+    (ai.tool_calls ?? []).map((call) => {
       const edit = call.id === undefined ? undefined : byId.get(call.id);
       return edit ? { ...call, name: edit.name, args: edit.args } : call;
     }),
-  });
+  );
 }
 
 /**

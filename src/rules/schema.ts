@@ -1,19 +1,6 @@
 import { z } from "zod";
+import { PLAIN_RULE_TYPES } from "./types.js";
 import type { RuleState, ToolRule } from "./types.js";
-
-/** Rule types that only carry a tool, conditions and the common fields. */
-const PLAIN_RULE_TYPES = [
-  "NoHeartbeat",
-  "ContinueLoop",
-  "Terminal",
-  "TerminalIf",
-  "MustFollow",
-  "MustPrecede",
-  "ExclusiveGroup",
-  "InitialCall",
-  "RequiredForExit",
-  "RequiredForExitIf",
-] as const;
 
 const toolName = z.string().min(1, "tool name must not be empty");
 

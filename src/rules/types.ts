@@ -2,7 +2,8 @@
  * Tool rules (seed 001 + 000 + 002). A rule is plain JSON so policies can be loaded from files
  * and rule state can live in LangGraph's checkpointed graph state.
  */
-export const RULE_TYPES = [
+/** Rule types that carry only a tool, conditions and the common fields. */
+export const PLAIN_RULE_TYPES = [
   "NoHeartbeat",
   "ContinueLoop",
   "Terminal",
@@ -13,11 +14,9 @@ export const RULE_TYPES = [
   "InitialCall",
   "RequiredForExit",
   "RequiredForExitIf",
-  "MaxCalls",
-  "Cooldown",
-  "Periodic",
-  "AllowedOperations",
 ] as const;
+
+export const RULE_TYPES = [...PLAIN_RULE_TYPES, "MaxCalls", "Cooldown", "Periodic", "AllowedOperations"] as const;
 
 export type RuleType = (typeof RULE_TYPES)[number];
 
@@ -37,19 +36,7 @@ interface RuleBase {
 }
 
 export type ToolRule =
-  | (RuleBase & {
-      type:
-        | "NoHeartbeat"
-        | "ContinueLoop"
-        | "Terminal"
-        | "TerminalIf"
-        | "MustFollow"
-        | "MustPrecede"
-        | "ExclusiveGroup"
-        | "InitialCall"
-        | "RequiredForExit"
-        | "RequiredForExitIf";
-    })
+  | (RuleBase & { type: (typeof PLAIN_RULE_TYPES)[number] })
   | (RuleBase & { type: "MaxCalls"; max: number; scope?: RuleScope })
   | (RuleBase & { type: "Cooldown"; durationMs: number })
   | (RuleBase & { type: "Periodic"; durationMs: number })
