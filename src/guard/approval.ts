@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { HumanDecisionType } from "./options.js";
 import type { ReviewedCall } from "./state.js";
+import { approvalDescription } from "../messages/index.js";
 
 /** One pending call, in LangChain v1 humanInTheLoopMiddleware's shape plus id, risk and the deciding rule. */
 export interface ActionRequest {
@@ -57,7 +58,7 @@ export function approvalRequest(
     actionRequests: pending.map((call) => ({
       name: call.name,
       args: call.args,
-      description: `${call.name} needs approval (${call.risk} risk) by ${call.ruleId}: ${call.reason}`,
+      description: approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason }),
       toolCallId: call.id,
       risk: call.risk,
       ruleId: call.ruleId,

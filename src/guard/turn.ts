@@ -8,6 +8,7 @@ import { auditDecisions, auditHuman } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
+import { approvalNotes, refusals } from "../messages/index.js";
 
 export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
   for (let i = messages.length - 1; i >= 0; i -= 1) {
@@ -66,11 +67,10 @@ export async function reviewTurnWithApproval(
       const decision = match.decisions.get(call.id);
       if (!decision) continue;
       if (decision.type === "approve") {
-        decided.set(call.id, { ...call, outcome: "run", reason: `${call.reason} (approved by a human)` });
+        decided.set(call.id, { ...call, outcome: "run", reason: approvalNotes.approved(call.reason) });
         await auditHuman(guard, ctx, call, "approve", resume.actor);
       } else if (decision.type === "reject") {
-        const note = decision.message ? `: ${decision.message}` : "";
-        decided.set(call.id, { ...call, outcome: "refuse", message: `Rejected by a human reviewer${note}. Do not retry this call unchanged.` });
+        decided.set(call.id, { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, decision.message) });
         await auditHuman(guard, ctx, call, "reject", resume.actor, decision.message ? { message: decision.message } : undefined);
       } else {
         const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config);
@@ -90,7 +90,7 @@ export async function reviewTurnWithApproval(
     const result = decided.get(call.id);
     if (!result) continue;
     if (result.outcome === "run") runnable.push(result);
-    else answered.push(refusalMessage(result, result.message ?? `Refused by ${result.ruleId}: ${result.reason}`));
+    else answered.push(refusalMessage(result, result.message ?? refusals.generic(result.name, result.ruleId, result.reason)));
   }
   return { runnable, answered };
 }
@@ -116,8 +116,8 @@ async function reviewEdit(
     return {
       ...again,
       edited: true,
-      message: `The human's edit of this call was refused by ${again.ruleId}: ${again.reason}. ${again.message ?? ""}`.trim(),
+      message: refusals.editRefused(again.message ?? refusals.generic(again.name, again.ruleId, again.reason)),
     };
   }
-  return { ...again, outcome: "run", edited: true, reason: `${again.reason} (edited and approved by a human)` };
+  return { ...again, outcome: "run", edited: true, reason: approvalNotes.editedAndApproved(again.reason) };
 }
