@@ -9,6 +9,7 @@ import { compileFieldCondition, NO, UNKNOWN, YES, type FieldCondition, type Matc
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
 import { PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
+import { cannotTellReason, controlCharacterReason, riskDefaultReason, undeclaredRiskReason } from "../messages/index.js";
 
 /** A permission rule as written: `PermissionRuleSpec` plus `caseSensitive` for the tool name and `args` regex. */
 export interface PermissionRule extends PermissionRuleSpec {
@@ -266,46 +267,35 @@ export class PermissionPolicy {
       }
       if (verdict === NO) continue;
       if (rule.mode === "allow" && unsure !== undefined) {
-        decided = this.unsureDecision(unsure, tool, shownRisk);
-      } else decided = { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, tool, view), risk: shownRisk };
+        decided = this.unsureDecision(unsure, shownRisk);
+      } else decided = { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, view), risk: shownRisk };
       if (trace === undefined) break;
     }
-    if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, tool, shownRisk);
+    if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, shownRisk);
     if (decided === undefined) {
       if (risk === undefined) {
-        decided = {
-          mode: "ask",
-          ruleId: "default:ask",
-          reason: `no permission rule matched ${tool} and it declares no risk, so it needs approval (set tools.${tool}.risk or defaultRisk in the policy to change this)`,
-          risk: shownRisk,
-        };
+        decided = { mode: "ask", ruleId: "default:ask", reason: undeclaredRiskReason(tool), risk: shownRisk };
       } else {
         const mode = this.riskModes[risk];
-        decided = { mode, ruleId: `risk:${risk}`, reason: `no permission rule matched ${tool}; ${risk} risk tools are ${mode === "allow" ? "allowed" : mode === "deny" ? "denied" : "asked about"} by default`, risk };
+        decided = { mode, ruleId: `risk:${risk}`, reason: riskDefaultReason(tool, risk, mode), risk };
       }
     }
     if (decided.mode === "allow") {
       view ??= canonicalize(args);
       if (view.controlChar !== undefined) {
-        return { mode: "ask", ruleId: "control-characters", reason: `${tool} needs approval: its arguments hold a control character (${view.controlChar}), which no rule may read past`, risk: shownRisk };
+        return { mode: "ask", ruleId: "control-characters", reason: controlCharacterReason(view.controlChar), risk: shownRisk };
       }
     }
     return decided;
   }
 
-  private unsureDecision(rule: CompiledRule, tool: string, risk: RiskLevel): PolicyDecision {
-    return {
-      mode: "ask",
-      ruleId: rule.ruleId,
-      reason: `${tool} needs approval: ${rule.ruleId} (${rule.mode}) cannot tell whether it applies (${rule.description}: the argument cannot be read reliably)`,
-      risk,
-    };
+  private unsureDecision(rule: CompiledRule, risk: RiskLevel): PolicyDecision {
+    return { mode: "ask", ruleId: rule.ruleId, reason: cannotTellReason(rule.mode, rule.description), risk };
   }
 
-  private reasonFor(rule: CompiledRule, tool: string, view: CanonicalArgs | undefined): string {
-    const verb = rule.mode === "allow" ? "allowed" : rule.mode === "deny" ? "denied" : "needs approval";
-    const why = rule.spec.reason ?? (rule.description.length > 120 ? `${rule.description.slice(0, 117)}...` : rule.description);
-    const base = `${tool} ${verb} by ${rule.ruleId}: ${why}`;
+  private reasonFor(rule: CompiledRule, view: CanonicalArgs | undefined): string {
+    // The tool and the rule id travel beside the reason; sentences in src/messages add them once.
+    const base = rule.spec.reason ?? (rule.description.length > 120 ? `${rule.description.slice(0, 117)}...` : rule.description);
     return view?.oversized === true && rule.conditional ? `${base}; ${UNINSPECTABLE}` : base;
   }
 
