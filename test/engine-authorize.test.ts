@@ -19,7 +19,7 @@ import type { GuardOptions } from "../src/guard/options.js";
 import { GuardAnnotation } from "../src/guard/state.js";
 import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
 import { Killswitch } from "../src/killswitch/killswitch.js";
-import { exitForced, exitReminder, killswitchAsksNow, refusedAtStart } from "../src/messages/engine.js";
+import { killswitchAsksNow, refusedAtStart } from "../src/messages/engine.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import type { ToolRule } from "../src/rules/types.js";
 import { defineTool } from "../src/tools/define-tool.js";
@@ -357,7 +357,5 @@ describe("the engine's sentences (exact text)", () => {
     expect(killswitchAsksNow("incident 7")).toBe(
       "the killswitch now requires a human's approval (incident 7) and none was given for this call",
     );
-    expect(exitReminder(["save", "log"])).toBe("Before you finish, you must call: save, log (rule RequiredForExit).");
-    expect(exitForced("save")).toBe("You must call save now (rule RequiredForExit).");
   });
 });

@@ -2,7 +2,8 @@ import { HumanMessage } from "@langchain/core/messages";
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { createHash } from "node:crypto";
-import { exitForced, exitReminder, killswitchAsksNow, refusedAtStart } from "../messages/engine.js";
+import { killswitchAsksNow, refusedAtStart } from "../messages/engine.js";
+import { reminders } from "../messages/index.js";
 import type { RuleState } from "../rules/types.js";
 import { auditId } from "../audit/record.js";
 import { auditOutcome, auditRecheck, threadIdOf } from "./audit-trail.js";
@@ -323,14 +324,14 @@ export function exitStep(guard: Guard, g: GuardState): ExitStep {
   const attempts = rules.exitReminders;
   const noted = guard.engine.noteExitReminder(rules);
   if (attempts < guard.maxExitReminders) {
-    return { kind: "again", guard: { ...g, rules: noted, next: "agent" }, messages: [guardReminder(exitReminder(pending))] };
+    return { kind: "again", guard: { ...g, rules: noted, next: "agent" }, messages: [guardReminder(reminders.exitPending(pending))] };
   }
   const forced = pending[0];
   if (attempts === guard.maxExitReminders && forced !== undefined) {
     return {
       kind: "again",
       guard: { ...g, rules: noted, forcedTool: forced, next: "agent" },
-      messages: [guardReminder(exitForced(forced))],
+      messages: [guardReminder(reminders.exitForced(forced))],
     };
   }
   return { kind: "end", guard: { ...g, next: "end", exitUnsatisfied: pending } };

@@ -13,13 +13,3 @@ export function refusedAtStart(tool: string, ruleId: string, reason: string): st
 export function killswitchAsksNow(reason: string): string {
   return `the killswitch now requires a human's approval (${reason.trim().replace(/[.]$/, "")}) and none was given for this call`;
 }
-
-/** The reminder when the model stops while RequiredForExit tools are pending. */
-export function exitReminder(pending: readonly string[]): string {
-  return `Before you finish, you must call: ${pending.join(", ")} (rule RequiredForExit).`;
-}
-
-/** The reminder that precedes a forced exit call. */
-export function exitForced(tool: string): string {
-  return `You must call ${tool} now (rule RequiredForExit).`;
-}
