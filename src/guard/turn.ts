@@ -8,6 +8,7 @@ import { auditDecisions, auditHuman } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
+import type { DecisionContext } from "../provenance/context.js";
 
 export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
   for (let i = messages.length - 1; i >= 0; i -= 1) {
@@ -50,7 +51,8 @@ export async function reviewTurnWithApproval(
   ctx: TurnContext,
   config: LangGraphRunnableConfig | undefined,
 ): Promise<ReviewedTurn> {
-  const { reviewed } = await guard.reviewTurn(state, calls, config);
+  const decisionContext = ctx.messages === undefined ? undefined : { messages: ctx.messages, threadId: ctx.threadId || undefined };
+  const { reviewed } = await guard.reviewTurn(state, calls, config, decisionContext);
   await auditDecisions(guard, ctx, reviewed);
   const pending = reviewed.filter((c) => c.outcome === "ask");
   const decided = new Map<string, ReviewedCall>(reviewed.map((c) => [c.id, c]));
@@ -73,7 +75,7 @@ export async function reviewTurnWithApproval(
         decided.set(call.id, { ...call, outcome: "refuse", message: `Rejected by a human reviewer${note}. Do not retry this call unchanged.` });
         await auditHuman(guard, ctx, call, "reject", resume.actor, decision.message ? { message: decision.message } : undefined);
       } else {
-        const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config);
+        const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config, decisionContext);
         decided.set(call.id, edited);
         await auditHuman(guard, ctx, call, "edit", resume.actor, {
           editedAction: decision.editedAction,
@@ -106,10 +108,11 @@ async function reviewEdit(
   original: ReviewedCall,
   editedAction: { name: string; args: Record<string, unknown> },
   config: LangGraphRunnableConfig | undefined,
+  context: Omit<DecisionContext, "turnCalls"> | undefined,
 ): Promise<ReviewedCall> {
   const substituted = calls.map((c) => (c.id === original.id ? { id: c.id, ...editedAction } : c));
   const upTo = substituted.slice(0, substituted.findIndex((c) => c.id === original.id) + 1);
-  const { reviewed } = await guard.reviewTurn(state, upTo, config);
+  const { reviewed } = await guard.reviewTurn(state, upTo, config, context);
   const again = reviewed[reviewed.length - 1];
   if (!again) throw new Error(`edited call ${original.id} vanished from its turn`);
   if (again.outcome === "refuse") {

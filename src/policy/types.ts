@@ -1,4 +1,5 @@
 import type { RiskLevel } from "../tools/types.js";
+import type { Evidence } from "../provenance/index-builder.js";
 
 export type PermissionMode = "allow" | "deny" | "ask";
 
@@ -31,6 +32,8 @@ export interface PolicyDecision {
   ruleId: string;
   reason: string;
   risk: RiskLevel;
+  /** Provenance conditions: where each traced value was found, or that it was not. */
+  evidence?: Evidence[];
 }
 
 export type Precedence = "deny-first" | "first-match";
