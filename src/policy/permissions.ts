@@ -5,8 +5,14 @@ import { canonicalize, MAX_MATCH_DEPTH, MAX_MATCH_INPUT_CHARS, type CanonicalArg
 import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
 import { compileFieldCondition, type FieldCondition, type Quantifier } from "./matchers.js";
+import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
 import { PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
+import { budgetTotal, seenAfter } from "../provenance/conditions.js";
+import { Evaluation, type DecisionContext, type ProvenanceSettings } from "../provenance/context.js";
+import type { Evidence } from "../provenance/index-builder.js";
+import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
+import { provenanceReason } from "../messages/provenance.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
 
 /** A permission rule as written: `PermissionRuleSpec` plus `caseSensitive` for the tool name and `args` regex. */
@@ -23,6 +29,8 @@ export interface PermissionPolicyOptions {
   riskModes?: Partial<Record<RiskLevel, PermissionMode>>;
   /** Risk of a tool that declares none and is not in `toolRisk` (default medium). */
   defaultRisk?: RiskLevel;
+  /** Trusted and untrusted tools for `from: [trusted]` and `after: [untrusted]`. */
+  provenance?: ProvenanceSettings;
 }
 
 export const DEFAULT_RISK_MODES: Readonly<Record<RiskLevel, PermissionMode>> = {
@@ -41,6 +49,7 @@ const OptionsSchema = z.strictObject({
   toolRisk: z.record(z.string(), RiskLevelSchema).optional(),
   riskModes: z.partialRecord(RiskLevelSchema, PermissionModeSchema).optional(),
   defaultRisk: RiskLevelSchema.optional(),
+  provenance: ProvenanceConfigSchema.optional(),
 });
 
 interface CompiledRule {
@@ -54,6 +63,10 @@ interface CompiledRule {
   readonly args: SafeRegex | undefined;
   readonly where: readonly FieldCondition[];
   readonly description: string;
+  /** Needs the thread (a `from` condition, `after` or `budget`). */
+  readonly contextual: boolean;
+  /** `after` and `budget`: true when they let the rule apply (undefined: cannot tell). */
+  readonly context: ((tree: unknown, evaluation: Evaluation | undefined) => boolean | undefined) | undefined;
 }
 
 export function compileToolMatcher(rule: PermissionRule, where: string): (tool: string) => boolean {
@@ -77,54 +90,113 @@ function describeRule(rule: PermissionRule, where: readonly FieldCondition[]): s
   return parts.join(" ");
 }
 
+/** `after` and `budget`, compiled: both must allow the rule to apply. */
+function compileContext(rule: PermissionRule, matchesTool: (tool: string) => boolean, location: string): CompiledRule["context"] {
+  const { after, budget } = rule;
+  if (after === undefined && budget === undefined) return undefined;
+  const afterScope = rule.afterScope ?? "run";
+  let select: ((args: unknown) => unknown[]) | undefined;
+  if (budget !== undefined) {
+    let segments: SelectorSegment[];
+    try {
+      segments = parseSelector(budget.sum);
+    } catch (error) {
+      throw new PolicyError(undefined, `${location}.budget.sum`, (error as Error).message);
+    }
+    select = (args) => selectAll(args, segments).flatMap((value) => (Array.isArray(value) ? value : [value]));
+  }
+  return (tree, evaluation) => {
+    if (after !== undefined) {
+      const seen = seenAfter(after, afterScope, evaluation);
+      if (seen === undefined) return undefined;
+      if (!seen.seen) return false;
+    }
+    if (budget !== undefined && select !== undefined) {
+      const before = budgetTotal(budget, matchesTool, select, evaluation);
+      const own = select(tree).map((value) => (typeof value === "number" ? value : Number(value)));
+      if (before === undefined || own.some((n) => !Number.isFinite(n))) return undefined;
+      return before + own.reduce((a, b) => a + b, 0) > budget.max;
+    }
+    return true;
+  };
+}
+
 function compileRule(rule: PermissionRule, index: number): CompiledRule {
   const location = `permissions[${index}]`;
   const id = rule.id ?? location;
   const where = Object.entries(rule.where ?? {}).map(([selector, matcher]) =>
     compileFieldCondition(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`),
   );
+  const matchesTool = compileToolMatcher(rule, location);
+  const context = compileContext(rule, matchesTool, location);
   return {
     order: index,
     spec: rule,
     ruleId: `permission:${id}`,
     mode: rule.mode,
-    matchesTool: compileToolMatcher(rule, location),
-    conditional: rule.args !== undefined || where.length > 0,
+    matchesTool,
+    conditional: rule.args !== undefined || where.length > 0 || context !== undefined,
+    contextual: context !== undefined || where.some((condition) => condition.contextual),
+    context,
     args: rule.args === undefined ? undefined : compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `${location}.args` }),
     where,
     description: describeRule(rule, where),
   };
 }
 
-function conditionsHold(rule: CompiledRule, tree: unknown, text: string, quantifier: Quantifier): boolean {
+function conditionsHold(rule: CompiledRule, tree: unknown, text: string, quantifier: Quantifier, evaluation: Evaluation | undefined): boolean {
   if (rule.args !== undefined && !rule.args.test(text)) return false;
-  return rule.where.every((condition) => condition.holds(tree, quantifier));
+  if (!rule.where.every((condition) => condition.holds(tree, quantifier, evaluation))) return false;
+  if (rule.context === undefined) return true;
+  return rule.context(tree, evaluation) ?? quantifier === "any";
 }
 
 /**
  * Normalisation merges look-alike spellings, so it may only ever make a call MORE restricted:
  * deny/ask rules match if the normalised OR the literal arguments match; allow rules only if both do.
  */
-function argumentsMatch(rule: CompiledRule, view: CanonicalArgs): boolean {
+function argumentsMatch(rule: CompiledRule, view: CanonicalArgs, evaluation?: Evaluation): boolean {
   if (view.oversized) return rule.mode !== "allow";
   if (rule.mode === "allow") {
-    return conditionsHold(rule, view.value, view.text, "all") && (!view.changed || conditionsHold(rule, view.literal, view.literalText, "all"));
+    return conditionsHold(rule, view.value, view.text, "all", evaluation) && (!view.changed || conditionsHold(rule, view.literal, view.literalText, "all", evaluation));
   }
-  return conditionsHold(rule, view.value, view.text, "any") || (view.changed && conditionsHold(rule, view.literal, view.literalText, "any"));
+  return conditionsHold(rule, view.value, view.text, "any", evaluation) || (view.changed && conditionsHold(rule, view.literal, view.literalText, "any", evaluation));
 }
 
-function toFieldMatchers(where: Record<string, FieldMatcherEntry>): Record<string, FieldMatcher> {
-  const out: Record<string, FieldMatcher> = {};
-  for (const [selector, m] of Object.entries(where)) {
-    const cs = m.caseSensitive === undefined ? {} : { caseSensitive: m.caseSensitive };
-    if (m.equals !== undefined) out[selector] = { equals: m.equals, ...cs };
-    else if (m.in !== undefined) out[selector] = { in: m.in, ...cs };
-    else if (m.glob !== undefined) out[selector] = { glob: m.glob, ...cs };
-    else if (m.regex !== undefined) out[selector] = { regex: m.regex, ...cs };
-    else if (m.prefix !== undefined) out[selector] = { prefix: m.prefix, ...cs };
-    else if (m.exists !== undefined) out[selector] = { exists: m.exists };
-  }
+function toFieldMatcher(m: FieldMatcherEntry): FieldMatcher {
+  const cs = m.caseSensitive === undefined ? {} : { caseSensitive: m.caseSensitive };
+  if (m.equals !== undefined) return { equals: m.equals, ...cs };
+  if (m.in !== undefined) return { in: m.in, ...cs };
+  if (m.glob !== undefined) return { glob: m.glob, ...cs };
+  if (m.regex !== undefined) return { regex: m.regex, ...cs };
+  if (m.prefix !== undefined) return { prefix: m.prefix, ...cs };
+  return { exists: m.exists ?? true };
+}
+
+/** Leaf matchers are rebuilt in their typed form; connectives, numbers and `from` are kept as written. */
+function toCondition(entry: ConditionSpec<FieldMatcherEntry>): ConditionSpec<FieldMatcher> {
+  const c = entry as Record<string, unknown>;
+  if ("not" in c) return { not: toCondition(c.not as ConditionSpec<FieldMatcherEntry>) };
+  if ("anyOf" in c) return { anyOf: (c.anyOf as ConditionSpec<FieldMatcherEntry>[]).map(toCondition) };
+  if ("allOf" in c) return { allOf: (c.allOf as ConditionSpec<FieldMatcherEntry>[]).map(toCondition) };
+  if (["from", "lt", "lte", "gt", "gte", "between"].some((key) => key in c)) return entry as ConditionSpec<FieldMatcher>;
+  return toFieldMatcher(entry as FieldMatcherEntry);
+}
+
+function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>): Record<string, ConditionSpec<FieldMatcher>> {
+  const out: Record<string, ConditionSpec<FieldMatcher>> = {};
+  for (const [selector, m] of Object.entries(where)) out[selector] = toCondition(m);
   return out;
+}
+
+function dedupe(evidence: readonly Evidence[]): Evidence[] {
+  const seen = new Set<string>();
+  return evidence.filter((item) => {
+    const key = `${item.field}\u0000${item.value}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Validates rules that enter from outside (files, APIs, user code); throws a PolicyError per problem. */
@@ -142,6 +214,9 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
     if (rule.where !== undefined) out.where = toFieldMatchers(rule.where);
     if (rule.reason !== undefined) out.reason = rule.reason;
     if (rule.caseSensitive !== undefined) out.caseSensitive = rule.caseSensitive;
+    if (rule.after !== undefined) out.after = rule.after;
+    if (rule.afterScope !== undefined) out.afterScope = rule.afterScope;
+    if (rule.budget !== undefined) out.budget = rule.budget;
     return out;
   });
 }
@@ -160,6 +235,7 @@ export class PermissionPolicy {
   private readonly toolRisk: Readonly<Record<string, RiskLevel>>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
   private readonly byTool = new Map<string, readonly CompiledRule[]>();
+  private readonly provenance: ProvenanceSettings;
 
   constructor(rules: readonly PermissionRule[], options: PermissionPolicyOptions = {}) {
     const parsedOptions = OptionsSchema.safeParse(options);
@@ -180,6 +256,7 @@ export class PermissionPolicy {
     this.defaultRisk = options.defaultRisk ?? "medium";
     this.toolRisk = { ...options.toolRisk };
     this.riskModes = { ...DEFAULT_RISK_MODES, ...options.riskModes };
+    this.provenance = { ...options.provenance };
   }
 
   /** The rules in the order they are tried (deny-first: denies, then asks, then allows; each in file order). */
@@ -192,18 +269,37 @@ export class PermissionPolicy {
     return (Object.hasOwn(this.toolRisk, tool) ? this.toolRisk[tool] : undefined) ?? declaredRisk ?? this.defaultRisk;
   }
 
-  decide(tool: string, args: unknown, declaredRisk?: RiskLevel): PolicyDecision {
+  /**
+   * `context` (the thread's messages) feeds `from`, `after` and `budget`; without it they cannot
+   * tell, so restricting rules that use them apply and permitting ones do not (fail closed).
+   */
+  decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision {
     const risk = this.riskOf(tool, declaredRisk);
     let view: CanonicalArgs | undefined;
+    let evaluation: Evaluation | undefined;
+    let seen: Evidence[] | undefined;
     for (const rule of this.candidates(tool)) {
       if (rule.conditional) {
         view ??= canonicalize(args);
-        if (!argumentsMatch(rule, view)) continue;
+        if (rule.contextual) {
+          evaluation ??= new Evaluation(context, this.provenance);
+          evaluation.evidence = [];
+        }
+        const matched = argumentsMatch(rule, view, rule.contextual ? evaluation : undefined);
+        if (rule.contextual && evaluation !== undefined && evaluation.evidence.length > 0) {
+          if (matched) {
+            const evidence = dedupe(evaluation.evidence);
+            return { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, tool, view, evidence), risk, evidence };
+          }
+          (seen ??= []).push(...evaluation.evidence);
+        }
+        if (!matched) continue;
       }
-      return { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, tool, view), risk };
+      return { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, tool, view), risk, ...(seen === undefined ? {} : { evidence: dedupe(seen) }) };
     }
     const mode = this.riskModes[risk];
-    return { mode, ruleId: `risk:${risk}`, reason: `no permission rule matched ${tool}; ${risk} risk tools are ${mode === "allow" ? "allowed" : mode === "deny" ? "denied" : "asked about"} by default`, risk };
+    const reason = `no permission rule matched ${tool}; ${risk} risk tools are ${mode === "allow" ? "allowed" : mode === "deny" ? "denied" : "asked about"} by default`;
+    return { mode, ruleId: `risk:${risk}`, reason, risk, ...(seen === undefined ? {} : { evidence: dedupe(seen) }) };
   }
 
   /** Ids of every rule that matches the call, in effect order (for explaining a decision). */
@@ -214,10 +310,11 @@ export class PermissionPolicy {
       .map((rule) => rule.ruleId);
   }
 
-  private reasonFor(rule: CompiledRule, tool: string, view: CanonicalArgs | undefined): string {
+  private reasonFor(rule: CompiledRule, tool: string, view: CanonicalArgs | undefined, evidence?: readonly Evidence[]): string {
     const verb = rule.mode === "allow" ? "allowed" : rule.mode === "deny" ? "denied" : "needs approval";
     const why = rule.spec.reason ?? (rule.description.length > 120 ? `${rule.description.slice(0, 117)}...` : rule.description);
-    const base = `${tool} ${verb} by ${rule.ruleId}: ${why}`;
+    const traced = evidence === undefined || rule.mode === "allow" ? "" : provenanceReason(evidence);
+    const base = `${tool} ${verb} by ${rule.ruleId}: ${why}${traced === "" ? "" : `; ${traced}`}`;
     return view?.oversized === true && rule.conditional ? `${base}; ${UNINSPECTABLE}` : base;
   }
 

@@ -17,6 +17,7 @@ import { foldCase, normalizeString } from "../policy/normalize.js";
  *    "+1 (555) 123-4567" for "+1-555-123-4567".
  * 5. Numbers: a numeric value is found when a number token has the same value ("98.70" and "98.7",
  *    "30,000" and 30000).
+ *    A full stop glued to a capitalised word ("www.our-company.com.They") ends the token there.
  * 6. Too short to trace: a value with fewer than `minLength` letters and digits (default 3), or a
  *    number with fewer than 4 digits, is never found: "13" must not be "found" in "June 13". Such a
  *    value fails the condition, so the rule applies (fail closed).
@@ -39,9 +40,12 @@ const NUMBER_RE = /^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$/u;
 const GROUPED_NUMBER_RE = /[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?/gu;
 const ALNUM_RE = /[\p{L}\p{N}]/gu;
 
+/** A full stop directly followed by a capitalised word ("www.example.com.They") ends a sentence: a space is put there before case is folded. */
+const SENTENCE_GLUE_RE = /\.(?=\p{Lu}\p{Ll})/gu;
+
 /** Normalised, case-folded text as every comparison sees it. */
 export function canonicalText(text: string): string {
-  return foldCase(normalizeString(text));
+  return foldCase(normalizeString(text).replace(SENTENCE_GLUE_RE, ". "));
 }
 
 function cleanToken(raw: string): string {
@@ -149,4 +153,21 @@ export function valueQuery(value: unknown, minLength = DEFAULT_MIN_LENGTH): Valu
     }
   }
   return { display, alternatives };
+}
+
+const LINK_RE = /(?:https?:\/\/|www\.)[^\s<>"'`)\]}]+|[\p{L}\p{N}][\p{L}\p{N}.-]*\.\p{L}{2,}\/[^\s<>"'`)\]}]*/gu;
+const EMAIL_RE = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.\p{L}{2,}/gu;
+
+/** The links (with a scheme, starting with www., or host/path) and email addresses written inside a text. */
+export function extractIdentifiers(text: string, kinds: readonly ("links" | "emails")[]): string[] {
+  const canonical = canonicalText(text);
+  const found: string[] = [];
+  if (kinds.includes("emails")) for (const match of canonical.matchAll(EMAIL_RE)) found.push(match[0]);
+  if (kinds.includes("links")) {
+    for (const match of canonical.matchAll(LINK_RE)) {
+      const link = match[0].replace(TRAILING_RE, "");
+      if (!found.some((email) => email.includes(link) || link.includes(email))) found.push(link);
+    }
+  }
+  return found;
 }
