@@ -9,3 +9,4 @@ export * from "./model/index.js";
 export * from "./memory/index.js";
 export * from "./sources/index.js";
 export * from "./builtin/index.js";
+export * from "./errors/index.js";

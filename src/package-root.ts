@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ErrorCode, GuardedGraphError } from "./errors/index.js";
 
 let cached: string | undefined;
 
@@ -15,7 +16,7 @@ export function packageRoot(): string {
       return dir;
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error("cannot find the guarded-graph package root (policies/, scenarios/)");
+    if (parent === dir) throw new GuardedGraphError(ErrorCode.PACKAGE_FILES, "cannot find the guarded-graph package root (policies/, scenarios/)");
     dir = parent;
   }
 }

@@ -6,6 +6,7 @@ import { createInterface } from "node:readline";
 import { parseStoredRecord, validateQuery, validateRecords } from "./schema.js";
 import { selectRecords } from "./select.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
+import { AuditError, ErrorCode } from "../errors/index.js";
 
 /** Calls `onLine` for every line of the file, streaming; a missing file has no lines. */
 async function forEachLine(path: string, onLine: (line: string) => void): Promise<void> {
@@ -53,7 +54,7 @@ export class JsonlAuditSink implements AuditSink {
   }
 
   static async open(path: string): Promise<JsonlAuditSink> {
-    if (typeof path !== "string" || path.length === 0) throw new TypeError("JSONL audit sink refused: path must be a non-empty string");
+    if (typeof path !== "string" || path.length === 0) throw new AuditError(ErrorCode.AUDIT_CONFIG, "JSONL audit sink refused: path must be a non-empty string");
     const absolute = resolve(path);
     await mkdir(dirname(absolute), { recursive: true });
     const handle = await open(absolute, "a+");
@@ -124,7 +125,7 @@ export class JsonlAuditSink implements AuditSink {
     } catch (error) {
       // A partial append may have left a torn line: start the next one on a fresh line.
       this.#needsNewline = true;
-      throw new Error(`audit write to ${this.path} failed: ${(error as Error).message}`, { cause: error });
+      throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write to ${this.path} failed: ${(error as Error).message}`, { cause: error });
     }
     this.#needsNewline = false;
     for (const id of batchIds) this.#ids.add(id);

@@ -1,6 +1,7 @@
 import { selectRecords } from "./select.js";
 import { validateQuery, validateRecords } from "./schema.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
+import { AuditError, ErrorCode } from "../errors/index.js";
 
 /** In-process audit log for tests and benchmarks; not durable. Dedupes by id like the others. */
 export class MemoryAuditSink implements AuditSink {
@@ -9,7 +10,7 @@ export class MemoryAuditSink implements AuditSink {
   #closed = false;
 
   async write(records: readonly AuditRecord[]): Promise<void> {
-    if (this.#closed) throw new Error("audit write refused: the memory sink is closed");
+    if (this.#closed) throw new AuditError(ErrorCode.AUDIT_WRITE, "audit write refused: the memory sink is closed");
     for (const record of validateRecords(records)) {
       if (this.#ids.has(record.id)) continue;
       this.#ids.add(record.id);

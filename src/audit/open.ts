@@ -4,6 +4,7 @@ import { MemoryAuditSink } from "./memory.js";
 import { PostgresAuditSink } from "./postgres.js";
 import { SqliteAuditSink } from "./sqlite.js";
 import type { AuditSink } from "./types.js";
+import { AuditError, ErrorCode } from "../errors/index.js";
 
 /** Where the audit log goes when nothing is configured: a JSON Lines file in the working directory. */
 export const DEFAULT_AUDIT_SPEC = "jsonl:.guarded-graph/audit.jsonl";
@@ -33,17 +34,18 @@ export function parseAuditSpec(spec: string): AuditSinkSpec {
   if (/^postgres(ql)?:\/\//i.test(text)) return { sink: "postgres", url: text };
   const match = /^(jsonl|sqlite|memory):(.*)$/is.exec(text);
   if (!match) {
-    throw new TypeError(
+    throw new AuditError(
+      ErrorCode.AUDIT_CONFIG,
       `audit sink spec refused: ${JSON.stringify(spec)} is not one of jsonl:PATH, sqlite:PATH, postgres://URL, memory:`,
     );
   }
   const kind = (match[1] ?? "").toLowerCase();
   const rest = match[2] ?? "";
   if (kind === "memory") {
-    if (rest !== "") throw new TypeError(`audit sink spec refused: "memory:" takes nothing after the colon, got ${JSON.stringify(rest)}`);
+    if (rest !== "") throw new AuditError(ErrorCode.AUDIT_CONFIG, `audit sink spec refused: "memory:" takes nothing after the colon, got ${JSON.stringify(rest)}`);
     return { sink: "memory" };
   }
-  if (rest === "") throw new TypeError(`audit sink spec refused: ${JSON.stringify(spec)} names no file path`);
+  if (rest === "") throw new AuditError(ErrorCode.AUDIT_CONFIG, `audit sink spec refused: ${JSON.stringify(spec)} names no file path`);
   return kind === "jsonl" ? { sink: "jsonl", path: rest } : { sink: "sqlite", path: rest };
 }
 
@@ -54,7 +56,7 @@ export async function openAuditSink(spec: string | AuditSinkOptions): Promise<Au
     parsed = parseAuditSpec(spec);
   } else {
     const result = auditSinkSpecSchema.safeParse(spec);
-    if (!result.success) throw new TypeError(`audit sink spec refused: ${z.prettifyError(result.error)}`);
+    if (!result.success) throw new AuditError(ErrorCode.AUDIT_CONFIG, `audit sink spec refused: ${z.prettifyError(result.error)}`);
     parsed = result.data;
   }
   switch (parsed.sink) {

@@ -2,6 +2,7 @@ import pg from "pg";
 import { auditRecordSchema, validateQuery, validateRecords } from "./schema.js";
 import { validateTableName } from "./table-name.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
+import { AuditError, ErrorCode } from "../errors/index.js";
 
 export interface PostgresAuditSinkOptions {
   /** Connection string; a pool is created and ended by `close()`. */
@@ -41,7 +42,7 @@ export class PostgresAuditSink implements AuditSink {
 
   static async open(options: PostgresAuditSinkOptions): Promise<PostgresAuditSink> {
     const table = validateTableName(options.table);
-    if (!options.pool && !options.url) throw new TypeError("PostgreSQL audit sink refused: give a connection `url` or a `pool`");
+    if (!options.pool && !options.url) throw new AuditError(ErrorCode.AUDIT_CONFIG, "PostgreSQL audit sink refused: give a connection `url` or a `pool`");
     const ownsPool = !options.pool;
     const pool = options.pool ?? new pg.Pool({ connectionString: options.url, max: 4 });
     const sink = new PostgresAuditSink(pool, ownsPool, table);
@@ -81,7 +82,7 @@ export class PostgresAuditSink implements AuditSink {
   }
 
   async write(records: readonly AuditRecord[]): Promise<void> {
-    if (this.#closed) throw new Error(`audit write refused: the PostgreSQL sink for table ${this.#table} is closed`);
+    if (this.#closed) throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write refused: the PostgreSQL sink for table ${this.#table} is closed`);
     const valid = validateRecords(records);
     if (valid.length === 0) return;
     const statements: { text: string; values: unknown[] }[] = [];

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
+import { AuditError, ErrorCode } from "../errors/index.js";
 
 /**
  * Deterministic record id: the same parts (e.g. thread, tool call id, event) give the same id,
@@ -9,7 +10,7 @@ import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
  */
 export function auditId(parts: readonly string[]): string {
   if (!Array.isArray(parts) || parts.length === 0 || parts.some((part) => typeof part !== "string")) {
-    throw new TypeError("auditId refused: parts must be a non-empty array of strings");
+    throw new AuditError(ErrorCode.AUDIT_INVALID, "auditId refused: parts must be a non-empty array of strings");
   }
   return createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, 32);
 }

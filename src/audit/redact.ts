@@ -1,4 +1,5 @@
 /** What a redacted value is replaced with. */
+import { AuditError, ErrorCode } from "../errors/index.js";
 export const REDACTED = "[REDACTED]";
 
 interface ParsedSelectors {
@@ -9,16 +10,16 @@ interface ParsedSelectors {
 }
 
 function parseSelectors(selectors: readonly string[]): ParsedSelectors {
-  if (!Array.isArray(selectors)) throw new TypeError("redaction refused: selectors must be an array of strings");
+  if (!Array.isArray(selectors)) throw new AuditError(ErrorCode.AUDIT_INVALID, "redaction refused: selectors must be an array of strings");
   const anywhere = new Set<string>();
   const paths: string[][] = [];
   for (const selector of selectors) {
     if (typeof selector !== "string" || selector.trim() === "") {
-      throw new TypeError(`redaction selector refused: ${JSON.stringify(selector)} is not a non-empty string`);
+      throw new AuditError(ErrorCode.AUDIT_INVALID, `redaction selector refused: ${JSON.stringify(selector)} is not a non-empty string`);
     }
     const segments = selector.trim().toLowerCase().split(".");
     if (segments.some((segment) => segment === "")) {
-      throw new TypeError(`redaction selector refused: ${JSON.stringify(selector)} has an empty path segment`);
+      throw new AuditError(ErrorCode.AUDIT_INVALID, `redaction selector refused: ${JSON.stringify(selector)} has an empty path segment`);
     }
     const [only] = segments;
     if (segments.length === 1 && only !== undefined && only !== "*") anywhere.add(only);

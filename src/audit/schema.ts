@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { AuditQuery, AuditRecord } from "./types.js";
+import { AuditError, ErrorCode } from "../errors/index.js";
 
 /** Validates records entering a sink (from callers) or coming back from storage. */
 export const auditRecordSchema = z.object({
@@ -30,12 +31,12 @@ export const auditQuerySchema = z
 
 /** Throws naming the offending record when a batch contains an invalid one. */
 export function validateRecords(records: readonly AuditRecord[]): AuditRecord[] {
-  if (!Array.isArray(records)) throw new TypeError("audit write refused: records must be an array");
+  if (!Array.isArray(records)) throw new AuditError(ErrorCode.AUDIT_INVALID, "audit write refused: records must be an array");
   return records.map((record, index) => {
     const parsed = auditRecordSchema.safeParse(record);
     if (!parsed.success) {
       const id = typeof (record as { id?: unknown } | null)?.id === "string" ? ` (id ${(record as { id: string }).id})` : "";
-      throw new TypeError(`audit write refused: record #${index}${id} is invalid: ${z.prettifyError(parsed.error)}`);
+      throw new AuditError(ErrorCode.AUDIT_INVALID, `audit write refused: record #${index}${id} is invalid: ${z.prettifyError(parsed.error)}`);
     }
     return parsed.data;
   });
@@ -43,7 +44,7 @@ export function validateRecords(records: readonly AuditRecord[]): AuditRecord[] 
 
 export function validateQuery(query: AuditQuery | undefined): AuditQuery {
   const parsed = auditQuerySchema.safeParse(query ?? {});
-  if (!parsed.success) throw new TypeError(`audit query refused: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new AuditError(ErrorCode.AUDIT_INVALID, `audit query refused: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }
 

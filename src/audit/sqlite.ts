@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import { parseStoredRecord, validateQuery, validateRecords } from "./schema.js";
 import { validateTableName } from "./table-name.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
+import { AuditError, ErrorCode } from "../errors/index.js";
 
 export interface SqliteAuditSinkOptions {
   /** Table name (a plain SQL identifier); default `guarded_graph_audit`. */
@@ -40,7 +41,7 @@ export class SqliteAuditSink implements AuditSink {
 
   /** Opens (creating directories, file and table as needed) the SQLite audit log at `path` (`:memory:` works too). */
   static async open(path: string, options: SqliteAuditSinkOptions = {}): Promise<SqliteAuditSink> {
-    if (typeof path !== "string" || path.length === 0) throw new TypeError("SQLite audit sink refused: path must be a non-empty string");
+    if (typeof path !== "string" || path.length === 0) throw new AuditError(ErrorCode.AUDIT_CONFIG, "SQLite audit sink refused: path must be a non-empty string");
     const table = validateTableName(options.table);
     const file = path === ":memory:" ? path : resolve(path);
     if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });

@@ -2,6 +2,7 @@ import { Command } from "@langchain/langgraph";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ApprovalResume } from "../guard/approval.js";
 import type { ReadyGraph } from "../../graphs/shared.js";
+import { CliError } from "./errors.js";
 import { askDecisions, Prompter } from "./interactive.js";
 import { formatAction, formatPending, label, type Output } from "./render.js";
 import { AuditPrinter, streamRun, type RunOutcome } from "./stream.js";
@@ -23,7 +24,7 @@ export async function drive(
   options: DriveOptions,
 ): Promise<RunOutcome> {
   const { output } = options;
-  if (!ready.audit) throw new Error("the CLI needs an audit sink to show guard decisions");
+  if (!ready.audit) throw new CliError("the CLI needs an audit sink to show guard decisions");
   const printer = new AuditPrinter(ready.audit, threadId);
   await printer.skipExisting();
   if (!("messages" in input)) printer.showCalls(decidedCalls(input));

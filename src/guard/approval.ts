@@ -1,6 +1,14 @@
+import { decisionContextOf } from "../provenance/context.js";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { interrupt } from "@langchain/langgraph";
 import { z } from "zod";
+import type { RuleState } from "../rules/types.js";
+import { auditDecisions, auditHuman } from "./audit-trail.js";
+import type { TurnContext } from "./audit-trail.js";
+import type { Guard, RawToolCall } from "./guard.js";
 import type { HumanDecisionType } from "./options.js";
 import type { ReviewedCall } from "./state.js";
+import { approvalDescription, approvalNotes, refusals } from "../messages/index.js";
 
 /** One pending call, in LangChain v1 humanInTheLoopMiddleware's shape plus id, risk and the deciding rule. */
 export interface ActionRequest {
@@ -57,7 +65,7 @@ export function approvalRequest(
     actionRequests: pending.map((call) => ({
       name: call.name,
       args: call.args,
-      description: `${call.name} needs approval (${call.risk} risk) by ${call.ruleId}: ${call.reason}`,
+      description: approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason }),
       toolCallId: call.id,
       risk: call.risk,
       ruleId: call.ruleId,
@@ -201,4 +209,78 @@ export function pendingApproval(result: unknown): ApprovalRequest | undefined {
     if (request.success) return request.data;
   }
   return undefined;
+}
+
+/**
+ * The approval step of one model turn: raises ONE approval interrupt for every reviewed call that
+ * asks, parses the human's resume, applies each decision (approve; edit, reviewed again; reject) and
+ * audits it. Returns the turn's calls with every "ask" replaced by its decided outcome, in order.
+ * Everything before `interrupt` is pure apart from idempotent audit writes, so LangGraph can run it
+ * again on resume. The turn engine calls this once per turn, after `guard.reviewTurn`.
+ */
+export async function resolveApprovals(
+  guard: Guard,
+  state: RuleState,
+  calls: readonly RawToolCall[],
+  reviewed: readonly ReviewedCall[],
+  ctx: TurnContext,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<ReviewedCall[]> {
+  const pending = reviewed.filter((c) => c.outcome === "ask");
+  if (pending.length === 0) return [...reviewed];
+  const decided = new Map<string, ReviewedCall>(reviewed.map((c) => [c.id, c]));
+  const request = approvalRequest(pending, guard.allowedDecisions, (name) => guard.spec(name)?.jsonSchema);
+  const raw: unknown = interrupt(request, { responseSchema: resumeSchemaFor(pending, guard.allowedDecisions) });
+  const resume = ResumeSchema.parse(raw);
+  const match = matchDecisions(pending, resume, guard.allowedDecisions);
+  if (!match.ok) throw new Error(match.error);
+  for (const call of pending) {
+    const decision = match.decisions.get(call.id);
+    if (!decision) continue;
+    if (decision.type === "approve") {
+      decided.set(call.id, { ...call, outcome: "run", reason: approvalNotes.approved(call.reason) });
+      await auditHuman(guard, ctx, call, "approve", resume.actor);
+    } else if (decision.type === "reject") {
+      decided.set(call.id, { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, decision.message) });
+      await auditHuman(guard, ctx, call, "reject", resume.actor, decision.message ? { message: decision.message } : undefined);
+    } else {
+      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config, ctx);
+      decided.set(call.id, edited);
+      await auditHuman(guard, ctx, call, "edit", resume.actor, {
+        editedAction: decision.editedAction,
+        result: edited.outcome === "refuse" ? `refused by ${edited.ruleId}` : "approved",
+      });
+    }
+  }
+  const edits = [...decided.values()].filter((c) => c.edited);
+  await auditDecisions(guard, ctx, edits);
+  return reviewed.map((c) => decided.get(c.id) ?? c);
+}
+
+/**
+ * An edited call is reviewed again from the start, in its place in the turn, so an edit can never
+ * reach a denied tool or argument. If it would only ask, the human's edit is the approval.
+ */
+async function reviewEdit(
+  guard: Guard,
+  state: RuleState,
+  calls: readonly RawToolCall[],
+  original: ReviewedCall,
+  editedAction: { name: string; args: Record<string, unknown> },
+  config: LangGraphRunnableConfig | undefined,
+  ctx: TurnContext,
+): Promise<ReviewedCall> {
+  const substituted = calls.map((c) => (c.id === original.id ? { id: c.id, ...editedAction } : c));
+  const upTo = substituted.slice(0, substituted.findIndex((c) => c.id === original.id) + 1);
+  const { reviewed } = await guard.reviewTurn(state, upTo, config, decisionContextOf(ctx));
+  const again = reviewed[reviewed.length - 1];
+  if (!again) throw new Error(`edited call ${original.id} vanished from its turn`);
+  if (again.outcome === "refuse") {
+    return {
+      ...again,
+      edited: true,
+      message: refusals.editRefused(again.message ?? refusals.generic(again.name, again.ruleId, again.reason)),
+    };
+  }
+  return { ...again, outcome: "run", edited: true, reason: approvalNotes.editedAndApproved(again.reason) };
 }

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { packageRoot } from "../package-root.js";
 import { loadScenario, parseScenario, type Scenario } from "./scenario.js";
 import { ScriptedChatModel } from "./scripted.js";
+import { ErrorCode, ModelError } from "../errors/index.js";
 
 export const DEFAULT_SCENARIO = "devops-demo";
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
@@ -35,12 +36,12 @@ export interface CreateModelOptions {
 /** Resolves a scenario name (`devops-demo`) or path (`./my.yaml`) to its file. */
 export function scenarioPath(nameOrPath: string): string {
   if (/[\\/]/.test(nameOrPath) || /\.(ya?ml|json)$/i.test(nameOrPath)) return nameOrPath;
-  if (!/^[A-Za-z0-9_-]+$/.test(nameOrPath)) throw new Error(`invalid scenario name ${JSON.stringify(nameOrPath)}`);
+  if (!/^[A-Za-z0-9_-]+$/.test(nameOrPath)) throw new ModelError(ErrorCode.SCENARIO, `invalid scenario name ${JSON.stringify(nameOrPath)}`);
   for (const ext of [".yaml", ".yml", ".json"]) {
     const candidate = join(packageRoot(), "scenarios", `${nameOrPath}${ext}`);
     if (existsSync(candidate)) return candidate;
   }
-  throw new Error(`no scenario named "${nameOrPath}" in ${join(packageRoot(), "scenarios")}`);
+  throw new ModelError(ErrorCode.SCENARIO, `no scenario named "${nameOrPath}" in ${join(packageRoot(), "scenarios")}`);
 }
 
 /**
@@ -55,7 +56,7 @@ export function createModel(options: CreateModelOptions = {}): BaseChatModel {
     OPENAI_BASE_URL: nonBlank(source, "OPENAI_BASE_URL"),
     MODEL: nonBlank(source, "MODEL"),
   });
-  if (!parsed.success) throw new Error(`invalid model configuration: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
+  if (!parsed.success) throw new ModelError(ErrorCode.MODEL_CONFIG, `invalid model configuration: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
   const env = parsed.data;
   if (env.OPENAI_API_KEY !== undefined || env.OPENAI_BASE_URL !== undefined) {
     return new ChatOpenAI({

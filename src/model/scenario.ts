@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { ErrorCode, ModelError } from "../errors/index.js";
 
 const argsSchema = z.record(z.string(), z.unknown());
 
@@ -49,7 +50,7 @@ export function parseScenario(value: unknown, source = "scenario"): Scenario {
   const parsed = scenarioSchema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
-  throw new Error(`invalid ${source}: ${issues.join("; ")}`);
+  throw new ModelError(ErrorCode.SCENARIO, `invalid ${source}: ${issues.join("; ")}`);
 }
 
 /** Reads a YAML or JSON scenario file. */
@@ -58,13 +59,13 @@ export function loadScenario(path: string): Scenario {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new Error(`cannot read scenario ${path}: ${(error as Error).message}`, { cause: error });
+    throw new ModelError(ErrorCode.SCENARIO, `cannot read scenario ${path}: ${(error as Error).message}`, { cause: error });
   }
   let data: unknown;
   try {
     data = parseYaml(text);
   } catch (error) {
-    throw new Error(`scenario ${path} is not valid YAML/JSON: ${(error as Error).message}`, { cause: error });
+    throw new ModelError(ErrorCode.SCENARIO, `scenario ${path} is not valid YAML/JSON: ${(error as Error).message}`, { cause: error });
   }
   return parseScenario(data, `scenario ${path}`);
 }

@@ -1,8 +1,11 @@
+import { ErrorCode, GuardedGraphError } from "../errors/index.js";
+
 /**
  * A policy that cannot be used: names the file (when there is one), the path inside it and what
  * was expected, e.g. `devops.yaml: permissions[3].mode: expected one of allow|deny|ask, got "maybe"`.
  */
-export class PolicyError extends Error {
+export class PolicyError extends GuardedGraphError {
+  override name = "PolicyError";
   constructor(
     /** File or other source name; undefined for policies built in code. */
     readonly source: string | undefined,
@@ -10,8 +13,7 @@ export class PolicyError extends Error {
     readonly path: string,
     readonly detail: string,
   ) {
-    super([source, path, detail].filter((part) => part !== undefined && part !== "").join(": "));
-    this.name = "PolicyError";
+    super(ErrorCode.POLICY, [source, path, detail].filter((part) => part !== undefined && part !== "").join(": "));
   }
 
   /** The same error attributed to a source file. */

@@ -4,16 +4,18 @@ import type { RiskLevel } from "../tools/types.js";
 import { canonicalize, MAX_MATCH_DEPTH, MAX_MATCH_INPUT_CHARS, type CanonicalArgs } from "./canonical.js";
 import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
-import { compileFieldCondition, type FieldCondition, type Quantifier } from "./matchers.js";
-import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
+import { parseCompactRule } from "./compact.js";
+import { compileFieldCondition, NO, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
 import { PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
-import { budgetTotal, seenAfter } from "../provenance/conditions.js";
+import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
+import { cannotTellReason, controlCharacterReason, riskDefaultReason, undeclaredRiskReason } from "../messages/index.js";
+import { provenanceReason } from "../messages/provenance.js";
+import { budgetTotal, isComposite, seenAfter } from "../provenance/conditions.js";
 import { Evaluation, type DecisionContext, type ProvenanceSettings } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
-import { provenanceReason } from "../messages/provenance.js";
-import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
+import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 
 /** A permission rule as written: `PermissionRuleSpec` plus `caseSensitive` for the tool name and `args` regex. */
 export interface PermissionRule extends PermissionRuleSpec {
@@ -27,8 +29,13 @@ export interface PermissionPolicyOptions {
   toolRisk?: Record<string, RiskLevel>;
   /** What each risk level decides when no rule matches (default low/medium allow, high ask, always-deny deny). */
   riskModes?: Partial<Record<RiskLevel, PermissionMode>>;
-  /** Risk of a tool that declares none and is not in `toolRisk` (default medium). */
+  /**
+   * Risk of a tool that declares none and is not in `toolRisk`. Unset (the default): a call no rule
+   * matches, on such a tool, asks (seed 003: no matching rule → ask).
+   */
   defaultRisk?: RiskLevel;
+  /** Absolute directory relative paths in `path` matchers resolve against (default "/"). */
+  pathBase?: string;
   /** Trusted and untrusted tools for `from: [trusted]` and `after: [untrusted]`. */
   provenance?: ProvenanceSettings;
 }
@@ -40,6 +47,14 @@ export const DEFAULT_RISK_MODES: Readonly<Record<RiskLevel, PermissionMode>> = {
   "always-deny": "deny",
 };
 
+/** One rule tried for a call, as `policy explain` shows it. */
+export interface RuleTrace {
+  ruleId: string;
+  mode: PermissionMode;
+  description: string;
+  verdict: "match" | "no match" | "cannot tell";
+}
+
 const MODE_RANK: Readonly<Record<PermissionMode, number>> = { deny: 0, ask: 1, allow: 2 };
 const MAX_CACHED_TOOLS = 10_000;
 const UNINSPECTABLE = `arguments longer than ${MAX_MATCH_INPUT_CHARS} characters or nested deeper than ${MAX_MATCH_DEPTH} levels cannot be inspected`;
@@ -49,6 +64,7 @@ const OptionsSchema = z.strictObject({
   toolRisk: z.record(z.string(), RiskLevelSchema).optional(),
   riskModes: z.partialRecord(RiskLevelSchema, PermissionModeSchema).optional(),
   defaultRisk: RiskLevelSchema.optional(),
+  pathBase: z.string().min(1).optional(),
   provenance: ProvenanceConfigSchema.optional(),
 });
 
@@ -65,8 +81,8 @@ interface CompiledRule {
   readonly description: string;
   /** Needs the thread (a `from` condition, `after` or `budget`). */
   readonly contextual: boolean;
-  /** `after` and `budget`: true when they let the rule apply (undefined: cannot tell). */
-  readonly context: ((tree: unknown, evaluation: Evaluation | undefined) => boolean | undefined) | undefined;
+  /** `after` and `budget`: YES when they let the rule apply. */
+  readonly context: ((tree: unknown, evaluation: Evaluation | undefined) => Verdict) | undefined;
 }
 
 export function compileToolMatcher(rule: PermissionRule, where: string): (tool: string) => boolean {
@@ -90,7 +106,7 @@ function describeRule(rule: PermissionRule, where: readonly FieldCondition[]): s
   return parts.join(" ");
 }
 
-/** `after` and `budget`, compiled: both must allow the rule to apply. */
+/** `after` and `budget`, compiled: both must let the rule apply. Without the thread they cannot tell (UNKNOWN). */
 function compileContext(rule: PermissionRule, matchesTool: (tool: string) => boolean, location: string): CompiledRule["context"] {
   const { after, budget } = rule;
   if (after === undefined && budget === undefined) return undefined;
@@ -108,24 +124,24 @@ function compileContext(rule: PermissionRule, matchesTool: (tool: string) => boo
   return (tree, evaluation) => {
     if (after !== undefined) {
       const seen = seenAfter(after, afterScope, evaluation);
-      if (seen === undefined) return undefined;
-      if (!seen.seen) return false;
+      if (seen === undefined) return UNKNOWN;
+      if (!seen.seen) return NO;
     }
     if (budget !== undefined && select !== undefined) {
       const before = budgetTotal(budget, matchesTool, select, evaluation);
       const own = select(tree).map((value) => (typeof value === "number" ? value : Number(value)));
-      if (before === undefined || own.some((n) => !Number.isFinite(n))) return undefined;
-      return before + own.reduce((a, b) => a + b, 0) > budget.max;
+      if (before === undefined || own.some((n) => !Number.isFinite(n))) return UNKNOWN;
+      return before + own.reduce((a, b) => a + b, 0) > budget.max ? YES : NO;
     }
-    return true;
+    return YES;
   };
 }
 
-function compileRule(rule: PermissionRule, index: number): CompiledRule {
+function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefaults): CompiledRule {
   const location = `permissions[${index}]`;
   const id = rule.id ?? location;
   const where = Object.entries(rule.where ?? {}).map(([selector, matcher]) =>
-    compileFieldCondition(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`),
+    compileFieldCondition(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, defaults),
   );
   const matchesTool = compileToolMatcher(rule, location);
   const context = compileContext(rule, matchesTool, location);
@@ -136,7 +152,7 @@ function compileRule(rule: PermissionRule, index: number): CompiledRule {
     mode: rule.mode,
     matchesTool,
     conditional: rule.args !== undefined || where.length > 0 || context !== undefined,
-    contextual: context !== undefined || where.some((condition) => condition.contextual),
+    contextual: context !== undefined || where.some((condition) => condition.contextual === true),
     context,
     args: rule.args === undefined ? undefined : compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `${location}.args` }),
     where,
@@ -144,23 +160,38 @@ function compileRule(rule: PermissionRule, index: number): CompiledRule {
   };
 }
 
-function conditionsHold(rule: CompiledRule, tree: unknown, text: string, quantifier: Quantifier, evaluation: Evaluation | undefined): boolean {
-  if (rule.args !== undefined && !rule.args.test(text)) return false;
-  if (!rule.where.every((condition) => condition.holds(tree, quantifier, evaluation))) return false;
-  if (rule.context === undefined) return true;
-  return rule.context(tree, evaluation) ?? quantifier === "any";
+function conditionsVerdict(rule: CompiledRule, tree: unknown, text: string, restrictive: boolean, evaluation: Evaluation | undefined): Verdict {
+  let verdict: Verdict = YES;
+  if (rule.args !== undefined && !rule.args.test(text)) return NO;
+  for (const condition of rule.where) {
+    const one = condition.evaluate(tree, restrictive, evaluation);
+    if (one === NO) return NO;
+    if (one === UNKNOWN) verdict = UNKNOWN;
+  }
+  if (rule.context !== undefined) {
+    const one = rule.context(tree, evaluation);
+    if (one === NO) return NO;
+    if (one === UNKNOWN) verdict = UNKNOWN;
+  }
+  return verdict;
 }
 
 /**
  * Normalisation merges look-alike spellings, so it may only ever make a call MORE restricted:
- * deny/ask rules match if the normalised OR the literal arguments match; allow rules only if both do.
+ * deny/ask rules match if the normalised OR the literal arguments match; allow rules only if both
+ * do. A deny/ask rule that cannot tell (UNKNOWN) makes the call ask; an allow needs a clear YES.
  */
-function argumentsMatch(rule: CompiledRule, view: CanonicalArgs, evaluation?: Evaluation): boolean {
-  if (view.oversized) return rule.mode !== "allow";
+function argumentsVerdict(rule: CompiledRule, view: CanonicalArgs, evaluation?: Evaluation): Verdict {
+  if (view.oversized) return rule.mode === "allow" ? NO : YES;
   if (rule.mode === "allow") {
-    return conditionsHold(rule, view.value, view.text, "all", evaluation) && (!view.changed || conditionsHold(rule, view.literal, view.literalText, "all", evaluation));
+    if (conditionsVerdict(rule, view.value, view.text, false, evaluation) !== YES) return NO;
+    return !view.changed || conditionsVerdict(rule, view.literal, view.literalText, false, evaluation) === YES ? YES : NO;
   }
-  return conditionsHold(rule, view.value, view.text, "any", evaluation) || (view.changed && conditionsHold(rule, view.literal, view.literalText, "any", evaluation));
+  const normal = conditionsVerdict(rule, view.value, view.text, true, evaluation);
+  if (normal === YES || !view.changed) return normal;
+  const literal = conditionsVerdict(rule, view.literal, view.literalText, true, evaluation);
+  if (literal === YES) return YES;
+  return normal === UNKNOWN || literal === UNKNOWN ? UNKNOWN : NO;
 }
 
 function toFieldMatcher(m: FieldMatcherEntry): FieldMatcher {
@@ -170,17 +201,22 @@ function toFieldMatcher(m: FieldMatcherEntry): FieldMatcher {
   if (m.glob !== undefined) return { glob: m.glob, ...cs };
   if (m.regex !== undefined) return { regex: m.regex, ...cs };
   if (m.prefix !== undefined) return { prefix: m.prefix, ...cs };
+  if (m.path !== undefined) return { path: m.path, ...(m.base === undefined ? {} : { base: m.base }), ...cs };
+  if (m.command !== undefined) return { command: m.command, ...cs };
+  if (m.url !== undefined) return { url: m.url };
+  if (m.domain !== undefined) return { domain: m.domain };
+  if (m.email !== undefined) return { email: m.email };
   return { exists: m.exists ?? true };
 }
 
-/** Leaf matchers are rebuilt in their typed form; connectives, numbers and `from` are kept as written. */
+/** Leaf matchers are rebuilt in their typed form; connectives, numbers and `from` keep their shape. */
 function toCondition(entry: ConditionSpec<FieldMatcherEntry>): ConditionSpec<FieldMatcher> {
+  if (!isComposite(entry)) return toFieldMatcher(entry as FieldMatcherEntry);
   const c = entry as Record<string, unknown>;
   if ("not" in c) return { not: toCondition(c.not as ConditionSpec<FieldMatcherEntry>) };
   if ("anyOf" in c) return { anyOf: (c.anyOf as ConditionSpec<FieldMatcherEntry>[]).map(toCondition) };
   if ("allOf" in c) return { allOf: (c.allOf as ConditionSpec<FieldMatcherEntry>[]).map(toCondition) };
-  if (["from", "lt", "lte", "gt", "gte", "between"].some((key) => key in c)) return entry as ConditionSpec<FieldMatcher>;
-  return toFieldMatcher(entry as FieldMatcherEntry);
+  return entry as ConditionSpec<FieldMatcher>;
 }
 
 function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>): Record<string, ConditionSpec<FieldMatcher>> {
@@ -206,11 +242,14 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
     const lines = formatIssues(parsed.error.issues, input, ["permissions"]);
     throw new PolicyError(undefined, "", `invalid permission rules: ${lines.join("; ")}`);
   }
-  return parsed.data.map((rule) => {
-    const out: PermissionRule = { tool: rule.tool, mode: rule.mode };
+  return parsed.data.map((rule, index) => {
+    const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`);
+    const out: PermissionRule = { tool: compact?.tool ?? rule.tool ?? "", mode: rule.mode };
+    if (rule.rule !== undefined) out.rule = rule.rule;
     if (rule.id !== undefined) out.id = rule.id;
     if (rule.toolRegex !== undefined) out.toolRegex = rule.toolRegex;
     if (rule.args !== undefined) out.args = rule.args;
+    if (compact?.where !== undefined) out.where = compact.where;
     if (rule.where !== undefined) out.where = toFieldMatchers(rule.where);
     if (rule.reason !== undefined) out.reason = rule.reason;
     if (rule.caseSensitive !== undefined) out.caseSensitive = rule.caseSensitive;
@@ -219,6 +258,12 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
     if (rule.budget !== undefined) out.budget = rule.budget;
     return out;
   });
+}
+
+/** The deciding rule's evidence (or, when it has none, every rule's) goes into the decision. */
+function withEvidence(decision: PolicyDecision, evidenceOf: ReadonlyMap<string, Evidence[]>): PolicyDecision {
+  const evidence = evidenceOf.get(decision.ruleId) ?? dedupe([...evidenceOf.values()].flat());
+  return evidence.length === 0 ? decision : { ...decision, evidence };
 }
 
 /**
@@ -230,7 +275,7 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
  */
 export class PermissionPolicy {
   readonly precedence: Precedence;
-  readonly defaultRisk: RiskLevel;
+  readonly defaultRisk: RiskLevel | undefined;
   private readonly rules: readonly CompiledRule[];
   private readonly toolRisk: Readonly<Record<string, RiskLevel>>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
@@ -243,9 +288,10 @@ export class PermissionPolicy {
       throw new PolicyError(undefined, "", `invalid permission policy options: ${formatIssues(parsedOptions.error.issues, options).join("; ")}`);
     }
     const valid = parsePermissionRules(rules);
+    const defaults: MatcherDefaults = { pathBase: options.pathBase };
     this.rules = valid.map((rule, index) => {
       try {
-        return compileRule(rule, index);
+        return compileRule(rule, index, defaults);
       } catch (error) {
         if (!(error instanceof PolicyError)) throw error;
         const id = rule.id === undefined ? "" : ` (rule id ${JSON.stringify(rule.id)})`;
@@ -253,7 +299,7 @@ export class PermissionPolicy {
       }
     });
     this.precedence = options.precedence ?? "deny-first";
-    this.defaultRisk = options.defaultRisk ?? "medium";
+    this.defaultRisk = options.defaultRisk;
     this.toolRisk = { ...options.toolRisk };
     this.riskModes = { ...DEFAULT_RISK_MODES, ...options.riskModes };
     this.provenance = { ...options.provenance };
@@ -264,57 +310,96 @@ export class PermissionPolicy {
     return this.sorted(this.rules).map((rule) => rule.spec);
   }
 
-  /** Effective risk: the policy's `toolRisk`, then the tool's declared risk, then `defaultRisk`. */
-  riskOf(tool: string, declaredRisk?: RiskLevel): RiskLevel {
+  /** Effective risk: the policy's `toolRisk`, then the tool's declared risk, then `defaultRisk`; undefined when none is declared. */
+  riskOf(tool: string, declaredRisk?: RiskLevel): RiskLevel | undefined {
     return (Object.hasOwn(this.toolRisk, tool) ? this.toolRisk[tool] : undefined) ?? declaredRisk ?? this.defaultRisk;
   }
 
   /**
    * `context` (the thread's messages) feeds `from`, `after` and `budget`; without it they cannot
-   * tell, so restricting rules that use them apply and permitting ones do not (fail closed).
+   * tell, so a deny or ask rule that uses them asks and an allow rule that uses them does not apply.
    */
   decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision {
+    return this.evaluate(tool, args, declaredRisk, undefined, context);
+  }
+
+  /** Ids of every rule that matches the call, in effect order (for explaining a decision). */
+  matchingRules(tool: string, args: unknown): string[] {
+    const trace: RuleTrace[] = [];
+    this.evaluate(tool, args, undefined, trace);
+    return trace.filter((entry) => entry.verdict !== "no match").map((entry) => entry.ruleId);
+  }
+
+  /** The decision plus every rule tried, in order, with its verdict (for `policy explain`). */
+  explain(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): { decision: PolicyDecision; trace: RuleTrace[] } {
+    const trace: RuleTrace[] = [];
+    const decision = this.evaluate(tool, args, declaredRisk, trace, context);
+    return { decision, trace };
+  }
+
+  private evaluate(tool: string, args: unknown, declaredRisk: RiskLevel | undefined, trace: RuleTrace[] | undefined, context?: DecisionContext): PolicyDecision {
     const risk = this.riskOf(tool, declaredRisk);
+    const shownRisk: RiskLevel = risk ?? "medium";
     let view: CanonicalArgs | undefined;
+    let unsure: CompiledRule | undefined;
+    let decided: PolicyDecision | undefined;
     let evaluation: Evaluation | undefined;
-    let seen: Evidence[] | undefined;
+    /** Evidence of the provenance conditions tried, per rule id (the deciding rule's goes into the decision). */
+    let evidenceOf: Map<string, Evidence[]> | undefined;
     for (const rule of this.candidates(tool)) {
+      let verdict: Verdict = YES;
       if (rule.conditional) {
         view ??= canonicalize(args);
         if (rule.contextual) {
           evaluation ??= new Evaluation(context, this.provenance);
           evaluation.evidence = [];
-        }
-        const matched = argumentsMatch(rule, view, rule.contextual ? evaluation : undefined);
-        if (rule.contextual && evaluation !== undefined && evaluation.evidence.length > 0) {
-          if (matched) {
-            const evidence = dedupe(evaluation.evidence);
-            return { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, tool, view, evidence), risk, evidence };
-          }
-          (seen ??= []).push(...evaluation.evidence);
-        }
-        if (!matched) continue;
+          verdict = argumentsVerdict(rule, view, evaluation);
+          if (evaluation.evidence.length > 0) (evidenceOf ??= new Map()).set(rule.ruleId, dedupe(evaluation.evidence));
+        } else verdict = argumentsVerdict(rule, view);
       }
-      return { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, tool, view), risk, ...(seen === undefined ? {} : { evidence: dedupe(seen) }) };
+      trace?.push({ ruleId: rule.ruleId, mode: rule.mode, description: rule.description, verdict: verdict === YES ? "match" : verdict === NO ? "no match" : "cannot tell" });
+      if (decided !== undefined) continue;
+      if (verdict === UNKNOWN) {
+        unsure ??= rule;
+        continue;
+      }
+      if (verdict === NO) continue;
+      if (rule.mode === "allow" && unsure !== undefined) {
+        decided = this.unsureDecision(unsure, shownRisk);
+      } else decided = { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, view, evidenceOf?.get(rule.ruleId)), risk: shownRisk };
+      if (trace === undefined) break;
     }
-    const mode = this.riskModes[risk];
-    const reason = `no permission rule matched ${tool}; ${risk} risk tools are ${mode === "allow" ? "allowed" : mode === "deny" ? "denied" : "asked about"} by default`;
-    return { mode, ruleId: `risk:${risk}`, reason, risk, ...(seen === undefined ? {} : { evidence: dedupe(seen) }) };
+    if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, shownRisk);
+    if (decided !== undefined && evidenceOf !== undefined) decided = withEvidence(decided, evidenceOf);
+    if (decided === undefined) {
+      const evidence = evidenceOf === undefined ? undefined : dedupe([...evidenceOf.values()].flat());
+      if (risk === undefined) {
+        decided = { mode: "ask", ruleId: "default:ask", reason: undeclaredRiskReason(tool), risk: shownRisk };
+      } else {
+        const mode = this.riskModes[risk];
+        decided = { mode, ruleId: `risk:${risk}`, reason: riskDefaultReason(tool, risk, mode), risk };
+      }
+      // The audit says where the traced values were found even when no provenance rule decided.
+      if (evidence !== undefined) decided.evidence = evidence;
+    }
+    if (decided.mode === "allow") {
+      view ??= canonicalize(args);
+      if (view.controlChar !== undefined) {
+        return { mode: "ask", ruleId: "control-characters", reason: controlCharacterReason(view.controlChar), risk: shownRisk };
+      }
+    }
+    return decided;
   }
 
-  /** Ids of every rule that matches the call, in effect order (for explaining a decision). */
-  matchingRules(tool: string, args: unknown): string[] {
-    const view = canonicalize(args);
-    return this.candidates(tool)
-      .filter((rule) => !rule.conditional || argumentsMatch(rule, view))
-      .map((rule) => rule.ruleId);
+  private unsureDecision(rule: CompiledRule, risk: RiskLevel): PolicyDecision {
+    return { mode: "ask", ruleId: rule.ruleId, reason: cannotTellReason(rule.mode, rule.description), risk };
   }
 
-  private reasonFor(rule: CompiledRule, tool: string, view: CanonicalArgs | undefined, evidence?: readonly Evidence[]): string {
-    const verb = rule.mode === "allow" ? "allowed" : rule.mode === "deny" ? "denied" : "needs approval";
+  private reasonFor(rule: CompiledRule, view: CanonicalArgs | undefined, evidence?: readonly Evidence[]): string {
+    // The tool and the rule id travel beside the reason; sentences in src/messages add them once.
     const why = rule.spec.reason ?? (rule.description.length > 120 ? `${rule.description.slice(0, 117)}...` : rule.description);
     const traced = evidence === undefined || rule.mode === "allow" ? "" : provenanceReason(evidence);
-    const base = `${tool} ${verb} by ${rule.ruleId}: ${why}${traced === "" ? "" : `; ${traced}`}`;
+    const base = traced === "" ? why : `${why}; ${traced}`;
     return view?.oversized === true && rule.conditional ? `${base}; ${UNINSPECTABLE}` : base;
   }
 

@@ -1,19 +1,18 @@
+import { NO, UNKNOWN, YES, type Verdict } from "../policy/kinds/verdict.js";
 import type { Evaluation } from "./context.js";
 import type { SourceText } from "./index-builder.js";
 import type { BudgetCondition, ConditionSpec, FromCondition } from "./schema.js";
 import { DEFAULT_MIN_LENGTH, extractIdentifiers, valueQuery } from "./tokens.js";
 
 /**
- * Three-valued: `undefined` means the guard cannot tell (no messages to trace a value in, a number
- * that is not a number). The caller resolves it to fail closed: a restricting rule (deny, ask)
- * applies, a permitting rule (allow) does not.
+ * A test of one scalar value, three-valued like the matchers: UNKNOWN when the guard cannot tell
+ * (no messages to trace a value in, a number that is not a number). `restrictive` is true for deny
+ * and ask rules: they turn UNKNOWN into "ask"; an allow rule needs YES.
  */
-export type Truth = boolean | undefined;
-
-/** Tests one scalar value (its text, as the matchers see it) of the field named `field`. */
-export type ValueTest = (text: string, field: string, evaluation: Evaluation | undefined) => Truth;
+export type ValueTest = (text: string, restrictive: boolean, field?: string, evaluation?: Evaluation) => Verdict;
 
 const NUMERIC_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
+const COMPOSITE_KEYS = ["not", "anyOf", "allOf", "from", "lt", "lte", "gt", "gte", "between"] as const;
 
 function numberOf(text: string): number | undefined {
   const trimmed = text.trim().replace(/^"|"$/g, "");
@@ -24,6 +23,11 @@ function numberOf(text: string): number | undefined {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether a condition is more than a leaf matcher (connective, number, provenance). */
+export function isComposite(condition: unknown): boolean {
+  return isObject(condition) && COMPOSITE_KEYS.some((key) => key in condition);
 }
 
 /** Whether a condition needs the thread (so the policy knows to build the provenance index). */
@@ -39,20 +43,21 @@ export function usesContext<Leaf>(condition: ConditionSpec<Leaf>): boolean {
 /** Human-readable form of a condition for reasons and `policy explain`. */
 export function describeCondition<Leaf>(condition: ConditionSpec<Leaf>, describeLeaf: (leaf: Leaf) => string): string {
   const c = condition as Record<string, unknown>;
+  if (!isComposite(c)) return describeLeaf(condition as Leaf);
   if ("not" in c) return `not (${describeCondition(c.not as ConditionSpec<Leaf>, describeLeaf)})`;
   if ("anyOf" in c) return `any of (${(c.anyOf as ConditionSpec<Leaf>[]).map((x) => describeCondition(x, describeLeaf)).join("; ")})`;
   if ("allOf" in c) return `all of (${(c.allOf as ConditionSpec<Leaf>[]).map((x) => describeCondition(x, describeLeaf)).join("; ")})`;
-  if ("from" in c) return `from ${(c.from as string[]).join(" or ")}`;
+  if ("from" in c) return `from ${(c.from as string[]).join(" or ")}${c.only === undefined ? "" : ` (only ${(c.only as string[]).join(" and ")})`}`;
   if ("between" in c) return `between ${(c.between as number[]).join(" and ")}`;
-  for (const op of ["lt", "lte", "gt", "gte"] as const) if (op in c) return `${{ lt: "<", lte: "<=", gt: ">", gte: ">=" }[op]} ${String(c[op])}`;
-  return describeLeaf(condition as Leaf);
+  const op = (["lt", "lte", "gt", "gte"] as const).find((key) => key in c) ?? "lt";
+  return `${{ lt: "<", lte: "<=", gt: ">", gte: ">=" }[op]} ${String(c[op])}`;
 }
 
 function compileFrom(condition: FromCondition): ValueTest {
   const sources = condition.from;
-  return (text, field, evaluation) => {
+  return (text, _restrictive, field = "", evaluation) => {
     const index = evaluation?.provenance();
-    if (evaluation === undefined || index === undefined) return undefined;
+    if (evaluation === undefined || index === undefined) return UNKNOWN;
     const trusted = new Set(evaluation.settings.trusted ?? []);
     const accept = (source: SourceText): boolean =>
       sources.some((name) => {
@@ -78,62 +83,60 @@ function compileFrom(condition: FromCondition): ValueTest {
       });
       return found.source !== undefined;
     };
-    if (condition.only === undefined) return trace(text);
+    if (condition.only === undefined) return trace(text) ? YES : NO;
     let all = true;
     for (const identifier of extractIdentifiers(text, condition.only)) all = trace(identifier) && all;
-    return all;
+    return all ? YES : NO;
+  };
+}
+
+function numeric(test: (n: number) => boolean): ValueTest {
+  return (text) => {
+    const n = numberOf(text);
+    return n === undefined ? UNKNOWN : test(n) ? YES : NO;
   };
 }
 
 /**
- * Compiles a field condition. Leaf matchers (equals, glob, the typed matchers...) are compiled by
- * `compileLeaf`, which belongs to the policy's matcher framework; this adds the connectives, numbers
- * and provenance around them.
+ * Compiles a field condition into a test of one value. Leaf matchers (equals, glob, path, url...)
+ * are compiled by the policy's matcher framework (`compileLeaf`); this adds `not`, `anyOf`, `allOf`,
+ * numbers and provenance around them. Under `not`, the inner condition is read the other way
+ * (a deny rule's `not` reads its inner condition as an allow would), so that "cannot tell" still
+ * fails closed: not(UNKNOWN) is UNKNOWN.
  */
-export function compileCondition<Leaf>(condition: ConditionSpec<Leaf>, compileLeaf: (leaf: Leaf) => (text: string) => boolean): ValueTest {
+export function compileCondition<Leaf>(condition: ConditionSpec<Leaf>, compileLeaf: (leaf: Leaf) => ValueTest): ValueTest {
   const c = condition as Record<string, unknown>;
-  if (isObject(c)) {
-    if ("not" in c) {
-      const inner = compileCondition(c.not as ConditionSpec<Leaf>, compileLeaf);
-      return (text, field, evaluation) => {
-        const value = inner(text, field, evaluation);
-        return value === undefined ? undefined : !value;
-      };
-    }
-    if ("anyOf" in c || "allOf" in c) {
-      const any = "anyOf" in c;
-      const parts = ((any ? c.anyOf : c.allOf) as ConditionSpec<Leaf>[]).map((x) => compileCondition(x, compileLeaf));
-      return (text, field, evaluation) => {
-        let unknown = false;
-        for (const part of parts) {
-          const value = part(text, field, evaluation);
-          if (value === undefined) unknown = true;
-          else if (value === any) return any;
-        }
-        return unknown ? undefined : !any;
-      };
-    }
-    if ("from" in c) return compileFrom(condition as FromCondition);
-    if ("between" in c) {
-      const [low, high] = c.between as [number, number];
-      return (text) => {
-        const n = numberOf(text);
-        return n === undefined ? undefined : n >= low && n <= high;
-      };
-    }
-    for (const op of ["lt", "lte", "gt", "gte"] as const) {
-      if (op in c) {
-        const bound = c[op] as number;
-        const compare = { lt: (n: number) => n < bound, lte: (n: number) => n <= bound, gt: (n: number) => n > bound, gte: (n: number) => n >= bound }[op];
-        return (text) => {
-          const n = numberOf(text);
-          return n === undefined ? undefined : compare(n);
-        };
-      }
-    }
+  if (!isComposite(c)) return compileLeaf(condition as Leaf);
+  if ("not" in c) {
+    const inner = compileCondition(c.not as ConditionSpec<Leaf>, compileLeaf);
+    return (text, restrictive, field, evaluation) => {
+      const value = inner(text, !restrictive, field, evaluation);
+      return value === UNKNOWN ? UNKNOWN : value === YES ? NO : YES;
+    };
   }
-  const leaf = compileLeaf(condition as Leaf);
-  return (text) => leaf(text);
+  if ("anyOf" in c || "allOf" in c) {
+    const any = "anyOf" in c;
+    const parts = ((any ? c.anyOf : c.allOf) as ConditionSpec<Leaf>[]).map((x) => compileCondition(x, compileLeaf));
+    const decisive = any ? YES : NO;
+    return (text, restrictive, field, evaluation) => {
+      let unknown = false;
+      for (const part of parts) {
+        const value = part(text, restrictive, field, evaluation);
+        if (value === decisive) return decisive;
+        if (value === UNKNOWN) unknown = true;
+      }
+      return unknown ? UNKNOWN : any ? NO : YES;
+    };
+  }
+  if ("from" in c) return compileFrom(condition as FromCondition);
+  if ("between" in c) {
+    const [low, high] = c.between as [number, number];
+    return numeric((n) => n >= low && n <= high);
+  }
+  if ("lt" in c) return numeric((n) => n < (c.lt as number));
+  if ("lte" in c) return numeric((n) => n <= (c.lte as number));
+  if ("gt" in c) return numeric((n) => n > (c.gt as number));
+  return numeric((n) => n >= (c.gte as number));
 }
 
 /** The total of `budget.sum` over the completed calls of the rule's tools in scope, plus this turn's earlier calls. */

@@ -19,6 +19,12 @@ export interface DecisionContext {
   readonly turnCalls?: readonly TurnCall[] | undefined;
 }
 
+/** The decision context of a turn: its messages and thread (undefined when the caller has no messages). */
+export function decisionContextOf(turn: { messages?: readonly BaseMessage[] | undefined; threadId?: string }): Omit<DecisionContext, "turnCalls"> | undefined {
+  if (turn.messages === undefined) return undefined;
+  return { messages: turn.messages, threadId: turn.threadId === "" ? undefined : turn.threadId };
+}
+
 /** The provenance settings of a policy: which tools' outputs are trusted, which are untrusted. */
 export interface ProvenanceSettings {
   /** Tools whose outputs are as good as what the user wrote (`trusted` in a `from` list). */

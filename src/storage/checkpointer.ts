@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { registerThreadSource } from "./thread-source.js";
 import { ensureSqliteDirectory, parseStorageSpec, resolveStorageSpec, sqlIdentifier } from "./spec.js";
+import { ErrorCode, StorageError } from "../errors/index.js";
 
 export type CheckpointerKind = "sqlite" | "postgres" | "memory";
 
@@ -60,7 +61,7 @@ export async function openCheckpointer(spec?: string, options: OpenCheckpointerO
         return { checkpointer, kind: "postgres", spec: parsed.spec, close: () => pool.end() };
       } catch (error) {
         await pool.end().catch(() => undefined);
-        throw new Error(`cannot open PostgreSQL checkpointer at ${redactUrl(parsed.url)}: ${(error as Error).message}`, {
+        throw new StorageError(ErrorCode.STORAGE_OPEN, `cannot open PostgreSQL checkpointer at ${redactUrl(parsed.url)}: ${(error as Error).message}`, {
           cause: error,
         });
       }

@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { z } from "zod";
 import { ensureSqliteDirectory, parseStorageSpec, sqlIdentifier } from "./spec.js";
+import { ErrorCode, StorageError } from "../errors/index.js";
 
 /** "claimed": run the call now. "done": it already ran, read `result`. "busy": a live worker is running it. */
 export type ClaimOutcome = "claimed" | "done" | "busy";
@@ -186,7 +187,7 @@ async function postgresLedger(url: string, schema: string): Promise<ExecutionLed
       COMMIT;`);
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new Error(`cannot open PostgreSQL execution ledger: ${(error as Error).message}`, { cause: error });
+    throw new StorageError(ErrorCode.STORAGE_OPEN, `cannot open PostgreSQL execution ledger: ${(error as Error).message}`, { cause: error });
   }
   return {
     kind: "postgres",

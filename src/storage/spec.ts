@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
+import { ErrorCode, StorageError } from "../errors/index.js";
 
 /** Where checkpoints, locks and the execution ledger live. */
 export type StorageSpec =
@@ -30,7 +31,7 @@ export function parseStorageSpec(spec: string): StorageSpec {
   const parsed = specSchema.safeParse(spec);
   if (!parsed.success) {
     const reason = parsed.error.issues.map((issue) => issue.message).join("; ");
-    throw new Error(`invalid storage spec ${JSON.stringify(spec)}: ${reason}`);
+    throw new StorageError(ErrorCode.STORAGE_SPEC, `invalid storage spec ${JSON.stringify(spec)}: ${reason}`);
   }
   const value = parsed.data;
   if (value.startsWith("sqlite:")) {
@@ -41,7 +42,7 @@ export function parseStorageSpec(spec: string): StorageSpec {
   try {
     new URL(value);
   } catch {
-    throw new Error(`invalid storage spec ${JSON.stringify(spec)}: not a valid PostgreSQL URL`);
+    throw new StorageError(ErrorCode.STORAGE_SPEC, `invalid storage spec ${JSON.stringify(spec)}: not a valid PostgreSQL URL`);
   }
   return { kind: "postgres", url: value, spec: value };
 }
@@ -58,6 +59,6 @@ const identifierSchema = z
 /** Validates a schema or table name that is interpolated into SQL. */
 export function sqlIdentifier(value: string, what: string): string {
   const parsed = identifierSchema.safeParse(value);
-  if (!parsed.success) throw new Error(`invalid ${what} ${JSON.stringify(value)}: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success) throw new StorageError(ErrorCode.STORAGE_SPEC, `invalid ${what} ${JSON.stringify(value)}: ${parsed.error.issues[0]?.message}`);
   return parsed.data;
 }

@@ -1,5 +1,6 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { threadSourceOf, type ThreadSource } from "./thread-source.js";
+import { ErrorCode, StorageError } from "../errors/index.js";
 
 export interface ThreadSummary {
   threadId: string;
@@ -9,7 +10,7 @@ export interface ThreadSummary {
 
 async function threadIdsFromSql(source: ThreadSource): Promise<string[]> {
   if (source.kind === "sqlite") {
-    if (!source.db.open) throw new Error("cannot list threads: the SQLite checkpointer is closed");
+    if (!source.db.open) throw new StorageError(ErrorCode.STORAGE_CLOSED, "cannot list threads: the SQLite checkpointer is closed");
     const table = source.db
       .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'")
       .get();

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { detectOperationKey, operationsInSchema, toToolJsonSchema } from "./schema.js";
 import type { GuardedTool, RiskLevel, ToolExecutionContext, ToolGuardSpec } from "./types.js";
+import { ToolDefinitionError } from "../errors/index.js";
 
 export interface DefineToolOptions<S extends z.ZodType<Record<string, unknown>>, R> {
   name: string;
@@ -70,7 +71,7 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>, R = unk
   const operationKey = detectOperationKey(jsonSchema, options.operationKey);
   const operations = operationKey ? operationsInSchema(jsonSchema, operationKey) : [];
   if (options.operationKey !== undefined && operations.length === 0) {
-    throw new Error(
+    throw new ToolDefinitionError(
       `defineTool(${options.name}): operationKey "${options.operationKey}" has no enum or literal values in the schema`,
     );
   }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { isGuardedTool } from "./define-tool.js";
 import { detectOperationKey, filterSchemaOperations, operationsInSchema } from "./schema.js";
 import type { AnyTool, JsonSchema, ToolGuardSpec } from "./types.js";
+import { ToolDefinitionError } from "../errors/index.js";
 
 const plainSpecs = new WeakMap<object, ToolGuardSpec>();
 
@@ -64,7 +65,7 @@ export class ToolRegistry {
   }
 
   register(tool: AnyTool): this {
-    if (this.#tools.has(tool.name)) throw new Error(`tool "${tool.name}" is already registered`);
+    if (this.#tools.has(tool.name)) throw new ToolDefinitionError(`tool "${tool.name}" is already registered`);
     this.#tools.set(tool.name, tool);
     return this;
   }
