@@ -1,86 +1,61 @@
 import { Client } from "@langchain/langgraph-sdk";
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { approveThroughSdk } from "../examples/cli-sdk-approval.js";
+import { CLI_AVAILABLE, CLI_BIN, CLI_REQUIRED, ROOT, installedVersion, startDevServer, type DevServer } from "./helpers/langgraph-dev.js";
 
-// The LangGraph CLI is not a project dependency (it breaks `npm ci` here): .ci/run installs it into
-// its own prefix and sets LANGGRAPH_CLI_BIN. Locally the test is skipped without it, in CI it must run.
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const BIN = process.env.LANGGRAPH_CLI_BIN?.trim();
-const REQUIRED = process.env.REQUIRE_LANGGRAPH_CLI === "1";
-const available = BIN !== undefined && BIN !== "" && existsSync(BIN);
+// The LangGraph CLI is not a project dependency (it breaks `npm ci` here): .ci/run installs the version
+// package.json pins ("config.langgraphCli") into its own prefix and sets LANGGRAPH_CLI_BIN. Locally the
+// test is skipped without it, in CI it must run.
+const BIN = CLI_BIN;
+const REQUIRED = CLI_REQUIRED;
+const available = CLI_AVAILABLE;
+const pkg = z
+  .object({ config: z.object({ langgraphCli: z.string() }), devDependencies: z.record(z.string(), z.string()) })
+  .parse(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-async function waitForServer(url: string, child: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`langgraph dev exited with ${child.exitCode}:\n${log()}`);
-    try {
-      if ((await fetch(`${url}/ok`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`langgraph dev did not answer on ${url} within 120 s:\n${log()}`);
-}
+// The options Agent Chat UI streams with (langchain-ai/agent-chat-ui src/components/thread/index.tsx: every
+// submit passes streamSubgraphs: true; useStream adds the modes for the callbacks it has).
+const UI_STREAM_MODES = ["values", "updates", "messages-tuple", "custom"] as const;
 
 const approvalSchema = z.object({
   type: z.literal("guarded-graph/approval"),
   actionRequests: z.array(z.object({ name: z.string(), args: z.record(z.string(), z.unknown()), toolCallId: z.string(), risk: z.string(), ruleId: z.string() })),
 });
 
-describe("LangGraph CLI availability", () => {
+describe("LangGraph CLI availability and version pins", () => {
   it.runIf(REQUIRED)("LANGGRAPH_CLI_BIN points at the langgraphjs binary (REQUIRE_LANGGRAPH_CLI=1)", () => {
     expect(available, `LANGGRAPH_CLI_BIN=${BIN ?? "(unset)"} does not exist`).toBe(true);
+  });
+
+  it("the runtime is pinned to one exact version (a devDependency; users get it as a peer), and that version is the one installed", () => {
+    const pinned = pkg.devDependencies["@langchain/langgraph"];
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(installedVersion(join(ROOT, "node_modules", "@langchain", "langgraph", "package.json"), "@langchain/langgraph")).toBe(pinned);
+    expect(pkg.config.langgraphCli).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it.runIf(available)("the CLI in LANGGRAPH_CLI_BIN is the pinned one", () => {
+    expect(installedVersion(BIN as string, "@langchain/langgraph-cli")).toBe(pkg.config.langgraphCli);
   });
 });
 
 describe.runIf(available)("langgraph dev serves the graphs; the SDK runs the DevOps graph through an approval", { timeout: 180_000 }, () => {
-  let child: ChildProcess;
+  let server: DevServer;
   let apiUrl: string;
-  let output = "";
   let auditDir: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    apiUrl = `http://127.0.0.1:${port}`;
     auditDir = mkdtempSync(join(tmpdir(), "gg-lgdev-"));
-    child = spawn(BIN as string, ["dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser"], {
-      cwd: ROOT,
-      env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", GUARDED_GRAPH_AUDIT: `jsonl:${join(auditDir, "audit.jsonl")}` },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-    await waitForServer(apiUrl, child, () => output);
+    server = await startDevServer({ GUARDED_GRAPH_AUDIT: `jsonl:${join(auditDir, "audit.jsonl")}` });
+    apiUrl = server.apiUrl;
   }, 150_000);
 
   afterAll(async () => {
-    if (child?.pid !== undefined && child.exitCode === null) {
-      const exited = new Promise((r) => child.once("exit", r));
-      // The CLI starts its own children (the API server): stop the whole group.
-      process.kill(-child.pid, "SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (child.exitCode === null) process.kill(-child.pid, "SIGKILL");
-    }
+    await server?.stop();
     if (auditDir) rmSync(auditDir, { recursive: true, force: true });
   });
 
@@ -88,6 +63,26 @@ describe.runIf(available)("langgraph dev serves the graphs; the SDK runs the Dev
     const client = new Client({ apiUrl });
     const assistants = await client.assistants.search({ limit: 10 });
     expect(assistants.map((a) => a.graph_id).sort()).toEqual(["devops", "etl", "memory"]);
+  });
+
+  it("streams a run with the options Agent Chat UI sends (streamSubgraphs, all its modes) into the interrupt, with no error event", async () => {
+    const client = new Client({ apiUrl });
+    const thread = await client.threads.create();
+    const events: { event: string; data: unknown }[] = [];
+    for await (const part of client.runs.stream(thread.thread_id, "devops", {
+      input: { messages: [{ type: "human", content: "Tidy up the cluster" }] },
+      streamMode: [...UI_STREAM_MODES],
+      streamSubgraphs: true,
+      streamResumable: true,
+    })) {
+      events.push({ event: part.event, data: part.data });
+    }
+    expect(events.filter((e) => e.event === "error"), server.output().slice(-2000)).toEqual([]);
+    const seen = new Set(events.map((e) => e.event.split("|")[0]));
+    for (const mode of ["metadata", "values", "updates", "messages"]) expect(seen, `no "${mode}" event`).toContain(mode);
+    const last = await client.threads.get(thread.thread_id);
+    expect(last.status).toBe("interrupted");
+    expect(Object.values(last.interrupts ?? {}).flat()).toHaveLength(1);
   });
 
   it("creates a thread, runs into the approval interrupt, reads it from the thread state, resumes with decisions", async () => {

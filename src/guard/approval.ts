@@ -7,6 +7,7 @@ import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { HumanDecisionType } from "./options.js";
 import type { ReviewedCall } from "./state.js";
+import { approvalDescription, approvalNotes, refusals } from "../messages/index.js";
 
 /** One pending call, in LangChain v1 humanInTheLoopMiddleware's shape plus id, risk and the deciding rule. */
 export interface ActionRequest {
@@ -63,7 +64,7 @@ export function approvalRequest(
     actionRequests: pending.map((call) => ({
       name: call.name,
       args: call.args,
-      description: `${call.name} needs approval (${call.risk} risk) by ${call.ruleId}: ${call.reason}`,
+      description: approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason }),
       toolCallId: call.id,
       risk: call.risk,
       ruleId: call.ruleId,
@@ -236,11 +237,10 @@ export async function resolveApprovals(
     const decision = match.decisions.get(call.id);
     if (!decision) continue;
     if (decision.type === "approve") {
-      decided.set(call.id, { ...call, outcome: "run", reason: `${call.reason} (approved by a human)` });
+      decided.set(call.id, { ...call, outcome: "run", reason: approvalNotes.approved(call.reason) });
       await auditHuman(guard, ctx, call, "approve", resume.actor);
     } else if (decision.type === "reject") {
-      const note = decision.message ? `: ${decision.message}` : "";
-      decided.set(call.id, { ...call, outcome: "refuse", message: `Rejected by a human reviewer${note}. Do not retry this call unchanged.` });
+      decided.set(call.id, { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, decision.message) });
       await auditHuman(guard, ctx, call, "reject", resume.actor, decision.message ? { message: decision.message } : undefined);
     } else {
       const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config);
@@ -277,8 +277,8 @@ async function reviewEdit(
     return {
       ...again,
       edited: true,
-      message: `The human's edit of this call was refused by ${again.ruleId}: ${again.reason}. ${again.message ?? ""}`.trim(),
+      message: refusals.editRefused(again.message ?? refusals.generic(again.name, again.ruleId, again.reason)),
     };
   }
-  return { ...again, outcome: "run", edited: true, reason: `${again.reason} (edited and approved by a human)` };
+  return { ...again, outcome: "run", edited: true, reason: approvalNotes.editedAndApproved(again.reason) };
 }

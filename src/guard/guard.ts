@@ -9,6 +9,7 @@ import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
 import type { GuardOptions, HumanDecisionType } from "./options.js";
 import { reviewCall } from "./review.js";
 import type { ReviewedCall } from "./state.js";
+import { HEARTBEAT_DESCRIPTION } from "../messages/index.js";
 
 /** The tool call as the model wrote it. */
 export interface RawToolCall {
@@ -149,7 +150,7 @@ function withHeartbeatArg(def: ToolDefinition): ToolDefinition {
   const properties = (parameters.properties ?? {}) as Record<string, unknown>;
   properties[HEARTBEAT_ARG] = {
     type: "boolean",
-    description: "Set true to get control back after this call (to call more tools); false ends your turn.",
+    description: HEARTBEAT_DESCRIPTION,
   };
   parameters.properties = properties;
   return { ...def, function: { ...def.function, parameters } };

@@ -8,6 +8,7 @@ import { compileFieldCondition, type FieldCondition, type Quantifier } from "./m
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
 import { PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
+import { riskDefaultReason } from "../messages/index.js";
 
 /** A permission rule as written: `PermissionRuleSpec` plus `caseSensitive` for the tool name and `args` regex. */
 export interface PermissionRule extends PermissionRuleSpec {
@@ -200,10 +201,10 @@ export class PermissionPolicy {
         view ??= canonicalize(args);
         if (!argumentsMatch(rule, view)) continue;
       }
-      return { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, tool, view), risk };
+      return { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, view), risk };
     }
     const mode = this.riskModes[risk];
-    return { mode, ruleId: `risk:${risk}`, reason: `no permission rule matched ${tool}; ${risk} risk tools are ${mode === "allow" ? "allowed" : mode === "deny" ? "denied" : "asked about"} by default`, risk };
+    return { mode, ruleId: `risk:${risk}`, reason: riskDefaultReason(tool, risk, mode), risk };
   }
 
   /** Ids of every rule that matches the call, in effect order (for explaining a decision). */
@@ -214,10 +215,9 @@ export class PermissionPolicy {
       .map((rule) => rule.ruleId);
   }
 
-  private reasonFor(rule: CompiledRule, tool: string, view: CanonicalArgs | undefined): string {
-    const verb = rule.mode === "allow" ? "allowed" : rule.mode === "deny" ? "denied" : "needs approval";
-    const why = rule.spec.reason ?? (rule.description.length > 120 ? `${rule.description.slice(0, 117)}...` : rule.description);
-    const base = `${tool} ${verb} by ${rule.ruleId}: ${why}`;
+  private reasonFor(rule: CompiledRule, view: CanonicalArgs | undefined): string {
+    // The tool and the rule id travel beside the reason; sentences in src/messages add them once.
+    const base = rule.spec.reason ?? (rule.description.length > 120 ? `${rule.description.slice(0, 117)}...` : rule.description);
     return view?.oversized === true && rule.conditional ? `${base}; ${UNINSPECTABLE}` : base;
   }
 
