@@ -154,7 +154,8 @@ export async function reviewModelTurn(
   if (calls.length === 0) return undefined;
   const ctx: TurnContext = { threadId, runId: g.runId, messageId };
   const rules = rulesOf(guard, g);
-  const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
+  // Review reads the thread's messages (provenance conditions); the context kept for execution does not carry them.
+  const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config);
   return { ai, ctx, turn: planTurn(guard, rules, messageId, runnable, answered.length), answered, runnable };
 }
 
