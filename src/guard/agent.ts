@@ -92,9 +92,15 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     const calls = openToolCalls(ai, state.messages);
     const messageId = ai.id ?? `ai_${state.messages.length}`;
     const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
-    const { runnable, answered } = await reviewTurnWithApproval(guard, rulesOf(state.guard), calls, ctx, config);
+    const reviewedTurn = await reviewTurnWithApproval(guard, rulesOf(state.guard), calls, ctx, config, {
+      approvals: state.guard.approvals,
+      reask: "node",
+    });
+    const { runnable, answered, approvals } = reviewedTurn;
+    // A resume that did not fit: this step ends with the error in the state, and review asks again.
+    if (reviewedTurn.retry) return { guard: { ...state.guard, approvals, next: "review" } };
     const turn = planTurn(messageId, runnable, answered.length);
-    return { messages: answered, guard: { ...state.guard, turn, next: "dispatch" }, guardResults: null };
+    return { messages: answered, guard: { ...state.guard, approvals, turn, next: "dispatch" }, guardResults: null };
   };
 
   const tools = async (input: unknown, config: LangGraphRunnableConfig): Promise<GuardedAgentUpdate> => {
@@ -167,7 +173,12 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
       (state) => ((lastAIMessage(state.messages)?.tool_calls?.length ?? 0) > 0 ? "review" : "finish"),
       ["review", "finish"],
     )
-    .addConditionalEdges("review", dispatch, ["tools", "collect", "agent"])
+    .addConditionalEdges("review", (state) => (state.guard.next === "review" ? "review" : dispatch(state)), [
+      "tools",
+      "collect",
+      "agent",
+      "review",
+    ])
     .addConditionalEdges(
       "tools",
       (state) => {

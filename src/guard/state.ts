@@ -1,5 +1,7 @@
 import { Annotation, MessagesAnnotation } from "@langchain/langgraph";
 import type { RuleState } from "../rules/types.js";
+import { emptyApprovalState } from "./approval.js";
+import type { ApprovalState } from "./approval.js";
 import type { RiskLevel } from "../tools/types.js";
 
 export type CallOutcome = "run" | "refuse" | "ask";
@@ -56,9 +58,11 @@ export interface GuardState {
   /** Set when the run ended by a Terminal rule. */
   terminatedBy: string | null;
   /** Where the loop goes after the current step: next batch, back to the model, or the end. */
-  next: "dispatch" | "agent" | "end";
+  next: "dispatch" | "agent" | "end" | "review";
   /** Exit tools still pending when the run had to end anyway (they were refused or never called). */
   exitUnsatisfied: string[];
+  /** The approval step's state (owned by approval.ts): a refused resume to show when asking again. Absent in older checkpoints. */
+  approvals?: ApprovalState | undefined;
 }
 
 export function emptyGuardState(): GuardState {
@@ -70,6 +74,7 @@ export function emptyGuardState(): GuardState {
     terminatedBy: null,
     next: "agent",
     exitUnsatisfied: [],
+    approvals: emptyApprovalState(),
   };
 }
 

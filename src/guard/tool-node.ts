@@ -68,7 +68,8 @@ async function runGuardedTools(
   const messageId = ai.id ?? `ai_${input.messages.length}`;
   const ctx = { threadId: threadIdOf(config), runId: g.runId, messageId };
   const calls = openToolCalls(ai, input.messages);
-  const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
+  const { runnable, answered, approvals } = await reviewTurnWithApproval(guard, rules, calls, ctx, config, { approvals: g.approvals });
+  g = { ...g, approvals };
   let turn = planTurn(messageId, runnable, answered.length);
   const messages: ToolMessage[] = [...answered];
   const results: Record<string, CallResult> = {};

@@ -35,13 +35,15 @@ export async function reviewModelTurn(
   const rules = rulesOf(guard, state.guard);
   const messageId = ai.id ?? `ai_${state.messages.length}`;
   const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
-  const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
+  const { runnable, answered, approvals } = await reviewTurnWithApproval(guard, rules, calls, ctx, config, {
+    approvals: state.guard.approvals,
+  });
   const turn = planTurn(messageId, runnable, answered.length);
   const edited = runnable.filter((c) => c.edited);
   const nothingRuns = runnable.length === 0;
   return {
     messages: [...(edited.length > 0 ? [withEditedCalls(ai, edited)] : []), ...answered],
-    guard: { ...state.guard, rules, turn: nothingRuns ? null : turn, forcedTool: null, next: "dispatch" },
+    guard: { ...state.guard, approvals, rules, turn: nothingRuns ? null : turn, forcedTool: null, next: "dispatch" },
     guardResults: null,
     ...(nothingRuns ? { jumpTo: "model" as const } : {}),
   };

@@ -66,7 +66,8 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
 
     afterModel: {
       canJumpTo: ["model"],
-      hook: (state, runtime) => reviewModelTurn(guard, state, { configurable: runtime.configurable, signal: runtime.signal }),
+      hook: (state, runtime) =>
+        reviewModelTurn(guard, state, { configurable: runtime.configurable, signal: runtime.signal, writer: runtime.writer }),
     },
 
     wrapToolCall: (request) => guardToolCall(guard, gate, request),
