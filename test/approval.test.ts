@@ -95,13 +95,15 @@ describe("approval payload: Agent Chat UI and humanInTheLoopMiddleware code both
     const denied = uiResume(editDenied.request, { type: "edit", args: { resource: "deploy", name: "web", namespace: "production" } });
     const out = await editDenied.graph.invoke(new Command({ resume: denied }), thread("ui-edit-denied"));
     expect(editDenied.log.names()).toEqual(["kubectl_get"]);
-    expect(toolMessages(out.messages).find((m) => m.tool_call_id === "ask1")?.content).toMatch(/edit of this call was refused by permission:prod-protected/);
+    expect(toolMessages(out.messages).find((m) => m.tool_call_id === "ask1")?.content).toBe(
+      "The reviewer's edit of this call was checked again and refused. Refused kubectl_delete by rule permission:prod-protected: production namespace is protected.",
+    );
 
     const reject = await paused(mixedTurn(), "ui-reject");
     const rejected = await reject.graph.invoke(new Command({ resume: uiResume(reject.request, { type: "reject", message: "not today" }) }), thread("ui-reject"));
     expect(reject.log.names()).toEqual(["kubectl_get"]);
     expect(toolMessages(rejected.messages).find((m) => m.tool_call_id === "ask1")?.content).toBe(
-      "Rejected by a human reviewer: not today. Do not retry this call unchanged.",
+      "Refused kubectl_delete by a human reviewer: not today. Do not retry this call unchanged.",
     );
   });
 

@@ -12,6 +12,7 @@ import type { GuardOptions } from "./options.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall } from "./state.js";
 import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "./turn.js";
+import { reminders } from "../messages/index.js";
 
 /** Guard options (or a prebuilt `guard`) plus the model and the graph's persistence. */
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
@@ -132,7 +133,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     const noted = guard.engine.noteExitReminder(rules);
     if (attempts < guard.maxExitReminders) {
       return {
-        messages: [guardReminder(`Before you finish, you must call: ${pending.join(", ")} (rule RequiredForExit).`)],
+        messages: [guardReminder(reminders.exitPending(pending))],
         guard: { ...state.guard, rules: noted, next: "agent" },
       };
     }

@@ -3,18 +3,8 @@ import { interrupt } from "@langchain/langgraph";
 import { z } from "zod";
 import { auditId } from "../audit/record.js";
 import { ErrorCode, GuardedGraphError } from "../errors/index.js";
-import {
-  approvalDescription,
-  approvedByHuman,
-  decisionText,
-  editedByHuman,
-  editRefused,
-  QUOTE_LIMIT,
-  reaskedDescription,
-  rejectedByHuman,
-  resumeMatchRefused,
-  resumeShapeRefused,
-} from "../messages/approval.js";
+import { decisionText, QUOTE_LIMIT, reaskedDescription, resumeMatchRefused, resumeShapeRefused } from "../messages/approval.js";
+import { approvalDescription, approvalNotes, refusals } from "../messages/index.js";
 import type { RuleState } from "../rules/types.js";
 import { auditDecisions, auditHuman } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
@@ -80,7 +70,7 @@ export function approvalRequest(
   error?: string,
 ): ApprovalRequest {
   const actionRequests: ActionRequest[] = pending.map((call) => {
-    const description = approvalDescription(call);
+    const description = approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason });
     return {
       name: call.name,
       args: call.args,
@@ -473,9 +463,9 @@ export async function resolveApprovals(
     if (!decision) continue;
     const detail: Record<string, unknown> = { ...approver.detail };
     if (decision.type === "approve") {
-      decided.set(call.id, { ...call, outcome: "run", reason: approvedByHuman(call.reason) });
+      decided.set(call.id, { ...call, outcome: "run", reason: approvalNotes.approved(call.reason) });
     } else if (decision.type === "reject") {
-      decided.set(call.id, { ...call, outcome: "refuse", message: rejectedByHuman(decision.message) });
+      decided.set(call.id, { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, decision.message) });
       if (decision.message) detail.message = decision.message;
     } else {
       const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config);
@@ -530,9 +520,9 @@ async function reviewEdit(
   const again = reviewed[reviewed.length - 1];
   if (!again) throw new Error(`edited call ${original.id} vanished from its turn`);
   if (again.outcome === "refuse") {
-    return { ...again, edited: true, message: editRefused(again.ruleId, again.reason, again.message) };
+    return { ...again, edited: true, message: refusals.editRefused(again.message ?? refusals.generic(again.name, again.ruleId, again.reason)) };
   }
-  return { ...again, outcome: "run", edited: true, reason: editedByHuman(again.reason) };
+  return { ...again, outcome: "run", edited: true, reason: approvalNotes.editedAndApproved(again.reason) };
 }
 
 // ─── reading a pending request back ────────────────────────────────────────────────────────────

@@ -9,6 +9,7 @@ import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
 import type { GuardOptions, HumanDecisionType } from "./options.js";
 import { reviewCall } from "./review.js";
 import type { ReviewedCall } from "./state.js";
+import { HEARTBEAT_DESCRIPTION } from "../messages/index.js";
 
 /** The tool call as the model wrote it. */
 export interface RawToolCall {
@@ -65,12 +66,17 @@ export class Guard {
 
   /** Effective risk: the policy's per-tool risk, then the operation's, then the tool's, else medium. */
   riskOf(name: string, operation?: string): RiskLevel {
+    return this.declaredRisk(name, operation) ?? "medium";
+  }
+
+  /** The risk someone declared (policy per operation, policy per tool, the tool per operation, the tool); undefined when nobody did. */
+  declaredRisk(name: string, operation?: string): RiskLevel | undefined {
     const spec = this.registry.spec(name);
     return (
+      (operation !== undefined ? this.options.operationRisk?.[name]?.[operation] : undefined) ??
       this.options.toolRisk?.[name] ??
       (operation !== undefined ? spec?.operationRisk[operation] : undefined) ??
-      spec?.risk ??
-      "medium"
+      spec?.risk
     );
   }
 
@@ -149,7 +155,7 @@ function withHeartbeatArg(def: ToolDefinition): ToolDefinition {
   const properties = (parameters.properties ?? {}) as Record<string, unknown>;
   properties[HEARTBEAT_ARG] = {
     type: "boolean",
-    description: "Set true to get control back after this call (to call more tools); false ends your turn.",
+    description: HEARTBEAT_DESCRIPTION,
   };
   parameters.properties = properties;
   return { ...def, function: { ...def.function, parameters } };

@@ -8,6 +8,7 @@ import { auditDecisions } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
+import { refusals } from "../messages/index.js";
 
 export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
   for (let i = messages.length - 1; i >= 0; i -= 1) {
@@ -65,7 +66,7 @@ export async function reviewTurnWithApproval(
     const result = decided.get(call.id);
     if (!result) continue;
     if (result.outcome === "run") runnable.push(result);
-    else answered.push(refusalMessage(result, result.message ?? `Refused by ${result.ruleId}: ${result.reason}`));
+    else answered.push(refusalMessage(result, result.message ?? refusals.generic(result.name, result.ruleId, result.reason)));
   }
   return { runnable, answered, approvals: step.approvals, retry: false };
 }

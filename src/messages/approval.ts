@@ -1,16 +1,12 @@
 /**
- * Sentences of the approval step (src/guard/approval.ts): what a reviewer reads in an approval
- * request and in a refused resume, and what the model reads after a human decision. Part of the one
- * messages module (src/messages/); pinned by exact-text tests in test/approval-messages.test.ts.
+ * Sentences of the approval step (src/guard/approval.ts) about resumes: what a client or reviewer
+ * reads when a resume is refused and the approval is asked again. Part of the one messages module
+ * (src/messages/; the approval description and the human-decision sentences are in index.ts);
+ * pinned by exact-text tests in test/approval.test.ts.
  */
 
 /** Longest piece of a client's input quoted back in an error. */
 export const QUOTE_LIMIT = 200;
-
-/** The description of one pending call in an approval request. */
-export function approvalDescription(call: { name: string; risk: string; ruleId: string; reason: string }): string {
-  return `${call.name} needs approval (${call.risk} risk) by ${call.ruleId}: ${call.reason}`;
-}
 
 /** The first line of every description when the request is asked again after a refused resume. */
 export function reaskedDescription(error: string, description: string): string {
@@ -41,22 +37,6 @@ export const decisionText = {
   bothSpellings: (camel: string, snake: string) => `both ${camel} and ${snake} given: send one of them`,
   editNeedsAction: "an edit needs editedAction (or edited_action): { name, args }",
 } as const;
-
-/** What the model reads when a human rejected its call. */
-export function rejectedByHuman(message: string | undefined): string {
-  const note = message ? `: ${message}` : "";
-  return `Rejected by a human reviewer${note}. Do not retry this call unchanged.`;
-}
-
-/** What the model reads when a human's edit of its call was refused by the guard. */
-export function editRefused(ruleId: string, reason: string, message: string | undefined): string {
-  return `The human's edit of this call was refused by ${ruleId}: ${reason}. ${message ?? ""}`.trim();
-}
-
-/** Appended to the review reason of a call a human approved. */
-export const approvedByHuman = (reason: string): string => `${reason} (approved by a human)`;
-/** Appended to the review reason of a call a human edited and the guard then allowed. */
-export const editedByHuman = (reason: string): string => `${reason} (edited and approved by a human)`;
 
 function trimStop(text: string): string {
   return text.trim().replace(/[.]+$/, "");

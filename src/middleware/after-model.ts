@@ -8,6 +8,7 @@ import { planTurn } from "../guard/loop.js";
 import type { GuardState, ReviewedCall } from "../guard/state.js";
 import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "../guard/turn.js";
 import { rulesOf } from "./model-call.js";
+import { reminders } from "../messages/index.js";
 
 export interface AfterModelUpdate {
   messages?: BaseMessage[];
@@ -73,7 +74,7 @@ function exitCheck(guard: Guard, g: GuardState): AfterModelUpdate | undefined {
   const noted = guard.engine.noteExitReminder(rules);
   if (attempts < guard.maxExitReminders) {
     return {
-      messages: [guardReminder(`Before you finish, you must call: ${pending.join(", ")} (rule RequiredForExit).`)],
+      messages: [guardReminder(reminders.exitPending(pending))],
       guard: { ...g, rules: noted, next: "agent" },
       jumpTo: "model",
     };
@@ -82,7 +83,7 @@ function exitCheck(guard: Guard, g: GuardState): AfterModelUpdate | undefined {
   if (attempts === guard.maxExitReminders && forced !== undefined) {
     // The reminder keeps the last message a non-AI one, which LangChain needs to honour the jump.
     return {
-      messages: [guardReminder(`You must call ${forced} now (rule RequiredForExit).`)],
+      messages: [guardReminder(reminders.exitForced(forced))],
       guard: { ...g, rules: noted, forcedTool: forced, next: "agent" },
       jumpTo: "model",
     };
