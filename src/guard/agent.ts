@@ -92,7 +92,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     if (!ai) return {};
     const calls = openToolCalls(ai, state.messages);
     const messageId = ai.id ?? `ai_${state.messages.length}`;
-    const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
+    const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId, messages: state.messages };
     const reviewedTurn = await reviewTurnWithApproval(guard, rulesOf(state.guard), calls, ctx, config, {
       approvals: state.guard.approvals,
       reask: "node",

@@ -5,6 +5,7 @@ import { auditId } from "../audit/record.js";
 import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 import { decisionText, QUOTE_LIMIT, reaskedDescription, resumeMatchRefused, resumeShapeRefused } from "../messages/approval.js";
 import { approvalDescription, approvalNotes, refusals } from "../messages/index.js";
+import { decisionContextOf } from "../provenance/context.js";
 import type { RuleState } from "../rules/types.js";
 import { auditDecisions, auditHuman } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
@@ -468,7 +469,7 @@ export async function resolveApprovals(
       decided.set(call.id, { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, decision.message) });
       if (decision.message) detail.message = decision.message;
     } else {
-      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config);
+      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config, ctx);
       decided.set(call.id, edited);
       detail.editedAction = decision.editedAction;
       detail.result = edited.outcome === "refuse" ? `refused by ${edited.ruleId}` : "approved";
@@ -513,10 +514,11 @@ async function reviewEdit(
   original: ReviewedCall,
   editedAction: { name: string; args: Record<string, unknown> },
   config: LangGraphRunnableConfig | undefined,
+  ctx: TurnContext,
 ): Promise<ReviewedCall> {
   const substituted = calls.map((c) => (c.id === original.id ? { id: c.id, ...editedAction } : c));
   const upTo = substituted.slice(0, substituted.findIndex((c) => c.id === original.id) + 1);
-  const { reviewed } = await guard.reviewTurn(state, upTo, config);
+  const { reviewed } = await guard.reviewTurn(state, upTo, config, decisionContextOf(ctx));
   const again = reviewed[reviewed.length - 1];
   if (!again) throw new Error(`edited call ${original.id} vanished from its turn`);
   if (again.outcome === "refuse") {

@@ -3,6 +3,7 @@ import type { RuleState } from "../rules/types.js";
 import { emptyApprovalState } from "./approval.js";
 import type { ApprovalState } from "./approval.js";
 import type { RiskLevel } from "../tools/types.js";
+import type { Evidence } from "../provenance/index-builder.js";
 
 export type CallOutcome = "run" | "refuse" | "ask";
 
@@ -25,6 +26,8 @@ export interface ReviewedCall {
   edited?: boolean | undefined;
   /** For refusals: the error the model reads. */
   message?: string | undefined;
+  /** Provenance: where each traced argument value was found, or that it was not. */
+  evidence?: Evidence[] | undefined;
 }
 
 /** What one executed call reports back for loop control and the rule state. */

@@ -8,6 +8,7 @@ import { auditDecisions } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
+import { decisionContextOf } from "../provenance/context.js";
 import { refusals } from "../messages/index.js";
 
 export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
@@ -55,7 +56,7 @@ export async function reviewTurnWithApproval(
   config: LangGraphRunnableConfig | undefined,
   approval: ApprovalStepOptions = {},
 ): Promise<ReviewedTurn> {
-  const { reviewed } = await guard.reviewTurn(state, calls, config);
+  const { reviewed } = await guard.reviewTurn(state, calls, config, decisionContextOf(ctx));
   await auditDecisions(guard, ctx, reviewed);
   const step = await resolveApprovals(guard, state, calls, reviewed, ctx, config, approval);
   if (step.retry) return { runnable: [], answered: [], approvals: step.approvals, retry: true };
