@@ -18,6 +18,11 @@ import { reminders } from "../messages/index.js";
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
   model: BaseChatModel;
   systemPrompt?: string;
+  /**
+   * Text added to the system prompt at every model step, computed then (e.g. `memoryContext({ memory,
+   * sources })` from the memory module: memory blocks in context and source notifications).
+   */
+  context?: (config: LangGraphRunnableConfig) => Promise<string | undefined> | string | undefined;
   checkpointer?: BaseCheckpointSaver;
   store?: BaseStore;
   name?: string;
@@ -51,7 +56,7 @@ function requireTools(tools: GuardOptions["tools"] | undefined): GuardOptions["t
   return tools;
 }
 
-export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt">) {
+export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">) {
   const rulesOf = (g: GuardState) => g.rules ?? guard.initialRuleState();
 
   // Without Terminal rules or heartbeats, loop control after a turn is always "back to the model":
@@ -79,7 +84,9 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     // An initial tool is forced once per run: if it fails, the model sees why instead of a loop.
     const initial = guard.engine.initialTools(rules).find((tool) => (rules.runAttempts[tool] ?? 0) === 0);
     const forced = g.forcedTool ?? initial ?? null;
-    const ai = await callModel(guard, options.model, rules, state.messages, forced, options.systemPrompt, config);
+    const extra = options.context ? await options.context(config) : undefined;
+    const prompt = [options.systemPrompt, extra].filter(Boolean).join("\n\n") || undefined;
+    const ai = await callModel(guard, options.model, rules, state.messages, forced, prompt, config);
     return {
       messages: [ai],
       guard: { ...g, forcedTool: null, next: "agent" },
