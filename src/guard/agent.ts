@@ -99,7 +99,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     if (!ai) return {};
     const calls = openToolCalls(ai, state.messages);
     const messageId = ai.id ?? `ai_${state.messages.length}`;
-    const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
+    const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId, messages: state.messages };
     const { runnable, answered } = await reviewTurnWithApproval(guard, rulesOf(state.guard), calls, ctx, config);
     const turn = planTurn(messageId, runnable, answered.length);
     return { messages: answered, guard: { ...state.guard, turn, next: "dispatch" }, guardResults: null };

@@ -7,6 +7,7 @@ import { auditDecisions } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
+import { decisionContextOf } from "../provenance/context.js";
 import { refusals } from "../messages/index.js";
 
 export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
@@ -49,7 +50,7 @@ export async function reviewTurnWithApproval(
   ctx: TurnContext,
   config: LangGraphRunnableConfig | undefined,
 ): Promise<ReviewedTurn> {
-  const { reviewed } = await guard.reviewTurn(state, calls, config);
+  const { reviewed } = await guard.reviewTurn(state, calls, config, decisionContextOf(ctx));
   await auditDecisions(guard, ctx, reviewed);
   const decided = new Map<string, ReviewedCall>(
     (await resolveApprovals(guard, state, calls, reviewed, ctx, config)).map((c) => [c.id, c]),

@@ -35,7 +35,7 @@ export async function reviewModelTurn(
 
   const rules = rulesOf(guard, state.guard);
   const messageId = ai.id ?? `ai_${state.messages.length}`;
-  const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
+  const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId, messages: state.messages };
   const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
   const turn = planTurn(messageId, runnable, answered.length);
   const edited = runnable.filter((c) => c.edited);
