@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createBuiltinTools, createFileTool, defaultToolRules } from "../src/builtin/index.js";
-import { inMemoryMemory, openSqliteMemory, type MemoryBackend } from "../src/memory/index.js";
+import { inMemoryMemory, memoryContext, openSqliteMemory, type MemoryBackend } from "../src/memory/index.js";
 import type { ScenarioInput } from "../src/model/scenario.js";
 import { FileSource, SourceManager } from "../src/sources/index.js";
 import { assembleGraph, platformGraph, type GraphOptions, type ReadyGraph } from "./shared.js";
@@ -58,6 +58,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     scenario: "memory-demo",
     scenarioInput: MEMORY_DEMO_SCENARIO,
     systemPrompt: MEMORY_SYSTEM_PROMPT,
+    context: memoryContext({ memory: backend.memory, sources }),
     options,
     onClose: async () => {
       await sources.close();

@@ -2,7 +2,11 @@ import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langc
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, dynamicSystemPromptMiddleware } from "langchain";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
+import { createMemoryGraph } from "../graphs/memory.js";
 import { createBuiltinTools, defaultToolRules } from "../src/builtin/index.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { inMemoryMemory, memoryContext, renderMemoryBlocks, type MemoryStore } from "../src/memory/index.js";
@@ -103,6 +107,26 @@ describe("memory in the guarded agent's context (createGuardedAgent({ context })
     expect(prompts[1]).toContain('<block label="old-project" type="archival" pinned="true"');
     expect(prompts[1]).not.toContain("Bob replied");
     expect(sources.pendingNotifications).toBe(0);
+  });
+});
+
+describe("the memory graph (graphs/memory.ts)", () => {
+  it("shows the file loaded by the first step as a working block in the next steps' prompts", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "gg-memctx-"));
+    const model = fakeModel()
+      .respondWithTools([{ name: "file", args: { op: "load", path: "notes/todo.md" }, id: "l1" }])
+      .respond(new AIMessage("read it"));
+    const ready = await createMemoryGraph({ checkpointer: new MemorySaver(), dataDir, model, env: { OPENAI_API_KEY: "", OPENAI_BASE_URL: "" } });
+    try {
+      await ready.graph.invoke({ messages: [new HumanMessage("read the todo")] }, { configurable: { thread_id: "mg1" } });
+      const prompts = model.calls.map((c) => systemText(c.messages));
+      expect(prompts[0]).not.toContain("notes/todo.md\"");
+      expect(prompts[1]).toMatch(/<block label="file:[0-9a-f]{8}:notes\/todo\.md" type="working" pinned="false" permission="read-write"/);
+      expect(prompts[1]).toContain("- [ ] read the README");
+    } finally {
+      await ready.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
