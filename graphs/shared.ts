@@ -94,7 +94,7 @@ export async function assembleGraph(spec: AssembleOptions): Promise<ReadyGraph> 
   // GUARDED_GRAPH_SCENARIO plays another scenario file offline (tests, trying a policy without a key).
   const scenarioFile = (options.env ?? process.env).GUARDED_GRAPH_SCENARIO?.trim();
   const scenario = scenarioFile ? resolve(scenarioFile) : spec.scenarioInput ? parseScenario(spec.scenarioInput) : spec.scenario;
-  const model = options.model ?? createModel({ scenario, env: options.env });
+  const model = options.model ?? await createModel({ scenario, env: options.env });
   const graph = createGuardedAgent({
     model,
     guard,

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBlockEditTool, createFileTool } from "../src/builtin/index.js";
 import { inMemoryMemory, MemoryError, type MemoryStore } from "../src/memory/index.js";
-import { FileSource, SourceManager, type FileRule, type SourceNotification } from "../src/sources/index.js";
+import { FileSource, isTempFileName, SourceManager, type FileRule, type SourceNotification } from "../src/sources/index.js";
 import { callTool, callToolJson } from "./helpers/tool-call.js";
 
 const RULES: FileRule[] = [
@@ -235,6 +235,63 @@ describe("external edits", () => {
     await files.save({ path: "src/app.ts" });
     rmSync(path.join(base, "src/app.ts"));
     await expect(files.save({ path: "src/app.ts" })).rejects.toThrow(/modified externally/);
+  });
+
+  it("an edit that keeps the size and the exact mtime (cp -p, touch -r) is detected by the hash", async () => {
+    const file = path.join(base, "src/app.ts");
+    const stamp = 1_700_000_000; // whole seconds: exactly representable, so the mtime is put back to the nanosecond
+    utimesSync(file, stamp, stamp);
+    const files = source();
+    await files.load("src/app.ts");
+    const before = statSync(file, { bigint: true });
+    writeFileSync(file, "export const b = 1;\n"); // same length, other bytes
+    utimesSync(file, stamp, stamp); // touch -r
+    const after = statSync(file, { bigint: true });
+    expect([after.size, after.mtimeNs]).toEqual([before.size, before.mtimeNs]);
+    await files.append("src/app.ts", "// agent\n");
+    await expect(files.save({ path: "src/app.ts" })).rejects.toThrow(/modified externally/);
+    expect(readFileSync(file, "utf8")).toBe("export const b = 1;\n");
+    // cp -p: a file with other content but the same size and times, renamed over ours.
+    await files.load("src/app.ts");
+    writeFileSync(path.join(root, "copy"), "export const c = 1;\n");
+    utimesSync(path.join(root, "copy"), stamp, stamp);
+    renameSync(path.join(root, "copy"), file);
+    expect(statSync(file, { bigint: true }).mtimeNs).toBe(before.mtimeNs);
+    await files.append("src/app.ts", "// agent\n");
+    await expect(files.save({ path: "src/app.ts" })).rejects.toThrow(/modified externally/);
+  });
+
+  it("a formatter rewriting the file right after our save is detected at the next save (what we wrote is recorded)", async () => {
+    const file = path.join(base, "src/app.ts");
+    const files = source();
+    await files.load("src/app.ts");
+    await files.append("src/app.ts", "const   x=1\n");
+    const saved = await files.save({ path: "src/app.ts" });
+    // The load record is what we wrote (hash of our bytes, size of our temp file), not a stat of whatever is there later.
+    const record = (await memory.requireBlock(saved.label)).metadata;
+    const written = "export const a = 1;\nconst   x=1\n";
+    expect([record.disk_sha256, record.disk_size]).toEqual([createHash("sha256").update(written).digest("hex"), Buffer.byteLength(written)]);
+    writeFileSync(file, "export const a = 1;\nconst x = 1;\n"); // the formatter, right after the rename
+    await files.append("src/app.ts", "// more\n");
+    const error = refusal(await files.save({ path: "src/app.ts" }).catch((e: unknown) => e));
+    expect(error.rule).toBe("file-source:modified-externally");
+    expect(readFileSync(file, "utf8")).toBe("export const a = 1;\nconst x = 1;\n");
+  });
+
+  it("saves a file whose name is 255 bytes (the temp name is short), and round-trips a multi-byte name near the limit", async () => {
+    const files = source();
+    const long = `src/${"n".repeat(252)}.ts`; // 255-byte file name
+    await files.create(long, "v1\n");
+    await files.load(long);
+    await files.append(long, "v2\n");
+    await files.save({ path: long });
+    expect(readFileSync(path.join(base, long), "utf8")).toBe("v1\nv2\n");
+    const multi = `src/${"é".repeat(125)}.ts`; // 250 + 3 bytes
+    await files.create(multi, "é\n");
+    await files.append(multi, "ü\n");
+    await files.save({ path: multi });
+    expect(readFileSync(path.join(base, multi), "utf8")).toBe("é\nü\n");
+    expect(readdirSync(path.join(base, "src")).filter(isTempFileName)).toEqual([]);
   });
 
   it("detects the change after a restart, from the block's load record", async () => {

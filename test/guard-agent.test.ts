@@ -85,7 +85,7 @@ describe("guarded agent: permission outcomes", () => {
       .respond(new AIMessage("ok"));
     const { graph } = setup(model);
     const out = await graph.invoke({ messages: [new HumanMessage("x")] }, thread("unknown"));
-    expect(toolMessages(out.messages)[0]?.content).toMatch(/unknown tool "rm_everything".*kubectl_get/);
+    expect(toolMessages(out.messages)[0]?.content).toMatch(/^Refused "rm_everything" by rule unknown-tool: there is no tool with that name. Available tools: .*kubectl_get/);
   });
 });
 

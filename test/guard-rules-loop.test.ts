@@ -68,7 +68,7 @@ describe("every rule type, observed through the guarded loop", () => {
       [{ name: "validate" }, { name: "load" }, { name: "validate" }],
     );
     expect(bound[0]?.map((d) => d.function.name)).toEqual(["load"]);
-    expect(byId.c0).toMatch(/validate must follow load/);
+    expect(byId.c0).toMatch(/validate may only run after load succeeded/);
     expect(ran).toEqual(["load", "validate"]);
   });
 

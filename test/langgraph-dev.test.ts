@@ -14,7 +14,7 @@ const BIN = CLI_BIN;
 const REQUIRED = CLI_REQUIRED;
 const available = CLI_AVAILABLE;
 const pkg = z
-  .object({ config: z.object({ langgraphCli: z.string() }), dependencies: z.record(z.string(), z.string()) })
+  .object({ config: z.object({ langgraphCli: z.string() }), devDependencies: z.record(z.string(), z.string()) })
   .parse(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")));
 
 // The options Agent Chat UI streams with (langchain-ai/agent-chat-ui src/components/thread/index.tsx: every
@@ -33,8 +33,8 @@ describe("LangGraph CLI availability and version pins", () => {
     expect(available, `LANGGRAPH_CLI_BIN=${BIN ?? "(unset)"} does not exist`).toBe(true);
   });
 
-  it("the runtime is pinned to one exact version, and that version is the one installed", () => {
-    const pinned = pkg.dependencies["@langchain/langgraph"];
+  it("the runtime is pinned to one exact version (a devDependency; users get it as a peer), and that version is the one installed", () => {
+    const pinned = pkg.devDependencies["@langchain/langgraph"];
     expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
     expect(installedVersion(join(ROOT, "node_modules", "@langchain", "langgraph", "package.json"), "@langchain/langgraph")).toBe(pinned);
     expect(pkg.config.langgraphCli).toMatch(/^\d+\.\d+\.\d+$/);

@@ -30,7 +30,7 @@ describe("examples/middleware-basic.ts", () => {
     const out = await runWithReview(createOpsAgent(model), "example-reject", "remove web", () => "reject");
     const deleted = toolMessages(out.messages).find((m) => m.tool_call_id === "d1");
     expect(deleted?.status).toBe("error");
-    expect(deleted?.content).toMatch(/Rejected by a human reviewer/);
+    expect(deleted?.content).toMatch(/^Refused delete_deployment by a human reviewer/);
   });
 
   it("MustFollow: a delete before listing the pods is refused without asking", async () => {

@@ -77,7 +77,7 @@ describe("guardMiddleware: permission outcomes", () => {
     const out = await agent.invoke({ messages: [new HumanMessage("x")] }, thread("mw-unknown"));
     expect(bindings[0]?.names).toEqual(["kubectl_get", "kubectl_delete"]);
     const refusal = toolMessages(out.messages)[0];
-    expect(refusal?.content).toMatch(/unknown tool "stray".*kubectl_get/);
+    expect(refusal?.content).toMatch(/^Refused "stray" by rule unknown-tool: there is no tool with that name. Available tools: .*kubectl_get/);
     expectNoOrphans(out.messages);
   });
 });

@@ -29,7 +29,7 @@ describe("seed 001 tests", () => {
     const engine = new ToolRulesEngine([{ type: "MustFollow", tool: "validate", conditions: ["load"], priority: 5 }]);
     const state = engine.initialState(0);
     const first = simulate(engine, state, ["validate"]);
-    expect(first.error).toContain("validate must follow load; called so far: []");
+    expect(first.error).toBe("Refused validate by rule MustFollow:validate#0: validate may only run after load succeeded, and load has not. Allowed now: load.");
     expect(first.error).toContain("MustFollow:validate#0");
     expect(simulate(engine, first.state, ["load", "validate"]).error).toBeUndefined();
   });
@@ -63,7 +63,7 @@ describe("ToolRulesEngine rule types", () => {
   it("MustFollow counts only successful prerequisite calls", () => {
     const engine = new ToolRulesEngine(rules().withToolDependency("validate", "load").build());
     const state = run(engine, engine.initialState(0), "load", { success: false });
-    expect(engine.checkCall(state, { tool: "validate" })?.message).toContain("called so far: []");
+    expect(engine.checkCall(state, { tool: "validate" })).toMatchObject({ required: ["load"], executed: [] });
   });
 
   it("MustPrecede holds the other tools back until the tool succeeded", () => {
@@ -71,7 +71,7 @@ describe("ToolRulesEngine rule types", () => {
     const state = engine.initialState(0);
     const violation = engine.checkCall(state, { tool: "upload" });
     expect(violation?.ruleType).toBe("MustPrecede");
-    expect(violation?.message).toContain("auth must precede upload");
+    expect(violation?.message).toContain("auth must succeed before upload may run");
     expect(violation?.allowedNow).toEqual(["auth"]);
     expect(engine.checkCall(state, { tool: "auth" })).toBeNull();
     const after = run(engine, state, "auth");
@@ -94,7 +94,7 @@ describe("ToolRulesEngine rule types", () => {
     expect(engine.checkCall(state, { tool: "search" })).toBeNull();
     state = run(engine, state, "search");
     const violation = engine.checkCall(state, { tool: "search" });
-    expect(violation?.message).toContain("at most 2 time(s) per run and was called 2 time(s)");
+    expect(violation?.message).toContain("call limit reached: search may be called at most 2 times per run and was called 2 times");
     expect(engine.checkCall(engine.startRun(state), { tool: "search" })).toBeNull();
   });
 
@@ -114,7 +114,7 @@ describe("ToolRulesEngine rule types", () => {
     expect(engine.checkCall(state, { tool: "ping" })).toBeNull();
     state = run(engine, state, "ping", { at: clock });
     clock = 3_000;
-    expect(engine.checkCall(state, { tool: "ping" })?.message).toContain("3000 ms left of 5000 ms");
+    expect(engine.checkCall(state, { tool: "ping" })?.message).toContain("3 s left of the 5 s needed between calls");
     expect(engine.allowedTools(state, ["ping"])).toEqual([]);
     clock = 6_000;
     expect(engine.checkCall(state, { tool: "ping" })).toBeNull();
@@ -181,11 +181,11 @@ describe("ToolRulesEngine rule types", () => {
     expect(engine.initialTools(state)).toEqual(["connect", "load_memory"]);
     const violation = engine.checkCall(state, { tool: "search" });
     expect(violation?.ruleType).toBe("InitialCall");
-    expect(violation?.message).toContain("the initial tools must run first: connect, load_memory");
+    expect(violation?.message).toContain("connect, load_memory must be called first, before any other tool");
     expect(engine.allowedTools(state, ["search", "connect", "load_memory"]).map((t) => t.name)).toEqual(["connect", "load_memory"]);
     state = run(engine, state, "connect");
     expect(engine.checkCall(state, { tool: "load_memory" })).toBeNull();
-    expect(engine.checkCall(state, { tool: "search" })?.message).toContain("first: load_memory");
+    expect(engine.checkCall(state, { tool: "search" })?.message).toContain("load_memory must be called first, before any other tool");
     state = run(engine, state, "load_memory", { success: false });
     expect(engine.initialTools(state)).toEqual([]);
     expect(engine.checkCall(state, { tool: "search" })).toBeNull();
@@ -279,7 +279,7 @@ describe("wildcards", () => {
     const engine = new ToolRulesEngine([{ type: "MustFollow", tool: "*", conditions: ["auth"] }]);
     const state = engine.initialState(0);
     expect(engine.checkCall(state, { tool: "auth" })).toBeNull();
-    expect(engine.checkCall(state, { tool: "search" })?.message).toContain("search must follow auth");
+    expect(engine.checkCall(state, { tool: "search" })?.message).toContain("search may only run after auth succeeded");
     expect(engine.checkCall(run(engine, state, "auth"), { tool: "search" })).toBeNull();
   });
 
@@ -321,7 +321,7 @@ describe("priority, ids and input handling", () => {
 
   it("rejects malformed rules with a message naming the field", () => {
     const bad = [{ type: "Cooldown", tool: "x", durationMs: 0 }] as ToolRule[];
-    expect(() => new ToolRulesEngine(bad)).toThrow(/durationMs must be a positive number/);
+    expect(() => new ToolRulesEngine(bad)).toThrow(/field "durationMs" must be a positive number/);
     const typo = [{ type: "Terminal", tool_name: "x" }] as unknown as ToolRule[];
     expect(() => new ToolRulesEngine(typo)).toThrow(/invalid tool rules/);
   });
@@ -364,7 +364,7 @@ describe("usage text", () => {
       rules().withAllowedOperations("file", ["read", "append"]).withMaxCalls("search", 3).withCooldown("ping", 30_000).build(),
     );
     expect(engine.usageLines()).toEqual([
-      "`search` can be called at most 3 times per response",
+      "`search` can be called at most 3 times per response (call limit)",
       "`ping` needs at least 30 s between calls",
       "`file` is limited to these operations: read, append",
     ]);

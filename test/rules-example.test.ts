@@ -6,7 +6,7 @@ describe("examples/rules-etl.ts", () => {
   it("runs the README example end to end", () => {
     const log = runEtlExample();
     expect(log[0]).toBe("shown: connect_database");
-    expect(log[1]).toContain("Refused load_warehouse by InitialCall rule InitialCall:connect_database#0");
+    expect(log[1]).toContain("Refused load_warehouse by rule InitialCall:connect_database#0: connect_database must be called first, before any other tool.");
     expect(log[2]).toBe("terminate: true (Terminal:load_warehouse#4); still required: close_database");
     expect(log[3]).toContain("only pending exit tools may run: close_database");
     expect(log[4]).toMatch(/^## Tool usage rules\n\n- `file`: Paths are relative/);

@@ -90,7 +90,7 @@ describe("validateRules", () => {
       { type: "MaxCalls", tool: "c", max: 1.5 },
     ]);
     expect(codes(issues)).toEqual(["error:invalid-rule", "error:invalid-rule", "error:invalid-rule"]);
-    expect(issues[0]?.message).toContain("rule Cooldown:a#0 is malformed: durationMs: durationMs must be a positive number");
+    expect(issues[0]?.message).toContain("rule Cooldown:a#0 is malformed: durationMs: must be a positive number");
   });
 
   it("reports MustFollow/MustPrecede cycles with their path", () => {

@@ -12,6 +12,7 @@ import type { GuardOptions } from "./options.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall } from "./state.js";
 import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "./turn.js";
+import { reminders } from "../messages/index.js";
 
 /** Guard options (or a prebuilt `guard`) plus the model and the graph's persistence. */
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
@@ -91,7 +92,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     if (!ai) return {};
     const calls = openToolCalls(ai, state.messages);
     const messageId = ai.id ?? `ai_${state.messages.length}`;
-    const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
+    const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId, messages: state.messages };
     const { runnable, answered } = await reviewTurnWithApproval(guard, rulesOf(state.guard), calls, ctx, config);
     const turn = planTurn(messageId, runnable, answered.length);
     return { messages: answered, guard: { ...state.guard, turn, next: "dispatch" }, guardResults: null };
@@ -126,7 +127,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     const noted = guard.engine.noteExitReminder(rules);
     if (attempts < guard.maxExitReminders) {
       return {
-        messages: [guardReminder(`Before you finish, you must call: ${pending.join(", ")} (rule RequiredForExit).`)],
+        messages: [guardReminder(reminders.exitPending(pending))],
         guard: { ...state.guard, rules: noted, next: "agent" },
       };
     }

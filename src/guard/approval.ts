@@ -1,3 +1,4 @@
+import { decisionContextOf } from "../provenance/context.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { interrupt } from "@langchain/langgraph";
 import { z } from "zod";
@@ -7,6 +8,7 @@ import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { HumanDecisionType } from "./options.js";
 import type { ReviewedCall } from "./state.js";
+import { approvalDescription, approvalNotes, refusals } from "../messages/index.js";
 
 /** One pending call, in LangChain v1 humanInTheLoopMiddleware's shape plus id, risk and the deciding rule. */
 export interface ActionRequest {
@@ -63,7 +65,7 @@ export function approvalRequest(
     actionRequests: pending.map((call) => ({
       name: call.name,
       args: call.args,
-      description: `${call.name} needs approval (${call.risk} risk) by ${call.ruleId}: ${call.reason}`,
+      description: approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason }),
       toolCallId: call.id,
       risk: call.risk,
       ruleId: call.ruleId,
@@ -236,14 +238,13 @@ export async function resolveApprovals(
     const decision = match.decisions.get(call.id);
     if (!decision) continue;
     if (decision.type === "approve") {
-      decided.set(call.id, { ...call, outcome: "run", reason: `${call.reason} (approved by a human)` });
+      decided.set(call.id, { ...call, outcome: "run", reason: approvalNotes.approved(call.reason) });
       await auditHuman(guard, ctx, call, "approve", resume.actor);
     } else if (decision.type === "reject") {
-      const note = decision.message ? `: ${decision.message}` : "";
-      decided.set(call.id, { ...call, outcome: "refuse", message: `Rejected by a human reviewer${note}. Do not retry this call unchanged.` });
+      decided.set(call.id, { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, decision.message) });
       await auditHuman(guard, ctx, call, "reject", resume.actor, decision.message ? { message: decision.message } : undefined);
     } else {
-      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config);
+      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config, ctx);
       decided.set(call.id, edited);
       await auditHuman(guard, ctx, call, "edit", resume.actor, {
         editedAction: decision.editedAction,
@@ -267,18 +268,19 @@ async function reviewEdit(
   original: ReviewedCall,
   editedAction: { name: string; args: Record<string, unknown> },
   config: LangGraphRunnableConfig | undefined,
+  ctx: TurnContext,
 ): Promise<ReviewedCall> {
   const substituted = calls.map((c) => (c.id === original.id ? { id: c.id, ...editedAction } : c));
   const upTo = substituted.slice(0, substituted.findIndex((c) => c.id === original.id) + 1);
-  const { reviewed } = await guard.reviewTurn(state, upTo, config);
+  const { reviewed } = await guard.reviewTurn(state, upTo, config, decisionContextOf(ctx));
   const again = reviewed[reviewed.length - 1];
   if (!again) throw new Error(`edited call ${original.id} vanished from its turn`);
   if (again.outcome === "refuse") {
     return {
       ...again,
       edited: true,
-      message: `The human's edit of this call was refused by ${again.ruleId}: ${again.reason}. ${again.message ?? ""}`.trim(),
+      message: refusals.editRefused(again.message ?? refusals.generic(again.name, again.ruleId, again.reason)),
     };
   }
-  return { ...again, outcome: "run", edited: true, reason: `${again.reason} (edited and approved by a human)` };
+  return { ...again, outcome: "run", edited: true, reason: approvalNotes.editedAndApproved(again.reason) };
 }

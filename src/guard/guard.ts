@@ -9,6 +9,8 @@ import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
 import type { GuardOptions, HumanDecisionType } from "./options.js";
 import { reviewCall } from "./review.js";
 import type { ReviewedCall } from "./state.js";
+import type { DecisionContext, TurnCall } from "../provenance/context.js";
+import { HEARTBEAT_DESCRIPTION } from "../messages/index.js";
 
 /** The tool call as the model wrote it. */
 export interface RawToolCall {
@@ -65,12 +67,17 @@ export class Guard {
 
   /** Effective risk: the policy's per-tool risk, then the operation's, then the tool's, else medium. */
   riskOf(name: string, operation?: string): RiskLevel {
+    return this.declaredRisk(name, operation) ?? "medium";
+  }
+
+  /** The risk someone declared (policy per operation, policy per tool, the tool per operation, the tool); undefined when nobody did. */
+  declaredRisk(name: string, operation?: string): RiskLevel | undefined {
     const spec = this.registry.spec(name);
     return (
+      (operation !== undefined ? this.options.operationRisk?.[name]?.[operation] : undefined) ??
       this.options.toolRisk?.[name] ??
       (operation !== undefined ? spec?.operationRisk[operation] : undefined) ??
-      spec?.risk ??
-      "medium"
+      spec?.risk
     );
   }
 
@@ -94,13 +101,17 @@ export class Guard {
     state: RuleState,
     calls: readonly RawToolCall[],
     config?: LangGraphRunnableConfig,
+    context?: Omit<DecisionContext, "turnCalls">,
   ): Promise<{ reviewed: ReviewedCall[]; provisional: RuleState }> {
     let provisional = state;
     const reviewed: ReviewedCall[] = [];
+    // Calls of this turn that were not refused: budgets count them before they run.
+    const turnCalls: TurnCall[] = [];
     for (const [index, call] of calls.entries()) {
-      const draft = reviewCall(this, provisional, call, config);
+      const draft = reviewCall(this, provisional, call, config, context === undefined ? undefined : { ...context, turnCalls: [...turnCalls] });
       const result = isPromise(draft) ? await draft : draft;
       reviewed.push(result);
+      if (result.outcome !== "refuse" && context !== undefined) turnCalls.push({ name: result.name, args: result.args });
       // Only later calls of the turn read the provisional state: the last call need not be recorded.
       if (result.outcome !== "refuse" && index < calls.length - 1) {
         provisional = this.engine.record(provisional, {
@@ -149,7 +160,7 @@ function withHeartbeatArg(def: ToolDefinition): ToolDefinition {
   const properties = (parameters.properties ?? {}) as Record<string, unknown>;
   properties[HEARTBEAT_ARG] = {
     type: "boolean",
-    description: "Set true to get control back after this call (to call more tools); false ends your turn.",
+    description: HEARTBEAT_DESCRIPTION,
   };
   parameters.properties = properties;
   return { ...def, function: { ...def.function, parameters } };

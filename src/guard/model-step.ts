@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { RuleState } from "../rules/types.js";
 import type { ToolDefinition } from "../tools/registry.js";
 import type { Guard } from "./guard.js";
+import { reminders } from "../messages/index.js";
 
 export const GUARD_MESSAGE_NAME = "guard";
 
@@ -25,7 +26,7 @@ export function systemPromptFor(guard: Guard, rules: RuleState, base: string | u
   const usage = guard.usageSection();
   if (usage) parts.push(usage);
   const due = guard.engine.dueTools(rules, guard.now());
-  if (due.length > 0) parts.push(`Periodic tools due now: ${due.join(", ")}. Call them as part of this step.`);
+  if (due.length > 0) parts.push(reminders.periodicDue(due));
   return parts.join("\n\n");
 }
 

@@ -5,6 +5,9 @@ import type { RiskLevel } from "../tools/types.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import { riskDecision } from "./risk.js";
 import type { CallOutcome, ReviewedCall } from "./state.js";
+import type { DecisionContext } from "../provenance/context.js";
+import type { Evidence } from "../provenance/index-builder.js";
+import { approvalNotes, refusals } from "../messages/index.js";
 
 function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return issues
@@ -28,6 +31,7 @@ interface Facts {
   risk: RiskLevel;
   concurrencySafe: boolean;
   requestHeartbeat: boolean;
+  evidence?: Evidence[] | undefined;
 }
 
 function outcome(facts: Facts, result: CallOutcome, ruleId: string, reason: string, message?: string): ReviewedCall {
@@ -43,6 +47,7 @@ function outcome(facts: Facts, result: CallOutcome, ruleId: string, reason: stri
     concurrencySafe: facts.concurrencySafe,
     requestHeartbeat: facts.requestHeartbeat,
     message,
+    evidence: facts.evidence,
   };
 }
 
@@ -57,11 +62,12 @@ export function reviewCall(
   state: RuleState,
   call: RawToolCall,
   config?: LangGraphRunnableConfig,
+  context?: DecisionContext,
 ): ReviewedCall | Promise<ReviewedCall> {
   const spec = guard.spec(call.name);
   if (!spec) {
-    const facts: Facts = { id: call.id, name: call.name, args: call.args, operation: undefined, risk: "always-deny", concurrencySafe: false, requestHeartbeat: false };
-    const message = `Refused: unknown tool "${call.name}" (rule unknown-tool). Available tools: ${guard.registry.names().join(", ")}.`;
+    const facts: Facts = { id: call.id, name: call.name, args: call.args, operation: undefined, risk: "always-deny", concurrencySafe: false, requestHeartbeat: false, evidence: undefined };
+    const message = refusals.unknownTool(call.name, guard.registry.names());
     return outcome(facts, "refuse", "unknown-tool", `unknown tool "${call.name}"`, message);
   }
   const { args, heartbeat } = guard.splitHeartbeat(call.name, call.args);
@@ -79,8 +85,7 @@ export function reviewCall(
   const parsed = spec.inputSchema.safeParse(args);
   if (!parsed.success) {
     const detail = formatIssues(parsed.error.issues);
-    const message = `Refused: invalid arguments for ${call.name} (rule schema): ${detail}. Fix the arguments and call again.`;
-    return outcome(facts, "refuse", "schema", `invalid arguments: ${detail}`, message);
+    return outcome(facts, "refuse", "schema", refusals.invalidArgumentsReason(detail), refusals.invalidArguments(call.name, detail));
   }
   facts.concurrencySafe = safeConcurrency(() => spec.isConcurrencySafe(parsed.data));
 
@@ -88,13 +93,13 @@ export function reviewCall(
   if (kill?.mode === "deny") return refuse(facts, kill.ruleId, kill.reason);
 
   const permission: PolicyDecision =
-    guard.options.permissions?.decide(call.name, args, facts.risk) ?? riskDecision(facts.risk, guard.options.riskModes);
+    guard.options.permissions?.decide(call.name, args, guard.declaredRisk(call.name, operation), context) ?? riskDecision(facts.risk, guard.options.riskModes);
+  if (permission.evidence !== undefined) facts.evidence = permission.evidence;
   if (permission.mode === "deny") return refuse(facts, permission.ruleId, permission.reason);
 
   const violation = guard.engine.checkCall(state, { tool: call.name, operation }, guard.now());
   if (violation) {
-    const message = `Refused by tool rule ${violation.ruleId}: ${violation.message}. Allowed now: ${violation.allowedNow.join(", ") || "nothing"}.`;
-    return outcome(facts, "refuse", `rule:${violation.ruleId}`, violation.message, message);
+    return outcome(facts, "refuse", `rule:${violation.ruleId}`, violation.reason, violation.message);
   }
 
   if (kill?.mode === "ask") return ask(guard, facts, kill.ruleId, kill.reason);
@@ -109,12 +114,12 @@ export function reviewCall(
 }
 
 function refuse(facts: Facts, ruleId: string, reason: string): ReviewedCall {
-  return outcome(facts, "refuse", ruleId, reason, `Refused ${facts.name} (rule ${ruleId}): ${reason}.`);
+  return outcome(facts, "refuse", ruleId, reason, refusals.denied(facts.name, ruleId, reason));
 }
 
 function ask(guard: Guard, facts: Facts, ruleId: string, reason: string): ReviewedCall {
   const bypass = guard.options.bypass === true && (guard.options.killswitch?.bypassAllowed() ?? true);
-  if (bypass) return outcome(facts, "run", ruleId, `${reason} (auto-approved: bypass mode)`);
+  if (bypass) return outcome(facts, "run", ruleId, approvalNotes.autoApproved(reason));
   return outcome(facts, "ask", ruleId, reason);
 }
 

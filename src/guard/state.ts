@@ -1,6 +1,7 @@
 import { Annotation, MessagesAnnotation } from "@langchain/langgraph";
 import type { RuleState } from "../rules/types.js";
 import type { RiskLevel } from "../tools/types.js";
+import type { Evidence } from "../provenance/index-builder.js";
 
 export type CallOutcome = "run" | "refuse" | "ask";
 
@@ -23,6 +24,8 @@ export interface ReviewedCall {
   edited?: boolean | undefined;
   /** For refusals: the error the model reads. */
   message?: string | undefined;
+  /** Provenance: where each traced argument value was found, or that it was not. */
+  evidence?: Evidence[] | undefined;
 }
 
 /** What one executed call reports back for loop control and the rule state. */

@@ -66,7 +66,7 @@ async function runGuardedTools(
   const ai = lastAIMessage(input.messages);
   if (!ai) return { messages: [], guard: { ...g, rules } };
   const messageId = ai.id ?? `ai_${input.messages.length}`;
-  const ctx = { threadId: threadIdOf(config), runId: g.runId, messageId };
+  const ctx = { threadId: threadIdOf(config), runId: g.runId, messageId, messages: input.messages };
   const calls = openToolCalls(ai, input.messages);
   const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
   let turn = planTurn(messageId, runnable, answered.length);

@@ -7,6 +7,8 @@ import { auditDecisions } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
+import { decisionContextOf } from "../provenance/context.js";
+import { refusals } from "../messages/index.js";
 
 export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
   for (let i = messages.length - 1; i >= 0; i -= 1) {
@@ -48,7 +50,7 @@ export async function reviewTurnWithApproval(
   ctx: TurnContext,
   config: LangGraphRunnableConfig | undefined,
 ): Promise<ReviewedTurn> {
-  const { reviewed } = await guard.reviewTurn(state, calls, config);
+  const { reviewed } = await guard.reviewTurn(state, calls, config, decisionContextOf(ctx));
   await auditDecisions(guard, ctx, reviewed);
   const decided = new Map<string, ReviewedCall>(
     (await resolveApprovals(guard, state, calls, reviewed, ctx, config)).map((c) => [c.id, c]),
@@ -59,7 +61,7 @@ export async function reviewTurnWithApproval(
     const result = decided.get(call.id);
     if (!result) continue;
     if (result.outcome === "run") runnable.push(result);
-    else answered.push(refusalMessage(result, result.message ?? `Refused by ${result.ruleId}: ${result.reason}`));
+    else answered.push(refusalMessage(result, result.message ?? refusals.generic(result.name, result.ruleId, result.reason)));
   }
   return { runnable, answered };
 }

@@ -1,2 +1,325 @@
-// Sentences a reviewer, operator or model reads, in one place (pinned by exact-text tests).
+/**
+ * Every sentence the model or a human reviewer reads, in one place. Each builder returns one clean
+ * sentence (or a short paragraph for prompt sections): what was refused, which rule refused it, and
+ * what would be allowed. test/messages.test.ts pins the exact text.
+ *
+ * Builders take plain data (tool names, rule ids, numbers) so any module can use them without
+ * depending on the guard, the engine or the policy.
+ */
+
+/** "1500 ms", "30 s", "5 min", "2 h" — readable in a system prompt. */
+export function formatDuration(ms: number): string {
+  if (ms > 0 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms > 0 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms > 0 && ms % 1_000 === 0) return `${ms / 1_000} s`;
+  return `${Math.ceil(ms)} ms`;
+}
+
+/** "1 time", "3 times". */
+export function times(n: number): string {
+  return `${n} time${n === 1 ? "" : "s"}`;
+}
+
+/** "1 call", "3 calls". */
+export function calls(n: number): string {
+  return `${n} call${n === 1 ? "" : "s"}`;
+}
+
+function plainList(items: readonly string[], none = "none"): string {
+  return items.length > 0 ? items.join(", ") : none;
+}
+
+function codeList(tools: readonly string[]): string {
+  return tools.map((t) => `\`${t}\``).join(", ");
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+/** "api" or "api (read)". */
+export function callLabel(tool: string, operation?: string): string {
+  return operation === undefined ? tool : `${tool} (${operation})`;
+}
+
+/** "by rule MaxCalls:api#0" for default ids (they already name the type), else "by MaxCalls rule limits". */
+export function ruleRef(ruleId: string, ruleType?: string): string {
+  if (ruleType === undefined || ruleId.startsWith(`${ruleType}:`)) return `rule ${ruleId}`;
+  return `${ruleType} rule ${ruleId}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rule violations: the reason clause (no tool prefix, no trailing period) per rule type.
+// ---------------------------------------------------------------------------------------------
+
+export type RuleScopeWord = "run" | "thread";
+
+function scopeWord(scope: RuleScopeWord): string {
+  return scope === "run" ? "per run" : "per thread";
+}
+
+export const ruleReasons = {
+  maxCalls(tool: string, max: number, current: number, scope: RuleScopeWord): string {
+    if (max === 0) return `call limit reached: ${tool} is disabled (limit 0 ${scopeWord(scope)})`;
+    return `call limit reached: ${tool} may be called at most ${times(max)} ${scopeWord(scope)} and was called ${times(current)}`;
+  },
+  totalCalls(max: number, current: number, scope: RuleScopeWord): string {
+    return `call limit reached: at most ${calls(max)} to all tools together ${scopeWord(scope)}, and ${current} were made`;
+  },
+  cooldown(tool: string, remainingMs: number, durationMs: number): string {
+    return `${tool} is cooling down: ${formatDuration(remainingMs)} left of the ${formatDuration(durationMs)} needed between calls`;
+  },
+  mustFollow(tool: string, required: readonly string[], missing: readonly string[]): string {
+    const verb = missing.length === 1 ? "has" : "have";
+    return `${tool} may only run after ${plainList(required)} succeeded, and ${plainList(missing)} ${verb} not`;
+  },
+  mustPrecede(tool: string, first: string): string {
+    return `${first} must succeed before ${tool} may run, and it has not`;
+  },
+  exclusiveGroup(group: readonly string[], used: readonly string[], scope: RuleScopeWord): string {
+    return `only one of ${plainList(group)} may be used ${scopeWord(scope)}, and ${plainList(used)} already was`;
+  },
+  /** Every InitialCall tool must run first; `pending` have not yet. */
+  initialCall(pending: readonly string[]): string {
+    return `${plainList(pending)} must be called first, before any other tool`;
+  },
+  /** The first call must be one of `choices` (InitialCall with alternatives, Letta's several init rules). */
+  initialChoice(choices: readonly string[]): string {
+    return `the first call must be one of ${plainList(choices)}`;
+  },
+  operationMissing(tool: string, allowed: readonly string[]): string {
+    return `${tool} must be called with an operation; allowed operations: ${plainList(allowed)}`;
+  },
+  operationNotAllowed(tool: string, operation: string, allowed: readonly string[]): string {
+    return `operation ${operation} of ${tool} is not allowed; allowed operations: ${plainList(allowed)}`;
+  },
+  runEnded(terminalTool: string | undefined, pendingExit: readonly string[]): string {
+    const why = terminalTool === undefined ? "a terminal tool succeeded" : `${terminalTool} succeeded`;
+    return `the run has ended (${why}); only pending exit tools may run: ${plainList(pendingExit)}`;
+  },
+  childOnly(parent: string, children: readonly string[]): string {
+    return `after ${parent} only ${plainList(children)} may be called next`;
+  },
+  conditionalNext(parent: string, next: readonly string[], output: string | undefined): string {
+    const seen = output === undefined ? "" : ` (its output matched ${JSON.stringify(output)})`;
+    return `after ${parent}${seen} only ${plainList(next)} may be called next`;
+  },
+} as const;
+
+/**
+ * The one sentence the model reads when a tool rule refuses a call:
+ * "Refused api by rule MaxCalls:api#0: call limit reached: …. Allowed now: search."
+ */
+export function ruleRefusal(input: {
+  tool: string;
+  operation?: string | undefined;
+  ruleId: string;
+  ruleType: string;
+  reason: string;
+  allowedNow: readonly string[];
+}): string {
+  const allowed = input.allowedNow.length > 0 ? input.allowedNow.join("; ") : "no tool";
+  return `Refused ${callLabel(input.tool, input.operation)} by ${ruleRef(input.ruleId, input.ruleType)}: ${input.reason}. Allowed now: ${allowed}.`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refusals outside the tool rules (policy, killswitch, schema, unknown tool, human).
+// ---------------------------------------------------------------------------------------------
+
+export const refusals = {
+  /** A permission rule, the killswitch or a risk default denied the call. */
+  denied(tool: string, ruleId: string, reason: string): string {
+    return sentence(`Refused ${tool} by rule ${ruleId}: ${reason.trim().replace(/[.\s]+$/, "")}`);
+  },
+  unknownTool(tool: string, available: readonly string[]): string {
+    return `Refused ${JSON.stringify(tool)} by rule unknown-tool: there is no tool with that name. Available tools: ${plainList(available, "none")}.`;
+  },
+  invalidArguments(tool: string, detail: string): string {
+    return `Refused ${tool} by rule schema: invalid arguments (${detail}). Fix the arguments and call again.`;
+  },
+  /** The audit reason of an invalid-arguments refusal. */
+  invalidArgumentsReason(detail: string): string {
+    return `invalid arguments: ${detail}`;
+  },
+  humanRejected(tool: string, note: string | undefined): string {
+    const why = note === undefined || note.trim() === "" ? "" : `: ${note.trim().replace(/[.\s]+$/, "")}`;
+    return `Refused ${tool} by a human reviewer${why}. Do not retry this call unchanged.`;
+  },
+  /** The reviewer's edit was reviewed again and refused; `refusal` is that review's own sentence. */
+  editRefused(refusal: string): string {
+    return `The reviewer's edit of this call was checked again and refused. ${refusal}`;
+  },
+  /** A call reached the tools node without having been reviewed in its model turn and it would ask. */
+  unreviewedAsk(tool: string, ruleId: string, reason: string): string {
+    return `Refused ${tool} by rule ${ruleId}: it needs human approval (${reason}), but it was not part of the reviewed model turn, so no one could approve it.`;
+  },
+  /** A refusal with no sentence of its own (fallback). */
+  generic(tool: string, ruleId: string, reason: string): string {
+    return sentence(`Refused ${tool} by rule ${ruleId}: ${reason}`);
+  },
+} as const;
+
+/** The reason clause when no permission rule matched and the tool's risk decided. */
+export function riskDefaultReason(tool: string, risk: string, mode: "allow" | "deny" | "ask"): string {
+  const verb = mode === "allow" ? "allowed" : mode === "deny" ? "denied" : "asked about";
+  return `no permission rule matched ${tool}; ${risk} risk tools are ${verb} by default`;
+}
+
+/** The reason clause when no permission rule matched and the tool declares no risk (seed 003: ask). */
+export function undeclaredRiskReason(tool: string): string {
+  return `no permission rule matched ${tool} and it declares no risk, so it needs approval (set tools.${tool}.risk or defaultRisk in the policy to change this)`;
+}
+
+/** The reason clause when an argument holds a C0/C1 control character (`where` is `field: U+0000`). */
+export function controlCharacterReason(where: string): string {
+  return `an argument holds a control character (${where}), which no rule may read past`;
+}
+
+/** The reason clause when a deny or ask rule cannot tell whether it applies (unparseable shell, unreadable path or URL). */
+export function cannotTellReason(mode: string, description: string): string {
+  return `the ${mode} rule cannot tell whether it applies (${description}): the argument cannot be read reliably`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Approval: what the reviewer reads.
+// ---------------------------------------------------------------------------------------------
+
+/** The description of one pending call for the reviewer: the tool, the rule that asks and why, once each. */
+export function approvalDescription(input: { tool: string; risk: string; ruleId: string; reason: string }): string {
+  const { tool, risk, ruleId, reason } = input;
+  const riskNote = ruleId.startsWith("risk:") ? "" : ` (${risk} risk)`;
+  return sentence(`${tool} needs approval by rule ${ruleId}: ${reason.trim().replace(/[.\s]+$/, "")}${riskNote}`);
+}
+
+/** What a reason becomes once a human approved it (audit). */
+export const approvalNotes = {
+  approved(reason: string): string {
+    return `${reason} (approved by a human)`;
+  },
+  editedAndApproved(reason: string): string {
+    return `${reason} (edited and approved by a human)`;
+  },
+  autoApproved(reason: string): string {
+    return `${reason} (auto-approved: bypass mode)`;
+  },
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// Reminders and prompt sections.
+// ---------------------------------------------------------------------------------------------
+
+export const reminders = {
+  /** The model tried to finish with RequiredForExit tools pending. */
+  exitPending(pending: readonly string[]): string {
+    return `Before you finish, you must call: ${plainList(pending)} (rule RequiredForExit).`;
+  },
+  /** The last reminder before the call is forced. */
+  exitForced(tool: string): string {
+    return `You must call ${tool} now (rule RequiredForExit).`;
+  },
+  /** Periodic tools due now (system prompt). */
+  periodicDue(due: readonly string[]): string {
+    return `Periodic tools due now: ${plainList(due)}. Call them as part of this step.`;
+  },
+  /** The reminders ran out: the due periodic tool is called now. */
+  periodicForced(tool: string): string {
+    return `${tool} is overdue (rule Periodic) and is called now.`;
+  },
+} as const;
+
+/** The heartbeat argument's description in every tool schema. */
+export const HEARTBEAT_DESCRIPTION =
+  "Set true to get control back after this call (to call more tools); false ends your turn.";
+
+/** Heading of the tool usage section in the system prompt. */
+export function usageSection(lines: readonly string[]): string {
+  return lines.length === 0 ? "" : `## Tool usage rules\n\n${lines.map((l) => `- ${l}`).join("\n")}\n`;
+}
+
+/** A tool's own usage text in the usage section. */
+export function toolUsageLine(tool: string, text: string): string {
+  return `\`${tool}\`: ${text.trim()}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Usage sentences: one per rule, for the system prompt (seed 000's `to_usage_description`).
+// ---------------------------------------------------------------------------------------------
+
+export const usage = {
+  noHeartbeat: (s: string) => capitalise(`${s} does not need a heartbeat request`),
+  continueLoop: (s: string) => capitalise(`after ${s} you continue working: its result comes back to you`),
+  terminal: (s: string) => capitalise(`${s} ends your response when it succeeds`),
+  terminalIf: (s: string, others: readonly string[]) =>
+    capitalise(`${s} ends your response when it succeeds after ${codeList(others)} succeeded`),
+  mustFollow: (s: string, others: readonly string[], scope: RuleScopeWord = "run") =>
+    capitalise(`${s} can only be used after ${codeList(others)} succeeded ${scope === "run" ? "in this response" : "in this conversation"}`),
+  mustPrecede: (s: string, others: readonly string[], scope: RuleScopeWord = "run") =>
+    `${codeList(others)} can only be used after ${s} succeeded ${scope === "run" ? "in this response" : "in this conversation"}`,
+  exclusiveGroup: (members: readonly string[], scope: RuleScopeWord = "run") =>
+    `Use only one of ${codeList(members)} ${scope === "run" ? "per response" : "in this conversation"}`,
+  initialCall: (tools: readonly string[]) =>
+    tools.length === 1 ? `Call \`${tools[0]}\` first, before any other tool` : `Your first call must be one of ${codeList(tools)}`,
+  requiredForExit: (s: string) => capitalise(`${s} must succeed before you finish your response`),
+  requiredForExitIf: (s: string, others: readonly string[]) =>
+    capitalise(`${s} must succeed before you finish if ${codeList(others)} succeeded`),
+  maxCalls: (s: string, max: number, scope: RuleScopeWord) => {
+    const per = scope === "run" ? "per response" : "in this conversation";
+    if (max === 0) return capitalise(`${s} is disabled`);
+    return capitalise(`${s} can be called at most ${times(max)} ${per} (call limit)`);
+  },
+  totalCalls: (max: number, scope: RuleScopeWord) =>
+    `You can make at most ${calls(max)} to all tools together ${scope === "run" ? "per response" : "in this conversation"} (call limit)`,
+  cooldown: (s: string, ms: number) => capitalise(`${s} needs at least ${formatDuration(ms)} between calls`),
+  periodic: (s: string, ms: number) => capitalise(`${s} should be called every ${formatDuration(ms)}`),
+  allowedOperations: (s: string, ops: readonly string[]) =>
+    capitalise(`${s} is limited to these operations: ${ops.join(", ")}`),
+  child: (s: string, children: readonly string[]) =>
+    capitalise(`after ${s}, call only ${children.length === 1 ? codeList(children) : `one of ${codeList(children)}`} next`),
+  conditional: (s: string, map: readonly { output: string; tool: string }[], fallback: string | undefined) => {
+    const cases = map.map((m) => `${JSON.stringify(m.output)} → \`${m.tool}\``).join(", ");
+    const otherwise = fallback === undefined ? "" : `, otherwise \`${fallback}\``;
+    return capitalise(`after ${s}, the next tool depends on its output: ${cases}${otherwise}`);
+  },
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// Run endings caused by a limit.
+// ---------------------------------------------------------------------------------------------
+
+export const limitEndings = {
+  /** The AI message that ends a run when a limit with exitBehavior "end" is reached. */
+  ended(ruleId: string, reason: string): string {
+    return `Stopped: ${reason} (rule ${ruleId}), so this run ends here.`;
+  },
+  /** The error thrown when a limit with exitBehavior "error" is reached. */
+  error(ruleId: string, reason: string): string {
+    return `Tool call limit exceeded by rule ${ruleId}: ${reason}.`;
+  },
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// Validation of rule files: name the field and what it needs.
+// ---------------------------------------------------------------------------------------------
+
+export const validation = {
+  missingField(where: string, field: string, need: string): string {
+    return `${where}: field "${field}" is required (${need})`;
+  },
+  badField(where: string, field: string, problem: string): string {
+    return `${where}: field "${field}" ${problem}`;
+  },
+  unknownType(where: string, type: string, known: readonly string[]): string {
+    return `${where}: unknown rule type ${JSON.stringify(type)}; known types: ${known.join(", ")}`;
+  },
+  unknownField(where: string, field: string, type: string): string {
+    return `${where}: field "${field}" is not part of a ${type} rule`;
+  },
+} as const;
+
+// LangGraph Platform: auth handler, policy by name, platform store, CLI --url (t13b).
 export * from "./deploy.js";

@@ -8,6 +8,7 @@ import { planTurn } from "../guard/loop.js";
 import type { GuardState, ReviewedCall } from "../guard/state.js";
 import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "../guard/turn.js";
 import { rulesOf } from "./model-call.js";
+import { reminders } from "../messages/index.js";
 
 export interface AfterModelUpdate {
   messages?: BaseMessage[];
@@ -34,7 +35,7 @@ export async function reviewModelTurn(
 
   const rules = rulesOf(guard, state.guard);
   const messageId = ai.id ?? `ai_${state.messages.length}`;
-  const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
+  const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId, messages: state.messages };
   const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
   const turn = planTurn(messageId, runnable, answered.length);
   const edited = runnable.filter((c) => c.edited);
@@ -71,7 +72,7 @@ function exitCheck(guard: Guard, g: GuardState): AfterModelUpdate | undefined {
   const noted = guard.engine.noteExitReminder(rules);
   if (attempts < guard.maxExitReminders) {
     return {
-      messages: [guardReminder(`Before you finish, you must call: ${pending.join(", ")} (rule RequiredForExit).`)],
+      messages: [guardReminder(reminders.exitPending(pending))],
       guard: { ...g, rules: noted, next: "agent" },
       jumpTo: "model",
     };
@@ -80,7 +81,7 @@ function exitCheck(guard: Guard, g: GuardState): AfterModelUpdate | undefined {
   if (attempts === guard.maxExitReminders && forced !== undefined) {
     // The reminder keeps the last message a non-AI one, which LangChain needs to honour the jump.
     return {
-      messages: [guardReminder(`You must call ${forced} now (rule RequiredForExit).`)],
+      messages: [guardReminder(reminders.exitForced(forced))],
       guard: { ...g, rules: noted, forcedTool: forced, next: "agent" },
       jumpTo: "model",
     };

@@ -9,6 +9,7 @@ import type { GuardState, ReviewedCall } from "../guard/state.js";
 import { refusalMessage } from "../guard/turn.js";
 import { rulesOf } from "./model-call.js";
 import type { TurnGate } from "./turn-gate.js";
+import { refusals } from "../messages/index.js";
 
 export interface ToolCallContext {
   toolCall: ToolCall;
@@ -51,7 +52,7 @@ async function reviewUnplanned(
   return {
     ...last,
     outcome: "refuse",
-    message: `Refused: ${call.name} needs human approval (${last.ruleId}: ${last.reason}) but was not part of the reviewed model turn.`,
+    message: refusals.unreviewedAsk(call.name, last.ruleId, last.reason),
   };
 }
 
@@ -84,7 +85,7 @@ export async function guardToolCall(guard: Guard, gate: TurnGate, request: ToolC
     reviewed = await reviewUnplanned(guard, g, id, call, config);
     await auditDecisions(guard, ctx, [reviewed]);
     if (reviewed.outcome !== "run") {
-      return refusalMessage(reviewed, reviewed.message ?? `Refused by ${reviewed.ruleId}: ${reviewed.reason}`);
+      return refusalMessage(reviewed, reviewed.message ?? refusals.generic(reviewed.name, reviewed.ruleId, reviewed.reason));
     }
     batch = g.turn?.batches.length ?? 0;
   }

@@ -4,10 +4,18 @@ import type { RiskLevel } from "../tools/types.js";
 import { canonicalize, MAX_MATCH_DEPTH, MAX_MATCH_INPUT_CHARS, type CanonicalArgs } from "./canonical.js";
 import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
-import { compileFieldCondition, type FieldCondition, type Quantifier } from "./matchers.js";
+import { parseCompactRule } from "./compact.js";
+import { compileFieldCondition, NO, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
 import { PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
+import { cannotTellReason, controlCharacterReason, riskDefaultReason, undeclaredRiskReason } from "../messages/index.js";
+import { provenanceReason } from "../messages/provenance.js";
+import { budgetTotal, isComposite, seenAfter } from "../provenance/conditions.js";
+import { Evaluation, type DecisionContext, type ProvenanceSettings } from "../provenance/context.js";
+import type { Evidence } from "../provenance/index-builder.js";
+import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
+import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 
 /** A permission rule as written: `PermissionRuleSpec` plus `caseSensitive` for the tool name and `args` regex. */
 export interface PermissionRule extends PermissionRuleSpec {
@@ -21,8 +29,15 @@ export interface PermissionPolicyOptions {
   toolRisk?: Record<string, RiskLevel>;
   /** What each risk level decides when no rule matches (default low/medium allow, high ask, always-deny deny). */
   riskModes?: Partial<Record<RiskLevel, PermissionMode>>;
-  /** Risk of a tool that declares none and is not in `toolRisk` (default medium). */
+  /**
+   * Risk of a tool that declares none and is not in `toolRisk`. Unset (the default): a call no rule
+   * matches, on such a tool, asks (seed 003: no matching rule → ask).
+   */
   defaultRisk?: RiskLevel;
+  /** Absolute directory relative paths in `path` matchers resolve against (default "/"). */
+  pathBase?: string;
+  /** Trusted and untrusted tools for `from: [trusted]` and `after: [untrusted]`. */
+  provenance?: ProvenanceSettings;
 }
 
 export const DEFAULT_RISK_MODES: Readonly<Record<RiskLevel, PermissionMode>> = {
@@ -31,6 +46,14 @@ export const DEFAULT_RISK_MODES: Readonly<Record<RiskLevel, PermissionMode>> = {
   high: "ask",
   "always-deny": "deny",
 };
+
+/** One rule tried for a call, as `policy explain` shows it. */
+export interface RuleTrace {
+  ruleId: string;
+  mode: PermissionMode;
+  description: string;
+  verdict: "match" | "no match" | "cannot tell";
+}
 
 const MODE_RANK: Readonly<Record<PermissionMode, number>> = { deny: 0, ask: 1, allow: 2 };
 const MAX_CACHED_TOOLS = 10_000;
@@ -41,6 +64,8 @@ const OptionsSchema = z.strictObject({
   toolRisk: z.record(z.string(), RiskLevelSchema).optional(),
   riskModes: z.partialRecord(RiskLevelSchema, PermissionModeSchema).optional(),
   defaultRisk: RiskLevelSchema.optional(),
+  pathBase: z.string().min(1).optional(),
+  provenance: ProvenanceConfigSchema.optional(),
 });
 
 interface CompiledRule {
@@ -54,6 +79,10 @@ interface CompiledRule {
   readonly args: SafeRegex | undefined;
   readonly where: readonly FieldCondition[];
   readonly description: string;
+  /** Needs the thread (a `from` condition, `after` or `budget`). */
+  readonly contextual: boolean;
+  /** `after` and `budget`: YES when they let the rule apply. */
+  readonly context: ((tree: unknown, evaluation: Evaluation | undefined) => Verdict) | undefined;
 }
 
 export function compileToolMatcher(rule: PermissionRule, where: string): (tool: string) => boolean {
@@ -77,54 +106,133 @@ function describeRule(rule: PermissionRule, where: readonly FieldCondition[]): s
   return parts.join(" ");
 }
 
-function compileRule(rule: PermissionRule, index: number): CompiledRule {
+/** `after` and `budget`, compiled: both must let the rule apply. Without the thread they cannot tell (UNKNOWN). */
+function compileContext(rule: PermissionRule, matchesTool: (tool: string) => boolean, location: string): CompiledRule["context"] {
+  const { after, budget } = rule;
+  if (after === undefined && budget === undefined) return undefined;
+  const afterScope = rule.afterScope ?? "run";
+  let select: ((args: unknown) => unknown[]) | undefined;
+  if (budget !== undefined) {
+    let segments: SelectorSegment[];
+    try {
+      segments = parseSelector(budget.sum);
+    } catch (error) {
+      throw new PolicyError(undefined, `${location}.budget.sum`, (error as Error).message);
+    }
+    select = (args) => selectAll(args, segments).flatMap((value) => (Array.isArray(value) ? value : [value]));
+  }
+  return (tree, evaluation) => {
+    if (after !== undefined) {
+      const seen = seenAfter(after, afterScope, evaluation);
+      if (seen === undefined) return UNKNOWN;
+      if (!seen.seen) return NO;
+    }
+    if (budget !== undefined && select !== undefined) {
+      const before = budgetTotal(budget, matchesTool, select, evaluation);
+      const own = select(tree).map((value) => (typeof value === "number" ? value : Number(value)));
+      if (before === undefined || own.some((n) => !Number.isFinite(n))) return UNKNOWN;
+      return before + own.reduce((a, b) => a + b, 0) > budget.max ? YES : NO;
+    }
+    return YES;
+  };
+}
+
+function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefaults): CompiledRule {
   const location = `permissions[${index}]`;
   const id = rule.id ?? location;
   const where = Object.entries(rule.where ?? {}).map(([selector, matcher]) =>
-    compileFieldCondition(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`),
+    compileFieldCondition(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, defaults),
   );
+  const matchesTool = compileToolMatcher(rule, location);
+  const context = compileContext(rule, matchesTool, location);
   return {
     order: index,
     spec: rule,
     ruleId: `permission:${id}`,
     mode: rule.mode,
-    matchesTool: compileToolMatcher(rule, location),
-    conditional: rule.args !== undefined || where.length > 0,
+    matchesTool,
+    conditional: rule.args !== undefined || where.length > 0 || context !== undefined,
+    contextual: context !== undefined || where.some((condition) => condition.contextual === true),
+    context,
     args: rule.args === undefined ? undefined : compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `${location}.args` }),
     where,
     description: describeRule(rule, where),
   };
 }
 
-function conditionsHold(rule: CompiledRule, tree: unknown, text: string, quantifier: Quantifier): boolean {
-  if (rule.args !== undefined && !rule.args.test(text)) return false;
-  return rule.where.every((condition) => condition.holds(tree, quantifier));
+function conditionsVerdict(rule: CompiledRule, tree: unknown, text: string, restrictive: boolean, evaluation: Evaluation | undefined): Verdict {
+  let verdict: Verdict = YES;
+  if (rule.args !== undefined && !rule.args.test(text)) return NO;
+  for (const condition of rule.where) {
+    const one = condition.evaluate(tree, restrictive, evaluation);
+    if (one === NO) return NO;
+    if (one === UNKNOWN) verdict = UNKNOWN;
+  }
+  if (rule.context !== undefined) {
+    const one = rule.context(tree, evaluation);
+    if (one === NO) return NO;
+    if (one === UNKNOWN) verdict = UNKNOWN;
+  }
+  return verdict;
 }
 
 /**
  * Normalisation merges look-alike spellings, so it may only ever make a call MORE restricted:
- * deny/ask rules match if the normalised OR the literal arguments match; allow rules only if both do.
+ * deny/ask rules match if the normalised OR the literal arguments match; allow rules only if both
+ * do. A deny/ask rule that cannot tell (UNKNOWN) makes the call ask; an allow needs a clear YES.
  */
-function argumentsMatch(rule: CompiledRule, view: CanonicalArgs): boolean {
-  if (view.oversized) return rule.mode !== "allow";
+function argumentsVerdict(rule: CompiledRule, view: CanonicalArgs, evaluation?: Evaluation): Verdict {
+  if (view.oversized) return rule.mode === "allow" ? NO : YES;
   if (rule.mode === "allow") {
-    return conditionsHold(rule, view.value, view.text, "all") && (!view.changed || conditionsHold(rule, view.literal, view.literalText, "all"));
+    if (conditionsVerdict(rule, view.value, view.text, false, evaluation) !== YES) return NO;
+    return !view.changed || conditionsVerdict(rule, view.literal, view.literalText, false, evaluation) === YES ? YES : NO;
   }
-  return conditionsHold(rule, view.value, view.text, "any") || (view.changed && conditionsHold(rule, view.literal, view.literalText, "any"));
+  const normal = conditionsVerdict(rule, view.value, view.text, true, evaluation);
+  if (normal === YES || !view.changed) return normal;
+  const literal = conditionsVerdict(rule, view.literal, view.literalText, true, evaluation);
+  if (literal === YES) return YES;
+  return normal === UNKNOWN || literal === UNKNOWN ? UNKNOWN : NO;
 }
 
-function toFieldMatchers(where: Record<string, FieldMatcherEntry>): Record<string, FieldMatcher> {
-  const out: Record<string, FieldMatcher> = {};
-  for (const [selector, m] of Object.entries(where)) {
-    const cs = m.caseSensitive === undefined ? {} : { caseSensitive: m.caseSensitive };
-    if (m.equals !== undefined) out[selector] = { equals: m.equals, ...cs };
-    else if (m.in !== undefined) out[selector] = { in: m.in, ...cs };
-    else if (m.glob !== undefined) out[selector] = { glob: m.glob, ...cs };
-    else if (m.regex !== undefined) out[selector] = { regex: m.regex, ...cs };
-    else if (m.prefix !== undefined) out[selector] = { prefix: m.prefix, ...cs };
-    else if (m.exists !== undefined) out[selector] = { exists: m.exists };
-  }
+function toFieldMatcher(m: FieldMatcherEntry): FieldMatcher {
+  const cs = m.caseSensitive === undefined ? {} : { caseSensitive: m.caseSensitive };
+  if (m.equals !== undefined) return { equals: m.equals, ...cs };
+  if (m.in !== undefined) return { in: m.in, ...cs };
+  if (m.glob !== undefined) return { glob: m.glob, ...cs };
+  if (m.regex !== undefined) return { regex: m.regex, ...cs };
+  if (m.prefix !== undefined) return { prefix: m.prefix, ...cs };
+  if (m.path !== undefined) return { path: m.path, ...(m.base === undefined ? {} : { base: m.base }), ...cs };
+  if (m.command !== undefined) return { command: m.command, ...cs };
+  if (m.url !== undefined) return { url: m.url };
+  if (m.domain !== undefined) return { domain: m.domain };
+  if (m.email !== undefined) return { email: m.email };
+  return { exists: m.exists ?? true };
+}
+
+/** Leaf matchers are rebuilt in their typed form; connectives, numbers and `from` keep their shape. */
+function toCondition(entry: ConditionSpec<FieldMatcherEntry>): ConditionSpec<FieldMatcher> {
+  if (!isComposite(entry)) return toFieldMatcher(entry as FieldMatcherEntry);
+  const c = entry as Record<string, unknown>;
+  if ("not" in c) return { not: toCondition(c.not as ConditionSpec<FieldMatcherEntry>) };
+  if ("anyOf" in c) return { anyOf: (c.anyOf as ConditionSpec<FieldMatcherEntry>[]).map(toCondition) };
+  if ("allOf" in c) return { allOf: (c.allOf as ConditionSpec<FieldMatcherEntry>[]).map(toCondition) };
+  return entry as ConditionSpec<FieldMatcher>;
+}
+
+function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>): Record<string, ConditionSpec<FieldMatcher>> {
+  const out: Record<string, ConditionSpec<FieldMatcher>> = {};
+  for (const [selector, m] of Object.entries(where)) out[selector] = toCondition(m);
   return out;
+}
+
+function dedupe(evidence: readonly Evidence[]): Evidence[] {
+  const seen = new Set<string>();
+  return evidence.filter((item) => {
+    const key = `${item.field}\u0000${item.value}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Validates rules that enter from outside (files, APIs, user code); throws a PolicyError per problem. */
@@ -134,16 +242,28 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
     const lines = formatIssues(parsed.error.issues, input, ["permissions"]);
     throw new PolicyError(undefined, "", `invalid permission rules: ${lines.join("; ")}`);
   }
-  return parsed.data.map((rule) => {
-    const out: PermissionRule = { tool: rule.tool, mode: rule.mode };
+  return parsed.data.map((rule, index) => {
+    const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`);
+    const out: PermissionRule = { tool: compact?.tool ?? rule.tool ?? "", mode: rule.mode };
+    if (rule.rule !== undefined) out.rule = rule.rule;
     if (rule.id !== undefined) out.id = rule.id;
     if (rule.toolRegex !== undefined) out.toolRegex = rule.toolRegex;
     if (rule.args !== undefined) out.args = rule.args;
+    if (compact?.where !== undefined) out.where = compact.where;
     if (rule.where !== undefined) out.where = toFieldMatchers(rule.where);
     if (rule.reason !== undefined) out.reason = rule.reason;
     if (rule.caseSensitive !== undefined) out.caseSensitive = rule.caseSensitive;
+    if (rule.after !== undefined) out.after = rule.after;
+    if (rule.afterScope !== undefined) out.afterScope = rule.afterScope;
+    if (rule.budget !== undefined) out.budget = rule.budget;
     return out;
   });
+}
+
+/** The deciding rule's evidence (or, when it has none, every rule's) goes into the decision. */
+function withEvidence(decision: PolicyDecision, evidenceOf: ReadonlyMap<string, Evidence[]>): PolicyDecision {
+  const evidence = evidenceOf.get(decision.ruleId) ?? dedupe([...evidenceOf.values()].flat());
+  return evidence.length === 0 ? decision : { ...decision, evidence };
 }
 
 /**
@@ -155,11 +275,12 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
  */
 export class PermissionPolicy {
   readonly precedence: Precedence;
-  readonly defaultRisk: RiskLevel;
+  readonly defaultRisk: RiskLevel | undefined;
   private readonly rules: readonly CompiledRule[];
   private readonly toolRisk: Readonly<Record<string, RiskLevel>>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
   private readonly byTool = new Map<string, readonly CompiledRule[]>();
+  private readonly provenance: ProvenanceSettings;
 
   constructor(rules: readonly PermissionRule[], options: PermissionPolicyOptions = {}) {
     const parsedOptions = OptionsSchema.safeParse(options);
@@ -167,9 +288,10 @@ export class PermissionPolicy {
       throw new PolicyError(undefined, "", `invalid permission policy options: ${formatIssues(parsedOptions.error.issues, options).join("; ")}`);
     }
     const valid = parsePermissionRules(rules);
+    const defaults: MatcherDefaults = { pathBase: options.pathBase };
     this.rules = valid.map((rule, index) => {
       try {
-        return compileRule(rule, index);
+        return compileRule(rule, index, defaults);
       } catch (error) {
         if (!(error instanceof PolicyError)) throw error;
         const id = rule.id === undefined ? "" : ` (rule id ${JSON.stringify(rule.id)})`;
@@ -177,9 +299,10 @@ export class PermissionPolicy {
       }
     });
     this.precedence = options.precedence ?? "deny-first";
-    this.defaultRisk = options.defaultRisk ?? "medium";
+    this.defaultRisk = options.defaultRisk;
     this.toolRisk = { ...options.toolRisk };
     this.riskModes = { ...DEFAULT_RISK_MODES, ...options.riskModes };
+    this.provenance = { ...options.provenance };
   }
 
   /** The rules in the order they are tried (deny-first: denies, then asks, then allows; each in file order). */
@@ -187,37 +310,96 @@ export class PermissionPolicy {
     return this.sorted(this.rules).map((rule) => rule.spec);
   }
 
-  /** Effective risk: the policy's `toolRisk`, then the tool's declared risk, then `defaultRisk`. */
-  riskOf(tool: string, declaredRisk?: RiskLevel): RiskLevel {
+  /** Effective risk: the policy's `toolRisk`, then the tool's declared risk, then `defaultRisk`; undefined when none is declared. */
+  riskOf(tool: string, declaredRisk?: RiskLevel): RiskLevel | undefined {
     return (Object.hasOwn(this.toolRisk, tool) ? this.toolRisk[tool] : undefined) ?? declaredRisk ?? this.defaultRisk;
   }
 
-  decide(tool: string, args: unknown, declaredRisk?: RiskLevel): PolicyDecision {
-    const risk = this.riskOf(tool, declaredRisk);
-    let view: CanonicalArgs | undefined;
-    for (const rule of this.candidates(tool)) {
-      if (rule.conditional) {
-        view ??= canonicalize(args);
-        if (!argumentsMatch(rule, view)) continue;
-      }
-      return { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, tool, view), risk };
-    }
-    const mode = this.riskModes[risk];
-    return { mode, ruleId: `risk:${risk}`, reason: `no permission rule matched ${tool}; ${risk} risk tools are ${mode === "allow" ? "allowed" : mode === "deny" ? "denied" : "asked about"} by default`, risk };
+  /**
+   * `context` (the thread's messages) feeds `from`, `after` and `budget`; without it they cannot
+   * tell, so a deny or ask rule that uses them asks and an allow rule that uses them does not apply.
+   */
+  decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision {
+    return this.evaluate(tool, args, declaredRisk, undefined, context);
   }
 
   /** Ids of every rule that matches the call, in effect order (for explaining a decision). */
   matchingRules(tool: string, args: unknown): string[] {
-    const view = canonicalize(args);
-    return this.candidates(tool)
-      .filter((rule) => !rule.conditional || argumentsMatch(rule, view))
-      .map((rule) => rule.ruleId);
+    const trace: RuleTrace[] = [];
+    this.evaluate(tool, args, undefined, trace);
+    return trace.filter((entry) => entry.verdict !== "no match").map((entry) => entry.ruleId);
   }
 
-  private reasonFor(rule: CompiledRule, tool: string, view: CanonicalArgs | undefined): string {
-    const verb = rule.mode === "allow" ? "allowed" : rule.mode === "deny" ? "denied" : "needs approval";
+  /** The decision plus every rule tried, in order, with its verdict (for `policy explain`). */
+  explain(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): { decision: PolicyDecision; trace: RuleTrace[] } {
+    const trace: RuleTrace[] = [];
+    const decision = this.evaluate(tool, args, declaredRisk, trace, context);
+    return { decision, trace };
+  }
+
+  private evaluate(tool: string, args: unknown, declaredRisk: RiskLevel | undefined, trace: RuleTrace[] | undefined, context?: DecisionContext): PolicyDecision {
+    const risk = this.riskOf(tool, declaredRisk);
+    const shownRisk: RiskLevel = risk ?? "medium";
+    let view: CanonicalArgs | undefined;
+    let unsure: CompiledRule | undefined;
+    let decided: PolicyDecision | undefined;
+    let evaluation: Evaluation | undefined;
+    /** Evidence of the provenance conditions tried, per rule id (the deciding rule's goes into the decision). */
+    let evidenceOf: Map<string, Evidence[]> | undefined;
+    for (const rule of this.candidates(tool)) {
+      let verdict: Verdict = YES;
+      if (rule.conditional) {
+        view ??= canonicalize(args);
+        if (rule.contextual) {
+          evaluation ??= new Evaluation(context, this.provenance);
+          evaluation.evidence = [];
+          verdict = argumentsVerdict(rule, view, evaluation);
+          if (evaluation.evidence.length > 0) (evidenceOf ??= new Map()).set(rule.ruleId, dedupe(evaluation.evidence));
+        } else verdict = argumentsVerdict(rule, view);
+      }
+      trace?.push({ ruleId: rule.ruleId, mode: rule.mode, description: rule.description, verdict: verdict === YES ? "match" : verdict === NO ? "no match" : "cannot tell" });
+      if (decided !== undefined) continue;
+      if (verdict === UNKNOWN) {
+        unsure ??= rule;
+        continue;
+      }
+      if (verdict === NO) continue;
+      if (rule.mode === "allow" && unsure !== undefined) {
+        decided = this.unsureDecision(unsure, shownRisk);
+      } else decided = { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, view, evidenceOf?.get(rule.ruleId)), risk: shownRisk };
+      if (trace === undefined) break;
+    }
+    if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, shownRisk);
+    if (decided !== undefined && evidenceOf !== undefined) decided = withEvidence(decided, evidenceOf);
+    if (decided === undefined) {
+      const evidence = evidenceOf === undefined ? undefined : dedupe([...evidenceOf.values()].flat());
+      if (risk === undefined) {
+        decided = { mode: "ask", ruleId: "default:ask", reason: undeclaredRiskReason(tool), risk: shownRisk };
+      } else {
+        const mode = this.riskModes[risk];
+        decided = { mode, ruleId: `risk:${risk}`, reason: riskDefaultReason(tool, risk, mode), risk };
+      }
+      // The audit says where the traced values were found even when no provenance rule decided.
+      if (evidence !== undefined) decided.evidence = evidence;
+    }
+    if (decided.mode === "allow") {
+      view ??= canonicalize(args);
+      if (view.controlChar !== undefined) {
+        return { mode: "ask", ruleId: "control-characters", reason: controlCharacterReason(view.controlChar), risk: shownRisk };
+      }
+    }
+    return decided;
+  }
+
+  private unsureDecision(rule: CompiledRule, risk: RiskLevel): PolicyDecision {
+    return { mode: "ask", ruleId: rule.ruleId, reason: cannotTellReason(rule.mode, rule.description), risk };
+  }
+
+  private reasonFor(rule: CompiledRule, view: CanonicalArgs | undefined, evidence?: readonly Evidence[]): string {
+    // The tool and the rule id travel beside the reason; sentences in src/messages add them once.
     const why = rule.spec.reason ?? (rule.description.length > 120 ? `${rule.description.slice(0, 117)}...` : rule.description);
-    const base = `${tool} ${verb} by ${rule.ruleId}: ${why}`;
+    const traced = evidence === undefined || rule.mode === "allow" ? "" : provenanceReason(evidence);
+    const base = traced === "" ? why : `${why}; ${traced}`;
     return view?.oversized === true && rule.conditional ? `${base}; ${UNINSPECTABLE}` : base;
   }
 

@@ -1,4 +1,6 @@
 import type { RiskLevel } from "../tools/types.js";
+import type { Evidence } from "../provenance/index-builder.js";
+import type { BudgetCondition, ConditionSpec } from "../provenance/schema.js";
 
 export type PermissionMode = "allow" | "deny" | "ask";
 
@@ -9,17 +11,34 @@ export type FieldMatcher =
   | { glob: string; caseSensitive?: boolean }
   | { regex: string; caseSensitive?: boolean }
   | { prefix: string; caseSensitive?: boolean }
-  | { exists: boolean };
+  | { exists: boolean }
+  /** Filesystem path, resolved against `base` (default: the policy's `pathBase`, else "/"); gitignore-like globs. */
+  | { path: string | string[]; base?: string; caseSensitive?: boolean }
+  /** Shell command line, split into simple commands; `npm run test:*` prefix patterns (Claude Code's Bash rules). */
+  | { command: string | string[]; caseSensitive?: boolean }
+  /** URL (WHATWG-normalised) glob: `https://api.example.com/v1/**`. */
+  | { url: string | string[] }
+  /** Host name: `example.com`, `*.example.com` (subdomains), `.example.com` (both). */
+  | { domain: string | string[] }
+  /** Email addresses (every address of a list): `*@example.com`. */
+  | { email: string | string[] };
 
 export interface PermissionRuleSpec {
   id?: string;
   /** Tool name pattern: a glob (`kubectl_*`) unless `toolRegex` is true. */
   tool: string;
+  /** The compact string this rule was read from (`Bash(npm run test:*)`), when it was written that way. */
+  rule?: string;
   toolRegex?: boolean;
   /** Regex searched in the canonical JSON rendering of the arguments (linear-time engine). */
   args?: string;
   /** Per-field selectors, e.g. `{ "namespace": { equals: "production" }, "path": { glob: "/etc/**" } }`; all must match. */
-  where?: Record<string, FieldMatcher>;
+  where?: Record<string, ConditionSpec<FieldMatcher>>;
+  /** The rule applies only after one of these tools returned in the run (`"untrusted"`: the policy's untrusted tools). */
+  after?: string[];
+  afterScope?: "run" | "thread";
+  /** The rule applies when `sum` over the completed calls of its tools in scope, plus this call, exceeds `max`. */
+  budget?: BudgetCondition;
   mode: PermissionMode;
   reason?: string;
 }
@@ -31,6 +50,8 @@ export interface PolicyDecision {
   ruleId: string;
   reason: string;
   risk: RiskLevel;
+  /** Provenance conditions: where each traced value was found, or that it was not. */
+  evidence?: Evidence[];
 }
 
 export type Precedence = "deny-first" | "first-match";

@@ -9,8 +9,10 @@ import type {
   TerminationDecision,
   ToolAllowanceInfo,
   ToolRule,
+  ViolationDetail,
 } from "./types.js";
 import { usageSentence } from "./usage.js";
+import { ruleReasons, ruleRefusal, toolUsageLine, usageSection } from "../messages/index.js";
 import { StateFacts } from "./facts.js";
 
 
@@ -168,9 +170,8 @@ export class ToolRulesEngine {
     const { tool, operation } = call;
     const ended = derived.termination.rule;
     if (ended && !derived.pendingExitSet.has(tool)) {
-      const pending = derived.pendingExit.length > 0 ? derived.pendingExit.join(", ") : "none";
-      return this.#violation(state, derived, at, ended, call,
-        `the run has ended (${ended.tool === WILDCARD ? "a tool" : ended.tool} succeeded); only pending exit tools may run: ${pending}`);
+      const reason = ruleReasons.runEnded(ended.tool === WILDCARD ? undefined : ended.tool, derived.pendingExit);
+      return this.#violation(state, derived, at, ended, call, { reason, required: [...derived.pendingExit] });
     }
     for (const rule of this.#gates(tool)) {
       if (rule.type === "AllowedOperations") {
@@ -230,13 +231,12 @@ export class ToolRulesEngine {
 
   /** A "## Tool usage rules" markdown section: tool usage rules first, then rule sentences; "" when empty. */
   usageSection(toolUsageRules: Record<string, string> = {}): string {
-    const lines = [
+    return usageSection([
       ...Object.entries(toolUsageRules)
         .filter(([, text]) => text.trim() !== "")
-        .map(([tool, text]) => `- \`${tool}\`: ${text.trim()}`),
-      ...this.usageLines().map((line) => `- ${line}`),
-    ];
-    return lines.length === 0 ? "" : `## Tool usage rules\n\n${lines.join("\n")}\n`;
+        .map(([tool, text]) => toolUsageLine(tool, text)),
+      ...this.usageLines(),
+    ]);
   }
 
   #hasFlag(tool: string, type: "NoHeartbeat" | "ContinueLoop"): boolean {
@@ -284,13 +284,12 @@ export class ToolRulesEngine {
     return ops;
   }
 
-  #operationRefusal(rule: RankedRule, tool: string, operation: string | undefined): string | null {
+  #operationRefusal(rule: RankedRule, tool: string, operation: string | undefined): ViolationDetail | null {
     if (rule.type !== "AllowedOperations" || !this.#bindsOperations(tool)) return null;
     const allowed = this.#allowedOps(tool) ?? [];
-    const allowedText = allowed.length > 0 ? allowed.join(", ") : "none";
-    if (operation === undefined) return `${tool} must be called with an operation; allowed operations: ${allowedText}`;
+    if (operation === undefined) return { reason: ruleReasons.operationMissing(tool, allowed), allowedOperations: [...allowed] };
     if (!rule.operations.includes(operation)) {
-      return `operation ${operation} of ${tool} is not allowed; allowed operations: ${allowedText}`;
+      return { reason: ruleReasons.operationNotAllowed(tool, operation, allowed), allowedOperations: [...allowed] };
     }
     return null;
   }
@@ -321,32 +320,35 @@ export class ToolRulesEngine {
     }
   }
 
-  /** Why `rule` refuses a call to `tool`; only called once {@link #blocks} said it does. */
-  #reason(rule: RankedRule, state: RuleState, derived: StateFacts, tool: string, now: number): string {
-    const soFar = `called so far: [${state.calledThisRun.join(", ")}]`;
+  /** Why `rule` refuses a call to `tool`, with the typed fields; only called once {@link #blocks} said it does. */
+  #reason(rule: RankedRule, state: RuleState, derived: StateFacts, tool: string, now: number): ViolationDetail {
+    const executed = [...state.calledThisRun];
     switch (rule.type) {
-      case "MustFollow":
-        return `${tool} must follow ${rule.conditions.join(", ")}; ${soFar}`;
+      case "MustFollow": {
+        const missing = rule.conditions.filter((c) => !derived.called.has(c));
+        return { reason: ruleReasons.mustFollow(tool, rule.conditions, missing), required: [...rule.conditions], executed };
+      }
       case "MustPrecede":
-        return `${rule.tool} must precede ${tool}; ${soFar}`;
+        return { reason: ruleReasons.mustPrecede(tool, rule.tool), required: [rule.tool], executed };
       case "ExclusiveGroup": {
         const group = unique([rule.tool, ...rule.conditions]);
         const used = group.filter((m) => m !== tool && derived.called.has(m));
-        return `only one of ${group.join(", ")} may be used per run and ${used.join(", ")} already was`;
+        return { reason: ruleReasons.exclusiveGroup(group, used, "run"), group, alreadyCalled: used, executed };
       }
       case "InitialCall":
-        return `the initial tools must run first: ${derived.initialPending.join(", ")}`;
+        return { reason: ruleReasons.initialCall(derived.initialPending), required: [...derived.initialPending], executed };
       case "MaxCalls": {
         const scope = rule.scope ?? "run";
-        const attempts = (scope === "run" ? state.runAttempts : state.threadAttempts)[tool] ?? 0;
-        return `${tool} may be called at most ${rule.max} time(s) per ${scope} and was called ${attempts} time(s)`;
+        const current = (scope === "run" ? state.runAttempts : state.threadAttempts)[tool] ?? 0;
+        return { reason: ruleReasons.maxCalls(tool, rule.max, current, scope), max: rule.max, current, scope };
       }
       case "Cooldown": {
         const elapsed = now - (state.lastCallAt[tool] ?? now);
-        return `${tool} is cooling down: ${rule.durationMs - elapsed} ms left of ${rule.durationMs} ms between calls`;
+        const remainingMs = rule.durationMs - elapsed;
+        return { reason: ruleReasons.cooldown(tool, remainingMs, rule.durationMs), remainingMs };
       }
       default:
-        return `${rule.type} refused ${tool}`;
+        return { reason: `${rule.type} refused ${tool}` };
     }
   }
 
@@ -366,19 +368,11 @@ export class ToolRulesEngine {
     now: number,
     rule: RankedRule,
     call: CallInfo,
-    reason: string,
+    detail: ViolationDetail,
   ): RuleViolation {
     const allowedNow = [...this.#allowedNow(state, derived, now)];
-    const what = call.operation === undefined ? call.tool : `${call.tool} (${call.operation})`;
-    const allowedText = allowedNow.length > 0 ? allowedNow.join("; ") : "no tool";
-    return {
-      ruleId: rule.id,
-      ruleType: rule.type,
-      tool: call.tool,
-      operation: call.operation,
-      message: `Refused ${what} by ${rule.type} rule ${rule.id}: ${reason}. Allowed now: ${allowedText}.`,
-      allowedNow,
-    };
+    const base = { ruleId: rule.id, ruleType: rule.type, tool: call.tool, operation: call.operation, allowedNow };
+    return { ...detail, ...base, message: ruleRefusal({ ...base, reason: detail.reason }) };
   }
 
   /** What the model may call now, over the known tools; cached per state and clock value (one turn checks many calls). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { PLAIN_RULE_TYPES } from "./types.js";
+import { PLAIN_RULE_TYPES, RULE_TYPES } from "./types.js";
+import { validation } from "../messages/index.js";
 import type { RuleState, ToolRule } from "./types.js";
 
 const toolName = z.string().min(1, "tool name must not be empty");
@@ -12,15 +13,15 @@ const base = {
   id: z.string().min(1).optional(),
 };
 
-const duration = z.number().finite().positive("durationMs must be a positive number of milliseconds");
+const duration = z.number().finite().positive("must be a positive number of milliseconds");
 
-/** Strict: a misspelt key in a rules file is an error, not a silently ignored rule. */
-export const ToolRuleSchema: z.ZodType<ToolRule> = z.union([
+/** Strict: a misspelt key in a rules file is an error, not a silently ignored rule. Keyed on `type`, so an error names the field. */
+export const ToolRuleSchema: z.ZodType<ToolRule> = z.discriminatedUnion("type", [
   z.strictObject({ ...base, type: z.enum(PLAIN_RULE_TYPES) }),
   z.strictObject({
     ...base,
     type: z.literal("MaxCalls"),
-    max: z.number().int("max must be a whole number").nonnegative("max must not be negative"),
+    max: z.number().int("must be a whole number").nonnegative("must not be negative"),
     scope: z.enum(["run", "thread"]).optional(),
   }),
   z.strictObject({ ...base, type: z.literal("Cooldown"), durationMs: duration }),
@@ -62,10 +63,54 @@ function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ");
 }
 
+/** What each field needs, for "field X is required" messages. */
+const FIELD_NEEDS: Record<string, string> = {
+  tool: 'a tool name, or "*"',
+  type: `one of ${RULE_TYPES.join(", ")}`,
+  max: "a whole number, 0 or more",
+  durationMs: "a positive number of milliseconds",
+  operations: "a list of operation names",
+};
+
+function whereOf(input: unknown, index: PropertyKey | undefined): string {
+  if (typeof index !== "number") return "rules";
+  const rule = Array.isArray(input) ? (input[index] as { type?: unknown; tool?: unknown } | undefined) : undefined;
+  const type = typeof rule?.type === "string" ? rule.type : undefined;
+  const tool = typeof rule?.tool === "string" ? rule.tool : undefined;
+  const what = type && tool ? ` (${type} on ${tool})` : type ? ` (${type})` : "";
+  return `rule ${index}${what}`;
+}
+
+/** One readable line per problem, naming the rule (index, type, tool) and the field. */
+function describeRuleIssues(input: unknown, error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const [index, field, ...rest] = issue.path;
+      const where = whereOf(input, index);
+      const rule = Array.isArray(input) && typeof index === "number" ? (input[index] as Record<string, unknown> | undefined) : undefined;
+      if (field === undefined) {
+        const type = typeof rule?.type === "string" ? rule.type : "rule";
+        if (issue.code === "unrecognized_keys") return issue.keys.map((k) => validation.unknownField(where, k, type)).join("; ");
+        return `${where}: ${issue.message}`;
+      }
+      const name = [field, ...rest].map(String).join(".");
+      if (field === "type" && issue.code === "invalid_union") {
+        return typeof rule?.type === "string"
+          ? validation.unknownType(where, rule.type, RULE_TYPES)
+          : validation.missingField(where, "type", FIELD_NEEDS.type ?? "");
+      }
+      if (issue.code === "invalid_type" && rest.length === 0 && rule !== undefined && !(String(field) in rule)) {
+        return validation.missingField(where, name, FIELD_NEEDS[name] ?? issue.expected);
+      }
+      return validation.badField(where, name, issue.message);
+    })
+    .join("; ");
+}
+
 /** Parses rules loaded from a file or an API; throws an Error naming every bad field. */
 export function parseToolRules(input: unknown): ToolRule[] {
   const parsed = ToolRulesSchema.safeParse(input);
-  if (!parsed.success) throw new Error(`invalid tool rules: ${describeIssues(parsed.error)}`);
+  if (!parsed.success) throw new Error(`invalid tool rules: ${describeRuleIssues(input, parsed.error)}`);
   return parsed.data;
 }
 

@@ -82,13 +82,42 @@ export interface RuleState {
   exitReminders: number;
 }
 
-export interface RuleViolation {
+/**
+ * Why a rule refused, as data (seed 001's ToolRuleViolation fields) plus the reason clause. Which
+ * fields are present depends on the rule type: MustFollow/MustPrecede/InitialCall set `required`
+ * and `executed`; MaxCalls sets `max`, `current` and `scope`; Cooldown sets `remainingMs`;
+ * ExclusiveGroup sets `group` and `alreadyCalled`; AllowedOperations sets `allowedOperations`.
+ */
+export interface ViolationDetail {
+  /** The reason clause (no tool prefix, no trailing period). */
+  reason: string;
+  /** Tools that must have succeeded (or be called first) for the call to be allowed. */
+  required?: string[];
+  /** Tools that succeeded so far in the rule's scope, in order. */
+  executed?: string[];
+  /** The limit that was reached. */
+  max?: number;
+  /** Calls counted against the limit so far. */
+  current?: number;
+  /** The scope the rule counts in. */
+  scope?: RuleScope;
+  /** Milliseconds until the cooldown ends. */
+  remainingMs?: number;
+  /** Members of the exclusive group. */
+  group?: string[];
+  /** Group members already used. */
+  alreadyCalled?: string[];
+  /** Operations the tool may be called with. */
+  allowedOperations?: string[];
+}
+
+export interface RuleViolation extends ViolationDetail {
   /** Id of the rule that refused. */
   ruleId: string;
   ruleType: RuleType;
   tool: string;
   operation?: string | undefined;
-  /** Human- and model-readable, naming the rule, the tool and what is allowed now. */
+  /** The one sentence the model reads: what was refused, by which rule, and what is allowed now. */
   message: string;
   /** Tools (with operations) the model may call now. */
   allowedNow: string[];

@@ -1,57 +1,41 @@
 import type { NormalisedRule } from "./normalize.js";
 import { WILDCARD } from "./normalize.js";
+import { usage } from "../messages/index.js";
 
-/** "1500 ms", "30 s", "5 min", "2 h" — readable in a system prompt. */
-export function formatDuration(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
-  if (ms % 1_000 === 0) return `${ms / 1_000} s`;
-  return `${ms} ms`;
-}
+export { formatDuration } from "../messages/index.js";
 
-function list(tools: readonly string[]): string {
-  return tools.map((t) => `\`${t}\``).join(", ");
-}
-
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** The sentence the model reads for one rule (seed 000's `to_usage_description`). */
+/** The sentence the model reads for one rule (seed 000's `to_usage_description`); the text lives in src/messages. */
 export function usageSentence(rule: NormalisedRule): string {
   const subject = rule.tool === WILDCARD ? "every tool" : `\`${rule.tool}\``;
-  const others = list(rule.conditions);
+  const others = rule.conditions;
   switch (rule.type) {
     case "NoHeartbeat":
-      return capitalise(`${subject} does not need a heartbeat request`);
+      return usage.noHeartbeat(subject);
     case "ContinueLoop":
-      return capitalise(`after ${subject} you continue working: its result comes back to you`);
+      return usage.continueLoop(subject);
     case "Terminal":
-      return capitalise(`${subject} ends your response when it succeeds`);
+      return usage.terminal(subject);
     case "TerminalIf":
-      return capitalise(`${subject} ends your response when it succeeds after ${others} succeeded`);
+      return usage.terminalIf(subject, others);
     case "MustFollow":
-      return capitalise(`${subject} can only be used after ${others} succeeded in this response`);
+      return usage.mustFollow(subject, others);
     case "MustPrecede":
-      return `${others} can only be used after ${subject} succeeded in this response`;
+      return usage.mustPrecede(subject, others);
     case "ExclusiveGroup":
-      return `Use only one of ${list([rule.tool, ...rule.conditions])} per response`;
+      return usage.exclusiveGroup([rule.tool, ...rule.conditions]);
     case "InitialCall":
-      return `Call ${subject} first, before any other tool`;
+      return usage.initialCall([rule.tool]);
     case "RequiredForExit":
-      return capitalise(`${subject} must succeed before you finish your response`);
+      return usage.requiredForExit(subject);
     case "RequiredForExitIf":
-      return capitalise(`${subject} must succeed before you finish if ${others} succeeded`);
-    case "MaxCalls": {
-      const per = (rule.scope ?? "run") === "run" ? "per response" : "in this conversation";
-      if (rule.max === 0) return capitalise(`${subject} is disabled`);
-      return capitalise(`${subject} can be called at most ${rule.max} time${rule.max === 1 ? "" : "s"} ${per}`);
-    }
+      return usage.requiredForExitIf(subject, others);
+    case "MaxCalls":
+      return usage.maxCalls(subject, rule.max, rule.scope ?? "run");
     case "Cooldown":
-      return capitalise(`${subject} needs at least ${formatDuration(rule.durationMs)} between calls`);
+      return usage.cooldown(subject, rule.durationMs);
     case "Periodic":
-      return capitalise(`${subject} should be called every ${formatDuration(rule.durationMs)}`);
+      return usage.periodic(subject, rule.durationMs);
     case "AllowedOperations":
-      return capitalise(`${subject} is limited to these operations: ${rule.operations.join(", ")}`);
+      return usage.allowedOperations(subject, rule.operations);
   }
 }

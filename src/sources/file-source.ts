@@ -1,16 +1,15 @@
 import { createHash } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
-import { mkdir, readFile, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { replaceOnce } from "../memory/content.js";
 import { MemoryError } from "../memory/errors.js";
 import type { MemoryStore } from "../memory/memory-store.js";
 import { consentPartyFor, permits, type ChangeKind } from "../memory/permissions.js";
 import type { Block, JsonValue } from "../memory/types.js";
-import { writeFileAtomic } from "./atomic-write.js";
 import { FileRules, isMemoryPermission, type FilePermission, type FileRule, type PermissionMatch } from "./file-rules.js";
 import { FileWatcher } from "./file-watcher.js";
 import { checkRelativePath, relativeToBase, resolveInside } from "./paths.js";
+import { modeIn, openDirChain, openFileIn, readFileIn, removeStaleTempFiles, UnsafePathError, unlinkIn, writeFileIn, type VerifiedDir } from "./safe-fs.js";
 import type { DataSource, NotificationSink, SourceKind, SourceStatus } from "./types.js";
 
 export type FileOperation = "load" | "save" | "create" | "delete" | "append" | "replace";
@@ -49,6 +48,13 @@ export interface LoadedFile {
   sha256: string;
 }
 
+interface Authorized {
+  relative: string;
+  real: string;
+  exists: boolean;
+  permission: FilePermission;
+}
+
 export interface FileResult {
   path: string;
   label: string;
@@ -74,6 +80,8 @@ export class FileSource implements DataSource {
   readonly maxFileBytes: number;
   readonly #loaded = new Map<string, LoadedFile>();
   readonly #watcher: FileWatcher | undefined;
+  /** Directories already swept for a killed save's temp files by this instance. */
+  readonly #cleaned = new Set<string>();
 
   constructor(options: FileSourceOptions) {
     this.id = options.id;
@@ -85,7 +93,7 @@ export class FileSource implements DataSource {
     this.maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
     if (options.watch) {
       const debounceMs = typeof options.watch === "object" ? options.watch.debounceMs : undefined;
-      this.#watcher = new FileWatcher(this.id, () => this.#loaded.values(), { debounceMs });
+      this.#watcher = new FileWatcher(this.id, () => this.#loaded.values(), (loaded) => this.diskHash(loaded), { debounceMs });
     }
   }
 
@@ -124,7 +132,7 @@ export class FileSource implements DataSource {
   }
 
   /** Path checks and glob permission, then the realpath check against symlinks; refuses what the permission does not allow. */
-  async #authorize(operation: FileOperation, inputPath: string): Promise<{ relative: string; real: string; exists: boolean; permission: FilePermission }> {
+  async #authorize(operation: FileOperation, inputPath: string): Promise<Authorized> {
     const requested = this.permissionFor(inputPath);
     this.#assertAllows(operation, requested);
     const { real, exists } = await resolveInside(this.baseDir, requested.path, this.id);
@@ -145,13 +153,65 @@ export class FileSource implements DataSource {
     );
   }
 
-  async #readRegular(real: string, relative: string): Promise<{ data: Buffer; mtimeMs: number; size: number }> {
-    const info = await stat(real);
-    if (!info.isFile()) throw new MemoryError(`file load refused for "${relative}": not a regular file`, "file-source:not-a-file");
-    if (info.size > this.maxFileBytes) {
-      throw new MemoryError(`file load refused for "${relative}": ${info.size} bytes is over the ${this.maxFileBytes}-byte limit`, "file-source:too-large");
+  /**
+   * Runs `fn` with the verified directory that holds `real` (opened from the base, one descriptor at a
+   * time, following no link), after removing temp files a killed save left there. A link or a swap
+   * met on the way is refused as a symlink escape: the checked path is no longer what is on disk.
+   */
+  async #inDirectory<T>(operation: FileOperation, relative: string, real: string, create: boolean, fn: (dir: VerifiedDir, name: string) => Promise<T>): Promise<T> {
+    const segments = relativeToBase(this.baseDir, real).split("/");
+    const name = segments.pop();
+    if (!name) throw new MemoryError(`file ${operation} refused for "${relative}": it names the base directory`, "file-source:base-directory");
+    let dir: VerifiedDir;
+    try {
+      dir = await openDirChain(this.baseDir, segments, { create });
+    } catch (error) {
+      throw this.#diskRefusal(operation, relative, error);
     }
-    return { data: await readFile(real), mtimeMs: info.mtimeMs, size: info.size };
+    try {
+      if (!this.#cleaned.has(dir.expected)) {
+        this.#cleaned.add(dir.expected);
+        await removeStaleTempFiles(dir);
+      }
+      return await fn(dir, name);
+    } catch (error) {
+      throw this.#diskRefusal(operation, relative, error);
+    } finally {
+      await dir.close();
+    }
+  }
+
+  #diskRefusal(operation: FileOperation, relative: string, error: unknown): unknown {
+    if (error instanceof UnsafePathError) {
+      if (error.reason === "not-a-file") return new MemoryError(`file ${operation} refused for "${relative}": not a regular file`, "file-source:not-a-file");
+      return new MemoryError(
+        `path "${relative}" refused by FileSource "${this.id}": it changed on disk while it was checked (a symbolic link or another directory took its place); nothing was read or written`,
+        "file-source:path-swapped",
+      );
+    }
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      return new MemoryError(`file ${operation} refused for "${relative}": no such file`, "file-source:not-found");
+    }
+    return error;
+  }
+
+  /** Reads the file through a verified descriptor; undefined when it does not exist. */
+  async #readDisk(operation: FileOperation, relative: string, real: string): Promise<{ data: Buffer; mtimeMs: number; size: number } | undefined> {
+    const read = await this.#inDirectory(operation, relative, real, false, (dir, name) => readFileIn(dir, name, this.maxFileBytes)).catch((error: unknown) => {
+      if (error instanceof MemoryError && error.rule === "file-source:not-found") return undefined;
+      throw error;
+    });
+    if (read === undefined) return undefined;
+    if ("tooLarge" in read) {
+      throw new MemoryError(`file ${operation} refused for "${relative}": ${read.tooLarge} bytes is over the ${this.maxFileBytes}-byte limit`, "file-source:too-large");
+    }
+    return { data: read.data, mtimeMs: read.stats.mtimeMs, size: read.stats.size };
+  }
+
+  /** sha256 of the file on disk, read through a verified descriptor, or "deleted" (for the watcher). */
+  async diskHash(loaded: LoadedFile): Promise<string> {
+    const disk = await this.#readDisk("load", loaded.path, loaded.real).catch(() => undefined);
+    return disk === undefined ? "deleted" : sha256(disk.data);
   }
 
   async #track(relative: string, real: string, permission: FilePermission, content: string, mtimeMs: number, size: number): Promise<LoadedFile> {
@@ -180,11 +240,11 @@ export class FileSource implements DataSource {
 
   async load(inputPath: string): Promise<FileResult> {
     const { relative, real, exists, permission } = await this.#authorize("load", inputPath);
-    if (!exists) throw new MemoryError(`file load refused for "${relative}": no such file; use file create`, "file-source:not-found");
-    const { data, mtimeMs, size } = await this.#readRegular(real, relative);
-    const content = data.toString("utf8");
-    const loaded = await this.#track(relative, real, permission, content, mtimeMs, size);
-    return { path: relative, label: loaded.label, permission, message: `loaded ${size} bytes into block ${loaded.label}`, content };
+    const disk = exists ? await this.#readDisk("load", relative, real) : undefined;
+    if (!disk) throw new MemoryError(`file load refused for "${relative}": no such file; use file create`, "file-source:not-found");
+    const content = disk.data.toString("utf8");
+    const loaded = await this.#track(relative, real, permission, content, disk.mtimeMs, disk.size);
+    return { path: relative, label: loaded.label, permission, message: `loaded ${disk.size} bytes into block ${loaded.label}`, content };
   }
 
   /** What load recorded for a path: from this process, else from the block's metadata (after a restart). */
@@ -201,17 +261,15 @@ export class FileSource implements DataSource {
     return { loaded: { path: relative, label, real, mtimeMs: m.disk_mtime_ms, size: m.disk_size, sha256: m.disk_sha256 }, block };
   }
 
-  /** The current disk content when it differs from what was loaded (undefined when unchanged). Throws when the file is gone. */
-  async #externalChange(loaded: LoadedFile): Promise<{ changed: boolean; disk: string | undefined }> {
-    let info;
-    try {
-      info = await stat(loaded.real);
-    } catch {
-      return { changed: true, disk: undefined };
-    }
-    if (info.mtimeMs === loaded.mtimeMs && info.size === loaded.size) return { changed: false, disk: undefined };
-    const disk = (await readFile(loaded.real)).toString("utf8");
-    return { changed: sha256(disk) !== loaded.sha256, disk };
+  /**
+   * The disk content compared with what was last loaded or written, always by hash: an edit that keeps
+   * size and mtime (`cp -p`, `touch -r`) and a formatter rewriting right after our save both differ.
+   */
+  async #diskState(loaded: LoadedFile): Promise<{ changed: boolean; disk: string | undefined }> {
+    const disk = await this.#readDisk("save", loaded.path, loaded.real);
+    if (!disk) return { changed: true, disk: undefined };
+    const text = disk.data.toString("utf8");
+    return { changed: sha256(disk.data) !== loaded.sha256, disk: text };
   }
 
   async save(reference: { path?: string | undefined; label?: string | undefined }): Promise<FileResult> {
@@ -227,24 +285,25 @@ export class FileSource implements DataSource {
     const { relative, real, permission } = await this.#authorizeSave(inputPath);
     const { loaded, block } = await this.#loadedRecord(relative, real);
     if (typeof block.content !== "string") throw new MemoryError(`block ${block.label} is not text`, "file-source:not-text");
-    const { changed, disk } = await this.#externalChange(loaded);
+    const content = block.content;
+    const { changed, disk } = await this.#diskState(loaded);
     if (changed) {
       throw new MemoryError(`file save refused for "${relative}": file modified externally, use file load to refresh`, "file-source:modified-externally");
     }
-    if (permission === "append") {
-      const current = disk ?? (await readFile(loaded.real)).toString("utf8");
-      if (!block.content.startsWith(current)) {
-        throw new MemoryError(
-          `file save refused for "${relative}": its permission is append and the block changes existing text; only appended text may be saved`,
-          `file-source:${this.id}:append-only`,
-        );
-      }
+    if (permission === "append" && !content.startsWith(disk ?? "")) {
+      throw new MemoryError(
+        `file save refused for "${relative}": its permission is append and the block changes existing text; only appended text may be saved`,
+        `file-source:${this.id}:append-only`,
+      );
     }
-    this.#watcher?.expect(real, sha256(block.content));
-    await writeFileAtomic(real, block.content);
-    const info = await stat(real);
-    await this.#track(relative, real, permission, block.content, info.mtimeMs, info.size);
-    return { path: relative, label: block.label, permission, message: `saved ${info.size} bytes to ${relative}` };
+    this.#watcher?.expect(real, sha256(content));
+    // What was written is recorded (hash of our bytes, stats of our temp file), never a stat taken after
+    // the rename, so a rewrite right after the save is seen as an external change at the next save.
+    const written = await this.#inDirectory("save", relative, real, false, async (dir, name) =>
+      writeFileIn(dir, name, content, { mode: (await modeIn(dir, name)) ?? 0o644 }),
+    );
+    await this.#track(relative, real, permission, content, written.mtimeMs, written.size);
+    return { path: relative, label: block.label, permission, message: `saved ${written.size} bytes to ${relative}` };
   }
 
   /** Save needs write permission, or append permission when only appended text is saved (checked in save). */
@@ -255,26 +314,25 @@ export class FileSource implements DataSource {
 
   async create(inputPath: string, content = ""): Promise<FileResult> {
     const { relative, real, exists, permission } = await this.#authorize("create", inputPath);
-    if (exists) throw new MemoryError(`file create refused for "${relative}": it already exists; use file load`, "file-source:exists");
-    await mkdir(path.dirname(real), { recursive: true });
-    try {
-      await writeFileAtomic(real, content, { exclusive: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") {
-        throw new MemoryError(`file create refused for "${relative}": it already exists; use file load`, "file-source:exists");
-      }
-      throw error;
-    }
-    const info = await stat(real);
-    const loaded = await this.#track(relative, real, permission, content, info.mtimeMs, info.size);
-    return { path: relative, label: loaded.label, permission, message: `created ${relative} (${info.size} bytes) as block ${loaded.label}` };
+    const exists_ = () => new MemoryError(`file create refused for "${relative}": it already exists; use file load`, "file-source:exists");
+    if (exists) throw exists_();
+    const written = await this.#inDirectory("create", relative, real, true, (dir, name) => writeFileIn(dir, name, content, { exclusive: true })).catch(
+      (error: unknown) => {
+        throw (error as NodeJS.ErrnoException).code === "EEXIST" ? exists_() : error;
+      },
+    );
+    const loaded = await this.#track(relative, real, permission, content, written.mtimeMs, written.size);
+    return { path: relative, label: loaded.label, permission, message: `created ${relative} (${written.size} bytes) as block ${loaded.label}` };
   }
 
   async delete(inputPath: string): Promise<FileResult> {
     const { relative, real, exists, permission } = await this.#authorize("delete", inputPath);
     if (!exists) throw new MemoryError(`file delete refused for "${relative}": no such file`, "file-source:not-found");
-    if (!(await stat(real)).isFile()) throw new MemoryError(`file delete refused for "${relative}": not a regular file`, "file-source:not-a-file");
-    await unlink(real);
+    await this.#inDirectory("delete", relative, real, false, async (dir, name) => {
+      const { handle } = await openFileIn(dir, name);
+      await handle.close();
+      await unlinkIn(dir, name);
+    });
     const label = this.labelFor(relative);
     await this.memory.deleteBlock(label);
     this.#loaded.delete(relative);

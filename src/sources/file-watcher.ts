@@ -1,7 +1,5 @@
 import { watch, type FSWatcher } from "node:fs";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { createHash } from "node:crypto";
 import type { LoadedFile } from "./file-source.js";
 import type { NotificationSink } from "./types.js";
 
@@ -15,6 +13,7 @@ const DELETED = "deleted";
 export class FileWatcher {
   readonly #sourceId: string;
   readonly #loadedFiles: () => Iterable<LoadedFile>;
+  readonly #hashOf: (loaded: LoadedFile) => Promise<string>;
   readonly #debounceMs: number;
   readonly #watchers = new Map<string, FSWatcher>();
   readonly #timers = new Map<string, NodeJS.Timeout>();
@@ -23,9 +22,16 @@ export class FileWatcher {
   #sink: NotificationSink | undefined;
   #paused = false;
 
-  constructor(sourceId: string, loadedFiles: () => Iterable<LoadedFile>, options: { debounceMs?: number | undefined } = {}) {
+  /** `hashOf` reads a loaded file the way its source does (through verified descriptors) and hashes it, or returns "deleted". */
+  constructor(
+    sourceId: string,
+    loadedFiles: () => Iterable<LoadedFile>,
+    hashOf: (loaded: LoadedFile) => Promise<string>,
+    options: { debounceMs?: number | undefined } = {},
+  ) {
     this.#sourceId = sourceId;
     this.#loadedFiles = loadedFiles;
+    this.#hashOf = hashOf;
     this.#debounceMs = options.debounceMs ?? 100;
   }
 
@@ -80,12 +86,7 @@ export class FileWatcher {
   async #check(real: string): Promise<void> {
     const loaded = this.#find(real);
     if (!loaded || this.#paused) return;
-    let current: string;
-    try {
-      current = createHash("sha256").update(await readFile(real)).digest("hex");
-    } catch {
-      current = DELETED;
-    }
+    const current = await this.#hashOf(loaded);
     const known = this.#known.get(real) ?? loaded.sha256;
     if (current === known || this.#paused) return;
     this.#known.set(real, current);

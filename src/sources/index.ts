@@ -1,4 +1,5 @@
-export { isTempFileName, writeFileAtomic } from "./atomic-write.js";
+export { writeFileAtomic } from "./atomic-write.js";
+export { DESCRIPTOR_PATHS, isTempFileName } from "./safe-fs.js";
 export { FILE_PERMISSIONS, FileRules, fileRuleSchema } from "./file-rules.js";
 export type { FilePermission, FileRule, PermissionMatch } from "./file-rules.js";
 export { FileSource, sha256 } from "./file-source.js";
