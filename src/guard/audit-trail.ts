@@ -97,3 +97,19 @@ export async function auditOutcome(
     },
   ]);
 }
+
+/**
+ * The check at a call's start refused a call that review had let through: a decision record that
+ * says so (review's record stays; this one names the re-check and the rule that refused).
+ */
+export async function auditRecheck(guard: Guard, ctx: TurnContext, refused: ReviewedCall): Promise<void> {
+  await guard.options.audit?.write([
+    {
+      ...baseRecord(guard, ctx, refused),
+      id: auditId([ctx.threadId, ctx.messageId, refused.id, "decision", "at-start"]),
+      event: "decision",
+      decision: "deny",
+      detail: { recheck: "at-start", review: "allow", changed: true },
+    },
+  ]);
+}

@@ -22,6 +22,8 @@ export interface ReviewedCall {
   /** Heartbeat mode: the model asked to continue after this call. */
   requestHeartbeat: boolean;
   edited?: boolean | undefined;
+  /** A human approved this call (approve or edit): a killswitch that asks later does not stop it at start. */
+  approved?: boolean | undefined;
   /** For refusals: the error the model reads. */
   message?: string | undefined;
   /** Provenance: where each traced argument value was found, or that it was not. */
@@ -33,7 +35,8 @@ export interface CallResult {
   id: string;
   name: string;
   operation?: string | undefined;
-  status: "success" | "error" | "cancelled";
+  /** `refused`: stopped by the check at its start (killswitch, failed prerequisite); it did not run. */
+  status: "success" | "error" | "cancelled" | "refused";
   at: number;
   requestHeartbeat: boolean;
 }
@@ -47,6 +50,8 @@ export interface TurnPlan {
   nextBatch: number;
   /** Calls of the turn that were refused or rejected (they ended with an error ToolMessage). */
   refused: number;
+  /** Results of the batches that finished, in model order: what authorization at start checks against. */
+  done?: CallResult[];
 }
 
 export interface GuardState {
