@@ -226,6 +226,7 @@ function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>
 }
 
 function dedupe(evidence: readonly Evidence[]): Evidence[] {
+  if (evidence.length < 2) return [...evidence];
   const seen = new Set<string>();
   return evidence.filter((item) => {
     const key = `${item.field}\u0000${item.value}`;
@@ -262,8 +263,10 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
 
 /** The deciding rule's evidence (or, when it has none, every rule's) goes into the decision. */
 function withEvidence(decision: PolicyDecision, evidenceOf: ReadonlyMap<string, Evidence[]>): PolicyDecision {
-  const evidence = evidenceOf.get(decision.ruleId) ?? dedupe([...evidenceOf.values()].flat());
-  return evidence.length === 0 ? decision : { ...decision, evidence };
+  const evidence = evidenceOf.get(decision.ruleId) ?? (evidenceOf.size === 1 ? [...evidenceOf.values()][0]! : dedupe([...evidenceOf.values()].flat()));
+  // Decisions are built fresh by `evaluate`: adding the evidence in place spares a copy on the hot path.
+  if (evidence.length > 0) decision.evidence = evidence;
+  return decision;
 }
 
 /**
@@ -281,6 +284,7 @@ export class PermissionPolicy {
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
   private readonly byTool = new Map<string, readonly CompiledRule[]>();
   private readonly provenance: ProvenanceSettings;
+  private readonly trusted: ReadonlySet<string>;
 
   constructor(rules: readonly PermissionRule[], options: PermissionPolicyOptions = {}) {
     const parsedOptions = OptionsSchema.safeParse(options);
@@ -303,6 +307,7 @@ export class PermissionPolicy {
     this.toolRisk = { ...options.toolRisk };
     this.riskModes = { ...DEFAULT_RISK_MODES, ...options.riskModes };
     this.provenance = { ...options.provenance };
+    this.trusted = new Set(this.provenance.trusted ?? []);
   }
 
   /** The rules in the order they are tried (deny-first: denies, then asks, then allows; each in file order). */
@@ -351,7 +356,7 @@ export class PermissionPolicy {
       if (rule.conditional) {
         view ??= canonicalize(args);
         if (rule.contextual) {
-          evaluation ??= new Evaluation(context, this.provenance);
+          evaluation ??= new Evaluation(context, this.provenance, this.trusted);
           evaluation.evidence = [];
           verdict = argumentsVerdict(rule, view, evaluation);
           if (evaluation.evidence.length > 0) (evidenceOf ??= new Map()).set(rule.ruleId, dedupe(evaluation.evidence));
