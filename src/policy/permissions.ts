@@ -375,7 +375,15 @@ export class PermissionPolicy {
       if (trace === undefined) break;
     }
     if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, shownRisk);
-    if (decided !== undefined && evidenceOf !== undefined) decided = withEvidence(decided, evidenceOf);
+    if (decided !== undefined && decided.mode !== "allow" && context !== undefined && evidenceOf?.has(decided.ruleId) !== true) {
+      // A deny or ask decided by another rule (an amount, a tool) still tells the human where the
+      // traced values of this call came from: the provenance rules it did not reach are read for evidence.
+      const extra = this.untracedEvidence(tool, args, context, evidenceOf);
+      if (extra.length > 0) {
+        decided.evidence = extra;
+        decided.reason = `${decided.reason}; ${provenanceReason(extra)}`;
+      }
+    } else if (decided !== undefined && evidenceOf !== undefined) decided = withEvidence(decided, evidenceOf);
     if (decided === undefined) {
       const evidence = evidenceOf === undefined ? undefined : dedupe([...evidenceOf.values()].flat());
       if (risk === undefined) {
@@ -394,6 +402,19 @@ export class PermissionPolicy {
       }
     }
     return decided;
+  }
+
+  /** Values of the call that the policy's provenance conditions do not trace to an accepted source. */
+  private untracedEvidence(tool: string, args: unknown, context: DecisionContext, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
+    const out: Evidence[] = [...(tried?.values() ?? [])].flat().filter((item) => !item.found);
+    const view = canonicalize(args);
+    for (const rule of this.candidates(tool)) {
+      if (!rule.contextual || tried?.has(rule.ruleId) === true) continue;
+      const evaluation = new Evaluation(context, this.provenance, this.trusted);
+      for (const condition of rule.where) if (condition.contextual === true) condition.evaluate(view.value, rule.mode !== "allow", evaluation);
+      out.push(...evaluation.evidence.filter((item) => !item.found));
+    }
+    return dedupe(out);
   }
 
   private unsureDecision(rule: CompiledRule, risk: RiskLevel): PolicyDecision {
