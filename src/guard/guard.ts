@@ -37,6 +37,8 @@ export class Guard {
   readonly workerId: string;
   readonly ledgerLeaseMs: number;
   readonly now: () => number;
+  /** Whether some rule can make a call wait for another call of the same turn (MustFollow, MustPrecede, InitialCall). */
+  readonly hasPrerequisiteRules: boolean;
 
   constructor(options: GuardOptions) {
     this.options = options;
@@ -47,7 +49,12 @@ export class Guard {
     this.engine = new ToolRulesEngine([...(options.rules ?? [])], {
       tools: this.registry.catalog(),
       now: this.now,
+      // No rule reads the execution history: keeping none keeps each checkpoint small.
+      historyLimit: 0,
     });
+    this.hasPrerequisiteRules = this.engine.rules.some(
+      (r) => r.type === "MustFollow" || r.type === "MustPrecede" || r.type === "InitialCall",
+    );
     this.maxConcurrency = Math.max(1, options.maxConcurrency ?? 10);
     this.maxResultChars = options.maxResultChars ?? 10_000;
     this.abortGraceMs = options.abortGraceMs ?? 1_000;

@@ -1,5 +1,7 @@
 import { Annotation, MessagesAnnotation } from "@langchain/langgraph";
 import type { RuleState } from "../rules/types.js";
+import { emptyApprovalState } from "./approval.js";
+import type { ApprovalState } from "./approval.js";
 import type { RiskLevel } from "../tools/types.js";
 import type { Evidence } from "../provenance/index-builder.js";
 
@@ -22,6 +24,8 @@ export interface ReviewedCall {
   /** Heartbeat mode: the model asked to continue after this call. */
   requestHeartbeat: boolean;
   edited?: boolean | undefined;
+  /** A human approved this call (approve or edit): a killswitch that asks later does not stop it at start. */
+  approved?: boolean | undefined;
   /** For refusals: the error the model reads. */
   message?: string | undefined;
   /** Provenance: where each traced argument value was found, or that it was not. */
@@ -33,7 +37,8 @@ export interface CallResult {
   id: string;
   name: string;
   operation?: string | undefined;
-  status: "success" | "error" | "cancelled";
+  /** `refused`: stopped by the check at its start (killswitch, failed prerequisite); it did not run. */
+  status: "success" | "error" | "cancelled" | "refused";
   at: number;
   requestHeartbeat: boolean;
 }
@@ -47,6 +52,8 @@ export interface TurnPlan {
   nextBatch: number;
   /** Calls of the turn that were refused or rejected (they ended with an error ToolMessage). */
   refused: number;
+  /** Results of the batches that finished, in model order: what authorization at start checks against. */
+  done?: CallResult[];
 }
 
 export interface GuardState {
@@ -62,6 +69,8 @@ export interface GuardState {
   next: "dispatch" | "agent" | "end";
   /** Exit tools still pending when the run had to end anyway (they were refused or never called). */
   exitUnsatisfied: string[];
+  /** The approval step's state (owned by approval.ts): a refused resume to show when asking again. Absent in older checkpoints. */
+  approvals?: ApprovalState | undefined;
 }
 
 export function emptyGuardState(): GuardState {
@@ -73,6 +82,7 @@ export function emptyGuardState(): GuardState {
     terminatedBy: null,
     next: "agent",
     exitUnsatisfied: [],
+    approvals: emptyApprovalState(),
   };
 }
 
