@@ -133,7 +133,7 @@ describe("loader errors name the file, the path inside it and what was expected"
   });
 
   it("missing field, wrong type, unknown key", () => {
-    expect(parseError("permissions:\n  - { mode: deny }\n")).toBe("devops.yaml: permissions[0].tool: is required (expected string)");
+    expect(parseError("permissions:\n  - { mode: deny }\n")).toBe("devops.yaml: permissions[0].tool: is required (or write the rule as a compact string in rule:)");
     expect(parseError("tools:\n  bash: { risk: 3 }\n")).toContain('tools.bash.risk: expected one of low|medium|high|always-deny, got 3');
     expect(parseError("permisions: []\n")).toBe('devops.yaml: (document): unknown key "permisions"');
   });

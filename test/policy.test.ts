@@ -66,8 +66,10 @@ describe("risk categories when no rule matches", () => {
 
   it("the policy's toolRisk overrides the tool's declared risk; undeclared tools get defaultRisk", () => {
     expect(policy.decide("read_file", {}, "high").mode).toBe("allow");
-    expect(policy.decide("unknown_risk", {}).risk).toBe("medium");
+    // Seed 003: no matching rule and no declared risk → ask; a policy's defaultRisk changes that.
+    expect(policy.decide("unknown_risk", {})).toMatchObject({ mode: "ask", ruleId: "default:ask" });
     expect(new PermissionPolicy([], { defaultRisk: "high" }).decide("x", {}).mode).toBe("ask");
+    expect(new PermissionPolicy([], { defaultRisk: "medium" }).decide("x", {})).toMatchObject({ mode: "allow", ruleId: "risk:medium" });
   });
 
   it("riskModes change what a level decides", () => {
@@ -85,16 +87,16 @@ describe("tool name matching", () => {
     ]);
     expect(policy.decide("kubectl_get", {}).ruleId).toBe("permission:k");
     expect(policy.decide("KUBECTL_LOGS", {}).ruleId).toBe("permission:k");
-    expect(policy.decide("kubectl_delete", {}).ruleId).toBe("risk:medium");
+    expect(policy.decide("kubectl_delete", {}, "medium").ruleId).toBe("risk:medium");
     expect(policy.decide("Exact", {}).ruleId).toBe("permission:cs");
-    expect(policy.decide("exact", {}).ruleId).toBe("risk:medium");
+    expect(policy.decide("exact", {}, "medium").ruleId).toBe("risk:medium");
   });
 
   it("regex tool patterns must match the whole name", () => {
     const policy = new PermissionPolicy([{ id: "r", tool: "db_(drop|truncate)", toolRegex: true, mode: "deny" }]);
     expect(policy.decide("db_drop", {}).mode).toBe("deny");
-    expect(policy.decide("db_drop_view", {}).mode).toBe("allow");
-    expect(policy.decide("my_db_drop", {}).mode).toBe("allow");
+    expect(policy.decide("db_drop_view", {}, "low").mode).toBe("allow");
+    expect(policy.decide("my_db_drop", {}, "low").mode).toBe("allow");
   });
 });
 
@@ -185,7 +187,7 @@ describe("canonical arguments", () => {
   });
 
   it("keeps both values when two keys normalise alike", () => {
-    expect(canonicalize({ namespace: "dev", ["name\u200Bspace"]: "production" }).value).toEqual({ namespace: ["dev", "production"] });
+    expect(canonicalize({ namespace: "dev", ["name\u200Bspace"]: "production" }).text).toBe('{"namespace":["dev","production"]}');
   });
 
   it("selectField reads dotted paths, indexes, quoted keys and wildcards", () => {
@@ -236,7 +238,7 @@ describe("rules entering from code are validated", () => {
     const bad = [{ tool: "t", mode: "maybe" }] as unknown as PermissionRule[];
     expect(() => new PermissionPolicy(bad)).toThrow(/permissions\[0\]\.mode: expected one of allow\|deny\|ask, got "maybe"/);
     const two = [{ tool: "t", where: { a: { equals: 1, prefix: "x" } }, mode: "deny" }] as unknown as PermissionRule[];
-    expect(() => new PermissionPolicy(two)).toThrow(/expected exactly one of equals\|in\|glob\|regex\|prefix\|exists, got equals and prefix/);
+    expect(() => new PermissionPolicy(two)).toThrow(/expected exactly one of equals\|in\|glob\|regex\|prefix\|exists\|path\|command\|url\|domain\|email, got equals and prefix/);
   });
 });
 

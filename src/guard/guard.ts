@@ -66,12 +66,17 @@ export class Guard {
 
   /** Effective risk: the policy's per-tool risk, then the operation's, then the tool's, else medium. */
   riskOf(name: string, operation?: string): RiskLevel {
+    return this.declaredRisk(name, operation) ?? "medium";
+  }
+
+  /** The risk someone declared (policy per operation, policy per tool, the tool per operation, the tool); undefined when nobody did. */
+  declaredRisk(name: string, operation?: string): RiskLevel | undefined {
     const spec = this.registry.spec(name);
     return (
+      (operation !== undefined ? this.options.operationRisk?.[name]?.[operation] : undefined) ??
       this.options.toolRisk?.[name] ??
       (operation !== undefined ? spec?.operationRisk[operation] : undefined) ??
-      spec?.risk ??
-      "medium"
+      spec?.risk
     );
   }
 

@@ -14,6 +14,8 @@ export interface GuardOptions {
   permissions?: PermissionDecider;
   /** Risk per tool name, overriding what the tool declares (used when `permissions` is absent). */
   toolRisk?: Readonly<Record<string, RiskLevel>>;
+  /** Risk per tool and operation (`{ kubectl: { delete: "high" } }`), from a policy's `tools.X.operations`. */
+  operationRisk?: Readonly<Record<string, Readonly<Record<string, RiskLevel>>>>;
   /** Mode per risk level when no permission rule matches: default low/medium allow, high ask, always-deny deny. */
   riskModes?: Partial<Record<RiskLevel, PermissionMode>>;
   killswitch?: KillswitchView;

@@ -88,7 +88,7 @@ export function reviewCall(
   if (kill?.mode === "deny") return refuse(facts, kill.ruleId, kill.reason);
 
   const permission: PolicyDecision =
-    guard.options.permissions?.decide(call.name, args, facts.risk) ?? riskDecision(facts.risk, guard.options.riskModes);
+    guard.options.permissions?.decide(call.name, args, guard.declaredRisk(call.name, operation)) ?? riskDecision(facts.risk, guard.options.riskModes);
   if (permission.mode === "deny") return refuse(facts, permission.ruleId, permission.reason);
 
   const violation = guard.engine.checkCall(state, { tool: call.name, operation }, guard.now());

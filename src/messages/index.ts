@@ -172,6 +172,21 @@ export function riskDefaultReason(tool: string, risk: string, mode: "allow" | "d
   return `no permission rule matched ${tool}; ${risk} risk tools are ${verb} by default`;
 }
 
+/** The reason clause when no permission rule matched and the tool declares no risk (seed 003: ask). */
+export function undeclaredRiskReason(tool: string): string {
+  return `no permission rule matched ${tool} and it declares no risk, so it needs approval (set tools.${tool}.risk or defaultRisk in the policy to change this)`;
+}
+
+/** The reason clause when an argument holds a C0/C1 control character (`where` is `field: U+0000`). */
+export function controlCharacterReason(where: string): string {
+  return `an argument holds a control character (${where}), which no rule may read past`;
+}
+
+/** The reason clause when a deny or ask rule cannot tell whether it applies (unparseable shell, unreadable path or URL). */
+export function cannotTellReason(mode: string, description: string): string {
+  return `the ${mode} rule cannot tell whether it applies (${description}): the argument cannot be read reliably`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Approval: what the reviewer reads.
 // ---------------------------------------------------------------------------------------------

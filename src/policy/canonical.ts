@@ -1,4 +1,8 @@
+import { DuplicateValues, EmbeddedJson, JsonTooDeep, parseJsonKeepingDuplicates } from "./json-dup.js";
+import { firstControlChar } from "./kinds/verdict.js";
 import { foldCase, normalizeString } from "./normalize.js";
+
+export { DuplicateValues, EmbeddedJson } from "./json-dup.js";
 
 export { foldCase, normalizeString } from "./normalize.js";
 export { parseSelector, selectAll, selectField } from "./selector.js";
@@ -26,6 +30,8 @@ export interface CanonicalArgs {
   readonly changed: boolean;
   /** Too long or too deep to inspect (see MAX_MATCH_INPUT_CHARS). */
   readonly oversized: boolean;
+  /** Where the first C0/C1 control character is (`namespace: U+0000`), if any: such a call is never allowed without a human. */
+  readonly controlChar: string | undefined;
 }
 
 class TooLarge extends Error {}
@@ -34,18 +40,27 @@ interface BuildContext {
   normalise: boolean;
   budget: number;
   changed: boolean;
+  controlChar: string | undefined;
+  path: string[];
 }
 
 const LOOKS_LIKE_JSON_RE = /^\s*[[{][\s\S]*[\]}]\s*$/;
 
-function parseJsonContainer(text: string): unknown {
+function parseJsonContainer(text: string, depth: number): unknown {
   if (!LOOKS_LIKE_JSON_RE.test(text)) return undefined;
   try {
-    const parsed: unknown = JSON.parse(text);
+    const parsed = parseJsonKeepingDuplicates(text, MAX_MATCH_DEPTH - depth);
     return typeof parsed === "object" && parsed !== null ? parsed : undefined;
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (error instanceof JsonTooDeep) throw new TooLarge();
+    throw error;
   }
+}
+
+function noteControl(ctx: BuildContext, text: string): void {
+  if (ctx.controlChar !== undefined) return;
+  const found = firstControlChar(text);
+  if (found !== undefined) ctx.controlChar = `${ctx.path.join(".") || "(arguments)"}: ${found}`;
 }
 
 function spend(ctx: BuildContext, chars: number): void {
@@ -55,23 +70,28 @@ function spend(ctx: BuildContext, chars: number): void {
 
 function buildString(input: string, ctx: BuildContext, depth: number): unknown {
   spend(ctx, input.length);
+  noteControl(ctx, input);
   const text = ctx.normalise ? normalizeString(input) : input;
   if (text !== input) ctx.changed = true;
-  // A JSON document inside a string is matched as structure, so it cannot hide arguments.
-  const nested = parseJsonContainer(text) ?? (text !== input ? parseJsonContainer(input) : undefined);
-  if (nested !== undefined) return build(nested, ctx, depth + 1);
+  // A JSON document inside a string is matched as structure too, so it cannot hide arguments.
+  const nested = parseJsonContainer(text, depth) ?? (text !== input ? parseJsonContainer(input, depth) : undefined);
+  if (nested !== undefined) return new EmbeddedJson(text, build(nested, ctx, depth + 1));
   return text;
 }
 
 function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
   // Cycles need no bookkeeping: they run into MAX_MATCH_DEPTH.
   if (Array.isArray(input)) return input.map((item) => build(item, ctx, depth + 1) ?? null);
+  if (input instanceof DuplicateValues) return new DuplicateValues(input.values.map((item) => build(item, ctx, depth + 1) ?? null));
   const rawKeys = Object.keys(input);
   const entries: [string, unknown][] = [];
   for (const rawKey of rawKeys) {
+    ctx.path.push(rawKey);
     const value = build((input as Record<string, unknown>)[rawKey], ctx, depth + 1);
+    ctx.path.pop();
     if (value === undefined) continue;
     spend(ctx, rawKey.length);
+    noteControl(ctx, rawKey);
     const key = ctx.normalise ? normalizeString(rawKey) : rawKey;
     if (key !== rawKey) ctx.changed = true;
     entries.push([key, value]);
@@ -79,8 +99,11 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
   entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>; // "__proto__" stays a plain key
   for (const [key, value] of entries) {
-    // Two keys that normalise alike keep both values: matchers then see a list.
-    out[key] = Object.hasOwn(out, key) ? [out[key], value].flat() : value;
+    // Two keys that normalise alike keep both values, as a duplicated key does.
+    if (Object.hasOwn(out, key)) {
+      const prior = out[key];
+      out[key] = new DuplicateValues(prior instanceof DuplicateValues ? [...prior.values, value] : [prior, value]);
+    } else out[key] = value;
   }
   return out;
 }
@@ -98,6 +121,7 @@ function build(input: unknown, ctx: BuildContext, depth: number): unknown {
       return input.toString();
     case "object": {
       if (input === null) return null;
+      if (input instanceof DuplicateValues) return buildObject(input, ctx, depth);
       const toJSON = (input as { toJSON?: unknown }).toJSON;
       if (typeof toJSON === "function") return build(toJSON.call(input), ctx, depth + 1);
       return buildObject(input, ctx, depth);
@@ -107,10 +131,10 @@ function build(input: unknown, ctx: BuildContext, depth: number): unknown {
   }
 }
 
-function buildTree(args: unknown, normalise: boolean, budget: number): { value: unknown; changed: boolean } {
-  const ctx: BuildContext = { normalise, budget, changed: false };
+function buildTree(args: unknown, normalise: boolean, budget: number): { value: unknown; changed: boolean; controlChar: string | undefined } {
+  const ctx: BuildContext = { normalise, budget, changed: false, controlChar: undefined, path: [] };
   const value = build(args, ctx, 0) ?? null;
-  return { value, changed: ctx.changed };
+  return { value, changed: ctx.changed, controlChar: ctx.controlChar };
 }
 
 /** Text and literal views are built on first use: most rules only read a field or two. */
@@ -123,6 +147,7 @@ class LazyCanonicalArgs implements CanonicalArgs {
     private readonly args: unknown,
     readonly value: unknown,
     readonly changed: boolean,
+    readonly controlChar: string | undefined,
   ) {}
 
   readonly oversized = false;
@@ -143,13 +168,13 @@ class LazyCanonicalArgs implements CanonicalArgs {
   }
 }
 
-const OVERSIZED: CanonicalArgs = { value: null, text: "", literal: null, literalText: "", changed: false, oversized: true };
+const OVERSIZED: CanonicalArgs = { value: null, text: "", literal: null, literalText: "", changed: false, oversized: true, controlChar: undefined };
 
 /** Builds the matching views of `args`; input over the size or depth limit comes back `oversized`. */
 export function canonicalize(args: unknown): CanonicalArgs {
   try {
     const normal = buildTree(args, true, MAX_MATCH_INPUT_CHARS);
-    return new LazyCanonicalArgs(args, normal.value, normal.changed);
+    return new LazyCanonicalArgs(args, normal.value, normal.changed, normal.controlChar);
   } catch (error) {
     if (error instanceof TooLarge) return OVERSIZED;
     throw error;

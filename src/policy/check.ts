@@ -123,7 +123,7 @@ export function planPolicy(loaded: LoadedPolicy): string {
   if (ordered.length === 0) lines.push("  (none)");
   ordered.forEach((rule, i) => lines.push(`  ${i + 1}. ${describePermission(rule)}`));
   const modes = { ...DEFAULT_RISK_MODES, ...loaded.riskModes };
-  lines.push("", `When no rule matches, the tool's risk decides (default risk ${loaded.defaultRisk}):`);
+  lines.push("", `When no rule matches, the tool's risk decides (${loaded.defaultRisk === undefined ? "a tool with no declared risk asks" : `default risk ${loaded.defaultRisk}`}):`);
   lines.push(`  ${Object.entries(modes).map(([risk, mode]) => `${risk} → ${mode}`).join(", ")}`);
   const risks = Object.entries(loaded.toolRisk);
   if (risks.length > 0) lines.push(`  tools: ${risks.map(([tool, risk]) => `${tool}=${risk}`).join(", ")}`);

@@ -21,7 +21,10 @@ export interface LoadedPolicy {
   readonly source: string;
   readonly version: 1;
   readonly precedence: Precedence;
-  readonly defaultRisk: RiskLevel;
+  /** Risk of tools that declare none; undefined: such a call that no rule matches asks. */
+  readonly defaultRisk: RiskLevel | undefined;
+  /** Directory relative paths in path matchers resolve against. */
+  readonly pathBase: string | undefined;
   readonly riskModes: Partial<Record<RiskLevel, PermissionMode>>;
   /** Risk category per tool name (`tools.<name>.risk`). */
   readonly toolRisk: Record<string, RiskLevel>;
@@ -87,7 +90,8 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
     source: sourceName,
     version: 1,
     precedence: doc.precedence ?? "deny-first",
-    defaultRisk: doc.defaultRisk ?? "medium",
+    defaultRisk: doc.defaultRisk,
+    pathBase: doc.pathBase,
     riskModes: { ...doc.riskModes },
     toolRisk,
     permissions,
@@ -129,8 +133,9 @@ export function permissionPolicy(loaded: LoadedPolicy): PermissionPolicy {
       precedence: loaded.precedence,
       toolRisk: loaded.toolRisk,
       riskModes: loaded.riskModes,
-      defaultRisk: loaded.defaultRisk,
     };
+    if (loaded.defaultRisk !== undefined) options.defaultRisk = loaded.defaultRisk;
+    if (loaded.pathBase !== undefined) options.pathBase = loaded.pathBase;
     try {
       policy = new PermissionPolicy(loaded.permissions, options);
     } catch (error) {

@@ -1,21 +1,51 @@
 import picomatch from "picomatch";
 import { PolicyError } from "./errors.js";
-import type { FieldMatcher } from "./types.js";
+import { DuplicateValues, EmbeddedJson } from "./json-dup.js";
+import { compileCommandPattern, judgeCommand } from "./kinds/command.js";
+import { compileDomainPattern, compileEmailPattern, compileUrlPattern, judgeDomain, judgeEmail, judgeUrl } from "./kinds/net.js";
+import { compilePathPattern, judgePath, normaliseBase } from "./kinds/path.js";
+import { hasControlChars, NO, stripControlChars, UNKNOWN, YES, type Verdict } from "./kinds/verdict.js";
 import { foldCase, normalizeString } from "./normalize.js";
 import { compileSafeRegex } from "./regex.js";
-import { compileDirectGetter, parseSelector, selectAll, type SelectorSegment } from "./selector.js";
+import { compileDirectGetter, NEEDS_FULL_SELECT, parseSelector, selectAll, type SelectorSegment } from "./selector.js";
+import type { FieldMatcher } from "./types.js";
+
+export { NO, UNKNOWN, YES, type Verdict } from "./kinds/verdict.js";
 
 /**
- * How a list of values is judged. Restricting rules (deny, ask) match when ANY value matches;
- * permitting rules (allow) only when ALL values match (and there is at least one).
+ * How a rule reads a value. Restricting rules (deny, ask: `restrictive`) match when ANY value or
+ * reading matches, and say UNKNOWN when they cannot tell; permitting rules (allow) match only when
+ * EVERY value and reading does, and never on UNKNOWN.
+ *
+ * Extension point: a condition language (not/anyOf/allOf, numbers, budgets) composes FieldCondition
+ * objects from `compileFieldCondition` (or implements the interface itself) and combines their
+ * verdicts with `combine` — keep the rule that an allow only holds on YES.
  */
-export type Quantifier = "any" | "all";
-
-/** A compiled `where` entry. */
 export interface FieldCondition {
   readonly selector: string;
   readonly description: string;
-  holds(tree: unknown, quantifier: Quantifier): boolean;
+  evaluate(tree: unknown, restrictive: boolean): Verdict;
+}
+
+/** Policy-wide settings field matchers inherit. */
+export interface MatcherDefaults {
+  /** Base directory of `path` matchers that declare none (absolute; default "/"). */
+  pathBase?: string | undefined;
+}
+
+/** Combines verdicts of several values or readings (see FieldCondition). An empty list is NO. */
+export function combine(verdicts: Iterable<Verdict>, restrictive: boolean): Verdict {
+  let seen = false;
+  let unknown = false;
+  for (const verdict of verdicts) {
+    seen = true;
+    if (restrictive) {
+      if (verdict === YES) return YES;
+      if (verdict === UNKNOWN) unknown = true;
+    } else if (verdict !== YES) return NO;
+  }
+  if (!seen) return NO;
+  return restrictive ? (unknown ? UNKNOWN : NO) : YES;
 }
 
 /** The text a scalar matcher sees: strings as they are, other scalars as JSON, objects as canonical JSON. */
@@ -23,48 +53,102 @@ function asText(value: unknown): string {
   return typeof value === "string" ? value : (JSON.stringify(value) ?? "");
 }
 
-function scalarPredicate(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string): (text: string) => boolean {
-  const caseSensitive = matcher.caseSensitive === true;
+type TextTest = (text: string, restrictive: boolean) => Verdict;
+
+const asVerdict = (test: (text: string) => boolean): TextTest => (text) => (test(text) ? YES : NO);
+
+function patternsOf(value: string | readonly string[]): readonly string[] {
+  return typeof value === "string" ? [value] : value;
+}
+
+function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): TextTest {
+  const caseSensitive = "caseSensitive" in matcher && matcher.caseSensitive === true;
   const fold = (text: string) => (caseSensitive ? text : foldCase(text));
   const expected = (value: string | number | boolean) => fold(normalizeString(String(value)));
+  const fail = (error: unknown): never => {
+    throw new PolicyError(undefined, where, error instanceof Error ? error.message : String(error));
+  };
   if ("equals" in matcher) {
     const want = expected(matcher.equals);
-    return (text) => fold(text) === want;
+    return asVerdict((text) => fold(text) === want);
   }
   if ("in" in matcher) {
     const wanted = new Set(matcher.in.map(expected));
-    return (text) => wanted.has(fold(text));
+    return asVerdict((text) => wanted.has(fold(text)));
   }
   if ("prefix" in matcher) {
     const want = expected(matcher.prefix);
-    return (text) => fold(text).startsWith(want);
+    return asVerdict((text) => fold(text).startsWith(want));
   }
   if ("glob" in matcher) {
     const isMatch = picomatch(matcher.glob, { nocase: !caseSensitive, dot: true });
-    return (text) => isMatch(text);
+    return asVerdict((text) => isMatch(text));
   }
-  const regex = compileSafeRegex(matcher.regex, { caseSensitive, where });
-  return (text) => regex.test(text);
+  if ("regex" in matcher) {
+    const regex = compileSafeRegex(matcher.regex, { caseSensitive, where: `${where}.regex` });
+    return asVerdict((text) => regex.test(text));
+  }
+  try {
+    if ("path" in matcher) {
+      const base = normaliseBase(matcher.base ?? defaults.pathBase);
+      const patterns = patternsOf(matcher.path).map((pattern) => compilePathPattern(pattern, { base, caseSensitive }));
+      return (text, restrictive) => judgePath(text, patterns, base, restrictive);
+    }
+    if ("command" in matcher) {
+      const patterns = patternsOf(matcher.command).map((pattern) => compileCommandPattern(pattern, caseSensitive));
+      return (text, restrictive) => judgeCommand(text, patterns, restrictive);
+    }
+    if ("url" in matcher) {
+      const patterns = patternsOf(matcher.url).map(compileUrlPattern);
+      return (text, restrictive) => judgeUrl(text, patterns, restrictive);
+    }
+    if ("domain" in matcher) {
+      const patterns = patternsOf(matcher.domain).map(compileDomainPattern);
+      return (text, restrictive) => judgeDomain(text, patterns, restrictive);
+    }
+    const patterns = patternsOf(matcher.email).map(compileEmailPattern);
+    return (text, restrictive) => judgeEmail(text, patterns, restrictive);
+  } catch (error) {
+    return fail(error);
+  }
 }
 
-function describeMatcher(matcher: FieldMatcher): string {
-  const [key, value] = Object.entries(matcher).find(([name]) => name !== "caseSensitive") ?? ["", ""];
+/**
+ * A value with control characters is never matched as if they were absent: a restricting rule
+ * matches when the value WITHOUT them matches (else it cannot tell), a permitting rule never does.
+ */
+function withControlGuard(test: TextTest): TextTest {
+  return (text, restrictive) => {
+    if (!hasControlChars(text)) return test(text, restrictive);
+    if (!restrictive) return NO;
+    return test(stripControlChars(text), true) === YES ? YES : UNKNOWN;
+  };
+}
+
+/** Judges one selected value: lists, duplicated keys and embedded JSON documents are judged part by part. */
+function judge(value: unknown, test: TextTest, restrictive: boolean): Verdict {
+  if (value === undefined) return NO;
+  if (value instanceof DuplicateValues) return combine(value.values.map((item) => judge(item, test, restrictive)), restrictive);
+  if (value instanceof EmbeddedJson) {
+    // The raw string as the tool receives it, and the document it holds.
+    return combine([test(value.raw, restrictive), judge(value.parsed, test, restrictive)], restrictive);
+  }
+  if (Array.isArray(value)) return combine(value.map((item) => judge(item, test, restrictive)), restrictive);
+  return test(asText(value), restrictive);
+}
+
+export function describeMatcher(matcher: FieldMatcher): string {
+  const [key, value] = Object.entries(matcher).find(([name]) => name !== "caseSensitive" && name !== "base") ?? ["", ""];
   return `${key} ${JSON.stringify(value)}`;
 }
 
-/** Judges one selected value: a list at the end of the path is judged element by element. */
-function judge(value: unknown, predicate: (text: string) => boolean, quantifier: Quantifier): boolean {
-  if (value === undefined) return false;
-  if (!Array.isArray(value)) return predicate(asText(value));
-  if (value.length === 0) return false;
-  for (const item of value) {
-    if (predicate(asText(item)) === (quantifier === "any")) return quantifier === "any";
-  }
-  return quantifier === "all";
+/** The kind of a matcher: equals, in, prefix, glob, regex, exists, path, command, url, domain or email. */
+export function matcherKind(matcher: FieldMatcher): string {
+  return Object.keys(matcher).find((name) => name !== "caseSensitive" && name !== "base") ?? "";
 }
 
-/** Compiles one `where` entry; `where` names the rule for errors (bad selector, bad regex). */
-export function compileFieldCondition(selector: string, matcher: FieldMatcher, where: string): FieldCondition {
+/** Compiles one `where` entry; `where` names the rule for errors (bad selector, bad pattern). */
+export function compileFieldCondition(selector: string, matcher: FieldMatcher, where: string, defaults: MatcherDefaults = {}): FieldCondition {
   let segments: SelectorSegment[];
   try {
     segments = parseSelector(selector);
@@ -73,28 +157,33 @@ export function compileFieldCondition(selector: string, matcher: FieldMatcher, w
   }
   const description = `${selector} ${describeMatcher(matcher)}`;
   const direct = compileDirectGetter(segments);
+  const present = (value: unknown) => value !== null && value !== undefined;
   if ("exists" in matcher) {
     const wantPresent = matcher.exists;
-    const present = (value: unknown) => value !== null && value !== undefined;
     return {
       selector,
       description,
-      holds: direct
-        ? (tree) => present(direct(tree)) === wantPresent
-        : (tree) => selectAll(tree, segments).some(present) === wantPresent,
+      evaluate(tree) {
+        const found = direct?.(tree);
+        const isPresent = found === NEEDS_FULL_SELECT || direct === undefined ? selectAll(tree, segments).some(present) : present(found);
+        return isPresent === wantPresent ? YES : NO;
+      },
     };
   }
-  const predicate = scalarPredicate(matcher, `${where}.regex`);
-  if (direct) return { selector, description, holds: (tree, quantifier) => judge(direct(tree), predicate, quantifier) };
+  const test = withControlGuard(kindTest(matcher, where, defaults));
+  const full = (tree: unknown, restrictive: boolean): Verdict =>
+    combine(
+      selectAll(tree, segments).map((value) => judge(value, test, restrictive)),
+      restrictive,
+    );
+  if (direct === undefined) return { selector, description, evaluate: full };
   return {
     selector,
     description,
-    holds(tree, quantifier) {
-      const values = selectAll(tree, segments);
-      if (values.length === 0) return false;
-      return quantifier === "any"
-        ? values.some((value) => judge(value, predicate, "any"))
-        : values.every((value) => judge(value, predicate, "all"));
+    evaluate(tree, restrictive) {
+      const found = direct(tree);
+      if (found === NEEDS_FULL_SELECT) return full(tree, restrictive);
+      return judge(found, test, restrictive);
     },
   };
 }

@@ -7,7 +7,8 @@ export const PermissionModeSchema = z.enum(["allow", "deny", "ask"]);
 export const PrecedenceSchema = z.enum(["deny-first", "first-match"]);
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
-const MATCHER_KEYS = ["equals", "in", "glob", "regex", "prefix", "exists"] as const;
+const MATCHER_KEYS = ["equals", "in", "glob", "regex", "prefix", "exists", "path", "command", "url", "domain", "email"] as const;
+const patterns = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 
 /** One per-field condition; exactly one of equals/in/glob/regex/prefix/exists. */
 export const FieldMatcherSchema = z
@@ -18,6 +19,12 @@ export const FieldMatcherSchema = z
     regex: z.string().min(1).optional().describe("RE2 regex searched in the value."),
     prefix: z.string().min(1).optional().describe("The value starts with this."),
     exists: z.boolean().optional().describe("The field is present (true) or absent (false)."),
+    path: patterns.optional().describe("Filesystem path glob(s), gitignore-like: ./secrets/**, **/.env, *.pem, /etc/**. The value is resolved against base first."),
+    base: z.string().min(1).optional().describe("path only: absolute directory relative paths resolve against (default: the policy's pathBase, else /)."),
+    command: patterns.optional().describe("Shell command pattern(s): 'npm run test' (exact words), 'npm run test:*' (prefix), 'git * main'. Every simple command of the line is checked."),
+    url: patterns.optional().describe("URL glob(s) over scheme://host[:port]/path, e.g. https://api.example.com/v1/**."),
+    domain: patterns.optional().describe("Host name(s): example.com, *.example.com (subdomains), .example.com (both)."),
+    email: patterns.optional().describe("Email address glob(s): *@example.com."),
     caseSensitive: z.boolean().optional(),
   })
   .superRefine((matcher, ctx) => {
@@ -30,21 +37,38 @@ export const FieldMatcherSchema = z
     } else if (used[0] === "exists" && matcher.caseSensitive !== undefined) {
       ctx.addIssue({ code: "custom", path: ["caseSensitive"], message: "caseSensitive has no meaning with exists" });
     }
+    if (matcher.base !== undefined && used[0] !== "path") {
+      ctx.addIssue({ code: "custom", path: ["base"], message: "base only has a meaning with path" });
+    }
   });
 
-export const PermissionRuleSchema = z.strictObject({
-  id: z.string().min(1).optional().describe("Stable id; decisions name it as permission:<id>."),
-  tool: z.string().min(1).describe("Tool name glob (kubectl_*), or a regex matching the whole name when toolRegex is true."),
-  toolRegex: z.boolean().optional(),
-  args: z.string().min(1).optional().describe("RE2 regex searched in the canonical JSON of the arguments."),
-  where: z
-    .record(z.string().min(1), FieldMatcherSchema)
-    .optional()
-    .describe("Field selector (a.b[0].c, items[*].name) → condition; all must hold."),
-  mode: PermissionModeSchema,
-  reason: z.string().optional(),
-  caseSensitive: z.boolean().optional().describe("Match the tool name and args regex case-sensitively (default: insensitive)."),
-});
+export const PermissionRuleSchema = z
+  .strictObject({
+    id: z.string().min(1).optional().describe("Stable id; decisions name it as permission:<id>."),
+    rule: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Compact rule as Claude Code users write it: Bash(npm run test:*), Read(./secrets/**), kubectl_delete(namespace:production), WebFetch(domain:example.com). Replaces tool/where."),
+    tool: z.string().min(1).optional().describe("Tool name glob (kubectl_*), or a regex matching the whole name when toolRegex is true."),
+    toolRegex: z.boolean().optional(),
+    args: z.string().min(1).optional().describe("RE2 regex searched in the canonical JSON of the arguments."),
+    where: z
+      .record(z.string().min(1), FieldMatcherSchema)
+      .optional()
+      .describe("Field selector (a.b[0].c, items[*].name) → condition; all must hold."),
+    mode: PermissionModeSchema,
+    reason: z.string().optional(),
+    caseSensitive: z.boolean().optional().describe("Match the tool name and args regex case-sensitively (default: insensitive)."),
+  })
+  .superRefine((rule, ctx) => {
+    if (rule.rule === undefined && rule.tool === undefined) ctx.addIssue({ code: "custom", path: ["tool"], message: "is required (or write the rule as a compact string in rule:)" });
+    if (rule.rule !== undefined) {
+      for (const key of ["tool", "toolRegex", "where"] as const) {
+        if (rule[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: `cannot be combined with rule: (the compact string names the tool and its condition)` });
+      }
+    }
+  });
 
 /** `30000` (ms), `"30s"`, `"1m30s"`, `"500ms"`, or serde's `{ secs = 30, nanos = 0 }`. */
 export const DurationSchema = z.union([
@@ -183,7 +207,8 @@ export const PolicyFileSchema = z
     $schema: z.string().optional(),
     version: z.literal(1).optional().describe("Format version (1)."),
     precedence: PrecedenceSchema.optional().describe("deny-first (default: deny > ask > allow) or first-match (seed order)."),
-    defaultRisk: RiskLevelSchema.optional().describe("Risk of tools that declare none (default medium)."),
+    defaultRisk: RiskLevelSchema.optional().describe("Risk of tools that declare none. Unset: a call no rule matches, on a tool with no declared risk, asks."),
+    pathBase: z.string().min(1).optional().describe("Absolute directory that relative paths in path matchers and compact rules resolve against (default /)."),
     riskModes: z
       .strictObject({
         low: PermissionModeSchema.optional(),

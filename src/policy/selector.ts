@@ -1,4 +1,19 @@
+import { DuplicateValues, EmbeddedJson } from "./json-dup.js";
 import { normalizeString } from "./normalize.js";
+
+function isEmbeddedJson(value: unknown): value is EmbeddedJson {
+  return value instanceof EmbeddedJson;
+}
+
+/** The containers a selector step looks into: an embedded JSON document's structure, every value of a duplicated key. */
+function containers(value: unknown, out: unknown[]): void {
+  if (value instanceof DuplicateValues) for (const item of value.values) containers(item, out);
+  else if (isEmbeddedJson(value)) containers(value.parsed, out);
+  else out.push(value);
+}
+
+/** Returned by a direct getter that met a duplicated key or embedded JSON: use selectAll. */
+export const NEEDS_FULL_SELECT: unique symbol = Symbol("needs full select");
 
 /** One step of a field selector: an object key, an array index, or `*` (every key or element). */
 export type SelectorSegment = { key: string } | { index: number } | { any: true };
@@ -45,7 +60,14 @@ export function parseSelector(selector: string): SelectorSegment[] {
   return segments;
 }
 
-function step(value: unknown, segment: SelectorSegment, out: unknown[]): void {
+function step(outer: unknown, segment: SelectorSegment, out: unknown[]): void {
+  if (outer instanceof DuplicateValues || isEmbeddedJson(outer)) {
+    const inner: unknown[] = [];
+    containers(outer, inner);
+    for (const item of inner) step(item, segment, out);
+    return;
+  }
+  const value = outer;
   if (typeof value !== "object" || value === null) return;
   if ("any" in segment) {
     out.push(...(Array.isArray(value) ? value : Object.values(value)));
@@ -60,13 +82,14 @@ function step(value: unknown, segment: SelectorSegment, out: unknown[]): void {
  * A getter for selectors made of keys and indexes only (the common case): no allocation per call.
  * Returns undefined for selectors with a wildcard.
  */
-export function compileDirectGetter(segments: readonly SelectorSegment[]): ((value: unknown) => unknown) | undefined {
+export function compileDirectGetter(segments: readonly SelectorSegment[]): ((value: unknown) => unknown | typeof NEEDS_FULL_SELECT) | undefined {
   if (segments.some((segment) => "any" in segment)) return undefined;
   const steps = segments.map((segment) => ("key" in segment ? segment.key : (segment as { index: number }).index));
   return (value) => {
     let current = value;
     for (const key of steps) {
       if (typeof current !== "object" || current === null) return undefined;
+      if (current instanceof DuplicateValues || isEmbeddedJson(current)) return NEEDS_FULL_SELECT;
       if (typeof key === "number") {
         if (!Array.isArray(current) || key >= current.length) return undefined;
         current = current[key];

@@ -9,12 +9,24 @@ export type FieldMatcher =
   | { glob: string; caseSensitive?: boolean }
   | { regex: string; caseSensitive?: boolean }
   | { prefix: string; caseSensitive?: boolean }
-  | { exists: boolean };
+  | { exists: boolean }
+  /** Filesystem path, resolved against `base` (default: the policy's `pathBase`, else "/"); gitignore-like globs. */
+  | { path: string | string[]; base?: string; caseSensitive?: boolean }
+  /** Shell command line, split into simple commands; `npm run test:*` prefix patterns (Claude Code's Bash rules). */
+  | { command: string | string[]; caseSensitive?: boolean }
+  /** URL (WHATWG-normalised) glob: `https://api.example.com/v1/**`. */
+  | { url: string | string[] }
+  /** Host name: `example.com`, `*.example.com` (subdomains), `.example.com` (both). */
+  | { domain: string | string[] }
+  /** Email addresses (every address of a list): `*@example.com`. */
+  | { email: string | string[] };
 
 export interface PermissionRuleSpec {
   id?: string;
   /** Tool name pattern: a glob (`kubectl_*`) unless `toolRegex` is true. */
   tool: string;
+  /** The compact string this rule was read from (`Bash(npm run test:*)`), when it was written that way. */
+  rule?: string;
   toolRegex?: boolean;
   /** Regex searched in the canonical JSON rendering of the arguments (linear-time engine). */
   args?: string;

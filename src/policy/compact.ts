@@ -1,0 +1,130 @@
+import { PolicyError } from "./errors.js";
+import type { FieldMatcher } from "./types.js";
+
+/**
+ * Compact rule strings, as Claude Code users write them.
+ *
+ *   rule    := TOOL | TOOL "(" spec ")"
+ *   TOOL    := a tool-name glob without parentheses: Bash, kubectl_delete, mcp__github__*
+ *   spec    := "" | "*"                        any call of the tool
+ *            | PATTERN                         the tool's main argument (Bash: command, Read/Edit/Write: file_path, WebFetch: url)
+ *            | FIELD ":" PATTERN               the field FIELD (a selector: a.b, items[*].name)
+ *   PATTERN ending in ":*" is a prefix (Bash(npm run test:*), Bash(git:*)) and never splits at that colon.
+ *
+ * The matcher kind comes from the field: command/cmd/script → command; path, file_path, file, dir,
+ * cwd, ... → path; url/uri/endpoint → url; domain/host/hostname → domain (WebFetch(domain:x) reads
+ * the host of its url); email/to/cc/bcc/from/recipient with an @ in the pattern → email; a `*` value →
+ * the field exists; otherwise equals (or a glob when the pattern has * ? [).
+ */
+export interface CompactReading {
+  tool: string;
+  where?: Record<string, FieldMatcher>;
+  /** One sentence: how the string was read (printed by `policy check`). */
+  explanation: string;
+}
+
+interface ToolDefault {
+  field: string;
+  kind: "command" | "path" | "url";
+}
+
+/** Claude Code's built-in tools (and common shell-tool names) and the argument a bare pattern means. */
+const TOOL_DEFAULTS: Readonly<Record<string, ToolDefault>> = {
+  bash: { field: "command", kind: "command" },
+  shell: { field: "command", kind: "command" },
+  sh: { field: "command", kind: "command" },
+  run_shell: { field: "command", kind: "command" },
+  read: { field: "file_path", kind: "path" },
+  edit: { field: "file_path", kind: "path" },
+  write: { field: "file_path", kind: "path" },
+  multiedit: { field: "file_path", kind: "path" },
+  notebookedit: { field: "notebook_path", kind: "path" },
+  glob: { field: "path", kind: "path" },
+  grep: { field: "path", kind: "path" },
+  webfetch: { field: "url", kind: "url" },
+};
+
+const COMMAND_FIELDS = new Set(["command", "cmd", "script", "commandline", "command_line"]);
+const PATH_FIELDS = new Set(["path", "file_path", "filepath", "file", "filename", "dir", "directory", "cwd", "notebook_path", "target", "source", "destination", "src", "dest"]);
+const URL_FIELDS = new Set(["url", "uri", "href", "endpoint", "link"]);
+const DOMAIN_FIELDS = new Set(["domain", "host", "hostname"]);
+const EMAIL_FIELDS = new Set(["email", "emails", "to", "cc", "bcc", "from", "recipient", "recipients", "sender", "address"]);
+
+const RULE_RE = /^\s*([^()\s]+)\s*(?:\(([\s\S]*)\))?\s*$/;
+const FIELD_RE = /^([A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*|\[(?:\d+|\*|"[^"]*")\])*)\s*:\s*([\s\S]*)$/;
+
+function kindFor(field: string, pattern: string): FieldMatcher {
+  const leaf = (/([A-Za-z_$][\w$-]*)$/.exec(field.replace(/\[[^\]]*\]$/, ""))?.[1] ?? field).toLowerCase();
+  if (COMMAND_FIELDS.has(leaf)) return { command: pattern };
+  if (PATH_FIELDS.has(leaf)) return { path: pattern };
+  if (URL_FIELDS.has(leaf)) return { url: pattern };
+  if (DOMAIN_FIELDS.has(leaf)) return { domain: pattern };
+  if (EMAIL_FIELDS.has(leaf) && pattern.includes("@")) return { email: pattern };
+  if (/[*?[]/.test(pattern)) return { glob: pattern };
+  return { equals: pattern };
+}
+
+function describe(field: string, matcher: FieldMatcher): string {
+  const [kind, value] = Object.entries(matcher)[0] ?? ["", ""];
+  const text = JSON.stringify(value);
+  switch (kind) {
+    case "command":
+      return typeof value === "string" && value.trim().endsWith(":*")
+        ? `every simple command in ${field} starts with the words ${JSON.stringify(value.trim().slice(0, -2).trim())}`
+        : `every simple command in ${field} is ${text}`;
+    case "path":
+      return `${field} is a path matching ${text} (resolved against the policy's pathBase)`;
+    case "url":
+      return `${field} is a URL matching ${text}`;
+    case "domain":
+      return `the host of ${field} matches ${text}`;
+    case "email":
+      return `every address in ${field} matches ${text}`;
+    case "exists":
+      return `${field} is present`;
+    case "glob":
+      return `${field} matches the glob ${text}`;
+    default:
+      return `${field} equals ${text}`;
+  }
+}
+
+/** Reads a compact rule string; throws a PolicyError at `where` explaining the grammar. */
+export function parseCompactRule(text: string, where: string): CompactReading {
+  const match = RULE_RE.exec(text);
+  if (match === null) {
+    throw new PolicyError(undefined, where, `cannot read the rule ${JSON.stringify(text)}: expected Tool or Tool(spec), e.g. Bash(npm run test:*), Read(./secrets/**), kubectl_delete(namespace:production)`);
+  }
+  const tool = match[1] ?? "";
+  const spec = match[2]?.trim();
+  if (spec === undefined || spec === "" || spec === "*") {
+    return { tool, explanation: `${text} → every call of ${tool}` };
+  }
+  const toolDefault = TOOL_DEFAULTS[tool.toLowerCase()];
+  // `Bash(git:*)` is a prefix and `WebFetch(https://x)` a URL, not a field named git or https.
+  const bare = (toolDefault?.kind === "command" && spec.endsWith(":*")) || spec.includes("://");
+  const fieldMatch = bare ? null : FIELD_RE.exec(spec);
+  let field: string;
+  let matcher: FieldMatcher;
+  if (fieldMatch !== null) {
+    field = fieldMatch[1] ?? "";
+    const pattern = (fieldMatch[2] ?? "").trim();
+    if (pattern === "") throw new PolicyError(undefined, where, `${JSON.stringify(text)}: nothing after "${field}:"`);
+    if (field === "domain" && toolDefault?.kind === "url") {
+      field = toolDefault.field;
+      matcher = { domain: pattern };
+    } else if (pattern === "*") matcher = { exists: true };
+    else matcher = kindFor(field, pattern);
+  } else {
+    if (toolDefault === undefined) {
+      throw new PolicyError(
+        undefined,
+        where,
+        `${JSON.stringify(text)}: a pattern without a field only works for ${Object.keys(TOOL_DEFAULTS).join(", ")} (case-insensitive); write ${tool}(FIELD:${spec}) to name the argument`,
+      );
+    }
+    field = toolDefault.field;
+    matcher = toolDefault.kind === "command" ? { command: spec } : toolDefault.kind === "path" ? { path: spec } : { url: spec };
+  }
+  return { tool, where: { [field]: matcher }, explanation: `${text} → ${tool} where ${describe(field, matcher)}` };
+}
