@@ -6,8 +6,8 @@ import { z } from "zod";
 import { auditOutcome, threadIdOf } from "./audit-trail.js";
 import { executeCall } from "./execute.js";
 import { Guard } from "./guard.js";
-import { afterTurn, planTurn, recordBatch } from "./loop.js";
-import { callModel, guardReminder, isGuardMessage } from "./model-step.js";
+import { limitEndMessages, afterTurn, planTurn, recordBatch } from "./loop.js";
+import { callModel, forcedToolFor, guardReminder, isGuardMessage } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall } from "./state.js";
@@ -57,7 +57,8 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
   // Without Terminal rules or heartbeats, loop control after a turn is always "back to the model":
   // the last batch's tasks then go straight to the agent, which records their results (one step fewer).
   const needsCollect =
-    guard.options.heartbeat === true || guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf");
+    guard.options.heartbeat === true ||
+    guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf" || ("exitBehavior" in r && r.exitBehavior === "end"));
 
   const agent = async (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Promise<GuardedAgentUpdate> => {
     let g: GuardState = { ...state.guard, rules: rulesOf(state.guard) };
@@ -76,9 +77,8 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
       };
     }
     const rules = rulesOf(g);
-    // An initial tool is forced once per run: if it fails, the model sees why instead of a loop.
-    const initial = guard.engine.initialTools(rules).find((tool) => (rules.runAttempts[tool] ?? 0) === 0);
-    const forced = g.forcedTool ?? initial ?? null;
+    // What the rules force (an initial tool once per run, a single next choice, an overdue Periodic tool).
+    const forced = forcedToolFor(guard, rules, state.messages, g.forcedTool);
     const ai = await callModel(guard, options.model, rules, state.messages, forced, options.systemPrompt, config);
     return {
       messages: [ai],
@@ -93,8 +93,8 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     const calls = openToolCalls(ai, state.messages);
     const messageId = ai.id ?? `ai_${state.messages.length}`;
     const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
-    const { runnable, answered } = await reviewTurnWithApproval(guard, rulesOf(state.guard), calls, ctx, config);
-    const turn = planTurn(messageId, runnable, answered.length);
+    const { runnable, answered, endRun } = await reviewTurnWithApproval(guard, rulesOf(state.guard), calls, ctx, config);
+    const turn = planTurn(messageId, runnable, answered.length, endRun);
     return { messages: answered, guard: { ...state.guard, turn, next: "dispatch" }, guardResults: null };
   };
 
@@ -115,7 +115,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
       return { guard: { ...state.guard, rules, turn: advanced, next: "dispatch" }, guardResults: null };
     }
     const allResults = state.guardResults;
-    return { guard: afterTurn(guard, state.guard, rules, advanced, allResults), guardResults: null };
+    return { messages: limitEndMessages(advanced), guard: afterTurn(guard, state.guard, rules, advanced, allResults), guardResults: null };
   };
 
   /** The model wants to stop: pending RequiredForExit tools get a reminder, then a forced call, then the run ends. */

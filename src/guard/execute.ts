@@ -74,6 +74,7 @@ export async function executeCall(
       status,
       at: guard.now(),
       requestHeartbeat: call.requestHeartbeat,
+      ...(guard.engine.needsOutput(call.name) ? { output: content.slice(0, 2_000) } : {}),
     },
   });
   if (!tool || !spec) return finish("error", `Error: tool "${call.name}" is not registered with the guard`);

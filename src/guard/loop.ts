@@ -2,6 +2,8 @@ import type { RuleState } from "../rules/types.js";
 import type { Guard } from "./guard.js";
 import { partitionCalls } from "./partition.js";
 import type { CallResult, GuardState, ReviewedCall, TurnPlan } from "./state.js";
+import { AIMessage } from "@langchain/core/messages";
+import { limitEndings } from "../messages/index.js";
 
 /** Records the results of the given calls, in that order, into the rule state: the tools' real outcomes. */
 export function recordResults(
@@ -20,6 +22,7 @@ export function recordResults(
       callId: result.id,
       success: result.status === "success",
       at: result.at,
+      output: result.output,
     });
   }
   return next;
@@ -31,14 +34,26 @@ export function recordBatch(guard: Guard, rules: RuleState, turn: TurnPlan, resu
 }
 
 /** The execution plan of a reviewed turn: approved calls in batches, in model order. */
-export function planTurn(messageId: string, runnable: readonly ReviewedCall[], refused: number): TurnPlan {
+export function planTurn(
+  messageId: string,
+  runnable: readonly ReviewedCall[],
+  refused: number,
+  endRun?: { ruleId: string; reason: string },
+): TurnPlan {
   return {
     messageId,
     calls: Object.fromEntries(runnable.map((c) => [c.id, c])),
     batches: partitionCalls(runnable),
     nextBatch: 0,
     refused,
+    ...(endRun ? { endRun } : {}),
   };
+}
+
+/** The AI message that closes a run a limit ended (`exitBehavior: "end"`), as LangChain's toolCallLimit adds one. */
+export function limitEndMessages(turn: TurnPlan | null | undefined): AIMessage[] {
+  if (!turn?.endRun) return [];
+  return [new AIMessage({ content: limitEndings.ended(turn.endRun.ruleId, turn.endRun.reason), name: "guard" })];
 }
 
 /**
@@ -53,6 +68,9 @@ export function afterTurn(
   turn: TurnPlan,
   results: Record<string, CallResult>,
 ): GuardState {
+  if (turn.endRun) {
+    return { ...state, rules, turn, forcedTool: null, next: "end", terminatedBy: turn.endRun.ruleId, exitUnsatisfied: [] };
+  }
   const termination = guard.engine.shouldTerminate(rules);
   if (termination.terminate) {
     const pending = guard.engine.pendingExitTools(rules);

@@ -23,6 +23,8 @@ export interface ReviewedCall {
   edited?: boolean | undefined;
   /** For refusals: the error the model reads. */
   message?: string | undefined;
+  /** Set when a limit with `exitBehavior: "end"` refused this call: the run ends after the turn. */
+  endsRun?: boolean | undefined;
 }
 
 /** What one executed call reports back for loop control and the rule state. */
@@ -33,6 +35,8 @@ export interface CallResult {
   status: "success" | "error" | "cancelled";
   at: number;
   requestHeartbeat: boolean;
+  /** The result text (truncated), kept only when a ConditionalNext rule reads this tool's output. */
+  output?: string | undefined;
 }
 
 /** The approved calls of the current model turn, in batches, and how far execution got. */
@@ -44,6 +48,8 @@ export interface TurnPlan {
   nextBatch: number;
   /** Calls of the turn that were refused or rejected (they ended with an error ToolMessage). */
   refused: number;
+  /** A limit with `exitBehavior: "end"` refused a call of this turn: the run ends once the turn's calls ran. */
+  endRun?: { ruleId: string; reason: string } | undefined;
 }
 
 export interface GuardState {

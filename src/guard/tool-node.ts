@@ -1,4 +1,4 @@
-import { HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
@@ -7,7 +7,7 @@ import type { RuleState } from "../rules/types.js";
 import { auditOutcome, threadIdOf } from "./audit-trail.js";
 import { executeCall } from "./execute.js";
 import { Guard } from "./guard.js";
-import { afterTurn, planTurn, recordBatch } from "./loop.js";
+import { afterTurn, limitEndMessages, planTurn, recordBatch } from "./loop.js";
 import { isGuardMessage } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
 import { emptyGuardState } from "./state.js";
@@ -20,7 +20,8 @@ export interface GuardedToolNodeInput {
 }
 
 export interface GuardedToolNodeOutput {
-  messages: ToolMessage[];
+  /** One ToolMessage per call; then, when a limit with exitBehavior "end" ended the run, its closing AIMessage. */
+  messages: (ToolMessage | AIMessage)[];
   guard: GuardState;
 }
 
@@ -68,9 +69,9 @@ async function runGuardedTools(
   const messageId = ai.id ?? `ai_${input.messages.length}`;
   const ctx = { threadId: threadIdOf(config), runId: g.runId, messageId };
   const calls = openToolCalls(ai, input.messages);
-  const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
-  let turn = planTurn(messageId, runnable, answered.length);
-  const messages: ToolMessage[] = [...answered];
+  const { runnable, answered, endRun } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
+  let turn = planTurn(messageId, runnable, answered.length, endRun);
+  const messages: (ToolMessage | AIMessage)[] = [...answered];
   const results: Record<string, CallResult> = {};
   for (const [index, batch] of turn.batches.entries()) {
     const executed = await Promise.all(
@@ -87,7 +88,7 @@ async function runGuardedTools(
     rules = recordBatch(guard, rules, { ...turn, nextBatch: index }, results);
     turn = { ...turn, nextBatch: index + 1 };
   }
-  return { messages, guard: afterTurn(guard, g, rules, turn, results) };
+  return { messages: [...messages, ...limitEndMessages(turn)], guard: afterTurn(guard, g, rules, turn, results) };
 }
 
 /** Routing after a GuardedToolNode: END when a Terminal rule ended the run, else back to `agentNode`. */

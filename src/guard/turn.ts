@@ -36,6 +36,8 @@ export interface ReviewedTurn {
   runnable: ReviewedCall[];
   /** One error ToolMessage per refused or rejected call. */
   answered: ToolMessage[];
+  /** A limit with `exitBehavior: "end"` refused a call: the run ends once the other calls ran. */
+  endRun?: { ruleId: string; reason: string } | undefined;
 }
 
 /**
@@ -62,5 +64,6 @@ export async function reviewTurnWithApproval(
     if (result.outcome === "run") runnable.push(result);
     else answered.push(refusalMessage(result, result.message ?? refusals.generic(result.name, result.ruleId, result.reason)));
   }
-  return { runnable, answered };
+  const ending = [...decided.values()].find((c) => c.endsRun === true && c.outcome === "refuse");
+  return ending ? { runnable, answered, endRun: { ruleId: ending.ruleId, reason: ending.reason } } : { runnable, answered };
 }

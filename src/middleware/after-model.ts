@@ -4,7 +4,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { threadIdOf } from "../guard/audit-trail.js";
 import type { Guard } from "../guard/guard.js";
 import { guardReminder, withToolCalls } from "../guard/model-step.js";
-import { planTurn } from "../guard/loop.js";
+import { limitEndMessages, planTurn } from "../guard/loop.js";
 import type { GuardState, ReviewedCall } from "../guard/state.js";
 import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "../guard/turn.js";
 import { rulesOf } from "./model-call.js";
@@ -14,7 +14,7 @@ export interface AfterModelUpdate {
   messages?: BaseMessage[];
   guard?: GuardState;
   guardResults?: null;
-  jumpTo?: "model";
+  jumpTo?: "model" | "end";
 }
 
 /**
@@ -36,10 +36,19 @@ export async function reviewModelTurn(
   const rules = rulesOf(guard, state.guard);
   const messageId = ai.id ?? `ai_${state.messages.length}`;
   const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
-  const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
-  const turn = planTurn(messageId, runnable, answered.length);
+  const { runnable, answered, endRun } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
+  const turn = planTurn(messageId, runnable, answered.length, endRun);
   const edited = runnable.filter((c) => c.edited);
   const nothingRuns = runnable.length === 0;
+  if (nothingRuns && endRun) {
+    // A limit with exitBehavior "end" refused the only calls: the run ends here, every call answered.
+    return {
+      messages: [...answered, ...limitEndMessages(turn)],
+      guard: { ...state.guard, rules, turn: null, forcedTool: null, next: "end", terminatedBy: endRun.ruleId, exitUnsatisfied: [] },
+      guardResults: null,
+      jumpTo: "end" as const,
+    };
+  }
   return {
     messages: [...(edited.length > 0 ? [withEditedCalls(ai, edited)] : []), ...answered],
     guard: { ...state.guard, rules, turn: nothingRuns ? null : turn, forcedTool: null, next: "dispatch" },

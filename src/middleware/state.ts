@@ -27,6 +27,7 @@ const TurnPlanSchema: z.ZodType<TurnPlan> = z.looseObject({
   batches: z.array(z.array(z.string())),
   nextBatch: z.number().int().nonnegative(),
   refused: z.number().int().nonnegative(),
+  endRun: z.object({ ruleId: z.string(), reason: z.string() }).optional(),
 });
 
 export const GuardStateSchema: z.ZodType<GuardState> = z.looseObject({
@@ -46,6 +47,7 @@ const CallResultSchema: z.ZodType<CallResult> = z.looseObject({
   status: z.enum(["success", "error", "cancelled"]),
   at: z.number(),
   requestHeartbeat: z.boolean(),
+  output: z.string().optional(),
 });
 
 const CallResultsSchema = z.record(z.string(), CallResultSchema);

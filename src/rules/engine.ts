@@ -109,6 +109,8 @@ export class ToolRulesEngine {
   readonly #sequence: RankedRule[] = [];
   /** Tools whose output a ConditionalNext rule reads. */
   readonly #outputTools = new Set<string>();
+  /** Rules with prefilled arguments, lowest priority first (higher priority wins a shared key). */
+  readonly #argsRules: RankedRule[];
   readonly #initialTools: ReadonlySet<string>;
   readonly #terminal: RankedRule[] = [];
   readonly #exit: RankedRule[] = [];
@@ -175,6 +177,9 @@ export class ToolRulesEngine {
       }
     }
     // Tools of InitialCall rules without alternatives: all of them run first, in any order.
+    this.#argsRules = this.#rules
+      .filter((r) => ("args" in r && r.args !== undefined) || (r.type === "ChildTools" && r.childArgs !== undefined))
+      .reverse();
     this.#initialTools = new Set(this.#initial.filter((r) => !this.#hasAlternatives(r)).map((r) => r.tool));
     this.#universe = this.#catalog ? [...this.#catalog.keys()] : [...named];
   }
@@ -246,7 +251,8 @@ export class ToolRulesEngine {
    */
   prefilledArgs(state: RuleState, tool: string): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const rule of [...this.#rules].reverse()) {
+    if (this.#argsRules.length === 0) return out;
+    for (const rule of this.#argsRules) {
       if (rule.type === "ChildTools" && state.lastCall?.tool === rule.tool) Object.assign(out, rule.childArgs?.[tool] ?? {});
       else if (rule.tool === tool && "args" in rule && rule.args) {
         if (rule.type === "InitialCall" && (state.runAttempts[tool] ?? 0) > 0) continue;
