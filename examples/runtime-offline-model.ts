@@ -9,7 +9,7 @@ import { createModel } from "guarded-graph";
 export async function offlineModelExample(env: Record<string, string | undefined> = {}) {
   const sandbox = createSandbox(); // a fake cluster + virtual filesystem; never the real machine
   const tools = createDevopsTools(sandbox);
-  const model = createModel({ env, scenario: "devops-demo" }).bindTools!(tools);
+  const model = (await createModel({ env, scenario: "devops-demo" })).bindTools!(tools);
 
   const messages: BaseMessage[] = [new HumanMessage("Tidy up the cluster")];
   const reply = (await model.invoke(messages)) as AIMessage;

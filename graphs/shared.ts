@@ -1,5 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
+import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@langchain/langgraph";
 import { join, resolve } from "node:path";
 import { DEFAULT_AUDIT_SPEC, openAuditSink } from "../src/audit/open.js";
 import type { AuditSink } from "../src/audit/types.js";
@@ -9,6 +9,7 @@ import { Guard } from "../src/guard/guard.js";
 import type { GuardOptions } from "../src/guard/options.js";
 import { createModel } from "../src/model/create-model.js";
 import { packageRoot } from "../src/package-root.js";
+import { policyDirectory, resolvePolicyName } from "../src/platform/policy-names.js";
 import { parseScenario, type ScenarioInput } from "../src/model/scenario.js";
 import { loadPolicyFile } from "../src/policy/file.js";
 import type { LoadedPolicy } from "../src/policy/file.js";
@@ -93,7 +94,7 @@ export async function assembleGraph(spec: AssembleOptions): Promise<ReadyGraph> 
   // GUARDED_GRAPH_SCENARIO plays another scenario file offline (tests, trying a policy without a key).
   const scenarioFile = (options.env ?? process.env).GUARDED_GRAPH_SCENARIO?.trim();
   const scenario = scenarioFile ? resolve(scenarioFile) : spec.scenarioInput ? parseScenario(spec.scenarioInput) : spec.scenario;
-  const model = options.model ?? createModel({ scenario, env: options.env });
+  const model = options.model ?? await createModel({ scenario, env: options.env });
   const graph = createGuardedAgent({
     model,
     guard,
@@ -120,6 +121,22 @@ export async function assembleGraph(spec: AssembleOptions): Promise<ReadyGraph> 
 }
 
 /**
+ * The policy file of one run on LangGraph Platform: the name an assistant picks
+ * (`config.configurable.policy`, looked up in the server's own set, see `resolvePolicyName`), else the
+ * operator's environment (`policyFromEnv`), else the graph's default. Never a path or body from the request.
+ */
+export function platformPolicy(
+  name: GraphName,
+  defaultPolicy: string | undefined,
+  config: LangGraphRunnableConfig | undefined,
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
+  const requested: unknown = config?.configurable?.policy;
+  if (requested !== undefined && requested !== null) return resolvePolicyName(requested, policyDirectory(env));
+  return policyFromEnv(name, env) ?? defaultPolicy;
+}
+
+/**
  * The `graph` export for langgraph.json: a function of the run config that LangGraph Platform calls
  * (it injects its checkpointer and store). Built once per process and policy; the audit log goes
  * where the policy says, else `GUARDED_GRAPH_AUDIT`, else the default JSONL file.
@@ -128,10 +145,10 @@ export function platformGraph(
   name: GraphName,
   defaultPolicy: string | undefined,
   build: (options: GraphOptions) => Promise<ReadyGraph>,
-): () => Promise<GuardedGraph> {
+): (config?: LangGraphRunnableConfig) => Promise<GuardedGraph> {
   const cache = new Map<string, Promise<ReadyGraph>>();
-  return async () => {
-    const policy = policyFromEnv(name) ?? defaultPolicy;
+  return async (config?: LangGraphRunnableConfig) => {
+    const policy = platformPolicy(name, defaultPolicy, config);
     const key = policy ?? "";
     let ready = cache.get(key);
     if (!ready) {

@@ -31,8 +31,8 @@ function fileTool() {
 const onlyLoadAndAppend: ToolRule = { type: "AllowedOperations", tool: "file", operations: ["load", "append"], id: "file-read-append" };
 
 function operationsShown(definitions: ToolDefinition[]): string[] {
-  const text = JSON.stringify(definitions.find((d) => d.function.name === "file")?.function.parameters);
-  return ["load", "save", "create", "delete", "append", "replace"].filter((op) => text.includes(`"const":"${op}"`));
+  const parameters = definitions.find((d) => d.function.name === "file")?.function.parameters as { properties: { op: { enum: string[] } } } | undefined;
+  return parameters?.properties.op.enum ?? [];
 }
 
 describe("AllowedOperations limits the file tool (FileSource permission and agent rules compose)", () => {

@@ -1,9 +1,20 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openAuditSink, MemoryAuditSink, auditId } from "../src/audit/index.js";
 import { CliError } from "../src/cli/errors.js";
-import { AuditError, ErrorCode, GuardedGraphError, ModelError, StorageError, ToolDefinitionError } from "../src/errors/index.js";
+import {
+  AuditError,
+  ErrorCode,
+  GuardedGraphError,
+  MissingDependencyError,
+  ModelError,
+  StorageError,
+  ToolDefinitionError,
+} from "../src/errors/index.js";
+import { importOptional, loadBetterSqlite3, loadPg } from "../src/optional/index.js";
 import { MemoryError } from "../src/memory/errors.js";
 import { scenarioPath } from "../src/model/create-model.js";
 import { parseScenario } from "../src/model/scenario.js";
@@ -92,5 +103,32 @@ describe("one error family with stable codes", () => {
     };
     for (const area of ["storage", "audit", "model", "tools", "cli", "killswitch", "errors"]) walk(join(root, area));
     expect(offenders).toEqual([]);
+  });
+});
+
+describe("optional peer dependencies", () => {
+  it("a missing optional package becomes GG_ERR_MISSING_DEPENDENCY naming the package and the feature", async () => {
+    const name = "guarded-graph-no-such-package";
+    const error = await thrown(() => importOptional(name, "the test feature", () => import(name)));
+    expect(error).toBeInstanceOf(MissingDependencyError);
+    expect((error as MissingDependencyError).code).toBe(ErrorCode.MISSING_DEPENDENCY);
+    expect((error as MissingDependencyError).packageName).toBe(name);
+    expect((error as Error).message).toBe(`the test feature needs the optional package "${name}": run npm install ${name}`);
+  });
+
+  it("a package that is present but misses one of its own dependencies keeps the original error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gg-optional-"));
+    mkdirSync(join(dir, "node_modules", "present"), { recursive: true });
+    writeFileSync(join(dir, "node_modules", "present", "package.json"), JSON.stringify({ name: "present", type: "module", main: "index.js" }));
+    writeFileSync(join(dir, "node_modules", "present", "index.js"), 'import "absent-dependency";\n');
+    const entry = pathToFileURL(join(dir, "node_modules", "present", "index.js")).href;
+    const error = await thrown(() => importOptional("present", "the test feature", () => import(entry)));
+    expect(error).not.toBeInstanceOf(GuardedGraphError);
+    expect((error as Error).message).toMatch(/absent-dependency/);
+  });
+
+  it("the installed optional packages load", () => {
+    expect(typeof loadBetterSqlite3("x")).toBe("function");
+    expect(typeof loadPg("x").Pool).toBe("function");
   });
 });

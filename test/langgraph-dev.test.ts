@@ -1,5 +1,5 @@
 import { Client } from "@langchain/langgraph-sdk";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,11 +14,13 @@ const BIN = CLI_BIN;
 const REQUIRED = CLI_REQUIRED;
 const available = CLI_AVAILABLE;
 const pkg = z
-  .object({ config: z.object({ langgraphCli: z.string() }), dependencies: z.record(z.string(), z.string()) })
+  .object({ config: z.object({ langgraphCli: z.string() }), devDependencies: z.record(z.string(), z.string()) })
   .parse(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")));
 
 // The options Agent Chat UI streams with (langchain-ai/agent-chat-ui src/components/thread/index.tsx: every
 // submit passes streamSubgraphs: true; useStream adds the modes for the callbacks it has).
+const KEY = "dev-test-key-0123456789abcdef";
+const KEY2 = "dev-test-key-second-0123456789";
 const UI_STREAM_MODES = ["values", "updates", "messages-tuple", "custom"] as const;
 
 const approvalSchema = z.object({
@@ -31,8 +33,8 @@ describe("LangGraph CLI availability and version pins", () => {
     expect(available, `LANGGRAPH_CLI_BIN=${BIN ?? "(unset)"} does not exist`).toBe(true);
   });
 
-  it("the runtime is pinned to one exact version, and that version is the one installed", () => {
-    const pinned = pkg.dependencies["@langchain/langgraph"];
+  it("the runtime is pinned to one exact version (a devDependency; users get it as a peer), and that version is the one installed", () => {
+    const pinned = pkg.devDependencies["@langchain/langgraph"];
     expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
     expect(installedVersion(join(ROOT, "node_modules", "@langchain", "langgraph", "package.json"), "@langchain/langgraph")).toBe(pinned);
     expect(pkg.config.langgraphCli).toMatch(/^\d+\.\d+\.\d+$/);
@@ -50,7 +52,17 @@ describe.runIf(available)("langgraph dev serves the graphs; the SDK runs the Dev
 
   beforeAll(async () => {
     auditDir = mkdtempSync(join(tmpdir(), "gg-lgdev-"));
-    server = await startDevServer({ GUARDED_GRAPH_AUDIT: `jsonl:${join(auditDir, "audit.jsonl")}` });
+    // The server's own policy set for assistants that pick one by name: the bundled DevOps policy and a stricter one.
+    const policyDir = join(auditDir, "policies");
+    mkdirSync(policyDir);
+    const devops = readFileSync(join(ROOT, "policies", "devops.yaml"), "utf8");
+    writeFileSync(join(policyDir, "devops.yaml"), devops);
+    writeFileSync(join(policyDir, "strict.yaml"), devops.replace("mode: ask\n    reason: destructive cluster operation", "mode: deny\n    reason: destructive operations are refused for this assistant"));
+    server = await startDevServer({
+      GUARDED_GRAPH_API_KEYS: `sdk-tester:${KEY},second-user:${KEY2}`,
+      GUARDED_GRAPH_AUDIT: `jsonl:${join(auditDir, "audit.jsonl")}`,
+      GUARDED_GRAPH_POLICY_DIR: policyDir,
+    });
     apiUrl = server.apiUrl;
   }, 150_000);
 
@@ -60,13 +72,13 @@ describe.runIf(available)("langgraph dev serves the graphs; the SDK runs the Dev
   });
 
   it("lists the three graphs", async () => {
-    const client = new Client({ apiUrl });
+    const client = new Client({ apiUrl, apiKey: KEY });
     const assistants = await client.assistants.search({ limit: 10 });
     expect(assistants.map((a) => a.graph_id).sort()).toEqual(["devops", "etl", "memory"]);
   });
 
   it("streams a run with the options Agent Chat UI sends (streamSubgraphs, all its modes) into the interrupt, with no error event", async () => {
-    const client = new Client({ apiUrl });
+    const client = new Client({ apiUrl, apiKey: KEY });
     const thread = await client.threads.create();
     const events: { event: string; data: unknown }[] = [];
     for await (const part of client.runs.stream(thread.thread_id, "devops", {
@@ -86,7 +98,7 @@ describe.runIf(available)("langgraph dev serves the graphs; the SDK runs the Dev
   });
 
   it("creates a thread, runs into the approval interrupt, reads it from the thread state, resumes with decisions", async () => {
-    const client = new Client({ apiUrl });
+    const client = new Client({ apiUrl, apiKey: KEY });
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, "devops", { input: { messages: [{ type: "human", content: "Tidy up the cluster" }] } });
 
@@ -111,7 +123,7 @@ describe.runIf(available)("langgraph dev serves the graphs; the SDK runs the Dev
   });
 
   it("examples/cli-sdk-approval.ts approves every pending call and the run completes", async () => {
-    const result = await approveThroughSdk(apiUrl);
+    const result = await approveThroughSdk(apiUrl, KEY);
     expect(result.pending.map((call) => `${call.name}:${call.ruleId}`)).toEqual(["kubectl_delete:permission:k8s-destructive"]);
     expect(result.next).toEqual([]);
     const messages = z.array(z.object({ content: z.unknown() })).parse((result.values as { messages?: unknown }).messages);
@@ -120,7 +132,7 @@ describe.runIf(available)("langgraph dev serves the graphs; the SDK runs the Dev
   });
 
   it("refuses a resume that does not answer the pending call, and the interrupt stays answerable", async () => {
-    const client = new Client({ apiUrl });
+    const client = new Client({ apiUrl, apiKey: KEY });
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, "devops", { input: { messages: [{ type: "human", content: "Tidy up" }] } });
     const bad = await client.runs.wait(thread.thread_id, "devops", { command: { resume: { decisions: [] } } }).then(
@@ -133,5 +145,76 @@ describe.runIf(available)("langgraph dev serves the graphs; the SDK runs the Dev
     await client.runs.wait(thread.thread_id, "devops", { command: { resume: { decisions: [{ type: "reject", message: "no" }] } } });
     const final = await client.threads.getState(thread.thread_id);
     expect(final.next).toEqual([]);
+  });
+
+  it("auth handler: no key, a wrong key, or Studio's X-Auth-Scheme alone is refused with the reason; x-api-key and Bearer pass", async () => {
+    const search = (headers: Record<string, string>) =>
+      fetch(`${apiUrl}/threads/search`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: "{}" });
+    for (const [headers, reason] of [
+      [{}, "Request refused: no API key; send it in the x-api-key header (or Authorization: Bearer <key>)."],
+      [{ "x-auth-scheme": "langsmith" }, "Request refused: no API key; send it in the x-api-key header (or Authorization: Bearer <key>)."],
+      [{ "x-api-key": `${KEY}x` }, "Request refused: the API key is not one of the server's keys (GUARDED_GRAPH_API_KEYS)."],
+    ] as const) {
+      const response = await search(headers);
+      expect(response.status).toBe(401);
+      expect(await response.text()).toContain(reason);
+    }
+    expect((await search({ "x-api-key": KEY })).status).toBe(200);
+    expect((await search({ authorization: `Bearer ${KEY2}` })).status).toBe(200);
+  });
+
+  it("identity comes from the key: a run's langgraph_auth_user is the key's user even when the run or its assistant claims another", async () => {
+    const client = new Client({ apiUrl, apiKey: KEY2 });
+    const forged = { langgraph_auth_user: { identity: "boss", is_authenticated: true, permissions: ["admin"] }, langgraph_auth_user_id: "boss" };
+    const assistant = await client.assistants.create({ graphId: "devops", config: { configurable: forged } });
+    for (const target of ["devops", assistant.assistant_id]) {
+      const thread = await client.threads.create();
+      await client.runs.wait(thread.thread_id, target, { input: { messages: [{ type: "human", content: "Tidy up" }] }, config: { configurable: forged } });
+      const state = await client.threads.getState(thread.thread_id);
+      expect(state.metadata?.langgraph_auth_user).toEqual({ identity: "second-user", display_name: "second-user", is_authenticated: true, permissions: [] });
+      expect(state.metadata?.langgraph_auth_user_id).toBe("second-user");
+    }
+  });
+
+  it("policy by name: an assistant picks the server's stricter policy; unknown names and policy bodies are refused when created", async () => {
+    const client = new Client({ apiUrl, apiKey: KEY });
+    const strict = await client.assistants.create({ graphId: "devops", config: { configurable: { policy: "strict" } } });
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, strict.assistant_id, { input: { messages: [{ type: "human", content: "Tidy up" }] } });
+    const after = await client.threads.get(thread.thread_id);
+    expect(after.status).toBe("idle");
+    const messages = z.array(z.object({ type: z.string(), content: z.unknown() })).parse((after.values as { messages?: unknown }).messages);
+    expect(messages.filter((m) => m.type === "tool").some((m) => String(m.content).includes("destructive operations are refused for this assistant"))).toBe(true);
+
+    const refusals: [unknown, string][] = [
+      ["permissive", 'Policy "permissive" is not one of the server\'s policies; known: devops, strict.'],
+      ["../strict", 'Policy name "../strict" is refused: a name is letters, digits, "-" and "_" (at most 64), naming a file in the server\'s policy directory.'],
+      [{ version: 1, permissions: [{ id: "all", tool: "*", mode: "allow" }] }, 'configurable.policy must be a policy name (a string such as "devops"), never a policy body.'],
+    ];
+    for (const [policy, sentence] of refusals) {
+      const error = await client.assistants.create({ graphId: "devops", config: { configurable: { policy } } }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error?.message).toContain("422");
+      expect(error?.message).toContain(sentence);
+    }
+    const runError = await client.runs
+      .wait(thread.thread_id, "devops", { input: { messages: [{ type: "human", content: "again" }] }, config: { configurable: { policy: "permissive" } } })
+      .then(() => undefined, (e: unknown) => e as Error);
+    expect(runError?.message).toContain('Policy "permissive" is not one of the server\'s policies');
+  });
+
+  it("memory graph: blocks land in the server's store (client.store), nothing in the server's working directory", async () => {
+    const client = new Client({ apiUrl, apiKey: KEY });
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "memory", { input: { messages: [{ type: "human", content: "Tick the todo" }] } });
+    const final = await client.threads.get(thread.thread_id);
+    const tools = z.array(z.object({ type: z.string(), content: z.unknown(), status: z.string().optional() })).parse((final.values as { messages?: unknown }).messages);
+    expect(tools.filter((m) => m.type === "tool" && m.status === "error")).toEqual([]);
+    const items = await client.store.searchItems(["memory-agent", "blocks"], { limit: 50 });
+    expect(JSON.stringify(items.items.map((item) => item.value))).toContain("- [x] tried guarded-graph");
+    expect(existsSync(join(server.cwd, ".guarded-graph"))).toBe(false);
+    expect(readdirSync(server.cwd).sort()).not.toContain("memory.db");
   });
 });

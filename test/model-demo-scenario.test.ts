@@ -19,7 +19,7 @@ async function playDemo(decision: { type: "approve" } | { type: "reject"; messag
   const policyGuard = await guardFromPolicy(DEVOPS_POLICY, { tools: createDevopsTools(sandbox) });
   opened.push(policyGuard);
   const graph = createGuardedAgent({
-    model: createModel({ env: {}, scenario: "devops-demo" }),
+    model: await createModel({ env: {}, scenario: "devops-demo" }),
     guard: policyGuard.guard,
     tools: [],
     checkpointer: new MemorySaver(),

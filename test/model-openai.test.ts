@@ -124,7 +124,7 @@ describe("ChatOpenAI against the local OpenAI-compatible server", () => {
 describe("createModel", () => {
   it("picks ChatOpenAI from OPENAI_BASE_URL and MODEL, with a placeholder key", async () => {
     server = await startOpenAIServer([{ content: "hello from the server" }]);
-    const model = createModel({ env: { OPENAI_BASE_URL: server.url, MODEL: "local-llama" } });
+    const model = await createModel({ env: { OPENAI_BASE_URL: server.url, MODEL: "local-llama" } });
     expect(model).toBeInstanceOf(ChatOpenAI);
     const reply = await model.invoke([new HumanMessage("hi")]);
     expect(reply.text).toBe("hello from the server");
@@ -134,21 +134,21 @@ describe("createModel", () => {
 
   it("uses OPENAI_API_KEY when set", async () => {
     server = await startOpenAIServer([{ content: "ok" }]);
-    const model = createModel({ env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-local" } });
+    const model = await createModel({ env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-local" } });
     await model.invoke([new HumanMessage("hi")]);
     expect(server.requests[0]?.headers.authorization).toBe("Bearer sk-local");
     expect(server.requests[0]?.body.model).toBe("gpt-4o-mini");
   });
 
-  it("falls back to the scripted devops demo with no key or base URL (blank counts as unset)", () => {
-    const model = createModel({ env: { OPENAI_API_KEY: " ", OPENAI_BASE_URL: "" } });
+  it("falls back to the scripted devops demo with no key or base URL (blank counts as unset)", async () => {
+    const model = await createModel({ env: { OPENAI_API_KEY: " ", OPENAI_BASE_URL: "" } });
     expect(model).toBeInstanceOf(ScriptedChatModel);
     expect((model as ScriptedChatModel).scenario.name).toBe("devops-demo");
-    expect((createModel({ env: {}, scenario: "etl-demo" }) as ScriptedChatModel).scenario.name).toBe("etl-demo");
+    expect(((await createModel({ env: {}, scenario: "etl-demo" })) as ScriptedChatModel).scenario.name).toBe("etl-demo");
   });
 
-  it("refuses a malformed OPENAI_BASE_URL and an unknown scenario", () => {
-    expect(() => createModel({ env: { OPENAI_BASE_URL: "ftp://x" } })).toThrow(/OPENAI_BASE_URL must be an http\(s\) URL/);
-    expect(() => createModel({ env: {}, scenario: "no-such-demo" })).toThrow(/no scenario named "no-such-demo"/);
+  it("refuses a malformed OPENAI_BASE_URL and an unknown scenario", async () => {
+    await expect(createModel({ env: { OPENAI_BASE_URL: "ftp://x" } })).rejects.toThrow(/OPENAI_BASE_URL must be an http\(s\) URL/);
+    await expect(createModel({ env: {}, scenario: "no-such-demo" })).rejects.toThrow(/no scenario named "no-such-demo"/);
   });
 });

@@ -94,10 +94,14 @@ describe("schemaFor", () => {
     expect(field?.anyOf.map((v) => v.const)).toEqual(["b"]);
   });
 
-  it("drops discriminated-union variants that are not allowed", () => {
+  it("a discriminated union is published flat; filtering keeps the allowed operations and only their fields", () => {
+    const full = schemaFor(blockTool);
+    expect(full.oneOf ?? full.anyOf ?? full.allOf).toBeUndefined();
     const schema = schemaFor(blockTool, ["info"]);
-    const variants = (schema.oneOf ?? schema.anyOf) as { properties: { op: { const: string } } }[];
-    expect(variants.map((v) => v.properties.op.const)).toEqual(["info"]);
+    const properties = schema.properties as Record<string, { enum?: string[] }>;
+    expect(properties.op?.enum).toEqual(["info"]);
+    expect(Object.keys(properties).sort()).toEqual(["label", "op", "verbose"]);
+    expect(Object.keys(schemaFor(blockTool, ["pin"]).properties as object).sort()).toEqual(["label", "op"]); // verbose is info's only
   });
 
   it("returns the full schema without a filter and never mutates the tool's schema", () => {

@@ -1,14 +1,16 @@
-import pg from "pg";
+import type pg from "pg";
 import { auditRecordSchema, validateQuery, validateRecords } from "./schema.js";
 import { validateTableName } from "./table-name.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
+import { loadPg } from "../optional/index.js";
+import type { PgPool } from "../optional/types.js";
 
 export interface PostgresAuditSinkOptions {
   /** Connection string; a pool is created and ended by `close()`. */
   url?: string;
   /** An existing pool to use instead (left open by `close()`). */
-  pool?: pg.Pool;
+  pool?: PgPool;
   /** Table name (a plain SQL identifier); default `guarded_graph_audit`. */
   table?: string;
 }
@@ -44,7 +46,7 @@ export class PostgresAuditSink implements AuditSink {
     const table = validateTableName(options.table);
     if (!options.pool && !options.url) throw new AuditError(ErrorCode.AUDIT_CONFIG, "PostgreSQL audit sink refused: give a connection `url` or a `pool`");
     const ownsPool = !options.pool;
-    const pool = options.pool ?? new pg.Pool({ connectionString: options.url, max: 4 });
+    const pool = (options.pool as pg.Pool | undefined) ?? new (loadPg("the PostgreSQL audit sink (postgres://URL)")).Pool({ connectionString: options.url, max: 4 });
     const sink = new PostgresAuditSink(pool, ownsPool, table);
     try {
       await sink.#createTable();

@@ -1,10 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { parseStoredRecord, validateQuery, validateRecords } from "./schema.js";
 import { validateTableName } from "./table-name.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
+import { loadBetterSqlite3 } from "../optional/index.js";
 
 export interface SqliteAuditSinkOptions {
   /** Table name (a plain SQL identifier); default `guarded_graph_audit`. */
@@ -45,7 +46,7 @@ export class SqliteAuditSink implements AuditSink {
     const table = validateTableName(options.table);
     const file = path === ":memory:" ? path : resolve(path);
     if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-    const db = new Database(file);
+    const db = new (loadBetterSqlite3("the SQLite audit sink (sqlite:PATH)"))(file);
     try {
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = FULL");

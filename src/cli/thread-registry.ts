@@ -1,8 +1,7 @@
-import Database from "better-sqlite3";
-import pg from "pg";
 import { z } from "zod";
 import { GRAPH_NAMES } from "../../graphs/shared.js";
 import { ensureSqliteDirectory, parseStorageSpec } from "../storage/spec.js";
+import { loadBetterSqlite3, loadPg } from "../optional/index.js";
 
 /** Which graph (and policy) a CLI thread runs, so `approve` in a new process resumes the same graph. */
 export interface ThreadEntry {
@@ -49,7 +48,7 @@ export async function openThreadRegistry(spec: string): Promise<ThreadRegistry> 
   const ddl = `CREATE TABLE IF NOT EXISTS ${TABLE} (thread_id TEXT PRIMARY KEY, graph TEXT NOT NULL, policy TEXT, created_at TEXT NOT NULL)`;
   if (parsed.kind === "sqlite") {
     ensureSqliteDirectory(parsed.path);
-    const db = new Database(parsed.path);
+    const db = new (loadBetterSqlite3("SQLite storage (sqlite:PATH)"))(parsed.path);
     db.pragma("busy_timeout = 5000");
     db.exec(ddl);
     return {
@@ -65,7 +64,7 @@ export async function openThreadRegistry(spec: string): Promise<ThreadRegistry> 
       close: async () => void (db.open && db.close()),
     };
   }
-  const pool = new pg.Pool({ connectionString: parsed.url, max: 2 });
+  const pool = new (loadPg("PostgreSQL storage (postgres://URL)")).Pool({ connectionString: parsed.url, max: 2 });
   pool.on("error", () => undefined);
   try {
     await pool.query(ddl);

@@ -53,6 +53,8 @@ export const ErrorCode = {
   CLI_FAILED: "GG_ERR_CLI_FAILED",
   /** The package's own files (policies/, scenarios/) cannot be found. */
   PACKAGE_FILES: "GG_ERR_PACKAGE_FILES",
+  /** LangGraph Platform set-up: the auth handler's API keys, the store a graph needs, the CLI's server URL. */
+  PLATFORM_CONFIG: "GG_ERR_PLATFORM_CONFIG",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

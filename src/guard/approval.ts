@@ -1,3 +1,4 @@
+import { decisionContextOf } from "../provenance/context.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { interrupt } from "@langchain/langgraph";
 import { z } from "zod";
@@ -243,7 +244,7 @@ export async function resolveApprovals(
       decided.set(call.id, { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, decision.message) });
       await auditHuman(guard, ctx, call, "reject", resume.actor, decision.message ? { message: decision.message } : undefined);
     } else {
-      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config);
+      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config, ctx);
       decided.set(call.id, edited);
       await auditHuman(guard, ctx, call, "edit", resume.actor, {
         editedAction: decision.editedAction,
@@ -267,10 +268,11 @@ async function reviewEdit(
   original: ReviewedCall,
   editedAction: { name: string; args: Record<string, unknown> },
   config: LangGraphRunnableConfig | undefined,
+  ctx: TurnContext,
 ): Promise<ReviewedCall> {
   const substituted = calls.map((c) => (c.id === original.id ? { id: c.id, ...editedAction } : c));
   const upTo = substituted.slice(0, substituted.findIndex((c) => c.id === original.id) + 1);
-  const { reviewed } = await guard.reviewTurn(state, upTo, config);
+  const { reviewed } = await guard.reviewTurn(state, upTo, config, decisionContextOf(ctx));
   const again = reviewed[reviewed.length - 1];
   if (!again) throw new Error(`edited call ${original.id} vanished from its turn`);
   if (again.outcome === "refuse") {

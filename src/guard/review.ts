@@ -5,6 +5,8 @@ import type { RiskLevel } from "../tools/types.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import { riskDecision } from "./risk.js";
 import type { CallOutcome, ReviewedCall } from "./state.js";
+import type { DecisionContext } from "../provenance/context.js";
+import type { Evidence } from "../provenance/index-builder.js";
 import { approvalNotes, refusals } from "../messages/index.js";
 import { ToolCallLimitError } from "../errors/index.js";
 
@@ -30,6 +32,7 @@ interface Facts {
   risk: RiskLevel;
   concurrencySafe: boolean;
   requestHeartbeat: boolean;
+  evidence?: Evidence[] | undefined;
 }
 
 function outcome(facts: Facts, result: CallOutcome, ruleId: string, reason: string, message?: string): ReviewedCall {
@@ -45,6 +48,7 @@ function outcome(facts: Facts, result: CallOutcome, ruleId: string, reason: stri
     concurrencySafe: facts.concurrencySafe,
     requestHeartbeat: facts.requestHeartbeat,
     message,
+    evidence: facts.evidence,
   };
 }
 
@@ -59,10 +63,11 @@ export function reviewCall(
   state: RuleState,
   call: RawToolCall,
   config?: LangGraphRunnableConfig,
+  context?: DecisionContext,
 ): ReviewedCall | Promise<ReviewedCall> {
   const spec = guard.spec(call.name);
   if (!spec) {
-    const facts: Facts = { id: call.id, name: call.name, args: call.args, operation: undefined, risk: "always-deny", concurrencySafe: false, requestHeartbeat: false };
+    const facts: Facts = { id: call.id, name: call.name, args: call.args, operation: undefined, risk: "always-deny", concurrencySafe: false, requestHeartbeat: false, evidence: undefined };
     const message = refusals.unknownTool(call.name, guard.registry.names());
     return outcome(facts, "refuse", "unknown-tool", `unknown tool "${call.name}"`, message);
   }
@@ -93,7 +98,8 @@ export function reviewCall(
   if (kill?.mode === "deny") return refuse(facts, kill.ruleId, kill.reason);
 
   const permission: PolicyDecision =
-    guard.options.permissions?.decide(call.name, args, guard.declaredRisk(call.name, operation)) ?? riskDecision(facts.risk, guard.options.riskModes);
+    guard.options.permissions?.decide(call.name, args, guard.declaredRisk(call.name, operation), context) ?? riskDecision(facts.risk, guard.options.riskModes);
+  if (permission.evidence !== undefined) facts.evidence = permission.evidence;
   if (permission.mode === "deny") return refuse(facts, permission.ruleId, permission.reason);
 
   const violation = guard.engine.checkCall(state, { tool: call.name, operation }, guard.now());

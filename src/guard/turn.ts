@@ -7,6 +7,7 @@ import { auditDecisions } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
+import { decisionContextOf } from "../provenance/context.js";
 import { refusals } from "../messages/index.js";
 
 export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
@@ -17,13 +18,16 @@ export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | und
   return undefined;
 }
 
-/** Tool calls of `ai` that have no ToolMessage yet (a call answered before a crash is not reviewed again). */
-export function openToolCalls(ai: AIMessage, messages: readonly BaseMessage[]): RawToolCall[] {
+/**
+ * Tool calls of `ai` that have no ToolMessage yet (a call answered before a crash is not reviewed
+ * again). A call without id gets `${messageId}_${index}` (the message id is thread-scoped and unique).
+ */
+export function openToolCalls(ai: AIMessage, messages: readonly BaseMessage[], messageId: string): RawToolCall[] {
   const answered = new Set(
     messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => m.tool_call_id),
   );
   return (ai.tool_calls ?? [])
-    .map((call, index) => ({ id: call.id ?? `${ai.id ?? "call"}_${index}`, name: call.name, args: call.args }))
+    .map((call, index) => ({ id: call.id ?? `${messageId}_${index}`, name: call.name, args: call.args }))
     .filter((call) => !answered.has(call.id));
 }
 
@@ -51,10 +55,15 @@ export async function reviewTurnWithApproval(
   ctx: TurnContext,
   config: LangGraphRunnableConfig | undefined,
 ): Promise<ReviewedTurn> {
-  const { reviewed } = await guard.reviewTurn(state, calls, config);
+  const { reviewed } = await guard.reviewTurn(state, calls, config, decisionContextOf(ctx));
   await auditDecisions(guard, ctx, reviewed);
+  const asked = new Set(reviewed.filter((c) => c.outcome === "ask").map((c) => c.id));
   const decided = new Map<string, ReviewedCall>(
-    (await resolveApprovals(guard, state, calls, reviewed, ctx, config)).map((c) => [c.id, c]),
+    (await resolveApprovals(guard, state, calls, reviewed, ctx, config)).map((c) => [
+      c.id,
+      // A human let this call through: the check at its start knows not to ask again.
+      asked.has(c.id) && c.outcome === "run" ? { ...c, approved: true } : c,
+    ]),
   );
   const runnable: ReviewedCall[] = [];
   const answered: ToolMessage[] = [];

@@ -1,8 +1,10 @@
-import pg from "pg";
+import type pg from "pg";
 import { z } from "zod";
 import { namespaceKey, newArchivalEntry, searchLimit, tokenize } from "./archival.js";
 import type { ArchivalIndex, ArchivalInsert, ArchivalSearchOptions } from "./archival.js";
 import { jsonValueSchema, type ArchivalEntry, type ArchivalSearchResult } from "./types.js";
+import { loadPg } from "../optional/index.js";
+import type { PgPool } from "../optional/types.js";
 
 const rowSchema = z.object({
   id: z.string(),
@@ -27,7 +29,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export interface PostgresArchivalOptions {
   /** A connection string or an existing pool (then `close()` leaves it open). */
-  connection: string | pg.Pool;
+  connection: string | PgPool;
   /** Schema for the table (created when missing). Default "public". */
   schema?: string;
   table?: string;
@@ -56,7 +58,7 @@ export class PostgresArchivalIndex implements ArchivalIndex {
       if (!IDENTIFIER.test(name)) throw new Error(`PostgresArchivalIndex: "${name}" is not a plain identifier`);
     }
     this.#ownsPool = typeof options.connection === "string";
-    this.#pool = typeof options.connection === "string" ? new pg.Pool({ connectionString: options.connection }) : options.connection;
+    this.#pool = typeof options.connection === "string" ? new (loadPg("PostgreSQL memory (postgres://URL)")).Pool({ connectionString: options.connection }) : (options.connection as pg.Pool);
     this.#schema = schema;
     this.#table = table;
     this.#language = language;

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import type { SqliteDatabase } from "../optional/types.js";
 import { z } from "zod";
 import { namespaceKey, newArchivalEntry, searchLimit, tokenize } from "./archival.js";
 import type { ArchivalIndex, ArchivalInsert, ArchivalSearchOptions } from "./archival.js";
@@ -44,7 +45,8 @@ export class SqliteArchivalIndex implements ArchivalIndex {
   readonly #get: Database.Statement;
   readonly #count: Database.Statement;
 
-  constructor(db: Database.Database, options: { table?: string } = {}) {
+  constructor(database: SqliteDatabase, options: { table?: string } = {}) {
+    const db = database as Database.Database;
     const table = options.table ?? "archival_entries";
     if (!IDENTIFIER.test(table)) throw new Error(`SqliteArchivalIndex: table name "${table}" is not a plain identifier`);
     this.#db = db;

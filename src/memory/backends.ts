@@ -1,5 +1,6 @@
 import { InMemoryStore } from "@langchain/langgraph";
-import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { importOptional } from "../optional/index.js";
 import { InMemoryArchivalIndex } from "./archival-memory.js";
 import { PostgresArchivalIndex } from "./archival-postgres.js";
 import { SqliteArchivalIndex } from "./archival-sqlite.js";
@@ -29,10 +30,15 @@ export async function openPostgresMemory(options: {
   url: string;
   namespace: readonly string[];
   schema?: string;
-}): Promise<MemoryBackend & { store: PostgresStore; archival: PostgresArchivalIndex }> {
+}): Promise<MemoryBackend & { store: BaseStore; archival: PostgresArchivalIndex }> {
   const schema = options.schema ?? "public";
   const archival = new PostgresArchivalIndex({ connection: options.url, schema });
   await archival.setup(); // creates the schema the store's migrations then use
+  const { PostgresStore } = await importOptional(
+    "@langchain/langgraph-checkpoint-postgres",
+    "PostgreSQL memory (postgres://URL)",
+    () => import("@langchain/langgraph-checkpoint-postgres/store"),
+  );
   const store = PostgresStore.fromConnString(options.url, { schema });
   await store.setup();
   const memory = new MemoryStore(store, { namespace: options.namespace, archival });

@@ -10,8 +10,10 @@ import type {
   SearchItem,
   SearchOperation,
 } from "@langchain/langgraph-checkpoint";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { z } from "zod";
+import { loadBetterSqlite3 } from "../optional/index.js";
+import type { SqliteDatabase } from "../optional/types.js";
 
 const rowSchema = z.object({ ns: z.string(), key: z.string(), value: z.string(), created_at: z.number(), updated_at: z.number() });
 type Row = z.infer<typeof rowSchema>;
@@ -68,6 +70,7 @@ function conditionMatches(condition: MatchCondition, ns: string[]): boolean {
  * table keyed by (namespace, key). Search filters like InMemoryStore; `query` is ignored (no embeddings).
  */
 export class SqliteStore extends BaseStore {
+  /** @internal */
   readonly db: Database.Database;
   readonly #ownsDb: boolean;
   readonly #table: string;
@@ -78,12 +81,12 @@ export class SqliteStore extends BaseStore {
   readonly #namespaces: Database.Statement;
 
   /** `database`: a file path (":memory:" for a private in-memory database) or an open better-sqlite3 database. */
-  constructor(database: string | Database.Database = ":memory:", options: { table?: string } = {}) {
+  constructor(database: string | SqliteDatabase = ":memory:", options: { table?: string } = {}) {
     super();
     const table = options.table ?? "store_items";
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`SqliteStore: table name "${table}" is not a plain identifier`);
     this.#ownsDb = typeof database === "string";
-    this.db = typeof database === "string" ? new Database(database) : database;
+    this.db = typeof database === "string" ? new (loadBetterSqlite3("the SQLite memory store"))(database) : (database as Database.Database);
     if (this.#ownsDb) this.db.pragma("journal_mode = WAL");
     this.#table = table;
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (

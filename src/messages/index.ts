@@ -322,3 +322,6 @@ export const validation = {
     return `${where}: field "${field}" is not part of a ${type} rule`;
   },
 } as const;
+
+// LangGraph Platform: auth handler, policy by name, platform store, CLI --url (t13b).
+export * from "./deploy.js";

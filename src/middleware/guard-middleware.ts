@@ -1,14 +1,16 @@
 import { createMiddleware } from "langchain";
 import { Guard } from "../guard/guard.js";
 import type { GuardOptions } from "../guard/options.js";
-import { reviewModelTurn } from "./after-model.js";
+import { afterModelTurn } from "./after-model.js";
+import { rulesOf } from "../guard/engine.js";
+import { threadIdOf } from "../guard/audit-trail.js";
 import { withForcedCall } from "../guard/model-step.js";
-import { allowedToolsFor, forcedToolFor, promptFor, rulesOf, toolName } from "./model-call.js";
-import { hasUnsettledTurn, settleTurn, startRun } from "./run-state.js";
+import { allowedToolsFor, forcedToolFor, promptFor, toolName } from "./model-call.js";
+import { beforeAgentState, hasUnsettledTurn, settleTurn } from "./run-state.js";
 import { GuardMiddlewareState } from "./state.js";
 import { guardToolCall } from "./tool-call.js";
 import { TurnGate } from "./turn-gate.js";
-import { limitEndMessages } from "../guard/loop.js";
+import { limitEndMessages } from "../guard/engine.js";
 
 /** Guard options, or a prebuilt Guard to share with other graphs. */
 export type GuardMiddlewareOptions = GuardOptions | { guard: Guard };
@@ -37,8 +39,8 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
     stateSchema: GuardMiddlewareState,
     tools: guard.registry.list(),
 
-    beforeAgent: (state) => ({
-      guard: startRun(guard, state.guard, state.guardResults, state.messages),
+    beforeAgent: (state, runtime) => ({
+      guard: beforeAgentState(guard, state.guard, state.guardResults, state.messages, threadIdOf({ configurable: runtime.configurable })),
       guardResults: null,
     }),
 
@@ -73,7 +75,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
 
     afterModel: {
       canJumpTo: ["model", "end"],
-      hook: (state, runtime) => reviewModelTurn(guard, state, { configurable: runtime.configurable, signal: runtime.signal }),
+      hook: (state, runtime) => afterModelTurn(guard, state, { configurable: runtime.configurable, signal: runtime.signal }),
     },
 
     wrapToolCall: (request) => guardToolCall(guard, gate, request),

@@ -13,10 +13,6 @@ export function toolName(tool: AgentTool): string | undefined {
   return typeof record.function?.name === "string" ? record.function.name : undefined;
 }
 
-export function rulesOf(guard: Guard, state: GuardState): RuleState {
-  return state.rules ?? guard.initialRuleState();
-}
-
 /**
  * The tools the model may see now, in the agent's order: only guard tools the rules allow (a tool
  * the guard does not know would be refused anyway). A tool whose operations are narrowed, or that

@@ -1,5 +1,4 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { ChatOpenAI } from "@langchain/openai";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -7,6 +6,7 @@ import { packageRoot } from "../package-root.js";
 import { loadScenario, parseScenario, type Scenario } from "./scenario.js";
 import { ScriptedChatModel } from "./scripted.js";
 import { ErrorCode, ModelError } from "../errors/index.js";
+import { importOptional } from "../optional/index.js";
 
 export const DEFAULT_SCENARIO = "devops-demo";
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
@@ -49,7 +49,7 @@ export function scenarioPath(nameOrPath: string): string {
  * (any OpenAI-compatible server; `MODEL` names the model), else the offline scripted model
  * playing `options.scenario` (default "devops-demo").
  */
-export function createModel(options: CreateModelOptions = {}): BaseChatModel {
+export async function createModel(options: CreateModelOptions = {}): Promise<BaseChatModel> {
   const source = options.env ?? process.env;
   const parsed = envSchema.safeParse({
     OPENAI_API_KEY: nonBlank(source, "OPENAI_API_KEY"),
@@ -59,6 +59,7 @@ export function createModel(options: CreateModelOptions = {}): BaseChatModel {
   if (!parsed.success) throw new ModelError(ErrorCode.MODEL_CONFIG, `invalid model configuration: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
   const env = parsed.data;
   if (env.OPENAI_API_KEY !== undefined || env.OPENAI_BASE_URL !== undefined) {
+    const { ChatOpenAI } = await importOptional("@langchain/openai", "an OpenAI model (OPENAI_API_KEY or OPENAI_BASE_URL)", () => import("@langchain/openai"));
     return new ChatOpenAI({
       model: env.MODEL ?? DEFAULT_OPENAI_MODEL,
       apiKey: env.OPENAI_API_KEY ?? PLACEHOLDER_API_KEY,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { KillswitchConfigSchema } from "../killswitch/types.js";
 import { RULE_TYPES } from "../rules/types.js";
+import { AfterSchema, BudgetSchema, fieldConditionSchema, ProvenanceConfigSchema, ScopeSchema } from "../provenance/schema.js";
 
 export const RiskLevelSchema = z.enum(["low", "medium", "high", "always-deny"]);
 export const PermissionModeSchema = z.enum(["allow", "deny", "ask"]);
@@ -42,6 +43,9 @@ export const FieldMatcherSchema = z
     }
   });
 
+/** A field condition: a matcher, `not`/`anyOf`/`allOf` of conditions, a numeric comparison, or `from` (provenance). */
+export const FieldConditionSchema = fieldConditionSchema(FieldMatcherSchema);
+
 export const PermissionRuleSchema = z
   .strictObject({
     id: z.string().min(1).optional().describe("Stable id; decisions name it as permission:<id>."),
@@ -54,9 +58,12 @@ export const PermissionRuleSchema = z
     toolRegex: z.boolean().optional(),
     args: z.string().min(1).optional().describe("RE2 regex searched in the canonical JSON of the arguments."),
     where: z
-      .record(z.string().min(1), FieldMatcherSchema)
+      .record(z.string().min(1), FieldConditionSchema)
       .optional()
       .describe("Field selector (a.b[0].c, items[*].name) → condition; all must hold."),
+    after: AfterSchema.optional(),
+    afterScope: ScopeSchema.optional().describe("Where `after` looks: run (default) or thread."),
+    budget: BudgetSchema.optional(),
     mode: PermissionModeSchema,
     reason: z.string().optional(),
     caseSensitive: z.boolean().optional().describe("Match the tool name and args regex case-sensitively (default: insensitive)."),
@@ -228,6 +235,7 @@ export const PolicyFileSchema = z
         tool_rules: z.array(ToolRuleEntrySchema).optional(),
       })
       .optional(),
+    provenance: ProvenanceConfigSchema.optional(),
     killswitch: KillswitchConfigSchema.optional(),
     audit: AuditConfigSchema.optional(),
     execution: ExecutionConfigSchema.optional(),

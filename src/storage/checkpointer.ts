@@ -1,7 +1,5 @@
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import Database from "better-sqlite3";
-import pg from "pg";
+import { importOptional, loadBetterSqlite3, loadPg } from "../optional/index.js";
 import { registerThreadSource } from "./thread-source.js";
 import { ensureSqliteDirectory, parseStorageSpec, resolveStorageSpec, sqlIdentifier } from "./spec.js";
 import { ErrorCode, StorageError } from "../errors/index.js";
@@ -32,6 +30,12 @@ export async function openCheckpointer(spec?: string, options: OpenCheckpointerO
       return { checkpointer: new MemorySaver(), kind: "memory", spec: parsed.spec, close: async () => undefined };
     case "sqlite": {
       ensureSqliteDirectory(parsed.path);
+      const Database = loadBetterSqlite3("the SQLite checkpointer (sqlite:PATH)");
+      const { SqliteSaver } = await importOptional(
+        "@langchain/langgraph-checkpoint-sqlite",
+        "the SQLite checkpointer (sqlite:PATH)",
+        () => import("@langchain/langgraph-checkpoint-sqlite"),
+      );
       const db = new Database(parsed.path);
       // Several processes may share the file: wait for a writer instead of failing with SQLITE_BUSY.
       db.pragma("busy_timeout = 5000");
@@ -48,13 +52,17 @@ export async function openCheckpointer(spec?: string, options: OpenCheckpointerO
     }
     case "postgres": {
       const schema = sqlIdentifier(options.schema ?? "public", "PostgreSQL schema");
-      const pool = new pg.Pool({ connectionString: parsed.url, max: 10 });
+      const pool = new (loadPg("the PostgreSQL checkpointer (postgres://URL)")).Pool({ connectionString: parsed.url, max: 10 });
       // An idle client that loses its connection must not crash the process.
       pool.on("error", () => undefined);
       try {
         await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
         // Loaded only for PostgreSQL: importing it costs about 2 s of start-up, paid by every CLI command.
-        const { PostgresSaver } = await import("@langchain/langgraph-checkpoint-postgres");
+        const { PostgresSaver } = await importOptional(
+          "@langchain/langgraph-checkpoint-postgres",
+          "the PostgreSQL checkpointer (postgres://URL)",
+          () => import("@langchain/langgraph-checkpoint-postgres"),
+        );
         const checkpointer = new PostgresSaver(pool, undefined, { schema });
         await checkpointer.setup();
         registerThreadSource(checkpointer, { kind: "postgres", pool, schema });

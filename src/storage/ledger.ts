@@ -1,8 +1,7 @@
-import Database from "better-sqlite3";
-import pg from "pg";
 import { z } from "zod";
 import { ensureSqliteDirectory, parseStorageSpec, sqlIdentifier } from "./spec.js";
 import { ErrorCode, StorageError } from "../errors/index.js";
+import { loadBetterSqlite3, loadPg } from "../optional/index.js";
 
 /** "claimed": run the call now. "done": it already ran, read `result`. "busy": a live worker is running it. */
 export type ClaimOutcome = "claimed" | "done" | "busy";
@@ -106,7 +105,7 @@ function memoryLedger(space: string): ExecutionLedger {
 
 function sqliteLedger(path: string): ExecutionLedger {
   ensureSqliteDirectory(path);
-  const db = new Database(path);
+  const db = new (loadBetterSqlite3("SQLite storage (sqlite:PATH)"))(path);
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
   db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (
@@ -168,7 +167,7 @@ function sqliteLedger(path: string): ExecutionLedger {
 }
 
 async function postgresLedger(url: string, schema: string): Promise<ExecutionLedger> {
-  const pool = new pg.Pool({ connectionString: url, max: 5 });
+  const pool = new (loadPg("PostgreSQL storage (postgres://URL)")).Pool({ connectionString: url, max: 5 });
   pool.on("error", () => undefined);
   const table = `"${schema}".${TABLE}`;
   try {

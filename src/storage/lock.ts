@@ -1,8 +1,7 @@
-import Database from "better-sqlite3";
-import pg from "pg";
 import { z } from "zod";
 import { defaultOwner } from "./owner.js";
 import { ensureSqliteDirectory, parseStorageSpec } from "./spec.js";
+import { loadBetterSqlite3, loadPg } from "../optional/index.js";
 
 export interface ThreadLock {
   readonly threadId: string;
@@ -72,7 +71,7 @@ function acquireMemoryLock(space: string, threadId: string, owner: string): Thre
 
 function acquireSqliteLock(path: string, threadId: string, owner: string, leaseMs: number): ThreadLock | null {
   ensureSqliteDirectory(path);
-  const db = new Database(path);
+  const db = new (loadBetterSqlite3("SQLite storage (sqlite:PATH)"))(path);
   db.pragma("busy_timeout = 5000");
   db.exec(
     `CREATE TABLE IF NOT EXISTS ${LOCK_TABLE} (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
@@ -130,7 +129,7 @@ function acquireSqliteLock(path: string, threadId: string, owner: string, leaseM
 }
 
 async function acquirePostgresLock(url: string, threadId: string, owner: string): Promise<ThreadLock | null> {
-  const client = new pg.Client({ connectionString: url, application_name: `guarded-graph lock ${owner}`.slice(0, 63) });
+  const client = new (loadPg("PostgreSQL storage (postgres://URL)")).Client({ connectionString: url, application_name: `guarded-graph lock ${owner}`.slice(0, 63) });
   // A dropped connection frees the advisory lock on the server; it must not crash this process.
   client.on("error", () => undefined);
   await client.connect();

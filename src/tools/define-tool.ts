@@ -3,7 +3,7 @@ import type { ToolRunnableConfig } from "@langchain/core/tools";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { createHash } from "node:crypto";
 import type { z } from "zod";
-import { detectOperationKey, operationsInSchema, toToolJsonSchema } from "./schema.js";
+import { detectOperationKey, flattenOperationUnion, operationsInSchema, toToolJsonSchema } from "./schema.js";
 import type { GuardedTool, RiskLevel, ToolExecutionContext, ToolGuardSpec } from "./types.js";
 import { ToolDefinitionError } from "../errors/index.js";
 
@@ -67,9 +67,13 @@ function stringify(result: unknown): string {
 export function defineTool<S extends z.ZodType<Record<string, unknown>>, R = unknown>(
   options: DefineToolOptions<S, R>,
 ): GuardedTool<z.output<S>> {
-  const jsonSchema = toToolJsonSchema(options.schema);
-  const operationKey = detectOperationKey(jsonSchema, options.operationKey);
-  const operations = operationKey ? operationsInSchema(jsonSchema, operationKey) : [];
+  // A union of operations is published flat (one object, provider-safe) and validated exactly per
+  // operation by the original schema, which the flat one pipes into.
+  const flat = flattenOperationUnion(options.schema, options.operationKey);
+  const published = (flat?.schema ?? options.schema) as unknown as z.ZodType<z.output<S>>;
+  const jsonSchema = toToolJsonSchema(published);
+  const operationKey = flat?.operationKey ?? detectOperationKey(jsonSchema, options.operationKey);
+  const operations = flat?.operations ?? (operationKey ? operationsInSchema(jsonSchema, operationKey) : []);
   if (options.operationKey !== undefined && operations.length === 0) {
     throw new ToolDefinitionError(
       `defineTool(${options.name}): operationKey "${options.operationKey}" has no enum or literal values in the schema`,
@@ -88,12 +92,13 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>, R = unk
     maxResultChars: options.maxResultChars,
     requiresApproval: options.requiresApproval,
     jsonSchema,
-    inputSchema: options.schema as unknown as z.ZodType<z.output<S>>,
+    fieldOperations: flat?.fields,
+    inputSchema: published,
   };
   const structured = lcTool(
     async (input: z.output<S>, config?: ToolRunnableConfig) =>
       stringify(await options.execute(input, executionContextFrom(config))),
-    { name: options.name, description: options.description, schema: options.schema as never },
+    { name: options.name, description: options.description, schema: published as never },
   );
   Object.defineProperty(structured, "guard", { value: guard, enumerable: false });
   return structured as unknown as GuardedTool<z.output<S>>;

@@ -2,7 +2,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { z } from "zod";
 import { isGuardedTool } from "./define-tool.js";
-import { detectOperationKey, filterSchemaOperations, operationsInSchema } from "./schema.js";
+import { detectOperationKey, filterSchemaOperations, flattenOperationUnion, operationsInSchema, toStrictToolSchema, toToolJsonSchema } from "./schema.js";
 import type { AnyTool, JsonSchema, ToolGuardSpec } from "./types.js";
 import { ToolDefinitionError } from "../errors/index.js";
 
@@ -13,11 +13,18 @@ export function guardSpecOf(tool: AnyTool): ToolGuardSpec {
   if (isGuardedTool(tool)) return tool.guard;
   const cached = plainSpecs.get(tool);
   if (cached) return cached;
-  const raw = toJsonSchema(tool.schema as never) as JsonSchema;
-  const { $schema: _ignored, ...jsonSchema } = raw;
-  if (jsonSchema.type === undefined) jsonSchema.type = "object";
-  const operationKey = detectOperationKey(jsonSchema);
   const zodLike = tool.schema as { safeParse?: unknown };
+  const isZod = typeof zodLike.safeParse === "function";
+  const flat = isZod ? flattenOperationUnion(tool.schema as z.ZodType) : undefined;
+  let jsonSchema: JsonSchema;
+  if (isZod) {
+    jsonSchema = toToolJsonSchema((flat?.schema ?? tool.schema) as z.ZodType);
+  } else {
+    const { $schema: _ignored, ...raw } = toJsonSchema(tool.schema as never) as JsonSchema;
+    jsonSchema = raw;
+  }
+  if (jsonSchema.type === undefined) jsonSchema.type = "object";
+  const operationKey = flat?.operationKey ?? detectOperationKey(jsonSchema);
   const spec: ToolGuardSpec = {
     operationKey,
     operations: operationKey ? operationsInSchema(jsonSchema, operationKey) : [],
@@ -31,7 +38,8 @@ export function guardSpecOf(tool: AnyTool): ToolGuardSpec {
     maxResultChars: undefined,
     requiresApproval: undefined,
     jsonSchema,
-    inputSchema: typeof zodLike.safeParse === "function" ? (tool.schema as z.ZodType) : z.record(z.string(), z.unknown()),
+    fieldOperations: flat?.fields,
+    inputSchema: isZod ? ((flat?.schema ?? tool.schema) as z.ZodType) : z.record(z.string(), z.unknown()),
   };
   plainSpecs.set(tool, spec);
   return spec;
@@ -40,7 +48,7 @@ export function guardSpecOf(tool: AnyTool): ToolGuardSpec {
 /** An OpenAI-format function tool definition, accepted by every LangChain chat model's `bindTools`. */
 export interface ToolDefinition {
   type: "function";
-  function: { name: string; description: string; parameters: JsonSchema };
+  function: { name: string; description: string; parameters: JsonSchema; strict?: boolean };
 }
 
 /** What the model may use of one tool now: all of it, or a subset of its operations. */
@@ -54,7 +62,15 @@ export interface ToolAllowance {
 export function schemaFor(tool: AnyTool, allowedOps?: Iterable<string>): JsonSchema {
   const spec = guardSpecOf(tool);
   if (allowedOps === undefined || spec.operationKey === undefined) return structuredClone(spec.jsonSchema);
-  return filterSchemaOperations(spec.jsonSchema, spec.operationKey, allowedOps);
+  return filterSchemaOperations(spec.jsonSchema, spec.operationKey, allowedOps, spec.fieldOperations);
+}
+
+/**
+ * The strict-mode schema of `tool` (OpenAI `strict: true`: every property required, optional ones
+ * nullable, `additionalProperties: false`), or the reason it cannot be strict (a free-form JSON field).
+ */
+export function strictSchemaFor(tool: AnyTool, allowedOps?: Iterable<string>) {
+  return toStrictToolSchema(schemaFor(tool, allowedOps));
 }
 
 export class ToolRegistry {
@@ -97,12 +113,26 @@ export class ToolRegistry {
   }
 
   /** Definitions to bind to the model: only the allowed tools, each with its operations filtered. */
-  definitions(allowed?: readonly ToolAllowance[]): ToolDefinition[] {
+  /**
+   * With `strict`, each tool that can be strict is sent in strict form with `strict: true`; a tool that
+   * cannot (see `strictSchemaFor`) is sent as usual with `strict: false`.
+   */
+  definitions(allowed?: readonly ToolAllowance[], options: { strict?: boolean } = {}): ToolDefinition[] {
     const selection: readonly ToolAllowance[] = allowed ?? this.names().map((name) => ({ name }));
     const out: ToolDefinition[] = [];
     for (const { name, operations } of selection) {
       const tool = this.#tools.get(name);
       if (!tool) continue;
+      if (options.strict) {
+        const strict = strictSchemaFor(tool, operations);
+        out.push({
+          type: "function",
+          function: strict.schema
+            ? { name, description: tool.description, parameters: strict.schema, strict: true }
+            : { name, description: tool.description, parameters: schemaFor(tool, operations), strict: false },
+        });
+        continue;
+      }
       out.push({
         type: "function",
         function: { name, description: tool.description, parameters: schemaFor(tool, operations) },

@@ -1,11 +1,161 @@
 import { z } from "zod";
 import type { JsonSchema } from "./types.js";
 
-const UNSIGNED_FORMATS = new Set(["uint", "uint8", "uint16", "uint32", "uint64", "uint128"]);
+// Provider-safe tool schemas (issue 15, seed 004 "MCP compatibility"). A multi-operation tool is
+// published as ONE flat object: the operation enum plus every operation's fields, each described with
+// the operations it belongs to; no root oneOf/anyOf/allOf (Anthropic's input_schema and OpenAI's
+// function parameters both refuse them), everything inlined, unsigned integers as `integer` +
+// `minimum: 0`. The exact per-operation validation stays in zod and runs on every call.
+
+type Variant = Record<string, unknown>;
+
+interface ZodInternals {
+  _zod: { def: Record<string, unknown> & { type: string }; optin?: string; bag?: Record<string, unknown> };
+}
+
+function internals(schema: z.ZodType): ZodInternals["_zod"] {
+  return (schema as unknown as ZodInternals)._zod;
+}
+
+function literalValues(schema: z.ZodType): string[] | undefined {
+  const def = internals(schema).def;
+  if (def.type === "literal" && Array.isArray(def.values)) return def.values.filter((v): v is string => typeof v === "string");
+  if (def.type === "enum" && def.entries && typeof def.entries === "object") return Object.values(def.entries as Record<string, unknown>).filter((v): v is string => typeof v === "string");
+  return undefined;
+}
+
+function objectShape(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  const def = internals(schema).def;
+  return def.type === "object" ? (def.shape as Record<string, z.ZodType>) : undefined;
+}
+
+function isOptional(schema: z.ZodType): boolean {
+  return internals(schema).optin === "optional";
+}
+
+function unwrapOptional(schema: z.ZodType): z.ZodType {
+  let current = schema;
+  for (;;) {
+    const def = internals(current).def;
+    if (def.type !== "optional" && def.type !== "default") return current;
+    current = def.innerType as z.ZodType;
+  }
+}
+
+function descriptionOf(schema: z.ZodType): string | undefined {
+  return (schema as { description?: string }).description;
+}
+
+/** Where each field of a flattened tool is used: field → operations (and for which it is required). */
+export interface FieldOperations {
+  [field: string]: { operations: string[]; requiredFor: string[] };
+}
+
+export interface FlatZod {
+  /** Accepts the flat object (nulls in optional fields mean "absent"), outputs the original schema's output. */
+  schema: z.ZodType;
+  operationKey: string;
+  operations: string[];
+  fields: FieldOperations;
+}
 
 /**
- * JSON schema of a zod input schema, fully inlined (no `$ref`/`$defs`), with no unsigned
- * integer formats and an object root, as MCP and OpenAI function calling expect.
+ * The flat form of a zod union of objects that share a literal discriminator (a `z.discriminatedUnion`
+ * or a plain `z.union` of such objects): one object with the operation enum and every field, optional
+ * and nullable, described with its operations; piped into the original union so that each call is
+ * still validated exactly per operation. Undefined when the schema is not such a union.
+ */
+export function flattenOperationUnion(schema: z.ZodType, explicitKey?: string): FlatZod | undefined {
+  const def = internals(schema).def;
+  if (def.type !== "union" || !Array.isArray(def.options)) return undefined;
+  const options = def.options as z.ZodType[];
+  const shapes = options.map(objectShape);
+  if (shapes.some((s) => s === undefined)) return undefined;
+  const objects = shapes as Record<string, z.ZodType>[];
+  const candidates = explicitKey ? [explicitKey] : typeof def.discriminator === "string" ? [def.discriminator] : Object.keys(objects[0] ?? {});
+  const key = candidates.find((k) => objects.every((shape) => shape[k] !== undefined && literalValues(unwrapOptional(shape[k] as z.ZodType)) !== undefined));
+  if (key === undefined) return undefined;
+
+  const operations: string[] = [];
+  const opDescriptions: string[] = [];
+  const byField = new Map<string, { ops: string[]; requiredFor: string[]; schemas: z.ZodType[]; descriptions: string[] }>();
+  options.forEach((option, index) => {
+    const shape = objects[index] as Record<string, z.ZodType>;
+    const ops = literalValues(unwrapOptional(shape[key] as z.ZodType)) ?? [];
+    for (const op of ops) if (!operations.includes(op)) operations.push(op);
+    const what = descriptionOf(option);
+    if (what) opDescriptions.push(`${ops.join("/")}: ${what}`);
+    for (const [field, fieldSchema] of Object.entries(shape)) {
+      if (field === key) continue;
+      const entry = byField.get(field) ?? { ops: [], requiredFor: [], schemas: [], descriptions: [] };
+      entry.ops.push(...ops.filter((op) => !entry.ops.includes(op)));
+      if (!isOptional(fieldSchema)) entry.requiredFor.push(...ops);
+      const base = unwrapOptional(fieldSchema);
+      entry.schemas.push(base);
+      const description = descriptionOf(fieldSchema) ?? descriptionOf(base);
+      if (description && !entry.descriptions.includes(description)) entry.descriptions.push(description);
+      byField.set(field, entry);
+    }
+  });
+
+  const shape: Record<string, z.ZodType> = {
+    [key]: z.enum(operations as [string, ...string[]]).describe(opDescriptions.length ? `The operation. ${opDescriptions.join("; ")}` : "The operation"),
+  };
+  const fields: FieldOperations = {};
+  const bigints: string[] = [];
+  for (const [field, entry] of byField) {
+    const distinct: z.ZodType[] = [];
+    const seen = new Set<string>();
+    for (const s of entry.schemas) {
+      const { description: _d, ...json } = z.toJSONSchema(s, { io: "input", unrepresentable: "any" }) as Variant;
+      const id = JSON.stringify(json);
+      if (!seen.has(id)) {
+        seen.add(id);
+        distinct.push(s);
+      }
+    }
+    let base = distinct.length === 1 ? (distinct[0] as z.ZodType) : z.union(distinct as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+    // A bigint (z.uint64(), z.int64()) has no JSON form: the model sends an integer, converted back below.
+    if (distinct.length === 1 && internals(base).def.type === "bigint") {
+      const unsigned = isUnsignedBigint(base);
+      base = unsigned ? z.number().int().min(0) : z.number().int();
+      bigints.push(field);
+    }
+    const usedBy = entry.ops.length === operations.length ? "all operations" : `${key} ${entry.ops.join(", ")}`;
+    const required = entry.requiredFor.length ? `; required for ${entry.requiredFor.join(", ")}` : "";
+    const text = [entry.descriptions.join(" / "), `(used by ${usedBy}${required})`].filter(Boolean).join(" ");
+    shape[field] = base.nullable().optional().describe(text);
+    fields[field] = { operations: entry.ops, requiredFor: entry.requiredFor };
+  }
+  const flat = z
+    .object(shape)
+    .transform((value) =>
+      Object.fromEntries(
+        Object.entries(value)
+          .filter(([, v]) => v !== null)
+          .map(([k, v]) => [k, bigints.includes(k) && typeof v === "number" ? BigInt(v) : v]),
+      ),
+    )
+    .pipe(schema as z.ZodType<unknown, Record<string, unknown>>);
+  return { schema: flat, operationKey: key, operations, fields };
+}
+
+/** z.uint64() (format uint64) or a bigint with a non-negative minimum. */
+function isUnsignedBigint(schema: z.ZodType): boolean {
+  const zod = internals(schema);
+  const format = zod.def.format ?? zod.bag?.format;
+  const min = (schema as { minValue?: unknown }).minValue ?? zod.bag?.minimum;
+  return (typeof format === "string" && format.startsWith("uint")) || (typeof min === "bigint" && min >= 0n);
+}
+
+const SAFE_INT = 9007199254740991;
+
+/**
+ * JSON schema of a zod input schema as providers accept it: fully inlined (no `$ref`/`$defs`), no
+ * `$schema`, an object root with no oneOf/anyOf/allOf (a flattened operation union), nested `oneOf`
+ * as `anyOf`, integers without the safe-integer noise, unsigned and 64-bit integers as `integer`
+ * (`minimum: 0` when unsigned; never `{}`), and the null branch of optional fields removed (null means
+ * absent at run time; strict mode puts it back, see `toStrictToolSchema`).
  */
 export function toToolJsonSchema(schema: z.ZodType): JsonSchema {
   const raw = z.toJSONSchema(schema, {
@@ -13,27 +163,50 @@ export function toToolJsonSchema(schema: z.ZodType): JsonSchema {
     reused: "inline",
     cycles: "throw",
     unrepresentable: "any",
+    override: (ctx) => {
+      const zodSchema = ctx.zodSchema as unknown as z.ZodType;
+      const def = internals(zodSchema).def;
+      if (def.type === "bigint") {
+        ctx.jsonSchema.type = "integer";
+        if (isUnsignedBigint(zodSchema)) ctx.jsonSchema.minimum = 0;
+      }
+    },
   }) as JsonSchema;
   const { $schema: _ignored, ...rest } = raw;
-  const cleaned = stripUnsigned(rest) as JsonSchema;
+  const cleaned = clean(rest) as JsonSchema;
   if (cleaned.type === undefined) cleaned.type = "object";
   return cleaned;
 }
 
-function stripUnsigned(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(stripUnsigned);
+const UNSIGNED_FORMATS = new Set(["uint", "uint8", "uint16", "uint32", "uint64", "uint128", "int64", "int32", "safeint"]);
+
+function clean(node: unknown, optionalProperty = false): unknown {
+  if (Array.isArray(node)) return node.map((n) => clean(n));
   if (node === null || typeof node !== "object") return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
+  const input = node as Variant;
+  const out: Variant = {};
+  for (const [key, value] of Object.entries(input)) {
     if (key === "format" && typeof value === "string" && UNSIGNED_FORMATS.has(value)) continue;
-    out[key] = stripUnsigned(value);
+    if ((key === "maximum" && value === SAFE_INT) || (key === "minimum" && value === -SAFE_INT)) continue;
+    if (key === "properties" && value && typeof value === "object") {
+      const required = new Set(Array.isArray(input.required) ? (input.required as string[]) : []);
+      out.properties = Object.fromEntries(Object.entries(value as Variant).map(([name, prop]) => [name, clean(prop, !required.has(name))]));
+      continue;
+    }
+    out[key === "oneOf" ? "anyOf" : key] = clean(value);
   }
+  // An optional field's `anyOf: [X, {type: "null"}]` is X: null and absent mean the same at run time.
+  if (optionalProperty && Array.isArray(out.anyOf)) {
+    const branches = (out.anyOf as Variant[]).filter((b) => !(b && b.type === "null" && Object.keys(b).length === 1));
+    if (branches.length === 1 && branches.length < (out.anyOf as unknown[]).length) {
+      const { anyOf: _a, ...restOut } = out;
+      return { ...restOut, ...(branches[0] as Variant), ...(restOut.description ? { description: restOut.description } : {}) };
+    }
+  }
+  if (out.type === "integer" && out.minimum === undefined && typeof input.format === "string" && input.format.startsWith("uint")) out.minimum = 0;
   return out;
 }
 
-type Variant = Record<string, unknown>;
-
-/** Operation value(s) a (sub)schema of the discriminator field admits: `const`, `enum`, or a union of consts. */
 function discriminatorValues(field: unknown): string[] | undefined {
   if (field === null || typeof field !== "object") return undefined;
   const f = field as Variant;
@@ -51,27 +224,27 @@ function filterField(field: Variant, allowed: ReadonlySet<string>): Variant {
   if (Array.isArray(out.enum)) out.enum = out.enum.filter((v) => typeof v === "string" && allowed.has(v));
   for (const key of ["oneOf", "anyOf"] as const) {
     const list = out[key];
-    if (Array.isArray(list)) {
-      out[key] = list.filter((v) => (discriminatorValues(v) ?? []).some((op) => allowed.has(op)));
-    }
+    if (Array.isArray(list)) out[key] = list.filter((v) => (discriminatorValues(v) ?? []).some((op) => allowed.has(op)));
   }
   return out;
 }
 
 /**
- * The schema with the operation discriminator filtered to `allowed`: a plain `enum`,
- * `oneOf`/`anyOf` of `const`s, and discriminated unions (variants that are not allowed are dropped).
+ * The schema with the operation enum filtered to `allowed`, and (with `fields`, a flattened tool's
+ * field map) without the fields that only the removed operations use. Schemas that still carry a
+ * union of variants (plain LangChain tools) have their variants filtered the same way.
  */
-export function filterSchemaOperations(
-  schema: JsonSchema,
-  operationKey: string,
-  allowed: Iterable<string>,
-): JsonSchema {
+export function filterSchemaOperations(schema: JsonSchema, operationKey: string, allowed: Iterable<string>, fields?: FieldOperations): JsonSchema {
   const allow = new Set(allowed);
   const out: JsonSchema = structuredClone(schema);
   const properties = out.properties as Record<string, Variant> | undefined;
   const field = properties?.[operationKey];
   if (properties && field) properties[operationKey] = filterField(field, allow);
+  if (properties && fields) {
+    for (const [name, use] of Object.entries(fields)) {
+      if (!use.operations.some((op) => allow.has(op))) delete properties[name];
+    }
+  }
   for (const key of ["oneOf", "anyOf"] as const) {
     const variants = out[key];
     if (!Array.isArray(variants)) continue;
@@ -116,4 +289,62 @@ const DEFAULT_OPERATION_KEYS = ["operation", "op"];
 export function detectOperationKey(schema: JsonSchema, explicit?: string): string | undefined {
   if (explicit !== undefined) return explicit;
   return DEFAULT_OPERATION_KEYS.find((key) => operationsInSchema(schema, key).length > 0);
+}
+
+// Strict mode (OpenAI function calling with `strict: true`, Structured Outputs' supported subset):
+// every object lists all its properties as required and sets `additionalProperties: false`; an
+// optional field becomes nullable; keywords outside the subset move into the description.
+const STRICT_KEYWORDS = new Set([
+  "type", "description", "enum", "const", "anyOf", "properties", "required", "additionalProperties", "items",
+  "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "title",
+]);
+
+export type StrictSchemaResult = { schema: JsonSchema; reason?: undefined } | { schema?: undefined; reason: string };
+
+/** The strict-mode form of a provider-safe schema, or why the tool cannot be strict (e.g. a free-form JSON field). */
+export function toStrictToolSchema(schema: JsonSchema): StrictSchemaResult {
+  try {
+    return { schema: strictNode(schema, "", false) as JsonSchema };
+  } catch (error) {
+    if (error instanceof StrictUnsupported) return { reason: error.message };
+    throw error;
+  }
+}
+
+class StrictUnsupported extends Error {}
+
+function strictNode(node: Variant, where: string, nullable: boolean): Variant {
+  const out: Variant = {};
+  const moved: string[] = [];
+  for (const [key, value] of Object.entries(node)) {
+    if (STRICT_KEYWORDS.has(key)) out[key] = value;
+    else moved.push(`${key}: ${JSON.stringify(value)}`);
+  }
+  const hasShape = out.type !== undefined || out.anyOf !== undefined || out.enum !== undefined || out.const !== undefined;
+  if (!hasShape) throw new StrictUnsupported(`${where || "the input"} accepts any JSON value; strict mode needs a type for every field`);
+  if (out.type === "object" || out.properties !== undefined) {
+    if (out.properties === undefined || (out.additionalProperties !== undefined && out.additionalProperties !== false)) {
+      throw new StrictUnsupported(`${where || "the input"} is a free-form object; strict mode needs every object's properties listed and additionalProperties: false`);
+    }
+    const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : []);
+    const props = out.properties as Record<string, Variant>;
+    out.properties = Object.fromEntries(Object.entries(props).map(([name, prop]) => [name, strictNode(prop, where ? `${where}.${name}` : name, !required.has(name))]));
+    out.required = Object.keys(props);
+    out.additionalProperties = false;
+  }
+  if (Array.isArray(out.anyOf)) out.anyOf = (out.anyOf as Variant[]).map((b, i) => strictNode(b, `${where}[${i}]`, false));
+  if (out.items && typeof out.items === "object") out.items = strictNode(out.items as Variant, `${where}[]`, false);
+  if (out.const !== undefined && out.enum === undefined) {
+    out.enum = [out.const];
+    delete out.const;
+  }
+  if (moved.length) out.description = [out.description, `(${moved.join(", ")})`].filter(Boolean).join(" ");
+  if (!nullable) return out;
+  if (typeof out.type === "string" && out.anyOf === undefined) {
+    out.type = [out.type, "null"];
+    if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
+    return out;
+  }
+  const { description, ...shape } = out;
+  return { ...(description ? { description } : {}), anyOf: [shape, { type: "null" }] };
 }

@@ -1,6 +1,7 @@
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { z } from "zod";
+import type { FieldOperations } from "./schema.js";
 
 /** Risk category of a tool (seed 003). Decides the default permission when no rule matches. */
 export type RiskLevel = "low" | "medium" | "high" | "always-deny";
@@ -43,8 +44,10 @@ export interface ToolGuardSpec<I = unknown> {
   readonly requiresApproval:
     | ((input: I, config: LangGraphRunnableConfig | undefined) => Promise<string | undefined> | string | undefined)
     | undefined;
-  /** Inlined, MCP-compatible JSON schema of the full input. */
+  /** Inlined, provider-safe JSON schema of the full input (flat for multi-operation tools; see tools/schema.ts). */
   readonly jsonSchema: JsonSchema;
+  /** For a flattened multi-operation tool: which operations use each field (filtering drops unused fields). */
+  readonly fieldOperations?: FieldOperations | undefined;
   readonly inputSchema: z.ZodType<I>;
 }
 
