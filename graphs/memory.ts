@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBuiltinTools, createFileTool, defaultToolRules } from "../src/builtin/index.js";
-import { InMemoryArchivalIndex, inMemoryMemory, MemoryStore, openSqliteMemory, type MemoryBackend } from "../src/memory/index.js";
+import { InMemoryArchivalIndex, inMemoryMemory, memoryContext, MemoryStore, openSqliteMemory, type MemoryBackend } from "../src/memory/index.js";
 import { RunStore } from "../src/platform/run-store.js";
 import type { ScenarioInput } from "../src/model/scenario.js";
 import { FileSource, SourceManager } from "../src/sources/index.js";
@@ -73,6 +73,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     scenario: "memory-demo",
     scenarioInput: MEMORY_DEMO_SCENARIO,
     systemPrompt: MEMORY_SYSTEM_PROMPT,
+    context: memoryContext({ memory: backend.memory, sources }),
     options,
     onClose: async () => {
       await sources.close();

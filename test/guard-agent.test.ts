@@ -177,11 +177,12 @@ describe("guarded agent: approval through interrupt", () => {
     ["falsy value", false, /invalid approval resume false/],
     ["zero", 0, /invalid approval resume 0/],
     ["empty string", "", /invalid approval resume ""/],
-  ])("refuses a resume that does not fit (%s) and changes nothing", async (_label, resume, message) => {
+  ])("refuses a resume that does not fit (%s), changes nothing and asks again", async (_label, resume, message) => {
     const id = `bad-${String(_label).replace(/ /g, "-")}`;
     const { graph, log } = await interrupted(id);
     const before = await graph.getState(thread(id));
-    await expect(graph.invoke(new Command({ resume }), thread(id))).rejects.toThrow(message);
+    const again = await graph.invoke(new Command({ resume }), thread(id));
+    expect(pendingApproval(again)?.error).toMatch(message);
     const after = await graph.getState(thread(id));
     expect(after.values.messages).toHaveLength(before.values.messages.length);
     expect(after.tasks.flatMap((t) => t.interrupts)).toHaveLength(1);
@@ -200,14 +201,14 @@ describe("guarded agent: approval through interrupt", () => {
       allowedDecisions: ["approve", "reject"],
     });
     await graph.invoke({ messages: [new HumanMessage("x")] }, thread("no-edit"));
-    await expect(
-      graph.invoke(
-        new Command({
-          resume: { decisions: [{ type: "edit", editedAction: { name: "kubectl_get", args: { resource: "pods" } } }, { type: "approve" }] },
-        }),
-        thread("no-edit"),
-      ),
-    ).rejects.toThrow(/decision "edit" is not allowed for a1/);
+    const again = await graph.invoke(
+      new Command({
+        resume: { decisions: [{ type: "edit", editedAction: { name: "kubectl_get", args: { resource: "pods" } } }, { type: "approve" }] },
+      }),
+      thread("no-edit"),
+    );
+    expect(pendingApproval(again)?.error).toMatch(/decision "edit" is not allowed for a1/);
+    expect(pendingApproval(again)?.reviewConfigs[0]?.allowedDecisions).toEqual(["approve", "reject"]);
   });
 
   it("bypass mode auto-approves asks", async () => {

@@ -49,7 +49,7 @@ export async function afterModelTurn(
   }
   return {
     messages: [...(edited.length > 0 ? [withEditedCalls(ai, edited)] : []), ...reviewed.answered],
-    guard: { ...state.guard, turn: nothingRuns ? null : reviewed.turn, forcedTool: null, next: "dispatch" },
+    guard: { ...state.guard, approvals: reviewed.approvals, turn: nothingRuns ? null : reviewed.turn, forcedTool: null, next: "dispatch" },
     guardResults: null,
     ...(nothingRuns ? { jumpTo: "model" as const } : {}),
   };
