@@ -91,7 +91,7 @@ export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "mode
 export function reviewNode(guard: Guard): Node {
   return async (state, config) => {
     const g = settled(guard, state);
-    const reviewed = await reviewModelTurn(guard, g, state.messages, config, "node");
+    const reviewed = await reviewModelTurn(guard, g, state.messages, config, true);
     if (!reviewed) return { guard: g, guardResults: null };
     const approvals = reviewed.approvals;
     // A resume that did not fit: this step ends with the error in the state; the calls are still open, so review runs again and asks again.

@@ -138,7 +138,7 @@ export interface ReviewedModelTurn {
   runnable: ReviewedCall[];
   /** The approval step's state to write into the guard state (approval.ts). */
   approvals: ApprovalState;
-  /** The resume did not fit and review must run again (reask "node"): nothing was decided. */
+  /** The resume did not fit and review must run again (routeBack): nothing was decided. */
   retry: boolean;
 }
 
@@ -152,7 +152,7 @@ export async function reviewModelTurn(
   g: GuardState,
   messages: readonly BaseMessage[],
   config: LangGraphRunnableConfig | undefined,
-  reask: ApprovalStepOptions["reask"] = "interrupt",
+  routeBack: ApprovalStepOptions["routeBack"] = false,
 ): Promise<ReviewedModelTurn | undefined> {
   const ai = lastAIMessage(messages);
   if (!ai) return undefined;
@@ -163,7 +163,7 @@ export async function reviewModelTurn(
   const ctx: TurnContext = { threadId, runId: g.runId, messageId };
   const rules = rulesOf(guard, g);
   // Review reads the thread's messages (provenance conditions); the context kept for execution does not carry them.
-  const reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, reask });
+  const reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack });
   const { runnable, answered, approvals, retry, endRun } = reviewed;
   return { ai, ctx, turn: planTurn(guard, rules, messageId, runnable, answered.length, endRun), answered, runnable, approvals, retry };
 }
