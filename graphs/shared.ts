@@ -3,7 +3,7 @@ import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@l
 import { join, resolve } from "node:path";
 import { DEFAULT_AUDIT_SPEC, openAuditSink } from "../src/audit/open.js";
 import type { AuditSink } from "../src/audit/types.js";
-import { createGuardedAgent } from "../src/guard/agent.js";
+import { createGuardedAgent, type GuardedAgentOptions } from "../src/guard/agent.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { Guard } from "../src/guard/guard.js";
 import type { GuardOptions } from "../src/guard/options.js";
@@ -69,6 +69,8 @@ export interface AssembleOptions {
   /** The scenario itself, for graphs whose scenario is not a file under `scenarios/`. */
   scenarioInput?: ScenarioInput;
   systemPrompt: string;
+  /** Text added to the system prompt at each model step (e.g. memory blocks, see memoryContext). */
+  context?: GuardedAgentOptions["context"];
   rules?: GuardOptions["rules"];
   options: GraphOptions;
   /** Called by close() after the guard is released (e.g. to close a memory store). */
@@ -100,6 +102,7 @@ export async function assembleGraph(spec: AssembleOptions): Promise<ReadyGraph> 
     guard,
     tools: [],
     systemPrompt: spec.systemPrompt,
+    context: spec.context,
     checkpointer: options.checkpointer,
     store: options.store,
     name: spec.name,

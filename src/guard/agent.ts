@@ -16,6 +16,11 @@ import { lastAIMessage, openToolCalls } from "./turn.js";
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
   model: BaseChatModel;
   systemPrompt?: string;
+  /**
+   * Text added to the system prompt at every model step, computed then (e.g. `memoryContext({ memory,
+   * sources })` from the memory module: memory blocks in context and source notifications).
+   */
+  context?: (config: LangGraphRunnableConfig) => Promise<string | undefined> | string | undefined;
   checkpointer?: BaseCheckpointSaver;
   store?: BaseStore;
   name?: string;
@@ -68,7 +73,7 @@ function settled(guard: Guard, state: GuardedAgentStateType): GuardState {
 }
 
 /** agent: records a finished turn, starts a run on new user input, calls the model with the allowed tools. */
-export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt">): Node {
+export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">): Node {
   return async (state, config) => {
     const hadTurn = state.guard.turn !== null;
     const g = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
@@ -76,7 +81,9 @@ export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "mode
     // An initial tool is forced once per run: if it fails, the model sees why instead of a loop.
     const initial = guard.engine.initialTools(rules).find((tool) => (rules.runAttempts[tool] ?? 0) === 0);
     const forced = g.forcedTool ?? initial ?? null;
-    const ai = await callModel(guard, options.model, rules, state.messages, forced, options.systemPrompt, config);
+    const extra = options.context ? await options.context(config) : undefined;
+    const prompt = [options.systemPrompt, extra].filter(Boolean).join("\n\n") || undefined;
+    const ai = await callModel(guard, options.model, rules, state.messages, forced, prompt, config);
     return { messages: [ai], guard: { ...g, forcedTool: null, next: "agent" }, ...(hadTurn ? { guardResults: null } : {}) };
   };
 }
@@ -85,9 +92,12 @@ export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "mode
 export function reviewNode(guard: Guard): Node {
   return async (state, config) => {
     const g = settled(guard, state);
-    const reviewed = await reviewModelTurn(guard, g, state.messages, config);
+    const reviewed = await reviewModelTurn(guard, g, state.messages, config, true);
     if (!reviewed) return { guard: g, guardResults: null };
-    return { messages: reviewed.answered, guard: { ...g, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
+    const approvals = reviewed.approvals;
+    // A resume that did not fit: this step ends with the error in the state; the calls are still open, so review runs again and asks again.
+    if (reviewed.retry) return { guard: { ...g, approvals, turn: null }, guardResults: null };
+    return { messages: reviewed.answered, guard: { ...g, approvals, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
   };
 }
 
@@ -134,7 +144,7 @@ function hasOpenCalls(state: GuardedAgentStateType, answering: readonly string[]
   return openToolCalls(ai, state.messages, ai.id ?? "").some((c) => !answering.includes(c.id));
 }
 
-export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt">) {
+export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">) {
   const N = GUARDED_NODES;
   // Without Terminal rules or heartbeats, loop control after a turn is always "back to the model":
   // the last batch's tasks then go straight to the agent, which records their results (one step fewer).

@@ -8,6 +8,7 @@ import type { RuleState } from "../rules/types.js";
 import { auditId } from "../audit/record.js";
 import { auditOutcome, auditRecheck, threadIdOf } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
+import type { ApprovalState, ApprovalStepOptions } from "./approval.js";
 import { executeCall, refusedCall } from "./execute.js";
 import type { ExecutedCall } from "./execute.js";
 import type { Guard } from "./guard.js";
@@ -133,6 +134,10 @@ export interface ReviewedModelTurn {
   answered: ToolMessage[];
   /** Approved calls, in model order (edited ones carry the human's arguments). */
   runnable: ReviewedCall[];
+  /** The approval step's state to write into the guard state (approval.ts). */
+  approvals: ApprovalState;
+  /** The resume did not fit and review must run again (routeBack): nothing was decided. */
+  retry: boolean;
 }
 
 /**
@@ -145,6 +150,7 @@ export async function reviewModelTurn(
   g: GuardState,
   messages: readonly BaseMessage[],
   config: LangGraphRunnableConfig | undefined,
+  routeBack: ApprovalStepOptions["routeBack"] = false,
 ): Promise<ReviewedModelTurn | undefined> {
   const ai = lastAIMessage(messages);
   if (!ai) return undefined;
@@ -155,8 +161,9 @@ export async function reviewModelTurn(
   const ctx: TurnContext = { threadId, runId: g.runId, messageId };
   const rules = rulesOf(guard, g);
   // Review reads the thread's messages (provenance conditions); the context kept for execution does not carry them.
-  const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config);
-  return { ai, ctx, turn: planTurn(guard, rules, messageId, runnable, answered.length), answered, runnable };
+  const reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack });
+  const { runnable, answered, approvals, retry } = reviewed;
+  return { ai, ctx, turn: planTurn(guard, rules, messageId, runnable, answered.length), answered, runnable, approvals, retry };
 }
 
 // ─── authorization at start ────────────────────────────────────────────────────────────────────

@@ -5,6 +5,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { randomUUID } from "node:crypto";
 import type { RuleState } from "../rules/types.js";
 import type { ToolDefinition } from "../tools/registry.js";
+import { boundToolCallArgs } from "../policy/limits.js";
 import type { Guard } from "./guard.js";
 import { reminders } from "../messages/index.js";
 
@@ -74,7 +75,10 @@ export async function callModel(
 }
 
 /** A model that ignored `tool_choice` still makes the forced call: it is put first, with the rule's arguments. */
-export function withForcedCall(guard: Guard, ai: AIMessage, forced: string | null): AIMessage {
+export function withForcedCall(guard: Guard, message: AIMessage, forced: string | null): AIMessage {
+  // t12 hook: oversized arguments never enter the state (they would break checkpointing); review refuses the marker.
+  const bounded = boundToolCallArgs(message.tool_calls ?? []);
+  const ai = bounded === undefined ? message : withToolCalls(message, bounded, message.additional_kwargs);
   if (!forced || ai.tool_calls?.some((c) => c.name === forced)) return ai;
   const call = { id: `guard_${forced}_${randomUUID().slice(0, 8)}`, name: forced, args: forcedArgs(guard, forced), type: "tool_call" as const };
   return withToolCalls(ai, [call, ...(ai.tool_calls ?? [])], { ...ai.additional_kwargs, guard_forced: forced });

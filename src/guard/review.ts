@@ -3,6 +3,7 @@ import type { PolicyDecision } from "../policy/types.js";
 import type { RuleState } from "../rules/types.js";
 import type { RiskLevel } from "../tools/types.js";
 import type { Guard, RawToolCall } from "./guard.js";
+import { checkArgumentLimits } from "../policy/limits.js";
 import { riskDecision } from "./risk.js";
 import type { CallOutcome, ReviewedCall } from "./state.js";
 import type { DecisionContext } from "../provenance/context.js";
@@ -69,6 +70,12 @@ export function reviewCall(
     const facts: Facts = { id: call.id, name: call.name, args: call.args, operation: undefined, risk: "always-deny", concurrencySafe: false, requestHeartbeat: false, evidence: undefined };
     const message = refusals.unknownTool(call.name, guard.registry.names());
     return outcome(facts, "refuse", "unknown-tool", `unknown tool "${call.name}"`, message);
+  }
+  // Deep or huge arguments are refused before anything reads them (t12 hook: nothing below recurses into them).
+  const oversized = checkArgumentLimits(call.args);
+  if (oversized !== undefined) {
+    const facts: Facts = { id: call.id, name: call.name, args: oversized.summary, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
+    return outcome(facts, "refuse", "oversized-arguments", oversized.reason, oversized.message(call.name));
   }
   const { args, heartbeat } = guard.splitHeartbeat(call.name, call.args);
   const operation = operationOf(args, spec.operationKey);

@@ -1,5 +1,7 @@
 import { Annotation, MessagesAnnotation } from "@langchain/langgraph";
 import type { RuleState } from "../rules/types.js";
+import { emptyApprovalState } from "./approval.js";
+import type { ApprovalState } from "./approval.js";
 import type { RiskLevel } from "../tools/types.js";
 import type { Evidence } from "../provenance/index-builder.js";
 
@@ -67,6 +69,8 @@ export interface GuardState {
   next: "dispatch" | "agent" | "end";
   /** Exit tools still pending when the run had to end anyway (they were refused or never called). */
   exitUnsatisfied: string[];
+  /** The approval step's state (owned by approval.ts): a refused resume to show when asking again. Absent in older checkpoints. */
+  approvals?: ApprovalState | undefined;
 }
 
 export function emptyGuardState(): GuardState {
@@ -78,6 +82,7 @@ export function emptyGuardState(): GuardState {
     terminatedBy: null,
     next: "agent",
     exitUnsatisfied: [],
+    approvals: emptyApprovalState(),
   };
 }
 

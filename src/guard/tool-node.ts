@@ -51,7 +51,7 @@ async function runGuardedTools(
   if (!reviewed) return { messages: [], guard: g };
   const { executed, done } = await runBatches(guard, reviewed.turn, rulesOf(guard, g), reviewed.ctx, config);
   const messages = [...reviewed.answered, ...executed.map((e) => e.message)];
-  return { messages, guard: finishTurn(guard, { ...g, turn: reviewed.turn }, done) };
+  return { messages, guard: finishTurn(guard, { ...g, approvals: reviewed.approvals, turn: reviewed.turn }, done) };
 }
 
 /**

@@ -158,6 +158,14 @@ export const refusals = {
   unreviewedAsk(tool: string, ruleId: string, reason: string): string {
     return `Refused ${tool} by rule ${ruleId}: it needs human approval (${reason}), but it was not part of the reviewed model turn, so no one could approve it.`;
   },
+  /** Arguments nested deeper or longer than the guard inspects (`what` from oversizedArgumentsReason). */
+  oversizedArguments(tool: string, what: string): string {
+    return `Refused ${tool} by rule oversized-arguments: ${what}. Send smaller, flatter arguments (for large content, write it in several calls).`;
+  },
+  /** The audit reason of an oversized-arguments refusal. */
+  oversizedArgumentsReason(kind: "depth" | "size", limit: number): string {
+    return kind === "depth" ? `the arguments are nested deeper than ${limit} levels` : `the arguments are longer than ${limit} characters`;
+  },
   /** A refusal with no sentence of its own (fallback). */
   generic(tool: string, ruleId: string, reason: string): string {
     return sentence(`Refused ${tool} by rule ${ruleId}: ${reason}`);

@@ -39,7 +39,7 @@ export async function afterModelTurn(
   const nothingRuns = reviewed.runnable.length === 0;
   return {
     messages: [...(edited.length > 0 ? [withEditedCalls(ai, edited)] : []), ...reviewed.answered],
-    guard: { ...state.guard, turn: nothingRuns ? null : reviewed.turn, forcedTool: null, next: "dispatch" },
+    guard: { ...state.guard, approvals: reviewed.approvals, turn: nothingRuns ? null : reviewed.turn, forcedTool: null, next: "dispatch" },
     guardResults: null,
     ...(nothingRuns ? { jumpTo: "model" as const } : {}),
   };

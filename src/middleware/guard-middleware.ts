@@ -68,7 +68,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
 
     afterModel: {
       canJumpTo: ["model"],
-      hook: (state, runtime) => afterModelTurn(guard, state, { configurable: runtime.configurable, signal: runtime.signal }),
+      hook: (state, runtime) => afterModelTurn(guard, state, { configurable: runtime.configurable, signal: runtime.signal, writer: runtime.writer }),
     },
 
     wrapToolCall: (request) => guardToolCall(guard, gate, request),

@@ -2,6 +2,7 @@ import { dependencyEdges, dependencyMap, findCycles } from "./graph.js";
 import { defaultRuleId, normaliseRules, WILDCARD, WILDCARD_UNSUPPORTED, type NormalisedRule } from "./normalize.js";
 import { ToolRuleSchema } from "./schema.js";
 import type { RuleValidationIssue, ToolRule } from "./types.js";
+import { checkRequiredTools, type RequiredTool } from "../sources/requirements.js";
 
 type Catalog = ReadonlyMap<string, readonly string[]>;
 
@@ -176,7 +177,7 @@ function checkGraph(rules: readonly NormalisedRule[], catalog: Catalog | undefin
  * Checks a rule set before it is used: malformed rules, unknown tools and operations (when `tools`
  * is given), conflicting rules, dependency cycles and tools that can never become callable.
  */
-export function validateRules(rules: readonly ToolRule[], tools?: Catalog): RuleValidationIssue[] {
+export function validateRules(rules: readonly ToolRule[], tools?: Catalog, options: { required?: readonly RequiredTool[] } = {}): RuleValidationIssue[] {
   const issues: RuleValidationIssue[] = [];
   const valid = parseEach(rules, issues);
   checkWildcardsAndConditions(valid, issues);
@@ -185,12 +186,14 @@ export function validateRules(rules: readonly ToolRule[], tools?: Catalog): Rule
   for (const rule of valid) for (const t of [rule.tool, ...rule.conditions]) if (t !== WILDCARD) named.add(t);
   checkConflicts(valid, named, issues);
   checkGraph(valid, tools, named, issues);
+  // Data sources' required tools (seed 000), e.g. sources.requiredTools() of a SourceManager.
+  if (options.required) issues.push(...checkRequiredTools(valid, tools, options.required));
   return issues;
 }
 
 /** Throws an Error listing every error-level issue; returns the warnings otherwise. */
-export function assertValidRules(rules: readonly ToolRule[], tools?: Catalog): RuleValidationIssue[] {
-  const issues = validateRules(rules, tools);
+export function assertValidRules(rules: readonly ToolRule[], tools?: Catalog, options: { required?: readonly RequiredTool[] } = {}): RuleValidationIssue[] {
+  const issues = validateRules(rules, tools, options);
   const errors = issues.filter((i) => i.severity === "error");
   if (errors.length > 0) {
     throw new Error(`invalid tool rules (${errors.length} error${errors.length === 1 ? "" : "s"}):\n${errors.map((e) => `- [${e.code}] ${e.message}`).join("\n")}`);
