@@ -3,11 +3,12 @@ import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@l
 import { END, START, Send, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { threadIdOf } from "./audit-trail.js";
-import { exitStep, finishTurn, inPlanOrder, reviewModelTurn, rulesOf, runCall, startRunIfNew } from "./engine.js";
+import { exitStep, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runCall, startRunIfNew } from "./engine.js";
 import type { CallSlot } from "./engine.js";
 import { Guard } from "./guard.js";
-import { callModel } from "./model-step.js";
+import { forcedToolFor, callModel } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
+import { screenRunInput } from "./approval.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall } from "./state.js";
 import { lastAIMessage, openToolCalls } from "./turn.js";
@@ -16,6 +17,11 @@ import { lastAIMessage, openToolCalls } from "./turn.js";
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
   model: BaseChatModel;
   systemPrompt?: string;
+  /**
+   * Text added to the system prompt at every model step, computed then (e.g. `memoryContext({ memory,
+   * sources })` from the memory module: memory blocks in context and source notifications).
+   */
+  context?: (config: LangGraphRunnableConfig) => Promise<string | undefined> | string | undefined;
   checkpointer?: BaseCheckpointSaver;
   store?: BaseStore;
   name?: string;
@@ -68,16 +74,21 @@ function settled(guard: Guard, state: GuardedAgentStateType): GuardState {
 }
 
 /** agent: records a finished turn, starts a run on new user input, calls the model with the allowed tools. */
-export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt">): Node {
+export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">): Node {
   return async (state, config) => {
     const hadTurn = state.guard.turn !== null;
-    const g = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
+    const started = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
+    // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval.ts).
+    const screened = await screenRunInput(guard, started.approvals, state.messages, { threadId: threadIdOf(config), runId: started.runId }, config);
+    const g = screened ? { ...started, approvals: screened.approvals } : started;
+    const messages = screened?.messages ?? state.messages;
     const rules = rulesOf(guard, g);
-    // An initial tool is forced once per run: if it fails, the model sees why instead of a loop.
-    const initial = guard.engine.initialTools(rules).find((tool) => (rules.runAttempts[tool] ?? 0) === 0);
-    const forced = g.forcedTool ?? initial ?? null;
-    const ai = await callModel(guard, options.model, rules, state.messages, forced, options.systemPrompt, config);
-    return { messages: [ai], guard: { ...g, forcedTool: null, next: "agent" }, ...(hadTurn ? { guardResults: null } : {}) };
+    // What the rules force (an initial tool once per run, a single next choice, an overdue Periodic tool).
+    const forced = forcedToolFor(guard, rules, state.messages, g.forcedTool);
+    const extra = options.context ? await options.context(config) : undefined;
+    const prompt = [options.systemPrompt, extra].filter(Boolean).join("\n\n") || undefined;
+    const ai = await callModel(guard, options.model, rules, messages, forced, prompt, config);
+    return { messages: [...(screened?.update ?? []), ai], guard: { ...g, forcedTool: null, next: "agent" }, ...(hadTurn ? { guardResults: null } : {}) };
   };
 }
 
@@ -85,9 +96,12 @@ export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "mode
 export function reviewNode(guard: Guard): Node {
   return async (state, config) => {
     const g = settled(guard, state);
-    const reviewed = await reviewModelTurn(guard, g, state.messages, config);
+    const reviewed = await reviewModelTurn(guard, g, state.messages, config, true);
     if (!reviewed) return { guard: g, guardResults: null };
-    return { messages: reviewed.answered, guard: { ...g, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
+    const approvals = reviewed.approvals;
+    // A resume that did not fit: this step ends with the error in the state; the calls are still open, so review runs again and asks again.
+    if (reviewed.retry) return { guard: { ...g, approvals, turn: null }, guardResults: null };
+    return { messages: reviewed.answered, guard: { ...g, approvals, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
   };
 }
 
@@ -111,7 +125,8 @@ export function collectNode(guard: Guard): Node {
     if (advanced.nextBatch < advanced.batches.length) {
       return { guard: { ...state.guard, turn: advanced, next: "dispatch" }, guardResults: null };
     }
-    return { guard: finishTurn(guard, { ...state.guard, turn: advanced }, done), guardResults: null };
+    const ended = limitEndMessages(advanced);
+    return { ...(ended.length > 0 ? { messages: ended } : {}), guard: finishTurn(guard, { ...state.guard, turn: advanced }, done), guardResults: null };
   };
 }
 
@@ -134,12 +149,14 @@ function hasOpenCalls(state: GuardedAgentStateType, answering: readonly string[]
   return openToolCalls(ai, state.messages, ai.id ?? "").some((c) => !answering.includes(c.id));
 }
 
-export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt">) {
+export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">) {
   const N = GUARDED_NODES;
   // Without Terminal rules or heartbeats, loop control after a turn is always "back to the model":
   // the last batch's tasks then go straight to the agent, which records their results (one step fewer).
   const needsCollect =
-    guard.options.heartbeat === true || guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf");
+    guard.options.heartbeat === true ||
+    limitsMayEndRun(guard) ||
+    guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf");
 
   /** One Send per call of the next batch, carrying what its start check needs. */
   const dispatch = (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Send[] | "collect" | "agent" | "review" => {

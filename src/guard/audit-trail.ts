@@ -1,9 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { auditId } from "../audit/record.js";
-import { redactArgs } from "../audit/redact.js";
+import { auditArgsText } from "../audit/summary.js";
 import type { AuditRecord } from "../audit/types.js";
-import { canonicalArgs } from "../policy/canonical.js";
 import type { Guard } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
 import type { Evidence } from "../provenance/index-builder.js";
@@ -22,7 +21,7 @@ export function threadIdOf(config: LangGraphRunnableConfig | undefined): string 
   return typeof id === "string" ? id : "";
 }
 
-function baseRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall): Omit<AuditRecord, "id" | "event" | "decision"> {
+export function baseRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall): Omit<AuditRecord, "id" | "event" | "decision"> {
   return {
     at: guard.now(),
     threadId: ctx.threadId,
@@ -30,7 +29,7 @@ function baseRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall): Omit<Au
     toolCallId: call.id,
     tool: call.name,
     operation: call.operation,
-    args: canonicalArgs(redactArgs(call.args, guard.options.redact ?? [])),
+    args: auditArgsText(call.args, guard.options.redact ?? []),
     ruleId: call.ruleId,
     reason: call.reason,
     risk: call.risk,

@@ -3,11 +3,13 @@ import type { PolicyDecision } from "../policy/types.js";
 import type { RuleState } from "../rules/types.js";
 import type { RiskLevel } from "../tools/types.js";
 import type { Guard, RawToolCall } from "./guard.js";
+import { checkArgumentLimits } from "../policy/limits.js";
 import { riskDecision } from "./risk.js";
 import type { CallOutcome, ReviewedCall } from "./state.js";
 import type { DecisionContext } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { approvalNotes, refusals } from "../messages/index.js";
+import { ToolCallLimitError } from "../errors/index.js";
 
 function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return issues
@@ -70,7 +72,17 @@ export function reviewCall(
     const message = refusals.unknownTool(call.name, guard.registry.names());
     return outcome(facts, "refuse", "unknown-tool", `unknown tool "${call.name}"`, message);
   }
-  const { args, heartbeat } = guard.splitHeartbeat(call.name, call.args);
+  // Deep or huge arguments are refused before anything reads them (t12 hook: nothing below recurses into them).
+  const oversized = checkArgumentLimits(call.args);
+  if (oversized !== undefined) {
+    const facts: Facts = { id: call.id, name: call.name, args: oversized.summary, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
+    return outcome(facts, "refuse", "oversized-arguments", oversized.reason, oversized.message(call.name));
+  }
+  const split = guard.splitHeartbeat(call.name, call.args);
+  const heartbeat = split.heartbeat;
+  // Arguments a rule prefills (Letta's init / child args) replace the model's values for those keys.
+  const prefilled = guard.engine.prefilledArgs(state, call.name);
+  const args = Object.keys(prefilled).length > 0 ? { ...split.args, ...prefilled } : split.args;
   const operation = operationOf(args, spec.operationKey);
   const facts: Facts = {
     id: call.id,
@@ -99,7 +111,10 @@ export function reviewCall(
 
   const violation = guard.engine.checkCall(state, { tool: call.name, operation }, guard.now());
   if (violation) {
-    return outcome(facts, "refuse", `rule:${violation.ruleId}`, violation.reason, violation.message);
+    if (violation.exitBehavior === "error") throw new ToolCallLimitError(violation);
+    const refused = outcome(facts, "refuse", `rule:${violation.ruleId}`, violation.reason, violation.message);
+    if (violation.exitBehavior === "end") refused.endsRun = true;
+    return refused;
   }
 
   if (kill?.mode === "ask") return ask(guard, facts, kill.ruleId, kill.reason);

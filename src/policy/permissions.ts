@@ -226,6 +226,7 @@ function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>
 }
 
 function dedupe(evidence: readonly Evidence[]): Evidence[] {
+  if (evidence.length < 2) return [...evidence];
   const seen = new Set<string>();
   return evidence.filter((item) => {
     const key = `${item.field}\u0000${item.value}`;
@@ -237,6 +238,18 @@ function dedupe(evidence: readonly Evidence[]): Evidence[] {
 
 /** Validates rules that enter from outside (files, APIs, user code); throws a PolicyError per problem. */
 export function parsePermissionRules(input: unknown): PermissionRule[] {
+  // Rules this function already read keep their compact string in `rule` beside the tool and
+  // conditions it was read as: read them again from tool/where, then give the string back.
+  const compactOf = new Map<number, string>();
+  if (Array.isArray(input)) {
+    input = input.map((entry: unknown, index) => {
+      if (typeof entry !== "object" || entry === null) return entry;
+      const { rule, ...rest } = entry as { rule?: unknown; tool?: unknown };
+      if (typeof rule !== "string" || rest.tool === undefined) return entry;
+      compactOf.set(index, rule);
+      return rest;
+    });
+  }
   const parsed = z.array(PermissionRuleSchema).safeParse(input);
   if (!parsed.success) {
     const lines = formatIssues(parsed.error.issues, input, ["permissions"]);
@@ -245,7 +258,8 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
   return parsed.data.map((rule, index) => {
     const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`);
     const out: PermissionRule = { tool: compact?.tool ?? rule.tool ?? "", mode: rule.mode };
-    if (rule.rule !== undefined) out.rule = rule.rule;
+    const compactText = rule.rule ?? compactOf.get(index);
+    if (compactText !== undefined) out.rule = compactText;
     if (rule.id !== undefined) out.id = rule.id;
     if (rule.toolRegex !== undefined) out.toolRegex = rule.toolRegex;
     if (rule.args !== undefined) out.args = rule.args;
@@ -262,8 +276,10 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
 
 /** The deciding rule's evidence (or, when it has none, every rule's) goes into the decision. */
 function withEvidence(decision: PolicyDecision, evidenceOf: ReadonlyMap<string, Evidence[]>): PolicyDecision {
-  const evidence = evidenceOf.get(decision.ruleId) ?? dedupe([...evidenceOf.values()].flat());
-  return evidence.length === 0 ? decision : { ...decision, evidence };
+  const evidence = evidenceOf.get(decision.ruleId) ?? (evidenceOf.size === 1 ? [...evidenceOf.values()][0]! : dedupe([...evidenceOf.values()].flat()));
+  // Decisions are built fresh by `evaluate`: adding the evidence in place spares a copy on the hot path.
+  if (evidence.length > 0) decision.evidence = evidence;
+  return decision;
 }
 
 /**
@@ -280,7 +296,10 @@ export class PermissionPolicy {
   private readonly toolRisk: Readonly<Record<string, RiskLevel>>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
   private readonly byTool = new Map<string, readonly CompiledRule[]>();
+  private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
+  private readonly defaults: MatcherDefaults;
   private readonly provenance: ProvenanceSettings;
+  private readonly trusted: ReadonlySet<string>;
 
   constructor(rules: readonly PermissionRule[], options: PermissionPolicyOptions = {}) {
     const parsedOptions = OptionsSchema.safeParse(options);
@@ -289,6 +308,7 @@ export class PermissionPolicy {
     }
     const valid = parsePermissionRules(rules);
     const defaults: MatcherDefaults = { pathBase: options.pathBase };
+    this.defaults = defaults;
     this.rules = valid.map((rule, index) => {
       try {
         return compileRule(rule, index, defaults);
@@ -303,6 +323,7 @@ export class PermissionPolicy {
     this.toolRisk = { ...options.toolRisk };
     this.riskModes = { ...DEFAULT_RISK_MODES, ...options.riskModes };
     this.provenance = { ...options.provenance };
+    this.trusted = new Set(this.provenance.trusted ?? []);
   }
 
   /** The rules in the order they are tried (deny-first: denies, then asks, then allows; each in file order). */
@@ -351,7 +372,7 @@ export class PermissionPolicy {
       if (rule.conditional) {
         view ??= canonicalize(args);
         if (rule.contextual) {
-          evaluation ??= new Evaluation(context, this.provenance);
+          evaluation ??= new Evaluation(context, this.provenance, this.trusted);
           evaluation.evidence = [];
           verdict = argumentsVerdict(rule, view, evaluation);
           if (evaluation.evidence.length > 0) (evidenceOf ??= new Map()).set(rule.ruleId, dedupe(evaluation.evidence));
@@ -370,7 +391,25 @@ export class PermissionPolicy {
       if (trace === undefined) break;
     }
     if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, shownRisk);
-    if (decided !== undefined && evidenceOf !== undefined) decided = withEvidence(decided, evidenceOf);
+    if (decided !== undefined && decided.mode !== "allow" && context !== undefined && evidenceOf?.has(decided.ruleId) !== true) {
+      // A deny or ask decided by another rule (an amount, a tool) still tells the human where the
+      // traced values of this call came from: the provenance rules it did not reach are read for evidence.
+      const extra = this.untracedEvidence(tool, args, context, evidenceOf);
+      if (extra.length > 0) {
+        decided.evidence = extra;
+        decided.reason = `${decided.reason}; ${provenanceReason(extra)}`;
+      }
+    } else if (decided !== undefined && evidenceOf !== undefined) decided = withEvidence(decided, evidenceOf);
+    if (decided === undefined) {
+      // `npm run test && npm run lint`: each simple command allowed by a different command rule.
+      for (const composite of this.composites(tool)) {
+        view ??= canonicalize(args);
+        if (argumentsVerdict(composite, view) !== YES) continue;
+        trace?.push({ ruleId: composite.ruleId, mode: "allow", description: composite.description, verdict: "match" });
+        decided = { mode: "allow", ruleId: composite.ruleId, reason: composite.description, risk: shownRisk };
+        break;
+      }
+    }
     if (decided === undefined) {
       const evidence = evidenceOf === undefined ? undefined : dedupe([...evidenceOf.values()].flat());
       if (risk === undefined) {
@@ -391,6 +430,19 @@ export class PermissionPolicy {
     return decided;
   }
 
+  /** Values of the call that the policy's provenance conditions do not trace to an accepted source. */
+  private untracedEvidence(tool: string, args: unknown, context: DecisionContext, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
+    const out: Evidence[] = [...(tried?.values() ?? [])].flat().filter((item) => !item.found);
+    const view = canonicalize(args);
+    for (const rule of this.candidates(tool)) {
+      if (!rule.contextual || tried?.has(rule.ruleId) === true) continue;
+      const evaluation = new Evaluation(context, this.provenance, this.trusted);
+      for (const condition of rule.where) if (condition.contextual === true) condition.evaluate(view.value, rule.mode !== "allow", evaluation);
+      out.push(...evaluation.evidence.filter((item) => !item.found));
+    }
+    return dedupe(out);
+  }
+
   private unsureDecision(rule: CompiledRule, risk: RiskLevel): PolicyDecision {
     return { mode: "ask", ruleId: rule.ruleId, reason: cannotTellReason(rule.mode, rule.description), risk };
   }
@@ -406,6 +458,49 @@ export class PermissionPolicy {
   private sorted(rules: readonly CompiledRule[]): CompiledRule[] {
     if (this.precedence === "first-match") return [...rules];
     return [...rules].sort((a, b) => MODE_RANK[a.mode] - MODE_RANK[b.mode] || a.order - b.order);
+  }
+
+  /**
+   * Allow rules of one tool whose only condition is a `command` matcher on the same field, merged
+   * into one rule per field: every simple command must match one of their patterns.
+   */
+  private composites(tool: string): readonly CompiledRule[] {
+    let found = this.compositeByTool.get(tool);
+    if (found !== undefined) return found;
+    const groups = new Map<string, CompiledRule[]>();
+    for (const rule of this.candidates(tool)) {
+      const entries = Object.entries(rule.spec.where ?? {});
+      const matcher = entries[0]?.[1];
+      if (rule.mode !== "allow" || rule.args !== undefined || entries.length !== 1 || matcher === undefined || !("command" in matcher)) continue;
+      const key = `${entries[0]?.[0] ?? ""}\u0000${matcher.caseSensitive === true}`;
+      groups.set(key, [...(groups.get(key) ?? []), rule]);
+    }
+    const merged: CompiledRule[] = [];
+    for (const [key, rules] of groups) {
+      if (rules.length < 2) continue;
+      const [selector = "", caseSensitive] = key.split("\u0000");
+      const commands = rules.flatMap((rule) => {
+        const matcher = Object.values(rule.spec.where ?? {})[0];
+        return matcher !== undefined && "command" in matcher ? (typeof matcher.command === "string" ? [matcher.command] : matcher.command) : [];
+      });
+      const condition = compileFieldCondition(selector, { command: commands, caseSensitive: caseSensitive === "true" }, `composite of ${rules.map((rule) => rule.ruleId).join(", ")}`, this.defaults);
+      merged.push({
+        order: rules[0]?.order ?? 0,
+        spec: { tool, mode: "allow", where: { [selector]: { command: commands } } },
+        ruleId: rules.map((rule) => rule.ruleId).join("+"),
+        mode: "allow",
+        matchesTool: () => true,
+        conditional: true,
+        contextual: false,
+        context: undefined,
+        args: undefined,
+        where: [condition],
+        description: `every simple command in ${selector} is allowed by one of ${rules.map((rule) => rule.ruleId).join(", ")}`,
+      });
+    }
+    if (this.compositeByTool.size >= MAX_CACHED_TOOLS) this.compositeByTool.clear();
+    this.compositeByTool.set(tool, merged);
+    return merged;
   }
 
   private candidates(tool: string): readonly CompiledRule[] {
