@@ -1,7 +1,7 @@
 // Memory blocks, archival recall and a FileSource on SQLite, driven through the built-in tools.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { createBuiltinTools, createFileTool, defaultToolRules, renderToolUsageRules } from "../src/builtin/index.js";
+import { createBuiltinTools, defaultToolRules, renderToolUsageRules } from "../src/builtin/index.js";
 import { openSqliteMemory } from "../src/memory/index.js";
 import { FileSource, SourceManager } from "../src/sources/index.js";
 
@@ -29,21 +29,21 @@ export async function runMemoryQuickstart(workDir: string) {
   const sources = new SourceManager().register(files);
 
   // 3. The tools (give them to createGuardedAgent together with defaultToolRules()).
-  const [block, blockEdit, recall, source] = createBuiltinTools({ memory, sources });
-  const file = createFileTool({ source: files });
+  // The FileSource registered its own `file` tool when started: it comes last.
+  const [block, blockEdit, recall, source, file] = createBuiltinTools({ memory, sources });
   const call = (tool: { invoke(input: unknown): Promise<unknown> }, args: Record<string, unknown>) => tool.invoke(args);
 
   await call(recall!, { op: "insert", content: "Ada prefers short answers", label: "preferences" });
   const found = await call(recall!, { op: "search", query: "short answers" });
   const consent = await blockEdit!.guard.requiresApproval?.({ op: "append", label: "human", content: "Likes tea" }, undefined);
-  await call(file, { op: "load", path: "src/app.ts" });
-  await call(file, { op: "replace", path: "src/app.ts", old: "41", new: "42" });
-  await call(file, { op: "save", path: "src/app.ts" });
-  const refused = await call(file, { op: "load", path: "../outside.txt" }).catch((e: Error) => e.message);
+  await call(file!, { op: "load", path: "src/app.ts" });
+  await call(file!, { op: "replace", path: "src/app.ts", old: "41", new: "42" });
+  await call(file!, { op: "save", path: "src/app.ts" });
+  const refused = await call(file!, { op: "load", path: "../outside.txt" }).catch((e: Error) => e.message);
   const info = await call(block!, { op: "info", label: "persona" });
   const status = await call(source!, { op: "list" });
 
   await sources.close();
   await close();
-  return { found, consent, refused, info, status, rules: defaultToolRules(), prompt: renderToolUsageRules([block!, blockEdit!, recall!, source!, file]) };
+  return { found, consent, refused, info, status, rules: defaultToolRules(), prompt: renderToolUsageRules([block!, blockEdit!, recall!, source!, file!]) };
 }

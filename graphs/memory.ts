@@ -2,7 +2,7 @@ import type { BaseStore } from "@langchain/langgraph";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createBuiltinTools, createFileTool, defaultToolRules } from "../src/builtin/index.js";
+import { createBuiltinTools, defaultToolRules } from "../src/builtin/index.js";
 import { InMemoryArchivalIndex, inMemoryMemory, memoryContext, MemoryStore, openSqliteMemory, type MemoryBackend } from "../src/memory/index.js";
 import { RunStore } from "../src/platform/run-store.js";
 import type { ScenarioInput } from "../src/model/scenario.js";
@@ -63,12 +63,13 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     memory: backend.memory,
   });
   const sources = new SourceManager().register(source);
-  const tools = [...createBuiltinTools({ memory: backend.memory, sources }), createFileTool({ source })];
+  // The FileSource registered its own `file` tool when started; its rules limit it to what the globs allow.
+  const tools = createBuiltinTools({ memory: backend.memory, sources });
   const names = new Set(tools.map((t) => t.name));
   return assembleGraph({
     name: "memory",
     tools,
-    rules: defaultToolRules().filter((rule) => names.has(rule.tool)),
+    rules: [...defaultToolRules().filter((rule) => names.has(rule.tool)), ...sources.toolRules().filter((rule) => rule.type === "AllowedOperations")],
     policyPath: options.policy,
     scenario: "memory-demo",
     scenarioInput: MEMORY_DEMO_SCENARIO,

@@ -147,7 +147,9 @@ describe("strict decisions: nothing is silently dropped", () => {
     ["zero", 0, /invalid approval resume 0/],
     ["empty string", "", /invalid approval resume ""/],
     ["null", null, /invalid approval resume null/],
-    ["empty decisions", { decisions: [] }, /expected 2 decision/],
+    ["empty decisions", { decisions: [] }, /no decisions given/],
+    ["too few without partial answers", { decisions: [{ type: "approve" }] }, /expected 2 decision\(s\), one per pending call in order \[a1 \(kubectl_delete\), a2 \(kubectl_delete\)\], got 1/],
+    ["a keyed call missing without partial answers", { decisions: { a1: { type: "approve" } } }, /no decision for pending call\(s\) a2; every pending call needs one/],
     ["empty id", { decisions: { "": { type: "approve" } } }, /invalid approval resume/],
   ])("refuses %s", (_label, value, message) => {
     expect(() => checkResume(pending, value, all)).toThrow(message);
@@ -195,7 +197,7 @@ describe("strict decisions: nothing is silently dropped", () => {
 describe("a resume that does not fit asks again (createGuardedAgent)", () => {
   it.each([
     ["approve carrying an edit", { decisions: [{ type: "approve", editedAction: { name: "kubectl_delete", args: {} } }, { type: "approve" }] }, /Unrecognized key/],
-    ["wrong count", { decisions: [{ type: "approve" }, { type: "approve" }, { type: "approve" }] }, /expected 2 decision/],
+    ["too many", { decisions: [{ type: "approve" }, { type: "approve" }, { type: "approve" }] }, /expected at most 2 decision/],
     ["unknown id", { decisions: { a1: { type: "approve" }, zz: { type: "approve" } } }, /unknown tool call id "zz"/],
     ["false", false, /invalid approval resume false/],
     ["zero", 0, /invalid approval resume 0/],
@@ -384,5 +386,57 @@ describe("what the UI shows", () => {
     const { request } = await paused(twoAsks(), "ui-first");
     expect(shownAction(request)?.request.name).toBe("kubectl_delete");
     expect(shownAction(request)?.allowed).toEqual(["approve", "edit", "reject"]);
+  });
+});
+
+describe("partial answers (createGuardedAgent)", () => {
+  it("Agent Chat UI answers the one call it shows: that call runs, the other is asked again, the model is not called in between", async () => {
+    const model = twoAsks();
+    const { graph, log, audit } = agentGraph(model);
+    const first = await graph.invoke({ messages: [new HumanMessage("clean staging")] }, thread("partial-ui"));
+    const request = interruptsOf(first)[0]?.value as ApprovalRequest;
+    expect(shownAction(request)?.request.name).toBe("kubectl_delete");
+    const second = await graph.invoke(new Command({ resume: uiResume(request, { type: "approve" }) }), thread("partial-ui"));
+    expect(log.entries.map((e) => e.args.name)).toEqual(["web"]);
+    const next = interruptsOf(second);
+    expect(next).toHaveLength(1);
+    const nextRequest = next[0]?.value as ApprovalRequest;
+    expect(nextRequest.action_requests.map((a) => a.tool_call_id)).toEqual(["a2"]);
+    expect(nextRequest.error).toBeUndefined();
+    expect(isAgentInboxInterruptSchema(next)).toBe(true);
+    expect(model.calls).toHaveLength(1);
+    // The answered call has its result; the open one has none yet.
+    const state = await graph.getState(thread("partial-ui"));
+    expect(toolMessages(state.values.messages).map((m) => m.tool_call_id)).toEqual(["a1"]);
+    const done = await graph.invoke(new Command({ resume: uiResume(nextRequest, { type: "reject", message: "keep db" }) }), thread("partial-ui"));
+    expect(log.entries.map((e) => e.args.name)).toEqual(["web"]);
+    expect(done.messages.at(-1)?.content).toBe("done");
+    expect(model.calls).toHaveLength(2);
+    expect(toolMessages(model.calls[1]?.messages ?? []).map((m) => m.tool_call_id).sort()).toEqual(["a1", "a2"]);
+    const human = (await audit.query({ threadId: "partial-ui" })).filter((r) => r.event === "human");
+    expect(human.map((r) => [r.toolCallId, r.decision])).toEqual([
+      ["a1", "approve"],
+      ["a2", "reject"],
+    ]);
+  });
+
+  it("keyed: answering the second call first leaves the first pending", async () => {
+    const { graph, log } = await paused(twoAsks(), "partial-keyed");
+    const out = await graph.invoke(new Command({ resume: { decisions: { a2: { type: "approve" } } } }), thread("partial-keyed"));
+    expect(log.entries.map((e) => e.args.name)).toEqual(["db"]);
+    expect((interruptsOf(out)[0]?.value as ApprovalRequest).actionRequests.map((a) => a.toolCallId)).toEqual(["a1"]);
+  });
+
+  it("the middleware and GuardedToolNode cannot leave calls open: a partial answer is refused and asked again", async () => {
+    const log = new ExecutionLog();
+    const agent = createAgent({
+      model: twoAsks(),
+      middleware: [guardMiddleware({ tools: k8sTools(log), permissions: prodProtected })],
+      checkpointer: new MemorySaver(),
+    });
+    await agent.invoke({ messages: [new HumanMessage("x")] }, thread("mw-partial"));
+    const out = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread("mw-partial"));
+    expect((interruptsOf(out)[0]?.value as ApprovalRequest).error).toMatch(/expected 2 decision\(s\)/);
+    expect(log.entries).toHaveLength(0);
   });
 });

@@ -170,9 +170,9 @@ describe("guarded agent: approval through interrupt", () => {
   });
 
   it.each([
-    ["wrong count", { decisions: [{ type: "approve" }] }, /expected 2 decision/],
+    ["too many", { decisions: [{ type: "approve" }, { type: "approve" }, { type: "approve" }] }, /expected at most 2 decision/],
     ["unknown id", { decisions: { a1: { type: "approve" }, zz: { type: "approve" } } }, /unknown tool call id "zz"/],
-    ["missing id", { decisions: { a1: { type: "approve" } } }, /no decision for pending call\(s\) a3/],
+    ["no decisions", { decisions: {} }, /no decisions given; pending calls: \[a1 \(kubectl_delete\), a3 \(kubectl_delete\)\]/],
     ["bad type", { decisions: [{ type: "approve" }, { type: "maybe" }] }, /invalid approval resume/],
     ["falsy value", false, /invalid approval resume false/],
     ["zero", 0, /invalid approval resume 0/],

@@ -172,13 +172,16 @@ export interface ApprovalResume {
 
 /**
  * Matches decisions to pending calls, or says exactly why they do not fit. Ambiguous authorization
- * fails closed: wrong count, an unknown or repeated id, a missing call, or a decision type the call
- * does not allow all refuse the whole resume.
+ * fails closed: more decisions than calls, an unknown or repeated id, mixed keyed and unkeyed
+ * decisions, or a decision type the call does not allow all refuse the whole resume. With `partial`,
+ * some calls may be left unanswered (they stay pending): unkeyed decisions answer the first calls in
+ * order (Agent Chat UI sends one decision for the one call it shows); without it every call needs one.
  */
 export function matchDecisions(
   pending: readonly Pick<ReviewedCall, "id" | "name">[],
   resume: ApprovalResume,
   allowed: readonly HumanDecisionType[],
+  options: { partial?: boolean } = {},
 ): { ok: true; decisions: Map<string, Decision> } | { ok: false; error: string } {
   const ids = pending.map((c) => c.id);
   const listing = pending.map((c) => `${c.id} (${c.name})`).join(", ");
@@ -188,8 +191,12 @@ export function matchDecisions(
     : Object.entries(resume.decisions).map(([id, d]) => [id, d]);
   const keyed = entries.some(([id]) => id !== undefined);
   if (keyed && entries.some(([id]) => id === undefined)) return { ok: false, error: decisionText.mixedKeys };
-  if (!keyed && entries.length !== pending.length) {
+  if (entries.length === 0) return { ok: false, error: decisionText.none(listing) };
+  if (!keyed && entries.length !== pending.length && options.partial !== true) {
     return { ok: false, error: decisionText.wrongCount(pending.length, listing, entries.length) };
+  }
+  if (!keyed && entries.length > pending.length) {
+    return { ok: false, error: decisionText.tooMany(pending.length, listing, entries.length) };
   }
   for (const [index, [maybeId, decision]] of entries.entries()) {
     const id = maybeId ?? ids[index];
@@ -201,7 +208,7 @@ export function matchDecisions(
     byId.set(id, decision);
   }
   const missing = ids.filter((id) => !byId.has(id));
-  if (missing.length > 0) return { ok: false, error: decisionText.missing(missing) };
+  if (missing.length > 0 && options.partial !== true) return { ok: false, error: decisionText.missing(missing) };
   return { ok: true, decisions: byId };
 }
 
@@ -218,6 +225,7 @@ export function checkResume(
   pending: readonly Pick<ReviewedCall, "id" | "name">[],
   value: unknown,
   allowed: readonly HumanDecisionType[],
+  options: { partial?: boolean } = {},
 ): ApprovalResume {
   const parsed = ResumeSchema.safeParse(value);
   if (!parsed.success) {
@@ -226,7 +234,7 @@ export function checkResume(
       .join("; ");
     throw new ApprovalResumeError(resumeShapeRefused(quote(value), bounded(detail, QUOTE_LIMIT)));
   }
-  const match = matchDecisions(pending, parsed.data, allowed);
+  const match = matchDecisions(pending, parsed.data, allowed, options);
   if (!match.ok) throw new ApprovalResumeError(resumeMatchRefused(match.error));
   return parsed.data;
 }
@@ -235,11 +243,15 @@ export function checkResume(
  * The resume schema handed to LangGraph's `interrupt`: a value that does not fit throws an
  * ApprovalResumeError inside `interrupt`, before LangGraph adds it to the task's resume values.
  */
-export function resumeSchemaFor(pending: readonly ReviewedCall[], allowed: readonly HumanDecisionType[]) {
+export function resumeSchemaFor(
+  pending: readonly ReviewedCall[],
+  allowed: readonly HumanDecisionType[],
+  options: { partial?: boolean } = {},
+) {
   return z
     .unknown()
     .superRefine((value) => {
-      checkResume(pending, value, allowed);
+      checkResume(pending, value, allowed, options);
     })
     .describe("{ decisions: [{ type: approve | edit | reject, ... }] } — one per pending call, in order or keyed by toolCallId");
 }
@@ -385,13 +397,13 @@ export function emptyApprovalState(): ApprovalState {
 }
 
 export interface ApprovalStep {
-  /** The turn's calls in order, every "ask" replaced by its decided outcome. */
+  /** The turn's calls in order, every answered "ask" replaced by its decided outcome (unanswered ones stay "ask"). */
   calls: ReviewedCall[];
   /** The approval state to checkpoint with the guard state. */
   approvals: ApprovalState;
   /**
-   * The resume did not fit and `reask: "node"` was chosen: nothing was decided; the caller must
-   * finish its step with `approvals` written and run the review step again (which asks again).
+   * The resume did not fit and `routeBack` was set: nothing was decided; the caller must finish
+   * its step with `approvals` written and run the review step again (which asks again).
    */
   retry: boolean;
 }
@@ -400,13 +412,16 @@ export interface ApprovalStepOptions {
   /** Approval state from the checkpointed guard state (absent in checkpoints older than it). */
   approvals?: ApprovalState | undefined;
   /**
-   * How a resume that does not fit is asked again:
-   * - `"node"`: the step returns `retry` and the caller's graph routes back to review, so the
-   *   step completes and the head checkpoint holds no trace of the refused value (createGuardedAgent);
-   * - `"interrupt"` (default): the same interrupt is raised again at once, inside the same task
-   *   (for entry points that cannot route, GuardedToolNode and the middleware).
+   * Whether the caller's graph runs review again while the model message still has open calls
+   * (createGuardedAgent does; GuardedToolNode and the middleware cannot). When it does:
+   * - a resume that does not fit ends the step with `retry` (nothing decided) and review asks again
+   *   in the next step, so the head checkpoint keeps no trace of the refused value;
+   * - partial answers: calls left unanswered stay pending (no ToolMessage) and are asked again
+   *   after the answered ones ran.
+   * When it does not (default), a resume that does not fit raises the same interrupt again at once,
+   * inside the same task, and every pending call needs a decision.
    */
-  reask?: "node" | "interrupt";
+  routeBack?: boolean;
 }
 
 /**
@@ -434,7 +449,8 @@ export async function resolveApprovals(
   const allowed = guard.allowedDecisions;
   const argsSchemaOf = (name: string) => guard.spec(name)?.jsonSchema;
   const shownError = approvals.refused?.messageId === ctx.messageId ? approvals.refused.error : undefined;
-  const responseSchema = resumeSchemaFor(pending, allowed);
+  const partial = options.routeBack === true;
+  const responseSchema = resumeSchemaFor(pending, allowed, { partial });
   let raw: unknown;
   let error = shownError;
   for (;;) {
@@ -445,7 +461,7 @@ export async function resolveApprovals(
       if (!(caught instanceof ApprovalResumeError)) throw caught;
       error = caught.message;
       emitRefused(ctx, pending, error, config);
-      if (options.reask === "node") {
+      if (options.routeBack === true) {
         return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error } }, retry: true };
       }
       // LangGraph did not add the refused value to this task's resume values: the next interrupt
@@ -453,7 +469,7 @@ export async function resolveApprovals(
     }
   }
   const resume = ResumeSchema.parse(raw) as ApprovalResume;
-  const match = matchDecisions(pending, resume, allowed);
+  const match = matchDecisions(pending, resume, allowed, { partial });
   if (!match.ok) throw new ApprovalResumeError(resumeMatchRefused(match.error));
 
   const approver = approverOf(config, resume.actor);

@@ -43,8 +43,10 @@ export interface ReviewedTurn {
   answered: ToolMessage[];
   /** Approval state to write into the guard state. */
   approvals: ApprovalState;
-  /** The resume did not fit (reask "node"): write `approvals` and run review again; nothing else changed. */
+  /** The resume did not fit (routeBack): write `approvals` and run review again; nothing else changed. */
   retry: boolean;
+  /** A limit with `exitBehavior: "end"` refused a call: the run ends once the other calls ran. */
+  endRun?: { ruleId: string; reason: string } | undefined;
 }
 
 /**
@@ -77,7 +79,11 @@ export async function reviewTurnWithApproval(
     const result = decided.get(call.id);
     if (!result) continue;
     if (result.outcome === "run") runnable.push(result);
+    // Left unanswered by a partial answer: no ToolMessage, the call stays open and is asked again.
+    else if (result.outcome === "ask") continue;
     else answered.push(refusalMessage(result, result.message ?? refusals.generic(result.name, result.ruleId, result.reason)));
   }
-  return { runnable, answered, approvals: step.approvals, retry: false };
+  const ending = [...decided.values()].find((c) => c.endsRun === true && c.outcome === "refuse");
+  const endRun = ending ? { endRun: { ruleId: ending.ruleId, reason: ending.reason } } : {};
+  return { runnable, answered, approvals: step.approvals, retry: false, ...endRun };
 }

@@ -24,6 +24,7 @@ export function resumeMatchRefused(detail: string): string {
 }
 
 export const decisionText = {
+  none: (listing: string) => `no decisions given; pending calls: [${listing}]`,
   mixedKeys: "mix of decisions with and without toolCallId: key all of them or none",
   tooMany: (pending: number, listing: string, got: number) =>
     `expected at most ${pending} decision(s), one per pending call in order [${listing}], got ${got}`,

@@ -226,6 +226,7 @@ function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>
 }
 
 function dedupe(evidence: readonly Evidence[]): Evidence[] {
+  if (evidence.length < 2) return [...evidence];
   const seen = new Set<string>();
   return evidence.filter((item) => {
     const key = `${item.field}\u0000${item.value}`;
@@ -275,8 +276,10 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
 
 /** The deciding rule's evidence (or, when it has none, every rule's) goes into the decision. */
 function withEvidence(decision: PolicyDecision, evidenceOf: ReadonlyMap<string, Evidence[]>): PolicyDecision {
-  const evidence = evidenceOf.get(decision.ruleId) ?? dedupe([...evidenceOf.values()].flat());
-  return evidence.length === 0 ? decision : { ...decision, evidence };
+  const evidence = evidenceOf.get(decision.ruleId) ?? (evidenceOf.size === 1 ? [...evidenceOf.values()][0]! : dedupe([...evidenceOf.values()].flat()));
+  // Decisions are built fresh by `evaluate`: adding the evidence in place spares a copy on the hot path.
+  if (evidence.length > 0) decision.evidence = evidence;
+  return decision;
 }
 
 /**
@@ -296,6 +299,7 @@ export class PermissionPolicy {
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
   private readonly defaults: MatcherDefaults;
   private readonly provenance: ProvenanceSettings;
+  private readonly trusted: ReadonlySet<string>;
 
   constructor(rules: readonly PermissionRule[], options: PermissionPolicyOptions = {}) {
     const parsedOptions = OptionsSchema.safeParse(options);
@@ -319,6 +323,7 @@ export class PermissionPolicy {
     this.toolRisk = { ...options.toolRisk };
     this.riskModes = { ...DEFAULT_RISK_MODES, ...options.riskModes };
     this.provenance = { ...options.provenance };
+    this.trusted = new Set(this.provenance.trusted ?? []);
   }
 
   /** The rules in the order they are tried (deny-first: denies, then asks, then allows; each in file order). */
@@ -367,7 +372,7 @@ export class PermissionPolicy {
       if (rule.conditional) {
         view ??= canonicalize(args);
         if (rule.contextual) {
-          evaluation ??= new Evaluation(context, this.provenance);
+          evaluation ??= new Evaluation(context, this.provenance, this.trusted);
           evaluation.evidence = [];
           verdict = argumentsVerdict(rule, view, evaluation);
           if (evaluation.evidence.length > 0) (evidenceOf ??= new Map()).set(rule.ruleId, dedupe(evaluation.evidence));
@@ -386,7 +391,15 @@ export class PermissionPolicy {
       if (trace === undefined) break;
     }
     if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, shownRisk);
-    if (decided !== undefined && evidenceOf !== undefined) decided = withEvidence(decided, evidenceOf);
+    if (decided !== undefined && decided.mode !== "allow" && context !== undefined && evidenceOf?.has(decided.ruleId) !== true) {
+      // A deny or ask decided by another rule (an amount, a tool) still tells the human where the
+      // traced values of this call came from: the provenance rules it did not reach are read for evidence.
+      const extra = this.untracedEvidence(tool, args, context, evidenceOf);
+      if (extra.length > 0) {
+        decided.evidence = extra;
+        decided.reason = `${decided.reason}; ${provenanceReason(extra)}`;
+      }
+    } else if (decided !== undefined && evidenceOf !== undefined) decided = withEvidence(decided, evidenceOf);
     if (decided === undefined) {
       // `npm run test && npm run lint`: each simple command allowed by a different command rule.
       for (const composite of this.composites(tool)) {
@@ -415,6 +428,19 @@ export class PermissionPolicy {
       }
     }
     return decided;
+  }
+
+  /** Values of the call that the policy's provenance conditions do not trace to an accepted source. */
+  private untracedEvidence(tool: string, args: unknown, context: DecisionContext, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
+    const out: Evidence[] = [...(tried?.values() ?? [])].flat().filter((item) => !item.found);
+    const view = canonicalize(args);
+    for (const rule of this.candidates(tool)) {
+      if (!rule.contextual || tried?.has(rule.ruleId) === true) continue;
+      const evaluation = new Evaluation(context, this.provenance, this.trusted);
+      for (const condition of rule.where) if (condition.contextual === true) condition.evaluate(view.value, rule.mode !== "allow", evaluation);
+      out.push(...evaluation.evidence.filter((item) => !item.found));
+    }
+    return dedupe(out);
   }
 
   private unsureDecision(rule: CompiledRule, risk: RiskLevel): PolicyDecision {

@@ -1,8 +1,8 @@
 import { NO, UNKNOWN, YES, type Verdict } from "../policy/kinds/verdict.js";
 import type { Evaluation } from "./context.js";
-import type { SourceText } from "./index-builder.js";
+import type { Evidence, SourceText } from "./index-builder.js";
 import type { BudgetCondition, ConditionSpec, FromCondition } from "./schema.js";
-import { DEFAULT_MIN_LENGTH, extractIdentifiers, valueQuery } from "./tokens.js";
+import { DEFAULT_MIN_LENGTH, extractIdentifiers, valueQuery, type ValueQuery } from "./tokens.js";
 
 /**
  * A test of one scalar value, three-valued like the matchers: UNKNOWN when the guard cannot tell
@@ -53,34 +53,56 @@ export function describeCondition<Leaf>(condition: ConditionSpec<Leaf>, describe
   return `${{ lt: "<", lte: "<=", gt: ">", gte: ">=" }[op]} ${String(c[op])}`;
 }
 
+/** Values repeat across the calls of a thread: their lookups are kept (bounded, dropped all at once when full). */
+const queries = new Map<string, ValueQuery>();
+const MAX_CACHED_QUERIES = 10_000;
+const MAX_CACHED_VALUE_CHARS = 512;
+
+function cachedQuery(value: string, minLength: number): ValueQuery {
+  if (value.length > MAX_CACHED_VALUE_CHARS) return valueQuery(value, minLength);
+  const key = `${minLength}\u0000${value}`;
+  let query = queries.get(key);
+  if (query === undefined) {
+    if (queries.size >= MAX_CACHED_QUERIES) queries.clear();
+    query = valueQuery(value, minLength);
+    queries.set(key, query);
+  }
+  return query;
+}
+
+/** Which sources a `from` list accepts, compiled once. */
+function acceptorOf(sources: readonly string[]): (source: SourceText, trusted: ReadonlySet<string>) => boolean {
+  const user = sources.includes("user");
+  const anyTrusted = sources.includes("trusted");
+  const tools = new Set(sources.filter((name) => name !== "user" && name !== "trusted" && !name.startsWith("args:")));
+  const calls = new Set(sources.filter((name) => name.startsWith("args:")).map((name) => name.slice(5)));
+  return (source, trusted) => {
+    if (source.kind === "user" || source.kind === "system") return user;
+    const tool = source.tool ?? "";
+    if (source.kind === "call") return calls.has(tool);
+    return tools.has(tool) || (anyTrusted && trusted.has(tool));
+  };
+}
+
 function compileFrom(condition: FromCondition): ValueTest {
-  const sources = condition.from;
+  const acceptor = acceptorOf(condition.from);
   return (text, _restrictive, field = "", evaluation) => {
     const index = evaluation?.provenance();
     if (evaluation === undefined || index === undefined) return UNKNOWN;
-    const trusted = new Set(evaluation.settings.trusted ?? []);
-    const accept = (source: SourceText): boolean =>
-      sources.some((name) => {
-        if (name === "user") return source.kind === "user" || source.kind === "system";
-        if (name === "trusted") return source.kind === "tool" && source.tool !== undefined && trusted.has(source.tool);
-        if (name.startsWith("args:")) return source.kind === "call" && source.tool === name.slice(5);
-        return source.kind === "tool" && source.tool === name;
-      });
+    const trusted = evaluation.trusted;
+    const accept = (source: SourceText) => acceptor(source, trusted);
     const minLength = condition.minLength ?? evaluation.settings.minLength ?? DEFAULT_MIN_LENGTH;
     const trace = (value: string): boolean => {
-      const query = valueQuery(value, minLength);
+      const query = cachedQuery(value, minLength);
       if (query.untraceable !== undefined) {
         evaluation.evidence.push({ field, value: query.display, found: false, note: query.untraceable });
         return false;
       }
       const found = index.find(query, accept);
-      evaluation.evidence.push({
-        field,
-        value: query.display,
-        found: found.source !== undefined,
-        ...(found.source === undefined ? {} : { source: found.source }),
-        ...(found.seenIn === undefined ? {} : { seenIn: found.seenIn }),
-      });
+      const item: Evidence = { field, value: query.display, found: found.source !== undefined };
+      if (found.source !== undefined) item.source = found.source;
+      if (found.seenIn !== undefined) item.seenIn = found.seenIn;
+      evaluation.evidence.push(item);
       return found.source !== undefined;
     };
     if (condition.only === undefined) return trace(text) ? YES : NO;

@@ -41,10 +41,13 @@ export class Evaluation {
   readonly settings: ProvenanceSettings;
   evidence: Evidence[] = [];
   private index: ProvenanceIndex | undefined;
+  /** `settings.trusted` as a set, shared by every evaluation of one policy. */
+  readonly trusted: ReadonlySet<string>;
 
-  constructor(context: DecisionContext | undefined, settings: ProvenanceSettings) {
+  constructor(context: DecisionContext | undefined, settings: ProvenanceSettings, trusted?: ReadonlySet<string>) {
     this.context = context;
     this.settings = settings;
+    this.trusted = trusted ?? new Set(settings.trusted ?? []);
   }
 
   /** The thread's provenance index, or undefined when the caller gave no messages (the guard cannot tell). */

@@ -191,12 +191,22 @@ function strip(text: IndexedText): SourceText {
 }
 
 const cache = new Map<string, ProvenanceIndex>();
+/** The same messages array (one turn's calls) at the same length: the index as it was, without checks. */
+const byArray = new WeakMap<readonly BaseMessage[], { length: number; index: ProvenanceIndex }>();
 
 /**
  * The index of a thread's messages. With a `threadKey` (the thread id), the index of the previous turn
  * is extended when the messages still start with what it indexed; otherwise it is rebuilt.
  */
 export function provenanceIndex(messages: readonly BaseMessage[], threadKey?: string): ProvenanceIndex {
+  const same = byArray.get(messages);
+  if (same !== undefined && same.length === messages.length && same.index.length === messages.length) return same.index;
+  const index = indexFor(messages, threadKey);
+  byArray.set(messages, { length: messages.length, index });
+  return index;
+}
+
+function indexFor(messages: readonly BaseMessage[], threadKey: string | undefined): ProvenanceIndex {
   if (threadKey !== undefined) {
     const cached = cache.get(threadKey);
     if (cached !== undefined && cached.extends(messages)) {

@@ -12,8 +12,8 @@ import { foldCase, normalizeString } from "../policy/normalize.js";
  * 3. A value is found when its tokens occur in a text as a contiguous run of whole tokens: "13" is not
  *    found in "2013" nor in "x13y"; "Emma Johnson" is found in "Hi Emma Johnson!" but not in "Emma J.".
  * 4. Identifiers written with separators: each token or run of up to 8 adjacent tokens that carry a
- *    digit and are separated only by spaces, `-`, `.`, `/` or parentheses is also indexed without the
- *    separators, so "DE89 3704 0044 0532 0130 00" is found for "DE89370400440532013000" and
+ *    digit (the first may be a group of up to 4 letters, as in "GB 29 ...") and are separated only by
+ *    spaces, `-`, `.`, `/` or parentheses is also indexed without the separators, so "DE89 3704 0044 0532 0130 00" is found for "DE89370400440532013000" and
  *    "+1 (555) 123-4567" for "+1-555-123-4567".
  * 5. Numbers: a numeric value is found when a number token has the same value ("98.70" and "98.7",
  *    "30,000" and 30000).
@@ -83,9 +83,14 @@ export function tokenize(text: string): Tokenized {
   const keys = new Set<string>(tokens);
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
-    if (!DIGIT_RE.test(token)) continue;
-    const number = numberKey(token);
-    if (number !== undefined) keys.add(number);
+    if (!DIGIT_RE.test(token)) {
+      // A short letter group may open an identifier ("DE 89 3704 ...", "GB 29 NWBK ...").
+      const opensRun = token.length <= 4 && i + 1 < tokens.length && DIGIT_RE.test(tokens[i + 1]!) && SEPARATOR_GAP_RE.test(canonical.slice(ends[i], starts[i + 1]));
+      if (!opensRun) continue;
+    } else {
+      const number = numberKey(token);
+      if (number !== undefined) keys.add(number);
+    }
     // Identifier forms: this token alone, and runs of adjacent digit-bearing tokens.
     let compact = "";
     for (let j = i; j < tokens.length && j < i + MAX_RUN_TOKENS; j++) {
@@ -94,7 +99,7 @@ export function tokenize(text: string): Tokenized {
       if (j > i && !SEPARATOR_GAP_RE.test(canonical.slice(ends[j - 1], starts[j]))) break;
       compact += next.replace(COMPACT_DROP_RE, "");
       if (compact.length > MAX_RUN_CHARS) break;
-      keys.add(`#${compact}`);
+      if (DIGIT_RE.test(compact)) keys.add(`#${compact}`);
     }
   }
   for (const match of canonical.matchAll(GROUPED_NUMBER_RE)) {
@@ -165,7 +170,7 @@ export function extractIdentifiers(text: string, kinds: readonly ("links" | "ema
   if (kinds.includes("emails")) for (const match of canonical.matchAll(EMAIL_RE)) found.push(match[0]);
   if (kinds.includes("links")) {
     for (const match of canonical.matchAll(LINK_RE)) {
-      const link = match[0].replace(TRAILING_RE, "");
+      const link = match[0].replace(/[.,;:!?'"\-/]+$/u, "");
       if (!found.some((email) => email.includes(link) || link.includes(email))) found.push(link);
     }
   }
