@@ -3,10 +3,10 @@ import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@l
 import { END, START, Send, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { threadIdOf } from "./audit-trail.js";
-import { exitStep, finishTurn, inPlanOrder, reviewModelTurn, rulesOf, runCall, startRunIfNew } from "./engine.js";
+import { exitStep, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runCall, startRunIfNew } from "./engine.js";
 import type { CallSlot } from "./engine.js";
 import { Guard } from "./guard.js";
-import { callModel } from "./model-step.js";
+import { forcedToolFor, callModel } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall } from "./state.js";
@@ -78,9 +78,8 @@ export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "mode
     const hadTurn = state.guard.turn !== null;
     const g = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
     const rules = rulesOf(guard, g);
-    // An initial tool is forced once per run: if it fails, the model sees why instead of a loop.
-    const initial = guard.engine.initialTools(rules).find((tool) => (rules.runAttempts[tool] ?? 0) === 0);
-    const forced = g.forcedTool ?? initial ?? null;
+    // What the rules force (an initial tool once per run, a single next choice, an overdue Periodic tool).
+    const forced = forcedToolFor(guard, rules, state.messages, g.forcedTool);
     const extra = options.context ? await options.context(config) : undefined;
     const prompt = [options.systemPrompt, extra].filter(Boolean).join("\n\n") || undefined;
     const ai = await callModel(guard, options.model, rules, state.messages, forced, prompt, config);
@@ -121,7 +120,8 @@ export function collectNode(guard: Guard): Node {
     if (advanced.nextBatch < advanced.batches.length) {
       return { guard: { ...state.guard, turn: advanced, next: "dispatch" }, guardResults: null };
     }
-    return { guard: finishTurn(guard, { ...state.guard, turn: advanced }, done), guardResults: null };
+    const ended = limitEndMessages(advanced);
+    return { ...(ended.length > 0 ? { messages: ended } : {}), guard: finishTurn(guard, { ...state.guard, turn: advanced }, done), guardResults: null };
   };
 }
 
@@ -149,7 +149,9 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
   // Without Terminal rules or heartbeats, loop control after a turn is always "back to the model":
   // the last batch's tasks then go straight to the agent, which records their results (one step fewer).
   const needsCollect =
-    guard.options.heartbeat === true || guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf");
+    guard.options.heartbeat === true ||
+    limitsMayEndRun(guard) ||
+    guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf");
 
   /** One Send per call of the next batch, carrying what its start check needs. */
   const dispatch = (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Send[] | "collect" | "agent" | "review" => {

@@ -1,9 +1,9 @@
-import { HumanMessage } from "@langchain/core/messages";
+import { AIMessage as AIMessageClass, HumanMessage } from "@langchain/core/messages";
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { createHash } from "node:crypto";
 import { killswitchAsksNow, refusedAtStart } from "../messages/engine.js";
-import { reminders } from "../messages/index.js";
+import { limitEndings, reminders } from "../messages/index.js";
 import type { RuleState } from "../rules/types.js";
 import { auditId } from "../audit/record.js";
 import { auditOutcome, auditRecheck, threadIdOf } from "./audit-trail.js";
@@ -105,6 +105,7 @@ export function planTurn(
   messageId: string,
   runnable: readonly ReviewedCall[],
   refused: number,
+  endRun?: { ruleId: string; reason: string },
 ): TurnPlan {
   // The rule state at the start of the current batch: the turn's earlier batches counted as run.
   let counted = 0;
@@ -116,7 +117,8 @@ export function planTurn(
       }
     : undefined;
   const batches = partitionCalls(runnable, needsEarlier);
-  return { messageId, calls: Object.fromEntries(runnable.map((c) => [c.id, c])), batches, nextBatch: 0, refused, done: [] };
+  const plan: TurnPlan = { messageId, calls: Object.fromEntries(runnable.map((c) => [c.id, c])), batches, nextBatch: 0, refused, done: [] };
+  return endRun ? { ...plan, endRun } : plan;
 }
 
 function provisional(guard: Guard, rules: RuleState, call: ReviewedCall): RuleState {
@@ -162,8 +164,8 @@ export async function reviewModelTurn(
   const rules = rulesOf(guard, g);
   // Review reads the thread's messages (provenance conditions); the context kept for execution does not carry them.
   const reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack });
-  const { runnable, answered, approvals, retry } = reviewed;
-  return { ai, ctx, turn: planTurn(guard, rules, messageId, runnable, answered.length), answered, runnable, approvals, retry };
+  const { runnable, answered, approvals, retry, endRun } = reviewed;
+  return { ai, ctx, turn: planTurn(guard, rules, messageId, runnable, answered.length, endRun), answered, runnable, approvals, retry };
 }
 
 // ─── authorization at start ────────────────────────────────────────────────────────────────────
@@ -276,6 +278,7 @@ export function recordResults(guard: Guard, rules: RuleState, results: readonly 
       callId: result.id,
       success: result.status === "success",
       at: result.at,
+      output: result.output,
     });
   }
   return next;
@@ -298,6 +301,10 @@ export function inPlanOrder(turn: TurnPlan | null, results: Readonly<Record<stri
 export function finishTurn(guard: Guard, g: GuardState, results: readonly CallResult[]): GuardState {
   const rules = recordResults(guard, rulesOf(guard, g), results);
   const refused = (g.turn?.refused ?? 0) + results.filter((r) => r.status === "refused").length;
+  // A limit with exitBehavior "end" refused a call of this turn: the run ends now (the other calls ran).
+  if (g.turn?.endRun) {
+    return { ...g, rules, turn: null, forcedTool: null, next: "end", terminatedBy: g.turn.endRun.ruleId, exitUnsatisfied: [] };
+  }
   const termination = guard.engine.shouldTerminate(rules);
   if (termination.terminate) {
     const pending = guard.engine.pendingExitTools(rules);
@@ -312,6 +319,17 @@ export function finishTurn(guard: Guard, g: GuardState, results: readonly CallRe
     if (!keepGoing) return { ...g, rules, turn: null, forcedTool: null, next: "end" };
   }
   return { ...g, rules, turn: null, forcedTool: null, next: "agent" };
+}
+
+/** The AI message that closes a run a limit ended (`exitBehavior: "end"`), as LangChain's toolCallLimit adds one. */
+export function limitEndMessages(turn: TurnPlan | null | undefined): AIMessage[] {
+  if (!turn?.endRun) return [];
+  return [new AIMessageClass({ content: limitEndings.ended(turn.endRun.ruleId, turn.endRun.reason), name: "guard" })];
+}
+
+/** Whether a limit may end a run (exitBehavior "end"): loop control must then run after every turn. */
+export function limitsMayEndRun(guard: Guard): boolean {
+  return guard.engine.rules.some((r) => "exitBehavior" in r && r.exitBehavior === "end");
 }
 
 export type ExitStep =

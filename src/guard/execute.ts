@@ -38,6 +38,8 @@ function finisher(guard: Guard, call: ReviewedCall): Finish {
       status,
       at: guard.now(),
       requestHeartbeat: call.requestHeartbeat,
+      // A ConditionalNext rule picks the next tool from this output (t14 rules hook).
+      ...(status !== "refused" && guard.engine.needsOutput(call.name) ? { output: content.slice(0, 2_000) } : {}),
     },
   });
 }

@@ -9,6 +9,7 @@ import type { CallOutcome, ReviewedCall } from "./state.js";
 import type { DecisionContext } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { approvalNotes, refusals } from "../messages/index.js";
+import { ToolCallLimitError } from "../errors/index.js";
 
 function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return issues
@@ -77,7 +78,11 @@ export function reviewCall(
     const facts: Facts = { id: call.id, name: call.name, args: oversized.summary, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
     return outcome(facts, "refuse", "oversized-arguments", oversized.reason, oversized.message(call.name));
   }
-  const { args, heartbeat } = guard.splitHeartbeat(call.name, call.args);
+  const split = guard.splitHeartbeat(call.name, call.args);
+  const heartbeat = split.heartbeat;
+  // Arguments a rule prefills (Letta's init / child args) replace the model's values for those keys.
+  const prefilled = guard.engine.prefilledArgs(state, call.name);
+  const args = Object.keys(prefilled).length > 0 ? { ...split.args, ...prefilled } : split.args;
   const operation = operationOf(args, spec.operationKey);
   const facts: Facts = {
     id: call.id,
@@ -106,7 +111,10 @@ export function reviewCall(
 
   const violation = guard.engine.checkCall(state, { tool: call.name, operation }, guard.now());
   if (violation) {
-    return outcome(facts, "refuse", `rule:${violation.ruleId}`, violation.reason, violation.message);
+    if (violation.exitBehavior === "error") throw new ToolCallLimitError(violation);
+    const refused = outcome(facts, "refuse", `rule:${violation.ruleId}`, violation.reason, violation.message);
+    if (violation.exitBehavior === "end") refused.endsRun = true;
+    return refused;
   }
 
   if (kill?.mode === "ask") return ask(guard, facts, kill.ruleId, kill.reason);

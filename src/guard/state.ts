@@ -30,6 +30,8 @@ export interface ReviewedCall {
   message?: string | undefined;
   /** Provenance: where each traced argument value was found, or that it was not. */
   evidence?: Evidence[] | undefined;
+  /** Set when a limit with `exitBehavior: "end"` refused this call: the run ends after the turn. */
+  endsRun?: boolean | undefined;
 }
 
 /** What one executed call reports back for loop control and the rule state. */
@@ -41,6 +43,8 @@ export interface CallResult {
   status: "success" | "error" | "cancelled" | "refused";
   at: number;
   requestHeartbeat: boolean;
+  /** The result text (truncated), kept only when a ConditionalNext rule reads this tool's output. */
+  output?: string | undefined;
 }
 
 /** The approved calls of the current model turn, in batches, and how far execution got. */
@@ -54,6 +58,8 @@ export interface TurnPlan {
   refused: number;
   /** Results of the batches that finished, in model order: what authorization at start checks against. */
   done?: CallResult[];
+  /** A limit with `exitBehavior: "end"` refused a call of this turn: the run ends once the turn's calls ran. */
+  endRun?: { ruleId: string; reason: string } | undefined;
 }
 
 export interface GuardState {

@@ -1,9 +1,9 @@
-import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { END } from "@langchain/langgraph";
 import { threadIdOf } from "./audit-trail.js";
-import { finishTurn, reviewModelTurn, runBatches, rulesOf, startRunIfNew } from "./engine.js";
+import { finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew } from "./engine.js";
 import { Guard } from "./guard.js";
 import type { GuardOptions } from "./options.js";
 import { emptyGuardState } from "./state.js";
@@ -15,7 +15,8 @@ export interface GuardedToolNodeInput {
 }
 
 export interface GuardedToolNodeOutput {
-  messages: ToolMessage[];
+  /** One ToolMessage per call; then, when a limit with exitBehavior "end" ended the run, its closing AIMessage. */
+  messages: (ToolMessage | AIMessage)[];
   guard: GuardState;
 }
 
@@ -50,7 +51,7 @@ async function runGuardedTools(
   const reviewed = await reviewModelTurn(guard, g, input.messages, config);
   if (!reviewed) return { messages: [], guard: g };
   const { executed, done } = await runBatches(guard, reviewed.turn, rulesOf(guard, g), reviewed.ctx, config);
-  const messages = [...reviewed.answered, ...executed.map((e) => e.message)];
+  const messages = [...reviewed.answered, ...executed.map((e) => e.message), ...limitEndMessages(reviewed.turn)];
   return { messages, guard: finishTurn(guard, { ...g, approvals: reviewed.approvals, turn: reviewed.turn }, done) };
 }
 

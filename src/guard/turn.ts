@@ -45,6 +45,8 @@ export interface ReviewedTurn {
   approvals: ApprovalState;
   /** The resume did not fit (routeBack): write `approvals` and run review again; nothing else changed. */
   retry: boolean;
+  /** A limit with `exitBehavior: "end"` refused a call: the run ends once the other calls ran. */
+  endRun?: { ruleId: string; reason: string } | undefined;
 }
 
 /**
@@ -81,5 +83,7 @@ export async function reviewTurnWithApproval(
     else if (result.outcome === "ask") continue;
     else answered.push(refusalMessage(result, result.message ?? refusals.generic(result.name, result.ruleId, result.reason)));
   }
-  return { runnable, answered, approvals: step.approvals, retry: false };
+  const ending = [...decided.values()].find((c) => c.endsRun === true && c.outcome === "refuse");
+  const endRun = ending ? { endRun: { ruleId: ending.ruleId, reason: ending.reason } } : {};
+  return { runnable, answered, approvals: step.approvals, retry: false, ...endRun };
 }

@@ -1,7 +1,7 @@
 import type { AIMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { exitStep, reviewModelTurn } from "../guard/engine.js";
+import { exitStep, limitEndMessages, reviewModelTurn } from "../guard/engine.js";
 import type { Guard } from "../guard/guard.js";
 import { withToolCalls } from "../guard/model-step.js";
 import type { GuardState, ReviewedCall } from "../guard/state.js";
@@ -11,7 +11,7 @@ export interface AfterModelUpdate {
   messages?: BaseMessage[];
   guard?: GuardState;
   guardResults?: null;
-  jumpTo?: "model";
+  jumpTo?: "model" | "end";
 }
 
 /**
@@ -37,6 +37,16 @@ export async function afterModelTurn(
   if (!reviewed) return undefined;
   const edited = reviewed.runnable.filter((c) => c.edited);
   const nothingRuns = reviewed.runnable.length === 0;
+  const endRun = reviewed.turn.endRun;
+  if (nothingRuns && endRun) {
+    // A limit with exitBehavior "end" refused the only calls: the run ends here, every call answered.
+    return {
+      messages: [...reviewed.answered, ...limitEndMessages(reviewed.turn)],
+      guard: { ...state.guard, turn: null, forcedTool: null, next: "end", terminatedBy: endRun.ruleId, exitUnsatisfied: [] },
+      guardResults: null,
+      jumpTo: "end" as const,
+    };
+  }
   return {
     messages: [...(edited.length > 0 ? [withEditedCalls(ai, edited)] : []), ...reviewed.answered],
     guard: { ...state.guard, approvals: reviewed.approvals, turn: nothingRuns ? null : reviewed.turn, forcedTool: null, next: "dispatch" },

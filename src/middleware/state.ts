@@ -29,6 +29,7 @@ const TurnPlanSchema: z.ZodType<TurnPlan> = z.looseObject({
   nextBatch: z.number().int().nonnegative(),
   refused: z.number().int().nonnegative(),
   done: z.array(z.lazy(() => CallResultSchema)).optional(),
+  endRun: z.object({ ruleId: z.string(), reason: z.string() }).optional(),
 });
 
 export const GuardStateSchema: z.ZodType<GuardState> = z.looseObject({
@@ -48,6 +49,7 @@ const CallResultSchema: z.ZodType<CallResult> = z.looseObject({
   status: z.enum(["success", "error", "cancelled", "refused"]),
   at: z.number(),
   requestHeartbeat: z.boolean(),
+  output: z.string().optional(),
 });
 
 const CallResultsSchema = z.record(z.string(), CallResultSchema);
