@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { approveThroughSdk } from "../examples/cli-sdk-approval.js";
+import { main } from "../src/cli/main.js";
 import { CLI_AVAILABLE, CLI_BIN, CLI_REQUIRED, ROOT, installedVersion, startDevServer, type DevServer } from "./helpers/langgraph-dev.js";
 
 // The LangGraph CLI is not a project dependency (it breaks `npm ci` here): .ci/run installs the version
@@ -216,5 +217,115 @@ describe.runIf(available)("langgraph dev serves the graphs; the SDK runs the Dev
     expect(JSON.stringify(items.items.map((item) => item.value))).toContain("- [x] tried guarded-graph");
     expect(existsSync(join(server.cwd, ".guarded-graph"))).toBe(false);
     expect(readdirSync(server.cwd).sort()).not.toContain("memory.db");
+  });
+
+  describe("CLI against the server (--url / GUARDED_GRAPH_URL, --api-key / GUARDED_GRAPH_API_KEY)", () => {
+    async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+      const out: string[] = [];
+      const err: string[] = [];
+      const saved = { url: process.env.GUARDED_GRAPH_URL, key: process.env.GUARDED_GRAPH_API_KEY };
+      delete process.env.GUARDED_GRAPH_URL;
+      delete process.env.GUARDED_GRAPH_API_KEY;
+      Object.assign(process.env, env);
+      try {
+        const code = await main(args, { out: (line) => out.push(line), err: (line) => err.push(line) });
+        return { code, out: out.join("\n"), err: err.join("\n") };
+      } finally {
+        for (const [name, value] of [["GUARDED_GRAPH_URL", saved.url], ["GUARDED_GRAPH_API_KEY", saved.key]] as const) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
+      }
+    }
+    const remote = () => ["--url", apiUrl, "--api-key", KEY];
+
+    async function waitingThread(): Promise<{ threadId: string; callId: string }> {
+      const client = new Client({ apiUrl, apiKey: KEY });
+      const thread = await client.threads.create();
+      await client.runs.wait(thread.thread_id, "devops", { input: { messages: [{ type: "human", content: "Tidy up" }] } });
+      const state = await client.threads.get(thread.thread_id);
+      expect(state.status).toBe("interrupted");
+      const value = Object.values(state.interrupts ?? {}).flat()[0]?.value;
+      return { threadId: thread.thread_id, callId: approvalSchema.parse(value).actionRequests[0]?.toolCallId ?? "" };
+    }
+    async function threadOf(threadId: string) {
+      return new Client({ apiUrl, apiKey: KEY }).threads.get(threadId);
+    }
+    function toolTexts(values: unknown): string[] {
+      const messages = z.array(z.object({ type: z.string(), content: z.unknown() })).parse((values as { messages?: unknown }).messages);
+      return messages.filter((m) => m.type === "tool").map((m) => String(m.content));
+    }
+
+    it("threads lists the server's threads waiting for approval; show prints the calls and the commands that answer them", async () => {
+      const a = await waitingThread();
+      const b = await waitingThread();
+      const listed = await cli(["threads", ...remote(), "--json"]);
+      expect(listed.code, listed.err).toBe(0);
+      const rows = z.array(z.object({ threadId: z.string(), graph: z.string().nullable(), waiting: z.boolean(), pending: z.array(z.object({ name: z.string(), toolCallId: z.string() })) })).parse(JSON.parse(listed.out));
+      for (const t of [a, b]) {
+        expect(rows.find((r) => r.threadId === t.threadId)).toEqual(
+          expect.objectContaining({ graph: "devops", waiting: true, pending: [expect.objectContaining({ name: "kubectl_delete", toolCallId: t.callId })] }),
+        );
+      }
+      const table = await cli(["threads", ...remote()]);
+      expect(table.out).toMatch(new RegExp(`${a.threadId}\\s+devops\\s+\\S+\\s+waiting for approval \\(1 call\\)`));
+
+      // The same through the environment variables.
+      const shown = await cli(["show", a.threadId], { GUARDED_GRAPH_URL: apiUrl, GUARDED_GRAPH_API_KEY: KEY });
+      expect(shown.code, shown.err).toBe(0);
+      expect(shown.out).toContain(`⏸  approval needed on thread ${a.threadId}: 1 pending call`);
+      expect(shown.out).toContain(`call id: ${a.callId}`);
+      expect(shown.out).toContain(`GUARDED_GRAPH_URL=${apiUrl} guarded-graph approve ${a.threadId}`);
+      expect(shown.out).not.toContain(KEY);
+    });
+
+    it("approve, reject and edit answer a server thread through the SDK; each thread ends idle with no interrupts", async () => {
+      const approved = await waitingThread();
+      const run = await cli(["approve", approved.threadId, ...remote()]);
+      expect(run.code, run.err).toBe(0);
+      expect(run.out).toContain("· resuming");
+      expect(run.out).toMatch(/result +\S/);
+      const afterApprove = await threadOf(approved.threadId);
+      expect([afterApprove.status, Object.values(afterApprove.interrupts ?? {}).flat()]).toEqual(["idle", []]);
+
+      const rejected = await waitingThread();
+      const rej = await cli(["reject", rejected.threadId, rejected.callId, "--message", "not during the freeze", ...remote()]);
+      expect(rej.code, rej.err).toBe(0);
+      const afterReject = await threadOf(rejected.threadId);
+      expect(afterReject.status).toBe("idle");
+      expect(toolTexts(afterReject.values).some((text) => text.includes("not during the freeze"))).toBe(true);
+
+      const edited = await waitingThread();
+      const args = JSON.stringify({ resource: "deployment", name: "api", namespace: "staging" });
+      const ed = await cli(["edit", edited.threadId, edited.callId, "--args", args, ...remote()]);
+      expect(ed.code, ed.err).toBe(0);
+      const afterEdit = await threadOf(edited.threadId);
+      expect(afterEdit.status).toBe("idle");
+      expect(toolTexts(afterEdit.values)).toContain('deployment.apps "api" deleted');
+    });
+
+    it("refuses without sending: a wrong call id, a thread not waiting, no key, a bad URL, --db with --url", async () => {
+      const t = await waitingThread();
+      const wrong = await cli(["approve", t.threadId, "call_nope", ...remote()]);
+      expect(wrong.code).toBe(1);
+      expect(wrong.err).toContain('no pending call "call_nope" on this thread; pending: ');
+      const still = await threadOf(t.threadId);
+      expect([still.status, Object.values(still.interrupts ?? {}).flat().length]).toEqual(["interrupted", 1]);
+
+      await cli(["approve", t.threadId, ...remote()]);
+      const again = await cli(["approve", t.threadId, ...remote()]);
+      expect(again.code).toBe(1);
+      expect(again.err).toContain(`thread ${t.threadId} on ${apiUrl} is not waiting for approval (status idle); nothing to answer`);
+
+      const noKey = await cli(["threads", "--url", apiUrl]);
+      expect(noKey.code).toBe(1);
+      expect(noKey.err).toContain(`${apiUrl} refused the thread search`);
+      expect(noKey.err).toContain("give a key with --api-key or GUARDED_GRAPH_API_KEY");
+
+      expect((await cli(["threads", "--url", "localhost:2024"])).code).toBe(2);
+      const both = await cli(["threads", "--url", apiUrl, "--db", "sqlite:x.db"]);
+      expect(both.code).toBe(2);
+      expect(both.err).toContain("--db and --url contradict each other");
+    });
   });
 });

@@ -162,14 +162,18 @@ describe("memory graph on the store LangGraph Platform injects", () => {
     expect(existsSync(cwdMemory)).toBe(before);
   });
 
-  it("without an injected store the memory tools refuse with the reason, and the workspace file is not changed", async () => {
+  it("without an injected store the run refuses with the reason, and the workspace file is not changed", async () => {
     // The export's graph is built once per process (the test above holds it): build the same graph here.
     const dir = tempDir("gg-memplat-");
     const ready = await createMemoryGraph({ checkpointer: new MemorySaver(), dataDir: dir, memoryStore: new RunStore(), env: { OPENAI_API_KEY: "", OPENAI_BASE_URL: "" } });
     opened.push(ready);
-    const out = await ready.graph.invoke({ messages: [new HumanMessage("Tick the todo")] }, { configurable: { thread_id: "mp-2" } });
-    const texts = (out.messages as BaseMessage[]).filter((m) => m.type === "tool").map((m) => m.text);
-    expect(texts[0]).toBe(`Error: file failed: ${deployMessages.noPlatformStore()}`);
+    const failed = await ready.graph.invoke({ messages: [new HumanMessage("Tick the todo")] }, { configurable: { thread_id: "mp-2" } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(GuardedGraphError);
+    expect((failed as GuardedGraphError).code).toBe(ErrorCode.PLATFORM_CONFIG);
+    expect((failed as GuardedGraphError).message).toBe(deployMessages.noPlatformStore());
     expect(readFileSync(join(dir, "workspace", "notes", "todo.md"), "utf8")).toBe("# Todo\n- [ ] read the README\n");
   });
 
