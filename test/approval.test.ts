@@ -512,3 +512,18 @@ describe("only the guard answers guarded calls (new input while an approval is p
     ]);
   });
 });
+
+describe("approval sentences (src/messages/approval.ts), exact text", () => {
+  it("the re-asked description, the resume refusals and the superseded call", async () => {
+    const m = await import("../src/messages/approval.js");
+    expect(m.reaskedDescription("invalid approval resume 0: bad.", "kubectl_delete needs approval by rule risk:high: high risk.")).toBe(
+      "Your last answer was refused and nothing was done: invalid approval resume 0: bad. Answer again. kubectl_delete needs approval by rule risk:high: high risk.",
+    );
+    expect(() => checkResume([{ id: "a1", name: "t" }], 0, ["approve"])).toThrow(
+      "invalid approval resume 0: expected { decisions: [...] } with one of approve | edit | reject per pending call ((root): Invalid input: expected object, received number)",
+    );
+    expect(m.decisionText.wrongCount(2, "a1 (t), a2 (t)", 1)).toBe("expected 2 decision(s), one per pending call in order [a1 (t), a2 (t)], got 1");
+    expect(m.decisionText.none("a1 (t)")).toBe("no decisions given; pending calls: [a1 (t)]");
+    expect(m.supersededReason).toBe("new input arrived while the turn waited for approval; the call was not run");
+  });
+});

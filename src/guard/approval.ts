@@ -39,6 +39,13 @@ export interface ActionRequest {
 
 export interface ReviewConfig {
   actionName: string;
+  /**
+   * The same name again, in snake_case, on the camelCase config: the SDK's client-side rewrite
+   * (`normalizeHitlInterruptPayload`, used by useStream and so by Agent Chat UI) replaces
+   * `review_configs` with a copy of `reviewConfigs` and never adds `action_name`, which the UI's
+   * `isAgentInboxInterruptSchema` requires.
+   */
+  action_name: string;
   allowedDecisions: HumanDecisionType[];
   argsSchema?: Record<string, unknown>;
 }
@@ -95,7 +102,7 @@ export function approvalRequest(
   });
   const reviewConfigs: ReviewConfig[] = pending.map((call) => {
     const argsSchema = argsSchemaOf(call.name);
-    return { actionName: call.name, allowedDecisions: [...allowed], ...(argsSchema ? { argsSchema } : {}) };
+    return { actionName: call.name, action_name: call.name, allowedDecisions: [...allowed], ...(argsSchema ? { argsSchema } : {}) };
   });
   return {
     type: "guarded-graph/approval",
@@ -673,11 +680,15 @@ const ApprovalRequestSchema = z.object({
     }),
   ),
   reviewConfigs: z.array(
-    z.object({
-      actionName: z.string(),
-      allowedDecisions: z.array(z.enum(["approve", "edit", "reject"])),
-      argsSchema: z.record(z.string(), z.unknown()).optional(),
-    }),
+    z
+      .object({
+        actionName: z.string(),
+        // Requests checkpointed before the alias existed lack it.
+        action_name: z.string().optional(),
+        allowedDecisions: z.array(z.enum(["approve", "edit", "reject"])),
+        argsSchema: z.record(z.string(), z.unknown()).optional(),
+      })
+      .transform(({ action_name, ...config }) => ({ ...config, action_name: action_name ?? config.actionName })),
   ),
   action_requests: z.array(
     z.object({
