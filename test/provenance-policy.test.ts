@@ -327,3 +327,17 @@ describe("usage text", () => {
     expect(guard.usageSection()).toContain("- `send_money`: `amount` may add up to at most 5000 per request; beyond that it is refused\n");
   });
 });
+
+describe("examples/provenance-bank.ts", () => {
+  it("allows the user's IBAN, asks for the file's with its evidence, denies over the budget", async () => {
+    const { provenanceExample } = await import("../examples/provenance-bank.js");
+    const { friend, bill, large } = provenanceExample();
+    expect(friend).toMatchObject({ mode: "allow", ruleId: "permission:pay" });
+    expect(friend.evidence?.[0]).toMatchObject({ field: "recipient", found: true, source: { kind: "user", index: 0 } });
+    expect(bill).toMatchObject({ mode: "ask", ruleId: "permission:recipient-untraced" });
+    expect(bill.reason).toBe(
+      'the recipient was not given by the user; recipient "us133000000121212121212" is not from an allowed source; it appears first in the output of read_file (call call_1, message 2)',
+    );
+    expect(large).toMatchObject({ mode: "deny", ruleId: "permission:too-much" });
+  });
+});
