@@ -341,3 +341,17 @@ describe("examples/provenance-bank.ts", () => {
     expect(large).toMatchObject({ mode: "deny", ruleId: "permission:too-much" });
   });
 });
+
+describe("budget without a field: a call limit that asks", () => {
+  it("counts the completed calls of the rule's tools (and the same turn's earlier ones); the call past the limit asks", () => {
+    const p = new PermissionPolicy([
+      { id: "three-fetches", tool: "fetch_*", budget: { max: 3 }, mode: "ask", reason: "more than 3 fetches in one request" },
+      { tool: "*", mode: "allow" },
+    ]);
+    const two = run("research", [{ tool: "fetch_page" }, { tool: "fetch_feed" }, { tool: "fetch_page", status: "error" }]);
+    expect(p.decide("fetch_page", { url: "a" }, "low", ctx(two)).mode).toBe("allow");
+    expect(p.decide("fetch_page", { url: "a" }, "low", ctx(two, { turnCalls: [{ name: "fetch_feed", args: {} }] })).mode).toBe("ask");
+    expect(p.decide("search", {}, "low", ctx(run("x", [{ tool: "fetch_a" }, { tool: "fetch_b" }, { tool: "fetch_c" }]))).mode).toBe("allow");
+    expect(p.usageLines()).toEqual(["`fetch_*`: at most 3 calls per request; beyond that a human is asked first"]);
+  });
+});
