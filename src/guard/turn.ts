@@ -84,6 +84,6 @@ export async function reviewTurnWithApproval(
     else answered.push(refusalMessage(result, result.message ?? refusals.generic(result.name, result.ruleId, result.reason)));
   }
   const ending = [...decided.values()].find((c) => c.endsRun === true && c.outcome === "refuse");
-  const endRun = ending ? { endRun: { ruleId: ending.ruleId, reason: ending.reason } } : {};
+  const endRun = ending ? { endRun: { ruleId: ending.ruleId.replace(/^rule:/, ""), reason: ending.reason } } : {};
   return { runnable, answered, approvals: step.approvals, retry: false, ...endRun };
 }
