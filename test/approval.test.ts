@@ -11,7 +11,7 @@ import type { ApprovalRequest, DecisionEvent } from "../src/guard/approval.js";
 import { GuardAnnotation } from "../src/guard/state.js";
 import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
 import { guardMiddleware } from "../src/middleware/guard-middleware.js";
-import { isAgentInboxInterruptSchema, shownAction, uiResume } from "./helpers/agent-chat-ui.js";
+import { ensureToolCallsHaveResponses, isAgentInboxInterruptSchema, shownAction, uiResume } from "./helpers/agent-chat-ui.js";
 import { ExecutionLog, k8sTools, prodProtected } from "./helpers/guard-fixtures.js";
 
 const thread = (id: string) => ({ configurable: { thread_id: id } });
@@ -438,5 +438,179 @@ describe("partial answers (createGuardedAgent)", () => {
     const out = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread("mw-partial"));
     expect((interruptsOf(out)[0]?.value as ApprovalRequest).error).toMatch(/expected 2 decision\(s\)/);
     expect(log.entries).toHaveLength(0);
+  });
+});
+
+describe("only the guard answers guarded calls (new input while an approval is pending)", () => {
+  it("the user types instead of clicking: Agent Chat UI's 'Successfully handled tool call.' is never taken as a result; every waiting call is refused, audited and explained", async () => {
+    const model = fakeModel()
+      .respondWithTools([
+        { name: "kubectl_delete", args: { resource: "deploy", name: "web", namespace: "staging" }, id: "ask1" },
+        { name: "kubectl_get", args: { resource: "pods", namespace: "staging" }, id: "ok1" },
+        { name: "kubectl_delete", args: { resource: "ns", name: "prod", namespace: "production" }, id: "deny1" },
+      ])
+      .respond(new AIMessage("understood"));
+    const { graph, log, audit } = agentGraph(model);
+    await graph.invoke({ messages: [new HumanMessage("clean staging")] }, thread("typed"));
+    const state = await graph.getState(thread("typed"));
+    // Exactly what the UI sends: its ToolMessages for the unanswered calls, then the typed text.
+    const sdkView = state.values.messages.map((m: BaseMessage) => ({
+      type: m.getType(),
+      id: m.id,
+      tool_calls: AIMessage.isInstance(m) ? m.tool_calls : undefined,
+    }));
+    const added = ensureToolCallsHaveResponses(sdkView);
+    expect(added.map((m) => m.tool_call_id)).toEqual(["ask1", "ok1", "deny1"]);
+    const out = await graph.invoke(
+      { messages: [...added.map((m) => new ToolMessage({ ...m })), new HumanMessage({ content: "approve", id: "h2" })] },
+      thread("typed"),
+    );
+    expect(log.entries).toHaveLength(0);
+    const answers = toolMessages(out.messages);
+    expect(answers.map((m) => [m.tool_call_id, m.status])).toEqual([
+      ["ask1", "error"],
+      ["ok1", "error"],
+      ["deny1", "error"],
+    ]);
+    expect(answers.every((m) => m.content !== "Successfully handled tool call.")).toBe(true);
+    expect(answers[0]?.content).toBe(
+      "Refused kubectl_delete by rule approval:superseded: new input arrived while this turn waited for a human's approval, so it did not run. Call it again if it is still needed.",
+    );
+    // The refusals sit right after the model message, before the new input; the model saw them, not the UI's.
+    expect(out.messages.map((m: BaseMessage) => m.getType())).toEqual(["human", "ai", "tool", "tool", "tool", "human", "ai"]);
+    const seen = model.calls[1]?.messages ?? [];
+    expect(toolMessages(seen).map((m) => m.content)).not.toContain("Successfully handled tool call.");
+    expect(pendingApproval(await graph.getState(thread("typed")))).toBeUndefined();
+    const records = (await audit.query({ threadId: "typed" })).filter((r) => r.ruleId === "approval:superseded");
+    expect(records.map((r) => [r.toolCallId, r.decision])).toEqual([
+      ["ask1", "deny"],
+      ["ok1", "deny"],
+      ["deny1", "deny"],
+    ]);
+    expect(records[0]?.reason).toMatch(/the input's own result for it was dropped: "Successfully handled tool call\."/);
+  });
+
+  it("a bare ToolMessage sent as input for a waiting call is not its result either", async () => {
+    const { graph, log, audit } = await paused(twoAsks(), "bare-tool");
+    const out = await graph.invoke({ messages: [new ToolMessage({ content: "deleted", tool_call_id: "a1", name: "kubectl_delete" })] }, thread("bare-tool"));
+    expect(log.entries).toHaveLength(0);
+    expect(toolMessages(out.messages).map((m) => [m.tool_call_id, m.status, m.content === "deleted"])).toEqual([
+      ["a1", "error", false],
+      ["a2", "error", false],
+    ]);
+    expect((await audit.query({ threadId: "bare-tool" })).filter((r) => r.ruleId === "approval:superseded")).toHaveLength(2);
+  });
+
+  it("after a partial answer, new input settles only the calls still waiting", async () => {
+    const { graph, log } = await paused(twoAsks(), "partial-then-input");
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread("partial-then-input"));
+    expect(log.entries.map((e) => e.args.name)).toEqual(["web"]);
+    const out = await graph.invoke({ messages: [new HumanMessage("never mind")] }, thread("partial-then-input"));
+    expect(toolMessages(out.messages).map((m) => [m.tool_call_id, m.status])).toEqual([
+      ["a1", "success"],
+      ["a2", "error"],
+    ]);
+  });
+});
+
+describe("approval sentences (src/messages/approval.ts), exact text", () => {
+  it("the re-asked description, the resume refusals and the superseded call", async () => {
+    const m = await import("../src/messages/approval.js");
+    expect(m.reaskedDescription("invalid approval resume 0: bad.", "kubectl_delete needs approval by rule risk:high: high risk.")).toBe(
+      "Your last answer was refused and nothing was done: invalid approval resume 0: bad. Answer again. kubectl_delete needs approval by rule risk:high: high risk.",
+    );
+    expect(() => checkResume([{ id: "a1", name: "t" }], 0, ["approve"])).toThrow(
+      "invalid approval resume 0: expected { decisions: [...] } with one of approve | edit | reject per pending call ((root): Invalid input: expected object, received number)",
+    );
+    expect(m.decisionText.wrongCount(2, "a1 (t), a2 (t)", 1)).toBe("expected 2 decision(s), one per pending call in order [a1 (t), a2 (t)], got 1");
+    expect(m.decisionText.none("a1 (t)")).toBe("no decisions given; pending calls: [a1 (t)]");
+    expect(m.supersededReason).toBe("new input arrived while the turn waited for approval; the call was not run");
+  });
+});
+
+describe("per-tool approval config (interruptOn, as LangChain's humanInTheLoopMiddleware names it)", () => {
+  function withInterruptOn(model: ReturnType<typeof fakeModel>, interruptOn: import("../src/guard/approval.js").InterruptOn) {
+    const log = new ExecutionLog();
+    const audit = new MemoryAuditSink();
+    const graph = createGuardedAgent({ model, tools: k8sTools(log), permissions: prodProtected, checkpointer: new MemorySaver(), audit, interruptOn });
+    return { graph, log, audit };
+  }
+
+  it("true: calls the policy allows ask too; the rule names interruptOn; audited as ask", async () => {
+    const { graph, log, audit } = withInterruptOn(mixedTurn(), { kubectl_get: true });
+    const out = await graph.invoke({ messages: [new HumanMessage("x")] }, thread("io-true"));
+    const request = interruptsOf(out)[0]?.value as ApprovalRequest;
+    expect(request.actionRequests.map((a) => [a.toolCallId, a.ruleId])).toEqual([
+      ["ask1", "risk:high"],
+      ["ok1", "interruptOn:kubectl_get"],
+    ]);
+    expect(request.actionRequests[1]?.reason).toBe("interruptOn lists kubectl_get: its calls need a human's approval");
+    expect(log.entries).toHaveLength(0);
+    const decisions = (await audit.query({ threadId: "io-true" })).filter((r) => r.event === "decision");
+    expect(decisions.map((r) => [r.toolCallId, r.decision])).toEqual([
+      ["ask1", "ask"],
+      ["ok1", "ask"],
+      ["deny1", "deny"],
+    ]);
+  });
+
+  it("allowedDecisions, description (string or function of call, state, runtime) and argsSchema per tool, in both casings", async () => {
+    const seen: unknown[] = [];
+    const { graph } = withInterruptOn(twoAsks(), {
+      kubectl_delete: {
+        allowedDecisions: ["approve", "reject"],
+        description: (toolCall, state, runtime) => {
+          seen.push([toolCall.id, state.messages.length, runtime.configurable?.thread_id]);
+          return `Delete ${String(toolCall.args.name)}?`;
+        },
+        argsSchema: { type: "object", properties: { name: { type: "string" } } },
+      },
+    });
+    const out = await graph.invoke({ messages: [new HumanMessage("x")] }, thread("io-config"));
+    const request = interruptsOf(out)[0]?.value as ApprovalRequest;
+    expect(request.actionRequests.map((a) => a.description)).toEqual(["Delete web?", "Delete db?"]);
+    expect(request.action_requests.map((a) => a.description)).toEqual(["Delete web?", "Delete db?"]);
+    expect(request.review_configs[0]).toEqual({
+      action_name: "kubectl_delete",
+      allowed_decisions: ["approve", "reject"],
+      args_schema: { type: "object", properties: { name: { type: "string" } } },
+    });
+    expect(request.reviewConfigs[0]?.allowedDecisions).toEqual(["approve", "reject"]);
+    expect(seen).toContainEqual(["a1", 2, "io-config"]);
+    // An edit is not among this tool's decisions: refused and asked again.
+    const again = await graph.invoke(
+      new Command({ resume: { decisions: [{ type: "edit", editedAction: { name: "kubectl_delete", args: { resource: "deploy", name: "x", namespace: "staging" } } }, { type: "approve" }] } }),
+      thread("io-config"),
+    );
+    expect((interruptsOf(again)[0]?.value as ApprovalRequest).error).toMatch(/decision "edit" is not allowed for a1; allowed: approve, reject/);
+  });
+
+  it("when(request) sees the call id, state and runtime; false leaves an allowed call allowed", async () => {
+    const requests: unknown[] = [];
+    const { graph, log } = withInterruptOn(mixedTurn(), {
+      kubectl_get: {
+        when: (request) => {
+          requests.push([request.toolCall.id, request.tool, request.state.messages.length, request.runtime.configurable?.thread_id]);
+          return request.toolCall.args.namespace === "production";
+        },
+      },
+    });
+    const out = await graph.invoke({ messages: [new HumanMessage("x")] }, thread("io-when"));
+    expect((interruptsOf(out)[0]?.value as ApprovalRequest).actionRequests.map((a) => a.toolCallId)).toEqual(["ask1"]);
+    expect(requests).toContainEqual(["ok1", undefined, 2, "io-when"]);
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "no" }] } }), thread("io-when"));
+    expect(log.names()).toEqual(["kubectl_get"]);
+  });
+
+  it("never weakens the policy: false, or a when() that says no, leaves a policy ask asking and a deny denied", async () => {
+    const { graph, log } = withInterruptOn(mixedTurn(), { kubectl_delete: false, kubectl_get: { when: () => false } });
+    const out = await graph.invoke({ messages: [new HumanMessage("x")] }, thread("io-never"));
+    expect((interruptsOf(out)[0]?.value as ApprovalRequest).actionRequests.map((a) => [a.toolCallId, a.ruleId])).toEqual([["ask1", "risk:high"]]);
+    const done = await graph.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread("io-never"));
+    expect(toolMessages(done.messages).find((m) => m.tool_call_id === "deny1")?.status).toBe("error");
+    expect(log.entries.map((e) => e.args.namespace)).not.toContain("production");
+    const deniedEverywhere = withInterruptOn(mixedTurn(), { kubectl_delete: { when: () => true, allowedDecisions: ["approve"] } });
+    const first = await deniedEverywhere.graph.invoke({ messages: [new HumanMessage("x")] }, thread("io-deny"));
+    expect((interruptsOf(first)[0]?.value as ApprovalRequest).actionRequests.map((a) => a.toolCallId)).toEqual(["ask1"]);
   });
 });

@@ -1,13 +1,28 @@
+import { AIMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { interrupt } from "@langchain/langgraph";
+import { interrupt, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { z } from "zod";
 import { auditId } from "../audit/record.js";
+import { canonicalArgs } from "../policy/canonical.js";
 import { ErrorCode, GuardedGraphError } from "../errors/index.js";
-import { decisionText, QUOTE_LIMIT, reaskedDescription, resumeMatchRefused, resumeShapeRefused } from "../messages/approval.js";
+import {
+  decisionText,
+  foreignAnswerReason,
+  interruptOnReason,
+  stickyRevokedReason,
+  QUOTE_LIMIT,
+  reaskedDescription,
+  resumeMatchRefused,
+  resumeShapeRefused,
+  supersededByInput,
+  supersededReason,
+} from "../messages/approval.js";
 import { approvalDescription, approvalNotes, refusals } from "../messages/index.js";
 import { decisionContextOf } from "../provenance/context.js";
 import type { RuleState } from "../rules/types.js";
-import { auditDecisions, auditHuman } from "./audit-trail.js";
+import type { AuditSink } from "../audit/types.js";
+import { auditDecisions, auditHuman, baseRecord } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { HumanDecisionType } from "./options.js";
@@ -28,6 +43,13 @@ export interface ActionRequest {
 
 export interface ReviewConfig {
   actionName: string;
+  /**
+   * The same name again, in snake_case, on the camelCase config: the SDK's client-side rewrite
+   * (`normalizeHitlInterruptPayload`, used by useStream and so by Agent Chat UI) replaces
+   * `review_configs` with a copy of `reviewConfigs` and never adds `action_name`, which the UI's
+   * `isAgentInboxInterruptSchema` requires.
+   */
+  action_name: string;
   allowedDecisions: HumanDecisionType[];
   argsSchema?: Record<string, unknown>;
 }
@@ -66,12 +88,15 @@ export interface ApprovalRequest {
 
 export function approvalRequest(
   pending: readonly ReviewedCall[],
-  allowed: readonly HumanDecisionType[],
+  allowed: readonly HumanDecisionType[] | ((call: ReviewedCall) => readonly HumanDecisionType[]),
   argsSchemaOf: (name: string) => Record<string, unknown> | undefined,
   error?: string,
+  descriptionOf: (call: ReviewedCall) => string | undefined = () => undefined,
 ): ApprovalRequest {
+  const allowedOf = typeof allowed === "function" ? allowed : () => allowed;
   const actionRequests: ActionRequest[] = pending.map((call) => {
-    const description = approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason });
+    const description =
+      descriptionOf(call) ?? approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason });
     return {
       name: call.name,
       args: call.args,
@@ -84,7 +109,7 @@ export function approvalRequest(
   });
   const reviewConfigs: ReviewConfig[] = pending.map((call) => {
     const argsSchema = argsSchemaOf(call.name);
-    return { actionName: call.name, allowedDecisions: [...allowed], ...(argsSchema ? { argsSchema } : {}) };
+    return { actionName: call.name, action_name: call.name, allowedDecisions: [...allowedOf(call)], ...(argsSchema ? { argsSchema } : {}) };
   });
   return {
     type: "guarded-graph/approval",
@@ -114,7 +139,15 @@ const ArgsSchema = z.record(z.string(), z.unknown());
 const ActionSchema = z.strictObject({ name: z.string().min(1), args: ArgsSchema });
 const CallId = z.string().min(1);
 
-const ApproveInput = z.strictObject({ type: z.literal("approve"), toolCallId: CallId.optional(), tool_call_id: CallId.optional() });
+/** "Don't ask again": the same decision for later calls of this tool (optionally only with these argument values), for the run or the thread. */
+const StickyInput = z.strictObject({ scope: z.enum(["run", "thread"]), args: ArgsSchema.optional() });
+
+const ApproveInput = z.strictObject({
+  type: z.literal("approve"),
+  toolCallId: CallId.optional(),
+  tool_call_id: CallId.optional(),
+  sticky: StickyInput.optional(),
+});
 const EditInput = z.strictObject({
   type: z.literal("edit"),
   toolCallId: CallId.optional(),
@@ -127,6 +160,7 @@ const RejectInput = z.strictObject({
   toolCallId: CallId.optional(),
   tool_call_id: CallId.optional(),
   message: z.string().optional(),
+  sticky: StickyInput.optional(),
 });
 
 /** A decision as a client sends it; unknown fields are refused, not dropped; both casings accepted, never both at once. */
@@ -147,17 +181,24 @@ export const DecisionSchema = z
   .transform((d): Decision => {
     const id = d.toolCallId ?? d.tool_call_id;
     const keyed = id === undefined ? {} : { toolCallId: id };
-    if (d.type === "approve") return { type: "approve", ...keyed };
-    if (d.type === "reject") return { type: "reject", ...keyed, ...(d.message === undefined ? {} : { message: d.message }) };
+    const sticky = d.type !== "edit" && d.sticky !== undefined ? { sticky: d.sticky } : {};
+    if (d.type === "approve") return { type: "approve", ...keyed, ...sticky };
+    if (d.type === "reject") return { type: "reject", ...keyed, ...(d.message === undefined ? {} : { message: d.message }), ...sticky };
     const action = (d.editedAction ?? d.edited_action) as { name: string; args: Record<string, unknown> };
     return { type: "edit", ...keyed, editedAction: action };
   });
 
 /** A decision after parsing: one casing (camelCase). */
+export interface StickyRequest {
+  scope: "run" | "thread";
+  /** Only calls whose arguments have these values (each key compared in canonical form); all calls of the tool without it. */
+  args?: Record<string, unknown>;
+}
+
 export type Decision =
-  | { type: "approve"; toolCallId?: string }
+  | { type: "approve"; toolCallId?: string; sticky?: StickyRequest }
   | { type: "edit"; toolCallId?: string; editedAction: { name: string; args: Record<string, unknown> } }
-  | { type: "reject"; toolCallId?: string; message?: string };
+  | { type: "reject"; toolCallId?: string; message?: string; sticky?: StickyRequest };
 
 /** Decisions in order (one per pending call), each optionally naming its call, or a map keyed by tool call id. */
 export const ResumeSchema = z.strictObject({
@@ -180,7 +221,7 @@ export interface ApprovalResume {
 export function matchDecisions(
   pending: readonly Pick<ReviewedCall, "id" | "name">[],
   resume: ApprovalResume,
-  allowed: readonly HumanDecisionType[],
+  allowed: readonly HumanDecisionType[] | ReadonlyMap<string, readonly HumanDecisionType[]>,
   options: { partial?: boolean } = {},
 ): { ok: true; decisions: Map<string, Decision> } | { ok: false; error: string } {
   const ids = pending.map((c) => c.id);
@@ -204,7 +245,8 @@ export function matchDecisions(
       return { ok: false, error: decisionText.unknownId(quote(id), listing) };
     }
     if (byId.has(id)) return { ok: false, error: decisionText.twice(id) };
-    if (!allowed.includes(decision.type)) return { ok: false, error: decisionText.notAllowed(decision.type, id, allowed) };
+    const allowedHere = Array.isArray(allowed) ? allowed : ((allowed as ReadonlyMap<string, readonly HumanDecisionType[]>).get(id) ?? []);
+    if (!allowedHere.includes(decision.type)) return { ok: false, error: decisionText.notAllowed(decision.type, id, allowedHere) };
     byId.set(id, decision);
   }
   const missing = ids.filter((id) => !byId.has(id));
@@ -224,7 +266,7 @@ export class ApprovalResumeError extends GuardedGraphError {
 export function checkResume(
   pending: readonly Pick<ReviewedCall, "id" | "name">[],
   value: unknown,
-  allowed: readonly HumanDecisionType[],
+  allowed: readonly HumanDecisionType[] | ReadonlyMap<string, readonly HumanDecisionType[]>,
   options: { partial?: boolean } = {},
 ): ApprovalResume {
   const parsed = ResumeSchema.safeParse(value);
@@ -245,7 +287,7 @@ export function checkResume(
  */
 export function resumeSchemaFor(
   pending: readonly ReviewedCall[],
-  allowed: readonly HumanDecisionType[],
+  allowed: readonly HumanDecisionType[] | ReadonlyMap<string, readonly HumanDecisionType[]>,
   options: { partial?: boolean } = {},
 ) {
   return z
@@ -384,16 +426,180 @@ export function emitReviewEvents(ctx: TurnContext, reviewed: readonly ReviewedCa
   for (const call of reviewed) writer(reviewEvent(ctx, call));
 }
 
+// ─── per-tool approval config (LangChain's `interruptOn`) ──────────────────────────────────────
+
+/** The call as LangChain's HITL middleware hands it to `description` and `when`. */
+export interface InterruptToolCall {
+  type: "tool_call";
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** What the guard can show of the graph state: the thread's messages as checkpointed. */
+export interface InterruptState {
+  messages: readonly BaseMessage[];
+}
+
+/** The run's runtime, as LangChain's middleware Runtime names it. */
+export interface InterruptRuntime {
+  configurable: Record<string, unknown> | undefined;
+  context: unknown;
+  store: unknown;
+  writer: ((chunk: unknown) => void) | undefined;
+  signal: AbortSignal | undefined;
+}
+
+export interface InterruptRequest {
+  toolCall: InterruptToolCall;
+  /** Always undefined, as in LangChain: the predicate runs at review, before any tool is chosen to run. */
+  tool: undefined;
+  state: InterruptState;
+  runtime: InterruptRuntime;
+}
+
+/**
+ * Per-tool approval settings, with the names and meaning of LangChain's `interruptOn` where that is
+ * safe. Unlike LangChain, this can only make the guard stricter: a policy "ask" is never turned
+ * into "allow", and a deny is never touched.
+ */
+export interface InterruptOnConfig {
+  /** Decisions a reviewer may take on this tool's calls (default: the guard's `allowedDecisions`). */
+  allowedDecisions?: readonly HumanDecisionType[];
+  /** Shown to the reviewer instead of the guard's description. */
+  description?: string | ((toolCall: InterruptToolCall, state: InterruptState, runtime: InterruptRuntime) => string | Promise<string>);
+  /** JSON schema of the arguments shown for edits (default: the tool's own schema). */
+  argsSchema?: Record<string, unknown>;
+  /** Whether a call the policy allows asks anyway (default: always). A policy "ask" asks regardless. */
+  when?: (request: InterruptRequest) => boolean | Promise<boolean>;
+}
+
+/**
+ * Tool name → `true` (calls the policy allows ask too, every decision allowed), `false` (nothing
+ * added: the policy decides; LangChain would auto-approve, which could weaken a policy "ask"), or a
+ * config.
+ */
+export type InterruptOn = Readonly<Record<string, boolean | InterruptOnConfig>>;
+
+function interruptConfigOf(guard: Guard, tool: string): InterruptOnConfig | undefined {
+  const entry = guard.options.interruptOn?.[tool];
+  if (entry === undefined || entry === false) return undefined;
+  return entry === true ? {} : entry;
+}
+
+function runtimeOf(config: LangGraphRunnableConfig | undefined): InterruptRuntime {
+  const c = config as (LangGraphRunnableConfig & { context?: unknown }) | undefined;
+  return { configurable: c?.configurable, context: c?.context, store: c?.store, writer: writerOf(config), signal: c?.signal };
+}
+
+function toolCallOf(call: Pick<ReviewedCall, "id" | "name" | "args">): InterruptToolCall {
+  return { type: "tool_call", id: call.id, name: call.name, args: call.args };
+}
+
+/**
+ * `interruptOn` applied to a reviewed turn, before it is audited: a call the policy allows asks when
+ * its tool is listed (and `when` says so). Deny and ask are left as they are.
+ */
+export async function applyInterruptOn(
+  guard: Guard,
+  reviewed: readonly ReviewedCall[],
+  ctx: TurnContext,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<ReviewedCall[]> {
+  const out: ReviewedCall[] = [];
+  for (const call of reviewed) {
+    const settings = call.outcome === "run" ? interruptConfigOf(guard, call.name) : undefined;
+    if (!settings) {
+      out.push(call);
+      continue;
+    }
+    const request: InterruptRequest = { toolCall: toolCallOf(call), tool: undefined, state: { messages: ctx.messages ?? [] }, runtime: runtimeOf(config) };
+    const asks = settings.when === undefined ? true : await settings.when(request);
+    out.push(asks === true ? { ...call, outcome: "ask", ruleId: `interruptOn:${call.name}`, reason: interruptOnReason(call.name) } : call);
+  }
+  return out;
+}
+
+interface ReviewSettings {
+  allowed: readonly HumanDecisionType[];
+  description: string | undefined;
+  argsSchema: Record<string, unknown> | undefined;
+}
+
+async function reviewSettingsOf(
+  guard: Guard,
+  call: ReviewedCall,
+  ctx: TurnContext,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<ReviewSettings> {
+  const settings = interruptConfigOf(guard, call.name);
+  const describe = settings?.description;
+  const description =
+    typeof describe === "function" ? await describe(toolCallOf(call), { messages: ctx.messages ?? [] }, runtimeOf(config)) : describe;
+  return {
+    allowed: settings?.allowedDecisions ?? guard.allowedDecisions,
+    description,
+    argsSchema: settings?.argsSchema ?? guard.spec(call.name)?.jsonSchema,
+  };
+}
+
 // ─── the approval step ─────────────────────────────────────────────────────────────────────────
 
 /** What the approval step keeps in the checkpointed guard state (`GuardState.approvals`). */
 export interface ApprovalState {
   /** The last resume that did not fit, for the model message whose calls are pending: shown when asked again. */
   refused: { messageId: string; error: string } | null;
+  /**
+   * The open calls of a turn waiting for a human (those that ask and the others of the turn, which
+   * the guard has not answered yet), recorded before the interrupt is raised (graphs that route back
+   * only): at run start, new input finds them here, so no ToolMessage of the input is taken as their result.
+   */
+  pending?: { messageId: string; callIds: string[] } | null | undefined;
+  /** Standing decisions ("don't ask again"), checkpointed with the thread; see `stickyDecisions`. */
+  sticky?: StickyDecision[] | undefined;
+}
+
+/**
+ * A standing decision a reviewer made: later calls of `tool` (with `args`' values, if given) that
+ * would ask are approved or rejected without asking, for the run it was made in or for the thread.
+ * Only asks are answered this way: a deny is never overridden, and neither is a killswitch ask.
+ */
+export interface StickyDecision {
+  /** Stable id (revoke with it). */
+  id: string;
+  decision: "approve" | "reject";
+  tool: string;
+  args?: Record<string, unknown> | undefined;
+  scope: "run" | "thread";
+  /** The run it was made in (a "run" decision holds only there). */
+  runId: string;
+  /** The call whose decision made it. */
+  toolCallId: string;
+  actor?: string | undefined;
+  at: number;
+  /** A standing reject's note to the model. */
+  message?: string | undefined;
 }
 
 export function emptyApprovalState(): ApprovalState {
-  return { refused: null };
+  return { refused: null, pending: null, sticky: [] };
+}
+
+/** The standing decisions of a thread's guard state (e.g. `(await graph.getState(config)).values.guard`), in the order made. */
+export function stickyDecisions(guardState: { approvals?: ApprovalState | undefined } | undefined): StickyDecision[] {
+  return [...(guardState?.approvals?.sticky ?? [])];
+}
+
+function stickyHolds(s: StickyDecision, call: Pick<ReviewedCall, "name" | "args" | "ruleId">, runId: string): boolean {
+  if (s.tool !== call.name || call.ruleId.startsWith("killswitch:")) return false;
+  if (s.scope === "run" && s.runId !== runId) return false;
+  return Object.entries(s.args ?? {}).every(([key, value]) => canonicalArgs({ v: call.args[key] }) === canonicalArgs({ v: value }));
+}
+
+/** The standing decision for a call that asks: a standing reject wins over a standing approve. */
+function stickyFor(list: readonly StickyDecision[], call: ReviewedCall, runId: string): StickyDecision | undefined {
+  const holding = list.filter((s) => stickyHolds(s, call, runId));
+  return holding.find((s) => s.decision === "reject") ?? holding[0];
 }
 
 export interface ApprovalStep {
@@ -435,19 +641,39 @@ export async function resolveApprovals(
   guard: Guard,
   state: RuleState,
   calls: readonly RawToolCall[],
-  reviewed: readonly ReviewedCall[],
+  reviewedInput: readonly ReviewedCall[],
   ctx: TurnContext,
   config: LangGraphRunnableConfig | undefined,
   options: ApprovalStepOptions = {},
 ): Promise<ApprovalStep> {
+  let reviewed: readonly ReviewedCall[] = reviewedInput;
   const approvals = options.approvals ?? emptyApprovalState();
+  const standing = approvals.sticky ?? [];
+  const asking = reviewed.filter((c) => c.outcome === "ask");
+  const byStanding = new Map(asking.flatMap((c) => {
+    const s = stickyFor(standing, c, ctx.runId);
+    return s ? [[c.id, s] as const] : [];
+  }));
+  const pending = asking.filter((c) => !byStanding.has(c.id));
+  const settled: ApprovalState = { refused: null, pending: null, sticky: standing };
+  // Every open call of the turn waits while the human decides (the guard has answered none of them yet).
+  const waiting = { messageId: ctx.messageId, callIds: calls.map((c) => c.id) };
+  if (pending.length > 0 && options.routeBack === true && !samePending(approvals.pending, waiting)) {
+    // Record what waits for a human in the checkpoint first; the next review step raises the interrupt.
+    return { calls: [...reviewed], approvals: { refused: approvals.refused ?? null, pending: waiting, sticky: standing }, retry: true };
+  }
   emitReviewEvents(ctx, reviewed, config);
-  const pending = reviewed.filter((c) => c.outcome === "ask");
-  const settled = { refused: null };
-  if (pending.length === 0) return { calls: [...reviewed], approvals: settled, retry: false };
+  const afterStanding = await applyStanding(guard, reviewed, byStanding, ctx, config);
+  if (pending.length === 0) return { calls: afterStanding, approvals: settled, retry: false };
+  reviewed = afterStanding;
 
-  const allowed = guard.allowedDecisions;
-  const argsSchemaOf = (name: string) => guard.spec(name)?.jsonSchema;
+  const settings = new Map<string, ReviewSettings>();
+  for (const call of pending) settings.set(call.id, await reviewSettingsOf(guard, call, ctx, config));
+  const allowed = new Map(pending.map((c) => [c.id, settings.get(c.id)?.allowed ?? guard.allowedDecisions]));
+  const allowedOf = (call: ReviewedCall) => allowed.get(call.id) ?? guard.allowedDecisions;
+  const descriptionOf = (call: ReviewedCall) => settings.get(call.id)?.description;
+  const schemaByName = new Map(pending.map((c) => [c.name, settings.get(c.id)?.argsSchema]));
+  const argsSchemaOf = (name: string) => schemaByName.get(name);
   const shownError = approvals.refused?.messageId === ctx.messageId ? approvals.refused.error : undefined;
   const partial = options.routeBack === true;
   const responseSchema = resumeSchemaFor(pending, allowed, { partial });
@@ -455,14 +681,14 @@ export async function resolveApprovals(
   let error = shownError;
   for (;;) {
     try {
-      raw = interrupt(approvalRequest(pending, allowed, argsSchemaOf, error), { responseSchema });
+      raw = interrupt(approvalRequest(pending, allowedOf, argsSchemaOf, error, descriptionOf), { responseSchema });
       break;
     } catch (caught) {
       if (!(caught instanceof ApprovalResumeError)) throw caught;
       error = caught.message;
       emitRefused(ctx, pending, error, config);
       if (options.routeBack === true) {
-        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error } }, retry: true };
+        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting, sticky: standing }, retry: true };
       }
       // LangGraph did not add the refused value to this task's resume values: the next interrupt
       // has the same id as the first and waits for the next answer (GraphInterrupt ends the task).
@@ -474,6 +700,7 @@ export async function resolveApprovals(
 
   const approver = approverOf(config, resume.actor);
   const decided = new Map<string, ReviewedCall>(reviewed.map((c) => [c.id, c]));
+  const added: StickyDecision[] = [];
   const writer = writerOf(config);
   for (const call of pending) {
     const decision = match.decisions.get(call.id);
@@ -490,6 +717,22 @@ export async function resolveApprovals(
       detail.editedAction = decision.editedAction;
       detail.result = edited.outcome === "refuse" ? `refused by ${edited.ruleId}` : "approved";
     }
+    if (decision.type !== "edit" && decision.sticky !== undefined) {
+      const made: StickyDecision = {
+        id: auditId([ctx.threadId, ctx.messageId, call.id, "sticky"]),
+        decision: decision.type,
+        tool: call.name,
+        ...(decision.sticky.args !== undefined ? { args: decision.sticky.args } : {}),
+        scope: decision.sticky.scope,
+        runId: ctx.runId,
+        toolCallId: call.id,
+        ...(approver.actor !== undefined ? { actor: approver.actor } : {}),
+        at: guard.now(),
+        ...(decision.type === "reject" && decision.message ? { message: decision.message } : {}),
+      };
+      added.push(made);
+      detail.sticky = { id: made.id, scope: made.scope, ...(made.args ? { args: made.args } : {}) };
+    }
     await auditHuman(guard, ctx, call, decision.type, approver.actor, Object.keys(detail).length > 0 ? detail : undefined);
     writer?.({
       ...reviewEvent(ctx, call),
@@ -502,7 +745,172 @@ export async function resolveApprovals(
   const edits = [...decided.values()].filter((c) => c.edited);
   await auditDecisions(guard, ctx, edits);
   for (const edit of edits) writer?.(reviewEvent(ctx, edit));
-  return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: settled, retry: false };
+  // Partial answer: the calls left unanswered are still waiting (review asks again after the others ran).
+  const left = pending.filter((c) => !match.decisions.has(c.id)).map((c) => c.id);
+  const sticky = [...standing, ...added.filter((a) => !standing.some((s) => s.id === a.id))];
+  const after: ApprovalState = { refused: null, pending: left.length > 0 ? { messageId: ctx.messageId, callIds: left } : null, sticky };
+  return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: after, retry: false };
+}
+
+/** Calls answered by a standing decision: decided like a human's answer, audited with the decision's id. */
+async function applyStanding(
+  guard: Guard,
+  reviewed: readonly ReviewedCall[],
+  byStanding: ReadonlyMap<string, StickyDecision>,
+  ctx: TurnContext,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<ReviewedCall[]> {
+  const out: ReviewedCall[] = [];
+  const writer = writerOf(config);
+  for (const call of reviewed) {
+    const standing = byStanding.get(call.id);
+    if (!standing) {
+      out.push(call);
+      continue;
+    }
+    const decided: ReviewedCall =
+      standing.decision === "approve"
+        ? { ...call, outcome: "run", reason: approvalNotes.approved(call.reason) }
+        : { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, standing.message) };
+    out.push(decided);
+    await auditHuman(guard, ctx, call, standing.decision, standing.actor, { sticky: { id: standing.id, scope: standing.scope, madeFor: standing.toolCallId } });
+    writer?.({
+      ...reviewEvent(ctx, call),
+      id: auditId([ctx.threadId, ctx.messageId, call.id, "human"]),
+      source: "human",
+      decision: standing.decision,
+      actor: standing.actor,
+    } satisfies DecisionEvent);
+  }
+  return out;
+}
+
+/**
+ * The guard state without one standing decision (unknown id: unchanged, `revoked` false). Write the
+ * result back with `graph.updateState(config, { guard })` on a thread that is not waiting for an
+ * approval, and audit it with `auditStickyRevoked`.
+ */
+export function revokeSticky<G extends { approvals?: ApprovalState | undefined }>(guardState: G, id: string): { guard: G; revoked: StickyDecision | undefined } {
+  const list = guardState.approvals?.sticky ?? [];
+  const revoked = list.find((s) => s.id === id);
+  if (!revoked) return { guard: guardState, revoked: undefined };
+  const approvals: ApprovalState = { ...(guardState.approvals ?? emptyApprovalState()), sticky: list.filter((s) => s.id !== id) };
+  return { guard: { ...guardState, approvals }, revoked };
+}
+
+/** The audit record of a revoked standing decision (event "human", decision "revoke"). */
+export async function auditStickyRevoked(
+  audit: AuditSink | undefined,
+  threadId: string,
+  revoked: StickyDecision,
+  actor: string | undefined,
+  at: number = Date.now(),
+): Promise<void> {
+  await audit?.write([
+    {
+      id: auditId([threadId, revoked.id, "revoke"]),
+      at,
+      threadId,
+      runId: revoked.runId,
+      toolCallId: revoked.toolCallId,
+      tool: revoked.tool,
+      args: canonicalArgs(revoked.args ?? {}),
+      event: "human",
+      decision: "revoke",
+      ruleId: `sticky:${revoked.id}`,
+      reason: stickyRevokedReason(revoked.decision, revoked.scope),
+      actor,
+      detail: { sticky: { id: revoked.id, scope: revoked.scope } },
+    },
+  ]);
+}
+
+function samePending(a: ApprovalState["pending"], b: { messageId: string; callIds: string[] }): boolean {
+  return a !== null && a !== undefined && a.messageId === b.messageId && a.callIds.join("\u0000") === b.callIds.join("\u0000");
+}
+
+// ─── new input while an approval is pending ────────────────────────────────────────────────────
+
+export interface ScreenedInput {
+  /** The thread's messages as the model must see them: the pending calls answered by the guard's refusal, foreign results gone. */
+  messages: BaseMessage[];
+  /** The `messages` update that writes that list (put it first in the node's `messages` update). */
+  update: BaseMessage[];
+  approvals: ApprovalState;
+}
+
+/**
+ * Run start: new user input arrived while calls waited for a human (`approvals.pending`). The guard
+ * alone answers guarded calls: a ToolMessage in the input for a pending call (Agent Chat UI adds
+ * "Successfully handled tool call." when the user types instead of clicking) is dropped and never
+ * taken as its result; each pending call is rejected instead, with an audit record and a ToolMessage
+ * saying why, placed right after the model message (before the new input) so the thread stays valid.
+ * Undefined when nothing waits.
+ */
+export async function screenRunInput(
+  guard: Guard,
+  approvals: ApprovalState | undefined,
+  messages: readonly BaseMessage[],
+  ctx: Omit<TurnContext, "messageId">,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<ScreenedInput | undefined> {
+  const waiting = approvals?.pending;
+  if (!waiting || waiting.callIds.length === 0) return undefined;
+  const index = messages.findLastIndex(
+    (m) => AIMessage.isInstance(m) && (m.tool_calls ?? []).some((c) => c.id !== undefined && waiting.callIds.includes(c.id)),
+  );
+  const ai = messages[index];
+  if (index < 0 || !ai || !AIMessage.isInstance(ai)) return undefined;
+  // The model step runs while calls wait only when a client sent input instead of an answer
+  // (user text, ToolMessages, or a state update): whatever came, the waiting calls are settled here.
+  const tail = messages.slice(index + 1);
+  const foreign = new Map<string, ToolMessage>();
+  for (const m of tail) {
+    if (ToolMessage.isInstance(m) && waiting.callIds.includes(m.tool_call_id)) foreign.set(m.tool_call_id, m);
+  }
+  const turn: TurnContext = { ...ctx, messageId: waiting.messageId };
+  const refusals: ToolMessage[] = [];
+  const records = [];
+  for (const call of ai.tool_calls ?? []) {
+    if (call.id === undefined || !waiting.callIds.includes(call.id)) continue;
+    const risk = guard.riskOf(call.name);
+    const dropped = foreign.get(call.id);
+    const reason = dropped ? foreignAnswerReason(quote(dropped.content)) : supersededReason;
+    const refused: ReviewedCall = {
+      id: call.id,
+      name: call.name,
+      args: call.args,
+      outcome: "refuse",
+      ruleId: "approval:superseded",
+      reason,
+      risk,
+      concurrencySafe: false,
+      requestHeartbeat: false,
+      message: supersededByInput(call.name),
+    };
+    refusals.push(new ToolMessage({ content: supersededByInput(call.name), tool_call_id: call.id, name: call.name, status: "error" }));
+    records.push({
+      ...baseRecord(guard, turn, refused),
+      id: auditId([turn.threadId, turn.messageId, call.id, "superseded"]),
+      event: "decision" as const,
+      decision: "deny",
+    });
+    writerOf(config)?.({ ...reviewEvent(turn, refused), id: auditId([turn.threadId, turn.messageId, call.id, "superseded"]) } satisfies DecisionEvent);
+  }
+  if (records.length > 0) await guard.options.audit?.write(records);
+  const kept = tail.filter((m) => !(ToolMessage.isInstance(m) && foreign.get(m.tool_call_id) === m));
+  // After the guard's own answers of the turn (a partial answer's results), before the new input.
+  const answeredFirst = kept.findIndex((m) => !ToolMessage.isInstance(m));
+  const cut = answeredFirst < 0 ? kept.length : answeredFirst;
+  const newTail = [...kept.slice(0, cut), ...refusals, ...kept.slice(cut)];
+  const screened = [...messages.slice(0, index + 1), ...newTail];
+  return {
+    messages: screened,
+    // The refusals must sit right after the model message, before the new input: the whole list is
+    // written again (LangGraph's remove-all marker), every message keeping its id.
+    update: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...screened],
+    approvals: { refused: null, pending: null },
+  };
 }
 
 function emitRefused(ctx: TurnContext, pending: readonly ReviewedCall[], error: string, config: LangGraphRunnableConfig | undefined): void {
@@ -559,11 +967,15 @@ const ApprovalRequestSchema = z.object({
     }),
   ),
   reviewConfigs: z.array(
-    z.object({
-      actionName: z.string(),
-      allowedDecisions: z.array(z.enum(["approve", "edit", "reject"])),
-      argsSchema: z.record(z.string(), z.unknown()).optional(),
-    }),
+    z
+      .object({
+        actionName: z.string(),
+        // Requests checkpointed before the alias existed lack it.
+        action_name: z.string().optional(),
+        allowedDecisions: z.array(z.enum(["approve", "edit", "reject"])),
+        argsSchema: z.record(z.string(), z.unknown()).optional(),
+      })
+      .transform(({ action_name, ...config }) => ({ ...config, action_name: action_name ?? config.actionName })),
   ),
   action_requests: z.array(
     z.object({

@@ -1,5 +1,6 @@
 import picomatch from "picomatch";
 import { executionPlan } from "../rules/plan.js";
+import { provenanceWarnings } from "../provenance/check.js";
 import { validateRules } from "../rules/validate.js";
 import type { LoadedPolicy } from "./file.js";
 import { permissionPolicy } from "./file.js";
@@ -94,7 +95,7 @@ export function checkPolicy(loaded: LoadedPolicy, tools?: ToolCatalog): PolicyCh
     rule,
     label: labelOf(rule, index),
     matches: compileToolMatcher(rule, `permissions[${index}]`),
-    unconditional: rule.args === undefined && Object.keys(rule.where ?? {}).length === 0,
+    unconditional: rule.args === undefined && Object.keys(rule.where ?? {}).length === 0 && rule.after === undefined && rule.budget === undefined,
   }));
   const seen = new Map<string, number>();
   for (const info of infos) {
@@ -105,6 +106,7 @@ export function checkPolicy(loaded: LoadedPolicy, tools?: ToolCatalog): PolicyCh
   }
   warnings.push(...shadowWarnings(infos, loaded.precedence, tools));
   if (tools !== undefined) warnings.push(...catalogWarnings(loaded, infos, tools));
+  warnings.push(...provenanceWarnings(loaded.permissions, loaded.provenance, tools));
   return { errors, warnings };
 }
 
