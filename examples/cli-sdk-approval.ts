@@ -2,8 +2,9 @@
 // run the DevOps graph into its approval interrupt, read it from the thread state, answer it.
 import { Client } from "@langchain/langgraph-sdk";
 
-export async function approveThroughSdk(apiUrl: string) {
-  const client = new Client({ apiUrl });
+// apiKey: one of the server's keys (GUARDED_GRAPH_API_KEYS); the SDK sends it as x-api-key.
+export async function approveThroughSdk(apiUrl: string, apiKey: string) {
+  const client = new Client({ apiUrl, apiKey });
   const thread = await client.threads.create();
   await client.runs.wait(thread.thread_id, "devops", {
     input: { messages: [{ type: "human", content: "Tidy up the cluster" }] },

@@ -3,15 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  createBuiltinTools,
-  createFileTool,
-  defaultToolRules,
-  FileSource,
-  openSqliteMemory,
-  renderToolUsageRules,
-  SourceManager,
-} from "guarded-graph/memory";
+import { createBuiltinTools, defaultToolRules, FileSource, openSqliteMemory, renderToolUsageRules, SourceManager } from "guarded-graph/memory";
 
 export async function runMemoryQuickstart(workDir: string) {
   // 1. Memory on SQLite (blocks in a LangGraph BaseStore, archival entries in FTS5).
@@ -37,23 +29,23 @@ export async function runMemoryQuickstart(workDir: string) {
   const sources = new SourceManager().register(files);
 
   // 3. The tools (give them to createGuardedAgent together with defaultToolRules()).
-  const [block, blockEdit, recall, source] = createBuiltinTools({ memory, sources });
-  const file = createFileTool({ source: files });
+  // The FileSource registered its own `file` tool when started: it comes last.
+  const [block, blockEdit, recall, source, file] = createBuiltinTools({ memory, sources });
   const call = (tool: { invoke(input: unknown): Promise<unknown> }, args: Record<string, unknown>) => tool.invoke(args);
 
   await call(recall!, { op: "insert", content: "Ada prefers short answers", label: "preferences" });
   const found = await call(recall!, { op: "search", query: "short answers" });
   const consent = await blockEdit!.guard.requiresApproval?.({ op: "append", label: "human", content: "Likes tea" }, undefined);
-  await call(file, { op: "load", path: "src/app.ts" });
-  await call(file, { op: "replace", path: "src/app.ts", old: "41", new: "42" });
-  await call(file, { op: "save", path: "src/app.ts" });
-  const refused = await call(file, { op: "load", path: "../outside.txt" }).catch((e: Error) => e.message);
+  await call(file!, { op: "load", path: "src/app.ts" });
+  await call(file!, { op: "replace", path: "src/app.ts", old: "41", new: "42" });
+  await call(file!, { op: "save", path: "src/app.ts" });
+  const refused = await call(file!, { op: "load", path: "../outside.txt" }).catch((e: Error) => e.message);
   const info = await call(block!, { op: "info", label: "persona" });
   const status = await call(source!, { op: "list" });
 
   await sources.close();
   await close();
-  return { found, consent, refused, info, status, rules: defaultToolRules(), prompt: renderToolUsageRules([block!, blockEdit!, recall!, source!, file]) };
+  return { found, consent, refused, info, status, rules: defaultToolRules(), prompt: renderToolUsageRules([block!, blockEdit!, recall!, source!, file!]) };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) console.dir(await runMemoryQuickstart(mkdtempSync(path.join(tmpdir(), "memory-"))), { depth: 4 });

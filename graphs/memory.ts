@@ -1,7 +1,10 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import type { BaseStore } from "@langchain/langgraph";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createBuiltinTools, createFileTool, defaultToolRules } from "../src/builtin/index.js";
-import { inMemoryMemory, openSqliteMemory, type MemoryBackend } from "../src/memory/index.js";
+import { createBuiltinTools, defaultToolRules } from "../src/builtin/index.js";
+import { InMemoryArchivalIndex, inMemoryMemory, memoryContext, MemoryStore, openSqliteMemory, type MemoryBackend } from "../src/memory/index.js";
+import { RunStore } from "../src/platform/run-store.js";
 import type { ScenarioInput } from "../src/model/scenario.js";
 import { FileSource, SourceManager } from "../src/sources/index.js";
 import { assembleGraph, platformGraph, type GraphOptions, type ReadyGraph } from "./shared.js";
@@ -26,6 +29,12 @@ export const MEMORY_DEMO_SCENARIO: ScenarioInput = {
 export interface MemoryGraphOptions extends GraphOptions {
   /** Directory for the memory database and the `workspace/` files; default: memory in RAM, files under `.guarded-graph/memory/default`. */
   dataDir?: string;
+  /**
+   * Keep memory blocks in this store instead of a database under `dataDir` (only `workspace/` files go
+   * there). The platform export passes a `RunStore`: the store LangGraph Platform injects into each run.
+   * Without it, a `store` given to the graph holds the blocks too.
+   */
+  memoryStore?: BaseStore;
 }
 
 function seedWorkspace(dir: string): void {
@@ -40,7 +49,13 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
   const workspace = join(dataDir, "workspace");
   seedWorkspace(workspace);
   const namespace = ["memory-agent"];
-  const backend: MemoryBackend = options.dataDir === undefined ? inMemoryMemory({ namespace }) : openSqliteMemory({ path: join(dataDir, "memory.db"), namespace });
+  const blockStore = options.memoryStore ?? options.store;
+  const backend: MemoryBackend =
+    blockStore !== undefined
+      ? { memory: new MemoryStore(blockStore, { namespace, archival: new InMemoryArchivalIndex() }), close: async () => {} }
+      : options.dataDir === undefined
+        ? inMemoryMemory({ namespace })
+        : openSqliteMemory({ path: join(dataDir, "memory.db"), namespace });
   const source = new FileSource({
     id: "workspace",
     baseDir: workspace,
@@ -48,16 +63,18 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     memory: backend.memory,
   });
   const sources = new SourceManager().register(source);
-  const tools = [...createBuiltinTools({ memory: backend.memory, sources }), createFileTool({ source })];
+  // The FileSource registered its own `file` tool when started; its rules limit it to what the globs allow.
+  const tools = createBuiltinTools({ memory: backend.memory, sources });
   const names = new Set(tools.map((t) => t.name));
   return assembleGraph({
     name: "memory",
     tools,
-    rules: defaultToolRules().filter((rule) => names.has(rule.tool)),
+    rules: [...defaultToolRules().filter((rule) => names.has(rule.tool)), ...sources.toolRules().filter((rule) => rule.type === "AllowedOperations")],
     policyPath: options.policy,
     scenario: "memory-demo",
     scenarioInput: MEMORY_DEMO_SCENARIO,
     systemPrompt: MEMORY_SYSTEM_PROMPT,
+    context: memoryContext({ memory: backend.memory, sources }),
     options,
     onClose: async () => {
       await sources.close();
@@ -66,8 +83,13 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
   });
 }
 
-/** For langgraph.json. Policy: GUARDED_GRAPH_POLICY_MEMORY / GUARDED_GRAPH_POLICY (none by default); files: GUARDED_GRAPH_MEMORY_DIR. */
+/**
+ * For langgraph.json. Memory blocks live in the store LangGraph Platform injects into each run (never
+ * in the server's working directory); workspace files under GUARDED_GRAPH_MEMORY_DIR, else a fresh
+ * temporary directory per server process. Policy: the assistant's `configurable.policy` name, else
+ * GUARDED_GRAPH_POLICY_MEMORY / GUARDED_GRAPH_POLICY (none by default).
+ */
 export const graph = platformGraph("memory", undefined, (options) => {
-  const dataDir = process.env.GUARDED_GRAPH_MEMORY_DIR?.trim();
-  return createMemoryGraph({ ...options, ...(dataDir ? { dataDir } : {}) });
+  const dataDir = process.env.GUARDED_GRAPH_MEMORY_DIR?.trim() || mkdtempSync(join(tmpdir(), "guarded-graph-memory-"));
+  return createMemoryGraph({ ...options, dataDir, memoryStore: new RunStore() });
 });

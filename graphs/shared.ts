@@ -1,14 +1,15 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
+import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@langchain/langgraph";
 import { join, resolve } from "node:path";
 import { DEFAULT_AUDIT_SPEC, openAuditSink } from "../src/audit/open.js";
 import type { AuditSink } from "../src/audit/types.js";
-import { createGuardedAgent } from "../src/guard/agent.js";
+import { createGuardedAgent, type GuardedAgentOptions } from "../src/guard/agent.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { Guard } from "../src/guard/guard.js";
 import type { GuardOptions } from "../src/guard/options.js";
 import { createModel } from "../src/model/create-model.js";
 import { packageRoot } from "../src/package-root.js";
+import { policyDirectory, resolvePolicyName } from "../src/platform/policy-names.js";
 import { parseScenario, type ScenarioInput } from "../src/model/scenario.js";
 import { loadPolicyFile } from "../src/policy/file.js";
 import type { LoadedPolicy } from "../src/policy/file.js";
@@ -68,6 +69,8 @@ export interface AssembleOptions {
   /** The scenario itself, for graphs whose scenario is not a file under `scenarios/`. */
   scenarioInput?: ScenarioInput;
   systemPrompt: string;
+  /** Text added to the system prompt at each model step (e.g. memory blocks, see memoryContext). */
+  context?: GuardedAgentOptions["context"];
   rules?: GuardOptions["rules"];
   options: GraphOptions;
   /** Called by close() after the guard is released (e.g. to close a memory store). */
@@ -99,6 +102,7 @@ export async function assembleGraph(spec: AssembleOptions): Promise<ReadyGraph> 
     guard,
     tools: [],
     systemPrompt: spec.systemPrompt,
+    context: spec.context,
     checkpointer: options.checkpointer,
     store: options.store,
     name: spec.name,
@@ -120,6 +124,22 @@ export async function assembleGraph(spec: AssembleOptions): Promise<ReadyGraph> 
 }
 
 /**
+ * The policy file of one run on LangGraph Platform: the name an assistant picks
+ * (`config.configurable.policy`, looked up in the server's own set, see `resolvePolicyName`), else the
+ * operator's environment (`policyFromEnv`), else the graph's default. Never a path or body from the request.
+ */
+export function platformPolicy(
+  name: GraphName,
+  defaultPolicy: string | undefined,
+  config: LangGraphRunnableConfig | undefined,
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
+  const requested: unknown = config?.configurable?.policy;
+  if (requested !== undefined && requested !== null) return resolvePolicyName(requested, policyDirectory(env));
+  return policyFromEnv(name, env) ?? defaultPolicy;
+}
+
+/**
  * The `graph` export for langgraph.json: a function of the run config that LangGraph Platform calls
  * (it injects its checkpointer and store). Built once per process and policy; the audit log goes
  * where the policy says, else `GUARDED_GRAPH_AUDIT`, else the default JSONL file.
@@ -128,10 +148,10 @@ export function platformGraph(
   name: GraphName,
   defaultPolicy: string | undefined,
   build: (options: GraphOptions) => Promise<ReadyGraph>,
-): () => Promise<GuardedGraph> {
+): (config?: LangGraphRunnableConfig) => Promise<GuardedGraph> {
   const cache = new Map<string, Promise<ReadyGraph>>();
-  return async () => {
-    const policy = policyFromEnv(name) ?? defaultPolicy;
+  return async (config?: LangGraphRunnableConfig) => {
+    const policy = platformPolicy(name, defaultPolicy, config);
     const key = policy ?? "";
     let ready = cache.get(key);
     if (!ready) {

@@ -97,6 +97,7 @@ export {
   ModelError,
   RulesError,
   StorageError,
+  ToolCallLimitError,
   ToolDefinitionError,
 } from "./errors/index.js";
 export { MemoryError } from "./memory/errors.js";

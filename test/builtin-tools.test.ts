@@ -270,6 +270,30 @@ describe("send_message tool", () => {
       /no channel "bluesky"; registered channels: discord/,
     );
   });
+
+  it("invoked directly (no tool call id), two different messages are both sent; a re-run of one tool call is not", async () => {
+    const router = new MessageRouter();
+    const tool = createSendMessageTool({ router });
+    const first = await tool.invoke({ target: { type: "user" }, content: "first" });
+    const second = await tool.invoke({ target: { type: "user" }, content: "second" });
+    expect(router.outbox.messages.map((m) => m.content)).toEqual(["first", "second"]);
+    expect([first, second]).toEqual(["sent to the user via outbox (outbox#1)", "sent to the user via outbox (outbox#2)"]);
+    expect(new Set(router.outbox.messages.map((m) => m.idempotencyKey)).size).toBe(2);
+    await callTool(tool, { target: { type: "user" }, content: "third" }, "call_x");
+    await callTool(tool, { target: { type: "user" }, content: "third" }, "call_x");
+    expect(router.outbox.messages).toHaveLength(3);
+  });
+
+  it("seed 004's Discord and Bluesky targets go to the channels registered under those names (pluggable delivery)", async () => {
+    const delivered: string[] = [];
+    const channel = (name: string) => ({ name, deliver: (m: { target: unknown; content: string }) => void delivered.push(`${name}:${JSON.stringify(m.target)}:${m.content}`) });
+    const router = new MessageRouter({ channels: [channel("discord"), channel("bluesky")] });
+    const tool = createSendMessageTool({ router });
+    expect(await callTool(tool, { target: { type: "discord", channel_id: "123" }, content: "hi" }, "d1")).toBe("sent to Discord channel 123 via discord");
+    expect(await callTool(tool, { target: { type: "bluesky", handle: "@me.bsky.social" }, content: "post" }, "b1")).toBe("sent to Bluesky @me.bsky.social via bluesky");
+    expect(delivered).toEqual(['discord:{"type":"discord","channel_id":"123"}:hi', 'bluesky:{"type":"bluesky","handle":"@me.bsky.social"}:post']);
+    await expect(callTool(createSendMessageTool(), { target: { type: "discord", channel_id: "1" }, content: "x" }, "d2")).rejects.toThrow(/no channel "discord"; registered channels: none/);
+  });
 });
 
 describe("default tool rules and usage rules", () => {

@@ -8,7 +8,7 @@ import { createGuardedAgent } from "../src/guard/agent.js";
 import type { ExecutionLedgerView } from "../src/guard/interfaces.js";
 import { ScriptedChatModel } from "../src/model/scripted.js";
 import { openLedger } from "../src/storage/ledger.js";
-import { idempotencyKeyFor } from "../src/tools/define-tool.js";
+import { WORKER_RUN_ID, expectedKey } from "./fixtures/workers/scenarios.js";
 import { effectTools, openEffectSink, parseEffectLines } from "./fixtures/workers/effects.js";
 import { uniqueName } from "./helpers/postgres.js";
 
@@ -53,10 +53,11 @@ async function setup(options: { toolTimeoutMs?: number; ledgerLeaseMs?: number }
     ...(options.ledgerLeaseMs !== undefined ? { ledgerLeaseMs: options.ledgerLeaseMs } : {}),
   });
   const starts = () => (existsSync(path) ? parseEffectLines(readFileSync(path, "utf8")).filter((e) => e.phase === "start") : []);
-  return { graph, ledger, leases, renewals, releases, starts, threadId: name, key: idempotencyKeyFor(name, "call_0_0") };
+  return { graph, ledger, leases, renewals, releases, starts, threadId: name, key: expectedKey(name, "call_0_0") };
 }
 
-const go = { messages: [new HumanMessage("go")] };
+/** The run id is part of each ledger key: the user message carries the one expectedKey assumes. */
+const go = { messages: [new HumanMessage({ content: "go", id: WORKER_RUN_ID })] };
 const thread = (id: string, signal?: AbortSignal) => ({ configurable: { thread_id: id }, ...(signal ? { signal } : {}) });
 
 describe("the execution ledger in the guarded agent", () => {
@@ -99,7 +100,7 @@ describe("the execution ledger in the guarded agent", () => {
       workerId: "this-worker",
       ledgerLeaseMs: 150,
     });
-    const key = idempotencyKeyFor(name, "call_0_0");
+    const key = expectedKey(name, "call_0_0");
     const running = graph.invoke(go, thread(name));
     await new Promise((resolve) => setTimeout(resolve, 450));
     // three leases later the claim is still live: another worker is told "busy"
@@ -126,7 +127,7 @@ describe("the execution ledger in the guarded agent", () => {
     });
     const out = await graph.invoke(go, thread(name));
     expect(String(out.messages.find((m) => ToolMessage.isInstance(m))?.content)).toMatch(/timed out/);
-    expect(await ledger.claim(idempotencyKeyFor(name, "call_0_0"), "other-worker", 60_000)).toBe("claimed");
+    expect(await ledger.claim(expectedKey(name, "call_0_0"), "other-worker", 60_000)).toBe("claimed");
   });
 
   it("stops waiting for another worker's live claim when the run is aborted, and never runs the call", async () => {

@@ -170,18 +170,19 @@ describe("guarded agent: approval through interrupt", () => {
   });
 
   it.each([
-    ["wrong count", { decisions: [{ type: "approve" }] }, /expected 2 decision/],
+    ["too many", { decisions: [{ type: "approve" }, { type: "approve" }, { type: "approve" }] }, /expected at most 2 decision/],
     ["unknown id", { decisions: { a1: { type: "approve" }, zz: { type: "approve" } } }, /unknown tool call id "zz"/],
-    ["missing id", { decisions: { a1: { type: "approve" } } }, /no decision for pending call\(s\) a3/],
+    ["no decisions", { decisions: {} }, /no decisions given; pending calls: \[a1 \(kubectl_delete\), a3 \(kubectl_delete\)\]/],
     ["bad type", { decisions: [{ type: "approve" }, { type: "maybe" }] }, /invalid approval resume/],
     ["falsy value", false, /invalid approval resume false/],
     ["zero", 0, /invalid approval resume 0/],
     ["empty string", "", /invalid approval resume ""/],
-  ])("refuses a resume that does not fit (%s) and changes nothing", async (_label, resume, message) => {
+  ])("refuses a resume that does not fit (%s), changes nothing and asks again", async (_label, resume, message) => {
     const id = `bad-${String(_label).replace(/ /g, "-")}`;
     const { graph, log } = await interrupted(id);
     const before = await graph.getState(thread(id));
-    await expect(graph.invoke(new Command({ resume }), thread(id))).rejects.toThrow(message);
+    const again = await graph.invoke(new Command({ resume }), thread(id));
+    expect(pendingApproval(again)?.error).toMatch(message);
     const after = await graph.getState(thread(id));
     expect(after.values.messages).toHaveLength(before.values.messages.length);
     expect(after.tasks.flatMap((t) => t.interrupts)).toHaveLength(1);
@@ -200,14 +201,14 @@ describe("guarded agent: approval through interrupt", () => {
       allowedDecisions: ["approve", "reject"],
     });
     await graph.invoke({ messages: [new HumanMessage("x")] }, thread("no-edit"));
-    await expect(
-      graph.invoke(
-        new Command({
-          resume: { decisions: [{ type: "edit", editedAction: { name: "kubectl_get", args: { resource: "pods" } } }, { type: "approve" }] },
-        }),
-        thread("no-edit"),
-      ),
-    ).rejects.toThrow(/decision "edit" is not allowed for a1/);
+    const again = await graph.invoke(
+      new Command({
+        resume: { decisions: [{ type: "edit", editedAction: { name: "kubectl_get", args: { resource: "pods" } } }, { type: "approve" }] },
+      }),
+      thread("no-edit"),
+    );
+    expect(pendingApproval(again)?.error).toMatch(/decision "edit" is not allowed for a1/);
+    expect(pendingApproval(again)?.reviewConfigs[0]?.allowedDecisions).toEqual(["approve", "reject"]);
   });
 
   it("bypass mode auto-approves asks", async () => {

@@ -46,8 +46,9 @@ export interface BuiltinToolsOptions {
 }
 
 /**
- * The v2 memory tools (block, block_edit, recall, and source when sources are given), plus the
- * superseded ones on request. `file` tools come from each FileSource (`createFileTool`).
+ * The v2 memory tools (block, block_edit, recall, and source when sources are given, followed by the
+ * tools the sources registered when started, e.g. each FileSource's `file`), plus the superseded ones
+ * on request.
  */
 export function createBuiltinTools(options: BuiltinToolsOptions): GuardedTool[] {
   const tools: GuardedTool[] = [
@@ -55,7 +56,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): GuardedTool[] 
     createBlockEditTool({ memory: options.memory }) as GuardedTool,
     createRecallTool({ memory: options.memory }) as GuardedTool,
   ];
-  if (options.sources) tools.push(createSourceTool({ sources: options.sources }) as GuardedTool);
+  if (options.sources) tools.push(createSourceTool({ sources: options.sources }) as GuardedTool, ...options.sources.tools());
   if (options.superseded) {
     tools.push(
       createContextTool({ memory: options.memory }) as GuardedTool,

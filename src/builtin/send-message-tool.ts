@@ -10,6 +10,8 @@ export const messageTargetSchema = z.discriminatedUnion("type", [
   z
     .object({ type: z.literal("channel"), channel: z.string().min(1), address: z.string().min(1) })
     .describe("A registered channel (e.g. a chat integration) and an address in it"),
+  z.object({ type: z.literal("discord"), channel_id: z.string().min(1) }).describe("A Discord channel (delivered by the channel registered as \"discord\")"),
+  z.object({ type: z.literal("bluesky"), handle: z.string().min(1) }).describe("A Bluesky handle (delivered by the channel registered as \"bluesky\")"),
 ]);
 export type MessageTarget = z.infer<typeof messageTargetSchema>;
 
@@ -78,18 +80,24 @@ export class MessageRouter {
         return this.#agents;
       case "group":
         return this.#groups;
-      case "channel": {
-        const channel = this.#channels.get(target.channel);
-        if (!channel) {
-          const known = [...this.#channels.keys()];
-          throw new MemoryError(
-            `send_message refused: no channel "${target.channel}"; registered channels: ${known.length ? known.join(", ") : "none"}`,
-            "send_message:unknown-channel",
-          );
-        }
-        return channel;
-      }
+      case "channel":
+        return this.#named(target.channel);
+      case "discord":
+      case "bluesky":
+        return this.#named(target.type);
     }
+  }
+
+  #named(name: string): MessageChannel {
+    const channel = this.#channels.get(name);
+    if (!channel) {
+      const known = [...this.#channels.keys()];
+      throw new MemoryError(
+        `send_message refused: no channel "${name}"; registered channels: ${known.length ? known.join(", ") : "none"}`,
+        "send_message:unknown-channel",
+      );
+    }
+    return channel;
   }
 
   async route(message: OutgoingMessage): Promise<string> {
@@ -113,6 +121,10 @@ function describeTarget(target: MessageTarget): string {
       return `group ${target.name}`;
     case "channel":
       return `${target.address} on ${target.channel}`;
+    case "discord":
+      return `Discord channel ${target.channel_id}`;
+    case "bluesky":
+      return `Bluesky ${target.handle}`;
   }
 }
 

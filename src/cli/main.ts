@@ -25,6 +25,8 @@ Usage:
 Graphs: devops, etl, memory.
 Storage: --db sqlite:PATH | postgres://... (or GUARDED_GRAPH_DB); default sqlite:.guarded-graph/checkpoints.db
 Audit:   --audit jsonl:PATH | sqlite:PATH | postgres://... (or GUARDED_GRAPH_AUDIT); default jsonl:.guarded-graph/audit.jsonl
+Server:  threads, show, approve, reject and edit take --url URL (or GUARDED_GRAPH_URL) and --api-key KEY
+         (or GUARDED_GRAPH_API_KEY) to answer approvals on a LangGraph server (langgraph dev, a deployment)
 Model:   OPENAI_API_KEY / OPENAI_BASE_URL / MODEL; without them a scripted model plays the graph's scenario offline.`;
 
 /** Runs one CLI invocation and returns its exit code (0 ok, 1 refused or failed, 2 usage). */

@@ -1,33 +1,10 @@
-import { z } from "zod";
+import { readApprovalRequest } from "../guard/approval.js";
 import type { ApprovalRequest } from "../guard/approval.js";
 import type { GuardedGraph } from "../../graphs/shared.js";
 
-const actionRequestSchema = z.object({
-  name: z.string(),
-  args: z.record(z.string(), z.unknown()),
-  description: z.string(),
-  toolCallId: z.string(),
-  risk: z.string(),
-  ruleId: z.string(),
-  reason: z.string(),
-});
-
-const approvalRequestSchema = z.object({
-  type: z.literal("guarded-graph/approval"),
-  actionRequests: z.array(actionRequestSchema),
-  reviewConfigs: z.array(
-    z.object({
-      actionName: z.string(),
-      allowedDecisions: z.array(z.enum(["approve", "edit", "reject"])),
-      argsSchema: z.record(z.string(), z.unknown()).optional(),
-    }),
-  ),
-});
-
 /** An interrupt value read back from a checkpoint, checked before the CLI trusts it. */
 export function parseApprovalRequest(value: unknown): ApprovalRequest | undefined {
-  const parsed = approvalRequestSchema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
+  return readApprovalRequest(value);
 }
 
 export interface ThreadStatus {

@@ -1,3 +1,5 @@
+import { limitEndings } from "../messages/index.js";
+
 /**
  * The one error family of guarded-graph. Every error the package throws to its users is a
  * `GuardedGraphError` with a stable `code` (like undici's `UND_ERR_*`): match on `error.code`, not
@@ -33,6 +35,8 @@ export const ErrorCode = {
   POLICY: "GG_ERR_POLICY",
   /** Tool rules or rule state are invalid. */
   RULES: "GG_ERR_RULES",
+  /** A call limit with `exitBehavior: "error"` was reached. */
+  TOOL_CALL_LIMIT: "GG_ERR_TOOL_CALL_LIMIT",
   /** The guard is configured wrongly (missing tools, channels, options). */
   GUARD_CONFIG: "GG_ERR_GUARD_CONFIG",
   /** A resume value does not answer the pending approval request. */
@@ -49,6 +53,8 @@ export const ErrorCode = {
   CLI_FAILED: "GG_ERR_CLI_FAILED",
   /** The package's own files (policies/, scenarios/) cannot be found. */
   PACKAGE_FILES: "GG_ERR_PACKAGE_FILES",
+  /** LangGraph Platform set-up: the auth handler's API keys, the store a graph needs, the CLI's server URL. */
+  PLATFORM_CONFIG: "GG_ERR_PLATFORM_CONFIG",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -119,6 +125,27 @@ export class RulesError extends GuardedGraphError {
   override name = "RulesError";
   constructor(message: string, options?: ErrorOptions) {
     super(ErrorCode.RULES, message, options);
+  }
+}
+
+/**
+ * A MaxCalls / MaxTotalCalls rule with `exitBehavior: "error"` refused a call (LangChain's
+ * ToolCallLimitExceededError). The fields say which limit, for which call, and the counts.
+ */
+export class ToolCallLimitError extends GuardedGraphError {
+  override name = "ToolCallLimitError";
+  readonly ruleId: string;
+  readonly tool: string;
+  readonly max: number | undefined;
+  readonly current: number | undefined;
+  readonly scope: "run" | "thread" | undefined;
+  constructor(violation: { ruleId: string; tool: string; max?: number | undefined; current?: number | undefined; scope?: "run" | "thread" | undefined; reason: string }, options?: ErrorOptions) {
+    super(ErrorCode.TOOL_CALL_LIMIT, limitEndings.error(violation.ruleId, violation.reason), options);
+    this.ruleId = violation.ruleId;
+    this.tool = violation.tool;
+    this.max = violation.max;
+    this.current = violation.current;
+    this.scope = violation.scope;
   }
 }
 

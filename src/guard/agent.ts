@@ -1,23 +1,26 @@
-import { HumanMessage } from "@langchain/core/messages";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@langchain/langgraph";
 import { END, START, Send, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
-import { auditOutcome, threadIdOf } from "./audit-trail.js";
-import { executeCall } from "./execute.js";
+import { threadIdOf } from "./audit-trail.js";
+import { exitStep, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runCall, startRunIfNew } from "./engine.js";
+import type { CallSlot } from "./engine.js";
 import { Guard } from "./guard.js";
-import { afterTurn, planTurn, recordBatch } from "./loop.js";
-import { callModel, guardReminder, isGuardMessage } from "./model-step.js";
+import { forcedToolFor, callModel } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall } from "./state.js";
-import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "./turn.js";
-import { reminders } from "../messages/index.js";
+import { lastAIMessage, openToolCalls } from "./turn.js";
 
 /** Guard options (or a prebuilt `guard`) plus the model and the graph's persistence. */
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
   model: BaseChatModel;
   systemPrompt?: string;
+  /**
+   * Text added to the system prompt at every model step, computed then (e.g. `memoryContext({ memory,
+   * sources })` from the memory module: memory blocks in context and source notifications).
+   */
+  context?: (config: LangGraphRunnableConfig) => Promise<string | undefined> | string | undefined;
   checkpointer?: BaseCheckpointSaver;
   store?: BaseStore;
   name?: string;
@@ -25,11 +28,19 @@ export interface GuardedAgentOptions extends Partial<GuardOptions> {
   guard?: Guard;
 }
 
+/** Node names of the guarded agent graph (the CLI and users read streams and snapshots by them). */
+export const GUARDED_NODES = {
+  agent: "agent",
+  review: "review",
+  tools: "tools",
+  collect: "collect",
+  finish: "finish",
+} as const;
+export type GuardedNodeName = (typeof GUARDED_NODES)[keyof typeof GUARDED_NODES];
+
 const ToolTaskSchema = z.object({
   guardCall: z.custom<ReviewedCall>((v) => typeof v === "object" && v !== null && "id" in v),
-  guardBatchKey: z.string(),
-  guardRunId: z.string(),
-  guardMessageId: z.string(),
+  guardSlot: z.custom<CallSlot>((v) => typeof v === "object" && v !== null && "ctx" in v && "base" in v),
 });
 type ToolTask = z.infer<typeof ToolTaskSchema>;
 
@@ -51,140 +62,142 @@ function requireTools(tools: GuardOptions["tools"] | undefined): GuardOptions["t
   return tools;
 }
 
-export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt">) {
-  const rulesOf = (g: GuardState) => g.rules ?? guard.initialRuleState();
+type Node = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => GuardedAgentUpdate | Promise<GuardedAgentUpdate>;
 
+/** The turn's last batch went straight to the next node: record the whole turn there. */
+function settled(guard: Guard, state: GuardedAgentStateType): GuardState {
+  const g = state.guard;
+  if (g.turn === null) return g;
+  // collect moved earlier batches into `done` and cleared `guardResults`: the two never overlap.
+  return finishTurn(guard, g, [...(g.turn.done ?? []), ...inPlanOrder(g.turn, state.guardResults)]);
+}
+
+/** agent: records a finished turn, starts a run on new user input, calls the model with the allowed tools. */
+export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">): Node {
+  return async (state, config) => {
+    const hadTurn = state.guard.turn !== null;
+    const g = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
+    const rules = rulesOf(guard, g);
+    // What the rules force (an initial tool once per run, a single next choice, an overdue Periodic tool).
+    const forced = forcedToolFor(guard, rules, state.messages, g.forcedTool);
+    const extra = options.context ? await options.context(config) : undefined;
+    const prompt = [options.systemPrompt, extra].filter(Boolean).join("\n\n") || undefined;
+    const ai = await callModel(guard, options.model, rules, state.messages, forced, prompt, config);
+    return { messages: [ai], guard: { ...g, forcedTool: null, next: "agent" }, ...(hadTurn ? { guardResults: null } : {}) };
+  };
+}
+
+/** review: the open calls of the last AIMessage, one approval interrupt, the plan. */
+export function reviewNode(guard: Guard): Node {
+  return async (state, config) => {
+    const g = settled(guard, state);
+    const reviewed = await reviewModelTurn(guard, g, state.messages, config, true);
+    if (!reviewed) return { guard: g, guardResults: null };
+    const approvals = reviewed.approvals;
+    // A resume that did not fit: this step ends with the error in the state; the calls are still open, so review runs again and asks again.
+    if (reviewed.retry) return { guard: { ...g, approvals, turn: null }, guardResults: null };
+    return { messages: reviewed.answered, guard: { ...g, approvals, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
+  };
+}
+
+/** tools: one approved call, authorized at its start, run and audited. */
+export function toolsNode(guard: Guard) {
+  return async (input: unknown, config: LangGraphRunnableConfig): Promise<GuardedAgentUpdate> => {
+    const task: ToolTask = ToolTaskSchema.parse(input);
+    const { message, result } = await runCall(guard, task.guardCall, task.guardSlot, config);
+    return { messages: [message], guardResults: { [result.id]: result } };
+  };
+}
+
+/** collect: the batch's results join the turn's; the next batch, or the turn is recorded and loop control decides. */
+export function collectNode(guard: Guard): Node {
+  return (state) => {
+    const turn = state.guard.turn;
+    if (!turn) return { guard: { ...state.guard, next: "agent" } };
+    const batch = turn.batches[turn.nextBatch] ?? [];
+    const done = [...(turn.done ?? []), ...batch.flatMap((id) => (state.guardResults[id] ? [state.guardResults[id]] : []))];
+    const advanced = { ...turn, nextBatch: turn.nextBatch + 1, done };
+    if (advanced.nextBatch < advanced.batches.length) {
+      return { guard: { ...state.guard, turn: advanced, next: "dispatch" }, guardResults: null };
+    }
+    const ended = limitEndMessages(advanced);
+    return { ...(ended.length > 0 ? { messages: ended } : {}), guard: finishTurn(guard, { ...state.guard, turn: advanced }, done), guardResults: null };
+  };
+}
+
+/** finish: the model wants to stop; RequiredForExit escalation decides whether it may. */
+export function finishNode(guard: Guard): Node {
+  return (state) => {
+    const step = exitStep(guard, state.guard);
+    return step.kind === "end" ? { guard: step.guard } : { guard: step.guard, messages: step.messages };
+  };
+}
+
+/**
+ * The last AIMessage will still have calls without a ToolMessage once `answering` (the calls this
+ * step answers) are in (e.g. a partial approval): they go back to review, not to the model. A routing
+ * function after a Send task sees only that task's own writes, hence `answering`.
+ */
+function hasOpenCalls(state: GuardedAgentStateType, answering: readonly string[] = []): boolean {
+  const ai = lastAIMessage(state.messages);
+  if (ai === undefined) return false;
+  return openToolCalls(ai, state.messages, ai.id ?? "").some((c) => !answering.includes(c.id));
+}
+
+export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">) {
+  const N = GUARDED_NODES;
   // Without Terminal rules or heartbeats, loop control after a turn is always "back to the model":
   // the last batch's tasks then go straight to the agent, which records their results (one step fewer).
   const needsCollect =
-    guard.options.heartbeat === true || guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf");
+    guard.options.heartbeat === true ||
+    limitsMayEndRun(guard) ||
+    guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf");
 
-  const agent = async (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Promise<GuardedAgentUpdate> => {
-    let g: GuardState = { ...state.guard, rules: rulesOf(state.guard) };
-    const pendingResults = g.turn !== null && Object.keys(state.guardResults).length > 0;
-    if (pendingResults && g.turn) g = { ...g, rules: recordBatch(guard, rulesOf(g), g.turn, state.guardResults), turn: null };
-    const last = state.messages[state.messages.length - 1];
-    if (last && HumanMessage.isInstance(last) && !isGuardMessage(last)) {
-      g = {
-        ...g,
-        rules: guard.engine.startRun(rulesOf(g), guard.now()),
-        runId: last.id ?? `run_${state.messages.length}`,
-        turn: null,
-        forcedTool: null,
-        terminatedBy: null,
-        exitUnsatisfied: [],
-      };
-    }
-    const rules = rulesOf(g);
-    // An initial tool is forced once per run: if it fails, the model sees why instead of a loop.
-    const initial = guard.engine.initialTools(rules).find((tool) => (rules.runAttempts[tool] ?? 0) === 0);
-    const forced = g.forcedTool ?? initial ?? null;
-    const ai = await callModel(guard, options.model, rules, state.messages, forced, options.systemPrompt, config);
-    return {
-      messages: [ai],
-      guard: { ...g, forcedTool: null, next: "agent" },
-      ...(pendingResults ? { guardResults: null } : {}),
-    };
-  };
-
-  const review = async (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Promise<GuardedAgentUpdate> => {
-    const ai = lastAIMessage(state.messages);
-    if (!ai) return {};
-    const calls = openToolCalls(ai, state.messages);
-    const messageId = ai.id ?? `ai_${state.messages.length}`;
-    const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
-    const { runnable, answered } = await reviewTurnWithApproval(guard, rulesOf(state.guard), calls, ctx, config);
-    const turn = planTurn(messageId, runnable, answered.length);
-    return { messages: answered, guard: { ...state.guard, turn, next: "dispatch" }, guardResults: null };
-  };
-
-  const tools = async (input: unknown, config: LangGraphRunnableConfig): Promise<GuardedAgentUpdate> => {
-    const task: ToolTask = ToolTaskSchema.parse(input);
-    const { message, result } = await executeCall(guard, task.guardCall, task.guardBatchKey, config);
-    const ctx = { threadId: threadIdOf(config), runId: task.guardRunId, messageId: task.guardMessageId };
-    await auditOutcome(guard, ctx, task.guardCall, result.status);
-    return { messages: [message], guardResults: { [result.id]: result } };
-  };
-
-  const collect = (state: GuardedAgentStateType): GuardedAgentUpdate => {
-    const turn = state.guard.turn;
-    if (!turn) return { guard: { ...state.guard, next: "agent" } };
-    const rules = recordBatch(guard, rulesOf(state.guard), turn, state.guardResults);
-    const advanced = { ...turn, nextBatch: turn.nextBatch + 1 };
-    if (advanced.nextBatch < advanced.batches.length) {
-      return { guard: { ...state.guard, rules, turn: advanced, next: "dispatch" }, guardResults: null };
-    }
-    const allResults = state.guardResults;
-    return { guard: afterTurn(guard, state.guard, rules, advanced, allResults), guardResults: null };
-  };
-
-  /** The model wants to stop: pending RequiredForExit tools get a reminder, then a forced call, then the run ends. */
-  const finish = (state: GuardedAgentStateType): GuardedAgentUpdate => {
-    const rules = rulesOf(state.guard);
-    const pending = guard.engine.pendingExitTools(rules);
-    if (pending.length === 0) return { guard: { ...state.guard, next: "end" } };
-    const attempts = rules.exitReminders;
-    const noted = guard.engine.noteExitReminder(rules);
-    if (attempts < guard.maxExitReminders) {
-      return {
-        messages: [guardReminder(reminders.exitPending(pending))],
-        guard: { ...state.guard, rules: noted, next: "agent" },
-      };
-    }
-    if (attempts === guard.maxExitReminders) {
-      return { guard: { ...state.guard, rules: noted, forcedTool: pending[0] ?? null, next: "agent" } };
-    }
-    return { guard: { ...state.guard, next: "end", exitUnsatisfied: pending } };
-  };
-
-  const dispatch = (state: GuardedAgentStateType): Send[] | "collect" | "agent" => {
+  /** One Send per call of the next batch, carrying what its start check needs. */
+  const dispatch = (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Send[] | "collect" | "agent" | "review" => {
     const turn = state.guard.turn;
     const batch = turn?.batches[turn.nextBatch];
-    if (!turn || !batch || batch.length === 0) return needsCollect || turn?.nextBatch !== 0 ? "collect" : "agent";
-    const batchKey = `${turn.messageId}#${turn.nextBatch}`;
+    if (!turn) return hasOpenCalls(state) ? N.review : N.agent;
+    if (!batch || batch.length === 0) {
+      if (needsCollect || turn.nextBatch !== 0) return N.collect;
+      return hasOpenCalls(state) ? N.review : N.agent;
+    }
+    const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId: turn.messageId };
+    const guardSlot: CallSlot = { ctx, batch: turn.nextBatch, base: rulesOf(guard, state.guard), done: turn.done ?? [] };
     return batch.flatMap((id) => {
       const call = turn.calls[id];
-      if (!call) return [];
-      return [
-        new Send("tools", {
-          guardCall: call,
-          guardBatchKey: batchKey,
-          guardRunId: state.guard.runId,
-          guardMessageId: turn.messageId,
-        }),
-      ];
+      return call ? [new Send(N.tools, { guardCall: call, guardSlot })] : [];
     });
   };
 
+  const afterAgent = (state: GuardedAgentStateType) =>
+    (lastAIMessage(state.messages)?.tool_calls?.length ?? 0) > 0 ? N.review : N.finish;
+
+  const afterTools = (state: GuardedAgentStateType) => {
+    const turn = state.guard.turn;
+    const lastBatch = turn !== null && turn.nextBatch + 1 >= turn.batches.length;
+    if (!lastBatch || needsCollect) return N.collect;
+    return hasOpenCalls(state, turn?.batches[turn.nextBatch] ?? []) ? N.review : N.agent;
+  };
+
+  const afterCollect = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => {
+    if (state.guard.next === "dispatch") return dispatch(state, config);
+    if (state.guard.next === "end") return state.guard.terminatedBy ? END : N.finish;
+    return hasOpenCalls(state) ? N.review : N.agent;
+  };
+
+  const afterFinish = (state: GuardedAgentStateType) => (state.guard.next === "end" ? END : N.agent);
+
   return new StateGraph(GuardedAgentState)
-    .addNode("agent", agent)
-    .addNode("review", review)
-    .addNode("tools", tools as unknown as (s: GuardedAgentStateType, c: LangGraphRunnableConfig) => Promise<GuardedAgentUpdate>)
-    .addNode("collect", collect)
-    .addNode("finish", finish)
-    .addEdge(START, "agent")
-    .addConditionalEdges(
-      "agent",
-      (state) => ((lastAIMessage(state.messages)?.tool_calls?.length ?? 0) > 0 ? "review" : "finish"),
-      ["review", "finish"],
-    )
-    .addConditionalEdges("review", dispatch, ["tools", "collect", "agent"])
-    .addConditionalEdges(
-      "tools",
-      (state) => {
-        const turn = state.guard.turn;
-        const lastBatch = turn !== null && turn.nextBatch + 1 >= turn.batches.length;
-        return lastBatch && !needsCollect ? "agent" : "collect";
-      },
-      ["agent", "collect"],
-    )
-    .addConditionalEdges(
-      "collect",
-      (state) => {
-        if (state.guard.next === "dispatch") return dispatch(state);
-        return state.guard.next === "end" ? (state.guard.terminatedBy ? END : "finish") : "agent";
-      },
-      ["tools", "collect", "agent", "finish", END],
-    )
-    .addConditionalEdges("finish", (state) => (state.guard.next === "end" ? END : "agent"), ["agent", END]);
+    .addNode(N.agent, agentNode(guard, options))
+    .addNode(N.review, reviewNode(guard))
+    .addNode(N.tools, toolsNode(guard) as unknown as Node)
+    .addNode(N.collect, collectNode(guard))
+    .addNode(N.finish, finishNode(guard))
+    .addEdge(START, N.agent)
+    .addConditionalEdges(N.agent, afterAgent, [N.review, N.finish])
+    .addConditionalEdges(N.review, dispatch, [N.tools, N.collect, N.agent, N.review])
+    .addConditionalEdges(N.tools, afterTools, [N.agent, N.collect, N.review])
+    .addConditionalEdges(N.collect, afterCollect, [N.tools, N.collect, N.agent, N.review, N.finish, END])
+    .addConditionalEdges(N.finish, afterFinish, [N.agent, END]);
 }

@@ -1,13 +1,19 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { interrupt } from "@langchain/langgraph";
 import { z } from "zod";
+import { auditId } from "../audit/record.js";
+import { ErrorCode, GuardedGraphError } from "../errors/index.js";
+import { decisionText, QUOTE_LIMIT, reaskedDescription, resumeMatchRefused, resumeShapeRefused } from "../messages/approval.js";
+import { approvalDescription, approvalNotes, refusals } from "../messages/index.js";
+import { decisionContextOf } from "../provenance/context.js";
 import type { RuleState } from "../rules/types.js";
 import { auditDecisions, auditHuman } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { HumanDecisionType } from "./options.js";
 import type { ReviewedCall } from "./state.js";
-import { approvalDescription, approvalNotes, refusals } from "../messages/index.js";
+
+// ─── the interrupt payload ─────────────────────────────────────────────────────────────────────
 
 /** One pending call, in LangChain v1 humanInTheLoopMiddleware's shape plus id, risk and the deciding rule. */
 export interface ActionRequest {
@@ -26,66 +32,156 @@ export interface ReviewConfig {
   argsSchema?: Record<string, unknown>;
 }
 
-/** The value of the guard's approval interrupt: one per model turn, covering every call that asks. */
+/** The snake_case form Agent Chat UI reads (its `isAgentInboxInterruptSchema`). */
+export interface SnakeActionRequest {
+  name: string;
+  args: Record<string, unknown>;
+  description: string;
+  tool_call_id: string;
+  risk: string;
+  rule_id: string;
+  reason: string;
+}
+
+export interface SnakeReviewConfig {
+  action_name: string;
+  allowed_decisions: HumanDecisionType[];
+  args_schema?: Record<string, unknown>;
+}
+
+/**
+ * The value of the guard's approval interrupt: one per model turn, covering every call that asks.
+ * Both casings carry the same content: camelCase for code written against humanInTheLoopMiddleware,
+ * snake_case for Agent Chat UI and other Agent Inbox clients. `error` is set when the request is
+ * asked again because the last resume did not fit.
+ */
 export interface ApprovalRequest {
   type: "guarded-graph/approval";
   actionRequests: ActionRequest[];
   reviewConfigs: ReviewConfig[];
+  action_requests: SnakeActionRequest[];
+  review_configs: SnakeReviewConfig[];
+  error?: string | undefined;
 }
-
-const ArgsSchema = z.record(z.string(), z.unknown());
-
-export const DecisionSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("approve"), toolCallId: z.string().optional() }),
-  z.object({
-    type: z.literal("edit"),
-    toolCallId: z.string().optional(),
-    editedAction: z.object({ name: z.string().min(1), args: ArgsSchema }),
-  }),
-  z.object({ type: z.literal("reject"), toolCallId: z.string().optional(), message: z.string().optional() }),
-]);
-export type Decision = z.infer<typeof DecisionSchema>;
-
-/** Decisions in order (one per pending call), each optionally naming its call, or a map keyed by tool call id. */
-export const ResumeSchema = z.object({
-  decisions: z.union([z.array(DecisionSchema), z.record(z.string(), DecisionSchema)]),
-  /** Who answered, for the audit log. */
-  actor: z.string().optional(),
-});
-export type ApprovalResume = z.infer<typeof ResumeSchema>;
 
 export function approvalRequest(
   pending: readonly ReviewedCall[],
   allowed: readonly HumanDecisionType[],
   argsSchemaOf: (name: string) => Record<string, unknown> | undefined,
+  error?: string,
 ): ApprovalRequest {
-  return {
-    type: "guarded-graph/approval",
-    actionRequests: pending.map((call) => ({
+  const actionRequests: ActionRequest[] = pending.map((call) => {
+    const description = approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason });
+    return {
       name: call.name,
       args: call.args,
-      description: approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason }),
+      description: error === undefined ? description : reaskedDescription(error, description),
       toolCallId: call.id,
       risk: call.risk,
       ruleId: call.ruleId,
       reason: call.reason,
+    };
+  });
+  const reviewConfigs: ReviewConfig[] = pending.map((call) => {
+    const argsSchema = argsSchemaOf(call.name);
+    return { actionName: call.name, allowedDecisions: [...allowed], ...(argsSchema ? { argsSchema } : {}) };
+  });
+  return {
+    type: "guarded-graph/approval",
+    actionRequests,
+    reviewConfigs,
+    action_requests: actionRequests.map((a) => ({
+      name: a.name,
+      args: a.args,
+      description: a.description,
+      tool_call_id: a.toolCallId,
+      risk: a.risk,
+      rule_id: a.ruleId,
+      reason: a.reason,
     })),
-    reviewConfigs: pending.map((call) => {
-      const argsSchema = argsSchemaOf(call.name);
-      return { actionName: call.name, allowedDecisions: [...allowed], ...(argsSchema ? { argsSchema } : {}) };
-    }),
+    review_configs: reviewConfigs.map((c) => ({
+      action_name: c.actionName,
+      allowed_decisions: [...c.allowedDecisions],
+      ...(c.argsSchema ? { args_schema: c.argsSchema } : {}),
+    })),
+    ...(error === undefined ? {} : { error }),
   };
+}
+
+// ─── the resume: strict, both casings ──────────────────────────────────────────────────────────
+
+const ArgsSchema = z.record(z.string(), z.unknown());
+const ActionSchema = z.strictObject({ name: z.string().min(1), args: ArgsSchema });
+const CallId = z.string().min(1);
+
+const ApproveInput = z.strictObject({ type: z.literal("approve"), toolCallId: CallId.optional(), tool_call_id: CallId.optional() });
+const EditInput = z.strictObject({
+  type: z.literal("edit"),
+  toolCallId: CallId.optional(),
+  tool_call_id: CallId.optional(),
+  editedAction: ActionSchema.optional(),
+  edited_action: ActionSchema.optional(),
+});
+const RejectInput = z.strictObject({
+  type: z.literal("reject"),
+  toolCallId: CallId.optional(),
+  tool_call_id: CallId.optional(),
+  message: z.string().optional(),
+});
+
+/** A decision as a client sends it; unknown fields are refused, not dropped; both casings accepted, never both at once. */
+export const DecisionSchema = z
+  .discriminatedUnion("type", [ApproveInput, EditInput, RejectInput])
+  .superRefine((d, ctx) => {
+    if (d.toolCallId !== undefined && d.tool_call_id !== undefined) {
+      ctx.addIssue({ code: "custom", message: decisionText.bothSpellings("toolCallId", "tool_call_id") });
+    }
+    if (d.type === "edit") {
+      if (d.editedAction !== undefined && d.edited_action !== undefined) {
+        ctx.addIssue({ code: "custom", message: decisionText.bothSpellings("editedAction", "edited_action") });
+      } else if (d.editedAction === undefined && d.edited_action === undefined) {
+        ctx.addIssue({ code: "custom", message: decisionText.editNeedsAction });
+      }
+    }
+  })
+  .transform((d): Decision => {
+    const id = d.toolCallId ?? d.tool_call_id;
+    const keyed = id === undefined ? {} : { toolCallId: id };
+    if (d.type === "approve") return { type: "approve", ...keyed };
+    if (d.type === "reject") return { type: "reject", ...keyed, ...(d.message === undefined ? {} : { message: d.message }) };
+    const action = (d.editedAction ?? d.edited_action) as { name: string; args: Record<string, unknown> };
+    return { type: "edit", ...keyed, editedAction: action };
+  });
+
+/** A decision after parsing: one casing (camelCase). */
+export type Decision =
+  | { type: "approve"; toolCallId?: string }
+  | { type: "edit"; toolCallId?: string; editedAction: { name: string; args: Record<string, unknown> } }
+  | { type: "reject"; toolCallId?: string; message?: string };
+
+/** Decisions in order (one per pending call), each optionally naming its call, or a map keyed by tool call id. */
+export const ResumeSchema = z.strictObject({
+  decisions: z.union([z.array(DecisionSchema), z.record(CallId, DecisionSchema)]),
+  /** Who answered, as the client claims it; kept in the audit record as a claim (see `approverOf`). */
+  actor: z.string().max(QUOTE_LIMIT).optional(),
+});
+export interface ApprovalResume {
+  decisions: Decision[] | Record<string, Decision>;
+  actor?: string | undefined;
 }
 
 /**
  * Matches decisions to pending calls, or says exactly why they do not fit. Ambiguous authorization
- * fails closed: wrong count, an unknown or repeated id, a missing call, or a decision type the call
- * does not allow all refuse the whole resume.
+ * fails closed: more decisions than calls, an unknown or repeated id, mixed keyed and unkeyed
+ * decisions, or a decision type the call does not allow all refuse the whole resume. With `partial`,
+ * some calls may be left unanswered (they stay pending): unkeyed decisions answer the first calls in
+ * order (Agent Chat UI sends one decision for the one call it shows); without it every call needs one.
  */
 export function matchDecisions(
   pending: readonly Pick<ReviewedCall, "id" | "name">[],
   resume: ApprovalResume,
   allowed: readonly HumanDecisionType[],
+  options: { partial?: boolean } = {},
 ): { ok: true; decisions: Map<string, Decision> } | { ok: false; error: string } {
   const ids = pending.map((c) => c.id);
   const listing = pending.map((c) => `${c.id} (${c.name})`).join(", ");
@@ -94,38 +190,33 @@ export function matchDecisions(
     ? resume.decisions.map((d) => [d.toolCallId, d])
     : Object.entries(resume.decisions).map(([id, d]) => [id, d]);
   const keyed = entries.some(([id]) => id !== undefined);
-  if (keyed && entries.some(([id]) => id === undefined)) {
-    return { ok: false, error: "mix of decisions with and without toolCallId: key all of them or none" };
+  if (keyed && entries.some(([id]) => id === undefined)) return { ok: false, error: decisionText.mixedKeys };
+  if (entries.length === 0) return { ok: false, error: decisionText.none(listing) };
+  if (!keyed && entries.length !== pending.length && options.partial !== true) {
+    return { ok: false, error: decisionText.wrongCount(pending.length, listing, entries.length) };
   }
-  if (!keyed && entries.length !== pending.length) {
-    return {
-      ok: false,
-      error: `expected ${pending.length} decision(s), one per pending call in order [${listing}], got ${entries.length}`,
-    };
+  if (!keyed && entries.length > pending.length) {
+    return { ok: false, error: decisionText.tooMany(pending.length, listing, entries.length) };
   }
   for (const [index, [maybeId, decision]] of entries.entries()) {
     const id = maybeId ?? ids[index];
     if (id === undefined || !ids.includes(id)) {
-      return { ok: false, error: `decision for unknown tool call id "${id}"; pending calls: [${listing}]` };
+      return { ok: false, error: decisionText.unknownId(quote(id), listing) };
     }
-    if (byId.has(id)) return { ok: false, error: `two decisions for tool call ${id}` };
-    if (!allowed.includes(decision.type)) {
-      return { ok: false, error: `decision "${decision.type}" is not allowed for ${id}; allowed: ${allowed.join(", ")}` };
-    }
+    if (byId.has(id)) return { ok: false, error: decisionText.twice(id) };
+    if (!allowed.includes(decision.type)) return { ok: false, error: decisionText.notAllowed(decision.type, id, allowed) };
     byId.set(id, decision);
   }
   const missing = ids.filter((id) => !byId.has(id));
-  if (missing.length > 0) {
-    return { ok: false, error: `no decision for pending call(s) ${missing.join(", ")}; every pending call needs one` };
-  }
+  if (missing.length > 0 && options.partial !== true) return { ok: false, error: decisionText.missing(missing) };
   return { ok: true, decisions: byId };
 }
 
 /** A resume value that does not answer the pending approval request. Nothing was recorded. */
-export class ApprovalResumeError extends Error {
+export class ApprovalResumeError extends GuardedGraphError {
+  override name = "ApprovalResumeError";
   constructor(message: string) {
-    super(message);
-    this.name = "ApprovalResumeError";
+    super(ErrorCode.APPROVAL_RESUME, message);
   }
 }
 
@@ -134,32 +225,325 @@ export function checkResume(
   pending: readonly Pick<ReviewedCall, "id" | "name">[],
   value: unknown,
   allowed: readonly HumanDecisionType[],
+  options: { partial?: boolean } = {},
 ): ApprovalResume {
   const parsed = ResumeSchema.safeParse(value);
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-    throw new ApprovalResumeError(
-      `invalid approval resume ${JSON.stringify(value) ?? String(value)}: expected { decisions: [...] } with one of approve | edit | reject per pending call (${detail})`,
-    );
+    const detail = parsed.error.issues
+      .map((i) => `${i.path.map((p) => bounded(String(p), 40)).join(".") || "(root)"}: ${bounded(i.message, 120)}`)
+      .join("; ");
+    throw new ApprovalResumeError(resumeShapeRefused(quote(value), bounded(detail, QUOTE_LIMIT)));
   }
-  const match = matchDecisions(pending, parsed.data, allowed);
-  if (!match.ok) throw new ApprovalResumeError(`invalid approval resume: ${match.error}`);
+  const match = matchDecisions(pending, parsed.data, allowed, options);
+  if (!match.ok) throw new ApprovalResumeError(resumeMatchRefused(match.error));
   return parsed.data;
 }
 
 /**
- * The resume schema LangGraph checks before it records the resume value: a resume that does not
- * fit is refused with an ApprovalResumeError, nothing is recorded, and the interrupt can be
- * answered again (a check after `interrupt()` returns would record the bad value for good).
+ * The resume schema handed to LangGraph's `interrupt`: a value that does not fit throws an
+ * ApprovalResumeError inside `interrupt`, before LangGraph adds it to the task's resume values.
  */
-export function resumeSchemaFor(pending: readonly ReviewedCall[], allowed: readonly HumanDecisionType[]) {
+export function resumeSchemaFor(
+  pending: readonly ReviewedCall[],
+  allowed: readonly HumanDecisionType[],
+  options: { partial?: boolean } = {},
+) {
   return z
     .unknown()
     .superRefine((value) => {
-      checkResume(pending, value, allowed);
+      checkResume(pending, value, allowed, options);
     })
     .describe("{ decisions: [{ type: approve | edit | reject, ... }] } — one per pending call, in order or keyed by toolCallId");
 }
+
+// ─── bounded quoting ───────────────────────────────────────────────────────────────────────────
+
+function bounded(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/**
+ * A JSON-like rendering of a client's value, at most QUOTE_LIMIT characters, built without ever
+ * serializing more than that (a 10 MB field costs no more than a small one); cycles and odd values safe.
+ */
+export function quote(value: unknown, max: number = QUOTE_LIMIT): string {
+  let out = "";
+  const seen = new WeakSet<object>();
+  const full = () => out.length >= max;
+  const put = (text: string) => {
+    if (!full()) out += text.slice(0, max - out.length + 1);
+  };
+  const walk = (v: unknown, depth: number): void => {
+    if (full()) return;
+    if (v === undefined) return put("undefined");
+    if (v === null || typeof v === "boolean" || typeof v === "number") return put(String(v));
+    if (typeof v === "bigint") return put(`${v}n`);
+    if (typeof v === "string") return put(JSON.stringify(v.slice(0, max)));
+    if (typeof v !== "object") return put(`[${typeof v}]`);
+    if (seen.has(v)) return put("[circular]");
+    if (depth > 20) return put("…");
+    seen.add(v);
+    if (Array.isArray(v)) {
+      put("[");
+      for (let i = 0; i < v.length && !full(); i += 1) {
+        if (i > 0) put(",");
+        walk(v[i], depth + 1);
+      }
+      return put("]");
+    }
+    put("{");
+    let first = true;
+    for (const key in v) {
+      if (full()) break;
+      if (!Object.prototype.hasOwnProperty.call(v, key)) continue;
+      if (!first) put(",");
+      first = false;
+      put(`${JSON.stringify(key.slice(0, max))}:`);
+      walk((v as Record<string, unknown>)[key], depth + 1);
+    }
+    put("}");
+  };
+  walk(value, 0);
+  return out.length > max ? `${out.slice(0, max)}…` : out;
+}
+
+// ─── approver identity ─────────────────────────────────────────────────────────────────────────
+
+const PlatformUser = z.object({ identity: z.string().min(1), is_authenticated: z.boolean().optional() }).passthrough();
+
+/**
+ * Who answered: on LangGraph Platform the authenticated user of the run (`langgraph_auth_user` in
+ * the run's configurable, set by the server's auth handler); a client-supplied `actor` is only a
+ * claim. Without a platform user (a local graph), the claim is all there is and is recorded as such.
+ */
+export function approverOf(
+  config: LangGraphRunnableConfig | undefined,
+  claimed: string | undefined,
+): { actor: string | undefined; detail: Record<string, unknown> } {
+  const user = PlatformUser.safeParse(config?.configurable?.langgraph_auth_user);
+  const verified = user.success && user.data.is_authenticated !== false ? user.data.identity : undefined;
+  if (verified !== undefined) {
+    return { actor: verified, detail: { actorSource: "langgraph_auth_user", ...(claimed !== undefined ? { claimedActor: claimed } : {}) } };
+  }
+  return { actor: claimed, detail: claimed !== undefined ? { actorSource: "claim", claimedActor: claimed } : {} };
+}
+
+// ─── decision events in the custom stream ──────────────────────────────────────────────────────
+
+/**
+ * Written through LangGraph's custom stream mode (`config.writer`) as each decision is made:
+ * the guard's review (allow / deny / ask) before any interrupt, then each human decision.
+ * `id` equals the audit record's id: events re-emitted when review re-runs on resume carry the same id.
+ */
+export interface DecisionEvent {
+  type: "guarded-graph/decision";
+  id: string;
+  /** `review` for the guard's own decision, `human` for a reviewer's, `resume-refused` for a resume that did not fit. */
+  source: "review" | "human" | "resume-refused";
+  decision: "allow" | "deny" | "ask" | "approve" | "edit" | "reject" | "refused";
+  toolCallId: string;
+  tool: string;
+  ruleId: string;
+  reason: string;
+  risk: string;
+  threadId: string;
+  runId: string;
+  messageId: string;
+  actor?: string | undefined;
+}
+
+type Writer = (chunk: unknown) => void;
+
+function writerOf(config: LangGraphRunnableConfig | undefined): Writer | undefined {
+  const w = (config as { writer?: unknown } | undefined)?.writer;
+  return typeof w === "function" ? (w as Writer) : undefined;
+}
+
+function reviewEvent(ctx: TurnContext, call: ReviewedCall): DecisionEvent {
+  const decision = call.outcome === "run" ? "allow" : call.outcome === "refuse" ? "deny" : "ask";
+  return {
+    type: "guarded-graph/decision",
+    id: auditId([ctx.threadId, ctx.messageId, call.id, "decision", call.edited ? "edited" : "original"]),
+    source: "review",
+    decision,
+    toolCallId: call.id,
+    tool: call.name,
+    ruleId: call.ruleId,
+    reason: call.reason,
+    risk: call.risk,
+    threadId: ctx.threadId,
+    runId: ctx.runId,
+    messageId: ctx.messageId,
+  };
+}
+
+/** Writes one review event per call (allow / deny / ask) to the custom stream, in model order. */
+export function emitReviewEvents(ctx: TurnContext, reviewed: readonly ReviewedCall[], config: LangGraphRunnableConfig | undefined): void {
+  const writer = writerOf(config);
+  if (!writer) return;
+  for (const call of reviewed) writer(reviewEvent(ctx, call));
+}
+
+// ─── the approval step ─────────────────────────────────────────────────────────────────────────
+
+/** What the approval step keeps in the checkpointed guard state (`GuardState.approvals`). */
+export interface ApprovalState {
+  /** The last resume that did not fit, for the model message whose calls are pending: shown when asked again. */
+  refused: { messageId: string; error: string } | null;
+}
+
+export function emptyApprovalState(): ApprovalState {
+  return { refused: null };
+}
+
+export interface ApprovalStep {
+  /** The turn's calls in order, every answered "ask" replaced by its decided outcome (unanswered ones stay "ask"). */
+  calls: ReviewedCall[];
+  /** The approval state to checkpoint with the guard state. */
+  approvals: ApprovalState;
+  /**
+   * The resume did not fit and `routeBack` was set: nothing was decided; the caller must finish
+   * its step with `approvals` written and run the review step again (which asks again).
+   */
+  retry: boolean;
+}
+
+export interface ApprovalStepOptions {
+  /** Approval state from the checkpointed guard state (absent in checkpoints older than it). */
+  approvals?: ApprovalState | undefined;
+  /**
+   * Whether the caller's graph runs review again while the model message still has open calls
+   * (createGuardedAgent does; GuardedToolNode and the middleware cannot). When it does:
+   * - a resume that does not fit ends the step with `retry` (nothing decided) and review asks again
+   *   in the next step, so the head checkpoint keeps no trace of the refused value;
+   * - partial answers: calls left unanswered stay pending (no ToolMessage) and are asked again
+   *   after the answered ones ran.
+   * When it does not (default), a resume that does not fit raises the same interrupt again at once,
+   * inside the same task, and every pending call needs a decision.
+   */
+  routeBack?: boolean;
+}
+
+/**
+ * The approval step of one model turn: raises ONE approval interrupt for every reviewed call that
+ * asks, parses the human's resume strictly, applies each decision (approve; edit, reviewed again;
+ * reject), audits it and writes it to the custom stream. A resume that does not fit is asked again
+ * with its error, never fails the run. Everything before `interrupt` is pure apart from idempotent
+ * audit writes and stream events, so LangGraph can run it again on resume.
+ */
+export async function resolveApprovals(
+  guard: Guard,
+  state: RuleState,
+  calls: readonly RawToolCall[],
+  reviewed: readonly ReviewedCall[],
+  ctx: TurnContext,
+  config: LangGraphRunnableConfig | undefined,
+  options: ApprovalStepOptions = {},
+): Promise<ApprovalStep> {
+  const approvals = options.approvals ?? emptyApprovalState();
+  emitReviewEvents(ctx, reviewed, config);
+  const pending = reviewed.filter((c) => c.outcome === "ask");
+  const settled = { refused: null };
+  if (pending.length === 0) return { calls: [...reviewed], approvals: settled, retry: false };
+
+  const allowed = guard.allowedDecisions;
+  const argsSchemaOf = (name: string) => guard.spec(name)?.jsonSchema;
+  const shownError = approvals.refused?.messageId === ctx.messageId ? approvals.refused.error : undefined;
+  const partial = options.routeBack === true;
+  const responseSchema = resumeSchemaFor(pending, allowed, { partial });
+  let raw: unknown;
+  let error = shownError;
+  for (;;) {
+    try {
+      raw = interrupt(approvalRequest(pending, allowed, argsSchemaOf, error), { responseSchema });
+      break;
+    } catch (caught) {
+      if (!(caught instanceof ApprovalResumeError)) throw caught;
+      error = caught.message;
+      emitRefused(ctx, pending, error, config);
+      if (options.routeBack === true) {
+        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error } }, retry: true };
+      }
+      // LangGraph did not add the refused value to this task's resume values: the next interrupt
+      // has the same id as the first and waits for the next answer (GraphInterrupt ends the task).
+    }
+  }
+  const resume = ResumeSchema.parse(raw) as ApprovalResume;
+  const match = matchDecisions(pending, resume, allowed, { partial });
+  if (!match.ok) throw new ApprovalResumeError(resumeMatchRefused(match.error));
+
+  const approver = approverOf(config, resume.actor);
+  const decided = new Map<string, ReviewedCall>(reviewed.map((c) => [c.id, c]));
+  const writer = writerOf(config);
+  for (const call of pending) {
+    const decision = match.decisions.get(call.id);
+    if (!decision) continue;
+    const detail: Record<string, unknown> = { ...approver.detail };
+    if (decision.type === "approve") {
+      decided.set(call.id, { ...call, outcome: "run", reason: approvalNotes.approved(call.reason) });
+    } else if (decision.type === "reject") {
+      decided.set(call.id, { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, decision.message) });
+      if (decision.message) detail.message = decision.message;
+    } else {
+      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config, ctx);
+      decided.set(call.id, edited);
+      detail.editedAction = decision.editedAction;
+      detail.result = edited.outcome === "refuse" ? `refused by ${edited.ruleId}` : "approved";
+    }
+    await auditHuman(guard, ctx, call, decision.type, approver.actor, Object.keys(detail).length > 0 ? detail : undefined);
+    writer?.({
+      ...reviewEvent(ctx, call),
+      id: auditId([ctx.threadId, ctx.messageId, call.id, "human"]),
+      source: "human",
+      decision: decision.type,
+      actor: approver.actor,
+    } satisfies DecisionEvent);
+  }
+  const edits = [...decided.values()].filter((c) => c.edited);
+  await auditDecisions(guard, ctx, edits);
+  for (const edit of edits) writer?.(reviewEvent(ctx, edit));
+  return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: settled, retry: false };
+}
+
+function emitRefused(ctx: TurnContext, pending: readonly ReviewedCall[], error: string, config: LangGraphRunnableConfig | undefined): void {
+  const writer = writerOf(config);
+  if (!writer) return;
+  for (const call of pending) {
+    writer({
+      ...reviewEvent(ctx, call),
+      id: auditId([ctx.threadId, ctx.messageId, call.id, "resume-refused", error]),
+      source: "resume-refused",
+      decision: "refused",
+      reason: error,
+    } satisfies DecisionEvent);
+  }
+}
+
+/**
+ * An edited call is reviewed again from the start, in its place in the turn, so an edit can never
+ * reach a denied tool or argument. If it would only ask, the human's edit is the approval.
+ */
+async function reviewEdit(
+  guard: Guard,
+  state: RuleState,
+  calls: readonly RawToolCall[],
+  original: ReviewedCall,
+  editedAction: { name: string; args: Record<string, unknown> },
+  config: LangGraphRunnableConfig | undefined,
+  ctx: TurnContext,
+): Promise<ReviewedCall> {
+  const substituted = calls.map((c) => (c.id === original.id ? { id: c.id, ...editedAction } : c));
+  const upTo = substituted.slice(0, substituted.findIndex((c) => c.id === original.id) + 1);
+  const { reviewed } = await guard.reviewTurn(state, upTo, config, decisionContextOf(ctx));
+  const again = reviewed[reviewed.length - 1];
+  if (!again) throw new Error(`edited call ${original.id} vanished from its turn`);
+  if (again.outcome === "refuse") {
+    return { ...again, edited: true, message: refusals.editRefused(again.message ?? refusals.generic(again.name, again.ruleId, again.reason)) };
+  }
+  return { ...again, outcome: "run", edited: true, reason: approvalNotes.editedAndApproved(again.reason) };
+}
+
+// ─── reading a pending request back ────────────────────────────────────────────────────────────
 
 const ApprovalRequestSchema = z.object({
   type: z.literal("guarded-graph/approval"),
@@ -181,7 +565,32 @@ const ApprovalRequestSchema = z.object({
       argsSchema: z.record(z.string(), z.unknown()).optional(),
     }),
   ),
+  action_requests: z.array(
+    z.object({
+      name: z.string(),
+      args: ArgsSchema,
+      description: z.string(),
+      tool_call_id: z.string(),
+      risk: z.string(),
+      rule_id: z.string(),
+      reason: z.string(),
+    }),
+  ),
+  review_configs: z.array(
+    z.object({
+      action_name: z.string(),
+      allowed_decisions: z.array(z.enum(["approve", "edit", "reject"])),
+      args_schema: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+  error: z.string().optional(),
 });
+
+/** An interrupt value checked to be the guard's approval request (e.g. read back from a checkpoint); undefined otherwise. */
+export function readApprovalRequest(value: unknown): ApprovalRequest | undefined {
+  const parsed = ApprovalRequestSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
 
 const InterruptCarrier = z.object({ value: z.unknown() });
 
@@ -204,81 +613,8 @@ export function pendingApproval(result: unknown): ApprovalRequest | undefined {
   for (const candidate of candidates) {
     const carrier = InterruptCarrier.safeParse(candidate);
     if (!carrier.success) continue;
-    const request = ApprovalRequestSchema.safeParse(carrier.data.value);
-    if (request.success) return request.data;
+    const request = readApprovalRequest(carrier.data.value);
+    if (request) return request;
   }
   return undefined;
-}
-
-/**
- * The approval step of one model turn: raises ONE approval interrupt for every reviewed call that
- * asks, parses the human's resume, applies each decision (approve; edit, reviewed again; reject) and
- * audits it. Returns the turn's calls with every "ask" replaced by its decided outcome, in order.
- * Everything before `interrupt` is pure apart from idempotent audit writes, so LangGraph can run it
- * again on resume. The turn engine calls this once per turn, after `guard.reviewTurn`.
- */
-export async function resolveApprovals(
-  guard: Guard,
-  state: RuleState,
-  calls: readonly RawToolCall[],
-  reviewed: readonly ReviewedCall[],
-  ctx: TurnContext,
-  config: LangGraphRunnableConfig | undefined,
-): Promise<ReviewedCall[]> {
-  const pending = reviewed.filter((c) => c.outcome === "ask");
-  if (pending.length === 0) return [...reviewed];
-  const decided = new Map<string, ReviewedCall>(reviewed.map((c) => [c.id, c]));
-  const request = approvalRequest(pending, guard.allowedDecisions, (name) => guard.spec(name)?.jsonSchema);
-  const raw: unknown = interrupt(request, { responseSchema: resumeSchemaFor(pending, guard.allowedDecisions) });
-  const resume = ResumeSchema.parse(raw);
-  const match = matchDecisions(pending, resume, guard.allowedDecisions);
-  if (!match.ok) throw new Error(match.error);
-  for (const call of pending) {
-    const decision = match.decisions.get(call.id);
-    if (!decision) continue;
-    if (decision.type === "approve") {
-      decided.set(call.id, { ...call, outcome: "run", reason: approvalNotes.approved(call.reason) });
-      await auditHuman(guard, ctx, call, "approve", resume.actor);
-    } else if (decision.type === "reject") {
-      decided.set(call.id, { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, decision.message) });
-      await auditHuman(guard, ctx, call, "reject", resume.actor, decision.message ? { message: decision.message } : undefined);
-    } else {
-      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config);
-      decided.set(call.id, edited);
-      await auditHuman(guard, ctx, call, "edit", resume.actor, {
-        editedAction: decision.editedAction,
-        result: edited.outcome === "refuse" ? `refused by ${edited.ruleId}` : "approved",
-      });
-    }
-  }
-  const edits = [...decided.values()].filter((c) => c.edited);
-  await auditDecisions(guard, ctx, edits);
-  return reviewed.map((c) => decided.get(c.id) ?? c);
-}
-
-/**
- * An edited call is reviewed again from the start, in its place in the turn, so an edit can never
- * reach a denied tool or argument. If it would only ask, the human's edit is the approval.
- */
-async function reviewEdit(
-  guard: Guard,
-  state: RuleState,
-  calls: readonly RawToolCall[],
-  original: ReviewedCall,
-  editedAction: { name: string; args: Record<string, unknown> },
-  config: LangGraphRunnableConfig | undefined,
-): Promise<ReviewedCall> {
-  const substituted = calls.map((c) => (c.id === original.id ? { id: c.id, ...editedAction } : c));
-  const upTo = substituted.slice(0, substituted.findIndex((c) => c.id === original.id) + 1);
-  const { reviewed } = await guard.reviewTurn(state, upTo, config);
-  const again = reviewed[reviewed.length - 1];
-  if (!again) throw new Error(`edited call ${original.id} vanished from its turn`);
-  if (again.outcome === "refuse") {
-    return {
-      ...again,
-      edited: true,
-      message: refusals.editRefused(again.message ?? refusals.generic(again.name, again.ruleId, again.reason)),
-    };
-  }
-  return { ...again, outcome: "run", edited: true, reason: approvalNotes.editedAndApproved(again.reason) };
 }

@@ -1,16 +1,19 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { auditId } from "../audit/record.js";
-import { redactArgs } from "../audit/redact.js";
+import { auditArgsText } from "../audit/summary.js";
 import type { AuditRecord } from "../audit/types.js";
-import { canonicalArgs } from "../policy/canonical.js";
 import type { Guard } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
+import type { Evidence } from "../provenance/index-builder.js";
 
 export interface TurnContext {
   threadId: string;
   runId: string;
   /** Id of the AIMessage whose calls are reviewed. */
   messageId: string;
+  /** The thread's messages as checkpointed: provenance and context conditions are computed from them. */
+  messages?: readonly BaseMessage[] | undefined;
 }
 
 export function threadIdOf(config: LangGraphRunnableConfig | undefined): string {
@@ -26,7 +29,7 @@ function baseRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall): Omit<Au
     toolCallId: call.id,
     tool: call.name,
     operation: call.operation,
-    args: canonicalArgs(redactArgs(call.args, guard.options.redact ?? [])),
+    args: auditArgsText(call.args, guard.options.redact ?? []),
     ruleId: call.ruleId,
     reason: call.reason,
     risk: call.risk,
@@ -46,8 +49,14 @@ export async function auditDecisions(guard: Guard, ctx: TurnContext, calls: read
       id: auditId([ctx.threadId, ctx.messageId, call.id, "decision", call.edited ? "edited" : "original"]),
       event: "decision",
       decision: call.outcome === "run" ? "allow" : call.outcome === "refuse" ? "deny" : "ask",
+      ...(call.evidence === undefined ? {} : { detail: { provenance: redactEvidence(call.evidence, guard.options.redact ?? []) } }),
     })),
   );
+}
+
+/** Evidence names argument values: a redacted field's value is redacted here too. */
+function redactEvidence(evidence: readonly Evidence[], redact: readonly string[]): Evidence[] {
+  return evidence.map((item) => (redact.some((field) => item.field === field || item.field.endsWith(`.${field}`)) ? { ...item, value: "[REDACTED]" } : item));
 }
 
 export async function auditHuman(
@@ -84,6 +93,22 @@ export async function auditOutcome(
       event: "outcome",
       decision: status,
       detail,
+    },
+  ]);
+}
+
+/**
+ * The check at a call's start refused a call that review had let through: a decision record that
+ * says so (review's record stays; this one names the re-check and the rule that refused).
+ */
+export async function auditRecheck(guard: Guard, ctx: TurnContext, refused: ReviewedCall): Promise<void> {
+  await guard.options.audit?.write([
+    {
+      ...baseRecord(guard, ctx, refused),
+      id: auditId([ctx.threadId, ctx.messageId, refused.id, "decision", "at-start"]),
+      event: "decision",
+      decision: "deny",
+      detail: { recheck: "at-start", review: "allow", changed: true },
     },
   ]);
 }

@@ -18,6 +18,37 @@ type Settled =
   | { kind: "error"; error: unknown }
   | { kind: "abandoned" };
 
+type Finish = (status: CallResult["status"], content: string, artifact?: unknown) => ExecutedCall;
+
+/** Builds a call's one ToolMessage (truncated) and its result record. */
+function finisher(guard: Guard, call: ReviewedCall): Finish {
+  const spec = guard.spec(call.name);
+  return (status, content, artifact) => ({
+    message: new ToolMessage({
+      content: truncateResult(content, spec?.maxResultChars ?? guard.maxResultChars),
+      tool_call_id: call.id,
+      name: call.name,
+      status: status === "success" ? "success" : "error",
+      ...(artifact !== undefined ? { artifact } : {}),
+    }),
+    result: {
+      id: call.id,
+      name: call.name,
+      operation: call.operation,
+      status,
+      at: guard.now(),
+      requestHeartbeat: call.requestHeartbeat,
+      // A ConditionalNext rule picks the next tool from this output (t14 rules hook).
+      ...(status !== "refused" && guard.engine.needsOutput(call.name) ? { output: content.slice(0, 2_000) } : {}),
+    },
+  });
+}
+
+/** A call refused at its start: its one error ToolMessage; it did not run. */
+export function refusedCall(guard: Guard, call: ReviewedCall): ExecutedCall {
+  return finisher(guard, call)("refused", call.message ?? `Refused ${call.name} (rule ${call.ruleId}): ${call.reason}.`);
+}
+
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -54,28 +85,13 @@ export async function executeCall(
   guard: Guard,
   call: ReviewedCall,
   batchKey: string,
+  ledgerId: string,
   config: LangGraphRunnableConfig | undefined,
 ): Promise<ExecutedCall> {
   const tool = guard.tool(call.name);
   const spec = guard.spec(call.name);
-  const idempotencyKey = idempotencyKeyFor(threadIdOf(config), call.id);
-  const finish = (status: CallResult["status"], content: string, artifact?: unknown): ExecutedCall => ({
-    message: new ToolMessage({
-      content: truncateResult(content, spec?.maxResultChars ?? guard.maxResultChars),
-      tool_call_id: call.id,
-      name: call.name,
-      status: status === "success" ? "success" : "error",
-      ...(artifact !== undefined ? { artifact } : {}),
-    }),
-    result: {
-      id: call.id,
-      name: call.name,
-      operation: call.operation,
-      status,
-      at: guard.now(),
-      requestHeartbeat: call.requestHeartbeat,
-    },
-  });
+  const idempotencyKey = idempotencyKeyFor(threadIdOf(config), ledgerId);
+  const finish = finisher(guard, call);
   if (!tool || !spec) return finish("error", `Error: tool "${call.name}" is not registered with the guard`);
 
   const timeoutMs = spec.timeoutMs ?? guard.options.defaultTimeoutMs;
@@ -138,7 +154,7 @@ function classify(
   call: ReviewedCall,
   settled: Settled,
   signal: AbortSignal,
-  finish: (status: CallResult["status"], content: string, artifact?: unknown) => ExecutedCall,
+  finish: Finish,
 ): ExecutedCall {
   if (settled.kind === "abandoned") {
     const cause = abortCauseOf(signal);

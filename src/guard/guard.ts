@@ -9,6 +9,7 @@ import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
 import type { GuardOptions, HumanDecisionType } from "./options.js";
 import { reviewCall } from "./review.js";
 import type { ReviewedCall } from "./state.js";
+import type { DecisionContext, TurnCall } from "../provenance/context.js";
 import { HEARTBEAT_DESCRIPTION } from "../messages/index.js";
 
 /** The tool call as the model wrote it. */
@@ -36,6 +37,8 @@ export class Guard {
   readonly workerId: string;
   readonly ledgerLeaseMs: number;
   readonly now: () => number;
+  /** Whether some rule can make a call wait for another call of the same turn (MustFollow, MustPrecede, InitialCall). */
+  readonly hasPrerequisiteRules: boolean;
 
   constructor(options: GuardOptions) {
     this.options = options;
@@ -46,7 +49,12 @@ export class Guard {
     this.engine = new ToolRulesEngine([...(options.rules ?? [])], {
       tools: this.registry.catalog(),
       now: this.now,
+      // No rule reads the execution history: keeping none keeps each checkpoint small.
+      historyLimit: 0,
     });
+    this.hasPrerequisiteRules = this.engine.rules.some(
+      (r) => r.type === "MustFollow" || r.type === "MustPrecede" || r.type === "InitialCall",
+    );
     this.maxConcurrency = Math.max(1, options.maxConcurrency ?? 10);
     this.maxResultChars = options.maxResultChars ?? 10_000;
     this.abortGraceMs = options.abortGraceMs ?? 1_000;
@@ -100,13 +108,17 @@ export class Guard {
     state: RuleState,
     calls: readonly RawToolCall[],
     config?: LangGraphRunnableConfig,
+    context?: Omit<DecisionContext, "turnCalls">,
   ): Promise<{ reviewed: ReviewedCall[]; provisional: RuleState }> {
     let provisional = state;
     const reviewed: ReviewedCall[] = [];
+    // Calls of this turn that were not refused: budgets count them before they run.
+    const turnCalls: TurnCall[] = [];
     for (const [index, call] of calls.entries()) {
-      const draft = reviewCall(this, provisional, call, config);
+      const draft = reviewCall(this, provisional, call, config, context === undefined ? undefined : { ...context, turnCalls: [...turnCalls] });
       const result = isPromise(draft) ? await draft : draft;
       reviewed.push(result);
+      if (result.outcome !== "refuse" && context !== undefined) turnCalls.push({ name: result.name, args: result.args });
       // Only later calls of the turn read the provisional state: the last call need not be recorded.
       if (result.outcome !== "refuse" && index < calls.length - 1) {
         provisional = this.engine.record(provisional, {

@@ -2,10 +2,12 @@ import type { AuditSink } from "../audit/types.js";
 import type { KillswitchSnapshot } from "../killswitch/types.js";
 import type { PolicyDecision } from "../policy/types.js";
 import type { RiskLevel } from "../tools/types.js";
+import type { DecisionContext } from "../provenance/context.js";
 
 /** Decides allow / deny / ask for a call from the permission rules (PermissionPolicy implements it). */
 export interface PermissionDecider {
-  decide(tool: string, args: unknown, declaredRisk?: RiskLevel): PolicyDecision;
+  /** `context`: the thread's messages, for conditions on where values came from and what the run has seen. */
+  decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision;
 }
 
 /** The killswitch as the guard sees it (Killswitch implements it). Never touches the network. */

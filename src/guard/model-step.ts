@@ -5,6 +5,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { randomUUID } from "node:crypto";
 import type { RuleState } from "../rules/types.js";
 import type { ToolDefinition } from "../tools/registry.js";
+import { boundToolCallArgs } from "../policy/limits.js";
 import type { Guard } from "./guard.js";
 import { reminders } from "../messages/index.js";
 
@@ -30,13 +31,42 @@ export function systemPromptFor(guard: Guard, rules: RuleState, base: string | u
   return parts.join("\n\n");
 }
 
-/** Arguments for a forced call: the rule's `metadata.args` when given, else none. */
-export function forcedArgs(guard: Guard, tool: string): Record<string, unknown> {
+/** Arguments for a forced call: the rule's `metadata.args` (older form), then the rules' prefilled args. */
+export function forcedArgs(guard: Guard, tool: string, rules?: RuleState): Record<string, unknown> {
+  let legacy: Record<string, unknown> = {};
   for (const rule of guard.engine.rules) {
     const args = rule.metadata?.args;
-    if (rule.tool === tool && args !== null && typeof args === "object") return args as Record<string, unknown>;
+    if (rule.tool === tool && args !== null && typeof args === "object") {
+      legacy = args as Record<string, unknown>;
+      break;
+    }
   }
-  return {};
+  return rules ? { ...legacy, ...guard.engine.prefilledArgs(rules, tool) } : legacy;
+}
+
+/**
+ * The tool the next model call must call: an escalated exit tool (`escalated`), else what the rules
+ * force (a pending InitialCall tool, the single tool a ChildTools / ConditionalNext rule leaves, an
+ * overdue Periodic tool). A rule-forced tool the model's last message already called (and that was
+ * refused, rejected or failed) is not forced again, so a refusal can never loop.
+ */
+export function forcedToolFor(
+  guard: Guard,
+  rules: RuleState,
+  messages: readonly BaseMessage[],
+  escalated: string | null,
+): string | null {
+  if (escalated) return escalated;
+  const forced = guard.engine.forcedTool(rules, guard.now());
+  if (!forced) return null;
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const message = messages[i];
+    if (message && AIMessage.isInstance(message)) {
+      return message.tool_calls?.some((c) => c.name === forced.tool) ? null : forced.tool;
+    }
+    if (message && HumanMessage.isInstance(message) && !isGuardMessage(message)) break;
+  }
+  return forced.tool;
 }
 
 type Bindable = BaseChatModel & {
@@ -70,13 +100,16 @@ export async function callModel(
   const input = prompt ? [new SystemMessage(prompt), ...messages] : [...messages];
   const response = await runnable.invoke(input, config);
   const ai = AIMessage.isInstance(response) ? response : new AIMessage({ content: (response as BaseMessage).content });
-  return withForcedCall(guard, ai, forced);
+  return withForcedCall(guard, ai, forced, rules);
 }
 
 /** A model that ignored `tool_choice` still makes the forced call: it is put first, with the rule's arguments. */
-export function withForcedCall(guard: Guard, ai: AIMessage, forced: string | null): AIMessage {
+export function withForcedCall(guard: Guard, message: AIMessage, forced: string | null, rules?: RuleState): AIMessage {
+  // t12 hook: oversized arguments never enter the state (they would break checkpointing); review refuses the marker.
+  const bounded = boundToolCallArgs(message.tool_calls ?? []);
+  const ai = bounded === undefined ? message : withToolCalls(message, bounded, message.additional_kwargs);
   if (!forced || ai.tool_calls?.some((c) => c.name === forced)) return ai;
-  const call = { id: `guard_${forced}_${randomUUID().slice(0, 8)}`, name: forced, args: forcedArgs(guard, forced), type: "tool_call" as const };
+  const call = { id: `guard_${forced}_${randomUUID().slice(0, 8)}`, name: forced, args: forcedArgs(guard, forced, rules), type: "tool_call" as const };
   return withToolCalls(ai, [call, ...(ai.tool_calls ?? [])], { ...ai.additional_kwargs, guard_forced: forced });
 }
 

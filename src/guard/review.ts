@@ -3,9 +3,13 @@ import type { PolicyDecision } from "../policy/types.js";
 import type { RuleState } from "../rules/types.js";
 import type { RiskLevel } from "../tools/types.js";
 import type { Guard, RawToolCall } from "./guard.js";
+import { checkArgumentLimits } from "../policy/limits.js";
 import { riskDecision } from "./risk.js";
 import type { CallOutcome, ReviewedCall } from "./state.js";
+import type { DecisionContext } from "../provenance/context.js";
+import type { Evidence } from "../provenance/index-builder.js";
 import { approvalNotes, refusals } from "../messages/index.js";
+import { ToolCallLimitError } from "../errors/index.js";
 
 function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return issues
@@ -29,6 +33,7 @@ interface Facts {
   risk: RiskLevel;
   concurrencySafe: boolean;
   requestHeartbeat: boolean;
+  evidence?: Evidence[] | undefined;
 }
 
 function outcome(facts: Facts, result: CallOutcome, ruleId: string, reason: string, message?: string): ReviewedCall {
@@ -44,6 +49,7 @@ function outcome(facts: Facts, result: CallOutcome, ruleId: string, reason: stri
     concurrencySafe: facts.concurrencySafe,
     requestHeartbeat: facts.requestHeartbeat,
     message,
+    evidence: facts.evidence,
   };
 }
 
@@ -58,14 +64,25 @@ export function reviewCall(
   state: RuleState,
   call: RawToolCall,
   config?: LangGraphRunnableConfig,
+  context?: DecisionContext,
 ): ReviewedCall | Promise<ReviewedCall> {
   const spec = guard.spec(call.name);
   if (!spec) {
-    const facts: Facts = { id: call.id, name: call.name, args: call.args, operation: undefined, risk: "always-deny", concurrencySafe: false, requestHeartbeat: false };
+    const facts: Facts = { id: call.id, name: call.name, args: call.args, operation: undefined, risk: "always-deny", concurrencySafe: false, requestHeartbeat: false, evidence: undefined };
     const message = refusals.unknownTool(call.name, guard.registry.names());
     return outcome(facts, "refuse", "unknown-tool", `unknown tool "${call.name}"`, message);
   }
-  const { args, heartbeat } = guard.splitHeartbeat(call.name, call.args);
+  // Deep or huge arguments are refused before anything reads them (t12 hook: nothing below recurses into them).
+  const oversized = checkArgumentLimits(call.args);
+  if (oversized !== undefined) {
+    const facts: Facts = { id: call.id, name: call.name, args: oversized.summary, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
+    return outcome(facts, "refuse", "oversized-arguments", oversized.reason, oversized.message(call.name));
+  }
+  const split = guard.splitHeartbeat(call.name, call.args);
+  const heartbeat = split.heartbeat;
+  // Arguments a rule prefills (Letta's init / child args) replace the model's values for those keys.
+  const prefilled = guard.engine.prefilledArgs(state, call.name);
+  const args = Object.keys(prefilled).length > 0 ? { ...split.args, ...prefilled } : split.args;
   const operation = operationOf(args, spec.operationKey);
   const facts: Facts = {
     id: call.id,
@@ -88,12 +105,16 @@ export function reviewCall(
   if (kill?.mode === "deny") return refuse(facts, kill.ruleId, kill.reason);
 
   const permission: PolicyDecision =
-    guard.options.permissions?.decide(call.name, args, guard.declaredRisk(call.name, operation)) ?? riskDecision(facts.risk, guard.options.riskModes);
+    guard.options.permissions?.decide(call.name, args, guard.declaredRisk(call.name, operation), context) ?? riskDecision(facts.risk, guard.options.riskModes);
+  if (permission.evidence !== undefined) facts.evidence = permission.evidence;
   if (permission.mode === "deny") return refuse(facts, permission.ruleId, permission.reason);
 
   const violation = guard.engine.checkCall(state, { tool: call.name, operation }, guard.now());
   if (violation) {
-    return outcome(facts, "refuse", `rule:${violation.ruleId}`, violation.reason, violation.message);
+    if (violation.exitBehavior === "error") throw new ToolCallLimitError(violation);
+    const refused = outcome(facts, "refuse", `rule:${violation.ruleId}`, violation.reason, violation.message);
+    if (violation.exitBehavior === "end") refused.endsRun = true;
+    return refused;
   }
 
   if (kill?.mode === "ask") return ask(guard, facts, kill.ruleId, kill.reason);

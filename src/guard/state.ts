@@ -1,6 +1,9 @@
 import { Annotation, MessagesAnnotation } from "@langchain/langgraph";
 import type { RuleState } from "../rules/types.js";
+import { emptyApprovalState } from "./approval.js";
+import type { ApprovalState } from "./approval.js";
 import type { RiskLevel } from "../tools/types.js";
+import type { Evidence } from "../provenance/index-builder.js";
 
 export type CallOutcome = "run" | "refuse" | "ask";
 
@@ -21,8 +24,14 @@ export interface ReviewedCall {
   /** Heartbeat mode: the model asked to continue after this call. */
   requestHeartbeat: boolean;
   edited?: boolean | undefined;
+  /** A human approved this call (approve or edit): a killswitch that asks later does not stop it at start. */
+  approved?: boolean | undefined;
   /** For refusals: the error the model reads. */
   message?: string | undefined;
+  /** Provenance: where each traced argument value was found, or that it was not. */
+  evidence?: Evidence[] | undefined;
+  /** Set when a limit with `exitBehavior: "end"` refused this call: the run ends after the turn. */
+  endsRun?: boolean | undefined;
 }
 
 /** What one executed call reports back for loop control and the rule state. */
@@ -30,9 +39,12 @@ export interface CallResult {
   id: string;
   name: string;
   operation?: string | undefined;
-  status: "success" | "error" | "cancelled";
+  /** `refused`: stopped by the check at its start (killswitch, failed prerequisite); it did not run. */
+  status: "success" | "error" | "cancelled" | "refused";
   at: number;
   requestHeartbeat: boolean;
+  /** The result text (truncated), kept only when a ConditionalNext rule reads this tool's output. */
+  output?: string | undefined;
 }
 
 /** The approved calls of the current model turn, in batches, and how far execution got. */
@@ -44,6 +56,10 @@ export interface TurnPlan {
   nextBatch: number;
   /** Calls of the turn that were refused or rejected (they ended with an error ToolMessage). */
   refused: number;
+  /** Results of the batches that finished, in model order: what authorization at start checks against. */
+  done?: CallResult[];
+  /** A limit with `exitBehavior: "end"` refused a call of this turn: the run ends once the turn's calls ran. */
+  endRun?: { ruleId: string; reason: string } | undefined;
 }
 
 export interface GuardState {
@@ -59,6 +75,8 @@ export interface GuardState {
   next: "dispatch" | "agent" | "end";
   /** Exit tools still pending when the run had to end anyway (they were refused or never called). */
   exitUnsatisfied: string[];
+  /** The approval step's state (owned by approval.ts): a refused resume to show when asking again. Absent in older checkpoints. */
+  approvals?: ApprovalState | undefined;
 }
 
 export function emptyGuardState(): GuardState {
@@ -70,6 +88,7 @@ export function emptyGuardState(): GuardState {
     terminatedBy: null,
     next: "agent",
     exitUnsatisfied: [],
+    approvals: emptyApprovalState(),
   };
 }
 

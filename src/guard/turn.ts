@@ -3,10 +3,12 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { RuleState } from "../rules/types.js";
 import { resolveApprovals } from "./approval.js";
+import type { ApprovalState, ApprovalStepOptions } from "./approval.js";
 import { auditDecisions } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
+import { decisionContextOf } from "../provenance/context.js";
 import { refusals } from "../messages/index.js";
 
 export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
@@ -17,13 +19,16 @@ export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | und
   return undefined;
 }
 
-/** Tool calls of `ai` that have no ToolMessage yet (a call answered before a crash is not reviewed again). */
-export function openToolCalls(ai: AIMessage, messages: readonly BaseMessage[]): RawToolCall[] {
+/**
+ * Tool calls of `ai` that have no ToolMessage yet (a call answered before a crash is not reviewed
+ * again). A call without id gets `${messageId}_${index}` (the message id is thread-scoped and unique).
+ */
+export function openToolCalls(ai: AIMessage, messages: readonly BaseMessage[], messageId: string): RawToolCall[] {
   const answered = new Set(
     messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => m.tool_call_id),
   );
   return (ai.tool_calls ?? [])
-    .map((call, index) => ({ id: call.id ?? `${ai.id ?? "call"}_${index}`, name: call.name, args: call.args }))
+    .map((call, index) => ({ id: call.id ?? `${messageId}_${index}`, name: call.name, args: call.args }))
     .filter((call) => !answered.has(call.id));
 }
 
@@ -36,6 +41,12 @@ export interface ReviewedTurn {
   runnable: ReviewedCall[];
   /** One error ToolMessage per refused or rejected call. */
   answered: ToolMessage[];
+  /** Approval state to write into the guard state. */
+  approvals: ApprovalState;
+  /** The resume did not fit (routeBack): write `approvals` and run review again; nothing else changed. */
+  retry: boolean;
+  /** A limit with `exitBehavior: "end"` refused a call: the run ends once the other calls ran. */
+  endRun?: { ruleId: string; reason: string } | undefined;
 }
 
 /**
@@ -48,11 +59,19 @@ export async function reviewTurnWithApproval(
   calls: readonly RawToolCall[],
   ctx: TurnContext,
   config: LangGraphRunnableConfig | undefined,
+  approval: ApprovalStepOptions = {},
 ): Promise<ReviewedTurn> {
-  const { reviewed } = await guard.reviewTurn(state, calls, config);
+  const { reviewed } = await guard.reviewTurn(state, calls, config, decisionContextOf(ctx));
   await auditDecisions(guard, ctx, reviewed);
+  const asked = new Set(reviewed.filter((c) => c.outcome === "ask").map((c) => c.id));
+  const step = await resolveApprovals(guard, state, calls, reviewed, ctx, config, approval);
+  if (step.retry) return { runnable: [], answered: [], approvals: step.approvals, retry: true };
   const decided = new Map<string, ReviewedCall>(
-    (await resolveApprovals(guard, state, calls, reviewed, ctx, config)).map((c) => [c.id, c]),
+    step.calls.map((c) => [
+      c.id,
+      // A human let this call through: the check at its start knows not to ask again.
+      asked.has(c.id) && c.outcome === "run" ? { ...c, approved: true } : c,
+    ]),
   );
   const runnable: ReviewedCall[] = [];
   const answered: ToolMessage[] = [];
@@ -60,7 +79,11 @@ export async function reviewTurnWithApproval(
     const result = decided.get(call.id);
     if (!result) continue;
     if (result.outcome === "run") runnable.push(result);
+    // Left unanswered by a partial answer: no ToolMessage, the call stays open and is asked again.
+    else if (result.outcome === "ask") continue;
     else answered.push(refusalMessage(result, result.message ?? refusals.generic(result.name, result.ruleId, result.reason)));
   }
-  return { runnable, answered };
+  const ending = [...decided.values()].find((c) => c.endsRun === true && c.outcome === "refuse");
+  const endRun = ending ? { endRun: { ruleId: ending.ruleId, reason: ending.reason } } : {};
+  return { runnable, answered, approvals: step.approvals, retry: false, ...endRun };
 }

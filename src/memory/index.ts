@@ -12,6 +12,8 @@ export { MemoryStore } from "./memory-store.js";
 export type { BlockFilter, MemoryStoreOptions } from "./memory-store.js";
 export { consentPartyFor, consentReason, describePermission, permits } from "./permissions.js";
 export type { ChangeKind, ConsentParty } from "./permissions.js";
+export { blocksInContext, DEFAULT_MEMORY_BUDGET_CHARS, memoryContext, renderMemoryBlocks, renderNotifications } from "./render.js";
+export type { MemoryContextOptions, RenderMemoryOptions } from "./render.js";
 export { SqliteStore } from "./sqlite-store.js";
 export {
   BLOCK_TYPES,

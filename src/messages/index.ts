@@ -74,12 +74,14 @@ export const ruleReasons = {
   cooldown(tool: string, remainingMs: number, durationMs: number): string {
     return `${tool} is cooling down: ${formatDuration(remainingMs)} left of the ${formatDuration(durationMs)} needed between calls`;
   },
-  mustFollow(tool: string, required: readonly string[], missing: readonly string[]): string {
+  mustFollow(tool: string, required: readonly string[], missing: readonly string[], scope: RuleScopeWord = "run"): string {
     const verb = missing.length === 1 ? "has" : "have";
-    return `${tool} may only run after ${plainList(required)} succeeded, and ${plainList(missing)} ${verb} not`;
+    const where = scope === "thread" ? " in this thread" : "";
+    return `${tool} may only run after ${plainList(required)} succeeded${where}, and ${plainList(missing)} ${verb} not`;
   },
-  mustPrecede(tool: string, first: string): string {
-    return `${first} must succeed before ${tool} may run, and it has not`;
+  mustPrecede(tool: string, first: string, scope: RuleScopeWord = "run"): string {
+    const where = scope === "thread" ? " in this thread" : "";
+    return `${first} must succeed${where} before ${tool} may run, and it has not`;
   },
   exclusiveGroup(group: readonly string[], used: readonly string[], scope: RuleScopeWord): string {
     return `only one of ${plainList(group)} may be used ${scopeWord(scope)}, and ${plainList(used)} already was`;
@@ -157,6 +159,14 @@ export const refusals = {
   /** A call reached the tools node without having been reviewed in its model turn and it would ask. */
   unreviewedAsk(tool: string, ruleId: string, reason: string): string {
     return `Refused ${tool} by rule ${ruleId}: it needs human approval (${reason}), but it was not part of the reviewed model turn, so no one could approve it.`;
+  },
+  /** Arguments nested deeper or longer than the guard inspects (`what` from oversizedArgumentsReason). */
+  oversizedArguments(tool: string, what: string): string {
+    return `Refused ${tool} by rule oversized-arguments: ${what}. Send smaller, flatter arguments (for large content, write it in several calls).`;
+  },
+  /** The audit reason of an oversized-arguments refusal. */
+  oversizedArgumentsReason(kind: "depth" | "size", limit: number): string {
+    return kind === "depth" ? `the arguments are nested deeper than ${limit} levels` : `the arguments are longer than ${limit} characters`;
   },
   /** A refusal with no sentence of its own (fallback). */
   generic(tool: string, ruleId: string, reason: string): string {
@@ -280,9 +290,9 @@ export const usage = {
     capitalise(`${s} is limited to these operations: ${ops.join(", ")}`),
   child: (s: string, children: readonly string[]) =>
     capitalise(`after ${s}, call only ${children.length === 1 ? codeList(children) : `one of ${codeList(children)}`} next`),
-  conditional: (s: string, map: readonly { output: string; tool: string }[], fallback: string | undefined) => {
+  conditional: (s: string, map: readonly { output: string; tool: string }[], fallback: string | undefined, strict: boolean) => {
     const cases = map.map((m) => `${JSON.stringify(m.output)} → \`${m.tool}\``).join(", ");
-    const otherwise = fallback === undefined ? "" : `, otherwise \`${fallback}\``;
+    const otherwise = fallback !== undefined ? `; otherwise \`${fallback}\`` : strict ? "; otherwise no tool" : "; otherwise any tool";
     return capitalise(`after ${s}, the next tool depends on its output: ${cases}${otherwise}`);
   },
 } as const;
@@ -320,3 +330,6 @@ export const validation = {
     return `${where}: field "${field}" is not part of a ${type} rule`;
   },
 } as const;
+
+// LangGraph Platform: auth handler, policy by name, platform store, CLI --url (t13b).
+export * from "./deploy.js";

@@ -1,48 +1,55 @@
 import type { AIMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { threadIdOf } from "../guard/audit-trail.js";
+import { exitStep, limitEndMessages, reviewModelTurn } from "../guard/engine.js";
 import type { Guard } from "../guard/guard.js";
-import { guardReminder, withToolCalls } from "../guard/model-step.js";
-import { planTurn } from "../guard/loop.js";
+import { withToolCalls } from "../guard/model-step.js";
 import type { GuardState, ReviewedCall } from "../guard/state.js";
-import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "../guard/turn.js";
-import { rulesOf } from "./model-call.js";
-import { reminders } from "../messages/index.js";
+import { lastAIMessage } from "../guard/turn.js";
 
 export interface AfterModelUpdate {
   messages?: BaseMessage[];
   guard?: GuardState;
   guardResults?: null;
-  jumpTo?: "model";
+  jumpTo?: "model" | "end";
 }
 
 /**
- * Reviews the open calls of the model's last message (one approval interrupt for all that ask).
+ * afterModel: the turn engine's review and plan (one approval interrupt for all that ask).
  * Refused and rejected calls get their error ToolMessage now, so LangChain dispatches only the
  * approved ones; a reject answers only its own call. When nothing may run, the model goes again.
+ * A message without tool calls goes to the RequiredForExit escalation.
  */
-export async function reviewModelTurn(
+export async function afterModelTurn(
   guard: Guard,
   state: { messages: BaseMessage[]; guard: GuardState },
   config: LangGraphRunnableConfig | undefined,
 ): Promise<AfterModelUpdate | undefined> {
   const ai = lastAIMessage(state.messages);
   if (!ai) return undefined;
-  if ((ai.tool_calls ?? []).length === 0) return exitCheck(guard, state.guard);
-  const calls = openToolCalls(ai, state.messages);
-  if (calls.length === 0) return undefined;
-
-  const rules = rulesOf(guard, state.guard);
-  const messageId = ai.id ?? `ai_${state.messages.length}`;
-  const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId };
-  const { runnable, answered } = await reviewTurnWithApproval(guard, rules, calls, ctx, config);
-  const turn = planTurn(messageId, runnable, answered.length);
-  const edited = runnable.filter((c) => c.edited);
-  const nothingRuns = runnable.length === 0;
+  if ((ai.tool_calls ?? []).length === 0) {
+    const step = exitStep(guard, state.guard);
+    if (step.kind === "end") return step.guard.exitUnsatisfied.length > 0 ? { guard: step.guard } : undefined;
+    // The reminder keeps the last message a non-AI one, which LangChain needs to honour the jump.
+    return { messages: step.messages, guard: step.guard, jumpTo: "model" };
+  }
+  const reviewed = await reviewModelTurn(guard, state.guard, state.messages, config);
+  if (!reviewed) return undefined;
+  const edited = reviewed.runnable.filter((c) => c.edited);
+  const nothingRuns = reviewed.runnable.length === 0;
+  const endRun = reviewed.turn.endRun;
+  if (nothingRuns && endRun) {
+    // A limit with exitBehavior "end" refused the only calls: the run ends here, every call answered.
+    return {
+      messages: [...reviewed.answered, ...limitEndMessages(reviewed.turn)],
+      guard: { ...state.guard, turn: null, forcedTool: null, next: "end", terminatedBy: endRun.ruleId, exitUnsatisfied: [] },
+      guardResults: null,
+      jumpTo: "end" as const,
+    };
+  }
   return {
-    messages: [...(edited.length > 0 ? [withEditedCalls(ai, edited)] : []), ...answered],
-    guard: { ...state.guard, rules, turn: nothingRuns ? null : turn, forcedTool: null, next: "dispatch" },
+    messages: [...(edited.length > 0 ? [withEditedCalls(ai, edited)] : []), ...reviewed.answered],
+    guard: { ...state.guard, approvals: reviewed.approvals, turn: nothingRuns ? null : reviewed.turn, forcedTool: null, next: "dispatch" },
     guardResults: null,
     ...(nothingRuns ? { jumpTo: "model" as const } : {}),
   };
@@ -58,33 +65,4 @@ function withEditedCalls(ai: AIMessage, edited: readonly ReviewedCall[]): AIMess
       return edit ? { ...call, name: edit.name, args: edit.args } : call;
     }),
   );
-}
-
-/**
- * The model wants to stop while RequiredForExit tools are pending: a reminder first, then the
- * next model call is forced to call the tool, then the run may end (recorded in `exitUnsatisfied`).
- */
-function exitCheck(guard: Guard, g: GuardState): AfterModelUpdate | undefined {
-  const rules = rulesOf(guard, g);
-  const pending = guard.engine.pendingExitTools(rules);
-  if (pending.length === 0) return undefined;
-  const attempts = rules.exitReminders;
-  const noted = guard.engine.noteExitReminder(rules);
-  if (attempts < guard.maxExitReminders) {
-    return {
-      messages: [guardReminder(reminders.exitPending(pending))],
-      guard: { ...g, rules: noted, next: "agent" },
-      jumpTo: "model",
-    };
-  }
-  const forced = pending[0];
-  if (attempts === guard.maxExitReminders && forced !== undefined) {
-    // The reminder keeps the last message a non-AI one, which LangChain needs to honour the jump.
-    return {
-      messages: [guardReminder(reminders.exitForced(forced))],
-      guard: { ...g, rules: noted, forcedTool: forced, next: "agent" },
-      jumpTo: "model",
-    };
-  }
-  return { guard: { ...g, next: "end", exitUnsatisfied: pending } };
 }

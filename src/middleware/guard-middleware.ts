@@ -1,13 +1,16 @@
 import { createMiddleware } from "langchain";
 import { Guard } from "../guard/guard.js";
 import type { GuardOptions } from "../guard/options.js";
-import { reviewModelTurn } from "./after-model.js";
+import { afterModelTurn } from "./after-model.js";
+import { rulesOf } from "../guard/engine.js";
+import { threadIdOf } from "../guard/audit-trail.js";
 import { withForcedCall } from "../guard/model-step.js";
-import { allowedToolsFor, forcedToolFor, promptFor, rulesOf, toolName } from "./model-call.js";
-import { hasUnsettledTurn, settleTurn, startRun } from "./run-state.js";
+import { allowedToolsFor, forcedToolFor, promptFor, toolName } from "./model-call.js";
+import { beforeAgentState, hasUnsettledTurn, settleTurn } from "./run-state.js";
 import { GuardMiddlewareState } from "./state.js";
 import { guardToolCall } from "./tool-call.js";
 import { TurnGate } from "./turn-gate.js";
+import { limitEndMessages } from "../guard/engine.js";
 
 /** Guard options, or a prebuilt Guard to share with other graphs. */
 export type GuardMiddlewareOptions = GuardOptions | { guard: Guard };
@@ -36,8 +39,8 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
     stateSchema: GuardMiddlewareState,
     tools: guard.registry.list(),
 
-    beforeAgent: (state) => ({
-      guard: startRun(guard, state.guard, state.guardResults, state.messages),
+    beforeAgent: (state, runtime) => ({
+      guard: beforeAgentState(guard, state.guard, state.guardResults, state.messages, threadIdOf({ configurable: runtime.configurable })),
       guardResults: null,
     }),
 
@@ -45,15 +48,21 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       canJumpTo: ["end"],
       hook: (state) => {
         if (!hasUnsettledTurn(state.guard, state.guardResults)) return undefined;
+        const ended = limitEndMessages(state.guard.turn);
         const settled = settleTurn(guard, state.guard, state.guardResults);
-        return { guard: settled, guardResults: null, ...(settled.next === "end" ? { jumpTo: "end" as const } : {}) };
+        return {
+          guard: settled,
+          guardResults: null,
+          ...(ended.length > 0 ? { messages: ended } : {}),
+          ...(settled.next === "end" ? { jumpTo: "end" as const } : {}),
+        };
       },
     },
 
     wrapModelCall: async (request, handler) => {
       const rules = rulesOf(guard, request.state.guard);
       const tools = allowedToolsFor(guard, rules, request.tools);
-      const forced = forcedToolFor(guard, request.state.guard, rules);
+      const forced = forcedToolFor(guard, request.state.guard, rules, request.state.messages);
       const canForce = forced !== null && tools.some((t) => toolName(t) === forced);
       const response = await handler({
         ...request,
@@ -61,12 +70,12 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
         systemPrompt: promptFor(guard, rules, request.systemPrompt),
         ...(canForce ? { toolChoice: { type: "function" as const, function: { name: forced } } } : {}),
       });
-      return withForcedCall(guard, response, forced);
+      return withForcedCall(guard, response, forced, rules);
     },
 
     afterModel: {
-      canJumpTo: ["model"],
-      hook: (state, runtime) => reviewModelTurn(guard, state, { configurable: runtime.configurable, signal: runtime.signal }),
+      canJumpTo: ["model", "end"],
+      hook: (state, runtime) => afterModelTurn(guard, state, { configurable: runtime.configurable, signal: runtime.signal, writer: runtime.writer }),
     },
 
     wrapToolCall: (request) => guardToolCall(guard, gate, request),

@@ -1,6 +1,7 @@
 import type { ClientTool, ServerTool } from "@langchain/core/tools";
 import type { Guard } from "../guard/guard.js";
-import { systemPromptFor } from "../guard/model-step.js";
+import type { BaseMessage } from "@langchain/core/messages";
+import { forcedToolFor as guardForcedToolFor, systemPromptFor } from "../guard/model-step.js";
 import type { GuardState } from "../guard/state.js";
 import type { RuleState } from "../rules/types.js";
 
@@ -10,10 +11,6 @@ export function toolName(tool: AgentTool): string | undefined {
   const record = tool as { name?: unknown; function?: { name?: unknown } };
   if (typeof record.name === "string") return record.name;
   return typeof record.function?.name === "string" ? record.function.name : undefined;
-}
-
-export function rulesOf(guard: Guard, state: GuardState): RuleState {
-  return state.rules ?? guard.initialRuleState();
 }
 
 /**
@@ -42,9 +39,9 @@ export function allowedToolsFor(guard: Guard, rules: RuleState, tools: readonly 
   return out;
 }
 
-/** The tool the next model call must call: an escalated exit tool, else a pending InitialCall tool. */
-export function forcedToolFor(guard: Guard, state: GuardState, rules: RuleState): string | null {
-  return state.forcedTool ?? guard.engine.initialTools(rules)[0] ?? null;
+/** The tool the next model call must call (see the guard's forcedToolFor: one rule, three entry points). */
+export function forcedToolFor(guard: Guard, state: GuardState, rules: RuleState, messages: readonly BaseMessage[]): string | null {
+  return guardForcedToolFor(guard, rules, messages, state.forcedTool);
 }
 
 export function promptFor(guard: Guard, rules: RuleState, base: string): string {

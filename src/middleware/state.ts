@@ -18,6 +18,7 @@ const ReviewedCallSchema: z.ZodType<ReviewedCall> = z.looseObject({
   concurrencySafe: z.boolean(),
   requestHeartbeat: z.boolean(),
   edited: z.boolean().optional(),
+  approved: z.boolean().optional(),
   message: z.string().optional(),
 });
 
@@ -27,6 +28,8 @@ const TurnPlanSchema: z.ZodType<TurnPlan> = z.looseObject({
   batches: z.array(z.array(z.string())),
   nextBatch: z.number().int().nonnegative(),
   refused: z.number().int().nonnegative(),
+  done: z.array(z.lazy(() => CallResultSchema)).optional(),
+  endRun: z.object({ ruleId: z.string(), reason: z.string() }).optional(),
 });
 
 export const GuardStateSchema: z.ZodType<GuardState> = z.looseObject({
@@ -43,9 +46,10 @@ const CallResultSchema: z.ZodType<CallResult> = z.looseObject({
   id: z.string(),
   name: z.string(),
   operation: z.string().optional(),
-  status: z.enum(["success", "error", "cancelled"]),
+  status: z.enum(["success", "error", "cancelled", "refused"]),
   at: z.number(),
   requestHeartbeat: z.boolean(),
+  output: z.string().optional(),
 });
 
 const CallResultsSchema = z.record(z.string(), CallResultSchema);

@@ -2,12 +2,12 @@ import type { ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { Command, getConfig } from "@langchain/langgraph";
-import { auditDecisions, auditOutcome, threadIdOf } from "../guard/audit-trail.js";
-import { executeCall } from "../guard/execute.js";
+import { auditDecisions, threadIdOf } from "../guard/audit-trail.js";
+import { batchKey, ledgerCallId, rulesOf, runCall } from "../guard/engine.js";
 import type { Guard } from "../guard/guard.js";
-import type { GuardState, ReviewedCall } from "../guard/state.js";
+import type { CallResult, GuardState, ReviewedCall } from "../guard/state.js";
 import { refusalMessage } from "../guard/turn.js";
-import { rulesOf } from "./model-call.js";
+import { idempotencyKeyFor } from "../tools/define-tool.js";
 import type { TurnGate } from "./turn-gate.js";
 import { refusals } from "../messages/index.js";
 
@@ -66,18 +66,54 @@ function currentConfig(runtime: ToolCallContext["runtime"]): LangGraphRunnableCo
 }
 
 /**
- * Gates, runs, audits and records one tool call. Runs the tool itself through the guard's executor
- * (abort hierarchy, timeout, truncation, ledger) instead of calling the inner handler, so the guard
- * should be the last middleware that wraps tool calls.
+ * Results of the turn's batches before `batch`, in plan order. A call that finished in this process
+ * is known to the gate; one that finished before a crash is known to the ledger when it succeeded;
+ * otherwise its outcome is unknown and counts as not successful (fail closed: a call that depends on
+ * it is refused, naming the rule).
+ */
+async function earlierResults(
+  guard: Guard,
+  gate: TurnGate,
+  g: GuardState,
+  turnKey: string,
+  batch: number,
+  threadId: string,
+): Promise<CallResult[]> {
+  const turn = g.turn;
+  if (!turn) return [];
+  const out: CallResult[] = [];
+  for (const ids of turn.batches.slice(0, batch)) {
+    for (const id of ids) {
+      const call = turn.calls[id];
+      if (!call) continue;
+      const known = gate.result(turnKey, id);
+      if (known) {
+        out.push(known);
+        continue;
+      }
+      const key = idempotencyKeyFor(threadId, ledgerCallId(g.runId, id));
+      const completed = guard.options.ledger ? (await guard.options.ledger.result(key)) !== undefined : false;
+      out.push({ id, name: call.name, operation: call.operation, status: completed ? "success" : "cancelled", at: guard.now(), requestHeartbeat: call.requestHeartbeat });
+    }
+  }
+  return out;
+}
+
+/**
+ * wrapToolCall: the turn engine's `runCall` for one call LangChain dispatched. The gate keeps the
+ * turn's batches in order inside this process; the call is authorized at its start against the
+ * results of the earlier batches. Runs the tool itself (abort hierarchy, timeout, truncation,
+ * ledger) instead of calling the inner handler, so the guard should be the last middleware that
+ * wraps tool calls.
  */
 export async function guardToolCall(guard: Guard, gate: TurnGate, request: ToolCallContext): Promise<ToolMessage | Command> {
   const g = request.state.guard;
   const call = request.toolCall;
-  const id = call.id ?? `${call.name}_call`;
   const config = currentConfig(request.runtime);
   const threadId = threadIdOf(config);
   const messageId = g.turn?.messageId ?? "unplanned";
   const ctx = { threadId, runId: g.runId, messageId };
+  const id = call.id ?? `${messageId}_${call.name}`;
 
   let reviewed = plannedCall(guard, g, id, call);
   let batch = g.turn?.batches.findIndex((b) => b.includes(id)) ?? -1;
@@ -90,11 +126,12 @@ export async function guardToolCall(guard: Guard, gate: TurnGate, request: ToolC
     batch = g.turn?.batches.length ?? 0;
   }
 
-  const turnKey = `${threadId}\u0000${messageId}`;
+  const turnKey = batchKey(ctx, -1);
   const leave = await gate.enter(turnKey, id, batch);
   try {
-    const { message, result } = await executeCall(guard, reviewed, `${turnKey}#${batch}`, config);
-    await auditOutcome(guard, ctx, reviewed, result.status);
+    const done = await earlierResults(guard, gate, g, turnKey, batch, threadId);
+    const { message, result } = await runCall(guard, reviewed, { ctx, batch, base: rulesOf(guard, g), done }, config);
+    gate.record(turnKey, result);
     return new Command({ update: { messages: [message], guardResults: { [result.id]: result } } });
   } finally {
     leave();

@@ -1,4 +1,8 @@
 import { setImmediate as nextMacrotask } from "node:timers/promises";
+import type { CallResult } from "../guard/state.js";
+
+/** Turns whose results are kept for their later batches' start checks (oldest dropped first). */
+const MAX_REMEMBERED_TURNS = 1024;
 
 interface Entry {
   batch: number;
@@ -15,6 +19,26 @@ interface Entry {
  */
 export class TurnGate {
   readonly #turns = new Map<string, Map<string, Entry>>();
+  readonly #results = new Map<string, Map<string, CallResult>>();
+
+  /** Records a finished call's result for the start checks of its turn's later batches. */
+  record(turnKey: string, result: CallResult): void {
+    let turn = this.#results.get(turnKey);
+    if (!turn) {
+      turn = new Map();
+      this.#results.set(turnKey, turn);
+      if (this.#results.size > MAX_REMEMBERED_TURNS) {
+        const oldest = this.#results.keys().next().value;
+        if (oldest !== undefined) this.#results.delete(oldest);
+      }
+    }
+    turn.set(result.id, result);
+  }
+
+  /** The result of a call of this turn that finished in this process, if any. */
+  result(turnKey: string, callId: string): CallResult | undefined {
+    return this.#results.get(turnKey)?.get(callId);
+  }
 
   /** Waits for this call's turn; the returned function must be called when the call has ended. */
   async enter(turnKey: string, callId: string, batch: number): Promise<() => void> {

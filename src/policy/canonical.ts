@@ -46,7 +46,19 @@ interface BuildContext {
 
 const LOOKS_LIKE_JSON_RE = /^\s*[[{][\s\S]*[\]}]\s*$/;
 
+const LOOKS_LIKE_JSON_STRING_RE = /^\s*"[\s\S]*"\s*$/;
+
 function parseJsonContainer(text: string, depth: number): unknown {
+  if (LOOKS_LIKE_JSON_STRING_RE.test(text)) {
+    // A JSON document encoded once more as a JSON string: a consumer may decode it twice.
+    let inner: unknown;
+    try {
+      inner = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    return typeof inner === "string" && depth < MAX_MATCH_DEPTH ? parseJsonContainer(inner, depth + 1) : undefined;
+  }
   if (!LOOKS_LIKE_JSON_RE.test(text)) return undefined;
   try {
     const parsed = parseJsonKeepingDuplicates(text, MAX_MATCH_DEPTH - depth);

@@ -11,6 +11,7 @@ import { formatIssues } from "./format-issues.js";
 import { parsePermissionRules, PermissionPolicy, type PermissionPolicyOptions, type PermissionRule } from "./permissions.js";
 import { PolicyFileSchema, type AuditConfig, type ExecutionConfig, type ToolRuleEntry } from "./schema.js";
 import { toToolRule } from "./tool-rules.js";
+import type { ProvenanceConfig } from "../provenance/schema.js";
 import type { PermissionMode, Precedence } from "./types.js";
 
 export type PolicyFormat = "yaml" | "json" | "toml";
@@ -34,6 +35,8 @@ export interface LoadedPolicy {
   readonly killswitch?: KillswitchConfig | undefined;
   readonly audit?: AuditConfig | undefined;
   readonly execution?: ExecutionConfig | undefined;
+  /** Trusted and untrusted tools for provenance conditions. */
+  readonly provenance?: ProvenanceConfig | undefined;
   readonly agent?: { name?: string | undefined; tools?: string[] | undefined } | undefined;
 }
 
@@ -102,6 +105,7 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
     killswitch: doc.killswitch,
     audit: doc.audit,
     execution: doc.execution,
+    provenance: doc.provenance,
     agent: doc.agent === undefined ? undefined : { name: doc.agent.name, tools: doc.agent.tools },
   };
   permissionPolicy(loaded); // compiles every pattern now, so a bad regex fails at load
@@ -133,6 +137,7 @@ export function permissionPolicy(loaded: LoadedPolicy): PermissionPolicy {
       precedence: loaded.precedence,
       toolRisk: loaded.toolRisk,
       riskModes: loaded.riskModes,
+      ...(loaded.provenance === undefined ? {} : { provenance: loaded.provenance }),
     };
     if (loaded.defaultRisk !== undefined) options.defaultRisk = loaded.defaultRisk;
     if (loaded.pathBase !== undefined) options.pathBase = loaded.pathBase;

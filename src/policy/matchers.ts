@@ -9,6 +9,9 @@ import { foldCase, normalizeString } from "./normalize.js";
 import { compileSafeRegex } from "./regex.js";
 import { compileDirectGetter, NEEDS_FULL_SELECT, parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import type { FieldMatcher } from "./types.js";
+import { compileCondition, describeCondition, isComposite, usesContext } from "../provenance/conditions.js";
+import type { Evaluation } from "../provenance/context.js";
+import type { ConditionSpec } from "../provenance/schema.js";
 
 export { NO, UNKNOWN, YES, type Verdict } from "./kinds/verdict.js";
 
@@ -24,7 +27,9 @@ export { NO, UNKNOWN, YES, type Verdict } from "./kinds/verdict.js";
 export interface FieldCondition {
   readonly selector: string;
   readonly description: string;
-  evaluate(tree: unknown, restrictive: boolean): Verdict;
+  /** Needs the thread (a provenance condition inside): `evaluation` carries it (src/provenance). */
+  readonly contextual?: boolean;
+  evaluate(tree: unknown, restrictive: boolean, evaluation?: Evaluation): Verdict;
 }
 
 /** Policy-wide settings field matchers inherit. */
@@ -53,7 +58,8 @@ function asText(value: unknown): string {
   return typeof value === "string" ? value : (JSON.stringify(value) ?? "");
 }
 
-type TextTest = (text: string, restrictive: boolean) => Verdict;
+/** Tests one scalar value; `field` and `evaluation` are for conditions on the thread (provenance). */
+export type TextTest = (text: string, restrictive: boolean, field?: string, evaluation?: Evaluation) => Verdict;
 
 const asVerdict = (test: (text: string) => boolean): TextTest => (text) => (test(text) ? YES : NO);
 
@@ -125,16 +131,21 @@ function withControlGuard(test: TextTest): TextTest {
   };
 }
 
+/** A leaf matcher's test on one text (control characters guarded): the condition language composes these. */
+export function leafTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): TextTest {
+  return withControlGuard(kindTest(matcher, where, defaults));
+}
+
 /** Judges one selected value: lists, duplicated keys and embedded JSON documents are judged part by part. */
-function judge(value: unknown, test: TextTest, restrictive: boolean): Verdict {
+function judge(value: unknown, test: TextTest, restrictive: boolean, field: string, evaluation: Evaluation | undefined): Verdict {
   if (value === undefined) return NO;
-  if (value instanceof DuplicateValues) return combine(value.values.map((item) => judge(item, test, restrictive)), restrictive);
+  if (value instanceof DuplicateValues) return combine(value.values.map((item) => judge(item, test, restrictive, field, evaluation)), restrictive);
   if (value instanceof EmbeddedJson) {
     // The raw string as the tool receives it, and the document it holds.
-    return combine([test(value.raw, restrictive), judge(value.parsed, test, restrictive)], restrictive);
+    return combine([test(value.raw, restrictive, field, evaluation), judge(value.parsed, test, restrictive, field, evaluation)], restrictive);
   }
-  if (Array.isArray(value)) return combine(value.map((item) => judge(item, test, restrictive)), restrictive);
-  return test(asText(value), restrictive);
+  if (Array.isArray(value)) return combine(value.map((item) => judge(item, test, restrictive, field, evaluation)), restrictive);
+  return test(asText(value), restrictive, field, evaluation);
 }
 
 export function describeMatcher(matcher: FieldMatcher): string {
@@ -148,17 +159,17 @@ export function matcherKind(matcher: FieldMatcher): string {
 }
 
 /** Compiles one `where` entry; `where` names the rule for errors (bad selector, bad pattern). */
-export function compileFieldCondition(selector: string, matcher: FieldMatcher, where: string, defaults: MatcherDefaults = {}): FieldCondition {
+export function compileFieldCondition(selector: string, matcher: ConditionSpec<FieldMatcher>, where: string, defaults: MatcherDefaults = {}): FieldCondition {
   let segments: SelectorSegment[];
   try {
     segments = parseSelector(selector);
   } catch (error) {
     throw new PolicyError(undefined, where, (error as Error).message);
   }
-  const description = `${selector} ${describeMatcher(matcher)}`;
+  const description = `${selector} ${describeCondition(matcher, describeMatcher)}`;
   const direct = compileDirectGetter(segments);
   const present = (value: unknown) => value !== null && value !== undefined;
-  if ("exists" in matcher) {
+  if (!isComposite(matcher) && "exists" in matcher) {
     const wantPresent = matcher.exists;
     return {
       selector,
@@ -170,20 +181,27 @@ export function compileFieldCondition(selector: string, matcher: FieldMatcher, w
       },
     };
   }
-  const test = withControlGuard(kindTest(matcher, where, defaults));
-  const full = (tree: unknown, restrictive: boolean): Verdict =>
+  const test: TextTest = isComposite(matcher)
+    ? compileCondition(matcher, (leaf) => {
+        if ("exists" in leaf) throw new PolicyError(undefined, where, "exists cannot be used inside not, anyOf or allOf; write it as its own condition");
+        return leafTest(leaf, where, defaults);
+      })
+    : leafTest(matcher as Exclude<FieldMatcher, { exists: boolean }>, where, defaults);
+  const contextual = usesContext(matcher);
+  const full = (tree: unknown, restrictive: boolean, evaluation?: Evaluation): Verdict =>
     combine(
-      selectAll(tree, segments).map((value) => judge(value, test, restrictive)),
+      selectAll(tree, segments).map((value) => judge(value, test, restrictive, selector, evaluation)),
       restrictive,
     );
-  if (direct === undefined) return { selector, description, evaluate: full };
+  if (direct === undefined) return { selector, description, contextual, evaluate: full };
   return {
     selector,
     description,
-    evaluate(tree, restrictive) {
+    contextual,
+    evaluate(tree, restrictive, evaluation) {
       const found = direct(tree);
-      if (found === NEEDS_FULL_SELECT) return full(tree, restrictive);
-      return judge(found, test, restrictive);
+      if (found === NEEDS_FULL_SELECT) return full(tree, restrictive, evaluation);
+      return judge(found, test, restrictive, selector, evaluation);
     },
   };
 }

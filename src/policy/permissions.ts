@@ -10,6 +10,12 @@ import { compileSafeRegex, type SafeRegex } from "./regex.js";
 import { PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
 import { cannotTellReason, controlCharacterReason, riskDefaultReason, undeclaredRiskReason } from "../messages/index.js";
+import { provenanceReason } from "../messages/provenance.js";
+import { budgetTotal, isComposite, seenAfter } from "../provenance/conditions.js";
+import { Evaluation, type DecisionContext, type ProvenanceSettings } from "../provenance/context.js";
+import type { Evidence } from "../provenance/index-builder.js";
+import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
+import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 
 /** A permission rule as written: `PermissionRuleSpec` plus `caseSensitive` for the tool name and `args` regex. */
 export interface PermissionRule extends PermissionRuleSpec {
@@ -30,6 +36,8 @@ export interface PermissionPolicyOptions {
   defaultRisk?: RiskLevel;
   /** Absolute directory relative paths in `path` matchers resolve against (default "/"). */
   pathBase?: string;
+  /** Trusted and untrusted tools for `from: [trusted]` and `after: [untrusted]`. */
+  provenance?: ProvenanceSettings;
 }
 
 export const DEFAULT_RISK_MODES: Readonly<Record<RiskLevel, PermissionMode>> = {
@@ -57,6 +65,7 @@ const OptionsSchema = z.strictObject({
   riskModes: z.partialRecord(RiskLevelSchema, PermissionModeSchema).optional(),
   defaultRisk: RiskLevelSchema.optional(),
   pathBase: z.string().min(1).optional(),
+  provenance: ProvenanceConfigSchema.optional(),
 });
 
 interface CompiledRule {
@@ -70,6 +79,10 @@ interface CompiledRule {
   readonly args: SafeRegex | undefined;
   readonly where: readonly FieldCondition[];
   readonly description: string;
+  /** Needs the thread (a `from` condition, `after` or `budget`). */
+  readonly contextual: boolean;
+  /** `after` and `budget`: YES when they let the rule apply. */
+  readonly context: ((tree: unknown, evaluation: Evaluation | undefined) => Verdict) | undefined;
 }
 
 export function compileToolMatcher(rule: PermissionRule, where: string): (tool: string) => boolean {
@@ -93,30 +106,70 @@ function describeRule(rule: PermissionRule, where: readonly FieldCondition[]): s
   return parts.join(" ");
 }
 
+/** `after` and `budget`, compiled: both must let the rule apply. Without the thread they cannot tell (UNKNOWN). */
+function compileContext(rule: PermissionRule, matchesTool: (tool: string) => boolean, location: string): CompiledRule["context"] {
+  const { after, budget } = rule;
+  if (after === undefined && budget === undefined) return undefined;
+  const afterScope = rule.afterScope ?? "run";
+  let select: ((args: unknown) => unknown[]) | undefined;
+  if (budget !== undefined) {
+    let segments: SelectorSegment[];
+    try {
+      segments = parseSelector(budget.sum);
+    } catch (error) {
+      throw new PolicyError(undefined, `${location}.budget.sum`, (error as Error).message);
+    }
+    select = (args) => selectAll(args, segments).flatMap((value) => (Array.isArray(value) ? value : [value]));
+  }
+  return (tree, evaluation) => {
+    if (after !== undefined) {
+      const seen = seenAfter(after, afterScope, evaluation);
+      if (seen === undefined) return UNKNOWN;
+      if (!seen.seen) return NO;
+    }
+    if (budget !== undefined && select !== undefined) {
+      const before = budgetTotal(budget, matchesTool, select, evaluation);
+      const own = select(tree).map((value) => (typeof value === "number" ? value : Number(value)));
+      if (before === undefined || own.some((n) => !Number.isFinite(n))) return UNKNOWN;
+      return before + own.reduce((a, b) => a + b, 0) > budget.max ? YES : NO;
+    }
+    return YES;
+  };
+}
+
 function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefaults): CompiledRule {
   const location = `permissions[${index}]`;
   const id = rule.id ?? location;
   const where = Object.entries(rule.where ?? {}).map(([selector, matcher]) =>
     compileFieldCondition(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, defaults),
   );
+  const matchesTool = compileToolMatcher(rule, location);
+  const context = compileContext(rule, matchesTool, location);
   return {
     order: index,
     spec: rule,
     ruleId: `permission:${id}`,
     mode: rule.mode,
-    matchesTool: compileToolMatcher(rule, location),
-    conditional: rule.args !== undefined || where.length > 0,
+    matchesTool,
+    conditional: rule.args !== undefined || where.length > 0 || context !== undefined,
+    contextual: context !== undefined || where.some((condition) => condition.contextual === true),
+    context,
     args: rule.args === undefined ? undefined : compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `${location}.args` }),
     where,
     description: describeRule(rule, where),
   };
 }
 
-function conditionsVerdict(rule: CompiledRule, tree: unknown, text: string, restrictive: boolean): Verdict {
+function conditionsVerdict(rule: CompiledRule, tree: unknown, text: string, restrictive: boolean, evaluation: Evaluation | undefined): Verdict {
   let verdict: Verdict = YES;
   if (rule.args !== undefined && !rule.args.test(text)) return NO;
   for (const condition of rule.where) {
-    const one = condition.evaluate(tree, restrictive);
+    const one = condition.evaluate(tree, restrictive, evaluation);
+    if (one === NO) return NO;
+    if (one === UNKNOWN) verdict = UNKNOWN;
+  }
+  if (rule.context !== undefined) {
+    const one = rule.context(tree, evaluation);
     if (one === NO) return NO;
     if (one === UNKNOWN) verdict = UNKNOWN;
   }
@@ -128,40 +181,75 @@ function conditionsVerdict(rule: CompiledRule, tree: unknown, text: string, rest
  * deny/ask rules match if the normalised OR the literal arguments match; allow rules only if both
  * do. A deny/ask rule that cannot tell (UNKNOWN) makes the call ask; an allow needs a clear YES.
  */
-function argumentsVerdict(rule: CompiledRule, view: CanonicalArgs): Verdict {
+function argumentsVerdict(rule: CompiledRule, view: CanonicalArgs, evaluation?: Evaluation): Verdict {
   if (view.oversized) return rule.mode === "allow" ? NO : YES;
   if (rule.mode === "allow") {
-    if (conditionsVerdict(rule, view.value, view.text, false) !== YES) return NO;
-    return !view.changed || conditionsVerdict(rule, view.literal, view.literalText, false) === YES ? YES : NO;
+    if (conditionsVerdict(rule, view.value, view.text, false, evaluation) !== YES) return NO;
+    return !view.changed || conditionsVerdict(rule, view.literal, view.literalText, false, evaluation) === YES ? YES : NO;
   }
-  const normal = conditionsVerdict(rule, view.value, view.text, true);
+  const normal = conditionsVerdict(rule, view.value, view.text, true, evaluation);
   if (normal === YES || !view.changed) return normal;
-  const literal = conditionsVerdict(rule, view.literal, view.literalText, true);
+  const literal = conditionsVerdict(rule, view.literal, view.literalText, true, evaluation);
   if (literal === YES) return YES;
   return normal === UNKNOWN || literal === UNKNOWN ? UNKNOWN : NO;
 }
 
-function toFieldMatchers(where: Record<string, FieldMatcherEntry>): Record<string, FieldMatcher> {
-  const out: Record<string, FieldMatcher> = {};
-  for (const [selector, m] of Object.entries(where)) {
-    const cs = m.caseSensitive === undefined ? {} : { caseSensitive: m.caseSensitive };
-    if (m.equals !== undefined) out[selector] = { equals: m.equals, ...cs };
-    else if (m.in !== undefined) out[selector] = { in: m.in, ...cs };
-    else if (m.glob !== undefined) out[selector] = { glob: m.glob, ...cs };
-    else if (m.regex !== undefined) out[selector] = { regex: m.regex, ...cs };
-    else if (m.prefix !== undefined) out[selector] = { prefix: m.prefix, ...cs };
-    else if (m.exists !== undefined) out[selector] = { exists: m.exists };
-    else if (m.path !== undefined) out[selector] = { path: m.path, ...(m.base === undefined ? {} : { base: m.base }), ...cs };
-    else if (m.command !== undefined) out[selector] = { command: m.command, ...cs };
-    else if (m.url !== undefined) out[selector] = { url: m.url };
-    else if (m.domain !== undefined) out[selector] = { domain: m.domain };
-    else if (m.email !== undefined) out[selector] = { email: m.email };
-  }
+function toFieldMatcher(m: FieldMatcherEntry): FieldMatcher {
+  const cs = m.caseSensitive === undefined ? {} : { caseSensitive: m.caseSensitive };
+  if (m.equals !== undefined) return { equals: m.equals, ...cs };
+  if (m.in !== undefined) return { in: m.in, ...cs };
+  if (m.glob !== undefined) return { glob: m.glob, ...cs };
+  if (m.regex !== undefined) return { regex: m.regex, ...cs };
+  if (m.prefix !== undefined) return { prefix: m.prefix, ...cs };
+  if (m.path !== undefined) return { path: m.path, ...(m.base === undefined ? {} : { base: m.base }), ...cs };
+  if (m.command !== undefined) return { command: m.command, ...cs };
+  if (m.url !== undefined) return { url: m.url };
+  if (m.domain !== undefined) return { domain: m.domain };
+  if (m.email !== undefined) return { email: m.email };
+  return { exists: m.exists ?? true };
+}
+
+/** Leaf matchers are rebuilt in their typed form; connectives, numbers and `from` keep their shape. */
+function toCondition(entry: ConditionSpec<FieldMatcherEntry>): ConditionSpec<FieldMatcher> {
+  if (!isComposite(entry)) return toFieldMatcher(entry as FieldMatcherEntry);
+  const c = entry as Record<string, unknown>;
+  if ("not" in c) return { not: toCondition(c.not as ConditionSpec<FieldMatcherEntry>) };
+  if ("anyOf" in c) return { anyOf: (c.anyOf as ConditionSpec<FieldMatcherEntry>[]).map(toCondition) };
+  if ("allOf" in c) return { allOf: (c.allOf as ConditionSpec<FieldMatcherEntry>[]).map(toCondition) };
+  return entry as ConditionSpec<FieldMatcher>;
+}
+
+function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>): Record<string, ConditionSpec<FieldMatcher>> {
+  const out: Record<string, ConditionSpec<FieldMatcher>> = {};
+  for (const [selector, m] of Object.entries(where)) out[selector] = toCondition(m);
   return out;
+}
+
+function dedupe(evidence: readonly Evidence[]): Evidence[] {
+  if (evidence.length < 2) return [...evidence];
+  const seen = new Set<string>();
+  return evidence.filter((item) => {
+    const key = `${item.field}\u0000${item.value}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Validates rules that enter from outside (files, APIs, user code); throws a PolicyError per problem. */
 export function parsePermissionRules(input: unknown): PermissionRule[] {
+  // Rules this function already read keep their compact string in `rule` beside the tool and
+  // conditions it was read as: read them again from tool/where, then give the string back.
+  const compactOf = new Map<number, string>();
+  if (Array.isArray(input)) {
+    input = input.map((entry: unknown, index) => {
+      if (typeof entry !== "object" || entry === null) return entry;
+      const { rule, ...rest } = entry as { rule?: unknown; tool?: unknown };
+      if (typeof rule !== "string" || rest.tool === undefined) return entry;
+      compactOf.set(index, rule);
+      return rest;
+    });
+  }
   const parsed = z.array(PermissionRuleSchema).safeParse(input);
   if (!parsed.success) {
     const lines = formatIssues(parsed.error.issues, input, ["permissions"]);
@@ -170,7 +258,8 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
   return parsed.data.map((rule, index) => {
     const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`);
     const out: PermissionRule = { tool: compact?.tool ?? rule.tool ?? "", mode: rule.mode };
-    if (rule.rule !== undefined) out.rule = rule.rule;
+    const compactText = rule.rule ?? compactOf.get(index);
+    if (compactText !== undefined) out.rule = compactText;
     if (rule.id !== undefined) out.id = rule.id;
     if (rule.toolRegex !== undefined) out.toolRegex = rule.toolRegex;
     if (rule.args !== undefined) out.args = rule.args;
@@ -178,8 +267,19 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
     if (rule.where !== undefined) out.where = toFieldMatchers(rule.where);
     if (rule.reason !== undefined) out.reason = rule.reason;
     if (rule.caseSensitive !== undefined) out.caseSensitive = rule.caseSensitive;
+    if (rule.after !== undefined) out.after = rule.after;
+    if (rule.afterScope !== undefined) out.afterScope = rule.afterScope;
+    if (rule.budget !== undefined) out.budget = rule.budget;
     return out;
   });
+}
+
+/** The deciding rule's evidence (or, when it has none, every rule's) goes into the decision. */
+function withEvidence(decision: PolicyDecision, evidenceOf: ReadonlyMap<string, Evidence[]>): PolicyDecision {
+  const evidence = evidenceOf.get(decision.ruleId) ?? (evidenceOf.size === 1 ? [...evidenceOf.values()][0]! : dedupe([...evidenceOf.values()].flat()));
+  // Decisions are built fresh by `evaluate`: adding the evidence in place spares a copy on the hot path.
+  if (evidence.length > 0) decision.evidence = evidence;
+  return decision;
 }
 
 /**
@@ -196,6 +296,10 @@ export class PermissionPolicy {
   private readonly toolRisk: Readonly<Record<string, RiskLevel>>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
   private readonly byTool = new Map<string, readonly CompiledRule[]>();
+  private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
+  private readonly defaults: MatcherDefaults;
+  private readonly provenance: ProvenanceSettings;
+  private readonly trusted: ReadonlySet<string>;
 
   constructor(rules: readonly PermissionRule[], options: PermissionPolicyOptions = {}) {
     const parsedOptions = OptionsSchema.safeParse(options);
@@ -204,6 +308,7 @@ export class PermissionPolicy {
     }
     const valid = parsePermissionRules(rules);
     const defaults: MatcherDefaults = { pathBase: options.pathBase };
+    this.defaults = defaults;
     this.rules = valid.map((rule, index) => {
       try {
         return compileRule(rule, index, defaults);
@@ -217,6 +322,8 @@ export class PermissionPolicy {
     this.defaultRisk = options.defaultRisk;
     this.toolRisk = { ...options.toolRisk };
     this.riskModes = { ...DEFAULT_RISK_MODES, ...options.riskModes };
+    this.provenance = { ...options.provenance };
+    this.trusted = new Set(this.provenance.trusted ?? []);
   }
 
   /** The rules in the order they are tried (deny-first: denies, then asks, then allows; each in file order). */
@@ -229,8 +336,12 @@ export class PermissionPolicy {
     return (Object.hasOwn(this.toolRisk, tool) ? this.toolRisk[tool] : undefined) ?? declaredRisk ?? this.defaultRisk;
   }
 
-  decide(tool: string, args: unknown, declaredRisk?: RiskLevel): PolicyDecision {
-    return this.evaluate(tool, args, declaredRisk, undefined);
+  /**
+   * `context` (the thread's messages) feeds `from`, `after` and `budget`; without it they cannot
+   * tell, so a deny or ask rule that uses them asks and an allow rule that uses them does not apply.
+   */
+  decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision {
+    return this.evaluate(tool, args, declaredRisk, undefined, context);
   }
 
   /** Ids of every rule that matches the call, in effect order (for explaining a decision). */
@@ -241,23 +352,31 @@ export class PermissionPolicy {
   }
 
   /** The decision plus every rule tried, in order, with its verdict (for `policy explain`). */
-  explain(tool: string, args: unknown, declaredRisk?: RiskLevel): { decision: PolicyDecision; trace: RuleTrace[] } {
+  explain(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): { decision: PolicyDecision; trace: RuleTrace[] } {
     const trace: RuleTrace[] = [];
-    const decision = this.evaluate(tool, args, declaredRisk, trace);
+    const decision = this.evaluate(tool, args, declaredRisk, trace, context);
     return { decision, trace };
   }
 
-  private evaluate(tool: string, args: unknown, declaredRisk: RiskLevel | undefined, trace: RuleTrace[] | undefined): PolicyDecision {
+  private evaluate(tool: string, args: unknown, declaredRisk: RiskLevel | undefined, trace: RuleTrace[] | undefined, context?: DecisionContext): PolicyDecision {
     const risk = this.riskOf(tool, declaredRisk);
     const shownRisk: RiskLevel = risk ?? "medium";
     let view: CanonicalArgs | undefined;
     let unsure: CompiledRule | undefined;
     let decided: PolicyDecision | undefined;
+    let evaluation: Evaluation | undefined;
+    /** Evidence of the provenance conditions tried, per rule id (the deciding rule's goes into the decision). */
+    let evidenceOf: Map<string, Evidence[]> | undefined;
     for (const rule of this.candidates(tool)) {
       let verdict: Verdict = YES;
       if (rule.conditional) {
         view ??= canonicalize(args);
-        verdict = argumentsVerdict(rule, view);
+        if (rule.contextual) {
+          evaluation ??= new Evaluation(context, this.provenance, this.trusted);
+          evaluation.evidence = [];
+          verdict = argumentsVerdict(rule, view, evaluation);
+          if (evaluation.evidence.length > 0) (evidenceOf ??= new Map()).set(rule.ruleId, dedupe(evaluation.evidence));
+        } else verdict = argumentsVerdict(rule, view);
       }
       trace?.push({ ruleId: rule.ruleId, mode: rule.mode, description: rule.description, verdict: verdict === YES ? "match" : verdict === NO ? "no match" : "cannot tell" });
       if (decided !== undefined) continue;
@@ -268,17 +387,39 @@ export class PermissionPolicy {
       if (verdict === NO) continue;
       if (rule.mode === "allow" && unsure !== undefined) {
         decided = this.unsureDecision(unsure, shownRisk);
-      } else decided = { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, view), risk: shownRisk };
+      } else decided = { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, view, evidenceOf?.get(rule.ruleId)), risk: shownRisk };
       if (trace === undefined) break;
     }
     if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, shownRisk);
+    if (decided !== undefined && decided.mode !== "allow" && context !== undefined && evidenceOf?.has(decided.ruleId) !== true) {
+      // A deny or ask decided by another rule (an amount, a tool) still tells the human where the
+      // traced values of this call came from: the provenance rules it did not reach are read for evidence.
+      const extra = this.untracedEvidence(tool, args, context, evidenceOf);
+      if (extra.length > 0) {
+        decided.evidence = extra;
+        decided.reason = `${decided.reason}; ${provenanceReason(extra)}`;
+      }
+    } else if (decided !== undefined && evidenceOf !== undefined) decided = withEvidence(decided, evidenceOf);
     if (decided === undefined) {
+      // `npm run test && npm run lint`: each simple command allowed by a different command rule.
+      for (const composite of this.composites(tool)) {
+        view ??= canonicalize(args);
+        if (argumentsVerdict(composite, view) !== YES) continue;
+        trace?.push({ ruleId: composite.ruleId, mode: "allow", description: composite.description, verdict: "match" });
+        decided = { mode: "allow", ruleId: composite.ruleId, reason: composite.description, risk: shownRisk };
+        break;
+      }
+    }
+    if (decided === undefined) {
+      const evidence = evidenceOf === undefined ? undefined : dedupe([...evidenceOf.values()].flat());
       if (risk === undefined) {
         decided = { mode: "ask", ruleId: "default:ask", reason: undeclaredRiskReason(tool), risk: shownRisk };
       } else {
         const mode = this.riskModes[risk];
         decided = { mode, ruleId: `risk:${risk}`, reason: riskDefaultReason(tool, risk, mode), risk };
       }
+      // The audit says where the traced values were found even when no provenance rule decided.
+      if (evidence !== undefined) decided.evidence = evidence;
     }
     if (decided.mode === "allow") {
       view ??= canonicalize(args);
@@ -289,19 +430,77 @@ export class PermissionPolicy {
     return decided;
   }
 
+  /** Values of the call that the policy's provenance conditions do not trace to an accepted source. */
+  private untracedEvidence(tool: string, args: unknown, context: DecisionContext, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
+    const out: Evidence[] = [...(tried?.values() ?? [])].flat().filter((item) => !item.found);
+    const view = canonicalize(args);
+    for (const rule of this.candidates(tool)) {
+      if (!rule.contextual || tried?.has(rule.ruleId) === true) continue;
+      const evaluation = new Evaluation(context, this.provenance, this.trusted);
+      for (const condition of rule.where) if (condition.contextual === true) condition.evaluate(view.value, rule.mode !== "allow", evaluation);
+      out.push(...evaluation.evidence.filter((item) => !item.found));
+    }
+    return dedupe(out);
+  }
+
   private unsureDecision(rule: CompiledRule, risk: RiskLevel): PolicyDecision {
     return { mode: "ask", ruleId: rule.ruleId, reason: cannotTellReason(rule.mode, rule.description), risk };
   }
 
-  private reasonFor(rule: CompiledRule, view: CanonicalArgs | undefined): string {
+  private reasonFor(rule: CompiledRule, view: CanonicalArgs | undefined, evidence?: readonly Evidence[]): string {
     // The tool and the rule id travel beside the reason; sentences in src/messages add them once.
-    const base = rule.spec.reason ?? (rule.description.length > 120 ? `${rule.description.slice(0, 117)}...` : rule.description);
+    const why = rule.spec.reason ?? (rule.description.length > 120 ? `${rule.description.slice(0, 117)}...` : rule.description);
+    const traced = evidence === undefined || rule.mode === "allow" ? "" : provenanceReason(evidence);
+    const base = traced === "" ? why : `${why}; ${traced}`;
     return view?.oversized === true && rule.conditional ? `${base}; ${UNINSPECTABLE}` : base;
   }
 
   private sorted(rules: readonly CompiledRule[]): CompiledRule[] {
     if (this.precedence === "first-match") return [...rules];
     return [...rules].sort((a, b) => MODE_RANK[a.mode] - MODE_RANK[b.mode] || a.order - b.order);
+  }
+
+  /**
+   * Allow rules of one tool whose only condition is a `command` matcher on the same field, merged
+   * into one rule per field: every simple command must match one of their patterns.
+   */
+  private composites(tool: string): readonly CompiledRule[] {
+    let found = this.compositeByTool.get(tool);
+    if (found !== undefined) return found;
+    const groups = new Map<string, CompiledRule[]>();
+    for (const rule of this.candidates(tool)) {
+      const entries = Object.entries(rule.spec.where ?? {});
+      const matcher = entries[0]?.[1];
+      if (rule.mode !== "allow" || rule.args !== undefined || entries.length !== 1 || matcher === undefined || !("command" in matcher)) continue;
+      const key = `${entries[0]?.[0] ?? ""}\u0000${matcher.caseSensitive === true}`;
+      groups.set(key, [...(groups.get(key) ?? []), rule]);
+    }
+    const merged: CompiledRule[] = [];
+    for (const [key, rules] of groups) {
+      if (rules.length < 2) continue;
+      const [selector = "", caseSensitive] = key.split("\u0000");
+      const commands = rules.flatMap((rule) => {
+        const matcher = Object.values(rule.spec.where ?? {})[0];
+        return matcher !== undefined && "command" in matcher ? (typeof matcher.command === "string" ? [matcher.command] : matcher.command) : [];
+      });
+      const condition = compileFieldCondition(selector, { command: commands, caseSensitive: caseSensitive === "true" }, `composite of ${rules.map((rule) => rule.ruleId).join(", ")}`, this.defaults);
+      merged.push({
+        order: rules[0]?.order ?? 0,
+        spec: { tool, mode: "allow", where: { [selector]: { command: commands } } },
+        ruleId: rules.map((rule) => rule.ruleId).join("+"),
+        mode: "allow",
+        matchesTool: () => true,
+        conditional: true,
+        contextual: false,
+        context: undefined,
+        args: undefined,
+        where: [condition],
+        description: `every simple command in ${selector} is allowed by one of ${rules.map((rule) => rule.ruleId).join(", ")}`,
+      });
+    }
+    if (this.compositeByTool.size >= MAX_CACHED_TOOLS) this.compositeByTool.clear();
+    this.compositeByTool.set(tool, merged);
+    return merged;
   }
 
   private candidates(tool: string): readonly CompiledRule[] {

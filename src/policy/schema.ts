@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { KillswitchConfigSchema } from "../killswitch/types.js";
 import { RULE_TYPES } from "../rules/types.js";
+import { AfterSchema, BudgetSchema, fieldConditionSchema, ProvenanceConfigSchema, ScopeSchema } from "../provenance/schema.js";
 
 export const RiskLevelSchema = z.enum(["low", "medium", "high", "always-deny"]);
 export const PermissionModeSchema = z.enum(["allow", "deny", "ask"]);
@@ -42,6 +43,9 @@ export const FieldMatcherSchema = z
     }
   });
 
+/** A field condition: a matcher, `not`/`anyOf`/`allOf` of conditions, a numeric comparison, or `from` (provenance). */
+export const FieldConditionSchema = fieldConditionSchema(FieldMatcherSchema);
+
 export const PermissionRuleSchema = z
   .strictObject({
     id: z.string().min(1).optional().describe("Stable id; decisions name it as permission:<id>."),
@@ -54,9 +58,12 @@ export const PermissionRuleSchema = z
     toolRegex: z.boolean().optional(),
     args: z.string().min(1).optional().describe("RE2 regex searched in the canonical JSON of the arguments."),
     where: z
-      .record(z.string().min(1), FieldMatcherSchema)
+      .record(z.string().min(1), FieldConditionSchema)
       .optional()
       .describe("Field selector (a.b[0].c, items[*].name) → condition; all must hold."),
+    after: AfterSchema.optional(),
+    afterScope: ScopeSchema.optional().describe("Where `after` looks: run (default) or thread."),
+    budget: BudgetSchema.optional(),
     mode: PermissionModeSchema,
     reason: z.string().optional(),
     caseSensitive: z.boolean().optional().describe("Match the tool name and args regex case-sensitively (default: insensitive)."),
@@ -85,19 +92,40 @@ const ruleCommon = {
   metadata: z.record(z.string(), z.unknown()).nullable().optional(),
 };
 
-const VALUE_FIELDS = { MaxCalls: "max", Cooldown: "duration", Periodic: "duration", AllowedOperations: "operations" } as const;
+const VALUE_FIELDS = { MaxCalls: "max", MaxTotalCalls: "max", Cooldown: "duration", Periodic: "duration", AllowedOperations: "operations", ChildTools: "children", ConditionalNext: "outputMapping" } as const;
 
-/** Tool rule in this project's form: `{ tool, type, max?, scope?, duration?, operations? }`. */
+/** Optional fields per rule type (a field outside its types is an error, not silently ignored). */
+const OPTIONAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  scope: ["MaxCalls", "MaxTotalCalls", "MustFollow", "MustPrecede", "ExclusiveGroup"],
+  exitBehavior: ["MaxCalls", "MaxTotalCalls"],
+  alternatives: ["InitialCall"],
+  args: ["InitialCall", "RequiredForExit", "RequiredForExitIf", "Periodic"],
+  childArgs: ["ChildTools"],
+  defaultChild: ["ConditionalNext"],
+  requireOutputMapping: ["ConditionalNext"],
+};
+
+const prefilledArgs = z.record(z.string(), z.unknown());
+
+/** Tool rule in this project's form: `{ tool, type, max?, scope?, duration?, operations?, ... }`. */
 export const NativeToolRuleSchema = z
   .strictObject({
     ...ruleCommon,
     tool: toolName.describe('Tool name, or "*".'),
     type: z.enum(RULE_TYPES),
-    max: z.number().int().nonnegative().optional().describe("MaxCalls only."),
-    scope: z.enum(["run", "thread"]).optional().describe("MaxCalls only (default run)."),
+    max: z.number().int().nonnegative().optional().describe("MaxCalls / MaxTotalCalls only."),
+    scope: z.enum(["run", "thread"]).optional().describe("MaxCalls, MaxTotalCalls, MustFollow, MustPrecede, ExclusiveGroup (default run)."),
+    exitBehavior: z.enum(["continue", "end", "error"]).optional().describe("MaxCalls / MaxTotalCalls only (default continue)."),
     duration: DurationSchema.optional().describe("Cooldown / Periodic only."),
     durationMs: z.number().positive().optional().describe("Cooldown / Periodic only (alternative to duration)."),
     operations: z.array(z.string().min(1)).min(1).optional().describe("AllowedOperations only."),
+    alternatives: z.array(toolName).optional().describe("InitialCall only: the first call is one of tool and these."),
+    args: prefilledArgs.optional().describe("InitialCall, RequiredForExit(If), Periodic: prefilled arguments."),
+    children: z.array(toolName).min(1).optional().describe("ChildTools only: the tools allowed right after tool."),
+    childArgs: z.record(toolName, prefilledArgs).optional().describe("ChildTools only: prefilled arguments per child."),
+    outputMapping: z.record(z.string(), toolName).optional().describe("ConditionalNext only: output → next tool."),
+    defaultChild: toolName.optional().describe("ConditionalNext only: next tool when no output matches."),
+    requireOutputMapping: z.boolean().optional().describe("ConditionalNext only: no match allows no tool."),
   })
   .superRefine((rule, ctx) => {
     const needed = VALUE_FIELDS[rule.type as keyof typeof VALUE_FIELDS] as string | undefined;
@@ -107,17 +135,28 @@ export const NativeToolRuleSchema = z
     } else if (needed !== undefined && needed !== "duration" && !present(needed)) {
       ctx.addIssue({ code: "custom", path: [needed], message: `is required for ${rule.type}` });
     }
-    for (const key of ["max", "scope", "duration", "durationMs", "operations"]) {
-      const owner = key === "scope" ? "max" : key === "durationMs" ? "duration" : key;
+    for (const key of ["max", "duration", "durationMs", "operations", "children", "outputMapping"]) {
+      const owner = key === "durationMs" ? "duration" : key;
       if (present(key) && owner !== needed) {
         ctx.addIssue({ code: "custom", path: [key], message: `has no meaning for ${rule.type}` });
+      }
+    }
+    for (const [key, types] of Object.entries(OPTIONAL_FIELDS)) {
+      if (present(key) && !types.includes(rule.type)) {
+        ctx.addIssue({ code: "custom", path: [key], message: `has no meaning for ${rule.type} (only for ${types.join(", ")})` });
       }
     }
   });
 
 /** The seed's serde form: `rule_type = "MustFollow"` or `{ MaxCalls = 3 }`, `{ Cooldown = "30s" }`, ... */
+/** The seed's own rule types (the newer ones are written in this project's form). */
+const SEED_RULE_TYPES = RULE_TYPES.filter(
+  (t): t is Exclude<(typeof RULE_TYPES)[number], "MaxTotalCalls" | "ChildTools" | "ConditionalNext"> =>
+    t !== "MaxTotalCalls" && t !== "ChildTools" && t !== "ConditionalNext",
+);
+
 export const SeedRuleTypeSchema = z.union([
-  z.enum(RULE_TYPES),
+  z.enum(SEED_RULE_TYPES as [typeof SEED_RULE_TYPES[number], ...typeof SEED_RULE_TYPES[number][]]),
   z.strictObject({ MaxCalls: z.number().int().nonnegative() }),
   z.strictObject({ Cooldown: DurationSchema }),
   z.strictObject({ Periodic: DurationSchema }),
@@ -133,7 +172,8 @@ export const SeedToolRuleSchema = z
   })
   .superRefine((rule, ctx) => {
     if (typeof rule.rule_type === "string" && rule.rule_type in VALUE_FIELDS) {
-      const example = { MaxCalls: "3", Cooldown: '"30s"', Periodic: '"5m"', AllowedOperations: '["read"]' }[rule.rule_type as keyof typeof VALUE_FIELDS];
+      const examples: Record<string, string> = { MaxCalls: "3", Cooldown: '"30s"', Periodic: '"5m"', AllowedOperations: '["read"]' };
+      const example = examples[rule.rule_type] ?? "...";
       ctx.addIssue({ code: "custom", path: ["rule_type"], message: `${rule.rule_type} needs a value: rule_type = { ${rule.rule_type} = ${example} }` });
     }
   });
@@ -195,6 +235,7 @@ export const PolicyFileSchema = z
         tool_rules: z.array(ToolRuleEntrySchema).optional(),
       })
       .optional(),
+    provenance: ProvenanceConfigSchema.optional(),
     killswitch: KillswitchConfigSchema.optional(),
     audit: AuditConfigSchema.optional(),
     execution: ExecutionConfigSchema.optional(),

@@ -40,18 +40,33 @@ function withScope<T extends object>(rule: T, scope: RuleScope | undefined): T &
   return scope === undefined ? rule : { ...rule, scope };
 }
 
+/** Copies the optional fields that are set (the schema already checked they belong to the type). */
+function optional<T extends object>(rule: T, entry: NativeEntry, keys: readonly (keyof NativeEntry)[]): T {
+  const out: Record<string, unknown> = { ...(rule as Record<string, unknown>) };
+  for (const key of keys) if (entry[key] !== undefined) out[key] = structuredClone(entry[key]);
+  return out as T;
+}
+
 function fromNative(entry: NativeEntry): ToolRule {
   const base = common(entry.tool, entry);
   switch (entry.type) {
     case "MaxCalls":
-      return withScope({ ...base, type: "MaxCalls", max: entry.max ?? 0 }, entry.scope);
+    case "MaxTotalCalls":
+      return optional({ ...base, type: entry.type, max: entry.max ?? 0 }, entry, ["scope", "exitBehavior"]);
     case "Cooldown":
-    case "Periodic":
       return { ...base, type: entry.type, durationMs: entry.durationMs ?? durationToMs(entry.duration ?? 0) };
+    case "Periodic":
+      return optional({ ...base, type: entry.type, durationMs: entry.durationMs ?? durationToMs(entry.duration ?? 0) }, entry, ["args"]);
     case "AllowedOperations":
       return { ...base, type: "AllowedOperations", operations: [...(entry.operations ?? [])] };
+    case "InitialCall":
+      return optional({ ...base, type: "InitialCall" }, entry, ["alternatives", "args"]);
+    case "ChildTools":
+      return optional({ ...base, type: "ChildTools", children: [...(entry.children ?? [])] }, entry, ["childArgs"]);
+    case "ConditionalNext":
+      return optional({ ...base, type: "ConditionalNext", outputMapping: { ...entry.outputMapping } }, entry, ["defaultChild", "requireOutputMapping"]);
     default:
-      return { ...base, type: entry.type };
+      return optional({ ...base, type: entry.type }, entry, ["scope", "args"]);
   }
 }
 

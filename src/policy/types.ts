@@ -1,4 +1,6 @@
 import type { RiskLevel } from "../tools/types.js";
+import type { Evidence } from "../provenance/index-builder.js";
+import type { BudgetCondition, ConditionSpec } from "../provenance/schema.js";
 
 export type PermissionMode = "allow" | "deny" | "ask";
 
@@ -31,7 +33,12 @@ export interface PermissionRuleSpec {
   /** Regex searched in the canonical JSON rendering of the arguments (linear-time engine). */
   args?: string;
   /** Per-field selectors, e.g. `{ "namespace": { equals: "production" }, "path": { glob: "/etc/**" } }`; all must match. */
-  where?: Record<string, FieldMatcher>;
+  where?: Record<string, ConditionSpec<FieldMatcher>>;
+  /** The rule applies only after one of these tools returned in the run (`"untrusted"`: the policy's untrusted tools). */
+  after?: string[];
+  afterScope?: "run" | "thread";
+  /** The rule applies when `sum` over the completed calls of its tools in scope, plus this call, exceeds `max`. */
+  budget?: BudgetCondition;
   mode: PermissionMode;
   reason?: string;
 }
@@ -43,6 +50,8 @@ export interface PolicyDecision {
   ruleId: string;
   reason: string;
   risk: RiskLevel;
+  /** Provenance conditions: where each traced value was found, or that it was not. */
+  evidence?: Evidence[];
 }
 
 export type Precedence = "deny-first" | "first-match";

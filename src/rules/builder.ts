@@ -1,4 +1,4 @@
-import type { RuleScope, ToolRule } from "./types.js";
+import type { ExitBehavior, PrefilledArgs, RuleScope, ToolRule } from "./types.js";
 
 /** Default priorities, as seed 001 sets them (higher runs first). */
 export const DEFAULT_PRIORITIES = {
@@ -11,6 +11,9 @@ export const DEFAULT_PRIORITIES = {
   MustPrecede: 5,
   ExclusiveGroup: 5,
   MaxCalls: 5,
+  MaxTotalCalls: 5,
+  ChildTools: 5,
+  ConditionalNext: 5,
   Cooldown: 5,
   Periodic: 1,
   NoHeartbeat: 1,
@@ -49,8 +52,14 @@ export class ToolRulesBuilder {
     return this.#add({ type: "TerminalIf", tool, conditions: [...conditions] });
   }
 
-  withInitialCall(tool: string): this {
-    return this.#add({ type: "InitialCall", tool });
+  /** `tool` runs first. With `alternatives`, the first call is one of `tool` and them. `args` prefill the call. */
+  withInitialCall(tool: string, options: { alternatives?: readonly string[]; args?: PrefilledArgs } = {}): this {
+    return this.#add({
+      type: "InitialCall",
+      tool,
+      ...(options.alternatives ? { alternatives: [...options.alternatives] } : {}),
+      ...(options.args ? { args: options.args } : {}),
+    });
   }
 
   withRequiredForExit(tool: string): this {
@@ -62,8 +71,27 @@ export class ToolRulesBuilder {
     return this.#add({ type: "RequiredForExitIf", tool, conditions: [...conditions] });
   }
 
-  withMaxCalls(tool: string, max: number, scope: RuleScope = "run"): this {
-    return this.#add({ type: "MaxCalls", tool, max, scope });
+  withMaxCalls(tool: string, max: number, scope: RuleScope = "run", exitBehavior?: ExitBehavior): this {
+    return this.#add({ type: "MaxCalls", tool, max, scope, ...(exitBehavior ? { exitBehavior } : {}) });
+  }
+
+  /** At most `max` calls to all tools together (LangChain's toolCallLimit without toolName). */
+  withMaxTotalCalls(max: number, scope: RuleScope = "run", exitBehavior?: ExitBehavior): this {
+    return this.#add({ type: "MaxTotalCalls", tool: "*", max, scope, ...(exitBehavior ? { exitBehavior } : {}) });
+  }
+
+  /** Right after `tool`, only `children` may be called (Letta's ChildToolRule). */
+  withChildTools(tool: string, children: readonly string[], childArgs?: Record<string, PrefilledArgs>): this {
+    return this.#add({ type: "ChildTools", tool, children: [...children], ...(childArgs ? { childArgs } : {}) });
+  }
+
+  /** Right after `tool`, its output picks the next tool (Letta's ConditionalToolRule). */
+  withConditionalNext(
+    tool: string,
+    outputMapping: Record<string, string>,
+    options: { defaultChild?: string; requireOutputMapping?: boolean } = {},
+  ): this {
+    return this.#add({ type: "ConditionalNext", tool, outputMapping: { ...outputMapping }, ...options });
   }
 
   withCooldown(tool: string, durationMs: number): this {

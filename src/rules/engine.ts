@@ -8,6 +8,8 @@ import type {
   RuleViolation,
   TerminationDecision,
   ToolAllowanceInfo,
+  ForcedCall,
+  RuleScope,
   ToolRule,
   ViolationDetail,
 } from "./types.js";
@@ -34,9 +36,41 @@ const GATE_TYPES = new Set<string>([
   "ExclusiveGroup",
   "InitialCall",
   "MaxCalls",
+  "MaxTotalCalls",
   "Cooldown",
   "AllowedOperations",
+  "ChildTools",
+  "ConditionalNext",
 ]);
+
+/** Longest output kept for a ConditionalNext rule to read. */
+const MAX_KEPT_OUTPUT = 2_000;
+
+/**
+ * The output a ConditionalNext rule matches: a JSON object's `message` field (Letta's function
+ * response shape), else the text itself, trimmed.
+ */
+export function conditionalOutput(output: string | undefined): string | undefined {
+  if (output === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(output);
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) && "message" in parsed) {
+      const message = (parsed as { message: unknown }).message;
+      return typeof message === "string" ? message.trim() : JSON.stringify(message);
+    }
+  } catch {
+    // not JSON: the text itself
+  }
+  return output.trim();
+}
+
+/** Letta's key matching: "true"/"false" compare as booleans (any case), numbers as numbers, the rest as text. */
+function outputMatches(output: string, key: string): boolean {
+  const k = key.trim();
+  if (/^(true|false)$/i.test(k)) return output.toLowerCase() === k.toLowerCase();
+  if (k !== "" && Number.isFinite(Number(k))) return output !== "" && Number(output) === Number(k);
+  return output === k;
+}
 
 /** Upper bound on per-tool caches, so a model inventing tool names cannot grow memory without limit. */
 const MAX_CACHED_TOOLS = 4096;
@@ -71,6 +105,12 @@ export class ToolRulesEngine {
   /** MustPrecede rules indexed by the tools they hold back; ExclusiveGroup rules by every member. */
   readonly #byCondition = new Map<string, RankedRule[]>();
   readonly #initial: RankedRule[] = [];
+  /** ChildTools and ConditionalNext rules: they constrain every tool right after their own. */
+  readonly #sequence: RankedRule[] = [];
+  /** Tools whose output a ConditionalNext rule reads. */
+  readonly #outputTools = new Set<string>();
+  /** Rules with prefilled arguments, lowest priority first (higher priority wins a shared key). */
+  readonly #argsRules: RankedRule[];
   readonly #initialTools: ReadonlySet<string>;
   readonly #terminal: RankedRule[] = [];
   readonly #exit: RankedRule[] = [];
@@ -109,6 +149,7 @@ export class ToolRulesEngine {
           break;
         case "InitialCall":
           this.#initial.push(rule);
+          for (const c of rule.alternatives ?? []) named.add(c);
           break;
         case "Terminal":
         case "TerminalIf":
@@ -121,11 +162,25 @@ export class ToolRulesEngine {
         case "Periodic":
           this.#periodic.push(rule);
           break;
+        case "ChildTools":
+          this.#sequence.push(rule);
+          for (const c of rule.children) named.add(c);
+          break;
+        case "ConditionalNext":
+          this.#sequence.push(rule);
+          this.#outputTools.add(rule.tool);
+          for (const c of Object.values(rule.outputMapping)) named.add(c);
+          if (rule.defaultChild) named.add(rule.defaultChild);
+          break;
         default:
           break;
       }
     }
-    this.#initialTools = new Set(this.#initial.map((r) => r.tool));
+    // Tools of InitialCall rules without alternatives: all of them run first, in any order.
+    this.#argsRules = this.#rules
+      .filter((r) => ("args" in r && r.args !== undefined) || (r.type === "ChildTools" && r.childArgs !== undefined))
+      .reverse();
+    this.#initialTools = new Set(this.#initial.filter((r) => !this.#hasAlternatives(r)).map((r) => r.tool));
     this.#universe = this.#catalog ? [...this.#catalog.keys()] : [...named];
   }
 
@@ -144,7 +199,91 @@ export class ToolRulesEngine {
   }
 
   record(state: RuleState, execution: ExecutionRecord): RuleState {
-    return recordExecution(state, ExecutionRecordSchema.parse(execution), this.#historyLimit);
+    const parsed = ExecutionRecordSchema.parse(execution);
+    const next = recordExecution(state, parsed, this.#historyLimit);
+    const keep = this.#outputTools.has(parsed.tool) && parsed.output !== undefined;
+    const lastCall = { tool: parsed.tool, success: parsed.success, ...(keep ? { output: parsed.output?.slice(0, MAX_KEPT_OUTPUT) } : {}) };
+    return { ...next, lastCall };
+  }
+
+  /** Whether the guard should keep this tool's output in the rule state (a ConditionalNext rule reads it). */
+  needsOutput(tool: string): boolean {
+    return this.#outputTools.has(tool);
+  }
+
+  /**
+   * The call the guard makes itself now (through tool_choice), or null:
+   * 1. an InitialCall tool not yet run this run (one at a time; alternatives with several choices are not forced);
+   * 2. a ChildTools / ConditionalNext rule that leaves exactly one allowed tool;
+   * 3. a Periodic tool still due after the model made `periodicReminders` calls while it was due.
+   * A tool another rule refuses now is never forced.
+   */
+  forcedTool(state: RuleState, now?: number, options: { periodicReminders?: number } = {}): ForcedCall | null {
+    const at = now ?? this.#clock();
+    const derived = this.#derive(state);
+    const allowed = (tool: string) => this.#allowance(state, derived, tool, at) !== null;
+    for (const rule of this.#initial) {
+      const choices = [rule.tool, ...(rule.type === "InitialCall" ? (rule.alternatives ?? []) : [])];
+      if (choices.some((c) => (state.runAttempts[c] ?? 0) > 0)) continue;
+      if (choices.length === 1 && allowed(rule.tool)) return this.#forced(rule, rule.tool, state);
+    }
+    for (const rule of this.#sequence) {
+      const next = this.#nextSet(rule, state);
+      if (next === null || next.size !== 1) continue;
+      const [tool] = [...next];
+      if (tool !== undefined && allowed(tool)) return this.#forced(rule, tool, state);
+    }
+    const reminders = options.periodicReminders ?? 1;
+    for (const rule of this.#periodic) {
+      if (rule.type !== "Periodic") continue;
+      const dueSince = (state.lastCallAt[rule.tool] ?? state.runStartedAt - rule.durationMs) + rule.durationMs;
+      if (at < dueSince) continue;
+      const ignored = state.history.filter((h) => h.at >= dueSince && h.tool !== rule.tool).length;
+      if (ignored >= reminders && allowed(rule.tool)) return this.#forced(rule, rule.tool, state);
+    }
+    return null;
+  }
+
+  /**
+   * Arguments a rule fills in for a call to `tool` now (they replace the model's values for those
+   * keys): a pending InitialCall's `args`, the `childArgs` of the ChildTools rule whose tool ran last,
+   * a RequiredForExit(If) or Periodic rule's `args`. Empty when none.
+   */
+  prefilledArgs(state: RuleState, tool: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    if (this.#argsRules.length === 0) return out;
+    for (const rule of this.#argsRules) {
+      if (rule.type === "ChildTools" && state.lastCall?.tool === rule.tool) Object.assign(out, rule.childArgs?.[tool] ?? {});
+      else if (rule.tool === tool && "args" in rule && rule.args) {
+        if (rule.type === "InitialCall" && (state.runAttempts[tool] ?? 0) > 0) continue;
+        Object.assign(out, rule.args);
+      }
+    }
+    return out;
+  }
+
+  #forced(rule: RankedRule, tool: string, state: RuleState): ForcedCall {
+    const legacy = rule.metadata?.args;
+    const fromMetadata = legacy !== null && typeof legacy === "object" && rule.tool === tool ? (legacy as Record<string, unknown>) : {};
+    return { tool, ruleId: rule.id, ruleType: rule.type, args: { ...fromMetadata, ...this.prefilledArgs(state, tool) } };
+  }
+
+  #hasAlternatives(rule: RankedRule): boolean {
+    return rule.type === "InitialCall" && (rule.alternatives ?? []).length > 0;
+  }
+
+  /** The tools a ChildTools / ConditionalNext rule allows next; null when it does not constrain now. */
+  #nextSet(rule: RankedRule, state: RuleState): ReadonlySet<string> | null {
+    const last = state.lastCall;
+    if (!last || last.tool !== rule.tool) return null;
+    if (rule.type === "ChildTools") return new Set(rule.children);
+    if (rule.type !== "ConditionalNext") return null;
+    const output = conditionalOutput(last.output);
+    if (output !== undefined) {
+      for (const [key, tool] of Object.entries(rule.outputMapping)) if (outputMatches(output, key)) return new Set([tool]);
+    }
+    if (rule.defaultChild !== undefined) return new Set([rule.defaultChild]);
+    return rule.requireOutputMapping === true ? new Set() : null;
   }
 
   noteExitReminder(state: RuleState): RuleState {
@@ -259,6 +398,7 @@ export class ToolRulesEngine {
       gates.add(rule);
     }
     for (const rule of this.#initial) gates.add(rule);
+    for (const rule of this.#sequence) gates.add(rule);
     const sorted = [...gates].sort((a, b) => a.rank - b.rank);
     if (this.#gateCache.size < MAX_CACHED_TOOLS) this.#gateCache.set(tool, sorted);
     return sorted;
@@ -296,7 +436,7 @@ export class ToolRulesEngine {
 
   /** Whether `rule` refuses a call to `tool` now (operation aside). Allocation-free: it runs for every tool listed. */
   #blocks(rule: RankedRule, state: RuleState, derived: StateFacts, tool: string, now: number): boolean {
-    const called = derived.called;
+    const called = "scope" in rule && rule.scope === "thread" ? derived.calledInThread : derived.called;
     switch (rule.type) {
       case "MustFollow":
         for (const c of rule.conditions) if (!called.has(c)) return true;
@@ -307,10 +447,24 @@ export class ToolRulesEngine {
         if (rule.tool !== tool && called.has(rule.tool)) return true;
         for (const m of rule.conditions) if (m !== tool && called.has(m)) return true;
         return false;
-      case "InitialCall":
+      case "InitialCall": {
+        if (rule.alternatives && rule.alternatives.length > 0) {
+          if (tool === rule.tool || rule.alternatives.includes(tool)) return false;
+          if ((state.runAttempts[rule.tool] ?? 0) > 0) return false;
+          for (const c of rule.alternatives) if ((state.runAttempts[c] ?? 0) > 0) return false;
+          return true;
+        }
         return !this.#initialTools.has(tool) && (state.runAttempts[rule.tool] ?? 0) === 0;
+      }
       case "MaxCalls":
         return ((rule.scope === "thread" ? state.threadAttempts : state.runAttempts)[tool] ?? 0) >= rule.max;
+      case "MaxTotalCalls":
+        return derived.totalAttempts(rule.scope ?? "run") >= rule.max;
+      case "ChildTools":
+      case "ConditionalNext": {
+        const next = this.#nextSet(rule, state);
+        return next !== null && !next.has(tool);
+      }
       case "Cooldown": {
         const last = state.lastCallAt[tool];
         return last !== undefined && now - last < rule.durationMs;
@@ -322,25 +476,46 @@ export class ToolRulesEngine {
 
   /** Why `rule` refuses a call to `tool`, with the typed fields; only called once {@link #blocks} said it does. */
   #reason(rule: RankedRule, state: RuleState, derived: StateFacts, tool: string, now: number): ViolationDetail {
-    const executed = [...state.calledThisRun];
+    const threadScope = "scope" in rule && rule.scope === "thread";
+    const executed = threadScope ? Object.keys(state.threadCounts).filter((t) => (state.threadCounts[t] ?? 0) > 0) : [...state.calledThisRun];
+    const called = threadScope ? derived.calledInThread : derived.called;
+    const scopeOf = (): RuleScope => (threadScope ? "thread" : "run");
     switch (rule.type) {
       case "MustFollow": {
-        const missing = rule.conditions.filter((c) => !derived.called.has(c));
-        return { reason: ruleReasons.mustFollow(tool, rule.conditions, missing), required: [...rule.conditions], executed };
+        const missing = rule.conditions.filter((c) => !called.has(c));
+        return { reason: ruleReasons.mustFollow(tool, rule.conditions, missing, scopeOf()), required: [...rule.conditions], executed, scope: scopeOf() };
       }
       case "MustPrecede":
-        return { reason: ruleReasons.mustPrecede(tool, rule.tool), required: [rule.tool], executed };
+        return { reason: ruleReasons.mustPrecede(tool, rule.tool, scopeOf()), required: [rule.tool], executed, scope: scopeOf() };
       case "ExclusiveGroup": {
         const group = unique([rule.tool, ...rule.conditions]);
-        const used = group.filter((m) => m !== tool && derived.called.has(m));
-        return { reason: ruleReasons.exclusiveGroup(group, used, "run"), group, alreadyCalled: used, executed };
+        const used = group.filter((m) => m !== tool && called.has(m));
+        return { reason: ruleReasons.exclusiveGroup(group, used, scopeOf()), group, alreadyCalled: used, executed, scope: scopeOf() };
       }
-      case "InitialCall":
+      case "InitialCall": {
+        if (rule.alternatives && rule.alternatives.length > 0) {
+          const choices = [rule.tool, ...rule.alternatives];
+          return { reason: ruleReasons.initialChoice(choices), required: choices, executed };
+        }
         return { reason: ruleReasons.initialCall(derived.initialPending), required: [...derived.initialPending], executed };
+      }
       case "MaxCalls": {
         const scope = rule.scope ?? "run";
         const current = (scope === "run" ? state.runAttempts : state.threadAttempts)[tool] ?? 0;
-        return { reason: ruleReasons.maxCalls(tool, rule.max, current, scope), max: rule.max, current, scope };
+        const exitBehavior = rule.exitBehavior ?? "continue";
+        return { reason: ruleReasons.maxCalls(tool, rule.max, current, scope), max: rule.max, current, scope, exitBehavior };
+      }
+      case "MaxTotalCalls": {
+        const scope = rule.scope ?? "run";
+        const current = derived.totalAttempts(scope);
+        const exitBehavior = rule.exitBehavior ?? "continue";
+        return { reason: ruleReasons.totalCalls(rule.max, current, scope), max: rule.max, current, scope, exitBehavior };
+      }
+      case "ChildTools":
+        return { reason: ruleReasons.childOnly(rule.tool, rule.children), required: [...rule.children], after: rule.tool, executed };
+      case "ConditionalNext": {
+        const next = [...(this.#nextSet(rule, state) ?? [])];
+        return { reason: ruleReasons.conditionalNext(rule.tool, next, conditionalOutput(state.lastCall?.output)), required: next, after: rule.tool, executed };
       }
       case "Cooldown": {
         const elapsed = now - (state.lastCallAt[tool] ?? now);

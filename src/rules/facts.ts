@@ -37,6 +37,26 @@ export class StateFacts {
     return (this.#called ??= new Set(this.#state.calledThisRun));
   }
 
+  #calledInThread: ReadonlySet<string> | undefined;
+  #totals: { run?: number; thread?: number } = {};
+
+  /** Tools that succeeded at least once in the thread (rules with `scope: "thread"`). */
+  get calledInThread(): ReadonlySet<string> {
+    return (this.#calledInThread ??= new Set(
+      Object.entries(this.#state.threadCounts).filter(([, n]) => n > 0).map(([t]) => t),
+    ));
+  }
+
+  /** Calls to every tool together (attempts), in the run or the thread. */
+  totalAttempts(scope: "run" | "thread"): number {
+    const cached = this.#totals[scope];
+    if (cached !== undefined) return cached;
+    let total = 0;
+    for (const n of Object.values(scope === "run" ? this.#state.runAttempts : this.#state.threadAttempts)) total += n;
+    this.#totals[scope] = total;
+    return total;
+  }
+
   #allCalled(tools: readonly string[]): boolean {
     for (const t of tools) if (!this.called.has(t)) return false;
     return true;
@@ -74,7 +94,10 @@ export class StateFacts {
   /** InitialCall tools not attempted yet this run. */
   get initialPending(): string[] {
     return (this.#initialPending ??= unique(
-      this.#rules.initial.filter((r) => (this.#state.runAttempts[r.tool] ?? 0) === 0).map((r) => r.tool),
+      this.#rules.initial
+        .filter((r) => !(r.type === "InitialCall" && (r.alternatives ?? []).length > 0))
+        .filter((r) => (this.#state.runAttempts[r.tool] ?? 0) === 0)
+        .map((r) => r.tool),
     ));
   }
 }

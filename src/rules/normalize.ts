@@ -1,3 +1,4 @@
+import { SCOPED_RULE_TYPES } from "./types.js";
 import type { RuleType, ToolRule } from "./types.js";
 
 /** A rule after normalisation: id, priority and conditions always present. Still a valid {@link ToolRule}. */
@@ -20,7 +21,12 @@ export const WILDCARD_UNSUPPORTED: ReadonlySet<RuleType> = new Set<RuleType>([
   "RequiredForExit",
   "RequiredForExitIf",
   "Periodic",
+  "ChildTools",
+  "ConditionalNext",
 ]);
+
+/** Rule types that may carry prefilled `args` (tools the guard may call itself). */
+const ARGS_TYPES: ReadonlySet<RuleType> = new Set<RuleType>(["InitialCall", "RequiredForExit", "RequiredForExitIf", "Periodic"]);
 
 /** For these, `tool: "*"` with `conditions` means "the listed tools" (seed 001's NoHeartbeat example). */
 const WILDCARD_LISTS: ReadonlySet<RuleType> = new Set<RuleType>(["NoHeartbeat", "ContinueLoop"]);
@@ -39,6 +45,25 @@ export function structuralProblems(rules: readonly ToolRule[]): string[] {
     }
     if ((rule.conditions ?? []).includes(WILDCARD)) {
       problems.push(`${id}: conditions must name tools, "*" is not allowed there`);
+    }
+    if (rule.type === "MaxTotalCalls" && rule.tool !== WILDCARD) {
+      problems.push(`${id}: MaxTotalCalls counts every tool together; its tool must be "*" (use MaxCalls for one tool)`);
+    }
+    const scoped = "scope" in rule && rule.scope !== undefined;
+    if (scoped && !(SCOPED_RULE_TYPES as readonly string[]).includes(rule.type)) {
+      problems.push(`${id}: scope has no meaning for ${rule.type} (only for ${SCOPED_RULE_TYPES.join(", ")})`);
+    }
+    if ("args" in rule && rule.args !== undefined && !ARGS_TYPES.has(rule.type)) {
+      problems.push(`${id}: args has no meaning for ${rule.type} (only for ${[...ARGS_TYPES].join(", ")})`);
+    }
+    if (rule.type === "ChildTools" || rule.type === "ConditionalNext" || rule.type === "InitialCall") {
+      const named = rule.type === "ChildTools" ? rule.children : rule.type === "InitialCall" ? (rule.alternatives ?? []) : [...Object.values(rule.outputMapping), ...(rule.defaultChild ? [rule.defaultChild] : [])];
+      if (named.includes(WILDCARD)) problems.push(`${id}: ${rule.type} must name tools, "*" is not allowed among them`);
+    }
+    if (rule.type === "ChildTools" && rule.childArgs) {
+      for (const child of Object.keys(rule.childArgs)) {
+        if (!rule.children.includes(child)) problems.push(`${id}: childArgs names ${child}, which is not one of the children (${rule.children.join(", ")})`);
+      }
     }
   });
   return problems;

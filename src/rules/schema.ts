@@ -14,18 +14,34 @@ const base = {
 };
 
 const duration = z.number().finite().positive("must be a positive number of milliseconds");
+const limit = z.number().int("must be a whole number").nonnegative("must not be negative");
+const scope = z.enum(["run", "thread"]);
+const exitBehavior = z.enum(["continue", "end", "error"]);
+const prefilled = z.record(z.string(), z.unknown());
 
 /** Strict: a misspelt key in a rules file is an error, not a silently ignored rule. Keyed on `type`, so an error names the field. */
 export const ToolRuleSchema: z.ZodType<ToolRule> = z.discriminatedUnion("type", [
-  z.strictObject({ ...base, type: z.enum(PLAIN_RULE_TYPES) }),
+  z.strictObject({ ...base, type: z.enum(PLAIN_RULE_TYPES), scope: scope.optional(), args: prefilled.optional() }),
+  z.strictObject({ ...base, type: z.literal("InitialCall"), alternatives: z.array(toolName).optional(), args: prefilled.optional() }),
+  z.strictObject({ ...base, type: z.literal("MaxCalls"), max: limit, scope: scope.optional(), exitBehavior: exitBehavior.optional() }),
+  z.strictObject({ ...base, type: z.literal("MaxTotalCalls"), max: limit, scope: scope.optional(), exitBehavior: exitBehavior.optional() }),
+  z.strictObject({ ...base, type: z.literal("Cooldown"), durationMs: duration }),
+  z.strictObject({ ...base, type: z.literal("Periodic"), durationMs: duration, args: prefilled.optional() }),
   z.strictObject({
     ...base,
-    type: z.literal("MaxCalls"),
-    max: z.number().int("must be a whole number").nonnegative("must not be negative"),
-    scope: z.enum(["run", "thread"]).optional(),
+    type: z.literal("ChildTools"),
+    children: z.array(toolName).min(1, "must name at least one tool"),
+    childArgs: z.record(toolName, prefilled).optional(),
   }),
-  z.strictObject({ ...base, type: z.literal("Cooldown"), durationMs: duration }),
-  z.strictObject({ ...base, type: z.literal("Periodic"), durationMs: duration }),
+  z.strictObject({
+    ...base,
+    type: z.literal("ConditionalNext"),
+    outputMapping: z
+      .record(z.string(), toolName)
+      .refine((m) => Object.keys(m).length > 0, "must map at least one output to a tool"),
+    defaultChild: toolName.optional(),
+    requireOutputMapping: z.boolean().optional(),
+  }),
   z.strictObject({
     ...base,
     type: z.literal("AllowedOperations"),
@@ -43,6 +59,7 @@ export const ExecutionRecordSchema = z.object({
   callId: z.string(),
   success: z.boolean(),
   at: z.number().finite(),
+  output: z.string().optional(),
 });
 
 export const RuleStateSchema: z.ZodType<RuleState> = z.object({
@@ -57,6 +74,8 @@ export const RuleStateSchema: z.ZodType<RuleState> = z.object({
   calledThisRun: z.array(z.string()),
   history: z.array(ExecutionRecordSchema),
   exitReminders: z.number().int().nonnegative(),
+  lastCall: z.object({ tool: toolName, success: z.boolean(), output: z.string().optional() }).optional(),
+  dueReminders: counts.optional(),
 });
 
 function describeIssues(error: z.ZodError): string {
@@ -70,6 +89,8 @@ const FIELD_NEEDS: Record<string, string> = {
   max: "a whole number, 0 or more",
   durationMs: "a positive number of milliseconds",
   operations: "a list of operation names",
+  children: "a list of tool names",
+  outputMapping: 'an object mapping outputs to tools, e.g. { "true": "approve" }',
 };
 
 function whereOf(input: unknown, index: PropertyKey | undefined): string {

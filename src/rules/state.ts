@@ -20,8 +20,9 @@ export function emptyRuleState(now: number): RuleState {
 
 /** A new user input: per-run counters reset, thread counters and last-call times kept. */
 export function nextRun(state: RuleState, now: number): RuleState {
+  const { lastCall: _lastCall, ...rest } = state;
   return {
-    ...state,
+    ...rest,
     run: state.run + 1,
     runStartedAt: now,
     runCounts: {},

@@ -11,17 +11,39 @@ export const PLAIN_RULE_TYPES = [
   "MustFollow",
   "MustPrecede",
   "ExclusiveGroup",
-  "InitialCall",
   "RequiredForExit",
   "RequiredForExitIf",
 ] as const;
 
-export const RULE_TYPES = [...PLAIN_RULE_TYPES, "MaxCalls", "Cooldown", "Periodic", "AllowedOperations"] as const;
+export const RULE_TYPES = [
+  ...PLAIN_RULE_TYPES,
+  "InitialCall",
+  "MaxCalls",
+  "MaxTotalCalls",
+  "Cooldown",
+  "Periodic",
+  "AllowedOperations",
+  "ChildTools",
+  "ConditionalNext",
+] as const;
 
 export type RuleType = (typeof RULE_TYPES)[number];
 
 /** Per run: one user input until the final answer. Per thread: the whole conversation. */
 export type RuleScope = "run" | "thread";
+
+/** Rule types whose state may be kept per thread (`scope: "thread"`) instead of per run. */
+export const SCOPED_RULE_TYPES = ["MustFollow", "MustPrecede", "ExclusiveGroup", "MaxCalls", "MaxTotalCalls"] as const;
+
+/**
+ * What a limit does when a call would exceed it (LangChain's toolCallLimit `exitBehavior`):
+ * "continue" refuses the call and lets the model go on (default); "end" refuses it, lets the turn's
+ * other calls finish, then ends the run with a message; "error" throws a ToolCallLimitError.
+ */
+export type ExitBehavior = "continue" | "end" | "error";
+
+/** Arguments a rule fills in for its tool (Letta's `args`): they replace the model's values for those keys. */
+export type PrefilledArgs = Record<string, unknown>;
 
 interface RuleBase {
   /** Tool name, or "*" for every tool (or, for NoHeartbeat/ContinueLoop, the tools named in `conditions`). */
@@ -36,11 +58,28 @@ interface RuleBase {
 }
 
 export type ToolRule =
-  | (RuleBase & { type: (typeof PLAIN_RULE_TYPES)[number] })
-  | (RuleBase & { type: "MaxCalls"; max: number; scope?: RuleScope })
+  | (RuleBase & { type: (typeof PLAIN_RULE_TYPES)[number]; scope?: RuleScope; args?: PrefilledArgs })
+  /** `alternatives`: the first call is one of `tool` and these (Letta's several init rules); without, every InitialCall tool runs first. */
+  | (RuleBase & { type: "InitialCall"; alternatives?: string[]; args?: PrefilledArgs })
+  | (RuleBase & { type: "MaxCalls"; max: number; scope?: RuleScope; exitBehavior?: ExitBehavior })
+  /** Every call to any tool counts against one limit (LangChain's toolCallLimit without `toolName`); `tool` is "*". */
+  | (RuleBase & { type: "MaxTotalCalls"; max: number; scope?: RuleScope; exitBehavior?: ExitBehavior })
   | (RuleBase & { type: "Cooldown"; durationMs: number })
-  | (RuleBase & { type: "Periodic"; durationMs: number })
-  | (RuleBase & { type: "AllowedOperations"; operations: string[] });
+  | (RuleBase & { type: "Periodic"; durationMs: number; args?: PrefilledArgs })
+  | (RuleBase & { type: "AllowedOperations"; operations: string[] })
+  /** Letta's ChildToolRule: right after `tool` was called, only `children` may be called. `childArgs`: prefilled arguments per child. */
+  | (RuleBase & { type: "ChildTools"; children: string[]; childArgs?: Record<string, PrefilledArgs> })
+  /**
+   * Letta's ConditionalToolRule: right after `tool` was called, its output picks the next tool.
+   * `outputMapping` maps an output ("true", "3", "done") to the tool; without a match `defaultChild`
+   * is next, or any tool — or none when `requireOutputMapping` is true.
+   */
+  | (RuleBase & {
+      type: "ConditionalNext";
+      outputMapping: Record<string, string>;
+      defaultChild?: string;
+      requireOutputMapping?: boolean;
+    });
 
 /** A call the engine is asked about. */
 export interface CallInfo {
@@ -54,6 +93,15 @@ export interface ExecutionRecord extends CallInfo {
   success: boolean;
   /** Epoch ms. */
   at: number;
+  /** The call's output (truncated), kept only for tools a ConditionalNext rule reads. */
+  output?: string | undefined;
+}
+
+/** The last call of this run: ChildTools and ConditionalNext decide from it. */
+export interface LastCall {
+  tool: string;
+  success: boolean;
+  output?: string | undefined;
 }
 
 /**
@@ -80,6 +128,10 @@ export interface RuleState {
   history: ExecutionRecord[];
   /** Reminders sent this run because the model tried to end with exit tools pending. */
   exitReminders: number;
+  /** The last call of this run (absent before the first). */
+  lastCall?: LastCall | undefined;
+  /** Model steps a Periodic tool was shown as due without being called, per tool (reset when it is called). */
+  dueReminders?: Record<string, number> | undefined;
 }
 
 /**
@@ -109,6 +161,20 @@ export interface ViolationDetail {
   alreadyCalled?: string[];
   /** Operations the tool may be called with. */
   allowedOperations?: string[];
+  /** For a limit: what happens now (see {@link ExitBehavior}). */
+  exitBehavior?: ExitBehavior;
+  /** ChildTools / ConditionalNext: the call that constrains what comes next. */
+  after?: string;
+}
+
+/** A call the guard makes itself (tool_choice), because a rule leaves no other choice or the reminders ran out. */
+export interface ForcedCall {
+  tool: string;
+  /** The rule that forces it. */
+  ruleId: string;
+  ruleType: RuleType;
+  /** Prefilled arguments for the call (empty when the rule gives none). */
+  args: PrefilledArgs;
 }
 
 export interface RuleViolation extends ViolationDetail {

@@ -18,13 +18,13 @@ export function usageSentence(rule: NormalisedRule): string {
     case "TerminalIf":
       return usage.terminalIf(subject, others);
     case "MustFollow":
-      return usage.mustFollow(subject, others);
+      return usage.mustFollow(subject, others, rule.scope ?? "run");
     case "MustPrecede":
-      return usage.mustPrecede(subject, others);
+      return usage.mustPrecede(subject, others, rule.scope ?? "run");
     case "ExclusiveGroup":
-      return usage.exclusiveGroup([rule.tool, ...rule.conditions]);
+      return usage.exclusiveGroup([rule.tool, ...rule.conditions], rule.scope ?? "run");
     case "InitialCall":
-      return usage.initialCall([rule.tool]);
+      return usage.initialCall([rule.tool, ...(rule.alternatives ?? [])]);
     case "RequiredForExit":
       return usage.requiredForExit(subject);
     case "RequiredForExitIf":
@@ -37,5 +37,16 @@ export function usageSentence(rule: NormalisedRule): string {
       return usage.periodic(subject, rule.durationMs);
     case "AllowedOperations":
       return usage.allowedOperations(subject, rule.operations);
+    case "MaxTotalCalls":
+      return usage.totalCalls(rule.max, rule.scope ?? "run");
+    case "ChildTools":
+      return usage.child(subject, rule.children);
+    case "ConditionalNext":
+      return usage.conditional(
+        subject,
+        Object.entries(rule.outputMapping).map(([output, tool]) => ({ output, tool })),
+        rule.defaultChild,
+        rule.requireOutputMapping === true,
+      );
   }
 }

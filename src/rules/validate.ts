@@ -1,7 +1,8 @@
 import { dependencyEdges, dependencyMap, findCycles } from "./graph.js";
-import { defaultRuleId, normaliseRules, WILDCARD, WILDCARD_UNSUPPORTED, type NormalisedRule } from "./normalize.js";
+import { defaultRuleId, normaliseRules, structuralProblems, WILDCARD, WILDCARD_UNSUPPORTED, type NormalisedRule } from "./normalize.js";
 import { ToolRuleSchema } from "./schema.js";
 import type { RuleValidationIssue, ToolRule } from "./types.js";
+import { checkRequiredTools, type RequiredTool } from "../sources/requirements.js";
 
 type Catalog = ReadonlyMap<string, readonly string[]>;
 
@@ -48,10 +49,23 @@ function checkWildcardsAndConditions(rules: readonly NormalisedRule[], issues: R
   }
 }
 
+/** Every tool a rule names: its tool, conditions, children, output targets and initial alternatives. */
+export function toolsNamedBy(rule: NormalisedRule): string[] {
+  const extra =
+    rule.type === "ChildTools"
+      ? rule.children
+      : rule.type === "ConditionalNext"
+        ? [...Object.values(rule.outputMapping), ...(rule.defaultChild ? [rule.defaultChild] : [])]
+        : rule.type === "InitialCall"
+          ? (rule.alternatives ?? [])
+          : [];
+  return [...new Set([rule.tool, ...rule.conditions, ...extra])];
+}
+
 function checkCatalog(rules: readonly NormalisedRule[], catalog: Catalog, issues: RuleValidationIssue[]): void {
   const known = [...catalog.keys()].join(", ") || "none";
   for (const rule of rules) {
-    for (const tool of [rule.tool, ...rule.conditions]) {
+    for (const tool of toolsNamedBy(rule)) {
       if (tool === WILDCARD || catalog.has(tool)) continue;
       issues.push(issue("error", "unknown-tool", `rule ${rule.id} names unknown tool ${tool}; known tools: ${known}`, [rule.id]));
     }
@@ -172,25 +186,45 @@ function checkGraph(rules: readonly NormalisedRule[], catalog: Catalog | undefin
   }
 }
 
+/** ChildTools / ConditionalNext whose every next tool is disabled: after the parent nothing can run. */
+function checkSequences(rules: readonly NormalisedRule[], tools: ReadonlySet<string>, issues: RuleValidationIssue[]): void {
+  const disabled = disabledTools(rules, tools);
+  for (const rule of rules) {
+    if (rule.type !== "ChildTools") continue;
+    if (rule.children.every((c) => disabled.has(c))) {
+      issues.push(issue("error", "conflict", `after ${rule.tool} only ${rule.children.join(", ")} may run (${rule.id}), and every one of them is disabled by MaxCalls 0`, [rule.id, ...rule.children.map((c) => disabled.get(c) ?? "")].filter(Boolean)));
+    }
+  }
+}
+
 /**
  * Checks a rule set before it is used: malformed rules, unknown tools and operations (when `tools`
  * is given), conflicting rules, dependency cycles and tools that can never become callable.
  */
-export function validateRules(rules: readonly ToolRule[], tools?: Catalog): RuleValidationIssue[] {
+export function validateRules(rules: readonly ToolRule[], tools?: Catalog, options: { required?: readonly RequiredTool[] } = {}): RuleValidationIssue[] {
   const issues: RuleValidationIssue[] = [];
   const valid = parseEach(rules, issues);
+  for (const problem of structuralProblems(valid)) {
+    const id = problem.split(":")[0] ?? "";
+    if (!problem.includes("needs a concrete tool") && !problem.includes("conditions must name tools")) {
+      issues.push(issue("error", "invalid-rule", `rule ${problem}`, [id]));
+    }
+  }
   checkWildcardsAndConditions(valid, issues);
   if (tools) checkCatalog(valid, tools, issues);
   const named = new Set<string>(tools ? tools.keys() : []);
-  for (const rule of valid) for (const t of [rule.tool, ...rule.conditions]) if (t !== WILDCARD) named.add(t);
+  for (const rule of valid) for (const t of toolsNamedBy(rule)) if (t !== WILDCARD) named.add(t);
+  checkSequences(valid, named, issues);
   checkConflicts(valid, named, issues);
   checkGraph(valid, tools, named, issues);
+  // Data sources' required tools (seed 000), e.g. sources.requiredTools() of a SourceManager.
+  if (options.required) issues.push(...checkRequiredTools(valid, tools, options.required));
   return issues;
 }
 
 /** Throws an Error listing every error-level issue; returns the warnings otherwise. */
-export function assertValidRules(rules: readonly ToolRule[], tools?: Catalog): RuleValidationIssue[] {
-  const issues = validateRules(rules, tools);
+export function assertValidRules(rules: readonly ToolRule[], tools?: Catalog, options: { required?: readonly RequiredTool[] } = {}): RuleValidationIssue[] {
+  const issues = validateRules(rules, tools, options);
   const errors = issues.filter((i) => i.severity === "error");
   if (errors.length > 0) {
     throw new Error(`invalid tool rules (${errors.length} error${errors.length === 1 ? "" : "s"}):\n${errors.map((e) => `- [${e.code}] ${e.message}`).join("\n")}`);

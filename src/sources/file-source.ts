@@ -11,6 +11,10 @@ import { FileWatcher } from "./file-watcher.js";
 import { checkRelativePath, relativeToBase, resolveInside } from "./paths.js";
 import { modeIn, openDirChain, openFileIn, readFileIn, removeStaleTempFiles, UnsafePathError, unlinkIn, writeFileIn, type VerifiedDir } from "./safe-fs.js";
 import type { DataSource, NotificationSink, SourceKind, SourceStatus } from "./types.js";
+import type { RequiredTool } from "./requirements.js";
+import type { ToolRule } from "../rules/types.js";
+import type { GuardedTool } from "../tools/types.js";
+import { createFileTool } from "../builtin/file-tool.js";
 
 export type FileOperation = "load" | "save" | "create" | "delete" | "append" | "replace";
 
@@ -36,6 +40,21 @@ export interface FileSourceOptions {
   maxFileBytes?: number;
   /** Watch loaded files for external changes (makes this a stream source). */
   watch?: boolean | { debounceMs?: number };
+  /** Name of the tool this source registers when started. Default "file". */
+  toolName?: string;
+}
+
+/** How `reconcile` settles a file whose disk content and block differ. */
+export type ReconcileStrategy = "safe" | "disk" | "block" | "report";
+
+export interface ReconcileResult {
+  path: string;
+  label: string;
+  /** What differed: nothing, the block only (unsaved edits), the disk only (an external edit), both, or the file is gone. */
+  state: "in-sync" | "block-changed" | "disk-changed" | "conflict" | "deleted";
+  /** What reconcile did. */
+  action: "none" | "reloaded" | "saved" | "refused";
+  message: string;
 }
 
 /** What `load` recorded about the file on disk, to detect external edits on `save`. */
@@ -82,6 +101,8 @@ export class FileSource implements DataSource {
   readonly #watcher: FileWatcher | undefined;
   /** Directories already swept for a killed save's temp files by this instance. */
   readonly #cleaned = new Set<string>();
+  readonly toolName: string;
+  #tool: GuardedTool | undefined;
 
   constructor(options: FileSourceOptions) {
     this.id = options.id;
@@ -91,6 +112,7 @@ export class FileSource implements DataSource {
     this.rules = new FileRules(options.rules, options.defaultPermission ?? "denied");
     this.memory = options.memory;
     this.maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
+    this.toolName = options.toolName ?? "file";
     if (options.watch) {
       const debounceMs = typeof options.watch === "object" ? options.watch.debounceMs : undefined;
       this.#watcher = new FileWatcher(this.id, () => this.#loaded.values(), (loaded) => this.diskHash(loaded), { debounceMs });
@@ -355,6 +377,78 @@ export class FileSource implements DataSource {
     const text = typeof block.content === "string" ? block.content : "";
     const updated = await this.memory.putBlock({ ...block, content: replaceOnce(`"${relative}"`, text, old, replacement) });
     return { path: relative, label: updated.label, permission, message: `replaced text in block ${updated.label}; file save writes it to disk` };
+  }
+
+  /**
+   * Compares a loaded file's disk content, its load record (what was last loaded or saved) and its
+   * block, and settles a difference by `strategy`:
+   * - "safe" (default): take the side that changed when only one did (an external edit reloads the
+   *   block; unsaved block edits are saved); when both changed, change nothing and report the conflict;
+   * - "disk": the disk wins (the block is reloaded, unsaved edits are dropped);
+   * - "block": the block wins (it is written over the disk, external edits are lost; needs write permission);
+   * - "report": only say what differs.
+   */
+  async reconcile(inputPath: string, strategy: ReconcileStrategy = "safe"): Promise<ReconcileResult> {
+    const { relative, real } = await this.#authorize("load", inputPath);
+    const { loaded, block } = await this.#loadedRecord(relative, real);
+    const text = typeof block.content === "string" ? block.content : "";
+    const disk = await this.#readDisk("load", relative, real);
+    const diskChanged = disk === undefined || sha256(disk.data) !== loaded.sha256;
+    const blockChanged = sha256(text) !== loaded.sha256;
+    const state: ReconcileResult["state"] =
+      disk === undefined ? "deleted" : diskChanged && blockChanged ? "conflict" : diskChanged ? "disk-changed" : blockChanged ? "block-changed" : "in-sync";
+    const result = (action: ReconcileResult["action"], message: string): ReconcileResult => ({ path: relative, label: block.label, state, action, message });
+    if (state === "in-sync") return result("none", `${relative}: disk and block ${block.label} agree`);
+    const take = strategy === "report" ? undefined : strategy === "disk" ? "disk" : strategy === "block" ? "block" : state === "disk-changed" ? "disk" : state === "block-changed" ? "block" : undefined;
+    if (take === undefined) {
+      const what = { "block-changed": "the block has unsaved edits", "disk-changed": "the file changed on disk", conflict: "both the file on disk and the block changed since the last load or save", deleted: "the file was deleted" }[state];
+      return result(strategy === "report" ? "none" : "refused", `${relative}: ${what}${strategy === "report" ? "" : "; reconcile with strategy \"disk\" (reload) or \"block\" (overwrite) to settle it"}`);
+    }
+    if (take === "disk") {
+      if (disk === undefined) return result("refused", `${relative}: the file was deleted; there is nothing on disk to reload (strategy "block" writes the block back)`);
+      await this.load(relative);
+      return result("reloaded", `${relative}: block ${block.label} reloaded from disk${blockChanged ? "; its unsaved edits were dropped" : ""}`);
+    }
+    // The block wins: record the disk as seen so the save's external-edit check accepts overwriting it.
+    const seen = disk === undefined ? loaded : { ...loaded, sha256: sha256(disk.data) };
+    this.#loaded.set(relative, seen);
+    try {
+      const saved = disk === undefined ? await this.create(relative, text) : await this.save({ path: relative });
+      return result("saved", `${relative}: ${saved.message}${diskChanged ? "; the external change on disk was overwritten" : ""}`);
+    } catch (error) {
+      this.#loaded.set(relative, loaded);
+      throw error;
+    }
+  }
+
+  /** The operations this source's permission rules make possible (seed 002: tool rules derived from permission rules). */
+  possibleOperations(): FileOperation[] {
+    const permissions = [...this.rules.rules.map((r) => r.permission), this.rules.defaultPermission].filter(isMemoryPermission);
+    const ops: FileOperation[] = [];
+    if (permissions.length > 0) ops.push("load");
+    if (permissions.some((p) => permits(p, "append"))) ops.push("append", "save");
+    if (permissions.some((p) => permits(p, "write"))) ops.push("replace", "create", "delete");
+    return (["load", "save", "create", "delete", "append", "replace"] as const).filter((op) => ops.includes(op));
+  }
+
+  /** The `file` tool of this source (one instance), registered when the source is started. */
+  tools(): GuardedTool[] {
+    this.#tool ??= createFileTool({ source: this, name: this.toolName }) as GuardedTool;
+    return [this.#tool];
+  }
+
+  /** ContinueLoop for its tool, and AllowedOperations limited to what the permission rules make possible. */
+  toolRules(): ToolRule[] {
+    return [
+      { type: "ContinueLoop", tool: this.toolName, id: `source:${this.id}:continue` },
+      { type: "AllowedOperations", tool: this.toolName, operations: this.possibleOperations(), id: `source:${this.id}:allowed-operations` },
+    ];
+  }
+
+  /** Seed 000's required_tools: its tool with load, and save when any rule lets the agent change a file. */
+  requiredTools(): RequiredTool[] {
+    const possible = this.possibleOperations();
+    return [{ source: this.id, tool: this.toolName, operations: possible.filter((op) => op === "load" || op === "save") }];
   }
 
   loadedFiles(): LoadedFile[] {

@@ -1,4 +1,7 @@
 import { MemoryError } from "../memory/errors.js";
+import type { ToolRule } from "../rules/types.js";
+import type { GuardedTool } from "../tools/types.js";
+import type { RequiredTool } from "./requirements.js";
 import type { DataSource, SourceNotification, SourceStatus } from "./types.js";
 
 /** Registry of data sources with the pause / resume / status / list the `source` tool exposes. */
@@ -14,9 +17,28 @@ export class SourceManager {
 
   register(source: DataSource): this {
     if (this.#sources.has(source.id)) throw new Error(`source "${source.id}" is already registered`);
+    // Starting a source registers its tools: two sources may not bring tools of the same name.
+    const taken = new Set(this.tools().map((t) => t.name));
+    const clash = (source.tools?.() ?? []).find((t) => taken.has(t.name));
+    if (clash) throw new Error(`source "${source.id}" brings a tool named "${clash.name}", which another source already registered; give it another tool name`);
     this.#sources.set(source.id, source);
     source.attach?.((n) => this.#enqueue(n));
     return this;
+  }
+
+  /** The tools the registered sources brought (FileSource's `file`, ...), in registration order. */
+  tools(): GuardedTool[] {
+    return [...this.#sources.values()].flatMap((s) => s.tools?.() ?? []);
+  }
+
+  /** Tool rules the registered sources derive from their own configuration. */
+  toolRules(): ToolRule[] {
+    return [...this.#sources.values()].flatMap((s) => s.toolRules?.() ?? []);
+  }
+
+  /** What the registered sources need from the agent's tools; pass to `validateRules(rules, catalog, { required })`. */
+  requiredTools(): RequiredTool[] {
+    return [...this.#sources.values()].flatMap((s) => s.requiredTools?.() ?? []);
   }
 
   get(id: string): DataSource | undefined {

@@ -1,3 +1,7 @@
+import type { ToolRule } from "../rules/types.js";
+import type { GuardedTool } from "../tools/types.js";
+import type { RequiredTool } from "./requirements.js";
+
 /** Block sources own blocks (loaded on demand); stream sources push notifications and can be paused. */
 export type SourceKind = "block" | "stream";
 
@@ -35,6 +39,12 @@ export interface DataSource {
   /** Stream sources only. */
   pause?(): Promise<void> | void;
   resume?(): Promise<void> | void;
+  /** Tools the source registers when it is started (registered with a SourceManager), e.g. FileSource's `file`. */
+  tools?(): GuardedTool[];
+  /** Tool rules derived from the source's own configuration (e.g. FileSource: its permission rules). */
+  toolRules?(): ToolRule[];
+  /** The tools and operations the source needs (seed 000's `required_tools`); `validateRules` checks them. */
+  requiredTools?(): RequiredTool[];
   /** Loads a block owned by this source (`block load` with `source_id`); returns its label. */
   loadBlock?(reference: string): Promise<{ label: string; summary: string }>;
   close?(): Promise<void> | void;

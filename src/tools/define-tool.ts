@@ -1,7 +1,7 @@
 import { tool as lcTool } from "@langchain/core/tools";
 import type { ToolRunnableConfig } from "@langchain/core/tools";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { detectOperationKey, flattenOperationUnion, operationsInSchema, toToolJsonSchema } from "./schema.js";
 import type { GuardedTool, RiskLevel, ToolExecutionContext, ToolGuardSpec } from "./types.js";
@@ -42,7 +42,9 @@ export const GUARD_SIGNAL_KEY = "__guard_signal";
 export function executionContextFrom(config: ToolRunnableConfig | undefined): ToolExecutionContext {
   const configurable = (config?.configurable ?? {}) as Record<string, unknown>;
   const guardSignal = configurable[GUARD_SIGNAL_KEY];
-  const toolCallId = config?.toolCall?.id ?? (configurable.tool_call_id as string | undefined) ?? "direct";
+  // A direct invocation (no tool call) gets an id of its own: one shared "direct" id would give every
+  // direct call the same idempotency key, and a second, different message would be taken for a re-send.
+  const toolCallId = config?.toolCall?.id ?? (configurable.tool_call_id as string | undefined) ?? `direct_${randomUUID()}`;
   const threadId = configurable.thread_id as string | undefined;
   const key = configurable.idempotency_key;
   return {

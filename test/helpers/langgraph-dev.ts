@@ -1,9 +1,10 @@
 // Starts a real `langgraph dev` server (the LangGraph CLI .ci/run installs apart, LANGGRAPH_CLI_BIN) on a
 // free loopback port for a test file, and stops its whole process group afterwards.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { dirname, join } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -34,21 +35,50 @@ export function installedVersion(from: string, name: string): string {
   throw new Error(`no package.json of ${name} above ${from}`);
 }
 
+/**
+ * The project's langgraph.json with every path pointing back at the project, in a fresh directory: the server runs
+ * there, so its state (.langgraph_api/) and anything written relative to the working directory stay
+ * apart per server and out of the project.
+ */
+function isolatedConfig(): { dir: string; config: string } {
+  const dir = mkdtempSync(join(tmpdir(), "gg-lgdev-cwd-"));
+  const spec = JSON.parse(readFileSync(join(ROOT, "langgraph.json"), "utf8")) as {
+    graphs: Record<string, string>;
+    auth?: { path?: string };
+    dependencies?: string[];
+  };
+  // langgraph-api joins these to its working directory: write them relative to it.
+  const absolute = (ref: string): string => {
+    const [file = "", symbol] = ref.split(":");
+    const target = relative(dir, isAbsolute(file) ? file : resolve(ROOT, file)) || ".";
+    return symbol === undefined ? target : `${target}:${symbol}`;
+  };
+  spec.graphs = Object.fromEntries(Object.entries(spec.graphs).map(([id, ref]) => [id, absolute(ref)]));
+  if (spec.auth?.path) spec.auth.path = absolute(spec.auth.path);
+  spec.dependencies = (spec.dependencies ?? []).map(absolute);
+  const config = join(dir, "langgraph.json");
+  writeFileSync(config, JSON.stringify(spec, null, 2));
+  return { dir, config };
+}
+
 export interface DevServer {
   apiUrl: string;
+  /** The server's working directory (a fresh temporary one). */
+  cwd: string;
   /** Everything the server printed so far. */
   output(): string;
   stop(): Promise<void>;
 }
 
-/** `langgraphjs dev` in the project root with `env` added; resolves once GET /ok answers. */
+/** `langgraphjs dev` for the project's langgraph.json (run from a fresh directory) with `env` added; resolves once GET /info answers. */
 export async function startDevServer(env: Record<string, string>): Promise<DevServer> {
   if (!CLI_AVAILABLE) throw new Error("LANGGRAPH_CLI_BIN is not set");
   const port = await freePort();
   const apiUrl = `http://127.0.0.1:${port}`;
   let log = "";
-  const child: ChildProcess = spawn(CLI_BIN as string, ["dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser"], {
-    cwd: ROOT,
+  const { dir, config } = isolatedConfig();
+  const child: ChildProcess = spawn(CLI_BIN as string, ["dev", "--config", config, "--port", String(port), "--host", "127.0.0.1", "--no-browser"], {
+    cwd: dir,
     env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
@@ -56,18 +86,21 @@ export async function startDevServer(env: Record<string, string>): Promise<DevSe
   child.stdout?.on("data", (d: Buffer) => (log += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (log += d.toString()));
   const stop = async (): Promise<void> => {
-    if (child.pid === undefined || child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once("exit", r));
-    // The CLI starts its own children (the API server): stop the whole group.
-    process.kill(-child.pid, "SIGTERM");
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    if (child.exitCode === null) process.kill(-child.pid, "SIGKILL");
+    if (child.pid !== undefined && child.exitCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      // The CLI starts its own children (the API server): stop the whole group.
+      process.kill(-child.pid, "SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (child.exitCode === null) process.kill(-child.pid, "SIGKILL");
+    }
+    rmSync(dir, { recursive: true, force: true });
   };
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`langgraph dev exited with ${child.exitCode}:\n${log}`);
     try {
-      if ((await fetch(`${apiUrl}/ok`)).ok) break;
+      // /info answers without a key (the auth middleware skips it).
+      if ((await fetch(`${apiUrl}/info`)).ok) break;
     } catch {
       // not listening yet
     }
@@ -77,5 +110,5 @@ export async function startDevServer(env: Record<string, string>): Promise<DevSe
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  return { apiUrl, output: () => log, stop };
+  return { apiUrl, cwd: dir, output: () => log, stop };
 }

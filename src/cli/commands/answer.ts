@@ -4,6 +4,7 @@ import { drive } from "../drive.js";
 import { CliError } from "../errors.js";
 import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
 import { threadStatus } from "../pending.js";
+import { REMOTE_OPTIONS, remoteAnswer, remoteFlagsSchema, remoteTarget } from "../remote.js";
 import type { Output } from "../render.js";
 import { actorOf, buildGraph, lockThread, openCliAudit, openSession, parseThreadId } from "../session.js";
 import { APPROVAL_FLAG_OPTIONS, approvalMode } from "./run.js";
@@ -18,6 +19,7 @@ export const ANSWER_USAGE = {
 
 const answerFlags = z.object({
   ...storageFlagsSchema,
+  ...remoteFlagsSchema,
   approve: z.array(z.string().min(1)).optional(),
   reject: z.array(z.string().min(1)).optional(),
   message: z.string().optional(),
@@ -36,6 +38,7 @@ export async function answerCommand(kind: AnswerKind, argv: string[], output: Ou
     argv,
     {
       ...STORAGE_OPTIONS,
+      ...REMOTE_OPTIONS,
       ...APPROVAL_FLAG_OPTIONS,
       approve: { type: "string", multiple: true },
       reject: { type: "string", multiple: true },
@@ -69,6 +72,11 @@ export async function answerCommand(kind: AnswerKind, argv: string[], output: Ou
     answers.edits.push({ id, args: parseArgsJson(flags.args, id) });
   }
   if (kind !== "edit" && flags.args !== undefined) throw new CliError(`${kind}: --args only goes with edit. ${usage}`, 2);
+  const target = remoteTarget(flags);
+  if (target) {
+    if (flags.yes || flags.interactive) throw new CliError(`${kind} --url answers the pending calls once; --yes and --interactive work on local threads only`, 2);
+    return remoteAnswer(target, threadId, answers, actorOf(flags.actor), output);
+  }
   const mode = approvalMode(flags);
 
   const session = await openSession(flags);

@@ -5,11 +5,35 @@ import type { GraphName, ReadyGraph } from "../../../graphs/shared.js";
 import { CliError } from "../errors.js";
 import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
 import { threadStatus, type ThreadStatus } from "../pending.js";
+import { REMOTE_OPTIONS, remoteFlagsSchema, remoteShow, remoteTarget, remoteThreadRows } from "../remote.js";
 import { formatPending, type Output } from "../render.js";
 import { openSession, parseThreadId, readerGraph, type Session } from "../session.js";
 import type { ThreadEntry } from "../thread-registry.js";
 
-const listFlags = z.object({ ...storageFlagsSchema, json: z.boolean().optional() });
+const listFlags = z.object({ ...storageFlagsSchema, ...remoteFlagsSchema, json: z.boolean().optional() });
+const LIST_OPTIONS = { ...STORAGE_OPTIONS, ...REMOTE_OPTIONS, json: { type: "boolean" } } as const;
+
+interface ThreadRow {
+  threadId: string;
+  graph: string | null;
+  updatedAt: string | null;
+  status: string;
+}
+
+/** The `threads` table (or JSON), local or from a server. */
+function printThreadRows(rows: readonly ThreadRow[], json: boolean | undefined, empty: string, output: Output): void {
+  if (json) {
+    output.out(JSON.stringify(rows, null, 2));
+    return;
+  }
+  if (rows.length === 0) {
+    output.out(empty);
+    return;
+  }
+  const width = Math.max(6, ...rows.map((r) => r.threadId.length));
+  output.out(`${"THREAD".padEnd(width)}  ${"GRAPH".padEnd(7)}  ${"UPDATED".padEnd(24)}  STATUS`);
+  for (const r of rows) output.out(`${r.threadId.padEnd(width)}  ${(r.graph ?? "?").padEnd(7)}  ${(r.updatedAt ?? "").padEnd(24)}  ${r.status}`);
+}
 
 function statusWord(status: ThreadStatus): string {
   if (status.pending) return `waiting for approval (${status.pending.actionRequests.length} call${status.pending.actionRequests.length === 1 ? "" : "s"})`;
@@ -32,8 +56,13 @@ async function withReaders<T>(session: Session, use: (status: (id: string, entry
 }
 
 export async function threadsCommand(argv: string[], output: Output): Promise<number> {
-  const { flags, positionals } = parseFlags("threads", argv, { ...STORAGE_OPTIONS, json: { type: "boolean" } }, listFlags);
+  const { flags, positionals } = parseFlags("threads", argv, LIST_OPTIONS, listFlags);
   if (positionals.length > 0) throw new CliError("threads takes no arguments (did you mean show THREAD?)", 2);
+  const target = remoteTarget(flags);
+  if (target) {
+    printThreadRows(await remoteThreadRows(target), flags.json, `no threads waiting for approval on ${target.url}`, output);
+    return 0;
+  }
   const session = await openSession(flags);
   try {
     const entries = new Map((await session.registry.list()).map((e) => [e.threadId, e]));
@@ -47,17 +76,7 @@ export async function threadsCommand(argv: string[], output: Output): Promise<nu
         }),
       ),
     );
-    if (flags.json) {
-      output.out(JSON.stringify(rows, null, 2));
-      return 0;
-    }
-    if (rows.length === 0) {
-      output.out(`no threads in ${session.spec}`);
-      return 0;
-    }
-    const width = Math.max(6, ...rows.map((r) => r.threadId.length));
-    output.out(`${"THREAD".padEnd(width)}  ${"GRAPH".padEnd(7)}  ${"UPDATED".padEnd(24)}  STATUS`);
-    for (const r of rows) output.out(`${r.threadId.padEnd(width)}  ${(r.graph ?? "?").padEnd(7)}  ${(r.updatedAt ?? "").padEnd(24)}  ${r.status}`);
+    printThreadRows(rows, flags.json, `no threads in ${session.spec}`, output);
     return 0;
   } finally {
     await session.close();
@@ -65,9 +84,11 @@ export async function threadsCommand(argv: string[], output: Output): Promise<nu
 }
 
 export async function showCommand(argv: string[], output: Output): Promise<number> {
-  const { flags, positionals } = parseFlags("show", argv, { ...STORAGE_OPTIONS, json: { type: "boolean" } }, listFlags);
+  const { flags, positionals } = parseFlags("show", argv, LIST_OPTIONS, listFlags);
   if (positionals.length !== 1) throw new CliError("usage: show THREAD [--json]", 2);
   const threadId = parseThreadId(positionals[0]);
+  const target = remoteTarget(flags);
+  if (target) return remoteShow(target, threadId, flags.json === true, output);
   const session = await openSession(flags);
   try {
     const entry = await session.registry.get(threadId);

@@ -16,9 +16,11 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
 export function normaliseDomain(input: string): string | undefined {
   let host = input.trim();
-  if (host.includes("://")) {
+  if (host.includes("://") || host.includes("/") || host.includes("\\")) {
+    // A URL, a protocol-relative URL (//host/x) or a scheme-less one (host/x): its host.
+    const absolute = host.includes("://") ? host : host.startsWith("//") || host.startsWith("\\\\") ? `https:${host}` : `https://${host}`;
     try {
-      host = new URL(host).hostname;
+      host = new URL(absolute).hostname;
     } catch {
       return undefined;
     }

@@ -1,0 +1,364 @@
+import { AIMessage as AIMessageClass, HumanMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { createHash } from "node:crypto";
+import { killswitchAsksNow, refusedAtStart } from "../messages/engine.js";
+import { limitEndings, reminders } from "../messages/index.js";
+import type { RuleState } from "../rules/types.js";
+import { auditId } from "../audit/record.js";
+import { auditOutcome, auditRecheck, threadIdOf } from "./audit-trail.js";
+import type { TurnContext } from "./audit-trail.js";
+import type { ApprovalState, ApprovalStepOptions } from "./approval.js";
+import { executeCall, refusedCall } from "./execute.js";
+import type { ExecutedCall } from "./execute.js";
+import type { Guard } from "./guard.js";
+import { guardReminder, isGuardMessage } from "./model-step.js";
+import { partitionCalls } from "./partition.js";
+import type { CallResult, GuardState, ReviewedCall, TurnPlan } from "./state.js";
+import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "./turn.js";
+
+/**
+ * The turn engine: the one place where a run starts, a turn is planned, each call is authorized
+ * immediately before it starts, runs and is recorded, and where loop control (Terminal, heartbeats,
+ * RequiredForExit escalation) is decided. The three entry points (createGuardedAgent's nodes,
+ * GuardedToolNode, guardMiddleware) are adapters that move state in and out of these functions.
+ */
+
+// ─── identities ────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Everything that coordinates calls (batch membership and abort scope, ledger keys, audit ids) is
+ * keyed by thread + run + model message, never by a message id alone: two threads whose model
+ * repeats message ids never share a batch.
+ */
+export function batchKey(ctx: TurnContext, batch: number): string {
+  return `${ctx.threadId}\u0000${ctx.runId}\u0000${ctx.messageId}#${batch}`;
+}
+
+/** The ledger's tool-call identity: the run is part of it, so a model that repeats call ids across runs still runs each. */
+export function ledgerCallId(runId: string, callId: string): string {
+  return runId === "" ? callId : `${runId}\u0000${callId}`;
+}
+
+/**
+ * Id for an AIMessage that has none (LangGraph's message reducer always gives one; a user's own
+ * reducer may not): derived from the message's content and calls, so a re-run finds the same id and
+ * two different messages never share one.
+ */
+export function messageIdOf(ai: AIMessage, threadId: string): string {
+  if (ai.id) return ai.id;
+  const calls = (ai.tool_calls ?? []).map((c) => [c.id ?? "", c.name, c.args]);
+  const body = JSON.stringify([threadId, typeof ai.content === "string" ? ai.content : ai.content, calls]);
+  return `ai_${createHash("sha256").update(body).digest("hex").slice(0, 24)}`;
+}
+
+/** The id of the latest user message (not a guard reminder): a new one starts a new run. */
+export function runIdOf(messages: readonly BaseMessage[], threadId: string): string {
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const m = messages[i];
+    if (m && HumanMessage.isInstance(m) && !isGuardMessage(m)) {
+      if (m.id) return m.id;
+      const content = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+      return `human_${auditId([threadId, String(i), content])}`;
+    }
+  }
+  return "";
+}
+
+// ─── run start ─────────────────────────────────────────────────────────────────────────────────
+
+export function rulesOf(guard: Guard, g: GuardState): RuleState {
+  return g.rules ?? guard.initialRuleState();
+}
+
+/** New user input: per-run rules reset; forced, terminated and turn state cleared. The one run start. */
+export function startRun(guard: Guard, g: GuardState, runId: string): GuardState {
+  return {
+    ...g,
+    rules: guard.engine.startRun(rulesOf(guard, g), guard.now()),
+    runId,
+    turn: null,
+    forcedTool: null,
+    terminatedBy: null,
+    next: "agent",
+    exitUnsatisfied: [],
+  };
+}
+
+/** Starts a run when the latest user message is not the one the current run started from. */
+export function startRunIfNew(guard: Guard, g: GuardState, messages: readonly BaseMessage[], threadId: string): GuardState {
+  const runId = runIdOf(messages, threadId);
+  return runId !== "" && runId !== g.runId ? startRun(guard, g, runId) : { ...g, rules: rulesOf(guard, g) };
+}
+
+// ─── planning ──────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The execution plan of a reviewed turn: approved calls in batches, in model order. Consecutive
+ * concurrency-safe calls share a batch (seed 003), an unsafe call runs alone, AND a call that the
+ * rules allow only after an earlier call of the same turn (MustFollow, MustPrecede, InitialCall, …)
+ * starts a later batch, so it starts after that call has finished and its result is known.
+ */
+export function planTurn(
+  guard: Guard,
+  rules: RuleState,
+  messageId: string,
+  runnable: readonly ReviewedCall[],
+  refused: number,
+  endRun?: { ruleId: string; reason: string },
+): TurnPlan {
+  // The rule state at the start of the current batch: the turn's earlier batches counted as run.
+  let counted = 0;
+  let atBatchStart = rules;
+  const needsEarlier = guard.hasPrerequisiteRules
+    ? (call: ReviewedCall, closed: readonly ReviewedCall[]) => {
+        for (; counted < closed.length; counted += 1) atBatchStart = provisional(guard, atBatchStart, closed[counted] as ReviewedCall);
+        return guard.engine.checkCall(atBatchStart, { tool: call.name, operation: call.operation }, guard.now()) !== null;
+      }
+    : undefined;
+  const batches = partitionCalls(runnable, needsEarlier);
+  const plan: TurnPlan = { messageId, calls: Object.fromEntries(runnable.map((c) => [c.id, c])), batches, nextBatch: 0, refused, done: [] };
+  return endRun ? { ...plan, endRun } : plan;
+}
+
+function provisional(guard: Guard, rules: RuleState, call: ReviewedCall): RuleState {
+  return guard.engine.record(rules, { tool: call.name, operation: call.operation, callId: call.id, success: true, at: guard.now() });
+}
+
+// ─── turn set-up ───────────────────────────────────────────────────────────────────────────────
+
+export interface ReviewedModelTurn {
+  ai: AIMessage;
+  ctx: TurnContext;
+  /** The plan of the approved calls (empty batches when none may run). */
+  turn: TurnPlan;
+  /** One error ToolMessage per refused or rejected call. */
+  answered: ToolMessage[];
+  /** Approved calls, in model order (edited ones carry the human's arguments). */
+  runnable: ReviewedCall[];
+  /** The approval step's state to write into the guard state (approval.ts). */
+  approvals: ApprovalState;
+  /** The resume did not fit and review must run again (routeBack): nothing was decided. */
+  retry: boolean;
+}
+
+/**
+ * Turn set-up, the same for every entry point: the last AIMessage's open calls are reviewed, the
+ * approval step (t13a's `resolveApprovals`, one interrupt) decides those that ask, and the approved
+ * calls are planned. Undefined when there is no AIMessage or no open call.
+ */
+export async function reviewModelTurn(
+  guard: Guard,
+  g: GuardState,
+  messages: readonly BaseMessage[],
+  config: LangGraphRunnableConfig | undefined,
+  routeBack: ApprovalStepOptions["routeBack"] = false,
+): Promise<ReviewedModelTurn | undefined> {
+  const ai = lastAIMessage(messages);
+  if (!ai) return undefined;
+  const threadId = threadIdOf(config);
+  const messageId = messageIdOf(ai, threadId);
+  const calls = openToolCalls(ai, messages, messageId);
+  if (calls.length === 0) return undefined;
+  const ctx: TurnContext = { threadId, runId: g.runId, messageId };
+  const rules = rulesOf(guard, g);
+  // Review reads the thread's messages (provenance conditions); the context kept for execution does not carry them.
+  const reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack });
+  const { runnable, answered, approvals, retry, endRun } = reviewed;
+  return { ai, ctx, turn: planTurn(guard, rules, messageId, runnable, answered.length, endRun), answered, runnable, approvals, retry };
+}
+
+// ─── authorization at start ────────────────────────────────────────────────────────────────────
+
+/**
+ * The last word before a call starts — first run, after an approval, after a crash: the killswitch
+ * as it is now, and the tool rules against the rule state that includes the real results of the
+ * earlier batches of the same turn (`done`). A call whose same-turn prerequisite failed is refused
+ * naming the rule. Returns null when the call may start, else the refused call.
+ */
+export function authorizeAtStart(
+  guard: Guard,
+  call: ReviewedCall,
+  base: RuleState,
+  done: readonly CallResult[],
+): ReviewedCall | null {
+  const kill = guard.options.killswitch?.decide(call.name, call.risk) ?? null;
+  if (kill?.mode === "deny") return refusedNow(call, kill.ruleId, kill.reason);
+  if (kill?.mode === "ask" && call.approved !== true) return refusedNow(call, kill.ruleId, killswitchAsksNow(kill.reason));
+  if (done.length === 0) return null;
+  const info = { tool: call.name, operation: call.operation };
+  const now = guard.now();
+  const real = recordResults(guard, base, done);
+  let violation = guard.engine.checkCall(real, info, now);
+  // Rules counting attempts (InitialCall) pass after a failed prerequisite: check once more as if
+  // the calls that did not succeed had never been made.
+  if (!violation && done.some((r) => r.status !== "success")) {
+    const succeeded = done.filter((r) => r.status === "success");
+    violation = guard.engine.checkCall(recordResults(guard, base, succeeded), info, now);
+  }
+  return violation ? refusedNow(call, `rule:${violation.ruleId}`, violation.message) : null;
+}
+
+function refusedNow(call: ReviewedCall, ruleId: string, reason: string): ReviewedCall {
+  return { ...call, outcome: "refuse", ruleId, reason, message: refusedAtStart(call.name, ruleId, reason) };
+}
+
+// ─── execution of one call ─────────────────────────────────────────────────────────────────────
+
+export interface CallSlot {
+  ctx: TurnContext;
+  batch: number;
+  /** Rule state before the turn. */
+  base: RuleState;
+  /** Results of the turn's earlier batches, in model order. */
+  done: readonly CallResult[];
+}
+
+/**
+ * Authorizes one call at its start, runs it (ledger, abort hierarchy, timeout, truncation) and
+ * audits the outcome. Every entry point runs calls through here; never throws for a tool failure.
+ */
+export async function runCall(
+  guard: Guard,
+  call: ReviewedCall,
+  slot: CallSlot,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<ExecutedCall> {
+  const refused = authorizeAtStart(guard, call, slot.base, slot.done);
+  if (refused) {
+    await auditRecheck(guard, slot.ctx, refused);
+    return refusedCall(guard, refused);
+  }
+  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), ledgerCallId(slot.ctx.runId, call.id), config);
+  await auditOutcome(guard, slot.ctx, call, executed.result.status);
+  return executed;
+}
+
+/**
+ * Runs a planned turn's batches in order inside one task (GuardedToolNode, and the graph's fast
+ * path): each batch's calls start together, each authorized at its start against the results of the
+ * earlier batches. Exactly-once across crashes comes from the ledger (claim before, complete after).
+ */
+export async function runBatches(
+  guard: Guard,
+  turn: TurnPlan,
+  base: RuleState,
+  ctx: TurnContext,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<{ executed: ExecutedCall[]; done: CallResult[] }> {
+  const done: CallResult[] = [...(turn.done ?? [])];
+  const executed: ExecutedCall[] = [];
+  for (let index = turn.nextBatch; index < turn.batches.length; index += 1) {
+    const batch = turn.batches[index] ?? [];
+    const earlier = [...done];
+    const ran = await Promise.all(
+      batch.flatMap((id) => {
+        const call = turn.calls[id];
+        return call ? [runCall(guard, call, { ctx, batch: index, base, done: earlier }, config)] : [];
+      }),
+    );
+    for (const e of ran) {
+      executed.push(e);
+      done.push(e.result);
+    }
+  }
+  return { executed, done };
+}
+
+// ─── recording and loop control ────────────────────────────────────────────────────────────────
+
+/** Records results, in the given order, into the rule state: the tools' real outcomes. Refused calls did not run. */
+export function recordResults(guard: Guard, rules: RuleState, results: readonly CallResult[]): RuleState {
+  let next = rules;
+  for (const result of results) {
+    if (result.status === "refused") continue;
+    next = guard.engine.record(next, {
+      tool: result.name,
+      operation: result.operation,
+      callId: result.id,
+      success: result.status === "success",
+      at: result.at,
+      output: result.output,
+    });
+  }
+  return next;
+}
+
+/** Results of a turn in plan order, then any the plan did not know (unplanned middleware calls). */
+export function inPlanOrder(turn: TurnPlan | null, results: Readonly<Record<string, CallResult>>): CallResult[] {
+  const planned = turn?.batches.flat() ?? [];
+  const seen = new Set(planned);
+  const ordered = planned.flatMap((id) => (results[id] ? [results[id]] : []));
+  for (const [id, r] of Object.entries(results)) if (!seen.has(id)) ordered.push(r);
+  return ordered;
+}
+
+/**
+ * The one place a finished turn is recorded and loop control decided: results into the rule state,
+ * then Terminal / TerminalIf (after pending exit tools, forced first), heartbeats, else back to the
+ * model. The turn is cleared.
+ */
+export function finishTurn(guard: Guard, g: GuardState, results: readonly CallResult[]): GuardState {
+  const rules = recordResults(guard, rulesOf(guard, g), results);
+  const refused = (g.turn?.refused ?? 0) + results.filter((r) => r.status === "refused").length;
+  // A limit with exitBehavior "end" refused a call of this turn: the run ends now (the other calls ran).
+  if (g.turn?.endRun) {
+    return { ...g, rules, turn: null, forcedTool: null, next: "end", terminatedBy: g.turn.endRun.ruleId, exitUnsatisfied: [] };
+  }
+  const termination = guard.engine.shouldTerminate(rules);
+  if (termination.terminate) {
+    const pending = guard.engine.pendingExitTools(rules);
+    if (pending.length > 0 && g.forcedTool !== pending[0]) {
+      return { ...g, rules, turn: null, forcedTool: pending[0] ?? null, next: "agent" };
+    }
+    return { ...g, rules, turn: null, forcedTool: null, next: "end", terminatedBy: termination.ruleId ?? "terminal", exitUnsatisfied: pending };
+  }
+  if (guard.options.heartbeat === true) {
+    const keepGoing =
+      refused > 0 || results.some((r) => r.status !== "success" || r.requestHeartbeat || guard.engine.continuesLoop(r.name));
+    if (!keepGoing) return { ...g, rules, turn: null, forcedTool: null, next: "end" };
+  }
+  return { ...g, rules, turn: null, forcedTool: null, next: "agent" };
+}
+
+/** The AI message that closes a run a limit ended (`exitBehavior: "end"`), as LangChain's toolCallLimit adds one. */
+export function limitEndMessages(turn: TurnPlan | null | undefined): AIMessage[] {
+  if (!turn?.endRun) return [];
+  return [new AIMessageClass({ content: limitEndings.ended(turn.endRun.ruleId, turn.endRun.reason), name: "guard" })];
+}
+
+/** Whether a limit may end a run (exitBehavior "end"): loop control must then run after every turn. */
+export function limitsMayEndRun(guard: Guard): boolean {
+  return guard.engine.rules.some((r) => "exitBehavior" in r && r.exitBehavior === "end");
+}
+
+export type ExitStep =
+  /** Nothing pending: the run may end. */
+  | { kind: "end"; guard: GuardState }
+  /** Ask the model again, with a reminder (and, on escalation, a forced tool). */
+  | { kind: "again"; guard: GuardState; messages: BaseMessage[] };
+
+/**
+ * The model answered without tool calls. Pending RequiredForExit tools get a reminder, then the
+ * next model call is forced to call the first one, then the run ends with them recorded in
+ * `exitUnsatisfied` (bounded escalation). The one RequiredForExit escalation.
+ */
+export function exitStep(guard: Guard, g: GuardState): ExitStep {
+  const rules = rulesOf(guard, g);
+  const pending = guard.engine.pendingExitTools(rules);
+  if (pending.length === 0) return { kind: "end", guard: { ...g, next: "end" } };
+  const attempts = rules.exitReminders;
+  const noted = guard.engine.noteExitReminder(rules);
+  if (attempts < guard.maxExitReminders) {
+    return { kind: "again", guard: { ...g, rules: noted, next: "agent" }, messages: [guardReminder(reminders.exitPending(pending))] };
+  }
+  const forced = pending[0];
+  if (attempts === guard.maxExitReminders && forced !== undefined) {
+    return {
+      kind: "again",
+      guard: { ...g, rules: noted, forcedTool: forced, next: "agent" },
+      messages: [guardReminder(reminders.exitForced(forced))],
+    };
+  }
+  return { kind: "end", guard: { ...g, next: "end", exitUnsatisfied: pending } };
+}

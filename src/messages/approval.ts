@@ -1,0 +1,44 @@
+/**
+ * Sentences of the approval step (src/guard/approval.ts) about resumes: what a client or reviewer
+ * reads when a resume is refused and the approval is asked again. Part of the one messages module
+ * (src/messages/; the approval description and the human-decision sentences are in index.ts);
+ * pinned by exact-text tests in test/approval.test.ts.
+ */
+
+/** Longest piece of a client's input quoted back in an error. */
+export const QUOTE_LIMIT = 200;
+
+/** The first line of every description when the request is asked again after a refused resume. */
+export function reaskedDescription(error: string, description: string): string {
+  return `Your last answer was refused and nothing was done: ${trimStop(error)}. Answer again. ${description}`;
+}
+
+/** A resume value that is not `{ decisions: … }` of the right shape. `quoted` is already bounded. */
+export function resumeShapeRefused(quoted: string, detail: string): string {
+  return `invalid approval resume ${quoted}: expected { decisions: [...] } with one of approve | edit | reject per pending call (${detail})`;
+}
+
+/** A well-formed resume that does not answer the pending calls. */
+export function resumeMatchRefused(detail: string): string {
+  return `invalid approval resume: ${detail}`;
+}
+
+export const decisionText = {
+  none: (listing: string) => `no decisions given; pending calls: [${listing}]`,
+  mixedKeys: "mix of decisions with and without toolCallId: key all of them or none",
+  tooMany: (pending: number, listing: string, got: number) =>
+    `expected at most ${pending} decision(s), one per pending call in order [${listing}], got ${got}`,
+  wrongCount: (pending: number, listing: string, got: number) =>
+    `expected ${pending} decision(s), one per pending call in order [${listing}], got ${got}`,
+  unknownId: (id: string, listing: string) => `decision for unknown tool call id ${id}; pending calls: [${listing}]`,
+  twice: (id: string) => `two decisions for tool call ${id}`,
+  notAllowed: (type: string, id: string, allowed: readonly string[]) =>
+    `decision "${type}" is not allowed for ${id}; allowed: ${allowed.join(", ")}`,
+  missing: (ids: readonly string[]) => `no decision for pending call(s) ${ids.join(", ")}; every pending call needs one`,
+  bothSpellings: (camel: string, snake: string) => `both ${camel} and ${snake} given: send one of them`,
+  editNeedsAction: "an edit needs editedAction (or edited_action): { name, args }",
+} as const;
+
+function trimStop(text: string): string {
+  return text.trim().replace(/[.]+$/, "");
+}

@@ -1,0 +1,88 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { ErrorCode, GuardedGraphError } from "../errors/index.js";
+import { deployMessages } from "../messages/index.js";
+
+/** The user an API key stands for, as LangGraph Platform puts it in `config.configurable.langgraph_auth_user`. */
+export interface ApiKeyUser {
+  identity: string;
+  display_name: string;
+  is_authenticated: true;
+  permissions: string[];
+}
+
+const MIN_KEY_LENGTH = 16;
+const identitySchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/, "the user is letters, digits, '.', '_', '@', '-' (at most 128)");
+const keySchema = z
+  .string()
+  .min(MIN_KEY_LENGTH, `the key is shorter than ${MIN_KEY_LENGTH} characters`)
+  .max(512, "the key is longer than 512 characters")
+  .regex(/^[\x21-\x7e]+$/, "the key has characters other than printable ASCII");
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+/**
+ * The API keys a server accepts, parsed from `GUARDED_GRAPH_API_KEYS` (`alice:KEY,bob:KEY`, commas or
+ * newlines between entries). A malformed entry or a key given twice throws: a server must not start
+ * with keys it would read differently from what its operator wrote.
+ */
+export class ApiKeys {
+  readonly #entries: { hash: Buffer; user: ApiKeyUser }[];
+
+  private constructor(entries: { hash: Buffer; user: ApiKeyUser }[]) {
+    this.#entries = entries;
+  }
+
+  static parse(spec: string | undefined): ApiKeys {
+    const raw = (spec ?? "")
+      .split(/[,\n]/)
+      .map((part) => part.trim())
+      .filter((part) => part !== "");
+    const entries: { hash: Buffer; user: ApiKeyUser }[] = [];
+    raw.forEach((entry, index) => {
+      const colon = entry.indexOf(":");
+      if (colon < 0) throw new GuardedGraphError(ErrorCode.PLATFORM_CONFIG, deployMessages.badApiKeyEntry(index, "it has no ':' between user and key"));
+      const identity = identitySchema.safeParse(entry.slice(0, colon).trim());
+      if (!identity.success) throw new GuardedGraphError(ErrorCode.PLATFORM_CONFIG, deployMessages.badApiKeyEntry(index, identity.error.issues[0]?.message ?? "bad user"));
+      const key = keySchema.safeParse(entry.slice(colon + 1).trim());
+      if (!key.success) throw new GuardedGraphError(ErrorCode.PLATFORM_CONFIG, deployMessages.badApiKeyEntry(index, key.error.issues[0]?.message ?? "bad key"));
+      const hash = digest(key.data);
+      if (entries.some((known) => timingSafeEqual(known.hash, hash))) throw new GuardedGraphError(ErrorCode.PLATFORM_CONFIG, deployMessages.duplicateApiKey(index));
+      entries.push({ hash, user: { identity: identity.data, display_name: identity.data, is_authenticated: true, permissions: [] } });
+    });
+    return new ApiKeys(entries);
+  }
+
+  get size(): number {
+    return this.#entries.length;
+  }
+
+  /** The user of `key`, compared in constant time over SHA-256 digests; undefined when no key matches. */
+  lookup(key: string): ApiKeyUser | undefined {
+    const hash = digest(key);
+    let found: ApiKeyUser | undefined;
+    for (const entry of this.#entries) if (timingSafeEqual(entry.hash, hash)) found = entry.user;
+    return found === undefined ? undefined : { ...found, permissions: [...found.permissions] };
+  }
+}
+
+/** The key a request carries: `x-api-key` (Agent Chat UI, the SDK's `apiKey`) or `Authorization: Bearer`. */
+export function apiKeyOf(headers: Headers): string | undefined {
+  const direct = headers.get("x-api-key")?.trim();
+  if (direct) return direct;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
+  return match?.[1];
+}
+
+export type AuthOutcome = { ok: true; user: ApiKeyUser } | { ok: false; status: 401; message: string };
+
+/** Who a request is, or why it is refused. */
+export function authenticateRequest(keys: ApiKeys, headers: Headers): AuthOutcome {
+  if (keys.size === 0) return { ok: false, status: 401, message: deployMessages.noApiKeysConfigured() };
+  const key = apiKeyOf(headers);
+  if (key === undefined) return { ok: false, status: 401, message: deployMessages.missingApiKey() };
+  const user = keys.lookup(key);
+  return user ? { ok: true, user } : { ok: false, status: 401, message: deployMessages.unknownApiKey() };
+}

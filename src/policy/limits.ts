@@ -1,0 +1,53 @@
+import { argsSummary, measureArgs } from "../audit/summary.js";
+import { refusals } from "../messages/index.js";
+
+/** Deepest argument nesting a call may have; deeper calls are refused before anything else reads them. */
+export const MAX_ARGS_DEPTH = 64;
+/** Longest arguments (string and key characters, plus one per value) a call may have. */
+export const MAX_ARGS_CHARS = 1_000_000;
+
+/** The key under which a tool call's oversized arguments are replaced by their summary (see boundToolCallArgs). */
+export const OVERSIZED_ARGS_KEY = "$oversizedArguments";
+
+export interface OversizedArguments {
+  /** `the arguments are nested deeper than 64 levels` */
+  reason: string;
+  /** The sentence the model reads. */
+  message(tool: string): string;
+  /** A bounded, value-free stand-in for the arguments (kept in state and audit instead of them). */
+  summary: Record<string, unknown>;
+}
+
+/**
+ * Checks the size and depth of a call's arguments without recursion. Undefined when they are
+ * within MAX_ARGS_DEPTH and MAX_ARGS_CHARS; otherwise why, and a summary to keep instead.
+ */
+export function checkArgumentLimits(args: unknown): OversizedArguments | undefined {
+  if (typeof args === "object" && args !== null && Object.hasOwn(args, OVERSIZED_ARGS_KEY)) {
+    // Already replaced by its summary when the model's message entered the state.
+    const summary = (args as Record<string, unknown>)[OVERSIZED_ARGS_KEY];
+    const bounded = typeof summary === "object" && summary !== null ? (summary as Record<string, unknown>) : {};
+    const reason = typeof bounded.reason === "string" ? bounded.reason.slice(0, 200) : "the arguments were too deep or too large to keep";
+    return { reason, message: (tool) => refusals.oversizedArguments(tool, reason), summary: { [OVERSIZED_ARGS_KEY]: bounded } };
+  }
+  const shape = measureArgs(args, { maxDepth: MAX_ARGS_DEPTH, maxChars: MAX_ARGS_CHARS });
+  if (shape.exceeded === undefined) return undefined;
+  const reason = refusals.oversizedArgumentsReason(shape.exceeded, shape.exceeded === "depth" ? MAX_ARGS_DEPTH : MAX_ARGS_CHARS);
+  return { reason, message: (tool) => refusals.oversizedArguments(tool, reason), summary: argsSummary(args, shape) };
+}
+
+/**
+ * Tool calls with oversized arguments replaced by `{ $oversizedArguments: summary }`, so the
+ * model's message can be checkpointed (a 10,000-level object overflows every JSON serialiser) and
+ * review refuses the call by that marker. Undefined when no call needed it.
+ */
+export function boundToolCallArgs<T extends { args: Record<string, unknown> }>(calls: readonly T[]): T[] | undefined {
+  let changed = false;
+  const out = calls.map((call) => {
+    const oversized = checkArgumentLimits(call.args);
+    if (oversized === undefined || Object.hasOwn(call.args, OVERSIZED_ARGS_KEY)) return call;
+    changed = true;
+    return { ...call, args: { [OVERSIZED_ARGS_KEY]: { reason: oversized.reason, ...oversized.summary } } };
+  });
+  return changed ? out : undefined;
+}

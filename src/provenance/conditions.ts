@@ -1,0 +1,210 @@
+import { NO, UNKNOWN, YES, type Verdict } from "../policy/kinds/verdict.js";
+import type { Evaluation } from "./context.js";
+import type { Evidence, SourceText } from "./index-builder.js";
+import type { BudgetCondition, ConditionSpec, FromCondition } from "./schema.js";
+import { DEFAULT_MIN_LENGTH, extractIdentifiers, valueQuery, type ValueQuery } from "./tokens.js";
+
+/**
+ * A test of one scalar value, three-valued like the matchers: UNKNOWN when the guard cannot tell
+ * (no messages to trace a value in, a number that is not a number). `restrictive` is true for deny
+ * and ask rules: they turn UNKNOWN into "ask"; an allow rule needs YES.
+ */
+export type ValueTest = (text: string, restrictive: boolean, field?: string, evaluation?: Evaluation) => Verdict;
+
+const NUMERIC_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
+const COMPOSITE_KEYS = ["not", "anyOf", "allOf", "from", "lt", "lte", "gt", "gte", "between"] as const;
+
+function numberOf(text: string): number | undefined {
+  const trimmed = text.trim().replace(/^"|"$/g, "");
+  if (!NUMERIC_RE.test(trimmed)) return undefined;
+  const value = Number(trimmed);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether a condition is more than a leaf matcher (connective, number, provenance). */
+export function isComposite(condition: unknown): boolean {
+  return isObject(condition) && COMPOSITE_KEYS.some((key) => key in condition);
+}
+
+/** Whether a condition needs the thread (so the policy knows to build the provenance index). */
+export function usesContext<Leaf>(condition: ConditionSpec<Leaf>): boolean {
+  if (!isObject(condition)) return false;
+  if ("from" in condition) return true;
+  if ("not" in condition) return usesContext(condition.not as ConditionSpec<Leaf>);
+  if ("anyOf" in condition) return (condition.anyOf as ConditionSpec<Leaf>[]).some(usesContext);
+  if ("allOf" in condition) return (condition.allOf as ConditionSpec<Leaf>[]).some(usesContext);
+  return false;
+}
+
+/** Human-readable form of a condition for reasons and `policy explain`. */
+export function describeCondition<Leaf>(condition: ConditionSpec<Leaf>, describeLeaf: (leaf: Leaf) => string): string {
+  const c = condition as Record<string, unknown>;
+  if (!isComposite(c)) return describeLeaf(condition as Leaf);
+  if ("not" in c) return `not (${describeCondition(c.not as ConditionSpec<Leaf>, describeLeaf)})`;
+  if ("anyOf" in c) return `any of (${(c.anyOf as ConditionSpec<Leaf>[]).map((x) => describeCondition(x, describeLeaf)).join("; ")})`;
+  if ("allOf" in c) return `all of (${(c.allOf as ConditionSpec<Leaf>[]).map((x) => describeCondition(x, describeLeaf)).join("; ")})`;
+  if ("from" in c) return `from ${(c.from as string[]).join(" or ")}${c.only === undefined ? "" : ` (only ${(c.only as string[]).join(" and ")})`}`;
+  if ("between" in c) return `between ${(c.between as number[]).join(" and ")}`;
+  const op = (["lt", "lte", "gt", "gte"] as const).find((key) => key in c) ?? "lt";
+  return `${{ lt: "<", lte: "<=", gt: ">", gte: ">=" }[op]} ${String(c[op])}`;
+}
+
+/** Values repeat across the calls of a thread: their lookups are kept (bounded, dropped all at once when full). */
+const queries = new Map<string, ValueQuery>();
+const MAX_CACHED_QUERIES = 10_000;
+const MAX_CACHED_VALUE_CHARS = 512;
+
+function cachedQuery(value: string, minLength: number): ValueQuery {
+  if (value.length > MAX_CACHED_VALUE_CHARS) return valueQuery(value, minLength);
+  const key = `${minLength}\u0000${value}`;
+  let query = queries.get(key);
+  if (query === undefined) {
+    if (queries.size >= MAX_CACHED_QUERIES) queries.clear();
+    query = valueQuery(value, minLength);
+    queries.set(key, query);
+  }
+  return query;
+}
+
+/** Which sources a `from` list accepts, compiled once. */
+function acceptorOf(sources: readonly string[]): (source: SourceText, trusted: ReadonlySet<string>) => boolean {
+  const user = sources.includes("user");
+  const anyTrusted = sources.includes("trusted");
+  const tools = new Set(sources.filter((name) => name !== "user" && name !== "trusted" && !name.startsWith("args:")));
+  const calls = new Set(sources.filter((name) => name.startsWith("args:")).map((name) => name.slice(5)));
+  return (source, trusted) => {
+    if (source.kind === "user" || source.kind === "system") return user;
+    const tool = source.tool ?? "";
+    if (source.kind === "call") return calls.has(tool);
+    return tools.has(tool) || (anyTrusted && trusted.has(tool));
+  };
+}
+
+function compileFrom(condition: FromCondition): ValueTest {
+  const acceptor = acceptorOf(condition.from);
+  return (text, _restrictive, field = "", evaluation) => {
+    const index = evaluation?.provenance();
+    if (evaluation === undefined || index === undefined) return UNKNOWN;
+    const trusted = evaluation.trusted;
+    const accept = (source: SourceText) => acceptor(source, trusted);
+    const minLength = condition.minLength ?? evaluation.settings.minLength ?? DEFAULT_MIN_LENGTH;
+    const trace = (value: string): boolean => {
+      const query = cachedQuery(value, minLength);
+      if (query.untraceable !== undefined) {
+        evaluation.evidence.push({ field, value: query.display, found: false, note: query.untraceable });
+        return false;
+      }
+      const found = index.find(query, accept);
+      const item: Evidence = { field, value: query.display, found: found.source !== undefined };
+      if (found.source !== undefined) item.source = found.source;
+      if (found.seenIn !== undefined) item.seenIn = found.seenIn;
+      evaluation.evidence.push(item);
+      return found.source !== undefined;
+    };
+    if (condition.only === undefined) return trace(text) ? YES : NO;
+    let all = true;
+    for (const identifier of extractIdentifiers(text, condition.only)) all = trace(identifier) && all;
+    return all ? YES : NO;
+  };
+}
+
+function numeric(test: (n: number) => boolean): ValueTest {
+  return (text) => {
+    const n = numberOf(text);
+    return n === undefined ? UNKNOWN : test(n) ? YES : NO;
+  };
+}
+
+/**
+ * Compiles a field condition into a test of one value. Leaf matchers (equals, glob, path, url...)
+ * are compiled by the policy's matcher framework (`compileLeaf`); this adds `not`, `anyOf`, `allOf`,
+ * numbers and provenance around them. Under `not`, the inner condition is read the other way
+ * (a deny rule's `not` reads its inner condition as an allow would), so that "cannot tell" still
+ * fails closed: not(UNKNOWN) is UNKNOWN.
+ */
+export function compileCondition<Leaf>(condition: ConditionSpec<Leaf>, compileLeaf: (leaf: Leaf) => ValueTest): ValueTest {
+  const c = condition as Record<string, unknown>;
+  if (!isComposite(c)) return compileLeaf(condition as Leaf);
+  if ("not" in c) {
+    const inner = compileCondition(c.not as ConditionSpec<Leaf>, compileLeaf);
+    return (text, restrictive, field, evaluation) => {
+      const value = inner(text, !restrictive, field, evaluation);
+      return value === UNKNOWN ? UNKNOWN : value === YES ? NO : YES;
+    };
+  }
+  if ("anyOf" in c || "allOf" in c) {
+    const any = "anyOf" in c;
+    const parts = ((any ? c.anyOf : c.allOf) as ConditionSpec<Leaf>[]).map((x) => compileCondition(x, compileLeaf));
+    const decisive = any ? YES : NO;
+    return (text, restrictive, field, evaluation) => {
+      let unknown = false;
+      for (const part of parts) {
+        const value = part(text, restrictive, field, evaluation);
+        if (value === decisive) return decisive;
+        if (value === UNKNOWN) unknown = true;
+      }
+      return unknown ? UNKNOWN : any ? NO : YES;
+    };
+  }
+  if ("from" in c) return compileFrom(condition as FromCondition);
+  if ("between" in c) {
+    const [low, high] = c.between as [number, number];
+    return numeric((n) => n >= low && n <= high);
+  }
+  if ("lt" in c) return numeric((n) => n < (c.lt as number));
+  if ("lte" in c) return numeric((n) => n <= (c.lte as number));
+  if ("gt" in c) return numeric((n) => n > (c.gt as number));
+  return numeric((n) => n >= (c.gte as number));
+}
+
+/** The total of `budget.sum` over the completed calls of the rule's tools in scope, plus this turn's earlier calls. */
+export function budgetTotal(
+  budget: BudgetCondition,
+  matchesTool: (tool: string) => boolean,
+  select: (args: unknown) => unknown[],
+  evaluation: Evaluation | undefined,
+): number | undefined {
+  const index = evaluation?.provenance();
+  if (evaluation === undefined || index === undefined) return undefined;
+  const scope = budget.scope ?? "run";
+  let total = 0;
+  const add = (args: unknown): boolean => {
+    for (const value of select(args)) {
+      const n = typeof value === "number" ? value : typeof value === "string" ? numberOf(value) : undefined;
+      if (n === undefined) return false;
+      total += n;
+    }
+    return true;
+  };
+  for (const call of index.completedCalls) {
+    if (scope === "run" && call.runId !== index.runId) continue;
+    if (matchesTool(call.tool) && !add(call.args)) return undefined;
+  }
+  for (const call of evaluation.context?.turnCalls ?? []) {
+    if (matchesTool(call.name) && !add(call.args)) return undefined;
+  }
+  return total;
+}
+
+/** Whether one of the `after` tools returned (successfully) in scope. */
+export function seenAfter(after: readonly string[], scope: "run" | "thread", evaluation: Evaluation | undefined): { seen: boolean } | undefined {
+  const index = evaluation?.provenance();
+  if (evaluation === undefined || index === undefined) return undefined;
+  const names = new Set(after.flatMap((name) => (name === "untrusted" ? (evaluation.settings.untrusted ?? []) : [name])));
+  for (const output of index.outputs) {
+    if (!output.ok || !names.has(output.tool)) continue;
+    if (scope === "run" && output.runId !== index.runId) continue;
+    evaluation.evidence.push({
+      field: "after",
+      value: output.tool,
+      found: true,
+      source: { index: output.index, kind: "tool", tool: output.tool, toolCallId: output.toolCallId, runId: output.runId },
+    });
+    return { seen: true };
+  }
+  return { seen: false };
+}

@@ -1,0 +1,229 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { tokenize, valueQuery, type ValueQuery } from "./tokens.js";
+
+/**
+ * Where the values of a thread come from, recomputed from the checkpointed messages (they are the
+ * only source of truth) and extended incrementally: a turn tokenises only the messages that are new
+ * since the last turn of the same thread.
+ */
+
+/** The kind of text a value was found in. AI messages are never a source: the model may be hijacked. */
+export type SourceKind = "user" | "system" | "tool" | "call";
+
+export interface SourceText {
+  /** Position of the message in the thread. */
+  index: number;
+  kind: SourceKind;
+  /** For `tool`: the tool whose output this is; for `call`: the tool whose earlier arguments these are. */
+  tool?: string | undefined;
+  toolCallId?: string | undefined;
+  /** Id of the human message that started the run this text belongs to ("" before the first). */
+  runId: string;
+}
+
+/** Where a value was found, or why not. Goes into the decision and the audit record. */
+export interface Evidence {
+  field: string;
+  value: string;
+  found: boolean;
+  /** Where it was found (first acceptable source). */
+  source?: SourceText;
+  /** When not found: where the value does appear (e.g. only in a `read_file` output), if anywhere. */
+  seenIn?: SourceText;
+  note?: string;
+}
+
+/** Longest stretch of one message that is indexed; the rest of it is not a source (fail closed). */
+export const MAX_INDEXED_CHARS_PER_MESSAGE = 200_000;
+/** Threads whose index is kept between turns (least recently used beyond this are dropped). */
+const MAX_CACHED_THREADS = 64;
+
+interface IndexedText extends SourceText {
+  sequence: string;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const part of content) {
+    if (typeof part === "string") parts.push(part);
+    else if (part !== null && typeof part === "object" && typeof (part as { text?: unknown }).text === "string") {
+      parts.push((part as { text: string }).text);
+    }
+  }
+  return parts.join("\n");
+}
+
+/** A cheap identity for a message: type, id, length of content and tool call ids. */
+function fingerprint(message: BaseMessage): string {
+  const type = message.getType();
+  const content = textOf(message.content);
+  const calls = type === "ai" ? ((message as { tool_calls?: { id?: string | undefined }[] }).tool_calls ?? []).map((c) => c.id ?? "").join(",") : "";
+  const extra = type === "tool" ? `${(message as { tool_call_id?: string }).tool_call_id ?? ""}:${(message as { status?: string }).status ?? ""}` : "";
+  return `${type}|${message.id ?? ""}|${content.length}|${content.slice(0, 16)}|${calls}|${extra}`;
+}
+
+interface PendingCall {
+  tool: string;
+  args: unknown;
+}
+
+/** The provenance index of one thread. Build it with `provenanceIndex(messages, threadKey)`. */
+export class ProvenanceIndex {
+  private readonly texts: IndexedText[] = [];
+  private readonly byKey = new Map<string, number[]>();
+  private readonly fingerprints: string[] = [];
+  /** Tool calls seen in AI messages, by id, until their ToolMessage arrives. */
+  private readonly pending = new Map<string, PendingCall>();
+  /** Tools that returned (successfully or not), with the index and run of each output, in order. */
+  readonly outputs: { tool: string; index: number; runId: string; toolCallId: string; ok: boolean }[] = [];
+  /** Calls that completed without error, with their arguments (for budgets and grown allow-lists). */
+  readonly completedCalls: { tool: string; args: unknown; index: number; runId: string; toolCallId: string }[] = [];
+  runId = "";
+  /** Index of the human message that started the current run (-1 before any). */
+  runStart = -1;
+
+  /** How many messages are indexed. */
+  get length(): number {
+    return this.fingerprints.length;
+  }
+
+  /** True when `messages` extends what is indexed (same prefix). */
+  extends(messages: readonly BaseMessage[]): boolean {
+    if (messages.length < this.fingerprints.length) return false;
+    // The last indexed message is compared always; the rest by a sample (a rewritten history changes its tail).
+    for (let i = this.fingerprints.length - 1; i >= 0; i = i === 0 ? -1 : Math.floor(i / 2)) {
+      if (fingerprint(messages[i]!) !== this.fingerprints[i]) return false;
+      if (i === 0) break;
+    }
+    return true;
+  }
+
+  /** Indexes the messages after those already indexed. */
+  append(messages: readonly BaseMessage[]): void {
+    for (let index = this.fingerprints.length; index < messages.length; index++) {
+      const message = messages[index]!;
+      this.fingerprints.push(fingerprint(message));
+      const type = message.getType();
+      if (type === "human") {
+        this.runId = message.id ?? `human@${index}`;
+        this.runStart = index;
+        this.add({ index, kind: "user", runId: this.runId }, textOf(message.content));
+      } else if (type === "system") {
+        this.add({ index, kind: "system", runId: this.runId }, textOf(message.content));
+      } else if (type === "ai") {
+        for (const call of (message as { tool_calls?: { id?: string | undefined; name: string; args: unknown }[] }).tool_calls ?? []) {
+          if (call.id !== undefined) this.pending.set(call.id, { tool: call.name, args: call.args });
+        }
+      } else if (type === "tool") {
+        const tool = message as BaseMessage & { tool_call_id: string; status?: string; name?: string };
+        const call = this.pending.get(tool.tool_call_id);
+        this.pending.delete(tool.tool_call_id);
+        const name = call?.tool ?? tool.name ?? "";
+        const ok = tool.status !== "error";
+        this.outputs.push({ tool: name, index, runId: this.runId, toolCallId: tool.tool_call_id, ok });
+        // A refusal or a failure is the guard's or the tool's own text: it may quote the arguments, so it is never a source.
+        if (!ok) continue;
+        this.add({ index, kind: "tool", tool: name, toolCallId: tool.tool_call_id, runId: this.runId }, textOf(tool.content));
+        if (call !== undefined) {
+          this.completedCalls.push({ tool: name, args: call.args, index, runId: this.runId, toolCallId: tool.tool_call_id });
+          this.addArgs({ index, kind: "call", tool: name, toolCallId: tool.tool_call_id, runId: this.runId }, call.args);
+        }
+      }
+    }
+  }
+
+  private addArgs(source: SourceText, args: unknown): void {
+    const strings: string[] = [];
+    const walk = (value: unknown, depth: number) => {
+      if (depth > 32) return;
+      if (typeof value === "string" || typeof value === "number") strings.push(String(value));
+      else if (Array.isArray(value)) for (const item of value) walk(item, depth + 1);
+      else if (value !== null && typeof value === "object") for (const item of Object.values(value)) walk(item, depth + 1);
+    };
+    walk(args, 0);
+    // Each argument value is its own text: a run of tokens never spans two arguments.
+    for (const text of strings) this.add(source, text);
+  }
+
+  private add(source: SourceText, text: string): void {
+    if (text.length === 0) return;
+    const { keys, sequence } = tokenize(text.length > MAX_INDEXED_CHARS_PER_MESSAGE ? text.slice(0, MAX_INDEXED_CHARS_PER_MESSAGE) : text);
+    const position = this.texts.length;
+    this.texts.push({ ...source, sequence });
+    for (const key of keys) {
+      const list = this.byKey.get(key);
+      if (list === undefined) this.byKey.set(key, [position]);
+      else list.push(position);
+    }
+  }
+
+  /**
+   * The first text (in thread order) that contains the value and that `accept` admits, else the first
+   * text that contains it at all (as `seenIn`), else nothing.
+   */
+  find(query: ValueQuery, accept: (source: SourceText) => boolean): { source?: SourceText; seenIn?: SourceText } {
+    let seenIn: IndexedText | undefined;
+    let best: IndexedText | undefined;
+    for (const alternative of query.alternatives) {
+      const positions = this.byKey.get(alternative.key);
+      if (positions === undefined) continue;
+      for (const position of positions) {
+        const text = this.texts[position]!;
+        if (best !== undefined && text.index >= best.index) break;
+        if (alternative.sequence !== undefined && !text.sequence.includes(alternative.sequence)) continue;
+        if (accept(text)) {
+          best = text;
+          break;
+        }
+        if (seenIn === undefined || text.index < seenIn.index) seenIn = text;
+      }
+    }
+    if (best !== undefined) return { source: strip(best) };
+    return seenIn === undefined ? {} : { seenIn: strip(seenIn) };
+  }
+}
+
+function strip(text: IndexedText): SourceText {
+  const { sequence: _sequence, ...source } = text;
+  return source;
+}
+
+const cache = new Map<string, ProvenanceIndex>();
+/** The same messages array (one turn's calls) at the same length: the index as it was, without checks. */
+const byArray = new WeakMap<readonly BaseMessage[], { length: number; index: ProvenanceIndex }>();
+
+/**
+ * The index of a thread's messages. With a `threadKey` (the thread id), the index of the previous turn
+ * is extended when the messages still start with what it indexed; otherwise it is rebuilt.
+ */
+export function provenanceIndex(messages: readonly BaseMessage[], threadKey?: string): ProvenanceIndex {
+  const same = byArray.get(messages);
+  if (same !== undefined && same.length === messages.length && same.index.length === messages.length) return same.index;
+  const index = indexFor(messages, threadKey);
+  byArray.set(messages, { length: messages.length, index });
+  return index;
+}
+
+function indexFor(messages: readonly BaseMessage[], threadKey: string | undefined): ProvenanceIndex {
+  if (threadKey !== undefined) {
+    const cached = cache.get(threadKey);
+    if (cached !== undefined && cached.extends(messages)) {
+      cache.delete(threadKey);
+      cache.set(threadKey, cached);
+      cached.append(messages);
+      return cached;
+    }
+  }
+  const index = new ProvenanceIndex();
+  index.append(messages);
+  if (threadKey !== undefined) {
+    cache.delete(threadKey);
+    cache.set(threadKey, index);
+    if (cache.size > MAX_CACHED_THREADS) cache.delete(cache.keys().next().value as string);
+  }
+  return index;
+}
+
+export { valueQuery };

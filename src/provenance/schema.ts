@@ -1,0 +1,96 @@
+import { z } from "zod";
+
+/**
+ * The policy condition language on top of the per-field matchers: `not`, `anyOf`, `allOf`, numeric
+ * comparisons, `from` (where a value came from), and the rule-level context conditions `after` and
+ * `budget`. Built as functions of the leaf matcher schema so the policy schema can use them without
+ * an import cycle.
+ */
+
+export const SOURCE_HELP =
+  'user (human messages and the system prompt), trusted (outputs of the tools in provenance.trusted), a tool name (its outputs), or "args:<tool>" (values used by earlier calls of that tool that completed)';
+
+export const SourceSchema = z
+  .string()
+  .min(1)
+  .regex(/^(?:user|trusted|args:[^\s]+|[^\s:]+)$/, `expected ${SOURCE_HELP}`)
+  .describe(`Where a value may come from: ${SOURCE_HELP}.`);
+
+export const FromSchema = z.strictObject({
+  from: z.array(SourceSchema).min(1).describe(`Holds when the value appears (as whole tokens, normalised) in one of these sources: ${SOURCE_HELP}.`),
+  minLength: z.number().int().min(1).optional().describe("Fewest letters and digits a value needs to be traced (default 3); shorter values are never found."),
+  only: z
+    .array(z.enum(["links", "emails"]))
+    .min(1)
+    .optional()
+    .describe("Trace only the links and/or email addresses written inside the value (a message body); holds when every one is found (and when there are none)."),
+});
+
+const finite = z.number().finite();
+
+export const NumericSchema = z.union([
+  z.strictObject({ lt: finite.describe("Holds when the value is a number below this.") }),
+  z.strictObject({ lte: finite.describe("Holds when the value is a number at most this.") }),
+  z.strictObject({ gt: finite.describe("Holds when the value is a number above this.") }),
+  z.strictObject({ gte: finite.describe("Holds when the value is a number at least this.") }),
+  z
+    .strictObject({ between: z.tuple([finite, finite]).describe("Holds when the value is a number in [low, high], both included.") })
+    .refine((m) => m.between[0] <= m.between[1], { message: "between: the low bound is above the high bound", path: ["between"] }),
+]);
+
+export type SourceName = z.output<typeof SourceSchema>;
+export type FromCondition = z.output<typeof FromSchema>;
+export type NumericCondition = z.output<typeof NumericSchema>;
+
+/** A field condition: a leaf matcher, or `not` / `anyOf` / `allOf` of conditions, `from`, or a numeric comparison. */
+export type ConditionSpec<Leaf> =
+  | Leaf
+  | FromCondition
+  | NumericCondition
+  | { not: ConditionSpec<Leaf> }
+  | { anyOf: ConditionSpec<Leaf>[] }
+  | { allOf: ConditionSpec<Leaf>[] };
+
+/** The field-condition schema over a leaf matcher schema (recursive through not/anyOf/allOf). */
+export function fieldConditionSchema<Leaf>(leaf: z.ZodType<Leaf>): z.ZodType<ConditionSpec<Leaf>> {
+  const condition: z.ZodType<ConditionSpec<Leaf>> = z.lazy(() =>
+    z.union([
+      leaf,
+      FromSchema,
+      NumericSchema,
+      z.strictObject({ not: condition }).describe("Holds when the inner condition does not."),
+      z.strictObject({ anyOf: z.array(condition).min(1) }).describe("Holds when any of these holds."),
+      z.strictObject({ allOf: z.array(condition).min(1) }).describe("Holds when all of these hold."),
+    ]),
+  ) as z.ZodType<ConditionSpec<Leaf>>;
+  return condition;
+}
+
+export const ScopeSchema = z.enum(["run", "thread"]);
+
+/** Rule-level: the rule applies only once one of these tools has returned in the run (or thread). */
+export const AfterSchema = z
+  .array(z.string().min(1))
+  .min(1)
+  .describe('The rule applies only after one of these tools returned output in the run (afterScope: thread for the whole thread); "untrusted" names the tools in provenance.untrusted.');
+
+/** Rule-level: the rule applies when the field summed over the completed calls of its tools in scope, plus this call, exceeds max. */
+export const BudgetSchema = z
+  .strictObject({
+    sum: z.string().min(1).describe("Field selector of the number to add up, e.g. amount."),
+    max: z.number().finite().nonnegative().describe("The rule applies when the total with this call exceeds this."),
+    scope: ScopeSchema.optional().describe("run (default: since the last human message) or thread."),
+  })
+  .describe("A budget across calls: applies when the total of a field over this rule's tools exceeds max.");
+
+/** Policy-level provenance settings. */
+export const ProvenanceConfigSchema = z
+  .strictObject({
+    trusted: z.array(z.string().min(1)).optional().describe("Tools whose outputs count as trusted sources (from: [trusted])."),
+    untrusted: z.array(z.string().min(1)).optional().describe("Tools whose outputs carry outside text (after: [untrusted])."),
+    minLength: z.number().int().min(1).optional().describe("Default fewest letters and digits a traced value needs (3)."),
+  })
+  .describe("Which tool outputs are trusted sources of argument values, and which are untrusted.");
+
+export type ProvenanceConfig = z.output<typeof ProvenanceConfigSchema>;
+export type BudgetCondition = z.output<typeof BudgetSchema>;

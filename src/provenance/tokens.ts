@@ -1,0 +1,178 @@
+import { foldCase, normalizeString } from "../policy/normalize.js";
+
+/**
+ * What "a value appears in a text" means, in one place (both sides go through the same steps):
+ *
+ * 1. Normalise as the policy matchers do (NFKC, zero-width and format characters removed, accents
+ *    stripped, Cyrillic/Greek look-alikes mapped to Latin, whitespace collapsed) and fold case.
+ * 2. Split into whole tokens: a token starts with a letter, digit, `+`, `@`, `#` or `_` and continues
+ *    through letters, digits and the characters identifiers use inside (`. - / : % ? = & ~ ' @ + _ #`).
+ *    Trailing punctuation is dropped, and so is a leading `http://`, `https://` or `mailto:`, so an
+ *    email, a URL, an IBAN or a file name is one token and "alice@x.com." ends at "com".
+ * 3. A value is found when its tokens occur in a text as a contiguous run of whole tokens: "13" is not
+ *    found in "2013" nor in "x13y"; "Emma Johnson" is found in "Hi Emma Johnson!" but not in "Emma J.".
+ * 4. Identifiers written with separators: each token or run of up to 8 adjacent tokens that carry a
+ *    digit (the first may be a group of up to 4 letters, as in "GB 29 ...") and are separated only by
+ *    spaces, `-`, `.`, `/` or parentheses is also indexed without the separators, so "DE89 3704 0044 0532 0130 00" is found for "DE89370400440532013000" and
+ *    "+1 (555) 123-4567" for "+1-555-123-4567".
+ * 5. Numbers: a numeric value is found when a number token has the same value ("98.70" and "98.7",
+ *    "30,000" and 30000).
+ *    A full stop glued to a capitalised word ("www.our-company.com.They") ends the token there.
+ * 6. Too short to trace: a value with fewer than `minLength` letters and digits (default 3), or a
+ *    number with fewer than 4 digits, is never found: "13" must not be "found" in "June 13". Such a
+ *    value fails the condition, so the rule applies (fail closed).
+ */
+
+export const DEFAULT_MIN_LENGTH = 3;
+export const MIN_NUMBER_DIGITS = 4;
+/** Longest run of digit-bearing tokens indexed as one identifier. */
+const MAX_RUN_TOKENS = 8;
+/** Longest identifier (compact form) indexed from a run. */
+const MAX_RUN_CHARS = 48;
+
+const TOKEN_RE = /[\p{L}\p{N}+@#_][\p{L}\p{N}+@#_.\-/:%?=&~']*/gu;
+const TRAILING_RE = /[.\-/:%?=&~']+$/u;
+const SCHEME_RE = /^(?:https?:\/\/|mailto:)/u;
+const DIGIT_RE = /\p{N}/u;
+const SEPARATOR_GAP_RE = /^[\s\-./()]*$/u;
+const COMPACT_DROP_RE = /[\s\-./()]/gu;
+const NUMBER_RE = /^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$/u;
+const GROUPED_NUMBER_RE = /[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?/gu;
+const ALNUM_RE = /[\p{L}\p{N}]/gu;
+
+/** A full stop directly followed by a capitalised word ("www.example.com.They") ends a sentence: a space is put there before case is folded. */
+const SENTENCE_GLUE_RE = /\.(?=\p{Lu}\p{Ll})/gu;
+
+/** Normalised, case-folded text as every comparison sees it. */
+export function canonicalText(text: string): string {
+  return foldCase(normalizeString(text).replace(SENTENCE_GLUE_RE, ". "));
+}
+
+function cleanToken(raw: string): string {
+  return raw.replace(TRAILING_RE, "").replace(SCHEME_RE, "").replace(TRAILING_RE, "");
+}
+
+export interface Tokenized {
+  /** The whole tokens in order. */
+  tokens: string[];
+  /** Every key under which the text is indexed: tokens, identifier forms (`#…`) and numbers (`n:…`). */
+  keys: Set<string>;
+  /** " t1 t2 … " for contiguous-run checks. */
+  sequence: string;
+}
+
+function numberKey(token: string): string | undefined {
+  if (!NUMBER_RE.test(token)) return undefined;
+  const value = Number(token.replace(/,/g, ""));
+  return Number.isFinite(value) ? `n:${String(value)}` : undefined;
+}
+
+/** Tokenises a text (see the module comment for the rules). */
+export function tokenize(text: string): Tokenized {
+  const canonical = canonicalText(text);
+  const tokens: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (const match of canonical.matchAll(TOKEN_RE)) {
+    const token = cleanToken(match[0]);
+    if (token.length === 0) continue;
+    tokens.push(token);
+    starts.push(match.index);
+    ends.push(match.index + match[0].length);
+  }
+  const keys = new Set<string>(tokens);
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (!DIGIT_RE.test(token)) {
+      // A short letter group may open an identifier ("DE 89 3704 ...", "GB 29 NWBK ...").
+      const opensRun = token.length <= 4 && i + 1 < tokens.length && DIGIT_RE.test(tokens[i + 1]!) && SEPARATOR_GAP_RE.test(canonical.slice(ends[i], starts[i + 1]));
+      if (!opensRun) continue;
+    } else {
+      const number = numberKey(token);
+      if (number !== undefined) keys.add(number);
+    }
+    // Identifier forms: this token alone, and runs of adjacent digit-bearing tokens.
+    let compact = "";
+    for (let j = i; j < tokens.length && j < i + MAX_RUN_TOKENS; j++) {
+      const next = tokens[j]!;
+      if (!DIGIT_RE.test(next) && j > i) break;
+      if (j > i && !SEPARATOR_GAP_RE.test(canonical.slice(ends[j - 1], starts[j]))) break;
+      compact += next.replace(COMPACT_DROP_RE, "");
+      if (compact.length > MAX_RUN_CHARS) break;
+      if (DIGIT_RE.test(compact)) keys.add(`#${compact}`);
+    }
+  }
+  for (const match of canonical.matchAll(GROUPED_NUMBER_RE)) {
+    const number = numberKey(match[0]);
+    if (number !== undefined) keys.add(number);
+  }
+  return { tokens, keys, sequence: ` ${tokens.join(" ")} ` };
+}
+
+/** How a value is looked up: keys that must all be present in one text, plus the run to verify. */
+export interface ValueQuery {
+  /** The value in canonical form, for messages. */
+  display: string;
+  /** Keys that locate candidate texts; the value is found in a text whose keys hold one of these and, when `sequence` is set, whose sequence contains it. */
+  alternatives: { key: string; sequence?: string }[];
+  /** Set when the value cannot be traced (too short, empty): it is never found. */
+  untraceable?: string;
+}
+
+function alnumLength(text: string): number {
+  return text.match(ALNUM_RE)?.length ?? 0;
+}
+
+/** Turns an argument value (a scalar) into the lookups that find it. */
+export function valueQuery(value: unknown, minLength = DEFAULT_MIN_LENGTH): ValueQuery {
+  if (typeof value === "number") {
+    const digits = String(Math.abs(value)).replace(/\D/g, "").length;
+    const display = String(value);
+    if (!Number.isFinite(value) || digits < MIN_NUMBER_DIGITS) {
+      return { display, alternatives: [], untraceable: `a number with fewer than ${MIN_NUMBER_DIGITS} digits cannot be traced` };
+    }
+    return { display, alternatives: [{ key: `n:${display}` }, { key: `#${display.replace(COMPACT_DROP_RE, "")}` }] };
+  }
+  const text = typeof value === "string" ? value : typeof value === "boolean" ? String(value) : (JSON.stringify(value) ?? "");
+  const { tokens } = tokenize(text);
+  const display = tokens.join(" ");
+  if (alnumLength(display) < minLength) {
+    return { display, alternatives: [], untraceable: `fewer than ${minLength} letters or digits cannot be traced` };
+  }
+  const alternatives: ValueQuery["alternatives"] = [];
+  if (tokens.length === 1) {
+    alternatives.push({ key: tokens[0]! });
+  } else {
+    alternatives.push({ key: tokens[0]!, sequence: ` ${display} ` });
+  }
+  if (DIGIT_RE.test(display)) {
+    const compact = display.replace(COMPACT_DROP_RE, "");
+    if (compact.length <= MAX_RUN_CHARS) alternatives.push({ key: `#${compact}` });
+    const number = tokens.length === 1 ? numberKey(tokens[0]!) : undefined;
+    if (number !== undefined) {
+      const digits = tokens[0]!.replace(/\D/g, "").length;
+      if (digits < MIN_NUMBER_DIGITS) {
+        return { display, alternatives: [], untraceable: `a number with fewer than ${MIN_NUMBER_DIGITS} digits cannot be traced` };
+      }
+      alternatives.push({ key: number });
+    }
+  }
+  return { display, alternatives };
+}
+
+const LINK_RE = /(?:https?:\/\/|www\.)[^\s<>"'`)\]}]+|[\p{L}\p{N}][\p{L}\p{N}.-]*\.\p{L}{2,}\/[^\s<>"'`)\]}]*/gu;
+const EMAIL_RE = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.\p{L}{2,}/gu;
+
+/** The links (with a scheme, starting with www., or host/path) and email addresses written inside a text. */
+export function extractIdentifiers(text: string, kinds: readonly ("links" | "emails")[]): string[] {
+  const canonical = canonicalText(text);
+  const found: string[] = [];
+  if (kinds.includes("emails")) for (const match of canonical.matchAll(EMAIL_RE)) found.push(match[0]);
+  if (kinds.includes("links")) {
+    for (const match of canonical.matchAll(LINK_RE)) {
+      const link = match[0].replace(/[.,;:!?'"\-/]+$/u, "");
+      if (!found.some((email) => email.includes(link) || link.includes(email))) found.push(link);
+    }
+  }
+  return found;
+}

@@ -1,0 +1,361 @@
+/**
+ * The turn engine's guarantees, tried as an adversary against all three entry points
+ * (createGuardedAgent, GuardedToolNode in a user's graph, guardMiddleware in createAgent):
+ * authorization at the moment a call starts, dependency-aware batches, thread-scoped identities.
+ */
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { Annotation, Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { createAgent } from "langchain";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { AuditRecord, AuditSink } from "../src/audit/types.js";
+import { buildGuardedGraph, GUARDED_NODES } from "../src/guard/agent.js";
+import { Guard } from "../src/guard/guard.js";
+import type { GuardOptions } from "../src/guard/options.js";
+import { GuardAnnotation } from "../src/guard/state.js";
+import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
+import { Killswitch } from "../src/killswitch/killswitch.js";
+import { killswitchAsksNow, refusedAtStart } from "../src/messages/engine.js";
+import { guardMiddleware } from "../src/middleware/index.js";
+import type { ToolRule } from "../src/rules/types.js";
+import { defineTool } from "../src/tools/define-tool.js";
+
+// ─── fixtures ──────────────────────────────────────────────────────────────────────────────────
+
+type Script = AIMessage[];
+type Invoke = (input: unknown, config: Record<string, unknown>) => Promise<{ messages: BaseMessage[] }>;
+interface Entry {
+  name: "createGuardedAgent" | "GuardedToolNode" | "guardMiddleware";
+  build(guardOptions: GuardOptions, script: Script, extra?: { interruptBeforeTools?: boolean }): { invoke: Invoke };
+}
+
+const endMessage = () => new AIMessage({ content: "done" });
+
+function scripted(script: Script) {
+  let model = fakeModel();
+  for (const m of script) model = model.respond(m);
+  return model.respond(endMessage()).respond(endMessage()).respond(endMessage());
+}
+
+const entries: Entry[] = [
+  {
+    name: "createGuardedAgent",
+    build(options, script, extra) {
+      const graph = buildGuardedGraph(new Guard(options), { model: scripted(script) }).compile({
+        checkpointer: new MemorySaver(),
+        ...(extra?.interruptBeforeTools ? { interruptBefore: [GUARDED_NODES.tools] } : {}),
+      });
+      return { invoke: (input, config) => graph.invoke(input as never, config) as Promise<{ messages: BaseMessage[] }> };
+    },
+  },
+  {
+    name: "GuardedToolNode",
+    build(options, script, extra) {
+      const model = scripted(script);
+      const State = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec });
+      const graph = new StateGraph(State)
+        .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+        .addNode("tools", new GuardedToolNode(options))
+        .addEdge(START, "agent")
+        .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
+        .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
+        .compile({ checkpointer: new MemorySaver(), ...(extra?.interruptBeforeTools ? { interruptBefore: ["tools"] } : {}) });
+      return { invoke: (input, config) => graph.invoke(input as never, config) as Promise<{ messages: BaseMessage[] }> };
+    },
+  },
+  {
+    name: "guardMiddleware",
+    build(options, script) {
+      const agent = createAgent({
+        model: scripted(script),
+        middleware: [guardMiddleware(options)],
+        checkpointer: new MemorySaver(),
+      });
+      return { invoke: (input, config) => agent.invoke(input as never, config as never) as Promise<{ messages: BaseMessage[] }> };
+    },
+  },
+];
+
+/** A tool per name; `fail` names make it throw; every run is logged with its own start and end. */
+interface Run {
+  tool: string;
+  label: string;
+  thread: string;
+  start: number;
+  end: number;
+  outcome: "ok" | "failed" | "aborted";
+}
+
+function tools(runs: Run[], names: string[], opts: { safe?: boolean; onRun?: (label: string) => Promise<void> | void } = {}) {
+  return names.map((name) =>
+    defineTool({
+      name,
+      description: `${name} step`,
+      schema: z.object({ label: z.string().default(name), ms: z.number().default(5), fail: z.boolean().default(false) }),
+      risk: "low",
+      isConcurrencySafe: () => opts.safe ?? true,
+      cancelSiblingsOnError: true,
+      execute: async (input, ctx) => {
+        const run: Run = { tool: name, label: input.label, thread: String(ctx.config?.configurable?.thread_id ?? ""), start: performance.now(), end: 0, outcome: "ok" };
+        runs.push(run);
+        try {
+          await opts.onRun?.(input.label);
+          await new Promise<void>((resolve, reject) => {
+            const timer = setTimeout(resolve, input.ms);
+            const onAbort = () => {
+              clearTimeout(timer);
+              run.outcome = "aborted";
+              reject(new Error("aborted"));
+            };
+            if (ctx.signal.aborted) onAbort();
+            else ctx.signal.addEventListener("abort", onAbort, { once: true });
+          });
+          if (input.fail) {
+            run.outcome = "failed";
+            throw new Error(`${input.label} broke`);
+          }
+          return `${input.label} ok`;
+        } finally {
+          run.end = performance.now();
+        }
+      },
+    }),
+  );
+}
+
+const call = (name: string, id: string, args: Record<string, unknown> = {}) => ({ name, id, args: { label: id, ...args }, type: "tool_call" as const });
+const turn = (id: string | undefined, ...calls: ReturnType<typeof call>[]) => new AIMessage({ content: "", ...(id ? { id } : {}), tool_calls: calls });
+const cfg = (thread: string, extra: Record<string, unknown> = {}) => ({ configurable: { thread_id: thread }, ...extra });
+const human = (text = "go") => ({ messages: [new HumanMessage(text)] });
+const byCall = (messages: BaseMessage[]) =>
+  new Map(messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, m]));
+
+function expectOneAnswerPerCall(messages: BaseMessage[]) {
+  const answers = messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => m.tool_call_id).sort();
+  const calls = messages.flatMap((m) => (AIMessage.isInstance(m) ? (m.tool_calls ?? []).map((c) => c.id) : [])).sort();
+  expect(answers).toEqual(calls);
+}
+
+class ArraySink implements AuditSink {
+  readonly records: AuditRecord[] = [];
+  async write(records: readonly AuditRecord[]): Promise<void> {
+    for (const r of records) if (!this.records.some((x) => x.id === r.id)) this.records.push(r);
+  }
+  async query(): Promise<AuditRecord[]> {
+    return [...this.records];
+  }
+  async close(): Promise<void> {}
+}
+
+const servers: Server[] = [];
+const switches: Killswitch[] = [];
+afterAll(async () => {
+  for (const k of switches) await k.stop();
+  for (const s of servers) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
+/** A real killswitch fed by a loopback server whose policy the test flips. */
+async function liveKillswitch() {
+  const policy: { stopAll: boolean; reason?: string } = { stopAll: false };
+  const server = createServer((_req, res) => {
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify(policy));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  servers.push(server);
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/policy`;
+  const killswitch = new Killswitch({ url, ttlMs: 600_000, refreshAheadMs: 0 });
+  switches.push(killswitch);
+  await killswitch.start();
+  expect(killswitch.snapshot().status).not.toBe("restricted");
+  return {
+    killswitch,
+    async stopAll(reason: string) {
+      policy.stopAll = true;
+      policy.reason = reason;
+      await killswitch.refresh();
+    },
+  };
+}
+
+// ─── same-turn prerequisites ───────────────────────────────────────────────────────────────────
+
+const prerequisiteRules: { rule: ToolRule; ruleId: string; type: string }[] = [
+  { rule: { type: "MustFollow", tool: "validate", conditions: ["load"], id: "validate-after-load" }, ruleId: "validate-after-load", type: "MustFollow" },
+  { rule: { type: "MustPrecede", tool: "load", conditions: ["validate"], id: "load-before-validate" }, ruleId: "load-before-validate", type: "MustPrecede" },
+];
+
+describe.each(entries)("$name: authorization at the moment a call starts", (entry) => {
+  for (const { rule, ruleId, type } of prerequisiteRules) {
+    it(`${type}: one turn [load, validate] where load throws: validate never starts and is refused naming the rule`, async () => {
+      const runs: Run[] = [];
+      const audit = new ArraySink();
+      const graph = entry.build(
+        { tools: tools(runs, ["load", "validate"]), rules: [rule], audit },
+        [turn(undefined, call("load", "l1", { fail: true }), call("validate", "v1"))],
+      );
+      const out = await graph.invoke(human(), cfg(`${entry.name}-${type}-fail`));
+      expect(runs.map((r) => r.tool)).toEqual(["load"]);
+      const refused = byCall(out.messages).get("v1");
+      expect(refused?.status).toBe("error");
+      expect(String(refused?.content)).toContain(`rule:${ruleId}`);
+      expect(String(refused?.content)).toMatch(/^Refused validate at the moment it was to start \(rule rule:/);
+      expectOneAnswerPerCall(out.messages);
+      // review allowed it; the audit log says the check at start changed that
+      const recheck = audit.records.filter((r) => r.toolCallId === "v1" && r.event === "decision");
+      expect(recheck.map((r) => r.decision)).toEqual(["allow", "deny"]);
+      expect(recheck[1]?.detail).toMatchObject({ recheck: "at-start", changed: true });
+      expect(recheck[1]?.ruleId).toBe(`rule:${ruleId}`);
+    });
+
+    it(`${type}: both concurrency-safe, load succeeds: validate runs in a later batch, after load finished`, async () => {
+      const runs: Run[] = [];
+      const graph = entry.build(
+        { tools: tools(runs, ["load", "validate"]), rules: [rule] },
+        [turn(undefined, call("load", "l1", { ms: 60 }), call("validate", "v1"))],
+      );
+      const out = await graph.invoke(human(), cfg(`${entry.name}-${type}-ok`));
+      const load = runs.find((r) => r.tool === "load");
+      const validate = runs.find((r) => r.tool === "validate");
+      expect(load && validate && validate.start >= load.end).toBe(true);
+      expect(byCall(out.messages).get("v1")?.status).toBe("success");
+      expectOneAnswerPerCall(out.messages);
+    });
+  }
+
+  it("stopAll arriving mid-turn of 8 sequential calls: no call starts after the killswitch knows", async () => {
+    const runs: Run[] = [];
+    const audit = new ArraySink();
+    const live = await liveKillswitch();
+    const graph = entry.build(
+      {
+        tools: tools(runs, ["step"], { safe: false, onRun: (label) => (label === "s2" ? live.stopAll("incident 7") : undefined) }),
+        killswitch: live.killswitch,
+        audit,
+      },
+      [turn(undefined, ...Array.from({ length: 8 }, (_, i) => call("step", `s${i + 1}`)))],
+    );
+    const out = await graph.invoke(human(), cfg(`${entry.name}-stopall`));
+    expect(runs.map((r) => r.label)).toEqual(["s1", "s2"]);
+    const answers = byCall(out.messages);
+    for (let i = 3; i <= 8; i += 1) {
+      expect(answers.get(`s${i}`)?.status).toBe("error");
+      expect(String(answers.get(`s${i}`)?.content)).toMatch(/^Refused step at the moment it was to start \(rule killswitch/);
+    }
+    expect(audit.records.filter((r) => r.detail?.recheck === "at-start").map((r) => r.toolCallId)).toEqual(["s3", "s4", "s5", "s6", "s7", "s8"]);
+    expectOneAnswerPerCall(out.messages);
+  });
+
+  it("two concurrent threads whose model repeats message and call ids: a failure in A cancels nothing in B", async () => {
+    const runs: Run[] = [];
+    const shared = () => turn("m-same", call("job", "c1", { ms: 10 }), call("job", "c2", { ms: 150 }));
+    const failing = () => turn("m-same", call("job", "c1", { ms: 10, fail: true }), call("job", "c2", { ms: 150 }));
+    const options = { tools: tools(runs, ["job"]) };
+    const a = entry.build(options, [failing()]);
+    const b = entry.build(options, [shared()]);
+    const [outA, outB] = await Promise.all([a.invoke(human(), cfg(`${entry.name}-A`)), b.invoke(human(), cfg(`${entry.name}-B`))]);
+    // In A, the failure cancels its own batch sibling (the batch's default, seed 003) ...
+    expect(byCall(outA.messages).get("c2")?.content).toMatch(/^Cancelled/);
+    // ... and nothing in B.
+    expect([...byCall(outB.messages).values()].map((m) => m.status)).toEqual(["success", "success"]);
+    expect(runs.filter((r) => r.thread === `${entry.name}-B`).map((r) => r.outcome)).toEqual(["ok", "ok"]);
+  });
+
+  it("aborting thread C's run does not cancel thread D's calls, though their ids are the same", async () => {
+    const runs: Run[] = [];
+    const same = () => turn("m-same", call("job", "c1", { ms: 200 }), call("job", "c2", { ms: 200 }));
+    const options = { tools: tools(runs, ["job"]) };
+    const c = entry.build(options, [same()]);
+    const d = entry.build(options, [same()]);
+    const abort = new AbortController();
+    const runC = c.invoke(human(), cfg(`${entry.name}-C`, { signal: abort.signal })).catch((e: unknown) => e);
+    const runD = d.invoke(human(), cfg(`${entry.name}-D`));
+    while (runs.filter((r) => r.thread === `${entry.name}-C`).length < 2) await new Promise((r) => setTimeout(r, 5));
+    abort.abort();
+    await runC;
+    const outD = await runD;
+    expect([...byCall(outD.messages).values()].map((m) => m.status)).toEqual(["success", "success"]);
+    expect(runs.filter((r) => r.thread === `${entry.name}-D`).map((r) => r.outcome)).toEqual(["ok", "ok"]);
+    expect(runs.filter((r) => r.thread === `${entry.name}-C`).map((r) => r.outcome)).toEqual(["aborted", "aborted"]);
+  });
+
+  it("a human approves, then stopAll arrives before the resume: the approved call is refused at its start", async () => {
+    const runs: Run[] = [];
+    const live = await liveKillswitch();
+    const risky = defineTool({
+      name: "deploy",
+      description: "deploy",
+      schema: z.object({ label: z.string() }),
+      risk: "high",
+      execute: (input) => {
+        runs.push({ tool: "deploy", label: input.label, thread: "", start: 0, end: 0, outcome: "ok" });
+        return "deployed";
+      },
+    });
+    const graph = entry.build({ tools: [risky], killswitch: live.killswitch }, [turn(undefined, call("deploy", "d1"))]);
+    const first = (await graph.invoke(human(), cfg(`${entry.name}-approve`))) as { __interrupt__?: unknown[] };
+    expect(first.__interrupt__?.length).toBe(1);
+    await live.stopAll("freeze");
+    const out = await graph.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), cfg(`${entry.name}-approve`));
+    expect(runs).toEqual([]);
+    // review runs again on resume and already sees the killswitch: either way the call never starts
+    expect(String(byCall(out.messages).get("d1")?.content)).toMatch(/^Refused deploy .*rule killswitch:stop-all/);
+    expectOneAnswerPerCall(out.messages);
+  });
+});
+
+describe.each(entries)("$name: InitialCall and the model's own call in one turn", (entry) => {
+  it("the initial call fails: the model's other call is refused naming InitialCall, and never starts", async () => {
+    const runs: Run[] = [];
+    // createGuardedAgent and the middleware force `init` in front of the model's call; a user's
+    // own graph around GuardedToolNode has the model make both calls.
+    const script = entry.name === "GuardedToolNode" ? [turn(undefined, call("init", "i1", { fail: true }), call("work", "w1"))] : [turn(undefined, call("work", "w1"))];
+    const graph = entry.build(
+      { tools: tools(runs, ["init", "work"]), rules: [{ type: "InitialCall", tool: "init", id: "init-first", metadata: { args: { fail: true } } }] },
+      script,
+    );
+    const out = await graph.invoke(human(), cfg(`${entry.name}-initial-fail`));
+    expect(runs.map((r) => r.tool)).toEqual(["init"]);
+    const refused = byCall(out.messages).get("w1");
+    expect(String(refused?.content)).toMatch(/^Refused work at the moment it was to start \(rule rule:init-first\)/);
+    expectOneAnswerPerCall(out.messages);
+  });
+});
+
+describe("a task run later from its checkpoint (fresh invoke) is authorized at its start", () => {
+  for (const name of ["createGuardedAgent", "GuardedToolNode"] as const) {
+    it(`${name}: stopped before its tools ran, continued after stopAll: nothing runs`, async () => {
+      const runs: Run[] = [];
+      const live = await liveKillswitch();
+      const entry = entries.find((e) => e.name === name) as Entry;
+      const graph = entry.build({ tools: tools(runs, ["job"]), killswitch: live.killswitch }, [turn(undefined, call("job", "j1"))], {
+        interruptBeforeTools: true,
+      });
+      await graph.invoke(human(), cfg(`${name}-rerun`));
+      expect(runs).toEqual([]);
+      await live.stopAll("after crash");
+      const out = await graph.invoke(null, cfg(`${name}-rerun`));
+      expect(runs).toEqual([]);
+      expect(String(byCall(out.messages).get("j1")?.content)).toMatch(/killswitch/);
+      expectOneAnswerPerCall(out.messages);
+    });
+  }
+});
+
+describe("the engine's sentences (exact text)", () => {
+  it("pins each sentence", () => {
+    expect(refusedAtStart("validate", "rule:validate-after-load", "validate must follow load.")).toBe(
+      "Refused validate at the moment it was to start (rule rule:validate-after-load): validate must follow load. It did not run.",
+    );
+    expect(killswitchAsksNow("incident 7")).toBe(
+      "the killswitch now requires a human's approval (incident 7) and none was given for this call",
+    );
+  });
+});
