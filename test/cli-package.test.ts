@@ -101,22 +101,8 @@ describe("CLI", { timeout: 180_000 }, () => {
   });
 
   it("approve from another process, without GUARDED_GRAPH_SCENARIO, plays the scenario the thread started with", async () => {
-    const scenario = join(dir, "two-asks.json");
-    writeFileSync(
-      scenario,
-      JSON.stringify({
-        name: "two-asks",
-        turns: [
-          {
-            tool_calls: [
-              { name: "kubectl_delete", args: { resource: "deployment", name: "worker", namespace: "staging" } },
-              { name: "kubectl_drain", args: { resource: "node", name: "node-1" } },
-            ],
-          },
-          { text: "Done with both requests." },
-        ],
-      }),
-    );
+    // The scenario the README runs (docs/cli.md): two calls that ask in one turn.
+    const scenario = join(ROOT, "scenarios", "devops-two-asks.yaml");
     const storage = ["--db", `sqlite:${join(dir, "x.db")}`, "--audit", `jsonl:${join(dir, "audit.jsonl")}`];
     const run = await cli(["run", "devops", "Clean up", "--thread", "ops-2", ...storage], { env: { GUARDED_GRAPH_SCENARIO: scenario } });
     expect(run.code, run.stderr).toBe(0);
