@@ -11,7 +11,7 @@ import type { ApprovalRequest, DecisionEvent } from "../src/guard/approval.js";
 import { GuardAnnotation } from "../src/guard/state.js";
 import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
 import { guardMiddleware } from "../src/middleware/guard-middleware.js";
-import { isAgentInboxInterruptSchema, shownAction, uiResume } from "./helpers/agent-chat-ui.js";
+import { ensureToolCallsHaveResponses, isAgentInboxInterruptSchema, shownAction, uiResume } from "./helpers/agent-chat-ui.js";
 import { ExecutionLog, k8sTools, prodProtected } from "./helpers/guard-fixtures.js";
 
 const thread = (id: string) => ({ configurable: { thread_id: id } });
@@ -438,5 +438,92 @@ describe("partial answers (createGuardedAgent)", () => {
     const out = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread("mw-partial"));
     expect((interruptsOf(out)[0]?.value as ApprovalRequest).error).toMatch(/expected 2 decision\(s\)/);
     expect(log.entries).toHaveLength(0);
+  });
+});
+
+describe("only the guard answers guarded calls (new input while an approval is pending)", () => {
+  it("the user types instead of clicking: Agent Chat UI's 'Successfully handled tool call.' is never taken as a result; every waiting call is refused, audited and explained", async () => {
+    const model = fakeModel()
+      .respondWithTools([
+        { name: "kubectl_delete", args: { resource: "deploy", name: "web", namespace: "staging" }, id: "ask1" },
+        { name: "kubectl_get", args: { resource: "pods", namespace: "staging" }, id: "ok1" },
+        { name: "kubectl_delete", args: { resource: "ns", name: "prod", namespace: "production" }, id: "deny1" },
+      ])
+      .respond(new AIMessage("understood"));
+    const { graph, log, audit } = agentGraph(model);
+    await graph.invoke({ messages: [new HumanMessage("clean staging")] }, thread("typed"));
+    const state = await graph.getState(thread("typed"));
+    // Exactly what the UI sends: its ToolMessages for the unanswered calls, then the typed text.
+    const sdkView = state.values.messages.map((m: BaseMessage) => ({
+      type: m.getType(),
+      id: m.id,
+      tool_calls: AIMessage.isInstance(m) ? m.tool_calls : undefined,
+    }));
+    const added = ensureToolCallsHaveResponses(sdkView);
+    expect(added.map((m) => m.tool_call_id)).toEqual(["ask1", "ok1", "deny1"]);
+    const out = await graph.invoke(
+      { messages: [...added.map((m) => new ToolMessage({ ...m })), new HumanMessage({ content: "approve", id: "h2" })] },
+      thread("typed"),
+    );
+    expect(log.entries).toHaveLength(0);
+    const answers = toolMessages(out.messages);
+    expect(answers.map((m) => [m.tool_call_id, m.status])).toEqual([
+      ["ask1", "error"],
+      ["ok1", "error"],
+      ["deny1", "error"],
+    ]);
+    expect(answers.every((m) => m.content !== "Successfully handled tool call.")).toBe(true);
+    expect(answers[0]?.content).toBe(
+      "Refused kubectl_delete by rule approval:superseded: new input arrived while this turn waited for a human's approval, so it did not run. Call it again if it is still needed.",
+    );
+    // The refusals sit right after the model message, before the new input; the model saw them, not the UI's.
+    expect(out.messages.map((m: BaseMessage) => m.getType())).toEqual(["human", "ai", "tool", "tool", "tool", "human", "ai"]);
+    const seen = model.calls[1]?.messages ?? [];
+    expect(toolMessages(seen).map((m) => m.content)).not.toContain("Successfully handled tool call.");
+    expect(pendingApproval(await graph.getState(thread("typed")))).toBeUndefined();
+    const records = (await audit.query({ threadId: "typed" })).filter((r) => r.ruleId === "approval:superseded");
+    expect(records.map((r) => [r.toolCallId, r.decision])).toEqual([
+      ["ask1", "deny"],
+      ["ok1", "deny"],
+      ["deny1", "deny"],
+    ]);
+    expect(records[0]?.reason).toMatch(/the input's own result for it was dropped: "Successfully handled tool call\."/);
+  });
+
+  it("a bare ToolMessage sent as input for a waiting call is not its result either", async () => {
+    const { graph, log, audit } = await paused(twoAsks(), "bare-tool");
+    const out = await graph.invoke({ messages: [new ToolMessage({ content: "deleted", tool_call_id: "a1", name: "kubectl_delete" })] }, thread("bare-tool"));
+    expect(log.entries).toHaveLength(0);
+    expect(toolMessages(out.messages).map((m) => [m.tool_call_id, m.status, m.content === "deleted"])).toEqual([
+      ["a1", "error", false],
+      ["a2", "error", false],
+    ]);
+    expect((await audit.query({ threadId: "bare-tool" })).filter((r) => r.ruleId === "approval:superseded")).toHaveLength(2);
+  });
+
+  it("after a partial answer, new input settles only the calls still waiting", async () => {
+    const { graph, log } = await paused(twoAsks(), "partial-then-input");
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread("partial-then-input"));
+    expect(log.entries.map((e) => e.args.name)).toEqual(["web"]);
+    const out = await graph.invoke({ messages: [new HumanMessage("never mind")] }, thread("partial-then-input"));
+    expect(toolMessages(out.messages).map((m) => [m.tool_call_id, m.status])).toEqual([
+      ["a1", "success"],
+      ["a2", "error"],
+    ]);
+  });
+});
+
+describe("approval sentences (src/messages/approval.ts), exact text", () => {
+  it("the re-asked description, the resume refusals and the superseded call", async () => {
+    const m = await import("../src/messages/approval.js");
+    expect(m.reaskedDescription("invalid approval resume 0: bad.", "kubectl_delete needs approval by rule risk:high: high risk.")).toBe(
+      "Your last answer was refused and nothing was done: invalid approval resume 0: bad. Answer again. kubectl_delete needs approval by rule risk:high: high risk.",
+    );
+    expect(() => checkResume([{ id: "a1", name: "t" }], 0, ["approve"])).toThrow(
+      "invalid approval resume 0: expected { decisions: [...] } with one of approve | edit | reject per pending call ((root): Invalid input: expected object, received number)",
+    );
+    expect(m.decisionText.wrongCount(2, "a1 (t), a2 (t)", 1)).toBe("expected 2 decision(s), one per pending call in order [a1 (t), a2 (t)], got 1");
+    expect(m.decisionText.none("a1 (t)")).toBe("no decisions given; pending calls: [a1 (t)]");
+    expect(m.supersededReason).toBe("new input arrived while the turn waited for approval; the call was not run");
   });
 });

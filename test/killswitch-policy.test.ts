@@ -75,7 +75,42 @@ describe("killswitch follows the remote policy", () => {
     expect(k.snapshot()).toMatchObject({ status: "ok", reason: undefined, restrictMode: "deny-risky" });
     expect(k.snapshot().fetchedAt).toBeTypeOf("number");
     for (const risk of ["low", "medium", "high", "always-deny"] as const) expect(k.decide("deploy", risk)).toBeNull();
+    // A missing bypassModeDisabled means its restrictive value (seed 003: policy.get("bypass_mode_disabled", True)).
+    expect(k.bypassAllowed()).toBe(false);
+  });
+
+  it("allows bypass only when the document says bypassModeDisabled: false", async () => {
+    const server = await serve(json({ bypassModeDisabled: false }));
+    const k = killswitch({ url: `${server.url}/policy` });
+    await k.start();
     expect(k.bypassAllowed()).toBe(true);
+  });
+
+  it("reads the seed's snake_case document as written", async () => {
+    for (const [doc, allowed] of [
+      [{ bypass_mode_disabled: true }, false],
+      [{ bypass_mode_disabled: false }, true],
+    ] as const) {
+      const server = await serve(json(doc));
+      const k = killswitch({ url: `${server.url}/policy` });
+      await k.start();
+      expect(k.snapshot().status).toBe("ok");
+      expect(k.bypassAllowed()).toBe(allowed);
+      expect(k.decide("deploy", "high")).toBeNull();
+    }
+    const server = await serve(json({ stop_all: true, deny_tools: ["x"], ask_tools: ["y"] }));
+    const k = killswitch({ url: `${server.url}/policy` });
+    await k.start();
+    expect(k.decide("anything", "low")?.ruleId).toBe("killswitch:stop-all");
+  });
+
+  it("refuses a document that gives one key in both spellings, and restricts", async () => {
+    const server = await serve(json({ bypassModeDisabled: false, bypass_mode_disabled: true }));
+    const k = killswitch({ url: `${server.url}/policy` });
+    await k.start();
+    expect(k.snapshot().status).toBe("restricted");
+    expect(k.snapshot().reason).toMatch(/bypass_mode_disabled: bypassModeDisabled and bypass_mode_disabled are the same key/);
+    expect(k.bypassAllowed()).toBe(false);
   });
 
   it("denies by name and glob, asks by glob, and disables bypass", async () => {

@@ -263,3 +263,67 @@ describe("policy files", () => {
     expect(() => parsePolicy("permissions:\n  - { tool: t, after: [], mode: ask }\n", "yaml", "bad.yaml")).toThrow(/after/);
   });
 });
+
+describe("policy check", () => {
+  it("warns about sources and after lists that can never be met, and not about the shipped AgentDojo policies", async () => {
+    const { checkPolicy } = await import("../src/policy/check.js");
+    const { ToolRegistry } = await import("../src/tools/registry.js");
+    const { loadSuite, SUITES } = await import("../bench/agentdojo/data.js");
+    const { suiteTools } = await import("../bench/agentdojo/tools.js");
+    const { loadPolicyFile } = await import("../src/policy/file.js");
+    const tools = new Map([["send_money", []], ["read_file", []]] as [string, string[]][]);
+    const loaded = parsePolicy(
+      [
+        "provenance: { untrusted: [read_fil], trusted: [read_file] }",
+        "permissions:",
+        "  - { id: a, tool: send_money, where: { recipient: { not: { from: [user, get_iban, 'args:invite'] } } }, mode: ask }",
+        "  - { id: b, tool: send_money, after: [get_webpage], mode: ask }",
+        "  - { id: c, tool: send_money, after: [untrusted], mode: deny }",
+        "  - { id: d, tool: send_money, mode: allow }",
+      ].join("\n"),
+      "yaml",
+      "p.yaml",
+    );
+    expect(checkPolicy(loaded, tools).warnings).toEqual([
+      'provenance.untrusted: no tool is named "read_fil"',
+      'permissions[0] (a): where["recipient"] names the source "get_iban", but no tool is named "get_iban"',
+      'permissions[0] (a): where["recipient"] names the source "args:invite", but no tool is named "invite"',
+      'permissions[1] (b): after names "get_webpage", but no tool has that name, so the rule never applies',
+    ]);
+    const fixtures = new URL("./fixtures/agentdojo", import.meta.url).pathname;
+    for (const suite of SUITES) {
+      const catalog = new ToolRegistry(suiteTools((await loadSuite(fixtures, suite)).tools)).catalog();
+      for (const setting of ["baseline", "provenance", "context", "strict"]) {
+        const policy = await loadPolicyFile(new URL(`../policies/agentdojo/${suite}.${setting}.yaml`, import.meta.url).pathname);
+        expect(checkPolicy(policy, catalog), `${suite}.${setting}`).toEqual({ errors: [], warnings: [] });
+      }
+    }
+  });
+});
+
+describe("usage text", () => {
+  it("tells the model, in the system prompt's usage section, which values must come from where", async () => {
+    const { Guard } = await import("../src/guard/guard.js");
+    const { defineTool } = await import("../src/tools/define-tool.js");
+    const { z } = await import("zod");
+    const policy = new PermissionPolicy(
+      [
+        { tool: "send_money", where: { recipient: { not: { anyOf: [{ from: ["user", "trusted", "args:invite"] }, { glob: "GB*" }] } } }, mode: "ask" },
+        { tool: "send_message", where: { body: { not: { from: ["user"], only: ["links"] } } }, mode: "deny" },
+        { tool: "send_money", after: ["untrusted"], afterScope: "thread", mode: "ask" },
+        { tool: "send_money", budget: { sum: "amount", max: 5000 }, mode: "deny" },
+        { tool: "send_money", where: { recipient: { from: ["user"] } }, mode: "allow" },
+      ],
+      { provenance: { trusted: ["get_iban"], untrusted: ["read_file"] } },
+    );
+    expect(policy.usageLines()).toEqual([
+      '`send_money`: `recipient` must come from what the user wrote or the output of `get_iban` or an earlier `invite` call (or match glob "GB*"); otherwise a human is asked first',
+      "`send_message`: links in `body` must come from what the user wrote; otherwise it is refused",
+      "`send_money`: once `read_file` returned in this conversation, a human is asked first",
+      "`send_money`: `amount` may add up to at most 5000 per request; beyond that it is refused",
+    ]);
+    const tool = (name: string) => defineTool({ name, description: name, schema: z.object({}).passthrough(), execute: () => "ok" });
+    const guard = new Guard({ tools: ["send_money", "send_message", "get_iban", "read_file", "invite"].map(tool), permissions: policy });
+    expect(guard.usageSection()).toContain("- `send_money`: `amount` may add up to at most 5000 per request; beyond that it is refused\n");
+  });
+});

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { memoryMessages } from "../messages/memory.js";
 import { MemoryError } from "../memory/errors.js";
 import { jsonValueSchema, type JsonValue } from "../memory/types.js";
 import { defineTool } from "../tools/define-tool.js";
@@ -92,10 +93,7 @@ export class MessageRouter {
     const channel = this.#channels.get(name);
     if (!channel) {
       const known = [...this.#channels.keys()];
-      throw new MemoryError(
-        `send_message refused: no channel "${name}"; registered channels: ${known.length ? known.join(", ") : "none"}`,
-        "send_message:unknown-channel",
-      );
+      throw new MemoryError(memoryMessages.unknownChannel(name, known), "send_message:unknown-channel");
     }
     return channel;
   }

@@ -8,6 +8,7 @@ import type { CallSlot } from "./engine.js";
 import { Guard } from "./guard.js";
 import { forcedToolFor, callModel } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
+import { screenRunInput } from "./approval.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall } from "./state.js";
 import { lastAIMessage, openToolCalls } from "./turn.js";
@@ -76,14 +77,18 @@ function settled(guard: Guard, state: GuardedAgentStateType): GuardState {
 export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">): Node {
   return async (state, config) => {
     const hadTurn = state.guard.turn !== null;
-    const g = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
+    const started = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
+    // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval.ts).
+    const screened = await screenRunInput(guard, started.approvals, state.messages, { threadId: threadIdOf(config), runId: started.runId }, config);
+    const g = screened ? { ...started, approvals: screened.approvals } : started;
+    const messages = screened?.messages ?? state.messages;
     const rules = rulesOf(guard, g);
     // What the rules force (an initial tool once per run, a single next choice, an overdue Periodic tool).
     const forced = forcedToolFor(guard, rules, state.messages, g.forcedTool);
     const extra = options.context ? await options.context(config) : undefined;
     const prompt = [options.systemPrompt, extra].filter(Boolean).join("\n\n") || undefined;
-    const ai = await callModel(guard, options.model, rules, state.messages, forced, prompt, config);
-    return { messages: [ai], guard: { ...g, forcedTool: null, next: "agent" }, ...(hadTurn ? { guardResults: null } : {}) };
+    const ai = await callModel(guard, options.model, rules, messages, forced, prompt, config);
+    return { messages: [...(screened?.update ?? []), ai], guard: { ...g, forcedTool: null, next: "agent" }, ...(hadTurn ? { guardResults: null } : {}) };
   };
 }
 

@@ -1,13 +1,24 @@
+import { AIMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { interrupt } from "@langchain/langgraph";
+import { interrupt, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { z } from "zod";
 import { auditId } from "../audit/record.js";
 import { ErrorCode, GuardedGraphError } from "../errors/index.js";
-import { decisionText, QUOTE_LIMIT, reaskedDescription, resumeMatchRefused, resumeShapeRefused } from "../messages/approval.js";
+import {
+  decisionText,
+  foreignAnswerReason,
+  QUOTE_LIMIT,
+  reaskedDescription,
+  resumeMatchRefused,
+  resumeShapeRefused,
+  supersededByInput,
+  supersededReason,
+} from "../messages/approval.js";
 import { approvalDescription, approvalNotes, refusals } from "../messages/index.js";
 import { decisionContextOf } from "../provenance/context.js";
 import type { RuleState } from "../rules/types.js";
-import { auditDecisions, auditHuman } from "./audit-trail.js";
+import { auditDecisions, auditHuman, baseRecord } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { HumanDecisionType } from "./options.js";
@@ -28,6 +39,13 @@ export interface ActionRequest {
 
 export interface ReviewConfig {
   actionName: string;
+  /**
+   * The same name again, in snake_case, on the camelCase config: the SDK's client-side rewrite
+   * (`normalizeHitlInterruptPayload`, used by useStream and so by Agent Chat UI) replaces
+   * `review_configs` with a copy of `reviewConfigs` and never adds `action_name`, which the UI's
+   * `isAgentInboxInterruptSchema` requires.
+   */
+  action_name: string;
   allowedDecisions: HumanDecisionType[];
   argsSchema?: Record<string, unknown>;
 }
@@ -84,7 +102,7 @@ export function approvalRequest(
   });
   const reviewConfigs: ReviewConfig[] = pending.map((call) => {
     const argsSchema = argsSchemaOf(call.name);
-    return { actionName: call.name, allowedDecisions: [...allowed], ...(argsSchema ? { argsSchema } : {}) };
+    return { actionName: call.name, action_name: call.name, allowedDecisions: [...allowed], ...(argsSchema ? { argsSchema } : {}) };
   });
   return {
     type: "guarded-graph/approval",
@@ -390,10 +408,16 @@ export function emitReviewEvents(ctx: TurnContext, reviewed: readonly ReviewedCa
 export interface ApprovalState {
   /** The last resume that did not fit, for the model message whose calls are pending: shown when asked again. */
   refused: { messageId: string; error: string } | null;
+  /**
+   * The open calls of a turn waiting for a human (those that ask and the others of the turn, which
+   * the guard has not answered yet), recorded before the interrupt is raised (graphs that route back
+   * only): at run start, new input finds them here, so no ToolMessage of the input is taken as their result.
+   */
+  pending?: { messageId: string; callIds: string[] } | null | undefined;
 }
 
 export function emptyApprovalState(): ApprovalState {
-  return { refused: null };
+  return { refused: null, pending: null };
 }
 
 export interface ApprovalStep {
@@ -441,9 +465,15 @@ export async function resolveApprovals(
   options: ApprovalStepOptions = {},
 ): Promise<ApprovalStep> {
   const approvals = options.approvals ?? emptyApprovalState();
-  emitReviewEvents(ctx, reviewed, config);
   const pending = reviewed.filter((c) => c.outcome === "ask");
-  const settled = { refused: null };
+  const settled: ApprovalState = { refused: null, pending: null };
+  // Every open call of the turn waits while the human decides (the guard has answered none of them yet).
+  const waiting = { messageId: ctx.messageId, callIds: calls.map((c) => c.id) };
+  if (pending.length > 0 && options.routeBack === true && !samePending(approvals.pending, waiting)) {
+    // Record what waits for a human in the checkpoint first; the next review step raises the interrupt.
+    return { calls: [...reviewed], approvals: { refused: approvals.refused ?? null, pending: waiting }, retry: true };
+  }
+  emitReviewEvents(ctx, reviewed, config);
   if (pending.length === 0) return { calls: [...reviewed], approvals: settled, retry: false };
 
   const allowed = guard.allowedDecisions;
@@ -462,7 +492,7 @@ export async function resolveApprovals(
       error = caught.message;
       emitRefused(ctx, pending, error, config);
       if (options.routeBack === true) {
-        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error } }, retry: true };
+        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting }, retry: true };
       }
       // LangGraph did not add the refused value to this task's resume values: the next interrupt
       // has the same id as the first and waits for the next answer (GraphInterrupt ends the task).
@@ -502,7 +532,98 @@ export async function resolveApprovals(
   const edits = [...decided.values()].filter((c) => c.edited);
   await auditDecisions(guard, ctx, edits);
   for (const edit of edits) writer?.(reviewEvent(ctx, edit));
-  return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: settled, retry: false };
+  // Partial answer: the calls left unanswered are still waiting (review asks again after the others ran).
+  const left = pending.filter((c) => !match.decisions.has(c.id)).map((c) => c.id);
+  const after: ApprovalState = left.length > 0 ? { refused: null, pending: { messageId: ctx.messageId, callIds: left } } : settled;
+  return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: after, retry: false };
+}
+
+function samePending(a: ApprovalState["pending"], b: { messageId: string; callIds: string[] }): boolean {
+  return a !== null && a !== undefined && a.messageId === b.messageId && a.callIds.join("\u0000") === b.callIds.join("\u0000");
+}
+
+// ─── new input while an approval is pending ────────────────────────────────────────────────────
+
+export interface ScreenedInput {
+  /** The thread's messages as the model must see them: the pending calls answered by the guard's refusal, foreign results gone. */
+  messages: BaseMessage[];
+  /** The `messages` update that writes that list (put it first in the node's `messages` update). */
+  update: BaseMessage[];
+  approvals: ApprovalState;
+}
+
+/**
+ * Run start: new user input arrived while calls waited for a human (`approvals.pending`). The guard
+ * alone answers guarded calls: a ToolMessage in the input for a pending call (Agent Chat UI adds
+ * "Successfully handled tool call." when the user types instead of clicking) is dropped and never
+ * taken as its result; each pending call is rejected instead, with an audit record and a ToolMessage
+ * saying why, placed right after the model message (before the new input) so the thread stays valid.
+ * Undefined when nothing waits.
+ */
+export async function screenRunInput(
+  guard: Guard,
+  approvals: ApprovalState | undefined,
+  messages: readonly BaseMessage[],
+  ctx: Omit<TurnContext, "messageId">,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<ScreenedInput | undefined> {
+  const waiting = approvals?.pending;
+  if (!waiting || waiting.callIds.length === 0) return undefined;
+  const index = messages.findLastIndex(
+    (m) => AIMessage.isInstance(m) && (m.tool_calls ?? []).some((c) => c.id !== undefined && waiting.callIds.includes(c.id)),
+  );
+  const ai = messages[index];
+  if (index < 0 || !ai || !AIMessage.isInstance(ai)) return undefined;
+  // The model step runs while calls wait only when a client sent input instead of an answer
+  // (user text, ToolMessages, or a state update): whatever came, the waiting calls are settled here.
+  const tail = messages.slice(index + 1);
+  const foreign = new Map<string, ToolMessage>();
+  for (const m of tail) {
+    if (ToolMessage.isInstance(m) && waiting.callIds.includes(m.tool_call_id)) foreign.set(m.tool_call_id, m);
+  }
+  const turn: TurnContext = { ...ctx, messageId: waiting.messageId };
+  const refusals: ToolMessage[] = [];
+  const records = [];
+  for (const call of ai.tool_calls ?? []) {
+    if (call.id === undefined || !waiting.callIds.includes(call.id)) continue;
+    const risk = guard.riskOf(call.name);
+    const dropped = foreign.get(call.id);
+    const reason = dropped ? foreignAnswerReason(quote(dropped.content)) : supersededReason;
+    const refused: ReviewedCall = {
+      id: call.id,
+      name: call.name,
+      args: call.args,
+      outcome: "refuse",
+      ruleId: "approval:superseded",
+      reason,
+      risk,
+      concurrencySafe: false,
+      requestHeartbeat: false,
+      message: supersededByInput(call.name),
+    };
+    refusals.push(new ToolMessage({ content: supersededByInput(call.name), tool_call_id: call.id, name: call.name, status: "error" }));
+    records.push({
+      ...baseRecord(guard, turn, refused),
+      id: auditId([turn.threadId, turn.messageId, call.id, "superseded"]),
+      event: "decision" as const,
+      decision: "deny",
+    });
+    writerOf(config)?.({ ...reviewEvent(turn, refused), id: auditId([turn.threadId, turn.messageId, call.id, "superseded"]) } satisfies DecisionEvent);
+  }
+  if (records.length > 0) await guard.options.audit?.write(records);
+  const kept = tail.filter((m) => !(ToolMessage.isInstance(m) && foreign.get(m.tool_call_id) === m));
+  // After the guard's own answers of the turn (a partial answer's results), before the new input.
+  const answeredFirst = kept.findIndex((m) => !ToolMessage.isInstance(m));
+  const cut = answeredFirst < 0 ? kept.length : answeredFirst;
+  const newTail = [...kept.slice(0, cut), ...refusals, ...kept.slice(cut)];
+  const screened = [...messages.slice(0, index + 1), ...newTail];
+  return {
+    messages: screened,
+    // The refusals must sit right after the model message, before the new input: the whole list is
+    // written again (LangGraph's remove-all marker), every message keeping its id.
+    update: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...screened],
+    approvals: { refused: null, pending: null },
+  };
 }
 
 function emitRefused(ctx: TurnContext, pending: readonly ReviewedCall[], error: string, config: LangGraphRunnableConfig | undefined): void {
@@ -559,11 +680,15 @@ const ApprovalRequestSchema = z.object({
     }),
   ),
   reviewConfigs: z.array(
-    z.object({
-      actionName: z.string(),
-      allowedDecisions: z.array(z.enum(["approve", "edit", "reject"])),
-      argsSchema: z.record(z.string(), z.unknown()).optional(),
-    }),
+    z
+      .object({
+        actionName: z.string(),
+        // Requests checkpointed before the alias existed lack it.
+        action_name: z.string().optional(),
+        allowedDecisions: z.array(z.enum(["approve", "edit", "reject"])),
+        argsSchema: z.record(z.string(), z.unknown()).optional(),
+      })
+      .transform(({ action_name, ...config }) => ({ ...config, action_name: action_name ?? config.actionName })),
   ),
   action_requests: z.array(
     z.object({

@@ -21,7 +21,7 @@ export function threadIdOf(config: LangGraphRunnableConfig | undefined): string 
   return typeof id === "string" ? id : "";
 }
 
-function baseRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall): Omit<AuditRecord, "id" | "event" | "decision"> {
+export function baseRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall): Omit<AuditRecord, "id" | "event" | "decision"> {
   return {
     at: guard.now(),
     threadId: ctx.threadId,

@@ -154,7 +154,7 @@ export class Guard {
       const rule = guardSpecOf(tool).usageRule;
       if (rule) toolRules[tool.name] = rule;
     }
-    return this.engine.usageSection(toolRules);
+    return this.engine.usageSection(toolRules, this.options.permissions?.usageLines?.() ?? []);
   }
 }
 

@@ -8,6 +8,8 @@ import type { DecisionContext } from "../provenance/context.js";
 export interface PermissionDecider {
   /** `context`: the thread's messages, for conditions on where values came from and what the run has seen. */
   decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision;
+  /** Sentences for the system prompt's tool usage section (PermissionPolicy: its provenance, after and budget rules). */
+  usageLines?(): string[];
 }
 
 /** The killswitch as the guard sees it (Killswitch implements it). Never touches the network. */

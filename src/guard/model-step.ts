@@ -106,11 +106,21 @@ export async function callModel(
 /** A model that ignored `tool_choice` still makes the forced call: it is put first, with the rule's arguments. */
 export function withForcedCall(guard: Guard, message: AIMessage, forced: string | null, rules?: RuleState): AIMessage {
   // t12 hook: oversized arguments never enter the state (they would break checkpointing); review refuses the marker.
-  const bounded = boundToolCallArgs(message.tool_calls ?? []);
-  const ai = bounded === undefined ? message : withToolCalls(message, bounded, message.additional_kwargs);
+  const ai = withBoundedArguments(message);
   if (!forced || ai.tool_calls?.some((c) => c.name === forced)) return ai;
   const call = { id: `guard_${forced}_${randomUUID().slice(0, 8)}`, name: forced, args: forcedArgs(guard, forced, rules), type: "tool_call" as const };
   return withToolCalls(ai, [call, ...(ai.tool_calls ?? [])], { ...ai.additional_kwargs, guard_forced: forced });
+}
+
+/**
+ * The message with every tool call whose arguments are deeper than MAX_ARGS_DEPTH or longer than
+ * MAX_ARGS_CHARS replaced by `{ $oversizedArguments: summary }` (review refuses it). The guarded
+ * agent and the middleware apply it to every model answer; in your own StateGraph with
+ * GuardedToolNode, apply it in your model node, or LangGraph may be unable to read the checkpoint back.
+ */
+export function withBoundedArguments(message: AIMessage): AIMessage {
+  const bounded = boundToolCallArgs(message.tool_calls ?? []);
+  return bounded === undefined ? message : withToolCalls(message, bounded, message.additional_kwargs);
 }
 
 /** The same message (same id, so it replaces the original in state) with other tool calls. */

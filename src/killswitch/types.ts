@@ -24,13 +24,21 @@ export const KillswitchConfigSchema = z
 export type KillswitchConfig = z.infer<typeof KillswitchConfigSchema>;
 export type KillswitchConfigInput = z.input<typeof KillswitchConfigSchema>;
 
-/** The remote policy document. */
-export const RemotePolicySchema = z
+/** Keys of the remote document, camelCase and the seed's snake_case spelling (seed 003). */
+const REMOTE_KEYS = {
+  stopAll: "stop_all",
+  bypassModeDisabled: "bypass_mode_disabled",
+  denyTools: "deny_tools",
+  askTools: "ask_tools",
+  reason: "reason",
+} as const;
+
+const RemotePolicyShape = z
   .object({
-    /** Stop every tool call. */
+    /** Stop every tool call. Missing: false (the seed's own document, `{"bypass_mode_disabled": true}`, names no stopAll and must still let tools run). */
     stopAll: z.boolean().default(false),
-    /** Disable bypass mode (auto-approval of asks). */
-    bypassModeDisabled: z.boolean().default(false),
+    /** Disable bypass mode (auto-approval of asks). Missing: true, its restrictive value (seed 003: `policy.get("bypass_mode_disabled", True)`). */
+    bypassModeDisabled: z.boolean().default(true),
     /** Tool names or globs that are denied. */
     denyTools: z.array(z.string()).default([]),
     /** Tool names or globs that must ask. */
@@ -38,7 +46,32 @@ export const RemotePolicySchema = z
     reason: z.string().optional(),
   })
   .strict();
-export type RemotePolicy = z.infer<typeof RemotePolicySchema>;
+
+/**
+ * The remote policy document, camelCase (`bypassModeDisabled`) or the seed's snake_case
+ * (`bypass_mode_disabled`), read as written. A key given in both spellings is refused (the
+ * killswitch then restricts), as is any unknown key. A missing key takes its restrictive value
+ * where the seed gives one (bypassModeDisabled → true).
+ */
+export const RemotePolicySchema = z.preprocess((input, ctx) => {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+  const out: Record<string, unknown> = {};
+  const record = input as Record<string, unknown>;
+  for (const [camel, snake] of Object.entries(REMOTE_KEYS)) {
+    const hasCamel = Object.hasOwn(record, camel);
+    const hasSnake = snake !== camel && Object.hasOwn(record, snake);
+    if (hasCamel && hasSnake) {
+      ctx.addIssue({ code: "custom", path: [snake], message: `${camel} and ${snake} are the same key; give one` });
+      return input;
+    }
+    if (hasCamel) out[camel] = record[camel];
+    else if (hasSnake) out[camel] = record[snake];
+  }
+  const known = new Set<string>([...Object.keys(REMOTE_KEYS), ...Object.values(REMOTE_KEYS)]);
+  for (const key of Object.keys(record)) if (!known.has(key)) out[key] = record[key];
+  return out;
+}, RemotePolicyShape);
+export type RemotePolicy = z.output<typeof RemotePolicyShape>;
 
 export type KillswitchStatus = "ok" | "restricted";
 

@@ -1,4 +1,5 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { memoryMessages } from "../messages/memory.js";
 import type { SourceManager } from "../sources/source-manager.js";
 import type { SourceNotification } from "../sources/types.js";
 import { renderContent } from "./content.js";
@@ -65,12 +66,11 @@ export function renderMemoryBlocks(blocks: readonly Block[], options: RenderMemo
     const lines = [header, `<permission>${describePermission(block.permission)}</permission>`];
     if (block.description) lines.push(`<description>${neutralize(block.description)}</description>`);
     lines.push("<value>", neutralize(visible), "</value>");
-    if (cut) lines.push(`<truncated>${value.length - visible.length} more characters not shown (memory budget); block info / block load show the whole block</truncated>`);
+    if (cut) lines.push(`<truncated>${memoryMessages.memoryTruncated(value.length - visible.length)}</truncated>`);
     lines.push("</block>");
     parts.push(lines.join("\n"));
   }
-  const intro =
-    "<memory_blocks>\nYour memory blocks now in context: core blocks, pinned blocks and loaded working blocks. Change them with block_edit (or file for file blocks) within each block's permission.";
+  const intro = `<memory_blocks>\n${memoryMessages.memoryIntro()}`;
   const tail = omitted.length ? `\n<not_shown reason="memory budget">${omitted.map(attribute).join(", ")}</not_shown>` : "";
   return `${intro}\n${parts.join("\n")}${tail}\n</memory_blocks>`;
 }
@@ -79,7 +79,7 @@ export function renderMemoryBlocks(blocks: readonly Block[], options: RenderMemo
 export function renderNotifications(notifications: readonly SourceNotification[], dropped = 0): string {
   if (notifications.length === 0 && dropped === 0) return "";
   const lines = notifications.map((n) => `- [${n.sourceId}] ${new Date(n.at).toISOString()} ${n.kind}: ${neutralize(n.message)}`);
-  if (dropped > 0) lines.push(`- ${dropped} older notifications were dropped (queue full)`);
+  if (dropped > 0) lines.push(`- ${memoryMessages.notificationsDropped(dropped)}`);
   return `<source_notifications>\n${lines.join("\n")}\n</source_notifications>`;
 }
 

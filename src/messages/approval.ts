@@ -39,6 +39,19 @@ export const decisionText = {
   editNeedsAction: "an edit needs editedAction (or edited_action): { name, args }",
 } as const;
 
+/** The ToolMessage of a call whose turn waited for a human's approval when new input arrived instead of an answer. */
+export function supersededByInput(tool: string): string {
+  return `Refused ${tool} by rule approval:superseded: new input arrived while this turn waited for a human's approval, so it did not run. Call it again if it is still needed.`;
+}
+
+/** The audit reason of such a call. */
+export const supersededReason = "new input arrived while the turn waited for approval; the call was not run";
+
+/** The audit reason when the new input carried a ToolMessage for the call (the guard never takes it as the result). */
+export function foreignAnswerReason(quoted: string): string {
+  return `${supersededReason}; the input's own result for it was dropped: ${quoted}`;
+}
+
 function trimStop(text: string): string {
   return text.trim().replace(/[.]+$/, "");
 }

@@ -333,3 +333,6 @@ export const validation = {
 
 // LangGraph Platform: auth handler, policy by name, platform store, CLI --url (t13b).
 export * from "./deploy.js";
+
+// Memory, files, data sources and messages (t15).
+export * from "./memory.js";

@@ -22,3 +22,27 @@ export function provenanceReason(evidence: readonly Evidence[]): string {
     })
     .join("; ");
 }
+
+function sourceList(sources: readonly string[], trusted: readonly string[]): string {
+  const names = sources.flatMap((source) => {
+    if (source === "user") return ["what the user wrote"];
+    if (source === "trusted") return trusted.length === 0 ? [] : [`the output of ${trusted.map((t) => `\`${t}\``).join(", ")}`];
+    if (source.startsWith("args:")) return [`an earlier \`${source.slice(5)}\` call`];
+    return [`the output of \`${source}\``];
+  });
+  return names.join(" or ");
+}
+
+const consequence = (mode: "deny" | "ask") => (mode === "deny" ? "it is refused" : "a human is asked first");
+
+/** Usage sentences for the system prompt: what a provenance, context or budget rule asks of the model. */
+export const provenanceUsage = {
+  from: (tools: string, field: string, sources: readonly string[], trusted: readonly string[], mode: "deny" | "ask", only?: readonly string[], otherwise: readonly string[] = []) =>
+    `${tools}: ${only === undefined ? `\`${field}\` must come from` : `${only.join(" and ")} in \`${field}\` must come from`} ${sourceList(sources, trusted)}${otherwise.length === 0 ? "" : ` (or match ${otherwise.join(" or ")})`}; otherwise ${consequence(mode)}`,
+  after: (tools: string, after: readonly string[], untrusted: readonly string[], scope: "run" | "thread", mode: "deny" | "ask") => {
+    const names = after.flatMap((name) => (name === "untrusted" ? untrusted : [name])).map((name) => `\`${name}\``);
+    return `${tools}: once ${names.join(", ")} returned in this ${scope === "run" ? "request" : "conversation"}, ${mode === "deny" ? "it is refused" : "a human is asked first"}`;
+  },
+  budget: (tools: string, field: string, max: number, scope: "run" | "thread", mode: "deny" | "ask") =>
+    `${tools}: \`${field}\` may add up to at most ${max} per ${scope === "run" ? "request" : "conversation"}; beyond that ${consequence(mode)}`,
+};

@@ -3,6 +3,7 @@ import { normaliseRules } from "../rules/normalize.js";
 import { executionPlan } from "../rules/plan.js";
 import { parseToolRules } from "../rules/schema.js";
 import { usageSentence } from "../rules/usage.js";
+import { provenanceWarnings } from "../provenance/check.js";
 import { validateRules } from "../rules/validate.js";
 import type { LoadedPolicy } from "./file.js";
 import { permissionPolicy } from "./file.js";
@@ -97,7 +98,7 @@ export function checkPolicy(loaded: LoadedPolicy, tools?: ToolCatalog): PolicyCh
     rule,
     label: labelOf(rule, index),
     matches: compileToolMatcher(rule, `permissions[${index}]`),
-    unconditional: rule.args === undefined && Object.keys(rule.where ?? {}).length === 0,
+    unconditional: rule.args === undefined && Object.keys(rule.where ?? {}).length === 0 && rule.after === undefined && rule.budget === undefined,
   }));
   const seen = new Map<string, number>();
   for (const info of infos) {
@@ -108,6 +109,7 @@ export function checkPolicy(loaded: LoadedPolicy, tools?: ToolCatalog): PolicyCh
   }
   warnings.push(...shadowWarnings(infos, loaded.precedence, tools));
   if (tools !== undefined) warnings.push(...catalogWarnings(loaded, infos, tools));
+  warnings.push(...provenanceWarnings(loaded.permissions, loaded.provenance, tools));
   return { errors, warnings };
 }
 

@@ -1,8 +1,12 @@
 import { argsSummary, measureArgs } from "../audit/summary.js";
 import { refusals } from "../messages/index.js";
 
-/** Deepest argument nesting a call may have; deeper calls are refused before anything else reads them. */
-export const MAX_ARGS_DEPTH = 64;
+/**
+ * Deepest argument nesting a call may have; deeper calls are refused before anything else reads
+ * them. Kept at the depth rules inspect (32): LangGraph refuses to deserialise a checkpoint nested
+ * deeper than 50 levels, and a message adds about 8 levels around a call's arguments.
+ */
+export const MAX_ARGS_DEPTH = 32;
 /** Longest arguments (string and key characters, plus one per value) a call may have. */
 export const MAX_ARGS_CHARS = 1_000_000;
 

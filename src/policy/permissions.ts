@@ -5,13 +5,13 @@ import { canonicalize, MAX_MATCH_DEPTH, MAX_MATCH_INPUT_CHARS, type CanonicalArg
 import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
 import { parseCompactRule } from "./compact.js";
-import { compileFieldCondition, NO, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
+import { compileFieldCondition, describeMatcher, NO, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
 import { PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
 import { cannotTellReason, controlCharacterReason, riskDefaultReason, undeclaredRiskReason } from "../messages/index.js";
-import { provenanceReason } from "../messages/provenance.js";
-import { budgetTotal, isComposite, seenAfter } from "../provenance/conditions.js";
+import { provenanceReason, provenanceUsage } from "../messages/provenance.js";
+import { budgetTotal, describeCondition, isComposite, seenAfter } from "../provenance/conditions.js";
 import { Evaluation, type DecisionContext, type ProvenanceSettings } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
@@ -225,6 +225,28 @@ function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>
   return out;
 }
 
+/** The `from` condition a field condition requires (directly or under `not`/`anyOf`/`allOf`), for usage text. */
+function findFrom(condition: unknown): { from: string[]; only?: ("links" | "emails")[]; otherwise: string[] } | undefined {
+  if (typeof condition !== "object" || condition === null) return undefined;
+  const c = condition as Record<string, unknown>;
+  if (Array.isArray(c.from)) return { from: c.from as string[], otherwise: [], ...(c.only === undefined ? {} : { only: c.only as ("links" | "emails")[] }) };
+  if (c.not !== undefined) return findFrom(c.not);
+  for (const key of ["anyOf", "allOf"] as const) {
+    const inners = (c[key] as unknown[] | undefined) ?? [];
+    for (const inner of inners) {
+      const found = findFrom(inner);
+      if (found === undefined) continue;
+      // anyOf: the other branches are alternatives the value may match instead.
+      if (key === "anyOf") {
+        const others = inners.filter((other) => other !== inner).map((other) => describeCondition(other as ConditionSpec<FieldMatcher>, describeMatcher));
+        found.otherwise.push(...others);
+      }
+      return found;
+    }
+  }
+  return undefined;
+}
+
 function dedupe(evidence: readonly Evidence[]): Evidence[] {
   if (evidence.length < 2) return [...evidence];
   const seen = new Set<string>();
@@ -428,6 +450,27 @@ export class PermissionPolicy {
       }
     }
     return decided;
+  }
+
+  /**
+   * Usage sentences for the system prompt, one per restricting rule with a provenance, `after` or
+   * `budget` condition, so the model knows which values must come from the user before it calls.
+   */
+  usageLines(): string[] {
+    const lines: string[] = [];
+    const trusted = this.provenance.trusted ?? [];
+    for (const rule of this.rules) {
+      if (!rule.contextual || rule.mode === "allow") continue;
+      const mode = rule.mode;
+      const tools = `\`${rule.spec.tool}\``;
+      for (const [field, condition] of Object.entries(rule.spec.where ?? {})) {
+        const from = findFrom(condition);
+        if (from !== undefined) lines.push(provenanceUsage.from(tools, field, from.from, trusted, mode, from.only, from.otherwise));
+      }
+      if (rule.spec.after !== undefined) lines.push(provenanceUsage.after(tools, rule.spec.after, this.provenance.untrusted ?? [], rule.spec.afterScope ?? "run", mode));
+      if (rule.spec.budget !== undefined) lines.push(provenanceUsage.budget(tools, rule.spec.budget.sum, rule.spec.budget.max, rule.spec.budget.scope ?? "run", mode));
+    }
+    return [...new Set(lines)];
   }
 
   /** Values of the call that the policy's provenance conditions do not trace to an accepted source. */

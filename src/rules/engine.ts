@@ -368,13 +368,14 @@ export class ToolRulesEngine {
     return unique(this.#rules.map(usageSentence));
   }
 
-  /** A "## Tool usage rules" markdown section: tool usage rules first, then rule sentences; "" when empty. */
-  usageSection(toolUsageRules: Record<string, string> = {}): string {
+  /** A "## Tool usage rules" markdown section: tool usage rules first, then rule sentences, then `extra` (permission rules); "" when empty. */
+  usageSection(toolUsageRules: Record<string, string> = {}, extra: readonly string[] = []): string {
     return usageSection([
       ...Object.entries(toolUsageRules)
         .filter(([, text]) => text.trim() !== "")
         .map(([tool, text]) => toolUsageLine(tool, text)),
       ...this.usageLines(),
+      ...extra,
     ]);
   }
 

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { memoryMessages } from "../messages/memory.js";
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { replaceOnce } from "../memory/content.js";
@@ -205,14 +206,11 @@ export class FileSource implements DataSource {
 
   #diskRefusal(operation: FileOperation, relative: string, error: unknown): unknown {
     if (error instanceof UnsafePathError) {
-      if (error.reason === "not-a-file") return new MemoryError(`file ${operation} refused for "${relative}": not a regular file`, "file-source:not-a-file");
-      return new MemoryError(
-        `path "${relative}" refused by FileSource "${this.id}": it changed on disk while it was checked (a symbolic link or another directory took its place); nothing was read or written`,
-        "file-source:path-swapped",
-      );
+      if (error.reason === "not-a-file") return new MemoryError(memoryMessages.notARegularFile(operation, relative), "file-source:not-a-file");
+      return new MemoryError(memoryMessages.pathSwapped(relative, this.id), "file-source:path-swapped");
     }
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      return new MemoryError(`file ${operation} refused for "${relative}": no such file`, "file-source:not-found");
+      return new MemoryError(memoryMessages.noSuchFile(operation, relative), "file-source:not-found");
     }
     return error;
   }
@@ -398,23 +396,20 @@ export class FileSource implements DataSource {
     const state: ReconcileResult["state"] =
       disk === undefined ? "deleted" : diskChanged && blockChanged ? "conflict" : diskChanged ? "disk-changed" : blockChanged ? "block-changed" : "in-sync";
     const result = (action: ReconcileResult["action"], message: string): ReconcileResult => ({ path: relative, label: block.label, state, action, message });
-    if (state === "in-sync") return result("none", `${relative}: disk and block ${block.label} agree`);
+    if (state === "in-sync") return result("none", memoryMessages.reconcileInSync(relative, block.label));
     const take = strategy === "report" ? undefined : strategy === "disk" ? "disk" : strategy === "block" ? "block" : state === "disk-changed" ? "disk" : state === "block-changed" ? "block" : undefined;
-    if (take === undefined) {
-      const what = { "block-changed": "the block has unsaved edits", "disk-changed": "the file changed on disk", conflict: "both the file on disk and the block changed since the last load or save", deleted: "the file was deleted" }[state];
-      return result(strategy === "report" ? "none" : "refused", `${relative}: ${what}${strategy === "report" ? "" : "; reconcile with strategy \"disk\" (reload) or \"block\" (overwrite) to settle it"}`);
-    }
+    if (take === undefined) return result(strategy === "report" ? "none" : "refused", memoryMessages.reconcileDiffers(relative, state, strategy !== "report"));
     if (take === "disk") {
-      if (disk === undefined) return result("refused", `${relative}: the file was deleted; there is nothing on disk to reload (strategy "block" writes the block back)`);
+      if (disk === undefined) return result("refused", memoryMessages.reconcileNothingOnDisk(relative));
       await this.load(relative);
-      return result("reloaded", `${relative}: block ${block.label} reloaded from disk${blockChanged ? "; its unsaved edits were dropped" : ""}`);
+      return result("reloaded", memoryMessages.reconcileReloaded(relative, block.label, blockChanged));
     }
     // The block wins: record the disk as seen so the save's external-edit check accepts overwriting it.
     const seen = disk === undefined ? loaded : { ...loaded, sha256: sha256(disk.data) };
     this.#loaded.set(relative, seen);
     try {
       const saved = disk === undefined ? await this.create(relative, text) : await this.save({ path: relative });
-      return result("saved", `${relative}: ${saved.message}${diskChanged ? "; the external change on disk was overwritten" : ""}`);
+      return result("saved", memoryMessages.reconcileSaved(relative, saved.message, diskChanged));
     } catch (error) {
       this.#loaded.set(relative, loaded);
       throw error;

@@ -1,4 +1,5 @@
 import type { RuleValidationIssue, ToolRule } from "../rules/types.js";
+import { memoryMessages } from "../messages/memory.js";
 
 /** What a data source needs from the agent's tools (seed 000's `required_tools`): a tool and the operations it must allow. */
 export interface RequiredTool {
@@ -26,7 +27,7 @@ export function checkRequiredTools(
       issues.push({
         severity: "error",
         code: "missing-required-tool",
-        message: `source ${need.source} needs tool ${need.tool} (operations ${need.operations.join(", ")}), which is not registered; known tools: ${[...catalog.keys()].join(", ") || "none"}`,
+        message: memoryMessages.missingRequiredTool(need.source, need.tool, need.operations, [...catalog.keys()]),
         ruleIds: [id],
       });
       continue;
@@ -36,7 +37,7 @@ export function checkRequiredTools(
       issues.push({
         severity: "error",
         code: "missing-required-operation",
-        message: `source ${need.source} needs ${need.tool} operations ${undeclared.join(", ")}, which the tool does not declare (it has ${declared?.join(", ")})`,
+        message: memoryMessages.undeclaredRequiredOperation(need.source, need.tool, undeclared, declared ?? []),
         ruleIds: [id],
       });
     }
@@ -47,7 +48,7 @@ export function checkRequiredTools(
       issues.push({
         severity: "error",
         code: "required-operation-not-allowed",
-        message: `source ${need.source} needs ${need.tool} operations ${need.operations.join(", ")}; rule ${rule.id ?? "AllowedOperations:" + rule.tool} allows only ${rule.operations.join(", ") || "none"}, so ${missing.join(", ")} can never run`,
+        message: memoryMessages.requiredOperationNotAllowed(need.source, need.tool, need.operations, rule.id ?? `AllowedOperations:${rule.tool}`, rule.operations, missing),
         ruleIds: [id, ...(rule.id ? [rule.id] : [])],
       });
     }

@@ -1,4 +1,6 @@
 import { MemoryError } from "../memory/errors.js";
+import { ErrorCode, GuardedGraphError } from "../errors/index.js";
+import { memoryMessages } from "../messages/memory.js";
 import type { ToolRule } from "../rules/types.js";
 import type { GuardedTool } from "../tools/types.js";
 import type { RequiredTool } from "./requirements.js";
@@ -16,11 +18,11 @@ export class SourceManager {
   }
 
   register(source: DataSource): this {
-    if (this.#sources.has(source.id)) throw new Error(`source "${source.id}" is already registered`);
+    if (this.#sources.has(source.id)) throw new GuardedGraphError(ErrorCode.MEMORY_CONFIG, memoryMessages.sourceAlreadyRegistered(source.id));
     // Starting a source registers its tools: two sources may not bring tools of the same name.
     const taken = new Set(this.tools().map((t) => t.name));
     const clash = (source.tools?.() ?? []).find((t) => taken.has(t.name));
-    if (clash) throw new Error(`source "${source.id}" brings a tool named "${clash.name}", which another source already registered; give it another tool name`);
+    if (clash) throw new GuardedGraphError(ErrorCode.MEMORY_CONFIG, memoryMessages.sourceToolClash(source.id, clash.name));
     this.#sources.set(source.id, source);
     source.attach?.((n) => this.#enqueue(n));
     return this;
