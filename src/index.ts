@@ -49,6 +49,11 @@ export { canonicalArgs, canonicalize, MAX_MATCH_INPUT_CHARS, selectField } from 
 export { PolicyError } from "./policy/errors.js";
 export { PolicyRegexError } from "./policy/regex.js";
 
+// Provenance: conditions on where an argument's value came from (docs/provenance.md).
+export type { DecisionContext, ProvenanceSettings, TurnCall } from "./provenance/context.js";
+export type { Evidence } from "./provenance/index-builder.js";
+export type { BudgetCondition, ConditionSpec, FromCondition, NumericCondition, ProvenanceConfig } from "./provenance/schema.js";
+
 // Audit log.
 export { openAuditSink, DEFAULT_AUDIT_SPEC } from "./audit/open.js";
 export type { AuditSinkOptions } from "./audit/open.js";

@@ -172,6 +172,7 @@ console.log("schema", schema.$schema !== undefined);
       "middleware-basic": /asked: delete_deployment[\s\S]*tool: deleted staging\/web/,
       "policy-devops": /bash \{"command":"sudo rm -fr {2}\/"\} -> deny/,
       "policy-inline": /mode: 'deny',\s+ruleId: 'permission:secrets'/,
+      "provenance-bank": /large: deny/,
       "rules-etl": /shown: connect_database/,
       "runtime-offline-model": /human: Tidy up the cluster\nai: /,
       "runtime-storage": /kind: 'memory'/,

@@ -132,3 +132,27 @@ describe("provenance through every entry point", () => {
     expect(sent).toEqual([`${LANDLORD}:1200`, `${LANDLORD}:98.7`]);
   });
 });
+
+describe("a call limit that asks instead of refusing", () => {
+  it("the third transfer of a request interrupts for approval; approved, it runs", async () => {
+    const sent: string[] = [];
+    const permissions = new PermissionPolicy([
+      { id: "two-transfers", tool: "send_money", budget: { max: 2 }, mode: "ask", reason: "more than two transfers in one request" },
+      { tool: "*", mode: "allow" },
+    ]);
+    const guard = new Guard({ tools: bank(sent), permissions });
+    const model = fakeModel()
+      .respondWithTools([
+        { name: "send_money", args: { recipient: LANDLORD, amount: 1 }, id: "t1" },
+        { name: "send_money", args: { recipient: LANDLORD, amount: 2 }, id: "t2" },
+      ])
+      .respondWithTools([{ name: "send_money", args: { recipient: LANDLORD, amount: 3 }, id: "t3" }])
+      .respond(new AIMessage("done"));
+    const graph = createGuardedAgent({ model, guard, checkpointer: new MemorySaver() });
+    const first = await graph.invoke({ messages: [prompt()] }, thread("limit-ask"));
+    expect(sent).toEqual([`${LANDLORD}:1`, `${LANDLORD}:2`]);
+    expect(interruptsOf(first)[0]?.actionRequests.map((a) => [a.toolCallId, a.ruleId])).toEqual([["t3", "permission:two-transfers"]]);
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread("limit-ask"));
+    expect(sent).toEqual([`${LANDLORD}:1`, `${LANDLORD}:2`, `${LANDLORD}:3`]);
+  });
+});

@@ -8,6 +8,7 @@ import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 import {
   decisionText,
   foreignAnswerReason,
+  interruptOnReason,
   QUOTE_LIMIT,
   reaskedDescription,
   resumeMatchRefused,
@@ -84,12 +85,15 @@ export interface ApprovalRequest {
 
 export function approvalRequest(
   pending: readonly ReviewedCall[],
-  allowed: readonly HumanDecisionType[],
+  allowed: readonly HumanDecisionType[] | ((call: ReviewedCall) => readonly HumanDecisionType[]),
   argsSchemaOf: (name: string) => Record<string, unknown> | undefined,
   error?: string,
+  descriptionOf: (call: ReviewedCall) => string | undefined = () => undefined,
 ): ApprovalRequest {
+  const allowedOf = typeof allowed === "function" ? allowed : () => allowed;
   const actionRequests: ActionRequest[] = pending.map((call) => {
-    const description = approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason });
+    const description =
+      descriptionOf(call) ?? approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason });
     return {
       name: call.name,
       args: call.args,
@@ -102,7 +106,7 @@ export function approvalRequest(
   });
   const reviewConfigs: ReviewConfig[] = pending.map((call) => {
     const argsSchema = argsSchemaOf(call.name);
-    return { actionName: call.name, action_name: call.name, allowedDecisions: [...allowed], ...(argsSchema ? { argsSchema } : {}) };
+    return { actionName: call.name, action_name: call.name, allowedDecisions: [...allowedOf(call)], ...(argsSchema ? { argsSchema } : {}) };
   });
   return {
     type: "guarded-graph/approval",
@@ -198,7 +202,7 @@ export interface ApprovalResume {
 export function matchDecisions(
   pending: readonly Pick<ReviewedCall, "id" | "name">[],
   resume: ApprovalResume,
-  allowed: readonly HumanDecisionType[],
+  allowed: readonly HumanDecisionType[] | ReadonlyMap<string, readonly HumanDecisionType[]>,
   options: { partial?: boolean } = {},
 ): { ok: true; decisions: Map<string, Decision> } | { ok: false; error: string } {
   const ids = pending.map((c) => c.id);
@@ -222,7 +226,8 @@ export function matchDecisions(
       return { ok: false, error: decisionText.unknownId(quote(id), listing) };
     }
     if (byId.has(id)) return { ok: false, error: decisionText.twice(id) };
-    if (!allowed.includes(decision.type)) return { ok: false, error: decisionText.notAllowed(decision.type, id, allowed) };
+    const allowedHere = Array.isArray(allowed) ? allowed : ((allowed as ReadonlyMap<string, readonly HumanDecisionType[]>).get(id) ?? []);
+    if (!allowedHere.includes(decision.type)) return { ok: false, error: decisionText.notAllowed(decision.type, id, allowedHere) };
     byId.set(id, decision);
   }
   const missing = ids.filter((id) => !byId.has(id));
@@ -242,7 +247,7 @@ export class ApprovalResumeError extends GuardedGraphError {
 export function checkResume(
   pending: readonly Pick<ReviewedCall, "id" | "name">[],
   value: unknown,
-  allowed: readonly HumanDecisionType[],
+  allowed: readonly HumanDecisionType[] | ReadonlyMap<string, readonly HumanDecisionType[]>,
   options: { partial?: boolean } = {},
 ): ApprovalResume {
   const parsed = ResumeSchema.safeParse(value);
@@ -263,7 +268,7 @@ export function checkResume(
  */
 export function resumeSchemaFor(
   pending: readonly ReviewedCall[],
-  allowed: readonly HumanDecisionType[],
+  allowed: readonly HumanDecisionType[] | ReadonlyMap<string, readonly HumanDecisionType[]>,
   options: { partial?: boolean } = {},
 ) {
   return z
@@ -402,6 +407,123 @@ export function emitReviewEvents(ctx: TurnContext, reviewed: readonly ReviewedCa
   for (const call of reviewed) writer(reviewEvent(ctx, call));
 }
 
+// ─── per-tool approval config (LangChain's `interruptOn`) ──────────────────────────────────────
+
+/** The call as LangChain's HITL middleware hands it to `description` and `when`. */
+export interface InterruptToolCall {
+  type: "tool_call";
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** What the guard can show of the graph state: the thread's messages as checkpointed. */
+export interface InterruptState {
+  messages: readonly BaseMessage[];
+}
+
+/** The run's runtime, as LangChain's middleware Runtime names it. */
+export interface InterruptRuntime {
+  configurable: Record<string, unknown> | undefined;
+  context: unknown;
+  store: unknown;
+  writer: ((chunk: unknown) => void) | undefined;
+  signal: AbortSignal | undefined;
+}
+
+export interface InterruptRequest {
+  toolCall: InterruptToolCall;
+  /** Always undefined, as in LangChain: the predicate runs at review, before any tool is chosen to run. */
+  tool: undefined;
+  state: InterruptState;
+  runtime: InterruptRuntime;
+}
+
+/**
+ * Per-tool approval settings, with the names and meaning of LangChain's `interruptOn` where that is
+ * safe. Unlike LangChain, this can only make the guard stricter: a policy "ask" is never turned
+ * into "allow", and a deny is never touched.
+ */
+export interface InterruptOnConfig {
+  /** Decisions a reviewer may take on this tool's calls (default: the guard's `allowedDecisions`). */
+  allowedDecisions?: readonly HumanDecisionType[];
+  /** Shown to the reviewer instead of the guard's description. */
+  description?: string | ((toolCall: InterruptToolCall, state: InterruptState, runtime: InterruptRuntime) => string | Promise<string>);
+  /** JSON schema of the arguments shown for edits (default: the tool's own schema). */
+  argsSchema?: Record<string, unknown>;
+  /** Whether a call the policy allows asks anyway (default: always). A policy "ask" asks regardless. */
+  when?: (request: InterruptRequest) => boolean | Promise<boolean>;
+}
+
+/**
+ * Tool name → `true` (calls the policy allows ask too, every decision allowed), `false` (nothing
+ * added: the policy decides; LangChain would auto-approve, which could weaken a policy "ask"), or a
+ * config.
+ */
+export type InterruptOn = Readonly<Record<string, boolean | InterruptOnConfig>>;
+
+function interruptConfigOf(guard: Guard, tool: string): InterruptOnConfig | undefined {
+  const entry = guard.options.interruptOn?.[tool];
+  if (entry === undefined || entry === false) return undefined;
+  return entry === true ? {} : entry;
+}
+
+function runtimeOf(config: LangGraphRunnableConfig | undefined): InterruptRuntime {
+  const c = config as (LangGraphRunnableConfig & { context?: unknown }) | undefined;
+  return { configurable: c?.configurable, context: c?.context, store: c?.store, writer: writerOf(config), signal: c?.signal };
+}
+
+function toolCallOf(call: Pick<ReviewedCall, "id" | "name" | "args">): InterruptToolCall {
+  return { type: "tool_call", id: call.id, name: call.name, args: call.args };
+}
+
+/**
+ * `interruptOn` applied to a reviewed turn, before it is audited: a call the policy allows asks when
+ * its tool is listed (and `when` says so). Deny and ask are left as they are.
+ */
+export async function applyInterruptOn(
+  guard: Guard,
+  reviewed: readonly ReviewedCall[],
+  ctx: TurnContext,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<ReviewedCall[]> {
+  const out: ReviewedCall[] = [];
+  for (const call of reviewed) {
+    const settings = call.outcome === "run" ? interruptConfigOf(guard, call.name) : undefined;
+    if (!settings) {
+      out.push(call);
+      continue;
+    }
+    const request: InterruptRequest = { toolCall: toolCallOf(call), tool: undefined, state: { messages: ctx.messages ?? [] }, runtime: runtimeOf(config) };
+    const asks = settings.when === undefined ? true : await settings.when(request);
+    out.push(asks === true ? { ...call, outcome: "ask", ruleId: `interruptOn:${call.name}`, reason: interruptOnReason(call.name) } : call);
+  }
+  return out;
+}
+
+interface ReviewSettings {
+  allowed: readonly HumanDecisionType[];
+  description: string | undefined;
+  argsSchema: Record<string, unknown> | undefined;
+}
+
+async function reviewSettingsOf(
+  guard: Guard,
+  call: ReviewedCall,
+  ctx: TurnContext,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<ReviewSettings> {
+  const settings = interruptConfigOf(guard, call.name);
+  const describe = settings?.description;
+  const description =
+    typeof describe === "function" ? await describe(toolCallOf(call), { messages: ctx.messages ?? [] }, runtimeOf(config)) : describe;
+  return {
+    allowed: settings?.allowedDecisions ?? guard.allowedDecisions,
+    description,
+    argsSchema: settings?.argsSchema ?? guard.spec(call.name)?.jsonSchema,
+  };
+}
+
 // ─── the approval step ─────────────────────────────────────────────────────────────────────────
 
 /** What the approval step keeps in the checkpointed guard state (`GuardState.approvals`). */
@@ -476,8 +598,13 @@ export async function resolveApprovals(
   emitReviewEvents(ctx, reviewed, config);
   if (pending.length === 0) return { calls: [...reviewed], approvals: settled, retry: false };
 
-  const allowed = guard.allowedDecisions;
-  const argsSchemaOf = (name: string) => guard.spec(name)?.jsonSchema;
+  const settings = new Map<string, ReviewSettings>();
+  for (const call of pending) settings.set(call.id, await reviewSettingsOf(guard, call, ctx, config));
+  const allowed = new Map(pending.map((c) => [c.id, settings.get(c.id)?.allowed ?? guard.allowedDecisions]));
+  const allowedOf = (call: ReviewedCall) => allowed.get(call.id) ?? guard.allowedDecisions;
+  const descriptionOf = (call: ReviewedCall) => settings.get(call.id)?.description;
+  const schemaByName = new Map(pending.map((c) => [c.name, settings.get(c.id)?.argsSchema]));
+  const argsSchemaOf = (name: string) => schemaByName.get(name);
   const shownError = approvals.refused?.messageId === ctx.messageId ? approvals.refused.error : undefined;
   const partial = options.routeBack === true;
   const responseSchema = resumeSchemaFor(pending, allowed, { partial });
@@ -485,7 +612,7 @@ export async function resolveApprovals(
   let error = shownError;
   for (;;) {
     try {
-      raw = interrupt(approvalRequest(pending, allowed, argsSchemaOf, error), { responseSchema });
+      raw = interrupt(approvalRequest(pending, allowedOf, argsSchemaOf, error, descriptionOf), { responseSchema });
       break;
     } catch (caught) {
       if (!(caught instanceof ApprovalResumeError)) throw caught;

@@ -1,4 +1,5 @@
 import type { AuditSink } from "../audit/types.js";
+import type { InterruptOn } from "./approval.js";
 import type { PermissionMode } from "../policy/types.js";
 import type { ToolRule } from "../rules/types.js";
 import type { AnyTool, RiskLevel } from "../tools/types.js";
@@ -38,6 +39,11 @@ export interface GuardOptions {
   maxExitReminders?: number;
   /** Decisions a human may take on an approval request. Default all three. */
   allowedDecisions?: readonly HumanDecisionType[];
+  /**
+   * Per-tool approval settings like LangChain's `interruptOn` (allowed decisions, description,
+   * argsSchema, `when`); they can only add asks, never turn an ask or a deny into an allow (approval.ts).
+   */
+  interruptOn?: InterruptOn;
   /** Records executed calls so a call completed by one worker is never run again by another. */
   ledger?: ExecutionLedgerView;
   /**

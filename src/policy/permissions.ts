@@ -112,7 +112,9 @@ function compileContext(rule: PermissionRule, matchesTool: (tool: string) => boo
   if (after === undefined && budget === undefined) return undefined;
   const afterScope = rule.afterScope ?? "run";
   let select: ((args: unknown) => unknown[]) | undefined;
-  if (budget !== undefined) {
+  if (budget !== undefined && budget.sum === undefined) {
+    select = () => [1]; // no field: every call counts 1
+  } else if (budget?.sum !== undefined) {
     let segments: SelectorSegment[];
     try {
       segments = parseSelector(budget.sum);
@@ -468,7 +470,10 @@ export class PermissionPolicy {
         if (from !== undefined) lines.push(provenanceUsage.from(tools, field, from.from, trusted, mode, from.only, from.otherwise));
       }
       if (rule.spec.after !== undefined) lines.push(provenanceUsage.after(tools, rule.spec.after, this.provenance.untrusted ?? [], rule.spec.afterScope ?? "run", mode));
-      if (rule.spec.budget !== undefined) lines.push(provenanceUsage.budget(tools, rule.spec.budget.sum, rule.spec.budget.max, rule.spec.budget.scope ?? "run", mode));
+      if (rule.spec.budget !== undefined) {
+        const { sum, max, scope } = rule.spec.budget;
+        lines.push(sum === undefined ? provenanceUsage.callBudget(tools, max, scope ?? "run", mode) : provenanceUsage.budget(tools, sum, max, scope ?? "run", mode));
+      }
     }
     return [...new Set(lines)];
   }
