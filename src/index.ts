@@ -17,8 +17,20 @@ export type { PolicyGuard } from "./guard/from-policy.js";
 export { truncateResult, truncateToolContent } from "./guard/truncate.js";
 
 // Human approval: the interrupt payload and the resume that answers it.
-export { ApprovalResumeError, checkResume, pendingApproval } from "./guard/approval.js";
-export type { ActionRequest, ApprovalRequest, ApprovalResume, Decision } from "./guard/approval.js";
+export { ApprovalResumeError, checkResume, pendingApproval, revokeSticky, stickyDecisions } from "./guard/approval.js";
+export type {
+  ActionRequest,
+  ApprovalRequest,
+  ApprovalResume,
+  Decision,
+  DecisionEvent,
+  InterruptOn,
+  InterruptOnConfig,
+  InterruptRequest,
+  ReviewConfig,
+  StickyDecision,
+  StickyRequest,
+} from "./guard/approval.js";
 
 // Durable threads: start, resume and continue a thread under a per-thread lock.
 export { continueThread, resumeThread, runThreadLocked, startThread } from "./guard/durable.js";

@@ -14,7 +14,21 @@ export {
   pendingApproval,
   ResumeSchema,
 } from "./approval.js";
-export type { ActionRequest, ApprovalRequest, ApprovalResume, Decision, ReviewConfig } from "./approval.js";
+export { auditStickyRevoked, revokeSticky, stickyDecisions } from "./approval.js";
+export type {
+  ActionRequest,
+  ApprovalRequest,
+  ApprovalResume,
+  ApprovalState,
+  Decision,
+  DecisionEvent,
+  InterruptOn,
+  InterruptOnConfig,
+  InterruptRequest,
+  ReviewConfig,
+  StickyDecision,
+  StickyRequest,
+} from "./approval.js";
 export { GuardAnnotation, GuardedAgentState, emptyGuardState } from "./state.js";
 export type { CallResult, GuardState, GuardedAgentStateType, ReviewedCall, TurnPlan } from "./state.js";
 export type { GuardOptions, HumanDecisionType } from "./options.js";

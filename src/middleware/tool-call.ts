@@ -1,3 +1,4 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import type { ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
@@ -10,10 +11,12 @@ import { refusalMessage } from "../guard/turn.js";
 import { idempotencyKeyFor } from "../tools/define-tool.js";
 import type { TurnGate } from "./turn-gate.js";
 import { refusals } from "../messages/index.js";
+import { decisionContextOf, type DecisionContext } from "../provenance/context.js";
 
 export interface ToolCallContext {
   toolCall: ToolCall;
-  state: { guard: GuardState };
+  /** The agent's state; its messages (when present) feed provenance and context conditions. */
+  state: { guard: GuardState; messages?: readonly BaseMessage[] };
   runtime: { configurable?: Record<string, unknown> | undefined; signal?: AbortSignal | undefined };
 }
 
@@ -41,11 +44,12 @@ async function reviewUnplanned(
   id: string,
   call: ToolCall,
   config: LangGraphRunnableConfig,
+  context?: Omit<DecisionContext, "turnCalls">,
 ): Promise<ReviewedCall> {
   const earlier = Object.values(g.turn?.calls ?? {})
     .filter((c) => c.id !== id)
     .map((c) => ({ id: c.id, name: c.name, args: c.args }));
-  const { reviewed } = await guard.reviewTurn(rulesOf(guard, g), [...earlier, { id, name: call.name, args: call.args }], config);
+  const { reviewed } = await guard.reviewTurn(rulesOf(guard, g), [...earlier, { id, name: call.name, args: call.args }], config, context);
   const last = reviewed[reviewed.length - 1];
   if (!last) throw new Error(`review of tool call ${id} returned nothing`);
   if (last.outcome !== "ask") return last;
@@ -118,7 +122,7 @@ export async function guardToolCall(guard: Guard, gate: TurnGate, request: ToolC
   let reviewed = plannedCall(guard, g, id, call);
   let batch = g.turn?.batches.findIndex((b) => b.includes(id)) ?? -1;
   if (!reviewed) {
-    reviewed = await reviewUnplanned(guard, g, id, call, config);
+    reviewed = await reviewUnplanned(guard, g, id, call, config, decisionContextOf({ messages: request.state.messages, threadId }));
     await auditDecisions(guard, ctx, [reviewed]);
     if (reviewed.outcome !== "run") {
       return refusalMessage(reviewed, reviewed.message ?? refusals.generic(reviewed.name, reviewed.ruleId, reviewed.reason));
