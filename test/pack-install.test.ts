@@ -170,6 +170,8 @@ console.log("schema", schema.$schema !== undefined);
       "guard-quickstart": /call_prod deny \(permission:prod\)[\s\S]*call_staging approve/,
       "killswitch-basic": /deploy_service: deny \(killswitch:restricted\)/,
       "middleware-basic": /asked: delete_deployment[\s\S]*tool: deleted staging\/web/,
+      "migrate-langchain": /tool: deployed web\ntool: Refused search[\s\S]*last: Stopped: call limit reached/,
+      "migrate-letta": /tool: deployed\ntool: notes saved/,
       "policy-devops": /bash \{"command":"sudo rm -fr {2}\/"\} -> deny/,
       "policy-inline": /mode: 'deny',\s+ruleId: 'permission:secrets'/,
       "provenance-bank": /large: deny/,
