@@ -4,8 +4,8 @@
 // docs/api.md lists every exported name and what was removed from the surface.
 
 // The guard: createGuardedAgent, GuardedToolNode (with GuardAnnotation in your state), a policy file.
-export { createGuardedAgent } from "./guard/agent.js";
-export type { GuardedAgentOptions } from "./guard/agent.js";
+export { createGuardedAgent, GUARDED_NODES } from "./guard/agent.js";
+export type { GuardedAgentOptions, GuardedNodeName } from "./guard/agent.js";
 export { GuardedToolNode, guardedToolsRoute } from "./guard/tool-node.js";
 export type { GuardedToolNodeInput, GuardedToolNodeOutput } from "./guard/tool-node.js";
 export { GuardAnnotation, GuardedAgentState } from "./guard/state.js";
@@ -33,8 +33,8 @@ export type {
 } from "./guard/approval.js";
 
 // Durable threads: start, resume and continue a thread under a per-thread lock.
-export { continueThread, resumeThread, runThreadLocked, startThread } from "./guard/durable.js";
-export type { DurableGraph, DurableOutcome, DurableRunOptions } from "./guard/durable.js";
+export { continueThread, resumeThread, runThreadLocked, startThread, threadProgress } from "./guard/durable.js";
+export type { DurableGraph, DurableOutcome, DurableRunOptions, ThreadProgress } from "./guard/durable.js";
 
 // Tools.
 export { defineTool, idempotencyKeyFor } from "./tools/define-tool.js";
