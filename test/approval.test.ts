@@ -527,3 +527,90 @@ describe("approval sentences (src/messages/approval.ts), exact text", () => {
     expect(m.supersededReason).toBe("new input arrived while the turn waited for approval; the call was not run");
   });
 });
+
+describe("per-tool approval config (interruptOn, as LangChain's humanInTheLoopMiddleware names it)", () => {
+  function withInterruptOn(model: ReturnType<typeof fakeModel>, interruptOn: import("../src/guard/approval.js").InterruptOn) {
+    const log = new ExecutionLog();
+    const audit = new MemoryAuditSink();
+    const graph = createGuardedAgent({ model, tools: k8sTools(log), permissions: prodProtected, checkpointer: new MemorySaver(), audit, interruptOn });
+    return { graph, log, audit };
+  }
+
+  it("true: calls the policy allows ask too; the rule names interruptOn; audited as ask", async () => {
+    const { graph, log, audit } = withInterruptOn(mixedTurn(), { kubectl_get: true });
+    const out = await graph.invoke({ messages: [new HumanMessage("x")] }, thread("io-true"));
+    const request = interruptsOf(out)[0]?.value as ApprovalRequest;
+    expect(request.actionRequests.map((a) => [a.toolCallId, a.ruleId])).toEqual([
+      ["ask1", "risk:high"],
+      ["ok1", "interruptOn:kubectl_get"],
+    ]);
+    expect(request.actionRequests[1]?.reason).toBe("interruptOn lists kubectl_get: its calls need a human's approval");
+    expect(log.entries).toHaveLength(0);
+    const decisions = (await audit.query({ threadId: "io-true" })).filter((r) => r.event === "decision");
+    expect(decisions.map((r) => [r.toolCallId, r.decision])).toEqual([
+      ["ask1", "ask"],
+      ["ok1", "ask"],
+      ["deny1", "deny"],
+    ]);
+  });
+
+  it("allowedDecisions, description (string or function of call, state, runtime) and argsSchema per tool, in both casings", async () => {
+    const seen: unknown[] = [];
+    const { graph } = withInterruptOn(twoAsks(), {
+      kubectl_delete: {
+        allowedDecisions: ["approve", "reject"],
+        description: (toolCall, state, runtime) => {
+          seen.push([toolCall.id, state.messages.length, runtime.configurable?.thread_id]);
+          return `Delete ${String(toolCall.args.name)}?`;
+        },
+        argsSchema: { type: "object", properties: { name: { type: "string" } } },
+      },
+    });
+    const out = await graph.invoke({ messages: [new HumanMessage("x")] }, thread("io-config"));
+    const request = interruptsOf(out)[0]?.value as ApprovalRequest;
+    expect(request.actionRequests.map((a) => a.description)).toEqual(["Delete web?", "Delete db?"]);
+    expect(request.action_requests.map((a) => a.description)).toEqual(["Delete web?", "Delete db?"]);
+    expect(request.review_configs[0]).toEqual({
+      action_name: "kubectl_delete",
+      allowed_decisions: ["approve", "reject"],
+      args_schema: { type: "object", properties: { name: { type: "string" } } },
+    });
+    expect(request.reviewConfigs[0]?.allowedDecisions).toEqual(["approve", "reject"]);
+    expect(seen).toContainEqual(["a1", 2, "io-config"]);
+    // An edit is not among this tool's decisions: refused and asked again.
+    const again = await graph.invoke(
+      new Command({ resume: { decisions: [{ type: "edit", editedAction: { name: "kubectl_delete", args: { resource: "deploy", name: "x", namespace: "staging" } } }, { type: "approve" }] } }),
+      thread("io-config"),
+    );
+    expect((interruptsOf(again)[0]?.value as ApprovalRequest).error).toMatch(/decision "edit" is not allowed for a1; allowed: approve, reject/);
+  });
+
+  it("when(request) sees the call id, state and runtime; false leaves an allowed call allowed", async () => {
+    const requests: unknown[] = [];
+    const { graph, log } = withInterruptOn(mixedTurn(), {
+      kubectl_get: {
+        when: (request) => {
+          requests.push([request.toolCall.id, request.tool, request.state.messages.length, request.runtime.configurable?.thread_id]);
+          return request.toolCall.args.namespace === "production";
+        },
+      },
+    });
+    const out = await graph.invoke({ messages: [new HumanMessage("x")] }, thread("io-when"));
+    expect((interruptsOf(out)[0]?.value as ApprovalRequest).actionRequests.map((a) => a.toolCallId)).toEqual(["ask1"]);
+    expect(requests).toContainEqual(["ok1", undefined, 2, "io-when"]);
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "no" }] } }), thread("io-when"));
+    expect(log.names()).toEqual(["kubectl_get"]);
+  });
+
+  it("never weakens the policy: false, or a when() that says no, leaves a policy ask asking and a deny denied", async () => {
+    const { graph, log } = withInterruptOn(mixedTurn(), { kubectl_delete: false, kubectl_get: { when: () => false } });
+    const out = await graph.invoke({ messages: [new HumanMessage("x")] }, thread("io-never"));
+    expect((interruptsOf(out)[0]?.value as ApprovalRequest).actionRequests.map((a) => [a.toolCallId, a.ruleId])).toEqual([["ask1", "risk:high"]]);
+    const done = await graph.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread("io-never"));
+    expect(toolMessages(done.messages).find((m) => m.tool_call_id === "deny1")?.status).toBe("error");
+    expect(log.entries.map((e) => e.args.namespace)).not.toContain("production");
+    const deniedEverywhere = withInterruptOn(mixedTurn(), { kubectl_delete: { when: () => true, allowedDecisions: ["approve"] } });
+    const first = await deniedEverywhere.graph.invoke({ messages: [new HumanMessage("x")] }, thread("io-deny"));
+    expect((interruptsOf(first)[0]?.value as ApprovalRequest).actionRequests.map((a) => a.toolCallId)).toEqual(["ask1"]);
+  });
+});

@@ -295,7 +295,7 @@ describe("policy check", () => {
       const catalog = new ToolRegistry(suiteTools((await loadSuite(fixtures, suite)).tools)).catalog();
       for (const setting of ["baseline", "provenance", "context", "strict"]) {
         const policy = await loadPolicyFile(new URL(`../policies/agentdojo/${suite}.${setting}.yaml`, import.meta.url).pathname);
-        expect(checkPolicy(policy, catalog), `${suite}.${setting}`).toEqual({ errors: [], warnings: [] });
+        expect(checkPolicy(policy, catalog), `${suite}.${setting}`).toMatchObject({ errors: [], warnings: [] });
       }
     }
   });
@@ -325,5 +325,85 @@ describe("usage text", () => {
     const tool = (name: string) => defineTool({ name, description: name, schema: z.object({}).passthrough(), execute: () => "ok" });
     const guard = new Guard({ tools: ["send_money", "send_message", "get_iban", "read_file", "invite"].map(tool), permissions: policy });
     expect(guard.usageSection()).toContain("- `send_money`: `amount` may add up to at most 5000 per request; beyond that it is refused\n");
+  });
+});
+
+describe("examples/provenance-bank.ts", () => {
+  it("allows the user's IBAN, asks for the file's with its evidence, denies over the budget", async () => {
+    const { provenanceExample } = await import("../examples/provenance-bank.js");
+    const { friend, bill, large } = provenanceExample();
+    expect(friend).toMatchObject({ mode: "allow", ruleId: "permission:pay" });
+    expect(friend.evidence?.[0]).toMatchObject({ field: "recipient", found: true, source: { kind: "user", index: 0 } });
+    expect(bill).toMatchObject({ mode: "ask", ruleId: "permission:recipient-untraced" });
+    expect(bill.reason).toBe(
+      'the recipient was not given by the user; recipient "us133000000121212121212" is not from an allowed source; it appears first in the output of read_file (call call_1, message 2)',
+    );
+    expect(large).toMatchObject({ mode: "deny", ruleId: "permission:too-much" });
+  });
+});
+
+describe("budget without a field: a call limit that asks", () => {
+  it("counts the completed calls of the rule's tools (and the same turn's earlier ones); the call past the limit asks", () => {
+    const p = new PermissionPolicy([
+      { id: "three-fetches", tool: "fetch_*", budget: { max: 3 }, mode: "ask", reason: "more than 3 fetches in one request" },
+      { tool: "*", mode: "allow" },
+    ]);
+    const two = run("research", [{ tool: "fetch_page" }, { tool: "fetch_feed" }, { tool: "fetch_page", status: "error" }]);
+    expect(p.decide("fetch_page", { url: "a" }, "low", ctx(two)).mode).toBe("allow");
+    expect(p.decide("fetch_page", { url: "a" }, "low", ctx(two, { turnCalls: [{ name: "fetch_feed", args: {} }] })).mode).toBe("ask");
+    expect(p.decide("search", {}, "low", ctx(run("x", [{ tool: "fetch_a" }, { tool: "fetch_b" }, { tool: "fetch_c" }]))).mode).toBe("allow");
+    expect(p.usageLines()).toEqual(["`fetch_*`: at most 3 calls per request; beyond that a human is asked first"]);
+  });
+});
+
+describe("connectives follow boolean logic", () => {
+  type F = { leaf: number } | { not: F } | { anyOf: F[] } | { allOf: F[] };
+  const { formula } = fc.letrec<{ formula: F }>((tie) => ({
+    formula: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.record({ leaf: fc.integer({ min: 0, max: 3 }) }),
+      fc.record({ not: tie("formula") }),
+      fc.record({ anyOf: fc.array(tie("formula"), { minLength: 1, maxLength: 3 }) }),
+      fc.record({ allOf: fc.array(tie("formula"), { minLength: 1, maxLength: 3 }) }),
+    ),
+  }));
+  const toCondition = (f: F): unknown =>
+    "leaf" in f ? { in: [`v${f.leaf}`] } : "not" in f ? { not: toCondition(f.not) } : "anyOf" in f ? { anyOf: f.anyOf.map(toCondition) } : { allOf: f.allOf.map(toCondition) };
+  const truth = (f: F, v: number): boolean =>
+    "leaf" in f ? f.leaf === v : "not" in f ? !truth(f.not, v) : "anyOf" in f ? f.anyOf.some((x) => truth(x, v)) : f.allOf.every((x) => truth(x, v));
+
+  it("a deny rule applies, and an allow rule allows, exactly when the formula is true (any nesting)", () => {
+    fc.assert(
+      fc.property(formula, fc.integer({ min: 0, max: 4 }), (f, v) => {
+        const where = { x: toCondition(f) } as PermissionRule["where"];
+        const deny = new PermissionPolicy([{ tool: "t", where, mode: "deny" }]);
+        const allow = new PermissionPolicy([{ tool: "t", where, mode: "allow" }], { riskModes: { low: "ask" } });
+        const expected = truth(f, v);
+        expect(deny.decide("t", { x: `v${v}` }, "low").mode).toBe(expected ? "deny" : "allow");
+        expect(allow.decide("t", { x: `v${v}` }, "low").mode).toBe(expected ? "allow" : "ask");
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("budget property", () => {
+  it("denies exactly when the completed calls plus this one exceed the budget, whatever the amounts and failures", () => {
+    const p = new PermissionPolicy([
+      { id: "b", tool: "pay", budget: { sum: "amount", max: 1000 }, mode: "deny" },
+      { tool: "*", mode: "allow" },
+    ]);
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ amount: fc.integer({ min: 0, max: 600 }), failed: fc.boolean(), other: fc.boolean() }), { maxLength: 8 }),
+        fc.integer({ min: 0, max: 600 }),
+        (earlier, amount) => {
+          const messages = run("pay", earlier.map((e) => ({ tool: e.other ? "refund" : "pay", args: { amount: e.amount }, status: e.failed ? ("error" as const) : ("success" as const) })));
+          const spent = earlier.filter((e) => !e.failed && !e.other).reduce((sum, e) => sum + e.amount, 0);
+          expect(p.decide("pay", { amount }, "low", ctx(messages)).mode).toBe(spent + amount > 1000 ? "deny" : "allow");
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -4,10 +4,13 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { interrupt, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { z } from "zod";
 import { auditId } from "../audit/record.js";
+import { canonicalArgs } from "../policy/canonical.js";
 import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 import {
   decisionText,
   foreignAnswerReason,
+  interruptOnReason,
+  stickyRevokedReason,
   QUOTE_LIMIT,
   reaskedDescription,
   resumeMatchRefused,
@@ -18,6 +21,7 @@ import {
 import { approvalDescription, approvalNotes, refusals } from "../messages/index.js";
 import { decisionContextOf } from "../provenance/context.js";
 import type { RuleState } from "../rules/types.js";
+import type { AuditSink } from "../audit/types.js";
 import { auditDecisions, auditHuman, baseRecord } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
@@ -84,12 +88,15 @@ export interface ApprovalRequest {
 
 export function approvalRequest(
   pending: readonly ReviewedCall[],
-  allowed: readonly HumanDecisionType[],
+  allowed: readonly HumanDecisionType[] | ((call: ReviewedCall) => readonly HumanDecisionType[]),
   argsSchemaOf: (name: string) => Record<string, unknown> | undefined,
   error?: string,
+  descriptionOf: (call: ReviewedCall) => string | undefined = () => undefined,
 ): ApprovalRequest {
+  const allowedOf = typeof allowed === "function" ? allowed : () => allowed;
   const actionRequests: ActionRequest[] = pending.map((call) => {
-    const description = approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason });
+    const description =
+      descriptionOf(call) ?? approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason });
     return {
       name: call.name,
       args: call.args,
@@ -102,7 +109,7 @@ export function approvalRequest(
   });
   const reviewConfigs: ReviewConfig[] = pending.map((call) => {
     const argsSchema = argsSchemaOf(call.name);
-    return { actionName: call.name, action_name: call.name, allowedDecisions: [...allowed], ...(argsSchema ? { argsSchema } : {}) };
+    return { actionName: call.name, action_name: call.name, allowedDecisions: [...allowedOf(call)], ...(argsSchema ? { argsSchema } : {}) };
   });
   return {
     type: "guarded-graph/approval",
@@ -132,7 +139,15 @@ const ArgsSchema = z.record(z.string(), z.unknown());
 const ActionSchema = z.strictObject({ name: z.string().min(1), args: ArgsSchema });
 const CallId = z.string().min(1);
 
-const ApproveInput = z.strictObject({ type: z.literal("approve"), toolCallId: CallId.optional(), tool_call_id: CallId.optional() });
+/** "Don't ask again": the same decision for later calls of this tool (optionally only with these argument values), for the run or the thread. */
+const StickyInput = z.strictObject({ scope: z.enum(["run", "thread"]), args: ArgsSchema.optional() });
+
+const ApproveInput = z.strictObject({
+  type: z.literal("approve"),
+  toolCallId: CallId.optional(),
+  tool_call_id: CallId.optional(),
+  sticky: StickyInput.optional(),
+});
 const EditInput = z.strictObject({
   type: z.literal("edit"),
   toolCallId: CallId.optional(),
@@ -145,6 +160,7 @@ const RejectInput = z.strictObject({
   toolCallId: CallId.optional(),
   tool_call_id: CallId.optional(),
   message: z.string().optional(),
+  sticky: StickyInput.optional(),
 });
 
 /** A decision as a client sends it; unknown fields are refused, not dropped; both casings accepted, never both at once. */
@@ -165,17 +181,24 @@ export const DecisionSchema = z
   .transform((d): Decision => {
     const id = d.toolCallId ?? d.tool_call_id;
     const keyed = id === undefined ? {} : { toolCallId: id };
-    if (d.type === "approve") return { type: "approve", ...keyed };
-    if (d.type === "reject") return { type: "reject", ...keyed, ...(d.message === undefined ? {} : { message: d.message }) };
+    const sticky = d.type !== "edit" && d.sticky !== undefined ? { sticky: d.sticky } : {};
+    if (d.type === "approve") return { type: "approve", ...keyed, ...sticky };
+    if (d.type === "reject") return { type: "reject", ...keyed, ...(d.message === undefined ? {} : { message: d.message }), ...sticky };
     const action = (d.editedAction ?? d.edited_action) as { name: string; args: Record<string, unknown> };
     return { type: "edit", ...keyed, editedAction: action };
   });
 
 /** A decision after parsing: one casing (camelCase). */
+export interface StickyRequest {
+  scope: "run" | "thread";
+  /** Only calls whose arguments have these values (each key compared in canonical form); all calls of the tool without it. */
+  args?: Record<string, unknown>;
+}
+
 export type Decision =
-  | { type: "approve"; toolCallId?: string }
+  | { type: "approve"; toolCallId?: string; sticky?: StickyRequest }
   | { type: "edit"; toolCallId?: string; editedAction: { name: string; args: Record<string, unknown> } }
-  | { type: "reject"; toolCallId?: string; message?: string };
+  | { type: "reject"; toolCallId?: string; message?: string; sticky?: StickyRequest };
 
 /** Decisions in order (one per pending call), each optionally naming its call, or a map keyed by tool call id. */
 export const ResumeSchema = z.strictObject({
@@ -198,7 +221,7 @@ export interface ApprovalResume {
 export function matchDecisions(
   pending: readonly Pick<ReviewedCall, "id" | "name">[],
   resume: ApprovalResume,
-  allowed: readonly HumanDecisionType[],
+  allowed: readonly HumanDecisionType[] | ReadonlyMap<string, readonly HumanDecisionType[]>,
   options: { partial?: boolean } = {},
 ): { ok: true; decisions: Map<string, Decision> } | { ok: false; error: string } {
   const ids = pending.map((c) => c.id);
@@ -222,7 +245,8 @@ export function matchDecisions(
       return { ok: false, error: decisionText.unknownId(quote(id), listing) };
     }
     if (byId.has(id)) return { ok: false, error: decisionText.twice(id) };
-    if (!allowed.includes(decision.type)) return { ok: false, error: decisionText.notAllowed(decision.type, id, allowed) };
+    const allowedHere = Array.isArray(allowed) ? allowed : ((allowed as ReadonlyMap<string, readonly HumanDecisionType[]>).get(id) ?? []);
+    if (!allowedHere.includes(decision.type)) return { ok: false, error: decisionText.notAllowed(decision.type, id, allowedHere) };
     byId.set(id, decision);
   }
   const missing = ids.filter((id) => !byId.has(id));
@@ -242,7 +266,7 @@ export class ApprovalResumeError extends GuardedGraphError {
 export function checkResume(
   pending: readonly Pick<ReviewedCall, "id" | "name">[],
   value: unknown,
-  allowed: readonly HumanDecisionType[],
+  allowed: readonly HumanDecisionType[] | ReadonlyMap<string, readonly HumanDecisionType[]>,
   options: { partial?: boolean } = {},
 ): ApprovalResume {
   const parsed = ResumeSchema.safeParse(value);
@@ -263,7 +287,7 @@ export function checkResume(
  */
 export function resumeSchemaFor(
   pending: readonly ReviewedCall[],
-  allowed: readonly HumanDecisionType[],
+  allowed: readonly HumanDecisionType[] | ReadonlyMap<string, readonly HumanDecisionType[]>,
   options: { partial?: boolean } = {},
 ) {
   return z
@@ -402,6 +426,123 @@ export function emitReviewEvents(ctx: TurnContext, reviewed: readonly ReviewedCa
   for (const call of reviewed) writer(reviewEvent(ctx, call));
 }
 
+// ─── per-tool approval config (LangChain's `interruptOn`) ──────────────────────────────────────
+
+/** The call as LangChain's HITL middleware hands it to `description` and `when`. */
+export interface InterruptToolCall {
+  type: "tool_call";
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** What the guard can show of the graph state: the thread's messages as checkpointed. */
+export interface InterruptState {
+  messages: readonly BaseMessage[];
+}
+
+/** The run's runtime, as LangChain's middleware Runtime names it. */
+export interface InterruptRuntime {
+  configurable: Record<string, unknown> | undefined;
+  context: unknown;
+  store: unknown;
+  writer: ((chunk: unknown) => void) | undefined;
+  signal: AbortSignal | undefined;
+}
+
+export interface InterruptRequest {
+  toolCall: InterruptToolCall;
+  /** Always undefined, as in LangChain: the predicate runs at review, before any tool is chosen to run. */
+  tool: undefined;
+  state: InterruptState;
+  runtime: InterruptRuntime;
+}
+
+/**
+ * Per-tool approval settings, with the names and meaning of LangChain's `interruptOn` where that is
+ * safe. Unlike LangChain, this can only make the guard stricter: a policy "ask" is never turned
+ * into "allow", and a deny is never touched.
+ */
+export interface InterruptOnConfig {
+  /** Decisions a reviewer may take on this tool's calls (default: the guard's `allowedDecisions`). */
+  allowedDecisions?: readonly HumanDecisionType[];
+  /** Shown to the reviewer instead of the guard's description. */
+  description?: string | ((toolCall: InterruptToolCall, state: InterruptState, runtime: InterruptRuntime) => string | Promise<string>);
+  /** JSON schema of the arguments shown for edits (default: the tool's own schema). */
+  argsSchema?: Record<string, unknown>;
+  /** Whether a call the policy allows asks anyway (default: always). A policy "ask" asks regardless. */
+  when?: (request: InterruptRequest) => boolean | Promise<boolean>;
+}
+
+/**
+ * Tool name → `true` (calls the policy allows ask too, every decision allowed), `false` (nothing
+ * added: the policy decides; LangChain would auto-approve, which could weaken a policy "ask"), or a
+ * config.
+ */
+export type InterruptOn = Readonly<Record<string, boolean | InterruptOnConfig>>;
+
+function interruptConfigOf(guard: Guard, tool: string): InterruptOnConfig | undefined {
+  const entry = guard.options.interruptOn?.[tool];
+  if (entry === undefined || entry === false) return undefined;
+  return entry === true ? {} : entry;
+}
+
+function runtimeOf(config: LangGraphRunnableConfig | undefined): InterruptRuntime {
+  const c = config as (LangGraphRunnableConfig & { context?: unknown }) | undefined;
+  return { configurable: c?.configurable, context: c?.context, store: c?.store, writer: writerOf(config), signal: c?.signal };
+}
+
+function toolCallOf(call: Pick<ReviewedCall, "id" | "name" | "args">): InterruptToolCall {
+  return { type: "tool_call", id: call.id, name: call.name, args: call.args };
+}
+
+/**
+ * `interruptOn` applied to a reviewed turn, before it is audited: a call the policy allows asks when
+ * its tool is listed (and `when` says so). Deny and ask are left as they are.
+ */
+export async function applyInterruptOn(
+  guard: Guard,
+  reviewed: readonly ReviewedCall[],
+  ctx: TurnContext,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<ReviewedCall[]> {
+  const out: ReviewedCall[] = [];
+  for (const call of reviewed) {
+    const settings = call.outcome === "run" ? interruptConfigOf(guard, call.name) : undefined;
+    if (!settings) {
+      out.push(call);
+      continue;
+    }
+    const request: InterruptRequest = { toolCall: toolCallOf(call), tool: undefined, state: { messages: ctx.messages ?? [] }, runtime: runtimeOf(config) };
+    const asks = settings.when === undefined ? true : await settings.when(request);
+    out.push(asks === true ? { ...call, outcome: "ask", ruleId: `interruptOn:${call.name}`, reason: interruptOnReason(call.name) } : call);
+  }
+  return out;
+}
+
+interface ReviewSettings {
+  allowed: readonly HumanDecisionType[];
+  description: string | undefined;
+  argsSchema: Record<string, unknown> | undefined;
+}
+
+async function reviewSettingsOf(
+  guard: Guard,
+  call: ReviewedCall,
+  ctx: TurnContext,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<ReviewSettings> {
+  const settings = interruptConfigOf(guard, call.name);
+  const describe = settings?.description;
+  const description =
+    typeof describe === "function" ? await describe(toolCallOf(call), { messages: ctx.messages ?? [] }, runtimeOf(config)) : describe;
+  return {
+    allowed: settings?.allowedDecisions ?? guard.allowedDecisions,
+    description,
+    argsSchema: settings?.argsSchema ?? guard.spec(call.name)?.jsonSchema,
+  };
+}
+
 // ─── the approval step ─────────────────────────────────────────────────────────────────────────
 
 /** What the approval step keeps in the checkpointed guard state (`GuardState.approvals`). */
@@ -414,10 +555,51 @@ export interface ApprovalState {
    * only): at run start, new input finds them here, so no ToolMessage of the input is taken as their result.
    */
   pending?: { messageId: string; callIds: string[] } | null | undefined;
+  /** Standing decisions ("don't ask again"), checkpointed with the thread; see `stickyDecisions`. */
+  sticky?: StickyDecision[] | undefined;
+}
+
+/**
+ * A standing decision a reviewer made: later calls of `tool` (with `args`' values, if given) that
+ * would ask are approved or rejected without asking, for the run it was made in or for the thread.
+ * Only asks are answered this way: a deny is never overridden, and neither is a killswitch ask.
+ */
+export interface StickyDecision {
+  /** Stable id (revoke with it). */
+  id: string;
+  decision: "approve" | "reject";
+  tool: string;
+  args?: Record<string, unknown> | undefined;
+  scope: "run" | "thread";
+  /** The run it was made in (a "run" decision holds only there). */
+  runId: string;
+  /** The call whose decision made it. */
+  toolCallId: string;
+  actor?: string | undefined;
+  at: number;
+  /** A standing reject's note to the model. */
+  message?: string | undefined;
 }
 
 export function emptyApprovalState(): ApprovalState {
-  return { refused: null, pending: null };
+  return { refused: null, pending: null, sticky: [] };
+}
+
+/** The standing decisions of a thread's guard state (e.g. `(await graph.getState(config)).values.guard`), in the order made. */
+export function stickyDecisions(guardState: { approvals?: ApprovalState | undefined } | undefined): StickyDecision[] {
+  return [...(guardState?.approvals?.sticky ?? [])];
+}
+
+function stickyHolds(s: StickyDecision, call: Pick<ReviewedCall, "name" | "args" | "ruleId">, runId: string): boolean {
+  if (s.tool !== call.name || call.ruleId.startsWith("killswitch:")) return false;
+  if (s.scope === "run" && s.runId !== runId) return false;
+  return Object.entries(s.args ?? {}).every(([key, value]) => canonicalArgs({ v: call.args[key] }) === canonicalArgs({ v: value }));
+}
+
+/** The standing decision for a call that asks: a standing reject wins over a standing approve. */
+function stickyFor(list: readonly StickyDecision[], call: ReviewedCall, runId: string): StickyDecision | undefined {
+  const holding = list.filter((s) => stickyHolds(s, call, runId));
+  return holding.find((s) => s.decision === "reject") ?? holding[0];
 }
 
 export interface ApprovalStep {
@@ -459,25 +641,39 @@ export async function resolveApprovals(
   guard: Guard,
   state: RuleState,
   calls: readonly RawToolCall[],
-  reviewed: readonly ReviewedCall[],
+  reviewedInput: readonly ReviewedCall[],
   ctx: TurnContext,
   config: LangGraphRunnableConfig | undefined,
   options: ApprovalStepOptions = {},
 ): Promise<ApprovalStep> {
+  let reviewed: readonly ReviewedCall[] = reviewedInput;
   const approvals = options.approvals ?? emptyApprovalState();
-  const pending = reviewed.filter((c) => c.outcome === "ask");
-  const settled: ApprovalState = { refused: null, pending: null };
+  const standing = approvals.sticky ?? [];
+  const asking = reviewed.filter((c) => c.outcome === "ask");
+  const byStanding = new Map(asking.flatMap((c) => {
+    const s = stickyFor(standing, c, ctx.runId);
+    return s ? [[c.id, s] as const] : [];
+  }));
+  const pending = asking.filter((c) => !byStanding.has(c.id));
+  const settled: ApprovalState = { refused: null, pending: null, sticky: standing };
   // Every open call of the turn waits while the human decides (the guard has answered none of them yet).
   const waiting = { messageId: ctx.messageId, callIds: calls.map((c) => c.id) };
   if (pending.length > 0 && options.routeBack === true && !samePending(approvals.pending, waiting)) {
     // Record what waits for a human in the checkpoint first; the next review step raises the interrupt.
-    return { calls: [...reviewed], approvals: { refused: approvals.refused ?? null, pending: waiting }, retry: true };
+    return { calls: [...reviewed], approvals: { refused: approvals.refused ?? null, pending: waiting, sticky: standing }, retry: true };
   }
   emitReviewEvents(ctx, reviewed, config);
-  if (pending.length === 0) return { calls: [...reviewed], approvals: settled, retry: false };
+  const afterStanding = await applyStanding(guard, reviewed, byStanding, ctx, config);
+  if (pending.length === 0) return { calls: afterStanding, approvals: settled, retry: false };
+  reviewed = afterStanding;
 
-  const allowed = guard.allowedDecisions;
-  const argsSchemaOf = (name: string) => guard.spec(name)?.jsonSchema;
+  const settings = new Map<string, ReviewSettings>();
+  for (const call of pending) settings.set(call.id, await reviewSettingsOf(guard, call, ctx, config));
+  const allowed = new Map(pending.map((c) => [c.id, settings.get(c.id)?.allowed ?? guard.allowedDecisions]));
+  const allowedOf = (call: ReviewedCall) => allowed.get(call.id) ?? guard.allowedDecisions;
+  const descriptionOf = (call: ReviewedCall) => settings.get(call.id)?.description;
+  const schemaByName = new Map(pending.map((c) => [c.name, settings.get(c.id)?.argsSchema]));
+  const argsSchemaOf = (name: string) => schemaByName.get(name);
   const shownError = approvals.refused?.messageId === ctx.messageId ? approvals.refused.error : undefined;
   const partial = options.routeBack === true;
   const responseSchema = resumeSchemaFor(pending, allowed, { partial });
@@ -485,14 +681,14 @@ export async function resolveApprovals(
   let error = shownError;
   for (;;) {
     try {
-      raw = interrupt(approvalRequest(pending, allowed, argsSchemaOf, error), { responseSchema });
+      raw = interrupt(approvalRequest(pending, allowedOf, argsSchemaOf, error, descriptionOf), { responseSchema });
       break;
     } catch (caught) {
       if (!(caught instanceof ApprovalResumeError)) throw caught;
       error = caught.message;
       emitRefused(ctx, pending, error, config);
       if (options.routeBack === true) {
-        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting }, retry: true };
+        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting, sticky: standing }, retry: true };
       }
       // LangGraph did not add the refused value to this task's resume values: the next interrupt
       // has the same id as the first and waits for the next answer (GraphInterrupt ends the task).
@@ -504,6 +700,7 @@ export async function resolveApprovals(
 
   const approver = approverOf(config, resume.actor);
   const decided = new Map<string, ReviewedCall>(reviewed.map((c) => [c.id, c]));
+  const added: StickyDecision[] = [];
   const writer = writerOf(config);
   for (const call of pending) {
     const decision = match.decisions.get(call.id);
@@ -520,6 +717,22 @@ export async function resolveApprovals(
       detail.editedAction = decision.editedAction;
       detail.result = edited.outcome === "refuse" ? `refused by ${edited.ruleId}` : "approved";
     }
+    if (decision.type !== "edit" && decision.sticky !== undefined) {
+      const made: StickyDecision = {
+        id: auditId([ctx.threadId, ctx.messageId, call.id, "sticky"]),
+        decision: decision.type,
+        tool: call.name,
+        ...(decision.sticky.args !== undefined ? { args: decision.sticky.args } : {}),
+        scope: decision.sticky.scope,
+        runId: ctx.runId,
+        toolCallId: call.id,
+        ...(approver.actor !== undefined ? { actor: approver.actor } : {}),
+        at: guard.now(),
+        ...(decision.type === "reject" && decision.message ? { message: decision.message } : {}),
+      };
+      added.push(made);
+      detail.sticky = { id: made.id, scope: made.scope, ...(made.args ? { args: made.args } : {}) };
+    }
     await auditHuman(guard, ctx, call, decision.type, approver.actor, Object.keys(detail).length > 0 ? detail : undefined);
     writer?.({
       ...reviewEvent(ctx, call),
@@ -534,8 +747,82 @@ export async function resolveApprovals(
   for (const edit of edits) writer?.(reviewEvent(ctx, edit));
   // Partial answer: the calls left unanswered are still waiting (review asks again after the others ran).
   const left = pending.filter((c) => !match.decisions.has(c.id)).map((c) => c.id);
-  const after: ApprovalState = left.length > 0 ? { refused: null, pending: { messageId: ctx.messageId, callIds: left } } : settled;
+  const sticky = [...standing, ...added.filter((a) => !standing.some((s) => s.id === a.id))];
+  const after: ApprovalState = { refused: null, pending: left.length > 0 ? { messageId: ctx.messageId, callIds: left } : null, sticky };
   return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: after, retry: false };
+}
+
+/** Calls answered by a standing decision: decided like a human's answer, audited with the decision's id. */
+async function applyStanding(
+  guard: Guard,
+  reviewed: readonly ReviewedCall[],
+  byStanding: ReadonlyMap<string, StickyDecision>,
+  ctx: TurnContext,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<ReviewedCall[]> {
+  const out: ReviewedCall[] = [];
+  const writer = writerOf(config);
+  for (const call of reviewed) {
+    const standing = byStanding.get(call.id);
+    if (!standing) {
+      out.push(call);
+      continue;
+    }
+    const decided: ReviewedCall =
+      standing.decision === "approve"
+        ? { ...call, outcome: "run", reason: approvalNotes.approved(call.reason) }
+        : { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, standing.message) };
+    out.push(decided);
+    await auditHuman(guard, ctx, call, standing.decision, standing.actor, { sticky: { id: standing.id, scope: standing.scope, madeFor: standing.toolCallId } });
+    writer?.({
+      ...reviewEvent(ctx, call),
+      id: auditId([ctx.threadId, ctx.messageId, call.id, "human"]),
+      source: "human",
+      decision: standing.decision,
+      actor: standing.actor,
+    } satisfies DecisionEvent);
+  }
+  return out;
+}
+
+/**
+ * The guard state without one standing decision (unknown id: unchanged, `revoked` false). Write the
+ * result back with `graph.updateState(config, { guard })` on a thread that is not waiting for an
+ * approval, and audit it with `auditStickyRevoked`.
+ */
+export function revokeSticky<G extends { approvals?: ApprovalState | undefined }>(guardState: G, id: string): { guard: G; revoked: StickyDecision | undefined } {
+  const list = guardState.approvals?.sticky ?? [];
+  const revoked = list.find((s) => s.id === id);
+  if (!revoked) return { guard: guardState, revoked: undefined };
+  const approvals: ApprovalState = { ...(guardState.approvals ?? emptyApprovalState()), sticky: list.filter((s) => s.id !== id) };
+  return { guard: { ...guardState, approvals }, revoked };
+}
+
+/** The audit record of a revoked standing decision (event "human", decision "revoke"). */
+export async function auditStickyRevoked(
+  audit: AuditSink | undefined,
+  threadId: string,
+  revoked: StickyDecision,
+  actor: string | undefined,
+  at: number = Date.now(),
+): Promise<void> {
+  await audit?.write([
+    {
+      id: auditId([threadId, revoked.id, "revoke"]),
+      at,
+      threadId,
+      runId: revoked.runId,
+      toolCallId: revoked.toolCallId,
+      tool: revoked.tool,
+      args: canonicalArgs(revoked.args ?? {}),
+      event: "human",
+      decision: "revoke",
+      ruleId: `sticky:${revoked.id}`,
+      reason: stickyRevokedReason(revoked.decision, revoked.scope),
+      actor,
+      detail: { sticky: { id: revoked.id, scope: revoked.scope } },
+    },
+  ]);
 }
 
 function samePending(a: ApprovalState["pending"], b: { messageId: string; callIds: string[] }): boolean {

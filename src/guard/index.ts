@@ -1,4 +1,5 @@
-export { createGuardedAgent, buildGuardedGraph } from "./agent.js";
+export { createGuardedAgent, buildGuardedGraph, GUARDED_NODES, agentNode, reviewNode, toolsNode, collectNode, finishNode } from "./agent.js";
+export type { GuardedNodeName } from "./agent.js";
 export type { GuardedAgentOptions } from "./agent.js";
 export { Guard } from "./guard.js";
 export type { RawToolCall } from "./guard.js";
@@ -14,7 +15,21 @@ export {
   pendingApproval,
   ResumeSchema,
 } from "./approval.js";
-export type { ActionRequest, ApprovalRequest, ApprovalResume, Decision, ReviewConfig } from "./approval.js";
+export { auditStickyRevoked, revokeSticky, stickyDecisions } from "./approval.js";
+export type {
+  ActionRequest,
+  ApprovalRequest,
+  ApprovalResume,
+  ApprovalState,
+  Decision,
+  DecisionEvent,
+  InterruptOn,
+  InterruptOnConfig,
+  InterruptRequest,
+  ReviewConfig,
+  StickyDecision,
+  StickyRequest,
+} from "./approval.js";
 export { GuardAnnotation, GuardedAgentState, emptyGuardState } from "./state.js";
 export type { CallResult, GuardState, GuardedAgentStateType, ReviewedCall, TurnPlan } from "./state.js";
 export type { GuardOptions, HumanDecisionType } from "./options.js";
@@ -22,5 +37,5 @@ export type { ExecutionLedgerView, KillswitchView, PermissionDecider } from "./i
 export { partitionCalls } from "./partition.js";
 export { truncateResult, truncateToolContent } from "./truncate.js";
 export { DEFAULT_RISK_MODES, riskDecision } from "./risk.js";
-export { continueThread, resumeThread, runThreadLocked, startThread } from "./durable.js";
-export type { DurableGraph, DurableOutcome, DurableRunOptions } from "./durable.js";
+export { continueThread, resumeThread, runThreadLocked, startThread, threadProgress } from "./durable.js";
+export type { DurableGraph, DurableOutcome, DurableRunOptions, ThreadProgress } from "./durable.js";

@@ -62,7 +62,9 @@ export function forcedToolFor(
   for (let i = messages.length - 1; i >= 0; i -= 1) {
     const message = messages[i];
     if (message && AIMessage.isInstance(message)) {
-      return message.tool_calls?.some((c) => c.name === forced.tool) ? null : forced.tool;
+      // The model's last call to it did not run (refused, rejected): the model has seen why; do not loop.
+      const refused = message.tool_calls?.some((c) => c.name === forced.tool) && rules.lastCall?.tool !== forced.tool;
+      return refused ? null : forced.tool;
     }
     if (message && HumanMessage.isInstance(message) && !isGuardMessage(message)) break;
   }

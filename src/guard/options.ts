@@ -1,4 +1,5 @@
 import type { AuditSink } from "../audit/types.js";
+import type { InterruptOn } from "./approval.js";
 import type { PermissionMode } from "../policy/types.js";
 import type { ToolRule } from "../rules/types.js";
 import type { AnyTool, RiskLevel } from "../tools/types.js";
@@ -16,6 +17,8 @@ export interface GuardOptions {
   toolRisk?: Readonly<Record<string, RiskLevel>>;
   /** Risk per tool and operation (`{ kubectl: { delete: "high" } }`), from a policy's `tools.X.operations`. */
   operationRisk?: Readonly<Record<string, Readonly<Record<string, RiskLevel>>>>;
+  /** Tools whose `toolRisk` may be lower than the risk they declare (else the higher of the two counts). */
+  lowerRisk?: readonly string[];
   /** Mode per risk level when no permission rule matches: default low/medium allow, high ask, always-deny deny. */
   riskModes?: Partial<Record<RiskLevel, PermissionMode>>;
   killswitch?: KillswitchView;
@@ -38,6 +41,11 @@ export interface GuardOptions {
   maxExitReminders?: number;
   /** Decisions a human may take on an approval request. Default all three. */
   allowedDecisions?: readonly HumanDecisionType[];
+  /**
+   * Per-tool approval settings like LangChain's `interruptOn` (allowed decisions, description,
+   * argsSchema, `when`); they can only add asks, never turn an ask or a deny into an allow (approval.ts).
+   */
+  interruptOn?: InterruptOn;
   /** Records executed calls so a call completed by one worker is never run again by another. */
   ledger?: ExecutionLedgerView;
   /**

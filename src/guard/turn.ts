@@ -2,7 +2,7 @@ import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { RuleState } from "../rules/types.js";
-import { resolveApprovals } from "./approval.js";
+import { applyInterruptOn, resolveApprovals } from "./approval.js";
 import type { ApprovalState, ApprovalStepOptions } from "./approval.js";
 import { auditDecisions } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
@@ -61,7 +61,7 @@ export async function reviewTurnWithApproval(
   config: LangGraphRunnableConfig | undefined,
   approval: ApprovalStepOptions = {},
 ): Promise<ReviewedTurn> {
-  const { reviewed } = await guard.reviewTurn(state, calls, config, decisionContextOf(ctx));
+  const reviewed = await applyInterruptOn(guard, (await guard.reviewTurn(state, calls, config, decisionContextOf(ctx))).reviewed, ctx, config);
   await auditDecisions(guard, ctx, reviewed);
   const asked = new Set(reviewed.filter((c) => c.outcome === "ask").map((c) => c.id));
   const step = await resolveApprovals(guard, state, calls, reviewed, ctx, config, approval);
@@ -84,6 +84,6 @@ export async function reviewTurnWithApproval(
     else answered.push(refusalMessage(result, result.message ?? refusals.generic(result.name, result.ruleId, result.reason)));
   }
   const ending = [...decided.values()].find((c) => c.endsRun === true && c.outcome === "refuse");
-  const endRun = ending ? { endRun: { ruleId: ending.ruleId, reason: ending.reason } } : {};
+  const endRun = ending ? { endRun: { ruleId: ending.ruleId.replace(/^rule:/, ""), reason: ending.reason } } : {};
   return { runnable, answered, approvals: step.approvals, retry: false, ...endRun };
 }

@@ -52,6 +52,16 @@ export function foreignAnswerReason(quoted: string): string {
   return `${supersededReason}; the input's own result for it was dropped: ${quoted}`;
 }
 
+/** The review reason of a call the policy allows and `interruptOn` makes ask. */
+export function interruptOnReason(tool: string): string {
+  return `interruptOn lists ${tool}: its calls need a human's approval`;
+}
+
+/** The audit reason of a revoked standing decision. */
+export function stickyRevokedReason(decision: "approve" | "reject", scope: "run" | "thread"): string {
+  return `standing ${decision} for the ${scope} revoked: later calls ask again`;
+}
+
 function trimStop(text: string): string {
   return text.trim().replace(/[.]+$/, "");
 }

@@ -43,6 +43,8 @@ export const provenanceUsage = {
     const names = after.flatMap((name) => (name === "untrusted" ? untrusted : [name])).map((name) => `\`${name}\``);
     return `${tools}: once ${names.join(", ")} returned in this ${scope === "run" ? "request" : "conversation"}, ${mode === "deny" ? "it is refused" : "a human is asked first"}`;
   },
+  callBudget: (tools: string, max: number, scope: "run" | "thread", mode: "deny" | "ask") =>
+    `${tools}: at most ${max} call${max === 1 ? "" : "s"} per ${scope === "run" ? "request" : "conversation"}; beyond that ${consequence(mode)}`,
   budget: (tools: string, field: string, max: number, scope: "run" | "thread", mode: "deny" | "ask") =>
     `${tools}: \`${field}\` may add up to at most ${max} per ${scope === "run" ? "request" : "conversation"}; beyond that ${consequence(mode)}`,
 };

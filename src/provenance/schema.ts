@@ -77,11 +77,11 @@ export const AfterSchema = z
 /** Rule-level: the rule applies when the field summed over the completed calls of its tools in scope, plus this call, exceeds max. */
 export const BudgetSchema = z
   .strictObject({
-    sum: z.string().min(1).describe("Field selector of the number to add up, e.g. amount."),
+    sum: z.string().min(1).optional().describe("Field selector of the number to add up, e.g. amount. Without it, calls are counted (each adds 1)."),
     max: z.number().finite().nonnegative().describe("The rule applies when the total with this call exceeds this."),
     scope: ScopeSchema.optional().describe("run (default: since the last human message) or thread."),
   })
-  .describe("A budget across calls: applies when the total of a field over this rule's tools exceeds max.");
+  .describe("A budget across calls: applies when the total of a field (or the number of calls) over this rule's tools exceeds max; a limit that can ask, not only refuse.");
 
 /** Policy-level provenance settings. */
 export const ProvenanceConfigSchema = z

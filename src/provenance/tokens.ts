@@ -12,7 +12,8 @@ import { foldCase, normalizeString } from "../policy/normalize.js";
  * 3. A value is found when its tokens occur in a text as a contiguous run of whole tokens: "13" is not
  *    found in "2013" nor in "x13y"; "Emma Johnson" is found in "Hi Emma Johnson!" but not in "Emma J.".
  * 4. Identifiers written with separators: each token or run of up to 8 adjacent tokens that carry a
- *    digit (the first may be a group of up to 4 letters, as in "GB 29 ...") and are separated only by
+ *    digit or are groups of up to 4 letters (as in "GB29 NWBK 6016 ...", starting with a digit or with
+ *    a letter group followed by a digit group) and are separated only by
  *    spaces, `-`, `.`, `/` or parentheses is also indexed without the separators, so "DE89 3704 0044 0532 0130 00" is found for "DE89370400440532013000" and
  *    "+1 (555) 123-4567" for "+1-555-123-4567".
  * 5. Numbers: a numeric value is found when a number token has the same value ("98.70" and "98.7",
@@ -34,6 +35,7 @@ const TOKEN_RE = /[\p{L}\p{N}+@#_][\p{L}\p{N}+@#_.\-/:%?=&~']*/gu;
 const TRAILING_RE = /[.\-/:%?=&~']+$/u;
 const SCHEME_RE = /^(?:https?:\/\/|mailto:)/u;
 const DIGIT_RE = /\p{N}/u;
+const SHORT_GROUP_RE = /^\p{L}{1,4}$/u;
 const SEPARATOR_GAP_RE = /^[\s\-./()]*$/u;
 const COMPACT_DROP_RE = /[\s\-./()]/gu;
 const NUMBER_RE = /^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$/u;
@@ -95,7 +97,8 @@ export function tokenize(text: string): Tokenized {
     let compact = "";
     for (let j = i; j < tokens.length && j < i + MAX_RUN_TOKENS; j++) {
       const next = tokens[j]!;
-      if (!DIGIT_RE.test(next) && j > i) break;
+      // A run goes on through groups that carry a digit and short letter groups ("GB29 NWBK 6016 ...").
+      if (j > i && !DIGIT_RE.test(next) && !SHORT_GROUP_RE.test(next)) break;
       if (j > i && !SEPARATOR_GAP_RE.test(canonical.slice(ends[j - 1], starts[j]))) break;
       compact += next.replace(COMPACT_DROP_RE, "");
       if (compact.length > MAX_RUN_CHARS) break;

@@ -214,7 +214,7 @@ export class ToolRulesEngine {
   /**
    * The call the guard makes itself now (through tool_choice), or null:
    * 1. an InitialCall tool not yet run this run (one at a time; alternatives with several choices are not forced);
-   * 2. a ChildTools / ConditionalNext rule that leaves exactly one allowed tool;
+   * 2. a ChildTools / ConditionalNext rule that leaves exactly one allowed tool (other than its own tool);
    * 3. a Periodic tool still due after the model made `periodicReminders` calls while it was due.
    * A tool another rule refuses now is never forced.
    */
@@ -231,7 +231,8 @@ export class ToolRulesEngine {
       const next = this.#nextSet(rule, state);
       if (next === null || next.size !== 1) continue;
       const [tool] = [...next];
-      if (tool !== undefined && allowed(tool)) return this.#forced(rule, tool, state);
+      // A rule that leads back to its own tool is not forced: that would loop without end.
+      if (tool !== undefined && tool !== rule.tool && allowed(tool)) return this.#forced(rule, tool, state);
     }
     const reminders = options.periodicReminders ?? 1;
     for (const rule of this.#periodic) {

@@ -1,0 +1,169 @@
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { Command, MemorySaver } from "@langchain/langgraph";
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { MemoryAuditSink } from "../src/audit/memory.js";
+import { PostgresAuditSink } from "../src/audit/postgres.js";
+import type { AuditSink } from "../src/audit/types.js";
+import { createGuardedAgent } from "../src/guard/agent.js";
+import { auditStickyRevoked, checkResume, pendingApproval, revokeSticky, stickyDecisions } from "../src/guard/approval.js";
+import type { ApprovalRequest } from "../src/guard/approval.js";
+import { openCheckpointer } from "../src/storage/checkpointer.js";
+import { ExecutionLog, k8sTools, prodProtected } from "./helpers/guard-fixtures.js";
+import { postgresConfigured, postgresForTests, uniqueName } from "./helpers/postgres.js";
+
+const thread = (id: string) => ({ configurable: { thread_id: id } });
+const toolMessages = (messages: BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+const interruptsOf = (out: unknown) => (out as { __interrupt__?: { value: unknown }[] }).__interrupt__ ?? [];
+const del = (name: string, namespace: string, id: string) => ({ name: "kubectl_delete", args: { resource: "deploy", name, namespace }, id });
+
+/** One model turn per entry, each followed by a plain answer (so each user message is one run of one turn). */
+function runs(...turns: ReturnType<typeof del>[][]) {
+  let model = fakeModel();
+  for (const [i, turn] of turns.entries()) model = model.respondWithTools(turn).respond(new AIMessage(`done ${i}`));
+  return model;
+}
+
+function graphWith(model: ReturnType<typeof fakeModel>, checkpointer: BaseCheckpointSaver = new MemorySaver(), audit: AuditSink = new MemoryAuditSink()) {
+  const log = new ExecutionLog();
+  const graph = createGuardedAgent({ model, tools: k8sTools(log), permissions: prodProtected, checkpointer, audit });
+  return { graph, log, audit };
+}
+
+describe("sticky approvals: don't ask again, for the run or the thread", () => {
+  it("approve for the thread: later runs' calls of the tool run without asking; listed; audited", async () => {
+    const { graph, log, audit } = graphWith(runs([del("web", "staging", "c1")], [del("db", "staging", "c2")]));
+    await graph.invoke({ messages: [new HumanMessage("one")] }, thread("thread-wide"));
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "approve", sticky: { scope: "thread" } }], actor: "alice" } }), thread("thread-wide"));
+    const out = await graph.invoke({ messages: [new HumanMessage("two")] }, thread("thread-wide"));
+    expect(interruptsOf(out)).toHaveLength(0);
+    expect(log.entries.map((e) => e.args.name)).toEqual(["web", "db"]);
+    const standing = stickyDecisions((await graph.getState(thread("thread-wide"))).values.guard);
+    expect(standing).toMatchObject([{ decision: "approve", tool: "kubectl_delete", scope: "thread", toolCallId: "c1", actor: "alice" }]);
+    const human = (await audit.query({ threadId: "thread-wide" })).filter((r) => r.event === "human");
+    expect(human.map((r) => [r.toolCallId, r.decision, r.actor, (r.detail?.sticky as { id?: string } | undefined)?.id])).toEqual([
+      ["c1", "approve", "alice", standing[0]?.id],
+      ["c2", "approve", "alice", standing[0]?.id],
+    ]);
+  });
+
+  it("an argument pattern holds only for those values; a run-scoped one ends with its run", async () => {
+    const { graph, log } = graphWith(
+      fakeModel()
+        .respondWithTools([del("a", "staging", "p1")])
+        .respondWithTools([del("b", "staging", "p2"), del("c", "dev", "p3")])
+        .respond(new AIMessage("first run done"))
+        .respondWithTools([del("d", "staging", "p4")])
+        .respond(new AIMessage("second run done")),
+    );
+    await graph.invoke({ messages: [new HumanMessage("one")] }, thread("pattern"));
+    const second = await graph.invoke(
+      new Command({ resume: { decisions: [{ type: "approve", sticky: { scope: "run", args: { namespace: "staging" } } }] } }),
+      thread("pattern"),
+    );
+    // Same run: the staging delete runs without asking, the dev delete asks.
+    expect((interruptsOf(second)[0]?.value as ApprovalRequest).actionRequests.map((a) => a.toolCallId)).toEqual(["p3"]);
+    expect(log.entries.map((e) => e.args.name)).toEqual(["a"]);
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "not dev" }] } }), thread("pattern"));
+    expect(log.entries.map((e) => e.args.name)).toEqual(["a", "b"]);
+    // Next run: the run-scoped decision no longer holds.
+    const third = await graph.invoke({ messages: [new HumanMessage("two")] }, thread("pattern"));
+    expect((interruptsOf(third)[0]?.value as ApprovalRequest).actionRequests.map((a) => a.toolCallId)).toEqual(["p4"]);
+  });
+
+  it("sticky reject: later calls are refused without asking, with the reviewer's note", async () => {
+    const { graph, log } = graphWith(runs([del("web", "staging", "r1")], [del("db", "staging", "r2")]));
+    await graph.invoke({ messages: [new HumanMessage("one")] }, thread("reject"));
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "no deletes today", sticky: { scope: "thread" } }] } }), thread("reject"));
+    const out = await graph.invoke({ messages: [new HumanMessage("two")] }, thread("reject"));
+    expect(interruptsOf(out)).toHaveLength(0);
+    expect(log.entries).toHaveLength(0);
+    expect(toolMessages(out.messages).find((m) => m.tool_call_id === "r2")?.content).toBe(
+      "Refused kubectl_delete by a human reviewer: no deletes today. Do not retry this call unchanged.",
+    );
+  });
+
+  it("never overrides a deny", async () => {
+    const { graph, log } = graphWith(runs([del("web", "staging", "d1")], [del("db", "production", "d2")]));
+    await graph.invoke({ messages: [new HumanMessage("one")] }, thread("deny"));
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "approve", sticky: { scope: "thread" } }] } }), thread("deny"));
+    const out = await graph.invoke({ messages: [new HumanMessage("two")] }, thread("deny"));
+    expect(log.entries.map((e) => e.args.namespace)).toEqual(["staging"]);
+    expect(toolMessages(out.messages).find((m) => m.tool_call_id === "d2")?.content).toMatch(/permission:prod-protected/);
+  });
+
+  it("revocable: listed, revoked through the state, audited; the next call asks again", async () => {
+    const { graph, audit } = graphWith(runs([del("web", "staging", "v1")], [del("db", "staging", "v2")]));
+    await graph.invoke({ messages: [new HumanMessage("one")] }, thread("revoke"));
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "approve", sticky: { scope: "thread" } }] } }), thread("revoke"));
+    const state = await graph.getState(thread("revoke"));
+    const [standing] = stickyDecisions(state.values.guard);
+    expect(standing).toBeDefined();
+    const { guard, revoked } = revokeSticky(state.values.guard, standing?.id ?? "");
+    expect(revoked?.id).toBe(standing?.id);
+    await graph.updateState(thread("revoke"), { guard });
+    await auditStickyRevoked(audit, "revoke", revoked!, "bob", 1);
+    expect(stickyDecisions((await graph.getState(thread("revoke"))).values.guard)).toEqual([]);
+    const out = await graph.invoke({ messages: [new HumanMessage("two")] }, thread("revoke"));
+    expect(pendingApproval(out)?.actionRequests.map((a) => a.toolCallId)).toEqual(["v2"]);
+    const revokes = (await audit.query({ threadId: "revoke" })).filter((r) => r.decision === "revoke");
+    expect(revokes.map((r) => [r.actor, r.reason])).toEqual([["bob", "standing approve for the thread revoked: later calls ask again"]]);
+    expect(revokeSticky(state.values.guard, "no-such-id").revoked).toBeUndefined();
+  });
+
+  it("is strict: no sticky on an edit, no unknown keys, only run or thread", () => {
+    const pending = [{ id: "a1", name: "kubectl_delete" }];
+    const all = ["approve", "edit", "reject"] as const;
+    expect(() => checkResume(pending, { decisions: [{ type: "edit", editedAction: { name: "kubectl_delete", args: {} }, sticky: { scope: "run" } }] }, all)).toThrow(/Unrecognized key.*sticky/);
+    expect(() => checkResume(pending, { decisions: [{ type: "approve", sticky: { scope: "forever" } }] }, all)).toThrow(/scope/);
+    expect(() => checkResume(pending, { decisions: [{ type: "approve", sticky: { scope: "run", tools: "*" } }] }, all)).toThrow(/Unrecognized key.*tools/);
+  });
+});
+
+describe.runIf(postgresConfigured)("sticky approvals on PostgreSQL: a restart and a second worker", () => {
+  const schema = uniqueName("gg_sticky");
+  const closers: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const close of closers.reverse()) await close();
+    const url = await postgresForTests();
+    if (!url) return;
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.query(`DROP TABLE IF EXISTS "${schema}_audit"`);
+    await pool.end();
+  });
+
+  it("a thread-wide approval made by worker A holds for worker B (fresh guard and connections) and both show in the shared audit log", async () => {
+    const url = await postgresForTests();
+    if (!url) return;
+    const threadId = uniqueName("sticky");
+    const table = `${schema}_audit`;
+    const workerA = await openCheckpointer(url, { schema });
+    const auditA = await PostgresAuditSink.open({ url, table });
+    // One scripted model for both workers (two fake model instances would reuse message ids).
+    const model = runs([del("web", "staging", "w1")], [del("db", "staging", "w2")]);
+    const a = graphWith(model, workerA.checkpointer, auditA);
+    await a.graph.invoke({ messages: [new HumanMessage("one")] }, thread(threadId));
+    await a.graph.invoke(new Command({ resume: { decisions: [{ type: "approve", sticky: { scope: "thread" } }], actor: "alice" } }), thread(threadId));
+    await auditA.close();
+    await workerA.close();
+
+    // "Restart": a second worker with its own guard, checkpointer connection and audit connection.
+    const workerB = await openCheckpointer(url, { schema });
+    const auditB = await PostgresAuditSink.open({ url, table });
+    closers.push(() => workerB.close(), () => auditB.close());
+    const b = graphWith(model, workerB.checkpointer, auditB);
+    const out = await b.graph.invoke({ messages: [new HumanMessage("two")] }, thread(threadId));
+    expect(interruptsOf(out)).toHaveLength(0);
+    expect(b.log.entries.map((e) => e.args.name)).toEqual(["db"]);
+    expect(stickyDecisions((await b.graph.getState(thread(threadId))).values.guard)).toMatchObject([{ tool: "kubectl_delete", scope: "thread", actor: "alice" }]);
+    const human = (await auditB.query({ threadId })).filter((r) => r.event === "human");
+    expect(human.map((r) => [r.toolCallId, r.decision, r.actor])).toEqual([
+      ["w1", "approve", "alice"],
+      ["w2", "approve", "alice"],
+    ]);
+  });
+});

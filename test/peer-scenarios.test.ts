@@ -1,0 +1,552 @@
+import { describe, expect, it } from "vitest";
+import { ToolCallLimitError } from "../src/errors/index.js";
+import { parseToolRules } from "../src/rules/schema.js";
+import { ENTRIES, orphans, play, ran } from "./helpers/peer-harness.js";
+import type { Entry, Outcome, Scenario } from "./helpers/peer-harness.js";
+
+/**
+ * The peers' documented behaviours, translated into scenarios and run against the three entry
+ * points. Sources: LangChain.js `toolCallLimit.test.ts` and `hitl.test.ts`
+ * (libs/langchain/src/agents/middleware/tests/), Letta's `tests/test_tool_rule_solver.py`.
+ * `same: false` marks a deliberate difference; `why` says what we do instead (docs/migration-*.md).
+ * Per-tool approval config, sticky approvals and partial answers are t13a's scenarios, not here.
+ */
+interface PeerScenario {
+  id: string;
+  peer: "langchain" | "letta";
+  title: string;
+  same: boolean;
+  why?: string;
+  /** Entry points the scenario applies to (GuardedToolNode does not call the model, so it cannot force one). */
+  entries?: readonly Entry[];
+  scenario: Scenario;
+  check: (o: Outcome) => void;
+}
+
+const search = { name: "search" };
+const calculator = { name: "calculator" };
+const noOrphans = (o: Outcome) => expect(orphans(o.messages), o.entry).toEqual([]);
+const forcedAt = (o: Outcome, i: number, tool: string) =>
+  expect(o.toolChoices[i], `${o.entry}: tool_choice of model call ${i}`).toEqual(
+    o.entry === "agent" ? tool : { type: "function", function: { name: tool } },
+  );
+const modelEntries: readonly Entry[] = ["agent", "middleware"];
+
+const SCENARIOS: PeerScenario[] = [
+  // ── LangChain toolCallLimitMiddleware ─────────────────────────────────────────────────────────
+  {
+    id: "L1", peer: "langchain", same: true,
+    title: "calls under the thread limit all run (threadLimit 5, no toolName)",
+    scenario: { tools: [search], rules: [{ type: "MaxTotalCalls", tool: "*", max: 5, scope: "thread", exitBehavior: "end" }], replies: [[{ name: "search", id: "1" }], "done"], steps: [{ input: "go" }] },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search"]);
+      expect(o.lastText).toBe("done");
+    },
+  },
+  {
+    id: "L2", peer: "langchain", same: true,
+    title: "thread limit exceeded with exitBehavior end: 3 calls run, the 4th is refused and the run ends with an AI message",
+    scenario: {
+      tools: [search],
+      rules: [{ type: "MaxTotalCalls", tool: "*", max: 3, scope: "thread", exitBehavior: "end" }],
+      replies: [[{ name: "search", id: "1" }, { name: "search", id: "2" }], [{ name: "search", id: "3" }], [{ name: "search", id: "4" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search", "search"]);
+      expect(o.lastIsAI).toBe(true);
+      expect(o.lastText).toBe(
+        "Stopped: call limit reached: at most 3 calls to all tools together per thread, and 3 were made (rule MaxTotalCalls:*#0), so this run ends here.",
+      );
+      expect(o.toolText["4"]).toMatch(/^Refused search by rule MaxTotalCalls:\*#0: call limit reached/);
+      noOrphans(o);
+    },
+  },
+  {
+    id: "L3", peer: "langchain", same: true,
+    title: "the thread count persists across runs (threadLimit 4 over three runs)",
+    scenario: {
+      tools: [search, calculator],
+      rules: [{ type: "MaxTotalCalls", tool: "*", max: 4, scope: "thread", exitBehavior: "end" }],
+      replies: [
+        [{ name: "search", id: "1" }, { name: "calculator", id: "2" }], "first",
+        [{ name: "search", id: "3" }, { name: "calculator", id: "4" }], "second",
+        [{ name: "search", id: "5" }],
+      ],
+      steps: [{ input: "one" }, { input: "two" }, { input: "three" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "calculator", "search", "calculator"]);
+      expect(o.lastText).toMatch(/^Stopped: call limit reached: at most 4 calls to all tools together per thread/);
+      noOrphans(o);
+    },
+  },
+  {
+    id: "L4", peer: "langchain", same: true,
+    title: "calls under the run limit all run (runLimit 2)",
+    scenario: { tools: [search], rules: [{ type: "MaxTotalCalls", tool: "*", max: 2, exitBehavior: "end" }], replies: [[{ name: "search", id: "1" }], [{ name: "search", id: "2" }], "done"], steps: [{ input: "go" }] },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search"]);
+      expect(o.lastText).toBe("done");
+    },
+  },
+  {
+    id: "L5", peer: "langchain", same: true,
+    title: "run limit exceeded with exitBehavior end ends the run",
+    scenario: {
+      tools: [search],
+      rules: [{ type: "MaxTotalCalls", tool: "*", max: 2, exitBehavior: "end" }],
+      replies: [[{ name: "search", id: "1" }, { name: "search", id: "2" }], [{ name: "search", id: "3" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search"]);
+      expect(o.lastText).toMatch(/^Stopped: call limit reached: at most 2 calls to all tools together per run, and 2 were made/);
+      noOrphans(o);
+    },
+  },
+  {
+    id: "L6", peer: "langchain", same: false,
+    why: "LangChain's test expects the run count NOT to reset on the next HumanMessage (\"5/2\", no call runs in the second run), against its own doc; ours resets per run, as documented",
+    title: "the run count resets on a new HumanMessage",
+    scenario: {
+      tools: [search],
+      rules: [{ type: "MaxTotalCalls", tool: "*", max: 2, exitBehavior: "end" }],
+      replies: [[{ name: "search", id: "1" }, { name: "search", id: "2" }], [{ name: "search", id: "3" }], [{ name: "search", id: "4" }, { name: "search", id: "5" }], [{ name: "search", id: "6" }]],
+      steps: [{ input: "one" }, { input: "two" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search", "search", "search"]);
+      expect(o.toolText["6"]).toMatch(/call limit reached/);
+      noOrphans(o);
+    },
+  },
+  {
+    id: "L7", peer: "langchain", same: true,
+    title: "a tool-specific limit counts only that tool",
+    scenario: {
+      tools: [search, calculator],
+      rules: [{ type: "MaxCalls", tool: "search", max: 2, scope: "thread", exitBehavior: "end" }],
+      replies: [[{ name: "search", id: "1" }, { name: "calculator", id: "2" }, { name: "calculator", id: "3" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "calculator", "calculator"]);
+      expect(o.lastText).toBe("done");
+    },
+  },
+  {
+    id: "L8", peer: "langchain", same: true,
+    title: "a tool-specific limit exceeded ends the run; the other tool's calls ran",
+    scenario: {
+      tools: [search, calculator],
+      rules: [{ type: "MaxCalls", tool: "search", max: 2, scope: "thread", exitBehavior: "end" }],
+      replies: [[{ name: "search", id: "1" }, { name: "calculator", id: "2" }], [{ name: "search", id: "3" }], [{ name: "search", id: "4" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "calculator", "search"]);
+      expect(o.lastText).toBe(
+        "Stopped: call limit reached: search may be called at most 2 times per thread and was called 2 times (rule MaxCalls:search#0), so this run ends here.",
+      );
+      noOrphans(o);
+    },
+  },
+  {
+    id: "L9", peer: "langchain", same: true,
+    title: "exitBehavior continue: the exceeding call gets an error ToolMessage and the model goes on",
+    scenario: {
+      tools: [search, calculator],
+      rules: [{ type: "MaxCalls", tool: "search", max: 1 }],
+      replies: [[{ name: "search", id: "1" }], [{ name: "search", id: "2" }], [{ name: "calculator", id: "3" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "calculator"]);
+      expect(o.toolText["2"]).toBe(
+        "Refused search by rule MaxCalls:search#0: call limit reached: search may be called at most 1 time per run and was called 1 time. Allowed now: calculator.",
+      );
+      expect(o.lastText).toBe("done");
+      noOrphans(o);
+    },
+  },
+  {
+    id: "L10", peer: "langchain", same: true,
+    title: "exitBehavior error throws a typed error (ToolCallLimitExceededError → ToolCallLimitError)",
+    scenario: {
+      tools: [search],
+      rules: [{ type: "MaxTotalCalls", tool: "*", max: 1, exitBehavior: "error" }],
+      replies: [[{ name: "search", id: "1" }], [{ name: "search", id: "2" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search"]);
+      expect(o.error).toBeInstanceOf(ToolCallLimitError);
+      expect(o.error).toMatchObject({ code: "GG_ERR_TOOL_CALL_LIMIT", ruleId: "MaxTotalCalls:*#0", max: 1, current: 1, scope: "run" });
+    },
+  },
+  {
+    id: "L11", peer: "langchain", same: false,
+    why: "LangChain counts the whole turn first and blocks every matching call of a turn that goes over (limit 3, two turns of 2: only 2 run); ours checks call by call, so the 3rd runs and only the 4th is refused",
+    title: "the turn that crosses the limit",
+    scenario: {
+      tools: [search],
+      rules: [{ type: "MaxTotalCalls", tool: "*", max: 3 }],
+      replies: [[{ name: "search", id: "1" }, { name: "search", id: "2" }], [{ name: "search", id: "3" }, { name: "search", id: "4" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search", "search"]);
+      expect(o.toolText["4"]).toMatch(/call limit reached/);
+      noOrphans(o);
+    },
+  },
+  {
+    id: "L12", peer: "langchain", same: false,
+    why: "LangChain's exitBehavior end throws NotImplementedError when the exceeding turn calls several tools; ours refuses the exceeding call, runs the others and then ends",
+    title: "exitBehavior end with several different tools in the exceeding turn",
+    scenario: {
+      tools: [search, calculator],
+      rules: [{ type: "MaxTotalCalls", tool: "*", max: 1, exitBehavior: "end" }],
+      replies: [[{ name: "search", id: "1" }, { name: "calculator", id: "2" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.error).toBeUndefined();
+      expect(ran(o)).toEqual(["search"]);
+      expect(o.lastText).toMatch(/^Stopped: call limit reached/);
+      noOrphans(o);
+    },
+  },
+  // ── LangChain humanInTheLoopMiddleware (whole-guard approval; per-tool config is t13a's) ──────
+  {
+    id: "H1", peer: "langchain", same: true,
+    title: "approve: the call runs with its arguments",
+    scenario: { tools: [{ name: "deploy", risk: "high" }], replies: [[{ name: "deploy", args: { env: "prod" }, id: "d" }], "deployed"], steps: [{ input: "go" }, { resume: { decisions: [{ type: "approve" }] } }] },
+    check: (o) => {
+      expect(o.executed).toEqual([{ tool: "deploy", args: { env: "prod" } }]);
+      expect(o.lastText).toBe("deployed");
+    },
+  },
+  {
+    id: "H2", peer: "langchain", same: true,
+    title: "edit: the edited call runs, not the original",
+    scenario: {
+      tools: [{ name: "deploy", risk: "high" }],
+      replies: [[{ name: "deploy", args: { env: "prod" }, id: "d" }], "deployed"],
+      steps: [{ input: "go" }, { resume: { decisions: [{ type: "edit", editedAction: { name: "deploy", args: { env: "staging" } } }] } }],
+    },
+    check: (o) => {
+      expect(o.executed).toEqual([{ tool: "deploy", args: { env: "staging" } }]);
+    },
+  },
+  {
+    id: "H3", peer: "langchain", same: true,
+    title: "reject: an error ToolMessage with the reviewer's message, and the model continues",
+    scenario: {
+      tools: [{ name: "deploy", risk: "high" }],
+      replies: [[{ name: "deploy", args: { env: "prod" }, id: "d" }], "understood"],
+      steps: [{ input: "go" }, { resume: { decisions: [{ type: "reject", message: "not on Fridays" }] } }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual([]);
+      expect(o.toolText.d).toBe("Refused deploy by a human reviewer: not on Fridays. Do not retry this call unchanged.");
+      expect(o.lastText).toBe("understood");
+    },
+  },
+  {
+    id: "H4", peer: "langchain", same: true,
+    title: "several calls that need approval: one interrupt carries all of them",
+    scenario: {
+      tools: [{ name: "deploy", risk: "high" }, { name: "drop", risk: "high" }],
+      replies: [[{ name: "deploy", id: "a" }, { name: "drop", id: "b" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.interrupted).toBe(true);
+      expect(ran(o)).toEqual([]);
+    },
+  },
+  {
+    id: "H5", peer: "langchain", same: true,
+    title: "calls that need no approval run without an interrupt",
+    scenario: { tools: [search], replies: [[{ name: "search", id: "s" }], "done"], steps: [{ input: "go" }] },
+    check: (o) => {
+      expect(o.interrupted).toBe(false);
+      expect(ran(o)).toEqual(["search"]);
+    },
+  },
+  {
+    id: "H6", peer: "langchain", same: false,
+    why: "unsafe in LangChain: rejecting one call of a turn drops the approved ones and can leave calls without ToolMessages; ours runs every approved call and answers every call",
+    title: "approve one call and reject the other in the same turn",
+    scenario: {
+      tools: [{ name: "deploy", risk: "high" }, { name: "drop", risk: "high" }],
+      replies: [[{ name: "deploy", id: "a" }, { name: "drop", id: "b" }], "done"],
+      steps: [{ input: "go" }, { resume: { decisions: [{ type: "approve" }, { type: "reject" }] } }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["deploy"]);
+      expect(o.toolText.b).toMatch(/^Refused drop by a human reviewer/);
+      noOrphans(o);
+    },
+  },
+  // ── Letta ToolRulesSolver ──────────────────────────────────────────────────────────────────────
+  {
+    id: "E1", peer: "letta", same: true,
+    title: "two init rules: the first call is one of them (InitialCall with alternatives)",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "prep_tool" }, { name: "other" }],
+      rules: [{ type: "InitialCall", tool: "start_tool", alternatives: ["prep_tool"] }],
+      replies: [[{ name: "other", id: "o" }], [{ name: "prep_tool", id: "p" }], [{ name: "other", id: "o2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolText.o).toBe(
+        "Refused other by rule InitialCall:start_tool#0: the first call must be one of start_tool, prep_tool. Allowed now: start_tool; prep_tool.",
+      );
+      expect(ran(o)).toEqual(["prep_tool", "other"]);
+    },
+  },
+  {
+    id: "E2", peer: "letta", same: true,
+    title: "child rule: after start_tool only its children may be called",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "helper_tool" }, { name: "final_tool" }],
+      rules: [{ type: "ChildTools", tool: "start_tool", children: ["next_tool", "helper_tool"] }],
+      replies: [[{ name: "start_tool", id: "s" }], [{ name: "final_tool", id: "f" }], [{ name: "helper_tool", id: "h" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolText.f).toBe(
+        "Refused final_tool by rule ChildTools:start_tool#0: after start_tool only next_tool, helper_tool may be called next. Allowed now: next_tool; helper_tool.",
+      );
+      expect(ran(o)).toEqual(["start_tool", "helper_tool"]);
+    },
+  },
+  {
+    id: "E3", peer: "letta", same: true, entries: modelEntries,
+    title: "init → child → child → terminal chain; a single allowed next tool is forced (tool_choice)",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "final_tool" }],
+      rules: [
+        { type: "InitialCall", tool: "start_tool" },
+        { type: "ChildTools", tool: "start_tool", children: ["next_tool"] },
+        { type: "ChildTools", tool: "next_tool", children: ["final_tool"] },
+        { type: "Terminal", tool: "final_tool" },
+      ],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "next_tool", id: "2" }], [{ name: "final_tool", id: "3" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["start_tool", "next_tool", "final_tool"]);
+      forcedAt(o, 0, "start_tool");
+      forcedAt(o, 1, "next_tool");
+      forcedAt(o, 2, "final_tool");
+    },
+  },
+  {
+    id: "E4", peer: "letta", same: true,
+    title: "conditional rule: output \"true\" allows only end_tool",
+    scenario: {
+      tools: [{ name: "start_tool", output: '{"message": "true"}' }, { name: "end_tool" }],
+      rules: [{ type: "ConditionalNext", tool: "start_tool", outputMapping: { true: "end_tool", false: "start_tool" } }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "start_tool", id: "2" }], [{ name: "end_tool", id: "3" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      if (o.entry === "node") {
+        // GuardedToolNode does not call the model: the model's own choice is refused.
+        expect(o.toolText["2"]).toBe(
+          'Refused start_tool by rule ConditionalNext:start_tool#0: after start_tool (its output matched "true") only end_tool may be called next. Allowed now: end_tool.',
+        );
+        expect(ran(o)).toEqual(["start_tool", "end_tool"]);
+      } else {
+        // The single allowed next tool is forced; the model's own call comes after it.
+        forcedAt(o, 1, "end_tool");
+        expect(ran(o).slice(0, 2)).toEqual(["start_tool", "end_tool"]);
+      }
+    },
+  },
+  {
+    id: "E5", peer: "letta", same: true,
+    title: "conditional rule: output \"false\" allows only start_tool again",
+    scenario: {
+      tools: [{ name: "start_tool", output: '{"message": "false"}' }, { name: "end_tool" }],
+      rules: [{ type: "ConditionalNext", tool: "start_tool", outputMapping: { true: "end_tool", false: "start_tool" } }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "end_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolText["2"]).toMatch(/^Refused end_tool by rule ConditionalNext:start_tool#0: after start_tool \(its output matched "false"\) only start_tool/);
+      // A rule leading back to its own tool is not forced (it would loop): the model's call is refused.
+      expect(ran(o)).toEqual(["start_tool"]);
+      if (o.entry !== "node") expect(o.toolChoices[1]).toBeUndefined();
+    },
+  },
+  {
+    id: "E6", peer: "letta", same: true,
+    title: "conditional rule: no match and no default allows any tool; with requireOutputMapping none",
+    scenario: {
+      tools: [{ name: "start_tool", output: "maybe" }, { name: "end_tool" }],
+      rules: [{ type: "ConditionalNext", tool: "start_tool", outputMapping: { yes: "end_tool" }, requireOutputMapping: true }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "end_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolText["2"]).toBe(
+        'Refused end_tool by rule ConditionalNext:start_tool#0: after start_tool (its output matched "maybe") only none may be called next. Allowed now: no tool.',
+      );
+    },
+  },
+  {
+    id: "E7", peer: "letta", same: true,
+    title: "conditional rule: no match goes to default_child",
+    scenario: {
+      tools: [{ name: "start_tool", output: "other" }, { name: "end_tool" }, { name: "fallback" }],
+      rules: [{ type: "ConditionalNext", tool: "start_tool", outputMapping: { yes: "end_tool" }, defaultChild: "fallback" }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "end_tool", id: "2" }], [{ name: "fallback", id: "3" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      if (o.entry === "node") {
+        expect(o.toolText["2"]).toMatch(/only fallback may be called next/);
+        expect(ran(o)).toEqual(["start_tool", "fallback"]);
+      } else {
+        forcedAt(o, 1, "fallback");
+        expect(ran(o).slice(0, 2)).toEqual(["start_tool", "fallback"]);
+      }
+    },
+  },
+  {
+    id: "E8", peer: "letta", same: true,
+    title: "max count per step: allowed exactly max times, then refused (MaxCalls per run)",
+    scenario: {
+      tools: [{ name: "start_tool" }],
+      rules: [{ type: "MaxCalls", tool: "start_tool", max: 2 }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "start_tool", id: "2" }], [{ name: "start_tool", id: "3" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["start_tool", "start_tool"]);
+      expect(o.toolText["3"]).toMatch(/call limit reached/);
+    },
+  },
+  {
+    id: "E9", peer: "letta", same: true,
+    title: "max count does not affect other tools",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }],
+      rules: [{ type: "MaxCalls", tool: "start_tool", max: 1 }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "next_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => expect(ran(o)).toEqual(["start_tool", "next_tool"]),
+  },
+  {
+    id: "E10", peer: "letta", same: true,
+    title: "max count resets when the history is cleared (a new run)",
+    scenario: {
+      tools: [{ name: "start_tool" }],
+      rules: [{ type: "MaxCalls", tool: "start_tool", max: 1 }],
+      replies: [[{ name: "start_tool", id: "1" }], "first", [{ name: "start_tool", id: "2" }], "second"],
+      steps: [{ input: "one" }, { input: "two" }],
+    },
+    check: (o) => expect(ran(o)).toEqual(["start_tool", "start_tool"]),
+  },
+  {
+    id: "E11", peer: "letta", same: true, entries: modelEntries,
+    title: "required before exit: the model is reminded, then the tool is forced",
+    scenario: {
+      tools: [{ name: "save_tool" }],
+      rules: [{ type: "RequiredForExit", tool: "save_tool" }],
+      replies: ["bye", "bye again", [{ name: "save_tool", id: "s" }], "saved"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["save_tool"]);
+      expect(o.lastText).toBe("saved");
+    },
+  },
+  {
+    id: "E12", peer: "letta", same: false,
+    why: "Letta registers a failed call in the history, so a failed required tool counts as done; ours requires it to succeed",
+    title: "a failed required-before-exit call does not count as done",
+    entries: modelEntries,
+    scenario: {
+      tools: [{ name: "save_tool", fails: true }],
+      rules: [{ type: "RequiredForExit", tool: "save_tool" }],
+      replies: [[{ name: "save_tool", id: "s" }], "bye", "bye", "bye", "bye"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      // Still pending after the failure: reminded, then forced once more (and failed again).
+      expect(ran(o)).toEqual(["save_tool", "save_tool"]);
+      expect(o.messages.some((m) => String(m.content).includes("Before you finish, you must call: save_tool"))).toBe(true);
+    },
+  },
+  {
+    id: "E13", peer: "letta", same: false,
+    why: "Letta replaces the model's arguments with the rule's args entirely; ours replaces only the keys the rule sets and keeps the model's others",
+    title: "init rule args are used for the call",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "other" }],
+      rules: [{ type: "InitialCall", tool: "start_tool", args: { mode: "fast" } }],
+      replies: [[{ name: "start_tool", args: { mode: "slow", note: "x" }, id: "1" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => expect(o.executed).toEqual([{ tool: "start_tool", args: { mode: "fast", note: "x" } }]),
+  },
+  {
+    id: "E14", peer: "letta", same: true, entries: modelEntries,
+    title: "child args: the forced child gets the rule's arguments",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }],
+      rules: [{ type: "ChildTools", tool: "start_tool", children: ["next_tool"], childArgs: { next_tool: { depth: 2 } } }],
+      replies: [[{ name: "start_tool", id: "1" }], "ignores tool_choice", "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.executed).toEqual([{ tool: "start_tool", args: {} }, { tool: "next_tool", args: { depth: 2 } }]);
+    },
+  },
+];
+
+/** Rule files the peers refuse are refused too (Letta's test_invalid_conditional_tool_rule). */
+const VALIDATION = [
+  {
+    id: "E15", peer: "letta" as const, same: true,
+    title: "a conditional rule without any output mapping is refused",
+    run: () => expect(() => parseToolRules([{ type: "ConditionalNext", tool: "start_tool", outputMapping: {}, defaultChild: "end_tool" }])).toThrow(/outputMapping" must map at least one output to a tool/),
+  },
+  {
+    id: "L13", peer: "langchain" as const, same: true,
+    title: "a limit without max is refused, naming the field",
+    run: () => expect(() => parseToolRules([{ type: "MaxTotalCalls", tool: "*" }])).toThrow('field "max" is required'),
+  },
+];
+
+describe.each(SCENARIOS)("$id ($peer): $title", (s) => {
+  const entries = s.entries ?? ENTRIES;
+  it.each(entries.map((e) => [e]))("%s", async (entry) => {
+    const outcome = await play(entry as Entry, s.scenario);
+    s.check(outcome);
+  });
+});
+
+describe.each(VALIDATION)("$id ($peer): $title", (s) => {
+  it("is refused", () => s.run());
+});
+
+describe("peer scenario counts (for the migration guides)", () => {
+  it("counts what behaves the same", () => {
+    const all = [...SCENARIOS, ...VALIDATION];
+    const count = (peer: string) => {
+      const mine = all.filter((s) => s.peer === peer);
+      return { same: mine.filter((s) => s.same).length, total: mine.length };
+    };
+    expect(count("langchain")).toEqual({ same: 15, total: 19 });
+    expect(count("letta")).toEqual({ same: 13, total: 15 });
+    for (const s of all) if (!s.same) expect((s as PeerScenario).why, s.id).toBeTruthy();
+  });
+});

@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { parsePolicy } from "../src/policy/file.js";
+import { ToolRulesEngine, validateRules } from "../src/rules/index.js";
+import type { RuleState } from "../src/rules/index.js";
+
+const at0 = { tools: new Map<string, string[]>([["login", []], ["api", []], ["health", []], ["a", []], ["b", []]]) };
+const record = (e: ToolRulesEngine, s: RuleState, tool: string, at = 0, success = true) =>
+  e.record(s, { tool, callId: `${tool}_${at}_${Math.random()}`, success, at });
+
+describe('scope: "thread" keeps the seed\'s whole-conversation meaning', () => {
+  it("MustFollow per thread: a prerequisite from an earlier run still counts; per run it does not", () => {
+    const thread = new ToolRulesEngine([{ type: "MustFollow", tool: "api", conditions: ["login"], scope: "thread" }], at0);
+    const run = new ToolRulesEngine([{ type: "MustFollow", tool: "api", conditions: ["login"] }], at0);
+    const next = (e: ToolRulesEngine) => e.startRun(record(e, e.initialState(0), "login"), 1);
+    expect(thread.checkCall(next(thread), { tool: "api" }, 1)).toBeNull();
+    const refused = run.checkCall(next(run), { tool: "api" }, 1);
+    expect(refused).toMatchObject({ required: ["login"], executed: [], scope: "run" });
+  });
+
+  it("ExclusiveGroup per thread names the thread in its refusal", () => {
+    const e = new ToolRulesEngine([{ type: "ExclusiveGroup", tool: "a", conditions: ["b"], scope: "thread" }], at0);
+    const s = e.startRun(record(e, e.initialState(0), "a"), 1);
+    expect(e.checkCall(s, { tool: "b" }, 1)?.reason).toBe("only one of a, b may be used per thread, and a already was");
+  });
+
+  it("scope on a rule type without state is refused", () => {
+    expect(() => new ToolRulesEngine([{ type: "Terminal", tool: "a", scope: "thread" } as never])).toThrow(
+      "Terminal:a#0: scope has no meaning for Terminal (only for MustFollow, MustPrecede, ExclusiveGroup, MaxCalls, MaxTotalCalls)",
+    );
+  });
+});
+
+describe("MaxTotalCalls counts every tool together", () => {
+  it("refuses any tool once the total is reached; MaxCalls '*' still counts each tool on its own", () => {
+    const total = new ToolRulesEngine([{ type: "MaxTotalCalls", tool: "*", max: 2 }], at0);
+    let s = record(total, record(total, total.initialState(0), "a"), "b");
+    expect(total.checkCall(s, { tool: "api" }, 0)).toMatchObject({ ruleType: "MaxTotalCalls", max: 2, current: 2, exitBehavior: "continue" });
+    const each = new ToolRulesEngine([{ type: "MaxCalls", tool: "*", max: 1 }], at0);
+    s = record(each, record(each, each.initialState(0), "a"), "b");
+    expect(each.checkCall(s, { tool: "api" }, 0)).toBeNull();
+    expect(each.checkCall(s, { tool: "a" }, 0)?.ruleType).toBe("MaxCalls");
+  });
+
+  it("needs tool \"*\"", () => {
+    expect(() => new ToolRulesEngine([{ type: "MaxTotalCalls", tool: "api", max: 1 }])).toThrow(/its tool must be "\*"/);
+  });
+});
+
+describe("Periodic is forced after the reminders run out", () => {
+  const e = new ToolRulesEngine([{ type: "Periodic", tool: "health", durationMs: 60_000, args: { deep: true } }], at0);
+  it("due and reminded but ignored for one call: forced, with its prefilled args", () => {
+    let s = record(e, e.initialState(0), "health", 0);
+    expect(e.dueTools(s, 59_999)).toEqual([]);
+    expect(e.forcedTool(s, 70_000)).toBeNull(); // due, but the model has not been reminded yet
+    s = record(e, s, "api", 65_000); // a call made while health was due: the reminder was ignored
+    expect(e.forcedTool(s, 70_000)).toEqual({ tool: "health", ruleId: "Periodic:health#0", ruleType: "Periodic", args: { deep: true } });
+    expect(e.forcedTool(s, 70_000, { periodicReminders: 2 })).toBeNull();
+    s = record(e, s, "health", 71_000);
+    expect(e.forcedTool(s, 72_000)).toBeNull();
+  });
+});
+
+describe("validation of the new rule types", () => {
+  it("names unknown children and mapped tools, and children all disabled", () => {
+    const issues = validateRules(
+      [
+        { type: "ChildTools", tool: "a", children: ["nope"] },
+        { type: "ConditionalNext", tool: "a", outputMapping: { yes: "ghost" } },
+        { type: "ChildTools", tool: "b", children: ["api"] },
+        { type: "MaxCalls", tool: "api", max: 0 },
+      ],
+      at0.tools,
+    ).map((i) => i.message);
+    expect(issues).toContain("rule ChildTools:a#0 names unknown tool nope; known tools: login, api, health, a, b");
+    expect(issues).toContain("rule ConditionalNext:a#1 names unknown tool ghost; known tools: login, api, health, a, b");
+    expect(issues).toContain("after b only api may run (ChildTools:b#2), and every one of them is disabled by MaxCalls 0");
+  });
+});
+
+describe("usage sentences of the new rule types", () => {
+  it("pins them", () => {
+    const e = new ToolRulesEngine([
+      { type: "MaxTotalCalls", tool: "*", max: 10, scope: "thread" },
+      { type: "ChildTools", tool: "plan", children: ["act", "ask"] },
+      { type: "ConditionalNext", tool: "check", outputMapping: { true: "ship" }, defaultChild: "fix" },
+      { type: "InitialCall", tool: "start", alternatives: ["resume"] },
+      { type: "MustFollow", tool: "api", conditions: ["login"], scope: "thread" },
+    ]);
+    expect(e.usageLines()).toEqual([
+      "You can make at most 10 calls to all tools together in this conversation (call limit)",
+      "After `plan`, call only one of `act`, `ask` next",
+      'After `check`, the next tool depends on its output: "true" → `ship`; otherwise `fix`',
+      "Your first call must be one of `start`, `resume`",
+      "`api` can only be used after `login` succeeded in this conversation",
+    ]);
+  });
+});
+
+describe("policy-file form", () => {
+  const load = (text: string) => parsePolicy(`version: 1\n${text}`, "yaml", "test.yaml");
+  it("reads the new fields and refuses a field on the wrong type", () => {
+    const ok = load(`
+tool_rules:
+  - { tool: "*", type: MaxTotalCalls, max: 5, scope: thread, exitBehavior: end }
+  - { tool: plan, type: ChildTools, children: [act], childArgs: { act: { depth: 1 } } }
+  - { tool: check, type: ConditionalNext, outputMapping: { "true": ship }, requireOutputMapping: true }
+  - { tool: start, type: InitialCall, alternatives: [resume], args: { fresh: true } }
+  - { tool: api, type: MustFollow, conditions: [login], scope: thread }
+`);
+    expect(ok.toolRules).toEqual([
+      { tool: "*", type: "MaxTotalCalls", max: 5, scope: "thread", exitBehavior: "end" },
+      { tool: "plan", type: "ChildTools", children: ["act"], childArgs: { act: { depth: 1 } } },
+      { tool: "check", type: "ConditionalNext", outputMapping: { true: "ship" }, requireOutputMapping: true },
+      { tool: "start", type: "InitialCall", alternatives: ["resume"], args: { fresh: true } },
+      { tool: "api", type: "MustFollow", conditions: ["login"], scope: "thread" },
+    ]);
+    expect(() => load(`tool_rules:\n  - { tool: a, type: Terminal, exitBehavior: end }\n`)).toThrow(/exitBehavior.*has no meaning for Terminal/);
+  });
+});
