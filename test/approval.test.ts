@@ -614,3 +614,43 @@ describe("per-tool approval config (interruptOn, as LangChain's humanInTheLoopMi
     expect((interruptsOf(first)[0]?.value as ApprovalRequest).actionRequests.map((a) => a.toolCallId)).toEqual(["ask1"]);
   });
 });
+
+describe("a refused resume kept by LangGraph is never taken later (GuardedToolNode)", () => {
+  it("after the policy changes, a resume keyed by a wrong interrupt id does not replay the refused value", async () => {
+    const log = new ExecutionLog();
+    const model = twoAsks();
+    let strict = true;
+    // While strict, both deletes ask; afterwards only "web" asks (db is allowed).
+    const permissions = {
+      decide: (tool: string, args: unknown, risk: import("../src/tools/types.js").RiskLevel = "medium") =>
+        !strict && (args as { name?: string }).name === "db"
+          ? { mode: "allow" as const, ruleId: "test:relaxed", reason: "relaxed", risk }
+          : prodProtected.decide(tool, args, risk),
+    };
+    const State = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec });
+    const checkpointer = new MemorySaver();
+    const graph = new StateGraph(State)
+      .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+      .addNode("tools", new GuardedToolNode({ tools: k8sTools(log), permissions }))
+      .addEdge(START, "agent")
+      .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
+      .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
+      .compile({ checkpointer });
+    await graph.invoke({ messages: [new HumanMessage("x")] }, thread("stale"));
+    // One decision for two pending calls: refused (this entry point needs every call answered).
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread("stale"));
+    const head = await checkpointer.getTuple(thread("stale"));
+    // What LangGraph keeps here: the refused value as the null task's resume write.
+    expect((head?.pendingWrites ?? []).filter(([, channel]) => channel === "__resume__").map(([task, , value]) => [task, value])).toEqual([
+      ["00000000-0000-0000-0000-000000000000", { decisions: [{ type: "approve" }] }],
+    ]);
+    strict = false;
+    const out = await graph.invoke(new Command({ resume: { "0123456789abcdef0123456789abcdef": { decisions: [{ type: "reject" }] } } }), thread("stale"));
+    expect(log.entries).toHaveLength(0);
+    const request = interruptsOf(out)[0]?.value as ApprovalRequest;
+    expect(request.actionRequests.map((a) => a.toolCallId)).toEqual(["a1"]);
+    expect(request.error).toMatch(/names no pending interrupt/);
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "no" }] } }), thread("stale"));
+    expect(log.entries.map((e) => e.args.name)).toEqual(["db"]);
+  });
+});

@@ -288,14 +288,26 @@ export function checkResume(
 export function resumeSchemaFor(
   pending: readonly ReviewedCall[],
   allowed: readonly HumanDecisionType[] | ReadonlyMap<string, readonly HumanDecisionType[]>,
-  options: { partial?: boolean } = {},
+  options: { partial?: boolean; config?: LangGraphRunnableConfig | undefined } = {},
 ) {
   return z
     .unknown()
     .superRefine((value) => {
+      if (isStaleResume(value, options.config)) throw new ApprovalResumeError(resumeMatchRefused(decisionText.staleResume));
       checkResume(pending, value, allowed, options);
     })
     .describe("{ decisions: [{ type: approve | edit | reject, ... }] } — one per pending call, in order or keyed by toolCallId");
+}
+
+/**
+ * A resume keyed by interrupt ids (a map) that does not name this interrupt gives it no value; if
+ * `interrupt()` still returns one, it is an older plain resume LangGraph kept in the checkpoint
+ * (one a GuardedToolNode or middleware refused): never taken as an answer.
+ */
+function isStaleResume(value: unknown, config: LangGraphRunnableConfig | undefined): boolean {
+  const map: unknown = config?.configurable?.__pregel_resume_map;
+  if (map === null || typeof map !== "object" || Array.isArray(map)) return false;
+  return !Object.values(map as Record<string, unknown>).includes(value);
 }
 
 // ─── bounded quoting ───────────────────────────────────────────────────────────────────────────
@@ -676,7 +688,7 @@ export async function resolveApprovals(
   const argsSchemaOf = (name: string) => schemaByName.get(name);
   const shownError = approvals.refused?.messageId === ctx.messageId ? approvals.refused.error : undefined;
   const partial = options.routeBack === true;
-  const responseSchema = resumeSchemaFor(pending, allowed, { partial });
+  const responseSchema = resumeSchemaFor(pending, allowed, { partial, config });
   let raw: unknown;
   let error = shownError;
   for (;;) {
