@@ -654,3 +654,49 @@ describe("a refused resume kept by LangGraph is never taken later (GuardedToolNo
     expect(log.entries.map((e) => e.args.name)).toEqual(["db"]);
   });
 });
+
+describe("only the guard answers guarded calls (guardMiddleware)", () => {
+  it("typed input with Agent Chat UI's ToolMessages while an approval waits: every open call refused, the UI's results dropped", async () => {
+    const log = new ExecutionLog();
+    const audit = new MemoryAuditSink();
+    const model = fakeModel()
+      .respondWithTools([
+        { name: "kubectl_delete", args: { resource: "deploy", name: "web", namespace: "staging" }, id: "m1" },
+        { name: "kubectl_get", args: { resource: "pods", namespace: "staging" }, id: "m2" },
+      ])
+      .respond(new AIMessage("understood"));
+    const agent = createAgent({ model, middleware: [guardMiddleware({ tools: k8sTools(log), permissions: prodProtected, audit })], checkpointer: new MemorySaver() });
+    await agent.invoke({ messages: [new HumanMessage("clean staging")] }, thread("mw-typed"));
+    const state = await agent.getState(thread("mw-typed"));
+    const added = ensureToolCallsHaveResponses(
+      state.values.messages.map((m: BaseMessage) => ({ type: m.getType(), id: m.id, tool_calls: AIMessage.isInstance(m) ? m.tool_calls : undefined })),
+    );
+    expect(added.map((m) => m.tool_call_id)).toEqual(["m1", "m2"]);
+    const out = await agent.invoke({ messages: [...added.map((m) => new ToolMessage({ ...m })), new HumanMessage("approve")] }, thread("mw-typed"));
+    expect(log.entries).toHaveLength(0);
+    expect(toolMessages(out.messages).map((m) => [m.tool_call_id, m.status])).toEqual([
+      ["m1", "error"],
+      ["m2", "error"],
+    ]);
+    expect(toolMessages(model.calls[1]?.messages ?? []).map((m) => m.content)).not.toContain("Successfully handled tool call.");
+    expect((await audit.query({ threadId: "mw-typed" })).filter((r) => r.ruleId === "approval:superseded")).toHaveLength(2);
+    expect(out.messages.at(-1)?.content).toBe("understood");
+  });
+
+  it("a normal next run is untouched (the last turn was reviewed and answered by the guard)", async () => {
+    const log = new ExecutionLog();
+    const model = fakeModel()
+      .respondWithTools([{ name: "kubectl_get", args: { resource: "pods" }, id: "n1" }])
+      .respond(new AIMessage("two pods"))
+      .respondWithTools([{ name: "kubectl_get", args: { resource: "svc" }, id: "n2" }])
+      .respond(new AIMessage("one svc"));
+    const agent = createAgent({ model, middleware: [guardMiddleware({ tools: k8sTools(log), permissions: prodProtected })], checkpointer: new MemorySaver() });
+    await agent.invoke({ messages: [new HumanMessage("pods?")] }, thread("mw-normal"));
+    const out = await agent.invoke({ messages: [new HumanMessage("svc?")] }, thread("mw-normal"));
+    expect(toolMessages(out.messages).map((m) => [m.tool_call_id, m.status])).toEqual([
+      ["n1", "success"],
+      ["n2", "success"],
+    ]);
+    expect(log.entries).toHaveLength(2);
+  });
+});
