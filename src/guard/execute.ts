@@ -1,7 +1,7 @@
 import { ToolMessage, isBaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { isGraphBubbleUp } from "@langchain/langgraph";
-import { GUARD_SIGNAL_KEY, idempotencyKeyFor, isGuardedTool } from "../tools/define-tool.js";
+import { GUARD_SIGNAL_KEY, isGuardedTool } from "../tools/define-tool.js";
 import { CallAbortError, abortCauseOf, describeAbort, joinBatch, timeoutSignal } from "./abort.js";
 import type { Guard } from "./guard.js";
 import type { CallResult, ReviewedCall } from "./state.js";
@@ -53,11 +53,6 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function threadIdOf(config: LangGraphRunnableConfig | undefined): string | undefined {
-  const id = config?.configurable?.thread_id;
-  return typeof id === "string" ? id : undefined;
-}
-
 /** Resolves when `signal` aborts and `graceMs` more have passed: a tool that ignores its signal is abandoned. */
 function abandonAfter(signal: AbortSignal, graceMs: number, done: Promise<unknown>): Promise<Settled> {
   return new Promise((resolve) => {
@@ -85,12 +80,11 @@ export async function executeCall(
   guard: Guard,
   call: ReviewedCall,
   batchKey: string,
-  ledgerId: string,
+  idempotencyKey: string,
   config: LangGraphRunnableConfig | undefined,
 ): Promise<ExecutedCall> {
   const tool = guard.tool(call.name);
   const spec = guard.spec(call.name);
-  const idempotencyKey = idempotencyKeyFor(threadIdOf(config), ledgerId);
   const finish = finisher(guard, call);
   if (!tool || !spec) return finish("error", `Error: tool "${call.name}" is not registered with the guard`);
 

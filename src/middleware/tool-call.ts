@@ -1,19 +1,21 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import type { ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { Command, getConfig } from "@langchain/langgraph";
 import { auditDecisions, threadIdOf } from "../guard/audit-trail.js";
-import { batchKey, ledgerCallId, rulesOf, runCall } from "../guard/engine.js";
+import { batchKey, ledgerKeyFor, rulesOf, runCall } from "../guard/engine.js";
 import type { Guard } from "../guard/guard.js";
 import type { CallResult, GuardState, ReviewedCall } from "../guard/state.js";
 import { refusalMessage } from "../guard/turn.js";
-import { idempotencyKeyFor } from "../tools/define-tool.js";
 import type { TurnGate } from "./turn-gate.js";
 import { refusals } from "../messages/index.js";
+import { decisionContextOf, type DecisionContext } from "../provenance/context.js";
 
 export interface ToolCallContext {
   toolCall: ToolCall;
-  state: { guard: GuardState };
+  /** The agent's state; its messages (when present) feed provenance and context conditions. */
+  state: { guard: GuardState; messages?: readonly BaseMessage[] };
   runtime: { configurable?: Record<string, unknown> | undefined; signal?: AbortSignal | undefined };
 }
 
@@ -41,11 +43,12 @@ async function reviewUnplanned(
   id: string,
   call: ToolCall,
   config: LangGraphRunnableConfig,
+  context?: Omit<DecisionContext, "turnCalls">,
 ): Promise<ReviewedCall> {
   const earlier = Object.values(g.turn?.calls ?? {})
     .filter((c) => c.id !== id)
     .map((c) => ({ id: c.id, name: c.name, args: c.args }));
-  const { reviewed } = await guard.reviewTurn(rulesOf(guard, g), [...earlier, { id, name: call.name, args: call.args }], config);
+  const { reviewed } = await guard.reviewTurn(rulesOf(guard, g), [...earlier, { id, name: call.name, args: call.args }], config, context);
   const last = reviewed[reviewed.length - 1];
   if (!last) throw new Error(`review of tool call ${id} returned nothing`);
   if (last.outcome !== "ask") return last;
@@ -91,7 +94,7 @@ async function earlierResults(
         out.push(known);
         continue;
       }
-      const key = idempotencyKeyFor(threadId, ledgerCallId(g.runId, id));
+      const key = ledgerKeyFor(threadId, rulesOf(guard, g).run, id);
       const completed = guard.options.ledger ? (await guard.options.ledger.result(key)) !== undefined : false;
       out.push({ id, name: call.name, operation: call.operation, status: completed ? "success" : "cancelled", at: guard.now(), requestHeartbeat: call.requestHeartbeat });
     }
@@ -118,7 +121,7 @@ export async function guardToolCall(guard: Guard, gate: TurnGate, request: ToolC
   let reviewed = plannedCall(guard, g, id, call);
   let batch = g.turn?.batches.findIndex((b) => b.includes(id)) ?? -1;
   if (!reviewed) {
-    reviewed = await reviewUnplanned(guard, g, id, call, config);
+    reviewed = await reviewUnplanned(guard, g, id, call, config, decisionContextOf({ messages: request.state.messages, threadId }));
     await auditDecisions(guard, ctx, [reviewed]);
     if (reviewed.outcome !== "run") {
       return refusalMessage(reviewed, reviewed.message ?? refusals.generic(reviewed.name, reviewed.ruleId, reviewed.reason));
