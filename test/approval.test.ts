@@ -667,7 +667,7 @@ describe("only the guard answers guarded calls (guardMiddleware)", () => {
       .respond(new AIMessage("understood"));
     const agent = createAgent({ model, middleware: [guardMiddleware({ tools: k8sTools(log), permissions: prodProtected, audit })], checkpointer: new MemorySaver() });
     await agent.invoke({ messages: [new HumanMessage("clean staging")] }, thread("mw-typed"));
-    const state = await agent.getState(thread("mw-typed"));
+    const state = (await agent.getState(thread("mw-typed"))) as unknown as { values: { messages: BaseMessage[] } };
     const added = ensureToolCallsHaveResponses(
       state.values.messages.map((m: BaseMessage) => ({ type: m.getType(), id: m.id, tool_calls: AIMessage.isInstance(m) ? m.tool_calls : undefined })),
     );
