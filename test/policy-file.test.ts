@@ -206,9 +206,9 @@ permissions:
     expect(warnings).toEqual([expect.stringMatching(/^permissions\[1\] \(later\) can never fire: permissions\[0\] \(all\) comes first/)]);
   });
 
-  it("warns about duplicate ids and unknown tools when a catalog is given", () => {
+  it("with the tools known, rules and risk entries naming tools that do not exist are errors; duplicate ids warn", () => {
     const tools = new Map<string, string[]>([["read_file", []], ["bash", []]]);
-    const { warnings } = checkPolicy(
+    const { warnings, errors } = checkPolicy(
       load(`tools: { read_fil: { risk: low } }
 permissions:
   - { id: x, tool: read_file, where: { path: { glob: "/etc/**" } }, mode: deny }
@@ -216,14 +216,55 @@ permissions:
 `),
       tools,
     );
-    expect(warnings).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/^permissions\[1\] \(x\): duplicate id/),
-        expect.stringMatching(/^permissions\[1\] \(x\) names tool "kubectl_\*", which matches no known tool/),
-        expect.stringMatching(/^tools\.read_fil: no tool named "read_fil" exists/),
-      ]),
+    expect(warnings).toEqual([expect.stringMatching(/^permissions\[1\] \(x\): duplicate id/)]);
+    expect(errors).toEqual([
+      expect.stringMatching(/^permissions\[1\] \(x\) names tool "kubectl_\*", which matches no known tool/),
+      expect.stringMatching(/^tools\.read_fil: no tool named "read_fil" exists/),
+    ]);
+  });
+
+  it("without the tools, a rule naming a tool the policy declares nowhere is a warning (a typo, say)", () => {
+    const { warnings, errors } = checkPolicy(
+      load(`tools: { kubectl_delete: { risk: high } }
+permissions:
+  - { id: typo, tool: kubectl_delet, where: { namespace: { equals: production } }, mode: deny }
+  - { id: ok, tool: kubectl_delete, mode: ask }
+`),
     );
-    expect(warnings).toHaveLength(3);
+    expect(errors).toEqual([]);
+    expect(warnings).toEqual([expect.stringMatching(/^permissions\[0\] \(typo\) names tool "kubectl_delet", which the policy declares nowhere/)]);
+  });
+
+  it("a policy may set risk per operation; lowering a tool's own risk is an error unless lowerRisk says so", () => {
+    const tools = new Map<string, string[]>([["kubectl", ["get", "delete"]]]);
+    const declared = new Map([["kubectl", { risk: "medium" as const, operationRisk: { delete: "high" as const } }]]);
+    const lowering = checkPolicy(load("tools: { kubectl: { risk: medium } }\n"), tools, declared);
+    expect(lowering.errors).toEqual([]);
+    const hole = checkPolicy(load("tools: { kubectl: { risk: low } }\n"), tools, declared);
+    expect(hole.errors).toEqual(["tools.kubectl.risk: low is lower than the medium risk kubectl declares; write lowerRisk: true to mean it"]);
+    const opLow = checkPolicy(load("tools: { kubectl: { operations: { delete: medium } } }\n"), tools, declared);
+    expect(opLow.errors).toEqual([expect.stringMatching(/^tools\.kubectl\.operations\.delete: medium is lower than the high risk/)]);
+    expect(checkPolicy(load("tools: { kubectl: { risk: low, lowerRisk: true } }\n"), tools, declared).errors).toEqual([]);
+    expect(checkPolicy(load("tools: { kubectl: { operations: { drop: high } } }\n"), tools, declared).errors).toEqual([
+      'tools.kubectl.operations.drop: kubectl has no operation "drop" (operations: get, delete)',
+    ]);
+  });
+
+  it("prints how each compact rule string was read", () => {
+    const { readings } = checkPolicy(
+      load(`permissions:
+  - { rule: "Bash(npm run test:*)", mode: allow }
+  - { rule: "Read(./secrets/**)", mode: deny }
+  - { rule: "kubectl_delete(namespace:production)", mode: deny }
+  - { rule: "WebFetch(domain:example.com)", mode: allow }
+`),
+    );
+    expect(readings).toEqual([
+      'permissions[0]: Bash(npm run test:*) → Bash where every simple command in command starts with the words "npm run test"',
+      'permissions[1]: Read(./secrets/**) → Read where file_path is a path matching "./secrets/**" (resolved against the policy\'s pathBase)',
+      'permissions[2]: kubectl_delete(namespace:production) → kubectl_delete where namespace equals "production"',
+      'permissions[3]: WebFetch(domain:example.com) → WebFetch where the host of url matches "example.com"',
+    ]);
   });
 
   it("reports tool-rule errors from the rules validator", () => {

@@ -64,8 +64,10 @@ describe("risk categories when no rule matches", () => {
     expect(policy.decide("rm_everything", {})).toMatchObject({ mode: "deny", ruleId: "risk:always-deny" });
   });
 
-  it("the policy's toolRisk overrides the tool's declared risk; undeclared tools get defaultRisk", () => {
-    expect(policy.decide("read_file", {}, "high").mode).toBe("allow");
+  it("the policy's toolRisk raises a tool's declared risk, lowers it only with lowerRisk; undeclared tools ask unless defaultRisk is set", () => {
+    expect(policy.decide("read_file", {}, "high").mode).toBe("ask");
+    expect(policy.decide("read_file", {}, "low").mode).toBe("allow");
+    expect(new PermissionPolicy([], { toolRisk: { read_file: "low" }, lowerRisk: ["read_file"] }).decide("read_file", {}, "high").mode).toBe("allow");
     // Seed 003: no matching rule and no declared risk → ask; a policy's defaultRisk changes that.
     expect(policy.decide("unknown_risk", {})).toMatchObject({ mode: "ask", ruleId: "default:ask" });
     expect(new PermissionPolicy([], { defaultRisk: "high" }).decide("x", {}).mode).toBe("ask");

@@ -4,7 +4,18 @@ import { sharedKillswitch } from "../killswitch/shared.js";
 import type { KillswitchLease } from "../killswitch/shared.js";
 import { loadPolicyFile, permissionPolicy } from "../policy/file.js";
 import type { LoadedPolicy } from "../policy/file.js";
+import { assertPolicyFits, type DeclaredRisks } from "../policy/check.js";
 import { Guard } from "./guard.js";
+
+/** The risk each of the guard's tools declares itself, per tool and per operation. */
+export function declaredRisks(guard: Guard): DeclaredRisks {
+  return new Map(
+    guard.registry.names().map((name) => {
+      const spec = guard.spec(name);
+      return [name, { risk: spec?.risk, operationRisk: spec?.operationRisk ?? {} }] as const;
+    }),
+  );
+}
 import type { GuardOptions } from "./options.js";
 
 /** Guard options a policy describes: permission rules, risk categories, tool rules, redaction, execution limits. */
@@ -13,6 +24,8 @@ export function guardOptionsFromPolicy(policy: LoadedPolicy, options: GuardOptio
     ...options,
     permissions: options.permissions ?? permissionPolicy(policy),
     toolRisk: { ...policy.toolRisk, ...options.toolRisk },
+    operationRisk: { ...policy.operationRisk, ...options.operationRisk },
+    lowerRisk: [...policy.lowerRisk, ...(options.lowerRisk ?? [])],
     riskModes: { ...policy.riskModes, ...options.riskModes },
     rules: [...policy.toolRules, ...(options.rules ?? [])],
     redact: [...(policy.audit?.redact ?? []), ...(options.redact ?? [])],
@@ -50,6 +63,15 @@ export async function guardFromPolicy(
   const guard = new Guard(
     guardOptionsFromPolicy(policy, { ...options, audit, killswitch: options.killswitch ?? lease?.killswitch }),
   );
+  try {
+    // The tools are known here: rules naming tools or operations that do not exist, and risks
+    // lower than a tool's own without lowerRisk, are errors (t12).
+    assertPolicyFits(policy, guard.registry.catalog(), declaredRisks(guard));
+  } catch (error) {
+    await lease?.release();
+    if (ownAudit) await audit?.close();
+    throw error;
+  }
   return {
     guard,
     policy,

@@ -7,6 +7,7 @@ import { ToolRegistry, guardSpecOf } from "../tools/registry.js";
 import type { ToolAllowance, ToolDefinition } from "../tools/registry.js";
 import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
 import type { GuardOptions, HumanDecisionType } from "./options.js";
+import { higherRisk } from "../policy/permissions.js";
 import { reviewCall } from "./review.js";
 import type { ReviewedCall } from "./state.js";
 import type { DecisionContext, TurnCall } from "../provenance/context.js";
@@ -80,12 +81,14 @@ export class Guard {
   /** The risk someone declared (policy per operation, policy per tool, the tool per operation, the tool); undefined when nobody did. */
   declaredRisk(name: string, operation?: string): RiskLevel | undefined {
     const spec = this.registry.spec(name);
-    return (
-      (operation !== undefined ? this.options.operationRisk?.[name]?.[operation] : undefined) ??
-      this.options.toolRisk?.[name] ??
-      (operation !== undefined ? spec?.operationRisk[operation] : undefined) ??
-      spec?.risk
-    );
+    const policyOp = operation !== undefined ? this.options.operationRisk?.[name]?.[operation] : undefined;
+    if (policyOp !== undefined) return policyOp;
+    const own = (operation !== undefined ? spec?.operationRisk[operation] : undefined) ?? spec?.risk;
+    const policy = this.options.toolRisk?.[name];
+    if (policy === undefined) return own;
+    // A policy may raise a tool's risk; lowering it needs lowerRisk (policy check refuses it otherwise).
+    if (own === undefined || this.options.lowerRisk?.includes(name) === true) return policy;
+    return higherRisk(policy, own);
   }
 
   initialRuleState(): RuleState {

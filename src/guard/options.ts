@@ -17,6 +17,8 @@ export interface GuardOptions {
   toolRisk?: Readonly<Record<string, RiskLevel>>;
   /** Risk per tool and operation (`{ kubectl: { delete: "high" } }`), from a policy's `tools.X.operations`. */
   operationRisk?: Readonly<Record<string, Readonly<Record<string, RiskLevel>>>>;
+  /** Tools whose `toolRisk` may be lower than the risk they declare (else the higher of the two counts). */
+  lowerRisk?: readonly string[];
   /** Mode per risk level when no permission rule matches: default low/medium allow, high ask, always-deny deny. */
   riskModes?: Partial<Record<RiskLevel, PermissionMode>>;
   killswitch?: KillswitchView;

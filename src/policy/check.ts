@@ -1,18 +1,30 @@
 import picomatch from "picomatch";
+import { normaliseRules } from "../rules/normalize.js";
 import { executionPlan } from "../rules/plan.js";
+import { parseToolRules } from "../rules/schema.js";
+import { usageSentence } from "../rules/usage.js";
+import { PolicyError } from "./errors.js";
 import { provenanceWarnings } from "../provenance/check.js";
 import { validateRules } from "../rules/validate.js";
 import type { LoadedPolicy } from "./file.js";
 import { permissionPolicy } from "./file.js";
 import { compileToolMatcher, DEFAULT_RISK_MODES, type PermissionRule } from "./permissions.js";
 import type { PermissionMode } from "./types.js";
+import type { RiskLevel } from "../tools/types.js";
+import { parseCompactRule } from "./compact.js";
+import { isLowerRisk } from "./permissions.js";
 
 export interface PolicyCheckResult {
-  /** The policy cannot work as written (from the tool-rule validator). */
+  /** The policy cannot work as written: tool-rule conflicts, and — when the tools are known — rules naming tools or operations that do not exist, or a risk lower than the tool's own without lowerRisk. */
   errors: string[];
-  /** Rules that can never fire, duplicate ids, names of tools that do not exist. */
+  /** Rules that can never fire, duplicate ids, names of tools the policy itself does not declare (when the tools are not known). */
   warnings: string[];
+  /** How each compact rule string was read: `permissions[3]: Bash(npm run test:*) → ...`. */
+  readings: string[];
 }
+
+/** The risk each tool declares itself (and per operation), as the tools' guard specs say. */
+export type DeclaredRisks = ReadonlyMap<string, { risk: RiskLevel | undefined; operationRisk: Readonly<Record<string, RiskLevel>> }>;
 
 /** Tool name → its operations (empty when it has none), as ToolRegistry.catalog() gives it. */
 export type ToolCatalog = ReadonlyMap<string, readonly string[]>;
@@ -65,26 +77,66 @@ function shadowWarnings(infos: readonly RuleInfo[], precedence: LoadedPolicy["pr
   return warnings;
 }
 
-function catalogWarnings(loaded: LoadedPolicy, infos: readonly RuleInfo[], tools: ToolCatalog): string[] {
-  const warnings: string[] = [];
+/** With the tools known: rules, risk entries and agent.tools naming tools or operations that do not exist are errors. */
+function catalogErrors(loaded: LoadedPolicy, infos: readonly RuleInfo[], tools: ToolCatalog): string[] {
+  const errors: string[] = [];
   const known = [...tools.keys()];
   for (const info of infos) {
-    if (!known.some(info.matches)) warnings.push(`${info.label} names tool ${JSON.stringify(info.rule.tool)}, which matches no known tool (known: ${known.join(", ")})`);
+    if (!known.some(info.matches)) errors.push(`${info.label} names tool ${JSON.stringify(info.rule.tool)}, which matches no known tool (known: ${known.join(", ")}); the rule would never fire`);
   }
-  for (const name of Object.keys(loaded.toolRisk)) {
-    if (!tools.has(name)) warnings.push(`tools.${name}: no tool named ${JSON.stringify(name)} exists`);
+  const named = new Set([...Object.keys(loaded.toolRisk), ...Object.keys(loaded.operationRisk)]);
+  for (const name of named) {
+    if (!tools.has(name)) errors.push(`tools.${name}: no tool named ${JSON.stringify(name)} exists (known: ${known.join(", ")})`);
+  }
+  for (const [name, operations] of Object.entries(loaded.operationRisk)) {
+    const ops = tools.get(name);
+    if (ops === undefined) continue;
+    for (const op of Object.keys(operations)) {
+      if (!ops.includes(op)) errors.push(`tools.${name}.operations.${op}: ${name} has no operation ${JSON.stringify(op)} (operations: ${ops.join(", ") || "none"})`);
+    }
   }
   for (const name of loaded.agent?.tools ?? []) {
-    if (!tools.has(name)) warnings.push(`agent.tools: no tool named ${JSON.stringify(name)} exists`);
+    if (!tools.has(name)) errors.push(`agent.tools: no tool named ${JSON.stringify(name)} exists`);
   }
-  return warnings;
+  return errors;
+}
+
+/** Without the tools: rules naming a tool the policy declares nowhere (tools:, agent.tools) may be typos. */
+function undeclaredToolWarnings(loaded: LoadedPolicy, infos: readonly RuleInfo[]): string[] {
+  const declared = [...new Set([...Object.keys(loaded.toolRisk), ...Object.keys(loaded.operationRisk), ...(loaded.agent?.tools ?? []), ...loaded.toolRules.map((rule) => rule.tool)])];
+  if (declared.length === 0) return [];
+  return infos
+    .filter((info) => !declared.some(info.matches))
+    .map((info) => `${info.label} names tool ${JSON.stringify(info.rule.tool)}, which the policy declares nowhere (tools:, agent.tools, tool_rules); check it against the real tools with --graph NAME`);
+}
+
+/** A policy risk lower than the tool's own (or its operation's) is an error unless tools.<name>.lowerRisk says so. */
+function loweringErrors(loaded: LoadedPolicy, declared: DeclaredRisks): string[] {
+  const errors: string[] = [];
+  const allowed = new Set(loaded.lowerRisk);
+  for (const [name, own] of declared) {
+    if (allowed.has(name)) continue;
+    const policyRisk = loaded.toolRisk[name];
+    const policyOps = loaded.operationRisk[name] ?? {};
+    if (policyRisk !== undefined && own.risk !== undefined && isLowerRisk(policyRisk, own.risk)) {
+      errors.push(`tools.${name}.risk: ${policyRisk} is lower than the ${own.risk} risk ${name} declares; write lowerRisk: true to mean it`);
+    }
+    // A tool-level policy risk never lowers an operation's own risk (the higher counts); an operation-level one could.
+    for (const [op, opRisk] of Object.entries(own.operationRisk)) {
+      const policyOp = policyOps[op];
+      if (policyOp !== undefined && isLowerRisk(policyOp, opRisk)) {
+        errors.push(`tools.${name}.operations.${op}: ${policyOp} is lower than the ${opRisk} risk ${name} declares for ${op}; write lowerRisk: true to mean it`);
+      }
+    }
+  }
+  return errors;
 }
 
 /**
  * Checks a loaded policy: tool rules through the rules validator (conflicts, cycles, unknown tools
  * and operations), and permission rules that can never fire, duplicate ids and unknown tool names.
  */
-export function checkPolicy(loaded: LoadedPolicy, tools?: ToolCatalog): PolicyCheckResult {
+export function checkPolicy(loaded: LoadedPolicy, tools?: ToolCatalog, declared?: DeclaredRisks): PolicyCheckResult {
   const errors: string[] = [];
   const warnings: string[] = [];
   for (const issue of validateRules(loaded.toolRules, tools)) {
@@ -105,9 +157,20 @@ export function checkPolicy(loaded: LoadedPolicy, tools?: ToolCatalog): PolicyCh
     else warnings.push(`${info.label}: duplicate id, already used by permissions[${first}]; decisions and audit records could not tell them apart`);
   }
   warnings.push(...shadowWarnings(infos, loaded.precedence, tools));
-  if (tools !== undefined) warnings.push(...catalogWarnings(loaded, infos, tools));
   warnings.push(...provenanceWarnings(loaded.permissions, loaded.provenance, tools));
-  return { errors, warnings };
+  if (tools !== undefined) errors.push(...catalogErrors(loaded, infos, tools));
+  else warnings.push(...undeclaredToolWarnings(loaded, infos));
+  if (declared !== undefined) errors.push(...loweringErrors(loaded, declared));
+  const readings = infos.flatMap((info) =>
+    info.rule.rule === undefined ? [] : [`${info.label}: ${parseCompactRule(info.rule.rule, info.label).explanation}`],
+  );
+  return { errors, warnings, readings };
+}
+
+/** Errors of `checkPolicy` as one PolicyError (for guardFromPolicy), or nothing. */
+export function assertPolicyFits(loaded: LoadedPolicy, tools: ToolCatalog, declared: DeclaredRisks): void {
+  const { errors } = checkPolicy(loaded, tools, declared);
+  if (errors.length > 0) throw new PolicyError(loaded.source, "", errors.length === 1 ? (errors[0] ?? "") : `\n  ${errors.join("\n  ")}`);
 }
 
 function describePermission(rule: PermissionRule): string {
@@ -141,6 +204,11 @@ export function planPolicy(loaded: LoadedPolicy): string {
   lines.push(`  terminal: ${list(plan.terminalTools)}`, `  required before exit: ${list(plan.exitRequirements)}`);
   for (const [tool, limit] of Object.entries(plan.maxCalls)) lines.push(`  ${tool}: at most ${limit.max} per ${limit.scope}`);
   for (const [tool, ops] of Object.entries(plan.allowedOperations)) lines.push(`  ${tool} operations: ${ops.join(", ")}`);
+  // Rules the plan's data does not show (timing, exclusive groups, loop control), as the model is told them.
+  const PLANNED = new Set(["InitialCall", "MustFollow", "MustPrecede", "Terminal", "TerminalIf", "RequiredForExit", "RequiredForExitIf", "MaxCalls", "AllowedOperations"]);
+  for (const rule of normaliseRules(parseToolRules(loaded.toolRules))) {
+    if (!PLANNED.has(rule.type)) lines.push(`  ${usageSentence(rule)}`);
+  }
   lines.push("", plan.mermaid);
   return lines.join("\n");
 }

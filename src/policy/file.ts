@@ -29,6 +29,10 @@ export interface LoadedPolicy {
   readonly riskModes: Partial<Record<RiskLevel, PermissionMode>>;
   /** Risk category per tool name (`tools.<name>.risk`). */
   readonly toolRisk: Record<string, RiskLevel>;
+  /** Risk per tool and operation (`tools.<name>.operations`). */
+  readonly operationRisk: Record<string, Record<string, RiskLevel>>;
+  /** Tools whose policy risk may be lower than the tool's own (`tools.<name>.lowerRisk: true`). */
+  readonly lowerRisk: string[];
   readonly permissions: PermissionRule[];
   /** `tool_rules` then `agent.tool_rules`, normalised to ToolRule whatever form they were written in. */
   readonly toolRules: ToolRule[];
@@ -88,7 +92,13 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
   const doc = parsed.data;
   const permissions = parsePermissionRules(doc.permissions ?? []);
   const toolRisk: Record<string, RiskLevel> = {};
-  for (const [name, entry] of Object.entries(doc.tools ?? {})) toolRisk[name] = entry.risk;
+  const operationRisk: Record<string, Record<string, RiskLevel>> = {};
+  const lowerRisk: string[] = [];
+  for (const [name, entry] of Object.entries(doc.tools ?? {})) {
+    if (entry.risk !== undefined) toolRisk[name] = entry.risk;
+    if (entry.operations !== undefined) operationRisk[name] = { ...entry.operations };
+    if (entry.lowerRisk === true) lowerRisk.push(name);
+  }
   const loaded: LoadedPolicy = {
     source: sourceName,
     version: 1,
@@ -97,6 +107,8 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
     pathBase: doc.pathBase,
     riskModes: { ...doc.riskModes },
     toolRisk,
+    operationRisk,
+    lowerRisk,
     permissions,
     toolRules: [
       ...normaliseToolRules(doc.tool_rules ?? [], ["tool_rules"], sourceName),
@@ -136,6 +148,7 @@ export function permissionPolicy(loaded: LoadedPolicy): PermissionPolicy {
     const options: PermissionPolicyOptions = {
       precedence: loaded.precedence,
       toolRisk: loaded.toolRisk,
+      lowerRisk: loaded.lowerRisk,
       riskModes: loaded.riskModes,
       ...(loaded.provenance === undefined ? {} : { provenance: loaded.provenance }),
     };

@@ -36,6 +36,8 @@ export interface PermissionPolicyOptions {
   defaultRisk?: RiskLevel;
   /** Absolute directory relative paths in `path` matchers resolve against (default "/"). */
   pathBase?: string;
+  /** Tools whose `toolRisk` may be lower than the risk they declare; for the others the higher of the two counts. */
+  lowerRisk?: readonly string[];
   /** Trusted and untrusted tools for `from: [trusted]` and `after: [untrusted]`. */
   provenance?: ProvenanceSettings;
 }
@@ -55,6 +57,18 @@ export interface RuleTrace {
   verdict: "match" | "no match" | "cannot tell";
 }
 
+const RISK_RANK: Readonly<Record<RiskLevel, number>> = { low: 0, medium: 1, high: 2, "always-deny": 3 };
+
+/** The more restrictive of two risk levels. */
+export function higherRisk(a: RiskLevel, b: RiskLevel): RiskLevel {
+  return RISK_RANK[a] >= RISK_RANK[b] ? a : b;
+}
+
+/** True when `a` is a lower risk than `b`. */
+export function isLowerRisk(a: RiskLevel, b: RiskLevel): boolean {
+  return RISK_RANK[a] < RISK_RANK[b];
+}
+
 const MODE_RANK: Readonly<Record<PermissionMode, number>> = { deny: 0, ask: 1, allow: 2 };
 const MAX_CACHED_TOOLS = 10_000;
 const UNINSPECTABLE = `arguments longer than ${MAX_MATCH_INPUT_CHARS} characters or nested deeper than ${MAX_MATCH_DEPTH} levels cannot be inspected`;
@@ -65,6 +79,7 @@ const OptionsSchema = z.strictObject({
   riskModes: z.partialRecord(RiskLevelSchema, PermissionModeSchema).optional(),
   defaultRisk: RiskLevelSchema.optional(),
   pathBase: z.string().min(1).optional(),
+  lowerRisk: z.array(z.string()).optional(),
   provenance: ProvenanceConfigSchema.optional(),
 });
 
@@ -318,6 +333,7 @@ export class PermissionPolicy {
   readonly defaultRisk: RiskLevel | undefined;
   private readonly rules: readonly CompiledRule[];
   private readonly toolRisk: Readonly<Record<string, RiskLevel>>;
+  private readonly lowerRisk: ReadonlySet<string>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
   private readonly byTool = new Map<string, readonly CompiledRule[]>();
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
@@ -345,6 +361,7 @@ export class PermissionPolicy {
     this.precedence = options.precedence ?? "deny-first";
     this.defaultRisk = options.defaultRisk;
     this.toolRisk = { ...options.toolRisk };
+    this.lowerRisk = new Set(options.lowerRisk ?? []);
     this.riskModes = { ...DEFAULT_RISK_MODES, ...options.riskModes };
     this.provenance = { ...options.provenance };
     this.trusted = new Set(this.provenance.trusted ?? []);
@@ -357,7 +374,10 @@ export class PermissionPolicy {
 
   /** Effective risk: the policy's `toolRisk`, then the tool's declared risk, then `defaultRisk`; undefined when none is declared. */
   riskOf(tool: string, declaredRisk?: RiskLevel): RiskLevel | undefined {
-    return (Object.hasOwn(this.toolRisk, tool) ? this.toolRisk[tool] : undefined) ?? declaredRisk ?? this.defaultRisk;
+    const own = Object.hasOwn(this.toolRisk, tool) ? this.toolRisk[tool] : undefined;
+    if (own === undefined) return declaredRisk ?? this.defaultRisk;
+    if (declaredRisk === undefined || this.lowerRisk.has(tool)) return own;
+    return higherRisk(own, declaredRisk);
   }
 
   /**

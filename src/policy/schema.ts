@@ -203,10 +203,16 @@ export const ExecutionConfigSchema = z.strictObject({
   maxResultChars: z.number().int().positive().optional(),
 });
 
-export const ToolEntrySchema = z.strictObject({
-  risk: RiskLevelSchema,
-  description: z.string().optional(),
-});
+export const ToolEntrySchema = z
+  .strictObject({
+    risk: RiskLevelSchema.optional().describe("Risk of every call of the tool (raises the tool's own; lowering it needs lowerRisk: true)."),
+    operations: z.record(z.string().min(1), RiskLevelSchema).optional().describe("Risk per operation, e.g. { delete: high }; wins over risk."),
+    lowerRisk: z.boolean().optional().describe("Say so explicitly to set a risk lower than the one the tool declares."),
+    description: z.string().optional(),
+  })
+  .superRefine((entry, ctx) => {
+    if (entry.risk === undefined && entry.operations === undefined) ctx.addIssue({ code: "custom", path: ["risk"], message: "is required (or give operations)" });
+  });
 
 /** The policy document (YAML, JSON or TOML). Published as policies/policy.schema.json. */
 export const PolicyFileSchema = z

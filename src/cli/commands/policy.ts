@@ -8,6 +8,7 @@ import { CliError } from "../errors.js";
 import { parseFlags } from "../flags.js";
 import type { Output } from "../render.js";
 import { buildGraph } from "../session.js";
+import { declaredRisks } from "../../guard/from-policy.js";
 
 const checkFlags = z.object({ graph: z.enum(GRAPH_NAMES).optional(), json: z.boolean().optional() });
 
@@ -36,16 +37,19 @@ export async function policyCommand(argv: string[], output: Output): Promise<num
   const loaded = await load(positionals[0], output);
   if (!loaded) return 1;
   let catalog;
+  let declared;
   if (flags.graph) {
-    // The graph's tools, so rules naming a tool that does not exist are reported.
+    // The graph's tools, so rules naming a tool or operation that does not exist are errors.
     const ready = await buildGraph(flags.graph, { checkpointer: new MemorySaver(), audit: new MemoryAuditSink(), policy: undefined, threadId: "policy-check" });
     catalog = ready.guard.registry.catalog();
+    declared = declaredRisks(ready.guard);
     await ready.close();
   }
-  const result = checkPolicy(loaded, catalog);
+  const result = checkPolicy(loaded, catalog, declared);
   if (flags.json) {
     output.out(JSON.stringify({ file: loaded.source, ...result }, null, 2));
   } else {
+    for (const reading of result.readings) output.out(`read: ${reading}`);
     for (const error of result.errors) output.out(`error: ${error}`);
     for (const warning of result.warnings) output.out(`warning: ${warning}`);
     output.out(
