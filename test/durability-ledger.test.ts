@@ -8,7 +8,7 @@ import { createGuardedAgent } from "../src/guard/agent.js";
 import type { ExecutionLedgerView } from "../src/guard/interfaces.js";
 import { ScriptedChatModel } from "../src/model/scripted.js";
 import { openLedger } from "../src/storage/ledger.js";
-import { WORKER_RUN_ID, expectedKey } from "./fixtures/workers/scenarios.js";
+import { expectedKey } from "./fixtures/workers/scenarios.js";
 import { effectTools, openEffectSink, parseEffectLines } from "./fixtures/workers/effects.js";
 import { uniqueName } from "./helpers/postgres.js";
 
@@ -56,8 +56,7 @@ async function setup(options: { toolTimeoutMs?: number; ledgerLeaseMs?: number }
   return { graph, ledger, leases, renewals, releases, starts, threadId: name, key: expectedKey(name, "call_0_0") };
 }
 
-/** The run id is part of each ledger key: the user message carries the one expectedKey assumes. */
-const go = { messages: [new HumanMessage({ content: "go", id: WORKER_RUN_ID })] };
+const go = { messages: [new HumanMessage("go")] };
 const thread = (id: string, signal?: AbortSignal) => ({ configurable: { thread_id: id }, ...(signal ? { signal } : {}) });
 
 describe("the execution ledger in the guarded agent", () => {

@@ -1,3 +1,4 @@
+import { tool } from "@langchain/core/tools";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,6 +35,19 @@ const userTool = defineTool({
   execute: (input) => input.operation,
 });
 
+/** A plain LangChain tool whose JSON schema has a root oneOf (what a hand-written MCP-style union looks like). */
+const plainJsonTool = tool(async (input: Record<string, unknown>) => JSON.stringify(input), {
+  name: "tickets",
+  description: "Tickets: open or close.",
+  schema: {
+    type: "object",
+    oneOf: [
+      { type: "object", description: "Open a ticket", properties: { action: { const: "open" }, title: { type: "string" } }, required: ["action", "title"] },
+      { type: "object", description: "Close a ticket", properties: { action: { const: "close" }, id: { type: "integer", format: "uint32", minimum: 0 } }, required: ["action", "id"] },
+    ],
+  },
+});
+
 function allTools(): AnyTool[] {
   const { memory } = inMemoryMemory({ namespace: ["schemas"] });
   const source = new FileSource({ id: "repo", baseDir: dir, rules: [{ pattern: "**", permission: "read-write" }], memory });
@@ -47,6 +61,9 @@ function allTools(): AnyTool[] {
   ];
 }
 
+/** Tools whose schema the guard publishes (plain LangChain tools included); LangChain's own conversion is checked for ours. */
+const guardOnly: AnyTool[] = [plainJsonTool];
+
 const tools = allTools();
 
 describe("every tool's schema against OpenAI, Anthropic and MCP (test/helpers/provider-schema.ts)", () => {
@@ -57,7 +74,7 @@ describe("every tool's schema against OpenAI, Anthropic and MCP (test/helpers/pr
     expect(tools.length).toBeGreaterThan(12);
   });
 
-  it.each(tools.map((t) => [t.name, t] as const))("%s: the guard's definitions (all operations and each one alone)", (_name, tool) => {
+  it.each([...tools, ...guardOnly].map((t) => [t.name, t] as const))("%s: the guard's definitions (all operations and each one alone)", (_name, tool) => {
     const registry = new ToolRegistry([tool]);
     const ops = guardSpecOf(tool).operations;
     const selections = [undefined, ...ops.map((op) => [op])];
@@ -114,6 +131,21 @@ describe("every tool's schema against OpenAI, Anthropic and MCP (test/helpers/pr
 });
 
 describe("flat schemas keep exact validation at run time", () => {
+  it("a plain LangChain tool with a root oneOf JSON schema is published flat by the guard", () => {
+    const spec = guardSpecOf(plainJsonTool);
+    expect(spec.operations).toEqual(["open", "close"]);
+    expect(spec.jsonSchema).toEqual({
+      type: "object",
+      properties: {
+        action: { type: "string", enum: ["open", "close"], description: "The operation. open: Open a ticket; close: Close a ticket" },
+        title: { type: "string", description: "(used by action open; required for open)" },
+        id: { type: "integer", minimum: 0, description: "(used by action close; required for close)" },
+      },
+      required: ["action"],
+    });
+    expect(Object.keys(schemaFor(plainJsonTool, ["close"]).properties as object)).toEqual(["action", "id"]);
+  });
+
   it("publishes one flat object: the operation enum, every field described with its operations", () => {
     const schema = schemaFor(userTool);
     expect(Object.keys(schema).sort()).toEqual(["properties", "required", "type"]);

@@ -1,5 +1,6 @@
 import { readApprovalRequest } from "../guard/approval.js";
 import type { ApprovalRequest } from "../guard/approval.js";
+import { threadProgress } from "../guard/durable.js";
 import type { GuardedGraph } from "../../graphs/shared.js";
 
 /** An interrupt value read back from a checkpoint, checked before the CLI trusts it. */
@@ -24,5 +25,5 @@ export async function threadStatus(graph: GuardedGraph, threadId: string): Promi
     for (const item of task.interrupts ?? []) pending ??= parseApprovalRequest(item.value);
   }
   const values = (state.values ?? {}) as Record<string, unknown>;
-  return { pending, hasNext: state.next.length > 0, exists: state.config.configurable?.checkpoint_id !== undefined, values };
+  return { pending, hasNext: threadProgress(state) !== "done", exists: state.config.configurable?.checkpoint_id !== undefined, values };
 }

@@ -2,6 +2,7 @@ import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messag
 import type { Command } from "@langchain/langgraph";
 import type { AuditSink } from "../audit/types.js";
 import type { ApprovalRequest } from "../guard/approval.js";
+import { GUARDED_NODES, type GuardedNodeName } from "../guard/agent.js";
 import type { GuardedGraph } from "../../graphs/shared.js";
 import { threadStatus } from "./pending.js";
 import { Progress } from "./progress.js";
@@ -63,12 +64,12 @@ function printToolResult(message: BaseMessage, output: Output): void {
   for (const line of excerpt(message.text)) output.out(line);
 }
 
-const NEXT_STEP: Record<string, string> = {
-  agent: "guard reviewing the calls",
-  review: "running tools",
-  tools: "running tools",
-  collect: "waiting for the model",
-  finish: "waiting for the model",
+const NEXT_STEP: Record<GuardedNodeName, string> = {
+  [GUARDED_NODES.agent]: "guard reviewing the calls",
+  [GUARDED_NODES.review]: "running tools",
+  [GUARDED_NODES.tools]: "running tools",
+  [GUARDED_NODES.collect]: "waiting for the model",
+  [GUARDED_NODES.finish]: "waiting for the model",
 };
 
 /**
@@ -90,16 +91,16 @@ export async function streamRun(
     for await (const [, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
       progress.stop();
       for (const [node, update] of Object.entries(chunk)) {
-        if (node === "agent") {
+        if (node === GUARDED_NODES.agent) {
           for (const m of messagesOf(update)) {
             printModelTurn(m, output);
             if (AIMessage.isInstance(m)) printer.showCalls((m.tool_calls ?? []).flatMap((c) => (c.id ? [c.id] : [])));
           }
         }
         await printer.flush(output);
-        if (node === "tools") for (const m of messagesOf(update)) printToolResult(m, output);
-        if (node === "finish") for (const m of messagesOf(update)) output.out(`${label("guard")} ${m.text}`);
-        progress.start(NEXT_STEP[node] ?? "working");
+        if (node === GUARDED_NODES.tools) for (const m of messagesOf(update)) printToolResult(m, output);
+        if (node === GUARDED_NODES.finish) for (const m of messagesOf(update)) output.out(`${label("guard")} ${m.text}`);
+        progress.start(NEXT_STEP[node as GuardedNodeName] ?? "working");
       }
     }
   } finally {

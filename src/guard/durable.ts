@@ -38,6 +38,20 @@ function pendingInterrupts(snapshot: StateSnapshot): Interrupt[] {
   return snapshot.tasks.flatMap((task) => task.interrupts ?? []);
 }
 
+/** Where a thread stands, read from its latest checkpoint. */
+export type ThreadProgress = "waits-for-approval" | "has-work" | "done";
+
+/**
+ * Decides from the checkpoint's tasks and their saved writes, as `graph.invoke(null)` does, never
+ * from `next` alone: `next` leaves out tasks whose writes were saved, so a worker killed after a
+ * step's last task saved its writes and before the next checkpoint leaves `next` empty while the
+ * step is not committed yet. Any task of the next step, with or without saved writes, is work left.
+ */
+export function threadProgress(snapshot: Pick<StateSnapshot, "tasks" | "next">): ThreadProgress {
+  if (snapshot.tasks.some((task) => (task.interrupts ?? []).length > 0)) return "waits-for-approval";
+  return snapshot.tasks.length > 0 || snapshot.next.length > 0 ? "has-work" : "done";
+}
+
 function threadConfig(threadId: string, options: DurableRunOptions): RunnableConfig {
   return {
     ...options.config,
@@ -120,8 +134,11 @@ export function continueThread<Output, Input = never>(
   options: DurableRunOptions = {},
 ): Promise<DurableOutcome<Output>> {
   return runThreadLocked(graph, threadId, options, (snapshot, interrupts) => {
-    if (interrupts.length > 0) return { idle: "the thread waits for an approval: resume it with decisions" };
-    if (snapshot.next.length === 0) return { idle: "the thread has nothing left to run" };
+    const progress = threadProgress(snapshot);
+    if (progress === "waits-for-approval" || interrupts.length > 0) {
+      return { idle: "the thread waits for an approval: resume it with decisions" };
+    }
+    if (progress === "done") return { idle: "the thread has nothing left to run" };
     return { input: null };
   });
 }

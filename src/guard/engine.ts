@@ -14,6 +14,7 @@ import type { ExecutedCall } from "./execute.js";
 import type { Guard } from "./guard.js";
 import { guardReminder, isGuardMessage } from "./model-step.js";
 import { partitionCalls } from "./partition.js";
+import { idempotencyKeyFor } from "../tools/define-tool.js";
 import type { CallResult, GuardState, ReviewedCall, TurnPlan } from "./state.js";
 import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "./turn.js";
 
@@ -35,9 +36,13 @@ export function batchKey(ctx: TurnContext, batch: number): string {
   return `${ctx.threadId}\u0000${ctx.runId}\u0000${ctx.messageId}#${batch}`;
 }
 
-/** The ledger's tool-call identity: the run is part of it, so a model that repeats call ids across runs still runs each. */
-export function ledgerCallId(runId: string, callId: string): string {
-  return runId === "" ? callId : `${runId}\u0000${callId}`;
+/**
+ * The ledger's key for a call: thread + run + tool call id, so a model that repeats call ids across
+ * runs still runs each. The run is the rule state's run index (deterministic: a step re-run from an
+ * older checkpoint after a crash finds the same index, where a message id assigned on input would not).
+ */
+export function ledgerKeyFor(threadId: string, run: number, callId: string): string {
+  return idempotencyKeyFor(threadId, `run${run}\u0000${callId}`);
 }
 
 /**
@@ -229,7 +234,8 @@ export async function runCall(
     await auditRecheck(guard, slot.ctx, refused);
     return refusedCall(guard, refused);
   }
-  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), ledgerCallId(slot.ctx.runId, call.id), config);
+  const key = ledgerKeyFor(slot.ctx.threadId, slot.base.run, call.id);
+  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config);
   await auditOutcome(guard, slot.ctx, call, executed.result.status);
   return executed;
 }

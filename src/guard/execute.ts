@@ -1,12 +1,13 @@
 import { ToolMessage, isBaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { isGraphBubbleUp } from "@langchain/langgraph";
-import { GUARD_SIGNAL_KEY, idempotencyKeyFor, isGuardedTool } from "../tools/define-tool.js";
+import { GUARD_SIGNAL_KEY, isGuardedTool } from "../tools/define-tool.js";
 import { CallAbortError, abortCauseOf, describeAbort, joinBatch, timeoutSignal } from "./abort.js";
 import type { Guard } from "./guard.js";
 import type { CallResult, ReviewedCall } from "./state.js";
 import { claimCall } from "./ledger-claim.js";
 import { truncateResult } from "./truncate.js";
+import { execution, refusals } from "../messages/index.js";
 
 export interface ExecutedCall {
   message: ToolMessage;
@@ -46,16 +47,11 @@ function finisher(guard: Guard, call: ReviewedCall): Finish {
 
 /** A call refused at its start: its one error ToolMessage; it did not run. */
 export function refusedCall(guard: Guard, call: ReviewedCall): ExecutedCall {
-  return finisher(guard, call)("refused", call.message ?? `Refused ${call.name} (rule ${call.ruleId}): ${call.reason}.`);
+  return finisher(guard, call)("refused", call.message ?? refusals.generic(call.name, call.ruleId, call.reason));
 }
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function threadIdOf(config: LangGraphRunnableConfig | undefined): string | undefined {
-  const id = config?.configurable?.thread_id;
-  return typeof id === "string" ? id : undefined;
 }
 
 /** Resolves when `signal` aborts and `graceMs` more have passed: a tool that ignores its signal is abandoned. */
@@ -85,19 +81,18 @@ export async function executeCall(
   guard: Guard,
   call: ReviewedCall,
   batchKey: string,
-  ledgerId: string,
+  idempotencyKey: string,
   config: LangGraphRunnableConfig | undefined,
 ): Promise<ExecutedCall> {
   const tool = guard.tool(call.name);
   const spec = guard.spec(call.name);
-  const idempotencyKey = idempotencyKeyFor(threadIdOf(config), ledgerId);
   const finish = finisher(guard, call);
-  if (!tool || !spec) return finish("error", `Error: tool "${call.name}" is not registered with the guard`);
+  if (!tool || !spec) return finish("error", execution.notRegistered(call.name));
 
   const timeoutMs = spec.timeoutMs ?? guard.options.defaultTimeoutMs;
   const claim = await claimCall(guard, idempotencyKey, config?.signal);
   if (claim.kind === "aborted") {
-    return finish("cancelled", `Cancelled: ${call.name} did not run: ${describeAbort({ kind: "run" })}`);
+    return finish("cancelled", execution.didNotRun(call.name, describeAbort({ kind: "run" })));
   }
   if (claim.kind === "done") return fromLedger(claim.recorded, finish);
 
@@ -109,7 +104,7 @@ export async function executeCall(
   const signal = timeout.signal ? AbortSignal.any([waitSignal, timeout.signal]) : waitSignal;
   try {
     if (signal.aborted) {
-      return finish("cancelled", `Cancelled: ${call.name} did not run: ${describeAbort(abortCauseOf(signal))}`);
+      return finish("cancelled", execution.didNotRun(call.name, describeAbort(abortCauseOf(signal))));
     }
     // A guarded tool gets its signal through `configurable`: LangChain's own signal race would reject
     // at abort time and hide a tool that ignores its signal, which the grace period must catch.
@@ -160,18 +155,18 @@ function classify(
     const cause = abortCauseOf(signal);
     return finish(
       cause.kind === "timeout" ? "error" : "cancelled",
-      `${cause.kind === "timeout" ? "Error" : "Cancelled"}: ${call.name} ${describeAbort(cause)} and did not stop within ${guard.abortGraceMs} ms of its abort signal; it was abandoned`,
+      execution.abandoned(call.name, describeAbort(cause), guard.abortGraceMs, cause.kind === "timeout"),
     );
   }
   if (settled.kind === "error") {
     if (isGraphBubbleUp(settled.error)) throw settled.error;
     if (signal.aborted) {
       const cause = abortCauseOf(signal);
-      if (cause.kind === "timeout") return finish("error", `Error: ${call.name} ${describeAbort(cause)}`);
-      return finish("cancelled", `Cancelled: ${call.name} stopped because ${describeAbort(cause)}`);
+      if (cause.kind === "timeout") return finish("error", execution.timedOut(call.name, describeAbort(cause)));
+      return finish("cancelled", execution.stopped(call.name, describeAbort(cause)));
     }
     const text = settled.error instanceof CallAbortError ? settled.error.message : errorText(settled.error);
-    return finish("error", `Error: ${call.name} failed: ${text}`);
+    return finish("error", execution.failed(call.name, text));
   }
   const { message } = settled;
   const content = typeof message.content === "string" ? message.content : JSON.stringify(message.content);

@@ -1,4 +1,5 @@
-export { createGuardedAgent, buildGuardedGraph } from "./agent.js";
+export { createGuardedAgent, buildGuardedGraph, GUARDED_NODES, agentNode, reviewNode, toolsNode, collectNode, finishNode } from "./agent.js";
+export type { GuardedNodeName } from "./agent.js";
 export type { GuardedAgentOptions } from "./agent.js";
 export { Guard } from "./guard.js";
 export type { RawToolCall } from "./guard.js";
@@ -36,5 +37,5 @@ export type { ExecutionLedgerView, KillswitchView, PermissionDecider } from "./i
 export { partitionCalls } from "./partition.js";
 export { truncateResult, truncateToolContent } from "./truncate.js";
 export { DEFAULT_RISK_MODES, riskDecision } from "./risk.js";
-export { continueThread, resumeThread, runThreadLocked, startThread } from "./durable.js";
-export type { DurableGraph, DurableOutcome, DurableRunOptions } from "./durable.js";
+export { continueThread, resumeThread, runThreadLocked, startThread, threadProgress } from "./durable.js";
+export type { DurableGraph, DurableOutcome, DurableRunOptions, ThreadProgress } from "./durable.js";

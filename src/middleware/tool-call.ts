@@ -4,11 +4,10 @@ import type { ToolCall } from "@langchain/core/messages/tool";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { Command, getConfig } from "@langchain/langgraph";
 import { auditDecisions, threadIdOf } from "../guard/audit-trail.js";
-import { batchKey, ledgerCallId, rulesOf, runCall } from "../guard/engine.js";
+import { batchKey, ledgerKeyFor, rulesOf, runCall } from "../guard/engine.js";
 import type { Guard } from "../guard/guard.js";
 import type { CallResult, GuardState, ReviewedCall } from "../guard/state.js";
 import { refusalMessage } from "../guard/turn.js";
-import { idempotencyKeyFor } from "../tools/define-tool.js";
 import type { TurnGate } from "./turn-gate.js";
 import { refusals } from "../messages/index.js";
 import { decisionContextOf, type DecisionContext } from "../provenance/context.js";
@@ -95,7 +94,7 @@ async function earlierResults(
         out.push(known);
         continue;
       }
-      const key = idempotencyKeyFor(threadId, ledgerCallId(g.runId, id));
+      const key = ledgerKeyFor(threadId, rulesOf(guard, g).run, id);
       const completed = guard.options.ledger ? (await guard.options.ledger.result(key)) !== undefined : false;
       out.push({ id, name: call.name, operation: call.operation, status: completed ? "success" : "cancelled", at: guard.now(), requestHeartbeat: call.requestHeartbeat });
     }

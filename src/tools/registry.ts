@@ -2,7 +2,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { z } from "zod";
 import { isGuardedTool } from "./define-tool.js";
-import { detectOperationKey, filterSchemaOperations, flattenOperationUnion, operationsInSchema, toStrictToolSchema, toToolJsonSchema } from "./schema.js";
+import { detectOperationKey, filterSchemaOperations, flattenJsonOperationUnion, flattenOperationUnion, operationsInSchema, toStrictToolSchema, toToolJsonSchema } from "./schema.js";
 import type { AnyTool, JsonSchema, ToolGuardSpec } from "./types.js";
 import { ToolDefinitionError } from "../errors/index.js";
 
@@ -17,14 +17,16 @@ export function guardSpecOf(tool: AnyTool): ToolGuardSpec {
   const isZod = typeof zodLike.safeParse === "function";
   const flat = isZod ? flattenOperationUnion(tool.schema as z.ZodType) : undefined;
   let jsonSchema: JsonSchema;
+  let jsonFlat: ReturnType<typeof flattenJsonOperationUnion>;
   if (isZod) {
     jsonSchema = toToolJsonSchema((flat?.schema ?? tool.schema) as z.ZodType);
   } else {
     const { $schema: _ignored, ...raw } = toJsonSchema(tool.schema as never) as JsonSchema;
-    jsonSchema = raw;
+    jsonFlat = flattenJsonOperationUnion(raw);
+    jsonSchema = jsonFlat?.schema ?? raw;
   }
   if (jsonSchema.type === undefined) jsonSchema.type = "object";
-  const operationKey = flat?.operationKey ?? detectOperationKey(jsonSchema);
+  const operationKey = flat?.operationKey ?? jsonFlat?.operationKey ?? detectOperationKey(jsonSchema);
   const spec: ToolGuardSpec = {
     operationKey,
     operations: operationKey ? operationsInSchema(jsonSchema, operationKey) : [],
@@ -38,7 +40,7 @@ export function guardSpecOf(tool: AnyTool): ToolGuardSpec {
     maxResultChars: undefined,
     requiresApproval: undefined,
     jsonSchema,
-    fieldOperations: flat?.fields,
+    fieldOperations: flat?.fields ?? jsonFlat?.fields,
     inputSchema: isZod ? ((flat?.schema ?? tool.schema) as z.ZodType) : z.record(z.string(), z.unknown()),
   };
   plainSpecs.set(tool, spec);

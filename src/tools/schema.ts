@@ -178,6 +178,57 @@ export function toToolJsonSchema(schema: z.ZodType): JsonSchema {
   return cleaned;
 }
 
+/**
+ * The same flattening for a JSON schema whose root is a `oneOf`/`anyOf` of objects sharing a
+ * const/enum discriminator (a plain LangChain tool defined with a JSON schema): one object with the
+ * operation enum and every field. The tool's own validation still runs at call time. Undefined when
+ * the root is not such a union.
+ */
+export function flattenJsonOperationUnion(schema: JsonSchema): { schema: JsonSchema; operationKey: string; operations: string[]; fields: FieldOperations } | undefined {
+  const variants = (schema.oneOf ?? schema.anyOf) as Variant[] | undefined;
+  if (!Array.isArray(variants) || variants.length === 0) return undefined;
+  const props = variants.map((v) => (v && typeof v === "object" && v.properties && typeof v.properties === "object" ? (v.properties as Record<string, Variant>) : undefined));
+  if (props.some((p) => p === undefined)) return undefined;
+  const shapes = props as Record<string, Variant>[];
+  const key = Object.keys(shapes[0] ?? {}).find((k) => shapes.every((shape) => discriminatorValues(shape[k]) !== undefined));
+  if (key === undefined) return undefined;
+  const operations: string[] = [];
+  const fields: FieldOperations = {};
+  const properties: Record<string, Variant> = {};
+  const opDescriptions: string[] = [];
+  variants.forEach((variant, index) => {
+    const shape = shapes[index] as Record<string, Variant>;
+    const ops = discriminatorValues(shape[key]) ?? [];
+    for (const op of ops) if (!operations.includes(op)) operations.push(op);
+    if (typeof variant.description === "string") opDescriptions.push(`${ops.join("/")}: ${variant.description}`);
+    const required = Array.isArray(variant.required) ? (variant.required as string[]) : [];
+    for (const [field, fieldSchema] of Object.entries(shape)) {
+      if (field === key) continue;
+      const use = (fields[field] ??= { operations: [], requiredFor: [] });
+      use.operations.push(...ops.filter((op) => !use.operations.includes(op)));
+      if (required.includes(field)) use.requiredFor.push(...ops);
+      const existing = properties[field];
+      if (existing === undefined) properties[field] = { ...fieldSchema };
+      else if (JSON.stringify({ ...existing, description: undefined }) !== JSON.stringify({ ...fieldSchema, description: undefined })) {
+        const branches = Array.isArray(existing.anyOf) && existing.__merged ? (existing.anyOf as Variant[]) : [existing];
+        properties[field] = { anyOf: [...branches, fieldSchema], __merged: true };
+      }
+    }
+  });
+  for (const [field, use] of Object.entries(fields)) {
+    const { __merged: _m, description, ...rest } = properties[field] as Variant;
+    const usedBy = use.operations.length === operations.length ? "all operations" : `${key} ${use.operations.join(", ")}`;
+    const required = use.requiredFor.length ? `; required for ${use.requiredFor.join(", ")}` : "";
+    properties[field] = { ...rest, description: [typeof description === "string" ? description : "", `(used by ${usedBy}${required})`].filter(Boolean).join(" ") };
+  }
+  const flat: JsonSchema = {
+    type: "object",
+    properties: { [key]: { type: "string", enum: operations, description: opDescriptions.length ? `The operation. ${opDescriptions.join("; ")}` : "The operation" }, ...properties },
+    required: [key],
+  };
+  return { schema: clean(flat) as JsonSchema, operationKey: key, operations, fields };
+}
+
 const UNSIGNED_FORMATS = new Set(["uint", "uint8", "uint16", "uint32", "uint64", "uint128", "int64", "int32", "safeint"]);
 
 function clean(node: unknown, optionalProperty = false): unknown {

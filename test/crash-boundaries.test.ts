@@ -1,0 +1,202 @@
+/**
+ * SIGKILL at every step boundary of a guarded turn, on SQLite and PostgreSQL: the worker kills
+ * itself right after the boundary (after a tool's side effect, after the ledger completes a call,
+ * after a call's checkpoint write, after the n-th full checkpoint, during the approval wait), then
+ * one fresh worker recovers every crashed thread: continueThread while it has work, resumeThread
+ * (approving) when it waits for an approval.
+ *
+ * Counted over all runs: double executions of calls that had completed before the kill (ledger or
+ * checkpoint write), lost calls, stuck threads, tool calls without exactly one ToolMessage — all 0.
+ *
+ * GG_CRASH_RUNS sets the runs per boundary and database (default 2, so `npm test` stays short;
+ * .ci/run sets 20).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { KillPoint, WorkerConfig, WorkerSummary } from "./fixtures/workers/agent-worker.js";
+import { parseEffectLines } from "./fixtures/workers/effects.js";
+import type { EffectEvent, EffectPhase, EffectsTarget } from "./fixtures/workers/effects.js";
+import { approvalScenario, expectedKey } from "./fixtures/workers/scenarios.js";
+import { killAllWorkers, spawnWorker } from "./fixtures/workers/spawn.js";
+import { postgresConfigured, postgresForTests, uniqueName } from "./helpers/postgres.js";
+import type { ScenarioInput } from "../src/model/scenario.js";
+
+const RUNS = Math.max(1, Number(process.env.GG_CRASH_RUNS ?? 2));
+/** Crashing workers started at once (the machine is shared). */
+const PARALLEL = 4;
+
+const tmp = mkdtempSync(join(tmpdir(), "gg-crash-"));
+afterEach(killAllWorkers);
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** One turn: two fast safe calls and a slower one in a parallel batch, then an unsafe call alone. */
+const boundaryScenario: ScenarioInput = {
+  name: "boundary",
+  turns: [
+    {
+      tool_calls: [
+        { name: "effect", args: { label: "fast1", ms: 20, safe: true } },
+        { name: "effect", args: { label: "fast2", ms: 60, safe: true } },
+        { name: "effect", args: { label: "slow", ms: 250, safe: true } },
+        { name: "effect", args: { label: "after", ms: 20, safe: false } },
+      ],
+    },
+    { text: "boundary done" },
+  ],
+};
+const BOUNDARY_LABELS = ["fast1", "fast2", "slow", "after"];
+const APPROVAL_LABELS = ["d1", "e1", "d2"];
+
+interface Boundary {
+  name: string;
+  scenario: ScenarioInput;
+  labels: string[];
+  finalText: string;
+  killAt: (run: number) => KillPoint;
+}
+
+const BOUNDARIES: Boundary[] = [
+  { name: "after a tool's side effect", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "effect-end", label: BOUNDARY_LABELS[run % 4] }) },
+  { name: "after the ledger completed a call", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "ledger-done", label: BOUNDARY_LABELS[run % 4] }) },
+  { name: "after a call's checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "write-saved", label: BOUNDARY_LABELS[run % 4] }) },
+  // the run writes ~8 checkpoints: the n-th one varies with the run
+  { name: "after a full checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "checkpoint", nth: 2 + (run % 6) }) },
+  { name: "during the approval wait", scenario: approvalScenario, labels: APPROVAL_LABELS, finalText: "all done", killAt: () => ({ phase: "approval-wait" }) },
+];
+
+const approveAll = { decisions: [{ type: "approve" }, { type: "approve" }] };
+const callIdOf = (labels: string[], label: string) => `call_0_${labels.indexOf(label)}`;
+
+interface Store {
+  name: string;
+  base: (threadId: string) => Omit<WorkerConfig, "mode" | "scenario" | "workerId">;
+  events: () => Promise<EffectEvent[]>;
+}
+
+interface Counts {
+  runs: number;
+  completedBeforeKill: number;
+  doubleExecutionsOfCompleted: number;
+  rerunAfterSideEffect: number;
+  lost: number;
+  stuck: number;
+  badAnswers: number;
+}
+
+async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
+  const threads = Array.from({ length: RUNS }, (_, i) => `${store.name}-${uniqueName("t")}-${i}`);
+  // 1. Each thread in its own worker, which SIGKILLs itself at the boundary.
+  for (let i = 0; i < threads.length; i += PARALLEL) {
+    const wave = threads.slice(i, i + PARALLEL).map((threadId, j) =>
+      spawnWorker({ ...store.base(threadId), mode: "start", scenario: boundary.scenario, workerId: `A${i + j}`, ledger: true, ledgerLeaseMs: 1_000, killAt: boundary.killAt(i + j) }),
+    );
+    const exits = await Promise.all(wave.map((w) => w.exited));
+    // The precondition: every worker died at its boundary (none ran to the end).
+    for (const [k, exit] of exits.entries()) expect(exit.signal, wave[k]?.stderr()).toBe("SIGKILL");
+  }
+  const beforeContinue = await store.events();
+  // 2. One fresh worker picks every thread up.
+  const b = await spawnWorker(
+    {
+      ...store.base(threads[0] as string),
+      mode: "recover",
+      resume: approveAll,
+      scenario: boundary.scenario,
+      workerId: "B",
+      ledger: true,
+      ledgerLeaseMs: 1_000,
+      waitMs: 20_000,
+      threadIds: threads,
+    },
+    180_000,
+  ).done;
+  const after = await store.events();
+  const counts: Counts = { runs: threads.length, completedBeforeKill: 0, doubleExecutionsOfCompleted: 0, rerunAfterSideEffect: 0, lost: 0, stuck: 0, badAnswers: 0 };
+  for (const [i, threadId] of threads.entries()) {
+    const summary = b.threads?.[i] as WorkerSummary;
+    expect(summary.threadId).toBe(threadId);
+    if (!summary.finished || summary.finalText !== boundary.finalText) {
+      counts.stuck += 1;
+      process.stdout.write(`stuck ${threadId}: ${JSON.stringify({ status: summary.status, reason: summary.reason, pending: summary.pending, finalText: summary.finalText })}\n`);
+    }
+    const answers = summary.toolMessages.map((m) => m.id).sort();
+    if (JSON.stringify(answers) !== JSON.stringify([...summary.toolCalls].sort()) || summary.toolCalls.length !== boundary.labels.length) counts.badAnswers += 1;
+    for (const label of boundary.labels) {
+      const key = expectedKey(threadId, callIdOf(boundary.labels, label));
+      const phases = (events: EffectEvent[], phase: EffectPhase) => events.filter((e) => e.key === key && e.phase === phase).length;
+      const completed = phases(beforeContinue, "ledger-done") > 0 || phases(beforeContinue, "recorded") > 0;
+      const starts = phases(after, "start");
+      if (completed) {
+        counts.completedBeforeKill += 1;
+        if (starts > 1) counts.doubleExecutionsOfCompleted += 1;
+      } else if (phases(beforeContinue, "end") > 0 && starts > 1) {
+        // killed after the side effect and before any record of it: re-run with the same idempotency key
+        counts.rerunAfterSideEffect += 1;
+      }
+      if (phases(after, "end") === 0 || summary.toolMessages.find((m) => m.id === callIdOf(boundary.labels, label))?.status !== "success") counts.lost += 1;
+    }
+  }
+  return counts;
+}
+
+function expectClean(store: string, boundary: Boundary, counts: Counts) {
+  // One line per boundary and database: the counts the issue asks for.
+  process.stdout.write(`crash-boundaries ${store} | ${boundary.name} | ${JSON.stringify(counts)}\n`);
+  expect(counts).toMatchObject({ doubleExecutionsOfCompleted: 0, lost: 0, stuck: 0, badAnswers: 0 });
+}
+
+describe("SIGKILL at every step boundary, on a SQLite file", () => {
+  let n = 0;
+  const store = (): Store => {
+    n += 1;
+    const path = join(tmp, `effects-${n}.log`);
+    const db = `sqlite:${join(tmp, `crash-${n}.db`)}`;
+    const effects: EffectsTarget = { kind: "file", path };
+    return {
+      name: "sqlite",
+      base: (threadId) => ({ db, threadId, effects, leaseMs: 500 }),
+      events: async () => (existsSync(path) ? parseEffectLines(readFileSync(path, "utf8")) : []),
+    };
+  };
+  for (const boundary of BOUNDARIES) {
+    it(`${boundary.name}: ${RUNS} run(s)`, async () => {
+      expectClean("sqlite", boundary, await crashRuns(store(), boundary));
+    }, 120_000 + RUNS * 20_000);
+  }
+});
+
+describe.runIf(postgresConfigured)("SIGKILL at every step boundary, on PostgreSQL", () => {
+  const schema = uniqueName("gg_crash");
+  const table = `"${schema}".effects`;
+  let pool: pg.Pool | undefined;
+  let ready: Promise<string | undefined> | undefined;
+  const database = () =>
+    (ready ??= (async () => {
+      const url = await postgresForTests();
+      if (!url) return undefined;
+      pool = new pg.Pool({ connectionString: url, max: 2 });
+      await pool.query(`CREATE SCHEMA "${schema}"`);
+      await pool.query(`CREATE TABLE ${table} (id BIGSERIAL PRIMARY KEY, key TEXT NOT NULL, label TEXT NOT NULL, phase TEXT NOT NULL, pid INTEGER NOT NULL)`);
+      return url;
+    })());
+  afterAll(async () => {
+    await pool?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool?.end();
+  });
+  for (const boundary of BOUNDARIES) {
+    it(`${boundary.name}: ${RUNS} run(s)`, async () => {
+      const url = await database();
+      if (!url || !pool) return;
+      const client = pool;
+      const store: Store = {
+        name: "postgres",
+        base: (threadId) => ({ db: url, schema, threadId, effects: { kind: "postgres", url, table } }),
+        events: async () => (await client.query<EffectEvent>(`SELECT key, label, phase, pid FROM ${table} ORDER BY id`)).rows,
+      };
+      expectClean("postgres", boundary, await crashRuns(store, boundary));
+    }, 120_000 + RUNS * 20_000);
+  }
+});
