@@ -40,7 +40,7 @@ function killDuringSaves(minSaves: number, extraMs: number): Promise<number> {
 const tempFiles = () => readdirSync(dir).filter(isTempFileName);
 
 describe("atomic save under SIGKILL", () => {
-  it("leaves the old or the new file whole, never a mix or a truncation; the next open removes the temp files", { timeout: 120_000 }, async () => {
+  it("leaves the old or the new file whole, never a mix or a truncation; the next open removes the temp files", { timeout: 300_000 }, async () => {
     writeFileSync(path.join(dir, "big.txt"), A);
     let saves = 0;
     let tempLeft = 0;

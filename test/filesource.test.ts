@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBlockEditTool, createFileTool } from "../src/builtin/index.js";
 import { inMemoryMemory, MemoryError, type MemoryStore } from "../src/memory/index.js";
-import { FileSource, isTempFileName, SourceManager, type FileRule, type SourceNotification } from "../src/sources/index.js";
+import { FileSource, isTempFileName, SourceManager, writeFileAtomic, type FileRule, type SourceNotification } from "../src/sources/index.js";
 import { callTool, callToolJson } from "./helpers/tool-call.js";
 
 const RULES: FileRule[] = [
@@ -363,5 +363,19 @@ describe("watch mode", () => {
     const manager = new SourceManager().register(source());
     expect(await manager.pause("repo")).toMatch(/block source, not a stream/);
     expect(manager.status("repo")).toMatchObject({ kind: "block", state: "idle" });
+  });
+});
+
+describe("writeFileAtomic (the same descriptor-based write for a trusted absolute path)", () => {
+  it("replaces, refuses an existing target when exclusive, keeps the mode and leaves no temp file", async () => {
+    const target = path.join(base, "src", "atomic.txt");
+    await writeFileAtomic(target, "one");
+    chmodSync(target, 0o600);
+    await writeFileAtomic(target, "two");
+    expect(readFileSync(target, "utf8")).toBe("two");
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    await expect(writeFileAtomic(target, "three", { exclusive: true })).rejects.toMatchObject({ code: "EEXIST" });
+    expect(readFileSync(target, "utf8")).toBe("two");
+    expect(readdirSync(path.join(base, "src")).filter(isTempFileName)).toEqual([]);
   });
 });

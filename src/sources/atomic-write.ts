@@ -1,3 +1,4 @@
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { modeIn, openDirChain, writeFileIn } from "./safe-fs.js";
 
@@ -8,7 +9,8 @@ import { modeIn, openDirChain, writeFileIn } from "./safe-fs.js";
  * existing target) all go through that descriptor (see `writeFileIn`). The directory is fsynced.
  */
 export async function writeFileAtomic(target: string, data: string | Uint8Array, options: { exclusive?: boolean } = {}): Promise<void> {
-  const dir = await openDirChain(path.dirname(path.resolve(target)), []);
+  // The directory by its real path: the descriptor checks compare against it.
+  const dir = await openDirChain(await realpath(path.dirname(path.resolve(target))), []);
   try {
     const name = path.basename(target);
     await writeFileIn(dir, name, data, { exclusive: options.exclusive ?? false, mode: (await modeIn(dir, name)) ?? 0o644 });

@@ -161,7 +161,9 @@ export async function readFileIn(
   }
   try {
     if (opened.stats.size > maxBytes) return { tooLarge: opened.stats.size };
-    return { data: await opened.handle.readFile(), stats: opened.stats };
+    const data = await opened.handle.readFile();
+    if (data.length > maxBytes) return { tooLarge: data.length }; // it grew after the fstat
+    return { data, stats: opened.stats };
   } finally {
     await opened.handle.close().catch(() => undefined);
   }
