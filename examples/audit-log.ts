@@ -1,4 +1,7 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { auditArgs, auditId, openAuditSink, truncateResult, type AuditRecord } from "guarded-graph";
 
 /** Writes one guard decision to a durable JSONL audit log, with secrets redacted, and reads it back. */
@@ -29,4 +32,10 @@ export async function auditLogExample(dir: string): Promise<{ records: AuditReco
   // A long tool result keeps its head and tail within the limit.
   const preview = truncateResult("log line\n".repeat(10_000), 200);
   return { records, preview };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { records, preview } = await auditLogExample(mkdtempSync(join(tmpdir(), "audit-")));
+  console.log(JSON.stringify(records, null, 2));
+  console.log(preview);
 }

@@ -3,6 +3,7 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createGuardedAgent, defineTool, MemoryAuditSink, pendingApproval, PermissionPolicy } from "guarded-graph";
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
 
 const deployments = new Map([["web", 3], ["db", 1]]);
@@ -61,3 +62,5 @@ export async function quickstart() {
     .map((r) => `${r.toolCallId} ${r.decision} (${r.ruleId})`);
   return { pending, answer: String(done.messages.at(-1)?.content), decisions, deployments: Object.fromEntries(deployments) };
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(await quickstart());

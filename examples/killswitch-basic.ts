@@ -1,4 +1,5 @@
 // Remote killswitch: one process-wide cached policy, consulted synchronously before every tool call.
+import { fileURLToPath } from "node:url";
 import { sharedKillswitch } from "guarded-graph";
 
 export async function killswitchExample(policyUrl: string, log: (line: string) => void = console.log) {
@@ -29,3 +30,6 @@ export async function killswitchExample(policyUrl: string, log: (line: string) =
   await lease.release(); // the last holder stops timers and aborts any fetch
   return { status: snapshot.status, deploy, read };
 }
+
+// Run directly without POLICY_URL it shows the fail-safe: no policy could be fetched, so risky calls are denied.
+if (process.argv[1] === fileURLToPath(import.meta.url)) await killswitchExample(process.env.POLICY_URL ?? "http://127.0.0.1:9/agent-policy");

@@ -1,9 +1,9 @@
 // Memory blocks, archival recall and a FileSource on SQLite, driven through the built-in tools.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { createBuiltinTools, defaultToolRules, renderToolUsageRules } from "../src/builtin/index.js";
-import { openSqliteMemory } from "../src/memory/index.js";
-import { FileSource, SourceManager } from "../src/sources/index.js";
+import { fileURLToPath } from "node:url";
+import { createBuiltinTools, defaultToolRules, FileSource, openSqliteMemory, renderToolUsageRules, SourceManager } from "guarded-graph/memory";
 
 export async function runMemoryQuickstart(workDir: string) {
   // 1. Memory on SQLite (blocks in a LangGraph BaseStore, archival entries in FTS5).
@@ -47,3 +47,5 @@ export async function runMemoryQuickstart(workDir: string) {
   await close();
   return { found, consent, refused, info, status, rules: defaultToolRules(), prompt: renderToolUsageRules([block!, blockEdit!, recall!, source!, file!]) };
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.dir(await runMemoryQuickstart(mkdtempSync(path.join(tmpdir(), "memory-"))), { depth: 4 });

@@ -2,9 +2,11 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { HumanMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { guardMiddleware, type ApprovalRequest } from "../src/middleware/index.js";
-import { defineTool } from "../src/tools/index.js";
+import { defineTool } from "guarded-graph";
+import { guardMiddleware, type ApprovalRequest } from "guarded-graph/middleware";
+import { ScriptedChatModel } from "guarded-graph/testing";
 
 const getPods = defineTool({
   name: "get_pods",
@@ -56,4 +58,23 @@ export async function runWithReview(
     const decisions = pending.value.actionRequests.map(() => ({ type: decision }));
     result = await agent.invoke(new Command({ resume: { decisions } }), config);
   }
+}
+
+// Run directly: a scripted model lists the pods, then deletes a deployment; the delete asks and is approved.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const model = new ScriptedChatModel({
+    scenario: {
+      name: "middleware-example",
+      turns: [
+        { tool_calls: [{ name: "get_pods", args: { namespace: "staging" } }] },
+        { tool_calls: [{ name: "delete_deployment", args: { namespace: "staging", name: "web" } }] },
+        { text: "Deleted staging/web." },
+      ],
+    },
+  });
+  const result = await runWithReview(createOpsAgent(model), "example", "Remove web from staging", (request) => {
+    console.log(`asked: ${request.actionRequests.map((a) => a.description).join("; ")}`);
+    return "approve";
+  });
+  for (const message of result.messages) console.log(`${message.getType()}: ${message.text}`);
 }

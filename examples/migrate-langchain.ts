@@ -7,7 +7,9 @@
 //     toolCallLimitMiddleware({ toolName: "search", threadLimit: 5 }),
 //   ] })
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { HumanMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { fileURLToPath } from "node:url";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { z } from "zod";
@@ -55,4 +57,16 @@ export async function runMigrated(model: BaseChatModel, text: string, decide: "a
     result = await agent.invoke(new Command({ resume: { decisions } }), config);
   }
   return result.messages;
+}
+
+// Run directly: a scripted model searches twice, deploys (approved), searches again past the run limit.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const model = fakeModel()
+    .respondWithTools([{ name: "search", args: { query: "a" }, id: "s1" }, { name: "search", args: { query: "b" }, id: "s2" }])
+    .respondWithTools([{ name: "deploy", args: { service: "web" }, id: "d1" }])
+    .respondWithTools([{ name: "search", args: { query: "c" }, id: "s3" }])
+    .respond(new AIMessage("not reached"));
+  const messages = await runMigrated(model, "ship it", "approve");
+  for (const message of messages) if (message.getType() === "tool") console.log(`tool: ${message.text}`);
+  console.log(`last: ${messages.at(-1)?.text}`);
 }

@@ -10,7 +10,9 @@
 //     RequiredBeforeExitToolRule(tool_name="save_notes"),
 //   ]
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { HumanMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { fileURLToPath } from "node:url";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
 import { createGuardedAgent, defineTool, type ToolRule } from "guarded-graph";
@@ -49,4 +51,16 @@ export async function runLettaStyle(model: BaseChatModel, text: string) {
   const agent = createLettaStyleAgent(model);
   const result = await agent.invoke({ messages: [new HumanMessage(text)] }, { configurable: { thread_id: "migrate-letta" } });
   return result.messages;
+}
+
+// Run directly: a scripted model that ignores tool_choice; the rules force plan, deploy and save_notes.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const model = fakeModel()
+    .respondWithTools([{ name: "load_profile", args: {}, id: "l1" }])
+    .respond(new AIMessage("planning"))
+    .respond(new AIMessage("deploying"))
+    .respond(new AIMessage("saving"));
+  const messages = await runLettaStyle(model, "release");
+  for (const message of messages) if (message.getType() === "tool") console.log(`tool: ${message.text}`);
+  console.log(`last: ${messages.at(-1)?.text}`);
 }

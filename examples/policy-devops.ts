@@ -1,14 +1,15 @@
 // Permission policy from a file: decide allow / deny / ask for DevOps tool calls.
 import { fileURLToPath } from "node:url";
-import { checkPolicy, loadPolicyFile, permissionPolicy } from "../src/policy/index.js";
+import { checkPolicy, loadPolicyFile, permissionPolicy } from "guarded-graph";
+import { DEVOPS_POLICY } from "guarded-graph/graphs";
 
-const devopsPolicy = fileURLToPath(new URL("../policies/devops.yaml", import.meta.url));
+const devopsPolicy = DEVOPS_POLICY; // the bundled policies/devops.yaml; use your own file path
 
 export async function policyExample(log: (line: string) => void = console.log) {
   const loaded = await loadPolicyFile(devopsPolicy); // YAML, JSON or TOML; errors name file, path and expectation
   const { errors, warnings } = checkPolicy(loaded);
   if (errors.length > 0) throw new Error(errors.join("\n"));
-  warnings.forEach((warning) => log(`warning: ${warning}`));
+  warnings.forEach((warning: string) => log(`warning: ${warning}`));
 
   const policy = permissionPolicy(loaded);
   const calls: [string, Record<string, unknown>][] = [

@@ -1,5 +1,6 @@
 // Permission rules in code: deny beats ask beats allow, whatever the order they are written in.
-import { PermissionPolicy } from "../src/policy/index.js";
+import { fileURLToPath } from "node:url";
+import { PermissionPolicy } from "guarded-graph";
 
 export function inlinePolicyExample() {
   const policy = new PermissionPolicy(
@@ -17,3 +18,5 @@ export function inlinePolicyExample() {
     other: policy.decide("delete_file", { path: "/tmp/x" }), // ask (risk:high, no rule matched)
   };
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(inlinePolicyExample());

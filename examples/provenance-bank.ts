@@ -1,5 +1,6 @@
 // Provenance: pay the IBAN the user typed, ask before paying one that only a file or an email named.
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { fileURLToPath } from "node:url";
 import { parsePolicy, permissionPolicy } from "guarded-graph";
 
 const policy = permissionPolicy(
@@ -38,4 +39,8 @@ export function provenanceExample() {
     // deny: over the budget of 5,000 per request, wherever the recipient came from
     large: policy.decide("send_money", { recipient: "GB29NWBK60161331926819", amount: 6000 }, "high", context),
   };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const [name, decision] of Object.entries(provenanceExample())) console.log(`${name}: ${decision.mode} (${decision.ruleId})`);
 }

@@ -1,4 +1,5 @@
 // Tool rules for an ETL agent (seed 001's example 1), checked the way the guard checks them.
+import { fileURLToPath } from "node:url";
 import { assertValidRules, executionPlan, rules, ToolRulesEngine } from "guarded-graph";
 
 export const tools = new Map<string, readonly string[]>([
@@ -48,4 +49,4 @@ export function runEtlExample(): string[] {
   return log;
 }
 
-if (process.argv[1]?.endsWith("rules-etl.ts")) console.log(runEtlExample().join("\n\n"));
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(runEtlExample().join("\n\n"));

@@ -1,6 +1,7 @@
 import { HumanMessage, ToolMessage, type AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { createDevopsTools, createSandbox } from "../graphs/tools/devops.js";
+import { fileURLToPath } from "node:url";
 import { createModel } from "guarded-graph";
+import { createDevopsTools, createSandbox } from "guarded-graph/graphs";
 
 /**
  * The model and the sandbox tools, with no guard in between: with no OPENAI_API_KEY or
@@ -15,8 +16,12 @@ export async function offlineModelExample(env: Record<string, string | undefined
   const reply = (await model.invoke(messages)) as AIMessage;
   messages.push(reply);
   for (const call of reply.tool_calls ?? []) {
-    const tool = tools.find((t) => t.name === call.name)!;
+    const tool = tools.find((t: { name: string }) => t.name === call.name)!;
     messages.push(new ToolMessage({ tool_call_id: call.id!, content: String(await tool.invoke(call.args)) }));
   }
   return messages;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const message of await offlineModelExample()) console.log(`${message.getType()}: ${message.text || JSON.stringify((message as AIMessage).tool_calls)}`);
 }

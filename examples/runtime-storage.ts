@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { acquireThreadLock, listThreads, openCheckpointer, openLedger } from "guarded-graph";
 
 /** Storage in one place: a checkpointer, a per-thread lock and the exactly-once ledger. */
@@ -27,3 +28,6 @@ export async function storageExample(spec = "sqlite:.guarded-graph/checkpoints.d
     await close();
   }
 }
+
+// Needs better-sqlite3 for sqlite: specs (npm install better-sqlite3); "memory:" needs nothing, postgres:// needs pg.
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(await storageExample(process.argv[2]));

@@ -187,3 +187,37 @@ describe("rule files: the bad field is named", () => {
     expect(errorOf([{ type: "Terminal" }])).toBe('invalid tool rules: rule 0 (Terminal): field "tool" is required (a tool name, or "*")');
   });
 });
+
+describe("execution outcomes as the model reads them", () => {
+  it("pins the failure, timeout, cancel and abandon sentences", () => {
+    expect(messages.execution.failed("api", "HTTP 500")).toBe("Error: api failed: HTTP 500");
+    expect(messages.execution.timedOut("api", messages.abortCauses.timeout(500))).toBe("Error: api timed out after 500 ms");
+    expect(messages.execution.didNotRun("api", messages.abortCauses.run())).toBe("Cancelled: api did not run: the run was cancelled");
+    expect(messages.execution.stopped("api", messages.abortCauses.sibling("c1", "db", "boom"))).toBe(
+      "Cancelled: api stopped because sibling call c1 (db) in the same batch failed: boom",
+    );
+    expect(messages.execution.abandoned("api", messages.abortCauses.timeout(50), 1000, true)).toBe(
+      "Error: api timed out after 50 ms and did not stop within 1000 ms of its abort signal; it was abandoned",
+    );
+    expect(messages.execution.notRegistered("ghost")).toBe('Error: tool "ghost" is not registered with the guard');
+  });
+
+  it("a failing tool's ToolMessage, through the agent", async () => {
+    const broken = defineTool({ name: "broken", description: "Fails", schema: z.object({}), risk: "low", execute: () => { throw new Error("disk full"); } });
+    const model = fakeModel().respondWithTools([{ name: "broken", args: {}, id: "b" }]).respond(new AIMessage("sorry"));
+    const graph = createGuardedAgent({ model, tools: [broken], checkpointer: new MemorySaver() });
+    const out = await graph.invoke({ messages: [new HumanMessage("go")] }, thread("exec"));
+    expect(toolText(out.messages, "b")).toBe("Error: broken failed: disk full");
+  });
+});
+
+describe("limit endings", () => {
+  it("pins the run-ending message and the error text", () => {
+    expect(messages.limitEndings.ended("MaxCalls:api#0", "call limit reached: api may be called at most 1 time per run and was called 1 time")).toBe(
+      "Stopped: call limit reached: api may be called at most 1 time per run and was called 1 time (rule MaxCalls:api#0), so this run ends here.",
+    );
+    expect(messages.limitEndings.error("MaxTotalCalls:*#0", "call limit reached: at most 2 calls to all tools together per run, and 2 were made")).toBe(
+      "Tool call limit exceeded by rule MaxTotalCalls:*#0: call limit reached: at most 2 calls to all tools together per run, and 2 were made.",
+    );
+  });
+});

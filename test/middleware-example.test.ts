@@ -47,10 +47,10 @@ describe("examples/middleware-basic.ts", () => {
   });
 });
 
-describe("docs/readme/middleware.md", () => {
+describe("docs/middleware.md", () => {
   it("shows examples/middleware-basic.ts as it is", async () => {
-    const doc = await readFile(new URL("../docs/readme/middleware.md", import.meta.url), "utf8");
+    const doc = await readFile(new URL("../docs/middleware.md", import.meta.url), "utf8");
     const example = await readFile(new URL("../examples/middleware-basic.ts", import.meta.url), "utf8");
-    expect(doc).toContain(`\`\`\`ts\n// examples/middleware-basic.ts\n${example}\`\`\``);
+    expect(doc).toContain(`<!-- example: examples/middleware-basic.ts -->\n\`\`\`ts\n${example}\`\`\``);
   });
 });

@@ -291,6 +291,60 @@ const SCENARIOS: PeerScenario[] = [
       noOrphans(o);
     },
   },
+  // ── LangChain interruptOn per tool (t13a's feature, landed; scenarios from hitl.test.ts) ─────────
+  {
+    id: "H7", peer: "langchain", same: true,
+    title: "interruptOn: { search: true } makes an otherwise allowed tool ask",
+    scenario: { tools: [search], guard: { interruptOn: { search: true } }, replies: [[{ name: "search", id: "s" }], "done"], steps: [{ input: "go" }] },
+    check: (o) => {
+      expect(o.interrupted).toBe(true);
+      expect(o.request?.actionRequests.map((a) => a.name)).toEqual(["search"]);
+      expect(ran(o)).toEqual([]);
+    },
+  },
+  {
+    id: "H8", peer: "langchain", same: true,
+    title: "a per-tool description string is what the reviewer reads",
+    scenario: {
+      tools: [{ name: "deploy", risk: "high" }],
+      guard: { interruptOn: { deploy: { description: "Deploy to production?" } } },
+      replies: [[{ name: "deploy", id: "d" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => expect(o.request?.actionRequests[0]?.description).toBe("Deploy to production?"),
+  },
+  {
+    id: "H9", peer: "langchain", same: false,
+    why: "LangChain raises on a decision the tool does not allow and the run fails; ours refuses that resume and asks again, nothing recorded",
+    title: "a decision outside the tool's allowedDecisions",
+    scenario: {
+      tools: [{ name: "deploy", risk: "high" }],
+      guard: { interruptOn: { deploy: { allowedDecisions: ["approve", "reject"] } } },
+      replies: [[{ name: "deploy", args: { env: "prod" }, id: "d" }], "done"],
+      steps: [{ input: "go" }, { resume: { decisions: [{ type: "edit", editedAction: { name: "deploy", args: { env: "dev" } } }] } }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual([]);
+      expect(o.error).toBeUndefined();
+      expect(o.interrupted).toBe(true);
+      expect(o.request?.reviewConfigs[0]?.allowedDecisions).toEqual(["approve", "reject"]);
+    },
+  },
+  {
+    id: "H10", peer: "langchain", same: false,
+    why: "LangChain runs a tool left out of interruptOn (or set to false) without asking; ours never weakens the guard: a high-risk tool still asks",
+    title: "interruptOn: { deploy: false } on a high-risk tool",
+    scenario: {
+      tools: [{ name: "deploy", risk: "high" }],
+      guard: { interruptOn: { deploy: false } },
+      replies: [[{ name: "deploy", id: "d" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.interrupted).toBe(true);
+      expect(ran(o)).toEqual([]);
+    },
+  },
   // ── Letta ToolRulesSolver ──────────────────────────────────────────────────────────────────────
   {
     id: "E1", peer: "letta", same: true,
@@ -545,7 +599,7 @@ describe("peer scenario counts (for the migration guides)", () => {
       const mine = all.filter((s) => s.peer === peer);
       return { same: mine.filter((s) => s.same).length, total: mine.length };
     };
-    expect(count("langchain")).toEqual({ same: 15, total: 19 });
+    expect(count("langchain")).toEqual({ same: 17, total: 23 });
     expect(count("letta")).toEqual({ same: 13, total: 15 });
     for (const s of all) if (!s.same) expect((s as PeerScenario).why, s.id).toBeTruthy();
   });

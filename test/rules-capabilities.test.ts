@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parsePolicy } from "../src/policy/file.js";
+import { play } from "./helpers/peer-harness.js";
 import { ToolRulesEngine, validateRules } from "../src/rules/index.js";
 import type { RuleState } from "../src/rules/index.js";
 
@@ -54,7 +55,6 @@ describe("Periodic is forced after the reminders run out", () => {
     expect(e.forcedTool(s, 70_000)).toBeNull(); // due, but the model has not been reminded yet
     s = record(e, s, "api", 65_000); // a call made while health was due: the reminder was ignored
     expect(e.forcedTool(s, 70_000)).toEqual({ tool: "health", ruleId: "Periodic:health#0", ruleType: "Periodic", args: { deep: true } });
-    expect(e.forcedTool(s, 70_000, { periodicReminders: 2 })).toBeNull();
     s = record(e, s, "health", 71_000);
     expect(e.forcedTool(s, 72_000)).toBeNull();
   });
@@ -115,5 +115,22 @@ tool_rules:
       { tool: "api", type: "MustFollow", conditions: ["login"], scope: "thread" },
     ]);
     expect(() => load(`tool_rules:\n  - { tool: a, type: Terminal, exitBehavior: end }\n`)).toThrow(/exitBehavior.*has no meaning for Terminal/);
+  });
+});
+
+describe("Periodic forcing through the agent and the middleware", () => {
+  it.each([["agent"], ["middleware"]] as const)("%s: an ignored due reminder becomes a forced call with the rule's args", async (entry) => {
+    let clock = 1_000_000;
+    const outcome = await play(entry, {
+      tools: [{ name: "health" }, { name: "api" }],
+      rules: [{ type: "Periodic", tool: "health", durationMs: 60_000, args: { deep: true } }],
+      guard: { now: () => (clock += 10) },
+      replies: [[{ name: "api", id: "a" }], "ignores tool_choice", "done"],
+      steps: [{ input: "go" }],
+    });
+    expect(outcome.toolChoices[0]).toBeUndefined(); // due, only reminded in the prompt
+    expect(outcome.toolChoices[1]).toEqual(entry === "agent" ? "health" : { type: "function", function: { name: "health" } });
+    expect(outcome.executed).toEqual([{ tool: "api", args: {} }, { tool: "health", args: { deep: true } }]);
+    expect(outcome.toolChoices[2]).toBeUndefined(); // called: no longer due
   });
 });

@@ -6,7 +6,7 @@ import { policyCommand } from "./commands/policy.js";
 import { RUN_USAGE, runCommand } from "./commands/run.js";
 import { showCommand, threadsCommand } from "./commands/threads.js";
 import { CliError } from "./errors.js";
-import { stdOutput, type Output } from "./render.js";
+import { endQuietlyOnBrokenPipe, stdOutput, type Output } from "./render.js";
 
 export const USAGE = `guarded-graph — run guarded LangGraph agents, answer their approvals, read the audit log
 
@@ -20,6 +20,7 @@ Usage:
   guarded-graph audit [THREAD] [--follow] [--json] [--limit N]
   guarded-graph policy check FILE [--graph devops|etl|memory] [--json]
   guarded-graph policy plan FILE
+  guarded-graph policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME]
   guarded-graph demo [--yes | --interactive]
 
 Graphs: devops, etl, memory.
@@ -32,6 +33,7 @@ Model:   OPENAI_API_KEY / OPENAI_BASE_URL / MODEL; without them a scripted model
 /** Runs one CLI invocation and returns its exit code (0 ok, 1 refused or failed, 2 usage). */
 export async function main(argv: string[], output: Output = stdOutput): Promise<number> {
   const [command, ...rest] = argv;
+  if (output === stdOutput) endQuietlyOnBrokenPipe();
   try {
     switch (command) {
       case "run":

@@ -12,6 +12,24 @@ export const stdOutput: Output = {
   err: (line) => void process.stderr.write(`${line}\n`),
 };
 
+let pipeHandled = false;
+
+/**
+ * A reader that stops early (`guarded-graph audit --json | head`) closes the pipe; every command then
+ * ends quietly, as Unix tools do, instead of dying with an EPIPE stack trace. Other stream errors are
+ * rethrown.
+ */
+export function endQuietlyOnBrokenPipe(): void {
+  if (pipeHandled) return;
+  pipeHandled = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+      process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+    });
+  }
+}
+
 const INDENT = "         ";
 
 export function compactJson(value: unknown, max = 200): string {

@@ -89,11 +89,21 @@ export interface GraphBuild {
   audit: AuditSink;
   policy: string | undefined;
   threadId: string;
+  /** Scenario file the thread was started with (stored in the registry); null: the graph's own. */
+  scenario?: string | null;
+}
+
+/** The scenario a new thread plays offline: GUARDED_GRAPH_SCENARIO as an absolute path, else null (the graph's own). */
+export function scenarioFromEnv(): string | null {
+  const value = process.env.GUARDED_GRAPH_SCENARIO?.trim();
+  return value ? resolve(value) : null;
 }
 
 /** The graphs the CLI runs. The DevOps sandbox of a thread is a JSON file, so `approve` in a new process sees it. */
 export async function buildGraph(name: GraphName, build: GraphBuild): Promise<ReadyGraph> {
-  const common = { checkpointer: build.checkpointer, audit: build.audit, ...(build.policy ? { policy: build.policy } : {}) };
+  // A thread plays the scenario it was started with, whatever this process's environment says.
+  const env = build.scenario === undefined ? {} : { env: { ...process.env, GUARDED_GRAPH_SCENARIO: build.scenario ?? "" } };
+  const common = { checkpointer: build.checkpointer, audit: build.audit, ...env, ...(build.policy ? { policy: build.policy } : {}) };
   switch (name) {
     case "devops": {
       const { createDevopsGraph } = await import("../../graphs/devops.js");
@@ -117,6 +127,7 @@ export async function readerGraph(session: Session, entry: ThreadEntry | undefin
     audit: new MemoryAuditSink(),
     policy: entry?.policy ?? undefined,
     threadId,
+    ...(entry ? { scenario: entry.scenario } : {}),
   });
 }
 

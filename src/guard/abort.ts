@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import { abortCauses } from "../messages/index.js";
 
 /** Why a call's signal fired: the run was cancelled, a sibling failed, or the call timed out. */
 export type AbortCause =
@@ -16,11 +17,11 @@ export class CallAbortError extends Error {
 export function describeAbort(cause: AbortCause): string {
   switch (cause.kind) {
     case "run":
-      return "the run was cancelled";
+      return abortCauses.run();
     case "sibling":
-      return `sibling call ${cause.callId} (${cause.tool}) in the same batch failed: ${cause.error}`;
+      return abortCauses.sibling(cause.callId, cause.tool, cause.error);
     case "timeout":
-      return `timed out after ${cause.ms} ms`;
+      return abortCauses.timeout(cause.ms);
   }
 }
 

@@ -7,6 +7,7 @@ import type { Guard } from "./guard.js";
 import type { CallResult, ReviewedCall } from "./state.js";
 import { claimCall } from "./ledger-claim.js";
 import { truncateResult } from "./truncate.js";
+import { execution, refusals } from "../messages/index.js";
 
 export interface ExecutedCall {
   message: ToolMessage;
@@ -46,7 +47,7 @@ function finisher(guard: Guard, call: ReviewedCall): Finish {
 
 /** A call refused at its start: its one error ToolMessage; it did not run. */
 export function refusedCall(guard: Guard, call: ReviewedCall): ExecutedCall {
-  return finisher(guard, call)("refused", call.message ?? `Refused ${call.name} (rule ${call.ruleId}): ${call.reason}.`);
+  return finisher(guard, call)("refused", call.message ?? refusals.generic(call.name, call.ruleId, call.reason));
 }
 
 function errorText(error: unknown): string {
@@ -86,12 +87,12 @@ export async function executeCall(
   const tool = guard.tool(call.name);
   const spec = guard.spec(call.name);
   const finish = finisher(guard, call);
-  if (!tool || !spec) return finish("error", `Error: tool "${call.name}" is not registered with the guard`);
+  if (!tool || !spec) return finish("error", execution.notRegistered(call.name));
 
   const timeoutMs = spec.timeoutMs ?? guard.options.defaultTimeoutMs;
   const claim = await claimCall(guard, idempotencyKey, config?.signal);
   if (claim.kind === "aborted") {
-    return finish("cancelled", `Cancelled: ${call.name} did not run: ${describeAbort({ kind: "run" })}`);
+    return finish("cancelled", execution.didNotRun(call.name, describeAbort({ kind: "run" })));
   }
   if (claim.kind === "done") return fromLedger(claim.recorded, finish);
 
@@ -103,7 +104,7 @@ export async function executeCall(
   const signal = timeout.signal ? AbortSignal.any([waitSignal, timeout.signal]) : waitSignal;
   try {
     if (signal.aborted) {
-      return finish("cancelled", `Cancelled: ${call.name} did not run: ${describeAbort(abortCauseOf(signal))}`);
+      return finish("cancelled", execution.didNotRun(call.name, describeAbort(abortCauseOf(signal))));
     }
     // A guarded tool gets its signal through `configurable`: LangChain's own signal race would reject
     // at abort time and hide a tool that ignores its signal, which the grace period must catch.
@@ -154,18 +155,18 @@ function classify(
     const cause = abortCauseOf(signal);
     return finish(
       cause.kind === "timeout" ? "error" : "cancelled",
-      `${cause.kind === "timeout" ? "Error" : "Cancelled"}: ${call.name} ${describeAbort(cause)} and did not stop within ${guard.abortGraceMs} ms of its abort signal; it was abandoned`,
+      execution.abandoned(call.name, describeAbort(cause), guard.abortGraceMs, cause.kind === "timeout"),
     );
   }
   if (settled.kind === "error") {
     if (isGraphBubbleUp(settled.error)) throw settled.error;
     if (signal.aborted) {
       const cause = abortCauseOf(signal);
-      if (cause.kind === "timeout") return finish("error", `Error: ${call.name} ${describeAbort(cause)}`);
-      return finish("cancelled", `Cancelled: ${call.name} stopped because ${describeAbort(cause)}`);
+      if (cause.kind === "timeout") return finish("error", execution.timedOut(call.name, describeAbort(cause)));
+      return finish("cancelled", execution.stopped(call.name, describeAbort(cause)));
     }
     const text = settled.error instanceof CallAbortError ? settled.error.message : errorText(settled.error);
-    return finish("error", `Error: ${call.name} failed: ${text}`);
+    return finish("error", execution.failed(call.name, text));
   }
   const { message } = settled;
   const content = typeof message.content === "string" ? message.content : JSON.stringify(message.content);

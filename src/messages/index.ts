@@ -336,3 +336,25 @@ export * from "./deploy.js";
 
 // Memory, files, data sources and messages (t15).
 export * from "./memory.js";
+
+// ---------------------------------------------------------------------------------------------
+// Execution outcomes the model reads in a call's ToolMessage.
+// ---------------------------------------------------------------------------------------------
+
+/** Why a call was aborted (the clause after "did not run:" / "stopped because"). */
+export const abortCauses = {
+  run: () => "the run was cancelled",
+  sibling: (callId: string, tool: string, error: string) => `sibling call ${callId} (${tool}) in the same batch failed: ${error}`,
+  timeout: (ms: number) => `timed out after ${ms} ms`,
+} as const;
+
+export const execution = {
+  notRegistered: (tool: string) => `Error: tool "${tool}" is not registered with the guard`,
+  /** `why` comes from describeAbort ("the run was cancelled", "it timed out after 500 ms", …). */
+  didNotRun: (tool: string, why: string) => `Cancelled: ${tool} did not run: ${why}`,
+  timedOut: (tool: string, why: string) => `Error: ${tool} ${why}`,
+  stopped: (tool: string, why: string) => `Cancelled: ${tool} stopped because ${why}`,
+  abandoned: (tool: string, why: string, graceMs: number, timeout: boolean) =>
+    `${timeout ? "Error" : "Cancelled"}: ${tool} ${why} and did not stop within ${graceMs} ms of its abort signal; it was abandoned`,
+  failed: (tool: string, text: string) => `Error: ${tool} failed: ${text}`,
+} as const;

@@ -1,5 +1,8 @@
 import picomatch from "picomatch";
+import { normaliseRules } from "../rules/normalize.js";
 import { executionPlan } from "../rules/plan.js";
+import { parseToolRules } from "../rules/schema.js";
+import { usageSentence } from "../rules/usage.js";
 import { PolicyError } from "./errors.js";
 import { provenanceWarnings } from "../provenance/check.js";
 import { validateRules } from "../rules/validate.js";
@@ -201,6 +204,11 @@ export function planPolicy(loaded: LoadedPolicy): string {
   lines.push(`  terminal: ${list(plan.terminalTools)}`, `  required before exit: ${list(plan.exitRequirements)}`);
   for (const [tool, limit] of Object.entries(plan.maxCalls)) lines.push(`  ${tool}: at most ${limit.max} per ${limit.scope}`);
   for (const [tool, ops] of Object.entries(plan.allowedOperations)) lines.push(`  ${tool} operations: ${ops.join(", ")}`);
+  // Rules the plan's data does not show (timing, exclusive groups, loop control), as the model is told them.
+  const PLANNED = new Set(["InitialCall", "MustFollow", "MustPrecede", "Terminal", "TerminalIf", "RequiredForExit", "RequiredForExitIf", "MaxCalls", "AllowedOperations"]);
+  for (const rule of normaliseRules(parseToolRules(loaded.toolRules))) {
+    if (!PLANNED.has(rule.type)) lines.push(`  ${usageSentence(rule)}`);
+  }
   lines.push("", plan.mermaid);
   return lines.join("\n");
 }

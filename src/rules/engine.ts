@@ -215,10 +215,10 @@ export class ToolRulesEngine {
    * The call the guard makes itself now (through tool_choice), or null:
    * 1. an InitialCall tool not yet run this run (one at a time; alternatives with several choices are not forced);
    * 2. a ChildTools / ConditionalNext rule that leaves exactly one allowed tool (other than its own tool);
-   * 3. a Periodic tool still due after the model made `periodicReminders` calls while it was due.
+   * 3. a Periodic tool still due after the model, reminded in the prompt, called another tool instead.
    * A tool another rule refuses now is never forced.
    */
-  forcedTool(state: RuleState, now?: number, options: { periodicReminders?: number } = {}): ForcedCall | null {
+  forcedTool(state: RuleState, now?: number): ForcedCall | null {
     const at = now ?? this.#clock();
     const derived = this.#derive(state);
     const allowed = (tool: string) => this.#allowance(state, derived, tool, at) !== null;
@@ -234,13 +234,14 @@ export class ToolRulesEngine {
       // A rule that leads back to its own tool is not forced: that would loop without end.
       if (tool !== undefined && tool !== rule.tool && allowed(tool)) return this.#forced(rule, tool, state);
     }
-    const reminders = options.periodicReminders ?? 1;
     for (const rule of this.#periodic) {
       if (rule.type !== "Periodic") continue;
       const dueSince = (state.lastCallAt[rule.tool] ?? state.runStartedAt - rule.durationMs) + rule.durationMs;
       if (at < dueSince) continue;
-      const ignored = state.history.filter((h) => h.at >= dueSince && h.tool !== rule.tool).length;
-      if (ignored >= reminders && allowed(rule.tool)) return this.#forced(rule, rule.tool, state);
+      // Reminded (the prompt names due tools) and ignored: another tool was called after it fell due.
+      let ignored = false;
+      for (const [tool, last] of Object.entries(state.lastCallAt)) if (tool !== rule.tool && last >= dueSince) ignored = true;
+      if (ignored && allowed(rule.tool)) return this.#forced(rule, rule.tool, state);
     }
     return null;
   }

@@ -5,6 +5,8 @@ import { Annotation, Command, END, MemorySaver, MessagesAnnotation, START, State
 import { createAgent } from "langchain";
 import { z } from "zod";
 import { createGuardedAgent } from "../../src/guard/agent.js";
+import { pendingApproval } from "../../src/guard/approval.js";
+import type { ApprovalRequest } from "../../src/guard/approval.js";
 import type { GuardOptions } from "../../src/guard/options.js";
 import { GuardAnnotation } from "../../src/guard/state.js";
 import { GuardedToolNode, guardedToolsRoute } from "../../src/guard/tool-node.js";
@@ -57,6 +59,8 @@ export interface Outcome {
   toolChoices: unknown[];
   /** Whether the last invoke stopped at an approval interrupt. */
   interrupted: boolean;
+  /** The approval request it stopped at, if any. */
+  request: ApprovalRequest | undefined;
 }
 
 export interface Scenario {
@@ -154,6 +158,7 @@ export async function play(entry: Entry, scenario: Scenario): Promise<Outcome> {
     error,
     toolChoices: bindings.map((b) => b.toolChoice),
     interrupted: Array.isArray(state.__interrupt__) && state.__interrupt__.length > 0,
+    request: pendingApproval(state),
   };
 }
 

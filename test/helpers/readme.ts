@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -18,6 +18,15 @@ export function examplePaths(text: string): string[] {
 
 export const README_PATH = fileURLToPath(new URL("README.md", ROOT));
 
+/** The reference pages the README links to: docs/*.md. */
+export function docPaths(): string[] {
+  const dir = new URL("docs/", ROOT);
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => fileURLToPath(new URL(name, dir)));
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv.includes("--write")) {
-  writeFileSync(README_PATH, renderReadme(readFileSync(README_PATH, "utf8")));
+  for (const path of [README_PATH, ...docPaths()]) writeFileSync(path, renderReadme(readFileSync(path, "utf8")));
 }

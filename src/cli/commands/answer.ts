@@ -89,7 +89,7 @@ export async function answerCommand(kind: AnswerKind, argv: string[], output: Ou
     const lock = await lockThread(session, threadId);
     const policy = entry.policy ?? undefined;
     const audit = await openCliAudit(flags.audit, policy);
-    const ready = await buildGraph(entry.graph, { checkpointer: session.checkpointer, audit, policy, threadId });
+    const ready = await buildGraph(entry.graph, { checkpointer: session.checkpointer, audit, policy, threadId, scenario: entry.scenario });
     try {
       const status = await threadStatus(ready.graph, threadId);
       if (!status.pending) throw new CliError(`thread ${threadId} is not waiting for approval; nothing to ${kind}`);

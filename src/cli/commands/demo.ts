@@ -41,10 +41,10 @@ export async function demoCommand(argv: string[], output: Output): Promise<numbe
   try {
     const lock = await lockThread(session, threadId);
     const audit = await openCliAudit(flags.audit, undefined);
-    const ready = await buildGraph("devops", { checkpointer: session.checkpointer, audit, policy: undefined, threadId });
+    const ready = await buildGraph("devops", { checkpointer: session.checkpointer, audit, policy: undefined, threadId, scenario: null });
     try {
       const sandbox = "sandbox" in ready ? (ready.sandbox as Sandbox) : undefined;
-      await session.registry.register({ threadId, graph: "devops", policy: null });
+      await session.registry.register({ threadId, graph: "devops", policy: null, scenario: null });
       output.out("guarded-graph demo: a DevOps agent on a sandbox cluster, guarded by policies/devops.yaml");
       output.out(`model: ${process.env.OPENAI_API_KEY || process.env.OPENAI_BASE_URL ? "ChatOpenAI (from the environment)" : "scripted (scenarios/devops-demo.yaml, offline)"} · storage: ${session.spec}`);
       output.out(`before: staging deployments ${deployments(sandbox, "staging")}; production deployments ${deployments(sandbox, "production")}`);

@@ -7,7 +7,7 @@ import { CliError } from "../errors.js";
 import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
 import { threadStatus } from "../pending.js";
 import type { Output } from "../render.js";
-import { actorOf, buildGraph, lockThread, openCliAudit, openSession, parseThreadId, policyPathFlag } from "../session.js";
+import { actorOf, buildGraph, lockThread, openCliAudit, openSession, parseThreadId, policyPathFlag, scenarioFromEnv } from "../session.js";
 
 export const RUN_USAGE = 'run GRAPH "message" [--thread ID] [--policy FILE] [--yes | --interactive | --no-interactive] [--db SPEC] [--audit SPEC]';
 
@@ -64,13 +64,14 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     const policy = known ? (known.policy ?? undefined) : policyFlag;
     const lock = await lockThread(session, threadId);
     const audit = await openCliAudit(flags.audit, policy);
-    const ready = await buildGraph(graphName.data, { checkpointer: session.checkpointer, audit, policy, threadId });
+    const scenario = known ? known.scenario : scenarioFromEnv();
+    const ready = await buildGraph(graphName.data, { checkpointer: session.checkpointer, audit, policy, threadId, scenario });
     try {
       const status = await threadStatus(ready.graph, threadId);
       if (status.pending) {
         throw new CliError(`thread ${threadId} is waiting for approval; answer it first (guarded-graph show ${threadId})`);
       }
-      await session.registry.register({ threadId, graph: graphName.data, policy: policy ?? null });
+      await session.registry.register({ threadId, graph: graphName.data, policy: policy ?? null, scenario });
       output.out(`▶  thread ${threadId} · graph ${graphName.data} · policy ${ready.policy?.source ?? "(none)"}`);
       output.out(`${"you".padEnd(8)} ${message}`);
       await drive(ready, threadId, { messages: [new HumanMessage(message)] }, { mode, actor: actorOf(flags.actor), output });

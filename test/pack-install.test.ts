@@ -1,0 +1,231 @@
+// The package as a user gets it: `npm pack`, the tarball installed into a fresh project with only
+// what a user installs (langchain, @langchain/langgraph, @langchain/core, zod, @types/node), every
+// example type-checked there with strict, NodeNext and skipLibCheck: false, and run. One install
+// is shared by all examples; the optional peers (better-sqlite3 …) are added afterwards for the
+// examples that need them, after checking that their absence is reported by name.
+//
+// Needs a fresh build (`npm test` builds first; alone: `npm run build && npx vitest run test/pack-install.test.ts`).
+import { execFile } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, "..");
+const TSC = join(ROOT, "node_modules", ".bin", "tsc");
+const installed = (name: string): string =>
+  (JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+
+/** What a user installs next to guarded-graph (same versions as this repository's lockfile, so the npm cache serves them). */
+const USER_PACKAGES = ["langchain", "@langchain/langgraph", "@langchain/core", "zod", "@types/node"];
+const OPTIONAL_PEERS = ["better-sqlite3", "pg", "@langchain/openai", "@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-checkpoint-postgres"];
+/** Examples that need a running LangGraph server: type-checked here, run by test/langgraph-dev.test.ts. */
+const NEEDS_SERVER = new Set(["cli-sdk-approval"]);
+/** Examples that open SQLite: run after better-sqlite3 is added. */
+const NEEDS_SQLITE = new Set(["memory-quickstart"]);
+
+let dir = "";
+const examples = readdirSync(join(ROOT, "examples"))
+  .filter((name) => name.endsWith(".ts"))
+  .map((name) => name.slice(0, -3))
+  .sort();
+
+async function sh(cmd: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  try {
+    const { stdout, stderr } = await run(cmd, args, { cwd: options.cwd ?? dir, env: { ...process.env, ...options.env }, maxBuffer: 32 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === "number" ? e.code : 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+const node = (file: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) => sh(process.execPath, [file, ...args], { env });
+
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
+}
+
+function nativeBuilds(path: string): string[] {
+  if (!existsSync(path)) return [];
+  const found: string[] = [];
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const child = join(path, entry.name);
+    if (entry.isDirectory() && !entry.isSymbolicLink()) {
+      if (entry.name === "build" && existsSync(join(child, "Release"))) found.push(child);
+      else found.push(...nativeBuilds(child));
+    }
+  }
+  return found;
+}
+
+beforeAll(async () => {
+  const built = join(ROOT, "dist", "src", "index.js");
+  expect(existsSync(built), "dist is missing: run npm run build").toBe(true);
+  expect(statSync(built).mtimeMs, "dist is older than src: run npm run build").toBeGreaterThanOrEqual(newestMtime(join(ROOT, "src")) - 1);
+
+  dir = mkdtempSync(join(tmpdir(), "gg-pack-"));
+  const pack = await sh("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", dir], { cwd: ROOT });
+  expect(pack.code, pack.stderr).toBe(0);
+  const tarball = join(dir, pack.stdout.trim().split("\n").at(-1) ?? "");
+
+  const project = join(dir, "project");
+  mkdirSync(join(project, "examples"), { recursive: true });
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user-project", private: true, type: "module" }));
+  const install = await sh(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball, ...USER_PACKAGES.map((name) => `${name}@${installed(name)}`)],
+    { cwd: project },
+  );
+  expect(install.code, install.stderr).toBe(0);
+  dir = project;
+  for (const name of examples) copyFileSync(join(ROOT, "examples", `${name}.ts`), join(project, "examples", `${name}.ts`));
+  writeFileSync(
+    join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        skipLibCheck: false,
+        types: ["node"],
+        outDir: "out",
+        rootDir: ".",
+      },
+      include: ["examples", "checks"],
+    }),
+  );
+  // Small scripts that check what the examples cannot show: the errors of a light install.
+  mkdirSync(join(project, "checks"));
+  writeFileSync(
+    join(project, "checks", "missing-openai.ts"),
+    `import { createModel, GuardedGraphError } from "guarded-graph";
+try {
+  await createModel({ env: { OPENAI_API_KEY: "sk-test" } });
+  console.log("no error");
+} catch (error) {
+  if (!(error instanceof GuardedGraphError)) throw error;
+  console.log(error.code + " " + error.message);
+}
+`,
+  );
+}, 600_000);
+
+afterAll(() => {
+  if (dir) rmSync(join(dir, ".."), { recursive: true, force: true });
+});
+
+describe("npm pack, installed into a fresh project", { timeout: 600_000 }, () => {
+  it("installs light: no optional peer, nothing compiled, no source map, no TypeScript source", () => {
+    for (const name of OPTIONAL_PEERS) expect(existsSync(join(dir, "node_modules", name)), `${name} was installed`).toBe(false);
+    expect(nativeBuilds(join(dir, "node_modules"))).toEqual([]);
+    const pkg = join(dir, "node_modules", "guarded-graph");
+    expect(existsSync(join(pkg, "dist", "src", "index.js"))).toBe(true);
+    expect(existsSync(join(pkg, "src"))).toBe(false);
+    expect(existsSync(join(pkg, "langgraph.json"))).toBe(false);
+    expect(existsSync(join(pkg, "policies", "policy.schema.json"))).toBe(true);
+  });
+
+  it("type-checks every example with strict, NodeNext and skipLibCheck: false, without the optional peers", async () => {
+    const result = await sh(process.execPath, [TSC, "-p", "."]);
+    expect(result.stdout + result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    for (const name of examples) expect(existsSync(join(dir, "out", "examples", `${name}.js`)), name).toBe(true);
+  });
+
+  it("every example imports guarded-graph by name, never the repository's files", () => {
+    for (const name of examples) {
+      const text = readFileSync(join(ROOT, "examples", `${name}.ts`), "utf8");
+      const specifiers = [...text.matchAll(/from "([^"]+)"/g)].map((m) => m[1] ?? "");
+      expect(specifiers.filter((s) => s.startsWith(".")), name).toEqual([]);
+    }
+  });
+
+  it("resolves the subpaths and the policy schema by name", async () => {
+    const script = join(dir, "resolve.mjs");
+    writeFileSync(
+      script,
+      `for (const s of ["guarded-graph", "guarded-graph/memory", "guarded-graph/testing", "guarded-graph/graphs", "guarded-graph/middleware"]) {
+  const m = await import(s);
+  console.log(s, Object.keys(m).length);
+}
+const { readFileSync } = await import("node:fs");
+const schema = JSON.parse(readFileSync(new URL(import.meta.resolve("guarded-graph/policy-schema.json")), "utf8"));
+console.log("schema", schema.$schema !== undefined);
+`,
+    );
+    const result = await node(script);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toMatch(/^guarded-graph \d+\nguarded-graph\/memory \d+\nguarded-graph\/testing \d+\nguarded-graph\/graphs \d+\nguarded-graph\/middleware \d+\nschema true\n$/);
+  });
+
+  it("runs every example that needs neither a server nor SQLite, each printing what it shows", async () => {
+    const expected: Record<string, RegExp> = {
+      "audit-log": /\[REDACTED\][\s\S]*"decision": "allow"/,
+      "guard-quickstart": /call_prod deny \(permission:prod\)[\s\S]*call_staging approve/,
+      "killswitch-basic": /deploy_service: deny \(killswitch:restricted\)/,
+      "middleware-basic": /asked: delete_deployment[\s\S]*tool: deleted staging\/web/,
+      "migrate-langchain": /tool: deployed web\ntool: Refused search[\s\S]*last: Stopped: call limit reached/,
+      "migrate-letta": /tool: deployed\ntool: notes saved/,
+      "policy-devops": /bash \{"command":"sudo rm -fr {2}\/"\} -> deny/,
+      "policy-inline": /mode: 'deny',\s+ruleId: 'permission:secrets'/,
+      "provenance-bank": /large: deny/,
+      "rules-etl": /shown: connect_database/,
+      "runtime-offline-model": /human: Tidy up the cluster\nai: /,
+      "runtime-storage": /kind: 'memory'/,
+    };
+    const light = examples.filter((name) => !NEEDS_SERVER.has(name) && !NEEDS_SQLITE.has(name));
+    expect(light.sort()).toEqual(Object.keys(expected).sort());
+    const results = await Promise.all(
+      light.map(async (name) => [name, await node(join("out", "examples", `${name}.js`), name === "runtime-storage" ? ["memory:"] : [])] as const),
+    );
+    for (const [name, result] of results) {
+      expect(result.stderr, name).toBe("");
+      expect(result.code, name).toBe(0);
+      expect(result.stdout, name).toMatch(expected[name] as RegExp);
+    }
+  });
+
+  it("names the optional package a feature needs when it is missing", async () => {
+    const storage = await node(join("out", "examples", "runtime-storage.js"), [`sqlite:${join(dir, "c.db")}`]);
+    expect(storage.code).not.toBe(0);
+    expect(storage.stderr).toContain('needs the optional package "better-sqlite3": run npm install better-sqlite3');
+    expect(storage.stderr).toContain("GG_ERR_MISSING_DEPENDENCY");
+    const openai = await node(join("out", "checks", "missing-openai.js"));
+    expect(openai.stdout.trim()).toBe(
+      'GG_ERR_MISSING_DEPENDENCY an OpenAI model (OPENAI_API_KEY or OPENAI_BASE_URL) needs the optional package "@langchain/openai": run npm install @langchain/openai',
+    );
+  });
+
+  it("runs the SQLite examples once better-sqlite3 is installed", async () => {
+    // --ignore-scripts and this repository's compiled binding stand in for the prebuilt binary
+    // npm would download (only the npm registry is reachable here).
+    const add = await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", `better-sqlite3@${installed("better-sqlite3")}`, `@langchain/langgraph-checkpoint-sqlite@${installed("@langchain/langgraph-checkpoint-sqlite")}`]);
+    expect(add.code, add.stderr).toBe(0);
+    const release = join("node_modules", "better-sqlite3", "build", "Release");
+    mkdirSync(join(dir, release), { recursive: true });
+    copyFileSync(join(ROOT, release, "better_sqlite3.node"), join(dir, release, "better_sqlite3.node"));
+
+    const memory = await node(join("out", "examples", "memory-quickstart.js"));
+    expect(memory.stderr).toBe("");
+    expect(memory.stdout).toMatch(/Ada prefers short answers/);
+    const storage = await node(join("out", "examples", "runtime-storage.js"), [`sqlite:${join(dir, "c.db")}`]);
+    expect(storage.stderr).toBe("");
+    expect(storage.stdout).toMatch(/kind: 'sqlite'[\s\S]*ran: true/);
+  });
+
+  it("the installed CLI checks the bundled policy and plays the DevOps demo graph from dist (SQLite storage)", async () => {
+    const bin = join(dir, "node_modules", ".bin", "guarded-graph");
+    const policy = join(dir, "node_modules", "guarded-graph", "policies", "devops.yaml");
+    const plan = await sh(bin, ["policy", "check", policy]);
+    expect(plan.stdout, plan.stderr).toMatch(/✓ .*devops\.yaml: no errors/);
+    const demo = await sh(bin, ["demo", "--yes"], { env: { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", GUARDED_GRAPH_DB: "", GUARDED_GRAPH_AUDIT: "" } });
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(demo.stdout).toMatch(/audit:\s+1 allowed, 1 denied, 1 asked, 1 human answer/);
+  });
+});
