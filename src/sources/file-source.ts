@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 import { memoryMessages } from "../messages/memory.js";
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
@@ -17,6 +16,7 @@ import type { RequiredTool } from "./requirements.js";
 import type { ToolRule } from "../rules/types.js";
 import type { GuardedTool } from "../tools/types.js";
 import { createFileTool } from "../builtin/file-tool.js";
+import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 
 export type FileOperation = "load" | "save" | "create" | "delete" | "append" | "replace";
 
