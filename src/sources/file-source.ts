@@ -16,6 +16,7 @@ import type { RequiredTool } from "./requirements.js";
 import type { ToolRule } from "../rules/types.js";
 import type { GuardedTool } from "../tools/types.js";
 import { createFileTool } from "../builtin/file-tool.js";
+import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 
 export type FileOperation = "load" | "save" | "create" | "delete" | "append" | "replace";
 
@@ -108,7 +109,7 @@ export class FileSource implements DataSource {
   constructor(options: FileSourceOptions) {
     this.id = options.id;
     const base = realpathSync(options.baseDir);
-    if (!statSync(base).isDirectory()) throw new Error(`FileSource "${options.id}": ${options.baseDir} is not a directory`);
+    if (!statSync(base).isDirectory()) throw new GuardedGraphError(ErrorCode.MEMORY_CONFIG, `FileSource "${options.id}": ${options.baseDir} is not a directory`);
     this.baseDir = base;
     this.rules = new FileRules(options.rules, options.defaultPermission ?? "denied");
     this.memory = options.memory;
