@@ -12,6 +12,7 @@ import { screenRunInput } from "./approval.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall } from "./state.js";
 import { lastAIMessage, openToolCalls } from "./turn.js";
+import { GuardConfigError } from "../errors/index.js";
 
 /** Guard options (or a prebuilt `guard`) plus the model and the graph's persistence. */
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
@@ -59,7 +60,7 @@ export function createGuardedAgent(options: GuardedAgentOptions) {
 }
 
 function requireTools(tools: GuardOptions["tools"] | undefined): GuardOptions["tools"] {
-  if (tools === undefined) throw new TypeError("createGuardedAgent needs `tools` (or a prebuilt `guard`)");
+  if (tools === undefined) throw new GuardConfigError("createGuardedAgent needs `tools` (or a prebuilt `guard`)");
   return tools;
 }
 

@@ -55,13 +55,13 @@ function textOf(content: unknown): string {
   return parts.join("\n");
 }
 
-/** A cheap identity for a message: type, id, length of content and tool call ids. */
+/** A cheap identity for a message: type, id, length, start and end of its text, tool call ids. */
 function fingerprint(message: BaseMessage): string {
   const type = message.getType();
   const content = textOf(message.content);
   const calls = type === "ai" ? ((message as { tool_calls?: { id?: string | undefined }[] }).tool_calls ?? []).map((c) => c.id ?? "").join(",") : "";
   const extra = type === "tool" ? `${(message as { tool_call_id?: string }).tool_call_id ?? ""}:${(message as { status?: string }).status ?? ""}` : "";
-  return `${type}|${message.id ?? ""}|${content.length}|${content.slice(0, 16)}|${calls}|${extra}`;
+  return `${type}|${message.id ?? ""}|${content.length}|${content.slice(0, 16)}|${content.slice(-16)}|${calls}|${extra}`;
 }
 
 interface PendingCall {
@@ -89,13 +89,16 @@ export class ProvenanceIndex {
     return this.fingerprints.length;
   }
 
-  /** True when `messages` extends what is indexed (same prefix). */
+  /**
+   * True when `messages` extends what is indexed: every indexed message is still there, unchanged
+   * (type, id, length, start and end of its text, tool call ids). A history that was rewritten anywhere
+   * (messages removed, replaced or summarised) is indexed again, so a removed message never stays
+   * a source. One pass of cheap comparisons per turn.
+   */
   extends(messages: readonly BaseMessage[]): boolean {
     if (messages.length < this.fingerprints.length) return false;
-    // The last indexed message is compared always; the rest by a sample (a rewritten history changes its tail).
-    for (let i = this.fingerprints.length - 1; i >= 0; i = i === 0 ? -1 : Math.floor(i / 2)) {
+    for (let i = this.fingerprints.length - 1; i >= 0; i--) {
       if (fingerprint(messages[i]!) !== this.fingerprints[i]) return false;
-      if (i === 0) break;
     }
     return true;
   }
