@@ -1,4 +1,4 @@
-export { createGuardedAgent, buildGuardedGraph, GUARDED_NODES, agentNode, reviewNode, toolsNode, collectNode, finishNode } from "./agent.js";
+export { createGuardedAgent, buildGuardedGraph, GUARDED_NODES, agentNode, reviewNode, toolsNode, executeNode, collectNode, finishNode } from "./agent.js";
 export type { GuardedNodeName } from "./agent.js";
 export type { GuardedAgentOptions } from "./agent.js";
 export { Guard } from "./guard.js";
