@@ -87,10 +87,24 @@ export async function benchW2(opts: { quick: boolean }): Promise<BenchRow[]> {
     };
     for (let i = 0; i < 20_000; i++) await review(i); // warm-up
 
-    const iterations = opts.quick ? 30_000 : 300_000;
-    const start = performance.now();
-    for (let i = 0; i < iterations; i++) await review(i);
-    const perSecond = iterations / ((performance.now() - start) / 1000);
+    // Process CPU time (user + system) in small blocks: other processes on a loaded machine take
+    // wall time, not this process's CPU time. Median and p25–p75 of the per-block rates.
+    const blocks = opts.quick ? 10 : 60;
+    const perBlock = 5_000;
+    const cpuRates: number[] = [];
+    const wallRates: number[] = [];
+    let next = 0;
+    for (let b = 0; b < blocks; b++) {
+      const cpu0 = process.cpuUsage();
+      const wall0 = performance.now();
+      for (let i = 0; i < perBlock; i++) await review(next++);
+      const cpu = process.cpuUsage(cpu0);
+      const wallMs = performance.now() - wall0;
+      cpuRates.push(perBlock / ((cpu.user + cpu.system) / 1e6));
+      wallRates.push(perBlock / (wallMs / 1000));
+    }
+    const perSecond = percentile(cpuRates, 0.5);
+    const spread = `p25–p75 ${Math.round(percentile(cpuRates, 0.25)).toLocaleString("en-US")}–${Math.round(percentile(cpuRates, 0.75)).toLocaleString("en-US")}/CPU-s over ${blocks} blocks of ${perBlock}; wall median ${Math.round(percentile(wallRates, 0.5)).toLocaleString("en-US")}/s`;
 
     const samples: number[] = [];
     const sampleCount = opts.quick ? 10_000 : 50_000;
@@ -103,7 +117,7 @@ export async function benchW2(opts: { quick: boolean }): Promise<BenchRow[]> {
     const total = outcomes.run + outcomes.refuse + outcomes.ask;
     const mix = `run ${Math.round((outcomes.run / total) * 100)}% / refuse ${Math.round((outcomes.refuse / total) * 100)}% / ask ${Math.round((outcomes.ask / total) * 100)}%`;
     return [
-      { workload: "W2", contender: "guard.reviewTurn", metric: "decisions per second", value: Math.round(perSecond), unit: "/s", ...atLeast(perSecond, 100_000, "/s"), note: mix },
+      { workload: "W2", contender: "guard.reviewTurn", metric: "decisions per CPU-second (median block)", value: Math.round(perSecond), unit: "/s", ...atLeast(perSecond, 200_000, "/s"), note: `${mix}; ${spread}` },
       { workload: "W2", contender: "guard.reviewTurn", metric: "p50 latency", value: round(percentile(samples, 0.5), 2), unit: "µs" },
       { workload: "W2", contender: "guard.reviewTurn", metric: "p99 latency", value: round(percentile(samples, 0.99), 2), unit: "µs" },
     ];

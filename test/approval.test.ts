@@ -614,3 +614,89 @@ describe("per-tool approval config (interruptOn, as LangChain's humanInTheLoopMi
     expect((interruptsOf(first)[0]?.value as ApprovalRequest).actionRequests.map((a) => a.toolCallId)).toEqual(["ask1"]);
   });
 });
+
+describe("a refused resume kept by LangGraph is never taken later (GuardedToolNode)", () => {
+  it("after the policy changes, a resume keyed by a wrong interrupt id does not replay the refused value", async () => {
+    const log = new ExecutionLog();
+    const model = twoAsks();
+    let strict = true;
+    // While strict, both deletes ask; afterwards only "web" asks (db is allowed).
+    const permissions = {
+      decide: (tool: string, args: unknown, risk: import("../src/tools/types.js").RiskLevel = "medium") =>
+        !strict && (args as { name?: string }).name === "db"
+          ? { mode: "allow" as const, ruleId: "test:relaxed", reason: "relaxed", risk }
+          : prodProtected.decide(tool, args, risk),
+    };
+    const State = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec });
+    const checkpointer = new MemorySaver();
+    const graph = new StateGraph(State)
+      .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+      .addNode("tools", new GuardedToolNode({ tools: k8sTools(log), permissions }))
+      .addEdge(START, "agent")
+      .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
+      .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
+      .compile({ checkpointer });
+    await graph.invoke({ messages: [new HumanMessage("x")] }, thread("stale"));
+    // One decision for two pending calls: refused (this entry point needs every call answered).
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread("stale"));
+    const head = await checkpointer.getTuple(thread("stale"));
+    // What LangGraph keeps here: the refused value as the null task's resume write.
+    expect((head?.pendingWrites ?? []).filter(([, channel]) => channel === "__resume__").map(([task, , value]) => [task, value])).toEqual([
+      ["00000000-0000-0000-0000-000000000000", { decisions: [{ type: "approve" }] }],
+    ]);
+    strict = false;
+    const out = await graph.invoke(new Command({ resume: { "0123456789abcdef0123456789abcdef": { decisions: [{ type: "reject" }] } } }), thread("stale"));
+    expect(log.entries).toHaveLength(0);
+    const request = interruptsOf(out)[0]?.value as ApprovalRequest;
+    expect(request.actionRequests.map((a) => a.toolCallId)).toEqual(["a1"]);
+    expect(request.error).toMatch(/names no pending interrupt/);
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "no" }] } }), thread("stale"));
+    expect(log.entries.map((e) => e.args.name)).toEqual(["db"]);
+  });
+});
+
+describe("only the guard answers guarded calls (guardMiddleware)", () => {
+  it("typed input with Agent Chat UI's ToolMessages while an approval waits: every open call refused, the UI's results dropped", async () => {
+    const log = new ExecutionLog();
+    const audit = new MemoryAuditSink();
+    const model = fakeModel()
+      .respondWithTools([
+        { name: "kubectl_delete", args: { resource: "deploy", name: "web", namespace: "staging" }, id: "m1" },
+        { name: "kubectl_get", args: { resource: "pods", namespace: "staging" }, id: "m2" },
+      ])
+      .respond(new AIMessage("understood"));
+    const agent = createAgent({ model, middleware: [guardMiddleware({ tools: k8sTools(log), permissions: prodProtected, audit })], checkpointer: new MemorySaver() });
+    await agent.invoke({ messages: [new HumanMessage("clean staging")] }, thread("mw-typed"));
+    const state = (await agent.getState(thread("mw-typed"))) as unknown as { values: { messages: BaseMessage[] } };
+    const added = ensureToolCallsHaveResponses(
+      state.values.messages.map((m: BaseMessage) => ({ type: m.getType(), id: m.id, tool_calls: AIMessage.isInstance(m) ? m.tool_calls : undefined })),
+    );
+    expect(added.map((m) => m.tool_call_id)).toEqual(["m1", "m2"]);
+    const out = await agent.invoke({ messages: [...added.map((m) => new ToolMessage({ ...m })), new HumanMessage("approve")] }, thread("mw-typed"));
+    expect(log.entries).toHaveLength(0);
+    expect(toolMessages(out.messages).map((m) => [m.tool_call_id, m.status])).toEqual([
+      ["m1", "error"],
+      ["m2", "error"],
+    ]);
+    expect(toolMessages(model.calls[1]?.messages ?? []).map((m) => m.content)).not.toContain("Successfully handled tool call.");
+    expect((await audit.query({ threadId: "mw-typed" })).filter((r) => r.ruleId === "approval:superseded")).toHaveLength(2);
+    expect(out.messages.at(-1)?.content).toBe("understood");
+  });
+
+  it("a normal next run is untouched (the last turn was reviewed and answered by the guard)", async () => {
+    const log = new ExecutionLog();
+    const model = fakeModel()
+      .respondWithTools([{ name: "kubectl_get", args: { resource: "pods" }, id: "n1" }])
+      .respond(new AIMessage("two pods"))
+      .respondWithTools([{ name: "kubectl_get", args: { resource: "svc" }, id: "n2" }])
+      .respond(new AIMessage("one svc"));
+    const agent = createAgent({ model, middleware: [guardMiddleware({ tools: k8sTools(log), permissions: prodProtected })], checkpointer: new MemorySaver() });
+    await agent.invoke({ messages: [new HumanMessage("pods?")] }, thread("mw-normal"));
+    const out = await agent.invoke({ messages: [new HumanMessage("svc?")] }, thread("mw-normal"));
+    expect(toolMessages(out.messages).map((m) => [m.tool_call_id, m.status])).toEqual([
+      ["n1", "success"],
+      ["n2", "success"],
+    ]);
+    expect(log.entries).toHaveLength(2);
+  });
+});

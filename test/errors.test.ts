@@ -10,7 +10,9 @@ import {
   ErrorCode,
   GuardedGraphError,
   MissingDependencyError,
+  GuardConfigError,
   ModelError,
+  RulesError,
   StorageError,
   ToolDefinitionError,
 } from "../src/errors/index.js";
@@ -24,6 +26,10 @@ import { parseStorageSpec } from "../src/storage/spec.js";
 import { ToolRegistry } from "../src/tools/registry.js";
 import { defineTool } from "../src/tools/index.js";
 import { z } from "zod";
+import { fakeModel } from "@langchain/core/testing";
+import { createGuardedAgent } from "../src/guard/agent.js";
+import { SqliteStore } from "../src/memory/sqlite-store.js";
+import { parseToolRules } from "../src/rules/schema.js";
 
 async function thrown(fn: () => unknown): Promise<unknown> {
   try {
@@ -74,6 +80,9 @@ describe("one error family with stable codes", () => {
       ],
       [await thrown(() => parsePolicy("permissions: 3", "yaml", "p.yaml")), ErrorCode.POLICY, PolicyError],
       [new MemoryError("refused", "permission:read-only"), ErrorCode.MEMORY_REFUSED, MemoryError],
+      [await thrown(() => parseToolRules([{ type: "MaxCalls", tool: "x" }])), ErrorCode.RULES, RulesError],
+      [await thrown(() => new SqliteStore(":memory:", { table: "1 bad" })), ErrorCode.MEMORY_CONFIG, GuardedGraphError],
+      [await thrown(() => createGuardedAgent({ model: fakeModel() } as never)), ErrorCode.GUARD_CONFIG, GuardConfigError],
       [new CliError("bad flag", 2), ErrorCode.CLI_USAGE, CliError],
       [new CliError("refused"), ErrorCode.CLI_FAILED, CliError],
     ];
@@ -101,7 +110,7 @@ describe("one error family with stable codes", () => {
         }
       }
     };
-    for (const area of ["storage", "audit", "model", "tools", "cli", "killswitch", "errors"]) walk(join(root, area));
+    for (const area of ["storage", "audit", "model", "tools", "cli", "killswitch", "errors", "rules"]) walk(join(root, area));
     expect(offenders).toEqual([]);
   });
 });

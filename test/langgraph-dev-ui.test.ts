@@ -239,4 +239,36 @@ describe.runIf(CLI_AVAILABLE)("Agent Chat UI against langgraph dev: approve, edi
     expect(records.map((r) => r.actor)).toEqual([USER]);
     expect(records[0]?.detail).toEqual(expect.objectContaining({ actorSource: "langgraph_auth_user", claimedActor: "the-boss" }));
   });
+
+  it("typing in the chat while the approval waits: the UI's 'Successfully handled tool call.' is never taken as the result; the call is refused and audited", async () => {
+    const { threadId } = await waitingForApproval("typed");
+    // handleSubmit: ensureToolCallsHaveResponses(stream.messages) before the new human message.
+    const uiMessages = z
+      .array(z.object({ type: z.string(), id: z.string().optional(), tool_calls: z.array(z.object({ id: z.string().optional(), name: z.string() })).optional() }))
+      .parse(((await client.threads.get(threadId)).values as { messages?: unknown }).messages);
+    const pendingId = uiMessages.filter((m) => m.type === "ai").at(-1)?.tool_calls?.[0]?.id;
+    expect(pendingId).toBeTruthy();
+    const added = ensureToolCallsHaveResponses(uiMessages);
+    expect(added.map((m) => [m.tool_call_id, m.content])).toEqual([[pendingId, "Successfully handled tool call."]]);
+    const human = { id: randomUUID(), type: "human" as const, content: [{ type: "text" as const, text: "approve" }] };
+    const started = Date.now();
+    await collect(
+      client.runs.stream(threadId, ASSISTANT, {
+        input: { messages: [...added, human] },
+        streamMode: [...UI_STREAM_MODES],
+        streamSubgraphs: true,
+        streamResumable: true,
+        onDisconnect: "continue",
+      }),
+    );
+    timings["typed:message"] = Date.now() - started;
+    const after = await threadNow(threadId);
+    expect(after.status).not.toBe("error");
+    const results = after.messages.filter((m) => m.type === "tool" && m.tool_call_id === pendingId).map((m) => String(m.content));
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatch(/^Refused kubectl_delete by rule approval:superseded: /);
+    expect(after.messages.some((m) => String(m.content) === "Successfully handled tool call.")).toBe(false);
+    const audited = readFileSync(auditFile, "utf8").split("\n").filter((line) => line.includes(threadId) && line.includes("approval:superseded"));
+    expect(audited.length).toBeGreaterThan(0);
+  });
 });

@@ -41,6 +41,15 @@ describe("LangGraph CLI availability and version pins", () => {
     expect(pkg.config.langgraphCli).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
+  it("CI and `npm run dev` install the CLI at the pinned version, named in one place", () => {
+    const ci = readFileSync(join(ROOT, ".ci", "run"), "utf8");
+    expect(ci).toContain(`LG_CLI_VERSION="$(node -p 'require("./package.json").config.langgraphCli')"`);
+    expect(ci).toContain('"@langchain/langgraph-cli@$LG_CLI_VERSION"');
+    expect(ci).not.toMatch(/langgraph-cli@\d/);
+    const scripts = z.object({ scripts: z.record(z.string(), z.string()) }).parse(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"))).scripts;
+    expect(scripts.dev).toContain("@langchain/langgraph-cli@$npm_package_config_langgraphCli");
+  });
+
   it.runIf(available)("the CLI in LANGGRAPH_CLI_BIN is the pinned one", () => {
     expect(installedVersion(BIN as string, "@langchain/langgraph-cli")).toBe(pkg.config.langgraphCli);
   });

@@ -10,6 +10,28 @@ describe("memory, file and source sentences (src/messages/memory.ts), exact text
     expect(m.noSuchFile("save", "a.txt")).toBe('file save refused for "a.txt": no such file');
   });
 
+  it("FileSource refusals and results", () => {
+    expect(m.badPath("../x", "repo", "it contains a '..' segment")).toBe(
+      `path "../x" refused by FileSource "repo": it contains a '..' segment; give a path relative to the source's base directory, like "src/app.ts"`,
+    );
+    expect(m.symlinkEscape("src/leak", "repo")).toBe('path "src/leak" refused by FileSource "repo": a symbolic link leads outside the base directory');
+    expect(m.permissionRefused("save", "docs/a.md", "repo", "docs/**", "read-only", "src/** (read-write)")).toBe(
+      'file save refused for "docs/a.md": FileSource "repo" rule "docs/**" gives it read-only; allowed paths: src/** (read-write)',
+    );
+    expect(m.permissionRefused("load", "x", "repo", undefined, "denied", "nothing")).toBe('file load refused for "x": FileSource "repo" the default permission gives it denied; allowed paths: nothing');
+    expect(m.tooLarge("load", "big", 2048, 1024)).toBe('file load refused for "big": 2048 bytes is over the 1024-byte limit');
+    expect(m.modifiedExternally("a.ts")).toBe('file save refused for "a.ts": file modified externally, use file load to refresh');
+    expect(m.appendOnly("log")).toBe('file save refused for "log": its permission is append and the block changes existing text; only appended text may be saved');
+    expect(m.alreadyExists("a.ts")).toBe('file create refused for "a.ts": it already exists; use file load');
+    expect(m.notLoaded("a.ts")).toBe('"a.ts" is not loaded; call file load first');
+    expect(m.loaded(5, "L")).toBe("loaded 5 bytes into block L");
+    expect(m.saved(5, "a.ts")).toBe("saved 5 bytes to a.ts");
+    expect(m.created("a.ts", 5, "L")).toBe("created a.ts (5 bytes) as block L");
+    expect(m.appended(3, "L")).toBe("appended 3 characters to block L; file save writes it to disk");
+    expect(m.fileChangedOutside("a.ts", "L")).toBe("a.ts changed outside the agent; use file load to refresh block L before saving");
+    expect(m.fileDeletedOutside("a.ts", "L")).toBe("a.ts was deleted outside the agent; its block L keeps the loaded content");
+  });
+
   it("reconcile", () => {
     expect(m.reconcileInSync("a.txt", "file:1:a.txt")).toBe("a.txt: disk and block file:1:a.txt agree");
     expect(m.reconcileDiffers("a.txt", "block-changed", false)).toBe("a.txt: the block has unsaved edits");

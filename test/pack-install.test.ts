@@ -218,4 +218,14 @@ console.log("schema", schema.$schema !== undefined);
     expect(storage.stderr).toBe("");
     expect(storage.stdout).toMatch(/kind: 'sqlite'[\s\S]*ran: true/);
   });
+
+  it("the installed CLI checks the bundled policy and plays the DevOps demo graph from dist (SQLite storage)", async () => {
+    const bin = join(dir, "node_modules", ".bin", "guarded-graph");
+    const policy = join(dir, "node_modules", "guarded-graph", "policies", "devops.yaml");
+    const plan = await sh(bin, ["policy", "check", policy]);
+    expect(plan.stdout, plan.stderr).toMatch(/✓ .*devops\.yaml: no errors/);
+    const demo = await sh(bin, ["demo", "--yes"], { env: { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", GUARDED_GRAPH_DB: "", GUARDED_GRAPH_AUDIT: "" } });
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(demo.stdout).toMatch(/audit:\s+1 allowed, 1 denied, 1 asked, 1 human answer/);
+  });
 });

@@ -186,6 +186,13 @@ describe("long threads", () => {
     // A rewritten history (messages removed or replaced) is not extended: it is indexed again.
     const rewritten = [messages[0]!, new HumanMessage({ content: "other", id: "h2" })];
     const third = provenanceIndex(rewritten, "thread-inc");
+    // A message replaced in the middle (same length) is noticed too: the removed value is no longer a source.
+    const middle = thread("start", [{ tool: "read", text: "value AAAA111122223333" }, { tool: "read", text: "other" }]);
+    expect(provenanceIndex(middle, "thread-mid").find(valueQuery("AAAA111122223333"), anywhere).source).toBeDefined();
+    const edited = [...middle];
+    edited[3] = new ToolMessage({ content: "value BBBB111122223333", tool_call_id: "c0", name: "read" });
+    edited.push(new HumanMessage({ content: "next", id: "h3" }));
+    expect(provenanceIndex(edited, "thread-mid").find(valueQuery("AAAA111122223333"), anywhere).source).toBeUndefined();
     expect(third).not.toBe(first);
     expect(third.find(valueQuery("DE89370400440532013000"), anywhere).source).toBeUndefined();
   });

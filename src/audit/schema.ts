@@ -12,7 +12,7 @@ export const auditRecordSchema = z.object({
   tool: z.string(),
   operation: z.string().optional(),
   args: z.string(),
-  event: z.enum(["decision", "human", "outcome", "killswitch"]),
+  event: z.enum(["decision", "human", "outcome", "killswitch", "policy"]),
   decision: z.string(),
   ruleId: z.string(),
   reason: z.string(),

@@ -12,7 +12,7 @@ export interface AuditRecord {
   /** Canonical JSON of the arguments, with redacted fields replaced by "[REDACTED]". */
   args: string;
   /** `allow`/`deny`/`ask` from review; `approve`/`edit`/`reject` from a human; `executed`/`failed`/`cancelled` after running. */
-  event: "decision" | "human" | "outcome" | "killswitch";
+  event: "decision" | "human" | "outcome" | "killswitch" | "policy";
   decision: string;
   ruleId: string;
   reason: string;

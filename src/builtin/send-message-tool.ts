@@ -3,6 +3,7 @@ import { memoryMessages } from "../messages/memory.js";
 import { MemoryError } from "../memory/errors.js";
 import { jsonValueSchema, type JsonValue } from "../memory/types.js";
 import { defineTool } from "../tools/define-tool.js";
+import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 
 export const messageTargetSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("user") }).describe("The user of this conversation"),
@@ -68,7 +69,7 @@ export class MessageRouter {
   }
 
   addChannel(channel: MessageChannel): this {
-    if (this.#channels.has(channel.name)) throw new Error(`channel "${channel.name}" is already registered`);
+    if (this.#channels.has(channel.name)) throw new GuardedGraphError(ErrorCode.MEMORY_CONFIG, `channel "${channel.name}" is already registered`);
     this.#channels.set(channel.name, channel);
     return this;
   }

@@ -102,11 +102,15 @@ export interface RemoteThreadRow {
 export async function remoteThreadRows(target: RemoteTarget): Promise<RemoteThreadRow[]> {
   const client = await connect(target);
   const rows: RemoteThreadRow[] = [];
+  const seen = new Set<string>();
   for (let offset = 0; ; offset += 100) {
     const page = await call(target, "the thread search", () =>
       client.threads.search({ status: "interrupted", limit: 100, offset, sortBy: "updated_at", sortOrder: "desc" }),
     );
     for (const thread of page) {
+      // A server that ignores `offset` would return the same page forever: stop at the first repeat.
+      if (seen.has(thread.thread_id)) return rows;
+      seen.add(thread.thread_id);
       const pending = pendingOf(thread);
       const n = pending?.actionRequests.length ?? 0;
       rows.push({

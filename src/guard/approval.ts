@@ -288,14 +288,26 @@ export function checkResume(
 export function resumeSchemaFor(
   pending: readonly ReviewedCall[],
   allowed: readonly HumanDecisionType[] | ReadonlyMap<string, readonly HumanDecisionType[]>,
-  options: { partial?: boolean } = {},
+  options: { partial?: boolean; config?: LangGraphRunnableConfig | undefined } = {},
 ) {
   return z
     .unknown()
     .superRefine((value) => {
+      if (isStaleResume(value, options.config)) throw new ApprovalResumeError(resumeMatchRefused(decisionText.staleResume));
       checkResume(pending, value, allowed, options);
     })
     .describe("{ decisions: [{ type: approve | edit | reject, ... }] } — one per pending call, in order or keyed by toolCallId");
+}
+
+/**
+ * A resume keyed by interrupt ids (a map) that does not name this interrupt gives it no value; if
+ * `interrupt()` still returns one, it is an older plain resume LangGraph kept in the checkpoint
+ * (one a GuardedToolNode or middleware refused): never taken as an answer.
+ */
+function isStaleResume(value: unknown, config: LangGraphRunnableConfig | undefined): boolean {
+  const map: unknown = config?.configurable?.__pregel_resume_map;
+  if (map === null || typeof map !== "object" || Array.isArray(map)) return false;
+  return !Object.values(map as Record<string, unknown>).includes(value);
 }
 
 // ─── bounded quoting ───────────────────────────────────────────────────────────────────────────
@@ -555,6 +567,8 @@ export interface ApprovalState {
    * only): at run start, new input finds them here, so no ToolMessage of the input is taken as their result.
    */
   pending?: { messageId: string; callIds: string[] } | null | undefined;
+  /** The model message whose review last completed (its decisions were written with the turn): at run start, a later one with open calls was never answered by the guard. */
+  reviewed?: { messageId: string } | null | undefined;
   /** Standing decisions ("don't ask again"), checkpointed with the thread; see `stickyDecisions`. */
   sticky?: StickyDecision[] | undefined;
 }
@@ -655,7 +669,7 @@ export async function resolveApprovals(
     return s ? [[c.id, s] as const] : [];
   }));
   const pending = asking.filter((c) => !byStanding.has(c.id));
-  const settled: ApprovalState = { refused: null, pending: null, sticky: standing };
+  const settled: ApprovalState = { refused: null, pending: null, sticky: standing, reviewed: { messageId: ctx.messageId } };
   // Every open call of the turn waits while the human decides (the guard has answered none of them yet).
   const waiting = { messageId: ctx.messageId, callIds: calls.map((c) => c.id) };
   if (pending.length > 0 && options.routeBack === true && !samePending(approvals.pending, waiting)) {
@@ -676,7 +690,7 @@ export async function resolveApprovals(
   const argsSchemaOf = (name: string) => schemaByName.get(name);
   const shownError = approvals.refused?.messageId === ctx.messageId ? approvals.refused.error : undefined;
   const partial = options.routeBack === true;
-  const responseSchema = resumeSchemaFor(pending, allowed, { partial });
+  const responseSchema = resumeSchemaFor(pending, allowed, { partial, config });
   let raw: unknown;
   let error = shownError;
   for (;;) {
@@ -748,7 +762,12 @@ export async function resolveApprovals(
   // Partial answer: the calls left unanswered are still waiting (review asks again after the others ran).
   const left = pending.filter((c) => !match.decisions.has(c.id)).map((c) => c.id);
   const sticky = [...standing, ...added.filter((a) => !standing.some((s) => s.id === a.id))];
-  const after: ApprovalState = { refused: null, pending: left.length > 0 ? { messageId: ctx.messageId, callIds: left } : null, sticky };
+  const after: ApprovalState = {
+    refused: null,
+    pending: left.length > 0 ? { messageId: ctx.messageId, callIds: left } : null,
+    sticky,
+    reviewed: { messageId: ctx.messageId },
+  };
   return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: after, retry: false };
 }
 
@@ -831,6 +850,21 @@ function samePending(a: ApprovalState["pending"], b: { messageId: string; callId
 
 // ─── new input while an approval is pending ────────────────────────────────────────────────────
 
+/**
+ * Entry points that cannot record `pending` before they interrupt (the middleware, `unreviewed`),
+ * where every model message with calls is reviewed right after it is made: the last model
+ * message with calls whose review never completed (it is not `approvals.reviewed`) had none of its
+ * calls answered by the guard, so all of them wait.
+ */
+function unreviewedTurn(approvals: ApprovalState | undefined, messages: readonly BaseMessage[]): ApprovalState["pending"] {
+  const index = messages.findLastIndex((m) => AIMessage.isInstance(m));
+  const ai = messages[index];
+  if (!ai || !AIMessage.isInstance(ai) || ai.id === undefined) return null;
+  const callIds = (ai.tool_calls ?? []).flatMap((c) => (c.id === undefined ? [] : [c.id]));
+  if (callIds.length === 0 || approvals?.reviewed?.messageId === ai.id) return null;
+  return { messageId: ai.id, callIds };
+}
+
 export interface ScreenedInput {
   /** The thread's messages as the model must see them: the pending calls answered by the guard's refusal, foreign results gone. */
   messages: BaseMessage[];
@@ -853,8 +887,9 @@ export async function screenRunInput(
   messages: readonly BaseMessage[],
   ctx: Omit<TurnContext, "messageId">,
   config: LangGraphRunnableConfig | undefined,
+  options: { unreviewed?: boolean } = {},
 ): Promise<ScreenedInput | undefined> {
-  const waiting = approvals?.pending;
+  const waiting = approvals?.pending ?? (options.unreviewed === true ? unreviewedTurn(approvals, messages) : null);
   if (!waiting || waiting.callIds.length === 0) return undefined;
   const index = messages.findLastIndex(
     (m) => AIMessage.isInstance(m) && (m.tool_calls ?? []).some((c) => c.id !== undefined && waiting.callIds.includes(c.id)),
@@ -909,7 +944,7 @@ export async function screenRunInput(
     // The refusals must sit right after the model message, before the new input: the whole list is
     // written again (LangGraph's remove-all marker), every message keeping its id.
     update: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...screened],
-    approvals: { refused: null, pending: null },
+    approvals: { ...(approvals ?? emptyApprovalState()), refused: null, pending: null, reviewed: { messageId: waiting.messageId } },
   };
 }
 

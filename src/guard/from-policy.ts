@@ -5,6 +5,7 @@ import type { KillswitchLease } from "../killswitch/shared.js";
 import { loadPolicyFile, permissionPolicy } from "../policy/file.js";
 import type { LoadedPolicy } from "../policy/file.js";
 import { assertPolicyFits, type DeclaredRisks } from "../policy/check.js";
+import { SwappablePermissions, watchPolicyFile, type PolicyWatcher, type WatchPolicyOptions } from "../policy/watch.js";
 import { Guard } from "./guard.js";
 
 /** The risk each of the guard's tools declares itself, per tool and per operation. */
@@ -39,6 +40,8 @@ export interface PolicyGuard {
   guard: Guard;
   policy: LoadedPolicy;
   audit: AuditSink | undefined;
+  /** With `watch`: the file watcher (its `permissions.loaded` is the policy in force). */
+  watcher?: PolicyWatcher | undefined;
   /** Releases the killswitch lease and closes an audit sink opened here. */
   close(): Promise<void>;
 }
@@ -50,7 +53,15 @@ export interface PolicyGuard {
  */
 export async function guardFromPolicy(
   source: string | LoadedPolicy,
-  options: GuardOptions & { waitForKillswitch?: boolean },
+  options: GuardOptions & {
+    waitForKillswitch?: boolean;
+    /**
+     * Watch the policy file (source must be a path): a changed file is parsed, compiled and checked
+     * against the tools, then its permission rules and risks replace the old ones atomically; a bad
+     * file keeps the old policy and is reported (audit record event "policy", and the log).
+     */
+    watch?: boolean | Pick<WatchPolicyOptions, "log" | "debounceMs" | "onEvent">;
+  },
 ): Promise<PolicyGuard> {
   const policy = typeof source === "string" ? await loadPolicyFile(source) : source;
   const ownAudit = options.audit === undefined && policy.audit !== undefined;
@@ -60,14 +71,35 @@ export async function guardFromPolicy(
     lease = sharedKillswitch(policy.killswitch, audit ? { audit } : {});
     if (options.waitForKillswitch !== false) await lease.killswitch.start();
   }
+  const watching = options.watch !== undefined && options.watch !== false;
+  if (watching && typeof source !== "string") throw new TypeError("guardFromPolicy: watch needs the policy file's path as source");
+  const swappable = watching && options.permissions === undefined ? new SwappablePermissions(policy) : undefined;
+  const { watch: watchOptions, ...guardOptions } = options;
   const guard = new Guard(
-    guardOptionsFromPolicy(policy, { ...options, audit, killswitch: options.killswitch ?? lease?.killswitch }),
+    guardOptionsFromPolicy(policy, {
+      ...guardOptions,
+      audit,
+      killswitch: options.killswitch ?? lease?.killswitch,
+      ...(swappable !== undefined ? { permissions: swappable } : {}),
+    }),
   );
+  let watcher: PolicyWatcher | undefined;
   try {
     // The tools are known here: rules naming tools or operations that do not exist, and risks
     // lower than a tool's own without lowerRisk, are errors (t12).
     assertPolicyFits(policy, guard.registry.catalog(), declaredRisks(guard));
+    if (swappable !== undefined && typeof source === "string") {
+      // A reloaded file is checked against these tools before it replaces the permission rules.
+      watcher = watchPolicyFile(source, policy, {
+        ...(typeof watchOptions === "object" ? watchOptions : {}),
+        audit,
+        tools: guard.registry.catalog(),
+        declared: declaredRisks(guard),
+        permissions: swappable,
+      });
+    }
   } catch (error) {
+    watcher?.close();
     await lease?.release();
     if (ownAudit) await audit?.close();
     throw error;
@@ -76,7 +108,9 @@ export async function guardFromPolicy(
     guard,
     policy,
     audit,
+    watcher,
     close: async () => {
+      watcher?.close();
       await lease?.release();
       if (ownAudit) await audit?.close();
     },

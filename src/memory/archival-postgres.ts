@@ -5,6 +5,7 @@ import type { ArchivalIndex, ArchivalInsert, ArchivalSearchOptions } from "./arc
 import { jsonValueSchema, type ArchivalEntry, type ArchivalSearchResult } from "./types.js";
 import { loadPg } from "../optional/index.js";
 import type { PgPool } from "../optional/types.js";
+import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 
 const rowSchema = z.object({
   id: z.string(),
@@ -55,7 +56,7 @@ export class PostgresArchivalIndex implements ArchivalIndex {
     const table = options.table ?? "archival_entries";
     const language = options.language ?? "english";
     for (const name of [schema, table, language]) {
-      if (!IDENTIFIER.test(name)) throw new Error(`PostgresArchivalIndex: "${name}" is not a plain identifier`);
+      if (!IDENTIFIER.test(name)) throw new GuardedGraphError(ErrorCode.MEMORY_CONFIG, `PostgresArchivalIndex: "${name}" is not a plain identifier`);
     }
     this.#ownsPool = typeof options.connection === "string";
     this.#pool = typeof options.connection === "string" ? new (loadPg("PostgreSQL memory (postgres://URL)")).Pool({ connectionString: options.connection }) : (options.connection as pg.Pool);

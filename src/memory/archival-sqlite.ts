@@ -4,6 +4,7 @@ import { z } from "zod";
 import { namespaceKey, newArchivalEntry, searchLimit, tokenize } from "./archival.js";
 import type { ArchivalIndex, ArchivalInsert, ArchivalSearchOptions } from "./archival.js";
 import { jsonValueSchema, type ArchivalEntry, type ArchivalSearchResult } from "./types.js";
+import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 
 const rowSchema = z.object({
   id: z.string(),
@@ -48,7 +49,7 @@ export class SqliteArchivalIndex implements ArchivalIndex {
   constructor(database: SqliteDatabase, options: { table?: string } = {}) {
     const db = database as Database.Database;
     const table = options.table ?? "archival_entries";
-    if (!IDENTIFIER.test(table)) throw new Error(`SqliteArchivalIndex: table name "${table}" is not a plain identifier`);
+    if (!IDENTIFIER.test(table)) throw new GuardedGraphError(ErrorCode.MEMORY_CONFIG, `SqliteArchivalIndex: table name "${table}" is not a plain identifier`);
     this.#db = db;
     this.#table = table;
     db.exec(`

@@ -14,6 +14,7 @@ import {
   type JsonValue,
   type NewBlock,
 } from "./types.js";
+import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 
 export interface MemoryStoreOptions {
   /** Namespace of this agent's memory, e.g. ["memory", agentId]. Blocks live under [...namespace, "blocks"]. */
@@ -38,7 +39,7 @@ export class MemoryStore {
   readonly #blocks: string[];
 
   constructor(store: BaseStore, options: MemoryStoreOptions) {
-    if (options.namespace.length === 0) throw new Error("MemoryStore: namespace must not be empty");
+    if (options.namespace.length === 0) throw new GuardedGraphError(ErrorCode.MEMORY_CONFIG, "MemoryStore: namespace must not be empty");
     this.store = store;
     this.namespace = [...options.namespace];
     this.archival = options.archival;
@@ -49,7 +50,7 @@ export class MemoryStore {
   static fromConfig(config: LangGraphRunnableConfig | undefined, options: MemoryStoreOptions): MemoryStore {
     const store = config?.store;
     if (!store) {
-      throw new Error("MemoryStore.fromConfig: the runnable config has no store; compile the graph with { store } or run it on LangGraph Platform");
+      throw new GuardedGraphError(ErrorCode.MEMORY_CONFIG, "MemoryStore.fromConfig: the runnable config has no store; compile the graph with { store } or run it on LangGraph Platform");
     }
     return new MemoryStore(store, options);
   }

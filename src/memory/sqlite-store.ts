@@ -14,6 +14,7 @@ import type Database from "better-sqlite3";
 import { z } from "zod";
 import { loadBetterSqlite3 } from "../optional/index.js";
 import type { SqliteDatabase } from "../optional/types.js";
+import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 
 const rowSchema = z.object({ ns: z.string(), key: z.string(), value: z.string(), created_at: z.number(), updated_at: z.number() });
 type Row = z.infer<typeof rowSchema>;
@@ -84,7 +85,7 @@ export class SqliteStore extends BaseStore {
   constructor(database: string | SqliteDatabase = ":memory:", options: { table?: string } = {}) {
     super();
     const table = options.table ?? "store_items";
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`SqliteStore: table name "${table}" is not a plain identifier`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new GuardedGraphError(ErrorCode.MEMORY_CONFIG, `SqliteStore: table name "${table}" is not a plain identifier`);
     this.#ownsDb = typeof database === "string";
     this.db = typeof database === "string" ? new (loadBetterSqlite3("the SQLite memory store"))(database) : (database as Database.Database);
     if (this.#ownsDb) this.db.pragma("journal_mode = WAL");

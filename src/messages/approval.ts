@@ -24,6 +24,7 @@ export function resumeMatchRefused(detail: string): string {
 }
 
 export const decisionText = {
+  staleResume: "the resume names no pending interrupt of this request (it is keyed by another interrupt id); answer the pending request",
   none: (listing: string) => `no decisions given; pending calls: [${listing}]`,
   mixedKeys: "mix of decisions with and without toolCallId: key all of them or none",
   tooMany: (pending: number, listing: string, got: number) =>

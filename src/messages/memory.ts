@@ -12,6 +12,35 @@ const RECONCILE_WHAT: Record<Exclude<ReconcileState, "in-sync">, string> = {
 };
 
 export const memoryMessages = {
+  // FileSource: refusals (the model reads them as the tool's error) and results.
+  badPath: (input: string, sourceId: string, why: string) =>
+    `path ${JSON.stringify(input)} refused by FileSource "${sourceId}": ${why}; give a path relative to the source's base directory, like "src/app.ts"`,
+  symlinkEscape: (path: string, sourceId: string) => `path "${path}" refused by FileSource "${sourceId}": a symbolic link leads outside the base directory`,
+  baseMissing: (sourceId: string) => `FileSource "${sourceId}": its base directory is gone`,
+  notADirectory: (sourceId: string, dir: string) => `FileSource "${sourceId}": ${dir} is not a directory`,
+  permissionRefused: (operation: string, path: string, sourceId: string, rule: string | undefined, permission: string, allowed: string) =>
+    `file ${operation} refused for "${path}": FileSource "${sourceId}" ${rule ? `rule "${rule}"` : "the default permission"} gives it ${permission}; allowed paths: ${allowed}`,
+  namesBaseDirectory: (operation: string, path: string) => `file ${operation} refused for "${path}": it names the base directory`,
+  tooLarge: (operation: string, path: string, bytes: number, limit: number) => `file ${operation} refused for "${path}": ${bytes} bytes is over the ${limit}-byte limit`,
+  loadMissing: (path: string) => `file load refused for "${path}": no such file; use file create`,
+  notLoaded: (path: string) => `"${path}" is not loaded; call file load first`,
+  noLoadRecord: (label: string) => `block ${label} has no load record; call file load first`,
+  saveNeedsReference: () => "file save needs a path or a label",
+  foreignLabel: (label: string, sourceId: string) => `label "${label}" does not belong to FileSource "${sourceId}"`,
+  notText: (label: string) => `block ${label} is not text`,
+  modifiedExternally: (path: string) => `file save refused for "${path}": file modified externally, use file load to refresh`,
+  appendOnly: (path: string) => `file save refused for "${path}": its permission is append and the block changes existing text; only appended text may be saved`,
+  alreadyExists: (path: string) => `file create refused for "${path}": it already exists; use file load`,
+  loaded: (bytes: number, label: string) => `loaded ${bytes} bytes into block ${label}`,
+  saved: (bytes: number, path: string) => `saved ${bytes} bytes to ${path}`,
+  created: (path: string, bytes: number, label: string) => `created ${path} (${bytes} bytes) as block ${label}`,
+  deleted: (path: string) => `deleted ${path} and its block`,
+  appended: (chars: number, label: string) => `appended ${chars} characters to block ${label}; file save writes it to disk`,
+  replaced: (label: string) => `replaced text in block ${label}; file save writes it to disk`,
+  /** Watch mode: a loaded file changed or vanished outside the agent. */
+  fileChangedOutside: (path: string, label: string) => `${path} changed outside the agent; use file load to refresh block ${label} before saving`,
+  fileDeletedOutside: (path: string, label: string) => `${path} was deleted outside the agent; its block ${label} keeps the loaded content`,
+
   /** A path that changed on disk between the check and the descriptor walk. */
   pathSwapped: (path: string, sourceId: string) =>
     `path "${path}" refused by FileSource "${sourceId}": it changed on disk while it was checked (a symbolic link or another directory took its place); nothing was read or written`,

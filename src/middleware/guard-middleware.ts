@@ -11,6 +11,7 @@ import { GuardMiddlewareState } from "./state.js";
 import { guardToolCall } from "./tool-call.js";
 import { TurnGate } from "./turn-gate.js";
 import { limitEndMessages } from "../guard/engine.js";
+import { screenRunInput } from "../guard/approval.js";
 
 /** Guard options, or a prebuilt Guard to share with other graphs. */
 export type GuardMiddlewareOptions = GuardOptions | { guard: Guard };
@@ -39,10 +40,13 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
     stateSchema: GuardMiddlewareState,
     tools: guard.registry.list(),
 
-    beforeAgent: (state, runtime) => ({
-      guard: beforeAgentState(guard, state.guard, state.guardResults, state.messages, threadIdOf({ configurable: runtime.configurable })),
-      guardResults: null,
-    }),
+    beforeAgent: async (state, runtime) => {
+      const threadId = threadIdOf({ configurable: runtime.configurable });
+      const g = beforeAgentState(guard, state.guard, state.guardResults, state.messages, threadId);
+      // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval.ts).
+      const screened = await screenRunInput(guard, g.approvals, state.messages, { threadId, runId: g.runId }, { configurable: runtime.configurable, writer: runtime.writer }, { unreviewed: true });
+      return { guard: screened ? { ...g, approvals: screened.approvals } : g, guardResults: null, ...(screened ? { messages: screened.update } : {}) };
+    },
 
     beforeModel: {
       canJumpTo: ["end"],

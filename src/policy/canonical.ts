@@ -211,3 +211,28 @@ export function canonicalArgs(args: unknown): string {
 export function canonicalArgsFolded(args: unknown): string {
   return foldCase(canonicalArgs(args));
 }
+
+/**
+ * Where the first C0/C1 control character in `args` is (`namespace: U+0000`), without building the
+ * canonical views: an iterative scan of every key and string (the review has already refused
+ * arguments over MAX_ARGS_CHARS / MAX_ARGS_DEPTH).
+ */
+export function findControlChar(args: unknown): string | undefined {
+  const stack: [unknown, string, number][] = [[args, "", 0]];
+  while (stack.length > 0) {
+    const [value, path, depth] = stack.pop() as [unknown, string, number];
+    if (typeof value === "string") {
+      const found = firstControlChar(value);
+      if (found !== undefined) return `${path || "(arguments)"}: ${found}`;
+    } else if (typeof value === "object" && value !== null) {
+      if (depth > MAX_MATCH_DEPTH) return `${path}: nested deeper than ${MAX_MATCH_DEPTH} levels, not scanned`;
+      for (const key of Object.keys(value)) {
+        const found = firstControlChar(key);
+        const child = path === "" ? key : `${path}.${key}`;
+        if (found !== undefined) return `${child}: ${found}`;
+        stack.push([(value as Record<string, unknown>)[key], child, depth + 1]);
+      }
+    }
+  }
+  return undefined;
+}

@@ -5,6 +5,7 @@ import { canonicalize, MAX_MATCH_DEPTH, MAX_MATCH_INPUT_CHARS, type CanonicalArg
 import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
 import { parseCompactRule } from "./compact.js";
+import { findControlChar } from "./canonical.js";
 import { compileFieldCondition, describeMatcher, NO, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
 import { PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
@@ -466,9 +467,9 @@ export class PermissionPolicy {
       if (evidence !== undefined) decided.evidence = evidence;
     }
     if (decided.mode === "allow") {
-      view ??= canonicalize(args);
-      if (view.controlChar !== undefined) {
-        return { mode: "ask", ruleId: "control-characters", reason: controlCharacterReason(view.controlChar), risk: shownRisk };
+      const control = view !== undefined ? view.controlChar : findControlChar(args);
+      if (control !== undefined) {
+        return { mode: "ask", ruleId: "control-characters", reason: controlCharacterReason(control), risk: shownRisk };
       }
     }
     return decided;

@@ -40,13 +40,24 @@ function unsupportedFeature(pattern: string): string | undefined {
 /** `a|b|c` with no metacharacters: searched with indexOf, much faster than the regex engine. */
 const LITERAL_ALTERNATIVES_RE = /^[^\\^$.*+?()[\]{}|]+(?:\|[^\\^$.*+?()[\]{}|]+)*$/;
 
+// Many rules search the same canonical text one after another: lower-case it once (shared by all rules).
+let lastInput: string | undefined;
+let lastLowered = "";
+function lowerCased(input: string): string {
+  if (input !== lastInput) {
+    lastInput = input;
+    lastLowered = input.toLowerCase();
+  }
+  return lastLowered;
+}
+
 function literalSearch(pattern: string, caseSensitive: boolean): SafeRegex {
   const fold = (text: string) => (caseSensitive ? text : text.toLowerCase());
   const needles = pattern.split("|").map(fold);
   return {
     source: pattern,
     test: (input) => {
-      const haystack = fold(input);
+      const haystack = caseSensitive ? input : lowerCased(input);
       return needles.some((needle) => haystack.includes(needle));
     },
     testExact: (input) => needles.includes(fold(input)),

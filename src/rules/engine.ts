@@ -19,6 +19,7 @@ import { StateFacts } from "./facts.js";
 
 
 import { ExecutionRecordSchema } from "./schema.js";
+import { RulesError } from "../errors/index.js";
 
 export interface ToolRulesEngineOptions {
   /** Tool name → declared operations (empty: the tool has none). Also the tools listed in `allowedNow`. */
@@ -123,14 +124,14 @@ export class ToolRulesEngine {
   constructor(rules: ToolRule[], options: ToolRulesEngineOptions = {}) {
     const parsed = parseToolRules(rules);
     const problems = structuralProblems(parsed);
-    if (problems.length > 0) throw new Error(`tool rules cannot be used: ${problems.join("; ")}`);
+    if (problems.length > 0) throw new RulesError(`tool rules cannot be used: ${problems.join("; ")}`);
     this.#rules = normaliseRules(parsed);
     this.#publicRules = this.#rules.map(({ rank: _rank, ...rule }) => rule as NormalisedRule);
     this.#catalog = options.tools;
     this.#clock = options.now ?? Date.now;
     this.#historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
     if (!Number.isInteger(this.#historyLimit) || this.#historyLimit < 0) {
-      throw new Error(`historyLimit must be a non-negative integer, got ${options.historyLimit}`);
+      throw new RulesError(`historyLimit must be a non-negative integer, got ${options.historyLimit}`);
     }
     const named = new Set<string>();
     for (const rule of this.#rules) {

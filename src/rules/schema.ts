@@ -2,6 +2,7 @@ import { z } from "zod";
 import { PLAIN_RULE_TYPES, RULE_TYPES } from "./types.js";
 import { validation } from "../messages/index.js";
 import type { RuleState, ToolRule } from "./types.js";
+import { RulesError } from "../errors/index.js";
 
 const toolName = z.string().min(1, "tool name must not be empty");
 
@@ -131,13 +132,13 @@ function describeRuleIssues(input: unknown, error: z.ZodError): string {
 /** Parses rules loaded from a file or an API; throws an Error naming every bad field. */
 export function parseToolRules(input: unknown): ToolRule[] {
   const parsed = ToolRulesSchema.safeParse(input);
-  if (!parsed.success) throw new Error(`invalid tool rules: ${describeRuleIssues(input, parsed.error)}`);
+  if (!parsed.success) throw new RulesError(`invalid tool rules: ${describeRuleIssues(input, parsed.error)}`);
   return parsed.data;
 }
 
 /** Parses rule state read back from a checkpoint or a store. */
 export function parseRuleState(input: unknown): RuleState {
   const parsed = RuleStateSchema.safeParse(input);
-  if (!parsed.success) throw new Error(`invalid rule state: ${describeIssues(parsed.error)}`);
+  if (!parsed.success) throw new RulesError(`invalid rule state: ${describeIssues(parsed.error)}`);
   return parsed.data;
 }

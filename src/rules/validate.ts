@@ -3,6 +3,7 @@ import { defaultRuleId, normaliseRules, structuralProblems, WILDCARD, WILDCARD_U
 import { ToolRuleSchema } from "./schema.js";
 import type { RuleValidationIssue, ToolRule } from "./types.js";
 import { checkRequiredTools, type RequiredTool } from "../sources/requirements.js";
+import { RulesError } from "../errors/index.js";
 
 type Catalog = ReadonlyMap<string, readonly string[]>;
 
@@ -227,7 +228,7 @@ export function assertValidRules(rules: readonly ToolRule[], tools?: Catalog, op
   const issues = validateRules(rules, tools, options);
   const errors = issues.filter((i) => i.severity === "error");
   if (errors.length > 0) {
-    throw new Error(`invalid tool rules (${errors.length} error${errors.length === 1 ? "" : "s"}):\n${errors.map((e) => `- [${e.code}] ${e.message}`).join("\n")}`);
+    throw new RulesError(`invalid tool rules (${errors.length} error${errors.length === 1 ? "" : "s"}):\n${errors.map((e) => `- [${e.code}] ${e.message}`).join("\n")}`);
   }
   return issues;
 }

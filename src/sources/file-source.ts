@@ -16,6 +16,7 @@ import type { RequiredTool } from "./requirements.js";
 import type { ToolRule } from "../rules/types.js";
 import type { GuardedTool } from "../tools/types.js";
 import { createFileTool } from "../builtin/file-tool.js";
+import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 
 export type FileOperation = "load" | "save" | "create" | "delete" | "append" | "replace";
 
@@ -108,7 +109,7 @@ export class FileSource implements DataSource {
   constructor(options: FileSourceOptions) {
     this.id = options.id;
     const base = realpathSync(options.baseDir);
-    if (!statSync(base).isDirectory()) throw new Error(`FileSource "${options.id}": ${options.baseDir} is not a directory`);
+    if (!statSync(base).isDirectory()) throw new GuardedGraphError(ErrorCode.MEMORY_CONFIG, memoryMessages.notADirectory(options.id, options.baseDir));
     this.baseDir = base;
     this.rules = new FileRules(options.rules, options.defaultPermission ?? "denied");
     this.memory = options.memory;
@@ -169,9 +170,8 @@ export class FileSource implements DataSource {
     const change = CHANGE_OF[operation];
     const allowed = match.permission !== "denied" && (change === "read" || permits(match.permission, change));
     if (allowed) return;
-    const by = match.rule ? `rule "${match.rule}"` : "the default permission";
     throw new MemoryError(
-      `file ${operation} refused for "${match.path}": FileSource "${this.id}" ${by} gives it ${match.permission}; allowed paths: ${this.rules.describe()}`,
+      memoryMessages.permissionRefused(operation, match.path, this.id, match.rule, match.permission, this.rules.describe()),
       `file-source:${this.id}:${match.rule ?? "default"}`,
     );
   }
@@ -184,7 +184,7 @@ export class FileSource implements DataSource {
   async #inDirectory<T>(operation: FileOperation, relative: string, real: string, create: boolean, fn: (dir: VerifiedDir, name: string) => Promise<T>): Promise<T> {
     const segments = relativeToBase(this.baseDir, real).split("/");
     const name = segments.pop();
-    if (!name) throw new MemoryError(`file ${operation} refused for "${relative}": it names the base directory`, "file-source:base-directory");
+    if (!name) throw new MemoryError(memoryMessages.namesBaseDirectory(operation, relative), "file-source:base-directory");
     let dir: VerifiedDir;
     try {
       dir = await openDirChain(this.baseDir, segments, { create });
@@ -223,7 +223,7 @@ export class FileSource implements DataSource {
     });
     if (read === undefined) return undefined;
     if ("tooLarge" in read) {
-      throw new MemoryError(`file ${operation} refused for "${relative}": ${read.tooLarge} bytes is over the ${this.maxFileBytes}-byte limit`, "file-source:too-large");
+      throw new MemoryError(memoryMessages.tooLarge(operation, relative, read.tooLarge, this.maxFileBytes), "file-source:too-large");
     }
     return { data: read.data, mtimeMs: read.stats.mtimeMs, size: read.stats.size };
   }
@@ -261,22 +261,22 @@ export class FileSource implements DataSource {
   async load(inputPath: string): Promise<FileResult> {
     const { relative, real, exists, permission } = await this.#authorize("load", inputPath);
     const disk = exists ? await this.#readDisk("load", relative, real) : undefined;
-    if (!disk) throw new MemoryError(`file load refused for "${relative}": no such file; use file create`, "file-source:not-found");
+    if (!disk) throw new MemoryError(memoryMessages.loadMissing(relative), "file-source:not-found");
     const content = disk.data.toString("utf8");
     const loaded = await this.#track(relative, real, permission, content, disk.mtimeMs, disk.size);
-    return { path: relative, label: loaded.label, permission, message: `loaded ${disk.size} bytes into block ${loaded.label}`, content };
+    return { path: relative, label: loaded.label, permission, message: memoryMessages.loaded(disk.size, loaded.label), content };
   }
 
   /** What load recorded for a path: from this process, else from the block's metadata (after a restart). */
   async #loadedRecord(relative: string, real: string): Promise<{ loaded: LoadedFile; block: Block }> {
     const label = this.labelFor(relative);
     const block = await this.memory.getBlock(label);
-    if (!block) throw new MemoryError(`"${relative}" is not loaded; call file load first`, "file-source:not-loaded");
+    if (!block) throw new MemoryError(memoryMessages.notLoaded(relative), "file-source:not-loaded");
     const cached = this.#loaded.get(relative);
     if (cached) return { loaded: cached, block };
     const m = block.metadata;
     if (typeof m.disk_sha256 !== "string" || typeof m.disk_mtime_ms !== "number" || typeof m.disk_size !== "number") {
-      throw new MemoryError(`block ${label} has no load record; call file load first`, "file-source:not-loaded");
+      throw new MemoryError(memoryMessages.noLoadRecord(label), "file-source:not-loaded");
     }
     return { loaded: { path: relative, label, real, mtimeMs: m.disk_mtime_ms, size: m.disk_size, sha256: m.disk_sha256 }, block };
   }
@@ -296,23 +296,21 @@ export class FileSource implements DataSource {
     const inputPath = reference.path ?? (reference.label === undefined ? undefined : this.pathOfLabel(reference.label));
     if (inputPath === undefined) {
       throw new MemoryError(
-        reference.label === undefined
-          ? "file save needs a path or a label"
-          : `label "${reference.label}" does not belong to FileSource "${this.id}"`,
+        reference.label === undefined ? memoryMessages.saveNeedsReference() : memoryMessages.foreignLabel(reference.label, this.id),
         "file-source:bad-reference",
       );
     }
     const { relative, real, permission } = await this.#authorizeSave(inputPath);
     const { loaded, block } = await this.#loadedRecord(relative, real);
-    if (typeof block.content !== "string") throw new MemoryError(`block ${block.label} is not text`, "file-source:not-text");
+    if (typeof block.content !== "string") throw new MemoryError(memoryMessages.notText(block.label), "file-source:not-text");
     const content = block.content;
     const { changed, disk } = await this.#diskState(loaded);
     if (changed) {
-      throw new MemoryError(`file save refused for "${relative}": file modified externally, use file load to refresh`, "file-source:modified-externally");
+      throw new MemoryError(memoryMessages.modifiedExternally(relative), "file-source:modified-externally");
     }
     if (permission === "append" && !content.startsWith(disk ?? "")) {
       throw new MemoryError(
-        `file save refused for "${relative}": its permission is append and the block changes existing text; only appended text may be saved`,
+        memoryMessages.appendOnly(relative),
         `file-source:${this.id}:append-only`,
       );
     }
@@ -323,7 +321,7 @@ export class FileSource implements DataSource {
       writeFileIn(dir, name, content, { mode: (await modeIn(dir, name)) ?? 0o644 }),
     );
     await this.#track(relative, real, permission, content, written.mtimeMs, written.size);
-    return { path: relative, label: block.label, permission, message: `saved ${written.size} bytes to ${relative}` };
+    return { path: relative, label: block.label, permission, message: memoryMessages.saved(written.size, relative) };
   }
 
   /** Save needs write permission, or append permission when only appended text is saved (checked in save). */
@@ -334,7 +332,7 @@ export class FileSource implements DataSource {
 
   async create(inputPath: string, content = ""): Promise<FileResult> {
     const { relative, real, exists, permission } = await this.#authorize("create", inputPath);
-    const exists_ = () => new MemoryError(`file create refused for "${relative}": it already exists; use file load`, "file-source:exists");
+    const exists_ = () => new MemoryError(memoryMessages.alreadyExists(relative), "file-source:exists");
     if (exists) throw exists_();
     const written = await this.#inDirectory("create", relative, real, true, (dir, name) => writeFileIn(dir, name, content, { exclusive: true })).catch(
       (error: unknown) => {
@@ -342,12 +340,12 @@ export class FileSource implements DataSource {
       },
     );
     const loaded = await this.#track(relative, real, permission, content, written.mtimeMs, written.size);
-    return { path: relative, label: loaded.label, permission, message: `created ${relative} (${written.size} bytes) as block ${loaded.label}` };
+    return { path: relative, label: loaded.label, permission, message: memoryMessages.created(relative, written.size, loaded.label) };
   }
 
   async delete(inputPath: string): Promise<FileResult> {
     const { relative, real, exists, permission } = await this.#authorize("delete", inputPath);
-    if (!exists) throw new MemoryError(`file delete refused for "${relative}": no such file`, "file-source:not-found");
+    if (!exists) throw new MemoryError(memoryMessages.noSuchFile("delete", relative), "file-source:not-found");
     await this.#inDirectory("delete", relative, real, false, async (dir, name) => {
       const { handle } = await openFileIn(dir, name);
       await handle.close();
@@ -357,7 +355,7 @@ export class FileSource implements DataSource {
     await this.memory.deleteBlock(label);
     this.#loaded.delete(relative);
     this.#watcher?.untrack(real);
-    return { path: relative, label, permission, message: `deleted ${relative} and its block` };
+    return { path: relative, label, permission, message: memoryMessages.deleted(relative) };
   }
 
   /** Appends to the loaded block; `file save` writes it to disk. */
@@ -366,7 +364,7 @@ export class FileSource implements DataSource {
     const { block } = await this.#loadedRecord(relative, real);
     const text = typeof block.content === "string" ? block.content : "";
     const updated = await this.memory.putBlock({ ...block, content: text + content });
-    return { path: relative, label: updated.label, permission, message: `appended ${content.length} characters to block ${updated.label}; file save writes it to disk` };
+    return { path: relative, label: updated.label, permission, message: memoryMessages.appended(content.length, updated.label) };
   }
 
   async replace(inputPath: string, old: string, replacement: string): Promise<FileResult> {
@@ -374,7 +372,7 @@ export class FileSource implements DataSource {
     const { block } = await this.#loadedRecord(relative, real);
     const text = typeof block.content === "string" ? block.content : "";
     const updated = await this.memory.putBlock({ ...block, content: replaceOnce(`"${relative}"`, text, old, replacement) });
-    return { path: relative, label: updated.label, permission, message: `replaced text in block ${updated.label}; file save writes it to disk` };
+    return { path: relative, label: updated.label, permission, message: memoryMessages.replaced(updated.label) };
   }
 
   /**

@@ -1,4 +1,5 @@
 import { watch, type FSWatcher } from "node:fs";
+import { memoryMessages } from "../messages/memory.js";
 import path from "node:path";
 import type { LoadedFile } from "./file-source.js";
 import type { NotificationSink } from "./types.js";
@@ -95,10 +96,7 @@ export class FileWatcher {
       at: Date.now(),
       kind: current === DELETED ? "file-deleted" : "file-modified",
       label: loaded.label,
-      message:
-        current === DELETED
-          ? `${loaded.path} was deleted outside the agent; its block ${loaded.label} keeps the loaded content`
-          : `${loaded.path} changed outside the agent; use file load to refresh block ${loaded.label} before saving`,
+      message: current === DELETED ? memoryMessages.fileDeletedOutside(loaded.path, loaded.label) : memoryMessages.fileChangedOutside(loaded.path, loaded.label),
       detail: { path: loaded.path },
     });
   }

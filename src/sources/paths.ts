@@ -1,4 +1,5 @@
 import { realpath } from "node:fs/promises";
+import { memoryMessages } from "../messages/memory.js";
 import path from "node:path";
 import { MemoryError } from "../memory/errors.js";
 
@@ -8,10 +9,7 @@ import { MemoryError } from "../memory/errors.js";
  */
 export function checkRelativePath(input: string, sourceId: string): string {
   const refuse = (why: string, rule: string): never => {
-    throw new MemoryError(
-      `path ${JSON.stringify(input)} refused by FileSource "${sourceId}": ${why}; give a path relative to the source's base directory, like "src/app.ts"`,
-      `file-source:${rule}`,
-    );
+    throw new MemoryError(memoryMessages.badPath(input, sourceId, why), `file-source:${rule}`);
   };
   if (input.length === 0) refuse("it is empty", "empty-path");
   if (input.includes("\u0000")) refuse("it contains a NUL byte", "nul-byte");
@@ -48,14 +46,11 @@ export async function resolveInside(realBase: string, relative: string, sourceId
     const real = await realpathOrUndefined(candidate);
     if (real === undefined) continue;
     if (!isInside(realBase, real)) {
-      throw new MemoryError(
-        `path "${relative}" refused by FileSource "${sourceId}": a symbolic link leads outside the base directory`,
-        "file-source:symlink-escape",
-      );
+      throw new MemoryError(memoryMessages.symlinkEscape(relative, sourceId), "file-source:symlink-escape");
     }
     return { real: path.join(real, ...segments.slice(depth)), exists: depth === segments.length };
   }
-  throw new MemoryError(`FileSource "${sourceId}": its base directory is gone`, "file-source:base-missing");
+  throw new MemoryError(memoryMessages.baseMissing(sourceId), "file-source:base-missing");
 }
 
 /** The path of `real` relative to the base, with forward slashes. */

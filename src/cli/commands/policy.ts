@@ -9,8 +9,53 @@ import { parseFlags } from "../flags.js";
 import type { Output } from "../render.js";
 import { buildGraph } from "../session.js";
 import { declaredRisks } from "../../guard/from-policy.js";
+import { explainDecision, ExplainStateSchema } from "../../policy/explain.js";
+import { RiskLevelSchema } from "../../policy/schema.js";
 
 const checkFlags = z.object({ graph: z.enum(GRAPH_NAMES).optional(), json: z.boolean().optional() });
+
+function jsonFlag(name: string) {
+  return z.string().transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: `${name} is not JSON (${(error as Error).message.slice(0, 120)})` });
+      return z.NEVER;
+    }
+  });
+}
+
+const explainFlags = z.object({
+  tool: z.string().min(1),
+  args: jsonFlag("--args").default({}),
+  state: jsonFlag("--state").pipe(ExplainStateSchema).optional(),
+  risk: RiskLevelSchema.optional(),
+  operation: z.string().min(1).optional(),
+  graph: z.enum(GRAPH_NAMES).optional(),
+});
+
+/** `policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME]`: seed 001's debug mode. */
+async function explain(argv: string[], output: Output): Promise<number> {
+  const { flags, positionals } = parseFlags(
+    "policy explain",
+    argv,
+    { tool: { type: "string" }, args: { type: "string" }, state: { type: "string" }, risk: { type: "string" }, operation: { type: "string" }, graph: { type: "string" } },
+    explainFlags,
+  );
+  const loaded = await load(positionals[0], output);
+  if (!loaded) return 1;
+  let tools;
+  let declaredRisk = flags.risk;
+  if (flags.graph) {
+    const ready = await buildGraph(flags.graph, { checkpointer: new MemorySaver(), audit: new MemoryAuditSink(), policy: undefined, threadId: "policy-explain" });
+    tools = ready.guard.registry.catalog();
+    const operation = flags.operation ?? (typeof (flags.args as { operation?: unknown } | null)?.operation === "string" ? (flags.args as { operation: string }).operation : undefined);
+    declaredRisk ??= ready.guard.declaredRisk(flags.tool, operation);
+    await ready.close();
+  }
+  output.out(explainDecision(loaded, { tool: flags.tool, args: flags.args, state: flags.state, declaredRisk, operation: flags.operation, tools }));
+  return 0;
+}
 
 async function load(path: string | undefined, output: Output): Promise<LoadedPolicy | undefined> {
   if (path === undefined) throw new CliError("usage: policy check FILE [--graph devops|etl|memory] | policy plan FILE", 2);
@@ -32,7 +77,8 @@ export async function policyCommand(argv: string[], output: Output): Promise<num
     output.out(planPolicy(loaded));
     return 0;
   }
-  if (sub !== "check") throw new CliError(`policy: unknown subcommand ${JSON.stringify(sub ?? "")}; use "policy check FILE" or "policy plan FILE"`, 2);
+  if (sub === "explain") return explain(rest, output);
+  if (sub !== "check") throw new CliError(`policy: unknown subcommand ${JSON.stringify(sub ?? "")}; use "policy check FILE", "policy plan FILE" or "policy explain FILE --tool T --args JSON"`, 2);
   const { flags, positionals } = parseFlags("policy check", rest, { graph: { type: "string" }, json: { type: "boolean" } }, checkFlags);
   const loaded = await load(positionals[0], output);
   if (!loaded) return 1;

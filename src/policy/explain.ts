@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { ToolRulesEngine } from "../rules/engine.js";
+import type { RiskLevel } from "../tools/types.js";
+import { canonicalize } from "./canonical.js";
+import { describeCommand } from "./kinds/command.js";
+import type { LoadedPolicy } from "./file.js";
+import { permissionPolicy } from "./file.js";
+import type { ToolCatalog } from "./check.js";
+import { RiskLevelSchema } from "./schema.js";
+
+/** `--state`: the calls made so far in the run (oldest first), as the tool rules count them. */
+export const ExplainStateSchema = z.strictObject({
+  calls: z
+    .array(
+      z.union([
+        z.string().min(1),
+        z.strictObject({ tool: z.string().min(1), operation: z.string().optional(), success: z.boolean().default(true), at: z.number().optional() }),
+      ]),
+    )
+    .default([]),
+  now: z.number().optional().describe("Epoch ms of the explained call (default: after the last call)."),
+});
+export type ExplainState = z.input<typeof ExplainStateSchema>;
+
+export interface ExplainInput {
+  tool: string;
+  args: unknown;
+  state?: ExplainState | undefined;
+  /** The risk the tool declares itself (from --graph's tools or --risk). */
+  declaredRisk?: RiskLevel | undefined;
+  operation?: string | undefined;
+  tools?: ToolCatalog | undefined;
+}
+
+/**
+ * Seed 001's debug mode: every permission rule tried for one call, in order, with its verdict; the
+ * tool rules against the given state; and why the decision is what it is. Plain text, one fact a line.
+ */
+export function explainDecision(loaded: LoadedPolicy, input: ExplainInput): string {
+  const policy = permissionPolicy(loaded);
+  const risk = input.declaredRisk === undefined ? undefined : RiskLevelSchema.parse(input.declaredRisk);
+  const { decision, trace } = policy.explain(input.tool, input.args, risk);
+  const view = canonicalize(input.args);
+  const lines = [`Explaining ${input.tool} against ${loaded.source} (precedence ${loaded.precedence})`];
+  lines.push(`Arguments as the rules read them: ${view.oversized ? "(too large or deep to inspect)" : view.text}`);
+  if (view.changed) lines.push(`  as written (before normalisation): ${view.literalText}`);
+  if (view.controlChar !== undefined) lines.push(`  control character at ${view.controlChar}: no allow rule may hold`);
+  const command = (input.args as { command?: unknown } | null)?.command;
+  if (typeof command === "string") lines.push(`  command splits into simple commands: ${describeCommand(command)}`);
+  lines.push("", "Permission rules for this tool, in the order they are tried:");
+  if (trace.length === 0) lines.push("  (none names this tool)");
+  trace.forEach((entry, i) => lines.push(`  ${i + 1}. ${entry.mode.padEnd(5)} ${entry.ruleId}: ${entry.verdict} — ${entry.description}`));
+
+  const engine = new ToolRulesEngine([...loaded.toolRules], input.tools === undefined ? {} : { tools: input.tools });
+  const state = ExplainStateSchema.parse(input.state ?? {});
+  let ruleState = engine.initialState(0);
+  let clock = 0;
+  for (const call of state.calls) {
+    const record = typeof call === "string" ? { tool: call, success: true } : call;
+    clock = record.at ?? clock + 1;
+    ruleState = engine.record(ruleState, { tool: record.tool, operation: record.operation, callId: `explain-${clock}`, success: record.success, at: clock });
+  }
+  const operation = input.operation ?? (typeof (input.args as { operation?: unknown } | null)?.operation === "string" ? String((input.args as { operation: string }).operation) : undefined);
+  const violation = loaded.toolRules.length === 0 ? null : engine.checkCall(ruleState, { tool: input.tool, operation }, state.now ?? clock + 1);
+  lines.push("", `Tool rules (${loaded.toolRules.length}) after ${state.calls.length} earlier call(s):`);
+  lines.push(violation === null ? "  none refuses this call" : `  refused by ${violation.ruleId} (${violation.ruleType}): ${violation.reason}`);
+
+  lines.push("");
+  if (violation !== null && decision.mode !== "deny") {
+    lines.push(`Decision: deny by rule:${violation.ruleId} — ${violation.reason} (the permission rules said ${decision.mode} by ${decision.ruleId})`);
+  } else {
+    lines.push(`Decision: ${decision.mode} by ${decision.ruleId} — ${decision.reason}`);
+  }
+  const unknownRisk = risk === undefined && policy.riskOf(input.tool) === undefined;
+  lines.push(`  risk ${unknownRisk ? "not declared (pass --graph NAME or --risk LEVEL for the tool's own)" : decision.risk}`);
+  lines.push("  (deny beats ask beats allow; a deny or ask rule that cannot tell asks; a call no rule matches falls to its risk, and asks when no risk is declared)");
+  return lines.join("\n");
+}

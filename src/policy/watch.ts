@@ -1,0 +1,164 @@
+import { createHash } from "node:crypto";
+import { watch as watchFs, type FSWatcher } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { basename, dirname } from "node:path";
+import type { AuditRecord, AuditSink } from "../audit/types.js";
+import type { DecisionContext } from "../provenance/context.js";
+import type { RiskLevel } from "../tools/types.js";
+import { assertPolicyFits, type DeclaredRisks, type ToolCatalog } from "./check.js";
+import { loadPolicyFile, permissionPolicy, type LoadedPolicy } from "./file.js";
+import type { PermissionPolicy } from "./permissions.js";
+import type { PolicyDecision } from "./types.js";
+
+/**
+ * A permission decider whose policy can be replaced while the guard runs. The swap is one
+ * assignment: a decision sees the old policy or the new one, never a mix.
+ */
+export class SwappablePermissions {
+  #policy: PermissionPolicy;
+  #loaded: LoadedPolicy;
+
+  constructor(loaded: LoadedPolicy) {
+    this.#loaded = loaded;
+    this.#policy = permissionPolicy(loaded);
+  }
+
+  get loaded(): LoadedPolicy {
+    return this.#loaded;
+  }
+
+  swap(loaded: LoadedPolicy): void {
+    const next = permissionPolicy(loaded); // compiled before the swap: a bad pattern throws here
+    this.#loaded = loaded;
+    this.#policy = next;
+  }
+
+  decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision {
+    return this.#policy.decide(tool, args, declaredRisk, context);
+  }
+
+  usageLines(): string[] {
+    return this.#policy.usageLines();
+  }
+}
+
+export interface PolicyWatchEvent {
+  kind: "applied" | "rejected";
+  path: string;
+  /** sha256 of the file text the event is about. */
+  digest: string;
+  /** Why a file was rejected (the old policy stays), or what changed. */
+  message: string;
+}
+
+export interface WatchPolicyOptions {
+  /** Checked against these tools (unknown tools/operations, lowered risk are errors). */
+  tools?: ToolCatalog | undefined;
+  declared?: DeclaredRisks | undefined;
+  /** Every applied or rejected file is written here as an audit record (event "policy"). */
+  audit?: AuditSink | undefined;
+  /** Log line per event (default console.warn for rejections, nothing for applied files). */
+  log?: ((event: PolicyWatchEvent) => void) | undefined;
+  /** Wait this long after the last change before reading (editors write in several steps). Default 100 ms. */
+  debounceMs?: number | undefined;
+  /** Called after every handled change (tests wait on it). */
+  onEvent?: ((event: PolicyWatchEvent) => void) | undefined;
+  /** The decider to swap (default: a new one for `initial`). */
+  permissions?: SwappablePermissions | undefined;
+}
+
+export interface PolicyWatcher {
+  readonly permissions: SwappablePermissions;
+  /** Reads the file now (as a change would), resolving once it is applied or rejected. */
+  reload(): Promise<PolicyWatchEvent>;
+  close(): void;
+}
+
+function watchRecord(event: PolicyWatchEvent, at: number): AuditRecord {
+  return {
+    id: `policy:${createHash("sha256").update(`${event.path}\n${event.digest}\n${event.kind}\n${at}`).digest("hex").slice(0, 32)}`,
+    at,
+    threadId: "*",
+    runId: "*",
+    toolCallId: "*",
+    tool: "*",
+    args: "{}",
+    event: "policy",
+    decision: event.kind,
+    ruleId: event.kind === "applied" ? "policy:applied" : "policy:rejected",
+    reason: event.message,
+    detail: { path: event.path, digest: event.digest },
+  };
+}
+
+/**
+ * Watches a policy file and swaps the permission policy atomically after the new file has been
+ * parsed, compiled and checked against the tools. A file that fails any step keeps the old policy;
+ * the rejection is written to the audit sink and logged. Tool rules are read at start only: a
+ * changed tool_rules section is reported and needs a restart.
+ */
+export function watchPolicyFile(path: string, initial: LoadedPolicy, options: WatchPolicyOptions = {}): PolicyWatcher {
+  const permissions = options.permissions ?? new SwappablePermissions(initial);
+  const log = options.log ?? ((event: PolicyWatchEvent) => (event.kind === "rejected" ? console.warn(`guarded-graph: ${event.message}`) : undefined));
+  let timer: NodeJS.Timeout | undefined;
+  let chain: Promise<unknown> = Promise.resolve();
+  let lastDigest: string | undefined;
+
+  const handle = async (): Promise<PolicyWatchEvent> => {
+    let text = "";
+    try {
+      text = await readFile(path, "utf8");
+    } catch {
+      // reported below by loadPolicyFile with its own message
+    }
+    const digest = createHash("sha256").update(text).digest("hex");
+    let event: PolicyWatchEvent;
+    try {
+      const next = await loadPolicyFile(path);
+      if (options.tools !== undefined) assertPolicyFits(next, options.tools, options.declared ?? new Map());
+      const toolRulesChanged = JSON.stringify(next.toolRules) !== JSON.stringify(permissions.loaded.toolRules);
+      permissions.swap(next);
+      event = {
+        kind: "applied",
+        path,
+        digest,
+        message: `policy ${path} applied (${next.permissions.length} permission rules)${toolRulesChanged ? "; its tool_rules changed and apply after a restart" : ""}`,
+      };
+    } catch (error) {
+      event = { kind: "rejected", path, digest, message: `policy ${path} rejected, the previous policy stays in force: ${(error as Error).message.slice(0, 2_000)}` };
+    }
+    lastDigest = digest;
+    log(event);
+    await options.audit?.write([watchRecord(event, Date.now())]);
+    options.onEvent?.(event);
+    return event;
+  };
+
+  const reload = (): Promise<PolicyWatchEvent> => {
+    const next = chain.then(handle, handle);
+    chain = next.catch(() => undefined);
+    return next;
+  };
+
+  // Watch the directory: editors replace the file (rename), which a watch on the file itself loses.
+  const watcher: FSWatcher = watchFs(dirname(path), (_type, name) => {
+    if (name !== null && name !== basename(path)) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      void readFile(path, "utf8")
+        .then((text) => createHash("sha256").update(text).digest("hex"))
+        .catch(() => "")
+        .then((digest) => (digest !== lastDigest ? reload() : undefined));
+    }, options.debounceMs ?? 100);
+  });
+  watcher.unref();
+
+  return {
+    permissions,
+    reload,
+    close() {
+      clearTimeout(timer);
+      watcher.close();
+    },
+  };
+}
