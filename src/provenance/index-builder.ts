@@ -40,6 +40,8 @@ const MAX_CACHED_THREADS = 64;
 
 interface IndexedText extends SourceText {
   sequence: string;
+  /** The same text without `sequence`, made once: what evidence refers to. */
+  plain: SourceText;
 }
 
 function textOf(content: unknown): string {
@@ -74,6 +76,8 @@ export class ProvenanceIndex {
   private readonly texts: IndexedText[] = [];
   private readonly byKey = new Map<string, number[]>();
   private readonly fingerprints: string[] = [];
+  /** The message objects indexed (or last found equal to them), position by position. */
+  private readonly refs: BaseMessage[] = [];
   /** Tool calls seen in AI messages, by id, until their ToolMessage arrives. */
   private readonly pending = new Map<string, PendingCall>();
   /** Tools that returned (successfully or not), with the index and run of each output, in order. */
@@ -98,7 +102,11 @@ export class ProvenanceIndex {
   extends(messages: readonly BaseMessage[]): boolean {
     if (messages.length < this.fingerprints.length) return false;
     for (let i = this.fingerprints.length - 1; i >= 0; i--) {
-      if (fingerprint(messages[i]!) !== this.fingerprints[i]) return false;
+      const message = messages[i]!;
+      // The same message object as indexed (the common case in one process) needs no fingerprint.
+      if (message === this.refs[i]) continue;
+      if (fingerprint(message) !== this.fingerprints[i]) return false;
+      this.refs[i] = message;
     }
     return true;
   }
@@ -108,6 +116,7 @@ export class ProvenanceIndex {
     for (let index = this.fingerprints.length; index < messages.length; index++) {
       const message = messages[index]!;
       this.fingerprints.push(fingerprint(message));
+      this.refs.push(message);
       const type = message.getType();
       if (type === "human") {
         this.runId = message.id ?? `human@${index}`;
@@ -154,7 +163,7 @@ export class ProvenanceIndex {
     if (text.length === 0) return;
     const { keys, sequence } = tokenize(text.length > MAX_INDEXED_CHARS_PER_MESSAGE ? text.slice(0, MAX_INDEXED_CHARS_PER_MESSAGE) : text);
     const position = this.texts.length;
-    this.texts.push({ ...source, sequence });
+    this.texts.push({ ...source, sequence, plain: source });
     for (const key of keys) {
       const list = this.byKey.get(key);
       if (list === undefined) this.byKey.set(key, [position]);
@@ -183,15 +192,11 @@ export class ProvenanceIndex {
         if (seenIn === undefined || text.index < seenIn.index) seenIn = text;
       }
     }
-    if (best !== undefined) return { source: strip(best) };
-    return seenIn === undefined ? {} : { seenIn: strip(seenIn) };
+    if (best !== undefined) return { source: best.plain };
+    return seenIn === undefined ? {} : { seenIn: seenIn.plain };
   }
 }
 
-function strip(text: IndexedText): SourceText {
-  const { sequence: _sequence, ...source } = text;
-  return source;
-}
 
 const cache = new Map<string, ProvenanceIndex>();
 /** The same messages array (one turn's calls) at the same length: the index as it was, without checks. */
