@@ -48,6 +48,22 @@ const boundaryScenario: ScenarioInput = {
   ],
 };
 const BOUNDARY_LABELS = ["fast1", "fast2", "slow", "after"];
+
+/** One parallel batch only: with the ledger the turn runs inside one task (the fast path). */
+const oneBatchScenario: ScenarioInput = {
+  name: "one-batch",
+  turns: [
+    {
+      tool_calls: [
+        { name: "effect", args: { label: "fast1", ms: 20, safe: true } },
+        { name: "effect", args: { label: "fast2", ms: 60, safe: true } },
+        { name: "effect", args: { label: "slow", ms: 250, safe: true } },
+      ],
+    },
+    { text: "boundary done" },
+  ],
+};
+const ONE_BATCH_LABELS = ["fast1", "fast2", "slow"];
 const APPROVAL_LABELS = ["d1", "e1", "d2"];
 
 interface Boundary {
@@ -64,6 +80,8 @@ const BOUNDARIES: Boundary[] = [
   { name: "after a call's checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "write-saved", label: BOUNDARY_LABELS[run % 4] }) },
   // the run writes ~8 checkpoints: the n-th one varies with the run
   { name: "after a full checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "checkpoint", nth: 2 + (run % 6) }) },
+  { name: "fast path (one-batch turn in one task), after the ledger completed a call", scenario: oneBatchScenario, labels: ONE_BATCH_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "ledger-done", label: ONE_BATCH_LABELS[run % 3] }) },
+  { name: "fast path (one-batch turn in one task), after a tool's side effect", scenario: oneBatchScenario, labels: ONE_BATCH_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "effect-end", label: ONE_BATCH_LABELS[run % 3] }) },
   { name: "during the approval wait", scenario: approvalScenario, labels: APPROVAL_LABELS, finalText: "all done", killAt: () => ({ phase: "approval-wait" }) },
 ];
 

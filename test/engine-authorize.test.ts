@@ -22,6 +22,7 @@ import { Killswitch } from "../src/killswitch/killswitch.js";
 import { killswitchAsksNow, refusedAtStart } from "../src/messages/engine.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import type { ToolRule } from "../src/rules/types.js";
+import { openLedger } from "../src/storage/ledger.js";
 import { defineTool } from "../src/tools/define-tool.js";
 
 // ─── fixtures ──────────────────────────────────────────────────────────────────────────────────
@@ -29,7 +30,7 @@ import { defineTool } from "../src/tools/define-tool.js";
 type Script = AIMessage[];
 type Invoke = (input: unknown, config: Record<string, unknown>) => Promise<{ messages: BaseMessage[] }>;
 interface Entry {
-  name: "createGuardedAgent" | "GuardedToolNode" | "guardMiddleware";
+  name: "createGuardedAgent" | "createGuardedAgent+ledger" | "GuardedToolNode" | "guardMiddleware";
   build(guardOptions: GuardOptions, script: Script, extra?: { interruptBeforeTools?: boolean }): { invoke: Invoke };
 }
 
@@ -50,6 +51,22 @@ const entries: Entry[] = [
         ...(extra?.interruptBeforeTools ? { interruptBefore: [GUARDED_NODES.tools] } : {}),
       });
       return { invoke: (input, config) => graph.invoke(input as never, config) as Promise<{ messages: BaseMessage[] }> };
+    },
+  },
+  {
+    // With an execution ledger a one-batch turn runs in one task (the fast path); the same guarantees hold.
+    name: "createGuardedAgent+ledger",
+    build(options, script, extra) {
+      let ledgerCount = 0;
+      const graph = (async () => {
+        ledgerCount += 1;
+        const ledger = await openLedger(`memory:engine-authorize-${Math.random()}-${ledgerCount}`);
+        return buildGuardedGraph(new Guard({ ...options, ledger }), { model: scripted(script) }).compile({
+          checkpointer: new MemorySaver(),
+          ...(extra?.interruptBeforeTools ? { interruptBefore: [GUARDED_NODES.tools, GUARDED_NODES.execute] } : {}),
+        });
+      })();
+      return { invoke: async (input, config) => (await graph).invoke(input as never, config) as Promise<{ messages: BaseMessage[] }> };
     },
   },
   {
@@ -330,7 +347,7 @@ describe.each(entries)("$name: InitialCall and the model's own call in one turn"
 });
 
 describe("a task run later from its checkpoint (fresh invoke) is authorized at its start", () => {
-  for (const name of ["createGuardedAgent", "GuardedToolNode"] as const) {
+  for (const name of ["createGuardedAgent", "createGuardedAgent+ledger", "GuardedToolNode"] as const) {
     it(`${name}: stopped before its tools ran, continued after stopAll: nothing runs`, async () => {
       const runs: Run[] = [];
       const live = await liveKillswitch();
@@ -357,5 +374,23 @@ describe("the engine's sentences (exact text)", () => {
     expect(killswitchAsksNow("incident 7")).toBe(
       "the killswitch now requires a human's approval (incident 7) and none was given for this call",
     );
+  });
+});
+
+describe("the fast path: a one-batch turn runs inside one task when the guard has a ledger", () => {
+  it("no task per call: the turn is one execute step, every call ran once and is recorded", async () => {
+    const runs: Run[] = [];
+    const ledger = await openLedger(`memory:fast-path-${Math.random()}`);
+    const guard = new Guard({ tools: tools(runs, ["job"]), ledger, rules: [{ type: "MaxCalls", tool: "job", max: 3 }] });
+    const graph = buildGuardedGraph(guard, { model: scripted([turn(undefined, call("job", "a"), call("job", "b"), call("job", "c"))]) }).compile({
+      checkpointer: new MemorySaver(),
+    });
+    const nodes: string[] = [];
+    for await (const update of await graph.stream(human(), { ...cfg("fast-path"), streamMode: "updates" })) nodes.push(...Object.keys(update));
+    expect(nodes).toEqual([GUARDED_NODES.agent, GUARDED_NODES.review, GUARDED_NODES.execute, GUARDED_NODES.agent, GUARDED_NODES.finish]);
+    expect(runs.map((r) => r.label).sort()).toEqual(["a", "b", "c"]);
+    const state = await graph.getState(cfg("fast-path"));
+    expect(state.values.guard.rules?.runCounts).toEqual({ job: 3 });
+    expectOneAnswerPerCall(state.values.messages);
   });
 });

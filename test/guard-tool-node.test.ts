@@ -108,3 +108,23 @@ describe("heartbeat mode", () => {
     expect(out.messages.at(-1)?.content).toBe("summary");
   });
 });
+
+describe("GuardedToolNode without the guard's state channels", () => {
+  it("refuses to run and says what to add (else MaxCalls 1 would let a tool run twice)", async () => {
+    const log = new ExecutionLog();
+    const model = fakeModel()
+      .respondWithTools([{ name: "kubectl_get", args: { resource: "pods" }, id: "g1" }])
+      .respondWithTools([{ name: "kubectl_get", args: { resource: "pods" }, id: "g2" }])
+      .respond(new AIMessage("finished"));
+    const tools = new GuardedToolNode({ tools: k8sTools(log), rules: [{ type: "MaxCalls", tool: "kubectl_get", max: 1 }] });
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+      .addNode("tools", tools as never)
+      .addEdge(START, "agent")
+      .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
+      .addEdge("tools", "agent")
+      .compile();
+    await expect(graph.invoke({ messages: [new HumanMessage("go")] })).rejects.toThrow(/add `...GuardAnnotation.spec`/);
+    expect(log.entries).toHaveLength(0);
+  });
+});

@@ -68,6 +68,7 @@ const NEXT_STEP: Record<GuardedNodeName, string> = {
   [GUARDED_NODES.agent]: "guard reviewing the calls",
   [GUARDED_NODES.review]: "running tools",
   [GUARDED_NODES.tools]: "running tools",
+  [GUARDED_NODES.execute]: "waiting for the model",
   [GUARDED_NODES.collect]: "waiting for the model",
   [GUARDED_NODES.finish]: "waiting for the model",
 };
@@ -98,7 +99,7 @@ export async function streamRun(
           }
         }
         await printer.flush(output);
-        if (node === GUARDED_NODES.tools) for (const m of messagesOf(update)) printToolResult(m, output);
+        if (node === GUARDED_NODES.tools || node === GUARDED_NODES.execute) for (const m of messagesOf(update)) printToolResult(m, output);
         if (node === GUARDED_NODES.finish) for (const m of messagesOf(update)) output.out(`${label("guard")} ${m.text}`);
         progress.start(NEXT_STEP[node as GuardedNodeName] ?? "working");
       }

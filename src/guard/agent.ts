@@ -3,7 +3,7 @@ import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@l
 import { END, START, Send, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { threadIdOf } from "./audit-trail.js";
-import { exitStep, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runCall, startRunIfNew } from "./engine.js";
+import { exitStep, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
 import type { CallSlot } from "./engine.js";
 import { Guard } from "./guard.js";
 import { forcedToolFor, callModel } from "./model-step.js";
@@ -35,6 +35,7 @@ export const GUARDED_NODES = {
   agent: "agent",
   review: "review",
   tools: "tools",
+  execute: "execute",
   collect: "collect",
   finish: "finish",
 } as const;
@@ -115,6 +116,22 @@ export function toolsNode(guard: Guard) {
   };
 }
 
+/**
+ * execute (the fast path): a turn whose approved calls form one batch runs inside this one task,
+ * each call authorized at its start, and the turn is recorded here. Used only with an execution
+ * ledger, which keeps it exactly-once across crashes (claim before a call, complete after): a
+ * re-run of this task after a crash re-runs only the calls the ledger has not completed.
+ */
+export function executeNode(guard: Guard): Node {
+  return async (state, config) => {
+    const turn = state.guard.turn;
+    if (!turn) return { guard: { ...state.guard, next: "agent" } };
+    const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId: turn.messageId };
+    const { executed, done } = await runBatches(guard, turn, rulesOf(guard, state.guard), ctx, config);
+    return { messages: [...executed.map((e) => e.message), ...limitEndMessages(turn)], guard: finishTurn(guard, state.guard, done), guardResults: null };
+  };
+}
+
 /** collect: the batch's results join the turn's; the next batch, or the turn is recorded and loop control decides. */
 export function collectNode(guard: Guard): Node {
   return (state) => {
@@ -159,8 +176,12 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     limitsMayEndRun(guard) ||
     guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf");
 
-  /** One Send per call of the next batch, carrying what its start check needs. */
-  const dispatch = (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Send[] | "collect" | "agent" | "review" => {
+  // The fast path needs the ledger for exactly-once; without one each call is its own task, whose
+  // saved writes keep a completed call from running again.
+  const fastPath = guard.options.ledger !== undefined;
+
+  /** The next batch: the whole turn in one task (fast path), or one Send per call carrying what its start check needs. */
+  const dispatch = (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Send[] | "collect" | "agent" | "review" | "execute" => {
     const turn = state.guard.turn;
     const batch = turn?.batches[turn.nextBatch];
     if (!turn) return hasOpenCalls(state) ? N.review : N.agent;
@@ -168,6 +189,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
       if (needsCollect || turn.nextBatch !== 0) return N.collect;
       return hasOpenCalls(state) ? N.review : N.agent;
     }
+    if (fastPath && turn.nextBatch === 0 && turn.batches.length === 1) return N.execute;
     const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId: turn.messageId };
     const guardSlot: CallSlot = { ctx, batch: turn.nextBatch, base: rulesOf(guard, state.guard), done: turn.done ?? [] };
     return batch.flatMap((id) => {
@@ -186,11 +208,14 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     return hasOpenCalls(state, turn?.batches[turn.nextBatch] ?? []) ? N.review : N.agent;
   };
 
-  const afterCollect = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => {
-    if (state.guard.next === "dispatch") return dispatch(state, config);
+  /** After a turn was recorded: the end (Terminal), the exit check, review of calls still open, or the model. */
+  const afterTurn = (state: GuardedAgentStateType) => {
     if (state.guard.next === "end") return state.guard.terminatedBy ? END : N.finish;
     return hasOpenCalls(state) ? N.review : N.agent;
   };
+
+  const afterCollect = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) =>
+    state.guard.next === "dispatch" ? dispatch(state, config) : afterTurn(state);
 
   const afterFinish = (state: GuardedAgentStateType) => (state.guard.next === "end" ? END : N.agent);
 
@@ -198,11 +223,13 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     .addNode(N.agent, agentNode(guard, options))
     .addNode(N.review, reviewNode(guard))
     .addNode(N.tools, toolsNode(guard) as unknown as Node)
+    .addNode(N.execute, executeNode(guard))
     .addNode(N.collect, collectNode(guard))
     .addNode(N.finish, finishNode(guard))
     .addEdge(START, N.agent)
     .addConditionalEdges(N.agent, afterAgent, [N.review, N.finish])
-    .addConditionalEdges(N.review, dispatch, [N.tools, N.collect, N.agent, N.review])
+    .addConditionalEdges(N.review, dispatch, [N.tools, N.execute, N.collect, N.agent, N.review])
+    .addConditionalEdges(N.execute, afterTurn, [N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.tools, afterTools, [N.agent, N.collect, N.review])
     .addConditionalEdges(N.collect, afterCollect, [N.tools, N.collect, N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.finish, afterFinish, [N.agent, END]);

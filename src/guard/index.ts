@@ -1,4 +1,4 @@
-export { createGuardedAgent, buildGuardedGraph, GUARDED_NODES, agentNode, reviewNode, toolsNode, collectNode, finishNode } from "./agent.js";
+export { createGuardedAgent, buildGuardedGraph, GUARDED_NODES, agentNode, reviewNode, toolsNode, executeNode, collectNode, finishNode } from "./agent.js";
 export type { GuardedNodeName } from "./agent.js";
 export type { GuardedAgentOptions } from "./agent.js";
 export { Guard } from "./guard.js";
@@ -15,7 +15,7 @@ export {
   pendingApproval,
   ResumeSchema,
 } from "./approval.js";
-export { auditStickyRevoked, revokeSticky, stickyDecisions } from "./approval.js";
+export { auditStickyRevoked, revokeSticky, screenRunInput, stickyDecisions } from "./approval.js";
 export type {
   ActionRequest,
   ApprovalRequest,
