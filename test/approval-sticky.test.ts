@@ -167,3 +167,38 @@ describe.runIf(postgresConfigured)("sticky approvals on PostgreSQL: a restart an
     ]);
   });
 });
+
+describe("a standing approval is not a human's look at the call", () => {
+  it("a killswitch that asks by the time the call starts stops a sticky-approved call", async () => {
+    let killswitchAsks = false;
+    const killswitch = {
+      decide: (_tool: string, _risk: import("../src/tools/types.js").RiskLevel) =>
+        killswitchAsks ? { mode: "ask" as const, ruleId: "killswitch:ask-tools", reason: "incident in progress" } : null,
+      snapshot: () => ({ status: "ok" as const, restrictMode: "deny" as const }),
+      bypassAllowed: () => true,
+    } as unknown as import("../src/guard/interfaces.js").KillswitchView;
+    // The killswitch turns to "ask" while review looks at the call (after its own killswitch check).
+    const permissions = {
+      decide: (tool: string, args: unknown, risk: import("../src/tools/types.js").RiskLevel = "medium") => {
+        const decision = prodProtected.decide(tool, args, risk);
+        if ((args as { name?: string }).name === "flip") killswitchAsks = true;
+        return decision;
+      },
+    };
+    const log = new ExecutionLog();
+    const graph = createGuardedAgent({
+      model: runs([del("web", "staging", "k1")], [del("flip", "staging", "k2")]),
+      tools: k8sTools(log),
+      permissions,
+      killswitch,
+      checkpointer: new MemorySaver(),
+    });
+    await graph.invoke({ messages: [new HumanMessage("one")] }, thread("kill"));
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "approve", sticky: { scope: "thread" } }] } }), thread("kill"));
+    expect(log.entries.map((e) => e.args.name)).toEqual(["web"]);
+    // Sticky-approved at review, but the killswitch asks at its start: refused, not run.
+    const second = await graph.invoke({ messages: [new HumanMessage("two")] }, thread("kill"));
+    expect(log.entries.map((e) => e.args.name)).toEqual(["web"]);
+    expect(toolMessages(second.messages).find((m) => m.tool_call_id === "k2")?.content).toMatch(/killswitch/);
+  });
+});

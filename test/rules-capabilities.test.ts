@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parsePolicy } from "../src/policy/file.js";
 import { play } from "./helpers/peer-harness.js";
-import { ToolRulesEngine, validateRules } from "../src/rules/index.js";
+import { executionPlan, ToolRulesEngine, validateRules } from "../src/rules/index.js";
 import type { RuleState } from "../src/rules/index.js";
 
 const at0 = { tools: new Map<string, string[]>([["login", []], ["api", []], ["health", []], ["a", []], ["b", []]]) };
@@ -132,5 +132,19 @@ describe("Periodic forcing through the agent and the middleware", () => {
     expect(outcome.toolChoices[1]).toEqual(entry === "agent" ? "health" : { type: "function", function: { name: "health" } });
     expect(outcome.executed).toEqual([{ tool: "api", args: {} }, { tool: "health", args: { deep: true } }]);
     expect(outcome.toolChoices[2]).toBeUndefined(); // called: no longer due
+  });
+});
+
+describe("executionPlan draws the Letta-style sequences", () => {
+  it("ChildTools and ConditionalNext edges, init alternatives", () => {
+    const plan = executionPlan([
+      { type: "InitialCall", tool: "load", alternatives: ["resume"] },
+      { type: "ChildTools", tool: "load", children: ["plan"] },
+      { type: "ConditionalNext", tool: "plan", outputMapping: { ship: "deploy" }, defaultChild: "ask" },
+    ]);
+    expect(plan.initialTools).toEqual(["load", "resume"]);
+    expect(plan.mermaid).toContain('t0_load ==>|"then"| t2_plan');
+    expect(plan.mermaid).toContain('t2_plan ==>|"ship"| t3_deploy');
+    expect(plan.mermaid).toContain('t2_plan ==>|"otherwise"| t4_ask');
   });
 });

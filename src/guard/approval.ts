@@ -789,7 +789,8 @@ async function applyStanding(
     }
     const decided: ReviewedCall =
       standing.decision === "approve"
-        ? { ...call, outcome: "run", reason: approvalNotes.approved(call.reason) }
+        ? // Not a human's look at this call: a killswitch that asks by the time it starts still stops it.
+          { ...call, outcome: "run", reason: approvalNotes.approved(call.reason), approved: false }
         : { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, standing.message) };
     out.push(decided);
     await auditHuman(guard, ctx, call, standing.decision, standing.actor, { sticky: { id: standing.id, scope: standing.scope, madeFor: standing.toolCallId } });

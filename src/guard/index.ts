@@ -15,7 +15,7 @@ export {
   pendingApproval,
   ResumeSchema,
 } from "./approval.js";
-export { auditStickyRevoked, revokeSticky, stickyDecisions } from "./approval.js";
+export { auditStickyRevoked, revokeSticky, screenRunInput, stickyDecisions } from "./approval.js";
 export type {
   ActionRequest,
   ApprovalRequest,

@@ -70,7 +70,8 @@ export async function reviewTurnWithApproval(
     step.calls.map((c) => [
       c.id,
       // A human let this call through: the check at its start knows not to ask again.
-      asked.has(c.id) && c.outcome === "run" ? { ...c, approved: true } : c,
+      // (A standing decision is not a human's look at this call: it says approved: false.)
+      asked.has(c.id) && c.outcome === "run" && c.approved !== false ? { ...c, approved: true } : c,
     ]),
   );
   const runnable: ReviewedCall[] = [];

@@ -341,6 +341,8 @@ export class PermissionPolicy {
   private readonly defaults: MatcherDefaults;
   private readonly provenance: ProvenanceSettings;
   private readonly trusted: ReadonlySet<string>;
+  /** Some rule needs the thread (provenance, after, budget). */
+  private readonly contextual: boolean;
 
   constructor(rules: readonly PermissionRule[], options: PermissionPolicyOptions = {}) {
     const parsedOptions = OptionsSchema.safeParse(options);
@@ -366,6 +368,7 @@ export class PermissionPolicy {
     this.riskModes = { ...DEFAULT_RISK_MODES, ...options.riskModes };
     this.provenance = { ...options.provenance };
     this.trusted = new Set(this.provenance.trusted ?? []);
+    this.contextual = this.rules.some((rule) => rule.contextual);
   }
 
   /** The rules in the order they are tried (deny-first: denies, then asks, then allows; each in file order). */
@@ -436,10 +439,11 @@ export class PermissionPolicy {
       if (trace === undefined) break;
     }
     if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, shownRisk);
-    if (decided !== undefined && decided.mode !== "allow" && context !== undefined && evidenceOf?.has(decided.ruleId) !== true) {
+    if (decided !== undefined && decided.mode !== "allow" && context !== undefined && this.contextual && evidenceOf?.has(decided.ruleId) !== true) {
       // A deny or ask decided by another rule (an amount, a tool) still tells the human where the
       // traced values of this call came from: the provenance rules it did not reach are read for evidence.
-      const extra = this.untracedEvidence(tool, args, context, evidenceOf);
+      view ??= canonicalize(args);
+      const extra = this.untracedEvidence(tool, view, context, evidenceOf);
       if (extra.length > 0) {
         decided.evidence = extra;
         decided.reason = `${decided.reason}; ${provenanceReason(extra)}`;
@@ -500,12 +504,12 @@ export class PermissionPolicy {
   }
 
   /** Values of the call that the policy's provenance conditions do not trace to an accepted source. */
-  private untracedEvidence(tool: string, args: unknown, context: DecisionContext, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
+  private untracedEvidence(tool: string, view: CanonicalArgs, context: DecisionContext, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
     const out: Evidence[] = [...(tried?.values() ?? [])].flat().filter((item) => !item.found);
-    const view = canonicalize(args);
     for (const rule of this.candidates(tool)) {
       if (!rule.contextual || tried?.has(rule.ruleId) === true) continue;
       const evaluation = new Evaluation(context, this.provenance, this.trusted);
+      if (view.oversized) break;
       for (const condition of rule.where) if (condition.contextual === true) condition.evaluate(view.value, rule.mode !== "allow", evaluation);
       out.push(...evaluation.evidence.filter((item) => !item.found));
     }

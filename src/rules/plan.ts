@@ -22,7 +22,20 @@ export function executionPlan(rules: ToolRule[]): ExecutionPlan {
   const normalised = normaliseRules(parseToolRules(rules));
   const edges = dependencyEdges(normalised);
   const unique = (tools: string[]) => [...new Set(tools)];
-  const initialTools = unique(normalised.filter((r) => r.type === "InitialCall").map((r) => r.tool));
+  const initialTools = unique(
+    normalised.flatMap((r) => (r.type === "InitialCall" ? [r.tool, ...(r.alternatives ?? [])] : [])),
+  );
+  // "Right after" edges of ChildTools / ConditionalNext rules (labelled with the output for the latter).
+  const nextEdges = normalised.flatMap((r) =>
+    r.type === "ChildTools"
+      ? r.children.map((child) => ({ from: r.tool, to: child, label: "then" }))
+      : r.type === "ConditionalNext"
+        ? [
+            ...Object.entries(r.outputMapping).map(([output, to]) => ({ from: r.tool, to, label: output })),
+            ...(r.defaultChild ? [{ from: r.tool, to: r.defaultChild, label: "otherwise" }] : []),
+          ]
+        : [],
+  );
   const terminalTools = unique(normalised.filter((r) => r.type === "Terminal" || r.type === "TerminalIf").map((r) => r.tool));
   const exitRequirements = unique(
     normalised.filter((r) => r.type === "RequiredForExit" || r.type === "RequiredForExitIf").map((r) => r.tool),
@@ -45,7 +58,13 @@ export function executionPlan(rules: ToolRule[]): ExecutionPlan {
 
   const ids = new Map<string, string>();
   const lines = ["flowchart TD"];
-  const nodes = unique([...initialTools, ...edges.flatMap((e) => [e.before, e.after]), ...terminalTools, ...exitRequirements]);
+  const nodes = unique([
+    ...initialTools,
+    ...edges.flatMap((e) => [e.before, e.after]),
+    ...nextEdges.flatMap((e) => [e.from, e.to]),
+    ...terminalTools,
+    ...exitRequirements,
+  ]);
   for (const tool of nodes) {
     const id = nodeId(tool, ids);
     const text = label(tool);
@@ -54,6 +73,7 @@ export function executionPlan(rules: ToolRule[]): ExecutionPlan {
     else lines.push(`  ${id}["${text}"]`);
   }
   for (const edge of edges) lines.push(`  ${nodeId(edge.before, ids)} --> ${nodeId(edge.after, ids)}`);
+  for (const edge of nextEdges) lines.push(`  ${nodeId(edge.from, ids)} ==>|"${label(edge.label)}"| ${nodeId(edge.to, ids)}`);
   if (exitRequirements.length > 0) {
     lines.push(`  exit{{"end of run"}}`);
     for (const tool of exitRequirements) lines.push(`  ${nodeId(tool, ids)} -. required before .-> exit`);
