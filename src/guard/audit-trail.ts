@@ -79,6 +79,17 @@ export async function auditHuman(
   ]);
 }
 
+/** The outcome record of one executed call (its id is deterministic: a re-run writes nothing twice). */
+export function outcomeRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall, status: string, detail?: Record<string, unknown>): AuditRecord {
+  return {
+    ...baseRecord(guard, ctx, call),
+    id: auditId([ctx.threadId, ctx.messageId, call.id, "outcome"]),
+    event: "outcome",
+    decision: status,
+    detail,
+  };
+}
+
 export async function auditOutcome(
   guard: Guard,
   ctx: TurnContext,
@@ -86,15 +97,7 @@ export async function auditOutcome(
   status: string,
   detail?: Record<string, unknown>,
 ): Promise<void> {
-  await guard.options.audit?.write([
-    {
-      ...baseRecord(guard, ctx, call),
-      id: auditId([ctx.threadId, ctx.messageId, call.id, "outcome"]),
-      event: "outcome",
-      decision: status,
-      detail,
-    },
-  ]);
+  await guard.options.audit?.write([outcomeRecord(guard, ctx, call, status, detail)]);
 }
 
 /**

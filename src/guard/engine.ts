@@ -6,7 +6,8 @@ import { killswitchAsksNow, refusedAtStart } from "../messages/engine.js";
 import { limitEndings, reminders } from "../messages/index.js";
 import type { RuleState } from "../rules/types.js";
 import { auditId } from "../audit/record.js";
-import { auditOutcome, auditRecheck, threadIdOf } from "./audit-trail.js";
+import { auditOutcome, auditRecheck, outcomeRecord, threadIdOf } from "./audit-trail.js";
+import type { AuditRecord } from "../audit/types.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { ApprovalState, ApprovalStepOptions } from "./approval.js";
 import { executeCall, refusedCall } from "./execute.js";
@@ -228,6 +229,7 @@ export async function runCall(
   call: ReviewedCall,
   slot: CallSlot,
   config: LangGraphRunnableConfig | undefined,
+  outcomes?: AuditRecord[],
 ): Promise<ExecutedCall> {
   const refused = authorizeAtStart(guard, call, slot.base, slot.done);
   if (refused) {
@@ -236,7 +238,9 @@ export async function runCall(
   }
   const key = ledgerKeyFor(slot.ctx.threadId, slot.base.run, call.id);
   const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config);
-  await auditOutcome(guard, slot.ctx, call, executed.result.status);
+  // In one task, a batch's outcomes go to the sink in one append (the caller writes `outcomes`).
+  if (outcomes) outcomes.push(outcomeRecord(guard, slot.ctx, call, executed.result.status));
+  else await auditOutcome(guard, slot.ctx, call, executed.result.status);
   return executed;
 }
 
@@ -257,12 +261,16 @@ export async function runBatches(
   for (let index = turn.nextBatch; index < turn.batches.length; index += 1) {
     const batch = turn.batches[index] ?? [];
     const earlier = [...done];
+    const outcomes: AuditRecord[] = [];
     const ran = await Promise.all(
       batch.flatMap((id) => {
         const call = turn.calls[id];
-        return call ? [runCall(guard, call, { ctx, batch: index, base, done: earlier }, config)] : [];
+        return call ? [runCall(guard, call, { ctx, batch: index, base, done: earlier }, config, outcomes)] : [];
       }),
     );
+    // One append per batch. A crash before it loses no record: completed calls come back from the
+    // ledger on the re-run and their outcome records (same ids) are written then.
+    if (outcomes.length > 0) await guard.options.audit?.write(outcomes);
     for (const e of ran) {
       executed.push(e);
       done.push(e.result);

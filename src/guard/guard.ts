@@ -21,6 +21,8 @@ export interface RawToolCall {
 }
 
 const HEARTBEAT_ARG = "request_heartbeat";
+/** Distinct allowance sets whose tool definitions are kept (a rule state rarely yields many). */
+const MAX_CACHED_DEFINITIONS = 64;
 
 /**
  * The guard's configuration and pure decisions, shared by the agent graph, GuardedToolNode and
@@ -145,20 +147,36 @@ export class Guard {
 
   /** Tool definitions to bind to the model for this step. */
   definitions(state: RuleState): ToolDefinition[] {
-    const defs = this.registry.definitions(this.allowances(state));
-    if (this.options.heartbeat !== true) return defs;
-    return defs.map((def) => (this.usesHeartbeat(def.function.name) ? withHeartbeatArg(def) : def));
+    const allowances = this.allowances(state);
+    // Most turns allow the same tools: definitions are built once per distinct allowance set.
+    const key = JSON.stringify(allowances);
+    let defs = this.#definitionCache.get(key);
+    if (!defs) {
+      const built = this.registry.definitions(allowances);
+      defs = this.options.heartbeat !== true ? built : built.map((def) => (this.usesHeartbeat(def.function.name) ? withHeartbeatArg(def) : def));
+      if (this.#definitionCache.size >= MAX_CACHED_DEFINITIONS) this.#definitionCache.clear();
+      this.#definitionCache.set(key, defs);
+    }
+    return [...defs];
   }
 
-  /** The "Tool usage rules" section for the system prompt. */
+  /** The "Tool usage rules" section for the system prompt; rebuilt only when the permission policy's lines change. */
   usageSection(): string {
+    const permissionLines = this.options.permissions?.usageLines?.() ?? [];
+    const key = permissionLines.join("\n");
+    if (this.#usage?.key === key) return this.#usage.text;
     const toolRules: Record<string, string> = {};
     for (const tool of this.registry.list()) {
       const rule = guardSpecOf(tool).usageRule;
       if (rule) toolRules[tool.name] = rule;
     }
-    return this.engine.usageSection(toolRules, this.options.permissions?.usageLines?.() ?? []);
+    const text = this.engine.usageSection(toolRules, permissionLines);
+    this.#usage = { key, text };
+    return text;
   }
+
+  readonly #definitionCache = new Map<string, ToolDefinition[]>();
+  #usage: { key: string; text: string } | undefined;
 }
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
