@@ -1,7 +1,11 @@
 import { MemorySaver } from "@langchain/langgraph";
 import { guardedAgent, langchainAgent, plainToolNode, type Contender } from "./lib/contenders.js";
 import { atMost, type BenchRow } from "./lib/result.js";
-import { median, rotation, round, timeMs } from "./lib/stats.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openAuditSink } from "../src/audit/open.js";
+import { cpuAndWallMs, median, rotation, round, spread } from "./lib/stats.js";
 
 export const W1_TURNS_PER_THREAD = 10;
 export const W1_CALLS_PER_TURN = 4;
@@ -15,16 +19,19 @@ export interface W1Result {
 }
 
 /**
- * W1: `totalTurns` model turns per contender, each with 4 calls to no-op tools, on MemorySaver.
- * Turns run as threads of 10 (a user message, 10 tool turns, a final answer), in `rounds` rounds;
- * each round runs every contender in a rotated order and ratios are taken within the round.
+ * W1: model turns with 4 calls to no-op tools each, on MemorySaver. Contenders run in small
+ * interleaved blocks (one block = 2 threads of 10 turns = 20 turns per contender, the order rotated
+ * every block), timed by process CPU time with wall time beside; the ratios are taken per block and
+ * reported as median and p25–p75. Ours runs with 200 permission rules, 20 tool rules and the durable
+ * JSONL audit sink (fsynced appends).
  */
 export async function benchW1(opts: { quick: boolean }): Promise<W1Result> {
-  const totalTurns = opts.quick ? 60 : 1_000;
-  const rounds = opts.quick ? 3 : 5;
-  const threadsPerRound = Math.max(1, Math.round(totalTurns / rounds / W1_TURNS_PER_THREAD));
+  const blocks = opts.quick ? 3 : 50;
+  const threadsPerBlock = 2;
   const options = { turnsPerRun: W1_TURNS_PER_THREAD, checkpointer: () => new MemorySaver() };
-  const contenders: Contender[] = [plainToolNode(options), langchainAgent(options), guardedAgent(options)];
+  const dir = mkdtempSync(join(tmpdir(), "gg-bench-w1-"));
+  const audit = await openAuditSink(`jsonl:${join(dir, "audit.jsonl")}`);
+  const contenders: Contender[] = [plainToolNode(options), langchainAgent(options), guardedAgent({ ...options, audit })];
   const guarded = contenders[2] as ReturnType<typeof guardedAgent>;
 
   const expected = 2 + W1_TURNS_PER_THREAD * (1 + W1_CALLS_PER_TURN);
@@ -36,34 +43,50 @@ export async function benchW1(opts: { quick: boolean }): Promise<W1Result> {
   };
   for (const c of contenders) await runThreads(c, `warm-${c.id}`, 2);
 
-  const perTurn: Record<string, number[]> = { a: [], b: [], c: [] };
+  const turnsPerBlock = threadsPerBlock * W1_TURNS_PER_THREAD;
+  const cpuPerTurn: Record<string, number[]> = { a: [], b: [], c: [] };
+  const wallPerTurn: Record<string, number[]> = { a: [], b: [], c: [] };
   const ratiosCA: number[] = [];
   const ratiosCB: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const ms: Record<string, number> = {};
+  const wallCA: number[] = [];
+  const wallCB: number[] = [];
+  for (let r = 0; r < blocks; r++) {
+    const cpu: Record<string, number> = {};
+    const wall: Record<string, number> = {};
     for (const c of rotation(contenders, r)) {
-      ms[c.id] = (await timeMs(() => runThreads(c, `r${r}-${c.id}`, threadsPerRound))) / (threadsPerRound * W1_TURNS_PER_THREAD);
-      perTurn[c.id]!.push(ms[c.id]!);
+      const t = await cpuAndWallMs(() => runThreads(c, `r${r}-${c.id}`, threadsPerBlock));
+      cpu[c.id] = t.cpu / turnsPerBlock;
+      wall[c.id] = t.wall / turnsPerBlock;
+      cpuPerTurn[c.id]!.push(cpu[c.id]!);
+      wallPerTurn[c.id]!.push(wall[c.id]!);
     }
-    ratiosCA.push(ms.c! / ms.a!);
-    ratiosCB.push(ms.c! / ms.b!);
+    ratiosCA.push(cpu.c! / cpu.a!);
+    ratiosCB.push(cpu.c! / cpu.b!);
+    wallCA.push(wall.c! / wall.a!);
+    wallCB.push(wall.c! / wall.b!);
   }
 
   const audited = await guarded.audit.query();
+  await audit.close();
+  rmSync(dir, { recursive: true, force: true });
   const denied = audited.filter((r) => r.event === "decision" && r.decision !== "allow").length;
   if (denied > 0) throw new Error(`W1 (c): ${denied} calls were not allowed; the contenders would not do the same work`);
   const outcomes = audited.filter((r) => r.event === "outcome").length;
 
-  const msPerTurn = { a: median(perTurn.a!), b: median(perTurn.b!), c: median(perTurn.c!) };
-  const ca = median(ratiosCA);
-  const cb = median(ratiosCB);
-  const turns = threadsPerRound * W1_TURNS_PER_THREAD * rounds;
+  const msPerTurn = { a: median(cpuPerTurn.a!), b: median(cpuPerTurn.b!), c: median(cpuPerTurn.c!) };
+  const wallMs = { a: median(wallPerTurn.a!), b: median(wallPerTurn.b!), c: median(wallPerTurn.c!) };
+  const ca = spread(ratiosCA);
+  const cb = spread(ratiosCB);
+  const wca = spread(wallCA);
+  const wcb = spread(wallCB);
+  const turns = turnsPerBlock * blocks;
+  const range = (s: { p25: number; p75: number }) => `p25–p75 ${round(s.p25, 2)}–${round(s.p75, 2)}`;
   const rows: BenchRow[] = [
-    { workload: "W1", contender: "(a) ToolNode loop", metric: "ms per turn", value: round(msPerTurn.a), unit: "ms", note: `${turns} turns × 4 calls` },
-    { workload: "W1", contender: "(b) createAgent + HITL + limit", metric: "ms per turn", value: round(msPerTurn.b), unit: "ms", ratio: round(msPerTurn.b / msPerTurn.a), ratioOf: "(b)/(a)" },
-    { workload: "W1", contender: "(c) guarded-graph", metric: "ms per turn", value: round(msPerTurn.c), unit: "ms", note: `audit: MemoryAuditSink, ${outcomes} outcome records` },
-    { workload: "W1", contender: "(c) vs (a)", metric: "ratio (median of rounds)", value: round(ca), unit: "×", ratio: round(ca), ratioOf: "(c)/(a)", ...atMost(round(ca, 2), 1.2) },
-    { workload: "W1", contender: "(c) vs (b)", metric: "ratio (median of rounds)", value: round(cb), unit: "×", ratio: round(cb), ratioOf: "(c)/(b)", ...atMost(round(cb, 2), 1.0) },
+    { workload: "W1", contender: "(a) ToolNode loop", metric: "CPU ms per turn", value: round(msPerTurn.a), unit: "ms", note: `${turns} turns × 4 calls; wall ${round(wallMs.a)} ms` },
+    { workload: "W1", contender: "(b) createAgent + HITL + limit", metric: "CPU ms per turn", value: round(msPerTurn.b), unit: "ms", ratio: round(msPerTurn.b / msPerTurn.a), ratioOf: "(b)/(a)", note: `wall ${round(wallMs.b)} ms` },
+    { workload: "W1", contender: "(c) guarded-graph", metric: "CPU ms per turn", value: round(msPerTurn.c), unit: "ms", note: `200 permission + 20 tool rules, JSONL audit (${outcomes} outcome records); wall ${round(wallMs.c)} ms` },
+    { workload: "W1", contender: "(c) vs (a)", metric: "CPU ratio (median of blocks)", value: round(ca.median), unit: "×", ratio: round(ca.median), ratioOf: "(c)/(a)", note: `${range(ca)}; wall ${round(wca.median, 2)} (${range(wca)}); ${blocks} blocks of ${turnsPerBlock} turns`, ...atMost(round(ca.median, 2), 1.2) },
+    { workload: "W1", contender: "(c) vs (b)", metric: "CPU ratio (median of blocks)", value: round(cb.median), unit: "×", ratio: round(cb.median), ratioOf: "(c)/(b)", note: `${range(cb)}; wall ${round(wcb.median, 2)} (${range(wcb)})`, ...atMost(round(cb.median, 2), 0.6) },
   ];
   return { rows, ratiosCA, ratiosCB, msPerTurn };
 }

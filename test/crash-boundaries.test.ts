@@ -23,6 +23,8 @@ import { approvalScenario, expectedKey } from "./fixtures/workers/scenarios.js";
 import { killAllWorkers, spawnWorker } from "./fixtures/workers/spawn.js";
 import { postgresConfigured, postgresForTests, uniqueName } from "./helpers/postgres.js";
 import type { ScenarioInput } from "../src/model/scenario.js";
+import { openCheckpointer } from "../src/storage/checkpointer.js";
+import { openLedger } from "../src/storage/ledger.js";
 
 const RUNS = Math.max(1, Number(process.env.GG_CRASH_RUNS ?? 2));
 /** Crashing workers started at once (the machine is shared). */
@@ -198,6 +200,12 @@ describe.runIf(postgresConfigured)("SIGKILL at every step boundary, on PostgreSQ
       pool = new pg.Pool({ connectionString: url, max: 2 });
       await pool.query(`CREATE SCHEMA "${schema}"`);
       await pool.query(`CREATE TABLE ${table} (id BIGSERIAL PRIMARY KEY, key TEXT NOT NULL, label TEXT NOT NULL, phase TEXT NOT NULL, pid INTEGER NOT NULL)`);
+      // Create the checkpoint and ledger tables once: workers started together on a fresh schema
+      // race on the checkpointer's migrations ("duplicate key … checkpoint_migrations_pkey").
+      const checkpoints = await openCheckpointer(url, { schema });
+      await checkpoints.close();
+      const ledger = await openLedger(url, { schema });
+      await ledger.close();
       return url;
     })());
   afterAll(async () => {

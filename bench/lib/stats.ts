@@ -24,6 +24,21 @@ export async function timeMs(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
+/** Process CPU time (user + system, ms) and wall time (ms) taken by `fn`: CPU is what a loaded, shared machine distorts least. */
+export async function cpuAndWallMs(fn: () => Promise<unknown>): Promise<{ cpu: number; wall: number }> {
+  const cpu0 = process.cpuUsage();
+  const wall0 = performance.now();
+  await fn();
+  const wall = performance.now() - wall0;
+  const used = process.cpuUsage(cpu0);
+  return { cpu: (used.user + used.system) / 1_000, wall };
+}
+
+/** Median and the p25–p75 spread, for ratios of interleaved blocks. */
+export function spread(values: readonly number[]): { median: number; p25: number; p75: number } {
+  return { median: median(values), p25: percentile(values, 0.25), p75: percentile(values, 0.75) };
+}
+
 export function round(value: number, digits = 3): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
