@@ -60,6 +60,7 @@ export { checkPolicy, planPolicy } from "./policy/check.js";
 export { canonicalArgs, canonicalize, MAX_MATCH_INPUT_CHARS, selectField } from "./policy/canonical.js";
 export { PolicyError } from "./policy/errors.js";
 export { PolicyRegexError } from "./policy/regex.js";
+export type { PolicyWatcher, PolicyWatchEvent, WatchPolicyOptions } from "./policy/watch.js";
 
 // Provenance: conditions on where an argument's value came from (docs/provenance.md).
 export type { DecisionContext, ProvenanceSettings, TurnCall } from "./provenance/context.js";

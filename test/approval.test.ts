@@ -1,3 +1,4 @@
+import { normalizeHitlResponseForServer } from "@langchain/langgraph-sdk/ui";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
@@ -6,7 +7,7 @@ import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import { checkResume, pendingApproval, quote } from "../src/guard/approval.js";
+import { checkResume, matchDecisions, pendingApproval, quote } from "../src/guard/approval.js";
 import type { ApprovalRequest, DecisionEvent } from "../src/guard/approval.js";
 import { GuardAnnotation } from "../src/guard/state.js";
 import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
@@ -136,8 +137,8 @@ describe("strict decisions: nothing is silently dropped", () => {
     ["approve carrying an edit", { decisions: [{ type: "approve", editedAction: action }, { type: "approve" }] }, /Unrecognized key.*editedAction/],
     ["approve carrying a snake edit", { decisions: [{ type: "approve", edited_action: action }, { type: "approve" }] }, /Unrecognized key.*edited_action/],
     ["reject carrying an edit", { decisions: [{ type: "reject", editedAction: action }, { type: "approve" }] }, /Unrecognized key.*editedAction/],
-    ["both edit casings", { decisions: [{ type: "edit", editedAction: action, edited_action: action }, { type: "approve" }] }, /both editedAction and edited_action/],
-    ["both id casings", { decisions: [{ type: "approve", toolCallId: "a1", tool_call_id: "a1" }, { type: "approve", toolCallId: "a2" }] }, /both toolCallId and tool_call_id/],
+    ["edit casings that disagree", { decisions: [{ type: "edit", editedAction: action, edited_action: { ...action, args: { resource: "x", name: "z" } } }, { type: "approve" }] }, /editedAction and edited_action disagree/],
+    ["id casings that disagree", { decisions: [{ type: "approve", toolCallId: "a1", tool_call_id: "a2" }, { type: "approve", toolCallId: "a2" }] }, /toolCallId and tool_call_id disagree/],
     ["edit without an action", { decisions: [{ type: "edit" }, { type: "approve" }] }, /an edit needs editedAction/],
     ["unknown decision field", { decisions: [{ type: "approve", force: true }, { type: "approve" }] }, /Unrecognized key.*force/],
     ["unknown top-level field", { decisions: [{ type: "approve" }, { type: "approve" }], approveAll: true }, /Unrecognized key.*approveAll/],
@@ -153,6 +154,18 @@ describe("strict decisions: nothing is silently dropped", () => {
     ["empty id", { decisions: { "": { type: "approve" } } }, /invalid approval resume/],
   ])("refuses %s", (_label, value, message) => {
     expect(() => checkResume(pending, value, all)).toThrow(message);
+  });
+
+  it("accepts a resume as the LangGraph SDK's normalizeHitlResponseForServer sends it: both casings, one value", () => {
+    const edit = { type: "edit", toolCallId: "a1", editedAction: action };
+    const sent = normalizeHitlResponseForServer({ decisions: [edit, { type: "approve", toolCallId: "a2", tool_call_id: "a2" }] });
+    expect((sent as { decisions: Record<string, unknown>[] }).decisions[0]).toHaveProperty("edited_action", action);
+    const resume = checkResume(pending, sent, all);
+    const match = matchDecisions(pending, resume, all);
+    expect(match.ok).toBe(true);
+    if (!match.ok) return;
+    expect(match.decisions.get("a1")).toEqual({ type: "edit", toolCallId: "a1", editedAction: action });
+    expect(match.decisions.get("a2")).toEqual({ type: "approve", toolCallId: "a2" });
   });
 
   it("quotes at most ~200 characters of the input, whatever its size", () => {

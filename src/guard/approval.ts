@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { AIMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
@@ -163,16 +164,20 @@ const RejectInput = z.strictObject({
   sticky: StickyInput.optional(),
 });
 
-/** A decision as a client sends it; unknown fields are refused, not dropped; both casings accepted, never both at once. */
+/** A decision as a client sends it; unknown fields are refused, not dropped; either casing accepted, both only when they agree. */
 export const DecisionSchema = z
   .discriminatedUnion("type", [ApproveInput, EditInput, RejectInput])
   .superRefine((d, ctx) => {
-    if (d.toolCallId !== undefined && d.tool_call_id !== undefined) {
-      ctx.addIssue({ code: "custom", message: decisionText.bothSpellings("toolCallId", "tool_call_id") });
+    // The LangGraph SDK's normalizeHitlResponseForServer sends both casings with one value: that is
+    // one answer. Two casings that disagree are a contradiction, refused.
+    if (d.toolCallId !== undefined && d.tool_call_id !== undefined && d.toolCallId !== d.tool_call_id) {
+      ctx.addIssue({ code: "custom", message: decisionText.spellingsDisagree("toolCallId", "tool_call_id") });
     }
     if (d.type === "edit") {
       if (d.editedAction !== undefined && d.edited_action !== undefined) {
-        ctx.addIssue({ code: "custom", message: decisionText.bothSpellings("editedAction", "edited_action") });
+        if (!isDeepStrictEqual(d.editedAction, d.edited_action)) {
+          ctx.addIssue({ code: "custom", message: decisionText.spellingsDisagree("editedAction", "edited_action") });
+        }
       } else if (d.editedAction === undefined && d.edited_action === undefined) {
         ctx.addIssue({ code: "custom", message: decisionText.editNeedsAction });
       }

@@ -36,7 +36,7 @@ export const decisionText = {
   notAllowed: (type: string, id: string, allowed: readonly string[]) =>
     `decision "${type}" is not allowed for ${id}; allowed: ${allowed.join(", ")}`,
   missing: (ids: readonly string[]) => `no decision for pending call(s) ${ids.join(", ")}; every pending call needs one`,
-  bothSpellings: (camel: string, snake: string) => `both ${camel} and ${snake} given: send one of them`,
+  spellingsDisagree: (camel: string, snake: string) => `${camel} and ${snake} disagree: send one of them, or both with the same value`,
   editNeedsAction: "an edit needs editedAction (or edited_action): { name, args }",
 } as const;
 
