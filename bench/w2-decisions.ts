@@ -19,14 +19,15 @@ const Input = z.object({
   user: z.string().optional(),
 });
 
-function tools() {
+/** W2's 100 tools (also the provenance cost bench's workload). */
+export function w2Tools() {
   return Array.from({ length: TOOLS }, (_, i) =>
     defineTool({ name: `tool_${i}`, description: `tool ${i}`, schema: Input, risk: i % 10 === 9 ? "high" : "low", execute: () => "ok" }),
   );
 }
 
 /** 50 tool rules: limits, cooldowns, ordering and exclusive groups over the 100 tools. */
-function toolRules(): ToolRule[] {
+export function w2ToolRules(): ToolRule[] {
   const rules: ToolRule[] = [];
   for (let i = 0; rules.length < 50; i++) {
     const t = `tool_${(i * 7) % TOOLS}`;
@@ -50,7 +51,8 @@ function toolRules(): ToolRule[] {
   return rules;
 }
 
-function calls(): RawToolCall[] {
+/** W2's 200 calls over the 100 tools. */
+export function w2Calls(): RawToolCall[] {
   return Array.from({ length: 200 }, (_, i) => ({
     id: `c${i}`,
     name: `tool_${i % TOOLS}`,
@@ -72,14 +74,14 @@ export async function benchW2(opts: { quick: boolean }): Promise<BenchRow[]> {
   const ks = await localKillswitch({ denyTools: ["tool_9?"], askTools: ["tool_8?"] });
   try {
     const guard = new Guard({
-      tools: tools(),
-      rules: toolRules(),
+      tools: w2Tools(),
+      rules: w2ToolRules(),
       permissions: new PermissionPolicy(benchmarkRules()),
       killswitch: ks.killswitch,
     });
     let state = guard.initialRuleState();
     for (let i = 0; i < 30; i++) state = guard.engine.record(state, { tool: `tool_${i}`, callId: `w${i}`, success: true, at: 0 });
-    const all = calls();
+    const all = w2Calls();
     const outcomes = { run: 0, refuse: 0, ask: 0 };
     const review = async (i: number) => {
       const { reviewed } = await guard.reviewTurn(state, [all[i % all.length]!]);

@@ -12,33 +12,13 @@
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { parseArgs } from "node:util";
-import { z } from "zod";
 import { Guard, type RawToolCall } from "../../src/guard/index.js";
 import { PermissionPolicy, type PermissionRule } from "../../src/policy/index.js";
-import { defineTool } from "../../src/tools/index.js";
 import { benchmarkRules } from "../policy.bench.js";
+import { w2Calls, w2ToolRules, w2Tools } from "../w2-decisions.js";
 import { percentile } from "../lib/stats.js";
 
 const TOOLS = 100;
-const Input = z.object({ namespace: z.string(), path: z.string(), opts: z.object({ level: z.number(), verbose: z.boolean() }), query: z.string(), user: z.string().optional() });
-
-function tools() {
-  return Array.from({ length: TOOLS }, (_, i) => defineTool({ name: `tool_${i}`, description: `tool ${i}`, schema: Input, risk: i % 10 === 9 ? "high" : "low", execute: () => "ok" }));
-}
-
-function calls(): RawToolCall[] {
-  return Array.from({ length: 200 }, (_, i) => ({
-    id: `c${i}`,
-    name: `tool_${i % TOOLS}`,
-    args: {
-      namespace: i % 7 === 0 ? "prod-8" : "staging",
-      path: i % 5 === 0 ? "/srv/1/data.db" : `/workspace/2/file-${i}.txt`,
-      opts: { level: i % 4, verbose: true },
-      query: i % 9 === 0 ? "DROP  table_5;" : "select 1",
-      ...(i % 3 === 0 ? { user: "alice" } : {}),
-    },
-  }));
-}
 
 function provenanceRules(): PermissionRule[] {
   return Array.from({ length: TOOLS }, (_, i) => ({
@@ -62,7 +42,7 @@ class Thread {
 
   reset(): void {
     this.id += 1;
-    const paths = calls().map((c) => c.args.path as string);
+    const paths = w2Calls().map((c) => c.args.path as string);
     this.messages = [new SystemMessage("You operate the cluster."), new HumanMessage({ content: `Work on these files: ${paths.join(", ")}`, id: `h${this.id}` })];
   }
 
@@ -77,7 +57,7 @@ class Thread {
 }
 
 function guardWith(extra: readonly PermissionRule[]): Guard {
-  return new Guard({ tools: tools(), permissions: new PermissionPolicy([...benchmarkRules(), ...extra], { provenance: { trusted: ["tool_0"] } }) });
+  return new Guard({ tools: w2Tools(), rules: w2ToolRules(), permissions: new PermissionPolicy([...benchmarkRules(), ...extra], { provenance: { trusted: ["tool_0"] } }) });
 }
 
 async function block(guard: Guard, thread: Thread, size: number, all: readonly RawToolCall[], outcomes: Record<string, number>): Promise<number> {
@@ -93,7 +73,7 @@ async function block(guard: Guard, thread: Thread, size: number, all: readonly R
 }
 
 export async function measureCost(blocks: number, size: number) {
-  const all = calls();
+  const all = w2Calls();
   const contenders = { without: guardWith([]), with: guardWith(provenanceRules()) };
   const threads = { without: new Thread(), with: new Thread() };
   const outcomes = { without: {} as Record<string, number>, with: {} as Record<string, number> };
