@@ -418,6 +418,26 @@ function writerOf(config: LangGraphRunnableConfig | undefined): Writer | undefin
   return typeof w === "function" ? (w as Writer) : undefined;
 }
 
+/** A human's (or a standing decision's) answer to one call: one audit record and one decision event. */
+async function recordHuman(
+  guard: Guard,
+  ctx: TurnContext,
+  call: ReviewedCall,
+  decision: "approve" | "edit" | "reject",
+  actor: string | undefined,
+  detail: Parameters<typeof auditHuman>[5],
+  writer: Writer | undefined,
+): Promise<void> {
+  await auditHuman(guard, ctx, call, decision, actor, detail);
+  writer?.({
+    ...reviewEvent(ctx, call),
+    id: auditId([ctx.threadId, ctx.messageId, call.id, "human"]),
+    source: "human",
+    decision,
+    actor,
+  } satisfies DecisionEvent);
+}
+
 function reviewEvent(ctx: TurnContext, call: ReviewedCall): DecisionEvent {
   const decision = call.outcome === "run" ? "allow" : call.outcome === "refuse" ? "deny" : "ask";
   return {
@@ -752,14 +772,7 @@ export async function resolveApprovals(
       added.push(made);
       detail.sticky = { id: made.id, scope: made.scope, ...(made.args ? { args: made.args } : {}) };
     }
-    await auditHuman(guard, ctx, call, decision.type, approver.actor, Object.keys(detail).length > 0 ? detail : undefined);
-    writer?.({
-      ...reviewEvent(ctx, call),
-      id: auditId([ctx.threadId, ctx.messageId, call.id, "human"]),
-      source: "human",
-      decision: decision.type,
-      actor: approver.actor,
-    } satisfies DecisionEvent);
+    await recordHuman(guard, ctx, call, decision.type, approver.actor, Object.keys(detail).length > 0 ? detail : undefined, writer);
   }
   const edits = [...decided.values()].filter((c) => c.edited);
   await auditDecisions(guard, ctx, edits);
@@ -798,14 +811,7 @@ async function applyStanding(
           { ...call, outcome: "run", reason: approvalNotes.approved(call.reason), approved: false }
         : { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, standing.message) };
     out.push(decided);
-    await auditHuman(guard, ctx, call, standing.decision, standing.actor, { sticky: { id: standing.id, scope: standing.scope, madeFor: standing.toolCallId } });
-    writer?.({
-      ...reviewEvent(ctx, call),
-      id: auditId([ctx.threadId, ctx.messageId, call.id, "human"]),
-      source: "human",
-      decision: standing.decision,
-      actor: standing.actor,
-    } satisfies DecisionEvent);
+    await recordHuman(guard, ctx, call, standing.decision, standing.actor, { sticky: { id: standing.id, scope: standing.scope, madeFor: standing.toolCallId } }, writer);
   }
   return out;
 }
