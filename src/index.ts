@@ -17,7 +17,7 @@ export type { PolicyGuard } from "./guard/from-policy.js";
 export { truncateResult, truncateToolContent } from "./guard/truncate.js";
 
 // Human approval: the interrupt payload and the resume that answers it.
-export { ApprovalResumeError, checkResume, pendingApproval, revokeSticky, stickyDecisions } from "./guard/approval.js";
+export { ApprovalResumeError, checkResume, pendingApproval, revokeSticky, screenRunInput, stickyDecisions } from "./guard/approval.js";
 export type {
   ActionRequest,
   ApprovalRequest,
@@ -28,6 +28,7 @@ export type {
   InterruptOnConfig,
   InterruptRequest,
   ReviewConfig,
+  ScreenedInput,
   StickyDecision,
   StickyRequest,
 } from "./guard/approval.js";

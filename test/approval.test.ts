@@ -7,7 +7,7 @@ import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import { checkResume, matchDecisions, pendingApproval, quote } from "../src/guard/approval.js";
+import { checkResume, matchDecisions, pendingApproval, quote, screenRunInput } from "../src/guard/approval.js";
 import type { ApprovalRequest, DecisionEvent } from "../src/guard/approval.js";
 import { GuardAnnotation } from "../src/guard/state.js";
 import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
@@ -711,5 +711,68 @@ describe("only the guard answers guarded calls (guardMiddleware)", () => {
       ["n2", "success"],
     ]);
     expect(log.entries).toHaveLength(2);
+  });
+});
+
+describe("only the guard answers guarded calls (GuardedToolNode in a user's own graph)", () => {
+  /** A user's graph whose model node screens new input with the exported screenRunInput, as docs/approvals.md shows. */
+  function screenedUserGraph(model: ReturnType<typeof fakeModel>, log: ExecutionLog, audit: MemoryAuditSink) {
+    const State = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec });
+    const tools = new GuardedToolNode({ tools: k8sTools(log), permissions: prodProtected, audit });
+    return new StateGraph(State)
+      .addNode("agent", async (state, config) => {
+        const threadId = String(config.configurable?.thread_id);
+        const screened = await screenRunInput(tools.guard, state.guard.approvals, state.messages, { threadId, runId: state.guard.runId }, config, { unreviewed: true });
+        const ai = await model.invoke(screened?.messages ?? state.messages);
+        return { messages: [...(screened?.update ?? []), ai], ...(screened ? { guard: { ...state.guard, approvals: screened.approvals } } : {}) };
+      })
+      .addNode("tools", tools)
+      .addEdge(START, "agent")
+      .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
+      .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
+      .compile({ checkpointer: new MemorySaver() });
+  }
+
+  it("typed input with Agent Chat UI's ToolMessages while an approval waits: the calls are refused, the UI's results dropped", async () => {
+    const log = new ExecutionLog();
+    const audit = new MemoryAuditSink();
+    const graph = screenedUserGraph(mixedTurn(), log, audit);
+    const first = await graph.invoke({ messages: [new HumanMessage("clean staging")] }, thread("node-typed"));
+    expect(interruptsOf(first)).toHaveLength(1);
+    const state = await graph.getState(thread("node-typed"));
+    const added = ensureToolCallsHaveResponses(
+      state.values.messages.map((m: BaseMessage) => ({ type: m.getType(), id: m.id, tool_calls: AIMessage.isInstance(m) ? m.tool_calls : undefined })),
+    );
+    expect(added.map((m) => m.tool_call_id)).toEqual(["ask1", "ok1", "deny1"]);
+    const out = await graph.invoke({ messages: [...added.map((m) => new ToolMessage({ ...m })), new HumanMessage("approve")] }, thread("node-typed"));
+    expect(log.entries).toHaveLength(0);
+    expect(toolMessages(out.messages).map((m) => [m.tool_call_id, m.status])).toEqual([
+      ["ask1", "error"],
+      ["ok1", "error"],
+      ["deny1", "error"],
+    ]);
+    expect(toolMessages(out.messages).every((m) => m.content !== "Successfully handled tool call.")).toBe(true);
+    expect(out.messages.map((m: BaseMessage) => m.getType())).toEqual(["human", "ai", "tool", "tool", "tool", "human", "ai"]);
+    expect(out.messages.at(-1)?.content).toBe("done");
+    expect(pendingApproval(await graph.getState(thread("node-typed")))).toBeUndefined();
+    expect((await audit.query({ threadId: "node-typed" })).filter((r) => r.ruleId === "approval:superseded").map((r) => r.toolCallId)).toEqual([
+      "ask1",
+      "ok1",
+      "deny1",
+    ]);
+  });
+
+  it("a normal turn is untouched: the node reviewed and answered the last model message, screening finds nothing", async () => {
+    const log = new ExecutionLog();
+    const audit = new MemoryAuditSink();
+    const model = fakeModel()
+      .respondWithTools([{ name: "kubectl_get", args: { resource: "pods", namespace: "staging" }, id: "g1" }])
+      .respond(new AIMessage("listed"));
+    const graph = screenedUserGraph(model, log, audit);
+    const out = await graph.invoke({ messages: [new HumanMessage("list pods")] }, thread("node-normal"));
+    expect(log.names()).toEqual(["kubectl_get"]);
+    expect(toolMessages(out.messages).map((m) => [m.tool_call_id, m.status])).toEqual([["g1", "success"]]);
+    expect(out.messages.at(-1)?.content).toBe("listed");
+    expect((await audit.query({ threadId: "node-normal" })).filter((r) => r.ruleId === "approval:superseded")).toHaveLength(0);
   });
 });
