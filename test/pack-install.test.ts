@@ -63,6 +63,25 @@ function nativeBuilds(path: string): string[] {
   return found;
 }
 
+/** Installed packages that declare an install-time script (npm 11 lists them and asks to allow them). */
+function installScripts(modules: string): string[] {
+  if (!existsSync(modules)) return [];
+  const found: string[] = [];
+  for (const entry of readdirSync(modules, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name.startsWith(".")) continue;
+    const dirs = entry.name.startsWith("@") ? readdirSync(join(modules, entry.name)).map((n) => join(modules, entry.name, n)) : [join(modules, entry.name)];
+    for (const pkgDir of dirs) {
+      const manifest = join(pkgDir, "package.json");
+      if (existsSync(manifest)) {
+        const scripts = (JSON.parse(readFileSync(manifest, "utf8")) as { scripts?: Record<string, string> }).scripts ?? {};
+        if (["preinstall", "install", "postinstall"].some((k) => k in scripts)) found.push(pkgDir.slice(modules.length + 1));
+      }
+      found.push(...installScripts(join(pkgDir, "node_modules")));
+    }
+  }
+  return found;
+}
+
 beforeAll(async () => {
   const built = join(ROOT, "dist", "src", "index.js");
   expect(existsSync(built), "dist is missing: run npm run build").toBe(true);
@@ -124,6 +143,11 @@ describe("npm pack, installed into a fresh project", { timeout: 600_000 }, () =>
   it("installs light: no optional peer, nothing compiled, no source map, no TypeScript source", () => {
     for (const name of OPTIONAL_PEERS) expect(existsSync(join(dir, "node_modules", name)), `${name} was installed`).toBe(false);
     expect(nativeBuilds(join(dir, "node_modules"))).toEqual([]);
+    // Nothing for npm to warn about: no installed package runs a script at install time.
+    expect(installScripts(join(dir, "node_modules"))).toEqual([]);
+    // The shell grammar ships with the package (vendored wasm and its licence).
+    expect(existsSync(join(dir, "node_modules", "guarded-graph", "vendor", "tree-sitter-bash", "tree-sitter-bash.wasm"))).toBe(true);
+    expect(existsSync(join(dir, "node_modules", "guarded-graph", "vendor", "tree-sitter-bash", "LICENSE"))).toBe(true);
     const pkg = join(dir, "node_modules", "guarded-graph");
     expect(existsSync(join(pkg, "dist", "src", "index.js"))).toBe(true);
     expect(existsSync(join(pkg, "src"))).toBe(false);

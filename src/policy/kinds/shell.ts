@@ -1,5 +1,6 @@
-import { createRequire } from "node:module";
+import { join } from "node:path";
 import { Language, Parser, type Node } from "web-tree-sitter";
+import { packageRoot } from "../../package-root.js";
 
 /**
  * Shell commands read as a shell would: parsed with tree-sitter-bash (through web-tree-sitter's
@@ -8,11 +9,10 @@ import { Language, Parser, type Node } from "web-tree-sitter";
  * while/case bodies — and, recursively, the scripts handed to `bash -c`, `sh -c` and `eval`.
  */
 
-const require = createRequire(import.meta.url);
-
 async function loadParser(): Promise<Parser> {
   await Parser.init();
-  const language = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+  // The grammar's WebAssembly build, vendored with its licence (vendor/tree-sitter-bash/README.md).
+  const language = await Language.load(join(packageRoot(), "vendor", "tree-sitter-bash", "tree-sitter-bash.wasm"));
   const parser = new Parser();
   parser.setLanguage(language);
   return parser;
