@@ -59,14 +59,18 @@ export async function runMigrated(model: BaseChatModel, text: string, decide: "a
   return result.messages;
 }
 
-// Run directly: a scripted model searches twice, deploys (approved), searches again past the run limit.
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const model = fakeModel()
+/** A scripted model that searches twice, deploys, then searches again past the run limit. */
+export function scriptedModel() {
+  return fakeModel()
     .respondWithTools([{ name: "search", args: { query: "a" }, id: "s1" }, { name: "search", args: { query: "b" }, id: "s2" }])
     .respondWithTools([{ name: "deploy", args: { service: "web" }, id: "d1" }])
     .respondWithTools([{ name: "search", args: { query: "c" }, id: "s3" }])
     .respond(new AIMessage("not reached"));
-  const messages = await runMigrated(model, "ship it", "approve");
+}
+
+// Run directly: the scripted model's deploy is approved, its last search hits the run limit.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const messages = await runMigrated(scriptedModel(), "ship it", "approve");
   for (const message of messages) if (message.getType() === "tool") console.log(`tool: ${message.text}`);
   console.log(`last: ${messages.at(-1)?.text}`);
 }

@@ -2,7 +2,7 @@ import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
-import { runMigrated } from "../examples/migrate-langchain.js";
+import { runMigrated, scriptedModel } from "../examples/migrate-langchain.js";
 import { runLettaStyle } from "../examples/migrate-letta.js";
 
 const toolTexts = (messages: BaseMessage[]) =>
@@ -10,12 +10,7 @@ const toolTexts = (messages: BaseMessage[]) =>
 
 describe("examples/migrate-langchain.ts (docs/migration-langchain.md)", () => {
   it("approval as interruptOn gave it, then the run limit ends the run with a message", async () => {
-    const model = fakeModel()
-      .respondWithTools([{ name: "search", args: { query: "a" }, id: "s1" }, { name: "search", args: { query: "b" }, id: "s2" }])
-      .respondWithTools([{ name: "deploy", args: { service: "web" }, id: "d1" }])
-      .respondWithTools([{ name: "search", args: { query: "c" }, id: "s3" }])
-      .respond(new AIMessage("not reached"));
-    const messages = await runMigrated(model, "ship it", "approve");
+    const messages = await runMigrated(scriptedModel(), "ship it", "approve");
     expect(toolTexts(messages)).toEqual([
       ["search", "results for a"],
       ["search", "results for b"],
