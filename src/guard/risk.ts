@@ -1,15 +1,13 @@
 import type { PermissionMode, PolicyDecision } from "../policy/types.js";
 import type { RiskLevel } from "../tools/types.js";
+import { noRuleDecision } from "../policy/defaults.js";
 
-export const DEFAULT_RISK_MODES: Readonly<Record<RiskLevel, PermissionMode>> = {
-  low: "allow",
-  medium: "allow",
-  high: "ask",
-  "always-deny": "deny",
-};
+export { DEFAULT_RISK_MODES } from "../policy/defaults.js";
 
-/** The decision when no permission rule applies: the tool's risk category decides (seed 003). */
-export function riskDecision(risk: RiskLevel, modes?: Partial<Record<RiskLevel, PermissionMode>>): PolicyDecision {
-  const mode = modes?.[risk] ?? DEFAULT_RISK_MODES[risk];
-  return { mode, ruleId: `risk:${risk}`, reason: `${risk} risk tool: ${mode} by default`, risk };
+/**
+ * The decision when no permission rule applies and the risk is known: the risk category decides (seed 003).
+ * Guards decide through `noRuleDecision`, which also covers a tool whose risk nobody declared (it asks).
+ */
+export function riskDecision(risk: RiskLevel, modes?: Partial<Record<RiskLevel, PermissionMode>>, tool = "the tool"): PolicyDecision {
+  return noRuleDecision(tool, risk, modes);
 }
