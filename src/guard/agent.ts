@@ -102,7 +102,8 @@ export function reviewNode(guard: Guard): Node {
     if (!reviewed) return { guard: g, guardResults: null };
     const approvals = reviewed.approvals;
     // A resume that did not fit: this step ends with the error in the state; the calls are still open, so review runs again and asks again.
-    if (reviewed.retry) return { guard: { ...g, approvals, turn: null }, guardResults: null };
+    // (A turn held for calls a partial answer left waiting keeps its end-of-run mark.)
+    if (reviewed.retry) return { guard: { ...g, approvals }, guardResults: null };
     return { messages: reviewed.answered, guard: { ...g, approvals, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
   };
 }
@@ -128,7 +129,7 @@ export function executeNode(guard: Guard): Node {
     if (!turn) return { guard: { ...state.guard, next: "agent" } };
     const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId: turn.messageId };
     const { executed, done } = await runBatches(guard, turn, rulesOf(guard, state.guard), ctx, config);
-    return { messages: [...executed.map((e) => e.message), ...limitEndMessages(turn)], guard: finishTurn(guard, state.guard, done), guardResults: null };
+    return { messages: [...executed.map((e) => e.message), ...limitEndMessages(turn, state.guard)], guard: finishTurn(guard, state.guard, done), guardResults: null };
   };
 }
 
@@ -143,7 +144,7 @@ export function collectNode(guard: Guard): Node {
     if (advanced.nextBatch < advanced.batches.length) {
       return { guard: { ...state.guard, turn: advanced, next: "dispatch" }, guardResults: null };
     }
-    const ended = limitEndMessages(advanced);
+    const ended = limitEndMessages(advanced, state.guard);
     return { ...(ended.length > 0 ? { messages: ended } : {}), guard: finishTurn(guard, { ...state.guard, turn: advanced }, done), guardResults: null };
   };
 }

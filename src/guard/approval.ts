@@ -664,9 +664,17 @@ export interface ApprovalStepOptions {
    * - partial answers: calls left unanswered stay pending (no ToolMessage) and are asked again
    *   after the answered ones ran.
    * When it does not (default), a resume that does not fit raises the same interrupt again at once,
-   * inside the same task, and every pending call needs a decision.
+   * inside the same task.
    */
   routeBack?: boolean;
+  /**
+   * Whether the caller comes back for calls a partial answer left open (default: `routeBack`):
+   * answered calls go ahead, the others stay pending (no ToolMessage, `pending` lists them) and are
+   * reviewed and asked again by the caller's next review. Without it every pending call needs a
+   * decision. All three entry points set it (GuardedToolNode goes back to itself, the middleware
+   * asks again in beforeModel).
+   */
+  partial?: boolean;
 }
 
 /**
@@ -714,7 +722,7 @@ export async function resolveApprovals(
   const schemaByName = new Map(pending.map((c) => [c.name, settings.get(c.id)?.argsSchema]));
   const argsSchemaOf = (name: string) => schemaByName.get(name);
   const shownError = approvals.refused?.messageId === ctx.messageId ? approvals.refused.error : undefined;
-  const partial = options.routeBack === true;
+  const partial = options.partial ?? options.routeBack === true;
   const responseSchema = resumeSchemaFor(pending, allowed, { partial, config });
   let raw: unknown;
   let error = shownError;

@@ -159,6 +159,7 @@ export async function reviewModelTurn(
   messages: readonly BaseMessage[],
   config: LangGraphRunnableConfig | undefined,
   routeBack: ApprovalStepOptions["routeBack"] = false,
+  partial: ApprovalStepOptions["partial"] = routeBack,
 ): Promise<ReviewedModelTurn | undefined> {
   const ai = lastAIMessage(messages);
   if (!ai) return undefined;
@@ -169,9 +170,19 @@ export async function reviewModelTurn(
   const ctx: TurnContext = { threadId, runId: g.runId, messageId };
   const rules = rulesOf(guard, g);
   // Review reads the thread's messages (provenance conditions); the context kept for execution does not carry them.
-  const reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack });
-  const { runnable, answered, approvals, retry, endRun } = reviewed;
-  return { ai, ctx, turn: planTurn(guard, rules, messageId, runnable, answered.length, endRun), answered, runnable, approvals, retry };
+  const reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack, partial });
+  const { runnable, answered, approvals, retry } = reviewed;
+  // The calls a partial answer left open are this turn's too: what its earlier part decided (a limit ending the run, refusals) still holds.
+  const held = g.turn?.messageId === messageId ? g.turn : undefined;
+  const endRun = reviewed.endRun ?? held?.endRun;
+  const refused = answered.length + (held?.refused ?? 0);
+  return { ai, ctx, turn: planTurn(guard, rules, messageId, runnable, refused, endRun), answered, runnable, approvals, retry };
+}
+
+/** Calls of this turn a partial answer left waiting for a human (`approvals.pending`); empty when none. */
+export function waitingCalls(g: GuardState): string[] {
+  const waiting = g.approvals?.pending;
+  return g.turn !== null && waiting && waiting.messageId === g.turn.messageId ? waiting.callIds : [];
 }
 
 // ─── authorization at start ────────────────────────────────────────────────────────────────────
@@ -315,6 +326,13 @@ export function inPlanOrder(turn: TurnPlan | null, results: Readonly<Record<stri
 export function finishTurn(guard: Guard, g: GuardState, results: readonly CallResult[]): GuardState {
   const rules = recordResults(guard, rulesOf(guard, g), results);
   const refused = (g.turn?.refused ?? 0) + results.filter((r) => r.status === "refused").length;
+  if (g.turn !== null && waitingCalls(g).length > 0) {
+    // A partial answer left calls of this turn waiting: their results are recorded; loop control
+    // (Terminal, a limit ending the run, heartbeats) waits until the rest of the turn is answered.
+    // The held turn has no calls left to run; it keeps the turn's end-of-run mark and refusals.
+    const held: TurnPlan = { messageId: g.turn.messageId, calls: {}, batches: [], nextBatch: 0, refused, done: [] };
+    return { ...g, rules, turn: g.turn.endRun ? { ...held, endRun: g.turn.endRun } : held, forcedTool: null, next: "agent" };
+  }
   // A limit with exitBehavior "end" refused a call of this turn: the run ends now (the other calls ran).
   if (g.turn?.endRun) {
     return { ...g, rules, turn: null, forcedTool: null, next: "end", terminatedBy: g.turn.endRun.ruleId, exitUnsatisfied: [] };
@@ -336,8 +354,10 @@ export function finishTurn(guard: Guard, g: GuardState, results: readonly CallRe
 }
 
 /** The AI message that closes a run a limit ended (`exitBehavior: "end"`), as LangChain's toolCallLimit adds one. */
-export function limitEndMessages(turn: TurnPlan | null | undefined): AIMessage[] {
+export function limitEndMessages(turn: TurnPlan | null | undefined, g?: GuardState): AIMessage[] {
   if (!turn?.endRun) return [];
+  // Not while calls of the turn still wait for a human: the closing message comes after their answers.
+  if (g !== undefined && waitingCalls(g).length > 0) return [];
   return [new AIMessageClass({ content: limitEndings.ended(turn.endRun.ruleId, turn.endRun.reason), name: "guard" })];
 }
 
