@@ -1,7 +1,7 @@
 import type { PermissionMode, PolicyDecision } from "../policy/types.js";
 import type { RiskLevel } from "../tools/types.js";
 
-export const DEFAULT_RISK_MODES: Readonly<Record<RiskLevel, PermissionMode>> = {
+const DEFAULT_RISK_MODES: Readonly<Record<RiskLevel, PermissionMode>> = {
   low: "allow",
   medium: "allow",
   high: "ask",

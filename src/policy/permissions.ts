@@ -51,7 +51,7 @@ export const DEFAULT_RISK_MODES: Readonly<Record<RiskLevel, PermissionMode>> = {
 };
 
 /** One rule tried for a call, as `policy explain` shows it. */
-export interface RuleTrace {
+interface RuleTrace {
   ruleId: string;
   mode: PermissionMode;
   description: string;
