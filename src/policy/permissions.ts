@@ -10,7 +10,8 @@ import { compileFieldCondition, describeMatcher, NO, UNKNOWN, YES, type FieldCon
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
 import { PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
-import { cannotTellReason, controlCharacterReason, riskDefaultReason, undeclaredRiskReason } from "../messages/index.js";
+import { cannotTellReason, controlCharacterReason } from "../messages/index.js";
+import { DEFAULT_RISK_MODES, noRuleDecision } from "./defaults.js";
 import { provenanceReason, provenanceUsage } from "../messages/provenance.js";
 import { budgetTotal, describeCondition, isComposite, seenAfter } from "../provenance/conditions.js";
 import { Evaluation, type DecisionContext, type ProvenanceSettings } from "../provenance/context.js";
@@ -43,12 +44,7 @@ export interface PermissionPolicyOptions {
   provenance?: ProvenanceSettings;
 }
 
-export const DEFAULT_RISK_MODES: Readonly<Record<RiskLevel, PermissionMode>> = {
-  low: "allow",
-  medium: "allow",
-  high: "ask",
-  "always-deny": "deny",
-};
+export { DEFAULT_RISK_MODES } from "./defaults.js";
 
 /** One rule tried for a call, as `policy explain` shows it. */
 interface RuleTrace {
@@ -461,12 +457,7 @@ export class PermissionPolicy {
     }
     if (decided === undefined) {
       const evidence = evidenceOf === undefined ? undefined : dedupe([...evidenceOf.values()].flat());
-      if (risk === undefined) {
-        decided = { mode: "ask", ruleId: "default:ask", reason: undeclaredRiskReason(tool), risk: shownRisk };
-      } else {
-        const mode = this.riskModes[risk];
-        decided = { mode, ruleId: `risk:${risk}`, reason: riskDefaultReason(tool, risk, mode), risk };
-      }
+      decided = noRuleDecision(tool, risk, this.riskModes);
       // The audit says where the traced values were found even when no provenance rule decided.
       if (evidence !== undefined) decided.evidence = evidence;
     }
