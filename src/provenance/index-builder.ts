@@ -31,6 +31,8 @@ export interface Evidence {
   /** When not found: where the value does appear (e.g. only in a `read_file` output), if anywhere. */
   seenIn?: SourceText;
   note?: string;
+  /** Set when no source was asked for (a deny or ask decided without a provenance condition): the item only says where the value appears. */
+  located?: true;
 }
 
 /** Longest stretch of one message that is indexed; the rest of it is not a source (fail closed). */
