@@ -76,7 +76,7 @@ function settled(guard: Guard, state: GuardedAgentStateType): GuardState {
 }
 
 /** agent: records a finished turn, starts a run on new user input, calls the model with the allowed tools. */
-export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">): Node {
+function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">): Node {
   return async (state, config) => {
     const hadTurn = state.guard.turn !== null;
     const started = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
@@ -95,7 +95,7 @@ export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "mode
 }
 
 /** review: the open calls of the last AIMessage, one approval interrupt, the plan. */
-export function reviewNode(guard: Guard): Node {
+function reviewNode(guard: Guard): Node {
   return async (state, config) => {
     const g = settled(guard, state);
     const reviewed = await reviewModelTurn(guard, g, state.messages, config, true);
@@ -109,7 +109,7 @@ export function reviewNode(guard: Guard): Node {
 }
 
 /** tools: one approved call, authorized at its start, run and audited. */
-export function toolsNode(guard: Guard) {
+function toolsNode(guard: Guard) {
   return async (input: unknown, config: LangGraphRunnableConfig): Promise<GuardedAgentUpdate> => {
     const task: ToolTask = ToolTaskSchema.parse(input);
     const { message, result } = await runCall(guard, task.guardCall, task.guardSlot, config);
@@ -123,7 +123,7 @@ export function toolsNode(guard: Guard) {
  * ledger, which keeps it exactly-once across crashes (claim before a call, complete after): a
  * re-run of this task after a crash re-runs only the calls the ledger has not completed.
  */
-export function executeNode(guard: Guard): Node {
+function executeNode(guard: Guard): Node {
   return async (state, config) => {
     const turn = state.guard.turn;
     if (!turn) return { guard: { ...state.guard, next: "agent" } };
@@ -134,7 +134,7 @@ export function executeNode(guard: Guard): Node {
 }
 
 /** collect: the batch's results join the turn's; the next batch, or the turn is recorded and loop control decides. */
-export function collectNode(guard: Guard): Node {
+function collectNode(guard: Guard): Node {
   return (state) => {
     const turn = state.guard.turn;
     if (!turn) return { guard: { ...state.guard, next: "agent" } };
@@ -150,7 +150,7 @@ export function collectNode(guard: Guard): Node {
 }
 
 /** finish: the model wants to stop; RequiredForExit escalation decides whether it may. */
-export function finishNode(guard: Guard): Node {
+function finishNode(guard: Guard): Node {
   return (state) => {
     const step = exitStep(guard, state.guard);
     return step.kind === "end" ? { guard: step.guard } : { guard: step.guard, messages: step.messages };

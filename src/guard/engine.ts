@@ -51,7 +51,7 @@ export function ledgerKeyFor(threadId: string, run: number, callId: string): str
  * reducer may not): derived from the message's content and calls, so a re-run finds the same id and
  * two different messages never share one.
  */
-export function messageIdOf(ai: AIMessage, threadId: string): string {
+function messageIdOf(ai: AIMessage, threadId: string): string {
   if (ai.id) return ai.id;
   const calls = (ai.tool_calls ?? []).map((c) => [c.id ?? "", c.name, c.args]);
   const body = JSON.stringify([threadId, typeof ai.content === "string" ? ai.content : ai.content, calls]);
@@ -59,7 +59,7 @@ export function messageIdOf(ai: AIMessage, threadId: string): string {
 }
 
 /** The id of the latest user message (not a guard reminder): a new one starts a new run. */
-export function runIdOf(messages: readonly BaseMessage[], threadId: string): string {
+function runIdOf(messages: readonly BaseMessage[], threadId: string): string {
   for (let i = messages.length - 1; i >= 0; i -= 1) {
     const m = messages[i];
     if (m && HumanMessage.isInstance(m) && !isGuardMessage(m)) {
@@ -78,7 +78,7 @@ export function rulesOf(guard: Guard, g: GuardState): RuleState {
 }
 
 /** New user input: per-run rules reset; forced, terminated and turn state cleared. The one run start. */
-export function startRun(guard: Guard, g: GuardState, runId: string): GuardState {
+function startRun(guard: Guard, g: GuardState, runId: string): GuardState {
   return {
     ...g,
     rules: guard.engine.startRun(rulesOf(guard, g), guard.now()),
@@ -105,7 +105,7 @@ export function startRunIfNew(guard: Guard, g: GuardState, messages: readonly Ba
  * rules allow only after an earlier call of the same turn (MustFollow, MustPrecede, InitialCall, …)
  * starts a later batch, so it starts after that call has finished and its result is known.
  */
-export function planTurn(
+function planTurn(
   guard: Guard,
   rules: RuleState,
   messageId: string,
@@ -133,7 +133,7 @@ function provisional(guard: Guard, rules: RuleState, call: ReviewedCall): RuleSt
 
 // ─── turn set-up ───────────────────────────────────────────────────────────────────────────────
 
-export interface ReviewedModelTurn {
+interface ReviewedModelTurn {
   ai: AIMessage;
   ctx: TurnContext;
   /** The plan of the approved calls (empty batches when none may run). */
@@ -193,7 +193,7 @@ export function waitingCalls(g: GuardState): string[] {
  * earlier batches of the same turn (`done`). A call whose same-turn prerequisite failed is refused
  * naming the rule. Returns null when the call may start, else the refused call.
  */
-export function authorizeAtStart(
+function authorizeAtStart(
   guard: Guard,
   call: ReviewedCall,
   base: RuleState,
@@ -293,7 +293,7 @@ export async function runBatches(
 // ─── recording and loop control ────────────────────────────────────────────────────────────────
 
 /** Records results, in the given order, into the rule state: the tools' real outcomes. Refused calls did not run. */
-export function recordResults(guard: Guard, rules: RuleState, results: readonly CallResult[]): RuleState {
+function recordResults(guard: Guard, rules: RuleState, results: readonly CallResult[]): RuleState {
   let next = rules;
   for (const result of results) {
     if (result.status === "refused") continue;
@@ -366,7 +366,7 @@ export function limitsMayEndRun(guard: Guard): boolean {
   return guard.engine.rules.some((r) => "exitBehavior" in r && r.exitBehavior === "end");
 }
 
-export type ExitStep =
+type ExitStep =
   /** Nothing pending: the run may end. */
   | { kind: "end"; guard: GuardState }
   /** Ask the model again, with a reminder (and, on escalation, a forced tool). */

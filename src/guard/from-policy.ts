@@ -27,6 +27,7 @@ export function guardOptionsFromPolicy(policy: LoadedPolicy, options: GuardOptio
     toolRisk: { ...policy.toolRisk, ...options.toolRisk },
     operationRisk: { ...policy.operationRisk, ...options.operationRisk },
     lowerRisk: [...policy.lowerRisk, ...(options.lowerRisk ?? [])],
+    defaultRisk: options.defaultRisk ?? policy.defaultRisk,
     riskModes: { ...policy.riskModes, ...options.riskModes },
     rules: [...policy.toolRules, ...(options.rules ?? [])],
     redact: [...(policy.audit?.redact ?? []), ...(options.redact ?? [])],

@@ -4,7 +4,7 @@ import type { RuleState } from "../rules/types.js";
 import type { RiskLevel } from "../tools/types.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import { checkArgumentLimits } from "../policy/limits.js";
-import { riskDecision } from "./risk.js";
+import { noRuleDecision } from "../policy/defaults.js";
 import type { CallOutcome, ReviewedCall } from "./state.js";
 import type { DecisionContext } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
@@ -104,8 +104,11 @@ export function reviewCall(
   const kill = guard.options.killswitch?.decide(call.name, facts.risk) ?? null;
   if (kill?.mode === "deny") return refuse(facts, kill.ruleId, kill.reason);
 
+  // Without a permission policy the same default holds: the declared risk decides, and a tool whose
+  // risk nobody declared asks (fail closed; `defaultRisk` in the guard's options or the policy changes it).
+  const declared = guard.declaredRisk(call.name, operation);
   const permission: PolicyDecision =
-    guard.options.permissions?.decide(call.name, args, guard.declaredRisk(call.name, operation), context) ?? riskDecision(facts.risk, guard.options.riskModes);
+    guard.options.permissions?.decide(call.name, args, declared, context) ?? noRuleDecision(call.name, declared, guard.options.riskModes);
   if (permission.evidence !== undefined) facts.evidence = permission.evidence;
   if (permission.mode === "deny") return refuse(facts, permission.ruleId, permission.reason);
 

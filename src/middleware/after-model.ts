@@ -7,7 +7,7 @@ import { withToolCalls } from "../guard/model-step.js";
 import type { GuardState, ReviewedCall } from "../guard/state.js";
 import { lastAIMessage } from "../guard/turn.js";
 
-export interface AfterModelUpdate {
+interface AfterModelUpdate {
   messages?: BaseMessage[];
   guard?: GuardState;
   guardResults?: null;

@@ -12,7 +12,7 @@ import type { TurnGate } from "./turn-gate.js";
 import { refusals } from "../messages/index.js";
 import { decisionContextOf, type DecisionContext } from "../provenance/context.js";
 
-export interface ToolCallContext {
+interface ToolCallContext {
   toolCall: ToolCall;
   /** The agent's state; its messages (when present) feed provenance and context conditions. */
   state: { guard: GuardState; messages?: readonly BaseMessage[] };
