@@ -1,6 +1,7 @@
+import { ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { ENTRIES, orphans, play, ran } from "./helpers/peer-harness.js";
-import type { Entry, Outcome, Scenario } from "./helpers/peer-harness.js";
+import type { Entry, Outcome, Reply, Scenario } from "./helpers/peer-harness.js";
 
 /**
  * Partial answers, as the OpenAI Agents SDK documents them (`result.interruptions`, approve some,
@@ -18,7 +19,7 @@ interface PartialScenario {
 const deploy = { name: "deploy", risk: "high" as const };
 const drop = { name: "drop", risk: "high" as const };
 const search = { name: "search" };
-const twoAsks = [[{ name: "deploy", id: "a" }, { name: "drop", id: "b" }], "done"] as const;
+const twoAsks: Reply[] = [[{ name: "deploy", id: "a" }, { name: "drop", id: "b" }], "done"];
 const noOrphans = (o: Outcome) => expect(orphans(o.messages), o.entry).toEqual([]);
 const asked = (o: Outcome) => o.request?.actionRequests.map((r) => r.toolCallId);
 
@@ -53,7 +54,7 @@ const SCENARIOS: PartialScenario[] = [
       expect(o.toolText.b).toBe("Refused drop by a human reviewer: keep it. Do not retry this call unchanged.");
       expect(o.lastText).toBe("done");
       noOrphans(o);
-      expect(o.messages.filter((m) => m.getType() === "tool").map((m) => (m as { tool_call_id: string }).tool_call_id)).toEqual(["a", "b"]);
+      expect(o.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => m.tool_call_id)).toEqual(["a", "b"]);
     },
   },
   {
