@@ -2,7 +2,7 @@ import type { Evidence, SourceText } from "../provenance/index-builder.js";
 
 /** Sentences about where argument values came from (read by the model, the human asked, the audit). */
 
-export function describeSource(source: SourceText): string {
+function describeSource(source: SourceText): string {
   if (source.kind === "user") return `the user's message (message ${source.index})`;
   if (source.kind === "system") return `the system prompt (message ${source.index})`;
   if (source.kind === "call") return `the arguments of an earlier ${source.tool ?? "tool"} call (${source.toolCallId ?? "?"}, message ${source.index})`;

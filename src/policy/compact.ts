@@ -16,7 +16,7 @@ import type { FieldMatcher } from "./types.js";
  * the host of its url); email/to/cc/bcc/from/recipient with an @ in the pattern → email; a `*` value →
  * the field exists; otherwise equals (or a glob when the pattern has * ? [).
  */
-export interface CompactReading {
+interface CompactReading {
   tool: string;
   where?: Record<string, FieldMatcher>;
   /** One sentence: how the string was read (printed by `policy check`). */

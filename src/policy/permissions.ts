@@ -47,7 +47,7 @@ export interface PermissionPolicyOptions {
 export { DEFAULT_RISK_MODES } from "./defaults.js";
 
 /** One rule tried for a call, as `policy explain` shows it. */
-export interface RuleTrace {
+interface RuleTrace {
   ruleId: string;
   mode: PermissionMode;
   description: string;

@@ -9,7 +9,7 @@ import { DEFAULT_MIN_LENGTH, extractIdentifiers, valueQuery, type ValueQuery } f
  * (no messages to trace a value in, a number that is not a number). `restrictive` is true for deny
  * and ask rules: they turn UNKNOWN into "ask"; an allow rule needs YES.
  */
-export type ValueTest = (text: string, restrictive: boolean, field?: string, evaluation?: Evaluation) => Verdict;
+type ValueTest = (text: string, restrictive: boolean, field?: string, evaluation?: Evaluation) => Verdict;
 
 const NUMERIC_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
 const COMPOSITE_KEYS = ["not", "anyOf", "allOf", "from", "lt", "lte", "gt", "gte", "between"] as const;

@@ -25,7 +25,7 @@ import { foldCase, normalizeString } from "../policy/normalize.js";
  */
 
 export const DEFAULT_MIN_LENGTH = 3;
-export const MIN_NUMBER_DIGITS = 4;
+const MIN_NUMBER_DIGITS = 4;
 /** Longest run of digit-bearing tokens indexed as one identifier. */
 const MAX_RUN_TOKENS = 8;
 /** Longest identifier (compact form) indexed from a run. */
@@ -46,7 +46,7 @@ const ALNUM_RE = /[\p{L}\p{N}]/gu;
 const SENTENCE_GLUE_RE = /\.(?=\p{Lu}\p{Ll})/gu;
 
 /** Normalised, case-folded text as every comparison sees it. */
-export function canonicalText(text: string): string {
+function canonicalText(text: string): string {
   return foldCase(normalizeString(text).replace(SENTENCE_GLUE_RE, ". "));
 }
 
@@ -54,7 +54,7 @@ function cleanToken(raw: string): string {
   return raw.replace(TRAILING_RE, "").replace(SCHEME_RE, "").replace(TRAILING_RE, "");
 }
 
-export interface Tokenized {
+interface Tokenized {
   /** The whole tokens in order. */
   tokens: string[];
   /** Every key under which the text is indexed: tokens, identifier forms (`#…`) and numbers (`n:…`). */
