@@ -47,7 +47,7 @@ export const ASKABLE_RULE_TYPES = [
  * What a rule does with a call that breaks it: "refuse" (default) answers the model with the
  * refusal; "ask" puts the call to a human through the approval flow, naming the rule.
  */
-export type OnViolation = "refuse" | "ask";
+type OnViolation = "refuse" | "ask";
 
 /** Per run: one user input until the final answer. Per thread: the whole conversation. */
 export type RuleScope = "run" | "thread";
