@@ -53,7 +53,7 @@ const CallResultSchema: z.ZodType<CallResult> = z.looseObject({
 });
 
 const CallResultsSchema = z.record(z.string(), CallResultSchema);
-export type CallResults = Record<string, CallResult>;
+type CallResults = Record<string, CallResult>;
 
 /**
  * The middleware's state keys, checkpointed with the agent: `guard` (rule state and the reviewed

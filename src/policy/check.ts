@@ -14,7 +14,7 @@ import type { RiskLevel } from "../tools/types.js";
 import { parseCompactRule, type CompactReading } from "./compact.js";
 import { isLowerRisk } from "./permissions.js";
 
-export interface PolicyCheckResult {
+interface PolicyCheckResult {
   /** The policy cannot work as written: tool-rule conflicts, and — when the tools are known — rules naming tools or operations that do not exist, or a risk lower than the tool's own without lowerRisk. */
   errors: string[];
   /** Rules that can never fire, duplicate ids, names of tools the policy itself does not declare (when the tools are not known). */

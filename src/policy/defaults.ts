@@ -11,7 +11,7 @@ export const DEFAULT_RISK_MODES: Readonly<Record<RiskLevel, PermissionMode>> = {
 };
 
 /** The rule id of the fail-closed default: no rule matched and nobody declared the tool's risk. */
-export const DEFAULT_ASK_RULE_ID = "default:ask";
+const DEFAULT_ASK_RULE_ID = "default:ask";
 
 /**
  * The one decision when no permission rule applies, for every entry point (with or without a policy):

@@ -12,7 +12,7 @@ const MATCHER_KEYS = ["equals", "in", "glob", "regex", "prefix", "exists", "path
 const patterns = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 
 /** One per-field condition; exactly one of equals/in/glob/regex/prefix/exists. */
-export const FieldMatcherSchema = z
+const FieldMatcherSchema = z
   .strictObject({
     equals: scalar.optional().describe("Equal after normalisation (case-insensitive unless caseSensitive)."),
     in: z.array(scalar).min(1).optional().describe("Equal to one of these values."),
@@ -44,7 +44,7 @@ export const FieldMatcherSchema = z
   });
 
 /** A field condition: a matcher, `not`/`anyOf`/`allOf` of conditions, a numeric comparison, or `from` (provenance). */
-export const FieldConditionSchema = fieldConditionSchema(FieldMatcherSchema);
+const FieldConditionSchema = fieldConditionSchema(FieldMatcherSchema);
 
 export const PermissionRuleSchema = z
   .strictObject({
@@ -155,7 +155,7 @@ const SEED_RULE_TYPES = RULE_TYPES.filter(
     t !== "MaxTotalCalls" && t !== "ChildTools" && t !== "ConditionalNext",
 );
 
-export const SeedRuleTypeSchema = z.union([
+const SeedRuleTypeSchema = z.union([
   z.enum(SEED_RULE_TYPES as [typeof SEED_RULE_TYPES[number], ...typeof SEED_RULE_TYPES[number][]]),
   z.strictObject({ MaxCalls: z.number().int().nonnegative() }),
   z.strictObject({ Cooldown: DurationSchema }),
@@ -178,9 +178,9 @@ export const SeedToolRuleSchema = z
     }
   });
 
-export const ToolRuleEntrySchema = z.union([NativeToolRuleSchema, SeedToolRuleSchema]);
+const ToolRuleEntrySchema = z.union([NativeToolRuleSchema, SeedToolRuleSchema]);
 
-export const AuditConfigSchema = z
+const AuditConfigSchema = z
   .strictObject({
     sink: z.enum(["jsonl", "sqlite", "postgres", "memory"]),
     path: z.string().min(1).optional().describe("File for jsonl and sqlite."),
@@ -197,7 +197,7 @@ export const AuditConfigSchema = z
     }
   });
 
-export const ExecutionConfigSchema = z.strictObject({
+const ExecutionConfigSchema = z.strictObject({
   maxConcurrency: z.number().int().positive().optional(),
   timeoutMs: z.number().int().positive().optional(),
   maxResultChars: z.number().int().positive().optional(),
@@ -211,7 +211,7 @@ export const MainArgumentSchema = z
   })
   .describe("Which argument a compact rule's bare pattern means for this tool, e.g. { field: cmd, kind: command } so shell(npm run test:*) reads cmd.");
 
-export const ToolEntrySchema = z
+const ToolEntrySchema = z
   .strictObject({
     risk: RiskLevelSchema.optional().describe("Risk of every call of the tool (raises the tool's own; lowering it needs lowerRisk: true)."),
     operations: z.record(z.string().min(1), RiskLevelSchema).optional().describe("Risk per operation, e.g. { delete: high }; wins over risk."),
@@ -259,7 +259,6 @@ export const PolicyFileSchema = z
 
 export type PolicyFile = z.output<typeof PolicyFileSchema>;
 export type PolicyFileInput = z.input<typeof PolicyFileSchema>;
-export type PermissionRuleEntry = z.output<typeof PermissionRuleSchema>;
 export type FieldMatcherEntry = z.output<typeof FieldMatcherSchema>;
 export type ToolRuleEntry = z.output<typeof ToolRuleEntrySchema>;
 export type AuditConfig = z.output<typeof AuditConfigSchema>;

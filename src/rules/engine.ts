@@ -51,7 +51,7 @@ const MAX_KEPT_OUTPUT = 2_000;
  * The output a ConditionalNext rule matches: a JSON object's `message` field (Letta's function
  * response shape), else the text itself, trimmed.
  */
-export function conditionalOutput(output: string | undefined): string | undefined {
+function conditionalOutput(output: string | undefined): string | undefined {
   if (output === undefined) return undefined;
   try {
     const parsed: unknown = JSON.parse(output);

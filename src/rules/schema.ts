@@ -50,7 +50,7 @@ export const ToolRuleSchema: z.ZodType<ToolRule> = z.discriminatedUnion("type", 
   }),
 ]);
 
-export const ToolRulesSchema = z.array(ToolRuleSchema);
+const ToolRulesSchema = z.array(ToolRuleSchema);
 
 const counts = z.record(z.string(), z.number().int().nonnegative());
 

@@ -98,7 +98,7 @@ export interface ExecutionRecord extends CallInfo {
 }
 
 /** The last call of this run: ChildTools and ConditionalNext decide from it. */
-export interface LastCall {
+interface LastCall {
   tool: string;
   success: boolean;
   output?: string | undefined;

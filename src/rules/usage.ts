@@ -2,7 +2,6 @@ import type { NormalisedRule } from "./normalize.js";
 import { WILDCARD } from "./normalize.js";
 import { usage } from "../messages/index.js";
 
-export { formatDuration } from "../messages/index.js";
 
 /** The sentence the model reads for one rule (seed 000's `to_usage_description`); the text lives in src/messages. */
 export function usageSentence(rule: NormalisedRule): string {
