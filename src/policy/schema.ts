@@ -211,15 +211,24 @@ const ExecutionConfigSchema = z.strictObject({
   maxResultChars: z.number().int().positive().optional(),
 });
 
+/** `tools.X.mainArgument`: the argument a bare compact pattern (`shell(npm test)`) means for tool X. */
+export const MainArgumentSchema = z
+  .strictObject({
+    field: z.string().min(1).describe("The argument (a selector: cmd, file_path, request.url)."),
+    kind: z.enum(["command", "path", "url"]).describe("How a bare pattern matches it: command (shell-aware), path (resolved, gitignore-like glob), url."),
+  })
+  .describe("Which argument a compact rule's bare pattern means for this tool, e.g. { field: cmd, kind: command } so shell(npm run test:*) reads cmd.");
+
 const ToolEntrySchema = z
   .strictObject({
     risk: RiskLevelSchema.optional().describe("Risk of every call of the tool (raises the tool's own; lowering it needs lowerRisk: true)."),
     operations: z.record(z.string().min(1), RiskLevelSchema).optional().describe("Risk per operation, e.g. { delete: high }; wins over risk."),
     lowerRisk: z.boolean().optional().describe("Say so explicitly to set a risk lower than the one the tool declares."),
+    mainArgument: MainArgumentSchema.optional(),
     description: z.string().optional(),
   })
   .superRefine((entry, ctx) => {
-    if (entry.risk === undefined && entry.operations === undefined) ctx.addIssue({ code: "custom", path: ["risk"], message: "is required (or give operations)" });
+    if (entry.risk === undefined && entry.operations === undefined && entry.mainArgument === undefined) ctx.addIssue({ code: "custom", path: ["risk"], message: "is required (or give operations or mainArgument)" });
   });
 
 /** The policy document (YAML, JSON or TOML). Published as policies/policy.schema.json. */
@@ -239,7 +248,7 @@ export const PolicyFileSchema = z
       })
       .optional()
       .describe("What each risk level decides when no permission rule matches."),
-    tools: z.record(z.string().min(1), ToolEntrySchema).optional().describe("Risk category per tool name."),
+    tools: z.record(z.string().min(1), ToolEntrySchema).optional().describe("Per tool name: risk category, risk per operation, and the main argument of compact rules."),
     permissions: z.array(PermissionRuleSchema).optional(),
     tool_rules: z.array(ToolRuleEntrySchema).optional(),
     agent: z
