@@ -20,6 +20,7 @@ const ReviewedCallSchema: z.ZodType<ReviewedCall> = z.looseObject({
   edited: z.boolean().optional(),
   approved: z.boolean().optional(),
   message: z.string().optional(),
+  askedRule: z.string().optional(),
 });
 
 const TurnPlanSchema: z.ZodType<TurnPlan> = z.looseObject({
@@ -53,7 +54,7 @@ const CallResultSchema: z.ZodType<CallResult> = z.looseObject({
 });
 
 const CallResultsSchema = z.record(z.string(), CallResultSchema);
-export type CallResults = Record<string, CallResult>;
+type CallResults = Record<string, CallResult>;
 
 /**
  * The middleware's state keys, checkpointed with the agent: `guard` (rule state and the reviewed
