@@ -2,7 +2,7 @@ import type { CanonicalArgs } from "./canonical.js";
 import { ANY_VALUE, equalityKey, type EqualityLookup, type FieldCondition } from "./matchers.js";
 
 /** What the index needs of a compiled permission rule. */
-export interface IndexableRule {
+interface IndexableRule {
   /** Needs the thread: never skipped (its provenance conditions record evidence as they are read). */
   readonly contextual: boolean;
   readonly where: readonly FieldCondition[];
