@@ -8,7 +8,7 @@ import { showCommand, threadsCommand } from "./commands/threads.js";
 import { CliError } from "./errors.js";
 import { endQuietlyOnBrokenPipe, stdOutput, type Output } from "./render.js";
 
-export const USAGE = `guarded-graph — run guarded LangGraph agents, answer their approvals, read the audit log
+const USAGE = `guarded-graph — run guarded LangGraph agents, answer their approvals, read the audit log
 
 Usage:
   guarded-graph ${RUN_USAGE}

@@ -76,7 +76,7 @@ function settled(guard: Guard, state: GuardedAgentStateType): GuardState {
 }
 
 /** agent: records a finished turn, starts a run on new user input, calls the model with the allowed tools. */
-export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">): Node {
+function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">): Node {
   return async (state, config) => {
     const hadTurn = state.guard.turn !== null;
     const started = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
@@ -95,20 +95,21 @@ export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "mode
 }
 
 /** review: the open calls of the last AIMessage, one approval interrupt, the plan. */
-export function reviewNode(guard: Guard): Node {
+function reviewNode(guard: Guard): Node {
   return async (state, config) => {
     const g = settled(guard, state);
     const reviewed = await reviewModelTurn(guard, g, state.messages, config, true);
     if (!reviewed) return { guard: g, guardResults: null };
     const approvals = reviewed.approvals;
     // A resume that did not fit: this step ends with the error in the state; the calls are still open, so review runs again and asks again.
-    if (reviewed.retry) return { guard: { ...g, approvals, turn: null }, guardResults: null };
+    // (A turn held for calls a partial answer left waiting keeps its end-of-run mark.)
+    if (reviewed.retry) return { guard: { ...g, approvals }, guardResults: null };
     return { messages: reviewed.answered, guard: { ...g, approvals, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
   };
 }
 
 /** tools: one approved call, authorized at its start, run and audited. */
-export function toolsNode(guard: Guard) {
+function toolsNode(guard: Guard) {
   return async (input: unknown, config: LangGraphRunnableConfig): Promise<GuardedAgentUpdate> => {
     const task: ToolTask = ToolTaskSchema.parse(input);
     const { message, result } = await runCall(guard, task.guardCall, task.guardSlot, config);
@@ -122,18 +123,18 @@ export function toolsNode(guard: Guard) {
  * ledger, which keeps it exactly-once across crashes (claim before a call, complete after): a
  * re-run of this task after a crash re-runs only the calls the ledger has not completed.
  */
-export function executeNode(guard: Guard): Node {
+function executeNode(guard: Guard): Node {
   return async (state, config) => {
     const turn = state.guard.turn;
     if (!turn) return { guard: { ...state.guard, next: "agent" } };
     const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId: turn.messageId };
     const { executed, done } = await runBatches(guard, turn, rulesOf(guard, state.guard), ctx, config);
-    return { messages: [...executed.map((e) => e.message), ...limitEndMessages(turn)], guard: finishTurn(guard, state.guard, done), guardResults: null };
+    return { messages: [...executed.map((e) => e.message), ...limitEndMessages(turn, state.guard)], guard: finishTurn(guard, state.guard, done), guardResults: null };
   };
 }
 
 /** collect: the batch's results join the turn's; the next batch, or the turn is recorded and loop control decides. */
-export function collectNode(guard: Guard): Node {
+function collectNode(guard: Guard): Node {
   return (state) => {
     const turn = state.guard.turn;
     if (!turn) return { guard: { ...state.guard, next: "agent" } };
@@ -143,13 +144,13 @@ export function collectNode(guard: Guard): Node {
     if (advanced.nextBatch < advanced.batches.length) {
       return { guard: { ...state.guard, turn: advanced, next: "dispatch" }, guardResults: null };
     }
-    const ended = limitEndMessages(advanced);
+    const ended = limitEndMessages(advanced, state.guard);
     return { ...(ended.length > 0 ? { messages: ended } : {}), guard: finishTurn(guard, { ...state.guard, turn: advanced }, done), guardResults: null };
   };
 }
 
 /** finish: the model wants to stop; RequiredForExit escalation decides whether it may. */
-export function finishNode(guard: Guard): Node {
+function finishNode(guard: Guard): Node {
   return (state) => {
     const step = exitStep(guard, state.guard);
     return step.kind === "end" ? { guard: step.guard } : { guard: step.guard, messages: step.messages };

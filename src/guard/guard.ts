@@ -105,8 +105,15 @@ export class Guard {
     return this.declaredRisk(name, operation) ?? "medium";
   }
 
-  /** The risk someone declared (policy per operation, policy per tool, the tool per operation, the tool); undefined when nobody did. */
+  /**
+   * The risk someone declared (policy per operation, policy per tool, the tool per operation, the
+   * tool, then the guard's `defaultRisk`); undefined when nobody did (then a call no rule matches asks).
+   */
   declaredRisk(name: string, operation?: string): RiskLevel | undefined {
+    return this.#ownDeclaredRisk(name, operation) ?? this.options.defaultRisk;
+  }
+
+  #ownDeclaredRisk(name: string, operation?: string): RiskLevel | undefined {
     const spec = this.registry.spec(name);
     const policyOp = operation !== undefined ? this.options.operationRisk?.[name]?.[operation] : undefined;
     if (policyOp !== undefined) return policyOp;

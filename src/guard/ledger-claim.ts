@@ -2,7 +2,7 @@ import type { Guard } from "./guard.js";
 
 const POLL_MS = 100;
 
-export type LedgerClaim =
+type LedgerClaim =
   | { kind: "run"; settle(success: boolean, recorded?: string): Promise<void> }
   | { kind: "done"; recorded: string }
   | { kind: "aborted" };

@@ -2,11 +2,8 @@ import { DuplicateValues, EmbeddedJson, JsonTooDeep, parseJsonKeepingDuplicates 
 import { firstControlChar } from "./kinds/verdict.js";
 import { foldCase, normalizeString } from "./normalize.js";
 
-export { DuplicateValues, EmbeddedJson } from "./json-dup.js";
 
-export { foldCase, normalizeString } from "./normalize.js";
-export { parseSelector, selectAll, selectField } from "./selector.js";
-export type { SelectorSegment } from "./selector.js";
+export { selectField } from "./selector.js";
 
 /**
  * Longest argument text (sum of string and key lengths) a rule inspects. Longer or deeper input is

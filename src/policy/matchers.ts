@@ -39,7 +39,7 @@ export interface MatcherDefaults {
 }
 
 /** Combines verdicts of several values or readings (see FieldCondition). An empty list is NO. */
-export function combine(verdicts: Iterable<Verdict>, restrictive: boolean): Verdict {
+function combine(verdicts: Iterable<Verdict>, restrictive: boolean): Verdict {
   let seen = false;
   let unknown = false;
   for (const verdict of verdicts) {
@@ -59,7 +59,7 @@ function asText(value: unknown): string {
 }
 
 /** Tests one scalar value; `field` and `evaluation` are for conditions on the thread (provenance). */
-export type TextTest = (text: string, restrictive: boolean, field?: string, evaluation?: Evaluation) => Verdict;
+type TextTest = (text: string, restrictive: boolean, field?: string, evaluation?: Evaluation) => Verdict;
 
 const asVerdict = (test: (text: string) => boolean): TextTest => (text) => (test(text) ? YES : NO);
 
@@ -132,7 +132,7 @@ function withControlGuard(test: TextTest): TextTest {
 }
 
 /** A leaf matcher's test on one text (control characters guarded): the condition language composes these. */
-export function leafTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): TextTest {
+function leafTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): TextTest {
   return withControlGuard(kindTest(matcher, where, defaults));
 }
 
@@ -151,11 +151,6 @@ function judge(value: unknown, test: TextTest, restrictive: boolean, field: stri
 export function describeMatcher(matcher: FieldMatcher): string {
   const [key, value] = Object.entries(matcher).find(([name]) => name !== "caseSensitive" && name !== "base") ?? ["", ""];
   return `${key} ${JSON.stringify(value)}`;
-}
-
-/** The kind of a matcher: equals, in, prefix, glob, regex, exists, path, command, url, domain or email. */
-export function matcherKind(matcher: FieldMatcher): string {
-  return Object.keys(matcher).find((name) => name !== "caseSensitive" && name !== "base") ?? "";
 }
 
 /** Compiles one `where` entry; `where` names the rule for errors (bad selector, bad pattern). */

@@ -18,7 +18,7 @@ import type { GuardedTool } from "../tools/types.js";
 import { createFileTool } from "../builtin/file-tool.js";
 import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 
-export type FileOperation = "load" | "save" | "create" | "delete" | "append" | "replace";
+type FileOperation = "load" | "save" | "create" | "delete" | "append" | "replace";
 
 /** What each file operation needs from the path's permission. `load` only needs the path not to be denied. */
 const CHANGE_OF: Record<FileOperation, ChangeKind | "read"> = {
@@ -53,9 +53,9 @@ export interface FileSourceOptions {
 }
 
 /** How `reconcile` settles a file whose disk content and block differ. */
-export type ReconcileStrategy = "safe" | "disk" | "block" | "report";
+type ReconcileStrategy = "safe" | "disk" | "block" | "report";
 
-export interface ReconcileResult {
+interface ReconcileResult {
   path: string;
   label: string;
   /** What differed: nothing, the block only (unsaved edits), the disk only (an external edit), both, or the file is gone. */
@@ -82,7 +82,7 @@ interface Authorized {
   permission: FilePermission;
 }
 
-export interface FileResult {
+interface FileResult {
   path: string;
   label: string;
   permission: FilePermission;
@@ -90,7 +90,7 @@ export interface FileResult {
   content?: string;
 }
 
-export function sha256(data: string | Uint8Array): string {
+function sha256(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
 }
 

@@ -9,7 +9,7 @@ import type { Output } from "../render.js";
 import { actorOf, buildGraph, lockThread, openCliAudit, openSession, parseThreadId } from "../session.js";
 import { APPROVAL_FLAG_OPTIONS, approvalMode } from "./run.js";
 
-export type AnswerKind = "approve" | "reject" | "edit";
+type AnswerKind = "approve" | "reject" | "edit";
 
 export const ANSWER_USAGE = {
   approve: "approve THREAD [CALL_ID...] [--reject ID]... [--reject-rest] [--message TEXT]",
