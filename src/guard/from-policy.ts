@@ -18,6 +18,17 @@ export function declaredRisks(guard: Guard): DeclaredRisks {
   );
 }
 import type { GuardOptions } from "./options.js";
+import type { ToolArguments } from "../policy/check.js";
+
+/** The top-level argument names of each of the guard's tools (their JSON schemas' properties). */
+export function toolArguments(guard: Guard): ToolArguments {
+  return new Map(
+    guard.registry.names().map((name) => {
+      const properties = guard.spec(name)?.jsonSchema.properties;
+      return [name, typeof properties === "object" && properties !== null ? Object.keys(properties) : []] as const;
+    }),
+  );
+}
 
 /** Guard options a policy describes: permission rules, risk categories, tool rules, redaction, execution limits. */
 export function guardOptionsFromPolicy(policy: LoadedPolicy, options: GuardOptions): GuardOptions {
@@ -88,7 +99,7 @@ export async function guardFromPolicy(
   try {
     // The tools are known here: rules naming tools or operations that do not exist, and risks
     // lower than a tool's own without lowerRisk, are errors (t12).
-    assertPolicyFits(policy, guard.registry.catalog(), declaredRisks(guard));
+    assertPolicyFits(policy, guard.registry.catalog(), declaredRisks(guard), toolArguments(guard));
     if (swappable !== undefined && typeof source === "string") {
       // A reloaded file is checked against these tools before it replaces the permission rules.
       watcher = watchPolicyFile(source, policy, {
@@ -96,6 +107,7 @@ export async function guardFromPolicy(
         audit,
         tools: guard.registry.catalog(),
         declared: declaredRisks(guard),
+        toolArguments: toolArguments(guard),
         permissions: swappable,
       });
     }

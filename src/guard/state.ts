@@ -30,6 +30,11 @@ export interface ReviewedCall {
   message?: string | undefined;
   /** Provenance: where each traced argument value was found, or that it was not. */
   evidence?: Evidence[] | undefined;
+  /**
+   * Set when a tool rule with `onViolation: "ask"` made this call ask (the rule's id): once a human
+   * (or a standing decision) approved it, that rule does not refuse it at its start.
+   */
+  askedRule?: string | undefined;
   /** Set when a limit with `exitBehavior: "end"` refused this call: the run ends after the turn. */
   endsRun?: boolean | undefined;
 }

@@ -20,6 +20,7 @@ const ReviewedCallSchema: z.ZodType<ReviewedCall> = z.looseObject({
   edited: z.boolean().optional(),
   approved: z.boolean().optional(),
   message: z.string().optional(),
+  askedRule: z.string().optional(),
 });
 
 const TurnPlanSchema: z.ZodType<TurnPlan> = z.looseObject({

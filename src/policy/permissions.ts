@@ -4,11 +4,11 @@ import type { RiskLevel } from "../tools/types.js";
 import { canonicalize, MAX_MATCH_DEPTH, MAX_MATCH_INPUT_CHARS, type CanonicalArgs } from "./canonical.js";
 import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
-import { parseCompactRule } from "./compact.js";
+import { parseCompactRule, type MainArguments } from "./compact.js";
 import { findControlChar } from "./canonical.js";
 import { compileFieldCondition, describeMatcher, NO, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
-import { PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
+import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
 import { cannotTellReason, controlCharacterReason } from "../messages/index.js";
 import { DEFAULT_RISK_MODES, noRuleDecision } from "./defaults.js";
@@ -42,6 +42,8 @@ export interface PermissionPolicyOptions {
   lowerRisk?: readonly string[];
   /** Trusted and untrusted tools for `from: [trusted]` and `after: [untrusted]`. */
   provenance?: ProvenanceSettings;
+  /** Per tool name: the argument a bare compact pattern means (`{ shell: { field: "cmd", kind: "command" } }`). */
+  mainArguments?: MainArguments;
 }
 
 export { DEFAULT_RISK_MODES } from "./defaults.js";
@@ -78,6 +80,7 @@ const OptionsSchema = z.strictObject({
   pathBase: z.string().min(1).optional(),
   lowerRisk: z.array(z.string()).optional(),
   provenance: ProvenanceConfigSchema.optional(),
+  mainArguments: z.record(z.string(), MainArgumentSchema).optional(),
 });
 
 interface CompiledRule {
@@ -312,7 +315,7 @@ function dedupe(evidence: readonly Evidence[]): Evidence[] {
 }
 
 /** Validates rules that enter from outside (files, APIs, user code); throws a PolicyError per problem. */
-export function parsePermissionRules(input: unknown): PermissionRule[] {
+export function parsePermissionRules(input: unknown, mainArguments?: MainArguments): PermissionRule[] {
   // Rules this function already read keep their compact string in `rule` beside the tool and
   // conditions it was read as: read them again from tool/where, then give the string back.
   const compactOf = new Map<number, string>();
@@ -331,7 +334,7 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
     throw new PolicyError(undefined, "", `invalid permission rules: ${lines.join("; ")}`);
   }
   return parsed.data.map((rule, index) => {
-    const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`);
+    const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`, mainArguments);
     const out: PermissionRule = { tool: compact?.tool ?? rule.tool ?? "", mode: rule.mode };
     const compactText = rule.rule ?? compactOf.get(index);
     if (compactText !== undefined) out.rule = compactText;
@@ -384,7 +387,7 @@ export class PermissionPolicy {
     if (!parsedOptions.success) {
       throw new PolicyError(undefined, "", `invalid permission policy options: ${formatIssues(parsedOptions.error.issues, options).join("; ")}`);
     }
-    const valid = parsePermissionRules(rules);
+    const valid = parsePermissionRules(rules, options.mainArguments);
     const defaults: MatcherDefaults = { pathBase: options.pathBase };
     this.defaults = defaults;
     this.rules = valid.map((rule, index) => {

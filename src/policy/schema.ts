@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { KillswitchConfigSchema } from "../killswitch/types.js";
-import { RULE_TYPES } from "../rules/types.js";
+import { ASKABLE_RULE_TYPES, RULE_TYPES } from "../rules/types.js";
 import { AfterSchema, BudgetSchema, fieldConditionSchema, ProvenanceConfigSchema, ScopeSchema } from "../provenance/schema.js";
 
 export const RiskLevelSchema = z.enum(["low", "medium", "high", "always-deny"]);
@@ -98,6 +98,7 @@ const VALUE_FIELDS = { MaxCalls: "max", MaxTotalCalls: "max", Cooldown: "duratio
 const OPTIONAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
   scope: ["MaxCalls", "MaxTotalCalls", "MustFollow", "MustPrecede", "ExclusiveGroup"],
   exitBehavior: ["MaxCalls", "MaxTotalCalls"],
+  onViolation: ASKABLE_RULE_TYPES,
   alternatives: ["InitialCall"],
   args: ["InitialCall", "RequiredForExit", "RequiredForExitIf", "Periodic"],
   childArgs: ["ChildTools"],
@@ -116,6 +117,10 @@ export const NativeToolRuleSchema = z
     max: z.number().int().nonnegative().optional().describe("MaxCalls / MaxTotalCalls only."),
     scope: z.enum(["run", "thread"]).optional().describe("MaxCalls, MaxTotalCalls, MustFollow, MustPrecede, ExclusiveGroup (default run)."),
     exitBehavior: z.enum(["continue", "end", "error"]).optional().describe("MaxCalls / MaxTotalCalls only (default continue)."),
+    onViolation: z
+      .enum(["refuse", "ask"])
+      .optional()
+      .describe(`What a call that breaks the rule gets: refuse (default) or ask (a human approves or rejects it). ${ASKABLE_RULE_TYPES.join(", ")} only; ask cannot be combined with exitBehavior end or error.`),
     duration: DurationSchema.optional().describe("Cooldown / Periodic only."),
     durationMs: z.number().positive().optional().describe("Cooldown / Periodic only (alternative to duration)."),
     operations: z.array(z.string().min(1)).min(1).optional().describe("AllowedOperations only."),
@@ -145,6 +150,9 @@ export const NativeToolRuleSchema = z
       if (present(key) && !types.includes(rule.type)) {
         ctx.addIssue({ code: "custom", path: [key], message: `has no meaning for ${rule.type} (only for ${types.join(", ")})` });
       }
+    }
+    if (rule.onViolation === "ask" && rule.exitBehavior !== undefined && rule.exitBehavior !== "continue") {
+      ctx.addIssue({ code: "custom", path: ["onViolation"], message: `ask cannot be combined with exitBehavior ${rule.exitBehavior} (a call that asks neither ends the run nor throws)` });
     }
   });
 
@@ -203,15 +211,24 @@ const ExecutionConfigSchema = z.strictObject({
   maxResultChars: z.number().int().positive().optional(),
 });
 
+/** `tools.X.mainArgument`: the argument a bare compact pattern (`shell(npm test)`) means for tool X. */
+export const MainArgumentSchema = z
+  .strictObject({
+    field: z.string().min(1).describe("The argument (a selector: cmd, file_path, request.url)."),
+    kind: z.enum(["command", "path", "url"]).describe("How a bare pattern matches it: command (shell-aware), path (resolved, gitignore-like glob), url."),
+  })
+  .describe("Which argument a compact rule's bare pattern means for this tool, e.g. { field: cmd, kind: command } so shell(npm run test:*) reads cmd.");
+
 const ToolEntrySchema = z
   .strictObject({
     risk: RiskLevelSchema.optional().describe("Risk of every call of the tool (raises the tool's own; lowering it needs lowerRisk: true)."),
     operations: z.record(z.string().min(1), RiskLevelSchema).optional().describe("Risk per operation, e.g. { delete: high }; wins over risk."),
     lowerRisk: z.boolean().optional().describe("Say so explicitly to set a risk lower than the one the tool declares."),
+    mainArgument: MainArgumentSchema.optional(),
     description: z.string().optional(),
   })
   .superRefine((entry, ctx) => {
-    if (entry.risk === undefined && entry.operations === undefined) ctx.addIssue({ code: "custom", path: ["risk"], message: "is required (or give operations)" });
+    if (entry.risk === undefined && entry.operations === undefined && entry.mainArgument === undefined) ctx.addIssue({ code: "custom", path: ["risk"], message: "is required (or give operations or mainArgument)" });
   });
 
 /** The policy document (YAML, JSON or TOML). Published as policies/policy.schema.json. */
@@ -231,7 +248,7 @@ export const PolicyFileSchema = z
       })
       .optional()
       .describe("What each risk level decides when no permission rule matches."),
-    tools: z.record(z.string().min(1), ToolEntrySchema).optional().describe("Risk category per tool name."),
+    tools: z.record(z.string().min(1), ToolEntrySchema).optional().describe("Per tool name: risk category, risk per operation, and the main argument of compact rules."),
     permissions: z.array(PermissionRuleSchema).optional(),
     tool_rules: z.array(ToolRuleEntrySchema).optional(),
     agent: z

@@ -5,7 +5,7 @@ import { basename, dirname } from "node:path";
 import type { AuditRecord, AuditSink } from "../audit/types.js";
 import type { DecisionContext } from "../provenance/context.js";
 import type { RiskLevel } from "../tools/types.js";
-import { assertPolicyFits, type DeclaredRisks, type ToolCatalog } from "./check.js";
+import { assertPolicyFits, type DeclaredRisks, type ToolArguments, type ToolCatalog } from "./check.js";
 import { loadPolicyFile, permissionPolicy, type LoadedPolicy } from "./file.js";
 import type { PermissionPolicy } from "./permissions.js";
 import type { PolicyDecision } from "./types.js";
@@ -55,6 +55,8 @@ export interface WatchPolicyOptions {
   /** Checked against these tools (unknown tools/operations, lowered risk are errors). */
   tools?: ToolCatalog | undefined;
   declared?: DeclaredRisks | undefined;
+  /** The tools' argument names: a compact rule reading an argument its tool lacks is an error. */
+  toolArguments?: ToolArguments | undefined;
   /** Every applied or rejected file is written here as an audit record (event "policy"). */
   audit?: AuditSink | undefined;
   /** Log line per event (default console.warn for rejections, nothing for applied files). */
@@ -115,7 +117,7 @@ export function watchPolicyFile(path: string, initial: LoadedPolicy, options: Wa
     let event: PolicyWatchEvent;
     try {
       const next = await loadPolicyFile(path);
-      if (options.tools !== undefined) assertPolicyFits(next, options.tools, options.declared ?? new Map());
+      if (options.tools !== undefined) assertPolicyFits(next, options.tools, options.declared ?? new Map(), options.toolArguments);
       const toolRulesChanged = JSON.stringify(next.toolRules) !== JSON.stringify(permissions.loaded.toolRules);
       permissions.swap(next);
       event = {
