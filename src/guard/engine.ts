@@ -213,6 +213,10 @@ function authorizeAtStart(
     const succeeded = done.filter((r) => r.status === "success");
     violation = guard.engine.checkCall(recordResults(guard, base, succeeded), info, now);
   }
+  if (violation?.onViolation === "ask" && violation.ruleId === call.askedRule && (call.approved !== undefined || (guard.options.bypass === true && (guard.options.killswitch?.bypassAllowed() ?? true)))) {
+    // The rule asked at review and the call was approved (by a human, a standing decision or bypass).
+    return null;
+  }
   return violation ? refusedNow(call, `rule:${violation.ruleId}`, violation.message) : null;
 }
 

@@ -75,8 +75,9 @@ export async function guardFromPolicy(
     waitForKillswitch?: boolean;
     /**
      * Watch the policy file (source must be a path): a changed file is parsed, compiled and checked
-     * against the tools, then its permission rules and risks replace the old ones atomically; a bad
-     * file keeps the old policy and is reported (audit record event "policy", and the log).
+     * against the tools, then its permission rules and tool rules replace the old ones together
+     * (one synchronous swap); a bad file keeps the old policy and is reported (audit record event
+     * "policy", and the log). Rule state is per tool, so counts of a run in progress survive.
      */
     watch?: boolean | Pick<WatchPolicyOptions, "log" | "debounceMs" | "onEvent">;
   },
@@ -115,6 +116,8 @@ export async function guardFromPolicy(
         declared: declaredRisks(guard),
         toolArguments: toolArguments(guard),
         permissions: swappable,
+        // The file's tool rules replace the old file's; rules given in code (options.rules) stay, after them.
+        rules: (toolRules) => guard.prepareRules([...toolRules, ...(options.rules ?? [])]),
       });
     }
   } catch (error) {

@@ -34,6 +34,8 @@ interface Facts {
   concurrencySafe: boolean;
   requestHeartbeat: boolean;
   evidence?: Evidence[] | undefined;
+  /** A tool rule that asks (onViolation "ask") made this call ask: its id. */
+  askedRule?: string | undefined;
 }
 
 function outcome(facts: Facts, result: CallOutcome, ruleId: string, reason: string, message?: string): ReviewedCall {
@@ -50,6 +52,7 @@ function outcome(facts: Facts, result: CallOutcome, ruleId: string, reason: stri
     requestHeartbeat: facts.requestHeartbeat,
     message,
     evidence: facts.evidence,
+    ...(facts.askedRule === undefined ? {} : { askedRule: facts.askedRule }),
   };
 }
 
@@ -113,15 +116,19 @@ export function reviewCall(
   if (permission.mode === "deny") return refuse(facts, permission.ruleId, permission.reason);
 
   const violation = guard.engine.checkCall(state, { tool: call.name, operation }, guard.now());
-  if (violation) {
+  // A tool rule with onViolation "ask" puts the call to a human (after deny, beside other asks).
+  const ruleAsks = violation?.onViolation === "ask" ? violation : null;
+  if (violation && !ruleAsks) {
     if (violation.exitBehavior === "error") throw new ToolCallLimitError(violation);
     const refused = outcome(facts, "refuse", `rule:${violation.ruleId}`, violation.reason, violation.message);
     if (violation.exitBehavior === "end") refused.endsRun = true;
     return refused;
   }
 
-  if (kill?.mode === "ask") return ask(guard, facts, kill.ruleId, kill.reason);
-  if (permission.mode === "ask") return ask(guard, facts, permission.ruleId, permission.reason);
+  if (ruleAsks) facts.askedRule = ruleAsks.ruleId;
+  if (kill?.mode === "ask") return ask(guard, facts, kill.ruleId, ruleAsks ? `${kill.reason}; ${ruleAsks.reason}` : kill.reason);
+  if (permission.mode === "ask") return ask(guard, facts, permission.ruleId, ruleAsks ? `${permission.reason}; ${ruleAsks.reason}` : permission.reason);
+  if (ruleAsks) return ask(guard, facts, `rule:${ruleAsks.ruleId}`, ruleAsks.reason);
   if (!spec.requiresApproval) return outcome(facts, "run", permission.ruleId, permission.reason);
   // Only a tool with its own consent check makes the review asynchronous.
   return Promise.resolve(spec.requiresApproval(parsed.data, config)).then((consent) =>

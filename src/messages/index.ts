@@ -261,6 +261,8 @@ export function toolUsageLine(tool: string, text: string): string {
 // ---------------------------------------------------------------------------------------------
 
 export const usage = {
+  /** Appended to a rule's sentence when the rule asks a human instead of refusing (`onViolation: "ask"`). */
+  asksInstead: (sentence: string) => `${sentence}; a call that breaks this rule waits for a human's approval instead of being refused`,
   noHeartbeat: (s: string) => capitalise(`${s} does not need a heartbeat request`),
   continueLoop: (s: string) => capitalise(`after ${s} you continue working: its result comes back to you`),
   terminal: (s: string) => capitalise(`${s} ends your response when it succeeds`),
@@ -336,6 +338,9 @@ export * from "./deploy.js";
 
 // Memory, files, data sources and messages (t15).
 export * from "./memory.js";
+
+// Policy file watcher: applied and rejected files (t15).
+export * from "./policy.js";
 
 // ---------------------------------------------------------------------------------------------
 // Execution outcomes the model reads in a call's ToolMessage.

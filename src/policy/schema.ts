@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { KillswitchConfigSchema } from "../killswitch/types.js";
-import { RULE_TYPES } from "../rules/types.js";
+import { ASKABLE_RULE_TYPES, RULE_TYPES } from "../rules/types.js";
 import { AfterSchema, BudgetSchema, fieldConditionSchema, ProvenanceConfigSchema, ScopeSchema } from "../provenance/schema.js";
 
 export const RiskLevelSchema = z.enum(["low", "medium", "high", "always-deny"]);
@@ -98,6 +98,7 @@ const VALUE_FIELDS = { MaxCalls: "max", MaxTotalCalls: "max", Cooldown: "duratio
 const OPTIONAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
   scope: ["MaxCalls", "MaxTotalCalls", "MustFollow", "MustPrecede", "ExclusiveGroup"],
   exitBehavior: ["MaxCalls", "MaxTotalCalls"],
+  onViolation: ASKABLE_RULE_TYPES,
   alternatives: ["InitialCall"],
   args: ["InitialCall", "RequiredForExit", "RequiredForExitIf", "Periodic"],
   childArgs: ["ChildTools"],
@@ -116,6 +117,10 @@ export const NativeToolRuleSchema = z
     max: z.number().int().nonnegative().optional().describe("MaxCalls / MaxTotalCalls only."),
     scope: z.enum(["run", "thread"]).optional().describe("MaxCalls, MaxTotalCalls, MustFollow, MustPrecede, ExclusiveGroup (default run)."),
     exitBehavior: z.enum(["continue", "end", "error"]).optional().describe("MaxCalls / MaxTotalCalls only (default continue)."),
+    onViolation: z
+      .enum(["refuse", "ask"])
+      .optional()
+      .describe(`What a call that breaks the rule gets: refuse (default) or ask (a human approves or rejects it). ${ASKABLE_RULE_TYPES.join(", ")} only; ask cannot be combined with exitBehavior end or error.`),
     duration: DurationSchema.optional().describe("Cooldown / Periodic only."),
     durationMs: z.number().positive().optional().describe("Cooldown / Periodic only (alternative to duration)."),
     operations: z.array(z.string().min(1)).min(1).optional().describe("AllowedOperations only."),
@@ -145,6 +150,9 @@ export const NativeToolRuleSchema = z
       if (present(key) && !types.includes(rule.type)) {
         ctx.addIssue({ code: "custom", path: [key], message: `has no meaning for ${rule.type} (only for ${types.join(", ")})` });
       }
+    }
+    if (rule.onViolation === "ask" && rule.exitBehavior !== undefined && rule.exitBehavior !== "continue") {
+      ctx.addIssue({ code: "custom", path: ["onViolation"], message: `ask cannot be combined with exitBehavior ${rule.exitBehavior} (a call that asks neither ends the run nor throws)` });
     }
   });
 

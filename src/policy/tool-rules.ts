@@ -48,6 +48,11 @@ function optional<T extends object>(rule: T, entry: NativeEntry, keys: readonly 
 }
 
 function fromNative(entry: NativeEntry): ToolRule {
+  const rule = fromNativeType(entry);
+  return entry.onViolation === undefined ? rule : { ...rule, onViolation: entry.onViolation };
+}
+
+function fromNativeType(entry: NativeEntry): ToolRule {
   const base = common(entry.tool, entry);
   switch (entry.type) {
     case "MaxCalls":
