@@ -56,7 +56,7 @@ export class Guard {
       historyLimit: 0,
     });
     this.hasPrerequisiteRules = this.engine.rules.some(
-      (r) => r.type === "MustFollow" || r.type === "MustPrecede" || r.type === "InitialCall",
+      (r) => r.type === "MustFollow" || r.type === "MustPrecede" || r.type === "InitialCall" || r.type === "ParentTools",
     );
     this.maxConcurrency = Math.max(1, options.maxConcurrency ?? 10);
     this.maxResultChars = options.maxResultChars ?? 10_000;
