@@ -172,7 +172,8 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
   const N = GUARDED_NODES;
   // Without Terminal rules or heartbeats, loop control after a turn is always "back to the model":
   // the last batch's tasks then go straight to the agent, which records their results (one step fewer).
-  const needsCollect =
+  // Read per step, not once: a watched policy file may swap the tool rules while the graph runs.
+  const needsCollect = (): boolean =>
     guard.options.heartbeat === true ||
     limitsMayEndRun(guard) ||
     guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf");
@@ -187,7 +188,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     const batch = turn?.batches[turn.nextBatch];
     if (!turn) return hasOpenCalls(state) ? N.review : N.agent;
     if (!batch || batch.length === 0) {
-      if (needsCollect || turn.nextBatch !== 0) return N.collect;
+      if (needsCollect() || turn.nextBatch !== 0) return N.collect;
       return hasOpenCalls(state) ? N.review : N.agent;
     }
     if (fastPath && turn.nextBatch === 0 && turn.batches.length === 1) return N.execute;
@@ -205,7 +206,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
   const afterTools = (state: GuardedAgentStateType) => {
     const turn = state.guard.turn;
     const lastBatch = turn !== null && turn.nextBatch + 1 >= turn.batches.length;
-    if (!lastBatch || needsCollect) return N.collect;
+    if (!lastBatch || needsCollect()) return N.collect;
     return hasOpenCalls(state, turn?.batches[turn.nextBatch] ?? []) ? N.review : N.agent;
   };
 

@@ -344,6 +344,9 @@ export * from "./deploy.js";
 // Memory, files, data sources and messages (t15).
 export * from "./memory.js";
 
+// Policy file watcher: applied and rejected files (t15).
+export * from "./policy.js";
+
 // ---------------------------------------------------------------------------------------------
 // Execution outcomes the model reads in a call's ToolMessage.
 // ---------------------------------------------------------------------------------------------
