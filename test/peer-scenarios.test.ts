@@ -564,6 +564,69 @@ const SCENARIOS: PeerScenario[] = [
       expect(o.executed).toEqual([{ tool: "start_tool", args: {} }, { tool: "next_tool", args: { depth: 2 } }]);
     },
   },
+  // Letta's ParentToolRule (`parent_last_tool`): children only right after the parent.
+  {
+    id: "E16", peer: "letta", same: true,
+    title: "parent rule: a child is refused until its parent was the last call, and again after another call",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "helper_tool" }],
+      rules: [{ type: "ParentTools", tool: "start_tool", children: ["next_tool"] }],
+      replies: [[{ name: "next_tool", id: "1" }], [{ name: "start_tool", id: "2" }], [{ name: "next_tool", id: "3" }], [{ name: "helper_tool", id: "4" }], [{ name: "next_tool", id: "5" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolText["1"]).toBe(
+        "Refused next_tool by rule ParentTools:start_tool#0: next_tool may be called only right after start_tool, and start_tool was not the last call. Allowed now: start_tool; helper_tool.",
+      );
+      expect(o.toolText["5"]).toMatch(/^Refused next_tool by rule ParentTools:start_tool#0: next_tool may be called only right after start_tool/);
+      expect(ran(o)).toEqual(["start_tool", "next_tool", "helper_tool"]);
+    },
+  },
+  {
+    id: "E17", peer: "letta", same: true,
+    title: "parent rule: right after the parent only its children may be called",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "helper_tool" }, { name: "final_tool" }],
+      rules: [{ type: "ParentTools", tool: "start_tool", children: ["next_tool", "helper_tool"] }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "final_tool", id: "2" }], [{ name: "helper_tool", id: "3" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolText["2"]).toBe(
+        "Refused final_tool by rule ParentTools:start_tool#0: after start_tool only next_tool, helper_tool may be called next. Allowed now: next_tool; helper_tool.",
+      );
+      expect(ran(o)).toEqual(["start_tool", "helper_tool"]);
+    },
+  },
+  {
+    id: "E18", peer: "letta", same: true, entries: modelEntries,
+    title: "parent rule with one child: after the parent the child is forced (should_force_tool_call)",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }],
+      rules: [{ type: "ParentTools", tool: "start_tool", children: ["next_tool"] }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "next_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolChoices[0]).toBeUndefined();
+      forcedAt(o, 1, "next_tool");
+      expect(ran(o)).toEqual(["start_tool", "next_tool"]);
+    },
+  },
+  {
+    id: "E19", peer: "letta", same: true,
+    title: "parent and child in one model turn: the child starts after the parent has run",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }],
+      rules: [{ type: "ParentTools", tool: "start_tool", children: ["next_tool"] }],
+      replies: [[{ name: "start_tool", id: "1" }, { name: "next_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["start_tool", "next_tool"]);
+      noOrphans(o);
+    },
+  },
 ];
 
 /** Rule files the peers refuse are refused too (Letta's test_invalid_conditional_tool_rule). */
@@ -600,7 +663,7 @@ describe("peer scenario counts (for the migration guides)", () => {
       return { same: mine.filter((s) => s.same).length, total: mine.length };
     };
     expect(count("langchain")).toEqual({ same: 17, total: 23 });
-    expect(count("letta")).toEqual({ same: 13, total: 15 });
+    expect(count("letta")).toEqual({ same: 17, total: 19 });
     for (const s of all) if (!s.same) expect((s as PeerScenario).why, s.id).toBeTruthy();
   });
 });

@@ -88,7 +88,9 @@ export class Guard {
       // No rule reads the execution history: keeping none keeps each checkpoint small.
       historyLimit: 0,
     });
-    const hasPrerequisites = engine.rules.some((r) => r.type === "MustFollow" || r.type === "MustPrecede" || r.type === "InitialCall");
+    const hasPrerequisites = engine.rules.some(
+      (r) => r.type === "MustFollow" || r.type === "MustPrecede" || r.type === "InitialCall" || r.type === "ParentTools",
+    );
     return { engine, hasPrerequisites };
   }
 

@@ -4,6 +4,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { Command, END } from "@langchain/langgraph";
 import { threadIdOf } from "./audit-trail.js";
 import { finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
+import { GuardConfigError } from "../errors/index.js";
 import { Guard } from "./guard.js";
 import type { GuardOptions } from "./options.js";
 import { emptyGuardState } from "./state.js";
@@ -66,22 +67,35 @@ async function runGuardedTools(
 
 /**
  * Without the guard's channels in the graph state, the rule state would be dropped after every
- * step (MaxCalls 1 would let a tool run twice): refuse to run and say what to add.
+ * step (MaxCalls 1 would let a tool run twice): refuse to run and say what to add. The build-time
+ * check is the type of `guardedToolsRoute`; this catches a graph that routes some other way.
  */
 function missingChannels(): Error {
-  return new TypeError(
+  return new GuardConfigError(
     "GuardedToolNode needs the guard's state channels: add `...GuardAnnotation.spec` to your graph's Annotation.Root (import { GuardAnnotation } from \"guarded-graph\"), so the rule state is checkpointed with the thread",
   );
 }
 
 /**
+ * What `guardedToolsRoute` requires of the graph's state: the guard's channel, as `...GuardAnnotation.spec`
+ * adds it. A state without it fails to compile where the route is added, with "Property 'guard' is
+ * missing … but required in type 'StateWithGuardAnnotationSpec'".
+ */
+interface StateWithGuardAnnotationSpec {
+  guard: GuardState;
+}
+
+/**
  * Routing after a GuardedToolNode: END when a Terminal rule ended the run, or when the node goes
  * back to itself for calls a partial answer left waiting (no edge: the node's own `goto` runs it);
- * else back to `agentNode`.
+ * else back to `agentNode`. Its parameter type requires the guard's channel, so a graph whose state
+ * lacks `...GuardAnnotation.spec` fails to compile where this route is added.
  */
 export function guardedToolsRoute(agentNode: string) {
-  return (state: { guard?: GuardState }): string => {
-    if (state.guard?.next === "dispatch") return END;
-    return state.guard?.next === "end" && state.guard.terminatedBy ? END : agentNode;
+  return (state: StateWithGuardAnnotationSpec): string => {
+    // Only the types require it: a JavaScript caller or a cast can still pass a state without `guard`.
+    const guard = state.guard as GuardState | undefined;
+    if (guard?.next === "dispatch") return END;
+    return guard?.next === "end" && guard.terminatedBy ? END : agentNode;
   };
 }

@@ -107,6 +107,9 @@ export const ruleReasons = {
   childOnly(parent: string, children: readonly string[]): string {
     return `after ${parent} only ${plainList(children)} may be called next`;
   },
+  parentOnly(child: string, parent: string): string {
+    return `${child} may be called only right after ${parent}, and ${parent} was not the last call`;
+  },
   conditionalNext(parent: string, next: readonly string[], output: string | undefined): string {
     const seen = output === undefined ? "" : ` (its output matched ${JSON.stringify(output)})`;
     return `after ${parent}${seen} only ${plainList(next)} may be called next`;
@@ -292,6 +295,8 @@ export const usage = {
     capitalise(`${s} is limited to these operations: ${ops.join(", ")}`),
   child: (s: string, children: readonly string[]) =>
     capitalise(`after ${s}, call only ${children.length === 1 ? codeList(children) : `one of ${codeList(children)}`} next`),
+  parent: (s: string, children: readonly string[]) =>
+    capitalise(`${codeList(children)} may be called only right after ${s}, and right after ${s} only ${children.length === 1 ? "it" : "they"}`),
   conditional: (s: string, map: readonly { output: string; tool: string }[], fallback: string | undefined, strict: boolean) => {
     const cases = map.map((m) => `${JSON.stringify(m.output)} → \`${m.tool}\``).join(", ");
     const otherwise = fallback !== undefined ? `; otherwise \`${fallback}\`` : strict ? "; otherwise no tool" : "; otherwise any tool";
