@@ -80,7 +80,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       // Backstop (beforeModel throws first): never call the model after a limit with exitBehavior "error".
       throwIfLimitStopped(request.state.guard);
       const rules = rulesOf(guard, request.state.guard);
-      const tools = allowedToolsFor(guard, rules, request.tools);
+      const tools = allowedToolsFor(guard, rules, request.tools, { strict: guard.strictToolsFor(request.model) });
       const forced = forcedToolFor(guard, request.state.guard, rules, request.state.messages);
       const canForce = forced !== null && tools.some((t) => toolName(t) === forced);
       const response = await handler({
