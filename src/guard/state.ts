@@ -207,7 +207,7 @@ export function mapGuardChannels<R extends { [K in keyof GuardChannels]: unknown
 
 /** Graph state channels of the guard. Spread `GuardAnnotation.spec` into your own state to use GuardedToolNode. */
 export const GuardAnnotation = Annotation.Root(
-  mapGuardChannels<{ [K in keyof GuardChannels]: BaseChannel<ValueOf<GuardChannels[K]>, UpdateOf<GuardChannels[K]> | OverwriteValue<ValueOf<GuardChannels[K]>>> }>(
+  mapGuardChannels<{ -readonly [K in keyof GuardChannels]: BaseChannel<ValueOf<GuardChannels[K]>, UpdateOf<GuardChannels[K]> | OverwriteValue<ValueOf<GuardChannels[K]>>> }>(
     (channel) => Annotation<unknown, unknown>({ reducer: channel.reducer, default: channel.initial }),
   ),
 );
