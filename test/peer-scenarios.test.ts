@@ -186,6 +186,30 @@ const SCENARIOS: PeerScenario[] = [
     },
   },
   {
+    id: "L14", peer: "langchain", same: false,
+    why: "LangChain's exitBehavior error raises in afterModel and leaves the turn's tool calls without ToolMessages (the next model call on that thread fails at the provider); ours answers every call of the turn in the checkpoint first, then throws the same typed error, and new input runs on",
+    title: "exitBehavior error: the thread keeps no call without a ToolMessage, and the next input runs on",
+    scenario: {
+      tools: [search, calculator],
+      rules: [{ type: "MaxTotalCalls", tool: "*", max: 1, exitBehavior: "error" }],
+      replies: [[{ name: "search", id: "1" }], [{ name: "search", id: "2" }, { name: "calculator", id: "3" }], "after the error"],
+      steps: [{ input: "go" }, { input: "again" }],
+    },
+    check: (o) => {
+      expect(o.error).toBeInstanceOf(ToolCallLimitError);
+      expect(ran(o)).toEqual(["search"]);
+      expect(o.toolText["2"]).toBe(
+        "Refused search by rule MaxTotalCalls:*#0: call limit reached: at most 1 call to all tools together per run, and 1 was made. Allowed now: no tool.",
+      );
+      expect(o.toolText["3"]).toBe(
+        "Refused calculator by rule MaxTotalCalls:*#0: the run stopped with an error at this call limit (exitBehavior error) before calculator ran.",
+      );
+      expect(o.lastText).toBe("after the error");
+      noOrphans(o);
+      expect(o.messages.filter((m) => m.getType() === "tool")).toHaveLength(3);
+    },
+  },
+  {
     id: "L11", peer: "langchain", same: false,
     why: "LangChain counts the whole turn first and blocks every matching call of a turn that goes over (limit 3, two turns of 2: only 2 run); ours checks call by call, so the 3rd runs and only the 4th is refused",
     title: "the turn that crosses the limit",
@@ -662,7 +686,7 @@ describe("peer scenario counts (for the migration guides)", () => {
       const mine = all.filter((s) => s.peer === peer);
       return { same: mine.filter((s) => s.same).length, total: mine.length };
     };
-    expect(count("langchain")).toEqual({ same: 17, total: 23 });
+    expect(count("langchain")).toEqual({ same: 17, total: 24 });
     expect(count("letta")).toEqual({ same: 17, total: 19 });
     for (const s of all) if (!s.same) expect((s as PeerScenario).why, s.id).toBeTruthy();
   });

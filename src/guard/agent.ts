@@ -3,7 +3,7 @@ import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@l
 import { END, START, Send, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { threadIdOf } from "./audit-trail.js";
-import { exitStep, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
+import { exitStep, throwIfLimitStopped, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
 import type { CallSlot } from "./engine.js";
 import { Guard } from "./guard.js";
 import { forcedToolFor, callModel } from "./model-step.js";
@@ -80,6 +80,8 @@ function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "s
   return async (state, config) => {
     const hadTurn = state.guard.turn !== null;
     const started = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
+    // The last turn crossed a limit with exitBehavior "error" (its calls are answered): the run stops here.
+    throwIfLimitStopped(started);
     // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval.ts).
     const screened = await screenRunInput(guard, started.approvals, state.messages, { threadId: threadIdOf(config), runId: started.runId }, config);
     const g = screened ? { ...started, approvals: screened.approvals } : started;
@@ -104,6 +106,9 @@ function reviewNode(guard: Guard): Node {
     // A resume that did not fit: this step ends with the error in the state; the calls are still open, so review runs again and asks again.
     // (A turn held for calls a partial answer left waiting keeps its end-of-run mark.)
     if (reviewed.retry) return { guard: { ...g, approvals }, guardResults: null };
+    if (reviewed.limitError) {
+      return { messages: reviewed.answered, guard: { ...g, approvals, turn: null, next: "agent", limitError: reviewed.limitError }, guardResults: null };
+    }
     return { messages: reviewed.answered, guard: { ...g, approvals, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
   };
 }
