@@ -555,7 +555,7 @@ export async function applyInterruptOn(
     }
     const request: InterruptRequest = { toolCall: toolCallOf(call), tool: undefined, state: { messages: ctx.messages ?? [] }, runtime: runtimeOf(config) };
     const asks = settings.when === undefined ? true : await settings.when(request);
-    out.push(asks === true ? { ...call, outcome: "ask", ruleId: `interruptOn:${call.name}`, reason: interruptOnReason(call.name) } : call);
+    out.push(asks === true ? { ...call, outcome: "ask", ruleId: `interruptOn:${call.name}`, reason: interruptOnReason() } : call);
   }
   return out;
 }
