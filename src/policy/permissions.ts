@@ -467,7 +467,7 @@ export class PermissionPolicy {
     const plan = this.plan(tool);
     const index = this.indexed ? plan.index : undefined;
     /** Rules the value index leaves out have the verdict NO (undefined: none is left out). */
-    let live: Uint8Array | undefined;
+    let live: readonly number[] | undefined;
     for (let position = 0; position < plan.rules.length; position++) {
       const rule = plan.rules[position]!;
       let verdict: Verdict = YES;
