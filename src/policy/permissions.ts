@@ -278,14 +278,21 @@ const MAX_LOCATED_CHARS = 200;
 /** Most argument values such evidence names. */
 const MAX_LOCATED_VALUES = 8;
 
+const parsedSelectors = new Map<string, SelectorSegment[] | undefined>();
+
 /** The scalars a selector reaches (array elements included). */
 function scalarsAt(tree: unknown, selector: string): unknown[] {
-  let segments: SelectorSegment[];
-  try {
-    segments = parseSelector(selector);
-  } catch {
-    return [];
+  let segments = parsedSelectors.get(selector);
+  if (segments === undefined && !parsedSelectors.has(selector)) {
+    try {
+      segments = parseSelector(selector);
+    } catch {
+      segments = undefined;
+    }
+    if (parsedSelectors.size >= MAX_CACHED_TOOLS) parsedSelectors.clear();
+    parsedSelectors.set(selector, segments);
   }
+  if (segments === undefined) return [];
   return selectAll(tree, segments).flatMap((value) => (Array.isArray(value) ? value : [value]));
 }
 
@@ -581,10 +588,12 @@ export class PermissionPolicy {
   /** Values of the call that the policy's provenance conditions do not trace to an accepted source. */
   private untracedEvidence(tool: string, view: CanonicalArgs, context: DecisionContext, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
     const out: Evidence[] = [...(tried?.values() ?? [])].flat().filter((item) => !item.found);
+    let evaluation: Evaluation | undefined;
     for (const rule of this.candidates(tool)) {
       if (!rule.contextual || tried?.has(rule.ruleId) === true) continue;
-      const evaluation = new Evaluation(context, this.provenance, this.trusted);
       if (view.oversized) break;
+      evaluation ??= new Evaluation(context, this.provenance, this.trusted);
+      evaluation.evidence = [];
       for (const condition of rule.where) if (condition.contextual === true) condition.evaluate(view.value, rule.mode !== "allow", evaluation);
       out.push(...evaluation.evidence.filter((item) => !item.found));
     }
