@@ -252,15 +252,15 @@ function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>
 }
 
 /** The `from` condition a field condition requires (directly or under `not`/`anyOf`/`allOf`), for usage text. */
-function findFrom(condition: unknown): { from: string[]; only?: ("links" | "emails")[]; otherwise: string[] } | undefined {
+function findFrom(condition: unknown, negated = false): { from: string[]; only?: ("links" | "emails")[]; otherwise: string[]; negated: boolean } | undefined {
   if (typeof condition !== "object" || condition === null) return undefined;
   const c = condition as Record<string, unknown>;
-  if (Array.isArray(c.from)) return { from: c.from as string[], otherwise: [], ...(c.only === undefined ? {} : { only: c.only as ("links" | "emails")[] }) };
-  if (c.not !== undefined) return findFrom(c.not);
+  if (Array.isArray(c.from)) return { from: c.from as string[], otherwise: [], negated, ...(c.only === undefined ? {} : { only: c.only as ("links" | "emails")[] }) };
+  if (c.not !== undefined) return findFrom(c.not, !negated);
   for (const key of ["anyOf", "allOf"] as const) {
     const inners = (c[key] as unknown[] | undefined) ?? [];
     for (const inner of inners) {
-      const found = findFrom(inner);
+      const found = findFrom(inner, negated);
       if (found === undefined) continue;
       // anyOf: the other branches are alternatives the value may match instead.
       if (key === "anyOf") {
@@ -539,14 +539,16 @@ export class PermissionPolicy {
    */
   usageLines(): string[] {
     const lines: string[] = [];
-    const trusted = this.provenance.trusted ?? [];
+    const lists = { trusted: this.provenance.trusted ?? [], untrusted: this.provenance.untrusted ?? [] };
     for (const rule of this.rules) {
       if (!rule.contextual || rule.mode === "allow") continue;
       const mode = rule.mode;
       const tools = `\`${rule.spec.tool}\``;
       for (const [field, condition] of Object.entries(rule.spec.where ?? {})) {
         const from = findFrom(condition);
-        if (from !== undefined) lines.push(provenanceUsage.from(tools, field, from.from, trusted, mode, from.only, from.otherwise));
+        if (from === undefined) continue;
+        // A restricting rule with `not: { from }` wants the value from there; with a plain `from`, a value found there is what it stops.
+        lines.push(from.negated ? provenanceUsage.from(tools, field, from.from, lists, mode, from.only, from.otherwise) : provenanceUsage.foundIn(tools, field, from.from, lists, mode));
       }
       if (rule.spec.after !== undefined) lines.push(provenanceUsage.after(tools, rule.spec.after, this.provenance.untrusted ?? [], rule.spec.afterScope ?? "run", mode));
       if (rule.spec.budget !== undefined) {

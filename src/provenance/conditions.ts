@@ -1,5 +1,5 @@
 import { NO, UNKNOWN, YES, type Verdict } from "../policy/kinds/verdict.js";
-import type { Evaluation } from "./context.js";
+import type { Evaluation, ProvenanceSettings } from "./context.js";
 import type { Evidence, ProvenanceIndex, SourceText } from "./index-builder.js";
 import type { BudgetCondition, ConditionSpec, FromCondition } from "./schema.js";
 import { DEFAULT_MIN_LENGTH, extractIdentifiers, valueQuery, type ValueQuery } from "./tokens.js";
@@ -82,16 +82,17 @@ function cachedQuery(value: string | number, minLength: number): ValueQuery {
 }
 
 /** Which sources a `from` list accepts, compiled once. */
-function acceptorOf(sources: readonly string[]): (source: SourceText, trusted: ReadonlySet<string>) => boolean {
+function acceptorOf(sources: readonly string[]): (source: SourceText, trusted: ReadonlySet<string>, untrusted: ReadonlySet<string>) => boolean {
   const user = sources.includes("user");
   const anyTrusted = sources.includes("trusted");
-  const tools = new Set(sources.filter((name) => name !== "user" && name !== "trusted" && !name.startsWith("args:")));
+  const anyUntrusted = sources.includes("untrusted");
+  const tools = new Set(sources.filter((name) => name !== "user" && name !== "trusted" && name !== "untrusted" && !name.startsWith("args:")));
   const calls = new Set(sources.filter((name) => name.startsWith("args:")).map((name) => name.slice(5)));
-  return (source, trusted) => {
+  return (source, trusted, untrusted) => {
     if (source.kind === "user" || source.kind === "system") return user;
     const tool = source.tool ?? "";
     if (source.kind === "call") return calls.has(tool);
-    return tools.has(tool) || (anyTrusted && trusted.has(tool));
+    return tools.has(tool) || (anyTrusted && trusted.has(tool)) || (anyUntrusted && untrusted.has(tool));
   };
 }
 
@@ -101,6 +102,7 @@ interface Traced {
   /** Texts indexed when it was made: a value found stays found (later texts come later), one not found may be found in a new text. */
   size: number;
   trusted: ReadonlySet<string>;
+  settings: ProvenanceSettings;
   item: Evidence;
 }
 const MAX_MEMO_ENTRIES = 10_000;
@@ -109,6 +111,7 @@ function compileFrom(condition: FromCondition): ValueTest {
   const acceptor = acceptorOf(condition.from);
   // One accept function per trusted set (one per policy), not one per evaluation.
   let acceptTrusted: ReadonlySet<string> | undefined;
+  let acceptSettings: ProvenanceSettings | undefined;
   let accept: (source: SourceText) => boolean = () => false;
   const memo = new Map<string, Map<ValueQuery, Traced>>();
   let memoEntries = 0;
@@ -117,7 +120,7 @@ function compileFrom(condition: FromCondition): ValueTest {
     const trusted = evaluation.trusted;
     let byQuery = memo.get(field);
     const hit = byQuery?.get(query);
-    if (hit !== undefined && hit.index === index && hit.trusted === trusted && (hit.item.found || hit.size === index.size)) {
+    if (hit !== undefined && hit.index === index && hit.trusted === trusted && hit.settings === evaluation.settings && (hit.item.found || hit.size === index.size)) {
       evaluation.evidence.push(hit.item);
       return hit.item.found;
     }
@@ -125,9 +128,11 @@ function compileFrom(condition: FromCondition): ValueTest {
     if (query.untraceable !== undefined) {
       item = appearanceOf(query, field, index);
     } else {
-      if (acceptTrusted !== trusted) {
+      if (acceptTrusted !== trusted || acceptSettings !== evaluation.settings) {
         acceptTrusted = trusted;
-        accept = (source) => acceptor(source, trusted);
+        acceptSettings = evaluation.settings;
+        const untrusted = evaluation.untrusted;
+        accept = (source) => acceptor(source, trusted, untrusted);
       }
       const found = index.find(query, accept);
       item = { field, value: query.display, found: found.source !== undefined };
@@ -145,7 +150,7 @@ function compileFrom(condition: FromCondition): ValueTest {
       memo.set(field, byQuery);
     }
     if (!byQuery.has(query)) memoEntries += 1;
-    byQuery.set(query, { index, size: index.size, trusted, item });
+    byQuery.set(query, { index, size: index.size, trusted, settings: evaluation.settings, item });
     evaluation.evidence.push(item);
     return item.found;
   };
