@@ -17,7 +17,17 @@ export type { PolicyGuard } from "./guard/from-policy.js";
 export { truncateResult, truncateToolContent } from "./guard/truncate.js";
 
 // Human approval: the interrupt payload and the resume that answers it.
-export { ApprovalResumeError, checkResume, pendingApproval, revokeSticky, screenRunInput, stickyDecisions } from "./guard/approval.js";
+export {
+  ApprovalResumeError,
+  checkResume,
+  listSticky,
+  pendingApproval,
+  revokeSticky,
+  revokeStickyDecision,
+  screenRunInput,
+  stickyDecisions,
+  StickyRevokeError,
+} from "./guard/approval.js";
 export type {
   ActionRequest,
   ApprovalRequest,
@@ -31,6 +41,7 @@ export type {
   ScreenedInput,
   StickyDecision,
   StickyRequest,
+  StickyThreadGraph,
 } from "./guard/approval.js";
 
 // Durable threads: start, resume and continue a thread under a per-thread lock.
@@ -52,6 +63,8 @@ export type { CallInfo, ExecutionPlan, RuleScope, RuleState, RuleType, RuleValid
 
 // Permission policy.
 export { PermissionPolicy } from "./policy/permissions.js";
+export { noRuleDecision } from "./policy/defaults.js";
+export type { MainArgument } from "./policy/compact.js";
 export type { PermissionPolicyOptions, PermissionRule } from "./policy/permissions.js";
 export type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./policy/types.js";
 export { loadPolicyFile, parsePolicy, permissionPolicy } from "./policy/file.js";

@@ -1,11 +1,13 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
+import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { policyCommand } from "../src/cli/commands/policy.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { pendingApproval } from "../src/guard/approval.js";
+import { guardMiddleware } from "../src/middleware/index.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { checkPolicy } from "../src/policy/check.js";
 import { parseCompactRule } from "../src/policy/compact.js";
@@ -142,6 +144,26 @@ describe("tools.X.mainArgument: bare compact patterns for a user's own tools", (
     }
   });
 
+  it("through the middleware too: the attack never runs, the legitimate call does", async () => {
+    const ran: string[] = [];
+    const ready = await guardFromPolicy(policy, { tools: userTools(ran) });
+    try {
+      const m = fakeModel()
+        .respondWithTools([
+          { name: "shell", args: { cmd: "npm run test\nrm -rf ~" }, id: "attack" },
+          { name: "fetch_page", args: { target: "https://EVIL.example/./steal" }, id: "evil" },
+          { name: "shell", args: { cmd: "npm run test -- --ci" }, id: "legit" },
+        ])
+        .respond(new AIMessage("done"));
+      const agent = createAgent({ model: m, middleware: [guardMiddleware({ guard: ready.guard })], checkpointer: new MemorySaver() });
+      const out = await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "own-tools-mw" } });
+      expect(pendingApproval(out)).toBeUndefined();
+      expect(ran).toEqual(["shell:npm run test -- --ci"]);
+    } finally {
+      await ready.close();
+    }
+  });
+
   function policyOf(): PermissionPolicy {
     return new PermissionPolicy(policy.permissions, { pathBase: "/work", mainArguments: policy.mainArguments });
   }
@@ -187,6 +209,15 @@ describe("a bare pattern whose argument is unknown is never read as matching not
       /permissions\[0\]: shell\(rm:\*\) reads the argument "command" \(Claude Code's convention for shell\), but tool shell has no argument "command" \(its arguments: cmd\); the rule would never fire: declare tools\.shell\.mainArgument: \{ field: NAME, kind: command \} or write shell\(FIELD:PATTERN\)/,
     );
     await expect(guardFromPolicy(loaded, { tools: [...tools, read] })).rejects.toThrow(/permissions\[1\]: Read\(\.\/secrets\/\*\*\) reads the argument "file_path" .* but tool Read has no argument "file_path" \(its arguments: path\)/);
+  });
+
+  it("a tool that takes any argument (z.looseObject) may have the field: no error", async () => {
+    const loose = defineTool({ name: "shell", description: "s", schema: z.looseObject({}), risk: "medium", execute: () => "x" });
+    const loaded = parsePolicy('permissions:\n  - { rule: "shell(rm:*)", mode: deny }\n', "yaml", "p.yaml");
+    const ready = await guardFromPolicy(loaded, { tools: [loose] });
+    const { reviewed } = await ready.guard.reviewTurn(ready.guard.initialRuleState(), [{ id: "c", name: "shell", args: { command: "rm -rf /" } }]);
+    expect(reviewed[0]).toMatchObject({ outcome: "refuse", ruleId: "permission:permissions[0]" });
+    await ready.close();
   });
 
   it("a declared main argument the tool does not have is an error with the tools known", async () => {

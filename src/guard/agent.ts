@@ -3,7 +3,7 @@ import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@l
 import { END, START, Send, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { threadIdOf } from "./audit-trail.js";
-import { exitStep, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
+import { exitStep, throwIfLimitStopped, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
 import type { CallSlot } from "./engine.js";
 import { Guard } from "./guard.js";
 import { forcedToolFor, callModel } from "./model-step.js";
@@ -80,6 +80,8 @@ function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "s
   return async (state, config) => {
     const hadTurn = state.guard.turn !== null;
     const started = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
+    // The last turn crossed a limit with exitBehavior "error" (its calls are answered): the run stops here.
+    throwIfLimitStopped(started);
     // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval.ts).
     const screened = await screenRunInput(guard, started.approvals, state.messages, { threadId: threadIdOf(config), runId: started.runId }, config);
     const g = screened ? { ...started, approvals: screened.approvals } : started;
@@ -104,6 +106,9 @@ function reviewNode(guard: Guard): Node {
     // A resume that did not fit: this step ends with the error in the state; the calls are still open, so review runs again and asks again.
     // (A turn held for calls a partial answer left waiting keeps its end-of-run mark.)
     if (reviewed.retry) return { guard: { ...g, approvals }, guardResults: null };
+    if (reviewed.limitError) {
+      return { messages: reviewed.answered, guard: { ...g, approvals, turn: null, next: "agent", limitError: reviewed.limitError }, guardResults: null };
+    }
     return { messages: reviewed.answered, guard: { ...g, approvals, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
   };
 }
@@ -172,7 +177,8 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
   const N = GUARDED_NODES;
   // Without Terminal rules or heartbeats, loop control after a turn is always "back to the model":
   // the last batch's tasks then go straight to the agent, which records their results (one step fewer).
-  const needsCollect =
+  // Read per step, not once: a watched policy file may swap the tool rules while the graph runs.
+  const needsCollect = (): boolean =>
     guard.options.heartbeat === true ||
     limitsMayEndRun(guard) ||
     guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf");
@@ -187,7 +193,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     const batch = turn?.batches[turn.nextBatch];
     if (!turn) return hasOpenCalls(state) ? N.review : N.agent;
     if (!batch || batch.length === 0) {
-      if (needsCollect || turn.nextBatch !== 0) return N.collect;
+      if (needsCollect() || turn.nextBatch !== 0) return N.collect;
       return hasOpenCalls(state) ? N.review : N.agent;
     }
     if (fastPath && turn.nextBatch === 0 && turn.batches.length === 1) return N.execute;
@@ -205,7 +211,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
   const afterTools = (state: GuardedAgentStateType) => {
     const turn = state.guard.turn;
     const lastBatch = turn !== null && turn.nextBatch + 1 >= turn.batches.length;
-    if (!lastBatch || needsCollect) return N.collect;
+    if (!lastBatch || needsCollect()) return N.collect;
     return hasOpenCalls(state, turn?.batches[turn.nextBatch] ?? []) ? N.review : N.agent;
   };
 

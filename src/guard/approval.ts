@@ -12,6 +12,8 @@ import {
   foreignAnswerReason,
   interruptOnReason,
   stickyRevokedReason,
+  stickyUnknown,
+  stickyWhileWaiting,
   QUOTE_LIMIT,
   reaskedDescription,
   resumeMatchRefused,
@@ -307,7 +309,8 @@ function resumeSchemaFor(
 /**
  * A resume keyed by interrupt ids (a map) that does not name this interrupt gives it no value; if
  * `interrupt()` still returns one, it is an older plain resume LangGraph kept in the checkpoint
- * (one a GuardedToolNode or middleware refused): never taken as an answer.
+ * (one refused by a caller that cannot come back for its calls, which re-asks inside the same task):
+ * never taken as an answer.
  */
 function isStaleResume(value: unknown, config: LangGraphRunnableConfig | undefined): boolean {
   const map: unknown = config?.configurable?.__pregel_resume_map;
@@ -552,7 +555,7 @@ export async function applyInterruptOn(
     }
     const request: InterruptRequest = { toolCall: toolCallOf(call), tool: undefined, state: { messages: ctx.messages ?? [] }, runtime: runtimeOf(config) };
     const asks = settings.when === undefined ? true : await settings.when(request);
-    out.push(asks === true ? { ...call, outcome: "ask", ruleId: `interruptOn:${call.name}`, reason: interruptOnReason(call.name) } : call);
+    out.push(asks === true ? { ...call, outcome: "ask", ruleId: `interruptOn:${call.name}`, reason: interruptOnReason() } : call);
   }
   return out;
 }
@@ -664,7 +667,7 @@ export interface ApprovalStepOptions {
    * - partial answers: calls left unanswered stay pending (no ToolMessage) and are asked again
    *   after the answered ones ran.
    * When it does not (default), a resume that does not fit raises the same interrupt again at once,
-   * inside the same task.
+   * inside the same task, unless `partial` is set (the caller comes back: the step ends, see below).
    */
   routeBack?: boolean;
   /**
@@ -672,7 +675,9 @@ export interface ApprovalStepOptions {
    * answered calls go ahead, the others stay pending (no ToolMessage, `pending` lists them) and are
    * reviewed and asked again by the caller's next review. Without it every pending call needs a
    * decision. All three entry points set it (GuardedToolNode goes back to itself, the middleware
-   * asks again in beforeModel).
+   * asks again in beforeModel). A resume that does not fit is then a partial answer of none: the step
+   * ends with `retry` and every call waiting, so LangGraph's pending `__resume__` write of the
+   * refused value goes with the step and nothing is left to replay.
    */
   partial?: boolean;
 }
@@ -734,11 +739,17 @@ export async function resolveApprovals(
       if (!(caught instanceof ApprovalResumeError)) throw caught;
       error = caught.message;
       emitRefused(ctx, pending, error, config);
-      if (options.routeBack === true) {
+      if (partial) {
+        // Nothing was decided: every call of the turn stays waiting and the caller comes back for it
+        // (review again, GuardedToolNode's goto itself, the middleware's beforeModel) in a NEW step.
+        // Ending this step is what drops the refused value: LangGraph keeps a plain resume as a
+        // pending write of the head checkpoint until a step completes, and invoke(null) or a resume
+        // keyed by another interrupt id would hand it back (test/refused-resume-replay.test.ts).
         return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting, sticky: standing }, retry: true };
       }
-      // LangGraph did not add the refused value to this task's resume values: the next interrupt
-      // has the same id as the first and waits for the next answer (GraphInterrupt ends the task).
+      // A caller that cannot come back (GuardedToolNode run outside a graph): LangGraph did not add
+      // the refused value to this task's resume values; the next interrupt has the same id as the
+      // first and waits for the next answer (GraphInterrupt ends the task).
     }
   }
   const resume = ResumeSchema.parse(raw) as ApprovalResume;
@@ -862,6 +873,56 @@ export async function auditStickyRevoked(
       detail: { sticky: { id: revoked.id, scope: revoked.scope } },
     },
   ]);
+}
+
+/** A standing decision could not be revoked (unknown id, or the thread waits for an approval). Nothing was changed. */
+export class StickyRevokeError extends GuardedGraphError {
+  override name = "StickyRevokeError";
+  constructor(message: string) {
+    super(ErrorCode.STICKY_REVOKE, message);
+  }
+}
+
+/** What `listSticky` / `revokeStickyDecision` need of a compiled graph with the guard's state (createGuardedAgent, or a graph with `GuardAnnotation`). */
+export interface StickyThreadGraph {
+  getState(config: LangGraphRunnableConfig): Promise<{ values: unknown; tasks: readonly { interrupts?: readonly unknown[] }[] }>;
+  updateState(config: LangGraphRunnableConfig, values: Record<string, unknown>): Promise<unknown>;
+}
+
+const GuardValues = z.object({ guard: z.object({ approvals: z.object({ sticky: z.array(z.unknown()).optional() }).loose().optional() }).loose().optional() }).loose();
+
+function guardStateOf(values: unknown): { approvals?: ApprovalState } & Record<string, unknown> {
+  const parsed = GuardValues.safeParse(values);
+  return (parsed.success ? (parsed.data.guard ?? {}) : {}) as { approvals?: ApprovalState } & Record<string, unknown>;
+}
+
+/** The standing decisions of a thread, read from its latest checkpoint, in the order made. */
+export async function listSticky(graph: StickyThreadGraph, threadId: string): Promise<StickyDecision[]> {
+  const state = await graph.getState({ configurable: { thread_id: threadId } });
+  return stickyDecisions(guardStateOf(state.values));
+}
+
+/**
+ * Revokes one standing decision of a thread: the guard state without it is written as a new
+ * checkpoint, then one `revoke` audit record (event "human") names who revoked it. Refused, with
+ * nothing changed, when the id is unknown or the thread waits for an approval. Later calls that
+ * the decision answered ask again.
+ */
+export async function revokeStickyDecision(
+  graph: StickyThreadGraph,
+  threadId: string,
+  id: string,
+  options: { audit?: AuditSink | undefined; actor?: string | undefined; at?: number } = {},
+): Promise<StickyDecision> {
+  const config = { configurable: { thread_id: threadId } };
+  const state = await graph.getState(config);
+  if (pendingApproval(state) !== undefined) throw new StickyRevokeError(stickyWhileWaiting(threadId));
+  const guard = guardStateOf(state.values);
+  const { guard: without, revoked } = revokeSticky(guard, id);
+  if (!revoked) throw new StickyRevokeError(stickyUnknown(threadId, id, stickyDecisions(guard).map((s) => s.id)));
+  await graph.updateState(config, { guard: without });
+  await auditStickyRevoked(options.audit, threadId, revoked, options.actor, options.at ?? Date.now());
+  return revoked;
 }
 
 function samePending(a: ApprovalState["pending"], b: { messageId: string; callIds: string[] }): boolean {

@@ -20,12 +20,18 @@ export function declaredRisks(guard: Guard): DeclaredRisks {
 import type { GuardOptions } from "./options.js";
 import type { ToolArguments } from "../policy/check.js";
 
-/** The top-level argument names of each of the guard's tools (their JSON schemas' properties). */
+/**
+ * The top-level argument names of each of the guard's tools (their JSON schemas' properties). A tool
+ * whose schema takes other arguments too (`z.looseObject`, `additionalProperties`) is left out: any
+ * argument may be there.
+ */
 export function toolArguments(guard: Guard): ToolArguments {
   return new Map(
-    guard.registry.names().map((name) => {
-      const properties = guard.spec(name)?.jsonSchema.properties;
-      return [name, typeof properties === "object" && properties !== null ? Object.keys(properties) : []] as const;
+    guard.registry.names().flatMap((name) => {
+      const schema = guard.spec(name)?.jsonSchema;
+      const open = schema?.additionalProperties !== undefined && schema.additionalProperties !== false;
+      const properties = schema?.properties;
+      return open ? [] : [[name, typeof properties === "object" && properties !== null ? Object.keys(properties) : []] as const];
     }),
   );
 }
@@ -69,8 +75,9 @@ export async function guardFromPolicy(
     waitForKillswitch?: boolean;
     /**
      * Watch the policy file (source must be a path): a changed file is parsed, compiled and checked
-     * against the tools, then its permission rules and risks replace the old ones atomically; a bad
-     * file keeps the old policy and is reported (audit record event "policy", and the log).
+     * against the tools, then its permission rules and tool rules replace the old ones together
+     * (one synchronous swap); a bad file keeps the old policy and is reported (audit record event
+     * "policy", and the log). Rule state is per tool, so counts of a run in progress survive.
      */
     watch?: boolean | Pick<WatchPolicyOptions, "log" | "debounceMs" | "onEvent">;
   },
@@ -109,6 +116,8 @@ export async function guardFromPolicy(
         declared: declaredRisks(guard),
         toolArguments: toolArguments(guard),
         permissions: swappable,
+        // The file's tool rules replace the old file's; rules given in code (options.rules) stay, after them.
+        rules: (toolRules) => guard.prepareRules([...toolRules, ...(options.rules ?? [])]),
       });
     }
   } catch (error) {

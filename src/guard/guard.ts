@@ -2,7 +2,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { hostname } from "node:os";
 import { ToolRulesEngine } from "../rules/engine.js";
 import { assertValidRules } from "../rules/validate.js";
-import type { RuleState } from "../rules/types.js";
+import type { RuleState, ToolRule } from "../rules/types.js";
 import { ToolRegistry, guardSpecOf } from "../tools/registry.js";
 import type { ToolAllowance, ToolDefinition } from "../tools/registry.js";
 import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
@@ -30,7 +30,6 @@ const MAX_CACHED_DEFINITIONS = 64;
  */
 export class Guard {
   readonly registry: ToolRegistry;
-  readonly engine: ToolRulesEngine;
   readonly options: GuardOptions;
   readonly maxConcurrency: number;
   readonly maxResultChars: number;
@@ -40,24 +39,12 @@ export class Guard {
   readonly workerId: string;
   readonly ledgerLeaseMs: number;
   readonly now: () => number;
-  /** Whether some rule can make a call wait for another call of the same turn (MustFollow, MustPrecede, InitialCall). */
-  readonly hasPrerequisiteRules: boolean;
 
   constructor(options: GuardOptions) {
     this.options = options;
     this.registry = new ToolRegistry(options.tools);
     this.now = options.now ?? Date.now;
-    // Unknown tools and operations in the rules are errors now, not surprises mid-run.
-    assertValidRules(options.rules ?? [], this.registry.catalog());
-    this.engine = new ToolRulesEngine([...(options.rules ?? [])], {
-      tools: this.registry.catalog(),
-      now: this.now,
-      // No rule reads the execution history: keeping none keeps each checkpoint small.
-      historyLimit: 0,
-    });
-    this.hasPrerequisiteRules = this.engine.rules.some(
-      (r) => r.type === "MustFollow" || r.type === "MustPrecede" || r.type === "InitialCall",
-    );
+    this.#rules = this.compileRules(options.rules ?? []);
     this.maxConcurrency = Math.max(1, options.maxConcurrency ?? 10);
     this.maxResultChars = options.maxResultChars ?? 10_000;
     this.abortGraceMs = options.abortGraceMs ?? 1_000;
@@ -65,6 +52,46 @@ export class Guard {
     this.allowedDecisions = options.allowedDecisions ?? ["approve", "edit", "reject"];
     this.workerId = options.workerId ?? `${process.pid}@${hostname()}`;
     this.ledgerLeaseMs = Math.max(30, options.ledgerLeaseMs ?? 10_000);
+  }
+
+  /** The tool rules in force (replaced whole by `prepareRules(...)()`, e.g. when a watched policy file changes). */
+  get engine(): ToolRulesEngine {
+    return this.#rules.engine;
+  }
+
+  /** Whether some rule can make a call wait for another call of the same turn (MustFollow, MustPrecede, InitialCall). */
+  get hasPrerequisiteRules(): boolean {
+    return this.#rules.hasPrerequisites;
+  }
+
+  /**
+   * Validates and compiles new tool rules (throws on unknown tools or operations and on malformed
+   * rules) and returns the function that puts them in force: one assignment, so a decision sees the
+   * old rules or the new ones, never a mix. Rule state is kept per tool, not per rule: counts, last
+   * call times and the run's call order survive the swap and the new rules read them.
+   */
+  prepareRules(rules: readonly ToolRule[]): () => void {
+    const next = this.compileRules(rules);
+    return () => {
+      this.#rules = next;
+      this.#definitionCache.clear();
+      this.#usage = undefined;
+    };
+  }
+
+  private compileRules(rules: readonly ToolRule[]): { engine: ToolRulesEngine; hasPrerequisites: boolean } {
+    // Unknown tools and operations in the rules are errors now, not surprises mid-run.
+    assertValidRules(rules, this.registry.catalog());
+    const engine = new ToolRulesEngine([...rules], {
+      tools: this.registry.catalog(),
+      now: this.now,
+      // No rule reads the execution history: keeping none keeps each checkpoint small.
+      historyLimit: 0,
+    });
+    const hasPrerequisites = engine.rules.some(
+      (r) => r.type === "MustFollow" || r.type === "MustPrecede" || r.type === "InitialCall" || r.type === "ParentTools",
+    );
+    return { engine, hasPrerequisites };
   }
 
   tool(name: string): AnyTool | undefined {
@@ -152,14 +179,35 @@ export class Guard {
       .map((a) => ({ name: a.name, operations: a.operations }));
   }
 
-  /** Tool definitions to bind to the model for this step. */
-  definitions(state: RuleState): ToolDefinition[] {
+  /**
+   * Whether tool definitions for `model` go in OpenAI strict mode (`strictTools`, default "auto":
+   * for LangChain's OpenAI chat models, ChatOpenAI and AzureChatOpenAI, whatever server they call).
+   */
+  strictToolsFor(model: unknown): boolean {
+    const setting = this.options.strictTools ?? "auto";
+    if (setting !== "auto") return setting;
+    const llmType = (model as { _llmType?: unknown } | null)?._llmType;
+    if (typeof llmType !== "function") return false;
+    try {
+      const type: unknown = (llmType as () => unknown).call(model);
+      return type === "openai" || type === "azure_openai";
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Tool definitions to bind to the model for this step: flat schemas (one object per tool, no root
+   * oneOf), with `strict` each tool whose schema allows it in strict form with `strict: true`.
+   */
+  definitions(state: RuleState, options: { strict?: boolean } = {}): ToolDefinition[] {
     const allowances = this.allowances(state);
+    const strict = options.strict === true;
     // Most turns allow the same tools: definitions are built once per distinct allowance set.
-    const key = JSON.stringify(allowances);
+    const key = `${strict ? "strict:" : ""}${JSON.stringify(allowances)}`;
     let defs = this.#definitionCache.get(key);
     if (!defs) {
-      const built = this.registry.definitions(allowances);
+      const built = this.registry.definitions(allowances, { strict });
       defs = this.options.heartbeat !== true ? built : built.map((def) => (this.usesHeartbeat(def.function.name) ? withHeartbeatArg(def) : def));
       if (this.#definitionCache.size >= MAX_CACHED_DEFINITIONS) this.#definitionCache.clear();
       this.#definitionCache.set(key, defs);
@@ -182,6 +230,7 @@ export class Guard {
     return text;
   }
 
+  #rules: { engine: ToolRulesEngine; hasPrerequisites: boolean };
   readonly #definitionCache = new Map<string, ToolDefinition[]>();
   #usage: { key: string; text: string } | undefined;
 }
@@ -193,10 +242,13 @@ function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
 function withHeartbeatArg(def: ToolDefinition): ToolDefinition {
   const parameters = structuredClone(def.function.parameters);
   const properties = (parameters.properties ?? {}) as Record<string, unknown>;
+  // Strict mode: every field required, an optional one nullable (null reads as "no heartbeat").
+  const strict = def.function.strict === true;
   properties[HEARTBEAT_ARG] = {
-    type: "boolean",
+    type: strict ? ["boolean", "null"] : "boolean",
     description: HEARTBEAT_DESCRIPTION,
   };
   parameters.properties = properties;
+  if (strict) parameters.required = [...((parameters.required as string[] | undefined) ?? []), HEARTBEAT_ARG];
   return { ...def, function: { ...def.function, parameters } };
 }

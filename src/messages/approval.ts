@@ -53,14 +53,32 @@ export function foreignAnswerReason(quoted: string): string {
   return `${supersededReason}; the input's own result for it was dropped: ${quoted}`;
 }
 
-/** The review reason of a call the policy allows and `interruptOn` makes ask. */
-export function interruptOnReason(tool: string): string {
-  return `interruptOn lists ${tool}: its calls need a human's approval`;
+/**
+ * The review reason of a call the policy allows and `interruptOn` makes ask. Short: the rule id
+ * (`interruptOn:<tool>`) already names the setting and the tool, and the description says "needs approval".
+ */
+export function interruptOnReason(): string {
+  return "every call of this tool is put to a reviewer";
 }
 
 /** The audit reason of a revoked standing decision. */
 export function stickyRevokedReason(decision: "approve" | "reject", scope: "run" | "thread"): string {
   return `standing ${decision} for the ${scope} revoked: later calls ask again`;
+}
+
+/** `revokeStickyDecision` refused: no standing decision with that id on the thread. */
+export function stickyUnknown(threadId: string, id: string, known: readonly string[]): string {
+  return `thread ${threadId} has no standing decision ${JSON.stringify(id)}; standing: ${known.length > 0 ? known.join(", ") : "(none)"}`;
+}
+
+/** `revokeStickyDecision` refused: the thread waits for an approval (answer it first; the state must not change under it). */
+export function stickyWhileWaiting(threadId: string): string {
+  return `thread ${threadId} is waiting for an approval: answer it first, then revoke (nothing was changed)`;
+}
+
+/** What `guarded-graph sticky revoke` prints once a standing decision is revoked and audited. */
+export function stickyRevokedLine(threadId: string, id: string, decision: "approve" | "reject", tool: string, scope: "run" | "thread"): string {
+  return `revoked ${id} on thread ${threadId}: the standing ${decision} of ${tool} for the ${scope} no longer holds; later calls ask again (audited)`;
 }
 
 function trimStop(text: string): string {

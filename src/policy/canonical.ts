@@ -1,6 +1,6 @@
 import { DuplicateValues, EmbeddedJson, JsonTooDeep, parseJsonKeepingDuplicates } from "./json-dup.js";
 import { firstControlChar } from "./kinds/verdict.js";
-import { foldCase, normalizeString } from "./normalize.js";
+import { foldCase, isPlainText, normalizeString } from "./normalize.js";
 
 
 export { selectField } from "./selector.js";
@@ -45,7 +45,15 @@ const LOOKS_LIKE_JSON_RE = /^\s*[[{][\s\S]*[\]}]\s*$/;
 
 const LOOKS_LIKE_JSON_STRING_RE = /^\s*"[\s\S]*"\s*$/;
 
+/** Whitespace as `\s` reads it, in the range a first character can be checked cheaply. */
+function startsLikeJson(text: string): boolean {
+  const first = text.charCodeAt(0);
+  // `[`, `{`, `"`, or anything that is not printable ASCII (leading `\s` may be Unicode whitespace): the regexes decide.
+  return first === 0x5b || first === 0x7b || first === 0x22 || !(first > 0x20 && first < 0x7f);
+}
+
 function parseJsonContainer(text: string, depth: number): unknown {
+  if (!startsLikeJson(text)) return undefined;
   if (LOOKS_LIKE_JSON_STRING_RE.test(text)) {
     // A JSON document encoded once more as a JSON string: a consumer may decode it twice.
     let inner: unknown;
@@ -79,6 +87,11 @@ function spend(ctx: BuildContext, chars: number): void {
 
 function buildString(input: string, ctx: BuildContext, depth: number): unknown {
   spend(ctx, input.length);
+  if (isPlainText(input)) {
+    // Printable ASCII with single inner spaces: no control character, and normalisation keeps it as it is.
+    const nested = parseJsonContainer(input, depth);
+    return nested === undefined ? input : new EmbeddedJson(input, build(nested, ctx, depth + 1));
+  }
   noteControl(ctx, input);
   const text = ctx.normalise ? normalizeString(input) : input;
   if (text !== input) ctx.changed = true;
@@ -92,29 +105,70 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
   // Cycles need no bookkeeping: they run into MAX_MATCH_DEPTH.
   if (Array.isArray(input)) return input.map((item) => build(item, ctx, depth + 1) ?? null);
   if (input instanceof DuplicateValues) return new DuplicateValues(input.values.map((item) => build(item, ctx, depth + 1) ?? null));
-  const rawKeys = Object.keys(input);
-  const entries: [string, unknown][] = [];
-  for (const rawKey of rawKeys) {
+  const keys: string[] = [];
+  const values: unknown[] = [];
+  for (const rawKey of Object.keys(input)) {
     ctx.path.push(rawKey);
     const value = build((input as Record<string, unknown>)[rawKey], ctx, depth + 1);
     ctx.path.pop();
     if (value === undefined) continue;
     spend(ctx, rawKey.length);
-    noteControl(ctx, rawKey);
-    const key = ctx.normalise ? normalizeString(rawKey) : rawKey;
-    if (key !== rawKey) ctx.changed = true;
-    entries.push([key, value]);
+    let key = rawKey;
+    if (!isPlainText(rawKey)) {
+      noteControl(ctx, rawKey);
+      if (ctx.normalise) key = normalizeString(rawKey);
+      if (key !== rawKey) ctx.changed = true;
+    }
+    keys.push(key);
+    values.push(value);
   }
-  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>; // "__proto__" stays a plain key
-  for (const [key, value] of entries) {
-    // Two keys that normalise alike keep both values, as a duplicated key does.
-    if (Object.hasOwn(out, key)) {
+  sortEntries(keys, values);
+  const out = Object.create(CANONICAL_PROTOTYPE) as Record<string, unknown>; // "__proto__" stays a plain key
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const value = values[i];
+    // Two keys that normalise alike keep both values, as a duplicated key does (sorted: they are adjacent).
+    if (i > 0 && key === keys[i - 1]) {
       const prior = out[key];
       out[key] = new DuplicateValues(prior instanceof DuplicateValues ? [...prior.values, value] : [prior, value]);
     } else out[key] = value;
   }
   return out;
+}
+
+/**
+ * The prototype of canonical objects: empty, frozen, and itself without a prototype, so that
+ * `__proto__`, `toString` or `constructor` are plain keys as in a null-prototype object (nothing is
+ * inherited), while V8 keeps the objects in its fast representation (`Object.create(null)` objects
+ * are dictionaries: slower to build, read and render as JSON).
+ */
+const CANONICAL_PROTOTYPE: object = Object.freeze(Object.create(null) as object);
+
+/** Sorts `keys` and `values` together by key; equal keys keep their order (a stable sort). */
+function sortEntries(keys: string[], values: unknown[]): void {
+  if (keys.length > 16) {
+    const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+    const sortedKeys = order.map((i) => keys[i]!);
+    const sortedValues = order.map((i) => values[i]);
+    for (let i = 0; i < keys.length; i++) {
+      keys[i] = sortedKeys[i]!;
+      values[i] = sortedValues[i];
+    }
+    return;
+  }
+  // Arguments have a few keys: an insertion sort, which moves an entry only past strictly greater keys.
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    const value = values[i];
+    let at = i;
+    while (at > 0 && keys[at - 1]! > key) {
+      keys[at] = keys[at - 1]!;
+      values[at] = values[at - 1];
+      at -= 1;
+    }
+    keys[at] = key;
+    values[at] = value;
+  }
 }
 
 function build(input: unknown, ctx: BuildContext, depth: number): unknown {

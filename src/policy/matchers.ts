@@ -29,7 +29,43 @@ export interface FieldCondition {
   readonly description: string;
   /** Needs the thread (a provenance condition inside): `evaluation` carries it (src/provenance). */
   readonly contextual?: boolean;
+  /** Set for a plain `equals` / `in` on a selector without wildcards: lets a policy index rules by value (see `equalityKey`). */
+  readonly equality?: EqualityLookup;
   evaluate(tree: unknown, restrictive: boolean, evaluation?: Evaluation): Verdict;
+}
+
+/**
+ * An `equals` / `in` condition as an index sees it: `evaluate` answers YES exactly when
+ * `equalityKey(read(tree), fold)` is a string in `wanted`, and NO when it is any other string or
+ * undefined; ANY_VALUE means the value must be judged by `evaluate` itself.
+ */
+export interface EqualityLookup {
+  /** Conditions with the same `group` read the same field and fold it the same way (one key serves them all). */
+  readonly group: string;
+  readonly read: (tree: unknown) => unknown;
+  readonly fold: (text: string) => string;
+  readonly wanted: ReadonlySet<string>;
+}
+
+/** A value an index cannot key: a list, a duplicated key, embedded JSON, an object, or text with control characters. */
+export const ANY_VALUE: unique symbol = Symbol("judged by the condition itself");
+
+/**
+ * The text an `equals` / `in` test compares for a value `EqualityLookup.read` returned, or
+ * undefined when the field is absent (the condition says NO), or ANY_VALUE when `judge` would not
+ * simply compare one text (lists, duplicated keys, embedded JSON and objects are judged part by
+ * part; control characters go through `withControlGuard`). Mirrors `judge` + `withControlGuard`.
+ */
+export function equalityKey(found: unknown, fold: (text: string) => string): string | undefined | typeof ANY_VALUE {
+  if (found === undefined) return undefined;
+  if (typeof found === "string") return hasControlChars(found) ? ANY_VALUE : fold(found);
+  // A finite number's JSON text is String(n) (digits, ".", "-", "e", "+": no control character).
+  if (typeof found === "number" && Number.isFinite(found)) return fold(String(found));
+  if (found === null || typeof found === "number" || typeof found === "boolean") {
+    const text = asText(found);
+    return hasControlChars(text) ? ANY_VALUE : fold(text);
+  }
+  return ANY_VALUE; // NEEDS_FULL_SELECT, objects, arrays, DuplicateValues, EmbeddedJson
 }
 
 /** Policy-wide settings field matchers inherit. */
@@ -67,6 +103,15 @@ function patternsOf(value: string | readonly string[]): readonly string[] {
   return typeof value === "string" ? [value] : value;
 }
 
+const keepCase = (text: string) => text;
+
+/** `equals` and `in`: the folded texts a value may have, and the fold (the test and an index share both). */
+function equalityOf(matcher: Extract<FieldMatcher, { equals: unknown } | { in: unknown }>): { fold: (text: string) => string; wanted: ReadonlySet<string> } {
+  const fold = matcher.caseSensitive === true ? keepCase : foldCase;
+  const values = "equals" in matcher ? [matcher.equals] : matcher.in;
+  return { fold, wanted: new Set(values.map((value) => fold(normalizeString(String(value))))) };
+}
+
 function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): TextTest {
   const caseSensitive = "caseSensitive" in matcher && matcher.caseSensitive === true;
   const fold = (text: string) => (caseSensitive ? text : foldCase(text));
@@ -74,13 +119,9 @@ function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: st
   const fail = (error: unknown): never => {
     throw new PolicyError(undefined, where, error instanceof Error ? error.message : String(error));
   };
-  if ("equals" in matcher) {
-    const want = expected(matcher.equals);
-    return asVerdict((text) => fold(text) === want);
-  }
-  if ("in" in matcher) {
-    const wanted = new Set(matcher.in.map(expected));
-    return asVerdict((text) => wanted.has(fold(text)));
+  if ("equals" in matcher || "in" in matcher) {
+    const { fold: foldEq, wanted } = equalityOf(matcher);
+    return asVerdict((text) => wanted.has(foldEq(text)));
   }
   if ("prefix" in matcher) {
     const want = expected(matcher.prefix);
@@ -119,13 +160,24 @@ function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: st
   }
 }
 
+// Several rules test the same field of a call one after another: its control-character scan is kept.
+let lastText: string | undefined;
+let lastHasControl = false;
+function controlCharsIn(text: string): boolean {
+  if (text !== lastText) {
+    lastText = text;
+    lastHasControl = hasControlChars(text);
+  }
+  return lastHasControl;
+}
+
 /**
  * A value with control characters is never matched as if they were absent: a restricting rule
  * matches when the value WITHOUT them matches (else it cannot tell), a permitting rule never does.
  */
 function withControlGuard(test: TextTest): TextTest {
   return (text, restrictive) => {
-    if (!hasControlChars(text)) return test(text, restrictive);
+    if (!controlCharsIn(text)) return test(text, restrictive);
     if (!restrictive) return NO;
     return test(stripControlChars(text), true) === YES ? YES : UNKNOWN;
   };
@@ -189,10 +241,13 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
       restrictive,
     );
   if (direct === undefined) return { selector, description, contextual, evaluate: full };
+  const leaf = matcher as FieldMatcher;
+  const equality = isComposite(matcher) || !("equals" in leaf || "in" in leaf) ? undefined : equalityOf(leaf);
   return {
     selector,
     description,
     contextual,
+    ...(equality === undefined ? {} : { equality: { group: `${JSON.stringify(segments)}\u0000${equality.fold === keepCase}`, read: direct, ...equality } }),
     evaluate(tree, restrictive, evaluation) {
       const found = direct(tree);
       if (found === NEEDS_FULL_SELECT) return full(tree, restrictive, evaluation);

@@ -18,6 +18,7 @@ import { Evaluation, type DecisionContext, type ProvenanceSettings } from "../pr
 import type { Evidence } from "../provenance/index-builder.js";
 import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
 import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
+import { ValueIndex } from "./rule-index.js";
 
 /** A permission rule as written: `PermissionRuleSpec` plus `caseSensitive` for the tool name and `args` regex. */
 export interface PermissionRule extends PermissionRuleSpec {
@@ -359,6 +360,12 @@ export function parsePermissionRules(input: unknown, mainArguments?: MainArgumen
   });
 }
 
+/** One tool's rules in effect order, and their index by `equals` / `in` value (see ValueIndex). */
+interface ToolPlan {
+  readonly rules: readonly CompiledRule[];
+  readonly index: ValueIndex | undefined;
+}
+
 /** The deciding rule's evidence (or, when it has none, every rule's) goes into the decision. */
 function withEvidence(decision: PolicyDecision, evidenceOf: ReadonlyMap<string, Evidence[]>): PolicyDecision {
   const evidence = evidenceOf.get(decision.ruleId) ?? (evidenceOf.size === 1 ? [...evidenceOf.values()][0]! : dedupe([...evidenceOf.values()].flat()));
@@ -381,7 +388,9 @@ export class PermissionPolicy {
   private readonly toolRisk: Readonly<Record<string, RiskLevel>>;
   private readonly lowerRisk: ReadonlySet<string>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
-  private readonly byTool = new Map<string, readonly CompiledRule[]>();
+  private readonly byTool = new Map<string, ToolPlan>();
+  /** False only in the reference linear scan the index is tested against (`linearScanForTests`). */
+  private indexed = true;
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
   private readonly defaults: MatcherDefaults;
   private readonly provenance: ProvenanceSettings;
@@ -462,11 +471,20 @@ export class PermissionPolicy {
     let evaluation: Evaluation | undefined;
     /** Evidence of the provenance conditions tried, per rule id (the deciding rule's goes into the decision). */
     let evidenceOf: Map<string, Evidence[]> | undefined;
-    for (const rule of this.candidates(tool)) {
+    const plan = this.plan(tool);
+    const index = this.indexed ? plan.index : undefined;
+    /** Rules the value index leaves out have the verdict NO (undefined: none is left out). */
+    let live: readonly number[] | undefined;
+    for (let position = 0; position < plan.rules.length; position++) {
+      const rule = plan.rules[position]!;
       let verdict: Verdict = YES;
       if (rule.conditional) {
-        view ??= canonicalize(args);
-        if (rule.contextual) {
+        if (view === undefined) {
+          view = canonicalize(args);
+          live = index?.live(view);
+        }
+        if (live !== undefined && live[position] === 0) verdict = NO;
+        else if (rule.contextual) {
           evaluation ??= new Evaluation(context, this.provenance, this.trusted);
           evaluation.evidence = [];
           verdict = argumentsVerdict(rule, view, evaluation);
@@ -591,7 +609,7 @@ export class PermissionPolicy {
   private untracedEvidence(tool: string, view: CanonicalArgs, context: DecisionContext, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
     const out: Evidence[] = [...(tried?.values() ?? [])].flat().filter((item) => !item.found);
     let evaluation: Evaluation | undefined;
-    for (const rule of this.candidates(tool)) {
+    for (const rule of this.plan(tool).rules) {
       if (!rule.contextual || tried?.has(rule.ruleId) === true) continue;
       if (view.oversized) break;
       evaluation ??= new Evaluation(context, this.provenance, this.trusted);
@@ -627,7 +645,7 @@ export class PermissionPolicy {
     let found = this.compositeByTool.get(tool);
     if (found !== undefined) return found;
     const groups = new Map<string, CompiledRule[]>();
-    for (const rule of this.candidates(tool)) {
+    for (const rule of this.plan(tool).rules) {
       const entries = Object.entries(rule.spec.where ?? {});
       const matcher = entries[0]?.[1];
       if (rule.mode !== "allow" || rule.args !== undefined || entries.length !== 1 || matcher === undefined || !("command" in matcher)) continue;
@@ -662,13 +680,23 @@ export class PermissionPolicy {
     return merged;
   }
 
-  private candidates(tool: string): readonly CompiledRule[] {
+  private plan(tool: string): ToolPlan {
     let found = this.byTool.get(tool);
     if (found === undefined) {
-      found = this.sorted(this.rules.filter((rule) => rule.matchesTool(tool)));
+      const rules = this.sorted(this.rules.filter((rule) => rule.matchesTool(tool)));
+      found = { rules, index: ValueIndex.build(rules) };
       if (this.byTool.size >= MAX_CACHED_TOOLS) this.byTool.clear();
       this.byTool.set(tool, found);
     }
     return found;
   }
+}
+
+/**
+ * The reference the value index is tested against: the same policy deciding by evaluating every
+ * rule in order (the linear scan). For tests only; not exported from the package.
+ */
+export function linearScanForTests(policy: PermissionPolicy): PermissionPolicy {
+  (policy as unknown as { indexed: boolean }).indexed = false;
+  return policy;
 }
