@@ -17,7 +17,17 @@ export type { PolicyGuard } from "./guard/from-policy.js";
 export { truncateResult, truncateToolContent } from "./guard/truncate.js";
 
 // Human approval: the interrupt payload and the resume that answers it.
-export { ApprovalResumeError, checkResume, pendingApproval, revokeSticky, screenRunInput, stickyDecisions } from "./guard/approval.js";
+export {
+  ApprovalResumeError,
+  checkResume,
+  listSticky,
+  pendingApproval,
+  revokeSticky,
+  revokeStickyDecision,
+  screenRunInput,
+  stickyDecisions,
+  StickyRevokeError,
+} from "./guard/approval.js";
 export type {
   ActionRequest,
   ApprovalRequest,
@@ -31,6 +41,7 @@ export type {
   ScreenedInput,
   StickyDecision,
   StickyRequest,
+  StickyThreadGraph,
 } from "./guard/approval.js";
 
 // Durable threads: start, resume and continue a thread under a per-thread lock.

@@ -9,7 +9,7 @@ import { MemoryAuditSink } from "../src/audit/memory.js";
 import { PostgresAuditSink } from "../src/audit/postgres.js";
 import type { AuditSink } from "../src/audit/types.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import { auditStickyRevoked, checkResume, pendingApproval, revokeSticky, stickyDecisions } from "../src/guard/approval.js";
+import { auditStickyRevoked, checkResume, listSticky, pendingApproval, revokeSticky, revokeStickyDecision, stickyDecisions } from "../src/guard/approval.js";
 import type { ApprovalRequest } from "../src/guard/approval.js";
 import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { ExecutionLog, k8sTools, prodProtected } from "./helpers/guard-fixtures.js";
@@ -144,7 +144,7 @@ describe.runIf(postgresConfigured)("sticky approvals on PostgreSQL: a restart an
     const workerA = await openCheckpointer(url, { schema });
     const auditA = await PostgresAuditSink.open({ url, table });
     // One scripted model for both workers (two fake model instances would reuse message ids).
-    const model = runs([del("web", "staging", "w1")], [del("db", "staging", "w2")]);
+    const model = runs([del("web", "staging", "w1")], [del("db", "staging", "w2")], [del("cache", "staging", "w3")]);
     const a = graphWith(model, workerA.checkpointer, auditA);
     await a.graph.invoke({ messages: [new HumanMessage("one")] }, thread(threadId));
     await a.graph.invoke(new Command({ resume: { decisions: [{ type: "approve", sticky: { scope: "thread" } }], actor: "alice" } }), thread(threadId));
@@ -165,6 +165,44 @@ describe.runIf(postgresConfigured)("sticky approvals on PostgreSQL: a restart an
       ["w1", "approve", "alice"],
       ["w2", "approve", "alice"],
     ]);
+
+    // Worker B lists and revokes it (audited); worker C, started afresh, asks again.
+    const [standing] = await listSticky(b.graph, threadId);
+    expect(standing?.toolCallId).toBe("w1");
+    await revokeStickyDecision(b.graph, threadId, standing?.id ?? "", { audit: auditB, actor: "bob" });
+    const workerC = await openCheckpointer(url, { schema });
+    const auditC = await PostgresAuditSink.open({ url, table });
+    closers.push(() => workerC.close(), () => auditC.close());
+    const c = graphWith(model, workerC.checkpointer, auditC);
+    expect(await listSticky(c.graph, threadId)).toEqual([]);
+    const third = await c.graph.invoke({ messages: [new HumanMessage("three")] }, thread(threadId));
+    expect(pendingApproval(third)?.actionRequests.map((a) => a.toolCallId)).toEqual(["w3"]);
+    expect(c.log.entries).toHaveLength(0);
+    const revokes = (await auditC.query({ threadId })).filter((r) => r.decision === "revoke");
+    expect(revokes.map((r) => [r.toolCallId, r.actor, r.ruleId])).toEqual([["w1", "bob", `sticky:${standing?.id}`]]);
+  });
+});
+
+describe("revokeStickyDecision: the library call the CLI uses", () => {
+  it("refuses while the thread waits for an approval and for an unknown id, changing nothing", async () => {
+    const audit = new MemoryAuditSink();
+    const { graph } = graphWith(runs([del("web", "staging", "x1")], [del("db", "staging", "x2")]), new MemorySaver(), audit);
+    await graph.invoke({ messages: [new HumanMessage("one")] }, thread("lib-revoke"));
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "approve", sticky: { scope: "thread" } }] } }), thread("lib-revoke"));
+    const [standing] = await listSticky(graph, "lib-revoke");
+    await expect(revokeStickyDecision(graph, "lib-revoke", "nope", { audit })).rejects.toMatchObject({
+      name: "StickyRevokeError",
+      code: "GG_ERR_STICKY_REVOKE",
+      message: `thread lib-revoke has no standing decision "nope"; standing: ${standing?.id}`,
+    });
+    // A thread waiting for an approval (a fresh one, on a tool the decision does not cover) is left alone.
+    const waiting = graphWith(runs([del("web", "staging", "y1")]), new MemorySaver(), audit);
+    await waiting.graph.invoke({ messages: [new HumanMessage("one")] }, thread("lib-waiting"));
+    await expect(revokeStickyDecision(waiting.graph, "lib-waiting", standing?.id ?? "", { audit })).rejects.toThrow(
+      "thread lib-waiting is waiting for an approval: answer it first, then revoke (nothing was changed)",
+    );
+    expect(await listSticky(graph, "lib-revoke")).toHaveLength(1);
+    expect((await audit.query({ threadId: "lib-revoke" })).filter((r) => r.decision === "revoke")).toEqual([]);
   });
 });
 

@@ -440,7 +440,7 @@ describe("partial answers (createGuardedAgent)", () => {
     expect((interruptsOf(out)[0]?.value as ApprovalRequest).actionRequests.map((a) => a.toolCallId)).toEqual(["a1"]);
   });
 
-  it("the middleware and GuardedToolNode cannot leave calls open: a partial answer is refused and asked again", async () => {
+  it("the middleware takes a partial answer too: the answered call runs, the other is asked again (all three entry points: test/partial-answers.test.ts)", async () => {
     const log = new ExecutionLog();
     const agent = createAgent({
       model: twoAsks(),
@@ -449,8 +449,10 @@ describe("partial answers (createGuardedAgent)", () => {
     });
     await agent.invoke({ messages: [new HumanMessage("x")] }, thread("mw-partial"));
     const out = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread("mw-partial"));
-    expect((interruptsOf(out)[0]?.value as ApprovalRequest).error).toMatch(/expected 2 decision\(s\)/);
-    expect(log.entries).toHaveLength(0);
+    const request = interruptsOf(out)[0]?.value as ApprovalRequest;
+    expect(request.error).toBeUndefined();
+    expect(request.actionRequests.map((a) => a.toolCallId)).toEqual(["a2"]);
+    expect(log.entries.map((e) => e.args.name)).toEqual(["web"]);
   });
 });
 
@@ -650,12 +652,13 @@ describe("a refused resume kept by LangGraph is never taken later (GuardedToolNo
       .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
       .compile({ checkpointer });
     await graph.invoke({ messages: [new HumanMessage("x")] }, thread("stale"));
-    // One decision for two pending calls: refused (this entry point needs every call answered).
-    await graph.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread("stale"));
+    // Three decisions for two pending calls: refused.
+    const tooMany = { decisions: [{ type: "approve" }, { type: "approve" }, { type: "approve" }] };
+    await graph.invoke(new Command({ resume: tooMany }), thread("stale"));
     const head = await checkpointer.getTuple(thread("stale"));
     // What LangGraph keeps here: the refused value as the null task's resume write.
     expect((head?.pendingWrites ?? []).filter(([, channel]) => channel === "__resume__").map(([task, , value]) => [task, value])).toEqual([
-      ["00000000-0000-0000-0000-000000000000", { decisions: [{ type: "approve" }] }],
+      ["00000000-0000-0000-0000-000000000000", tooMany],
     ]);
     strict = false;
     const out = await graph.invoke(new Command({ resume: { "0123456789abcdef0123456789abcdef": { decisions: [{ type: "reject" }] } } }), thread("stale"));

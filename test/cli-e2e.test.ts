@@ -1,15 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const MAIN = join(ROOT, "src", "cli", "main.ts");
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+import { cli, ROOT } from "./helpers/cli-process.js";
 
 let root: string;
 let twoAsks: string;
@@ -38,33 +32,6 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 /** A working directory of its own per test, so the tests can run at the same time. */
 function workdir(): string {
   return mkdtempSync(join(root, "case-"));
-}
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** One CLI process, offline (no model key), in the temp dir, with its own database and audit log. */
-function cli(dir: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Result> {
-  const db = args.includes("--db") || args[0] === "audit" ? [] : ["--db", `sqlite:${join(dir, "x.db")}`];
-  const storage = [...db, "--audit", `jsonl:${join(dir, "audit.jsonl")}`];
-  const withStorage = args[0] === "policy" ? args : [...args, ...storage];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", TSX, MAIN, ...withStorage], {
-      cwd: dir,
-      env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", GUARDED_GRAPH_DB: "", GUARDED_GRAPH_AUDIT: "", ...options.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? "");
-  });
 }
 
 const auditRecord = z.object({ threadId: z.string(), toolCallId: z.string(), tool: z.string(), event: z.string(), decision: z.string(), ruleId: z.string(), actor: z.string().optional() });

@@ -86,6 +86,7 @@ describe("guardMiddleware: execution", () => {
       name: "hang",
       description: "never returns",
       schema: z.object({}),
+      risk: "low", // runs without asking: this test is about execution, not approval
       timeoutMs: 20,
       execute: (_input, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("aborted")))),
     });
@@ -93,6 +94,7 @@ describe("guardMiddleware: execution", () => {
       name: "chatty",
       description: "talks a lot",
       schema: z.object({}),
+      risk: "low",
       maxResultChars: 200,
       execute: () => "line\n".repeat(5_000),
     });

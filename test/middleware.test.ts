@@ -166,7 +166,7 @@ describe("guardMiddleware: approval through interrupt", () => {
     const { agent, log } = k8sAgent(askTurn());
     await agent.invoke({ messages: [new HumanMessage("x")] }, thread("mw-bad-resume"));
     const again = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }, { type: "approve" }] } }), thread("mw-bad-resume"));
-    expect(interruptsOf(again)[0]?.error).toMatch(/expected 1 decision/);
+    expect(interruptsOf(again)[0]?.error).toMatch(/expected at most 1 decision\(s\), one per pending call in order \[a1 \(kubectl_delete\)\], got 2/);
     expect(log.entries).toHaveLength(0);
     const out = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread("mw-bad-resume"));
     expect(log.names().sort()).toEqual(["kubectl_delete", "kubectl_get"]);

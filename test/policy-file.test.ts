@@ -260,8 +260,8 @@ permissions:
 `),
     );
     expect(readings).toEqual([
-      'permissions[0]: Bash(npm run test:*) → Bash where every simple command in command starts with the words "npm run test"',
-      'permissions[1]: Read(./secrets/**) → Read where file_path is a path matching "./secrets/**" (resolved against the policy\'s pathBase)',
+      'permissions[0]: Bash(npm run test:*) → Bash where every simple command in command starts with the words "npm run test" (main argument command, from Claude Code\'s convention for Bash)',
+      'permissions[1]: Read(./secrets/**) → Read where file_path is a path matching "./secrets/**" (resolved against the policy\'s pathBase) (main argument file_path, from Claude Code\'s convention for Read)',
       'permissions[2]: kubectl_delete(namespace:production) → kubectl_delete where namespace equals "production"',
       'permissions[3]: WebFetch(domain:example.com) → WebFetch where the host of url matches "example.com"',
     ]);

@@ -48,7 +48,10 @@ describe("risk from the policy and from the tool", () => {
 
   it("guardFromPolicy refuses a permission rule naming a tool that does not exist (a typo never fires)", async () => {
     await expect(review("permissions:\n  - { tool: kubectl_delet, mode: deny }\n", "get")).rejects.toThrow(/permissions\[0\] names tool "kubectl_delet", which matches no known tool/);
-    await expect(review("permissions:\n  - { rule: \"kubectl(namespace:production)\", mode: deny }\n", "get")).resolves.toMatchObject({ outcome: "run" });
+    // A compact rule reading an argument the tool does not have would never fire either: an error with the tools known.
+    await expect(review("permissions:\n  - { rule: \"kubectl(namespace:production)\", mode: deny }\n", "get")).rejects.toThrow(
+      /permissions\[0\]: kubectl\(namespace:production\) reads the argument "namespace", but tool kubectl has no argument "namespace" \(its arguments: operation, name\); the rule would never fire/,
+    );
   });
 
   it("a call no rule matches, on a tool that declares no risk, asks", async () => {

@@ -1,5 +1,8 @@
 // Issue 15: policy files are watched and swapped atomically after validation; a bad file keeps the
 // old policy and is reported (audit + log).
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { MemorySaver } from "@langchain/langgraph";
 import { mkdtempSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +11,8 @@ import { z } from "zod";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { reviewCall } from "../src/guard/review.js";
+import { createGuardedAgent } from "../src/guard/agent.js";
+import { policyWatchMessages } from "../src/messages/index.js";
 import type { PolicyWatchEvent } from "../src/policy/watch.js";
 import { defineTool } from "../src/tools/define-tool.js";
 
@@ -94,5 +99,101 @@ describe("guardFromPolicy({ watch: true })", () => {
     } finally {
       await pg.close();
     }
+  });
+});
+
+const limitPolicy = (max: number, extra = "") =>
+  `permissions:\n  - { id: pings, rule: "ping", mode: allow }\ntool_rules:\n  - { id: ping-limit, tool: ping, type: MaxCalls, max: ${max}, scope: run }\n${extra}`;
+
+describe("a watched policy swaps its tool rules (issue 15)", () => {
+  it("MaxCalls 3 → 1 mid-run refuses the next call (the run's count survives); a bad tool_rules file keeps the old rules and is audited", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gg-watch-rules-"));
+    const file = join(dir, "policy.yaml");
+    writeFileSync(file, limitPolicy(3));
+    const audit = new MemoryAuditSink();
+    const logged: string[] = [];
+    const pg = await guardFromPolicy(file, {
+      tools: [
+        defineTool({
+          name: "ping",
+          description: "p",
+          schema: z.object({}),
+          risk: "low",
+          execute: async () => {
+            ran += 1;
+            // After the second call the operator lowers the limit to 1, while the run goes on.
+            if (ran === 2) {
+              writeFileSync(file, limitPolicy(1));
+              const event = await pg.watcher?.reload();
+              expect(event?.kind).toBe("applied");
+            }
+            return `pong ${ran}`;
+          },
+        }),
+      ],
+      audit,
+      watch: { debounceMs: 60_000, log: (e) => logged.push(e.message) },
+    });
+    let ran = 0;
+    try {
+      expect(pg.guard.engine.rules.find((r) => r.id === "ping-limit")).toMatchObject({ type: "MaxCalls", max: 3 });
+      const model = fakeModel()
+        .respondWithTools([{ name: "ping", args: {}, id: "p1" }])
+        .respondWithTools([{ name: "ping", args: {}, id: "p2" }])
+        .respondWithTools([{ name: "ping", args: {}, id: "p3" }])
+        .respond(new AIMessage("done"));
+      const graph = createGuardedAgent({ model, guard: pg.guard, checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "swap" } };
+      const out = await graph.invoke({ messages: [new HumanMessage("go")] }, config);
+      const byId = Object.fromEntries(out.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, String(m.content)]));
+      // Under the old limit (3) the second call ran; under the new one (1) the third is refused by the new rule.
+      expect(ran).toBe(2);
+      expect(byId.p2).toBe("pong 2");
+      expect(byId.p3).toMatch(/ping-limit/);
+      expect(byId.p3).not.toMatch(/^pong/);
+      const refused = (await audit.query({})).find((r) => r.toolCallId === "p3");
+      expect(refused).toMatchObject({ decision: "deny", ruleId: "rule:ping-limit" });
+
+      // A bad file: tool_rules naming a tool that does not exist. Rejected; MaxCalls 1 stays in force.
+      writeFileSync(file, limitPolicy(5, "  - { id: ghost, tool: pong, type: MaxCalls, max: 1 }\n"));
+      const rejected = await pg.watcher?.reload();
+      expect(rejected?.kind).toBe("rejected");
+      expect(rejected?.message).toMatch(/pong/);
+      expect(pg.guard.engine.rules.find((r) => r.id === "ping-limit")).toMatchObject({ max: 1 });
+      expect(pg.guard.engine.rules.some((r) => r.id === "ghost")).toBe(false);
+      // Nor did its permission part land: the swap is all or nothing.
+      expect(pg.watcher?.permissions.loaded.toolRules.find((r) => r.id === "ping-limit")).toMatchObject({ max: 1 });
+      // A malformed rule (negative max) is rejected the same way.
+      writeFileSync(file, limitPolicy(-1));
+      expect((await pg.watcher?.reload())?.kind).toBe("rejected");
+      expect(pg.guard.engine.rules.find((r) => r.id === "ping-limit")).toMatchObject({ max: 1 });
+
+      const policyRecords = (await audit.query({})).filter((r) => r.event === "policy");
+      expect(policyRecords.map((r) => r.decision)).toEqual(["applied", "rejected", "rejected"]);
+      expect(policyRecords[0]?.reason).toBe(policyWatchMessages.applied(file, 1, 1, false));
+      expect(policyRecords[0]?.reason).toBe(`policy ${file} applied (1 permission rules, 1 tool rules)`);
+      expect(policyRecords[1]?.reason).toMatch(new RegExp(`^policy ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} rejected, the previous policy stays in force: `));
+      expect(logged).toHaveLength(3);
+
+      // The next run of the same thread starts a fresh per-run count: one call runs, the second is refused.
+      ran = 10;
+      const next = fakeModel()
+        .respondWithTools([{ name: "ping", args: {}, id: "q1" }])
+        .respondWithTools([{ name: "ping", args: {}, id: "q2" }])
+        .respond(new AIMessage("done"));
+      const graph2 = createGuardedAgent({ model: next, guard: pg.guard, checkpointer: new MemorySaver() });
+      const out2 = await graph2.invoke({ messages: [new HumanMessage("again")] }, { configurable: { thread_id: "swap-2" } });
+      const byId2 = Object.fromEntries(out2.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, String(m.content)]));
+      expect(byId2.q1).toBe("pong 11");
+      expect(byId2.q2).toMatch(/ping-limit/);
+    } finally {
+      await pg.close();
+    }
+  }, 60_000);
+
+  it("a watcher without a rules target says the changed tool_rules need a restart", () => {
+    expect(policyWatchMessages.applied("p.yaml", 2, 1, true)).toBe(
+      "policy p.yaml applied (2 permission rules, 1 tool rules); its tool_rules changed and apply after a restart (nothing swaps the tool rules of this watcher)",
+    );
   });
 });

@@ -30,6 +30,15 @@ describe("what 'appears' means", () => {
     expect(foundIn(thread("order 2013", []), "201").source).toBeUndefined();
   });
 
+  it("a decimal number is a number, not an identifier: 1000.0 is never 10000, while 10,000 is", () => {
+    const messages = thread("amount: 1000.0 and 2.5", []);
+    for (const value of [10000, "10000", "1000.0", 25, "25"]) expect(foundIn(messages, value).source?.index === 1).toBe(value === "1000.0");
+    expect(foundIn(messages, 1000).source?.index).toBe(1);
+    expect(foundIn(thread("send $10,000 now", []), 10000).source?.index).toBe(1);
+    // Identifiers with dots still compact: a phone number written with points.
+    expect(foundIn(thread("call 555.123.4567", []), "5551234567").source?.index).toBe(1);
+  });
+
   it("finds a multi-word value only as a contiguous run inside one message", () => {
     const messages = thread("Please write to Emma Johnson today", []);
     expect(foundIn(messages, "Emma Johnson").source?.index).toBe(1);

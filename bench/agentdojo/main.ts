@@ -25,7 +25,7 @@ export function formatSummary(setting: string, s: Summary): string {
     `setting ${setting}`,
     `  utility:  ${s.cleanRan}/${s.clean} clean tasks ran with no deny (${s.cleanDenied} denied); ${s.cleanNeedingApproval} needed approval (${s.approvals} approvals)`,
     `  security: of ${s.withToolCall} hijacks that call a tool (${s.hijacked} in all): denied ${s.denied}, asked ${s.asked}, executed without a human ${s.executed}`,
-    `  evidence: ${s.withEvidence} of ${s.denied + s.asked} stopped hijacks name a value and where it came from`,
+    `  evidence: ${s.withEvidence} of ${s.denied + s.asked} stopped hijacks name a value and where it first appears (${s.withOutput} a message or output, the rest "nowhere")`,
   ].join("\n");
 }
 

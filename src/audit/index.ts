@@ -1,11 +1,8 @@
 export type * from "./types.js";
 export { JsonlAuditSink } from "./jsonl.js";
-export { SqliteAuditSink, type SqliteAuditSinkOptions } from "./sqlite.js";
-export { PostgresAuditSink, type PostgresAuditSinkOptions } from "./postgres.js";
+export { SqliteAuditSink } from "./sqlite.js";
+export { PostgresAuditSink } from "./postgres.js";
 export { MemoryAuditSink } from "./memory.js";
-export { openAuditSink, parseAuditSpec, auditSinkSpecSchema, DEFAULT_AUDIT_SPEC, type AuditSinkSpec, type AuditSinkOptions } from "./open.js";
+export { openAuditSink, parseAuditSpec, DEFAULT_AUDIT_SPEC } from "./open.js";
 export { redactArgs, auditArgs, REDACTED } from "./redact.js";
-export { auditArgsText, argsSummary, measureArgs, type ArgsShape } from "./summary.js";
-export { auditId, followAudit, type FollowAuditOptions } from "./record.js";
-export { auditRecordSchema, auditQuerySchema } from "./schema.js";
-export { DEFAULT_AUDIT_TABLE } from "./table-name.js";
+export { auditId, followAudit } from "./record.js";

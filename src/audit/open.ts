@@ -11,14 +11,14 @@ export const DEFAULT_AUDIT_SPEC = "jsonl:.guarded-graph/audit.jsonl";
 
 const nonEmpty = z.string().min(1);
 
-export const auditSinkSpecSchema = z.discriminatedUnion("sink", [
+const auditSinkSpecSchema = z.discriminatedUnion("sink", [
   z.object({ sink: z.literal("jsonl"), path: nonEmpty }).strict(),
   z.object({ sink: z.literal("sqlite"), path: nonEmpty, table: nonEmpty.optional() }).strict(),
   z.object({ sink: z.literal("postgres"), url: nonEmpty, table: nonEmpty.optional() }).strict(),
   z.object({ sink: z.literal("memory") }).strict(),
 ]);
 
-export type AuditSinkSpec = z.infer<typeof auditSinkSpecSchema>;
+type AuditSinkSpec = z.infer<typeof auditSinkSpecSchema>;
 
 /** The object form as configuration files give it; checked at run time against `auditSinkSpecSchema`. */
 export interface AuditSinkOptions {

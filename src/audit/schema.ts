@@ -21,7 +21,7 @@ export const auditRecordSchema = z.object({
   detail: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const auditQuerySchema = z
+const auditQuerySchema = z
   .object({
     threadId: z.string().optional(),
     after: z.number().finite().optional(),

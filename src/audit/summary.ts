@@ -2,7 +2,7 @@ import { redactArgs } from "./redact.js";
 import { canonicalArgs, MAX_MATCH_DEPTH, MAX_MATCH_INPUT_CHARS } from "../policy/canonical.js";
 
 /** What an iterative walk found, stopping as soon as a limit is crossed (never recursive, so never a stack overflow). */
-export interface ArgsShape {
+interface ArgsShape {
   /** Deepest nesting seen (a lower bound when `exceeded`). */
   depth: number;
   /** String and key characters plus one per value seen (a lower bound when `exceeded`). */

@@ -3,7 +3,7 @@ import { AuditError, ErrorCode } from "../errors/index.js";
 /** Unquoted SQL identifier; short enough that derived index names stay within PostgreSQL's 63 bytes. */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,47}$/;
 
-export const DEFAULT_AUDIT_TABLE = "guarded_graph_audit";
+const DEFAULT_AUDIT_TABLE = "guarded_graph_audit";
 
 /** Returns the table name, or throws naming why it was refused (it is interpolated into SQL). */
 export function validateTableName(table: string | undefined): string {

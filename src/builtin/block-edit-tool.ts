@@ -6,7 +6,7 @@ import { resolveMemory, type MemoryProvider } from "./context.js";
 
 const label = z.string().min(1).describe("Label of the block to edit");
 
-export const blockEditInputSchema = z.discriminatedUnion("op", [
+const blockEditInputSchema = z.discriminatedUnion("op", [
   z
     .object({ op: z.literal("append"), label, content: z.string().min(1).describe("Text (Text block) or item (List block) to add") })
     .describe("Append to a Text or List block"),
@@ -30,13 +30,13 @@ export const blockEditInputSchema = z.discriminatedUnion("op", [
     })
     .describe("Set a field of a Map or Composite block (read_only fields refuse)"),
 ]);
-export type BlockEditInput = z.infer<typeof blockEditInputSchema>;
+type BlockEditInput = z.infer<typeof blockEditInputSchema>;
 
-export const BLOCK_EDIT_USAGE_RULE =
+const BLOCK_EDIT_USAGE_RULE =
   "block_edit changes block content: append (Text, List), replace (Text, exact unique match), patch (Text, unified diff), set_field (Map, Composite; read_only fields refuse). Edits of human/partner blocks wait for consent. The conversation continues after it.";
 
 /** The store edit an input describes; `value` is checked to be JSON here, where the data enters. */
-export function editOf(input: BlockEditInput): BlockEdit {
+function editOf(input: BlockEditInput): BlockEdit {
   switch (input.op) {
     case "append":
       return { kind: "append", content: input.content };

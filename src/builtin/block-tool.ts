@@ -7,7 +7,7 @@ import { blockInfo, blockView, resolveMemory, type MemoryProvider } from "./cont
 
 const label = z.string().min(1).describe("Label of the block");
 
-export const blockInputSchema = z.discriminatedUnion("op", [
+const blockInputSchema = z.discriminatedUnion("op", [
   z
     .object({
       op: z.literal("load"),
@@ -20,9 +20,8 @@ export const blockInputSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("archive"), label }).describe("Change a Working block to Archival"),
   z.object({ op: z.literal("info"), label }).describe("Show schema, type, permission, size and pinned status"),
 ]);
-export type BlockInput = z.infer<typeof blockInputSchema>;
 
-export const BLOCK_USAGE_RULE =
+const BLOCK_USAGE_RULE =
   "block manages block lifecycle: load a block (or, with source_id, a source's block such as a file) into context, pin/unpin it, archive a Working block, info for its schema and permission. The conversation continues after it.";
 
 export function createBlockTool(options: { memory: MemoryProvider; sources?: SourceManager }) {

@@ -7,7 +7,7 @@ import { blockView, resolveMemory, type MemoryProvider } from "./context.js";
 
 const label = z.string().min(1).describe("Label of the block");
 
-export const contextInputSchema = z.discriminatedUnion("operation", [
+const contextInputSchema = z.discriminatedUnion("operation", [
   z.object({ operation: z.literal("append"), label, value: z.string().min(1) }).describe("Append to a block"),
   z.object({ operation: z.literal("replace"), label, old: z.string().min(1), new: z.string() }).describe("Replace text in a block"),
   z.object({ operation: z.literal("archive"), label }).describe("Move a Core or Working block to archival"),
@@ -16,9 +16,8 @@ export const contextInputSchema = z.discriminatedUnion("operation", [
     .object({ operation: z.literal("swap"), archive: z.string().min(1), load: z.string().min(1) })
     .describe("Archive one block and load another"),
 ]);
-export type ContextInput = z.infer<typeof contextInputSchema>;
 
-export const CONTEXT_USAGE_RULE =
+const CONTEXT_USAGE_RULE =
   "context (superseded by block and block_edit) manages core memory: append or replace block text, archive a block, load_from_archival, swap. The conversation continues after it.";
 
 async function archive(memory: MemoryStore, label: string): Promise<void> {

@@ -4,7 +4,7 @@ import { defineTool } from "../tools/define-tool.js";
 
 const filePath = z.string().min(1).describe("Path relative to the source's base directory");
 
-export const fileInputSchema = z.discriminatedUnion("op", [
+const fileInputSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("load"), path: filePath }).describe("Read a file into a Working block"),
   z
     .object({
@@ -20,9 +20,9 @@ export const fileInputSchema = z.discriminatedUnion("op", [
     .object({ op: z.literal("replace"), path: filePath, old: z.string().min(1), new: z.string() })
     .describe("Replace unique text in a loaded file's block"),
 ]);
-export type FileInput = z.infer<typeof fileInputSchema>;
+type FileInput = z.infer<typeof fileInputSchema>;
 
-export const FILE_USAGE_RULE =
+const FILE_USAGE_RULE =
   "file works on files of a FileSource: load a file into a block, edit it (append, replace), then save to write it to disk. save refuses when the file changed on disk since load: load it again. create makes a new file; delete removes one and usually asks a human first. The conversation continues after it.";
 
 function pathOf(input: FileInput): string | undefined {

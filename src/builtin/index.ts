@@ -9,32 +9,19 @@ import { createSearchTool, type ConversationSearch } from "./search-tool.js";
 import { createSendMessageTool, type MessageRouter } from "./send-message-tool.js";
 import { createSourceTool } from "./source-tool.js";
 
-export { BLOCK_EDIT_USAGE_RULE, blockEditInputSchema, createBlockEditTool } from "./block-edit-tool.js";
-export type { BlockEditInput } from "./block-edit-tool.js";
-export { BLOCK_USAGE_RULE, blockInputSchema, createBlockTool } from "./block-tool.js";
-export type { BlockInput } from "./block-tool.js";
-export { resolveMemory } from "./context.js";
-export type { MemoryProvider } from "./context.js";
-export { CONTEXT_USAGE_RULE, contextInputSchema, createContextTool } from "./context-tool.js";
-export type { ContextInput } from "./context-tool.js";
-export { FILE_USAGE_RULE, createFileTool, fileInputSchema } from "./file-tool.js";
-export type { FileInput } from "./file-tool.js";
-export { RECALL_USAGE_RULE, createRecallTool, recallInputSchema } from "./recall-tool.js";
-export type { RecallInput } from "./recall-tool.js";
+export { createBlockEditTool } from "./block-edit-tool.js";
+export { createBlockTool } from "./block-tool.js";
+export { createContextTool } from "./context-tool.js";
+export { createFileTool } from "./file-tool.js";
+export { createRecallTool } from "./recall-tool.js";
 export { defaultToolRules, renderToolUsageRules } from "./rules.js";
-export { InMemoryConversationLog, SEARCH_USAGE_RULE, createSearchTool, searchInputSchema } from "./search-tool.js";
-export type { ConversationMessage, ConversationQuery, ConversationSearch, SearchInput } from "./search-tool.js";
+export { InMemoryConversationLog, createSearchTool } from "./search-tool.js";
 export {
   MessageRouter,
   OutboxChannel,
-  SEND_MESSAGE_USAGE_RULE,
   createSendMessageTool,
-  messageTargetSchema,
-  sendMessageInputSchema,
 } from "./send-message-tool.js";
-export type { MessageChannel, MessageRouterOptions, MessageTarget, OutgoingMessage, SendMessageInput } from "./send-message-tool.js";
-export { SOURCE_USAGE_RULE, createSourceTool, sourceInputSchema } from "./source-tool.js";
-export type { SourceInput } from "./source-tool.js";
+export { createSourceTool } from "./source-tool.js";
 
 export interface BuiltinToolsOptions {
   memory: MemoryProvider;

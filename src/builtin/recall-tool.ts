@@ -4,7 +4,7 @@ import { jsonValueSchema } from "../memory/types.js";
 import { MAX_SEARCH_LIMIT } from "../memory/archival.js";
 import { resolveMemory, type MemoryProvider } from "./context.js";
 
-export const recallInputSchema = z.discriminatedUnion("op", [
+const recallInputSchema = z.discriminatedUnion("op", [
   z
     .object({
       op: z.literal("insert"),
@@ -21,9 +21,8 @@ export const recallInputSchema = z.discriminatedUnion("op", [
     })
     .describe("Full-text search of archival entries, most relevant first"),
 ]);
-export type RecallInput = z.infer<typeof recallInputSchema>;
 
-export const RECALL_USAGE_RULE =
+const RECALL_USAGE_RULE =
   "recall stores immutable archival entries (insert) and finds them by full-text search ranked by relevance (search). Entries cannot be changed or deleted. The conversation continues after it.";
 
 export function createRecallTool(options: { memory: MemoryProvider }) {

@@ -5,7 +5,7 @@ import { MemoryError } from "../memory/errors.js";
 import { defineTool } from "../tools/define-tool.js";
 import { resolveMemory, type MemoryProvider } from "./context.js";
 
-export interface ConversationMessage {
+interface ConversationMessage {
   id: string;
   role: "user" | "assistant" | "tool" | "system";
   content: string;
@@ -14,7 +14,7 @@ export interface ConversationMessage {
   threadId?: string | undefined;
 }
 
-export interface ConversationQuery {
+interface ConversationQuery {
   limit: number;
   role?: ConversationMessage["role"] | undefined;
   start?: number | undefined;
@@ -57,7 +57,7 @@ function matches(message: ConversationMessage, q: ConversationQuery): boolean {
 
 const isoTime = z.iso.datetime({ offset: true }).describe("ISO 8601 time, e.g. 2025-01-31T12:00:00Z");
 
-export const searchInputSchema = z.object({
+const searchInputSchema = z.object({
   domain: z.enum(["archival_memory", "conversations", "all"]).describe("What to search"),
   query: z.string().min(1),
   limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe("Most results per domain (default 10)"),
@@ -70,9 +70,8 @@ export const searchInputSchema = z.object({
     })
     .optional(),
 });
-export type SearchInput = z.infer<typeof searchInputSchema>;
 
-export const SEARCH_USAGE_RULE =
+const SEARCH_USAGE_RULE =
   "search (superseded by recall search) finds archival memory entries, past conversation messages, or both, ranked by relevance; narrow with limit and filters. The conversation continues after it.";
 
 export function createSearchTool(options: { memory: MemoryProvider; conversations?: ConversationSearch }) {

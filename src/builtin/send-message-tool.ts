@@ -5,7 +5,7 @@ import { jsonValueSchema, type JsonValue } from "../memory/types.js";
 import { defineTool } from "../tools/define-tool.js";
 import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 
-export const messageTargetSchema = z.discriminatedUnion("type", [
+const messageTargetSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("user") }).describe("The user of this conversation"),
   z.object({ type: z.literal("agent"), id: z.string().min(1) }).describe("Another agent"),
   z.object({ type: z.literal("group"), name: z.string().min(1) }).describe("A group of agents"),
@@ -15,9 +15,9 @@ export const messageTargetSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("discord"), channel_id: z.string().min(1) }).describe("A Discord channel (delivered by the channel registered as \"discord\")"),
   z.object({ type: z.literal("bluesky"), handle: z.string().min(1) }).describe("A Bluesky handle (delivered by the channel registered as \"bluesky\")"),
 ]);
-export type MessageTarget = z.infer<typeof messageTargetSchema>;
+type MessageTarget = z.infer<typeof messageTargetSchema>;
 
-export interface OutgoingMessage {
+interface OutgoingMessage {
   target: MessageTarget;
   content: string;
   metadata: Record<string, JsonValue>;
@@ -45,7 +45,7 @@ export class OutboxChannel implements MessageChannel {
   }
 }
 
-export interface MessageRouterOptions {
+interface MessageRouterOptions {
   user?: MessageChannel;
   agents?: MessageChannel;
   groups?: MessageChannel;
@@ -127,14 +127,13 @@ function describeTarget(target: MessageTarget): string {
   }
 }
 
-export const sendMessageInputSchema = z.object({
+const sendMessageInputSchema = z.object({
   target: messageTargetSchema,
   content: z.string().min(1).describe("The message"),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
-export type SendMessageInput = z.infer<typeof sendMessageInputSchema>;
 
-export const SEND_MESSAGE_USAGE_RULE =
+const SEND_MESSAGE_USAGE_RULE =
   "send_message sends a message to the user, another agent, a group, or a registered channel. When send_message is called, the conversation ends.";
 
 export function createSendMessageTool(options: { router?: MessageRouter } = {}) {

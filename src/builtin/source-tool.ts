@@ -4,15 +4,14 @@ import { defineTool } from "../tools/define-tool.js";
 
 const sourceId = z.string().min(1).describe("Id of the source");
 
-export const sourceInputSchema = z.discriminatedUnion("op", [
+const sourceInputSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("pause"), source_id: sourceId }).describe("Stop notifications from a stream source"),
   z.object({ op: z.literal("resume"), source_id: sourceId }).describe("Resume notifications from a stream source"),
   z.object({ op: z.literal("status"), source_id: sourceId.optional() }).describe("Status of one source, or of all"),
   z.object({ op: z.literal("list") }).describe("List registered sources"),
 ]);
-export type SourceInput = z.infer<typeof sourceInputSchema>;
 
-export const SOURCE_USAGE_RULE =
+const SOURCE_USAGE_RULE =
   "source controls data sources: pause/resume a stream source's notifications, status of one or all sources, list sources. The conversation continues after it.";
 
 export function createSourceTool(options: { sources: SourceManager }) {

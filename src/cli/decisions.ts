@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ApprovalRequest, ApprovalResume, Decision } from "../guard/approval.js";
+import type { ApprovalRequest, ApprovalResume, Decision, StickyRequest } from "../guard/approval.js";
 import { ApprovalResumeError, checkResume } from "../guard/approval.js";
 import type { HumanDecisionType } from "../guard/options.js";
 import { CliError } from "./errors.js";
@@ -13,6 +13,8 @@ export interface Answers {
   message?: string | undefined;
   edits: { id: string; args: Record<string, unknown> }[];
   rejectRest: boolean;
+  /** `--sticky SCOPE [--sticky-args JSON]`: the command's own decisions (its approvals, or its rejections) stand for later calls. */
+  sticky?: { on: "approve" | "reject"; request: StickyRequest } | undefined;
 }
 
 const argsJsonSchema = z.record(z.string(), z.unknown());
@@ -49,15 +51,16 @@ export function resumeFromAnswers(request: ApprovalRequest, answers: Answers, ac
     if (decisions.has(id)) throw new CliError(`call ${id} was answered twice; give one decision per pending call`, 2);
     decisions.set(id, decision);
   };
-  for (const id of answers.approve) add(id, { type: "approve" });
-  for (const id of answers.reject) add(id, { type: "reject", ...(answers.message ? { message: answers.message } : {}) });
+  const stickyFor = (on: "approve" | "reject") => (answers.sticky?.on === on ? { sticky: answers.sticky.request } : {});
+  for (const id of answers.approve) add(id, { type: "approve", ...stickyFor("approve") });
+  for (const id of answers.reject) add(id, { type: "reject", ...(answers.message ? { message: answers.message } : {}), ...stickyFor("reject") });
   for (const edit of answers.edits) {
     const name = pending.find((a) => a.toolCallId === edit.id)?.name ?? "";
     add(edit.id, { type: "edit", editedAction: { name, args: edit.args } });
   }
   for (const id of ids) {
     if (decisions.has(id)) continue;
-    if (answers.approveAll) decisions.set(id, { type: "approve" });
+    if (answers.approveAll) decisions.set(id, { type: "approve", ...stickyFor("approve") });
     else if (answers.rejectRest) decisions.set(id, { type: "reject", message: answers.message ?? "rejected with --reject-rest" });
   }
   const missing = pending.filter((a) => !decisions.has(a.toolCallId));

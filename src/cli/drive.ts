@@ -10,7 +10,7 @@ import { AuditPrinter, streamRun, type RunOutcome } from "./stream.js";
 /** What happens at an approval: stop and print it, approve everything (--yes), or ask at the prompt. */
 export type ApprovalMode = "stop" | "yes" | "interactive";
 
-export interface DriveOptions {
+interface DriveOptions {
   mode: ApprovalMode;
   actor: string;
   output: Output;

@@ -4,11 +4,12 @@ import { ANSWER_USAGE, answerCommand } from "./commands/answer.js";
 import { demoCommand } from "./commands/demo.js";
 import { policyCommand } from "./commands/policy.js";
 import { RUN_USAGE, runCommand } from "./commands/run.js";
+import { STICKY_USAGE, stickyCommand } from "./commands/sticky.js";
 import { showCommand, threadsCommand } from "./commands/threads.js";
 import { CliError } from "./errors.js";
 import { endQuietlyOnBrokenPipe, stdOutput, type Output } from "./render.js";
 
-export const USAGE = `guarded-graph — run guarded LangGraph agents, answer their approvals, read the audit log
+const USAGE = `guarded-graph — run guarded LangGraph agents, answer their approvals, read the audit log
 
 Usage:
   guarded-graph ${RUN_USAGE}
@@ -17,6 +18,8 @@ Usage:
   guarded-graph ${ANSWER_USAGE.approve}
   guarded-graph ${ANSWER_USAGE.reject}
   guarded-graph ${ANSWER_USAGE.edit}
+  guarded-graph ${STICKY_USAGE.list}
+  guarded-graph ${STICKY_USAGE.revoke}
   guarded-graph audit [THREAD] [--follow] [--json] [--limit N]
   guarded-graph policy check FILE [--graph devops|etl|memory] [--json]
   guarded-graph policy plan FILE
@@ -46,6 +49,8 @@ export async function main(argv: string[], output: Output = stdOutput): Promise<
       case "reject":
       case "edit":
         return await answerCommand(command, rest, output);
+      case "sticky":
+        return await stickyCommand(rest, output);
       case "audit":
         return await auditCommand(rest, output);
       case "policy":

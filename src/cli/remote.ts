@@ -21,7 +21,7 @@ export const remoteFlagsSchema = {
   "api-key": z.string().min(1).optional(),
 };
 
-export interface RemoteTarget {
+interface RemoteTarget {
   url: string;
   apiKey: string | undefined;
 }
@@ -68,7 +68,7 @@ async function call<T>(target: RemoteTarget, what: string, run: () => Promise<T>
 }
 
 /** The guarded-graph approval a server thread waits for, read from `thread.interrupts`. */
-export function pendingOf(thread: Pick<Thread, "interrupts">): ApprovalRequest | undefined {
+function pendingOf(thread: Pick<Thread, "interrupts">): ApprovalRequest | undefined {
   for (const list of Object.values(thread.interrupts ?? {})) {
     for (const item of list) {
       const request = parseApprovalRequest(item.value);
@@ -89,7 +89,7 @@ function graphOf(thread: Pick<Thread, "metadata">): string | null {
 }
 
 /** The rows `threads --url` prints (same shape as the local listing). */
-export interface RemoteThreadRow {
+interface RemoteThreadRow {
   threadId: string;
   graph: string | null;
   updatedAt: string | null;

@@ -13,7 +13,7 @@ import type { GraphName, ReadyGraph } from "../../graphs/shared.js";
 import { CliError } from "./errors.js";
 import { openThreadRegistry, type ThreadEntry, type ThreadRegistry } from "./thread-registry.js";
 
-export const threadIdSchema = z
+const threadIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, "thread ids use letters, digits, '.', '_' and '-' (up to 128)");
 
@@ -23,7 +23,7 @@ export function parseThreadId(value: string | undefined): string {
   return parsed.data;
 }
 
-export interface StorageFlags {
+interface StorageFlags {
   db?: string | undefined;
   audit?: string | undefined;
 }
@@ -84,7 +84,7 @@ export function actorOf(flag: string | undefined): string {
   }
 }
 
-export interface GraphBuild {
+interface GraphBuild {
   checkpointer: BaseCheckpointSaver;
   audit: AuditSink;
   policy: string | undefined;

@@ -41,6 +41,8 @@ export const ErrorCode = {
   GUARD_CONFIG: "GG_ERR_GUARD_CONFIG",
   /** A resume value does not answer the pending approval request. */
   APPROVAL_RESUME: "GG_ERR_APPROVAL_RESUME",
+  /** A standing (sticky) decision could not be revoked: unknown id, or the thread waits for an approval. */
+  STICKY_REVOKE: "GG_ERR_STICKY_REVOKE",
   /** A running tool call was aborted (run cancelled, timeout, killswitch). */
   CALL_ABORTED: "GG_ERR_CALL_ABORTED",
   /** A memory or file operation was refused (`rule` names what refused it). */

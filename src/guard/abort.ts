@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import { abortCauses } from "../messages/index.js";
 
 /** Why a call's signal fired: the run was cancelled, a sibling failed, or the call timed out. */
-export type AbortCause =
+type AbortCause =
   | { kind: "run" }
   | { kind: "sibling"; callId: string; tool: string; error: string }
   | { kind: "timeout"; ms: number };
@@ -46,7 +46,7 @@ interface BatchEntry {
 
 const batches = new Map<string, BatchEntry>();
 
-export interface BatchMembership {
+interface BatchMembership {
   signal: AbortSignal;
   abort(cause: AbortCause): void;
   /** Waits for one of `limit` slots (or for `signal` to abort); returns the function that frees it. */

@@ -78,7 +78,7 @@ function settled(guard: Guard, state: GuardedAgentStateType): GuardState {
 }
 
 /** agent: records a finished turn, starts a run on new user input, calls the model with the allowed tools. */
-export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">): Node {
+function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">): Node {
   return async (state, config) => {
     const hadTurn = state.guard.turn !== null;
     const started = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
@@ -97,20 +97,21 @@ export function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "mode
 }
 
 /** review: the open calls of the last AIMessage, one approval interrupt, the plan. */
-export function reviewNode(guard: Guard): Node {
+function reviewNode(guard: Guard): Node {
   return async (state, config) => {
     const g = settled(guard, state);
     const reviewed = await reviewModelTurn(guard, g, state.messages, config, true);
     if (!reviewed) return { guard: g, guardResults: null };
     const approvals = reviewed.approvals;
     // A resume that did not fit: this step ends with the error in the state; the calls are still open, so review runs again and asks again.
-    if (reviewed.retry) return { guard: { ...g, approvals, turn: null }, guardResults: null };
+    // (A turn held for calls a partial answer left waiting keeps its end-of-run mark.)
+    if (reviewed.retry) return { guard: { ...g, approvals }, guardResults: null };
     return { messages: reviewed.answered, guard: { ...g, approvals, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
   };
 }
 
 /** tools: one approved call, authorized at its start, run and audited. */
-export function toolsNode(guard: Guard) {
+function toolsNode(guard: Guard) {
   return async (input: unknown, config: LangGraphRunnableConfig): Promise<GuardedAgentUpdate> => {
     const task: ToolTask = ToolTaskSchema.parse(input);
     const { message, result } = await runCall(guard, task.guardCall, task.guardSlot, config);
@@ -127,7 +128,7 @@ export function toolsNode(guard: Guard) {
  * exactly-once across crashes (claim before a call, complete after): a re-run of this task after
  * a crash re-runs only the calls the ledger has not completed.
  */
-export function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
+function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
   return async (state, config) => {
     let g = state.guard;
     let answered: ToolMessage[] = [];
@@ -135,7 +136,7 @@ export function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
       const reviewed = await reviewModelTurn(guard, g, state.messages, config, true);
       if (!reviewed) return { guard: { ...g, next: "agent" } };
       // Someone must decide: the approval state records what waits; the review node asks.
-      if (reviewed.retry) return { guard: { ...g, approvals: reviewed.approvals, turn: null, next: "agent" } };
+      if (reviewed.retry) return { guard: { ...g, approvals: reviewed.approvals, next: "agent" } };
       g = { ...g, approvals: reviewed.approvals, turn: reviewed.turn };
       answered = reviewed.answered;
     }
@@ -146,12 +147,12 @@ export function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
     const { executed, done } = await runBatches(guard, turn, base, ctx, config, ledger);
     // This task returned: it never runs again, so the process ledger need not keep its calls.
     if (ledger === processLedger) processLedger?.forget(Object.keys(turn.calls).map((id) => ledgerKeyFor(ctx.threadId, base.run, id)));
-    return { messages: [...answered, ...executed.map((e) => e.message), ...limitEndMessages(turn)], guard: finishTurn(guard, g, done), guardResults: null };
+    return { messages: [...answered, ...executed.map((e) => e.message), ...limitEndMessages(turn, g)], guard: finishTurn(guard, g, done), guardResults: null };
   };
 }
 
 /** collect: the batch's results join the turn's; the next batch, or the turn is recorded and loop control decides. */
-export function collectNode(guard: Guard): Node {
+function collectNode(guard: Guard): Node {
   return (state) => {
     const turn = state.guard.turn;
     if (!turn) return { guard: { ...state.guard, next: "agent" } };
@@ -161,13 +162,13 @@ export function collectNode(guard: Guard): Node {
     if (advanced.nextBatch < advanced.batches.length) {
       return { guard: { ...state.guard, turn: advanced, next: "dispatch" }, guardResults: null };
     }
-    const ended = limitEndMessages(advanced);
+    const ended = limitEndMessages(advanced, state.guard);
     return { ...(ended.length > 0 ? { messages: ended } : {}), guard: finishTurn(guard, { ...state.guard, turn: advanced }, done), guardResults: null };
   };
 }
 
 /** finish: the model wants to stop; RequiredForExit escalation decides whether it may. */
-export function finishNode(guard: Guard): Node {
+function finishNode(guard: Guard): Node {
   return (state) => {
     const step = exitStep(guard, state.guard);
     return step.kind === "end" ? { guard: step.guard } : { guard: step.guard, messages: step.messages };
@@ -189,7 +190,8 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
   const N = GUARDED_NODES;
   // Without Terminal rules or heartbeats, loop control after a turn is always "back to the model":
   // the last batch's tasks then go straight to the agent, which records their results (one step fewer).
-  const needsCollect =
+  // Read per step, not once: a watched policy file may swap the tool rules while the graph runs.
+  const needsCollect = (): boolean =>
     guard.options.heartbeat === true ||
     limitsMayEndRun(guard) ||
     guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf");
@@ -206,7 +208,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     const batch = turn?.batches[turn.nextBatch];
     if (!turn) return hasOpenCalls(state) ? N.review : N.agent;
     if (!batch || batch.length === 0) {
-      if (needsCollect || turn.nextBatch !== 0) return N.collect;
+      if (needsCollect() || turn.nextBatch !== 0) return N.collect;
       return hasOpenCalls(state) ? N.review : N.agent;
     }
     if (oneTask(config)) return N.execute;
@@ -225,7 +227,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
   const afterTools = (state: GuardedAgentStateType) => {
     const turn = state.guard.turn;
     const lastBatch = turn !== null && turn.nextBatch + 1 >= turn.batches.length;
-    if (!lastBatch || needsCollect) return N.collect;
+    if (!lastBatch || needsCollect()) return N.collect;
     return hasOpenCalls(state, turn?.batches[turn.nextBatch] ?? []) ? N.review : N.agent;
   };
 

@@ -12,6 +12,8 @@ import {
   foreignAnswerReason,
   interruptOnReason,
   stickyRevokedReason,
+  stickyUnknown,
+  stickyWhileWaiting,
   QUOTE_LIMIT,
   reaskedDescription,
   resumeMatchRefused,
@@ -56,7 +58,7 @@ export interface ReviewConfig {
 }
 
 /** The snake_case form Agent Chat UI reads (its `isAgentInboxInterruptSchema`). */
-export interface SnakeActionRequest {
+interface SnakeActionRequest {
   name: string;
   args: Record<string, unknown>;
   description: string;
@@ -66,7 +68,7 @@ export interface SnakeActionRequest {
   reason: string;
 }
 
-export interface SnakeReviewConfig {
+interface SnakeReviewConfig {
   action_name: string;
   allowed_decisions: HumanDecisionType[];
   args_schema?: Record<string, unknown>;
@@ -87,7 +89,7 @@ export interface ApprovalRequest {
   error?: string | undefined;
 }
 
-export function approvalRequest(
+function approvalRequest(
   pending: readonly ReviewedCall[],
   allowed: readonly HumanDecisionType[] | ((call: ReviewedCall) => readonly HumanDecisionType[]),
   argsSchemaOf: (name: string) => Record<string, unknown> | undefined,
@@ -165,7 +167,7 @@ const RejectInput = z.strictObject({
 });
 
 /** A decision as a client sends it; unknown fields are refused, not dropped; either casing accepted, both only when they agree. */
-export const DecisionSchema = z
+const DecisionSchema = z
   .discriminatedUnion("type", [ApproveInput, EditInput, RejectInput])
   .superRefine((d, ctx) => {
     // The LangGraph SDK's normalizeHitlResponseForServer sends both casings with one value: that is
@@ -206,7 +208,7 @@ export type Decision =
   | { type: "reject"; toolCallId?: string; message?: string; sticky?: StickyRequest };
 
 /** Decisions in order (one per pending call), each optionally naming its call, or a map keyed by tool call id. */
-export const ResumeSchema = z.strictObject({
+const ResumeSchema = z.strictObject({
   decisions: z.union([z.array(DecisionSchema), z.record(CallId, DecisionSchema)]),
   /** Who answered, as the client claims it; kept in the audit record as a claim (see `approverOf`). */
   actor: z.string().max(QUOTE_LIMIT).optional(),
@@ -290,7 +292,7 @@ export function checkResume(
  * The resume schema handed to LangGraph's `interrupt`: a value that does not fit throws an
  * ApprovalResumeError inside `interrupt`, before LangGraph adds it to the task's resume values.
  */
-export function resumeSchemaFor(
+function resumeSchemaFor(
   pending: readonly ReviewedCall[],
   allowed: readonly HumanDecisionType[] | ReadonlyMap<string, readonly HumanDecisionType[]>,
   options: { partial?: boolean; config?: LangGraphRunnableConfig | undefined } = {},
@@ -375,7 +377,7 @@ const PlatformUser = z.object({ identity: z.string().min(1), is_authenticated: z
  * the run's configurable, set by the server's auth handler); a client-supplied `actor` is only a
  * claim. Without a platform user (a local graph), the claim is all there is and is recorded as such.
  */
-export function approverOf(
+function approverOf(
   config: LangGraphRunnableConfig | undefined,
   claimed: string | undefined,
 ): { actor: string | undefined; detail: Record<string, unknown> } {
@@ -457,7 +459,7 @@ function reviewEvent(ctx: TurnContext, call: ReviewedCall): DecisionEvent {
 }
 
 /** Writes one review event per call (allow / deny / ask) to the custom stream, in model order. */
-export function emitReviewEvents(ctx: TurnContext, reviewed: readonly ReviewedCall[], config: LangGraphRunnableConfig | undefined): void {
+function emitReviewEvents(ctx: TurnContext, reviewed: readonly ReviewedCall[], config: LangGraphRunnableConfig | undefined): void {
   const writer = writerOf(config);
   if (!writer) return;
   for (const call of reviewed) writer(reviewEvent(ctx, call));
@@ -466,7 +468,7 @@ export function emitReviewEvents(ctx: TurnContext, reviewed: readonly ReviewedCa
 // ─── per-tool approval config (LangChain's `interruptOn`) ──────────────────────────────────────
 
 /** The call as LangChain's HITL middleware hands it to `description` and `when`. */
-export interface InterruptToolCall {
+interface InterruptToolCall {
   type: "tool_call";
   id: string;
   name: string;
@@ -474,12 +476,12 @@ export interface InterruptToolCall {
 }
 
 /** What the guard can show of the graph state: the thread's messages as checkpointed. */
-export interface InterruptState {
+interface InterruptState {
   messages: readonly BaseMessage[];
 }
 
 /** The run's runtime, as LangChain's middleware Runtime names it. */
-export interface InterruptRuntime {
+interface InterruptRuntime {
   configurable: Record<string, unknown> | undefined;
   context: unknown;
   store: unknown;
@@ -641,7 +643,7 @@ function stickyFor(list: readonly StickyDecision[], call: ReviewedCall, runId: s
   return holding.find((s) => s.decision === "reject") ?? holding[0];
 }
 
-export interface ApprovalStep {
+interface ApprovalStep {
   /** The turn's calls in order, every answered "ask" replaced by its decided outcome (unanswered ones stay "ask"). */
   calls: ReviewedCall[];
   /** The approval state to checkpoint with the guard state. */
@@ -664,9 +666,17 @@ export interface ApprovalStepOptions {
    * - partial answers: calls left unanswered stay pending (no ToolMessage) and are asked again
    *   after the answered ones ran.
    * When it does not (default), a resume that does not fit raises the same interrupt again at once,
-   * inside the same task, and every pending call needs a decision.
+   * inside the same task.
    */
   routeBack?: boolean;
+  /**
+   * Whether the caller comes back for calls a partial answer left open (default: `routeBack`):
+   * answered calls go ahead, the others stay pending (no ToolMessage, `pending` lists them) and are
+   * reviewed and asked again by the caller's next review. Without it every pending call needs a
+   * decision. All three entry points set it (GuardedToolNode goes back to itself, the middleware
+   * asks again in beforeModel).
+   */
+  partial?: boolean;
 }
 
 /**
@@ -714,7 +724,7 @@ export async function resolveApprovals(
   const schemaByName = new Map(pending.map((c) => [c.name, settings.get(c.id)?.argsSchema]));
   const argsSchemaOf = (name: string) => schemaByName.get(name);
   const shownError = approvals.refused?.messageId === ctx.messageId ? approvals.refused.error : undefined;
-  const partial = options.routeBack === true;
+  const partial = options.partial ?? options.routeBack === true;
   const responseSchema = resumeSchemaFor(pending, allowed, { partial, config });
   let raw: unknown;
   let error = shownError;
@@ -854,6 +864,56 @@ export async function auditStickyRevoked(
       detail: { sticky: { id: revoked.id, scope: revoked.scope } },
     },
   ]);
+}
+
+/** A standing decision could not be revoked (unknown id, or the thread waits for an approval). Nothing was changed. */
+export class StickyRevokeError extends GuardedGraphError {
+  override name = "StickyRevokeError";
+  constructor(message: string) {
+    super(ErrorCode.STICKY_REVOKE, message);
+  }
+}
+
+/** What `listSticky` / `revokeStickyDecision` need of a compiled graph with the guard's state (createGuardedAgent, or a graph with `GuardAnnotation`). */
+export interface StickyThreadGraph {
+  getState(config: LangGraphRunnableConfig): Promise<{ values: unknown; tasks: readonly { interrupts?: readonly unknown[] }[] }>;
+  updateState(config: LangGraphRunnableConfig, values: Record<string, unknown>): Promise<unknown>;
+}
+
+const GuardValues = z.object({ guard: z.object({ approvals: z.object({ sticky: z.array(z.unknown()).optional() }).loose().optional() }).loose().optional() }).loose();
+
+function guardStateOf(values: unknown): { approvals?: ApprovalState } & Record<string, unknown> {
+  const parsed = GuardValues.safeParse(values);
+  return (parsed.success ? (parsed.data.guard ?? {}) : {}) as { approvals?: ApprovalState } & Record<string, unknown>;
+}
+
+/** The standing decisions of a thread, read from its latest checkpoint, in the order made. */
+export async function listSticky(graph: StickyThreadGraph, threadId: string): Promise<StickyDecision[]> {
+  const state = await graph.getState({ configurable: { thread_id: threadId } });
+  return stickyDecisions(guardStateOf(state.values));
+}
+
+/**
+ * Revokes one standing decision of a thread: the guard state without it is written as a new
+ * checkpoint, then one `revoke` audit record (event "human") names who revoked it. Refused, with
+ * nothing changed, when the id is unknown or the thread waits for an approval. Later calls that
+ * the decision answered ask again.
+ */
+export async function revokeStickyDecision(
+  graph: StickyThreadGraph,
+  threadId: string,
+  id: string,
+  options: { audit?: AuditSink | undefined; actor?: string | undefined; at?: number } = {},
+): Promise<StickyDecision> {
+  const config = { configurable: { thread_id: threadId } };
+  const state = await graph.getState(config);
+  if (pendingApproval(state) !== undefined) throw new StickyRevokeError(stickyWhileWaiting(threadId));
+  const guard = guardStateOf(state.values);
+  const { guard: without, revoked } = revokeSticky(guard, id);
+  if (!revoked) throw new StickyRevokeError(stickyUnknown(threadId, id, stickyDecisions(guard).map((s) => s.id)));
+  await graph.updateState(config, { guard: without });
+  await auditStickyRevoked(options.audit, threadId, revoked, options.actor, options.at ?? Date.now());
+  return revoked;
 }
 
 function samePending(a: ApprovalState["pending"], b: { messageId: string; callIds: string[] }): boolean {

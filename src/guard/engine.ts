@@ -52,7 +52,7 @@ export function ledgerKeyFor(threadId: string, run: number, callId: string): str
  * reducer may not): derived from the message's content and calls, so a re-run finds the same id and
  * two different messages never share one.
  */
-export function messageIdOf(ai: AIMessage, threadId: string): string {
+function messageIdOf(ai: AIMessage, threadId: string): string {
   if (ai.id) return ai.id;
   const calls = (ai.tool_calls ?? []).map((c) => [c.id ?? "", c.name, c.args]);
   const body = JSON.stringify([threadId, typeof ai.content === "string" ? ai.content : ai.content, calls]);
@@ -60,7 +60,7 @@ export function messageIdOf(ai: AIMessage, threadId: string): string {
 }
 
 /** The id of the latest user message (not a guard reminder): a new one starts a new run. */
-export function runIdOf(messages: readonly BaseMessage[], threadId: string): string {
+function runIdOf(messages: readonly BaseMessage[], threadId: string): string {
   for (let i = messages.length - 1; i >= 0; i -= 1) {
     const m = messages[i];
     if (m && HumanMessage.isInstance(m) && !isGuardMessage(m)) {
@@ -79,7 +79,7 @@ export function rulesOf(guard: Guard, g: GuardState): RuleState {
 }
 
 /** New user input: per-run rules reset; forced, terminated and turn state cleared. The one run start. */
-export function startRun(guard: Guard, g: GuardState, runId: string): GuardState {
+function startRun(guard: Guard, g: GuardState, runId: string): GuardState {
   return {
     ...g,
     rules: guard.engine.startRun(rulesOf(guard, g), guard.now()),
@@ -106,7 +106,7 @@ export function startRunIfNew(guard: Guard, g: GuardState, messages: readonly Ba
  * rules allow only after an earlier call of the same turn (MustFollow, MustPrecede, InitialCall, …)
  * starts a later batch, so it starts after that call has finished and its result is known.
  */
-export function planTurn(
+function planTurn(
   guard: Guard,
   rules: RuleState,
   messageId: string,
@@ -134,7 +134,7 @@ function provisional(guard: Guard, rules: RuleState, call: ReviewedCall): RuleSt
 
 // ─── turn set-up ───────────────────────────────────────────────────────────────────────────────
 
-export interface ReviewedModelTurn {
+interface ReviewedModelTurn {
   ai: AIMessage;
   ctx: TurnContext;
   /** The plan of the approved calls (empty batches when none may run). */
@@ -160,6 +160,7 @@ export async function reviewModelTurn(
   messages: readonly BaseMessage[],
   config: LangGraphRunnableConfig | undefined,
   routeBack: ApprovalStepOptions["routeBack"] = false,
+  partial: ApprovalStepOptions["partial"] = routeBack,
 ): Promise<ReviewedModelTurn | undefined> {
   const ai = lastAIMessage(messages);
   if (!ai) return undefined;
@@ -170,9 +171,19 @@ export async function reviewModelTurn(
   const ctx: TurnContext = { threadId, runId: g.runId, messageId };
   const rules = rulesOf(guard, g);
   // Review reads the thread's messages (provenance conditions); the context kept for execution does not carry them.
-  const reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack });
-  const { runnable, answered, approvals, retry, endRun } = reviewed;
-  return { ai, ctx, turn: planTurn(guard, rules, messageId, runnable, answered.length, endRun), answered, runnable, approvals, retry };
+  const reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack, partial });
+  const { runnable, answered, approvals, retry } = reviewed;
+  // The calls a partial answer left open are this turn's too: what its earlier part decided (a limit ending the run, refusals) still holds.
+  const held = g.turn?.messageId === messageId ? g.turn : undefined;
+  const endRun = reviewed.endRun ?? held?.endRun;
+  const refused = answered.length + (held?.refused ?? 0);
+  return { ai, ctx, turn: planTurn(guard, rules, messageId, runnable, refused, endRun), answered, runnable, approvals, retry };
+}
+
+/** Calls of this turn a partial answer left waiting for a human (`approvals.pending`); empty when none. */
+export function waitingCalls(g: GuardState): string[] {
+  const waiting = g.approvals?.pending;
+  return g.turn !== null && waiting && waiting.messageId === g.turn.messageId ? waiting.callIds : [];
 }
 
 // ─── authorization at start ────────────────────────────────────────────────────────────────────
@@ -183,7 +194,7 @@ export async function reviewModelTurn(
  * earlier batches of the same turn (`done`). A call whose same-turn prerequisite failed is refused
  * naming the rule. Returns null when the call may start, else the refused call.
  */
-export function authorizeAtStart(
+function authorizeAtStart(
   guard: Guard,
   call: ReviewedCall,
   base: RuleState,
@@ -203,6 +214,10 @@ export function authorizeAtStart(
     const succeeded = done.filter((r) => r.status === "success");
     violation = guard.engine.checkCall(recordResults(guard, base, succeeded), info, now);
   }
+  if (violation?.onViolation === "ask" && violation.ruleId === call.askedRule && (call.approved !== undefined || (guard.options.bypass === true && (guard.options.killswitch?.bypassAllowed() ?? true)))) {
+    // The rule asked at review and the call was approved (by a human, a standing decision or bypass).
+    return null;
+  }
   return violation ? refusedNow(call, `rule:${violation.ruleId}`, violation.message) : null;
 }
 
@@ -221,7 +236,7 @@ export interface CallSlot {
   done: readonly CallResult[];
 }
 
-export interface RunOptions {
+interface RunOptions {
   /** Collects the outcome records for one append by the caller (else each call appends its own). */
   outcomes?: AuditRecord[];
   /** The ledger that keeps the call exactly-once (default: the guard's). */
@@ -301,7 +316,7 @@ export async function runBatches(
 // ─── recording and loop control ────────────────────────────────────────────────────────────────
 
 /** Records results, in the given order, into the rule state: the tools' real outcomes. Refused calls did not run. */
-export function recordResults(guard: Guard, rules: RuleState, results: readonly CallResult[]): RuleState {
+function recordResults(guard: Guard, rules: RuleState, results: readonly CallResult[]): RuleState {
   let next = rules;
   for (const result of results) {
     if (result.status === "refused") continue;
@@ -334,6 +349,13 @@ export function inPlanOrder(turn: TurnPlan | null, results: Readonly<Record<stri
 export function finishTurn(guard: Guard, g: GuardState, results: readonly CallResult[]): GuardState {
   const rules = recordResults(guard, rulesOf(guard, g), results);
   const refused = (g.turn?.refused ?? 0) + results.filter((r) => r.status === "refused").length;
+  if (g.turn !== null && waitingCalls(g).length > 0) {
+    // A partial answer left calls of this turn waiting: their results are recorded; loop control
+    // (Terminal, a limit ending the run, heartbeats) waits until the rest of the turn is answered.
+    // The held turn has no calls left to run; it keeps the turn's end-of-run mark and refusals.
+    const held: TurnPlan = { messageId: g.turn.messageId, calls: {}, batches: [], nextBatch: 0, refused, done: [] };
+    return { ...g, rules, turn: g.turn.endRun ? { ...held, endRun: g.turn.endRun } : held, forcedTool: null, next: "agent" };
+  }
   // A limit with exitBehavior "end" refused a call of this turn: the run ends now (the other calls ran).
   if (g.turn?.endRun) {
     return { ...g, rules, turn: null, forcedTool: null, next: "end", terminatedBy: g.turn.endRun.ruleId, exitUnsatisfied: [] };
@@ -355,8 +377,10 @@ export function finishTurn(guard: Guard, g: GuardState, results: readonly CallRe
 }
 
 /** The AI message that closes a run a limit ended (`exitBehavior: "end"`), as LangChain's toolCallLimit adds one. */
-export function limitEndMessages(turn: TurnPlan | null | undefined): AIMessage[] {
+export function limitEndMessages(turn: TurnPlan | null | undefined, g?: GuardState): AIMessage[] {
   if (!turn?.endRun) return [];
+  // Not while calls of the turn still wait for a human: the closing message comes after their answers.
+  if (g !== undefined && waitingCalls(g).length > 0) return [];
   return [new AIMessageClass({ content: limitEndings.ended(turn.endRun.ruleId, turn.endRun.reason), name: "guard" })];
 }
 
@@ -365,7 +389,7 @@ export function limitsMayEndRun(guard: Guard): boolean {
   return guard.engine.rules.some((r) => "exitBehavior" in r && r.exitBehavior === "end");
 }
 
-export type ExitStep =
+type ExitStep =
   /** Nothing pending: the run may end. */
   | { kind: "end"; guard: GuardState }
   /** Ask the model again, with a reminder (and, on escalation, a forced tool). */

@@ -18,6 +18,17 @@ export function declaredRisks(guard: Guard): DeclaredRisks {
   );
 }
 import type { GuardOptions } from "./options.js";
+import type { ToolArguments } from "../policy/check.js";
+
+/** The top-level argument names of each of the guard's tools (their JSON schemas' properties). */
+export function toolArguments(guard: Guard): ToolArguments {
+  return new Map(
+    guard.registry.names().map((name) => {
+      const properties = guard.spec(name)?.jsonSchema.properties;
+      return [name, typeof properties === "object" && properties !== null ? Object.keys(properties) : []] as const;
+    }),
+  );
+}
 
 /** Guard options a policy describes: permission rules, risk categories, tool rules, redaction, execution limits. */
 export function guardOptionsFromPolicy(policy: LoadedPolicy, options: GuardOptions): GuardOptions {
@@ -27,6 +38,7 @@ export function guardOptionsFromPolicy(policy: LoadedPolicy, options: GuardOptio
     toolRisk: { ...policy.toolRisk, ...options.toolRisk },
     operationRisk: { ...policy.operationRisk, ...options.operationRisk },
     lowerRisk: [...policy.lowerRisk, ...(options.lowerRisk ?? [])],
+    defaultRisk: options.defaultRisk ?? policy.defaultRisk,
     riskModes: { ...policy.riskModes, ...options.riskModes },
     rules: [...policy.toolRules, ...(options.rules ?? [])],
     redact: [...(policy.audit?.redact ?? []), ...(options.redact ?? [])],
@@ -57,8 +69,9 @@ export async function guardFromPolicy(
     waitForKillswitch?: boolean;
     /**
      * Watch the policy file (source must be a path): a changed file is parsed, compiled and checked
-     * against the tools, then its permission rules and risks replace the old ones atomically; a bad
-     * file keeps the old policy and is reported (audit record event "policy", and the log).
+     * against the tools, then its permission rules and tool rules replace the old ones together
+     * (one synchronous swap); a bad file keeps the old policy and is reported (audit record event
+     * "policy", and the log). Rule state is per tool, so counts of a run in progress survive.
      */
     watch?: boolean | Pick<WatchPolicyOptions, "log" | "debounceMs" | "onEvent">;
   },
@@ -87,7 +100,7 @@ export async function guardFromPolicy(
   try {
     // The tools are known here: rules naming tools or operations that do not exist, and risks
     // lower than a tool's own without lowerRisk, are errors (t12).
-    assertPolicyFits(policy, guard.registry.catalog(), declaredRisks(guard));
+    assertPolicyFits(policy, guard.registry.catalog(), declaredRisks(guard), toolArguments(guard));
     if (swappable !== undefined && typeof source === "string") {
       // A reloaded file is checked against these tools before it replaces the permission rules.
       watcher = watchPolicyFile(source, policy, {
@@ -95,7 +108,10 @@ export async function guardFromPolicy(
         audit,
         tools: guard.registry.catalog(),
         declared: declaredRisks(guard),
+        toolArguments: toolArguments(guard),
         permissions: swappable,
+        // The file's tool rules replace the old file's; rules given in code (options.rules) stay, after them.
+        rules: (toolRules) => guard.prepareRules([...toolRules, ...(options.rules ?? [])]),
       });
     }
   } catch (error) {

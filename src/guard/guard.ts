@@ -2,7 +2,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { hostname } from "node:os";
 import { ToolRulesEngine } from "../rules/engine.js";
 import { assertValidRules } from "../rules/validate.js";
-import type { RuleState } from "../rules/types.js";
+import type { RuleState, ToolRule } from "../rules/types.js";
 import { ToolRegistry, guardSpecOf } from "../tools/registry.js";
 import type { ToolAllowance, ToolDefinition } from "../tools/registry.js";
 import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
@@ -30,7 +30,6 @@ const MAX_CACHED_DEFINITIONS = 64;
  */
 export class Guard {
   readonly registry: ToolRegistry;
-  readonly engine: ToolRulesEngine;
   readonly options: GuardOptions;
   readonly maxConcurrency: number;
   readonly maxResultChars: number;
@@ -40,24 +39,12 @@ export class Guard {
   readonly workerId: string;
   readonly ledgerLeaseMs: number;
   readonly now: () => number;
-  /** Whether some rule can make a call wait for another call of the same turn (MustFollow, MustPrecede, InitialCall). */
-  readonly hasPrerequisiteRules: boolean;
 
   constructor(options: GuardOptions) {
     this.options = options;
     this.registry = new ToolRegistry(options.tools);
     this.now = options.now ?? Date.now;
-    // Unknown tools and operations in the rules are errors now, not surprises mid-run.
-    assertValidRules(options.rules ?? [], this.registry.catalog());
-    this.engine = new ToolRulesEngine([...(options.rules ?? [])], {
-      tools: this.registry.catalog(),
-      now: this.now,
-      // No rule reads the execution history: keeping none keeps each checkpoint small.
-      historyLimit: 0,
-    });
-    this.hasPrerequisiteRules = this.engine.rules.some(
-      (r) => r.type === "MustFollow" || r.type === "MustPrecede" || r.type === "InitialCall",
-    );
+    this.#rules = this.compileRules(options.rules ?? []);
     this.maxConcurrency = Math.max(1, options.maxConcurrency ?? 10);
     this.maxResultChars = options.maxResultChars ?? 10_000;
     this.abortGraceMs = options.abortGraceMs ?? 1_000;
@@ -65,6 +52,44 @@ export class Guard {
     this.allowedDecisions = options.allowedDecisions ?? ["approve", "edit", "reject"];
     this.workerId = options.workerId ?? `${process.pid}@${hostname()}`;
     this.ledgerLeaseMs = Math.max(30, options.ledgerLeaseMs ?? 10_000);
+  }
+
+  /** The tool rules in force (replaced whole by `prepareRules(...)()`, e.g. when a watched policy file changes). */
+  get engine(): ToolRulesEngine {
+    return this.#rules.engine;
+  }
+
+  /** Whether some rule can make a call wait for another call of the same turn (MustFollow, MustPrecede, InitialCall). */
+  get hasPrerequisiteRules(): boolean {
+    return this.#rules.hasPrerequisites;
+  }
+
+  /**
+   * Validates and compiles new tool rules (throws on unknown tools or operations and on malformed
+   * rules) and returns the function that puts them in force: one assignment, so a decision sees the
+   * old rules or the new ones, never a mix. Rule state is kept per tool, not per rule: counts, last
+   * call times and the run's call order survive the swap and the new rules read them.
+   */
+  prepareRules(rules: readonly ToolRule[]): () => void {
+    const next = this.compileRules(rules);
+    return () => {
+      this.#rules = next;
+      this.#definitionCache.clear();
+      this.#usage = undefined;
+    };
+  }
+
+  private compileRules(rules: readonly ToolRule[]): { engine: ToolRulesEngine; hasPrerequisites: boolean } {
+    // Unknown tools and operations in the rules are errors now, not surprises mid-run.
+    assertValidRules(rules, this.registry.catalog());
+    const engine = new ToolRulesEngine([...rules], {
+      tools: this.registry.catalog(),
+      now: this.now,
+      // No rule reads the execution history: keeping none keeps each checkpoint small.
+      historyLimit: 0,
+    });
+    const hasPrerequisites = engine.rules.some((r) => r.type === "MustFollow" || r.type === "MustPrecede" || r.type === "InitialCall");
+    return { engine, hasPrerequisites };
   }
 
   tool(name: string): AnyTool | undefined {
@@ -80,8 +105,15 @@ export class Guard {
     return this.declaredRisk(name, operation) ?? "medium";
   }
 
-  /** The risk someone declared (policy per operation, policy per tool, the tool per operation, the tool); undefined when nobody did. */
+  /**
+   * The risk someone declared (policy per operation, policy per tool, the tool per operation, the
+   * tool, then the guard's `defaultRisk`); undefined when nobody did (then a call no rule matches asks).
+   */
   declaredRisk(name: string, operation?: string): RiskLevel | undefined {
+    return this.#ownDeclaredRisk(name, operation) ?? this.options.defaultRisk;
+  }
+
+  #ownDeclaredRisk(name: string, operation?: string): RiskLevel | undefined {
     const spec = this.registry.spec(name);
     const policyOp = operation !== undefined ? this.options.operationRisk?.[name]?.[operation] : undefined;
     if (policyOp !== undefined) return policyOp;
@@ -175,6 +207,7 @@ export class Guard {
     return text;
   }
 
+  #rules: { engine: ToolRulesEngine; hasPrerequisites: boolean };
   readonly #definitionCache = new Map<string, ToolDefinition[]>();
   #usage: { key: string; text: string } | undefined;
 }

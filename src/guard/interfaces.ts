@@ -1,4 +1,3 @@
-import type { AuditSink } from "../audit/types.js";
 import type { KillswitchSnapshot } from "../killswitch/types.js";
 import type { PolicyDecision } from "../policy/types.js";
 import type { RiskLevel } from "../tools/types.js";
@@ -30,4 +29,3 @@ export interface ExecutionLedgerView {
   renew(key: string, owner: string, leaseMs: number): Promise<boolean>;
 }
 
-export type { AuditSink };

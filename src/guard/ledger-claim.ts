@@ -5,7 +5,7 @@ import type { ExecutionLedgerView } from "./interfaces.js";
 
 const POLL_MS = 100;
 
-export type LedgerClaim =
+type LedgerClaim =
   | { kind: "run"; settle(success: boolean, recorded?: string): Promise<void> }
   | { kind: "done"; recorded: string }
   | { kind: "aborted" };

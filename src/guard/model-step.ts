@@ -9,7 +9,7 @@ import { boundToolCallArgs } from "../policy/limits.js";
 import type { Guard } from "./guard.js";
 import { reminders } from "../messages/index.js";
 
-export const GUARD_MESSAGE_NAME = "guard";
+const GUARD_MESSAGE_NAME = "guard";
 
 /** A message the guard adds to the conversation (an exit reminder), told apart from user input. */
 export function isGuardMessage(message: BaseMessage): boolean {
@@ -32,7 +32,7 @@ export function systemPromptFor(guard: Guard, rules: RuleState, base: string | u
 }
 
 /** Arguments for a forced call: the rule's `metadata.args` (older form), then the rules' prefilled args. */
-export function forcedArgs(guard: Guard, tool: string, rules?: RuleState): Record<string, unknown> {
+function forcedArgs(guard: Guard, tool: string, rules?: RuleState): Record<string, unknown> {
   let legacy: Record<string, unknown> = {};
   for (const rule of guard.engine.rules) {
     const args = rule.metadata?.args;

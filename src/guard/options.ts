@@ -19,6 +19,13 @@ export interface GuardOptions {
   operationRisk?: Readonly<Record<string, Readonly<Record<string, RiskLevel>>>>;
   /** Tools whose `toolRisk` may be lower than the risk they declare (else the higher of the two counts). */
   lowerRisk?: readonly string[];
+  /**
+   * Risk of a tool that declares none (neither the tool, `toolRisk` nor `operationRisk` gives one).
+   * Unset (the default): a call no permission rule matches, on such a tool, asks a human (rule id
+   * `default:ask`; seed 003: no matching rule → ask). `"medium"` lets such calls run, as `low` does.
+   * A policy file's `defaultRisk` sets the same thing.
+   */
+  defaultRisk?: RiskLevel;
   /** Mode per risk level when no permission rule matches: default low/medium allow, high ask, always-deny deny. */
   riskModes?: Partial<Record<RiskLevel, PermissionMode>>;
   killswitch?: KillswitchView;

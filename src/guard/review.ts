@@ -4,7 +4,7 @@ import type { RuleState } from "../rules/types.js";
 import type { RiskLevel } from "../tools/types.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import { checkArgumentLimits } from "../policy/limits.js";
-import { riskDecision } from "./risk.js";
+import { noRuleDecision } from "../policy/defaults.js";
 import type { CallOutcome, ReviewedCall } from "./state.js";
 import type { DecisionContext } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
@@ -34,6 +34,8 @@ interface Facts {
   concurrencySafe: boolean;
   requestHeartbeat: boolean;
   evidence?: Evidence[] | undefined;
+  /** A tool rule that asks (onViolation "ask") made this call ask: its id. */
+  askedRule?: string | undefined;
 }
 
 function outcome(facts: Facts, result: CallOutcome, ruleId: string, reason: string, message?: string): ReviewedCall {
@@ -50,6 +52,7 @@ function outcome(facts: Facts, result: CallOutcome, ruleId: string, reason: stri
     requestHeartbeat: facts.requestHeartbeat,
     message,
     evidence: facts.evidence,
+    ...(facts.askedRule === undefined ? {} : { askedRule: facts.askedRule }),
   };
 }
 
@@ -104,21 +107,28 @@ export function reviewCall(
   const kill = guard.options.killswitch?.decide(call.name, facts.risk) ?? null;
   if (kill?.mode === "deny") return refuse(facts, kill.ruleId, kill.reason);
 
+  // Without a permission policy the same default holds: the declared risk decides, and a tool whose
+  // risk nobody declared asks (fail closed; `defaultRisk` in the guard's options or the policy changes it).
+  const declared = guard.declaredRisk(call.name, operation);
   const permission: PolicyDecision =
-    guard.options.permissions?.decide(call.name, args, guard.declaredRisk(call.name, operation), context) ?? riskDecision(facts.risk, guard.options.riskModes);
+    guard.options.permissions?.decide(call.name, args, declared, context) ?? noRuleDecision(call.name, declared, guard.options.riskModes);
   if (permission.evidence !== undefined) facts.evidence = permission.evidence;
   if (permission.mode === "deny") return refuse(facts, permission.ruleId, permission.reason);
 
   const violation = guard.engine.checkCall(state, { tool: call.name, operation }, guard.now());
-  if (violation) {
+  // A tool rule with onViolation "ask" puts the call to a human (after deny, beside other asks).
+  const ruleAsks = violation?.onViolation === "ask" ? violation : null;
+  if (violation && !ruleAsks) {
     if (violation.exitBehavior === "error") throw new ToolCallLimitError(violation);
     const refused = outcome(facts, "refuse", `rule:${violation.ruleId}`, violation.reason, violation.message);
     if (violation.exitBehavior === "end") refused.endsRun = true;
     return refused;
   }
 
-  if (kill?.mode === "ask") return ask(guard, facts, kill.ruleId, kill.reason);
-  if (permission.mode === "ask") return ask(guard, facts, permission.ruleId, permission.reason);
+  if (ruleAsks) facts.askedRule = ruleAsks.ruleId;
+  if (kill?.mode === "ask") return ask(guard, facts, kill.ruleId, ruleAsks ? `${kill.reason}; ${ruleAsks.reason}` : kill.reason);
+  if (permission.mode === "ask") return ask(guard, facts, permission.ruleId, ruleAsks ? `${permission.reason}; ${ruleAsks.reason}` : permission.reason);
+  if (ruleAsks) return ask(guard, facts, `rule:${ruleAsks.ruleId}`, ruleAsks.reason);
   if (!spec.requiresApproval) return outcome(facts, "run", permission.ruleId, permission.reason);
   // Only a tool with its own consent check makes the review asynchronous.
   return Promise.resolve(spec.requiresApproval(parsed.data, config)).then((consent) =>

@@ -1,4 +1,6 @@
-import { Annotation, MessagesAnnotation } from "@langchain/langgraph";
+import { Annotation, MessagesAnnotation, type BaseChannel, type OverwriteValue } from "@langchain/langgraph";
+import { z } from "zod";
+import { RuleStateSchema } from "../rules/schema.js";
 import type { RuleState } from "../rules/types.js";
 import { emptyApprovalState } from "./approval.js";
 import type { ApprovalState } from "./approval.js";
@@ -30,6 +32,11 @@ export interface ReviewedCall {
   message?: string | undefined;
   /** Provenance: where each traced argument value was found, or that it was not. */
   evidence?: Evidence[] | undefined;
+  /**
+   * Set when a tool rule with `onViolation: "ask"` made this call ask (the rule's id): once a human
+   * (or a standing decision) approved it, that rule does not refuse it at its start.
+   */
+  askedRule?: string | undefined;
   /** Set when a limit with `exitBehavior: "end"` refused this call: the run ends after the turn. */
   endsRun?: boolean | undefined;
 }
@@ -92,23 +99,111 @@ export function emptyGuardState(): GuardState {
   };
 }
 
+type CallResults = Record<string, CallResult>;
+
 /** Results of executed calls; `null` clears the channel once they are recorded into the rule state. */
-function mergeResults(
-  current: Record<string, CallResult>,
-  update: Record<string, CallResult> | null,
-): Record<string, CallResult> {
+function mergeResults(current: CallResults, update: CallResults | null): CallResults {
   if (update === null) return {};
   return { ...current, ...update };
 }
 
-/** Graph state channels of the guard. Spread `GuardAnnotation.spec` into your own state to use GuardedToolNode. */
-export const GuardAnnotation = Annotation.Root({
-  guard: Annotation<GuardState>({ reducer: (_current, next) => next, default: emptyGuardState }),
-  guardResults: Annotation<Record<string, CallResult>, Record<string, CallResult> | null>({
-    reducer: mergeResults,
-    default: () => ({}),
-  }),
+// Loose objects: the state is the guard's own plain JSON, read back from a checkpoint. Known
+// fields are checked; fields a newer version adds survive a round trip.
+const ReviewedCallSchema: z.ZodType<ReviewedCall> = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  operation: z.string().optional(),
+  outcome: z.enum(["run", "refuse", "ask"]),
+  ruleId: z.string(),
+  reason: z.string(),
+  risk: z.enum(["low", "medium", "high", "always-deny"]),
+  concurrencySafe: z.boolean(),
+  requestHeartbeat: z.boolean(),
+  edited: z.boolean().optional(),
+  approved: z.boolean().optional(),
+  message: z.string().optional(),
+  askedRule: z.string().optional(),
 });
+
+const CallResultSchema: z.ZodType<CallResult> = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  operation: z.string().optional(),
+  status: z.enum(["success", "error", "cancelled", "refused"]),
+  at: z.number(),
+  requestHeartbeat: z.boolean(),
+  output: z.string().optional(),
+});
+
+const TurnPlanSchema: z.ZodType<TurnPlan> = z.looseObject({
+  messageId: z.string(),
+  calls: z.record(z.string(), ReviewedCallSchema),
+  batches: z.array(z.array(z.string())),
+  nextBatch: z.number().int().nonnegative(),
+  refused: z.number().int().nonnegative(),
+  done: z.array(CallResultSchema).optional(),
+  endRun: z.object({ ruleId: z.string(), reason: z.string() }).optional(),
+});
+
+/** The `guard` channel's value, checked where it enters the middleware's state. */
+export const GuardStateSchema: z.ZodType<GuardState> = z.looseObject({
+  rules: RuleStateSchema.nullable(),
+  runId: z.string(),
+  turn: TurnPlanSchema.nullable(),
+  forcedTool: z.string().nullable(),
+  terminatedBy: z.string().nullable(),
+  next: z.enum(["dispatch", "agent", "end"]),
+  exitUnsatisfied: z.array(z.string()),
+});
+
+const CallResultsSchema: z.ZodType<CallResults> = z.record(z.string(), CallResultSchema);
+
+/** One channel of the guard's graph state. */
+interface GuardChannel<Value, Update> {
+  /** The stored value (the middleware's state schema checks it). */
+  readonly value: z.ZodType<Value>;
+  /** What a node may write to the channel. */
+  readonly update: z.ZodType<Update>;
+  /** How a write combines with the stored value. */
+  reducer(current: Value, update: Update): Value;
+  /** The value before the first write. */
+  initial(): Value;
+}
+
+/**
+ * The guard's graph-state channels, declared once: `GuardAnnotation` (for StateGraph and
+ * `createGuardedAgent`) and the middleware's `GuardMiddlewareState` are both built from this list.
+ * - `guard`: the rule state, the reviewed calls of the current turn and loop control; a write replaces it.
+ * - `guardResults`: outcomes of the turn's calls, merged as parallel tool tasks finish; `null` clears it.
+ */
+export const GUARD_CHANNELS: {
+  readonly guard: GuardChannel<GuardState, GuardState>;
+  readonly guardResults: GuardChannel<CallResults, CallResults | null>;
+} = {
+  guard: { value: GuardStateSchema, update: GuardStateSchema, reducer: (_current, next) => next, initial: emptyGuardState },
+  guardResults: { value: CallResultsSchema, update: CallResultsSchema.nullable(), reducer: mergeResults, initial: () => ({}) },
+};
+
+type GuardChannels = typeof GUARD_CHANNELS;
+type ValueOf<C> = C extends GuardChannel<infer Value, infer _Update> ? Value : never;
+type UpdateOf<C> = C extends GuardChannel<infer _Value, infer Update> ? Update : never;
+
+/**
+ * Builds one value per guard channel (a LangGraph channel, a StateSchema field), in the order of
+ * `GUARD_CHANNELS`. `R` names the result per channel; `build` sees each channel's own types only
+ * through `R`, so the builder stays one function for all channels.
+ */
+export function mapGuardChannels<R extends { [K in keyof GuardChannels]: unknown }>(build: (channel: GuardChannel<unknown, unknown>) => unknown): R {
+  return Object.fromEntries(Object.entries(GUARD_CHANNELS).map(([name, channel]) => [name, build(channel as GuardChannel<unknown, unknown>)])) as R;
+}
+
+/** Graph state channels of the guard. Spread `GuardAnnotation.spec` into your own state to use GuardedToolNode. */
+export const GuardAnnotation = Annotation.Root(
+  mapGuardChannels<{ [K in keyof GuardChannels]: BaseChannel<ValueOf<GuardChannels[K]>, UpdateOf<GuardChannels[K]> | OverwriteValue<ValueOf<GuardChannels[K]>>> }>(
+    (channel) => Annotation<unknown, unknown>({ reducer: channel.reducer, default: channel.initial }),
+  ),
+);
 
 /** Messages plus the guard's channels: the state of `createGuardedAgent`. */
 export const GuardedAgentState = Annotation.Root({

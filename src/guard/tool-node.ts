@@ -1,9 +1,9 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { END } from "@langchain/langgraph";
+import { Command, END } from "@langchain/langgraph";
 import { threadIdOf } from "./audit-trail.js";
-import { finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew } from "./engine.js";
+import { finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
 import { Guard } from "./guard.js";
 import type { GuardOptions } from "./options.js";
 import { emptyGuardState } from "./state.js";
@@ -29,7 +29,7 @@ export interface GuardedToolNodeOutput {
  * Unlike `createGuardedAgent`, all calls of a turn run inside this one node: a crash mid-turn
  * re-runs the whole node on resume. Give the guard a `ledger` for exactly-once side effects.
  */
-export class GuardedToolNode extends RunnableLambda<GuardedToolNodeInput, GuardedToolNodeOutput> {
+export class GuardedToolNode extends RunnableLambda<GuardedToolNodeInput, GuardedToolNodeOutput | Command> {
   readonly guard: Guard;
 
   constructor(options: GuardOptions | Guard) {
@@ -45,14 +45,23 @@ async function runGuardedTools(
   guard: Guard,
   input: GuardedToolNodeInput,
   config: LangGraphRunnableConfig | undefined,
-): Promise<GuardedToolNodeOutput> {
+): Promise<GuardedToolNodeOutput | Command> {
   if (!input.guard) throw missingChannels();
   const g = startRunIfNew(guard, input.guard ?? emptyGuardState(), input.messages, threadIdOf(config));
-  const reviewed = await reviewModelTurn(guard, g, input.messages, config);
+  // Partial answers: calls left unanswered stay open and this node comes back for them (by its name in the graph).
+  const self = config?.metadata?.langgraph_node;
+  const reviewed = await reviewModelTurn(guard, g, input.messages, config, false, typeof self === "string");
   if (!reviewed) return { messages: [], guard: g };
   const { executed, done } = await runBatches(guard, reviewed.turn, rulesOf(guard, g), reviewed.ctx, config);
-  const messages = [...reviewed.answered, ...executed.map((e) => e.message), ...limitEndMessages(reviewed.turn)];
-  return { messages, guard: finishTurn(guard, { ...g, approvals: reviewed.approvals, turn: reviewed.turn }, done) };
+  const decided: GuardState = { ...g, approvals: reviewed.approvals, turn: reviewed.turn };
+  const messages = [...reviewed.answered, ...executed.map((e) => e.message), ...limitEndMessages(reviewed.turn, decided)];
+  const finished = finishTurn(guard, decided, done);
+  if (waitingCalls(decided).length > 0 && typeof self === "string") {
+    // A partial answer: the answered calls ran; this node runs again for the calls still waiting
+    // (reviewed and asked again). `guardedToolsRoute` sees `next: "dispatch"` and adds no edge.
+    return new Command({ update: { messages, guard: { ...finished, next: "dispatch" } }, goto: self });
+  }
+  return { messages, guard: finished };
 }
 
 /**
@@ -65,7 +74,14 @@ function missingChannels(): Error {
   );
 }
 
-/** Routing after a GuardedToolNode: END when a Terminal rule ended the run, else back to `agentNode`. */
+/**
+ * Routing after a GuardedToolNode: END when a Terminal rule ended the run, or when the node goes
+ * back to itself for calls a partial answer left waiting (no edge: the node's own `goto` runs it);
+ * else back to `agentNode`.
+ */
 export function guardedToolsRoute(agentNode: string) {
-  return (state: { guard?: GuardState }): string => (state.guard?.next === "end" && state.guard.terminatedBy ? END : agentNode);
+  return (state: { guard?: GuardState }): string => {
+    if (state.guard?.next === "dispatch") return END;
+    return state.guard?.next === "end" && state.guard.terminatedBy ? END : agentNode;
+  };
 }

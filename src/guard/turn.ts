@@ -36,7 +36,7 @@ export function refusalMessage(call: ReviewedCall, content: string): ToolMessage
   return new ToolMessage({ content, tool_call_id: call.id, name: call.name, status: "error" });
 }
 
-export interface ReviewedTurn {
+interface ReviewedTurn {
   /** Calls to execute, in model order (approved and edited ones included). */
   runnable: ReviewedCall[];
   /** One error ToolMessage per refused or rejected call. */

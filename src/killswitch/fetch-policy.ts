@@ -6,7 +6,7 @@ export type FetchOutcome =
   | { kind: "not-modified" }
   | { kind: "failure"; reason: string };
 
-export interface FetchPolicyOptions {
+interface FetchPolicyOptions {
   url: string;
   /** Already resolved (no `${ENV}` left), lower-case names. */
   headers: Readonly<Record<string, string>>;

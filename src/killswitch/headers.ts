@@ -1,7 +1,7 @@
 /** `${NAME}` placeholders in header values, replaced from the environment. */
 const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-export type ResolvedHeaders =
+type ResolvedHeaders =
   | { ok: true; headers: Record<string, string> }
   | { ok: false; reason: string };
 

@@ -27,7 +27,7 @@ export interface KillswitchOptions {
   onAuditError?: (error: unknown) => void;
 }
 
-export type TransitionListener = (transition: KillswitchTransition) => void;
+type TransitionListener = (transition: KillswitchTransition) => void;
 
 const NO_FETCH_YET = "no successful fetch of the remote policy yet";
 const FIRST_RETRY_MS = 1_000;

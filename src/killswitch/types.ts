@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** How the guard restricts while the remote policy cannot be trusted. */
-export const RestrictModeSchema = z.enum(["deny-risky", "ask-non-low"]);
+const RestrictModeSchema = z.enum(["deny-risky", "ask-non-low"]);
 export type RestrictMode = z.infer<typeof RestrictModeSchema>;
 
 /** The `killswitch` section of a policy file. Durations in ms. */

@@ -21,7 +21,7 @@ function toEntry(row: z.infer<typeof rowSchema>): ArchivalEntry {
 }
 
 /** A tsquery matching any of the query's words; words are quoted lexemes, so no tsquery syntax gets through. */
-export function tsQuery(query: string): string | undefined {
+function tsQuery(query: string): string | undefined {
   const terms = [...new Set(tokenize(query))];
   return terms.length === 0 ? undefined : terms.map((t) => `'${t}'`).join(" | ");
 }

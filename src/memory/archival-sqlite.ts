@@ -27,7 +27,7 @@ function toEntry(row: z.infer<typeof rowSchema>): ArchivalEntry {
 }
 
 /** An FTS5 query matching any of the query's words; each word is quoted, so no FTS syntax gets through. */
-export function fts5Query(query: string): string | undefined {
+function fts5Query(query: string): string | undefined {
   const terms = [...new Set(tokenize(query))];
   return terms.length === 0 ? undefined : terms.map((t) => `"${t}"`).join(" OR ");
 }

@@ -27,7 +27,7 @@ export interface ArchivalIndex {
   close(): Promise<void>;
 }
 
-export const archivalInsertSchema = z.object({
+const archivalInsertSchema = z.object({
   content: z.string().min(1, "archival content is empty").max(100_000),
   label: z.string().max(512).optional(),
   metadata: z.record(z.string(), jsonValueSchema).optional(),

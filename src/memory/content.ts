@@ -58,12 +58,12 @@ const SCHEMAS_FOR: Record<BlockEdit["kind"], readonly BlockSchema["kind"][]> = {
 };
 
 /** Which edit operations a schema accepts (seed 002's compatibility table). */
-export function editsFor(schema: BlockSchema): BlockEdit["kind"][] {
+function editsFor(schema: BlockSchema): BlockEdit["kind"][] {
   return (Object.keys(SCHEMAS_FOR) as BlockEdit["kind"][]).filter((k) => SCHEMAS_FOR[k].includes(schema.kind));
 }
 
 /** Whether `field` of the block is read-only. */
-export function isReadOnlyField(schema: BlockSchema, field: string): boolean {
+function isReadOnlyField(schema: BlockSchema, field: string): boolean {
   if (schema.kind === "map") return schema.readOnlyKeys?.includes(field) ?? false;
   if (schema.kind === "composite") return schema.fields.find((f) => f.name === field)?.readOnly ?? false;
   return false;
@@ -84,7 +84,7 @@ export function replaceOnce(where: string, text: string, old: string, replacemen
 }
 
 /** Applies a unified diff; throws naming the problem when it does not apply. */
-export function applyUnifiedDiff(where: string, text: string, patch: string): string {
+function applyUnifiedDiff(where: string, text: string, patch: string): string {
   let result: string | false;
   try {
     const files = parsePatch(patch);

@@ -5,7 +5,7 @@ import type { Block, BlockEdit, MemoryPermission } from "./types.js";
 export type ChangeKind = "append" | "write" | "lifecycle";
 
 /** The party whose consent an edit needs, or undefined when the permission alone decides. */
-export type ConsentParty = "human" | "partner";
+type ConsentParty = "human" | "partner";
 
 export function consentPartyFor(permission: MemoryPermission): ConsentParty | undefined {
   return permission === "human" || permission === "partner" ? permission : undefined;

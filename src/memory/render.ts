@@ -11,11 +11,11 @@ import type { Block } from "./types.js";
 // every pinned block and every loaded (Working) block, with its label, type, permission and size,
 // within a character budget. Archival blocks stay out until `block load` brings them back.
 
-export const DEFAULT_MEMORY_BUDGET_CHARS = 12_000;
+const DEFAULT_MEMORY_BUDGET_CHARS = 12_000;
 /** A block is cut rather than left out while at least this many characters of it still fit. */
 const MIN_PARTIAL_CHARS = 200;
 
-export interface RenderMemoryOptions {
+interface RenderMemoryOptions {
   /** Most characters of block values shown (labels and headers not counted). Default 12,000. */
   budgetChars?: number;
 }
@@ -28,7 +28,7 @@ function rank(block: Block): number {
 }
 
 /** Blocks that belong in context, in the order they are shown. */
-export function blocksInContext(blocks: readonly Block[]): Block[] {
+function blocksInContext(blocks: readonly Block[]): Block[] {
   return blocks
     .filter((b) => b.type === "core" || b.pinned || b.type === "working")
     .sort((a, b) => rank(a) - rank(b) || (rank(a) === 2 ? b.updatedAt - a.updatedAt : a.label.localeCompare(b.label)));
@@ -76,14 +76,14 @@ export function renderMemoryBlocks(blocks: readonly Block[], options: RenderMemo
 }
 
 /** The `<source_notifications>` section: what data sources reported since the last model step. */
-export function renderNotifications(notifications: readonly SourceNotification[], dropped = 0): string {
+function renderNotifications(notifications: readonly SourceNotification[], dropped = 0): string {
   if (notifications.length === 0 && dropped === 0) return "";
   const lines = notifications.map((n) => `- [${n.sourceId}] ${new Date(n.at).toISOString()} ${n.kind}: ${neutralize(n.message)}`);
   if (dropped > 0) lines.push(`- ${memoryMessages.notificationsDropped(dropped)}`);
   return `<source_notifications>\n${lines.join("\n")}\n</source_notifications>`;
 }
 
-export interface MemoryContextOptions extends RenderMemoryOptions {
+interface MemoryContextOptions extends RenderMemoryOptions {
   /** The agent's memory, or a function of the run's config (e.g. the platform store). */
   memory: MemoryStore | ((config: LangGraphRunnableConfig | undefined) => MemoryStore);
   /** Sources whose queued notifications are drained into the context at each model step. */

@@ -6,22 +6,21 @@ import { z } from "zod";
  */
 export const MEMORY_PERMISSIONS = ["read-only", "partner", "human", "append", "read-write", "admin"] as const;
 export type MemoryPermission = (typeof MEMORY_PERMISSIONS)[number];
-export const memoryPermissionSchema = z.enum(MEMORY_PERMISSIONS);
+const memoryPermissionSchema = z.enum(MEMORY_PERMISSIONS);
 
 /** Core: always in context. Working: in context until archived. Archival: stored, shown only when loaded. */
-export const BLOCK_TYPES = ["core", "working", "archival"] as const;
+const BLOCK_TYPES = ["core", "working", "archival"] as const;
 export type BlockType = (typeof BLOCK_TYPES)[number];
-export const blockTypeSchema = z.enum(BLOCK_TYPES);
+const blockTypeSchema = z.enum(BLOCK_TYPES);
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
   z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema), z.record(z.string(), jsonValueSchema)]),
 );
 
-export const FIELD_KINDS = ["text", "list", "map"] as const;
-export type FieldKind = (typeof FIELD_KINDS)[number];
+const FIELD_KINDS = ["text", "list", "map"] as const;
 
-export const compositeFieldSchema = z.object({
+const compositeFieldSchema = z.object({
   name: z.string().min(1),
   kind: z.enum(FIELD_KINDS),
   readOnly: z.boolean().optional(),
@@ -30,7 +29,7 @@ export const compositeFieldSchema = z.object({
 export type CompositeField = z.infer<typeof compositeFieldSchema>;
 
 /** Text: a string. List: string items. Map: free keys (some may be read-only). Composite: declared fields. */
-export const blockSchemaSchema = z.discriminatedUnion("kind", [
+const blockSchemaSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("text") }),
   z.object({ kind: z.literal("list") }),
   z.object({ kind: z.literal("map"), readOnlyKeys: z.array(z.string()).optional() }),
@@ -38,7 +37,7 @@ export const blockSchemaSchema = z.discriminatedUnion("kind", [
 ]);
 export type BlockSchema = z.infer<typeof blockSchemaSchema>;
 
-export const blockContentSchema = z.union([
+const blockContentSchema = z.union([
   z.string(),
   z.array(z.string()),
   z.record(z.string(), jsonValueSchema),

@@ -63,6 +63,21 @@ export function stickyRevokedReason(decision: "approve" | "reject", scope: "run"
   return `standing ${decision} for the ${scope} revoked: later calls ask again`;
 }
 
+/** `revokeStickyDecision` refused: no standing decision with that id on the thread. */
+export function stickyUnknown(threadId: string, id: string, known: readonly string[]): string {
+  return `thread ${threadId} has no standing decision ${JSON.stringify(id)}; standing: ${known.length > 0 ? known.join(", ") : "(none)"}`;
+}
+
+/** `revokeStickyDecision` refused: the thread waits for an approval (answer it first; the state must not change under it). */
+export function stickyWhileWaiting(threadId: string): string {
+  return `thread ${threadId} is waiting for an approval: answer it first, then revoke (nothing was changed)`;
+}
+
+/** What `guarded-graph sticky revoke` prints once a standing decision is revoked and audited. */
+export function stickyRevokedLine(threadId: string, id: string, decision: "approve" | "reject", tool: string, scope: "run" | "thread"): string {
+  return `revoked ${id} on thread ${threadId}: the standing ${decision} of ${tool} for the ${scope} no longer holds; later calls ask again (audited)`;
+}
+
 function trimStop(text: string): string {
   return text.trim().replace(/[.]+$/, "");
 }

@@ -182,7 +182,7 @@ export function riskDefaultReason(tool: string, risk: string, mode: "allow" | "d
 
 /** The reason clause when no permission rule matched and the tool declares no risk (seed 003: ask). */
 export function undeclaredRiskReason(tool: string): string {
-  return `no permission rule matched ${tool} and it declares no risk, so it needs approval (set tools.${tool}.risk or defaultRisk in the policy to change this)`;
+  return `no permission rule matched ${tool} and nobody declared its risk, so by default it needs approval (declare the tool's risk, or set tools.${tool}.risk or defaultRisk in the policy or the guard's options, to change this default)`;
 }
 
 /** The reason clause when an argument holds a C0/C1 control character (`where` is `field: U+0000`). */
@@ -261,6 +261,8 @@ export function toolUsageLine(tool: string, text: string): string {
 // ---------------------------------------------------------------------------------------------
 
 export const usage = {
+  /** Appended to a rule's sentence when the rule asks a human instead of refusing (`onViolation: "ask"`). */
+  asksInstead: (sentence: string) => `${sentence}; a call that breaks this rule waits for a human's approval instead of being refused`,
   noHeartbeat: (s: string) => capitalise(`${s} does not need a heartbeat request`),
   continueLoop: (s: string) => capitalise(`after ${s} you continue working: its result comes back to you`),
   terminal: (s: string) => capitalise(`${s} ends your response when it succeeds`),
@@ -336,6 +338,9 @@ export * from "./deploy.js";
 
 // Memory, files, data sources and messages (t15).
 export * from "./memory.js";
+
+// Policy file watcher: applied and rejected files (t15).
+export * from "./policy.js";
 
 // ---------------------------------------------------------------------------------------------
 // Execution outcomes the model reads in a call's ToolMessage.

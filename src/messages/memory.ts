@@ -45,6 +45,10 @@ export const memoryMessages = {
   pathSwapped: (path: string, sourceId: string) =>
     `path "${path}" refused by FileSource "${sourceId}": it changed on disk while it was checked (a symbolic link or another directory took its place); nothing was read or written`,
   notARegularFile: (operation: string, path: string) => `file ${operation} refused for "${path}": not a regular file`,
+  hardLinked: (operation: string, path: string, sourceId: string) =>
+    `file ${operation} refused for "${path}" by FileSource "${sourceId}": the file has another hard link, which may be outside the source's directory; nothing was read or written (allowHardLinks: true accepts such files)`,
+  directoryMoved: (path: string, sourceId: string) =>
+    `path "${path}" refused by FileSource "${sourceId}": its directory was moved while the file was written; the write was undone`,
   noSuchFile: (operation: string, path: string) => `file ${operation} refused for "${path}": no such file`,
 
   reconcileInSync: (path: string, label: string) => `${path}: disk and block ${label} agree`,

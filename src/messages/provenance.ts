@@ -2,7 +2,7 @@ import type { Evidence, SourceText } from "../provenance/index-builder.js";
 
 /** Sentences about where argument values came from (read by the model, the human asked, the audit). */
 
-export function describeSource(source: SourceText): string {
+function describeSource(source: SourceText): string {
   if (source.kind === "user") return `the user's message (message ${source.index})`;
   if (source.kind === "system") return `the system prompt (message ${source.index})`;
   if (source.kind === "call") return `the arguments of an earlier ${source.tool ?? "tool"} call (${source.toolCallId ?? "?"}, message ${source.index})`;
@@ -16,8 +16,11 @@ export function provenanceReason(evidence: readonly Evidence[]): string {
     .map((item) => {
       if (item.field === "after" && item.source !== undefined) return `after ${describeSource(item.source)}`;
       const value = JSON.stringify(item.value.length > 80 ? `${item.value.slice(0, 77)}...` : item.value);
-      if (item.note !== undefined) return `${item.field} ${value}: ${item.note}`;
-      if (item.seenIn !== undefined) return `${item.field} ${value} is not from an allowed source; it appears first in ${describeSource(item.seenIn)}`;
+      const where = item.seenIn === undefined ? "it appears nowhere in the conversation" : `it appears first in ${describeSource(item.seenIn)}`;
+      if (item.note !== undefined) return `${item.field} ${value}: ${item.note}; ${where}`;
+      // "it appears first in ..." → "appears first in ...": the value is the subject.
+      if (item.located === true) return `${item.field} ${value} ${where.slice("it ".length)}`;
+      if (item.seenIn !== undefined) return `${item.field} ${value} is not from an allowed source; ${where}`;
       return `${item.field} ${value} appears nowhere in the conversation`;
     })
     .join("; ");
@@ -32,6 +35,13 @@ function sourceList(sources: readonly string[], trusted: readonly string[]): str
   });
   return names.join(" or ");
 }
+
+/** Why a value of a call decided without a provenance condition is named in the evidence. */
+export const evidenceNote = {
+  condition: (description: string) => `the rule's condition ${description} holds`,
+  budget: (total: number, max: number, scope: "run" | "thread") =>
+    `with the earlier calls of this ${scope === "run" ? "request" : "conversation"} the total would be ${total}, over the budget of ${max}`,
+};
 
 const consequence = (mode: "deny" | "ask") => (mode === "deny" ? "it is refused" : "a human is asked first");
 

@@ -1,17 +1,17 @@
 import type { AIMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { exitStep, limitEndMessages, reviewModelTurn } from "../guard/engine.js";
+import { exitStep, limitEndMessages, reviewModelTurn, waitingCalls } from "../guard/engine.js";
 import type { Guard } from "../guard/guard.js";
 import { withToolCalls } from "../guard/model-step.js";
 import type { GuardState, ReviewedCall } from "../guard/state.js";
 import { lastAIMessage } from "../guard/turn.js";
 
-export interface AfterModelUpdate {
+interface AfterModelUpdate {
   messages?: BaseMessage[];
   guard?: GuardState;
   guardResults?: null;
-  jumpTo?: "model" | "end";
+  jumpTo?: "model" | "end" | "tools";
 }
 
 /**
@@ -33,23 +33,44 @@ export async function afterModelTurn(
     // The reminder keeps the last message a non-AI one, which LangChain needs to honour the jump.
     return { messages: step.messages, guard: step.guard, jumpTo: "model" };
   }
-  const reviewed = await reviewModelTurn(guard, state.guard, state.messages, config);
+  return reviewOpenCalls(guard, state, config);
+}
+
+/**
+ * The open calls of the last model message: reviewed, one approval interrupt for all that ask.
+ * A partial answer leaves calls waiting (`approvals.pending`, no ToolMessage): LangChain dispatches
+ * the answered calls (when none runs, `jumpTo: "tools"` sends the turn there all the same); the
+ * waiting ones pass through wrapToolCall without a result, and beforeModel asks again for them.
+ */
+export async function reviewOpenCalls(
+  guard: Guard,
+  state: { messages: BaseMessage[]; guard: GuardState },
+  config: LangGraphRunnableConfig | undefined,
+): Promise<AfterModelUpdate | undefined> {
+  const ai = lastAIMessage(state.messages);
+  if (!ai) return undefined;
+  const reviewed = await reviewModelTurn(guard, state.guard, state.messages, config, false, true);
   if (!reviewed) return undefined;
-  const edited = reviewed.runnable.filter((c) => c.edited);
+  const decided: GuardState = { ...state.guard, approvals: reviewed.approvals, turn: reviewed.turn, forcedTool: null, next: "dispatch" };
   const nothingRuns = reviewed.runnable.length === 0;
+  const edited = reviewed.runnable.filter((c) => c.edited);
+  const messages = [...(edited.length > 0 ? [withEditedCalls(ai, edited)] : []), ...reviewed.answered];
+  if (waitingCalls(decided).length > 0) {
+    return { messages, guard: decided, guardResults: null, ...(nothingRuns ? { jumpTo: "tools" as const } : {}) };
+  }
   const endRun = reviewed.turn.endRun;
   if (nothingRuns && endRun) {
     // A limit with exitBehavior "end" refused the only calls: the run ends here, every call answered.
     return {
       messages: [...reviewed.answered, ...limitEndMessages(reviewed.turn)],
-      guard: { ...state.guard, turn: null, forcedTool: null, next: "end", terminatedBy: endRun.ruleId, exitUnsatisfied: [] },
+      guard: { ...state.guard, approvals: reviewed.approvals, turn: null, forcedTool: null, next: "end", terminatedBy: endRun.ruleId, exitUnsatisfied: [] },
       guardResults: null,
       jumpTo: "end" as const,
     };
   }
   return {
-    messages: [...(edited.length > 0 ? [withEditedCalls(ai, edited)] : []), ...reviewed.answered],
-    guard: { ...state.guard, approvals: reviewed.approvals, turn: nothingRuns ? null : reviewed.turn, forcedTool: null, next: "dispatch" },
+    messages,
+    guard: { ...decided, turn: nothingRuns ? null : reviewed.turn },
     guardResults: null,
     ...(nothingRuns ? { jumpTo: "model" as const } : {}),
   };

@@ -1,7 +1,7 @@
 import { createMiddleware } from "langchain";
 import { Guard } from "../guard/guard.js";
 import type { GuardOptions } from "../guard/options.js";
-import { afterModelTurn } from "./after-model.js";
+import { afterModelTurn, reviewOpenCalls } from "./after-model.js";
 import { rulesOf } from "../guard/engine.js";
 import { threadIdOf } from "../guard/audit-trail.js";
 import { withForcedCall } from "../guard/model-step.js";
@@ -10,7 +10,7 @@ import { beforeAgentState, hasUnsettledTurn, settleTurn } from "./run-state.js";
 import { GuardMiddlewareState } from "./state.js";
 import { guardToolCall } from "./tool-call.js";
 import { TurnGate } from "./turn-gate.js";
-import { limitEndMessages } from "../guard/engine.js";
+import { limitEndMessages, waitingCalls } from "../guard/engine.js";
 import { screenRunInput } from "../guard/approval.js";
 
 /** Guard options, or a prebuilt Guard to share with other graphs. */
@@ -49,11 +49,22 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
     },
 
     beforeModel: {
-      canJumpTo: ["end"],
-      hook: (state) => {
+      canJumpTo: ["end", "tools", "model"],
+      hook: async (state, runtime) => {
         if (!hasUnsettledTurn(state.guard, state.guardResults)) return undefined;
-        const ended = limitEndMessages(state.guard.turn);
+        const ended = limitEndMessages(state.guard.turn, state.guard);
         const settled = settleTurn(guard, state.guard, state.guardResults);
+        if (waitingCalls(settled).length > 0) {
+          // A partial answer left calls of the turn waiting: they are reviewed and asked again now;
+          // the calls answered then are dispatched (or, if none runs, the model goes on).
+          const config = { configurable: runtime.configurable, signal: runtime.signal, writer: runtime.writer };
+          const again = await reviewOpenCalls(guard, { messages: state.messages, guard: settled }, config);
+          if (!again) return { guard: { ...settled, turn: null, next: "agent" as const }, guardResults: null };
+          const { jumpTo: after, ...update } = again;
+          // "model" is where beforeModel goes anyway; otherwise the answered calls are dispatched first.
+          const jumpTo = after === "end" ? ("end" as const) : after === "model" ? undefined : ("tools" as const);
+          return { ...update, guardResults: null, ...(jumpTo ? { jumpTo } : {}) };
+        }
         return {
           guard: settled,
           guardResults: null,
@@ -78,7 +89,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
     },
 
     afterModel: {
-      canJumpTo: ["model", "end"],
+      canJumpTo: ["model", "end", "tools"],
       hook: (state, runtime) => afterModelTurn(guard, state, { configurable: runtime.configurable, signal: runtime.signal, writer: runtime.writer }),
     },
 

@@ -1,6 +1,7 @@
 export { guardMiddleware, GUARD_MIDDLEWARE_NAME } from "./guard-middleware.js";
 export type { GuardMiddlewareOptions } from "./guard-middleware.js";
-export { GuardMiddlewareState, GuardStateSchema } from "./state.js";
+export { GuardMiddlewareState } from "./state.js";
+export { GuardStateSchema } from "../guard/state.js";
 export { Guard } from "../guard/guard.js";
 export type { GuardOptions } from "../guard/options.js";
 export type { ApprovalRequest, ApprovalResume } from "../guard/approval.js";

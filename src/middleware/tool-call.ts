@@ -4,7 +4,7 @@ import type { ToolCall } from "@langchain/core/messages/tool";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { Command, getConfig } from "@langchain/langgraph";
 import { auditDecisions, threadIdOf } from "../guard/audit-trail.js";
-import { batchKey, ledgerKeyFor, rulesOf, runCall } from "../guard/engine.js";
+import { batchKey, ledgerKeyFor, rulesOf, runCall, waitingCalls } from "../guard/engine.js";
 import type { Guard } from "../guard/guard.js";
 import type { CallResult, GuardState, ReviewedCall } from "../guard/state.js";
 import { refusalMessage } from "../guard/turn.js";
@@ -12,7 +12,7 @@ import type { TurnGate } from "./turn-gate.js";
 import { refusals } from "../messages/index.js";
 import { decisionContextOf, type DecisionContext } from "../provenance/context.js";
 
-export interface ToolCallContext {
+interface ToolCallContext {
   toolCall: ToolCall;
   /** The agent's state; its messages (when present) feed provenance and context conditions. */
   state: { guard: GuardState; messages?: readonly BaseMessage[] };
@@ -120,6 +120,10 @@ export async function guardToolCall(guard: Guard, gate: TurnGate, request: ToolC
 
   let reviewed = plannedCall(guard, g, id, call);
   let batch = g.turn?.batches.findIndex((b) => b.includes(id)) ?? -1;
+  if (!reviewed && waitingCalls(g).includes(id)) {
+    // Left waiting by a partial answer: it neither runs nor gets a result now (beforeModel asks again).
+    return new Command({ update: {} });
+  }
   if (!reviewed) {
     reviewed = await reviewUnplanned(guard, g, id, call, config, decisionContextOf({ messages: request.state.messages, threadId }));
     await auditDecisions(guard, ctx, [reviewed]);

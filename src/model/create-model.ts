@@ -8,8 +8,8 @@ import { ScriptedChatModel } from "./scripted.js";
 import { ErrorCode, ModelError } from "../errors/index.js";
 import { importOptional } from "../optional/index.js";
 
-export const DEFAULT_SCENARIO = "devops-demo";
-export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+const DEFAULT_SCENARIO = "devops-demo";
+const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
 /** Sent when `OPENAI_BASE_URL` names a server that needs no key (the OpenAI client insists on one). */
 export const PLACEHOLDER_API_KEY = "not-needed";
 

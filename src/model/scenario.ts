@@ -29,7 +29,7 @@ const conditionalTurnSchema = z
   .object({ when: conditionSchema, then: plainTurnSchema, else: plainTurnSchema.optional() })
   .strict();
 
-export const scenarioSchema = z
+const scenarioSchema = z
   .object({
     name: z.string().min(1),
     description: z.string().optional(),

@@ -14,7 +14,7 @@ import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { parseScenario, type PlainTurn, type Scenario, type ScenarioInput, type TurnCondition } from "./scenario.js";
 
 /** A tool definition as the scripted model received it from `bindTools`, in OpenAI function form. */
-export interface BoundToolDefinition {
+interface BoundToolDefinition {
   name: string;
   description: string;
   parameters: Record<string, unknown>;
@@ -29,7 +29,7 @@ export interface ScriptedCall {
   turn: number | undefined;
 }
 
-export interface ScriptedChatModelCallOptions extends BaseChatModelCallOptions {
+interface ScriptedChatModelCallOptions extends BaseChatModelCallOptions {
   tool_choice?: ToolChoice;
 }
 

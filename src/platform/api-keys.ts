@@ -4,7 +4,7 @@ import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 import { deployMessages } from "../messages/index.js";
 
 /** The user an API key stands for, as LangGraph Platform puts it in `config.configurable.langgraph_auth_user`. */
-export interface ApiKeyUser {
+interface ApiKeyUser {
   identity: string;
   display_name: string;
   is_authenticated: true;
@@ -69,14 +69,14 @@ export class ApiKeys {
 }
 
 /** The key a request carries: `x-api-key` (Agent Chat UI, the SDK's `apiKey`) or `Authorization: Bearer`. */
-export function apiKeyOf(headers: Headers): string | undefined {
+function apiKeyOf(headers: Headers): string | undefined {
   const direct = headers.get("x-api-key")?.trim();
   if (direct) return direct;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
   return match?.[1];
 }
 
-export type AuthOutcome = { ok: true; user: ApiKeyUser } | { ok: false; status: 401; message: string };
+type AuthOutcome = { ok: true; user: ApiKeyUser } | { ok: false; status: 401; message: string };
 
 /** Who a request is, or why it is refused. */
 export function authenticateRequest(keys: ApiKeys, headers: Headers): AuthOutcome {

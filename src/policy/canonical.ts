@@ -1,12 +1,9 @@
 import { DuplicateValues, EmbeddedJson, JsonTooDeep, parseJsonKeepingDuplicates } from "./json-dup.js";
 import { firstControlChar } from "./kinds/verdict.js";
-import { foldCase, normalizeString } from "./normalize.js";
+import { foldCase, isPlainText, normalizeString } from "./normalize.js";
 
-export { DuplicateValues, EmbeddedJson } from "./json-dup.js";
 
-export { foldCase, normalizeString } from "./normalize.js";
-export { parseSelector, selectAll, selectField } from "./selector.js";
-export type { SelectorSegment } from "./selector.js";
+export { selectField } from "./selector.js";
 
 /**
  * Longest argument text (sum of string and key lengths) a rule inspects. Longer or deeper input is
@@ -48,7 +45,15 @@ const LOOKS_LIKE_JSON_RE = /^\s*[[{][\s\S]*[\]}]\s*$/;
 
 const LOOKS_LIKE_JSON_STRING_RE = /^\s*"[\s\S]*"\s*$/;
 
+/** Whitespace as `\s` reads it, in the range a first character can be checked cheaply. */
+function startsLikeJson(text: string): boolean {
+  const first = text.charCodeAt(0);
+  // `[`, `{`, `"`, or anything that is not printable ASCII (leading `\s` may be Unicode whitespace): the regexes decide.
+  return first === 0x5b || first === 0x7b || first === 0x22 || !(first > 0x20 && first < 0x7f);
+}
+
 function parseJsonContainer(text: string, depth: number): unknown {
+  if (!startsLikeJson(text)) return undefined;
   if (LOOKS_LIKE_JSON_STRING_RE.test(text)) {
     // A JSON document encoded once more as a JSON string: a consumer may decode it twice.
     let inner: unknown;
@@ -82,6 +87,11 @@ function spend(ctx: BuildContext, chars: number): void {
 
 function buildString(input: string, ctx: BuildContext, depth: number): unknown {
   spend(ctx, input.length);
+  if (isPlainText(input)) {
+    // Printable ASCII with single inner spaces: no control character, and normalisation keeps it as it is.
+    const nested = parseJsonContainer(input, depth);
+    return nested === undefined ? input : new EmbeddedJson(input, build(nested, ctx, depth + 1));
+  }
   noteControl(ctx, input);
   const text = ctx.normalise ? normalizeString(input) : input;
   if (text !== input) ctx.changed = true;
@@ -103,13 +113,16 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
     ctx.path.pop();
     if (value === undefined) continue;
     spend(ctx, rawKey.length);
-    noteControl(ctx, rawKey);
-    const key = ctx.normalise ? normalizeString(rawKey) : rawKey;
-    if (key !== rawKey) ctx.changed = true;
+    let key = rawKey;
+    if (!isPlainText(rawKey)) {
+      noteControl(ctx, rawKey);
+      if (ctx.normalise) key = normalizeString(rawKey);
+      if (key !== rawKey) ctx.changed = true;
+    }
     entries.push([key, value]);
   }
-  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>; // "__proto__" stays a plain key
+  if (!isSorted(entries)) entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const out = Object.create(CANONICAL_PROTOTYPE) as Record<string, unknown>; // "__proto__" stays a plain key
   for (const [key, value] of entries) {
     // Two keys that normalise alike keep both values, as a duplicated key does.
     if (Object.hasOwn(out, key)) {
@@ -118,6 +131,19 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
     } else out[key] = value;
   }
   return out;
+}
+
+/**
+ * The prototype of canonical objects: empty, frozen, and itself without a prototype, so that
+ * `__proto__`, `toString` or `constructor` are plain keys as in a null-prototype object (nothing is
+ * inherited), while V8 keeps the objects in its fast representation (`Object.create(null)` objects
+ * are dictionaries: slower to build, read and render as JSON).
+ */
+const CANONICAL_PROTOTYPE: object = Object.freeze(Object.create(null) as object);
+
+function isSorted(entries: readonly [string, unknown][]): boolean {
+  for (let i = 1; i < entries.length; i++) if (!(entries[i - 1]![0] < entries[i]![0])) return false;
+  return true;
 }
 
 function build(input: unknown, ctx: BuildContext, depth: number): unknown {

@@ -11,10 +11,10 @@ import { permissionPolicy } from "./file.js";
 import { compileToolMatcher, DEFAULT_RISK_MODES, type PermissionRule } from "./permissions.js";
 import type { PermissionMode } from "./types.js";
 import type { RiskLevel } from "../tools/types.js";
-import { parseCompactRule } from "./compact.js";
+import { parseCompactRule, type CompactReading } from "./compact.js";
 import { isLowerRisk } from "./permissions.js";
 
-export interface PolicyCheckResult {
+interface PolicyCheckResult {
   /** The policy cannot work as written: tool-rule conflicts, and — when the tools are known — rules naming tools or operations that do not exist, or a risk lower than the tool's own without lowerRisk. */
   errors: string[];
   /** Rules that can never fire, duplicate ids, names of tools the policy itself does not declare (when the tools are not known). */
@@ -28,6 +28,9 @@ export type DeclaredRisks = ReadonlyMap<string, { risk: RiskLevel | undefined; o
 
 /** Tool name → its operations (empty when it has none), as ToolRegistry.catalog() gives it. */
 export type ToolCatalog = ReadonlyMap<string, readonly string[]>;
+
+/** Tool name → the names of its top-level arguments (its JSON schema's properties). */
+export type ToolArguments = ReadonlyMap<string, readonly string[]>;
 
 const MODE_RANK: Readonly<Record<PermissionMode, number>> = { deny: 0, ask: 1, allow: 2 };
 const MATCH_ALL_GLOBS = new Set(["*", "**"]);
@@ -84,7 +87,7 @@ function catalogErrors(loaded: LoadedPolicy, infos: readonly RuleInfo[], tools: 
   for (const info of infos) {
     if (!known.some(info.matches)) errors.push(`${info.label} names tool ${JSON.stringify(info.rule.tool)}, which matches no known tool (known: ${known.join(", ")}); the rule would never fire`);
   }
-  const named = new Set([...Object.keys(loaded.toolRisk), ...Object.keys(loaded.operationRisk)]);
+  const named = new Set([...Object.keys(loaded.toolRisk), ...Object.keys(loaded.operationRisk), ...Object.keys(loaded.mainArguments)]);
   for (const name of named) {
     if (!tools.has(name)) errors.push(`tools.${name}: no tool named ${JSON.stringify(name)} exists (known: ${known.join(", ")})`);
   }
@@ -103,7 +106,7 @@ function catalogErrors(loaded: LoadedPolicy, infos: readonly RuleInfo[], tools: 
 
 /** Without the tools: rules naming a tool the policy declares nowhere (tools:, agent.tools) may be typos. */
 function undeclaredToolWarnings(loaded: LoadedPolicy, infos: readonly RuleInfo[]): string[] {
-  const declared = [...new Set([...Object.keys(loaded.toolRisk), ...Object.keys(loaded.operationRisk), ...(loaded.agent?.tools ?? []), ...loaded.toolRules.map((rule) => rule.tool)])];
+  const declared = [...new Set([...Object.keys(loaded.toolRisk), ...Object.keys(loaded.operationRisk), ...Object.keys(loaded.mainArguments), ...(loaded.agent?.tools ?? []), ...loaded.toolRules.map((rule) => rule.tool)])];
   if (declared.length === 0) return [];
   return infos
     .filter((info) => !declared.some(info.matches))
@@ -136,7 +139,7 @@ function loweringErrors(loaded: LoadedPolicy, declared: DeclaredRisks): string[]
  * Checks a loaded policy: tool rules through the rules validator (conflicts, cycles, unknown tools
  * and operations), and permission rules that can never fire, duplicate ids and unknown tool names.
  */
-export function checkPolicy(loaded: LoadedPolicy, tools?: ToolCatalog, declared?: DeclaredRisks): PolicyCheckResult {
+export function checkPolicy(loaded: LoadedPolicy, tools?: ToolCatalog, declared?: DeclaredRisks, toolArguments?: ToolArguments): PolicyCheckResult {
   const errors: string[] = [];
   const warnings: string[] = [];
   for (const issue of validateRules(loaded.toolRules, tools)) {
@@ -161,15 +164,48 @@ export function checkPolicy(loaded: LoadedPolicy, tools?: ToolCatalog, declared?
   if (tools !== undefined) errors.push(...catalogErrors(loaded, infos, tools));
   else warnings.push(...undeclaredToolWarnings(loaded, infos));
   if (declared !== undefined) errors.push(...loweringErrors(loaded, declared));
-  const readings = infos.flatMap((info) =>
-    info.rule.rule === undefined ? [] : [`${info.label}: ${parseCompactRule(info.rule.rule, info.label).explanation}`],
-  );
+  const readings: string[] = [];
+  for (const info of infos) {
+    if (info.rule.rule === undefined) continue;
+    const reading = parseCompactRule(info.rule.rule, info.label, loaded.mainArguments);
+    readings.push(`${info.label}: ${reading.explanation}`);
+    if (tools !== undefined && toolArguments !== undefined) errors.push(...compactFieldErrors(info, reading, tools, toolArguments));
+    else if (reading.mainArgument?.source === "convention") {
+      warnings.push(
+        `${info.label}: ${info.rule.rule} reads the argument ${JSON.stringify(reading.mainArgument.field)} by Claude Code's convention for ${reading.tool}; if your ${reading.tool} tool names it differently the rule never fires: check it against the real tools with --graph NAME, or declare tools.${reading.tool}.mainArgument`,
+      );
+    }
+  }
   return { errors, warnings, readings };
 }
 
+/** The first segment of a selector: `request.url` → request, `items[*].name` → items. */
+function topField(selector: string): string {
+  return /^[^.[]+/.exec(selector)?.[0] ?? selector;
+}
+
+/** A compact rule reading an argument its tool does not have would never fire: with the tools known, that is an error. */
+function compactFieldErrors(info: RuleInfo, reading: CompactReading, tools: ToolCatalog, toolArguments: ToolArguments): string[] {
+  const errors: string[] = [];
+  for (const name of [...tools.keys()].filter(info.matches)) {
+    const args = toolArguments.get(name);
+    if (args === undefined) continue;
+    for (const selector of Object.keys(reading.where ?? {})) {
+      if (args.includes(topField(selector))) continue;
+      const main = reading.mainArgument;
+      const why = main === undefined ? "" : main.source === "policy" ? ` (tools.${reading.tool}.mainArgument)` : ` (Claude Code's convention for ${reading.tool})`;
+      const fix = main === undefined ? `name one of its arguments` : `declare tools.${reading.tool}.mainArgument: { field: NAME, kind: ${main.kind} } or write ${reading.tool}(FIELD:PATTERN)`;
+      errors.push(
+        `${info.label}: ${info.rule.rule ?? ""} reads the argument ${JSON.stringify(selector)}${why}, but tool ${name} has no argument ${JSON.stringify(topField(selector))} (its arguments: ${args.join(", ") || "none"}); the rule would never fire: ${fix}`,
+      );
+    }
+  }
+  return errors;
+}
+
 /** Errors of `checkPolicy` as one PolicyError (for guardFromPolicy), or nothing. */
-export function assertPolicyFits(loaded: LoadedPolicy, tools: ToolCatalog, declared: DeclaredRisks): void {
-  const { errors } = checkPolicy(loaded, tools, declared);
+export function assertPolicyFits(loaded: LoadedPolicy, tools: ToolCatalog, declared: DeclaredRisks, toolArguments?: ToolArguments): void {
+  const { errors } = checkPolicy(loaded, tools, declared, toolArguments);
   if (errors.length > 0) throw new PolicyError(loaded.source, "", errors.length === 1 ? (errors[0] ?? "") : `\n  ${errors.join("\n  ")}`);
 }
 

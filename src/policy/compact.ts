@@ -7,7 +7,8 @@ import type { FieldMatcher } from "./types.js";
  *   rule    := TOOL | TOOL "(" spec ")"
  *   TOOL    := a tool-name glob without parentheses: Bash, kubectl_delete, mcp__github__*
  *   spec    := "" | "*"                        any call of the tool
- *            | PATTERN                         the tool's main argument (Bash: command, Read/Edit/Write: file_path, WebFetch: url)
+ *            | PATTERN                         the tool's main argument: the policy's tools.TOOL.mainArgument, else
+ *                                              Claude Code's (Bash: command, Read/Edit/Write: file_path, WebFetch: url)
  *            | FIELD ":" PATTERN               the field FIELD (a selector: a.b, items[*].name)
  *   PATTERN ending in ":*" is a prefix (Bash(npm run test:*), Bash(git:*)) and never splits at that colon.
  *
@@ -21,12 +22,21 @@ export interface CompactReading {
   where?: Record<string, FieldMatcher>;
   /** One sentence: how the string was read (printed by `policy check`). */
   explanation: string;
+  /** A bare pattern: the argument it was read as, and who said so (the policy's `tools.X.mainArgument`, or Claude Code's convention). */
+  mainArgument?: MainArgument & { source: "policy" | "convention" };
 }
 
-interface ToolDefault {
+/** The policy's own `tools.X.mainArgument` declarations, by exact tool name. */
+export type MainArguments = Readonly<Record<string, MainArgument>>;
+
+/** Which argument of a tool a bare compact pattern means, and how it is matched. */
+export interface MainArgument {
+  /** The argument's selector: cmd, file_path, request.url. */
   field: string;
   kind: "command" | "path" | "url";
 }
+
+type ToolDefault = MainArgument;
 
 /** Claude Code's built-in tools (and common shell-tool names) and the argument a bare pattern means. */
 const TOOL_DEFAULTS: Readonly<Record<string, ToolDefault>> = {
@@ -90,7 +100,7 @@ function describe(field: string, matcher: FieldMatcher): string {
 }
 
 /** Reads a compact rule string; throws a PolicyError at `where` explaining the grammar. */
-export function parseCompactRule(text: string, where: string): CompactReading {
+export function parseCompactRule(text: string, where: string, mainArguments?: MainArguments): CompactReading {
   const match = RULE_RE.exec(text);
   if (match === null) {
     throw new PolicyError(undefined, where, `cannot read the rule ${JSON.stringify(text)}: expected Tool or Tool(spec), e.g. Bash(npm run test:*), Read(./secrets/**), kubectl_delete(namespace:production)`);
@@ -100,7 +110,8 @@ export function parseCompactRule(text: string, where: string): CompactReading {
   if (spec === undefined || spec === "" || spec === "*") {
     return { tool, explanation: `${text} → every call of ${tool}` };
   }
-  const toolDefault = TOOL_DEFAULTS[tool.toLowerCase()];
+  const declared = mainArguments !== undefined && Object.hasOwn(mainArguments, tool) ? mainArguments[tool] : undefined;
+  const toolDefault = declared ?? TOOL_DEFAULTS[tool.toLowerCase()];
   // `Bash(git:*)` is a prefix and `WebFetch(https://x)` a URL, not a field named git or https.
   const bare = (toolDefault?.kind === "command" && spec.endsWith(":*")) || spec.includes("://");
   const fieldMatch = bare ? null : FIELD_RE.exec(spec);
@@ -117,14 +128,23 @@ export function parseCompactRule(text: string, where: string): CompactReading {
     else matcher = kindFor(field, pattern);
   } else {
     if (toolDefault === undefined) {
+      // Never read as matching nothing: the policy cannot load until it says which argument is meant.
       throw new PolicyError(
         undefined,
         where,
-        `${JSON.stringify(text)}: a pattern without a field only works for ${Object.keys(TOOL_DEFAULTS).join(", ")} (case-insensitive); write ${tool}(FIELD:${spec}) to name the argument`,
+        `${JSON.stringify(text)}: ${tool} has no declared main argument, so a pattern without a field cannot be read; declare it in the policy (tools.${tool}.mainArgument: { field: NAME, kind: command|path|url }) or write ${tool}(FIELD:${spec}). Without a declaration only Claude Code's tools have one: ${Object.keys(TOOL_DEFAULTS).join(", ")} (case-insensitive)`,
       );
     }
     field = toolDefault.field;
     matcher = toolDefault.kind === "command" ? { command: spec } : toolDefault.kind === "path" ? { path: spec } : { url: spec };
+    const source = declared !== undefined ? "policy" : "convention";
+    const from = source === "policy" ? `tools.${tool}.mainArgument` : `Claude Code's convention for ${tool}`;
+    return {
+      tool,
+      where: { [field]: matcher },
+      mainArgument: { field, kind: toolDefault.kind, source },
+      explanation: `${text} → ${tool} where ${describe(field, matcher)} (main argument ${field}, from ${from})`,
+    };
   }
   return { tool, where: { [field]: matcher }, explanation: `${text} → ${tool} where ${describe(field, matcher)}` };
 }

@@ -20,9 +20,9 @@ export const ExplainStateSchema = z.strictObject({
     .default([]),
   now: z.number().optional().describe("Epoch ms of the explained call (default: after the last call)."),
 });
-export type ExplainState = z.input<typeof ExplainStateSchema>;
+type ExplainState = z.input<typeof ExplainStateSchema>;
 
-export interface ExplainInput {
+interface ExplainInput {
   tool: string;
   args: unknown;
   state?: ExplainState | undefined;

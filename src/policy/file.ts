@@ -11,6 +11,7 @@ import { formatIssues } from "./format-issues.js";
 import { parsePermissionRules, PermissionPolicy, type PermissionPolicyOptions, type PermissionRule } from "./permissions.js";
 import { PolicyFileSchema, type AuditConfig, type ExecutionConfig, type ToolRuleEntry } from "./schema.js";
 import { toToolRule } from "./tool-rules.js";
+import type { MainArgument } from "./compact.js";
 import type { ProvenanceConfig } from "../provenance/schema.js";
 import type { PermissionMode, Precedence } from "./types.js";
 
@@ -33,6 +34,8 @@ export interface LoadedPolicy {
   readonly operationRisk: Record<string, Record<string, RiskLevel>>;
   /** Tools whose policy risk may be lower than the tool's own (`tools.<name>.lowerRisk: true`). */
   readonly lowerRisk: string[];
+  /** The argument a bare compact pattern means, per tool (`tools.<name>.mainArgument`). */
+  readonly mainArguments: Record<string, MainArgument>;
   readonly permissions: PermissionRule[];
   /** `tool_rules` then `agent.tool_rules`, normalised to ToolRule whatever form they were written in. */
   readonly toolRules: ToolRule[];
@@ -90,14 +93,22 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
     throw new PolicyError(sourceName, "", lines.length === 1 ? (lines[0] ?? "") : `\n  ${lines.join("\n  ")}`);
   }
   const doc = parsed.data;
-  const permissions = parsePermissionRules(doc.permissions ?? []);
   const toolRisk: Record<string, RiskLevel> = {};
   const operationRisk: Record<string, Record<string, RiskLevel>> = {};
   const lowerRisk: string[] = [];
+  const mainArguments: Record<string, MainArgument> = {};
   for (const [name, entry] of Object.entries(doc.tools ?? {})) {
     if (entry.risk !== undefined) toolRisk[name] = entry.risk;
     if (entry.operations !== undefined) operationRisk[name] = { ...entry.operations };
     if (entry.lowerRisk === true) lowerRisk.push(name);
+    if (entry.mainArgument !== undefined) mainArguments[name] = { ...entry.mainArgument };
+  }
+  let permissions: PermissionRule[];
+  try {
+    permissions = parsePermissionRules(doc.permissions ?? [], mainArguments);
+  } catch (error) {
+    if (error instanceof PolicyError) throw error.withSource(sourceName);
+    throw error;
   }
   const loaded: LoadedPolicy = {
     source: sourceName,
@@ -109,6 +120,7 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
     toolRisk,
     operationRisk,
     lowerRisk,
+    mainArguments,
     permissions,
     toolRules: [
       ...normaliseToolRules(doc.tool_rules ?? [], ["tool_rules"], sourceName),
@@ -150,6 +162,7 @@ export function permissionPolicy(loaded: LoadedPolicy): PermissionPolicy {
       toolRisk: loaded.toolRisk,
       lowerRisk: loaded.lowerRisk,
       riskModes: loaded.riskModes,
+      mainArguments: loaded.mainArguments,
       ...(loaded.provenance === undefined ? {} : { provenance: loaded.provenance }),
     };
     if (loaded.defaultRisk !== undefined) options.defaultRisk = loaded.defaultRisk;

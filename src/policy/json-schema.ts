@@ -4,10 +4,10 @@ import { z } from "zod";
 import { PolicyFileSchema } from "./schema.js";
 
 /** Where the published schema lives, relative to the package root. */
-export const POLICY_SCHEMA_PATH = "policies/policy.schema.json";
+const POLICY_SCHEMA_PATH = "policies/policy.schema.json";
 
 /** JSON Schema (draft 2020-12) of the policy file format, for editor completion and validation. */
-export function policyJsonSchema(): Record<string, unknown> {
+function policyJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(PolicyFileSchema, { io: "input", target: "draft-2020-12", unrepresentable: "any" });
   return {
     ...schema,

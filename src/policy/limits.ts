@@ -6,14 +6,14 @@ import { refusals } from "../messages/index.js";
  * them. Kept at the depth rules inspect (32): LangGraph refuses to deserialise a checkpoint nested
  * deeper than 50 levels, and a message adds about 8 levels around a call's arguments.
  */
-export const MAX_ARGS_DEPTH = 32;
+const MAX_ARGS_DEPTH = 32;
 /** Longest arguments (string and key characters, plus one per value) a call may have. */
-export const MAX_ARGS_CHARS = 1_000_000;
+const MAX_ARGS_CHARS = 1_000_000;
 
 /** The key under which a tool call's oversized arguments are replaced by their summary (see boundToolCallArgs). */
-export const OVERSIZED_ARGS_KEY = "$oversizedArguments";
+const OVERSIZED_ARGS_KEY = "$oversizedArguments";
 
-export interface OversizedArguments {
+interface OversizedArguments {
   /** `the arguments are nested deeper than 64 levels` */
   reason: string;
   /** The sentence the model reads. */

@@ -29,7 +29,41 @@ export interface FieldCondition {
   readonly description: string;
   /** Needs the thread (a provenance condition inside): `evaluation` carries it (src/provenance). */
   readonly contextual?: boolean;
+  /** Set for a plain `equals` / `in` on a selector without wildcards: lets a policy index rules by value (see `equalityKey`). */
+  readonly equality?: EqualityLookup;
   evaluate(tree: unknown, restrictive: boolean, evaluation?: Evaluation): Verdict;
+}
+
+/**
+ * An `equals` / `in` condition as an index sees it: `evaluate` answers YES exactly when
+ * `equalityKey(read(tree), fold)` is a string in `wanted`, and NO when it is any other string or
+ * undefined; ANY_VALUE means the value must be judged by `evaluate` itself.
+ */
+export interface EqualityLookup {
+  /** Conditions with the same `group` read the same field and fold it the same way (one key serves them all). */
+  readonly group: string;
+  readonly read: (tree: unknown) => unknown;
+  readonly fold: (text: string) => string;
+  readonly wanted: ReadonlySet<string>;
+}
+
+/** A value an index cannot key: a list, a duplicated key, embedded JSON, an object, or text with control characters. */
+export const ANY_VALUE: unique symbol = Symbol("judged by the condition itself");
+
+/**
+ * The text an `equals` / `in` test compares for a value `EqualityLookup.read` returned, or
+ * undefined when the field is absent (the condition says NO), or ANY_VALUE when `judge` would not
+ * simply compare one text (lists, duplicated keys, embedded JSON and objects are judged part by
+ * part; control characters go through `withControlGuard`). Mirrors `judge` + `withControlGuard`.
+ */
+export function equalityKey(found: unknown, fold: (text: string) => string): string | undefined | typeof ANY_VALUE {
+  if (found === undefined) return undefined;
+  if (typeof found === "string") return hasControlChars(found) ? ANY_VALUE : fold(found);
+  if (found === null || typeof found === "number" || typeof found === "boolean") {
+    const text = asText(found);
+    return hasControlChars(text) ? ANY_VALUE : fold(text);
+  }
+  return ANY_VALUE; // NEEDS_FULL_SELECT, objects, arrays, DuplicateValues, EmbeddedJson
 }
 
 /** Policy-wide settings field matchers inherit. */
@@ -39,7 +73,7 @@ export interface MatcherDefaults {
 }
 
 /** Combines verdicts of several values or readings (see FieldCondition). An empty list is NO. */
-export function combine(verdicts: Iterable<Verdict>, restrictive: boolean): Verdict {
+function combine(verdicts: Iterable<Verdict>, restrictive: boolean): Verdict {
   let seen = false;
   let unknown = false;
   for (const verdict of verdicts) {
@@ -59,12 +93,21 @@ function asText(value: unknown): string {
 }
 
 /** Tests one scalar value; `field` and `evaluation` are for conditions on the thread (provenance). */
-export type TextTest = (text: string, restrictive: boolean, field?: string, evaluation?: Evaluation) => Verdict;
+type TextTest = (text: string, restrictive: boolean, field?: string, evaluation?: Evaluation) => Verdict;
 
 const asVerdict = (test: (text: string) => boolean): TextTest => (text) => (test(text) ? YES : NO);
 
 function patternsOf(value: string | readonly string[]): readonly string[] {
   return typeof value === "string" ? [value] : value;
+}
+
+const keepCase = (text: string) => text;
+
+/** `equals` and `in`: the folded texts a value may have, and the fold (the test and an index share both). */
+function equalityOf(matcher: Extract<FieldMatcher, { equals: unknown } | { in: unknown }>): { fold: (text: string) => string; wanted: ReadonlySet<string> } {
+  const fold = matcher.caseSensitive === true ? keepCase : foldCase;
+  const values = "equals" in matcher ? [matcher.equals] : matcher.in;
+  return { fold, wanted: new Set(values.map((value) => fold(normalizeString(String(value))))) };
 }
 
 function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): TextTest {
@@ -74,13 +117,9 @@ function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: st
   const fail = (error: unknown): never => {
     throw new PolicyError(undefined, where, error instanceof Error ? error.message : String(error));
   };
-  if ("equals" in matcher) {
-    const want = expected(matcher.equals);
-    return asVerdict((text) => fold(text) === want);
-  }
-  if ("in" in matcher) {
-    const wanted = new Set(matcher.in.map(expected));
-    return asVerdict((text) => wanted.has(fold(text)));
+  if ("equals" in matcher || "in" in matcher) {
+    const { fold: foldEq, wanted } = equalityOf(matcher);
+    return asVerdict((text) => wanted.has(foldEq(text)));
   }
   if ("prefix" in matcher) {
     const want = expected(matcher.prefix);
@@ -132,7 +171,7 @@ function withControlGuard(test: TextTest): TextTest {
 }
 
 /** A leaf matcher's test on one text (control characters guarded): the condition language composes these. */
-export function leafTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): TextTest {
+function leafTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): TextTest {
   return withControlGuard(kindTest(matcher, where, defaults));
 }
 
@@ -151,11 +190,6 @@ function judge(value: unknown, test: TextTest, restrictive: boolean, field: stri
 export function describeMatcher(matcher: FieldMatcher): string {
   const [key, value] = Object.entries(matcher).find(([name]) => name !== "caseSensitive" && name !== "base") ?? ["", ""];
   return `${key} ${JSON.stringify(value)}`;
-}
-
-/** The kind of a matcher: equals, in, prefix, glob, regex, exists, path, command, url, domain or email. */
-export function matcherKind(matcher: FieldMatcher): string {
-  return Object.keys(matcher).find((name) => name !== "caseSensitive" && name !== "base") ?? "";
 }
 
 /** Compiles one `where` entry; `where` names the rule for errors (bad selector, bad pattern). */
@@ -194,10 +228,13 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
       restrictive,
     );
   if (direct === undefined) return { selector, description, contextual, evaluate: full };
+  const leaf = matcher as FieldMatcher;
+  const equality = isComposite(matcher) || !("equals" in leaf || "in" in leaf) ? undefined : equalityOf(leaf);
   return {
     selector,
     description,
     contextual,
+    ...(equality === undefined ? {} : { equality: { group: `${JSON.stringify(segments)}\u0000${equality.fold === keepCase}`, read: direct, ...equality } }),
     evaluate(tree, restrictive, evaluation) {
       const found = direct(tree);
       if (found === NEEDS_FULL_SELECT) return full(tree, restrictive, evaluation);

@@ -28,8 +28,23 @@ const HOMOGLYPH_RE = new RegExp(`[${Object.keys(HOMOGLYPHS).join("")}]`, "gu");
 const INVISIBLE_RE = /[\p{Cf}\u034F\u115F\u1160\u3164\uFFA0\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu;
 const COMBINING_MARK_RE = /\p{Mn}/gu;
 const WHITESPACE_RUN_RE = /\s+/gu;
-/** Printable ASCII with single inner spaces: nothing to normalise (the fast path). */
-const ALREADY_NORMAL_RE = /^(?:[\x21-\x7E]+(?: [\x21-\x7E]+)*)?$/;
+/**
+ * Printable ASCII with single inner spaces, no leading or trailing space (the empty string too):
+ * nothing to normalise, and no control character (the fast path). Same as
+ * /^(?:[\x21-\x7E]+(?: [\x21-\x7E]+)*)?$/, as a loop (faster on the short strings arguments hold).
+ */
+export function isPlainText(input: string): boolean {
+  let previousSpace = true; // no leading space
+  for (let i = 0; i < input.length; i++) {
+    const code = input.charCodeAt(i);
+    if (code === 0x20) {
+      if (previousSpace) return false;
+      previousSpace = true;
+    } else if (code > 0x20 && code < 0x7f) previousSpace = false;
+    else return false;
+  }
+  return input.length === 0 || !previousSpace;
+}
 
 /**
  * NFKC (fullwidth and compatibility forms), invisible characters removed, accents stripped,
@@ -37,7 +52,7 @@ const ALREADY_NORMAL_RE = /^(?:[\x21-\x7E]+(?: [\x21-\x7E]+)*)?$/;
  * to one space and trimmed. Case is kept; see `foldCase`.
  */
 export function normalizeString(input: string): string {
-  if (ALREADY_NORMAL_RE.test(input)) return input;
+  if (isPlainText(input)) return input;
   return input
     .normalize("NFKC")
     .replace(INVISIBLE_RE, "")

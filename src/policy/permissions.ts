@@ -4,19 +4,21 @@ import type { RiskLevel } from "../tools/types.js";
 import { canonicalize, MAX_MATCH_DEPTH, MAX_MATCH_INPUT_CHARS, type CanonicalArgs } from "./canonical.js";
 import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
-import { parseCompactRule } from "./compact.js";
+import { parseCompactRule, type MainArguments } from "./compact.js";
 import { findControlChar } from "./canonical.js";
 import { compileFieldCondition, describeMatcher, NO, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
-import { PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
+import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
-import { cannotTellReason, controlCharacterReason, riskDefaultReason, undeclaredRiskReason } from "../messages/index.js";
-import { provenanceReason, provenanceUsage } from "../messages/provenance.js";
-import { budgetTotal, describeCondition, isComposite, seenAfter } from "../provenance/conditions.js";
+import { cannotTellReason, controlCharacterReason } from "../messages/index.js";
+import { DEFAULT_RISK_MODES, noRuleDecision } from "./defaults.js";
+import { evidenceNote, provenanceReason, provenanceUsage } from "../messages/provenance.js";
+import { budgetTotal, describeCondition, isComposite, locateValues, seenAfter } from "../provenance/conditions.js";
 import { Evaluation, type DecisionContext, type ProvenanceSettings } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
 import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
+import { ValueIndex } from "./rule-index.js";
 
 /** A permission rule as written: `PermissionRuleSpec` plus `caseSensitive` for the tool name and `args` regex. */
 export interface PermissionRule extends PermissionRuleSpec {
@@ -41,17 +43,14 @@ export interface PermissionPolicyOptions {
   lowerRisk?: readonly string[];
   /** Trusted and untrusted tools for `from: [trusted]` and `after: [untrusted]`. */
   provenance?: ProvenanceSettings;
+  /** Per tool name: the argument a bare compact pattern means (`{ shell: { field: "cmd", kind: "command" } }`). */
+  mainArguments?: MainArguments;
 }
 
-export const DEFAULT_RISK_MODES: Readonly<Record<RiskLevel, PermissionMode>> = {
-  low: "allow",
-  medium: "allow",
-  high: "ask",
-  "always-deny": "deny",
-};
+export { DEFAULT_RISK_MODES } from "./defaults.js";
 
 /** One rule tried for a call, as `policy explain` shows it. */
-export interface RuleTrace {
+interface RuleTrace {
   ruleId: string;
   mode: PermissionMode;
   description: string;
@@ -82,6 +81,7 @@ const OptionsSchema = z.strictObject({
   pathBase: z.string().min(1).optional(),
   lowerRisk: z.array(z.string()).optional(),
   provenance: ProvenanceConfigSchema.optional(),
+  mainArguments: z.record(z.string(), MainArgumentSchema).optional(),
 });
 
 interface CompiledRule {
@@ -99,6 +99,8 @@ interface CompiledRule {
   readonly contextual: boolean;
   /** `after` and `budget`: YES when they let the rule apply. */
   readonly context: ((tree: unknown, evaluation: Evaluation | undefined) => Verdict) | undefined;
+  /** `budget`: the total with this call (for evidence), undefined when it cannot tell. */
+  readonly budgetTotal?: ((tree: unknown, evaluation: Evaluation) => number | undefined) | undefined;
 }
 
 export function compileToolMatcher(rule: PermissionRule, where: string): (tool: string) => boolean {
@@ -123,9 +125,9 @@ function describeRule(rule: PermissionRule, where: readonly FieldCondition[]): s
 }
 
 /** `after` and `budget`, compiled: both must let the rule apply. Without the thread they cannot tell (UNKNOWN). */
-function compileContext(rule: PermissionRule, matchesTool: (tool: string) => boolean, location: string): CompiledRule["context"] {
+function compileContext(rule: PermissionRule, matchesTool: (tool: string) => boolean, location: string): Pick<CompiledRule, "context" | "budgetTotal"> {
   const { after, budget } = rule;
-  if (after === undefined && budget === undefined) return undefined;
+  if (after === undefined && budget === undefined) return { context: undefined };
   const afterScope = rule.afterScope ?? "run";
   let select: ((args: unknown) => unknown[]) | undefined;
   if (budget !== undefined && budget.sum === undefined) {
@@ -139,20 +141,26 @@ function compileContext(rule: PermissionRule, matchesTool: (tool: string) => boo
     }
     select = (args) => selectAll(args, segments).flatMap((value) => (Array.isArray(value) ? value : [value]));
   }
-  return (tree, evaluation) => {
+  const total = (tree: unknown, evaluation: Evaluation | undefined): number | undefined => {
+    if (budget === undefined || select === undefined) return undefined;
+    const before = budgetTotal(budget, matchesTool, select, evaluation);
+    const own = select(tree).map((value) => (typeof value === "number" ? value : Number(value)));
+    if (before === undefined || own.some((n) => !Number.isFinite(n))) return undefined;
+    return before + own.reduce((a, b) => a + b, 0);
+  };
+  const context = (tree: unknown, evaluation: Evaluation | undefined): Verdict => {
     if (after !== undefined) {
       const seen = seenAfter(after, afterScope, evaluation);
       if (seen === undefined) return UNKNOWN;
       if (!seen.seen) return NO;
     }
-    if (budget !== undefined && select !== undefined) {
-      const before = budgetTotal(budget, matchesTool, select, evaluation);
-      const own = select(tree).map((value) => (typeof value === "number" ? value : Number(value)));
-      if (before === undefined || own.some((n) => !Number.isFinite(n))) return UNKNOWN;
-      return before + own.reduce((a, b) => a + b, 0) > budget.max ? YES : NO;
+    if (budget !== undefined) {
+      const sum = total(tree, evaluation);
+      return sum === undefined ? UNKNOWN : sum > budget.max ? YES : NO;
     }
     return YES;
   };
+  return budget === undefined ? { context } : { context, budgetTotal: total };
 }
 
 function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefaults): CompiledRule {
@@ -162,8 +170,9 @@ function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefau
     compileFieldCondition(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, defaults),
   );
   const matchesTool = compileToolMatcher(rule, location);
-  const context = compileContext(rule, matchesTool, location);
+  const { context, budgetTotal: total } = compileContext(rule, matchesTool, location);
   return {
+    budgetTotal: total,
     order: index,
     spec: rule,
     ruleId: `permission:${id}`,
@@ -265,6 +274,36 @@ function findFrom(condition: unknown): { from: string[]; only?: ("links" | "emai
   return undefined;
 }
 
+/** Longest argument value a tool-level deny or ask names in its evidence (a file id, an address; not a body). */
+const MAX_LOCATED_CHARS = 200;
+/** Most argument values such evidence names. */
+const MAX_LOCATED_VALUES = 8;
+
+/** The scalars a selector reaches (array elements included). */
+function scalarsAt(tree: unknown, selector: string): unknown[] {
+  let segments: SelectorSegment[];
+  try {
+    segments = parseSelector(selector);
+  } catch {
+    return [];
+  }
+  return selectAll(tree, segments).flatMap((value) => (Array.isArray(value) ? value : [value]));
+}
+
+/** The scalar argument values of a call with their paths (`to`, `recipients[0]`), at most two levels deep. */
+function argumentLeaves(args: unknown): { field: string; value: unknown }[] {
+  const out: { field: string; value: unknown }[] = [];
+  const walk = (value: unknown, path: string, depth: number) => {
+    if (out.length >= MAX_LOCATED_VALUES) return;
+    if (typeof value === "string" || typeof value === "number") out.push({ field: path, value });
+    else if (depth >= 2) return;
+    else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`, depth + 1));
+    else if (value !== null && typeof value === "object") for (const [key, item] of Object.entries(value)) walk(item, path === "" ? key : `${path}.${key}`, depth + 1);
+  };
+  walk(args, "", 0);
+  return out;
+}
+
 function dedupe(evidence: readonly Evidence[]): Evidence[] {
   if (evidence.length < 2) return [...evidence];
   const seen = new Set<string>();
@@ -277,7 +316,7 @@ function dedupe(evidence: readonly Evidence[]): Evidence[] {
 }
 
 /** Validates rules that enter from outside (files, APIs, user code); throws a PolicyError per problem. */
-export function parsePermissionRules(input: unknown): PermissionRule[] {
+export function parsePermissionRules(input: unknown, mainArguments?: MainArguments): PermissionRule[] {
   // Rules this function already read keep their compact string in `rule` beside the tool and
   // conditions it was read as: read them again from tool/where, then give the string back.
   const compactOf = new Map<number, string>();
@@ -296,7 +335,7 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
     throw new PolicyError(undefined, "", `invalid permission rules: ${lines.join("; ")}`);
   }
   return parsed.data.map((rule, index) => {
-    const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`);
+    const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`, mainArguments);
     const out: PermissionRule = { tool: compact?.tool ?? rule.tool ?? "", mode: rule.mode };
     const compactText = rule.rule ?? compactOf.get(index);
     if (compactText !== undefined) out.rule = compactText;
@@ -312,6 +351,12 @@ export function parsePermissionRules(input: unknown): PermissionRule[] {
     if (rule.budget !== undefined) out.budget = rule.budget;
     return out;
   });
+}
+
+/** One tool's rules in effect order, and their index by `equals` / `in` value (see ValueIndex). */
+interface ToolPlan {
+  readonly rules: readonly CompiledRule[];
+  readonly index: ValueIndex | undefined;
 }
 
 /** The deciding rule's evidence (or, when it has none, every rule's) goes into the decision. */
@@ -336,7 +381,9 @@ export class PermissionPolicy {
   private readonly toolRisk: Readonly<Record<string, RiskLevel>>;
   private readonly lowerRisk: ReadonlySet<string>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
-  private readonly byTool = new Map<string, readonly CompiledRule[]>();
+  private readonly byTool = new Map<string, ToolPlan>();
+  /** False only in the reference linear scan the index is tested against (`linearScanForTests`). */
+  private indexed = true;
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
   private readonly defaults: MatcherDefaults;
   private readonly provenance: ProvenanceSettings;
@@ -349,7 +396,7 @@ export class PermissionPolicy {
     if (!parsedOptions.success) {
       throw new PolicyError(undefined, "", `invalid permission policy options: ${formatIssues(parsedOptions.error.issues, options).join("; ")}`);
     }
-    const valid = parsePermissionRules(rules);
+    const valid = parsePermissionRules(rules, options.mainArguments);
     const defaults: MatcherDefaults = { pathBase: options.pathBase };
     this.defaults = defaults;
     this.rules = valid.map((rule, index) => {
@@ -412,14 +459,25 @@ export class PermissionPolicy {
     let view: CanonicalArgs | undefined;
     let unsure: CompiledRule | undefined;
     let decided: PolicyDecision | undefined;
+    /** The rule whose mode decided (for the evidence of a deny or ask). */
+    let decidingRule: CompiledRule | undefined;
     let evaluation: Evaluation | undefined;
     /** Evidence of the provenance conditions tried, per rule id (the deciding rule's goes into the decision). */
     let evidenceOf: Map<string, Evidence[]> | undefined;
-    for (const rule of this.candidates(tool)) {
+    const plan = this.plan(tool);
+    const index = this.indexed ? plan.index : undefined;
+    /** Rules the value index leaves out have the verdict NO (undefined: none is left out). */
+    let live: Uint8Array | undefined;
+    for (let position = 0; position < plan.rules.length; position++) {
+      const rule = plan.rules[position]!;
       let verdict: Verdict = YES;
       if (rule.conditional) {
-        view ??= canonicalize(args);
-        if (rule.contextual) {
+        if (view === undefined) {
+          view = canonicalize(args);
+          live = index?.live(view);
+        }
+        if (live !== undefined && live[position] === 0) verdict = NO;
+        else if (rule.contextual) {
           evaluation ??= new Evaluation(context, this.provenance, this.trusted);
           evaluation.evidence = [];
           verdict = argumentsVerdict(rule, view, evaluation);
@@ -435,7 +493,10 @@ export class PermissionPolicy {
       if (verdict === NO) continue;
       if (rule.mode === "allow" && unsure !== undefined) {
         decided = this.unsureDecision(unsure, shownRisk);
-      } else decided = { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, view, evidenceOf?.get(rule.ruleId)), risk: shownRisk };
+      } else {
+        decided = { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, view, evidenceOf?.get(rule.ruleId)), risk: shownRisk };
+        decidingRule = rule;
+      }
       if (trace === undefined) break;
     }
     if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, shownRisk);
@@ -443,7 +504,7 @@ export class PermissionPolicy {
       // A deny or ask decided by another rule (an amount, a tool) still tells the human where the
       // traced values of this call came from: the provenance rules it did not reach are read for evidence.
       view ??= canonicalize(args);
-      const extra = this.untracedEvidence(tool, view, context, evidenceOf);
+      const extra = this.stopEvidence(decidingRule, tool, view, context, evidenceOf);
       if (extra.length > 0) {
         decided.evidence = extra;
         decided.reason = `${decided.reason}; ${provenanceReason(extra)}`;
@@ -461,14 +522,18 @@ export class PermissionPolicy {
     }
     if (decided === undefined) {
       const evidence = evidenceOf === undefined ? undefined : dedupe([...evidenceOf.values()].flat());
-      if (risk === undefined) {
-        decided = { mode: "ask", ruleId: "default:ask", reason: undeclaredRiskReason(tool), risk: shownRisk };
-      } else {
-        const mode = this.riskModes[risk];
-        decided = { mode, ruleId: `risk:${risk}`, reason: riskDefaultReason(tool, risk, mode), risk };
-      }
+      decided = noRuleDecision(tool, risk, this.riskModes);
       // The audit says where the traced values were found even when no provenance rule decided.
       if (evidence !== undefined) decided.evidence = evidence;
+      if (decided.mode !== "allow" && context !== undefined && this.contextual && !(evidence ?? []).some((item) => !item.found)) {
+        // An ask or deny by the tool's risk still names where the call's values came from.
+        view ??= canonicalize(args);
+        const extra = this.stopEvidence(undefined, tool, view, context, evidenceOf);
+        if (extra.length > 0) {
+          decided.evidence = dedupe([...(evidence ?? []), ...extra]);
+          decided.reason = `${decided.reason}; ${provenanceReason(extra)}`;
+        }
+      }
     }
     if (decided.mode === "allow") {
       const control = view !== undefined ? view.controlChar : findControlChar(args);
@@ -503,10 +568,38 @@ export class PermissionPolicy {
     return [...new Set(lines)];
   }
 
+  /**
+   * The evidence of a deny or ask that no provenance condition decided: the values the policy's
+   * provenance rules do not trace; the values the deciding rule's own conditions (an amount over a
+   * limit) or budget judged, with where each first appears; else the call's short argument values
+   * and where each first appears (a file id "13" listed by a tool). Only on this path, never per allow.
+   */
+  private stopEvidence(rule: CompiledRule | undefined, tool: string, view: CanonicalArgs, context: DecisionContext, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
+    const out = this.untracedEvidence(tool, view, context, tried);
+    if (view.oversized) return out;
+    const evaluation = new Evaluation(context, this.provenance, this.trusted);
+    const judged: { field: string; value: unknown; note?: string }[] = [];
+    for (const condition of rule?.where ?? []) {
+      if (condition.contextual === true) continue;
+      for (const value of scalarsAt(view.value, condition.selector)) judged.push({ field: condition.selector, value, note: evidenceNote.condition(condition.description) });
+    }
+    const budget = rule?.spec.budget;
+    if (rule?.budgetTotal !== undefined && budget !== undefined) {
+      const total = rule.budgetTotal(view.value, evaluation);
+      const note = total === undefined ? undefined : evidenceNote.budget(total, budget.max, budget.scope ?? "run");
+      if (budget.sum !== undefined) for (const value of scalarsAt(view.value, budget.sum)) judged.push({ field: budget.sum, value, ...(note === undefined ? {} : { note }) });
+    }
+    if (judged.length > 0) return dedupe([...out, ...locateValues(judged, evaluation)]);
+    if (out.length > 0) return out;
+    // A tool-level rule (deletions ask): name the call's short values and where they appear.
+    const leaves = argumentLeaves(view.value).filter((leaf) => String(leaf.value).length <= MAX_LOCATED_CHARS);
+    return locateValues(leaves, evaluation);
+  }
+
   /** Values of the call that the policy's provenance conditions do not trace to an accepted source. */
   private untracedEvidence(tool: string, view: CanonicalArgs, context: DecisionContext, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
     const out: Evidence[] = [...(tried?.values() ?? [])].flat().filter((item) => !item.found);
-    for (const rule of this.candidates(tool)) {
+    for (const rule of this.plan(tool).rules) {
       if (!rule.contextual || tried?.has(rule.ruleId) === true) continue;
       const evaluation = new Evaluation(context, this.provenance, this.trusted);
       if (view.oversized) break;
@@ -541,7 +634,7 @@ export class PermissionPolicy {
     let found = this.compositeByTool.get(tool);
     if (found !== undefined) return found;
     const groups = new Map<string, CompiledRule[]>();
-    for (const rule of this.candidates(tool)) {
+    for (const rule of this.plan(tool).rules) {
       const entries = Object.entries(rule.spec.where ?? {});
       const matcher = entries[0]?.[1];
       if (rule.mode !== "allow" || rule.args !== undefined || entries.length !== 1 || matcher === undefined || !("command" in matcher)) continue;
@@ -576,13 +669,23 @@ export class PermissionPolicy {
     return merged;
   }
 
-  private candidates(tool: string): readonly CompiledRule[] {
+  private plan(tool: string): ToolPlan {
     let found = this.byTool.get(tool);
     if (found === undefined) {
-      found = this.sorted(this.rules.filter((rule) => rule.matchesTool(tool)));
+      const rules = this.sorted(this.rules.filter((rule) => rule.matchesTool(tool)));
+      found = { rules, index: ValueIndex.build(rules) };
       if (this.byTool.size >= MAX_CACHED_TOOLS) this.byTool.clear();
       this.byTool.set(tool, found);
     }
     return found;
   }
+}
+
+/**
+ * The reference the value index is tested against: the same policy deciding by evaluating every
+ * rule in order (the linear scan). For tests only; not exported from the package.
+ */
+export function linearScanForTests(policy: PermissionPolicy): PermissionPolicy {
+  (policy as unknown as { indexed: boolean }).indexed = false;
+  return policy;
 }

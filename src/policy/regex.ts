@@ -32,41 +32,56 @@ function unsupportedFeature(pattern: string): string | undefined {
   return undefined;
 }
 
-/**
- * Compiles `pattern` with RE2 (re2js). Case-insensitive unless `caseSensitive`. Patterns RE2 cannot
- * compile (backreferences, lookaround, ...) throw a PolicyRegexError naming `where`, so a bad policy
- * fails when it is loaded, never while a call is being decided.
- */
 /** `a|b|c` with no metacharacters: searched with indexOf, much faster than the regex engine. */
 const LITERAL_ALTERNATIVES_RE = /^[^\\^$.*+?()[\]{}|]+(?:\|[^\\^$.*+?()[\]{}|]+)*$/;
 
-// Many rules search the same canonical text one after another: lower-case it once (shared by all rules).
+const NON_ASCII_RE = /[^\x00-\x7F]/;
+/** The characters RE2's case-insensitive matching folds onto an ASCII letter besides its other case (a test checks every code point). */
+export const FOLDS_TO_ASCII: Readonly<Record<string, string>> = { "\u017F": "s", "\u212A": "k" };
+const FOLDABLE_RE = /[A-Z\u017F\u212A]/g;
+
+/**
+ * `input` with what RE2 folds onto ASCII letters folded (A–Z to a–z, U+017F long s to s, U+212A
+ * Kelvin sign to k) and every other character kept: an ASCII literal (lower case) matches `input`
+ * case-insensitively under RE2 exactly where it occurs in this text. (toLowerCase would not do:
+ * it leaves the Kelvin sign alone and turns U+0130 into "i" plus a dot.)
+ */
+function asciiFold(input: string): string {
+  return NON_ASCII_RE.test(input) ? input.replace(FOLDABLE_RE, (ch) => FOLDS_TO_ASCII[ch] ?? ch.toLowerCase()) : input.toLowerCase();
+}
+
+// Many rules search the same canonical text one after another: fold it once (shared by all rules).
 let lastInput: string | undefined;
-let lastLowered = "";
-function lowerCased(input: string): string {
+let lastFolded = "";
+function asciiFolded(input: string): string {
   if (input !== lastInput) {
     lastInput = input;
-    lastLowered = input.toLowerCase();
+    lastFolded = asciiFold(input);
   }
-  return lastLowered;
+  return lastFolded;
 }
 
 function literalSearch(pattern: string, caseSensitive: boolean): SafeRegex {
-  const fold = (text: string) => (caseSensitive ? text : text.toLowerCase());
+  const fold = (text: string) => (caseSensitive ? text : asciiFold(text));
   const needles = pattern.split("|").map(fold);
   return {
     source: pattern,
     test: (input) => {
-      const haystack = caseSensitive ? input : lowerCased(input);
+      const haystack = caseSensitive ? input : asciiFolded(input);
       return needles.some((needle) => haystack.includes(needle));
     },
     testExact: (input) => needles.includes(fold(input)),
   };
 }
 
+/**
+ * Compiles `pattern` with RE2 (re2js). Case-insensitive unless `caseSensitive`. Patterns RE2 cannot
+ * compile (backreferences, lookaround, ...) throw a PolicyRegexError naming `where`, so a bad policy
+ * fails when it is loaded, never while a call is being decided. Plain literals are searched with
+ * indexOf, and a literal every match must contain is looked for before the regex engine runs;
+ * both give the regex engine's answer (test/policy-index.test.ts compares them with it).
+ */
 export function compileSafeRegex(pattern: string, options: { caseSensitive?: boolean | undefined; where: string }): SafeRegex {
-  // ASCII-only literals: toLowerCase and RE2's case folding agree there.
-  if (LITERAL_ALTERNATIVES_RE.test(pattern) && /^[\x20-\x7E]*$/.test(pattern)) return literalSearch(pattern, options.caseSensitive === true);
   let compiled: RE2JS;
   try {
     compiled = RE2JS.compile(pattern, options.caseSensitive === true ? 0 : RE2JS.CASE_INSENSITIVE);
@@ -78,9 +93,73 @@ export function compileSafeRegex(pattern: string, options: { caseSensitive?: boo
       : `${cause} (RE2 syntax expected)`;
     throw new PolicyRegexError(options.where, pattern, detail);
   }
+  // ASCII-only literals: searched in the folded text (see asciiFold).
+  if (LITERAL_ALTERNATIVES_RE.test(pattern) && /^[\x20-\x7E]*$/.test(pattern)) return literalSearch(pattern, options.caseSensitive === true);
+  const required = requiredLiteral(pattern);
+  if (required === undefined) {
+    return {
+      source: pattern,
+      test: (input) => compiled.test(input),
+      testExact: (input) => compiled.testExact(input),
+    };
+  }
+  const caseSensitive = options.caseSensitive === true;
+  const needle = caseSensitive ? required.literal : required.literal.toLowerCase();
+  const mayMatch = required.anchored
+    ? (input: string) => startsWithAscii(input, needle, caseSensitive)
+    : (input: string) => containsAscii(input, needle, caseSensitive);
   return {
     source: pattern,
-    test: (input) => compiled.test(input),
-    testExact: (input) => compiled.testExact(input),
+    test: (input) => mayMatch(input) && compiled.test(input),
+    // A whole-input match contains the literal too (at the start when the pattern is anchored).
+    testExact: (input) => mayMatch(input) && compiled.testExact(input),
   };
+}
+
+/** Characters that stand for themselves in RE2 syntax, inside or outside a character class alike: letters, digits, `_`, space, `-`, `/`, `:`, `,`, `=`, `@`, `%`, `'`, `"`, `<`, `>`, `!`, `#`, `&`, `;`, `~`. */
+const PLAIN_CHAR_RE = /^[A-Za-z0-9_ \-/:,=@%'"<>!#&;~]$/;
+
+/**
+ * A literal every match must contain: the run of plain characters a pattern begins with (after a
+ * leading `^`, which then anchors it at the start of the input). Only for patterns without `|`
+ * (an alternative could match without the literal) and without `(?` (flags such as `(?m)` or
+ * `(?i)` change what `^` or a letter matches); a quantifier after the run (`*`, `+`, `?`, `{`) takes
+ * its last character off it. Undefined when there is no such literal.
+ *
+ * Why it is safe: without `|`, a pattern `L R` (or `^L R`) with L a run of plain characters matches
+ * a text only where L matches, immediately before what R matches; a plain character matches itself,
+ * and, case-insensitively, also the characters RE2's simple case folding puts in its orbit: for an
+ * ASCII letter that is its other case, plus U+212A (K) and U+017F (s) (FOLDS_TO_ASCII).
+ * `startsWithAscii` leaves any non-ASCII character to the regex; `containsAscii` searches the
+ * folded text (asciiFold), where the literal occurs wherever RE2 could match it.
+ */
+export function requiredLiteral(pattern: string): { literal: string; anchored: boolean } | undefined {
+  if (pattern.includes("|") || pattern.includes("(?")) return undefined;
+  const anchored = pattern.startsWith("^");
+  let end = anchored ? 1 : 0;
+  while (end < pattern.length && PLAIN_CHAR_RE.test(pattern[end]!)) end += 1;
+  const quantified = end < pattern.length && "*+?{".includes(pattern[end]!);
+  const literal = pattern.slice(anchored ? 1 : 0, quantified ? end - 1 : end);
+  return literal.length === 0 ? undefined : { literal, anchored };
+}
+
+/** ASCII lower case of one code unit (letters only). */
+function lowerAscii(code: number): number {
+  return code >= 65 && code <= 90 ? code + 32 : code;
+}
+
+/** False only when `input` cannot start with `needle` (lower-cased unless case-sensitive) under RE2 matching. */
+function startsWithAscii(input: string, needle: string, caseSensitive: boolean): boolean {
+  if (input.length < needle.length) return false;
+  for (let i = 0; i < needle.length; i++) {
+    const code = input.charCodeAt(i);
+    if (code > 0x7f) return true; // a non-ASCII character may fold to an ASCII letter: let the regex decide
+    if ((caseSensitive ? code : lowerAscii(code)) !== needle.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/** False only when `input` cannot contain `needle` (lower-cased unless case-sensitive) under RE2 matching. */
+function containsAscii(input: string, needle: string, caseSensitive: boolean): boolean {
+  return (caseSensitive ? input : asciiFolded(input)).includes(needle);
 }

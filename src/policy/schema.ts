@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { KillswitchConfigSchema } from "../killswitch/types.js";
-import { RULE_TYPES } from "../rules/types.js";
+import { ASKABLE_RULE_TYPES, RULE_TYPES } from "../rules/types.js";
 import { AfterSchema, BudgetSchema, fieldConditionSchema, ProvenanceConfigSchema, ScopeSchema } from "../provenance/schema.js";
 
 export const RiskLevelSchema = z.enum(["low", "medium", "high", "always-deny"]);
@@ -12,7 +12,7 @@ const MATCHER_KEYS = ["equals", "in", "glob", "regex", "prefix", "exists", "path
 const patterns = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 
 /** One per-field condition; exactly one of equals/in/glob/regex/prefix/exists. */
-export const FieldMatcherSchema = z
+const FieldMatcherSchema = z
   .strictObject({
     equals: scalar.optional().describe("Equal after normalisation (case-insensitive unless caseSensitive)."),
     in: z.array(scalar).min(1).optional().describe("Equal to one of these values."),
@@ -44,7 +44,7 @@ export const FieldMatcherSchema = z
   });
 
 /** A field condition: a matcher, `not`/`anyOf`/`allOf` of conditions, a numeric comparison, or `from` (provenance). */
-export const FieldConditionSchema = fieldConditionSchema(FieldMatcherSchema);
+const FieldConditionSchema = fieldConditionSchema(FieldMatcherSchema);
 
 export const PermissionRuleSchema = z
   .strictObject({
@@ -98,6 +98,7 @@ const VALUE_FIELDS = { MaxCalls: "max", MaxTotalCalls: "max", Cooldown: "duratio
 const OPTIONAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
   scope: ["MaxCalls", "MaxTotalCalls", "MustFollow", "MustPrecede", "ExclusiveGroup"],
   exitBehavior: ["MaxCalls", "MaxTotalCalls"],
+  onViolation: ASKABLE_RULE_TYPES,
   alternatives: ["InitialCall"],
   args: ["InitialCall", "RequiredForExit", "RequiredForExitIf", "Periodic"],
   childArgs: ["ChildTools"],
@@ -116,6 +117,10 @@ export const NativeToolRuleSchema = z
     max: z.number().int().nonnegative().optional().describe("MaxCalls / MaxTotalCalls only."),
     scope: z.enum(["run", "thread"]).optional().describe("MaxCalls, MaxTotalCalls, MustFollow, MustPrecede, ExclusiveGroup (default run)."),
     exitBehavior: z.enum(["continue", "end", "error"]).optional().describe("MaxCalls / MaxTotalCalls only (default continue)."),
+    onViolation: z
+      .enum(["refuse", "ask"])
+      .optional()
+      .describe(`What a call that breaks the rule gets: refuse (default) or ask (a human approves or rejects it). ${ASKABLE_RULE_TYPES.join(", ")} only; ask cannot be combined with exitBehavior end or error.`),
     duration: DurationSchema.optional().describe("Cooldown / Periodic only."),
     durationMs: z.number().positive().optional().describe("Cooldown / Periodic only (alternative to duration)."),
     operations: z.array(z.string().min(1)).min(1).optional().describe("AllowedOperations only."),
@@ -146,6 +151,9 @@ export const NativeToolRuleSchema = z
         ctx.addIssue({ code: "custom", path: [key], message: `has no meaning for ${rule.type} (only for ${types.join(", ")})` });
       }
     }
+    if (rule.onViolation === "ask" && rule.exitBehavior !== undefined && rule.exitBehavior !== "continue") {
+      ctx.addIssue({ code: "custom", path: ["onViolation"], message: `ask cannot be combined with exitBehavior ${rule.exitBehavior} (a call that asks neither ends the run nor throws)` });
+    }
   });
 
 /** The seed's serde form: `rule_type = "MustFollow"` or `{ MaxCalls = 3 }`, `{ Cooldown = "30s" }`, ... */
@@ -155,7 +163,7 @@ const SEED_RULE_TYPES = RULE_TYPES.filter(
     t !== "MaxTotalCalls" && t !== "ChildTools" && t !== "ConditionalNext",
 );
 
-export const SeedRuleTypeSchema = z.union([
+const SeedRuleTypeSchema = z.union([
   z.enum(SEED_RULE_TYPES as [typeof SEED_RULE_TYPES[number], ...typeof SEED_RULE_TYPES[number][]]),
   z.strictObject({ MaxCalls: z.number().int().nonnegative() }),
   z.strictObject({ Cooldown: DurationSchema }),
@@ -178,9 +186,9 @@ export const SeedToolRuleSchema = z
     }
   });
 
-export const ToolRuleEntrySchema = z.union([NativeToolRuleSchema, SeedToolRuleSchema]);
+const ToolRuleEntrySchema = z.union([NativeToolRuleSchema, SeedToolRuleSchema]);
 
-export const AuditConfigSchema = z
+const AuditConfigSchema = z
   .strictObject({
     sink: z.enum(["jsonl", "sqlite", "postgres", "memory"]),
     path: z.string().min(1).optional().describe("File for jsonl and sqlite."),
@@ -197,21 +205,30 @@ export const AuditConfigSchema = z
     }
   });
 
-export const ExecutionConfigSchema = z.strictObject({
+const ExecutionConfigSchema = z.strictObject({
   maxConcurrency: z.number().int().positive().optional(),
   timeoutMs: z.number().int().positive().optional(),
   maxResultChars: z.number().int().positive().optional(),
 });
 
-export const ToolEntrySchema = z
+/** `tools.X.mainArgument`: the argument a bare compact pattern (`shell(npm test)`) means for tool X. */
+export const MainArgumentSchema = z
+  .strictObject({
+    field: z.string().min(1).describe("The argument (a selector: cmd, file_path, request.url)."),
+    kind: z.enum(["command", "path", "url"]).describe("How a bare pattern matches it: command (shell-aware), path (resolved, gitignore-like glob), url."),
+  })
+  .describe("Which argument a compact rule's bare pattern means for this tool, e.g. { field: cmd, kind: command } so shell(npm run test:*) reads cmd.");
+
+const ToolEntrySchema = z
   .strictObject({
     risk: RiskLevelSchema.optional().describe("Risk of every call of the tool (raises the tool's own; lowering it needs lowerRisk: true)."),
     operations: z.record(z.string().min(1), RiskLevelSchema).optional().describe("Risk per operation, e.g. { delete: high }; wins over risk."),
     lowerRisk: z.boolean().optional().describe("Say so explicitly to set a risk lower than the one the tool declares."),
+    mainArgument: MainArgumentSchema.optional(),
     description: z.string().optional(),
   })
   .superRefine((entry, ctx) => {
-    if (entry.risk === undefined && entry.operations === undefined) ctx.addIssue({ code: "custom", path: ["risk"], message: "is required (or give operations)" });
+    if (entry.risk === undefined && entry.operations === undefined && entry.mainArgument === undefined) ctx.addIssue({ code: "custom", path: ["risk"], message: "is required (or give operations or mainArgument)" });
   });
 
 /** The policy document (YAML, JSON or TOML). Published as policies/policy.schema.json. */
@@ -231,7 +248,7 @@ export const PolicyFileSchema = z
       })
       .optional()
       .describe("What each risk level decides when no permission rule matches."),
-    tools: z.record(z.string().min(1), ToolEntrySchema).optional().describe("Risk category per tool name."),
+    tools: z.record(z.string().min(1), ToolEntrySchema).optional().describe("Per tool name: risk category, risk per operation, and the main argument of compact rules."),
     permissions: z.array(PermissionRuleSchema).optional(),
     tool_rules: z.array(ToolRuleEntrySchema).optional(),
     agent: z
@@ -250,7 +267,6 @@ export const PolicyFileSchema = z
 
 export type PolicyFile = z.output<typeof PolicyFileSchema>;
 export type PolicyFileInput = z.input<typeof PolicyFileSchema>;
-export type PermissionRuleEntry = z.output<typeof PermissionRuleSchema>;
 export type FieldMatcherEntry = z.output<typeof FieldMatcherSchema>;
 export type ToolRuleEntry = z.output<typeof ToolRuleEntrySchema>;
 export type AuditConfig = z.output<typeof AuditConfigSchema>;

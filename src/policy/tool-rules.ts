@@ -9,7 +9,7 @@ type SeedEntry = z.output<typeof SeedToolRuleSchema>;
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** `30000` (ms), `"1m30s"`, `{ secs: 30, nanos: 0 }` → milliseconds. Input already validated by DurationSchema. */
-export function durationToMs(duration: Duration): number {
+function durationToMs(duration: Duration): number {
   if (typeof duration === "number") return duration;
   if (typeof duration === "object") return duration.secs * 1_000 + (duration.nanos ?? 0) / 1_000_000;
   let total = 0;
@@ -48,6 +48,11 @@ function optional<T extends object>(rule: T, entry: NativeEntry, keys: readonly 
 }
 
 function fromNative(entry: NativeEntry): ToolRule {
+  const rule = fromNativeType(entry);
+  return entry.onViolation === undefined ? rule : { ...rule, onViolation: entry.onViolation };
+}
+
+function fromNativeType(entry: NativeEntry): ToolRule {
   const base = common(entry.tool, entry);
   switch (entry.type) {
     case "MaxCalls":

@@ -5,10 +5,12 @@ import { basename, dirname } from "node:path";
 import type { AuditRecord, AuditSink } from "../audit/types.js";
 import type { DecisionContext } from "../provenance/context.js";
 import type { RiskLevel } from "../tools/types.js";
-import { assertPolicyFits, type DeclaredRisks, type ToolCatalog } from "./check.js";
+import type { ToolRule } from "../rules/types.js";
+import { assertPolicyFits, type DeclaredRisks, type ToolArguments, type ToolCatalog } from "./check.js";
 import { loadPolicyFile, permissionPolicy, type LoadedPolicy } from "./file.js";
 import type { PermissionPolicy } from "./permissions.js";
 import type { PolicyDecision } from "./types.js";
+import { policyWatchMessages } from "../messages/index.js";
 
 /**
  * A permission decider whose policy can be replaced while the guard runs. The swap is one
@@ -28,9 +30,16 @@ export class SwappablePermissions {
   }
 
   swap(loaded: LoadedPolicy): void {
-    const next = permissionPolicy(loaded); // compiled before the swap: a bad pattern throws here
-    this.#loaded = loaded;
-    this.#policy = next;
+    this.prepare(loaded)();
+  }
+
+  /** Compiles `loaded` (a bad pattern throws here) and returns the assignment that puts it in force. */
+  prepare(loaded: LoadedPolicy): () => void {
+    const next = permissionPolicy(loaded);
+    return () => {
+      this.#loaded = loaded;
+      this.#policy = next;
+    };
   }
 
   decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision {
@@ -55,6 +64,8 @@ export interface WatchPolicyOptions {
   /** Checked against these tools (unknown tools/operations, lowered risk are errors). */
   tools?: ToolCatalog | undefined;
   declared?: DeclaredRisks | undefined;
+  /** The tools' argument names: a compact rule reading an argument its tool lacks is an error. */
+  toolArguments?: ToolArguments | undefined;
   /** Every applied or rejected file is written here as an audit record (event "policy"). */
   audit?: AuditSink | undefined;
   /** Log line per event (default console.warn for rejections, nothing for applied files). */
@@ -65,6 +76,11 @@ export interface WatchPolicyOptions {
   onEvent?: ((event: PolicyWatchEvent) => void) | undefined;
   /** The decider to swap (default: a new one for `initial`). */
   permissions?: SwappablePermissions | undefined;
+  /**
+   * The tool rules to swap with the permissions (a guard's `prepareRules`): validates and compiles a
+   * file's `tool_rules` (throwing rejects the file) and returns the assignment that puts them in force.
+   */
+  rules?: ((toolRules: readonly ToolRule[]) => () => void) | undefined;
 }
 
 export interface PolicyWatcher {
@@ -92,10 +108,11 @@ function watchRecord(event: PolicyWatchEvent, at: number): AuditRecord {
 }
 
 /**
- * Watches a policy file and swaps the permission policy atomically after the new file has been
- * parsed, compiled and checked against the tools. A file that fails any step keeps the old policy;
- * the rejection is written to the audit sink and logged. Tool rules are read at start only: a
- * changed tool_rules section is reported and needs a restart.
+ * Watches a policy file and swaps the permission policy and (with `rules`) the tool rules after the
+ * new file has been parsed, compiled and checked against the tools. Both are compiled first and put
+ * in force together, with no await between: a decision sees the old policy or the new one, never a
+ * mix. A file that fails any step keeps the old policy; the rejection is written to the audit sink
+ * and logged.
  */
 export function watchPolicyFile(path: string, initial: LoadedPolicy, options: WatchPolicyOptions = {}): PolicyWatcher {
   const permissions = options.permissions ?? new SwappablePermissions(initial);
@@ -115,17 +132,15 @@ export function watchPolicyFile(path: string, initial: LoadedPolicy, options: Wa
     let event: PolicyWatchEvent;
     try {
       const next = await loadPolicyFile(path);
-      if (options.tools !== undefined) assertPolicyFits(next, options.tools, options.declared ?? new Map());
+      if (options.tools !== undefined) assertPolicyFits(next, options.tools, options.declared ?? new Map(), options.toolArguments);
       const toolRulesChanged = JSON.stringify(next.toolRules) !== JSON.stringify(permissions.loaded.toolRules);
-      permissions.swap(next);
-      event = {
-        kind: "applied",
-        path,
-        digest,
-        message: `policy ${path} applied (${next.permissions.length} permission rules)${toolRulesChanged ? "; its tool_rules changed and apply after a restart" : ""}`,
-      };
+      const commitPermissions = permissions.prepare(next);
+      const commitRules = options.rules?.(next.toolRules);
+      commitPermissions();
+      commitRules?.();
+      event = { kind: "applied", path, digest, message: policyWatchMessages.applied(path, next.permissions.length, next.toolRules.length, toolRulesChanged && commitRules === undefined) };
     } catch (error) {
-      event = { kind: "rejected", path, digest, message: `policy ${path} rejected, the previous policy stays in force: ${(error as Error).message.slice(0, 2_000)}` };
+      event = { kind: "rejected", path, digest, message: policyWatchMessages.rejected(path, (error as Error).message.slice(0, 2_000)) };
     }
     lastDigest = digest;
     log(event);

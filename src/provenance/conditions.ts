@@ -1,6 +1,6 @@
 import { NO, UNKNOWN, YES, type Verdict } from "../policy/kinds/verdict.js";
 import type { Evaluation } from "./context.js";
-import type { Evidence, SourceText } from "./index-builder.js";
+import type { Evidence, ProvenanceIndex, SourceText } from "./index-builder.js";
 import type { BudgetCondition, ConditionSpec, FromCondition } from "./schema.js";
 import { DEFAULT_MIN_LENGTH, extractIdentifiers, valueQuery, type ValueQuery } from "./tokens.js";
 
@@ -9,7 +9,7 @@ import { DEFAULT_MIN_LENGTH, extractIdentifiers, valueQuery, type ValueQuery } f
  * (no messages to trace a value in, a number that is not a number). `restrictive` is true for deny
  * and ask rules: they turn UNKNOWN into "ask"; an allow rule needs YES.
  */
-export type ValueTest = (text: string, restrictive: boolean, field?: string, evaluation?: Evaluation) => Verdict;
+type ValueTest = (text: string, restrictive: boolean, field?: string, evaluation?: Evaluation) => Verdict;
 
 const NUMERIC_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
 const COMPOSITE_KEYS = ["not", "anyOf", "allOf", "from", "lt", "lte", "gt", "gte", "between"] as const;
@@ -58,7 +58,8 @@ const queries = new Map<string, ValueQuery>();
 const MAX_CACHED_QUERIES = 10_000;
 const MAX_CACHED_VALUE_CHARS = 512;
 
-function cachedQuery(value: string, minLength: number): ValueQuery {
+function cachedQuery(value: string | number, minLength: number): ValueQuery {
+  if (typeof value === "number") return valueQuery(value, minLength);
   if (value.length > MAX_CACHED_VALUE_CHARS) return valueQuery(value, minLength);
   const key = `${minLength}\u0000${value}`;
   let query = queries.get(key);
@@ -95,7 +96,7 @@ function compileFrom(condition: FromCondition): ValueTest {
     const trace = (value: string): boolean => {
       const query = cachedQuery(value, minLength);
       if (query.untraceable !== undefined) {
-        evaluation.evidence.push({ field, value: query.display, found: false, note: query.untraceable });
+        evaluation.evidence.push(appearanceOf(query, field, index));
         return false;
       }
       const found = index.find(query, accept);
@@ -110,6 +111,41 @@ function compileFrom(condition: FromCondition): ValueTest {
     for (const identifier of extractIdentifiers(text, condition.only)) all = trace(identifier) && all;
     return all ? YES : NO;
   };
+}
+
+const NOWHERE = (_source: SourceText) => false;
+
+/**
+ * Evidence of where a value appears, without accepting any source: a value too short to trace is
+ * still located by its whole-token appearances (and never found); `note` says why it is named.
+ */
+function appearanceOf(query: ValueQuery, field: string, index: ProvenanceIndex, note?: string): Evidence {
+  const alternatives = query.untraceable === undefined ? query.alternatives : (query.appearances ?? []);
+  const { seenIn } = index.find({ ...query, alternatives }, NOWHERE);
+  const notes = [note, query.untraceable].filter((x) => x !== undefined);
+  const item: Evidence = { field, value: query.display, found: false };
+  if (seenIn !== undefined) item.seenIn = seenIn;
+  if (notes.length > 0) item.note = notes.join("; ");
+  return item;
+}
+
+/**
+ * Where each value first appears in the thread (the user's messages, a tool's output, an earlier
+ * call's arguments), for the evidence of a deny or ask decided without a provenance condition: an
+ * amount over a limit, a tool that always asks. Values are never "found" here (no source is accepted).
+ */
+export function locateValues(values: readonly { field: string; value: unknown; note?: string }[], evaluation: Evaluation): Evidence[] {
+  const index = evaluation.provenance();
+  if (index === undefined) return [];
+  const minLength = evaluation.settings.minLength ?? DEFAULT_MIN_LENGTH;
+  const out: Evidence[] = [];
+  for (const { field, value, note } of values) {
+    if (typeof value !== "string" && typeof value !== "number") continue;
+    const item = appearanceOf(cachedQuery(value, minLength), field, index, note);
+    item.located = true;
+    out.push(item);
+  }
+  return out;
 }
 
 function numeric(test: (n: number) => boolean): ValueTest {

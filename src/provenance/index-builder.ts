@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { tokenize, valueQuery, type ValueQuery } from "./tokens.js";
+import { tokenize, type ValueQuery } from "./tokens.js";
 
 /**
  * Where the values of a thread come from, recomputed from the checkpointed messages (they are the
@@ -8,7 +8,7 @@ import { tokenize, valueQuery, type ValueQuery } from "./tokens.js";
  */
 
 /** The kind of text a value was found in. AI messages are never a source: the model may be hijacked. */
-export type SourceKind = "user" | "system" | "tool" | "call";
+type SourceKind = "user" | "system" | "tool" | "call";
 
 export interface SourceText {
   /** Position of the message in the thread. */
@@ -31,10 +31,12 @@ export interface Evidence {
   /** When not found: where the value does appear (e.g. only in a `read_file` output), if anywhere. */
   seenIn?: SourceText;
   note?: string;
+  /** Set when no source was asked for (a deny or ask decided without a provenance condition): the item only says where the value appears. */
+  located?: true;
 }
 
 /** Longest stretch of one message that is indexed; the rest of it is not a source (fail closed). */
-export const MAX_INDEXED_CHARS_PER_MESSAGE = 200_000;
+const MAX_INDEXED_CHARS_PER_MESSAGE = 200_000;
 /** Threads whose index is kept between turns (least recently used beyond this are dropped). */
 const MAX_CACHED_THREADS = 64;
 
@@ -234,4 +236,3 @@ function indexFor(messages: readonly BaseMessage[], threadKey: string | undefine
   return index;
 }
 
-export { valueQuery };

@@ -7,16 +7,16 @@ import { z } from "zod";
  * an import cycle.
  */
 
-export const SOURCE_HELP =
+const SOURCE_HELP =
   'user (human messages and the system prompt), trusted (outputs of the tools in provenance.trusted), a tool name (its outputs), or "args:<tool>" (values used by earlier calls of that tool that completed)';
 
-export const SourceSchema = z
+const SourceSchema = z
   .string()
   .min(1)
   .regex(/^(?:user|trusted|args:[^\s]+|[^\s:]+)$/, `expected ${SOURCE_HELP}`)
   .describe(`Where a value may come from: ${SOURCE_HELP}.`);
 
-export const FromSchema = z.strictObject({
+const FromSchema = z.strictObject({
   from: z.array(SourceSchema).min(1).describe(`Holds when the value appears (as whole tokens, normalised) in one of these sources: ${SOURCE_HELP}.`),
   minLength: z.number().int().min(1).optional().describe("Fewest letters and digits a value needs to be traced (default 3); shorter values are never found."),
   only: z
@@ -28,7 +28,7 @@ export const FromSchema = z.strictObject({
 
 const finite = z.number().finite();
 
-export const NumericSchema = z.union([
+const NumericSchema = z.union([
   z.strictObject({ lt: finite.describe("Holds when the value is a number below this.") }),
   z.strictObject({ lte: finite.describe("Holds when the value is a number at most this.") }),
   z.strictObject({ gt: finite.describe("Holds when the value is a number above this.") }),
@@ -38,7 +38,6 @@ export const NumericSchema = z.union([
     .refine((m) => m.between[0] <= m.between[1], { message: "between: the low bound is above the high bound", path: ["between"] }),
 ]);
 
-export type SourceName = z.output<typeof SourceSchema>;
 export type FromCondition = z.output<typeof FromSchema>;
 export type NumericCondition = z.output<typeof NumericSchema>;
 

@@ -25,7 +25,7 @@ import { foldCase, normalizeString } from "../policy/normalize.js";
  */
 
 export const DEFAULT_MIN_LENGTH = 3;
-export const MIN_NUMBER_DIGITS = 4;
+const MIN_NUMBER_DIGITS = 4;
 /** Longest run of digit-bearing tokens indexed as one identifier. */
 const MAX_RUN_TOKENS = 8;
 /** Longest identifier (compact form) indexed from a run. */
@@ -46,7 +46,7 @@ const ALNUM_RE = /[\p{L}\p{N}]/gu;
 const SENTENCE_GLUE_RE = /\.(?=\p{Lu}\p{Ll})/gu;
 
 /** Normalised, case-folded text as every comparison sees it. */
-export function canonicalText(text: string): string {
+function canonicalText(text: string): string {
   return foldCase(normalizeString(text).replace(SENTENCE_GLUE_RE, ". "));
 }
 
@@ -54,7 +54,7 @@ function cleanToken(raw: string): string {
   return raw.replace(TRAILING_RE, "").replace(SCHEME_RE, "").replace(TRAILING_RE, "");
 }
 
-export interface Tokenized {
+interface Tokenized {
   /** The whole tokens in order. */
   tokens: string[];
   /** Every key under which the text is indexed: tokens, identifier forms (`#…`) and numbers (`n:…`). */
@@ -92,6 +92,8 @@ export function tokenize(text: string): Tokenized {
     } else {
       const number = numberKey(token);
       if (number !== undefined) keys.add(number);
+      // A decimal number is a number, not an identifier: "1000.0" without its point is not "10000".
+      if (number !== undefined && token.includes(".")) continue;
     }
     // Identifier forms: this token alone, and runs of adjacent digit-bearing tokens.
     let compact = "";
@@ -99,6 +101,7 @@ export function tokenize(text: string): Tokenized {
       const next = tokens[j]!;
       // A run goes on through groups that carry a digit and short letter groups ("GB29 NWBK 6016 ...").
       if (j > i && !DIGIT_RE.test(next) && !SHORT_GROUP_RE.test(next)) break;
+      if (j > i && next.includes(".") && NUMBER_RE.test(next)) break;
       if (j > i && !SEPARATOR_GAP_RE.test(canonical.slice(ends[j - 1], starts[j]))) break;
       compact += next.replace(COMPACT_DROP_RE, "");
       if (compact.length > MAX_RUN_CHARS) break;
@@ -120,6 +123,11 @@ export interface ValueQuery {
   alternatives: { key: string; sequence?: string }[];
   /** Set when the value cannot be traced (too short, empty): it is never found. */
   untraceable?: string;
+  /**
+   * For a value that cannot be traced: the keys of its whole-token appearances, so that evidence can
+   * still say where it appears ("13" in the output of list_files) while it is never "found".
+   */
+  appearances?: { key: string; sequence?: string }[];
 }
 
 function alnumLength(text: string): number {
@@ -132,30 +140,28 @@ export function valueQuery(value: unknown, minLength = DEFAULT_MIN_LENGTH): Valu
     const digits = String(Math.abs(value)).replace(/\D/g, "").length;
     const display = String(value);
     if (!Number.isFinite(value) || digits < MIN_NUMBER_DIGITS) {
-      return { display, alternatives: [], untraceable: `a number with fewer than ${MIN_NUMBER_DIGITS} digits cannot be traced` };
+      const appearances = Number.isFinite(value) ? [{ key: `n:${display}` }] : [];
+      return { display, alternatives: [], untraceable: `a number with fewer than ${MIN_NUMBER_DIGITS} digits cannot be traced`, appearances };
     }
     return { display, alternatives: [{ key: `n:${display}` }, { key: `#${display.replace(COMPACT_DROP_RE, "")}` }] };
   }
   const text = typeof value === "string" ? value : typeof value === "boolean" ? String(value) : (JSON.stringify(value) ?? "");
   const { tokens } = tokenize(text);
   const display = tokens.join(" ");
+  const whole = tokens.length === 0 ? [] : tokens.length === 1 ? [{ key: tokens[0]! }] : [{ key: tokens[0]!, sequence: ` ${display} ` }];
   if (alnumLength(display) < minLength) {
-    return { display, alternatives: [], untraceable: `fewer than ${minLength} letters or digits cannot be traced` };
+    return { display, alternatives: [], untraceable: `fewer than ${minLength} letters or digits cannot be traced`, appearances: whole };
   }
-  const alternatives: ValueQuery["alternatives"] = [];
-  if (tokens.length === 1) {
-    alternatives.push({ key: tokens[0]! });
-  } else {
-    alternatives.push({ key: tokens[0]!, sequence: ` ${display} ` });
-  }
+  const alternatives: ValueQuery["alternatives"] = [...whole];
   if (DIGIT_RE.test(display)) {
-    const compact = display.replace(COMPACT_DROP_RE, "");
-    if (compact.length <= MAX_RUN_CHARS) alternatives.push({ key: `#${compact}` });
     const number = tokens.length === 1 ? numberKey(tokens[0]!) : undefined;
+    const compact = display.replace(COMPACT_DROP_RE, "");
+    // A decimal number is looked up by value only (see tokenize).
+    if (compact.length <= MAX_RUN_CHARS && !(number !== undefined && display.includes("."))) alternatives.push({ key: `#${compact}` });
     if (number !== undefined) {
       const digits = tokens[0]!.replace(/\D/g, "").length;
       if (digits < MIN_NUMBER_DIGITS) {
-        return { display, alternatives: [], untraceable: `a number with fewer than ${MIN_NUMBER_DIGITS} digits cannot be traced` };
+        return { display, alternatives: [], untraceable: `a number with fewer than ${MIN_NUMBER_DIGITS} digits cannot be traced`, appearances: [...whole, { key: number }] };
       }
       alternatives.push({ key: number });
     }

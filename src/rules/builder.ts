@@ -22,7 +22,7 @@ export const DEFAULT_PRIORITIES = {
 } as const satisfies Record<ToolRule["type"], number>;
 
 /** Fluent builder for rule lists, mirroring seed 001's agent builder helpers. */
-export class ToolRulesBuilder {
+class ToolRulesBuilder {
   readonly #rules: ToolRule[] = [];
 
   /** `tool` may only run after every tool in `mustFollow` succeeded this run. */

@@ -51,7 +51,7 @@ const MAX_KEPT_OUTPUT = 2_000;
  * The output a ConditionalNext rule matches: a JSON object's `message` field (Letta's function
  * response shape), else the text itself, trimmed.
  */
-export function conditionalOutput(output: string | undefined): string | undefined {
+function conditionalOutput(output: string | undefined): string | undefined {
   if (output === undefined) return undefined;
   try {
     const parsed: unknown = JSON.parse(output);
@@ -224,11 +224,14 @@ export class ToolRulesEngine {
     const derived = this.#derive(state);
     const allowed = (tool: string) => this.#allowance(state, derived, tool, at) !== null;
     for (const rule of this.#initial) {
+      // A rule that asks instead of refusing leaves the model its choice: nothing is forced.
+      if (rule.onViolation === "ask") continue;
       const choices = [rule.tool, ...(rule.type === "InitialCall" ? (rule.alternatives ?? []) : [])];
       if (choices.some((c) => (state.runAttempts[c] ?? 0) > 0)) continue;
       if (choices.length === 1 && allowed(rule.tool)) return this.#forced(rule, rule.tool, state);
     }
     for (const rule of this.#sequence) {
+      if (rule.onViolation === "ask") continue;
       const next = this.#nextSet(rule, state);
       if (next === null || next.size !== 1) continue;
       const [tool] = [...next];
@@ -315,14 +318,20 @@ export class ToolRulesEngine {
       const reason = ruleReasons.runEnded(ended.tool === WILDCARD ? undefined : ended.tool, derived.pendingExit);
       return this.#violation(state, derived, at, ended, call, { reason, required: [...derived.pendingExit] });
     }
+    // A rule that refuses wins over one that asks: the first asking rule is kept until none refuses.
+    let asks: RankedRule | undefined;
+    let asksDetail: ViolationDetail | undefined;
     for (const rule of this.#gates(tool)) {
-      if (rule.type === "AllowedOperations") {
-        const reason = this.#operationRefusal(rule, tool, operation);
-        if (reason !== null) return this.#violation(state, derived, at, rule, call, reason);
-      } else if (this.#blocks(rule, state, derived, tool, at)) {
-        return this.#violation(state, derived, at, rule, call, this.#reason(rule, state, derived, tool, at));
-      }
+      if (asks !== undefined && rule.onViolation === "ask") continue;
+      let detail: ViolationDetail | null = null;
+      if (rule.type === "AllowedOperations") detail = this.#operationRefusal(rule, tool, operation);
+      else if (this.#blocks(rule, state, derived, tool, at)) detail = this.#reason(rule, state, derived, tool, at);
+      if (detail === null) continue;
+      if (rule.onViolation !== "ask") return this.#violation(state, derived, at, rule, call, detail);
+      asks = rule;
+      asksDetail = detail;
     }
+    if (asks !== undefined && asksDetail !== undefined) return this.#violation(state, derived, at, asks, call, { ...asksDetail, onViolation: "ask" });
     return null;
   }
 
@@ -419,7 +428,8 @@ export class ToolRulesEngine {
     let ops: string[] | undefined;
     if (this.#bindsOperations(tool)) {
       for (const rule of this.#gates(tool)) {
-        if (rule.type !== "AllowedOperations") continue;
+        // Operations a rule that asks does not list stay offered: calling them asks.
+        if (rule.type !== "AllowedOperations" || rule.onViolation === "ask") continue;
         const allowed = new Set(rule.operations);
         ops = ops === undefined ? unique(rule.operations) : ops.filter((op) => allowed.has(op));
       }
@@ -430,7 +440,7 @@ export class ToolRulesEngine {
 
   #operationRefusal(rule: RankedRule, tool: string, operation: string | undefined): ViolationDetail | null {
     if (rule.type !== "AllowedOperations" || !this.#bindsOperations(tool)) return null;
-    const allowed = this.#allowedOps(tool) ?? [];
+    const allowed = rule.onViolation === "ask" ? rule.operations : (this.#allowedOps(tool) ?? []);
     if (operation === undefined) return { reason: ruleReasons.operationMissing(tool, allowed), allowedOperations: [...allowed] };
     if (!rule.operations.includes(operation)) {
       return { reason: ruleReasons.operationNotAllowed(tool, operation, allowed), allowedOperations: [...allowed] };
@@ -534,6 +544,8 @@ export class ToolRulesEngine {
   #allowance(state: RuleState, derived: StateFacts, tool: string, now: number): ToolAllowanceInfo | null {
     if (derived.termination.rule && !derived.pendingExitSet.has(tool)) return null;
     for (const rule of this.#gates(tool)) {
+      // A rule that asks does not hide the tool: calling it puts the call to a human.
+      if (rule.onViolation === "ask") continue;
       if (rule.type !== "AllowedOperations" && this.#blocks(rule, state, derived, tool, now)) return null;
     }
     const operations = this.#allowedOps(tool);

@@ -2,7 +2,7 @@ import { WILDCARD, type RankedRule } from "./normalize.js";
 import type { RuleState, TerminationDecision } from "./types.js";
 
 /** The rule lists facts are derived from (fixed per engine). */
-export interface FactRules {
+interface FactRules {
   terminal: readonly RankedRule[];
   exit: readonly RankedRule[];
   initial: readonly RankedRule[];

@@ -2,7 +2,7 @@ import type { NormalisedRule } from "./normalize.js";
 import { WILDCARD } from "./normalize.js";
 
 /** One "must have run before" edge of the dependency graph, with the rule that creates it. */
-export interface DependencyEdge {
+interface DependencyEdge {
   before: string;
   after: string;
   ruleId: string;

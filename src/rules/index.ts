@@ -1,11 +1,6 @@
 export { ToolRulesEngine } from "./engine.js";
-export type { ToolRulesEngineOptions } from "./engine.js";
 export { assertValidRules, validateRules } from "./validate.js";
 export { executionPlan } from "./plan.js";
-export { DEFAULT_PRIORITIES, rules, ToolRulesBuilder } from "./builder.js";
-export { parseRuleState, parseToolRules, RuleStateSchema, ToolRuleSchema, ToolRulesSchema } from "./schema.js";
-export { defaultRuleId } from "./normalize.js";
-export type { NormalisedRule } from "./normalize.js";
-export { usageSentence, formatDuration } from "./usage.js";
-export { RULE_TYPES } from "./types.js";
+export { DEFAULT_PRIORITIES, rules } from "./builder.js";
+export { parseRuleState } from "./schema.js";
 export type * from "./types.js";

@@ -1,4 +1,4 @@
-import { SCOPED_RULE_TYPES } from "./types.js";
+import { ASKABLE_RULE_TYPES, SCOPED_RULE_TYPES } from "./types.js";
 import type { RuleType, ToolRule } from "./types.js";
 
 /** A rule after normalisation: id, priority and conditions always present. Still a valid {@link ToolRule}. */
@@ -52,6 +52,12 @@ export function structuralProblems(rules: readonly ToolRule[]): string[] {
     const scoped = "scope" in rule && rule.scope !== undefined;
     if (scoped && !(SCOPED_RULE_TYPES as readonly string[]).includes(rule.type)) {
       problems.push(`${id}: scope has no meaning for ${rule.type} (only for ${SCOPED_RULE_TYPES.join(", ")})`);
+    }
+    if (rule.onViolation !== undefined && !(ASKABLE_RULE_TYPES as readonly string[]).includes(rule.type)) {
+      problems.push(`${id}: onViolation has no meaning for ${rule.type} (only for ${ASKABLE_RULE_TYPES.join(", ")})`);
+    }
+    if (rule.onViolation === "ask" && "exitBehavior" in rule && rule.exitBehavior !== undefined && rule.exitBehavior !== "continue") {
+      problems.push(`${id}: onViolation "ask" cannot be combined with exitBehavior "${rule.exitBehavior}" (a call that asks neither ends the run nor throws)`);
     }
     if ("args" in rule && rule.args !== undefined && !ARGS_TYPES.has(rule.type)) {
       problems.push(`${id}: args has no meaning for ${rule.type} (only for ${[...ARGS_TYPES].join(", ")})`);

@@ -12,6 +12,7 @@ const base = {
   priority: z.number().finite().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   id: z.string().min(1).optional(),
+  onViolation: z.enum(["refuse", "ask"]).optional(),
 };
 
 const duration = z.number().finite().positive("must be a positive number of milliseconds");
@@ -50,7 +51,7 @@ export const ToolRuleSchema: z.ZodType<ToolRule> = z.discriminatedUnion("type", 
   }),
 ]);
 
-export const ToolRulesSchema = z.array(ToolRuleSchema);
+const ToolRulesSchema = z.array(ToolRuleSchema);
 
 const counts = z.record(z.string(), z.number().int().nonnegative());
 

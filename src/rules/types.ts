@@ -29,6 +29,26 @@ export const RULE_TYPES = [
 
 export type RuleType = (typeof RULE_TYPES)[number];
 
+/** Rule types that refuse a call and so may ask a human instead (`onViolation: "ask"`). */
+export const ASKABLE_RULE_TYPES = [
+  "MustFollow",
+  "MustPrecede",
+  "ExclusiveGroup",
+  "InitialCall",
+  "MaxCalls",
+  "MaxTotalCalls",
+  "Cooldown",
+  "AllowedOperations",
+  "ChildTools",
+  "ConditionalNext",
+] as const;
+
+/**
+ * What a rule does with a call that breaks it: "refuse" (default) answers the model with the
+ * refusal; "ask" puts the call to a human through the approval flow, naming the rule.
+ */
+type OnViolation = "refuse" | "ask";
+
 /** Per run: one user input until the final answer. Per thread: the whole conversation. */
 export type RuleScope = "run" | "thread";
 
@@ -55,6 +75,8 @@ interface RuleBase {
   metadata?: Record<string, unknown>;
   /** Stable id used in violation messages and the audit log; defaults to `${type}:${tool}#index`. */
   id?: string;
+  /** Only for {@link ASKABLE_RULE_TYPES}: "ask" lets a human approve a call that breaks the rule (default "refuse"). */
+  onViolation?: OnViolation;
 }
 
 export type ToolRule =
@@ -98,7 +120,7 @@ export interface ExecutionRecord extends CallInfo {
 }
 
 /** The last call of this run: ChildTools and ConditionalNext decide from it. */
-export interface LastCall {
+interface LastCall {
   tool: string;
   success: boolean;
   output?: string | undefined;
@@ -163,6 +185,8 @@ export interface ViolationDetail {
   allowedOperations?: string[];
   /** For a limit: what happens now (see {@link ExitBehavior}). */
   exitBehavior?: ExitBehavior;
+  /** "ask" when the rule asks a human instead of refusing (its `onViolation`); absent for a refusal. */
+  onViolation?: OnViolation;
   /** ChildTools / ConditionalNext: the call that constrains what comes next. */
   after?: string;
 }

@@ -2,10 +2,14 @@ import type { NormalisedRule } from "./normalize.js";
 import { WILDCARD } from "./normalize.js";
 import { usage } from "../messages/index.js";
 
-export { formatDuration } from "../messages/index.js";
 
 /** The sentence the model reads for one rule (seed 000's `to_usage_description`); the text lives in src/messages. */
 export function usageSentence(rule: NormalisedRule): string {
+  const sentence = ruleSentence(rule);
+  return rule.onViolation === "ask" ? usage.asksInstead(sentence) : sentence;
+}
+
+function ruleSentence(rule: NormalisedRule): string {
   const subject = rule.tool === WILDCARD ? "every tool" : `\`${rule.tool}\``;
   const others = rule.conditions;
   switch (rule.type) {

@@ -51,7 +51,7 @@ function checkWildcardsAndConditions(rules: readonly NormalisedRule[], issues: R
 }
 
 /** Every tool a rule names: its tool, conditions, children, output targets and initial alternatives. */
-export function toolsNamedBy(rule: NormalisedRule): string[] {
+function toolsNamedBy(rule: NormalisedRule): string[] {
   const extra =
     rule.type === "ChildTools"
       ? rule.children

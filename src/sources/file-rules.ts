@@ -3,10 +3,10 @@ import { z } from "zod";
 import { MEMORY_PERMISSIONS, type MemoryPermission } from "../memory/types.js";
 
 /** A memory permission, or `denied`: the path cannot even be read. */
-export const FILE_PERMISSIONS = ["denied", ...MEMORY_PERMISSIONS] as const;
+const FILE_PERMISSIONS = ["denied", ...MEMORY_PERMISSIONS] as const;
 export type FilePermission = (typeof FILE_PERMISSIONS)[number];
 
-export const fileRuleSchema = z.object({
+const fileRuleSchema = z.object({
   /** picomatch glob on the path relative to the base, e.g. "src/**", "**\/*.env". Dotfiles match. */
   pattern: z.string().min(1),
   permission: z.enum(FILE_PERMISSIONS),

@@ -18,7 +18,7 @@ import type { GuardedTool } from "../tools/types.js";
 import { createFileTool } from "../builtin/file-tool.js";
 import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 
-export type FileOperation = "load" | "save" | "create" | "delete" | "append" | "replace";
+type FileOperation = "load" | "save" | "create" | "delete" | "append" | "replace";
 
 /** What each file operation needs from the path's permission. `load` only needs the path not to be denied. */
 const CHANGE_OF: Record<FileOperation, ChangeKind | "read"> = {
@@ -44,12 +44,18 @@ export interface FileSourceOptions {
   watch?: boolean | { debounceMs?: number };
   /** Name of the tool this source registers when started. Default "file". */
   toolName?: string;
+  /**
+   * Accept files with more than one hard link. Default false: a file whose link count (st_nlink) is
+   * higher than its names in its own directory is refused, since another name may be outside the root
+   * and the file is then that outside file.
+   */
+  allowHardLinks?: boolean;
 }
 
 /** How `reconcile` settles a file whose disk content and block differ. */
-export type ReconcileStrategy = "safe" | "disk" | "block" | "report";
+type ReconcileStrategy = "safe" | "disk" | "block" | "report";
 
-export interface ReconcileResult {
+interface ReconcileResult {
   path: string;
   label: string;
   /** What differed: nothing, the block only (unsaved edits), the disk only (an external edit), both, or the file is gone. */
@@ -76,7 +82,7 @@ interface Authorized {
   permission: FilePermission;
 }
 
-export interface FileResult {
+interface FileResult {
   path: string;
   label: string;
   permission: FilePermission;
@@ -84,7 +90,7 @@ export interface FileResult {
   content?: string;
 }
 
-export function sha256(data: string | Uint8Array): string {
+function sha256(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
@@ -99,7 +105,10 @@ export class FileSource implements DataSource {
   readonly rules: FileRules;
   readonly memory: MemoryStore;
   readonly maxFileBytes: number;
+  readonly allowHardLinks: boolean;
   readonly #loaded = new Map<string, LoadedFile>();
+  /** The last change queued per path (see #serial). */
+  readonly #writing = new Map<string, Promise<void>>();
   readonly #watcher: FileWatcher | undefined;
   /** Directories already swept for a killed save's temp files by this instance. */
   readonly #cleaned = new Set<string>();
@@ -114,6 +123,7 @@ export class FileSource implements DataSource {
     this.rules = new FileRules(options.rules, options.defaultPermission ?? "denied");
     this.memory = options.memory;
     this.maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
+    this.allowHardLinks = options.allowHardLinks === true;
     this.toolName = options.toolName ?? "file";
     if (options.watch) {
       const debounceMs = typeof options.watch === "object" ? options.watch.debounceMs : undefined;
@@ -207,6 +217,8 @@ export class FileSource implements DataSource {
   #diskRefusal(operation: FileOperation, relative: string, error: unknown): unknown {
     if (error instanceof UnsafePathError) {
       if (error.reason === "not-a-file") return new MemoryError(memoryMessages.notARegularFile(operation, relative), "file-source:not-a-file");
+      if (error.reason === "hard-link") return new MemoryError(memoryMessages.hardLinked(operation, relative, this.id), "file-source:hard-link");
+      if (error.reason === "moved") return new MemoryError(memoryMessages.directoryMoved(relative, this.id), "file-source:directory-moved");
       return new MemoryError(memoryMessages.pathSwapped(relative, this.id), "file-source:path-swapped");
     }
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
@@ -217,7 +229,7 @@ export class FileSource implements DataSource {
 
   /** Reads the file through a verified descriptor; undefined when it does not exist. */
   async #readDisk(operation: FileOperation, relative: string, real: string): Promise<{ data: Buffer; mtimeMs: number; size: number } | undefined> {
-    const read = await this.#inDirectory(operation, relative, real, false, (dir, name) => readFileIn(dir, name, this.maxFileBytes)).catch((error: unknown) => {
+    const read = await this.#inDirectory(operation, relative, real, false, (dir, name) => readFileIn(dir, name, this.maxFileBytes, { allowHardLinks: this.allowHardLinks })).catch((error: unknown) => {
       if (error instanceof MemoryError && error.rule === "file-source:not-found") return undefined;
       throw error;
     });
@@ -292,7 +304,38 @@ export class FileSource implements DataSource {
     return { changed: sha256(disk.data) !== loaded.sha256, disk: text };
   }
 
-  async save(reference: { path?: string | undefined; label?: string | undefined }): Promise<FileResult> {
+  /**
+   * Runs the changes of one path one at a time in this process: a save's external-edit check and its
+   * write are one step for other saves, and a write undone after its directory moved never undoes
+   * another write's rollback in the wrong order.
+   */
+  async #serial<T>(inputPath: string, fn: () => Promise<T>): Promise<T> {
+    let key: string;
+    try {
+      key = checkRelativePath(inputPath, this.id);
+    } catch {
+      return fn(); // refused by fn's own checks
+    }
+    const previous = this.#writing.get(key) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#writing.set(key, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.#writing.get(key) === settled) this.#writing.delete(key);
+    }
+  }
+
+  save(reference: { path?: string | undefined; label?: string | undefined }): Promise<FileResult> {
+    const inputPath = reference.path ?? (reference.label === undefined ? undefined : this.pathOfLabel(reference.label));
+    return this.#serial(inputPath ?? "", () => this.#save(reference));
+  }
+
+  async #save(reference: { path?: string | undefined; label?: string | undefined }): Promise<FileResult> {
     const inputPath = reference.path ?? (reference.label === undefined ? undefined : this.pathOfLabel(reference.label));
     if (inputPath === undefined) {
       throw new MemoryError(
@@ -330,7 +373,11 @@ export class FileSource implements DataSource {
     return this.#authorize(match.permission === "append" ? "append" : "save", inputPath);
   }
 
-  async create(inputPath: string, content = ""): Promise<FileResult> {
+  create(inputPath: string, content = ""): Promise<FileResult> {
+    return this.#serial(inputPath, () => this.#create(inputPath, content));
+  }
+
+  async #create(inputPath: string, content: string): Promise<FileResult> {
     const { relative, real, exists, permission } = await this.#authorize("create", inputPath);
     const exists_ = () => new MemoryError(memoryMessages.alreadyExists(relative), "file-source:exists");
     if (exists) throw exists_();
@@ -343,11 +390,15 @@ export class FileSource implements DataSource {
     return { path: relative, label: loaded.label, permission, message: memoryMessages.created(relative, written.size, loaded.label) };
   }
 
-  async delete(inputPath: string): Promise<FileResult> {
+  delete(inputPath: string): Promise<FileResult> {
+    return this.#serial(inputPath, () => this.#delete(inputPath));
+  }
+
+  async #delete(inputPath: string): Promise<FileResult> {
     const { relative, real, exists, permission } = await this.#authorize("delete", inputPath);
     if (!exists) throw new MemoryError(memoryMessages.noSuchFile("delete", relative), "file-source:not-found");
     await this.#inDirectory("delete", relative, real, false, async (dir, name) => {
-      const { handle } = await openFileIn(dir, name);
+      const { handle } = await openFileIn(dir, name, { allowHardLinks: this.allowHardLinks });
       await handle.close();
       await unlinkIn(dir, name);
     });

@@ -19,7 +19,7 @@ export const DESCRIPTOR_PATHS = process.platform === "linux" && existsSync("/pro
 export class UnsafePathError extends Error {
   constructor(
     message: string,
-    readonly reason: "link" | "swapped" | "not-a-file",
+    readonly reason: "link" | "swapped" | "not-a-file" | "hard-link" | "moved",
   ) {
     super(message);
     this.name = "UnsafePathError";
@@ -43,14 +43,17 @@ export class VerifiedDir {
     return DESCRIPTOR_PATHS ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.expected, name);
   }
 
-  /** Throws when the directory is no longer at its expected path (moved, or the path swapped). */
-  async verify(): Promise<void> {
+  /**
+   * Throws when the directory is no longer at its expected path (moved, or the path swapped).
+   * `reason` names the refusal ("moved" after a write went through the descriptor: it was rolled back).
+   */
+  async verify(reason: "swapped" | "moved" = "swapped"): Promise<void> {
     if (DESCRIPTOR_PATHS) {
       const now = await readlink(`/proc/self/fd/${this.handle.fd}`);
-      if (now !== this.expected) throw new UnsafePathError(`directory ${this.expected} moved to ${now}`, "swapped");
+      if (now !== this.expected) throw new UnsafePathError(`directory ${this.expected} moved to ${now}`, reason);
       return;
     }
-    await sameObject(this.handle, this.expected, `directory ${this.expected} was swapped`);
+    await sameObject(this.handle, this.expected, `directory ${this.expected} was swapped`, reason);
   }
 
   async close(): Promise<void> {
@@ -58,15 +61,40 @@ export class VerifiedDir {
   }
 }
 
-async function sameObject(handle: FileHandle, expected: string, message: string): Promise<void> {
+async function sameObject(handle: FileHandle, expected: string, message: string, reason: "swapped" | "moved" = "swapped"): Promise<void> {
   let byPath: Stats;
   try {
     byPath = await lstat(expected);
   } catch {
-    throw new UnsafePathError(message, "swapped");
+    throw new UnsafePathError(message, reason);
   }
   const byFd = await handle.stat();
-  if (byPath.isSymbolicLink() || byPath.dev !== byFd.dev || byPath.ino !== byFd.ino) throw new UnsafePathError(message, "swapped");
+  if (byPath.isSymbolicLink() || byPath.dev !== byFd.dev || byPath.ino !== byFd.ino) throw new UnsafePathError(message, reason);
+}
+
+/**
+ * Whether every name of a file with several links is in the directory itself (a save's backup link,
+ * or a copy made with `ln` beside it): then none of them leads outside. A link elsewhere cannot be
+ * found from here, so any link count not accounted for in the directory is refused.
+ */
+async function linksAllHere(dir: VerifiedDir, handle: FileHandle, stats: Stats): Promise<boolean> {
+  let here = 0;
+  for (const entry of await readdir(dir.at(""))) {
+    const other = await lstat(dir.at(entry)).catch(() => undefined);
+    if (other !== undefined && other.ino === stats.ino && other.dev === stats.dev) here += 1;
+  }
+  // A save's backup link may have gone (or the name been renamed over) while the directory was read.
+  const now = await handle.stat();
+  return here >= Math.min(stats.nlink, now.nlink);
+}
+
+/** What a file open accepts beyond a regular file with one link. */
+export interface OpenFileOptions {
+  /**
+   * Accept a file with more than one hard link (st_nlink > 1) although another of its names may be
+   * outside the root. Default false: refused unless all its names are in its own directory.
+   */
+  allowHardLinks?: boolean | undefined;
 }
 
 async function openDirectoryAt(parent: VerifiedDir | undefined, at: string, expected: string): Promise<VerifiedDir> {
@@ -122,7 +150,7 @@ export async function openDirChain(base: string, segments: readonly string[], op
  * Opens the regular file `name` in a verified directory for reading, without following a link and
  * without blocking on a FIFO, and checks that the descriptor is a regular file at the expected path.
  */
-export async function openFileIn(dir: VerifiedDir, name: string): Promise<{ handle: FileHandle; stats: Stats }> {
+export async function openFileIn(dir: VerifiedDir, name: string, options: OpenFileOptions = {}): Promise<{ handle: FileHandle; stats: Stats }> {
   let handle: FileHandle;
   try {
     handle = await open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
@@ -139,6 +167,10 @@ export async function openFileIn(dir: VerifiedDir, name: string): Promise<{ hand
     } else {
       await sameObject(handle, path.join(dir.expected, name), `${path.join(dir.expected, name)} was swapped`);
     }
+    // A hard link inside the root to a file outside it is the outside file: refused (fstat's link count).
+    if (stats.nlink > 1 && options.allowHardLinks !== true && !(await linksAllHere(dir, handle, stats))) {
+      throw new UnsafePathError(`${path.join(dir.expected, name)} has ${stats.nlink} hard links`, "hard-link");
+    }
     return { handle, stats };
   } catch (error) {
     await handle.close().catch(() => undefined);
@@ -151,10 +183,11 @@ export async function readFileIn(
   dir: VerifiedDir,
   name: string,
   maxBytes: number,
+  options: OpenFileOptions = {},
 ): Promise<{ data: Buffer; stats: Stats } | { tooLarge: number } | undefined> {
   let opened: { handle: FileHandle; stats: Stats };
   try {
-    opened = await openFileIn(dir, name);
+    opened = await openFileIn(dir, name, options);
   } catch (error) {
     if (errno(error) === "ENOENT") return undefined;
     throw error;
@@ -219,6 +252,12 @@ export async function removeStaleTempFiles(dir: VerifiedDir): Promise<number> {
  * written and fsynced through its descriptor; the directory is verified to be where it was checked;
  * then renamed over the target (or linked, with `exclusive`, which refuses an existing target) through
  * the directory's descriptor. Returns the stats of what was written, taken from the temp descriptor.
+ *
+ * A directory moved out of the root between the check and the rename takes the write with it (no
+ * system call renames "only if the directory is still there"). So the old target is kept as a backup
+ * link (a temp name, in the same directory) across the rename, the directory is verified again after
+ * it, and when it moved the old file is put back (or the new one removed) through the same descriptor
+ * and the write is refused (`UnsafePathError` "moved").
  */
 export async function writeFileIn(
   dir: VerifiedDir,
@@ -239,18 +278,37 @@ export async function writeFileIn(
     } finally {
       await handle.close();
     }
+    let backup: string | undefined;
     try {
       await dir.verify();
       if (options.exclusive) {
         await link(dir.at(temp), dir.at(name));
         await unlink(dir.at(temp));
       } else {
+        backup = await backupLink(dir, name);
         await rename(dir.at(temp), dir.at(name));
       }
     } catch (error) {
       await unlink(dir.at(temp)).catch(() => undefined);
+      if (backup !== undefined) await unlink(dir.at(backup)).catch(() => undefined);
       throw error;
     }
+    try {
+      await dir.verify("moved");
+    } catch (error) {
+      // Moved out between the check and the rename: what was there before comes back, unless someone
+      // wrote the name again since (then theirs stays). rename() between two links of one file does
+      // nothing, so the backup is unlinked after it either way.
+      const current = await lstat(dir.at(name)).catch(() => undefined);
+      if (current !== undefined && current.ino === stats.ino && current.dev === stats.dev) {
+        await (backup !== undefined ? rename(dir.at(backup), dir.at(name)) : unlink(dir.at(name))).catch(() => undefined);
+      }
+      if (backup !== undefined) await unlink(dir.at(backup)).catch(() => undefined);
+      throw error;
+    } finally {
+      if (backup !== undefined) inFlight.delete(path.join(dir.expected, backup));
+    }
+    if (backup !== undefined) await unlink(dir.at(backup)).catch(() => undefined);
     await dir.handle.sync().catch(() => undefined);
     return stats;
   } finally {
@@ -258,10 +316,24 @@ export async function writeFileIn(
   }
 }
 
+/** Links the current `name` (if any) to a fresh temp name in the same directory; undefined when there is none. */
+async function backupLink(dir: VerifiedDir, name: string): Promise<string | undefined> {
+  const backup = tempName();
+  inFlight.add(path.join(dir.expected, backup));
+  try {
+    await link(dir.at(name), dir.at(backup)); // link(2) does not follow a link at `name`
+    return backup;
+  } catch (error) {
+    inFlight.delete(path.join(dir.expected, backup));
+    if (errno(error) === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
 /** The permission bits of `name` in a verified directory, when it is a regular file. */
 export async function modeIn(dir: VerifiedDir, name: string): Promise<number | undefined> {
   try {
-    const { handle, stats } = await openFileIn(dir, name);
+    const { handle, stats } = await openFileIn(dir, name, { allowHardLinks: true });
     await handle.close();
     return stats.mode & 0o7777;
   } catch {
@@ -269,8 +341,26 @@ export async function modeIn(dir: VerifiedDir, name: string): Promise<number | u
   }
 }
 
-/** Unlinks `name` in a verified directory (unlink never follows a link: a swapped-in link is removed, not its target). */
+/**
+ * Unlinks `name` in a verified directory (unlink never follows a link: a swapped-in link is removed,
+ * not its target). As with a write, a directory moved out of the root meanwhile gets the file back.
+ */
 export async function unlinkIn(dir: VerifiedDir, name: string): Promise<void> {
   await dir.verify();
-  await unlink(dir.at(name));
+  const backup = await backupLink(dir, name);
+  try {
+    await unlink(dir.at(name));
+    try {
+      await dir.verify("moved");
+    } catch (error) {
+      // The file comes back (link(2) refuses to replace a name someone made again meanwhile).
+      if (backup !== undefined) await link(dir.at(backup), dir.at(name)).catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    if (backup !== undefined) {
+      await unlink(dir.at(backup)).catch(() => undefined);
+      inFlight.delete(path.join(dir.expected, backup));
+    }
+  }
 }

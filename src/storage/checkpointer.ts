@@ -78,7 +78,7 @@ export async function openCheckpointer(spec?: string, options: OpenCheckpointerO
 }
 
 /** The URL without its password, for error messages. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "***";

@@ -1,10 +1,1 @@
-export { openCheckpointer, redactUrl } from "./checkpointer.js";
-export type { CheckpointerKind, OpenCheckpointerOptions, OpenedCheckpointer } from "./checkpointer.js";
-export { listThreads } from "./threads.js";
-export type { ThreadSummary } from "./threads.js";
-export { acquireThreadLock } from "./lock.js";
-export type { ThreadLock, ThreadLockOptions } from "./lock.js";
-export { openLedger } from "./ledger.js";
-export type { ClaimOutcome, ExecutionLedger, OpenLedgerOptions } from "./ledger.js";
-export { DEFAULT_STORAGE_SPEC, STORAGE_ENV_VAR, parseStorageSpec, resolveStorageSpec } from "./spec.js";
-export type { StorageSpec } from "./spec.js";
+export { openCheckpointer } from "./checkpointer.js";

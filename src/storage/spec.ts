@@ -4,13 +4,13 @@ import { z } from "zod";
 import { ErrorCode, StorageError } from "../errors/index.js";
 
 /** Where checkpoints, locks and the execution ledger live. */
-export type StorageSpec =
+type StorageSpec =
   | { kind: "sqlite"; path: string; spec: string }
   | { kind: "postgres"; url: string; spec: string }
   | { kind: "memory"; name: string; spec: string };
 
 export const DEFAULT_STORAGE_SPEC = "sqlite:.guarded-graph/checkpoints.db";
-export const STORAGE_ENV_VAR = "GUARDED_GRAPH_DB";
+const STORAGE_ENV_VAR = "GUARDED_GRAPH_DB";
 
 const specSchema = z
   .string()

@@ -39,7 +39,7 @@ export function idempotencyKeyFor(threadId: string | undefined, toolCallId: stri
 export const GUARD_SIGNAL_KEY = "__guard_signal";
 
 /** Builds the execution context from the runnable config LangChain passes to a tool. */
-export function executionContextFrom(config: ToolRunnableConfig | undefined): ToolExecutionContext {
+function executionContextFrom(config: ToolRunnableConfig | undefined): ToolExecutionContext {
   const configurable = (config?.configurable ?? {}) as Record<string, unknown>;
   const guardSignal = configurable[GUARD_SIGNAL_KEY];
   // A direct invocation (no tool call) gets an id of its own: one shared "direct" id would give every

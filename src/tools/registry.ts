@@ -1,4 +1,3 @@
-import type { StructuredToolInterface } from "@langchain/core/tools";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { z } from "zod";
 import { isGuardedTool } from "./define-tool.js";
@@ -144,4 +143,3 @@ export class ToolRegistry {
   }
 }
 
-export type { StructuredToolInterface };

@@ -51,7 +51,7 @@ export interface FieldOperations {
   [field: string]: { operations: string[]; requiredFor: string[] };
 }
 
-export interface FlatZod {
+interface FlatZod {
   /** Accepts the flat object (nulls in optional fields mean "absent"), outputs the original schema's output. */
   schema: z.ZodType;
   operationKey: string;
@@ -350,7 +350,7 @@ const STRICT_KEYWORDS = new Set([
   "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "title",
 ]);
 
-export type StrictSchemaResult = { schema: JsonSchema; reason?: undefined } | { schema?: undefined; reason: string };
+type StrictSchemaResult = { schema: JsonSchema; reason?: undefined } | { schema?: undefined; reason: string };
 
 /** The strict-mode form of a provider-safe schema, or why the tool cannot be strict (e.g. a free-form JSON field). */
 export function toStrictToolSchema(schema: JsonSchema): StrictSchemaResult {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { PermissionDecider } from "../../src/guard/interfaces.js";
-import { riskDecision } from "../../src/guard/risk.js";
+import { noRuleDecision } from "../../src/policy/defaults.js";
 import type { PolicyDecision } from "../../src/policy/types.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import type { RiskLevel } from "../../src/tools/types.js";
@@ -39,13 +39,14 @@ export function k8sTools(log: ExecutionLog) {
   return [get, del];
 }
 
-/** A minimal permission decider: production is protected, everything else by risk. */
+/** A minimal permission decider: production is protected, everything else by the declared risk (none declared: ask). */
 export const prodProtected: PermissionDecider = {
-  decide(tool: string, args: unknown, risk: RiskLevel = "medium"): PolicyDecision {
+  decide(tool: string, args: unknown, declared?: RiskLevel): PolicyDecision {
+    const risk = declared ?? "medium";
     const ns = (args as { namespace?: unknown }).namespace;
     if (tool.startsWith("kubectl_") && tool !== "kubectl_get" && ns === "production") {
       return { mode: "deny", ruleId: "permission:prod-protected", reason: "production namespace is protected", risk };
     }
-    return riskDecision(risk);
+    return noRuleDecision(tool, declared);
   },
 };

@@ -9,11 +9,11 @@ import type { Output } from "../render.js";
 import { actorOf, buildGraph, lockThread, openCliAudit, openSession, parseThreadId } from "../session.js";
 import { APPROVAL_FLAG_OPTIONS, approvalMode } from "./run.js";
 
-export type AnswerKind = "approve" | "reject" | "edit";
+type AnswerKind = "approve" | "reject" | "edit";
 
 export const ANSWER_USAGE = {
-  approve: "approve THREAD [CALL_ID...] [--reject ID]... [--reject-rest] [--message TEXT]",
-  reject: "reject THREAD CALL_ID... --message TEXT [--approve ID]... [--reject-rest]",
+  approve: "approve THREAD [CALL_ID...] [--reject ID]... [--reject-rest] [--message TEXT] [--sticky run|thread [--sticky-args JSON]]",
+  reject: "reject THREAD CALL_ID... --message TEXT [--approve ID]... [--reject-rest] [--sticky run|thread [--sticky-args JSON]]",
   edit: "edit THREAD CALL_ID --args JSON [--approve ID]... [--reject ID]... [--reject-rest]",
 } as const;
 
@@ -25,6 +25,8 @@ const answerFlags = z.object({
   message: z.string().optional(),
   args: z.string().optional(),
   "reject-rest": z.boolean().optional(),
+  sticky: z.enum(["run", "thread"]).optional(),
+  "sticky-args": z.string().optional(),
   yes: z.boolean().optional(),
   interactive: z.boolean().optional(),
   "no-interactive": z.boolean().optional(),
@@ -45,6 +47,8 @@ export async function answerCommand(kind: AnswerKind, argv: string[], output: Ou
       message: { type: "string" },
       args: { type: "string" },
       "reject-rest": { type: "boolean" },
+      sticky: { type: "string" },
+      "sticky-args": { type: "string" },
     },
     answerFlags,
   );
@@ -72,6 +76,12 @@ export async function answerCommand(kind: AnswerKind, argv: string[], output: Ou
     answers.edits.push({ id, args: parseArgsJson(flags.args, id) });
   }
   if (kind !== "edit" && flags.args !== undefined) throw new CliError(`${kind}: --args only goes with edit. ${usage}`, 2);
+  if (flags["sticky-args"] !== undefined && flags.sticky === undefined) throw new CliError(`${kind}: --sticky-args goes with --sticky run|thread. ${usage}`, 2);
+  if (flags.sticky !== undefined) {
+    if (kind === "edit") throw new CliError(`edit: an edit answers one call; --sticky goes with approve or reject. ${usage}`, 2);
+    const args = flags["sticky-args"] === undefined ? undefined : parseArgsJson(flags["sticky-args"], "--sticky-args");
+    answers.sticky = { on: kind, request: { scope: flags.sticky, ...(args ? { args } : {}) } };
+  }
   const target = remoteTarget(flags);
   if (target) {
     if (flags.yes || flags.interactive) throw new CliError(`${kind} --url answers the pending calls once; --yes and --interactive work on local threads only`, 2);

@@ -8,7 +8,7 @@ import type { Output } from "../render.js";
 import { actorOf, buildGraph, lockThread, openCliAudit, openSession } from "../session.js";
 import type { Sandbox } from "../../../graphs/tools/devops.js";
 
-export const DEMO_MESSAGE = "Tidy up the cluster: remove deployments nobody uses.";
+const DEMO_MESSAGE = "Tidy up the cluster: remove deployments nobody uses.";
 
 const demoFlags = z.object({
   ...storageFlagsSchema,

@@ -8,7 +8,7 @@ import { CliError } from "../errors.js";
 import { parseFlags } from "../flags.js";
 import type { Output } from "../render.js";
 import { buildGraph } from "../session.js";
-import { declaredRisks } from "../../guard/from-policy.js";
+import { declaredRisks, toolArguments } from "../../guard/from-policy.js";
 import { explainDecision, ExplainStateSchema } from "../../policy/explain.js";
 import { RiskLevelSchema } from "../../policy/schema.js";
 
@@ -84,14 +84,16 @@ export async function policyCommand(argv: string[], output: Output): Promise<num
   if (!loaded) return 1;
   let catalog;
   let declared;
+  let args;
   if (flags.graph) {
     // The graph's tools, so rules naming a tool or operation that does not exist are errors.
     const ready = await buildGraph(flags.graph, { checkpointer: new MemorySaver(), audit: new MemoryAuditSink(), policy: undefined, threadId: "policy-check" });
     catalog = ready.guard.registry.catalog();
     declared = declaredRisks(ready.guard);
+    args = toolArguments(ready.guard);
     await ready.close();
   }
-  const result = checkPolicy(loaded, catalog, declared);
+  const result = checkPolicy(loaded, catalog, declared, args);
   if (flags.json) {
     output.out(JSON.stringify({ file: loaded.source, ...result }, null, 2));
   } else {

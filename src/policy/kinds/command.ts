@@ -14,7 +14,7 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  * words, then anything: `npm run test -- --watch`, never `npm run testevil`), `git * main` (`*` spans
  * any characters, whole command anchored).
  */
-export interface CommandPattern {
+interface CommandPattern {
   readonly source: string;
   matches(words: readonly string[]): boolean;
 }
@@ -131,10 +131,3 @@ export function describeCommand(text: string): string {
   return analysis.commands.map((command) => JSON.stringify(command.words.join(" "))).join(", ");
 }
 
-/** The simple commands of a command line (empty when it cannot be parsed), for composite allows. */
-export function simpleCommands(text: string): readonly SimpleCommand[] | undefined {
-  const analysis = analyzeShell(text);
-  return analysis.ok ? analysis.commands : undefined;
-}
-
-export { allowable as isAllowableCommand };

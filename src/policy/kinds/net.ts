@@ -14,7 +14,7 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  *   normalised as a domain, the local part compared case-insensitively.
  */
 
-export function normaliseDomain(input: string): string | undefined {
+function normaliseDomain(input: string): string | undefined {
   let host = input.trim();
   if (host.includes("://") || host.includes("/") || host.includes("\\")) {
     // A URL, a protocol-relative URL (//host/x) or a scheme-less one (host/x): its host.
@@ -61,7 +61,7 @@ export function judgeDomain(value: string, patterns: readonly ((domain: string) 
 }
 
 /** Readings of a URL: `scheme://host[:port]/path`, with the path also percent-decoded. */
-export function urlReadings(value: string): string[] | undefined {
+function urlReadings(value: string): string[] | undefined {
   const text = value.trim();
   let url: URL;
   try {
@@ -107,7 +107,7 @@ export function judgeUrl(value: string, patterns: readonly ((reading: string) =>
 const ADDRESS_RE = /<([^<>]*)>|([^\s,;<>"]+@[^\s,;<>"]+)|"[^"]*"@[^\s,;<>]+/g;
 
 /** Every address in an email field, normalised to `local@domain` (local part lower-cased). */
-export function emailAddresses(value: string): string[] | undefined {
+function emailAddresses(value: string): string[] | undefined {
   const found: string[] = [];
   for (const match of value.matchAll(ADDRESS_RE)) {
     const address = (match[1] ?? match[2] ?? match[0]).trim();

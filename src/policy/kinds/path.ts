@@ -15,13 +15,13 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  * - `.env`, `*.pem` (no slash): a file or directory of that name at any depth;
  * - `dir/` (trailing slash): the directory and everything in it; `dir/**` also matches `dir` itself.
  */
-export interface PathMatcherOptions {
+interface PathMatcherOptions {
   /** Directory relative paths are resolved against (absolute, default "/"). */
   base?: string | undefined;
   caseSensitive?: boolean | undefined;
 }
 
-export interface CompiledPathPattern {
+interface CompiledPathPattern {
   readonly source: string;
   /** True when the absolute, normalised path matches. */
   test(absolute: string): boolean;
@@ -58,7 +58,7 @@ function percentDecode(text: string): string | undefined {
 }
 
 /** Each way a tool might read `value`, resolved against `base`; `undefined` marks a reading that escapes it. */
-export function pathReadings(value: string, base: string): (string | undefined)[] {
+function pathReadings(value: string, base: string): (string | undefined)[] {
   const spellings = new Set<string>([value]);
   if (value.includes("\\")) spellings.add(value.replace(/\\/g, "/"));
   for (const spelling of [...spellings]) {
@@ -88,11 +88,4 @@ export function judgePath(value: string, patterns: readonly CompiledPathPattern[
   const hit = (reading: string | undefined) => reading === undefined || patterns.some((pattern) => pattern.test(reading));
   if (restrictive) return readings.some(hit) ? YES : NO;
   return readings.every((reading) => reading !== undefined && patterns.some((pattern) => pattern.test(reading))) ? YES : NO;
-}
-
-/** For explanations: where a path value resolves. */
-export function describePath(value: string, base: string): string {
-  return pathReadings(value, base)
-    .map((reading) => (reading === undefined ? `(outside ${base})` : reading))
-    .join(" | ");
 }

@@ -35,7 +35,7 @@ export interface SimpleCommand {
   readonly construct: boolean;
 }
 
-export type ShellAnalysis = { readonly ok: true; readonly commands: readonly SimpleCommand[] } | { readonly ok: false; readonly reason: string };
+type ShellAnalysis = { readonly ok: true; readonly commands: readonly SimpleCommand[] } | { readonly ok: false; readonly reason: string };
 
 /** Node types that only hold other statements: walked through, never commands themselves. */
 const CONTAINERS = new Set([

@@ -9,7 +9,7 @@ export const UNKNOWN = 2;
 export type Verdict = typeof NO | typeof YES | typeof UNKNOWN;
 
 /** C0 and C1 control characters except tab, line feed and carriage return (which are whitespace). */
-export const CONTROL_CHAR_RE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/;
+const CONTROL_CHAR_RE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/;
 const CONTROL_CHARS_GLOBAL = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/g;
 
 export function hasControlChars(text: string): boolean {

@@ -1,0 +1,262 @@
+// Issue 11's W2 speed-ups must not change one decision. Each fast path is compared with the plain
+// computation it replaces, over generated input chosen to hit the spellings normalisation merges:
+// - the value index (rules keyed by `equals` / `in` value) against the linear scan of every rule;
+// - a regex's required literal (checked before re2js runs) against re2js alone;
+// - the plain-text fast path of normalisation and canonical objects against their definitions.
+import fc from "fast-check";
+import { RE2JS } from "re2js";
+import { describe, expect, it } from "vitest";
+import { canonicalize } from "../src/policy/canonical.js";
+import { isPlainText, normalizeString } from "../src/policy/normalize.js";
+import { linearScanForTests, PermissionPolicy, type PermissionRule } from "../src/policy/permissions.js";
+import { compileSafeRegex, FOLDS_TO_ASCII, requiredLiteral } from "../src/policy/regex.js";
+import type { FieldMatcher, PermissionMode } from "../src/policy/types.js";
+
+const TOOLS = ["deploy", "Deploy", "read_file", "kubectl_delete"];
+const FIELDS = ["namespace", "env", "opts.level", "meta.tags[0]", "path"];
+
+/** Spellings of a few values that normalisation or case folding may merge (or must not). */
+const VALUE_TEXTS = [
+  "prod",
+  "PROD",
+  "Prod",
+  "ｐｒｏｄ", // fullwidth
+  "prоd", // Cyrillic о
+  "pro\u200bd", // zero-width space
+  "pro\u0000d", // NUL
+  "pro\u0085d", // C1 control
+  " prod ",
+  "prod\t",
+  "pr od",
+  "pr  od",
+  "staging",
+  "STAGING",
+  "straße",
+  "STRASSE",
+  "\u212Aube", // Kelvin sign
+  "kube",
+  "ſecret", // long s
+  "secret",
+  "/srv/../etc/passwd",
+  "/etc/passwd",
+  "./etc/passwd",
+  "1",
+  "01",
+  "true",
+  "null",
+  "",
+];
+
+const scalar = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...VALUE_TEXTS) },
+  { weight: 1, arbitrary: fc.constantFrom(1, 0, 2, -1, 1.5, true, false, null) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 6 }) },
+);
+
+/** A field value: a scalar, a list, a nested object, or JSON inside a string (with duplicated keys). */
+const value: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 8, arbitrary: scalar },
+  { weight: 1, arbitrary: fc.array(scalar, { maxLength: 3 }) },
+  { weight: 1, arbitrary: fc.record({ level: scalar }, { requiredKeys: [] }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...VALUE_TEXTS.slice(0, 13)), fc.constantFrom(...VALUE_TEXTS.slice(0, 13)))
+      .map(([a, b]) => `{"namespace":${JSON.stringify(a)},"namespace":${JSON.stringify(b)}}`),
+  },
+  { weight: 1, arbitrary: fc.constantFrom('["prod","staging"]', '"{\\"x\\":\\"prod\\"}"', "[1]") },
+);
+
+/** Arguments: top-level fields (some spelled so that two keys normalise alike), `opts.level`, `meta.tags`. */
+const args = fc.record(
+  {
+    namespace: value,
+    "ｎａｍｅｓｐａｃｅ": value,
+    env: value,
+    path: value,
+    opts: fc.oneof(fc.record({ level: value }, { requiredKeys: [] }), value),
+    meta: fc.record({ tags: fc.array(value, { maxLength: 2 }) }, { requiredKeys: [] }),
+    blob: fc.constantFrom("secret", "token", "harmless", "x".repeat(70_000)),
+  },
+  { requiredKeys: [] },
+);
+
+const matchValue = fc.oneof(fc.constantFrom(...VALUE_TEXTS), fc.constantFrom(1, 0, true, false));
+
+const matcher: fc.Arbitrary<FieldMatcher> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ equals: matchValue, caseSensitive: fc.boolean() }, { requiredKeys: ["equals"] }) },
+  { weight: 6, arbitrary: fc.record({ in: fc.array(matchValue, { minLength: 1, maxLength: 4 }), caseSensitive: fc.boolean() }, { requiredKeys: ["in"] }) },
+  { weight: 1, arbitrary: fc.record({ prefix: fc.constantFrom("pro", "st", "/srv"), caseSensitive: fc.boolean() }, { requiredKeys: ["prefix"] }) },
+  { weight: 1, arbitrary: fc.record({ glob: fc.constantFrom("pro*", "*ing", "/etc/**"), caseSensitive: fc.boolean() }, { requiredKeys: ["glob"] }) },
+  { weight: 1, arbitrary: fc.record({ regex: fc.constantFrom("^pro", "^st.*g$", "od\\b", "^\\s*prod"), caseSensitive: fc.boolean() }, { requiredKeys: ["regex"] }) },
+  { weight: 1, arbitrary: fc.constant({ path: "/etc/**" }) },
+  { weight: 1, arbitrary: fc.record({ exists: fc.boolean() }) },
+);
+
+/** A `where` condition: mostly a plain matcher, sometimes a connective (never indexed, must still agree). */
+const condition = fc.oneof(
+  { weight: 8, arbitrary: matcher },
+  { weight: 1, arbitrary: matcher.filter((m) => !("exists" in m)).map((m) => ({ not: m })) },
+  { weight: 1, arbitrary: fc.array(matcher.filter((m) => !("exists" in m)), { minLength: 1, maxLength: 2 }).map((anyOf) => ({ anyOf })) },
+);
+
+const rule: fc.Arbitrary<PermissionRule> = fc
+  .record(
+    {
+      tool: fc.constantFrom("deploy", "Deploy", "*", "read_*", "kubectl_delete", "deploy*"),
+      mode: fc.constantFrom<PermissionMode>("allow", "ask", "deny"),
+      where: fc.dictionary(fc.constantFrom(...FIELDS), condition, { maxKeys: 3 }),
+      args: fc.option(fc.constantFrom("secret|token", "^\\{\"blob", "prod"), { nil: undefined }),
+      caseSensitive: fc.option(fc.boolean(), { nil: undefined }),
+    },
+    { requiredKeys: ["tool", "mode"] },
+  )
+  .map((r) => {
+    const out: PermissionRule = { tool: r.tool, mode: r.mode };
+    if (r.where !== undefined && Object.keys(r.where).length > 0) out.where = r.where as PermissionRule["where"];
+    if (r.args !== undefined) out.args = r.args;
+    if (r.caseSensitive !== undefined) out.caseSensitive = r.caseSensitive;
+    return out;
+  });
+
+const policyInput = fc.record({
+  rules: fc.array(rule, { minLength: 1, maxLength: 25 }).map((rules) => rules.map((r, i) => ({ ...r, id: `r${i}` }))),
+  precedence: fc.constantFrom("deny-first" as const, "first-match" as const),
+  pathBase: fc.constantFrom("/", "/srv"),
+});
+
+function policies(input: { rules: PermissionRule[]; precedence: "deny-first" | "first-match"; pathBase: string }) {
+  const options = { precedence: input.precedence, pathBase: input.pathBase, toolRisk: { deploy: "high" as const } };
+  return { indexed: new PermissionPolicy(input.rules, options), linear: linearScanForTests(new PermissionPolicy(input.rules, options)) };
+}
+
+describe("the value index decides exactly as the linear scan of every rule", () => {
+  it("same decision, same explain trace (every rule tried, in order, with its verdict), same matching rules", () => {
+    fc.assert(
+      fc.property(policyInput, fc.array(fc.tuple(fc.constantFrom(...TOOLS), args), { minLength: 1, maxLength: 8 }), (input, calls) => {
+        const { indexed, linear } = policies(input);
+        for (const [tool, callArgs] of calls) {
+          // `decide` stops at the deciding rule; `explain` tries them all: both paths are compared.
+          expect(indexed.decide(tool, callArgs)).toEqual(linear.decide(tool, callArgs));
+          expect(indexed.explain(tool, callArgs)).toEqual(linear.explain(tool, callArgs));
+          expect(indexed.matchingRules(tool, callArgs)).toEqual(linear.matchingRules(tool, callArgs));
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("many `equals` rules on one field: only the rule whose value matches fires, whatever its position", () => {
+    const rules: PermissionRule[] = Array.from({ length: 300 }, (_, i) => ({ id: `ns-${i}`, tool: "deploy", mode: i % 3 === 0 ? "deny" : "ask", where: { namespace: { equals: `team-${i}` } } }));
+    rules.push({ id: "fallback", tool: "deploy", mode: "allow" });
+    const indexed = new PermissionPolicy(rules);
+    const linear = linearScanForTests(new PermissionPolicy(rules));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 310 }), fc.constantFrom("", "TEAM-", " team-", "team-\u0000", "ｔｅａｍ-"), (n, prefix) => {
+        const call = { namespace: `${prefix === "" ? "team-" : prefix}${n}` };
+        expect(indexed.explain("deploy", call)).toEqual(linear.explain("deploy", call));
+      }),
+      { numRuns: 300 },
+    );
+    // Hand-picked: a fullwidth and an upper-case spelling hit the rule; a NUL inside makes it ask, never allow.
+    expect(indexed.decide("deploy", { namespace: "ｔｅａｍ-3" }).ruleId).toBe("permission:ns-3");
+    expect(indexed.decide("deploy", { namespace: "TEAM-4" }).ruleId).toBe("permission:ns-4");
+    expect(indexed.decide("deploy", { namespace: "team-\u00003" }).mode).toBe("deny");
+    expect(indexed.decide("deploy", { namespace: "team-\u00004" }).mode).toBe("ask");
+    expect(indexed.decide("deploy", { namespace: '{"a":1}' }).ruleId).toBe("permission:fallback");
+    expect(indexed.decide("deploy", { namespace: ["x", "team-6"] }).ruleId).toBe("permission:ns-6");
+  });
+});
+
+describe("a regex's required literal is checked before re2js, and never changes its answer", () => {
+  const literalChar = fc.constantFrom(..."abkKsSzZ09_ -/:".split(""));
+  const tail = fc.constantFrom("", "\\s+x", "\\d*", "[a-z]+", "(ab|cd)", "$", "*", "+", "?", "{0,2}", "\\b", ".*", "|z", "(?i)a", "(?m)^b", "\\Kx");
+  const pattern = fc.tuple(fc.boolean(), fc.array(literalChar, { maxLength: 5 }), tail).map(([anchor, chars, rest]) => `${anchor ? "^" : ""}${chars.join("")}${rest}`);
+  const inputChar = fc.constantFrom(..."abkKsSzZ09_ -/:xX\n".split(""), "\u212A", "\u017F", "é", "İ", "\uD800");
+
+  it("test and testExact agree with re2js, case-sensitive or not", () => {
+    fc.assert(
+      fc.property(pattern, fc.boolean(), fc.array(inputChar, { maxLength: 12 }), fc.array(inputChar, { maxLength: 3 }), (source, caseSensitive, chars, lead) => {
+        let compiled: RE2JS;
+        try {
+          compiled = RE2JS.compile(source, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE);
+        } catch {
+          return; // not a pattern RE2 accepts: compileSafeRegex refuses it (tested elsewhere)
+        }
+        const safe = compileSafeRegex(source, { caseSensitive, where: "test" });
+        // Inputs built around the literal, with its case flipped, so the literal is often there.
+        const literal = requiredLiteral(source)?.literal ?? "";
+        for (const input of [chars.join(""), lead.join("") + literal + chars.join(""), literal.toUpperCase() + chars.join(""), literal.replace(/k/g, "\u212A").replace(/s/g, "\u017F")]) {
+          expect(safe.test(input)).toBe(compiled.test(input));
+          expect(safe.testExact(input)).toBe(compiled.testExact(input));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("RE2 folds exactly two non-ASCII characters onto printable ASCII case-insensitively (every code point tried)", () => {
+    const printableAscii = RE2JS.compile("[\\x20-\\x7E]", RE2JS.CASE_INSENSITIVE);
+    const folding: string[] = [];
+    for (let cp = 0x80; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      if (printableAscii.test(String.fromCodePoint(cp))) folding.push(String.fromCodePoint(cp));
+    }
+    expect(folding).toEqual(Object.keys(FOLDS_TO_ASCII));
+    for (const [ch, ascii] of Object.entries(FOLDS_TO_ASCII)) expect(RE2JS.compile(ascii, RE2JS.CASE_INSENSITIVE).testExact(ch)).toBe(true);
+  });
+
+  it("plain literals (the indexOf path) answer as re2js does on any text", () => {
+    const literal = fc.array(fc.constantFrom(..."akKsSz0 -_:".split("")), { minLength: 1, maxLength: 4 }).map((chars) => chars.join(""));
+    const text = fc.array(fc.constantFrom(..."akKsSzx0 -_:".split(""), "\u212A", "\u017F", "İ", "ı", "é", "\uD800", "ẞ"), { maxLength: 10 }).map((chars) => chars.join(""));
+    fc.assert(
+      fc.property(fc.array(literal, { minLength: 1, maxLength: 3 }), fc.boolean(), text, (alternatives, caseSensitive, input) => {
+        const source = alternatives.join("|");
+        const reference = RE2JS.compile(source, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE);
+        const safe = compileSafeRegex(source, { caseSensitive, where: "test" });
+        for (const candidate of [input, alternatives[0]!.replace(/k/gi, "\u212A").replace(/s/gi, "\u017F"), input + alternatives[0]!.toUpperCase()]) {
+          expect(safe.test(candidate)).toBe(reference.test(candidate));
+          expect(safe.testExact(candidate)).toBe(reference.testExact(candidate));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("takes a literal only where every match must contain it", () => {
+    expect(requiredLiteral("^drop\\s+table_5\\b")).toEqual({ literal: "drop", anchored: true });
+    expect(requiredLiteral("secret_\\d+")).toEqual({ literal: "secret_", anchored: false });
+    expect(requiredLiteral("abc*")).toEqual({ literal: "ab", anchored: false });
+    expect(requiredLiteral("^a?")).toBeUndefined();
+    expect(requiredLiteral("drop|x")).toBeUndefined();
+    expect(requiredLiteral("(?i)drop")).toBeUndefined();
+    expect(requiredLiteral("^(drop)")).toBeUndefined();
+    expect(requiredLiteral("\\.env")).toBeUndefined();
+  });
+});
+
+describe("normalisation and canonical views keep their meaning on the fast paths", () => {
+  const ALREADY_NORMAL_RE = /^(?:[\x21-\x7E]+(?: [\x21-\x7E]+)*)?$/;
+
+  it("isPlainText is the 'already normal' pattern, and such text normalises to itself", () => {
+    const text = fc.oneof(fc.string({ unit: fc.constantFrom("a", " ", "~", "\t", "\u007f", "\u00a0", "é", "\u0000"), maxLength: 8 }), fc.string({ unit: "binary", maxLength: 8 }));
+    fc.assert(
+      fc.property(text, (input) => {
+        expect(isPlainText(input)).toBe(ALREADY_NORMAL_RE.test(input));
+        if (isPlainText(input)) expect(normalizeString(input)).toBe(input);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("canonical objects inherit nothing: __proto__, toString and constructor are plain keys", () => {
+    const view = canonicalize(JSON.parse('{"__proto__":"x","toString":"y","nested":{"__proto__":{"constructor":1}},"b":1,"a":2}') as unknown);
+    const value = view.value as Record<string, unknown>;
+    expect(Object.keys(value)).toEqual(["__proto__", "a", "b", "nested", "toString"]);
+    expect(value.toString).toBe("y");
+    expect(Object.hasOwn(value, "__proto__")).toBe(true);
+    expect(view.text).toBe('{"__proto__":"x","a":2,"b":1,"nested":{"__proto__":{"constructor":1}},"toString":"y"}');
+    const empty = canonicalize({}).value as Record<string, unknown>;
+    for (const key of ["toString", "constructor", "hasOwnProperty", "__proto__", "valueOf"]) expect(key in empty).toBe(false);
+  });
+});
