@@ -5,7 +5,7 @@
 // Assistants and runs that name a policy the server does not have (`configurable.policy`) are refused
 // when they are created, not at their first run.
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
-import { ApiKeys, authenticateRequest } from "../src/platform/api-keys.js";
+import { ApiKeys, authenticateRequest, type ApiKeyUser } from "../src/platform/api-keys.js";
 import { policyNameProblem } from "../src/platform/policy-names.js";
 
 const keys = ApiKeys.parse(process.env.GUARDED_GRAPH_API_KEYS);
@@ -16,7 +16,7 @@ function refuseUnknownPolicy(config: unknown): void {
 }
 
 export const auth = new Auth()
-  .authenticate(async (request: Request) => {
+  .authenticate(async (request: Request): Promise<ApiKeyUser> => {
     const outcome = authenticateRequest(keys, request.headers);
     if (!outcome.ok) throw new HTTPException(outcome.status, { message: outcome.message });
     return outcome.user;

@@ -189,6 +189,15 @@ describe("a bare pattern whose argument is unknown is never read as matching not
     await expect(guardFromPolicy(loaded, { tools: [...tools, read] })).rejects.toThrow(/permissions\[1\]: Read\(\.\/secrets\/\*\*\) reads the argument "file_path" .* but tool Read has no argument "file_path" \(its arguments: path\)/);
   });
 
+  it("a tool that takes any argument (z.looseObject) may have the field: no error", async () => {
+    const loose = defineTool({ name: "shell", description: "s", schema: z.looseObject({}), risk: "medium", execute: () => "x" });
+    const loaded = parsePolicy('permissions:\n  - { rule: "shell(rm:*)", mode: deny }\n', "yaml", "p.yaml");
+    const ready = await guardFromPolicy(loaded, { tools: [loose] });
+    const { reviewed } = await ready.guard.reviewTurn(ready.guard.initialRuleState(), [{ id: "c", name: "shell", args: { command: "rm -rf /" } }]);
+    expect(reviewed[0]).toMatchObject({ outcome: "refuse", ruleId: "permission:permissions[0]" });
+    await ready.close();
+  });
+
   it("a declared main argument the tool does not have is an error with the tools known", async () => {
     const loaded = parsePolicy('tools:\n  shell: { mainArgument: { field: command, kind: command } }\npermissions:\n  - { rule: "shell(rm:*)", mode: deny }\n', "yaml", "p.yaml");
     await expect(guardFromPolicy(loaded, { tools: userTools([]) })).rejects.toThrow(/reads the argument "command" \(tools\.shell\.mainArgument\), but tool shell has no argument "command"/);

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { GuardAnnotation } from "../src/guard/state.js";
+import { GuardConfigError } from "../src/errors/index.js";
 import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
 import { defineTool } from "../src/tools/define-tool.js";
 import { ExecutionLog, k8sTools, prodProtected } from "./helpers/guard-fixtures.js";
@@ -110,6 +111,8 @@ describe("heartbeat mode", () => {
 });
 
 describe("GuardedToolNode without the guard's state channels", () => {
+  // Routed with a plain edge, the graph compiles (only guardedToolsRoute's type checks the state:
+  // test/guard-tool-node-types.test.ts); the first run is the backstop.
   it("refuses to run and says what to add (else MaxCalls 1 would let a tool run twice)", async () => {
     const log = new ExecutionLog();
     const model = fakeModel()
@@ -119,12 +122,17 @@ describe("GuardedToolNode without the guard's state channels", () => {
     const tools = new GuardedToolNode({ tools: k8sTools(log), rules: [{ type: "MaxCalls", tool: "kubectl_get", max: 1 }] });
     const graph = new StateGraph(MessagesAnnotation)
       .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
-      .addNode("tools", tools as never)
+      .addNode("tools", tools)
       .addEdge(START, "agent")
       .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
       .addEdge("tools", "agent")
       .compile();
-    await expect(graph.invoke({ messages: [new HumanMessage("go")] })).rejects.toThrow(/add `...GuardAnnotation.spec`/);
+    const error = await graph.invoke({ messages: [new HumanMessage("go")] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(GuardConfigError);
+    expect(error).toMatchObject({ code: "GG_ERR_GUARD_CONFIG", message: expect.stringMatching(/add `...GuardAnnotation.spec`/) });
     expect(log.entries).toHaveLength(0);
   });
 });

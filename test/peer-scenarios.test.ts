@@ -186,6 +186,30 @@ const SCENARIOS: PeerScenario[] = [
     },
   },
   {
+    id: "L14", peer: "langchain", same: false,
+    why: "LangChain's exitBehavior error raises in afterModel and leaves the turn's tool calls without ToolMessages (the next model call on that thread fails at the provider); ours answers every call of the turn in the checkpoint first, then throws the same typed error, and new input runs on",
+    title: "exitBehavior error: the thread keeps no call without a ToolMessage, and the next input runs on",
+    scenario: {
+      tools: [search, calculator],
+      rules: [{ type: "MaxTotalCalls", tool: "*", max: 1, exitBehavior: "error" }],
+      replies: [[{ name: "search", id: "1" }], [{ name: "search", id: "2" }, { name: "calculator", id: "3" }], "after the error"],
+      steps: [{ input: "go" }, { input: "again" }],
+    },
+    check: (o) => {
+      expect(o.error).toBeInstanceOf(ToolCallLimitError);
+      expect(ran(o)).toEqual(["search"]);
+      expect(o.toolText["2"]).toBe(
+        "Refused search by rule MaxTotalCalls:*#0: call limit reached: at most 1 call to all tools together per run, and 1 was made. Allowed now: no tool.",
+      );
+      expect(o.toolText["3"]).toBe(
+        "Refused calculator by rule MaxTotalCalls:*#0: the run stopped with an error at this call limit (exitBehavior error) before calculator ran.",
+      );
+      expect(o.lastText).toBe("after the error");
+      noOrphans(o);
+      expect(o.messages.filter((m) => m.getType() === "tool")).toHaveLength(3);
+    },
+  },
+  {
     id: "L11", peer: "langchain", same: false,
     why: "LangChain counts the whole turn first and blocks every matching call of a turn that goes over (limit 3, two turns of 2: only 2 run); ours checks call by call, so the 3rd runs and only the 4th is refused",
     title: "the turn that crosses the limit",
@@ -564,6 +588,69 @@ const SCENARIOS: PeerScenario[] = [
       expect(o.executed).toEqual([{ tool: "start_tool", args: {} }, { tool: "next_tool", args: { depth: 2 } }]);
     },
   },
+  // Letta's ParentToolRule (`parent_last_tool`): children only right after the parent.
+  {
+    id: "E16", peer: "letta", same: true,
+    title: "parent rule: a child is refused until its parent was the last call, and again after another call",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "helper_tool" }],
+      rules: [{ type: "ParentTools", tool: "start_tool", children: ["next_tool"] }],
+      replies: [[{ name: "next_tool", id: "1" }], [{ name: "start_tool", id: "2" }], [{ name: "next_tool", id: "3" }], [{ name: "helper_tool", id: "4" }], [{ name: "next_tool", id: "5" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolText["1"]).toBe(
+        "Refused next_tool by rule ParentTools:start_tool#0: next_tool may be called only right after start_tool, and start_tool was not the last call. Allowed now: start_tool; helper_tool.",
+      );
+      expect(o.toolText["5"]).toMatch(/^Refused next_tool by rule ParentTools:start_tool#0: next_tool may be called only right after start_tool/);
+      expect(ran(o)).toEqual(["start_tool", "next_tool", "helper_tool"]);
+    },
+  },
+  {
+    id: "E17", peer: "letta", same: true,
+    title: "parent rule: right after the parent only its children may be called",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "helper_tool" }, { name: "final_tool" }],
+      rules: [{ type: "ParentTools", tool: "start_tool", children: ["next_tool", "helper_tool"] }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "final_tool", id: "2" }], [{ name: "helper_tool", id: "3" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolText["2"]).toBe(
+        "Refused final_tool by rule ParentTools:start_tool#0: after start_tool only next_tool, helper_tool may be called next. Allowed now: next_tool; helper_tool.",
+      );
+      expect(ran(o)).toEqual(["start_tool", "helper_tool"]);
+    },
+  },
+  {
+    id: "E18", peer: "letta", same: true, entries: modelEntries,
+    title: "parent rule with one child: after the parent the child is forced (should_force_tool_call)",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }],
+      rules: [{ type: "ParentTools", tool: "start_tool", children: ["next_tool"] }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "next_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolChoices[0]).toBeUndefined();
+      forcedAt(o, 1, "next_tool");
+      expect(ran(o)).toEqual(["start_tool", "next_tool"]);
+    },
+  },
+  {
+    id: "E19", peer: "letta", same: true,
+    title: "parent and child in one model turn: the child starts after the parent has run",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }],
+      rules: [{ type: "ParentTools", tool: "start_tool", children: ["next_tool"] }],
+      replies: [[{ name: "start_tool", id: "1" }, { name: "next_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["start_tool", "next_tool"]);
+      noOrphans(o);
+    },
+  },
 ];
 
 /** Rule files the peers refuse are refused too (Letta's test_invalid_conditional_tool_rule). */
@@ -599,8 +686,8 @@ describe("peer scenario counts (for the migration guides)", () => {
       const mine = all.filter((s) => s.peer === peer);
       return { same: mine.filter((s) => s.same).length, total: mine.length };
     };
-    expect(count("langchain")).toEqual({ same: 17, total: 23 });
-    expect(count("letta")).toEqual({ same: 13, total: 15 });
+    expect(count("langchain")).toEqual({ same: 17, total: 24 });
+    expect(count("letta")).toEqual({ same: 17, total: 19 });
     for (const s of all) if (!s.same) expect((s as PeerScenario).why, s.id).toBeTruthy();
   });
 });

@@ -249,6 +249,29 @@ describe("normalisation and canonical views keep their meaning on the fast paths
     );
   });
 
+  it("canonical text is the arguments with keys sorted at every depth (a plain reference), whatever the key order or count", () => {
+    const sortKeys = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(sortKeys);
+      if (typeof value !== "object" || value === null) return value;
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(value).sort()) Object.defineProperty(out, key, { value: sortKeys((value as Record<string, unknown>)[key]), enumerable: true });
+      return out;
+    };
+    const key = fc.string({ unit: fc.constantFrom("a", "b", "B", "_", "1", "~"), minLength: 1, maxLength: 3 });
+    const plain = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: "small" }, fc.integer(), fc.boolean(), fc.constant(null), fc.string({ unit: fc.constantFrom("a", "Z", "1", "-"), maxLength: 4 }).filter((t) => !/^\s*["{[]/.test(t)), fc.array(tie("node"), { maxLength: 3 }), fc.dictionary(key, tie("node"), { maxKeys: 20 })),
+    })).node;
+    fc.assert(
+      fc.property(fc.dictionary(key, plain, { maxKeys: 24 }), (args) => {
+        expect(canonicalize(args).text).toBe(JSON.stringify(sortKeys(args)));
+      }),
+      { numRuns: 500 },
+    );
+    // Keys that normalise alike keep both values, in the order they were written.
+    expect(canonicalize({ b: 1, "ｎａｍｅ": "x", name: "y", a: 2 }).text).toBe('{"a":2,"b":1,"name":["x","y"]}');
+    expect(canonicalize({ name: "y", "ｎａｍｅ": "x" }).text).toBe('{"name":["y","x"]}');
+  });
+
   it("canonical objects inherit nothing: __proto__, toString and constructor are plain keys", () => {
     const view = canonicalize(JSON.parse('{"__proto__":"x","toString":"y","nested":{"__proto__":{"constructor":1}},"b":1,"a":2}') as unknown);
     const value = view.value as Record<string, unknown>;

@@ -148,3 +148,50 @@ describe("executionPlan draws the Letta-style sequences", () => {
     expect(plan.mermaid).toContain('t2_plan ==>|"otherwise"| t4_ask');
   });
 });
+
+describe("ParentTools (Letta's ParentToolRule, parent_last_tool)", () => {
+  const tools = { tools: new Map<string, string[]>([["plan", []], ["act", []], ["ask", []], ["read", []]]) };
+  const e = new ToolRulesEngine([{ type: "ParentTools", tool: "plan", children: ["act", "ask"] }], tools);
+  const names = (s: RuleState) => e.allowedTools(s, ["plan", "act", "ask", "read"], 0).map((a) => a.name);
+
+  it("children are hidden and refused until the parent is the last call; then only they are offered", () => {
+    let s = e.initialState(0);
+    expect(names(s)).toEqual(["plan", "read"]);
+    expect(e.checkCall(s, { tool: "act" }, 0)).toMatchObject({
+      ruleType: "ParentTools",
+      reason: "act may be called only right after plan, and plan was not the last call",
+      required: ["plan"],
+    });
+    s = record(e, s, "plan");
+    expect(names(s)).toEqual(["act", "ask"]);
+    expect(e.checkCall(s, { tool: "read" }, 0)?.reason).toBe("after plan only act, ask may be called next");
+    expect(e.checkCall(s, { tool: "act" }, 0)).toBeNull();
+    // A child once: the next call is no longer right after plan.
+    s = record(e, s, "act");
+    expect(names(s)).toEqual(["plan", "read"]);
+    expect(e.checkCall(s, { tool: "ask" }, 0)?.ruleType).toBe("ParentTools");
+  });
+
+  it("forces a single child after the parent, never a choice of two", () => {
+    const one = new ToolRulesEngine([{ type: "ParentTools", tool: "plan", children: ["act"] }], tools);
+    expect(one.forcedTool(record(one, one.initialState(0), "plan"), 0)).toMatchObject({ tool: "act", ruleType: "ParentTools" });
+    expect(one.forcedTool(one.initialState(0), 0)).toBeNull();
+    expect(e.forcedTool(record(e, e.initialState(0), "plan"), 0)).toBeNull();
+  });
+
+  it("usage sentence, policy-file form, validation, plan edge", () => {
+    expect(e.usageLines()).toEqual(["`act`, `ask` may be called only right after `plan`, and right after `plan` only they"]);
+    expect(new ToolRulesEngine([{ type: "ParentTools", tool: "plan", children: ["act"] }]).usageLines()).toEqual([
+      "`act` may be called only right after `plan`, and right after `plan` only it",
+    ]);
+    const policy = parsePolicy("version: 1\ntool_rules:\n  - { tool: plan, type: ParentTools, children: [act] }\n", "yaml", "p.yaml");
+    expect(policy.toolRules).toEqual([{ tool: "plan", type: "ParentTools", children: ["act"] }]);
+    expect(() => parsePolicy("version: 1\ntool_rules:\n  - { tool: plan, type: ParentTools }\n", "yaml", "p.yaml")).toThrow(/children.*is required for ParentTools/);
+    expect(() => new ToolRulesEngine([{ type: "ParentTools", tool: "*", children: ["act"] }])).toThrow('ParentTools needs a concrete tool, not "*"');
+    expect(() => new ToolRulesEngine([{ type: "ParentTools", tool: "plan", children: [] }])).toThrow(/children.*must name at least one tool/);
+    expect(validateRules([{ type: "ParentTools", tool: "plan", children: ["ghost"] }], tools.tools).map((i) => i.message)).toContain(
+      "rule ParentTools:plan#0 names unknown tool ghost; known tools: plan, act, ask, read",
+    );
+    expect(executionPlan([{ type: "ParentTools", tool: "plan", children: ["act"] }]).mermaid).toMatch(/plan ==>\|"only then"\| t\d+_act/);
+  });
+});

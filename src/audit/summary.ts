@@ -12,22 +12,29 @@ interface ArgsShape {
 
 /** Measures `args` without recursion; stops at the first limit crossed. Cycles run into the depth limit. */
 export function measureArgs(args: unknown, limits: { maxDepth: number; maxChars: number }): ArgsShape {
-  const stack: [unknown, number][] = [[args, 0]];
+  // Two parallel stacks (value, level): no tuple per value on the review's hot path.
+  const values: unknown[] = [args];
+  const levels: number[] = [0];
   let depth = 0;
   let chars = 0;
-  while (stack.length > 0) {
-    const [value, level] = stack.pop() as [unknown, number];
+  while (values.length > 0) {
+    const value = values.pop();
+    const level = levels.pop()!;
     chars += 1;
     if (level > depth) depth = level;
     if (depth > limits.maxDepth) return { depth, chars, exceeded: "depth" };
     if (typeof value === "string") chars += value.length;
     else if (typeof value === "object" && value !== null) {
       if (Array.isArray(value)) {
-        for (let i = value.length - 1; i >= 0; i -= 1) stack.push([value[i], level + 1]);
+        for (let i = value.length - 1; i >= 0; i -= 1) {
+          values.push(value[i]);
+          levels.push(level + 1);
+        }
       } else {
         for (const key of Object.keys(value)) {
           chars += key.length;
-          stack.push([(value as Record<string, unknown>)[key], level + 1]);
+          values.push((value as Record<string, unknown>)[key]);
+          levels.push(level + 1);
         }
       }
     }

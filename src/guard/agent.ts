@@ -3,7 +3,7 @@ import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@l
 import { END, START, Send, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { threadIdOf } from "./audit-trail.js";
-import { exitStep, finishTurn, inPlanOrder, ledgerKeyFor, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
+import { exitStep, throwIfLimitStopped, finishTurn, inPlanOrder, ledgerKeyFor, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
 import { executionLedger, ProcessLedger } from "./ledger-claim.js";
 import type { CallSlot } from "./engine.js";
 import { Guard } from "./guard.js";
@@ -82,6 +82,8 @@ function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "s
   return async (state, config) => {
     const hadTurn = state.guard.turn !== null;
     const started = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
+    // The last turn crossed a limit with exitBehavior "error" (its calls are answered): the run stops here.
+    throwIfLimitStopped(started);
     // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval.ts).
     const screened = await screenRunInput(guard, started.approvals, state.messages, { threadId: threadIdOf(config), runId: started.runId }, config);
     const g = screened ? { ...started, approvals: screened.approvals } : started;
@@ -106,6 +108,9 @@ function reviewNode(guard: Guard): Node {
     // A resume that did not fit: this step ends with the error in the state; the calls are still open, so review runs again and asks again.
     // (A turn held for calls a partial answer left waiting keeps its end-of-run mark.)
     if (reviewed.retry) return { guard: { ...g, approvals }, guardResults: null };
+    if (reviewed.limitError) {
+      return { messages: reviewed.answered, guard: { ...g, approvals, turn: null, next: "agent", limitError: reviewed.limitError }, guardResults: null };
+    }
     return { messages: reviewed.answered, guard: { ...g, approvals, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
   };
 }
@@ -137,6 +142,10 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
       if (!reviewed) return { guard: { ...g, next: "agent" } };
       // Someone must decide: the approval state records what waits; the review node asks.
       if (reviewed.retry) return { guard: { ...g, approvals: reviewed.approvals, next: "agent" } };
+      // A limit with exitBehavior "error": every call answered with its refusal, nothing runs; the next step throws.
+      if (reviewed.limitError) {
+        return { messages: reviewed.answered, guard: { ...g, approvals: reviewed.approvals, turn: null, next: "agent", limitError: reviewed.limitError } };
+      }
       g = { ...g, approvals: reviewed.approvals, turn: reviewed.turn };
       answered = reviewed.answered;
     }

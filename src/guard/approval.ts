@@ -736,11 +736,17 @@ export async function resolveApprovals(
       if (!(caught instanceof ApprovalResumeError)) throw caught;
       error = caught.message;
       emitRefused(ctx, pending, error, config);
-      if (options.routeBack === true) {
+      if (partial) {
+        // Nothing was decided: every call of the turn stays waiting and the caller comes back for it
+        // (review again, GuardedToolNode's goto itself, the middleware's beforeModel) in a NEW step.
+        // Ending this step is what drops the refused value: LangGraph keeps a plain resume as a
+        // pending write of the head checkpoint until a step completes, and invoke(null) or a resume
+        // keyed by another interrupt id would hand it back (test/refused-resume-replay.test.ts).
         return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting, sticky: standing }, retry: true };
       }
-      // LangGraph did not add the refused value to this task's resume values: the next interrupt
-      // has the same id as the first and waits for the next answer (GraphInterrupt ends the task).
+      // A caller that cannot come back (GuardedToolNode run outside a graph): LangGraph did not add
+      // the refused value to this task's resume values; the next interrupt has the same id as the
+      // first and waits for the next answer (GraphInterrupt ends the task).
     }
   }
   const resume = ResumeSchema.parse(raw) as ApprovalResume;

@@ -3,7 +3,7 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { createHash } from "node:crypto";
 import { killswitchAsksNow, refusedAtStart } from "../messages/engine.js";
-import { limitEndings, reminders } from "../messages/index.js";
+import { limitEndings, refusals, reminders } from "../messages/index.js";
 import type { RuleState } from "../rules/types.js";
 import { auditId } from "../audit/record.js";
 import { auditOutcome, auditRecheck, outcomeRecord, threadIdOf } from "./audit-trail.js";
@@ -18,7 +18,12 @@ import { guardReminder, isGuardMessage } from "./model-step.js";
 import { partitionCalls } from "./partition.js";
 import { idempotencyKeyFor } from "../tools/define-tool.js";
 import type { CallResult, GuardState, ReviewedCall, TurnPlan } from "./state.js";
-import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "./turn.js";
+import { lastAIMessage, openToolCalls, refusalMessage, reviewTurnWithApproval } from "./turn.js";
+import type { RawToolCall } from "./guard.js";
+import { auditDecisions } from "./audit-trail.js";
+import { emptyApprovalState } from "./approval.js";
+import { ToolCallLimitError } from "../errors/index.js";
+import type { ToolCallLimitStop } from "../errors/index.js";
 
 /**
  * The turn engine: the one place where a run starts, a turn is planned, each call is authorized
@@ -89,6 +94,7 @@ function startRun(guard: Guard, g: GuardState, runId: string): GuardState {
     terminatedBy: null,
     next: "agent",
     exitUnsatisfied: [],
+    limitError: null,
   };
 }
 
@@ -147,6 +153,8 @@ interface ReviewedModelTurn {
   approvals: ApprovalState;
   /** The resume did not fit and review must run again (routeBack): nothing was decided. */
   retry: boolean;
+  /** A limit with exitBehavior "error" stopped the run: `answered` answers every call; write it, then throw at the next step. */
+  limitError?: ToolCallLimitStop | undefined;
 }
 
 /**
@@ -171,13 +179,66 @@ export async function reviewModelTurn(
   const ctx: TurnContext = { threadId, runId: g.runId, messageId };
   const rules = rulesOf(guard, g);
   // Review reads the thread's messages (provenance conditions); the context kept for execution does not carry them.
-  const reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack, partial });
+  let reviewed: Awaited<ReturnType<typeof reviewTurnWithApproval>>;
+  try {
+    reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack, partial });
+  } catch (error) {
+    if (!(error instanceof ToolCallLimitError)) throw error;
+    return limitStopTurn(guard, g, ai, ctx, calls, error);
+  }
   const { runnable, answered, approvals, retry } = reviewed;
   // The calls a partial answer left open are this turn's too: what its earlier part decided (a limit ending the run, refusals) still holds.
   const held = g.turn?.messageId === messageId ? g.turn : undefined;
   const endRun = reviewed.endRun ?? held?.endRun;
   const refused = answered.length + (held?.refused ?? 0);
   return { ai, ctx, turn: planTurn(guard, rules, messageId, runnable, refused, endRun), answered, runnable, approvals, retry };
+}
+
+/**
+ * A limit with exitBehavior "error" refused a call of this turn (review threw): nothing of the turn
+ * runs, every open call gets its refusal ToolMessage (the crossing call its rule's sentence), the
+ * refusals are audited, and `limitError` is set: the entry point writes this step, and its next
+ * step throws the ToolCallLimitError (`throwIfLimitStopped`). The thread never keeps a call without
+ * a ToolMessage (LangChain's toolCallLimit leaves them).
+ */
+async function limitStopTurn(
+  guard: Guard,
+  g: GuardState,
+  ai: AIMessage,
+  ctx: TurnContext,
+  calls: readonly RawToolCall[],
+  error: ToolCallLimitError,
+): Promise<ReviewedModelTurn> {
+  const refused: ReviewedCall[] = calls.map((call) => ({
+    id: call.id,
+    name: call.name,
+    args: call.args,
+    outcome: "refuse",
+    ruleId: `rule:${error.ruleId}`,
+    reason: error.reason,
+    risk: guard.riskOf(call.name),
+    concurrencySafe: false,
+    requestHeartbeat: false,
+    message: call.id === error.callId && error.refusal !== undefined ? error.refusal : refusals.stoppedAtLimit(call.name, error.ruleId),
+  }));
+  await auditDecisions(guard, ctx, refused);
+  const answered = refused.map((call) => refusalMessage(call, call.message ?? refusals.stoppedAtLimit(call.name, error.ruleId)));
+  const approvals = { ...(g.approvals ?? emptyApprovalState()), refused: null, pending: null, reviewed: { messageId: ctx.messageId } };
+  return {
+    ai,
+    ctx,
+    turn: planTurn(guard, rulesOf(guard, g), ctx.messageId, [], answered.length),
+    answered,
+    runnable: [],
+    approvals,
+    retry: false,
+    limitError: error.toStop(),
+  };
+}
+
+/** The step after a limit with exitBehavior "error" stopped the run (its refusals are in the thread): throws it. */
+export function throwIfLimitStopped(g: GuardState): void {
+  if (g.limitError) throw new ToolCallLimitError(g.limitError);
 }
 
 /** Calls of this turn a partial answer left waiting for a human (`approvals.pending`); empty when none. */

@@ -88,7 +88,9 @@ export class Guard {
       // No rule reads the execution history: keeping none keeps each checkpoint small.
       historyLimit: 0,
     });
-    const hasPrerequisites = engine.rules.some((r) => r.type === "MustFollow" || r.type === "MustPrecede" || r.type === "InitialCall");
+    const hasPrerequisites = engine.rules.some(
+      (r) => r.type === "MustFollow" || r.type === "MustPrecede" || r.type === "InitialCall" || r.type === "ParentTools",
+    );
     return { engine, hasPrerequisites };
   }
 
@@ -177,14 +179,35 @@ export class Guard {
       .map((a) => ({ name: a.name, operations: a.operations }));
   }
 
-  /** Tool definitions to bind to the model for this step. */
-  definitions(state: RuleState): ToolDefinition[] {
+  /**
+   * Whether tool definitions for `model` go in OpenAI strict mode (`strictTools`, default "auto":
+   * for LangChain's OpenAI chat models, ChatOpenAI and AzureChatOpenAI, whatever server they call).
+   */
+  strictToolsFor(model: unknown): boolean {
+    const setting = this.options.strictTools ?? "auto";
+    if (setting !== "auto") return setting;
+    const llmType = (model as { _llmType?: unknown } | null)?._llmType;
+    if (typeof llmType !== "function") return false;
+    try {
+      const type: unknown = (llmType as () => unknown).call(model);
+      return type === "openai" || type === "azure_openai";
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Tool definitions to bind to the model for this step: flat schemas (one object per tool, no root
+   * oneOf), with `strict` each tool whose schema allows it in strict form with `strict: true`.
+   */
+  definitions(state: RuleState, options: { strict?: boolean } = {}): ToolDefinition[] {
     const allowances = this.allowances(state);
+    const strict = options.strict === true;
     // Most turns allow the same tools: definitions are built once per distinct allowance set.
-    const key = JSON.stringify(allowances);
+    const key = `${strict ? "strict:" : ""}${JSON.stringify(allowances)}`;
     let defs = this.#definitionCache.get(key);
     if (!defs) {
-      const built = this.registry.definitions(allowances);
+      const built = this.registry.definitions(allowances, { strict });
       defs = this.options.heartbeat !== true ? built : built.map((def) => (this.usesHeartbeat(def.function.name) ? withHeartbeatArg(def) : def));
       if (this.#definitionCache.size >= MAX_CACHED_DEFINITIONS) this.#definitionCache.clear();
       this.#definitionCache.set(key, defs);
@@ -219,10 +242,13 @@ function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
 function withHeartbeatArg(def: ToolDefinition): ToolDefinition {
   const parameters = structuredClone(def.function.parameters);
   const properties = (parameters.properties ?? {}) as Record<string, unknown>;
+  // Strict mode: every field required, an optional one nullable (null reads as "no heartbeat").
+  const strict = def.function.strict === true;
   properties[HEARTBEAT_ARG] = {
-    type: "boolean",
+    type: strict ? ["boolean", "null"] : "boolean",
     description: HEARTBEAT_DESCRIPTION,
   };
   parameters.properties = properties;
+  if (strict) parameters.required = [...((parameters.required as string[] | undefined) ?? []), HEARTBEAT_ARG];
   return { ...def, function: { ...def.function, parameters } };
 }

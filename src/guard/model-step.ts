@@ -88,7 +88,7 @@ export async function callModel(
   systemPrompt: string | undefined,
   config: LangGraphRunnableConfig | undefined,
 ): Promise<AIMessage> {
-  const definitions = guard.definitions(rules);
+  const definitions = guard.definitions(rules, { strict: guard.strictToolsFor(model) });
   const bindable = model as Bindable;
   let runnable: { invoke: BaseChatModel["invoke"] } = model;
   if (typeof bindable.bindTools === "function" && definitions.length > 0) {

@@ -34,6 +34,14 @@ export interface GuardOptions {
   redact?: readonly string[];
   /** Auto-approve calls that would ask (the killswitch can disable this). Default false. */
   bypass?: boolean;
+  /**
+   * Send tool definitions in OpenAI strict mode (`strict: true`; every field required, optional ones
+   * nullable, `additionalProperties: false`) for each tool whose schema allows it; the others go
+   * with `strict: false`. "auto" (default): for LangChain's OpenAI chat models (ChatOpenAI and
+   * AzureChatOpenAI, whatever OpenAI-compatible server they call); true: for every model; false: never.
+   * Whatever the model, a null in an optional field that does not accept null reads as absent.
+   */
+  strictTools?: boolean | "auto";
   /** Largest parallel batch of concurrency-safe calls. Default 10. */
   maxConcurrency?: number;
   /** Longest tool result kept (head and tail around a marker). Default 10,000 characters. */

@@ -10,6 +10,7 @@ import type { DecisionContext } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { approvalNotes, refusals } from "../messages/index.js";
 import { ToolCallLimitError } from "../errors/index.js";
+import { withoutStrictNulls } from "../tools/schema.js";
 
 function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return issues
@@ -81,7 +82,8 @@ export function reviewCall(
     const facts: Facts = { id: call.id, name: call.name, args: oversized.summary, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
     return outcome(facts, "refuse", "oversized-arguments", oversized.reason, oversized.message(call.name));
   }
-  const split = guard.splitHeartbeat(call.name, call.args);
+  // A strict-mode model writes null for an optional field it leaves out: read as absent.
+  const split = guard.splitHeartbeat(call.name, withoutStrictNulls(call.args, spec.jsonSchema) as Record<string, unknown>);
   const heartbeat = split.heartbeat;
   // Arguments a rule prefills (Letta's init / child args) replace the model's values for those keys.
   const prefilled = guard.engine.prefilledArgs(state, call.name);
@@ -119,7 +121,7 @@ export function reviewCall(
   // A tool rule with onViolation "ask" puts the call to a human (after deny, beside other asks).
   const ruleAsks = violation?.onViolation === "ask" ? violation : null;
   if (violation && !ruleAsks) {
-    if (violation.exitBehavior === "error") throw new ToolCallLimitError(violation);
+    if (violation.exitBehavior === "error") throw new ToolCallLimitError(violation, { callId: call.id, refusal: violation.message });
     const refused = outcome(facts, "refuse", `rule:${violation.ruleId}`, violation.reason, violation.message);
     if (violation.exitBehavior === "end") refused.endsRun = true;
     return refused;

@@ -3,7 +3,8 @@ import { RunnableLambda } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { Command, END } from "@langchain/langgraph";
 import { threadIdOf } from "./audit-trail.js";
-import { finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
+import { throwIfLimitStopped, finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
+import { GuardConfigError } from "../errors/index.js";
 import { Guard } from "./guard.js";
 import type { GuardOptions } from "./options.js";
 import { emptyGuardState } from "./state.js";
@@ -48,10 +49,18 @@ async function runGuardedTools(
 ): Promise<GuardedToolNodeOutput | Command> {
   if (!input.guard) throw missingChannels();
   const g = startRunIfNew(guard, input.guard ?? emptyGuardState(), input.messages, threadIdOf(config));
+  // The last pass answered every call of a turn that crossed a limit with exitBehavior "error": throw it now.
+  throwIfLimitStopped(g);
   // Partial answers: calls left unanswered stay open and this node comes back for them (by its name in the graph).
   const self = config?.metadata?.langgraph_node;
   const reviewed = await reviewModelTurn(guard, g, input.messages, config, false, typeof self === "string");
   if (!reviewed) return { messages: [], guard: g };
+  if (reviewed.limitError) {
+    const stopped: GuardState = { ...g, approvals: reviewed.approvals, turn: null, next: "dispatch", limitError: reviewed.limitError };
+    // Every call answered first; this node runs again and throws (without a name in a graph: at once).
+    if (typeof self !== "string") throwIfLimitStopped(stopped);
+    return new Command({ update: { messages: reviewed.answered, guard: stopped }, goto: self as string });
+  }
   const { executed, done } = await runBatches(guard, reviewed.turn, rulesOf(guard, g), reviewed.ctx, config);
   const decided: GuardState = { ...g, approvals: reviewed.approvals, turn: reviewed.turn };
   const messages = [...reviewed.answered, ...executed.map((e) => e.message), ...limitEndMessages(reviewed.turn, decided)];
@@ -66,22 +75,35 @@ async function runGuardedTools(
 
 /**
  * Without the guard's channels in the graph state, the rule state would be dropped after every
- * step (MaxCalls 1 would let a tool run twice): refuse to run and say what to add.
+ * step (MaxCalls 1 would let a tool run twice): refuse to run and say what to add. The build-time
+ * check is the type of `guardedToolsRoute`; this catches a graph that routes some other way.
  */
 function missingChannels(): Error {
-  return new TypeError(
+  return new GuardConfigError(
     "GuardedToolNode needs the guard's state channels: add `...GuardAnnotation.spec` to your graph's Annotation.Root (import { GuardAnnotation } from \"guarded-graph\"), so the rule state is checkpointed with the thread",
   );
 }
 
 /**
+ * What `guardedToolsRoute` requires of the graph's state: the guard's channel, as `...GuardAnnotation.spec`
+ * adds it. A state without it fails to compile where the route is added, with "Property 'guard' is
+ * missing … but required in type 'StateWithGuardAnnotationSpec'".
+ */
+interface StateWithGuardAnnotationSpec {
+  guard: GuardState;
+}
+
+/**
  * Routing after a GuardedToolNode: END when a Terminal rule ended the run, or when the node goes
  * back to itself for calls a partial answer left waiting (no edge: the node's own `goto` runs it);
- * else back to `agentNode`.
+ * else back to `agentNode`. Its parameter type requires the guard's channel, so a graph whose state
+ * lacks `...GuardAnnotation.spec` fails to compile where this route is added.
  */
 export function guardedToolsRoute(agentNode: string) {
-  return (state: { guard?: GuardState }): string => {
-    if (state.guard?.next === "dispatch") return END;
-    return state.guard?.next === "end" && state.guard.terminatedBy ? END : agentNode;
+  return (state: StateWithGuardAnnotationSpec): string => {
+    // Only the types require it: a JavaScript caller or a cast can still pass a state without `guard`.
+    const guard = state.guard as GuardState | undefined;
+    if (guard?.next === "dispatch") return END;
+    return guard?.next === "end" && guard.terminatedBy ? END : agentNode;
   };
 }

@@ -69,7 +69,7 @@ export const ruleReasons = {
     return `call limit reached: ${tool} may be called at most ${times(max)} ${scopeWord(scope)} and was called ${times(current)}`;
   },
   totalCalls(max: number, current: number, scope: RuleScopeWord): string {
-    return `call limit reached: at most ${calls(max)} to all tools together ${scopeWord(scope)}, and ${current} were made`;
+    return `call limit reached: at most ${calls(max)} to all tools together ${scopeWord(scope)}, and ${current} ${current === 1 ? "was" : "were"} made`;
   },
   cooldown(tool: string, remainingMs: number, durationMs: number): string {
     return `${tool} is cooling down: ${formatDuration(remainingMs)} left of the ${formatDuration(durationMs)} needed between calls`;
@@ -106,6 +106,9 @@ export const ruleReasons = {
   },
   childOnly(parent: string, children: readonly string[]): string {
     return `after ${parent} only ${plainList(children)} may be called next`;
+  },
+  parentOnly(child: string, parent: string): string {
+    return `${child} may be called only right after ${parent}, and ${parent} was not the last call`;
   },
   conditionalNext(parent: string, next: readonly string[], output: string | undefined): string {
     const seen = output === undefined ? "" : ` (its output matched ${JSON.stringify(output)})`;
@@ -155,6 +158,10 @@ export const refusals = {
   /** The reviewer's edit was reviewed again and refused; `refusal` is that review's own sentence. */
   editRefused(refusal: string): string {
     return `The reviewer's edit of this call was checked again and refused. ${refusal}`;
+  },
+  /** Another call of a model turn in which a call crossed a limit with exitBehavior "error": the run stopped with the error, nothing of the turn ran. */
+  stoppedAtLimit(tool: string, ruleId: string): string {
+    return `Refused ${tool} by rule ${ruleId}: the run stopped with an error at this call limit (exitBehavior error) before ${tool} ran.`;
   },
   /** A call reached the tools node without having been reviewed in its model turn and it would ask. */
   unreviewedAsk(tool: string, ruleId: string, reason: string): string {
@@ -292,6 +299,8 @@ export const usage = {
     capitalise(`${s} is limited to these operations: ${ops.join(", ")}`),
   child: (s: string, children: readonly string[]) =>
     capitalise(`after ${s}, call only ${children.length === 1 ? codeList(children) : `one of ${codeList(children)}`} next`),
+  parent: (s: string, children: readonly string[]) =>
+    capitalise(`${codeList(children)} may be called only right after ${s}, and right after ${s} only ${children.length === 1 ? "it" : "they"}`),
   conditional: (s: string, map: readonly { output: string; tool: string }[], fallback: string | undefined, strict: boolean) => {
     const cases = map.map((m) => `${JSON.stringify(m.output)} → \`${m.tool}\``).join(", ");
     const otherwise = fallback !== undefined ? `; otherwise \`${fallback}\`` : strict ? "; otherwise no tool" : "; otherwise any tool";

@@ -10,7 +10,7 @@ import { beforeAgentState, hasUnsettledTurn, settleTurn } from "./run-state.js";
 import { GuardMiddlewareState } from "./state.js";
 import { guardToolCall } from "./tool-call.js";
 import { TurnGate } from "./turn-gate.js";
-import { limitEndMessages, waitingCalls } from "../guard/engine.js";
+import { limitEndMessages, throwIfLimitStopped, waitingCalls } from "../guard/engine.js";
 import { screenRunInput } from "../guard/approval.js";
 
 /** Guard options, or a prebuilt Guard to share with other graphs. */
@@ -51,6 +51,8 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
     beforeModel: {
       canJumpTo: ["end", "tools", "model"],
       hook: async (state, runtime) => {
+        // The last turn crossed a limit with exitBehavior "error" (its calls are answered): the run stops here.
+        throwIfLimitStopped(state.guard);
         if (!hasUnsettledTurn(state.guard, state.guardResults)) return undefined;
         const ended = limitEndMessages(state.guard.turn, state.guard);
         const settled = settleTurn(guard, state.guard, state.guardResults);
@@ -75,8 +77,10 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
     },
 
     wrapModelCall: async (request, handler) => {
+      // Backstop (beforeModel throws first): never call the model after a limit with exitBehavior "error".
+      throwIfLimitStopped(request.state.guard);
       const rules = rulesOf(guard, request.state.guard);
-      const tools = allowedToolsFor(guard, rules, request.tools);
+      const tools = allowedToolsFor(guard, rules, request.tools, { strict: guard.strictToolsFor(request.model) });
       const forced = forcedToolFor(guard, request.state.guard, rules, request.state.messages);
       const canForce = forced !== null && tools.some((t) => toolName(t) === forced);
       const response = await handler({

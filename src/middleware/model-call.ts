@@ -17,9 +17,12 @@ export function toolName(tool: AgentTool): string | undefined {
  * The tools the model may see now, in the agent's order: only guard tools the rules allow (a tool
  * the guard does not know would be refused anyway). A tool whose operations are narrowed, or that
  * gets the heartbeat argument, is replaced by its filtered definition; the others stay as they are.
+ * With `strict` (the guard's `strictTools` for the request's model), every guard tool is replaced by
+ * its strict-mode definition.
  */
-export function allowedToolsFor(guard: Guard, rules: RuleState, tools: readonly AgentTool[]): AgentTool[] {
-  const definitions = new Map(guard.definitions(rules).map((d) => [d.function.name, d]));
+export function allowedToolsFor(guard: Guard, rules: RuleState, tools: readonly AgentTool[], options: { strict?: boolean } = {}): AgentTool[] {
+  const strict = options.strict === true;
+  const definitions = new Map(guard.definitions(rules, { strict }).map((d) => [d.function.name, d]));
   const narrowed = new Set(
     guard
       .allowances(rules)
@@ -34,7 +37,8 @@ export function allowedToolsFor(guard: Guard, rules: RuleState, tools: readonly 
     const definition = definitions.get(name);
     if (!definition) continue;
     seen.add(name);
-    out.push(narrowed.has(name) ? { ...definition } : tool);
+    // In strict mode every guard tool goes as its strict definition (or with strict: false when it cannot be strict).
+    out.push(strict || narrowed.has(name) ? { ...definition } : tool);
   }
   return out;
 }

@@ -4,7 +4,7 @@ import { ErrorCode, GuardedGraphError } from "../errors/index.js";
 import { deployMessages } from "../messages/index.js";
 
 /** The user an API key stands for, as LangGraph Platform puts it in `config.configurable.langgraph_auth_user`. */
-interface ApiKeyUser {
+export interface ApiKeyUser {
   identity: string;
   display_name: string;
   is_authenticated: true;

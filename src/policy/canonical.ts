@@ -105,9 +105,9 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
   // Cycles need no bookkeeping: they run into MAX_MATCH_DEPTH.
   if (Array.isArray(input)) return input.map((item) => build(item, ctx, depth + 1) ?? null);
   if (input instanceof DuplicateValues) return new DuplicateValues(input.values.map((item) => build(item, ctx, depth + 1) ?? null));
-  const rawKeys = Object.keys(input);
-  const entries: [string, unknown][] = [];
-  for (const rawKey of rawKeys) {
+  const keys: string[] = [];
+  const values: unknown[] = [];
+  for (const rawKey of Object.keys(input)) {
     ctx.path.push(rawKey);
     const value = build((input as Record<string, unknown>)[rawKey], ctx, depth + 1);
     ctx.path.pop();
@@ -119,11 +119,13 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
       if (ctx.normalise) key = normalizeString(rawKey);
       if (key !== rawKey) ctx.changed = true;
     }
-    entries.push([key, value]);
+    keys.push(key);
+    values.push(value);
   }
-  if (!isSorted(entries)) entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const out = Object.create(CANONICAL_PROTOTYPE) as Record<string, unknown>; // "__proto__" stays a plain key
-  for (const [key, value] of entries) {
+  for (const i of sortedOrder(keys)) {
+    const key = keys[i]!;
+    const value = values[i];
     // Two keys that normalise alike keep both values, as a duplicated key does.
     if (Object.hasOwn(out, key)) {
       const prior = out[key];
@@ -141,9 +143,21 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
  */
 const CANONICAL_PROTOTYPE: object = Object.freeze(Object.create(null) as object);
 
-function isSorted(entries: readonly [string, unknown][]): boolean {
-  for (let i = 1; i < entries.length; i++) if (!(entries[i - 1]![0] < entries[i]![0])) return false;
-  return true;
+/** Positions of `keys` in sorted order, equal keys in their original order (a stable sort). */
+function sortedOrder(keys: readonly string[]): number[] {
+  const order = keys.map((_, i) => i);
+  if (keys.length > 16) return order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+  // Arguments have a few keys: an insertion sort, which moves a position only past strictly greater keys.
+  for (let i = 1; i < order.length; i++) {
+    const current = order[i]!;
+    let at = i;
+    while (at > 0 && keys[order[at - 1]!]! > keys[current]!) {
+      order[at] = order[at - 1]!;
+      at -= 1;
+    }
+    order[at] = current;
+  }
+  return order;
 }
 
 function build(input: unknown, ctx: BuildContext, depth: number): unknown {

@@ -29,7 +29,7 @@ export type DeclaredRisks = ReadonlyMap<string, { risk: RiskLevel | undefined; o
 /** Tool name → its operations (empty when it has none), as ToolRegistry.catalog() gives it. */
 export type ToolCatalog = ReadonlyMap<string, readonly string[]>;
 
-/** Tool name → the names of its top-level arguments (its JSON schema's properties). */
+/** Tool name → the names of its top-level arguments (its JSON schema's properties); a tool that takes any argument is absent. */
 export type ToolArguments = ReadonlyMap<string, readonly string[]>;
 
 const MODE_RANK: Readonly<Record<PermissionMode, number>> = { deny: 0, ask: 1, allow: 2 };

@@ -158,13 +158,24 @@ function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: st
   }
 }
 
+// Several rules test the same field of a call one after another: its control-character scan is kept.
+let lastText: string | undefined;
+let lastHasControl = false;
+function controlCharsIn(text: string): boolean {
+  if (text !== lastText) {
+    lastText = text;
+    lastHasControl = hasControlChars(text);
+  }
+  return lastHasControl;
+}
+
 /**
  * A value with control characters is never matched as if they were absent: a restricting rule
  * matches when the value WITHOUT them matches (else it cannot tell), a permitting rule never does.
  */
 function withControlGuard(test: TextTest): TextTest {
   return (text, restrictive) => {
-    if (!hasControlChars(text)) return test(text, restrictive);
+    if (!controlCharsIn(text)) return test(text, restrictive);
     if (!restrictive) return NO;
     return test(stripControlChars(text), true) === YES ? YES : UNKNOWN;
   };

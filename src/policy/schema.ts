@@ -92,7 +92,7 @@ const ruleCommon = {
   metadata: z.record(z.string(), z.unknown()).nullable().optional(),
 };
 
-const VALUE_FIELDS = { MaxCalls: "max", MaxTotalCalls: "max", Cooldown: "duration", Periodic: "duration", AllowedOperations: "operations", ChildTools: "children", ConditionalNext: "outputMapping" } as const;
+const VALUE_FIELDS = { MaxCalls: "max", MaxTotalCalls: "max", Cooldown: "duration", Periodic: "duration", AllowedOperations: "operations", ChildTools: "children", ParentTools: "children", ConditionalNext: "outputMapping" } as const;
 
 /** Optional fields per rule type (a field outside its types is an error, not silently ignored). */
 const OPTIONAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -126,7 +126,7 @@ export const NativeToolRuleSchema = z
     operations: z.array(z.string().min(1)).min(1).optional().describe("AllowedOperations only."),
     alternatives: z.array(toolName).optional().describe("InitialCall only: the first call is one of tool and these."),
     args: prefilledArgs.optional().describe("InitialCall, RequiredForExit(If), Periodic: prefilled arguments."),
-    children: z.array(toolName).min(1).optional().describe("ChildTools only: the tools allowed right after tool."),
+    children: z.array(toolName).min(1).optional().describe("ChildTools: the tools allowed right after tool; ParentTools: the tools allowed only right after tool."),
     childArgs: z.record(toolName, prefilledArgs).optional().describe("ChildTools only: prefilled arguments per child."),
     outputMapping: z.record(z.string(), toolName).optional().describe("ConditionalNext only: output → next tool."),
     defaultChild: toolName.optional().describe("ConditionalNext only: next tool when no output matches."),
@@ -159,8 +159,8 @@ export const NativeToolRuleSchema = z
 /** The seed's serde form: `rule_type = "MustFollow"` or `{ MaxCalls = 3 }`, `{ Cooldown = "30s" }`, ... */
 /** The seed's own rule types (the newer ones are written in this project's form). */
 const SEED_RULE_TYPES = RULE_TYPES.filter(
-  (t): t is Exclude<(typeof RULE_TYPES)[number], "MaxTotalCalls" | "ChildTools" | "ConditionalNext"> =>
-    t !== "MaxTotalCalls" && t !== "ChildTools" && t !== "ConditionalNext",
+  (t): t is Exclude<(typeof RULE_TYPES)[number], "MaxTotalCalls" | "ChildTools" | "ParentTools" | "ConditionalNext"> =>
+    t !== "MaxTotalCalls" && t !== "ChildTools" && t !== "ParentTools" && t !== "ConditionalNext",
 );
 
 const SeedRuleTypeSchema = z.union([

@@ -68,6 +68,8 @@ function fromNativeType(entry: NativeEntry): ToolRule {
       return optional({ ...base, type: "InitialCall" }, entry, ["alternatives", "args"]);
     case "ChildTools":
       return optional({ ...base, type: "ChildTools", children: [...(entry.children ?? [])] }, entry, ["childArgs"]);
+    case "ParentTools":
+      return { ...base, type: "ParentTools", children: [...(entry.children ?? [])] };
     case "ConditionalNext":
       return optional({ ...base, type: "ConditionalNext", outputMapping: { ...entry.outputMapping } }, entry, ["defaultChild", "requireOutputMapping"]);
     default:

@@ -13,6 +13,7 @@ export const DEFAULT_PRIORITIES = {
   MaxCalls: 5,
   MaxTotalCalls: 5,
   ChildTools: 5,
+  ParentTools: 5,
   ConditionalNext: 5,
   Cooldown: 5,
   Periodic: 1,
@@ -83,6 +84,11 @@ class ToolRulesBuilder {
   /** Right after `tool`, only `children` may be called (Letta's ChildToolRule). */
   withChildTools(tool: string, children: readonly string[], childArgs?: Record<string, PrefilledArgs>): this {
     return this.#add({ type: "ChildTools", tool, children: [...children], ...(childArgs ? { childArgs } : {}) });
+  }
+
+  /** `children` only right after `tool`, and right after it only they (Letta's ParentToolRule). */
+  withParentTools(tool: string, children: readonly string[]): this {
+    return this.#add({ type: "ParentTools", tool, children: [...children] });
   }
 
   /** Right after `tool`, its output picks the next tool (Letta's ConditionalToolRule). */

@@ -41,6 +41,7 @@ const GATE_TYPES = new Set<string>([
   "Cooldown",
   "AllowedOperations",
   "ChildTools",
+  "ParentTools",
   "ConditionalNext",
 ]);
 
@@ -164,6 +165,7 @@ export class ToolRulesEngine {
           this.#periodic.push(rule);
           break;
         case "ChildTools":
+        case "ParentTools":
           this.#sequence.push(rule);
           for (const c of rule.children) named.add(c);
           break;
@@ -282,7 +284,7 @@ export class ToolRulesEngine {
   #nextSet(rule: RankedRule, state: RuleState): ReadonlySet<string> | null {
     const last = state.lastCall;
     if (!last || last.tool !== rule.tool) return null;
-    if (rule.type === "ChildTools") return new Set(rule.children);
+    if (rule.type === "ChildTools" || rule.type === "ParentTools") return new Set(rule.children);
     if (rule.type !== "ConditionalNext") return null;
     const output = conditionalOutput(last.output);
     if (output !== undefined) {
@@ -479,6 +481,9 @@ export class ToolRulesEngine {
         const next = this.#nextSet(rule, state);
         return next !== null && !next.has(tool);
       }
+      case "ParentTools":
+        // Right after its tool: only the children. Otherwise: never a child.
+        return state.lastCall?.tool === rule.tool ? !rule.children.includes(tool) : rule.children.includes(tool);
       case "Cooldown": {
         const last = state.lastCallAt[tool];
         return last !== undefined && now - last < rule.durationMs;
@@ -527,6 +532,10 @@ export class ToolRulesEngine {
       }
       case "ChildTools":
         return { reason: ruleReasons.childOnly(rule.tool, rule.children), required: [...rule.children], after: rule.tool, executed };
+      case "ParentTools":
+        return state.lastCall?.tool === rule.tool
+          ? { reason: ruleReasons.childOnly(rule.tool, rule.children), required: [...rule.children], after: rule.tool, executed }
+          : { reason: ruleReasons.parentOnly(tool, rule.tool), required: [rule.tool], after: rule.tool, executed };
       case "ConditionalNext": {
         const next = [...(this.#nextSet(rule, state) ?? [])];
         return { reason: ruleReasons.conditionalNext(rule.tool, next, conditionalOutput(state.lastCall?.output)), required: next, after: rule.tool, executed };

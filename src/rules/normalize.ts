@@ -22,6 +22,7 @@ export const WILDCARD_UNSUPPORTED: ReadonlySet<RuleType> = new Set<RuleType>([
   "RequiredForExitIf",
   "Periodic",
   "ChildTools",
+  "ParentTools",
   "ConditionalNext",
 ]);
 
@@ -62,8 +63,8 @@ export function structuralProblems(rules: readonly ToolRule[]): string[] {
     if ("args" in rule && rule.args !== undefined && !ARGS_TYPES.has(rule.type)) {
       problems.push(`${id}: args has no meaning for ${rule.type} (only for ${[...ARGS_TYPES].join(", ")})`);
     }
-    if (rule.type === "ChildTools" || rule.type === "ConditionalNext" || rule.type === "InitialCall") {
-      const named = rule.type === "ChildTools" ? rule.children : rule.type === "InitialCall" ? (rule.alternatives ?? []) : [...Object.values(rule.outputMapping), ...(rule.defaultChild ? [rule.defaultChild] : [])];
+    if (rule.type === "ChildTools" || rule.type === "ParentTools" || rule.type === "ConditionalNext" || rule.type === "InitialCall") {
+      const named = rule.type === "ChildTools" || rule.type === "ParentTools" ? rule.children : rule.type === "InitialCall" ? (rule.alternatives ?? []) : [...Object.values(rule.outputMapping), ...(rule.defaultChild ? [rule.defaultChild] : [])];
       if (named.includes(WILDCARD)) problems.push(`${id}: ${rule.type} must name tools, "*" is not allowed among them`);
     }
     if (rule.type === "ChildTools" && rule.childArgs) {

@@ -29,6 +29,8 @@ export function executionPlan(rules: ToolRule[]): ExecutionPlan {
   const nextEdges = normalised.flatMap((r) =>
     r.type === "ChildTools"
       ? r.children.map((child) => ({ from: r.tool, to: child, label: "then" }))
+      : r.type === "ParentTools"
+        ? r.children.map((child) => ({ from: r.tool, to: child, label: "only then" }))
       : r.type === "ConditionalNext"
         ? [
             ...Object.entries(r.outputMapping).map(([output, to]) => ({ from: r.tool, to, label: output })),

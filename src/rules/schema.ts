@@ -37,6 +37,11 @@ export const ToolRuleSchema: z.ZodType<ToolRule> = z.discriminatedUnion("type", 
   }),
   z.strictObject({
     ...base,
+    type: z.literal("ParentTools"),
+    children: z.array(toolName).min(1, "must name at least one tool"),
+  }),
+  z.strictObject({
+    ...base,
     type: z.literal("ConditionalNext"),
     outputMapping: z
       .record(z.string(), toolName)

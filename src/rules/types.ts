@@ -24,6 +24,7 @@ export const RULE_TYPES = [
   "Periodic",
   "AllowedOperations",
   "ChildTools",
+  "ParentTools",
   "ConditionalNext",
 ] as const;
 
@@ -40,6 +41,7 @@ export const ASKABLE_RULE_TYPES = [
   "Cooldown",
   "AllowedOperations",
   "ChildTools",
+  "ParentTools",
   "ConditionalNext",
 ] as const;
 
@@ -91,6 +93,11 @@ export type ToolRule =
   | (RuleBase & { type: "AllowedOperations"; operations: string[] })
   /** Letta's ChildToolRule: right after `tool` was called, only `children` may be called. `childArgs`: prefilled arguments per child. */
   | (RuleBase & { type: "ChildTools"; children: string[]; childArgs?: Record<string, PrefilledArgs> })
+  /**
+   * Letta's ParentToolRule (`parent_last_tool`): `children` may be called only right after `tool`,
+   * and right after `tool` only they may be called.
+   */
+  | (RuleBase & { type: "ParentTools"; children: string[] })
   /**
    * Letta's ConditionalToolRule: right after `tool` was called, its output picks the next tool.
    * `outputMapping` maps an output ("true", "3", "done") to the tool; without a match `defaultChild`

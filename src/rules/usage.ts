@@ -45,6 +45,8 @@ function ruleSentence(rule: NormalisedRule): string {
       return usage.totalCalls(rule.max, rule.scope ?? "run");
     case "ChildTools":
       return usage.child(subject, rule.children);
+    case "ParentTools":
+      return usage.parent(subject, rule.children);
     case "ConditionalNext":
       return usage.conditional(
         subject,

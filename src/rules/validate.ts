@@ -53,7 +53,7 @@ function checkWildcardsAndConditions(rules: readonly NormalisedRule[], issues: R
 /** Every tool a rule names: its tool, conditions, children, output targets and initial alternatives. */
 function toolsNamedBy(rule: NormalisedRule): string[] {
   const extra =
-    rule.type === "ChildTools"
+    rule.type === "ChildTools" || rule.type === "ParentTools"
       ? rule.children
       : rule.type === "ConditionalNext"
         ? [...Object.values(rule.outputMapping), ...(rule.defaultChild ? [rule.defaultChild] : [])]

@@ -89,7 +89,7 @@ async function linksAllHere(dir: VerifiedDir, handle: FileHandle, stats: Stats):
 }
 
 /** What a file open accepts beyond a regular file with one link. */
-export interface OpenFileOptions {
+interface OpenFileOptions {
   /**
    * Accept a file with more than one hard link (st_nlink > 1) although another of its names may be
    * outside the root. Default false: refused unless all its names are in its own directory.

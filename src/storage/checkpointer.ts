@@ -56,7 +56,6 @@ export async function openCheckpointer(spec?: string, options: OpenCheckpointerO
       // An idle client that loses its connection must not crash the process.
       pool.on("error", () => undefined);
       try {
-        await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
         // Loaded only for PostgreSQL: importing it costs about 2 s of start-up, paid by every CLI command.
         const { PostgresSaver } = await importOptional(
           "@langchain/langgraph-checkpoint-postgres",
@@ -64,7 +63,12 @@ export async function openCheckpointer(spec?: string, options: OpenCheckpointerO
           () => import("@langchain/langgraph-checkpoint-postgres"),
         );
         const checkpointer = new PostgresSaver(pool, undefined, { schema });
-        await checkpointer.setup();
+        // Two openers of a fresh schema would both create it and both run the saver's migrations
+        // (unique violations on pg_namespace, pg_type and checkpoint_migrations): serialised.
+        await withDdlLock(pool, async () => {
+          await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+          await checkpointer.setup();
+        });
         registerThreadSource(checkpointer, { kind: "postgres", pool, schema });
         return { checkpointer, kind: "postgres", spec: parsed.spec, close: () => pool.end() };
       } catch (error) {
@@ -74,6 +78,33 @@ export async function openCheckpointer(spec?: string, options: OpenCheckpointerO
         });
       }
     }
+  }
+}
+
+/** The key of the advisory lock that serialises guarded-graph's DDL (the execution ledger takes the same one). */
+const DDL_LOCK = "guarded-graph:ddl";
+
+/**
+ * Runs `body` while holding a session advisory lock on a dedicated connection (other connections of
+ * the pool do the work). A process that dies while holding it loses its session, and the server
+ * frees the lock.
+ */
+async function withDdlLock<T>(pool: import("pg").Pool, body: () => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let unlocked = false;
+  try {
+    await client.query("SELECT pg_advisory_lock(hashtext($1))", [DDL_LOCK]);
+    try {
+      return await body();
+    } finally {
+      unlocked = await client.query("SELECT pg_advisory_unlock(hashtext($1))", [DDL_LOCK]).then(
+        () => true,
+        () => false,
+      );
+    }
+  } finally {
+    // A connection that may still hold the lock is closed, not returned to the pool (closing frees it).
+    client.release(!unlocked);
   }
 }
 

@@ -4,7 +4,8 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { createHash, randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { detectOperationKey, flattenOperationUnion, operationsInSchema, toToolJsonSchema } from "./schema.js";
-import type { GuardedTool, RiskLevel, ToolExecutionContext, ToolGuardSpec } from "./types.js";
+import type { GuardedTool, RiskLevel, ToolExecutionContext, ToolGuardSpec, ToolKind } from "./types.js";
+import { cancelsSiblingsByDefault, toolKindOf } from "./kind.js";
 import { ToolDefinitionError } from "../errors/index.js";
 
 export interface DefineToolOptions<S extends z.ZodType<Record<string, unknown>>, R> {
@@ -20,6 +21,12 @@ export interface DefineToolOptions<S extends z.ZodType<Record<string, unknown>>,
   isConcurrencySafe?: (input: z.output<S>) => boolean;
   idempotent?: boolean;
   timeoutMs?: number;
+  /**
+   * "command" (a shell), "read-only" or "other". Default: "command" for a shell tool's name (bash,
+   * shell, sh, run_command, …), else "other". Sets the default of `cancelSiblingsOnError`.
+   */
+  kind?: ToolKind;
+  /** Whether a failure aborts the other calls of its batch. Default: by `kind` (true for a command only). */
   cancelSiblingsOnError?: boolean;
   maxResultChars?: number;
   /** Reason to ask a human before running this input, or undefined. Pure: may run again on resume. */
@@ -81,6 +88,7 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>, R = unk
       `defineTool(${options.name}): operationKey "${options.operationKey}" has no enum or literal values in the schema`,
     );
   }
+  const kind = toolKindOf(options.name, options.kind);
   const guard: ToolGuardSpec<z.output<S>> = {
     operationKey,
     operations,
@@ -90,7 +98,8 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>, R = unk
     idempotent: options.idempotent ?? false,
     isConcurrencySafe: options.isConcurrencySafe ?? (() => false),
     timeoutMs: options.timeoutMs,
-    cancelSiblingsOnError: options.cancelSiblingsOnError ?? false,
+    kind,
+    cancelSiblingsOnError: options.cancelSiblingsOnError ?? cancelsSiblingsByDefault(kind),
     maxResultChars: options.maxResultChars,
     requiresApproval: options.requiresApproval,
     jsonSchema,

@@ -1,6 +1,7 @@
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { z } from "zod";
 import { isGuardedTool } from "./define-tool.js";
+import { cancelsSiblingsByDefault, toolKindOf } from "./kind.js";
 import { detectOperationKey, filterSchemaOperations, flattenJsonOperationUnion, flattenOperationUnion, operationsInSchema, toStrictToolSchema, toToolJsonSchema } from "./schema.js";
 import type { AnyTool, JsonSchema, ToolGuardSpec } from "./types.js";
 import { ToolDefinitionError } from "../errors/index.js";
@@ -35,7 +36,8 @@ export function guardSpecOf(tool: AnyTool): ToolGuardSpec {
     idempotent: false,
     isConcurrencySafe: () => false,
     timeoutMs: undefined,
-    cancelSiblingsOnError: false,
+    kind: toolKindOf(tool.name),
+    cancelSiblingsOnError: cancelsSiblingsByDefault(toolKindOf(tool.name)),
     maxResultChars: undefined,
     requiresApproval: undefined,
     jsonSchema,

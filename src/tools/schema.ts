@@ -399,3 +399,46 @@ function strictNode(node: Variant, where: string, nullable: boolean): Variant {
   const { description, ...shape } = out;
   return { ...(description ? { description } : {}), anyOf: [shape, { type: "null" }] };
 }
+
+function acceptsNull(node: Variant): boolean {
+  if (node.type === "null" || (Array.isArray(node.type) && node.type.includes("null"))) return true;
+  if (Array.isArray(node.enum) && node.enum.includes(null)) return true;
+  if (node.const === null) return true;
+  for (const key of ["anyOf", "oneOf"]) {
+    const branches = node[key];
+    if (Array.isArray(branches) && branches.some((b) => b !== null && typeof b === "object" && acceptsNull(b as Variant))) return true;
+  }
+  return Object.keys(node).length === 0; // {} accepts anything
+}
+
+/**
+ * The arguments with `null` removed from every optional field whose schema does not accept null,
+ * in nested objects and arrays too: strict mode makes every field required and the optional ones
+ * nullable, so a strict model writes `null` for "absent" (the inverse of `toStrictToolSchema`).
+ * A field that accepts null, or a required one, keeps its null (zod then judges it).
+ */
+export function withoutStrictNulls(value: unknown, schema: JsonSchema): unknown {
+  return dropNulls(value, schema as Variant);
+}
+
+function dropNulls(value: unknown, node: Variant): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    const items = node.items;
+    return items !== null && typeof items === "object" && !Array.isArray(items) ? value.map((v) => dropNulls(v, items as Variant)) : value;
+  }
+  const props = node.properties;
+  if (props === null || typeof props !== "object") return value;
+  const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
+  let out: Record<string, unknown> | undefined;
+  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
+    const sub = (props as Record<string, unknown>)[key];
+    if (sub === null || typeof sub !== "object") continue;
+    const next = field === null && !required.has(key) && !acceptsNull(sub as Variant) ? undefined : dropNulls(field, sub as Variant);
+    if (next === field) continue;
+    out ??= { ...(value as Record<string, unknown>) };
+    if (next === undefined) delete out[key];
+    else out[key] = next;
+  }
+  return out ?? value;
+}

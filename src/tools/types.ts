@@ -18,6 +18,12 @@ export interface ToolExecutionContext {
   readonly config: LangGraphRunnableConfig | undefined;
 }
 
+/**
+ * What kind of tool it is, as far as a failure matters to its batch siblings: "command" (a shell:
+ * its failure cancels them), "read-only" (never does), "other" (does not, unless the tool says so).
+ */
+export type ToolKind = "command" | "read-only" | "other";
+
 /** Guard metadata carried by every tool made with `defineTool`. Plain LangChain tools get defaults. */
 export interface ToolGuardSpec<I = unknown> {
   /** Name of the operation discriminator field, when the tool has operations. */
@@ -32,7 +38,12 @@ export interface ToolGuardSpec<I = unknown> {
   isConcurrencySafe(input: I): boolean;
   /** Per-call timeout in ms (undefined: none). */
   readonly timeoutMs: number | undefined;
-  /** Whether a failure of this tool aborts its siblings in the same batch (seed 003 aborts on bash). */
+  /** The tool's kind (declared, or "command" for a shell tool's name, else "other"). */
+  readonly kind: ToolKind;
+  /**
+   * Whether a failure of this tool aborts its siblings in the same batch: as the tool says, else by
+   * its kind (a command does, a read-only or other tool does not; see tools/kind.ts).
+   */
   readonly cancelSiblingsOnError: boolean;
   /** Longest result kept before head/tail truncation (undefined: the guard's default). */
   readonly maxResultChars: number | undefined;
