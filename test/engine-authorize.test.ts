@@ -241,8 +241,9 @@ describe.each(entries)("$name: authorization at the moment a call starts", (entr
       expect(runs.map((r) => r.tool)).toEqual(["load"]);
       const refused = byCall(out.messages).get("v1");
       expect(refused?.status).toBe("error");
-      expect(String(refused?.content)).toContain(`rule:${ruleId}`);
-      expect(String(refused?.content)).toMatch(/^Refused validate at the moment it was to start \(rule rule:/);
+      expect(String(refused?.content)).toMatch(new RegExp(`^Refused validate at the moment it was to start \\(rule ${ruleId.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\): `));
+      // One refusal sentence, not a refusal wrapped in another.
+      expect(String(refused?.content).match(/Refused/g)).toHaveLength(1);
       expectOneAnswerPerCall(out.messages);
       // review allowed it; the audit log says the check at start changed that
       const recheck = audit.records.filter((r) => r.toolCallId === "v1" && r.event === "decision");
@@ -360,7 +361,7 @@ describe.each(entries)("$name: InitialCall and the model's own call in one turn"
     const out = await graph.invoke(human(), cfg(`${entry.name}-initial-fail`));
     expect(runs.map((r) => r.tool)).toEqual(["init"]);
     const refused = byCall(out.messages).get("w1");
-    expect(String(refused?.content)).toMatch(/^Refused work at the moment it was to start \(rule rule:init-first\)/);
+    expect(String(refused?.content)).toMatch(/^Refused work at the moment it was to start \(rule init-first\)/);
     expectOneAnswerPerCall(out.messages);
   });
 });
@@ -388,7 +389,7 @@ describe("a task run later from its checkpoint (fresh invoke) is authorized at i
 describe("the engine's sentences (exact text)", () => {
   it("pins each sentence", () => {
     expect(refusedAtStart("validate", "rule:validate-after-load", "validate must follow load.")).toBe(
-      "Refused validate at the moment it was to start (rule rule:validate-after-load): validate must follow load. It did not run.",
+      "Refused validate at the moment it was to start (rule validate-after-load): validate must follow load. It did not run.",
     );
     expect(killswitchAsksNow("incident 7")).toBe(
       "the killswitch now requires a human's approval (incident 7) and none was given for this call",

@@ -279,7 +279,7 @@ function authorizeAtStart(
     // The rule asked at review and the call was approved (by a human, a standing decision or bypass).
     return null;
   }
-  return violation ? refusedNow(call, `rule:${violation.ruleId}`, violation.message) : null;
+  return violation ? refusedNow(call, `rule:${violation.ruleId}`, violation.reason) : null;
 }
 
 function refusedNow(call: ReviewedCall, ruleId: string, reason: string): ReviewedCall {

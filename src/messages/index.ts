@@ -209,8 +209,11 @@ export function cannotTellReason(mode: string, description: string): string {
 /** The description of one pending call for the reviewer: the tool, the rule that asks and why, once each. */
 export function approvalDescription(input: { tool: string; risk: string; ruleId: string; reason: string }): string {
   const { tool, risk, ruleId, reason } = input;
-  const riskNote = ruleId.startsWith("risk:") ? "" : ` (${risk} risk)`;
-  return sentence(`${tool} needs approval by rule ${ruleId}: ${reason.trim().replace(/[.\s]+$/, "")}${riskNote}`);
+  const text = reason.trim().replace(/[.\s]+$/, "");
+  // The risk once: not when the rule is the risk default, nor when the reason already says it.
+  const riskNote = ruleId.startsWith("risk:") || text.includes(`${risk} risk`) ? "" : ` (${risk} risk)`;
+  // A tool rule's audit id is `rule:<id>`; the reviewer reads the rule's own id ("by rule MaxCalls:api#0").
+  return sentence(`${tool} needs approval by rule ${ruleId.replace(/^rule:/, "")}: ${text}${riskNote}`);
 }
 
 /** What a reason becomes once a human approved it (audit). */

@@ -122,12 +122,13 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
     keys.push(key);
     values.push(value);
   }
+  sortEntries(keys, values);
   const out = Object.create(CANONICAL_PROTOTYPE) as Record<string, unknown>; // "__proto__" stays a plain key
-  for (const i of sortedOrder(keys)) {
+  for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     const value = values[i];
-    // Two keys that normalise alike keep both values, as a duplicated key does.
-    if (Object.hasOwn(out, key)) {
+    // Two keys that normalise alike keep both values, as a duplicated key does (sorted: they are adjacent).
+    if (i > 0 && key === keys[i - 1]) {
       const prior = out[key];
       out[key] = new DuplicateValues(prior instanceof DuplicateValues ? [...prior.values, value] : [prior, value]);
     } else out[key] = value;
@@ -143,21 +144,31 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
  */
 const CANONICAL_PROTOTYPE: object = Object.freeze(Object.create(null) as object);
 
-/** Positions of `keys` in sorted order, equal keys in their original order (a stable sort). */
-function sortedOrder(keys: readonly string[]): number[] {
-  const order = keys.map((_, i) => i);
-  if (keys.length > 16) return order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
-  // Arguments have a few keys: an insertion sort, which moves a position only past strictly greater keys.
-  for (let i = 1; i < order.length; i++) {
-    const current = order[i]!;
+/** Sorts `keys` and `values` together by key; equal keys keep their order (a stable sort). */
+function sortEntries(keys: string[], values: unknown[]): void {
+  if (keys.length > 16) {
+    const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+    const sortedKeys = order.map((i) => keys[i]!);
+    const sortedValues = order.map((i) => values[i]);
+    for (let i = 0; i < keys.length; i++) {
+      keys[i] = sortedKeys[i]!;
+      values[i] = sortedValues[i];
+    }
+    return;
+  }
+  // Arguments have a few keys: an insertion sort, which moves an entry only past strictly greater keys.
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    const value = values[i];
     let at = i;
-    while (at > 0 && keys[order[at - 1]!]! > keys[current]!) {
-      order[at] = order[at - 1]!;
+    while (at > 0 && keys[at - 1]! > key) {
+      keys[at] = keys[at - 1]!;
+      values[at] = values[at - 1];
       at -= 1;
     }
-    order[at] = current;
+    keys[at] = key;
+    values[at] = value;
   }
-  return order;
 }
 
 function build(input: unknown, ctx: BuildContext, depth: number): unknown {

@@ -35,43 +35,25 @@ function unsupportedFeature(pattern: string): string | undefined {
 /** `a|b|c` with no metacharacters: searched with indexOf, much faster than the regex engine. */
 const LITERAL_ALTERNATIVES_RE = /^[^\\^$.*+?()[\]{}|]+(?:\|[^\\^$.*+?()[\]{}|]+)*$/;
 
-const NON_ASCII_RE = /[^\x00-\x7F]/;
-/** The characters RE2's case-insensitive matching folds onto an ASCII letter besides its other case (a test checks every code point). */
-export const FOLDS_TO_ASCII: Readonly<Record<string, string>> = { "\u017F": "s", "\u212A": "k" };
-const FOLDABLE_RE = /[A-Z\u017F\u212A]/g;
-
 /**
- * `input` with what RE2 folds onto ASCII letters folded (A–Z to a–z, U+017F long s to s, U+212A
- * Kelvin sign to k) and every other character kept: an ASCII literal (lower case) matches `input`
- * case-insensitively under RE2 exactly where it occurs in this text. (toLowerCase would not do:
- * it leaves the Kelvin sign alone and turns U+0130 into "i" plus a dot.)
+ * A JavaScript regex for plain literals (`a|b`, no metacharacter among them), case-insensitive
+ * unless `caseSensitive`. With the `u` flag, JavaScript compares characters by Unicode simple case
+ * folding, which for printable ASCII is RE2's case-insensitive matching: both fold exactly U+017F
+ * (long s) onto s and U+212A (Kelvin sign) onto k besides the other ASCII case, and nothing else
+ * onto printable ASCII (test/policy-index.test.ts checks every code point against both engines).
+ * Faster than lower-casing the text (no copy) and than re2js.
  */
-function asciiFold(input: string): string {
-  return NON_ASCII_RE.test(input) ? input.replace(FOLDABLE_RE, (ch) => FOLDS_TO_ASCII[ch] ?? ch.toLowerCase()) : input.toLowerCase();
-}
-
-// Many rules search the same canonical text one after another: fold it once (shared by all rules).
-let lastInput: string | undefined;
-let lastFolded = "";
-function asciiFolded(input: string): string {
-  if (input !== lastInput) {
-    lastInput = input;
-    lastFolded = asciiFold(input);
-  }
-  return lastFolded;
+function literalRegExp(alternatives: readonly string[], caseSensitive: boolean, whole: boolean): RegExp {
+  const body = alternatives.join("|");
+  return new RegExp(whole ? `^(?:${body})$` : body, caseSensitive ? "u" : "iu");
 }
 
 function literalSearch(pattern: string, caseSensitive: boolean): SafeRegex {
-  const fold = (text: string) => (caseSensitive ? text : asciiFold(text));
-  const needles = pattern.split("|").map(fold);
-  return {
-    source: pattern,
-    test: (input) => {
-      const haystack = caseSensitive ? input : asciiFolded(input);
-      return needles.some((needle) => haystack.includes(needle));
-    },
-    testExact: (input) => needles.includes(fold(input)),
-  };
+  const needles = pattern.split("|");
+  if (caseSensitive) return { source: pattern, test: (input) => needles.some((needle) => input.includes(needle)), testExact: (input) => needles.includes(input) };
+  const search = literalRegExp(needles, false, false);
+  const exact = literalRegExp(needles, false, true);
+  return { source: pattern, test: (input) => search.test(input), testExact: (input) => exact.test(input) };
 }
 
 /**
@@ -105,9 +87,8 @@ export function compileSafeRegex(pattern: string, options: { caseSensitive?: boo
   }
   const caseSensitive = options.caseSensitive === true;
   const needle = caseSensitive ? required.literal : required.literal.toLowerCase();
-  const mayMatch = required.anchored
-    ? (input: string) => startsWithAscii(input, needle, caseSensitive)
-    : (input: string) => containsAscii(input, needle, caseSensitive);
+  const contains = literalRegExp([required.literal], caseSensitive, false);
+  const mayMatch = required.anchored ? (input: string) => startsWithAscii(input, needle, caseSensitive) : (input: string) => contains.test(input);
   return {
     source: pattern,
     test: (input) => mayMatch(input) && compiled.test(input),
@@ -129,9 +110,9 @@ const PLAIN_CHAR_RE = /^[A-Za-z0-9_ \-/:,=@%'"<>!#&;~]$/;
  * Why it is safe: without `|`, a pattern `L R` (or `^L R`) with L a run of plain characters matches
  * a text only where L matches, immediately before what R matches; a plain character matches itself,
  * and, case-insensitively, also the characters RE2's simple case folding puts in its orbit: for an
- * ASCII letter that is its other case, plus U+212A (K) and U+017F (s) (FOLDS_TO_ASCII).
- * `startsWithAscii` leaves any non-ASCII character to the regex; `containsAscii` searches the
- * folded text (asciiFold), where the literal occurs wherever RE2 could match it.
+ * ASCII letter that is its other case, plus U+212A (K) and U+017F (s). `startsWithAscii` leaves any
+ * non-ASCII character to the regex; an unanchored literal is looked for with `literalRegExp`, which
+ * folds as RE2 does.
  */
 export function requiredLiteral(pattern: string): { literal: string; anchored: boolean } | undefined {
   if (pattern.includes("|") || pattern.includes("(?")) return undefined;
@@ -159,7 +140,3 @@ function startsWithAscii(input: string, needle: string, caseSensitive: boolean):
   return true;
 }
 
-/** False only when `input` cannot contain `needle` (lower-cased unless case-sensitive) under RE2 matching. */
-function containsAscii(input: string, needle: string, caseSensitive: boolean): boolean {
-  return (caseSensitive ? input : asciiFolded(input)).includes(needle);
-}
