@@ -10,7 +10,8 @@ import type { Entry, Outcome, Scenario } from "./helpers/peer-harness.js";
  * points. Sources: LangChain.js `toolCallLimit.test.ts` and `hitl.test.ts`
  * (libs/langchain/src/agents/middleware/tests/), Letta's `tests/test_tool_rule_solver.py`.
  * `same: false` marks a deliberate difference; `why` says what we do instead (docs/migration-*.md).
- * Per-tool approval config, sticky approvals and partial answers are t13a's scenarios, not here.
+ * Partial answers (the OpenAI Agents SDK's) are in test/partial-answers.test.ts; sticky approvals in
+ * test/approval-sticky.test.ts and test/cli-sticky.test.ts.
  */
 interface PeerScenario {
   id: string;
@@ -674,9 +675,9 @@ const SCENARIOS: PeerScenario[] = [
     },
   },
   {
-    id: "E13", peer: "letta", same: false,
-    why: "Letta replaces the model's arguments with the rule's args entirely; ours replaces only the keys the rule sets and keeps the model's others",
-    title: "init rule args are used for the call",
+    // Letta's test_merge_and_validate_prefilled_args_overrides_llm_values: {a: 1, b: "hello"} + {a: 42} → {a: 42, b: "hello"}.
+    id: "E13", peer: "letta", same: true,
+    title: "init rule args override the model's values for their keys; the model's other keys stay",
     scenario: {
       tools: [{ name: "start_tool" }, { name: "other" }],
       rules: [{ type: "InitialCall", tool: "start_tool", args: { mode: "fast" } }],
@@ -696,6 +697,41 @@ const SCENARIOS: PeerScenario[] = [
     },
     check: (o) => {
       expect(o.executed).toEqual([{ tool: "start_tool", args: {} }, { tool: "next_tool", args: { depth: 2 } }]);
+    },
+  },
+  {
+    id: "E20", peer: "letta", same: true,
+    title: "two init rules on one tool: their args merge, the later rule wins a shared key (test_multiple_rules_args_last_write_wins)",
+    scenario: {
+      tools: [{ name: "alpha" }, { name: "beta" }],
+      rules: [
+        { type: "InitialCall", tool: "alpha", args: { x: 1, y: "first" } },
+        { type: "InitialCall", tool: "alpha", args: { y: "second", z: true } },
+      ],
+      replies: [[{ name: "alpha", args: { y: "model", w: 0 }, id: "1" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => expect(o.executed).toEqual([{ tool: "alpha", args: { x: 1, y: "second", z: true, w: 0 } }]),
+  },
+  {
+    id: "E21", peer: "letta", same: true, entries: modelEntries,
+    title: "several constraining rules: whichever is active forces its single next tool; none active, nothing forced (test_should_force_tool_call_multiple_constrained_rules_one_active)",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "final_tool" }, { name: "prep_tool" }, { name: "helper_tool" }],
+      rules: [
+        { type: "ChildTools", tool: "start_tool", children: ["next_tool"] },
+        { type: "ChildTools", tool: "next_tool", children: ["final_tool"] },
+        { type: "ParentTools", tool: "prep_tool", children: ["helper_tool"] },
+      ],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "next_tool", id: "2" }], [{ name: "final_tool", id: "3" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolChoices[0]).toBeUndefined();
+      forcedAt(o, 1, "next_tool");
+      forcedAt(o, 2, "final_tool");
+      expect(o.toolChoices[3]).toBeUndefined();
+      expect(ran(o)).toEqual(["start_tool", "next_tool", "final_tool"]);
     },
   },
   // Letta's ParentToolRule (`parent_last_tool`): children only right after the parent.
@@ -797,7 +833,7 @@ describe("peer scenario counts (for the migration guides)", () => {
       return { same: mine.filter((s) => s.same).length, total: mine.length };
     };
     expect(count("langchain")).toEqual({ same: 23, total: 30 });
-    expect(count("letta")).toEqual({ same: 17, total: 19 });
+    expect(count("letta")).toEqual({ same: 20, total: 21 });
     for (const s of all) if (!s.same) expect((s as PeerScenario).why, s.id).toBeTruthy();
   });
 });
