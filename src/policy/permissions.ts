@@ -253,15 +253,15 @@ function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>
 }
 
 /** The `from` condition a field condition requires (directly or under `not`/`anyOf`/`allOf`), for usage text. */
-function findFrom(condition: unknown): { from: string[]; only?: ("links" | "emails")[]; otherwise: string[] } | undefined {
+function findFrom(condition: unknown, negated = false): { from: string[]; only?: ("links" | "emails")[]; otherwise: string[]; negated: boolean } | undefined {
   if (typeof condition !== "object" || condition === null) return undefined;
   const c = condition as Record<string, unknown>;
-  if (Array.isArray(c.from)) return { from: c.from as string[], otherwise: [], ...(c.only === undefined ? {} : { only: c.only as ("links" | "emails")[] }) };
-  if (c.not !== undefined) return findFrom(c.not);
+  if (Array.isArray(c.from)) return { from: c.from as string[], otherwise: [], negated, ...(c.only === undefined ? {} : { only: c.only as ("links" | "emails")[] }) };
+  if (c.not !== undefined) return findFrom(c.not, !negated);
   for (const key of ["anyOf", "allOf"] as const) {
     const inners = (c[key] as unknown[] | undefined) ?? [];
     for (const inner of inners) {
-      const found = findFrom(inner);
+      const found = findFrom(inner, negated);
       if (found === undefined) continue;
       // anyOf: the other branches are alternatives the value may match instead.
       if (key === "anyOf") {
@@ -279,14 +279,21 @@ const MAX_LOCATED_CHARS = 200;
 /** Most argument values such evidence names. */
 const MAX_LOCATED_VALUES = 8;
 
+const parsedSelectors = new Map<string, SelectorSegment[] | undefined>();
+
 /** The scalars a selector reaches (array elements included). */
 function scalarsAt(tree: unknown, selector: string): unknown[] {
-  let segments: SelectorSegment[];
-  try {
-    segments = parseSelector(selector);
-  } catch {
-    return [];
+  let segments = parsedSelectors.get(selector);
+  if (segments === undefined && !parsedSelectors.has(selector)) {
+    try {
+      segments = parseSelector(selector);
+    } catch {
+      segments = undefined;
+    }
+    if (parsedSelectors.size >= MAX_CACHED_TOOLS) parsedSelectors.clear();
+    parsedSelectors.set(selector, segments);
   }
+  if (segments === undefined) return [];
   return selectAll(tree, segments).flatMap((value) => (Array.isArray(value) ? value : [value]));
 }
 
@@ -550,14 +557,16 @@ export class PermissionPolicy {
    */
   usageLines(): string[] {
     const lines: string[] = [];
-    const trusted = this.provenance.trusted ?? [];
+    const lists = { trusted: this.provenance.trusted ?? [], untrusted: this.provenance.untrusted ?? [] };
     for (const rule of this.rules) {
       if (!rule.contextual || rule.mode === "allow") continue;
       const mode = rule.mode;
       const tools = `\`${rule.spec.tool}\``;
       for (const [field, condition] of Object.entries(rule.spec.where ?? {})) {
         const from = findFrom(condition);
-        if (from !== undefined) lines.push(provenanceUsage.from(tools, field, from.from, trusted, mode, from.only, from.otherwise));
+        if (from === undefined) continue;
+        // A restricting rule with `not: { from }` wants the value from there; with a plain `from`, a value found there is what it stops.
+        lines.push(from.negated ? provenanceUsage.from(tools, field, from.from, lists, mode, from.only, from.otherwise) : provenanceUsage.foundIn(tools, field, from.from, lists, mode));
       }
       if (rule.spec.after !== undefined) lines.push(provenanceUsage.after(tools, rule.spec.after, this.provenance.untrusted ?? [], rule.spec.afterScope ?? "run", mode));
       if (rule.spec.budget !== undefined) {
@@ -599,10 +608,12 @@ export class PermissionPolicy {
   /** Values of the call that the policy's provenance conditions do not trace to an accepted source. */
   private untracedEvidence(tool: string, view: CanonicalArgs, context: DecisionContext, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
     const out: Evidence[] = [...(tried?.values() ?? [])].flat().filter((item) => !item.found);
+    let evaluation: Evaluation | undefined;
     for (const rule of this.plan(tool).rules) {
       if (!rule.contextual || tried?.has(rule.ruleId) === true) continue;
-      const evaluation = new Evaluation(context, this.provenance, this.trusted);
       if (view.oversized) break;
+      evaluation ??= new Evaluation(context, this.provenance, this.trusted);
+      evaluation.evidence = [];
       for (const condition of rule.where) if (condition.contextual === true) condition.evaluate(view.value, rule.mode !== "allow", evaluation);
       out.push(...evaluation.evidence.filter((item) => !item.found));
     }

@@ -111,7 +111,7 @@ export class ToolRulesEngine {
   readonly #sequence: RankedRule[] = [];
   /** Tools whose output a ConditionalNext rule reads. */
   readonly #outputTools = new Set<string>();
-  /** Rules with prefilled arguments, lowest priority first (higher priority wins a shared key). */
+  /** Rules with prefilled arguments in the order they are applied (a higher priority, then a later rule, wins a shared key). */
   readonly #argsRules: RankedRule[];
   readonly #initialTools: ReadonlySet<string>;
   readonly #terminal: RankedRule[] = [];
@@ -180,9 +180,11 @@ export class ToolRulesEngine {
       }
     }
     // Tools of InitialCall rules without alternatives: all of them run first, in any order.
+    // Applied in this order, so the last one applied wins a shared key: lower priority first, and at
+    // equal priority in declaration order (the later rule wins, Letta's "last write wins").
     this.#argsRules = this.#rules
       .filter((r) => ("args" in r && r.args !== undefined) || (r.type === "ChildTools" && r.childArgs !== undefined))
-      .reverse();
+      .sort((a, b) => a.priority - b.priority || a.rank - b.rank);
     this.#initialTools = new Set(this.#initial.filter((r) => !this.#hasAlternatives(r)).map((r) => r.tool));
     this.#universe = this.#catalog ? [...this.#catalog.keys()] : [...named];
   }
