@@ -33,6 +33,9 @@ const forcedAt = (o: Outcome, i: number, tool: string) =>
     o.entry === "agent" ? tool : { type: "function", function: { name: tool } },
   );
 const modelEntries: readonly Entry[] = ["agent", "middleware"];
+/** Some tool must be called, the model picks which (LangChain's "any"; createAgent's request type spells it "required"). */
+const anyToolAt = (o: Outcome, i: number) =>
+  expect(o.toolChoices[i], `${o.entry}: tool_choice of model call ${i}`).toBe(o.entry === "agent" ? "any" : "required");
 
 const SCENARIOS: PeerScenario[] = [
   // ── LangChain toolCallLimitMiddleware ─────────────────────────────────────────────────────────
@@ -495,6 +498,8 @@ const SCENARIOS: PeerScenario[] = [
         "Refused other by rule InitialCall:start_tool#0: the first call must be one of start_tool, prep_tool. Allowed now: start_tool; prep_tool.",
       );
       expect(ran(o)).toEqual(["prep_tool", "other"]);
+      // Two init rules: the first model call must call a tool, the model picks which (test_should_force_tool_call_init_rule_no_history).
+      if (o.entry !== "node") anyToolAt(o, 0);
     },
   },
   {
@@ -734,6 +739,39 @@ const SCENARIOS: PeerScenario[] = [
       expect(ran(o)).toEqual(["start_tool", "next_tool", "final_tool"]);
     },
   },
+  {
+    id: "E22", peer: "letta", same: true, entries: modelEntries,
+    title: "a child rule leaving two tools makes the next model call call one of them (test_should_force_tool_call_child_rule_active)",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "helper_tool" }, { name: "other" }],
+      rules: [{ type: "ChildTools", tool: "start_tool", children: ["next_tool", "helper_tool"] }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "helper_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolChoices[0]).toBeUndefined();
+      anyToolAt(o, 1);
+      // Not after the child ran (the rule no longer constrains): test_should_force_tool_call_child_rule_inactive.
+      expect(o.toolChoices[2]).toBeUndefined();
+      expect(ran(o)).toEqual(["start_tool", "helper_tool"]);
+    },
+  },
+  {
+    id: "E23", peer: "letta", same: true, entries: modelEntries,
+    title: "a parent rule with two children, right after the parent: one of them must be called (test_should_force_tool_call_parent_rule_active)",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "helper_tool" }, { name: "other" }],
+      rules: [{ type: "ParentTools", tool: "start_tool", children: ["next_tool", "helper_tool"] }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "next_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolChoices[0]).toBeUndefined();
+      anyToolAt(o, 1);
+      expect(o.toolChoices[2]).toBeUndefined();
+      expect(ran(o)).toEqual(["start_tool", "next_tool"]);
+    },
+  },
   // Letta's ParentToolRule (`parent_last_tool`): children only right after the parent.
   {
     id: "E16", peer: "letta", same: true,
@@ -833,7 +871,7 @@ describe("peer scenario counts (for the migration guides)", () => {
       return { same: mine.filter((s) => s.same).length, total: mine.length };
     };
     expect(count("langchain")).toEqual({ same: 23, total: 30 });
-    expect(count("letta")).toEqual({ same: 20, total: 21 });
+    expect(count("letta")).toEqual({ same: 22, total: 23 });
     for (const s of all) if (!s.same) expect((s as PeerScenario).why, s.id).toBeTruthy();
   });
 });
