@@ -3,6 +3,7 @@
 // - the value index (rules keyed by `equals` / `in` value) against the linear scan of every rule;
 // - a regex's required literal (checked before re2js runs) against re2js alone;
 // - the plain-text fast path of normalisation and canonical objects against their definitions.
+import { HumanMessage, ToolMessage, AIMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
@@ -143,6 +144,40 @@ describe("the value index decides exactly as the linear scan of every rule", () 
         }
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it("rules that read the thread are never left out: decisions, traces and provenance evidence stay those of the linear scan", () => {
+    // A `from` condition records evidence while it is read, so a rule holding one is always evaluated,
+    // even when its `equals` condition (before or after it) cannot match.
+    const fromCondition = fc.constantFrom({ from: ["user"] }, { not: { from: ["user", "trusted"] } }, { from: ["read_file"] });
+    const contextualRule = fc
+      .tuple(fc.constantFrom<PermissionMode>("allow", "ask", "deny"), fc.constantFrom(...FIELDS), fromCondition, fc.constantFrom(...FIELDS), matchValue, fc.boolean())
+      .map(([mode, fromField, from, eqField, want, fromFirst]): PermissionRule => {
+        const where = fromFirst ? { [fromField]: from, [eqField]: { equals: want } } : { [eqField]: { equals: want }, [fromField]: from };
+        return { tool: "deploy", mode, where: where as PermissionRule["where"] };
+      });
+    const input = fc.record({
+      rules: fc.array(fc.oneof(rule, contextualRule), { minLength: 1, maxLength: 12 }).map((rules) => rules.map((r, i) => ({ ...r, id: `r${i}` }))),
+      precedence: fc.constantFrom("deny-first" as const, "first-match" as const),
+      pathBase: fc.constant("/"),
+    });
+    const thread = fc.tuple(fc.constantFrom(...VALUE_TEXTS.slice(0, 13)), fc.constantFrom(...VALUE_TEXTS.slice(0, 13))).map(([said, read]) => ({
+      messages: [
+        new HumanMessage({ content: `please deploy ${said} now`, id: "h1" }),
+        new AIMessage({ content: "", id: "a1", tool_calls: [{ id: "c1", name: "read_file", args: { path: "/x" }, type: "tool_call" }] }),
+        new ToolMessage({ content: `the file says ${read}`, tool_call_id: "c1", name: "read_file" }),
+      ],
+    }));
+    fc.assert(
+      fc.property(input, thread, fc.array(args, { minLength: 1, maxLength: 4 }), (policyInput, context, calls) => {
+        const { indexed, linear } = policies(policyInput);
+        for (const callArgs of calls) {
+          expect(indexed.decide("deploy", callArgs, undefined, context)).toEqual(linear.decide("deploy", callArgs, undefined, context));
+          expect(indexed.explain("deploy", callArgs, undefined, context)).toEqual(linear.explain("deploy", callArgs, undefined, context));
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 
