@@ -10,6 +10,7 @@
  * execution ledger).
  */
 import { MemorySaver } from "@langchain/langgraph";
+import { z } from "zod";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,8 +36,9 @@ const ledger = await openLedger("memory:w1v");
 /** A checkpointer the guard cannot know to live in this process only: it keeps one task per call. */
 class OpaqueSaver extends MemorySaver {}
 
+const Input = z.object({ path: z.string(), query: z.string().optional() });
 const tools = (): GuardedTool<NoopInput>[] =>
-  unsafe ? noopTools().map((t) => defineTool({ name: t.name, description: t.description, schema: t.schema as never, risk: "low", isConcurrencySafe: () => false, execute: () => "ok" })) : noopTools();
+  unsafe ? noopTools().map((t) => defineTool({ name: t.name, description: t.description, schema: Input, risk: "low", isConcurrencySafe: () => false, execute: () => "ok" })) : noopTools();
 
 function guarded(id: string, opts: { audit?: "jsonl" | "memory" | "none"; rules?: boolean; ledger?: boolean; perCall?: boolean }): Contender {
   const agent = createGuardedAgent({
