@@ -7,10 +7,10 @@ import { HumanMessage, ToolMessage, AIMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
-import { canonicalize } from "../src/policy/canonical.js";
+import { canonicalize, someJsonToken } from "../src/policy/canonical.js";
 import { isPlainText, normalizeString } from "../src/policy/normalize.js";
 import { linearScanForTests, PermissionPolicy, type PermissionRule } from "../src/policy/permissions.js";
-import { compileSafeRegex, requiredLiteral } from "../src/policy/regex.js";
+import { compileSafeRegex, matchesWithinJsonTokens, requiredLiteral } from "../src/policy/regex.js";
 import type { FieldMatcher, PermissionMode } from "../src/policy/types.js";
 
 const TOOLS = ["deploy", "Deploy", "read_file", "kubectl_delete"];
@@ -279,6 +279,46 @@ describe("a regex's required literal is checked before re2js, and never changes 
     expect(requiredLiteral("(?i)drop")).toBeUndefined();
     expect(requiredLiteral("^(drop)")).toBeUndefined();
     expect(requiredLiteral("\\.env")).toBeUndefined();
+  });
+});
+
+describe("`args` literals searched token by token find what a search of the canonical text finds", () => {
+  // Characters chosen to meet JSON escapes (\n, \u0000, \", \\), numbers (1e+21, -0), literals and folding.
+  // `:`, `,` and `"` make a pattern one matchesWithinJsonTokens must refuse (fc.pre drops those).
+  const needleChar = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(..."anrtubfeslkK01_ -+u".split("")) }, { weight: 1, arbitrary: fc.constantFrom(":", ",", '"') });
+  const needles = fc.array(fc.array(needleChar, { minLength: 1, maxLength: 4 }).map((c) => c.join("")), { minLength: 1, maxLength: 3 });
+  const textChar = fc.constantFrom(..."anrtubfeslkK01_ -./+:,{}[]\"\\".split(""), "\n", "\t", "\u0000", "\u001f", "\u212A", "\u017F", "\uD800", "é");
+  const text = fc.array(textChar, { maxLength: 8 }).map((c) => c.join(""));
+  const tree: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: "small" },
+      text,
+      fc.constantFrom(1, -1, 0.5, 1e21, -0, 10, true, false, null),
+      text.map((t) => `{"${t.replace(/["\\]/g, "")}":"x","a":"${t.replace(/["\\]/g, "")}"}`), // JSON in a string
+      fc.array(tie("node"), { maxLength: 3 }),
+      fc.dictionary(text, tie("node"), { maxKeys: 3 }),
+    ),
+  })).node;
+
+  it("same answer on both views, case-sensitive or not, for every pattern matchesWithinJsonTokens accepts", () => {
+    fc.assert(
+      fc.property(needles, fc.boolean(), tree, (parts, caseSensitive, args) => {
+        const pattern = parts.join("|");
+        fc.pre(matchesWithinJsonTokens(pattern));
+        const regex = compileSafeRegex(pattern, { caseSensitive, where: "test" });
+        const view = canonicalize(args);
+        fc.pre(!view.oversized);
+        expect(someJsonToken(view.value, regex.test)).toBe(regex.test(view.text));
+        expect(someJsonToken(view.literal, regex.test)).toBe(regex.test(view.literalText));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("refuses patterns whose matches could cross a JSON delimiter or use the regex engine", () => {
+    expect(matchesWithinJsonTokens("secret_3|token_3")).toBe(true);
+    expect(matchesWithinJsonTokens("rm -rf /")).toBe(true);
+    for (const pattern of ['"a"', "a:b", "a,b", "{a", "a]", "a\\b", "a.b", "^a", "a|"]) expect(matchesWithinJsonTokens(pattern)).toBe(false);
   });
 });
 

@@ -255,6 +255,34 @@ export class ToolRulesEngine {
   }
 
   /**
+   * Whether the next model call must call some tool, though no single one is forced (Letta's
+   * `should_force_tool_call` when a constraining rule leaves a choice): InitialCall alternatives not
+   * yet taken, or a ChildTools / ParentTools / ConditionalNext rule whose tool ran last and that
+   * leaves several tools. The guard then asks for `tool_choice: "any"` (the model still picks among
+   * the tools it is shown). False when {@link forcedTool} names one, when only the rule's own tool
+   * would be left (no loop), and for rules that ask instead of refusing.
+   */
+  mustCallTool(state: RuleState, now?: number): boolean {
+    const at = now ?? this.#clock();
+    if (this.forcedTool(state, at) !== null) return false;
+    const derived = this.#derive(state);
+    const allowed = (tool: string) => this.#allowance(state, derived, tool, at) !== null;
+    for (const rule of this.#initial) {
+      if (rule.onViolation === "ask" || !this.#hasAlternatives(rule) || rule.type !== "InitialCall") continue;
+      const choices = [rule.tool, ...(rule.alternatives ?? [])];
+      if (choices.some((c) => (state.runAttempts[c] ?? 0) > 0)) continue;
+      if (choices.some(allowed)) return true;
+    }
+    for (const rule of this.#sequence) {
+      if (rule.onViolation === "ask") continue;
+      const next = this.#nextSet(rule, state);
+      if (next === null || next.size < 2) continue;
+      for (const tool of next) if (tool !== rule.tool && allowed(tool)) return true;
+    }
+    return false;
+  }
+
+  /**
    * Arguments a rule fills in for a call to `tool` now (they replace the model's values for those
    * keys): a pending InitialCall's `args`, the `childArgs` of the ChildTools rule whose tool ran last,
    * a RequiredForExit(If) or Periodic rule's `args`. Empty when none.
