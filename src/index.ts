@@ -63,6 +63,8 @@ export type { CallInfo, ExecutionPlan, RuleScope, RuleState, RuleType, RuleValid
 
 // Permission policy.
 export { PermissionPolicy } from "./policy/permissions.js";
+export { noRuleDecision } from "./policy/defaults.js";
+export type { MainArgument } from "./policy/compact.js";
 export type { PermissionPolicyOptions, PermissionRule } from "./policy/permissions.js";
 export type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./policy/types.js";
 export { loadPolicyFile, parsePolicy, permissionPolicy } from "./policy/file.js";

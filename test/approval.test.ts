@@ -561,7 +561,8 @@ describe("per-tool approval config (interruptOn, as LangChain's humanInTheLoopMi
       ["ask1", "risk:high"],
       ["ok1", "interruptOn:kubectl_get"],
     ]);
-    expect(request.actionRequests[1]?.reason).toBe("interruptOn lists kubectl_get: its calls need a human's approval");
+    expect(request.actionRequests[1]?.reason).toBe("every call of this tool is put to a reviewer");
+    expect(request.actionRequests[1]?.description).toBe("kubectl_get needs approval by rule interruptOn:kubectl_get: every call of this tool is put to a reviewer (low risk).");
     expect(log.entries).toHaveLength(0);
     const decisions = (await audit.query({ threadId: "io-true" })).filter((r) => r.event === "decision");
     expect(decisions.map((r) => [r.toolCallId, r.decision])).toEqual([

@@ -1,11 +1,13 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
+import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { policyCommand } from "../src/cli/commands/policy.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { pendingApproval } from "../src/guard/approval.js";
+import { guardMiddleware } from "../src/middleware/index.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { checkPolicy } from "../src/policy/check.js";
 import { parseCompactRule } from "../src/policy/compact.js";
@@ -137,6 +139,26 @@ describe("tools.X.mainArgument: bare compact patterns for a user's own tools", (
       const out = await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "own-tools" } });
       expect(pendingApproval(out)).toBeUndefined();
       expect(ran.sort()).toEqual(["read_file:src/index.ts", "shell:npm run test"]);
+    } finally {
+      await ready.close();
+    }
+  });
+
+  it("through the middleware too: the attack never runs, the legitimate call does", async () => {
+    const ran: string[] = [];
+    const ready = await guardFromPolicy(policy, { tools: userTools(ran) });
+    try {
+      const m = fakeModel()
+        .respondWithTools([
+          { name: "shell", args: { cmd: "npm run test\nrm -rf ~" }, id: "attack" },
+          { name: "fetch_page", args: { target: "https://EVIL.example/./steal" }, id: "evil" },
+          { name: "shell", args: { cmd: "npm run test -- --ci" }, id: "legit" },
+        ])
+        .respond(new AIMessage("done"));
+      const agent = createAgent({ model: m, middleware: [guardMiddleware({ guard: ready.guard })], checkpointer: new MemorySaver() });
+      const out = await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "own-tools-mw" } });
+      expect(pendingApproval(out)).toBeUndefined();
+      expect(ran).toEqual(["shell:npm run test -- --ci"]);
     } finally {
       await ready.close();
     }

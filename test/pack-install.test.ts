@@ -155,6 +155,20 @@ describe("npm pack, installed into a fresh project", { timeout: 600_000 }, () =>
     expect(existsSync(join(pkg, "policies", "policy.schema.json"))).toBe(true);
   });
 
+  it("ships no stale module: every packed dist/src and dist/graphs file is built from a source file that exists", () => {
+    const pkg = join(dir, "node_modules", "guarded-graph");
+    const stale: string[] = [];
+    const walk = (rel: string): void => {
+      for (const entry of readdirSync(join(pkg, rel), { withFileTypes: true })) {
+        const child = join(rel, entry.name);
+        if (entry.isDirectory()) walk(child);
+        else if (!existsSync(join(ROOT, child.replace(/^dist[\\/]/, "").replace(/\.d\.ts$|\.js$/, ".ts")))) stale.push(child);
+      }
+    };
+    for (const built of ["dist/src", "dist/graphs"]) if (existsSync(join(pkg, built))) walk(built);
+    expect(stale, "rebuild dist from scratch: npm run build").toEqual([]);
+  });
+
   it("type-checks every example with strict, NodeNext and skipLibCheck: false, without the optional peers", async () => {
     const result = await sh(process.execPath, [TSC, "-p", "."]);
     expect(result.stdout + result.stderr).toBe("");

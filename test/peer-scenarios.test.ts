@@ -1,3 +1,4 @@
+import { ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { ToolCallLimitError } from "../src/errors/index.js";
 import { parseToolRules } from "../src/rules/schema.js";
@@ -9,7 +10,8 @@ import type { Entry, Outcome, Scenario } from "./helpers/peer-harness.js";
  * points. Sources: LangChain.js `toolCallLimit.test.ts` and `hitl.test.ts`
  * (libs/langchain/src/agents/middleware/tests/), Letta's `tests/test_tool_rule_solver.py`.
  * `same: false` marks a deliberate difference; `why` says what we do instead (docs/migration-*.md).
- * Per-tool approval config, sticky approvals and partial answers are t13a's scenarios, not here.
+ * Partial answers (the OpenAI Agents SDK's) are in test/partial-answers.test.ts; sticky approvals in
+ * test/approval-sticky.test.ts and test/cli-sticky.test.ts.
  */
 interface PeerScenario {
   id: string;
@@ -31,6 +33,9 @@ const forcedAt = (o: Outcome, i: number, tool: string) =>
     o.entry === "agent" ? tool : { type: "function", function: { name: tool } },
   );
 const modelEntries: readonly Entry[] = ["agent", "middleware"];
+/** Some tool must be called, the model picks which (LangChain's "any"; createAgent's request type spells it "required"). */
+const anyToolAt = (o: Outcome, i: number) =>
+  expect(o.toolChoices[i], `${o.entry}: tool_choice of model call ${i}`).toBe(o.entry === "agent" ? "any" : "required");
 
 const SCENARIOS: PeerScenario[] = [
   // ── LangChain toolCallLimitMiddleware ─────────────────────────────────────────────────────────
@@ -171,6 +176,87 @@ const SCENARIOS: PeerScenario[] = [
     },
   },
   {
+    id: "L15", peer: "langchain", same: true,
+    title: "a global and a tool-specific limit together: the tool's limit ends the run (global threadLimit 10, search threadLimit 2)",
+    scenario: {
+      tools: [search, calculator],
+      rules: [
+        { type: "MaxTotalCalls", tool: "*", max: 10, scope: "thread", exitBehavior: "end" },
+        { type: "MaxCalls", tool: "search", max: 2, scope: "thread", exitBehavior: "end" },
+      ],
+      replies: [[{ name: "search", id: "1" }, { name: "search", id: "2" }, { name: "calculator", id: "3" }], [{ name: "search", id: "4" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search", "calculator"]);
+      expect(o.lastText).toBe(
+        "Stopped: call limit reached: search may be called at most 2 times per thread and was called 2 times (rule MaxCalls:search#1), so this run ends here.",
+      );
+      noOrphans(o);
+    },
+  },
+  {
+    id: "L16", peer: "langchain", same: true,
+    title: "thread and run limits together: the run limit is hit first and named (threadLimit 5, runLimit 2)",
+    scenario: {
+      tools: [search],
+      rules: [
+        { type: "MaxTotalCalls", tool: "*", max: 5, scope: "thread", exitBehavior: "end" },
+        { type: "MaxTotalCalls", tool: "*", max: 2, scope: "run", exitBehavior: "end" },
+      ],
+      replies: [[{ name: "search", id: "1" }, { name: "search", id: "2" }], [{ name: "search", id: "3" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search"]);
+      expect(o.lastText).toBe(
+        "Stopped: call limit reached: at most 2 calls to all tools together per run, and 2 were made (rule MaxTotalCalls:*#1), so this run ends here.",
+      );
+    },
+  },
+  {
+    id: "L17", peer: "langchain", same: true,
+    title: "thread and run limits together: the thread limit is hit first and named (threadLimit 2, runLimit 10)",
+    scenario: {
+      tools: [search],
+      rules: [
+        { type: "MaxTotalCalls", tool: "*", max: 2, scope: "thread", exitBehavior: "end" },
+        { type: "MaxTotalCalls", tool: "*", max: 10, scope: "run", exitBehavior: "end" },
+      ],
+      replies: [[{ name: "search", id: "1" }], [{ name: "search", id: "2" }], [{ name: "search", id: "3" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search"]);
+      expect(o.lastText).toBe(
+        "Stopped: call limit reached: at most 2 calls to all tools together per thread, and 2 were made (rule MaxTotalCalls:*#0), so this run ends here.",
+      );
+    },
+  },
+  {
+    id: "L18", peer: "langchain", same: true,
+    title: "exitBehavior continue: the limited tool is blocked (its refusal names the tool and the limit), the other tool of each turn runs on",
+    scenario: {
+      tools: [search, calculator],
+      rules: [{ type: "MaxCalls", tool: "search", max: 2, scope: "thread", exitBehavior: "continue" }],
+      replies: [
+        [{ name: "search", id: "1" }, { name: "calculator", id: "2" }],
+        [{ name: "search", id: "3" }, { name: "calculator", id: "4" }],
+        [{ name: "search", id: "5" }, { name: "calculator", id: "6" }],
+        "done",
+      ],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "calculator", "search", "calculator", "calculator"]);
+      expect(o.toolText["5"]).toBe(
+        "Refused search by rule MaxCalls:search#0: call limit reached: search may be called at most 2 times per thread and was called 2 times. Allowed now: calculator.",
+      );
+      expect(o.lastText).toBe("done");
+      noOrphans(o);
+    },
+  },
+  {
     id: "L10", peer: "langchain", same: true,
     title: "exitBehavior error throws a typed error (ToolCallLimitExceededError → ToolCallLimitError)",
     scenario: {
@@ -183,6 +269,30 @@ const SCENARIOS: PeerScenario[] = [
       expect(ran(o)).toEqual(["search"]);
       expect(o.error).toBeInstanceOf(ToolCallLimitError);
       expect(o.error).toMatchObject({ code: "GG_ERR_TOOL_CALL_LIMIT", ruleId: "MaxTotalCalls:*#0", max: 1, current: 1, scope: "run" });
+    },
+  },
+  {
+    id: "L14", peer: "langchain", same: false,
+    why: "LangChain's exitBehavior error raises in afterModel and leaves the turn's tool calls without ToolMessages (the next model call on that thread fails at the provider); ours answers every call of the turn in the checkpoint first, then throws the same typed error, and new input runs on",
+    title: "exitBehavior error: the thread keeps no call without a ToolMessage, and the next input runs on",
+    scenario: {
+      tools: [search, calculator],
+      rules: [{ type: "MaxTotalCalls", tool: "*", max: 1, exitBehavior: "error" }],
+      replies: [[{ name: "search", id: "1" }], [{ name: "search", id: "2" }, { name: "calculator", id: "3" }], "after the error"],
+      steps: [{ input: "go" }, { input: "again" }],
+    },
+    check: (o) => {
+      expect(o.error).toBeInstanceOf(ToolCallLimitError);
+      expect(ran(o)).toEqual(["search"]);
+      expect(o.toolText["2"]).toBe(
+        "Refused search by rule MaxTotalCalls:*#0: call limit reached: at most 1 call to all tools together per run, and 1 was made. Allowed now: no tool.",
+      );
+      expect(o.toolText["3"]).toBe(
+        "Refused calculator by rule MaxTotalCalls:*#0: the run stopped with an error at this call limit (exitBehavior error) before calculator ran.",
+      );
+      expect(o.lastText).toBe("after the error");
+      noOrphans(o);
+      expect(o.messages.filter((m) => m.getType() === "tool")).toHaveLength(3);
     },
   },
   {
@@ -277,8 +387,10 @@ const SCENARIOS: PeerScenario[] = [
     },
   },
   {
-    id: "H6", peer: "langchain", same: false,
-    why: "unsafe in LangChain: rejecting one call of a turn drops the approved ones and can leave calls without ToolMessages; ours runs every approved call and answers every call",
+    // LangChain's current hitl.test.ts ("should execute approved tools while returning rejection messages
+    // for rejected tools", "should preserve order when some interrupt calls are rejected") expects this.
+    // langchain 1.5.14, the version installed here, still drops the approved calls (docs/migration-langchain.md).
+    id: "H6", peer: "langchain", same: true,
     title: "approve one call and reject the other in the same turn",
     scenario: {
       tools: [{ name: "deploy", risk: "high" }, { name: "drop", risk: "high" }],
@@ -345,6 +457,113 @@ const SCENARIOS: PeerScenario[] = [
       expect(ran(o)).toEqual([]);
     },
   },
+  {
+    id: "H11", peer: "langchain", same: true,
+    title: "two tools interrupted at once: approve one, edit the other (edit is its only decision); both run, the edit with its arguments",
+    scenario: {
+      tools: [calculator, { name: "write_file" }],
+      guard: { interruptOn: { calculator: true, write_file: { allowedDecisions: ["edit"], description: "File write operation requires approval" } } },
+      replies: [[{ name: "calculator", args: { a: 42, b: 17 }, id: "c1" }, { name: "write_file", args: { filename: "greeting.txt" }, id: "c2" }], "done"],
+      steps: [{ input: "go" }, { resume: { decisions: [{ type: "approve" }, { type: "edit", editedAction: { name: "write_file", args: { filename: "safe.txt" } } }] } }],
+    },
+    check: (o) => {
+      expect(o.executed).toEqual([
+        { tool: "calculator", args: { a: 42, b: 17 } },
+        { tool: "write_file", args: { filename: "safe.txt" } },
+      ]);
+      noOrphans(o);
+    },
+  },
+  {
+    id: "H12", peer: "langchain", same: true,
+    title: "a description function sees the call, the state's messages and the runtime; its text is what the reviewer reads",
+    scenario: {
+      tools: [{ name: "write_file" }],
+      guard: {
+        interruptOn: {
+          write_file: {
+            description: (call, state, runtime) =>
+              `Dynamic description for tool: ${call.name} (${call.id})\nFile: ${String(call.args.filename)}\nMessages: ${state.messages.length}, runtime: ${typeof runtime}`,
+          },
+        },
+      },
+      replies: [[{ name: "write_file", args: { filename: "dynamic.txt" }, id: "call_1" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) =>
+      expect(o.request?.actionRequests[0]?.description).toBe("Dynamic description for tool: write_file (call_1)\nFile: dynamic.txt\nMessages: 2, runtime: object"),
+  },
+  {
+    id: "H13", peer: "langchain", same: true,
+    title: "argsSchema is passed on to the review config",
+    scenario: {
+      tools: [{ name: "write_file" }],
+      guard: { interruptOn: { write_file: { allowedDecisions: ["edit"], argsSchema: { type: "object", properties: { filename: { type: "string" } } } } } },
+      replies: [[{ name: "write_file", args: { filename: "t.txt" }, id: "w" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.request?.reviewConfigs[0]?.argsSchema).toEqual({ type: "object", properties: { filename: { type: "string" } } });
+      expect(o.request?.reviewConfigs[0]?.allowedDecisions).toEqual(["edit"]);
+    },
+  },
+  {
+    id: "H14", peer: "langchain", same: true,
+    title: "interleaved auto-approved and interrupted calls: only the interrupted ones are asked, in order; all run in the model's order",
+    scenario: {
+      tools: [calculator, { name: "write_file" }],
+      guard: { interruptOn: { write_file: { allowedDecisions: ["approve"] }, calculator: false } },
+      replies: [
+        [
+          { name: "calculator", args: { n: 1 }, id: "call_1" },
+          { name: "write_file", args: { filename: "file1.txt" }, id: "call_2" },
+          { name: "calculator", args: { n: 2 }, id: "call_3" },
+          { name: "write_file", args: { filename: "file2.txt" }, id: "call_4" },
+        ],
+        "done",
+      ],
+      steps: [{ input: "go" }, { resume: { decisions: [{ type: "approve" }, { type: "approve" }] } }],
+    },
+    check: (o) => {
+      expect(o.executed).toEqual([
+        { tool: "calculator", args: { n: 1 } },
+        { tool: "write_file", args: { filename: "file1.txt" } },
+        { tool: "calculator", args: { n: 2 } },
+        { tool: "write_file", args: { filename: "file2.txt" } },
+      ]);
+      const ai = o.messages.find((m) => m.getType() === "ai" && (m as { tool_calls?: unknown[] }).tool_calls?.length === 4) as { tool_calls: { id: string }[] } | undefined;
+      expect(ai?.tool_calls.map((c) => c.id)).toEqual(["call_1", "call_2", "call_3", "call_4"]);
+    },
+  },
+  {
+    id: "H15", peer: "langchain", same: true,
+    title: "a reject without a message: an error ToolMessage says a human rejected the call; the tool does not run",
+    scenario: {
+      tools: [{ name: "calculator", risk: "high" }],
+      replies: [[{ name: "calculator", args: { a: 3, b: 4 }, id: "call_123" }], "ok"],
+      steps: [{ input: "go" }, { resume: { decisions: [{ type: "reject" }] } }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual([]);
+      expect(o.toolText.call_123).toBe("Refused calculator by a human reviewer. Do not retry this call unchanged.");
+      expect(o.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => m.status)).toEqual(["error"]);
+    },
+  },
+  {
+    id: "H16", peer: "langchain", same: false,
+    why: "LangChain throws when fewer decisions than calls come back (\"Number of human decisions (1) does not match…\") and the run fails; ours takes it as a partial answer (OpenAI Agents SDK): the answered call goes ahead, the other is asked again, nothing runs unanswered",
+    title: "one decision for two pending calls",
+    scenario: {
+      tools: [{ name: "deploy", risk: "high" }, { name: "drop", risk: "high" }],
+      replies: [[{ name: "deploy", id: "a" }, { name: "drop", id: "b" }], "done"],
+      steps: [{ input: "go" }, { resume: { decisions: [{ type: "approve" }] } }],
+    },
+    check: (o) => {
+      expect(o.error).toBeUndefined();
+      expect(ran(o)).toEqual(["deploy"]);
+      expect(o.request?.actionRequests.map((a) => a.toolCallId)).toEqual(["b"]);
+    },
+  },
   // ── Letta ToolRulesSolver ──────────────────────────────────────────────────────────────────────
   {
     id: "E1", peer: "letta", same: true,
@@ -360,6 +579,8 @@ const SCENARIOS: PeerScenario[] = [
         "Refused other by rule InitialCall:start_tool#0: the first call must be one of start_tool, prep_tool. Allowed now: start_tool; prep_tool.",
       );
       expect(ran(o)).toEqual(["prep_tool", "other"]);
+      // Two init rules: the first model call must call a tool, the model picks which (test_should_force_tool_call_init_rule_no_history).
+      if (o.entry !== "node") anyToolAt(o, 0);
     },
   },
   {
@@ -540,9 +761,9 @@ const SCENARIOS: PeerScenario[] = [
     },
   },
   {
-    id: "E13", peer: "letta", same: false,
-    why: "Letta replaces the model's arguments with the rule's args entirely; ours replaces only the keys the rule sets and keeps the model's others",
-    title: "init rule args are used for the call",
+    // Letta's test_merge_and_validate_prefilled_args_overrides_llm_values: {a: 1, b: "hello"} + {a: 42} → {a: 42, b: "hello"}.
+    id: "E13", peer: "letta", same: true,
+    title: "init rule args override the model's values for their keys; the model's other keys stay",
     scenario: {
       tools: [{ name: "start_tool" }, { name: "other" }],
       rules: [{ type: "InitialCall", tool: "start_tool", args: { mode: "fast" } }],
@@ -562,6 +783,74 @@ const SCENARIOS: PeerScenario[] = [
     },
     check: (o) => {
       expect(o.executed).toEqual([{ tool: "start_tool", args: {} }, { tool: "next_tool", args: { depth: 2 } }]);
+    },
+  },
+  {
+    id: "E20", peer: "letta", same: true,
+    title: "two init rules on one tool: their args merge, the later rule wins a shared key (test_multiple_rules_args_last_write_wins)",
+    scenario: {
+      tools: [{ name: "alpha" }, { name: "beta" }],
+      rules: [
+        { type: "InitialCall", tool: "alpha", args: { x: 1, y: "first" } },
+        { type: "InitialCall", tool: "alpha", args: { y: "second", z: true } },
+      ],
+      replies: [[{ name: "alpha", args: { y: "model", w: 0 }, id: "1" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => expect(o.executed).toEqual([{ tool: "alpha", args: { x: 1, y: "second", z: true, w: 0 } }]),
+  },
+  {
+    id: "E21", peer: "letta", same: true, entries: modelEntries,
+    title: "several constraining rules: whichever is active forces its single next tool; none active, nothing forced (test_should_force_tool_call_multiple_constrained_rules_one_active)",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "final_tool" }, { name: "prep_tool" }, { name: "helper_tool" }],
+      rules: [
+        { type: "ChildTools", tool: "start_tool", children: ["next_tool"] },
+        { type: "ChildTools", tool: "next_tool", children: ["final_tool"] },
+        { type: "ParentTools", tool: "prep_tool", children: ["helper_tool"] },
+      ],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "next_tool", id: "2" }], [{ name: "final_tool", id: "3" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolChoices[0]).toBeUndefined();
+      forcedAt(o, 1, "next_tool");
+      forcedAt(o, 2, "final_tool");
+      expect(o.toolChoices[3]).toBeUndefined();
+      expect(ran(o)).toEqual(["start_tool", "next_tool", "final_tool"]);
+    },
+  },
+  {
+    id: "E22", peer: "letta", same: true, entries: modelEntries,
+    title: "a child rule leaving two tools makes the next model call call one of them (test_should_force_tool_call_child_rule_active)",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "helper_tool" }, { name: "other" }],
+      rules: [{ type: "ChildTools", tool: "start_tool", children: ["next_tool", "helper_tool"] }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "helper_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolChoices[0]).toBeUndefined();
+      anyToolAt(o, 1);
+      // Not after the child ran (the rule no longer constrains): test_should_force_tool_call_child_rule_inactive.
+      expect(o.toolChoices[2]).toBeUndefined();
+      expect(ran(o)).toEqual(["start_tool", "helper_tool"]);
+    },
+  },
+  {
+    id: "E23", peer: "letta", same: true, entries: modelEntries,
+    title: "a parent rule with two children, right after the parent: one of them must be called (test_should_force_tool_call_parent_rule_active)",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "helper_tool" }, { name: "other" }],
+      rules: [{ type: "ParentTools", tool: "start_tool", children: ["next_tool", "helper_tool"] }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "next_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolChoices[0]).toBeUndefined();
+      anyToolAt(o, 1);
+      expect(o.toolChoices[2]).toBeUndefined();
+      expect(ran(o)).toEqual(["start_tool", "next_tool"]);
     },
   },
   // Letta's ParentToolRule (`parent_last_tool`): children only right after the parent.
@@ -662,8 +951,8 @@ describe("peer scenario counts (for the migration guides)", () => {
       const mine = all.filter((s) => s.peer === peer);
       return { same: mine.filter((s) => s.same).length, total: mine.length };
     };
-    expect(count("langchain")).toEqual({ same: 17, total: 23 });
-    expect(count("letta")).toEqual({ same: 17, total: 19 });
+    expect(count("langchain")).toEqual({ same: 27, total: 34 });
+    expect(count("letta")).toEqual({ same: 22, total: 23 });
     for (const s of all) if (!s.same) expect((s as PeerScenario).why, s.id).toBeTruthy();
   });
 });

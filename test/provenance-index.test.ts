@@ -30,6 +30,17 @@ describe("what 'appears' means", () => {
     expect(foundIn(thread("order 2013", []), "201").source).toBeUndefined();
   });
 
+  it("ASCII text takes a fast path that tokenises exactly as the full normalisation does (property)", () => {
+    const ascii = fc.string({ unit: fc.constantFrom(..."aZ09 .-/:@+#_,()\n\t\r'?=&~%!\"$".split("")), maxLength: 60 });
+    fc.assert(
+      fc.property(ascii, (text) => {
+        // A zero-width space (removed by normalisation) makes the text non-ASCII: the full path.
+        expect(tokenize(text)).toEqual(tokenize(`${text}\u200b`));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it("a decimal number is a number, not an identifier: 1000.0 is never 10000, while 10,000 is", () => {
     const messages = thread("amount: 1000.0 and 2.5", []);
     for (const value of [10000, "10000", "1000.0", 25, "25"]) expect(foundIn(messages, value).source?.index === 1).toBe(value === "1000.0");

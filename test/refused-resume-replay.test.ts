@@ -132,6 +132,21 @@ describe.each([
     expect(await keptResumes(h, id)).not.toContainEqual(REFUSED);
   });
 
+  it("two refusals in a row, then the right answer: only what the human approved (and the allowed call) runs", async () => {
+    const id = `${_name}-twice`;
+    const h = make(id);
+    await h.invoke({ messages: [new HumanMessage("tidy")] });
+    expect(pendingIds(await h.invoke(new Command({ resume: REFUSED })))).toEqual(["w"]);
+    const second = await h.invoke(new Command({ resume: 0 }));
+    expect(pendingIds(second)).toEqual(["w"]);
+    expect((interruptsOf(second)[0]?.value as ApprovalRequest).error).toMatch(/invalid approval resume 0/);
+    expect(await keptResumes(h, id)).toEqual([]);
+    expect(h.log.entries).toEqual([]);
+    await h.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }));
+    expect(h.log.entries.map((e) => e.args.name).sort()).toEqual(["db", "web"]);
+    expect(await humanDecisions(h, id)).toEqual([["w", "approve"]]);
+  });
+
   it("a second interrupt in the same thread: neither invoke(null) nor a wrong id replays the refused value; real answers still work", async () => {
     const id = `${_name}-second`;
     const h = make(id);

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { PostgresArchivalIndex } from "../src/memory/archival-postgres.js";
 import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { postgresConfigured, postgresForTests, uniqueName } from "./helpers/postgres.js";
 
@@ -68,5 +69,20 @@ describe.runIf(postgresConfigured)("openCheckpointer on a fresh PostgreSQL schem
     await Promise.all(opened.map((o) => o.close()));
     const versions = await admin.query<{ v: number }>(`SELECT v FROM "${schema}".checkpoint_migrations ORDER BY v`);
     expect(versions.rows.map((r) => r.v)).toEqual(versions.rows.map((_r, i) => i));
+  });
+
+  it("the archival memory index: concurrent setups of a fresh schema all succeed", async () => {
+    const url = await postgresForTests();
+    if (!url) return;
+    admin ??= new pg.Pool({ connectionString: url, max: 1 });
+    const schema = uniqueName("gg_archival_race");
+    schemas.push(schema);
+    const indexes = [0, 1, 2, 3].map(() => new PostgresArchivalIndex({ connection: url, schema }));
+    try {
+      const results = await Promise.allSettled(indexes.map((index) => index.setup()));
+      expect(results.map((r) => (r.status === "rejected" ? String((r.reason as Error).message) : "ok"))).toEqual(["ok", "ok", "ok", "ok"]);
+    } finally {
+      for (const index of indexes) await index.close();
+    }
   });
 });

@@ -130,6 +130,16 @@ export class RulesError extends GuardedGraphError {
   }
 }
 
+/** The fields of a ToolCallLimitError, as plain JSON. */
+export interface ToolCallLimitStop {
+  ruleId: string;
+  tool: string;
+  max?: number | undefined;
+  current?: number | undefined;
+  scope?: "run" | "thread" | undefined;
+  reason: string;
+}
+
 /**
  * A MaxCalls / MaxTotalCalls rule with `exitBehavior: "error"` refused a call (LangChain's
  * ToolCallLimitExceededError). The fields say which limit, for which call, and the counts.
@@ -141,13 +151,26 @@ export class ToolCallLimitError extends GuardedGraphError {
   readonly max: number | undefined;
   readonly current: number | undefined;
   readonly scope: "run" | "thread" | undefined;
-  constructor(violation: { ruleId: string; tool: string; max?: number | undefined; current?: number | undefined; scope?: "run" | "thread" | undefined; reason: string }, options?: ErrorOptions) {
+  /** The rule's reason ("call limit reached: …"). */
+  readonly reason: string;
+  /** The tool call that crossed the limit, and the refusal sentence its ToolMessage carries (set by the guard's review). */
+  readonly callId: string | undefined;
+  readonly refusal: string | undefined;
+  constructor(violation: ToolCallLimitStop, options?: ErrorOptions & { callId?: string; refusal?: string }) {
     super(ErrorCode.TOOL_CALL_LIMIT, limitEndings.error(violation.ruleId, violation.reason), options);
+    this.callId = options?.callId;
+    this.refusal = options?.refusal;
     this.ruleId = violation.ruleId;
     this.tool = violation.tool;
     this.max = violation.max;
     this.current = violation.current;
     this.scope = violation.scope;
+    this.reason = violation.reason;
+  }
+
+  /** What the guard state keeps of it (plain JSON) to throw it again at the next step. */
+  toStop(): ToolCallLimitStop {
+    return { ruleId: this.ruleId, tool: this.tool, max: this.max, current: this.current, scope: this.scope, reason: this.reason };
   }
 }
 

@@ -309,7 +309,8 @@ function resumeSchemaFor(
 /**
  * A resume keyed by interrupt ids (a map) that does not name this interrupt gives it no value; if
  * `interrupt()` still returns one, it is an older plain resume LangGraph kept in the checkpoint
- * (one a GuardedToolNode or middleware refused): never taken as an answer.
+ * (one refused by a caller that cannot come back for its calls, which re-asks inside the same task):
+ * never taken as an answer.
  */
 function isStaleResume(value: unknown, config: LangGraphRunnableConfig | undefined): boolean {
   const map: unknown = config?.configurable?.__pregel_resume_map;
@@ -554,7 +555,7 @@ export async function applyInterruptOn(
     }
     const request: InterruptRequest = { toolCall: toolCallOf(call), tool: undefined, state: { messages: ctx.messages ?? [] }, runtime: runtimeOf(config) };
     const asks = settings.when === undefined ? true : await settings.when(request);
-    out.push(asks === true ? { ...call, outcome: "ask", ruleId: `interruptOn:${call.name}`, reason: interruptOnReason(call.name) } : call);
+    out.push(asks === true ? { ...call, outcome: "ask", ruleId: `interruptOn:${call.name}`, reason: interruptOnReason() } : call);
   }
   return out;
 }
@@ -666,7 +667,7 @@ export interface ApprovalStepOptions {
    * - partial answers: calls left unanswered stay pending (no ToolMessage) and are asked again
    *   after the answered ones ran.
    * When it does not (default), a resume that does not fit raises the same interrupt again at once,
-   * inside the same task.
+   * inside the same task, unless `partial` is set (the caller comes back: the step ends, see below).
    */
   routeBack?: boolean;
   /**
@@ -674,7 +675,9 @@ export interface ApprovalStepOptions {
    * answered calls go ahead, the others stay pending (no ToolMessage, `pending` lists them) and are
    * reviewed and asked again by the caller's next review. Without it every pending call needs a
    * decision. All three entry points set it (GuardedToolNode goes back to itself, the middleware
-   * asks again in beforeModel).
+   * asks again in beforeModel). A resume that does not fit is then a partial answer of none: the step
+   * ends with `retry` and every call waiting, so LangGraph's pending `__resume__` write of the
+   * refused value goes with the step and nothing is left to replay.
    */
   partial?: boolean;
 }

@@ -3,7 +3,7 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { createHash } from "node:crypto";
 import { killswitchAsksNow, refusedAtStart } from "../messages/engine.js";
-import { limitEndings, reminders } from "../messages/index.js";
+import { limitEndings, refusals, reminders } from "../messages/index.js";
 import type { RuleState } from "../rules/types.js";
 import { auditId } from "../audit/record.js";
 import { auditOutcome, auditRecheck, outcomeRecord, threadIdOf } from "./audit-trail.js";
@@ -12,12 +12,18 @@ import type { TurnContext } from "./audit-trail.js";
 import type { ApprovalState, ApprovalStepOptions } from "./approval.js";
 import { executeCall, refusedCall } from "./execute.js";
 import type { ExecutedCall } from "./execute.js";
+import type { ExecutionLedgerView } from "./interfaces.js";
 import type { Guard } from "./guard.js";
 import { guardReminder, isGuardMessage } from "./model-step.js";
 import { partitionCalls } from "./partition.js";
 import { idempotencyKeyFor } from "../tools/define-tool.js";
 import type { CallResult, GuardState, ReviewedCall, TurnPlan } from "./state.js";
-import { lastAIMessage, openToolCalls, reviewTurnWithApproval } from "./turn.js";
+import { lastAIMessage, openToolCalls, refusalMessage, reviewTurnWithApproval } from "./turn.js";
+import type { RawToolCall } from "./guard.js";
+import { auditDecisions } from "./audit-trail.js";
+import { emptyApprovalState } from "./approval.js";
+import { ToolCallLimitError } from "../errors/index.js";
+import type { ToolCallLimitStop } from "../errors/index.js";
 
 /**
  * The turn engine: the one place where a run starts, a turn is planned, each call is authorized
@@ -88,6 +94,7 @@ function startRun(guard: Guard, g: GuardState, runId: string): GuardState {
     terminatedBy: null,
     next: "agent",
     exitUnsatisfied: [],
+    limitError: null,
   };
 }
 
@@ -146,6 +153,8 @@ interface ReviewedModelTurn {
   approvals: ApprovalState;
   /** The resume did not fit and review must run again (routeBack): nothing was decided. */
   retry: boolean;
+  /** A limit with exitBehavior "error" stopped the run: `answered` answers every call; write it, then throw at the next step. */
+  limitError?: ToolCallLimitStop | undefined;
 }
 
 /**
@@ -170,13 +179,66 @@ export async function reviewModelTurn(
   const ctx: TurnContext = { threadId, runId: g.runId, messageId };
   const rules = rulesOf(guard, g);
   // Review reads the thread's messages (provenance conditions); the context kept for execution does not carry them.
-  const reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack, partial });
+  let reviewed: Awaited<ReturnType<typeof reviewTurnWithApproval>>;
+  try {
+    reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack, partial });
+  } catch (error) {
+    if (!(error instanceof ToolCallLimitError)) throw error;
+    return limitStopTurn(guard, g, ai, ctx, calls, error);
+  }
   const { runnable, answered, approvals, retry } = reviewed;
   // The calls a partial answer left open are this turn's too: what its earlier part decided (a limit ending the run, refusals) still holds.
   const held = g.turn?.messageId === messageId ? g.turn : undefined;
   const endRun = reviewed.endRun ?? held?.endRun;
   const refused = answered.length + (held?.refused ?? 0);
   return { ai, ctx, turn: planTurn(guard, rules, messageId, runnable, refused, endRun), answered, runnable, approvals, retry };
+}
+
+/**
+ * A limit with exitBehavior "error" refused a call of this turn (review threw): nothing of the turn
+ * runs, every open call gets its refusal ToolMessage (the crossing call its rule's sentence), the
+ * refusals are audited, and `limitError` is set: the entry point writes this step, and its next
+ * step throws the ToolCallLimitError (`throwIfLimitStopped`). The thread never keeps a call without
+ * a ToolMessage (LangChain's toolCallLimit leaves them).
+ */
+async function limitStopTurn(
+  guard: Guard,
+  g: GuardState,
+  ai: AIMessage,
+  ctx: TurnContext,
+  calls: readonly RawToolCall[],
+  error: ToolCallLimitError,
+): Promise<ReviewedModelTurn> {
+  const refused: ReviewedCall[] = calls.map((call) => ({
+    id: call.id,
+    name: call.name,
+    args: call.args,
+    outcome: "refuse",
+    ruleId: `rule:${error.ruleId}`,
+    reason: error.reason,
+    risk: guard.riskOf(call.name),
+    concurrencySafe: false,
+    requestHeartbeat: false,
+    message: call.id === error.callId && error.refusal !== undefined ? error.refusal : refusals.stoppedAtLimit(call.name, error.ruleId),
+  }));
+  await auditDecisions(guard, ctx, refused);
+  const answered = refused.map((call) => refusalMessage(call, call.message ?? refusals.stoppedAtLimit(call.name, error.ruleId)));
+  const approvals = { ...(g.approvals ?? emptyApprovalState()), refused: null, pending: null, reviewed: { messageId: ctx.messageId } };
+  return {
+    ai,
+    ctx,
+    turn: planTurn(guard, rulesOf(guard, g), ctx.messageId, [], answered.length),
+    answered,
+    runnable: [],
+    approvals,
+    retry: false,
+    limitError: error.toStop(),
+  };
+}
+
+/** The step after a limit with exitBehavior "error" stopped the run (its refusals are in the thread): throws it. */
+export function throwIfLimitStopped(g: GuardState): void {
+  if (g.limitError) throw new ToolCallLimitError(g.limitError);
 }
 
 /** Calls of this turn a partial answer left waiting for a human (`approvals.pending`); empty when none. */
@@ -217,7 +279,7 @@ function authorizeAtStart(
     // The rule asked at review and the call was approved (by a human, a standing decision or bypass).
     return null;
   }
-  return violation ? refusedNow(call, `rule:${violation.ruleId}`, violation.message) : null;
+  return violation ? refusedNow(call, `rule:${violation.ruleId}`, violation.reason) : null;
 }
 
 function refusedNow(call: ReviewedCall, ruleId: string, reason: string): ReviewedCall {
@@ -235,6 +297,15 @@ export interface CallSlot {
   done: readonly CallResult[];
 }
 
+interface RunOptions {
+  /** Collects the outcome records for one append by the caller (else each call appends its own). */
+  outcomes?: AuditRecord[];
+  /** Collects the ledger key of each call that ran (the caller may drop them from a process ledger). */
+  keys?: string[];
+  /** The ledger that keeps the call exactly-once (default: the guard's). */
+  ledger?: ExecutionLedgerView | undefined;
+}
+
 /**
  * Authorizes one call at its start, runs it (ledger, abort hierarchy, timeout, truncation) and
  * audits the outcome. Every entry point runs calls through here; never throws for a tool failure.
@@ -244,15 +315,17 @@ export async function runCall(
   call: ReviewedCall,
   slot: CallSlot,
   config: LangGraphRunnableConfig | undefined,
-  outcomes?: AuditRecord[],
+  options: RunOptions = {},
 ): Promise<ExecutedCall> {
+  const { outcomes, ledger = guard.options.ledger } = options;
   const refused = authorizeAtStart(guard, call, slot.base, slot.done);
   if (refused) {
     await auditRecheck(guard, slot.ctx, refused);
     return refusedCall(guard, refused);
   }
   const key = ledgerKeyFor(slot.ctx.threadId, slot.base.run, call.id);
-  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config);
+  options.keys?.push(key);
+  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config, ledger);
   // In one task, a batch's outcomes go to the sink in one append (the caller writes `outcomes`).
   if (outcomes) outcomes.push(outcomeRecord(guard, slot.ctx, call, executed.result.status));
   else await auditOutcome(guard, slot.ctx, call, executed.result.status);
@@ -270,19 +343,30 @@ export async function runBatches(
   base: RuleState,
   ctx: TurnContext,
   config: LangGraphRunnableConfig | undefined,
-): Promise<{ executed: ExecutedCall[]; done: CallResult[] }> {
+  ledger: ExecutionLedgerView | undefined = guard.options.ledger,
+): Promise<{ executed: ExecutedCall[]; done: CallResult[]; keys: string[] }> {
   const done: CallResult[] = [...(turn.done ?? [])];
+  const keys: string[] = [];
   const executed: ExecutedCall[] = [];
   for (let index = turn.nextBatch; index < turn.batches.length; index += 1) {
     const batch = turn.batches[index] ?? [];
     const earlier = [...done];
     const outcomes: AuditRecord[] = [];
-    const ran = await Promise.all(
+    // Every call of the batch settles before the task goes on or ends: a call that throws (a tool's
+    // interrupt, a failing audit sink) never leaves its siblings running after the task is gone,
+    // and the ledger has recorded each sibling that completed before the task runs again.
+    const settled = await Promise.allSettled(
       batch.flatMap((id) => {
         const call = turn.calls[id];
-        return call ? [runCall(guard, call, { ctx, batch: index, base, done: earlier }, config, outcomes)] : [];
+        return call ? [runCall(guard, call, { ctx, batch: index, base, done: earlier }, config, { outcomes, ledger, keys })] : [];
       }),
     );
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) {
+      if (outcomes.length > 0) await guard.options.audit?.write(outcomes);
+      throw failed.reason;
+    }
+    const ran = settled.map((s) => (s as PromiseFulfilledResult<ExecutedCall>).value);
     // One append per batch. A crash before it loses no record: completed calls come back from the
     // ledger on the re-run and their outcome records (same ids) are written then.
     if (outcomes.length > 0) await guard.options.audit?.write(outcomes);
@@ -291,7 +375,7 @@ export async function runBatches(
       done.push(e.result);
     }
   }
-  return { executed, done };
+  return { executed, done, keys };
 }
 
 // ─── recording and loop control ────────────────────────────────────────────────────────────────

@@ -6,6 +6,7 @@ import { CallAbortError, abortCauseOf, describeAbort, joinBatch, timeoutSignal }
 import type { Guard } from "./guard.js";
 import type { CallResult, ReviewedCall } from "./state.js";
 import { claimCall } from "./ledger-claim.js";
+import type { ExecutionLedgerView } from "./interfaces.js";
 import { truncateResult } from "./truncate.js";
 import { execution, refusals } from "../messages/index.js";
 
@@ -83,6 +84,7 @@ export async function executeCall(
   batchKey: string,
   idempotencyKey: string,
   config: LangGraphRunnableConfig | undefined,
+  ledger: ExecutionLedgerView | undefined = guard.options.ledger,
 ): Promise<ExecutedCall> {
   const tool = guard.tool(call.name);
   const spec = guard.spec(call.name);
@@ -90,7 +92,7 @@ export async function executeCall(
   if (!tool || !spec) return finish("error", execution.notRegistered(call.name));
 
   const timeoutMs = spec.timeoutMs ?? guard.options.defaultTimeoutMs;
-  const claim = await claimCall(guard, idempotencyKey, config?.signal);
+  const claim = await claimCall(guard, ledger, idempotencyKey, config?.signal);
   if (claim.kind === "aborted") {
     return finish("cancelled", execution.didNotRun(call.name, describeAbort({ kind: "run" })));
   }
@@ -107,13 +109,15 @@ export async function executeCall(
       return finish("cancelled", execution.didNotRun(call.name, describeAbort(abortCauseOf(signal))));
     }
     // A guarded tool gets its signal through `configurable`: LangChain's own signal race would reject
-    // at abort time and hide a tool that ignores its signal, which the grace period must catch.
+    // at abort time and hide a tool that ignores its signal, which the grace period must catch. It
+    // gets a signal of its own that never fires: without one, LangChain takes the task's signal
+    // from the surrounding run, and every call of a turn run in one task would listen to that one.
     const guarded = isGuardedTool(tool);
     const invocation = tool.invoke(
       { id: call.id, name: call.name, args: call.args, type: "tool_call" },
       {
         ...config,
-        signal: guarded ? undefined : signal,
+        signal: guarded ? new AbortController().signal : signal,
         toolCall: { id: call.id, name: call.name, args: call.args, type: "tool_call" },
         configurable: {
           ...config?.configurable,

@@ -5,7 +5,11 @@ import type { DecisionContext } from "../provenance/context.js";
 
 /** Decides allow / deny / ask for a call from the permission rules (PermissionPolicy implements it). */
 export interface PermissionDecider {
-  /** `context`: the thread's messages, for conditions on where values came from and what the run has seen. */
+  /**
+   * `context`: the thread's messages, for conditions on where values came from and what the run has seen.
+   * `declaredRisk` is undefined when nobody declared the tool's risk (nor a `defaultRisk`): a decider of
+   * your own should then ask when no rule of its own applies, as `noRuleDecision(tool, declaredRisk)` does.
+   */
   decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision;
   /** Sentences for the system prompt's tool usage section (PermissionPolicy: its provenance, after and budget rules). */
   usageLines?(): string[];

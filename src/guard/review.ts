@@ -121,7 +121,7 @@ export function reviewCall(
   // A tool rule with onViolation "ask" puts the call to a human (after deny, beside other asks).
   const ruleAsks = violation?.onViolation === "ask" ? violation : null;
   if (violation && !ruleAsks) {
-    if (violation.exitBehavior === "error") throw new ToolCallLimitError(violation);
+    if (violation.exitBehavior === "error") throw new ToolCallLimitError(violation, { callId: call.id, refusal: violation.message });
     const refused = outcome(facts, "refuse", `rule:${violation.ruleId}`, violation.reason, violation.message);
     if (violation.exitBehavior === "end") refused.endsRun = true;
     return refused;

@@ -1,3 +1,4 @@
+import type { ToolCallLimitStop } from "../errors/index.js";
 import { Annotation, MessagesAnnotation, type BaseChannel, type OverwriteValue } from "@langchain/langgraph";
 import { z } from "zod";
 import { RuleStateSchema } from "../rules/schema.js";
@@ -84,6 +85,12 @@ export interface GuardState {
   exitUnsatisfied: string[];
   /** The approval step's state (owned by approval.ts): a refused resume to show when asking again. Absent in older checkpoints. */
   approvals?: ApprovalState | undefined;
+  /**
+   * A limit with `exitBehavior: "error"` stopped the run: every call of that model turn has its
+   * refusal ToolMessage in the thread, and the next step of the run throws this as a
+   * ToolCallLimitError. New user input starts a run without it.
+   */
+  limitError?: ToolCallLimitStop | null | undefined;
 }
 
 export function emptyGuardState(): GuardState {
@@ -200,7 +207,7 @@ export function mapGuardChannels<R extends { [K in keyof GuardChannels]: unknown
 
 /** Graph state channels of the guard. Spread `GuardAnnotation.spec` into your own state to use GuardedToolNode. */
 export const GuardAnnotation = Annotation.Root(
-  mapGuardChannels<{ [K in keyof GuardChannels]: BaseChannel<ValueOf<GuardChannels[K]>, UpdateOf<GuardChannels[K]> | OverwriteValue<ValueOf<GuardChannels[K]>>> }>(
+  mapGuardChannels<{ -readonly [K in keyof GuardChannels]: BaseChannel<ValueOf<GuardChannels[K]>, UpdateOf<GuardChannels[K]> | OverwriteValue<ValueOf<GuardChannels[K]>>> }>(
     (channel) => Annotation<unknown, unknown>({ reducer: channel.reducer, default: channel.initial }),
   ),
 );

@@ -3,8 +3,8 @@ import { RunnableLambda } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { Command, END } from "@langchain/langgraph";
 import { threadIdOf } from "./audit-trail.js";
-import { finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
-import { GuardConfigError } from "../errors/index.js";
+import { throwIfLimitStopped, finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
+import { GuardConfigError, ToolCallLimitError } from "../errors/index.js";
 import { Guard } from "./guard.js";
 import type { GuardOptions } from "./options.js";
 import { emptyGuardState } from "./state.js";
@@ -49,10 +49,18 @@ async function runGuardedTools(
 ): Promise<GuardedToolNodeOutput | Command> {
   if (!input.guard) throw missingChannels();
   const g = startRunIfNew(guard, input.guard ?? emptyGuardState(), input.messages, threadIdOf(config));
+  // The last pass answered every call of a turn that crossed a limit with exitBehavior "error": throw it now.
+  throwIfLimitStopped(g);
   // Partial answers: calls left unanswered stay open and this node comes back for them (by its name in the graph).
   const self = config?.metadata?.langgraph_node;
   const reviewed = await reviewModelTurn(guard, g, input.messages, config, false, typeof self === "string");
   if (!reviewed) return { messages: [], guard: g };
+  if (reviewed.limitError) {
+    const stopped: GuardState = { ...g, approvals: reviewed.approvals, turn: null, next: "dispatch", limitError: reviewed.limitError };
+    // Every call answered first; this node runs again and throws (without a name in a graph: at once).
+    if (typeof self !== "string") throw new ToolCallLimitError(reviewed.limitError);
+    return new Command({ update: { messages: reviewed.answered, guard: stopped }, goto: self });
+  }
   const { executed, done } = await runBatches(guard, reviewed.turn, rulesOf(guard, g), reviewed.ctx, config);
   const decided: GuardState = { ...g, approvals: reviewed.approvals, turn: reviewed.turn };
   const messages = [...reviewed.answered, ...executed.map((e) => e.message), ...limitEndMessages(reviewed.turn, decided)];

@@ -78,7 +78,11 @@ export class PostgresArchivalIndex implements ArchivalIndex {
   async #createTables(): Promise<void> {
     const t = this.#qualified;
     const guardFn = `"${this.#schema}"."${this.#table}_immutable"`;
+    // Serialised by the advisory lock guarded-graph's DDL takes (ledger, checkpointer): two
+    // processes creating one fresh schema at once would otherwise collide (pg_namespace, pg_type).
     await this.#pool.query(`
+      BEGIN;
+      SELECT pg_advisory_xact_lock(hashtext('guarded-graph:ddl'));
       CREATE SCHEMA IF NOT EXISTS "${this.#schema}";
       CREATE TABLE IF NOT EXISTS ${t} (
         id TEXT PRIMARY KEY,
@@ -96,6 +100,7 @@ export class PostgresArchivalIndex implements ArchivalIndex {
       DROP TRIGGER IF EXISTS "${this.#table}_immutable" ON ${t};
       CREATE TRIGGER "${this.#table}_immutable" BEFORE UPDATE OR DELETE ON ${t}
         FOR EACH ROW EXECUTE FUNCTION ${guardFn}();
+      COMMIT;
     `);
   }
 

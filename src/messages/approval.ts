@@ -53,9 +53,12 @@ export function foreignAnswerReason(quoted: string): string {
   return `${supersededReason}; the input's own result for it was dropped: ${quoted}`;
 }
 
-/** The review reason of a call the policy allows and `interruptOn` makes ask. */
-export function interruptOnReason(tool: string): string {
-  return `interruptOn lists ${tool}: its calls need a human's approval`;
+/**
+ * The review reason of a call the policy allows and `interruptOn` makes ask. Short: the rule id
+ * (`interruptOn:<tool>`) already names the setting and the tool, and the description says "needs approval".
+ */
+export function interruptOnReason(): string {
+  return "every call of this tool is put to a reviewer";
 }
 
 /** The audit reason of a revoked standing decision. */

@@ -3,10 +3,14 @@
  * messages module (src/messages/); pinned by exact-text tests in test/engine-authorize.test.ts.
  */
 
-/** A call refused immediately before it started, although review had let it through. */
+/**
+ * A call refused immediately before it started, although review had let it through. `reason` is
+ * the rule's reason clause (never a whole refusal sentence: the model reads "Refused" once); a tool
+ * rule's audit id `rule:<id>` is shown as its rule id.
+ */
 export function refusedAtStart(tool: string, ruleId: string, reason: string): string {
   const text = reason.trim().replace(/[.]$/, "");
-  return `Refused ${tool} at the moment it was to start (rule ${ruleId}): ${text}. It did not run.`;
+  return `Refused ${tool} at the moment it was to start (rule ${ruleId.replace(/^rule:/, "")}): ${text}. It did not run.`;
 }
 
 /** The killswitch now asks for a human, and this call was not approved by one. */

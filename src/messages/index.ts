@@ -69,7 +69,7 @@ export const ruleReasons = {
     return `call limit reached: ${tool} may be called at most ${times(max)} ${scopeWord(scope)} and was called ${times(current)}`;
   },
   totalCalls(max: number, current: number, scope: RuleScopeWord): string {
-    return `call limit reached: at most ${calls(max)} to all tools together ${scopeWord(scope)}, and ${current} were made`;
+    return `call limit reached: at most ${calls(max)} to all tools together ${scopeWord(scope)}, and ${current} ${current === 1 ? "was" : "were"} made`;
   },
   cooldown(tool: string, remainingMs: number, durationMs: number): string {
     return `${tool} is cooling down: ${formatDuration(remainingMs)} left of the ${formatDuration(durationMs)} needed between calls`;
@@ -159,6 +159,10 @@ export const refusals = {
   editRefused(refusal: string): string {
     return `The reviewer's edit of this call was checked again and refused. ${refusal}`;
   },
+  /** Another call of a model turn in which a call crossed a limit with exitBehavior "error": the run stopped with the error, nothing of the turn ran. */
+  stoppedAtLimit(tool: string, ruleId: string): string {
+    return `Refused ${tool} by rule ${ruleId}: the run stopped with an error at this call limit (exitBehavior error) before ${tool} ran.`;
+  },
   /** A call reached the tools node without having been reviewed in its model turn and it would ask. */
   unreviewedAsk(tool: string, ruleId: string, reason: string): string {
     return `Refused ${tool} by rule ${ruleId}: it needs human approval (${reason}), but it was not part of the reviewed model turn, so no one could approve it.`;
@@ -205,8 +209,11 @@ export function cannotTellReason(mode: string, description: string): string {
 /** The description of one pending call for the reviewer: the tool, the rule that asks and why, once each. */
 export function approvalDescription(input: { tool: string; risk: string; ruleId: string; reason: string }): string {
   const { tool, risk, ruleId, reason } = input;
-  const riskNote = ruleId.startsWith("risk:") ? "" : ` (${risk} risk)`;
-  return sentence(`${tool} needs approval by rule ${ruleId}: ${reason.trim().replace(/[.\s]+$/, "")}${riskNote}`);
+  const text = reason.trim().replace(/[.\s]+$/, "");
+  // The risk once: not when the rule is the risk default, nor when the reason already says it.
+  const riskNote = ruleId.startsWith("risk:") || text.includes(`${risk} risk`) ? "" : ` (${risk} risk)`;
+  // A tool rule's audit id is `rule:<id>`; the reviewer reads the rule's own id ("by rule MaxCalls:api#0").
+  return sentence(`${tool} needs approval by rule ${ruleId.replace(/^rule:/, "")}: ${text}${riskNote}`);
 }
 
 /** What a reason becomes once a human approved it (audit). */

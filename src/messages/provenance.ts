@@ -9,10 +9,20 @@ function describeSource(source: SourceText): string {
   return `the output of ${source.tool ?? "a tool"} (call ${source.toolCallId ?? "?"}, message ${source.index})`;
 }
 
-/** One clause per value that was not found where the rule wanted it. */
+/**
+ * One clause per value that was not found where the rule wanted it. When every value was found
+ * (a rule that stops values found in some output: `from` without `not`), one clause per value
+ * naming where it was found.
+ */
 export function provenanceReason(evidence: readonly Evidence[]): string {
-  return evidence
-    .filter((item) => !item.found || item.field === "after")
+  const shown = evidence.filter((item) => !item.found || item.field === "after");
+  if (shown.length === 0) {
+    return evidence
+      .filter((item) => item.source !== undefined)
+      .map((item) => `${item.field} ${JSON.stringify(item.value.length > 80 ? `${item.value.slice(0, 77)}...` : item.value)} appears in ${describeSource(item.source!)}`)
+      .join("; ");
+  }
+  return shown
     .map((item) => {
       if (item.field === "after" && item.source !== undefined) return `after ${describeSource(item.source)}`;
       const value = JSON.stringify(item.value.length > 80 ? `${item.value.slice(0, 77)}...` : item.value);
@@ -26,10 +36,19 @@ export function provenanceReason(evidence: readonly Evidence[]): string {
     .join("; ");
 }
 
-function sourceList(sources: readonly string[], trusted: readonly string[]): string {
+/** The tools `trusted` and `untrusted` name in a policy. */
+interface SourceLists {
+  trusted: readonly string[];
+  untrusted: readonly string[];
+}
+
+function sourceList(sources: readonly string[], lists: SourceLists): string {
   const names = sources.flatMap((source) => {
     if (source === "user") return ["what the user wrote"];
-    if (source === "trusted") return trusted.length === 0 ? [] : [`the output of ${trusted.map((t) => `\`${t}\``).join(", ")}`];
+    if (source === "trusted" || source === "untrusted") {
+      const tools = lists[source];
+      return tools.length === 0 ? [] : [`the output of ${tools.map((t) => `\`${t}\``).join(", ")}`];
+    }
     if (source.startsWith("args:")) return [`an earlier \`${source.slice(5)}\` call`];
     return [`the output of \`${source}\``];
   });
@@ -47,8 +66,10 @@ const consequence = (mode: "deny" | "ask") => (mode === "deny" ? "it is refused"
 
 /** Usage sentences for the system prompt: what a provenance, context or budget rule asks of the model. */
 export const provenanceUsage = {
-  from: (tools: string, field: string, sources: readonly string[], trusted: readonly string[], mode: "deny" | "ask", only?: readonly string[], otherwise: readonly string[] = []) =>
-    `${tools}: ${only === undefined ? `\`${field}\` must come from` : `${only.join(" and ")} in \`${field}\` must come from`} ${sourceList(sources, trusted)}${otherwise.length === 0 ? "" : ` (or match ${otherwise.join(" or ")})`}; otherwise ${consequence(mode)}`,
+  from: (tools: string, field: string, sources: readonly string[], lists: SourceLists, mode: "deny" | "ask", only?: readonly string[], otherwise: readonly string[] = []) =>
+    `${tools}: ${only === undefined ? `\`${field}\` must come from` : `${only.join(" and ")} in \`${field}\` must come from`} ${sourceList(sources, lists)}${otherwise.length === 0 ? "" : ` (or match ${otherwise.join(" or ")})`}; otherwise ${consequence(mode)}`,
+  foundIn: (tools: string, field: string, sources: readonly string[], lists: SourceLists, mode: "deny" | "ask") =>
+    `${tools}: when \`${field}\` also appears in ${sourceList(sources, lists)}, ${consequence(mode)}`,
   after: (tools: string, after: readonly string[], untrusted: readonly string[], scope: "run" | "thread", mode: "deny" | "ask") => {
     const names = after.flatMap((name) => (name === "untrusted" ? untrusted : [name])).map((name) => `\`${name}\``);
     return `${tools}: once ${names.join(", ")} returned in this ${scope === "run" ? "request" : "conversation"}, ${mode === "deny" ? "it is refused" : "a human is asked first"}`;

@@ -51,6 +51,16 @@ export async function reviewOpenCalls(
   if (!ai) return undefined;
   const reviewed = await reviewModelTurn(guard, state.guard, state.messages, config, false, true);
   if (!reviewed) return undefined;
+  if (reviewed.limitError) {
+    // A limit with exitBehavior "error": every call answered now; through the (empty) tools step to
+    // beforeModel, which throws (LangChain passes a hook's error on as it is; wrapModelCall's it wraps).
+    return {
+      messages: reviewed.answered,
+      guard: { ...state.guard, approvals: reviewed.approvals, turn: null, forcedTool: null, next: "agent", limitError: reviewed.limitError },
+      guardResults: null,
+      jumpTo: "tools" as const,
+    };
+  }
   const decided: GuardState = { ...state.guard, approvals: reviewed.approvals, turn: reviewed.turn, forcedTool: null, next: "dispatch" };
   const nothingRuns = reviewed.runnable.length === 0;
   const edited = reviewed.runnable.filter((c) => c.edited);

@@ -10,7 +10,7 @@ import { beforeAgentState, hasUnsettledTurn, settleTurn } from "./run-state.js";
 import { GuardMiddlewareState } from "./state.js";
 import { guardToolCall } from "./tool-call.js";
 import { TurnGate } from "./turn-gate.js";
-import { limitEndMessages, waitingCalls } from "../guard/engine.js";
+import { limitEndMessages, throwIfLimitStopped, waitingCalls } from "../guard/engine.js";
 import { screenRunInput } from "../guard/approval.js";
 
 /** Guard options, or a prebuilt Guard to share with other graphs. */
@@ -51,6 +51,8 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
     beforeModel: {
       canJumpTo: ["end", "tools", "model"],
       hook: async (state, runtime) => {
+        // The last turn crossed a limit with exitBehavior "error" (its calls are answered): the run stops here.
+        throwIfLimitStopped(state.guard);
         if (!hasUnsettledTurn(state.guard, state.guardResults)) return undefined;
         const ended = limitEndMessages(state.guard.turn, state.guard);
         const settled = settleTurn(guard, state.guard, state.guardResults);
@@ -75,15 +77,19 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
     },
 
     wrapModelCall: async (request, handler) => {
+      // Backstop (beforeModel throws first): never call the model after a limit with exitBehavior "error".
+      throwIfLimitStopped(request.state.guard);
       const rules = rulesOf(guard, request.state.guard);
       const tools = allowedToolsFor(guard, rules, request.tools, { strict: guard.strictToolsFor(request.model) });
       const forced = forcedToolFor(guard, request.state.guard, rules, request.state.messages);
       const canForce = forced !== null && tools.some((t) => toolName(t) === forced);
+      // A rule leaves a choice of tools and one of them must be called (Letta's should_force_tool_call).
+      const mustCall = !canForce && forced === null && tools.length > 0 && guard.engine.mustCallTool(rules, guard.now());
       const response = await handler({
         ...request,
         tools,
         systemPrompt: promptFor(guard, rules, request.systemPrompt),
-        ...(canForce ? { toolChoice: { type: "function" as const, function: { name: forced } } } : {}),
+        ...(canForce ? { toolChoice: { type: "function" as const, function: { name: forced } } } : mustCall ? { toolChoice: "required" as const } : {}),
       });
       return withForcedCall(guard, response, forced, rules);
     },

@@ -13,7 +13,7 @@ type UpdateOf<K extends keyof GuardChannels> = z.output<GuardChannels[K]["update
  * initial value.
  */
 export const GuardMiddlewareState = new StateSchema(
-  mapGuardChannels<{ [K in keyof GuardChannels]: ReducedValue<ValueOf<K>, UpdateOf<K>> }>(
+  mapGuardChannels<{ -readonly [K in keyof GuardChannels]: ReducedValue<ValueOf<K>, UpdateOf<K>> }>(
     // LangChain's agent requires every middleware state field to have a default, the update schema included.
     (channel) =>
       new ReducedValue(channel.value.default(channel.initial), { inputSchema: channel.update.default(channel.initial), reducer: channel.reducer }),

@@ -122,12 +122,13 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
     keys.push(key);
     values.push(value);
   }
+  sortEntries(keys, values);
   const out = Object.create(CANONICAL_PROTOTYPE) as Record<string, unknown>; // "__proto__" stays a plain key
-  for (const i of sortedOrder(keys)) {
+  for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     const value = values[i];
-    // Two keys that normalise alike keep both values, as a duplicated key does.
-    if (Object.hasOwn(out, key)) {
+    // Two keys that normalise alike keep both values, as a duplicated key does (sorted: they are adjacent).
+    if (i > 0 && key === keys[i - 1]) {
       const prior = out[key];
       out[key] = new DuplicateValues(prior instanceof DuplicateValues ? [...prior.values, value] : [prior, value]);
     } else out[key] = value;
@@ -143,21 +144,31 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
  */
 const CANONICAL_PROTOTYPE: object = Object.freeze(Object.create(null) as object);
 
-/** Positions of `keys` in sorted order, equal keys in their original order (a stable sort). */
-function sortedOrder(keys: readonly string[]): number[] {
-  const order = keys.map((_, i) => i);
-  if (keys.length > 16) return order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
-  // Arguments have a few keys: an insertion sort, which moves a position only past strictly greater keys.
-  for (let i = 1; i < order.length; i++) {
-    const current = order[i]!;
+/** Sorts `keys` and `values` together by key; equal keys keep their order (a stable sort). */
+function sortEntries(keys: string[], values: unknown[]): void {
+  if (keys.length > 16) {
+    const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+    const sortedKeys = order.map((i) => keys[i]!);
+    const sortedValues = order.map((i) => values[i]);
+    for (let i = 0; i < keys.length; i++) {
+      keys[i] = sortedKeys[i]!;
+      values[i] = sortedValues[i];
+    }
+    return;
+  }
+  // Arguments have a few keys: an insertion sort, which moves an entry only past strictly greater keys.
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    const value = values[i];
     let at = i;
-    while (at > 0 && keys[order[at - 1]!]! > keys[current]!) {
-      order[at] = order[at - 1]!;
+    while (at > 0 && keys[at - 1]! > key) {
+      keys[at] = keys[at - 1]!;
+      values[at] = values[at - 1];
       at -= 1;
     }
-    order[at] = current;
+    keys[at] = key;
+    values[at] = value;
   }
-  return order;
 }
 
 function build(input: unknown, ctx: BuildContext, depth: number): unknown {
@@ -221,6 +232,36 @@ class LazyCanonicalArgs implements CanonicalArgs {
 }
 
 const OVERSIZED: CanonicalArgs = { value: null, text: "", literal: null, literalText: "", changed: false, oversized: true, controlChar: undefined };
+
+/** A string JSON.stringify renders differently from itself (a quote, a backslash, a control character, a surrogate). */
+const NEEDS_JSON_ESCAPE_RE = /["\\\u0000-\u001F\uD800-\uDFFF]/;
+
+function tokenText(text: string): string {
+  return NEEDS_JSON_ESCAPE_RE.test(text) ? JSON.stringify(text) : text;
+}
+
+/**
+ * True when `test` holds for the JSON rendering of some key, string, number, boolean or null of a
+ * canonical tree (`CanonicalArgs.value` or `.literal`), as `JSON.stringify(tree)` renders each:
+ * strings that need escaping are tested escaped (with their quotes), embedded JSON as its document,
+ * duplicated keys as their values. For a search whose matches never cross a structural character
+ * (`matchesWithinJsonTokens`), this equals searching the whole text, without building it.
+ */
+export function someJsonToken(tree: unknown, test: (text: string) => boolean): boolean {
+  if (typeof tree === "string") return test(tokenText(tree));
+  if (typeof tree === "number" || typeof tree === "boolean" || tree === null) return test(JSON.stringify(tree));
+  if (typeof tree !== "object") return false;
+  if (tree instanceof EmbeddedJson) return someJsonToken(tree.parsed, test);
+  const items = tree instanceof DuplicateValues ? tree.values : Array.isArray(tree) ? (tree as unknown[]) : undefined;
+  if (items !== undefined) {
+    for (const item of items) if (someJsonToken(item, test)) return true;
+    return false;
+  }
+  for (const key of Object.keys(tree)) {
+    if (test(tokenText(key)) || someJsonToken((tree as Record<string, unknown>)[key], test)) return true;
+  }
+  return false;
+}
 
 /** Builds the matching views of `args`; input over the size or depth limit comes back `oversized`. */
 export function canonicalize(args: unknown): CanonicalArgs {

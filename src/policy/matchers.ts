@@ -59,6 +59,8 @@ export const ANY_VALUE: unique symbol = Symbol("judged by the condition itself")
 export function equalityKey(found: unknown, fold: (text: string) => string): string | undefined | typeof ANY_VALUE {
   if (found === undefined) return undefined;
   if (typeof found === "string") return hasControlChars(found) ? ANY_VALUE : fold(found);
+  // A finite number's JSON text is String(n) (digits, ".", "-", "e", "+": no control character).
+  if (typeof found === "number" && Number.isFinite(found)) return fold(String(found));
   if (found === null || typeof found === "number" || typeof found === "boolean") {
     const text = asText(found);
     return hasControlChars(text) ? ANY_VALUE : fold(text);

@@ -35,43 +35,44 @@ function unsupportedFeature(pattern: string): string | undefined {
 /** `a|b|c` with no metacharacters: searched with indexOf, much faster than the regex engine. */
 const LITERAL_ALTERNATIVES_RE = /^[^\\^$.*+?()[\]{}|]+(?:\|[^\\^$.*+?()[\]{}|]+)*$/;
 
-const NON_ASCII_RE = /[^\x00-\x7F]/;
-/** The characters RE2's case-insensitive matching folds onto an ASCII letter besides its other case (a test checks every code point). */
-export const FOLDS_TO_ASCII: Readonly<Record<string, string>> = { "\u017F": "s", "\u212A": "k" };
-const FOLDABLE_RE = /[A-Z\u017F\u212A]/g;
-
 /**
- * `input` with what RE2 folds onto ASCII letters folded (A–Z to a–z, U+017F long s to s, U+212A
- * Kelvin sign to k) and every other character kept: an ASCII literal (lower case) matches `input`
- * case-insensitively under RE2 exactly where it occurs in this text. (toLowerCase would not do:
- * it leaves the Kelvin sign alone and turns U+0130 into "i" plus a dot.)
+ * A JavaScript regex for plain literals (`a|b`, no metacharacter among them), case-insensitive
+ * unless `caseSensitive`. With the `u` flag, JavaScript compares characters by Unicode simple case
+ * folding, which for printable ASCII is RE2's case-insensitive matching: both fold exactly U+017F
+ * (long s) onto s and U+212A (Kelvin sign) onto k besides the other ASCII case, and nothing else
+ * onto printable ASCII (test/policy-index.test.ts checks every code point against both engines).
+ * Faster than lower-casing the text (no copy) and than re2js.
  */
-function asciiFold(input: string): string {
-  return NON_ASCII_RE.test(input) ? input.replace(FOLDABLE_RE, (ch) => FOLDS_TO_ASCII[ch] ?? ch.toLowerCase()) : input.toLowerCase();
+function literalRegExp(alternatives: readonly string[], caseSensitive: boolean, whole: boolean): RegExp {
+  const body = alternatives.join("|");
+  return new RegExp(whole ? `^(?:${body})$` : body, caseSensitive ? "u" : "iu");
 }
 
-// Many rules search the same canonical text one after another: fold it once (shared by all rules).
-let lastInput: string | undefined;
-let lastFolded = "";
-function asciiFolded(input: string): string {
-  if (input !== lastInput) {
-    lastInput = input;
-    lastFolded = asciiFold(input);
-  }
-  return lastFolded;
+/** Characters that delimit keys, strings, numbers and literals in JSON text (and the escape character). */
+const JSON_STRUCTURE_RE = /[{}[\]:,"\\]/;
+
+/**
+ * True when `pattern` is searched as plain literals none of which holds a JSON structural character
+ * (`{ } [ ] : , "` or `\\`). Then, in a JSON text, every match lies inside the rendering of one key,
+ * string, number or literal: those renderings are separated by structural characters, and no
+ * character of the literals matches one (not even case-insensitively). So searching each rendering
+ * finds a match exactly when searching the whole text does (`someJsonToken` in canonical.ts).
+ */
+export function matchesWithinJsonTokens(pattern: string): boolean {
+  return isPlainLiteralPattern(pattern) && !JSON_STRUCTURE_RE.test(pattern.replaceAll("|", ""));
+}
+
+/** `a|b|c` of printable ASCII with no regex metacharacter: searched without the regex engine. */
+function isPlainLiteralPattern(pattern: string): boolean {
+  return LITERAL_ALTERNATIVES_RE.test(pattern) && /^[\x20-\x7E]*$/.test(pattern);
 }
 
 function literalSearch(pattern: string, caseSensitive: boolean): SafeRegex {
-  const fold = (text: string) => (caseSensitive ? text : asciiFold(text));
-  const needles = pattern.split("|").map(fold);
-  return {
-    source: pattern,
-    test: (input) => {
-      const haystack = caseSensitive ? input : asciiFolded(input);
-      return needles.some((needle) => haystack.includes(needle));
-    },
-    testExact: (input) => needles.includes(fold(input)),
-  };
+  const needles = pattern.split("|");
+  if (caseSensitive) return { source: pattern, test: (input) => needles.some((needle) => input.includes(needle)), testExact: (input) => needles.includes(input) };
+  const search = literalRegExp(needles, false, false);
+  const exact = literalRegExp(needles, false, true);
+  return { source: pattern, test: (input) => search.test(input), testExact: (input) => exact.test(input) };
 }
 
 /**
@@ -94,7 +95,7 @@ export function compileSafeRegex(pattern: string, options: { caseSensitive?: boo
     throw new PolicyRegexError(options.where, pattern, detail);
   }
   // ASCII-only literals: searched in the folded text (see asciiFold).
-  if (LITERAL_ALTERNATIVES_RE.test(pattern) && /^[\x20-\x7E]*$/.test(pattern)) return literalSearch(pattern, options.caseSensitive === true);
+  if (isPlainLiteralPattern(pattern)) return literalSearch(pattern, options.caseSensitive === true);
   const required = requiredLiteral(pattern);
   if (required === undefined) {
     return {
@@ -105,9 +106,8 @@ export function compileSafeRegex(pattern: string, options: { caseSensitive?: boo
   }
   const caseSensitive = options.caseSensitive === true;
   const needle = caseSensitive ? required.literal : required.literal.toLowerCase();
-  const mayMatch = required.anchored
-    ? (input: string) => startsWithAscii(input, needle, caseSensitive)
-    : (input: string) => containsAscii(input, needle, caseSensitive);
+  const contains = literalRegExp([required.literal], caseSensitive, false);
+  const mayMatch = required.anchored ? (input: string) => startsWithAscii(input, needle, caseSensitive) : (input: string) => contains.test(input);
   return {
     source: pattern,
     test: (input) => mayMatch(input) && compiled.test(input),
@@ -129,9 +129,9 @@ const PLAIN_CHAR_RE = /^[A-Za-z0-9_ \-/:,=@%'"<>!#&;~]$/;
  * Why it is safe: without `|`, a pattern `L R` (or `^L R`) with L a run of plain characters matches
  * a text only where L matches, immediately before what R matches; a plain character matches itself,
  * and, case-insensitively, also the characters RE2's simple case folding puts in its orbit: for an
- * ASCII letter that is its other case, plus U+212A (K) and U+017F (s) (FOLDS_TO_ASCII).
- * `startsWithAscii` leaves any non-ASCII character to the regex; `containsAscii` searches the
- * folded text (asciiFold), where the literal occurs wherever RE2 could match it.
+ * ASCII letter that is its other case, plus U+212A (K) and U+017F (s). `startsWithAscii` leaves any
+ * non-ASCII character to the regex; an unanchored literal is looked for with `literalRegExp`, which
+ * folds as RE2 does.
  */
 export function requiredLiteral(pattern: string): { literal: string; anchored: boolean } | undefined {
   if (pattern.includes("|") || pattern.includes("(?")) return undefined;
@@ -159,7 +159,3 @@ function startsWithAscii(input: string, needle: string, caseSensitive: boolean):
   return true;
 }
 
-/** False only when `input` cannot contain `needle` (lower-cased unless case-sensitive) under RE2 matching. */
-function containsAscii(input: string, needle: string, caseSensitive: boolean): boolean {
-  return (caseSensitive ? input : asciiFolded(input)).includes(needle);
-}

@@ -36,14 +36,14 @@ interface Group {
 export class ValueIndex {
   private constructor(
     private readonly groups: readonly Group[],
-    /** 1 for rules the index never skips, 0 for indexed ones. */
-    private readonly template: Uint8Array,
+    /** 1 for rules the index never skips, 0 for indexed ones (a plain array: copying it is cheaper than a typed array's). */
+    private readonly template: readonly number[],
   ) {}
 
   /** The index of `rules` (in effect order), or undefined when none of them can be indexed. */
   static build(rules: readonly IndexableRule[]): ValueIndex | undefined {
     const groups = new Map<string, Group>();
-    const template = new Uint8Array(rules.length).fill(1);
+    const template: number[] = rules.map(() => 1);
     rules.forEach((rule, position) => {
       if (rule.contextual) return;
       const lookup = rule.where.find((condition) => condition.equality !== undefined)?.equality;
@@ -65,19 +65,24 @@ export class ValueIndex {
   }
 
   /** Per rule position: 1 when the rule must be evaluated, 0 when its verdict is NO. Undefined: evaluate every rule. */
-  live(view: CanonicalArgs): Uint8Array | undefined {
+  live(view: CanonicalArgs): readonly number[] | undefined {
     if (view.oversized) return undefined;
-    const live = this.template.slice();
+    // Most calls hit no indexed rule: the template is returned as it is, copied only to mark a hit.
+    let live: readonly number[] = this.template;
     for (const group of this.groups) {
-      mark(live, group, equalityKey(group.read(view.value), group.fold));
-      if (view.changed) mark(live, group, equalityKey(group.read(view.literal), group.fold));
+      live = mark(live, this.template, group, equalityKey(group.read(view.value), group.fold));
+      if (view.changed) live = mark(live, this.template, group, equalityKey(group.read(view.literal), group.fold));
     }
     return live;
   }
 }
 
-function mark(live: Uint8Array, group: Group, key: string | undefined | typeof ANY_VALUE): void {
-  if (key === undefined) return;
+/** `live` with the rules `key` selects in `group` set to 1 (a copy of the template on the first hit). */
+function mark(live: readonly number[], template: readonly number[], group: Group, key: string | undefined | typeof ANY_VALUE): readonly number[] {
+  if (key === undefined) return live;
   const positions = key === ANY_VALUE ? group.members : group.byKey.get(key);
-  if (positions !== undefined) for (const position of positions) live[position] = 1;
+  if (positions === undefined) return live;
+  const out = live === template ? template.slice() : (live as number[]);
+  for (const position of positions) out[position] = 1;
+  return out;
 }

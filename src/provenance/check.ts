@@ -35,8 +35,9 @@ export function provenanceWarnings(permissions: readonly PermissionRule[], prove
       sourcesIn(condition, sources);
       for (const source of sources) {
         if (source === "user") continue;
-        if (source === "trusted") {
-          if (trusted.length === 0) warnings.push(`${label}: where[${JSON.stringify(selector)}] accepts trusted outputs, but provenance.trusted lists no tool`);
+        if (source === "trusted" || source === "untrusted") {
+          const listed = source === "trusted" ? trusted : untrusted;
+          if (listed.length === 0) warnings.push(`${label}: where[${JSON.stringify(selector)}] accepts ${source} outputs, but provenance.${source} lists no tool`);
           continue;
         }
         const tool = source.startsWith("args:") ? source.slice(5) : source;

@@ -1,5 +1,5 @@
 import { NO, UNKNOWN, YES, type Verdict } from "../policy/kinds/verdict.js";
-import type { Evaluation } from "./context.js";
+import type { Evaluation, ProvenanceSettings } from "./context.js";
 import type { Evidence, ProvenanceIndex, SourceText } from "./index-builder.js";
 import type { BudgetCondition, ConditionSpec, FromCondition } from "./schema.js";
 import { DEFAULT_MIN_LENGTH, extractIdentifiers, valueQuery, type ValueQuery } from "./tokens.js";
@@ -53,62 +53,114 @@ export function describeCondition<Leaf>(condition: ConditionSpec<Leaf>, describe
   return `${{ lt: "<", lte: "<=", gt: ">", gte: ">=" }[op]} ${String(c[op])}`;
 }
 
-/** Values repeat across the calls of a thread: their lookups are kept (bounded, dropped all at once when full). */
-const queries = new Map<string, ValueQuery>();
+/** Values repeat across the calls of a thread: their lookups are kept per minLength (bounded, dropped all at once when full). */
+const queries = new Map<number, Map<string, ValueQuery>>();
+let cachedQueries = 0;
 const MAX_CACHED_QUERIES = 10_000;
 const MAX_CACHED_VALUE_CHARS = 512;
 
 function cachedQuery(value: string | number, minLength: number): ValueQuery {
   if (typeof value === "number") return valueQuery(value, minLength);
   if (value.length > MAX_CACHED_VALUE_CHARS) return valueQuery(value, minLength);
-  const key = `${minLength}\u0000${value}`;
-  let query = queries.get(key);
+  let byValue = queries.get(minLength);
+  let query = byValue?.get(value);
   if (query === undefined) {
-    if (queries.size >= MAX_CACHED_QUERIES) queries.clear();
+    if (cachedQueries >= MAX_CACHED_QUERIES) {
+      queries.clear();
+      cachedQueries = 0;
+      byValue = undefined;
+    }
+    if (byValue === undefined) {
+      byValue = new Map();
+      queries.set(minLength, byValue);
+    }
     query = valueQuery(value, minLength);
-    queries.set(key, query);
+    byValue.set(value, query);
+    cachedQueries += 1;
   }
   return query;
 }
 
 /** Which sources a `from` list accepts, compiled once. */
-function acceptorOf(sources: readonly string[]): (source: SourceText, trusted: ReadonlySet<string>) => boolean {
+function acceptorOf(sources: readonly string[]): (source: SourceText, trusted: ReadonlySet<string>, untrusted: ReadonlySet<string>) => boolean {
   const user = sources.includes("user");
   const anyTrusted = sources.includes("trusted");
-  const tools = new Set(sources.filter((name) => name !== "user" && name !== "trusted" && !name.startsWith("args:")));
+  const anyUntrusted = sources.includes("untrusted");
+  const tools = new Set(sources.filter((name) => name !== "user" && name !== "trusted" && name !== "untrusted" && !name.startsWith("args:")));
   const calls = new Set(sources.filter((name) => name.startsWith("args:")).map((name) => name.slice(5)));
-  return (source, trusted) => {
+  return (source, trusted, untrusted) => {
     if (source.kind === "user" || source.kind === "system") return user;
     const tool = source.tool ?? "";
     if (source.kind === "call") return calls.has(tool);
-    return tools.has(tool) || (anyTrusted && trusted.has(tool));
+    return tools.has(tool) || (anyTrusted && trusted.has(tool)) || (anyUntrusted && untrusted.has(tool));
   };
 }
 
+/** A value's last trace by one `from` condition, reused while the index it was made on has not changed. */
+interface Traced {
+  index: ProvenanceIndex;
+  /** Texts indexed when it was made: a value found stays found (later texts come later), one not found may be found in a new text. */
+  size: number;
+  trusted: ReadonlySet<string>;
+  settings: ProvenanceSettings;
+  item: Evidence;
+}
+const MAX_MEMO_ENTRIES = 10_000;
+
 function compileFrom(condition: FromCondition): ValueTest {
   const acceptor = acceptorOf(condition.from);
+  // One accept function per trusted set (one per policy), not one per evaluation.
+  let acceptTrusted: ReadonlySet<string> | undefined;
+  let acceptSettings: ProvenanceSettings | undefined;
+  let accept: (source: SourceText) => boolean = () => false;
+  const memo = new Map<string, Map<ValueQuery, Traced>>();
+  let memoEntries = 0;
+  const trace = (value: string, field: string, index: ProvenanceIndex, evaluation: Evaluation, minLength: number): boolean => {
+    const query = cachedQuery(value, minLength);
+    const trusted = evaluation.trusted;
+    let byQuery = memo.get(field);
+    const hit = byQuery?.get(query);
+    if (hit !== undefined && hit.index === index && hit.trusted === trusted && hit.settings === evaluation.settings && (hit.item.found || hit.size === index.size)) {
+      evaluation.evidence.push(hit.item);
+      return hit.item.found;
+    }
+    let item: Evidence;
+    if (query.untraceable !== undefined) {
+      item = appearanceOf(query, field, index);
+    } else {
+      if (acceptTrusted !== trusted || acceptSettings !== evaluation.settings) {
+        acceptTrusted = trusted;
+        acceptSettings = evaluation.settings;
+        const untrusted = evaluation.untrusted;
+        accept = (source) => acceptor(source, trusted, untrusted);
+      }
+      const found = index.find(query, accept);
+      item = { field, value: query.display, found: found.source !== undefined };
+      if (found.source !== undefined) item.source = found.source;
+      if (found.seenIn !== undefined) item.seenIn = found.seenIn;
+    }
+    // Shared by the decisions that trace the same value: never changed after this.
+    Object.freeze(item);
+    if (byQuery === undefined) {
+      if (memoEntries >= MAX_MEMO_ENTRIES) {
+        memo.clear();
+        memoEntries = 0;
+      }
+      byQuery = new Map();
+      memo.set(field, byQuery);
+    }
+    if (!byQuery.has(query)) memoEntries += 1;
+    byQuery.set(query, { index, size: index.size, trusted, settings: evaluation.settings, item });
+    evaluation.evidence.push(item);
+    return item.found;
+  };
   return (text, _restrictive, field = "", evaluation) => {
     const index = evaluation?.provenance();
     if (evaluation === undefined || index === undefined) return UNKNOWN;
-    const trusted = evaluation.trusted;
-    const accept = (source: SourceText) => acceptor(source, trusted);
     const minLength = condition.minLength ?? evaluation.settings.minLength ?? DEFAULT_MIN_LENGTH;
-    const trace = (value: string): boolean => {
-      const query = cachedQuery(value, minLength);
-      if (query.untraceable !== undefined) {
-        evaluation.evidence.push(appearanceOf(query, field, index));
-        return false;
-      }
-      const found = index.find(query, accept);
-      const item: Evidence = { field, value: query.display, found: found.source !== undefined };
-      if (found.source !== undefined) item.source = found.source;
-      if (found.seenIn !== undefined) item.seenIn = found.seenIn;
-      evaluation.evidence.push(item);
-      return found.source !== undefined;
-    };
-    if (condition.only === undefined) return trace(text) ? YES : NO;
+    if (condition.only === undefined) return trace(text, field, index, evaluation, minLength) ? YES : NO;
     let all = true;
-    for (const identifier of extractIdentifiers(text, condition.only)) all = trace(identifier) && all;
+    for (const identifier of extractIdentifiers(text, condition.only)) all = trace(identifier, field, index, evaluation, minLength) && all;
     return all ? YES : NO;
   };
 }
@@ -119,9 +171,25 @@ const NOWHERE = (_source: SourceText) => false;
  * Evidence of where a value appears, without accepting any source: a value too short to trace is
  * still located by its whole-token appearances (and never found); `note` says why it is named.
  */
-function appearanceOf(query: ValueQuery, field: string, index: ProvenanceIndex, note?: string): Evidence {
+/** Where values first appear, per index: a first appearance stays first as the thread grows; "nowhere" is asked again once it grew. */
+const appearances = new WeakMap<ProvenanceIndex, Map<ValueQuery, { size: number; seenIn: SourceText | undefined }>>();
+
+function firstAppearance(query: ValueQuery, index: ProvenanceIndex): SourceText | undefined {
+  let known = appearances.get(index);
+  if (known === undefined || known.size >= MAX_MEMO_ENTRIES) {
+    known = new Map();
+    appearances.set(index, known);
+  }
+  const hit = known.get(query);
+  if (hit !== undefined && (hit.seenIn !== undefined || hit.size === index.size)) return hit.seenIn;
   const alternatives = query.untraceable === undefined ? query.alternatives : (query.appearances ?? []);
   const { seenIn } = index.find({ ...query, alternatives }, NOWHERE);
+  known.set(query, { size: index.size, seenIn });
+  return seenIn;
+}
+
+function appearanceOf(query: ValueQuery, field: string, index: ProvenanceIndex, note?: string): Evidence {
+  const seenIn = firstAppearance(query, index);
   const notes = [note, query.untraceable].filter((x) => x !== undefined);
   const item: Evidence = { field, value: query.display, found: false };
   if (seenIn !== undefined) item.seenIn = seenIn;

@@ -35,6 +35,8 @@ export interface ProvenanceSettings {
   minLength?: number;
 }
 
+const untrustedSets = new WeakMap<ProvenanceSettings, ReadonlySet<string>>();
+
 /** Per-decision evaluation state: the lazily built index and the evidence gathered. */
 export class Evaluation {
   readonly context: DecisionContext | undefined;
@@ -48,6 +50,16 @@ export class Evaluation {
     this.context = context;
     this.settings = settings;
     this.trusted = trusted ?? new Set(settings.trusted ?? []);
+  }
+
+  /** `settings.untrusted` as a set (`from: [untrusted]`), made once per settings object. */
+  get untrusted(): ReadonlySet<string> {
+    let set = untrustedSets.get(this.settings);
+    if (set === undefined) {
+      set = new Set(this.settings.untrusted ?? []);
+      untrustedSets.set(this.settings, set);
+    }
+    return set;
   }
 
   /** The thread's provenance index, or undefined when the caller gave no messages (the guard cannot tell). */

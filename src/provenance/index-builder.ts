@@ -90,6 +90,11 @@ export class ProvenanceIndex {
   /** Index of the human message that started the current run (-1 before any). */
   runStart = -1;
 
+  /** How many texts are indexed (grows with every indexed message or call argument). */
+  get size(): number {
+    return this.texts.length;
+  }
+
   /** How many messages are indexed. */
   get length(): number {
     return this.fingerprints.length;
@@ -169,7 +174,7 @@ export class ProvenanceIndex {
     for (const key of keys) {
       const list = this.byKey.get(key);
       if (list === undefined) this.byKey.set(key, [position]);
-      else list.push(position);
+      else if (list[list.length - 1] !== position) list.push(position);
     }
   }
 

@@ -8,7 +8,7 @@ import { z } from "zod";
  */
 
 const SOURCE_HELP =
-  'user (human messages and the system prompt), trusted (outputs of the tools in provenance.trusted), a tool name (its outputs), or "args:<tool>" (values used by earlier calls of that tool that completed)';
+  'user (human messages and the system prompt), trusted (outputs of the tools in provenance.trusted), untrusted (outputs of the tools in provenance.untrusted: with from and no not, a rule stops values copied from them), a tool name (its outputs), or "args:<tool>" (values used by earlier calls of that tool that completed)';
 
 const SourceSchema = z
   .string()
@@ -86,7 +86,7 @@ export const BudgetSchema = z
 export const ProvenanceConfigSchema = z
   .strictObject({
     trusted: z.array(z.string().min(1)).optional().describe("Tools whose outputs count as trusted sources (from: [trusted])."),
-    untrusted: z.array(z.string().min(1)).optional().describe("Tools whose outputs carry outside text (after: [untrusted])."),
+    untrusted: z.array(z.string().min(1)).optional().describe("Tools whose outputs carry outside text (after: [untrusted], from: [untrusted])."),
     minLength: z.number().int().min(1).optional().describe("Default fewest letters and digits a traced value needs (3)."),
   })
   .describe("Which tool outputs are trusted sources of argument values, and which are untrusted.");

@@ -45,20 +45,36 @@ const ALNUM_RE = /[\p{L}\p{N}]/gu;
 /** A full stop directly followed by a capitalised word ("www.example.com.They") ends a sentence: a space is put there before case is folded. */
 const SENTENCE_GLUE_RE = /\.(?=\p{Lu}\p{Ll})/gu;
 
+const ASCII_RE = /^[\x00-\x7F]*$/;
+const ASCII_WHITESPACE_RUN_RE = /\s+/g;
+
 /** Normalised, case-folded text as every comparison sees it. */
 function canonicalText(text: string): string {
-  return foldCase(normalizeString(text).replace(SENTENCE_GLUE_RE, ". "));
+  // ASCII text (most tool outputs): NFKC, accents, invisible characters and look-alikes change
+  // nothing, so normalising is collapsing whitespace (what normalizeString does, in one pass).
+  const normal = ASCII_RE.test(text) ? text.replace(ASCII_WHITESPACE_RUN_RE, " ").trim() : normalizeString(text);
+  return foldCase(normal.replace(SENTENCE_GLUE_RE, ". "));
 }
 
+const TRAILING_CHARS = new Set([".", "-", "/", ":", "%", "?", "=", "&", "~", "'"]);
+
 function cleanToken(raw: string): string {
-  return raw.replace(TRAILING_RE, "").replace(SCHEME_RE, "").replace(TRAILING_RE, "");
+  // The regular expressions run only when there is something to strip (most tokens have nothing).
+  let token = TRAILING_CHARS.has(raw[raw.length - 1] ?? "") ? raw.replace(TRAILING_RE, "") : raw;
+  const first = token[0];
+  if (first === "h" || first === "m") {
+    const bare = token.replace(SCHEME_RE, "");
+    if (bare !== token) token = bare.replace(TRAILING_RE, "");
+  }
+  return token;
 }
 
 interface Tokenized {
   /** The whole tokens in order. */
   tokens: string[];
   /** Every key under which the text is indexed: tokens, identifier forms (`#…`) and numbers (`n:…`). */
-  keys: Set<string>;
+  /** May repeat a key (the index keeps one position per text). */
+  keys: string[];
   /** " t1 t2 … " for contiguous-run checks. */
   sequence: string;
 }
@@ -82,7 +98,7 @@ export function tokenize(text: string): Tokenized {
     starts.push(match.index);
     ends.push(match.index + match[0].length);
   }
-  const keys = new Set<string>(tokens);
+  const keys = tokens.slice();
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     if (!DIGIT_RE.test(token)) {
@@ -91,7 +107,7 @@ export function tokenize(text: string): Tokenized {
       if (!opensRun) continue;
     } else {
       const number = numberKey(token);
-      if (number !== undefined) keys.add(number);
+      if (number !== undefined) keys.push(number);
       // A decimal number is a number, not an identifier: "1000.0" without its point is not "10000".
       if (number !== undefined && token.includes(".")) continue;
     }
@@ -105,12 +121,12 @@ export function tokenize(text: string): Tokenized {
       if (j > i && !SEPARATOR_GAP_RE.test(canonical.slice(ends[j - 1], starts[j]))) break;
       compact += next.replace(COMPACT_DROP_RE, "");
       if (compact.length > MAX_RUN_CHARS) break;
-      if (DIGIT_RE.test(compact)) keys.add(`#${compact}`);
+      if (DIGIT_RE.test(compact)) keys.push(`#${compact}`);
     }
   }
   for (const match of canonical.matchAll(GROUPED_NUMBER_RE)) {
     const number = numberKey(match[0]);
-    if (number !== undefined) keys.add(number);
+    if (number !== undefined) keys.push(number);
   }
   return { tokens, keys, sequence: ` ${tokens.join(" ")} ` };
 }

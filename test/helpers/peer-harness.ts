@@ -54,6 +54,7 @@ export interface Outcome {
   /** Content of the last message. */
   lastText: string;
   lastIsAI: boolean;
+  /** The first error a step threw (later steps still run). */
   error: unknown;
   /** tool_choice of each model call (agent and middleware only). */
   toolChoices: unknown[];
@@ -101,6 +102,7 @@ function scriptedModel(replies: readonly Reply[]) {
 
 interface Invokable {
   invoke(input: unknown, config: unknown): Promise<unknown>;
+  getState(config: unknown): Promise<{ values: unknown }>;
 }
 
 function graphFor(entry: Entry, scenario: Scenario, executed: Outcome["executed"]) {
@@ -140,8 +142,9 @@ export async function play(entry: Entry, scenario: Scenario): Promise<Outcome> {
       const input = "input" in step ? { messages: [new HumanMessage(step.input)] } : new Command({ resume: step.resume });
       state = (await graph.invoke(input, config)) as typeof state;
     } catch (caught) {
-      error = caught;
-      break;
+      error ??= caught;
+      // What the thread kept: the state of its last checkpoint.
+      state = (await graph.getState(config)).values as typeof state;
     }
   }
   const messages = state.messages ?? [];
