@@ -1,7 +1,8 @@
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { Command, MemorySaver } from "@langchain/langgraph";
+import { Annotation, Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { createAgent } from "langchain";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -12,6 +13,9 @@ import { createGuardedAgent } from "../src/guard/agent.js";
 import { auditStickyRevoked, checkResume, listSticky, pendingApproval, revokeSticky, revokeStickyDecision, stickyDecisions } from "../src/guard/approval.js";
 import type { ApprovalRequest } from "../src/guard/approval.js";
 import { openCheckpointer } from "../src/storage/checkpointer.js";
+import { GuardAnnotation } from "../src/guard/state.js";
+import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
+import { guardMiddleware } from "../src/middleware/guard-middleware.js";
 import { ExecutionLog, k8sTools, prodProtected } from "./helpers/guard-fixtures.js";
 import { postgresConfigured, postgresForTests, uniqueName } from "./helpers/postgres.js";
 
@@ -238,5 +242,50 @@ describe("a standing approval is not a human's look at the call", () => {
     const second = await graph.invoke({ messages: [new HumanMessage("two")] }, thread("kill"));
     expect(log.entries.map((e) => e.args.name)).toEqual(["web"]);
     expect(toolMessages(second.messages).find((m) => m.tool_call_id === "k2")?.content).toMatch(/killswitch/);
+  });
+});
+
+describe("listed and revoked on every entry point (the library calls the CLI uses)", () => {
+  type Graph = Parameters<typeof listSticky>[0] & { invoke(input: unknown, config: unknown): Promise<unknown> };
+  const build: Record<string, (model: ReturnType<typeof fakeModel>, log: ExecutionLog, audit: AuditSink) => Graph> = {
+    createGuardedAgent: (model, log, audit) =>
+      createGuardedAgent({ model, tools: k8sTools(log), permissions: prodProtected, checkpointer: new MemorySaver(), audit }) as unknown as Graph,
+    guardMiddleware: (model, log, audit) =>
+      createAgent({ model, middleware: [guardMiddleware({ tools: k8sTools(log), permissions: prodProtected, audit })], checkpointer: new MemorySaver() })
+        .graph as unknown as Graph,
+    GuardedToolNode: (model, log, audit) => {
+      const State = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec });
+      return new StateGraph(State)
+        .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+        .addNode("tools", new GuardedToolNode({ tools: k8sTools(log), permissions: prodProtected, audit }))
+        .addEdge(START, "agent")
+        .addConditionalEdges("agent", (st) => ((st.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
+        .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
+        .compile({ checkpointer: new MemorySaver() }) as unknown as Graph;
+    },
+  };
+  it.each(Object.keys(build).map((k) => [k]))("%s: made, holds, listed, revoked (audited), asks again", async (entry) => {
+    const log = new ExecutionLog();
+    const audit = new MemoryAuditSink();
+    const graph = build[entry]!(runs([del("web", "staging", "s1")], [del("db", "staging", "s2")], [del("cache", "staging", "s3")]), log, audit);
+    const id = `every-${entry}`;
+    await graph.invoke({ messages: [new HumanMessage("one")] }, thread(id));
+    await graph.invoke(new Command({ resume: { decisions: [{ type: "approve", sticky: { scope: "thread" } }], actor: "alice" } }), thread(id));
+    await graph.invoke({ messages: [new HumanMessage("two")] }, thread(id));
+    expect(log.entries.map((e) => e.args.name)).toEqual(["web", "db"]);
+    const [standing, ...more] = await listSticky(graph, id);
+    expect(more).toEqual([]);
+    expect(standing).toMatchObject({ decision: "approve", tool: "kubectl_delete", scope: "thread", toolCallId: "s1", actor: "alice" });
+    await revokeStickyDecision(graph, id, standing?.id ?? "", { audit, actor: "bob" });
+    expect(await listSticky(graph, id)).toEqual([]);
+    const out = await graph.invoke({ messages: [new HumanMessage("three")] }, thread(id));
+    expect(pendingApproval(out)?.actionRequests.map((a) => a.toolCallId)).toEqual(["s3"]);
+    expect(log.entries.map((e) => e.args.name)).toEqual(["web", "db"]);
+    const human = (await audit.query({ threadId: id })).filter((r) => r.event === "human");
+    expect(human.map((r) => [r.toolCallId, r.decision, r.actor])).toEqual([
+      ["s1", "approve", "alice"],
+      ["s2", "approve", "alice"],
+      ["s1", "revoke", "bob"],
+    ]);
   });
 });

@@ -153,6 +153,29 @@ describe.concurrent("guarded-graph CLI, each command a separate process", { time
     expect(again.stderr).toMatch(/not waiting for approval/);
   });
 
+  it("--leave-rest sends a partial answer: the named call runs, the other waits for a later command", async () => {
+    const dir = workdir();
+    const env = { GUARDED_GRAPH_SCENARIO: twoAsks };
+    expect((await cli(dir, ["run", "devops", "Clean up", "--thread", "e2e-leave"], { env })).code).toBe(0);
+    const both = await cli(dir, ["approve", "e2e-leave", "call_0_0", "--leave-rest", "--reject-rest"], { env });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--reject-rest or --leave-rest, not both/);
+
+    const first = await cli(dir, ["approve", "e2e-leave", "call_0_0", "--leave-rest"], { env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('deployment.apps "worker" deleted');
+    expect(first.stdout).toMatch(/approval needed on thread e2e-leave: 1 pending call/);
+    expect(first.stdout).toMatch(/kubectl_drain\s+call id: call_0_1/);
+    expect(first.stdout).not.toMatch(/Done with both requests/);
+    expect((await threadsJson(dir)).find((t) => t.threadId === "e2e-leave")?.waiting).toBe(true);
+
+    const rest = await cli(dir, ["reject", "e2e-leave", "call_0_1", "--message", "not the node"], { env });
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(rest.stdout).toMatch(/result\s+Done with both requests/);
+    const human = (await auditOf(dir, "e2e-leave")).filter((r) => r.event === "human").map((r) => `${r.decision}:${r.toolCallId}`);
+    expect(human).toEqual(["approve:call_0_0", "reject:call_0_1"]);
+  });
+
   it("run --interactive asks y/n/e at the prompt (answers piped on stdin)", async () => {
     const dir = workdir();
     const result = await cli(dir, ["run", "devops", "Tidy up", "--thread", "e2e-interactive", "--interactive"], { input: "y\n" });

@@ -34,7 +34,7 @@ const tmp = mkdtempSync(join(tmpdir(), "gg-crash-"));
 afterEach(killAllWorkers);
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** One turn: two fast safe calls and a slower one in a parallel batch, then an unsafe call alone. */
+/** One turn of two batches: two fast safe calls and a slower one in parallel, then an unsafe call alone. With the ledger the whole turn is one task. */
 const boundaryScenario: ScenarioInput = {
   name: "boundary",
   turns: [
@@ -51,7 +51,7 @@ const boundaryScenario: ScenarioInput = {
 };
 const BOUNDARY_LABELS = ["fast1", "fast2", "slow", "after"];
 
-/** One parallel batch only: with the ledger the turn runs inside one task (the fast path). */
+/** One parallel batch only. */
 const oneBatchScenario: ScenarioInput = {
   name: "one-batch",
   turns: [
@@ -74,6 +74,8 @@ interface Boundary {
   labels: string[];
   finalText: string;
   killAt: (run: number) => KillPoint;
+  /** Whether the workers have the execution ledger (default true): without it, each call is its own task. */
+  ledger?: boolean;
 }
 
 const BOUNDARIES: Boundary[] = [
@@ -82,9 +84,12 @@ const BOUNDARIES: Boundary[] = [
   { name: "after a call's checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "write-saved", label: BOUNDARY_LABELS[run % 4] }) },
   // the run writes ~8 checkpoints: the n-th one varies with the run
   { name: "after a full checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "checkpoint", nth: 2 + (run % 6) }) },
-  { name: "fast path (one-batch turn in one task), after the ledger completed a call", scenario: oneBatchScenario, labels: ONE_BATCH_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "ledger-done", label: ONE_BATCH_LABELS[run % 3] }) },
-  { name: "fast path (one-batch turn in one task), after a tool's side effect", scenario: oneBatchScenario, labels: ONE_BATCH_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "effect-end", label: ONE_BATCH_LABELS[run % 3] }) },
+  { name: "one-batch turn, after the ledger completed a call", scenario: oneBatchScenario, labels: ONE_BATCH_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "ledger-done", label: ONE_BATCH_LABELS[run % 3] }) },
+  { name: "one-batch turn, after a tool's side effect", scenario: oneBatchScenario, labels: ONE_BATCH_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "effect-end", label: ONE_BATCH_LABELS[run % 3] }) },
   { name: "during the approval wait", scenario: approvalScenario, labels: APPROVAL_LABELS, finalText: "all done", killAt: () => ({ phase: "approval-wait" }) },
+  // Without a ledger (and on a durable checkpointer) each call is its own task: its saved writes keep it from running again.
+  { name: "no ledger (one task per call), after a call's checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", ledger: false, killAt: (run) => ({ phase: "write-saved", label: BOUNDARY_LABELS[run % 4] }) },
+  { name: "no ledger (one task per call), after a full checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", ledger: false, killAt: (run) => ({ phase: "checkpoint", nth: 2 + (run % 6) }) },
 ];
 
 const approveAll = { decisions: [{ type: "approve" }, { type: "approve" }] };
@@ -111,7 +116,7 @@ async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
   // 1. Each thread in its own worker, which SIGKILLs itself at the boundary.
   for (let i = 0; i < threads.length; i += PARALLEL) {
     const wave = threads.slice(i, i + PARALLEL).map((threadId, j) =>
-      spawnWorker({ ...store.base(threadId), mode: "start", scenario: boundary.scenario, workerId: `A${i + j}`, ledger: true, ledgerLeaseMs: 1_000, killAt: boundary.killAt(i + j) }),
+      spawnWorker({ ...store.base(threadId), mode: "start", scenario: boundary.scenario, workerId: `A${i + j}`, ledger: boundary.ledger ?? true, ledgerLeaseMs: 1_000, killAt: boundary.killAt(i + j) }),
     );
     const exits = await Promise.all(wave.map((w) => w.exited));
     // The precondition: every worker died at its boundary (none ran to the end).
@@ -126,7 +131,7 @@ async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
       resume: approveAll,
       scenario: boundary.scenario,
       workerId: "B",
-      ledger: true,
+      ledger: boundary.ledger ?? true,
       ledgerLeaseMs: 1_000,
       waitMs: 20_000,
       threadIds: threads,
@@ -165,6 +170,15 @@ async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
 function expectClean(store: string, boundary: Boundary, counts: Counts) {
   // One line per boundary and database: the counts the issue asks for.
   process.stdout.write(`crash-boundaries ${store} | ${boundary.name} | ${JSON.stringify(counts)}\n`);
+  if (store === "postgres" && boundary.ledger === false) {
+    // Without the ledger on PostgreSQL, a call's saved writes do not keep it from running again:
+    // under LangGraph's default durability ("async") the step's checkpoint may still be on its way
+    // to the database when a task's writes are saved, and a crash then resumes from the checkpoint
+    // before it, whose re-planned tasks do not find those writes (docs/durability.md). Nothing is
+    // lost, stuck or left unanswered; exactly-once on PostgreSQL needs the ledger.
+    expect(counts).toMatchObject({ lost: 0, stuck: 0, badAnswers: 0 });
+    return;
+  }
   expect(counts).toMatchObject({ doubleExecutionsOfCompleted: 0, lost: 0, stuck: 0, badAnswers: 0 });
 }
 

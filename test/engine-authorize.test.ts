@@ -6,7 +6,7 @@
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { Annotation, Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, Command, END, interrupt, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -30,7 +30,7 @@ import { defineTool } from "../src/tools/define-tool.js";
 type Script = AIMessage[];
 type Invoke = (input: unknown, config: Record<string, unknown>) => Promise<{ messages: BaseMessage[] }>;
 interface Entry {
-  name: "createGuardedAgent" | "createGuardedAgent+ledger" | "GuardedToolNode" | "guardMiddleware";
+  name: "createGuardedAgent" | "createGuardedAgent+MemorySaver" | "createGuardedAgent+ledger" | "GuardedToolNode" | "guardMiddleware";
   build(guardOptions: GuardOptions, script: Script, extra?: { interruptBeforeTools?: boolean }): { invoke: Invoke };
 }
 
@@ -42,13 +42,32 @@ function scripted(script: Script) {
   return model.respond(endMessage()).respond(endMessage()).respond(endMessage());
 }
 
+/**
+ * A checkpointer the guard cannot know to live in this process only (any class but MemorySaver
+ * itself may persist): without a ledger, each call is its own task.
+ */
+class OpaqueSaver extends MemorySaver {}
+
 const entries: Entry[] = [
   {
+    // No ledger, a checkpointer that may be durable: one task per call (Send), batch by batch.
     name: "createGuardedAgent",
     build(options, script, extra) {
       const graph = buildGuardedGraph(new Guard(options), { model: scripted(script) }).compile({
-        checkpointer: new MemorySaver(),
+        checkpointer: new OpaqueSaver(),
         ...(extra?.interruptBeforeTools ? { interruptBefore: [GUARDED_NODES.tools] } : {}),
+      });
+      return { invoke: (input, config) => graph.invoke(input as never, config) as Promise<{ messages: BaseMessage[] }> };
+    },
+  },
+  {
+    // No ledger, LangGraph's in-memory MemorySaver: the turn runs in one task, kept exactly-once in
+    // this process by the graph's process ledger (as durable as the checkpoints).
+    name: "createGuardedAgent+MemorySaver",
+    build(options, script, extra) {
+      const graph = buildGuardedGraph(new Guard(options), { model: scripted(script) }).compile({
+        checkpointer: new MemorySaver(),
+        ...(extra?.interruptBeforeTools ? { interruptBefore: [GUARDED_NODES.tools, GUARDED_NODES.execute] } : {}),
       });
       return { invoke: (input, config) => graph.invoke(input as never, config) as Promise<{ messages: BaseMessage[] }> };
     },
@@ -348,7 +367,7 @@ describe.each(entries)("$name: InitialCall and the model's own call in one turn"
 });
 
 describe("a task run later from its checkpoint (fresh invoke) is authorized at its start", () => {
-  for (const name of ["createGuardedAgent", "createGuardedAgent+ledger", "GuardedToolNode"] as const) {
+  for (const name of ["createGuardedAgent", "createGuardedAgent+MemorySaver", "createGuardedAgent+ledger", "GuardedToolNode"] as const) {
     it(`${name}: stopped before its tools ran, continued after stopAll: nothing runs`, async () => {
       const runs: Run[] = [];
       const live = await liveKillswitch();
@@ -378,20 +397,105 @@ describe("the engine's sentences (exact text)", () => {
   });
 });
 
-describe("the fast path: a one-batch turn runs inside one task when the guard has a ledger", () => {
-  it("no task per call: the turn is one execute step, every call ran once and is recorded", async () => {
+describe("graph shape: the turn in one task when a ledger keeps it exactly-once, else one task per call", () => {
+  const nodesOf = async (graph: { stream: (input: never, config: never) => Promise<AsyncIterable<Record<string, unknown>>> }, thread: string, input: unknown = human()) => {
+    const nodes: string[] = [];
+    for await (const update of await graph.stream(input as never, { ...cfg(thread), streamMode: "updates" } as never)) nodes.push(...Object.keys(update));
+    return nodes;
+  };
+
+  it("with a ledger: review, authorization, execution and recording of a turn are one execute step after the model step", async () => {
     const runs: Run[] = [];
     const ledger = await openLedger(`memory:fast-path-${Math.random()}`);
     const guard = new Guard({ tools: tools(runs, ["job"]), ledger, rules: [{ type: "MaxCalls", tool: "job", max: 3 }] });
+    // A checkpointer that may be durable: the ledger alone makes the one-task turn exactly-once.
     const graph = buildGuardedGraph(guard, { model: scripted([turn(undefined, call("job", "a"), call("job", "b"), call("job", "c"))]) }).compile({
-      checkpointer: new MemorySaver(),
+      checkpointer: new OpaqueSaver(),
     });
-    const nodes: string[] = [];
-    for await (const update of await graph.stream(human(), { ...cfg("fast-path"), streamMode: "updates" })) nodes.push(...Object.keys(update));
-    expect(nodes).toEqual([GUARDED_NODES.agent, GUARDED_NODES.review, GUARDED_NODES.execute, GUARDED_NODES.agent, GUARDED_NODES.finish]);
+    expect(await nodesOf(graph, "fast-path")).toEqual([GUARDED_NODES.agent, GUARDED_NODES.execute, GUARDED_NODES.agent, GUARDED_NODES.finish]);
     expect(runs.map((r) => r.label).sort()).toEqual(["a", "b", "c"]);
     const state = await graph.getState(cfg("fast-path"));
     expect(state.values.guard.rules?.runCounts).toEqual({ job: 3 });
     expectOneAnswerPerCall(state.values.messages);
+  });
+
+  it("with a ledger, a turn of several batches is one task too: each batch starts after the one before ended", async () => {
+    const runs: Run[] = [];
+    const ledger = await openLedger(`memory:fast-path-batches-${Math.random()}`);
+    const safe = tools(runs, ["read"]);
+    const unsafe = tools(runs, ["write"], { safe: false });
+    const guard = new Guard({ tools: [...safe, ...unsafe], ledger });
+    const script = [turn(undefined, call("read", "r1", { ms: 20 }), call("read", "r2", { ms: 5 }), call("write", "w1"), call("read", "r3"))];
+    const graph = buildGuardedGraph(guard, { model: scripted(script) }).compile({ checkpointer: new OpaqueSaver() });
+    expect(await nodesOf(graph, "fast-path-batches")).toEqual([GUARDED_NODES.agent, GUARDED_NODES.execute, GUARDED_NODES.agent, GUARDED_NODES.finish]);
+    const at = (label: string) => runs.find((r) => r.label === label) as Run;
+    expect(runs.map((r) => r.label).sort()).toEqual(["r1", "r2", "r3", "w1"]);
+    expect(at("w1").start).toBeGreaterThanOrEqual(Math.max(at("r1").end, at("r2").end));
+    expect(at("r3").start).toBeGreaterThanOrEqual(at("w1").end);
+    expectOneAnswerPerCall((await graph.getState(cfg("fast-path-batches"))).values.messages);
+  });
+
+  it("MemorySaver without a ledger: one execute step per turn", async () => {
+    const runs: Run[] = [];
+    const graph = buildGuardedGraph(new Guard({ tools: tools(runs, ["job"]) }), { model: scripted([turn(undefined, call("job", "a"), call("job", "b"))]) }).compile({
+      checkpointer: new MemorySaver(),
+    });
+    expect(await nodesOf(graph, "memory-saver")).toEqual([GUARDED_NODES.agent, GUARDED_NODES.execute, GUARDED_NODES.agent, GUARDED_NODES.finish]);
+    expect(runs.map((r) => r.label).sort()).toEqual(["a", "b"]);
+  });
+
+  it("MemorySaver without a ledger: a call that completed is not run again when the turn's task runs again in this process (a tool's interrupt resumed)", async () => {
+    const runs: Run[] = [];
+    const asking = defineTool({
+      name: "confirm",
+      description: "asks its caller from inside the tool",
+      schema: z.object({ label: z.string() }),
+      risk: "low",
+      isConcurrencySafe: () => true,
+      execute: async (input) => {
+        const answer = interrupt({ question: `confirm ${input.label}?` }) as string;
+        runs.push({ tool: "confirm", label: `${input.label}:${answer}`, thread: "", start: 0, end: 0, outcome: "ok" });
+        return `confirmed ${answer}`;
+      },
+    });
+    const job = tools(runs, ["job"], { onRun: () => new Promise((resolve) => setTimeout(resolve, 5)) });
+    const graph = buildGuardedGraph(new Guard({ tools: [...job, asking] }), { model: scripted([turn(undefined, call("job", "j1", { ms: 1 }), call("confirm", "c1"))]) }).compile({
+      checkpointer: new MemorySaver(),
+    });
+    const first = (await graph.invoke(human() as never, cfg("tool-interrupt"))) as { __interrupt__?: unknown[] };
+    expect(first.__interrupt__?.length).toBe(1);
+    expect(runs.map((r) => r.label)).toEqual(["j1"]);
+    const out = await graph.invoke(new Command({ resume: "yes" }) as never, cfg("tool-interrupt"));
+    // j1 completed before the interrupt: the re-run of the task read its result, it did not run again.
+    expect(runs.map((r) => r.label)).toEqual(["j1", "c1:yes"]);
+    expect(String(byCall(out.messages).get("j1")?.content)).toBe("j1 ok");
+    expectOneAnswerPerCall(out.messages);
+  });
+
+  it("no ledger and a checkpointer that may persist: the review step, then one task per call", async () => {
+    const runs: Run[] = [];
+    const graph = buildGuardedGraph(new Guard({ tools: tools(runs, ["job"]) }), { model: scripted([turn(undefined, call("job", "a"), call("job", "b"))]) }).compile({
+      checkpointer: new OpaqueSaver(),
+    });
+    expect(await nodesOf(graph, "per-call")).toEqual([GUARDED_NODES.agent, GUARDED_NODES.review, GUARDED_NODES.tools, GUARDED_NODES.tools, GUARDED_NODES.agent, GUARDED_NODES.finish]);
+    expect(runs.map((r) => r.label).sort()).toEqual(["a", "b"]);
+  });
+
+  it("a call that asks: execute runs nothing and hands the turn to the review step, which asks once; the approved turn comes back to execute", async () => {
+    const runs: Run[] = [];
+    const risky = tools(runs, ["deploy"]).map((t) => t);
+    const guard = new Guard({ tools: risky, toolRisk: { deploy: "high" } });
+    const graph = buildGuardedGraph(guard, { model: scripted([turn(undefined, call("deploy", "d1"), call("deploy", "d2"))]) }).compile({
+      checkpointer: new MemorySaver(),
+    });
+    expect(await nodesOf(graph, "asks")).toEqual([GUARDED_NODES.agent, GUARDED_NODES.execute, "__interrupt__"]);
+    expect(runs).toEqual([]);
+    const state = await graph.getState(cfg("asks"));
+    expect(state.next).toEqual([GUARDED_NODES.review]);
+    expect(state.tasks.flatMap((t) => t.interrupts ?? [])).toHaveLength(1);
+    const after = await nodesOf(graph, "asks", new Command({ resume: { decisions: [{ type: "approve" }, { type: "reject" }] } }));
+    expect(after).toEqual([GUARDED_NODES.review, GUARDED_NODES.execute, GUARDED_NODES.agent, GUARDED_NODES.finish]);
+    expect(runs.map((r) => r.label)).toEqual(["d1"]);
+    expectOneAnswerPerCall((await graph.getState(cfg("asks"))).values.messages);
   });
 });

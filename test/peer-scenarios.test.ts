@@ -10,7 +10,8 @@ import type { Entry, Outcome, Scenario } from "./helpers/peer-harness.js";
  * points. Sources: LangChain.js `toolCallLimit.test.ts` and `hitl.test.ts`
  * (libs/langchain/src/agents/middleware/tests/), Letta's `tests/test_tool_rule_solver.py`.
  * `same: false` marks a deliberate difference; `why` says what we do instead (docs/migration-*.md).
- * Per-tool approval config, sticky approvals and partial answers are t13a's scenarios, not here.
+ * Partial answers (the OpenAI Agents SDK's) are in test/partial-answers.test.ts; sticky approvals in
+ * test/approval-sticky.test.ts and test/cli-sticky.test.ts.
  */
 interface PeerScenario {
   id: string;
@@ -32,6 +33,9 @@ const forcedAt = (o: Outcome, i: number, tool: string) =>
     o.entry === "agent" ? tool : { type: "function", function: { name: tool } },
   );
 const modelEntries: readonly Entry[] = ["agent", "middleware"];
+/** Some tool must be called, the model picks which (LangChain's "any"; createAgent's request type spells it "required"). */
+const anyToolAt = (o: Outcome, i: number) =>
+  expect(o.toolChoices[i], `${o.entry}: tool_choice of model call ${i}`).toBe(o.entry === "agent" ? "any" : "required");
 
 const SCENARIOS: PeerScenario[] = [
   // ── LangChain toolCallLimitMiddleware ─────────────────────────────────────────────────────────
@@ -166,6 +170,87 @@ const SCENARIOS: PeerScenario[] = [
       expect(ran(o)).toEqual(["search", "calculator"]);
       expect(o.toolText["2"]).toBe(
         "Refused search by rule MaxCalls:search#0: call limit reached: search may be called at most 1 time per run and was called 1 time. Allowed now: calculator.",
+      );
+      expect(o.lastText).toBe("done");
+      noOrphans(o);
+    },
+  },
+  {
+    id: "L15", peer: "langchain", same: true,
+    title: "a global and a tool-specific limit together: the tool's limit ends the run (global threadLimit 10, search threadLimit 2)",
+    scenario: {
+      tools: [search, calculator],
+      rules: [
+        { type: "MaxTotalCalls", tool: "*", max: 10, scope: "thread", exitBehavior: "end" },
+        { type: "MaxCalls", tool: "search", max: 2, scope: "thread", exitBehavior: "end" },
+      ],
+      replies: [[{ name: "search", id: "1" }, { name: "search", id: "2" }, { name: "calculator", id: "3" }], [{ name: "search", id: "4" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search", "calculator"]);
+      expect(o.lastText).toBe(
+        "Stopped: call limit reached: search may be called at most 2 times per thread and was called 2 times (rule MaxCalls:search#1), so this run ends here.",
+      );
+      noOrphans(o);
+    },
+  },
+  {
+    id: "L16", peer: "langchain", same: true,
+    title: "thread and run limits together: the run limit is hit first and named (threadLimit 5, runLimit 2)",
+    scenario: {
+      tools: [search],
+      rules: [
+        { type: "MaxTotalCalls", tool: "*", max: 5, scope: "thread", exitBehavior: "end" },
+        { type: "MaxTotalCalls", tool: "*", max: 2, scope: "run", exitBehavior: "end" },
+      ],
+      replies: [[{ name: "search", id: "1" }, { name: "search", id: "2" }], [{ name: "search", id: "3" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search"]);
+      expect(o.lastText).toBe(
+        "Stopped: call limit reached: at most 2 calls to all tools together per run, and 2 were made (rule MaxTotalCalls:*#1), so this run ends here.",
+      );
+    },
+  },
+  {
+    id: "L17", peer: "langchain", same: true,
+    title: "thread and run limits together: the thread limit is hit first and named (threadLimit 2, runLimit 10)",
+    scenario: {
+      tools: [search],
+      rules: [
+        { type: "MaxTotalCalls", tool: "*", max: 2, scope: "thread", exitBehavior: "end" },
+        { type: "MaxTotalCalls", tool: "*", max: 10, scope: "run", exitBehavior: "end" },
+      ],
+      replies: [[{ name: "search", id: "1" }], [{ name: "search", id: "2" }], [{ name: "search", id: "3" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search"]);
+      expect(o.lastText).toBe(
+        "Stopped: call limit reached: at most 2 calls to all tools together per thread, and 2 were made (rule MaxTotalCalls:*#0), so this run ends here.",
+      );
+    },
+  },
+  {
+    id: "L18", peer: "langchain", same: true,
+    title: "exitBehavior continue: the limited tool is blocked (its refusal names the tool and the limit), the other tool of each turn runs on",
+    scenario: {
+      tools: [search, calculator],
+      rules: [{ type: "MaxCalls", tool: "search", max: 2, scope: "thread", exitBehavior: "continue" }],
+      replies: [
+        [{ name: "search", id: "1" }, { name: "calculator", id: "2" }],
+        [{ name: "search", id: "3" }, { name: "calculator", id: "4" }],
+        [{ name: "search", id: "5" }, { name: "calculator", id: "6" }],
+        "done",
+      ],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "calculator", "search", "calculator", "calculator"]);
+      expect(o.toolText["5"]).toBe(
+        "Refused search by rule MaxCalls:search#0: call limit reached: search may be called at most 2 times per thread and was called 2 times. Allowed now: calculator.",
       );
       expect(o.lastText).toBe("done");
       noOrphans(o);
@@ -494,6 +579,8 @@ const SCENARIOS: PeerScenario[] = [
         "Refused other by rule InitialCall:start_tool#0: the first call must be one of start_tool, prep_tool. Allowed now: start_tool; prep_tool.",
       );
       expect(ran(o)).toEqual(["prep_tool", "other"]);
+      // Two init rules: the first model call must call a tool, the model picks which (test_should_force_tool_call_init_rule_no_history).
+      if (o.entry !== "node") anyToolAt(o, 0);
     },
   },
   {
@@ -674,9 +761,9 @@ const SCENARIOS: PeerScenario[] = [
     },
   },
   {
-    id: "E13", peer: "letta", same: false,
-    why: "Letta replaces the model's arguments with the rule's args entirely; ours replaces only the keys the rule sets and keeps the model's others",
-    title: "init rule args are used for the call",
+    // Letta's test_merge_and_validate_prefilled_args_overrides_llm_values: {a: 1, b: "hello"} + {a: 42} → {a: 42, b: "hello"}.
+    id: "E13", peer: "letta", same: true,
+    title: "init rule args override the model's values for their keys; the model's other keys stay",
     scenario: {
       tools: [{ name: "start_tool" }, { name: "other" }],
       rules: [{ type: "InitialCall", tool: "start_tool", args: { mode: "fast" } }],
@@ -696,6 +783,74 @@ const SCENARIOS: PeerScenario[] = [
     },
     check: (o) => {
       expect(o.executed).toEqual([{ tool: "start_tool", args: {} }, { tool: "next_tool", args: { depth: 2 } }]);
+    },
+  },
+  {
+    id: "E20", peer: "letta", same: true,
+    title: "two init rules on one tool: their args merge, the later rule wins a shared key (test_multiple_rules_args_last_write_wins)",
+    scenario: {
+      tools: [{ name: "alpha" }, { name: "beta" }],
+      rules: [
+        { type: "InitialCall", tool: "alpha", args: { x: 1, y: "first" } },
+        { type: "InitialCall", tool: "alpha", args: { y: "second", z: true } },
+      ],
+      replies: [[{ name: "alpha", args: { y: "model", w: 0 }, id: "1" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => expect(o.executed).toEqual([{ tool: "alpha", args: { x: 1, y: "second", z: true, w: 0 } }]),
+  },
+  {
+    id: "E21", peer: "letta", same: true, entries: modelEntries,
+    title: "several constraining rules: whichever is active forces its single next tool; none active, nothing forced (test_should_force_tool_call_multiple_constrained_rules_one_active)",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "final_tool" }, { name: "prep_tool" }, { name: "helper_tool" }],
+      rules: [
+        { type: "ChildTools", tool: "start_tool", children: ["next_tool"] },
+        { type: "ChildTools", tool: "next_tool", children: ["final_tool"] },
+        { type: "ParentTools", tool: "prep_tool", children: ["helper_tool"] },
+      ],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "next_tool", id: "2" }], [{ name: "final_tool", id: "3" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolChoices[0]).toBeUndefined();
+      forcedAt(o, 1, "next_tool");
+      forcedAt(o, 2, "final_tool");
+      expect(o.toolChoices[3]).toBeUndefined();
+      expect(ran(o)).toEqual(["start_tool", "next_tool", "final_tool"]);
+    },
+  },
+  {
+    id: "E22", peer: "letta", same: true, entries: modelEntries,
+    title: "a child rule leaving two tools makes the next model call call one of them (test_should_force_tool_call_child_rule_active)",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "helper_tool" }, { name: "other" }],
+      rules: [{ type: "ChildTools", tool: "start_tool", children: ["next_tool", "helper_tool"] }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "helper_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolChoices[0]).toBeUndefined();
+      anyToolAt(o, 1);
+      // Not after the child ran (the rule no longer constrains): test_should_force_tool_call_child_rule_inactive.
+      expect(o.toolChoices[2]).toBeUndefined();
+      expect(ran(o)).toEqual(["start_tool", "helper_tool"]);
+    },
+  },
+  {
+    id: "E23", peer: "letta", same: true, entries: modelEntries,
+    title: "a parent rule with two children, right after the parent: one of them must be called (test_should_force_tool_call_parent_rule_active)",
+    scenario: {
+      tools: [{ name: "start_tool" }, { name: "next_tool" }, { name: "helper_tool" }, { name: "other" }],
+      rules: [{ type: "ParentTools", tool: "start_tool", children: ["next_tool", "helper_tool"] }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "next_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolChoices[0]).toBeUndefined();
+      anyToolAt(o, 1);
+      expect(o.toolChoices[2]).toBeUndefined();
+      expect(ran(o)).toEqual(["start_tool", "next_tool"]);
     },
   },
   // Letta's ParentToolRule (`parent_last_tool`): children only right after the parent.
@@ -796,8 +951,8 @@ describe("peer scenario counts (for the migration guides)", () => {
       const mine = all.filter((s) => s.peer === peer);
       return { same: mine.filter((s) => s.same).length, total: mine.length };
     };
-    expect(count("langchain")).toEqual({ same: 23, total: 30 });
-    expect(count("letta")).toEqual({ same: 17, total: 19 });
+    expect(count("langchain")).toEqual({ same: 27, total: 34 });
+    expect(count("letta")).toEqual({ same: 22, total: 23 });
     for (const s of all) if (!s.same) expect((s as PeerScenario).why, s.id).toBeTruthy();
   });
 });

@@ -195,3 +195,33 @@ describe("ParentTools (Letta's ParentToolRule, parent_last_tool)", () => {
     expect(executionPlan([{ type: "ParentTools", tool: "plan", children: ["act"] }]).mermaid).toMatch(/plan ==>\|"only then"\| t\d+_act/);
   });
 });
+
+describe("mustCallTool: a rule leaves a choice and some tool must be called (Letta's should_force_tool_call)", () => {
+  const tools = { tools: new Map<string, string[]>([["s", []], ["a", []], ["b", []], ["x", []]]) };
+  const after = (e: ToolRulesEngine, tool: string) => record(e, e.initialState(0), tool);
+
+  it("a child or parent rule with two tools right after its tool; not before, not after a child ran", () => {
+    for (const type of ["ChildTools", "ParentTools"] as const) {
+      const e = new ToolRulesEngine([{ type, tool: "s", children: ["a", "b"] }], tools);
+      expect(e.mustCallTool(e.initialState(0), 0)).toBe(false);
+      expect(e.mustCallTool(after(e, "s"), 0)).toBe(true);
+      expect(e.forcedTool(after(e, "s"), 0)).toBeNull();
+      expect(e.mustCallTool(record(e, after(e, "s"), "a"), 0)).toBe(false);
+    }
+  });
+
+  it("init alternatives until one ran; never when a single tool is forced, when only the rule's own tool is left, when nothing is, or when the rule asks", () => {
+    const init = new ToolRulesEngine([{ type: "InitialCall", tool: "s", alternatives: ["a"] }], tools);
+    expect(init.mustCallTool(init.initialState(0), 0)).toBe(true);
+    expect(init.mustCallTool(after(init, "a"), 0)).toBe(false);
+    const single = new ToolRulesEngine([{ type: "ChildTools", tool: "s", children: ["a"] }], tools);
+    expect(single.mustCallTool(after(single, "s"), 0)).toBe(false);
+    expect(single.forcedTool(after(single, "s"), 0)?.tool).toBe("a");
+    const own = new ToolRulesEngine([{ type: "ChildTools", tool: "s", children: ["s", "x"] }, { type: "MaxCalls", tool: "x", max: 0 }], tools);
+    expect(own.mustCallTool(after(own, "s"), 0)).toBe(false);
+    const none = new ToolRulesEngine([{ type: "ConditionalNext", tool: "s", outputMapping: { yes: "a" }, requireOutputMapping: true }], tools);
+    expect(none.mustCallTool(none.record(none.initialState(0), { tool: "s", callId: "1", success: true, at: 0, output: "no" }), 0)).toBe(false);
+    const asks = new ToolRulesEngine([{ type: "ChildTools", tool: "s", children: ["a", "b"], onViolation: "ask" }], tools);
+    expect(asks.mustCallTool(after(asks, "s"), 0)).toBe(false);
+  });
+});

@@ -108,3 +108,13 @@ export function guardedAgent(options: ContenderOptions & { audit?: AuditSink; ma
     invoke: async (threadId, text) => (await agent.invoke({ messages: [{ role: "user", content: text }] }, runConfig(threadId))).messages,
   };
 }
+
+/** Ours without permission rules, tool rules or audit sink: what the guarded graph costs by itself (profiling). */
+export function bareGuardedAgent(options: ContenderOptions): Contender {
+  const agent = createGuardedAgent({ model: loopModel(options), tools: options.tools ?? noopTools(), checkpointer: options.checkpointer(), maxConcurrency: 10 });
+  return {
+    id: "c-bare",
+    label: "guarded-graph createGuardedAgent, no rules, no audit",
+    invoke: async (threadId, text) => (await agent.invoke({ messages: [{ role: "user", content: text }] }, runConfig(threadId))).messages,
+  };
+}

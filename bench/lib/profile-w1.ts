@@ -1,12 +1,22 @@
 /**
- * W1 under the profiler, one contender at a time:
+ * W1 under the profiler, one contender at a time, set up as the bench sets it up (ours with the
+ * JSONL audit sink; `c-bare`: ours without rules and audit, the graph's own cost):
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof/c --import tsx bench/lib/profile-w1.ts c
  *   npx tsx bench/lib/profile-summary.ts /tmp/prof/c
  */
 import { MemorySaver } from "@langchain/langgraph";
-import { guardedAgent, langchainAgent, plainToolNode } from "./contenders.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openAuditSink } from "../../src/audit/open.js";
+import { bareGuardedAgent, guardedAgent, langchainAgent, plainToolNode } from "./contenders.js";
 
 const which = process.argv[2] ?? "c";
-const make = which === "a" ? plainToolNode : which === "b" ? langchainAgent : guardedAgent;
-const contender = make({ turnsPerRun: 10, checkpointer: () => new MemorySaver() });
-for (let t = 0; t < 60; t++) await contender.invoke(`t${t}`, "go");
+const threads = Number(process.argv[3] ?? 60);
+const dir = mkdtempSync(join(tmpdir(), "gg-profile-w1-"));
+const audit = which === "c" ? await openAuditSink(`jsonl:${join(dir, "audit.jsonl")}`) : undefined;
+const options = { turnsPerRun: 10, checkpointer: () => new MemorySaver() };
+const contender = which === "a" ? plainToolNode(options) : which === "b" ? langchainAgent(options) : which === "c-bare" ? bareGuardedAgent(options) : guardedAgent({ ...options, audit });
+for (let t = 0; t < threads; t++) await contender.invoke(`t${t}`, "go");
+await audit?.close();
+rmSync(dir, { recursive: true, force: true });

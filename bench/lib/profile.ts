@@ -19,12 +19,18 @@ export interface HotSpot {
   share: number;
 }
 
+/** The project's root as the profiled process saw it (any checkout or worktree): frames under it are the project's own. */
+const ROOT = `${process.cwd()}/`;
+
+function projectPath(url: string): string | undefined {
+  const path = url.replace(/^file:\/\//, "");
+  return path.startsWith(ROOT) ? path.slice(ROOT.length) : undefined;
+}
+
 function shortUrl(url: string): string {
   const nm = url.lastIndexOf("node_modules/");
   if (nm >= 0) return url.slice(nm + "node_modules/".length);
-  const work = url.indexOf("/work/main/");
-  if (work >= 0) return url.slice(work + "/work/main/".length);
-  return url.replace(/^file:\/\//, "");
+  return projectPath(url) ?? url.replace(/^file:\/\//, "");
 }
 
 /** Package (or project folder) a frame belongs to: "@langchain/langgraph", "src/guard", "(gc)", "node:internal". */
@@ -35,8 +41,8 @@ export function areaOf(url: string): string {
     const parts = url.slice(nm + "node_modules/".length).split("/");
     return parts[0]?.startsWith("@") ? `${parts[0]}/${parts[1]}` : (parts[0] ?? url);
   }
-  const work = url.indexOf("/work/main/");
-  if (work >= 0) return url.slice(work + "/work/main/".length).split("/").slice(0, 2).join("/");
+  const own = projectPath(url);
+  if (own !== undefined) return own.split("/").slice(0, 2).join("/");
   if (url.startsWith("node:")) return "node:internal";
   return url;
 }

@@ -13,6 +13,8 @@ export interface Answers {
   message?: string | undefined;
   edits: { id: string; args: Record<string, unknown> }[];
   rejectRest: boolean;
+  /** `--leave-rest`: a partial answer; the calls not answered stay pending and are asked again after these ran. */
+  leaveRest?: boolean | undefined;
   /** `--sticky SCOPE [--sticky-args JSON]`: the command's own decisions (its approvals, or its rejections) stand for later calls. */
   sticky?: { on: "approve" | "reject"; request: StickyRequest } | undefined;
 }
@@ -64,15 +66,15 @@ export function resumeFromAnswers(request: ApprovalRequest, answers: Answers, ac
     else if (answers.rejectRest) decisions.set(id, { type: "reject", message: answers.message ?? "rejected with --reject-rest" });
   }
   const missing = pending.filter((a) => !decisions.has(a.toolCallId));
-  if (missing.length > 0) {
+  if (missing.length > 0 && answers.leaveRest !== true) {
     const names = missing.map((a) => `${a.toolCallId} (${a.name})`).join(", ");
     throw new CliError(
-      `refused: every pending call needs a decision and ${names} has none. Answer ${missing.length === 1 ? "it" : "them"} in the same command (--approve ID, --reject ID), or pass --reject-rest to reject the rest. Nothing was sent.`,
+      `refused: every pending call needs a decision and ${names} has none. Answer ${missing.length === 1 ? "it" : "them"} in the same command (--approve ID, --reject ID), or pass --reject-rest to reject the rest (--leave-rest: answer them later). Nothing was sent.`,
     );
   }
   const resume = { decisions: Object.fromEntries(decisions), actor };
   try {
-    return checkResume(pending.map((a) => ({ id: a.toolCallId, name: a.name })), resume, allowedDecisionsOf(request));
+    return checkResume(pending.map((a) => ({ id: a.toolCallId, name: a.name })), resume, allowedDecisionsOf(request), { partial: answers.leaveRest === true });
   } catch (error) {
     if (error instanceof ApprovalResumeError) throw new CliError(`${error.message}. Nothing was sent.`);
     throw error;

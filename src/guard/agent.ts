@@ -3,14 +3,16 @@ import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@l
 import { END, START, Send, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { threadIdOf } from "./audit-trail.js";
-import { exitStep, throwIfLimitStopped, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
+import { exitStep, throwIfLimitStopped, finishTurn, inPlanOrder, ledgerKeyFor, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
+import { executionLedger, ProcessLedger } from "./ledger-claim.js";
 import type { CallSlot } from "./engine.js";
 import { Guard } from "./guard.js";
 import { forcedToolFor, callModel } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
 import { screenRunInput } from "./approval.js";
 import { GuardedAgentState } from "./state.js";
-import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall } from "./state.js";
+import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall, TurnPlan } from "./state.js";
+import type { ToolMessage } from "@langchain/core/messages";
 import { lastAIMessage, openToolCalls } from "./turn.js";
 import { GuardConfigError } from "../errors/index.js";
 
@@ -123,18 +125,38 @@ function toolsNode(guard: Guard) {
 }
 
 /**
- * execute (the fast path): a turn whose approved calls form one batch runs inside this one task,
- * each call authorized at its start, and the turn is recorded here. Used only with an execution
- * ledger, which keeps it exactly-once across crashes (claim before a call, complete after): a
- * re-run of this task after a crash re-runs only the calls the ledger has not completed.
+ * execute (the fast path): the turn's review, authorization at each call's start, execution and
+ * recording in this one task. Reached straight from the model step: the review runs here (it is
+ * pure and deterministic, so a re-run of this task after a crash reviews alike), and only when a
+ * call asks for a human does the turn go to the review node (which raises the one interrupt) and
+ * come back with the approved plan. Used only with an execution ledger, which keeps it
+ * exactly-once across crashes (claim before a call, complete after): a re-run of this task after
+ * a crash re-runs only the calls the ledger has not completed.
  */
-function executeNode(guard: Guard): Node {
+function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
   return async (state, config) => {
-    const turn = state.guard.turn;
-    if (!turn) return { guard: { ...state.guard, next: "agent" } };
-    const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId: turn.messageId };
-    const { executed, done } = await runBatches(guard, turn, rulesOf(guard, state.guard), ctx, config);
-    return { messages: [...executed.map((e) => e.message), ...limitEndMessages(turn, state.guard)], guard: finishTurn(guard, state.guard, done), guardResults: null };
+    let g = state.guard;
+    let answered: ToolMessage[] = [];
+    if (g.turn === null) {
+      const reviewed = await reviewModelTurn(guard, g, state.messages, config, true);
+      if (!reviewed) return { guard: { ...g, next: "agent" } };
+      // Someone must decide: the approval state records what waits; the review node asks.
+      if (reviewed.retry) return { guard: { ...g, approvals: reviewed.approvals, next: "agent" } };
+      // A limit with exitBehavior "error": every call answered with its refusal, nothing runs; the next step throws.
+      if (reviewed.limitError) {
+        return { messages: reviewed.answered, guard: { ...g, approvals: reviewed.approvals, turn: null, next: "agent", limitError: reviewed.limitError } };
+      }
+      g = { ...g, approvals: reviewed.approvals, turn: reviewed.turn };
+      answered = reviewed.answered;
+    }
+    const turn = g.turn as TurnPlan;
+    const base = rulesOf(guard, g);
+    const ctx = { threadId: threadIdOf(config), runId: g.runId, messageId: turn.messageId };
+    const ledger = executionLedger(guard, processLedger, config);
+    const { executed, done } = await runBatches(guard, turn, base, ctx, config, ledger);
+    // This task returned: it never runs again, so the process ledger need not keep its calls.
+    if (ledger === processLedger) processLedger?.forget(Object.keys(turn.calls).map((id) => ledgerKeyFor(ctx.threadId, base.run, id)));
+    return { messages: [...answered, ...executed.map((e) => e.message), ...limitEndMessages(turn, g)], guard: finishTurn(guard, g, done), guardResults: null };
   };
 }
 
@@ -183,11 +205,13 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     limitsMayEndRun(guard) ||
     guard.engine.rules.some((r) => r.type === "Terminal" || r.type === "TerminalIf");
 
-  // The fast path needs the ledger for exactly-once; without one each call is its own task, whose
-  // saved writes keep a completed call from running again.
-  const fastPath = guard.options.ledger !== undefined;
+  // The one-task turn (execute) needs a ledger for exactly-once: the guard's, or, on LangGraph's
+  // in-memory checkpointer, this graph's process ledger. Without one each call is its own task,
+  // whose saved writes keep a completed call from running again.
+  const processLedger = new ProcessLedger();
+  const oneTask = (config: LangGraphRunnableConfig) => executionLedger(guard, processLedger, config) !== undefined;
 
-  /** The next batch: the whole turn in one task (fast path), or one Send per call carrying what its start check needs. */
+  /** The next batch: the whole turn in one task (execute), or one Send per call carrying what its start check needs. */
   const dispatch = (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Send[] | "collect" | "agent" | "review" | "execute" => {
     const turn = state.guard.turn;
     const batch = turn?.batches[turn.nextBatch];
@@ -196,7 +220,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
       if (needsCollect() || turn.nextBatch !== 0) return N.collect;
       return hasOpenCalls(state) ? N.review : N.agent;
     }
-    if (fastPath && turn.nextBatch === 0 && turn.batches.length === 1) return N.execute;
+    if (oneTask(config)) return N.execute;
     const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId: turn.messageId };
     const guardSlot: CallSlot = { ctx, batch: turn.nextBatch, base: rulesOf(guard, state.guard), done: turn.done ?? [] };
     return batch.flatMap((id) => {
@@ -205,8 +229,9 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     });
   };
 
-  const afterAgent = (state: GuardedAgentStateType) =>
-    (lastAIMessage(state.messages)?.tool_calls?.length ?? 0) > 0 ? N.review : N.finish;
+  /** The model's calls: reviewed and run in one task (execute) when a ledger allows it, else the review step first. */
+  const afterAgent = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) =>
+    (lastAIMessage(state.messages)?.tool_calls?.length ?? 0) > 0 ? (oneTask(config) ? N.execute : N.review) : N.finish;
 
   const afterTools = (state: GuardedAgentStateType) => {
     const turn = state.guard.turn;
@@ -230,11 +255,11 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     .addNode(N.agent, agentNode(guard, options))
     .addNode(N.review, reviewNode(guard))
     .addNode(N.tools, toolsNode(guard) as unknown as Node)
-    .addNode(N.execute, executeNode(guard))
+    .addNode(N.execute, executeNode(guard, processLedger))
     .addNode(N.collect, collectNode(guard))
     .addNode(N.finish, finishNode(guard))
     .addEdge(START, N.agent)
-    .addConditionalEdges(N.agent, afterAgent, [N.review, N.finish])
+    .addConditionalEdges(N.agent, afterAgent, [N.review, N.execute, N.finish])
     .addConditionalEdges(N.review, dispatch, [N.tools, N.execute, N.collect, N.agent, N.review])
     .addConditionalEdges(N.execute, afterTurn, [N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.tools, afterTools, [N.agent, N.collect, N.review])

@@ -12,6 +12,7 @@ import type { TurnContext } from "./audit-trail.js";
 import type { ApprovalState, ApprovalStepOptions } from "./approval.js";
 import { executeCall, refusedCall } from "./execute.js";
 import type { ExecutedCall } from "./execute.js";
+import type { ExecutionLedgerView } from "./interfaces.js";
 import type { Guard } from "./guard.js";
 import { guardReminder, isGuardMessage } from "./model-step.js";
 import { partitionCalls } from "./partition.js";
@@ -296,6 +297,13 @@ export interface CallSlot {
   done: readonly CallResult[];
 }
 
+interface RunOptions {
+  /** Collects the outcome records for one append by the caller (else each call appends its own). */
+  outcomes?: AuditRecord[];
+  /** The ledger that keeps the call exactly-once (default: the guard's). */
+  ledger?: ExecutionLedgerView | undefined;
+}
+
 /**
  * Authorizes one call at its start, runs it (ledger, abort hierarchy, timeout, truncation) and
  * audits the outcome. Every entry point runs calls through here; never throws for a tool failure.
@@ -305,15 +313,16 @@ export async function runCall(
   call: ReviewedCall,
   slot: CallSlot,
   config: LangGraphRunnableConfig | undefined,
-  outcomes?: AuditRecord[],
+  options: RunOptions = {},
 ): Promise<ExecutedCall> {
+  const { outcomes, ledger = guard.options.ledger } = options;
   const refused = authorizeAtStart(guard, call, slot.base, slot.done);
   if (refused) {
     await auditRecheck(guard, slot.ctx, refused);
     return refusedCall(guard, refused);
   }
   const key = ledgerKeyFor(slot.ctx.threadId, slot.base.run, call.id);
-  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config);
+  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config, ledger);
   // In one task, a batch's outcomes go to the sink in one append (the caller writes `outcomes`).
   if (outcomes) outcomes.push(outcomeRecord(guard, slot.ctx, call, executed.result.status));
   else await auditOutcome(guard, slot.ctx, call, executed.result.status);
@@ -331,6 +340,7 @@ export async function runBatches(
   base: RuleState,
   ctx: TurnContext,
   config: LangGraphRunnableConfig | undefined,
+  ledger: ExecutionLedgerView | undefined = guard.options.ledger,
 ): Promise<{ executed: ExecutedCall[]; done: CallResult[] }> {
   const done: CallResult[] = [...(turn.done ?? [])];
   const executed: ExecutedCall[] = [];
@@ -338,12 +348,21 @@ export async function runBatches(
     const batch = turn.batches[index] ?? [];
     const earlier = [...done];
     const outcomes: AuditRecord[] = [];
-    const ran = await Promise.all(
+    // Every call of the batch settles before the task goes on or ends: a call that throws (a tool's
+    // interrupt, a failing audit sink) never leaves its siblings running after the task is gone,
+    // and the ledger has recorded each sibling that completed before the task runs again.
+    const settled = await Promise.allSettled(
       batch.flatMap((id) => {
         const call = turn.calls[id];
-        return call ? [runCall(guard, call, { ctx, batch: index, base, done: earlier }, config, outcomes)] : [];
+        return call ? [runCall(guard, call, { ctx, batch: index, base, done: earlier }, config, { outcomes, ledger })] : [];
       }),
     );
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) {
+      if (outcomes.length > 0) await guard.options.audit?.write(outcomes);
+      throw failed.reason;
+    }
+    const ran = settled.map((s) => (s as PromiseFulfilledResult<ExecutedCall>).value);
     // One append per batch. A crash before it loses no record: completed calls come back from the
     // ledger on the re-run and their outcome records (same ids) are written then.
     if (outcomes.length > 0) await guard.options.audit?.write(outcomes);

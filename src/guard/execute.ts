@@ -6,6 +6,7 @@ import { CallAbortError, abortCauseOf, describeAbort, joinBatch, timeoutSignal }
 import type { Guard } from "./guard.js";
 import type { CallResult, ReviewedCall } from "./state.js";
 import { claimCall } from "./ledger-claim.js";
+import type { ExecutionLedgerView } from "./interfaces.js";
 import { truncateResult } from "./truncate.js";
 import { execution, refusals } from "../messages/index.js";
 
@@ -83,6 +84,7 @@ export async function executeCall(
   batchKey: string,
   idempotencyKey: string,
   config: LangGraphRunnableConfig | undefined,
+  ledger: ExecutionLedgerView | undefined = guard.options.ledger,
 ): Promise<ExecutedCall> {
   const tool = guard.tool(call.name);
   const spec = guard.spec(call.name);
@@ -90,7 +92,7 @@ export async function executeCall(
   if (!tool || !spec) return finish("error", execution.notRegistered(call.name));
 
   const timeoutMs = spec.timeoutMs ?? guard.options.defaultTimeoutMs;
-  const claim = await claimCall(guard, idempotencyKey, config?.signal);
+  const claim = await claimCall(guard, ledger, idempotencyKey, config?.signal);
   if (claim.kind === "aborted") {
     return finish("cancelled", execution.didNotRun(call.name, describeAbort({ kind: "run" })));
   }

@@ -92,8 +92,10 @@ export async function callModel(
   const bindable = model as Bindable;
   let runnable: { invoke: BaseChatModel["invoke"] } = model;
   if (typeof bindable.bindTools === "function" && definitions.length > 0) {
+    // One tool forced by name; or a rule leaves a choice of tools and one of them must be called.
+    const choice = forced ?? (guard.engine.mustCallTool(rules, guard.now()) ? "any" : undefined);
     try {
-      runnable = bindable.bindTools(definitions, forced ? { tool_choice: forced } : {});
+      runnable = bindable.bindTools(definitions, choice ? { tool_choice: choice } : {});
     } catch {
       runnable = bindable.bindTools(definitions);
     }

@@ -83,11 +83,13 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       const tools = allowedToolsFor(guard, rules, request.tools, { strict: guard.strictToolsFor(request.model) });
       const forced = forcedToolFor(guard, request.state.guard, rules, request.state.messages);
       const canForce = forced !== null && tools.some((t) => toolName(t) === forced);
+      // A rule leaves a choice of tools and one of them must be called (Letta's should_force_tool_call).
+      const mustCall = !canForce && forced === null && tools.length > 0 && guard.engine.mustCallTool(rules, guard.now());
       const response = await handler({
         ...request,
         tools,
         systemPrompt: promptFor(guard, rules, request.systemPrompt),
-        ...(canForce ? { toolChoice: { type: "function" as const, function: { name: forced } } } : {}),
+        ...(canForce ? { toolChoice: { type: "function" as const, function: { name: forced } } } : mustCall ? { toolChoice: "required" as const } : {}),
       });
       return withForcedCall(guard, response, forced, rules);
     },

@@ -233,6 +233,36 @@ class LazyCanonicalArgs implements CanonicalArgs {
 
 const OVERSIZED: CanonicalArgs = { value: null, text: "", literal: null, literalText: "", changed: false, oversized: true, controlChar: undefined };
 
+/** A string JSON.stringify renders differently from itself (a quote, a backslash, a control character, a surrogate). */
+const NEEDS_JSON_ESCAPE_RE = /["\\\u0000-\u001F\uD800-\uDFFF]/;
+
+function tokenText(text: string): string {
+  return NEEDS_JSON_ESCAPE_RE.test(text) ? JSON.stringify(text) : text;
+}
+
+/**
+ * True when `test` holds for the JSON rendering of some key, string, number, boolean or null of a
+ * canonical tree (`CanonicalArgs.value` or `.literal`), as `JSON.stringify(tree)` renders each:
+ * strings that need escaping are tested escaped (with their quotes), embedded JSON as its document,
+ * duplicated keys as their values. For a search whose matches never cross a structural character
+ * (`matchesWithinJsonTokens`), this equals searching the whole text, without building it.
+ */
+export function someJsonToken(tree: unknown, test: (text: string) => boolean): boolean {
+  if (typeof tree === "string") return test(tokenText(tree));
+  if (typeof tree === "number" || typeof tree === "boolean" || tree === null) return test(JSON.stringify(tree));
+  if (typeof tree !== "object") return false;
+  if (tree instanceof EmbeddedJson) return someJsonToken(tree.parsed, test);
+  const items = tree instanceof DuplicateValues ? tree.values : Array.isArray(tree) ? (tree as unknown[]) : undefined;
+  if (items !== undefined) {
+    for (const item of items) if (someJsonToken(item, test)) return true;
+    return false;
+  }
+  for (const key of Object.keys(tree)) {
+    if (test(tokenText(key)) || someJsonToken((tree as Record<string, unknown>)[key], test)) return true;
+  }
+  return false;
+}
+
 /** Builds the matching views of `args`; input over the size or depth limit comes back `oversized`. */
 export function canonicalize(args: unknown): CanonicalArgs {
   try {

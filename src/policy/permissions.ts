@@ -1,13 +1,13 @@
 import picomatch from "picomatch";
 import { z } from "zod";
 import type { RiskLevel } from "../tools/types.js";
-import { canonicalize, MAX_MATCH_DEPTH, MAX_MATCH_INPUT_CHARS, type CanonicalArgs } from "./canonical.js";
+import { canonicalize, MAX_MATCH_DEPTH, MAX_MATCH_INPUT_CHARS, someJsonToken, type CanonicalArgs } from "./canonical.js";
 import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
 import { parseCompactRule, type MainArguments } from "./compact.js";
 import { findControlChar } from "./canonical.js";
 import { compileFieldCondition, describeMatcher, NO, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
-import { compileSafeRegex, type SafeRegex } from "./regex.js";
+import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
 import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
 import { cannotTellReason, controlCharacterReason } from "../messages/index.js";
@@ -93,6 +93,8 @@ interface CompiledRule {
   /** Has `args` or `where`: needs the canonical arguments. */
   readonly conditional: boolean;
   readonly args: SafeRegex | undefined;
+  /** `args` is a literal search whose matches stay inside one JSON token: searched token by token (see someJsonToken). */
+  readonly argsInTokens: boolean;
   readonly where: readonly FieldCondition[];
   readonly description: string;
   /** Needs the thread (a `from` condition, `after` or `budget`). */
@@ -182,14 +184,26 @@ function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefau
     contextual: context !== undefined || where.some((condition) => condition.contextual === true),
     context,
     args: rule.args === undefined ? undefined : compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `${location}.args` }),
+    argsInTokens: rule.args !== undefined && matchesWithinJsonTokens(rule.args),
     where,
     description: describeRule(rule, where),
   };
 }
 
-function conditionsVerdict(rule: CompiledRule, tree: unknown, text: string, restrictive: boolean, evaluation: Evaluation | undefined): Verdict {
+/**
+ * The `args` regex searched in one view's canonical JSON text. A search whose matches stay inside
+ * one key, string, number or literal is run on each of them instead (same answer, no text built),
+ * except in the reference linear scan (`exact`), which always renders the text.
+ */
+function argsMatch(args: SafeRegex, inTokens: boolean, view: CanonicalArgs, literal: boolean, exact: boolean): boolean {
+  if (inTokens && !exact) return someJsonToken(literal ? view.literal : view.value, args.test);
+  return args.test(literal ? view.literalText : view.text);
+}
+
+function conditionsVerdict(rule: CompiledRule, view: CanonicalArgs, literal: boolean, restrictive: boolean, evaluation: Evaluation | undefined, exact: boolean): Verdict {
   let verdict: Verdict = YES;
-  if (rule.args !== undefined && !rule.args.test(text)) return NO;
+  if (rule.args !== undefined && !argsMatch(rule.args, rule.argsInTokens, view, literal, exact)) return NO;
+  const tree = literal ? view.literal : view.value;
   for (const condition of rule.where) {
     const one = condition.evaluate(tree, restrictive, evaluation);
     if (one === NO) return NO;
@@ -208,15 +222,15 @@ function conditionsVerdict(rule: CompiledRule, tree: unknown, text: string, rest
  * deny/ask rules match if the normalised OR the literal arguments match; allow rules only if both
  * do. A deny/ask rule that cannot tell (UNKNOWN) makes the call ask; an allow needs a clear YES.
  */
-function argumentsVerdict(rule: CompiledRule, view: CanonicalArgs, evaluation?: Evaluation): Verdict {
+function argumentsVerdict(rule: CompiledRule, view: CanonicalArgs, evaluation?: Evaluation, exact = false): Verdict {
   if (view.oversized) return rule.mode === "allow" ? NO : YES;
   if (rule.mode === "allow") {
-    if (conditionsVerdict(rule, view.value, view.text, false, evaluation) !== YES) return NO;
-    return !view.changed || conditionsVerdict(rule, view.literal, view.literalText, false, evaluation) === YES ? YES : NO;
+    if (conditionsVerdict(rule, view, false, false, evaluation, exact) !== YES) return NO;
+    return !view.changed || conditionsVerdict(rule, view, true, false, evaluation, exact) === YES ? YES : NO;
   }
-  const normal = conditionsVerdict(rule, view.value, view.text, true, evaluation);
+  const normal = conditionsVerdict(rule, view, false, true, evaluation, exact);
   if (normal === YES || !view.changed) return normal;
-  const literal = conditionsVerdict(rule, view.literal, view.literalText, true, evaluation);
+  const literal = conditionsVerdict(rule, view, true, true, evaluation, exact);
   if (literal === YES) return YES;
   return normal === UNKNOWN || literal === UNKNOWN ? UNKNOWN : NO;
 }
@@ -389,8 +403,8 @@ export class PermissionPolicy {
   private readonly lowerRisk: ReadonlySet<string>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
   private readonly byTool = new Map<string, ToolPlan>();
-  /** False only in the reference linear scan the index is tested against (`linearScanForTests`). */
-  private indexed = true;
+  /** False only in the reference the fast paths are tested against (`linearScanForTests`): no value index, `args` searched in the rendered text. */
+  private fast = true;
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
   private readonly defaults: MatcherDefaults;
   private readonly provenance: ProvenanceSettings;
@@ -472,7 +486,7 @@ export class PermissionPolicy {
     /** Evidence of the provenance conditions tried, per rule id (the deciding rule's goes into the decision). */
     let evidenceOf: Map<string, Evidence[]> | undefined;
     const plan = this.plan(tool);
-    const index = this.indexed ? plan.index : undefined;
+    const index = this.fast ? plan.index : undefined;
     /** Rules the value index leaves out have the verdict NO (undefined: none is left out). */
     let live: readonly number[] | undefined;
     for (let position = 0; position < plan.rules.length; position++) {
@@ -487,9 +501,9 @@ export class PermissionPolicy {
         else if (rule.contextual) {
           evaluation ??= new Evaluation(context, this.provenance, this.trusted);
           evaluation.evidence = [];
-          verdict = argumentsVerdict(rule, view, evaluation);
+          verdict = argumentsVerdict(rule, view, evaluation, !this.fast);
           if (evaluation.evidence.length > 0) (evidenceOf ??= new Map()).set(rule.ruleId, dedupe(evaluation.evidence));
-        } else verdict = argumentsVerdict(rule, view);
+        } else verdict = argumentsVerdict(rule, view, undefined, !this.fast);
       }
       trace?.push({ ruleId: rule.ruleId, mode: rule.mode, description: rule.description, verdict: verdict === YES ? "match" : verdict === NO ? "no match" : "cannot tell" });
       if (decided !== undefined) continue;
@@ -521,7 +535,7 @@ export class PermissionPolicy {
       // `npm run test && npm run lint`: each simple command allowed by a different command rule.
       for (const composite of this.composites(tool)) {
         view ??= canonicalize(args);
-        if (argumentsVerdict(composite, view) !== YES) continue;
+        if (argumentsVerdict(composite, view, undefined, !this.fast) !== YES) continue;
         trace?.push({ ruleId: composite.ruleId, mode: "allow", description: composite.description, verdict: "match" });
         decided = { mode: "allow", ruleId: composite.ruleId, reason: composite.description, risk: shownRisk };
         break;
@@ -669,6 +683,7 @@ export class PermissionPolicy {
         contextual: false,
         context: undefined,
         args: undefined,
+        argsInTokens: false,
         where: [condition],
         description: `every simple command in ${selector} is allowed by one of ${rules.map((rule) => rule.ruleId).join(", ")}`,
       });
@@ -691,10 +706,11 @@ export class PermissionPolicy {
 }
 
 /**
- * The reference the value index is tested against: the same policy deciding by evaluating every
- * rule in order (the linear scan). For tests only; not exported from the package.
+ * The reference the fast paths are tested against: the same policy deciding by evaluating every
+ * rule in order (the linear scan), `args` regexes searched in the rendered canonical text. For tests
+ * only; not exported from the package.
  */
 export function linearScanForTests(policy: PermissionPolicy): PermissionPolicy {
-  (policy as unknown as { indexed: boolean }).indexed = false;
+  (policy as unknown as { fast: boolean }).fast = false;
   return policy;
 }

@@ -48,6 +48,25 @@ function literalRegExp(alternatives: readonly string[], caseSensitive: boolean, 
   return new RegExp(whole ? `^(?:${body})$` : body, caseSensitive ? "u" : "iu");
 }
 
+/** Characters that delimit keys, strings, numbers and literals in JSON text (and the escape character). */
+const JSON_STRUCTURE_RE = /[{}[\]:,"\\]/;
+
+/**
+ * True when `pattern` is searched as plain literals none of which holds a JSON structural character
+ * (`{ } [ ] : , "` or `\\`). Then, in a JSON text, every match lies inside the rendering of one key,
+ * string, number or literal: those renderings are separated by structural characters, and no
+ * character of the literals matches one (not even case-insensitively). So searching each rendering
+ * finds a match exactly when searching the whole text does (`someJsonToken` in canonical.ts).
+ */
+export function matchesWithinJsonTokens(pattern: string): boolean {
+  return isPlainLiteralPattern(pattern) && !JSON_STRUCTURE_RE.test(pattern.replaceAll("|", ""));
+}
+
+/** `a|b|c` of printable ASCII with no regex metacharacter: searched without the regex engine. */
+function isPlainLiteralPattern(pattern: string): boolean {
+  return LITERAL_ALTERNATIVES_RE.test(pattern) && /^[\x20-\x7E]*$/.test(pattern);
+}
+
 function literalSearch(pattern: string, caseSensitive: boolean): SafeRegex {
   const needles = pattern.split("|");
   if (caseSensitive) return { source: pattern, test: (input) => needles.some((needle) => input.includes(needle)), testExact: (input) => needles.includes(input) };
@@ -76,7 +95,7 @@ export function compileSafeRegex(pattern: string, options: { caseSensitive?: boo
     throw new PolicyRegexError(options.where, pattern, detail);
   }
   // ASCII-only literals: searched in the folded text (see asciiFold).
-  if (LITERAL_ALTERNATIVES_RE.test(pattern) && /^[\x20-\x7E]*$/.test(pattern)) return literalSearch(pattern, options.caseSensitive === true);
+  if (isPlainLiteralPattern(pattern)) return literalSearch(pattern, options.caseSensitive === true);
   const required = requiredLiteral(pattern);
   if (required === undefined) {
     return {

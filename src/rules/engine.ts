@@ -111,7 +111,7 @@ export class ToolRulesEngine {
   readonly #sequence: RankedRule[] = [];
   /** Tools whose output a ConditionalNext rule reads. */
   readonly #outputTools = new Set<string>();
-  /** Rules with prefilled arguments, lowest priority first (higher priority wins a shared key). */
+  /** Rules with prefilled arguments in the order they are applied (a higher priority, then a later rule, wins a shared key). */
   readonly #argsRules: RankedRule[];
   readonly #initialTools: ReadonlySet<string>;
   readonly #terminal: RankedRule[] = [];
@@ -180,9 +180,11 @@ export class ToolRulesEngine {
       }
     }
     // Tools of InitialCall rules without alternatives: all of them run first, in any order.
+    // Applied in this order, so the last one applied wins a shared key: lower priority first, and at
+    // equal priority in declaration order (the later rule wins, Letta's "last write wins").
     this.#argsRules = this.#rules
       .filter((r) => ("args" in r && r.args !== undefined) || (r.type === "ChildTools" && r.childArgs !== undefined))
-      .reverse();
+      .sort((a, b) => a.priority - b.priority || a.rank - b.rank);
     this.#initialTools = new Set(this.#initial.filter((r) => !this.#hasAlternatives(r)).map((r) => r.tool));
     this.#universe = this.#catalog ? [...this.#catalog.keys()] : [...named];
   }
@@ -250,6 +252,34 @@ export class ToolRulesEngine {
       if (ignored && allowed(rule.tool)) return this.#forced(rule, rule.tool, state);
     }
     return null;
+  }
+
+  /**
+   * Whether the next model call must call some tool, though no single one is forced (Letta's
+   * `should_force_tool_call` when a constraining rule leaves a choice): InitialCall alternatives not
+   * yet taken, or a ChildTools / ParentTools / ConditionalNext rule whose tool ran last and that
+   * leaves several tools. The guard then asks for `tool_choice: "any"` (the model still picks among
+   * the tools it is shown). False when {@link forcedTool} names one, when only the rule's own tool
+   * would be left (no loop), and for rules that ask instead of refusing.
+   */
+  mustCallTool(state: RuleState, now?: number): boolean {
+    const at = now ?? this.#clock();
+    if (this.forcedTool(state, at) !== null) return false;
+    const derived = this.#derive(state);
+    const allowed = (tool: string) => this.#allowance(state, derived, tool, at) !== null;
+    for (const rule of this.#initial) {
+      if (rule.onViolation === "ask" || !this.#hasAlternatives(rule) || rule.type !== "InitialCall") continue;
+      const choices = [rule.tool, ...(rule.alternatives ?? [])];
+      if (choices.some((c) => (state.runAttempts[c] ?? 0) > 0)) continue;
+      if (choices.some(allowed)) return true;
+    }
+    for (const rule of this.#sequence) {
+      if (rule.onViolation === "ask") continue;
+      const next = this.#nextSet(rule, state);
+      if (next === null || next.size < 2) continue;
+      for (const tool of next) if (tool !== rule.tool && allowed(tool)) return true;
+    }
+    return false;
   }
 
   /**

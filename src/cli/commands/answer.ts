@@ -12,9 +12,9 @@ import { APPROVAL_FLAG_OPTIONS, approvalMode } from "./run.js";
 type AnswerKind = "approve" | "reject" | "edit";
 
 export const ANSWER_USAGE = {
-  approve: "approve THREAD [CALL_ID...] [--reject ID]... [--reject-rest] [--message TEXT] [--sticky run|thread [--sticky-args JSON]]",
-  reject: "reject THREAD CALL_ID... --message TEXT [--approve ID]... [--reject-rest] [--sticky run|thread [--sticky-args JSON]]",
-  edit: "edit THREAD CALL_ID --args JSON [--approve ID]... [--reject ID]... [--reject-rest]",
+  approve: "approve THREAD [CALL_ID...] [--reject ID]... [--reject-rest | --leave-rest] [--message TEXT] [--sticky run|thread [--sticky-args JSON]]",
+  reject: "reject THREAD CALL_ID... --message TEXT [--approve ID]... [--reject-rest | --leave-rest] [--sticky run|thread [--sticky-args JSON]]",
+  edit: "edit THREAD CALL_ID --args JSON [--approve ID]... [--reject ID]... [--reject-rest | --leave-rest]",
 } as const;
 
 const answerFlags = z.object({
@@ -25,6 +25,7 @@ const answerFlags = z.object({
   message: z.string().optional(),
   args: z.string().optional(),
   "reject-rest": z.boolean().optional(),
+  "leave-rest": z.boolean().optional(),
   sticky: z.enum(["run", "thread"]).optional(),
   "sticky-args": z.string().optional(),
   yes: z.boolean().optional(),
@@ -47,6 +48,7 @@ export async function answerCommand(kind: AnswerKind, argv: string[], output: Ou
       message: { type: "string" },
       args: { type: "string" },
       "reject-rest": { type: "boolean" },
+      "leave-rest": { type: "boolean" },
       sticky: { type: "string" },
       "sticky-args": { type: "string" },
     },
@@ -63,7 +65,9 @@ export async function answerCommand(kind: AnswerKind, argv: string[], output: Ou
     message: flags.message,
     edits: [],
     rejectRest: flags["reject-rest"] === true,
+    leaveRest: flags["leave-rest"] === true,
   };
+  if (answers.rejectRest && answers.leaveRest) throw new CliError(`${kind}: --reject-rest or --leave-rest, not both. ${usage}`, 2);
   if (kind === "approve") {
     if (ids.length === 0) answers.approveAll = true;
     answers.approve.push(...ids);
