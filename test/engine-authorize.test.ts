@@ -472,6 +472,26 @@ describe("graph shape: the turn in one task when a ledger keeps it exactly-once,
     expectOneAnswerPerCall(out.messages);
   });
 
+  it("16 concurrent calls in one task: each guarded call listens to a signal of its own, Node warns of no listener leak", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    try {
+      const runs: Run[] = [];
+      const calls = Array.from({ length: 16 }, (_, i) => call("job", `j${i}`, { ms: 5 }));
+      const graph = buildGuardedGraph(new Guard({ tools: tools(runs, ["job"]), maxConcurrency: 16 }), { model: scripted([turn(undefined, ...calls)]) }).compile({
+        checkpointer: new MemorySaver(),
+      });
+      const out = await graph.invoke(human() as never, cfg("sixteen"));
+      expect(runs).toHaveLength(16);
+      expectOneAnswerPerCall(out.messages);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+  });
+
   it("no ledger and a checkpointer that may persist: the review step, then one task per call", async () => {
     const runs: Run[] = [];
     const graph = buildGuardedGraph(new Guard({ tools: tools(runs, ["job"]) }), { model: scripted([turn(undefined, call("job", "a"), call("job", "b"))]) }).compile({

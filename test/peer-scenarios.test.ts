@@ -176,6 +176,87 @@ const SCENARIOS: PeerScenario[] = [
     },
   },
   {
+    id: "L15", peer: "langchain", same: true,
+    title: "a global and a tool-specific limit together: the tool's limit ends the run (global threadLimit 10, search threadLimit 2)",
+    scenario: {
+      tools: [search, calculator],
+      rules: [
+        { type: "MaxTotalCalls", tool: "*", max: 10, scope: "thread", exitBehavior: "end" },
+        { type: "MaxCalls", tool: "search", max: 2, scope: "thread", exitBehavior: "end" },
+      ],
+      replies: [[{ name: "search", id: "1" }, { name: "search", id: "2" }, { name: "calculator", id: "3" }], [{ name: "search", id: "4" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search", "calculator"]);
+      expect(o.lastText).toBe(
+        "Stopped: call limit reached: search may be called at most 2 times per thread and was called 2 times (rule MaxCalls:search#1), so this run ends here.",
+      );
+      noOrphans(o);
+    },
+  },
+  {
+    id: "L16", peer: "langchain", same: true,
+    title: "thread and run limits together: the run limit is hit first and named (threadLimit 5, runLimit 2)",
+    scenario: {
+      tools: [search],
+      rules: [
+        { type: "MaxTotalCalls", tool: "*", max: 5, scope: "thread", exitBehavior: "end" },
+        { type: "MaxTotalCalls", tool: "*", max: 2, scope: "run", exitBehavior: "end" },
+      ],
+      replies: [[{ name: "search", id: "1" }, { name: "search", id: "2" }], [{ name: "search", id: "3" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search"]);
+      expect(o.lastText).toBe(
+        "Stopped: call limit reached: at most 2 calls to all tools together per run, and 2 were made (rule MaxTotalCalls:*#1), so this run ends here.",
+      );
+    },
+  },
+  {
+    id: "L17", peer: "langchain", same: true,
+    title: "thread and run limits together: the thread limit is hit first and named (threadLimit 2, runLimit 10)",
+    scenario: {
+      tools: [search],
+      rules: [
+        { type: "MaxTotalCalls", tool: "*", max: 2, scope: "thread", exitBehavior: "end" },
+        { type: "MaxTotalCalls", tool: "*", max: 10, scope: "run", exitBehavior: "end" },
+      ],
+      replies: [[{ name: "search", id: "1" }], [{ name: "search", id: "2" }], [{ name: "search", id: "3" }], "not reached"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search"]);
+      expect(o.lastText).toBe(
+        "Stopped: call limit reached: at most 2 calls to all tools together per thread, and 2 were made (rule MaxTotalCalls:*#0), so this run ends here.",
+      );
+    },
+  },
+  {
+    id: "L18", peer: "langchain", same: true,
+    title: "exitBehavior continue: the limited tool is blocked (its refusal names the tool and the limit), the other tool of each turn runs on",
+    scenario: {
+      tools: [search, calculator],
+      rules: [{ type: "MaxCalls", tool: "search", max: 2, scope: "thread", exitBehavior: "continue" }],
+      replies: [
+        [{ name: "search", id: "1" }, { name: "calculator", id: "2" }],
+        [{ name: "search", id: "3" }, { name: "calculator", id: "4" }],
+        [{ name: "search", id: "5" }, { name: "calculator", id: "6" }],
+        "done",
+      ],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "calculator", "search", "calculator", "calculator"]);
+      expect(o.toolText["5"]).toBe(
+        "Refused search by rule MaxCalls:search#0: call limit reached: search may be called at most 2 times per thread and was called 2 times. Allowed now: calculator.",
+      );
+      expect(o.lastText).toBe("done");
+      noOrphans(o);
+    },
+  },
+  {
     id: "L10", peer: "langchain", same: true,
     title: "exitBehavior error throws a typed error (ToolCallLimitExceededError → ToolCallLimitError)",
     scenario: {
@@ -870,7 +951,7 @@ describe("peer scenario counts (for the migration guides)", () => {
       const mine = all.filter((s) => s.peer === peer);
       return { same: mine.filter((s) => s.same).length, total: mine.length };
     };
-    expect(count("langchain")).toEqual({ same: 23, total: 30 });
+    expect(count("langchain")).toEqual({ same: 27, total: 34 });
     expect(count("letta")).toEqual({ same: 22, total: 23 });
     for (const s of all) if (!s.same) expect((s as PeerScenario).why, s.id).toBeTruthy();
   });

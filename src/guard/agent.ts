@@ -3,7 +3,7 @@ import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@l
 import { END, START, Send, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { threadIdOf } from "./audit-trail.js";
-import { exitStep, throwIfLimitStopped, finishTurn, inPlanOrder, ledgerKeyFor, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
+import { exitStep, throwIfLimitStopped, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
 import { executionLedger, ProcessLedger } from "./ledger-claim.js";
 import type { CallSlot } from "./engine.js";
 import { Guard } from "./guard.js";
@@ -94,7 +94,10 @@ function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "s
     const extra = options.context ? await options.context(config) : undefined;
     const prompt = [options.systemPrompt, extra].filter(Boolean).join("\n\n") || undefined;
     const ai = await callModel(guard, options.model, rules, messages, forced, prompt, config);
-    return { messages: [...(screened?.update ?? []), ai], guard: { ...g, forcedTool: null, next: "agent" }, ...(hadTurn ? { guardResults: null } : {}) };
+    // Most model steps change nothing in the guard state: writing it anyway costs a serialised write per step.
+    const b = state.guard;
+    const unchanged = !hadTurn && !screened && b.rules !== null && started.runId === b.runId && b.forcedTool === null && b.next === "agent";
+    return { messages: [...(screened?.update ?? []), ai], ...(unchanged ? {} : { guard: { ...g, forcedTool: null, next: "agent" } }), ...(hadTurn ? { guardResults: null } : {}) };
   };
 }
 
@@ -153,10 +156,11 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
     const base = rulesOf(guard, g);
     const ctx = { threadId: threadIdOf(config), runId: g.runId, messageId: turn.messageId };
     const ledger = executionLedger(guard, processLedger, config);
-    const { executed, done } = await runBatches(guard, turn, base, ctx, config, ledger);
+    const { executed, done, keys } = await runBatches(guard, turn, base, ctx, config, ledger);
     // This task returned: it never runs again, so the process ledger need not keep its calls.
-    if (ledger === processLedger) processLedger?.forget(Object.keys(turn.calls).map((id) => ledgerKeyFor(ctx.threadId, base.run, id)));
-    return { messages: [...answered, ...executed.map((e) => e.message), ...limitEndMessages(turn, g)], guard: finishTurn(guard, g, done), guardResults: null };
+    if (ledger === processLedger) processLedger?.forget(keys);
+    const results = Object.keys(state.guardResults).length > 0 ? { guardResults: null } : {};
+    return { messages: [...answered, ...executed.map((e) => e.message), ...limitEndMessages(turn, g)], guard: finishTurn(guard, g, done), ...results };
   };
 }
 

@@ -300,6 +300,8 @@ export interface CallSlot {
 interface RunOptions {
   /** Collects the outcome records for one append by the caller (else each call appends its own). */
   outcomes?: AuditRecord[];
+  /** Collects the ledger key of each call that ran (the caller may drop them from a process ledger). */
+  keys?: string[];
   /** The ledger that keeps the call exactly-once (default: the guard's). */
   ledger?: ExecutionLedgerView | undefined;
 }
@@ -322,6 +324,7 @@ export async function runCall(
     return refusedCall(guard, refused);
   }
   const key = ledgerKeyFor(slot.ctx.threadId, slot.base.run, call.id);
+  options.keys?.push(key);
   const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config, ledger);
   // In one task, a batch's outcomes go to the sink in one append (the caller writes `outcomes`).
   if (outcomes) outcomes.push(outcomeRecord(guard, slot.ctx, call, executed.result.status));
@@ -341,8 +344,9 @@ export async function runBatches(
   ctx: TurnContext,
   config: LangGraphRunnableConfig | undefined,
   ledger: ExecutionLedgerView | undefined = guard.options.ledger,
-): Promise<{ executed: ExecutedCall[]; done: CallResult[] }> {
+): Promise<{ executed: ExecutedCall[]; done: CallResult[]; keys: string[] }> {
   const done: CallResult[] = [...(turn.done ?? [])];
+  const keys: string[] = [];
   const executed: ExecutedCall[] = [];
   for (let index = turn.nextBatch; index < turn.batches.length; index += 1) {
     const batch = turn.batches[index] ?? [];
@@ -354,7 +358,7 @@ export async function runBatches(
     const settled = await Promise.allSettled(
       batch.flatMap((id) => {
         const call = turn.calls[id];
-        return call ? [runCall(guard, call, { ctx, batch: index, base, done: earlier }, config, { outcomes, ledger })] : [];
+        return call ? [runCall(guard, call, { ctx, batch: index, base, done: earlier }, config, { outcomes, ledger, keys })] : [];
       }),
     );
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
@@ -371,7 +375,7 @@ export async function runBatches(
       done.push(e.result);
     }
   }
-  return { executed, done };
+  return { executed, done, keys };
 }
 
 // ─── recording and loop control ────────────────────────────────────────────────────────────────

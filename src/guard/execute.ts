@@ -109,13 +109,15 @@ export async function executeCall(
       return finish("cancelled", execution.didNotRun(call.name, describeAbort(abortCauseOf(signal))));
     }
     // A guarded tool gets its signal through `configurable`: LangChain's own signal race would reject
-    // at abort time and hide a tool that ignores its signal, which the grace period must catch.
+    // at abort time and hide a tool that ignores its signal, which the grace period must catch. It
+    // gets a signal of its own that never fires: without one, LangChain takes the task's signal
+    // from the surrounding run, and every call of a turn run in one task would listen to that one.
     const guarded = isGuardedTool(tool);
     const invocation = tool.invoke(
       { id: call.id, name: call.name, args: call.args, type: "tool_call" },
       {
         ...config,
-        signal: guarded ? undefined : signal,
+        signal: guarded ? new AbortController().signal : signal,
         toolCall: { id: call.id, name: call.name, args: call.args, type: "tool_call" },
         configurable: {
           ...config?.configurable,

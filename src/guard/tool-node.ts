@@ -4,7 +4,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { Command, END } from "@langchain/langgraph";
 import { threadIdOf } from "./audit-trail.js";
 import { throwIfLimitStopped, finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
-import { GuardConfigError } from "../errors/index.js";
+import { GuardConfigError, ToolCallLimitError } from "../errors/index.js";
 import { Guard } from "./guard.js";
 import type { GuardOptions } from "./options.js";
 import { emptyGuardState } from "./state.js";
@@ -58,8 +58,8 @@ async function runGuardedTools(
   if (reviewed.limitError) {
     const stopped: GuardState = { ...g, approvals: reviewed.approvals, turn: null, next: "dispatch", limitError: reviewed.limitError };
     // Every call answered first; this node runs again and throws (without a name in a graph: at once).
-    if (typeof self !== "string") throwIfLimitStopped(stopped);
-    return new Command({ update: { messages: reviewed.answered, guard: stopped }, goto: self as string });
+    if (typeof self !== "string") throw new ToolCallLimitError(reviewed.limitError);
+    return new Command({ update: { messages: reviewed.answered, guard: stopped }, goto: self });
   }
   const { executed, done } = await runBatches(guard, reviewed.turn, rulesOf(guard, g), reviewed.ctx, config);
   const decided: GuardState = { ...g, approvals: reviewed.approvals, turn: reviewed.turn };
