@@ -75,7 +75,7 @@ export async function guardFromPolicy(
     waitForKillswitch?: boolean;
     /**
      * Watch the policy file (source must be a path): a changed file is parsed, compiled and checked
-     * against the tools, then its permission rules and tool rules replace the old ones together
+     * against the tools, then its permission rules, tool rules and risk levels replace the old ones together
      * (one synchronous swap); a bad file keeps the old policy and is reported (audit record event
      * "policy", and the log). Rule state is per tool, so counts of a run in progress survive.
      */
@@ -118,6 +118,8 @@ export async function guardFromPolicy(
         permissions: swappable,
         // The file's tool rules replace the old file's; rules given in code (options.rules) stay, after them.
         rules: (toolRules) => guard.prepareRules([...toolRules, ...(options.rules ?? [])]),
+        // The file's risk levels replace the old file's in the guard's own lookup; risks given in code stay over them.
+        risks: (next) => guard.prepareRisks(guardOptionsFromPolicy(next, guardOptions)),
       });
     }
   } catch (error) {
