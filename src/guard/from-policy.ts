@@ -20,20 +20,9 @@ export function declaredRisks(guard: Guard): DeclaredRisks {
 import type { GuardOptions } from "./options.js";
 import type { ToolArguments } from "../policy/check.js";
 
-/**
- * The top-level argument names of each of the guard's tools (their JSON schemas' properties). A tool
- * whose schema takes other arguments too (`z.looseObject`, `additionalProperties`) is left out: any
- * argument may be there.
- */
+/** The top-level argument names of each of the guard's tools (ToolRegistry.argumentNames). */
 export function toolArguments(guard: Guard): ToolArguments {
-  return new Map(
-    guard.registry.names().flatMap((name) => {
-      const schema = guard.spec(name)?.jsonSchema;
-      const open = schema?.additionalProperties !== undefined && schema.additionalProperties !== false;
-      const properties = schema?.properties;
-      return open ? [] : [[name, typeof properties === "object" && properties !== null ? Object.keys(properties) : []] as const];
-    }),
-  );
+  return guard.registry.argumentNames();
 }
 
 /** Guard options a policy describes: permission rules, risk categories, tool rules, redaction, execution limits. */

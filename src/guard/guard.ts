@@ -7,7 +7,10 @@ import { ToolRegistry, guardSpecOf } from "../tools/registry.js";
 import type { ToolAllowance, ToolDefinition } from "../tools/registry.js";
 import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
 import type { GuardOptions, HumanDecisionType } from "./options.js";
-import { higherRisk } from "../policy/permissions.js";
+import { higherRisk, PermissionPolicy } from "../policy/permissions.js";
+import { assertPermissionsFit } from "../policy/check.js";
+import { permissionPolicy } from "../policy/file.js";
+import { SwappablePermissions } from "../policy/watch.js";
 import { reviewCall } from "./review.js";
 import type { ReviewedCall } from "./state.js";
 import type { DecisionContext, TurnCall } from "../provenance/context.js";
@@ -67,6 +70,10 @@ export class Guard {
     this.now = options.now ?? Date.now;
     this.#rules = this.compileRules(options.rules ?? []);
     this.#risks = riskSettings(options);
+    // Permission rules naming no known tool, or reading an argument their tool lacks, would never
+    // fire: checked here against the tools as `policy check --graph` checks a file (issue 12).
+    const permissions = options.permissions instanceof SwappablePermissions ? permissionPolicy(options.permissions.loaded) : options.permissions;
+    if (permissions instanceof PermissionPolicy) assertPermissionsFit(permissions, this.registry.catalog(), this.registry.argumentNames());
     this.maxConcurrency = Math.max(1, options.maxConcurrency ?? 10);
     this.maxResultChars = options.maxResultChars ?? 10_000;
     this.abortGraceMs = options.abortGraceMs ?? 1_000;
