@@ -4,12 +4,14 @@
 // OpenAI-compatible server receives from ChatOpenAI inside the guarded agent.
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { MemorySaver } from "@langchain/langgraph";
+import { Command, MemorySaver } from "@langchain/langgraph";
+import { createAgent } from "langchain";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { Guard } from "../src/guard/guard.js";
+import { guardMiddleware } from "../src/middleware/index.js";
 import { allowedToolsFor } from "../src/middleware/model-call.js";
 import { defineTool, schemaFor, strictSchemaFor } from "../src/tools/index.js";
 import { withoutStrictNulls } from "../src/tools/schema.js";
@@ -147,6 +149,30 @@ describe("the guarded agent's model step binds flat schemas, strict for OpenAI c
     ]);
     // Without strict the user's own tool objects go through untouched.
     expect(allowedToolsFor(guard, state, tools)).toEqual(tools);
+  });
+
+  it("middleware + ChatOpenAI: strict definitions in the request; a strict call that needs approval runs once approved (its nulls do not make it a new call)", async () => {
+    ran.length = 0;
+    server = await startOpenAIServer([
+      { tool_calls: [{ id: "w1", name: "files", arguments: { operation: "write", path: "a.txt", content: "hi", encoding: null } }] },
+      { content: "written" },
+    ]);
+    const agent = createAgent({
+      model: openai(server.url),
+      middleware: [guardMiddleware({ tools, toolRisk: { files: "high" } })],
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: "mw-strict" } };
+    const first = await agent.invoke({ messages: [new HumanMessage("write it")] }, config);
+    expect((first as { __interrupt__?: unknown[] }).__interrupt__).toHaveLength(1);
+    const defs = sent(server.requests[0]);
+    expect(defs.get("files")?.strict).toBe(true);
+    expect(defs.get("files")?.parameters).toEqual(strictSchemaFor(files).schema);
+    expect(defs.get("annotate")?.strict).toBe(false);
+    const out = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
+    const result = out.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, String(m.content)]);
+    expect(result).toEqual([["w1", "ok"]]);
+    expect(ran).toEqual([{ operation: "write", path: "a.txt", content: "hi" }]);
   });
 
   it("withoutStrictNulls drops null only where the field is optional and does not accept null", () => {

@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage }
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { provenanceIndex, ProvenanceIndex, type SourceText } from "../src/provenance/index-builder.js";
-import { extractIdentifiers, tokenize, valueQuery } from "../src/provenance/tokens.js";
+import { canonicalText, extractIdentifiers, mayHold, tokenize, valueQuery, withoutSeparators } from "../src/provenance/tokens.js";
 
 /** A thread: the user's message, then one tool call per output, each answered. */
 function thread(user: string, outputs: { tool: string; text: string; status?: "success" | "error" }[]): BaseMessage[] {
@@ -30,15 +30,40 @@ describe("what 'appears' means", () => {
     expect(foundIn(thread("order 2013", []), "201").source).toBeUndefined();
   });
 
-  it("ASCII text takes a fast path that tokenises exactly as the full normalisation does (property)", () => {
+  it("ASCII text takes fast paths that tokenise exactly as the full normalisation and the Unicode token pattern do (property)", () => {
     const ascii = fc.string({ unit: fc.constantFrom(..."aZ09 .-/:@+#_,()\n\t\r'?=&~%!\"$".split("")), maxLength: 60 });
     fc.assert(
       fc.property(ascii, (text) => {
-        // A zero-width space (removed by normalisation) makes the text non-ASCII: the full path.
+        // A zero-width space (removed by normalisation) makes the text non-ASCII: the full normalisation.
         expect(tokenize(text)).toEqual(tokenize(`${text}\u200b`));
+        // A snowman (kept, not part of any token) keeps the canonical text non-ASCII: the Unicode token pattern.
+        expect(tokenize(text)).toEqual(tokenize(`${text} \u2603`));
       }),
       { numRuns: 400 },
     );
+  });
+
+  it("the pre-check that lets a value found nowhere stay nowhere never rules out a text that holds it (property)", () => {
+    const unit = fc.constantFrom(..."ab19 -./()+@:,_#".split(""), "DE89", "3704", "Ｕ", "é");
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 20 }), fc.string({ unit, minLength: 1, maxLength: 12 }), fc.string({ unit, maxLength: 20 }), fc.boolean(), (before, value, after, embed) => {
+        // Half the texts carry the value between two random stretches, so that it is often there.
+        const text = embed ? `${before} ${value} ${after}` : `${before}${after}`;
+        const query = valueQuery(value, 1);
+        const canonical = canonicalText(text);
+        const held = provenanceIndex(thread("", [{ tool: "t", text }])).find(query, (source) => source.kind === "tool");
+        if (held.source !== undefined) expect(mayHold(canonical, query, () => withoutSeparators(canonical))).toBe(true);
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it("a token that looks like an index key is only itself: #123456 is not the identifier 123456, n:5000 is not the number 5000", () => {
+    const messages = thread("codes 123456 and 5000", []);
+    expect(foundIn(messages, "#123456").source).toBeUndefined();
+    expect(foundIn(messages, "n:5000").source).toBeUndefined();
+    expect(foundIn(messages, "123456").source?.index).toBe(1);
+    expect(foundIn(thread("tag #123456", []), "#123456").source?.index).toBe(1);
   });
 
   it("a decimal number is a number, not an identifier: 1000.0 is never 10000, while 10,000 is", () => {

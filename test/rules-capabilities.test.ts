@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parsePolicy } from "../src/policy/file.js";
 import { play } from "./helpers/peer-harness.js";
@@ -223,5 +224,29 @@ describe("mustCallTool: a rule leaves a choice and some tool must be called (Let
     expect(none.mustCallTool(none.record(none.initialState(0), { tool: "s", callId: "1", success: true, at: 0, output: "no" }), 0)).toBe(false);
     const asks = new ToolRulesEngine([{ type: "ChildTools", tool: "s", children: ["a", "b"], onViolation: "ask" }], tools);
     expect(asks.mustCallTool(after(asks, "s"), 0)).toBe(false);
+  });
+});
+
+describe("property: ParentTools against any call history", () => {
+  // Random histories over a parent, its children and an outsider: a child is allowed exactly when
+  // the parent was the last call, and right after the parent nothing but a child is; checkCall and
+  // allowedTools agree.
+  const names = ["plan", "act", "ask", "read"] as const;
+  it("a child only right after the parent; only children right after it; the two views agree", () => {
+    const e = new ToolRulesEngine([{ type: "ParentTools", tool: "plan", children: ["act", "ask"] }], {
+      tools: new Map(names.map((n) => [n, [] as string[]])),
+    });
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...names), { maxLength: 12 }), fc.constantFrom(...names), (history, next) => {
+        let s = e.initialState(0);
+        history.forEach((tool, i) => (s = e.record(s, { tool, callId: `c${i}`, success: true, at: 0 })));
+        const afterParent = history.at(-1) === "plan";
+        const isChild = next === "act" || next === "ask";
+        const expected = afterParent ? isChild : !isChild;
+        expect(e.checkCall(s, { tool: next }, 0) === null).toBe(expected);
+        expect(e.allowedTools(s, [next], 0).length === 1).toBe(expected);
+      }),
+      { numRuns: 300, seed: 14 },
+    );
   });
 });

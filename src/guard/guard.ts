@@ -12,6 +12,7 @@ import { reviewCall } from "./review.js";
 import type { ReviewedCall } from "./state.js";
 import type { DecisionContext, TurnCall } from "../provenance/context.js";
 import { HEARTBEAT_DESCRIPTION } from "../messages/index.js";
+import { withoutStrictNulls } from "../tools/schema.js";
 
 /** The tool call as the model wrote it. */
 export interface RawToolCall {
@@ -135,8 +136,14 @@ export class Guard {
     return this.options.heartbeat === true && this.engine.requiresHeartbeat(name) && !this.engine.continuesLoop(name);
   }
 
-  /** Splits the heartbeat flag off the model's arguments. */
-  splitHeartbeat(name: string, args: Record<string, unknown>): { args: Record<string, unknown>; heartbeat: boolean } {
+  /**
+   * The model's arguments as the guard reads them: a null in an optional field whose schema does not
+   * accept null is dropped (strict mode's "absent"; see `withoutStrictNulls`), and the heartbeat flag
+   * is split off. Review and the middleware's check of a planned call both read arguments this way.
+   */
+  splitHeartbeat(name: string, modelArgs: Record<string, unknown>): { args: Record<string, unknown>; heartbeat: boolean } {
+    const spec = this.registry.spec(name);
+    const args = spec === undefined ? modelArgs : (withoutStrictNulls(modelArgs, spec.jsonSchema) as Record<string, unknown>);
     if (!this.usesHeartbeat(name) || !(HEARTBEAT_ARG in args)) return { args, heartbeat: false };
     const { [HEARTBEAT_ARG]: flag, ...rest } = args;
     return { args: rest, heartbeat: flag === true };

@@ -10,7 +10,6 @@ import type { DecisionContext } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { approvalNotes, refusals } from "../messages/index.js";
 import { ToolCallLimitError } from "../errors/index.js";
-import { withoutStrictNulls } from "../tools/schema.js";
 
 function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return issues
@@ -82,8 +81,8 @@ export function reviewCall(
     const facts: Facts = { id: call.id, name: call.name, args: oversized.summary, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
     return outcome(facts, "refuse", "oversized-arguments", oversized.reason, oversized.message(call.name));
   }
-  // A strict-mode model writes null for an optional field it leaves out: read as absent.
-  const split = guard.splitHeartbeat(call.name, withoutStrictNulls(call.args, spec.jsonSchema) as Record<string, unknown>);
+  // A strict-mode model writes null for an optional field it leaves out: read as absent (splitHeartbeat).
+  const split = guard.splitHeartbeat(call.name, call.args);
   const heartbeat = split.heartbeat;
   // Arguments a rule prefills (Letta's init / child args) replace the model's values for those keys.
   const prefilled = guard.engine.prefilledArgs(state, call.name);

@@ -525,7 +525,7 @@ export class PermissionPolicy {
       // A deny or ask decided by another rule (an amount, a tool) still tells the human where the
       // traced values of this call came from: the provenance rules it did not reach are read for evidence.
       view ??= canonicalize(args);
-      const extra = this.stopEvidence(decidingRule, tool, view, context, evidenceOf);
+      const extra = this.stopEvidence(decidingRule, tool, view, (evaluation ??= new Evaluation(context, this.provenance, this.trusted)), evidenceOf);
       if (extra.length > 0) {
         decided.evidence = extra;
         decided.reason = `${decided.reason}; ${provenanceReason(extra)}`;
@@ -549,7 +549,7 @@ export class PermissionPolicy {
       if (decided.mode !== "allow" && context !== undefined && this.contextual && !(evidence ?? []).some((item) => !item.found)) {
         // An ask or deny by the tool's risk still names where the call's values came from.
         view ??= canonicalize(args);
-        const extra = this.stopEvidence(undefined, tool, view, context, evidenceOf);
+        const extra = this.stopEvidence(undefined, tool, view, (evaluation ??= new Evaluation(context, this.provenance, this.trusted)), evidenceOf);
         if (extra.length > 0) {
           decided.evidence = dedupe([...(evidence ?? []), ...extra]);
           decided.reason = `${decided.reason}; ${provenanceReason(extra)}`;
@@ -597,10 +597,9 @@ export class PermissionPolicy {
    * limit) or budget judged, with where each first appears; else the call's short argument values
    * and where each first appears (a file id "13" listed by a tool). Only on this path, never per allow.
    */
-  private stopEvidence(rule: CompiledRule | undefined, tool: string, view: CanonicalArgs, context: DecisionContext, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
-    const out = this.untracedEvidence(tool, view, context, tried);
+  private stopEvidence(rule: CompiledRule | undefined, tool: string, view: CanonicalArgs, evaluation: Evaluation, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
+    const out = this.untracedEvidence(tool, view, evaluation, tried);
     if (view.oversized) return out;
-    const evaluation = new Evaluation(context, this.provenance, this.trusted);
     const judged: { field: string; value: unknown; note?: string }[] = [];
     for (const condition of rule?.where ?? []) {
       if (condition.contextual === true) continue;
@@ -620,16 +619,15 @@ export class PermissionPolicy {
   }
 
   /** Values of the call that the policy's provenance conditions do not trace to an accepted source. */
-  private untracedEvidence(tool: string, view: CanonicalArgs, context: DecisionContext, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
-    const out: Evidence[] = [...(tried?.values() ?? [])].flat().filter((item) => !item.found);
-    let evaluation: Evaluation | undefined;
+  private untracedEvidence(tool: string, view: CanonicalArgs, evaluation: Evaluation, tried: ReadonlyMap<string, Evidence[]> | undefined): Evidence[] {
+    const out: Evidence[] = [];
+    if (tried !== undefined) for (const items of tried.values()) for (const item of items) if (!item.found) out.push(item);
     for (const rule of this.plan(tool).rules) {
       if (!rule.contextual || tried?.has(rule.ruleId) === true) continue;
       if (view.oversized) break;
-      evaluation ??= new Evaluation(context, this.provenance, this.trusted);
       evaluation.evidence = [];
       for (const condition of rule.where) if (condition.contextual === true) condition.evaluate(view.value, rule.mode !== "allow", evaluation);
-      out.push(...evaluation.evidence.filter((item) => !item.found));
+      for (const item of evaluation.evidence) if (!item.found) out.push(item);
     }
     return dedupe(out);
   }

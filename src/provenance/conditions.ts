@@ -60,10 +60,11 @@ const MAX_CACHED_QUERIES = 10_000;
 const MAX_CACHED_VALUE_CHARS = 512;
 
 function cachedQuery(value: string | number, minLength: number): ValueQuery {
-  if (typeof value === "number") return valueQuery(value, minLength);
-  if (value.length > MAX_CACHED_VALUE_CHARS) return valueQuery(value, minLength);
+  if (typeof value === "string" && value.length > MAX_CACHED_VALUE_CHARS) return valueQuery(value, minLength);
+  // Numbers and strings are looked up differently ("0013" is not 13): a number's key is marked.
+  const key = typeof value === "number" ? `\u0000${value}` : value;
   let byValue = queries.get(minLength);
-  let query = byValue?.get(value);
+  let query = byValue?.get(key);
   if (query === undefined) {
     if (cachedQueries >= MAX_CACHED_QUERIES) {
       queries.clear();
@@ -75,7 +76,7 @@ function cachedQuery(value: string | number, minLength: number): ValueQuery {
       queries.set(minLength, byValue);
     }
     query = valueQuery(value, minLength);
-    byValue.set(value, query);
+    byValue.set(key, query);
     cachedQueries += 1;
   }
   return query;
@@ -120,9 +121,13 @@ function compileFrom(condition: FromCondition): ValueTest {
     const trusted = evaluation.trusted;
     let byQuery = memo.get(field);
     const hit = byQuery?.get(query);
-    if (hit !== undefined && hit.index === index && hit.trusted === trusted && hit.settings === evaluation.settings && (hit.item.found || hit.size === index.size)) {
-      evaluation.evidence.push(hit.item);
-      return hit.item.found;
+    if (hit !== undefined && hit.index === index && hit.trusted === trusted && hit.settings === evaluation.settings) {
+      // Not found before: still not found when no text added since can hold it.
+      if (!hit.item.found && hit.size !== index.size && !index.mayHoldSince(query, hit.size)) hit.size = index.size;
+      if (hit.item.found || hit.size === index.size) {
+        evaluation.evidence.push(hit.item);
+        return hit.item.found;
+      }
     }
     let item: Evidence;
     if (query.untraceable !== undefined) {
@@ -181,6 +186,7 @@ function firstAppearance(query: ValueQuery, index: ProvenanceIndex): SourceText 
     appearances.set(index, known);
   }
   const hit = known.get(query);
+  if (hit !== undefined && hit.seenIn === undefined && hit.size !== index.size && !index.mayHoldSince(query, hit.size)) hit.size = index.size;
   if (hit !== undefined && (hit.seenIn !== undefined || hit.size === index.size)) return hit.seenIn;
   const alternatives = query.untraceable === undefined ? query.alternatives : (query.appearances ?? []);
   const { seenIn } = index.find({ ...query, alternatives }, NOWHERE);

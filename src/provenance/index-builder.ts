@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { tokenize, type ValueQuery } from "./tokens.js";
+import { canonicalText, mayHold, tokenizeCanonical, withoutSeparators, type ValueQuery } from "./tokens.js";
 
 /**
  * Where the values of a thread come from, recomputed from the checkpointed messages (they are the
@@ -76,7 +76,8 @@ interface PendingCall {
 /** The provenance index of one thread. Build it with `provenanceIndex(messages, threadKey)`. */
 export class ProvenanceIndex {
   private readonly texts: IndexedText[] = [];
-  private readonly byKey = new Map<string, number[]>();
+  /** Key → the position of the one text that holds it, or the positions (ascending) when several do: most keys are in one text only. */
+  private readonly byKey = new Map<string, number | number[]>();
   private readonly fingerprints: string[] = [];
   /** The message objects indexed (or last found equal to them), position by position. */
   private readonly refs: BaseMessage[] = [];
@@ -90,9 +91,12 @@ export class ProvenanceIndex {
   /** Index of the human message that started the current run (-1 before any). */
   runStart = -1;
 
-  /** How many texts are indexed (grows with every indexed message or call argument). */
+  /** Texts appended but not yet tokenised: a lookup tokenises them first (decisions that need no new lookup never pay for it). */
+  private readonly unindexed: { source: SourceText; canonical: string; compact?: string }[] = [];
+
+  /** How many texts the index holds, tokenised or waiting (grows with every message or call argument). */
   get size(): number {
-    return this.texts.length;
+    return this.texts.length + this.unindexed.length;
   }
 
   /** How many messages are indexed. */
@@ -167,14 +171,40 @@ export class ProvenanceIndex {
   }
 
   private add(source: SourceText, text: string): void {
-    if (text.length === 0) return;
-    const { keys, sequence } = tokenize(text.length > MAX_INDEXED_CHARS_PER_MESSAGE ? text.slice(0, MAX_INDEXED_CHARS_PER_MESSAGE) : text);
+    if (text.length > 0) this.unindexed.push({ source, canonical: canonicalText(text.length > MAX_INDEXED_CHARS_PER_MESSAGE ? text.slice(0, MAX_INDEXED_CHARS_PER_MESSAGE) : text) });
+  }
+
+  /** Tokenises the texts appended since the last lookup, in thread order. */
+  private flush(): void {
+    for (const { source, canonical } of this.unindexed) this.tokenise(source, canonical);
+    this.unindexed.length = 0;
+  }
+
+  /**
+   * False when none of the texts added since the index held `since` texts can hold the value (all of
+   * them still waiting to be tokenised, checked with {@link mayHold}); true when one may, or when
+   * some were tokenised already (then ask `find`). Lets a value found nowhere stay "nowhere" as the
+   * thread grows without tokenising every new text.
+   */
+  mayHoldSince(query: ValueQuery, since: number): boolean {
+    if (since < this.texts.length) return true;
+    for (let i = since - this.texts.length; i < this.unindexed.length; i++) {
+      const entry = this.unindexed[i]!;
+      if (mayHold(entry.canonical, query, () => (entry.compact ??= withoutSeparators(entry.canonical)))) return true;
+    }
+    return false;
+  }
+
+  private tokenise(source: SourceText, canonical: string): void {
+    const { keys, sequence } = tokenizeCanonical(canonical);
     const position = this.texts.length;
     this.texts.push({ ...source, sequence, plain: source });
     for (const key of keys) {
-      const list = this.byKey.get(key);
-      if (list === undefined) this.byKey.set(key, [position]);
-      else if (list[list.length - 1] !== position) list.push(position);
+      const held = this.byKey.get(key);
+      if (held === undefined) this.byKey.set(key, position);
+      else if (typeof held === "number") {
+        if (held !== position) this.byKey.set(key, [held, position]);
+      } else if (held[held.length - 1] !== position) held.push(position);
     }
   }
 
@@ -183,11 +213,13 @@ export class ProvenanceIndex {
    * text that contains it at all (as `seenIn`), else nothing.
    */
   find(query: ValueQuery, accept: (source: SourceText) => boolean): { source?: SourceText; seenIn?: SourceText } {
+    if (this.unindexed.length > 0) this.flush();
     let seenIn: IndexedText | undefined;
     let best: IndexedText | undefined;
     for (const alternative of query.alternatives) {
-      const positions = this.byKey.get(alternative.key);
-      if (positions === undefined) continue;
+      const held = this.byKey.get(alternative.key);
+      if (held === undefined) continue;
+      const positions = typeof held === "number" ? [held] : held;
       for (const position of positions) {
         const text = this.texts[position]!;
         if (best !== undefined && text.index >= best.index) break;

@@ -25,6 +25,12 @@ import { foldCase, normalizeString } from "../policy/normalize.js";
  */
 
 export const DEFAULT_MIN_LENGTH = 3;
+/**
+ * Prefixes of the index keys that are not tokens: a control character no token can hold, so a token
+ * such as "#x1" or "n:5" is never taken for the identifier form of "x1" or the number 5.
+ */
+const IDENTIFIER_KEY = "\u0001";
+const NUMBER_KEY = "\u0002";
 const MIN_NUMBER_DIGITS = 4;
 /** Longest run of digit-bearing tokens indexed as one identifier. */
 const MAX_RUN_TOKENS = 8;
@@ -49,7 +55,7 @@ const ASCII_RE = /^[\x00-\x7F]*$/;
 const ASCII_WHITESPACE_RUN_RE = /\s+/g;
 
 /** Normalised, case-folded text as every comparison sees it. */
-function canonicalText(text: string): string {
+export function canonicalText(text: string): string {
   // ASCII text (most tool outputs): NFKC, accents, invisible characters and look-alikes change
   // nothing, so normalising is collapsing whitespace (what normalizeString does, in one pass).
   const normal = ASCII_RE.test(text) ? text.replace(ASCII_WHITESPACE_RUN_RE, " ").trim() : normalizeString(text);
@@ -72,7 +78,7 @@ function cleanToken(raw: string): string {
 interface Tokenized {
   /** The whole tokens in order. */
   tokens: string[];
-  /** Every key under which the text is indexed: tokens, identifier forms (`#…`) and numbers (`n:…`). */
+  /** Every key under which the text is indexed: tokens, identifier forms ({@link IDENTIFIER_KEY}…) and numbers ({@link NUMBER_KEY}…). */
   /** May repeat a key (the index keeps one position per text). */
   keys: string[];
   /** " t1 t2 … " for contiguous-run checks. */
@@ -82,28 +88,82 @@ interface Tokenized {
 function numberKey(token: string): string | undefined {
   if (!NUMBER_RE.test(token)) return undefined;
   const value = Number(token.replace(/,/g, ""));
-  return Number.isFinite(value) ? `n:${String(value)}` : undefined;
+  return Number.isFinite(value) ? `${NUMBER_KEY}${String(value)}` : undefined;
+}
+
+/** The same token pattern over ASCII text (canonical text is lower case): no Unicode classes to test. */
+const ASCII_TOKEN_RE = /[a-z0-9+@#_][a-z0-9+@#_.\-/:%?=&~']*/g;
+const ASCII_DIGIT_RE = /[0-9]/;
+
+/** Whether the text between two tokens holds only spaces, `-`, `.`, `/` or parentheses (SEPARATOR_GAP_RE without a slice). */
+function separatorGap(text: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) {
+    const c = text.charCodeAt(k);
+    // space, tab, newline, CR, form feed, vertical tab; - . / ( )
+    if (c === 32 || (c >= 9 && c <= 13) || c === 45 || c === 46 || c === 47 || c === 40 || c === 41) continue;
+    if (c < 128) return false;
+    return SEPARATOR_GAP_RE.test(text.slice(from, to));
+  }
+  return true;
+}
+
+/** A token without the separators an identifier may be written with (COMPACT_DROP_RE; tokens hold no spaces). */
+function compactOf(token: string): string {
+  for (let k = 0; k < token.length; k++) {
+    const c = token.charCodeAt(k);
+    if (c === 45 || c === 46 || c === 47 || c === 40 || c === 41 || c > 127) return token.replace(COMPACT_DROP_RE, "");
+  }
+  return token;
 }
 
 /** Tokenises a text (see the module comment for the rules). */
 export function tokenize(text: string): Tokenized {
-  const canonical = canonicalText(text);
+  return tokenizeCanonical(canonicalText(text));
+}
+
+/**
+ * Whether a text (in canonical form) may hold one of a value's lookup keys: a token key is a
+ * substring of the canonical text, an identifier form a substring of it without separators.
+ * A necessary condition only (true: tokenise and look; false: it cannot be there). Number keys
+ * compare by value, so they always may.
+ */
+export function mayHold(canonical: string, query: ValueQuery, compact: () => string): boolean {
+  for (const { key } of query.alternatives.length > 0 ? query.alternatives : (query.appearances ?? [])) {
+    if (key.startsWith(NUMBER_KEY)) return true;
+    if (key.startsWith(IDENTIFIER_KEY) ? compact().includes(key.slice(IDENTIFIER_KEY.length)) : canonical.includes(key)) return true;
+  }
+  return false;
+}
+
+/** A canonical text without the separators identifiers are written with (for {@link mayHold}). */
+export function withoutSeparators(canonical: string): string {
+  return canonical.replace(COMPACT_DROP_RE, "");
+}
+
+/** Tokenises a text already in canonical form. */
+export function tokenizeCanonical(canonical: string): Tokenized {
+  const ascii = ASCII_RE.test(canonical);
+  const tokenRe = ascii ? ASCII_TOKEN_RE : TOKEN_RE;
+  const digitRe = ascii ? ASCII_DIGIT_RE : DIGIT_RE;
   const tokens: string[] = [];
   const starts: number[] = [];
   const ends: number[] = [];
-  for (const match of canonical.matchAll(TOKEN_RE)) {
+  const digits: boolean[] = [];
+  tokenRe.lastIndex = 0;
+  for (let match = tokenRe.exec(canonical); match !== null; match = tokenRe.exec(canonical)) {
     const token = cleanToken(match[0]);
     if (token.length === 0) continue;
     tokens.push(token);
     starts.push(match.index);
     ends.push(match.index + match[0].length);
+    digits.push(digitRe.test(token));
   }
   const keys = tokens.slice();
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
-    if (!DIGIT_RE.test(token)) {
+    if (!digits[i]) {
       // A short letter group may open an identifier ("DE 89 3704 ...", "GB 29 NWBK ...").
-      const opensRun = token.length <= 4 && i + 1 < tokens.length && DIGIT_RE.test(tokens[i + 1]!) && SEPARATOR_GAP_RE.test(canonical.slice(ends[i], starts[i + 1]));
+      const opensRun = token.length <= 4 && i + 1 < tokens.length && digits[i + 1] === true && separatorGap(canonical, ends[i]!, starts[i + 1]!);
       if (!opensRun) continue;
     } else {
       const number = numberKey(token);
@@ -113,20 +173,25 @@ export function tokenize(text: string): Tokenized {
     }
     // Identifier forms: this token alone, and runs of adjacent digit-bearing tokens.
     let compact = "";
+    let withDigit = false;
     for (let j = i; j < tokens.length && j < i + MAX_RUN_TOKENS; j++) {
       const next = tokens[j]!;
       // A run goes on through groups that carry a digit and short letter groups ("GB29 NWBK 6016 ...").
-      if (j > i && !DIGIT_RE.test(next) && !SHORT_GROUP_RE.test(next)) break;
-      if (j > i && next.includes(".") && NUMBER_RE.test(next)) break;
-      if (j > i && !SEPARATOR_GAP_RE.test(canonical.slice(ends[j - 1], starts[j]))) break;
-      compact += next.replace(COMPACT_DROP_RE, "");
+      if (j > i && !digits[j] && !SHORT_GROUP_RE.test(next)) break;
+      if (j > i && digits[j] && next.includes(".") && NUMBER_RE.test(next)) break;
+      if (j > i && !separatorGap(canonical, ends[j - 1]!, starts[j]!)) break;
+      compact += compactOf(next);
       if (compact.length > MAX_RUN_CHARS) break;
-      if (DIGIT_RE.test(compact)) keys.push(`#${compact}`);
+      // A digit dropped with the separators cannot be: separators are not digits.
+      withDigit ||= digits[j] === true;
+      if (withDigit) keys.push(`${IDENTIFIER_KEY}${compact}`);
     }
   }
-  for (const match of canonical.matchAll(GROUPED_NUMBER_RE)) {
-    const number = numberKey(match[0]);
-    if (number !== undefined) keys.push(number);
+  if (canonical.includes(",")) {
+    for (const match of canonical.matchAll(GROUPED_NUMBER_RE)) {
+      const number = numberKey(match[0]);
+      if (number !== undefined) keys.push(number);
+    }
   }
   return { tokens, keys, sequence: ` ${tokens.join(" ")} ` };
 }
@@ -156,10 +221,10 @@ export function valueQuery(value: unknown, minLength = DEFAULT_MIN_LENGTH): Valu
     const digits = String(Math.abs(value)).replace(/\D/g, "").length;
     const display = String(value);
     if (!Number.isFinite(value) || digits < MIN_NUMBER_DIGITS) {
-      const appearances = Number.isFinite(value) ? [{ key: `n:${display}` }] : [];
+      const appearances = Number.isFinite(value) ? [{ key: `${NUMBER_KEY}${display}` }] : [];
       return { display, alternatives: [], untraceable: `a number with fewer than ${MIN_NUMBER_DIGITS} digits cannot be traced`, appearances };
     }
-    return { display, alternatives: [{ key: `n:${display}` }, { key: `#${display.replace(COMPACT_DROP_RE, "")}` }] };
+    return { display, alternatives: [{ key: `${NUMBER_KEY}${display}` }, { key: `${IDENTIFIER_KEY}${display.replace(COMPACT_DROP_RE, "")}` }] };
   }
   const text = typeof value === "string" ? value : typeof value === "boolean" ? String(value) : (JSON.stringify(value) ?? "");
   const { tokens } = tokenize(text);
@@ -173,7 +238,7 @@ export function valueQuery(value: unknown, minLength = DEFAULT_MIN_LENGTH): Valu
     const number = tokens.length === 1 ? numberKey(tokens[0]!) : undefined;
     const compact = display.replace(COMPACT_DROP_RE, "");
     // A decimal number is looked up by value only (see tokenize).
-    if (compact.length <= MAX_RUN_CHARS && !(number !== undefined && display.includes("."))) alternatives.push({ key: `#${compact}` });
+    if (compact.length <= MAX_RUN_CHARS && !(number !== undefined && display.includes("."))) alternatives.push({ key: `${IDENTIFIER_KEY}${compact}` });
     if (number !== undefined) {
       const digits = tokens[0]!.replace(/\D/g, "").length;
       if (digits < MIN_NUMBER_DIGITS) {

@@ -421,6 +421,10 @@ export function withoutStrictNulls(value: unknown, schema: JsonSchema): unknown 
   return dropNulls(value, schema as Variant);
 }
 
+function isRequired(node: Variant, key: string): boolean {
+  return Array.isArray(node.required) && (node.required as unknown[]).includes(key);
+}
+
 function dropNulls(value: unknown, node: Variant): unknown {
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) {
@@ -429,12 +433,14 @@ function dropNulls(value: unknown, node: Variant): unknown {
   }
   const props = node.properties;
   if (props === null || typeof props !== "object") return value;
-  const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
   let out: Record<string, unknown> | undefined;
-  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
+  for (const key of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[key];
+    // Strings, numbers and booleans come back as they are: skip them (this runs on every reviewed call).
+    if (field !== null && typeof field !== "object") continue;
     const sub = (props as Record<string, unknown>)[key];
     if (sub === null || typeof sub !== "object") continue;
-    const next = field === null && !required.has(key) && !acceptsNull(sub as Variant) ? undefined : dropNulls(field, sub as Variant);
+    const next = field === null && !isRequired(node, key) && !acceptsNull(sub as Variant) ? undefined : dropNulls(field, sub as Variant);
     if (next === field) continue;
     out ??= { ...(value as Record<string, unknown>) };
     if (next === undefined) delete out[key];
