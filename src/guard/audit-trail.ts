@@ -21,6 +21,19 @@ export function threadIdOf(config: LangGraphRunnableConfig | undefined): string 
   return typeof id === "string" ? id : "";
 }
 
+/** A call's arguments as audited, per arguments object: its decision and its outcome record share one rendering. */
+const argsTexts = new WeakMap<object, { redact: readonly string[]; text: string }>();
+const NO_REDACT: readonly string[] = [];
+
+function argsTextOf(guard: Guard, args: Record<string, unknown>): string {
+  const redact = guard.options.redact ?? NO_REDACT;
+  const known = argsTexts.get(args);
+  if (known && known.redact === redact) return known.text;
+  const text = auditArgsText(args, redact);
+  argsTexts.set(args, { redact, text });
+  return text;
+}
+
 export function baseRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall): Omit<AuditRecord, "id" | "event" | "decision"> {
   return {
     at: guard.now(),
@@ -29,7 +42,7 @@ export function baseRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall): 
     toolCallId: call.id,
     tool: call.name,
     operation: call.operation,
-    args: auditArgsText(call.args, guard.options.redact ?? []),
+    args: argsTextOf(guard, call.args),
     ruleId: call.ruleId,
     reason: call.reason,
     risk: call.risk,

@@ -36,6 +36,24 @@ export function provenanceReason(evidence: readonly Evidence[]): string {
     .join("; ");
 }
 
+/** `policy explain --thread`: the heading of the evidence section. */
+export function threadHeader(threadId: string, messages: number): string {
+  return `Provenance against thread ${threadId} (${messages} checkpointed message${messages === 1 ? "" : "s"}):`;
+}
+
+/** `policy explain --thread`: one evidence item, as a line. */
+export function evidenceLine(item: Evidence): string {
+  const value = JSON.stringify(item.value.length > 80 ? `${item.value.slice(0, 77)}...` : item.value);
+  if (item.field === "after" && item.source !== undefined) return `after: ${describeSource(item.source)} came before`;
+  const where =
+    item.found && item.source !== undefined
+      ? `found in ${describeSource(item.source)}`
+      : item.seenIn !== undefined
+        ? `${item.located === true ? "" : "not from an accepted source; "}appears first in ${describeSource(item.seenIn)}`
+        : "appears nowhere in the conversation";
+  return `${item.field} ${value}: ${where}${item.note === undefined ? "" : ` (${item.note})`}`;
+}
+
 /** The tools `trusted` and `untrusted` name in a policy. */
 interface SourceLists {
   trusted: readonly string[];

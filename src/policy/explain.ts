@@ -1,4 +1,6 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
+import { evidenceLine, threadHeader } from "../messages/provenance.js";
 import { ToolRulesEngine } from "../rules/engine.js";
 import type { RiskLevel } from "../tools/types.js";
 import { canonicalize } from "./canonical.js";
@@ -30,6 +32,8 @@ interface ExplainInput {
   declaredRisk?: RiskLevel | undefined;
   operation?: string | undefined;
   tools?: ToolCatalog | undefined;
+  /** A thread's checkpointed messages (`--thread`): provenance conditions are judged against them, and the evidence shown. */
+  thread?: { id: string; messages: readonly BaseMessage[] } | undefined;
 }
 
 /**
@@ -39,7 +43,8 @@ interface ExplainInput {
 export function explainDecision(loaded: LoadedPolicy, input: ExplainInput): string {
   const policy = permissionPolicy(loaded);
   const risk = input.declaredRisk === undefined ? undefined : RiskLevelSchema.parse(input.declaredRisk);
-  const { decision, trace } = policy.explain(input.tool, input.args, risk);
+  const context = input.thread === undefined ? undefined : { messages: input.thread.messages, threadId: `explain:${input.thread.id}` };
+  const { decision, trace } = policy.explain(input.tool, input.args, risk, context);
   const view = canonicalize(input.args);
   const lines = [`Explaining ${input.tool} against ${loaded.source} (precedence ${loaded.precedence})`];
   lines.push(`Arguments as the rules read them: ${view.oversized ? "(too large or deep to inspect)" : view.text}`);
@@ -63,13 +68,21 @@ export function explainDecision(loaded: LoadedPolicy, input: ExplainInput): stri
   const operation = input.operation ?? (typeof (input.args as { operation?: unknown } | null)?.operation === "string" ? String((input.args as { operation: string }).operation) : undefined);
   const violation = loaded.toolRules.length === 0 ? null : engine.checkCall(ruleState, { tool: input.tool, operation }, state.now ?? clock + 1);
   lines.push("", `Tool rules (${loaded.toolRules.length}) after ${state.calls.length} earlier call(s):`);
-  lines.push(violation === null ? "  none refuses this call" : `  refused by ${violation.ruleId} (${violation.ruleType}): ${violation.reason}`);
+  const asks = violation?.onViolation === "ask";
+  lines.push(violation === null ? "  none refuses this call" : `  ${asks ? "asks (onViolation: ask) by" : "refused by"} ${violation.ruleId} (${violation.ruleType}): ${violation.reason}`);
 
   lines.push("");
-  if (violation !== null && decision.mode !== "deny") {
+  if (violation !== null && !asks && decision.mode !== "deny") {
     lines.push(`Decision: deny by rule:${violation.ruleId} — ${violation.reason} (the permission rules said ${decision.mode} by ${decision.ruleId})`);
+  } else if (violation !== null && asks && decision.mode === "allow") {
+    lines.push(`Decision: ask by rule:${violation.ruleId} — ${violation.reason} (the permission rules said allow by ${decision.ruleId})`);
   } else {
     lines.push(`Decision: ${decision.mode} by ${decision.ruleId} — ${decision.reason}`);
+  }
+  if (input.thread !== undefined) {
+    lines.push("", threadHeader(input.thread.id, input.thread.messages.length));
+    if ((decision.evidence ?? []).length === 0) lines.push("  (no value of this call is traced by the policy's provenance conditions)");
+    for (const item of decision.evidence ?? []) lines.push(`  ${evidenceLine(item)}`);
   }
   const unknownRisk = risk === undefined && policy.riskOf(input.tool) === undefined;
   lines.push(`  risk ${unknownRisk ? "not declared (pass --graph NAME or --risk LEVEL for the tool's own)" : decision.risk}`);

@@ -7,7 +7,8 @@ import { MemorySaver } from "@langchain/langgraph";
 import { CliError } from "../errors.js";
 import { parseFlags } from "../flags.js";
 import type { Output } from "../render.js";
-import { buildGraph } from "../session.js";
+import { buildGraph, openSession, parseThreadId } from "../session.js";
+import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { declaredRisks, toolArguments } from "../../guard/from-policy.js";
 import { explainDecision, ExplainStateSchema } from "../../policy/explain.js";
 import { RiskLevelSchema } from "../../policy/schema.js";
@@ -32,14 +33,30 @@ const explainFlags = z.object({
   risk: RiskLevelSchema.optional(),
   operation: z.string().min(1).optional(),
   graph: z.enum(GRAPH_NAMES).optional(),
+  thread: z.string().optional(),
+  db: z.string().min(1).optional(),
 });
 
-/** `policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME]`: seed 001's debug mode. */
+/** The messages of a thread's latest checkpoint (the source of truth provenance is computed from). */
+async function threadMessages(threadId: string, db: string | undefined): Promise<BaseMessage[]> {
+  const session = await openSession({ db });
+  try {
+    const tuple = await session.checkpointer.getTuple({ configurable: { thread_id: threadId } });
+    if (tuple === undefined) throw new CliError(`policy explain: no checkpoint for thread ${JSON.stringify(threadId)} in ${session.spec}`, 1);
+    const messages = (tuple.checkpoint.channel_values as { messages?: unknown }).messages;
+    if (!Array.isArray(messages)) throw new CliError(`policy explain: thread ${JSON.stringify(threadId)} has no messages channel`, 1);
+    return messages.filter((m): m is BaseMessage => isBaseMessage(m));
+  } finally {
+    await session.close();
+  }
+}
+
+/** `policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--thread ID [--db SPEC]]`: seed 001's debug mode. */
 async function explain(argv: string[], output: Output): Promise<number> {
   const { flags, positionals } = parseFlags(
     "policy explain",
     argv,
-    { tool: { type: "string" }, args: { type: "string" }, state: { type: "string" }, risk: { type: "string" }, operation: { type: "string" }, graph: { type: "string" } },
+    { tool: { type: "string" }, args: { type: "string" }, state: { type: "string" }, risk: { type: "string" }, operation: { type: "string" }, graph: { type: "string" }, thread: { type: "string" }, db: { type: "string" } },
     explainFlags,
   );
   const loaded = await load(positionals[0], output);
@@ -53,7 +70,9 @@ async function explain(argv: string[], output: Output): Promise<number> {
     declaredRisk ??= ready.guard.declaredRisk(flags.tool, operation);
     await ready.close();
   }
-  output.out(explainDecision(loaded, { tool: flags.tool, args: flags.args, state: flags.state, declaredRisk, operation: flags.operation, tools }));
+  if (flags.db !== undefined && flags.thread === undefined) throw new CliError("policy explain: --db names where --thread is read from; give --thread ID", 2);
+  const thread = flags.thread === undefined ? undefined : { id: parseThreadId(flags.thread), messages: await threadMessages(parseThreadId(flags.thread), flags.db) };
+  output.out(explainDecision(loaded, { tool: flags.tool, args: flags.args, state: flags.state, declaredRisk, operation: flags.operation, tools, thread }));
   return 0;
 }
 
