@@ -93,8 +93,8 @@ interface CompiledRule {
   /** Has `args` or `where`: needs the canonical arguments. */
   readonly conditional: boolean;
   readonly args: SafeRegex | undefined;
-  /** `args` is a literal search whose matches stay inside one JSON token: searched token by token (see someJsonToken). */
-  readonly argsInTokens: boolean;
+  /** `args` is a literal search whose matches stay inside one JSON token: searched token by token, in tokens at least this long (see someJsonToken). */
+  readonly argsInTokens: number | undefined;
   readonly where: readonly FieldCondition[];
   readonly description: string;
   /** Needs the thread (a `from` condition, `after` or `budget`). */
@@ -184,7 +184,7 @@ function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefau
     contextual: context !== undefined || where.some((condition) => condition.contextual === true),
     context,
     args: rule.args === undefined ? undefined : compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `${location}.args` }),
-    argsInTokens: rule.args !== undefined && matchesWithinJsonTokens(rule.args),
+    argsInTokens: rule.args === undefined ? undefined : matchesWithinJsonTokens(rule.args),
     where,
     description: describeRule(rule, where),
   };
@@ -195,8 +195,8 @@ function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefau
  * one key, string, number or literal is run on each of them instead (same answer, no text built),
  * except in the reference linear scan (`exact`), which always renders the text.
  */
-function argsMatch(args: SafeRegex, inTokens: boolean, view: CanonicalArgs, literal: boolean, exact: boolean): boolean {
-  if (inTokens && !exact) return someJsonToken(literal ? view.literal : view.value, args.test);
+function argsMatch(args: SafeRegex, inTokens: number | undefined, view: CanonicalArgs, literal: boolean, exact: boolean): boolean {
+  if (inTokens !== undefined && !exact) return someJsonToken(literal ? view.literal : view.value, args.test, inTokens);
   return args.test(literal ? view.literalText : view.text);
 }
 
@@ -686,7 +686,7 @@ export class PermissionPolicy {
         contextual: false,
         context: undefined,
         args: undefined,
-        argsInTokens: false,
+        argsInTokens: undefined,
         where: [condition],
         description: `every simple command in ${selector} is allowed by one of ${rules.map((rule) => rule.ruleId).join(", ")}`,
       });
