@@ -411,6 +411,8 @@ export class PermissionPolicy {
   private readonly trusted: ReadonlySet<string>;
   /** Some rule needs the thread (provenance, after, budget). */
   private readonly contextual: boolean;
+  /** The rules (validated, in the order given) and options it was built from: what `checkPolicy` reads. */
+  readonly definition: { readonly rules: readonly PermissionRule[]; readonly options: Readonly<PermissionPolicyOptions> };
 
   constructor(rules: readonly PermissionRule[], options: PermissionPolicyOptions = {}) {
     const parsedOptions = OptionsSchema.safeParse(options);
@@ -418,6 +420,7 @@ export class PermissionPolicy {
       throw new PolicyError(undefined, "", `invalid permission policy options: ${formatIssues(parsedOptions.error.issues, options).join("; ")}`);
     }
     const valid = parsePermissionRules(rules, options.mainArguments);
+    this.definition = { rules: valid, options: { ...options } };
     const defaults: MatcherDefaults = { pathBase: options.pathBase };
     this.defaults = defaults;
     this.rules = valid.map((rule, index) => {
