@@ -150,7 +150,8 @@ describe("fail-closed default: a risk-less tool no rule matches asks at every en
   });
 
   it("a guard with a permission policy that matches nothing asks too (the policy does not reopen the default)", async () => {
-    const guard = new Guard({ tools: risklessTools([]), permissions: new PermissionPolicy([{ tool: "other", mode: "allow" }]) });
+    // The allow names a real tool but matches neither call (a rule naming no known tool is refused at build).
+    const guard = new Guard({ tools: risklessTools([]), permissions: new PermissionPolicy([{ tool: "wipe_cache", mode: "allow", where: { target: { equals: "tmp" } } }]) });
     const { reviewed } = await guard.reviewTurn(guard.initialRuleState(), calls);
     expect(reviewed.map((r) => [r.outcome, r.ruleId])).toEqual([
       ["ask", "default:ask"],

@@ -49,6 +49,15 @@ describe("policy explain", () => {
     expect(explainDecision(loaded, { tool: "validate_data", args: {}, state: { calls: ["connect_database", { tool: "extract_data", success: false }] } })).toMatch(/refused by/);
   });
 
+  it("a tool rule with onViolation: ask asks instead of refusing", () => {
+    const loaded = parsePolicy("tools: { fetch: { risk: low } }\ntool_rules:\n  - { id: two, tool: fetch, type: MaxCalls, max: 2, onViolation: ask }\n", "yaml", "p.yaml");
+    const text = explainDecision(loaded, { tool: "fetch", args: {}, state: { calls: ["fetch", "fetch"] } });
+    expect(text).toContain("  asks (onViolation: ask) by two (MaxCalls): ");
+    expect(text).toMatch(/^Decision: ask by rule:two — .* \(the permission rules said allow by risk:low\)$/m);
+    const refusing = parsePolicy("tools: { fetch: { risk: low } }\ntool_rules:\n  - { id: two, tool: fetch, type: MaxCalls, max: 2 }\n", "yaml", "p.yaml");
+    expect(explainDecision(refusing, { tool: "fetch", args: {}, state: { calls: ["fetch", "fetch"] } })).toMatch(/^Decision: deny by rule:two/m);
+  });
+
   it("refuses bad flags with a clear message", async () => {
     await expect(cli(["explain", root("policies/devops.yaml"), "--tool", "x", "--args", "{nope"])).rejects.toThrow(/--args is not JSON/);
     await expect(cli(["explain", root("policies/devops.yaml"), "--args", "{}"])).rejects.toThrow(/--tool/);

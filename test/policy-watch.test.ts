@@ -197,3 +197,77 @@ describe("a watched policy swaps its tool rules (issue 15)", () => {
     );
   });
 });
+
+// The guard's own risk lookup (tools.X.risk, tools.X.operations, defaultRisk) is swapped with the
+// permission rules: one atomic swap, no restart needed (follow-up of issues 12 and 15).
+describe("a watched policy swaps its risk levels", () => {
+  const kubectl = defineTool({
+    name: "kubectl",
+    description: "k",
+    schema: z.discriminatedUnion("operation", [z.object({ operation: z.literal("get") }), z.object({ operation: z.literal("delete") })]),
+    risk: "low",
+    operationRisk: { delete: "medium" },
+    execute: () => "ok",
+  });
+  // Declares no risk of its own: the policy's defaultRisk decides.
+  const probe = defineTool({ name: "probe", description: "p", schema: z.object({}), execute: () => "ok" });
+  const decide = (guard: Parameters<typeof reviewCall>[0], name: string, args: Record<string, unknown>) =>
+    Promise.resolve(reviewCall(guard, guard.initialRuleState(), { id: "c", name, args })).then((r) => ({ outcome: r.outcome, risk: r.risk }));
+
+  it("raising an operation's risk or dropping defaultRisk takes effect on the next call; lowering a tool's own risk is rejected and audited", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gg-watch-risk-"));
+    const file = join(dir, "policy.yaml");
+    writeFileSync(file, "defaultRisk: low\n");
+    const audit = new MemoryAuditSink();
+    const pg = await guardFromPolicy(file, { tools: [kubectl, probe], audit, watch: { debounceMs: 60_000, log: () => undefined } });
+    try {
+      expect(await decide(pg.guard, "kubectl", { operation: "delete" })).toEqual({ outcome: "run", risk: "medium" });
+      expect(await decide(pg.guard, "probe", {})).toEqual({ outcome: "run", risk: "low" });
+
+      // The operator raises delete to high and drops defaultRisk (an undeclared tool then asks).
+      writeFileSync(file, "tools:\n  kubectl:\n    operations: { delete: high }\n");
+      expect((await pg.watcher?.reload())?.kind).toBe("applied");
+      expect(await decide(pg.guard, "kubectl", { operation: "delete" })).toEqual({ outcome: "ask", risk: "high" });
+      expect(await decide(pg.guard, "kubectl", { operation: "get" })).toEqual({ outcome: "run", risk: "low" });
+      expect((await decide(pg.guard, "probe", {})).outcome).toBe("ask");
+      expect(pg.guard.riskOf("kubectl", "delete")).toBe("high");
+
+      // Raising the whole tool to high also reaches every operation at once.
+      writeFileSync(file, "tools:\n  kubectl: { risk: high }\n");
+      expect((await pg.watcher?.reload())?.kind).toBe("applied");
+      expect(await decide(pg.guard, "kubectl", { operation: "get" })).toEqual({ outcome: "ask", risk: "high" });
+
+      // Lowering delete below the tool's own medium without lowerRisk: rejected, the previous policy stays.
+      writeFileSync(file, "defaultRisk: low\ntools:\n  kubectl:\n    operations: { delete: low }\n");
+      const rejected = await pg.watcher?.reload();
+      expect(rejected?.kind).toBe("rejected");
+      expect(rejected?.message).toContain("tools.kubectl.operations.delete: low is lower than the medium risk kubectl declares for delete");
+      expect(await decide(pg.guard, "kubectl", { operation: "get" })).toEqual({ outcome: "ask", risk: "high" });
+      expect((await decide(pg.guard, "probe", {})).outcome).toBe("ask");
+      const records = (await audit.query({})).filter((r) => r.event === "policy");
+      expect(records.map((r) => r.decision)).toEqual(["applied", "applied", "rejected"]);
+
+      // With lowerRisk the same lowering is what the operator meant, and it applies.
+      writeFileSync(file, "tools:\n  kubectl:\n    lowerRisk: true\n    operations: { delete: low }\n");
+      expect((await pg.watcher?.reload())?.kind).toBe("applied");
+      expect(await decide(pg.guard, "kubectl", { operation: "delete" })).toEqual({ outcome: "run", risk: "low" });
+    } finally {
+      await pg.close();
+    }
+  }, 60_000);
+
+  it("risks given in code stay over the file's after a swap", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gg-watch-risk-"));
+    const file = join(dir, "policy.yaml");
+    writeFileSync(file, "defaultRisk: low\n");
+    const pg = await guardFromPolicy(file, { tools: [kubectl, probe], toolRisk: { probe: "high" }, watch: { debounceMs: 60_000, log: () => undefined } });
+    try {
+      expect(await decide(pg.guard, "probe", {})).toEqual({ outcome: "ask", risk: "high" });
+      writeFileSync(file, "defaultRisk: low\ntools:\n  probe: { risk: low }\n");
+      expect((await pg.watcher?.reload())?.kind).toBe("applied");
+      expect(await decide(pg.guard, "probe", {})).toEqual({ outcome: "ask", risk: "high" });
+    } finally {
+      await pg.close();
+    }
+  }, 60_000);
+});

@@ -2,17 +2,19 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { PostgresAuditSink } from "../src/audit/postgres.js";
 import { PostgresArchivalIndex } from "../src/memory/archival-postgres.js";
 import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { postgresConfigured, postgresForTests, uniqueName } from "./helpers/postgres.js";
 
 const WORKER = fileURLToPath(new URL("./fixtures/workers/open-checkpointer.ts", import.meta.url));
+const SINK_WORKER = fileURLToPath(new URL("./fixtures/workers/open-audit-sink.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 /** Runs one worker process; resolves with what it printed ("OK" or "ERR …"). */
-function openInProcess(url: string, schema: string, startAt: number): Promise<string> {
+function openInProcess(url: string, schema: string, startAt: number, worker = WORKER): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", WORKER, url, schema, String(startAt)], {
+    const child = spawn(process.execPath, ["--import", "tsx", worker, url, schema, String(startAt)], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, NODE_NO_WARNINGS: "1" },
@@ -85,4 +87,54 @@ describe.runIf(postgresConfigured)("openCheckpointer on a fresh PostgreSQL schem
       for (const index of indexes) await index.close();
     }
   });
+
+  it("the audit sink: 3 processes opening a fresh table at once all open it and write", async () => {
+    const url = await postgresForTests();
+    if (!url) return;
+    admin ??= new pg.Pool({ connectionString: url, max: 1 });
+    for (let round = 0; round < 2; round++) {
+      const table = uniqueName("gg_audit_race");
+      const startAt = Date.now() + 6_000;
+      try {
+        const outcomes = await Promise.all([0, 1, 2].map(() => openInProcess(url, table, startAt, SINK_WORKER)));
+        expect(outcomes).toEqual(["OK", "OK", "OK"]);
+        const rows = await admin.query<{ n: string }>(`SELECT count(*) AS n FROM "${table}"`);
+        expect(Number(rows.rows[0]?.n)).toBe(3);
+      } finally {
+        await admin.query(`DROP TABLE IF EXISTS "${table}"`);
+      }
+    }
+  }, 120_000);
+
+  it("the audit sink creates its table under guarded-graph's DDL lock (the one the checkpointer and the ledger take)", async () => {
+    const url = await postgresForTests();
+    if (!url) return;
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    const table = uniqueName("gg_audit_lock");
+    try {
+      await holder.query("SELECT pg_advisory_lock(hashtext('guarded-graph:ddl'))");
+      let opened = false;
+      const opening = PostgresAuditSink.open({ url, table }).then((sink) => {
+        opened = true;
+        return sink;
+      });
+      // While another setup holds the lock, the sink waits and creates nothing.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const during = await holder.query<{ t: string | null }>("SELECT to_regclass($1) AS t", [`"${table}"`]);
+      expect(opened).toBe(false);
+      expect(during.rows[0]?.t).toBeNull();
+      await holder.query("SELECT pg_advisory_unlock(hashtext('guarded-graph:ddl'))");
+      const sink = await opening;
+      expect(opened).toBe(true);
+      await sink.close();
+      // Setup released the lock: another session can take it at once.
+      const free = await holder.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext('guarded-graph:ddl')) AS locked");
+      expect(free.rows[0]?.locked).toBe(true);
+      await holder.query("SELECT pg_advisory_unlock(hashtext('guarded-graph:ddl'))");
+    } finally {
+      await holder.query(`DROP TABLE IF EXISTS "${table}"`);
+      await holder.end();
+    }
+  }, 60_000);
 });

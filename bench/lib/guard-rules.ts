@@ -29,7 +29,8 @@ export function permissionRules(count: number): PermissionRule[] {
         rules.push({ id: `p${i}`, tool: idle, mode: i % 16 === 4 ? "deny" : "ask" });
         break;
       case 5:
-        rules.push({ id: `p${i}`, tool: `other_${i}_*`, mode: "deny" });
+        // A glob rule on tools the run never calls (a rule naming no tool at all is refused when the guard is built).
+        rules.push({ id: `p${i}`, tool: "idle_*", where: { path: { prefix: `/other/${i}/` } }, mode: "deny" });
         break;
       case 6:
         rules.push({ id: `p${i}`, tool: called, where: { path: { prefix: "/workspace/" } }, mode: "allow" });

@@ -4,6 +4,7 @@ import { validateTableName } from "./table-name.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
 import { loadPg } from "../optional/index.js";
+import { withDdlLock } from "../storage/ddl-lock.js";
 import type { PgPool } from "../optional/types.js";
 
 export interface PostgresAuditSinkOptions {
@@ -18,9 +19,6 @@ export interface PostgresAuditSinkOptions {
 const COLUMNS = 10;
 /** Rows per INSERT: keeps the statement well under PostgreSQL's 65,535 bind parameters. */
 const ROWS_PER_INSERT = 1000;
-
-/** Races between workers creating the same table surface as these codes; the table then exists. */
-const ALREADY_EXISTS = new Set(["23505", "42P07"]);
 
 function rowValues(r: AuditRecord): unknown[] {
   return [r.id, r.at, r.threadId, r.runId, r.toolCallId, r.tool, r.event, r.decision, r.ruleId, JSON.stringify(r)];
@@ -75,12 +73,9 @@ export class PostgresAuditSink implements AuditSink {
       CREATE INDEX IF NOT EXISTS "${t}_thread_at" ON "${t}" (thread_id, at);
       CREATE INDEX IF NOT EXISTS "${t}_at" ON "${t}" (at)`;
     // json (not jsonb) keeps strings with \u0000 that a model may put in arguments.
-    try {
-      await this.#pool.query(ddl);
-    } catch (error) {
-      if (!ALREADY_EXISTS.has((error as { code?: string }).code ?? "")) throw error;
-      await this.#pool.query(ddl);
-    }
+    // Workers opening a fresh table at once would race on CREATE (duplicate pg_type rows): the DDL
+    // runs under guarded-graph's DDL lock, the one the checkpointer and the execution ledger take.
+    await withDdlLock(this.#pool, () => this.#pool.query(ddl));
   }
 
   async write(records: readonly AuditRecord[]): Promise<void> {

@@ -20,20 +20,9 @@ export function declaredRisks(guard: Guard): DeclaredRisks {
 import type { GuardOptions } from "./options.js";
 import type { ToolArguments } from "../policy/check.js";
 
-/**
- * The top-level argument names of each of the guard's tools (their JSON schemas' properties). A tool
- * whose schema takes other arguments too (`z.looseObject`, `additionalProperties`) is left out: any
- * argument may be there.
- */
+/** The top-level argument names of each of the guard's tools (ToolRegistry.argumentNames). */
 export function toolArguments(guard: Guard): ToolArguments {
-  return new Map(
-    guard.registry.names().flatMap((name) => {
-      const schema = guard.spec(name)?.jsonSchema;
-      const open = schema?.additionalProperties !== undefined && schema.additionalProperties !== false;
-      const properties = schema?.properties;
-      return open ? [] : [[name, typeof properties === "object" && properties !== null ? Object.keys(properties) : []] as const];
-    }),
-  );
+  return guard.registry.argumentNames();
 }
 
 /** Guard options a policy describes: permission rules, risk categories, tool rules, redaction, execution limits. */
@@ -75,7 +64,7 @@ export async function guardFromPolicy(
     waitForKillswitch?: boolean;
     /**
      * Watch the policy file (source must be a path): a changed file is parsed, compiled and checked
-     * against the tools, then its permission rules and tool rules replace the old ones together
+     * against the tools, then its permission rules, tool rules and risk levels replace the old ones together
      * (one synchronous swap); a bad file keeps the old policy and is reported (audit record event
      * "policy", and the log). Rule state is per tool, so counts of a run in progress survive.
      */
@@ -118,6 +107,8 @@ export async function guardFromPolicy(
         permissions: swappable,
         // The file's tool rules replace the old file's; rules given in code (options.rules) stay, after them.
         rules: (toolRules) => guard.prepareRules([...toolRules, ...(options.rules ?? [])]),
+        // The file's risk levels replace the old file's in the guard's own lookup; risks given in code stay over them.
+        risks: (next) => guard.prepareRisks(guardOptionsFromPolicy(next, guardOptions)),
       });
     }
   } catch (error) {

@@ -7,7 +7,10 @@ import { ToolRegistry, guardSpecOf } from "../tools/registry.js";
 import type { ToolAllowance, ToolDefinition } from "../tools/registry.js";
 import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
 import type { GuardOptions, HumanDecisionType } from "./options.js";
-import { higherRisk } from "../policy/permissions.js";
+import { higherRisk, PermissionPolicy } from "../policy/permissions.js";
+import { assertPermissionsFit } from "../policy/check.js";
+import { permissionPolicy } from "../policy/file.js";
+import { SwappablePermissions } from "../policy/watch.js";
 import { reviewCall } from "./review.js";
 import type { ReviewedCall } from "./state.js";
 import type { DecisionContext, TurnCall } from "../provenance/context.js";
@@ -22,6 +25,26 @@ export interface RawToolCall {
 }
 
 const HEARTBEAT_ARG = "request_heartbeat";
+
+/** The guard options that set risk levels (a policy's `tools.X.risk`, `tools.X.operations`, `lowerRisk`, `defaultRisk`). */
+type RiskSettings = Pick<GuardOptions, "toolRisk" | "operationRisk" | "lowerRisk" | "defaultRisk">;
+
+interface RiskTable {
+  readonly toolRisk: Readonly<Record<string, RiskLevel>>;
+  readonly operationRisk: Readonly<Record<string, Readonly<Record<string, RiskLevel>>>>;
+  readonly lowerRisk: ReadonlySet<string>;
+  readonly defaultRisk: RiskLevel | undefined;
+}
+
+/** A frozen copy: a caller changing its objects later changes nothing in force. */
+function riskSettings(settings: RiskSettings): RiskTable {
+  return Object.freeze({
+    toolRisk: { ...settings.toolRisk },
+    operationRisk: Object.fromEntries(Object.entries(settings.operationRisk ?? {}).map(([tool, ops]) => [tool, { ...ops }])),
+    lowerRisk: new Set(settings.lowerRisk ?? []),
+    defaultRisk: settings.defaultRisk,
+  });
+}
 /** Distinct allowance sets whose tool definitions are kept (a rule state rarely yields many). */
 const MAX_CACHED_DEFINITIONS = 64;
 
@@ -46,6 +69,11 @@ export class Guard {
     this.registry = new ToolRegistry(options.tools);
     this.now = options.now ?? Date.now;
     this.#rules = this.compileRules(options.rules ?? []);
+    this.#risks = riskSettings(options);
+    // Permission rules naming no known tool, or reading an argument their tool lacks, would never
+    // fire: checked here against the tools as `policy check --graph` checks a file (issue 12).
+    const permissions = options.permissions instanceof SwappablePermissions ? permissionPolicy(options.permissions.loaded) : options.permissions;
+    if (permissions instanceof PermissionPolicy) assertPermissionsFit(permissions, this.registry.catalog(), this.registry.argumentNames());
     this.maxConcurrency = Math.max(1, options.maxConcurrency ?? 10);
     this.maxResultChars = options.maxResultChars ?? 10_000;
     this.abortGraceMs = options.abortGraceMs ?? 1_000;
@@ -80,6 +108,18 @@ export class Guard {
     };
   }
 
+  /**
+   * Returns the function that puts new risk settings (`toolRisk`, `operationRisk`, `lowerRisk`,
+   * `defaultRisk`) in force: one assignment, so a lookup sees the old settings or the new ones. A
+   * watched policy file swaps them with its permission rules and tool rules.
+   */
+  prepareRisks(settings: Pick<GuardOptions, "toolRisk" | "operationRisk" | "lowerRisk" | "defaultRisk">): () => void {
+    const next = riskSettings(settings);
+    return () => {
+      this.#risks = next;
+    };
+  }
+
   private compileRules(rules: readonly ToolRule[]): { engine: ToolRulesEngine; hasPrerequisites: boolean } {
     // Unknown tools and operations in the rules are errors now, not surprises mid-run.
     assertValidRules(rules, this.registry.catalog());
@@ -103,28 +143,31 @@ export class Guard {
     return this.registry.spec(name);
   }
 
-  /** Effective risk: the policy's per-tool risk, then the operation's, then the tool's, else medium. */
+  /** Effective risk (`declaredRisk`), else medium. */
   riskOf(name: string, operation?: string): RiskLevel {
     return this.declaredRisk(name, operation) ?? "medium";
   }
 
   /**
-   * The risk someone declared (policy per operation, policy per tool, the tool per operation, the
-   * tool, then the guard's `defaultRisk`); undefined when nobody did (then a call no rule matches asks).
+   * The risk someone declared: the policy's per-operation risk, else the higher of the policy's
+   * per-tool risk and the tool's own (per operation, else per tool; the policy's alone with
+   * lowerRisk), else `defaultRisk`; undefined when nobody did (then a call no rule matches asks).
+   * The settings in force are the last `prepareRisks` put there (a watched policy file swaps them).
    */
   declaredRisk(name: string, operation?: string): RiskLevel | undefined {
-    return this.#ownDeclaredRisk(name, operation) ?? this.options.defaultRisk;
+    return this.#ownDeclaredRisk(name, operation) ?? this.#risks.defaultRisk;
   }
 
   #ownDeclaredRisk(name: string, operation?: string): RiskLevel | undefined {
+    const risks = this.#risks;
     const spec = this.registry.spec(name);
-    const policyOp = operation !== undefined ? this.options.operationRisk?.[name]?.[operation] : undefined;
+    const policyOp = operation !== undefined ? risks.operationRisk[name]?.[operation] : undefined;
     if (policyOp !== undefined) return policyOp;
     const own = (operation !== undefined ? spec?.operationRisk[operation] : undefined) ?? spec?.risk;
-    const policy = this.options.toolRisk?.[name];
+    const policy = Object.hasOwn(risks.toolRisk, name) ? risks.toolRisk[name] : undefined;
     if (policy === undefined) return own;
     // A policy may raise a tool's risk; lowering it needs lowerRisk (policy check refuses it otherwise).
-    if (own === undefined || this.options.lowerRisk?.includes(name) === true) return policy;
+    if (own === undefined || risks.lowerRisk.has(name)) return policy;
     return higherRisk(policy, own);
   }
 
@@ -238,6 +281,7 @@ export class Guard {
   }
 
   #rules: { engine: ToolRulesEngine; hasPrerequisites: boolean };
+  #risks: RiskTable;
   readonly #definitionCache = new Map<string, ToolDefinition[]>();
   #usage: { key: string; text: string } | undefined;
 }

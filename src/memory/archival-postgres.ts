@@ -6,6 +6,7 @@ import { jsonValueSchema, type ArchivalEntry, type ArchivalSearchResult } from "
 import { loadPg } from "../optional/index.js";
 import type { PgPool } from "../optional/types.js";
 import { ErrorCode, GuardedGraphError } from "../errors/index.js";
+import { DDL_LOCK } from "../storage/ddl-lock.js";
 
 const rowSchema = z.object({
   id: z.string(),
@@ -82,7 +83,7 @@ export class PostgresArchivalIndex implements ArchivalIndex {
     // processes creating one fresh schema at once would otherwise collide (pg_namespace, pg_type).
     await this.#pool.query(`
       BEGIN;
-      SELECT pg_advisory_xact_lock(hashtext('guarded-graph:ddl'));
+      SELECT pg_advisory_xact_lock(hashtext('${DDL_LOCK}'));
       CREATE SCHEMA IF NOT EXISTS "${this.#schema}";
       CREATE TABLE IF NOT EXISTS ${t} (
         id TEXT PRIMARY KEY,

@@ -242,23 +242,31 @@ function tokenText(text: string): string {
 
 /**
  * True when `test` holds for the JSON rendering of some key, string, number, boolean or null of a
- * canonical tree (`CanonicalArgs.value` or `.literal`), as `JSON.stringify(tree)` renders each:
- * strings that need escaping are tested escaped (with their quotes), embedded JSON as its document,
- * duplicated keys as their values. For a search whose matches never cross a structural character
+ * canonical tree (`CanonicalArgs.value` or `.literal`) at least `minLength` characters long, as
+ * `JSON.stringify(tree)` renders each: strings that need escaping are tested escaped (with their
+ * quotes), embedded JSON as its document, duplicated keys as their values. For a search whose
+ * matches never cross a structural character and are at least `minLength` long
  * (`matchesWithinJsonTokens`), this equals searching the whole text, without building it.
  */
-export function someJsonToken(tree: unknown, test: (text: string) => boolean): boolean {
-  if (typeof tree === "string") return test(tokenText(tree));
-  if (typeof tree === "number" || typeof tree === "boolean" || tree === null) return test(JSON.stringify(tree));
+export function someJsonToken(tree: unknown, test: (text: string) => boolean, minLength = 0): boolean {
+  if (typeof tree === "string") {
+    const text = tokenText(tree);
+    return text.length >= minLength && test(text);
+  }
+  if (typeof tree === "number" || typeof tree === "boolean" || tree === null) {
+    const text = JSON.stringify(tree);
+    return text.length >= minLength && test(text);
+  }
   if (typeof tree !== "object") return false;
-  if (tree instanceof EmbeddedJson) return someJsonToken(tree.parsed, test);
+  if (tree instanceof EmbeddedJson) return someJsonToken(tree.parsed, test, minLength);
   const items = tree instanceof DuplicateValues ? tree.values : Array.isArray(tree) ? (tree as unknown[]) : undefined;
   if (items !== undefined) {
-    for (const item of items) if (someJsonToken(item, test)) return true;
+    for (const item of items) if (someJsonToken(item, test, minLength)) return true;
     return false;
   }
   for (const key of Object.keys(tree)) {
-    if (test(tokenText(key)) || someJsonToken((tree as Record<string, unknown>)[key], test)) return true;
+    const text = tokenText(key);
+    if ((text.length >= minLength && test(text)) || someJsonToken((tree as Record<string, unknown>)[key], test, minLength)) return true;
   }
   return false;
 }

@@ -7,7 +7,8 @@ import { PolicyError } from "./errors.js";
 import { provenanceWarnings } from "../provenance/check.js";
 import { validateRules } from "../rules/validate.js";
 import type { LoadedPolicy } from "./file.js";
-import { permissionPolicy } from "./file.js";
+import { loadedPolicyOf, permissionPolicy } from "./file.js";
+import type { PermissionPolicy } from "./permissions.js";
 import { compileToolMatcher, DEFAULT_RISK_MODES, type PermissionRule } from "./permissions.js";
 import type { PermissionMode } from "./types.js";
 import type { RiskLevel } from "../tools/types.js";
@@ -204,9 +205,18 @@ function compactFieldErrors(info: RuleInfo, reading: CompactReading, tools: Tool
 }
 
 /** Errors of `checkPolicy` as one PolicyError (for guardFromPolicy), or nothing. */
-export function assertPolicyFits(loaded: LoadedPolicy, tools: ToolCatalog, declared: DeclaredRisks, toolArguments?: ToolArguments): void {
+export function assertPolicyFits(loaded: LoadedPolicy, tools: ToolCatalog, declared: DeclaredRisks | undefined, toolArguments?: ToolArguments): void {
   const { errors } = checkPolicy(loaded, tools, declared, toolArguments);
   if (errors.length > 0) throw new PolicyError(loaded.source, "", errors.length === 1 ? (errors[0] ?? "") : `\n  ${errors.join("\n  ")}`);
+}
+
+/**
+ * A PermissionPolicy handed to a guard, checked against the guard's tools as `policy check --graph`
+ * checks a file: rules naming no known tool and compact rules reading an argument the tool lacks
+ * are errors (one PolicyError listing them); warnings (shadowed rules, …) do not stop the build.
+ */
+export function assertPermissionsFit(policy: PermissionPolicy, tools: ToolCatalog, toolArguments: ToolArguments): void {
+  assertPolicyFits(loadedPolicyOf(policy), tools, undefined, toolArguments);
 }
 
 function describePermission(rule: PermissionRule): string {

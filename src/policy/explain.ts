@@ -68,11 +68,14 @@ export function explainDecision(loaded: LoadedPolicy, input: ExplainInput): stri
   const operation = input.operation ?? (typeof (input.args as { operation?: unknown } | null)?.operation === "string" ? String((input.args as { operation: string }).operation) : undefined);
   const violation = loaded.toolRules.length === 0 ? null : engine.checkCall(ruleState, { tool: input.tool, operation }, state.now ?? clock + 1);
   lines.push("", `Tool rules (${loaded.toolRules.length}) after ${state.calls.length} earlier call(s):`);
-  lines.push(violation === null ? "  none refuses this call" : `  refused by ${violation.ruleId} (${violation.ruleType}): ${violation.reason}`);
+  const asks = violation?.onViolation === "ask";
+  lines.push(violation === null ? "  none refuses this call" : `  ${asks ? "asks (onViolation: ask) by" : "refused by"} ${violation.ruleId} (${violation.ruleType}): ${violation.reason}`);
 
   lines.push("");
-  if (violation !== null && decision.mode !== "deny") {
+  if (violation !== null && !asks && decision.mode !== "deny") {
     lines.push(`Decision: deny by rule:${violation.ruleId} — ${violation.reason} (the permission rules said ${decision.mode} by ${decision.ruleId})`);
+  } else if (violation !== null && asks && decision.mode === "allow") {
+    lines.push(`Decision: ask by rule:${violation.ruleId} — ${violation.reason} (the permission rules said allow by ${decision.ruleId})`);
   } else {
     lines.push(`Decision: ${decision.mode} by ${decision.ruleId} — ${decision.reason}`);
   }

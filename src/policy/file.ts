@@ -152,6 +152,35 @@ export async function loadPolicyFile(path: string): Promise<LoadedPolicy> {
 }
 
 const compiled = new WeakMap<LoadedPolicy, PermissionPolicy>();
+const compiledFrom = new WeakMap<PermissionPolicy, LoadedPolicy>();
+
+/** Named in the errors about a PermissionPolicy built in code. */
+const CODE_POLICY_SOURCE = "the guard's PermissionPolicy";
+
+/**
+ * The policy document a PermissionPolicy stands for, as `checkPolicy` reads it: the loaded file it
+ * was compiled from (`permissionPolicy`), else its rules and options (built in code).
+ */
+export function loadedPolicyOf(policy: PermissionPolicy): LoadedPolicy {
+  const file = compiledFrom.get(policy);
+  if (file !== undefined) return file;
+  const { rules, options } = policy.definition;
+  return {
+    source: CODE_POLICY_SOURCE,
+    version: 1,
+    precedence: options.precedence ?? "deny-first",
+    defaultRisk: options.defaultRisk,
+    pathBase: options.pathBase,
+    riskModes: { ...options.riskModes },
+    toolRisk: { ...options.toolRisk },
+    operationRisk: {},
+    lowerRisk: [...(options.lowerRisk ?? [])],
+    mainArguments: { ...options.mainArguments },
+    permissions: [...rules],
+    toolRules: [],
+    provenance: options.provenance === undefined ? undefined : { ...options.provenance, trusted: options.provenance.trusted?.slice(), untrusted: options.provenance.untrusted?.slice() },
+  };
+}
 
 /** The PermissionPolicy a loaded policy describes (compiled once per LoadedPolicy object). */
 export function permissionPolicy(loaded: LoadedPolicy): PermissionPolicy {
@@ -174,6 +203,7 @@ export function permissionPolicy(loaded: LoadedPolicy): PermissionPolicy {
       throw error;
     }
     compiled.set(loaded, policy);
+    compiledFrom.set(policy, loaded);
   }
   return policy;
 }

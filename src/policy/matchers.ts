@@ -5,7 +5,7 @@ import { compileCommandPattern, judgeCommand } from "./kinds/command.js";
 import { compileDomainPattern, compileEmailPattern, compileUrlPattern, judgeDomain, judgeEmail, judgeUrl } from "./kinds/net.js";
 import { compilePathPattern, judgePath, normaliseBase } from "./kinds/path.js";
 import { hasControlChars, NO, stripControlChars, UNKNOWN, YES, type Verdict } from "./kinds/verdict.js";
-import { foldCase, normalizeString } from "./normalize.js";
+import { foldCase, isPlainText, normalizeString } from "./normalize.js";
 import { compileSafeRegex } from "./regex.js";
 import { compileDirectGetter, NEEDS_FULL_SELECT, parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import type { FieldMatcher } from "./types.js";
@@ -58,7 +58,7 @@ export const ANY_VALUE: unique symbol = Symbol("judged by the condition itself")
  */
 export function equalityKey(found: unknown, fold: (text: string) => string): string | undefined | typeof ANY_VALUE {
   if (found === undefined) return undefined;
-  if (typeof found === "string") return hasControlChars(found) ? ANY_VALUE : fold(found);
+  if (typeof found === "string") return isPlainText(found) || !hasControlChars(found) ? fold(found) : ANY_VALUE;
   // A finite number's JSON text is String(n) (digits, ".", "-", "e", "+": no control character).
   if (typeof found === "number" && Number.isFinite(found)) return fold(String(found));
   if (found === null || typeof found === "number" || typeof found === "boolean") {
@@ -166,7 +166,7 @@ let lastHasControl = false;
 function controlCharsIn(text: string): boolean {
   if (text !== lastText) {
     lastText = text;
-    lastHasControl = hasControlChars(text);
+    lastHasControl = !isPlainText(text) && hasControlChars(text);
   }
   return lastHasControl;
 }

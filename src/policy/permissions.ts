@@ -93,8 +93,8 @@ interface CompiledRule {
   /** Has `args` or `where`: needs the canonical arguments. */
   readonly conditional: boolean;
   readonly args: SafeRegex | undefined;
-  /** `args` is a literal search whose matches stay inside one JSON token: searched token by token (see someJsonToken). */
-  readonly argsInTokens: boolean;
+  /** `args` is a literal search whose matches stay inside one JSON token: searched token by token, in tokens at least this long (see someJsonToken). */
+  readonly argsInTokens: number | undefined;
   readonly where: readonly FieldCondition[];
   readonly description: string;
   /** Needs the thread (a `from` condition, `after` or `budget`). */
@@ -184,7 +184,7 @@ function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefau
     contextual: context !== undefined || where.some((condition) => condition.contextual === true),
     context,
     args: rule.args === undefined ? undefined : compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `${location}.args` }),
-    argsInTokens: rule.args !== undefined && matchesWithinJsonTokens(rule.args),
+    argsInTokens: rule.args === undefined ? undefined : matchesWithinJsonTokens(rule.args),
     where,
     description: describeRule(rule, where),
   };
@@ -195,8 +195,8 @@ function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefau
  * one key, string, number or literal is run on each of them instead (same answer, no text built),
  * except in the reference linear scan (`exact`), which always renders the text.
  */
-function argsMatch(args: SafeRegex, inTokens: boolean, view: CanonicalArgs, literal: boolean, exact: boolean): boolean {
-  if (inTokens && !exact) return someJsonToken(literal ? view.literal : view.value, args.test);
+function argsMatch(args: SafeRegex, inTokens: number | undefined, view: CanonicalArgs, literal: boolean, exact: boolean): boolean {
+  if (inTokens !== undefined && !exact) return someJsonToken(literal ? view.literal : view.value, args.test, inTokens);
   return args.test(literal ? view.literalText : view.text);
 }
 
@@ -411,6 +411,8 @@ export class PermissionPolicy {
   private readonly trusted: ReadonlySet<string>;
   /** Some rule needs the thread (provenance, after, budget). */
   private readonly contextual: boolean;
+  /** The rules (validated, in the order given) and options it was built from: what `checkPolicy` reads. */
+  readonly definition: { readonly rules: readonly PermissionRule[]; readonly options: Readonly<PermissionPolicyOptions> };
 
   constructor(rules: readonly PermissionRule[], options: PermissionPolicyOptions = {}) {
     const parsedOptions = OptionsSchema.safeParse(options);
@@ -418,6 +420,7 @@ export class PermissionPolicy {
       throw new PolicyError(undefined, "", `invalid permission policy options: ${formatIssues(parsedOptions.error.issues, options).join("; ")}`);
     }
     const valid = parsePermissionRules(rules, options.mainArguments);
+    this.definition = { rules: valid, options: { ...options } };
     const defaults: MatcherDefaults = { pathBase: options.pathBase };
     this.defaults = defaults;
     this.rules = valid.map((rule, index) => {
@@ -683,7 +686,7 @@ export class PermissionPolicy {
         contextual: false,
         context: undefined,
         args: undefined,
-        argsInTokens: false,
+        argsInTokens: undefined,
         where: [condition],
         description: `every simple command in ${selector} is allowed by one of ${rules.map((rule) => rule.ruleId).join(", ")}`,
       });

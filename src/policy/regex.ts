@@ -52,14 +52,17 @@ function literalRegExp(alternatives: readonly string[], caseSensitive: boolean, 
 const JSON_STRUCTURE_RE = /[{}[\]:,"\\]/;
 
 /**
- * True when `pattern` is searched as plain literals none of which holds a JSON structural character
- * (`{ } [ ] : , "` or `\\`). Then, in a JSON text, every match lies inside the rendering of one key,
- * string, number or literal: those renderings are separated by structural characters, and no
- * character of the literals matches one (not even case-insensitively). So searching each rendering
- * finds a match exactly when searching the whole text does (`someJsonToken` in canonical.ts).
+ * For a `pattern` searched as plain literals none of which holds a JSON structural character
+ * (`{ } [ ] : , "` or `\\`): the length of its shortest literal; otherwise undefined. Then, in a JSON
+ * text, every match lies inside the rendering of one key, string, number or literal: those
+ * renderings are separated by structural characters, and no character of the literals matches one
+ * (not even case-insensitively). So searching each rendering at least that long finds a match
+ * exactly when searching the whole text does (`someJsonToken` in canonical.ts); each character of a
+ * literal matches one UTF-16 unit, so a shorter rendering cannot hold a match.
  */
-export function matchesWithinJsonTokens(pattern: string): boolean {
-  return isPlainLiteralPattern(pattern) && !JSON_STRUCTURE_RE.test(pattern.replaceAll("|", ""));
+export function matchesWithinJsonTokens(pattern: string): number | undefined {
+  if (!isPlainLiteralPattern(pattern) || JSON_STRUCTURE_RE.test(pattern.replaceAll("|", ""))) return undefined;
+  return Math.min(...pattern.split("|").map((literal) => literal.length));
 }
 
 /** `a|b|c` of printable ASCII with no regex metacharacter: searched without the regex engine. */

@@ -81,6 +81,12 @@ export interface WatchPolicyOptions {
    * file's `tool_rules` (throwing rejects the file) and returns the assignment that puts them in force.
    */
   rules?: ((toolRules: readonly ToolRule[]) => () => void) | undefined;
+  /**
+   * The risk levels to swap with the permissions (a guard's `prepareRisks`): receives the checked
+   * file and returns the assignment that puts its `tools.X.risk`, `tools.X.operations`, `lowerRisk`
+   * and `defaultRisk` in force for the guard's own risk lookup.
+   */
+  risks?: ((next: LoadedPolicy) => () => void) | undefined;
 }
 
 export interface PolicyWatcher {
@@ -108,7 +114,8 @@ function watchRecord(event: PolicyWatchEvent, at: number): AuditRecord {
 }
 
 /**
- * Watches a policy file and swaps the permission policy and (with `rules`) the tool rules after the
+ * Watches a policy file and swaps the permission policy, (with `rules`) the tool rules and (with
+ * `risks`) the guard's risk levels after the
  * new file has been parsed, compiled and checked against the tools. Both are compiled first and put
  * in force together, with no await between: a decision sees the old policy or the new one, never a
  * mix. A file that fails any step keeps the old policy; the rejection is written to the audit sink
@@ -136,8 +143,10 @@ export function watchPolicyFile(path: string, initial: LoadedPolicy, options: Wa
       const toolRulesChanged = JSON.stringify(next.toolRules) !== JSON.stringify(permissions.loaded.toolRules);
       const commitPermissions = permissions.prepare(next);
       const commitRules = options.rules?.(next.toolRules);
+      const commitRisks = options.risks?.(next);
       commitPermissions();
       commitRules?.();
+      commitRisks?.();
       event = { kind: "applied", path, digest, message: policyWatchMessages.applied(path, next.permissions.length, next.toolRules.length, toolRulesChanged && commitRules === undefined) };
     } catch (error) {
       event = { kind: "rejected", path, digest, message: policyWatchMessages.rejected(path, (error as Error).message.slice(0, 2_000)) };

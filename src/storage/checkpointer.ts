@@ -3,6 +3,7 @@ import { importOptional, loadBetterSqlite3, loadPg } from "../optional/index.js"
 import { registerThreadSource } from "./thread-source.js";
 import { ensureSqliteDirectory, parseStorageSpec, resolveStorageSpec, sqlIdentifier } from "./spec.js";
 import { ErrorCode, StorageError } from "../errors/index.js";
+import { withDdlLock } from "./ddl-lock.js";
 
 export type CheckpointerKind = "sqlite" | "postgres" | "memory";
 
@@ -78,33 +79,6 @@ export async function openCheckpointer(spec?: string, options: OpenCheckpointerO
         });
       }
     }
-  }
-}
-
-/** The key of the advisory lock that serialises guarded-graph's DDL (the execution ledger takes the same one). */
-const DDL_LOCK = "guarded-graph:ddl";
-
-/**
- * Runs `body` while holding a session advisory lock on a dedicated connection (other connections of
- * the pool do the work). A process that dies while holding it loses its session, and the server
- * frees the lock.
- */
-async function withDdlLock<T>(pool: import("pg").Pool, body: () => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let unlocked = false;
-  try {
-    await client.query("SELECT pg_advisory_lock(hashtext($1))", [DDL_LOCK]);
-    try {
-      return await body();
-    } finally {
-      unlocked = await client.query("SELECT pg_advisory_unlock(hashtext($1))", [DDL_LOCK]).then(
-        () => true,
-        () => false,
-      );
-    }
-  } finally {
-    // A connection that may still hold the lock is closed, not returned to the pool (closing frees it).
-    client.release(!unlocked);
   }
 }
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ensureSqliteDirectory, parseStorageSpec, sqlIdentifier } from "./spec.js";
 import { ErrorCode, StorageError } from "../errors/index.js";
 import { loadBetterSqlite3, loadPg } from "../optional/index.js";
+import { DDL_LOCK } from "./ddl-lock.js";
 
 /** "claimed": run the call now. "done": it already ran, read `result`. "busy": a live worker is running it. */
 export type ClaimOutcome = "claimed" | "done" | "busy";
@@ -173,7 +174,7 @@ async function postgresLedger(url: string, schema: string): Promise<ExecutionLed
   try {
     // Serialised by an advisory lock: two workers creating the table at once would otherwise collide.
     await pool.query(`BEGIN;
-      SELECT pg_advisory_xact_lock(hashtext('guarded-graph:ddl'));
+      SELECT pg_advisory_xact_lock(hashtext('${DDL_LOCK}'));
       CREATE SCHEMA IF NOT EXISTS "${schema}";
       CREATE TABLE IF NOT EXISTS ${table} (
         key TEXT PRIMARY KEY,

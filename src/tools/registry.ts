@@ -110,6 +110,22 @@ export class ToolRegistry {
     return tool ? guardSpecOf(tool) : undefined;
   }
 
+  /**
+   * Tool name → the names of its top-level arguments (its JSON schema's properties). A tool whose
+   * schema takes other arguments too (`z.looseObject`, `additionalProperties`) is left out: any
+   * argument may be there.
+   */
+  argumentNames(): Map<string, readonly string[]> {
+    return new Map(
+      this.names().flatMap((name) => {
+        const schema = this.spec(name)?.jsonSchema;
+        const open = schema?.additionalProperties !== undefined && schema.additionalProperties !== false;
+        const properties = schema?.properties;
+        return open ? [] : [[name, typeof properties === "object" && properties !== null ? Object.keys(properties) : []] as const];
+      }),
+    );
+  }
+
   /** Tool name → declared operations, for rule validation. */
   catalog(): Map<string, readonly string[]> {
     return new Map(this.list().map((t) => [t.name, guardSpecOf(t).operations]));
