@@ -412,7 +412,7 @@ describe("graph shape: the turn in one task when a ledger keeps it exactly-once,
     const graph = buildGuardedGraph(guard, { model: scripted([turn(undefined, call("job", "a"), call("job", "b"), call("job", "c"))]) }).compile({
       checkpointer: new OpaqueSaver(),
     });
-    expect(await nodesOf(graph, "fast-path")).toEqual([GUARDED_NODES.agent, GUARDED_NODES.execute, GUARDED_NODES.agent, GUARDED_NODES.finish]);
+    expect(await nodesOf(graph, "fast-path")).toEqual([GUARDED_NODES.agent, GUARDED_NODES.execute, GUARDED_NODES.agent]);
     expect(runs.map((r) => r.label).sort()).toEqual(["a", "b", "c"]);
     const state = await graph.getState(cfg("fast-path"));
     expect(state.values.guard.rules?.runCounts).toEqual({ job: 3 });
@@ -427,7 +427,7 @@ describe("graph shape: the turn in one task when a ledger keeps it exactly-once,
     const guard = new Guard({ tools: [...safe, ...unsafe], ledger });
     const script = [turn(undefined, call("read", "r1", { ms: 20 }), call("read", "r2", { ms: 5 }), call("write", "w1"), call("read", "r3"))];
     const graph = buildGuardedGraph(guard, { model: scripted(script) }).compile({ checkpointer: new OpaqueSaver() });
-    expect(await nodesOf(graph, "fast-path-batches")).toEqual([GUARDED_NODES.agent, GUARDED_NODES.execute, GUARDED_NODES.agent, GUARDED_NODES.finish]);
+    expect(await nodesOf(graph, "fast-path-batches")).toEqual([GUARDED_NODES.agent, GUARDED_NODES.execute, GUARDED_NODES.agent]);
     const at = (label: string) => runs.find((r) => r.label === label) as Run;
     expect(runs.map((r) => r.label).sort()).toEqual(["r1", "r2", "r3", "w1"]);
     expect(at("w1").start).toBeGreaterThanOrEqual(Math.max(at("r1").end, at("r2").end));
@@ -440,7 +440,7 @@ describe("graph shape: the turn in one task when a ledger keeps it exactly-once,
     const graph = buildGuardedGraph(new Guard({ tools: tools(runs, ["job"]) }), { model: scripted([turn(undefined, call("job", "a"), call("job", "b"))]) }).compile({
       checkpointer: new MemorySaver(),
     });
-    expect(await nodesOf(graph, "memory-saver")).toEqual([GUARDED_NODES.agent, GUARDED_NODES.execute, GUARDED_NODES.agent, GUARDED_NODES.finish]);
+    expect(await nodesOf(graph, "memory-saver")).toEqual([GUARDED_NODES.agent, GUARDED_NODES.execute, GUARDED_NODES.agent]);
     expect(runs.map((r) => r.label).sort()).toEqual(["a", "b"]);
   });
 
@@ -492,12 +492,26 @@ describe("graph shape: the turn in one task when a ledger keeps it exactly-once,
     expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
   });
 
+  it("an answer without calls ends the run in the model step; the finish step runs only when an exit tool is pending", async () => {
+    const plain = buildGuardedGraph(new Guard({ tools: tools([], ["job"]) }), { model: scripted([]) }).compile({ checkpointer: new MemorySaver() });
+    expect(await nodesOf(plain, "ends-in-agent")).toEqual([GUARDED_NODES.agent]);
+    expect((await plain.getState(cfg("ends-in-agent"))).values.guard.next).toBe("end");
+    const runs: Run[] = [];
+    const pending = buildGuardedGraph(new Guard({ tools: tools(runs, ["job"]), rules: [{ type: "RequiredForExit", tool: "job" }] }), { model: scripted([endMessage(), endMessage()]) }).compile({
+      checkpointer: new MemorySaver(),
+    });
+    const nodes = await nodesOf(pending, "exit-pending");
+    // reminded, then forced: the job runs before the run may end
+    expect(nodes.slice(0, 2)).toEqual([GUARDED_NODES.agent, GUARDED_NODES.finish]);
+    expect(runs.map((r) => r.tool)).toEqual(["job"]);
+  });
+
   it("no ledger and a checkpointer that may persist: the review step, then one task per call", async () => {
     const runs: Run[] = [];
     const graph = buildGuardedGraph(new Guard({ tools: tools(runs, ["job"]) }), { model: scripted([turn(undefined, call("job", "a"), call("job", "b"))]) }).compile({
       checkpointer: new OpaqueSaver(),
     });
-    expect(await nodesOf(graph, "per-call")).toEqual([GUARDED_NODES.agent, GUARDED_NODES.review, GUARDED_NODES.tools, GUARDED_NODES.tools, GUARDED_NODES.agent, GUARDED_NODES.finish]);
+    expect(await nodesOf(graph, "per-call")).toEqual([GUARDED_NODES.agent, GUARDED_NODES.review, GUARDED_NODES.tools, GUARDED_NODES.tools, GUARDED_NODES.agent]);
     expect(runs.map((r) => r.label).sort()).toEqual(["a", "b"]);
   });
 
@@ -514,7 +528,7 @@ describe("graph shape: the turn in one task when a ledger keeps it exactly-once,
     expect(state.next).toEqual([GUARDED_NODES.review]);
     expect(state.tasks.flatMap((t) => t.interrupts ?? [])).toHaveLength(1);
     const after = await nodesOf(graph, "asks", new Command({ resume: { decisions: [{ type: "approve" }, { type: "reject" }] } }));
-    expect(after).toEqual([GUARDED_NODES.review, GUARDED_NODES.execute, GUARDED_NODES.agent, GUARDED_NODES.finish]);
+    expect(after).toEqual([GUARDED_NODES.review, GUARDED_NODES.execute, GUARDED_NODES.agent]);
     expect(runs.map((r) => r.label)).toEqual(["d1"]);
     expectOneAnswerPerCall((await graph.getState(cfg("asks"))).values.messages);
   });

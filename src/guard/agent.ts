@@ -94,10 +94,19 @@ function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "s
     const extra = options.context ? await options.context(config) : undefined;
     const prompt = [options.systemPrompt, extra].filter(Boolean).join("\n\n") || undefined;
     const ai = await callModel(guard, options.model, rules, messages, forced, prompt, config);
+    const written = [...(screened?.update ?? []), ai];
+    const cleared = hadTurn ? { guardResults: null } : {};
+    const after: GuardState = { ...g, forcedTool: null, next: "agent" };
+    // The model answered without calls and nothing is pending for exit: the run ends in this step
+    // (the finish step runs only when RequiredForExit has something to remind or force).
+    if ((ai.tool_calls?.length ?? 0) === 0) {
+      const step = exitStep(guard, after);
+      if (step.kind === "end") return { messages: written, guard: step.guard, ...cleared };
+    }
     // Most model steps change nothing in the guard state: writing it anyway costs a serialised write per step.
     const b = state.guard;
     const unchanged = !hadTurn && !screened && b.rules !== null && started.runId === b.runId && b.forcedTool === null && b.next === "agent";
-    return { messages: [...(screened?.update ?? []), ai], ...(unchanged ? {} : { guard: { ...g, forcedTool: null, next: "agent" } }), ...(hadTurn ? { guardResults: null } : {}) };
+    return { messages: written, ...(unchanged ? {} : { guard: after }), ...cleared };
   };
 }
 
@@ -234,8 +243,11 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
   };
 
   /** The model's calls: reviewed and run in one task (execute) when a ledger allows it, else the review step first. */
-  const afterAgent = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) =>
-    (lastAIMessage(state.messages)?.tool_calls?.length ?? 0) > 0 ? (oneTask(config) ? N.execute : N.review) : N.finish;
+  const afterAgent = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => {
+    if ((lastAIMessage(state.messages)?.tool_calls?.length ?? 0) > 0) return oneTask(config) ? N.execute : N.review;
+    // The model step decided the end itself (nothing pending for exit); else the finish step reminds or forces.
+    return state.guard.next === "end" ? END : N.finish;
+  };
 
   const afterTools = (state: GuardedAgentStateType) => {
     const turn = state.guard.turn;
@@ -263,7 +275,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     .addNode(N.collect, collectNode(guard))
     .addNode(N.finish, finishNode(guard))
     .addEdge(START, N.agent)
-    .addConditionalEdges(N.agent, afterAgent, [N.review, N.execute, N.finish])
+    .addConditionalEdges(N.agent, afterAgent, [N.review, N.execute, N.finish, END])
     .addConditionalEdges(N.review, dispatch, [N.tools, N.execute, N.collect, N.agent, N.review])
     .addConditionalEdges(N.execute, afterTurn, [N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.tools, afterTools, [N.agent, N.collect, N.review])
