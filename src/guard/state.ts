@@ -1,5 +1,5 @@
 import type { ToolCallLimitStop } from "../errors/index.js";
-import { Annotation, MessagesAnnotation, type BaseChannel, type OverwriteValue } from "@langchain/langgraph";
+import { Annotation, MessagesAnnotation, ReducedValue, type BaseChannel, type OverwriteValue } from "@langchain/langgraph";
 import { z } from "zod";
 import { RuleStateSchema } from "../rules/schema.js";
 import type { RuleState } from "../rules/types.js";
@@ -201,7 +201,7 @@ type UpdateOf<C> = C extends GuardChannel<infer _Value, infer Update> ? Update :
  * `GUARD_CHANNELS`. `R` names the result per channel; `build` sees each channel's own types only
  * through `R`, so the builder stays one function for all channels.
  */
-export function mapGuardChannels<R extends { [K in keyof GuardChannels]: unknown }>(build: (channel: GuardChannel<unknown, unknown>) => unknown): R {
+function mapGuardChannels<R extends { [K in keyof GuardChannels]: unknown }>(build: (channel: GuardChannel<unknown, unknown>) => unknown): R {
   return Object.fromEntries(Object.entries(GUARD_CHANNELS).map(([name, channel]) => [name, build(channel as GuardChannel<unknown, unknown>)])) as R;
 }
 
@@ -211,6 +211,18 @@ export const GuardAnnotation = Annotation.Root(
     (channel) => Annotation<unknown, unknown>({ reducer: channel.reducer, default: channel.initial }),
   ),
 );
+
+/**
+ * The guard's channels as LangGraph `StateSchema` fields, for graphs whose state is a StateSchema:
+ * `new StateSchema({ messages: MessagesValue, ...GuardStateFields })` is what `...GuardAnnotation.spec`
+ * is to `Annotation.Root` (GuardedToolNode keeps its rule state there). Each is a reduced value whose
+ * stored value and updates are checked by the channel's zod schemas; both default to the channel's
+ * initial value (LangChain's agent requires a default on every middleware state field, the update
+ * schema included). The middleware's `GuardMiddlewareState` is `new StateSchema(GuardStateFields)`.
+ */
+export const GuardStateFields = mapGuardChannels<{
+  -readonly [K in keyof GuardChannels]: ReducedValue<ValueOf<GuardChannels[K]>, z.output<GuardChannels[K]["update"]>>;
+}>((channel) => new ReducedValue(channel.value.default(channel.initial), { inputSchema: channel.update.default(channel.initial), reducer: channel.reducer }));
 
 /** Messages plus the guard's channels: the state of `createGuardedAgent`. */
 export const GuardedAgentState = Annotation.Root({

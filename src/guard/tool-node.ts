@@ -80,7 +80,7 @@ async function runGuardedTools(
  */
 function missingChannels(): Error {
   return new GuardConfigError(
-    "GuardedToolNode needs the guard's state channels: add `...GuardAnnotation.spec` to your graph's Annotation.Root (import { GuardAnnotation } from \"guarded-graph\"), so the rule state is checkpointed with the thread",
+    "GuardedToolNode needs the guard's state channels: add `...GuardAnnotation.spec` to your graph's Annotation.Root, or `...GuardStateFields` to your StateSchema (import { GuardAnnotation, GuardStateFields } from \"guarded-graph\"), so the rule state is checkpointed with the thread",
   );
 }
 
