@@ -216,6 +216,7 @@ console.log("schema", schema.$schema !== undefined);
       "rules-etl": /shown: connect_database/,
       "runtime-offline-model": /human: Tidy up the cluster\nai: /,
       "runtime-storage": /kind: 'memory'/,
+      "state-schema-tool-node": /tool: pong from a\.example\n[\s\S]*tool: Refused ping by MaxCalls rule one-ping[\s\S]*the tool ran for: a\.example\n$/,
     };
     const light = examples.filter((name) => !NEEDS_SERVER.has(name) && !NEEDS_SQLITE.has(name));
     expect(light.sort()).toEqual(Object.keys(expected).sort());
