@@ -122,7 +122,7 @@ export class Guard {
 
   private compileRules(rules: readonly ToolRule[]): { engine: ToolRulesEngine; hasPrerequisites: boolean } {
     // Unknown tools and operations in the rules are errors now, not surprises mid-run.
-    assertValidRules(rules, this.registry.catalog());
+    assertValidRules(rules, this.registry.catalog(), { schemas: this.registry.inputSchemas() });
     const engine = new ToolRulesEngine([...rules], {
       tools: this.registry.catalog(),
       now: this.now,

@@ -5,7 +5,7 @@ import { parseToolRules } from "../rules/schema.js";
 import { usageSentence } from "../rules/usage.js";
 import { PolicyError } from "./errors.js";
 import { provenanceWarnings } from "../provenance/check.js";
-import { validateRules } from "../rules/validate.js";
+import { validateRules, type ToolInputSchema } from "../rules/validate.js";
 import type { LoadedPolicy } from "./file.js";
 import { loadedPolicyOf, permissionPolicy } from "./file.js";
 import type { PermissionPolicy } from "./permissions.js";
@@ -140,10 +140,17 @@ function loweringErrors(loaded: LoadedPolicy, declared: DeclaredRisks): string[]
  * Checks a loaded policy: tool rules through the rules validator (conflicts, cycles, unknown tools
  * and operations), and permission rules that can never fire, duplicate ids and unknown tool names.
  */
-export function checkPolicy(loaded: LoadedPolicy, tools?: ToolCatalog, declared?: DeclaredRisks, toolArguments?: ToolArguments): PolicyCheckResult {
+export function checkPolicy(
+  loaded: LoadedPolicy,
+  tools?: ToolCatalog,
+  declared?: DeclaredRisks,
+  toolArguments?: ToolArguments,
+  /** The tools' input schemas: tool rules' prefilled arguments are checked against them. */
+  schemas?: ReadonlyMap<string, ToolInputSchema>,
+): PolicyCheckResult {
   const errors: string[] = [];
   const warnings: string[] = [];
-  for (const issue of validateRules(loaded.toolRules, tools)) {
+  for (const issue of validateRules(loaded.toolRules, tools, { schemas })) {
     (issue.severity === "error" ? errors : warnings).push(`tool_rules: [${issue.code}] ${issue.message}`);
   }
   const infos: RuleInfo[] = loaded.permissions.map((rule, index) => ({

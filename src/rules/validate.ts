@@ -4,8 +4,17 @@ import { ToolRuleSchema } from "./schema.js";
 import type { RuleValidationIssue, ToolRule } from "./types.js";
 import { checkRequiredTools, type RequiredTool } from "../sources/requirements.js";
 import { RulesError } from "../errors/index.js";
+import type { z } from "zod";
 
 type Catalog = ReadonlyMap<string, readonly string[]>;
+
+/** A tool's input schema as prefilled rule arguments are checked against it (ToolRegistry.inputSchemas). */
+export interface ToolInputSchema {
+  /** The zod schema a call's arguments are parsed with. */
+  schema: z.ZodType;
+  /** Its top-level argument names; undefined when it takes any argument (`z.looseObject`). */
+  arguments: readonly string[] | undefined;
+}
 
 /** Rule types that do nothing (or only something trivial) without `conditions`. */
 const NEEDS_CONDITIONS = new Set(["MustFollow", "MustPrecede", "ExclusiveGroup", "TerminalIf", "RequiredForExitIf"]);
@@ -202,7 +211,56 @@ function checkSequences(rules: readonly NormalisedRule[], tools: ReadonlySet<str
  * Checks a rule set before it is used: malformed rules, unknown tools and operations (when `tools`
  * is given), conflicting rules, dependency cycles and tools that can never become callable.
  */
-export function validateRules(rules: readonly ToolRule[], tools?: Catalog, options: { required?: readonly RequiredTool[] } = {}): RuleValidationIssue[] {
+/** Each prefilled argument (`args`, `childArgs`) with the tool it is for. */
+function prefills(rule: NormalisedRule): { tool: string; args: Readonly<Record<string, unknown>> }[] {
+  if (rule.type === "ChildTools") return Object.entries(rule.childArgs ?? {}).map(([tool, args]) => ({ tool, args }));
+  return "args" in rule && rule.args !== undefined ? [{ tool: rule.tool, args: rule.args }] : [];
+}
+
+/**
+ * Prefilled arguments replace the model's values for their keys: a value the tool's schema rejects,
+ * or a key the tool does not have, would make every such call fail (or be dropped), so with the
+ * schemas known it is an error now, naming rule, tool and field. Only the prefilled keys are judged:
+ * the model supplies the others.
+ */
+function checkPrefilledArgs(rules: readonly NormalisedRule[], schemas: ReadonlyMap<string, ToolInputSchema>, issues: RuleValidationIssue[]): void {
+  for (const rule of rules) {
+    for (const { tool, args } of prefills(rule)) {
+      const input = schemas.get(tool);
+      if (input === undefined) continue;
+      const keys = Object.keys(args);
+      const problems = new Map<string, string>();
+      for (const key of keys) {
+        if (input.arguments !== undefined && !input.arguments.includes(key)) {
+          problems.set(key, `${tool} has no argument ${JSON.stringify(key)} (its arguments: ${input.arguments.join(", ") || "none"})`);
+        }
+      }
+      const parsed = input.schema.safeParse(args);
+      for (const zodIssue of parsed.success ? [] : parsed.error.issues) {
+        const named = zodIssue.code === "unrecognized_keys" ? zodIssue.keys : zodIssue.path.length > 0 ? [String(zodIssue.path[0])] : [];
+        for (const key of named) {
+          if (!keys.includes(key) || problems.has(key)) continue;
+          const at = zodIssue.path.length > 1 ? ` (at ${zodIssue.path.join(".")})` : "";
+          problems.set(key, `is rejected by its schema: ${zodIssue.message}${at}`);
+        }
+      }
+      for (const [key, problem] of problems) {
+        const text = problem.startsWith("is rejected") ? `prefilled argument ${JSON.stringify(key)} of ${tool} ${problem}` : `prefilled argument ${JSON.stringify(key)} of ${tool}: ${problem}`;
+        issues.push(issue("error", "invalid-prefilled-args", `rule ${rule.id}: ${text}`, [rule.id]));
+      }
+    }
+  }
+}
+
+/**
+ * `tools`: the tools' operations (unknown tools and operations are errors). `schemas`: their input
+ * schemas (prefilled arguments are checked against them). `required`: data sources' required tools.
+ */
+export function validateRules(
+  rules: readonly ToolRule[],
+  tools?: Catalog,
+  options: { required?: readonly RequiredTool[] | undefined; schemas?: ReadonlyMap<string, ToolInputSchema> | undefined } = {},
+): RuleValidationIssue[] {
   const issues: RuleValidationIssue[] = [];
   const valid = parseEach(rules, issues);
   for (const problem of structuralProblems(valid)) {
@@ -213,6 +271,7 @@ export function validateRules(rules: readonly ToolRule[], tools?: Catalog, optio
   }
   checkWildcardsAndConditions(valid, issues);
   if (tools) checkCatalog(valid, tools, issues);
+  if (options.schemas) checkPrefilledArgs(valid, options.schemas, issues);
   const named = new Set<string>(tools ? tools.keys() : []);
   for (const rule of valid) for (const t of toolsNamedBy(rule)) if (t !== WILDCARD) named.add(t);
   checkSequences(valid, named, issues);
@@ -224,7 +283,11 @@ export function validateRules(rules: readonly ToolRule[], tools?: Catalog, optio
 }
 
 /** Throws an Error listing every error-level issue; returns the warnings otherwise. */
-export function assertValidRules(rules: readonly ToolRule[], tools?: Catalog, options: { required?: readonly RequiredTool[] } = {}): RuleValidationIssue[] {
+export function assertValidRules(
+  rules: readonly ToolRule[],
+  tools?: Catalog,
+  options: { required?: readonly RequiredTool[] | undefined; schemas?: ReadonlyMap<string, ToolInputSchema> | undefined } = {},
+): RuleValidationIssue[] {
   const issues = validateRules(rules, tools, options);
   const errors = issues.filter((i) => i.severity === "error");
   if (errors.length > 0) {

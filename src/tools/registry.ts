@@ -5,6 +5,7 @@ import { cancelsSiblingsByDefault, toolKindOf } from "./kind.js";
 import { detectOperationKey, filterSchemaOperations, flattenJsonOperationUnion, flattenOperationUnion, operationsInSchema, toStrictToolSchema, toToolJsonSchema } from "./schema.js";
 import type { AnyTool, JsonSchema, ToolGuardSpec } from "./types.js";
 import { ToolDefinitionError } from "../errors/index.js";
+import type { ToolInputSchema } from "../rules/validate.js";
 
 const plainSpecs = new WeakMap<object, ToolGuardSpec>();
 
@@ -124,6 +125,15 @@ export class ToolRegistry {
         return open ? [] : [[name, typeof properties === "object" && properties !== null ? Object.keys(properties) : []] as const];
       }),
     );
+  }
+
+  /** Tool name → its input schema and argument names, for checking rules' prefilled arguments. */
+  inputSchemas(): Map<string, ToolInputSchema> {
+    const names = this.argumentNames();
+    return new Map(this.names().flatMap((name) => {
+      const spec = this.spec(name);
+      return spec === undefined ? [] : [[name, { schema: spec.inputSchema as z.ZodType, arguments: names.get(name) }] as const];
+    }));
   }
 
   /** Tool name → declared operations, for rule validation. */

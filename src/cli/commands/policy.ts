@@ -104,15 +104,17 @@ export async function policyCommand(argv: string[], output: Output): Promise<num
   let catalog;
   let declared;
   let args;
+  let schemas;
   if (flags.graph) {
     // The graph's tools, so rules naming a tool or operation that does not exist are errors.
     const ready = await buildGraph(flags.graph, { checkpointer: new MemorySaver(), audit: new MemoryAuditSink(), policy: undefined, threadId: "policy-check" });
     catalog = ready.guard.registry.catalog();
     declared = declaredRisks(ready.guard);
     args = toolArguments(ready.guard);
+    schemas = ready.guard.registry.inputSchemas();
     await ready.close();
   }
-  const result = checkPolicy(loaded, catalog, declared, args);
+  const result = checkPolicy(loaded, catalog, declared, args, schemas);
   if (flags.json) {
     output.out(JSON.stringify({ file: loaded.source, ...result }, null, 2));
   } else {
