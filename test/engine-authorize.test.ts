@@ -5,6 +5,7 @@
  */
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { fakeModel } from "@langchain/core/testing";
 import { Annotation, Command, END, interrupt, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { createAgent } from "langchain";
@@ -504,6 +505,22 @@ describe("graph shape: the turn in one task when a ledger keeps it exactly-once,
     // reminded, then forced: the job runs before the run may end
     expect(nodes.slice(0, 2)).toEqual([GUARDED_NODES.agent, GUARDED_NODES.finish]);
     expect(runs.map((r) => r.tool)).toEqual(["job"]);
+  });
+
+  it("routing decisions are not traced runs: per turn, one run for the model step and one for execute (plus the tools')", async () => {
+    const started: string[] = [];
+    class Counter extends BaseCallbackHandler {
+      name = "counter";
+      override handleChainStart(_c: unknown, _i: unknown, _r: string, _p?: string, _t?: string[], _m?: unknown, _rt?: string, name?: string) {
+        started.push(name ?? "?");
+      }
+    }
+    const graph = buildGuardedGraph(new Guard({ tools: tools([], ["job"]) }), { model: scripted([turn(undefined, call("job", "a"), call("job", "b"))]) }).compile({
+      checkpointer: new MemorySaver(),
+    });
+    await graph.invoke(human() as never, { ...cfg("traced"), callbacks: [new Counter()] });
+    expect(started.filter((n) => n === "RunnableLambda" || n === "Route")).toEqual([]);
+    expect(started.filter((n) => n === GUARDED_NODES.agent || n === GUARDED_NODES.execute)).toEqual([GUARDED_NODES.agent, GUARDED_NODES.execute, GUARDED_NODES.agent]);
   });
 
   it("no ledger and a checkpointer that may persist: the review step, then one task per call", async () => {

@@ -1,6 +1,8 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@langchain/langgraph";
 import { END, START, Send, StateGraph } from "@langchain/langgraph";
+import { Runnable } from "@langchain/core/runnables";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
 import { threadIdOf } from "./audit-trail.js";
 import { exitStep, throwIfLimitStopped, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
@@ -208,6 +210,29 @@ function hasOpenCalls(state: GuardedAgentStateType, answering: readonly string[]
   return openToolCalls(ai, state.messages, ai.id ?? "").some((c) => !answering.includes(c.id));
 }
 
+/**
+ * A routing function as LangGraph's edge runs it, minus the traced run LangGraph would wrap a plain
+ * function in (`RunnableLambda`: a callback run, a run tree and an id per edge per step). The
+ * function sees the step's state and config as before.
+ */
+class Route<O> extends Runnable<GuardedAgentStateType, O> {
+  lc_namespace = ["guarded_graph", "route"];
+  readonly #fn: (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => O;
+
+  constructor(fn: (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => O) {
+    super();
+    this.#fn = fn;
+  }
+
+  override async invoke(state: GuardedAgentStateType, config?: RunnableConfig): Promise<O> {
+    return this.#fn(state, (config ?? {}) as LangGraphRunnableConfig);
+  }
+}
+
+function route<O>(fn: (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => O): Route<O> {
+  return new Route(fn);
+}
+
 export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">) {
   const N = GUARDED_NODES;
   // Without Terminal rules or heartbeats, loop control after a turn is always "back to the model":
@@ -275,10 +300,10 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     .addNode(N.collect, collectNode(guard))
     .addNode(N.finish, finishNode(guard))
     .addEdge(START, N.agent)
-    .addConditionalEdges(N.agent, afterAgent, [N.review, N.execute, N.finish, END])
-    .addConditionalEdges(N.review, dispatch, [N.tools, N.execute, N.collect, N.agent, N.review])
-    .addConditionalEdges(N.execute, afterTurn, [N.agent, N.review, N.finish, END])
-    .addConditionalEdges(N.tools, afterTools, [N.agent, N.collect, N.review])
-    .addConditionalEdges(N.collect, afterCollect, [N.tools, N.collect, N.agent, N.review, N.finish, END])
-    .addConditionalEdges(N.finish, afterFinish, [N.agent, END]);
+    .addConditionalEdges(N.agent, route(afterAgent), [N.review, N.execute, N.finish, END])
+    .addConditionalEdges(N.review, route(dispatch), [N.tools, N.execute, N.collect, N.agent, N.review])
+    .addConditionalEdges(N.execute, route(afterTurn), [N.agent, N.review, N.finish, END])
+    .addConditionalEdges(N.tools, route(afterTools), [N.agent, N.collect, N.review])
+    .addConditionalEdges(N.collect, route(afterCollect), [N.tools, N.collect, N.agent, N.review, N.finish, END])
+    .addConditionalEdges(N.finish, route(afterFinish), [N.agent, END]);
 }
