@@ -15,6 +15,7 @@ import { createGuardedAgent } from "../src/guard/agent.js";
 import { policyWatchMessages } from "../src/messages/index.js";
 import type { PolicyWatchEvent } from "../src/policy/watch.js";
 import { defineTool } from "../src/tools/define-tool.js";
+import { PermissionPolicy } from "../src/policy/permissions.js";
 
 const deploy = defineTool({ name: "deploy", description: "d", schema: z.object({ env: z.string() }), risk: "low", execute: () => "ok" });
 
@@ -266,6 +267,26 @@ describe("a watched policy swaps its risk levels", () => {
       writeFileSync(file, "defaultRisk: low\ntools:\n  probe: { risk: low }\n");
       expect((await pg.watcher?.reload())?.kind).toBe("applied");
       expect(await decide(pg.guard, "probe", {})).toEqual({ outcome: "ask", risk: "high" });
+    } finally {
+      await pg.close();
+    }
+  }, 60_000);
+
+  it("with permission rules given in code the file is still watched: its risk levels and tool rules swap", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gg-watch-risk-"));
+    const file = join(dir, "policy.yaml");
+    writeFileSync(file, "defaultRisk: low\n");
+    const permissions = new PermissionPolicy([{ id: "no-get", tool: "kubectl", where: { operation: { equals: "get" } }, mode: "deny" }]);
+    const pg = await guardFromPolicy(file, { tools: [kubectl, probe], permissions, watch: { debounceMs: 60_000, log: () => undefined } });
+    try {
+      expect(pg.watcher).toBeDefined();
+      expect(await decide(pg.guard, "kubectl", { operation: "delete" })).toEqual({ outcome: "run", risk: "medium" });
+      writeFileSync(file, "tools:\n  kubectl:\n    operations: { delete: high }\n");
+      expect((await pg.watcher?.reload())?.kind).toBe("applied");
+      expect(await decide(pg.guard, "kubectl", { operation: "delete" })).toEqual({ outcome: "ask", risk: "high" });
+      expect((await decide(pg.guard, "probe", {})).outcome).toBe("ask");
+      // The code's permission rules stay in force.
+      expect((await decide(pg.guard, "kubectl", { operation: "get" })).outcome).toBe("refuse");
     } finally {
       await pg.close();
     }

@@ -64,7 +64,7 @@ export async function guardFromPolicy(
     waitForKillswitch?: boolean;
     /**
      * Watch the policy file (source must be a path): a changed file is parsed, compiled and checked
-     * against the tools, then its permission rules, tool rules and risk levels replace the old ones together
+     * against the tools, then its permission rules (unless given in code), tool rules and risk levels replace the old ones together
      * (one synchronous swap); a bad file keeps the old policy and is reported (audit record event
      * "policy", and the log). Rule state is per tool, so counts of a run in progress survive.
      */
@@ -96,15 +96,16 @@ export async function guardFromPolicy(
     // The tools are known here: rules naming tools or operations that do not exist, and risks
     // lower than a tool's own without lowerRisk, are errors (t12).
     assertPolicyFits(policy, guard.registry.catalog(), declaredRisks(guard), toolArguments(guard));
-    if (swappable !== undefined && typeof source === "string") {
-      // A reloaded file is checked against these tools before it replaces the permission rules.
+    if (watching && typeof source === "string") {
+      // A reloaded file is checked against these tools before it replaces the permission rules (or,
+      // with permission rules given in code, which stay, only its tool rules and risk levels).
       watcher = watchPolicyFile(source, policy, {
         ...(typeof watchOptions === "object" ? watchOptions : {}),
         audit,
         tools: guard.registry.catalog(),
         declared: declaredRisks(guard),
         toolArguments: toolArguments(guard),
-        permissions: swappable,
+        ...(swappable !== undefined ? { permissions: swappable } : {}),
         // The file's tool rules replace the old file's; rules given in code (options.rules) stay, after them.
         rules: (toolRules) => guard.prepareRules([...toolRules, ...(options.rules ?? [])]),
         // The file's risk levels replace the old file's in the guard's own lookup; risks given in code stay over them.
