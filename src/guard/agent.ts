@@ -57,11 +57,17 @@ type ToolTask = z.infer<typeof ToolTaskSchema>;
  */
 export function createGuardedAgent(options: GuardedAgentOptions) {
   const guard = options.guard ?? new Guard({ ...options, tools: requireTools(options.tools) });
-  return buildGuardedGraph(guard, options).compile({
+  const graph = buildGuardedGraph(guard, options).compile({
     checkpointer: options.checkpointer,
     store: options.store,
     name: options.name ?? "guarded_agent",
   });
+  // Without a ledger, a finished call's saved writes are all that keeps it from running again after
+  // a crash. Under LangGraph's default durability ("async") a durable checkpointer (PostgreSQL) can
+  // hold a task's writes before the step's checkpoint that they belong to; a crash in that window
+  // resumes from the checkpoint before and runs the call again. "sync" saves each step's checkpoint
+  // before the next step starts; a run that passes its own `durability` still decides for itself.
+  return guard.options.ledger === undefined ? graph.withConfig({ durability: "sync" }) : graph;
 }
 
 function requireTools(tools: GuardOptions["tools"] | undefined): GuardOptions["tools"] {
