@@ -13,6 +13,7 @@ import type {
   ToolRule,
   ViolationDetail,
 } from "./types.js";
+import { ASKABLE_RULE_TYPES } from "./types.js";
 import { usageSentence } from "./usage.js";
 import { ruleReasons, ruleRefusal, toolUsageLine, usageSection } from "../messages/index.js";
 import { StateFacts } from "./facts.js";
@@ -30,20 +31,8 @@ export interface ToolRulesEngineOptions {
   historyLimit?: number;
 }
 
-/** Rule types that can refuse a call. */
-const GATE_TYPES = new Set<string>([
-  "MustFollow",
-  "MustPrecede",
-  "ExclusiveGroup",
-  "InitialCall",
-  "MaxCalls",
-  "MaxTotalCalls",
-  "Cooldown",
-  "AllowedOperations",
-  "ChildTools",
-  "ParentTools",
-  "ConditionalNext",
-]);
+/** Rule types that can refuse a call (the same ones that may ask instead). */
+const GATE_TYPES: ReadonlySet<string> = new Set<string>(ASKABLE_RULE_TYPES);
 
 /** Longest output kept for a ConditionalNext rule to read. */
 const MAX_KEPT_OUTPUT = 2_000;
