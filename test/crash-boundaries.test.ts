@@ -84,8 +84,9 @@ const BOUNDARIES: Boundary[] = [
   { name: "after a tool's side effect", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "effect-end", label: BOUNDARY_LABELS[run % 4] }) },
   { name: "after the ledger completed a call", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "ledger-done", label: BOUNDARY_LABELS[run % 4] }) },
   { name: "after a call's checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "write-saved", label: BOUNDARY_LABELS[run % 4] }) },
-  // the run writes ~8 checkpoints: the n-th one varies with the run
-  { name: "after a full checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "checkpoint", nth: 2 + (run % 6) }) },
+  // With the ledger the run writes 4 checkpoints (input, model step, the one-task turn, the final
+  // model step): the kill comes after the 2nd, 3rd or 4th, varying with the run.
+  { name: "after a full checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "checkpoint", nth: 2 + (run % 3) }) },
   { name: "one-batch turn, after the ledger completed a call", scenario: oneBatchScenario, labels: ONE_BATCH_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "ledger-done", label: ONE_BATCH_LABELS[run % 3] }) },
   { name: "one-batch turn, after a tool's side effect", scenario: oneBatchScenario, labels: ONE_BATCH_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "effect-end", label: ONE_BATCH_LABELS[run % 3] }) },
   { name: "during the approval wait", scenario: approvalScenario, labels: APPROVAL_LABELS, finalText: "all done", killAt: () => ({ phase: "approval-wait" }) },
