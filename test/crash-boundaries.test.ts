@@ -87,9 +87,12 @@ const BOUNDARIES: Boundary[] = [
   // With the ledger the run writes 4 checkpoints (input, model step, the one-task turn, the final
   // model step): the kill comes after the 2nd, 3rd or 4th, varying with the run.
   { name: "after a full checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "checkpoint", nth: 2 + (run % 3) }) },
+  { name: "after the ledger completed a call, slow checkpoint writes", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", slowCheckpointMs: 150, killAt: (run) => ({ phase: "ledger-done", label: BOUNDARY_LABELS[run % 4] }) },
   { name: "one-batch turn, after the ledger completed a call", scenario: oneBatchScenario, labels: ONE_BATCH_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "ledger-done", label: ONE_BATCH_LABELS[run % 3] }) },
   { name: "one-batch turn, after a tool's side effect", scenario: oneBatchScenario, labels: ONE_BATCH_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "effect-end", label: ONE_BATCH_LABELS[run % 3] }) },
   { name: "during the approval wait", scenario: approvalScenario, labels: APPROVAL_LABELS, finalText: "all done", killAt: () => ({ phase: "approval-wait" }) },
+  // The same with every checkpoint write 150 ms late: the interrupt's write is saved while its step's checkpoint is still on its way.
+  { name: "during the approval wait, slow checkpoint writes", scenario: approvalScenario, labels: APPROVAL_LABELS, finalText: "all done", slowCheckpointMs: 150, killAt: () => ({ phase: "approval-wait" }) },
   // Without a ledger (and on a durable checkpointer) each call is its own task: its saved writes keep it from running again.
   { name: "no ledger (one task per call), after a call's checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", ledger: false, killAt: (run) => ({ phase: "write-saved", label: BOUNDARY_LABELS[run % 4] }) },
   { name: "no ledger (one task per call), after a full checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", ledger: false, killAt: (run) => ({ phase: "checkpoint", nth: 2 + (run % 6) }) },

@@ -62,12 +62,13 @@ export function createGuardedAgent(options: GuardedAgentOptions) {
     store: options.store,
     name: options.name ?? "guarded_agent",
   });
-  // Without a ledger, a finished call's saved writes are all that keeps it from running again after
-  // a crash. Under LangGraph's default durability ("async") a durable checkpointer (PostgreSQL) can
-  // hold a task's writes before the step's checkpoint that they belong to; a crash in that window
-  // resumes from the checkpoint before and runs the call again. "sync" saves each step's checkpoint
-  // before the next step starts; a run that passes its own `durability` still decides for itself.
-  return guard.options.ledger === undefined ? graph.withConfig({ durability: "sync" }) : graph;
+  // Each step's checkpoint is saved before the next step starts ("sync"). Under LangGraph's default
+  // ("async") a durable checkpointer can hold a task's writes — a finished call's ToolMessage, the
+  // approval interrupt — before the step's checkpoint they belong to; a crash in that window resumed
+  // from the checkpoint before, re-running finished calls (without a ledger) and leaving threads that
+  // waited for an approval stuck (test/crash-boundaries.test.ts, "slow checkpoint writes"). A run that
+  // passes its own `durability` still decides for itself.
+  return graph.withConfig({ durability: "sync" });
 }
 
 function requireTools(tools: GuardOptions["tools"] | undefined): GuardOptions["tools"] {
