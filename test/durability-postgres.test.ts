@@ -113,13 +113,16 @@ describe.runIf(postgresConfigured)("durable threads on PostgreSQL with racing wo
       { ...base, ...resume, workerId: "W1" },
       { ...base, ...resume, workerId: "W2" },
     ]);
-    for (const outcome of outcomes) {
-      expect(outcome.finished).toBe(true);
-      // Whichever worker ran or waited, every call has its own result (a waiting worker reads the ledger's).
-      for (const label of CRASH_LABELS) {
-        expect(outcome.toolMessages.find((m) => m.id === crashCallId(label))?.content).toBe(`${label} ok`);
-      }
+    // Each worker read the thread as soon as its own invoke returned, while the other one may still
+    // have been writing (no lock): so the thread is judged once both have exited.
+    expect(outcomes).toHaveLength(2);
+    const final = await worker(base, { mode: "inspect", scenario, workerId: "inspector" }).done;
+    expect(final.finished).toBe(true);
+    // Every call has exactly its own result, whichever worker ran it or read it from the ledger.
+    for (const label of CRASH_LABELS) {
+      expect(final.toolMessages.filter((m) => m.id === crashCallId(label)).map((m) => m.content)).toEqual([`${label} ok`]);
     }
+    expect(final.toolMessages.map((m) => m.id).sort()).toEqual([...final.toolCalls].sort());
     const counts = tally(await events());
     for (const label of CRASH_LABELS) expect(counts.get(label), label).toMatchObject({ starts: 1, ends: 1, ledgerDone: 1 });
   }, 90_000);
