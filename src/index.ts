@@ -84,7 +84,7 @@ export type { BudgetCondition, ConditionSpec, FromCondition, NumericCondition, P
 // Audit log.
 export { openAuditSink, DEFAULT_AUDIT_SPEC } from "./audit/open.js";
 export type { AuditSinkOptions } from "./audit/open.js";
-export { JsonlAuditSink } from "./audit/jsonl.js";
+export { JsonlAuditSink, DEFAULT_OUTCOME_SYNC_MS, type JsonlAuditSinkOptions } from "./audit/jsonl.js";
 export { SqliteAuditSink } from "./audit/sqlite.js";
 export type { SqliteAuditSinkOptions } from "./audit/sqlite.js";
 export { PostgresAuditSink } from "./audit/postgres.js";

@@ -6,7 +6,7 @@
  * `calls-unsafe` makes the 4 no-op tools not concurrency-safe: every turn is 4 batches of one call.
  * Variants: c (W1's contender: MemorySaver, so the turn runs in one task), c-per-call (the same on a
  * checkpointer the guard cannot know to be in-memory: review step, then one task per call),
- * c-memaudit (in-memory audit sink), c-bare (no rules, no audit), c-ledger (with an in-memory
+ * c-sync-every-batch (JSONL sink with `outcomeSyncMs: 0`: outcome batches fsynced too), c-memaudit (in-memory audit sink), c-bare (no rules, no audit), c-ledger (with an in-memory
  * execution ledger).
  */
 import { MemorySaver } from "@langchain/langgraph";
@@ -31,6 +31,7 @@ const blocks = Number(process.argv[2] ?? 20);
 const unsafe = process.argv[3] === "calls-unsafe";
 const dir = mkdtempSync(join(tmpdir(), "gg-w1v-"));
 const jsonl = await openAuditSink(`jsonl:${join(dir, "audit.jsonl")}`);
+const jsonlEveryBatch = await openAuditSink({ sink: "jsonl", path: join(dir, "audit-every-batch.jsonl"), outcomeSyncMs: 0 });
 const ledger = await openLedger("memory:w1v");
 
 /** A checkpointer the guard cannot know to live in this process only: it keeps one task per call. */
@@ -40,12 +41,12 @@ const Input = z.object({ path: z.string(), query: z.string().optional() });
 const tools = (): GuardedTool<NoopInput>[] =>
   unsafe ? noopTools().map((t) => defineTool({ name: t.name, description: t.description, schema: Input, risk: "low", isConcurrencySafe: () => false, execute: () => "ok" })) : noopTools();
 
-function guarded(id: string, opts: { audit?: "jsonl" | "memory" | "none"; rules?: boolean; ledger?: boolean; perCall?: boolean }): Contender {
+function guarded(id: string, opts: { audit?: "jsonl" | "jsonl-every-batch" | "memory" | "none"; rules?: boolean; ledger?: boolean; perCall?: boolean }): Contender {
   const agent = createGuardedAgent({
     model: new LoopModel({ turnsPerRun: 10, calls: NOOP_TOOL_NAMES, args: NOOP_ARGS }),
     tools: tools(),
     ...(opts.rules === false ? {} : { rules: toolRules(20), permissions: new PermissionPolicy(permissionRules(200)) }),
-    ...(opts.audit === "none" ? {} : { audit: opts.audit === "memory" ? new MemoryAuditSink() : jsonl }),
+    ...(opts.audit === "none" ? {} : { audit: opts.audit === "memory" ? new MemoryAuditSink() : opts.audit === "jsonl-every-batch" ? jsonlEveryBatch : jsonl }),
     ...(opts.ledger ? { ledger } : {}),
     checkpointer: opts.perCall ? new OpaqueSaver() : new MemorySaver(),
     maxConcurrency: 10,
@@ -57,6 +58,7 @@ const contenders: Contender[] = [
   plainToolNode({ turnsPerRun: 10, checkpointer: () => new MemorySaver(), tools: tools() }),
   guarded("c", { audit: "jsonl" }),
   guarded("c-per-call", { audit: "jsonl", perCall: true }),
+  guarded("c-sync-every-batch", { audit: "jsonl-every-batch" }),
   guarded("c-memaudit", { audit: "memory" }),
   guarded("c-bare", { audit: "none", rules: false }),
   guarded("c-ledger", { audit: "jsonl", ledger: true }),
@@ -86,4 +88,5 @@ for (const c of active) {
   console.log(`${c.id.padEnd(12)} CPU ${median(cpu[c.id]!).toFixed(3)} ms/turn (wall ${median(wall[c.id]!).toFixed(3)})  ×a ${s.median.toFixed(2)} (p25–p75 ${s.p25.toFixed(2)}–${s.p75.toFixed(2)})`);
 }
 await jsonl.close();
+await jsonlEveryBatch.close();
 rmSync(dir, { recursive: true, force: true });

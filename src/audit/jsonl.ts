@@ -1,4 +1,5 @@
-import { createReadStream } from "node:fs";
+import { createReadStream, writeSync } from "node:fs";
+import { z } from "zod";
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { syncDirectory } from "../storage/sync-directory.js";
@@ -7,6 +8,10 @@ import { parseStoredRecord, validateQuery, validateRecords } from "./schema.js";
 import { selectRecords } from "./select.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
+import { GroupCommit } from "./group-commit.js";
+
+/** Default of `JsonlAuditSinkOptions.outcomeSyncMs`. */
+export const DEFAULT_OUTCOME_SYNC_MS = 50;
 
 /** Calls `onLine` for every line of the file, streaming; a missing file has no lines. */
 async function forEachLine(path: string, onLine: (line: string) => void): Promise<void> {
@@ -32,29 +37,62 @@ async function endsWithNewline(handle: FileHandle): Promise<boolean> {
 }
 
 
+/** Options of `JsonlAuditSink.open`. */
+export interface JsonlAuditSinkOptions {
+  /**
+   * How long a batch of outcome records only (calls that already ended) may wait for its
+   * `fdatasync`: it is synced with the next batch, within this many milliseconds, or at `close`,
+   * whichever comes first. Default 50. `0` syncs every batch before `write` resolves.
+   */
+  outcomeSyncMs?: number;
+}
+
+const jsonlOptionsSchema = z
+  .object({ outcomeSyncMs: z.number().int().min(0).max(60_000).default(DEFAULT_OUTCOME_SYNC_MS) })
+  .strict();
+
+/** Every record of these events is on disk (fdatasync) before `write` resolves: a call may start on them. */
+function mustSyncNow(records: readonly AuditRecord[]): boolean {
+  return records.some((record) => record.event !== "outcome");
+}
+
 /**
- * Append-only JSON Lines audit log: one record per line, fsynced per write batch, deduplicated
- * by id across restarts. A torn last line left by a crash is skipped, and the next append
- * starts on a fresh line. Writes from this process are serialised.
+ * Append-only JSON Lines audit log: one record per line, deduplicated by id across restarts. A
+ * torn last line left by a crash is skipped, and the next append starts on a fresh line.
+ *
+ * Durability: every batch is written to the file (one `write(2)`) before `write` resolves, so a
+ * killed process loses no record. A batch holding any record that a call may start on (decision,
+ * human answer, killswitch, policy) is also `fdatasync`ed before `write` resolves — the sync covers
+ * every earlier append too, and concurrent writers share one sync (group commit). A batch of
+ * outcome records only is synced with the next batch, within `outcomeSyncMs`, or at `close`: a
+ * power loss can lose the outcomes of the last `outcomeSyncMs`, leaving what a power loss while
+ * those calls ran would have left (their decision on disk, no outcome), never a call without its
+ * decision. After a failed sync the sink refuses every later write (the kernel may have dropped the
+ * unsynced pages; nothing can prove them on disk).
  */
 export class JsonlAuditSink implements AuditSink {
   readonly path: string;
   readonly #handle: FileHandle;
   readonly #ids: Set<string>;
+  readonly #commit: GroupCommit;
+  readonly #outcomeSyncMs: number;
   /** True when the file may not end with "\n" (torn line, failed write). */
   #needsNewline: boolean;
-  #tail: Promise<unknown> = Promise.resolve();
   #closed = false;
 
-  private constructor(path: string, handle: FileHandle, ids: Set<string>, needsNewline: boolean) {
+  private constructor(path: string, handle: FileHandle, ids: Set<string>, needsNewline: boolean, outcomeSyncMs: number) {
     this.path = path;
     this.#handle = handle;
     this.#ids = ids;
     this.#needsNewline = needsNewline;
+    this.#outcomeSyncMs = outcomeSyncMs;
+    this.#commit = new GroupCommit(() => handle.datasync());
   }
 
-  static async open(path: string): Promise<JsonlAuditSink> {
+  static async open(path: string, options: JsonlAuditSinkOptions = {}): Promise<JsonlAuditSink> {
     if (typeof path !== "string" || path.length === 0) throw new AuditError(ErrorCode.AUDIT_CONFIG, "JSONL audit sink refused: path must be a non-empty string");
+    const parsedOptions = jsonlOptionsSchema.safeParse(options ?? {});
+    if (!parsedOptions.success) throw new AuditError(ErrorCode.AUDIT_CONFIG, `JSONL audit sink refused: ${z.prettifyError(parsedOptions.error)}`);
     const absolute = resolve(path);
     await mkdir(dirname(absolute), { recursive: true });
     const handle = await open(absolute, "a+");
@@ -66,7 +104,7 @@ export class JsonlAuditSink implements AuditSink {
       });
       const fresh = (await handle.stat()).size === 0;
       if (fresh) await syncDirectory(dirname(absolute));
-      return new JsonlAuditSink(absolute, handle, ids, !(await endsWithNewline(handle)));
+      return new JsonlAuditSink(absolute, handle, ids, !(await endsWithNewline(handle)), parsedOptions.data.outcomeSyncMs);
     } catch (error) {
       await handle.close();
       throw error;
@@ -75,58 +113,73 @@ export class JsonlAuditSink implements AuditSink {
 
   async write(records: readonly AuditRecord[]): Promise<void> {
     const valid = validateRecords(records);
-    return this.#serialised(() => this.#append(valid));
+    if (this.#closed) throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write refused: ${this.path} is closed`);
+    const failed = this.#commit.failure;
+    if (failed) throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write refused: an earlier fdatasync of ${this.path} failed (${failed.message}); records since the last good sync may not be on disk`, { cause: failed });
+    const generation = this.#append(valid);
+    if (generation === undefined) {
+      // Nothing new to write; a duplicate of a record still waiting for its sync is not durable yet.
+      if (mustSyncNow(valid) && this.#commit.pending) await this.#durable(() => this.#commit.flush());
+      return;
+    }
+    if (this.#outcomeSyncMs > 0 && !mustSyncNow(valid)) {
+      this.#commit.later(this.#outcomeSyncMs);
+      return;
+    }
+    await this.#durable(() => this.#commit.durable(generation));
   }
 
   async query(query?: AuditQuery): Promise<AuditRecord[]> {
     const q = validateQuery(query);
-    return this.#serialised(async () => {
-      const seen = new Set<string>();
-      const matching: AuditRecord[] = [];
-      await forEachLine(this.path, (line) => {
-        const record = line.length > 0 ? parseStoredRecord(line) : undefined;
-        // Another process may have appended the same id; the first line wins.
-        if (!record || seen.has(record.id)) return;
-        seen.add(record.id);
-        if (q.threadId !== undefined && record.threadId !== q.threadId) return;
-        if (q.after !== undefined && record.at <= q.after) return;
-        matching.push(record);
-      });
-      return selectRecords(matching, q);
+    if (this.#closed) throw new AuditError(ErrorCode.AUDIT_WRITE, `audit query refused: ${this.path} is closed`);
+    const seen = new Set<string>();
+    const matching: AuditRecord[] = [];
+    await forEachLine(this.path, (line) => {
+      const record = line.length > 0 ? parseStoredRecord(line) : undefined;
+      // Another process may have appended the same id; the first line wins.
+      if (!record || seen.has(record.id)) return;
+      seen.add(record.id);
+      if (q.threadId !== undefined && record.threadId !== q.threadId) return;
+      if (q.after !== undefined && record.at <= q.after) return;
+      matching.push(record);
     });
+    return selectRecords(matching, q);
   }
 
+  /** Syncs what is written (outcomes waiting for their sync included), then closes the file. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#tail;
-    await this.#handle.close();
-  }
-
-  #serialised<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(new Error(`audit sink refused: ${this.path} is closed`));
-    const run = this.#tail.then(task);
-    this.#tail = run.catch(() => undefined);
-    return run;
-  }
-
-  async #append(records: readonly AuditRecord[]): Promise<void> {
-    const batchIds = new Set<string>();
-    const fresh = records.filter((record) => {
-      if (this.#ids.has(record.id) || batchIds.has(record.id)) return false;
-      batchIds.add(record.id);
-      return true;
-    });
-    if (fresh.length === 0) return;
-    const text = (this.#needsNewline ? "\n" : "") + fresh.map((record) => JSON.stringify(record)).join("\n") + "\n";
     try {
-      // One write of one buffer (appendFile's generic path costs more CPU per append), then the sync.
+      if (!this.#commit.failure) await this.#durable(() => this.#commit.flush());
+    } finally {
+      await this.#handle.close();
+    }
+  }
+
+  async #durable(sync: () => Promise<void>): Promise<void> {
+    try {
+      await sync();
+    } catch (error) {
+      throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write to ${this.path} failed: fdatasync: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  /** Appends the records not yet in the file with one `write(2)`; returns the append's generation, or undefined when all were there. */
+  #append(records: readonly AuditRecord[]): number | undefined {
+    const batchIds = new Set<string>();
+    let text = this.#needsNewline ? "\n" : "";
+    for (const record of records) {
+      if (this.#ids.has(record.id) || batchIds.has(record.id)) continue;
+      batchIds.add(record.id);
+      text += `${JSON.stringify(record)}\n`;
+    }
+    if (batchIds.size === 0) return undefined;
+    try {
+      // Synchronous: the append is in the kernel before `write` yields, so a killed process loses
+      // none, and appends from this process never interleave (one thread writes).
       const bytes = Buffer.from(text, "utf8");
-      for (let offset = 0; offset < bytes.length; ) {
-        const { bytesWritten } = await this.#handle.write(bytes, offset, bytes.length - offset);
-        offset += bytesWritten;
-      }
-      await this.#handle.datasync();
+      for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.#handle.fd, bytes, offset, bytes.length - offset);
     } catch (error) {
       // A partial append may have left a torn line: start the next one on a fresh line.
       this.#needsNewline = true;
@@ -134,5 +187,6 @@ export class JsonlAuditSink implements AuditSink {
     }
     this.#needsNewline = false;
     for (const id of batchIds) this.#ids.add(id);
+    return this.#commit.written();
   }
 }

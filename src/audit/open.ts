@@ -12,7 +12,7 @@ export const DEFAULT_AUDIT_SPEC = "jsonl:.guarded-graph/audit.jsonl";
 const nonEmpty = z.string().min(1);
 
 const auditSinkSpecSchema = z.discriminatedUnion("sink", [
-  z.object({ sink: z.literal("jsonl"), path: nonEmpty }).strict(),
+  z.object({ sink: z.literal("jsonl"), path: nonEmpty, outcomeSyncMs: z.number().int().min(0).max(60_000).optional() }).strict(),
   z.object({ sink: z.literal("sqlite"), path: nonEmpty, table: nonEmpty.optional() }).strict(),
   z.object({ sink: z.literal("postgres"), url: nonEmpty, table: nonEmpty.optional() }).strict(),
   z.object({ sink: z.literal("memory") }).strict(),
@@ -26,6 +26,8 @@ export interface AuditSinkOptions {
   path?: string;
   url?: string;
   table?: string;
+  /** JSONL only: see `JsonlAuditSinkOptions.outcomeSyncMs`. */
+  outcomeSyncMs?: number;
 }
 
 /** `jsonl:PATH`, `sqlite:PATH`, `postgres://...` (or `postgresql://...`), `memory:`. */
@@ -61,7 +63,7 @@ export async function openAuditSink(spec: string | AuditSinkOptions): Promise<Au
   }
   switch (parsed.sink) {
     case "jsonl":
-      return JsonlAuditSink.open(parsed.path);
+      return JsonlAuditSink.open(parsed.path, parsed.outcomeSyncMs === undefined ? {} : { outcomeSyncMs: parsed.outcomeSyncMs });
     case "sqlite":
       return SqliteAuditSink.open(parsed.path, { table: parsed.table });
     case "postgres":

@@ -29,10 +29,23 @@ const auditQuerySchema = z
   })
   .strict();
 
+/** Records the guard built itself from typed values (`builtRecord`): a sink does not parse them again. */
+const built = new WeakSet<object>();
+
+/**
+ * Marks a record the guard built from its own typed values, so sinks skip re-parsing it (about a
+ * tenth of a turn's audit cost). Records from anywhere else are parsed at the sink as before.
+ */
+export function builtRecord<T extends AuditRecord>(record: T): T {
+  built.add(record);
+  return record;
+}
+
 /** Throws naming the offending record when a batch contains an invalid one. */
 export function validateRecords(records: readonly AuditRecord[]): AuditRecord[] {
   if (!Array.isArray(records)) throw new AuditError(ErrorCode.AUDIT_INVALID, "audit write refused: records must be an array");
   return records.map((record, index) => {
+    if (built.has(record)) return record;
     const parsed = auditRecordSchema.safeParse(record);
     if (!parsed.success) {
       const id = typeof (record as { id?: unknown } | null)?.id === "string" ? ` (id ${(record as { id: string }).id})` : "";

@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { auditId } from "../audit/record.js";
+import { builtRecord } from "../audit/schema.js";
 import { auditArgsText } from "../audit/summary.js";
 import type { AuditRecord } from "../audit/types.js";
 import type { Guard } from "./guard.js";
@@ -57,13 +58,15 @@ export async function auditDecisions(guard: Guard, ctx: TurnContext, calls: read
   const sink = guard.options.audit;
   if (!sink || calls.length === 0) return;
   await sink.write(
-    calls.map((call) => ({
-      ...baseRecord(guard, ctx, call),
-      id: auditId([ctx.threadId, ctx.messageId, call.id, "decision", call.edited ? "edited" : "original"]),
-      event: "decision",
-      decision: call.outcome === "run" ? "allow" : call.outcome === "refuse" ? "deny" : "ask",
-      ...(call.evidence === undefined ? {} : { detail: { provenance: redactEvidence(call.evidence, guard.options.redact ?? []) } }),
-    })),
+    calls.map((call) =>
+      builtRecord({
+        ...baseRecord(guard, ctx, call),
+        id: auditId([ctx.threadId, ctx.messageId, call.id, "decision", call.edited ? "edited" : "original"]),
+        event: "decision",
+        decision: call.outcome === "run" ? "allow" : call.outcome === "refuse" ? "deny" : "ask",
+        ...(call.evidence === undefined ? {} : { detail: { provenance: redactEvidence(call.evidence, guard.options.redact ?? []) } }),
+      }),
+    ),
   );
 }
 
@@ -81,26 +84,26 @@ export async function auditHuman(
   detail?: Record<string, unknown>,
 ): Promise<void> {
   await guard.options.audit?.write([
-    {
+    builtRecord({
       ...baseRecord(guard, ctx, call),
       id: auditId([ctx.threadId, ctx.messageId, call.id, "human"]),
       event: "human",
       decision,
       actor,
       detail,
-    },
+    }),
   ]);
 }
 
 /** The outcome record of one executed call (its id is deterministic: a re-run writes nothing twice). */
 export function outcomeRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall, status: string, detail?: Record<string, unknown>): AuditRecord {
-  return {
+  return builtRecord({
     ...baseRecord(guard, ctx, call),
     id: auditId([ctx.threadId, ctx.messageId, call.id, "outcome"]),
     event: "outcome",
     decision: status,
     detail,
-  };
+  });
 }
 
 export async function auditOutcome(
@@ -119,12 +122,12 @@ export async function auditOutcome(
  */
 export async function auditRecheck(guard: Guard, ctx: TurnContext, refused: ReviewedCall): Promise<void> {
   await guard.options.audit?.write([
-    {
+    builtRecord({
       ...baseRecord(guard, ctx, refused),
       id: auditId([ctx.threadId, ctx.messageId, refused.id, "decision", "at-start"]),
       event: "decision",
       decision: "deny",
       detail: { recheck: "at-start", review: "allow", changed: true },
-    },
+    }),
   ]);
 }

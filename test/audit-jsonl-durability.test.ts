@@ -1,0 +1,241 @@
+/**
+ * The JSONL audit sink's durability contract (docs/audit.md, "Durability"):
+ * - a record a call may start on (a decision) is fdatasynced before the call's side effect — seen
+ *   in the system calls of a real guarded run under strace;
+ * - outcome records are written at once and synced with the next batch or at close, so a killed
+ *   process loses none;
+ * - concurrent writers share one sync, and a failed sync is sticky (the sink refuses after it).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { HumanMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MemoryAuditSink } from "../src/audit/memory.js";
+import { AuditError, ErrorCode } from "../src/errors/index.js";
+import { createGuardedAgent } from "../src/guard/agent.js";
+import { ScriptedChatModel } from "../src/model/scripted.js";
+import { defineTool } from "../src/tools/define-tool.js";
+import { GroupCommit } from "../src/audit/group-commit.js";
+import { JsonlAuditSink } from "../src/audit/jsonl.js";
+import { openAuditSink } from "../src/audit/open.js";
+import type { AuditRecord } from "../src/audit/types.js";
+
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+const WORKER = fileURLToPath(new URL("./fixtures/workers/audit-order-worker.ts", import.meta.url));
+const hasStrace = spawnSync("strace", ["-V"]).status === 0;
+
+/** A datasync the test resolves or rejects by hand. */
+function manualSync() {
+  const pending: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  let started = 0;
+  const datasync = () =>
+    new Promise<void>((resolve, reject) => {
+      started += 1;
+      pending.push({ resolve, reject });
+    });
+  return { datasync, pending, started: () => started };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("GroupCommit", () => {
+  it("a writer waits for a sync that started after its append, not one already running", async () => {
+    const s = manualSync();
+    const commit = new GroupCommit(s.datasync);
+    const first = commit.durable(commit.written());
+    await tick();
+    expect(s.started()).toBe(1);
+    let secondDone = false;
+    const second = commit.durable(commit.written()).then(() => (secondDone = true));
+    s.pending[0]!.resolve();
+    await first;
+    await tick();
+    // The first sync may have missed the second append: a second sync runs, and only then it resolves.
+    expect(secondDone).toBe(false);
+    expect(s.started()).toBe(2);
+    s.pending[1]!.resolve();
+    await second;
+    expect(commit.pending).toBe(false);
+  });
+
+  it("writers that appended before a sync started share it", async () => {
+    const s = manualSync();
+    const commit = new GroupCommit(s.datasync);
+    const generations = [commit.written(), commit.written(), commit.written()];
+    const all = Promise.all(generations.map((g) => commit.durable(g)));
+    await tick();
+    expect(s.started()).toBe(1);
+    s.pending[0]!.resolve();
+    await all;
+    expect(s.started()).toBe(1);
+  });
+
+  it("a failed sync is sticky: every later durable and flush rejects with it, and no sync runs again", async () => {
+    const s = manualSync();
+    const commit = new GroupCommit(s.datasync);
+    const first = commit.durable(commit.written());
+    await tick();
+    s.pending[0]!.reject(new Error("EIO"));
+    await expect(first).rejects.toThrow("EIO");
+    expect(commit.failure?.message).toBe("EIO");
+    await expect(commit.durable(commit.written())).rejects.toThrow("EIO");
+    await expect(commit.flush()).rejects.toThrow("EIO");
+    expect(s.started()).toBe(1);
+  });
+
+  it("later(ms) syncs within ms; flush before it syncs at once and cancels the timer", async () => {
+    const s = manualSync();
+    const commit = new GroupCommit(s.datasync);
+    commit.written();
+    commit.later(20);
+    expect(s.started()).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(s.started()).toBe(1);
+    s.pending[0]!.resolve();
+    await tick();
+    expect(commit.pending).toBe(false);
+    commit.written();
+    commit.later(10_000);
+    const flushed = commit.flush();
+    await tick();
+    expect(s.started()).toBe(2);
+    s.pending[1]!.resolve();
+    await flushed;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(s.started()).toBe(2);
+  });
+});
+
+describe("JsonlAuditSink durability", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "gg-jsonl-durable-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("refuses an outcomeSyncMs that is not a whole number of milliseconds in 0..60000, in the object spec too", async () => {
+    for (const bad of [-1, 1.5, 60_001, Number.NaN]) {
+      await expect(JsonlAuditSink.open(join(dir, "a.jsonl"), { outcomeSyncMs: bad })).rejects.toThrow(/JSONL audit sink refused/);
+      await expect(openAuditSink({ sink: "jsonl", path: join(dir, "a.jsonl"), outcomeSyncMs: bad })).rejects.toThrow(/audit sink spec refused/);
+    }
+    await expect(JsonlAuditSink.open(join(dir, "a.jsonl"), { outcomeSyncMs: 0, extra: 1 } as never)).rejects.toThrow(/JSONL audit sink refused/);
+  });
+
+  it("a process killed right after write() resolved for an outcome batch (its sync still deferred) loses no record", async () => {
+    const child = spawn(process.execPath, ["--import", TSX, WORKER, "kill", dir], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve, reject) => {
+      let out = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes("WRITTEN")) {
+          child.kill("SIGKILL");
+          resolve();
+        }
+      });
+      child.on("exit", (code) => (out.includes("WRITTEN") ? undefined : reject(new Error(`worker exited ${code} before writing`))));
+    });
+    await new Promise((resolve) => child.on("exit", resolve));
+    const sink = await JsonlAuditSink.open(join(dir, "audit.jsonl"));
+    const records = await sink.query();
+    await sink.close();
+    expect(records.map((r) => `${r.toolCallId}:${r.event}`).sort()).toEqual(["call-1:decision", "call-1:outcome", "call-2:decision", "call-2:outcome"]);
+  });
+
+  it.skipIf(!hasStrace)("under strace: every decision write is fdatasynced before the next side effect starts; outcomes ride on the next sync or the close", async () => {
+    const trace = join(dir, "trace");
+    const result = spawnSync("strace", ["-f", "-s", "65536", "-e", "trace=openat,write,fdatasync,fsync,close", "-o", trace, process.execPath, "--import", TSX, WORKER, "guard", dir], { encoding: "utf8", timeout: 60_000 });
+    expect(result.stdout).toContain("DONE");
+    const lines = (await readFile(trace, "utf8")).split("\n");
+    let auditFd: string | undefined;
+    const decisionWrites: number[] = [];
+    const writes: number[] = [];
+    const effects: { name: string; at: number }[] = [];
+    const syncs: { start: number; done?: number }[] = [];
+    const unfinished = new Map<string, { start: number; done?: number }>();
+    let closedAt: number | undefined;
+    lines.forEach((line, i) => {
+      const m = /^(\d+)\s+(.*)$/.exec(line);
+      if (!m) return;
+      const [, pid, call] = m as unknown as [string, string, string];
+      const open = /^openat\(AT_FDCWD, "([^"]+)", ([A-Z_|]+).*= (\d+)$/.exec(call);
+      if (open) {
+        if (open[1] === join(dir, "audit.jsonl") && open[2]!.includes("O_APPEND")) auditFd = open[3];
+        const effect = /effect-(\w+)$/.exec(open[1]!);
+        if (effect && open[1]!.startsWith(dir)) effects.push({ name: effect[1]!, at: i });
+        return;
+      }
+      if (auditFd === undefined) return;
+      if (call.startsWith(`write(${auditFd}, `)) {
+        writes.push(i);
+        if (call.includes('\\"event\\":\\"decision\\"')) decisionWrites.push(i);
+      } else if (call.startsWith(`fdatasync(${auditFd})`) || call.startsWith(`fsync(${auditFd})`)) {
+        syncs.push({ start: i, done: i });
+      } else if (call.startsWith(`fdatasync(${auditFd} <unfinished`) || call.startsWith(`fsync(${auditFd} <unfinished`)) {
+        const sync: { start: number; done?: number } = { start: i };
+        syncs.push(sync);
+        unfinished.set(pid, sync);
+      } else if (/^<\.\.\. f(data)?sync resumed>/.test(call) && unfinished.has(pid)) {
+        unfinished.get(pid)!.done = i;
+        unfinished.delete(pid);
+      } else if (call.startsWith(`close(${auditFd})`)) {
+        closedAt ??= i;
+      }
+    });
+    expect(auditFd).toBeDefined();
+    expect(effects.map((e) => e.name).sort()).toEqual(["a", "b", "c", "d"]);
+    for (const effect of effects) {
+      const lastDecision = Math.max(...decisionWrites.filter((w) => w < effect.at));
+      expect(lastDecision, `a decision record was written before effect-${effect.name}`).toBeGreaterThan(-Infinity);
+      const covered = syncs.some((s) => s.start > lastDecision && s.done !== undefined && s.done < effect.at);
+      expect(covered, `a sync after the last decision write completed before effect-${effect.name}`).toBe(true);
+    }
+    // The outcomes of the last batch are on disk before the file is closed.
+    const lastWrite = Math.max(...writes);
+    expect(syncs.some((s) => s.start > lastWrite && s.done !== undefined && closedAt !== undefined && s.done < closedAt)).toBe(true);
+    // Fewer syncs than appends: outcome batches wait for the next sync (2 turns → 2 decision syncs + 1 at close).
+    expect(syncs.length).toBeLessThan(writes.length);
+    expect(syncs.length).toBeLessThanOrEqual(decisionWrites.length + 1);
+    const stored = (await readFile(join(dir, "audit.jsonl"), "utf8")).trimEnd().split("\n").map((l) => JSON.parse(l) as AuditRecord);
+    expect(stored.filter((r) => r.event === "decision")).toHaveLength(4);
+    expect(stored.filter((r) => r.event === "outcome")).toHaveLength(4);
+  });
+});
+
+describe("a failing audit sink", () => {
+  it("no call starts when its decision cannot be written; the run fails naming the sink, and the thread continues once the sink works", async () => {
+    const ran: string[] = [];
+    const inner = new MemoryAuditSink();
+    let failing = true;
+    const sink = {
+      write: async (records: readonly AuditRecord[]) => {
+        if (failing && records.some((r) => r.event === "decision")) throw new AuditError(ErrorCode.AUDIT_WRITE, "audit write to test.jsonl failed: fdatasync: EIO");
+        return inner.write(records);
+      },
+      query: inner.query.bind(inner),
+      close: inner.close.bind(inner),
+    };
+    const tool = defineTool({ name: "touch", description: "Side effect.", schema: z.object({ name: z.string() }), risk: "low", execute: ({ name }) => (ran.push(name), "done") });
+    const graph = createGuardedAgent({
+      model: new ScriptedChatModel({ scenario: { name: "one", turns: [{ tool_calls: [{ name: "touch", args: { name: "a" } }] }, { text: "done" }] } }),
+      tools: [tool],
+      checkpointer: new MemorySaver(),
+      audit: sink,
+    });
+    const config = { configurable: { thread_id: "failing-sink" } };
+    await expect(graph.invoke({ messages: [new HumanMessage("go")] }, config)).rejects.toThrow(/audit write to test\.jsonl failed/);
+    expect(ran).toEqual([]);
+    failing = false;
+    const state = await graph.invoke(null, config);
+    expect(ran).toEqual(["a"]);
+    expect(state.messages.at(-1)?.content).toBe("done");
+    expect((await inner.query()).map((r) => r.event)).toEqual(["decision", "outcome"]);
+  });
+});
