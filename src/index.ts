@@ -45,8 +45,8 @@ export type {
 } from "./guard/approval.js";
 
 // Durable threads: start, resume and continue a thread under a per-thread lock.
-export { continueThread, resumeThread, runThreadLocked, startThread, threadProgress } from "./guard/durable.js";
-export type { DurableGraph, DurableOutcome, DurableRunOptions, ThreadProgress } from "./guard/durable.js";
+export { continueThread, readThreadProgress, resumeThread, runThreadLocked, startThread, threadProgress } from "./guard/durable.js";
+export type { DurableGraph, DurableOutcome, DurableRunOptions, ThreadProgress, ThreadReport } from "./guard/durable.js";
 
 // Tools.
 export { defineTool, idempotencyKeyFor } from "./tools/define-tool.js";
@@ -112,7 +112,7 @@ export type { ThreadLock, ThreadLockOptions } from "./storage/lock.js";
 export { openLedger } from "./storage/ledger.js";
 export type { ClaimOutcome, ExecutionLedger, OpenLedgerOptions } from "./storage/ledger.js";
 export { listThreads } from "./storage/threads.js";
-export type { ThreadSummary } from "./storage/threads.js";
+export type { ThreadSummary, UnsavedWrites } from "./storage/threads.js";
 export { DEFAULT_STORAGE_SPEC } from "./storage/spec.js";
 
 // The chat model: ChatOpenAI from the environment, else the scripted offline model.

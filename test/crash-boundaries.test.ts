@@ -7,6 +7,8 @@
  *
  * Counted over all runs: double executions of calls that had completed before the kill (ledger or
  * checkpoint write), lost calls, stuck threads, tool calls without exactly one ToolMessage — all 0.
+ * Under durability "async" a thread can also read "run-lost" (readThreadProgress): counted apart,
+ * with its reason, then started again with its input; a thread left unfinished is stuck.
  *
  * GG_CRASH_RUNS sets the runs per boundary and database (default 2, so `npm test` stays short;
  * .ci/run sets 20).
@@ -78,7 +80,13 @@ interface Boundary {
   ledger?: boolean;
   /** Delay each checkpoint write (ms) in the crashing workers. */
   slowCheckpointMs?: number;
+  /** The runs' own LangGraph durability (run config), over createGuardedAgent's "sync" default. */
+  durability?: "async";
+  /** Runs: GG_CRASH_RUNS divided by this (rounded up; default 1), for boundaries whose runs all reach one state. */
+  runsDivisor?: number;
 }
+
+const runsOf = (boundary: Boundary) => Math.max(1, Math.ceil(RUNS / (boundary.runsDivisor ?? 1)));
 
 const BOUNDARIES: Boundary[] = [
   { name: "after a tool's side effect", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", killAt: (run) => ({ phase: "effect-end", label: BOUNDARY_LABELS[run % 4] }) },
@@ -94,6 +102,17 @@ const BOUNDARIES: Boundary[] = [
   // The same with every checkpoint write 150 ms late: the interrupt's write is saved while its step's checkpoint is still on its way.
   { name: "during the approval wait, slow checkpoint writes", scenario: approvalScenario, labels: APPROVAL_LABELS, finalText: "all done", slowCheckpointMs: 150, killAt: () => ({ phase: "approval-wait" }) },
   // Without a ledger (and on a durable checkpointer) each call is its own task: its saved writes keep it from running again.
+  // The same under LangGraph's "async" durability, passed in the run config (as a graph compiled by
+  // the user runs by default): every checkpoint is saved in the background, chained after the one
+  // before, while task writes are saved at once. Killed at the interrupt write, the checkpointer held
+  // no checkpoint of the thread, only writes under the 4 checkpoint ids the run never saved (input,
+  // model step, execute, review's __interrupt__): the latest checkpoint read as "nothing left to run".
+  // readThreadProgress reports the run lost instead; the supervisor starts it again with its input.
+  // All runs reach one state, so half the runs. After the ledger completed a call (a fifth of the
+  // runs: each label once at 20): a lost run started again gets the same call ids from the scripted
+  // model, so the ledger returns the completed calls' results (a real model's new ids would not).
+  { name: "during the approval wait, slow checkpoint writes, durability async", scenario: approvalScenario, labels: APPROVAL_LABELS, finalText: "all done", slowCheckpointMs: 150, durability: "async", runsDivisor: 2, killAt: () => ({ phase: "approval-wait" }) },
+  { name: "after the ledger completed a call, slow checkpoint writes, durability async", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", slowCheckpointMs: 150, durability: "async", runsDivisor: 5, killAt: (run) => ({ phase: "ledger-done", label: BOUNDARY_LABELS[run % 4] }) },
   { name: "no ledger (one task per call), after a call's checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", ledger: false, killAt: (run) => ({ phase: "write-saved", label: BOUNDARY_LABELS[run % 4] }) },
   { name: "no ledger (one task per call), after a full checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", ledger: false, killAt: (run) => ({ phase: "checkpoint", nth: 2 + (run % 6) }) },
   // The same with every checkpoint write 150 ms late: a call's writes are saved while its step's
@@ -119,14 +138,16 @@ interface Counts {
   lost: number;
   stuck: number;
   badAnswers: number;
+  /** Threads readThreadProgress reported "run-lost" (then started again with their input). */
+  runLost: number;
 }
 
 async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
-  const threads = Array.from({ length: RUNS }, (_, i) => `${store.name}-${uniqueName("t")}-${i}`);
+  const threads = Array.from({ length: runsOf(boundary) }, (_, i) => `${store.name}-${uniqueName("t")}-${i}`);
   // 1. Each thread in its own worker, which SIGKILLs itself at the boundary.
   for (let i = 0; i < threads.length; i += PARALLEL) {
     const wave = threads.slice(i, i + PARALLEL).map((threadId, j) =>
-      spawnWorker({ ...store.base(threadId), mode: "start", scenario: boundary.scenario, workerId: `A${i + j}`, ledger: boundary.ledger ?? true, ledgerLeaseMs: 1_000, killAt: boundary.killAt(i + j), ...(boundary.slowCheckpointMs ? { slowCheckpointMs: boundary.slowCheckpointMs } : {}) }),
+      spawnWorker({ ...store.base(threadId), mode: "start", scenario: boundary.scenario, workerId: `A${i + j}`, ledger: boundary.ledger ?? true, ledgerLeaseMs: 1_000, killAt: boundary.killAt(i + j), ...(boundary.slowCheckpointMs ? { slowCheckpointMs: boundary.slowCheckpointMs } : {}), ...(boundary.durability ? { durability: boundary.durability } : {}) }),
     );
     const exits = await Promise.all(wave.map((w) => w.exited));
     // The precondition: every worker died at its boundary (none ran to the end).
@@ -145,14 +166,21 @@ async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
       ledgerLeaseMs: 1_000,
       waitMs: 20_000,
       threadIds: threads,
+      ...(boundary.durability ? { durability: boundary.durability } : {}),
     },
     180_000,
   ).done;
   const after = await store.events();
-  const counts: Counts = { runs: threads.length, completedBeforeKill: 0, doubleExecutionsOfCompleted: 0, rerunAfterSideEffect: 0, lost: 0, stuck: 0, badAnswers: 0 };
+  const counts: Counts = { runs: threads.length, completedBeforeKill: 0, doubleExecutionsOfCompleted: 0, rerunAfterSideEffect: 0, lost: 0, stuck: 0, badAnswers: 0, runLost: 0 };
   for (const [i, threadId] of threads.entries()) {
     const summary = b.threads?.[i] as WorkerSummary;
     expect(summary.threadId).toBe(threadId);
+    if (summary.runLost !== undefined) {
+      counts.runLost += 1;
+      // Reported with its cause, never read as "done".
+      expect(summary.runLost).toMatch(/last run was lost: .* never saved/);
+      if (counts.runLost === 1) process.stdout.write(`run lost ${threadId}: ${summary.runLost}\n`);
+    }
     if (!summary.finished || summary.finalText !== boundary.finalText) {
       counts.stuck += 1;
       process.stdout.write(`stuck ${threadId}: ${JSON.stringify({ status: summary.status, reason: summary.reason, pending: summary.pending, finalText: summary.finalText })}\n`);
@@ -197,7 +225,7 @@ describe("SIGKILL at every step boundary, on a SQLite file", () => {
     };
   };
   for (const boundary of BOUNDARIES) {
-    it(`${boundary.name}: ${RUNS} run(s)`, async () => {
+    it(`${boundary.name}: ${runsOf(boundary)} run(s)`, async () => {
       expectClean("sqlite", boundary, await crashRuns(store(), boundary));
     }, 120_000 + RUNS * 20_000);
   }
@@ -228,7 +256,7 @@ describe.runIf(postgresConfigured)("SIGKILL at every step boundary, on PostgreSQ
     await pool?.end();
   });
   for (const boundary of BOUNDARIES) {
-    it(`${boundary.name}: ${RUNS} run(s)`, async () => {
+    it(`${boundary.name}: ${runsOf(boundary)} run(s)`, async () => {
       const url = await database();
       if (!url || !pool) return;
       const client = pool;

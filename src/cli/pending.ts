@@ -1,6 +1,6 @@
 import { readApprovalRequest } from "../guard/approval.js";
 import type { ApprovalRequest } from "../guard/approval.js";
-import { threadProgress } from "../guard/durable.js";
+import { readThreadProgress } from "../guard/durable.js";
 import type { GuardedGraph } from "../../graphs/shared.js";
 
 /** An interrupt value read back from a checkpoint, checked before the CLI trusts it. */
@@ -13,17 +13,21 @@ export interface ThreadStatus {
   pending: ApprovalRequest | undefined;
   /** Whether the graph has steps left (interrupted or crashed mid-run). */
   hasNext: boolean;
-  /** Whether the thread has any checkpoint. */
+  /** Whether the thread has any checkpoint (or writes of a lost run). */
   exists: boolean;
+  /** Why the thread's last run was lost (writes saved under checkpoints that never were: a crash under durability "async"). */
+  lost?: string;
   values: Record<string, unknown>;
 }
 
 export async function threadStatus(graph: GuardedGraph, threadId: string): Promise<ThreadStatus> {
-  const state = await graph.getState({ configurable: { thread_id: threadId } });
+  const report = await readThreadProgress(graph, threadId);
+  const state = report.snapshot;
   let pending: ApprovalRequest | undefined;
   for (const task of state.tasks) {
     for (const item of task.interrupts ?? []) pending ??= parseApprovalRequest(item.value);
   }
   const values = (state.values ?? {}) as Record<string, unknown>;
-  return { pending, hasNext: threadProgress(state) !== "done", exists: state.config.configurable?.checkpoint_id !== undefined, values };
+  const lost = report.progress === "run-lost" ? { lost: report.reason } : {};
+  return { pending, hasNext: report.progress === "has-work" || report.progress === "waits-for-approval", exists: state.config.configurable?.checkpoint_id !== undefined || report.progress === "run-lost", values, ...lost };
 }

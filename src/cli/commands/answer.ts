@@ -106,7 +106,7 @@ export async function answerCommand(kind: AnswerKind, argv: string[], output: Ou
     const ready = await buildGraph(entry.graph, { checkpointer: session.checkpointer, audit, policy, threadId, scenario: entry.scenario });
     try {
       const status = await threadStatus(ready.graph, threadId);
-      if (!status.pending) throw new CliError(`thread ${threadId} is not waiting for approval; nothing to ${kind}`);
+      if (!status.pending) throw new CliError(status.lost ? `thread ${threadId}: ${status.lost}` : `thread ${threadId} is not waiting for approval; nothing to ${kind}`);
       const resume = resumeFromAnswers(status.pending, answers, actorOf(flags.actor));
       output.out(`▶  thread ${threadId} · graph ${entry.graph} · resuming`);
       await drive(ready, threadId, resume, { mode, actor: actorOf(flags.actor), output });

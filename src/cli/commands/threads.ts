@@ -37,6 +37,7 @@ function printThreadRows(rows: readonly ThreadRow[], json: boolean | undefined, 
 
 function statusWord(status: ThreadStatus): string {
   if (status.pending) return `waiting for approval (${status.pending.actionRequests.length} call${status.pending.actionRequests.length === 1 ? "" : "s"})`;
+  if (status.lost) return "run lost (start it again with its input; see show)";
   return status.hasNext ? "interrupted (run it again to continue)" : "done";
 }
 
@@ -95,7 +96,7 @@ export async function showCommand(argv: string[], output: Output): Promise<numbe
     const status = await withReaders(session, (read) => read(threadId, entry));
     if (!status.exists) throw new CliError(`no thread ${threadId} in ${session.spec} (guarded-graph threads lists them)`);
     if (flags.json) {
-      output.out(JSON.stringify({ threadId, graph: entry?.graph ?? null, status: statusWord(status), pending: status.pending ?? null }, null, 2));
+      output.out(JSON.stringify({ threadId, graph: entry?.graph ?? null, status: statusWord(status), pending: status.pending ?? null, ...(status.lost ? { lost: status.lost } : {}) }, null, 2));
       return 0;
     }
     if (status.pending) {
@@ -105,6 +106,7 @@ export async function showCommand(argv: string[], output: Output): Promise<numbe
     const messages = (status.values.messages ?? []) as BaseMessage[];
     const last = messages.findLast((m) => AIMessage.isInstance(m));
     output.out(`thread ${threadId}: ${statusWord(status)}; no pending calls`);
+    if (status.lost) output.out(status.lost);
     if (last?.text) output.out(`last model message: ${last.text}`);
     return 0;
   } finally {
