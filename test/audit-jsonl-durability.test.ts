@@ -4,7 +4,7 @@
  *   in the system calls of a real guarded run under strace;
  * - outcome records are written at once and synced with the next batch or at close, so a killed
  *   process loses none;
- * - concurrent writers share one sync, and a failed sync is sticky (the sink refuses after it).
+ * - one sync covers every earlier append, and a failed sync is sticky (the sink refuses after it).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -21,7 +21,7 @@ import { AuditError, ErrorCode } from "../src/errors/index.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { ScriptedChatModel } from "../src/model/scripted.js";
 import { defineTool } from "../src/tools/define-tool.js";
-import { GroupCommit } from "../src/audit/group-commit.js";
+import { FileSync } from "../src/audit/file-sync.js";
 import { JsonlAuditSink } from "../src/audit/jsonl.js";
 import { openAuditSink } from "../src/audit/open.js";
 import type { AuditRecord } from "../src/audit/types.js";
@@ -30,85 +30,54 @@ const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const WORKER = fileURLToPath(new URL("./fixtures/workers/audit-order-worker.ts", import.meta.url));
 const hasStrace = spawnSync("strace", ["-V"]).status === 0;
 
-/** A datasync the test resolves or rejects by hand. */
-function manualSync() {
-  const pending: { resolve: () => void; reject: (error: Error) => void }[] = [];
-  let started = 0;
-  const datasync = () =>
-    new Promise<void>((resolve, reject) => {
-      started += 1;
-      pending.push({ resolve, reject });
+describe("FileSync", () => {
+  it("one sync covers every append written before it; nothing pending, no sync", () => {
+    let syncs = 0;
+    const sync = new FileSync(() => void (syncs += 1));
+    sync.syncNow();
+    expect(syncs).toBe(0);
+    sync.written();
+    sync.written();
+    expect(sync.pending).toBe(true);
+    sync.syncNow();
+    expect(syncs).toBe(1);
+    expect(sync.pending).toBe(false);
+    sync.syncNow();
+    expect(syncs).toBe(1);
+  });
+
+  it("a failed sync is sticky: every later sync throws it and the file is not synced again", () => {
+    let syncs = 0;
+    const sync = new FileSync(() => {
+      syncs += 1;
+      throw new Error("EIO");
     });
-  return { datasync, pending, started: () => started };
-}
-
-const tick = () => new Promise((resolve) => setImmediate(resolve));
-
-describe("GroupCommit", () => {
-  it("a writer waits for a sync that started after its append, not one already running", async () => {
-    const s = manualSync();
-    const commit = new GroupCommit(s.datasync);
-    const first = commit.durable(commit.written());
-    await tick();
-    expect(s.started()).toBe(1);
-    let secondDone = false;
-    const second = commit.durable(commit.written()).then(() => (secondDone = true));
-    s.pending[0]!.resolve();
-    await first;
-    await tick();
-    // The first sync may have missed the second append: a second sync runs, and only then it resolves.
-    expect(secondDone).toBe(false);
-    expect(s.started()).toBe(2);
-    s.pending[1]!.resolve();
-    await second;
-    expect(commit.pending).toBe(false);
+    sync.written();
+    expect(() => sync.syncNow()).toThrow("EIO");
+    expect(sync.failure?.message).toBe("EIO");
+    sync.written();
+    expect(() => sync.syncNow()).toThrow("EIO");
+    expect(syncs).toBe(1);
   });
 
-  it("writers that appended before a sync started share it", async () => {
-    const s = manualSync();
-    const commit = new GroupCommit(s.datasync);
-    const generations = [commit.written(), commit.written(), commit.written()];
-    const all = Promise.all(generations.map((g) => commit.durable(g)));
-    await tick();
-    expect(s.started()).toBe(1);
-    s.pending[0]!.resolve();
-    await all;
-    expect(s.started()).toBe(1);
-  });
-
-  it("a failed sync is sticky: every later durable and flush rejects with it, and no sync runs again", async () => {
-    const s = manualSync();
-    const commit = new GroupCommit(s.datasync);
-    const first = commit.durable(commit.written());
-    await tick();
-    s.pending[0]!.reject(new Error("EIO"));
-    await expect(first).rejects.toThrow("EIO");
-    expect(commit.failure?.message).toBe("EIO");
-    await expect(commit.durable(commit.written())).rejects.toThrow("EIO");
-    await expect(commit.flush()).rejects.toThrow("EIO");
-    expect(s.started()).toBe(1);
-  });
-
-  it("later(ms) syncs within ms; flush before it syncs at once and cancels the timer", async () => {
-    const s = manualSync();
-    const commit = new GroupCommit(s.datasync);
-    commit.written();
-    commit.later(20);
-    expect(s.started()).toBe(0);
+  it("later(ms) syncs within ms; a sync before that cancels the timer", async () => {
+    let syncs = 0;
+    const sync = new FileSync(() => void (syncs += 1));
+    sync.written();
+    sync.later(20);
+    expect(syncs).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(s.started()).toBe(1);
-    s.pending[0]!.resolve();
-    await tick();
-    expect(commit.pending).toBe(false);
-    commit.written();
-    commit.later(10_000);
-    const flushed = commit.flush();
-    await tick();
-    expect(s.started()).toBe(2);
-    s.pending[1]!.resolve();
-    await flushed;
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(s.started()).toBe(2);
+    expect(syncs).toBe(1);
+    expect(sync.pending).toBe(false);
+    sync.written();
+    sync.later(30);
+    sync.syncNow();
+    expect(syncs).toBe(2);
+    sync.written();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    // The cancelled timer did not fire: the third append waits for the next sync.
+    expect(syncs).toBe(2);
+    expect(sync.pending).toBe(true);
   });
 });
 

@@ -1,4 +1,4 @@
-import { createReadStream, writeSync } from "node:fs";
+import { createReadStream, fdatasyncSync, writeSync } from "node:fs";
 import { z } from "zod";
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
@@ -8,7 +8,7 @@ import { parseStoredRecord, validateQuery, validateRecords } from "./schema.js";
 import { selectRecords } from "./select.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
-import { GroupCommit } from "./group-commit.js";
+import { FileSync } from "./file-sync.js";
 
 /** Default of `JsonlAuditSinkOptions.outcomeSyncMs`. */
 export const DEFAULT_OUTCOME_SYNC_MS = 50;
@@ -62,8 +62,8 @@ function mustSyncNow(records: readonly AuditRecord[]): boolean {
  *
  * Durability: every batch is written to the file (one `write(2)`) before `write` resolves, so a
  * killed process loses no record. A batch holding any record that a call may start on (decision,
- * human answer, killswitch, policy) is also `fdatasync`ed before `write` resolves — the sync covers
- * every earlier append too, and concurrent writers share one sync (group commit). A batch of
+ * human answer, killswitch, policy) is also `fdatasync`ed before `write` resolves — on the calling
+ * thread, as a better-sqlite3 commit is, and covering every earlier append too. A batch of
  * outcome records only is synced with the next batch, within `outcomeSyncMs`, or at `close`: a
  * power loss can lose the outcomes of the last `outcomeSyncMs`, leaving what a power loss while
  * those calls ran would have left (their decision on disk, no outcome), never a call without its
@@ -74,7 +74,7 @@ export class JsonlAuditSink implements AuditSink {
   readonly path: string;
   readonly #handle: FileHandle;
   readonly #ids: Set<string>;
-  readonly #commit: GroupCommit;
+  readonly #sync: FileSync;
   readonly #outcomeSyncMs: number;
   /** True when the file may not end with "\n" (torn line, failed write). */
   #needsNewline: boolean;
@@ -86,7 +86,7 @@ export class JsonlAuditSink implements AuditSink {
     this.#ids = ids;
     this.#needsNewline = needsNewline;
     this.#outcomeSyncMs = outcomeSyncMs;
-    this.#commit = new GroupCommit(() => handle.datasync());
+    this.#sync = new FileSync(() => fdatasyncSync(handle.fd));
   }
 
   static async open(path: string, options: JsonlAuditSinkOptions = {}): Promise<JsonlAuditSink> {
@@ -114,19 +114,13 @@ export class JsonlAuditSink implements AuditSink {
   async write(records: readonly AuditRecord[]): Promise<void> {
     const valid = validateRecords(records);
     if (this.#closed) throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write refused: ${this.path} is closed`);
-    const failed = this.#commit.failure;
+    const failed = this.#sync.failure;
     if (failed) throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write refused: an earlier fdatasync of ${this.path} failed (${failed.message}); records since the last good sync may not be on disk`, { cause: failed });
-    const generation = this.#append(valid);
-    if (generation === undefined) {
-      // Nothing new to write; a duplicate of a record still waiting for its sync is not durable yet.
-      if (mustSyncNow(valid) && this.#commit.pending) await this.#durable(() => this.#commit.flush());
-      return;
-    }
-    if (this.#outcomeSyncMs > 0 && !mustSyncNow(valid)) {
-      this.#commit.later(this.#outcomeSyncMs);
-      return;
-    }
-    await this.#durable(() => this.#commit.durable(generation));
+    const appended = this.#append(valid);
+    // A batch of outcomes only waits for the next sync; anything else (and a duplicate of a record
+    // still waiting for its sync) is on disk before `write` resolves.
+    if (appended && this.#outcomeSyncMs > 0 && !mustSyncNow(valid)) this.#sync.later(this.#outcomeSyncMs);
+    else if (appended || mustSyncNow(valid)) this.#syncNow();
   }
 
   async query(query?: AuditQuery): Promise<AuditRecord[]> {
@@ -151,22 +145,22 @@ export class JsonlAuditSink implements AuditSink {
     if (this.#closed) return;
     this.#closed = true;
     try {
-      if (!this.#commit.failure) await this.#durable(() => this.#commit.flush());
+      if (!this.#sync.failure) this.#syncNow();
     } finally {
       await this.#handle.close();
     }
   }
 
-  async #durable(sync: () => Promise<void>): Promise<void> {
+  #syncNow(): void {
     try {
-      await sync();
+      this.#sync.syncNow();
     } catch (error) {
       throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write to ${this.path} failed: fdatasync: ${(error as Error).message}`, { cause: error });
     }
   }
 
-  /** Appends the records not yet in the file with one `write(2)`; returns the append's generation, or undefined when all were there. */
-  #append(records: readonly AuditRecord[]): number | undefined {
+  /** Appends the records not yet in the file with one `write(2)`; false when all were there. */
+  #append(records: readonly AuditRecord[]): boolean {
     const batchIds = new Set<string>();
     let text = this.#needsNewline ? "\n" : "";
     for (const record of records) {
@@ -174,7 +168,7 @@ export class JsonlAuditSink implements AuditSink {
       batchIds.add(record.id);
       text += `${JSON.stringify(record)}\n`;
     }
-    if (batchIds.size === 0) return undefined;
+    if (batchIds.size === 0) return false;
     try {
       // Synchronous: the append is in the kernel before `write` yields, so a killed process loses
       // none, and appends from this process never interleave (one thread writes).
@@ -187,6 +181,7 @@ export class JsonlAuditSink implements AuditSink {
     }
     this.#needsNewline = false;
     for (const id of batchIds) this.#ids.add(id);
-    return this.#commit.written();
+    this.#sync.written();
+    return true;
   }
 }

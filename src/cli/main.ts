@@ -6,7 +6,7 @@ import { policyCommand } from "./commands/policy.js";
 import { RUN_USAGE, runCommand } from "./commands/run.js";
 import { STICKY_USAGE, stickyCommand } from "./commands/sticky.js";
 import { showCommand, threadsCommand } from "./commands/threads.js";
-import { CliError } from "./errors.js";
+import { CliError, reportError } from "./errors.js";
 import { endQuietlyOnBrokenPipe, stdOutput, type Output } from "./render.js";
 
 const USAGE = `guarded-graph — run guarded LangGraph agents, answer their approvals, read the audit log
@@ -67,12 +67,7 @@ export async function main(argv: string[], output: Output = stdOutput): Promise<
         throw new CliError(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`, 2);
     }
   } catch (error) {
-    if (error instanceof CliError) {
-      output.err(`guarded-graph: ${error.message}`);
-      return error.exitCode;
-    }
-    output.err(`guarded-graph: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    return reportError(error, output);
   }
 }
 

@@ -10,7 +10,7 @@ import { loadPolicyFile } from "../policy/file.js";
 import { openCheckpointer } from "../storage/checkpointer.js";
 import { acquireThreadLock, type ThreadLock } from "../storage/lock.js";
 import type { GraphName, ReadyGraph } from "../../graphs/shared.js";
-import { CliError } from "./errors.js";
+import { addSuppressed, CliError } from "./errors.js";
 import { openThreadRegistry, type ThreadEntry, type ThreadRegistry } from "./thread-registry.js";
 
 const threadIdSchema = z
@@ -33,26 +33,93 @@ export interface Session {
   spec: string;
   checkpointer: BaseCheckpointSaver;
   registry: ThreadRegistry;
-  close(): Promise<void>;
 }
 
-export async function openSession(flags: StorageFlags): Promise<Session> {
-  let opened;
+type Defer = (close: () => Promise<void>) => void;
+
+/**
+ * Runs `body`, then every close it deferred, last deferred first, each one attempted whatever the others
+ * did. The first error (the body's, else the first close's) is the one thrown; every later one is kept
+ * with it (`suppressedErrors`), and `main` reports them after it.
+ */
+async function closingAfter<T>(body: (defer: Defer) => Promise<T>): Promise<T> {
+  const closes: Array<() => Promise<void>> = [];
+  let outcome: { ok: true; value: T } | { ok: false; error: unknown };
   try {
-    opened = await openCheckpointer(flags.db);
+    outcome = { ok: true, value: await body((close) => void closes.push(close)) };
   } catch (error) {
-    throw new CliError(`--db refused: ${(error as Error).message}`, 2);
+    outcome = { ok: false, error };
   }
+  for (const close of closes.reverse()) {
+    try {
+      await close();
+    } catch (error) {
+      if (outcome.ok) outcome = { ok: false, error };
+      else outcome = { ok: false, error: addSuppressed(outcome.error, error) };
+    }
+  }
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
+}
+
+async function openSession(flags: StorageFlags, defer: Defer): Promise<Session> {
+  const opened = await openCheckpointer(flags.db).catch((error: unknown) => {
+    throw new CliError(`--db refused: ${(error as Error).message}`, 2);
+  });
+  defer(() => opened.close());
   const registry = await openThreadRegistry(opened.spec);
-  return {
-    spec: opened.spec,
-    checkpointer: opened.checkpointer,
-    registry,
-    close: async () => {
-      await registry.close();
-      await opened.close();
-    },
-  };
+  defer(() => registry.close());
+  return { spec: opened.spec, checkpointer: opened.checkpointer, registry };
+}
+
+/** Opens the storage (checkpointer, then registry), runs `use`, and closes both, registry first, even when `use` throws. */
+export async function withSession<T>(flags: StorageFlags, use: (session: Session) => Promise<T>): Promise<T> {
+  return closingAfter(async (defer) => use(await openSession(flags, defer)));
+}
+
+/** What a thread runs with, decided from the registry before its lock is taken. */
+interface ThreadPlan {
+  graph: GraphName;
+  policy: string | undefined;
+  /** Scenario file the thread plays (see GraphBuild.scenario). */
+  scenario: string | null;
+}
+
+/** The plan of a registered thread: the graph, policy and scenario it was started with. */
+export function registeredPlan(entry: ThreadEntry): ThreadPlan {
+  return { graph: entry.graph, policy: entry.policy ?? undefined, scenario: entry.scenario };
+}
+
+/** A thread opened to run: its lock held, its audit sink open and its graph built, all on `session`. */
+export interface ThreadSession {
+  session: Session;
+  plan: ThreadPlan;
+  audit: AuditSink;
+  ready: ReadyGraph;
+}
+
+/**
+ * Everything a command that runs a thread opens, in order: the storage, then (after `plan` has read the
+ * registry and refused what it must) the thread's lock, the audit sink and the graph. When `use` ends,
+ * or any step fails, what was opened is closed in reverse order: graph, audit sink, lock, registry,
+ * checkpointer; each close is attempted, and the first error is the one thrown (see `closingAfter`).
+ */
+export async function withThreadSession<T>(
+  options: { flags: StorageFlags; threadId: string; plan: (session: Session) => Promise<ThreadPlan> },
+  use: (thread: ThreadSession) => Promise<T>,
+): Promise<T> {
+  const { flags, threadId } = options;
+  return closingAfter(async (defer) => {
+    const session = await openSession(flags, defer);
+    const plan = await options.plan(session);
+    const lock = await lockThread(session, threadId);
+    defer(() => lock.release());
+    const audit = await openCliAudit(flags.audit, plan.policy);
+    defer(() => audit.close());
+    const ready = await buildGraph(plan.graph, { checkpointer: session.checkpointer, audit, policy: plan.policy, threadId, scenario: plan.scenario });
+    defer(() => ready.close());
+    return use({ session, plan, audit, ready });
+  });
 }
 
 /** Audit sink: --audit, else GUARDED_GRAPH_AUDIT, else the one the policy names, else `.guarded-graph/audit.jsonl`. */
@@ -131,7 +198,7 @@ export async function readerGraph(session: Session, entry: ThreadEntry | undefin
   });
 }
 
-export async function lockThread(session: Session, threadId: string): Promise<ThreadLock> {
+async function lockThread(session: Session, threadId: string): Promise<ThreadLock> {
   const lock = await acquireThreadLock(session.spec, threadId);
   if (!lock) throw new CliError(`thread ${threadId} is being run by another process right now; try again when it has stopped`);
   return lock;

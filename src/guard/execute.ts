@@ -1,7 +1,7 @@
 import { ToolMessage, isBaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { isGraphBubbleUp } from "@langchain/langgraph";
-import { GUARD_SIGNAL_KEY, isGuardedTool } from "../tools/define-tool.js";
+import { GUARD_SIGNAL_KEY, directRunOf, isGuardedTool } from "../tools/define-tool.js";
 import { CallAbortError, abortCauseOf, describeAbort, joinBatch, timeoutSignal } from "./abort.js";
 import type { Guard } from "./guard.js";
 import type { CallResult, ReviewedCall } from "./state.js";
@@ -113,20 +113,22 @@ export async function executeCall(
     // gets a signal of its own that never fires: without one, LangChain takes the task's signal
     // from the surrounding run, and every call of a turn run in one task would listen to that one.
     const guarded = isGuardedTool(tool);
-    const invocation = tool.invoke(
-      { id: call.id, name: call.name, args: call.args, type: "tool_call" },
-      {
-        ...config,
-        signal: guarded ? new AbortController().signal : signal,
-        toolCall: { id: call.id, name: call.name, args: call.args, type: "tool_call" },
-        configurable: {
-          ...config?.configurable,
-          tool_call_id: call.id,
-          idempotency_key: idempotencyKey,
-          ...(guarded ? { [GUARD_SIGNAL_KEY]: signal } : {}),
-        },
+    const toolCall = { id: call.id, name: call.name, args: call.args, type: "tool_call" as const };
+    const toolConfig = {
+      ...config,
+      signal: guarded ? new AbortController().signal : signal,
+      toolCall,
+      configurable: {
+        ...config?.configurable,
+        tool_call_id: call.id,
+        idempotency_key: idempotencyKey,
+        ...(guarded ? { [GUARD_SIGNAL_KEY]: signal } : {}),
       },
-    );
+    };
+    // A `defineTool` tool runs without LangChain's tool wrapper when nothing would see that wrapper's
+    // callbacks (no handler, no tracing): same parse, same context, same result, ≈ 40 µs less per call.
+    const direct = guarded && !toolRunsObserved(tool as { callbacks?: unknown; verbose?: boolean }, config) ? directRunOf(tool) : undefined;
+    const invocation: Promise<unknown> = direct ? direct(call.args, toolConfig) : tool.invoke(toolCall, toolConfig);
     const settled: Settled = await Promise.race([
       invocation.then(
         (output: unknown): Settled => ({ kind: "message", message: asToolMessage(output, call) }),
@@ -146,6 +148,26 @@ export async function executeCall(
     freeSlot();
     batch.leave();
   }
+}
+
+const TRACING_ENV = ["LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING", "LANGCHAIN_TRACING"];
+
+function hasHandlers(callbacks: unknown): boolean {
+  if (callbacks === undefined || callbacks === null) return false;
+  if (Array.isArray(callbacks)) return callbacks.length > 0;
+  const manager = callbacks as { handlers?: unknown[]; inheritableHandlers?: unknown[] };
+  return (manager.handlers?.length ?? 0) > 0 || (manager.inheritableHandlers?.length ?? 0) > 0;
+}
+
+/**
+ * Whether anything would see a tool run's callbacks: a callback handler of the run (a tracer,
+ * `streamEvents`, LangGraph's "messages"/"tools" stream modes), the tool's own callbacks or
+ * verbosity, or LangSmith tracing switched on by the environment. Then the tool goes through
+ * LangChain's wrapper, which reports its start and end.
+ */
+export function toolRunsObserved(tool: { callbacks?: unknown; verbose?: boolean }, config: LangGraphRunnableConfig | undefined): boolean {
+  if (hasHandlers(config?.callbacks) || hasHandlers(tool.callbacks) || tool.verbose === true) return true;
+  return TRACING_ENV.some((name) => process.env[name] === "true");
 }
 
 function classify(

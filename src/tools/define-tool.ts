@@ -1,8 +1,8 @@
-import { tool as lcTool } from "@langchain/core/tools";
+import { ToolInputParsingException, tool as lcTool } from "@langchain/core/tools";
 import type { ToolRunnableConfig } from "@langchain/core/tools";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { createHash, randomUUID } from "node:crypto";
-import type { z } from "zod";
+import { z } from "zod";
 import { detectOperationKey, flattenOperationUnion, operationsInSchema, toToolJsonSchema } from "./schema.js";
 import type { GuardedTool, RiskLevel, ToolExecutionContext, ToolGuardSpec, ToolKind } from "./types.js";
 import { cancelsSiblingsByDefault, toolKindOf } from "./kind.js";
@@ -63,6 +63,20 @@ function executionContextFrom(config: ToolRunnableConfig | undefined): ToolExecu
   };
 }
 
+/**
+ * Runs a `defineTool` tool's own function the way LangChain's tool wrapper would (the input parsed
+ * by the tool's schema, the same refusal text when it does not fit, the result as a string), minus
+ * the wrapper's callbacks: for the guard's executor when nothing observes tool runs (guard/execute.ts).
+ */
+type DirectRun = (args: unknown, config: ToolRunnableConfig) => Promise<string>;
+
+const directRuns = new WeakMap<object, DirectRun>();
+
+/** The direct runner of a tool made by `defineTool` (undefined for any other tool). */
+export function directRunOf(tool: object): DirectRun | undefined {
+  return directRuns.get(tool);
+}
+
 function stringify(result: unknown): string {
   if (typeof result === "string") return result;
   if (result === undefined) return "";
@@ -112,6 +126,17 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>, R = unk
     { name: options.name, description: options.description, schema: published as never },
   );
   Object.defineProperty(structured, "guard", { value: guard, enumerable: false });
+  directRuns.set(structured, async (args, config) => {
+    let input: z.output<S>;
+    try {
+      input = await published.parseAsync(args);
+    } catch (error) {
+      // LangChain's StructuredTool.call refuses with this text (and the same exception class).
+      const details = error instanceof z.ZodError ? `\n\n${z.prettifyError(error)}` : "";
+      throw new ToolInputParsingException(`Received tool input did not match expected schema${details}`, JSON.stringify(args));
+    }
+    return stringify(await options.execute(input, executionContextFrom(config)));
+  });
   return structured as unknown as GuardedTool<z.output<S>>;
 }
 

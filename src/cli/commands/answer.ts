@@ -6,7 +6,7 @@ import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
 import { threadStatus } from "../pending.js";
 import { REMOTE_OPTIONS, remoteAnswer, remoteFlagsSchema, remoteTarget } from "../remote.js";
 import type { Output } from "../render.js";
-import { actorOf, buildGraph, lockThread, openCliAudit, openSession, parseThreadId } from "../session.js";
+import { actorOf, parseThreadId, registeredPlan, withThreadSession, type Session } from "../session.js";
 import { APPROVAL_FLAG_OPTIONS, approvalMode } from "./run.js";
 
 type AnswerKind = "approve" | "reject" | "edit";
@@ -93,30 +93,20 @@ export async function answerCommand(kind: AnswerKind, argv: string[], output: Ou
   }
   const mode = approvalMode(flags);
 
-  const session = await openSession(flags);
-  try {
+  const plan = async (session: Session) => {
     const entry = await session.registry.get(threadId);
     if (!entry) {
       const known = (await session.registry.list()).map((e) => e.threadId);
       throw new CliError(`no thread ${threadId} in ${session.spec}; threads: ${known.join(", ") || "(none)"}`);
     }
-    const lock = await lockThread(session, threadId);
-    const policy = entry.policy ?? undefined;
-    const audit = await openCliAudit(flags.audit, policy);
-    const ready = await buildGraph(entry.graph, { checkpointer: session.checkpointer, audit, policy, threadId, scenario: entry.scenario });
-    try {
-      const status = await threadStatus(ready.graph, threadId);
-      if (!status.pending) throw new CliError(`thread ${threadId} is not waiting for approval; nothing to ${kind}`);
-      const resume = resumeFromAnswers(status.pending, answers, actorOf(flags.actor));
-      output.out(`▶  thread ${threadId} · graph ${entry.graph} · resuming`);
-      await drive(ready, threadId, resume, { mode, actor: actorOf(flags.actor), output });
-      return 0;
-    } finally {
-      await ready.close();
-      await audit.close();
-      await lock.release();
-    }
-  } finally {
-    await session.close();
-  }
+    return registeredPlan(entry);
+  };
+  return withThreadSession({ flags, threadId, plan }, async ({ plan: { graph }, ready }) => {
+    const status = await threadStatus(ready.graph, threadId);
+    if (!status.pending) throw new CliError(`thread ${threadId} is not waiting for approval; nothing to ${kind}`);
+    const resume = resumeFromAnswers(status.pending, answers, actorOf(flags.actor));
+    output.out(`▶  thread ${threadId} · graph ${graph} · resuming`);
+    await drive(ready, threadId, resume, { mode, actor: actorOf(flags.actor), output });
+    return 0;
+  });
 }

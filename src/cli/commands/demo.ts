@@ -5,7 +5,7 @@ import { drive, type ApprovalMode } from "../drive.js";
 import { CliError } from "../errors.js";
 import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
 import type { Output } from "../render.js";
-import { actorOf, buildGraph, lockThread, openCliAudit, openSession } from "../session.js";
+import { actorOf, withThreadSession } from "../session.js";
 import type { Sandbox } from "../../../graphs/tools/devops.js";
 
 const DEMO_MESSAGE = "Tidy up the cluster: remove deployments nobody uses.";
@@ -37,36 +37,25 @@ export async function demoCommand(argv: string[], output: Output): Promise<numbe
     mode = "yes";
   }
   const threadId = `demo-${randomUUID().slice(0, 8)}`;
-  const session = await openSession(flags);
-  try {
-    const lock = await lockThread(session, threadId);
-    const audit = await openCliAudit(flags.audit, undefined);
-    const ready = await buildGraph("devops", { checkpointer: session.checkpointer, audit, policy: undefined, threadId, scenario: null });
-    try {
-      const sandbox = "sandbox" in ready ? (ready.sandbox as Sandbox) : undefined;
-      await session.registry.register({ threadId, graph: "devops", policy: null, scenario: null });
-      output.out("guarded-graph demo: a DevOps agent on a sandbox cluster, guarded by policies/devops.yaml");
-      output.out(`model: ${process.env.OPENAI_API_KEY || process.env.OPENAI_BASE_URL ? "ChatOpenAI (from the environment)" : "scripted (scenarios/devops-demo.yaml, offline)"} · storage: ${session.spec}`);
-      output.out(`before: staging deployments ${deployments(sandbox, "staging")}; production deployments ${deployments(sandbox, "production")}`);
-      output.out("");
-      output.out(`▶  thread ${threadId} · graph devops · policy ${ready.policy?.source ?? "(none)"}`);
-      output.out(`${"you".padEnd(8)} ${DEMO_MESSAGE}`);
-      const outcome = await drive(ready, threadId, { messages: [new HumanMessage(DEMO_MESSAGE)] }, { mode, actor: actorOf(flags.actor), output });
-      const records = await audit.query({ threadId });
-      const count = (event: string, decision: string) => records.filter((r) => r.event === event && r.decision === decision).length;
-      output.out("");
-      output.out(`after:  staging deployments ${deployments(sandbox, "staging")}; production deployments ${deployments(sandbox, "production")}`);
-      output.out(
-        `audit:  ${count("decision", "allow")} allowed, ${count("decision", "deny")} denied, ${count("decision", "ask")} asked, ` +
-          `${records.filter((r) => r.event === "human").length} human answer(s) — see: guarded-graph audit ${threadId}`,
-      );
-      return outcome.kind === "done" ? 0 : 1;
-    } finally {
-      await ready.close();
-      await audit.close();
-      await lock.release();
-    }
-  } finally {
-    await session.close();
-  }
+  const plan = async () => ({ graph: "devops", policy: undefined, scenario: null }) as const;
+  return withThreadSession({ flags, threadId, plan }, async ({ session, audit, ready }) => {
+    const sandbox = "sandbox" in ready ? (ready.sandbox as Sandbox) : undefined;
+    await session.registry.register({ threadId, graph: "devops", policy: null, scenario: null });
+    output.out("guarded-graph demo: a DevOps agent on a sandbox cluster, guarded by policies/devops.yaml");
+    output.out(`model: ${process.env.OPENAI_API_KEY || process.env.OPENAI_BASE_URL ? "ChatOpenAI (from the environment)" : "scripted (scenarios/devops-demo.yaml, offline)"} · storage: ${session.spec}`);
+    output.out(`before: staging deployments ${deployments(sandbox, "staging")}; production deployments ${deployments(sandbox, "production")}`);
+    output.out("");
+    output.out(`▶  thread ${threadId} · graph devops · policy ${ready.policy?.source ?? "(none)"}`);
+    output.out(`${"you".padEnd(8)} ${DEMO_MESSAGE}`);
+    const outcome = await drive(ready, threadId, { messages: [new HumanMessage(DEMO_MESSAGE)] }, { mode, actor: actorOf(flags.actor), output });
+    const records = await audit.query({ threadId });
+    const count = (event: string, decision: string) => records.filter((r) => r.event === event && r.decision === decision).length;
+    output.out("");
+    output.out(`after:  staging deployments ${deployments(sandbox, "staging")}; production deployments ${deployments(sandbox, "production")}`);
+    output.out(
+      `audit:  ${count("decision", "allow")} allowed, ${count("decision", "deny")} denied, ${count("decision", "ask")} asked, ` +
+        `${records.filter((r) => r.event === "human").length} human answer(s) — see: guarded-graph audit ${threadId}`,
+    );
+    return outcome.kind === "done" ? 0 : 1;
+  });
 }

@@ -7,7 +7,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { CliError } from "../errors.js";
 import { parseFlags } from "../flags.js";
 import type { Output } from "../render.js";
-import { buildGraph, openSession, parseThreadId } from "../session.js";
+import { buildGraph, parseThreadId, withSession } from "../session.js";
 import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { declaredRisks, toolArguments } from "../../guard/from-policy.js";
 import { explainDecision, ExplainStateSchema } from "../../policy/explain.js";
@@ -39,16 +39,13 @@ const explainFlags = z.object({
 
 /** The messages of a thread's latest checkpoint (the source of truth provenance is computed from). */
 async function threadMessages(threadId: string, db: string | undefined): Promise<BaseMessage[]> {
-  const session = await openSession({ db });
-  try {
+  return withSession({ db }, async (session) => {
     const tuple = await session.checkpointer.getTuple({ configurable: { thread_id: threadId } });
     if (tuple === undefined) throw new CliError(`policy explain: no checkpoint for thread ${JSON.stringify(threadId)} in ${session.spec}`, 1);
     const messages = (tuple.checkpoint.channel_values as { messages?: unknown }).messages;
     if (!Array.isArray(messages)) throw new CliError(`policy explain: thread ${JSON.stringify(threadId)} has no messages channel`, 1);
     return messages.filter((m): m is BaseMessage => isBaseMessage(m));
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 /** `policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--thread ID [--db SPEC]]`: seed 001's debug mode. */

@@ -7,7 +7,7 @@ import { CliError } from "../errors.js";
 import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
 import { threadStatus } from "../pending.js";
 import type { Output } from "../render.js";
-import { actorOf, buildGraph, lockThread, openCliAudit, openSession, parseThreadId, policyPathFlag, scenarioFromEnv } from "../session.js";
+import { actorOf, parseThreadId, policyPathFlag, scenarioFromEnv, withThreadSession, type Session } from "../session.js";
 
 export const RUN_USAGE = 'run GRAPH "message" [--thread ID] [--policy FILE] [--yes | --interactive | --no-interactive] [--db SPEC] [--audit SPEC]';
 
@@ -52,8 +52,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
   const threadId = flags.thread === undefined ? `${graphName.data}-${randomUUID().slice(0, 8)}` : parseThreadId(flags.thread);
   const policyFlag = policyPathFlag(flags.policy);
 
-  const session = await openSession(flags);
-  try {
+  const plan = async (session: Session) => {
     const known = await session.registry.get(threadId);
     if (known && known.graph !== graphName.data) {
       throw new CliError(`thread ${threadId} belongs to graph ${known.graph}, not ${graphName.data}; use another --thread`);
@@ -62,26 +61,17 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       throw new CliError(`thread ${threadId} runs under policy ${known.policy ?? "(default)"}; a thread keeps its policy, start a new --thread for ${policyFlag}`);
     }
     const policy = known ? (known.policy ?? undefined) : policyFlag;
-    const lock = await lockThread(session, threadId);
-    const audit = await openCliAudit(flags.audit, policy);
-    const scenario = known ? known.scenario : scenarioFromEnv();
-    const ready = await buildGraph(graphName.data, { checkpointer: session.checkpointer, audit, policy, threadId, scenario });
-    try {
-      const status = await threadStatus(ready.graph, threadId);
-      if (status.pending) {
-        throw new CliError(`thread ${threadId} is waiting for approval; answer it first (guarded-graph show ${threadId})`);
-      }
-      await session.registry.register({ threadId, graph: graphName.data, policy: policy ?? null, scenario });
-      output.out(`▶  thread ${threadId} · graph ${graphName.data} · policy ${ready.policy?.source ?? "(none)"}`);
-      output.out(`${"you".padEnd(8)} ${message}`);
-      await drive(ready, threadId, { messages: [new HumanMessage(message)] }, { mode, actor: actorOf(flags.actor), output });
-      return 0;
-    } finally {
-      await ready.close();
-      await audit.close();
-      await lock.release();
+    return { graph: graphName.data, policy, scenario: known ? known.scenario : scenarioFromEnv() };
+  };
+  return withThreadSession({ flags, threadId, plan }, async ({ session, plan: { policy, scenario }, ready }) => {
+    const status = await threadStatus(ready.graph, threadId);
+    if (status.pending) {
+      throw new CliError(`thread ${threadId} is waiting for approval; answer it first (guarded-graph show ${threadId})`);
     }
-  } finally {
-    await session.close();
-  }
+    await session.registry.register({ threadId, graph: graphName.data, policy: policy ?? null, scenario });
+    output.out(`▶  thread ${threadId} · graph ${graphName.data} · policy ${ready.policy?.source ?? "(none)"}`);
+    output.out(`${"you".padEnd(8)} ${message}`);
+    await drive(ready, threadId, { messages: [new HumanMessage(message)] }, { mode, actor: actorOf(flags.actor), output });
+    return 0;
+  });
 }

@@ -5,7 +5,8 @@ import { stickyRevokedLine } from "../../messages/approval.js";
 import { CliError } from "../errors.js";
 import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
 import type { Output } from "../render.js";
-import { actorOf, buildGraph, lockThread, openCliAudit, openSession, parseThreadId, readerGraph } from "../session.js";
+import { actorOf, parseThreadId, readerGraph, registeredPlan, withSession, withThreadSession, type Session } from "../session.js";
+import type { ThreadEntry } from "../thread-registry.js";
 
 export const STICKY_USAGE = {
   list: "sticky list THREAD [--json]",
@@ -31,10 +32,8 @@ async function listCommand(argv: string[], output: Output): Promise<number> {
   const { flags, positionals } = parseFlags("sticky list", argv, { ...STORAGE_OPTIONS, json: { type: "boolean" } }, listFlags);
   if (positionals.length !== 1) throw new CliError(`usage: ${STICKY_USAGE.list}`, 2);
   const threadId = parseThreadId(positionals[0]);
-  const session = await openSession(flags);
-  try {
-    const entry = await session.registry.get(threadId);
-    if (!entry) throw new CliError(`no thread ${threadId} in ${session.spec} (guarded-graph threads lists them)`);
+  return withSession(flags, async (session) => {
+    const entry = await registered(session, threadId);
     const reader = await readerGraph(session, entry, threadId);
     let standing: StickyDecision[];
     try {
@@ -55,9 +54,7 @@ async function listCommand(argv: string[], output: Output): Promise<number> {
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
     for (const line of [header, ...rows]) output.out(line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd());
     return 0;
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 async function revokeCommand(argv: string[], output: Output): Promise<number> {
@@ -65,14 +62,8 @@ async function revokeCommand(argv: string[], output: Output): Promise<number> {
   if (positionals.length !== 2) throw new CliError(`usage: ${STICKY_USAGE.revoke}`, 2);
   const threadId = parseThreadId(positionals[0]);
   const id = z.string().min(1).max(200).parse(positionals[1]);
-  const session = await openSession(flags);
-  try {
-    const entry = await session.registry.get(threadId);
-    if (!entry) throw new CliError(`no thread ${threadId} in ${session.spec} (guarded-graph threads lists them)`);
-    const lock = await lockThread(session, threadId);
-    const policy = entry.policy ?? undefined;
-    const audit = await openCliAudit(flags.audit, policy);
-    const ready = await buildGraph(entry.graph, { checkpointer: session.checkpointer, audit, policy, threadId, scenario: entry.scenario });
+  const plan = async (session: Session) => registeredPlan(await registered(session, threadId));
+  return withThreadSession({ flags, threadId, plan }, async ({ audit, ready }) => {
     try {
       const revoked = await revokeStickyDecision(ready.graph, threadId, id, { audit, actor: actorOf(flags.actor) });
       output.out(stickyRevokedLine(threadId, revoked.id, revoked.decision, revoked.tool, revoked.scope));
@@ -80,12 +71,12 @@ async function revokeCommand(argv: string[], output: Output): Promise<number> {
     } catch (error) {
       if (error instanceof StickyRevokeError) throw new CliError(error.message);
       throw error;
-    } finally {
-      await ready.close();
-      await audit.close();
-      await lock.release();
     }
-  } finally {
-    await session.close();
-  }
+  });
+}
+
+async function registered(session: Session, threadId: string): Promise<ThreadEntry> {
+  const entry = await session.registry.get(threadId);
+  if (!entry) throw new CliError(`no thread ${threadId} in ${session.spec} (guarded-graph threads lists them)`);
+  return entry;
 }

@@ -7,7 +7,7 @@ import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
 import { threadStatus, type ThreadStatus } from "../pending.js";
 import { REMOTE_OPTIONS, remoteFlagsSchema, remoteShow, remoteTarget, remoteThreadRows } from "../remote.js";
 import { formatPending, type Output } from "../render.js";
-import { openSession, parseThreadId, readerGraph, type Session } from "../session.js";
+import { parseThreadId, readerGraph, withSession, type Session } from "../session.js";
 import type { ThreadEntry } from "../thread-registry.js";
 
 const listFlags = z.object({ ...storageFlagsSchema, ...remoteFlagsSchema, json: z.boolean().optional() });
@@ -63,8 +63,7 @@ export async function threadsCommand(argv: string[], output: Output): Promise<nu
     printThreadRows(await remoteThreadRows(target), flags.json, `no threads waiting for approval on ${target.url}`, output);
     return 0;
   }
-  const session = await openSession(flags);
-  try {
+  return withSession(flags, async (session) => {
     const entries = new Map((await session.registry.list()).map((e) => [e.threadId, e]));
     const summaries = await listThreads(session.checkpointer);
     const rows = await withReaders(session, async (status) =>
@@ -78,9 +77,7 @@ export async function threadsCommand(argv: string[], output: Output): Promise<nu
     );
     printThreadRows(rows, flags.json, `no threads in ${session.spec}`, output);
     return 0;
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 export async function showCommand(argv: string[], output: Output): Promise<number> {
@@ -89,8 +86,7 @@ export async function showCommand(argv: string[], output: Output): Promise<numbe
   const threadId = parseThreadId(positionals[0]);
   const target = remoteTarget(flags);
   if (target) return remoteShow(target, threadId, flags.json === true, output);
-  const session = await openSession(flags);
-  try {
+  return withSession(flags, async (session) => {
     const entry = await session.registry.get(threadId);
     const status = await withReaders(session, (read) => read(threadId, entry));
     if (!status.exists) throw new CliError(`no thread ${threadId} in ${session.spec} (guarded-graph threads lists them)`);
@@ -107,7 +103,5 @@ export async function showCommand(argv: string[], output: Output): Promise<numbe
     output.out(`thread ${threadId}: ${statusWord(status)}; no pending calls`);
     if (last?.text) output.out(`last model message: ${last.text}`);
     return 0;
-  } finally {
-    await session.close();
-  }
+  });
 }
