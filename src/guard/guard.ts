@@ -201,13 +201,14 @@ export class Guard {
   ): Promise<{ reviewed: ReviewedCall[]; provisional: RuleState }> {
     let provisional = state;
     const reviewed: ReviewedCall[] = [];
-    // Calls of this turn that were not refused: budgets count them before they run.
-    const turnCalls: TurnCall[] = [];
-    for (const [index, call] of calls.entries()) {
-      const draft = reviewCall(this, provisional, call, config, context === undefined ? undefined : { ...context, turnCalls: [...turnCalls] });
+    // Calls of this turn that were not refused: budgets count them before they run (only read with a context).
+    const turnCalls: TurnCall[] | undefined = context === undefined ? undefined : [];
+    for (let index = 0; index < calls.length; index++) {
+      const call = calls[index]!;
+      const draft = reviewCall(this, provisional, call, config, context === undefined || turnCalls === undefined ? undefined : { ...context, turnCalls: [...turnCalls] });
       const result = isPromise(draft) ? await draft : draft;
       reviewed.push(result);
-      if (result.outcome !== "refuse" && context !== undefined) turnCalls.push({ name: result.name, args: result.args });
+      if (result.outcome !== "refuse" && turnCalls !== undefined) turnCalls.push({ name: result.name, args: result.args });
       // Only later calls of the turn read the provisional state: the last call need not be recorded.
       if (result.outcome !== "refuse" && index < calls.length - 1) {
         provisional = this.engine.record(provisional, {

@@ -1,7 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { PolicyDecision } from "../policy/types.js";
 import type { RuleState } from "../rules/types.js";
-import type { RiskLevel } from "../tools/types.js";
+import type { RiskLevel, ToolGuardSpec } from "../tools/types.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import { checkArgumentLimits } from "../policy/limits.js";
 import { noRuleDecision } from "../policy/defaults.js";
@@ -85,15 +85,18 @@ export function reviewCall(
   const split = guard.splitHeartbeat(call.name, call.args);
   const heartbeat = split.heartbeat;
   // Arguments a rule prefills (Letta's init / child args) replace the model's values for those keys.
-  const prefilled = guard.engine.prefilledArgs(state, call.name);
-  const args = Object.keys(prefilled).length > 0 ? { ...split.args, ...prefilled } : split.args;
+  const prefilled = guard.engine.prefillsArgs ? guard.engine.prefilledArgs(state, call.name) : undefined;
+  const args = prefilled !== undefined && Object.keys(prefilled).length > 0 ? { ...split.args, ...prefilled } : split.args;
   const operation = operationOf(args, spec.operationKey);
+  // Without a permission policy the same default holds: the declared risk decides, and a tool whose
+  // risk nobody declared asks (fail closed; `defaultRisk` in the guard's options or the policy changes it).
+  const declared = guard.declaredRisk(call.name, operation);
   const facts: Facts = {
     id: call.id,
     name: call.name,
     args,
     operation,
-    risk: guard.riskOf(call.name, operation),
+    risk: declared ?? "medium", // guard.riskOf
     concurrencySafe: false,
     requestHeartbeat: heartbeat,
   };
@@ -103,14 +106,11 @@ export function reviewCall(
     const detail = formatIssues(parsed.error.issues);
     return outcome(facts, "refuse", "schema", refusals.invalidArgumentsReason(detail), refusals.invalidArguments(call.name, detail));
   }
-  facts.concurrencySafe = safeConcurrency(() => spec.isConcurrencySafe(parsed.data));
+  facts.concurrencySafe = safeConcurrency(spec, parsed.data);
 
   const kill = guard.options.killswitch?.decide(call.name, facts.risk) ?? null;
   if (kill?.mode === "deny") return refuse(facts, kill.ruleId, kill.reason);
 
-  // Without a permission policy the same default holds: the declared risk decides, and a tool whose
-  // risk nobody declared asks (fail closed; `defaultRisk` in the guard's options or the policy changes it).
-  const declared = guard.declaredRisk(call.name, operation);
   const permission: PolicyDecision =
     guard.options.permissions?.decide(call.name, args, declared, context) ?? noRuleDecision(call.name, declared, guard.options.riskModes);
   if (permission.evidence !== undefined) facts.evidence = permission.evidence;
@@ -150,9 +150,9 @@ function ask(guard: Guard, facts: Facts, ruleId: string, reason: string): Review
 }
 
 /** A concurrency check that throws means "not safe". */
-function safeConcurrency(check: () => boolean): boolean {
+function safeConcurrency(spec: ToolGuardSpec, input: unknown): boolean {
   try {
-    return check() === true;
+    return spec.isConcurrencySafe(input) === true;
   } catch {
     return false;
   }

@@ -120,6 +120,11 @@ export const ruleReasons = {
  * The one sentence the model reads when a tool rule refuses a call:
  * "Refused api by rule MaxCalls:api#0: call limit reached: …. Allowed now: search."
  */
+/** The "Allowed now" part of a rule refusal: the tools the model may call now. */
+export function allowedNowText(allowedNow: readonly string[]): string {
+  return allowedNow.length > 0 ? allowedNow.join("; ") : "no tool";
+}
+
 export function ruleRefusal(input: {
   tool: string;
   operation?: string | undefined;
@@ -127,8 +132,10 @@ export function ruleRefusal(input: {
   ruleType: string;
   reason: string;
   allowedNow: readonly string[];
+  /** `allowedNowText(allowedNow)`, when the caller keeps it. */
+  allowedNowText?: string | undefined;
 }): string {
-  const allowed = input.allowedNow.length > 0 ? input.allowedNow.join("; ") : "no tool";
+  const allowed = input.allowedNowText ?? allowedNowText(input.allowedNow);
   return `Refused ${callLabel(input.tool, input.operation)} by ${ruleRef(input.ruleId, input.ruleType)}: ${input.reason}. Allowed now: ${allowed}.`;
 }
 

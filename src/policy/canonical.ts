@@ -249,12 +249,10 @@ function tokenText(text: string): string {
  * (`matchesWithinJsonTokens`), this equals searching the whole text, without building it.
  */
 export function someJsonToken(tree: unknown, test: (text: string) => boolean, minLength = 0): boolean {
-  if (typeof tree === "string") {
-    const text = tokenText(tree);
-    return text.length >= minLength && test(text);
-  }
+  if (typeof tree === "string") return tokenMatches(tree, test, minLength);
   if (typeof tree === "number" || typeof tree === "boolean" || tree === null) {
-    const text = JSON.stringify(tree);
+    // JSON.stringify's text for these, without calling it: String(n) for a finite number (-0 too), else null.
+    const text = typeof tree === "number" ? (Number.isFinite(tree) ? String(tree) : "null") : tree === null ? "null" : tree ? "true" : "false";
     return text.length >= minLength && test(text);
   }
   if (typeof tree !== "object") return false;
@@ -265,10 +263,16 @@ export function someJsonToken(tree: unknown, test: (text: string) => boolean, mi
     return false;
   }
   for (const key of Object.keys(tree)) {
-    const text = tokenText(key);
-    if ((text.length >= minLength && test(text)) || someJsonToken((tree as Record<string, unknown>)[key], test, minLength)) return true;
+    if (tokenMatches(key, test, minLength) || someJsonToken((tree as Record<string, unknown>)[key], test, minLength)) return true;
   }
   return false;
+}
+
+/** `test` on a key's or string's JSON rendering (`tokenText`) when that is at least `minLength` long. */
+function tokenMatches(raw: string, test: (text: string) => boolean, minLength: number): boolean {
+  // Rendered first: escaping may lengthen a text up to sixfold (a lone surrogate becomes `\udXXX`).
+  const text = tokenText(raw);
+  return text.length >= minLength && test(text);
 }
 
 /** Builds the matching views of `args`; input over the size or depth limit comes back `oversized`. */

@@ -34,10 +34,42 @@ export function checkArgumentLimits(args: unknown): OversizedArguments | undefin
     const reason = typeof bounded.reason === "string" ? bounded.reason.slice(0, 200) : "the arguments were too deep or too large to keep";
     return { reason, message: (tool) => refusals.oversizedArguments(tool, reason), summary: { [OVERSIZED_ARGS_KEY]: bounded } };
   }
+  // Most arguments are small and shallow: a walk without allocation says so; only the rest are measured.
+  if (withinLimits(args, 0, MAX_ARGS_CHARS) >= 0) return undefined;
   const shape = measureArgs(args, { maxDepth: MAX_ARGS_DEPTH, maxChars: MAX_ARGS_CHARS });
   if (shape.exceeded === undefined) return undefined;
   const reason = refusals.oversizedArgumentsReason(shape.exceeded, shape.exceeded === "depth" ? MAX_ARGS_DEPTH : MAX_ARGS_CHARS);
   return { reason, message: (tool) => refusals.oversizedArguments(tool, reason), summary: argsSummary(args, shape) };
+}
+
+/**
+ * The character budget left after `value` at nesting `level`, counted as `measureArgs` counts (one per
+ * value, plus the length of every string and key; array elements and object values one level deeper),
+ * or -1 once the arguments are deeper than MAX_ARGS_DEPTH or longer than MAX_ARGS_CHARS, as
+ * `measureArgs` reports them exceeded (test/review-fast-paths.test.ts compares the two). What matters
+ * for safety is that it never answers within limits for exceeded arguments: a -1 is checked again by
+ * `measureArgs`. Recursion is bounded by the depth limit (cycles run into it).
+ */
+function withinLimits(value: unknown, level: number, budget: number): number {
+  if (level > MAX_ARGS_DEPTH) return -1;
+  budget -= 1;
+  if (typeof value === "string") budget -= value.length;
+  else if (typeof value === "object" && value !== null) {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        budget = withinLimits(value[i], level + 1, budget);
+        if (budget < 0) return -1;
+      }
+    } else {
+      for (const key of Object.keys(value)) {
+        budget -= key.length;
+        if (budget < 0) return -1;
+        budget = withinLimits((value as Record<string, unknown>)[key], level + 1, budget);
+        if (budget < 0) return -1;
+      }
+    }
+  }
+  return budget < 0 ? -1 : budget;
 }
 
 /**

@@ -1,4 +1,4 @@
-import picomatch from "picomatch";
+import { compileGlob } from "./glob.js";
 import { PolicyError } from "./errors.js";
 import { DuplicateValues, EmbeddedJson } from "./json-dup.js";
 import { compileCommandPattern, judgeCommand } from "./kinds/command.js";
@@ -128,8 +128,8 @@ function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: st
     return asVerdict((text) => fold(text).startsWith(want));
   }
   if ("glob" in matcher) {
-    const isMatch = picomatch(matcher.glob, { nocase: !caseSensitive, dot: true });
-    return asVerdict((text) => isMatch(text));
+    const isMatch = compileGlob(matcher.glob, { nocase: !caseSensitive, dot: true });
+    return asVerdict(isMatch);
   }
   if ("regex" in matcher) {
     const regex = compileSafeRegex(matcher.regex, { caseSensitive, where: `${where}.regex` });

@@ -15,7 +15,7 @@ import type {
 } from "./types.js";
 import { ASKABLE_RULE_TYPES } from "./types.js";
 import { usageSentence } from "./usage.js";
-import { ruleReasons, ruleRefusal, toolUsageLine, usageSection } from "../messages/index.js";
+import { allowedNowText, ruleReasons, ruleRefusal, toolUsageLine, usageSection } from "../messages/index.js";
 import { StateFacts } from "./facts.js";
 
 
@@ -276,6 +276,11 @@ export class ToolRulesEngine {
    * keys): a pending InitialCall's `args`, the `childArgs` of the ChildTools rule whose tool ran last,
    * a RequiredForExit(If) or Periodic rule's `args`. Empty when none.
    */
+  /** Whether some rule prefills arguments (else `prefilledArgs` is always empty). */
+  get prefillsArgs(): boolean {
+    return this.#argsRules.length > 0;
+  }
+
   prefilledArgs(state: RuleState, tool: string): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     if (this.#argsRules.length === 0) return out;
@@ -589,21 +594,31 @@ export class ToolRulesEngine {
     call: CallInfo,
     detail: ViolationDetail,
   ): RuleViolation {
-    const allowedNow = [...this.#allowedNow(state, derived, now)];
-    const base = { ruleId: rule.id, ruleType: rule.type, tool: call.tool, operation: call.operation, allowedNow };
-    return { ...detail, ...base, message: ruleRefusal({ ...base, reason: detail.reason }) };
+    const allowed = this.#allowedNow(state, derived, now);
+    // The list joined for the message is kept with it: a turn may refuse many calls at one clock value.
+    const allowedText = (allowed.text ??= allowedNowText(allowed.list));
+    const message = ruleRefusal({ ruleId: rule.id, ruleType: rule.type, tool: call.tool, operation: call.operation, reason: detail.reason, allowedNow: allowed.list, allowedNowText: allowedText });
+    // Same keys, in the same order, as `{ ...detail, ruleId, ruleType, tool, operation, allowedNow, message }`.
+    const out = Object.assign({}, detail) as RuleViolation;
+    out.ruleId = rule.id;
+    out.ruleType = rule.type;
+    out.tool = call.tool;
+    out.operation = call.operation;
+    out.allowedNow = allowed.list.slice();
+    out.message = message;
+    return out;
   }
 
   /** What the model may call now, over the known tools; cached per state and clock value (one turn checks many calls). */
-  #allowedNow(state: RuleState, derived: StateFacts, now: number): readonly string[] {
-    if (derived.allowedNow?.now === now) return derived.allowedNow.list;
+  #allowedNow(state: RuleState, derived: StateFacts, now: number): { now: number; list: readonly string[]; text?: string } {
+    if (derived.allowedNow?.now === now) return derived.allowedNow;
     const list: string[] = [];
     for (const tool of this.#universe) {
       const allowance = this.#allowance(state, derived, tool, now);
       if (allowance) list.push(formatAllowance(allowance));
     }
     derived.allowedNow = { now, list };
-    return list;
+    return derived.allowedNow;
   }
 
   #derive(state: RuleState): StateFacts {

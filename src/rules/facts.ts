@@ -25,7 +25,7 @@ export class StateFacts {
   #pendingExitSet: ReadonlySet<string> | undefined;
   #initialPending: string[] | undefined;
   /** `allowedNow` for violation messages, for the last clock value asked. */
-  allowedNow: { now: number; list: readonly string[] } | undefined;
+  allowedNow: { now: number; list: readonly string[]; text?: string } | undefined;
 
   constructor(state: RuleState, rules: FactRules) {
     this.#state = state;
