@@ -146,6 +146,14 @@ export function ruleRefusal(input: {
 export const refusals = {
   /** A permission rule, the killswitch or a risk default denied the call. */
   denied(tool: string, ruleId: string, reason: string): string {
+    const first = reason.charCodeAt(0);
+    const last = reason.charCodeAt(reason.length - 1);
+    if (first > 0x20 && first < 0x7f && last > 0x20 && last < 0x7f && last !== 0x2e) {
+      // Starts and ends with printable ASCII other than a space and "." (the common case): trimming and
+      // stripping change nothing, and the text ends with the reason's last character.
+      const text = `Refused ${tool} by rule ${ruleId}: ${reason}`;
+      return last === 0x21 || last === 0x3f ? text : `${text}.`;
+    }
     return sentence(`Refused ${tool} by rule ${ruleId}: ${reason.trim().replace(/[.\s]+$/, "")}`);
   },
   unknownTool(tool: string, available: readonly string[]): string {

@@ -85,6 +85,16 @@ function step(outer: unknown, segment: SelectorSegment, out: unknown[]): void {
 export function compileDirectGetter(segments: readonly SelectorSegment[]): ((value: unknown) => unknown | typeof NEEDS_FULL_SELECT) | undefined {
   if (segments.some((segment) => "any" in segment)) return undefined;
   const steps = segments.map((segment) => ("key" in segment ? segment.key : (segment as { index: number }).index));
+  const only = steps[0];
+  if (steps.length === 1 && typeof only === "string") {
+    // One key (`namespace`, `path`): the loop below unrolled, the common case.
+    return (value) => {
+      if (typeof value !== "object" || value === null) return undefined;
+      if (value instanceof DuplicateValues || value instanceof EmbeddedJson) return NEEDS_FULL_SELECT;
+      if (Array.isArray(value) || !Object.hasOwn(value, only)) return undefined;
+      return (value as Record<string, unknown>)[only];
+    };
+  }
   return (value) => {
     let current = value;
     for (const key of steps) {
