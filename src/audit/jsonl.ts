@@ -140,12 +140,18 @@ export class JsonlAuditSink implements AuditSink {
     return selectRecords(matching, q);
   }
 
-  /** Syncs what is written (outcomes waiting for their sync included), then closes the file. */
+  /**
+   * Syncs what is written (outcomes waiting for their sync included), then closes the file. Rejects
+   * when a sync failed, here or earlier (a deferred one no write has reported yet): records since
+   * the last good sync may not be on disk.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     try {
-      if (!this.#sync.failure) this.#syncNow();
+      const failed = this.#sync.failure;
+      if (failed) throw new AuditError(ErrorCode.AUDIT_WRITE, `audit sink ${this.path} closed after a failed fdatasync (${failed.message}); records since the last good sync may not be on disk`, { cause: failed });
+      this.#syncNow();
     } finally {
       await this.#handle.close();
     }
