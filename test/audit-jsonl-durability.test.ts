@@ -118,6 +118,30 @@ describe("JsonlAuditSink durability", () => {
     expect(records.map((r) => `${r.toolCallId}:${r.event}`).sort()).toEqual(["call-1:decision", "call-1:outcome", "call-2:decision", "call-2:outcome"]);
   });
 
+  it("three processes appending to one file at once: every line whole, every record once", async () => {
+    const batches = 400;
+    const names = ["p1", "p2", "p3"];
+    await Promise.all(
+      names.map(
+        (name) =>
+          new Promise<void>((resolve, reject) => {
+            const child = spawn(process.execPath, ["--import", TSX, WORKER, "append", dir, name, String(batches)], { stdio: ["ignore", "pipe", "inherit"] });
+            let out = "";
+            child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+            child.on("exit", (code) => (code === 0 && out.includes("DONE") ? resolve() : reject(new Error(`worker ${name} exited ${code}`))));
+          }),
+      ),
+    );
+    const lines = (await readFile(join(dir, "audit.jsonl"), "utf8")).split("\n");
+    expect(lines.pop()).toBe("");
+    const parsed = lines.map((line) => JSON.parse(line) as AuditRecord);
+    expect(parsed).toHaveLength(names.length * batches * 3);
+    expect(new Set(parsed.map((r) => r.id)).size).toBe(parsed.length);
+    const sink = await JsonlAuditSink.open(join(dir, "audit.jsonl"));
+    for (const name of names) expect(await sink.query({ threadId: `append-${name}` })).toHaveLength(batches * 3);
+    await sink.close();
+  });
+
   it.skipIf(!hasStrace)("under strace: every decision write is fdatasynced before the next side effect starts; outcomes ride on the next sync or the close", async () => {
     const trace = join(dir, "trace");
     const result = spawnSync("strace", ["-f", "-s", "65536", "-e", "trace=openat,write,fdatasync,fsync,close", "-o", trace, process.execPath, "--import", TSX, WORKER, "guard", dir], { encoding: "utf8", timeout: 60_000 });
