@@ -99,7 +99,13 @@ export async function benchW2(opts: { quick: boolean }): Promise<BenchRow[]> {
     for (let b = 0; b < blocks; b++) {
       const cpu0 = process.cpuUsage();
       const wall0 = performance.now();
-      for (let i = 0; i < perBlock; i++) await review(next++);
+      // `reviewTurn` itself, awaited: no async wrapper per decision (a second promise that cost ≈ 5 %
+      // in a fresh process and ≈ 18 % after W1, where LangChain's AsyncLocalStorage has turned on
+      // Node's promise hooks; 3 alternating runs each, BENCHMARKS.md "Session 4").
+      for (let i = 0; i < perBlock; i++) {
+        const { reviewed } = await guard.reviewTurn(state, [all[next++ % all.length]!]);
+        outcomes[reviewed[0]!.outcome]++;
+      }
       const cpu = process.cpuUsage(cpu0);
       const wallMs = performance.now() - wall0;
       cpuRates.push(perBlock / ((cpu.user + cpu.system) / 1e6));
