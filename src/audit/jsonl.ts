@@ -47,9 +47,10 @@ export interface JsonlAuditSinkOptions {
   outcomeSyncMs?: number;
 }
 
-const jsonlOptionsSchema = z
-  .object({ outcomeSyncMs: z.number().int().min(0).max(60_000).default(DEFAULT_OUTCOME_SYNC_MS) })
-  .strict();
+/** `outcomeSyncMs`: whole milliseconds, 0 to 60,000 (the object form of `openAuditSink` checks it with this too). */
+export const outcomeSyncMsSchema = z.number().int().min(0).max(60_000);
+
+const jsonlOptionsSchema = z.object({ outcomeSyncMs: outcomeSyncMsSchema.default(DEFAULT_OUTCOME_SYNC_MS) }).strict();
 
 /** Every record of these events is on disk (fdatasync) before `write` resolves: a call may start on them. */
 function mustSyncNow(records: readonly AuditRecord[]): boolean {
@@ -117,10 +118,11 @@ export class JsonlAuditSink implements AuditSink {
     const failed = this.#sync.failure;
     if (failed) throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write refused: an earlier fdatasync of ${this.path} failed (${failed.message}); records since the last good sync may not be on disk`, { cause: failed });
     const appended = this.#append(valid);
+    const now = mustSyncNow(valid);
     // A batch of outcomes only waits for the next sync; anything else (and a duplicate of a record
     // still waiting for its sync) is on disk before `write` resolves.
-    if (appended && this.#outcomeSyncMs > 0 && !mustSyncNow(valid)) this.#sync.later(this.#outcomeSyncMs);
-    else if (appended || mustSyncNow(valid)) this.#syncNow();
+    if (appended && this.#outcomeSyncMs > 0 && !now) this.#sync.later(this.#outcomeSyncMs);
+    else if (appended || now) this.#syncNow();
   }
 
   async query(query?: AuditQuery): Promise<AuditRecord[]> {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JsonlAuditSink } from "./jsonl.js";
+import { JsonlAuditSink, outcomeSyncMsSchema } from "./jsonl.js";
 import { MemoryAuditSink } from "./memory.js";
 import { PostgresAuditSink } from "./postgres.js";
 import { SqliteAuditSink } from "./sqlite.js";
@@ -12,7 +12,7 @@ export const DEFAULT_AUDIT_SPEC = "jsonl:.guarded-graph/audit.jsonl";
 const nonEmpty = z.string().min(1);
 
 const auditSinkSpecSchema = z.discriminatedUnion("sink", [
-  z.object({ sink: z.literal("jsonl"), path: nonEmpty, outcomeSyncMs: z.number().int().min(0).max(60_000).optional() }).strict(),
+  z.object({ sink: z.literal("jsonl"), path: nonEmpty, outcomeSyncMs: outcomeSyncMsSchema.optional() }).strict(),
   z.object({ sink: z.literal("sqlite"), path: nonEmpty, table: nonEmpty.optional() }).strict(),
   z.object({ sink: z.literal("postgres"), url: nonEmpty, table: nonEmpty.optional() }).strict(),
   z.object({ sink: z.literal("memory") }).strict(),

@@ -25,7 +25,7 @@ import { approvalDescription, approvalNotes, refusals } from "../messages/index.
 import { decisionContextOf } from "../provenance/context.js";
 import type { RuleState } from "../rules/types.js";
 import type { AuditSink } from "../audit/types.js";
-import { auditDecisions, auditHuman, baseRecord } from "./audit-trail.js";
+import { auditDecisions, auditHuman, baseRecord, decisionRecordId, humanRecordId, reviewDecision } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { HumanDecisionType } from "./options.js";
@@ -434,7 +434,7 @@ async function recordHuman(
   await auditHuman(guard, ctx, call, decision, actor, detail);
   writer?.({
     ...reviewEvent(ctx, call),
-    id: auditId([ctx.threadId, ctx.messageId, call.id, "human"]),
+    id: humanRecordId(ctx, call),
     source: "human",
     decision,
     actor,
@@ -442,12 +442,11 @@ async function recordHuman(
 }
 
 function reviewEvent(ctx: TurnContext, call: ReviewedCall): DecisionEvent {
-  const decision = call.outcome === "run" ? "allow" : call.outcome === "refuse" ? "deny" : "ask";
   return {
     type: "guarded-graph/decision",
-    id: auditId([ctx.threadId, ctx.messageId, call.id, "decision", call.edited ? "edited" : "original"]),
+    id: decisionRecordId(ctx, call),
     source: "review",
-    decision,
+    decision: reviewDecision(call),
     toolCallId: call.id,
     tool: call.name,
     ruleId: call.ruleId,

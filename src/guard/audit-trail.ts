@@ -50,6 +50,21 @@ export function baseRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall): 
   };
 }
 
+/** Review's answer for a call as the audit log and the decision stream name it. */
+export function reviewDecision(call: ReviewedCall): "allow" | "deny" | "ask" {
+  return call.outcome === "run" ? "allow" : call.outcome === "refuse" ? "deny" : "ask";
+}
+
+/** Id of a call's review decision: its audit record and its stream event share it. */
+export function decisionRecordId(ctx: TurnContext, call: ReviewedCall): string {
+  return auditId([ctx.threadId, ctx.messageId, call.id, "decision", call.edited ? "edited" : "original"]);
+}
+
+/** Id of a human's answer to a call: its audit record and its stream event share it. */
+export function humanRecordId(ctx: TurnContext, call: ReviewedCall): string {
+  return auditId([ctx.threadId, ctx.messageId, call.id, "human"]);
+}
+
 /**
  * Writes audit records. Ids are derived from the thread, the model message, the call and the
  * event, so re-running review on resume writes nothing twice.
@@ -61,9 +76,9 @@ export async function auditDecisions(guard: Guard, ctx: TurnContext, calls: read
     calls.map((call) =>
       builtRecord({
         ...baseRecord(guard, ctx, call),
-        id: auditId([ctx.threadId, ctx.messageId, call.id, "decision", call.edited ? "edited" : "original"]),
+        id: decisionRecordId(ctx, call),
         event: "decision",
-        decision: call.outcome === "run" ? "allow" : call.outcome === "refuse" ? "deny" : "ask",
+        decision: reviewDecision(call),
         ...(call.evidence === undefined ? {} : { detail: { provenance: redactEvidence(call.evidence, guard.options.redact ?? []) } }),
       }),
     ),
@@ -86,7 +101,7 @@ export async function auditHuman(
   await guard.options.audit?.write([
     builtRecord({
       ...baseRecord(guard, ctx, call),
-      id: auditId([ctx.threadId, ctx.messageId, call.id, "human"]),
+      id: humanRecordId(ctx, call),
       event: "human",
       decision,
       actor,

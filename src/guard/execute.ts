@@ -127,7 +127,7 @@ export async function executeCall(
     };
     // A `defineTool` tool runs without LangChain's tool wrapper when nothing would see that wrapper's
     // callbacks (no handler, no tracing): same parse, same context, same result, ≈ 40 µs less per call.
-    const direct = guarded && !toolRunsObserved(tool as { callbacks?: unknown; verbose?: boolean }, config) ? directRunOf(tool) : undefined;
+    const direct = guarded && !toolRunsObserved(tool as ObservableTool, config) ? directRunOf(tool) : undefined;
     const invocation: Promise<unknown> = direct ? direct(call.args, toolConfig) : tool.invoke(toolCall, toolConfig);
     const settled: Settled = await Promise.race([
       invocation.then(
@@ -150,6 +150,9 @@ export async function executeCall(
   }
 }
 
+/** What a LangChain tool may carry that makes its runs observed. */
+type ObservableTool = { callbacks?: unknown; verbose?: boolean };
+
 const TRACING_ENV = ["LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING", "LANGCHAIN_TRACING"];
 
 function hasHandlers(callbacks: unknown): boolean {
@@ -165,7 +168,7 @@ function hasHandlers(callbacks: unknown): boolean {
  * verbosity, or LangSmith tracing switched on by the environment. Then the tool goes through
  * LangChain's wrapper, which reports its start and end.
  */
-export function toolRunsObserved(tool: { callbacks?: unknown; verbose?: boolean }, config: LangGraphRunnableConfig | undefined): boolean {
+export function toolRunsObserved(tool: ObservableTool, config: LangGraphRunnableConfig | undefined): boolean {
   if (hasHandlers(config?.callbacks) || hasHandlers(tool.callbacks) || tool.verbose === true) return true;
   return TRACING_ENV.some((name) => process.env[name] === "true");
 }
