@@ -14,6 +14,8 @@ import type { PermissionMode } from "./types.js";
 import type { RiskLevel } from "../tools/types.js";
 import { parseCompactRule, type CompactReading } from "./compact.js";
 import { isLowerRisk } from "./permissions.js";
+import { parseSelector } from "./selector.js";
+import { normalizeString } from "./normalize.js";
 
 interface PolicyCheckResult {
   /** The policy cannot work as written: tool-rule conflicts, and — when the tools are known — rules naming tools or operations that do not exist, or a risk lower than the tool's own without lowerRisk. */
@@ -172,6 +174,7 @@ export function checkPolicy(
   if (tools !== undefined) errors.push(...catalogErrors(loaded, infos, tools));
   else warnings.push(...undeclaredToolWarnings(loaded, infos));
   if (declared !== undefined) errors.push(...loweringErrors(loaded, declared));
+  if (tools !== undefined && toolArguments !== undefined) for (const info of infos) errors.push(...whereFieldErrors(info, tools, toolArguments));
   const readings: string[] = [];
   for (const info of infos) {
     if (info.rule.rule === undefined) continue;
@@ -211,6 +214,49 @@ function compactFieldErrors(info: RuleInfo, reading: CompactReading, tools: Tool
   return errors;
 }
 
+/** The argument a selector starts from (`path` of `path.to[0]`, `a.b` of `["a.b"].c`), or undefined for `*` and `[0]`. */
+function firstArgument(selector: string): string | undefined {
+  try {
+    const first = parseSelector(selector)[0];
+    return first !== undefined && "key" in first ? first.key : undefined;
+  } catch {
+    return undefined; // an invalid selector is refused when the rule is compiled
+  }
+}
+
+/** True when a condition can hold with its field absent (`not`, `exists: false`): such a rule fires on every call of a tool lacking the field. */
+function holdsWhenAbsent(condition: unknown): boolean {
+  if (typeof condition !== "object" || condition === null) return false;
+  const c = condition as Record<string, unknown>;
+  if ("not" in c) return !holdsWhenAbsent(c.not);
+  if (Array.isArray(c.anyOf)) return c.anyOf.some(holdsWhenAbsent);
+  if (Array.isArray(c.allOf)) return c.allOf.every(holdsWhenAbsent);
+  return c.exists === false;
+}
+
+/**
+ * A `where` condition reading an argument none of the rule's tools has never sees a value: the rule
+ * would never fire (or, under `not` / `exists: false`, fire on every call). With the tools known,
+ * that is an error. Argument names compare as the policy compares keys (normalised: fullwidth,
+ * look-alike letters); a tool taking any argument (an open schema) is not judged.
+ */
+function whereFieldErrors(info: RuleInfo, tools: ToolCatalog, toolArguments: ToolArguments): string[] {
+  if (info.rule.rule !== undefined || info.rule.where === undefined) return [];
+  const matched = [...tools.keys()].filter(info.matches);
+  if (matched.length === 0 || matched.some((name) => !toolArguments.has(name))) return [];
+  const errors: string[] = [];
+  for (const [selector, condition] of Object.entries(info.rule.where)) {
+    const field = firstArgument(selector);
+    if (field === undefined) continue;
+    const wanted = normalizeString(field);
+    if (matched.some((name) => toolArguments.get(name)!.some((arg) => arg === field || normalizeString(arg) === wanted))) continue;
+    const lacking = matched.length === 1 ? `tool ${matched[0]} has no argument ${JSON.stringify(field)} (its arguments: ${toolArguments.get(matched[0]!)!.join(", ") || "none"})` : `none of its tools (${matched.join(", ")}) has an argument ${JSON.stringify(field)}`;
+    const effect = holdsWhenAbsent(condition) ? `the condition would hold for every call, so the rule would ${info.rule.mode} them all` : "the rule would never fire";
+    errors.push(`${info.label}: where ${JSON.stringify(selector)} reads the argument ${JSON.stringify(field)}, but ${lacking}; ${effect}: name one of its arguments`);
+  }
+  return errors;
+}
+
 /** Errors of `checkPolicy` as one PolicyError (for guardFromPolicy), or nothing. */
 export function assertPolicyFits(loaded: LoadedPolicy, tools: ToolCatalog, declared: DeclaredRisks | undefined, toolArguments?: ToolArguments): void {
   const { errors } = checkPolicy(loaded, tools, declared, toolArguments);
@@ -219,7 +265,7 @@ export function assertPolicyFits(loaded: LoadedPolicy, tools: ToolCatalog, decla
 
 /**
  * A PermissionPolicy handed to a guard, checked against the guard's tools as `policy check --graph`
- * checks a file: rules naming no known tool and compact rules reading an argument the tool lacks
+ * checks a file: rules naming no known tool, and compact rules or `where` conditions reading an argument the tools lack,
  * are errors (one PolicyError listing them); warnings (shadowed rules, …) do not stop the build.
  */
 export function assertPermissionsFit(policy: PermissionPolicy, tools: ToolCatalog, toolArguments: ToolArguments): void {
