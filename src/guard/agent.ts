@@ -17,6 +17,7 @@ import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCal
 import type { ToolMessage } from "@langchain/core/messages";
 import { lastAIMessage, openToolCalls } from "./turn.js";
 import { GuardConfigError } from "../errors/index.js";
+import { writesAfterTheirCheckpoint } from "../storage/write-order.js";
 
 /** Guard options (or a prebuilt `guard`) plus the model and the graph's persistence. */
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
@@ -58,7 +59,8 @@ type ToolTask = z.infer<typeof ToolTaskSchema>;
 export function createGuardedAgent(options: GuardedAgentOptions) {
   const guard = options.guard ?? new Guard({ ...options, tools: requireTools(options.tools) });
   const graph = buildGuardedGraph(guard, options).compile({
-    checkpointer: options.checkpointer,
+    // Under "sync" no write is saved before its checkpoint, the run's first one included (write-order.ts).
+    checkpointer: options.checkpointer ? writesAfterTheirCheckpoint(options.checkpointer) : undefined,
     store: options.store,
     name: options.name ?? "guarded_agent",
   });
@@ -67,7 +69,9 @@ export function createGuardedAgent(options: GuardedAgentOptions) {
   // approval interrupt — before the step's checkpoint they belong to; a crash in that window resumed
   // from the checkpoint before, re-running finished calls (without a ledger) and leaving threads that
   // waited for an approval stuck (test/crash-boundaries.test.ts, "slow checkpoint writes"). A run that
-  // passes its own `durability` still decides for itself.
+  // passes its own `durability` still decides for itself. The checkpoint a run starts with is the
+  // one LangGraph does not await under "sync": the checkpointer above holds the run's first writes
+  // back until it is saved (write-order.ts; test/crash-boundaries.test.ts, "first step").
   return graph.withConfig({ durability: "sync" });
 }
 
