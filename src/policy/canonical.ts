@@ -1,4 +1,4 @@
-import { DuplicateValues, EmbeddedJson, JsonTooDeep, parseJsonKeepingDuplicates } from "./json-dup.js";
+import { CANONICAL_PROTOTYPE, DuplicateValues, EmbeddedJson, JsonTooDeep, parseJsonKeepingDuplicates } from "./json-dup.js";
 import { firstControlChar } from "./kinds/verdict.js";
 import { foldCase, isPlainText, normalizeString } from "./normalize.js";
 
@@ -135,14 +135,6 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
   }
   return out;
 }
-
-/**
- * The prototype of canonical objects: empty, frozen, and itself without a prototype, so that
- * `__proto__`, `toString` or `constructor` are plain keys as in a null-prototype object (nothing is
- * inherited), while V8 keeps the objects in its fast representation (`Object.create(null)` objects
- * are dictionaries: slower to build, read and render as JSON).
- */
-const CANONICAL_PROTOTYPE: object = Object.freeze(Object.create(null) as object);
 
 /** Sorts `keys` and `values` together by key; equal keys keep their order (a stable sort). */
 function sortEntries(keys: string[], values: unknown[]): void {

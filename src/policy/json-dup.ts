@@ -24,6 +24,15 @@ export class EmbeddedJson {
   }
 }
 
+/**
+ * The prototype of canonical objects (canonical.ts): empty, frozen, and itself without a prototype,
+ * so that `__proto__`, `toString` or `constructor` are plain keys as in a null-prototype object
+ * (nothing is inherited: reading a key an object lacks gives undefined), while V8 keeps the objects
+ * in its fast representation (`Object.create(null)` objects are dictionaries: slower to build, read
+ * and render as JSON). Only canonical.ts creates objects with it, never arrays.
+ */
+export const CANONICAL_PROTOTYPE: object = Object.freeze(Object.create(null) as object);
+
 class Bad extends Error {}
 
 export class JsonTooDeep extends Error {}

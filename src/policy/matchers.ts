@@ -112,6 +112,24 @@ function equalityOf(matcher: Extract<FieldMatcher, { equals: unknown } | { in: u
   return { fold, wanted: new Set(values.map((value) => fold(normalizeString(String(value))))) };
 }
 
+/**
+ * `foldCase(text).startsWith(want)` without lower-casing the whole text: while the text's characters
+ * are ASCII, lower-casing maps each to one ASCII character in place (context-free, so the first
+ * `want.length` characters of the folded text are those of the text, folded); at the first
+ * non-ASCII character, or a text shorter than `want`, the folded text decides.
+ */
+export function startsWithFolded(text: string, want: string): boolean {
+  const n = want.length;
+  if (text.length < n) return foldCase(text).startsWith(want);
+  for (let i = 0; i < n; i++) {
+    let code = text.charCodeAt(i);
+    if (code >= 0x80) return foldCase(text).startsWith(want);
+    if (code >= 0x41 && code <= 0x5a) code += 0x20;
+    if (code !== want.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
 function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): TextTest {
   const caseSensitive = "caseSensitive" in matcher && matcher.caseSensitive === true;
   const fold = (text: string) => (caseSensitive ? text : foldCase(text));
@@ -125,7 +143,7 @@ function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: st
   }
   if ("prefix" in matcher) {
     const want = expected(matcher.prefix);
-    return asVerdict((text) => fold(text).startsWith(want));
+    return asVerdict(caseSensitive ? (text) => text.startsWith(want) : (text) => startsWithFolded(text, want));
   }
   if ("glob" in matcher) {
     const isMatch = compileGlob(matcher.glob, { nocase: !caseSensitive, dot: true });
@@ -250,6 +268,8 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
     ...(equality === undefined ? {} : { equality: { group: `${JSON.stringify(segments)}\u0000${equality.fold === keepCase}`, read: direct, ...equality } }),
     evaluate(tree, restrictive, evaluation) {
       const found = direct(tree);
+      // `judge` of a string, without its checks for lists, duplicated keys and embedded JSON.
+      if (typeof found === "string") return test(found, restrictive, selector, evaluation);
       if (found === NEEDS_FULL_SELECT) return full(tree, restrictive, evaluation);
       return judge(found, test, restrictive, selector, evaluation);
     },

@@ -204,8 +204,9 @@ function conditionsVerdict(rule: CompiledRule, view: CanonicalArgs, literal: boo
   let verdict: Verdict = YES;
   if (rule.args !== undefined && !argsMatch(rule.args, rule.argsInTokens, view, literal, exact)) return NO;
   const tree = literal ? view.literal : view.value;
-  for (const condition of rule.where) {
-    const one = condition.evaluate(tree, restrictive, evaluation);
+  const where = rule.where;
+  for (let i = 0; i < where.length; i++) {
+    const one = where[i]!.evaluate(tree, restrictive, evaluation);
     if (one === NO) return NO;
     if (one === UNKNOWN) verdict = UNKNOWN;
   }

@@ -75,7 +75,30 @@ function literalSearch(pattern: string, caseSensitive: boolean): SafeRegex {
   if (caseSensitive) return { source: pattern, test: (input) => needles.some((needle) => input.includes(needle)), testExact: (input) => needles.includes(input) };
   const search = literalRegExp(needles, false, false);
   const exact = literalRegExp(needles, false, true);
-  return { source: pattern, test: (input) => search.test(input), testExact: (input) => exact.test(input) };
+  const shared = sharedCaselessChar(needles);
+  return {
+    source: pattern,
+    // A text without a character every literal holds cannot match (most texts: no regex run).
+    test: shared === undefined ? (input) => search.test(input) : (input) => input.includes(shared) && search.test(input),
+    testExact: (input) => exact.test(input),
+  };
+}
+
+/**
+ * A character that every one of `needles` holds and that has no other case: printable ASCII but not
+ * a letter (`_`, a digit, `-`, ...). Case-insensitively (RE2's simple case folding, JavaScript's
+ * `iu`), such a character matches itself alone: no other character folds onto it (case folding
+ * relates letters only; onto ASCII it maps only the other ASCII case, U+212A and U+017F, all
+ * letters). So a text holds a match of one of the needles only if it holds that character.
+ */
+export function sharedCaselessChar(needles: readonly string[]): string | undefined {
+  const first = needles[0] ?? "";
+  for (const ch of first) {
+    const code = ch.charCodeAt(0);
+    const caseless = code >= 0x20 && code < 0x7f && !((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a));
+    if (caseless && needles.every((needle) => needle.includes(ch))) return ch;
+  }
+  return undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { DuplicateValues, EmbeddedJson } from "./json-dup.js";
+import { CANONICAL_PROTOTYPE, DuplicateValues, EmbeddedJson } from "./json-dup.js";
 import { normalizeString } from "./normalize.js";
 
 function isEmbeddedJson(value: unknown): value is EmbeddedJson {
@@ -90,6 +90,8 @@ export function compileDirectGetter(segments: readonly SelectorSegment[]): ((val
     // One key (`namespace`, `path`): the loop below unrolled, the common case.
     return (value) => {
       if (typeof value !== "object" || value === null) return undefined;
+      // A canonical object (the usual tree) inherits nothing: the key's own value, or undefined.
+      if (Object.getPrototypeOf(value) === CANONICAL_PROTOTYPE) return (value as Record<string, unknown>)[only];
       if (value instanceof DuplicateValues || value instanceof EmbeddedJson) return NEEDS_FULL_SELECT;
       if (Array.isArray(value) || !Object.hasOwn(value, only)) return undefined;
       return (value as Record<string, unknown>)[only];
@@ -99,6 +101,10 @@ export function compileDirectGetter(segments: readonly SelectorSegment[]): ((val
     let current = value;
     for (const key of steps) {
       if (typeof current !== "object" || current === null) return undefined;
+      if (typeof key === "string" && Object.getPrototypeOf(current) === CANONICAL_PROTOTYPE) {
+        current = (current as Record<string, unknown>)[key]; // as for one key, above
+        continue;
+      }
       if (current instanceof DuplicateValues || isEmbeddedJson(current)) return NEEDS_FULL_SELECT;
       if (typeof key === "number") {
         if (!Array.isArray(current) || key >= current.length) return undefined;
