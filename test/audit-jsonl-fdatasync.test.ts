@@ -1,0 +1,145 @@
+/**
+ * The real JsonlAuditSink when `fdatasync` fails (EIO): `node:fs` is mocked so that one chosen
+ * `fdatasyncSync` call throws, every other one syncs for real. A failed sync is sticky
+ * (src/audit/file-sync.ts): the kernel may already have dropped the unsynced pages, so even once
+ * fdatasync works again nothing can prove the earlier appends on disk — the sink refuses every
+ * later write and `close` rejects. Both ways a sync happens are covered: a decision batch (synced
+ * before `write` resolves) and a batch of outcomes only (synced later by a timer). The sticky part
+ * is checked after the failure, with fdatasync working again.
+ */
+import { HumanMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { JsonlAuditSink } from "../src/audit/jsonl.js";
+import { auditId } from "../src/audit/record.js";
+import type { AuditRecord } from "../src/audit/types.js";
+import { AuditError } from "../src/errors/index.js";
+import { createGuardedAgent } from "../src/guard/agent.js";
+import { ScriptedChatModel } from "../src/model/scripted.js";
+import { defineTool } from "../src/tools/define-tool.js";
+
+const fsControl = vi.hoisted(() => ({ calls: 0, failAt: 0, failed: 0 }));
+
+vi.mock("node:fs", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs")>();
+  return {
+    ...actual,
+    fdatasyncSync: (fd: number) => {
+      fsControl.calls += 1;
+      if (fsControl.calls === fsControl.failAt) {
+        fsControl.failed += 1;
+        throw Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO", errno: -5, syscall: "fdatasync" });
+      }
+      actual.fdatasyncSync(fd);
+    },
+  };
+});
+
+/** The next fdatasyncSync call fails; every one after it works again. */
+function failNextSync(): void {
+  fsControl.failAt = fsControl.calls + 1;
+}
+
+function record(n: number, event: "decision" | "outcome"): AuditRecord {
+  return {
+    id: auditId(["t1", `call-${n}`, event]),
+    at: 1_000 + n,
+    threadId: "t1",
+    runId: "r",
+    toolCallId: `call-${n}`,
+    tool: "bash",
+    args: JSON.stringify({ command: `echo ${n}` }),
+    event,
+    decision: event === "decision" ? "allow" : "executed",
+    ruleId: "permission:echo",
+    reason: "echo is harmless",
+  };
+}
+
+const refusedAfterFailure = { name: "AuditError", code: "GG_ERR_AUDIT_WRITE", message: expect.stringMatching(/audit write refused: an earlier fdatasync of .*audit\.jsonl failed \(EIO: i\/o error, fdatasync\)/) };
+const closedAfterFailure = { name: "AuditError", code: "GG_ERR_AUDIT_WRITE", message: expect.stringMatching(/closed after a failed fdatasync \(EIO/) };
+
+async function storedIds(path: string): Promise<string[]> {
+  return (await readFile(path, "utf8")).trimEnd().split("\n").map((line) => (JSON.parse(line) as AuditRecord).id);
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "gg-jsonl-eio-"));
+  fsControl.failAt = 0;
+  fsControl.failed = 0;
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("JsonlAuditSink when fdatasync fails", () => {
+  it("a decision batch: write rejects naming fdatasync, and every later write and close are refused though fdatasync works again", async () => {
+    const path = join(dir, "audit.jsonl");
+    const sink = await JsonlAuditSink.open(path);
+    const before = fsControl.calls;
+    await sink.write([record(1, "decision")]);
+    // The mock is what the sink calls: the decision batch was synced before write resolved.
+    expect(fsControl.calls).toBe(before + 1);
+    failNextSync();
+    const error = await sink.write([record(2, "decision")]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuditError);
+    expect(error).toMatchObject({ code: "GG_ERR_AUDIT_WRITE", message: expect.stringMatching(/audit write to .*audit\.jsonl failed: fdatasync: EIO/) });
+    expect(fsControl.failed).toBe(1);
+    const afterFailure = fsControl.calls;
+    // Sticky: neither outcomes nor decisions are appended any more, nothing is synced again.
+    await expect(sink.write([record(2, "outcome")])).rejects.toMatchObject(refusedAfterFailure);
+    await expect(sink.write([record(3, "decision")])).rejects.toMatchObject(refusedAfterFailure);
+    await expect(sink.close()).rejects.toMatchObject(closedAfterFailure);
+    expect(fsControl.calls).toBe(afterFailure);
+    // The batch whose sync failed was appended (not proven on disk); nothing after it was.
+    expect(await storedIds(path)).toEqual([record(1, "decision").id, record(2, "decision").id]);
+  });
+
+  it("a deferred outcome batch: the timer's sync fails, the next write is refused and close rejects", async () => {
+    const path = join(dir, "audit.jsonl");
+    const sink = await JsonlAuditSink.open(path, { outcomeSyncMs: 20 });
+    await sink.write([record(1, "decision")]);
+    failNextSync();
+    // Outcomes only: written at once, synced by the timer; write resolves before that sync.
+    await sink.write([record(1, "outcome")]);
+    expect(fsControl.failed).toBe(0);
+    await vi.waitFor(() => expect(fsControl.failed).toBe(1), { timeout: 2_000, interval: 10 });
+    const afterFailure = fsControl.calls;
+    await expect(sink.write([record(2, "outcome")])).rejects.toMatchObject(refusedAfterFailure);
+    await expect(sink.write([record(2, "decision")])).rejects.toMatchObject(refusedAfterFailure);
+    await expect(sink.close()).rejects.toMatchObject(closedAfterFailure);
+    expect(fsControl.calls).toBe(afterFailure);
+    expect(await storedIds(path)).toEqual([record(1, "decision").id, record(1, "outcome").id]);
+  });
+
+  it("a guarded run on the failing sink starts no tool call; the thread continues with a working sink", async () => {
+    const ran: string[] = [];
+    const tool = defineTool({ name: "touch", description: "Side effect.", schema: z.object({ name: z.string() }), risk: "low", execute: ({ name }) => (ran.push(name), "touched") });
+    const scenario = { name: "one", turns: [{ tool_calls: [{ name: "touch", args: { name: "a" } }] }, { text: "done" }] };
+    const checkpointer = new MemorySaver();
+    const config = { configurable: { thread_id: "eio" } };
+    const failing = await JsonlAuditSink.open(join(dir, "audit.jsonl"));
+    const graph = createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: [tool], checkpointer, audit: failing });
+    failNextSync();
+    await expect(graph.invoke({ messages: [new HumanMessage("go")] }, config)).rejects.toMatchObject({ code: "GG_ERR_AUDIT_WRITE", message: expect.stringMatching(/fdatasync: EIO/) });
+    expect(fsControl.failed).toBe(1);
+    expect(ran).toEqual([]);
+    // The same sink stays refused, so the thread cannot go on with it, and nothing runs.
+    await expect(graph.invoke(null, config)).rejects.toMatchObject(refusedAfterFailure);
+    expect(ran).toEqual([]);
+    await expect(failing.close()).rejects.toMatchObject(closedAfterFailure);
+    // A working sink (another file; a new process would open one): the thread continues from its checkpoint.
+    const working = await JsonlAuditSink.open(join(dir, "audit-2.jsonl"));
+    const resumed = createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: [tool], checkpointer, audit: working });
+    const state = await resumed.invoke(null, config);
+    expect(ran).toEqual(["a"]);
+    expect(state.messages.at(-1)?.content).toBe("done");
+    expect((await working.query()).map((r) => r.event)).toEqual(["decision", "outcome"]);
+    await working.close();
+  });
+});
