@@ -3,14 +3,19 @@
 //   folds onto (re2js is the reference; every code point is tried for the folding claim);
 // - a `prefix` matcher compares the first characters folded instead of folding the whole text;
 // - the direct getters read a canonical object's key without the checks other trees need;
-// - a condition on a field holding a string skips `judge`'s list / duplicate / embedded-JSON checks.
+// - a condition on a field holding a string skips `judge`'s list / duplicate / embedded-JSON checks;
+// - the value index also keys `prefix` / `glob` / `regex` rules by the characters their matches start
+//   with (globLiteralStart, SafeRegex.start): decisions and explain traces equal the linear scan's.
 import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { canonicalize } from "../src/policy/canonical.js";
+import { globLiteralStart } from "../src/policy/glob.js";
 import { DuplicateValues, EmbeddedJson } from "../src/policy/json-dup.js";
+import { linearScanForTests, PermissionPolicy, type PermissionRule } from "../src/policy/permissions.js";
+import picomatch from "picomatch";
 import { compileFieldCondition, startsWithFolded, YES } from "../src/policy/matchers.js";
-import type { FieldMatcher } from "../src/policy/types.js";
+import type { FieldMatcher, PermissionMode } from "../src/policy/types.js";
 import type { ConditionSpec } from "../src/provenance/schema.js";
 import { foldCase } from "../src/policy/normalize.js";
 import { compileSafeRegex, sharedCaselessChar } from "../src/policy/regex.js";
@@ -164,6 +169,63 @@ describe("a condition on a field holding a string", () => {
         else expect(fast === YES).toBe(reference === YES);
       }),
       { numRuns: RUNS * 3 },
+    );
+  });
+});
+
+describe("the value index keys prefix, glob and regex rules by the characters their matches start with", () => {
+  const GLOBS = ["/srv/1/**", "/srv/1/*", "/SRV/9/**", "/srv/{a,b}/**", "/srv/[ab]/x", "/srv/a|b/**", "pro*", "prod-*", "*ing", "./etc/**", "/etc/**", "/s?v/**", "a+(b)/c", "/srv/1", "**/x", "/w*/2/**"];
+  const PREFIXES = ["/srv/", "/SRV/1", "/workspace/2/", "pro", "P", "ſrv", "\u212Aube", "/srv/1/da"];
+  const REGEXES = ["^drop\\s+table_5\\b", "^/srv/1", "^pro", "^PROD-\\d", "^ſ", "^st.*g$", "od\\b", "^(?i)x", "^a|^b", "^/w?ork"];
+  const VALUES = ["/srv/1/data.db", "/SRV/1/x", "/srv/1", "/srv/10", "/srv/a/x", "/srv/b/q/r", "/workspace/2/file-1.txt", "/WORKSPACE/2/", "/srv\u0000/1", "/ſrv/1", "/\u212Arv", "\u212Aube",
+    "prod-8", "PROD-8", "prod", "pro", "staging", "DROP  table_5;", "drop table_5", "dröp", "", "/", "/s", "x", "İ/srv", "/etc/passwd", "etc/x", "./etc/x", "a/c", "abbb/c", "/w/2/x", "/srv/1/\u0085", "b", "b/x", "B/y"];
+  const matcher: fc.Arbitrary<FieldMatcher> = fc.oneof(
+    fc.record({ glob: fc.constantFrom(...GLOBS), caseSensitive: fc.boolean() }, { requiredKeys: ["glob"] }),
+    fc.record({ prefix: fc.constantFrom(...PREFIXES), caseSensitive: fc.boolean() }, { requiredKeys: ["prefix"] }),
+    fc.record({ regex: fc.constantFrom(...REGEXES), caseSensitive: fc.boolean() }, { requiredKeys: ["regex"] }),
+    fc.record({ equals: fc.constantFrom(...VALUES.slice(0, 8)) }),
+  );
+  const rule: fc.Arbitrary<PermissionRule> = fc
+    .record({
+      tool: fc.constantFrom("t", "t*", "*"),
+      mode: fc.constantFrom<PermissionMode>("allow", "ask", "deny"),
+      where: fc.dictionary(fc.constantFrom("path", "query", "opts.path"), fc.oneof({ weight: 6, arbitrary: matcher }, { weight: 1, arbitrary: matcher.map((m) => ({ not: m })) }), { minKeys: 1, maxKeys: 2 }),
+    })
+    .map((r) => ({ tool: r.tool, mode: r.mode, where: r.where as PermissionRule["where"] }));
+  const value = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...VALUES) }, { weight: 1, arbitrary: fc.constantFrom(1, null, true) }, { weight: 1, arbitrary: fc.array(fc.constantFrom(...VALUES), { maxLength: 2 }) }, { weight: 1, arbitrary: fc.constantFrom(...VALUES).map((v) => JSON.stringify({ path: v })) });
+  const args = fc.record({ path: value, query: value, opts: fc.record({ path: value }, { requiredKeys: [] }) }, { requiredKeys: [] });
+
+  it("same decision, explain trace and matching rules as the linear scan", () => {
+    fc.assert(
+      fc.property(fc.array(rule, { minLength: 1, maxLength: 16 }), fc.constantFrom("deny-first" as const, "first-match" as const), fc.array(args, { minLength: 1, maxLength: 6 }), (rules, precedence, calls) => {
+        const withIds = rules.map((r, i) => ({ ...r, id: `r${i}` }));
+        const indexed = new PermissionPolicy(withIds, { precedence });
+        const linear = linearScanForTests(new PermissionPolicy(withIds, { precedence }));
+        for (const callArgs of calls) {
+          expect(indexed.decide("t", callArgs)).toEqual(linear.decide("t", callArgs));
+          expect(indexed.explain("t", callArgs)).toEqual(linear.explain("t", callArgs));
+          expect(indexed.matchingRules("t", callArgs)).toEqual(linear.matchingRules("t", callArgs));
+        }
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it("a glob's literal start: every text picomatch accepts starts with it (folded as the glob folds)", () => {
+    expect(globLiteralStart("/srv/1/**", { nocase: true, dot: true })).toBe("/srv/1");
+    expect(globLiteralStart("/SRV/**", { nocase: false, dot: true })).toBe("/SRV");
+    for (const glob of ["/srv/a|b/**", "./etc/**", "*ing", "**/x", "(a|b)/c", "!/srv/x"]) expect(globLiteralStart(glob, { nocase: true, dot: true })).toBeUndefined();
+    const text = fc.string({ unit: fc.constantFrom(..."/srvSRV19abx.-*".split(""), "\u212A", "\u017F", "İ"), maxLength: 9 });
+    fc.assert(
+      fc.property(fc.constantFrom(...GLOBS, "/s*/1/**", "/srv/**/x", "/srv/?/y", "ab.c/*"), fc.boolean(), text, (glob, nocase, input) => {
+        const literal = globLiteralStart(glob, { nocase, dot: true });
+        if (literal === undefined) return;
+        const fold = (t: string) => (nocase ? t.toLowerCase() : t);
+        for (const candidate of [input, literal + input, glob, fold(glob) + input]) {
+          if (candidate !== "" && picomatch(glob, { nocase, dot: true })(candidate)) expect(fold(candidate).startsWith(literal), `${glob} accepts ${candidate}`).toBe(true);
+        }
+      }),
+      { numRuns: RUNS * 2 },
     );
   });
 });

@@ -327,8 +327,8 @@ export async function runCall(
   options.keys?.push(key);
   const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config, ledger);
   // In one task, a batch's outcomes go to the sink in one append (the caller writes `outcomes`).
-  if (outcomes) outcomes.push(outcomeRecord(guard, slot.ctx, call, executed.result.status));
-  else await auditOutcome(guard, slot.ctx, call, executed.result.status);
+  if (!outcomes) await auditOutcome(guard, slot.ctx, call, executed.result.status);
+  else if (guard.options.audit) outcomes.push(outcomeRecord(guard, slot.ctx, call, executed.result.status));
   return executed;
 }
 

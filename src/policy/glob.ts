@@ -13,3 +13,63 @@ export function compileGlob(glob: string, options: { nocase: boolean; dot: boole
   const regex = picomatch.makeRe(glob, options);
   return (text) => text !== "" && (text === glob || regex.test(text));
 }
+
+/** A regex source character that stands for itself outside a character class (no escape needed). */
+const SELF_CHAR_RE = /^[A-Za-z0-9_ ,:=@%'"<>!#&;~/-]$/;
+
+/**
+ * The characters every input `compileGlob(glob, options)` accepts starts with (lower-cased when
+ * `nocase`), read from the start of picomatch's regex: undefined when none can be read safely.
+ * Read only from a regex with no flag but `i` whose source is `^`, then any run of `(?:` and `^`,
+ * then characters that stand for themselves (`\/`, letters, digits, ...), each not followed by a
+ * quantifier; and only when neither the whole source nor any group entered on the way has an
+ * alternative (`|`) at its own level. Then every match starts at the input's start with those
+ * characters, each matched by itself or (flag `i`, not Unicode) by its other ASCII case only.
+ * The glob itself (accepted as it is) must start with them too.
+ */
+export function globLiteralStart(glob: string, options: { nocase: boolean; dot: boolean }): string | undefined {
+  const regex = picomatch.makeRe(glob, options);
+  if (regex.flags !== "" && regex.flags !== "i") return undefined;
+  const source = regex.source;
+  if (!source.startsWith("^")) return undefined;
+  let i = 1;
+  const groups: number[] = [];
+  for (;;) {
+    if (source.startsWith("(?:", i)) {
+      groups.push(i + 3);
+      i += 3;
+    } else if (source[i] === "^") i += 1;
+    else break;
+  }
+  let literal = "";
+  while (i < source.length) {
+    const escaped = source[i] === "\\";
+    const atom = escaped ? source[i + 1] : source[i];
+    if (atom === undefined || (escaped ? /[A-Za-z0-9]/.test(atom) || !/^[\x21-\x7e]$/.test(atom) : !SELF_CHAR_RE.test(atom))) break;
+    const next = i + (escaped ? 2 : 1);
+    if ("*+?{".includes(source[next] ?? "")) break;
+    literal += atom;
+    i = next;
+  }
+  if (literal === "" || hasAlternative(source, 0) || groups.some((start) => hasAlternative(source, start))) return undefined;
+  const fold = (text: string) => (regex.flags === "i" ? text.toLowerCase() : text);
+  return fold(glob).startsWith(fold(literal)) ? fold(literal) : undefined;
+}
+
+/** True when the group whose body starts at `start` (or the whole source, from 0) has a `|` at its own level. */
+function hasAlternative(source: string, start: number): boolean {
+  let depth = 0;
+  for (let i = start; i < source.length; i++) {
+    const ch = source[i];
+    if (ch === "\\") i += 1;
+    else if (ch === "[") {
+      // A character class: skip to its closing bracket (escapes inside included).
+      for (i += 1; i < source.length && source[i] !== "]"; i++) if (source[i] === "\\") i += 1;
+    } else if (ch === "(") depth += 1;
+    else if (ch === ")") {
+      if (depth === 0) return false; // the group's end
+      depth -= 1;
+    } else if (ch === "|" && depth === 0) return true;
+  }
+  return false;
+}

@@ -1,4 +1,4 @@
-import { compileGlob } from "./glob.js";
+import { compileGlob, globLiteralStart } from "./glob.js";
 import { PolicyError } from "./errors.js";
 import { DuplicateValues, EmbeddedJson } from "./json-dup.js";
 import { compileCommandPattern, judgeCommand } from "./kinds/command.js";
@@ -6,7 +6,7 @@ import { compileDomainPattern, compileEmailPattern, compileUrlPattern, judgeDoma
 import { compilePathPattern, judgePath, normaliseBase } from "./kinds/path.js";
 import { hasControlChars, NO, stripControlChars, UNKNOWN, YES, type Verdict } from "./kinds/verdict.js";
 import { foldCase, isPlainText, normalizeString } from "./normalize.js";
-import { compileSafeRegex } from "./regex.js";
+import { compileSafeRegex, type SafeRegex } from "./regex.js";
 import { compileDirectGetter, NEEDS_FULL_SELECT, parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import type { FieldMatcher } from "./types.js";
 import { compileCondition, describeCondition, isComposite, usesContext } from "../provenance/conditions.js";
@@ -31,6 +31,8 @@ export interface FieldCondition {
   readonly contextual?: boolean;
   /** Set for a plain `equals` / `in` on a selector without wildcards: lets a policy index rules by value (see `equalityKey`). */
   readonly equality?: EqualityLookup;
+  /** Set for a plain `prefix`, `glob` or `regex` on a selector without wildcards whose matches start with known characters (see `startKey`). */
+  readonly start?: StartLookup;
   evaluate(tree: unknown, restrictive: boolean, evaluation?: Evaluation): Verdict;
 }
 
@@ -45,6 +47,38 @@ export interface EqualityLookup {
   readonly read: (tree: unknown) => unknown;
   readonly fold: (text: string) => string;
   readonly wanted: ReadonlySet<string>;
+}
+
+/**
+ * A `prefix`, `glob` or `regex` condition as an index sees it: `evaluate` answers NO when the value
+ * `read(tree)` returns is absent, or is a string with no control character whose first
+ * `literal.length` characters are ASCII and, ASCII-lower-cased unless `caseSensitive`, differ from
+ * `literal` (printable ASCII, lower-cased unless `caseSensitive`). See `startKey`.
+ */
+export interface StartLookup {
+  /** Conditions with the same `group` read the same field with the same case rule. */
+  readonly group: string;
+  readonly read: (tree: unknown) => unknown;
+  readonly caseSensitive: boolean;
+  readonly literal: string;
+}
+
+/**
+ * The first `length` characters of a value `StartLookup.read` returned, ASCII-lower-cased unless
+ * `caseSensitive`: undefined when the field is absent, or when the value is a string of ASCII
+ * characters shorter than `length` (then no condition of the group holds); ANY_VALUE when the
+ * condition must judge the value itself (not a string, control characters, a non-ASCII character
+ * among the first `length`). Mirrors `judge` + `withControlGuard` as `equalityKey` does.
+ */
+export function startKey(found: unknown, length: number, caseSensitive: boolean): string | undefined | typeof ANY_VALUE {
+  if (found === undefined) return undefined;
+  if (typeof found !== "string" || hasControlChars(found)) return ANY_VALUE;
+  const n = Math.min(length, found.length);
+  for (let i = 0; i < n; i++) if (found.charCodeAt(i) >= 0x80) return ANY_VALUE;
+  if (n < length) return undefined;
+  const key = found.length === n ? found : found.slice(0, n);
+  // ASCII only: toLowerCase maps each letter to its lower case and nothing else.
+  return caseSensitive ? key : key.toLowerCase();
 }
 
 /** A value an index cannot key: a list, a duplicated key, embedded JSON, an object, or text with control characters. */
@@ -130,7 +164,27 @@ export function startsWithFolded(text: string, want: string): boolean {
   return true;
 }
 
-function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): TextTest {
+/** Printable ASCII: the characters a StartLookup's literal may hold. */
+const PRINTABLE_ASCII_RE = /^[\x20-\x7e]+$/;
+
+/**
+ * `kindTest`, and for `prefix`, `glob` and `regex` the characters every text its test accepts starts
+ * with (lower-cased unless case-sensitive), when known: the prefix itself, globLiteralStart, a
+ * regex's anchored required literal (SafeRegex.start).
+ */
+function kindTestWithStart(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): { test: TextTest; start?: { literal: string; caseSensitive: boolean } } {
+  const caseSensitive = "caseSensitive" in matcher && matcher.caseSensitive === true;
+  const compiled: { regex?: SafeRegex } = {};
+  const test = kindTest(matcher, where, defaults, compiled);
+  let literal: string | undefined;
+  if ("prefix" in matcher) literal = caseSensitive ? normalizeString(String(matcher.prefix)) : foldCase(normalizeString(String(matcher.prefix)));
+  else if ("glob" in matcher) literal = globLiteralStart(matcher.glob, { nocase: !caseSensitive, dot: true });
+  else if ("regex" in matcher) literal = compiled.regex?.start;
+  return literal === undefined || !PRINTABLE_ASCII_RE.test(literal) ? { test } : { test, start: { literal, caseSensitive } };
+}
+
+/** `compiled` receives the SafeRegex of a `regex` matcher. */
+function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults, compiled?: { regex?: SafeRegex }): TextTest {
   const caseSensitive = "caseSensitive" in matcher && matcher.caseSensitive === true;
   const fold = (text: string) => (caseSensitive ? text : foldCase(text));
   const expected = (value: string | number | boolean) => fold(normalizeString(String(value)));
@@ -151,6 +205,7 @@ function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: st
   }
   if ("regex" in matcher) {
     const regex = compileSafeRegex(matcher.regex, { caseSensitive, where: `${where}.regex` });
+    if (compiled !== undefined) compiled.regex = regex;
     return asVerdict((text) => regex.test(text));
   }
   try {
@@ -246,12 +301,14 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
       },
     };
   }
-  const test: TextTest = isComposite(matcher)
-    ? compileCondition(matcher, (leaf) => {
-        if ("exists" in leaf) throw new PolicyError(undefined, where, "exists cannot be used inside not, anyOf or allOf; write it as its own condition");
-        return leafTest(leaf, where, defaults);
-      })
-    : leafTest(matcher as Exclude<FieldMatcher, { exists: boolean }>, where, defaults);
+  const plain = isComposite(matcher) ? undefined : kindTestWithStart(matcher as Exclude<FieldMatcher, { exists: boolean }>, where, defaults);
+  const test: TextTest =
+    plain === undefined
+      ? compileCondition(matcher, (leaf) => {
+          if ("exists" in leaf) throw new PolicyError(undefined, where, "exists cannot be used inside not, anyOf or allOf; write it as its own condition");
+          return leafTest(leaf, where, defaults);
+        })
+      : withControlGuard(plain.test);
   const contextual = usesContext(matcher);
   const full = (tree: unknown, restrictive: boolean, evaluation?: Evaluation): Verdict =>
     combine(
@@ -266,6 +323,7 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
     description,
     contextual,
     ...(equality === undefined ? {} : { equality: { group: `${JSON.stringify(segments)}\u0000${equality.fold === keepCase}`, read: direct, ...equality } }),
+    ...(plain?.start === undefined ? {} : { start: { group: `${JSON.stringify(segments)}\u0000${plain.start.caseSensitive}`, read: direct, ...plain.start } }),
     evaluate(tree, restrictive, evaluation) {
       const found = direct(tree);
       // `judge` of a string, without its checks for lists, duplicated keys and embedded JSON.

@@ -8,6 +8,12 @@ export interface SafeRegex {
   test(input: string): boolean;
   /** True when the pattern matches the whole of `input`. */
   testExact(input: string): boolean;
+  /**
+   * Set when every match starts the input with these printable ASCII characters (lower-cased unless
+   * the regex is case-sensitive): `test(input)` is false when the input's first characters are ASCII
+   * and, folded, are not these (see `startsWithAscii`). Lets a policy index rules by it.
+   */
+  readonly start?: string;
 }
 
 /** A policy pattern RE2 cannot run; `where` names the rule and field it came from. */
@@ -139,6 +145,7 @@ export function compileSafeRegex(pattern: string, options: { caseSensitive?: boo
     test: (input) => mayMatch(input) && compiled.test(input),
     // A whole-input match contains the literal too (at the start when the pattern is anchored).
     testExact: (input) => mayMatch(input) && compiled.testExact(input),
+    ...(required.anchored ? { start: needle } : {}),
   };
 }
 

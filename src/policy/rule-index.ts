@@ -1,5 +1,5 @@
 import type { CanonicalArgs } from "./canonical.js";
-import { ANY_VALUE, equalityKey, type EqualityLookup, type FieldCondition } from "./matchers.js";
+import { ANY_VALUE, equalityKey, startKey, type EqualityLookup, type FieldCondition, type StartLookup } from "./matchers.js";
 
 /** What the index needs of a compiled permission rule. */
 interface IndexableRule {
@@ -10,16 +10,31 @@ interface IndexableRule {
 
 interface Group {
   readonly read: EqualityLookup["read"];
-  readonly fold: EqualityLookup["fold"];
-  /** Folded value → positions of the rules indexed in this group whose condition wants it. */
+  /** The key of a value read (`equalityKey` or `startKey`). */
+  readonly key: (found: unknown) => string | undefined | typeof ANY_VALUE;
+  /** Key → positions of the rules indexed in this group whose condition may hold for it. */
   readonly byKey: Map<string, number[]>;
   /** Positions of every rule indexed in this group. */
   readonly members: number[];
 }
 
+/** `prefix` / `glob` / `regex` rules of one group before their keys' length (the shortest literal) is known. */
+interface StartGroup {
+  readonly lookup: StartLookup;
+  readonly entries: { position: number; literal: string }[];
+}
+
 /**
  * An index of one tool's rules (in effect order) by the value of a plain `equals` / `in`
- * condition, so that a call only evaluates the rules whose value can match.
+ * condition, else by the first characters of a plain `prefix`, `glob` or `regex` condition whose
+ * matches start with known characters (StartLookup), so that a call only evaluates the rules whose
+ * value can match.
+ *
+ * A start group keys a value by its first L characters (L: the group's shortest literal), folded
+ * as the group folds (`startKey`), and keeps a rule live for the key its literal begins with: a
+ * value the condition accepts starts with the literal, so its key is the literal's first L
+ * characters. Values `startKey` cannot key so (not a string, control characters, a non-ASCII
+ * character among the first L) keep every rule of the group live, as ANY_VALUE does below.
  *
  * Why skipping is exact: a rule is indexed under one of its `equals` / `in` conditions on a
  * selector without wildcards, and only if it needs no thread (contextual rules record provenance
@@ -43,25 +58,45 @@ export class ValueIndex {
   /** The index of `rules` (in effect order), or undefined when none of them can be indexed. */
   static build(rules: readonly IndexableRule[]): ValueIndex | undefined {
     const groups = new Map<string, Group>();
+    const starts = new Map<string, StartGroup>();
     const template: number[] = rules.map(() => 1);
     rules.forEach((rule, position) => {
       if (rule.contextual) return;
       const lookup = rule.where.find((condition) => condition.equality !== undefined)?.equality;
-      if (lookup === undefined) return;
+      if (lookup === undefined) {
+        // No `equals` / `in`: a `prefix`, `glob` or `regex` whose matches start with known characters.
+        const start = rule.where.find((condition) => condition.start !== undefined)?.start;
+        if (start === undefined) return;
+        let group = starts.get(start.group);
+        if (group === undefined) starts.set(start.group, (group = { lookup: start, entries: [] }));
+        group.entries.push({ position, literal: start.literal });
+        template[position] = 0;
+        return;
+      }
       let group = groups.get(lookup.group);
       if (group === undefined) {
-        group = { read: lookup.read, fold: lookup.fold, byKey: new Map(), members: [] };
+        const fold = lookup.fold;
+        group = { read: lookup.read, key: (found) => equalityKey(found, fold), byKey: new Map(), members: [] };
         groups.set(lookup.group, group);
       }
       group.members.push(position);
-      for (const key of lookup.wanted) {
-        const positions = group.byKey.get(key);
-        if (positions === undefined) group.byKey.set(key, [position]);
-        else positions.push(position);
-      }
+      for (const key of lookup.wanted) addPosition(group.byKey, key, position);
       template[position] = 0;
     });
-    return groups.size === 0 ? undefined : new ValueIndex([...groups.values()], template);
+    // A start group's key is as long as its shortest literal: a rule is kept for a value whose first
+    // characters (folded as the group folds) are its literal's first characters.
+    const all = [...groups.values()];
+    for (const { lookup, entries } of starts.values()) {
+      const length = Math.min(...entries.map((entry) => entry.literal.length));
+      const { caseSensitive } = lookup;
+      const group: Group = { read: lookup.read, key: (found) => startKey(found, length, caseSensitive), byKey: new Map(), members: [] };
+      for (const { position, literal } of entries) {
+        group.members.push(position);
+        addPosition(group.byKey, literal.slice(0, length), position);
+      }
+      all.push(group);
+    }
+    return all.length === 0 ? undefined : new ValueIndex(all, template);
   }
 
   /** Per rule position: 1 when the rule must be evaluated, 0 when its verdict is NO. Undefined: evaluate every rule. */
@@ -70,11 +105,17 @@ export class ValueIndex {
     // Most calls hit no indexed rule: the template is returned as it is, copied only to mark a hit.
     let live: readonly number[] = this.template;
     for (const group of this.groups) {
-      live = mark(live, this.template, group, equalityKey(group.read(view.value), group.fold));
-      if (view.changed) live = mark(live, this.template, group, equalityKey(group.read(view.literal), group.fold));
+      live = mark(live, this.template, group, group.key(group.read(view.value)));
+      if (view.changed) live = mark(live, this.template, group, group.key(group.read(view.literal)));
     }
     return live;
   }
+}
+
+function addPosition(byKey: Map<string, number[]>, key: string, position: number): void {
+  const positions = byKey.get(key);
+  if (positions === undefined) byKey.set(key, [position]);
+  else positions.push(position);
 }
 
 /** `live` with the rules `key` selects in `group` set to 1 (a copy of the template on the first hit). */
