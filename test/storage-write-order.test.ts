@@ -13,6 +13,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { MemoryAuditSink } from "../src/audit/memory.js";
+import { buildGraph } from "../src/cli/session.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { readThreadProgress } from "../src/guard/durable.js";
 import { ScriptedChatModel } from "../src/model/scripted.js";
@@ -49,6 +51,24 @@ class GatedSaver extends MemorySaver {
   override async putWrites(config: RunnableConfig, writes: [string, unknown][], taskId: string): Promise<void> {
     this.log.push(`writes ${String(config.configurable?.checkpoint_id)}`);
     return super.putWrites(config, writes, taskId);
+  }
+}
+
+/** A saver (not MemorySaver itself) whose every put takes 30 ms, logging when each put and write reached it. */
+class SlowPutSaver extends MemorySaver {
+  readonly log: string[] = [];
+  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _versions?: unknown): Promise<RunnableConfig> {
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    this.log.push(`put ${checkpoint.id}`);
+    return super.put(config, checkpoint, metadata);
+  }
+  override async putWrites(config: RunnableConfig, writes: [string, unknown][], taskId: string): Promise<void> {
+    this.log.push(`writes ${String(config.configurable?.checkpoint_id)}`);
+    return super.putWrites(config, writes, taskId);
+  }
+  /** Writes that reached the saver before the checkpoint they belong to. */
+  writesBeforeTheirCheckpoint(): string[] {
+    return this.log.filter((entry, i) => entry.startsWith("writes ") && !this.log.slice(0, i).includes(`put ${entry.slice("writes ".length)}`));
   }
 }
 
@@ -115,6 +135,30 @@ describe("writesAfterTheirCheckpoint", () => {
     } finally {
       await opened.close();
     }
+  });
+
+  it("a run's first writes (its input, by __start__) reach the checkpointer after the input checkpoint: createGuardedAgent and the CLI's graphs", async () => {
+    const sink = { record: async () => undefined, close: async () => undefined };
+    const scenario = { name: "one", turns: [{ tool_calls: [{ name: "effect", args: { label: "a", ms: 1, safe: true } }] }, { text: "done" }] };
+    const agentSaver = new SlowPutSaver();
+    const agent = createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: effectTools(sink), checkpointer: agentSaver });
+    await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "first" } });
+    await agent.invoke({ messages: [new HumanMessage("again")] }, { configurable: { thread_id: "first" } });
+    expect(agentSaver.log.filter((e) => e.startsWith("writes ")).length).toBeGreaterThan(4);
+    expect(agentSaver.writesBeforeTheirCheckpoint()).toEqual([]);
+    // The same run under "async" (its own durability): LangGraph saves writes before their checkpoint, as documented.
+    await agent.invoke({ messages: [new HumanMessage("async")] }, { configurable: { thread_id: "first" }, durability: "async" });
+    expect(agentSaver.writesBeforeTheirCheckpoint().length).toBeGreaterThan(0);
+    // The CLI runs its graphs (graphs/shared.ts) through createGuardedAgent.
+    const cliSaver = new SlowPutSaver();
+    const ready = await buildGraph("etl", { checkpointer: cliSaver, audit: new MemoryAuditSink(), policy: undefined, threadId: "cli" });
+    try {
+      await ready.graph.invoke({ messages: [new HumanMessage("load the orders")] }, { configurable: { thread_id: "cli" } });
+    } finally {
+      await ready.close();
+    }
+    expect(cliSaver.log.length).toBeGreaterThan(2);
+    expect(cliSaver.writesBeforeTheirCheckpoint()).toEqual([]);
   });
 
   it("a guarded graph on a SQLite checkpointer runs and reads its threads through it", async () => {
