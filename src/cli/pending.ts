@@ -15,7 +15,7 @@ export interface ThreadStatus {
   hasNext: boolean;
   /** Whether the thread has any checkpoint (or writes of a lost run). */
   exists: boolean;
-  /** Why the thread's last run was lost (writes saved under checkpoints that never were: a crash under durability "async"). */
+  /** Why the thread's last run was lost (writes saved under checkpoints that never were: see readThreadProgress). */
   lost?: string;
   values: Record<string, unknown>;
 }

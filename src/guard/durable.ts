@@ -46,7 +46,8 @@ function pendingInterrupts(snapshot: StateSnapshot): Interrupt[] {
 /**
  * Where a thread stands, read from its latest checkpoint. `"run-lost"`: nothing is left to run from
  * the latest checkpoint, but writes of a later run were saved under checkpoints that never were (a
- * crash under `durability: "async"`): that run is gone, not done.
+ * crash under `durability: "async"`, or in a run's first step of a graph createGuardedAgent did not
+ * build: docs/durability.md): that run is gone, not done.
  */
 export type ThreadProgress = "waits-for-approval" | "has-work" | "done" | "run-lost";
 
@@ -71,8 +72,9 @@ function runLostReason(snapshot: Pick<StateSnapshot, "config">, unsaved: Unsaved
     `the thread's last run was lost: its writes (${unsaved.channels.join(", ")}) were saved under ${unsaved.checkpointIds.length} checkpoint(s) ` +
     `the checkpointer never saved (${unsaved.checkpointIds[0]}${unsaved.checkpointIds.length > 1 ? ", …" : ""}), newer than ` +
     `${latest ? `the latest saved checkpoint ${latest}, which has nothing left to run` : "any saved checkpoint (the thread has none)"}. ` +
-    `This is a crash under durability "async" (a step's checkpoint is saved in the background, its tasks' writes at once). ` +
-    `Start the run again with its input; run with durability "sync" to avoid it`
+    `A crash leaves this when a step's writes are saved before its checkpoint: under durability "async" (each checkpoint is saved in the background, ` +
+    `its tasks' writes at once), or in a run's first step in a graph createGuardedAgent did not build. ` +
+    `Start the run again with its input; run createGuardedAgent's graph with durability "sync" to avoid it`
   );
 }
 
