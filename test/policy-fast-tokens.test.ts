@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import { refusals } from "../src/messages/index.js";
 import { canonicalize, needsJsonEscape, someJsonToken } from "../src/policy/canonical.js";
 import { DuplicateValues, EmbeddedJson } from "../src/policy/json-dup.js";
-import { compileDirectGetter, NEEDS_FULL_SELECT, parseSelector } from "../src/policy/selector.js";
+import { compileDirectGetter, parseSelector } from "../src/policy/selector.js";
+import { referenceGetter } from "./helpers/reference-getter.js";
 
 const RUNS = 2_000;
 
@@ -106,25 +107,6 @@ describe("someJsonToken's walk", () => {
     );
   });
 });
-
-/** compileDirectGetter's general loop (used for every selector but one key), as the reference. */
-function referenceGetter(steps: readonly (string | number)[]): (value: unknown) => unknown {
-  return (value) => {
-    let current = value;
-    for (const key of steps) {
-      if (typeof current !== "object" || current === null) return undefined;
-      if (current instanceof DuplicateValues || current instanceof EmbeddedJson) return NEEDS_FULL_SELECT;
-      if (typeof key === "number") {
-        if (!Array.isArray(current) || key >= current.length) return undefined;
-        current = current[key];
-      } else {
-        if (Array.isArray(current) || !Object.hasOwn(current, key)) return undefined;
-        current = (current as Record<string, unknown>)[key];
-      }
-    }
-    return current;
-  };
-}
 
 describe("compileDirectGetter's one-key getter", () => {
   it("answers as the general loop on canonical views, raw trees, arrays, duplicated keys and embedded JSON", () => {

@@ -19,7 +19,8 @@ import type { FieldMatcher, PermissionMode } from "../src/policy/types.js";
 import type { ConditionSpec } from "../src/provenance/schema.js";
 import { foldCase } from "../src/policy/normalize.js";
 import { compileSafeRegex, sharedCaselessChar } from "../src/policy/regex.js";
-import { compileDirectGetter, NEEDS_FULL_SELECT, parseSelector } from "../src/policy/selector.js";
+import { compileDirectGetter, parseSelector } from "../src/policy/selector.js";
+import { referenceGetter } from "./helpers/reference-getter.js";
 
 const RUNS = 2_000;
 
@@ -92,25 +93,6 @@ describe("a `prefix` matcher folds only the characters it compares", () => {
     expect(startsWithFolded("/sr", "/srv/")).toBe(false);
   });
 });
-
-/** compileDirectGetter's general loop before this change (no canonical-object shortcut), as the reference. */
-function referenceGetter(steps: readonly (string | number)[]): (value: unknown) => unknown {
-  return (value) => {
-    let current = value;
-    for (const key of steps) {
-      if (typeof current !== "object" || current === null) return undefined;
-      if (current instanceof DuplicateValues || current instanceof EmbeddedJson) return NEEDS_FULL_SELECT;
-      if (typeof key === "number") {
-        if (!Array.isArray(current) || key >= current.length) return undefined;
-        current = current[key];
-      } else {
-        if (Array.isArray(current) || !Object.hasOwn(current, key)) return undefined;
-        current = (current as Record<string, unknown>)[key];
-      }
-    }
-    return current;
-  };
-}
 
 describe("the direct getters read canonical objects directly", () => {
   const keys = ["a", "key", "0", "__proto__", "toString", "constructor", "hasOwnProperty", "length", "ｋｅｙ"];
