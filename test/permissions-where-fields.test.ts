@@ -3,10 +3,14 @@
 // fire on every call (an allow that allows everything). With the tools known, every entry point
 // refuses such a policy when the guard is built — the same check `policy check --graph` runs.
 import { fakeModel } from "@langchain/core/testing";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ErrorCode, GuardedGraphError } from "../src/errors/index.js";
+import { policyCommand } from "../src/cli/commands/policy.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { Guard } from "../src/guard/guard.js";
@@ -94,6 +98,22 @@ describe("where conditions reading an argument the rule's tools lack", () => {
   it("a policy file goes through the same check (guardFromPolicy)", async () => {
     const loaded = parsePolicy("version: 1\npermissions:\n  - id: no-prod\n    tool: deploy\n    mode: deny\n    where:\n      enviroment: { equals: production }\n", "yaml", "inline.yaml");
     await expect(guardFromPolicy(loaded, { tools })).rejects.toThrow(/permissions\[0\] \(no-prod\): where "enviroment" reads the argument "enviroment", but tool deploy has no argument "enviroment"/);
+  });
+
+  it("guarded-graph policy check --graph NAME reports it as an error against the graph's real tools (exit 1); without --graph it is not judged", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "gg-where-")), "p.yaml");
+    writeFileSync(file, "version: 1\npermissions:\n  - id: no-prod-delete\n    tool: kubectl_delete\n    mode: deny\n    where:\n      namespce: { equals: production }\n");
+    const run = async (argv: string[]) => {
+      const out: string[] = [];
+      const code = await policyCommand(argv, { out: (line) => out.push(line), err: (line) => out.push(line) });
+      return { code, out };
+    };
+    expect((await run(["check", file])).code).toBe(0);
+    const graph = await run(["check", file, "--graph", "devops"]);
+    expect(graph.code).toBe(1);
+    expect(graph.out.filter((line) => line.startsWith("error:"))).toEqual([
+      expect.stringMatching(/^error: permissions\[0\] \(no-prod-delete\): where "namespce" reads the argument "namespce", but tool kubectl_delete has no argument "namespce" \(its arguments: [^)]*namespace[^)]*\); the rule would never fire: name one of its arguments$/),
+    ]);
   });
 
   it("generated: a rule is refused exactly when its field is none of the tool's arguments, and a refused positive rule never fires", () => {
