@@ -4,7 +4,6 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { policyCommand } from "../src/cli/commands/policy.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { pendingApproval } from "../src/guard/approval.js";
 import { guardMiddleware } from "../src/middleware/index.js";
@@ -17,6 +16,7 @@ import { defineTool } from "../src/tools/define-tool.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runPolicyCommand } from "./helpers/policy-command.js";
 
 /**
  * Compact patterns for a user's own tools (issue 12, Build 2): the policy says which argument a bare
@@ -229,16 +229,11 @@ describe("a bare pattern whose argument is unknown is never read as matching not
     const dir = mkdtempSync(join(tmpdir(), "gg-compact-"));
     const file = join(dir, "p.yaml");
     writeFileSync(file, 'tools:\n  kubectl_logs: { mainArgument: { field: cmd, kind: command } }\npermissions:\n  - { rule: "kubectl_logs(tail:*)", mode: deny }\n  - { rule: "Bash(rm:*)", mode: deny }\n');
-    const run = async (argv: string[]) => {
-      const out: string[] = [];
-      const code = await policyCommand(argv, { out: (line) => out.push(line), err: (line) => out.push(line) });
-      return { code, out };
-    };
-    const plain = await run(["check", file]);
+    const plain = await runPolicyCommand(["check", file]);
     expect(plain.code).toBe(0);
     expect(plain.out).toContain('read: permissions[0]: kubectl_logs(tail:*) → kubectl_logs where every simple command in cmd starts with the words "tail" (main argument cmd, from tools.kubectl_logs.mainArgument)');
     expect(plain.out).toContain('read: permissions[1]: Bash(rm:*) → Bash where every simple command in command starts with the words "rm" (main argument command, from Claude Code\'s convention for Bash)');
-    const graph = await run(["check", file, "--graph", "devops"]);
+    const graph = await runPolicyCommand(["check", file, "--graph", "devops"]);
     expect(graph.code).toBe(1);
     expect(graph.out.filter((line) => line.startsWith("error:"))).toEqual([
       'error: permissions[0]: kubectl_logs(tail:*) reads the argument "cmd" (tools.kubectl_logs.mainArgument), but tool kubectl_logs has no argument "cmd" (its arguments: resource, name, namespace); the rule would never fire: declare tools.kubectl_logs.mainArgument: { field: NAME, kind: command } or write kubectl_logs(FIELD:PATTERN)',

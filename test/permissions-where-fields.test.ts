@@ -10,7 +10,6 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ErrorCode, GuardedGraphError } from "../src/errors/index.js";
-import { policyCommand } from "../src/cli/commands/policy.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { Guard } from "../src/guard/guard.js";
@@ -20,6 +19,7 @@ import { parsePolicy } from "../src/policy/file.js";
 import { normalizeString } from "../src/policy/normalize.js";
 import { PermissionPolicy, type PermissionRule } from "../src/policy/permissions.js";
 import { defineTool } from "../src/tools/define-tool.js";
+import { runPolicyCommand } from "./helpers/policy-command.js";
 
 const deploy = defineTool({ name: "deploy", description: "d", schema: z.object({ env: z.string(), target: z.object({ host: z.string() }).optional() }), risk: "low", execute: () => "ok" });
 const shell = defineTool({ name: "shell", description: "s", schema: z.object({ cmd: z.string() }), risk: "medium", execute: () => "ok" });
@@ -103,13 +103,8 @@ describe("where conditions reading an argument the rule's tools lack", () => {
   it("guarded-graph policy check --graph NAME reports it as an error against the graph's real tools (exit 1); without --graph it is not judged", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "gg-where-")), "p.yaml");
     writeFileSync(file, "version: 1\npermissions:\n  - id: no-prod-delete\n    tool: kubectl_delete\n    mode: deny\n    where:\n      namespce: { equals: production }\n");
-    const run = async (argv: string[]) => {
-      const out: string[] = [];
-      const code = await policyCommand(argv, { out: (line) => out.push(line), err: (line) => out.push(line) });
-      return { code, out };
-    };
-    expect((await run(["check", file])).code).toBe(0);
-    const graph = await run(["check", file, "--graph", "devops"]);
+    expect((await runPolicyCommand(["check", file])).code).toBe(0);
+    const graph = await runPolicyCommand(["check", file, "--graph", "devops"]);
     expect(graph.code).toBe(1);
     expect(graph.out.filter((line) => line.startsWith("error:"))).toEqual([
       expect.stringMatching(/^error: permissions\[0\] \(no-prod-delete\): where "namespce" reads the argument "namespce", but tool kubectl_delete has no argument "namespce" \(its arguments: [^)]*namespace[^)]*\); the rule would never fire: name one of its arguments$/),

@@ -10,10 +10,10 @@ import { checkPolicy } from "../src/policy/check.js";
 import { parsePolicy } from "../src/policy/file.js";
 import type { ToolRule } from "../src/rules/types.js";
 import { defineTool } from "../src/tools/define-tool.js";
-import { policyCommand } from "../src/cli/commands/policy.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runPolicyCommand } from "./helpers/policy-command.js";
 
 const deploy = defineTool({
   name: "deploy",
@@ -105,13 +105,8 @@ describe("prefilled rule arguments are checked against the tool's schema at buil
     const dir = mkdtempSync(join(tmpdir(), "gg-prefill-"));
     const file = join(dir, "p.yaml");
     writeFileSync(file, "tool_rules:\n  - { id: start, type: InitialCall, tool: kubectl_logs, args: { namespace: 7 } }\n");
-    const run = async (argv: string[]) => {
-      const out: string[] = [];
-      const code = await policyCommand(argv, { out: (line) => out.push(line), err: (line) => out.push(line) });
-      return { code, out };
-    };
-    expect((await run(["check", file])).code).toBe(0);
-    const graph = await run(["check", file, "--graph", "devops"]);
+    expect((await runPolicyCommand(["check", file])).code).toBe(0);
+    const graph = await runPolicyCommand(["check", file, "--graph", "devops"]);
     expect(graph.code).toBe(1);
     expect(graph.out.filter((line) => line.startsWith("error:"))).toEqual([
       expect.stringMatching(/^error: tool_rules: \[invalid-prefilled-args\] rule start: prefilled argument "namespace" of kubectl_logs is rejected by its schema: /),
