@@ -1,4 +1,4 @@
-import { createReadStream, fdatasyncSync, writeSync } from "node:fs";
+import { createReadStream, fdatasyncSync, fstatSync, readSync, writeSync } from "node:fs";
 import { z } from "zod";
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
@@ -167,10 +167,24 @@ export class JsonlAuditSink implements AuditSink {
     }
   }
 
+  /**
+   * Whether the file ends with "\n" right now. Asked again just before an append that would start
+   * with a newline: a tail read at `open` can catch another process's append half-copied (the size
+   * grows as its pages are copied), and a newline added for it would leave an empty line once that
+   * append completes. A torn line left by a crash (or by a failed write of this sink) is still torn.
+   */
+  #endsWithNewlineNow(): boolean {
+    const fd = this.#handle.fd;
+    const { size } = fstatSync(fd);
+    if (size === 0) return true;
+    const last = Buffer.alloc(1);
+    return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a;
+  }
+
   /** Appends the records not yet in the file with one `write(2)`; false when all were there. */
   #append(records: readonly AuditRecord[]): boolean {
     const batchIds = new Set<string>();
-    let text = this.#needsNewline ? "\n" : "";
+    let text = this.#needsNewline && !this.#endsWithNewlineNow() ? "\n" : "";
     for (const record of records) {
       if (this.#ids.has(record.id) || batchIds.has(record.id)) continue;
       batchIds.add(record.id);
