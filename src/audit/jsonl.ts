@@ -28,12 +28,12 @@ async function forEachLine(path: string, onLine: (line: string) => void): Promis
   }
 }
 
-async function endsWithNewline(handle: FileHandle): Promise<boolean> {
-  const { size } = await handle.stat();
+/** Whether the file ends with "\n" now (an empty file does). */
+function endsWithNewline(fd: number): boolean {
+  const { size } = fstatSync(fd);
   if (size === 0) return true;
   const last = Buffer.alloc(1);
-  await handle.read(last, 0, 1, size - 1);
-  return last[0] === 0x0a;
+  return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a;
 }
 
 
@@ -105,7 +105,7 @@ export class JsonlAuditSink implements AuditSink {
       });
       const fresh = (await handle.stat()).size === 0;
       if (fresh) await syncDirectory(dirname(absolute));
-      return new JsonlAuditSink(absolute, handle, ids, !(await endsWithNewline(handle)), parsedOptions.data.outcomeSyncMs);
+      return new JsonlAuditSink(absolute, handle, ids, !endsWithNewline(handle.fd), parsedOptions.data.outcomeSyncMs);
     } catch (error) {
       await handle.close();
       throw error;
@@ -167,24 +167,15 @@ export class JsonlAuditSink implements AuditSink {
     }
   }
 
-  /**
-   * Whether the file ends with "\n" right now. Asked again just before an append that would start
-   * with a newline: a tail read at `open` can catch another process's append half-copied (the size
-   * grows as its pages are copied), and a newline added for it would leave an empty line once that
-   * append completes. A torn line left by a crash (or by a failed write of this sink) is still torn.
-   */
-  #endsWithNewlineNow(): boolean {
-    const fd = this.#handle.fd;
-    const { size } = fstatSync(fd);
-    if (size === 0) return true;
-    const last = Buffer.alloc(1);
-    return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a;
-  }
 
   /** Appends the records not yet in the file with one `write(2)`; false when all were there. */
   #append(records: readonly AuditRecord[]): boolean {
     const batchIds = new Set<string>();
-    let text = this.#needsNewline && !this.#endsWithNewlineNow() ? "\n" : "";
+    // Asked again just before the append: the tail read at `open` can catch another process's
+    // append half-copied (the size grows as its pages are copied), and a newline added for it would
+    // leave an empty line once that append completes. A torn line left by a crash (or by a failed
+    // write of this sink) is still torn now.
+    let text = this.#needsNewline && !endsWithNewline(this.#handle.fd) ? "\n" : "";
     for (const record of records) {
       if (this.#ids.has(record.id) || batchIds.has(record.id)) continue;
       batchIds.add(record.id);
