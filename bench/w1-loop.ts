@@ -9,6 +9,13 @@ import { cpuAndWallMs, median, rotation, round, spread } from "./lib/stats.js";
 
 export const W1_TURNS_PER_THREAD = 10;
 export const W1_CALLS_PER_TURN = 4;
+/**
+ * Threads each contender runs before the timed blocks. V8 compiles on other threads of the process
+ * (counted in process CPU time) for a while after a function turns hot; with 2 warm-up threads the
+ * guarded contender (more code) still paid for that compilation in the timed blocks (BENCHMARKS.md,
+ * "Session 6": CPU of the threads other than the main one, per turn).
+ */
+export const W1_WARMUP_THREADS = 60;
 
 export interface W1Result {
   rows: BenchRow[];
@@ -41,7 +48,7 @@ export async function benchW1(opts: { quick: boolean }): Promise<W1Result> {
       if (messages.length !== expected) throw new Error(`W1 ${c.id}: ${messages.length} messages, expected ${expected}`);
     }
   };
-  for (const c of contenders) await runThreads(c, `warm-${c.id}`, 2);
+  for (const c of contenders) await runThreads(c, `warm-${c.id}`, opts.quick ? 2 : W1_WARMUP_THREADS);
 
   const turnsPerBlock = threadsPerBlock * W1_TURNS_PER_THREAD;
   const cpuPerTurn: Record<string, number[]> = { a: [], b: [], c: [] };

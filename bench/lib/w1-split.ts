@@ -16,6 +16,7 @@ import { MemoryAuditSink } from "../../src/audit/index.js";
 import { openAuditSink } from "../../src/audit/open.js";
 import { bareGuardedAgent, guardedAgent, langchainAgent, plainToolNode, type Contender } from "./contenders.js";
 import { median, rotation, spread } from "./stats.js";
+import { W1_WARMUP_THREADS } from "../w1-loop.js";
 
 const blocks = Number(process.argv[2] ?? 30);
 const wanted = (process.argv[3] ?? "a,c,c-memaudit,c-bare").split(",");
@@ -59,7 +60,8 @@ const TURNS = 20;
 const run = async (c: Contender, prefix: string) => {
   for (let t = 0; t < TURNS / 10; t++) await c.invoke(`${prefix}-${t}`, "go");
 };
-for (const c of contenders) await run(c, `warm-${c.id}`);
+// As many warm-up threads as W1 runs (W1_WARMUP_THREADS): V8's compiler threads settle first.
+for (const c of contenders) for (let w = 0; w < W1_WARMUP_THREADS / (TURNS / 10); w++) await run(c, `warm${w}-${c.id}`);
 const total: Record<string, number[]> = {};
 const main: Record<string, number[]> = {};
 const others: Record<string, number[]> = {};
