@@ -114,6 +114,7 @@ export type { ClaimOutcome, ExecutionLedger, OpenLedgerOptions } from "./storage
 export { listThreads } from "./storage/threads.js";
 export type { ThreadSummary, UnsavedWrites } from "./storage/threads.js";
 export { DEFAULT_STORAGE_SPEC } from "./storage/spec.js";
+export { writesAfterTheirCheckpoint } from "./storage/write-order.js";
 
 // The chat model: ChatOpenAI from the environment, else the scripted offline model.
 export { createModel } from "./model/create-model.js";

@@ -84,6 +84,8 @@ interface Boundary {
   slowCheckpointMs?: number;
   /** The runs' own LangGraph durability (run config), over createGuardedAgent's "sync" default. */
   durability?: "async";
+  /** Build the graph without a checkpointer and assign it afterwards, as LangGraph Platform's server does. */
+  assignCheckpointer?: boolean;
   /** Runs: GG_CRASH_RUNS divided by this (rounded up; default 1), for boundaries whose runs all reach one state. */
   runsDivisor?: number;
 }
@@ -110,6 +112,9 @@ const BOUNDARIES: Boundary[] = [
   // write instead, nothing of the run is saved now (the thread is empty: started again).
   { name: "first step, its input write saved, input checkpoint slow", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", slowCheckpointMs: 150, runsDivisor: 2, killAt: () => ({ phase: "input-write-saved" }) },
   { name: "first step, input checkpoint write half done", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", slowCheckpointMs: 150, runsDivisor: 2, killAt: () => ({ phase: "checkpoint-pending" }) },
+  // The same with the checkpointer assigned to the compiled graph afterwards, as LangGraph
+  // Platform's server assigns its own before each run (createGuardedAgent wraps it then too).
+  { name: "first step, its input write saved, input checkpoint slow, checkpointer assigned as LangGraph Platform does", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", slowCheckpointMs: 150, runsDivisor: 2, assignCheckpointer: true, killAt: () => ({ phase: "input-write-saved" }) },
   // Without a ledger (and on a durable checkpointer) each call is its own task: its saved writes keep it from running again.
   // The same under LangGraph's "async" durability, passed in the run config (as a graph compiled by
   // the user runs by default): every checkpoint is saved in the background, chained after the one
@@ -158,7 +163,7 @@ async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
   // 1. Each thread in its own worker, which SIGKILLs itself at the boundary.
   for (let i = 0; i < threads.length; i += PARALLEL) {
     const wave = threads.slice(i, i + PARALLEL).map((threadId, j) =>
-      spawnWorker({ ...store.base(threadId), mode: "start", scenario: boundary.scenario, workerId: `A${i + j}`, ledger: boundary.ledger ?? true, ledgerLeaseMs: 1_000, killAt: boundary.killAt(i + j), ...(boundary.slowCheckpointMs ? { slowCheckpointMs: boundary.slowCheckpointMs } : {}), ...(boundary.durability ? { durability: boundary.durability } : {}) }),
+      spawnWorker({ ...store.base(threadId), mode: "start", scenario: boundary.scenario, workerId: `A${i + j}`, ledger: boundary.ledger ?? true, ledgerLeaseMs: 1_000, killAt: boundary.killAt(i + j), ...(boundary.slowCheckpointMs ? { slowCheckpointMs: boundary.slowCheckpointMs } : {}), ...(boundary.durability ? { durability: boundary.durability } : {}), ...(boundary.assignCheckpointer ? { assignCheckpointer: true } : {}) }),
     );
     const exits = await Promise.all(wave.map((w) => w.exited));
     // The precondition: every worker died at its boundary (none ran to the end).
@@ -178,6 +183,7 @@ async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
       waitMs: 20_000,
       threadIds: threads,
       ...(boundary.durability ? { durability: boundary.durability } : {}),
+      ...(boundary.assignCheckpointer ? { assignCheckpointer: true } : {}),
     },
     180_000,
   ).done;

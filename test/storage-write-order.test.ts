@@ -5,7 +5,8 @@
  * closes (a run killed after its input write was saved, before its input checkpoint) is measured in
  * test/crash-boundaries.test.ts ("first step, …").
  */
-import { HumanMessage } from "@langchain/core/messages";
+import { HumanMessage, type AIMessage } from "@langchain/core/messages";
+import { Annotation, END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { MemorySaver, emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import type { Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -16,12 +17,16 @@ import { afterAll, describe, expect, it } from "vitest";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import { buildGraph } from "../src/cli/session.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
+import { GuardAnnotation } from "../src/guard/state.js";
+import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
+import { PermissionPolicy } from "../src/policy/permissions.js";
 import { readThreadProgress } from "../src/guard/durable.js";
 import { ScriptedChatModel } from "../src/model/scripted.js";
 import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { threadSourceOf } from "../src/storage/thread-source.js";
 import { writesAfterTheirCheckpoint } from "../src/storage/write-order.js";
 import { effectTools } from "./fixtures/workers/effects.js";
+import { graph as etlPlatformGraph } from "../graphs/etl.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "gg-write-order-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -159,6 +164,86 @@ describe("writesAfterTheirCheckpoint", () => {
     }
     expect(cliSaver.log.length).toBeGreaterThan(2);
     expect(cliSaver.writesBeforeTheirCheckpoint()).toEqual([]);
+  });
+
+  it("one wrapper per saver: wrapping again, or wrapping the wrapper, gives the same wrapper", () => {
+    const saver = new SlowPutSaver();
+    const ordered = writesAfterTheirCheckpoint(saver);
+    expect(ordered).not.toBe(saver);
+    expect(writesAfterTheirCheckpoint(saver)).toBe(ordered);
+    expect(writesAfterTheirCheckpoint(ordered)).toBe(ordered);
+  });
+
+  // LangGraph Platform's server loads the exported graph and, before each run, assigns its own
+  // saver: `compiled.checkpointer = options?.checkpointer ?? checkpointer` (@langchain/langgraph-api
+  // dist/graph/load.mjs, getGraph, 1.x as pinned by the LangGraph CLI 1.5.1). The exported graphs
+  // (graphs/*.ts) are createGuardedAgent graphs compiled without a checkpointer.
+  it("a checkpointer assigned after createGuardedAgent, as LangGraph Platform assigns its own, is wrapped too", async () => {
+    const sink = { record: async () => undefined, close: async () => undefined };
+    const scenario = { name: "one", turns: [{ tool_calls: [{ name: "effect", args: { label: "a", ms: 1, safe: true } }] }, { text: "done" }] };
+    const graph = createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: effectTools(sink) });
+    expect(graph.checkpointer).toBeUndefined();
+    const saver = new SlowPutSaver();
+    // The server's line, as it runs it.
+    const platform = graph as unknown as { checkpointer: unknown };
+    platform.checkpointer = saver;
+    expect(graph.checkpointer).not.toBe(saver);
+    expect(graph.checkpointer).toBe(writesAfterTheirCheckpoint(saver));
+    // Assigned again before the next run (the server does it per run): the same wrapper.
+    platform.checkpointer = saver;
+    expect(graph.checkpointer).toBe(writesAfterTheirCheckpoint(saver));
+    await graph.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "platform" } });
+    await graph.invoke({ messages: [new HumanMessage("again")] }, { configurable: { thread_id: "platform" } });
+    expect(saver.log.filter((e) => e.startsWith("writes ")).length).toBeGreaterThan(4);
+    expect(saver.writesBeforeTheirCheckpoint()).toEqual([]);
+    // The graph reads its threads through the saver it was given.
+    expect((await readThreadProgress(graph, "platform")).progress).toBe("done");
+    // What the server may assign besides a saver is kept as it is.
+    for (const value of [undefined, false, null]) {
+      platform.checkpointer = value;
+      expect(graph.checkpointer).toBe(value);
+    }
+    // MemorySaver itself stays itself.
+    const memory = new MemorySaver();
+    platform.checkpointer = memory;
+    expect(graph.checkpointer).toBe(memory);
+    // langgraph.json's `etl` export, called as the server calls it, then given the server's saver.
+    const before = process.env.GUARDED_GRAPH_AUDIT;
+    process.env.GUARDED_GRAPH_AUDIT = "memory:";
+    const cliSaver = new SlowPutSaver();
+    try {
+      const exported = await etlPlatformGraph({ configurable: {} });
+      (exported as unknown as { checkpointer: unknown }).checkpointer = cliSaver;
+      await exported.invoke({ messages: [new HumanMessage("load the orders")] }, { configurable: { thread_id: "platform-etl" } });
+    } finally {
+      if (before === undefined) delete process.env.GUARDED_GRAPH_AUDIT;
+      else process.env.GUARDED_GRAPH_AUDIT = before;
+    }
+    expect(cliSaver.log.length).toBeGreaterThan(2);
+    expect(cliSaver.writesBeforeTheirCheckpoint()).toEqual([]);
+  });
+
+  it("a graph compiled by hand (GuardedToolNode) keeps the first-step order when its checkpointer is wrapped, and not otherwise", async () => {
+    const sink = { record: async () => undefined, close: async () => undefined };
+    const scenario = { name: "one", turns: [{ tool_calls: [{ name: "effect", args: { label: "a", ms: 1, safe: true } }] }, { text: "done" }] };
+    const State = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec });
+    const build = (checkpointer: SlowPutSaver | ReturnType<typeof writesAfterTheirCheckpoint<SlowPutSaver>>) => {
+      const model = new ScriptedChatModel({ scenario });
+      return new StateGraph(State)
+        .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+        .addNode("tools", new GuardedToolNode({ tools: effectTools(sink), permissions: new PermissionPolicy([{ tool: "effect", mode: "allow" }]) }))
+        .addEdge(START, "agent")
+        .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
+        .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
+        .compile({ checkpointer });
+    };
+    const wrapped = new SlowPutSaver();
+    await build(writesAfterTheirCheckpoint(wrapped)).invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "hand" }, durability: "sync" });
+    expect(wrapped.log.filter((e) => e.startsWith("writes ")).length).toBeGreaterThan(2);
+    expect(wrapped.writesBeforeTheirCheckpoint()).toEqual([]);
+    const plain = new SlowPutSaver();
+    await build(plain).invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "hand" }, durability: "sync" });
+    expect(plain.writesBeforeTheirCheckpoint().length).toBeGreaterThan(0);
   });
 
   it("a guarded graph on a SQLite checkpointer runs and reads its threads through it", async () => {

@@ -17,7 +17,7 @@ import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCal
 import type { ToolMessage } from "@langchain/core/messages";
 import { lastAIMessage, openToolCalls } from "./turn.js";
 import { GuardConfigError } from "../errors/index.js";
-import { writesAfterTheirCheckpoint } from "../storage/write-order.js";
+import { keepWritesAfterTheirCheckpoint, writesAfterTheirCheckpoint } from "../storage/write-order.js";
 
 /** Guard options (or a prebuilt `guard`) plus the model and the graph's persistence. */
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
@@ -72,7 +72,9 @@ export function createGuardedAgent(options: GuardedAgentOptions) {
   // passes its own `durability` still decides for itself. The checkpoint a run starts with is the
   // one LangGraph does not await under "sync": the checkpointer above holds the run's first writes
   // back until it is saved (write-order.ts; test/crash-boundaries.test.ts, "first step").
-  return graph.withConfig({ durability: "sync" });
+  // LangGraph Platform assigns its own checkpointer to the exported graph before each run: that one
+  // is wrapped too (keepWritesAfterTheirCheckpoint).
+  return keepWritesAfterTheirCheckpoint(graph.withConfig({ durability: "sync" }));
 }
 
 function requireTools(tools: GuardOptions["tools"] | undefined): GuardOptions["tools"] {

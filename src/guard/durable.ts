@@ -73,7 +73,7 @@ function runLostReason(snapshot: Pick<StateSnapshot, "config">, unsaved: Unsaved
     `the checkpointer never saved (${unsaved.checkpointIds[0]}${unsaved.checkpointIds.length > 1 ? ", …" : ""}), newer than ` +
     `${latest ? `the latest saved checkpoint ${latest}, which has nothing left to run` : "any saved checkpoint (the thread has none)"}. ` +
     `A crash leaves this when a step's writes are saved before its checkpoint: under durability "async" (each checkpoint is saved in the background, ` +
-    `its tasks' writes at once), or in a run's first step in a graph createGuardedAgent did not build. ` +
+    `its tasks' writes at once), or in a run's first step of a graph compiled on a checkpointer not wrapped by writesAfterTheirCheckpoint (createGuardedAgent wraps its own). ` +
     `Start the run again with its input; run createGuardedAgent's graph with durability "sync" to avoid it`
   );
 }

@@ -28,6 +28,11 @@ function checkpointKey(threadId: unknown, namespace: unknown, checkpointId: unkn
  */
 export function writesAfterTheirCheckpoint<T extends BaseCheckpointSaver>(saver: T): T {
   if (saver instanceof MemorySaver && Object.getPrototypeOf(saver) === MemorySaver.prototype) return saver;
+  // One wrapper per saver, and a wrapper is not wrapped again: every graph (and every assignment of
+  // the same saver, as LangGraph Platform makes per run) shares one record of the puts in flight.
+  if (wrappers.has(saver)) return saver;
+  const known = wrapped.get(saver);
+  if (known !== undefined) return known as T;
   const inFlight = new Map<string, Promise<unknown>>();
   const put: Put = (config, checkpoint, metadata, versions) => {
     const saved = saver.put(config, checkpoint, metadata, versions);
@@ -62,5 +67,37 @@ export function writesAfterTheirCheckpoint<T extends BaseCheckpointSaver>(saver:
   });
   const source = threadSourceOf(saver);
   if (source) registerThreadSource(ordered, source);
+  wrapped.set(saver, ordered);
+  wrappers.add(ordered);
   return ordered;
+}
+
+/** A checkpointer by its shape: the server's may come from another copy of @langchain/langgraph-checkpoint. */
+function isSaver(value: unknown): value is BaseCheckpointSaver {
+  return typeof value === "object" && value !== null && typeof (value as BaseCheckpointSaver).put === "function" && typeof (value as BaseCheckpointSaver).putWrites === "function";
+}
+
+/** Saver → its wrapper. */
+const wrapped = new WeakMap<BaseCheckpointSaver, BaseCheckpointSaver>();
+/** The wrappers themselves. */
+const wrappers = new WeakSet<BaseCheckpointSaver>();
+
+/**
+ * Keeps `graph`'s checkpointer wrapped by `writesAfterTheirCheckpoint` when one is assigned after
+ * compiling, as LangGraph Platform (`langgraph dev`, `langgraph up`) does: its server sets
+ * `compiled.checkpointer = <its saver>` on the exported graph before each run. Without this the
+ * server's saver ran as given, and a crash in a run's first step could leave the run lost
+ * (docs/durability.md, "The first step of a run"). `false` and `undefined` are kept as they are.
+ */
+export function keepWritesAfterTheirCheckpoint<G extends { checkpointer?: unknown }>(graph: G): G {
+  let current: unknown = graph.checkpointer;
+  Object.defineProperty(graph, "checkpointer", {
+    configurable: true,
+    enumerable: true,
+    get: () => current,
+    set: (value: unknown) => {
+      current = isSaver(value) ? writesAfterTheirCheckpoint(value) : value;
+    },
+  });
+  return graph;
 }
