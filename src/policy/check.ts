@@ -14,7 +14,7 @@ import type { PermissionMode } from "./types.js";
 import type { RiskLevel } from "../tools/types.js";
 import { parseCompactRule, type CompactReading } from "./compact.js";
 import { isLowerRisk } from "./permissions.js";
-import { parseSelector } from "./selector.js";
+import { topArgument } from "./selector.js";
 import { normalizeString } from "./normalize.js";
 
 interface PolicyCheckResult {
@@ -190,38 +190,34 @@ export function checkPolicy(
   return { errors, warnings, readings };
 }
 
-/** The first segment of a selector: `request.url` → request, `items[*].name` → items. */
-function topField(selector: string): string {
-  return /^[^.[]+/.exec(selector)?.[0] ?? selector;
+/** Whether a tool with these argument names has `field` (a topArgument), comparing names as the policy compares keys (normalised: fullwidth, look-alike letters). */
+function hasArgument(args: readonly string[], field: string): boolean {
+  const wanted = normalizeString(field);
+  return args.some((arg) => arg === field || normalizeString(arg) === wanted);
 }
 
-/** A compact rule reading an argument its tool does not have would never fire: with the tools known, that is an error. */
+/**
+ * A compact rule reading an argument its tool does not have would never fire: with the tools known,
+ * that is an error. The argument is judged as in whereFieldErrors: topArgument (the matcher's reading),
+ * names compared normalised, selectors starting with `*` or an index not judged.
+ */
 function compactFieldErrors(info: RuleInfo, reading: CompactReading, tools: ToolCatalog, toolArguments: ToolArguments): string[] {
   const errors: string[] = [];
   for (const name of [...tools.keys()].filter(info.matches)) {
     const args = toolArguments.get(name);
     if (args === undefined) continue;
     for (const selector of Object.keys(reading.where ?? {})) {
-      if (args.includes(topField(selector))) continue;
+      const field = topArgument(selector);
+      if (field === undefined || hasArgument(args, field)) continue; // `*`, `[0]`: not judged, as in whereFieldErrors
       const main = reading.mainArgument;
       const why = main === undefined ? "" : main.source === "policy" ? ` (tools.${reading.tool}.mainArgument)` : ` (Claude Code's convention for ${reading.tool})`;
       const fix = main === undefined ? `name one of its arguments` : `declare tools.${reading.tool}.mainArgument: { field: NAME, kind: ${main.kind} } or write ${reading.tool}(FIELD:PATTERN)`;
       errors.push(
-        `${info.label}: ${info.rule.rule ?? ""} reads the argument ${JSON.stringify(selector)}${why}, but tool ${name} has no argument ${JSON.stringify(topField(selector))} (its arguments: ${args.join(", ") || "none"}); the rule would never fire: ${fix}`,
+        `${info.label}: ${info.rule.rule ?? ""} reads the argument ${JSON.stringify(selector)}${why}, but tool ${name} has no argument ${JSON.stringify(field)} (its arguments: ${args.join(", ") || "none"}); the rule would never fire: ${fix}`,
       );
     }
   }
   return errors;
-}
-
-/** The argument a selector starts from (`path` of `path.to[0]`, `a.b` of `["a.b"].c`), or undefined for `*` and `[0]`. */
-function firstArgument(selector: string): string | undefined {
-  try {
-    const first = parseSelector(selector)[0];
-    return first !== undefined && "key" in first ? first.key : undefined;
-  } catch {
-    return undefined; // an invalid selector is refused when the rule is compiled
-  }
 }
 
 /** True when a condition can hold with its field absent (`not`, `exists: false`): such a rule fires on every call of a tool lacking the field. */
@@ -246,10 +242,9 @@ function whereFieldErrors(info: RuleInfo, tools: ToolCatalog, toolArguments: Too
   if (matched.length === 0 || matched.some((name) => !toolArguments.has(name))) return [];
   const errors: string[] = [];
   for (const [selector, condition] of Object.entries(info.rule.where)) {
-    const field = firstArgument(selector);
+    const field = topArgument(selector);
     if (field === undefined) continue;
-    const wanted = normalizeString(field);
-    if (matched.some((name) => toolArguments.get(name)!.some((arg) => arg === field || normalizeString(arg) === wanted))) continue;
+    if (matched.some((name) => hasArgument(toolArguments.get(name)!, field))) continue;
     const lacking = matched.length === 1 ? `tool ${matched[0]} has no argument ${JSON.stringify(field)} (its arguments: ${toolArguments.get(matched[0]!)!.join(", ") || "none"})` : `none of its tools (${matched.join(", ")}) has an argument ${JSON.stringify(field)}`;
     const effect = holdsWhenAbsent(condition) ? `the condition would hold for every call, so the rule would ${info.rule.mode} them all` : "the rule would never fire";
     errors.push(`${info.label}: where ${JSON.stringify(selector)} reads the argument ${JSON.stringify(field)}, but ${lacking}; ${effect}: name one of its arguments`);

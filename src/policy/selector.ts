@@ -60,6 +60,22 @@ export function parseSelector(selector: string): SelectorSegment[] {
   return segments;
 }
 
+/**
+ * The top-level argument a selector reads, as the matcher reads it (parseSelector, keys normalised):
+ * `path` of `path.to[0]`, `a.b` of `["a.b"].c`, `env` of `ｅｎｖ`. Undefined when the first step is
+ * not a plain key (`*`, `[*]`, `[0]`: it may read any argument, or none) or the selector is invalid
+ * (refused when its rule is compiled).
+ */
+export function topArgument(selector: string): string | undefined {
+  let first: SelectorSegment | undefined;
+  try {
+    first = parseSelector(selector)[0];
+  } catch {
+    return undefined;
+  }
+  return first !== undefined && "key" in first ? first.key : undefined;
+}
+
 function step(outer: unknown, segment: SelectorSegment, out: unknown[]): void {
   if (outer instanceof DuplicateValues || isEmbeddedJson(outer)) {
     const inner: unknown[] = [];
