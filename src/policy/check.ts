@@ -196,28 +196,14 @@ function hasArgument(args: readonly string[], field: string): boolean {
   return args.some((arg) => arg === field || normalizeString(arg) === wanted);
 }
 
-/**
- * A compact rule reading an argument its tool does not have would never fire: with the tools known,
- * that is an error. The argument is judged as in whereFieldErrors: topArgument (the matcher's reading),
- * names compared normalised, selectors starting with `*` or an index not judged.
- */
-function compactFieldErrors(info: RuleInfo, reading: CompactReading, tools: ToolCatalog, toolArguments: ToolArguments): string[] {
-  const errors: string[] = [];
-  for (const name of [...tools.keys()].filter(info.matches)) {
-    const args = toolArguments.get(name);
-    if (args === undefined) continue;
-    for (const selector of Object.keys(reading.where ?? {})) {
-      const field = topArgument(selector);
-      if (field === undefined || hasArgument(args, field)) continue; // `*`, `[0]`: not judged, as in whereFieldErrors
-      const main = reading.mainArgument;
-      const why = main === undefined ? "" : main.source === "policy" ? ` (tools.${reading.tool}.mainArgument)` : ` (Claude Code's convention for ${reading.tool})`;
-      const fix = main === undefined ? `name one of its arguments` : `declare tools.${reading.tool}.mainArgument: { field: NAME, kind: ${main.kind} } or write ${reading.tool}(FIELD:PATTERN)`;
-      errors.push(
-        `${info.label}: ${info.rule.rule ?? ""} reads the argument ${JSON.stringify(selector)}${why}, but tool ${name} has no argument ${JSON.stringify(field)} (its arguments: ${args.join(", ") || "none"}); the rule would never fire: ${fix}`,
-      );
-    }
-  }
-  return errors;
+/** A tool a rule matches: the names of its top-level arguments, or "open" when its schema takes any argument. */
+interface MatchedTool {
+  name: string;
+  args: readonly string[] | "open";
+}
+
+function matchedTools(info: RuleInfo, tools: ToolCatalog, toolArguments: ToolArguments): MatchedTool[] {
+  return [...tools.keys()].filter(info.matches).map((name) => ({ name, args: toolArguments.get(name) ?? "open" }));
 }
 
 /** True when a condition can hold with its field absent (`not`, `exists: false`): such a rule fires on every call of a tool lacking the field. */
@@ -230,24 +216,75 @@ function holdsWhenAbsent(condition: unknown): boolean {
   return c.exists === false;
 }
 
+const LISTED_TOOLS = 5;
+const LISTED_ARGUMENTS = 8;
+
+function bounded(items: readonly string[], max: number, more: (n: number) => string): string {
+  return items.length <= max ? items.join(", ") : `${items.slice(0, max).join(", ")}, ${more(items.length - max)}`;
+}
+
+/**
+ * The one judgement of a rule's condition against the tools it matches (compact rules and `where`
+ * conditions alike): the condition on `selector` is an error only when the selector starts at a plain
+ * key (topArgument: not `*`, not an index), the rule matches some tool, none of those tools has the
+ * argument (names compared normalised), and none takes any argument (an open schema may have it).
+ * A rule that can fire on one of its tools is not a typo, even when its other tools lack the argument.
+ * Returns the message (`LABEL: READS, but ...; EFFECT: FIX`), naming the tools and their arguments, or undefined.
+ */
+function unreadArgumentError(label: string, reads: string, selector: string, condition: unknown, mode: PermissionMode, matched: readonly MatchedTool[], fix: string): string | undefined {
+  const field = topArgument(selector);
+  if (field === undefined || matched.length === 0) return undefined;
+  const closed: { name: string; args: readonly string[] }[] = [];
+  for (const tool of matched) {
+    if (tool.args === "open" || hasArgument(tool.args, field)) return undefined;
+    closed.push({ name: tool.name, args: tool.args });
+  }
+  const only = closed.length === 1 ? closed[0] : undefined;
+  const lacking =
+    only !== undefined
+      ? `tool ${only.name} has no argument ${JSON.stringify(field)} (its arguments: ${only.args.join(", ") || "none"})`
+      : `none of its tools (${bounded(closed.map((tool) => tool.name), LISTED_TOOLS, (n) => `and ${n} more`)}) has an argument ${JSON.stringify(field)}`;
+  const effect = holdsWhenAbsent(condition) ? `the condition would hold for every call, so the rule would ${mode} them all` : "the rule would never fire";
+  const theirs =
+    only !== undefined
+      ? ""
+      : ` (${closed
+          .slice(0, LISTED_TOOLS)
+          .map((tool) => `${tool.name} takes ${tool.args.length === 0 ? "no arguments" : bounded(tool.args, LISTED_ARGUMENTS, (n) => `${n} more`)}`)
+          .join("; ")}${closed.length > LISTED_TOOLS ? `; ${closed.length - LISTED_TOOLS} more tools` : ""})`;
+  return `${label}: ${reads}, but ${lacking}; ${effect}: ${fix}${theirs}`;
+}
+
+/**
+ * A compact rule reading an argument none of its tools has would never fire: with the tools known,
+ * that is an error, judged by unreadArgumentError as `where` conditions are.
+ */
+function compactFieldErrors(info: RuleInfo, reading: CompactReading, tools: ToolCatalog, toolArguments: ToolArguments): string[] {
+  const matched = matchedTools(info, tools, toolArguments);
+  const main = reading.mainArgument;
+  const why = main === undefined ? "" : main.source === "policy" ? ` (tools.${reading.tool}.mainArgument)` : ` (Claude Code's convention for ${reading.tool})`;
+  const fix = main === undefined ? `name one of its arguments` : `declare tools.${reading.tool}.mainArgument: { field: NAME, kind: ${main.kind} } or write ${reading.tool}(FIELD:PATTERN)`;
+  const errors: string[] = [];
+  for (const [selector, condition] of Object.entries(reading.where ?? {})) {
+    const error = unreadArgumentError(info.label, `${info.rule.rule ?? ""} reads the argument ${JSON.stringify(selector)}${why}`, selector, condition, info.rule.mode, matched, fix);
+    if (error !== undefined) errors.push(error);
+  }
+  return errors;
+}
+
 /**
  * A `where` condition reading an argument none of the rule's tools has never sees a value: the rule
  * would never fire (or, under `not` / `exists: false`, fire on every call). With the tools known,
- * that is an error. Argument names compare as the policy compares keys (normalised: fullwidth,
- * look-alike letters); a tool taking any argument (an open schema) is not judged.
+ * that is an error, judged by unreadArgumentError.
  */
 function whereFieldErrors(info: RuleInfo, tools: ToolCatalog, toolArguments: ToolArguments): string[] {
   if (info.rule.rule !== undefined || info.rule.where === undefined) return [];
-  const matched = [...tools.keys()].filter(info.matches);
-  if (matched.length === 0 || matched.some((name) => !toolArguments.has(name))) return [];
+  const matched = matchedTools(info, tools, toolArguments);
   const errors: string[] = [];
   for (const [selector, condition] of Object.entries(info.rule.where)) {
     const field = topArgument(selector);
-    if (field === undefined) continue;
-    if (matched.some((name) => hasArgument(toolArguments.get(name)!, field))) continue;
-    const lacking = matched.length === 1 ? `tool ${matched[0]} has no argument ${JSON.stringify(field)} (its arguments: ${toolArguments.get(matched[0]!)!.join(", ") || "none"})` : `none of its tools (${matched.join(", ")}) has an argument ${JSON.stringify(field)}`;
-    const effect = holdsWhenAbsent(condition) ? `the condition would hold for every call, so the rule would ${info.rule.mode} them all` : "the rule would never fire";
-    errors.push(`${info.label}: where ${JSON.stringify(selector)} reads the argument ${JSON.stringify(field)}, but ${lacking}; ${effect}: name one of its arguments`);
+    const error = unreadArgumentError(info.label, `where ${JSON.stringify(selector)} reads the argument ${JSON.stringify(field)}`, selector, condition, info.rule.mode, matched, "name one of its arguments");
+    if (error !== undefined) errors.push(error);
   }
   return errors;
 }
