@@ -14,19 +14,10 @@ import { parseCompactRule } from "../src/policy/compact.js";
 import { loadedPolicyOf } from "../src/policy/file.js";
 import { normalizeString } from "../src/policy/normalize.js";
 import { parsePermissionRules, PermissionPolicy, type PermissionRule } from "../src/policy/permissions.js";
-import { parseSelector, topArgument, type SelectorSegment } from "../src/policy/selector.js";
+import { parseSelector, topArgument } from "../src/policy/selector.js";
 import { defineTool } from "../src/tools/define-tool.js";
+import { witness } from "./helpers/selector-witness.js";
 
-/** A value the rest of a selector reaches (a string "x" at its end). */
-function witness(rest: readonly SelectorSegment[]): unknown {
-  let value: unknown = "x";
-  for (const segment of [...rest].reverse()) {
-    if ("key" in segment) value = Object.fromEntries([[segment.key, value]]);
-    else if ("index" in segment) value = Array.from({ length: segment.index + 1 }, (_, i) => (i === segment.index ? value : null));
-    else value = [value];
-  }
-  return value;
-}
 
 const NAMES = ["path", "ｐａｔｈ", "раth", "url", "env", "Env", "a.b", "cmd", "id"];
 const name = fc.oneof(fc.constantFrom(...NAMES), fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_-]{0,5}$/));

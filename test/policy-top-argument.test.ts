@@ -12,8 +12,9 @@ import { checkPolicy } from "../src/policy/check.js";
 import { parseCompactRule, type MainArguments } from "../src/policy/compact.js";
 import { loadedPolicyOf } from "../src/policy/file.js";
 import { parsePermissionRules, PermissionPolicy, type PermissionRule } from "../src/policy/permissions.js";
-import { parseSelector, topArgument, type SelectorSegment } from "../src/policy/selector.js";
+import { parseSelector, topArgument } from "../src/policy/selector.js";
 import { defineTool } from "../src/tools/define-tool.js";
+import { witness } from "./helpers/selector-witness.js";
 
 /** checkPolicy's errors for `rules` on one tool `t` whose schema has exactly the arguments `args`. */
 function errorsFor(rules: PermissionRule[], args: readonly string[], mainArguments?: MainArguments): string[] {
@@ -30,16 +31,6 @@ function lackedArgument(errors: readonly string[]): string | undefined {
   return JSON.parse(match![1]!) as string;
 }
 
-/** A value the rest of a selector reaches (a string "x" at its end). */
-function witness(rest: readonly SelectorSegment[]): unknown {
-  let value: unknown = "x";
-  for (const segment of [...rest].reverse()) {
-    if ("key" in segment) value = Object.fromEntries([[segment.key, value]]);
-    else if ("index" in segment) value = Array.from({ length: segment.index + 1 }, (_, i) => (i === segment.index ? value : null));
-    else value = [value];
-  }
-  return value;
-}
 
 // Names as tools and policies write them: plain, fullwidth, look-alike (Cyrillic е), zero-width,
 // trailing space, with dots (only readable quoted), and generated ones.
