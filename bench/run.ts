@@ -16,7 +16,7 @@ import { markdownTable, rewriteResults, textTable } from "./lib/report.js";
 import type { BenchRow, WorkloadResult } from "./lib/result.js";
 import { median } from "./lib/stats.js";
 import { benchW1, type W1Result } from "./w1-loop.js";
-import { benchW2 } from "./w2-decisions.js";
+import { benchW2InOwnProcess } from "./w2-decisions.js";
 import { benchW3 } from "./w3-parallel.js";
 import { benchW4 } from "./w4-durability.js";
 import { benchW5 } from "./w5-memory.js";
@@ -70,7 +70,7 @@ export async function runBenchmarks(options: RunOptions): Promise<BenchmarkRun> 
   let w1: W1Result | undefined;
   const plan: { id: string; title: string; run: Runner }[] = [
     { id: "W1", title: "loop overhead: 1,000 turns × 4 no-op calls, MemorySaver", run: async (o) => (w1 = await benchW1(o)).rows },
-    { id: "W2", title: "decision throughput: review alone", run: benchW2 },
+    { id: "W2", title: "decision throughput: review alone, in a process of its own", run: benchW2InOwnProcess },
     { id: "W3", title: "parallel batches: 16 safe calls × 50 ms, maxConcurrency 8", run: benchW3 },
     { id: "W4", title: "durability: approval round trips; 4 workers on PostgreSQL", run: benchW4 },
     { id: "W5", title: "memory: guard state and RSS over a 10,000-turn thread", run: benchW5 },

@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { Guard, type RawToolCall } from "../src/guard/index.js";
 import { PermissionPolicy } from "../src/policy/index.js";
@@ -133,3 +135,30 @@ export async function benchW2(opts: { quick: boolean }): Promise<BenchRow[]> {
     await ks.close();
   }
 }
+
+/**
+ * W2 as `npm run bench` runs it: in a child process of its own, with Node's promise hooks on (the
+ * child invokes one LangChain runnable first, as every LangGraph step does). Before, the full run
+ * measured W2 after W1 in one process (hooks on, W1's heaps and compiled code there) while
+ * `--only W2` measured a process without hooks: the same workload read ≈ 170,000–190,000 and
+ * ≈ 210,000 per CPU-second (BENCHMARKS.md, "Session 6"). Now both measure the same process state.
+ * `reviewTurn` makes 2 promises per call (its own and the caller's await).
+ */
+export async function benchW2InOwnProcess(opts: { quick: boolean }): Promise<BenchRow[]> {
+  const script = fileURLToPath(new URL("./lib/w2-child.ts", import.meta.url));
+  const child = spawn(process.execPath, ["--import", "tsx", script, opts.quick ? "1" : "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", resolve);
+  });
+  const line = out.split("\n").find((l) => l.startsWith(W2_ROWS_MARKER));
+  if (code !== 0 || line === undefined) throw new Error(`W2 child process exited with ${code}: ${err.trim().slice(-2000)}`);
+  return JSON.parse(line.slice(W2_ROWS_MARKER.length)) as BenchRow[];
+}
+
+/** The line a W2 child prints its rows on. */
+export const W2_ROWS_MARKER = "W2_ROWS ";
