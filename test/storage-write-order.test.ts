@@ -198,6 +198,16 @@ describe("writesAfterTheirCheckpoint", () => {
     expect(saver.writesBeforeTheirCheckpoint()).toEqual([]);
     // The graph reads its threads through the saver it was given.
     expect((await readThreadProgress(graph, "platform")).progress).toBe("done");
+    // A graph derived with withConfig (exported as `createGuardedAgent(...).withConfig({ ... })`) wraps an assigned saver too.
+    const derived = graph.withConfig({ recursionLimit: 50 }) as unknown as { checkpointer: unknown; withConfig: (c: object) => { checkpointer: unknown } };
+    expect(derived.checkpointer).toBe(writesAfterTheirCheckpoint(saver));
+    const other = new SlowPutSaver();
+    derived.checkpointer = other;
+    expect(derived.checkpointer).toBe(writesAfterTheirCheckpoint(other));
+    expect(graph.checkpointer).toBe(writesAfterTheirCheckpoint(saver));
+    const twice = derived.withConfig({ tags: ["x"] });
+    twice.checkpointer = other;
+    expect(twice.checkpointer).toBe(writesAfterTheirCheckpoint(other));
     // What the server may assign besides a saver is kept as it is.
     for (const value of [undefined, false, null]) {
       platform.checkpointer = value;

@@ -99,5 +99,19 @@ export function keepWritesAfterTheirCheckpoint<G extends { checkpointer?: unknow
       current = isSaver(value) ? writesAfterTheirCheckpoint(value) : value;
     },
   });
+  // `graph.withConfig(...)` builds a new graph from the fields (LangGraph's Pregel): it keeps this too,
+  // so `createGuardedAgent(...).withConfig({ recursionLimit })` exported to the server is covered.
+  const withConfig = (graph as { withConfig?: unknown }).withConfig;
+  if (typeof withConfig === "function") {
+    Object.defineProperty(graph, "withConfig", {
+      configurable: true,
+      writable: true,
+      enumerable: false,
+      value(this: unknown, ...args: unknown[]) {
+        const derived: unknown = withConfig.apply(this, args);
+        return typeof derived === "object" && derived !== null && "checkpointer" in derived ? keepWritesAfterTheirCheckpoint(derived) : derived;
+      },
+    });
+  }
   return graph;
 }
