@@ -111,21 +111,14 @@ function acquireSqliteLock(path: string, threadId: string, owner: string, leaseM
     }
   }, Math.max(1, Math.floor(leaseMs / 3)));
   timer.unref();
-  let released = false;
-  return {
-    threadId,
-    owner,
-    release: async () => {
-      if (released) return;
-      released = true;
-      clearInterval(timer);
-      try {
-        remove.run(threadId, owner);
-      } finally {
-        db.close();
-      }
-    },
-  };
+  return releasedOnce(threadId, owner, async () => {
+    clearInterval(timer);
+    try {
+      remove.run(threadId, owner);
+    } finally {
+      db.close();
+    }
+  });
 }
 
 async function acquirePostgresLock(url: string, threadId: string, owner: string): Promise<ThreadLock | null> {
@@ -148,6 +141,17 @@ async function acquirePostgresLock(url: string, threadId: string, owner: string)
     await client.end().catch(() => undefined);
     return null;
   }
+  return releasedOnce(threadId, owner, async () => {
+    // Ending the session frees its advisory locks even when the unlock query fails (connection lost).
+    await client
+      .query("SELECT pg_advisory_unlock(hashtext($1), hashtext($2))", [ADVISORY_NAMESPACE, threadId])
+      .catch(() => undefined);
+    await client.end().catch(() => undefined);
+  });
+}
+
+/** The held lock whose `release` gives it up on the first call only (later calls resolve at once). */
+function releasedOnce(threadId: string, owner: string, giveUp: () => Promise<void>): ThreadLock {
   let released = false;
   return {
     threadId,
@@ -155,11 +159,7 @@ async function acquirePostgresLock(url: string, threadId: string, owner: string)
     release: async () => {
       if (released) return;
       released = true;
-      // Ending the session frees its advisory locks even when the unlock query fails (connection lost).
-      await client
-        .query("SELECT pg_advisory_unlock(hashtext($1), hashtext($2))", [ADVISORY_NAMESPACE, threadId])
-        .catch(() => undefined);
-      await client.end().catch(() => undefined);
+      await giveUp();
     },
   };
 }
