@@ -14,17 +14,19 @@ interface AfterModelUpdate {
   jumpTo?: "model" | "end" | "tools";
 }
 
+/** What the afterModel review reads: the thread's messages and the guard's state. */
+interface TurnState {
+  messages: BaseMessage[];
+  guard: GuardState;
+}
+
 /**
  * afterModel: the turn engine's review and plan (one approval interrupt for all that ask).
  * Refused and rejected calls get their error ToolMessage now, so LangChain dispatches only the
  * approved ones; a reject answers only its own call. When nothing may run, the model goes again.
  * A message without tool calls goes to the RequiredForExit escalation.
  */
-export async function afterModelTurn(
-  guard: Guard,
-  state: { messages: BaseMessage[]; guard: GuardState },
-  config: LangGraphRunnableConfig | undefined,
-): Promise<AfterModelUpdate | undefined> {
+export async function afterModelTurn(guard: Guard, state: TurnState, config: LangGraphRunnableConfig | undefined): Promise<AfterModelUpdate | undefined> {
   const ai = lastAIMessage(state.messages);
   if (!ai) return undefined;
   if ((ai.tool_calls ?? []).length === 0) {
@@ -33,7 +35,7 @@ export async function afterModelTurn(
     // The reminder keeps the last message a non-AI one, which LangChain needs to honour the jump.
     return { messages: step.messages, guard: step.guard, jumpTo: "model" };
   }
-  return reviewOpenCalls(guard, state, config);
+  return reviewOpenCalls(guard, state, config, ai);
 }
 
 /**
@@ -41,13 +43,14 @@ export async function afterModelTurn(
  * A partial answer leaves calls waiting (`approvals.pending`, no ToolMessage): LangChain dispatches
  * the answered calls (when none runs, `jumpTo: "tools"` sends the turn there all the same); the
  * waiting ones pass through wrapToolCall without a result, and beforeModel asks again for them.
+ * `ai` is the last AI message of `state.messages`, when the caller has looked it up already.
  */
 export async function reviewOpenCalls(
   guard: Guard,
-  state: { messages: BaseMessage[]; guard: GuardState },
+  state: TurnState,
   config: LangGraphRunnableConfig | undefined,
+  ai: AIMessage | undefined = lastAIMessage(state.messages),
 ): Promise<AfterModelUpdate | undefined> {
-  const ai = lastAIMessage(state.messages);
   if (!ai) return undefined;
   const reviewed = await reviewModelTurn(guard, state.guard, state.messages, config, false, true);
   if (!reviewed) return undefined;
