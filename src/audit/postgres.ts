@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { auditRecordSchema, validateQuery, validateRecords } from "./schema.js";
-import { validateTableName } from "./table-name.js";
+import { AUDIT_INSERT_COLUMNS, auditRowValues, auditTableDdl, validateTableName } from "./sql-table.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
 import { loadPg } from "../optional/index.js";
@@ -19,10 +19,6 @@ export interface PostgresAuditSinkOptions {
 const COLUMNS = 10;
 /** Rows per INSERT: keeps the statement well under PostgreSQL's 65,535 bind parameters. */
 const ROWS_PER_INSERT = 1000;
-
-function rowValues(r: AuditRecord): unknown[] {
-  return [r.id, r.at, r.threadId, r.runId, r.toolCallId, r.tool, r.event, r.decision, r.ruleId, JSON.stringify(r)];
-}
 
 /**
  * Audit log in PostgreSQL, for several workers sharing one log. Duplicate ids are ignored by
@@ -56,22 +52,7 @@ export class PostgresAuditSink implements AuditSink {
   }
 
   async #createTable(): Promise<void> {
-    const t = this.#table;
-    const ddl = `CREATE TABLE IF NOT EXISTS "${t}" (
-        seq BIGSERIAL NOT NULL,
-        id TEXT PRIMARY KEY,
-        at DOUBLE PRECISION NOT NULL,
-        thread_id TEXT NOT NULL,
-        run_id TEXT NOT NULL,
-        tool_call_id TEXT NOT NULL,
-        tool TEXT NOT NULL,
-        event TEXT NOT NULL,
-        decision TEXT NOT NULL,
-        rule_id TEXT NOT NULL,
-        record JSON NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS "${t}_thread_at" ON "${t}" (thread_id, at);
-      CREATE INDEX IF NOT EXISTS "${t}_at" ON "${t}" (at)`;
+    const ddl = auditTableDdl(this.#table, { leading: "seq BIGSERIAL NOT NULL", id: "TEXT PRIMARY KEY", at: "DOUBLE PRECISION NOT NULL", record: "JSON NOT NULL" });
     // json (not jsonb) keeps strings with \u0000 that a model may put in arguments.
     // Workers opening a fresh table at once would race on CREATE (duplicate pg_type rows): the DDL
     // runs under guarded-graph's DDL lock, the one the checkpointer and the execution ledger take.
@@ -87,9 +68,9 @@ export class PostgresAuditSink implements AuditSink {
       const chunk = valid.slice(start, start + ROWS_PER_INSERT);
       const placeholders = chunk.map((_, row) => `(${Array.from({ length: COLUMNS }, (_, col) => `$${row * COLUMNS + col + 1}`).join(", ")})`);
       statements.push({
-        text: `INSERT INTO "${this.#table}" (id, at, thread_id, run_id, tool_call_id, tool, event, decision, rule_id, record)
+        text: `INSERT INTO "${this.#table}" (${AUDIT_INSERT_COLUMNS})
                VALUES ${placeholders.join(", ")} ON CONFLICT (id) DO NOTHING`,
-        values: chunk.flatMap(rowValues),
+        values: chunk.flatMap(auditRowValues),
       });
     }
     const [only] = statements;

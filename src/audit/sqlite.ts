@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { parseStoredRecord, validateQuery, validateRecords } from "./schema.js";
-import { validateTableName } from "./table-name.js";
+import { AUDIT_INSERT_COLUMNS, auditRowValues, auditTableDdl, validateTableName } from "./sql-table.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
 import { loadBetterSqlite3 } from "../optional/index.js";
@@ -30,13 +30,11 @@ export class SqliteAuditSink implements AuditSink {
     this.#db = db;
     this.#table = table;
     const insert = db.prepare(
-      `INSERT OR IGNORE INTO "${table}" (id, at, thread_id, run_id, tool_call_id, tool, event, decision, rule_id, record)
+      `INSERT OR IGNORE INTO "${table}" (${AUDIT_INSERT_COLUMNS})
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#insertBatch = db.transaction((records: readonly AuditRecord[]) => {
-      for (const r of records) {
-        insert.run(r.id, r.at, r.threadId, r.runId, r.toolCallId, r.tool, r.event, r.decision, r.ruleId, JSON.stringify(r));
-      }
+      for (const r of records) insert.run(...auditRowValues(r));
     });
   }
 
@@ -51,20 +49,7 @@ export class SqliteAuditSink implements AuditSink {
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = FULL");
       db.pragma("busy_timeout = 5000");
-      db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (
-        id TEXT PRIMARY KEY NOT NULL,
-        at INTEGER NOT NULL,
-        thread_id TEXT NOT NULL,
-        run_id TEXT NOT NULL,
-        tool_call_id TEXT NOT NULL,
-        tool TEXT NOT NULL,
-        event TEXT NOT NULL,
-        decision TEXT NOT NULL,
-        rule_id TEXT NOT NULL,
-        record TEXT NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS "${table}_thread_at" ON "${table}" (thread_id, at);
-      CREATE INDEX IF NOT EXISTS "${table}_at" ON "${table}" (at);`);
+      db.exec(auditTableDdl(table, { id: "TEXT PRIMARY KEY NOT NULL", at: "INTEGER NOT NULL", record: "TEXT NOT NULL" }));
       return new SqliteAuditSink(db, table);
     } catch (error) {
       db.close();
