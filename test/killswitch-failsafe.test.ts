@@ -1,26 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Killswitch, type KillswitchConfigInput, type KillswitchOptions } from "../src/killswitch/index.js";
-import { downUrl, json, manualClock, startServer, type TestServer } from "./killswitch-helpers.js";
+import type { Killswitch } from "../src/killswitch/index.js";
+import { downUrl, json, manualClock, startedInTest } from "./killswitch-helpers.js";
 
-const servers: TestServer[] = [];
-const switches: Killswitch[] = [];
-
-afterEach(async () => {
-  await Promise.all(switches.splice(0).map((k) => k.stop()));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(handler: Parameters<typeof startServer>[0]) {
-  const server = await startServer(handler);
-  servers.push(server);
-  return server;
-}
-
-function killswitch(config: KillswitchConfigInput, options?: KillswitchOptions) {
-  const k = new Killswitch(config, options);
-  switches.push(k);
-  return k;
-}
+const { serve, killswitch, stopAll } = startedInTest();
+afterEach(stopAll);
 
 /** Restricted in the default deny-risky mode: risky tools denied, low-risk ones left alone. */
 function expectDenyRisky(k: Killswitch, reasonPart: RegExp) {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AuditQuery, AuditRecord, AuditSink } from "../src/audit/types.js";
+import { Killswitch, type KillswitchConfigInput, type KillswitchOptions } from "../src/killswitch/index.js";
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
@@ -35,6 +36,31 @@ export async function startServer(handler: Handler): Promise<TestServer> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * Starts test servers and killswitches and remembers them; `stopAll` (for afterEach) stops the
+ * killswitches, then closes the servers.
+ */
+export function startedInTest() {
+  const servers: TestServer[] = [];
+  const switches: Killswitch[] = [];
+  return {
+    async serve(handler: Handler): Promise<TestServer> {
+      const server = await startServer(handler);
+      servers.push(server);
+      return server;
+    },
+    killswitch(config: KillswitchConfigInput, options?: KillswitchOptions): Killswitch {
+      const k = new Killswitch(config, options);
+      switches.push(k);
+      return k;
+    },
+    async stopAll(): Promise<void> {
+      await Promise.all(switches.splice(0).map((k) => k.stop()));
+      await Promise.all(servers.splice(0).map((s) => s.close()));
+    },
   };
 }
 

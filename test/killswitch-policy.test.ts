@@ -3,35 +3,19 @@ import {
   Killswitch,
   sharedKillswitch,
   transitionRecord,
-  type KillswitchConfigInput,
   type KillswitchLease,
-  type KillswitchOptions,
   type KillswitchTransition,
   type RemotePolicy,
 } from "../src/killswitch/index.js";
-import { ArraySink, json, manualClock, startServer, type TestServer } from "./killswitch-helpers.js";
+import { ArraySink, json, manualClock, startedInTest } from "./killswitch-helpers.js";
 
-const servers: TestServer[] = [];
-const switches: Killswitch[] = [];
+const { serve, killswitch, stopAll } = startedInTest();
 const leases: KillswitchLease[] = [];
 
 afterEach(async () => {
   await Promise.all(leases.splice(0).map((l) => l.release()));
-  await Promise.all(switches.splice(0).map((k) => k.stop()));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
+  await stopAll();
 });
-
-async function serve(handler: Parameters<typeof startServer>[0]) {
-  const server = await startServer(handler);
-  servers.push(server);
-  return server;
-}
-
-function killswitch(config: KillswitchConfigInput, options?: KillswitchOptions) {
-  const k = new Killswitch(config, options);
-  switches.push(k);
-  return k;
-}
 
 function nextTransition(k: Killswitch): Promise<KillswitchTransition> {
   return new Promise((resolve) => {
