@@ -28,7 +28,7 @@ import { openLedger } from "../src/storage/ledger.js";
 import { listThreads } from "../src/storage/threads.js";
 import { effectTools, openEffectSink } from "./fixtures/workers/effects.js";
 import { approvalScenario } from "./fixtures/workers/scenarios.js";
-import { postgresConfigured, postgresForTests, uniqueName } from "./helpers/postgres.js";
+import { dropSchema, postgresConfigured, postgresForTests, uniqueName } from "./helpers/postgres.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "gg-async-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -175,12 +175,7 @@ describe.runIf(postgresConfigured)("durability async: crash states on PostgreSQL
   let url: string | undefined;
   let ready: Promise<Db | undefined> | undefined;
   afterAll(async () => {
-    if (!url) return;
-    const pg = (await import("pg")).default;
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    if (url) await dropSchema(url, schema);
   });
   suite(() =>
     (ready ??= (async () => {

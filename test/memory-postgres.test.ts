@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBlockEditTool, createBlockTool, createRecallTool } from "../src/builtin/index.js";
 import { openPostgresMemory, type MemoryBackend } from "../src/memory/index.js";
-import { postgresConfigured, postgresForTests, uniqueName } from "./helpers/postgres.js";
+import { dropSchema, postgresConfigured, postgresForTests, uniqueName } from "./helpers/postgres.js";
 import { callTool, callToolJson } from "./helpers/tool-call.js";
 
 describe.runIf(postgresConfigured)("memory on PostgreSQL", () => {
@@ -18,11 +18,7 @@ describe.runIf(postgresConfigured)("memory on PostgreSQL", () => {
 
   afterAll(async () => {
     await backend?.close();
-    if (!url) return;
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    if (url) await dropSchema(url, schema);
   });
 
   it("runs block, block_edit and recall on PostgresStore with tsvector search ranked by relevance", async ({ skip }) => {

@@ -3,12 +3,11 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { openCheckpointer, type OpenedCheckpointer } from "../src/storage/checkpointer.js";
 import { DEFAULT_STORAGE_SPEC, parseStorageSpec } from "../src/storage/spec.js";
 import { listThreads } from "../src/storage/threads.js";
-import { postgresConfigured, postgresForTests, uniqueName } from "./helpers/postgres.js";
+import { postgresConfigured, postgresForTests, schemaDroppedAfterAll } from "./helpers/postgres.js";
 
 const State = Annotation.Root({ count: Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }) });
 
@@ -123,15 +122,7 @@ describe("listThreads", () => {
 });
 
 describe.runIf(postgresConfigured)("PostgreSQL checkpointer", () => {
-  const schema = uniqueName("gg_cp");
-  afterAll(async () => {
-    const url = await postgresForTests();
-    if (!url) return;
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  });
+  const schema = schemaDroppedAfterAll("gg_cp");
 
   it("opens postgres://, runs a graph and lists its threads", async (context) => {
     const url = await postgresForTests();

@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { openLedger, type ExecutionLedger } from "../src/storage/ledger.js";
-import { postgresConfigured, postgresForTests, uniqueName } from "./helpers/postgres.js";
+import { postgresConfigured, postgresForTests, schemaDroppedAfterAll, uniqueName } from "./helpers/postgres.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "gg-ledger-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -121,15 +120,7 @@ describe("ExecutionLedger (memory)", () => {
 });
 
 describe.runIf(postgresConfigured)("ExecutionLedger (PostgreSQL)", () => {
-  const schema = uniqueName("gg_ledger");
-  afterAll(async () => {
-    const url = await postgresForTests();
-    if (!url) return;
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  });
+  const schema = schemaDroppedAfterAll("gg_ledger");
   ledgerContract(async () => {
     const url = await postgresForTests();
     if (!url) throw new Error("PostgreSQL is configured but unreachable");

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { afterAll } from "vitest";
 
 /**
  * PostgreSQL for tests: `POSTGRES_URL` names the server. Without it, or when it is unreachable,
@@ -37,4 +38,22 @@ export const postgresConfigured = Boolean(POSTGRES_URL) || REQUIRE_POSTGRES;
 /** A unique schema-safe name for tables created by one test file. */
 export function uniqueName(prefix: string): string {
   return `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Drops `schema` and all it holds, if it exists, on the server at `url`. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+}
+
+/** A unique schema name for the calling suite, dropped after all its tests (when PostgreSQL is reachable). */
+export function schemaDroppedAfterAll(prefix: string): string {
+  const schema = uniqueName(prefix);
+  afterAll(async () => {
+    const url = await postgresForTests();
+    if (url) await dropSchema(url, schema);
+  });
+  return schema;
 }
