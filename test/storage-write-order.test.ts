@@ -31,9 +31,23 @@ import { graph as etlPlatformGraph } from "../graphs/etl.js";
 const tmp = mkdtempSync(join(tmpdir(), "gg-write-order-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** A saver (not MemorySaver itself) whose puts wait for `release`, logging what reached storage. */
-class GatedSaver extends MemorySaver {
+/** A saver (not MemorySaver itself) logging when each put and write reached it; a put first awaits `beforePut`. */
+class LoggingSaver extends MemorySaver {
   readonly log: string[] = [];
+  protected async beforePut(): Promise<void> {}
+  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _versions?: unknown): Promise<RunnableConfig> {
+    await this.beforePut();
+    this.log.push(`put ${checkpoint.id}`);
+    return super.put(config, checkpoint, metadata);
+  }
+  override async putWrites(config: RunnableConfig, writes: [string, unknown][], taskId: string): Promise<void> {
+    this.log.push(`writes ${String(config.configurable?.checkpoint_id)}`);
+    return super.putWrites(config, writes, taskId);
+  }
+}
+
+/** A logging saver whose puts wait for `release` (or fail, after `fail`). */
+class GatedSaver extends LoggingSaver {
   #gate: Promise<void> = Promise.resolve();
   #fail = false;
   hold(): { release: () => void; fail: () => void } {
@@ -47,29 +61,16 @@ class GatedSaver extends MemorySaver {
       },
     };
   }
-  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _versions?: unknown): Promise<RunnableConfig> {
+  protected override async beforePut(): Promise<void> {
     await this.#gate;
     if (this.#fail) throw new Error("disk full");
-    this.log.push(`put ${checkpoint.id}`);
-    return super.put(config, checkpoint, metadata);
-  }
-  override async putWrites(config: RunnableConfig, writes: [string, unknown][], taskId: string): Promise<void> {
-    this.log.push(`writes ${String(config.configurable?.checkpoint_id)}`);
-    return super.putWrites(config, writes, taskId);
   }
 }
 
-/** A saver (not MemorySaver itself) whose every put takes 30 ms, logging when each put and write reached it. */
-class SlowPutSaver extends MemorySaver {
-  readonly log: string[] = [];
-  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _versions?: unknown): Promise<RunnableConfig> {
+/** A logging saver whose every put takes 30 ms. */
+class SlowPutSaver extends LoggingSaver {
+  protected override async beforePut(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 30));
-    this.log.push(`put ${checkpoint.id}`);
-    return super.put(config, checkpoint, metadata);
-  }
-  override async putWrites(config: RunnableConfig, writes: [string, unknown][], taskId: string): Promise<void> {
-    this.log.push(`writes ${String(config.configurable?.checkpoint_id)}`);
-    return super.putWrites(config, writes, taskId);
   }
   /** Writes that reached the saver before the checkpoint they belong to. */
   writesBeforeTheirCheckpoint(): string[] {
@@ -84,31 +85,45 @@ function checkpointWithId(): Checkpoint {
 const base = { configurable: { thread_id: "t", checkpoint_ns: "" } };
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 
+/**
+ * Through the wrapper, the put of a fresh input checkpoint under `durability`, held at a GatedSaver's
+ * gate; `writeUnder` saves one messages write under that checkpoint.
+ */
+function heldPut(durability: "sync" | "async") {
+  const saver = new GatedSaver();
+  const ordered = writesAfterTheirCheckpoint(saver);
+  const checkpoint = checkpointWithId();
+  const gate = saver.hold();
+  const put = ordered.put({ ...base, durability } as RunnableConfig, checkpoint, { source: "input", step: -1, parents: {} }, {});
+  const writeUnder = (message: string, taskId: string) =>
+    ordered.putWrites({ configurable: { ...base.configurable, checkpoint_id: checkpoint.id } }, [["messages", message]], taskId);
+  return { saver, checkpoint, gate, put, writeUnder };
+}
+
+/** A scripted model that calls the effect tool once, then says "done", and that tool (its effects dropped). */
+function oneEffectThenDone() {
+  const sink = { record: async () => undefined, close: async () => undefined };
+  const scenario = { name: "one", turns: [{ tool_calls: [{ name: "effect", args: { label: "a", ms: 1, safe: true } }] }, { text: "done" }] };
+  return { model: new ScriptedChatModel({ scenario }), tools: effectTools(sink) };
+}
+
 describe("writesAfterTheirCheckpoint", () => {
   it('under "sync", a write under a checkpoint still being put is saved after it', async () => {
-    const saver = new GatedSaver();
-    const ordered = writesAfterTheirCheckpoint(saver);
-    const checkpoint = checkpointWithId();
-    const gate = saver.hold();
-    const put = ordered.put({ ...base, durability: "sync" } as RunnableConfig, checkpoint, { source: "input", step: -1, parents: {} }, {});
-    const writes = ordered.putWrites({ configurable: { ...base.configurable, checkpoint_id: checkpoint.id } }, [["messages", "hi"]], "task-1");
+    const { saver, checkpoint, gate, put, writeUnder } = heldPut("sync");
+    const writes = writeUnder("hi", "task-1");
     await settle();
     expect(saver.log).toEqual([]);
     gate.release();
     await Promise.all([put, writes]);
     expect(saver.log).toEqual([`put ${checkpoint.id}`, `writes ${checkpoint.id}`]);
     // A write under a checkpoint saved before (no put in flight) does not wait.
-    await ordered.putWrites({ configurable: { ...base.configurable, checkpoint_id: checkpoint.id } }, [["messages", "again"]], "task-2");
+    await writeUnder("again", "task-2");
     expect(saver.log).toHaveLength(3);
   });
 
   it("a write under a checkpoint whose put failed is not saved", async () => {
-    const saver = new GatedSaver();
-    const ordered = writesAfterTheirCheckpoint(saver);
-    const checkpoint = checkpointWithId();
-    const gate = saver.hold();
-    const put = ordered.put({ ...base, durability: "sync" } as RunnableConfig, checkpoint, { source: "input", step: -1, parents: {} }, {});
-    const writes = ordered.putWrites({ configurable: { ...base.configurable, checkpoint_id: checkpoint.id } }, [["messages", "hi"]], "task-1");
+    const { saver, gate, put, writeUnder } = heldPut("sync");
+    const writes = writeUnder("hi", "task-1");
     gate.fail();
     await expect(put).rejects.toThrow("disk full");
     await expect(writes).rejects.toThrow("disk full");
@@ -116,12 +131,8 @@ describe("writesAfterTheirCheckpoint", () => {
   });
 
   it('under "async" nothing waits (as LangGraph runs it)', async () => {
-    const saver = new GatedSaver();
-    const ordered = writesAfterTheirCheckpoint(saver);
-    const checkpoint = checkpointWithId();
-    const gate = saver.hold();
-    const put = ordered.put({ ...base, durability: "async" } as RunnableConfig, checkpoint, { source: "input", step: -1, parents: {} }, {});
-    await ordered.putWrites({ configurable: { ...base.configurable, checkpoint_id: checkpoint.id } }, [["messages", "hi"]], "task-1");
+    const { saver, checkpoint, gate, put, writeUnder } = heldPut("async");
+    await writeUnder("hi", "task-1");
     expect(saver.log).toEqual([`writes ${checkpoint.id}`]);
     gate.release();
     await put;
@@ -143,10 +154,8 @@ describe("writesAfterTheirCheckpoint", () => {
   });
 
   it("a run's first writes (its input, by __start__) reach the checkpointer after the input checkpoint: createGuardedAgent and the CLI's graphs", async () => {
-    const sink = { record: async () => undefined, close: async () => undefined };
-    const scenario = { name: "one", turns: [{ tool_calls: [{ name: "effect", args: { label: "a", ms: 1, safe: true } }] }, { text: "done" }] };
     const agentSaver = new SlowPutSaver();
-    const agent = createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: effectTools(sink), checkpointer: agentSaver });
+    const agent = createGuardedAgent({ ...oneEffectThenDone(), checkpointer: agentSaver });
     await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "first" } });
     await agent.invoke({ messages: [new HumanMessage("again")] }, { configurable: { thread_id: "first" } });
     expect(agentSaver.log.filter((e) => e.startsWith("writes ")).length).toBeGreaterThan(4);
@@ -179,9 +188,7 @@ describe("writesAfterTheirCheckpoint", () => {
   // dist/graph/load.mjs, getGraph, 1.x as pinned by the LangGraph CLI 1.5.1). The exported graphs
   // (graphs/*.ts) are createGuardedAgent graphs compiled without a checkpointer.
   it("a checkpointer assigned after createGuardedAgent, as LangGraph Platform assigns its own, is wrapped too", async () => {
-    const sink = { record: async () => undefined, close: async () => undefined };
-    const scenario = { name: "one", turns: [{ tool_calls: [{ name: "effect", args: { label: "a", ms: 1, safe: true } }] }, { text: "done" }] };
-    const graph = createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: effectTools(sink) });
+    const graph = createGuardedAgent(oneEffectThenDone());
     expect(graph.checkpointer).toBeUndefined();
     const saver = new SlowPutSaver();
     // The server's line, as it runs it.
@@ -234,14 +241,12 @@ describe("writesAfterTheirCheckpoint", () => {
   });
 
   it("a graph compiled by hand (GuardedToolNode) keeps the first-step order when its checkpointer is wrapped, and not otherwise", async () => {
-    const sink = { record: async () => undefined, close: async () => undefined };
-    const scenario = { name: "one", turns: [{ tool_calls: [{ name: "effect", args: { label: "a", ms: 1, safe: true } }] }, { text: "done" }] };
     const State = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec });
     const build = (checkpointer: SlowPutSaver | ReturnType<typeof writesAfterTheirCheckpoint<SlowPutSaver>>) => {
-      const model = new ScriptedChatModel({ scenario });
+      const { model, tools } = oneEffectThenDone();
       return new StateGraph(State)
         .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
-        .addNode("tools", new GuardedToolNode({ tools: effectTools(sink), permissions: new PermissionPolicy([{ tool: "effect", mode: "allow" }]) }))
+        .addNode("tools", new GuardedToolNode({ tools, permissions: new PermissionPolicy([{ tool: "effect", mode: "allow" }]) }))
         .addEdge(START, "agent")
         .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
         .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
@@ -259,9 +264,7 @@ describe("writesAfterTheirCheckpoint", () => {
   it("a guarded graph on a SQLite checkpointer runs and reads its threads through it", async () => {
     const opened = await openCheckpointer(`sqlite:${join(tmp, "graph.db")}`);
     try {
-      const sink = { record: async () => undefined, close: async () => undefined };
-      const scenario = { name: "one", turns: [{ tool_calls: [{ name: "effect", args: { label: "a", ms: 1, safe: true } }] }, { text: "done" }] };
-      const graph = createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: effectTools(sink), checkpointer: opened.checkpointer });
+      const graph = createGuardedAgent({ ...oneEffectThenDone(), checkpointer: opened.checkpointer });
       await graph.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "g" } });
       expect((await readThreadProgress(graph, "g")).progress).toBe("done");
       const state = await graph.getState({ configurable: { thread_id: "g" } });
