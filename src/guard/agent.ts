@@ -17,7 +17,7 @@ import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCal
 import type { ToolMessage } from "@langchain/core/messages";
 import { lastAIMessage, openToolCalls } from "./turn.js";
 import { GuardConfigError } from "../errors/index.js";
-import { keepWritesAfterTheirCheckpoint, writesAfterTheirCheckpoint } from "../storage/write-order.js";
+import { keepWritesAfterTheirCheckpoint } from "../storage/write-order.js";
 
 /** Guard options (or a prebuilt `guard`) plus the model and the graph's persistence. */
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
@@ -59,8 +59,7 @@ type ToolTask = z.infer<typeof ToolTaskSchema>;
 export function createGuardedAgent(options: GuardedAgentOptions) {
   const guard = options.guard ?? new Guard({ ...options, tools: requireTools(options.tools) });
   const graph = buildGuardedGraph(guard, options).compile({
-    // Under "sync" no write is saved before its checkpoint, the run's first one included (write-order.ts).
-    checkpointer: options.checkpointer ? writesAfterTheirCheckpoint(options.checkpointer) : undefined,
+    checkpointer: options.checkpointer,
     store: options.store,
     name: options.name ?? "guarded_agent",
   });
@@ -70,10 +69,9 @@ export function createGuardedAgent(options: GuardedAgentOptions) {
   // from the checkpoint before, re-running finished calls (without a ledger) and leaving threads that
   // waited for an approval stuck (test/crash-boundaries.test.ts, "slow checkpoint writes"). A run that
   // passes its own `durability` still decides for itself. The checkpoint a run starts with is the
-  // one LangGraph does not await under "sync": the checkpointer above holds the run's first writes
-  // back until it is saved (write-order.ts; test/crash-boundaries.test.ts, "first step").
-  // LangGraph Platform assigns its own checkpointer to the exported graph before each run: that one
-  // is wrapped too (keepWritesAfterTheirCheckpoint).
+  // one LangGraph does not await under "sync": the checkpointer is wrapped so that it holds the run's
+  // first writes back until that checkpoint is saved (write-order.ts; test/crash-boundaries.test.ts,
+  // "first step"), and so is one LangGraph Platform assigns to the exported graph before each run.
   return keepWritesAfterTheirCheckpoint(graph.withConfig({ durability: "sync" }));
 }
 

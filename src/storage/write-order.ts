@@ -83,20 +83,21 @@ const wrapped = new WeakMap<BaseCheckpointSaver, BaseCheckpointSaver>();
 const wrappers = new WeakSet<BaseCheckpointSaver>();
 
 /**
- * Keeps `graph`'s checkpointer wrapped by `writesAfterTheirCheckpoint` when one is assigned after
- * compiling, as LangGraph Platform (`langgraph dev`, `langgraph up`) does: its server sets
+ * Keeps `graph`'s checkpointer wrapped by `writesAfterTheirCheckpoint`: the one it was compiled
+ * with, and one assigned after compiling, as LangGraph Platform (`langgraph dev`, `langgraph up`) does: its server sets
  * `compiled.checkpointer = <its saver>` on the exported graph before each run. Without this the
  * server's saver ran as given, and a crash in a run's first step could leave the run lost
  * (docs/durability.md, "The first step of a run"). `false` and `undefined` are kept as they are.
  */
 export function keepWritesAfterTheirCheckpoint<G extends { checkpointer?: unknown }>(graph: G): G {
-  let current: unknown = graph.checkpointer;
+  const ordered = (value: unknown): unknown => (isSaver(value) ? writesAfterTheirCheckpoint(value) : value);
+  let current: unknown = ordered(graph.checkpointer);
   Object.defineProperty(graph, "checkpointer", {
     configurable: true,
     enumerable: true,
     get: () => current,
     set: (value: unknown) => {
-      current = isSaver(value) ? writesAfterTheirCheckpoint(value) : value;
+      current = ordered(value);
     },
   });
   // `graph.withConfig(...)` builds a new graph from the fields (LangGraph's Pregel): it keeps this too,
