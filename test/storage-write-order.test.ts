@@ -187,6 +187,22 @@ describe("writesAfterTheirCheckpoint", () => {
   // saver: `compiled.checkpointer = options?.checkpointer ?? checkpointer` (@langchain/langgraph-api
   // dist/graph/load.mjs, getGraph, 1.x as pinned by the LangGraph CLI 1.5.1). The exported graphs
   // (graphs/*.ts) are createGuardedAgent graphs compiled without a checkpointer.
+  it("runs of several threads at once on one assigned saver, the saver assigned again before each (as the server does per run): no write before its checkpoint, every run done", async () => {
+    const graph = createGuardedAgent(oneEffectThenDone());
+    const saver = new SlowPutSaver();
+    const platform = graph as unknown as { checkpointer: unknown };
+    const threads = ["p1", "p2", "p3", "p4"];
+    await Promise.all(
+      threads.map(async (thread) => {
+        platform.checkpointer = saver;
+        await graph.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: thread } });
+      }),
+    );
+    expect(saver.log.filter((e) => e.startsWith("writes ")).length).toBeGreaterThan(4 * threads.length);
+    expect(saver.writesBeforeTheirCheckpoint()).toEqual([]);
+    for (const thread of threads) expect((await readThreadProgress(graph, thread)).progress).toBe("done");
+  });
+
   it("a checkpointer assigned after createGuardedAgent, as LangGraph Platform assigns its own, is wrapped too", async () => {
     const graph = createGuardedAgent(oneEffectThenDone());
     expect(graph.checkpointer).toBeUndefined();
