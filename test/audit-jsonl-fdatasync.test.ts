@@ -63,8 +63,14 @@ function record(n: number, event: "decision" | "outcome"): AuditRecord {
 const refusedAfterFailure = { name: "AuditError", code: "GG_ERR_AUDIT_WRITE", message: expect.stringMatching(/audit write refused: an earlier fdatasync of .*audit\.jsonl failed \(EIO: i\/o error, fdatasync\)/) };
 const closedAfterFailure = { name: "AuditError", code: "GG_ERR_AUDIT_WRITE", message: expect.stringMatching(/closed after a failed fdatasync \(EIO/) };
 
+/** Ids of the record lines, in file order (marker lines are not records). */
 async function storedIds(path: string): Promise<string[]> {
-  return (await readFile(path, "utf8")).trimEnd().split("\n").map((line) => (JSON.parse(line) as AuditRecord).id);
+  return (await lines(path)).flatMap((line) => (line.unsynced === undefined ? [(line as unknown as AuditRecord).id] : []));
+}
+
+/** Every line of the file, parsed. */
+async function lines(path: string): Promise<{ unsynced?: { ids: string[]; error: string } }[]> {
+  return (await readFile(path, "utf8")).trimEnd().split("\n").map((line) => JSON.parse(line) as { unsynced?: { ids: string[]; error: string } });
 }
 
 let dir: string;
@@ -98,6 +104,22 @@ describe("JsonlAuditSink when fdatasync fails", () => {
     expect(fsControl.calls).toBe(afterFailure);
     // The batch whose sync failed was appended (not proven on disk); nothing after it was.
     expect(await storedIds(path)).toEqual([record(1, "decision").id, record(2, "decision").id]);
+    // A marker line names what was appended since the last good sync: record 2, not record 1.
+    expect((await lines(path)).at(-1)?.unsynced).toEqual({ ids: [record(2, "decision").id], error: expect.stringMatching(/EIO/), at: expect.any(Number) });
+    // A sink opening the file later (a new process) does not take record 2 as written: written
+    // again (a re-run after the crash), it is appended and synced again; record 1 is not.
+    const reopened = await JsonlAuditSink.open(path);
+    const beforeRewrite = fsControl.calls;
+    await reopened.write([record(1, "decision"), record(2, "decision")]);
+    expect(fsControl.calls).toBe(beforeRewrite + 1);
+    expect(await storedIds(path)).toEqual([record(1, "decision").id, record(2, "decision").id, record(2, "decision").id]);
+    expect((await reopened.query()).map((r) => r.id)).toEqual([record(1, "decision").id, record(2, "decision").id]);
+    await reopened.close();
+    // Once appended and synced again, record 2 is written for the next sink too.
+    const third = await JsonlAuditSink.open(path);
+    await third.write([record(2, "decision")]);
+    expect(await storedIds(path)).toHaveLength(3);
+    await third.close();
   });
 
   it("a deferred outcome batch: the timer's sync fails, the next write is refused and close rejects", async () => {
@@ -115,6 +137,12 @@ describe("JsonlAuditSink when fdatasync fails", () => {
     await expect(sink.close()).rejects.toMatchObject(closedAfterFailure);
     expect(fsControl.calls).toBe(afterFailure);
     expect(await storedIds(path)).toEqual([record(1, "decision").id, record(1, "outcome").id]);
+    // The marker names the outcome (the decision had been synced before it).
+    expect((await lines(path)).at(-1)?.unsynced?.ids).toEqual([record(1, "outcome").id]);
+    const reopened = await JsonlAuditSink.open(path);
+    await reopened.write([record(1, "outcome")]);
+    await reopened.close();
+    expect(await storedIds(path)).toEqual([record(1, "decision").id, record(1, "outcome").id, record(1, "outcome").id]);
   });
 
   it("a guarded run on the failing sink starts no tool call; the thread continues with a working sink", async () => {
@@ -140,6 +168,34 @@ describe("JsonlAuditSink when fdatasync fails", () => {
     expect(ran).toEqual(["a"]);
     expect(state.messages.at(-1)?.content).toBe("done");
     expect((await working.query()).map((r) => r.event)).toEqual(["decision", "outcome"]);
+    await working.close();
+  });
+
+  it("the thread continued on the same file reopened (a new process): the decision whose sync failed is appended and synced again before the call starts", async () => {
+    const ran: string[] = [];
+    const tool = defineTool({ name: "touch", description: "Side effect.", schema: z.object({ name: z.string() }), risk: "low", execute: ({ name }) => (ran.push(name), "touched") });
+    const scenario = { name: "one", turns: [{ tool_calls: [{ name: "touch", args: { name: "a" } }] }, { text: "done" }] };
+    const checkpointer = new MemorySaver();
+    const config = { configurable: { thread_id: "eio-same-file" } };
+    const path = join(dir, "audit.jsonl");
+    const failing = await JsonlAuditSink.open(path);
+    const graph = createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: [tool], checkpointer, audit: failing });
+    failNextSync();
+    await expect(graph.invoke({ messages: [new HumanMessage("go")] }, config)).rejects.toMatchObject({ code: "GG_ERR_AUDIT_WRITE" });
+    await expect(failing.close()).rejects.toMatchObject(closedAfterFailure);
+    expect(ran).toEqual([]);
+    const decisionId = (await storedIds(path))[0];
+    expect((await lines(path)).at(-1)?.unsynced?.ids).toEqual([decisionId]);
+    // Reopened: the decision is not taken as written, so the re-run's review appends it again, and
+    // the sync of that append comes before the call (the mock counts it; the call then runs once).
+    const working = await JsonlAuditSink.open(path);
+    const syncsBefore = fsControl.calls;
+    const resumed = createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: [tool], checkpointer, audit: working });
+    const state = await resumed.invoke(null, config);
+    expect(ran).toEqual(["a"]);
+    expect(state.messages.at(-1)?.content).toBe("done");
+    expect(fsControl.calls).toBeGreaterThan(syncsBefore);
+    expect((await storedIds(path)).filter((id) => id === decisionId)).toHaveLength(2);
     await working.close();
   });
 });

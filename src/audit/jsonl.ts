@@ -37,6 +37,27 @@ function endsWithNewline(fd: number): boolean {
 }
 
 
+/**
+ * The line a sink appends when an `fdatasync` failed: the ids of the records appended since the
+ * last good sync, which nothing can prove on disk. It is not a record (readers skip it); a sink
+ * opening the file later forgets those ids, so a record written again under one of them (a re-run
+ * after the crash) is appended and synced again instead of being taken as already written.
+ */
+const unsyncedMarkerSchema = z.object({ unsynced: z.object({ ids: z.array(z.string()), error: z.string(), at: z.number() }) }).strict();
+
+/** The ids a marker line names as not proven on disk; undefined for any other line. */
+function unsyncedIds(line: string): string[] | undefined {
+  if (!line.startsWith('{"unsynced"')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const parsed = unsyncedMarkerSchema.safeParse(value);
+  return parsed.success ? parsed.data.unsynced.ids : undefined;
+}
+
 /** Options of `JsonlAuditSink.open`. */
 export interface JsonlAuditSinkOptions {
   /**
@@ -69,7 +90,8 @@ function mustSyncNow(records: readonly AuditRecord[]): boolean {
  * power loss can lose the outcomes of the last `outcomeSyncMs`, leaving what a power loss while
  * those calls ran would have left (their decision on disk, no outcome), never a call without its
  * decision. After a failed sync the sink refuses every later write (the kernel may have dropped the
- * unsynced pages; nothing can prove them on disk).
+ * unsynced pages; nothing can prove them on disk), and appends a marker naming the records since the
+ * last good sync, which a sink opening the file later does not take as written.
  */
 export class JsonlAuditSink implements AuditSink {
   readonly path: string;
@@ -79,6 +101,8 @@ export class JsonlAuditSink implements AuditSink {
   readonly #outcomeSyncMs: number;
   /** True when the file may not end with "\n" (torn line, failed write). */
   #needsNewline: boolean;
+  /** Ids appended since the last good sync. */
+  #unsynced: string[] = [];
   #closed = false;
 
   private constructor(path: string, handle: FileHandle, ids: Set<string>, needsNewline: boolean, outcomeSyncMs: number) {
@@ -87,7 +111,15 @@ export class JsonlAuditSink implements AuditSink {
     this.#ids = ids;
     this.#needsNewline = needsNewline;
     this.#outcomeSyncMs = outcomeSyncMs;
-    this.#sync = new FileSync(() => fdatasyncSync(handle.fd));
+    this.#sync = new FileSync(() => {
+      try {
+        fdatasyncSync(handle.fd);
+      } catch (error) {
+        this.#markUnsynced(error);
+        throw error;
+      }
+      this.#unsynced = [];
+    });
   }
 
   static async open(path: string, options: JsonlAuditSinkOptions = {}): Promise<JsonlAuditSink> {
@@ -102,6 +134,8 @@ export class JsonlAuditSink implements AuditSink {
       await forEachLine(absolute, (line) => {
         const record = line.length > 0 ? parseStoredRecord(line) : undefined;
         if (record) ids.add(record.id);
+        // Records whose sync failed are not taken as written: appended again if written again.
+        else for (const id of unsyncedIds(line) ?? []) ids.delete(id);
       });
       const fresh = (await handle.stat()).size === 0;
       if (fresh) await syncDirectory(dirname(absolute));
@@ -193,8 +227,27 @@ export class JsonlAuditSink implements AuditSink {
       throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write to ${this.path} failed: ${(error as Error).message}`, { cause: error });
     }
     this.#needsNewline = false;
-    for (const id of batchIds) this.#ids.add(id);
+    for (const id of batchIds) {
+      this.#ids.add(id);
+      this.#unsynced.push(id);
+    }
     this.#sync.written();
     return true;
+  }
+
+  /**
+   * After a failed sync: one marker line naming the ids appended since the last good sync (see
+   * `unsyncedIds`), so a sink that opens this file later does not take them as written. Best
+   * effort: if even this append fails, the sink is refused all the same.
+   */
+  #markUnsynced(error: unknown): void {
+    if (this.#unsynced.length === 0) return;
+    const marker = { unsynced: { ids: this.#unsynced, error: error instanceof Error ? error.message : String(error), at: Date.now() } };
+    try {
+      writeSync(this.#handle.fd, `${this.#needsNewline ? "\n" : ""}${JSON.stringify(marker)}\n`);
+      this.#needsNewline = false;
+    } catch {
+      this.#needsNewline = true;
+    }
   }
 }
