@@ -83,6 +83,15 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** A guarded agent whose model calls `touch` once, then says "done"; `agent(sink)` builds one more on the same checkpointer (a new process would). */
+function touchAgent() {
+  const ran: string[] = [];
+  const tool = defineTool({ name: "touch", description: "Side effect.", schema: z.object({ name: z.string() }), risk: "low", execute: ({ name }) => (ran.push(name), "touched") });
+  const scenario = { name: "one", turns: [{ tool_calls: [{ name: "touch", args: { name: "a" } }] }, { text: "done" }] };
+  const checkpointer = new MemorySaver();
+  return { ran, agent: (audit: JsonlAuditSink) => createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: [tool], checkpointer, audit }) };
+}
+
 describe("JsonlAuditSink when fdatasync fails", () => {
   it("a decision batch: write rejects naming fdatasync, and every later write and close are refused though fdatasync works again", async () => {
     const path = join(dir, "audit.jsonl");
@@ -146,13 +155,10 @@ describe("JsonlAuditSink when fdatasync fails", () => {
   });
 
   it("a guarded run on the failing sink starts no tool call; the thread continues with a working sink", async () => {
-    const ran: string[] = [];
-    const tool = defineTool({ name: "touch", description: "Side effect.", schema: z.object({ name: z.string() }), risk: "low", execute: ({ name }) => (ran.push(name), "touched") });
-    const scenario = { name: "one", turns: [{ tool_calls: [{ name: "touch", args: { name: "a" } }] }, { text: "done" }] };
-    const checkpointer = new MemorySaver();
+    const { ran, agent } = touchAgent();
     const config = { configurable: { thread_id: "eio" } };
     const failing = await JsonlAuditSink.open(join(dir, "audit.jsonl"));
-    const graph = createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: [tool], checkpointer, audit: failing });
+    const graph = agent(failing);
     failNextSync();
     await expect(graph.invoke({ messages: [new HumanMessage("go")] }, config)).rejects.toMatchObject({ code: "GG_ERR_AUDIT_WRITE", message: expect.stringMatching(/fdatasync: EIO/) });
     expect(fsControl.failed).toBe(1);
@@ -163,7 +169,7 @@ describe("JsonlAuditSink when fdatasync fails", () => {
     await expect(failing.close()).rejects.toMatchObject(closedAfterFailure);
     // A working sink (another file; a new process would open one): the thread continues from its checkpoint.
     const working = await JsonlAuditSink.open(join(dir, "audit-2.jsonl"));
-    const resumed = createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: [tool], checkpointer, audit: working });
+    const resumed = agent(working);
     const state = await resumed.invoke(null, config);
     expect(ran).toEqual(["a"]);
     expect(state.messages.at(-1)?.content).toBe("done");
@@ -172,14 +178,11 @@ describe("JsonlAuditSink when fdatasync fails", () => {
   });
 
   it("the thread continued on the same file reopened (a new process): the decision whose sync failed is appended and synced again before the call starts", async () => {
-    const ran: string[] = [];
-    const tool = defineTool({ name: "touch", description: "Side effect.", schema: z.object({ name: z.string() }), risk: "low", execute: ({ name }) => (ran.push(name), "touched") });
-    const scenario = { name: "one", turns: [{ tool_calls: [{ name: "touch", args: { name: "a" } }] }, { text: "done" }] };
-    const checkpointer = new MemorySaver();
+    const { ran, agent } = touchAgent();
     const config = { configurable: { thread_id: "eio-same-file" } };
     const path = join(dir, "audit.jsonl");
     const failing = await JsonlAuditSink.open(path);
-    const graph = createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: [tool], checkpointer, audit: failing });
+    const graph = agent(failing);
     failNextSync();
     await expect(graph.invoke({ messages: [new HumanMessage("go")] }, config)).rejects.toMatchObject({ code: "GG_ERR_AUDIT_WRITE" });
     await expect(failing.close()).rejects.toMatchObject(closedAfterFailure);
@@ -190,7 +193,7 @@ describe("JsonlAuditSink when fdatasync fails", () => {
     // the sync of that append comes before the call (the mock counts it; the call then runs once).
     const working = await JsonlAuditSink.open(path);
     const syncsBefore = fsControl.calls;
-    const resumed = createGuardedAgent({ model: new ScriptedChatModel({ scenario }), tools: [tool], checkpointer, audit: working });
+    const resumed = agent(working);
     const state = await resumed.invoke(null, config);
     expect(ran).toEqual(["a"]);
     expect(state.messages.at(-1)?.content).toBe("done");

@@ -4,7 +4,7 @@ import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { syncDirectory } from "../storage/sync-directory.js";
 import { createInterface } from "node:readline";
-import { parseStoredRecord, validateQuery, validateRecords } from "./schema.js";
+import { parseStoredLine, parseStoredRecord, validateQuery, validateRecords } from "./schema.js";
 import { selectRecords } from "./select.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
@@ -47,15 +47,7 @@ const unsyncedMarkerSchema = z.object({ unsynced: z.object({ ids: z.array(z.stri
 
 /** The ids a marker line names as not proven on disk; undefined for any other line. */
 function unsyncedIds(line: string): string[] | undefined {
-  if (!line.startsWith('{"unsynced"')) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  const parsed = unsyncedMarkerSchema.safeParse(value);
-  return parsed.success ? parsed.data.unsynced.ids : undefined;
+  return line.startsWith('{"unsynced"') ? parseStoredLine(line, unsyncedMarkerSchema)?.unsynced.ids : undefined;
 }
 
 /** Options of `JsonlAuditSink.open`. */

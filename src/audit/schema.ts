@@ -61,14 +61,19 @@ export function validateQuery(query: AuditQuery | undefined): AuditQuery {
   return parsed.data;
 }
 
-/** Parses one stored record; undefined when it is not a valid record (torn line, foreign data). */
-export function parseStoredRecord(json: string): AuditRecord | undefined {
+/** Parses one stored line with `schema`; undefined when it is not JSON or not what the schema wants (torn line, foreign data). */
+export function parseStoredLine<T>(json: string, schema: z.ZodType<T>): T | undefined {
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch {
     return undefined;
   }
-  const parsed = auditRecordSchema.safeParse(value);
+  const parsed = schema.safeParse(value);
   return parsed.success ? parsed.data : undefined;
+}
+
+/** Parses one stored record; undefined when it is not a valid record (torn line, foreign data). */
+export function parseStoredRecord(json: string): AuditRecord | undefined {
+  return parseStoredLine(json, auditRecordSchema);
 }
