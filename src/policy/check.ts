@@ -229,9 +229,9 @@ function bounded(items: readonly string[], max: number, more: (n: number) => str
  * key (topArgument: not `*`, not an index), the rule matches some tool, none of those tools has the
  * argument (names compared normalised), and none takes any argument (an open schema may have it).
  * A rule that can fire on one of its tools is not a typo, even when its other tools lack the argument.
- * Returns the message (`LABEL: READS, but ...; EFFECT: FIX`), naming the tools and their arguments, or undefined.
+ * Returns the message (`LABEL: READS, but ...; EFFECT: FIX`; `reads` is given the argument read), naming the tools and their arguments, or undefined.
  */
-function unreadArgumentError(label: string, reads: string, selector: string, condition: unknown, mode: PermissionMode, matched: readonly MatchedTool[], fix: string): string | undefined {
+function unreadArgumentError(label: string, reads: (field: string) => string, selector: string, condition: unknown, mode: PermissionMode, matched: readonly MatchedTool[], fix: string): string | undefined {
   const field = topArgument(selector);
   if (field === undefined || matched.length === 0) return undefined;
   const closed: { name: string; args: readonly string[] }[] = [];
@@ -252,7 +252,7 @@ function unreadArgumentError(label: string, reads: string, selector: string, con
           .slice(0, LISTED_TOOLS)
           .map((tool) => `${tool.name} takes ${tool.args.length === 0 ? "no arguments" : bounded(tool.args, LISTED_ARGUMENTS, (n) => `${n} more`)}`)
           .join("; ")}${closed.length > LISTED_TOOLS ? `; ${closed.length - LISTED_TOOLS} more tools` : ""})`;
-  return `${label}: ${reads}, but ${lacking}; ${effect}: ${fix}${theirs}`;
+  return `${label}: ${reads(field)}, but ${lacking}; ${effect}: ${fix}${theirs}`;
 }
 
 /**
@@ -266,7 +266,7 @@ function compactFieldErrors(info: RuleInfo, reading: CompactReading, tools: Tool
   const fix = main === undefined ? `name one of its arguments` : `declare tools.${reading.tool}.mainArgument: { field: NAME, kind: ${main.kind} } or write ${reading.tool}(FIELD:PATTERN)`;
   const errors: string[] = [];
   for (const [selector, condition] of Object.entries(reading.where ?? {})) {
-    const error = unreadArgumentError(info.label, `${info.rule.rule ?? ""} reads the argument ${JSON.stringify(selector)}${why}`, selector, condition, info.rule.mode, matched, fix);
+    const error = unreadArgumentError(info.label, () => `${info.rule.rule ?? ""} reads the argument ${JSON.stringify(selector)}${why}`, selector, condition, info.rule.mode, matched, fix);
     if (error !== undefined) errors.push(error);
   }
   return errors;
@@ -282,8 +282,7 @@ function whereFieldErrors(info: RuleInfo, tools: ToolCatalog, toolArguments: Too
   const matched = matchedTools(info, tools, toolArguments);
   const errors: string[] = [];
   for (const [selector, condition] of Object.entries(info.rule.where)) {
-    const field = topArgument(selector);
-    const error = unreadArgumentError(info.label, `where ${JSON.stringify(selector)} reads the argument ${JSON.stringify(field)}`, selector, condition, info.rule.mode, matched, "name one of its arguments");
+    const error = unreadArgumentError(info.label, (field) => `where ${JSON.stringify(selector)} reads the argument ${JSON.stringify(field)}`, selector, condition, info.rule.mode, matched, "name one of its arguments");
     if (error !== undefined) errors.push(error);
   }
   return errors;
