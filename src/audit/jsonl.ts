@@ -193,7 +193,6 @@ export class JsonlAuditSink implements AuditSink {
     }
   }
 
-
   /** Appends the records not yet in the file with one `write(2)`; false when all were there. */
   #append(records: readonly AuditRecord[]): boolean {
     const batchIds = new Set<string>();
