@@ -92,7 +92,9 @@ function catalogErrors(loaded: LoadedPolicy, infos: readonly RuleInfo[], tools: 
   }
   const named = new Set([...Object.keys(loaded.toolRisk), ...Object.keys(loaded.operationRisk), ...Object.keys(loaded.mainArguments)]);
   for (const name of named) {
-    if (!tools.has(name)) errors.push(`tools.${name}: no tool named ${JSON.stringify(name)} exists (known: ${known.join(", ")})`);
+    if (tools.has(name)) continue;
+    if (picomatch.scan(name).isGlob) errors.push(...globKeyErrors(loaded, name, known));
+    else errors.push(`tools.${name}: no tool named ${JSON.stringify(name)} exists (known: ${known.join(", ")})`);
   }
   for (const [name, operations] of Object.entries(loaded.operationRisk)) {
     const ops = tools.get(name);
@@ -103,6 +105,24 @@ function catalogErrors(loaded: LoadedPolicy, infos: readonly RuleInfo[], tools: 
   }
   for (const name of loaded.agent?.tools ?? []) {
     if (!tools.has(name)) errors.push(`agent.tools: no tool named ${JSON.stringify(name)} exists`);
+  }
+  return errors;
+}
+
+/**
+ * A glob key under `tools:` (`mcp__*`). Its mainArgument is what a compact rule written with that
+ * exact tool text reads (parseCompactRule), and the rule fires on every tool the glob matches: an
+ * error only when the glob, matched as a rule's tool pattern is (compileToolMatcher), matches no
+ * known tool. Risk and operation risk are looked up by exact tool name (PermissionPolicy.riskOf,
+ * the guard's declaredRisk), so under a glob key they apply to no tool: always an error.
+ */
+function globKeyErrors(loaded: LoadedPolicy, name: string, known: readonly string[]): string[] {
+  const errors: string[] = [];
+  if (Object.hasOwn(loaded.toolRisk, name)) errors.push(`tools.${name}.risk: risk is looked up by exact tool name, so a glob key applies to no tool; name each tool`);
+  if (Object.hasOwn(loaded.operationRisk, name)) errors.push(`tools.${name}.operations: operation risk is looked up by exact tool name, so a glob key applies to no tool; name each tool`);
+  if (Object.hasOwn(loaded.mainArguments, name)) {
+    const matches = compileToolMatcher({ tool: name, mode: "deny" }, `tools.${name}`);
+    if (!known.some(matches)) errors.push(`tools.${name}.mainArgument: the glob ${JSON.stringify(name)} matches no known tool (known: ${known.join(", ")})`);
   }
   return errors;
 }
