@@ -40,7 +40,7 @@ export function installedVersion(from: string, name: string): string {
  * there, so its state (.langgraph_api/) and anything written relative to the working directory stay
  * apart per server and out of the project.
  */
-function isolatedConfig(): { dir: string; config: string } {
+function isolatedConfig(extraGraphs: Record<string, string> = {}): { dir: string; config: string } {
   const dir = mkdtempSync(join(tmpdir(), "gg-lgdev-cwd-"));
   const spec = JSON.parse(readFileSync(join(ROOT, "langgraph.json"), "utf8")) as {
     graphs: Record<string, string>;
@@ -53,7 +53,7 @@ function isolatedConfig(): { dir: string; config: string } {
     const target = relative(dir, isAbsolute(file) ? file : resolve(ROOT, file)) || ".";
     return symbol === undefined ? target : `${target}:${symbol}`;
   };
-  spec.graphs = Object.fromEntries(Object.entries(spec.graphs).map(([id, ref]) => [id, absolute(ref)]));
+  spec.graphs = Object.fromEntries(Object.entries({ ...spec.graphs, ...extraGraphs }).map(([id, ref]) => [id, absolute(ref)]));
   if (spec.auth?.path) spec.auth.path = absolute(spec.auth.path);
   spec.dependencies = (spec.dependencies ?? []).map(absolute);
   const config = join(dir, "langgraph.json");
@@ -70,13 +70,17 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-/** `langgraphjs dev` for the project's langgraph.json (run from a fresh directory) with `env` added; resolves once GET /info answers. */
-export async function startDevServer(env: Record<string, string>): Promise<DevServer> {
+/**
+ * `langgraphjs dev` for the project's langgraph.json (run from a fresh directory) with `env` added
+ * and `extraGraphs` (id → `path:export`, relative to the project) served beside its graphs; resolves
+ * once GET /info answers.
+ */
+export async function startDevServer(env: Record<string, string>, extraGraphs: Record<string, string> = {}): Promise<DevServer> {
   if (!CLI_AVAILABLE) throw new Error("LANGGRAPH_CLI_BIN is not set");
   const port = await freePort();
   const apiUrl = `http://127.0.0.1:${port}`;
   let log = "";
-  const { dir, config } = isolatedConfig();
+  const { dir, config } = isolatedConfig(extraGraphs);
   const child: ChildProcess = spawn(CLI_BIN as string, ["dev", "--config", config, "--port", String(port), "--host", "127.0.0.1", "--no-browser"], {
     cwd: dir,
     env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", ...env },
