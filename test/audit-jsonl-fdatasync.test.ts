@@ -22,7 +22,7 @@ import { createGuardedAgent } from "../src/guard/agent.js";
 import { ScriptedChatModel } from "../src/model/scripted.js";
 import { defineTool } from "../src/tools/define-tool.js";
 
-const fsControl = vi.hoisted(() => ({ calls: 0, failAt: 0, failed: 0 }));
+const fsControl = vi.hoisted(() => ({ calls: 0, failAt: 0, failed: 0, writeFailures: 0, writeFailuresAfterSyncFailure: 0, tearAfterSyncFailure: false, tear: false }));
 
 vi.mock("node:fs", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs")>();
@@ -32,9 +32,26 @@ vi.mock("node:fs", async (importOriginal) => {
       fsControl.calls += 1;
       if (fsControl.calls === fsControl.failAt) {
         fsControl.failed += 1;
+        fsControl.writeFailures = fsControl.writeFailuresAfterSyncFailure;
+        fsControl.tear = fsControl.tearAfterSyncFailure;
         throw Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO", errno: -5, syscall: "fdatasync" });
       }
       actual.fdatasyncSync(fd);
+    },
+    // While `writeFailures` > 0, each writeSync fails with ENOSPC (and counts one down). `tear`: the
+    // next one writes half its bytes (a torn line), and the one after it fails.
+    writeSync: (...args: Parameters<typeof actual.writeSync>) => {
+      if (fsControl.tear) {
+        fsControl.tear = false;
+        fsControl.writeFailures = 1;
+        const [fd, buffer, offset, length] = args as unknown as [number, Buffer, number, number];
+        return actual.writeSync(fd, buffer, offset, Math.floor(length / 2));
+      }
+      if (fsControl.writeFailures > 0) {
+        fsControl.writeFailures -= 1;
+        throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", errno: -28, syscall: "write" });
+      }
+      return actual.writeSync(...args);
     },
   };
 });
@@ -78,6 +95,10 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "gg-jsonl-eio-"));
   fsControl.failAt = 0;
   fsControl.failed = 0;
+  fsControl.writeFailures = 0;
+  fsControl.writeFailuresAfterSyncFailure = 0;
+  fsControl.tearAfterSyncFailure = false;
+  fsControl.tear = false;
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -152,6 +173,74 @@ describe("JsonlAuditSink when fdatasync fails", () => {
     await reopened.write([record(1, "outcome")]);
     await reopened.close();
     expect(await storedIds(path)).toEqual([record(1, "decision").id, record(1, "outcome").id, record(1, "outcome").id]);
+  });
+
+  it("the marker's own append fails: a later refused write or close appends it, and a reopened sink does not take its ids as written", async () => {
+    for (const retryBy of ["write", "close"] as const) {
+      const path = join(dir, retryBy, "audit.jsonl");
+      const sink = await JsonlAuditSink.open(path);
+      await sink.write([record(1, "decision")]);
+      // The sync of record 2 fails, and the marker's append right after it fails too (ENOSPC).
+      failNextSync();
+      fsControl.writeFailuresAfterSyncFailure = 1;
+      await expect(sink.write([record(2, "decision")])).rejects.toMatchObject({ code: "GG_ERR_AUDIT_WRITE", message: expect.stringMatching(/fdatasync: EIO/) });
+      expect(fsControl.writeFailures).toBe(0);
+      expect((await lines(path)).map((line) => line.unsynced)).toEqual([undefined, undefined]);
+      // Refused all the same; the refusal (or close) appends the marker now that writes work.
+      if (retryBy === "write") await expect(sink.write([record(3, "outcome")])).rejects.toMatchObject(refusedAfterFailure);
+      await expect(sink.close()).rejects.toMatchObject(closedAfterFailure);
+      const all = await lines(path);
+      expect(all).toHaveLength(3);
+      expect(all.filter((line) => line.unsynced !== undefined).map((line) => line.unsynced?.ids)).toEqual([[record(2, "decision").id]]);
+      expect(await storedIds(path)).toEqual([record(1, "decision").id, record(2, "decision").id]);
+      // A new process's sink re-appends and syncs record 2, not record 1.
+      const reopened = await JsonlAuditSink.open(path);
+      const beforeRewrite = fsControl.calls;
+      await reopened.write([record(1, "decision"), record(2, "decision")]);
+      expect(fsControl.calls).toBe(beforeRewrite + 1);
+      expect(await storedIds(path)).toEqual([record(1, "decision").id, record(2, "decision").id, record(2, "decision").id]);
+      await reopened.close();
+    }
+  });
+
+  it("a marker whose append keeps failing stays pending, and is appended once, after the records, when a write gets through", async () => {
+    const path = join(dir, "audit.jsonl");
+    const sink = await JsonlAuditSink.open(path);
+    await sink.write([record(1, "decision")]);
+    failNextSync();
+    fsControl.writeFailuresAfterSyncFailure = 3;
+    await expect(sink.write([record(2, "decision")])).rejects.toMatchObject({ code: "GG_ERR_AUDIT_WRITE" });
+    await expect(sink.write([record(3, "decision")])).rejects.toMatchObject(refusedAfterFailure);
+    await expect(sink.write([record(3, "decision")])).rejects.toMatchObject(refusedAfterFailure);
+    expect(fsControl.writeFailures).toBe(0);
+    // The third try (close) gets through: one marker, after the two records.
+    await expect(sink.close()).rejects.toMatchObject(closedAfterFailure);
+    const all = await lines(path);
+    expect(all.map((line) => line.unsynced?.ids)).toEqual([undefined, undefined, [record(2, "decision").id]]);
+  });
+
+  it("a marker append torn halfway (half written, then ENOSPC): the retry starts on a fresh line, readers skip the torn half, a reopened sink reads the marker", async () => {
+    const path = join(dir, "audit.jsonl");
+    const sink = await JsonlAuditSink.open(path);
+    await sink.write([record(1, "decision")]);
+    failNextSync();
+    fsControl.tearAfterSyncFailure = true;
+    await expect(sink.write([record(2, "decision")])).rejects.toMatchObject({ code: "GG_ERR_AUDIT_WRITE" });
+    const torn = (await readFile(path, "utf8")).split("\n");
+    expect(torn).toHaveLength(3);
+    expect(torn[2]?.startsWith('{"unsynced"')).toBe(true);
+    await expect(sink.close()).rejects.toMatchObject(closedAfterFailure);
+    const text = await readFile(path, "utf8");
+    const rows = text.trimEnd().split("\n");
+    expect(rows).toHaveLength(4);
+    expect(rows[2]).toBe(torn[2]);
+    expect(JSON.parse(rows[3] ?? "")).toMatchObject({ unsynced: { ids: [record(2, "decision").id] } });
+    const reopened = await JsonlAuditSink.open(path);
+    expect((await reopened.query()).map((r) => r.id)).toEqual([record(1, "decision").id, record(2, "decision").id]);
+    const beforeRewrite = fsControl.calls;
+    await reopened.write([record(2, "decision")]);
+    expect(fsControl.calls).toBe(beforeRewrite + 1);
+    await reopened.close();
   });
 
   it("a guarded run on the failing sink starts no tool call; the thread continues with a working sink", async () => {

@@ -95,6 +95,8 @@ export class JsonlAuditSink implements AuditSink {
   #needsNewline: boolean;
   /** Ids appended since the last good sync. */
   #unsynced: string[] = [];
+  /** The marker line (`#markUnsynced`) while its append has not succeeded. */
+  #pendingMarker: string | undefined;
   #closed = false;
 
   private constructor(path: string, handle: FileHandle, ids: Set<string>, needsNewline: boolean, outcomeSyncMs: number) {
@@ -142,7 +144,10 @@ export class JsonlAuditSink implements AuditSink {
     const valid = validateRecords(records);
     if (this.#closed) throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write refused: ${this.path} is closed`);
     const failed = this.#sync.failure;
-    if (failed) throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write refused: an earlier fdatasync of ${this.path} failed (${failed.message}); records since the last good sync may not be on disk`, { cause: failed });
+    if (failed) {
+      this.#appendMarker();
+      throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write refused: an earlier fdatasync of ${this.path} failed (${failed.message}); records since the last good sync may not be on disk`, { cause: failed });
+    }
     const appended = this.#append(valid);
     const now = mustSyncNow(valid);
     // A batch of outcomes only waits for the next sync; anything else (and a duplicate of a record
@@ -178,6 +183,7 @@ export class JsonlAuditSink implements AuditSink {
     this.#closed = true;
     try {
       const failed = this.#sync.failure;
+      if (failed) this.#appendMarker();
       if (failed) throw new AuditError(ErrorCode.AUDIT_WRITE, `audit sink ${this.path} closed after a failed fdatasync (${failed.message}); records since the last good sync may not be on disk`, { cause: failed });
       this.#syncNow();
     } finally {
@@ -210,8 +216,7 @@ export class JsonlAuditSink implements AuditSink {
     try {
       // Synchronous: the append is in the kernel before `write` yields, so a killed process loses
       // none, and appends from this process never interleave (one thread writes).
-      const bytes = Buffer.from(text, "utf8");
-      for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.#handle.fd, bytes, offset, bytes.length - offset);
+      this.#writeAll(text);
     } catch (error) {
       // A partial append may have left a torn line: start the next one on a fresh line.
       this.#needsNewline = true;
@@ -226,17 +231,34 @@ export class JsonlAuditSink implements AuditSink {
     return true;
   }
 
+  /** Writes `text` whole (`write(2)` until every byte is in), or throws. */
+  #writeAll(text: string): void {
+    const bytes = Buffer.from(text, "utf8");
+    for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.#handle.fd, bytes, offset, bytes.length - offset);
+  }
+
   /**
    * After a failed sync: one marker line naming the ids appended since the last good sync (see
-   * `unsyncedIds`), so a sink that opens this file later does not take them as written. Best
-   * effort: if even this append fails, the sink is refused all the same.
+   * `unsyncedIds`), so a sink that opens this file later does not take them as written. If its
+   * append fails too, it is tried again on every later (refused) `write` and at `close`, until it
+   * is in the file; the sink is refused all the same.
    */
   #markUnsynced(error: unknown): void {
     if (this.#unsynced.length === 0) return;
     const marker = { unsynced: { ids: this.#unsynced, error: error instanceof Error ? error.message : String(error), at: Date.now() } };
+    this.#pendingMarker = `${JSON.stringify(marker)}\n`;
+    this.#appendMarker();
+  }
+
+  /** Appends the marker that is not in the file yet, if any; on failure it stays pending. */
+  #appendMarker(): void {
+    const marker = this.#pendingMarker;
+    if (marker === undefined) return;
     try {
-      writeSync(this.#handle.fd, `${this.#needsNewline ? "\n" : ""}${JSON.stringify(marker)}\n`);
+      // A torn line (a failed append, a failed marker) is ended first, as `#append` does.
+      this.#writeAll(`${this.#needsNewline && !endsWithNewline(this.#handle.fd) ? "\n" : ""}${marker}`);
       this.#needsNewline = false;
+      this.#pendingMarker = undefined;
     } catch {
       this.#needsNewline = true;
     }
