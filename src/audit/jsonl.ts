@@ -183,8 +183,10 @@ export class JsonlAuditSink implements AuditSink {
     this.#closed = true;
     try {
       const failed = this.#sync.failure;
-      if (failed) this.#appendMarker();
-      if (failed) throw new AuditError(ErrorCode.AUDIT_WRITE, `audit sink ${this.path} closed after a failed fdatasync (${failed.message}); records since the last good sync may not be on disk`, { cause: failed });
+      if (failed) {
+        this.#appendMarker();
+        throw new AuditError(ErrorCode.AUDIT_WRITE, `audit sink ${this.path} closed after a failed fdatasync (${failed.message}); records since the last good sync may not be on disk`, { cause: failed });
+      }
       this.#syncNow();
     } finally {
       await this.#handle.close();
@@ -206,7 +208,7 @@ export class JsonlAuditSink implements AuditSink {
     // append half-copied (the size grows as its pages are copied), and a newline added for it would
     // leave an empty line once that append completes. A torn line left by a crash (or by a failed
     // write of this sink) is still torn now.
-    let text = this.#needsNewline && !endsWithNewline(this.#handle.fd) ? "\n" : "";
+    let text = this.#lineStart();
     for (const record of records) {
       if (this.#ids.has(record.id) || batchIds.has(record.id)) continue;
       batchIds.add(record.id);
@@ -229,6 +231,11 @@ export class JsonlAuditSink implements AuditSink {
     }
     this.#sync.written();
     return true;
+  }
+
+  /** "\n" when the file may end inside a torn line (a crash, a failed write of this sink), else "". */
+  #lineStart(): string {
+    return this.#needsNewline && !endsWithNewline(this.#handle.fd) ? "\n" : "";
   }
 
   /** Writes `text` whole (`write(2)` until every byte is in), or throws. */
@@ -256,7 +263,7 @@ export class JsonlAuditSink implements AuditSink {
     if (marker === undefined) return;
     try {
       // A torn line (a failed append, a failed marker) is ended first, as `#append` does.
-      this.#writeAll(`${this.#needsNewline && !endsWithNewline(this.#handle.fd) ? "\n" : ""}${marker}`);
+      this.#writeAll(`${this.#lineStart()}${marker}`);
       this.#needsNewline = false;
       this.#pendingMarker = undefined;
     } catch {
