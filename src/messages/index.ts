@@ -213,8 +213,13 @@ export function controlCharacterReason(where: string): string {
 }
 
 /** The reason clause when a deny or ask rule cannot tell whether it applies (unparseable shell, unreadable path or URL). */
-export function cannotTellReason(mode: string, description: string): string {
-  return `the ${mode} rule cannot tell whether it applies (${description}): the argument cannot be read reliably`;
+export function cannotTellReason(mode: string, description: string, detail?: string): string {
+  return `the ${mode} rule cannot tell whether it applies (${description}): ${detail ?? "the argument cannot be read reliably"}`;
+}
+
+/** The reason clause when an allow rule's command pattern matched the words but not a construct of the line (`construct` names it). */
+export function uncoveredReason(construct: string, ruleId: string, description: string): string {
+  return `${construct}, which the allow rule ${ruleId} (${description}) does not cover`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import { compileGlob, globLiteralStart } from "./glob.js";
 import { PolicyError } from "./errors.js";
 import { DuplicateValues, EmbeddedJson } from "./json-dup.js";
-import { compileCommandPattern, judgeCommand } from "./kinds/command.js";
+import { compileCommandPattern, judgeCommand, judgeCommandWhy } from "./kinds/command.js";
 import { compileDomainPattern, compileEmailPattern, compileUrlPattern, judgeDomain, judgeEmail, judgeUrl } from "./kinds/net.js";
 import { compilePathPattern, judgePath, normaliseBase } from "./kinds/path.js";
 import { hasControlChars, NO, stripControlChars, UNKNOWN, YES, type Verdict } from "./kinds/verdict.js";
@@ -34,6 +34,16 @@ export interface FieldCondition {
   /** Set for a plain `prefix`, `glob` or `regex` on a selector without wildcards whose matches start with known characters (see `startKey`). */
   readonly start?: StartLookup;
   evaluate(tree: unknown, restrictive: boolean, evaluation?: Evaluation): Verdict;
+  /**
+   * Reads the arguments as the tool receives them (`CanonicalArgs.literal`), not normalised: a
+   * `command` matcher parses the command line as the shell will and normalises each word itself.
+   */
+  readonly literal?: boolean;
+  /**
+   * For the reason of a decision that asks: what made this condition unable to tell (restrictive),
+   * or what construct kept an allow from covering a value whose words it matched. Slow path only.
+   */
+  why?(tree: unknown, restrictive: boolean): string | undefined;
 }
 
 /**
@@ -315,13 +325,15 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
       selectAll(tree, segments).map((value) => judge(value, test, restrictive, selector, evaluation)),
       restrictive,
     );
-  if (direct === undefined) return { selector, description, contextual, evaluate: full };
+  const command = commandExtras(matcher, selector, segments);
+  if (direct === undefined) return { selector, description, contextual, evaluate: full, ...command };
   const leaf = matcher as FieldMatcher;
   const equality = isComposite(matcher) || !("equals" in leaf || "in" in leaf) ? undefined : equalityOf(leaf);
   return {
     selector,
     description,
     contextual,
+    ...command,
     ...(equality === undefined ? {} : { equality: { group: `${JSON.stringify(segments)}\u0000${equality.fold === keepCase}`, read: direct, ...equality } }),
     ...(plain?.start === undefined ? {} : { start: { group: `${JSON.stringify(segments)}\u0000${plain.start.caseSensitive}`, read: direct, ...plain.start } }),
     evaluate(tree, restrictive, evaluation) {
@@ -330,6 +342,32 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
       if (typeof found === "string") return test(found, restrictive, selector, evaluation);
       if (found === NEEDS_FULL_SELECT) return full(tree, restrictive, evaluation);
       return judge(found, test, restrictive, selector, evaluation);
+    },
+  };
+}
+
+/** A plain `command` matcher reads the literal arguments and can say why it could not tell or cover a value. */
+function commandExtras(matcher: ConditionSpec<FieldMatcher>, selector: string, segments: SelectorSegment[]): Pick<FieldCondition, "literal" | "why"> {
+  if (isComposite(matcher) || !("command" in (matcher as FieldMatcher))) return {};
+  const leaf = matcher as Extract<FieldMatcher, { command: unknown }>;
+  const patterns = patternsOf(leaf.command).map((pattern) => compileCommandPattern(pattern, leaf.caseSensitive === true));
+  void selector;
+  return {
+    literal: true,
+    why(tree, restrictive) {
+      const texts: string[] = [];
+      const collect = (value: unknown): void => {
+        if (typeof value === "string") texts.push(value);
+        else if (value instanceof EmbeddedJson) texts.push(value.raw);
+        else if (value instanceof DuplicateValues) value.values.forEach(collect);
+        else if (Array.isArray(value)) value.forEach(collect);
+      };
+      for (const value of selectAll(tree, segments)) collect(value);
+      for (const text of texts) {
+        const why = judgeCommandWhy(text, patterns, restrictive).why;
+        if (why !== undefined) return why;
+      }
+      return undefined;
     },
   };
 }

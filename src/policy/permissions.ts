@@ -10,7 +10,7 @@ import { compileFieldCondition, describeMatcher, NO, UNKNOWN, YES, type FieldCon
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
 import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
-import { cannotTellReason, controlCharacterReason } from "../messages/index.js";
+import { cannotTellReason, controlCharacterReason, uncoveredReason } from "../messages/index.js";
 import { DEFAULT_RISK_MODES, noRuleDecision } from "./defaults.js";
 import { evidenceNote, provenanceReason, provenanceUsage } from "../messages/provenance.js";
 import { budgetTotal, describeCondition, isComposite, locateValues, seenAfter } from "../provenance/conditions.js";
@@ -206,7 +206,9 @@ function conditionsVerdict(rule: CompiledRule, view: CanonicalArgs, literal: boo
   const tree = literal ? view.literal : view.value;
   const where = rule.where;
   for (let i = 0; i < where.length; i++) {
-    const one = where[i]!.evaluate(tree, restrictive, evaluation);
+    const condition = where[i]!;
+    // A command matcher parses the text as the tool receives it (it normalises each word itself).
+    const one = condition.evaluate(condition.literal === true ? view.literal : tree, restrictive, evaluation);
     if (one === NO) return NO;
     if (one === UNKNOWN) verdict = UNKNOWN;
   }
@@ -335,6 +337,16 @@ function dedupe(evidence: readonly Evidence[]): Evidence[] {
     seen.add(key);
     return true;
   });
+}
+
+/** What a rule's conditions say about why they could not tell (restrictive) or did not cover the call (allow). */
+function conditionWhy(rule: CompiledRule, view: CanonicalArgs, restrictive: boolean): string | undefined {
+  if (view.oversized) return undefined;
+  for (const condition of rule.where) {
+    const why = condition.why?.(condition.literal === true ? view.literal : view.value, restrictive);
+    if (why !== undefined) return why;
+  }
+  return undefined;
 }
 
 /** Validates rules that enter from outside (files, APIs, user code); throws a PolicyError per problem. */
@@ -517,14 +529,14 @@ export class PermissionPolicy {
       }
       if (verdict === NO) continue;
       if (rule.mode === "allow" && unsure !== undefined) {
-        decided = this.unsureDecision(unsure, shownRisk);
+        decided = this.unsureDecision(unsure, shownRisk, view);
       } else {
         decided = { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, view, evidenceOf?.get(rule.ruleId)), risk: shownRisk };
         decidingRule = rule;
       }
       if (trace === undefined) break;
     }
-    if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, shownRisk);
+    if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, shownRisk, view);
     if (decided !== undefined && decided.mode !== "allow" && context !== undefined && this.contextual && evidenceOf?.has(decided.ruleId) !== true) {
       // A deny or ask decided by another rule (an amount, a tool) still tells the human where the
       // traced values of this call came from: the provenance rules it did not reach are read for evidence.
@@ -548,6 +560,10 @@ export class PermissionPolicy {
     if (decided === undefined) {
       const evidence = evidenceOf === undefined ? undefined : dedupe([...evidenceOf.values()].flat());
       decided = noRuleDecision(tool, risk, this.riskModes);
+      if (decided.mode !== "allow" && view !== undefined) {
+        const note = this.uncoveredNote(tool, view);
+        if (note !== undefined) decided.reason = `${note}; ${decided.reason}`;
+      }
       // The audit says where the traced values were found even when no provenance rule decided.
       if (evidence !== undefined) decided.evidence = evidence;
       if (decided.mode !== "allow" && context !== undefined && this.contextual && !(evidence ?? []).some((item) => !item.found)) {
@@ -636,8 +652,23 @@ export class PermissionPolicy {
     return dedupe(out);
   }
 
-  private unsureDecision(rule: CompiledRule, risk: RiskLevel): PolicyDecision {
-    return { mode: "ask", ruleId: rule.ruleId, reason: cannotTellReason(rule.mode, rule.description), risk };
+  private unsureDecision(rule: CompiledRule, risk: RiskLevel, view: CanonicalArgs | undefined): PolicyDecision {
+    return { mode: "ask", ruleId: rule.ruleId, reason: cannotTellReason(rule.mode, rule.description, view === undefined ? undefined : conditionWhy(rule, view, true)), risk };
+  }
+
+  /**
+   * When a call that asks or is denied by default had an allow rule whose command pattern matched
+   * its words but did not cover a construct of the line (a continuation, `find -exec`, a
+   * here-document): that construct, named for the reviewer. Only on this slow path.
+   */
+  private uncoveredNote(tool: string, view: CanonicalArgs): string | undefined {
+    if (view.oversized) return undefined;
+    for (const rule of [...this.plan(tool).rules, ...this.composites(tool)]) {
+      if (rule.mode !== "allow") continue;
+      const why = conditionWhy(rule, view, false);
+      if (why !== undefined) return uncoveredReason(why, rule.ruleId, rule.description);
+    }
+    return undefined;
   }
 
   private reasonFor(rule: CompiledRule, view: CanonicalArgs | undefined, evidence?: readonly Evidence[]): string {

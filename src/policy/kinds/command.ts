@@ -1,5 +1,5 @@
 import { foldCase, normalizeString } from "../normalize.js";
-import { analyzeShell, basename, type SimpleCommand } from "./shell.js";
+import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
 /**
@@ -17,6 +17,8 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 interface CommandPattern {
   readonly source: string;
   matches(words: readonly string[]): boolean;
+  /** The pattern spells out `token` as one of its own words (`find:* -exec` names `-exec`, `sudo:*` names sudo). */
+  names(token: string): boolean;
 }
 
 function splitWords(text: string): string[] {
@@ -27,10 +29,13 @@ function splitWords(text: string): string[] {
 export function compileCommandPattern(pattern: string, caseSensitive: boolean): CommandPattern {
   const fold = (text: string) => (caseSensitive ? text : foldCase(text));
   const trimmed = pattern.trim();
+  const own = new Set(splitWords(trimmed.endsWith(":*") ? trimmed.slice(0, -2) : trimmed).filter((word) => !word.includes("*")));
+  const names = (token: string) => token !== "" && (own.has(token) || [...own].some((word) => word.startsWith(`${token}=`)));
   if (trimmed.endsWith(":*")) {
     const prefix = splitWords(trimmed.slice(0, -2)).map(fold);
     return {
       source: pattern,
+      names,
       matches: (words) => words.length >= prefix.length && prefix.every((word, i) => fold(words[i] ?? "") === word),
     };
   }
@@ -41,87 +46,86 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
       .map((part) => part.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"))
       .join("[\\s\\S]*");
     const regex = new RegExp(`^${body}$`, caseSensitive ? "" : "i");
-    return { source: pattern, matches: (words) => regex.test(words.join(" ")) };
+    return { source: pattern, names, matches: (words) => regex.test(words.join(" ")) };
   }
   const exact = splitWords(trimmed).map(fold);
   return {
     source: pattern,
+    names,
     matches: (words) => words.length === exact.length && exact.every((word, i) => fold(words[i] ?? "") === word),
   };
 }
 
-/** Option letters of wrappers that take a value (`sudo -u root`, `timeout -s KILL`, `xargs -I {}`). */
-const WRAPPERS: Readonly<Record<string, { valued: RegExp; positional?: number }>> = {
-  sudo: { valued: /^-[ugpChDrtTU]$/ },
-  doas: { valued: /^-[uC]$/ },
-  env: { valued: /^-[uSC]$/ },
-  command: { valued: /^$/ },
-  builtin: { valued: /^$/ },
-  exec: { valued: /^-a$/ },
-  nohup: { valued: /^$/ },
-  time: { valued: /^-[fo]$/ },
-  nice: { valued: /^-n$/ },
-  ionice: { valued: /^-[cnp]$/ },
-  stdbuf: { valued: /^-[ioe]$/ },
-  timeout: { valued: /^-[sk]$/, positional: 1 },
-  xargs: { valued: /^-[IiLlnPsdEa]$/ },
-  chronic: { valued: /^$/ },
-  unbuffer: { valued: /^$/ },
-};
-
-/** The command with one wrapper peeled off, or undefined when the first word is no wrapper. */
-function unwrap(words: readonly string[]): string[] | undefined {
-  const name = basename(words[0] ?? "");
-  const wrapper = WRAPPERS[name];
-  if (wrapper === undefined) return undefined;
-  let i = 1;
-  while (i < words.length) {
-    const word = words[i] ?? "";
-    if (word === "--") {
-      i += 1;
-      break;
-    }
-    if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) i += 1;
-    else if (word.startsWith("-") && word.length > 1) i += wrapper.valued.test(word) ? 2 : 1;
-    else break;
+/** Why an allow pattern does not cover one command (undefined: it does). `matched` tells whether some pattern matched its words. */
+function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): { matched: boolean; reason: string | undefined } {
+  const normal = normalizedWords(command.words);
+  const matching = patterns.filter((pattern) => pattern.matches(command.words) && (normal === undefined || pattern.matches(normal)));
+  if (matching.length === 0) return { matched: false, reason: undefined };
+  for (const pattern of matching) {
+    if (command.refusals.every((refusal) => pattern.names(refusal.token))) return { matched: true, reason: undefined };
   }
-  i += wrapper.positional ?? 0;
-  return i < words.length ? words.slice(i) : undefined;
+  const first = matching[0]!;
+  return { matched: true, reason: command.refusals.find((refusal) => !first.names(refusal.token))?.reason };
 }
 
-/** Every spelling of one simple command a deny pattern is tried against. */
-function denyForms(command: SimpleCommand): string[][] {
-  const forms: string[][] = [];
-  let current: string[] | undefined = [...command.words];
-  for (let guard = 0; current !== undefined && guard < 8; guard += 1) {
-    forms.push(current);
-    const first = current[0] ?? "";
-    const base = basename(first);
-    if (base !== first) forms.push([base, ...current.slice(1)]);
-    current = unwrap(current);
-  }
-  return forms;
+/** The words normalised (look-alikes, fullwidth, invisible characters), when that changes them. */
+function normalizedWords(words: readonly string[]): string[] | undefined {
+  let changed = false;
+  const out = words.map((word) => {
+    const normal = normalizeString(word);
+    if (normal !== word) changed = true;
+    return normal;
+  });
+  return changed ? out : undefined;
 }
 
-function allowable(command: SimpleCommand): boolean {
-  return !command.dynamic && !command.assignments && !command.writesFile && !command.construct;
+/** A verdict and, when it is not the plain answer, the construct or reading that decided it. */
+export interface CommandJudgement {
+  readonly verdict: Verdict;
+  /** Why a deny or ask rule cannot tell, or why an allow pattern that matches the words does not cover the line. */
+  readonly why: string | undefined;
 }
 
-/** Verdict of one command line against compiled patterns (any pattern may match). */
-export function judgeCommand(text: string, patterns: readonly CommandPattern[], restrictive: boolean): Verdict {
+/**
+ * Judges one command line against compiled patterns (any pattern may match).
+ * - deny/ask (`restrictive`): YES when some command, in any of its spellings (as written, `/bin/rm`
+ *   as rm, normalised, braces expanded, wrappers and `find -exec` unwrapped as commands of their
+ *   own, `bash -c` scripts parsed, and bash's own reading of continuations and carriage returns),
+ *   matches; UNKNOWN when it cannot be parsed or some reading cannot be told; else NO.
+ * - allow: YES only when every command is fully understood (static words, no line-level construct
+ *   such as a continuation or here-document, no program that runs its arguments unless the
+ *   pattern names that form) and matches a pattern.
+ */
+export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[], restrictive: boolean): CommandJudgement {
   const analysis = analyzeShell(text);
-  if (!analysis.ok) return restrictive ? UNKNOWN : NO;
+  if (!analysis.ok) return { verdict: restrictive ? UNKNOWN : NO, why: `the command line cannot be parsed (${analysis.reason})` };
   const { commands } = analysis;
   if (restrictive) {
     for (const command of commands) {
-      for (const form of denyForms(command)) {
-        if (patterns.some((pattern) => pattern.matches(form))) return YES;
+      for (const form of command.forms) {
+        if (patterns.some((pattern) => pattern.matches(form))) return { verdict: YES, why: undefined };
       }
     }
-    return NO;
+    return analysis.unknown === undefined ? { verdict: NO, why: undefined } : { verdict: UNKNOWN, why: analysis.unknown };
   }
-  if (commands.length === 0) return NO;
-  return commands.every((command) => allowable(command) && patterns.some((pattern) => pattern.matches(command.words))) ? YES : NO;
+  if (commands.length === 0) return { verdict: NO, why: undefined };
+  let why: string | undefined;
+  let anyMatched = false;
+  let allMatched = true;
+  for (const command of commands) {
+    const gap = allowGap(command, patterns);
+    anyMatched ||= gap.matched;
+    if (!gap.matched) allMatched = false;
+    else if (gap.reason !== undefined) why ??= gap.reason;
+  }
+  if (allMatched && why === undefined && analysis.refusal === undefined) return { verdict: YES, why: undefined };
+  // The construct is named when some pattern matched the words it refused.
+  return { verdict: NO, why: anyMatched ? (analysis.refusal ?? why) : undefined };
+}
+
+/** Verdict of one command line against compiled patterns (see judgeCommandWhy). */
+export function judgeCommand(text: string, patterns: readonly CommandPattern[], restrictive: boolean): Verdict {
+  return judgeCommandWhy(text, patterns, restrictive).verdict;
 }
 
 /** For explanations: how a command line was split. */
@@ -130,4 +134,3 @@ export function describeCommand(text: string): string {
   if (!analysis.ok) return `unparseable (${analysis.reason})`;
   return analysis.commands.map((command) => JSON.stringify(command.words.join(" "))).join(", ");
 }
-

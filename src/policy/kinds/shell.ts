@@ -1,6 +1,8 @@
 import { join } from "node:path";
 import { Language, Parser, type Node } from "web-tree-sitter";
 import { packageRoot } from "../../package-root.js";
+import { normalizeString } from "../normalize.js";
+import { basename, readProgram, readsCodeFromStdin, SHELLS, type Refusal } from "./programs.js";
 
 /**
  * Shell commands read as a shell would: parsed with tree-sitter-bash (through web-tree-sitter's
@@ -21,6 +23,7 @@ async function loadParser(): Promise<Parser> {
 // Loaded once when the module is first imported; afterwards every parse is synchronous.
 const parser: Parser = await loadParser();
 
+
 /** One simple command the shell would run. */
 export interface SimpleCommand {
   /** The words after quote removal (`'rm' "-rf" \/` → rm, -rf, /); a dynamic word keeps its source text. */
@@ -33,15 +36,29 @@ export interface SimpleCommand {
   readonly writesFile: boolean;
   /** Not a plain command: a construct (declaration, test, function, arithmetic) kept as source text. */
   readonly construct: boolean;
+  /** Why an allow pattern does not cover it unless the pattern names the refusal's token (programs.ts). */
+  readonly refusals: readonly Refusal[];
+  /** Every spelling a deny or ask pattern is tried against (as written, `/bin/rm` as rm, normalised, braces expanded, ...). */
+  readonly forms: readonly (readonly string[])[];
+  /** Set when the guard cannot tell what this command runs (a deny rule then cannot tell either). */
+  readonly unknown: string | undefined;
 }
 
-type ShellAnalysis = { readonly ok: true; readonly commands: readonly SimpleCommand[] } | { readonly ok: false; readonly reason: string };
+export type ShellAnalysis =
+  | {
+      readonly ok: true;
+      readonly commands: readonly SimpleCommand[];
+      /** A construct of the whole line no allow covers (a line continuation, a carriage return, a here-document). */
+      readonly refusal: string | undefined;
+      /** Set when some reading of the line cannot be told (a deny rule then cannot tell). */
+      readonly unknown: string | undefined;
+    }
+  | { readonly ok: false; readonly reason: string };
 
 /** Node types that only hold other statements: walked through, never commands themselves. */
 const CONTAINERS = new Set([
   "program",
   "list",
-  "pipeline",
   "subshell",
   "compound_statement",
   "redirected_statement",
@@ -58,7 +75,9 @@ const CONTAINERS = new Set([
 ]);
 
 const MAX_NESTED_SCRIPTS = 4;
+const MAX_NESTED_COMMANDS = 8;
 const MAX_COMMANDS = 256;
+const MAX_FORMS = 32;
 
 class Unreadable extends Error {}
 
@@ -85,23 +104,40 @@ function decodeAnsiC(body: string): string {
 interface WordValue {
   text: string;
   dynamic: boolean;
+  /** Unquoted `*`, `?` or `[`: the shell replaces the word by the file names it matches. */
+  glob: boolean;
+  /** `$'...'`: ANSI-C quoting in bash, a `$` and a quoted string in sh (dash). */
+  ansiC: boolean;
+  /** Unquoted source text when the word has no quotes (for brace expansion), else undefined. */
+  bare: string | undefined;
+}
+
+/** Where a command's standard input comes from, when it matters (a shell or interpreter reading its script). */
+interface Stdin {
+  /** The text fed in, when the guard knows it. */
+  readonly text: string | undefined;
+  readonly what: string;
 }
 
 interface Walk {
   commands: SimpleCommand[];
   depth: number;
+  /** Line-level constructs no allow covers. */
+  refusal: string | undefined;
 }
+
+const GLOB_RE = /(?<!\\)(?:\\\\)*[*?[]/;
 
 /** The value of a word node after quote removal; expansions make it dynamic (and are walked for commands). */
 function wordValue(node: Node, walk: Walk): WordValue {
   switch (node.type) {
     case "word":
     case "number":
-      return { text: unescapeBare(node.text), dynamic: false };
+      return { text: unescapeBare(node.text), dynamic: false, glob: node.type === "word" && GLOB_RE.test(node.text), ansiC: false, bare: node.text };
     case "raw_string":
-      return { text: node.text.slice(1, -1), dynamic: false };
+      return { text: node.text.slice(1, -1), dynamic: false, glob: false, ansiC: false, bare: undefined };
     case "ansi_c_string":
-      return { text: decodeAnsiC(node.text.slice(2, -1)), dynamic: false };
+      return { text: decodeAnsiC(node.text.slice(2, -1)), dynamic: false, glob: false, ansiC: true, bare: undefined };
     case "string":
     case "translated_string": {
       let text = "";
@@ -116,31 +152,37 @@ function wordValue(node: Node, walk: Walk): WordValue {
         }
       }
       if (node.namedChildren.length === 0) text = unescapeDoubleQuoted(node.text.replace(/^\$?"|"$/g, ""));
-      return { text, dynamic };
+      return { text, dynamic: dynamic || node.type === "translated_string", glob: false, ansiC: false, bare: undefined };
     }
     case "concatenation": {
       let text = "";
       let dynamic = false;
+      let glob = false;
+      let ansiC = false;
+      let bare: string | undefined = "";
       for (const child of node.children) {
         if (child === null) continue;
         const inner = wordValue(child, walk);
         text += inner.text;
         dynamic ||= inner.dynamic;
+        glob ||= inner.glob;
+        ansiC ||= inner.ansiC;
+        bare = bare === undefined || inner.bare === undefined ? undefined : bare + inner.bare;
       }
-      return { text, dynamic };
+      return { text, dynamic, glob, ansiC, bare };
     }
     case "command_substitution":
     case "process_substitution":
       walkStatements(node, walk);
-      return { text: node.text, dynamic: true };
+      return { text: node.text, dynamic: true, glob: false, ansiC: false, bare: undefined };
     case "simple_expansion":
     case "expansion":
     case "arithmetic_expansion":
       for (const child of node.namedChildren) if (child !== null) collectNested(child, walk);
-      return { text: node.text, dynamic: true };
+      return { text: node.text, dynamic: true, glob: false, ansiC: false, bare: undefined };
     default:
       collectNested(node, walk);
-      return { text: node.text, dynamic: true };
+      return { text: node.text, dynamic: true, glob: false, ansiC: false, bare: undefined };
   }
 }
 
@@ -168,10 +210,169 @@ function addCommand(walk: Walk, command: SimpleCommand): void {
   walk.commands.push(command);
 }
 
-function readCommand(node: Node, walk: Walk, writesFile: boolean): void {
+/** Bash brace expansion of an unquoted word (`{rm,-rf}`, `r{m,}`); undefined when it has none. */
+function expandBraces(text: string, budget = { left: 64 }): string[] | undefined {
+  let depth = 0;
+  let open = -1;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "\\") {
+      i += 1;
+      continue;
+    }
+    if (ch === "{") {
+      if (depth === 0) open = i;
+      depth += 1;
+    } else if (ch === "}" && depth > 0) {
+      depth -= 1;
+      if (depth !== 0) continue;
+      const body = text.slice(open + 1, i);
+      const parts: string[] = [];
+      let level = 0;
+      let start = 0;
+      for (let j = 0; j < body.length; j++) {
+        const c = body[j];
+        if (c === "\\") j += 1;
+        else if (c === "{") level += 1;
+        else if (c === "}") level -= 1;
+        else if (c === "," && level === 0) {
+          parts.push(body.slice(start, j));
+          start = j + 1;
+        }
+      }
+      parts.push(body.slice(start));
+      const head = text.slice(0, open);
+      const tail = text.slice(i + 1);
+      if (parts.length < 2) {
+        const rest = expandBraces(tail, budget);
+        return rest?.map((item) => `${head}{${body}}${item}`);
+      }
+      const out: string[] = [];
+      for (const part of parts) {
+        for (const item of expandBraces(`${head}${part}${tail}`, budget) ?? [`${head}${part}${tail}`]) {
+          if (budget.left-- <= 0) return out;
+          out.push(item);
+        }
+      }
+      return out;
+    }
+  }
+  return undefined;
+}
+
+const IFS_RE = /\$(?:\{IFS\}|IFS\b)/;
+
+/** The spellings a deny pattern is tried against. */
+function denyForms(words: readonly string[], values: readonly WordValue[] | undefined): string[][] {
+  const forms: string[][] = [];
+  const seen = new Set<string>();
+  const add = (form: string[]) => {
+    if (form.length === 0 || forms.length >= MAX_FORMS) return;
+    const key = form.join("\u0000");
+    if (seen.has(key)) return;
+    seen.add(key);
+    forms.push(form);
+  };
+  const spellings: string[][] = [[...words]];
+  if (values !== undefined) {
+    // Brace expansion (bash): `{rm,-rf,/}` and `r{m,} x` are other argument vectors.
+    if (values.some((value) => value.bare !== undefined && value.bare.includes("{"))) {
+      spellings.push(values.flatMap((value, i) => (value.bare === undefined ? [words[i]!] : (expandBraces(value.bare)?.map(unescapeBare) ?? [words[i]!]))));
+    }
+    // `rm${IFS}-rf${IFS}/`: IFS is a space unless set otherwise.
+    if (values.some((value) => value.dynamic && IFS_RE.test(value.text))) {
+      spellings.push(words.flatMap((word, i) => (values[i]?.dynamic === true && IFS_RE.test(word) ? word.split(/\$(?:\{IFS\}|IFS\b)/).map((part) => unescapeBare(part.replace(/["']/g, ""))).filter((part) => part !== "") : [word])));
+    }
+  }
+  for (const spelling of spellings) {
+    add(spelling);
+    const base = basename(spelling[0] ?? "");
+    if (base !== spelling[0]) add([base, ...spelling.slice(1)]);
+    // Look-alike letters, fullwidth forms, invisible characters, and words a Unicode space glues together.
+    const normal = normalizeString(spelling.join(" "));
+    if (normal !== spelling.join(" ")) {
+      const split = normal === "" ? [] : normal.split(" ");
+      add(split);
+      const first = basename(split[0] ?? "");
+      if (first !== split[0]) add([first, ...split.slice(1)]);
+    }
+  }
+  return forms;
+}
+
+interface CommandFacts {
+  assignments: boolean;
+  writesFile: boolean;
+}
+
+/** Adds one simple command, and what its program runs (programs.ts), to the walk. */
+function addSimple(words: readonly string[], values: readonly WordValue[] | undefined, facts: CommandFacts, walk: Walk, stdin: Stdin | undefined, level: number, dynamicTexts: ReadonlySet<string>): void {
+  if (level > MAX_NESTED_COMMANDS) throw new Unreadable("commands nested too deep");
+  const refusals: Refusal[] = [];
+  let unknown: string | undefined;
+  const isDynamic = (i: number) => (values === undefined ? dynamicTexts.has(words[i] ?? "") : values[i]?.dynamic === true);
+  const dynamic = words.some((_, i) => isDynamic(i));
+  if (dynamic) refusals.push({ reason: "an argument is only known when the command runs (an expansion or substitution)", token: "" });
+  if (facts.assignments) refusals.push({ reason: "the command is prefixed by a NAME=value assignment", token: "" });
+  if (facts.writesFile) refusals.push({ reason: "the command writes a file through a redirection", token: "" });
+  if (isDynamic(0)) unknown = `the program's name (${words[0] ?? ""}) is only known when it runs`;
+  if (values !== undefined) {
+    if (values[0]?.glob === true) unknown ??= `the program's name (${words[0] ?? ""}) is a file name pattern`;
+    const braced = values.find((value) => value.bare !== undefined && /(?<!\\)\{[^{}]*(?:,|\.\.)[^{}]*\}/.test(value.bare));
+    if (braced !== undefined) refusals.push({ reason: `bash expands the braces in ${braced.bare ?? ""} (sh does not)`, token: "" });
+    if (values.some((value) => value.ansiC)) refusals.push({ reason: "$'...' is read as ANSI-C quoting by bash but not by sh (dash)", token: "" });
+  }
+  const forms: string[][] = denyForms(words, values);
+  const nested: { commands: (readonly string[])[]; scripts: string[]; guesses: string[] } = { commands: [], scripts: [], guesses: [] };
+  for (const form of forms) {
+    const reading = readProgram(form);
+    for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
+    unknown ??= reading.unknown;
+    for (const extra of reading.forms) if (forms.length < MAX_FORMS) forms.push([...extra]);
+    nested.commands.push(...reading.commands);
+    nested.scripts.push(...reading.scripts);
+    nested.guesses.push(...reading.guesses);
+    if (reading.readsStdin === true && stdin !== undefined) {
+      if (stdin.text !== undefined && SHELLS.has(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
+      else if (stdin.text === undefined) unknown ??= `${basename(form[0] ?? "")} runs a script read from ${stdin.what}, which the guard cannot read`;
+    }
+  }
+  if (stdin?.text !== undefined && readsCodeFromStdin(basename(words[0] ?? ""))) {
+    refusals.push({ reason: `${stdin.what} is fed to ${basename(words[0] ?? "")} as code`, token: "" });
+  }
+  addCommand(walk, { words, dynamic, assignments: facts.assignments, writesFile: facts.writesFile, construct: false, refusals, forms, unknown });
+  const seenInner = new Set<string>();
+  for (const inner of nested.commands) {
+    const key = inner.join("\u0000");
+    if (seenInner.has(key)) continue;
+    seenInner.add(key);
+    addSimple(inner, undefined, { assignments: false, writesFile: false }, walk, undefined, level + 1, dynamicTexts);
+  }
+  for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk);
+  for (const guess of new Set(nested.guesses)) {
+    const probe: Walk = { commands: [], depth: walk.depth + 1, refusal: undefined };
+    if (walk.depth < MAX_NESTED_SCRIPTS && parseInto(guess, probe) === undefined) for (const command of probe.commands) addCommand(walk, command);
+  }
+}
+
+/** A command line a program hands to a shell (`bash -c`, `eval`, `env -S`, `find -exec sh -c`): parsed, its commands added. */
+function nestedScript(script: string, name: string, walk: Walk): void {
+  if (walk.depth >= MAX_NESTED_SCRIPTS) throw new Unreadable("shell scripts nested too deep");
+  const inner: Walk = { commands: walk.commands, depth: walk.depth + 1, refusal: walk.refusal };
+  const problem = parseInto(script, inner);
+  walk.refusal ??= inner.refusal;
+  if (problem !== undefined) throw new Unreadable(`the script given to ${name}: ${problem}`);
+}
+
+function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin | undefined): void {
   const words: string[] = [];
-  let dynamic = false;
+  const values: WordValue[] = [];
   let assignments = false;
+  let input = stdin;
+  const push = (value: WordValue) => {
+    words.push(value.text);
+    values.push(value);
+  };
   for (const child of node.namedChildren) {
     if (child === null) continue;
     if (child.type === "variable_assignment") {
@@ -179,69 +380,92 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean): void {
       const value = child.childForFieldName("value");
       if (value !== null) wordValue(value, walk);
     } else if (child.type === "command_name") {
-      for (const part of child.namedChildren) {
-        if (part === null) continue;
-        const value = wordValue(part, walk);
-        words.push(value.text);
-        dynamic ||= value.dynamic;
-      }
+      for (const part of child.namedChildren) if (part !== null) push(wordValue(part, walk));
+    } else if (child.type === "herestring_redirect") {
+      walk.refusal ??= "the command has a here-string (<<<)";
+      const target = child.namedChildren.find((part) => part !== null && part.type !== "file_descriptor");
+      const value = target === undefined || target === null ? undefined : wordValue(target, walk);
+      input = { text: value === undefined || value.dynamic ? undefined : `${value.text}\n`, what: "a here-string" };
     } else if (child.type.endsWith("redirect")) {
       if (!isHarmlessRedirect(child)) writesFile = true;
       collectNested(child, walk);
-    } else if (child.type !== "comment") {
-      const value = wordValue(child, walk);
-      words.push(value.text);
-      dynamic ||= value.dynamic;
-    }
+    } else if (child.type !== "comment") push(wordValue(child, walk));
   }
   if (words.length === 0) return; // a bare assignment runs nothing (its substitutions were walked)
-  addCommand(walk, { words, dynamic, assignments, writesFile, construct: false });
-  nestedScripts(words, dynamic, walk);
+  const dynamicTexts = new Set(words.filter((_, i) => values[i]?.dynamic === true));
+  addSimple(words, values, { assignments, writesFile }, walk, input, 0, dynamicTexts);
 }
 
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "busybox"]);
-
-/** `bash -c SCRIPT`, `sh -c`, `eval ...`: the script is parsed and its commands added. */
-function nestedScripts(words: readonly string[], dynamic: boolean, walk: Walk): void {
-  const name = basename(words[0] ?? "");
-  let script: string | undefined;
-  if (name === "eval") script = words.slice(1).join(" ");
-  else if (SHELLS.has(name)) {
-    const flag = words.findIndex((word, i) => i > 0 && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(word));
-    if (flag > 0) script = words[flag + 1];
-  }
-  if (script === undefined || dynamic) return;
-  if (walk.depth >= MAX_NESTED_SCRIPTS) throw new Unreadable("shell scripts nested too deep");
-  const inner = parseInto(script, { commands: walk.commands, depth: walk.depth + 1 });
-  if (inner !== undefined) throw new Unreadable(`the script given to ${name}: ${inner}`);
-}
-
-export function basename(word: string): string {
-  const slash = word.lastIndexOf("/");
-  return slash >= 0 ? word.slice(slash + 1) : word;
-}
+export { basename };
 
 function walkStatements(node: Node, walk: Walk, writesFile = false): void {
   for (const child of node.namedChildren) {
     if (child === null) continue;
-    walkStatement(child, walk, writesFile);
+    walkStatement(child, walk, writesFile, undefined);
   }
 }
 
-function walkStatement(node: Node, walk: Walk, writesFile: boolean): void {
+/** The text a here-document feeds: its body, and whether the shell expands it (unquoted delimiter). */
+function heredocInput(node: Node, walk: Walk): Stdin {
+  walk.refusal ??= "the command has a here-document (<<)";
+  const start = node.namedChildren.find((child) => child?.type === "heredoc_start")?.text ?? "";
+  const body = node.namedChildren.find((child) => child?.type === "heredoc_body");
+  const quoted = /["'\\]/.test(start);
+  // Substitutions in an unquoted body run (collectNested walks them); the text fed in is then only known for a body without expansions.
+  const expands = !quoted && body !== undefined && body !== null && body.namedChildren.some((child) => child !== null && child.type !== "heredoc_content");
+  return { text: body === undefined || body === null || expands ? undefined : quoted ? body.text : unescapeHeredoc(body.text), what: "a here-document" };
+}
+
+function unescapeHeredoc(text: string): string {
+  return text.replace(/\\([$`\\\n])/g, (_m, ch: string) => (ch === "\n" ? "" : ch));
+}
+
+/** The text `echo WORDS` / `printf TEXT` writes, when static: what a following `| sh` reads. */
+function pipedText(node: Node, walk: Walk): string | undefined {
+  if (node.type !== "command") return undefined;
+  const probe: Walk = { commands: [], depth: walk.depth, refusal: undefined };
+  const words: string[] = [];
+  for (const child of node.namedChildren) {
+    if (child === null) continue;
+    if (child.type === "command_name" || child.type === "word" || child.type === "raw_string" || child.type === "string" || child.type === "concatenation" || child.type === "number") {
+      const value = wordValue(child.type === "command_name" ? (child.namedChildren[0] ?? child) : child, probe);
+      if (value.dynamic) return undefined;
+      words.push(value.text);
+    } else return undefined;
+  }
+  const name = basename(words[0] ?? "");
+  if (name === "echo" && !/^-/.test(words[1] ?? "")) return `${words.slice(1).join(" ")}\n`;
+  if (name === "printf" && words.length === 2 && !/[%\\]/.test(words[1] ?? "")) return words[1];
+  return undefined;
+}
+
+function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin | undefined): void {
   if (node.type === "command") {
-    readCommand(node, walk, writesFile);
+    readCommand(node, walk, writesFile, stdin);
     return;
   }
   if (node.type === "redirected_statement") {
     let writes = writesFile;
+    let input = stdin;
     for (const child of node.namedChildren) {
-      if (child !== null && child.type.endsWith("redirect") && !isHarmlessRedirect(child)) writes = true;
+      if (child === null || !child.type.endsWith("redirect")) continue;
+      if (!isHarmlessRedirect(child)) writes = true;
+      if (child.type === "heredoc_redirect") input = heredocInput(child, walk);
     }
     for (const child of node.namedChildren) {
       if (child === null) continue;
       if (child.type.endsWith("redirect")) collectNested(child, walk);
-      else walkStatement(child, walk, writes);
+      else walkStatement(child, walk, writes, input);
+    }
+    return;
+  }
+  if (node.type === "pipeline") {
+    let previous: Node | undefined;
+    for (const child of node.namedChildren) {
+      if (child === null) continue;
+      const input: Stdin | undefined = previous === undefined ? stdin : { text: pipedText(previous, walk), what: "a pipe" };
+      walkStatement(child, walk, writesFile, input);
+      previous = child;
     }
     return;
   }
@@ -255,13 +479,41 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean): void {
       // Conditions, loop values and case subjects hold words with substitutions, statements hold commands.
       if (child.type === "word" || child.type === "string" || child.type === "concatenation" || child.type.endsWith("expansion")) collectNested(child, walk);
       else if (child.type === "variable_name" || child.type === "comment") continue;
-      else walkStatement(child, walk, writesFile);
+      else walkStatement(child, walk, writesFile, undefined);
     }
     return;
   }
   // A construct the allow rules cannot vouch for (declaration, test, function, arithmetic, ...).
   collectNested(node, walk);
-  addCommand(walk, { words: [node.text], dynamic: true, assignments: false, writesFile, construct: true });
+  // Array subscripts in names and arithmetic operands are evaluated by bash: `declare 'a[$(cmd)]=1'`, `[[ -v 'a[$(cmd)]' ]]`.
+  for (const text of quotedTexts(node)) {
+    const open = text.indexOf("[");
+    const close = text.lastIndexOf("]");
+    if (open >= 0 && close > open && /\$\(|`/.test(text)) nestedScript(`: ${text.slice(open + 1, close)}`, node.type, walk);
+  }
+  const words = [node.text];
+  addCommand(walk, {
+    words,
+    dynamic: true,
+    assignments: false,
+    writesFile,
+    construct: true,
+    refusals: [{ reason: `the command is a shell construct (${node.type.replace(/_/g, " ")}) no allow pattern reads`, token: "" }],
+    forms: [words],
+    unknown: undefined,
+  });
+}
+
+/** The static texts of quoted strings and words inside a construct. */
+function quotedTexts(node: Node): string[] {
+  const out: string[] = [];
+  const visit = (current: Node) => {
+    if (current.type === "raw_string") out.push(current.text.slice(1, -1));
+    else if (current.type === "string" || current.type === "word") out.push(current.text);
+    for (const child of current.namedChildren) if (child !== null) visit(child);
+  };
+  visit(node);
+  return out;
 }
 
 function parseInto(source: string, walk: Walk): string | undefined {
@@ -280,20 +532,123 @@ function parseInto(source: string, walk: Walk): string | undefined {
   }
 }
 
+/**
+ * The source as bash's lexer reads it where tree-sitter reads it otherwise: a backslash-newline is
+ * removed outside single quotes and comments (`git pu\⏎sh` is `git push`), and a carriage return is
+ * a word character, not white space (`\␍␊` escapes the CR and the LF ends the command). Carriage
+ * returns become U+00A0, which the parser also reads as a word character. Undefined when there is
+ * nothing to change.
+ */
+export function bashLexerReading(source: string): string | undefined {
+  if (!source.includes("\\\n") && !source.includes("\r")) return undefined;
+  let out = "";
+  let quote: "'" | '"' | "$'" | undefined;
+  let comment = false;
+  let wordStart = true;
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i]!;
+    if (ch === "\r") {
+      out += "\u00a0";
+      wordStart = false;
+      continue;
+    }
+    if (comment) {
+      out += ch;
+      if (ch === "\n") {
+        comment = false;
+        wordStart = true;
+      }
+      continue;
+    }
+    if (quote === "'") {
+      out += ch;
+      if (ch === "'") quote = undefined;
+      continue;
+    }
+    if (ch === "\\") {
+      const next = source[i + 1];
+      if (next === "\n" && quote !== "$'") {
+        i += 1; // line joining: both characters vanish
+        continue;
+      }
+      if (next === "\r") {
+        out += "\\\u00a0";
+        i += 1;
+        wordStart = false;
+        continue;
+      }
+      out += ch + (next ?? "");
+      i += 1;
+      wordStart = false;
+      continue;
+    }
+    if (quote === '"') {
+      out += ch;
+      if (ch === '"') quote = undefined;
+      continue;
+    }
+    if (quote === "$'") {
+      out += ch;
+      if (ch === "'") quote = undefined;
+      continue;
+    }
+    if (ch === "#" && wordStart) {
+      comment = true;
+      out += ch;
+      continue;
+    }
+    if (ch === "'") quote = source[i - 1] === "$" ? "$'" : "'";
+    else if (ch === '"') quote = '"';
+    out += ch;
+    wordStart = /[\s;&|()<>]/.test(ch);
+  }
+  return out;
+}
+
+/** Why no allow covers a line, from its characters alone (before parsing). */
+function lexicalRefusal(source: string): string | undefined {
+  if (source.includes("\\\r\n")) return "the command has a line continuation (backslash before CR LF)";
+  if (source.includes("\\\n")) return "the command has a line continuation (backslash before LF)";
+  if (source.includes("\r")) return "the command has a carriage return (bash reads it as part of a word)";
+  return undefined;
+}
+
 const MAX_COMMAND_CHARS = 16 * 1024;
 const cache = new Map<string, ShellAnalysis>();
 const MAX_CACHE = 512;
+
+function analyze(source: string): ShellAnalysis {
+  if (source.length > MAX_COMMAND_CHARS) return { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
+  const walk: Walk = { commands: [], depth: 0, refusal: undefined };
+  const problem = parseInto(source, walk);
+  if (problem !== undefined) return { ok: false, reason: problem };
+  let unknown = walk.commands.find((command) => command.unknown !== undefined)?.unknown;
+  let refusal = lexicalRefusal(source) ?? walk.refusal;
+  // Where bash's lexer reads the line otherwise, its reading is tried too (deny if either matches).
+  const bashReading = bashLexerReading(source);
+  if (bashReading !== undefined && bashReading !== source) {
+    const other: Walk = { commands: [], depth: 0, refusal: undefined };
+    const otherProblem = parseInto(bashReading, other);
+    if (otherProblem !== undefined) unknown ??= `bash reads the line differently and that reading cannot be parsed (${otherProblem})`;
+    else {
+      for (const command of other.commands) addCommand(walk, command);
+      unknown ??= other.commands.find((command) => command.unknown !== undefined)?.unknown;
+    }
+    refusal ??= "bash's lexer reads the line differently from the parser";
+  }
+  return { ok: true, commands: walk.commands, refusal, unknown };
+}
 
 /** Splits a command line into the simple commands a shell would run; `ok: false` names why it could not. */
 export function analyzeShell(source: string): ShellAnalysis {
   const cached = cache.get(source);
   if (cached !== undefined) return cached;
   let result: ShellAnalysis;
-  if (source.length > MAX_COMMAND_CHARS) result = { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
-  else {
-    const walk: Walk = { commands: [], depth: 0 };
-    const problem = parseInto(source, walk);
-    result = problem === undefined ? { ok: true, commands: walk.commands } : { ok: false, reason: problem };
+  try {
+    result = analyze(source);
+  } catch (error) {
+    if (!(error instanceof Unreadable)) throw error;
+    result = { ok: false, reason: error.message };
   }
   if (cache.size >= MAX_CACHE) cache.clear();
   cache.set(source, result);

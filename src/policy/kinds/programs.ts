@@ -1,0 +1,854 @@
+/**
+ * What the guard knows about programs that run, or write through, their arguments: wrappers that
+ * run a command (sudo, env, timeout, xargs, ...) with every option they take, programs that run
+ * commands through an option (find -exec, git -c alias.x=!cmd, tar --to-command, rsync -e, ssh -o
+ * ProxyCommand=, awk system(), sed e, python -c, ...), and bash builtins that evaluate an array
+ * subscript (`printf -v 'a[$(cmd)]'`). This is data, read in one place (`readProgram`): the deny
+ * path reads the inner commands and scripts, the allow path refuses what it names unless the allow
+ * pattern names the same form, and an option of a wrapper that is not listed here makes the reading
+ * unknown (a deny rule then cannot tell and the call asks).
+ */
+
+/** Something an allow cannot vouch for unless its pattern names `token` (`find:* -exec`, `sudo:*`). */
+export interface Refusal {
+  /** What a reviewer reads: "find runs a command through -exec". */
+  readonly reason: string;
+  /** The word an allow pattern must hold to cover this form (the option, or the program's name). */
+  readonly token: string;
+}
+
+/** One program's reading of its arguments. */
+export interface ProgramReading {
+  /** Commands it runs, as argument vectors (`sudo -u root rm x` → [rm, x]). */
+  readonly commands: (readonly string[])[];
+  /** Command lines it hands to a shell (`env -S STRING`, `su -c STRING`, `watch ARGS...`). */
+  readonly scripts: string[];
+  /** Constructs an allow does not cover unless named. */
+  readonly refusals: Refusal[];
+  /** Other spellings a deny rule is tried against (git without its global options). */
+  readonly forms: (readonly string[])[];
+  /** Texts that may be command lines (awk's string literals): read when they parse, ignored when not. */
+  readonly guesses: string[];
+  /** Set when the reading is incomplete (an option the table does not know, code it cannot read). */
+  unknown?: string;
+  /** The program reads a script from its standard input (a shell with no -c and no file). */
+  readsStdin?: boolean;
+}
+
+/** Options of one program: short letters, long names, which take a value. */
+interface OptionTable {
+  /** Short options without a value. */
+  readonly flags?: string;
+  /** Short options with a value (`-u root`, `-uroot`). */
+  readonly valued?: string;
+  /** Short options whose value, if any, is attached (`-i{}`, `-e`). */
+  readonly optional?: string;
+  readonly long?: readonly string[];
+  readonly longValued?: readonly string[];
+  /** Long options whose value, if any, follows `=`. */
+  readonly longOptional?: readonly string[];
+  /** `-5`, `--10` are options (nice's old adjustment). */
+  readonly numeric?: boolean;
+}
+
+/** A program that runs the command given after its options (and `positionals` more words). */
+interface WrapperSpec {
+  readonly options: OptionTable;
+  /** Words between the options and the command (timeout's duration, flock's file, chroot's root). */
+  readonly positionals?: number;
+  /** `NAME=value` words before the command set the environment (env). */
+  readonly assignments?: boolean;
+  /** Options whose value is a command line run by a shell. */
+  readonly scriptOptions?: readonly string[];
+  /** Options after which it runs nothing (command -v). */
+  readonly inert?: readonly string[];
+  /** The command words are joined and run by `sh -c` (watch). */
+  readonly joined?: boolean;
+  /** Options may also follow operands (GNU getopt without `+`: su, runuser, script). */
+  readonly permute?: boolean;
+  /** Runs only a script option, never a trailing command (script, su). */
+  readonly scriptOnly?: boolean;
+  /** Needs no command (env alone prints the environment). */
+  readonly commandOptional?: boolean;
+}
+
+const SUDO_LONG_VALUED = ["--user", "--group", "--prompt", "--close-from", "--chdir", "--host", "--role", "--type", "--command-timeout", "--other-user", "--chroot", "--askpass-program"];
+
+/** Wrappers: they run the command that follows their options. */
+export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
+  sudo: {
+    options: {
+      flags: "AbEeHiKklnPSsVvBN",
+      valued: "ugpChDrtTUR",
+      long: ["--askpass", "--background", "--bell", "--edit", "--help", "--set-home", "--login", "--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive", "--preserve-groups", "--stdin", "--shell", "--version", "--validate"],
+      longValued: SUDO_LONG_VALUED,
+      longOptional: ["--preserve-env"],
+    },
+    inert: ["-l", "--list", "-v", "--validate", "-K", "--remove-timestamp", "-V", "--version", "-h", "--help", "-e", "--edit"],
+  },
+  doas: { options: { flags: "ns", valued: "uC" } },
+  env: {
+    options: {
+      flags: "i0v",
+      valued: "uCS",
+      long: ["--ignore-environment", "--null", "--debug", "--list-signal-handling", "--help", "--version"],
+      longValued: ["--unset", "--chdir", "--split-string"],
+      longOptional: ["--block-signal", "--default-signal", "--ignore-signal"],
+    },
+    assignments: true,
+    scriptOptions: ["-S", "--split-string"],
+    commandOptional: true,
+  },
+  timeout: {
+    options: { flags: "v", valued: "sk", long: ["--preserve-status", "--foreground", "--verbose", "--help", "--version"], longValued: ["--signal", "--kill-after"] },
+    positionals: 1,
+  },
+  nice: { options: { valued: "n", longValued: ["--adjustment"], long: ["--help", "--version"], numeric: true }, commandOptional: true },
+  ionice: { options: { flags: "t", valued: "cnpPu", long: ["--ignore", "--help", "--version"], longValued: ["--class", "--classdata", "--pid", "--pgid", "--uid"] }, commandOptional: true },
+  stdbuf: { options: { valued: "ioe", longValued: ["--input", "--output", "--error"], long: ["--help", "--version"] } },
+  setsid: { options: { flags: "cfw", long: ["--ctty", "--fork", "--wait", "--help", "--version"] } },
+  flock: {
+    options: { flags: "sxenoFuv", valued: "wE", long: ["--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close", "--no-fork", "--verbose", "--help", "--version"], longValued: ["--timeout", "--wait", "--conflict-exit-code"] },
+    positionals: 1,
+    scriptOptions: ["-c", "--command"],
+  },
+  su: {
+    options: { flags: "lmpfP", valued: "csgGw", long: ["--login", "--preserve-environment", "--fast", "--pty", "--help", "--version"], longValued: ["--command", "--session-command", "--shell", "--group", "--supp-group", "--whitelist-environment"] },
+    scriptOptions: ["-c", "--command", "--session-command"],
+    permute: true,
+    scriptOnly: true,
+  },
+  runuser: {
+    options: { flags: "lmpfP", valued: "csgGwu", long: ["--login", "--preserve-environment", "--fast", "--pty", "--help", "--version"], longValued: ["--command", "--session-command", "--shell", "--group", "--supp-group", "--whitelist-environment", "--user"] },
+    scriptOptions: ["-c", "--command", "--session-command"],
+  },
+  script: {
+    options: {
+      flags: "aefqkTh",
+      valued: "cEIOBtmo",
+      long: ["--append", "--return", "--flush", "--force", "--quiet", "--log-io", "--logging-format", "--help", "--version"],
+      longValued: ["--command", "--echo", "--log-in", "--log-out", "--log-timing", "--output-limit", "--logging-format"],
+      longOptional: ["--timing"],
+    },
+    scriptOptions: ["-c", "--command"],
+    permute: true,
+    scriptOnly: true,
+  },
+  busybox: { options: {} },
+  watch: {
+    options: { flags: "bcdegptwxrC", valued: "nq", long: ["--no-title", "--beep", "--errexit", "--chgexit", "--color", "--no-color", "--exec", "--precise", "--no-wrap", "--no-rerun", "--help", "--version"], longValued: ["--interval", "--equexit"], longOptional: ["--differences"] },
+    joined: true,
+  },
+  command: { options: { flags: "pvV" }, inert: ["-v", "-V"] },
+  builtin: { options: {} },
+  exec: { options: { flags: "cl", valued: "a" }, commandOptional: true },
+  coproc: { options: {} },
+  time: { options: { flags: "apvq", valued: "fo", long: ["--append", "--portability", "--verbose", "--quiet", "--help", "--version"], longValued: ["--format", "--output"] } },
+  nohup: { options: { long: ["--help", "--version"] } },
+  chroot: { options: { long: ["--skip-chdir", "--help", "--version"], longValued: ["--userspec", "--groups"] }, positionals: 1, commandOptional: true },
+  taskset: { options: { flags: "ac", long: ["--all-tasks", "--cpu-list", "--help", "--version"] }, positionals: 1, inert: ["-p", "--pid"] },
+  chrt: {
+    options: { flags: "bdfiormpRva", valued: "TPD", long: ["--batch", "--deadline", "--fifo", "--idle", "--other", "--rr", "--reset-on-fork", "--max", "--pid", "--verbose", "--all-tasks", "--help", "--version"], longValued: ["--sched-runtime", "--sched-period", "--sched-deadline"] },
+    positionals: 1,
+  },
+  nsenter: {
+    options: {
+      flags: "FZ",
+      valued: "tSG",
+      optional: "muinpUCTrw",
+      long: ["--preserve-credentials", "--no-fork", "--all", "--follow-context", "--help", "--version"],
+      longValued: ["--target", "--setuid", "--setgid", "--env"],
+      longOptional: ["--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time", "--root", "--wd"],
+    },
+    commandOptional: true,
+  },
+  unshare: {
+    options: {
+      flags: "muinpUCTfrc",
+      valued: "RwSGl",
+      long: ["--fork", "--map-root-user", "--map-current-user", "--mount-proc", "--keep-caps", "--help", "--version"],
+      longValued: ["--propagation", "--setgroups", "--map-user", "--map-group", "--map-users", "--map-groups", "--root", "--wd", "--setuid", "--setgid", "--load-interp"],
+      longOptional: ["--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time", "--kill-child", "--monotonic", "--boottime"],
+    },
+    commandOptional: true,
+  },
+  "systemd-run": {
+    options: {
+      flags: "tPqGrdSh",
+      valued: "puEHM",
+      long: ["--user", "--system", "--scope", "--pty", "--pipe", "--quiet", "--collect", "--remain-after-exit", "--wait", "--same-dir", "--no-block", "--no-ask-password", "--shell", "--help", "--version"],
+      longValued: ["--property", "--unit", "--description", "--slice", "--setenv", "--uid", "--gid", "--working-directory", "--machine", "--host", "--nice", "--service-type", "--on-calendar", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--timer-property", "--path-property", "--socket-property"],
+    },
+  },
+  strace: { options: { flags: "fFcCdDhikqrtTvVwxyzZn", valued: "eopusabEIPSOX" } },
+  ltrace: { options: { flags: "bcCfhirStTVw", valued: "eopusaADFlLnx" } },
+  chronic: { options: { flags: "ev" } },
+  unbuffer: { options: { flags: "p" } },
+  sg: { options: {}, positionals: 1 },
+  xargs: {
+    options: {
+      flags: "0oprtx",
+      valued: "adELnPs",
+      optional: "eil",
+      long: ["--null", "--open-tty", "--interactive", "--no-run-if-empty", "--verbose", "--exit", "--show-limits", "--help", "--version"],
+      longValued: ["--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"],
+      longOptional: ["--eof", "--replace"],
+    },
+    commandOptional: true,
+  },
+};
+
+/** Shells: `-c STRING` is a script; with no -c and no file they read one from standard input. */
+export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "rbash", "yash", "posh"]);
+
+/** Interpreters whose code option runs a program text the guard cannot read. */
+const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
+  python: ["-c"],
+  python2: ["-c"],
+  python3: ["-c"],
+  pypy: ["-c"],
+  pypy3: ["-c"],
+  perl: ["-e", "-E"],
+  ruby: ["-e"],
+  node: ["-e", "--eval", "-p", "--print"],
+  nodejs: ["-e", "--eval", "-p", "--print"],
+  deno: ["eval"],
+  bun: ["-e", "--eval", "-p", "--print"],
+  php: ["-r"],
+  lua: ["-e"],
+  Rscript: ["-e"],
+  osascript: ["-e"],
+  pwsh: ["-c", "-Command", "-EncodedCommand"],
+  powershell: ["-c", "-Command", "-EncodedCommand"],
+};
+
+/** Programs that read a program text from standard input (a here-document fed to them is code). */
+const STDIN_INTERPRETERS = new Set([...Object.keys(INTERPRETERS), ...SHELLS]);
+
+/** Git's global options (before the subcommand). */
+const GIT_GLOBAL: OptionTable = {
+  flags: "pPvh",
+  valued: "Cc",
+  long: ["--paginate", "--no-pager", "--bare", "--no-replace-objects", "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--no-lazy-fetch", "--no-advice", "--version", "--help", "--html-path", "--man-path", "--info-path"],
+  longValued: ["--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--list-cmds", "--attr-source"],
+  longOptional: ["--exec-path"],
+};
+
+/** Git global options that make git read configuration (hooks, core.* commands, aliases) from elsewhere or run programs. */
+const GIT_RISKY_GLOBALS: Readonly<Record<string, string>> = {
+  "-c": "git sets configuration with -c (aliases and core.* settings run commands)",
+  "--config-env": "git sets configuration with --config-env (aliases and core.* settings run commands)",
+  "--exec-path": "git runs its subcommands from the directory given with --exec-path",
+  "-C": "git reads the repository (its hooks and configuration, which can run commands) from the directory given with -C",
+  "--git-dir": "git reads the repository (its hooks and configuration, which can run commands) given with --git-dir",
+  "--work-tree": "git works on the tree given with --work-tree",
+};
+
+/** Configuration keys whose value git runs as a command. */
+const GIT_COMMAND_KEYS = /^(?:alias\..+|core\.(?:sshcommand|pager|editor|hookspath|fsmonitor|gitproxy|askpass)|credential\..*helper|diff\..+\.(?:textconv|command)|diff\.external|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|gpg\..*program|pager\..+|sequence\.editor|uploadpack\.packobjectshook|remote\..+\.(?:uploadpack|receivepack|proxy)|include\.path|includeif\..+|ssh\.variant|http\.proxy|protocol\..+)$/i;
+
+/** Git's own subcommands (anything else is an alias or an external git-NAME program). */
+const GIT_SUBCOMMANDS = new Set(
+  "add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit commit-graph commit-tree config count-objects describe diff diff-files diff-index diff-tree difftool fetch fetch-pack for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-tree mktag mktree mv name-rev notes pack-objects pack-refs prune pull push range-diff read-tree rebase reflog remote repack replace request-pull reset restore rev-list rev-parse revert rm send-email shortlog show show-branch show-ref sparse-checkout stash status submodule switch symbolic-ref tag update-index update-ref verify-commit verify-pack verify-tag version whatchanged worktree write-tree".split(" "),
+);
+
+/** Git subcommand options that run a command (value or following words). */
+const GIT_RUNNING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  rebase: ["-x", "--exec"],
+  difftool: ["-x", "--extcmd", "-t", "--tool"],
+  mergetool: ["-t", "--tool"],
+  grep: ["-O", "--open-files-in-pager"],
+  fetch: ["--upload-pack"],
+  pull: ["--upload-pack"],
+  clone: ["-u", "--upload-pack", "--template", "-c", "--config"],
+  "ls-remote": ["--upload-pack"],
+  push: ["--receive-pack", "--exec"],
+  archive: ["--exec"],
+  diff: ["--ext-diff", "--textconv"],
+  log: ["--ext-diff", "--textconv"],
+  show: ["--ext-diff", "--textconv"],
+  "send-email": ["--sendmail-cmd", "--smtp-server"],
+  config: [],
+};
+
+/** Option readers ----------------------------------------------------------------------------- */
+
+interface Parsed {
+  /** Index of the first operand (or words.length). */
+  next: number;
+  /** Options seen, by their canonical name (`-u`, `--user`), with their values. */
+  seen: { name: string; value: string | undefined }[];
+  unknown?: string;
+}
+
+function longName(word: string, table: OptionTable): { name: string; takes: "no" | "yes" | "optional" } | undefined {
+  const eq = word.indexOf("=");
+  const given = eq >= 0 ? word.slice(0, eq) : word;
+  const all: [string, "no" | "yes" | "optional"][] = [
+    ...(table.long ?? []).map((name): [string, "no"] => [name, "no"]),
+    ...(table.longValued ?? []).map((name): [string, "yes"] => [name, "yes"]),
+    ...(table.longOptional ?? []).map((name): [string, "optional"] => [name, "optional"]),
+  ];
+  const exact = all.find(([name]) => name === given);
+  if (exact !== undefined) return { name: exact[0], takes: exact[1] };
+  // getopt_long accepts an unambiguous abbreviation (`--sig` for `--signal`).
+  const prefixed = all.filter(([name]) => name.startsWith(given));
+  return prefixed.length === 1 && given.length > 2 ? { name: prefixed[0]![0], takes: prefixed[0]![1] } : undefined;
+}
+
+/** Reads options from `start` until the first operand (or `--`); `permute` reads options among operands too (never past `--`). */
+function parseOptions(words: readonly string[], start: number, table: OptionTable, program: string, operandsWanted = 0): Parsed {
+  const seen: Parsed["seen"] = [];
+  let i = start;
+  while (i < words.length) {
+    const word = words[i]!;
+    if (word === "--") return { next: i + 1, seen };
+    if (!word.startsWith("-") || word === "-") break;
+    if (table.numeric === true && /^--?\d+$/.test(word)) {
+      seen.push({ name: "-n", value: word.replace(/^-+/, "") });
+      i += 1;
+      continue;
+    }
+    if (word.startsWith("--")) {
+      const found = longName(word, table);
+      if (found === undefined) return { next: i, seen, unknown: `${program} has an option the guard does not know (${word})` };
+      const eq = word.indexOf("=");
+      if (found.takes === "yes" && eq < 0) {
+        if (i + 1 >= words.length) return { next: i, seen, unknown: `${program} ${word} has no value` };
+        seen.push({ name: found.name, value: words[i + 1] });
+        i += 2;
+      } else {
+        if (found.takes === "no" && eq >= 0) return { next: i, seen, unknown: `${program} ${found.name} takes no value` };
+        seen.push({ name: found.name, value: eq >= 0 ? word.slice(eq + 1) : undefined });
+        i += 1;
+      }
+      continue;
+    }
+    // A cluster of short options: `-rf`, `-uroot`, `-n5`.
+    let j = 1;
+    let consumedNext = false;
+    while (j < word.length) {
+      const letter = word[j]!;
+      if (table.flags?.includes(letter) === true) {
+        seen.push({ name: `-${letter}`, value: undefined });
+        j += 1;
+      } else if (table.valued?.includes(letter) === true) {
+        const rest = word.slice(j + 1);
+        if (rest !== "") seen.push({ name: `-${letter}`, value: rest });
+        else {
+          if (i + 1 >= words.length) return { next: i, seen, unknown: `${program} -${letter} has no value` };
+          seen.push({ name: `-${letter}`, value: words[i + 1] });
+          consumedNext = true;
+        }
+        break;
+      } else if (table.optional?.includes(letter) === true) {
+        const rest = word.slice(j + 1);
+        seen.push({ name: `-${letter}`, value: rest === "" ? undefined : rest });
+        break;
+      } else return { next: i, seen, unknown: `${program} has an option the guard does not know (-${letter} in ${word})` };
+    }
+    i += consumedNext ? 2 : 1;
+  }
+  void operandsWanted;
+  return { next: i, seen };
+}
+
+const empty = (): ProgramReading => ({ commands: [], scripts: [], guesses: [], refusals: [], forms: [] });
+
+export function basename(word: string): string {
+  const slash = word.lastIndexOf("/");
+  return slash >= 0 ? word.slice(slash + 1) : word;
+}
+
+function readWrapper(name: string, spec: WrapperSpec, words: readonly string[]): ProgramReading {
+  const out = empty();
+  out.refusals.push({ reason: `${name} runs the command it is given`, token: name });
+  let i = 1;
+  const parsed = parseOptions(words, i, spec.options, name);
+  if (parsed.unknown !== undefined) {
+    out.unknown = parsed.unknown;
+    return out;
+  }
+  i = parsed.next;
+  const seen = [...parsed.seen];
+  if (spec.assignments === true) {
+    while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!)) i += 1;
+  }
+  let positionals = spec.positionals ?? 0;
+  if (spec.permute === true) {
+    // Options among the operands (su root -c CMD): read every word that looks like an option.
+    const operands: string[] = [];
+    while (i < words.length) {
+      const word = words[i]!;
+      if (word === "--") {
+        operands.push(...words.slice(i + 1));
+        break;
+      }
+      if (word.startsWith("-") && word !== "-") {
+        const more = parseOptions(words, i, spec.options, name);
+        if (more.unknown !== undefined) {
+          out.unknown = more.unknown;
+          return out;
+        }
+        seen.push(...more.seen);
+        i = Math.max(more.next, i + 1);
+      } else {
+        operands.push(word);
+        i += 1;
+      }
+    }
+    for (const option of seen) if (spec.scriptOptions?.includes(option.name) === true && option.value !== undefined) out.scripts.push(option.value);
+    return out;
+  }
+  if (spec.inert !== undefined && seen.some((option) => spec.inert?.includes(option.name) === true)) return out;
+  for (const option of seen) if (spec.scriptOptions?.includes(option.name) === true && option.value !== undefined) out.scripts.push(option.value);
+  while (positionals > 0 && i < words.length) {
+    i += 1;
+    positionals -= 1;
+  }
+  // flock FILE -c CMD: a script option after the operands.
+  if (spec.scriptOptions !== undefined && i < words.length && spec.scriptOptions.includes(words[i]!)) {
+    if (i + 1 < words.length) out.scripts.push(words[i + 1]!);
+    else out.unknown = `${name} ${words[i]!} has no value`;
+    return out;
+  }
+  if (spec.scriptOnly === true) return out;
+  const rest = words.slice(i);
+  if (rest.length === 0) {
+    if (out.scripts.length === 0 && spec.commandOptional !== true && name !== "coproc" && name !== "builtin" && name !== "command") {
+      // nothing to run: a bare `sudo` or `timeout 5` is an error, not a command
+    }
+    return out;
+  }
+  if (spec.joined === true) out.scripts.push(rest.join(" "));
+  else out.commands.push(rest);
+  return out;
+}
+
+/** find: -exec/-execdir/-ok/-okdir COMMAND ; (or +), -delete, -fprint*. */
+function readFind(words: readonly string[]): ProgramReading {
+  const out = empty();
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "-exec" || word === "-execdir" || word === "-ok" || word === "-okdir") {
+      out.refusals.push({ reason: `find runs a command through ${word}`, token: word });
+      let end = i + 1;
+      while (end < words.length && words[end] !== ";" && !(words[end] === "+" && words[end - 1] === "{}")) end += 1;
+      const inner = words.slice(i + 1, end);
+      if (inner.length > 0) out.commands.push(inner);
+      else out.unknown = `find ${word} has no command`;
+      i = end;
+    } else if (word === "-delete") out.refusals.push({ reason: "find deletes files through -delete", token: word });
+    else if (/^-f(?:print0?|printf|ls)$/.test(word)) out.refusals.push({ reason: `find writes a file through ${word}`, token: word });
+  }
+  return out;
+}
+
+function readGit(words: readonly string[]): ProgramReading {
+  const out = empty();
+  const parsed = parseOptions(words, 1, GIT_GLOBAL, "git");
+  if (parsed.unknown !== undefined) {
+    out.unknown = parsed.unknown;
+    return out;
+  }
+  const sub = words[parsed.next];
+  if (parsed.next > 1) out.forms.push(["git", ...words.slice(parsed.next)]);
+  for (const option of parsed.seen) {
+    const risky = GIT_RISKY_GLOBALS[option.name];
+    if (risky !== undefined) out.refusals.push({ reason: risky, token: option.name });
+    if (option.name === "-c" || option.name === "--config-env") {
+      const key = (option.value ?? "").split("=")[0] ?? "";
+      const value = (option.value ?? "").slice(key.length + 1);
+      if (GIT_COMMAND_KEYS.test(key)) {
+        out.refusals.push({ reason: `git runs the command set in ${key}`, token: option.name });
+        if (/^alias\./i.test(key) && value.startsWith("!")) out.scripts.push(value.slice(1));
+        else if (/^core\.(?:sshcommand|pager|editor|fsmonitor)$/i.test(key) && option.name === "-c") out.scripts.push(value);
+      }
+    }
+  }
+  if (sub === undefined) return out;
+  if (!GIT_SUBCOMMANDS.has(sub)) out.refusals.push({ reason: `git ${sub} is no git subcommand the guard knows (an alias or a git-${sub} program may run anything)`, token: sub });
+  const running = GIT_RUNNING_OPTIONS[sub] ?? [];
+  const rest = words.slice(parsed.next + 1);
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i]!;
+    const name = word.startsWith("--") ? word.split("=")[0]! : word;
+    if (running.includes(name) || (word.startsWith("-x") && running.includes("-x"))) {
+      out.refusals.push({ reason: `git ${sub} runs a command through ${name}`, token: name });
+      const value = word.includes("=") ? word.slice(word.indexOf("=") + 1) : name === "-x" && word.length > 2 ? word.slice(2) : rest[i + 1];
+      if ((sub === "rebase" || sub === "difftool") && value !== undefined) out.scripts.push(value);
+    }
+  }
+  if (sub === "config" && rest.some((word) => GIT_COMMAND_KEYS.test(word))) out.refusals.push({ reason: "git config sets a setting whose value git runs as a command", token: "config" });
+  if (sub === "bisect" && rest[0] === "run") {
+    out.refusals.push({ reason: "git bisect run runs a command", token: "run" });
+    if (rest.length > 1) out.commands.push(rest.slice(1));
+  }
+  if (sub === "submodule" && rest.includes("foreach")) {
+    out.refusals.push({ reason: "git submodule foreach runs a command", token: "foreach" });
+    const at = rest.indexOf("foreach");
+    const cmd = rest.slice(at + 1).filter((word) => word !== "--recursive" && word !== "-q" && word !== "--quiet");
+    if (cmd.length > 0) out.scripts.push(cmd.join(" "));
+  }
+  if (sub === "filter-branch") out.refusals.push({ reason: "git filter-branch runs its filters as commands", token: sub });
+  return out;
+}
+
+/** npm/npx/pnpm/yarn/bunx: `-c STRING` is a script, `exec`/`dlx` run a package's program. */
+function readPackageRunner(name: string, words: readonly string[]): ProgramReading {
+  const out = empty();
+  const directRunner = name === "npx" || name === "pnpx" || name === "bunx";
+  const sub = directRunner ? undefined : words[1];
+  const execLike = directRunner || sub === "exec" || sub === "x" || sub === "dlx";
+  if (!execLike) return out;
+  const start = directRunner ? 1 : 2;
+  out.refusals.push({ reason: `${directRunner ? name : `${name} ${sub ?? ""}`} runs a package's program`, token: directRunner ? name : (sub ?? name) });
+  let i = start;
+  while (i < words.length) {
+    const word = words[i]!;
+    if (word === "--") {
+      i += 1;
+      break;
+    }
+    if (word === "-c" || word === "--call") {
+      out.refusals.push({ reason: `${name} runs the script given with ${word}`, token: word });
+      if (words[i + 1] !== undefined) out.scripts.push(words[i + 1]!);
+      return out;
+    }
+    if (word.startsWith("--call=")) {
+      out.refusals.push({ reason: `${name} runs the script given with --call`, token: "--call" });
+      out.scripts.push(word.slice("--call=".length));
+      return out;
+    }
+    if (!word.startsWith("-")) break;
+    i += /^(?:-p|--package|--registry|--cache|--userconfig|-w|--workspace|--filter|-C|--dir)$/.test(word) ? 2 : 1;
+  }
+  if (i < words.length) out.commands.push(words.slice(i));
+  return out;
+}
+
+function readTar(words: readonly string[]): ProgramReading {
+  const out = empty();
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    const match = /^(--to-command|--use-compress-program|--rsh-command|--info-script|--new-volume-script|--checkpoint-action)(?:=(.*))?$/s.exec(word);
+    let option: string | undefined;
+    let value: string | undefined;
+    if (match !== null) {
+      option = match[1]!;
+      value = match[2] ?? words[i + 1];
+    } else if (word === "-I" || word === "-F") {
+      option = word;
+      value = words[i + 1];
+    } else if (/^-[^-]/.test(word) && i === 1 ? /[IF]/.test(word) : /^-[A-Za-z]*[IF]/.test(word)) {
+      option = word;
+      value = words[i + 1];
+    } else if (i === 1 && !word.startsWith("-") && /[IF]/.test(word)) {
+      option = `${word} (old-style I or F)`;
+      value = undefined;
+    }
+    if (option === undefined) continue;
+    if (option === "--checkpoint-action") {
+      if (value === undefined || !/^(?:exec|sh)=/.test(value)) continue;
+      value = value.replace(/^(?:exec|sh)=/, "");
+    }
+    out.refusals.push({ reason: `tar runs a command through ${option}`, token: option.split(" ")[0]! });
+    if (value !== undefined) out.scripts.push(value);
+    else out.unknown = `tar ${option}: the command cannot be read`;
+  }
+  return out;
+}
+
+function readRsync(words: readonly string[]): ProgramReading {
+  const out = empty();
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    const match = /^(--rsh|--rsync-path)(?:=(.*))?$/s.exec(word);
+    if (match !== null) {
+      out.refusals.push({ reason: `rsync runs a command through ${match[1]!}`, token: match[1]! });
+      const value = match[2] ?? words[i + 1];
+      if (match[1] === "--rsh" && value !== undefined) out.scripts.push(value);
+    } else if (/^-[A-Za-z]*e/.test(word) && !word.startsWith("--")) {
+      out.refusals.push({ reason: "rsync runs a command through -e", token: "-e" });
+      const attached = word.slice(word.indexOf("e") + 1);
+      const value = attached !== "" ? attached : words[i + 1];
+      if (value !== undefined) out.scripts.push(value);
+    }
+  }
+  return out;
+}
+
+const SSH_VALUED = "BbcDEeFIiJLlmOopQRSWw";
+const SSH_COMMAND_OPTIONS = /^(?:proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|sessiontype)\b/i;
+
+function readSsh(name: string, words: readonly string[]): ProgramReading {
+  const out = empty();
+  let i = 1;
+  let host: string | undefined;
+  while (i < words.length) {
+    const word = words[i]!;
+    if (word === "--") {
+      i += 1;
+      break;
+    }
+    if (!word.startsWith("-") || word === "-") break;
+    const letter = word[1]!;
+    let value: string | undefined;
+    if (SSH_VALUED.includes(letter)) {
+      value = word.length > 2 ? word.slice(2) : words[i + 1];
+      i += word.length > 2 ? 1 : 2;
+    } else i += 1;
+    if (letter === "o" && value !== undefined && SSH_COMMAND_OPTIONS.test(value.trim())) {
+      out.refusals.push({ reason: `${name} runs a command set with -o ${value.trim().split(/[\s=]/)[0] ?? ""}`, token: "-o" });
+      out.scripts.push(value.replace(/^\s*\w+\s*=?\s*/, ""));
+    } else if (letter === "F") out.refusals.push({ reason: `${name} reads a configuration file (which can run commands) given with -F`, token: "-F" });
+    else if (letter === "S" && name !== "ssh") out.refusals.push({ reason: `${name} runs the program given with -S`, token: "-S" });
+  }
+  if (name === "ssh" && i < words.length) {
+    host = words[i];
+    const remote = words.slice(i + 1);
+    if (remote.length > 0) {
+      out.refusals.push({ reason: `ssh runs a command on ${host ?? "the remote host"}`, token: host ?? "ssh" });
+      out.scripts.push(remote.join(" "));
+    }
+  }
+  return out;
+}
+
+/** Double-quoted or single-quoted string literals in a program text (awk's system("..."), ...). */
+function stringLiterals(text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(/"((?:\\.|[^"\\])*)"|'([^']*)'/gs)) found.push((match[1] ?? match[2] ?? "").replace(/\\(.)/gs, "$1"));
+  return found;
+}
+
+function readAwk(name: string, words: readonly string[]): ProgramReading {
+  const out = empty();
+  let i = 1;
+  let program: string | undefined;
+  while (i < words.length) {
+    const word = words[i]!;
+    if (word === "--") {
+      i += 1;
+      break;
+    }
+    if (word === "-f" || word.startsWith("--file") || (word.startsWith("-f") && word.length > 2)) {
+      out.refusals.push({ reason: `${name} runs the program in a file (-f)`, token: "-f" });
+      return out;
+    }
+    if (word === "-e" || word === "--source") {
+      program = `${program ?? ""}\n${words[i + 1] ?? ""}`;
+      i += 2;
+      continue;
+    }
+    if (!word.startsWith("-") || word === "-") break;
+    i += /^-[vFW]$/.test(word) ? 2 : 1;
+  }
+  if (program === undefined) program = words[i];
+  if (program === undefined) return out;
+  if (/\bsystem\s*\(|\|/.test(program)) {
+    out.refusals.push({ reason: `${name} runs a command through system() or a pipe`, token: "system" });
+    out.guesses.push(...stringLiterals(program));
+  }
+  if (/>\s*"|>>|printf?\b[^;]*>/.test(program)) out.refusals.push({ reason: `${name} writes a file through >`, token: ">" });
+  return out;
+}
+
+/** sed: the `e` command, the `e` and `w` flags of `s`, and `w`/`W` commands. */
+function readSed(words: readonly string[]): ProgramReading {
+  const out = empty();
+  const scripts: string[] = [];
+  let scriptGiven = false;
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "-e" || word === "--expression") {
+      scripts.push(words[i + 1] ?? "");
+      scriptGiven = true;
+      i += 1;
+    } else if (word.startsWith("--expression=")) {
+      scripts.push(word.slice(13));
+      scriptGiven = true;
+    } else if (word === "-f" || word.startsWith("--file")) {
+      out.refusals.push({ reason: "sed runs the script in a file (-f)", token: "-f" });
+      return out;
+    } else if (/^-[a-zA-Z]*i/.test(word) || word.startsWith("--in-place")) {
+      out.refusals.push({ reason: "sed edits files in place (-i)", token: word.startsWith("--") ? "--in-place" : "-i" });
+    } else if (!word.startsWith("-") && !scriptGiven) {
+      scripts.push(word);
+      scriptGiven = true;
+    }
+  }
+  for (const script of scripts) {
+    const flags = /s(.)(?:\\.|(?!\1)[^\\])*\1(?:\\.|(?!\1)[^\\])*\1([a-zA-Z0-9]*)/gs;
+    for (const match of script.matchAll(flags)) {
+      if (match[2]?.includes("e") === true) out.refusals.push({ reason: "sed runs the pattern space as a command (s///e)", token: "e" });
+      if (/[wW]/.test(match[2] ?? "")) out.refusals.push({ reason: "sed writes a file (s///w)", token: "w" });
+    }
+    const withoutS = script.replace(flags, "");
+    for (const match of withoutS.matchAll(/(?:^|[;\n{}])\s*(?:(?:\d+|\$|\/(?:\\.|[^/\\])*\/)(?:\s*,\s*(?:\d+|\$|\/(?:\\.|[^/\\])*\/))?)?\s*!?\s*([ewW])(?:\s+([^;\n}]*))?/g)) {
+      if (match[1] === "e") {
+        out.refusals.push({ reason: "sed runs a command (the e command)", token: "e" });
+        if (match[2] !== undefined && match[2].trim() !== "") out.scripts.push(match[2]);
+      } else out.refusals.push({ reason: `sed writes a file (the ${match[1]!} command)`, token: match[1]! });
+    }
+  }
+  return out;
+}
+
+/** Bash builtins that evaluate an array subscript in a name they are given (`printf -v 'a[$(cmd)]'`). */
+const SUBSCRIPT_BUILTINS = new Set(["printf", "read", "declare", "typeset", "local", "export", "readonly", "let", "unset", "test", "[", "mapfile", "readarray", "wait", "getopts", "printf"]);
+
+/** The subscripts (`[...]`) of name-like arguments, which bash evaluates (command substitutions included). */
+function subscripts(name: string, words: readonly string[]): string[] {
+  let names: string[];
+  if (name === "printf" || name === "test" || name === "[" || name === "wait") {
+    // Only the name given with -v (`printf -v NAME`, `test -v NAME`, `wait -p NAME` takes -p).
+    const flag = name === "wait" ? "-p" : "-v";
+    names = [];
+    words.forEach((word, i) => {
+      if (word === flag && words[i + 1] !== undefined) names.push(words[i + 1]!);
+      else if (word.startsWith(flag) && word.length > 2 && name === "printf") names.push(word.slice(2));
+    });
+  } else names = words.slice(1).filter((word) => !word.startsWith("-"));
+  const out: string[] = [];
+  for (const word of names) {
+    const open = word.indexOf("[");
+    const close = word.lastIndexOf("]");
+    if (open > 0 && close > open && /^[A-Za-z_][A-Za-z0-9_]*$/.test(word.slice(0, open))) out.push(word.slice(open + 1, close));
+  }
+  return out;
+}
+
+/** `source FILE`, `.`, `trap STRING`, `eval`, shells and interpreters. */
+function readBuiltinOrInterpreter(name: string, words: readonly string[]): ProgramReading | undefined {
+  if (name === "eval") {
+    const out = empty();
+    out.refusals.push({ reason: "eval runs its arguments as a command line", token: "eval" });
+    out.scripts.push(words.slice(1).join(" "));
+    return out;
+  }
+  if (name === "source" || name === ".") {
+    const out = empty();
+    out.refusals.push({ reason: `${name} runs the commands in a file`, token: name });
+    return out;
+  }
+  if (name === "trap") {
+    const out = empty();
+    const args = words.slice(1).filter((word) => word !== "--");
+    if (args[0] !== undefined && !/^-[lp]$/.test(args[0]) && args.length >= 2) {
+      out.refusals.push({ reason: "trap runs a command line when a signal arrives", token: "trap" });
+      out.scripts.push(args[0]);
+    }
+    return out;
+  }
+  if (SHELLS.has(name)) {
+    const out = empty();
+    let i = 1;
+    let script: string | undefined;
+    let readsFile = false;
+    while (i < words.length) {
+      const word = words[i]!;
+      if (word === "--" || word === "-") {
+        i += 1;
+        break;
+      }
+      if (/^[-+][a-zA-Z]*c[a-zA-Z]*$/.test(word) && word.startsWith("-")) {
+        script = words[i + 1 + (/[oO]$/.test(word) ? 1 : 0)];
+        break;
+      }
+      if (/^[-+]o$/.test(word) || word === "-O" || word === "+O" || word === "--rcfile" || word === "--init-file") {
+        i += 2;
+        continue;
+      }
+      if (word.startsWith("-") || word.startsWith("+")) {
+        i += 1;
+        continue;
+      }
+      readsFile = true;
+      break;
+    }
+    if (script !== undefined) {
+      out.refusals.push({ reason: `${name} runs the command line given with -c`, token: "-c" });
+      out.scripts.push(script);
+    } else if (readsFile && !words.includes("-s")) {
+      out.refusals.push({ reason: `${name} runs the script in a file`, token: name });
+    } else {
+      out.refusals.push({ reason: `${name} runs a script read from its standard input`, token: name });
+      out.readsStdin = true;
+    }
+    return out;
+  }
+  const codeOptions = INTERPRETERS[name] ?? (/^python\d/.test(name) ? INTERPRETERS.python : undefined);
+  if (codeOptions !== undefined) {
+    const out = empty();
+    const option = words.slice(1).find((word) => codeOptions.includes(word) || codeOptions.some((code) => /^-[A-Za-z]$/.test(code) && /^-[A-Za-z]+$/.test(word) && word.includes(code.slice(1))));
+    if (option !== undefined) out.refusals.push({ reason: `${name} runs the code given with ${option}`, token: option });
+    else if (words.length === 1 || words[1] === "-") {
+      out.refusals.push({ reason: `${name} runs code read from its standard input`, token: name });
+      out.readsStdin = true;
+    }
+    return out;
+  }
+  return undefined;
+}
+
+/** Programs that read a program text from their standard input. */
+export function readsCodeFromStdin(name: string): boolean {
+  return STDIN_INTERPRETERS.has(name) || /^python\d/.test(name);
+}
+
+/**
+ * How `words` (a simple command after quote removal) runs or writes through its arguments. The
+ * program is looked up by its base name (`/usr/bin/sudo` is sudo).
+ */
+export function readProgram(words: readonly string[]): ProgramReading {
+  const name = basename(words[0] ?? "");
+  const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
+  if (wrapper !== undefined) return readWrapper(name, wrapper, words);
+  switch (name) {
+    case "find":
+      return readFind(words);
+    case "git":
+      return readGit(words);
+    case "npm":
+    case "npx":
+    case "pnpm":
+    case "pnpx":
+    case "yarn":
+    case "bunx":
+      return readPackageRunner(name, words);
+    case "tar":
+    case "bsdtar":
+    case "gtar":
+      return readTar(words);
+    case "rsync":
+      return readRsync(words);
+    case "ssh":
+    case "scp":
+    case "sftp":
+      return readSsh(name, words);
+    case "awk":
+    case "gawk":
+    case "mawk":
+    case "nawk":
+      return readAwk(name, words);
+    case "sed":
+    case "gsed":
+      return readSed(words);
+    default:
+      break;
+  }
+  const other = readBuiltinOrInterpreter(name, words);
+  if (other !== undefined) return other;
+  if (SUBSCRIPT_BUILTINS.has(name)) {
+    const subs = subscripts(name, words);
+    const out = empty();
+    if (subs.length > 0) {
+      out.refusals.push({ reason: `${name} evaluates an array subscript (bash runs command substitutions in it)`, token: name });
+      out.scripts.push(...subs.map((sub) => `: ${sub}`));
+    }
+    if (name === "printf" && words.some((word, i) => i > 0 && /^-v/.test(word))) out.refusals.push({ reason: "printf -v assigns a variable", token: "-v" });
+    return out;
+  }
+  return empty();
+}
