@@ -188,7 +188,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   xargs: {
     options: {
       flags: "0oprtx",
-      valued: "adELnPs",
+      valued: "adEILnPs",
       optional: "eil",
       long: ["--null", "--open-tty", "--interactive", "--no-run-if-empty", "--verbose", "--exit", "--show-limits", "--help", "--version"],
       longValued: ["--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"],

@@ -124,7 +124,22 @@ interface Walk {
   depth: number;
   /** Line-level constructs no allow covers. */
   refusal: string | undefined;
+  /** Where sh (dash) reads `&>` as `&` then `>` (offsets in the top-level source). */
+  dashSplits?: number[];
 }
+
+const DASH_SPLIT = "the command has &>, which bash reads as a redirection of both outputs and sh (dash) as & then >";
+
+/** `cmd &>file rm x`: bash redirects both streams; sh (dash) runs `cmd` in the background and then `>file rm x`. */
+function noteDashSplit(node: Node, walk: Walk): void {
+  const operator = node.children.find((child) => child !== null && !child.isNamed);
+  if (operator === undefined || operator === null || !operator.text.startsWith("&>")) return;
+  if (walk.depth === 0) (walk.dashSplits ??= []).push(operator.startIndex);
+  else throw new Unreadable("a nested script has &>, which bash and sh (dash) read differently");
+}
+
+/** Stands for a `{` that starts a word in braceWordReading (a private-use character the parser reads as a word character). */
+const BRACE_MARK = "\uE000";
 
 const GLOB_RE = /(?<!\\)(?:\\\\)*[*?[]/;
 
@@ -133,6 +148,11 @@ function wordValue(node: Node, walk: Walk): WordValue {
   switch (node.type) {
     case "word":
     case "number":
+      if (node.text.includes(BRACE_MARK)) {
+        // braceWordReading's mark for a `{` that starts a word.
+        const text = node.text.replaceAll(BRACE_MARK, "{");
+        return { text: unescapeBare(text), dynamic: false, glob: GLOB_RE.test(text), ansiC: false, bare: text };
+      }
       return { text: unescapeBare(node.text), dynamic: false, glob: node.type === "word" && GLOB_RE.test(node.text), ansiC: false, bare: node.text };
     case "raw_string":
       return { text: node.text.slice(1, -1), dynamic: false, glob: false, ansiC: false, bare: undefined };
@@ -388,6 +408,7 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
       input = { text: value === undefined || value.dynamic ? undefined : `${value.text}\n`, what: "a here-string" };
     } else if (child.type.endsWith("redirect")) {
       if (!isHarmlessRedirect(child)) writesFile = true;
+      noteDashSplit(child, walk);
       collectNested(child, walk);
     } else if (child.type !== "comment") push(wordValue(child, walk));
   }
@@ -450,6 +471,7 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     for (const child of node.namedChildren) {
       if (child === null || !child.type.endsWith("redirect")) continue;
       if (!isHarmlessRedirect(child)) writes = true;
+      noteDashSplit(child, walk);
       if (child.type === "heredoc_redirect") input = heredocInput(child, walk);
     }
     for (const child of node.namedChildren) {
@@ -617,24 +639,65 @@ const MAX_COMMAND_CHARS = 16 * 1024;
 const cache = new Map<string, ShellAnalysis>();
 const MAX_CACHE = 512;
 
+/**
+ * `{rm,-rf,/}` is one word to bash (brace expansion makes it `rm -rf /`) but the parser reads `{`
+ * as a group: this reading escapes a `{` that starts a word and is not followed by white space,
+ * so the parser sees the word (undefined when there is none).
+ */
+function braceWordReading(source: string): string | undefined {
+  const out = source.replace(/(^|[\s;&|(])\{(?=[^\s}])/g, `$1${BRACE_MARK}`);
+  return out === source ? undefined : out;
+}
+
+/** The source as sh (dash) reads `&>`: `&` then `>`. */
+function dashReading(source: string, splits: readonly number[]): string {
+  let out = "";
+  let from = 0;
+  for (const at of [...splits].sort((a, b) => a - b)) {
+    out += `${source.slice(from, at)}&\n`;
+    from = at + 1;
+  }
+  return out + source.slice(from);
+}
+
+/** Adds the commands of another reading of the line; names why it is unknown when that reading cannot be parsed. */
+function addReading(walk: Walk, reading: string, what: string): string | undefined {
+  const other: Walk = { commands: [], depth: 0, refusal: undefined };
+  const problem = parseInto(reading, other);
+  if (problem !== undefined) return `${what} reads the line differently and that reading cannot be parsed (${problem})`;
+  for (const command of other.commands) addCommand(walk, command);
+  return other.commands.find((command) => command.unknown !== undefined)?.unknown;
+}
+
 function analyze(source: string): ShellAnalysis {
   if (source.length > MAX_COMMAND_CHARS) return { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
   const walk: Walk = { commands: [], depth: 0, refusal: undefined };
-  const problem = parseInto(source, walk);
-  if (problem !== undefined) return { ok: false, reason: problem };
-  let unknown = walk.commands.find((command) => command.unknown !== undefined)?.unknown;
+  let problem = parseInto(source, walk);
+  let unknown: string | undefined;
+  if (problem !== undefined) {
+    const braced = braceWordReading(source);
+    if (braced === undefined) return { ok: false, reason: problem };
+    const retry: Walk = { commands: [], depth: 0, refusal: undefined };
+    if (parseInto(braced, retry) !== undefined) return { ok: false, reason: problem };
+    walk.commands = retry.commands;
+    walk.refusal = retry.refusal ?? "the parser reads a word that starts with { only as a group";
+    unknown = `the parser reads a word that starts with { (brace expansion) only as a group`;
+    problem = undefined;
+  }
+  unknown ??= walk.commands.find((command) => command.unknown !== undefined)?.unknown;
   let refusal = lexicalRefusal(source) ?? walk.refusal;
-  // Where bash's lexer reads the line otherwise, its reading is tried too (deny if either matches).
+  // Where bash's lexer, or sh (dash), reads the line otherwise, that reading is tried too (deny if any matches).
   const bashReading = bashLexerReading(source);
   if (bashReading !== undefined && bashReading !== source) {
-    const other: Walk = { commands: [], depth: 0, refusal: undefined };
-    const otherProblem = parseInto(bashReading, other);
-    if (otherProblem !== undefined) unknown ??= `bash reads the line differently and that reading cannot be parsed (${otherProblem})`;
-    else {
-      for (const command of other.commands) addCommand(walk, command);
-      unknown ??= other.commands.find((command) => command.unknown !== undefined)?.unknown;
-    }
+    unknown ??= addReading(walk, bashReading, "bash");
     refusal ??= "bash's lexer reads the line differently from the parser";
+  }
+  if (walk.dashSplits !== undefined) {
+    const known = new Set(walk.commands.map((command) => command.words.join("\u0000")));
+    const before = walk.commands.length;
+    unknown ??= addReading(walk, dashReading(source, walk.dashSplits), "sh (dash)");
+    // `cmd &>/dev/null` runs the same command either way; `cmd &>f rm x` does not.
+    if (walk.commands.slice(before).some((command) => !known.has(command.words.join("\u0000")))) refusal ??= DASH_SPLIT;
   }
   return { ok: true, commands: walk.commands, refusal, unknown };
 }
