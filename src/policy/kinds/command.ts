@@ -61,6 +61,8 @@ function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): 
   const normal = normalizedWords(command.words);
   const matching = patterns.filter((pattern) => pattern.matches(command.words) && (normal === undefined || pattern.matches(normal)));
   if (matching.length === 0) return { matched: false, reason: undefined };
+  // What the guard cannot read (an option a wrapper's table does not list) no pattern covers.
+  if (command.unknown !== undefined) return { matched: true, reason: command.unknown };
   for (const pattern of matching) {
     if (command.refusals.every((refusal) => pattern.names(refusal.token))) return { matched: true, reason: undefined };
   }

@@ -366,7 +366,8 @@ function addSimple(words: readonly string[], values: readonly WordValue[] | unde
     const key = inner.join("\u0000");
     if (seenInner.has(key)) continue;
     seenInner.add(key);
-    addSimple(inner, undefined, { assignments: false, writesFile: false }, walk, undefined, level + 1, dynamicTexts);
+    // A wrapper's command reads the wrapper's standard input (`sudo sh <<EOF`).
+    addSimple(inner, undefined, { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts);
   }
   for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk);
   for (const guess of new Set(nested.guesses)) {
@@ -432,9 +433,12 @@ function heredocInput(node: Node, walk: Walk): Stdin {
   const start = node.namedChildren.find((child) => child?.type === "heredoc_start")?.text ?? "";
   const body = node.namedChildren.find((child) => child?.type === "heredoc_body");
   const quoted = /["'\\]/.test(start);
+  // The parser reads `$(...)` in an unquoted body, not backquotes: those are read here.
+  const backquoted = !quoted && body !== undefined && body !== null ? [...body.text.matchAll(/(?<!\\)`((?:\\.|[^`\\])*)`/gs)] : [];
+  for (const match of backquoted) nestedScript((match[1] ?? "").replace(/\\([`$\\])/g, "$1"), "a here-document's backquotes", walk);
   // Substitutions in an unquoted body run (collectNested walks them); the text fed in is then only known for a body without expansions.
   const expands = !quoted && body !== undefined && body !== null && body.namedChildren.some((child) => child !== null && child.type !== "heredoc_content");
-  return { text: body === undefined || body === null || expands ? undefined : quoted ? body.text : unescapeHeredoc(body.text), what: "a here-document" };
+  return { text: body === undefined || body === null || expands || backquoted.length > 0 ? undefined : quoted ? body.text : unescapeHeredoc(body.text), what: "a here-document" };
 }
 
 function unescapeHeredoc(text: string): string {
