@@ -1,0 +1,299 @@
+// The real bash (and sh) as the judge of the guard's command matcher. Every case — the seed list of
+// known bypass classes and GG_ORACLE_CASES generated ones (fixed seed, GG_ORACLE_SEED overrides) — is
+// decided by the guard under two Claude-Code-style policies, and run in the recording sandbox of
+// test/helpers/bash-oracle.ts. Then, for every case:
+//   - the guard allows  ⇒ every program that started (under bash and under sh) is covered by an allow
+//     rule and none matches a deny rule;
+//   - a program that matches a deny rule started ⇒ the guard does not allow; when the case is static
+//     (every deciding word is written out) the guard denies — a mere ask of a dynamic case is counted
+//     as a wrong ask, printed, not failed;
+//   - the guard's own split of the line (analyzeShell) is compared with what bash started: every
+//     started program must be one of the guard's commands (or a tail of one, as a wrapper runs it);
+//     a disagreement is counted, and a disagreement where the guard allows is a failure.
+// The rule semantics here are written independently of the guard: `x y:*` = argv starts with the
+// words x y; otherwise argv equals the words; the program is compared by its last path component.
+import { writeFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parsePolicy, permissionPolicy, type PermissionPolicy } from "../src/policy/index.js";
+import { analyzeShell } from "../src/policy/kinds/shell.js";
+import { oracleSupport, REQUIRE_ORACLES, ShellOracle, WORK_FILES, type Invocation, type ShellRun } from "./helpers/bash-oracle.js";
+import { generateShellCases, SEED_CASES, type ShellCase } from "./helpers/shell-grammar.js";
+
+const CASES = Number(process.env.GG_ORACLE_CASES ?? 1000);
+const SEED = Number(process.env.GG_ORACLE_SEED ?? 20251127);
+/** Wall-clock bound for running every case (seconds); exceeding it fails the test rather than running fewer. */
+const TIME_BOUND_S = Number(process.env.GG_ORACLE_TIME_BOUND ?? 900);
+const CONCURRENCY = Number(process.env.GG_ORACLE_CONCURRENCY ?? 4);
+
+const ALLOW_COMMON = ["echo:*", "ls:*", "cat:*", "find:*", "npm run test:*", "grep:*"];
+const DENY = ["rm:*", "curl:*", "wget:*", "git push:*", "git reset --hard:*", "chmod:*", "ssh:*", "nc:*"];
+
+interface OraclePolicy {
+  readonly name: string;
+  readonly allow: readonly string[];
+  readonly deny: readonly string[];
+}
+
+const POLICIES: readonly OraclePolicy[] = [
+  { name: "narrow-git", allow: [...ALLOW_COMMON, "git status", "git log:*"], deny: DENY },
+  { name: "git-star", allow: [...ALLOW_COMMON, "git:*"], deny: DENY },
+];
+
+function policyYaml(policy: OraclePolicy): string {
+  const rules = [
+    ...policy.deny.map((pattern, i) => `  - { id: deny-${i}, rule: ${JSON.stringify(`Bash(${pattern})`)}, mode: deny }`),
+    ...policy.allow.map((pattern, i) => `  - { id: allow-${i}, rule: ${JSON.stringify(`Bash(${pattern})`)}, mode: allow }`),
+  ];
+  return `version: 1\npermissions:\n${rules.join("\n")}\n`;
+}
+
+// ---- rule semantics, independent of the guard ----
+
+const base = (word: string) => word.slice(word.lastIndexOf("/") + 1);
+
+function patternMatches(pattern: string, argv: readonly string[]): boolean {
+  const prefix = pattern.endsWith(":*");
+  const words = (prefix ? pattern.slice(0, -2) : pattern).trim().split(/\s+/);
+  const actual = [base(argv[0] ?? ""), ...argv.slice(1)];
+  if (prefix ? actual.length < words.length : actual.length !== words.length) return false;
+  return words.every((word, i) => actual[i] === word);
+}
+
+const anyMatch = (patterns: readonly string[], argv: readonly string[]) => patterns.find((pattern) => patternMatches(pattern, argv));
+
+/**
+ * sudo and doas are recorders that refuse (they stay modelled): the command they were given is
+ * derived from their argv (options as sudo 1.9 / doas read them) and judged as if it had started.
+ */
+function modelledUnwrap(argv: readonly string[]): string[] | undefined {
+  const name = base(argv[0] ?? "");
+  if (name !== "sudo" && name !== "doas") return undefined;
+  const valued = name === "sudo" ? /^-[aCcDgpRrTtUu]$/ : /^-[uCa]$/;
+  const longValued = /^--(user|group|close-from|chdir|prompt|chroot|role|type|command-timeout|other-user|host|login-class|auth-type)$/;
+  let i = 1;
+  while (i < argv.length) {
+    const word = argv[i] ?? "";
+    if (word === "--") {
+      i += 1;
+      break;
+    }
+    if (!word.startsWith("-") || word === "-") break;
+    if (/^-[sie]/.test(word) || /^--(shell|login|edit)$/.test(word)) return undefined; // runs a shell / edits: not a plain argv
+    if (valued.test(word) || longValued.test(word)) i += 2;
+    else if (/^-[A-Za-z]+$/.test(word) && valued.test(`-${word.slice(-1)}`) && word.length > 2) i += 2; // -nu root
+    else i += 1;
+  }
+  return i < argv.length ? argv.slice(i) : undefined;
+}
+
+/** Everything that started, with sudo/doas commands added as if run. */
+function startedPrograms(run: ShellRun): Invocation[] {
+  const out: Invocation[] = [];
+  for (const invocation of run.invocations) {
+    out.push(invocation);
+    let inner = modelledUnwrap(invocation.argv);
+    while (inner !== undefined) {
+      out.push({ path: `/modelled/${base(inner[0] ?? "")}`, argv: inner });
+      inner = modelledUnwrap(inner);
+    }
+  }
+  return out;
+}
+
+// ---- the guard's split against what bash started ----
+
+const GLOB = /[*?[]/;
+
+function globRegex(glob: string): RegExp {
+  let out = "";
+  for (let i = 0; i < glob.length; i += 1) {
+    const ch = glob[i] ?? "";
+    if (ch === "*") out += "[^/]*";
+    else if (ch === "?") out += "[^/]";
+    else if (ch === "[") {
+      const end = glob.indexOf("]", i + 2);
+      if (end < 0) out += "\\[";
+      else {
+        out += `[${glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
+        i = end;
+      }
+    } else out += ch.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+  }
+  return new RegExp(`^${out}$`, "s");
+}
+
+/** Whether `recorded` is a reading of the guard's `words` (a glob in an argument may expand to 1+ names; `~` is $HOME). */
+function wordsAgree(words: readonly string[], recorded: readonly string[]): boolean {
+  const home = (word: string) => (word === "~" || word.startsWith("~/") ? `/home${word.slice(1)}` : word);
+  const go = (w: number, r: number): boolean => {
+    if (w === words.length) return r === recorded.length;
+    const word = home(words[w] ?? "");
+    if (r < recorded.length && (w === 0 ? base(word) === recorded[r] : word === recorded[r])) {
+      if (go(w + 1, r + 1)) return true;
+    }
+    if (w > 0 && GLOB.test(word)) {
+      const regex = globRegex(word);
+      for (let end = r + 1; end <= recorded.length && regex.test(recorded[end - 1] ?? ""); end += 1) if (go(w + 1, end)) return true;
+    }
+    return false;
+  };
+  return go(0, 0);
+}
+
+function explained(guardCommands: readonly (readonly string[])[], argv: readonly string[]): boolean {
+  return guardCommands.some((words) => {
+    for (let start = 0; start < words.length; start += 1) if (wordsAgree(words.slice(start), argv)) return true;
+    return false;
+  });
+}
+
+const internal = (invocation: Invocation) => invocation.path.startsWith("/git-built-in/") || invocation.path.startsWith("/busybox-applet/") || invocation.path.startsWith("/modelled/");
+
+/** Programs bash started that the guard's split does not account for (empty: they agree). */
+function splitDisagreements(command: string, run: ShellRun): string[] {
+  const analysis = analyzeShell(command);
+  if (!analysis.ok) return run.invocations.length > 0 ? [`guard: unparseable (${analysis.reason}); bash ran ${run.invocations.map((i) => JSON.stringify(i.argv)).join(", ")}`] : [];
+  const guardCommands = analysis.commands.map((c) => c.words);
+  return run.invocations.filter((invocation) => !internal(invocation) && !explained(guardCommands, invocation.argv)).map((invocation) => `bash ran ${JSON.stringify(invocation.argv)}, guard read ${JSON.stringify(guardCommands)}`);
+}
+
+// ---- running and judging ----
+
+interface Judged {
+  readonly policy: string;
+  readonly case: ShellCase;
+  readonly mode: string;
+  readonly reason: string;
+  readonly problems: readonly string[];
+  readonly deniedRan: boolean;
+  readonly wrongAsk: boolean;
+  readonly disagreements: readonly string[];
+}
+
+function judge(policy: OraclePolicy, guard: PermissionPolicy, c: ShellCase, bash: ShellRun, sh: ShellRun): Judged {
+  const decision = guard.decide("Bash", { command: c.command });
+  const problems: string[] = [];
+  const disagreements = splitDisagreements(c.command, bash);
+  let deniedRan = false;
+  let wrongAsk = false;
+  for (const run of [bash, sh]) {
+    for (const invocation of startedPrograms(run)) {
+      const denied = anyMatch(policy.deny, invocation.argv);
+      if (denied !== undefined) {
+        deniedRan = true;
+        if (decision.mode === "allow") problems.push(`allowed, but ${run.shell} ran ${JSON.stringify(invocation.argv)} which "${denied}" denies`);
+        else if (decision.mode !== "deny" && run.shell === "bash") {
+          if (c.static) problems.push(`static case asked, not denied: bash ran ${JSON.stringify(invocation.argv)} which "${denied}" denies`);
+          else wrongAsk = true;
+        }
+      } else if (decision.mode === "allow" && anyMatch(policy.allow, invocation.argv) === undefined) {
+        problems.push(`allowed, but ${run.shell} ran ${JSON.stringify(invocation.argv)} which no allow rule covers`);
+      }
+    }
+  }
+  if (decision.mode === "allow") for (const d of disagreements) problems.push(`allowed although the split disagrees: ${d}`);
+  return { policy: policy.name, case: c, mode: decision.mode, reason: decision.reason, problems: [...new Set(problems)], deniedRan, wrongAsk, disagreements };
+}
+
+const support = oracleSupport();
+if (!support.ok && !REQUIRE_ORACLES) console.log(`shell oracle skipped: ${support.reason}`);
+
+describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash judges the guard's command matcher", () => {
+  let oracle: ShellOracle | undefined;
+  const results: Judged[] = [];
+  const runs = new Map<string, { bash: ShellRun; sh: ShellRun }>();
+  let cases: ShellCase[] = [];
+  let seconds = 0;
+
+  beforeAll(async () => {
+    if (!support.ok) throw new Error(`CI=true / REQUIRE_ORACLES=1 but the shell oracle cannot run: ${support.reason}`);
+    oracle = ShellOracle.create(support.mode, { concurrency: CONCURRENCY, limitSeconds: 5 });
+    cases = [...SEED_CASES, ...generateShellCases(CASES, SEED)];
+    const unique = [...new Set(cases.map((c) => c.command))];
+    const started = performance.now();
+    const deadline = started + TIME_BOUND_S * 1000;
+    let overdue = false;
+    let next = 0;
+    const worker = async () => {
+      while (next < unique.length) {
+        if (performance.now() > deadline) {
+          overdue = true;
+          return;
+        }
+        const command = unique[next] ?? "";
+        next += 1;
+        const bash = await oracle!.run(command, "bash");
+        const sh = await oracle!.run(command, "sh");
+        runs.set(command, { bash, sh });
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    seconds = (performance.now() - started) / 1000;
+    if (overdue) throw new Error(`the shell oracle ran ${runs.size} of ${unique.length} command lines within GG_ORACLE_TIME_BOUND=${TIME_BOUND_S}s`);
+    for (const policy of POLICIES) {
+      const guard = permissionPolicy(parsePolicy(policyYaml(policy), "yaml", `${policy.name}.yaml`));
+      for (const c of cases) {
+        const run = runs.get(c.command);
+        if (run !== undefined) results.push(judge(policy, guard, c, run.bash, run.sh));
+      }
+    }
+    printSummary(cases, results, runs, seconds);
+  }, (TIME_BOUND_S + 120) * 1000);
+
+  afterAll(async () => {
+    await oracle?.dispose();
+  });
+
+  it("records what really starts (the harness itself)", () => {
+    const rm = runs.get("find . -exec rm {} \\;");
+    expect(rm?.bash.invocations.map((i) => i.argv[0])).toContain("rm");
+    const continued = runs.get("echo ok \\\r\nrm -rf /");
+    expect(continued?.bash.invocations.map((i) => i.argv)).toContainEqual(["rm", "-rf", "/"]);
+    const git = runs.get("git -C . push");
+    expect(git?.bash.invocations.map((i) => i.argv)).toContainEqual(["git", "push"]);
+    // The working directory held its files: a glob expanded.
+    const glob = runs.get("find . -name '*.txt' -exec rm -rf {} +");
+    const removed = glob?.bash.invocations.find((i) => i.argv[0] === "rm")?.argv ?? [];
+    expect(removed.length - 2).toBe(Object.keys(WORK_FILES).filter((name) => name.endsWith(".txt")).length);
+    expect([...runs.values()].filter((r) => r.bash.timedOut).length, "runs that hit the time limit").toBeLessThan(Math.max(5, runs.size / 100));
+  });
+
+  for (const policy of POLICIES) {
+    it(`under ${policy.name}: no allow of anything bash would run otherwise, no denied program run without a deny`, () => {
+      const failing = results.filter((r) => r.policy === policy.name && r.problems.length > 0);
+      const message = failing
+        .slice(0, 40)
+        .map((r) => `${JSON.stringify(r.case.command)} [${r.case.classes.join(",")}${r.case.static ? ",static" : ""}] guard: ${r.mode} (${r.reason})\n    ${r.problems.slice(0, 3).join("\n    ")}`)
+        .join("\n");
+      expect(failing.length, `${failing.length} failing cases under ${policy.name}:\n${message}`).toBe(0);
+    });
+  }
+});
+
+function printSummary(cases: readonly ShellCase[], results: readonly Judged[], runs: Map<string, { bash: ShellRun; sh: ShellRun }>, seconds: number): void {
+  const lines: string[] = [];
+  const runCount = runs.size * 2;
+  const timeouts = [...runs.values()].reduce((n, r) => n + (r.bash.timedOut ? 1 : 0) + (r.sh.timedOut ? 1 : 0), 0);
+  lines.push(`shell oracle: ${cases.length} cases (${SEED_CASES.length} seeds + ${cases.length - SEED_CASES.length} generated, seed ${SEED}), ${runs.size} distinct command lines, ${runCount} shell runs in ${seconds.toFixed(1)}s (${(runCount / seconds).toFixed(1)} runs/s, ${CONCURRENCY} sandboxes), ${timeouts} hit the time limit`);
+  for (const policy of POLICIES) {
+    const mine = results.filter((r) => r.policy === policy.name);
+    const count = (f: (r: Judged) => boolean) => mine.filter(f).length;
+    lines.push(
+      `  ${policy.name}: allow ${count((r) => r.mode === "allow")}, deny ${count((r) => r.mode === "deny")}, ask ${count((r) => r.mode === "ask")}; denied program ran ${count((r) => r.deniedRan)}; split disagreements ${count((r) => r.disagreements.length > 0)} (with allow ${count((r) => r.disagreements.length > 0 && r.mode === "allow")}); wrong asks ${count((r) => r.wrongAsk)}; failing ${count((r) => r.problems.length > 0)}`,
+    );
+    const classes = [...new Set(mine.flatMap((r) => r.case.classes))].sort();
+    for (const klass of classes) {
+      const inClass = mine.filter((r) => r.case.classes.includes(klass));
+      const c = (f: (r: Judged) => boolean) => inClass.filter(f).length;
+      lines.push(
+        `    ${klass.padEnd(22)} ${String(inClass.length).padStart(5)} cases: allow ${c((r) => r.mode === "allow")}, deny ${c((r) => r.mode === "deny")}, ask ${c((r) => r.mode === "ask")}, disagreements ${c((r) => r.disagreements.length > 0)}, wrong asks ${c((r) => r.wrongAsk)}, failing ${c((r) => r.problems.length > 0)}`,
+      );
+    }
+  }
+  console.log(lines.join("\n"));
+  const report = process.env.GG_ORACLE_REPORT;
+  if (report !== undefined && report !== "") {
+    const failing = results.filter((r) => r.problems.length > 0 || r.wrongAsk || r.disagreements.length > 0);
+    writeFileSync(report, `${JSON.stringify({ summary: lines, failing: failing.map((r) => ({ policy: r.policy, command: r.case.command, classes: r.case.classes, static: r.case.static, seed: r.case.seed, mode: r.mode, reason: r.reason, problems: r.problems, wrongAsk: r.wrongAsk, disagreements: r.disagreements })) }, null, 1)}\n`);
+  }
+}
