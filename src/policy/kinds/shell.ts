@@ -110,6 +110,8 @@ interface WordValue {
   ansiC: boolean;
   /** Unquoted source text when the word has no quotes (for brace expansion), else undefined. */
   bare: string | undefined;
+  /** `<(echo TEXT)`: the text the process substitution's file holds, when static. */
+  feeds?: string | undefined;
 }
 
 /** Where a command's standard input comes from, when it matters (a shell or interpreter reading its script). */
@@ -126,6 +128,10 @@ interface Walk {
   refusal: string | undefined;
   /** Where sh (dash) reads `&>` as `&` then `>` (offsets in the top-level source). */
   dashSplits?: number[];
+  /** Functions the line defines: a call runs their body, and `"$@"` in it runs the call's arguments. */
+  functions?: Set<string>;
+  /** Some reading could not be told (a deny then cannot tell). */
+  unknown?: string;
 }
 
 const DASH_SPLIT = "the command has &>, which bash reads as a redirection of both outputs and sh (dash) as & then >";
@@ -162,15 +168,24 @@ function wordValue(node: Node, walk: Walk): WordValue {
     case "translated_string": {
       let text = "";
       let dynamic = false;
+      // Adjacent contents are unescaped together: the parser may split `\\` and a following newline apart.
+      let raw = "";
+      let last = node.startIndex + (node.text.startsWith("$") ? 2 : 1);
       for (const child of node.namedChildren) {
         if (child === null) continue;
-        if (child.type === "string_content") text += unescapeDoubleQuoted(child.text);
-        else {
-          const inner = wordValue(child, walk);
-          text += inner.text;
-          dynamic ||= inner.dynamic;
+        if (child.type === "string_content") {
+          raw += node.text.slice(last - node.startIndex, child.endIndex - node.startIndex);
+          last = child.endIndex;
+          continue;
         }
+        text += unescapeDoubleQuoted(raw + node.text.slice(last - node.startIndex, child.startIndex - node.startIndex));
+        raw = "";
+        const inner = wordValue(child, walk);
+        text += inner.text;
+        dynamic ||= inner.dynamic;
+        last = child.endIndex;
       }
+      text += unescapeDoubleQuoted(raw + node.text.slice(last - node.startIndex, Math.max(last - node.startIndex, node.text.length - 1)));
       if (node.namedChildren.length === 0) text = unescapeDoubleQuoted(node.text.replace(/^\$?"|"$/g, ""));
       return { text, dynamic: dynamic || node.type === "translated_string", glob: false, ansiC: false, bare: undefined };
     }
@@ -192,9 +207,12 @@ function wordValue(node: Node, walk: Walk): WordValue {
       return { text, dynamic, glob, ansiC, bare };
     }
     case "command_substitution":
-    case "process_substitution":
+    case "process_substitution": {
       walkStatements(node, walk);
-      return { text: node.text, dynamic: true, glob: false, ansiC: false, bare: undefined };
+      const only = node.namedChildren.length === 1 ? node.namedChildren[0] : undefined;
+      const feeds = node.type === "process_substitution" && only !== undefined && only !== null ? pipedText(only, walk) : undefined;
+      return { text: node.text, dynamic: true, glob: false, ansiC: false, bare: undefined, feeds };
+    }
     case "simple_expansion":
     case "expansion":
     case "arithmetic_expansion":
@@ -280,6 +298,12 @@ function expandBraces(text: string, budget = { left: 64 }): string[] | undefined
   return undefined;
 }
 
+/** Shell keywords: the parser reading one as a program's name has misread the line. */
+const RESERVED = new Set(["do", "done", "then", "fi", "else", "elif", "esac", "in", "until", "while", "for", "if", "case", "select", "function", "{", "}", "!", "[[", "]]", "time", "coproc"].filter((word) => word !== "time" && word !== "coproc"));
+
+/** File names that are the standard input. */
+const STDIN_FILES = new Set(["/dev/stdin", "/proc/self/fd/0", "/dev/fd/0", "-"]);
+
 const IFS_RE = /\$(?:\{IFS\}|IFS\b)/;
 
 /** The spellings a deny pattern is tried against. */
@@ -342,6 +366,11 @@ function addSimple(words: readonly string[], values: readonly WordValue[] | unde
     if (braced !== undefined) refusals.push({ reason: `bash expands the braces in ${braced.bare ?? ""} (sh does not)`, token: "" });
     if (values.some((value) => value.ansiC)) refusals.push({ reason: "$'...' is read as ANSI-C quoting by bash but not by sh (dash)", token: "" });
   }
+  const program = basename(words[0] ?? "");
+  if (RESERVED.has(program)) unknown ??= `the parser read the shell keyword ${program} as a command`;
+  if (walk.functions?.has(words[0] ?? "") === true) {
+    refusals.push({ reason: `${words[0] ?? ""} is a function defined in the command line`, token: "" });
+  }
   const forms: string[][] = denyForms(words, values);
   const nested: { commands: (readonly string[])[]; scripts: string[]; guesses: string[] } = { commands: [], scripts: [], guesses: [] };
   for (const form of forms) {
@@ -356,6 +385,19 @@ function addSimple(words: readonly string[], values: readonly WordValue[] | unde
       if (stdin.text !== undefined && SHELLS.has(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
       else if (stdin.text === undefined) unknown ??= `${basename(form[0] ?? "")} runs a script read from ${stdin.what}, which the guard cannot read`;
     }
+  }
+  // A function defined in the line may run its arguments (`g(){ "$@"; }; g rm x`): they are read as a command.
+  if (walk.functions?.has(words[0] ?? "") === true && words.length > 1) nested.commands.push(words.slice(1));
+  // `source /dev/stdin`, `. <(echo CMD)`, `bash <(printf ...)`: the text it reads is a script.
+  if (program === "source" || program === "." || SHELLS.has(program)) {
+    const file = words.slice(1).find((word, i) => !word.startsWith("-") || values?.[i + 1]?.feeds !== undefined);
+    const at = file === undefined ? -1 : words.indexOf(file);
+    const fed = at > 0 ? values?.[at]?.feeds : undefined;
+    if (fed !== undefined) nested.scripts.push(fed);
+    else if (file !== undefined && STDIN_FILES.has(file)) {
+      if (stdin?.text !== undefined) nested.scripts.push(stdin.text);
+      else unknown ??= `${program} runs a script read from ${stdin?.what ?? "its standard input"}, which the guard cannot read`;
+    } else if (at > 0 && values?.[at]?.dynamic === true) unknown ??= `${program} runs a script whose name or text is only known when it runs`;
   }
   if (stdin?.text !== undefined && readsCodeFromStdin(basename(words[0] ?? ""))) {
     refusals.push({ reason: `${stdin.what} is fed to ${basename(words[0] ?? "")} as code`, token: "" });
@@ -379,9 +421,10 @@ function addSimple(words: readonly string[], values: readonly WordValue[] | unde
 /** A command line a program hands to a shell (`bash -c`, `eval`, `env -S`, `find -exec sh -c`): parsed, its commands added. */
 function nestedScript(script: string, name: string, walk: Walk): void {
   if (walk.depth >= MAX_NESTED_SCRIPTS) throw new Unreadable("shell scripts nested too deep");
-  const inner: Walk = { commands: walk.commands, depth: walk.depth + 1, refusal: walk.refusal };
-  const problem = parseInto(script, inner);
+  const inner: Walk = { commands: walk.commands, depth: walk.depth + 1, refusal: walk.refusal, functions: walk.functions };
+  const problem = readLine(script, inner);
   walk.refusal ??= inner.refusal;
+  walk.unknown ??= inner.unknown;
   if (problem !== undefined) throw new Unreadable(`the script given to ${name}: ${problem}`);
 }
 
@@ -437,8 +480,9 @@ function heredocInput(node: Node, walk: Walk): Stdin {
   const backquoted = !quoted && body !== undefined && body !== null ? [...body.text.matchAll(/(?<!\\)`((?:\\.|[^`\\])*)`/gs)] : [];
   for (const match of backquoted) nestedScript((match[1] ?? "").replace(/\\([`$\\])/g, "$1"), "a here-document's backquotes", walk);
   // Substitutions in an unquoted body run (collectNested walks them); the text fed in is then only known for a body without expansions.
-  const expands = !quoted && body !== undefined && body !== null && body.namedChildren.some((child) => child !== null && child.type !== "heredoc_content");
-  return { text: body === undefined || body === null || expands || backquoted.length > 0 ? undefined : quoted ? body.text : unescapeHeredoc(body.text), what: "a here-document" };
+  // A body with expansions is read as written (its substitutions run when it is read; the rest is the script).
+  if (body === undefined || body === null) return { text: undefined, what: "a here-document" };
+  return { text: quoted ? body.text : unescapeHeredoc(body.text), what: "a here-document" };
 }
 
 function unescapeHeredoc(text: string): string {
@@ -461,6 +505,7 @@ function pipedText(node: Node, walk: Walk): string | undefined {
   const name = basename(words[0] ?? "");
   if (name === "echo" && !/^-/.test(words[1] ?? "")) return `${words.slice(1).join(" ")}\n`;
   if (name === "printf" && words.length === 2 && !/[%\\]/.test(words[1] ?? "")) return words[1];
+  if (name === "printf" && (words[1] === "%s\\n" || words[1] === "%s\n") && words.length > 2) return `${words.slice(2).join("\n")}\n`;
   return undefined;
 }
 
@@ -508,6 +553,12 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       else walkStatement(child, walk, writesFile, undefined);
     }
     return;
+  }
+  if (node.type === "function_definition") {
+    const name = node.childForFieldName("name")?.text;
+    if (name !== undefined) (walk.functions ??= new Set()).add(name);
+    const body = node.childForFieldName("body");
+    if (body !== null) walkStatement(body, walk, writesFile, undefined);
   }
   // A construct the allow rules cannot vouch for (declaration, test, function, arithmetic, ...).
   collectNested(node, walk);
@@ -673,29 +724,59 @@ function addReading(walk: Walk, reading: string, what: string): string | undefin
   return other.commands.find((command) => command.unknown !== undefined)?.unknown;
 }
 
+/** `! for ...`, `! if ...`: the parser reads the keyword as a program; the negation changes no command that runs. */
+function negationReading(source: string): string | undefined {
+  const out = source.replace(/(^|[;&|\n(]\s*)!\s+(?=(?:for|if|while|until|case|select|function)\b|[{(]|\[\[)/g, "$1");
+  return out === source ? undefined : out;
+}
+
+/**
+ * Reads one command line (the whole input or a nested script) into `walk`: the parser's reading,
+ * then every other reading where bash reads the text otherwise (continuations and carriage
+ * returns, words that start with `{`, `!` before a compound command). A reading that differs is
+ * added (deny rules see its commands too); when the parser cannot read the text, a reading that
+ * parses takes its place and the line stays one a deny cannot be sure of. Returns the problem
+ * when no reading parses.
+ */
+function readLine(source: string, walk: Walk): string | undefined {
+  const lexical = bashLexerReading(source);
+  const braced = braceWordReading(lexical ?? source);
+  const negation = negationReading(braced ?? lexical ?? source);
+  const combined = negation ?? braced ?? lexical;
+  const problem = parseInto(source, walk);
+  if (problem !== undefined) {
+    if (combined === undefined) return problem;
+    const retry: Walk = { ...walk, commands: [] };
+    if (parseInto(combined, retry) !== undefined) return problem;
+    for (const command of retry.commands) addCommand(walk, command);
+    walk.refusal ??= retry.refusal ?? "the parser reads the line only once it is rewritten as bash reads it";
+    walk.unknown ??= retry.unknown ?? "the parser reads the line only once it is rewritten as bash reads it";
+    walk.functions = retry.functions;
+    return undefined;
+  }
+  walk.refusal ??= lexicalRefusal(source);
+  for (const [reading, what] of [
+    [lexical, "bash's lexer"],
+    [negationReading(source), "bash (a negated compound command)"],
+  ] as const) {
+    if (reading === undefined || reading === source) continue;
+    const other: Walk = { ...walk, commands: [], dashSplits: undefined };
+    const otherProblem = parseInto(reading, other);
+    if (otherProblem !== undefined) walk.unknown ??= `${what} reads the line differently and that reading cannot be parsed (${otherProblem})`;
+    else for (const command of other.commands) addCommand(walk, command);
+    walk.unknown ??= other.unknown;
+    walk.refusal ??= `${what} reads the line differently from the parser`;
+  }
+  return undefined;
+}
+
 function analyze(source: string): ShellAnalysis {
   if (source.length > MAX_COMMAND_CHARS) return { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
   const walk: Walk = { commands: [], depth: 0, refusal: undefined };
-  let problem = parseInto(source, walk);
-  let unknown: string | undefined;
-  if (problem !== undefined) {
-    const braced = braceWordReading(source);
-    if (braced === undefined) return { ok: false, reason: problem };
-    const retry: Walk = { commands: [], depth: 0, refusal: undefined };
-    if (parseInto(braced, retry) !== undefined) return { ok: false, reason: problem };
-    walk.commands = retry.commands;
-    walk.refusal = retry.refusal ?? "the parser reads a word that starts with { only as a group";
-    unknown = `the parser reads a word that starts with { (brace expansion) only as a group`;
-    problem = undefined;
-  }
-  unknown ??= walk.commands.find((command) => command.unknown !== undefined)?.unknown;
-  let refusal = lexicalRefusal(source) ?? walk.refusal;
-  // Where bash's lexer, or sh (dash), reads the line otherwise, that reading is tried too (deny if any matches).
-  const bashReading = bashLexerReading(source);
-  if (bashReading !== undefined && bashReading !== source) {
-    unknown ??= addReading(walk, bashReading, "bash");
-    refusal ??= "bash's lexer reads the line differently from the parser";
-  }
+  const problem = readLine(source, walk);
+  if (problem !== undefined) return { ok: false, reason: problem };
+  let unknown = walk.unknown ?? walk.commands.find((command) => command.unknown !== undefined)?.unknown;
+  let refusal = walk.refusal;
   if (walk.dashSplits !== undefined) {
     const known = new Set(walk.commands.map((command) => command.words.join("\u0000")));
     const before = walk.commands.length;
