@@ -82,7 +82,7 @@ function normalizedWords(words: readonly string[]): string[] | undefined {
 }
 
 /** A verdict and, when it is not the plain answer, the construct or reading that decided it. */
-export interface CommandJudgement {
+interface CommandJudgement {
   readonly verdict: Verdict;
   /** Why a deny or ask rule cannot tell, or why an allow pattern that matches the words does not cover the line. */
   readonly why: string | undefined;

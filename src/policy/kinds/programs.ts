@@ -18,7 +18,7 @@ export interface Refusal {
 }
 
 /** One program's reading of its arguments. */
-export interface ProgramReading {
+interface ProgramReading {
   /** Commands it runs, as argument vectors (`sudo -u root rm x` → [rm, x]). */
   readonly commands: (readonly string[])[];
   /** Command lines it hands to a shell (`env -S STRING`, `su -c STRING`, `watch ARGS...`). */
@@ -75,7 +75,7 @@ interface WrapperSpec {
 const SUDO_LONG_VALUED = ["--user", "--group", "--prompt", "--close-from", "--chdir", "--host", "--role", "--type", "--command-timeout", "--other-user", "--chroot", "--askpass-program"];
 
 /** Wrappers: they run the command that follows their options. */
-export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
+const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   sudo: {
     options: {
       flags: "AbEeHiKklnPSsVvBN",

@@ -44,7 +44,7 @@ export interface SimpleCommand {
   readonly unknown: string | undefined;
 }
 
-export type ShellAnalysis =
+type ShellAnalysis =
   | {
       readonly ok: true;
       readonly commands: readonly SimpleCommand[];
@@ -461,7 +461,6 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
   addSimple(words, values, { assignments, writesFile }, walk, input, 0, dynamicTexts);
 }
 
-export { basename };
 
 function walkStatements(node: Node, walk: Walk, writesFile = false): void {
   for (const child of node.namedChildren) {
