@@ -6,6 +6,8 @@ import { threadIdOf } from "./audit-trail.js";
 import { throwIfLimitStopped, finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
 import { GuardConfigError, ToolCallLimitError } from "../errors/index.js";
 import { Guard } from "./guard.js";
+import { assertNotPromise, assertTools, guardOf } from "./accept.js";
+import type { GuardLike } from "./accept.js";
 import type { GuardOptions } from "./options.js";
 import { emptyGuardState } from "./state.js";
 import type { GuardState } from "./state.js";
@@ -33,13 +35,22 @@ export interface GuardedToolNodeOutput {
 export class GuardedToolNode extends RunnableLambda<GuardedToolNodeInput, GuardedToolNodeOutput | Command> {
   readonly guard: Guard;
 
-  constructor(options: GuardOptions | Guard) {
-    const guard = options instanceof Guard ? options : new Guard(options);
+  /** Guard options, or a prebuilt guard: a `Guard`, or the result of `await guardFromPolicy(...)`. */
+  constructor(options: GuardOptions | GuardLike) {
+    const guard = guardOfNodeOptions(options);
     super({
       func: (input: GuardedToolNodeInput, config?: LangGraphRunnableConfig) => runGuardedTools(guard, input, config),
     });
     this.guard = guard;
   }
+}
+
+function guardOfNodeOptions(options: GuardOptions | GuardLike): Guard {
+  const where = "GuardedToolNode";
+  assertNotPromise(options, where, "guardFromPolicy is async: write `new GuardedToolNode(await guardFromPolicy(...))`.");
+  if (options instanceof Guard || "guard" in options) return guardOf(options, where);
+  assertTools((options as Partial<GuardOptions>).tools, where);
+  return new Guard(options);
 }
 
 async function runGuardedTools(
