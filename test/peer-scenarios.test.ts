@@ -216,21 +216,42 @@ const SCENARIOS: PeerScenario[] = [
   },
   {
     id: "L17", peer: "langchain", same: true,
-    title: "thread and run limits together: the thread limit is hit first and named (threadLimit 2, runLimit 10)",
+    title: "thread and run limits together: in a later run the thread limit is hit first and named (threadLimit 3, runLimit 2, two runs)",
     scenario: {
       tools: [search],
       rules: [
-        { type: "MaxTotalCalls", tool: "*", max: 2, scope: "thread", exitBehavior: "end" },
-        { type: "MaxTotalCalls", tool: "*", max: 10, scope: "run", exitBehavior: "end" },
+        { type: "MaxTotalCalls", tool: "*", max: 3, scope: "thread", exitBehavior: "end" },
+        { type: "MaxTotalCalls", tool: "*", max: 2, scope: "run", exitBehavior: "end" },
       ],
-      replies: [[{ name: "search", id: "1" }], [{ name: "search", id: "2" }], [{ name: "search", id: "3" }], "not reached"],
+      replies: [[{ name: "search", id: "1" }], [{ name: "search", id: "2" }], [{ name: "search", id: "3" }], [{ name: "search", id: "4" }], [{ name: "search", id: "5" }], "not reached"],
+      steps: [{ input: "go" }, { input: "again" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search", "search"]);
+      expect(o.toolText["3"]).toMatch(/per run/);
+      expect(o.lastText).toBe(
+        "Stopped: call limit reached: at most 3 calls to all tools together per thread, and 3 were made (rule MaxTotalCalls:*#0), so this run ends here.",
+      );
+    },
+  },
+  {
+    id: "L17b", peer: "langchain", same: true,
+    title: "a run limit above the thread limit is refused when the agent is built (threadLimit 2, runLimit 3)",
+    scenario: {
+      tools: [search],
+      rules: [
+        { type: "MaxTotalCalls", tool: "*", max: 2, scope: "thread", exitBehavior: "error" },
+        { type: "MaxTotalCalls", tool: "*", max: 3, scope: "run", exitBehavior: "error" },
+      ],
+      replies: ["not reached"],
       steps: [{ input: "go" }],
     },
     check: (o) => {
-      expect(ran(o)).toEqual(["search", "search"]);
-      expect(o.lastText).toBe(
-        "Stopped: call limit reached: at most 2 calls to all tools together per thread, and 2 were made (rule MaxTotalCalls:*#0), so this run ends here.",
+      expect(o.executed).toEqual([]);
+      expect(String((o.error as Error | undefined)?.message)).toMatch(
+        /\[limit-scope\] rule MaxTotalCalls:\*#1 allows 3 calls to all tools together per run, more than rule MaxTotalCalls:\*#0 allows per thread \(2\): the run limit can never be reached\. Make the run limit at most 2/,
       );
+      expect(o.buildError).toBe(true);
     },
   },
   {
@@ -951,7 +972,7 @@ describe("peer scenario counts (for the migration guides)", () => {
       const mine = all.filter((s) => s.peer === peer);
       return { same: mine.filter((s) => s.same).length, total: mine.length };
     };
-    expect(count("langchain")).toEqual({ same: 27, total: 34 });
+    expect(count("langchain")).toEqual({ same: 28, total: 35 });
     expect(count("letta")).toEqual({ same: 22, total: 23 });
     for (const s of all) if (!s.same) expect((s as PeerScenario).why, s.id).toBeTruthy();
   });
