@@ -696,6 +696,25 @@ const SCENARIOS: PeerScenario[] = [
     },
   },
   {
+    id: "E6b", peer: "letta", same: true,
+    title: "conditional rule: no match, no default child, no requireOutputMapping: any tool may come next, but some tool must be called",
+    entries: modelEntries,
+    scenario: {
+      tools: [{ name: "start_tool", output: "maybe" }, { name: "end_tool" }, { name: "other_tool" }],
+      rules: [{ type: "ConditionalNext", tool: "start_tool", outputMapping: { yes: "end_tool" } }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "other_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolChoices[0]).toBeUndefined();
+      anyToolAt(o, 1);
+      expect(o.toolChoices[2]).toBeUndefined();
+      expect(ran(o)).toEqual(["start_tool", "other_tool"]);
+      expect(o.lastText).toBe("done");
+      noOrphans(o);
+    },
+  },
+  {
     id: "E7", peer: "letta", same: true,
     title: "conditional rule: no match goes to default_child",
     scenario: {
@@ -973,7 +992,7 @@ describe("peer scenario counts (for the migration guides)", () => {
       return { same: mine.filter((s) => s.same).length, total: mine.length };
     };
     expect(count("langchain")).toEqual({ same: 28, total: 35 });
-    expect(count("letta")).toEqual({ same: 22, total: 23 });
+    expect(count("letta")).toEqual({ same: 23, total: 24 });
     for (const s of all) if (!s.same) expect((s as PeerScenario).why, s.id).toBeTruthy();
   });
 });
