@@ -17,7 +17,7 @@ import { screenRunInput } from "./approval.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall, TurnPlan } from "./state.js";
 import type { ToolMessage } from "@langchain/core/messages";
-import { lastAIMessage, openToolCalls } from "./turn.js";
+import { lastAIMessage, openToolCalls, withEditedCalls } from "./turn.js";
 import { GuardConfigError } from "../errors/index.js";
 import { keepWritesAfterTheirCheckpoint } from "../storage/write-order.js";
 
@@ -146,7 +146,10 @@ function reviewNode(guard: Guard): Node {
     if (reviewed.limitError) {
       return { messages: reviewed.answered, guard: { ...g, approvals, turn: null, next: "agent", limitError: reviewed.limitError }, guardResults: null };
     }
-    return { messages: reviewed.answered, guard: { ...g, approvals, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
+    // A human's edits replace the model's arguments in its message (the originals stay in its metadata).
+    const edited = reviewed.runnable.filter((c) => c.edited);
+    const messages = edited.length > 0 ? [withEditedCalls(reviewed.ai, edited), ...reviewed.answered] : reviewed.answered;
+    return { messages, guard: { ...g, approvals, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
   };
 }
 

@@ -10,6 +10,7 @@ import { assertNotPromise, assertTools, guardOf } from "./accept.js";
 import type { GuardLike } from "./accept.js";
 import type { GuardOptions } from "./options.js";
 import { emptyGuardState } from "./state.js";
+import { withEditedCalls } from "./turn.js";
 import type { GuardState } from "./state.js";
 
 export interface GuardedToolNodeInput {
@@ -74,7 +75,10 @@ async function runGuardedTools(
   }
   const { executed, done } = await runBatches(guard, reviewed.turn, rulesOf(guard, g), reviewed.ctx, config);
   const decided: GuardState = { ...g, approvals: reviewed.approvals, turn: reviewed.turn };
-  const messages = [...reviewed.answered, ...executed.map((e) => e.message), ...limitEndMessages(reviewed.turn, decided)];
+  // A human's edits replace the model's arguments in its message (the originals stay in its metadata).
+  const edited = reviewed.runnable.filter((c) => c.edited);
+  const rewritten = edited.length > 0 ? [withEditedCalls(reviewed.ai, edited)] : [];
+  const messages = [...rewritten, ...reviewed.answered, ...executed.map((e) => e.message), ...limitEndMessages(reviewed.turn, decided)];
   const finished = finishTurn(guard, decided, done);
   if (waitingCalls(decided).length > 0 && typeof self === "string") {
     // A partial answer: the answered calls ran; this node runs again for the calls still waiting
