@@ -54,7 +54,7 @@ export function w2ToolRules(): ToolRule[] {
 }
 
 /** W2's 200 calls over the 100 tools. */
-export function w2Calls(): RawToolCall[] {
+export function w2Calls(): (RawToolCall & { args: Record<string, unknown> })[] {
   return Array.from({ length: 200 }, (_, i) => ({
     id: `c${i}`,
     name: `tool_${i % TOOLS}`,

@@ -79,7 +79,7 @@ describe("the DevOps policy through the guarded agent", () => {
 describe("the killswitch through the guard", () => {
   it("stopAll from the remote policy denies every call", async () => {
     const url = await policyServer(() => ({ stopAll: true, reason: "incident 42" }));
-    const policy = { ...(await loadPolicyFile(DEVOPS)), killswitch: { url: `${url}?a`, ttlMs: 60_000, refreshAheadMs: 1_000, timeoutMs: 2_000, maxAgeMs: 300_000, maxBytes: 100_000, maxRedirects: 3, headers: {}, onFailure: "deny-risky" as const } };
+    const policy = { ...(await loadPolicyFile(DEVOPS)), killswitch: { url: `${url}?a`, ttlMs: 60_000, refreshAheadMs: 1_000, timeoutMs: 2_000, maxAgeMs: 300_000, maxBytes: 100_000, maxRedirects: 3, allowedRedirectOrigins: [], headers: {}, onFailure: "deny-risky" as const } };
     const pg = await guardFromPolicy(policy, { tools: createDevopsTools() });
     opened.push(pg);
     const model = fakeModel()
@@ -93,7 +93,7 @@ describe("the killswitch through the guard", () => {
   it("an unreachable killswitch restricts: risky tools denied, low-risk reads still run", async () => {
     const policy = {
       ...(await loadPolicyFile(DEVOPS)),
-      killswitch: { url: "http://127.0.0.1:9/policy", ttlMs: 60_000, refreshAheadMs: 1_000, timeoutMs: 500, maxAgeMs: 300_000, maxBytes: 100_000, maxRedirects: 3, headers: {}, onFailure: "deny-risky" as const },
+      killswitch: { url: "http://127.0.0.1:9/policy", ttlMs: 60_000, refreshAheadMs: 1_000, timeoutMs: 500, maxAgeMs: 300_000, maxBytes: 100_000, maxRedirects: 3, allowedRedirectOrigins: [], headers: {}, onFailure: "deny-risky" as const },
     };
     const pg = await guardFromPolicy(policy, { tools: createDevopsTools() });
     opened.push(pg);

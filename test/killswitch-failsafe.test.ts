@@ -155,7 +155,7 @@ describe("killswitch fails safe", () => {
       res.end();
     });
     const k = killswitch(
-      { url: `${server.url}/old`, headers: { authorization: "Bearer ${TOKEN}" } },
+      { url: `${server.url}/old`, headers: { authorization: "Bearer ${TOKEN}" }, allowedRedirectOrigins: [other.url] },
       { env: { TOKEN: "t0k" } },
     );
     await k.start();

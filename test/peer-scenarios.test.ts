@@ -216,21 +216,42 @@ const SCENARIOS: PeerScenario[] = [
   },
   {
     id: "L17", peer: "langchain", same: true,
-    title: "thread and run limits together: the thread limit is hit first and named (threadLimit 2, runLimit 10)",
+    title: "thread and run limits together: in a later run the thread limit is hit first and named (threadLimit 3, runLimit 2, two runs)",
     scenario: {
       tools: [search],
       rules: [
-        { type: "MaxTotalCalls", tool: "*", max: 2, scope: "thread", exitBehavior: "end" },
-        { type: "MaxTotalCalls", tool: "*", max: 10, scope: "run", exitBehavior: "end" },
+        { type: "MaxTotalCalls", tool: "*", max: 3, scope: "thread", exitBehavior: "end" },
+        { type: "MaxTotalCalls", tool: "*", max: 2, scope: "run", exitBehavior: "end" },
       ],
-      replies: [[{ name: "search", id: "1" }], [{ name: "search", id: "2" }], [{ name: "search", id: "3" }], "not reached"],
+      replies: [[{ name: "search", id: "1" }], [{ name: "search", id: "2" }], [{ name: "search", id: "3" }], [{ name: "search", id: "4" }], [{ name: "search", id: "5" }], "not reached"],
+      steps: [{ input: "go" }, { input: "again" }],
+    },
+    check: (o) => {
+      expect(ran(o)).toEqual(["search", "search", "search"]);
+      expect(o.toolText["3"]).toMatch(/per run/);
+      expect(o.lastText).toBe(
+        "Stopped: call limit reached: at most 3 calls to all tools together per thread, and 3 were made (rule MaxTotalCalls:*#0), so this run ends here.",
+      );
+    },
+  },
+  {
+    id: "L17b", peer: "langchain", same: true,
+    title: "a run limit above the thread limit is refused when the agent is built (threadLimit 2, runLimit 3)",
+    scenario: {
+      tools: [search],
+      rules: [
+        { type: "MaxTotalCalls", tool: "*", max: 2, scope: "thread", exitBehavior: "error" },
+        { type: "MaxTotalCalls", tool: "*", max: 3, scope: "run", exitBehavior: "error" },
+      ],
+      replies: ["not reached"],
       steps: [{ input: "go" }],
     },
     check: (o) => {
-      expect(ran(o)).toEqual(["search", "search"]);
-      expect(o.lastText).toBe(
-        "Stopped: call limit reached: at most 2 calls to all tools together per thread, and 2 were made (rule MaxTotalCalls:*#0), so this run ends here.",
+      expect(o.executed).toEqual([]);
+      expect(String((o.error as Error | undefined)?.message)).toMatch(
+        /\[limit-scope\] rule MaxTotalCalls:\*#1 allows 3 calls to all tools together per run, more than rule MaxTotalCalls:\*#0 allows per thread \(2\): the run limit can never be reached\. Make the run limit at most 2/,
       );
+      expect(o.buildError).toBe(true);
     },
   },
   {
@@ -675,6 +696,25 @@ const SCENARIOS: PeerScenario[] = [
     },
   },
   {
+    id: "E6b", peer: "letta", same: true,
+    title: "conditional rule: no match, no default child, no requireOutputMapping: any tool may come next, but some tool must be called",
+    entries: modelEntries,
+    scenario: {
+      tools: [{ name: "start_tool", output: "maybe" }, { name: "end_tool" }, { name: "other_tool" }],
+      rules: [{ type: "ConditionalNext", tool: "start_tool", outputMapping: { yes: "end_tool" } }],
+      replies: [[{ name: "start_tool", id: "1" }], [{ name: "other_tool", id: "2" }], "done"],
+      steps: [{ input: "go" }],
+    },
+    check: (o) => {
+      expect(o.toolChoices[0]).toBeUndefined();
+      anyToolAt(o, 1);
+      expect(o.toolChoices[2]).toBeUndefined();
+      expect(ran(o)).toEqual(["start_tool", "other_tool"]);
+      expect(o.lastText).toBe("done");
+      noOrphans(o);
+    },
+  },
+  {
     id: "E7", peer: "letta", same: true,
     title: "conditional rule: no match goes to default_child",
     scenario: {
@@ -951,8 +991,8 @@ describe("peer scenario counts (for the migration guides)", () => {
       const mine = all.filter((s) => s.peer === peer);
       return { same: mine.filter((s) => s.same).length, total: mine.length };
     };
-    expect(count("langchain")).toEqual({ same: 27, total: 34 });
-    expect(count("letta")).toEqual({ same: 22, total: 23 });
+    expect(count("langchain")).toEqual({ same: 28, total: 35 });
+    expect(count("letta")).toEqual({ same: 23, total: 24 });
     for (const s of all) if (!s.same) expect((s as PeerScenario).why, s.id).toBeTruthy();
   });
 });

@@ -138,6 +138,32 @@ describe("validateRules", () => {
     expect(codes(issues)).toEqual(["error:duplicate-id", "error:wildcard", "warning:no-conditions"]);
   });
 
+  it("refuses a run limit above the thread limit on the same calls (LangChain refuses runLimit > threadLimit)", () => {
+    const limits = (list: ToolRule[]) => only(validateRules(list, catalog), "limit-scope");
+    const total = limits([
+      { type: "MaxTotalCalls", tool: "*", max: 2, scope: "thread" },
+      { type: "MaxTotalCalls", tool: "*", max: 3 },
+    ]);
+    expect(total).toEqual([
+      {
+        severity: "error",
+        code: "limit-scope",
+        message: "rule MaxTotalCalls:*#1 allows 3 calls to all tools together per run, more than rule MaxTotalCalls:*#0 allows per thread (2): the run limit can never be reached. Make the run limit at most 2",
+        ruleIds: ["MaxTotalCalls:*#1", "MaxTotalCalls:*#0"],
+      },
+    ]);
+    expect(limits([{ type: "MaxCalls", tool: "load", max: 5, scope: "run", id: "run" }, { type: "MaxCalls", tool: "load", max: 1, scope: "thread", id: "thread" }])[0]?.message).toBe(
+      "rule run allows 5 calls to load per run, more than rule thread allows per thread (1): the run limit can never be reached. Make the run limit at most 1",
+    );
+    expect(limits([{ type: "MaxCalls", tool: "*", max: 4 }, { type: "MaxCalls", tool: "*", max: 2, scope: "thread" }])[0]?.message).toMatch(/allows 4 calls to each tool per run/);
+    // Equal limits, a lower run limit, different tools, or MaxCalls beside MaxTotalCalls: accepted.
+    expect(limits([{ type: "MaxTotalCalls", tool: "*", max: 2, scope: "thread" }, { type: "MaxTotalCalls", tool: "*", max: 2 }])).toEqual([]);
+    expect(limits([{ type: "MaxCalls", tool: "load", max: 1 }, { type: "MaxCalls", tool: "load", max: 3, scope: "thread" }])).toEqual([]);
+    expect(limits([{ type: "MaxCalls", tool: "load", max: 5 }, { type: "MaxCalls", tool: "extract", max: 1, scope: "thread" }])).toEqual([]);
+    expect(limits([{ type: "MaxCalls", tool: "load", max: 5 }, { type: "MaxTotalCalls", tool: "*", max: 1, scope: "thread" }])).toEqual([]);
+    expect(() => assertValidRules([{ type: "MaxTotalCalls", tool: "*", max: 2, scope: "thread" }, { type: "MaxTotalCalls", tool: "*", max: 3 }])).toThrow(/\[limit-scope\]/);
+  });
+
   it("assertValidRules lists every error and returns warnings", () => {
     expect(() => assertValidRules(rules().withTerminalTool("x").withRequiredForExit("x").withToolDependency("y", "y").build())).toThrow(
       /invalid tool rules \(2 errors\):\n- \[conflict\].*\n- \[cycle\]/,

@@ -9,13 +9,15 @@ import { exitStep, throwIfLimitStopped, finishTurn, inPlanOrder, limitEndMessage
 import { executionLedger, ProcessLedger } from "./ledger-claim.js";
 import type { CallSlot } from "./engine.js";
 import { Guard } from "./guard.js";
+import { assertChatModel, assertNotPromise, assertTools, guardOf } from "./accept.js";
+import type { GuardLike } from "./accept.js";
 import { forcedToolFor, callModel } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
 import { screenRunInput } from "./approval.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall, TurnPlan } from "./state.js";
 import type { ToolMessage } from "@langchain/core/messages";
-import { lastAIMessage, openToolCalls } from "./turn.js";
+import { lastAIMessage, openToolCalls, withEditedCalls } from "./turn.js";
 import { GuardConfigError } from "../errors/index.js";
 import { keepWritesAfterTheirCheckpoint } from "../storage/write-order.js";
 
@@ -31,8 +33,11 @@ export interface GuardedAgentOptions extends Partial<GuardOptions> {
   checkpointer?: BaseCheckpointSaver;
   store?: BaseStore;
   name?: string;
-  /** A prebuilt Guard to share between graphs (its options win over the guard options given here). */
-  guard?: Guard;
+  /**
+   * A prebuilt guard to share between graphs (its options win over the guard options given here):
+   * a `Guard`, or the result of `await guardFromPolicy(...)`.
+   */
+  guard?: GuardLike;
 }
 
 /** Node names of the guarded agent graph (the CLI and users read streams and snapshots by them). */
@@ -57,7 +62,9 @@ type ToolTask = z.infer<typeof ToolTaskSchema>;
  * call, batch by batch) ──▶ collect ──▶ agent | END. Rule state lives in the checkpointed graph state.
  */
 export function createGuardedAgent(options: GuardedAgentOptions) {
-  const guard = options.guard ?? new Guard({ ...options, tools: requireTools(options.tools) });
+  assertNotPromise(options, WHERE, "Await what builds the options, then pass the object: `createGuardedAgent({ model, guard })`.");
+  assertChatModel(options.model, WHERE);
+  const guard = options.guard !== undefined ? guardOf(options.guard, WHERE) : new Guard({ ...options, tools: requireTools(options.tools) });
   const graph = buildGuardedGraph(guard, options).compile({
     checkpointer: options.checkpointer,
     store: options.store,
@@ -75,8 +82,11 @@ export function createGuardedAgent(options: GuardedAgentOptions) {
   return keepWritesAfterTheirCheckpoint(graph.withConfig({ durability: "sync" }));
 }
 
+const WHERE = "createGuardedAgent";
+
 function requireTools(tools: GuardOptions["tools"] | undefined): GuardOptions["tools"] {
-  if (tools === undefined) throw new GuardConfigError("createGuardedAgent needs `tools` (or a prebuilt `guard`)");
+  if (tools === undefined) throw new GuardConfigError("createGuardedAgent needs `tools` (or a prebuilt `guard`: a Guard, or the result of `await guardFromPolicy(...)`)");
+  assertTools(tools, WHERE);
   return tools;
 }
 
@@ -136,7 +146,10 @@ function reviewNode(guard: Guard): Node {
     if (reviewed.limitError) {
       return { messages: reviewed.answered, guard: { ...g, approvals, turn: null, next: "agent", limitError: reviewed.limitError }, guardResults: null };
     }
-    return { messages: reviewed.answered, guard: { ...g, approvals, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
+    // A human's edits replace the model's arguments in its message (the originals stay in its metadata).
+    const edited = reviewed.runnable.filter((c) => c.edited);
+    const messages = edited.length > 0 ? [withEditedCalls(reviewed.ai, edited), ...reviewed.answered] : reviewed.answered;
+    return { messages, guard: { ...g, approvals, turn: reviewed.turn, next: "dispatch" }, guardResults: null };
   };
 }
 

@@ -3,6 +3,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { auditId } from "../audit/record.js";
 import { builtRecord } from "../audit/schema.js";
 import { auditArgsText } from "../audit/summary.js";
+import { MAX_MATCH_INPUT_CHARS } from "../policy/canonical.js";
 import type { AuditRecord } from "../audit/types.js";
 import type { Guard } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
@@ -26,8 +27,13 @@ export function threadIdOf(config: LangGraphRunnableConfig | undefined): string 
 const argsTexts = new WeakMap<object, { redact: readonly string[]; text: string }>();
 const NO_REDACT: readonly string[] = [];
 
-function argsTextOf(guard: Guard, args: Record<string, unknown>): string {
+function argsTextOf(guard: Guard, args: unknown): string {
   const redact = guard.options.redact ?? NO_REDACT;
+  // A scalar sent as the arguments (refused): kept as sent, no cache (the WeakMap takes objects only).
+  if (typeof args !== "object" || args === null) {
+    const text = JSON.stringify(args) ?? "null";
+    return text.length <= MAX_MATCH_INPUT_CHARS ? text : auditArgsText(args, redact);
+  }
   const known = argsTexts.get(args);
   if (known && known.redact === redact) return known.text;
   const text = auditArgsText(args, redact);
@@ -43,7 +49,7 @@ export function baseRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall): 
     toolCallId: call.id,
     tool: call.name,
     operation: call.operation,
-    args: argsTextOf(guard, call.args),
+    args: argsTextOf(guard, call.sentArgs !== undefined ? call.sentArgs : call.args),
     ruleId: call.ruleId,
     reason: call.reason,
     risk: call.risk,

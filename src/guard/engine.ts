@@ -20,6 +20,7 @@ import { idempotencyKeyFor } from "../tools/define-tool.js";
 import type { CallResult, GuardState, ReviewedCall, TurnPlan } from "./state.js";
 import { lastAIMessage, openToolCalls, refusalMessage, reviewTurnWithApproval } from "./turn.js";
 import type { RawToolCall } from "./guard.js";
+import { argsObject } from "./review.js";
 import { auditDecisions } from "./audit-trail.js";
 import { emptyApprovalState } from "./approval.js";
 import { ToolCallLimitError } from "../errors/index.js";
@@ -212,7 +213,7 @@ async function limitStopTurn(
   const refused: ReviewedCall[] = calls.map((call) => ({
     id: call.id,
     name: call.name,
-    args: call.args,
+    args: argsObject(call.args) ?? {},
     outcome: "refuse",
     ruleId: `rule:${error.ruleId}`,
     reason: error.reason,

@@ -21,7 +21,8 @@ import { withoutStrictNulls } from "../tools/schema.js";
 export interface RawToolCall {
   id: string;
   name: string;
-  args: Record<string, unknown>;
+  /** As the model sent them: any JSON value (review refuses anything but an object). */
+  args: unknown;
 }
 
 const HEARTBEAT_ARG = "request_heartbeat";

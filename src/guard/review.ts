@@ -70,19 +70,27 @@ export function reviewCall(
   context?: DecisionContext,
 ): ReviewedCall | Promise<ReviewedCall> {
   const spec = guard.spec(call.name);
+  const object = argsObject(call.args);
   if (!spec) {
-    const facts: Facts = { id: call.id, name: call.name, args: call.args, operation: undefined, risk: "always-deny", concurrencySafe: false, requestHeartbeat: false, evidence: undefined };
+    const facts: Facts = { id: call.id, name: call.name, args: object ?? {}, operation: undefined, risk: "always-deny", concurrencySafe: false, requestHeartbeat: false, evidence: undefined };
     const message = refusals.unknownTool(call.name, guard.registry.names());
-    return outcome(facts, "refuse", "unknown-tool", `unknown tool "${call.name}"`, message);
+    return withSentArgs(outcome(facts, "refuse", "unknown-tool", `unknown tool "${call.name}"`, message), object, call.args);
+  }
+  // Arguments that are not an object (a string, null, a number, an array, JSON text in a string)
+  // are refused before anything reads them: no rule, matcher or schema sees them.
+  if (object === undefined) {
+    const facts: Facts = { id: call.id, name: call.name, args: {}, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
+    const received = refusals.argumentsKind(call.args);
+    return withSentArgs(outcome(facts, "refuse", "schema", refusals.argumentsNotObjectReason(received), refusals.argumentsNotObject(call.name, received)), object, call.args);
   }
   // Deep or huge arguments are refused before anything reads them (t12 hook: nothing below recurses into them).
-  const oversized = checkArgumentLimits(call.args);
+  const oversized = checkArgumentLimits(object);
   if (oversized !== undefined) {
     const facts: Facts = { id: call.id, name: call.name, args: oversized.summary, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
     return outcome(facts, "refuse", "oversized-arguments", oversized.reason, oversized.message(call.name));
   }
   // A strict-mode model writes null for an optional field it leaves out: read as absent (splitHeartbeat).
-  const split = guard.splitHeartbeat(call.name, call.args);
+  const split = guard.splitHeartbeat(call.name, object);
   const heartbeat = split.heartbeat;
   // Arguments a rule prefills (Letta's init / child args) replace the model's values for those keys.
   const prefilled = guard.engine.prefillsArgs ? guard.engine.prefilledArgs(state, call.name) : undefined;
@@ -137,6 +145,16 @@ export function reviewCall(
       ? outcome(facts, "run", permission.ruleId, permission.reason)
       : ask(guard, facts, `tool:${call.name}:consent`, consent),
   );
+}
+
+/** The model's arguments when they are a JSON object (not an array, not null), else undefined. */
+export function argsObject(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** A refusal of arguments that were not an object keeps the value as sent, for the audit. */
+function withSentArgs(call: ReviewedCall, object: Record<string, unknown> | undefined, sent: unknown): ReviewedCall {
+  return object === undefined ? { ...call, sentArgs: sent === undefined ? null : sent } : call;
 }
 
 function refuse(facts: Facts, ruleId: string, reason: string): ReviewedCall {

@@ -16,6 +16,11 @@ export interface ReviewedCall {
   name: string;
   /** Arguments as they will run (heartbeat flag removed; edited by a human when `edited`). */
   args: Record<string, unknown>;
+  /**
+   * Set only when the model's arguments were not a JSON object (the call is refused and `args` is
+   * empty): the value as sent, for the audit record.
+   */
+  sentArgs?: unknown;
   operation?: string | undefined;
   outcome: CallOutcome;
   /** Id of the rule that decided (e.g. `permission:prod-protected`, `rule:MaxCalls:api#2`, `schema`). */

@@ -6,8 +6,11 @@ import { threadIdOf } from "./audit-trail.js";
 import { throwIfLimitStopped, finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
 import { GuardConfigError, ToolCallLimitError } from "../errors/index.js";
 import { Guard } from "./guard.js";
+import { assertNotPromise, assertTools, guardOf } from "./accept.js";
+import type { GuardLike } from "./accept.js";
 import type { GuardOptions } from "./options.js";
 import { emptyGuardState } from "./state.js";
+import { withEditedCalls } from "./turn.js";
 import type { GuardState } from "./state.js";
 
 export interface GuardedToolNodeInput {
@@ -33,13 +36,22 @@ export interface GuardedToolNodeOutput {
 export class GuardedToolNode extends RunnableLambda<GuardedToolNodeInput, GuardedToolNodeOutput | Command> {
   readonly guard: Guard;
 
-  constructor(options: GuardOptions | Guard) {
-    const guard = options instanceof Guard ? options : new Guard(options);
+  /** Guard options, or a prebuilt guard: a `Guard`, or the result of `await guardFromPolicy(...)`. */
+  constructor(options: GuardOptions | GuardLike) {
+    const guard = guardOfNodeOptions(options);
     super({
       func: (input: GuardedToolNodeInput, config?: LangGraphRunnableConfig) => runGuardedTools(guard, input, config),
     });
     this.guard = guard;
   }
+}
+
+function guardOfNodeOptions(options: GuardOptions | GuardLike): Guard {
+  const where = "GuardedToolNode";
+  assertNotPromise(options, where, "guardFromPolicy is async: write `new GuardedToolNode(await guardFromPolicy(...))`.");
+  if (options instanceof Guard || "guard" in options) return guardOf(options, where);
+  assertTools((options as Partial<GuardOptions>).tools, where);
+  return new Guard(options);
 }
 
 async function runGuardedTools(
@@ -63,7 +75,10 @@ async function runGuardedTools(
   }
   const { executed, done } = await runBatches(guard, reviewed.turn, rulesOf(guard, g), reviewed.ctx, config);
   const decided: GuardState = { ...g, approvals: reviewed.approvals, turn: reviewed.turn };
-  const messages = [...reviewed.answered, ...executed.map((e) => e.message), ...limitEndMessages(reviewed.turn, decided)];
+  // A human's edits replace the model's arguments in its message (the originals stay in its metadata).
+  const edited = reviewed.runnable.filter((c) => c.edited);
+  const rewritten = edited.length > 0 ? [withEditedCalls(reviewed.ai, edited)] : [];
+  const messages = [...rewritten, ...reviewed.answered, ...executed.map((e) => e.message), ...limitEndMessages(reviewed.turn, decided)];
   const finished = finishTurn(guard, decided, done);
   if (waitingCalls(decided).length > 0 && typeof self === "string") {
     // A partial answer: the answered calls ran; this node runs again for the calls still waiting

@@ -10,6 +10,7 @@ import type { Guard, RawToolCall } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
 import { decisionContextOf } from "../provenance/context.js";
 import { refusals } from "../messages/index.js";
+import { withToolCalls } from "./model-step.js";
 
 export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
   for (let i = messages.length - 1; i >= 0; i -= 1) {
@@ -30,6 +31,28 @@ export function openToolCalls(ai: AIMessage, messages: readonly BaseMessage[], m
   return (ai.tool_calls ?? [])
     .map((call, index) => ({ id: call.id ?? `${messageId}_${index}`, name: call.name, args: call.args }))
     .filter((call) => !answered.has(call.id));
+}
+
+/** Where an edited message keeps the model's own calls: `additional_kwargs[ORIGINAL_CALLS_KEY][callId]`. */
+const ORIGINAL_CALLS_KEY = "guard_original_tool_calls";
+
+/**
+ * The same message (same id, so it replaces the original in the thread) with the human's edits as
+ * its calls, as LangChain's human-in-the-loop middleware rewrites them: the model and a client read
+ * what ran. The model's own name and arguments of each edited call are kept in
+ * `additional_kwargs.guard_original_tool_calls` (and in the audit log).
+ */
+export function withEditedCalls(ai: AIMessage, edited: readonly ReviewedCall[]): AIMessage {
+  const byId = new Map(edited.map((c) => [c.id, c]));
+  const kept = ai.additional_kwargs?.[ORIGINAL_CALLS_KEY];
+  const originals: Record<string, { name: string; args: unknown }> = kept !== null && typeof kept === "object" ? { ...(kept as Record<string, { name: string; args: unknown }>) } : {};
+  const calls = (ai.tool_calls ?? []).map((call) => {
+    const edit = call.id === undefined ? undefined : byId.get(call.id);
+    if (!edit || call.id === undefined) return call;
+    originals[call.id] ??= { name: call.name, args: call.args };
+    return { ...call, name: edit.name, args: edit.args };
+  });
+  return withToolCalls(ai, calls, { ...ai.additional_kwargs, [ORIGINAL_CALLS_KEY]: originals });
 }
 
 export function refusalMessage(call: ReviewedCall, content: string): ToolMessage {

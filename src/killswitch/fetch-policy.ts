@@ -13,6 +13,8 @@ interface FetchPolicyOptions {
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
+  /** Origins besides the url's own that a redirect may lead to (as `URL.origin` spells them). */
+  allowedRedirectOrigins?: readonly string[] | undefined;
   /** ETag of the policy we hold; sent as If-None-Match. */
   etag?: string | undefined;
   dispatcher?: Dispatcher | undefined;
@@ -40,6 +42,7 @@ export async function fetchRemotePolicy(options: FetchPolicyOptions): Promise<Fe
 
 async function fetchFollowingRedirects(options: FetchPolicyOptions, signal: AbortSignal): Promise<FetchOutcome> {
   const origin = new URL(options.url).origin;
+  const allowedOrigins = new Set([origin, ...(options.allowedRedirectOrigins ?? [])]);
   const visited = new Set<string>([options.url]);
   let current = options.url;
   for (let hop = 0; ; hop++) {
@@ -74,6 +77,8 @@ async function fetchFollowingRedirects(options: FetchPolicyOptions, signal: Abor
       if (next.protocol !== "http:" && next.protocol !== "https:") {
         return failure(`redirect from ${current} to unsupported URL ${next.href}`);
       }
+      const refused = refusedRedirect(new URL(current), next, origin, allowedOrigins);
+      if (refused !== undefined) return failure(`redirect from ${current} to ${next.href} refused: ${refused}`);
       if (visited.has(next.href)) return failure(`redirect loop: ${current} redirects back to ${next.href}`);
       if (hop >= options.maxRedirects) {
         return failure(`too many redirects: more than ${options.maxRedirects} starting at ${options.url}`);
@@ -99,6 +104,18 @@ async function fetchFollowingRedirects(options: FetchPolicyOptions, signal: Abor
     }
     return parsePolicy(text, current, headerValue(response.headers["etag"]));
   }
+}
+
+/**
+ * Why a redirect must not be followed, or undefined: it never goes from https to plain http (a
+ * listed origin included), nor to an origin other than the policy's own unless that origin is listed.
+ */
+function refusedRedirect(from: URL, to: URL, origin: string, allowed: ReadonlySet<string>): string | undefined {
+  if (from.protocol === "https:" && to.protocol === "http:") return "it leaves https for plain http";
+  if (!allowed.has(to.origin)) {
+    return `${to.origin} is another origin than the policy's own (${origin}); list it in allowedRedirectOrigins to follow such a redirect`;
+  }
+  return undefined;
 }
 
 /** Reads at most `maxBytes`; returns undefined (and closes the stream) as soon as the limit is crossed. */

@@ -199,6 +199,7 @@ export class Killswitch {
           timeoutMs: this.config.timeoutMs,
           maxBytes: this.config.maxBytes,
           maxRedirects: this.config.maxRedirects,
+          allowedRedirectOrigins: this.config.allowedRedirectOrigins,
           etag: this.compiled !== undefined ? this.etag : undefined,
           dispatcher: this.options.dispatcher,
           signal: this.abort.signal,

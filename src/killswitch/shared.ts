@@ -1,7 +1,7 @@
 import { Killswitch, type KillswitchOptions } from "./killswitch.js";
 import { KillswitchConfigSchema, type KillswitchConfigInput } from "./types.js";
 
-/** A reference to the process-wide killswitch for one (url, headers) pair. */
+/** A reference to the process-wide killswitch for one (url, headers, allowed redirect origins). */
 export interface KillswitchLease {
   readonly killswitch: Killswitch;
   /** Drops this reference (idempotent); the last one stops the killswitch. */
@@ -16,14 +16,14 @@ interface Entry {
 const registry = new Map<string, Entry>();
 
 /**
- * The killswitch shared by every graph in this process for the same URL and header templates,
- * so they share one cache and one refresh. The first caller's config and options win for the
+ * The killswitch shared by every graph in this process for the same URL, header templates and
+ * allowed redirect origins, so they share one cache and one refresh. The first caller's config and options win for the
  * other fields (TTL, timeouts, restrict mode). Started on first use; `await lease.killswitch.start()`
  * to wait for the first fetch. Each worker process holds its own cache and fails safe on its own.
  */
 export function sharedKillswitch(config: KillswitchConfigInput, options?: KillswitchOptions): KillswitchLease {
   const parsed = KillswitchConfigSchema.parse(config);
-  const key = sharedKey(parsed.url, parsed.headers);
+  const key = sharedKey(parsed.url, parsed.headers, parsed.allowedRedirectOrigins);
   let entry = registry.get(key);
   if (entry === undefined) {
     entry = { killswitch: new Killswitch(parsed, options), refs: 0 };
@@ -46,9 +46,9 @@ export function sharedKillswitch(config: KillswitchConfigInput, options?: Killsw
   };
 }
 
-function sharedKey(url: string, headers: Readonly<Record<string, string>>): string {
+function sharedKey(url: string, headers: Readonly<Record<string, string>>, redirectOrigins: readonly string[]): string {
   const sorted = Object.entries(headers)
     .map(([name, value]) => [name.toLowerCase(), value] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([url, sorted]);
+  return JSON.stringify([url, sorted, [...new Set(redirectOrigins)].sort()]);
 }

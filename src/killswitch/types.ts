@@ -4,6 +4,27 @@ import { z } from "zod";
 const RestrictModeSchema = z.enum(["deny-risky", "ask-non-low"]);
 export type RestrictMode = z.infer<typeof RestrictModeSchema>;
 
+/**
+ * An origin a redirect of the policy fetch may lead to: `scheme://host[:port]`, http or https,
+ * nothing after it. Read as the WHATWG URL parser reads it (`https://Example.com:443` is
+ * `https://example.com`).
+ */
+const RedirectOriginSchema = z.string().transform((value, ctx) => {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  const rest = value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/$/, "");
+  const bare = url !== undefined && url.pathname === "/" && !url.username && !url.password && !/[/?#@\\]/.test(rest);
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || !bare) {
+    ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)} is not an origin: write scheme://host[:port] (http or https), with no path, query or user, e.g. "https://policy.example.com"` });
+    return z.NEVER;
+  }
+  return url.origin;
+});
+
 /** The `killswitch` section of a policy file. Durations in ms. */
 export const KillswitchConfigSchema = z
   .object({
@@ -16,6 +37,11 @@ export const KillswitchConfigSchema = z
     maxAgeMs: z.number().int().positive().default(300_000),
     maxBytes: z.number().int().positive().default(1_000_000),
     maxRedirects: z.number().int().nonnegative().default(3),
+    /**
+     * Origins besides the url's own that a redirect may lead to. A redirect to any other origin,
+     * and any redirect from https to plain http (listed or not), is a failure: the guard restricts.
+     */
+    allowedRedirectOrigins: z.array(RedirectOriginSchema).default([]),
     /** Header name → value; `${ENV_NAME}` is replaced from the environment. */
     headers: z.record(z.string(), z.string()).default({}),
     onFailure: RestrictModeSchema.default("deny-risky"),

@@ -33,6 +33,17 @@ function codeList(tools: readonly string[]): string {
   return tools.map((t) => `\`${t}\``).join(", ");
 }
 
+const JSON_TEXT = "a string holding JSON text";
+
+function jsonParses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
@@ -165,6 +176,29 @@ export const refusals = {
   /** The audit reason of an invalid-arguments refusal. */
   invalidArgumentsReason(detail: string): string {
     return `invalid arguments: ${detail}`;
+  },
+  /** The call's arguments are not a JSON object (`received` from argumentsKind). */
+  argumentsNotObject(tool: string, received: string): string {
+    const hint = received === JSON_TEXT ? " (the object itself, not JSON text in a string)" : "";
+    return `Refused ${tool} by rule schema: the arguments must be a JSON object of named fields, and ${received} was sent. Call again with the arguments as an object${hint}, for example {"field": "value"}.`;
+  },
+  /** The audit reason of a refusal for arguments that are not an object. */
+  argumentsNotObjectReason(received: string): string {
+    return `invalid arguments: not a JSON object (${received})`;
+  },
+  /** What was sent in place of an arguments object, as the refusal names it. */
+  argumentsKind(value: unknown): string {
+    if (value === undefined) return "no arguments";
+    if (value === null) return "null";
+    if (Array.isArray(value)) return "an array";
+    if (typeof value === "string") {
+      const text = value.trim();
+      if (text === "") return "an empty string";
+      return /^[{[]/.test(text) && jsonParses(text) ? JSON_TEXT : "a string";
+    }
+    if (typeof value === "number" || typeof value === "bigint") return "a number";
+    if (typeof value === "boolean") return "a boolean";
+    return `a value of type ${typeof value}`;
   },
   humanRejected(tool: string, note: string | undefined): string {
     const why = note === undefined || note.trim() === "" ? "" : `: ${note.trim().replace(/[.\s]+$/, "")}`;

@@ -3,9 +3,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { exitStep, limitEndMessages, reviewModelTurn, waitingCalls } from "../guard/engine.js";
 import type { Guard } from "../guard/guard.js";
-import { withToolCalls } from "../guard/model-step.js";
-import type { GuardState, ReviewedCall } from "../guard/state.js";
-import { lastAIMessage } from "../guard/turn.js";
+import type { GuardState } from "../guard/state.js";
+import { lastAIMessage, withEditedCalls } from "../guard/turn.js";
 
 interface AfterModelUpdate {
   messages?: BaseMessage[];
@@ -89,14 +88,3 @@ export async function reviewOpenCalls(
   };
 }
 
-/** The same message (same id, so it replaces the original) with the human's edits as the calls that run. */
-function withEditedCalls(ai: AIMessage, edited: readonly ReviewedCall[]): AIMessage {
-  const byId = new Map(edited.map((c) => [c.id, c]));
-  return withToolCalls(
-    ai,
-    (ai.tool_calls ?? []).map((call) => {
-      const edit = call.id === undefined ? undefined : byId.get(call.id);
-      return edit ? { ...call, name: edit.name, args: edit.args } : call;
-    }),
-  );
-}

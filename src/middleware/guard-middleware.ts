@@ -1,5 +1,8 @@
 import { createMiddleware } from "langchain";
 import { Guard } from "../guard/guard.js";
+import { assertNotPromise, assertTools, guardOf } from "../guard/accept.js";
+import type { GuardLike } from "../guard/accept.js";
+import type { PolicyGuard } from "../guard/from-policy.js";
 import type { GuardOptions } from "../guard/options.js";
 import { afterModelTurn, reviewOpenCalls } from "./after-model.js";
 import { rulesOf } from "../guard/engine.js";
@@ -13,8 +16,11 @@ import { TurnGate } from "./turn-gate.js";
 import { limitEndMessages, throwIfLimitStopped, waitingCalls } from "../guard/engine.js";
 import { screenRunInput } from "../guard/approval.js";
 
-/** Guard options, or a prebuilt Guard to share with other graphs. */
-export type GuardMiddlewareOptions = GuardOptions | { guard: Guard };
+/**
+ * Guard options, or a prebuilt guard to share with other graphs: `{ guard }` with a `Guard` or the
+ * result of `await guardFromPolicy(...)`, or that result itself.
+ */
+export type GuardMiddlewareOptions = GuardOptions | { guard: GuardLike } | PolicyGuard;
 
 export const GUARD_MIDDLEWARE_NAME = "GuardMiddleware";
 
@@ -32,7 +38,7 @@ export const GUARD_MIDDLEWARE_NAME = "GuardMiddleware";
  * inside it: it runs the tool itself rather than calling the inner handler.
  */
 export function guardMiddleware(options: GuardMiddlewareOptions) {
-  const guard = "guard" in options ? options.guard : new Guard(options);
+  const guard = middlewareGuard(options);
   const gate = new TurnGate();
 
   return createMiddleware({
@@ -101,4 +107,12 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
 
     wrapToolCall: (request) => guardToolCall(guard, gate, request),
   });
+}
+
+function middlewareGuard(options: GuardMiddlewareOptions): Guard {
+  const where = "guardMiddleware";
+  assertNotPromise(options, where, "guardFromPolicy is async: write `guardMiddleware({ guard: await guardFromPolicy(...) })`.");
+  if ("guard" in options) return guardOf(options.guard, where);
+  assertTools((options as Partial<GuardOptions>).tools, where);
+  return new Guard(options);
 }

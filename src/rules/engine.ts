@@ -247,7 +247,8 @@ export class ToolRulesEngine {
    * Whether the next model call must call some tool, though no single one is forced (Letta's
    * `should_force_tool_call` when a constraining rule leaves a choice): InitialCall alternatives not
    * yet taken, or a ChildTools / ParentTools / ConditionalNext rule whose tool ran last and that
-   * leaves several tools. The guard then asks for `tool_choice: "any"` (the model still picks among
+   * leaves several tools (a ConditionalNext whose output matched no key and that has no default
+   * child leaves every tool). The guard then asks for `tool_choice: "any"` (the model still picks among
    * the tools it is shown). False when {@link forcedTool} names one, when only the rule's own tool
    * would be left (no loop), and for rules that ask instead of refusing.
    */
@@ -265,6 +266,9 @@ export class ToolRulesEngine {
     for (const rule of this.#sequence) {
       if (rule.onViolation === "ask") continue;
       const next = this.#nextSet(rule, state);
+      // A ConditionalNext whose tool ran last and whose output matched no key, without a default
+      // child: any tool may come next, but some tool must (Letta forces a tool call after it too).
+      if (next === null && rule.type === "ConditionalNext" && state.lastCall?.tool === rule.tool) return true;
       if (next === null || next.size < 2) continue;
       for (const tool of next) if (tool !== rule.tool && allowed(tool)) return true;
     }

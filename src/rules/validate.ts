@@ -108,6 +108,40 @@ function disabledTools(rules: readonly NormalisedRule[], tools: Iterable<string>
   return disabled;
 }
 
+/**
+ * A run limit above the thread limit on the same calls can never be reached (the thread limit stops
+ * them first): refused, as LangChain's toolCallLimitMiddleware refuses `runLimit > threadLimit`.
+ */
+function checkLimitScopes(rules: readonly NormalisedRule[], issues: RuleValidationIssue[]): void {
+  const groups = new Map<string, { run: NormalisedRule[]; thread: NormalisedRule[] }>();
+  for (const rule of rules) {
+    if (rule.type !== "MaxCalls" && rule.type !== "MaxTotalCalls") continue;
+    // MaxTotalCalls counts every call whatever its tool; MaxCalls counts its tool's (each tool's for "*").
+    const key = rule.type === "MaxTotalCalls" ? rule.type : JSON.stringify([rule.type, rule.tool]);
+    const group = groups.get(key) ?? { run: [], thread: [] };
+    group[rule.scope === "thread" ? "thread" : "run"].push(rule);
+    groups.set(key, group);
+  }
+  for (const { run, thread } of groups.values()) {
+    for (const perRun of run) {
+      for (const perThread of thread) {
+        const runMax = (perRun as { max: number }).max;
+        const threadMax = (perThread as { max: number }).max;
+        if (runMax <= threadMax) continue;
+        const calls = perRun.type === "MaxTotalCalls" ? "calls to all tools together" : perRun.tool === WILDCARD ? "calls to each tool" : `calls to ${perRun.tool}`;
+        issues.push(
+          issue(
+            "error",
+            "limit-scope",
+            `rule ${perRun.id} allows ${runMax} ${calls} per run, more than rule ${perThread.id} allows per thread (${threadMax}): the run limit can never be reached. Make the run limit at most ${threadMax}`,
+            [perRun.id, perThread.id],
+          ),
+        );
+      }
+    }
+  }
+}
+
 function checkConflicts(rules: readonly NormalisedRule[], tools: ReadonlySet<string>, issues: RuleValidationIssue[]): void {
   const disabled = disabledTools(rules, tools);
   for (const rule of rules) {
@@ -276,6 +310,7 @@ export function validateRules(
   for (const rule of valid) for (const t of toolsNamedBy(rule)) if (t !== WILDCARD) named.add(t);
   checkSequences(valid, named, issues);
   checkConflicts(valid, named, issues);
+  checkLimitScopes(valid, issues);
   checkGraph(valid, tools, named, issues);
   // Data sources' required tools (seed 000), e.g. sources.requiredTools() of a SourceManager.
   if (options.required) issues.push(...checkRequiredTools(valid, tools, options.required));

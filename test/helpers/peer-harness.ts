@@ -54,8 +54,10 @@ export interface Outcome {
   /** Content of the last message. */
   lastText: string;
   lastIsAI: boolean;
-  /** The first error a step threw (later steps still run). */
+  /** The first error a step threw (later steps still run), or the error that refused to build the graph. */
   error: unknown;
+  /** Building the graph (createGuardedAgent, guardMiddleware, GuardedToolNode) threw `error`. */
+  buildError: boolean;
   /** tool_choice of each model call (agent and middleware only). */
   toolChoices: unknown[];
   /** Whether the last invoke stopped at an approval interrupt. */
@@ -133,7 +135,14 @@ let threadCounter = 0;
 
 export async function play(entry: Entry, scenario: Scenario): Promise<Outcome> {
   const executed: Outcome["executed"] = [];
-  const { graph, bindings } = graphFor(entry, scenario, executed);
+  let built: ReturnType<typeof graphFor>;
+  try {
+    built = graphFor(entry, scenario, executed);
+  } catch (caught) {
+    // Refused when the agent is built (as LangChain refuses some options when its middleware is made).
+    return { entry, executed, messages: [], toolText: {}, lastText: "", lastIsAI: false, error: caught, buildError: true, toolChoices: [], interrupted: false, request: undefined };
+  }
+  const { graph, bindings } = built;
   const config = { configurable: { thread_id: `peer-${entry}-${threadCounter++}` }, recursionLimit: 60 };
   let state: { messages?: BaseMessage[]; __interrupt__?: unknown[] } = {};
   let error: unknown;
@@ -159,6 +168,7 @@ export async function play(entry: Entry, scenario: Scenario): Promise<Outcome> {
     lastText: last ? String(last.content) : "",
     lastIsAI: last !== undefined && AIMessage.isInstance(last),
     error,
+    buildError: false,
     toolChoices: bindings.map((b) => b.toolChoice),
     interrupted: Array.isArray(state.__interrupt__) && state.__interrupt__.length > 0,
     request: pendingApproval(state),
