@@ -136,9 +136,29 @@ export async function executeCall(
       ),
       abandonAfter(signal, guard.abortGraceMs, invocation),
     ]);
-    const executed = classify(guard, call, settled, signal, finish);
+    let executed: ExecutedCall;
+    try {
+      executed = classify(guard, call, settled, signal, finish);
+    } catch (error) {
+      await claim.interrupted();
+      throw error;
+    }
     if (executed.result.status === "error" && spec.cancelSiblingsOnError && !signal.aborted) {
       batch.abort({ kind: "sibling", callId: call.id, tool: call.name, error: String(executed.message.content) });
+    }
+    if (settled.kind === "abandoned") {
+      // The tool ignored its abort and may still finish its side effect: its claim is kept until it
+      // ends, and a completion is recorded, so a continued run, or new input, gets its result and
+      // never runs it again (a re-run waits while the claim is held).
+      void invocation.then(
+        (output) => {
+          const late = classify(guard, call, { kind: "message", message: asToolMessage(output, call) }, signal, finish);
+          const success = late.result.status === "success";
+          return claim.settle(success, success ? JSON.stringify({ content: late.message.content }) : undefined);
+        },
+        () => claim.settle(false),
+      ).catch(() => undefined);
+      return executed;
     }
     const success = executed.result.status === "success";
     await claim.settle(success, success ? JSON.stringify({ content: executed.message.content }) : undefined);

@@ -389,4 +389,7 @@ export const execution = {
   abandoned: (tool: string, why: string, graceMs: number, timeout: boolean) =>
     `${timeout ? "Error" : "Cancelled"}: ${tool} ${why} and did not stop within ${graceMs} ms of its abort signal; it was abandoned`,
   failed: (tool: string, text: string) => `Error: ${tool} failed: ${text}`,
+  /** A call of a turn whose run was aborted, answered when new input arrived: no completion was recorded. */
+  unfinished: (tool: string) =>
+    `Cancelled: ${tool} did not finish: the run was aborted before its result was recorded, and new input arrived. It will not run again; call it again if it is still needed.`,
 } as const;
