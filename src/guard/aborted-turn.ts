@@ -26,7 +26,7 @@ import { truncateResult } from "./truncate.js";
 
 const POLL_MS = 20;
 
-export interface AnsweredTurn {
+interface AnsweredTurn {
   /** The thread's messages with the aborted turn's calls answered. */
   messages: BaseMessage[];
   /** The `messages` update that writes them (LangGraph's remove-all marker, then the whole list). */

@@ -19,7 +19,7 @@ import type { ReviewedCall } from "./state.js";
  */
 
 /** An answer as the ledger records it: the resume value and who answered (as the guard determined it). */
-export interface RecordedAnswer {
+interface RecordedAnswer {
   resume: unknown;
   approver: { actor: string | undefined; detail: Record<string, unknown> };
 }
