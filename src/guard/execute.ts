@@ -106,6 +106,8 @@ export async function executeCall(
   const signal = timeout.signal ? AbortSignal.any([waitSignal, timeout.signal]) : waitSignal;
   try {
     if (signal.aborted) {
+      // It never started: the claim is freed, so a continued run may run it.
+      await claim.settle(false);
       return finish("cancelled", execution.didNotRun(call.name, describeAbort(abortCauseOf(signal))));
     }
     // A guarded tool gets its signal through `configurable`: LangChain's own signal race would reject
@@ -128,7 +130,12 @@ export async function executeCall(
     // A `defineTool` tool runs without LangChain's tool wrapper when nothing would see that wrapper's
     // callbacks (no handler, no tracing): same parse, same context, same result, ≈ 40 µs less per call.
     const direct = guarded && !toolRunsObserved(tool as ObservableTool, config) ? directRunOf(tool) : undefined;
-    const invocation: Promise<unknown> = direct ? direct(call.args, toolConfig) : tool.invoke(toolCall, toolConfig);
+    let invocation: Promise<unknown>;
+    try {
+      invocation = direct ? direct(call.args, toolConfig) : tool.invoke(toolCall, toolConfig);
+    } catch (error) {
+      invocation = Promise.reject(error);
+    }
     const settled: Settled = await Promise.race([
       invocation.then(
         (output: unknown): Settled => ({ kind: "message", message: asToolMessage(output, call) }),
