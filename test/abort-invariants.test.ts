@@ -109,9 +109,10 @@ describe.each<Store>(["memory", "sqlite"])("aborts keep the invariants (%s)", (s
     expect(startsPerCall(stamps)).toEqual(ids.map(() => 1));
   });
 
-  for (const waitMs of [0, 300, 600]) {
-    it(`a tool that ignores the abort; invoke(null) ${waitMs} ms after the abort, then new input: no side effect twice`, async () => {
-      const { graph, config, stamps } = await setup(store, { ms: 300, ignoreSignal: true }, ["continued", "after new input"]);
+  // The tool ends 200 ms after the abort (abandoned at 100 ms, then completes), or 50 ms after it (within abortGraceMs).
+  for (const [toolMs, waitMs] of [[300, 0], [300, 300], [300, 600], [150, 300]] as const) {
+    it(`a tool that ignores the abort and ends ${toolMs - 100} ms after it; invoke(null) ${waitMs} ms after the abort, then new input: no side effect twice`, async () => {
+      const { graph, config, stamps } = await setup(store, { ms: toolMs, ignoreSignal: true }, ["continued", "after new input"]);
       await abortedRun(graph, config, 100);
       await sleep(waitMs);
       const continued = await graph.invoke(null, config);
