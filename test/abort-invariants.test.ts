@@ -30,7 +30,7 @@ const CALLS = 8;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = Array.from({ length: CALLS }, (_, i) => `w${i}`);
 
-type Store = "memory" | "sqlite";
+type Store = "memory" | "sqlite" | "sqlite-no-ledger";
 let counter = 0;
 
 async function setup(store: Store, tool: { ms: number; ignoreSignal: boolean }, responses: string[]) {
@@ -40,15 +40,15 @@ async function setup(store: Store, tool: { ms: number; ignoreSignal: boolean }, 
   for (const text of responses) model = model.respond(new AIMessage(text));
   const stamps: Stamp[] = [];
   let storage = {};
-  if (store === "sqlite") {
+  if (store !== "memory") {
     const spec = `sqlite:${join(tmp, `abort-${counter}.db`)}`;
     const opened = await openCheckpointer(spec);
-    const ledger = await openLedger(spec);
+    const ledger = store === "sqlite" ? await openLedger(spec) : undefined;
     closers.push(async () => {
-      await ledger.close();
+      await ledger?.close();
       await opened.close();
     });
-    storage = { checkpointer: opened.checkpointer, ledger };
+    storage = { checkpointer: opened.checkpointer, ...(ledger ? { ledger } : {}) };
   } else {
     storage = { checkpointer: new MemorySaver() };
   }
@@ -126,4 +126,16 @@ describe.each<Store>(["memory", "sqlite"])("aborts keep the invariants (%s)", (s
       expect(String(out.messages.at(-1)?.content)).toBe("after new input");
     });
   }
+});
+
+describe("aborts without a ledger on a durable checkpointer (one task per call)", () => {
+  it("abort mid-batch, then new input: every call answered once, saying that whether it ran is unknown", async () => {
+    const { graph, config, stamps } = await setup("sqlite-no-ledger", { ms: 3_000, ignoreSignal: false }, ["after new input"]);
+    await abortedRun(graph, config, 300);
+    const out = await graph.invoke({ messages: [new HumanMessage("something else")] }, config);
+    const answers = expectAnsweredOnce(out.messages);
+    for (const m of answers) expect(String(m.content)).toMatch(/^Cancelled: work did not report a result: .* Whether it had any effect is unknown/);
+    expect(startsPerCall(stamps)).toEqual(ids.map(() => 1));
+    expect(String(out.messages.at(-1)?.content)).toBe("after new input");
+  });
 });

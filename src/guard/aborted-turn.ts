@@ -21,7 +21,9 @@ import { truncateResult } from "./truncate.js";
  * - after waiting up to `abortGraceMs` while the call is still running (its claim is held), with
  *   its result if it completes in that time;
  * - else with "Cancelled: … did not finish" (still running: its result, if it completes, is
- *   recorded and it never runs again; the turn's calls are answered, so nothing runs them).
+ *   recorded and it never runs again; the turn's calls are answered, so nothing runs them);
+ * - without a ledger (a durable checkpointer, one task per call) the guard cannot know whether the
+ *   call ran, and says so ("Whether it had any effect is unknown").
  */
 
 const POLL_MS = 20;
@@ -92,7 +94,8 @@ export async function answerAbortedTurn(
   for (const call of turn.open) {
     const recorded = ledger ? await recordedResult(guard, ledger, ledgerKeyFor(threadId, run, call.id), guard.abortGraceMs) : undefined;
     const status = recorded !== undefined ? "success" : "cancelled";
-    const content = recorded !== undefined ? contentOf(recorded) : execution.unfinished(call.name);
+    // With a ledger, no completion and no live claim means it did not finish; without one, nobody can tell.
+    const content = recorded !== undefined ? contentOf(recorded) : ledger ? execution.unfinished(call.name) : execution.unknownAfterAbort(call.name);
     const max = guard.spec(call.name)?.maxResultChars ?? guard.maxResultChars;
     answers.push(new ToolMessage({ content: truncateResult(content, max), tool_call_id: call.id, name: call.name, status: status === "success" ? "success" : "error" }));
     const reviewed: ReviewedCall = {
