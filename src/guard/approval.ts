@@ -803,9 +803,11 @@ export async function resolveApprovals(
     await recordHuman(guard, ctx, call, decision.type, approver.actor, Object.keys(detail).length > 0 ? detail : undefined, writer);
   }
   if (superseded) {
-    await guard.options.audit?.write(supersededRecords(guard, ctx, pending, superseded, mine));
-    for (const call of pending.filter((c) => own.decisions.has(c.id))) {
-      writer?.({ ...reviewEvent(ctx, call), id: auditId([ctx.threadId, ctx.messageId, call.id, "superseded", JSON.stringify(mine)]), source: "human", decision: "superseded", actor: mine.approver.actor } satisfies DecisionEvent);
+    const records = supersededRecords(guard, ctx, pending, superseded, mine);
+    await guard.options.audit?.write(records);
+    for (const record of records) {
+      const call = pending.find((c) => c.id === record.toolCallId);
+      if (call) writer?.({ ...reviewEvent(ctx, call), id: record.id, source: "human", decision: "superseded", actor: record.actor } satisfies DecisionEvent);
     }
   }
   const edits = [...decided.values()].filter((c) => c.edited);
