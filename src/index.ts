@@ -43,6 +43,9 @@ export type {
   StickyRequest,
   StickyThreadGraph,
 } from "./guard/approval.js";
+// Two answers to one approval at once (without the thread lock): what the losing one's run reports.
+export { supersededAnswer } from "./guard/answer-race.js";
+export type { SupersededAnswer } from "./guard/answer-race.js";
 
 // Durable threads: start, resume and continue a thread under a per-thread lock.
 export { continueThread, readThreadProgress, resumeThread, runThreadLocked, startThread, threadProgress } from "./guard/durable.js";

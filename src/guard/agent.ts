@@ -14,6 +14,7 @@ import type { GuardLike } from "./accept.js";
 import { forcedToolFor, callModel } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
 import { screenRunInput } from "./approval.js";
+import { answerAbortedTurn } from "./aborted-turn.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall, TurnPlan } from "./state.js";
 import type { ToolMessage } from "@langchain/core/messages";
@@ -101,15 +102,22 @@ function settled(guard: Guard, state: GuardedAgentStateType): GuardState {
 }
 
 /** agent: records a finished turn, starts a run on new user input, calls the model with the allowed tools. */
-function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">): Node {
+function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">, processLedger?: ProcessLedger): Node {
   return async (state, config) => {
     const hadTurn = state.guard.turn !== null;
-    const started = startRunIfNew(guard, settled(guard, state), state.messages, threadIdOf(config));
+    const before = settled(guard, state);
+    const started = startRunIfNew(guard, before, state.messages, threadIdOf(config));
     // The last turn crossed a limit with exitBehavior "error" (its calls are answered): the run stops here.
     throwIfLimitStopped(started);
     // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval.ts).
-    const screened = await screenRunInput(guard, started.approvals, state.messages, { threadId: threadIdOf(config), runId: started.runId }, config);
-    const g = screened ? { ...started, approvals: screened.approvals } : started;
+    const approvalScreened = await screenRunInput(guard, started.approvals, state.messages, { threadId: threadIdOf(config), runId: started.runId }, config);
+    // New input after an aborted run: the aborted turn's calls are answered first (aborted-turn.ts).
+    const aborted =
+      started.runId !== before.runId
+        ? await answerAbortedTurn(guard, executionLedger(guard, processLedger, config), rulesOf(guard, before).run, approvalScreened?.messages ?? state.messages, threadIdOf(config), before.runId)
+        : undefined;
+    const screened = aborted ? { ...(approvalScreened ?? { approvals: started.approvals }), ...aborted } : approvalScreened;
+    const g = screened?.approvals ? { ...started, approvals: screened.approvals } : started;
     const messages = screened?.messages ?? state.messages;
     const rules = rulesOf(guard, g);
     // What the rules force (an initial tool once per run, a single next choice, an overdue Periodic tool).
@@ -192,8 +200,10 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
     const ctx = { threadId: threadIdOf(config), runId: g.runId, messageId: turn.messageId };
     const ledger = executionLedger(guard, processLedger, config);
     const { executed, done, keys } = await runBatches(guard, turn, base, ctx, config, ledger);
-    // This task returned: it never runs again, so the process ledger need not keep its calls.
-    if (ledger === processLedger) processLedger?.forget(keys);
+    // This task returned: it never runs again, so the process ledger need not keep its calls. Not
+    // when the run was aborted: LangGraph drops this return, so the task runs again (invoke(null))
+    // or new input answers its calls, and both read the completed calls from the process ledger.
+    if (ledger === processLedger && config.signal?.aborted !== true) processLedger?.forget(keys);
     const results = Object.keys(state.guardResults).length > 0 ? { guardResults: null } : {};
     return { messages: [...answered, ...executed.map((e) => e.message), ...limitEndMessages(turn, g)], guard: finishTurn(guard, g, done), ...results };
   };
@@ -317,7 +327,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
   const afterFinish = (state: GuardedAgentStateType) => (state.guard.next === "end" ? END : N.agent);
 
   return new StateGraph(GuardedAgentState)
-    .addNode(N.agent, agentNode(guard, options))
+    .addNode(N.agent, agentNode(guard, options, processLedger))
     .addNode(N.review, reviewNode(guard))
     .addNode(N.tools, toolsNode(guard) as unknown as Node)
     .addNode(N.execute, executeNode(guard, processLedger))

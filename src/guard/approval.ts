@@ -30,6 +30,8 @@ import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { HumanDecisionType } from "./options.js";
 import type { ReviewedCall } from "./state.js";
+import { claimAnswer, supersededRecords, supersededReport } from "./answer-race.js";
+import type { SupersededAnswer } from "./answer-race.js";
 
 // ─── the interrupt payload ─────────────────────────────────────────────────────────────────────
 
@@ -402,7 +404,7 @@ export interface DecisionEvent {
   id: string;
   /** `review` for the guard's own decision, `human` for a reviewer's, `resume-refused` for a resume that did not fit. */
   source: "review" | "human" | "resume-refused";
-  decision: "allow" | "deny" | "ask" | "approve" | "edit" | "reject" | "refused";
+  decision: "allow" | "deny" | "ask" | "approve" | "edit" | "reject" | "refused" | "superseded";
   toolCallId: string;
   tool: string;
   ruleId: string;
@@ -598,6 +600,8 @@ export interface ApprovalState {
   reviewed?: { messageId: string } | null | undefined;
   /** Standing decisions ("don't ask again"), checkpointed with the thread; see `stickyDecisions`. */
   sticky?: StickyDecision[] | undefined;
+  /** Set by the step whose answer lost to another answer sent at the same time (answer-race.ts); read it with `supersededAnswer`. */
+  superseded?: SupersededAnswer | null | undefined;
 }
 
 /**
@@ -752,10 +756,16 @@ export async function resolveApprovals(
     }
   }
   const resume = ResumeSchema.parse(raw) as ApprovalResume;
-  const match = matchDecisions(pending, resume, allowed, { partial });
+  const own = matchDecisions(pending, resume, allowed, { partial });
+  if (!own.ok) throw new ApprovalResumeError(resumeMatchRefused(own.error));
+  // Another answer sent at the same time without the thread lock: the one that won the ledger's claim is applied (answer-race.ts).
+  const mine = { resume, approver: approverOf(config, resume.actor) };
+  const race = await claimAnswer(guard, ctx, state.run, pending.map((c) => c.id), mine);
+  const match = race.lost ? matchDecisions(pending, race.applied.resume as ApprovalResume, allowed, { partial }) : own;
   if (!match.ok) throw new ApprovalResumeError(resumeMatchRefused(match.error));
+  const superseded = race.lost ? supersededReport(ctx, mine, own.decisions, race.applied, match.decisions) : undefined;
 
-  const approver = approverOf(config, resume.actor);
+  const approver = race.applied.approver;
   const decided = new Map<string, ReviewedCall>(reviewed.map((c) => [c.id, c]));
   const added: StickyDecision[] = [];
   const writer = writerOf(config);
@@ -792,6 +802,14 @@ export async function resolveApprovals(
     }
     await recordHuman(guard, ctx, call, decision.type, approver.actor, Object.keys(detail).length > 0 ? detail : undefined, writer);
   }
+  if (superseded) {
+    const records = supersededRecords(guard, ctx, pending, superseded, mine);
+    await guard.options.audit?.write(records);
+    for (const record of records) {
+      const call = pending.find((c) => c.id === record.toolCallId);
+      if (call) writer?.({ ...reviewEvent(ctx, call), id: record.id, source: "human", decision: "superseded", actor: record.actor } satisfies DecisionEvent);
+    }
+  }
   const edits = [...decided.values()].filter((c) => c.edited);
   await auditDecisions(guard, ctx, edits);
   for (const edit of edits) writer?.(reviewEvent(ctx, edit));
@@ -803,6 +821,7 @@ export async function resolveApprovals(
     pending: left.length > 0 ? { messageId: ctx.messageId, callIds: left } : null,
     sticky,
     reviewed: { messageId: ctx.messageId },
+    ...(superseded ? { superseded } : {}),
   };
   return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: after, retry: false };
 }

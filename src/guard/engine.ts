@@ -96,6 +96,8 @@ function startRun(guard: Guard, g: GuardState, runId: string): GuardState {
     next: "agent",
     exitUnsatisfied: [],
     limitError: null,
+    // A report that an earlier answer was superseded belongs to the run that sent it.
+    ...(g.approvals?.superseded ? { approvals: { ...g.approvals, superseded: null } } : {}),
   };
 }
 

@@ -106,6 +106,8 @@ export async function executeCall(
   const signal = timeout.signal ? AbortSignal.any([waitSignal, timeout.signal]) : waitSignal;
   try {
     if (signal.aborted) {
+      // It never started: the claim is freed, so a continued run may run it.
+      await claim.settle(false);
       return finish("cancelled", execution.didNotRun(call.name, describeAbort(abortCauseOf(signal))));
     }
     // A guarded tool gets its signal through `configurable`: LangChain's own signal race would reject
@@ -128,7 +130,12 @@ export async function executeCall(
     // A `defineTool` tool runs without LangChain's tool wrapper when nothing would see that wrapper's
     // callbacks (no handler, no tracing): same parse, same context, same result, ≈ 40 µs less per call.
     const direct = guarded && !toolRunsObserved(tool as ObservableTool, config) ? directRunOf(tool) : undefined;
-    const invocation: Promise<unknown> = direct ? direct(call.args, toolConfig) : tool.invoke(toolCall, toolConfig);
+    let invocation: Promise<unknown>;
+    try {
+      invocation = direct ? direct(call.args, toolConfig) : tool.invoke(toolCall, toolConfig);
+    } catch (error) {
+      invocation = Promise.reject(error);
+    }
     const settled: Settled = await Promise.race([
       invocation.then(
         (output: unknown): Settled => ({ kind: "message", message: asToolMessage(output, call) }),
@@ -136,9 +143,29 @@ export async function executeCall(
       ),
       abandonAfter(signal, guard.abortGraceMs, invocation),
     ]);
-    const executed = classify(guard, call, settled, signal, finish);
+    let executed: ExecutedCall;
+    try {
+      executed = classify(guard, call, settled, signal, finish);
+    } catch (error) {
+      await claim.interrupted();
+      throw error;
+    }
     if (executed.result.status === "error" && spec.cancelSiblingsOnError && !signal.aborted) {
       batch.abort({ kind: "sibling", callId: call.id, tool: call.name, error: String(executed.message.content) });
+    }
+    if (settled.kind === "abandoned") {
+      // The tool ignored its abort and may still finish its side effect: its claim is kept until it
+      // ends, and a completion is recorded, so a continued run, or new input, gets its result and
+      // never runs it again (a re-run waits while the claim is held).
+      void invocation.then(
+        (output) => {
+          const late = classify(guard, call, { kind: "message", message: asToolMessage(output, call) }, signal, finish);
+          const success = late.result.status === "success";
+          return claim.settle(success, success ? JSON.stringify({ content: late.message.content }) : undefined);
+        },
+        () => claim.settle(false),
+      ).catch(() => undefined);
+      return executed;
     }
     const success = executed.result.status === "success";
     await claim.settle(success, success ? JSON.stringify({ content: executed.message.content }) : undefined);

@@ -6,11 +6,16 @@ import type { ExecutionLedgerView } from "./interfaces.js";
 const POLL_MS = 100;
 
 type LedgerClaim =
-  | { kind: "run"; settle(success: boolean, recorded?: string): Promise<void> }
+  | {
+      kind: "run";
+      settle(success: boolean, recorded?: string): Promise<void>;
+      /** The tool interrupted from inside its body: a leased claim is kept until its lease runs out; the process ledger's is freed. */
+      interrupted(): Promise<void>;
+    }
   | { kind: "done"; recorded: string }
   | { kind: "aborted" };
 
-const NO_LEDGER: LedgerClaim = { kind: "run", settle: async () => undefined };
+const NO_LEDGER: LedgerClaim = { kind: "run", settle: async () => undefined, interrupted: async () => undefined };
 
 /**
  * Claims a call in the execution ledger: "run" it now (then `settle` records a success or frees the
@@ -42,6 +47,9 @@ export async function claimCall(
           if (success && recorded !== undefined) await ledger.complete(key, recorded);
           else await ledger.release(key, owner);
         },
+        interrupted: async () => {
+          if (!leased) await ledger.release(key, owner);
+        },
       };
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -61,12 +69,18 @@ const PROCESS_LEDGER_ENTRIES = 2_048;
  */
 export class ProcessLedger implements ExecutionLedgerView {
   readonly #done = new Map<string, string>();
+  /** Calls running now in this process (a tool that ignores its abort keeps its claim until it ends). */
+  readonly #running = new Set<string>();
 
-  async claim(key: string): Promise<"claimed" | "done"> {
-    return this.#done.has(key) ? "done" : "claimed";
+  async claim(key: string): Promise<"claimed" | "done" | "busy"> {
+    if (this.#done.has(key)) return "done";
+    if (this.#running.has(key)) return "busy";
+    this.#running.add(key);
+    return "claimed";
   }
 
   async complete(key: string, result: string): Promise<void> {
+    this.#running.delete(key);
     if (this.#done.has(key)) return;
     this.#done.set(key, result);
     if (this.#done.size > PROCESS_LEDGER_ENTRIES) {
@@ -79,7 +93,9 @@ export class ProcessLedger implements ExecutionLedgerView {
     return this.#done.get(key);
   }
 
-  async release(): Promise<void> {}
+  async release(key: string, _owner?: string): Promise<void> {
+    this.#running.delete(key);
+  }
 
   async renew(): Promise<boolean> {
     return true;

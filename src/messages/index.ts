@@ -428,4 +428,10 @@ export const execution = {
   abandoned: (tool: string, why: string, graceMs: number, timeout: boolean) =>
     `${timeout ? "Error" : "Cancelled"}: ${tool} ${why} and did not stop within ${graceMs} ms of its abort signal; it was abandoned`,
   failed: (tool: string, text: string) => `Error: ${tool} failed: ${text}`,
+  /** A call of a turn whose run was aborted, answered when new input arrived: no completion was recorded. */
+  unfinished: (tool: string) =>
+    `Cancelled: ${tool} did not finish: the run was aborted before its result was recorded, and new input arrived. It will not run again; call it again if it is still needed.`,
+  /** The same without a ledger: whether it ran cannot be known (its result was not saved where the guard can read it). */
+  unknownAfterAbort: (tool: string) =>
+    `Cancelled: ${tool} did not report a result: the run was aborted while it ran, and new input arrived. Whether it had any effect is unknown; it will not run again. Check before calling it again.`,
 } as const;
