@@ -12,8 +12,39 @@ import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { declaredRisks, toolArguments } from "../../guard/from-policy.js";
 import { explainDecision, ExplainStateSchema } from "../../policy/explain.js";
 import { RiskLevelSchema } from "../../policy/schema.js";
+import type { RiskLevel } from "../../tools/types.js";
+import type { ToolInputSchema } from "../../rules/validate.js";
+import type { ToolFacts } from "../../mcp/check.js";
 
-const checkFlags = z.object({ graph: z.enum(GRAPH_NAMES).optional(), json: z.boolean().optional() });
+/**
+ * Connects to the MCP servers of `config` (an mcpServers JSON file), hands their tools' facts to
+ * `known`, and returns the errors only MCP facts show. `@langchain/mcp-adapters` is an optional peer
+ * dependency: loaded here, only when --mcp is given.
+ */
+async function withMcpTools(config: string, loaded: LoadedPolicy, known: (facts: ToolFacts) => void): Promise<string[]> {
+  let client: typeof import("../../mcp/client.js");
+  try {
+    client = await import("../../mcp/client.js");
+  } catch (error) {
+    throw new CliError(`policy check --mcp needs @langchain/mcp-adapters (npm install @langchain/mcp-adapters): ${(error as Error).message.split("\n")[0]}`, 2);
+  }
+  const { mcpToolFacts } = await import("../../mcp/check.js");
+  let mcp;
+  try {
+    mcp = await client.connectMcpTools(config);
+  } catch (error) {
+    throw new CliError(`policy check --mcp ${config}: ${(error as Error).message}`, 1);
+  }
+  try {
+    const facts = mcpToolFacts(mcp.tools, loaded);
+    known(facts);
+    return facts.errors;
+  } finally {
+    await mcp.close();
+  }
+}
+
+const checkFlags = z.object({ graph: z.enum(GRAPH_NAMES).optional(), mcp: z.string().min(1).optional(), json: z.boolean().optional() });
 
 function jsonFlag(name: string) {
   return z.string().transform((text, ctx) => {
@@ -74,7 +105,7 @@ async function explain(argv: string[], output: Output): Promise<number> {
 }
 
 async function load(path: string | undefined, output: Output): Promise<LoadedPolicy | undefined> {
-  if (path === undefined) throw new CliError("usage: policy check FILE [--graph devops|etl|memory] | policy plan FILE", 2);
+  if (path === undefined) throw new CliError("usage: policy check FILE [--graph devops|etl|memory] [--mcp CONFIG] | policy plan FILE", 2);
   try {
     return await loadPolicyFile(path);
   } catch (error) {
@@ -95,23 +126,29 @@ export async function policyCommand(argv: string[], output: Output): Promise<num
   }
   if (sub === "explain") return explain(rest, output);
   if (sub !== "check") throw new CliError(`policy: unknown subcommand ${JSON.stringify(sub ?? "")}; use "policy check FILE", "policy plan FILE" or "policy explain FILE --tool T --args JSON"`, 2);
-  const { flags, positionals } = parseFlags("policy check", rest, { graph: { type: "string" }, json: { type: "boolean" } }, checkFlags);
+  const { flags, positionals } = parseFlags("policy check", rest, { graph: { type: "string" }, mcp: { type: "string" }, json: { type: "boolean" } }, checkFlags);
   const loaded = await load(positionals[0], output);
   if (!loaded) return 1;
-  let catalog;
-  let declared;
-  let args;
-  let schemas;
+  let catalog: Map<string, readonly string[]> | undefined;
+  let declared: Map<string, { risk: RiskLevel | undefined; operationRisk: Readonly<Record<string, RiskLevel>> }> | undefined;
+  let args: Map<string, readonly string[]> | undefined;
+  let schemas: Map<string, ToolInputSchema> | undefined;
+  const known = (more: ToolFacts) => {
+    catalog = new Map([...(catalog ?? []), ...more.catalog]);
+    declared = new Map([...(declared ?? []), ...more.declared]);
+    args = new Map([...(args ?? []), ...more.toolArguments]);
+    schemas = new Map([...(schemas ?? []), ...more.schemas]);
+  };
   if (flags.graph) {
     // The graph's tools, so rules naming a tool or operation that does not exist are errors.
     const ready = await buildGraph(flags.graph, { checkpointer: new MemorySaver(), audit: new MemoryAuditSink(), policy: undefined, threadId: "policy-check" });
-    catalog = ready.guard.registry.catalog();
-    declared = declaredRisks(ready.guard);
-    args = toolArguments(ready.guard);
-    schemas = ready.guard.registry.inputSchemas();
+    known({ catalog: ready.guard.registry.catalog(), declared: new Map(declaredRisks(ready.guard)), toolArguments: new Map(toolArguments(ready.guard)), schemas: ready.guard.registry.inputSchemas(), errors: [] });
     await ready.close();
   }
+  // The tools of the configured MCP servers (connected to and listed now), named mcp__SERVER__TOOL.
+  const mcpErrors = flags.mcp === undefined ? [] : await withMcpTools(flags.mcp, loaded, known);
   const result = checkPolicy(loaded, catalog, declared, args, schemas);
+  result.errors.push(...mcpErrors);
   if (flags.json) {
     output.out(JSON.stringify({ file: loaded.source, ...result }, null, 2));
   } else {
