@@ -46,14 +46,14 @@ const HintsSchema = z.object({
 });
 
 /** The tool hints of the MCP spec, as the guard reads them. */
-export interface McpToolHints {
+interface McpToolHints {
   readonly readOnlyHint?: boolean | undefined;
   readonly destructiveHint?: boolean | undefined;
   readonly idempotentHint?: boolean | undefined;
 }
 
 /** What the guard knows of an MCP tool: its server (from its name) and its hints. */
-export interface McpToolFacts {
+interface McpToolFacts {
   /** Undefined when the tool's name is not `mcp__SERVER__TOOL`: then no server can be trusted with it. */
   readonly server: string | undefined;
   readonly hints: McpToolHints;
@@ -127,7 +127,7 @@ function noLaxerThanBaseline(candidate: RiskLevel, baseline: RiskBaseline): Risk
  *  - idempotentHint: true → idempotent.
  * A risk the tool already declares (a wrapper made with defineTool) is never replaced.
  */
-export function annotatedSpec(base: ToolGuardSpec, facts: McpToolFacts, trusted: boolean, baseline: RiskBaseline): ToolGuardSpec {
+function annotatedSpec(base: ToolGuardSpec, facts: McpToolFacts, trusted: boolean, baseline: RiskBaseline): ToolGuardSpec {
   const { readOnlyHint, destructiveHint, idempotentHint } = facts.hints;
   if (!trusted) {
     const risk = destructiveHint === true ? noLaxerThanBaseline("high", baseline) : undefined;
