@@ -365,4 +365,28 @@ describe("MCP annotations: what stricter-only means", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("a watched policy file's change of mcp.trustAnnotations takes effect with the rest of the file; a bad one is rejected and the old trust stays", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gg-mcp-watch-"));
+    const path = join(dir, "policy.yaml");
+    writeFileSync(path, "mcp:\n  trustAnnotations: [fs]\n");
+    const ready = await guardFromPolicy(path, { tools: mcp.tools, watch: { log: () => undefined } });
+    try {
+      const state = () => [ready.guard.declaredRisk("mcp__fs__read_file"), ready.guard.spec("mcp__fs__read_file")?.isConcurrencySafe({})];
+      expect(state()).toEqual(["low", true]);
+      writeFileSync(path, "defaultRisk: medium\n");
+      expect((await ready.watcher!.reload()).kind).toBe("applied");
+      expect(state()).toEqual(["medium", false]);
+      writeFileSync(path, "mcp:\n  trustAnnotations: [fs]\n");
+      expect((await ready.watcher!.reload()).kind).toBe("applied");
+      expect(state()).toEqual(["low", true]);
+      writeFileSync(path, "mcp:\n  trustAnnotations: [gihtub]\n");
+      const rejected = await ready.watcher!.reload();
+      expect([rejected.kind, rejected.message]).toEqual(["rejected", expect.stringMatching(/gihtub/)]);
+      expect(state()).toEqual(["low", true]);
+    } finally {
+      await ready.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
