@@ -11,7 +11,7 @@ import { createGuardedAgent, PermissionPolicy, type ApprovalRequest } from "guar
 import { connectMcpTools } from "guarded-graph/mcp";
 import { ScriptedChatModel } from "guarded-graph/testing";
 
-const SERVER = fileURLToPath(new URL("./mcp-notes-server.ts", import.meta.url));
+const SERVER = fileURLToPath(new URL("./mcp/notes-server.ts", import.meta.url));
 
 export async function createNotesAgent(model: BaseChatModel, notesDir: string) {
   // Any mcpServers entry works here: { command, args } (stdio) or { type: "http", url }.

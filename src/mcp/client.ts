@@ -1,9 +1,10 @@
-import { MultiServerMCPClient, type Connection } from "@langchain/mcp-adapters";
-import type { DynamicStructuredTool } from "@langchain/core/tools";
+import type { Connection } from "@langchain/mcp-adapters";
+import type { StructuredToolInterface } from "@langchain/core/tools";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { GuardConfigError } from "../errors/index.js";
 import { MCP_TOOL_NAMING, serverNameProblem } from "./annotations.js";
+import { importOptional } from "../optional/index.js";
 
 // Connecting to MCP servers with `@langchain/mcp-adapters` so that their tools reach the guard as it
 // reads them: named `mcp__SERVER__TOOL`, with the server's annotations in `metadata.annotations`.
@@ -51,9 +52,8 @@ export async function readMcpConfig(path: string): Promise<McpServersConfig> {
 }
 
 export interface McpTools {
-  /** Every tool of every server, named `mcp__SERVER__TOOL`. */
-  readonly tools: DynamicStructuredTool[];
-  readonly client: MultiServerMCPClient;
+  /** Every tool of every server, named `mcp__SERVER__TOOL`, with the server's annotations in `metadata.annotations`. */
+  readonly tools: StructuredToolInterface[];
   /** Closes every connection (stops the stdio servers it started). */
   close(): Promise<void>;
 }
@@ -66,6 +66,7 @@ export interface McpTools {
  */
 export async function connectMcpTools(config: McpServersConfig | string): Promise<McpTools> {
   const checked = typeof config === "string" ? await readMcpConfig(config) : checkedConfig(config, "mcpServers");
+  const { MultiServerMCPClient } = await importOptional("@langchain/mcp-adapters", "MCP tools (connectMcpTools, policy check --mcp)", () => import("@langchain/mcp-adapters"));
   const client = new MultiServerMCPClient({
     // Each entry is validated by MultiServerMCPClient itself (its own schema of Connection).
     mcpServers: checked.mcpServers as Record<string, Connection>,
@@ -75,7 +76,7 @@ export async function connectMcpTools(config: McpServersConfig | string): Promis
   });
   try {
     const tools = await client.getTools();
-    return { tools, client, close: () => client.close() };
+    return { tools, close: () => client.close() };
   } catch (error) {
     await client.close().catch(() => undefined);
     throw error;

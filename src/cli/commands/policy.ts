@@ -14,24 +14,18 @@ import { explainDecision, ExplainStateSchema } from "../../policy/explain.js";
 import { RiskLevelSchema } from "../../policy/schema.js";
 import type { RiskLevel } from "../../tools/types.js";
 import type { ToolInputSchema } from "../../rules/validate.js";
-import type { ToolFacts } from "../../mcp/check.js";
+import { mcpToolFacts, type ToolFacts } from "../../mcp/check.js";
+import { connectMcpTools } from "../../mcp/client.js";
 
 /**
  * Connects to the MCP servers of `config` (an mcpServers JSON file), hands their tools' facts to
  * `known`, and returns the errors only MCP facts show. `@langchain/mcp-adapters` is an optional peer
- * dependency: loaded here, only when --mcp is given.
+ * dependency, loaded by connectMcpTools (its absence is reported by name).
  */
 async function withMcpTools(config: string, loaded: LoadedPolicy, known: (facts: ToolFacts) => void): Promise<string[]> {
-  let client: typeof import("../../mcp/client.js");
-  try {
-    client = await import("../../mcp/client.js");
-  } catch (error) {
-    throw new CliError(`policy check --mcp needs @langchain/mcp-adapters (npm install @langchain/mcp-adapters): ${(error as Error).message.split("\n")[0]}`, 2);
-  }
-  const { mcpToolFacts } = await import("../../mcp/check.js");
   let mcp;
   try {
-    mcp = await client.connectMcpTools(config);
+    mcp = await connectMcpTools(config);
   } catch (error) {
     throw new CliError(`policy check --mcp ${config}: ${(error as Error).message}`, 1);
   }

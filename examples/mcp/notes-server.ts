@@ -1,5 +1,5 @@
 // A small MCP server (official TypeScript SDK) over a notes folder: a read-only tool and a
-// destructive one, each annotated. Run: node --import tsx examples/mcp-notes-server.ts DIR (stdio).
+// destructive one, each annotated. Run: node --import tsx examples/mcp/notes-server.ts DIR (stdio).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { readFileSync, rmSync } from "node:fs";
