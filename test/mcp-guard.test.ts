@@ -20,6 +20,8 @@ import { GuardStateFields } from "../src/guard/state.js";
 import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
 import { guardMiddleware } from "../src/middleware/guard-middleware.js";
 import { connectMcpTools, type McpTools } from "../src/mcp/client.js";
+import { MCP_TOOL_NAMING } from "../src/mcp/annotations.js";
+import { MultiServerMCPClient } from "@langchain/mcp-adapters";
 import { parsePermissionRules, PermissionPolicy } from "../src/policy/permissions.js";
 import { GuardConfigError } from "../src/errors/index.js";
 import { startHttpServer, type HttpFixture } from "./fixtures/mcp/fs-server.js";
@@ -343,6 +345,26 @@ describe("MCP annotations: what stricter-only means", () => {
     expect(() => new Guard({ tools: mcp.tools, mcp: { trustAnnotations: ["fss"] } })).toThrow(GuardConfigError);
     expect(() => new Guard({ tools: mcp.tools, mcp: { trustAnnotations: ["fss"] } })).toThrow(/no tool is named mcp__fss__TOOL \(known servers: fs\)/);
     expect(() => new Guard({ tools: mcp.tools, mcp: { trustAnnotations: ["a__b"] } })).toThrow(/contains "__"/);
+  });
+
+  it("MultiServerMCPClient built by hand: with MCP_TOOL_NAMING the tools are mcp__fs__TOOL; with the adapters' default bare names no server can be trusted", async () => {
+    const server = { fs: { command: process.execPath, args: ["--import", "tsx", SERVER, root] } };
+    const named = new MultiServerMCPClient({ mcpServers: server, ...MCP_TOOL_NAMING });
+    const bare = new MultiServerMCPClient({ mcpServers: server });
+    try {
+      const namedTools = await named.getTools();
+      expect(namedTools.map((t) => t.name).sort()).toEqual(mcp.tools.map((t) => t.name).sort());
+      expect(new Guard({ tools: namedTools, mcp: { trustAnnotations: ["fs"] } }).declaredRisk("mcp__fs__read_file")).toBe("low");
+      const bareTools = await bare.getTools();
+      expect(bareTools.map((t) => t.name).sort()).toEqual(["delete_file", "describe_url", "read_file", "tidy_file"]);
+      // Still MCP tools: the stricter-only defaults hold (destructiveHint → high), the relaxing hints are not read.
+      const guard = new Guard({ tools: bareTools });
+      expect([guard.declaredRisk("delete_file"), guard.declaredRisk("read_file"), guard.spec("read_file")?.isConcurrencySafe({})]).toEqual(["high", undefined, false]);
+      expect(() => new Guard({ tools: bareTools, mcp: { trustAnnotations: ["fs"] } })).toThrow(/no tool is named mcp__fs__TOOL .*MCP tools without a server in their name: read_file/);
+    } finally {
+      await named.close();
+      await bare.close();
+    }
   });
 
   it("a policy file's mcp.trustAnnotations trusts the server; without it the same tools stay strict", async () => {
