@@ -50,13 +50,13 @@ describe("examples/mcp-notes.ts (a real MCP server over stdio)", () => {
       ["d2", "deleted old.md"],
     ]);
     expect([existsSync(join(dir, "old.md")), existsSync(join(dir, "pinned-todo.md"))]).toEqual([false, true]);
-  });
+  }, 90_000);
 
   it("a rejected delete never reaches the server", async () => {
     const dir = notes();
     await runNotes(script(), dir, () => "reject");
     expect([existsSync(join(dir, "old.md")), existsSync(join(dir, "pinned-todo.md"))]).toEqual([true, true]);
-  });
+  }, 90_000);
 });
 
 describe("docs/mcp.md", () => {

@@ -78,7 +78,7 @@ describe.each(transports)("MCP tools over %s", (transport) => {
         fs: http !== undefined ? { type: "http", url: http.url } : { command: process.execPath, args: ["--import", "tsx", SERVER, root] },
       },
     });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await mcp?.close();
@@ -233,7 +233,7 @@ describe("MCP deny and ask through each entry point (stdio server)", () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "gg-mcp-entry-"));
     mcp = await connectMcpTools({ mcpServers: { fs: { command: process.execPath, args: ["--import", "tsx", SERVER, root] } } });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await mcp?.close();
@@ -310,7 +310,7 @@ describe("MCP annotations: what stricter-only means", () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "gg-mcp-strict-"));
     mcp = await connectMcpTools({ mcpServers: { fs: { command: process.execPath, args: ["--import", "tsx", SERVER, root] } } });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await mcp?.close();

@@ -21,7 +21,7 @@ beforeAll(async () => {
   http = await startHttpServer(dir);
   writeFileSync(join(dir, "stdio.json"), JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: ["--import", "tsx", SERVER, dir] } } }));
   writeFileSync(join(dir, "http.json"), JSON.stringify({ mcpServers: { fs: { type: "http", url: http.url } } }));
-});
+}, 120_000);
 
 afterAll(async () => {
   await http.close();

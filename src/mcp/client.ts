@@ -15,7 +15,7 @@ import { importOptional } from "../optional/index.js";
  * (`url`, `type`/`transport`: "http" or "sse", `headers`). Each entry is handed to
  * `MultiServerMCPClient` as it is; only the names are checked here.
  */
-export const McpServersConfigSchema = z.object({
+const McpServersConfigSchema = z.object({
   mcpServers: z.record(z.string(), z.record(z.string(), z.unknown())),
 });
 
