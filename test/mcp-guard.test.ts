@@ -325,6 +325,10 @@ describe("MCP annotations: what stricter-only means", () => {
     // defaultRisk always-deny: a destructive claim must not turn a deny into an ask.
     expect(new Guard({ tools: mcp.tools, defaultRisk: "always-deny" }).declaredRisk("mcp__fs__delete_file")).toBe("always-deny");
     expect(new Guard({ tools: mcp.tools, defaultRisk: "medium" }).declaredRisk("mcp__fs__delete_file")).toBe("high");
+    // The same when the defaultRisk is a PermissionPolicy's own: the call is denied, not asked.
+    const policy = new PermissionPolicy([], { defaultRisk: "always-deny" });
+    const guarded = new Guard({ tools: mcp.tools, permissions: policy });
+    expect(policy.decide("mcp__fs__delete_file", { path: "/x" }, guarded.declaredRisk("mcp__fs__delete_file")).mode).toBe("deny");
     // A policy whose high risk allows: "high" would relax an undeclared tool's ask, so it is not applied.
     expect(new Guard({ tools: mcp.tools, riskModes: { high: "allow" } }).declaredRisk("mcp__fs__delete_file")).toBeUndefined();
     // The policy may raise, and lowers only with lowerRisk.

@@ -40,8 +40,19 @@ interface RiskTable {
   readonly mcpSpecs: ReadonlyMap<string, ToolGuardSpec>;
 }
 
+/**
+ * What decides an undeclared tool's call when no rule matches, for the MCP hints' stricter-only test:
+ * the guard's `defaultRisk` and `riskModes`, else those of a PermissionPolicy handed to it (which
+ * applies its own defaultRisk to a tool the guard declares no risk for).
+ */
+function riskBaseline(settings: RiskSettings, permissions: GuardOptions["permissions"]) {
+  const policy = permissions instanceof SwappablePermissions ? permissionPolicy(permissions.loaded) : permissions;
+  const own = policy instanceof PermissionPolicy ? policy.definition.options : {};
+  return { defaultRisk: settings.defaultRisk ?? own.defaultRisk, riskModes: { ...own.riskModes, ...settings.riskModes } };
+}
+
 /** A frozen copy: a caller changing its objects later changes nothing in force. */
-function riskSettings(settings: RiskSettings, registry: ToolRegistry): RiskTable {
+function riskSettings(settings: RiskSettings, registry: ToolRegistry, permissions: GuardOptions["permissions"]): RiskTable {
   const problems = trustProblems(registry.list(), settings.mcp);
   if (problems.length > 0) throw new GuardConfigError(problems.join("; "));
   return Object.freeze({
@@ -49,7 +60,7 @@ function riskSettings(settings: RiskSettings, registry: ToolRegistry): RiskTable
     operationRisk: Object.fromEntries(Object.entries(settings.operationRisk ?? {}).map(([tool, ops]) => [tool, { ...ops }])),
     lowerRisk: new Set(settings.lowerRisk ?? []),
     defaultRisk: settings.defaultRisk,
-    mcpSpecs: annotatedSpecs(registry.list(), guardSpecOf, settings.mcp, { defaultRisk: settings.defaultRisk, riskModes: settings.riskModes }),
+    mcpSpecs: annotatedSpecs(registry.list(), guardSpecOf, settings.mcp, riskBaseline(settings, permissions)),
   });
 }
 /** Distinct allowance sets whose tool definitions are kept (a rule state rarely yields many). */
@@ -76,7 +87,7 @@ export class Guard {
     this.registry = new ToolRegistry(options.tools);
     this.now = options.now ?? Date.now;
     this.#rules = this.compileRules(options.rules ?? []);
-    this.#risks = riskSettings(options, this.registry);
+    this.#risks = riskSettings(options, this.registry, options.permissions);
     // Permission rules naming no known tool, or reading an argument their tool lacks, would never
     // fire: checked here against the tools as `policy check --graph` checks a file (issue 12).
     const permissions = options.permissions instanceof SwappablePermissions ? permissionPolicy(options.permissions.loaded) : options.permissions;
@@ -121,7 +132,7 @@ export class Guard {
    * watched policy file swaps them with its permission rules and tool rules.
    */
   prepareRisks(settings: RiskSettings): () => void {
-    const next = riskSettings(settings, this.registry);
+    const next = riskSettings(settings, this.registry, this.options.permissions);
     return () => {
       this.#risks = next;
     };
