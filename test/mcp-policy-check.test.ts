@@ -82,6 +82,17 @@ describe.each(["stdio", "http"])("policy check --mcp over %s", (transport) => {
   });
 });
 
+describe("policy explain --mcp", () => {
+  it("explains an MCP call with the risk its annotations give under the policy's trust", async () => {
+    const strict = policy("explain-strict.yaml", "permissions: []\n");
+    const trusting = policy("explain-trusting.yaml", "mcp: { trustAnnotations: [fs] }\n");
+    const explain = async (file: string, tool: string) => (await runPolicyCommand(["explain", file, "--tool", tool, "--args", '{"path":"/tmp/x"}', "--mcp", join(dir, "stdio.json")])).out.join("\n");
+    expect(await explain(strict, "mcp__fs__delete_file")).toMatch(/Decision: ask by risk:high[\s\S]*risk high/);
+    expect(await explain(strict, "mcp__fs__tidy_file")).toMatch(/Decision: ask by default:ask/);
+    expect(await explain(trusting, "mcp__fs__tidy_file")).toMatch(/Decision: allow by risk:low[\s\S]*risk low/);
+  });
+});
+
 describe("policy check --mcp refuses a configuration it cannot read back from tool names", () => {
   it("a server name with __ is an error, as is a server that cannot be reached", async () => {
     writeFileSync(join(dir, "sep.json"), JSON.stringify({ mcpServers: { "my__fs": { command: process.execPath, args: ["--import", "tsx", SERVER, dir] } } }));

@@ -58,6 +58,7 @@ const explainFlags = z.object({
   risk: RiskLevelSchema.optional(),
   operation: z.string().min(1).optional(),
   graph: z.enum(GRAPH_NAMES).optional(),
+  mcp: z.string().min(1).optional(),
   thread: z.string().optional(),
   db: z.string().min(1).optional(),
 });
@@ -73,12 +74,12 @@ async function threadMessages(threadId: string, db: string | undefined): Promise
   });
 }
 
-/** `policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--thread ID [--db SPEC]]`: seed 001's debug mode. */
+/** `policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--mcp CONFIG] [--thread ID [--db SPEC]]`: seed 001's debug mode. */
 async function explain(argv: string[], output: Output): Promise<number> {
   const { flags, positionals } = parseFlags(
     "policy explain",
     argv,
-    { tool: { type: "string" }, args: { type: "string" }, state: { type: "string" }, risk: { type: "string" }, operation: { type: "string" }, graph: { type: "string" }, thread: { type: "string" }, db: { type: "string" } },
+    { tool: { type: "string" }, args: { type: "string" }, state: { type: "string" }, risk: { type: "string" }, operation: { type: "string" }, graph: { type: "string" }, mcp: { type: "string" }, thread: { type: "string" }, db: { type: "string" } },
     explainFlags,
   );
   const loaded = await load(positionals[0], output);
@@ -91,6 +92,17 @@ async function explain(argv: string[], output: Output): Promise<number> {
     const operation = flags.operation ?? (typeof (flags.args as { operation?: unknown } | null)?.operation === "string" ? (flags.args as { operation: string }).operation : undefined);
     declaredRisk ??= ready.guard.declaredRisk(flags.tool, operation);
     await ready.close();
+  }
+  if (flags.mcp !== undefined) {
+    // The MCP servers' tools: the risk their annotations give under the policy's mcp.trustAnnotations.
+    let facts: ToolFacts | undefined;
+    await withMcpTools(flags.mcp, loaded, (known) => {
+      facts = known;
+    });
+    if (facts !== undefined) {
+      tools = new Map([...(tools ?? []), ...facts.catalog]);
+      declaredRisk ??= facts.declared.get(flags.tool)?.risk;
+    }
   }
   if (flags.db !== undefined && flags.thread === undefined) throw new CliError("policy explain: --db names where --thread is read from; give --thread ID", 2);
   const thread = flags.thread === undefined ? undefined : { id: parseThreadId(flags.thread), messages: await threadMessages(parseThreadId(flags.thread), flags.db) };
