@@ -8,6 +8,7 @@ export default defineConfig({
     // README examples import the package by name, as a user would.
     alias: [
       { find: /^guarded-graph\/middleware$/, replacement: src("middleware/index.ts") },
+      { find: /^guarded-graph\/mcp$/, replacement: src("mcp/index.ts") },
       { find: /^guarded-graph\/(memory|testing|graphs)$/, replacement: src("entry/$1.ts") },
       { find: /^guarded-graph$/, replacement: src("index.ts") },
     ],

@@ -23,6 +23,8 @@ const USER_PACKAGES = ["langchain", "@langchain/langgraph", "@langchain/core", "
 const OPTIONAL_PEERS = ["better-sqlite3", "pg", "@langchain/openai", "@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-checkpoint-postgres"];
 /** Examples that need a running LangGraph server: type-checked here, run by test/langgraph-dev.test.ts. */
 const NEEDS_SERVER = new Set(["cli-sdk-approval"]);
+/** Examples that start an MCP server (examples/mcp/, run with tsx): type-checked here, run by test/mcp-example.test.ts. */
+const NEEDS_MCP_SERVER = new Set(["mcp-notes"]);
 /** Examples that open SQLite: run after better-sqlite3 is added. */
 const NEEDS_SQLITE = new Set(["memory-quickstart"]);
 
@@ -133,6 +135,19 @@ try {
 }
 `,
   );
+  writeFileSync(
+    join(project, "checks", "missing-mcp.ts"),
+    `import { GuardedGraphError } from "guarded-graph";
+import { connectMcpTools } from "guarded-graph/mcp";
+try {
+  await connectMcpTools({ mcpServers: { fs: { command: "true" } } });
+  console.log("no error");
+} catch (error) {
+  if (!(error instanceof GuardedGraphError)) throw error;
+  console.log(error.code + " " + error.message);
+}
+`,
+  );
 }, 600_000);
 
 afterAll(() => {
@@ -188,7 +203,7 @@ describe("npm pack, installed into a fresh project", { timeout: 600_000 }, () =>
     const script = join(dir, "resolve.mjs");
     writeFileSync(
       script,
-      `for (const s of ["guarded-graph", "guarded-graph/memory", "guarded-graph/testing", "guarded-graph/graphs", "guarded-graph/middleware"]) {
+      `for (const s of ["guarded-graph", "guarded-graph/memory", "guarded-graph/testing", "guarded-graph/graphs", "guarded-graph/middleware", "guarded-graph/mcp"]) {
   const m = await import(s);
   console.log(s, Object.keys(m).length);
 }
@@ -199,7 +214,7 @@ console.log("schema", schema.$schema !== undefined);
     );
     const result = await node(script);
     expect(result.stderr).toBe("");
-    expect(result.stdout).toMatch(/^guarded-graph \d+\nguarded-graph\/memory \d+\nguarded-graph\/testing \d+\nguarded-graph\/graphs \d+\nguarded-graph\/middleware \d+\nschema true\n$/);
+    expect(result.stdout).toMatch(/^guarded-graph \d+\nguarded-graph\/memory \d+\nguarded-graph\/testing \d+\nguarded-graph\/graphs \d+\nguarded-graph\/middleware \d+\nguarded-graph\/mcp \d+\nschema true\n$/);
   });
 
   it("runs every example that needs neither a server nor SQLite, each printing what it shows", async () => {
@@ -219,7 +234,7 @@ console.log("schema", schema.$schema !== undefined);
       "runtime-storage": /kind: 'memory'/,
       "state-schema-tool-node": /tool: pong from a\.example\n[\s\S]*tool: Refused ping by MaxCalls rule one-ping[\s\S]*the tool ran for: a\.example\n$/,
     };
-    const light = examples.filter((name) => !NEEDS_SERVER.has(name) && !NEEDS_SQLITE.has(name));
+    const light = examples.filter((name) => !NEEDS_SERVER.has(name) && !NEEDS_SQLITE.has(name) && !NEEDS_MCP_SERVER.has(name));
     expect(light.sort()).toEqual(Object.keys(expected).sort());
     const results = await Promise.all(
       light.map(async (name) => [name, await node(join("out", "examples", `${name}.js`), name === "runtime-storage" ? ["memory:"] : [])] as const),
@@ -239,6 +254,10 @@ console.log("schema", schema.$schema !== undefined);
     const openai = await node(join("out", "checks", "missing-openai.js"));
     expect(openai.stdout.trim()).toBe(
       'GG_ERR_MISSING_DEPENDENCY an OpenAI model (OPENAI_API_KEY or OPENAI_BASE_URL) needs the optional package "@langchain/openai": run npm install @langchain/openai',
+    );
+    const mcp = await node(join("out", "checks", "missing-mcp.js"));
+    expect(mcp.stdout.trim()).toBe(
+      'GG_ERR_MISSING_DEPENDENCY MCP tools (connectMcpTools, policy check --mcp) needs the optional package "@langchain/mcp-adapters": run npm install @langchain/mcp-adapters',
     );
   });
 

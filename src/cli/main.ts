@@ -21,9 +21,9 @@ Usage:
   guarded-graph ${STICKY_USAGE.list}
   guarded-graph ${STICKY_USAGE.revoke}
   guarded-graph audit [THREAD] [--follow] [--json] [--limit N]
-  guarded-graph policy check FILE [--graph devops|etl|memory] [--json]
+  guarded-graph policy check FILE [--graph devops|etl|memory] [--mcp CONFIG] [--json]
   guarded-graph policy plan FILE
-  guarded-graph policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--thread ID [--db SPEC]]
+  guarded-graph policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--mcp CONFIG] [--thread ID [--db SPEC]]
   guarded-graph demo [--yes | --interactive]
 
 Graphs: devops, etl, memory.

@@ -35,6 +35,7 @@ export function guardOptionsFromPolicy(policy: LoadedPolicy, options: GuardOptio
     lowerRisk: [...policy.lowerRisk, ...(options.lowerRisk ?? [])],
     defaultRisk: options.defaultRisk ?? policy.defaultRisk,
     riskModes: { ...policy.riskModes, ...options.riskModes },
+    mcp: { ...options.mcp, trustAnnotations: [...new Set([...(policy.mcp?.trustAnnotations ?? []), ...(options.mcp?.trustAnnotations ?? [])])] },
     rules: [...policy.toolRules, ...(options.rules ?? [])],
     redact: [...(policy.audit?.redact ?? []), ...(options.redact ?? [])],
     maxConcurrency: options.maxConcurrency ?? policy.execution?.maxConcurrency,

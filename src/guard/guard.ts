@@ -16,6 +16,8 @@ import type { ReviewedCall } from "./state.js";
 import type { DecisionContext, TurnCall } from "../provenance/context.js";
 import { HEARTBEAT_DESCRIPTION } from "../messages/index.js";
 import { withoutStrictNulls } from "../tools/schema.js";
+import { annotatedSpecs, trustProblems } from "../mcp/annotations.js";
+import { GuardConfigError } from "../errors/index.js";
 
 /** The tool call as the model wrote it. */
 export interface RawToolCall {
@@ -27,23 +29,39 @@ export interface RawToolCall {
 
 const HEARTBEAT_ARG = "request_heartbeat";
 
-/** The guard options that set risk levels (a policy's `tools.X.risk`, `tools.X.operations`, `lowerRisk`, `defaultRisk`). */
-type RiskSettings = Pick<GuardOptions, "toolRisk" | "operationRisk" | "lowerRisk" | "defaultRisk">;
+/** The guard options that set risk levels (a policy's `tools.X.risk`, `tools.X.operations`, `lowerRisk`, `defaultRisk`, `mcp.trustAnnotations`). */
+type RiskSettings = Pick<GuardOptions, "toolRisk" | "operationRisk" | "lowerRisk" | "defaultRisk" | "mcp" | "riskModes">;
 
 interface RiskTable {
   readonly toolRisk: Readonly<Record<string, RiskLevel>>;
   readonly operationRisk: Readonly<Record<string, Readonly<Record<string, RiskLevel>>>>;
   readonly lowerRisk: ReadonlySet<string>;
   readonly defaultRisk: RiskLevel | undefined;
+  /** MCP tools whose annotations change their spec (src/mcp/annotations.ts), by name. */
+  readonly mcpSpecs: ReadonlyMap<string, ToolGuardSpec>;
+}
+
+/**
+ * What decides an undeclared tool's call when no rule matches, for the MCP hints' stricter-only test:
+ * the guard's `defaultRisk` and `riskModes`, else those of a PermissionPolicy handed to it (which
+ * applies its own defaultRisk to a tool the guard declares no risk for).
+ */
+function riskBaseline(settings: RiskSettings, permissions: GuardOptions["permissions"]) {
+  const policy = permissions instanceof SwappablePermissions ? permissionPolicy(permissions.loaded) : permissions;
+  const own = policy instanceof PermissionPolicy ? policy.definition.options : {};
+  return { defaultRisk: settings.defaultRisk ?? own.defaultRisk, riskModes: { ...own.riskModes, ...settings.riskModes } };
 }
 
 /** A frozen copy: a caller changing its objects later changes nothing in force. */
-function riskSettings(settings: RiskSettings): RiskTable {
+function riskSettings(settings: RiskSettings, registry: ToolRegistry, permissions: GuardOptions["permissions"]): RiskTable {
+  const problems = trustProblems(registry.list(), settings.mcp);
+  if (problems.length > 0) throw new GuardConfigError(problems.join("; "));
   return Object.freeze({
     toolRisk: { ...settings.toolRisk },
     operationRisk: Object.fromEntries(Object.entries(settings.operationRisk ?? {}).map(([tool, ops]) => [tool, { ...ops }])),
     lowerRisk: new Set(settings.lowerRisk ?? []),
     defaultRisk: settings.defaultRisk,
+    mcpSpecs: annotatedSpecs(registry.list(), guardSpecOf, settings.mcp, riskBaseline(settings, permissions)),
   });
 }
 /** Distinct allowance sets whose tool definitions are kept (a rule state rarely yields many). */
@@ -70,7 +88,7 @@ export class Guard {
     this.registry = new ToolRegistry(options.tools);
     this.now = options.now ?? Date.now;
     this.#rules = this.compileRules(options.rules ?? []);
-    this.#risks = riskSettings(options);
+    this.#risks = riskSettings(options, this.registry, options.permissions);
     // Permission rules naming no known tool, or reading an argument their tool lacks, would never
     // fire: checked here against the tools as `policy check --graph` checks a file (issue 12).
     const permissions = options.permissions instanceof SwappablePermissions ? permissionPolicy(options.permissions.loaded) : options.permissions;
@@ -114,8 +132,8 @@ export class Guard {
    * `defaultRisk`) in force: one assignment, so a lookup sees the old settings or the new ones. A
    * watched policy file swaps them with its permission rules and tool rules.
    */
-  prepareRisks(settings: Pick<GuardOptions, "toolRisk" | "operationRisk" | "lowerRisk" | "defaultRisk">): () => void {
-    const next = riskSettings(settings);
+  prepareRisks(settings: RiskSettings): () => void {
+    const next = riskSettings(settings, this.registry, this.options.permissions);
     return () => {
       this.#risks = next;
     };
@@ -140,8 +158,9 @@ export class Guard {
     return this.registry.get(name);
   }
 
+  /** The tool's guard spec; for an MCP tool, with its annotations applied as `mcp.trustAnnotations` allows. */
   spec(name: string): ToolGuardSpec | undefined {
-    return this.registry.spec(name);
+    return this.#risks.mcpSpecs.get(name) ?? this.registry.spec(name);
   }
 
   /** Effective risk (`declaredRisk`), else medium. */
@@ -161,7 +180,7 @@ export class Guard {
 
   #ownDeclaredRisk(name: string, operation?: string): RiskLevel | undefined {
     const risks = this.#risks;
-    const spec = this.registry.spec(name);
+    const spec = this.spec(name);
     const policyOp = operation !== undefined ? risks.operationRisk[name]?.[operation] : undefined;
     if (policyOp !== undefined) return policyOp;
     const own = (operation !== undefined ? spec?.operationRisk[operation] : undefined) ?? spec?.risk;

@@ -4,6 +4,7 @@ import type { PermissionMode } from "../policy/types.js";
 import type { ToolRule } from "../rules/types.js";
 import type { AnyTool, RiskLevel } from "../tools/types.js";
 import type { ExecutionLedgerView, KillswitchView, PermissionDecider } from "./interfaces.js";
+import type { McpOptions } from "../mcp/annotations.js";
 
 export type HumanDecisionType = "approve" | "edit" | "reject";
 
@@ -26,6 +27,13 @@ export interface GuardOptions {
    * A policy file's `defaultRisk` sets the same thing.
    */
   defaultRisk?: RiskLevel;
+  /**
+   * MCP tools (loaded with `@langchain/mcp-adapters`, named `mcp__SERVER__TOOL`): their annotations
+   * are defaults that may only make a tool stricter (destructiveHint → high risk), except for the
+   * servers named in `trustAnnotations`, whose readOnlyHint also makes a tool low risk and
+   * concurrency-safe. A policy file's `mcp:` adds to it.
+   */
+  mcp?: McpOptions;
   /** Mode per risk level when no permission rule matches: default low/medium allow, high ask, always-deny deny. */
   riskModes?: Partial<Record<RiskLevel, PermissionMode>>;
   killswitch?: KillswitchView;

@@ -45,6 +45,8 @@ export interface LoadedPolicy {
   /** Trusted and untrusted tools for provenance conditions. */
   readonly provenance?: ProvenanceConfig | undefined;
   readonly agent?: { name?: string | undefined; tools?: string[] | undefined } | undefined;
+  /** MCP servers whose tool annotations may also relax a tool (`mcp.trustAnnotations`). */
+  readonly mcp?: { trustAnnotations?: string[] | undefined } | undefined;
 }
 
 const FORMAT_BY_EXTENSION: Readonly<Record<string, PolicyFormat>> = {
@@ -131,6 +133,7 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
     execution: doc.execution,
     provenance: doc.provenance,
     agent: doc.agent === undefined ? undefined : { name: doc.agent.name, tools: doc.agent.tools },
+    ...(doc.mcp === undefined ? {} : { mcp: { trustAnnotations: doc.mcp.trustAnnotations } }),
   };
   permissionPolicy(loaded); // compiles every pattern now, so a bad regex fails at load
   return loaded;

@@ -262,6 +262,15 @@ export const PolicyFileSchema = z
     killswitch: KillswitchConfigSchema.optional(),
     audit: AuditConfigSchema.optional(),
     execution: ExecutionConfigSchema.optional(),
+    mcp: z
+      .strictObject({
+        trustAnnotations: z
+          .array(z.string().min(1))
+          .optional()
+          .describe("MCP servers (as named in mcp__SERVER__TOOL) whose tool annotations may also relax a tool: readOnlyHint → low risk and parallel runs. Other servers' annotations may only make a tool stricter."),
+      })
+      .optional()
+      .describe("MCP tools loaded with @langchain/mcp-adapters."),
   })
   .describe("guarded-graph policy");
 

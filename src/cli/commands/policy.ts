@@ -12,8 +12,33 @@ import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { declaredRisks, toolArguments } from "../../guard/from-policy.js";
 import { explainDecision, ExplainStateSchema } from "../../policy/explain.js";
 import { RiskLevelSchema } from "../../policy/schema.js";
+import type { RiskLevel } from "../../tools/types.js";
+import type { ToolInputSchema } from "../../rules/validate.js";
+import { mcpToolFacts, type ToolFacts } from "../../mcp/check.js";
+import { connectMcpTools } from "../../mcp/client.js";
 
-const checkFlags = z.object({ graph: z.enum(GRAPH_NAMES).optional(), json: z.boolean().optional() });
+/**
+ * Connects to the MCP servers of `config` (an mcpServers JSON file), hands their tools' facts to
+ * `known`, and returns the errors only MCP facts show. `@langchain/mcp-adapters` is an optional peer
+ * dependency, loaded by connectMcpTools (its absence is reported by name).
+ */
+async function withMcpTools(config: string, loaded: LoadedPolicy, known: (facts: ToolFacts) => void): Promise<string[]> {
+  let mcp;
+  try {
+    mcp = await connectMcpTools(config);
+  } catch (error) {
+    throw new CliError(`policy check --mcp ${config}: ${(error as Error).message}`, 1);
+  }
+  try {
+    const facts = mcpToolFacts(mcp.tools, loaded);
+    known(facts);
+    return facts.errors;
+  } finally {
+    await mcp.close();
+  }
+}
+
+const checkFlags = z.object({ graph: z.enum(GRAPH_NAMES).optional(), mcp: z.string().min(1).optional(), json: z.boolean().optional() });
 
 function jsonFlag(name: string) {
   return z.string().transform((text, ctx) => {
@@ -33,6 +58,7 @@ const explainFlags = z.object({
   risk: RiskLevelSchema.optional(),
   operation: z.string().min(1).optional(),
   graph: z.enum(GRAPH_NAMES).optional(),
+  mcp: z.string().min(1).optional(),
   thread: z.string().optional(),
   db: z.string().min(1).optional(),
 });
@@ -48,12 +74,12 @@ async function threadMessages(threadId: string, db: string | undefined): Promise
   });
 }
 
-/** `policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--thread ID [--db SPEC]]`: seed 001's debug mode. */
+/** `policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--mcp CONFIG] [--thread ID [--db SPEC]]`: seed 001's debug mode. */
 async function explain(argv: string[], output: Output): Promise<number> {
   const { flags, positionals } = parseFlags(
     "policy explain",
     argv,
-    { tool: { type: "string" }, args: { type: "string" }, state: { type: "string" }, risk: { type: "string" }, operation: { type: "string" }, graph: { type: "string" }, thread: { type: "string" }, db: { type: "string" } },
+    { tool: { type: "string" }, args: { type: "string" }, state: { type: "string" }, risk: { type: "string" }, operation: { type: "string" }, graph: { type: "string" }, mcp: { type: "string" }, thread: { type: "string" }, db: { type: "string" } },
     explainFlags,
   );
   const loaded = await load(positionals[0], output);
@@ -67,6 +93,17 @@ async function explain(argv: string[], output: Output): Promise<number> {
     declaredRisk ??= ready.guard.declaredRisk(flags.tool, operation);
     await ready.close();
   }
+  if (flags.mcp !== undefined) {
+    // The MCP servers' tools: the risk their annotations give under the policy's mcp.trustAnnotations.
+    let facts: ToolFacts | undefined;
+    await withMcpTools(flags.mcp, loaded, (known) => {
+      facts = known;
+    });
+    if (facts !== undefined) {
+      tools = new Map([...(tools ?? []), ...facts.catalog]);
+      declaredRisk ??= facts.declared.get(flags.tool)?.risk;
+    }
+  }
   if (flags.db !== undefined && flags.thread === undefined) throw new CliError("policy explain: --db names where --thread is read from; give --thread ID", 2);
   const thread = flags.thread === undefined ? undefined : { id: parseThreadId(flags.thread), messages: await threadMessages(parseThreadId(flags.thread), flags.db) };
   output.out(explainDecision(loaded, { tool: flags.tool, args: flags.args, state: flags.state, declaredRisk, operation: flags.operation, tools, thread }));
@@ -74,7 +111,7 @@ async function explain(argv: string[], output: Output): Promise<number> {
 }
 
 async function load(path: string | undefined, output: Output): Promise<LoadedPolicy | undefined> {
-  if (path === undefined) throw new CliError("usage: policy check FILE [--graph devops|etl|memory] | policy plan FILE", 2);
+  if (path === undefined) throw new CliError("usage: policy check FILE [--graph devops|etl|memory] [--mcp CONFIG] | policy plan FILE", 2);
   try {
     return await loadPolicyFile(path);
   } catch (error) {
@@ -95,23 +132,29 @@ export async function policyCommand(argv: string[], output: Output): Promise<num
   }
   if (sub === "explain") return explain(rest, output);
   if (sub !== "check") throw new CliError(`policy: unknown subcommand ${JSON.stringify(sub ?? "")}; use "policy check FILE", "policy plan FILE" or "policy explain FILE --tool T --args JSON"`, 2);
-  const { flags, positionals } = parseFlags("policy check", rest, { graph: { type: "string" }, json: { type: "boolean" } }, checkFlags);
+  const { flags, positionals } = parseFlags("policy check", rest, { graph: { type: "string" }, mcp: { type: "string" }, json: { type: "boolean" } }, checkFlags);
   const loaded = await load(positionals[0], output);
   if (!loaded) return 1;
-  let catalog;
-  let declared;
-  let args;
-  let schemas;
+  let catalog: Map<string, readonly string[]> | undefined;
+  let declared: Map<string, { risk: RiskLevel | undefined; operationRisk: Readonly<Record<string, RiskLevel>> }> | undefined;
+  let args: Map<string, readonly string[]> | undefined;
+  let schemas: Map<string, ToolInputSchema> | undefined;
+  const known = (more: ToolFacts) => {
+    catalog = new Map([...(catalog ?? []), ...more.catalog]);
+    declared = new Map([...(declared ?? []), ...more.declared]);
+    args = new Map([...(args ?? []), ...more.toolArguments]);
+    schemas = new Map([...(schemas ?? []), ...more.schemas]);
+  };
   if (flags.graph) {
     // The graph's tools, so rules naming a tool or operation that does not exist are errors.
     const ready = await buildGraph(flags.graph, { checkpointer: new MemorySaver(), audit: new MemoryAuditSink(), policy: undefined, threadId: "policy-check" });
-    catalog = ready.guard.registry.catalog();
-    declared = declaredRisks(ready.guard);
-    args = toolArguments(ready.guard);
-    schemas = ready.guard.registry.inputSchemas();
+    known({ catalog: ready.guard.registry.catalog(), declared: new Map(declaredRisks(ready.guard)), toolArguments: new Map(toolArguments(ready.guard)), schemas: ready.guard.registry.inputSchemas(), errors: [] });
     await ready.close();
   }
+  // The tools of the configured MCP servers (connected to and listed now), named mcp__SERVER__TOOL.
+  const mcpErrors = flags.mcp === undefined ? [] : await withMcpTools(flags.mcp, loaded, known);
   const result = checkPolicy(loaded, catalog, declared, args, schemas);
+  result.errors.push(...mcpErrors);
   if (flags.json) {
     output.out(JSON.stringify({ file: loaded.source, ...result }, null, 2));
   } else {
