@@ -108,8 +108,10 @@ describe.each(transports)("MCP tools over %s", (transport) => {
     expect(interruptOf(trusted)).toBeUndefined();
     expect(toolMessages(trusted.messages).map((m) => m.content)).toEqual(["content of a", "content of b"]);
     const [t1, t2] = serverCalls(root, join(root, "par-trusted"));
-    // Each read takes 300 ms on the server: run together they overlap by most of it.
-    expect(overlapMs(t1!, t2!)).toBeGreaterThan(150);
+    // Each read takes 300 ms on the server. Run one after the other (the guard waits for a call's
+    // result before starting the next) they cannot overlap at all; run together they do (by most of
+    // the 300 ms on an idle machine; the HTTP transport's per-request set-up eats into it under load).
+    expect(overlapMs(t1!, t2!)).toBeGreaterThan(0);
 
     // Untrusted: readOnlyHint gives nothing; defaultRisk low lets the calls run without asking.
     const untrusted = await agent(reads(c!, d!), { defaultRisk: "low" }).invoke({ messages: [new HumanMessage("read")] }, thread(`par-u-${transport}`));
@@ -186,7 +188,7 @@ describe.each(transports)("MCP tools over %s", (transport) => {
     const out = await agent(two(c!, d!), { mcp: { trustAnnotations: ["fs"] } }).invoke({ messages: [new HumanMessage("tidy")] }, thread(`liar-par-${transport}`));
     expect(interruptOf(out)).toBeUndefined();
     const [p1, p2] = serverCalls(root, join(root, "liar-par"));
-    expect(overlapMs(p1!, p2!)).toBeGreaterThan(150);
+    expect(overlapMs(p1!, p2!)).toBeGreaterThan(0);
     expect(existsSync(c!)).toBe(false);
   });
 
@@ -369,7 +371,7 @@ describe("MCP annotations: what stricter-only means", () => {
       await named.close();
       await bare.close();
     }
-  });
+  }, 120_000);
 
   it("a policy file's mcp.trustAnnotations trusts the server; without it the same tools stay strict", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gg-mcp-policy-"));

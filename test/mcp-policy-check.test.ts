@@ -59,7 +59,7 @@ describe.each(["stdio", "http"])("policy check --mcp over %s", (transport) => {
     const { code, out } = await runPolicyCommand(["check", policy(`good-${transport}.yaml`, GOOD), "--mcp", join(dir, `${transport}.json`)]);
     expect(out.filter((line) => line.startsWith("error"))).toEqual([]);
     expect(code).toBe(0);
-  });
+  }, 120_000);
 
   it("unknown MCP tools and arguments, a URL argument read as a path, an untrusted server name and a risk below the annotation's are errors", async () => {
     const { code, out } = await runPolicyCommand(["check", policy(`bad-${transport}.yaml`, BAD), "--mcp", join(dir, `${transport}.json`), "--json"]);
@@ -74,7 +74,7 @@ describe.each(["stdio", "http"])("policy check --mcp over %s", (transport) => {
     ];
     for (const pattern of expected) expect(errors.some((e) => pattern.test(e)), `${pattern}\n${errors.join("\n")}`).toBe(true);
     expect(errors).toHaveLength(expected.length);
-  });
+  }, 120_000);
 
   it("without --mcp the same rules are only warnings: the tools are not known", async () => {
     const { code } = await runPolicyCommand(["check", policy(`bad-nomcp-${transport}.yaml`, BAD.replace("trustAnnotations: [github]", "trustAnnotations: []"))]);
@@ -90,7 +90,7 @@ describe("policy explain --mcp", () => {
     expect(await explain(strict, "mcp__fs__delete_file")).toMatch(/Decision: ask by risk:high[\s\S]*risk high/);
     expect(await explain(strict, "mcp__fs__tidy_file")).toMatch(/Decision: ask by default:ask/);
     expect(await explain(trusting, "mcp__fs__tidy_file")).toMatch(/Decision: allow by risk:low[\s\S]*risk low/);
-  });
+  }, 120_000);
 });
 
 describe("policy check --mcp refuses a configuration it cannot read back from tool names", () => {
@@ -99,5 +99,5 @@ describe("policy check --mcp refuses a configuration it cannot read back from to
     await expect(runPolicyCommand(["check", policy("g1.yaml", "permissions: []\n"), "--mcp", join(dir, "sep.json")])).rejects.toThrow(/contains "__"/);
     writeFileSync(join(dir, "down.json"), JSON.stringify({ mcpServers: { fs: { type: "http", url: "http://127.0.0.1:9/mcp" } } }));
     await expect(runPolicyCommand(["check", policy("g2.yaml", "permissions: []\n"), "--mcp", join(dir, "down.json")])).rejects.toBeInstanceOf(CliError);
-  });
+  }, 120_000);
 });
