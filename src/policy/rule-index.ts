@@ -1,3 +1,5 @@
+import picomatch from "picomatch";
+import { globLiteralStart } from "./glob.js";
 import type { CanonicalArgs } from "./canonical.js";
 import { ANY_VALUE, equalityKey, startKey, type EqualityLookup, type FieldCondition, type StartLookup } from "./matchers.js";
 
@@ -126,4 +128,81 @@ function mark(live: readonly number[], template: readonly number[], group: Group
   const out = live === template ? template.slice() : (live as number[]);
   for (const position of positions) out[position] = 1;
   return out;
+}
+
+/** How a rule names its tools, as `compileToolMatcher` reads it. */
+export interface ToolPattern {
+  readonly tool: string;
+  readonly toolRegex?: boolean | undefined;
+  readonly caseSensitive?: boolean | undefined;
+}
+
+/** Longest key of a glob's literal start: a name is looked up under its first 1..PREFIX_KEY characters. */
+const PREFIX_KEY = 4;
+
+/**
+ * Items (rules) by the tool names their pattern can match, so that finding the rules of one tool
+ * name does not test every rule: a literal name is keyed by itself (lower-cased unless
+ * case-sensitive, as `compileToolMatcher` compares it), a glob by the first characters every name
+ * it accepts starts with (`globLiteralStart`, at most PREFIX_KEY of them), and the rest (tool
+ * regexes, globs with no literal start such as `*`) are candidates for every name.
+ *
+ * `candidates(name)` never leaves out an item whose pattern matches `name` (it may return items
+ * that do not: the caller tests each with the rule's own matcher). A glob matched case-insensitively
+ * is a JavaScript regex with flag `i` and no `u`: a non-ASCII character never matches an ASCII one
+ * there, so a name it accepts starts with the literal's characters up to ASCII case, and
+ * lower-casing the name's first characters gives the key.
+ */
+export class ToolNameIndex<T> {
+  private readonly exactFolded = new Map<string, T[]>();
+  private readonly exactCased = new Map<string, T[]>();
+  private readonly prefixFolded = new Map<string, T[]>();
+  private readonly prefixCased = new Map<string, T[]>();
+  private readonly rest: T[] = [];
+  private readonly prefixLengths = new Set<number>();
+
+  add(item: T, pattern: ToolPattern): void {
+    const caseSensitive = pattern.caseSensitive === true;
+    if (pattern.toolRegex === true) {
+      this.rest.push(item);
+      return;
+    }
+    if (!picomatch.scan(pattern.tool).isGlob) {
+      addTo(caseSensitive ? this.exactCased : this.exactFolded, caseSensitive ? pattern.tool : pattern.tool.toLowerCase(), item);
+      return;
+    }
+    let literal: string | undefined;
+    try {
+      literal = globLiteralStart(pattern.tool, { nocase: !caseSensitive, dot: true });
+    } catch {
+      literal = undefined;
+    }
+    if (literal === undefined || literal === "") {
+      this.rest.push(item);
+      return;
+    }
+    const key = literal.slice(0, PREFIX_KEY);
+    this.prefixLengths.add(key.length);
+    addTo(caseSensitive ? this.prefixCased : this.prefixFolded, key, item);
+  }
+
+  /** Every item whose pattern may match `name` (a superset), each once. */
+  candidates(name: string): T[] {
+    const folded = name.toLowerCase();
+    const out: T[] = [...(this.exactFolded.get(folded) ?? []), ...(this.exactCased.get(name) ?? []), ...this.rest];
+    for (const length of this.prefixLengths) {
+      if (name.length < length) continue;
+      const cased = this.prefixCased.get(name.slice(0, length));
+      if (cased !== undefined) out.push(...cased);
+      const lower = this.prefixFolded.get(name.slice(0, length).toLowerCase());
+      if (lower !== undefined) out.push(...lower);
+    }
+    return out;
+  }
+}
+
+function addTo<T>(map: Map<string, T[]>, key: string, item: T): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [item]);
+  else list.push(item);
 }
