@@ -403,8 +403,8 @@ interface FieldGroup {
 /**
  * A tool's field conditions evaluated once per distinct value: a condition with `read` answers from
  * the value it reads alone (FieldCondition.read), so its verdict for a value is kept and read again
- * for every later call with that value in that field. Used on calls whose normalisation changed
- * nothing and whose arguments can be inspected (others take the general path).
+ * for every later call with that value in that field (in either view). Used on calls whose
+ * arguments can be inspected (oversized ones take the general path).
  */
 interface FieldPlan {
   readonly groups: readonly FieldGroup[];
@@ -448,10 +448,22 @@ function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
   return any ? { groups, slots, residual } : undefined;
 }
 
-/** The key a value read by a FieldGroup is kept under, or NOT_KEPT: strings as they are (unless they start with U+0000), other scalars and absence tagged by type. */
+/**
+ * The key a value read by a FieldGroup is kept under, or NOT_KEPT: strings as they are (unless they
+ * start with U+0000 or U+0001), other scalars and absence tagged by type, a list of strings,
+ * numbers, booleans and nulls as U+0001 and its JSON (its verdict combines its items' verdicts).
+ * Objects, nested lists, duplicated keys and embedded JSON are not kept.
+ */
 function keptKey(value: unknown): string | typeof NOT_KEPT {
-  if (typeof value === "string") return value.charCodeAt(0) === 0 ? NOT_KEPT : value;
+  if (typeof value === "string") return value.charCodeAt(0) <= 1 ? NOT_KEPT : value;
   if (value === undefined || value === null || typeof value === "number" || typeof value === "boolean") return `\u0000${typeof value}:${String(value)}`;
+  if (Array.isArray(value) && value.length <= 16) {
+    for (const item of value) {
+      const type = typeof item;
+      if (item !== null && type !== "string" && type !== "number" && type !== "boolean") return NOT_KEPT;
+    }
+    return `\u0001${JSON.stringify(value)}`;
+  }
   return NOT_KEPT;
 }
 
@@ -467,15 +479,13 @@ function fieldRow(group: FieldGroup, tree: unknown): Int8Array | typeof NOT_KEPT
   return row;
 }
 
-/**
- * `argumentsVerdict` of a rule that needs no thread, on a view normalisation did not change and that
- * can be inspected, reading kept verdicts: the same combination (any NO is NO, else any UNKNOWN is
- * UNKNOWN; an allow rule holds only on YES).
- */
-function keptVerdict(rule: CompiledRule, pairs: Int32Array, residual: readonly FieldCondition[], fields: FieldPlan, rows: (Int8Array | typeof NOT_KEPT | undefined)[], view: CanonicalArgs): Verdict {
-  const restrictive = rule.mode !== "allow";
-  if (rule.args !== undefined && !argsMatch(rule.args, rule.argsInTokens, view, false, false)) return NO;
-  const tree = view.value;
+/** Per field group of a FieldPlan: the kept verdicts of the value one view of this call has there (undefined: not read yet). */
+type Rows = (Int8Array | typeof NOT_KEPT | undefined)[];
+
+/** `conditionsVerdict` of a rule that needs no thread on one view, reading and filling kept verdicts (`rows` are that view's). */
+function keptConditions(rule: CompiledRule, pairs: Int32Array, residual: readonly FieldCondition[], fields: FieldPlan, rows: Rows, view: CanonicalArgs, literal: boolean, restrictive: boolean): Verdict {
+  if (rule.args !== undefined && !argsMatch(rule.args, rule.argsInTokens, view, literal, false)) return NO;
+  const tree = literal ? view.literal : view.value;
   let verdict: Verdict = YES;
   for (let i = 0; i < pairs.length; i += 2) {
     const g = pairs[i]!;
@@ -501,8 +511,25 @@ function keptVerdict(rule: CompiledRule, pairs: Int32Array, residual: readonly F
     if (one === NO) return NO;
     if (one === UNKNOWN) verdict = UNKNOWN;
   }
-  if (!restrictive) return verdict === YES ? YES : NO;
   return verdict;
+}
+
+/**
+ * `argumentsVerdict` of a rule that needs no thread, on a view that can be inspected, from kept
+ * verdicts: a value gets the same verdict whichever view it is read in (the verdict depends on the
+ * value alone), so the normalised and the literal view share what is kept; they are combined as
+ * `argumentsVerdict` combines them.
+ */
+function keptVerdict(rule: CompiledRule, pairs: Int32Array, residual: readonly FieldCondition[], fields: FieldPlan, rows: Rows, literalRows: Rows | undefined, view: CanonicalArgs): Verdict {
+  if (rule.mode === "allow") {
+    if (keptConditions(rule, pairs, residual, fields, rows, view, false, false) !== YES) return NO;
+    return literalRows === undefined || keptConditions(rule, pairs, residual, fields, literalRows, view, true, false) === YES ? YES : NO;
+  }
+  const normal = keptConditions(rule, pairs, residual, fields, rows, view, false, true);
+  if (normal === YES || literalRows === undefined) return normal;
+  const literal = keptConditions(rule, pairs, residual, fields, literalRows, view, true, true);
+  if (literal === YES) return YES;
+  return normal === UNKNOWN || literal === UNKNOWN ? UNKNOWN : NO;
 }
 
 /** The deciding rule's evidence (or, when it has none, every rule's) goes into the decision. */
@@ -621,20 +648,23 @@ export class PermissionPolicy {
     const fields = this.fast ? plan.fields : undefined;
     /** Rules the value index leaves out have the verdict NO (undefined: none is left out). */
     let live: readonly number[] | undefined;
-    /** Per field group of `fields`: the kept verdicts of the value this call has there (undefined: not read yet). */
-    let rows: (Int8Array | typeof NOT_KEPT | undefined)[] | undefined;
+    /** Per field group of `fields`: the kept verdicts of the values this call has there, in the normalised and (if normalisation changed something) the literal view. */
+    let rows: Rows | undefined;
+    let literalRows: Rows | undefined;
     for (let position = 0; position < plan.rules.length; position++) {
       const rule = plan.rules[position]!;
       let verdict: Verdict = YES;
       if (rule.conditional) {
         if (view === undefined) {
           view = canonicalize(args);
-          if (fields !== undefined && !view.changed && !view.oversized) rows = new Array<Int8Array | typeof NOT_KEPT | undefined>(fields.groups.length);
-          else live = index?.live(view);
+          if (fields !== undefined && !view.oversized) {
+            rows = new Array<Int8Array | typeof NOT_KEPT | undefined>(fields.groups.length);
+            if (view.changed) literalRows = new Array<Int8Array | typeof NOT_KEPT | undefined>(fields.groups.length);
+          } else live = index?.live(view);
         }
         const pairs = rows === undefined ? undefined : fields!.slots[position];
         if (live !== undefined && live[position] === 0) verdict = NO;
-        else if (pairs !== undefined) verdict = keptVerdict(rule, pairs, fields!.residual[position]!, fields!, rows!, view);
+        else if (pairs !== undefined) verdict = keptVerdict(rule, pairs, fields!.residual[position]!, fields!, rows!, literalRows, view);
         else if (rule.contextual) {
           evaluation ??= new Evaluation(context, this.provenance, this.trusted);
           evaluation.evidence = [];
