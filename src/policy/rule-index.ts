@@ -162,28 +162,13 @@ export class ToolNameIndex<T> {
   private readonly prefixLengths = new Set<number>();
 
   add(item: T, pattern: ToolPattern): void {
-    const caseSensitive = pattern.caseSensitive === true;
-    if (pattern.toolRegex === true) {
-      this.rest.push(item);
-      return;
+    const key = patternKey(pattern);
+    if (key.kind === "any") this.rest.push(item);
+    else if (key.kind === "exact") addTo(key.caseSensitive ? this.exactCased : this.exactFolded, key.key, item);
+    else {
+      this.prefixLengths.add(key.key.length);
+      addTo(key.caseSensitive ? this.prefixCased : this.prefixFolded, key.key, item);
     }
-    if (!picomatch.scan(pattern.tool).isGlob) {
-      addTo(caseSensitive ? this.exactCased : this.exactFolded, caseSensitive ? pattern.tool : pattern.tool.toLowerCase(), item);
-      return;
-    }
-    let literal: string | undefined;
-    try {
-      literal = globLiteralStart(pattern.tool, { nocase: !caseSensitive, dot: true });
-    } catch {
-      literal = undefined;
-    }
-    if (literal === undefined || literal === "") {
-      this.rest.push(item);
-      return;
-    }
-    const key = literal.slice(0, PREFIX_KEY);
-    this.prefixLengths.add(key.length);
-    addTo(caseSensitive ? this.prefixCased : this.prefixFolded, key, item);
   }
 
   /** Every item whose pattern may match `name` (a superset), each once. */
@@ -198,6 +183,67 @@ export class ToolNameIndex<T> {
       if (lower !== undefined) out.push(...lower);
     }
     return out;
+  }
+}
+
+/** Where a tool pattern is kept in a ToolNameIndex (and which names a ToolNames lookup returns for it). */
+type PatternKey = { kind: "any" } | { kind: "exact" | "prefix"; key: string; caseSensitive: boolean };
+
+function patternKey(pattern: ToolPattern): PatternKey {
+  const caseSensitive = pattern.caseSensitive === true;
+  if (pattern.toolRegex === true) return { kind: "any" };
+  if (!picomatch.scan(pattern.tool).isGlob) return { kind: "exact", key: caseSensitive ? pattern.tool : pattern.tool.toLowerCase(), caseSensitive };
+  let literal: string | undefined;
+  try {
+    literal = globLiteralStart(pattern.tool, { nocase: !caseSensitive, dot: true });
+  } catch {
+    literal = undefined;
+  }
+  if (literal === undefined || literal === "") return { kind: "any" };
+  return { kind: "prefix", key: literal.slice(0, PREFIX_KEY), caseSensitive };
+}
+
+/**
+ * A list of tool names by the keys of ToolNameIndex, the other way round: `candidates(pattern)` is
+ * every name the pattern may match (a superset, in the list's order), never leaving one out.
+ */
+export class ToolNames {
+  private readonly position = new Map<string, number>();
+  private readonly exactFolded = new Map<string, string[]>();
+  private readonly exactCased = new Map<string, string[]>();
+  /** Per key length 1..PREFIX_KEY: names by their first characters, lower-cased and as they are. */
+  private readonly prefixFolded: Map<string, string[]>[] = [];
+  private readonly prefixCased: Map<string, string[]>[] = [];
+
+  constructor(private readonly names: readonly string[]) {
+    for (let k = 0; k <= PREFIX_KEY; k++) {
+      this.prefixFolded.push(new Map());
+      this.prefixCased.push(new Map());
+    }
+    names.forEach((name, i) => {
+      if (this.position.has(name)) return;
+      this.position.set(name, i);
+      addTo(this.exactFolded, name.toLowerCase(), name);
+      addTo(this.exactCased, name, name);
+      for (let k = 1; k <= PREFIX_KEY && k <= name.length; k++) {
+        addTo(this.prefixFolded[k]!, name.slice(0, k).toLowerCase(), name);
+        addTo(this.prefixCased[k]!, name.slice(0, k), name);
+      }
+    });
+  }
+
+  candidates(pattern: ToolPattern): readonly string[] {
+    const key = patternKey(pattern);
+    if (key.kind === "any") return this.names;
+    if (key.kind === "exact") return (key.caseSensitive ? this.exactCased : this.exactFolded).get(key.key) ?? [];
+    return (key.caseSensitive ? this.prefixCased : this.prefixFolded)[key.key.length]!.get(key.key) ?? [];
+  }
+
+  /** The names `matches` accepts among the candidates of `pattern`, in the list's order. */
+  matching(pattern: ToolPattern, matches: (name: string) => boolean): string[] {
+    const found = this.candidates(pattern).filter(matches);
+    if (found.length > 1) found.sort((a, b) => this.position.get(a)! - this.position.get(b)!);
+    return found;
   }
 }
 
