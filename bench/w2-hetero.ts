@@ -135,7 +135,7 @@ export function policyYaml(workload: HeteroWorkload): string {
     const main = workload.mainArguments[tool.name];
     if (tool.risk !== undefined || main !== undefined) tools[tool.name] = { ...(tool.risk === undefined ? {} : { risk: tool.risk }), ...(main === undefined ? {} : { mainArgument: main }) };
   }
-  return stringifyYaml({ version: 1, tools, permissions: workload.permissions, tool_rules: workload.toolRules });
+  return stringifyYaml({ version: 1, tools, permissions: workload.permissions, tool_rules: workload.toolRules }, { aliasDuplicateObjects: false });
 }
 
 export interface ScaleFigures {

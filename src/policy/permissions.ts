@@ -7,6 +7,7 @@ import { formatIssues } from "./format-issues.js";
 import { parseCompactRule, type MainArguments } from "./compact.js";
 import { findControlChar } from "./canonical.js";
 import { compileFieldCondition, describeMatcher, NO, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
+import { compileGlob } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
 import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
@@ -115,8 +116,7 @@ export function compileToolMatcher(rule: PermissionRule, where: string): (tool: 
     const name = caseSensitive ? rule.tool : rule.tool.toLowerCase();
     return caseSensitive ? (tool) => tool === name : (tool) => tool.toLowerCase() === name;
   }
-  const isMatch = picomatch(rule.tool, { nocase: !caseSensitive, dot: true });
-  return (tool) => isMatch(tool); // picomatch's second parameter must never receive an index
+  return compileGlob(rule.tool, { nocase: !caseSensitive, dot: true });
 }
 
 function describeRule(rule: PermissionRule, where: readonly FieldCondition[]): string {
