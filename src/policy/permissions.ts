@@ -356,7 +356,18 @@ export function parsePermissionRules(input: unknown, mainArguments?: MainArgumen
     const lines = formatIssues(parsed.error.issues, input, ["permissions"]);
     throw new PolicyError(undefined, "", `invalid permission rules: ${lines.join("; ")}`);
   }
-  return parsed.data.map((rule, index) => {
+  return readPermissionRules(parsed.data, mainArguments, compactOf);
+}
+
+/** Rule lists `readPermissionRules` returned: already read and validated, a PermissionPolicy built from one does not validate it again. */
+const readLists = new WeakSet<readonly PermissionRule[]>();
+
+/**
+ * Permission rules as the policy schema validated them (`PermissionRuleSchema`: a policy file's
+ * `permissions`), read into PermissionRule form: compact strings read, matchers rebuilt.
+ */
+export function readPermissionRules(rules: readonly z.output<typeof PermissionRuleSchema>[], mainArguments?: MainArguments, compactOf: ReadonlyMap<number, string> = new Map()): PermissionRule[] {
+  const out = rules.map((rule, index) => {
     const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`, mainArguments);
     const out: PermissionRule = { tool: compact?.tool ?? rule.tool ?? "", mode: rule.mode };
     const compactText = rule.rule ?? compactOf.get(index);
@@ -373,6 +384,8 @@ export function parsePermissionRules(input: unknown, mainArguments?: MainArgumen
     if (rule.budget !== undefined) out.budget = rule.budget;
     return out;
   });
+  readLists.add(out);
+  return out;
 }
 
 /** One tool's rules in effect order, and their index by `equals` / `in` value (see ValueIndex). */
@@ -573,7 +586,7 @@ export class PermissionPolicy {
     if (!parsedOptions.success) {
       throw new PolicyError(undefined, "", `invalid permission policy options: ${formatIssues(parsedOptions.error.issues, options).join("; ")}`);
     }
-    const valid = parsePermissionRules(rules, options.mainArguments);
+    const valid = readLists.has(rules) ? rules : parsePermissionRules(rules, options.mainArguments);
     this.definition = { rules: valid, options: { ...options } };
     const defaults: MatcherDefaults = { pathBase: options.pathBase };
     this.defaults = defaults;
