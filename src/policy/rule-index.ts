@@ -1,5 +1,6 @@
 import picomatch from "picomatch";
 import { globLiteralStart } from "./glob.js";
+import { requiredLiteral } from "./regex.js";
 import type { CanonicalArgs } from "./canonical.js";
 import { ANY_VALUE, equalityKey, startKey, type EqualityLookup, type FieldCondition, type StartLookup } from "./matchers.js";
 
@@ -144,8 +145,9 @@ const PREFIX_KEY = 4;
  * Items (rules) by the tool names their pattern can match, so that finding the rules of one tool
  * name does not test every rule: a literal name is keyed by itself (lower-cased unless
  * case-sensitive, as `compileToolMatcher` compares it), a glob by the first characters every name
- * it accepts starts with (`globLiteralStart`, at most PREFIX_KEY of them), and the rest (tool
- * regexes, globs with no literal start such as `*`) are candidates for every name.
+ * it accepts starts with (`globLiteralStart`, at most PREFIX_KEY of them), a tool regex by its
+ * required literal (`requiredLiteral`: the whole name must match, so it starts there), and the rest
+ * (globs with no literal start such as `*`, regexes with none) are candidates for every name.
  *
  * `candidates(name)` never leaves out an item whose pattern matches `name` (it may return items
  * that do not: the caller tests each with the rule's own matcher). A glob matched case-insensitively
@@ -179,11 +181,19 @@ export class ToolNameIndex<T> {
       if (name.length < length) continue;
       const cased = this.prefixCased.get(name.slice(0, length));
       if (cased !== undefined) out.push(...cased);
-      const lower = this.prefixFolded.get(name.slice(0, length).toLowerCase());
+      const lower = this.prefixFolded.get(foldPrefix(name.slice(0, length)));
       if (lower !== undefined) out.push(...lower);
     }
     return out;
   }
+}
+
+/**
+ * The first characters of a name as a case-insensitive pattern's key reads them: lower-cased, and
+ * U+017F (long s) as s (RE2's case folding matches it with s; U+212A, the Kelvin sign, lower-cases to k).
+ */
+function foldPrefix(text: string): string {
+  return text.toLowerCase().replaceAll("\u017f", "s");
 }
 
 /** Where a tool pattern is kept in a ToolNameIndex (and which names a ToolNames lookup returns for it). */
@@ -191,7 +201,14 @@ type PatternKey = { kind: "any" } | { kind: "exact" | "prefix"; key: string; cas
 
 function patternKey(pattern: ToolPattern): PatternKey {
   const caseSensitive = pattern.caseSensitive === true;
-  if (pattern.toolRegex === true) return { kind: "any" };
+  if (pattern.toolRegex === true) {
+    // A tool regex matches the whole name (testExact): a name it accepts starts with its required
+    // literal, matched as RE2 matches it (case-insensitively: the other ASCII case, and U+212A / U+017F
+    // for k / s, which foldPrefix maps onto them).
+    const required = requiredLiteral(pattern.tool);
+    if (required === undefined) return { kind: "any" };
+    return { kind: "prefix", key: (caseSensitive ? required.literal : required.literal.toLowerCase()).slice(0, PREFIX_KEY), caseSensitive };
+  }
   if (!picomatch.scan(pattern.tool).isGlob) return { kind: "exact", key: caseSensitive ? pattern.tool : pattern.tool.toLowerCase(), caseSensitive };
   let literal: string | undefined;
   try {
@@ -226,7 +243,7 @@ export class ToolNames {
       addTo(this.exactFolded, name.toLowerCase(), name);
       addTo(this.exactCased, name, name);
       for (let k = 1; k <= PREFIX_KEY && k <= name.length; k++) {
-        addTo(this.prefixFolded[k]!, name.slice(0, k).toLowerCase(), name);
+        addTo(this.prefixFolded[k]!, foldPrefix(name.slice(0, k)), name);
         addTo(this.prefixCased[k]!, name.slice(0, k), name);
       }
     });
