@@ -132,7 +132,7 @@ function mark(live: readonly number[], template: readonly number[], group: Group
 }
 
 /** How a rule names its tools, as `compileToolMatcher` reads it. */
-export interface ToolPattern {
+interface ToolPattern {
   readonly tool: string;
   readonly toolRegex?: boolean | undefined;
   readonly caseSensitive?: boolean | undefined;
