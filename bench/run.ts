@@ -3,7 +3,7 @@
  * the W1 ratio chart and the results section of BENCHMARKS.md.
  *   npm run bench                 full run (PostgreSQL parts when POSTGRES_URL is set)
  *   npm run bench -- --quick      small version for CI (no timing assertions anywhere)
- *   npm run bench -- --only W1,W3 only these workloads (W1..W6, rules, policy, killswitch, recall)
+ *   npm run bench -- --only W1,W3 only these workloads (W1..W6, W2h, rules, policy, killswitch, recall)
  */
 import { setMaxListeners } from "node:events";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -17,6 +17,7 @@ import type { BenchRow, WorkloadResult } from "./lib/result.js";
 import { median } from "./lib/stats.js";
 import { benchW1, type W1Result } from "./w1-loop.js";
 import { benchW2InOwnProcess } from "./w2-decisions.js";
+import { benchW2HeteroInOwnProcess } from "./w2-hetero.js";
 import { benchW3 } from "./w3-parallel.js";
 import { benchW4 } from "./w4-durability.js";
 import { benchW5 } from "./w5-memory.js";
@@ -47,7 +48,7 @@ type Runner = (opts: { quick: boolean; postgresUrl?: string | undefined }) => Pr
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const RESULTS = join(ROOT, "bench", "results");
 
-export const WORKLOAD_IDS = ["W1", "W2", "W3", "W4", "W5", "W6", ...AREA_BENCHES.map((a) => a.id)];
+export const WORKLOAD_IDS = ["W1", "W2", "W2h", "W3", "W4", "W5", "W6", ...AREA_BENCHES.map((a) => a.id)];
 
 export function machine(): BenchmarkRun["machine"] {
   return {
@@ -71,6 +72,7 @@ export async function runBenchmarks(options: RunOptions): Promise<BenchmarkRun> 
   const plan: { id: string; title: string; run: Runner }[] = [
     { id: "W1", title: "loop overhead: 1,000 turns × 4 no-op calls, MemorySaver", run: async (o) => (w1 = await benchW1(o)).rows },
     { id: "W2", title: "decision throughput: review alone, in a process of its own", run: benchW2InOwnProcess },
+    { id: "W2h", title: "decision throughput on a heterogeneous policy (interleaved with W2), and at 10,000 / 100,000 rules", run: benchW2HeteroInOwnProcess },
     { id: "W3", title: "parallel batches: 16 safe calls × 50 ms, maxConcurrency 8", run: benchW3 },
     { id: "W4", title: "durability: approval round trips; 4 workers on PostgreSQL", run: benchW4 },
     { id: "W5", title: "memory: guard state and RSS over a 10,000-turn thread", run: benchW5 },

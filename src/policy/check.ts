@@ -16,6 +16,7 @@ import { parseCompactRule, type CompactReading } from "./compact.js";
 import { isLowerRisk } from "./permissions.js";
 import { topArgument } from "./selector.js";
 import { normalizeString } from "./normalize.js";
+import { ToolNameIndex, ToolNames } from "./rule-index.js";
 
 interface PolicyCheckResult {
   /** The policy cannot work as written: tool-rule conflicts, and — when the tools are known — rules naming tools or operations that do not exist, or a risk lower than the tool's own without lowerRisk. */
@@ -44,35 +45,91 @@ interface RuleInfo {
   label: string;
   matches: (tool: string) => boolean;
   unconditional: boolean;
+  /** The known tools the rule matches, in the catalog's order (found through ToolNames, computed once). */
+  tools?: readonly string[];
+}
+
+/** The known tools `info` matches, in the catalog's order: looked up once per rule through the name index. */
+function toolsOf(info: RuleInfo, names: ToolNames): readonly string[] {
+  return (info.tools ??= names.matching(info.rule, info.matches));
 }
 
 function labelOf(rule: PermissionRule, index: number): string {
   return rule.id === undefined ? `permissions[${index}]` : `permissions[${index}] (${rule.id})`;
 }
 
-/** Whether every call `inner`'s tool pattern can match is also matched by `outer`'s. */
-function covers(outer: RuleInfo, inner: RuleInfo, tools: ToolCatalog | undefined): boolean {
-  if (tools !== undefined) {
-    const innerTools = [...tools.keys()].filter(inner.matches);
-    if (innerTools.length > 0) return innerTools.every(outer.matches);
-  }
+/** Without tools that `inner` matches: whether every call `inner`'s tool pattern can match is also matched by `outer`'s, judged from the patterns. */
+function coversByPattern(outer: RuleInfo, inner: RuleInfo): boolean {
   const a = outer.rule;
   const b = inner.rule;
-  if (a.toolRegex !== true && MATCH_ALL_GLOBS.has(a.tool)) return true;
-  if (a.toolRegex === true && a.tool === ".*") return true;
+  if (matchesAll(a)) return true;
   if (a.tool === b.tool && (a.toolRegex === true) === (b.toolRegex === true)) return true;
   // A literal tool name is covered when the outer pattern matches it.
   return b.toolRegex !== true && !picomatch.scan(b.tool).isGlob && outer.matches(b.tool);
 }
 
-function shadowWarnings(infos: readonly RuleInfo[], precedence: LoadedPolicy["precedence"], tools: ToolCatalog | undefined): string[] {
+function matchesAll(rule: PermissionRule): boolean {
+  return rule.toolRegex === true ? rule.tool === ".*" : MATCH_ALL_GLOBS.has(rule.tool);
+}
+
+/**
+ * Rules that can never fire: for each rule, the first unconditional rule (in file order) that
+ * matches every call it could match and wins over it. Judged against the known tools when the rule
+ * matches some (every one of its tools is matched by the other rule), else from the patterns. The
+ * other rules are found through indexes (unconditional rules by the tools they match, by pattern
+ * text, and by the names they may match), not by trying every pair.
+ */
+function shadowWarnings(infos: readonly RuleInfo[], precedence: LoadedPolicy["precedence"], tools: ToolCatalog | undefined, names: ToolNames | undefined): string[] {
   const warnings: string[] = [];
+  const unconditional = infos.filter((info) => info.unconditional);
+  if (unconditional.length === 0) return warnings;
+  const wins = (outer: RuleInfo, inner: RuleInfo) =>
+    outer !== inner && (precedence === "first-match" ? outer.index < inner.index : MODE_RANK[outer.rule.mode] < MODE_RANK[inner.rule.mode]);
+  // Unconditional rules by each known tool they match; their matched tools as sets.
+  const byTool = new Map<string, RuleInfo[]>();
+  const toolSets = new Map<RuleInfo, ReadonlySet<string>>();
+  if (names !== undefined) {
+    for (const outer of unconditional) {
+      const matched = toolsOf(outer, names);
+      toolSets.set(outer, new Set(matched));
+      for (const tool of matched) {
+        const list = byTool.get(tool);
+        if (list === undefined) byTool.set(tool, [outer]);
+        else list.push(outer);
+      }
+    }
+  }
+  // For rules judged from their patterns: match-all rules, rules by pattern text, rules by the names they may match.
+  const everything = unconditional.filter((info) => matchesAll(info.rule));
+  const byText = new Map<string, RuleInfo[]>();
+  const byName = new ToolNameIndex<RuleInfo>();
+  for (const outer of unconditional) {
+    const key = `${outer.rule.toolRegex === true}\u0000${outer.rule.tool}`;
+    const list = byText.get(key);
+    if (list === undefined) byText.set(key, [outer]);
+    else list.push(outer);
+    byName.add(outer, outer.rule);
+  }
   for (const inner of infos) {
-    const shadow = infos.find((outer) => {
-      if (outer === inner || !outer.unconditional || !covers(outer, inner, tools)) return false;
-      if (precedence === "first-match") return outer.index < inner.index;
-      return MODE_RANK[outer.rule.mode] < MODE_RANK[inner.rule.mode];
-    });
+    let shadow: RuleInfo | undefined;
+    const innerTools = tools !== undefined && names !== undefined ? toolsOf(inner, names) : [];
+    if (innerTools.length > 0) {
+      // The first (file order) unconditional rule matching every tool the rule matches.
+      for (const outer of byTool.get(innerTools[0]!) ?? []) {
+        if (!wins(outer, inner)) continue;
+        const set = toolSets.get(outer)!;
+        if (innerTools.every((tool) => set.has(tool))) {
+          shadow = outer;
+          break;
+        }
+      }
+    } else {
+      const candidates = new Set<RuleInfo>([...everything, ...(byText.get(`${inner.rule.toolRegex === true}\u0000${inner.rule.tool}`) ?? [])]);
+      if (inner.rule.toolRegex !== true && !picomatch.scan(inner.rule.tool).isGlob) for (const outer of byName.candidates(inner.rule.tool)) candidates.add(outer);
+      for (const outer of candidates) {
+        if ((shadow === undefined || outer.index < shadow.index) && wins(outer, inner) && coversByPattern(outer, inner)) shadow = outer;
+      }
+    }
     if (shadow === undefined) continue;
     const why =
       precedence === "first-match"
@@ -84,11 +141,11 @@ function shadowWarnings(infos: readonly RuleInfo[], precedence: LoadedPolicy["pr
 }
 
 /** With the tools known: rules, risk entries and agent.tools naming tools or operations that do not exist are errors. */
-function catalogErrors(loaded: LoadedPolicy, infos: readonly RuleInfo[], tools: ToolCatalog): string[] {
+function catalogErrors(loaded: LoadedPolicy, infos: readonly RuleInfo[], tools: ToolCatalog, names: ToolNames): string[] {
   const errors: string[] = [];
   const known = [...tools.keys()];
   for (const info of infos) {
-    if (!known.some(info.matches)) errors.push(`${info.label} names tool ${JSON.stringify(info.rule.tool)}, which matches no known tool (known: ${known.join(", ")}); the rule would never fire`);
+    if (toolsOf(info, names).length === 0) errors.push(`${info.label} names tool ${JSON.stringify(info.rule.tool)}, which matches no known tool (known: ${known.join(", ")}); the rule would never fire`);
   }
   const named = new Set([...Object.keys(loaded.toolRisk), ...Object.keys(loaded.operationRisk), ...Object.keys(loaded.mainArguments)]);
   for (const name of named) {
@@ -131,8 +188,9 @@ function globKeyErrors(loaded: LoadedPolicy, name: string, known: readonly strin
 function undeclaredToolWarnings(loaded: LoadedPolicy, infos: readonly RuleInfo[]): string[] {
   const declared = [...new Set([...Object.keys(loaded.toolRisk), ...Object.keys(loaded.operationRisk), ...Object.keys(loaded.mainArguments), ...(loaded.agent?.tools ?? []), ...loaded.toolRules.map((rule) => rule.tool)])];
   if (declared.length === 0) return [];
+  const names = new ToolNames(declared);
   return infos
-    .filter((info) => !declared.some(info.matches))
+    .filter((info) => names.matching(info.rule, info.matches).length === 0)
     .map((info) => `${info.label} names tool ${JSON.stringify(info.rule.tool)}, which the policy declares nowhere (tools:, agent.tools, tool_rules); check it against the real tools with --graph NAME`);
 }
 
@@ -189,18 +247,19 @@ export function checkPolicy(
     if (first === undefined) seen.set(info.rule.id, info.index);
     else warnings.push(`${info.label}: duplicate id, already used by permissions[${first}]; decisions and audit records could not tell them apart`);
   }
-  warnings.push(...shadowWarnings(infos, loaded.precedence, tools));
+  const names = tools === undefined ? undefined : new ToolNames([...tools.keys()]);
+  warnings.push(...shadowWarnings(infos, loaded.precedence, tools, names));
   warnings.push(...provenanceWarnings(loaded.permissions, loaded.provenance, tools));
-  if (tools !== undefined) errors.push(...catalogErrors(loaded, infos, tools));
+  if (tools !== undefined && names !== undefined) errors.push(...catalogErrors(loaded, infos, tools, names));
   else warnings.push(...undeclaredToolWarnings(loaded, infos));
   if (declared !== undefined) errors.push(...loweringErrors(loaded, declared));
-  if (tools !== undefined && toolArguments !== undefined) for (const info of infos) errors.push(...whereFieldErrors(info, tools, toolArguments));
+  if (names !== undefined && toolArguments !== undefined) for (const info of infos) errors.push(...whereFieldErrors(info, names, toolArguments));
   const readings: string[] = [];
   for (const info of infos) {
     if (info.rule.rule === undefined) continue;
     const reading = parseCompactRule(info.rule.rule, info.label, loaded.mainArguments);
     readings.push(`${info.label}: ${reading.explanation}`);
-    if (tools !== undefined && toolArguments !== undefined) errors.push(...compactFieldErrors(info, reading, tools, toolArguments));
+    if (names !== undefined && toolArguments !== undefined) errors.push(...compactFieldErrors(info, reading, names, toolArguments));
     else if (reading.mainArgument?.source === "convention") {
       warnings.push(
         `${info.label}: ${info.rule.rule} reads the argument ${JSON.stringify(reading.mainArgument.field)} by Claude Code's convention for ${reading.tool}; if your ${reading.tool} tool names it differently the rule never fires: check it against the real tools with --graph NAME, or declare tools.${reading.tool}.mainArgument`,
@@ -222,8 +281,8 @@ interface MatchedTool {
   args: readonly string[] | "open";
 }
 
-function matchedTools(info: RuleInfo, tools: ToolCatalog, toolArguments: ToolArguments): MatchedTool[] {
-  return [...tools.keys()].filter(info.matches).map((name) => ({ name, args: toolArguments.get(name) ?? "open" }));
+function matchedTools(info: RuleInfo, names: ToolNames, toolArguments: ToolArguments): MatchedTool[] {
+  return toolsOf(info, names).map((name) => ({ name, args: toolArguments.get(name) ?? "open" }));
 }
 
 /** True when a condition can hold with its field absent (`not`, `exists: false`): such a rule fires on every call of a tool lacking the field. */
@@ -279,8 +338,8 @@ function unreadArgumentError(label: string, reads: (field: string) => string, se
  * A compact rule reading an argument none of its tools has would never fire: with the tools known,
  * that is an error, judged by unreadArgumentError as `where` conditions are.
  */
-function compactFieldErrors(info: RuleInfo, reading: CompactReading, tools: ToolCatalog, toolArguments: ToolArguments): string[] {
-  const matched = matchedTools(info, tools, toolArguments);
+function compactFieldErrors(info: RuleInfo, reading: CompactReading, names: ToolNames, toolArguments: ToolArguments): string[] {
+  const matched = matchedTools(info, names, toolArguments);
   const main = reading.mainArgument;
   const why = main === undefined ? "" : main.source === "policy" ? ` (tools.${reading.tool}.mainArgument)` : ` (Claude Code's convention for ${reading.tool})`;
   const fix = main === undefined ? `name one of its arguments` : `declare tools.${reading.tool}.mainArgument: { field: NAME, kind: ${main.kind} } or write ${reading.tool}(FIELD:PATTERN)`;
@@ -297,9 +356,9 @@ function compactFieldErrors(info: RuleInfo, reading: CompactReading, tools: Tool
  * would never fire (or, under `not` / `exists: false`, fire on every call). With the tools known,
  * that is an error, judged by unreadArgumentError.
  */
-function whereFieldErrors(info: RuleInfo, tools: ToolCatalog, toolArguments: ToolArguments): string[] {
+function whereFieldErrors(info: RuleInfo, names: ToolNames, toolArguments: ToolArguments): string[] {
   if (info.rule.rule !== undefined || info.rule.where === undefined) return [];
-  const matched = matchedTools(info, tools, toolArguments);
+  const matched = matchedTools(info, names, toolArguments);
   const errors: string[] = [];
   for (const [selector, condition] of Object.entries(info.rule.where)) {
     const error = unreadArgumentError(info.label, (field) => `where ${JSON.stringify(selector)} reads the argument ${JSON.stringify(field)}`, selector, condition, info.rule.mode, matched, "name one of its arguments");

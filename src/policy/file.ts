@@ -8,7 +8,7 @@ import type { KillswitchConfig } from "../killswitch/types.js";
 import type { RiskLevel } from "../tools/types.js";
 import { formatPath, PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
-import { parsePermissionRules, PermissionPolicy, type PermissionPolicyOptions, type PermissionRule } from "./permissions.js";
+import { PermissionPolicy, readPermissionRules, type PermissionPolicyOptions, type PermissionRule } from "./permissions.js";
 import { PolicyFileSchema, type AuditConfig, type ExecutionConfig, type ToolRuleEntry } from "./schema.js";
 import { toToolRule } from "./tool-rules.js";
 import type { MainArgument } from "./compact.js";
@@ -107,7 +107,7 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
   }
   let permissions: PermissionRule[];
   try {
-    permissions = parsePermissionRules(doc.permissions ?? [], mainArguments);
+    permissions = readPermissionRules(doc.permissions ?? [], mainArguments); // validated by PolicyFileSchema above
   } catch (error) {
     if (error instanceof PolicyError) throw error.withSource(sourceName);
     throw error;

@@ -9,10 +9,21 @@ import picomatch from "picomatch";
  * test/policy-glob.test.ts compares the two on generated globs and inputs.
  */
 export function compileGlob(glob: string, options: { nocase: boolean; dot: boolean }): (text: string) => boolean {
+  // A glob compiles to the same test wherever it is written: a policy repeating one compiles it once.
+  const key = `${options.nocase ? "1" : "0"}${options.dot ? "1" : "0"}${glob}`;
+  const known = compiledGlobs.get(key);
+  if (known !== undefined) return known;
   picomatch(glob, options); // the same errors as before for a glob picomatch refuses
   const regex = picomatch.makeRe(glob, options);
-  return (text) => text !== "" && (text === glob || regex.test(text));
+  const test = (text: string) => text !== "" && (text === glob || regex.test(text));
+  if (compiledGlobs.size >= MAX_COMPILED) compiledGlobs.clear();
+  compiledGlobs.set(key, test);
+  return test;
 }
+
+/** Compiled globs by options and source (the tests hold no state between calls). */
+const compiledGlobs = new Map<string, (text: string) => boolean>();
+const MAX_COMPILED = 50_000;
 
 /** A regex source character that stands for itself outside a character class (no escape needed). */
 const SELF_CHAR_RE = /^[A-Za-z0-9_ ,:=@%'"<>!#&;~/-]$/;
@@ -28,6 +39,17 @@ const SELF_CHAR_RE = /^[A-Za-z0-9_ ,:=@%'"<>!#&;~/-]$/;
  * The glob itself (accepted as it is) must start with them too.
  */
 export function globLiteralStart(glob: string, options: { nocase: boolean; dot: boolean }): string | undefined {
+  const key = `${options.nocase ? "1" : "0"}${options.dot ? "1" : "0"}${glob}`;
+  if (literalStarts.has(key)) return literalStarts.get(key);
+  const literal = readLiteralStart(glob, options);
+  if (literalStarts.size >= MAX_COMPILED) literalStarts.clear();
+  literalStarts.set(key, literal);
+  return literal;
+}
+
+const literalStarts = new Map<string, string | undefined>();
+
+function readLiteralStart(glob: string, options: { nocase: boolean; dot: boolean }): string | undefined {
   const regex = picomatch.makeRe(glob, options);
   if (regex.flags !== "" && regex.flags !== "i") return undefined;
   const source = regex.source;

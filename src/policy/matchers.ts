@@ -33,6 +33,12 @@ export interface FieldCondition {
   readonly equality?: EqualityLookup;
   /** Set for a plain `prefix`, `glob` or `regex` on a selector without wildcards whose matches start with known characters (see `startKey`). */
   readonly start?: StartLookup;
+  /**
+   * Set when `evaluate` reads one value through a selector without wildcards, needs no thread, and
+   * for an absent field or a string, number, boolean or null there answers from that value and
+   * `restrictive` alone: the same value always gets the same verdict (a policy may keep it per value).
+   */
+  readonly read?: (tree: unknown) => unknown;
   evaluate(tree: unknown, restrictive: boolean, evaluation?: Evaluation): Verdict;
   /**
    * Reads the arguments as the tool receives them (`CanonicalArgs.literal`), not normalised: a
@@ -304,6 +310,7 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
     return {
       selector,
       description,
+      ...(direct === undefined ? {} : { read: direct }),
       evaluate(tree) {
         const found = direct?.(tree);
         const isPresent = found === NEEDS_FULL_SELECT || direct === undefined ? selectAll(tree, segments).some(present) : present(found);
@@ -334,6 +341,8 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
     description,
     contextual,
     ...command,
+    // A command condition reads the literal view (`literal`), not the tree a FieldGroup reads: it is evaluated each time.
+    ...(contextual || command.literal === true ? {} : { read: direct }),
     ...(equality === undefined ? {} : { equality: { group: `${JSON.stringify(segments)}\u0000${equality.fold === keepCase}`, read: direct, ...equality } }),
     ...(plain?.start === undefined ? {} : { start: { group: `${JSON.stringify(segments)}\u0000${plain.start.caseSensitive}`, read: direct, ...plain.start } }),
     evaluate(tree, restrictive, evaluation) {

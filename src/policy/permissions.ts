@@ -7,6 +7,7 @@ import { formatIssues } from "./format-issues.js";
 import { parseCompactRule, type MainArguments } from "./compact.js";
 import { findControlChar } from "./canonical.js";
 import { compileFieldCondition, describeMatcher, NO, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
+import { compileGlob } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
 import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
@@ -18,7 +19,7 @@ import { Evaluation, type DecisionContext, type ProvenanceSettings } from "../pr
 import type { Evidence } from "../provenance/index-builder.js";
 import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
 import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
-import { ValueIndex } from "./rule-index.js";
+import { ToolNameIndex, ValueIndex } from "./rule-index.js";
 
 /** A permission rule as written: `PermissionRuleSpec` plus `caseSensitive` for the tool name and `args` regex. */
 export interface PermissionRule extends PermissionRuleSpec {
@@ -115,8 +116,7 @@ export function compileToolMatcher(rule: PermissionRule, where: string): (tool: 
     const name = caseSensitive ? rule.tool : rule.tool.toLowerCase();
     return caseSensitive ? (tool) => tool === name : (tool) => tool.toLowerCase() === name;
   }
-  const isMatch = picomatch(rule.tool, { nocase: !caseSensitive, dot: true });
-  return (tool) => isMatch(tool); // picomatch's second parameter must never receive an index
+  return compileGlob(rule.tool, { nocase: !caseSensitive, dot: true });
 }
 
 function describeRule(rule: PermissionRule, where: readonly FieldCondition[]): string {
@@ -368,7 +368,18 @@ export function parsePermissionRules(input: unknown, mainArguments?: MainArgumen
     const lines = formatIssues(parsed.error.issues, input, ["permissions"]);
     throw new PolicyError(undefined, "", `invalid permission rules: ${lines.join("; ")}`);
   }
-  return parsed.data.map((rule, index) => {
+  return readPermissionRules(parsed.data, mainArguments, compactOf);
+}
+
+/** Rule lists `readPermissionRules` returned: already read and validated, a PermissionPolicy built from one does not validate it again. */
+const readLists = new WeakSet<readonly PermissionRule[]>();
+
+/**
+ * Permission rules as the policy schema validated them (`PermissionRuleSchema`: a policy file's
+ * `permissions`), read into PermissionRule form: compact strings read, matchers rebuilt.
+ */
+export function readPermissionRules(rules: readonly z.output<typeof PermissionRuleSchema>[], mainArguments?: MainArguments, compactOf: ReadonlyMap<number, string> = new Map()): PermissionRule[] {
+  const out = rules.map((rule, index) => {
     const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`, mainArguments);
     const out: PermissionRule = { tool: compact?.tool ?? rule.tool ?? "", mode: rule.mode };
     const compactText = rule.rule ?? compactOf.get(index);
@@ -385,12 +396,166 @@ export function parsePermissionRules(input: unknown, mainArguments?: MainArgumen
     if (rule.budget !== undefined) out.budget = rule.budget;
     return out;
   });
+  readLists.add(out);
+  return out;
 }
 
 /** One tool's rules in effect order, and their index by `equals` / `in` value (see ValueIndex). */
 interface ToolPlan {
   readonly rules: readonly CompiledRule[];
   readonly index: ValueIndex | undefined;
+  /** The rules' field conditions grouped by the field they read, with verdicts kept per value (see FieldPlan). */
+  readonly fields: FieldPlan | undefined;
+}
+
+/** Most distinct values whose verdicts one field of one tool keeps (then they are forgotten and built again). */
+const MAX_KEPT_VALUES = 1_024;
+/** `rows` entry of a field whose value cannot be kept (a list, an object, embedded JSON, ...): its conditions are evaluated. */
+const NOT_KEPT = null;
+
+/**
+ * One field (selector) of one tool's rules: the conditions that read it (FieldCondition.read), each
+ * with the `restrictive` flag of its rule, and per value read, the verdict of each condition once
+ * it was needed (0: not yet; else verdict + 1).
+ */
+interface FieldGroup {
+  readonly read: (tree: unknown) => unknown;
+  readonly conditions: FieldCondition[];
+  readonly restrictive: boolean[];
+  readonly kept: Map<string, Int8Array>;
+}
+
+/**
+ * A tool's field conditions evaluated once per distinct value: a condition with `read` answers from
+ * the value it reads alone (FieldCondition.read), so its verdict for a value is kept and read again
+ * for every later call with that value in that field (in either view). Used on calls whose
+ * arguments can be inspected (oversized ones take the general path).
+ */
+interface FieldPlan {
+  readonly groups: readonly FieldGroup[];
+  /** Per rule position: (group, slot) pairs of its kept conditions; undefined for rules that need the thread. */
+  readonly slots: readonly (Int32Array | undefined)[];
+  /** Per rule position: its conditions evaluated every time (no `read`). */
+  readonly residual: readonly (readonly FieldCondition[])[];
+}
+
+function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
+  const groups: FieldGroup[] = [];
+  const bySelector = new Map<string, number>();
+  const slots: (Int32Array | undefined)[] = [];
+  const residual: FieldCondition[][] = [];
+  let any = false;
+  for (const rule of rules) {
+    const pairs: number[] = [];
+    const rest: FieldCondition[] = [];
+    if (!rule.contextual) {
+      for (const condition of rule.where) {
+        if (condition.read === undefined) {
+          rest.push(condition);
+          continue;
+        }
+        let g = bySelector.get(condition.selector);
+        if (g === undefined) {
+          g = groups.length;
+          bySelector.set(condition.selector, g);
+          groups.push({ read: condition.read, conditions: [], restrictive: [], kept: new Map() });
+        }
+        const group = groups[g]!;
+        pairs.push(g, group.conditions.length);
+        group.conditions.push(condition);
+        group.restrictive.push(rule.mode !== "allow");
+        any = true;
+      }
+    }
+    slots.push(rule.contextual ? undefined : Int32Array.from(pairs));
+    residual.push(rest);
+  }
+  return any ? { groups, slots, residual } : undefined;
+}
+
+/**
+ * The key a value read by a FieldGroup is kept under, or NOT_KEPT: strings as they are (unless they
+ * start with U+0000 or U+0001), other scalars and absence tagged by type, a list of strings,
+ * numbers, booleans and nulls as U+0001 and its JSON (its verdict combines its items' verdicts).
+ * Objects, nested lists, duplicated keys and embedded JSON are not kept.
+ */
+function keptKey(value: unknown): string | typeof NOT_KEPT {
+  if (typeof value === "string") return value.charCodeAt(0) <= 1 ? NOT_KEPT : value;
+  if (value === undefined || value === null || typeof value === "number" || typeof value === "boolean") return `\u0000${typeof value}:${String(value)}`;
+  if (Array.isArray(value) && value.length <= 16) {
+    for (const item of value) {
+      const type = typeof item;
+      if (item !== null && type !== "string" && type !== "number" && type !== "boolean") return NOT_KEPT;
+    }
+    return `\u0001${JSON.stringify(value)}`;
+  }
+  return NOT_KEPT;
+}
+
+function fieldRow(group: FieldGroup, tree: unknown): Int8Array | typeof NOT_KEPT {
+  const key = keptKey(group.read(tree));
+  if (key === NOT_KEPT) return NOT_KEPT;
+  let row = group.kept.get(key);
+  if (row === undefined) {
+    if (group.kept.size >= MAX_KEPT_VALUES) group.kept.clear();
+    row = new Int8Array(group.conditions.length);
+    group.kept.set(key, row);
+  }
+  return row;
+}
+
+/** Per field group of a FieldPlan: the kept verdicts of the value one view of this call has there (undefined: not read yet). */
+type Rows = (Int8Array | typeof NOT_KEPT | undefined)[];
+
+/** `conditionsVerdict` of a rule that needs no thread on one view, reading and filling kept verdicts (`rows` are that view's). */
+function keptConditions(rule: CompiledRule, pairs: Int32Array, residual: readonly FieldCondition[], fields: FieldPlan, rows: Rows, view: CanonicalArgs, literal: boolean, restrictive: boolean): Verdict {
+  if (rule.args !== undefined && !argsMatch(rule.args, rule.argsInTokens, view, literal, false)) return NO;
+  const tree = literal ? view.literal : view.value;
+  let verdict: Verdict = YES;
+  for (let i = 0; i < pairs.length; i += 2) {
+    const g = pairs[i]!;
+    const slot = pairs[i + 1]!;
+    const group = fields.groups[g]!;
+    let row = rows[g];
+    if (row === undefined) row = rows[g] = fieldRow(group, tree);
+    let one: Verdict;
+    if (row === NOT_KEPT) one = group.conditions[slot]!.evaluate(tree, restrictive);
+    else {
+      const code = row[slot]!;
+      if (code !== 0) one = (code - 1) as Verdict;
+      else {
+        one = group.conditions[slot]!.evaluate(tree, restrictive);
+        row[slot] = one + 1;
+      }
+    }
+    if (one === NO) return NO;
+    if (one === UNKNOWN) verdict = UNKNOWN;
+  }
+  for (let i = 0; i < residual.length; i++) {
+    const condition = residual[i]!;
+    const one = condition.evaluate(condition.literal === true ? view.literal : tree, restrictive);
+    if (one === NO) return NO;
+    if (one === UNKNOWN) verdict = UNKNOWN;
+  }
+  return verdict;
+}
+
+/**
+ * `argumentsVerdict` of a rule that needs no thread, on a view that can be inspected, from kept
+ * verdicts: a value gets the same verdict whichever view it is read in (the verdict depends on the
+ * value alone), so the normalised and the literal view share what is kept; they are combined as
+ * `argumentsVerdict` combines them.
+ */
+function keptVerdict(rule: CompiledRule, pairs: Int32Array, residual: readonly FieldCondition[], fields: FieldPlan, rows: Rows, literalRows: Rows | undefined, view: CanonicalArgs): Verdict {
+  if (rule.mode === "allow") {
+    if (keptConditions(rule, pairs, residual, fields, rows, view, false, false) !== YES) return NO;
+    return literalRows === undefined || keptConditions(rule, pairs, residual, fields, literalRows, view, true, false) === YES ? YES : NO;
+  }
+  const normal = keptConditions(rule, pairs, residual, fields, rows, view, false, true);
+  if (normal === YES || literalRows === undefined) return normal;
+  const literal = keptConditions(rule, pairs, residual, fields, literalRows, view, true, true);
+  if (literal === YES) return YES;
+  return normal === UNKNOWN || literal === UNKNOWN ? UNKNOWN : NO;
 }
 
 /** The deciding rule's evidence (or, when it has none, every rule's) goes into the decision. */
@@ -416,6 +581,8 @@ export class PermissionPolicy {
   private readonly lowerRisk: ReadonlySet<string>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
   private readonly byTool = new Map<string, ToolPlan>();
+  /** The rules by the tool names they can match: a tool's first decision tests only these. */
+  private readonly byToolName = new ToolNameIndex<CompiledRule>();
   /** False only in the reference the fast paths are tested against (`linearScanForTests`): no value index, `args` searched in the rendered text. */
   private fast = true;
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
@@ -432,7 +599,7 @@ export class PermissionPolicy {
     if (!parsedOptions.success) {
       throw new PolicyError(undefined, "", `invalid permission policy options: ${formatIssues(parsedOptions.error.issues, options).join("; ")}`);
     }
-    const valid = parsePermissionRules(rules, options.mainArguments);
+    const valid = readLists.has(rules) ? rules : parsePermissionRules(rules, options.mainArguments);
     this.definition = { rules: valid, options: { ...options } };
     const defaults: MatcherDefaults = { pathBase: options.pathBase };
     this.defaults = defaults;
@@ -453,6 +620,7 @@ export class PermissionPolicy {
     this.provenance = { ...options.provenance };
     this.trusted = new Set(this.provenance.trusted ?? []);
     this.contextual = this.rules.some((rule) => rule.contextual);
+    for (const rule of this.rules) this.byToolName.add(rule, rule.spec);
   }
 
   /** The rules in the order they are tried (deny-first: denies, then asks, then allows; each in file order). */
@@ -503,17 +671,26 @@ export class PermissionPolicy {
     let evidenceOf: Map<string, Evidence[]> | undefined;
     const plan = this.plan(tool);
     const index = this.fast ? plan.index : undefined;
+    const fields = this.fast ? plan.fields : undefined;
     /** Rules the value index leaves out have the verdict NO (undefined: none is left out). */
     let live: readonly number[] | undefined;
+    /** Per field group of `fields`: the kept verdicts of the values this call has there, in the normalised and (if normalisation changed something) the literal view. */
+    let rows: Rows | undefined;
+    let literalRows: Rows | undefined;
     for (let position = 0; position < plan.rules.length; position++) {
       const rule = plan.rules[position]!;
       let verdict: Verdict = YES;
       if (rule.conditional) {
         if (view === undefined) {
           view = canonicalize(args);
-          live = index?.live(view);
+          if (fields !== undefined && !view.oversized) {
+            rows = new Array<Int8Array | typeof NOT_KEPT | undefined>(fields.groups.length);
+            if (view.changed) literalRows = new Array<Int8Array | typeof NOT_KEPT | undefined>(fields.groups.length);
+          } else live = index?.live(view);
         }
+        const pairs = rows === undefined ? undefined : fields!.slots[position];
         if (live !== undefined && live[position] === 0) verdict = NO;
+        else if (pairs !== undefined) verdict = keptVerdict(rule, pairs, fields!.residual[position]!, fields!, rows!, literalRows, view);
         else if (rule.contextual) {
           evaluation ??= new Evaluation(context, this.provenance, this.trusted);
           evaluation.evidence = [];
@@ -731,8 +908,10 @@ export class PermissionPolicy {
   private plan(tool: string): ToolPlan {
     let found = this.byTool.get(tool);
     if (found === undefined) {
-      const rules = this.sorted(this.rules.filter((rule) => rule.matchesTool(tool)));
-      found = { rules, index: ValueIndex.build(rules) };
+      // The rules whose tool pattern may match (ToolNameIndex), tested, in file order, then in effect order.
+      const matching = (this.fast ? this.byToolName.candidates(tool) : [...this.rules]).filter((rule) => rule.matchesTool(tool));
+      const rules = this.sorted(matching.sort((a, b) => a.order - b.order));
+      found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules) };
       if (this.byTool.size >= MAX_CACHED_TOOLS) this.byTool.clear();
       this.byTool.set(tool, found);
     }

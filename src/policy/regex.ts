@@ -115,6 +115,21 @@ export function sharedCaselessChar(needles: readonly string[]): string | undefin
  * both give the regex engine's answer (test/policy-index.test.ts compares them with it).
  */
 export function compileSafeRegex(pattern: string, options: { caseSensitive?: boolean | undefined; where: string }): SafeRegex {
+  // A pattern compiles to the same matcher wherever it is written: a policy repeating one compiles it once.
+  const key = `${options.caseSensitive === true ? "1" : "0"}${pattern}`;
+  const known = compiledRegexes.get(key);
+  if (known !== undefined) return known;
+  const regex = compileUncached(pattern, options);
+  if (compiledRegexes.size >= MAX_COMPILED) compiledRegexes.clear();
+  compiledRegexes.set(key, regex);
+  return regex;
+}
+
+/** Compiled patterns by case flag and source (a SafeRegex holds no state between calls). */
+const compiledRegexes = new Map<string, SafeRegex>();
+const MAX_COMPILED = 50_000;
+
+function compileUncached(pattern: string, options: { caseSensitive?: boolean | undefined; where: string }): SafeRegex {
   let compiled: RE2JS;
   try {
     compiled = RE2JS.compile(pattern, options.caseSensitive === true ? 0 : RE2JS.CASE_INSENSITIVE);

@@ -1,3 +1,6 @@
+import picomatch from "picomatch";
+import { globLiteralStart } from "./glob.js";
+import { requiredLiteral } from "./regex.js";
 import type { CanonicalArgs } from "./canonical.js";
 import { ANY_VALUE, equalityKey, startKey, type EqualityLookup, type FieldCondition, type StartLookup } from "./matchers.js";
 
@@ -126,4 +129,143 @@ function mark(live: readonly number[], template: readonly number[], group: Group
   const out = live === template ? template.slice() : (live as number[]);
   for (const position of positions) out[position] = 1;
   return out;
+}
+
+/** How a rule names its tools, as `compileToolMatcher` reads it. */
+interface ToolPattern {
+  readonly tool: string;
+  readonly toolRegex?: boolean | undefined;
+  readonly caseSensitive?: boolean | undefined;
+}
+
+/** Longest key of a glob's literal start: a name is looked up under its first 1..PREFIX_KEY characters. */
+const PREFIX_KEY = 4;
+
+/**
+ * Items (rules) by the tool names their pattern can match, so that finding the rules of one tool
+ * name does not test every rule: a literal name is keyed by itself (lower-cased unless
+ * case-sensitive, as `compileToolMatcher` compares it), a glob by the first characters every name
+ * it accepts starts with (`globLiteralStart`, at most PREFIX_KEY of them), a tool regex by its
+ * required literal (`requiredLiteral`: the whole name must match, so it starts there), and the rest
+ * (globs with no literal start such as `*`, regexes with none) are candidates for every name.
+ *
+ * `candidates(name)` never leaves out an item whose pattern matches `name` (it may return items
+ * that do not: the caller tests each with the rule's own matcher). A glob matched case-insensitively
+ * is a JavaScript regex with flag `i` and no `u`: a non-ASCII character never matches an ASCII one
+ * there, so a name it accepts starts with the literal's characters up to ASCII case, and
+ * lower-casing the name's first characters gives the key.
+ */
+export class ToolNameIndex<T> {
+  private readonly exactFolded = new Map<string, T[]>();
+  private readonly exactCased = new Map<string, T[]>();
+  private readonly prefixFolded = new Map<string, T[]>();
+  private readonly prefixCased = new Map<string, T[]>();
+  private readonly rest: T[] = [];
+  private readonly prefixLengths = new Set<number>();
+
+  add(item: T, pattern: ToolPattern): void {
+    const key = patternKey(pattern);
+    if (key.kind === "any") this.rest.push(item);
+    else if (key.kind === "exact") addTo(key.caseSensitive ? this.exactCased : this.exactFolded, key.key, item);
+    else {
+      this.prefixLengths.add(key.key.length);
+      addTo(key.caseSensitive ? this.prefixCased : this.prefixFolded, key.key, item);
+    }
+  }
+
+  /** Every item whose pattern may match `name` (a superset), each once. */
+  candidates(name: string): T[] {
+    const folded = name.toLowerCase();
+    const out: T[] = [...(this.exactFolded.get(folded) ?? []), ...(this.exactCased.get(name) ?? []), ...this.rest];
+    for (const length of this.prefixLengths) {
+      if (name.length < length) continue;
+      const cased = this.prefixCased.get(name.slice(0, length));
+      if (cased !== undefined) out.push(...cased);
+      const lower = this.prefixFolded.get(foldPrefix(name.slice(0, length)));
+      if (lower !== undefined) out.push(...lower);
+    }
+    return out;
+  }
+}
+
+/**
+ * The first characters of a name as a case-insensitive pattern's key reads them: lower-cased, and
+ * U+017F (long s) as s (RE2's case folding matches it with s; U+212A, the Kelvin sign, lower-cases to k).
+ */
+function foldPrefix(text: string): string {
+  return text.toLowerCase().replaceAll("\u017f", "s");
+}
+
+/** Where a tool pattern is kept in a ToolNameIndex (and which names a ToolNames lookup returns for it). */
+type PatternKey = { kind: "any" } | { kind: "exact" | "prefix"; key: string; caseSensitive: boolean };
+
+function patternKey(pattern: ToolPattern): PatternKey {
+  const caseSensitive = pattern.caseSensitive === true;
+  if (pattern.toolRegex === true) {
+    // A tool regex matches the whole name (testExact): a name it accepts starts with its required
+    // literal, matched as RE2 matches it (case-insensitively: the other ASCII case, and U+212A / U+017F
+    // for k / s, which foldPrefix maps onto them).
+    const required = requiredLiteral(pattern.tool);
+    if (required === undefined) return { kind: "any" };
+    return { kind: "prefix", key: (caseSensitive ? required.literal : required.literal.toLowerCase()).slice(0, PREFIX_KEY), caseSensitive };
+  }
+  if (!picomatch.scan(pattern.tool).isGlob) return { kind: "exact", key: caseSensitive ? pattern.tool : pattern.tool.toLowerCase(), caseSensitive };
+  let literal: string | undefined;
+  try {
+    literal = globLiteralStart(pattern.tool, { nocase: !caseSensitive, dot: true });
+  } catch {
+    literal = undefined;
+  }
+  if (literal === undefined || literal === "") return { kind: "any" };
+  return { kind: "prefix", key: literal.slice(0, PREFIX_KEY), caseSensitive };
+}
+
+/**
+ * A list of tool names by the keys of ToolNameIndex, the other way round: `candidates(pattern)` is
+ * every name the pattern may match (a superset, in the list's order), never leaving one out.
+ */
+export class ToolNames {
+  private readonly position = new Map<string, number>();
+  private readonly exactFolded = new Map<string, string[]>();
+  private readonly exactCased = new Map<string, string[]>();
+  /** Per key length 1..PREFIX_KEY: names by their first characters, lower-cased and as they are. */
+  private readonly prefixFolded: Map<string, string[]>[] = [];
+  private readonly prefixCased: Map<string, string[]>[] = [];
+
+  constructor(private readonly names: readonly string[]) {
+    for (let k = 0; k <= PREFIX_KEY; k++) {
+      this.prefixFolded.push(new Map());
+      this.prefixCased.push(new Map());
+    }
+    names.forEach((name, i) => {
+      if (this.position.has(name)) return;
+      this.position.set(name, i);
+      addTo(this.exactFolded, name.toLowerCase(), name);
+      addTo(this.exactCased, name, name);
+      for (let k = 1; k <= PREFIX_KEY && k <= name.length; k++) {
+        addTo(this.prefixFolded[k]!, foldPrefix(name.slice(0, k)), name);
+        addTo(this.prefixCased[k]!, name.slice(0, k), name);
+      }
+    });
+  }
+
+  candidates(pattern: ToolPattern): readonly string[] {
+    const key = patternKey(pattern);
+    if (key.kind === "any") return this.names;
+    if (key.kind === "exact") return (key.caseSensitive ? this.exactCased : this.exactFolded).get(key.key) ?? [];
+    return (key.caseSensitive ? this.prefixCased : this.prefixFolded)[key.key.length]!.get(key.key) ?? [];
+  }
+
+  /** The names `matches` accepts among the candidates of `pattern`, in the list's order. */
+  matching(pattern: ToolPattern, matches: (name: string) => boolean): string[] {
+    const found = this.candidates(pattern).filter(matches);
+    if (found.length > 1) found.sort((a, b) => this.position.get(a)! - this.position.get(b)!);
+    return found;
+  }
+}
+
+function addTo<T>(map: Map<string, T[]>, key: string, item: T): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [item]);
+  else list.push(item);
 }
