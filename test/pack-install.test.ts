@@ -6,9 +6,9 @@
 //
 // Needs a fresh build (`npm test` builds first; alone: `npm run build && npx vitest run test/pack-install.test.ts`).
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -139,6 +139,52 @@ afterAll(() => {
   if (dir) rmSync(join(dir, ".."), { recursive: true, force: true });
 });
 
+/** A guard with command rules (deny `Bash(rm:*)`, allow `Bash(ls:*)`) run by an agent; prints what ran and each decision. */
+function commandRuleScript(moduleSystem: "esm" | "cjs"): string {
+  const imports =
+    moduleSystem === "esm"
+      ? `import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { createGuardedAgent, defineTool, MemoryAuditSink, PermissionPolicy } from "guarded-graph";
+import { z } from "zod";
+`
+      : `const { AIMessage, HumanMessage } = require("@langchain/core/messages");
+const { fakeModel } = require("@langchain/core/testing");
+const { createGuardedAgent, defineTool, MemoryAuditSink, PermissionPolicy } = require("guarded-graph");
+const { z } = require("zod");
+`;
+  return `${imports}
+async function main() {
+  const ran = [];
+  const bash = defineTool({
+    name: "Bash",
+    description: "Run a shell command",
+    schema: z.object({ command: z.string() }),
+    risk: "low",
+    execute: ({ command }) => { ran.push(command); return "ran " + command; },
+  });
+  const permissions = new PermissionPolicy([
+    { rule: "Bash(rm:*)", mode: "deny", reason: "no deleting" },
+    { rule: "Bash(ls:*)", mode: "allow" },
+  ]);
+  const model = fakeModel()
+    .respondWithTools([
+      { name: "Bash", args: { command: "rm -rf /tmp/x" }, id: "call_rm" },
+      { name: "Bash", args: { command: "ls -la && rm -f y" }, id: "call_hidden_rm" },
+      { name: "Bash", args: { command: "ls -la" }, id: "call_ls" },
+    ])
+    .respond(new AIMessage("done"));
+  const audit = new MemoryAuditSink();
+  const agent = createGuardedAgent({ model, tools: [bash], permissions, audit });
+  await agent.invoke({ messages: [new HumanMessage("tidy up")] }, { configurable: { thread_id: "t" } });
+  const decisions = (await audit.query({ threadId: "t" })).filter((r) => r.event === "decision").map((r) => r.toolCallId + ":" + r.decision);
+  console.log(JSON.stringify({ ran, decisions }));
+}
+main().catch((error) => { console.error(error); process.exitCode = 1; });
+`;
+}
+const COMMAND_RULE_OUTPUT = JSON.stringify({ ran: ["ls -la"], decisions: ["call_rm:deny", "call_hidden_rm:deny", "call_ls:allow"] });
+
 describe("npm pack, installed into a fresh project", { timeout: 600_000 }, () => {
   it("installs light: no optional peer, nothing compiled, no source map, no TypeScript source", () => {
     for (const name of OPTIONAL_PEERS) expect(existsSync(join(dir, "node_modules", name)), `${name} was installed`).toBe(false);
@@ -266,5 +312,83 @@ console.log("schema", schema.$schema !== undefined);
     const demo = await sh(bin, ["demo", "--yes"], { env: { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", GUARDED_GRAPH_DB: "", GUARDED_GRAPH_AUDIT: "" } });
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.stdout).toMatch(/audit:\s+1 allowed, 1 denied, 1 asked, 1 human answer/);
+  });
+  it("ESM: a fresh ES module project runs a guard with command rules (the bash grammar loads on first use)", async () => {
+    writeFileSync(join(dir, "checks", "command-rule.mjs"), commandRuleScript("esm"));
+    const result = await node(join("checks", "command-rule.mjs"));
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toBe(COMMAND_RULE_OUTPUT);
+  });
+
+  it("CommonJS: require('guarded-graph') and every subpath load (no top-level await anywhere), and the guard runs", async () => {
+    const app = join(dir, "..", "cjs-app");
+    mkdirSync(app, { recursive: true });
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "cjs-app", private: true, type: "commonjs" }));
+    // A CommonJS project of its own, resolving the packages installed above (NODE_PATH would also do).
+    symlinkSync(join(dir, "node_modules"), join(app, "node_modules"), "dir");
+    writeFileSync(join(app, "index.js"), commandRuleScript("cjs"));
+    writeFileSync(
+      join(app, "subpaths.js"),
+      `for (const s of ["guarded-graph", "guarded-graph/memory", "guarded-graph/testing", "guarded-graph/graphs", "guarded-graph/middleware"]) console.log(s, Object.keys(require(s)).length > 0);\n`,
+    );
+    expect(process.features.require_module, "this Node cannot require ES modules").toBe(true);
+    const subpaths = await sh(process.execPath, ["subpaths.js"], { cwd: app });
+    expect(subpaths.stderr).toBe("");
+    expect(subpaths.stdout.trim().split("\n").every((line) => line.endsWith(" true"))).toBe(true);
+    const result = await sh(process.execPath, ["index.js"], { cwd: app });
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toBe(COMMAND_RULE_OUTPUT);
+  });
+
+  it("esbuild bundle: names the missing grammar files, then runs with them copied next to the bundle or named by GUARDED_GRAPH_ASSETS_DIR", async () => {
+    // esbuild in a project of its own, so the user project above stays free of install scripts.
+    const bundler = join(dir, "..", "bundler");
+    mkdirSync(bundler, { recursive: true });
+    writeFileSync(join(bundler, "package.json"), JSON.stringify({ name: "bundler", private: true }));
+    const add = await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", `esbuild@${installed("esbuild")}`], { cwd: bundler });
+    expect(add.code, add.stderr).toBe(0);
+    writeFileSync(join(dir, "checks", "command-rule.mjs"), commandRuleScript("esm"));
+    // Far from any node_modules: the bundle has only itself and what is copied next to it.
+    const out = mkdtempSync(join(tmpdir(), "gg-bundle-"));
+    try {
+      const build = await sh(
+        join(bundler, "node_modules", ".bin", "esbuild"),
+        [
+          join("checks", "command-rule.mjs"),
+          "--bundle",
+          "--platform=node",
+          "--format=esm",
+          "--log-level=error",
+          // The optional peers this light install lacks stay outside the bundle (loaded only when used).
+          ...OPTIONAL_PEERS.map((name) => `--external:${name}`),
+          "--banner:js=import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+          `--outfile=${join(out, "app.mjs")}`,
+        ],
+      );
+      expect(build.code, build.stderr).toBe(0);
+      const bare = await sh(process.execPath, ["app.mjs"], { cwd: out });
+      expect(bare.code).not.toBe(0);
+      expect(bare.stderr).toContain("cannot load the bash grammar");
+      expect(bare.stderr).toContain("GUARDED_GRAPH_ASSETS_DIR");
+
+      const assets = [
+        join(dir, "node_modules", "web-tree-sitter", "tree-sitter.cjs"),
+        join(dir, "node_modules", "web-tree-sitter", "tree-sitter.wasm"),
+        join(dir, "node_modules", "guarded-graph", "vendor", "tree-sitter-bash", "tree-sitter-bash.wasm"),
+      ];
+      const elsewhere = join(out, "assets");
+      mkdirSync(elsewhere);
+      for (const file of assets) copyFileSync(file, join(elsewhere, basename(file)));
+      const named = await sh(process.execPath, ["app.mjs"], { cwd: out, env: { GUARDED_GRAPH_ASSETS_DIR: elsewhere } });
+      expect(named.stderr).toBe("");
+      expect(named.stdout.trim()).toBe(COMMAND_RULE_OUTPUT);
+
+      for (const file of assets) copyFileSync(file, join(out, basename(file)));
+      const nextTo = await sh(process.execPath, ["app.mjs"], { cwd: out });
+      expect(nextTo.stderr).toBe("");
+      expect(nextTo.stdout.trim()).toBe(COMMAND_RULE_OUTPUT);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
