@@ -11,6 +11,7 @@ import { openCheckpointer } from "../storage/checkpointer.js";
 import { acquireThreadLock, type ThreadLock } from "../storage/lock.js";
 import type { GraphName, ReadyGraph } from "../../graphs/shared.js";
 import { addSuppressed, CliError } from "./errors.js";
+import { shellWord, type AnswerRoute } from "./render.js";
 import { openThreadRegistry, type ThreadEntry, type ThreadRegistry } from "./thread-registry.js";
 
 const threadIdSchema = z
@@ -133,6 +134,22 @@ export async function openCliAudit(flag: string | undefined, policyPath: string 
   } catch (error) {
     throw new CliError(`--audit refused: ${(error as Error).message}`, 2);
   }
+}
+
+/**
+ * How a printed follow-up command (approve, reject, edit) reaches a local thread: the storage flags
+ * this command was given (the environment stays set); an in-memory thread ends with this process, so
+ * no later command can answer it.
+ */
+export function localAnswerRoute(flags: { db?: string | undefined; audit?: string | undefined }, spec: string): AnswerRoute {
+  if (spec.startsWith("memory:")) {
+    return {
+      unanswerable: `this thread is kept in memory (${spec}) and ends with this command, so no later command can answer it: answer here with --yes or --interactive, or keep threads in a database (--db sqlite:PATH).`,
+    };
+  }
+  const db = flags.db?.trim();
+  const audit = flags.audit?.trim();
+  return { flags: [...(db ? [`--db ${shellWord(db)}`] : []), ...(audit ? [`--audit ${shellWord(audit)}`] : [])] };
 }
 
 export function policyPathFlag(value: string | undefined): string | undefined {
