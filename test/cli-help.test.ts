@@ -86,12 +86,30 @@ describe("suggested answer commands work as printed", { timeout: 120_000 }, () =
     expect(result.stdout).toMatch(/kept in memory .* --yes or --interactive/);
   });
 
-  it("against a server: the suggestions carry --url and --api-key when they were given as flags, nothing when from the environment", () => {
+  it("against a server: the suggestions carry --url, and --api-key when the key was given as a flag (a key from the environment is not printed)", () => {
     const request = { type: "guarded-graph/approval", actionRequests: [{ name: "t", args: {}, toolCallId: "c1", description: "", risk: "high", ruleId: "r", reason: "x" }] };
     const fromFlags = remoteTarget({ url: "http://127.0.0.1:2024", "api-key": "key with space 0123456789" }, {});
     const lines = formatPending("th-1", request as never, fromFlags?.route).join("\n");
     expect(lines).toContain("guarded-graph approve th-1 --url http://127.0.0.1:2024 --api-key 'key with space 0123456789'");
     const fromEnv = remoteTarget({}, { GUARDED_GRAPH_URL: "http://127.0.0.1:2024", GUARDED_GRAPH_API_KEY: "k-0123456789abcdef" });
-    expect(formatPending("th-1", request as never, fromEnv?.route).join("\n")).toContain("guarded-graph approve th-1\n");
+    const envLines = formatPending("th-1", request as never, fromEnv?.route).join("\n");
+    expect(envLines).toContain("guarded-graph approve th-1 --url http://127.0.0.1:2024\n");
+    expect(envLines).not.toContain("k-0123456789abcdef");
+  });
+
+  it("audit says when it finds nothing (exit 1, the sink it read), for the whole log and for one thread", async () => {
+    const empty = `jsonl:${join(dir, "empty-audit.jsonl")}`;
+    const all = await run(["audit", "--audit", empty]);
+    expect(all.code).toBe(1);
+    expect(all.stdout).toBe("");
+    expect(all.stderr).toContain(`no audit records in ${empty}`);
+    const one = await run(["audit", "no-such-thread", "--audit", empty]);
+    expect(one.code).toBe(1);
+    expect(one.stderr).toContain(`no audit records for thread no-such-thread in ${empty}`);
+  });
+
+  it("audit --url needs a thread, and --api-key needs --url", async () => {
+    expect((await run(["audit", "--url", "http://127.0.0.1:9"])).stderr).toContain("audit --url reads one thread");
+    expect((await run(["audit", "t1", "--api-key", "k-0123456789abcdef"])).stderr).toContain("--api-key goes with --url");
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { packageRoot } from "../package-root.js";
-import { auditCommand } from "./commands/audit.js";
+import { AUDIT_USAGE, auditCommand } from "./commands/audit.js";
 import { ANSWER_USAGE, answerCommand } from "./commands/answer.js";
 import { demoCommand } from "./commands/demo.js";
 import { INIT_USAGE, initCommand } from "./commands/init.js";
@@ -23,7 +23,7 @@ const COMMAND_LINES: readonly string[] = [
   ANSWER_USAGE.edit,
   STICKY_USAGE.list,
   STICKY_USAGE.revoke,
-  "audit [THREAD] [--follow] [--json] [--limit N] [--audit SPEC] [--policy FILE]",
+  AUDIT_USAGE,
   "policy check FILE [--graph devops|etl|memory] [--json]",
   "policy plan FILE",
   "policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--thread ID [--db SPEC]]",
@@ -74,7 +74,7 @@ Usage:
   guarded-graph ${ANSWER_USAGE.edit}
   guarded-graph ${STICKY_USAGE.list}
   guarded-graph ${STICKY_USAGE.revoke}
-  guarded-graph audit [THREAD] [--follow] [--json] [--limit N]
+  guarded-graph ${AUDIT_USAGE}
   guarded-graph policy check FILE [--graph devops|etl|memory] [--json]
   guarded-graph policy plan FILE
   guarded-graph policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--thread ID [--db SPEC]]

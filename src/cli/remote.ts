@@ -24,7 +24,7 @@ export const remoteFlagsSchema = {
 interface RemoteTarget {
   url: string;
   apiKey: string | undefined;
-  /** The flags a follow-up command needs to reach the same server: those given as flags (the environment stays set). */
+  /** The flags a follow-up command needs to reach the same server: always --url; --api-key when the key was given as a flag (a key from GUARDED_GRAPH_API_KEY is not printed). */
   route: AnswerRoute;
 }
 
@@ -51,8 +51,8 @@ export function remoteTarget(
   if (flags.db !== undefined) throw new CliError("--db and --url contradict each other: threads are either in a local database or on a server", 2);
   const keyFlag = flags["api-key"]?.trim() || undefined;
   const apiKey = keyFlag || env.GUARDED_GRAPH_API_KEY?.trim() || undefined;
-  const routeFlags = [...(flags.url?.trim() ? [`--url ${shellWord(flags.url.trim())}`] : []), ...(keyFlag ? [`--api-key ${shellWord(keyFlag)}`] : [])];
-  return { url: raw.replace(/\/+$/, ""), apiKey, route: { flags: routeFlags } };
+  const base = raw.replace(/\/+$/, "");
+  return { url: base, apiKey, route: { flags: [`--url ${shellWord(base)}`, ...(keyFlag ? [`--api-key ${shellWord(keyFlag)}`] : [])] } };
 }
 
 async function connect(target: RemoteTarget): Promise<Client> {
@@ -128,6 +128,11 @@ export async function remoteThreadRows(target: RemoteTarget): Promise<RemoteThre
 
 async function getThread(client: Client, target: RemoteTarget, threadId: string): Promise<Thread> {
   return call(target, `reading thread ${threadId}`, () => client.threads.get(threadId));
+}
+
+/** `audit THREAD --url`: the thread's graph on the server (a CliError when the server does not have it). */
+export async function remoteThreadGraph(target: RemoteTarget, threadId: string): Promise<string | null> {
+  return graphOf(await getThread(await connect(target), target, threadId));
 }
 
 function lastModelText(thread: Pick<Thread, "values">): string {

@@ -123,12 +123,24 @@ export async function withThreadSession<T>(
   });
 }
 
-/** Audit sink: --audit, else GUARDED_GRAPH_AUDIT, else the one the policy names, else `.guarded-graph/audit.jsonl`. */
-export async function openCliAudit(flag: string | undefined, policyPath: string | undefined): Promise<AuditSink> {
+/** Audit sink spec: --audit, else GUARDED_GRAPH_AUDIT, else the one the policy names, else `.guarded-graph/audit.jsonl`. */
+export async function cliAuditSpec(flag: string | undefined, policyPath: string | undefined): Promise<string | AuditSinkOptions> {
   let spec: string | AuditSinkOptions = flag?.trim() || process.env.GUARDED_GRAPH_AUDIT?.trim() || DEFAULT_AUDIT_SPEC;
   if (!flag?.trim() && !process.env.GUARDED_GRAPH_AUDIT?.trim() && policyPath !== undefined) {
     spec = (await loadPolicyFile(policyPath)).audit ?? spec;
   }
+  return spec;
+}
+
+/** An audit sink spec as a user reads it (a database password hidden). */
+export function describeAuditSpec(spec: string | AuditSinkOptions): string {
+  const text = typeof spec === "string" ? spec : spec.sink === "memory" ? "memory:" : spec.sink === "postgres" ? (spec.url ?? "postgres") : `${spec.sink}:${spec.path ?? ""}`;
+  return text.replace(/^(postgres(?:ql)?:\/\/[^:/@]*:)[^@]*@/i, "$1***@");
+}
+
+/** Audit sink: --audit, else GUARDED_GRAPH_AUDIT, else the one the policy names, else `.guarded-graph/audit.jsonl`. */
+export async function openCliAudit(flag: string | undefined, policyPath: string | undefined, known?: string | AuditSinkOptions): Promise<AuditSink> {
+  const spec = known ?? (await cliAuditSpec(flag, policyPath));
   try {
     return await openAuditSink(spec);
   } catch (error) {
