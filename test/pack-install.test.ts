@@ -10,7 +10,10 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { promisify } from "node:util";
+import { spawn } from "node:child_process";
+import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI_AVAILABLE, CLI_BIN, freePort } from "./helpers/langgraph-dev.js";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "..");
@@ -279,8 +282,17 @@ console.log("schema", schema.$schema !== undefined);
   it("names the optional package a feature needs when it is missing", async () => {
     const storage = await node(join("out", "examples", "runtime-storage.js"), [`sqlite:${join(dir, "c.db")}`]);
     expect(storage.code).not.toBe(0);
-    expect(storage.stderr).toContain('needs the optional package "better-sqlite3": run npm install better-sqlite3');
+    // Both packages SQLite storage needs, in one message and one install command.
+    expect(storage.stderr).toContain(
+      'needs the optional packages "better-sqlite3" and "@langchain/langgraph-checkpoint-sqlite": run npm install better-sqlite3 @langchain/langgraph-checkpoint-sqlite',
+    );
     expect(storage.stderr).toContain("GG_ERR_MISSING_DEPENDENCY");
+    // The CLI blames what chose the storage: here its default, not a --db nobody passed.
+    const cliStorage = await sh(join(dir, "node_modules", ".bin", "guarded-graph"), ["threads"], { env: { GUARDED_GRAPH_DB: "" } });
+    expect(cliStorage.code).toBe(1);
+    expect(cliStorage.stderr).toContain("the default storage (sqlite:.guarded-graph/checkpoints.db)");
+    expect(cliStorage.stderr).toContain("run npm install better-sqlite3 @langchain/langgraph-checkpoint-sqlite");
+    expect(cliStorage.stderr).not.toContain("--db refused");
     const openai = await node(join("out", "checks", "missing-openai.js"));
     expect(openai.stdout.trim()).toBe(
       'GG_ERR_MISSING_DEPENDENCY an OpenAI model (OPENAI_API_KEY or OPENAI_BASE_URL) needs the optional package "@langchain/openai": run npm install @langchain/openai',
@@ -391,4 +403,103 @@ console.log("schema", schema.$schema !== undefined);
       rmSync(out, { recursive: true, force: true });
     }
   });
+  it.runIf(CLI_AVAILABLE)(
+    "serves the user's own graph from the installed package: init, langgraph dev, /ok without a key, an approval through the SDK, the audit records",
+    async () => {
+      const served = join(dir, "served");
+      mkdirSync(served);
+      writeFileSync(join(served, "package.json"), JSON.stringify({ name: "served", private: true, type: "module" }));
+      writeFileSync(
+        join(served, "tools.ts"),
+        `import { defineTool } from "guarded-graph";
+import { z } from "zod";
+
+export const tools = [
+  defineTool({ name: "list_services", description: "List services", schema: z.object({}), risk: "low", execute: () => "web, api" }),
+  defineTool({ name: "restart_service", description: "Restart a service", schema: z.object({ name: z.string() }), risk: "high", execute: ({ name }) => \`restarted \${name}\` }),
+];
+`,
+      );
+      writeFileSync(
+        join(served, "policy.yaml"),
+        "version: 1\npermissions:\n  - { id: restarts, tool: restart_service, mode: ask, reason: restarts need a human }\n  - { id: reads, tool: list_services, mode: allow }\n",
+      );
+      writeFileSync(
+        join(served, "scenario.yaml"),
+        "name: restart\nturns:\n  - text: Listing.\n    tool_calls:\n      - { name: list_services, args: {} }\n  - text: Restarting web.\n    tool_calls:\n      - { name: restart_service, args: { name: web } }\n  - text: Done.\n",
+      );
+      const bin = join(dir, "node_modules", ".bin", "guarded-graph");
+      const init = await sh(bin, ["init", "--dir", "served", "--name", "ops"]);
+      expect(init.code, init.stderr).toBe(0);
+      expect(init.stdout).toContain("wrote served/langgraph.json, served/graph.ts, served/auth.ts");
+      // The written modules type-check against the installed package (strict, NodeNext).
+      writeFileSync(
+        join(served, "tsconfig.json"),
+        JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: false, types: ["node"], noEmit: true }, include: ["*.ts"] }),
+      );
+      const types = await sh(process.execPath, [TSC, "-p", "."], { cwd: served });
+      expect(types.stdout + types.stderr).toBe("");
+      const again = await sh(bin, ["init", "--dir", "served"]);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain("already exist; pass --force");
+
+      const KEY = "served-graph-key-0123456789";
+      const port = await freePort();
+      const apiUrl = `http://127.0.0.1:${port}`;
+      let log = "";
+      const server = spawn(CLI_BIN as string, ["dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser"], {
+        cwd: served,
+        env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", GUARDED_GRAPH_AUDIT: "", GUARDED_GRAPH_API_KEYS: `ops-user:${KEY}`, GUARDED_GRAPH_SCENARIO: "./scenario.yaml" },
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      });
+      server.stdout?.on("data", (d: Buffer) => (log += d.toString()));
+      server.stderr?.on("data", (d: Buffer) => (log += d.toString()));
+      try {
+        for (const deadline = Date.now() + 150_000; ; ) {
+          if (server.exitCode !== null) throw new Error(`langgraph dev exited:\n${log}`);
+          if (await fetch(`${apiUrl}/info`).then((r) => r.ok, () => false)) break;
+          if (Date.now() > deadline) throw new Error(`langgraph dev did not answer:\n${log}`);
+          await new Promise((r) => setTimeout(r, 300));
+        }
+        // The health probe needs no key; everything else does.
+        expect((await fetch(`${apiUrl}/ok`)).status).toBe(200);
+        expect((await fetch(`${apiUrl}/threads/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status).toBe(401);
+
+        const client = new Client({ apiUrl, apiKey: KEY });
+        const thread = await client.threads.create();
+        await client.runs.wait(thread.thread_id, "ops", { input: { messages: [{ type: "human", content: "restart web" }] } });
+        const waiting = await client.threads.getState(thread.thread_id);
+        const request = waiting.tasks.flatMap((task) => task.interrupts ?? [])[0]?.value as { actionRequests?: { name: string; ruleId: string }[] } | undefined;
+        expect(request?.actionRequests?.map((a) => `${a.name}:${a.ruleId}`), log.slice(-3000)).toEqual(["restart_service:permission:restarts"]);
+        await client.runs.wait(thread.thread_id, "ops", { command: { resume: { decisions: [{ type: "approve" }] } } });
+        const final = await client.threads.getState(thread.thread_id);
+        expect(final.next).toEqual([]);
+        const messages = (final.values as { messages: { type: string; content: unknown }[] }).messages;
+        expect(messages.filter((m) => m.type === "tool").map((m) => m.content)).toEqual(["web, api", "restarted web"]);
+
+        // The audit log is on without configuration (served/.guarded-graph/audit.jsonl), read by the installed CLI.
+        const audit = await sh(bin, ["audit", thread.thread_id], { cwd: served, env: { GUARDED_GRAPH_AUDIT: "" } });
+        expect(audit.code, audit.stderr).toBe(0);
+        expect(audit.stdout).toMatch(/decision allow +list_services/);
+        expect(audit.stdout).toMatch(/decision ask +restart_service .*rule=permission:restarts/);
+        expect(audit.stdout).toMatch(/human +approve +restart_service .*actor=ops-user/);
+        expect(audit.stdout).toMatch(/outcome +success +restart_service/);
+        const remote = await sh(bin, ["audit", thread.thread_id, "--url", apiUrl, "--api-key", KEY, "--json"], { cwd: served, env: { GUARDED_GRAPH_AUDIT: "" } });
+        expect(remote.code, remote.stderr).toBe(0);
+        expect(remote.stdout.trim().split("\n")).toHaveLength(audit.stdout.trim().split("\n").length);
+        const unknown = await sh(bin, ["audit", "no-such-thread", "--url", apiUrl, "--api-key", KEY], { cwd: served });
+        expect(unknown.code).not.toBe(0);
+        expect(unknown.stderr).toContain("reading thread no-such-thread");
+      } finally {
+        if (server.pid !== undefined && server.exitCode === null) {
+          const exited = new Promise((r) => server.once("exit", r));
+          process.kill(-server.pid, "SIGTERM");
+          await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+          if (server.exitCode === null) process.kill(-server.pid, "SIGKILL");
+        }
+      }
+    },
+    300_000,
+  );
 });

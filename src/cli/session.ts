@@ -8,8 +8,10 @@ import { MemoryAuditSink } from "../audit/memory.js";
 import type { AuditSink } from "../audit/types.js";
 import { loadPolicyFile } from "../policy/file.js";
 import { openCheckpointer } from "../storage/checkpointer.js";
+import { DEFAULT_STORAGE_SPEC } from "../storage/spec.js";
 import { acquireThreadLock, type ThreadLock } from "../storage/lock.js";
 import type { GraphName, ReadyGraph } from "../../graphs/shared.js";
+import { MissingDependencyError } from "../errors/index.js";
 import { addSuppressed, CliError } from "./errors.js";
 import { shellWord, type AnswerRoute } from "./render.js";
 import { openThreadRegistry, type ThreadEntry, type ThreadRegistry } from "./thread-registry.js";
@@ -65,7 +67,14 @@ async function closingAfter<T>(body: (defer: Defer) => Promise<T>): Promise<T> {
 
 async function openSession(flags: StorageFlags, defer: Defer): Promise<Session> {
   const opened = await openCheckpointer(flags.db).catch((error: unknown) => {
-    throw new CliError(`--db refused: ${(error as Error).message}`, 2);
+    // Blame what chose the storage: --db, GUARDED_GRAPH_DB, or the default the user never typed.
+    const source =
+      flags.db !== undefined ? "--db" : process.env.GUARDED_GRAPH_DB?.trim() ? `GUARDED_GRAPH_DB=${process.env.GUARDED_GRAPH_DB.trim()}` : `the default storage (${DEFAULT_STORAGE_SPEC})`;
+    if (error instanceof MissingDependencyError) {
+      const other = flags.db === undefined ? "; or keep threads elsewhere with --db postgres://… or --db memory:" : "";
+      throw new CliError(`${source}: ${error.message}${other}`, 1);
+    }
+    throw new CliError(`${source} refused: ${(error as Error).message}`, 2);
   });
   defer(() => opened.close());
   const registry = await openThreadRegistry(opened.spec);
