@@ -59,7 +59,7 @@ function asksForHelp(argv: readonly string[]): boolean {
 }
 
 /** The installed package's version. */
-export function packageVersion(): string {
+function packageVersion(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
 }
 

@@ -79,10 +79,10 @@ function apiKeyOf(headers: Headers): string | undefined {
 type AuthOutcome = { ok: true; user: ApiKeyUser } | { ok: false; status: 401; message: string };
 
 /** The user a health probe is served as: no identity, no permissions. */
-export const HEALTH_PROBE_USER: ApiKeyUser = Object.freeze({ identity: "health-probe", display_name: "health probe", is_authenticated: true, permissions: [] }) as ApiKeyUser;
+const HEALTH_PROBE_USER: ApiKeyUser = Object.freeze({ identity: "health-probe", display_name: "health probe", is_authenticated: true, permissions: [] }) as ApiKeyUser;
 
 /** GET or HEAD of `/ok`, the server's health probe (it reads nothing and runs nothing). */
-export function isHealthProbe(request: { method: string; url: string }): boolean {
+function isHealthProbe(request: { method: string; url: string }): boolean {
   if (request.method !== "GET" && request.method !== "HEAD") return false;
   try {
     return new URL(request.url, "http://localhost").pathname === "/ok";

@@ -25,7 +25,7 @@ import { ErrorCode, GuardedGraphError } from "../../errors/index.js";
 import { packageRoot } from "../../package-root.js";
 
 /** The environment variable naming a directory that holds the three grammar files (for bundles). */
-export const ASSETS_DIR_ENV = "GUARDED_GRAPH_ASSETS_DIR";
+const ASSETS_DIR_ENV = "GUARDED_GRAPH_ASSETS_DIR";
 
 const FILES = { library: "tree-sitter.cjs", core: "tree-sitter.wasm", grammar: "tree-sitter-bash.wasm" } as const;
 
