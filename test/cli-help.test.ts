@@ -53,6 +53,20 @@ describe("help and version", () => {
     for (const flag of ["--version", "-v", "version"]) expect(await run([flag])).toEqual({ code: 0, stdout: version, stderr: "" });
   });
 
+  it("bin/ refuses an unsupported Node with the version it needs, before importing anything", async () => {
+    for (const version of ["18.20.4", "20.18.1", "21.7.3", "22.11.0"]) {
+      const result = await sh(process.execPath, ["--import", `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${version}"})`, join(ROOT, "bin", "guarded-graph.js"), "--version"]).then(
+        () => ({ code: 0, stderr: "" }),
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(result.code, version).toBe(1);
+      expect(result.stderr).toContain(`guarded-graph needs Node.js`);
+      expect(result.stderr).toContain(`this is Node.js ${version}.`);
+    }
+    const supported = await sh(process.execPath, [join(ROOT, "bin", "guarded-graph.js"), "--version"]);
+    expect(supported.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
   it("the top-level usage names --help, --version and init", async () => {
     const result = await run(["--help"]);
     expect(result.stdout).toContain("guarded-graph COMMAND --help | --version");

@@ -204,6 +204,25 @@ describe("npm pack, installed into a fresh project", { timeout: 600_000 }, () =>
     expect(existsSync(join(pkg, "policies", "policy.schema.json"))).toBe(true);
   });
 
+  it("ships what the docs run and nothing the package never reads; the metadata is complete", () => {
+    const pkg = join(dir, "node_modules", "guarded-graph");
+    for (const name of examples) expect(existsSync(join(pkg, "examples", `${name}.ts`)), name).toBe(true);
+    for (const file of ["scenarios/devops-demo.yaml", "policies/devops.yaml", "policies/etl.toml", "vendor/tree-sitter-bash/tree-sitter-bash.wasm"]) expect(existsSync(join(pkg, file)), file).toBe(true);
+    expect(existsSync(join(pkg, "policies", "agentdojo"))).toBe(false);
+    const dangling: string[] = [];
+    const walk = (rel: string): void => {
+      for (const entry of readdirSync(join(pkg, rel), { withFileTypes: true })) {
+        const child = join(rel, entry.name);
+        if (entry.isDirectory()) walk(child);
+        else if (entry.name.endsWith(".map") || (entry.name.endsWith(".js") && readFileSync(join(pkg, child), "utf8").includes("sourceMappingURL"))) dangling.push(child);
+      }
+    };
+    walk("dist");
+    expect(dangling).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as Record<string, unknown>;
+    for (const field of ["repository", "homepage", "bugs", "keywords", "license", "engines"]) expect(manifest[field], field).toBeDefined();
+  });
+
   it("ships no stale module: every packed dist/src and dist/graphs file is built from a source file that exists", () => {
     const pkg = join(dir, "node_modules", "guarded-graph");
     const stale: string[] = [];
@@ -237,7 +256,7 @@ describe("npm pack, installed into a fresh project", { timeout: 600_000 }, () =>
     const script = join(dir, "resolve.mjs");
     writeFileSync(
       script,
-      `for (const s of ["guarded-graph", "guarded-graph/memory", "guarded-graph/testing", "guarded-graph/graphs", "guarded-graph/middleware"]) {
+      `for (const s of ["guarded-graph", "guarded-graph/memory", "guarded-graph/testing", "guarded-graph/graphs", "guarded-graph/middleware", "guarded-graph/platform", "guarded-graph/auth", "guarded-graph/graphs/devops", "guarded-graph/graphs/etl", "guarded-graph/graphs/memory"]) {
   const m = await import(s);
   console.log(s, Object.keys(m).length);
 }
@@ -248,7 +267,9 @@ console.log("schema", schema.$schema !== undefined);
     );
     const result = await node(script);
     expect(result.stderr).toBe("");
-    expect(result.stdout).toMatch(/^guarded-graph \d+\nguarded-graph\/memory \d+\nguarded-graph\/testing \d+\nguarded-graph\/graphs \d+\nguarded-graph\/middleware \d+\nschema true\n$/);
+    expect(result.stdout).toMatch(
+      /^guarded-graph \d+\nguarded-graph\/memory \d+\nguarded-graph\/testing \d+\nguarded-graph\/graphs \d+\nguarded-graph\/middleware \d+\nguarded-graph\/platform \d+\nguarded-graph\/auth 1\nguarded-graph\/graphs\/devops \d+\nguarded-graph\/graphs\/etl \d+\nguarded-graph\/graphs\/memory \d+\nschema true\n$/,
+    );
   });
 
   it("runs every example that needs neither a server nor SQLite, each printing what it shows", async () => {
@@ -341,7 +362,7 @@ console.log("schema", schema.$schema !== undefined);
     writeFileSync(join(app, "index.js"), commandRuleScript("cjs"));
     writeFileSync(
       join(app, "subpaths.js"),
-      `for (const s of ["guarded-graph", "guarded-graph/memory", "guarded-graph/testing", "guarded-graph/graphs", "guarded-graph/middleware"]) console.log(s, Object.keys(require(s)).length > 0);\n`,
+      `for (const s of ["guarded-graph", "guarded-graph/memory", "guarded-graph/testing", "guarded-graph/graphs", "guarded-graph/middleware", "guarded-graph/platform", "guarded-graph/auth", "guarded-graph/graphs/devops", "guarded-graph/graphs/etl", "guarded-graph/graphs/memory"]) console.log(s, Object.keys(require(s)).length > 0);\n`,
     );
     expect(process.features.require_module, "this Node cannot require ES modules").toBe(true);
     const subpaths = await sh(process.execPath, ["subpaths.js"], { cwd: app });
