@@ -1,8 +1,19 @@
 #!/usr/bin/env node
 // Runs the CLI: the built JavaScript when present (npm package), else the TypeScript source through tsx (a clone).
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+// The Node version is checked before anything is imported: an older Node would fail deep inside a
+// dependency with a message that names neither Node nor the version needed.
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+if (!((major === 20 && minor >= 19) || major >= 22)) {
+  console.error(`guarded-graph needs Node.js 20.19 or later (22.12 or later on Node 22); this is Node.js ${process.versions.node}.`);
+  process.exit(1);
+}
+if (major === 22 && minor < 12) {
+  console.error(`guarded-graph needs Node.js 22.12 or later on the 22 line (or 20.19+, 24+); this is Node.js ${process.versions.node}.`);
+  process.exit(1);
+}
 
+const { existsSync } = await import("node:fs");
+const { fileURLToPath } = await import("node:url");
 const root = new URL("../", import.meta.url);
 const built = new URL("dist/src/cli/main.js", root);
 let cli;

@@ -1,26 +1,3 @@
-// The custom auth handler langgraph.json names (`auth.path`): every request must carry one of the
-// server's API keys (GUARDED_GRAPH_API_KEYS=alice:KEY,…) in `x-api-key` — what Agent Chat UI sends — or
-// `Authorization: Bearer KEY`. The server then puts the key's user in `config.configurable.langgraph_auth_user`,
-// which the approval step records as the approver (a client-supplied `actor` is kept only as a claim).
-// Assistants and runs that name a policy the server does not have (`configurable.policy`) are refused
-// when they are created, not at their first run.
-import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
-import { ApiKeys, authenticateRequest, type ApiKeyUser } from "../src/platform/api-keys.js";
-import { policyNameProblem } from "../src/platform/policy-names.js";
-
-const keys = ApiKeys.parse(process.env.GUARDED_GRAPH_API_KEYS);
-
-function refuseUnknownPolicy(config: unknown): void {
-  const problem = policyNameProblem(config);
-  if (problem !== undefined) throw new HTTPException(422, { message: problem });
-}
-
-export const auth = new Auth()
-  .authenticate(async (request: Request): Promise<ApiKeyUser> => {
-    const outcome = authenticateRequest(keys, request.headers);
-    if (!outcome.ok) throw new HTTPException(outcome.status, { message: outcome.message });
-    return outcome.user;
-  })
-  .on("assistants:create", ({ value }) => refuseUnknownPolicy(value.config))
-  .on("assistants:update", ({ value }) => refuseUnknownPolicy(value.config))
-  .on("threads:create_run", ({ value }) => refuseUnknownPolicy(value.kwargs.config));
+// The custom auth handler langgraph.json names (`auth.path`); see src/platform/auth.ts. An installed
+// package's users write `export { auth } from "guarded-graph/auth";` in their own auth module.
+export { auth } from "../src/platform/auth-handler.js";

@@ -284,7 +284,7 @@ describe.runIf(available)("langgraph dev serves the graphs; the SDK runs the Dev
       expect(shown.code, shown.err).toBe(0);
       expect(shown.out).toContain(`⏸  approval needed on thread ${a.threadId}: 1 pending call`);
       expect(shown.out).toContain(`call id: ${a.callId}`);
-      expect(shown.out).toContain(`GUARDED_GRAPH_URL=${apiUrl} guarded-graph approve ${a.threadId}`);
+      expect(shown.out).toContain(`guarded-graph approve ${a.threadId} --url ${apiUrl}`);
       expect(shown.out).not.toContain(KEY);
     });
 

@@ -6,11 +6,14 @@
 //
 // Needs a fresh build (`npm test` builds first; alone: `npm run build && npx vitest run test/pack-install.test.ts`).
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
+import { spawn } from "node:child_process";
+import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI_AVAILABLE, CLI_BIN, freePort } from "./helpers/langgraph-dev.js";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "..");
@@ -154,6 +157,52 @@ afterAll(() => {
   if (dir) rmSync(join(dir, ".."), { recursive: true, force: true });
 });
 
+/** A guard with command rules (deny `Bash(rm:*)`, allow `Bash(ls:*)`) run by an agent; prints what ran and each decision. */
+function commandRuleScript(moduleSystem: "esm" | "cjs"): string {
+  const imports =
+    moduleSystem === "esm"
+      ? `import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { createGuardedAgent, defineTool, MemoryAuditSink, PermissionPolicy } from "guarded-graph";
+import { z } from "zod";
+`
+      : `const { AIMessage, HumanMessage } = require("@langchain/core/messages");
+const { fakeModel } = require("@langchain/core/testing");
+const { createGuardedAgent, defineTool, MemoryAuditSink, PermissionPolicy } = require("guarded-graph");
+const { z } = require("zod");
+`;
+  return `${imports}
+async function main() {
+  const ran = [];
+  const bash = defineTool({
+    name: "Bash",
+    description: "Run a shell command",
+    schema: z.object({ command: z.string() }),
+    risk: "low",
+    execute: ({ command }) => { ran.push(command); return "ran " + command; },
+  });
+  const permissions = new PermissionPolicy([
+    { rule: "Bash(rm:*)", mode: "deny", reason: "no deleting" },
+    { rule: "Bash(ls:*)", mode: "allow" },
+  ]);
+  const model = fakeModel()
+    .respondWithTools([
+      { name: "Bash", args: { command: "rm -rf /tmp/x" }, id: "call_rm" },
+      { name: "Bash", args: { command: "ls -la && rm -f y" }, id: "call_hidden_rm" },
+      { name: "Bash", args: { command: "ls -la" }, id: "call_ls" },
+    ])
+    .respond(new AIMessage("done"));
+  const audit = new MemoryAuditSink();
+  const agent = createGuardedAgent({ model, tools: [bash], permissions, audit });
+  await agent.invoke({ messages: [new HumanMessage("tidy up")] }, { configurable: { thread_id: "t" } });
+  const decisions = (await audit.query({ threadId: "t" })).filter((r) => r.event === "decision").map((r) => r.toolCallId + ":" + r.decision);
+  console.log(JSON.stringify({ ran, decisions }));
+}
+main().catch((error) => { console.error(error); process.exitCode = 1; });
+`;
+}
+const COMMAND_RULE_OUTPUT = JSON.stringify({ ran: ["ls -la"], decisions: ["call_rm:deny", "call_hidden_rm:deny", "call_ls:allow"] });
+
 describe("npm pack, installed into a fresh project", { timeout: 600_000 }, () => {
   it("installs light: no optional peer, nothing compiled, no source map, no TypeScript source", () => {
     for (const name of OPTIONAL_PEERS) expect(existsSync(join(dir, "node_modules", name)), `${name} was installed`).toBe(false);
@@ -168,6 +217,25 @@ describe("npm pack, installed into a fresh project", { timeout: 600_000 }, () =>
     expect(existsSync(join(pkg, "src"))).toBe(false);
     expect(existsSync(join(pkg, "langgraph.json"))).toBe(false);
     expect(existsSync(join(pkg, "policies", "policy.schema.json"))).toBe(true);
+  });
+
+  it("ships what the docs run and nothing the package never reads; the metadata is complete", () => {
+    const pkg = join(dir, "node_modules", "guarded-graph");
+    for (const name of examples) expect(existsSync(join(pkg, "examples", `${name}.ts`)), name).toBe(true);
+    for (const file of ["scenarios/devops-demo.yaml", "policies/devops.yaml", "policies/etl.toml", "vendor/tree-sitter-bash/tree-sitter-bash.wasm"]) expect(existsSync(join(pkg, file)), file).toBe(true);
+    expect(existsSync(join(pkg, "policies", "agentdojo"))).toBe(false);
+    const dangling: string[] = [];
+    const walk = (rel: string): void => {
+      for (const entry of readdirSync(join(pkg, rel), { withFileTypes: true })) {
+        const child = join(rel, entry.name);
+        if (entry.isDirectory()) walk(child);
+        else if (entry.name.endsWith(".map") || (entry.name.endsWith(".js") && readFileSync(join(pkg, child), "utf8").includes("sourceMappingURL"))) dangling.push(child);
+      }
+    };
+    walk("dist");
+    expect(dangling).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as Record<string, unknown>;
+    for (const field of ["repository", "homepage", "bugs", "keywords", "license", "engines"]) expect(manifest[field], field).toBeDefined();
   });
 
   it("ships no stale module: every packed dist/src and dist/graphs file is built from a source file that exists", () => {
@@ -203,7 +271,7 @@ describe("npm pack, installed into a fresh project", { timeout: 600_000 }, () =>
     const script = join(dir, "resolve.mjs");
     writeFileSync(
       script,
-      `for (const s of ["guarded-graph", "guarded-graph/memory", "guarded-graph/testing", "guarded-graph/graphs", "guarded-graph/middleware", "guarded-graph/mcp"]) {
+      `for (const s of ["guarded-graph", "guarded-graph/memory", "guarded-graph/testing", "guarded-graph/graphs", "guarded-graph/middleware", "guarded-graph/mcp", "guarded-graph/platform", "guarded-graph/auth", "guarded-graph/graphs/devops", "guarded-graph/graphs/etl", "guarded-graph/graphs/memory"]) {
   const m = await import(s);
   console.log(s, Object.keys(m).length);
 }
@@ -214,7 +282,9 @@ console.log("schema", schema.$schema !== undefined);
     );
     const result = await node(script);
     expect(result.stderr).toBe("");
-    expect(result.stdout).toMatch(/^guarded-graph \d+\nguarded-graph\/memory \d+\nguarded-graph\/testing \d+\nguarded-graph\/graphs \d+\nguarded-graph\/middleware \d+\nguarded-graph\/mcp \d+\nschema true\n$/);
+    expect(result.stdout).toMatch(
+      /^guarded-graph \d+\nguarded-graph\/memory \d+\nguarded-graph\/testing \d+\nguarded-graph\/graphs \d+\nguarded-graph\/middleware \d+\nguarded-graph\/mcp \d+\nguarded-graph\/platform \d+\nguarded-graph\/auth 1\nguarded-graph\/graphs\/devops \d+\nguarded-graph\/graphs\/etl \d+\nguarded-graph\/graphs\/memory \d+\nschema true\n$/,
+    );
   });
 
   it("runs every example that needs neither a server nor SQLite, each printing what it shows", async () => {
@@ -249,8 +319,17 @@ console.log("schema", schema.$schema !== undefined);
   it("names the optional package a feature needs when it is missing", async () => {
     const storage = await node(join("out", "examples", "runtime-storage.js"), [`sqlite:${join(dir, "c.db")}`]);
     expect(storage.code).not.toBe(0);
-    expect(storage.stderr).toContain('needs the optional package "better-sqlite3": run npm install better-sqlite3');
+    // Both packages SQLite storage needs, in one message and one install command.
+    expect(storage.stderr).toContain(
+      'needs the optional packages "better-sqlite3" and "@langchain/langgraph-checkpoint-sqlite": run npm install better-sqlite3 @langchain/langgraph-checkpoint-sqlite',
+    );
     expect(storage.stderr).toContain("GG_ERR_MISSING_DEPENDENCY");
+    // The CLI blames what chose the storage: here its default, not a --db nobody passed.
+    const cliStorage = await sh(join(dir, "node_modules", ".bin", "guarded-graph"), ["threads"], { env: { GUARDED_GRAPH_DB: "" } });
+    expect(cliStorage.code).toBe(1);
+    expect(cliStorage.stderr).toContain("the default storage (sqlite:.guarded-graph/checkpoints.db)");
+    expect(cliStorage.stderr).toContain("run npm install better-sqlite3 @langchain/langgraph-checkpoint-sqlite");
+    expect(cliStorage.stderr).not.toContain("--db refused");
     const openai = await node(join("out", "checks", "missing-openai.js"));
     expect(openai.stdout.trim()).toBe(
       'GG_ERR_MISSING_DEPENDENCY an OpenAI model (OPENAI_API_KEY or OPENAI_BASE_URL) needs the optional package "@langchain/openai": run npm install @langchain/openai',
@@ -287,4 +366,181 @@ console.log("schema", schema.$schema !== undefined);
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.stdout).toMatch(/audit:\s+1 allowed, 1 denied, 1 asked, 1 human answer/);
   });
+  it("ESM: a fresh ES module project runs a guard with command rules (the bash grammar loads on first use)", async () => {
+    writeFileSync(join(dir, "checks", "command-rule.mjs"), commandRuleScript("esm"));
+    const result = await node(join("checks", "command-rule.mjs"));
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toBe(COMMAND_RULE_OUTPUT);
+  });
+
+  it("CommonJS: require('guarded-graph') and every subpath load (no top-level await anywhere), and the guard runs", async () => {
+    const app = join(dir, "..", "cjs-app");
+    mkdirSync(app, { recursive: true });
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "cjs-app", private: true, type: "commonjs" }));
+    // A CommonJS project of its own, resolving the packages installed above (NODE_PATH would also do).
+    symlinkSync(join(dir, "node_modules"), join(app, "node_modules"), "dir");
+    writeFileSync(join(app, "index.js"), commandRuleScript("cjs"));
+    writeFileSync(
+      join(app, "subpaths.js"),
+      `for (const s of ["guarded-graph", "guarded-graph/memory", "guarded-graph/testing", "guarded-graph/graphs", "guarded-graph/middleware", "guarded-graph/platform", "guarded-graph/auth", "guarded-graph/graphs/devops", "guarded-graph/graphs/etl", "guarded-graph/graphs/memory"]) console.log(s, Object.keys(require(s)).length > 0);\n`,
+    );
+    expect(process.features.require_module, "this Node cannot require ES modules").toBe(true);
+    const subpaths = await sh(process.execPath, ["subpaths.js"], { cwd: app });
+    expect(subpaths.stderr).toBe("");
+    expect(subpaths.stdout.trim().split("\n").every((line) => line.endsWith(" true"))).toBe(true);
+    const result = await sh(process.execPath, ["index.js"], { cwd: app });
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toBe(COMMAND_RULE_OUTPUT);
+  });
+
+  it("esbuild bundle: names the missing grammar files, then runs with them copied next to the bundle or named by GUARDED_GRAPH_ASSETS_DIR", async () => {
+    // esbuild in a project of its own, so the user project above stays free of install scripts.
+    const bundler = join(dir, "..", "bundler");
+    mkdirSync(bundler, { recursive: true });
+    writeFileSync(join(bundler, "package.json"), JSON.stringify({ name: "bundler", private: true }));
+    const add = await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", `esbuild@${installed("esbuild")}`], { cwd: bundler });
+    expect(add.code, add.stderr).toBe(0);
+    writeFileSync(join(dir, "checks", "command-rule.mjs"), commandRuleScript("esm"));
+    // Far from any node_modules: the bundle has only itself and what is copied next to it.
+    const out = mkdtempSync(join(tmpdir(), "gg-bundle-"));
+    try {
+      const build = await sh(
+        join(bundler, "node_modules", ".bin", "esbuild"),
+        [
+          join("checks", "command-rule.mjs"),
+          "--bundle",
+          "--platform=node",
+          "--format=esm",
+          "--log-level=error",
+          // The optional peers this light install lacks stay outside the bundle (loaded only when used).
+          ...OPTIONAL_PEERS.map((name) => `--external:${name}`),
+          "--banner:js=import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+          `--outfile=${join(out, "app.mjs")}`,
+        ],
+      );
+      expect(build.code, build.stderr).toBe(0);
+      const bare = await sh(process.execPath, ["app.mjs"], { cwd: out });
+      expect(bare.code).not.toBe(0);
+      expect(bare.stderr).toContain("cannot load the bash grammar");
+      expect(bare.stderr).toContain("GUARDED_GRAPH_ASSETS_DIR");
+
+      const assets = [
+        join(dir, "node_modules", "web-tree-sitter", "tree-sitter.cjs"),
+        join(dir, "node_modules", "web-tree-sitter", "tree-sitter.wasm"),
+        join(dir, "node_modules", "guarded-graph", "vendor", "tree-sitter-bash", "tree-sitter-bash.wasm"),
+      ];
+      const elsewhere = join(out, "assets");
+      mkdirSync(elsewhere);
+      for (const file of assets) copyFileSync(file, join(elsewhere, basename(file)));
+      const named = await sh(process.execPath, ["app.mjs"], { cwd: out, env: { GUARDED_GRAPH_ASSETS_DIR: elsewhere } });
+      expect(named.stderr).toBe("");
+      expect(named.stdout.trim()).toBe(COMMAND_RULE_OUTPUT);
+
+      for (const file of assets) copyFileSync(file, join(out, basename(file)));
+      const nextTo = await sh(process.execPath, ["app.mjs"], { cwd: out });
+      expect(nextTo.stderr).toBe("");
+      expect(nextTo.stdout.trim()).toBe(COMMAND_RULE_OUTPUT);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+  it.runIf(CLI_AVAILABLE)(
+    "serves the user's own graph from the installed package: init, langgraph dev, /ok without a key, an approval through the SDK, the audit records",
+    async () => {
+      const served = join(dir, "served");
+      mkdirSync(served);
+      writeFileSync(join(served, "package.json"), JSON.stringify({ name: "served", private: true, type: "module" }));
+      writeFileSync(
+        join(served, "tools.ts"),
+        `import { defineTool } from "guarded-graph";
+import { z } from "zod";
+
+export const tools = [
+  defineTool({ name: "list_services", description: "List services", schema: z.object({}), risk: "low", execute: () => "web, api" }),
+  defineTool({ name: "restart_service", description: "Restart a service", schema: z.object({ name: z.string() }), risk: "high", execute: ({ name }) => \`restarted \${name}\` }),
+];
+`,
+      );
+      writeFileSync(
+        join(served, "policy.yaml"),
+        "version: 1\npermissions:\n  - { id: restarts, tool: restart_service, mode: ask, reason: restarts need a human }\n  - { id: reads, tool: list_services, mode: allow }\n",
+      );
+      writeFileSync(
+        join(served, "scenario.yaml"),
+        "name: restart\nturns:\n  - text: Listing.\n    tool_calls:\n      - { name: list_services, args: {} }\n  - text: Restarting web.\n    tool_calls:\n      - { name: restart_service, args: { name: web } }\n  - text: Done.\n",
+      );
+      const bin = join(dir, "node_modules", ".bin", "guarded-graph");
+      const init = await sh(bin, ["init", "--dir", "served", "--name", "ops"]);
+      expect(init.code, init.stderr).toBe(0);
+      expect(init.stdout).toContain("wrote served/langgraph.json, served/graph.ts, served/auth.ts");
+      // The written modules type-check against the installed package (strict, NodeNext).
+      writeFileSync(
+        join(served, "tsconfig.json"),
+        JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: false, types: ["node"], noEmit: true }, include: ["*.ts"] }),
+      );
+      const types = await sh(process.execPath, [TSC, "-p", "."], { cwd: served });
+      expect(types.stdout + types.stderr).toBe("");
+      const again = await sh(bin, ["init", "--dir", "served"]);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain("already exist; pass --force");
+
+      const KEY = "served-graph-key-0123456789";
+      const port = await freePort();
+      const apiUrl = `http://127.0.0.1:${port}`;
+      let log = "";
+      const server = spawn(CLI_BIN as string, ["dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser"], {
+        cwd: served,
+        env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", GUARDED_GRAPH_AUDIT: "", GUARDED_GRAPH_API_KEYS: `ops-user:${KEY}`, GUARDED_GRAPH_SCENARIO: "./scenario.yaml" },
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      });
+      server.stdout?.on("data", (d: Buffer) => (log += d.toString()));
+      server.stderr?.on("data", (d: Buffer) => (log += d.toString()));
+      try {
+        for (const deadline = Date.now() + 150_000; ; ) {
+          if (server.exitCode !== null) throw new Error(`langgraph dev exited:\n${log}`);
+          if (await fetch(`${apiUrl}/info`).then((r) => r.ok, () => false)) break;
+          if (Date.now() > deadline) throw new Error(`langgraph dev did not answer:\n${log}`);
+          await new Promise((r) => setTimeout(r, 300));
+        }
+        // The health probe needs no key; everything else does.
+        expect((await fetch(`${apiUrl}/ok`)).status).toBe(200);
+        expect((await fetch(`${apiUrl}/threads/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status).toBe(401);
+
+        const client = new Client({ apiUrl, apiKey: KEY });
+        const thread = await client.threads.create();
+        await client.runs.wait(thread.thread_id, "ops", { input: { messages: [{ type: "human", content: "restart web" }] } });
+        const waiting = await client.threads.getState(thread.thread_id);
+        const request = waiting.tasks.flatMap((task) => task.interrupts ?? [])[0]?.value as { actionRequests?: { name: string; ruleId: string }[] } | undefined;
+        expect(request?.actionRequests?.map((a) => `${a.name}:${a.ruleId}`), log.slice(-3000)).toEqual(["restart_service:permission:restarts"]);
+        await client.runs.wait(thread.thread_id, "ops", { command: { resume: { decisions: [{ type: "approve" }] } } });
+        const final = await client.threads.getState(thread.thread_id);
+        expect(final.next).toEqual([]);
+        const messages = (final.values as { messages: { type: string; content: unknown }[] }).messages;
+        expect(messages.filter((m) => m.type === "tool").map((m) => m.content)).toEqual(["web, api", "restarted web"]);
+
+        // The audit log is on without configuration (served/.guarded-graph/audit.jsonl), read by the installed CLI.
+        const audit = await sh(bin, ["audit", thread.thread_id], { cwd: served, env: { GUARDED_GRAPH_AUDIT: "" } });
+        expect(audit.code, audit.stderr).toBe(0);
+        expect(audit.stdout).toMatch(/decision allow +list_services/);
+        expect(audit.stdout).toMatch(/decision ask +restart_service .*rule=permission:restarts/);
+        expect(audit.stdout).toMatch(/human +approve +restart_service .*actor=ops-user/);
+        expect(audit.stdout).toMatch(/outcome +success +restart_service/);
+        const remote = await sh(bin, ["audit", thread.thread_id, "--url", apiUrl, "--api-key", KEY, "--json"], { cwd: served, env: { GUARDED_GRAPH_AUDIT: "" } });
+        expect(remote.code, remote.stderr).toBe(0);
+        expect(remote.stdout.trim().split("\n")).toHaveLength(audit.stdout.trim().split("\n").length);
+        const unknown = await sh(bin, ["audit", "no-such-thread", "--url", apiUrl, "--api-key", KEY], { cwd: served });
+        expect(unknown.code).not.toBe(0);
+        expect(unknown.stderr).toContain("reading thread no-such-thread");
+      } finally {
+        if (server.pid !== undefined && server.exitCode === null) {
+          const exited = new Promise((r) => server.once("exit", r));
+          process.kill(-server.pid, "SIGTERM");
+          await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+          if (server.exitCode === null) process.kill(-server.pid, "SIGKILL");
+        }
+      }
+    },
+    300_000,
+  );
 });

@@ -65,6 +65,16 @@ describe("API keys of the auth handler (graphs/auth.ts)", () => {
     });
   });
 
+  it("the health probe (GET or HEAD /ok) needs no key, even with none configured; nothing else passes without one", () => {
+    const probe = (method: string, url: string, k = keys) => authenticateRequest(k, headers({}), { method, url }).ok;
+    expect(probe("GET", "http://127.0.0.1:2024/ok")).toBe(true);
+    expect(probe("HEAD", "http://127.0.0.1:2024/ok?x=1")).toBe(true);
+    expect(probe("GET", "http://127.0.0.1:2024/ok", ApiKeys.parse(undefined))).toBe(true);
+    for (const [method, url] of [["POST", "http://h/ok"], ["GET", "http://h/ok/"], ["GET", "http://h/okay"], ["GET", "http://h/threads/ok"], ["GET", "http://h/info"]] as const) {
+      expect(probe(method, url), `${method} ${url}`).toBe(false);
+    }
+  });
+
   it("refuses to start with a malformed entry, a short key, or one key given to two users (exact sentences)", () => {
     expect(thrown(() => ApiKeys.parse(`alice${KEY_A}`)).message).toBe(
       "GUARDED_GRAPH_API_KEYS entry 1 is invalid: it has no ':' between user and key; write <user>:<key> with a key of at least 16 characters.",

@@ -4,7 +4,7 @@ import type { ApprovalResume } from "../guard/approval.js";
 import type { ReadyGraph } from "../../graphs/shared.js";
 import { CliError } from "./errors.js";
 import { askDecisions, Prompter } from "./interactive.js";
-import { formatAction, formatPending, label, type Output } from "./render.js";
+import { formatAction, formatPending, label, type AnswerRoute, type Output } from "./render.js";
 import { AuditPrinter, streamRun, type RunOutcome } from "./stream.js";
 
 /** What happens at an approval: stop and print it, approve everything (--yes), or ask at the prompt. */
@@ -14,6 +14,8 @@ interface DriveOptions {
   mode: ApprovalMode;
   actor: string;
   output: Output;
+  /** How the printed answer commands reach this thread (mode "stop"). */
+  route?: AnswerRoute;
 }
 
 /** Runs (or resumes) a thread and keeps going through approvals as the mode says. */
@@ -38,7 +40,7 @@ export async function drive(
         return outcome;
       }
       if (options.mode === "stop") {
-        for (const line of formatPending(threadId, outcome.request)) output.out(line);
+        for (const line of formatPending(threadId, outcome.request, options.route)) output.out(line);
         return outcome;
       }
       let resume: ApprovalResume;

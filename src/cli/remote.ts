@@ -8,7 +8,7 @@ import type { ApprovalRequest, ApprovalResume } from "../guard/approval.js";
 import { resumeFromAnswers, type Answers } from "./decisions.js";
 import { CliError } from "./errors.js";
 import { parseApprovalRequest } from "./pending.js";
-import { compactJson, excerpt, formatPending, label, type Output } from "./render.js";
+import { compactJson, excerpt, formatPending, label, shellWord, type AnswerRoute, type Output } from "./render.js";
 
 /** Flags of the remote mode, added to threads / show / approve / reject / edit. */
 export const REMOTE_OPTIONS = {
@@ -24,6 +24,8 @@ export const remoteFlagsSchema = {
 interface RemoteTarget {
   url: string;
   apiKey: string | undefined;
+  /** The flags a follow-up command needs to reach the same server: always --url; --api-key when the key was given as a flag (a key from GUARDED_GRAPH_API_KEY is not printed). */
+  route: AnswerRoute;
 }
 
 /**
@@ -47,8 +49,10 @@ export function remoteTarget(
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new CliError(`--url refused: ${url.protocol} is not http: or https:`, 2);
   if (flags.db !== undefined) throw new CliError("--db and --url contradict each other: threads are either in a local database or on a server", 2);
-  const apiKey = flags["api-key"]?.trim() || env.GUARDED_GRAPH_API_KEY?.trim() || undefined;
-  return { url: raw.replace(/\/+$/, ""), apiKey };
+  const keyFlag = flags["api-key"]?.trim() || undefined;
+  const apiKey = keyFlag || env.GUARDED_GRAPH_API_KEY?.trim() || undefined;
+  const base = raw.replace(/\/+$/, "");
+  return { url: base, apiKey, route: { flags: [`--url ${shellWord(base)}`, ...(keyFlag ? [`--api-key ${shellWord(keyFlag)}`] : [])] } };
 }
 
 async function connect(target: RemoteTarget): Promise<Client> {
@@ -79,10 +83,6 @@ function pendingOf(thread: Pick<Thread, "interrupts">): ApprovalRequest | undefi
 }
 
 /** How to repeat a command against the same server (the key stays in the environment, never printed). */
-function remoteBin(target: RemoteTarget): string {
-  return `GUARDED_GRAPH_URL=${target.url} guarded-graph`;
-}
-
 function graphOf(thread: Pick<Thread, "metadata">): string | null {
   const graph = thread.metadata?.graph_id;
   return typeof graph === "string" ? graph : null;
@@ -130,6 +130,11 @@ async function getThread(client: Client, target: RemoteTarget, threadId: string)
   return call(target, `reading thread ${threadId}`, () => client.threads.get(threadId));
 }
 
+/** `audit THREAD --url`: the thread's graph on the server (a CliError when the server does not have it). */
+export async function remoteThreadGraph(target: RemoteTarget, threadId: string): Promise<string | null> {
+  return graphOf(await getThread(await connect(target), target, threadId));
+}
+
 function lastModelText(thread: Pick<Thread, "values">): string {
   const values = thread.values as { messages?: unknown } | null | undefined;
   const messages = Array.isArray(values?.messages) ? (values.messages as { type?: unknown; content?: unknown }[]) : [];
@@ -158,7 +163,7 @@ export async function remoteShow(target: RemoteTarget, threadId: string, json: b
     return 0;
   }
   if (pending) {
-    for (const line of formatPending(threadId, pending, remoteBin(target))) output.out(line);
+    for (const line of formatPending(threadId, pending, target.route)) output.out(line);
     return 0;
   }
   output.out(`thread ${threadId}: ${thread.status}; no pending calls`);
@@ -222,7 +227,7 @@ export async function remoteAnswer(target: RemoteTarget, threadId: string, answe
   if (failure !== undefined) throw new CliError(`the server's run on thread ${threadId} failed: ${failure} (status now ${after.status})`);
   const next = pendingOf(after);
   if (next) {
-    for (const line of formatPending(threadId, next, remoteBin(target))) output.out(line);
+    for (const line of formatPending(threadId, next, target.route)) output.out(line);
     return 0;
   }
   output.out(`${label("result")} ${lastModelText(after) || "(the model gave no final text)"}`);

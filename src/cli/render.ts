@@ -77,17 +77,36 @@ export function formatAction(action: ActionRequest, index: number): string[] {
   ];
 }
 
-/** The pending calls and the commands that answer them. */
-export function formatPending(threadId: string, request: ApprovalRequest, bin = "guarded-graph"): string[] {
+/** A word as a POSIX shell reads it back unchanged: bare when safe, else single-quoted. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** How the suggested answer commands reach the thread: the flags it needs, or why it cannot be answered later. */
+export interface AnswerRoute {
+  /** Flags every suggested command carries (`--db sqlite:x.db`, `--url … --api-key …`), already shell-quoted. */
+  flags?: readonly string[];
+  /** Set when no later command can answer (an in-memory thread): said instead of the commands. */
+  unanswerable?: string;
+}
+
+/** The pending calls and the commands that answer them, each working as printed. */
+export function formatPending(threadId: string, request: ApprovalRequest, route: AnswerRoute = {}): string[] {
   const n = request.actionRequests.length;
   const lines = [`⏸  approval needed on thread ${threadId}: ${n} pending call${n === 1 ? "" : "s"}`];
   request.actionRequests.forEach((action, i) => lines.push(...formatAction(action, i)));
+  if (route.unanswerable !== undefined) {
+    lines.push(`  ${route.unanswerable}`);
+    return lines;
+  }
   const first = request.actionRequests[0]?.toolCallId ?? "CALL_ID";
+  const tail = (route.flags ?? []).map((flag) => ` ${flag}`).join("");
+  const thread = shellWord(threadId);
   lines.push(
     "  answer with one of:",
-    `    ${bin} approve ${threadId}${n > 1 ? "            # approves every pending call" : ""}`,
-    `    ${bin} reject ${threadId} ${first} --message "why"`,
-    `    ${bin} edit ${threadId} ${first} --args '${JSON.stringify(request.actionRequests[0]?.args ?? {})}'`,
+    `    guarded-graph approve ${thread}${tail}${n > 1 ? "            # approves every pending call" : ""}`,
+    `    guarded-graph reject ${thread} ${shellWord(first)} --message "why"${tail}`,
+    `    guarded-graph edit ${thread} ${shellWord(first)} --args ${shellWord(JSON.stringify(request.actionRequests[0]?.args ?? {}))}${tail}`,
   );
   return lines;
 }

@@ -8,9 +8,12 @@ import { MemoryAuditSink } from "../audit/memory.js";
 import type { AuditSink } from "../audit/types.js";
 import { loadPolicyFile } from "../policy/file.js";
 import { openCheckpointer } from "../storage/checkpointer.js";
+import { DEFAULT_STORAGE_SPEC } from "../storage/spec.js";
 import { acquireThreadLock, type ThreadLock } from "../storage/lock.js";
 import type { GraphName, ReadyGraph } from "../../graphs/shared.js";
+import { MissingDependencyError } from "../errors/index.js";
 import { addSuppressed, CliError } from "./errors.js";
+import { shellWord, type AnswerRoute } from "./render.js";
 import { openThreadRegistry, type ThreadEntry, type ThreadRegistry } from "./thread-registry.js";
 
 const threadIdSchema = z
@@ -64,7 +67,14 @@ async function closingAfter<T>(body: (defer: Defer) => Promise<T>): Promise<T> {
 
 async function openSession(flags: StorageFlags, defer: Defer): Promise<Session> {
   const opened = await openCheckpointer(flags.db).catch((error: unknown) => {
-    throw new CliError(`--db refused: ${(error as Error).message}`, 2);
+    // Blame what chose the storage: --db, GUARDED_GRAPH_DB, or the default the user never typed.
+    const source =
+      flags.db !== undefined ? "--db" : process.env.GUARDED_GRAPH_DB?.trim() ? `GUARDED_GRAPH_DB=${process.env.GUARDED_GRAPH_DB.trim()}` : `the default storage (${DEFAULT_STORAGE_SPEC})`;
+    if (error instanceof MissingDependencyError) {
+      const other = flags.db === undefined ? "; or keep threads elsewhere with --db postgres://… or --db memory:" : "";
+      throw new CliError(`${source}: ${error.message}${other}`, 1);
+    }
+    throw new CliError(`${source} refused: ${(error as Error).message}`, 2);
   });
   defer(() => opened.close());
   const registry = await openThreadRegistry(opened.spec);
@@ -122,17 +132,45 @@ export async function withThreadSession<T>(
   });
 }
 
-/** Audit sink: --audit, else GUARDED_GRAPH_AUDIT, else the one the policy names, else `.guarded-graph/audit.jsonl`. */
-export async function openCliAudit(flag: string | undefined, policyPath: string | undefined): Promise<AuditSink> {
+/** Audit sink spec: --audit, else GUARDED_GRAPH_AUDIT, else the one the policy names, else `.guarded-graph/audit.jsonl`. */
+export async function cliAuditSpec(flag: string | undefined, policyPath: string | undefined): Promise<string | AuditSinkOptions> {
   let spec: string | AuditSinkOptions = flag?.trim() || process.env.GUARDED_GRAPH_AUDIT?.trim() || DEFAULT_AUDIT_SPEC;
   if (!flag?.trim() && !process.env.GUARDED_GRAPH_AUDIT?.trim() && policyPath !== undefined) {
     spec = (await loadPolicyFile(policyPath)).audit ?? spec;
   }
+  return spec;
+}
+
+/** An audit sink spec as a user reads it (a database password hidden). */
+export function describeAuditSpec(spec: string | AuditSinkOptions): string {
+  const text = typeof spec === "string" ? spec : spec.sink === "memory" ? "memory:" : spec.sink === "postgres" ? (spec.url ?? "postgres") : `${spec.sink}:${spec.path ?? ""}`;
+  return text.replace(/^(postgres(?:ql)?:\/\/[^:/@]*:)[^@]*@/i, "$1***@");
+}
+
+/** Audit sink: --audit, else GUARDED_GRAPH_AUDIT, else the one the policy names, else `.guarded-graph/audit.jsonl`. */
+export async function openCliAudit(flag: string | undefined, policyPath: string | undefined, known?: string | AuditSinkOptions): Promise<AuditSink> {
+  const spec = known ?? (await cliAuditSpec(flag, policyPath));
   try {
     return await openAuditSink(spec);
   } catch (error) {
     throw new CliError(`--audit refused: ${(error as Error).message}`, 2);
   }
+}
+
+/**
+ * How a printed follow-up command (approve, reject, edit) reaches a local thread: the storage flags
+ * this command was given (the environment stays set); an in-memory thread ends with this process, so
+ * no later command can answer it.
+ */
+export function localAnswerRoute(flags: { db?: string | undefined; audit?: string | undefined }, spec: string): AnswerRoute {
+  if (spec.startsWith("memory:")) {
+    return {
+      unanswerable: `this thread is kept in memory (${spec}) and ends with this command, so no later command can answer it: answer here with --yes or --interactive, or keep threads in a database (--db sqlite:PATH).`,
+    };
+  }
+  const db = flags.db?.trim();
+  const audit = flags.audit?.trim();
+  return { flags: [...(db ? [`--db ${shellWord(db)}`] : []), ...(audit ? [`--audit ${shellWord(audit)}`] : [])] };
 }
 
 export function policyPathFlag(value: string | undefined): string | undefined {

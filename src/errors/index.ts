@@ -79,14 +79,22 @@ export class GuardedGraphError extends Error {
 /** An optional peer dependency is needed for what was asked and is not installed. */
 export class MissingDependencyError extends GuardedGraphError {
   override name = "MissingDependencyError";
+  /** The npm package to install, e.g. `better-sqlite3` (the first, when several are missing). */
+  readonly packageName: string;
+  /** Every package the feature still needs, all named in the message and the one install command. */
+  readonly packageNames: readonly string[];
   constructor(
-    /** The npm package to install, e.g. `better-sqlite3`. */
-    readonly packageName: string,
+    packages: string | readonly string[],
     /** What needed it, e.g. `the SQLite checkpointer (sqlite:PATH)`. */
     readonly feature: string,
     options?: ErrorOptions,
   ) {
-    super(ErrorCode.MISSING_DEPENDENCY, `${feature} needs the optional package "${packageName}": run npm install ${packageName}`, options);
+    const names = typeof packages === "string" ? [packages] : [...packages];
+    const quoted = names.map((name) => `"${name}"`);
+    const list = quoted.length === 1 ? `the optional package ${quoted[0]}` : `the optional packages ${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}`;
+    super(ErrorCode.MISSING_DEPENDENCY, `${feature} needs ${list}: run npm install ${names.join(" ")}`, options);
+    this.packageName = names[0] ?? "";
+    this.packageNames = names;
   }
 }
 

@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { RemotePolicySchema, type RemotePolicy } from "./types.js";
 
 export type FetchOutcome =
@@ -53,6 +53,8 @@ async function fetchFollowingRedirects(options: FetchPolicyOptions, signal: Abor
       ...(sameOrigin ? options.headers : {}),
       ...(options.etag !== undefined ? { "if-none-match": options.etag } : {}),
     };
+    // Loaded on the first fetch: importing the package does not pay for the HTTP client.
+    const { request } = await import("undici");
     const response = await request(current, {
       method: "GET",
       headers,

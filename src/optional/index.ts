@@ -45,6 +45,29 @@ export async function importOptional<T>(name: string, feature: string, load: () 
   }
 }
 
+/**
+ * Runs every loader a feature needs and, when some packages are missing, throws one
+ * MissingDependencyError naming all of them (one install instead of one per attempt).
+ */
+export async function loadAllOptional<T extends readonly unknown[]>(feature: string, loaders: { readonly [K in keyof T]: () => T[K] | Promise<T[K]> }): Promise<T> {
+  const missing: string[] = [];
+  const causes: unknown[] = [];
+  const results = await Promise.all(
+    (loaders as readonly (() => unknown)[]).map(async (load) => {
+      try {
+        return await load();
+      } catch (error) {
+        if (!(error instanceof MissingDependencyError)) throw error;
+        missing.push(...error.packageNames);
+        causes.push(error);
+        return undefined;
+      }
+    }),
+  );
+  if (missing.length > 0) throw new MissingDependencyError(missing, feature, { cause: causes.length === 1 ? causes[0] : new AggregateError(causes) });
+  return results as unknown as T;
+}
+
 /** The better-sqlite3 Database constructor. */
 export function loadBetterSqlite3(feature: string): typeof BetterSqlite3 {
   return requireOptional<typeof BetterSqlite3>("better-sqlite3", feature);

@@ -78,8 +78,22 @@ function apiKeyOf(headers: Headers): string | undefined {
 
 type AuthOutcome = { ok: true; user: ApiKeyUser } | { ok: false; status: 401; message: string };
 
-/** Who a request is, or why it is refused. */
-export function authenticateRequest(keys: ApiKeys, headers: Headers): AuthOutcome {
+/** The user a health probe is served as: no identity, no permissions. */
+const HEALTH_PROBE_USER: ApiKeyUser = Object.freeze({ identity: "health-probe", display_name: "health probe", is_authenticated: true, permissions: [] }) as ApiKeyUser;
+
+/** GET or HEAD of `/ok`, the server's health probe (it reads nothing and runs nothing). */
+function isHealthProbe(request: { method: string; url: string }): boolean {
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  try {
+    return new URL(request.url, "http://localhost").pathname === "/ok";
+  } catch {
+    return false;
+  }
+}
+
+/** Who a request is, or why it is refused; with `request` given, the health probe needs no key. */
+export function authenticateRequest(keys: ApiKeys, headers: Headers, request?: { method: string; url: string }): AuthOutcome {
+  if (request !== undefined && isHealthProbe(request)) return { ok: true, user: { ...HEALTH_PROBE_USER, permissions: [] } };
   if (keys.size === 0) return { ok: false, status: 401, message: deployMessages.noApiKeysConfigured() };
   const key = apiKeyOf(headers);
   if (key === undefined) return { ok: false, status: 401, message: deployMessages.missingApiKey() };

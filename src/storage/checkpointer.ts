@@ -1,5 +1,5 @@
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { importOptional, loadBetterSqlite3, loadPg } from "../optional/index.js";
+import { importOptional, loadAllOptional, loadBetterSqlite3, loadPg } from "../optional/index.js";
 import { registerThreadSource } from "./thread-source.js";
 import { ensureSqliteDirectory, parseStorageSpec, resolveStorageSpec, sqlIdentifier } from "./spec.js";
 import { ErrorCode, StorageError } from "../errors/index.js";
@@ -31,12 +31,12 @@ export async function openCheckpointer(spec?: string, options: OpenCheckpointerO
       return { checkpointer: new MemorySaver(), kind: "memory", spec: parsed.spec, close: async () => undefined };
     case "sqlite": {
       ensureSqliteDirectory(parsed.path);
-      const Database = loadBetterSqlite3("the SQLite checkpointer (sqlite:PATH)");
-      const { SqliteSaver } = await importOptional(
-        "@langchain/langgraph-checkpoint-sqlite",
-        "the SQLite checkpointer (sqlite:PATH)",
-        () => import("@langchain/langgraph-checkpoint-sqlite"),
-      );
+      const feature = "the SQLite checkpointer (sqlite:PATH)";
+      // Both packages are checked before failing, so a missing pair is named in one message.
+      const [Database, { SqliteSaver }] = await loadAllOptional(feature, [
+        () => loadBetterSqlite3(feature),
+        () => importOptional("@langchain/langgraph-checkpoint-sqlite", feature, () => import("@langchain/langgraph-checkpoint-sqlite")),
+      ] as const);
       const db = new Database(parsed.path);
       // Several processes may share the file: wait for a writer instead of failing with SQLITE_BUSY.
       db.pragma("busy_timeout = 5000");

@@ -6,7 +6,7 @@ import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
 import { threadStatus } from "../pending.js";
 import { REMOTE_OPTIONS, remoteAnswer, remoteFlagsSchema, remoteTarget } from "../remote.js";
 import type { Output } from "../render.js";
-import { actorOf, parseThreadId, registeredPlan, withThreadSession, type Session } from "../session.js";
+import { actorOf, localAnswerRoute, parseThreadId, registeredPlan, withThreadSession, type Session } from "../session.js";
 import { APPROVAL_FLAG_OPTIONS, approvalMode } from "./run.js";
 
 type AnswerKind = "approve" | "reject" | "edit";
@@ -101,12 +101,12 @@ export async function answerCommand(kind: AnswerKind, argv: string[], output: Ou
     }
     return registeredPlan(entry);
   };
-  return withThreadSession({ flags, threadId, plan }, async ({ plan: { graph }, ready }) => {
+  return withThreadSession({ flags, threadId, plan }, async ({ session, plan: { graph }, ready }) => {
     const status = await threadStatus(ready.graph, threadId);
     if (!status.pending) throw new CliError(status.lost ? `thread ${threadId}: ${status.lost}` : `thread ${threadId} is not waiting for approval; nothing to ${kind}`);
     const resume = resumeFromAnswers(status.pending, answers, actorOf(flags.actor));
     output.out(`▶  thread ${threadId} · graph ${graph} · resuming`);
-    await drive(ready, threadId, resume, { mode, actor: actorOf(flags.actor), output });
+    await drive(ready, threadId, resume, { mode, actor: actorOf(flags.actor), output, route: localAnswerRoute(flags, session.spec) });
     return 0;
   });
 }

@@ -7,7 +7,7 @@ import { CliError } from "../errors.js";
 import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
 import { threadStatus } from "../pending.js";
 import type { Output } from "../render.js";
-import { actorOf, parseThreadId, policyPathFlag, scenarioFromEnv, withThreadSession, type Session } from "../session.js";
+import { actorOf, localAnswerRoute, parseThreadId, policyPathFlag, scenarioFromEnv, withThreadSession, type Session } from "../session.js";
 
 export const RUN_USAGE = 'run GRAPH "message" [--thread ID] [--policy FILE] [--yes | --interactive | --no-interactive] [--db SPEC] [--audit SPEC]';
 
@@ -71,7 +71,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     await session.registry.register({ threadId, graph: graphName.data, policy: policy ?? null, scenario });
     output.out(`▶  thread ${threadId} · graph ${graphName.data} · policy ${ready.policy?.source ?? "(none)"}`);
     output.out(`${"you".padEnd(8)} ${message}`);
-    await drive(ready, threadId, { messages: [new HumanMessage(message)] }, { mode, actor: actorOf(flags.actor), output });
+    await drive(ready, threadId, { messages: [new HumanMessage(message)] }, { mode, actor: actorOf(flags.actor), output, route: localAnswerRoute(flags, session.spec) });
     return 0;
   });
 }

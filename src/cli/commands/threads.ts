@@ -7,7 +7,7 @@ import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
 import { threadStatus, type ThreadStatus } from "../pending.js";
 import { REMOTE_OPTIONS, remoteFlagsSchema, remoteShow, remoteTarget, remoteThreadRows } from "../remote.js";
 import { formatPending, type Output } from "../render.js";
-import { parseThreadId, readerGraph, withSession, type Session } from "../session.js";
+import { localAnswerRoute, parseThreadId, readerGraph, withSession, type Session } from "../session.js";
 import type { ThreadEntry } from "../thread-registry.js";
 
 const listFlags = z.object({ ...storageFlagsSchema, ...remoteFlagsSchema, json: z.boolean().optional() });
@@ -96,7 +96,7 @@ export async function showCommand(argv: string[], output: Output): Promise<numbe
       return 0;
     }
     if (status.pending) {
-      for (const line of formatPending(threadId, status.pending)) output.out(line);
+      for (const line of formatPending(threadId, status.pending, localAnswerRoute(flags, session.spec))) output.out(line);
       return 0;
     }
     const messages = (status.values.messages ?? []) as BaseMessage[];

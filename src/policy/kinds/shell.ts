@@ -1,28 +1,15 @@
-import { join } from "node:path";
-import { Language, Parser, type Node } from "web-tree-sitter";
-import { packageRoot } from "../../package-root.js";
+import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
 import { basename, readProgram, readsCodeFromStdin, SHELLS, type Refusal } from "./programs.js";
+import { shellParser } from "./shell-grammar.js";
 
 /**
  * Shell commands read as a shell would: parsed with tree-sitter-bash (through web-tree-sitter's
  * WebAssembly build, so no native compile) into the simple commands the shell would run — across
  * `;`, `&&`, `||`, `|`, `&`, newlines, `$( )`, backticks, `<( )`, subshells, `{ }` groups, if/for/
  * while/case bodies — and, recursively, the scripts handed to `bash -c`, `sh -c` and `eval`.
+ * The grammar loads on the first parse (./shell-grammar.ts); every parse is synchronous.
  */
-
-async function loadParser(): Promise<Parser> {
-  await Parser.init();
-  // The grammar's WebAssembly build, vendored with its licence (vendor/tree-sitter-bash/README.md).
-  const language = await Language.load(join(packageRoot(), "vendor", "tree-sitter-bash", "tree-sitter-bash.wasm"));
-  const parser = new Parser();
-  parser.setLanguage(language);
-  return parser;
-}
-
-// Loaded once when the module is first imported; afterwards every parse is synchronous.
-const parser: Parser = await loadParser();
-
 
 /** One simple command the shell would run. */
 export interface SimpleCommand {
@@ -593,7 +580,7 @@ function quotedTexts(node: Node): string[] {
 }
 
 function parseInto(source: string, walk: Walk): string | undefined {
-  const tree = parser.parse(source);
+  const tree = shellParser().parse(source);
   if (tree === null) return "the parser gave no tree";
   try {
     const root = tree.rootNode;
