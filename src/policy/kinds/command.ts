@@ -57,14 +57,30 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
 }
 
 /** Why an allow pattern does not cover one command (undefined: it does). `matched` tells whether some pattern matched its words. */
+const NOT_MATCHED = { matched: false, reason: undefined } as const;
+const COVERED = { matched: true, reason: undefined } as const;
+/** Each analysed command's normalised words (null: unchanged); commands are cached with their analysis. */
+const normalOf = new WeakMap<SimpleCommand, string[] | null>();
+
 function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): { matched: boolean; reason: string | undefined } {
-  const normal = normalizedWords(command.words);
-  const matching = patterns.filter((pattern) => pattern.matches(command.words) && (normal === undefined || pattern.matches(normal)));
-  if (matching.length === 0) return { matched: false, reason: undefined };
+  let normal = normalOf.get(command);
+  if (normal === undefined) {
+    normal = normalizedWords(command.words) ?? null;
+    normalOf.set(command, normal);
+  }
+  const matching: CommandPattern[] = [];
+  for (const pattern of patterns) {
+    if (pattern.matches(command.words) && (normal === null || pattern.matches(normal))) {
+      // The common case: a plain command a pattern matches.
+      if (command.unknown === undefined && command.refusals.length === 0) return COVERED;
+      matching.push(pattern);
+    }
+  }
+  if (matching.length === 0) return NOT_MATCHED;
   // What the guard cannot read (an option a wrapper's table does not list) no pattern covers.
   if (command.unknown !== undefined) return { matched: true, reason: command.unknown };
   for (const pattern of matching) {
-    if (command.refusals.every((refusal) => pattern.names(refusal.token))) return { matched: true, reason: undefined };
+    if (command.refusals.every((refusal) => pattern.names(refusal.token))) return COVERED;
   }
   const first = matching[0]!;
   return { matched: true, reason: command.refusals.find((refusal) => !first.names(refusal.token))?.reason };
