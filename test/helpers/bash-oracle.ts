@@ -37,6 +37,8 @@ export interface ShellRun {
   /** The shell's exit status (137 when killed). */
   readonly status: number;
   readonly timedOut: boolean;
+  /** Processes still alive after the case's fd 7 closed (they had closed it): killed, and counted here. */
+  readonly lingering: number;
   readonly stderr: string;
   readonly millis: number;
 }
@@ -200,6 +202,7 @@ function buildTree(root: string, mode: Mode): void {
   // stdbuf preloads this library into the program it runs.
   const libstdbuf = "/usr/libexec/coreutils/libstdbuf.so";
   if (existsSync(libstdbuf)) copyWithLibraries(root, libstdbuf, libstdbuf);
+  writeFileSync(join(root, ".driver.sh"), DRIVER);
   for (const [name, text] of scripts) {
     const first = join(root, LOOKUP_DIRS[0] ?? "", name);
     writeFileSync(first, text, { mode: 0o755 });
@@ -207,31 +210,45 @@ function buildTree(root: string, mode: Mode): void {
   }
 }
 
-const DRIVER = String.raw`set -u
-S=$1; R=$S/root; SETID=$2; USERNS=$3
+/**
+ * Host side, run once per sandbox as PID 1 of fresh mount, network and PID namespaces: mounts the tree
+ * read-only with its writable parts, /proc of this PID namespace and a private devpts, then becomes the
+ * driver inside the chroot (as nobody when we are root).
+ */
+const SETUP = String.raw`set -u
+S=$1; R=$S/root; USERNS=$2; SETID=$3
 fail() { echo "setup-failed $*"; exit 1; }
 mount --make-rprivate / 2>/dev/null
 if [ "$USERNS" = 1 ]; then mount --bind /dev/null "$R/dev/null" || fail "bind /dev/null"; fi
 mount --bind "$R" "$R" || fail "bind root"
 mount -o remount,bind,ro "$R" || fail "read-only root"
 for d in work tmp home .oracle; do mount --bind "$S/$d" "$R/$d" || fail "bind $d"; done
+mount -t proc proc "$R/proc" || fail "proc"
 mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$R/dev/pts" 2>/dev/null || echo "no devpts: script(1) cannot open a terminal" >&2
+exec $CHROOT "$R" $SETID /.real/bash --norc --noprofile /.driver.sh
+`.replace("$CHROOT", hostTool("chroot") ?? "/usr/sbin/chroot");
+
+/**
+ * Inside the chroot, PID 1 of the sandbox: runs /case.sh once per request line. The run's stdout and
+ * stderr go to files; fd 7 is a pipe that every process the case starts inherits, so the driver waits
+ * until the last of them (background jobs included) has exited. Anything left (it closed fd 7) is killed.
+ */
+const DRIVER = String.raw`cd /work || exit 1
 echo ready
 while read -r SHELLNAME; do
   case "$SHELLNAME" in
-    bash) RUN=(/.real/bash --norc --noprofile /case.sh) ;;
-    sh) RUN=(/.real/dash /case.sh) ;;
-    *) echo "done 2"; continue ;;
+    bash) set -- /.real/bash --norc --noprofile /case.sh ;;
+    sh) set -- /.real/dash /case.sh ;;
+    *) echo "done 2 0"; continue ;;
   esac
-  # PID 1 of a fresh PID namespace, chrooted, is a bash that waits until every holder of fd 7 (every
-  # process the case started, background ones included) has exited; when it exits, the kernel kills
-  # whatever is left in the namespace. The caller kills the unshare (and so all of it) on time-out.
-  unshare -p -f --kill-child --mount-proc=/proc --root="$R" --wd=/work -- /.real/bash --norc --noprofile -c '
-    '"$SETID"' /.real/env -i PATH=$PATH_VALUE HOME=/home TERM=dumb "$@" 7>&1 >/.oracle/out 2>/.oracle/err | { while read -r -d "" _; do :; done; }
-    exit "$\{PIPESTATUS[0]}"' waiter "$\{RUN[@]}" </dev/null &
-  echo "pid $!"
-  wait "$!"
-  echo "done $?"
+  /.real/env -i PATH=$PATH_VALUE HOME=/home TERM=dumb "$@" 7>&1 >/.oracle/out 2>/.oracle/err </dev/null | { while read -r -d "" _; do :; done; }
+  status=$\{PIPESTATUS[0]}
+  left=0
+  for p in /proc/[0-9]*; do
+    p=$\{p#/proc/}
+    if [ "$p" != 1 ] && [ "$p" != "$BASHPID" ] && kill -9 "$p" 2>/dev/null; then left=$((left + 1)); fi
+  done
+  echo "done $status $left"
 done
 `.replaceAll("$\\{", "$" + "{").replace("$PATH_VALUE", PATH_VALUE);
 
@@ -243,11 +260,11 @@ interface Pending {
 /** One sandbox (own tree, own namespaces) running one command at a time. */
 class Slot {
   readonly dir: string;
-  private readonly child: ChildProcessWithoutNullStreams;
+  private child: ChildProcessWithoutNullStreams | undefined;
   private buffer = "";
   private pending: Pending | undefined;
   private stderrTail = "";
-  private readonly ready: Promise<void>;
+  private ready: Promise<void> | undefined;
 
   constructor(dir: string, template: string, private readonly mode: Mode, private readonly limitSeconds: number) {
     this.dir = dir;
@@ -260,19 +277,24 @@ class Slot {
       chownSync(join(dir, "work"), NOBODY, NOBODY);
       chownSync(join(dir, "home"), NOBODY, NOBODY);
     }
-    writeFileSync(join(dir, "driver.sh"), DRIVER);
-    // The drop to nobody happens below PID 1: a credential change would clear --kill-child's death signal.
-    const setid = mode.kind === "root" ? `/.real/setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups --` : "";
-    const unshare = mode.kind === "root" ? ["-m", "-n"] : ["-r", "-m", "-n"];
-    this.child = spawn("unshare", [...unshare, "--propagation", "private", "--", "/usr/bin/bash", join(dir, "driver.sh"), dir, setid, mode.kind === "userns" ? "1" : "0"], {
+    writeFileSync(join(dir, "setup.sh"), SETUP);
+  }
+
+  /** Starts (or restarts, after a time-out) the sandbox's namespaces and driver. */
+  private start(): Promise<void> {
+    const setid = this.mode.kind === "root" ? `/.real/setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups --` : "";
+    const unshare = this.mode.kind === "root" ? ["-m", "-n", "-p", "-f", "--kill-child"] : ["-r", "-m", "-n", "-p", "-f", "--kill-child"];
+    const child = spawn("unshare", [...unshare, "--propagation", "private", "--", "/usr/bin/bash", join(this.dir, "setup.sh"), this.dir, this.mode.kind === "userns" ? "1" : "0", setid], {
       stdio: ["pipe", "pipe", "pipe"],
     });
-    this.child.stdout.setEncoding("utf8");
-    this.child.stderr.setEncoding("utf8");
-    this.child.stderr.on("data", (chunk: string) => {
+    this.child = child;
+    this.buffer = "";
+    child.stdout.setEncoding("utf8");
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-2000);
     });
-    this.child.stdout.on("data", (chunk: string) => {
+    child.stdout.on("data", (chunk: string) => {
       this.buffer += chunk;
       let newline: number;
       while ((newline = this.buffer.indexOf("\n")) >= 0) {
@@ -283,11 +305,12 @@ class Slot {
         pending?.resolve(line);
       }
     });
-    this.child.on("exit", (code) => {
-      this.pending?.reject(new Error(`the oracle driver exited (${code}): ${this.stderrTail}`));
+    child.on("exit", (code, signal) => {
+      if (this.child === child) this.ready = undefined;
+      this.pending?.reject(new Error(`the oracle sandbox exited (${code ?? signal}): ${this.stderrTail}`));
       this.pending = undefined;
     });
-    this.ready = this.next().then((line) => {
+    return this.next().then((line) => {
       if (line !== "ready") throw new Error(`the oracle sandbox did not start: ${line} ${this.stderrTail}`);
     });
   }
@@ -296,6 +319,19 @@ class Slot {
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
     });
+  }
+
+  /** PID 1 of the sandbox's PID namespace, as this machine sees it: killing it ends everything inside. */
+  private sandboxInit(): number | undefined {
+    const pid = this.child?.pid;
+    if (pid === undefined) return undefined;
+    try {
+      const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/);
+      const first = Number(children[0]);
+      return Number.isInteger(first) && first > 0 ? first : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private reset(): void {
@@ -323,48 +359,53 @@ class Slot {
   }
 
   async run(command: string, shell: OracleShell): Promise<ShellRun> {
+    this.ready ??= this.start();
     await this.ready;
     this.reset();
     writeFileSync(join(this.dir, "root", "case.sh"), command); // bytes exact: CR, backslashes, everything
     const started = performance.now();
-    let done = this.next();
-    this.child.stdin.write(`${shell}\n`);
-    const pidLine = await done;
-    const pid = /^pid (\d+)$/.exec(pidLine);
-    if (pid === null) throw new Error(`unexpected driver output: ${pidLine}`);
-    done = this.next();
+    const done = this.next();
+    this.child?.stdin.write(`${shell}\n`);
     let timedOut = false;
-    // The unshare this driver started for this run: killing it kills the run's whole PID namespace.
     const timer = setTimeout(() => {
       timedOut = true;
+      const init = this.sandboxInit();
       try {
-        process.kill(Number(pid[1]), "SIGKILL");
+        if (init !== undefined) process.kill(init, "SIGKILL"); // our sandbox's PID 1: the kernel ends the rest
+        else this.child?.kill("SIGKILL");
       } catch {
         // already gone
       }
     }, this.limitSeconds * 1000);
-    const line = await done.finally(() => clearTimeout(timer));
+    let line: string;
+    try {
+      line = await done;
+    } catch (error) {
+      if (!timedOut) throw error;
+      line = "done 137 0";
+    } finally {
+      clearTimeout(timer);
+    }
     const millis = performance.now() - started;
-    const match = /^done (\d+)$/.exec(line);
+    const match = /^done (\d+) (\d+)$/.exec(line);
     if (match === null) throw new Error(`unexpected driver output: ${line}`);
     return {
       shell,
       invocations: [...parseLog(readFileSync(join(this.dir, ".oracle", "log"))), ...parseGitTrace(readFileSync(join(this.dir, ".oracle", "gittrace"), "utf8"))],
       status: Number(match[1]),
       timedOut,
+      lingering: Number(match[2]),
       stderr: readFileSync(join(this.dir, ".oracle", "err"), "utf8").slice(0, 4000),
       millis,
     };
   }
 
-  close(): void {
-    this.child.stdin.end();
-  }
-
-  exited(): Promise<void> {
+  close(): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
     return new Promise((resolve) => {
-      if (this.child.exitCode !== null || this.child.signalCode !== null) resolve();
-      else this.child.once("exit", () => resolve());
+      child.once("exit", () => resolve());
+      child.stdin.end();
     });
   }
 }
@@ -481,8 +522,7 @@ export class ShellOracle {
   }
 
   async dispose(): Promise<void> {
-    for (const slot of this.slots) slot.close();
-    await Promise.all(this.slots.map((slot) => slot.exited()));
+    await Promise.all(this.slots.map((slot) => slot.close()));
     rmSync(this.base, { recursive: true, force: true });
   }
 }
