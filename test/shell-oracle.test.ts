@@ -258,6 +258,16 @@ describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash judges the guard
     expect([...runs.values()].filter((r) => r.bash.timedOut).length, "runs that hit the time limit").toBeLessThan(Math.max(5, runs.size / 100));
   });
 
+  it("keeps the commands inside the sandbox", async () => {
+    const run = await oracle!.run("echo pwned > /bin/rm; echo pwned > /case.sh; echo pwned > /etc/passwd; touch /usr/local/bin/new; rm -rf /", "bash");
+    expect(run.stderr).toMatch(/Read-only file system|Permission denied/);
+    expect(run.invocations.map((i) => i.argv)).toEqual([["touch", "/usr/local/bin/new"], ["rm", "-rf", "/"]]);
+    const after = await oracle!.run("rm x; /bin/rm y; cat /etc/passwd", "sh");
+    expect(after.invocations.map((i) => i.argv)).toEqual([["rm", "x"], ["rm", "y"], ["cat", "/etc/passwd"]]);
+    const net = await oracle!.run("exec 3<>/dev/tcp/1.1.1.1/80 && echo connected", "bash");
+    expect(net.stderr).toMatch(/unreachable|No such file|Cannot assign|not permitted/i);
+  });
+
   for (const policy of POLICIES) {
     it(`under ${policy.name}: no allow of anything bash would run otherwise, no denied program run without a deny`, () => {
       const failing = results.filter((r) => r.policy === policy.name && r.problems.length > 0);
@@ -288,6 +298,23 @@ function printSummary(cases: readonly ShellCase[], results: readonly Judged[], r
       lines.push(
         `    ${klass.padEnd(22)} ${String(inClass.length).padStart(5)} cases: allow ${c((r) => r.mode === "allow")}, deny ${c((r) => r.mode === "deny")}, ask ${c((r) => r.mode === "ask")}, disagreements ${c((r) => r.disagreements.length > 0)}, wrong asks ${c((r) => r.wrongAsk)}, failing ${c((r) => r.problems.length > 0)}`,
       );
+    }
+  }
+  // Per class: the shortest failing command line and the shortest wrong ask (ask where a deny was due).
+  for (const policy of POLICIES) {
+    const mine = results.filter((r) => r.policy === policy.name);
+    const shortest = (f: (r: Judged) => boolean, klass: string) =>
+      mine.filter((r) => f(r) && r.case.classes.includes(klass)).sort((a, b) => a.case.command.length - b.case.command.length)[0];
+    const classes = [...new Set(mine.flatMap((r) => r.case.classes))].sort();
+    lines.push(`  ${policy.name}, shortest failing case per class:`);
+    for (const klass of classes) {
+      const failing = shortest((r) => r.problems.length > 0, klass);
+      if (failing !== undefined) lines.push(`    ${klass}: ${JSON.stringify(failing.case.command)} -> ${failing.mode}: ${failing.problems[0] ?? ""}`);
+    }
+    lines.push(`  ${policy.name}, shortest wrong ask per class (a denied program ran; dynamic case, so asking is not failed):`);
+    for (const klass of classes) {
+      const ask = shortest((r) => r.wrongAsk, klass);
+      if (ask !== undefined) lines.push(`    ${klass}: ${JSON.stringify(ask.case.command)}`);
     }
   }
   console.log(lines.join("\n"));
