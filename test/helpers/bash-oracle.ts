@@ -96,6 +96,14 @@ function chownRecursive(path: string): void {
   }
 }
 
+/** Character devices the sandbox has (major 1): null, zero, random, urandom. */
+const DEVICES: readonly (readonly [string, number])[] = [
+  ["null", 3],
+  ["zero", 5],
+  ["random", 8],
+  ["urandom", 9],
+];
+
 type Mode = { readonly kind: "root" } | { readonly kind: "userns" };
 export type Support = { readonly ok: true; readonly mode: Mode } | { readonly ok: false; readonly reason: string };
 
@@ -180,8 +188,10 @@ function buildTree(root: string, mode: Mode): void {
   symlinkSync("pts/ptmx", join(root, "dev/ptmx"));
   symlinkSync("/proc/self/fd", join(root, "dev/fd"));
   for (const [fd, name] of ["stdin", "stdout", "stderr"].entries()) symlinkSync(`/proc/self/fd/${fd}`, join(root, "dev", name));
-  if (mode.kind === "root") spawnSync("mknod", ["-m", "666", join(root, "dev/null"), "c", "1", "3"]);
-  else writeFileSync(join(root, "dev/null"), ""); // bind-mounted over from the host /dev/null by the driver
+  for (const [name, minor] of DEVICES) {
+    if (mode.kind === "root") spawnSync("mknod", ["-m", "666", join(root, "dev", name), "c", "1", String(minor)]);
+    else writeFileSync(join(root, "dev", name), ""); // bind-mounted over from the host device by the setup
+  }
 
   const scripts = new Map<string, string>();
   for (const name of STUB_PROGRAMS) scripts.set(name, recorder("exit 0"));
@@ -219,7 +229,7 @@ const SETUP = String.raw`set -u
 S=$1; R=$S/root; USERNS=$2; SETID=$3
 fail() { echo "setup-failed $*"; exit 1; }
 mount --make-rprivate / 2>/dev/null
-if [ "$USERNS" = 1 ]; then mount --bind /dev/null "$R/dev/null" || fail "bind /dev/null"; fi
+if [ "$USERNS" = 1 ]; then for d in null zero random urandom; do mount --bind "/dev/$d" "$R/dev/$d" || fail "bind /dev/$d"; done; fi
 mount --bind "$R" "$R" || fail "bind root"
 mount -o remount,bind,ro "$R" || fail "read-only root"
 for d in work tmp home .oracle; do mount --bind "$S/$d" "$R/$d" || fail "bind $d"; done
