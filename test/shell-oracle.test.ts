@@ -167,6 +167,8 @@ interface Judged {
   readonly problems: readonly string[];
   readonly deniedRan: boolean;
   readonly wrongAsk: boolean;
+  /** Everything that started (bash and sh) is covered by an allow rule, nothing denied, the split agrees, yet no allow. */
+  readonly allowable: boolean;
   readonly disagreements: readonly string[];
 }
 
@@ -176,9 +178,11 @@ function judge(policy: OraclePolicy, guard: PermissionPolicy, c: ShellCase, bash
   const disagreements = splitDisagreements(c.command, bash);
   let deniedRan = false;
   let wrongAsk = false;
+  let covered = true;
   for (const run of [bash, sh]) {
     for (const invocation of startedPrograms(run)) {
       const denied = anyMatch(policy.deny, invocation.argv);
+      if (denied !== undefined || anyMatch(policy.allow, invocation.argv) === undefined) covered = false;
       if (denied !== undefined) {
         deniedRan = true;
         if (decision.mode === "allow") problems.push(`allowed, but ${run.shell} ran ${JSON.stringify(invocation.argv)} which "${denied}" denies`);
@@ -192,7 +196,8 @@ function judge(policy: OraclePolicy, guard: PermissionPolicy, c: ShellCase, bash
     }
   }
   if (decision.mode === "allow") for (const d of disagreements) problems.push(`allowed although the split disagrees: ${d}`);
-  return { policy: policy.name, case: c, mode: decision.mode, reason: decision.reason, problems: [...new Set(problems)], deniedRan, wrongAsk, disagreements };
+  const allowable = covered && disagreements.length === 0 && bash.invocations.length > 0 && decision.mode !== "allow";
+  return { policy: policy.name, case: c, mode: decision.mode, reason: decision.reason, problems: [...new Set(problems)], deniedRan, wrongAsk, allowable, disagreements };
 }
 
 const support = oracleSupport();
@@ -289,7 +294,7 @@ function printSummary(cases: readonly ShellCase[], results: readonly Judged[], r
     const mine = results.filter((r) => r.policy === policy.name);
     const count = (f: (r: Judged) => boolean) => mine.filter(f).length;
     lines.push(
-      `  ${policy.name}: allow ${count((r) => r.mode === "allow")}, deny ${count((r) => r.mode === "deny")}, ask ${count((r) => r.mode === "ask")}; denied program ran ${count((r) => r.deniedRan)}; split disagreements ${count((r) => r.disagreements.length > 0)} (with allow ${count((r) => r.disagreements.length > 0 && r.mode === "allow")}); wrong asks ${count((r) => r.wrongAsk)}; failing ${count((r) => r.problems.length > 0)}`,
+      `  ${policy.name}: allow ${count((r) => r.mode === "allow")}, deny ${count((r) => r.mode === "deny")}, ask ${count((r) => r.mode === "ask")}; denied program ran ${count((r) => r.deniedRan)}; split disagreements ${count((r) => r.disagreements.length > 0)} (with allow ${count((r) => r.disagreements.length > 0 && r.mode === "allow")}); wrong asks ${count((r) => r.wrongAsk)}; not allowed although everything that ran is covered ${count((r) => r.allowable)}; failing ${count((r) => r.problems.length > 0)}`,
     );
     const classes = [...new Set(mine.flatMap((r) => r.case.classes))].sort();
     for (const klass of classes) {
@@ -311,6 +316,8 @@ function printSummary(cases: readonly ShellCase[], results: readonly Judged[], r
       const failing = shortest((r) => r.problems.length > 0, klass);
       if (failing !== undefined) lines.push(`    ${klass}: ${JSON.stringify(failing.case.command)} -> ${failing.mode}: ${failing.problems[0] ?? ""}`);
     }
+    const over = mine.filter((r) => r.allowable).sort((a, b) => a.case.command.length - b.case.command.length).slice(0, 8);
+    if (over.length > 0) lines.push(`  ${policy.name}, shortest cases not allowed although everything that ran is covered (information): ${over.map((r) => `${JSON.stringify(r.case.command)} (${r.mode})`).join(", ")}`);
     lines.push(`  ${policy.name}, shortest wrong ask per class (a denied program ran; dynamic case, so asking is not failed):`);
     for (const klass of classes) {
       const ask = shortest((r) => r.wrongAsk, klass);
@@ -320,7 +327,7 @@ function printSummary(cases: readonly ShellCase[], results: readonly Judged[], r
   console.log(lines.join("\n"));
   const report = process.env.GG_ORACLE_REPORT;
   if (report !== undefined && report !== "") {
-    const failing = results.filter((r) => r.problems.length > 0 || r.wrongAsk || r.disagreements.length > 0);
-    writeFileSync(report, `${JSON.stringify({ summary: lines, failing: failing.map((r) => ({ policy: r.policy, command: r.case.command, classes: r.case.classes, static: r.case.static, seed: r.case.seed, mode: r.mode, reason: r.reason, problems: r.problems, wrongAsk: r.wrongAsk, disagreements: r.disagreements })) }, null, 1)}\n`);
+    const failing = results.filter((r) => r.problems.length > 0 || r.wrongAsk || r.allowable || r.disagreements.length > 0);
+    writeFileSync(report, `${JSON.stringify({ summary: lines, failing: failing.map((r) => ({ policy: r.policy, command: r.case.command, classes: r.case.classes, static: r.case.static, seed: r.case.seed, mode: r.mode, reason: r.reason, problems: r.problems, wrongAsk: r.wrongAsk, allowable: r.allowable, disagreements: r.disagreements })) }, null, 1)}\n`);
   }
 }
