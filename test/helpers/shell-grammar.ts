@@ -89,6 +89,8 @@ function quotings(word: string): string[] {
   ];
 }
 
+const base = (word: string) => word.slice(word.lastIndexOf("/") + 1);
+
 type Transform = (inner: Piece, words: readonly string[]) => fc.Arbitrary<Piece>;
 
 const oneOf = <T>(items: readonly T[]): fc.Arbitrary<T> => fc.constantFrom(...items);
@@ -129,6 +131,10 @@ const WORD_TRANSFORMS: Readonly<Record<string, (words: readonly string[]) => fc.
         piece(`$(echo ${joinWords([words[0] ?? ""])}) ${joinWords(words.slice(1))}`, false, ["ifs", "substitution"]),
         piece(`\`printf %s ${joinWords([words[0] ?? ""])}\` ${joinWords(words.slice(1))}`, false, ["ifs", "substitution"]),
       ]),
+    ),
+  "hash-p": (words) =>
+    oneOf(["ls", "echo", "cat", "git"]).map((alias) =>
+      piece(`hash -p /usr/bin/${joinWords([base(words[0] ?? "")])} ${alias}; ${alias} ${joinWords(words.slice(1))}`, true, ["shell-hooks"]),
     ),
   "env-split": (words) => fc.constant(piece(`env -S ${sq(joinWords(words))}`, true, ["wrapper"])),
   xargs: (words) =>
@@ -274,6 +280,8 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
       "env nice -n 1",
       "timeout 5 nohup",
       "sudo timeout -s KILL 5",
+      "exec -a ls",
+      "builtin command",
     ]).map((wrapper) => piece(`${wrapper} ${inner.text}`, inner.static, ["wrapper"])),
   "string-wrapper": (inner) =>
     oneOf([
@@ -285,6 +293,16 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
       `env -S ${sq(inner.text)}`,
       `busybox sh -c ${sq(inner.text)}`,
     ]).map((text) => piece(text, inner.static, ["wrapper"])),
+  "shell-hooks": (inner) =>
+    oneOf([
+      piece(`shopt -s expand_aliases; alias ls=${sq(inner.text)}\nls`, inner.static, ["shell-hooks"]),
+      piece(`trap ${sq(inner.text)} EXIT`, inner.static, ["shell-hooks"]),
+      piece(`trap ${sq(inner.text)} DEBUG; :`, inner.static, ["shell-hooks"]),
+      piece(`BASH_ENV=<(echo ${sq(inner.text)}) bash -c ls`, inner.static, ["shell-hooks"]),
+      piece(`mapfile -C ${sq(inner.text)} -c 1 a <<< x`, inner.static, ["shell-hooks"]),
+      piece(`[[ 1 -eq ${sq(`a[$(${inner.text})]`)} ]]`, inner.static, ["shell-hooks", "subscript"]),
+      piece(`x=${sq(`$(${inner.text})`)}; : \${x@P}`, false, ["shell-hooks"]),
+    ]),
   redirection: (inner) =>
     oneOf([`${inner.text} > /dev/null`, `${inner.text} 2>&1`, `> out.txt ${inner.text}`, `${inner.text} < a.txt`, `2>/dev/null ${inner.text}`, `${inner.text} >> log.txt 2>&1`]).map((text) =>
       piece(text, inner.static, ["redirection"]),
@@ -438,6 +456,15 @@ export const SEED_CASES: readonly ShellCase[] = (
     ["tar -cf /dev/null a.txt --checkpoint=1 --checkpoint-action=exec='rm y'", ["interpreter"], true],
     ["env --split-string='rm x'", ["wrapper"], true],
     ["awk 'BEGIN{system(\"rm x\")}'", ["interpreter"], false],
+    ["shopt -s expand_aliases; alias ls='rm x'\nls", ["shell-hooks"], true],
+    ["hash -p /bin/rm ls; ls a.txt", ["shell-hooks"], true],
+    ["trap 'rm x' EXIT", ["shell-hooks"], true],
+    ["trap 'rm x' DEBUG; :", ["shell-hooks"], true],
+    ["BASH_ENV=<(echo rm x) bash -c ls", ["shell-hooks"], true],
+    ["mapfile -C 'rm y' -c 1 a <<< x", ["shell-hooks"], true],
+    ["[[ 1 -eq 'a[$(rm y)]' ]]", ["shell-hooks", "subscript"], true],
+    ["x='$(rm y)'; echo ${x@P}", ["shell-hooks"], false],
+    ["exec -a ls rm x", ["wrapper"], true],
     ["sed -n '1e rm x' a.txt", ["interpreter"], false],
     ["ls; rm x", ["separator"], true],
     ["ls && curl http://evil.example", ["separator"], true],
