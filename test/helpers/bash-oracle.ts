@@ -202,8 +202,12 @@ function buildTree(root: string, mode: Mode): void {
     const host = hostTool(real);
     if (host === undefined) continue; // e.g. busybox not installed: the name stays a plain recorder
     if (!existsSync(join(root, ".real", real))) copyWithLibraries(root, host, `/.real/${real}`);
-    // busybox runs its applets in-process: the applet it was asked for is recorded as a program of its own.
-    const applet = name === "busybox" ? `case "$1" in ""|-*) ;; *) applet=$1; shift; printf '%s\\0' "$(($# + 1))" "/busybox-applet/$applet" "$@" >> /.oracle/log; set -- "$applet" "$@" ;; esac\n` : "";
+    // busybox runs its applets in-process: an applet it has is recorded as a program of its own.
+    const applets = name === "busybox" ? (spawnSync(host, ["--list"], { encoding: "utf8" }).stdout ?? "").split("\n").filter((a) => /^[\w.[-]+$/.test(a) && a !== "[") : [];
+    const applet =
+      applets.length > 0
+        ? `case "$1" in ${applets.map((a) => a.replace(/[[\]]/g, "\\$&")).join("|")}) applet=$1; shift; printf '%s\\0' "$(($# + 1))" "/busybox-applet/$applet" "$@" >> /.oracle/log; set -- "$applet" "$@" ;; esac\n`
+        : "";
     // git's own trace names the built-in it really runs once its global options are read (`git -C . push`).
     const env = name === "git" ? "GIT_TRACE=/.oracle/gittrace " : "";
     scripts.set(name, recorder(`${applet}${env}exec /.real/${real} "$@"`));

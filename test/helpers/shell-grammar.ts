@@ -164,7 +164,7 @@ const WORD_TRANSFORMS: Readonly<Record<string, (words: readonly string[]) => fc.
       piece(`git -c alias.x=${sq(`!${joinWords(words)}`)} x`, true, ["git-options", "interpreter"]),
       piece(`git -c core.sshCommand=${sq(joinWords(words))} ls-remote ssh://host/repo`, true, ["git-options", "interpreter"]),
       piece(`git -c core.fsmonitor=${sq(joinWords(words))} status`, true, ["git-options", "interpreter"]),
-      piece(`git grep --no-index --open-files-in-pager=${sq(joinWords(words))} alpha`, true, ["git-options", "interpreter"]),
+      piece(`git grep --no-index --open-files-in-pager=${sq(joinWords(words))} alpha`, false, ["git-options", "interpreter"]),
       piece(`tar -I ${sq(joinWords(words))} -cf out.tar a.txt`, true, ["interpreter"]),
       piece(`tar --use-compress-program=${sq(joinWords(words))} -cf out.tar a.txt`, true, ["interpreter"]),
       piece(`env --split-string=${sq(joinWords(words))}`, true, ["wrapper"]),
@@ -194,9 +194,13 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
   group: (inner) =>
     fc.tuple(oneOf([`(${inner.text})`, `{ ${inner.text}; }`, `( echo ok; ${inner.text} )`, `{ ls;\n${inner.text}\n}`]), fc.constant(0)).map(([text]) => piece(text, inner.static, ["group"])),
   function: (inner) =>
-    oneOf([`f(){ ${inner.text}; }; f`, `function f { ${inner.text}; }; f`, `f() ( ${inner.text} ); f x`, `g(){ "$@"; }; g ${inner.text}`]).map((text) =>
-      piece(text, inner.static, ["function"]),
-    ),
+    oneOf([
+      piece(`f(){ ${inner.text}; }; f`, inner.static, ["function"]),
+      piece(`function f { ${inner.text}; }; f`, inner.static, ["function"]),
+      piece(`f() ( ${inner.text} ); f x`, inner.static, ["function"]),
+      // The program reaches the function as its arguments: only data flow shows it runs.
+      piece(`g(){ "$@"; }; g ${inner.text}`, false, ["function"]),
+    ]),
   eval: (inner) =>
     oneOf([`eval ${sq(inner.text)}`, `eval ${dq(inner.text)}`, `command eval ${sq(inner.text)}`, `builtin eval ${sq(inner.text)}`, `eval "eval ${sq(inner.text).replace(/[\\"$`]/g, "\\$&")}"`]).map((text) =>
       piece(text, inner.static, ["eval"]),
@@ -214,9 +218,13 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
       `dash -c ${sq(inner.text)}`,
     ]).map((text) => piece(text, inner.static, ["nested-shell"])),
   source: (inner) =>
-    oneOf([`source /dev/stdin <<<${sq(inner.text)}`, `. /dev/stdin <<EOF\n${inner.text}\nEOF`, `source <(echo ${sq(inner.text)})`, `. <(printf '%s\\n' ${sq(inner.text)})`]).map((text) =>
-      piece(text, inner.static, ["source"]),
-    ),
+    // Here-strings and here-documents are script text in the line; <(echo ...) is a program's output (dynamic).
+    oneOf([
+      piece(`source /dev/stdin <<<${sq(inner.text)}`, inner.static, ["source"]),
+      piece(`. /dev/stdin <<EOF\n${inner.text}\nEOF`, inner.static, ["source"]),
+      piece(`source <(echo ${sq(inner.text)})`, false, ["source"]),
+      piece(`. <(printf '%s\\n' ${sq(inner.text)})`, false, ["source"]),
+    ]),
   heredoc: (inner) =>
     oneOf([
       `sh <<EOF\n${inner.text}\nEOF`,
@@ -298,7 +306,7 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
       piece(`shopt -s expand_aliases; alias ls=${sq(inner.text)}\nls`, inner.static, ["shell-hooks"]),
       piece(`trap ${sq(inner.text)} EXIT`, inner.static, ["shell-hooks"]),
       piece(`trap ${sq(inner.text)} DEBUG; :`, inner.static, ["shell-hooks"]),
-      piece(`BASH_ENV=<(echo ${sq(inner.text)}) bash -c ls`, inner.static, ["shell-hooks"]),
+      piece(`BASH_ENV=<(echo ${sq(inner.text)}) bash -c ls`, false, ["shell-hooks"]),
       piece(`mapfile -C ${sq(inner.text)} -c 1 a <<< x`, inner.static, ["shell-hooks"]),
       piece(`[[ 1 -eq ${sq(`a[$(${inner.text})]`)} ]]`, inner.static, ["shell-hooks", "subscript"]),
       piece(`x=${sq(`$(${inner.text})`)}; : \${x@P}`, false, ["shell-hooks"]),
@@ -451,7 +459,7 @@ export const SEED_CASES: readonly ShellCase[] = (
     ["env -i rm x", ["wrapper"], true],
     ["git -c core.sshCommand='rm y' ls-remote ssh://host/repo", ["git-options", "interpreter"], true],
     ["git -c core.fsmonitor='rm y' status", ["git-options", "interpreter"], true],
-    ["git grep --no-index -O'rm y' alpha", ["git-options", "interpreter"], true],
+    ["git grep --no-index -O'rm y' alpha", ["git-options", "interpreter"], false],
     ["tar -I 'rm y' -cf out.tar a.txt", ["interpreter"], true],
     ["tar -cf /dev/null a.txt --checkpoint=1 --checkpoint-action=exec='rm y'", ["interpreter"], true],
     ["env --split-string='rm x'", ["wrapper"], true],
@@ -460,7 +468,7 @@ export const SEED_CASES: readonly ShellCase[] = (
     ["hash -p /bin/rm ls; ls a.txt", ["shell-hooks"], true],
     ["trap 'rm x' EXIT", ["shell-hooks"], true],
     ["trap 'rm x' DEBUG; :", ["shell-hooks"], true],
-    ["BASH_ENV=<(echo rm x) bash -c ls", ["shell-hooks"], true],
+    ["BASH_ENV=<(echo rm x) bash -c ls", ["shell-hooks"], false],
     ["mapfile -C 'rm y' -c 1 a <<< x", ["shell-hooks"], true],
     ["[[ 1 -eq 'a[$(rm y)]' ]]", ["shell-hooks", "subscript"], true],
     ["x='$(rm y)'; echo ${x@P}", ["shell-hooks"], false],
