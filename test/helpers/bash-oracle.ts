@@ -44,7 +44,7 @@ export interface ShellRun {
 }
 
 /** Programs a command can name: each is a recorder that logs and exits 0. */
-export const STUB_PROGRAMS: readonly string[] = [
+const STUB_PROGRAMS: readonly string[] = [
   "rm", "rmdir", "curl", "wget", "git-lfs", "npm", "npx", "node", "yarn", "pnpm", "python", "python3", "perl", "ruby", "ls", "cat", "echo", "printf", "head", "tail",
   "grep", "egrep", "rg", "cp", "mv", "ln", "mkdir", "touch", "chmod", "chown", "chgrp", "dd", "mkfs", "mkfs.ext4", "mount", "umount", "ssh", "scp", "rsync",
   "nc", "ncat", "netcat", "socat", "telnet", "ftp", "psql", "mysql", "kubectl", "docker", "make", "tee", "wc", "sort", "uniq", "cut", "tr", "true", "false",
@@ -105,7 +105,7 @@ const DEVICES: readonly (readonly [string, number])[] = [
 ];
 
 type Mode = { readonly kind: "root" } | { readonly kind: "userns" };
-export type Support = { readonly ok: true; readonly mode: Mode } | { readonly ok: false; readonly reason: string };
+type Support = { readonly ok: true; readonly mode: Mode } | { readonly ok: false; readonly reason: string };
 
 function hostTool(name: string): string | undefined {
   for (const dir of ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]) {
@@ -425,7 +425,7 @@ class Slot {
 }
 
 /** Parses `N\0path\0arg...\0` records; a torn or malformed log is an error, never silently dropped. */
-export function parseLog(bytes: Buffer): Invocation[] {
+function parseLog(bytes: Buffer): Invocation[] {
   const fields = bytes.toString("latin1").split("\0");
   if (fields.at(-1) !== "") throw new Error(`the oracle log does not end in NUL: ${JSON.stringify(bytes.toString("latin1").slice(-80))}`);
   fields.pop();
@@ -472,7 +472,7 @@ function gitTraceWords(text: string): string[] {
 }
 
 /** `trace: built-in: git push origin` lines: the subcommand git really ran, as a program of its own. */
-export function parseGitTrace(text: string): Invocation[] {
+function parseGitTrace(text: string): Invocation[] {
   const out: Invocation[] = [];
   for (const line of text.split("\n")) {
     const match = /trace: built-in: (git(?: .*)?)$/.exec(line);

@@ -25,7 +25,7 @@ interface Piece {
 }
 
 /** Single-quotes a text for the shell. */
-export const sq = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+const sq = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 /** Double-quotes a text for the shell. */
 const dq = (text: string): string => `"${text.replace(/[\\"$`]/g, "\\$&")}"`;
 
@@ -63,7 +63,7 @@ const BENIGN: readonly (readonly string[])[] = [
 const SIMPLE_WORD = /^[A-Za-z0-9_./:@=+,-]+$/;
 
 /** Words joined as a shell would read them back (quoting where a word needs it). */
-export function joinWords(words: readonly string[]): string {
+function joinWords(words: readonly string[]): string {
   return words.map((word) => (SIMPLE_WORD.test(word) ? word : sq(word))).join(" ");
 }
 
@@ -353,7 +353,7 @@ const WORD_NAMES = Object.keys(WORD_TRANSFORMS);
 const TEXT_NAMES = Object.keys(TEXT_TRANSFORMS).filter((name) => name !== "git-options");
 
 /** One generated command: a payload (denied or benign), respelled, then wrapped 0-3 times. */
-export function shellCaseArbitrary(): fc.Arbitrary<ShellCase> {
+function shellCaseArbitrary(): fc.Arbitrary<ShellCase> {
   const base = fc.tuple(fc.boolean(), fc.nat(PAYLOADS.length - 1), fc.nat(BENIGN.length - 1)).chain(([denied, p, b]) => {
     const words = (denied ? PAYLOADS[p] : BENIGN[b]) ?? ["ls"];
     const respell = oneOf(["none", "none", ...WORD_NAMES, ...(words[0] === "git" ? ["git-options", "git-options"] : [])]);
