@@ -172,8 +172,12 @@ interface Judged {
   readonly disagreements: readonly string[];
 }
 
-function judge(policy: OraclePolicy, guard: PermissionPolicy, c: ShellCase, bash: ShellRun, sh: ShellRun): Judged {
-  const decision = guard.decide("Bash", { command: c.command });
+type Decider = (command: string) => { readonly mode: string; readonly reason: string };
+
+const guardDecider = (guard: PermissionPolicy): Decider => (command) => guard.decide("Bash", { command });
+
+function judge(policy: OraclePolicy, decide: Decider, c: ShellCase, bash: ShellRun, sh: ShellRun): Judged {
+  const decision = decide(c.command);
   const problems: string[] = [];
   const disagreements = splitDisagreements(c.command, bash);
   let deniedRan = false;
@@ -239,7 +243,7 @@ describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash judges the guard
       const guard = permissionPolicy(parsePolicy(policyYaml(policy), "yaml", `${policy.name}.yaml`));
       for (const c of cases) {
         const run = runs.get(c.command);
-        if (run !== undefined) results.push(judge(policy, guard, c, run.bash, run.sh));
+        if (run !== undefined) results.push(judge(policy, guardDecider(guard), c, run.bash, run.sh));
       }
     }
     printSummary(cases, results, runs, seconds);
@@ -261,6 +265,18 @@ describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash judges the guard
     const removed = glob?.bash.invocations.find((i) => i.argv[0] === "rm")?.argv ?? [];
     expect(removed.length - 2).toBe(Object.keys(WORK_FILES).filter((name) => name.endsWith(".txt")).length);
     expect([...runs.values()].filter((r) => r.bash.timedOut).length, "runs that hit the time limit").toBeLessThan(Math.max(5, runs.size / 100));
+  });
+
+  it("judges: a guard that always denies passes, one that always allows or always asks fails", () => {
+    const policy = POLICIES[0]!;
+    const judgeAll = (decide: Decider) => cases.filter((c) => runs.has(c.command)).map((c) => judge(policy, decide, c, runs.get(c.command)!.bash, runs.get(c.command)!.sh));
+    expect(judgeAll(() => ({ mode: "deny", reason: "always" })).filter((r) => r.problems.length > 0)).toEqual([]);
+    const allowAll = judgeAll(() => ({ mode: "allow", reason: "always" }));
+    expect(allowAll.filter((r) => r.problems.length > 0).length).toBeGreaterThanOrEqual(allowAll.filter((r) => r.deniedRan).length);
+    const askAll = judgeAll(() => ({ mode: "ask", reason: "always" }));
+    expect(askAll.flatMap((r) => r.problems).filter((p) => !p.startsWith("static case asked"))).toEqual([]);
+    expect(askAll.filter((r) => r.problems.length > 0).length).toBeGreaterThan(0);
+    expect(askAll.filter((r) => r.wrongAsk).length).toBeGreaterThan(0);
   });
 
   it("keeps the commands inside the sandbox", async () => {
