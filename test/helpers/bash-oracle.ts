@@ -3,17 +3,25 @@
 // every external program (path and argv) that actually started.
 //
 // Safety (generated commands include `rm -rf /`, `curl`, `sudo`, ...):
-// - the command runs chrooted into a temp tree, as uid/gid 65534 (nobody) when we are root, inside
-//   a private mount namespace (the tree bind-mounted read-only; only /work, /tmp, /home and the log
-//   are writable, and they are emptied before each run), a private network namespace (no network at
-//   all) and a fresh PID namespace per run (when a run ends or times out, the kernel kills everything
-//   left in it);
+// - the command runs chrooted into a temp tree, as uid/gid 65534 (nobody) when we are root, inside a
+//   sandbox with its own mount namespace (the tree bind-mounted read-only; only /work, /tmp, /home and
+//   the log are writable, and they are emptied before each run), its own network namespace (no network
+//   at all) and its own PID namespace, whose PID 1 is the driver: after each run it kills whatever the
+//   case left behind, and on a time-out the driver itself is killed, so the kernel ends everything in
+//   the sandbox, and the sandbox restarts;
 // - every program name of the vocabulary is a tiny dash script that appends its $0 and argv to the log
 //   and exits 0, at each place a program is looked up (/usr/local/bin, /usr/bin, /bin, /usr/sbin, /sbin);
 // - programs that run their arguments (find, xargs, env, timeout, ...) are the real Debian binaries, so
 //   `find . -exec rm {} +` really starts the rm recorder; they are reached through the same recorder,
 //   which logs and then execs the real binary kept under /.real;
 // - sudo, doas, su and pkexec stay modelled: their recorder logs and refuses to run anything.
+// Each run: `env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/home TERM=dumb /bin/bash --norc --noprofile
+// /case.sh` (or dash), the command written to /case.sh byte for byte, cwd /work holding WORK_FILES and a
+// minimal git repository, stdin /dev/null. Besides the programs started, two kinds of record come from
+// the real programs themselves: git's trace names the subcommand it ran once its global options were
+// read (`git -C . push` → git push), and busybox's recorder names the applet busybox runs in-process.
+// Nothing is mounted outside the sandbox's own namespaces; if the test dies, the drivers see their
+// stdin close and exit, and the kernel ends their sandboxes.
 // Without root, the same runs under `unshare -r` (a user namespace) when the kernel allows it; otherwise
 // `oracleSupport()` names the reason and the test skips, unless CI=true or REQUIRE_ORACLES=1.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
