@@ -167,18 +167,26 @@ interface Judged {
   readonly problems: readonly string[];
   readonly deniedRan: boolean;
   readonly wrongAsk: boolean;
+  /** Everything that started (bash and sh) is covered by an allow rule, nothing denied, the split agrees, yet no allow. */
+  readonly allowable: boolean;
   readonly disagreements: readonly string[];
 }
 
-function judge(policy: OraclePolicy, guard: PermissionPolicy, c: ShellCase, bash: ShellRun, sh: ShellRun): Judged {
-  const decision = guard.decide("Bash", { command: c.command });
+type Decider = (command: string) => { readonly mode: string; readonly reason: string };
+
+const guardDecider = (guard: PermissionPolicy): Decider => (command) => guard.decide("Bash", { command });
+
+function judge(policy: OraclePolicy, decide: Decider, c: ShellCase, bash: ShellRun, sh: ShellRun): Judged {
+  const decision = decide(c.command);
   const problems: string[] = [];
   const disagreements = splitDisagreements(c.command, bash);
   let deniedRan = false;
   let wrongAsk = false;
+  let covered = true;
   for (const run of [bash, sh]) {
     for (const invocation of startedPrograms(run)) {
       const denied = anyMatch(policy.deny, invocation.argv);
+      if (denied !== undefined || anyMatch(policy.allow, invocation.argv) === undefined) covered = false;
       if (denied !== undefined) {
         deniedRan = true;
         if (decision.mode === "allow") problems.push(`allowed, but ${run.shell} ran ${JSON.stringify(invocation.argv)} which "${denied}" denies`);
@@ -192,7 +200,8 @@ function judge(policy: OraclePolicy, guard: PermissionPolicy, c: ShellCase, bash
     }
   }
   if (decision.mode === "allow") for (const d of disagreements) problems.push(`allowed although the split disagrees: ${d}`);
-  return { policy: policy.name, case: c, mode: decision.mode, reason: decision.reason, problems: [...new Set(problems)], deniedRan, wrongAsk, disagreements };
+  const allowable = covered && disagreements.length === 0 && bash.invocations.length > 0 && decision.mode !== "allow";
+  return { policy: policy.name, case: c, mode: decision.mode, reason: decision.reason, problems: [...new Set(problems)], deniedRan, wrongAsk, allowable, disagreements };
 }
 
 const support = oracleSupport();
@@ -234,7 +243,7 @@ describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash judges the guard
       const guard = permissionPolicy(parsePolicy(policyYaml(policy), "yaml", `${policy.name}.yaml`));
       for (const c of cases) {
         const run = runs.get(c.command);
-        if (run !== undefined) results.push(judge(policy, guard, c, run.bash, run.sh));
+        if (run !== undefined) results.push(judge(policy, guardDecider(guard), c, run.bash, run.sh));
       }
     }
     printSummary(cases, results, runs, seconds);
@@ -258,6 +267,28 @@ describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash judges the guard
     expect([...runs.values()].filter((r) => r.bash.timedOut).length, "runs that hit the time limit").toBeLessThan(Math.max(5, runs.size / 100));
   });
 
+  it("judges: a guard that always denies passes, one that always allows or always asks fails", () => {
+    const policy = POLICIES[0]!;
+    const judgeAll = (decide: Decider) => cases.filter((c) => runs.has(c.command)).map((c) => judge(policy, decide, c, runs.get(c.command)!.bash, runs.get(c.command)!.sh));
+    expect(judgeAll(() => ({ mode: "deny", reason: "always" })).filter((r) => r.problems.length > 0)).toEqual([]);
+    const allowAll = judgeAll(() => ({ mode: "allow", reason: "always" }));
+    expect(allowAll.filter((r) => r.problems.length > 0).length).toBeGreaterThanOrEqual(allowAll.filter((r) => r.deniedRan).length);
+    const askAll = judgeAll(() => ({ mode: "ask", reason: "always" }));
+    expect(askAll.flatMap((r) => r.problems).filter((p) => !p.startsWith("static case asked"))).toEqual([]);
+    expect(askAll.filter((r) => r.problems.length > 0).length).toBeGreaterThan(0);
+    expect(askAll.filter((r) => r.wrongAsk).length).toBeGreaterThan(0);
+  });
+
+  it("keeps the commands inside the sandbox", async () => {
+    const run = await oracle!.run("echo pwned > /bin/rm; echo pwned > /case.sh; echo pwned > /etc/passwd; touch /usr/local/bin/new; rm -rf /", "bash");
+    expect(run.stderr).toMatch(/Read-only file system|Permission denied/);
+    expect(run.invocations.map((i) => i.argv)).toEqual([["touch", "/usr/local/bin/new"], ["rm", "-rf", "/"]]);
+    const after = await oracle!.run("rm x; /bin/rm y; cat /etc/passwd", "sh");
+    expect(after.invocations.map((i) => i.argv)).toEqual([["rm", "x"], ["rm", "y"], ["cat", "/etc/passwd"]]);
+    const net = await oracle!.run("exec 3<>/dev/tcp/1.1.1.1/80 && echo connected", "bash");
+    expect(net.stderr).toMatch(/unreachable|No such file|Cannot assign|not permitted/i);
+  });
+
   for (const policy of POLICIES) {
     it(`under ${policy.name}: no allow of anything bash would run otherwise, no denied program run without a deny`, () => {
       const failing = results.filter((r) => r.policy === policy.name && r.problems.length > 0);
@@ -279,7 +310,7 @@ function printSummary(cases: readonly ShellCase[], results: readonly Judged[], r
     const mine = results.filter((r) => r.policy === policy.name);
     const count = (f: (r: Judged) => boolean) => mine.filter(f).length;
     lines.push(
-      `  ${policy.name}: allow ${count((r) => r.mode === "allow")}, deny ${count((r) => r.mode === "deny")}, ask ${count((r) => r.mode === "ask")}; denied program ran ${count((r) => r.deniedRan)}; split disagreements ${count((r) => r.disagreements.length > 0)} (with allow ${count((r) => r.disagreements.length > 0 && r.mode === "allow")}); wrong asks ${count((r) => r.wrongAsk)}; failing ${count((r) => r.problems.length > 0)}`,
+      `  ${policy.name}: allow ${count((r) => r.mode === "allow")}, deny ${count((r) => r.mode === "deny")}, ask ${count((r) => r.mode === "ask")}; denied program ran ${count((r) => r.deniedRan)}; split disagreements ${count((r) => r.disagreements.length > 0)} (with allow ${count((r) => r.disagreements.length > 0 && r.mode === "allow")}); wrong asks ${count((r) => r.wrongAsk)}; not allowed although everything that ran is covered ${count((r) => r.allowable)}; failing ${count((r) => r.problems.length > 0)}`,
     );
     const classes = [...new Set(mine.flatMap((r) => r.case.classes))].sort();
     for (const klass of classes) {
@@ -290,10 +321,29 @@ function printSummary(cases: readonly ShellCase[], results: readonly Judged[], r
       );
     }
   }
+  // Per class: the shortest failing command line and the shortest wrong ask (ask where a deny was due).
+  for (const policy of POLICIES) {
+    const mine = results.filter((r) => r.policy === policy.name);
+    const shortest = (f: (r: Judged) => boolean, klass: string) =>
+      mine.filter((r) => f(r) && r.case.classes.includes(klass)).sort((a, b) => a.case.command.length - b.case.command.length)[0];
+    const classes = [...new Set(mine.flatMap((r) => r.case.classes))].sort();
+    lines.push(`  ${policy.name}, shortest failing case per class:`);
+    for (const klass of classes) {
+      const failing = shortest((r) => r.problems.length > 0, klass);
+      if (failing !== undefined) lines.push(`    ${klass}: ${JSON.stringify(failing.case.command)} -> ${failing.mode}: ${failing.problems[0] ?? ""}`);
+    }
+    const over = mine.filter((r) => r.allowable).sort((a, b) => a.case.command.length - b.case.command.length).slice(0, 8);
+    if (over.length > 0) lines.push(`  ${policy.name}, shortest cases not allowed although everything that ran is covered (information): ${over.map((r) => `${JSON.stringify(r.case.command)} (${r.mode})`).join(", ")}`);
+    lines.push(`  ${policy.name}, shortest wrong ask per class (a denied program ran; dynamic case, so asking is not failed):`);
+    for (const klass of classes) {
+      const ask = shortest((r) => r.wrongAsk, klass);
+      if (ask !== undefined) lines.push(`    ${klass}: ${JSON.stringify(ask.case.command)}`);
+    }
+  }
   console.log(lines.join("\n"));
   const report = process.env.GG_ORACLE_REPORT;
   if (report !== undefined && report !== "") {
-    const failing = results.filter((r) => r.problems.length > 0 || r.wrongAsk || r.disagreements.length > 0);
-    writeFileSync(report, `${JSON.stringify({ summary: lines, failing: failing.map((r) => ({ policy: r.policy, command: r.case.command, classes: r.case.classes, static: r.case.static, seed: r.case.seed, mode: r.mode, reason: r.reason, problems: r.problems, wrongAsk: r.wrongAsk, disagreements: r.disagreements })) }, null, 1)}\n`);
+    const failing = results.filter((r) => r.problems.length > 0 || r.wrongAsk || r.allowable || r.disagreements.length > 0);
+    writeFileSync(report, `${JSON.stringify({ summary: lines, failing: failing.map((r) => ({ policy: r.policy, command: r.case.command, classes: r.case.classes, static: r.case.static, seed: r.case.seed, mode: r.mode, reason: r.reason, problems: r.problems, wrongAsk: r.wrongAsk, allowable: r.allowable, disagreements: r.disagreements })) }, null, 1)}\n`);
   }
 }

@@ -3,17 +3,25 @@
 // every external program (path and argv) that actually started.
 //
 // Safety (generated commands include `rm -rf /`, `curl`, `sudo`, ...):
-// - the command runs chrooted into a temp tree, as uid/gid 65534 (nobody) when we are root, inside
-//   a private mount namespace (the tree bind-mounted read-only; only /work, /tmp, /home and the log
-//   are writable, and they are emptied before each run), a private network namespace (no network at
-//   all) and a fresh PID namespace per run (when a run ends or times out, the kernel kills everything
-//   left in it);
+// - the command runs chrooted into a temp tree, as uid/gid 65534 (nobody) when we are root, inside a
+//   sandbox with its own mount namespace (the tree bind-mounted read-only; only /work, /tmp, /home and
+//   the log are writable, and they are emptied before each run), its own network namespace (no network
+//   at all) and its own PID namespace, whose PID 1 is the driver: after each run it kills whatever the
+//   case left behind, and on a time-out the driver itself is killed, so the kernel ends everything in
+//   the sandbox, and the sandbox restarts;
 // - every program name of the vocabulary is a tiny dash script that appends its $0 and argv to the log
 //   and exits 0, at each place a program is looked up (/usr/local/bin, /usr/bin, /bin, /usr/sbin, /sbin);
 // - programs that run their arguments (find, xargs, env, timeout, ...) are the real Debian binaries, so
 //   `find . -exec rm {} +` really starts the rm recorder; they are reached through the same recorder,
 //   which logs and then execs the real binary kept under /.real;
 // - sudo, doas, su and pkexec stay modelled: their recorder logs and refuses to run anything.
+// Each run: `env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/home TERM=dumb /bin/bash --norc --noprofile
+// /case.sh` (or dash), the command written to /case.sh byte for byte, cwd /work holding WORK_FILES and a
+// minimal git repository, stdin /dev/null. Besides the programs started, two kinds of record come from
+// the real programs themselves: git's trace names the subcommand it ran once its global options were
+// read (`git -C . push` → git push), and busybox's recorder names the applet busybox runs in-process.
+// Nothing is mounted outside the sandbox's own namespaces; if the test dies, the drivers see their
+// stdin close and exit, and the kernel ends their sandboxes.
 // Without root, the same runs under `unshare -r` (a user namespace) when the kernel allows it; otherwise
 // `oracleSupport()` names the reason and the test skips, unless CI=true or REQUIRE_ORACLES=1.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
@@ -37,12 +45,14 @@ export interface ShellRun {
   /** The shell's exit status (137 when killed). */
   readonly status: number;
   readonly timedOut: boolean;
+  /** Processes still alive after the case's fd 7 closed (they had closed it): killed, and counted here. */
+  readonly lingering: number;
   readonly stderr: string;
   readonly millis: number;
 }
 
 /** Programs a command can name: each is a recorder that logs and exits 0. */
-export const STUB_PROGRAMS: readonly string[] = [
+const STUB_PROGRAMS: readonly string[] = [
   "rm", "rmdir", "curl", "wget", "git-lfs", "npm", "npx", "node", "yarn", "pnpm", "python", "python3", "perl", "ruby", "ls", "cat", "echo", "printf", "head", "tail",
   "grep", "egrep", "rg", "cp", "mv", "ln", "mkdir", "touch", "chmod", "chown", "chgrp", "dd", "mkfs", "mkfs.ext4", "mount", "umount", "ssh", "scp", "rsync",
   "nc", "ncat", "netcat", "socat", "telnet", "ftp", "psql", "mysql", "kubectl", "docker", "make", "tee", "wc", "sort", "uniq", "cut", "tr", "true", "false",
@@ -94,8 +104,16 @@ function chownRecursive(path: string): void {
   }
 }
 
+/** Character devices the sandbox has (major 1): null, zero, random, urandom. */
+const DEVICES: readonly (readonly [string, number])[] = [
+  ["null", 3],
+  ["zero", 5],
+  ["random", 8],
+  ["urandom", 9],
+];
+
 type Mode = { readonly kind: "root" } | { readonly kind: "userns" };
-export type Support = { readonly ok: true; readonly mode: Mode } | { readonly ok: false; readonly reason: string };
+type Support = { readonly ok: true; readonly mode: Mode } | { readonly ok: false; readonly reason: string };
 
 function hostTool(name: string): string | undefined {
   for (const dir of ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]) {
@@ -178,8 +196,10 @@ function buildTree(root: string, mode: Mode): void {
   symlinkSync("pts/ptmx", join(root, "dev/ptmx"));
   symlinkSync("/proc/self/fd", join(root, "dev/fd"));
   for (const [fd, name] of ["stdin", "stdout", "stderr"].entries()) symlinkSync(`/proc/self/fd/${fd}`, join(root, "dev", name));
-  if (mode.kind === "root") spawnSync("mknod", ["-m", "666", join(root, "dev/null"), "c", "1", "3"]);
-  else writeFileSync(join(root, "dev/null"), ""); // bind-mounted over from the host /dev/null by the driver
+  for (const [name, minor] of DEVICES) {
+    if (mode.kind === "root") spawnSync("mknod", ["-m", "666", join(root, "dev", name), "c", "1", String(minor)]);
+    else writeFileSync(join(root, "dev", name), ""); // bind-mounted over from the host device by the setup
+  }
 
   const scripts = new Map<string, string>();
   for (const name of STUB_PROGRAMS) scripts.set(name, recorder("exit 0"));
@@ -190,8 +210,12 @@ function buildTree(root: string, mode: Mode): void {
     const host = hostTool(real);
     if (host === undefined) continue; // e.g. busybox not installed: the name stays a plain recorder
     if (!existsSync(join(root, ".real", real))) copyWithLibraries(root, host, `/.real/${real}`);
-    // busybox runs its applets in-process: the applet it was asked for is recorded as a program of its own.
-    const applet = name === "busybox" ? `case "$1" in ""|-*) ;; *) applet=$1; shift; printf '%s\\0' "$(($# + 1))" "/busybox-applet/$applet" "$@" >> /.oracle/log; set -- "$applet" "$@" ;; esac\n` : "";
+    // busybox runs its applets in-process: an applet it has is recorded as a program of its own.
+    const applets = name === "busybox" ? (spawnSync(host, ["--list"], { encoding: "utf8" }).stdout ?? "").split("\n").filter((a) => /^[\w.[-]+$/.test(a) && a !== "[") : [];
+    const applet =
+      applets.length > 0
+        ? `case "$1" in ${applets.map((a) => a.replace(/[[\]]/g, "\\$&")).join("|")}) applet=$1; shift; printf '%s\\0' "$(($# + 1))" "/busybox-applet/$applet" "$@" >> /.oracle/log; set -- "$applet" "$@" ;; esac\n`
+        : "";
     // git's own trace names the built-in it really runs once its global options are read (`git -C . push`).
     const env = name === "git" ? "GIT_TRACE=/.oracle/gittrace " : "";
     scripts.set(name, recorder(`${applet}${env}exec /.real/${real} "$@"`));
@@ -200,6 +224,7 @@ function buildTree(root: string, mode: Mode): void {
   // stdbuf preloads this library into the program it runs.
   const libstdbuf = "/usr/libexec/coreutils/libstdbuf.so";
   if (existsSync(libstdbuf)) copyWithLibraries(root, libstdbuf, libstdbuf);
+  writeFileSync(join(root, ".driver.sh"), DRIVER);
   for (const [name, text] of scripts) {
     const first = join(root, LOOKUP_DIRS[0] ?? "", name);
     writeFileSync(first, text, { mode: 0o755 });
@@ -207,31 +232,45 @@ function buildTree(root: string, mode: Mode): void {
   }
 }
 
-const DRIVER = String.raw`set -u
-S=$1; R=$S/root; SETID=$2; USERNS=$3
+/**
+ * Host side, run once per sandbox as PID 1 of fresh mount, network and PID namespaces: mounts the tree
+ * read-only with its writable parts, /proc of this PID namespace and a private devpts, then becomes the
+ * driver inside the chroot (as nobody when we are root).
+ */
+const SETUP = String.raw`set -u
+S=$1; R=$S/root; USERNS=$2; SETID=$3
 fail() { echo "setup-failed $*"; exit 1; }
 mount --make-rprivate / 2>/dev/null
-if [ "$USERNS" = 1 ]; then mount --bind /dev/null "$R/dev/null" || fail "bind /dev/null"; fi
+if [ "$USERNS" = 1 ]; then for d in null zero random urandom; do mount --bind "/dev/$d" "$R/dev/$d" || fail "bind /dev/$d"; done; fi
 mount --bind "$R" "$R" || fail "bind root"
 mount -o remount,bind,ro "$R" || fail "read-only root"
 for d in work tmp home .oracle; do mount --bind "$S/$d" "$R/$d" || fail "bind $d"; done
+mount -t proc proc "$R/proc" || fail "proc"
 mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$R/dev/pts" 2>/dev/null || echo "no devpts: script(1) cannot open a terminal" >&2
+exec $CHROOT "$R" $SETID /.real/bash --norc --noprofile /.driver.sh
+`.replace("$CHROOT", hostTool("chroot") ?? "/usr/sbin/chroot");
+
+/**
+ * Inside the chroot, PID 1 of the sandbox: runs /case.sh once per request line. The run's stdout and
+ * stderr go to files; fd 7 is a pipe that every process the case starts inherits, so the driver waits
+ * until the last of them (background jobs included) has exited. Anything left (it closed fd 7) is killed.
+ */
+const DRIVER = String.raw`cd /work || exit 1
 echo ready
 while read -r SHELLNAME; do
   case "$SHELLNAME" in
-    bash) RUN=(/.real/bash --norc --noprofile /case.sh) ;;
-    sh) RUN=(/.real/dash /case.sh) ;;
-    *) echo "done 2"; continue ;;
+    bash) set -- /.real/bash --norc --noprofile /case.sh ;;
+    sh) set -- /.real/dash /case.sh ;;
+    *) echo "done 2 0"; continue ;;
   esac
-  # PID 1 of a fresh PID namespace, chrooted, is a bash that waits until every holder of fd 7 (every
-  # process the case started, background ones included) has exited; when it exits, the kernel kills
-  # whatever is left in the namespace. The caller kills the unshare (and so all of it) on time-out.
-  unshare -p -f --kill-child --mount-proc=/proc --root="$R" --wd=/work -- /.real/bash --norc --noprofile -c '
-    '"$SETID"' /.real/env -i PATH=$PATH_VALUE HOME=/home TERM=dumb "$@" 7>&1 >/.oracle/out 2>/.oracle/err | { while read -r -d "" _; do :; done; }
-    exit "$\{PIPESTATUS[0]}"' waiter "$\{RUN[@]}" </dev/null &
-  echo "pid $!"
-  wait "$!"
-  echo "done $?"
+  /.real/env -i PATH=$PATH_VALUE HOME=/home TERM=dumb "$@" 7>&1 >/.oracle/out 2>/.oracle/err </dev/null | { while read -r -d "" _; do :; done; }
+  status=$\{PIPESTATUS[0]}
+  left=0
+  for p in /proc/[0-9]*; do
+    p=$\{p#/proc/}
+    if [ "$p" != 1 ] && [ "$p" != "$BASHPID" ] && kill -9 "$p" 2>/dev/null; then left=$((left + 1)); fi
+  done
+  echo "done $status $left"
 done
 `.replaceAll("$\\{", "$" + "{").replace("$PATH_VALUE", PATH_VALUE);
 
@@ -243,11 +282,11 @@ interface Pending {
 /** One sandbox (own tree, own namespaces) running one command at a time. */
 class Slot {
   readonly dir: string;
-  private readonly child: ChildProcessWithoutNullStreams;
+  private child: ChildProcessWithoutNullStreams | undefined;
   private buffer = "";
   private pending: Pending | undefined;
   private stderrTail = "";
-  private readonly ready: Promise<void>;
+  private ready: Promise<void> | undefined;
 
   constructor(dir: string, template: string, private readonly mode: Mode, private readonly limitSeconds: number) {
     this.dir = dir;
@@ -260,19 +299,24 @@ class Slot {
       chownSync(join(dir, "work"), NOBODY, NOBODY);
       chownSync(join(dir, "home"), NOBODY, NOBODY);
     }
-    writeFileSync(join(dir, "driver.sh"), DRIVER);
-    // The drop to nobody happens below PID 1: a credential change would clear --kill-child's death signal.
-    const setid = mode.kind === "root" ? `/.real/setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups --` : "";
-    const unshare = mode.kind === "root" ? ["-m", "-n"] : ["-r", "-m", "-n"];
-    this.child = spawn("unshare", [...unshare, "--propagation", "private", "--", "/usr/bin/bash", join(dir, "driver.sh"), dir, setid, mode.kind === "userns" ? "1" : "0"], {
+    writeFileSync(join(dir, "setup.sh"), SETUP);
+  }
+
+  /** Starts (or restarts, after a time-out) the sandbox's namespaces and driver. */
+  private start(): Promise<void> {
+    const setid = this.mode.kind === "root" ? `/.real/setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups --` : "";
+    const unshare = this.mode.kind === "root" ? ["-m", "-n", "-p", "-f", "--kill-child"] : ["-r", "-m", "-n", "-p", "-f", "--kill-child"];
+    const child = spawn("unshare", [...unshare, "--propagation", "private", "--", "/usr/bin/bash", join(this.dir, "setup.sh"), this.dir, this.mode.kind === "userns" ? "1" : "0", setid], {
       stdio: ["pipe", "pipe", "pipe"],
     });
-    this.child.stdout.setEncoding("utf8");
-    this.child.stderr.setEncoding("utf8");
-    this.child.stderr.on("data", (chunk: string) => {
+    this.child = child;
+    this.buffer = "";
+    child.stdout.setEncoding("utf8");
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-2000);
     });
-    this.child.stdout.on("data", (chunk: string) => {
+    child.stdout.on("data", (chunk: string) => {
       this.buffer += chunk;
       let newline: number;
       while ((newline = this.buffer.indexOf("\n")) >= 0) {
@@ -283,11 +327,12 @@ class Slot {
         pending?.resolve(line);
       }
     });
-    this.child.on("exit", (code) => {
-      this.pending?.reject(new Error(`the oracle driver exited (${code}): ${this.stderrTail}`));
+    child.on("exit", (code, signal) => {
+      if (this.child === child) this.ready = undefined;
+      this.pending?.reject(new Error(`the oracle sandbox exited (${code ?? signal}): ${this.stderrTail}`));
       this.pending = undefined;
     });
-    this.ready = this.next().then((line) => {
+    return this.next().then((line) => {
       if (line !== "ready") throw new Error(`the oracle sandbox did not start: ${line} ${this.stderrTail}`);
     });
   }
@@ -296,6 +341,19 @@ class Slot {
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
     });
+  }
+
+  /** PID 1 of the sandbox's PID namespace, as this machine sees it: killing it ends everything inside. */
+  private sandboxInit(): number | undefined {
+    const pid = this.child?.pid;
+    if (pid === undefined) return undefined;
+    try {
+      const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/);
+      const first = Number(children[0]);
+      return Number.isInteger(first) && first > 0 ? first : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private reset(): void {
@@ -323,54 +381,59 @@ class Slot {
   }
 
   async run(command: string, shell: OracleShell): Promise<ShellRun> {
+    this.ready ??= this.start();
     await this.ready;
     this.reset();
     writeFileSync(join(this.dir, "root", "case.sh"), command); // bytes exact: CR, backslashes, everything
     const started = performance.now();
-    let done = this.next();
-    this.child.stdin.write(`${shell}\n`);
-    const pidLine = await done;
-    const pid = /^pid (\d+)$/.exec(pidLine);
-    if (pid === null) throw new Error(`unexpected driver output: ${pidLine}`);
-    done = this.next();
+    const done = this.next();
+    this.child?.stdin.write(`${shell}\n`);
     let timedOut = false;
-    // The unshare this driver started for this run: killing it kills the run's whole PID namespace.
     const timer = setTimeout(() => {
       timedOut = true;
+      const init = this.sandboxInit();
       try {
-        process.kill(Number(pid[1]), "SIGKILL");
+        if (init !== undefined) process.kill(init, "SIGKILL"); // our sandbox's PID 1: the kernel ends the rest
+        else this.child?.kill("SIGKILL");
       } catch {
         // already gone
       }
     }, this.limitSeconds * 1000);
-    const line = await done.finally(() => clearTimeout(timer));
+    let line: string;
+    try {
+      line = await done;
+    } catch (error) {
+      if (!timedOut) throw error;
+      line = "done 137 0";
+    } finally {
+      clearTimeout(timer);
+    }
     const millis = performance.now() - started;
-    const match = /^done (\d+)$/.exec(line);
+    const match = /^done (\d+) (\d+)$/.exec(line);
     if (match === null) throw new Error(`unexpected driver output: ${line}`);
     return {
       shell,
       invocations: [...parseLog(readFileSync(join(this.dir, ".oracle", "log"))), ...parseGitTrace(readFileSync(join(this.dir, ".oracle", "gittrace"), "utf8"))],
       status: Number(match[1]),
       timedOut,
+      lingering: Number(match[2]),
       stderr: readFileSync(join(this.dir, ".oracle", "err"), "utf8").slice(0, 4000),
       millis,
     };
   }
 
-  close(): void {
-    this.child.stdin.end();
-  }
-
-  exited(): Promise<void> {
+  close(): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
     return new Promise((resolve) => {
-      if (this.child.exitCode !== null || this.child.signalCode !== null) resolve();
-      else this.child.once("exit", () => resolve());
+      child.once("exit", () => resolve());
+      child.stdin.end();
     });
   }
 }
 
 /** Parses `N\0path\0arg...\0` records; a torn or malformed log is an error, never silently dropped. */
-export function parseLog(bytes: Buffer): Invocation[] {
+function parseLog(bytes: Buffer): Invocation[] {
   const fields = bytes.toString("latin1").split("\0");
   if (fields.at(-1) !== "") throw new Error(`the oracle log does not end in NUL: ${JSON.stringify(bytes.toString("latin1").slice(-80))}`);
   fields.pop();
@@ -417,7 +480,7 @@ function gitTraceWords(text: string): string[] {
 }
 
 /** `trace: built-in: git push origin` lines: the subcommand git really ran, as a program of its own. */
-export function parseGitTrace(text: string): Invocation[] {
+function parseGitTrace(text: string): Invocation[] {
   const out: Invocation[] = [];
   for (const line of text.split("\n")) {
     const match = /trace: built-in: (git(?: .*)?)$/.exec(line);
@@ -481,8 +544,7 @@ export class ShellOracle {
   }
 
   async dispose(): Promise<void> {
-    for (const slot of this.slots) slot.close();
-    await Promise.all(this.slots.map((slot) => slot.exited()));
+    await Promise.all(this.slots.map((slot) => slot.close()));
     rmSync(this.base, { recursive: true, force: true });
   }
 }

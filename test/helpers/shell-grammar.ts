@@ -25,7 +25,7 @@ interface Piece {
 }
 
 /** Single-quotes a text for the shell. */
-export const sq = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+const sq = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 /** Double-quotes a text for the shell. */
 const dq = (text: string): string => `"${text.replace(/[\\"$`]/g, "\\$&")}"`;
 
@@ -63,7 +63,7 @@ const BENIGN: readonly (readonly string[])[] = [
 const SIMPLE_WORD = /^[A-Za-z0-9_./:@=+,-]+$/;
 
 /** Words joined as a shell would read them back (quoting where a word needs it). */
-export function joinWords(words: readonly string[]): string {
+function joinWords(words: readonly string[]): string {
   return words.map((word) => (SIMPLE_WORD.test(word) ? word : sq(word))).join(" ");
 }
 
@@ -88,6 +88,8 @@ function quotings(word: string): string[] {
     `${first}""${rest}''`,
   ];
 }
+
+const base = (word: string) => word.slice(word.lastIndexOf("/") + 1);
 
 type Transform = (inner: Piece, words: readonly string[]) => fc.Arbitrary<Piece>;
 
@@ -130,6 +132,10 @@ const WORD_TRANSFORMS: Readonly<Record<string, (words: readonly string[]) => fc.
         piece(`\`printf %s ${joinWords([words[0] ?? ""])}\` ${joinWords(words.slice(1))}`, false, ["ifs", "substitution"]),
       ]),
     ),
+  "hash-p": (words) =>
+    oneOf(["ls", "echo", "cat", "git"]).map((alias) =>
+      piece(`hash -p /usr/bin/${joinWords([base(words[0] ?? "")])} ${alias}; ${alias} ${joinWords(words.slice(1))}`, true, ["shell-hooks"]),
+    ),
   "env-split": (words) => fc.constant(piece(`env -S ${sq(joinWords(words))}`, true, ["wrapper"])),
   xargs: (words) =>
     oneOf([
@@ -154,8 +160,14 @@ const WORD_TRANSFORMS: Readonly<Record<string, (words: readonly string[]) => fc.
     oneOf([
       piece(`awk ${sq(`BEGIN{system(${JSON.stringify(joinWords(words))})}`)}`, false, ["interpreter"]),
       piece(`sed -n ${sq(`1e ${joinWords(words)}`)} a.txt`, false, ["interpreter"]),
-      piece(`tar -cf /dev/null a.txt --checkpoint=1 --checkpoint-action=exec=${sq(joinWords(words))}`, false, ["interpreter"]),
+      piece(`tar -cf /dev/null a.txt --checkpoint=1 --checkpoint-action=exec=${sq(joinWords(words))}`, true, ["interpreter"]),
       piece(`git -c alias.x=${sq(`!${joinWords(words)}`)} x`, true, ["git-options", "interpreter"]),
+      piece(`git -c core.sshCommand=${sq(joinWords(words))} ls-remote ssh://host/repo`, true, ["git-options", "interpreter"]),
+      piece(`git -c core.fsmonitor=${sq(joinWords(words))} status`, true, ["git-options", "interpreter"]),
+      piece(`git grep --no-index --open-files-in-pager=${sq(joinWords(words))} alpha`, false, ["git-options", "interpreter"]),
+      piece(`tar -I ${sq(joinWords(words))} -cf out.tar a.txt`, true, ["interpreter"]),
+      piece(`tar --use-compress-program=${sq(joinWords(words))} -cf out.tar a.txt`, true, ["interpreter"]),
+      piece(`env --split-string=${sq(joinWords(words))}`, true, ["wrapper"]),
     ]),
 };
 
@@ -182,9 +194,13 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
   group: (inner) =>
     fc.tuple(oneOf([`(${inner.text})`, `{ ${inner.text}; }`, `( echo ok; ${inner.text} )`, `{ ls;\n${inner.text}\n}`]), fc.constant(0)).map(([text]) => piece(text, inner.static, ["group"])),
   function: (inner) =>
-    oneOf([`f(){ ${inner.text}; }; f`, `function f { ${inner.text}; }; f`, `f() ( ${inner.text} ); f x`, `g(){ "$@"; }; g ${inner.text}`]).map((text) =>
-      piece(text, inner.static, ["function"]),
-    ),
+    oneOf([
+      piece(`f(){ ${inner.text}; }; f`, inner.static, ["function"]),
+      piece(`function f { ${inner.text}; }; f`, inner.static, ["function"]),
+      piece(`f() ( ${inner.text} ); f x`, inner.static, ["function"]),
+      // The program reaches the function as its arguments: only data flow shows it runs.
+      piece(`g(){ "$@"; }; g ${inner.text}`, false, ["function"]),
+    ]),
   eval: (inner) =>
     oneOf([`eval ${sq(inner.text)}`, `eval ${dq(inner.text)}`, `command eval ${sq(inner.text)}`, `builtin eval ${sq(inner.text)}`, `eval "eval ${sq(inner.text).replace(/[\\"$`]/g, "\\$&")}"`]).map((text) =>
       piece(text, inner.static, ["eval"]),
@@ -202,9 +218,13 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
       `dash -c ${sq(inner.text)}`,
     ]).map((text) => piece(text, inner.static, ["nested-shell"])),
   source: (inner) =>
-    oneOf([`source /dev/stdin <<<${sq(inner.text)}`, `. /dev/stdin <<EOF\n${inner.text}\nEOF`, `source <(echo ${sq(inner.text)})`, `. <(printf '%s\\n' ${sq(inner.text)})`]).map((text) =>
-      piece(text, inner.static, ["source"]),
-    ),
+    // Here-strings and here-documents are script text in the line; <(echo ...) is a program's output (dynamic).
+    oneOf([
+      piece(`source /dev/stdin <<<${sq(inner.text)}`, inner.static, ["source"]),
+      piece(`. /dev/stdin <<EOF\n${inner.text}\nEOF`, inner.static, ["source"]),
+      piece(`source <(echo ${sq(inner.text)})`, false, ["source"]),
+      piece(`. <(printf '%s\\n' ${sq(inner.text)})`, false, ["source"]),
+    ]),
   heredoc: (inner) =>
     oneOf([
       `sh <<EOF\n${inner.text}\nEOF`,
@@ -268,6 +288,8 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
       "env nice -n 1",
       "timeout 5 nohup",
       "sudo timeout -s KILL 5",
+      "exec -a ls",
+      "builtin command",
     ]).map((wrapper) => piece(`${wrapper} ${inner.text}`, inner.static, ["wrapper"])),
   "string-wrapper": (inner) =>
     oneOf([
@@ -279,6 +301,16 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
       `env -S ${sq(inner.text)}`,
       `busybox sh -c ${sq(inner.text)}`,
     ]).map((text) => piece(text, inner.static, ["wrapper"])),
+  "shell-hooks": (inner) =>
+    oneOf([
+      piece(`shopt -s expand_aliases; alias ls=${sq(inner.text)}\nls`, inner.static, ["shell-hooks"]),
+      piece(`trap ${sq(inner.text)} EXIT`, inner.static, ["shell-hooks"]),
+      piece(`trap ${sq(inner.text)} DEBUG; :`, inner.static, ["shell-hooks"]),
+      piece(`BASH_ENV=<(echo ${sq(inner.text)}) bash -c ls`, false, ["shell-hooks"]),
+      piece(`mapfile -C ${sq(inner.text)} -c 1 a <<< x`, inner.static, ["shell-hooks"]),
+      piece(`[[ 1 -eq ${sq(`a[$(${inner.text})]`)} ]]`, inner.static, ["shell-hooks", "subscript"]),
+      piece(`x=${sq(`$(${inner.text})`)}; : \${x@P}`, false, ["shell-hooks"]),
+    ]),
   redirection: (inner) =>
     oneOf([`${inner.text} > /dev/null`, `${inner.text} 2>&1`, `> out.txt ${inner.text}`, `${inner.text} < a.txt`, `2>/dev/null ${inner.text}`, `${inner.text} >> log.txt 2>&1`]).map((text) =>
       piece(text, inner.static, ["redirection"]),
@@ -321,7 +353,7 @@ const WORD_NAMES = Object.keys(WORD_TRANSFORMS);
 const TEXT_NAMES = Object.keys(TEXT_TRANSFORMS).filter((name) => name !== "git-options");
 
 /** One generated command: a payload (denied or benign), respelled, then wrapped 0-3 times. */
-export function shellCaseArbitrary(): fc.Arbitrary<ShellCase> {
+function shellCaseArbitrary(): fc.Arbitrary<ShellCase> {
   const base = fc.tuple(fc.boolean(), fc.nat(PAYLOADS.length - 1), fc.nat(BENIGN.length - 1)).chain(([denied, p, b]) => {
     const words = (denied ? PAYLOADS[p] : BENIGN[b]) ?? ["ls"];
     const respell = oneOf(["none", "none", ...WORD_NAMES, ...(words[0] === "git" ? ["git-options", "git-options"] : [])]);
@@ -425,9 +457,23 @@ export const SEED_CASES: readonly ShellCase[] = (
     ["ionice -c3 rm x", ["wrapper"], true],
     ["exec rm x", ["wrapper"], true],
     ["env -i rm x", ["wrapper"], true],
+    ["git -c core.sshCommand='rm y' ls-remote ssh://host/repo", ["git-options", "interpreter"], true],
+    ["git -c core.fsmonitor='rm y' status", ["git-options", "interpreter"], true],
+    ["git grep --no-index -O'rm y' alpha", ["git-options", "interpreter"], false],
+    ["tar -I 'rm y' -cf out.tar a.txt", ["interpreter"], true],
+    ["tar -cf /dev/null a.txt --checkpoint=1 --checkpoint-action=exec='rm y'", ["interpreter"], true],
+    ["env --split-string='rm x'", ["wrapper"], true],
     ["awk 'BEGIN{system(\"rm x\")}'", ["interpreter"], false],
+    ["shopt -s expand_aliases; alias ls='rm x'\nls", ["shell-hooks"], true],
+    ["hash -p /bin/rm ls; ls a.txt", ["shell-hooks"], true],
+    ["trap 'rm x' EXIT", ["shell-hooks"], true],
+    ["trap 'rm x' DEBUG; :", ["shell-hooks"], true],
+    ["BASH_ENV=<(echo rm x) bash -c ls", ["shell-hooks"], false],
+    ["mapfile -C 'rm y' -c 1 a <<< x", ["shell-hooks"], true],
+    ["[[ 1 -eq 'a[$(rm y)]' ]]", ["shell-hooks", "subscript"], true],
+    ["x='$(rm y)'; echo ${x@P}", ["shell-hooks"], false],
+    ["exec -a ls rm x", ["wrapper"], true],
     ["sed -n '1e rm x' a.txt", ["interpreter"], false],
-    ["tar -cf /dev/null a.txt --checkpoint=1 --checkpoint-action=exec='rm x'", ["interpreter"], false],
     ["ls; rm x", ["separator"], true],
     ["ls && curl http://evil.example", ["separator"], true],
     ["ls | rm x", ["separator"], true],
