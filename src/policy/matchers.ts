@@ -3,7 +3,8 @@ import { PolicyError } from "./errors.js";
 import { DuplicateValues, EmbeddedJson } from "./json-dup.js";
 import { compileCommandPattern, judgeCommand } from "./kinds/command.js";
 import { compileDomainPattern, compileEmailPattern, compileUrlPattern, judgeDomain, judgeEmail, judgeUrl } from "./kinds/net.js";
-import { compilePathPattern, judgePath, normaliseBase } from "./kinds/path.js";
+import { compilePathPattern, judgePath, normaliseBase, type PathReadOptions } from "./kinds/path.js";
+import { kindedStringTest, type ArgumentKind, type StringMatcher } from "./kinds/readings.js";
 import { hasControlChars, NO, stripControlChars, UNKNOWN, YES, type Verdict } from "./kinds/verdict.js";
 import { foldCase, isPlainText, normalizeString } from "./normalize.js";
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
@@ -106,6 +107,8 @@ export function equalityKey(found: unknown, fold: (text: string) => string): str
 export interface MatcherDefaults {
   /** Base directory of `path` matchers that declare none (absolute; default "/"). */
   pathBase?: string | undefined;
+  /** Path readings also follow symlinks on this machine (see readPathValue). */
+  followSymlinks?: boolean | undefined;
 }
 
 /** Combines verdicts of several values or readings (see FieldCondition). An empty list is NO. */
@@ -164,6 +167,10 @@ export function startsWithFolded(text: string, want: string): boolean {
   return true;
 }
 
+function isKinded(kind: ArgumentKind | undefined): boolean {
+  return kind !== undefined && kind !== "text";
+}
+
 /** Printable ASCII: the characters a StartLookup's literal may hold. */
 const PRINTABLE_ASCII_RE = /^[\x20-\x7e]+$/;
 
@@ -172,10 +179,12 @@ const PRINTABLE_ASCII_RE = /^[\x20-\x7e]+$/;
  * with (lower-cased unless case-sensitive), when known: the prefix itself, globLiteralStart, a
  * regex's anchored required literal (SafeRegex.start).
  */
-function kindTestWithStart(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): { test: TextTest; start?: { literal: string; caseSensitive: boolean } } {
+function kindTestWithStart(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults, kind: ArgumentKind | undefined): { test: TextTest; start?: { literal: string; caseSensitive: boolean } } {
   const caseSensitive = "caseSensitive" in matcher && matcher.caseSensitive === true;
   const compiled: { regex?: SafeRegex } = {};
-  const test = kindTest(matcher, where, defaults, compiled);
+  const test = kindTest(matcher, where, defaults, compiled, kind);
+  // A kinded field compares readings, not the text as written: no start an index could key on.
+  if (isKinded(kind)) return { test };
   let literal: string | undefined;
   if ("prefix" in matcher) literal = caseSensitive ? normalizeString(String(matcher.prefix)) : foldCase(normalizeString(String(matcher.prefix)));
   else if ("glob" in matcher) literal = globLiteralStart(matcher.glob, { nocase: !caseSensitive, dot: true });
@@ -183,36 +192,55 @@ function kindTestWithStart(matcher: Exclude<FieldMatcher, { exists: boolean }>, 
   return literal === undefined || !PRINTABLE_ASCII_RE.test(literal) ? { test } : { test, start: { literal, caseSensitive } };
 }
 
-/** `compiled` receives the SafeRegex of a `regex` matcher. */
-function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults, compiled?: { regex?: SafeRegex }): TextTest {
+/** The test of a plain string matcher on one text; `compiled` receives the SafeRegex of a `regex` matcher. */
+function stringTest(matcher: StringMatcher, where: string, compiled?: { regex?: SafeRegex }): (text: string) => boolean {
+  const caseSensitive = matcher.caseSensitive === true;
+  if ("equals" in matcher || "in" in matcher) {
+    const { fold: foldEq, wanted } = equalityOf(matcher);
+    return (text) => wanted.has(foldEq(text));
+  }
+  if ("prefix" in matcher) {
+    const want = caseSensitive ? normalizeString(String(matcher.prefix)) : foldCase(normalizeString(String(matcher.prefix)));
+    return caseSensitive ? (text) => text.startsWith(want) : (text) => startsWithFolded(text, want);
+  }
+  if ("glob" in matcher) return compileGlob(matcher.glob, { nocase: !caseSensitive, dot: true });
+  const regex = compileSafeRegex(matcher.regex, { caseSensitive, where: `${where}.regex` });
+  if (compiled !== undefined) compiled.regex = regex;
+  return (text) => regex.test(text);
+}
+
+function isStringMatcher(matcher: Exclude<FieldMatcher, { exists: boolean }>): matcher is StringMatcher {
+  return "equals" in matcher || "in" in matcher || "prefix" in matcher || "glob" in matcher || "regex" in matcher;
+}
+
+/** How `path` readings are made under these defaults and an optional matcher base. */
+function pathOptions(defaults: MatcherDefaults, base?: string): PathReadOptions {
+  return { base: normaliseBase(base ?? defaults.pathBase), followSymlinks: defaults.followSymlinks === true };
+}
+
+/**
+ * `compiled` receives the SafeRegex of a `regex` matcher. `kind` is the field's argument kind: a
+ * plain string matcher then compares the value's canonical readings (kindedStringTest).
+ */
+function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults, compiled?: { regex?: SafeRegex }, kind?: ArgumentKind): TextTest {
   const caseSensitive = "caseSensitive" in matcher && matcher.caseSensitive === true;
-  const fold = (text: string) => (caseSensitive ? text : foldCase(text));
-  const expected = (value: string | number | boolean) => fold(normalizeString(String(value)));
   const fail = (error: unknown): never => {
     throw new PolicyError(undefined, where, error instanceof Error ? error.message : String(error));
   };
-  if ("equals" in matcher || "in" in matcher) {
-    const { fold: foldEq, wanted } = equalityOf(matcher);
-    return asVerdict((text) => wanted.has(foldEq(text)));
-  }
-  if ("prefix" in matcher) {
-    const want = expected(matcher.prefix);
-    return asVerdict(caseSensitive ? (text) => text.startsWith(want) : (text) => startsWithFolded(text, want));
-  }
-  if ("glob" in matcher) {
-    const isMatch = compileGlob(matcher.glob, { nocase: !caseSensitive, dot: true });
-    return asVerdict(isMatch);
-  }
-  if ("regex" in matcher) {
-    const regex = compileSafeRegex(matcher.regex, { caseSensitive, where: `${where}.regex` });
-    if (compiled !== undefined) compiled.regex = regex;
-    return asVerdict((text) => regex.test(text));
+  if (isStringMatcher(matcher)) {
+    if (kind === undefined || kind === "text") return asVerdict(stringTest(matcher, where, compiled));
+    try {
+      return kindedStringTest(kind, matcher, pathOptions(defaults), (own) => stringTest(own, where));
+    } catch (error) {
+      if (error instanceof PolicyError) throw error;
+      return fail(error);
+    }
   }
   try {
     if ("path" in matcher) {
-      const base = normaliseBase(matcher.base ?? defaults.pathBase);
-      const patterns = patternsOf(matcher.path).map((pattern) => compilePathPattern(pattern, { base, caseSensitive }));
-      return (text, restrictive) => judgePath(text, patterns, base, restrictive);
+      const options = pathOptions(defaults, matcher.base);
+      const patterns = patternsOf(matcher.path).map((pattern) => compilePathPattern(pattern, { base: options.base, caseSensitive }));
+      return (text, restrictive) => judgePath(text, patterns, options, restrictive);
     }
     if ("command" in matcher) {
       const patterns = patternsOf(matcher.command).map((pattern) => compileCommandPattern(pattern, caseSensitive));
@@ -257,8 +285,8 @@ function withControlGuard(test: TextTest): TextTest {
 }
 
 /** A leaf matcher's test on one text (control characters guarded): the condition language composes these. */
-function leafTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): TextTest {
-  return withControlGuard(kindTest(matcher, where, defaults));
+function leafTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults, kind: ArgumentKind | undefined): TextTest {
+  return withControlGuard(kindTest(matcher, where, defaults, undefined, kind));
 }
 
 /** Judges one selected value: lists, duplicated keys and embedded JSON documents are judged part by part. */
@@ -279,7 +307,7 @@ export function describeMatcher(matcher: FieldMatcher): string {
 }
 
 /** Compiles one `where` entry; `where` names the rule for errors (bad selector, bad pattern). */
-export function compileFieldCondition(selector: string, matcher: ConditionSpec<FieldMatcher>, where: string, defaults: MatcherDefaults = {}): FieldCondition {
+export function compileFieldCondition(selector: string, matcher: ConditionSpec<FieldMatcher>, where: string, defaults: MatcherDefaults = {}, kind?: ArgumentKind): FieldCondition {
   let segments: SelectorSegment[];
   try {
     segments = parseSelector(selector);
@@ -301,12 +329,12 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
       },
     };
   }
-  const plain = isComposite(matcher) ? undefined : kindTestWithStart(matcher as Exclude<FieldMatcher, { exists: boolean }>, where, defaults);
+  const plain = isComposite(matcher) ? undefined : kindTestWithStart(matcher as Exclude<FieldMatcher, { exists: boolean }>, where, defaults, kind);
   const test: TextTest =
     plain === undefined
       ? compileCondition(matcher, (leaf) => {
           if ("exists" in leaf) throw new PolicyError(undefined, where, "exists cannot be used inside not, anyOf or allOf; write it as its own condition");
-          return leafTest(leaf, where, defaults);
+          return leafTest(leaf, where, defaults, kind);
         })
       : withControlGuard(plain.test);
   const contextual = usesContext(matcher);
@@ -317,7 +345,8 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
     );
   if (direct === undefined) return { selector, description, contextual, evaluate: full };
   const leaf = matcher as FieldMatcher;
-  const equality = isComposite(matcher) || !("equals" in leaf || "in" in leaf) ? undefined : equalityOf(leaf);
+  // A kinded field compares readings, not the text as written: no value an index could key on.
+  const equality = isComposite(matcher) || isKinded(kind) || !("equals" in leaf || "in" in leaf) ? undefined : equalityOf(leaf);
   return {
     selector,
     description,

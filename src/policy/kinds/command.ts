@@ -131,3 +131,18 @@ export function describeCommand(text: string): string {
   return analysis.commands.map((command) => JSON.stringify(command.words.join(" "))).join(", ");
 }
 
+
+/**
+ * The texts a plain string matcher (`equals`, `prefix`, `glob`, `regex`) on a command field
+ * compares, each simple command's words joined by single spaces: for a deny or ask (`restrictive`)
+ * every spelling of every simple command (program directory dropped, wrappers peeled off); for an
+ * allow each simple command as written, or undefined when one of them is not fully static (an
+ * expansion, an assignment, a file redirection, a construct). Undefined when the line cannot be parsed.
+ */
+export function commandTexts(text: string, restrictive: boolean): string[] | undefined {
+  const analysis = analyzeShell(text);
+  if (!analysis.ok) return undefined;
+  if (restrictive) return analysis.commands.flatMap((command) => denyForms(command).map((form) => form.join(" ")));
+  if (!analysis.commands.every(allowable)) return undefined;
+  return analysis.commands.map((command) => command.words.join(" "));
+}
