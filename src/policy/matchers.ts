@@ -240,7 +240,9 @@ function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: st
     if ("path" in matcher) {
       const options = pathOptions(defaults, matcher.base);
       const patterns = patternsOf(matcher.path).map((pattern) => compilePathPattern(pattern, { base: options.base, caseSensitive }));
-      return (text, restrictive) => judgePath(text, patterns, options, restrictive);
+      // An allow compares case as written unless the rule says caseSensitive: false (see kindedStringTest).
+      const allowPatterns = matcher.caseSensitive === undefined ? patternsOf(matcher.path).map((pattern) => compilePathPattern(pattern, { base: options.base, caseSensitive: true })) : patterns;
+      return (text, restrictive) => judgePath(text, restrictive ? patterns : allowPatterns, options, restrictive);
     }
     if ("command" in matcher) {
       const patterns = patternsOf(matcher.command).map((pattern) => compileCommandPattern(pattern, caseSensitive));

@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { posix } from "node:path";
 import picomatch from "picomatch";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
@@ -133,29 +133,40 @@ function lexicalReadings(value: string, base: string): PathReadings {
 /**
  * `path`'s real location on this machine: the longest part of it that exists resolved with the
  * system's realpath (symlinks followed as the kernel follows them, `..` after a symlink included),
- * the rest appended. Undefined when it cannot be resolved (a loop, no permission).
+ * the rest appended. Undefined when it cannot be resolved: a loop, no permission, or a symlink
+ * whose target does not exist (a write through it would create the target, wherever that is).
  */
 export function realLocation(path: string): string | undefined {
   const rest: string[] = [];
   let current = path;
   for (let depth = 0; depth < 4096; depth++) {
-    try {
-      const real = realpathSync.native(current);
-      return rest.length === 0 ? real : posix.join(real, ...rest.reverse());
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") return undefined;
-      const parent = posix.dirname(current);
-      if (parent === current) return undefined;
-      rest.push(posix.basename(current));
-      current = parent;
+    if (existsSync(current)) {
+      try {
+        const real = realpathSync.native(current);
+        return rest.length === 0 ? real : posix.join(real, ...rest.reverse());
+      } catch {
+        return undefined;
+      }
     }
+    // Missing, or a link that leads nowhere (dangling, a loop): only a missing entry is read on.
+    let entry: unknown;
+    try {
+      entry = lstatSync(current, { throwIfNoEntry: false });
+    } catch (error) {
+      // Under a file (ENOTDIR) nothing exists; a loop or no permission above it cannot be read.
+      if ((error as NodeJS.ErrnoException).code !== "ENOTDIR") return undefined;
+    }
+    if (entry !== undefined) return undefined;
+    const parent = posix.dirname(current);
+    if (parent === current) return undefined;
+    rest.push(posix.basename(current));
+    current = parent;
   }
   return undefined;
 }
 
 /** Readings through symlinks are kept this long (a link created later is seen by later calls). */
-const REAL_TTL_MS = 50;
+const REAL_TTL_MS = 250;
 const realCache = new Map<string, { at: number; readings: PathReadings }>();
 
 /**

@@ -117,6 +117,9 @@ export function kindedStringTest(
       break;
   }
   const test = compile(own);
+  // A path allow compares case as written (on this machine's filesystems `DOCS` is not `docs`)
+  // unless the rule says caseSensitive: false; a deny ignores case unless it says caseSensitive: true.
+  const allowTest = kind === "path" && own.caseSensitive === undefined ? compile({ ...own, caseSensitive: true } as StringMatcher) : test;
   const cache = new Map<string, Readings>();
   const cached = kind === "path" ? read : (text: string, restrictive: boolean): Readings => {
     const key = restrictive ? `1${text}` : `0${text}`;
@@ -137,7 +140,7 @@ export function kindedStringTest(
       return doubtful ? UNKNOWN : NO;
     }
     if (texts === undefined || doubtful || unplaced || texts.length === 0) return NO;
-    for (const reading of texts) if (!test(reading)) return NO;
+    for (const reading of texts) if (!allowTest(reading)) return NO;
     return YES;
   };
 }
