@@ -29,15 +29,17 @@ const SCHEME_RE = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
 /**
  * The one parse of a URL-ish value, shared by the url, domain and string readings: a value with a
  * special scheme (`http:`, `https:`, ...) or with `scheme://` is parsed as it is; any other value
- * (`api.example.com:443/x`, `localhost:8080`, `//evil.com`, `user@host`) as `https://` + value.
+ * (`api.example.com:443/x`, `localhost:8080`, `//evil.com`, `user@host`) as `https://` + value and
+ * as `http://` + value (clients differ in the scheme they assume; the host is the same). Undefined
+ * when a reading cannot be parsed.
  */
-export function parseUrlValue(value: string): URL | undefined {
+export function parseUrlValues(value: string): URL[] | undefined {
   const text = value.trim();
   if (text === "") return undefined;
   const scheme = SCHEME_RE.exec(text)?.[1]?.toLowerCase();
   const schemed = scheme !== undefined && (SPECIAL_SCHEMES.has(scheme) || text.slice(scheme.length + 1).startsWith("//"));
   try {
-    return new URL(schemed ? text : `https://${text}`);
+    return schemed ? [new URL(text)] : [new URL(`https://${text}`), new URL(`http://${text}`)];
   } catch {
     return undefined;
   }
@@ -88,7 +90,7 @@ function normaliseHost(hostname: string): string {
 export function normaliseDomain(input: string): string | undefined {
   const text = input.trim();
   const bare = text.replace(/^\[|\]$/g, "");
-  const url = parseUrlValue(isIPv6(bare) ? `[${bare}]` : text);
+  const url = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text)?.[0];
   if (url === undefined) return undefined;
   const host = normaliseHost(url.hostname);
   return host === "" ? undefined : host;
@@ -127,19 +129,22 @@ export function judgeDomain(value: string, patterns: readonly ((domain: string) 
  * percent-decoded; undefined when the value cannot be read as a URL.
  */
 export function urlReadings(value: string, withQuery = false): string[] | undefined {
-  const url = parseUrlValue(value);
-  if (url === undefined) return undefined;
-  const host = normaliseHost(url.hostname);
-  if (host === "" && url.protocol !== "file:" && SPECIAL_SCHEMES.has(url.protocol.slice(0, -1))) return undefined;
-  const origin = `${url.protocol}//${host.startsWith("[") || !host.includes(":") ? host : `[${host}]`}${url.port === "" ? "" : `:${url.port}`}`;
-  const query = withQuery ? url.search : "";
-  const readings = [`${origin}${url.pathname}${query}`];
-  if (/%[0-9a-fA-F]{2}/.test(url.pathname)) {
-    try {
-      const decoded = new URL(decodeURIComponent(url.pathname), `${origin}/`).pathname;
-      readings.push(`${origin}${decoded}${query}`);
-    } catch {
-      return undefined;
+  const urls = parseUrlValues(value);
+  if (urls === undefined) return undefined;
+  const readings: string[] = [];
+  for (const url of urls) {
+    const host = normaliseHost(url.hostname);
+    if (host === "" && url.protocol !== "file:" && SPECIAL_SCHEMES.has(url.protocol.slice(0, -1))) return undefined;
+    const origin = `${url.protocol}//${host}${url.port === "" ? "" : `:${url.port}`}`;
+    const query = withQuery ? url.search : "";
+    readings.push(`${origin}${url.pathname}${query}`);
+    if (/%[0-9a-fA-F]{2}/.test(url.pathname)) {
+      try {
+        const decoded = new URL(decodeURIComponent(url.pathname), `${origin}/`).pathname;
+        readings.push(`${origin}${decoded}${query}`);
+      } catch {
+        return undefined;
+      }
     }
   }
   return readings;
