@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PermissionPolicy } from "../src/policy/index.js";
+import { linearScanForTests, type PermissionRule } from "../src/policy/permissions.js";
 import { ORACLE_SEED, oracleCases } from "./helpers/oracle.js";
 
 const root = realpathSync(mkdtempSync(path.join(tmpdir(), "gg-path-oracle-")));
@@ -219,6 +220,39 @@ describe("path kind against path.resolve, realpath and the kernel", () => {
     for (const policy of allowPolicies) {
       for (const fine of ["docs/a.md", "./docs/a.md", `${ws}/docs/a.md`, "docs//sp ace.md", "docs/uni-é.md"]) expect(policy.policy.decide("read", { path: fine }).mode, `${policy.name}: ${fine}`).toBe("allow");
       for (const bad of ["docs/link-out/file", "docs/link-secrets/api.key", "docs/../secrets/api.key", "../ws/docs/a.md", "loop1/x"]) expect(policy.policy.decide("read", { path: bad }).mode, `${policy.name}: ${bad}`).not.toBe("allow");
+    }
+  });
+
+  it(`the value index never leaves out a rule on a kinded field: decisions equal the linear scan's (${cases} generated values)`, () => {
+    // Lexical readings (no pathBase on this machine): the index keys on values that are their own only reading.
+    const rules: PermissionRule[] = [
+      { tool: "read", where: { path: { glob: "/srv/1/**" } }, mode: "deny" },
+      { tool: "read", where: { path: { prefix: "/srv/2/" } }, mode: "ask" },
+      { tool: "read", where: { path: { equals: "/etc/passwd" } }, mode: "deny" },
+      { tool: "read", where: { path: { in: ["secrets/api.key", "./x"] } }, mode: "deny" },
+      { tool: "read", where: { path: { prefix: "workspace/" } }, mode: "allow" },
+      { tool: "read", where: { path: { glob: "./docs/**" } }, mode: "allow" },
+      { tool: "read", where: { path: { regex: "^/tmp/" } }, mode: "allow" },
+      { tool: "read", where: { path: { prefix: "/workspace/", caseSensitive: true } }, mode: "allow" },
+    ];
+    const values = fc.oneof(
+      pathValue,
+      fc
+        .tuple(fc.constantFrom("", "/", "./", "../", "/srv/", "/SRV/", "/srv/1/../", "srv/"), fc.constantFrom("1", "2", "etc", "docs", "workspace", "Workspace", "tmp", "x", "secrets"), fc.constantFrom("", "/", "/passwd", "/api.key", "/a", "/../2/a", "\\b"))
+        .map(([a, b, c]) => `${a}${b}${c}`),
+    );
+    for (const pathBase of [undefined, "/workspace"]) {
+      const options = { defaultRisk: "medium" as const, ...(pathBase === undefined ? {} : { pathBase, followSymlinks: false }) };
+      const fast = new PermissionPolicy(rules, options);
+      const linear = linearScanForTests(new PermissionPolicy(rules, options));
+      fc.assert(
+        fc.property(values, (value) => {
+          const a = fast.decide("read", { path: value });
+          const b = linear.decide("read", { path: value });
+          expect(`${a.mode} ${a.ruleId}`, value).toBe(`${b.mode} ${b.ruleId}`);
+        }),
+        { numRuns: cases, seed: ORACLE_SEED + 4 },
+      );
     }
   });
 });

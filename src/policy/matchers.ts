@@ -4,7 +4,7 @@ import { DuplicateValues, EmbeddedJson } from "./json-dup.js";
 import { compileCommandPattern, judgeCommand } from "./kinds/command.js";
 import { compileDomainPattern, compileEmailPattern, compileUrlPattern, judgeDomain, judgeEmail, judgeUrl } from "./kinds/net.js";
 import { compilePathPattern, judgePath, normaliseBase, type PathReadOptions } from "./kinds/path.js";
-import { kindedStringTest, type ArgumentKind, type StringMatcher } from "./kinds/readings.js";
+import { kindedStringTest, type ArgumentKind, type KindedTest, type StringMatcher } from "./kinds/readings.js";
 import { hasControlChars, NO, stripControlChars, UNKNOWN, YES, type Verdict } from "./kinds/verdict.js";
 import { foldCase, isPlainText, normalizeString } from "./normalize.js";
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
@@ -41,6 +41,12 @@ export interface FieldCondition {
  * An `equals` / `in` condition as an index sees it: `evaluate` answers YES exactly when
  * `equalityKey(read(tree), fold)` is a string in `wanted`, and NO when it is any other string or
  * undefined; ANY_VALUE means the value must be judged by `evaluate` itself.
+ *
+ * On a field with an argument kind (path, url, ...) `read` is not the raw getter: it returns the
+ * field's value only when that string is its own only reading in the condition's frame (`wanted`
+ * then holds the patterns as readings are spelled, e.g. resolved absolute paths), and an object
+ * (so ANY_VALUE: every rule of the group live) for any other value. Kinds other than path, and
+ * paths read through symlinks, expose no lookup at all.
  */
 export interface EqualityLookup {
   /** Conditions with the same `group` read the same field and fold it the same way (one key serves them all). */
@@ -54,7 +60,8 @@ export interface EqualityLookup {
  * A `prefix`, `glob` or `regex` condition as an index sees it: `evaluate` answers NO when the value
  * `read(tree)` returns is absent, or is a string with no control character whose first
  * `literal.length` characters are ASCII and, ASCII-lower-cased unless `caseSensitive`, differ from
- * `literal` (printable ASCII, lower-cased unless `caseSensitive`). See `startKey`.
+ * `literal` (printable ASCII, lower-cased unless `caseSensitive`). See `startKey`. On a kinded
+ * field `read` and `literal` follow the readings, as for EqualityLookup.
  */
 export interface StartLookup {
   /** Conditions with the same `group` read the same field with the same case rule. */
@@ -179,18 +186,35 @@ const PRINTABLE_ASCII_RE = /^[\x20-\x7e]+$/;
  * with (lower-cased unless case-sensitive), when known: the prefix itself, globLiteralStart, a
  * regex's anchored required literal (SafeRegex.start).
  */
-function kindTestWithStart(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults, kind: ArgumentKind | undefined): { test: TextTest; start?: { literal: string; caseSensitive: boolean } } {
-  const caseSensitive = "caseSensitive" in matcher && matcher.caseSensitive === true;
-  const compiled: { regex?: SafeRegex } = {};
-  const test = kindTest(matcher, where, defaults, compiled, kind);
-  // A kinded field compares readings, not the text as written: no start an index could key on.
-  if (isKinded(kind)) return { test };
+function kindTestWithStart(
+  given: Exclude<FieldMatcher, { exists: boolean }>,
+  where: string,
+  defaults: MatcherDefaults,
+  kind: ArgumentKind | undefined,
+): { test: TextTest; start?: { literal: string; caseSensitive: boolean }; kinded?: KindedTest } {
+  const caseSensitive = "caseSensitive" in given && given.caseSensitive === true;
+  const compiled: Compiled = {};
+  const test = kindTest(given, where, defaults, compiled, kind);
+  const kinded = compiled.kinded;
+  // A kinded field compares readings: an index may key only on a value that is its own only reading.
+  if (isKinded(kind) && kinded?.selfReading === undefined) return { test };
+  const matcher = kinded?.own ?? given;
   let literal: string | undefined;
   if ("prefix" in matcher) literal = caseSensitive ? normalizeString(String(matcher.prefix)) : foldCase(normalizeString(String(matcher.prefix)));
   else if ("glob" in matcher) literal = globLiteralStart(matcher.glob, { nocase: !caseSensitive, dot: true });
   else if ("regex" in matcher) literal = compiled.regex?.start;
-  return literal === undefined || !PRINTABLE_ASCII_RE.test(literal) ? { test } : { test, start: { literal, caseSensitive } };
+  const withKind = kinded === undefined ? {} : { kinded };
+  return literal === undefined || !PRINTABLE_ASCII_RE.test(literal) ? { test, ...withKind } : { test, start: { literal, caseSensitive }, ...withKind };
 }
+
+/** What compiling a matcher leaves behind for an index: a `regex` matcher's SafeRegex, a kinded matcher's KindedTest. */
+interface Compiled {
+  regex?: SafeRegex;
+  kinded?: KindedTest;
+}
+
+/** A value an index must not key on (equalityKey and startKey answer ANY_VALUE for an object). */
+const NOT_KEYABLE: object = Object.freeze({});
 
 /** The test of a plain string matcher on one text; `compiled` receives the SafeRegex of a `regex` matcher. */
 function stringTest(matcher: StringMatcher, where: string, compiled?: { regex?: SafeRegex }): (text: string) => boolean {
@@ -222,7 +246,7 @@ function pathOptions(defaults: MatcherDefaults, base?: string): PathReadOptions 
  * `compiled` receives the SafeRegex of a `regex` matcher. `kind` is the field's argument kind: a
  * plain string matcher then compares the value's canonical readings (kindedStringTest).
  */
-function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults, compiled?: { regex?: SafeRegex }, kind?: ArgumentKind): TextTest {
+function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults, compiled?: Compiled, kind?: ArgumentKind): TextTest {
   const caseSensitive = "caseSensitive" in matcher && matcher.caseSensitive === true;
   const fail = (error: unknown): never => {
     throw new PolicyError(undefined, where, error instanceof Error ? error.message : String(error));
@@ -230,7 +254,14 @@ function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: st
   if (isStringMatcher(matcher)) {
     if (kind === undefined || kind === "text") return asVerdict(stringTest(matcher, where, compiled));
     try {
-      return kindedStringTest(kind, matcher, pathOptions(defaults), (own) => stringTest(own, where));
+      let first = true;
+      const kinded = kindedStringTest(kind, matcher, pathOptions(defaults), (own) => {
+        const one = stringTest(own, where, first ? compiled : undefined);
+        first = false;
+        return one;
+      });
+      if (compiled !== undefined) compiled.kinded = kinded;
+      return kinded.test;
     } catch (error) {
       if (error instanceof PolicyError) throw error;
       return fail(error);
@@ -347,14 +378,26 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
     );
   if (direct === undefined) return { selector, description, contextual, evaluate: full };
   const leaf = matcher as FieldMatcher;
-  // A kinded field compares readings, not the text as written: no value an index could key on.
-  const equality = isComposite(matcher) || isKinded(kind) || !("equals" in leaf || "in" in leaf) ? undefined : equalityOf(leaf);
+  // A kinded field compares readings, not the text as written: an index reads the field only when
+  // the value is its own only reading (selfReading), and sees NOT_KEYABLE (every rule live) otherwise.
+  const self = plain?.kinded?.selfReading;
+  const kindedOut = isKinded(kind) && self === undefined;
+  const keyed = (plain?.kinded?.own ?? leaf) as FieldMatcher;
+  const equality = isComposite(matcher) || kindedOut || !("equals" in keyed || "in" in keyed) ? undefined : equalityOf(keyed);
+  const read: (tree: unknown) => unknown =
+    self === undefined
+      ? direct
+      : (tree) => {
+          const found = direct(tree);
+          return found === undefined || (typeof found === "string" && self.is(found)) ? found : NOT_KEYABLE;
+        };
+  const tag = self === undefined ? "" : `\u0000${self.tag}`;
   return {
     selector,
     description,
     contextual,
-    ...(equality === undefined ? {} : { equality: { group: `${JSON.stringify(segments)}\u0000${equality.fold === keepCase}`, read: direct, ...equality } }),
-    ...(plain?.start === undefined ? {} : { start: { group: `${JSON.stringify(segments)}\u0000${plain.start.caseSensitive}`, read: direct, ...plain.start } }),
+    ...(equality === undefined ? {} : { equality: { group: `${JSON.stringify(segments)}\u0000${equality.fold === keepCase}${tag}`, read, ...equality } }),
+    ...(plain?.start === undefined ? {} : { start: { group: `${JSON.stringify(segments)}\u0000${plain.start.caseSensitive}${tag}`, read, ...plain.start } }),
     evaluate(tree, restrictive, evaluation) {
       const found = direct(tree);
       // `judge` of a string, without its checks for lists, duplicated keys and embedded JSON.

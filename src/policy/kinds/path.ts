@@ -101,12 +101,13 @@ function spellingsOf(value: string): Set<string> {
 const UNPLACEABLE_RE = /^(?:~|[a-zA-Z]:|file:)/;
 
 /** Lexical readings (pure, cached per base and value). */
-const lexicalCache = new Map<string, PathReadings>();
+const lexicalCache = new Map<string, Map<string, PathReadings>>();
 const MAX_CACHED = 4096;
 
 function lexicalReadings(value: string, base: string): PathReadings {
-  const key = `${base}\u0000${value}`;
-  const cached = lexicalCache.get(key);
+  let byValue = lexicalCache.get(base);
+  if (byValue === undefined) lexicalCache.set(base, (byValue = new Map()));
+  const cached = byValue.get(value);
   if (cached !== undefined) return cached;
   const readings: PathReading[] = [];
   let unreadable = false;
@@ -125,8 +126,8 @@ function lexicalReadings(value: string, base: string): PathReadings {
     if (!readings.some((reading) => reading.absolute === absolute)) readings.push({ absolute, relative });
   }
   const out: PathReadings = { readings, unreadable, escapes };
-  if (lexicalCache.size >= MAX_CACHED) lexicalCache.clear();
-  lexicalCache.set(key, out);
+  if (byValue.size >= MAX_CACHED) byValue.clear();
+  byValue.set(value, out);
   return out;
 }
 

@@ -64,6 +64,19 @@ interface Readings {
   unplaced: boolean;
 }
 
+/** A plain string matcher on a kinded field, compiled. */
+export interface KindedTest {
+  readonly test: (text: string, restrictive: boolean) => Verdict;
+  /** The matcher as the readings are spelled (path patterns resolved or re-anchored, URLs and domains normalised). */
+  readonly own: StringMatcher;
+  /**
+   * When set, `is(text)` says the value has exactly one reading, the text itself, and nothing
+   * doubtful: then `test` answers as the matcher's own test of the text does, so an index may key
+   * on the text. `tag` tells apart the ways of reading (kind, frame, base).
+   */
+  readonly selfReading?: { readonly tag: string; is(text: string): boolean };
+}
+
 /**
  * The test of a plain string matcher on a field of kind `kind`. `compile` builds the matcher's own
  * test of one text. A deny or ask (`restrictive`) matches when the text as written or ANY reading
@@ -75,7 +88,7 @@ export function kindedStringTest(
   matcher: StringMatcher,
   paths: PathReadOptions,
   compile: (matcher: StringMatcher) => (text: string) => boolean,
-): (text: string, restrictive: boolean) => Verdict {
+): KindedTest {
   let read: (text: string, restrictive: boolean) => Readings;
   let own = matcher;
   switch (kind) {
@@ -117,6 +130,20 @@ export function kindedStringTest(
       break;
   }
   const test = compile(own);
+  let selfReading: KindedTest["selfReading"];
+  if (kind === "path" && !paths.followSymlinks) {
+    const frame = pathPattern(matcher, paths.base).frame;
+    if (frame !== "both") {
+      selfReading = {
+        tag: `path\u0000${frame}\u0000${paths.base}`,
+        is: (text) => {
+          const { readings, unreadable, escapes } = readPathValue(text, paths);
+          const only = readings.length === 1 ? readings[0] : undefined;
+          return !unreadable && !escapes && only !== undefined && (frame === "absolute" ? only.absolute : only.relative) === text;
+        },
+      };
+    }
+  }
   // A path allow compares case as written (on this machine's filesystems `DOCS` is not `docs`)
   // unless the rule says caseSensitive: false; a deny ignores case unless it says caseSensitive: true.
   const allowTest = kind === "path" && own.caseSensitive === undefined ? compile({ ...own, caseSensitive: true } as StringMatcher) : test;
@@ -131,7 +158,7 @@ export function kindedStringTest(
     }
     return found;
   };
-  return (text, restrictive) => {
+  const verdict = (text: string, restrictive: boolean): Verdict => {
     const { texts, doubtful, unplaced } = cached(text, restrictive);
     if (restrictive) {
       if (test(text)) return YES;
@@ -143,4 +170,5 @@ export function kindedStringTest(
     for (const reading of texts) if (!allowTest(reading)) return NO;
     return YES;
   };
+  return { test: verdict, own, ...(selfReading === undefined ? {} : { selfReading }) };
 }
