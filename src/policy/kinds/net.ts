@@ -33,7 +33,7 @@ const SCHEME_RE = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
  * as `http://` + value (clients differ in the scheme they assume; the host is the same). Undefined
  * when a reading cannot be parsed.
  */
-export function parseUrlValues(value: string): URL[] | undefined {
+function parseUrlValues(value: string): URL[] | undefined {
   const text = value.trim();
   if (text === "") return undefined;
   const scheme = SCHEME_RE.exec(text)?.[1]?.toLowerCase();
@@ -67,7 +67,7 @@ function ipv6Groups(address: string): number[] | undefined {
  * The IPv4 address an IPv6 literal reaches, or undefined: IPv4-mapped (::ffff:0:0/96),
  * SIIT (::ffff:0:0:0/96), IPv4-compatible (::/96 but :: and ::1), NAT64 (64:ff9b::/96).
  */
-export function embeddedIPv4(address: string): string | undefined {
+function embeddedIPv4(address: string): string | undefined {
   const groups = ipv6Groups(address.replace(/^\[|\]$/g, ""));
   if (groups === undefined) return undefined;
   const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = groups;

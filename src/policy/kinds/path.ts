@@ -59,14 +59,14 @@ function percentDecode(text: string): string | undefined {
 }
 
 /** One reading of a path value: where it is (absolute, normalised) and where it is under the base. */
-export interface PathReading {
+interface PathReading {
   readonly absolute: string;
   /** The path relative to the base (`secrets/api.key`; `.` for the base itself); undefined outside the base. */
   readonly relative: string | undefined;
 }
 
 /** Every reading of one path value; `unreadable` when some spelling cannot be placed (`~`, `C:`, `file:`, a symlink that cannot be resolved), `escapes` when a relative spelling climbs out of the base. */
-export interface PathReadings {
+interface PathReadings {
   readonly readings: readonly PathReading[];
   readonly unreadable: boolean;
   readonly escapes: boolean;
@@ -137,7 +137,7 @@ function lexicalReadings(value: string, base: string): PathReadings {
  * the rest appended. Undefined when it cannot be resolved: a loop, no permission, or a symlink
  * whose target does not exist (a write through it would create the target, wherever that is).
  */
-export function realLocation(path: string): string | undefined {
+function realLocation(path: string): string | undefined {
   const rest: string[] = [];
   let current = path;
   for (let depth = 0; depth < 4096; depth++) {
