@@ -38,7 +38,7 @@ function recordingTools(ran: Ran[]): AnyTool[] {
     make("Edit", z.looseObject({ file_path: z.string(), content: z.string() })),
     make("Bash", z.looseObject({ command: z.string() })),
     make("kubectl_delete", z.looseObject({ resource: z.string(), name: z.string(), namespace: z.unknown() })),
-    make("WebFetch", z.looseObject({ url: z.string() })),
+    make("WebFetch", z.looseObject({ url: z.string().optional(), host: z.string().optional() })),
     make("send_email", z.looseObject({ to: z.unknown(), body: z.string() })),
     make("store", z.looseObject({ value: z.unknown() })),
   ];

@@ -251,5 +251,6 @@ describe("examples/policy-inline.ts", () => {
     expect(result.secret).toMatchObject({ mode: "deny", ruleId: "permission:secrets" });
     expect(result.etc).toMatchObject({ mode: "ask", ruleId: "permission:read-etc" });
     expect(result.other).toMatchObject({ mode: "ask", ruleId: "risk:high" });
+    expect(result.escape).toMatchObject({ mode: "ask", ruleId: "risk:high" });
   });
 });

@@ -12,7 +12,7 @@ import type { PermissionPolicy } from "./permissions.js";
 import { compileToolMatcher, DEFAULT_RISK_MODES, type PermissionRule } from "./permissions.js";
 import type { PermissionMode } from "./types.js";
 import type { RiskLevel } from "../tools/types.js";
-import { parseCompactRule, type CompactReading } from "./compact.js";
+import { conventionalKind, parseCompactRule, type CompactReading } from "./compact.js";
 import { isLowerRisk } from "./permissions.js";
 import { topArgument } from "./selector.js";
 import { normalizeString } from "./normalize.js";
@@ -254,6 +254,7 @@ export function checkPolicy(
   else warnings.push(...undeclaredToolWarnings(loaded, infos));
   if (declared !== undefined) errors.push(...loweringErrors(loaded, declared));
   if (names !== undefined && toolArguments !== undefined) for (const info of infos) errors.push(...whereFieldErrors(info, names, toolArguments));
+  for (const info of infos) warnings.push(...kindBlindWarnings(info, loaded));
   const readings: string[] = [];
   for (const info of infos) {
     if (info.rule.rule === undefined) continue;
@@ -267,6 +268,54 @@ export function checkPolicy(
     }
   }
   return { errors, warnings, readings };
+}
+
+const STRING_MATCHERS = ["equals", "in", "prefix", "glob", "regex"] as const;
+const URL_LIKE_RE = /^\^?(?:[a-z][a-z0-9+.-]*:\/\/|https?:)/i;
+const PATH_LIKE_RE = /^\^?(?:\/|\.{1,2}\/|~\/|\*\*\/)|\/\*\*$|^[\w.-]+\/(?:[\w.*-]+\/?)*$/;
+const COMMAND_LIKE_RE = /^\^?(?:\\s\*)?(?:sudo|rm|git|curl|wget|bash|sh|zsh|npm|npx|pnpm|yarn|kubectl|docker|chmod|chown|dd|mkfs|ssh|scp|rsync|python3?|node|find|xargs|eval)(?:\s|\\s|$)/;
+
+/** The kind a pattern reads like, for a field of no kind. */
+function looksLike(pattern: string): "url" | "path" | "command" | undefined {
+  if (URL_LIKE_RE.test(pattern)) return "url";
+  if (COMMAND_LIKE_RE.test(pattern)) return "command";
+  if (PATH_LIKE_RE.test(pattern)) return "path";
+  return undefined;
+}
+
+/** The kinded matcher to write instead of a plain one (`{ prefix: "/w/" }` → `{ path: "/w/**" }`). */
+function kindedForm(kind: "url" | "path" | "command", key: string, pattern: string): string {
+  if (key === "regex") return `{ ${kind}: ... }`;
+  const base = key === "prefix" ? (kind === "command" ? `${pattern.trim()}:*` : `${pattern.replace(/\/*$/, "")}/**`) : pattern;
+  return `{ ${kind}: ${JSON.stringify(base)} }`;
+}
+
+/**
+ * A plain string matcher on a field with no argument kind (declared in tools.X.fields, by the tool,
+ * or by its conventional name) whose pattern reads like a path, a URL or a command compares the
+ * text as written: `docs/../secrets/x`, `http://[::ffff:a9fe:a9fe]/` or `echo ok; rm -rf /`
+ * slip past it. Named with the kinded form to write instead.
+ */
+function kindBlindWarnings(info: RuleInfo, loaded: LoadedPolicy): string[] {
+  const warnings: string[] = [];
+  const declared = { ...(loaded.fieldKinds?.[info.rule.tool] ?? {}) };
+  const main = loaded.mainArguments[info.rule.tool];
+  if (main !== undefined) declared[main.field] = main.kind;
+  for (const [selector, condition] of Object.entries(info.rule.where ?? {})) {
+    if (Object.hasOwn(declared, selector) || typeof condition !== "object" || condition === null) continue;
+    const c = condition as Record<string, unknown>;
+    const key = STRING_MATCHERS.find((name) => c[name] !== undefined);
+    if (key === undefined) continue;
+    const patterns = (key === "in" ? (c.in as unknown[]) : [c[key]]).filter((p): p is string => typeof p === "string");
+    if (conventionalKind(selector, patterns) !== undefined) continue;
+    const pattern = patterns.find((p) => looksLike(p) !== undefined);
+    const kind = pattern === undefined ? undefined : looksLike(pattern);
+    if (pattern === undefined || kind === undefined) continue;
+    warnings.push(
+      `${info.label}: where ${JSON.stringify(selector)} ${key} ${JSON.stringify(pattern)} compares the text as written, but it reads like a ${kind}; write ${kindedForm(kind, key, pattern)} or declare tools.${info.rule.tool}.fields.${selector}: ${kind} (then every spelling the ${kind === "path" ? "tool resolves to the same file" : kind === "url" ? "client connects to the same host" : "shell runs the same way"} is read alike)`,
+    );
+  }
+  return warnings;
 }
 
 /** Whether a tool with these argument names has `field` (a topArgument), comparing names as the policy compares keys (normalised: fullwidth, look-alike letters). */

@@ -63,8 +63,28 @@ const EMAIL_FIELDS = new Set(["email", "emails", "to", "cc", "bcc", "from", "rec
 const RULE_RE = /^\s*([^()\s]+)\s*(?:\(([\s\S]*)\))?\s*$/;
 const FIELD_RE = /^([A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*|\[(?:\d+|\*|"[^"]*")\])*)\s*:\s*([\s\S]*)$/;
 
+/** The last key of a selector, lower-cased: `path` of `files[*].path`, `url` of `request.url`. */
+function leafOf(field: string): string {
+  return (/([A-Za-z_$][\w$-]*)$/.exec(field.replace(/\[[^\]]*\]$/, ""))?.[1] ?? field).toLowerCase();
+}
+
+/**
+ * The argument kind a field's name conventionally means (the same names compact rules read): command,
+ * path, url, domain; email only when one of the rule's `patterns` holds an `@` (`to`, `from` and
+ * `address` name other things too). Undefined for any other name.
+ */
+export function conventionalKind(field: string, patterns: readonly string[]): "command" | "path" | "url" | "domain" | "email" | undefined {
+  const leaf = leafOf(field);
+  if (COMMAND_FIELDS.has(leaf)) return "command";
+  if (PATH_FIELDS.has(leaf)) return "path";
+  if (URL_FIELDS.has(leaf)) return "url";
+  if (DOMAIN_FIELDS.has(leaf)) return "domain";
+  if (EMAIL_FIELDS.has(leaf) && patterns.some((pattern) => pattern.includes("@"))) return "email";
+  return undefined;
+}
+
 function kindFor(field: string, pattern: string): FieldMatcher {
-  const leaf = (/([A-Za-z_$][\w$-]*)$/.exec(field.replace(/\[[^\]]*\]$/, ""))?.[1] ?? field).toLowerCase();
+  const leaf = leafOf(field);
   if (COMMAND_FIELDS.has(leaf)) return { command: pattern };
   if (PATH_FIELDS.has(leaf)) return { path: pattern };
   if (URL_FIELDS.has(leaf)) return { url: pattern };

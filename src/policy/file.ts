@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import type { ArgumentKind } from "./kinds/readings.js";
 import { extname } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { parse as parseYaml, YAMLParseError } from "yaml";
@@ -36,6 +37,10 @@ export interface LoadedPolicy {
   readonly lowerRisk: string[];
   /** The argument a bare compact pattern means, per tool (`tools.<name>.mainArgument`). */
   readonly mainArguments: Record<string, MainArgument>;
+  /** Argument kinds per tool and field (`tools.<name>.fields`). */
+  readonly fieldKinds?: Record<string, Record<string, ArgumentKind>> | undefined;
+  /** Path readings follow symlinks on this machine (`followSymlinks`; default: when pathBase is a directory here). */
+  readonly followSymlinks?: boolean | undefined;
   readonly permissions: PermissionRule[];
   /** `tool_rules` then `agent.tool_rules`, normalised to ToolRule whatever form they were written in. */
   readonly toolRules: ToolRule[];
@@ -99,11 +104,13 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
   const operationRisk: Record<string, Record<string, RiskLevel>> = {};
   const lowerRisk: string[] = [];
   const mainArguments: Record<string, MainArgument> = {};
+  const fieldKinds: Record<string, Record<string, ArgumentKind>> = {};
   for (const [name, entry] of Object.entries(doc.tools ?? {})) {
     if (entry.risk !== undefined) toolRisk[name] = entry.risk;
     if (entry.operations !== undefined) operationRisk[name] = { ...entry.operations };
     if (entry.lowerRisk === true) lowerRisk.push(name);
     if (entry.mainArgument !== undefined) mainArguments[name] = { ...entry.mainArgument };
+    if (entry.fields !== undefined) fieldKinds[name] = { ...entry.fields };
   }
   let permissions: PermissionRule[];
   try {
@@ -123,6 +130,8 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
     operationRisk,
     lowerRisk,
     mainArguments,
+    ...(Object.keys(fieldKinds).length === 0 ? {} : { fieldKinds }),
+    ...(doc.followSymlinks === undefined ? {} : { followSymlinks: doc.followSymlinks }),
     permissions,
     toolRules: [
       ...normaliseToolRules(doc.tool_rules ?? [], ["tool_rules"], sourceName),
@@ -179,6 +188,8 @@ export function loadedPolicyOf(policy: PermissionPolicy): LoadedPolicy {
     operationRisk: {},
     lowerRisk: [...(options.lowerRisk ?? [])],
     mainArguments: { ...options.mainArguments },
+    ...(options.fieldKinds === undefined ? {} : { fieldKinds: { ...options.fieldKinds } }),
+    ...(options.followSymlinks === undefined ? {} : { followSymlinks: options.followSymlinks }),
     permissions: [...rules],
     toolRules: [],
     provenance: options.provenance === undefined ? undefined : { ...options.provenance, trusted: options.provenance.trusted?.slice(), untrusted: options.provenance.untrusted?.slice() },
@@ -199,6 +210,8 @@ export function permissionPolicy(loaded: LoadedPolicy): PermissionPolicy {
     };
     if (loaded.defaultRisk !== undefined) options.defaultRisk = loaded.defaultRisk;
     if (loaded.pathBase !== undefined) options.pathBase = loaded.pathBase;
+    if (loaded.fieldKinds !== undefined) options.fieldKinds = loaded.fieldKinds;
+    if (loaded.followSymlinks !== undefined) options.followSymlinks = loaded.followSymlinks;
     try {
       policy = new PermissionPolicy(loaded.permissions, options);
     } catch (error) {

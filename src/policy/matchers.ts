@@ -3,7 +3,8 @@ import { PolicyError } from "./errors.js";
 import { DuplicateValues, EmbeddedJson } from "./json-dup.js";
 import { compileCommandPattern, judgeCommand, judgeCommandWhy } from "./kinds/command.js";
 import { compileDomainPattern, compileEmailPattern, compileUrlPattern, judgeDomain, judgeEmail, judgeUrl } from "./kinds/net.js";
-import { compilePathPattern, judgePath, normaliseBase } from "./kinds/path.js";
+import { compilePathPattern, judgePath, normaliseBase, type PathReadOptions } from "./kinds/path.js";
+import { kindedStringTest, type ArgumentKind, type KindedTest, type StringMatcher } from "./kinds/readings.js";
 import { hasControlChars, NO, stripControlChars, UNKNOWN, YES, type Verdict } from "./kinds/verdict.js";
 import { foldCase, isPlainText, normalizeString } from "./normalize.js";
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
@@ -56,6 +57,12 @@ export interface FieldCondition {
  * An `equals` / `in` condition as an index sees it: `evaluate` answers YES exactly when
  * `equalityKey(read(tree), fold)` is a string in `wanted`, and NO when it is any other string or
  * undefined; ANY_VALUE means the value must be judged by `evaluate` itself.
+ *
+ * On a field with an argument kind (path, url, ...) `read` is not the raw getter: it returns the
+ * field's value only when that string is its own only reading in the condition's frame (`wanted`
+ * then holds the patterns as readings are spelled, e.g. resolved absolute paths), and an object
+ * (so ANY_VALUE: every rule of the group live) for any other value. Kinds other than path, and
+ * paths read through symlinks, expose no lookup at all.
  */
 export interface EqualityLookup {
   /** Conditions with the same `group` read the same field and fold it the same way (one key serves them all). */
@@ -69,7 +76,8 @@ export interface EqualityLookup {
  * A `prefix`, `glob` or `regex` condition as an index sees it: `evaluate` answers NO when the value
  * `read(tree)` returns is absent, or is a string with no control character whose first
  * `literal.length` characters are ASCII and, ASCII-lower-cased unless `caseSensitive`, differ from
- * `literal` (printable ASCII, lower-cased unless `caseSensitive`). See `startKey`.
+ * `literal` (printable ASCII, lower-cased unless `caseSensitive`). See `startKey`. On a kinded
+ * field `read` and `literal` follow the readings, as for EqualityLookup.
  */
 export interface StartLookup {
   /** Conditions with the same `group` read the same field with the same case rule. */
@@ -122,6 +130,8 @@ export function equalityKey(found: unknown, fold: (text: string) => string): str
 export interface MatcherDefaults {
   /** Base directory of `path` matchers that declare none (absolute; default "/"). */
   pathBase?: string | undefined;
+  /** Path readings also follow symlinks on this machine (see readPathValue). */
+  followSymlinks?: boolean | undefined;
 }
 
 /** Combines verdicts of several values or readings (see FieldCondition). An empty list is NO. */
@@ -180,6 +190,10 @@ export function startsWithFolded(text: string, want: string): boolean {
   return true;
 }
 
+function isKinded(kind: ArgumentKind | undefined): boolean {
+  return kind !== undefined && kind !== "text";
+}
+
 /** Printable ASCII: the characters a StartLookup's literal may hold. */
 const PRINTABLE_ASCII_RE = /^[\x20-\x7e]+$/;
 
@@ -188,47 +202,94 @@ const PRINTABLE_ASCII_RE = /^[\x20-\x7e]+$/;
  * with (lower-cased unless case-sensitive), when known: the prefix itself, globLiteralStart, a
  * regex's anchored required literal (SafeRegex.start).
  */
-function kindTestWithStart(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): { test: TextTest; start?: { literal: string; caseSensitive: boolean } } {
-  const caseSensitive = "caseSensitive" in matcher && matcher.caseSensitive === true;
-  const compiled: { regex?: SafeRegex } = {};
-  const test = kindTest(matcher, where, defaults, compiled);
+function kindTestWithStart(
+  given: Exclude<FieldMatcher, { exists: boolean }>,
+  where: string,
+  defaults: MatcherDefaults,
+  kind: ArgumentKind | undefined,
+): { test: TextTest; start?: { literal: string; caseSensitive: boolean }; kinded?: KindedTest } {
+  const caseSensitive = "caseSensitive" in given && given.caseSensitive === true;
+  const compiled: Compiled = {};
+  const test = kindTest(given, where, defaults, compiled, kind);
+  const kinded = compiled.kinded;
+  // A kinded field compares readings: an index may key only on a value that is its own only reading.
+  if (isKinded(kind) && kinded?.selfReading === undefined) return { test };
+  const matcher = kinded?.own ?? given;
   let literal: string | undefined;
   if ("prefix" in matcher) literal = caseSensitive ? normalizeString(String(matcher.prefix)) : foldCase(normalizeString(String(matcher.prefix)));
   else if ("glob" in matcher) literal = globLiteralStart(matcher.glob, { nocase: !caseSensitive, dot: true });
   else if ("regex" in matcher) literal = compiled.regex?.start;
-  return literal === undefined || !PRINTABLE_ASCII_RE.test(literal) ? { test } : { test, start: { literal, caseSensitive } };
+  const withKind = kinded === undefined ? {} : { kinded };
+  return literal === undefined || !PRINTABLE_ASCII_RE.test(literal) ? { test, ...withKind } : { test, start: { literal, caseSensitive }, ...withKind };
 }
 
-/** `compiled` receives the SafeRegex of a `regex` matcher. */
-function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults, compiled?: { regex?: SafeRegex }): TextTest {
+/** What compiling a matcher leaves behind for an index: a `regex` matcher's SafeRegex, a kinded matcher's KindedTest. */
+interface Compiled {
+  regex?: SafeRegex;
+  kinded?: KindedTest;
+}
+
+/** A value an index must not key on (equalityKey and startKey answer ANY_VALUE for an object). */
+const NOT_KEYABLE: object = Object.freeze({});
+
+/** The test of a plain string matcher on one text; `compiled` receives the SafeRegex of a `regex` matcher. */
+function stringTest(matcher: StringMatcher, where: string, compiled?: { regex?: SafeRegex }): (text: string) => boolean {
+  const caseSensitive = matcher.caseSensitive === true;
+  if ("equals" in matcher || "in" in matcher) {
+    const { fold: foldEq, wanted } = equalityOf(matcher);
+    return (text) => wanted.has(foldEq(text));
+  }
+  if ("prefix" in matcher) {
+    const want = caseSensitive ? normalizeString(String(matcher.prefix)) : foldCase(normalizeString(String(matcher.prefix)));
+    return caseSensitive ? (text) => text.startsWith(want) : (text) => startsWithFolded(text, want);
+  }
+  if ("glob" in matcher) return compileGlob(matcher.glob, { nocase: !caseSensitive, dot: true });
+  const regex = compileSafeRegex(matcher.regex, { caseSensitive, where: `${where}.regex` });
+  if (compiled !== undefined) compiled.regex = regex;
+  return (text) => regex.test(text);
+}
+
+function isStringMatcher(matcher: Exclude<FieldMatcher, { exists: boolean }>): matcher is StringMatcher {
+  return "equals" in matcher || "in" in matcher || "prefix" in matcher || "glob" in matcher || "regex" in matcher;
+}
+
+/** How `path` readings are made under these defaults and an optional matcher base. */
+function pathOptions(defaults: MatcherDefaults, base?: string): PathReadOptions {
+  return { base: normaliseBase(base ?? defaults.pathBase), followSymlinks: defaults.followSymlinks === true };
+}
+
+/**
+ * `compiled` receives the SafeRegex of a `regex` matcher. `kind` is the field's argument kind: a
+ * plain string matcher then compares the value's canonical readings (kindedStringTest).
+ */
+function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults, compiled?: Compiled, kind?: ArgumentKind): TextTest {
   const caseSensitive = "caseSensitive" in matcher && matcher.caseSensitive === true;
-  const fold = (text: string) => (caseSensitive ? text : foldCase(text));
-  const expected = (value: string | number | boolean) => fold(normalizeString(String(value)));
   const fail = (error: unknown): never => {
     throw new PolicyError(undefined, where, error instanceof Error ? error.message : String(error));
   };
-  if ("equals" in matcher || "in" in matcher) {
-    const { fold: foldEq, wanted } = equalityOf(matcher);
-    return asVerdict((text) => wanted.has(foldEq(text)));
-  }
-  if ("prefix" in matcher) {
-    const want = expected(matcher.prefix);
-    return asVerdict(caseSensitive ? (text) => text.startsWith(want) : (text) => startsWithFolded(text, want));
-  }
-  if ("glob" in matcher) {
-    const isMatch = compileGlob(matcher.glob, { nocase: !caseSensitive, dot: true });
-    return asVerdict(isMatch);
-  }
-  if ("regex" in matcher) {
-    const regex = compileSafeRegex(matcher.regex, { caseSensitive, where: `${where}.regex` });
-    if (compiled !== undefined) compiled.regex = regex;
-    return asVerdict((text) => regex.test(text));
+  if (isStringMatcher(matcher)) {
+    if (kind === undefined || kind === "text") return asVerdict(stringTest(matcher, where, compiled));
+    try {
+      let first = true;
+      const kinded = kindedStringTest(kind, matcher, pathOptions(defaults), (own) => {
+        const one = stringTest(own, where, first ? compiled : undefined);
+        first = false;
+        return one;
+      });
+      if (compiled !== undefined) compiled.kinded = kinded;
+      return kinded.test;
+    } catch (error) {
+      if (error instanceof PolicyError) throw error;
+      return fail(error);
+    }
   }
   try {
     if ("path" in matcher) {
-      const base = normaliseBase(matcher.base ?? defaults.pathBase);
-      const patterns = patternsOf(matcher.path).map((pattern) => compilePathPattern(pattern, { base, caseSensitive }));
-      return (text, restrictive) => judgePath(text, patterns, base, restrictive);
+      const options = pathOptions(defaults, matcher.base);
+      const patterns = patternsOf(matcher.path).map((pattern) => compilePathPattern(pattern, { base: options.base, caseSensitive }));
+      // An allow compares case as written unless the rule says caseSensitive: false (see kindedStringTest).
+      const allowPatterns = matcher.caseSensitive === undefined ? patternsOf(matcher.path).map((pattern) => compilePathPattern(pattern, { base: options.base, caseSensitive: true })) : patterns;
+      return (text, restrictive) => judgePath(text, restrictive ? patterns : allowPatterns, options, restrictive);
     }
     if ("command" in matcher) {
       const patterns = patternsOf(matcher.command).map((pattern) => compileCommandPattern(pattern, caseSensitive));
@@ -273,8 +334,8 @@ function withControlGuard(test: TextTest): TextTest {
 }
 
 /** A leaf matcher's test on one text (control characters guarded): the condition language composes these. */
-function leafTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults): TextTest {
-  return withControlGuard(kindTest(matcher, where, defaults));
+function leafTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: string, defaults: MatcherDefaults, kind: ArgumentKind | undefined): TextTest {
+  return withControlGuard(kindTest(matcher, where, defaults, undefined, kind));
 }
 
 /** Judges one selected value: lists, duplicated keys and embedded JSON documents are judged part by part. */
@@ -294,8 +355,20 @@ export function describeMatcher(matcher: FieldMatcher): string {
   return `${key} ${JSON.stringify(value)}`;
 }
 
+/** The condition may read the filesystem (a path followed through symlinks): its verdict for a value can change. */
+function readsFilesystem(matcher: ConditionSpec<FieldMatcher>, defaults: MatcherDefaults, kind: ArgumentKind | undefined): boolean {
+  if (defaults.followSymlinks !== true) return false;
+  if (kind === "path") return true;
+  const hasPathLeaf = (node: unknown): boolean => {
+    if (typeof node !== "object" || node === null) return false;
+    if (Array.isArray(node)) return node.some(hasPathLeaf);
+    return Object.hasOwn(node, "path") || Object.values(node).some((child) => typeof child === "object" && hasPathLeaf(child));
+  };
+  return hasPathLeaf(matcher);
+}
+
 /** Compiles one `where` entry; `where` names the rule for errors (bad selector, bad pattern). */
-export function compileFieldCondition(selector: string, matcher: ConditionSpec<FieldMatcher>, where: string, defaults: MatcherDefaults = {}): FieldCondition {
+export function compileFieldCondition(selector: string, matcher: ConditionSpec<FieldMatcher>, where: string, defaults: MatcherDefaults = {}, kind?: ArgumentKind): FieldCondition {
   let segments: SelectorSegment[];
   try {
     segments = parseSelector(selector);
@@ -318,12 +391,12 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
       },
     };
   }
-  const plain = isComposite(matcher) ? undefined : kindTestWithStart(matcher as Exclude<FieldMatcher, { exists: boolean }>, where, defaults);
+  const plain = isComposite(matcher) ? undefined : kindTestWithStart(matcher as Exclude<FieldMatcher, { exists: boolean }>, where, defaults, kind);
   const test: TextTest =
     plain === undefined
       ? compileCondition(matcher, (leaf) => {
           if ("exists" in leaf) throw new PolicyError(undefined, where, "exists cannot be used inside not, anyOf or allOf; write it as its own condition");
-          return leafTest(leaf, where, defaults);
+          return leafTest(leaf, where, defaults, kind);
         })
       : withControlGuard(plain.test);
   const contextual = usesContext(matcher);
@@ -335,16 +408,30 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
   const command = commandExtras(matcher, selector, segments);
   if (direct === undefined) return { selector, description, contextual, evaluate: full, ...command };
   const leaf = matcher as FieldMatcher;
-  const equality = isComposite(matcher) || !("equals" in leaf || "in" in leaf) ? undefined : equalityOf(leaf);
+  // A kinded field compares readings, not the text as written: an index reads the field only when
+  // the value is its own only reading (selfReading), and sees NOT_KEYABLE (every rule live) otherwise.
+  const self = plain?.kinded?.selfReading;
+  const kindedOut = isKinded(kind) && self === undefined;
+  const keyed = (plain?.kinded?.own ?? leaf) as FieldMatcher;
+  const equality = isComposite(matcher) || kindedOut || !("equals" in keyed || "in" in keyed) ? undefined : equalityOf(keyed);
+  const read: (tree: unknown) => unknown =
+    self === undefined
+      ? direct
+      : (tree) => {
+          const found = direct(tree);
+          return found === undefined || (typeof found === "string" && self.is(found)) ? found : NOT_KEYABLE;
+        };
+  const tag = self === undefined ? "" : `\u0000${self.tag}`;
   return {
     selector,
     description,
     contextual,
     ...command,
-    // A command condition reads the literal view (`literal`), not the tree a FieldGroup reads: it is evaluated each time.
-    ...(contextual || command.literal === true ? {} : { read: direct }),
-    ...(equality === undefined ? {} : { equality: { group: `${JSON.stringify(segments)}\u0000${equality.fold === keepCase}`, read: direct, ...equality } }),
-    ...(plain?.start === undefined ? {} : { start: { group: `${JSON.stringify(segments)}\u0000${plain.start.caseSensitive}`, read: direct, ...plain.start } }),
+    // Kept per value (FieldCondition.read) only when the verdict depends on the value alone: not a
+    // command condition (it reads the literal view), nor a path read through this machine's symlinks.
+    ...(contextual || command.literal === true || readsFilesystem(matcher, defaults, kind) ? {} : { read: direct }),
+    ...(equality === undefined ? {} : { equality: { group: `${JSON.stringify(segments)}\u0000${equality.fold === keepCase}${tag}`, read, ...equality } }),
+    ...(plain?.start === undefined ? {} : { start: { group: `${JSON.stringify(segments)}\u0000${plain.start.caseSensitive}${tag}`, read, ...plain.start } }),
     evaluate(tree, restrictive, evaluation) {
       const found = direct(tree);
       // `judge` of a string, without its checks for lists, duplicated keys and embedded JSON.

@@ -20,6 +20,17 @@ import type { Evidence } from "../provenance/index-builder.js";
 import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
 import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import { ToolNameIndex, ValueIndex } from "./rule-index.js";
+import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
+import { conventionalKind } from "./compact.js";
+import { statSync } from "node:fs";
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 /** A permission rule as written: `PermissionRuleSpec` plus `caseSensitive` for the tool name and `args` regex. */
 export interface PermissionRule extends PermissionRuleSpec {
@@ -46,6 +57,17 @@ export interface PermissionPolicyOptions {
   provenance?: ProvenanceSettings;
   /** Per tool name: the argument a bare compact pattern means (`{ shell: { field: "cmd", kind: "command" } }`). */
   mainArguments?: MainArguments;
+  /**
+   * Per tool name, per field selector: the argument's kind (`{ write_file: { target: "path" } }`).
+   * Every plain string matcher on such a field compares the value's canonical readings. Wins over
+   * the kinds tools declare (`defineTool`'s `argumentKinds`) and over field-name conventions.
+   */
+  fieldKinds?: Record<string, Record<string, ArgumentKind>>;
+  /**
+   * Path readings also follow symlinks on this machine (realpath of the longest existing part).
+   * Default: on when `pathBase` is given and is a directory on this machine.
+   */
+  followSymlinks?: boolean;
 }
 
 export { DEFAULT_RISK_MODES } from "./defaults.js";
@@ -83,6 +105,8 @@ const OptionsSchema = z.strictObject({
   lowerRisk: z.array(z.string()).optional(),
   provenance: ProvenanceConfigSchema.optional(),
   mainArguments: z.record(z.string(), MainArgumentSchema).optional(),
+  fieldKinds: z.record(z.string(), z.record(z.string(), z.enum(ARGUMENT_KINDS))).optional(),
+  followSymlinks: z.boolean().optional(),
 });
 
 interface CompiledRule {
@@ -104,7 +128,26 @@ interface CompiledRule {
   readonly context: ((tree: unknown, evaluation: Evaluation | undefined) => Verdict) | undefined;
   /** `budget`: the total with this call (for evidence), undefined when it cannot tell. */
   readonly budgetTotal?: ((tree: unknown, evaluation: Evaluation) => number | undefined) | undefined;
+  /** The argument kind each `where` selector was compiled with. */
+  readonly kinds: Readonly<Record<string, ArgumentKind | undefined>>;
 }
+
+/** The argument kind of a rule's field: `selector` and its condition (whose patterns the email convention reads). */
+type KindOf = (selector: string, condition: unknown) => ArgumentKind | undefined;
+
+/** The plain string patterns of a condition (under not/anyOf/allOf too). */
+function stringPatterns(condition: unknown, out: string[] = []): string[] {
+  if (typeof condition !== "object" || condition === null) return out;
+  const c = condition as Record<string, unknown>;
+  for (const key of ["equals", "prefix", "glob", "regex"]) if (typeof c[key] === "string") out.push(c[key] as string);
+  if (Array.isArray(c.in)) for (const value of c.in) if (typeof value === "string") out.push(value);
+  if (c.not !== undefined) stringPatterns(c.not, out);
+  for (const key of ["anyOf", "allOf"]) if (Array.isArray(c[key])) for (const inner of c[key] as unknown[]) stringPatterns(inner, out);
+  return out;
+}
+
+/** The kind by field-name convention alone (no tool known). */
+const conventionOnly: KindOf = (selector, condition) => conventionalKind(selector, stringPatterns(condition));
 
 export function compileToolMatcher(rule: PermissionRule, where: string): (tool: string) => boolean {
   const caseSensitive = rule.caseSensitive === true;
@@ -165,12 +208,14 @@ function compileContext(rule: PermissionRule, matchesTool: (tool: string) => boo
   return budget === undefined ? { context } : { context, budgetTotal: total };
 }
 
-function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefaults): CompiledRule {
+function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefaults, kindOf: KindOf = conventionOnly): CompiledRule {
   const location = `permissions[${index}]`;
   const id = rule.id ?? location;
-  const where = Object.entries(rule.where ?? {}).map(([selector, matcher]) =>
-    compileFieldCondition(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, defaults),
-  );
+  const kinds: Record<string, ArgumentKind | undefined> = {};
+  const where = Object.entries(rule.where ?? {}).map(([selector, matcher]) => {
+    const kind = (kinds[selector] = kindOf(selector, matcher));
+    return compileFieldCondition(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, defaults, kind);
+  });
   const matchesTool = compileToolMatcher(rule, location);
   const { context, budgetTotal: total } = compileContext(rule, matchesTool, location);
   return {
@@ -187,6 +232,7 @@ function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefau
     argsInTokens: rule.args === undefined ? undefined : matchesWithinJsonTokens(rule.args),
     where,
     description: describeRule(rule, where),
+    kinds,
   };
 }
 
@@ -587,6 +633,10 @@ export class PermissionPolicy {
   private fast = true;
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
   private readonly defaults: MatcherDefaults;
+  /** Field kinds the policy declares per tool (`fieldKinds`, `mainArguments`). */
+  private readonly policyKinds = new Map<string, Readonly<Record<string, ArgumentKind>>>();
+  /** Field kinds the tools declare (`declareToolKinds`). */
+  private readonly toolKinds = new Map<string, Readonly<Record<string, ArgumentKind>>>();
   private readonly provenance: ProvenanceSettings;
   private readonly trusted: ReadonlySet<string>;
   /** Some rule needs the thread (provenance, after, budget). */
@@ -601,7 +651,9 @@ export class PermissionPolicy {
     }
     const valid = readLists.has(rules) ? rules : parsePermissionRules(rules, options.mainArguments);
     this.definition = { rules: valid, options: { ...options } };
-    const defaults: MatcherDefaults = { pathBase: options.pathBase };
+    const defaults: MatcherDefaults = { pathBase: options.pathBase, followSymlinks: options.followSymlinks ?? (options.pathBase !== undefined && isDirectory(options.pathBase)) };
+    for (const [tool, main] of Object.entries(options.mainArguments ?? {})) this.policyKinds.set(tool, { [main.field]: main.kind, ...this.policyKinds.get(tool) });
+    for (const [tool, fields] of Object.entries(options.fieldKinds ?? {})) this.policyKinds.set(tool, { ...this.policyKinds.get(tool), ...fields });
     this.defaults = defaults;
     this.rules = valid.map((rule, index) => {
       try {
@@ -621,6 +673,40 @@ export class PermissionPolicy {
     this.trusted = new Set(this.provenance.trusted ?? []);
     this.contextual = this.rules.some((rule) => rule.contextual);
     for (const rule of this.rules) this.byToolName.add(rule, rule.spec);
+  }
+
+  /**
+   * Field kinds the tools declare (`defineTool({ argumentKinds })`), by tool name; the guard hands
+   * them over. The policy's own declarations win over them; conventions apply where neither speaks.
+   */
+  declareToolKinds(kinds: ReadonlyMap<string, Readonly<Record<string, ArgumentKind>>>): void {
+    let changed = false;
+    for (const [tool, fields] of kinds) {
+      if (Object.keys(fields).length === 0) continue;
+      this.toolKinds.set(tool, { ...this.toolKinds.get(tool), ...fields });
+      changed = true;
+    }
+    if (changed) {
+      this.byTool.clear();
+      this.compositeByTool.clear();
+    }
+  }
+
+  /** The kind of `selector` for calls of `tool`: the policy's declaration, the tool's, else the field-name convention. */
+  kindOf(tool: string, selector: string, condition?: unknown): ArgumentKind | undefined {
+    const policy = this.policyKinds.get(tool);
+    if (policy !== undefined && Object.hasOwn(policy, selector)) return policy[selector];
+    const declared = this.toolKinds.get(tool);
+    if (declared !== undefined && Object.hasOwn(declared, selector)) return declared[selector];
+    return conventionOnly(selector, condition);
+  }
+
+  /** The rule as it reads `tool`'s fields: recompiled when a declared kind differs from the one it was compiled with. */
+  private forTool(rule: CompiledRule, tool: string): CompiledRule {
+    if (this.policyKinds.size === 0 && this.toolKinds.size === 0) return rule;
+    const where = rule.spec.where ?? {};
+    const differs = Object.keys(where).some((selector) => this.kindOf(tool, selector, where[selector]) !== rule.kinds[selector]);
+    return differs ? compileRule(rule.spec, rule.order, this.defaults, (selector, condition) => this.kindOf(tool, selector, condition)) : rule;
   }
 
   /** The rules in the order they are tried (deny-first: denies, then asks, then allows; each in file order). */
@@ -896,6 +982,7 @@ export class PermissionPolicy {
         context: undefined,
         args: undefined,
         argsInTokens: undefined,
+        kinds: {},
         where: [condition],
         description: `every simple command in ${selector} is allowed by one of ${rules.map((rule) => rule.ruleId).join(", ")}`,
       });
@@ -908,9 +995,10 @@ export class PermissionPolicy {
   private plan(tool: string): ToolPlan {
     let found = this.byTool.get(tool);
     if (found === undefined) {
-      // The rules whose tool pattern may match (ToolNameIndex), tested, in file order, then in effect order.
+      // The rules whose tool pattern may match (ToolNameIndex), tested, in file order, then in effect
+      // order, each compiled with the kinds this tool declares for its fields.
       const matching = (this.fast ? this.byToolName.candidates(tool) : [...this.rules]).filter((rule) => rule.matchesTool(tool));
-      const rules = this.sorted(matching.sort((a, b) => a.order - b.order));
+      const rules = this.sorted(matching.sort((a, b) => a.order - b.order).map((rule) => this.forTool(rule, tool)));
       found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules) };
       if (this.byTool.size >= MAX_CACHED_TOOLS) this.byTool.clear();
       this.byTool.set(tool, found);

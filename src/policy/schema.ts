@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { KillswitchConfigSchema } from "../killswitch/types.js";
 import { ASKABLE_RULE_TYPES, RULE_TYPES } from "../rules/types.js";
+import { ARGUMENT_KINDS } from "./kinds/readings.js";
 import { AfterSchema, BudgetSchema, fieldConditionSchema, ProvenanceConfigSchema, ScopeSchema } from "../provenance/schema.js";
 
 export const RiskLevelSchema = z.enum(["low", "medium", "high", "always-deny"]);
@@ -225,10 +226,14 @@ const ToolEntrySchema = z
     operations: z.record(z.string().min(1), RiskLevelSchema).optional().describe("Risk per operation, e.g. { delete: high }; wins over risk."),
     lowerRisk: z.boolean().optional().describe("Say so explicitly to set a risk lower than the one the tool declares."),
     mainArgument: MainArgumentSchema.optional(),
+    fields: z
+      .record(z.string().min(1), z.enum(ARGUMENT_KINDS))
+      .optional()
+      .describe("What the tool's arguments are, by field selector: { path: path, target: url } (path, url, domain, email, command; text for none). Every equals/in/prefix/glob/regex on such a field compares the value's canonical readings (a path resolved, a URL normalised)."),
     description: z.string().optional(),
   })
   .superRefine((entry, ctx) => {
-    if (entry.risk === undefined && entry.operations === undefined && entry.mainArgument === undefined) ctx.addIssue({ code: "custom", path: ["risk"], message: "is required (or give operations or mainArgument)" });
+    if (entry.risk === undefined && entry.operations === undefined && entry.mainArgument === undefined && entry.fields === undefined) ctx.addIssue({ code: "custom", path: ["risk"], message: "is required (or give operations, mainArgument or fields)" });
   });
 
 /** The policy document (YAML, JSON or TOML). Published as policies/policy.schema.json. */
@@ -239,6 +244,7 @@ export const PolicyFileSchema = z
     precedence: PrecedenceSchema.optional().describe("deny-first (default: deny > ask > allow) or first-match (seed order)."),
     defaultRisk: RiskLevelSchema.optional().describe("Risk of tools that declare none. Unset: a call no rule matches, on a tool with no declared risk, asks."),
     pathBase: z.string().min(1).optional().describe("Absolute directory that relative paths in path matchers and compact rules resolve against (default /)."),
+    followSymlinks: z.boolean().optional().describe("Read paths through the symlinks on this machine too (default: when pathBase is a directory on this machine)."),
     riskModes: z
       .strictObject({
         low: PermissionModeSchema.optional(),

@@ -10,6 +10,7 @@ import { assertPolicyFits, type DeclaredRisks, type ToolArguments, type ToolCata
 import { loadPolicyFile, permissionPolicy, type LoadedPolicy } from "./file.js";
 import type { PermissionPolicy } from "./permissions.js";
 import type { PolicyDecision } from "./types.js";
+import type { ArgumentKind } from "./kinds/readings.js";
 import { policyWatchMessages } from "../messages/index.js";
 
 /**
@@ -29,6 +30,14 @@ export class SwappablePermissions {
     return this.#loaded;
   }
 
+  #toolKinds = new Map<string, Readonly<Record<string, ArgumentKind>>>();
+
+  /** Argument kinds the tools declare: given to the policy in force and to every one swapped in. */
+  declareToolKinds(kinds: ReadonlyMap<string, Readonly<Record<string, ArgumentKind>>>): void {
+    for (const [tool, fields] of kinds) this.#toolKinds.set(tool, { ...this.#toolKinds.get(tool), ...fields });
+    this.#policy.declareToolKinds(kinds);
+  }
+
   swap(loaded: LoadedPolicy): void {
     this.prepare(loaded)();
   }
@@ -36,6 +45,7 @@ export class SwappablePermissions {
   /** Compiles `loaded` (a bad pattern throws here) and returns the assignment that puts it in force. */
   prepare(loaded: LoadedPolicy): () => void {
     const next = permissionPolicy(loaded);
+    if (this.#toolKinds.size > 0) next.declareToolKinds(this.#toolKinds);
     return () => {
       this.#loaded = loaded;
       this.#policy = next;

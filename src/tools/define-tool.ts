@@ -7,6 +7,7 @@ import { detectOperationKey, flattenOperationUnion, operationsInSchema, toToolJs
 import type { GuardedTool, RiskLevel, ToolExecutionContext, ToolGuardSpec, ToolKind } from "./types.js";
 import { cancelsSiblingsByDefault, toolKindOf } from "./kind.js";
 import { ToolDefinitionError } from "../errors/index.js";
+import { ARGUMENT_KINDS, type ArgumentKind } from "../policy/kinds/readings.js";
 
 export interface DefineToolOptions<S extends z.ZodType<Record<string, unknown>>, R> {
   name: string;
@@ -26,6 +27,14 @@ export interface DefineToolOptions<S extends z.ZodType<Record<string, unknown>>,
    * shell, sh, run_command, …), else "other". Sets the default of `cancelSiblingsOnError`.
    */
   kind?: ToolKind;
+  /**
+   * What some arguments are, by field selector: `{ path: "path", target: "url" }` (path, url,
+   * domain, email, command, or text for none). Every plain string matcher (`equals`, `in`,
+   * `prefix`, `glob`, `regex`) a permission rule writes on such a field then compares the value's
+   * canonical readings (a path resolved, a URL normalised), not its spelling. Without a declaration,
+   * conventional names (path, file_path, url, command, host, ...) have their kind.
+   */
+  argumentKinds?: Readonly<Partial<Record<(keyof z.output<S> & string) | (string & {}), ArgumentKind>>>;
   /** Whether a failure aborts the other calls of its batch. Default: by `kind` (true for a command only). */
   cancelSiblingsOnError?: boolean;
   maxResultChars?: number;
@@ -117,6 +126,7 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>, R = unk
     maxResultChars: options.maxResultChars,
     requiresApproval: options.requiresApproval,
     jsonSchema,
+    ...(options.argumentKinds === undefined ? {} : { argumentKinds: definedKinds(options.argumentKinds) }),
     fieldOperations: flat?.fields,
     inputSchema: published,
   };
@@ -138,6 +148,16 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>, R = unk
     return stringify(await options.execute(input, executionContextFrom(config)));
   });
   return structured as unknown as GuardedTool<z.output<S>>;
+}
+
+function definedKinds(kinds: Readonly<Partial<Record<string, ArgumentKind>>>): Record<string, ArgumentKind> {
+  const out: Record<string, ArgumentKind> = {};
+  for (const [field, kind] of Object.entries(kinds)) {
+    if (kind === undefined) continue;
+    if (!(ARGUMENT_KINDS as readonly string[]).includes(kind)) throw new ToolDefinitionError(`defineTool: argumentKinds.${field} is ${JSON.stringify(kind)}; expected one of ${ARGUMENT_KINDS.join(", ")}`);
+    out[field] = kind;
+  }
+  return out;
 }
 
 export function isGuardedTool(value: unknown): value is GuardedTool {

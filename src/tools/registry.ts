@@ -1,3 +1,4 @@
+import type { ArgumentKind } from "../policy/kinds/readings.js";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { z } from "zod";
 import { isGuardedTool } from "./define-tool.js";
@@ -109,6 +110,14 @@ export class ToolRegistry {
   spec(name: string): ToolGuardSpec | undefined {
     const tool = this.#tools.get(name);
     return tool ? guardSpecOf(tool) : undefined;
+  }
+
+  /** Tool name → the argument kinds it declares (tools that declare none are left out). */
+  argumentKinds(): Map<string, Readonly<Record<string, ArgumentKind>>> {
+    return new Map(this.names().flatMap((name) => {
+      const kinds = this.spec(name)?.argumentKinds;
+      return kinds === undefined ? [] : [[name, kinds] as const];
+    }));
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { ArgumentKind } from "../policy/kinds/readings.js";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { z } from "zod";
@@ -55,6 +56,11 @@ export interface ToolGuardSpec<I = unknown> {
   readonly requiresApproval:
     | ((input: I, config: LangGraphRunnableConfig | undefined) => Promise<string | undefined> | string | undefined)
     | undefined;
+  /**
+   * Argument kinds the tool declares, by field selector (`{ path: "path", "request.url": "url" }`):
+   * permission rules' plain string matchers on those fields compare canonical readings.
+   */
+  readonly argumentKinds?: Readonly<Record<string, ArgumentKind>> | undefined;
   /** Inlined, provider-safe JSON schema of the full input (flat for multi-operation tools; see tools/schema.ts). */
   readonly jsonSchema: JsonSchema;
   /** For a flattened multi-operation tool: which operations use each field (filtering drops unused fields). */

@@ -152,3 +152,26 @@ export function describeCommand(text: string): string {
   if (!analysis.ok) return `unparseable (${analysis.reason})`;
   return analysis.commands.map((command) => JSON.stringify(command.words.join(" "))).join(", ");
 }
+
+/**
+ * The texts a plain string matcher (`equals`, `prefix`, `glob`, `regex`) on a command field
+ * compares, each simple command's words joined by single spaces: for a deny or ask (`restrictive`)
+ * every spelling of every simple command (the forms a command pattern is tried against: program
+ * directory dropped, normalised, braces expanded, wrappers and `find -exec` unwrapped), `doubtful`
+ * when some reading of the line cannot be told; for an allow each simple command as written, or
+ * undefined when the line is not fully understood (an expansion, an assignment, a file redirection,
+ * a construct, a program that runs its arguments, a line-level construct such as a continuation).
+ * Texts undefined when the line cannot be parsed.
+ */
+export function commandTexts(text: string, restrictive: boolean): { texts: string[] | undefined; doubtful: boolean } {
+  const analysis = analyzeShell(text);
+  if (!analysis.ok) return { texts: undefined, doubtful: true };
+  if (restrictive) {
+    return { texts: analysis.commands.flatMap((command) => command.forms.map((form) => form.join(" "))), doubtful: analysis.unknown !== undefined };
+  }
+  const understood =
+    analysis.refusal === undefined &&
+    analysis.unknown === undefined &&
+    analysis.commands.every((command) => !command.dynamic && !command.assignments && !command.writesFile && !command.construct && command.refusals.length === 0 && command.unknown === undefined);
+  return { texts: understood ? analysis.commands.map((command) => command.words.join(" ")) : undefined, doubtful: false };
+}

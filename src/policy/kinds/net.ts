@@ -1,35 +1,99 @@
-import { domainToASCII } from "node:url";
+import { isIPv6 } from "node:net";
 import picomatch from "picomatch";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
 /**
- * `url`, `domain` and `email` matchers, normalised as their standards say:
+ * `url`, `domain` and `email` readings, normalised as their standards say:
  * - url (WHATWG URL Standard, as browsers and undici parse): scheme and host lower-cased, IDN
- *   hosts to punycode, IPv4 in any notation (`0x7f.1`) to dotted decimal, default ports dropped,
- *   `.`/`..` and backslashes in the path resolved, `user:pass@` ignored. Percent-encoded paths are
- *   also tried decoded. Matched as `scheme://host[:port]/path` (query and fragment left out).
- * - domain (RFC 1034/5890): lower case, IDNA to punycode, trailing dot removed. A URL or an
- *   email address in a domain field is read for its host.
+ *   hosts to punycode, IPv4 in any notation (`0x7f.1`, `2130706433`, `0177.0.0.1`) to dotted
+ *   decimal, an IPv6 literal that reaches an IPv4 address (IPv4-mapped `::ffff:a.b.c.d`,
+ *   IPv4-compatible `::a.b.c.d`, SIIT `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`) to that IPv4
+ *   address, trailing dots dropped, default ports dropped, `.`/`..` and backslashes in the path
+ *   resolved, `user:pass@` ignored. Percent-encoded paths are also tried decoded. Matched as
+ *   `scheme://host[:port]/path` (query and fragment left out).
+ * - A value without `scheme://` is read as `https://` + the value, by the URL and the domain
+ *   readers alike (`api.example.com:443/admin` is host api.example.com, port 443;
+ *   `evil.com?@example.com` is host evil.com; `//evil.com`, `\\evil.com` and `user@evil.com` are
+ *   host evil.com).
+ * - domain (RFC 1034/5890): the host of the value read as above: lower case, IDNA to punycode,
+ *   trailing dot removed, IP literals as for url. A bare IPv6 address is read as one.
  * - email (RFC 5321/5322): every address in the value (lists, `Name <addr>` forms), the domain part
  *   normalised as a domain, the local part compared case-insensitively.
+ * A value whose host cannot be read is UNKNOWN: a deny or ask rule asks, an allow never holds.
  */
 
-function normaliseDomain(input: string): string | undefined {
-  let host = input.trim();
-  if (host.includes("://") || host.includes("/") || host.includes("\\")) {
-    // A URL, a protocol-relative URL (//host/x) or a scheme-less one (host/x): its host.
-    const absolute = host.includes("://") ? host : host.startsWith("//") || host.startsWith("\\\\") ? `https:${host}` : `https://${host}`;
-    try {
-      host = new URL(absolute).hostname;
-    } catch {
-      return undefined;
-    }
-  } else if (host.includes("@")) host = host.slice(host.lastIndexOf("@") + 1);
-  host = host.replace(/\.+$/, "");
-  if (host === "") return undefined;
-  const ascii = domainToASCII(host);
-  if (ascii === "") return undefined;
-  return ascii.toLowerCase();
+/** Schemes whose URLs always have a host (WHATWG "special" schemes, file aside). */
+const SPECIAL_SCHEMES = new Set(["http", "https", "ws", "wss", "ftp", "file"]);
+const SCHEME_RE = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
+
+/**
+ * The one parse of a URL-ish value, shared by the url, domain and string readings: a value with a
+ * special scheme (`http:`, `https:`, ...) or with `scheme://` is parsed as it is; any other value
+ * (`api.example.com:443/x`, `localhost:8080`, `//evil.com`, `user@host`) as `https://` + value and
+ * as `http://` + value (clients differ in the scheme they assume; the host is the same). Undefined
+ * when a reading cannot be parsed.
+ */
+function parseUrlValues(value: string): URL[] | undefined {
+  const text = value.trim();
+  if (text === "") return undefined;
+  const scheme = SCHEME_RE.exec(text)?.[1]?.toLowerCase();
+  const schemed = scheme !== undefined && (SPECIAL_SCHEMES.has(scheme) || text.slice(scheme.length + 1).startsWith("//"));
+  try {
+    return schemed ? [new URL(text)] : [new URL(`https://${text}`), new URL(`http://${text}`)];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The 8 16-bit groups of an IPv6 address (no brackets, no zone), or undefined. */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted !== null) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split("::");
+  if (halves.length > 2) return undefined;
+  const parse = (part: string) => (part === "" ? [] : part.split(":").map((group) => parseInt(group, 16)));
+  const head = parse(halves[0] ?? "");
+  const tail = halves.length === 2 ? parse(halves[1] ?? "") : [];
+  const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
+  const groups = [...head, ...new Array<number>(Math.max(fill, 0)).fill(0), ...tail];
+  return groups.length === 8 && groups.every((group) => Number.isInteger(group) && group >= 0 && group <= 0xffff) ? groups : undefined;
+}
+
+/**
+ * The IPv4 address an IPv6 literal reaches, or undefined: IPv4-mapped (::ffff:0:0/96),
+ * SIIT (::ffff:0:0:0/96), IPv4-compatible (::/96 but :: and ::1), NAT64 (64:ff9b::/96).
+ */
+function embeddedIPv4(address: string): string | undefined {
+  const groups = ipv6Groups(address.replace(/^\[|\]$/g, ""));
+  if (groups === undefined) return undefined;
+  const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = groups;
+  const zeros = (...gs: (number | undefined)[]) => gs.every((g) => g === 0);
+  const mapped = zeros(g0, g1, g2, g3, g4) && g5 === 0xffff;
+  const siit = zeros(g0, g1, g2, g3) && g4 === 0xffff && g5 === 0;
+  const compatible = zeros(g0, g1, g2, g3, g4, g5) && !(g6 === 0 && g7 <= 1);
+  const nat64 = g0 === 0x64 && g1 === 0xff9b && zeros(g2, g3, g4, g5);
+  if (!mapped && !siit && !compatible && !nat64) return undefined;
+  return `${g6 >> 8}.${g6 & 0xff}.${g7 >> 8}.${g7 & 0xff}`;
+}
+
+/** A host as the URL parser gives it, normalised: trailing dots dropped, an IPv6 literal reaching an IPv4 address as that address. */
+function normaliseHost(hostname: string): string {
+  if (hostname.startsWith("[")) return embeddedIPv4(hostname) ?? hostname;
+  return hostname.replace(/\.+$/, "");
+}
+
+/** The host of a domain, URL or email value, normalised; undefined when it cannot be read. */
+export function normaliseDomain(input: string): string | undefined {
+  const text = input.trim();
+  const bare = text.replace(/^\[|\]$/g, "");
+  const url = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text)?.[0];
+  if (url === undefined) return undefined;
+  const host = normaliseHost(url.hostname);
+  return host === "" ? undefined : host;
 }
 
 /** `example.com`: exactly; `*.example.com`: any subdomain; `.example.com`: the domain and its subdomains. */
@@ -60,28 +124,27 @@ export function judgeDomain(value: string, patterns: readonly ((domain: string) 
   return patterns.some((test) => test(domain)) ? YES : NO;
 }
 
-/** Readings of a URL: `scheme://host[:port]/path`, with the path also percent-decoded. */
-function urlReadings(value: string): string[] | undefined {
-  const text = value.trim();
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    try {
-      url = new URL(`https://${text}`); // a scheme-less URL, as many HTTP tools accept
-    } catch {
-      return undefined;
-    }
-  }
-  const host = url.hostname.replace(/\.+$/, "");
-  const origin = `${url.protocol}//${host}${url.port === "" ? "" : `:${url.port}`}`;
-  const readings = [`${origin}${url.pathname}`];
-  if (/%[0-9a-fA-F]{2}/.test(url.pathname)) {
-    try {
-      const decoded = new URL(decodeURIComponent(url.pathname), `${origin}/`).pathname;
-      readings.push(`${origin}${decoded}`);
-    } catch {
-      return undefined;
+/**
+ * Readings of a URL: `scheme://host[:port]/path` (with `?query` when `withQuery`), the path also
+ * percent-decoded; undefined when the value cannot be read as a URL.
+ */
+export function urlReadings(value: string, withQuery = false): string[] | undefined {
+  const urls = parseUrlValues(value);
+  if (urls === undefined) return undefined;
+  const readings: string[] = [];
+  for (const url of urls) {
+    const host = normaliseHost(url.hostname);
+    if (host === "" && url.protocol !== "file:" && SPECIAL_SCHEMES.has(url.protocol.slice(0, -1))) return undefined;
+    const origin = `${url.protocol}//${host}${url.port === "" ? "" : `:${url.port}`}`;
+    const query = withQuery ? url.search : "";
+    readings.push(`${origin}${url.pathname}${query}`);
+    if (/%[0-9a-fA-F]{2}/.test(url.pathname)) {
+      try {
+        const decoded = new URL(decodeURIComponent(url.pathname), `${origin}/`).pathname;
+        readings.push(`${origin}${decoded}${query}`);
+      } catch {
+        return undefined;
+      }
     }
   }
   return readings;
@@ -107,7 +170,7 @@ export function judgeUrl(value: string, patterns: readonly ((reading: string) =>
 const ADDRESS_RE = /<([^<>]*)>|([^\s,;<>"]+@[^\s,;<>"]+)|"[^"]*"@[^\s,;<>]+/g;
 
 /** Every address in an email field, normalised to `local@domain` (local part lower-cased). */
-function emailAddresses(value: string): string[] | undefined {
+export function emailAddresses(value: string): string[] | undefined {
   const found: string[] = [];
   for (const match of value.matchAll(ADDRESS_RE)) {
     const address = (match[1] ?? match[2] ?? match[0]).trim();

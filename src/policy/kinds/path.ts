@@ -1,3 +1,4 @@
+import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { posix } from "node:path";
 import picomatch from "picomatch";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
@@ -57,8 +58,34 @@ function percentDecode(text: string): string | undefined {
   }
 }
 
-/** Each way a tool might read `value`, resolved against `base`; `undefined` marks a reading that escapes it. */
-function pathReadings(value: string, base: string): (string | undefined)[] {
+/** One reading of a path value: where it is (absolute, normalised) and where it is under the base. */
+interface PathReading {
+  readonly absolute: string;
+  /** The path relative to the base (`secrets/api.key`; `.` for the base itself); undefined outside the base. */
+  readonly relative: string | undefined;
+}
+
+/** Every reading of one path value; `unreadable` when some spelling cannot be placed (`~`, `C:`, `file:`, a symlink that cannot be resolved), `escapes` when a relative spelling climbs out of the base. */
+interface PathReadings {
+  readonly readings: readonly PathReading[];
+  readonly unreadable: boolean;
+  readonly escapes: boolean;
+}
+
+/** How path values are read: against `base`, and through symlinks on this machine when `followSymlinks`. */
+export interface PathReadOptions {
+  readonly base: string;
+  readonly followSymlinks: boolean;
+}
+
+function relativeTo(base: string, absolute: string): string | undefined {
+  if (absolute === base) return ".";
+  if (base === "/") return absolute.slice(1);
+  return absolute.startsWith(`${base}/`) ? absolute.slice(base.length + 1) : undefined;
+}
+
+/** The spellings a tool might read a value as: as written, backslashes as separators, percent-decoded. */
+function spellingsOf(value: string): Set<string> {
   const spellings = new Set<string>([value]);
   if (value.includes("\\")) spellings.add(value.replace(/\\/g, "/"));
   for (const spelling of [...spellings]) {
@@ -68,24 +95,118 @@ function pathReadings(value: string, base: string): (string | undefined)[] {
       if (decoded.includes("\\")) spellings.add(decoded.replace(/\\/g, "/"));
     }
   }
-  const readings: (string | undefined)[] = [];
-  for (const spelling of spellings) {
-    if (spelling.startsWith("~") || /^[a-zA-Z]:/.test(spelling) || spelling.startsWith("file:")) {
-      readings.push(undefined); // home directories, drive letters and URLs: nowhere under the base we can vouch for
+  return spellings;
+}
+
+const UNPLACEABLE_RE = /^(?:~|[a-zA-Z]:|file:)/;
+
+/** Lexical readings (pure, cached per base and value). */
+const lexicalCache = new Map<string, Map<string, PathReadings>>();
+const MAX_CACHED = 4096;
+
+function lexicalReadings(value: string, base: string): PathReadings {
+  let byValue = lexicalCache.get(base);
+  if (byValue === undefined) lexicalCache.set(base, (byValue = new Map()));
+  const cached = byValue.get(value);
+  if (cached !== undefined) return cached;
+  const readings: PathReading[] = [];
+  let unreadable = false;
+  let escapes = false;
+  for (const spelling of spellingsOf(value)) {
+    if (UNPLACEABLE_RE.test(spelling)) {
+      unreadable = true; // home directories, drive letters and URLs: nowhere the guard can place
       continue;
     }
     const absolute = posix.resolve(base, spelling);
-    const inside = base === "/" || absolute === base || absolute.startsWith(`${base}/`);
-    readings.push(inside ? absolute : undefined);
+    const relative = relativeTo(base, absolute);
+    if (!spelling.startsWith("/")) {
+      const normal = posix.normalize(spelling);
+      if (normal === ".." || normal.startsWith("../") || relative === undefined) escapes = true;
+    }
+    if (!readings.some((reading) => reading.absolute === absolute)) readings.push({ absolute, relative });
   }
-  return readings;
+  const out: PathReadings = { readings, unreadable, escapes };
+  if (byValue.size >= MAX_CACHED) byValue.clear();
+  byValue.set(value, out);
+  return out;
 }
 
-/** Verdict of one path value against patterns (any pattern may match). */
-export function judgePath(value: string, patterns: readonly CompiledPathPattern[], base: string, restrictive: boolean): Verdict {
+/**
+ * `path`'s real location on this machine: the longest part of it that exists resolved with the
+ * system's realpath (symlinks followed as the kernel follows them, `..` after a symlink included),
+ * the rest appended. Undefined when it cannot be resolved: a loop, no permission, or a symlink
+ * whose target does not exist (a write through it would create the target, wherever that is).
+ */
+function realLocation(path: string): string | undefined {
+  const rest: string[] = [];
+  let current = path;
+  for (let depth = 0; depth < 4096; depth++) {
+    if (existsSync(current)) {
+      try {
+        const real = realpathSync.native(current);
+        return rest.length === 0 ? real : posix.join(real, ...rest.reverse());
+      } catch {
+        return undefined;
+      }
+    }
+    // Missing, or a link that leads nowhere (dangling, a loop): only a missing entry is read on.
+    let entry: unknown;
+    try {
+      entry = lstatSync(current, { throwIfNoEntry: false });
+    } catch (error) {
+      // Under a file (ENOTDIR) nothing exists; a loop or no permission above it cannot be read.
+      if ((error as NodeJS.ErrnoException).code !== "ENOTDIR") return undefined;
+    }
+    if (entry !== undefined) return undefined;
+    const parent = posix.dirname(current);
+    if (parent === current) return undefined;
+    rest.push(posix.basename(current));
+    current = parent;
+  }
+  return undefined;
+}
+
+/** Readings through symlinks are kept this long (a link created later is seen by later calls). */
+const REAL_TTL_MS = 250;
+const realCache = new Map<string, { at: number; readings: PathReadings }>();
+
+/**
+ * Every reading of a path value: each spelling resolved against the base (lexically), and with
+ * `followSymlinks` also where it really is on this machine (`realLocation`) of both its lexical
+ * form and its form as written (where `dir/link/..` is resolved after the link).
+ */
+export function readPathValue(value: string, options: PathReadOptions): PathReadings {
+  const lexical = lexicalReadings(value, options.base);
+  if (!options.followSymlinks) return lexical;
+  const key = `${options.base}\u0000${value}`;
+  const now = Date.now();
+  const cached = realCache.get(key);
+  if (cached !== undefined && now - cached.at <= REAL_TTL_MS) return cached.readings;
+  const readings = [...lexical.readings];
+  let unreadable = lexical.unreadable;
+  const add = (absolute: string | undefined) => {
+    if (absolute === undefined) unreadable = true;
+    else if (!readings.some((reading) => reading.absolute === absolute)) readings.push({ absolute, relative: relativeTo(options.base, absolute) });
+  };
+  for (const reading of lexical.readings) add(realLocation(reading.absolute));
+  for (const spelling of spellingsOf(value)) {
+    if (UNPLACEABLE_RE.test(spelling) || !/(^|\/)\.\.(\/|$)/.test(spelling)) continue;
+    const written = spelling.startsWith("/") ? spelling : `${options.base === "/" ? "" : options.base}/${spelling}`;
+    add(realLocation(written));
+  }
+  const out: PathReadings = { readings, unreadable, escapes: lexical.escapes };
+  if (realCache.size >= MAX_CACHED) realCache.clear();
+  realCache.set(key, { at: now, readings: out });
+  return out;
+}
+
+/** Verdict of one path value against `path` patterns (any pattern may match). */
+export function judgePath(value: string, patterns: readonly CompiledPathPattern[], options: PathReadOptions, restrictive: boolean): Verdict {
   if (value.trim() === "") return restrictive ? UNKNOWN : NO;
-  const readings = pathReadings(value, base);
-  const hit = (reading: string | undefined) => reading === undefined || patterns.some((pattern) => pattern.test(reading));
-  if (restrictive) return readings.some(hit) ? YES : NO;
-  return readings.every((reading) => reading !== undefined && patterns.some((pattern) => pattern.test(reading))) ? YES : NO;
+  const { readings, unreadable, escapes } = readPathValue(value, options);
+  const hit = (reading: PathReading) => reading.relative === undefined || patterns.some((pattern) => pattern.test(reading.absolute));
+  // A path that escapes the base, or cannot be placed, matches every deny and no allow.
+  if (restrictive) return unreadable || escapes || readings.some(hit) ? YES : NO;
+  if (unreadable || escapes) return NO;
+  return readings.every((reading) => reading.relative !== undefined && patterns.some((pattern) => pattern.test(reading.absolute))) ? YES : NO;
 }
