@@ -472,11 +472,13 @@ function readGit(words: readonly string[]): ProgramReading {
   const rest = words.slice(parsed.next + 1);
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i]!;
-    const name = word.startsWith("--") ? word.split("=")[0]! : word;
-    if (running.includes(name) || (word.startsWith("-x") && running.includes("-x"))) {
+    // `--opt=value`, `-x value`, and a short option with its value attached (`-O'cmd'`, `-xcmd`).
+    const attached = !word.startsWith("--") && word.length > 2 ? running.find((option) => option.length === 2 && word.startsWith(option)) : undefined;
+    const name = word.startsWith("--") ? word.split("=")[0]! : (attached ?? word);
+    if (running.includes(name)) {
       out.refusals.push({ reason: `git ${sub} runs a command through ${name}`, token: name });
-      const value = word.includes("=") ? word.slice(word.indexOf("=") + 1) : name === "-x" && word.length > 2 ? word.slice(2) : rest[i + 1];
-      if ((sub === "rebase" || sub === "difftool") && value !== undefined) out.scripts.push(value);
+      const value = word.startsWith("--") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : attached !== undefined ? word.slice(2) : rest[i + 1];
+      if ((sub === "rebase" || sub === "difftool" || sub === "grep") && value !== undefined) out.scripts.push(value);
     }
   }
   if (sub === "config" && rest.some((word) => GIT_COMMAND_KEYS.test(word))) out.refusals.push({ reason: "git config sets a setting whose value git runs as a command", token: "config" });
@@ -730,6 +732,20 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
   if (name === "source" || name === ".") {
     const out = empty();
     out.refusals.push({ reason: `${name} runs the commands in a file`, token: name });
+    return out;
+  }
+  if (name === "mapfile" || name === "readarray") {
+    // `-C CALLBACK` is evaluated (with the index and line appended) every `-c` lines.
+    const out = empty();
+    for (let i = 1; i < words.length; i++) {
+      const word = words[i]!;
+      if (word === "--") break;
+      const callback = word === "-C" ? words[i + 1] : word.startsWith("-C") ? word.slice(2) : undefined;
+      if (callback !== undefined) {
+        out.refusals.push({ reason: `${name} -C runs a command line for the lines it reads`, token: "-C" });
+        out.scripts.push(callback);
+      }
+    }
     return out;
   }
   if (name === "trap") {

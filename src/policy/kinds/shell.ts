@@ -756,13 +756,56 @@ function readLine(source: string, walk: Walk): string | undefined {
   return undefined;
 }
 
+/**
+ * `hash -p PATH NAME` makes NAME run PATH, and `alias NAME=VALUE` (with expand_aliases) makes NAME
+ * read as VALUE, for the rest of the line: every command named NAME gets the rebound reading too
+ * (a deny rule tries both), and no allow covers a line that rebinds a name.
+ */
+function rebindNames(walk: Walk): void {
+  const hashed = new Map<string, string>();
+  const aliases = new Map<string, string>();
+  for (const command of walk.commands) {
+    const [program, ...args] = command.words;
+    if (program === "hash") {
+      const p = args.indexOf("-p");
+      if (p >= 0 && args[p + 1] !== undefined) for (const name of args.slice(p + 2)) if (!name.startsWith("-")) hashed.set(name, args[p + 1]!);
+    } else if (program === "alias") {
+      for (const arg of args) {
+        const eq = arg.indexOf("=");
+        if (eq > 0) aliases.set(arg.slice(0, eq), arg.slice(eq + 1));
+      }
+    }
+  }
+  if (hashed.size === 0 && aliases.size === 0) return;
+  walk.refusal ??= "the command rebinds a command name (hash -p or alias), so a name may run another program";
+  const added: SimpleCommand[] = [];
+  walk.commands = walk.commands.map((command) => {
+    const [program, ...rest] = command.words;
+    if (program === undefined) return command;
+    const path = hashed.get(program);
+    const value = aliases.get(program);
+    if (value !== undefined) {
+      const quoted = rest.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
+      const inner = analyzeShell(`${value} ${quoted}`);
+      if (inner.ok) added.push(...inner.commands);
+      else walk.unknown ??= `the alias ${program} cannot be read (${inner.reason})`;
+    }
+    if (path === undefined) return command;
+    return { ...command, forms: [...command.forms, [path, ...rest], [basename(path), ...rest]] };
+  });
+  for (const command of added) addCommand(walk, command);
+}
+
 function analyze(source: string): ShellAnalysis {
   if (source.length > MAX_COMMAND_CHARS) return { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
   const walk: Walk = { commands: [], depth: 0, refusal: undefined };
   const problem = readLine(source, walk);
   if (problem !== undefined) return { ok: false, reason: problem };
+  rebindNames(walk);
   let unknown = walk.unknown ?? walk.commands.find((command) => command.unknown !== undefined)?.unknown;
   let refusal = walk.refusal;
+  // `$"..."` is a translated string to bash and `$` then a quoted string to sh (dash).
+  if (/\$"/.test(source)) refusal ??= 'the command has $"…", which bash reads as a translated string and sh (dash) as $ followed by a string';
   if (walk.dashSplits !== undefined) {
     const known = new Set(walk.commands.map((command) => command.words.join("\u0000")));
     const before = walk.commands.length;
