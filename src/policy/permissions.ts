@@ -208,6 +208,18 @@ function compileContext(rule: PermissionRule, matchesTool: (tool: string) => boo
   return budget === undefined ? { context } : { context, budgetTotal: total };
 }
 
+/**
+ * A condition that reads the arguments as the tool receives them (a command line parsed as the shell
+ * will): judged on the literal view. A deny or ask also matches when the normalised view matches
+ * (keys normalised there: a look-alike field name the literal view keeps as written); an allow
+ * holds only on the literal view.
+ */
+function literalVerdict(condition: FieldCondition, view: CanonicalArgs, restrictive: boolean, evaluation: Evaluation | undefined): Verdict {
+  const literal = condition.evaluate(view.literal, restrictive, evaluation);
+  if (!restrictive || literal === YES || !view.changed) return literal;
+  return condition.evaluate(view.value, restrictive, evaluation) === YES ? YES : literal;
+}
+
 function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefaults, kindOf: KindOf = conventionOnly): CompiledRule {
   const location = `permissions[${index}]`;
   const id = rule.id ?? location;
@@ -254,7 +266,7 @@ function conditionsVerdict(rule: CompiledRule, view: CanonicalArgs, literal: boo
   for (let i = 0; i < where.length; i++) {
     const condition = where[i]!;
     // A command matcher parses the text as the tool receives it (it normalises each word itself).
-    const one = condition.evaluate(condition.literal === true ? view.literal : tree, restrictive, evaluation);
+    const one = condition.literal === true ? literalVerdict(condition, view, restrictive, evaluation) : condition.evaluate(tree, restrictive, evaluation);
     if (one === NO) return NO;
     if (one === UNKNOWN) verdict = UNKNOWN;
   }
@@ -579,7 +591,7 @@ function keptConditions(rule: CompiledRule, pairs: Int32Array, residual: readonl
   }
   for (let i = 0; i < residual.length; i++) {
     const condition = residual[i]!;
-    const one = condition.evaluate(condition.literal === true ? view.literal : tree, restrictive);
+    const one = condition.literal === true ? literalVerdict(condition, view, restrictive, undefined) : condition.evaluate(tree, restrictive);
     if (one === NO) return NO;
     if (one === UNKNOWN) verdict = UNKNOWN;
   }
