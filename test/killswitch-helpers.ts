@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { AuditQuery, AuditRecord, AuditSink } from "../src/audit/types.js";
 import { Killswitch, type KillswitchConfigInput, type KillswitchOptions } from "../src/killswitch/index.js";
@@ -13,17 +14,19 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startServer(handler: Handler): Promise<TestServer> {
+/** With `tls` (a key and certificate), an HTTPS server. */
+export async function startServer(handler: Handler, tls?: { key: string; cert: string }): Promise<TestServer> {
   const requests: IncomingMessage[] = [];
   const state: { handler: Handler } = { handler };
-  const server: Server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     requests.push(req);
     void Promise.resolve(state.handler(req, res)).catch(() => res.destroy());
-  });
+  };
+  const server: Server = tls === undefined ? createServer(listener) : createHttpsServer({ key: tls.key, cert: tls.cert }, listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls === undefined ? "http" : "https"}://127.0.0.1:${port}`,
     requests,
     get handler() {
       return state.handler;

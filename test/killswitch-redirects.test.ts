@@ -4,15 +4,13 @@
 // any failed fetch, and the audit record names the real reason.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { KillswitchConfigSchema } from "../src/killswitch/types.js";
 import { sharedKillswitch } from "../src/killswitch/shared.js";
-import { ArraySink, json, startedInTest, type Handler, type TestServer } from "./killswitch-helpers.js";
+import { ArraySink, json, startedInTest, startServer, type Handler, type TestServer } from "./killswitch-helpers.js";
 
 const { serve, killswitch, stopAll } = startedInTest();
 
@@ -42,29 +40,7 @@ afterAll(async () => {
 });
 
 async function serveHttps(handler: Handler): Promise<TestServer> {
-  const requests: TestServer["requests"] = [];
-  const state = { handler };
-  const server = createHttpsServer({ key: tls.key, cert: tls.cert }, (req, res) => {
-    requests.push(req);
-    void Promise.resolve(state.handler(req, res)).catch(() => res.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const served: TestServer = {
-    url: `https://127.0.0.1:${port}`,
-    requests,
-    get handler() {
-      return state.handler;
-    },
-    set handler(next: Handler) {
-      state.handler = next;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const served = await startServer(handler, tls);
   httpsServers.push(served);
   return served;
 }
