@@ -105,12 +105,21 @@ function startedPrograms(run: ShellRun): Invocation[] {
 const GLOB = /[*?[]/;
 
 function globRegex(glob: string): RegExp {
+  try {
+    return globRegexWithClasses(glob, true);
+  } catch {
+    // A bracket expression a regex cannot hold (a range out of order, as `[$(git -c x)]` gives): read `[` as itself.
+    return globRegexWithClasses(glob, false);
+  }
+}
+
+function globRegexWithClasses(glob: string, classes: boolean): RegExp {
   let out = "";
   for (let i = 0; i < glob.length; i += 1) {
     const ch = glob[i] ?? "";
     if (ch === "*") out += "[^/]*";
     else if (ch === "?") out += "[^/]";
-    else if (ch === "[") {
+    else if (ch === "[" && classes) {
       const end = glob.indexOf("]", i + 2);
       if (end < 0) out += "\\[";
       else {

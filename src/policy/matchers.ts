@@ -405,7 +405,7 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
       selectAll(tree, segments).map((value) => judge(value, test, restrictive, selector, evaluation)),
       restrictive,
     );
-  const command = commandExtras(matcher, selector, segments);
+  const command = commandExtras(matcher, segments);
   if (direct === undefined) return { selector, description, contextual, evaluate: full, ...command };
   const leaf = matcher as FieldMatcher;
   // A kinded field compares readings, not the text as written: an index reads the field only when
@@ -443,11 +443,10 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
 }
 
 /** A plain `command` matcher reads the literal arguments and can say why it could not tell or cover a value. */
-function commandExtras(matcher: ConditionSpec<FieldMatcher>, selector: string, segments: SelectorSegment[]): Pick<FieldCondition, "literal" | "why"> {
+function commandExtras(matcher: ConditionSpec<FieldMatcher>, segments: SelectorSegment[]): Pick<FieldCondition, "literal" | "why"> {
   if (isComposite(matcher) || !("command" in (matcher as FieldMatcher))) return {};
   const leaf = matcher as Extract<FieldMatcher, { command: unknown }>;
   const patterns = patternsOf(leaf.command).map((pattern) => compileCommandPattern(pattern, leaf.caseSensitive === true));
-  void selector;
   return {
     literal: true,
     why(tree, restrictive) {
