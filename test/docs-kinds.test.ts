@@ -15,6 +15,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadPolicyFile, parsePolicy, permissionPolicy, PermissionPolicy, type LoadedPolicy } from "../src/policy/index.js";
 import { compileToolMatcher, type PermissionRule } from "../src/policy/permissions.js";
+import { interpretations } from "./helpers/oracle.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DOCS = ["README.md", ...readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
@@ -90,15 +91,6 @@ async function shipped(): Promise<Example[]> {
 
 // ---- readings of the real programs ----
 
-function interpretations(value: string): string[] {
-  const out = new Set([value, value.replace(/\\/g, "/")]);
-  for (const v of [...out]) {
-    const decoded = v.replace(/%([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-    out.add(decoded);
-    out.add(decoded.replace(/\\/g, "/"));
-  }
-  return [...out];
-}
 
 function canonicalPaths(value: string, base: string): string[] {
   return interpretations(value).filter((s) => !s.startsWith("~")).map((s) => path.resolve(base, s));

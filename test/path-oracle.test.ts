@@ -18,7 +18,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PermissionPolicy } from "../src/policy/index.js";
 import { linearScanForTests, type PermissionRule } from "../src/policy/permissions.js";
-import { ORACLE_SEED, oracleCases } from "./helpers/oracle.js";
+import { interpretations, ORACLE_SEED, oracleCases } from "./helpers/oracle.js";
 
 const root = realpathSync(mkdtempSync(path.join(tmpdir(), "gg-path-oracle-")));
 const ws = path.join(root, "ws");
@@ -51,16 +51,6 @@ function inodes(dir: string, self: boolean, out = new Set<number>()): Set<number
 const secretInodes = inodes(path.join(ws, "secrets"), false);
 const docsInodes = inodes(path.join(ws, "docs"), true);
 
-/** How a tool may read the value: as written, backslashes as separators, percent-decoded. */
-function interpretations(value: string): string[] {
-  const out = new Set([value, value.replace(/\\/g, "/")]);
-  for (const v of [...out]) {
-    const decoded = v.replace(/%([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-    out.add(decoded);
-    out.add(decoded.replace(/\\/g, "/"));
-  }
-  return [...out];
-}
 
 /** fs.realpathSync of the longest existing part, the rest appended; "loop" when it cannot be resolved. */
 function realOf(p: string): string | "loop" {

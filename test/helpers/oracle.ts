@@ -6,3 +6,14 @@ export function oracleCases(): number {
 
 /** Fixed seed: a failure names its case and reproduces. */
 export const ORACLE_SEED = 20261127;
+
+/** The ways a tool may read a path value: as written, backslashes as slashes, percent-escapes decoded. */
+export function interpretations(value: string): string[] {
+  const out = new Set([value, value.replace(/\\/g, "/")]);
+  for (const v of [...out]) {
+    const decoded = v.replace(/%([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    out.add(decoded);
+    out.add(decoded.replace(/\\/g, "/"));
+  }
+  return [...out];
+}
