@@ -29,7 +29,7 @@ export interface DecisionEvent {
   actor?: string | undefined;
 }
 
-export type Writer = (chunk: unknown) => void;
+type Writer = (chunk: unknown) => void;
 
 export function writerOf(config: LangGraphRunnableConfig | undefined): Writer | undefined {
   const w = (config as { writer?: unknown } | undefined)?.writer;
