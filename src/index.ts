@@ -28,7 +28,7 @@ export {
   StickyRevokeError,
 } from "./guard/approval/sticky.js";
 export type { DecisionEvent } from "./guard/approval/events.js";
-export type { InterruptOn, InterruptOnConfig, InterruptRequest } from "./guard/approval/interrupt-on.js";
+export type { InterruptOn, InterruptOnConfig, InterruptRequest } from "./guard/options.js";
 export type { ActionRequest, ApprovalRequest, ReviewConfig } from "./guard/approval/payload.js";
 export type { ApprovalResume, Decision, StickyRequest } from "./guard/approval/resume.js";
 export type { ScreenedInput } from "./guard/approval/screening.js";
@@ -36,7 +36,7 @@ export type { StickyDecision } from "./guard/approval/state.js";
 export type { StickyThreadGraph } from "./guard/approval/sticky.js";
 // Two answers to one approval at once (without the thread lock): what the losing one's run reports.
 export { supersededAnswer } from "./guard/answer-race.js";
-export type { SupersededAnswer } from "./guard/answer-race.js";
+export type { SupersededAnswer } from "./guard/approval/state.js";
 
 // Durable threads: start, resume and continue a thread under a per-thread lock.
 export { continueThread, readThreadProgress, resumeThread, runThreadLocked, startThread, threadProgress } from "./guard/durable.js";

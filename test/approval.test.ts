@@ -550,7 +550,7 @@ describe("approval sentences (src/messages/approval.ts), exact text", () => {
 });
 
 describe("per-tool approval config (interruptOn, as LangChain's humanInTheLoopMiddleware names it)", () => {
-  function withInterruptOn(model: ReturnType<typeof fakeModel>, interruptOn: import("../src/guard/approval/interrupt-on.js").InterruptOn) {
+  function withInterruptOn(model: ReturnType<typeof fakeModel>, interruptOn: import("../src/guard/options.js").InterruptOn) {
     const log = new ExecutionLog();
     const audit = new MemoryAuditSink();
     const graph = createGuardedAgent({ model, tools: k8sTools(log), permissions: prodProtected, checkpointer: new MemorySaver(), audit, interruptOn });

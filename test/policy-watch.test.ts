@@ -11,6 +11,7 @@ import { z } from "zod";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { reviewCall } from "../src/guard/review.js";
+import type { Guard } from "../src/guard/guard.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { policyWatchMessages } from "../src/messages/index.js";
 import type { PolicyWatchEvent } from "../src/policy/watch.js";
@@ -212,7 +213,7 @@ describe("a watched policy swaps its risk levels", () => {
   });
   // Declares no risk of its own: the policy's defaultRisk decides.
   const probe = defineTool({ name: "probe", description: "p", schema: z.object({}), execute: () => "ok" });
-  const decide = (guard: Parameters<typeof reviewCall>[0], name: string, args: Record<string, unknown>) =>
+  const decide = (guard: Guard, name: string, args: Record<string, unknown>) =>
     Promise.resolve(reviewCall(guard, guard.initialRuleState(), { id: "c", name, args })).then((r) => ({ outcome: r.outcome, risk: r.risk }));
 
   it("raising an operation's risk or dropping defaultRisk takes effect on the next call; lowering a tool's own risk is rejected and audited", async () => {

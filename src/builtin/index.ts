@@ -12,7 +12,7 @@ import { createSourceTool } from "./source-tool.js";
 export { createBlockEditTool } from "./block-edit-tool.js";
 export { createBlockTool } from "./block-tool.js";
 export { createContextTool } from "./context-tool.js";
-export { createFileTool } from "./file-tool.js";
+export { createFileTool } from "../sources/file-tool.js";
 export { createRecallTool } from "./recall-tool.js";
 export { defaultToolRules, renderToolUsageRules } from "./rules.js";
 export { InMemoryConversationLog, createSearchTool } from "./search-tool.js";

@@ -6,6 +6,7 @@ import { baseRecord } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
+import type { SupersededAnswer } from "./approval/state.js";
 
 /**
  * Two answers to one approval at once. With the thread lock only one worker ever resumes an
@@ -22,18 +23,6 @@ import type { ReviewedCall } from "./state.js";
 interface RecordedAnswer {
   resume: unknown;
   approver: { actor: string | undefined; detail: Record<string, unknown> };
-}
-
-/** What the losing answer's run reports (`guard.approvals.superseded`, read with `supersededAnswer`). */
-export interface SupersededAnswer {
-  /** The model message whose calls the approval was for. */
-  messageId: string;
-  /** The calls the losing answer decided, with its decision for each. */
-  yours: Record<string, "approve" | "edit" | "reject">;
-  /** Who sent the losing answer (as the guard determined it), when known. */
-  actor?: string | undefined;
-  /** The answer that was applied: its approver and its decision for each call. */
-  appliedAnswer: { actor?: string | undefined; decisions: Record<string, "approve" | "edit" | "reject"> };
 }
 
 /** A claimed answer is recorded right after its claim; a claim older than this whose answer never came was a worker that died in between. */

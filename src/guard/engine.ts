@@ -20,7 +20,7 @@ import { partitionCalls } from "./partition.js";
 import { idempotencyKeyFor } from "../tools/define-tool.js";
 import type { CallResult, GuardState, ReviewedCall, TurnPlan } from "./state.js";
 import { lastAIMessage, openToolCalls, refusalMessage, reviewTurnWithApproval } from "./turn.js";
-import type { RawToolCall } from "./guard.js";
+import type { RawToolCall } from "./review.js";
 import { argsObject } from "./review.js";
 import { auditDecisions } from "./audit-trail.js";
 import { emptyApprovalState } from "./approval/state.js";

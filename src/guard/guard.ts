@@ -12,20 +12,13 @@ import { assertPermissionsFit } from "../policy/check.js";
 import { permissionPolicy } from "../policy/file.js";
 import { SwappablePermissions } from "../policy/watch.js";
 import { reviewCall } from "./review.js";
+import type { RawToolCall } from "./review.js";
 import type { ReviewedCall } from "./state.js";
 import type { DecisionContext, TurnCall } from "../provenance/context.js";
 import { HEARTBEAT_DESCRIPTION } from "../messages/index.js";
 import { withoutStrictNulls } from "../tools/schema.js";
 import { annotatedSpecs, trustProblems } from "../mcp/annotations.js";
 import { GuardConfigError } from "../errors/index.js";
-
-/** The tool call as the model wrote it. */
-export interface RawToolCall {
-  id: string;
-  name: string;
-  /** As the model sent them: any JSON value (review refuses anything but an object). */
-  args: unknown;
-}
 
 const HEARTBEAT_ARG = "request_heartbeat";
 

@@ -1,5 +1,5 @@
 import type { AuditSink } from "../audit/types.js";
-import type { InterruptOn } from "./approval/interrupt-on.js";
+import type { BaseMessage } from "@langchain/core/messages";
 import type { PermissionMode } from "../policy/types.js";
 import type { ToolRule } from "../rules/types.js";
 import type { AnyTool, RiskLevel } from "../tools/types.js";
@@ -80,3 +80,58 @@ export interface GuardOptions {
   workerId?: string;
   now?: () => number;
 }
+
+// ─── per-tool approval settings (LangChain's `interruptOn`), applied in approval/interrupt-on.ts ───
+
+/** The call as LangChain's HITL middleware hands it to `description` and `when`. */
+export interface InterruptToolCall {
+  type: "tool_call";
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** What the guard can show of the graph state: the thread's messages as checkpointed. */
+interface InterruptState {
+  messages: readonly BaseMessage[];
+}
+
+/** The run's runtime, as LangChain's middleware Runtime names it. */
+export interface InterruptRuntime {
+  configurable: Record<string, unknown> | undefined;
+  context: unknown;
+  store: unknown;
+  writer: ((chunk: unknown) => void) | undefined;
+  signal: AbortSignal | undefined;
+}
+
+export interface InterruptRequest {
+  toolCall: InterruptToolCall;
+  /** Always undefined, as in LangChain: the predicate runs at review, before any tool is chosen to run. */
+  tool: undefined;
+  state: InterruptState;
+  runtime: InterruptRuntime;
+}
+
+/**
+ * Per-tool approval settings, with the names and meaning of LangChain's `interruptOn` where that is
+ * safe. Unlike LangChain, this can only make the guard stricter: a policy "ask" is never turned
+ * into "allow", and a deny is never touched.
+ */
+export interface InterruptOnConfig {
+  /** Decisions a reviewer may take on this tool's calls (default: the guard's `allowedDecisions`). */
+  allowedDecisions?: readonly HumanDecisionType[];
+  /** Shown to the reviewer instead of the guard's description. */
+  description?: string | ((toolCall: InterruptToolCall, state: InterruptState, runtime: InterruptRuntime) => string | Promise<string>);
+  /** JSON schema of the arguments shown for edits (default: the tool's own schema). */
+  argsSchema?: Record<string, unknown>;
+  /** Whether a call the policy allows asks anyway (default: always). A policy "ask" asks regardless. */
+  when?: (request: InterruptRequest) => boolean | Promise<boolean>;
+}
+
+/**
+ * Tool name → `true` (calls the policy allows ask too, every decision allowed), `false` (nothing
+ * added: the policy decides; LangChain would auto-approve, which could weaken a policy "ask"), or a
+ * config.
+ */
+export type InterruptOn = Readonly<Record<string, boolean | InterruptOnConfig>>;

@@ -2,7 +2,9 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { PolicyDecision } from "../policy/types.js";
 import type { RuleState } from "../rules/types.js";
 import type { RiskLevel, ToolGuardSpec } from "../tools/types.js";
-import type { Guard, RawToolCall } from "./guard.js";
+import type { ToolRulesEngine } from "../rules/engine.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { GuardOptions } from "./options.js";
 import { checkArgumentLimits } from "../policy/limits.js";
 import { noRuleDecision } from "../policy/defaults.js";
 import type { CallOutcome, ReviewedCall } from "./state.js";
@@ -10,6 +12,26 @@ import type { DecisionContext } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { approvalNotes, refusals } from "../messages/index.js";
 import { ToolCallLimitError } from "../errors/index.js";
+
+/** The tool call as the model wrote it. */
+export interface RawToolCall {
+  id: string;
+  name: string;
+  /** As the model sent them: any JSON value (review refuses anything but an object). */
+  args: unknown;
+}
+
+/** What reviewing a call reads of the guard (a `Guard` is one). */
+interface CallReviewer {
+  readonly options: Pick<GuardOptions, "killswitch" | "permissions" | "riskModes" | "bypass">;
+  readonly registry: Pick<ToolRegistry, "names">;
+  readonly engine: Pick<ToolRulesEngine, "prefillsArgs" | "prefilledArgs" | "checkCall">;
+  spec(name: string): ToolGuardSpec | undefined;
+  riskOf(name: string, operation?: string): RiskLevel;
+  declaredRisk(name: string, operation?: string): RiskLevel | undefined;
+  splitHeartbeat(name: string, modelArgs: Record<string, unknown>): { args: Record<string, unknown>; heartbeat: boolean };
+  now(): number;
+}
 
 function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return issues
@@ -63,7 +85,7 @@ function outcome(facts: Facts, result: CallOutcome, ruleId: string, reason: stri
  * Synchronous unless the tool has a consent check.
  */
 export function reviewCall(
-  guard: Guard,
+  guard: CallReviewer,
   state: RuleState,
   call: RawToolCall,
   config?: LangGraphRunnableConfig,
@@ -161,7 +183,7 @@ function refuse(facts: Facts, ruleId: string, reason: string): ReviewedCall {
   return outcome(facts, "refuse", ruleId, reason, refusals.denied(facts.name, ruleId, reason));
 }
 
-function ask(guard: Guard, facts: Facts, ruleId: string, reason: string): ReviewedCall {
+function ask(guard: CallReviewer, facts: Facts, ruleId: string, reason: string): ReviewedCall {
   const bypass = guard.options.bypass === true && (guard.options.killswitch?.bypassAllowed() ?? true);
   if (bypass) return outcome(facts, "run", ruleId, approvalNotes.autoApproved(reason));
   return outcome(facts, "ask", ruleId, reason);

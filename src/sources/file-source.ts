@@ -11,14 +11,13 @@ import { FileRules, isMemoryPermission, type FilePermission, type FileRule, type
 import { FileWatcher } from "./file-watcher.js";
 import { checkRelativePath, relativeToBase, resolveInside } from "./paths.js";
 import { modeIn, openDirChain, openFileIn, readFileIn, removeStaleTempFiles, UnsafePathError, unlinkIn, writeFileIn, type VerifiedDir } from "./safe-fs.js";
-import type { DataSource, NotificationSink, SourceKind, SourceStatus } from "./types.js";
+import type { DataSource, LoadedFile, NotificationSink, SourceKind, SourceStatus } from "./types.js";
 import type { RequiredTool } from "./requirements.js";
 import type { ToolRule } from "../rules/types.js";
 import type { GuardedTool } from "../tools/types.js";
-import { createFileTool } from "../builtin/file-tool.js";
+import { createFileTool } from "./file-tool.js";
+import type { FileOperation, FileResult } from "./file-tool.js";
 import { ErrorCode, GuardedGraphError } from "../errors/index.js";
-
-type FileOperation = "load" | "save" | "create" | "delete" | "append" | "replace";
 
 /** What each file operation needs from the path's permission. `load` only needs the path not to be denied. */
 const CHANGE_OF: Record<FileOperation, ChangeKind | "read"> = {
@@ -65,29 +64,11 @@ interface ReconcileResult {
   message: string;
 }
 
-/** What `load` recorded about the file on disk, to detect external edits on `save`. */
-export interface LoadedFile {
-  path: string;
-  label: string;
-  real: string;
-  mtimeMs: number;
-  size: number;
-  sha256: string;
-}
-
 interface Authorized {
   relative: string;
   real: string;
   exists: boolean;
   permission: FilePermission;
-}
-
-interface FileResult {
-  path: string;
-  label: string;
-  permission: FilePermission;
-  message: string;
-  content?: string;
 }
 
 function sha256(data: string | Uint8Array): string {

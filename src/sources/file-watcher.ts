@@ -1,8 +1,7 @@
 import { watch, type FSWatcher } from "node:fs";
 import { memoryMessages } from "../messages/memory.js";
 import path from "node:path";
-import type { LoadedFile } from "./file-source.js";
-import type { NotificationSink } from "./types.js";
+import type { LoadedFile, NotificationSink } from "./types.js";
 
 const DELETED = "deleted";
 

@@ -49,3 +49,13 @@ export interface DataSource {
   loadBlock?(reference: string): Promise<{ label: string; summary: string }>;
   close?(): Promise<void> | void;
 }
+
+/** What `load` recorded about the file on disk, to detect external edits on `save`. */
+export interface LoadedFile {
+  path: string;
+  label: string;
+  real: string;
+  mtimeMs: number;
+  size: number;
+  sha256: string;
+}

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { JsonSchema } from "./types.js";
+import type { FieldOperations, JsonSchema } from "./types.js";
 
 // Provider-safe tool schemas (issue 15, seed 004 "MCP compatibility"). A multi-operation tool is
 // published as ONE flat object: the operation enum plus every operation's fields, each described with
@@ -44,11 +44,6 @@ function unwrapOptional(schema: z.ZodType): z.ZodType {
 
 function descriptionOf(schema: z.ZodType): string | undefined {
   return (schema as { description?: string }).description;
-}
-
-/** Where each field of a flattened tool is used: field → operations (and for which it is required). */
-export interface FieldOperations {
-  [field: string]: { operations: string[]; requiredFor: string[] };
 }
 
 interface FlatZod {

@@ -2,7 +2,6 @@ import type { ArgumentKind } from "../policy/kinds/readings.js";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { z } from "zod";
-import type { FieldOperations } from "./schema.js";
 
 /** Risk category of a tool (seed 003). Decides the default permission when no rule matches. */
 export type RiskLevel = "low" | "medium" | "high" | "always-deny";
@@ -69,6 +68,11 @@ export interface ToolGuardSpec<I = unknown> {
 }
 
 export type JsonSchema = { [key: string]: unknown };
+
+/** Where each field of a flattened tool is used: field → operations (and for which it is required). */
+export interface FieldOperations {
+  [field: string]: { operations: string[]; requiredFor: string[] };
+}
 
 /** A LangChain structured tool that also carries its guard spec. */
 export type GuardedTool<I = unknown> = StructuredToolInterface & {

@@ -1,66 +1,12 @@
-import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { interruptOnReason } from "../../messages/approval.js";
 import type { TurnContext } from "../audit-trail.js";
 import type { Guard } from "../guard.js";
-import type { HumanDecisionType } from "../options.js";
+import type { HumanDecisionType, InterruptOnConfig, InterruptRequest, InterruptRuntime, InterruptToolCall } from "../options.js";
 import type { ReviewedCall } from "../state.js";
 import { writerOf } from "./events.js";
 
 // ─── per-tool approval config (LangChain's `interruptOn`) ──────────────────────────────────────
-
-/** The call as LangChain's HITL middleware hands it to `description` and `when`. */
-interface InterruptToolCall {
-  type: "tool_call";
-  id: string;
-  name: string;
-  args: Record<string, unknown>;
-}
-
-/** What the guard can show of the graph state: the thread's messages as checkpointed. */
-interface InterruptState {
-  messages: readonly BaseMessage[];
-}
-
-/** The run's runtime, as LangChain's middleware Runtime names it. */
-interface InterruptRuntime {
-  configurable: Record<string, unknown> | undefined;
-  context: unknown;
-  store: unknown;
-  writer: ((chunk: unknown) => void) | undefined;
-  signal: AbortSignal | undefined;
-}
-
-export interface InterruptRequest {
-  toolCall: InterruptToolCall;
-  /** Always undefined, as in LangChain: the predicate runs at review, before any tool is chosen to run. */
-  tool: undefined;
-  state: InterruptState;
-  runtime: InterruptRuntime;
-}
-
-/**
- * Per-tool approval settings, with the names and meaning of LangChain's `interruptOn` where that is
- * safe. Unlike LangChain, this can only make the guard stricter: a policy "ask" is never turned
- * into "allow", and a deny is never touched.
- */
-export interface InterruptOnConfig {
-  /** Decisions a reviewer may take on this tool's calls (default: the guard's `allowedDecisions`). */
-  allowedDecisions?: readonly HumanDecisionType[];
-  /** Shown to the reviewer instead of the guard's description. */
-  description?: string | ((toolCall: InterruptToolCall, state: InterruptState, runtime: InterruptRuntime) => string | Promise<string>);
-  /** JSON schema of the arguments shown for edits (default: the tool's own schema). */
-  argsSchema?: Record<string, unknown>;
-  /** Whether a call the policy allows asks anyway (default: always). A policy "ask" asks regardless. */
-  when?: (request: InterruptRequest) => boolean | Promise<boolean>;
-}
-
-/**
- * Tool name → `true` (calls the policy allows ask too, every decision allowed), `false` (nothing
- * added: the policy decides; LangChain would auto-approve, which could weaken a policy "ask"), or a
- * config.
- */
-export type InterruptOn = Readonly<Record<string, boolean | InterruptOnConfig>>;
 
 function interruptConfigOf(guard: Guard, tool: string): InterruptOnConfig | undefined {
   const entry = guard.options.interruptOn?.[tool];

@@ -1,5 +1,3 @@
-import type { SupersededAnswer } from "../answer-race.js";
-
 // ─── the approval state ───────────────────────────────────────────────────────────────────────
 
 /** What the approval step keeps in the checkpointed guard state (`GuardState.approvals`). */
@@ -48,4 +46,16 @@ export function emptyApprovalState(): ApprovalState {
 
 export function samePending(a: ApprovalState["pending"], b: { messageId: string; callIds: string[] }): boolean {
   return a !== null && a !== undefined && a.messageId === b.messageId && a.callIds.join("\u0000") === b.callIds.join("\u0000");
+}
+
+/** What the losing answer's run reports (`guard.approvals.superseded`, read with `supersededAnswer`). */
+export interface SupersededAnswer {
+  /** The model message whose calls the approval was for. */
+  messageId: string;
+  /** The calls the losing answer decided, with its decision for each. */
+  yours: Record<string, "approve" | "edit" | "reject">;
+  /** Who sent the losing answer (as the guard determined it), when known. */
+  actor?: string | undefined;
+  /** The answer that was applied: its approver and its decision for each call. */
+  appliedAnswer: { actor?: string | undefined; decisions: Record<string, "approve" | "edit" | "reject"> };
 }

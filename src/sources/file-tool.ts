@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { FileSource } from "../sources/file-source.js";
+import type { FilePermission } from "./file-rules.js";
 import { defineTool } from "../tools/define-tool.js";
 
 const filePath = z.string().min(1).describe("Path relative to the source's base directory");
@@ -22,6 +22,31 @@ const fileInputSchema = z.discriminatedUnion("op", [
 ]);
 type FileInput = z.infer<typeof fileInputSchema>;
 
+/** An operation of the `file` tool. */
+export type FileOperation = "load" | "save" | "create" | "delete" | "append" | "replace";
+
+/** What a file operation returns to the model. */
+export interface FileResult {
+  path: string;
+  label: string;
+  permission: FilePermission;
+  message: string;
+  content?: string;
+}
+
+/** What the `file` tool calls on its source (a FileSource is one). */
+interface FileToolSource {
+  readonly id: string;
+  pathOfLabel(label: string): string | undefined;
+  consentFor(operation: FileOperation, inputPath: string): string | undefined;
+  load(inputPath: string): Promise<FileResult>;
+  save(reference: { path?: string | undefined; label?: string | undefined }): Promise<FileResult>;
+  create(inputPath: string, content?: string): Promise<FileResult>;
+  delete(inputPath: string): Promise<FileResult>;
+  append(inputPath: string, content: string): Promise<FileResult>;
+  replace(inputPath: string, old: string, replacement: string): Promise<FileResult>;
+}
+
 const FILE_USAGE_RULE =
   "file works on files of a FileSource: load a file into a block, edit it (append, replace), then save to write it to disk. save refuses when the file changed on disk since load: load it again. create makes a new file; delete removes one and usually asks a human first. The conversation continues after it.";
 
@@ -30,7 +55,7 @@ function pathOf(input: FileInput): string | undefined {
 }
 
 /** The `file` tool of one FileSource. */
-export function createFileTool(options: { source: FileSource; name?: string }) {
+export function createFileTool(options: { source: FileToolSource; name?: string }) {
   const { source } = options;
   return defineTool({
     name: options.name ?? "file",
