@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { parse as parseYaml } from "yaml";
+import { yamlLibrary } from "../deps/on-demand.js";
 import { z } from "zod";
 import { ErrorCode, ModelError } from "../errors/index.js";
 
@@ -63,7 +63,7 @@ export function loadScenario(path: string): Scenario {
   }
   let data: unknown;
   try {
-    data = parseYaml(text);
+    data = yamlLibrary().parse(text);
   } catch (error) {
     throw new ModelError(ErrorCode.SCENARIO, `scenario ${path} is not valid YAML/JSON: ${(error as Error).message}`, { cause: error });
   }

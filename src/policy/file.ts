@@ -1,8 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { ArgumentKind } from "./kinds/readings.js";
 import { extname } from "node:path";
-import { parse as parseToml, TomlError } from "smol-toml";
-import { parse as parseYaml, YAMLParseError } from "yaml";
+import { tomlLibrary, yamlLibrary } from "../deps/on-demand.js";
 import { ToolRuleSchema } from "../rules/schema.js";
 import type { ToolRule } from "../rules/types.js";
 import type { KillswitchConfig } from "../killswitch/types.js";
@@ -64,12 +63,13 @@ const FORMAT_BY_EXTENSION: Readonly<Record<string, PolicyFormat>> = {
 function parseText(text: string, format: PolicyFormat, source: string): unknown {
   try {
     if (format === "json") return JSON.parse(text) as unknown;
-    if (format === "toml") return parseToml(text);
+    if (format === "toml") return tomlLibrary().parse(text);
     // Duplicate keys are an error: a second `mode:` must not silently replace the first.
-    return parseYaml(text, { uniqueKeys: true, prettyErrors: true }) as unknown;
+    return yamlLibrary().parse(text, { uniqueKeys: true, prettyErrors: true }) as unknown;
   } catch (error) {
-    if (error instanceof TomlError) throw new PolicyError(source, `line ${error.line}, column ${error.column}`, `invalid TOML: ${error.message.split("\n")[0]}`);
-    if (error instanceof YAMLParseError) {
+    // The parser of the format was loaded by the parse above (each loads on first use).
+    if (format === "toml" && error instanceof tomlLibrary().TomlError) throw new PolicyError(source, `line ${error.line}, column ${error.column}`, `invalid TOML: ${error.message.split("\n")[0]}`);
+    if (format === "yaml" && error instanceof yamlLibrary().YAMLParseError) {
       const [line, column] = error.linePos?.[0] ? [error.linePos[0].line, error.linePos[0].col] : [0, 0];
       throw new PolicyError(source, `line ${line}, column ${column}`, `invalid YAML: ${error.message.split("\n")[0]}`);
     }

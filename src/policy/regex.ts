@@ -1,4 +1,5 @@
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
+import { re2jsLibrary } from "../deps/on-demand.js";
 import { PolicyError } from "./errors.js";
 
 /** A compiled linear-time regex (RE2 semantics: no backtracking, so no catastrophic patterns). */
@@ -132,7 +133,8 @@ const MAX_COMPILED = 50_000;
 function compileUncached(pattern: string, options: { caseSensitive?: boolean | undefined; where: string }): SafeRegex {
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(pattern, options.caseSensitive === true ? 0 : RE2JS.CASE_INSENSITIVE);
+    const { RE2JS: Re2 } = re2jsLibrary();
+    compiled = Re2.compile(pattern, options.caseSensitive === true ? 0 : Re2.CASE_INSENSITIVE);
   } catch (error) {
     const feature = unsupportedFeature(pattern);
     const cause = error instanceof Error ? error.message : String(error);
