@@ -1,0 +1,68 @@
+/**
+ * Importing the package root loads only what a first decision needs. The policy-file parsers
+ * (yaml, smol-toml), the RE2 engine (re2js), the bash grammar (web-tree-sitter), the killswitch's
+ * HTTP client (undici), the memory diff library and the optional peers (databases, model
+ * providers, MCP) load when a feature first uses them. A child process imports src/index.ts with a
+ * module-resolution hook that reports every module it loads; none of those packages may be among
+ * them. (The import's time and memory are measured by bench/import-cost.ts, in BENCHMARKS.md.)
+ */
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const ROOT = join(import.meta.dirname, "..");
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+
+const DEFERRED = [
+  "yaml",
+  "smol-toml",
+  "re2js",
+  "web-tree-sitter",
+  "undici",
+  "diff",
+  "better-sqlite3",
+  "pg",
+  "@langchain/langgraph-checkpoint-sqlite",
+  "@langchain/langgraph-checkpoint-postgres",
+  "@langchain/openai",
+  "@langchain/mcp-adapters",
+];
+
+// Runs in the loader's thread: every resolved URL goes to stderr, one per line.
+const HOOKS = `export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  process.stderr.write("LOADED " + result.url + "\\n");
+  return result;
+}`;
+const REGISTER = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
+
+/** The packages (by name) whose files a process loads while importing `url`. */
+function packagesLoadedBy(url: string): Set<string> {
+  const result = spawnSync(process.execPath, ["--import", TSX, "--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, "-e", `import(${JSON.stringify(url)})`], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  expect(result.status, result.stderr).toBe(0);
+  const names = new Set<string>();
+  for (const line of result.stderr.split("\n")) {
+    const match = /^LOADED .*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line);
+    if (match?.[1] !== undefined) names.add(match[1]);
+  }
+  return names;
+}
+
+describe("the root import is light", () => {
+  it("the check sees a package a module imports statically", () => {
+    const loaded = packagesLoadedBy(pathToFileURL(join(ROOT, "test", "fixtures", "import-light", "eager.ts")).href);
+    expect(loaded.has("yaml") && loaded.has("re2js")).toBe(true);
+  }, 120_000);
+
+  it("importing guarded-graph loads none of the packages only some features need", () => {
+    const loaded = packagesLoadedBy(pathToFileURL(join(ROOT, "src", "index.ts")).href);
+    expect(loaded.has("@langchain/langgraph")).toBe(true);
+    expect(DEFERRED.filter((name) => loaded.has(name))).toEqual([]);
+  }, 120_000);
+});
