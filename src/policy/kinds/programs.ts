@@ -583,29 +583,38 @@ function readRsync(words: readonly string[]): ProgramReading {
 const SSH_VALUED = "BbcDEeFIiJLlmOopQRSWw";
 const SSH_COMMAND_OPTIONS = /^(?:proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|sessiontype)\b/i;
 
-function readSsh(name: string, words: readonly string[]): ProgramReading {
-  const out = empty();
+/**
+ * A command's leading options, read from words[1]: `option` gets each option word and the word after
+ * it, and returns how many words it used (1 or 2), or 0 to stop reading. Options end at `--` (which
+ * is skipped) or at the first operand (a word not starting with "-", or "-" itself). Returns where
+ * the operands start and whether `option` stopped the reading.
+ */
+function readOptions(words: readonly string[], option: (word: string, next: string | undefined) => number): { operands: number; stopped: boolean } {
   let i = 1;
-  let host: string | undefined;
   while (i < words.length) {
     const word = words[i]!;
-    if (word === "--") {
-      i += 1;
-      break;
-    }
+    if (word === "--") return { operands: i + 1, stopped: false };
     if (!word.startsWith("-") || word === "-") break;
+    const used = option(word, words[i + 1]);
+    if (used === 0) return { operands: i, stopped: true };
+    i += used;
+  }
+  return { operands: i, stopped: false };
+}
+
+function readSsh(name: string, words: readonly string[]): ProgramReading {
+  const out = empty();
+  let host: string | undefined;
+  const { operands: i } = readOptions(words, (word, next) => {
     const letter = word[1]!;
-    let value: string | undefined;
-    if (SSH_VALUED.includes(letter)) {
-      value = word.length > 2 ? word.slice(2) : words[i + 1];
-      i += word.length > 2 ? 1 : 2;
-    } else i += 1;
+    const value = SSH_VALUED.includes(letter) ? (word.length > 2 ? word.slice(2) : next) : undefined;
     if (letter === "o" && value !== undefined && SSH_COMMAND_OPTIONS.test(value.trim())) {
       out.refusals.push({ reason: `${name} runs a command set with -o ${value.trim().split(/[\s=]/)[0] ?? ""}`, token: "-o" });
       out.scripts.push(value.replace(/^\s*\w+\s*=?\s*/, ""));
     } else if (letter === "F") out.refusals.push({ reason: `${name} reads a configuration file (which can run commands) given with -F`, token: "-F" });
     else if (letter === "S" && name !== "ssh") out.refusals.push({ reason: `${name} runs the program given with -S`, token: "-S" });
-  }
+    return SSH_VALUED.includes(letter) && word.length <= 2 ? 2 : 1;
+  });
   if (name === "ssh" && i < words.length) {
     host = words[i];
     const remote = words.slice(i + 1);
@@ -626,26 +635,19 @@ function stringLiterals(text: string): string[] {
 
 function readAwk(name: string, words: readonly string[]): ProgramReading {
   const out = empty();
-  let i = 1;
   let program: string | undefined;
-  while (i < words.length) {
-    const word = words[i]!;
-    if (word === "--") {
-      i += 1;
-      break;
-    }
+  const { operands: i, stopped } = readOptions(words, (word, next) => {
     if (word === "-f" || word.startsWith("--file") || (word.startsWith("-f") && word.length > 2)) {
       out.refusals.push({ reason: `${name} runs the program in a file (-f)`, token: "-f" });
-      return out;
+      return 0;
     }
     if (word === "-e" || word === "--source") {
-      program = `${program ?? ""}\n${words[i + 1] ?? ""}`;
-      i += 2;
-      continue;
+      program = `${program ?? ""}\n${next ?? ""}`;
+      return 2;
     }
-    if (!word.startsWith("-") || word === "-") break;
-    i += /^-[vFW]$/.test(word) ? 2 : 1;
-  }
+    return /^-[vFW]$/.test(word) ? 2 : 1;
+  });
+  if (stopped) return out;
   if (program === undefined) program = words[i];
   if (program === undefined) return out;
   if (/\bsystem\s*\(|\|/.test(program)) {
