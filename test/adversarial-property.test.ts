@@ -3,7 +3,7 @@
 // with an audit sink: nothing crashes, and every thread can still be answered and continued.
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { Annotation, Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { Command, MemorySaver } from "@langchain/langgraph";
 import fc from "fast-check";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
@@ -14,9 +14,6 @@ import type { AuditSink } from "../src/audit/types.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import type { Guard } from "../src/guard/guard.js";
-import { withBoundedArguments } from "../src/guard/model-step.js";
-import { GuardAnnotation } from "../src/guard/state.js";
-import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { defineTool } from "../src/tools/define-tool.js";
@@ -24,6 +21,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CORPUS_POLICY } from "./fixtures/adversarial/corpus.js";
+import { toolNodeGraph } from "./helpers/tool-node-graph.js";
 
 const TOOLS = ["Read", "Edit", "Bash", "kubectl_delete", "WebFetch", "send_email", "store"] as const;
 const FIELDS = ["file_path", "command", "namespace", "manifest", "url", "to", "value", "content"];
@@ -144,23 +142,15 @@ describe("arbitrary arguments never crash an entry point nor strand a thread", (
   it("GuardedToolNode in a user's StateGraph with an audit sink: every thread ends or waits for a human, and goes on after an answer", async () => {
     const sink = new MemoryAuditSink();
     await withGuard(sink, async (guard) => {
-      const State = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec });
       await fc.assert(
         // The user's own model node checkpoints the model's message before the guard sees it: it bounds
-        // the arguments with withBoundedArguments, as the docs say (LangGraph cannot read back a
-        // checkpoint nested deeper than 50 levels).
+        // the arguments with withBoundedArguments, as the docs say (toolNodeGraph).
         fc.asyncProperty(call, async ({ tool, args }) => {
           const model = fakeModel()
             .respondWithTools([{ name: tool, args, id: "c1" }])
             .respond(new AIMessage("after"))
             .respond(new AIMessage("done"));
-          const graph = new StateGraph(State)
-            .addNode("agent", async (state) => ({ messages: [withBoundedArguments(await model.invoke(state.messages))] }))
-            .addNode("tools", new GuardedToolNode(guard))
-            .addEdge(START, "agent")
-            .addConditionalEdges("agent", (st) => ((st.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
-            .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
-            .compile({ checkpointer: new MemorySaver() });
+          const graph = toolNodeGraph(guard, model);
           const config = { configurable: { thread_id: `node-${threadCounter++}` } };
           let out = await graph.invoke({ messages: [new HumanMessage("go")] }, config);
           if (interrupted(out)) out = await graph.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "no" }] } }), config);

@@ -5,7 +5,7 @@
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { Annotation, Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { Command, MemorySaver } from "@langchain/langgraph";
 import fc from "fast-check";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
@@ -14,12 +14,12 @@ import { MemoryAuditSink } from "../src/audit/memory.js";
 import { auditArgsText } from "../src/audit/summary.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { Guard } from "../src/guard/guard.js";
-import { withBoundedArguments } from "../src/guard/model-step.js";
-import { emptyGuardState, GuardAnnotation } from "../src/guard/state.js";
-import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
+import { emptyGuardState } from "../src/guard/state.js";
+import { GuardedToolNode } from "../src/guard/tool-node.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import { refusals } from "../src/messages/index.js";
 import { defineTool } from "../src/tools/define-tool.js";
+import { toolNodeGraph } from "./helpers/tool-node-graph.js";
 
 type Args = Record<string, unknown>;
 interface Call {
@@ -146,18 +146,10 @@ describe("any JSON value as a tool call's arguments: refused or decided, never t
   }, 120_000);
 
   it("GuardedToolNode in a user's StateGraph", async () => {
-    const State = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec });
     await fc.assert(
       fc.asyncProperty(turn, async (calls) => {
         const { ran, audit, guard } = setup();
-        const model = modelFor(calls);
-        const graph = new StateGraph(State)
-          .addNode("agent", async (state) => ({ messages: [withBoundedArguments(await model.invoke(state.messages))] }))
-          .addNode("tools", new GuardedToolNode(guard))
-          .addEdge(START, "agent")
-          .addConditionalEdges("agent", (st) => ((st.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
-          .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
-          .compile({ checkpointer: new MemorySaver() });
+        const graph = toolNodeGraph(guard, modelFor(calls));
         const messages = await runApproving(graph as unknown as Invokable, `n${thread++}`);
         await judge(calls, messages, audit, ran);
         expect(messages.at(-1)?.content).toBe("done");
