@@ -3,14 +3,16 @@
  * (not part of `npm run bench`; BENCHMARKS.md, "Import cost"). Each run is a whole `node`
  * process that imports one module and exits; the runs alternate between the modules. Prints, per
  * module, the median over runs of the process's wall time (spawn to exit), CPU time (user + system)
- * and peak resident memory, and each module's ratio to the baseline.
+ * and peak resident memory, and each module's ratio to the baseline: the median and p25–p75 of the
+ * per-round ratios (each round runs every module once, back to back), then the machine's load.
  * Needs a build (`npm run build`): `guarded-graph` resolves to this package's dist/ by its own name.
  *   npx tsx bench/import-cost.ts [runs] [module ...]
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { median } from "./lib/stats.js";
+import { loadavg } from "node:os";
+import { median, spread } from "./lib/stats.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const runs = Number(process.argv[2] ?? 10);
@@ -49,8 +51,17 @@ const summary = modules.map((m) => {
 });
 const base = summary[0];
 console.log(`node ${process.version}, ${runs} runs per module, medians`);
-console.log("module".padEnd(28) + "wall ms".padStart(10) + "CPU ms".padStart(10) + "max RSS MiB".padStart(13) + "   ratio wall / CPU / RSS");
+console.log("module".padEnd(28) + "wall ms".padStart(10) + "CPU ms".padStart(10) + "max RSS MiB".padStart(13) + "   ratio of medians wall / CPU / RSS");
 for (const row of summary) {
   const ratio = base === undefined ? "" : `${(row.wall / base.wall).toFixed(3)} / ${(row.cpu / base.cpu).toFixed(3)} / ${(row.rss / base.rss).toFixed(3)}`;
   console.log(row.module.padEnd(28) + row.wall.toFixed(0).padStart(10) + row.cpu.toFixed(0).padStart(10) + row.rss.toFixed(1).padStart(13) + "   " + ratio);
 }
+// Per-round ratios against the baseline's run of the same round: median (p25–p75).
+const baseRuns = samples.get(BASELINE) ?? [];
+const fmt = (s: { median: number; p25: number; p75: number }) => `${s.median.toFixed(3)} (${s.p25.toFixed(3)}–${s.p75.toFixed(3)})`;
+for (const m of modules.slice(1)) {
+  const runs = samples.get(m) ?? [];
+  const per = (key: keyof Sample) => spread(runs.map((s, i) => s[key] / (baseRuns[i]?.[key] ?? Number.NaN)));
+  console.log(`${m}: per-round ratio, median (p25–p75): wall ${fmt(per("wall"))}, CPU ${fmt(per("cpu"))}, RSS ${fmt(per("rss"))}`);
+}
+console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(", ")}`);

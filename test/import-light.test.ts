@@ -1,6 +1,6 @@
 /**
  * Importing the package root loads only what a first decision needs. The policy-file parsers
- * (yaml, smol-toml), the RE2 engine (re2js), the bash grammar (web-tree-sitter), the killswitch's
+ * (yaml, smol-toml), the RE2 engine (re2js), the glob matcher (picomatch), the bash grammar (web-tree-sitter), the killswitch's
  * HTTP client (undici), the memory diff library and the optional peers (databases, model
  * providers, MCP) load when a feature first uses them. A child process imports src/index.ts with a
  * module-resolution hook that reports every module it loads; none of those packages may be among
@@ -19,6 +19,7 @@ const DEFERRED = [
   "yaml",
   "smol-toml",
   "re2js",
+  "picomatch",
   "web-tree-sitter",
   "undici",
   "diff",

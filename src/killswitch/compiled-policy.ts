@@ -1,4 +1,4 @@
-import picomatch from "picomatch";
+import { picomatchLibrary } from "../deps/on-demand.js";
 import type { RemotePolicy } from "./types.js";
 
 /** What the killswitch says about one call; `null` from `decide` means no opinion. */
@@ -78,5 +78,5 @@ export class CompiledRemotePolicy {
 }
 
 function compile(pattern: string): CompiledPattern {
-  return { pattern, test: picomatch(pattern, { dot: true, nocase: true }) };
+  return { pattern, test: picomatchLibrary()(pattern, { dot: true, nocase: true }) };
 }

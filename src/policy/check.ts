@@ -1,4 +1,4 @@
-import picomatch from "picomatch";
+import { picomatchLibrary } from "../deps/on-demand.js";
 import { normaliseRules } from "../rules/normalize.js";
 import { executionPlan } from "../rules/plan.js";
 import { parseToolRules } from "../rules/schema.js";
@@ -65,7 +65,7 @@ function coversByPattern(outer: RuleInfo, inner: RuleInfo): boolean {
   if (matchesAll(a)) return true;
   if (a.tool === b.tool && (a.toolRegex === true) === (b.toolRegex === true)) return true;
   // A literal tool name is covered when the outer pattern matches it.
-  return b.toolRegex !== true && !picomatch.scan(b.tool).isGlob && outer.matches(b.tool);
+  return b.toolRegex !== true && !picomatchLibrary().scan(b.tool).isGlob && outer.matches(b.tool);
 }
 
 function matchesAll(rule: PermissionRule): boolean {
@@ -125,7 +125,7 @@ function shadowWarnings(infos: readonly RuleInfo[], precedence: LoadedPolicy["pr
       }
     } else {
       const candidates = new Set<RuleInfo>([...everything, ...(byText.get(`${inner.rule.toolRegex === true}\u0000${inner.rule.tool}`) ?? [])]);
-      if (inner.rule.toolRegex !== true && !picomatch.scan(inner.rule.tool).isGlob) for (const outer of byName.candidates(inner.rule.tool)) candidates.add(outer);
+      if (inner.rule.toolRegex !== true && !picomatchLibrary().scan(inner.rule.tool).isGlob) for (const outer of byName.candidates(inner.rule.tool)) candidates.add(outer);
       for (const outer of candidates) {
         if ((shadow === undefined || outer.index < shadow.index) && wins(outer, inner) && coversByPattern(outer, inner)) shadow = outer;
       }
@@ -150,7 +150,7 @@ function catalogErrors(loaded: LoadedPolicy, infos: readonly RuleInfo[], tools: 
   const named = new Set([...Object.keys(loaded.toolRisk), ...Object.keys(loaded.operationRisk), ...Object.keys(loaded.mainArguments)]);
   for (const name of named) {
     if (tools.has(name)) continue;
-    if (picomatch.scan(name).isGlob) errors.push(...globKeyErrors(loaded, name, known));
+    if (picomatchLibrary().scan(name).isGlob) errors.push(...globKeyErrors(loaded, name, known));
     else errors.push(`tools.${name}: no tool named ${JSON.stringify(name)} exists (known: ${known.join(", ")})`);
   }
   for (const [name, operations] of Object.entries(loaded.operationRisk)) {

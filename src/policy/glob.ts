@@ -1,4 +1,4 @@
-import picomatch from "picomatch";
+import { picomatchLibrary } from "../deps/on-demand.js";
 
 /**
  * `picomatch(glob, options)` as a plain test of one string, without the result object picomatch's
@@ -13,8 +13,8 @@ export function compileGlob(glob: string, options: { nocase: boolean; dot: boole
   const key = `${options.nocase ? "1" : "0"}${options.dot ? "1" : "0"}${glob}`;
   const known = compiledGlobs.get(key);
   if (known !== undefined) return known;
-  picomatch(glob, options); // the same errors as before for a glob picomatch refuses
-  const regex = picomatch.makeRe(glob, options);
+  picomatchLibrary()(glob, options); // the same errors as before for a glob picomatch refuses
+  const regex = picomatchLibrary().makeRe(glob, options);
   const test = (text: string) => text !== "" && (text === glob || regex.test(text));
   if (compiledGlobs.size >= MAX_COMPILED) compiledGlobs.clear();
   compiledGlobs.set(key, test);
@@ -50,7 +50,7 @@ export function globLiteralStart(glob: string, options: { nocase: boolean; dot: 
 const literalStarts = new Map<string, string | undefined>();
 
 function readLiteralStart(glob: string, options: { nocase: boolean; dot: boolean }): string | undefined {
-  const regex = picomatch.makeRe(glob, options);
+  const regex = picomatchLibrary().makeRe(glob, options);
   if (regex.flags !== "" && regex.flags !== "i") return undefined;
   const source = regex.source;
   if (!source.startsWith("^")) return undefined;

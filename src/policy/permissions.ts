@@ -1,4 +1,4 @@
-import picomatch from "picomatch";
+import { picomatchLibrary } from "../deps/on-demand.js";
 import { z } from "zod";
 import type { RiskLevel } from "../tools/types.js";
 import { canonicalize, MAX_MATCH_DEPTH, MAX_MATCH_INPUT_CHARS, someJsonToken, type CanonicalArgs } from "./canonical.js";
@@ -155,7 +155,7 @@ export function compileToolMatcher(rule: PermissionRule, where: string): (tool: 
     const regex = compileSafeRegex(rule.tool, { caseSensitive, where: `${where}.tool` });
     return (tool) => regex.testExact(tool);
   }
-  if (!picomatch.scan(rule.tool).isGlob) {
+  if (!picomatchLibrary().scan(rule.tool).isGlob) {
     const name = caseSensitive ? rule.tool : rule.tool.toLowerCase();
     return caseSensitive ? (tool) => tool === name : (tool) => tool.toLowerCase() === name;
   }

@@ -1,4 +1,4 @@
-import picomatch from "picomatch";
+import { picomatchLibrary } from "../deps/on-demand.js";
 import { globLiteralStart } from "./glob.js";
 import { requiredLiteral } from "./regex.js";
 import type { CanonicalArgs } from "./canonical.js";
@@ -209,7 +209,7 @@ function patternKey(pattern: ToolPattern): PatternKey {
     if (required === undefined) return { kind: "any" };
     return { kind: "prefix", key: (caseSensitive ? required.literal : required.literal.toLowerCase()).slice(0, PREFIX_KEY), caseSensitive };
   }
-  if (!picomatch.scan(pattern.tool).isGlob) return { kind: "exact", key: caseSensitive ? pattern.tool : pattern.tool.toLowerCase(), caseSensitive };
+  if (!picomatchLibrary().scan(pattern.tool).isGlob) return { kind: "exact", key: caseSensitive ? pattern.tool : pattern.tool.toLowerCase(), caseSensitive };
   let literal: string | undefined;
   try {
     literal = globLiteralStart(pattern.tool, { nocase: !caseSensitive, dot: true });

@@ -1,4 +1,4 @@
-import picomatch from "picomatch";
+import { picomatchLibrary } from "../deps/on-demand.js";
 import { z } from "zod";
 import { MEMORY_PERMISSIONS, type MemoryPermission } from "../memory/types.js";
 
@@ -34,7 +34,7 @@ export class FileRules {
   constructor(rules: readonly FileRule[], defaultPermission: FilePermission = "denied") {
     this.rules = z.array(fileRuleSchema).parse(rules);
     this.defaultPermission = defaultPermission;
-    this.#matchers = this.rules.map((rule) => ({ rule, test: picomatch(rule.pattern, { dot: true }) }));
+    this.#matchers = this.rules.map((rule) => ({ rule, test: picomatchLibrary()(rule.pattern, { dot: true }) }));
   }
 
   match(relativePath: string): PermissionMatch {

@@ -1,5 +1,5 @@
 import { isIPv6 } from "node:net";
-import picomatch from "picomatch";
+import { picomatchLibrary } from "../../deps/on-demand.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
 /**
@@ -110,7 +110,7 @@ export function compileDomainPattern(pattern: string): (domain: string) => boole
     return (domain) => domain.endsWith(`.${apex}`);
   }
   if (trimmed.includes("*")) {
-    const isMatch = picomatch(trimmed, { dot: true, nocase: true });
+    const isMatch = picomatchLibrary()(trimmed, { dot: true, nocase: true });
     return (domain) => isMatch(domain);
   }
   const exact = normaliseDomain(trimmed);
@@ -156,7 +156,7 @@ export function compileUrlPattern(pattern: string): (reading: string) => boolean
   if (readings === undefined || readings[0] === undefined) throw new TypeError(`url pattern ${JSON.stringify(pattern)} is not a URL`);
   const glob = readings[0].replace(/__star__|__STAR__/g, "*");
   const alternatives = glob.endsWith("/**") ? [glob, glob.slice(0, -3)] : [glob];
-  const isMatch = picomatch(alternatives, { dot: true, nocase: false });
+  const isMatch = picomatchLibrary()(alternatives, { dot: true, nocase: false });
   return (reading) => isMatch(reading);
 }
 
@@ -190,7 +190,7 @@ export function compileEmailPattern(pattern: string): (address: string) => boole
   const local = pattern.slice(0, at).toLowerCase();
   const domainPattern = pattern.slice(at + 1);
   const domainTest = compileDomainPattern(domainPattern);
-  const localTest = local === "*" ? () => true : picomatch(local, { dot: true, nocase: true });
+  const localTest = local === "*" ? () => true : picomatchLibrary()(local, { dot: true, nocase: true });
   return (address) => {
     const split = address.lastIndexOf("@");
     return localTest(address.slice(0, split)) && domainTest(address.slice(split + 1));

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { posix } from "node:path";
-import picomatch from "picomatch";
+import { picomatchLibrary } from "../../deps/on-demand.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
 /**
@@ -45,7 +45,7 @@ export function compilePathPattern(pattern: string, options: PathMatcherOptions)
   else glob = posix.normalize(glob);
   const alternatives = [glob];
   if (glob.endsWith("/**")) alternatives.push(glob.slice(0, -3) || "/");
-  const isMatch = picomatch(alternatives, { dot: true, nocase: options.caseSensitive !== true });
+  const isMatch = picomatchLibrary()(alternatives, { dot: true, nocase: options.caseSensitive !== true });
   return { source: pattern, test: (absolute) => isMatch(absolute) };
 }
 
