@@ -3,31 +3,35 @@ import type { AuditQuery, AuditRecord } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
 
 /** Validates records entering a sink (from callers) or coming back from storage. */
-export const auditRecordSchema = z.object({
-  id: z.string().min(1),
-  at: z.number().finite(),
-  threadId: z.string(),
-  runId: z.string(),
-  toolCallId: z.string(),
-  tool: z.string(),
-  operation: z.string().optional(),
-  args: z.string(),
-  event: z.enum(["decision", "human", "outcome", "killswitch", "policy"]),
-  decision: z.string(),
-  ruleId: z.string(),
-  reason: z.string(),
-  risk: z.string().optional(),
-  actor: z.string().optional(),
-  detail: z.record(z.string(), z.unknown()).optional(),
-});
+export const auditRecordSchema = z.lazy(() =>
+  z.object({
+    id: z.string().min(1),
+    at: z.number().finite(),
+    threadId: z.string(),
+    runId: z.string(),
+    toolCallId: z.string(),
+    tool: z.string(),
+    operation: z.string().optional(),
+    args: z.string(),
+    event: z.enum(["decision", "human", "outcome", "killswitch", "policy"]),
+    decision: z.string(),
+    ruleId: z.string(),
+    reason: z.string(),
+    risk: z.string().optional(),
+    actor: z.string().optional(),
+    detail: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
 
-const auditQuerySchema = z
-  .object({
-    threadId: z.string().optional(),
-    after: z.number().finite().optional(),
-    limit: z.number().int().positive().optional(),
-  })
-  .strict();
+const auditQuerySchema = z.lazy(() =>
+  z
+    .object({
+      threadId: z.string().optional(),
+      after: z.number().finite().optional(),
+      limit: z.number().int().positive().optional(),
+    })
+    .strict(),
+);
 
 /** Records the guard built itself from typed values (`builtRecord`): a sink does not parse them again. */
 const built = new WeakSet<object>();

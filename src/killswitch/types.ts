@@ -26,27 +26,29 @@ const RedirectOriginSchema = z.string().transform((value, ctx) => {
 });
 
 /** The `killswitch` section of a policy file. Durations in ms. */
-export const KillswitchConfigSchema = z
-  .object({
-    url: z.url(),
-    ttlMs: z.number().int().positive().default(60_000),
-    /** Refresh this long before expiry, in the background. */
-    refreshAheadMs: z.number().int().nonnegative().default(5_000),
-    timeoutMs: z.number().int().positive().default(2_000),
-    /** A policy older than this (since its last successful fetch) counts as a failure. */
-    maxAgeMs: z.number().int().positive().default(300_000),
-    maxBytes: z.number().int().positive().default(1_000_000),
-    maxRedirects: z.number().int().nonnegative().default(3),
-    /**
-     * Origins besides the url's own that a redirect may lead to. A redirect to any other origin,
-     * and any redirect from https to plain http (listed or not), is a failure: the guard restricts.
-     */
-    allowedRedirectOrigins: z.array(RedirectOriginSchema).default([]),
-    /** Header name → value; `${ENV_NAME}` is replaced from the environment. */
-    headers: z.record(z.string(), z.string()).default({}),
-    onFailure: RestrictModeSchema.default("deny-risky"),
-  })
-  .strict();
+export const KillswitchConfigSchema = z.lazy(() =>
+  z
+    .object({
+      url: z.url(),
+      ttlMs: z.number().int().positive().default(60_000),
+      /** Refresh this long before expiry, in the background. */
+      refreshAheadMs: z.number().int().nonnegative().default(5_000),
+      timeoutMs: z.number().int().positive().default(2_000),
+      /** A policy older than this (since its last successful fetch) counts as a failure. */
+      maxAgeMs: z.number().int().positive().default(300_000),
+      maxBytes: z.number().int().positive().default(1_000_000),
+      maxRedirects: z.number().int().nonnegative().default(3),
+      /**
+       * Origins besides the url's own that a redirect may lead to. A redirect to any other origin,
+       * and any redirect from https to plain http (listed or not), is a failure: the guard restricts.
+       */
+      allowedRedirectOrigins: z.array(RedirectOriginSchema).default([]),
+      /** Header name → value; `${ENV_NAME}` is replaced from the environment. */
+      headers: z.record(z.string(), z.string()).default({}),
+      onFailure: RestrictModeSchema.default("deny-risky"),
+    })
+    .strict(),
+);
 export type KillswitchConfig = z.infer<typeof KillswitchConfigSchema>;
 export type KillswitchConfigInput = z.input<typeof KillswitchConfigSchema>;
 
@@ -59,19 +61,21 @@ const REMOTE_KEYS = {
   reason: "reason",
 } as const;
 
-const RemotePolicyShape = z
-  .object({
-    /** Stop every tool call. Missing: false (the seed's own document, `{"bypass_mode_disabled": true}`, names no stopAll and must still let tools run). */
-    stopAll: z.boolean().default(false),
-    /** Disable bypass mode (auto-approval of asks). Missing: true, its restrictive value (seed 003: `policy.get("bypass_mode_disabled", True)`). */
-    bypassModeDisabled: z.boolean().default(true),
-    /** Tool names or globs that are denied. */
-    denyTools: z.array(z.string()).default([]),
-    /** Tool names or globs that must ask. */
-    askTools: z.array(z.string()).default([]),
-    reason: z.string().optional(),
-  })
-  .strict();
+const RemotePolicyShape = z.lazy(() =>
+  z
+    .object({
+      /** Stop every tool call. Missing: false (the seed's own document, `{"bypass_mode_disabled": true}`, names no stopAll and must still let tools run). */
+      stopAll: z.boolean().default(false),
+      /** Disable bypass mode (auto-approval of asks). Missing: true, its restrictive value (seed 003: `policy.get("bypass_mode_disabled", True)`). */
+      bypassModeDisabled: z.boolean().default(true),
+      /** Tool names or globs that are denied. */
+      denyTools: z.array(z.string()).default([]),
+      /** Tool names or globs that must ask. */
+      askTools: z.array(z.string()).default([]),
+      reason: z.string().optional(),
+    })
+    .strict(),
+);
 
 /**
  * The remote policy document, camelCase (`bypassModeDisabled`) or the seed's snake_case

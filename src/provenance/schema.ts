@@ -68,28 +68,34 @@ export function fieldConditionSchema<Leaf>(leaf: z.ZodType<Leaf>): z.ZodType<Con
 export const ScopeSchema = z.enum(["run", "thread"]);
 
 /** Rule-level: the rule applies only once one of these tools has returned in the run (or thread). */
-export const AfterSchema = z
-  .array(z.string().min(1))
-  .min(1)
-  .describe('The rule applies only after one of these tools returned output in the run (afterScope: thread for the whole thread); "untrusted" names the tools in provenance.untrusted.');
+export const AfterSchema = z.lazy(() =>
+  z
+    .array(z.string().min(1))
+    .min(1)
+    .describe('The rule applies only after one of these tools returned output in the run (afterScope: thread for the whole thread); "untrusted" names the tools in provenance.untrusted.'),
+);
 
 /** Rule-level: the rule applies when the field summed over the completed calls of its tools in scope, plus this call, exceeds max. */
-export const BudgetSchema = z
-  .strictObject({
-    sum: z.string().min(1).optional().describe("Field selector of the number to add up, e.g. amount. Without it, calls are counted (each adds 1)."),
-    max: z.number().finite().nonnegative().describe("The rule applies when the total with this call exceeds this."),
-    scope: ScopeSchema.optional().describe("run (default: since the last human message) or thread."),
-  })
-  .describe("A budget across calls: applies when the total of a field (or the number of calls) over this rule's tools exceeds max; a limit that can ask, not only refuse.");
+export const BudgetSchema = z.lazy(() =>
+  z
+    .strictObject({
+      sum: z.string().min(1).optional().describe("Field selector of the number to add up, e.g. amount. Without it, calls are counted (each adds 1)."),
+      max: z.number().finite().nonnegative().describe("The rule applies when the total with this call exceeds this."),
+      scope: ScopeSchema.optional().describe("run (default: since the last human message) or thread."),
+    })
+    .describe("A budget across calls: applies when the total of a field (or the number of calls) over this rule's tools exceeds max; a limit that can ask, not only refuse."),
+);
 
 /** Policy-level provenance settings. */
-export const ProvenanceConfigSchema = z
-  .strictObject({
-    trusted: z.array(z.string().min(1)).optional().describe("Tools whose outputs count as trusted sources (from: [trusted])."),
-    untrusted: z.array(z.string().min(1)).optional().describe("Tools whose outputs carry outside text (after: [untrusted], from: [untrusted])."),
-    minLength: z.number().int().min(1).optional().describe("Default fewest letters and digits a traced value needs (3)."),
-  })
-  .describe("Which tool outputs are trusted sources of argument values, and which are untrusted.");
+export const ProvenanceConfigSchema = z.lazy(() =>
+  z
+    .strictObject({
+      trusted: z.array(z.string().min(1)).optional().describe("Tools whose outputs count as trusted sources (from: [trusted])."),
+      untrusted: z.array(z.string().min(1)).optional().describe("Tools whose outputs carry outside text (after: [untrusted], from: [untrusted])."),
+      minLength: z.number().int().min(1).optional().describe("Default fewest letters and digits a traced value needs (3)."),
+    })
+    .describe("Which tool outputs are trusted sources of argument values, and which are untrusted."),
+);
 
 export type ProvenanceConfig = z.output<typeof ProvenanceConfigSchema>;
 export type BudgetCondition = z.output<typeof BudgetSchema>;

@@ -22,39 +22,41 @@ const exitBehavior = z.enum(["continue", "end", "error"]);
 const prefilled = z.record(z.string(), z.unknown());
 
 /** Strict: a misspelt key in a rules file is an error, not a silently ignored rule. Keyed on `type`, so an error names the field. */
-export const ToolRuleSchema: z.ZodType<ToolRule> = z.discriminatedUnion("type", [
-  z.strictObject({ ...base, type: z.enum(PLAIN_RULE_TYPES), scope: scope.optional(), args: prefilled.optional() }),
-  z.strictObject({ ...base, type: z.literal("InitialCall"), alternatives: z.array(toolName).optional(), args: prefilled.optional() }),
-  z.strictObject({ ...base, type: z.literal("MaxCalls"), max: limit, scope: scope.optional(), exitBehavior: exitBehavior.optional() }),
-  z.strictObject({ ...base, type: z.literal("MaxTotalCalls"), max: limit, scope: scope.optional(), exitBehavior: exitBehavior.optional() }),
-  z.strictObject({ ...base, type: z.literal("Cooldown"), durationMs: duration }),
-  z.strictObject({ ...base, type: z.literal("Periodic"), durationMs: duration, args: prefilled.optional() }),
-  z.strictObject({
-    ...base,
-    type: z.literal("ChildTools"),
-    children: z.array(toolName).min(1, "must name at least one tool"),
-    childArgs: z.record(toolName, prefilled).optional(),
-  }),
-  z.strictObject({
-    ...base,
-    type: z.literal("ParentTools"),
-    children: z.array(toolName).min(1, "must name at least one tool"),
-  }),
-  z.strictObject({
-    ...base,
-    type: z.literal("ConditionalNext"),
-    outputMapping: z
-      .record(z.string(), toolName)
-      .refine((m) => Object.keys(m).length > 0, "must map at least one output to a tool"),
-    defaultChild: toolName.optional(),
-    requireOutputMapping: z.boolean().optional(),
-  }),
-  z.strictObject({
-    ...base,
-    type: z.literal("AllowedOperations"),
-    operations: z.array(z.string().min(1)),
-  }),
-]);
+export const ToolRuleSchema: z.ZodType<ToolRule> = z.lazy(() =>
+  z.discriminatedUnion("type", [
+    z.strictObject({ ...base, type: z.enum(PLAIN_RULE_TYPES), scope: scope.optional(), args: prefilled.optional() }),
+    z.strictObject({ ...base, type: z.literal("InitialCall"), alternatives: z.array(toolName).optional(), args: prefilled.optional() }),
+    z.strictObject({ ...base, type: z.literal("MaxCalls"), max: limit, scope: scope.optional(), exitBehavior: exitBehavior.optional() }),
+    z.strictObject({ ...base, type: z.literal("MaxTotalCalls"), max: limit, scope: scope.optional(), exitBehavior: exitBehavior.optional() }),
+    z.strictObject({ ...base, type: z.literal("Cooldown"), durationMs: duration }),
+    z.strictObject({ ...base, type: z.literal("Periodic"), durationMs: duration, args: prefilled.optional() }),
+    z.strictObject({
+      ...base,
+      type: z.literal("ChildTools"),
+      children: z.array(toolName).min(1, "must name at least one tool"),
+      childArgs: z.record(toolName, prefilled).optional(),
+    }),
+    z.strictObject({
+      ...base,
+      type: z.literal("ParentTools"),
+      children: z.array(toolName).min(1, "must name at least one tool"),
+    }),
+    z.strictObject({
+      ...base,
+      type: z.literal("ConditionalNext"),
+      outputMapping: z
+        .record(z.string(), toolName)
+        .refine((m) => Object.keys(m).length > 0, "must map at least one output to a tool"),
+      defaultChild: toolName.optional(),
+      requireOutputMapping: z.boolean().optional(),
+    }),
+    z.strictObject({
+      ...base,
+      type: z.literal("AllowedOperations"),
+      operations: z.array(z.string().min(1)),
+    }),
+  ]),
+);
 
 const ToolRulesSchema = z.array(ToolRuleSchema);
 
