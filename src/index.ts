@@ -17,32 +17,23 @@ export type { PolicyGuard } from "./guard/from-policy.js";
 export { truncateResult, truncateToolContent } from "./guard/truncate.js";
 
 // Human approval: the interrupt payload and the resume that answers it.
+export { pendingApproval } from "./guard/approval/payload.js";
+export { ApprovalResumeError, checkResume } from "./guard/approval/resume.js";
+export { screenRunInput } from "./guard/approval/screening.js";
 export {
-  ApprovalResumeError,
-  checkResume,
   listSticky,
-  pendingApproval,
   revokeSticky,
   revokeStickyDecision,
-  screenRunInput,
   stickyDecisions,
   StickyRevokeError,
-} from "./guard/approval.js";
-export type {
-  ActionRequest,
-  ApprovalRequest,
-  ApprovalResume,
-  Decision,
-  DecisionEvent,
-  InterruptOn,
-  InterruptOnConfig,
-  InterruptRequest,
-  ReviewConfig,
-  ScreenedInput,
-  StickyDecision,
-  StickyRequest,
-  StickyThreadGraph,
-} from "./guard/approval.js";
+} from "./guard/approval/sticky.js";
+export type { DecisionEvent } from "./guard/approval/events.js";
+export type { InterruptOn, InterruptOnConfig, InterruptRequest } from "./guard/approval/interrupt-on.js";
+export type { ActionRequest, ApprovalRequest, ReviewConfig } from "./guard/approval/payload.js";
+export type { ApprovalResume, Decision, StickyRequest } from "./guard/approval/resume.js";
+export type { ScreenedInput } from "./guard/approval/screening.js";
+export type { StickyDecision } from "./guard/approval/state.js";
+export type { StickyThreadGraph } from "./guard/approval/sticky.js";
 // Two answers to one approval at once (without the thread lock): what the losing one's run reports.
 export { supersededAnswer } from "./guard/answer-race.js";
 export type { SupersededAnswer } from "./guard/answer-race.js";

@@ -10,7 +10,7 @@ import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryAuditSink } from "../src/audit/memory.js";
-import { pendingApproval } from "../src/guard/approval.js";
+import { pendingApproval } from "../src/guard/approval/payload.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { Guard } from "../src/guard/guard.js";
 import { guardMiddleware } from "../src/middleware/index.js";

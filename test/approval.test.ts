@@ -7,8 +7,12 @@ import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import { checkResume, matchDecisions, pendingApproval, quote, screenRunInput } from "../src/guard/approval.js";
-import type { ApprovalRequest, DecisionEvent } from "../src/guard/approval.js";
+import { pendingApproval } from "../src/guard/approval/payload.js";
+import { quote } from "../src/guard/approval/quote.js";
+import { checkResume, matchDecisions } from "../src/guard/approval/resume.js";
+import { screenRunInput } from "../src/guard/approval/screening.js";
+import type { DecisionEvent } from "../src/guard/approval/events.js";
+import type { ApprovalRequest } from "../src/guard/approval/payload.js";
 import { GuardAnnotation } from "../src/guard/state.js";
 import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
 import { guardMiddleware } from "../src/middleware/guard-middleware.js";
@@ -546,7 +550,7 @@ describe("approval sentences (src/messages/approval.ts), exact text", () => {
 });
 
 describe("per-tool approval config (interruptOn, as LangChain's humanInTheLoopMiddleware names it)", () => {
-  function withInterruptOn(model: ReturnType<typeof fakeModel>, interruptOn: import("../src/guard/approval.js").InterruptOn) {
+  function withInterruptOn(model: ReturnType<typeof fakeModel>, interruptOn: import("../src/guard/approval/interrupt-on.js").InterruptOn) {
     const log = new ExecutionLog();
     const audit = new MemoryAuditSink();
     const graph = createGuardedAgent({ model, tools: k8sTools(log), permissions: prodProtected, checkpointer: new MemorySaver(), audit, interruptOn });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resumeFromAnswers, type Answers } from "../src/cli/decisions.js";
-import type { ApprovalRequest } from "../src/guard/approval.js";
+import type { ApprovalRequest } from "../src/guard/approval/payload.js";
 
 /** The CLI's decisions before anything is sent: --sticky, --sticky-args and --leave-rest (no process, no graph). */
 const action = (id: string, name: string) => ({ name, args: { namespace: "staging" }, description: `${name} needs approval`, toolCallId: id, risk: "high", ruleId: "risk:high", reason: "high risk" });

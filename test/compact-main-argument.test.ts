@@ -5,7 +5,7 @@ import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import { pendingApproval } from "../src/guard/approval.js";
+import { pendingApproval } from "../src/guard/approval/payload.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { checkPolicy } from "../src/policy/check.js";

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import { pendingApproval } from "../src/guard/approval.js";
+import { pendingApproval } from "../src/guard/approval/payload.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { Guard } from "../src/guard/guard.js";
 import type { GuardOptions } from "../src/guard/options.js";

@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import { pendingApproval } from "../src/guard/approval.js";
-import type { ApprovalRequest } from "../src/guard/approval.js";
+import { pendingApproval } from "../src/guard/approval/payload.js";
+import type { ApprovalRequest } from "../src/guard/approval/payload.js";
 import { defineTool } from "../src/tools/define-tool.js";
 import { ExecutionLog, k8sTools, prodProtected } from "./helpers/guard-fixtures.js";
 

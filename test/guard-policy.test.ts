@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createDevopsTools, createSandbox } from "../graphs/tools/devops.js";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import type { ApprovalRequest } from "../src/guard/approval.js";
+import type { ApprovalRequest } from "../src/guard/approval/payload.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import type { PolicyGuard } from "../src/guard/from-policy.js";
 import { Guard } from "../src/guard/guard.js";

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import type { ApprovalRequest } from "../src/guard/approval.js";
+import type { ApprovalRequest } from "../src/guard/approval/payload.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { Guard } from "../src/guard/guard.js";
 import type { GuardOptions } from "../src/guard/options.js";

@@ -5,7 +5,7 @@ import { Command, MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import { pendingApproval } from "../src/guard/approval.js";
+import { pendingApproval } from "../src/guard/approval/payload.js";
 import { PermissionPolicy } from "../src/policy/permissions.js";
 import { parseToolRules } from "../src/rules/schema.js";
 import { ToolRulesEngine } from "../src/rules/engine.js";

@@ -3,7 +3,7 @@ import { fakeModel } from "@langchain/core/testing";
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { createOpsAgent, runWithReview } from "../examples/middleware-basic.js";
-import type { ApprovalRequest } from "../src/guard/approval.js";
+import type { ApprovalRequest } from "../src/guard/approval/payload.js";
 import { toolMessages } from "./helpers/middleware-fixtures.js";
 
 describe("examples/middleware-basic.ts", () => {

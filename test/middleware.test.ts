@@ -5,7 +5,7 @@ import { createAgent, createMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryAuditSink } from "../src/audit/memory.js";
-import type { ApprovalRequest } from "../src/guard/approval.js";
+import type { ApprovalRequest } from "../src/guard/approval/payload.js";
 import type { GuardOptions } from "../src/guard/options.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import { defineTool } from "../src/tools/define-tool.js";

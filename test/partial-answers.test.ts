@@ -8,7 +8,7 @@ import type { Entry, Outcome, Reply, Scenario } from "./helpers/peer-harness.js"
 /**
  * Partial answers, as the OpenAI Agents SDK documents them (`result.interruptions`, approve some,
  * run again): the answered calls go ahead, the others stay pending and are asked again. Each
- * scenario runs against the three entry points through the same approval step (approval.ts).
+ * scenario runs against the three entry points through the same approval step (approval/step.ts).
  */
 interface PartialScenario {
   id: string;

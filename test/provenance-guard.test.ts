@@ -7,7 +7,7 @@ import { z } from "zod";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import type { AuditRecord } from "../src/audit/types.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import type { ApprovalRequest } from "../src/guard/approval.js";
+import type { ApprovalRequest } from "../src/guard/approval/payload.js";
 import { Guard } from "../src/guard/guard.js";
 import { GuardAnnotation } from "../src/guard/state.js";
 import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";

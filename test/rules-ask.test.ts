@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import { pendingApproval } from "../src/guard/approval.js";
+import { pendingApproval } from "../src/guard/approval/payload.js";
 import { Guard } from "../src/guard/guard.js";
 import { GuardAnnotation } from "../src/guard/state.js";
 import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import type { ApprovalRequest, ApprovalResume, Decision, StickyRequest } from "../guard/approval.js";
-import { ApprovalResumeError, checkResume } from "../guard/approval.js";
+import type { ApprovalRequest } from "../guard/approval/payload.js";
+import type { ApprovalResume, Decision, StickyRequest } from "../guard/approval/resume.js";
+import { ApprovalResumeError, checkResume } from "../guard/approval/resume.js";
 import type { HumanDecisionType } from "../guard/options.js";
 import { CliError } from "./errors.js";
 

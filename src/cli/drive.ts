@@ -1,6 +1,6 @@
 import { Command } from "@langchain/langgraph";
 import type { BaseMessage } from "@langchain/core/messages";
-import type { ApprovalResume } from "../guard/approval.js";
+import type { ApprovalResume } from "../guard/approval/resume.js";
 import type { ReadyGraph } from "../../graphs/shared.js";
 import { CliError } from "./errors.js";
 import { askDecisions, Prompter } from "./interactive.js";

@@ -1,6 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
 import type { Readable } from "node:stream";
-import type { ApprovalRequest, ApprovalResume, Decision } from "../guard/approval.js";
+import type { ApprovalRequest } from "../guard/approval/payload.js";
+import type { ApprovalResume, Decision } from "../guard/approval/resume.js";
 import { allowedDecisionsOf, parseArgsJson } from "./decisions.js";
 import { CliError } from "./errors.js";
 import { formatAction, type Output } from "./render.js";

@@ -1,5 +1,5 @@
-import { readApprovalRequest } from "../guard/approval.js";
-import type { ApprovalRequest } from "../guard/approval.js";
+import { readApprovalRequest } from "../guard/approval/payload.js";
+import type { ApprovalRequest } from "../guard/approval/payload.js";
 import { readThreadProgress } from "../guard/durable.js";
 import type { GuardedGraph } from "../../graphs/shared.js";
 

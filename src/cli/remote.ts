@@ -4,7 +4,8 @@
 // are printed by the same renderer (render.ts).
 import type { Client, Thread } from "@langchain/langgraph-sdk";
 import { z } from "zod";
-import type { ApprovalRequest, ApprovalResume } from "../guard/approval.js";
+import type { ApprovalRequest } from "../guard/approval/payload.js";
+import type { ApprovalResume } from "../guard/approval/resume.js";
 import { resumeFromAnswers, type Answers } from "./decisions.js";
 import { CliError } from "./errors.js";
 import { parseApprovalRequest } from "./pending.js";

@@ -1,5 +1,5 @@
 import type { AuditRecord } from "../audit/types.js";
-import type { ActionRequest, ApprovalRequest } from "../guard/approval.js";
+import type { ActionRequest, ApprovalRequest } from "../guard/approval/payload.js";
 
 /** Where the CLI writes: results on `out`, progress and notices on `err`. */
 export interface Output {

@@ -1,7 +1,7 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import type { AuditSink } from "../audit/types.js";
-import type { ApprovalRequest } from "../guard/approval.js";
+import type { ApprovalRequest } from "../guard/approval/payload.js";
 import { GUARDED_NODES, type GuardedNodeName } from "../guard/agent.js";
 import type { GuardedGraph } from "../../graphs/shared.js";
 import { threadStatus } from "./pending.js";

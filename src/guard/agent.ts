@@ -13,7 +13,7 @@ import { assertChatModel, assertNotPromise, assertTools, guardOf } from "./accep
 import type { GuardLike } from "./accept.js";
 import { forcedToolFor, callModel } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
-import { screenRunInput } from "./approval.js";
+import { screenRunInput } from "./approval/screening.js";
 import { answerAbortedTurn } from "./aborted-turn.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall, TurnPlan } from "./state.js";
@@ -109,7 +109,7 @@ function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "s
     const started = startRunIfNew(guard, before, state.messages, threadIdOf(config));
     // The last turn crossed a limit with exitBehavior "error" (its calls are answered): the run stops here.
     throwIfLimitStopped(started);
-    // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval.ts).
+    // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval/screening.ts).
     const approvalScreened = await screenRunInput(guard, started.approvals, state.messages, { threadId: threadIdOf(config), runId: started.runId }, config);
     // New input after an aborted run: the aborted turn's calls are answered first (aborted-turn.ts).
     const aborted =

@@ -9,7 +9,8 @@ import { auditId } from "../audit/record.js";
 import { auditOutcome, auditRecheck, outcomeRecord, threadIdOf } from "./audit-trail.js";
 import type { AuditRecord } from "../audit/types.js";
 import type { TurnContext } from "./audit-trail.js";
-import type { ApprovalState, ApprovalStepOptions } from "./approval.js";
+import type { ApprovalState } from "./approval/state.js";
+import type { ApprovalStepOptions } from "./approval/step.js";
 import { executeCall, refusedCall } from "./execute.js";
 import type { ExecutedCall } from "./execute.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
@@ -22,7 +23,7 @@ import { lastAIMessage, openToolCalls, refusalMessage, reviewTurnWithApproval } 
 import type { RawToolCall } from "./guard.js";
 import { argsObject } from "./review.js";
 import { auditDecisions } from "./audit-trail.js";
-import { emptyApprovalState } from "./approval.js";
+import { emptyApprovalState } from "./approval/state.js";
 import { ToolCallLimitError } from "../errors/index.js";
 import type { ToolCallLimitStop } from "../errors/index.js";
 
@@ -152,7 +153,7 @@ interface ReviewedModelTurn {
   answered: ToolMessage[];
   /** Approved calls, in model order (edited ones carry the human's arguments). */
   runnable: ReviewedCall[];
-  /** The approval step's state to write into the guard state (approval.ts). */
+  /** The approval step's state to write into the guard state (approval/step.ts). */
   approvals: ApprovalState;
   /** The resume did not fit and review must run again (routeBack): nothing was decided. */
   retry: boolean;

@@ -1,5 +1,5 @@
 import type { AuditSink } from "../audit/types.js";
-import type { InterruptOn } from "./approval.js";
+import type { InterruptOn } from "./approval/interrupt-on.js";
 import type { PermissionMode } from "../policy/types.js";
 import type { ToolRule } from "../rules/types.js";
 import type { AnyTool, RiskLevel } from "../tools/types.js";
@@ -66,7 +66,7 @@ export interface GuardOptions {
   allowedDecisions?: readonly HumanDecisionType[];
   /**
    * Per-tool approval settings like LangChain's `interruptOn` (allowed decisions, description,
-   * argsSchema, `when`); they can only add asks, never turn an ask or a deny into an allow (approval.ts).
+   * argsSchema, `when`); they can only add asks, never turn an ask or a deny into an allow (approval/interrupt-on.ts).
    */
   interruptOn?: InterruptOn;
   /** Records executed calls so a call completed by one worker is never run again by another. */

@@ -3,8 +3,8 @@ import { Annotation, MessagesAnnotation, ReducedValue, type BaseChannel, type Ov
 import { z } from "zod";
 import { RuleStateSchema } from "../rules/schema.js";
 import type { RuleState } from "../rules/types.js";
-import { emptyApprovalState } from "./approval.js";
-import type { ApprovalState } from "./approval.js";
+import { emptyApprovalState } from "./approval/state.js";
+import type { ApprovalState } from "./approval/state.js";
 import type { RiskLevel } from "../tools/types.js";
 import type { Evidence } from "../provenance/index-builder.js";
 
@@ -88,7 +88,7 @@ export interface GuardState {
   next: "dispatch" | "agent" | "end";
   /** Exit tools still pending when the run had to end anyway (they were refused or never called). */
   exitUnsatisfied: string[];
-  /** The approval step's state (owned by approval.ts): a refused resume to show when asking again. Absent in older checkpoints. */
+  /** The approval step's state (owned by approval/state.ts): a refused resume to show when asking again. Absent in older checkpoints. */
   approvals?: ApprovalState | undefined;
   /**
    * A limit with `exitBehavior: "error"` stopped the run: every call of that model turn has its

@@ -2,8 +2,10 @@ import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { RuleState } from "../rules/types.js";
-import { applyInterruptOn, resolveApprovals } from "./approval.js";
-import type { ApprovalState, ApprovalStepOptions } from "./approval.js";
+import { applyInterruptOn } from "./approval/interrupt-on.js";
+import { resolveApprovals } from "./approval/step.js";
+import type { ApprovalState } from "./approval/state.js";
+import type { ApprovalStepOptions } from "./approval/step.js";
 import { auditDecisions } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
@@ -74,7 +76,7 @@ interface ReviewedTurn {
 
 /**
  * Reviews the open calls of one model turn; the approval step (one interrupt for every call that
- * asks, decisions applied and audited) is `resolveApprovals` in approval.ts.
+ * asks, decisions applied and audited) is `resolveApprovals` in approval/step.ts.
  */
 export async function reviewTurnWithApproval(
   guard: Guard,

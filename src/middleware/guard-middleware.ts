@@ -14,7 +14,7 @@ import { GuardMiddlewareState } from "./state.js";
 import { guardToolCall } from "./tool-call.js";
 import { TurnGate } from "./turn-gate.js";
 import { limitEndMessages, throwIfLimitStopped, waitingCalls } from "../guard/engine.js";
-import { screenRunInput } from "../guard/approval.js";
+import { screenRunInput } from "../guard/approval/screening.js";
 
 /**
  * Guard options, or a prebuilt guard to share with other graphs: `{ guard }` with a `Guard` or the
@@ -49,7 +49,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
     beforeAgent: async (state, runtime) => {
       const threadId = threadIdOf({ configurable: runtime.configurable });
       const g = beforeAgentState(guard, state.guard, state.guardResults, state.messages, threadId);
-      // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval.ts).
+      // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval/screening.ts).
       const screened = await screenRunInput(guard, g.approvals, state.messages, { threadId, runId: g.runId }, { configurable: runtime.configurable, writer: runtime.writer }, { unreviewed: true });
       return { guard: screened ? { ...g, approvals: screened.approvals } : g, guardResults: null, ...(screened ? { messages: screened.update } : {}) };
     },

@@ -4,4 +4,5 @@ export { GuardMiddlewareState } from "./state.js";
 export { GuardStateSchema } from "../guard/state.js";
 export { Guard } from "../guard/guard.js";
 export type { GuardOptions } from "../guard/options.js";
-export type { ApprovalRequest, ApprovalResume } from "../guard/approval.js";
+export type { ApprovalRequest } from "../guard/approval/payload.js";
+export type { ApprovalResume } from "../guard/approval/resume.js";

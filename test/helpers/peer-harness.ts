@@ -5,8 +5,8 @@ import { Annotation, Command, END, MemorySaver, MessagesAnnotation, START, State
 import { createAgent } from "langchain";
 import { z } from "zod";
 import { createGuardedAgent } from "../../src/guard/agent.js";
-import { pendingApproval } from "../../src/guard/approval.js";
-import type { ApprovalRequest } from "../../src/guard/approval.js";
+import { pendingApproval } from "../../src/guard/approval/payload.js";
+import type { ApprovalRequest } from "../../src/guard/approval/payload.js";
 import type { GuardOptions } from "../../src/guard/options.js";
 import { GuardAnnotation } from "../../src/guard/state.js";
 import { GuardedToolNode, guardedToolsRoute } from "../../src/guard/tool-node.js";

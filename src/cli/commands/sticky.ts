@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { listSticky, revokeStickyDecision, StickyRevokeError } from "../../guard/approval.js";
-import type { StickyDecision } from "../../guard/approval.js";
+import { listSticky, revokeStickyDecision, StickyRevokeError } from "../../guard/approval/sticky.js";
+import type { StickyDecision } from "../../guard/approval/state.js";
 import { stickyRevokedLine } from "../../messages/approval.js";
 import { CliError } from "../errors.js";
 import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";

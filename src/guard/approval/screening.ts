@@ -1,0 +1,115 @@
+import { AIMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
+import { auditId } from "../../audit/record.js";
+import { foreignAnswerReason, supersededByInput, supersededReason } from "../../messages/approval.js";
+import { baseRecord } from "../audit-trail.js";
+import type { TurnContext } from "../audit-trail.js";
+import type { Guard } from "../guard.js";
+import type { ReviewedCall } from "../state.js";
+import { reviewEvent, writerOf } from "./events.js";
+import type { DecisionEvent } from "./events.js";
+import { quote } from "./quote.js";
+import { emptyApprovalState } from "./state.js";
+import type { ApprovalState } from "./state.js";
+
+// ─── new input while an approval is pending ────────────────────────────────────────────────────
+
+/**
+ * Entry points that cannot record `pending` before they interrupt (the middleware, `unreviewed`),
+ * where every model message with calls is reviewed right after it is made: the last model
+ * message with calls whose review never completed (it is not `approvals.reviewed`) had none of its
+ * calls answered by the guard, so all of them wait.
+ */
+function unreviewedTurn(approvals: ApprovalState | undefined, messages: readonly BaseMessage[]): ApprovalState["pending"] {
+  const index = messages.findLastIndex((m) => AIMessage.isInstance(m));
+  const ai = messages[index];
+  if (!ai || !AIMessage.isInstance(ai) || ai.id === undefined) return null;
+  const callIds = (ai.tool_calls ?? []).flatMap((c) => (c.id === undefined ? [] : [c.id]));
+  if (callIds.length === 0 || approvals?.reviewed?.messageId === ai.id) return null;
+  return { messageId: ai.id, callIds };
+}
+
+export interface ScreenedInput {
+  /** The thread's messages as the model must see them: the pending calls answered by the guard's refusal, foreign results gone. */
+  messages: BaseMessage[];
+  /** The `messages` update that writes that list (put it first in the node's `messages` update). */
+  update: BaseMessage[];
+  approvals: ApprovalState;
+}
+
+/**
+ * Run start: new user input arrived while calls waited for a human (`approvals.pending`). The guard
+ * alone answers guarded calls: a ToolMessage in the input for a pending call (Agent Chat UI adds
+ * "Successfully handled tool call." when the user types instead of clicking) is dropped and never
+ * taken as its result; each pending call is rejected instead, with an audit record and a ToolMessage
+ * saying why, placed right after the model message (before the new input) so the thread stays valid.
+ * Undefined when nothing waits.
+ */
+export async function screenRunInput(
+  guard: Guard,
+  approvals: ApprovalState | undefined,
+  messages: readonly BaseMessage[],
+  ctx: Omit<TurnContext, "messageId">,
+  config: LangGraphRunnableConfig | undefined,
+  options: { unreviewed?: boolean } = {},
+): Promise<ScreenedInput | undefined> {
+  const waiting = approvals?.pending ?? (options.unreviewed === true ? unreviewedTurn(approvals, messages) : null);
+  if (!waiting || waiting.callIds.length === 0) return undefined;
+  const index = messages.findLastIndex(
+    (m) => AIMessage.isInstance(m) && (m.tool_calls ?? []).some((c) => c.id !== undefined && waiting.callIds.includes(c.id)),
+  );
+  const ai = messages[index];
+  if (index < 0 || !ai || !AIMessage.isInstance(ai)) return undefined;
+  // The model step runs while calls wait only when a client sent input instead of an answer
+  // (user text, ToolMessages, or a state update): whatever came, the waiting calls are settled here.
+  const tail = messages.slice(index + 1);
+  const foreign = new Map<string, ToolMessage>();
+  for (const m of tail) {
+    if (ToolMessage.isInstance(m) && waiting.callIds.includes(m.tool_call_id)) foreign.set(m.tool_call_id, m);
+  }
+  const turn: TurnContext = { ...ctx, messageId: waiting.messageId };
+  const refusals: ToolMessage[] = [];
+  const records = [];
+  for (const call of ai.tool_calls ?? []) {
+    if (call.id === undefined || !waiting.callIds.includes(call.id)) continue;
+    const risk = guard.riskOf(call.name);
+    const dropped = foreign.get(call.id);
+    const reason = dropped ? foreignAnswerReason(quote(dropped.content)) : supersededReason;
+    const refused: ReviewedCall = {
+      id: call.id,
+      name: call.name,
+      args: call.args,
+      outcome: "refuse",
+      ruleId: "approval:superseded",
+      reason,
+      risk,
+      concurrencySafe: false,
+      requestHeartbeat: false,
+      message: supersededByInput(call.name),
+    };
+    refusals.push(new ToolMessage({ content: supersededByInput(call.name), tool_call_id: call.id, name: call.name, status: "error" }));
+    records.push({
+      ...baseRecord(guard, turn, refused),
+      id: auditId([turn.threadId, turn.messageId, call.id, "superseded"]),
+      event: "decision" as const,
+      decision: "deny",
+    });
+    writerOf(config)?.({ ...reviewEvent(turn, refused), id: auditId([turn.threadId, turn.messageId, call.id, "superseded"]) } satisfies DecisionEvent);
+  }
+  if (records.length > 0) await guard.options.audit?.write(records);
+  const kept = tail.filter((m) => !(ToolMessage.isInstance(m) && foreign.get(m.tool_call_id) === m));
+  // After the guard's own answers of the turn (a partial answer's results), before the new input.
+  const answeredFirst = kept.findIndex((m) => !ToolMessage.isInstance(m));
+  const cut = answeredFirst < 0 ? kept.length : answeredFirst;
+  const newTail = [...kept.slice(0, cut), ...refusals, ...kept.slice(cut)];
+  const screened = [...messages.slice(0, index + 1), ...newTail];
+  return {
+    messages: screened,
+    // The refusals must sit right after the model message, before the new input: the whole list is
+    // written again (LangGraph's remove-all marker), every message keeping its id.
+    update: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...screened],
+    approvals: { ...(approvals ?? emptyApprovalState()), refused: null, pending: null, reviewed: { messageId: waiting.messageId } },
+  };
+}

@@ -1,0 +1,51 @@
+import type { SupersededAnswer } from "../answer-race.js";
+
+// ─── the approval state ───────────────────────────────────────────────────────────────────────
+
+/** What the approval step keeps in the checkpointed guard state (`GuardState.approvals`). */
+export interface ApprovalState {
+  /** The last resume that did not fit, for the model message whose calls are pending: shown when asked again. */
+  refused: { messageId: string; error: string } | null;
+  /**
+   * The open calls of a turn waiting for a human (those that ask and the others of the turn, which
+   * the guard has not answered yet), recorded before the interrupt is raised (graphs that route back
+   * only): at run start, new input finds them here, so no ToolMessage of the input is taken as their result.
+   */
+  pending?: { messageId: string; callIds: string[] } | null | undefined;
+  /** The model message whose review last completed (its decisions were written with the turn): at run start, a later one with open calls was never answered by the guard. */
+  reviewed?: { messageId: string } | null | undefined;
+  /** Standing decisions ("don't ask again"), checkpointed with the thread; see `stickyDecisions`. */
+  sticky?: StickyDecision[] | undefined;
+  /** Set by the step whose answer lost to another answer sent at the same time (answer-race.ts); read it with `supersededAnswer`. */
+  superseded?: SupersededAnswer | null | undefined;
+}
+
+/**
+ * A standing decision a reviewer made: later calls of `tool` (with `args`' values, if given) that
+ * would ask are approved or rejected without asking, for the run it was made in or for the thread.
+ * Only asks are answered this way: a deny is never overridden, and neither is a killswitch ask.
+ */
+export interface StickyDecision {
+  /** Stable id (revoke with it). */
+  id: string;
+  decision: "approve" | "reject";
+  tool: string;
+  args?: Record<string, unknown> | undefined;
+  scope: "run" | "thread";
+  /** The run it was made in (a "run" decision holds only there). */
+  runId: string;
+  /** The call whose decision made it. */
+  toolCallId: string;
+  actor?: string | undefined;
+  at: number;
+  /** A standing reject's note to the model. */
+  message?: string | undefined;
+}
+
+export function emptyApprovalState(): ApprovalState {
+  return { refused: null, pending: null, sticky: [] };
+}
+
+export function samePending(a: ApprovalState["pending"], b: { messageId: string; callIds: string[] }): boolean {
+  return a !== null && a !== undefined && a.messageId === b.messageId && a.callIds.join("\u0000") === b.callIds.join("\u0000");
+}

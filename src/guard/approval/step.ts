@@ -1,0 +1,224 @@
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { interrupt } from "@langchain/langgraph";
+import { auditId } from "../../audit/record.js";
+import { resumeMatchRefused } from "../../messages/approval.js";
+import { approvalNotes, refusals } from "../../messages/index.js";
+import { decisionContextOf } from "../../provenance/context.js";
+import type { RuleState } from "../../rules/types.js";
+import { claimAnswer, supersededRecords, supersededReport } from "../answer-race.js";
+import { auditDecisions } from "../audit-trail.js";
+import type { TurnContext } from "../audit-trail.js";
+import type { Guard, RawToolCall } from "../guard.js";
+import type { ReviewedCall } from "../state.js";
+import { approverOf } from "./approver.js";
+import { emitRefused, emitReviewEvents, recordHuman, reviewEvent, writerOf } from "./events.js";
+import type { DecisionEvent } from "./events.js";
+import { reviewSettingsOf } from "./interrupt-on.js";
+import type { ReviewSettings } from "./interrupt-on.js";
+import { approvalRequest } from "./payload.js";
+import { ApprovalResumeError, matchDecisions, ResumeSchema, resumeSchemaFor } from "./resume.js";
+import type { ApprovalResume } from "./resume.js";
+import { emptyApprovalState, samePending } from "./state.js";
+import type { ApprovalState, StickyDecision } from "./state.js";
+import { applyStanding, stickyFor } from "./sticky.js";
+
+// ─── the approval step ────────────────────────────────────────────────────────────────────────
+
+interface ApprovalStep {
+  /** The turn's calls in order, every answered "ask" replaced by its decided outcome (unanswered ones stay "ask"). */
+  calls: ReviewedCall[];
+  /** The approval state to checkpoint with the guard state. */
+  approvals: ApprovalState;
+  /**
+   * The resume did not fit and `routeBack` was set: nothing was decided; the caller must finish
+   * its step with `approvals` written and run the review step again (which asks again).
+   */
+  retry: boolean;
+}
+
+export interface ApprovalStepOptions {
+  /** Approval state from the checkpointed guard state (absent in checkpoints older than it). */
+  approvals?: ApprovalState | undefined;
+  /**
+   * Whether the caller's graph runs review again while the model message still has open calls
+   * (createGuardedAgent does; GuardedToolNode and the middleware cannot). When it does:
+   * - a resume that does not fit ends the step with `retry` (nothing decided) and review asks again
+   *   in the next step, so the head checkpoint keeps no trace of the refused value;
+   * - partial answers: calls left unanswered stay pending (no ToolMessage) and are asked again
+   *   after the answered ones ran.
+   * When it does not (default), a resume that does not fit raises the same interrupt again at once,
+   * inside the same task, unless `partial` is set (the caller comes back: the step ends, see below).
+   */
+  routeBack?: boolean;
+  /**
+   * Whether the caller comes back for calls a partial answer left open (default: `routeBack`):
+   * answered calls go ahead, the others stay pending (no ToolMessage, `pending` lists them) and are
+   * reviewed and asked again by the caller's next review. Without it every pending call needs a
+   * decision. All three entry points set it (GuardedToolNode goes back to itself, the middleware
+   * asks again in beforeModel). A resume that does not fit is then a partial answer of none: the step
+   * ends with `retry` and every call waiting, so LangGraph's pending `__resume__` write of the
+   * refused value goes with the step and nothing is left to replay.
+   */
+  partial?: boolean;
+}
+
+/**
+ * The approval step of one model turn: raises ONE approval interrupt for every reviewed call that
+ * asks, parses the human's resume strictly, applies each decision (approve; edit, reviewed again;
+ * reject), audits it and writes it to the custom stream. A resume that does not fit is asked again
+ * with its error, never fails the run. Everything before `interrupt` is pure apart from idempotent
+ * audit writes and stream events, so LangGraph can run it again on resume.
+ */
+export async function resolveApprovals(
+  guard: Guard,
+  state: RuleState,
+  calls: readonly RawToolCall[],
+  reviewedInput: readonly ReviewedCall[],
+  ctx: TurnContext,
+  config: LangGraphRunnableConfig | undefined,
+  options: ApprovalStepOptions = {},
+): Promise<ApprovalStep> {
+  let reviewed: readonly ReviewedCall[] = reviewedInput;
+  const approvals = options.approvals ?? emptyApprovalState();
+  const standing = approvals.sticky ?? [];
+  const asking = reviewed.filter((c) => c.outcome === "ask");
+  const byStanding = new Map(asking.flatMap((c) => {
+    const s = stickyFor(standing, c, ctx.runId);
+    return s ? [[c.id, s] as const] : [];
+  }));
+  const pending = asking.filter((c) => !byStanding.has(c.id));
+  const settled: ApprovalState = { refused: null, pending: null, sticky: standing, reviewed: { messageId: ctx.messageId } };
+  // Every open call of the turn waits while the human decides (the guard has answered none of them yet).
+  const waiting = { messageId: ctx.messageId, callIds: calls.map((c) => c.id) };
+  if (pending.length > 0 && options.routeBack === true && !samePending(approvals.pending, waiting)) {
+    // Record what waits for a human in the checkpoint first; the next review step raises the interrupt.
+    return { calls: [...reviewed], approvals: { refused: approvals.refused ?? null, pending: waiting, sticky: standing }, retry: true };
+  }
+  emitReviewEvents(ctx, reviewed, config);
+  const afterStanding = await applyStanding(guard, reviewed, byStanding, ctx, config);
+  if (pending.length === 0) return { calls: afterStanding, approvals: settled, retry: false };
+  reviewed = afterStanding;
+
+  const settings = new Map<string, ReviewSettings>();
+  for (const call of pending) settings.set(call.id, await reviewSettingsOf(guard, call, ctx, config));
+  const allowed = new Map(pending.map((c) => [c.id, settings.get(c.id)?.allowed ?? guard.allowedDecisions]));
+  const allowedOf = (call: ReviewedCall) => allowed.get(call.id) ?? guard.allowedDecisions;
+  const descriptionOf = (call: ReviewedCall) => settings.get(call.id)?.description;
+  const schemaByName = new Map(pending.map((c) => [c.name, settings.get(c.id)?.argsSchema]));
+  const argsSchemaOf = (name: string) => schemaByName.get(name);
+  const shownError = approvals.refused?.messageId === ctx.messageId ? approvals.refused.error : undefined;
+  const partial = options.partial ?? options.routeBack === true;
+  const responseSchema = resumeSchemaFor(pending, allowed, { partial, config });
+  let raw: unknown;
+  let error = shownError;
+  for (;;) {
+    try {
+      raw = interrupt(approvalRequest(pending, allowedOf, argsSchemaOf, error, descriptionOf), { responseSchema });
+      break;
+    } catch (caught) {
+      if (!(caught instanceof ApprovalResumeError)) throw caught;
+      error = caught.message;
+      emitRefused(ctx, pending, error, config);
+      if (partial) {
+        // Nothing was decided: every call of the turn stays waiting and the caller comes back for it
+        // (review again, GuardedToolNode's goto itself, the middleware's beforeModel) in a NEW step.
+        // Ending this step is what drops the refused value: LangGraph keeps a plain resume as a
+        // pending write of the head checkpoint until a step completes, and invoke(null) or a resume
+        // keyed by another interrupt id would hand it back (test/refused-resume-replay.test.ts).
+        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting, sticky: standing }, retry: true };
+      }
+      // A caller that cannot come back (GuardedToolNode run outside a graph): LangGraph did not add
+      // the refused value to this task's resume values; the next interrupt has the same id as the
+      // first and waits for the next answer (GraphInterrupt ends the task).
+    }
+  }
+  const resume = ResumeSchema.parse(raw) as ApprovalResume;
+  const own = matchDecisions(pending, resume, allowed, { partial });
+  if (!own.ok) throw new ApprovalResumeError(resumeMatchRefused(own.error));
+  // Another answer sent at the same time without the thread lock: the one that won the ledger's claim is applied (answer-race.ts).
+  const mine = { resume, approver: approverOf(config, resume.actor) };
+  const race = await claimAnswer(guard, ctx, state.run, pending.map((c) => c.id), mine);
+  const match = race.lost ? matchDecisions(pending, race.applied.resume as ApprovalResume, allowed, { partial }) : own;
+  if (!match.ok) throw new ApprovalResumeError(resumeMatchRefused(match.error));
+  const superseded = race.lost ? supersededReport(ctx, mine, own.decisions, race.applied, match.decisions) : undefined;
+
+  const approver = race.applied.approver;
+  const decided = new Map<string, ReviewedCall>(reviewed.map((c) => [c.id, c]));
+  const added: StickyDecision[] = [];
+  const writer = writerOf(config);
+  for (const call of pending) {
+    const decision = match.decisions.get(call.id);
+    if (!decision) continue;
+    const detail: Record<string, unknown> = { ...approver.detail };
+    if (decision.type === "approve") {
+      decided.set(call.id, { ...call, outcome: "run", reason: approvalNotes.approved(call.reason) });
+    } else if (decision.type === "reject") {
+      decided.set(call.id, { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, decision.message) });
+      if (decision.message) detail.message = decision.message;
+    } else {
+      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config, ctx);
+      decided.set(call.id, edited);
+      detail.editedAction = decision.editedAction;
+      detail.result = edited.outcome === "refuse" ? `refused by ${edited.ruleId}` : "approved";
+    }
+    if (decision.type !== "edit" && decision.sticky !== undefined) {
+      const made: StickyDecision = {
+        id: auditId([ctx.threadId, ctx.messageId, call.id, "sticky"]),
+        decision: decision.type,
+        tool: call.name,
+        ...(decision.sticky.args !== undefined ? { args: decision.sticky.args } : {}),
+        scope: decision.sticky.scope,
+        runId: ctx.runId,
+        toolCallId: call.id,
+        ...(approver.actor !== undefined ? { actor: approver.actor } : {}),
+        at: guard.now(),
+        ...(decision.type === "reject" && decision.message ? { message: decision.message } : {}),
+      };
+      added.push(made);
+      detail.sticky = { id: made.id, scope: made.scope, ...(made.args ? { args: made.args } : {}) };
+    }
+    await recordHuman(guard, ctx, call, decision.type, approver.actor, Object.keys(detail).length > 0 ? detail : undefined, writer);
+  }
+  if (superseded) {
+    const records = supersededRecords(guard, ctx, pending, superseded, mine);
+    await guard.options.audit?.write(records);
+    for (const record of records) {
+      const call = pending.find((c) => c.id === record.toolCallId);
+      if (call) writer?.({ ...reviewEvent(ctx, call), id: record.id, source: "human", decision: "superseded", actor: record.actor } satisfies DecisionEvent);
+    }
+  }
+  const edits = [...decided.values()].filter((c) => c.edited);
+  await auditDecisions(guard, ctx, edits);
+  for (const edit of edits) writer?.(reviewEvent(ctx, edit));
+  // Partial answer: the calls left unanswered are still waiting (review asks again after the others ran).
+  const left = pending.filter((c) => !match.decisions.has(c.id)).map((c) => c.id);
+  const sticky = [...standing, ...added.filter((a) => !standing.some((s) => s.id === a.id))];
+  const after: ApprovalState = {
+    refused: null,
+    pending: left.length > 0 ? { messageId: ctx.messageId, callIds: left } : null,
+    sticky,
+    reviewed: { messageId: ctx.messageId },
+    ...(superseded ? { superseded } : {}),
+  };
+  return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: after, retry: false };
+}
+
+async function reviewEdit(
+  guard: Guard,
+  state: RuleState,
+  calls: readonly RawToolCall[],
+  original: ReviewedCall,
+  editedAction: { name: string; args: Record<string, unknown> },
+  config: LangGraphRunnableConfig | undefined,
+  ctx: TurnContext,
+): Promise<ReviewedCall> {
+  const substituted = calls.map((c) => (c.id === original.id ? { id: c.id, ...editedAction } : c));
+  const upTo = substituted.slice(0, substituted.findIndex((c) => c.id === original.id) + 1);
+  const { reviewed } = await guard.reviewTurn(state, upTo, config, decisionContextOf(ctx));
+  const again = reviewed[reviewed.length - 1];
+  if (!again) throw new Error(`edited call ${original.id} vanished from its turn`);
+  if (again.outcome === "refuse") {
+    return { ...again, edited: true, message: refusals.editRefused(again.message ?? refusals.generic(again.name, again.ruleId, again.reason)) };
+  }
+  return { ...again, outcome: "run", edited: true, reason: approvalNotes.editedAndApproved(again.reason) };
+}
