@@ -14,7 +14,7 @@ export interface EtlGraphOptions extends GraphOptions {
   warehouse?: FakeWarehouse;
 }
 
-/** The ETL agent of seed 001 (Example 1), its tool rules from policies/etl.toml. */
+/** The ETL demo agent (connect, extract, validate, load, close) under its tool rules from policies/etl.toml. */
 export async function createEtlGraph(options: EtlGraphOptions = {}): Promise<ReadyGraph & { warehouse: FakeWarehouse }> {
   const warehouse = options.warehouse ?? createWarehouse();
   const ready = await assembleGraph({

@@ -1,0 +1,224 @@
+// The docs as a user reads them (README.md, docs/*.md and the generated API reference in docs/api/):
+// - they speak to users: no reference to this repository's test files, seed documents, issues,
+//   work sessions or internal labels (a user cannot open them, and they say nothing about what to do);
+// - every TypeScript/JavaScript block is marked: a complete program (```ts, type-checked against the
+//   built package with strict NodeNext settings, as a user's project would import it, then run
+//   offline), an example file (`<!-- example: PATH -->`, kept equal to the file and run by its own test,
+//   see readme.test.ts), or a fragment (```ts fragment, not run);
+// - the `npx guarded-graph …` commands of the shell blocks run, in order, in a fresh directory.
+//
+// Needs a fresh build (`npm run build`): the blocks import "guarded-graph" as a user does, which
+// resolves through package.json "exports" to dist/.
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, relative } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { codeBlocks, docPaths, README_PATH, type CodeBlock } from "./helpers/readme.js";
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, "..");
+const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+const BIN = join(ROOT, "bin", "guarded-graph.js");
+
+/** The pages a user reads: README.md, docs/*.md and docs/api/*.md (generated). */
+function userPages(): string[] {
+  const api = join(ROOT, "docs", "api");
+  const reference = existsSync(api) ? readdirSync(api).filter((n) => n.endsWith(".md")).sort().map((n) => join(api, n)) : [];
+  return [README_PATH, ...docPaths(), ...reference];
+}
+
+/**
+ * What a page for users must not mention, with the reason. Each pattern is checked line by line
+ * (code blocks included: a comment in an example is read too).
+ */
+const FORBIDDEN: readonly { readonly pattern: RegExp; readonly what: string }[] = [
+  { pattern: /\btest\/|\.test\.ts\b|\btest\/helpers\b|\btest\/fixtures\b/, what: "a test file of this repository" },
+  { pattern: /\btest suite\b|\bthe tests? (shows?|proves?|pins?|checks?|runs?)\b|\b(tested|shown|checked|pinned|proved|proven) (in|by) (a |the )?`?test/i, what: "the test suite as the evidence" },
+  { pattern: /\bseeds?\b|\bseed-\d+/i, what: "a seed document" },
+  { pattern: /\bissue #?\d+\b|\bwhen the issue was filed\b/i, what: "an issue" },
+  { pattern: /\b(this|the|a|previous|last|mid-) ?session\b(?! advisory)|\bmid-session\b|\bon this branch\b|\bother helpers\b|\bthe lead\b/i, what: "a work session or its people" },
+  { pattern: /\bt\d{1,2}[a-z]\b|\b[LHW]\d{1,2}\b/, what: "an internal label (t13a, L11, H9, W2): say in words what it is" },
+];
+
+interface Hit {
+  readonly page: string;
+  readonly line: number;
+  readonly text: string;
+  readonly what: string;
+}
+
+/** Every forbidden reference of a text, by line. */
+function forbiddenReferences(page: string, text: string): Hit[] {
+  const hits: Hit[] = [];
+  text.split("\n").forEach((line, i) => {
+    for (const { pattern, what } of FORBIDDEN) {
+      const m = pattern.exec(line);
+      if (m) hits.push({ page, line: i + 1, text: m[0], what });
+    }
+  });
+  return hits;
+}
+
+const CODE_LANGS = new Set(["ts", "typescript", "js", "javascript", "mjs", "mts", "tsx"]);
+const SHELL_LANGS = new Set(["sh", "bash", "shell", "console"]);
+
+interface PageBlock extends CodeBlock {
+  readonly page: string;
+}
+
+const pages = userPages();
+const blocks: PageBlock[] = pages.flatMap((page) => codeBlocks(readFileSync(page, "utf8")).map((b) => ({ ...b, page: relative(ROOT, page) })));
+const complete = blocks.filter((b) => CODE_LANGS.has(b.lang) && b.example === undefined && !b.flags.includes("fragment") && !b.page.startsWith("docs/api/"));
+const where = (b: PageBlock) => `${b.page}:${b.line}`;
+
+/** The `npx guarded-graph …` commands of a shell block, without trailing comments and pipes. */
+function guardedGraphCommands(body: string): string[][] {
+  const commands: string[][] = [];
+  for (const raw of body.split("\n")) {
+    const line = raw.replace(/\s+#.*$/, "").replace(/\s*\|.*$/, "").trim();
+    if (!line.startsWith("npx guarded-graph ")) continue;
+    const words = [...line.slice("npx guarded-graph ".length).matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? "");
+    commands.push(words);
+  }
+  return commands;
+}
+
+/**
+ * Commands that are safe to run from the docs in a scratch directory: offline (the scripted model,
+ * SQLite in the directory), no server. Others (a `--url`, `--mcp` starting servers) are left to the
+ * tests of their features.
+ */
+function runnable(words: readonly string[]): boolean {
+  return ["run", "approve", "reject", "edit", "show", "threads", "audit", "init", "policy", "sticky"].includes(words[0] ?? "") && !words.some((w) => w === "--url" || w === "--mcp");
+}
+
+const scratch = mkdtempSync(join(ROOT, ".typecheck-docs-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
+}
+
+async function sh(cmd: string, args: string[], cwd: string, timeout = 120_000) {
+  try {
+    const { stdout, stderr } = await run(cmd, args, {
+      cwd,
+      timeout,
+      env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", GUARDED_GRAPH_DB: "", GUARDED_GRAPH_AUDIT: "", GUARDED_GRAPH_URL: "", GUARDED_GRAPH_SCENARIO: "" },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === "number" ? e.code : 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+describe("the docs speak to users", () => {
+  it("finds the pages and their code blocks", () => {
+    expect(pages.length).toBeGreaterThanOrEqual(19);
+    expect(blocks.filter((b) => CODE_LANGS.has(b.lang)).length).toBeGreaterThan(20);
+  });
+
+  it("the check catches each kind of reference (it can fail)", () => {
+    const text = [
+      "as test/approval.test.ts shows",
+      "the test suite shows this",
+      "seed 001's InitialCall",
+      "the seed-004 tools",
+      "before and after (issue 16)",
+      "counted mid-session",
+      "see (t13a)",
+      "(L11) the turn that crosses a limit",
+      "W2 in BENCHMARKS.md",
+    ];
+    expect(text.map((line) => forbiddenReferences("x.md", line).length)).toEqual(text.map(() => 1));
+    expect(forbiddenReferences("x.md", "PostgreSQL: a session advisory lock; HTTP/2; RE2; an L-shaped path; BM25").length).toBe(0);
+  });
+
+  it("no page mentions test files, seed documents, issues, sessions or internal labels", () => {
+    const hits = pages.flatMap((page) => forbiddenReferences(relative(ROOT, page), readFileSync(page, "utf8")));
+    expect(hits.map((h) => `${h.page}:${h.line}: ${JSON.stringify(h.text)} (${h.what})`)).toEqual([]);
+  });
+
+  it("every TypeScript/JavaScript block is marked: a complete program, an example file, or ```ts fragment", () => {
+    for (const b of blocks.filter((b) => CODE_LANGS.has(b.lang))) {
+      expect(b.flags.filter((f) => f !== "fragment"), `${where(b)}: unknown flag`).toEqual([]);
+      // A complete program imports what it uses; a block without a single import is a fragment or a shape.
+      if (complete.includes(b)) expect(b.body, `${where(b)}: a complete program imports the package (else mark it \`\`\`ts fragment)`).toMatch(/^import /m);
+    }
+    expect(complete.length).toBeGreaterThan(0);
+  });
+});
+
+describe("the runnable blocks run", () => {
+  it("every complete TypeScript block type-checks against the built package (strict, NodeNext), then runs offline", async () => {
+    const built = join(ROOT, "dist", "src", "index.js");
+    expect(existsSync(built), "dist is missing: run npm run build").toBe(true);
+    expect(statSync(built).mtimeMs, "dist is older than src: run npm run build").toBeGreaterThanOrEqual(newestMtime(join(ROOT, "src")) - 1);
+    const files = complete.map((b) => {
+      const name = `${b.page.replace(/[^\w]+/g, "-")}-${b.line}.ts`;
+      writeFileSync(join(scratch, name), b.body);
+      return { block: b, name };
+    });
+    // No `paths`: "guarded-graph" resolves as in a user's project, through package.json "exports".
+    writeFileSync(
+      join(scratch, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          lib: ["ES2023"],
+          types: ["node"],
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          skipLibCheck: true,
+          noEmit: true,
+        },
+        files: files.map((f) => f.name),
+      }),
+    );
+    const check = await sh(process.execPath, [TSC, "-p", join(scratch, "tsconfig.json"), "--pretty", "false"], scratch);
+    expect(check.stdout + check.stderr, "type errors in the docs' complete blocks").toBe("");
+    for (const { block, name } of files) {
+      const result = await sh(process.execPath, ["--import", "tsx", join(scratch, name)], scratch, 60_000);
+      expect(result.code, `${where(block)} exits 0:\n${result.stdout}\n${result.stderr}`).toBe(0);
+    }
+  }, 300_000);
+
+  it("the `npx guarded-graph …` commands of the shell blocks run in order, in a fresh directory, offline", async () => {
+    const shell = blocks.filter((b) => SHELL_LANGS.has(b.lang) && guardedGraphCommands(b.body).length > 0);
+    expect(shell.length).toBeGreaterThan(0);
+    let ran = 0;
+    for (const block of shell) {
+      const dir = mkdtempSync(join(tmpdir(), "gg-docs-sh-"));
+      try {
+        for (const words of guardedGraphCommands(block.body)) {
+          if (!runnable(words)) continue;
+          const result = await sh(process.execPath, [BIN, ...words], dir);
+          expect(result.code, `${where(block)}: npx guarded-graph ${words.join(" ")}\n${result.stdout}\n${result.stderr}`).toBe(0);
+          ran++;
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    console.log(`docs: ran ${ran} guarded-graph commands from ${shell.length} shell blocks`);
+    expect(ran).toBeGreaterThanOrEqual(4);
+  }, 300_000);
+});
+
+describe("guardedGraphCommands", () => {
+  it("reads the words as a shell does: quotes, trailing comment, pipe", () => {
+    expect(guardedGraphCommands('npx guarded-graph run devops "Tidy up" --thread t1   # streams\nnpx guarded-graph audit t1 --json | head\nnpm test')).toEqual([
+      ["run", "devops", "Tidy up", "--thread", "t1"],
+      ["audit", "t1", "--json"],
+    ]);
+    expect(basename(BIN)).toBe("guarded-graph.js");
+  });
+});
