@@ -40,6 +40,10 @@ const FORBIDDEN: readonly { readonly pattern: RegExp; readonly what: string }[] 
   { pattern: /\bissue #?\d+\b|\bwhen the issue was filed\b/i, what: "an issue" },
   { pattern: /\b(this|the|a|previous|last|mid-) ?session\b(?! advisory)|\bmid-session\b|\bon this branch\b|\bother helpers\b|\bthe lead\b/i, what: "a work session or its people" },
   { pattern: /\bt\d{1,2}[a-z]\b|\b[LHW]\d{1,2}\b/, what: "an internal label (t13a, L11, H9, W2): say in words what it is" },
+  {
+    pattern: /(?<![./\w])src\/(guard|policy|provenance|messages|storage|rules|audit|cli|tools|memory|sources|builtin|killswitch|platform|middleware|mcp|model|errors|entry|optional)\b/,
+    what: "a source file of this repository (not in the package): say what it does",
+  },
 ];
 
 interface Hit {
@@ -135,9 +139,10 @@ describe("the docs speak to users", () => {
       "see (t13a)",
       "(L11) the turn that crosses a limit",
       "W2 in BENCHMARKS.md",
+      "the code is in `src/provenance/`",
     ];
     expect(text.map((line) => forbiddenReferences("x.md", line).length)).toEqual(text.map(() => 1));
-    expect(forbiddenReferences("x.md", "PostgreSQL: a session advisory lock; HTTP/2; RE2; an L-shaped path; BM25").length).toBe(0);
+    expect(forbiddenReferences("x.md", "PostgreSQL: a session advisory lock; HTTP/2; RE2; an L-shaped path; BM25; --tools ./src/tools.ts").length).toBe(0);
   });
 
   it("no page mentions test files, seed documents, issues, sessions or internal labels", () => {
@@ -152,6 +157,15 @@ describe("the docs speak to users", () => {
       if (complete.includes(b)) expect(b.body, `${where(b)}: a complete program imports the package (else mark it \`\`\`ts fragment)`).toMatch(/^import /m);
     }
     expect(complete.length).toBeGreaterThan(0);
+  });
+});
+
+describe("versions the docs name", () => {
+  it("every `@langchain/langgraph-cli@VERSION` is the pinned one (package.json config.langgraphCli)", () => {
+    const pinned = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { config: { langgraphCli: string } }).config.langgraphCli;
+    const named = pages.flatMap((page) => [...readFileSync(page, "utf8").matchAll(/@langchain\/langgraph-cli@([\w.-]+)/g)].map((m) => `${relative(ROOT, page)}: ${m[1]}`));
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((n) => !n.endsWith(`: ${pinned}`))).toEqual([]);
   });
 });
 

@@ -489,7 +489,7 @@ export class FileSource implements DataSource {
     ];
   }
 
-  /** Seed 000's required_tools: its tool with load, and save when any rule lets the agent change a file. */
+  /** The tools this source needs: its tool with load, and save when any rule lets the agent change a file. */
   requiredTools(): RequiredTool[] {
     const possible = this.possibleOperations();
     return [{ source: this.id, tool: this.toolName, operations: possible.filter((op) => op === "load" || op === "save") }];
