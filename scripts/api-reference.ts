@@ -186,7 +186,10 @@ class DeclarationIndex {
         if (!decl.exportClause) {
           if (from) scope.stars.push(from);
         } else if (decl.exportClause.kind === SyntaxKind.NamespaceExport) {
-          throw new Error(`${path}: \`export * as ${textOf(decl.exportClause.name)}\` is not supported by the API reference; export the names`);
+          // `export * as ns from "./x.js"`: the namespace is listed as one name, its statement shown.
+          const name = textOf(decl.exportClause.name);
+          declare(name, { statement, kind: "namespace", file });
+          scope.exported.set(name, { name });
         } else {
           for (const element of decl.exportClause.elements ?? []) {
             const name = textOf(element.name);
@@ -195,7 +198,9 @@ class DeclarationIndex {
           }
         }
       } else if (statement.kind === SyntaxKind.ExportAssignment) {
-        throw new Error(`${path}: \`export default\` / \`export =\` is not supported by the API reference; export names`);
+        // `export default x;` (or `export = x;`): listed as `default`, its statement shown.
+        declare("default", { statement, kind: "default export", file });
+        scope.exported.set("default", { name: "default" });
       }
     }
     this.scopes.set(path, scope);

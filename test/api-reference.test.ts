@@ -3,8 +3,9 @@
 // in memory), and every name of every entry point is in them — counted three ways: the generator's
 // syntax walk, an independent reading of the emitted .d.ts text (test/helpers/exports.ts), and the
 // values the entry modules export at run time.
-import { readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { committedPages, emitDeclarations, entryPoints, readApi, renderApiReference, type ApiEntry, type EntryPoint } from "../scripts/api-reference.js";
 import { exportedNames } from "./helpers/exports.js";
@@ -75,5 +76,72 @@ describe("API reference", () => {
     expect(guard?.signature).toMatch(/constructor\(options: /);
     const all = [...api.values()].flat().filter((e) => e.kind === "class");
     for (const e of all) expect(e.signature, e.name).not.toMatch(/^\s*private\s|#\w+[;:(]/m);
+  });
+});
+
+describe("API reference generator on a package of its own", () => {
+  it("follows every export form to its declaration, with overloads, merged declarations and public members only", () => {
+    const root = mkdtempSync(join(tmpdir(), "gg-api-fixture-"));
+    try {
+      const write = (path: string, text: string) => {
+        mkdirSync(dirname(join(root, path)), { recursive: true });
+        writeFileSync(join(root, path), text);
+      };
+      write("package.json", JSON.stringify({ name: "pkg", exports: { ".": { types: "./dist/index.d.ts" }, "./extra": { types: "./dist/extra.d.ts", import: "./dist/extra.js" }, "./schema.json": "./schema.json" } }));
+      write("tsconfig.build.json", JSON.stringify({ compilerOptions: { outDir: "dist" } }));
+      const out = join(root, "emitted");
+      write("emitted/index.d.ts", [
+        'export * from "./a.js";',
+        'export { inner as renamed } from "./b.js";',
+        'import { viaImport } from "./b.js";',
+        "/** Re-exported after an import. */",
+        "declare const local: number;",
+        "export { viaImport, local };",
+        'export * as ns from "./b.js";',
+        "export default local;",
+      ].join("\n"));
+      write("emitted/a.d.ts", [
+        "/** Adds. */",
+        "export declare function add(a: number): number;",
+        "export declare function add(a: string): string;",
+        "/** A class. */",
+        "export declare class Box {",
+        "    #secret;",
+        "    private hidden;",
+        "    /** @internal */",
+        "    internalOnly(): void;",
+        "    /** The value. */",
+        "    readonly value: number;",
+        "    constructor(value: number);",
+        "}",
+        "/** Both a value and a type. */",
+        "export declare const Mode: { readonly a: \"a\" };",
+        "export type Mode = \"a\";",
+        "interface NotExported { x: 1 }",
+      ].join("\n"));
+      write("emitted/b.d.ts", "/** Inner doc. */\nexport interface inner {\n    /** A field. */\n    field: string;\n}\nexport declare function viaImport(): void;\n");
+      write("emitted/extra.d.ts", 'export { add } from "./a.js";\n');
+      const api = readApi(root, out);
+      const byEntry = new Map([...api].map(([entry, names]) => [entry.specifier, new Map(names.map((e) => [e.name, e]))]));
+      expect([...byEntry.keys()]).toEqual(["pkg", "pkg/extra"]);
+      const main = byEntry.get("pkg") ?? new Map<string, ApiEntry>();
+      expect([...main.keys()].sort()).toEqual(["Box", "Mode", "add", "default", "local", "ns", "renamed", "viaImport"]);
+      expect(main.get("add")).toMatchObject({ kind: "function", doc: "Adds." });
+      expect(main.get("add")?.signature).toBe("function add(a: number): number;\nfunction add(a: string): string;");
+      expect(main.get("Box")?.signature).toBe("class Box {\n    /** The value. */\n    readonly value: number;\n    constructor(value: number);\n}");
+      expect(main.get("Mode")).toMatchObject({ kind: "const + type", doc: "Both a value and a type." });
+      expect(main.get("renamed")).toMatchObject({ kind: "interface", doc: "Inner doc." });
+      expect(main.get("renamed")?.signature).toContain("/** A field. */");
+      expect(main.get("local")).toMatchObject({ kind: "const", signature: "const local: number;", doc: "Re-exported after an import." });
+      expect(main.get("viaImport")?.kind).toBe("function");
+      expect(main.get("ns")?.kind).toBe("namespace");
+      expect(main.get("default")?.kind).toBe("default export");
+      expect([...(byEntry.get("pkg/extra")?.keys() ?? [])]).toEqual(["add"]);
+      const pages = renderApiReference(api);
+      expect([...pages.keys()]).toEqual(["docs/api.md", "docs/api/pkg.md", "docs/api/pkg-extra.md"]);
+      expect(pages.get("docs/api/pkg.md")).toContain("### Box\n\n*class*\n\n```ts\nclass Box {");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
