@@ -14,6 +14,7 @@ import {
   type KillswitchStatus,
 } from "./types.js";
 
+/** Options of a `Killswitch` besides its config: clock, audit sink, HTTP dispatcher and the environment header values come from. */
 export interface KillswitchOptions {
   /** Clock for freshness and staleness (epoch ms). Timers still run on real time. */
   now?: () => number;
