@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { basename, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { exportedNames } from "./helpers/exports.js";
 import { codeBlocks, docPaths, README_PATH, type CodeBlock } from "./helpers/readme.js";
 
 const run = promisify(execFile);
@@ -157,6 +158,33 @@ describe("the docs speak to users", () => {
       if (complete.includes(b)) expect(b.body, `${where(b)}: a complete program imports the package (else mark it \`\`\`ts fragment)`).toMatch(/^import /m);
     }
     expect(complete.length).toBeGreaterThan(0);
+  });
+});
+
+describe("names the docs import", () => {
+  it("every name a code block (fragments too) imports from the package is exported by that entry point", () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; exports: Record<string, string | { types?: string }> };
+    const exported = new Map<string, Set<string>>();
+    for (const [subpath, target] of Object.entries(manifest.exports)) {
+      if (typeof target !== "object" || !target.types) continue;
+      const specifier = subpath === "." ? manifest.name : `${manifest.name}/${subpath.slice(2)}`;
+      exported.set(specifier, new Set(exportedNames(join(ROOT, target.types))));
+    }
+    const missing: string[] = [];
+    let checked = 0;
+    for (const b of blocks.filter((b) => CODE_LANGS.has(b.lang))) {
+      for (const m of b.body.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+"(guarded-graph(?:\/[\w/-]+)?)"/g)) {
+        const names = exported.get(m[2] ?? "");
+        for (const part of (m[1] ?? "").split(",")) {
+          const name = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/)[0]?.trim() ?? "";
+          if (name === "") continue;
+          checked++;
+          if (!names?.has(name)) missing.push(`${where(b)}: ${name} from "${m[2]}"`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+    expect(missing).toEqual([]);
   });
 });
 
