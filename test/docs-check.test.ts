@@ -15,6 +15,9 @@ import { tmpdir } from "node:os";
 import { basename, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { parseScenario } from "../src/model/scenario.js";
+import { parsePolicy } from "../src/policy/index.js";
 import { exportedNames } from "./helpers/exports.js";
 import { codeBlocks, docPaths, README_PATH, type CodeBlock } from "./helpers/readme.js";
 
@@ -185,6 +188,26 @@ describe("names the docs import", () => {
     }
     expect(checked).toBeGreaterThan(20);
     expect(missing).toEqual([]);
+  });
+});
+
+describe("policy files and scenarios the docs show", () => {
+  it("every YAML/TOML block loads: as a scripted-model scenario when it has turns, else as a policy file", () => {
+    const failures: string[] = [];
+    let policies = 0;
+    for (const b of blocks.filter((b) => ["yaml", "yml", "toml"].includes(b.lang) && !b.flags.includes("fragment"))) {
+      try {
+        if (/^turns:/m.test(b.body)) parseScenario(parseYaml(b.body), where(b));
+        else {
+          parsePolicy(b.body, b.lang === "toml" ? "toml" : "yaml", where(b));
+          policies++;
+        }
+      } catch (error) {
+        failures.push(`${where(b)}: ${String(error).slice(0, 300)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(policies).toBeGreaterThan(5);
   });
 });
 
