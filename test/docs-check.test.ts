@@ -5,12 +5,16 @@
 //   built package with strict NodeNext settings, as a user's project would import it, then run
 //   offline), an example file (`<!-- example: PATH -->`, kept equal to the file and run by its own test,
 //   see readme.test.ts), or a fragment (```ts fragment, not run);
-// - the `npx guarded-graph …` commands of the shell blocks run, in order, in a fresh directory.
+// - the `npx guarded-graph …` commands of the shell blocks run, in order, in a fresh directory, and
+//   the `$ guarded-graph …` transcripts run block by block in a fresh project (the package in its
+//   node_modules) and print the output lines they show (`…` elides);
+// - every name a block imports from the package exists, every YAML/TOML block loads (a policy file,
+//   or a scenario), and every LangGraph CLI version named is the pinned one.
 //
 // Needs a fresh build (`npm run build`): the blocks import "guarded-graph" as a user does, which
 // resolves through package.json "exports" to dist/.
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, relative } from "node:path";
 import { promisify } from "node:util";
@@ -93,6 +97,43 @@ function guardedGraphCommands(body: string): string[][] {
   return commands;
 }
 
+/** One `$ guarded-graph …` line of a transcript block, with the environment it sets and the output it shows. */
+interface TranscriptStep {
+  readonly env: Record<string, string>;
+  readonly words: string[];
+  readonly shown: string[];
+}
+
+/** The steps of a transcript (`$ [VAR=value …] guarded-graph …` lines, each followed by its output). */
+function transcriptSteps(body: string): TranscriptStep[] {
+  const steps: { env: Record<string, string>; words: string[]; shown: string[] }[] = [];
+  for (const line of body.split("\n")) {
+    if (line.startsWith("$ ")) {
+      const words = [...line.slice(2).replace(/\s+#.*$/, "").matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? "");
+      const env: Record<string, string> = {};
+      while (/^[A-Z_]+=/.test(words[0] ?? "")) {
+        const [name = "", ...value] = (words.shift() ?? "").split("=");
+        env[name] = value.join("=");
+      }
+      if (words.shift() !== "guarded-graph") throw new Error(`not a guarded-graph command: ${line}`);
+      steps.push({ env, words, shown: [] });
+    } else if (line.trim() !== "") steps.at(-1)?.shown.push(line);
+  }
+  return steps;
+}
+
+/** A shown output line as a pattern: `…` stands for any text, a timestamp for any timestamp, spaces for any spaces. */
+function shownPattern(line: string): RegExp {
+  const escaped = line
+    .trim()
+    .split("…")
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".*")
+    .replace(/\d{4}-\d\d-\d\dT[\d:]+\\\.\d+Z/g, "\\S+")
+    .replace(/\s+/g, "\\s+");
+  return new RegExp(`^${escaped}$`);
+}
+
 /**
  * Commands that are safe to run from the docs in a scratch directory: offline (the scripted model,
  * SQLite in the directory), no server. Others (a `--url`, `--mcp` starting servers) are left to the
@@ -111,12 +152,12 @@ function newestMtime(path: string): number {
   return Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
 }
 
-async function sh(cmd: string, args: string[], cwd: string, timeout = 120_000) {
+async function sh(cmd: string, args: string[], cwd: string, timeout = 120_000, env: Record<string, string> = {}) {
   try {
     const { stdout, stderr } = await run(cmd, args, {
       cwd,
       timeout,
-      env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", GUARDED_GRAPH_DB: "", GUARDED_GRAPH_AUDIT: "", GUARDED_GRAPH_URL: "", GUARDED_GRAPH_SCENARIO: "" },
+      env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", GUARDED_GRAPH_DB: "", GUARDED_GRAPH_AUDIT: "", GUARDED_GRAPH_URL: "", GUARDED_GRAPH_SCENARIO: "", ...env },
       maxBuffer: 16 * 1024 * 1024,
     });
     return { code: 0, stdout, stderr };
@@ -276,6 +317,45 @@ describe("the runnable blocks run", () => {
     console.log(`docs: ran ${ran} guarded-graph commands from ${shell.length} shell blocks`);
     expect(ran).toBeGreaterThanOrEqual(4);
   }, 300_000);
+});
+
+describe("transcripts", () => {
+  it("the `$ guarded-graph …` transcripts run in order in a fresh project, and print what they show (… for elided text)", async () => {
+    const shell = blocks.filter((b) => SHELL_LANGS.has(b.lang) && !b.flags.includes("fragment") && /^\$ /m.test(b.body));
+    expect(shell.length).toBeGreaterThan(0);
+    const mismatches: string[] = [];
+    let ran = 0;
+    for (const block of shell) {
+      // A user's project: the package installed in node_modules (paths like node_modules/guarded-graph/scenarios/… work).
+      const dir = mkdtempSync(join(tmpdir(), "gg-docs-transcript-"));
+      mkdirSync(join(dir, "node_modules"));
+      symlinkSync(ROOT, join(dir, "node_modules", "guarded-graph"), "dir");
+      try {
+        for (const step of transcriptSteps(block.body)) {
+          const result = await sh(process.execPath, [BIN, ...step.words], dir, 120_000, step.env);
+          ran++;
+          const printed = `${result.stdout}\n${result.stderr}`.split("\n").map((l) => l.trim());
+          for (const line of step.shown.filter((l) => l.trim() !== "…")) {
+            if (!printed.some((p) => shownPattern(line).test(p))) mismatches.push(`${where(block)}: guarded-graph ${step.words.join(" ")}: not printed: ${line.trim()}\n${result.stdout}${result.stderr}`);
+          }
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    console.log(`docs: ran ${ran} transcript commands from ${shell.length} blocks`);
+    expect(mismatches).toEqual([]);
+  }, 300_000);
+
+  it("reads a transcript: environment, words, shown lines; a shown line matches with … and timestamps as wildcards", () => {
+    expect(transcriptSteps('$ A=b guarded-graph run x "two words"   # comment\nout 1\n…\n$ guarded-graph threads')).toEqual([
+      { env: { A: "b" }, words: ["run", "x", "two words"], shown: ["out 1", "…"] },
+      { env: {}, words: ["threads"], shown: [] },
+    ]);
+    expect(shownPattern("guard    allow  kubectl_get (call_0_0)  rule permission:k8s-read: …read-only kubectl").test("guard    allow  kubectl_get (call_0_0)  rule permission:k8s-read: read-only kubectl")).toBe(true);
+    expect(shownPattern("ops-1   devops   2026-11-22T00:02:54.279Z  waiting for approval (1 call)").test("ops-1 devops 2027-01-01T10:00:00.000Z waiting for approval (1 call)")).toBe(true);
+    expect(shownPattern("⏸  approval needed on thread ops-2: 2 pending calls").test("⏸  approval needed on thread ops-2: 1 pending call")).toBe(false);
+  });
 });
 
 describe("guardedGraphCommands", () => {

@@ -16,7 +16,9 @@ export function renderReadme(text: string, read: (path: string) => string = (p) 
  * One fenced code block of a Markdown page. The convention of README.md and docs/: a ```ts block is
  * a complete program (type-checked against the built package and run); a block after
  * `<!-- example: PATH -->` is the file PATH (run by that example's test); ```ts fragment marks a
- * fragment or a shape (not run). Shell blocks: lines `npx guarded-graph …` are commands a reader runs.
+ * fragment or a shape (not run). Shell blocks: lines `npx guarded-graph …` are commands a reader runs;
+ * `$ guarded-graph …` lines are a transcript (the lines after each are its output, `…` elides), run
+ * block by block in a fresh project; ```sh fragment marks a transcript that cannot run alone.
  */
 export interface CodeBlock {
   /** The first word of the info string (`ts`, `sh`, `yaml`, … or ""). */
