@@ -250,7 +250,9 @@ function declarationText(decl: Declaration, name: string): string {
     const d = list.declarations.find((x) => textOf(x.name) === name);
     if (d) text = `${decl.kind} ${file.text.slice(d.getStart(file), d.end)};`;
   }
-  return dedent(text.replace(/^(export\s+)?(default\s+)?(declare\s+)?/, ""));
+  // `import("@langchain/langgraph").CompiledStateGraph` reads as `CompiledStateGraph`: the qualifier
+  // (emitted for inferred types) names the module, which the reader's editor shows on hover.
+  return dedent(text.replace(/^(export\s+)?(default\s+)?(declare\s+)?/, "").replace(/\bimport\("[^"]+"\)\./g, ""));
 }
 
 function dedent(text: string): string {
