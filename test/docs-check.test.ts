@@ -146,6 +146,10 @@ function runnable(words: readonly string[]): boolean {
 const scratch = mkdtempSync(join(ROOT, ".typecheck-docs-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : /\.[cm]?[jt]s$/.test(e.name) ? [join(dir, e.name)] : []));
+}
+
 function newestMtime(path: string): number {
   const stat = statSync(path);
   if (!stat.isDirectory()) return stat.mtimeMs;
@@ -249,6 +253,15 @@ describe("policy files and scenarios the docs show", () => {
     }
     expect(failures).toEqual([]);
     expect(policies).toBeGreaterThan(5);
+  });
+});
+
+describe("environment variables the docs name", () => {
+  it("every GUARDED_GRAPH_* variable of the docs is read by the code", () => {
+    const code = ["src", "graphs", "bin"].flatMap((dir) => sourceFiles(join(ROOT, dir))).map((f) => readFileSync(f, "utf8")).join("\n");
+    const named = new Set(pages.flatMap((page) => [...readFileSync(page, "utf8").matchAll(/\bGUARDED_GRAPH_[A-Z_]*[A-Z]\b/g)].map((m) => m[0])));
+    expect(named.size).toBeGreaterThan(5);
+    expect([...named].filter((name) => !code.includes(name))).toEqual([]);
   });
 });
 
