@@ -150,6 +150,13 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : /\.[cm]?[jt]s$/.test(e.name) ? [join(dir, e.name)] : []));
 }
 
+/** Files a user reads in a shipped folder: code, policies, scenarios (not the agentdojo corpus, which is not shipped). */
+function sourceFilesAndData(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? (e.name === "agentdojo" ? [] : sourceFilesAndData(join(dir, e.name))) : /\.(ts|js|ya?ml|toml|md)$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
+}
+
 function newestMtime(path: string): number {
   const stat = statSync(path);
   if (!stat.isDirectory()) return stat.mtimeMs;
@@ -194,8 +201,10 @@ describe("the docs speak to users", () => {
     expect(forbiddenReferences("x.md", "PostgreSQL: a session advisory lock; HTTP/2; RE2; an L-shaped path; BM25; --tools ./src/tools.ts").length).toBe(0);
   });
 
-  it("no page mentions test files, seed documents, issues, sessions or internal labels", () => {
-    const hits = pages.flatMap((page) => forbiddenReferences(relative(ROOT, page), readFileSync(page, "utf8")));
+  it("no page mentions test files, seed documents, issues, sessions or internal labels; nor do the examples, policies and scenarios the package ships", () => {
+    const shipped = ["examples", "policies", "scenarios"].flatMap((dir) => sourceFilesAndData(join(ROOT, dir)));
+    expect(shipped.length).toBeGreaterThan(10);
+    const hits = [...pages, ...shipped].flatMap((page) => forbiddenReferences(relative(ROOT, page), readFileSync(page, "utf8")));
     expect(hits.map((h) => `${h.page}:${h.line}: ${JSON.stringify(h.text)} (${h.what})`)).toEqual([]);
   });
 
