@@ -153,7 +153,7 @@ function sourceFiles(dir: string): string[] {
 /** Files a user reads in a shipped folder: code, policies, scenarios (not the agentdojo corpus, which is not shipped). */
 function sourceFilesAndData(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? (e.name === "agentdojo" ? [] : sourceFilesAndData(join(dir, e.name))) : /\.(ts|js|ya?ml|toml|md)$/.test(e.name) ? [join(dir, e.name)] : [],
+    e.isDirectory() ? (e.name === "agentdojo" ? [] : sourceFilesAndData(join(dir, e.name))) : /\.(ts|js|ya?ml|toml|md|json)$/.test(e.name) ? [join(dir, e.name)] : [],
   );
 }
 
