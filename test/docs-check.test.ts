@@ -2,7 +2,7 @@
 // - they speak to users: no reference to this repository's test files, seed documents, issues,
 //   work sessions or internal labels (a user cannot open them, and they say nothing about what to do);
 // - every TypeScript/JavaScript block is marked: a complete program (```ts, type-checked against the
-//   built package with strict NodeNext settings, as a user's project would import it, then run
+//   built package with strict NodeNext settings and skipLibCheck off, as a user's project would import it, then run
 //   offline), an example file (`<!-- example: PATH -->`, kept equal to the file and run by its own test,
 //   see readme.test.ts), or a fragment (```ts fragment, not run);
 // - the `npx guarded-graph …` commands of the shell blocks run, in order, in a fresh directory, and
@@ -305,7 +305,7 @@ describe("the runnable blocks run", () => {
           types: ["node"],
           strict: true,
           noUncheckedIndexedAccess: true,
-          skipLibCheck: true,
+          skipLibCheck: false,
           noEmit: true,
         },
         files: files.map((f) => f.name),
