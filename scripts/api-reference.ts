@@ -61,10 +61,16 @@ export function entryPoints(root: string): EntryPoint[] {
 export function emitDeclarations(root: string): string {
   const out = mkdtempSync(join(tmpdir(), "gg-api-"));
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-  execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--emitDeclarationOnly", "--declarationMap", "false", "--outDir", out], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  try {
+    execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--emitDeclarationOnly", "--declarationMap", "false", "--outDir", out], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  } catch (error) {
+    rmSync(out, { recursive: true, force: true });
+    const e = error as { stdout?: Buffer; stderr?: Buffer };
+    throw new Error(`the declarations do not compile (fix these first):\n${String(e.stdout ?? "")}${String(e.stderr ?? "")}`);
+  }
   return out;
 }
 
