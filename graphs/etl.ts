@@ -1,3 +1,5 @@
+// "guarded-graph/graphs/etl": the ETL demo graph (tool rules from policies/etl.toml) for a
+// langgraph.json of your own: `export { graph } from "guarded-graph/graphs/etl";`.
 import { createEtlTools, createWarehouse, type FakeWarehouse } from "./tools/etl.js";
 import { assembleGraph, bundledPolicy, platformGraph, type GraphOptions, type ReadyGraph } from "./shared.js";
 

@@ -26,6 +26,11 @@ export interface EntryPoint {
   readonly slug: string;
   /** The .d.ts file package.json "exports" names, relative to the package (`dist/src/index.d.ts`). */
   readonly types: string;
+  /**
+   * What it is for: the entry module's leading comment when it starts with the specifier
+   * (`// "guarded-graph/memory": memory blocks, …`), else "".
+   */
+  readonly summary: string;
 }
 
 /** One exported name with what declares it. */
@@ -52,9 +57,33 @@ export function entryPoints(root: string): EntryPoint[] {
     if (types === undefined || !types.endsWith(".d.ts")) continue;
     const specifier = subpath === "." ? manifest.name : `${manifest.name}/${subpath.replace(/^\.\//, "")}`;
     const slug = subpath === "." ? manifest.name : `${manifest.name}-${subpath.replace(/^\.\//, "").replace(/\//g, "-")}`;
-    out.push({ specifier, slug, types: types.replace(/^\.\//, "") });
+    out.push({ specifier, slug, types: types.replace(/^\.\//, ""), summary: summaryOf(root, types.replace(/^\.\//, ""), specifier) });
   }
   return out;
+}
+
+/** The leading `// "specifier": …` comment of an entry's source module, as one line ("" without one). */
+function summaryOf(root: string, types: string, specifier: string): string {
+  const build = JSON.parse(readFileSync(join(root, "tsconfig.build.json"), "utf8")) as { compilerOptions?: { outDir?: string } };
+  const source = join(root, relative(build.compilerOptions?.outDir ?? "dist", types).replace(/\.d\.ts$/, ".ts"));
+  let text: string;
+  try {
+    text = readFileSync(source, "utf8");
+  } catch {
+    return "";
+  }
+  const lines: string[] = [];
+  // The first sentence-ending line closes the summary.
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("//")) break;
+    lines.push(line.replace(/^\/\/\s?/, ""));
+    if (/\.\s*$/.test(line)) break;
+  }
+  const comment = lines.join(" ").replace(/\s+/g, " ").trim();
+  const prefix = `"${specifier}":`;
+  if (!comment.startsWith(prefix)) return "";
+  const summary = comment.slice(prefix.length).trim().replace(/\|/g, "\\|");
+  return summary.charAt(0).toUpperCase() + summary.slice(1);
 }
 
 /** Emits the package's declaration files into a new temporary directory and returns it. */
@@ -369,6 +398,7 @@ function renderEntry(entry: EntryPoint, names: readonly ApiEntry[]): string {
     "",
     `\`import { … } from "${entry.specifier}";\` — ${names.length} names. [All entry points](../api.md).`,
     "",
+    ...(entry.summary === "" ? [] : [entry.summary, ""]),
   ];
   for (const [title, group] of groups) {
     lines.push(`${title}: ${group.map((e) => `[\`${e.name}\`](#${anchors.get(e)})`).join(", ")}`, "");
@@ -393,14 +423,10 @@ function renderIndex(api: ReadonlyMap<EntryPoint, readonly ApiEntry[]>): string 
     "listed here is internal and may change between versions. `guarded-graph/policy-schema.json` is the",
     "JSON Schema of policy files (point your editor's YAML/JSON schema setting at it).",
     "",
-    "| Entry point | Names | Functions and classes |",
+    "| Entry point | Names | What |",
     "|---|---|---|",
   ];
-  for (const [entry, names] of api) {
-    const anchors = anchorsOf(names);
-    const main = names.filter((e) => e.kind === "function" || e.kind === "class").map((e) => `[\`${e.name}\`](api/${entry.slug}.md#${anchors.get(e)})`);
-    lines.push(`| [\`${entry.specifier}\`](api/${entry.slug}.md) | ${names.length} | ${main.join(", ")} |`);
-  }
+  for (const [entry, names] of api) lines.push(`| [\`${entry.specifier}\`](api/${entry.slug}.md) | ${names.length} | ${entry.summary} |`);
   return `${lines.join("\n")}\n`;
 }
 

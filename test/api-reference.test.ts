@@ -28,6 +28,10 @@ describe("API reference", () => {
     for (const entry of api.keys()) expect(pages.has(`docs/api/${entry.slug}.md`), entry.specifier).toBe(true);
   });
 
+  it("says what each entry point is for (its module's leading comment: // \"guarded-graph/x\": …)", () => {
+    for (const entry of api.keys()) expect(entry.summary, `${entry.specifier}: start its module with // "${entry.specifier}": what it is for.`).toMatch(/^[A-Z].{20,}/);
+  });
+
   it("is committed as generated (regenerate: npm run docs:api)", () => {
     const committed = committedPages(ROOT);
     expect([...committed.keys()].sort()).toEqual([...pages.keys()].sort());
