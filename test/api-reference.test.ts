@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { committedPages, emitDeclarations, entryPoints, readApi, renderApiReference, type ApiEntry, type EntryPoint } from "../scripts/api-reference.js";
 import { exportedNames } from "./helpers/exports.js";
+import { anchors } from "./helpers/readme.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const declarations = emitDeclarations(ROOT);
@@ -62,6 +63,21 @@ describe("API reference", () => {
       }
     }
   }, 60_000);
+
+  it("every link of the reference points at a page and heading that exist", () => {
+    let checked = 0;
+    for (const [path, text] of pages) {
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const [file = "", anchor] = (m[1] ?? "").split("#");
+        const target = file === "" ? path : join(dirname(path), file).replace(/\\/g, "/");
+        const page = pages.get(target);
+        expect(page, `${path} -> ${m[1]}`).toBeDefined();
+        if (anchor) expect(anchors(page ?? "").has(anchor), `${path} -> ${m[1]}`).toBe(true);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(200);
+  });
 
   it("gives every function and class its declaration and a doc comment", () => {
     const undocumented: string[] = [];

@@ -59,6 +59,22 @@ export function examplePaths(text: string): string[] {
   return [...text.matchAll(MARKED_BLOCK)].map((m) => m[2] ?? "");
 }
 
+/** GitHub's heading anchors (a repeated heading gets `-1`, `-2` …). */
+export function anchors(text: string): Set<string> {
+  const out = new Set<string>();
+  let inCode = false;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("```")) inCode = !inCode;
+    const m = inCode ? null : /^#{1,6} (.+)$/.exec(line);
+    if (!m) continue;
+    const base = (m[1] ?? "").trim().toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-");
+    let anchor = base;
+    for (let n = 1; out.has(anchor); n++) anchor = `${base}-${n}`;
+    out.add(anchor);
+  }
+  return out;
+}
+
 export const README_PATH = fileURLToPath(new URL("README.md", ROOT));
 
 /** The reference pages the README links to: docs/*.md. */
