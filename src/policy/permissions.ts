@@ -38,7 +38,7 @@ export interface PermissionRule extends PermissionRuleSpec {
 }
 
 export interface PermissionPolicyOptions {
-  /** Default `deny-first`: deny > ask > allow among all matching rules. `first-match` is the seed's order. */
+  /** Default `deny-first`: deny > ask > allow among all matching rules. `first-match`: the first matching rule in written order wins. */
   precedence?: Precedence;
   /** Risk per tool name; overrides the risk the tool declares. */
   toolRisk?: Record<string, RiskLevel>;
@@ -46,7 +46,7 @@ export interface PermissionPolicyOptions {
   riskModes?: Partial<Record<RiskLevel, PermissionMode>>;
   /**
    * Risk of a tool that declares none and is not in `toolRisk`. Unset (the default): a call no rule
-   * matches, on such a tool, asks (seed 003: no matching rule → ask).
+   * matches, on such a tool, asks.
    */
   defaultRisk?: RiskLevel;
   /** Absolute directory relative paths in `path` matchers resolve against (default "/"). */
