@@ -54,23 +54,107 @@ export function evidenceLine(item: Evidence): string {
   return `${item.field} ${value}: ${where}${item.note === undefined ? "" : ` (${item.note})`}`;
 }
 
+/** An entry of `provenance.trusted`: a tool, or a tool trusted in some fields or for arguments the user typed. */
+type TrustEntry = string | { tool: string; fields?: readonly string[] | undefined; argsFromUser?: boolean | undefined };
+
 /** The tools `trusted` and `untrusted` name in a policy. */
 interface SourceLists {
-  trusted: readonly string[];
+  trusted: readonly TrustEntry[];
   untrusted: readonly string[];
+}
+
+/** Most tools one source list names in a usage sentence; the rest are counted (the usage text stays bounded as a policy trusts more tools). */
+export const MAX_NAMED_TOOLS = 5;
+
+function toolNames(tools: readonly string[], what: string): string {
+  const named = tools.slice(0, MAX_NAMED_TOOLS).map((t) => `\`${t}\``);
+  const more = tools.length - named.length;
+  return more === 0 ? named.join(", ") : `${named.join(", ")} or ${more} other ${what} tool${more === 1 ? "" : "s"}`;
+}
+
+const fieldList = (fields: readonly string[]) => `${fields.length === 1 ? "field" : "fields"} ${fields.map((f) => `\`${f}\``).join(", ")}`;
+const USER_ARGS = "called with arguments the user typed";
+
+/** The parts of outputs `trusted` names: whole outputs, some fields of an output, outputs of calls whose arguments the user typed. */
+function trustedNames(entries: readonly TrustEntry[]): string[] {
+  const whole = entries.filter((e): e is string => typeof e === "string").concat(entries.flatMap((e) => (typeof e !== "string" && e.fields === undefined && e.argsFromUser !== true ? [e.tool] : [])));
+  const out = whole.length === 0 ? [] : [`the output of ${toolNames(whole, "trusted")}`];
+  for (const entry of entries) {
+    if (typeof entry === "string" || (entry.fields === undefined && entry.argsFromUser !== true)) continue;
+    const user = entry.argsFromUser === true ? ` ${USER_ARGS}` : "";
+    out.push(entry.fields === undefined ? `the output of \`${entry.tool}\`${user}` : `the ${fieldList(entry.fields)} of the output of \`${entry.tool}\`${user}`);
+  }
+  return out;
+}
+
+/** The untrusted outputs: a tool trusted in part is untrusted outside that part; a tool trusted whole is not untrusted. */
+function untrustedNames(lists: SourceLists): string[] {
+  const whole = new Set(lists.trusted.filter((e): e is string => typeof e === "string"));
+  const scoped = lists.trusted.filter((e): e is Exclude<TrustEntry, string> => typeof e !== "string");
+  const plain = lists.untrusted.filter((t) => !whole.has(t) && !scoped.some((e) => e.tool === t));
+  const out = plain.length === 0 ? [] : [`the output of ${toolNames(plain, "untrusted")}`];
+  for (const tool of lists.untrusted) {
+    const entries = scoped.filter((e) => e.tool === tool);
+    if (entries.length === 0 || whole.has(tool)) continue;
+    // Several entries for a tool add up; one that trusts the whole output (for arguments the user typed) leaves only the other calls untrusted.
+    const fields = entries.flatMap((e) => e.fields ?? []);
+    const byUser = entries.some((e) => e.argsFromUser === true);
+    const parts = [fields.length > 0 ? `outside its trusted ${fieldList(fields)}` : "", byUser ? `when not ${USER_ARGS}` : ""].filter((x) => x !== "");
+    out.push(`the output of \`${tool}\` ${parts.join(", or ")}`);
+  }
+  return out;
 }
 
 function sourceList(sources: readonly string[], lists: SourceLists): string {
   const names = sources.flatMap((source) => {
     if (source === "user") return ["what the user wrote"];
-    if (source === "trusted" || source === "untrusted") {
-      const tools = lists[source];
-      return tools.length === 0 ? [] : [`the output of ${tools.map((t) => `\`${t}\``).join(", ")}`];
-    }
+    if (source === "trusted") return trustedNames(lists.trusted);
+    if (source === "untrusted") return untrustedNames(lists);
     if (source.startsWith("args:")) return [`an earlier \`${source.slice(5)}\` call`];
     return [`the output of \`${source}\``];
   });
-  return names.join(" or ");
+  return names.length === 0 ? "no source" : names.join(" or ");
+}
+
+/** A condition in words, for a sentence about the value ("appears in …", "does not match …"), with the connective joining its parts. */
+interface Words {
+  text: string;
+  joint?: "and" | "or";
+}
+
+const COMPARISONS = { lt: "<", lte: "<=", gt: ">", gte: ">=" } as const;
+
+function wordsOf(condition: unknown, negated: boolean, lists: SourceLists, describeLeaf: (leaf: never) => string): Words {
+  const c = (typeof condition === "object" && condition !== null ? condition : {}) as Record<string, unknown>;
+  if ("not" in c) return wordsOf(c.not, !negated, lists, describeLeaf);
+  for (const key of ["anyOf", "allOf"] as const) {
+    if (!Array.isArray(c[key])) continue;
+    // De Morgan: not (A or B) is (not A) and (not B).
+    const joint = (key === "anyOf") !== negated ? "or" : "and";
+    const parts = (c[key] as unknown[]).map((inner) => wordsOf(inner, negated, lists, describeLeaf));
+    if (parts.length === 1) return parts[0]!;
+    return { text: parts.map((w) => (w.joint !== undefined && w.joint !== joint ? `(${w.text})` : w.text)).join(` ${joint} `), joint };
+  }
+  if (Array.isArray(c.from)) {
+    const sources = sourceList(c.from as string[], lists);
+    if (c.only !== undefined) {
+      const kinds = (c.only as string[]).map((k) => (k === "links" ? "link" : "email address")).join(" or ");
+      return { text: negated ? `holds a ${kinds} that does not appear in ${sources}` : `holds no ${kinds} except ones that appear in ${sources}` };
+    }
+    return { text: `${negated ? "does not appear" : "appears"} in ${sources}` };
+  }
+  if (Array.isArray(c.between)) return { text: `is ${negated ? "not " : ""}a number between ${(c.between as number[]).join(" and ")}` };
+  const op = (Object.keys(COMPARISONS) as (keyof typeof COMPARISONS)[]).find((k) => k in c);
+  if (op !== undefined) return { text: `is ${negated ? "not " : ""}a number ${COMPARISONS[op]} ${String(c[op])}` };
+  return { text: `${negated ? "does not match" : "matches"} ${describeLeaf(condition as never)}` };
+}
+
+/**
+ * The whole of a field condition in words, as a predicate of the value: every part of `allOf`,
+ * `anyOf` and `not` is said (De Morgan under `not`), so the sentence states the rule that is enforced.
+ */
+export function conditionWords(condition: unknown, lists: SourceLists, describeLeaf: (leaf: never) => string): string {
+  return wordsOf(condition, false, lists, describeLeaf).text;
 }
 
 /** Why a value of a call decided without a provenance condition is named in the evidence. */
@@ -88,6 +172,23 @@ export const provenanceUsage = {
     `${tools}: ${only === undefined ? `\`${field}\` must come from` : `${only.join(" and ")} in \`${field}\` must come from`} ${sourceList(sources, lists)}${otherwise.length === 0 ? "" : ` (or match ${otherwise.join(" or ")})`}; otherwise ${consequence(mode)}`,
   foundIn: (tools: string, field: string, sources: readonly string[], lists: SourceLists, mode: "deny" | "ask") =>
     `${tools}: when \`${field}\` also appears in ${sourceList(sources, lists)}, ${consequence(mode)}`,
+  /** Any other rule, every condition said (fields joined by "and", see {@link conditionWords}). */
+  when: (tools: string, clauses: readonly string[], mode: "deny" | "ask") => `${tools}: when ${clauses.join(" and ")}, ${consequence(mode)}`,
+  /** Clauses of {@link provenanceUsage.when}. */
+  fieldClause: (field: string, words: string) => `\`${field}\` ${words}`,
+  afterClause: (after: readonly string[], untrusted: readonly string[], scope: "run" | "thread") =>
+    `${after.flatMap((name) => (name === "untrusted" ? untrusted : [name])).map((name) => `\`${name}\``).join(", ")} returned in this ${scope === "run" ? "request" : "conversation"}`,
+  budgetClause: (field: string | undefined, max: number, scope: "run" | "thread") =>
+    field === undefined
+      ? `the calls per ${scope === "run" ? "request" : "conversation"} would be more than ${max}`
+      : `\`${field}\` would add up to more than ${max} per ${scope === "run" ? "request" : "conversation"}`,
+  argsClause: (pattern: string) => `the arguments match the pattern ${JSON.stringify(pattern)}`,
+  /** The last line when the usage text is cut at its bound. */
+  more: (count: number, tools: readonly string[]) => {
+    const named = tools.slice(0, MAX_NAMED_TOOLS).join(", ");
+    const others = tools.length - Math.min(tools.length, MAX_NAMED_TOOLS);
+    return `${count} more rule${count === 1 ? "" : "s"} like these apply to ${named}${others === 0 ? "" : ` and ${others} other tool${others === 1 ? "" : "s"}`}; a call one of them stops is answered with the rule's reason and where each value came from`;
+  },
   after: (tools: string, after: readonly string[], untrusted: readonly string[], scope: "run" | "thread", mode: "deny" | "ask") => {
     const names = after.flatMap((name) => (name === "untrusted" ? untrusted : [name])).map((name) => `\`${name}\``);
     return `${tools}: once ${names.join(", ")} returned in this ${scope === "run" ? "request" : "conversation"}, ${mode === "deny" ? "it is refused" : "a human is asked first"}`;
