@@ -11,7 +11,7 @@ import { DEFAULT_MIN_LENGTH, heldText, holds, valueQuery, type HeldText, type Va
  *
  * - A name in `trusted`: the tool's whole output is trusted (and none of it counts as untrusted).
  * - `{ tool, fields }`: only the values at those selectors of the output, parsed as JSON or YAML, are
- *   trusted; every other value and every key is the untrusted part. An output that does not parse,
+ *   trusted (with every value and key inside them); every other value and key is the untrusted part. An output that does not parse,
  *   or is longer than {@link MAX_PARSED_CHARS}, trusts nothing and is untrusted as a whole.
  * - `{ tool, argsFromUser: true }`: the output is trusted only when every string and number argument
  *   of the call that produced it (at any depth; booleans and nulls carry no value) appears in the
@@ -61,9 +61,9 @@ function segmentMatches(segment: SelectorSegment, step: string | number): boolea
 }
 
 /**
- * Splits a parsed output into the texts of its leaves at one of the selectors (with every leaf below
- * a selected node) and the texts of every other leaf and every key. Keys are compared normalised, as
- * argument selectors are.
+ * Splits a parsed output into the texts at one of the selectors (every value and key below a selected
+ * node) and the texts of every other value and key. Keys are compared normalised, as argument
+ * selectors are.
  */
 function splitFields(tree: unknown, selectors: readonly SelectorSegment[][]): { trusted: HeldText[]; untrusted: HeldText[] } {
   const trusted: HeldText[] = [];
@@ -81,7 +81,8 @@ function splitFields(tree: unknown, selectors: readonly SelectorSegment[][]): { 
     }
     if (isRecord(node)) {
       for (const [key, value] of Object.entries(node)) {
-        untrusted.push(heldText(key));
+        // A key is data too (an address a file is shared with): trusted inside a selected field, untrusted elsewhere.
+        (isSelected ? trusted : untrusted).push(heldText(key));
         walk(value, [...path, normalizeString(key)], isSelected, depth + 1);
       }
       return;
