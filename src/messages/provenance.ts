@@ -58,10 +58,15 @@ export function evidenceLine(item: Evidence): string {
 type TrustEntry = string | { tool: string; fields?: readonly string[] | undefined; argsFromUser?: boolean | undefined };
 
 /** The tools `trusted` and `untrusted` name in a policy. */
-interface SourceLists {
+export interface SourceLists {
   trusted: readonly TrustEntry[];
   untrusted: readonly string[];
+  /** Name the trusted (untrusted) outputs once, in a line of their own, and refer to them in each sentence (long lists). */
+  legend?: { trusted: boolean; untrusted: boolean } | undefined;
 }
+
+/** Longest list of trusted (or untrusted) outputs said inside each sentence; a longer one is said once, in a line of its own. */
+export const MAX_INLINE_SOURCES_CHARS = 160;
 
 /** Most tools one source list names in a usage sentence; the rest are counted (the usage text stays bounded as a policy trusts more tools). */
 export const MAX_NAMED_TOOLS = 5;
@@ -75,46 +80,77 @@ function toolNames(tools: readonly string[], what: string): string {
 const fieldList = (fields: readonly string[]) => `${fields.length === 1 ? "field" : "fields"} ${fields.map((f) => `\`${f}\``).join(", ")}`;
 const USER_ARGS = "called with arguments the user typed";
 
+/** Scoped trust entries grouped by what they trust (the same fields, the same condition on arguments), each with its tools. */
+function scopedGroups(entries: readonly TrustEntry[], tools?: ReadonlySet<string>): { fields: readonly string[]; byUser: boolean; tools: string[] }[] {
+  const groups = new Map<string, { fields: readonly string[]; byUser: boolean; tools: string[] }>();
+  for (const entry of entries) {
+    if (typeof entry === "string" || (entry.fields === undefined && entry.argsFromUser !== true)) continue;
+    if (tools !== undefined && !tools.has(entry.tool)) continue;
+    const fields = entry.fields ?? [];
+    const byUser = entry.argsFromUser === true;
+    const key = JSON.stringify([fields, byUser]);
+    const group = groups.get(key) ?? { fields, byUser, tools: [] };
+    if (!group.tools.includes(entry.tool)) group.tools.push(entry.tool);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
+/** At most {@link MAX_NAMED_TOOLS} groups are named; the rest are counted. */
+function boundedGroups(parts: string[], what: string): string[] {
+  if (parts.length <= MAX_NAMED_TOOLS) return parts;
+  const more = parts.length - MAX_NAMED_TOOLS;
+  return [...parts.slice(0, MAX_NAMED_TOOLS), `${more} other ${what} output${more === 1 ? "" : "s"}`];
+}
+
 /** The parts of outputs `trusted` names: whole outputs, some fields of an output, outputs of calls whose arguments the user typed. */
 function trustedNames(entries: readonly TrustEntry[]): string[] {
   const whole = entries.filter((e): e is string => typeof e === "string").concat(entries.flatMap((e) => (typeof e !== "string" && e.fields === undefined && e.argsFromUser !== true ? [e.tool] : [])));
   const out = whole.length === 0 ? [] : [`the output of ${toolNames(whole, "trusted")}`];
-  for (const entry of entries) {
-    if (typeof entry === "string" || (entry.fields === undefined && entry.argsFromUser !== true)) continue;
-    const user = entry.argsFromUser === true ? ` ${USER_ARGS}` : "";
-    out.push(entry.fields === undefined ? `the output of \`${entry.tool}\`${user}` : `the ${fieldList(entry.fields)} of the output of \`${entry.tool}\`${user}`);
-  }
-  return out;
+  const parts = scopedGroups(entries).map(({ fields, byUser, tools }) => {
+    const user = byUser ? ` ${USER_ARGS}` : "";
+    const of = `the output of ${toolNames(tools, "such")}${user}`;
+    return fields.length === 0 ? of : `the ${fieldList(fields)} of ${of}`;
+  });
+  return [...out, ...boundedGroups(parts, "partly trusted")];
 }
 
 /** The untrusted outputs: a tool trusted in part is untrusted outside that part; a tool trusted whole is not untrusted. */
 function untrustedNames(lists: SourceLists): string[] {
   const whole = new Set(lists.trusted.filter((e): e is string => typeof e === "string"));
-  const scoped = lists.trusted.filter((e): e is Exclude<TrustEntry, string> => typeof e !== "string");
-  const plain = lists.untrusted.filter((t) => !whole.has(t) && !scoped.some((e) => e.tool === t));
+  const scopedTools = new Set(lists.trusted.flatMap((e) => (typeof e !== "string" && (e.fields !== undefined || e.argsFromUser === true) ? [e.tool] : [])));
+  const plain = lists.untrusted.filter((t) => !whole.has(t) && !scopedTools.has(t));
   const out = plain.length === 0 ? [] : [`the output of ${toolNames(plain, "untrusted")}`];
-  for (const tool of lists.untrusted) {
-    const entries = scoped.filter((e) => e.tool === tool);
-    if (entries.length === 0 || whole.has(tool)) continue;
-    // Several entries for a tool add up; one that trusts the whole output (for arguments the user typed) leaves only the other calls untrusted.
-    const fields = entries.flatMap((e) => e.fields ?? []);
-    const byUser = entries.some((e) => e.argsFromUser === true);
-    const parts = [fields.length > 0 ? `outside its trusted ${fieldList(fields)}` : "", byUser ? `when not ${USER_ARGS}` : ""].filter((x) => x !== "");
-    out.push(`the output of \`${tool}\` ${parts.join(", or ")}`);
-  }
-  return out;
+  // Several entries for one tool add up: its untrusted part is what none of them trusts.
+  const untrustedScoped = new Set(lists.untrusted.filter((t) => scopedTools.has(t) && !whole.has(t)));
+  const parts = scopedGroups(lists.trusted, untrustedScoped).map(({ fields, byUser, tools }) => {
+    const conditions = [fields.length > 0 ? `outside the trusted ${fieldList(fields)}` : "", byUser ? `when not ${USER_ARGS}` : ""].filter((x) => x !== "");
+    return `the output of ${toolNames(tools, "such")} ${conditions.join(", or ")}`;
+  });
+  return [...out, ...boundedGroups(parts, "partly untrusted")];
 }
 
 function sourceList(sources: readonly string[], lists: SourceLists): string {
   const names = sources.flatMap((source) => {
     if (source === "user") return ["what the user wrote"];
-    if (source === "trusted") return trustedNames(lists.trusted);
-    if (source === "untrusted") return untrustedNames(lists);
+    if (source === "trusted") return lists.legend?.trusted === true ? ["a trusted output (listed above)"] : trustedNames(lists.trusted);
+    if (source === "untrusted") return lists.legend?.untrusted === true ? ["an untrusted output (listed above)"] : untrustedNames(lists);
     if (source.startsWith("args:")) return [`an earlier \`${source.slice(5)}\` call`];
     return [`the output of \`${source}\``];
   });
   return names.length === 0 ? "no source" : names.join(" or ");
 }
+
+/** The trusted and the untrusted outputs of a policy, each said whole, for the legend lines and to measure them. */
+export function sourceNames(lists: SourceLists): { trusted: string; untrusted: string } {
+  return { trusted: trustedNames(lists.trusted).join(" or "), untrusted: untrustedNames(lists).join(" or ") };
+}
+
+/** The legend lines: what "a trusted output" and "an untrusted output" mean in the sentences below them. */
+export const sourceLegend = {
+  trusted: (names: string) => `Trusted outputs: ${names}`,
+  untrusted: (names: string) => `Untrusted outputs: ${names}`,
+};
 
 /** A condition in words, for a sentence about the value ("appears in …", "does not match …"), with the connective joining its parts. */
 interface Words {

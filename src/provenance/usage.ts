@@ -1,6 +1,6 @@
-import { conditionWords, provenanceUsage } from "../messages/provenance.js";
+import { conditionWords, MAX_INLINE_SOURCES_CHARS, provenanceUsage, sourceLegend, sourceNames, type SourceLists } from "../messages/provenance.js";
 import { describeCondition } from "./conditions.js";
-import type { BudgetCondition, ConditionSpec, TrustEntry } from "./schema.js";
+import type { BudgetCondition, ConditionSpec } from "./schema.js";
 
 /**
  * The "Tool usage rules" lines of a policy's provenance, context and budget rules: one sentence per
@@ -23,13 +23,18 @@ export interface UsageRule<Leaf> {
   mode: "deny" | "ask";
 }
 
-export interface UsageLists {
-  trusted: readonly TrustEntry[];
-  untrusted: readonly string[];
-}
+export type UsageLists = Omit<SourceLists, "legend">;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The sources every `from` of a condition names. */
+function sourcesIn(condition: unknown): string[] {
+  if (!isObject(condition)) return [];
+  if (Array.isArray(condition.from)) return condition.from as string[];
+  if (condition.not !== undefined) return sourcesIn(condition.not);
+  return (["anyOf", "allOf"] as const).flatMap((key) => (Array.isArray(condition[key]) ? (condition[key] as unknown[]).flatMap(sourcesIn) : []));
 }
 
 function hasFrom(condition: unknown): boolean {
@@ -89,7 +94,16 @@ function bodyOf<Leaf>(rule: UsageRule<Leaf>, lists: UsageLists, describeLeaf: (l
 }
 
 /** Usage lines for the restricting rules that need the thread (provenance, `after`, `budget`), grouped and bounded. */
-export function provenanceUsageLines<Leaf>(rules: readonly UsageRule<Leaf>[], lists: UsageLists, describeLeaf: (leaf: Leaf) => string): string[] {
+export function provenanceUsageLines<Leaf>(rules: readonly UsageRule<Leaf>[], given: UsageLists, describeLeaf: (leaf: Leaf) => string): string[] {
+  // Long lists of trusted or untrusted outputs are said once, above the sentences that name them.
+  const names = sourceNames(given);
+  const sources = new Set(rules.flatMap((rule) => Object.values(rule.where ?? {}).flatMap((condition) => sourcesIn(condition))));
+  const legend = {
+    trusted: sources.has("trusted") && names.trusted.length > MAX_INLINE_SOURCES_CHARS,
+    untrusted: sources.has("untrusted") && names.untrusted.length > MAX_INLINE_SOURCES_CHARS,
+  };
+  const lists: SourceLists = { ...given, legend };
+  const head = [...(legend.trusted ? [sourceLegend.trusted(names.trusted)] : []), ...(legend.untrusted ? [sourceLegend.untrusted(names.untrusted)] : [])];
   // Sentence bodies in the order of their first rule, with the tools that share each.
   const groups = new Map<string, string[]>();
   for (const rule of rules) {
@@ -100,8 +114,8 @@ export function provenanceUsageLines<Leaf>(rules: readonly UsageRule<Leaf>[], li
     groups.set(body, tools);
   }
   const lines = [...groups].map(([body, tools]) => ({ line: `${tools.map((t) => `\`${t}\``).join(", ")}${body}`, tools }));
-  const out: string[] = [];
-  let used = 0;
+  const out: string[] = [...head];
+  let used = head.reduce((sum, line) => sum + line.length + 1, 0);
   for (const [position, { line }] of lines.entries()) {
     const rest = lines.slice(position + 1);
     // Room for this line, and for the closing line if more follow.
