@@ -153,7 +153,7 @@ export const sourceLegend = {
 };
 
 /** A condition in words, for a sentence about the value ("appears in …", "does not match …"), with the connective joining its parts. */
-interface Words {
+export interface Words {
   text: string;
   joint?: "and" | "or";
 }
@@ -189,8 +189,8 @@ function wordsOf(condition: unknown, negated: boolean, lists: SourceLists, descr
  * The whole of a field condition in words, as a predicate of the value: every part of `allOf`,
  * `anyOf` and `not` is said (De Morgan under `not`), so the sentence states the rule that is enforced.
  */
-export function conditionWords(condition: unknown, lists: SourceLists, describeLeaf: (leaf: never) => string): string {
-  return wordsOf(condition, false, lists, describeLeaf).text;
+export function conditionWords(condition: unknown, lists: SourceLists, describeLeaf: (leaf: never) => string): Words {
+  return wordsOf(condition, false, lists, describeLeaf);
 }
 
 /** Why a value of a call decided without a provenance condition is named in the evidence. */

@@ -86,7 +86,9 @@ function bodyOf<Leaf>(rule: UsageRule<Leaf>, lists: UsageLists, describeLeaf: (l
   if (rule.after !== undefined) clauses.push(provenanceUsage.afterClause(rule.after, lists.untrusted, rule.afterScope ?? "run"));
   for (const [field, condition] of fields) {
     const words = conditionWords(condition, lists, describeLeaf as (leaf: never) => string);
-    clauses.push(provenanceUsage.fieldClause(field, fields.length > 1 && / or /.test(words) ? `(${words})` : words));
+    // Clauses are joined by "and": a field's "or" is kept apart.
+    const joined = clauses.length > 0 || fields.length > 1 || rule.args !== undefined || rule.budget !== undefined;
+    clauses.push(provenanceUsage.fieldClause(field, joined && words.joint === "or" ? `(${words.text})` : words.text));
   }
   if (rule.args !== undefined) clauses.push(provenanceUsage.argsClause(rule.args));
   if (rule.budget !== undefined) clauses.push(provenanceUsage.budgetClause(rule.budget.sum, rule.budget.max, rule.budget.scope ?? "run"));
