@@ -190,3 +190,22 @@ describe("trust entries in policy files", () => {
     expect(() => parsePolicy(text.replace("argsFromUser: true", "argsFromUser: true, extra: 1"), "yaml", "p.yaml")).toThrow();
   });
 });
+
+describe("examples/provenance-fields.ts", () => {
+  it("decides as docs/provenance.md says, and the doc shows the example as it is", async () => {
+    const { fieldTrustExample, policy } = await import("../examples/provenance-fields.js");
+    const decisions = fieldTrustExample();
+    expect(Object.fromEntries(Object.entries(decisions).map(([name, d]) => [name, `${d.mode} (${d.ruleId})`]))).toEqual({
+      refund: "allow (permission:pay)",
+      subject: "deny (permission:recipient-unknown)",
+      dora: "allow (permission:pay)",
+      linked: "deny (permission:recipient-unknown)",
+    });
+    expect(decisions.subject.reason).toContain('recipient "us133000000121212121212" is not from an allowed source; it appears first in the output of get_transactions (call call_1, message 2)');
+    expect(policy.usageLines()).toContain("`send_money`: when `recipient` also appears in an untrusted output (listed above), a human is asked first");
+    const { readFile } = await import("node:fs/promises");
+    const doc = await readFile(new URL("../docs/provenance.md", import.meta.url), "utf8");
+    const example = await readFile(new URL("../examples/provenance-fields.ts", import.meta.url), "utf8");
+    expect(doc).toContain(`<!-- example: examples/provenance-fields.ts -->\n\`\`\`ts\n${example}\`\`\``);
+  });
+});
