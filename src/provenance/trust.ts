@@ -11,8 +11,9 @@ import { DEFAULT_MIN_LENGTH, heldText, holds, valueQuery, type HeldText, type Va
  *
  * - A name in `trusted`: the tool's whole output is trusted (and none of it counts as untrusted).
  * - `{ tool, fields }`: only the values at those selectors of the output, parsed as JSON or YAML, are
- *   trusted (with every value and key inside them); every other value and key is the untrusted part. An output that does not parse,
- *   or is longer than {@link MAX_PARSED_CHARS}, trusts nothing and is untrusted as a whole.
+ *   trusted (with every value and key inside them); every other value and key is the untrusted part.
+ *   An output that does not parse, is longer than {@link MAX_PARSED_CHARS} or nests deeper than
+ *   {@link MAX_DEPTH} trusts nothing and is untrusted as a whole.
  * - `{ tool, argsFromUser: true }`: the output is trusted only when every string and number argument
  *   of the call that produced it (at any depth; booleans and nulls carry no value) appears in the
  *   user's or system messages before that output, by the same tracing rules as `from: [user]`. A call
@@ -60,6 +61,9 @@ function segmentMatches(segment: SelectorSegment, step: string | number): boolea
   return segment.key === step;
 }
 
+/** Thrown by {@link splitFields} on an output nested deeper than {@link MAX_DEPTH}. */
+class TooDeep extends Error {}
+
 /**
  * Splits a parsed output into the texts at one of the selectors (every value and key below a selected
  * node) and the texts of every other value and key. Keys are compared normalised, as argument
@@ -70,11 +74,8 @@ function splitFields(tree: unknown, selectors: readonly SelectorSegment[][]): { 
   const untrusted: HeldText[] = [];
   const walk = (node: unknown, path: (string | number)[], selected: boolean, depth: number): void => {
     const isSelected = selected || selectors.some((segments) => segments.length === path.length && segments.every((segment, i) => segmentMatches(segment, path[i]!)));
-    if ((Array.isArray(node) || isRecord(node)) && depth >= MAX_DEPTH) {
-      // Too deep to walk: all of it is untrusted.
-      untrusted.push(heldText(JSON.stringify(node) ?? ""));
-      return;
-    }
+    // Too deep to walk: the caller treats the whole output as untrusted.
+    if ((Array.isArray(node) || isRecord(node)) && depth >= MAX_DEPTH) throw new TooDeep();
     if (Array.isArray(node)) {
       node.forEach((item, i) => walk(item, [...path, i], isSelected, depth + 1));
       return;
@@ -193,7 +194,13 @@ export class TrustTable {
     const text = index.outputText(source.index);
     const tree = text === undefined ? undefined : parseOutput(text);
     if (tree === undefined) return { kind: "none" };
-    return { kind: "fields", ...splitFields(tree, selectors) };
+    try {
+      return { kind: "fields", ...splitFields(tree, selectors) };
+    } catch (error) {
+      // Nested too deep to walk: nothing of it is trusted, all of it is untrusted (fail closed).
+      if (error instanceof TooDeep) return { kind: "none" };
+      throw error;
+    }
   }
 
   /** Whether every string and number argument of the call that produced this output appears in a user or system message before it. */
