@@ -212,7 +212,11 @@ describe("examples/provenance-fields.ts", () => {
       dora: "allow (permission:pay)",
       linked: "deny (permission:recipient-unknown)",
     });
-    expect(decisions.subject.reason).toContain('recipient "us133000000121212121212" is not from an allowed source; it appears first in the output of get_transactions (call call_1, message 2)');
+    // The reason says why the partly trusted output did not count.
+    expect(decisions.subject.reason).toContain(
+      'recipient "us133000000121212121212": the output of get_transactions is trusted only in its fields `[*].sender`, `[*].recipient`; it appears first in the output of get_transactions (call call_1, message 2)',
+    );
+    expect(decisions.linked.reason).toContain('the output of get_webpage is trusted only when its call had arguments the user typed; it appears first in the output of get_webpage (call call_3, message 6)');
     expect(policy.usageLines()).toContain("`send_money`: when `recipient` also appears in an untrusted output (listed above), a human is asked first");
     const { readFile } = await import("node:fs/promises");
     const doc = await readFile(new URL("../docs/provenance.md", import.meta.url), "utf8");

@@ -195,6 +195,9 @@ export function conditionWords(condition: unknown, lists: SourceLists, describeL
 
 /** Why a value of a call decided without a provenance condition is named in the evidence. */
 export const evidenceNote = {
+  /** A value not trusted although it appears in the output of a tool the policy trusts in part. */
+  partlyTrusted: (tool: string, fields: readonly string[], argsFromUser: boolean) =>
+    `the output of ${tool} is trusted only ${[fields.length > 0 ? `in its ${fieldList(fields)}` : "", argsFromUser ? `when ${USER_ARGS.replace("called with", "its call had")}` : ""].filter((x) => x !== "").join(", ")}`,
   condition: (description: string) => `the rule's condition ${description} holds`,
   budget: (total: number, max: number, scope: "run" | "thread") =>
     `with the earlier calls of this ${scope === "run" ? "request" : "conversation"} the total would be ${total}, over the budget of ${max}`,

@@ -1,3 +1,4 @@
+import { evidenceNote } from "../messages/provenance.js";
 import { NO, UNKNOWN, YES, type Verdict } from "../policy/kinds/verdict.js";
 import type { Evaluation, ProvenanceSettings } from "./context.js";
 import type { Evidence, ProvenanceIndex, SourceText } from "./index-builder.js";
@@ -116,6 +117,7 @@ const MAX_MEMO_ENTRIES = 10_000;
 
 function compileFrom(condition: FromCondition): ValueTest {
   const acceptor = acceptorOf(condition.from);
+  const namesTrusted = condition.from.includes("trusted");
   const memo = new Map<string, Map<ValueQuery, Traced>>();
   let memoEntries = 0;
   const trace = (value: string, field: string, index: ProvenanceIndex, evaluation: Evaluation, minLength: number): boolean => {
@@ -139,6 +141,9 @@ function compileFrom(condition: FromCondition): ValueTest {
       item = { field, value: query.display, found: found.source !== undefined };
       if (found.source !== undefined) item.source = found.source;
       if (found.seenIn !== undefined) item.seenIn = found.seenIn;
+      // Seen first in an output trusted only in part: say why that output did not count.
+      const partly = namesTrusted && found.source === undefined && found.seenIn?.kind === "tool" ? evaluation.trust.partly(found.seenIn.tool ?? "") : undefined;
+      if (partly !== undefined) item.note = evidenceNote.partlyTrusted(found.seenIn!.tool ?? "", partly.fields, partly.argsFromUser);
     }
     // Shared by the decisions that trace the same value: never changed after this.
     Object.freeze(item);

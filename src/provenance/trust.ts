@@ -28,6 +28,8 @@ const MAX_DEPTH = 32;
 
 interface Scoped {
   fields: SelectorSegment[][] | undefined;
+  /** The selectors as written (for messages). */
+  selectors: readonly string[] | undefined;
   argsFromUser: boolean;
 }
 
@@ -136,7 +138,7 @@ export class TrustTable {
         continue;
       }
       const scoped = this.scoped.get(entry.tool) ?? [];
-      scoped.push({ fields: entry.fields?.map((selector) => parseSelector(selector)), argsFromUser: entry.argsFromUser === true });
+      scoped.push({ fields: entry.fields?.map((selector) => parseSelector(selector)), selectors: entry.fields, argsFromUser: entry.argsFromUser === true });
       this.scoped.set(entry.tool, scoped);
     }
     this.whole = whole;
@@ -147,6 +149,16 @@ export class TrustTable {
   /** Whether some part of the tool's outputs may be trusted (named in `trusted`, whole or scoped). */
   names(tool: string): boolean {
     return this.whole.has(tool) || this.scoped.has(tool);
+  }
+
+  /**
+   * How a tool trusted only in part is trusted (the fields, whether only for arguments the user typed),
+   * for the evidence of a value found in its output but not in that part; undefined for any other tool.
+   */
+  partly(tool: string): { fields: readonly string[]; argsFromUser: boolean } | undefined {
+    const entries = this.scoped.get(tool);
+    if (entries === undefined || this.whole.has(tool)) return undefined;
+    return { fields: entries.flatMap((entry) => entry.selectors ?? []), argsFromUser: entries.some((entry) => entry.argsFromUser) };
   }
 
   /** Whether the value, found in this tool output, is found in a trusted part of it. */
