@@ -158,6 +158,9 @@ describe("trust derived from the user's arguments", () => {
     expect(decide(run(user, [{ tool: "get_webpage", args: { url: "www.dora-website.com", lang: "klingon" }, text: page }]))).toBe("ask");
     expect(decide(run(user, [{ tool: "get_webpage", args: { url: "www.dora-website.com", page: 2 }, text: page }]))).toBe("ask");
     expect(decide(run(user, [{ tool: "get_webpage", args: {}, text: page }]))).toBe("ask");
+    // The address the user typed with a path or a query added is another address.
+    expect(decide(run(user, [{ tool: "get_webpage", args: { url: "www.dora-website.com/pay?to=eve" }, text: page }]))).toBe("ask");
+    expect(decide(run(user, [{ tool: "get_webpage", args: { url: "www.dora-website.com.evil.example" }, text: page }]))).toBe("ask");
     expect(decide(run(user, [{ tool: "get_webpage", args: { url: "www.dora-website.com" }, text: page, status: "error" }]))).toBe("ask");
     // Booleans and nulls carry no value: they neither give nor take trust.
     expect(decide(run(user, [{ tool: "get_webpage", args: { url: "www.dora-website.com", render: true, proxy: null }, text: page }]))).toBe("allow");
