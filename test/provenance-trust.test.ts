@@ -198,6 +198,9 @@ describe("trust entries in policy files", () => {
     // A tool trusted in part may be untrusted for the rest: no warning; a name no tool has is one.
     const catalog = new Map(["send_money", "get_iban", "get_transactions", "get_webpage"].map((name) => [name, [] as string[]]));
     expect(checkPolicy(loaded, catalog).warnings).toEqual([]);
+    // An entry with neither fields nor argsFromUser trusts the whole output, like a name.
+    const whole = parsePolicy(text.replace('{ tool: get_transactions, fields: ["[*].sender"] }', "{ tool: get_transactions }"), "yaml", "p.yaml");
+    expect(checkPolicy(whole, catalog).warnings).toEqual(['provenance: "get_transactions" is both trusted and untrusted; its outputs count as trusted sources']);
     catalog.delete("get_webpage");
     expect(checkPolicy(loaded, catalog).warnings).toEqual(['provenance.trusted: no tool is named "get_webpage"', 'provenance.untrusted: no tool is named "get_webpage"']);
     expect(() => parsePolicy(text.replace('"[*].sender"', '"[*.sender"'), "yaml", "p.yaml")).toThrow(/field selector "\[\*\.sender" is invalid/);

@@ -28,7 +28,9 @@ export function provenanceWarnings(permissions: readonly PermissionRule[], prove
   }
   // A tool trusted in part (some fields, or when the user typed its arguments) is meant to be untrusted for the rest.
   for (const entry of provenance?.trusted ?? []) {
-    if (typeof entry === "string" && untrusted.includes(entry)) warnings.push(`provenance: ${JSON.stringify(entry)} is both trusted and untrusted; its outputs count as trusted sources`);
+    const whole = typeof entry === "string" || (entry.fields === undefined && entry.argsFromUser !== true);
+    const name = trustedTool(entry);
+    if (whole && untrusted.includes(name)) warnings.push(`provenance: ${JSON.stringify(name)} is both trusted and untrusted; its outputs count as trusted sources`);
   }
   permissions.forEach((rule, index) => {
     const label = rule.id === undefined ? `permissions[${index}]` : `permissions[${index}] (${rule.id})`;
