@@ -1,8 +1,9 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runSettings } from "../bench/agentdojo/main.js";
-import { SUITES, type Suite } from "../bench/agentdojo/data.js";
-import { namesEvidence, summarize, type ReplayedTrace, type Summary } from "../bench/agentdojo/replay.js";
+import { loadSuite, SUITES, type Suite } from "../bench/agentdojo/data.js";
+import { namesEvidence, replaySuite, summarize, type ReplayedTrace, type Summary } from "../bench/agentdojo/replay.js";
+import { loadPolicyFile } from "../src/policy/file.js";
 
 // A subset of AgentDojo's traces copied with its source and licence (test/fixtures/agentdojo/README.md).
 const DATA = fileURLToPath(new URL("./fixtures/agentdojo", import.meta.url));
@@ -146,6 +147,20 @@ describe("AgentDojo replay: field-level trust", () => {
     // On these traces the gain is strict: the invariants above are not met by equality alone.
     expect(after.denied).toBeGreaterThan(before.denied);
     expect(after.approvals).toBeLessThan(before.approvals);
+  });
+
+  it("the deny rules of the fields policies are safe only with their trusted fields: without them clean tasks are denied", async () => {
+    const denied: string[] = [];
+    for (const suite of ["banking", "slack", "workspace"] as const) {
+      const policy = await loadPolicyFile(`${POLICIES}/${suite}.fields.yaml`);
+      const trusted = (policy.provenance?.trusted ?? []).filter((entry) => typeof entry === "string" || entry.fields === undefined);
+      expect(trusted.length, suite).toBeLessThan(policy.provenance?.trusted?.length ?? 0);
+      const result = await replaySuite(await loadSuite(DATA, suite), { ...policy, provenance: { ...policy.provenance, trusted } });
+      denied.push(...result.traces.filter((t) => t.injectionTask === null && t.denied).map((t) => `${suite}/${t.userTask}`));
+    }
+    // A refund to the friend who sent money, messages to the people who wrote in the channels, the
+    // participants of an earlier meeting, the colleagues a file is shared with.
+    expect(denied).toEqual(["banking/user_task_15", "slack/user_task_14", "workspace/user_task_9", "workspace/user_task_25"]);
   });
 
   // The full data set is not part of the project: AGENTDOJO_DATA=DIR runs the same invariants on it.
