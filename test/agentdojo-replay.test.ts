@@ -144,6 +144,8 @@ describe("AgentDojo replay: field-level trust", () => {
     const before = summarize((await replay("context", suites)).results);
     const after = summarize((await replay("fields", suites)).results);
     expectFieldTrustInvariants(before, after);
+    // The same with the deny choices of `mixed` on both sides.
+    expectFieldTrustInvariants(summarize((await replay("mixed", suites)).results), summarize((await replay("fields-mixed", suites)).results));
     // On these traces the gain is strict: the invariants above are not met by equality alone.
     expect(after.denied).toBeGreaterThan(before.denied);
     expect(after.approvals).toBeLessThan(before.approvals);
@@ -170,5 +172,10 @@ describe("AgentDojo replay: field-level trust", () => {
     const after = summarize((await replay("fields", SUITES, data)).results);
     expectFieldTrustInvariants(before, after);
     expect(after.denied).toBeGreaterThan(before.denied);
+    const mixed = summarize((await replay("mixed", SUITES, data)).results);
+    const fieldsMixed = summarize((await replay("fields-mixed", SUITES, data)).results);
+    expectFieldTrustInvariants(mixed, fieldsMixed);
+    // Most hijacks are denied outright.
+    expect(fieldsMixed.denied * 2).toBeGreaterThan(fieldsMixed.withToolCall);
   });
 });
