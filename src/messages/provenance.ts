@@ -69,7 +69,7 @@ export interface SourceLists {
 export const MAX_INLINE_SOURCES_CHARS = 160;
 
 /** Most tools one source list names in a usage sentence; the rest are counted (the usage text stays bounded as a policy trusts more tools). */
-export const MAX_NAMED_TOOLS = 5;
+const MAX_NAMED_TOOLS = 5;
 
 function toolNames(tools: readonly string[], what: string): string {
   const named = tools.slice(0, MAX_NAMED_TOOLS).map((t) => `\`${t}\``);

@@ -146,11 +146,6 @@ export class TrustTable {
     this.minLength = minLength;
   }
 
-  /** Whether some part of the tool's outputs may be trusted (named in `trusted`, whole or scoped). */
-  names(tool: string): boolean {
-    return this.whole.has(tool) || this.scoped.has(tool);
-  }
-
   /**
    * How a tool trusted only in part is trusted (the fields, whether only for arguments the user typed),
    * for the evidence of a value found in its output but not in that part; undefined for any other tool.
