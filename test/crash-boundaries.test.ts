@@ -13,7 +13,7 @@
  * was saved is empty and is started again with its input (counted as emptyRestarted).
  *
  * GG_CRASH_RUNS sets the runs per boundary and database (default 2, so `npm test` stays short;
- * .ci/run sets 20).
+ * .ci/run sets 8).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
