@@ -4,7 +4,8 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { RuleState } from "../rules/types.js";
 import { applyInterruptOn, resolveApprovals } from "./approval.js";
 import type { ApprovalState, ApprovalStepOptions } from "./approval.js";
-import { auditDecisions } from "./audit-trail.js";
+import { auditDecisions, decisionRecords } from "./audit-trail.js";
+import type { AuditRecord } from "../audit/types.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
@@ -83,9 +84,15 @@ export async function reviewTurnWithApproval(
   ctx: TurnContext,
   config: LangGraphRunnableConfig | undefined,
   approval: ApprovalStepOptions = {},
+  deferDecisions?: AuditRecord[],
 ): Promise<ReviewedTurn> {
   const reviewed = await applyInterruptOn(guard, (await guard.reviewTurn(state, calls, config, decisionContextOf(ctx))).reviewed, ctx, config);
-  await auditDecisions(guard, ctx, reviewed);
+  // Held back for the batch's claim (one commit, `runBatches`): the decisions of calls that run,
+  // when no call of the turn asks (so no interrupt comes between review and execution).
+  if (deferDecisions && !reviewed.some((c) => c.outcome === "ask")) {
+    deferDecisions.push(...decisionRecords(guard, ctx, reviewed.filter((c) => c.outcome === "run")));
+    await auditDecisions(guard, ctx, reviewed.filter((c) => c.outcome !== "run"));
+  } else await auditDecisions(guard, ctx, reviewed);
   const asked = new Set(reviewed.filter((c) => c.outcome === "ask").map((c) => c.id));
   const step = await resolveApprovals(guard, state, calls, reviewed, ctx, config, approval);
   if (step.retry) return { runnable: [], answered: [], approvals: step.approvals, retry: true };
