@@ -178,7 +178,7 @@ describe("one commit per batch, SQLite (ledger and audit in one file)", () => {
       db.close();
       await expect(ledger.claimMany(["k1", "k2"], "w1", 10_000, { sink, records: [auditRecord(1)] })).rejects.toThrow(/no such table/);
       // Rolled back: another worker claims both at once (a claim left behind would read "busy").
-      expect(await ledger.claimMany(["k1", "k2"], "w2", 10_000)).toEqual(["claimed", "claimed"]);
+      expect(await ledger.claimMany(["k1", "k2", "k1"], "w2", 10_000)).toEqual(["claimed", "claimed", "busy"]);
       // An invalid record is refused before anything is written.
       await expect(ledger.claimMany(["k3"], "w1", 10_000, { sink, records: [{ ...auditRecord(2), event: "nonsense" as AuditRecord["event"] }] })).rejects.toThrow();
       expect(await ledger.claim("k3", "w2", 10_000)).toBe("claimed");
@@ -244,7 +244,7 @@ describe.runIf(postgresConfigured)("one commit per batch, PostgreSQL (ledger and
       await client.end();
       const k = uniqueName("k");
       await expect(ledger.claimMany([`${k}1`, `${k}2`], "w1", 10_000, { sink, records: [auditRecord(1)] })).rejects.toThrow(/does not exist/);
-      expect(await ledger.claimMany([`${k}1`, `${k}2`], "w2", 10_000)).toEqual(["claimed", "claimed"]);
+      expect(await ledger.claimMany([`${k}1`, `${k}2`, `${k}1`], "w2", 10_000)).toEqual(["claimed", "claimed", "busy"]);
       await ledger.completeMany([{ key: `${k}1`, result: "r1" }, { key: `${k}1`, result: "r1 again" }]);
       expect(await ledger.claimMany([`${k}1`, `${k}2`, `${k}3`], "w3", 10_000)).toEqual(["done", "busy", "claimed"]);
       expect(await ledger.result(`${k}1`)).toBe("r1");

@@ -310,7 +310,14 @@ async function postgresLedger(url: string, schema: string): Promise<ExecutionLed
         [unique, input.owner, input.leaseMs, ...records.values],
       );
       const outcome = new Map(result.rows.map((row): [string, ClaimOutcome] => [row.key, row.claimed ? "claimed" : row.state === "done" ? "done" : "busy"]));
-      return keys.map((key) => outcome.get(key) ?? "busy");
+      // A key given twice is claimed once, as two `claim` calls would have it: the repeat reads "busy".
+      const seen = new Set<string>();
+      return keys.map((key) => {
+        const first = !seen.has(key);
+        seen.add(key);
+        const got = outcome.get(key) ?? "busy";
+        return got === "claimed" && !first ? "busy" : got;
+      });
     },
     async completeMany(completions, audit) {
       // One row per key (a statement's upsert may not touch a row twice); the first completion wins, as in `complete`.
