@@ -6,14 +6,16 @@
  * Contenders (ids):
  *   a-mem       ToolNode loop, MemorySaver
  *   c-mem       guarded (200 permission + 20 tool rules), MemorySaver, in-memory audit
- *   a-sqlite    ToolNode loop, SQLite checkpointer (its own file)
+ *   a-sqlite    ToolNode loop, SQLite checkpointer (its own file), LangGraph's default durability ("async")
+ *   a-sqlite-sync    the same run with durability "sync", as createGuardedAgent runs by default
+ *               (each step's checkpoint saved before the next step starts)
  *   c-sqlite    guarded, SQLite checkpointer + ledger + audit in one file (`openCheckpointer`,
  *               `openLedger`, `openAuditSink` on one path): a batch's claims commit with its
  *               decisions, completions with their outcomes
  *   c-sqlite-jsonl   the same with the JSONL audit (fdatasync per decision round) instead
  *   c-sqlite-percall the same as c-sqlite with a ledger that claims and completes call by call
  *               (as before one commit per batch): every claim, completion and audit write its own commit
- * Ratios: c-mem / a-mem, every c-sqlite* / a-sqlite.
+ * Ratios: c-mem / a-mem, every c-sqlite* / a-sqlite (and / a-sqlite-sync when it runs).
  */
 import { MemorySaver } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
@@ -87,6 +89,10 @@ const make: Record<string, () => Promise<Contender>> = {
     const saver = await sqliteSaver("a-sqlite");
     return { ...plainToolNode({ turnsPerRun: 10, checkpointer: () => saver }), id: "a-sqlite" };
   },
+  "a-sqlite-sync": async () => {
+    const saver = await sqliteSaver("a-sqlite-sync");
+    return { ...plainToolNode({ turnsPerRun: 10, checkpointer: () => saver, durability: "sync" }), id: "a-sqlite-sync" };
+  },
   "c-sqlite": () => guardedOnSqlite("c-sqlite", "sqlite", true),
   "c-sqlite-jsonl": () => guardedOnSqlite("c-sqlite-jsonl", "jsonl", true),
   "c-sqlite-percall": () => guardedOnSqlite("c-sqlite-percall", "sqlite", false),
@@ -98,6 +104,9 @@ for (const id of wanted) {
   contenders.push(await build());
 }
 const referenceOf = (id: string) => (id.endsWith("-mem") ? "a-mem" : "a-sqlite");
+/** c-sqlite against the ToolNode loop under the same "sync" durability, when that contender runs. */
+const syncReference = wanted.includes("a-sqlite-sync") ? "a-sqlite-sync" : undefined;
+const syncRatio: Record<string, number[]> = {};
 
 const TURNS = 20;
 const run = async (c: Contender, prefix: string) => {
@@ -124,13 +133,17 @@ for (let r = 0; r < blocks; r++) {
   for (const c of contenders) {
     const reference = here[referenceOf(c.id)];
     if (reference !== undefined && !c.id.startsWith("a-")) (ratio[c.id] ??= []).push(here[c.id]! / reference);
+    if (syncReference && c.id.startsWith("c-sqlite")) (syncRatio[c.id] ??= []).push(here[c.id]! / here[syncReference]!);
   }
+  if (syncReference) (syncRatio["a-sqlite-sync"] ??= []).push(here[syncReference]! / here["a-sqlite"]!);
 }
 console.log(`${blocks} blocks of ${TURNS} turns × 4 calls per contender; CPU ms per turn (median of blocks), ratio: median (p25–p75) of per-block ratios`);
 for (const c of contenders) {
   const s = ratio[c.id] ? spread(ratio[c.id]!) : undefined;
   const text = s ? `  ×${referenceOf(c.id)} ${s.median.toFixed(3)} (p25–p75 ${s.p25.toFixed(3)}–${s.p75.toFixed(3)})` : "";
-  console.log(`${c.id.padEnd(17)} CPU ${median(cpu[c.id]!).toFixed(3)} ms/turn (wall ${median(wall[c.id]!).toFixed(3)})${text}`);
+  const sync = syncRatio[c.id] ? spread(syncRatio[c.id]!) : undefined;
+  const syncText = sync ? `  ×${c.id === "a-sqlite-sync" ? "a-sqlite" : "a-sqlite-sync"} ${sync.median.toFixed(3)} (p25–p75 ${sync.p25.toFixed(3)}–${sync.p75.toFixed(3)})` : "";
+  console.log(`${c.id.padEnd(17)} CPU ${median(cpu[c.id]!).toFixed(3)} ms/turn (wall ${median(wall[c.id]!).toFixed(3)})${text}${syncText}`);
 }
 for (const close of closers.reverse()) await close();
 rmSync(dir, { recursive: true, force: true });
