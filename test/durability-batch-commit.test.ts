@@ -11,7 +11,6 @@ import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { openAuditSink } from "../src/audit/open.js";
@@ -23,7 +22,7 @@ import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { openLedger } from "../src/storage/ledger.js";
 import type { ExecutionLedger } from "../src/storage/ledger.js";
 import { defineTool } from "../src/tools/define-tool.js";
-import { postgresConfigured, postgresForTests, schemaDroppedAfterAll, uniqueName } from "./helpers/postgres.js";
+import { dropTable, postgresConfigured, postgresForTests, schemaDroppedAfterAll, uniqueName } from "./helpers/postgres.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "gg-batch-commit-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -121,23 +120,27 @@ async function expectOneCommitPerBatch(opened: { checkpointer: NonNullable<Param
   expect(records.filter((r) => r.event === "outcome").map((r) => r.toolCallId).sort()).toEqual(CALLS);
 }
 
+/** The checkpointer, the ledger and the audit sink on one store, closed after `use`. */
+async function onOneStore(spec: string, options: { schema?: string; table?: string }, use: (opened: { checkpointer: NonNullable<Parameters<typeof createGuardedAgent>[0]["checkpointer"]> }, ledger: ExecutionLedger, sink: AuditSink) => Promise<void>): Promise<void> {
+  const opened = await openCheckpointer(spec, options.schema ? { schema: options.schema } : {});
+  const ledger = await openLedger(spec, options.schema ? { schema: options.schema } : {});
+  const sink = await openAuditSink(options.table ? { sink: "postgres", url: spec, table: options.table } : spec);
+  try {
+    await use(opened, ledger, sink);
+  } finally {
+    await sink.close();
+    await ledger.close();
+    await opened.close();
+  }
+}
+
 function auditRecord(n: number): AuditRecord {
   return { id: auditId(["batch", String(n)]), at: 1_000 + n, threadId: "t-atomic", runId: "r", toolCallId: `call-${n}`, tool: "touch", args: "{}", event: "decision", decision: "allow", ruleId: "risk:low", reason: "low risk" };
 }
 
 describe("one commit per batch, SQLite (ledger and audit in one file)", () => {
   it("a turn of two batches: two claim commits (the first with every decision), completions with their outcomes", async () => {
-    const file = join(tmp, "one.db");
-    const opened = await openCheckpointer(`sqlite:${file}`);
-    const ledger = await openLedger(`sqlite:${file}`);
-    const sink = await openAuditSink(`sqlite:${file}`);
-    try {
-      await expectOneCommitPerBatch(opened, ledger, sink, "sqlite-batches");
-    } finally {
-      await sink.close();
-      await ledger.close();
-      await opened.close();
-    }
+    await onOneStore(`sqlite:${join(tmp, "one.db")}`, {}, (opened, ledger, sink) => expectOneCommitPerBatch(opened, ledger, sink, "sqlite-batches"));
   });
 
   it("a sink in another file or a JSONL file is not carried: the decisions reach the sink before the batch's calls start", async () => {
@@ -209,26 +212,13 @@ describe.runIf(postgresConfigured)("one commit per batch, PostgreSQL (ledger and
   const table = uniqueName("gg_batch_audit");
   afterAll(async () => {
     const url = await postgresForTests();
-    if (!url) return;
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`DROP TABLE IF EXISTS "${table}"`);
-    await client.end();
+    if (url) await dropTable(url, table);
   });
 
   it("a turn of two batches: two claim statements (the first with every decision), completions with their outcomes", async () => {
     const url = await postgresForTests();
     if (!url) return;
-    const opened = await openCheckpointer(url, { schema });
-    const ledger = await openLedger(url, { schema });
-    const sink = await openAuditSink({ sink: "postgres", url, table });
-    try {
-      await expectOneCommitPerBatch(opened, ledger, sink, uniqueName("pg-batches"));
-    } finally {
-      await sink.close();
-      await ledger.close();
-      await opened.close();
-    }
+    await onOneStore(url, { schema, table }, (opened, ledger, sink) => expectOneCommitPerBatch(opened, ledger, sink, uniqueName("pg-batches")));
   });
 
   it("claims and records are one statement: when the records cannot be written, no claim is left; outcomes per key as claim gives them", async () => {
@@ -238,10 +228,7 @@ describe.runIf(postgresConfigured)("one commit per batch, PostgreSQL (ledger and
     const lost = uniqueName("gg_batch_lost");
     const sink = await openAuditSink({ sink: "postgres", url, table: lost });
     try {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP TABLE "${lost}"`);
-      await client.end();
+      await dropTable(url, lost);
       const k = uniqueName("k");
       await expect(ledger.claimMany([`${k}1`, `${k}2`], "w1", 10_000, { sink, records: [auditRecord(1)] })).rejects.toThrow(/does not exist/);
       expect(await ledger.claimMany([`${k}1`, `${k}2`, `${k}1`], "w2", 10_000)).toEqual(["claimed", "claimed", "busy"]);
