@@ -392,11 +392,15 @@ export async function runBatches(
       return call ? [{ call, refused: authorizeAtStart(guard, call, base, earlier) }] : [];
     });
     const claimed = starts.filter((s) => s.refused === null);
-    const firsts = await claimBatch(guard, ledger, claimed.map((s) => ledgerKeyFor(ctx.threadId, base.run, s.call.id)), config?.signal, unwritten);
-    if (firsts || unwritten.length > 0) {
-      if (!firsts && unwritten.length > 0) await guard.options.audit?.write(unwritten);
+    // Decisions the ledger cannot carry reach the sink first; the claims are one commit either way.
+    if (!carried && unwritten.length > 0) {
+      await guard.options.audit?.write(unwritten);
       unwritten = [];
     }
+    const firsts = await claimBatch(guard, ledger, claimed.map((s) => ledgerKeyFor(ctx.threadId, base.run, s.call.id)), config?.signal, unwritten);
+    // Not claimed in one commit (nothing to claim, an aborted run): the decisions go to the sink before any call starts.
+    if (!firsts && unwritten.length > 0) await guard.options.audit?.write(unwritten);
+    unwritten = [];
     // Every call of the batch settles before the task goes on or ends: a call that throws (a tool's
     // interrupt, a failing audit sink) never leaves its siblings running after the task is gone,
     // and the ledger has recorded each sibling that completed before the task runs again.
@@ -421,6 +425,7 @@ export async function runBatches(
       done.push(e.result);
     }
   }
+  // A turn with no batch to run: its held-back decisions are written all the same.
   if (unwritten.length > 0) await guard.options.audit?.write(unwritten);
   return { executed, done, keys };
 }
