@@ -480,6 +480,8 @@ interface FieldGroup {
   readonly read: (tree: unknown) => unknown;
   readonly conditions: FieldCondition[];
   readonly restrictive: boolean[];
+  /** Per slot: the condition reads the literal view (a command matcher; see literalVerdict). */
+  readonly literal: boolean[];
   readonly kept: Map<string, Int8Array>;
 }
 
@@ -516,12 +518,13 @@ function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
         if (g === undefined) {
           g = groups.length;
           bySelector.set(condition.selector, g);
-          groups.push({ read: condition.read, conditions: [], restrictive: [], kept: new Map() });
+          groups.push({ read: condition.read, conditions: [], restrictive: [], literal: [], kept: new Map() });
         }
         const group = groups[g]!;
         pairs.push(g, group.conditions.length);
         group.conditions.push(condition);
         group.restrictive.push(rule.mode !== "allow");
+        group.literal.push(condition.literal === true);
         any = true;
       }
     }
@@ -565,27 +568,48 @@ function fieldRow(group: FieldGroup, tree: unknown): Int8Array | typeof NOT_KEPT
 /** Per field group of a FieldPlan: the kept verdicts of the value one view of this call has there (undefined: not read yet). */
 type Rows = (Int8Array | typeof NOT_KEPT | undefined)[];
 
-/** `conditionsVerdict` of a rule that needs no thread on one view, reading and filling kept verdicts (`rows` are that view's). */
-function keptConditions(rule: CompiledRule, pairs: Int32Array, residual: readonly FieldCondition[], fields: FieldPlan, rows: Rows, view: CanonicalArgs, literal: boolean, restrictive: boolean): Verdict {
-  if (rule.args !== undefined && !argsMatch(rule.args, rule.argsInTokens, view, literal, false)) return NO;
+/** The verdict of slot `slot` of group `g` on the value `tree` has there, kept in `rows` (that view's rows). */
+function keptSlot(fields: FieldPlan, g: number, slot: number, rows: Rows, tree: unknown, restrictive: boolean): Verdict {
+  const group = fields.groups[g]!;
+  let row = rows[g];
+  if (row === undefined) row = rows[g] = fieldRow(group, tree);
+  if (row === NOT_KEPT) return group.conditions[slot]!.evaluate(tree, restrictive);
+  const code = row[slot]!;
+  if (code !== 0) return (code - 1) as Verdict;
+  const one = group.conditions[slot]!.evaluate(tree, restrictive);
+  row[slot] = one + 1;
+  return one;
+}
+
+/**
+ * `conditionsVerdict` of a rule that needs no thread on one view, reading and filling kept verdicts
+ * (`rows` are that view's; `literalRows` the literal view's when normalisation changed something).
+ * Kept conditions first, then the others, then the `args` regex: each is pure, and any NO makes the
+ * rule's verdict NO, so the cheapest answer comes first.
+ */
+function keptConditions(
+  rule: CompiledRule,
+  pairs: Int32Array,
+  residual: readonly FieldCondition[],
+  fields: FieldPlan,
+  rows: Rows,
+  normalRows: Rows,
+  literalRows: Rows | undefined,
+  view: CanonicalArgs,
+  literal: boolean,
+  restrictive: boolean,
+): Verdict {
   const tree = literal ? view.literal : view.value;
   let verdict: Verdict = YES;
   for (let i = 0; i < pairs.length; i += 2) {
     const g = pairs[i]!;
     const slot = pairs[i + 1]!;
-    const group = fields.groups[g]!;
-    let row = rows[g];
-    if (row === undefined) row = rows[g] = fieldRow(group, tree);
     let one: Verdict;
-    if (row === NOT_KEPT) one = group.conditions[slot]!.evaluate(tree, restrictive);
-    else {
-      const code = row[slot]!;
-      if (code !== 0) one = (code - 1) as Verdict;
-      else {
-        one = group.conditions[slot]!.evaluate(tree, restrictive);
-        row[slot] = one + 1;
-      }
-    }
+    if (fields.groups[g]!.literal[slot] === true) {
+      // literalVerdict from kept verdicts: the literal view's value, and for a deny or ask the normalised one's.
+      one = literalRows === undefined ? keptSlot(fields, g, slot, normalRows, view.value, restrictive) : keptSlot(fields, g, slot, literalRows, view.literal, restrictive);
+      if (restrictive && one !== YES && literalRows !== undefined && keptSlot(fields, g, slot, normalRows, view.value, restrictive) === YES) one = YES;
+    } else one = keptSlot(fields, g, slot, rows, tree, restrictive);
     if (one === NO) return NO;
     if (one === UNKNOWN) verdict = UNKNOWN;
   }
@@ -595,6 +619,7 @@ function keptConditions(rule: CompiledRule, pairs: Int32Array, residual: readonl
     if (one === NO) return NO;
     if (one === UNKNOWN) verdict = UNKNOWN;
   }
+  if (rule.args !== undefined && !argsMatch(rule.args, rule.argsInTokens, view, literal, false)) return NO;
   return verdict;
 }
 
@@ -606,12 +631,12 @@ function keptConditions(rule: CompiledRule, pairs: Int32Array, residual: readonl
  */
 function keptVerdict(rule: CompiledRule, pairs: Int32Array, residual: readonly FieldCondition[], fields: FieldPlan, rows: Rows, literalRows: Rows | undefined, view: CanonicalArgs): Verdict {
   if (rule.mode === "allow") {
-    if (keptConditions(rule, pairs, residual, fields, rows, view, false, false) !== YES) return NO;
-    return literalRows === undefined || keptConditions(rule, pairs, residual, fields, literalRows, view, true, false) === YES ? YES : NO;
+    if (keptConditions(rule, pairs, residual, fields, rows, rows, literalRows, view, false, false) !== YES) return NO;
+    return literalRows === undefined || keptConditions(rule, pairs, residual, fields, literalRows, rows, literalRows, view, true, false) === YES ? YES : NO;
   }
-  const normal = keptConditions(rule, pairs, residual, fields, rows, view, false, true);
+  const normal = keptConditions(rule, pairs, residual, fields, rows, rows, literalRows, view, false, true);
   if (normal === YES || literalRows === undefined) return normal;
-  const literal = keptConditions(rule, pairs, residual, fields, literalRows, view, true, true);
+  const literal = keptConditions(rule, pairs, residual, fields, literalRows, rows, literalRows, view, true, true);
   if (literal === YES) return YES;
   return normal === UNKNOWN || literal === UNKNOWN ? UNKNOWN : NO;
 }
