@@ -464,6 +464,8 @@ interface ToolPlan {
   readonly index: ValueIndex | undefined;
   /** The rules' field conditions grouped by the field they read, with verdicts kept per value (see FieldPlan). */
   readonly fields: FieldPlan | undefined;
+  /** The allow rules with a condition that can say why it did not cover a value (`FieldCondition.why`): the only ones `uncoveredNote` reads. */
+  readonly explainers: readonly CompiledRule[];
 }
 
 /** Most distinct values whose verdicts one field of one tool keeps (then they are forgotten and built again). */
@@ -480,8 +482,6 @@ interface FieldGroup {
   readonly read: (tree: unknown) => unknown;
   readonly conditions: FieldCondition[];
   readonly restrictive: boolean[];
-  /** Per slot: the condition reads the literal view (a command matcher; see literalVerdict). */
-  readonly literal: boolean[];
   readonly kept: Map<string, Int8Array>;
 }
 
@@ -493,7 +493,7 @@ interface FieldGroup {
  */
 interface FieldPlan {
   readonly groups: readonly FieldGroup[];
-  /** Per rule position: (group, slot) pairs of its kept conditions; undefined for rules that need the thread. */
+  /** Per rule position: (group, slot, literal) triples of its kept conditions (literal 1: the condition reads the literal view, see literalVerdict); undefined for rules that need the thread. */
   readonly slots: readonly (Int32Array | undefined)[];
   /** Per rule position: its conditions evaluated every time (no `read`). */
   readonly residual: readonly (readonly FieldCondition[])[];
@@ -518,13 +518,12 @@ function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
         if (g === undefined) {
           g = groups.length;
           bySelector.set(condition.selector, g);
-          groups.push({ read: condition.read, conditions: [], restrictive: [], literal: [], kept: new Map() });
+          groups.push({ read: condition.read, conditions: [], restrictive: [], kept: new Map() });
         }
         const group = groups[g]!;
-        pairs.push(g, group.conditions.length);
+        pairs.push(g, group.conditions.length, condition.literal === true ? 1 : 0);
         group.conditions.push(condition);
         group.restrictive.push(rule.mode !== "allow");
-        group.literal.push(condition.literal === true);
         any = true;
       }
     }
@@ -601,11 +600,11 @@ function keptConditions(
 ): Verdict {
   const tree = literal ? view.literal : view.value;
   let verdict: Verdict = YES;
-  for (let i = 0; i < pairs.length; i += 2) {
+  for (let i = 0; i < pairs.length; i += 3) {
     const g = pairs[i]!;
     const slot = pairs[i + 1]!;
     let one: Verdict;
-    if (fields.groups[g]!.literal[slot] === true) {
+    if (pairs[i + 2] === 1) {
       // literalVerdict from kept verdicts: the literal view's value, and for a deny or ask the normalised one's.
       one = literalRows === undefined ? keptSlot(fields, g, slot, normalRows, view.value, restrictive) : keptSlot(fields, g, slot, literalRows, view.literal, restrictive);
       if (restrictive && one !== YES && literalRows !== undefined && keptSlot(fields, g, slot, normalRows, view.value, restrictive) === YES) one = YES;
@@ -963,8 +962,7 @@ export class PermissionPolicy {
    */
   private uncoveredNote(tool: string, view: CanonicalArgs): string | undefined {
     if (view.oversized) return undefined;
-    for (const rule of [...this.plan(tool).rules, ...this.composites(tool)]) {
-      if (rule.mode !== "allow") continue;
+    for (const rule of [...this.plan(tool).explainers, ...this.composites(tool)]) {
       const why = conditionWhy(rule, view, false);
       if (why !== undefined) return uncoveredReason(why, rule.ruleId, rule.description);
     }
@@ -1036,7 +1034,8 @@ export class PermissionPolicy {
       // order, each compiled with the kinds this tool declares for its fields.
       const matching = (this.fast ? this.byToolName.candidates(tool) : [...this.rules]).filter((rule) => rule.matchesTool(tool));
       const rules = this.sorted(matching.sort((a, b) => a.order - b.order).map((rule) => this.forTool(rule, tool)));
-      found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules) };
+      const explainers = rules.filter((rule) => rule.mode === "allow" && rule.where.some((condition) => condition.why !== undefined));
+      found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules), explainers };
       if (this.byTool.size >= MAX_CACHED_TOOLS) this.byTool.clear();
       this.byTool.set(tool, found);
     }
