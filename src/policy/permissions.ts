@@ -962,7 +962,9 @@ export class PermissionPolicy {
    */
   private uncoveredNote(tool: string, view: CanonicalArgs): string | undefined {
     if (view.oversized) return undefined;
-    for (const rule of [...this.plan(tool).explainers, ...this.composites(tool)]) {
+    const plan = this.plan(tool);
+    for (const rule of [...(this.fast ? plan.explainers : plan.rules), ...this.composites(tool)]) {
+      if (rule.mode !== "allow") continue;
       const why = conditionWhy(rule, view, false);
       if (why !== undefined) return uncoveredReason(why, rule.ruleId, rule.description);
     }
