@@ -493,20 +493,40 @@ interface FieldGroup {
  */
 interface FieldPlan {
   readonly groups: readonly FieldGroup[];
-  /** Per rule position: (group, slot, literal) triples of its kept conditions (literal 1: the condition reads the literal view, see literalVerdict); undefined for rules that need the thread. */
-  readonly slots: readonly (Int32Array | undefined)[];
+  /**
+   * The (group, slot, literal) triples of every rule's kept conditions, rule after rule (literal 1:
+   * the condition reads the literal view, see literalVerdict): rule `p`'s are `triples[from[p]]` up
+   * to `triples[from[p + 1]]`. One array for the plan: a call reads it without visiting each rule.
+   */
+  readonly triples: Int32Array;
+  readonly from: Int32Array;
   /** Per rule position: its conditions evaluated every time (no `read`). */
   readonly residual: readonly (readonly FieldCondition[])[];
+  /** Per rule position: PLAN_* bits (what the loop needs to know of a rule without reading it). */
+  readonly flags: Uint8Array;
 }
+
+/** FieldPlan.flags: the rule needs no thread, so its kept conditions are read (else argumentsVerdict decides it). */
+const PLAN_KEPT = 1;
+/** FieldPlan.flags: the rule has an `args` regex. */
+const PLAN_ARGS = 2;
+/** FieldPlan.flags: the rule has conditions evaluated every time (FieldPlan.residual). */
+const PLAN_RESIDUAL = 4;
+/** FieldPlan.flags: the rule is an allow (a permitting rule: `restrictive` false). */
+const PLAN_ALLOW = 8;
+/** FieldPlan.flags: the rule is conditional (CompiledRule.conditional). */
+const PLAN_CONDITIONAL = 16;
 
 function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
   const groups: FieldGroup[] = [];
   const bySelector = new Map<string, number>();
-  const slots: (Int32Array | undefined)[] = [];
+  const triples: number[] = [];
+  const from = new Int32Array(rules.length + 1);
+  const flags = new Uint8Array(rules.length);
   const residual: FieldCondition[][] = [];
   let any = false;
   for (const rule of rules) {
-    const pairs: number[] = [];
+    const pairs = triples;
     const rest: FieldCondition[] = [];
     if (!rule.contextual) {
       for (const condition of rule.where) {
@@ -527,10 +547,17 @@ function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
         any = true;
       }
     }
-    slots.push(rule.contextual ? undefined : Int32Array.from(pairs));
+    const position = residual.length;
+    from[position + 1] = triples.length;
+    flags[position] =
+      (rule.contextual ? 0 : PLAN_KEPT) |
+      (rule.args === undefined ? 0 : PLAN_ARGS) |
+      (rest.length > 0 ? PLAN_RESIDUAL : 0) |
+      (rule.mode === "allow" ? PLAN_ALLOW : 0) |
+      (rule.conditional ? PLAN_CONDITIONAL : 0);
     residual.push(rest);
   }
-  return any ? { groups, slots, residual } : undefined;
+  return any ? { groups, triples: Int32Array.from(triples), from, residual, flags } : undefined;
 }
 
 /**
@@ -587,9 +614,8 @@ function keptSlot(fields: FieldPlan, g: number, slot: number, rows: Rows, tree: 
  * rule's verdict NO, so the cheapest answer comes first.
  */
 function keptConditions(
-  rule: CompiledRule,
-  pairs: Int32Array,
-  residual: readonly FieldCondition[],
+  rules: readonly CompiledRule[],
+  position: number,
   fields: FieldPlan,
   rows: Rows,
   normalRows: Rows,
@@ -599,12 +625,14 @@ function keptConditions(
   restrictive: boolean,
 ): Verdict {
   const tree = literal ? view.literal : view.value;
+  const triples = fields.triples;
+  const end = fields.from[position + 1]!;
   let verdict: Verdict = YES;
-  for (let i = 0; i < pairs.length; i += 3) {
-    const g = pairs[i]!;
-    const slot = pairs[i + 1]!;
+  for (let i = fields.from[position]!; i < end; i += 3) {
+    const g = triples[i]!;
+    const slot = triples[i + 1]!;
     let one: Verdict;
-    if (pairs[i + 2] === 1) {
+    if (triples[i + 2] === 1) {
       // literalVerdict from kept verdicts: the literal view's value, and for a deny or ask the normalised one's.
       one = literalRows === undefined ? keptSlot(fields, g, slot, normalRows, view.value, restrictive) : keptSlot(fields, g, slot, literalRows, view.literal, restrictive);
       if (restrictive && one !== YES && literalRows !== undefined && keptSlot(fields, g, slot, normalRows, view.value, restrictive) === YES) one = YES;
@@ -612,30 +640,38 @@ function keptConditions(
     if (one === NO) return NO;
     if (one === UNKNOWN) verdict = UNKNOWN;
   }
-  for (let i = 0; i < residual.length; i++) {
-    const condition = residual[i]!;
-    const one = condition.literal === true ? literalVerdict(condition, view, restrictive, undefined) : condition.evaluate(tree, restrictive);
-    if (one === NO) return NO;
-    if (one === UNKNOWN) verdict = UNKNOWN;
+  const flags = fields.flags[position]!;
+  if ((flags & PLAN_RESIDUAL) !== 0) {
+    const residual = fields.residual[position]!;
+    for (let i = 0; i < residual.length; i++) {
+      const condition = residual[i]!;
+      const one = condition.literal === true ? literalVerdict(condition, view, restrictive, undefined) : condition.evaluate(tree, restrictive);
+      if (one === NO) return NO;
+      if (one === UNKNOWN) verdict = UNKNOWN;
+    }
   }
-  if (rule.args !== undefined && !argsMatch(rule.args, rule.argsInTokens, view, literal, false)) return NO;
+  if ((flags & PLAN_ARGS) !== 0) {
+    const rule = rules[position]!;
+    if (!argsMatch(rule.args!, rule.argsInTokens, view, literal, false)) return NO;
+  }
   return verdict;
 }
 
 /**
- * `argumentsVerdict` of a rule that needs no thread, on a view that can be inspected, from kept
- * verdicts: a value gets the same verdict whichever view it is read in (the verdict depends on the
- * value alone), so the normalised and the literal view share what is kept; they are combined as
- * `argumentsVerdict` combines them.
+ * `argumentsVerdict` of the rule at `position` (one that needs no thread), on a view that can be
+ * inspected, from kept verdicts: a value gets the same verdict whichever view it is read in (the
+ * verdict depends on the value alone), so the normalised and the literal view share what is kept;
+ * they are combined as `argumentsVerdict` combines them. The rule itself is read only for its
+ * `args` regex and residual conditions.
  */
-function keptVerdict(rule: CompiledRule, pairs: Int32Array, residual: readonly FieldCondition[], fields: FieldPlan, rows: Rows, literalRows: Rows | undefined, view: CanonicalArgs): Verdict {
-  if (rule.mode === "allow") {
-    if (keptConditions(rule, pairs, residual, fields, rows, rows, literalRows, view, false, false) !== YES) return NO;
-    return literalRows === undefined || keptConditions(rule, pairs, residual, fields, literalRows, rows, literalRows, view, true, false) === YES ? YES : NO;
+function keptVerdict(rules: readonly CompiledRule[], position: number, fields: FieldPlan, rows: Rows, literalRows: Rows | undefined, view: CanonicalArgs): Verdict {
+  if ((fields.flags[position]! & PLAN_ALLOW) !== 0) {
+    if (keptConditions(rules, position, fields, rows, rows, literalRows, view, false, false) !== YES) return NO;
+    return literalRows === undefined || keptConditions(rules, position, fields, literalRows, rows, literalRows, view, true, false) === YES ? YES : NO;
   }
-  const normal = keptConditions(rule, pairs, residual, fields, rows, rows, literalRows, view, false, true);
+  const normal = keptConditions(rules, position, fields, rows, rows, literalRows, view, false, true);
   if (normal === YES || literalRows === undefined) return normal;
-  const literal = keptConditions(rule, pairs, residual, fields, literalRows, rows, literalRows, view, true, true);
+  const literal = keptConditions(rules, position, fields, literalRows, rows, literalRows, view, true, true);
   if (literal === YES) return YES;
   return normal === UNKNOWN || literal === UNKNOWN ? UNKNOWN : NO;
 }
@@ -799,8 +835,16 @@ export class PermissionPolicy {
     /** Per field group of `fields`: the kept verdicts of the values this call has there, in the normalised and (if normalisation changed something) the literal view. */
     let rows: Rows | undefined;
     let literalRows: Rows | undefined;
-    for (let position = 0; position < plan.rules.length; position++) {
-      const rule = plan.rules[position]!;
+    const rules = plan.rules;
+    for (let position = 0; position < rules.length; position++) {
+      // With a field plan, a rule whose kept verdicts say NO is passed over without reading the rule
+      // itself (FieldPlan.flags): at 100,000 rules, reading each rule tried costs more than its verdict.
+      let known: Verdict | undefined;
+      if (rows !== undefined && trace === undefined && (fields!.flags[position]! & (PLAN_CONDITIONAL | PLAN_KEPT)) === (PLAN_CONDITIONAL | PLAN_KEPT)) {
+        known = keptVerdict(rules, position, fields!, rows, literalRows, view!);
+        if (known === NO) continue;
+      }
+      const rule = rules[position]!;
       let verdict: Verdict = YES;
       if (rule.conditional) {
         if (view === undefined) {
@@ -810,9 +854,9 @@ export class PermissionPolicy {
             if (view.changed) literalRows = new Array<Int8Array | typeof NOT_KEPT | undefined>(fields.groups.length);
           } else live = index?.live(view);
         }
-        const pairs = rows === undefined ? undefined : fields!.slots[position];
+        const kept = rows !== undefined && (fields!.flags[position]! & PLAN_KEPT) !== 0;
         if (live !== undefined && live[position] === 0) verdict = NO;
-        else if (pairs !== undefined) verdict = keptVerdict(rule, pairs, fields!.residual[position]!, fields!, rows!, literalRows, view);
+        else if (kept) verdict = known ?? keptVerdict(rules, position, fields!, rows!, literalRows, view);
         else if (rule.contextual) {
           evaluation ??= new Evaluation(context, this.provenance, this.trusted);
           evaluation.evidence = [];
