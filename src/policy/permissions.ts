@@ -560,6 +560,11 @@ function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
   return any ? { groups, triples: Int32Array.from(triples), from, residual, flags } : undefined;
 }
 
+const ABSENT_KEY = `\u0000undefined:undefined`;
+const NULL_KEY = `\u0000object:null`;
+const TRUE_KEY = `\u0000boolean:true`;
+const FALSE_KEY = `\u0000boolean:false`;
+
 /**
  * The key a value read by a FieldGroup is kept under, or NOT_KEPT: strings as they are (unless they
  * start with U+0000 or U+0001), other scalars and absence tagged by type, a list of strings,
@@ -568,7 +573,11 @@ function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
  */
 function keptKey(value: unknown): string | typeof NOT_KEPT {
   if (typeof value === "string") return value.charCodeAt(0) <= 1 ? NOT_KEPT : value;
-  if (value === undefined || value === null || typeof value === "number" || typeof value === "boolean") return `\u0000${typeof value}:${String(value)}`;
+  // The tagged keys of absence, null and booleans are constants (no text built per call).
+  if (value === undefined) return ABSENT_KEY;
+  if (value === null) return NULL_KEY;
+  if (typeof value === "boolean") return value ? TRUE_KEY : FALSE_KEY;
+  if (typeof value === "number") return `\u0000number:${String(value)}`;
   if (Array.isArray(value) && value.length <= 16) {
     for (const item of value) {
       const type = typeof item;
