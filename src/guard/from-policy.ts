@@ -30,6 +30,7 @@ export function guardOptionsFromPolicy(policy: LoadedPolicy, options: GuardOptio
   return {
     ...options,
     permissions: options.permissions ?? permissionPolicy(policy),
+    ...(options.shadowPermissions === undefined && policy.shadow === undefined ? {} : { shadowPermissions: options.shadowPermissions ?? permissionPolicy(policy.shadow!) }),
     toolRisk: { ...policy.toolRisk, ...options.toolRisk },
     operationRisk: { ...policy.operationRisk, ...options.operationRisk },
     lowerRisk: [...policy.lowerRisk, ...(options.lowerRisk ?? [])],

@@ -13,6 +13,11 @@ export interface PermissionDecider {
   decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision;
   /** Sentences for the system prompt's tool usage section (PermissionPolicy: its provenance, after and budget rules). */
   usageLines?(): string[];
+  /**
+   * The decider with its shadow rules enforced (PermissionPolicy: rules with `shadow: true`), or
+   * undefined: the guard decides it beside this one on every call and audits its answer, never enforces it.
+   */
+  readonly shadow?: PermissionDecider | undefined;
 }
 
 /** The killswitch as the guard sees it (Killswitch implements it). Never touches the network. */

@@ -5,7 +5,7 @@ import type { RiskLevel, ToolGuardSpec } from "../tools/types.js";
 import type { Guard, RawToolCall } from "./guard.js";
 import { checkArgumentLimits } from "../policy/limits.js";
 import { noRuleDecision } from "../policy/defaults.js";
-import type { CallOutcome, ReviewedCall } from "./state.js";
+import type { CallOutcome, ReviewedCall, ShadowDecision } from "./state.js";
 import type { DecisionContext } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { approvalNotes, refusals } from "../messages/index.js";
@@ -121,6 +121,56 @@ export function reviewCall(
 
   const permission: PolicyDecision =
     guard.options.permissions?.decide(call.name, args, declared, context) ?? noRuleDecision(call.name, declared, guard.options.riskModes);
+  const shadow = guard.shadowPermissions;
+  if (shadow === undefined) return decideFrom(guard, state, call, facts, spec, parsed.data, kill, permission, config);
+  // Shadow: the same review with the shadow decider's answer in place of the policy's; audited, never enforced.
+  const shadowPermission = shadow.decide(call.name, args, declared, context);
+  const same = shadowPermission.mode === permission.mode && shadowPermission.ruleId === permission.ruleId;
+  const shadowFacts: Facts = { ...facts };
+  const enforced = decideFrom(guard, state, call, facts, spec, parsed.data, kill, permission, config);
+  const would = same ? enforced : shadowReview(() => decideFrom(guard, state, call, shadowFacts, spec, parsed.data, kill, shadowPermission, config));
+  if (!(enforced instanceof Promise) && !(would instanceof Promise)) return withShadow(enforced, would);
+  return Promise.all([enforced, would]).then(([real, other]) => withShadow(real, other));
+}
+
+/** A review's answer as a shadow decision (what the call would have got). */
+function shadowOf(call: ReviewedCall): ShadowDecision {
+  return { decision: call.outcome === "run" ? "allow" : call.outcome === "refuse" ? "deny" : "ask", ruleId: call.ruleId, reason: call.reason };
+}
+
+/** The enforced review with the shadow's answer beside it. */
+function withShadow(enforced: ReviewedCall, would: ReviewedCall | ShadowDecision): ReviewedCall {
+  enforced.shadow = "outcome" in would ? shadowOf(would) : would;
+  return enforced;
+}
+
+/** A shadow review: a tool rule whose violation throws (exitBehavior "error") would have denied the call; the real review decides whether it throws. */
+function shadowReview(run: () => ReviewedCall | Promise<ReviewedCall>): ReviewedCall | ShadowDecision | Promise<ReviewedCall | ShadowDecision> {
+  const limit = (error: unknown): ShadowDecision => {
+    if (error instanceof ToolCallLimitError) return { decision: "deny", ruleId: `rule:${error.ruleId}`, reason: error.reason };
+    throw error;
+  };
+  try {
+    const result = run();
+    return result instanceof Promise ? result.catch(limit) : result;
+  } catch (error) {
+    return limit(error);
+  }
+}
+
+/** Review after the permission rules decided: tool rules and allowed operations, then the tool's own consent check. */
+function decideFrom(
+  guard: Guard,
+  state: RuleState,
+  call: RawToolCall,
+  facts: Facts,
+  spec: ToolGuardSpec,
+  input: unknown,
+  kill: { mode: "deny" | "ask"; ruleId: string; reason: string } | null,
+  permission: PolicyDecision,
+  config: LangGraphRunnableConfig | undefined,
+): ReviewedCall | Promise<ReviewedCall> {
+  const operation = facts.operation;
   if (permission.evidence !== undefined) facts.evidence = permission.evidence;
   if (permission.mode === "deny") return refuse(facts, permission.ruleId, permission.reason);
 
@@ -140,7 +190,7 @@ export function reviewCall(
   if (ruleAsks) return ask(guard, facts, `rule:${ruleAsks.ruleId}`, ruleAsks.reason);
   if (!spec.requiresApproval) return outcome(facts, "run", permission.ruleId, permission.reason);
   // Only a tool with its own consent check makes the review asynchronous.
-  return Promise.resolve(spec.requiresApproval(parsed.data, config)).then((consent) =>
+  return Promise.resolve(spec.requiresApproval(input, config)).then((consent) =>
     consent === undefined
       ? outcome(facts, "run", permission.ruleId, permission.reason)
       : ask(guard, facts, `tool:${call.name}:consent`, consent),

@@ -432,6 +432,7 @@ export function readPermissionRules(rules: readonly z.output<typeof PermissionRu
     if (rule.after !== undefined) out.after = rule.after;
     if (rule.afterScope !== undefined) out.afterScope = rule.afterScope;
     if (rule.budget !== undefined) out.budget = rule.budget;
+    if (rule.shadow === true) out.shadow = true;
     return out;
   });
   readLists.add(out);
@@ -633,6 +634,11 @@ export class PermissionPolicy {
   private readonly trusted: ReadonlySet<string>;
   /** Some rule needs the thread (provenance, after, budget). */
   private readonly contextual: boolean;
+  /**
+   * The policy with its shadow rules enforced (what it would decide if they were), or undefined
+   * when it has none: the guard decides it beside this one and audits its answer, never enforces it.
+   */
+  readonly shadow: PermissionPolicy | undefined;
   /** The rules (validated, in the order given) and options it was built from: what `checkPolicy` reads. */
   readonly definition: { readonly rules: readonly PermissionRule[]; readonly options: Readonly<PermissionPolicyOptions> };
 
@@ -647,7 +653,7 @@ export class PermissionPolicy {
     for (const [tool, main] of Object.entries(options.mainArguments ?? {})) this.policyKinds.set(tool, { [main.field]: main.kind, ...this.policyKinds.get(tool) });
     for (const [tool, fields] of Object.entries(options.fieldKinds ?? {})) this.policyKinds.set(tool, { ...this.policyKinds.get(tool), ...fields });
     this.defaults = defaults;
-    this.rules = valid.map((rule, index) => {
+    const compiled = valid.map((rule, index) => {
       try {
         return compileRule(rule, index, defaults);
       } catch (error) {
@@ -656,6 +662,18 @@ export class PermissionPolicy {
         throw new PolicyError(undefined, error.path, `${error.detail}${id}`);
       }
     });
+    // Shadow rules are left out of the rules in force; the policy with them enforced is built once beside it.
+    const shadowed = valid.some((rule) => rule.shadow === true);
+    this.rules = shadowed ? compiled.filter((rule) => rule.spec.shadow !== true) : compiled;
+    if (shadowed) {
+      const enforced = valid.map((rule) => {
+        if (rule.shadow !== true) return rule;
+        const { shadow: _shadow, ...rest } = rule;
+        return rest;
+      });
+      readLists.add(enforced);
+      this.shadow = new PermissionPolicy(enforced, options);
+    } else this.shadow = undefined;
     this.precedence = options.precedence ?? "deny-first";
     this.defaultRisk = options.defaultRisk;
     this.toolRisk = { ...options.toolRisk };
@@ -682,6 +700,7 @@ export class PermissionPolicy {
       this.byTool.clear();
       this.compositeByTool.clear();
     }
+    this.shadow?.declareToolKinds(kinds);
   }
 
   /** The kind of `selector` for calls of `tool`: the policy's declaration, the tool's, else the field-name convention. */

@@ -59,6 +59,11 @@ export class SwappablePermissions {
   usageLines(): string[] {
     return this.#policy.usageLines();
   }
+
+  /** The policy in force's shadow rules, enforced (see PermissionPolicy.shadow). */
+  get shadow(): PermissionPolicy | undefined {
+    return this.#policy.shadow;
+  }
 }
 
 export interface PolicyWatchEvent {

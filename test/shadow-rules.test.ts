@@ -1,0 +1,133 @@
+// Shadow rules and shadow policies: decided on every call, audited as what they would have done,
+// never enforced. The property: over generated calls and generated shadow rules, a guard with the
+// rules in shadow gives exactly the outcomes of the guard without them (what ran, what the model read,
+// what was audited), and the would-be decision of every call is the decision the same rules give
+// when they are enforced.
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { Command, MemorySaver } from "@langchain/langgraph";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MemoryAuditSink } from "../src/audit/memory.js";
+import type { AuditRecord } from "../src/audit/types.js";
+import { createGuardedAgent } from "../src/guard/agent.js";
+import { pendingApproval } from "../src/guard/approval.js";
+import { Guard } from "../src/guard/guard.js";
+import type { PermissionDecider } from "../src/guard/interfaces.js";
+import { ScriptedChatModel } from "../src/model/scripted.js";
+import { parsePolicy, permissionPolicy } from "../src/policy/file.js";
+import { PermissionPolicy, type PermissionRule } from "../src/policy/permissions.js";
+import { defineTool } from "../src/tools/define-tool.js";
+import { wouldBe } from "../src/messages/index.js";
+
+const NAMESPACES = ["production", "staging", "dev"] as const;
+
+function tools(ran: string[]) {
+  const schema = z.object({ namespace: z.string(), name: z.string() });
+  const make = (name: string, risk: "low" | "medium" | "high") =>
+    defineTool({ name, description: name, schema, risk, execute: (input, ctx) => { ran.push(`${ctx.toolCallId}:${name}:${input.namespace}`); return `${name} ${input.name} in ${input.namespace}`; } });
+  return [make("read", "low"), make("deploy", "medium"), make("delete", "high")];
+}
+
+/** The policy in force in every run. */
+const ENFORCED: PermissionRule[] = [
+  { id: "prod-delete", tool: "delete", where: { namespace: { equals: "production" } }, mode: "deny" },
+  { id: "dev-any", tool: "*", where: { namespace: { equals: "dev" } }, mode: "allow" },
+];
+
+/** Candidate rules the property draws shadow rules from. */
+const CANDIDATES: PermissionRule[] = [
+  { id: "prod-deploy", tool: "deploy", where: { namespace: { equals: "production" } }, mode: "deny" },
+  { id: "staging-ask", tool: "*", where: { namespace: { equals: "staging" } }, mode: "ask" },
+  { id: "tmp-names", tool: "*", where: { name: { glob: "tmp-*" } }, mode: "deny" },
+  { id: "reads", tool: "read", mode: "allow" },
+  { id: "dev-delete", tool: "delete", where: { namespace: { equals: "dev" } }, mode: "ask" },
+  { id: "all-deletes", tool: "delete", mode: "allow" },
+];
+
+interface Run {
+  ran: string[];
+  answers: [string, string, string][];
+  records: AuditRecord[];
+}
+
+type Turn = { name: string; namespace: string; name_: string }[];
+
+async function run(turns: readonly Turn[], options: { permissions: PermissionDecider; shadowPermissions?: PermissionDecider }, threadId: string): Promise<Run> {
+  const ran: string[] = [];
+  const audit = new MemoryAuditSink();
+  const guard = new Guard({ tools: tools(ran), audit, ...options });
+  const model = new ScriptedChatModel({
+    scenario: { name: threadId, turns: [...turns.map((calls) => ({ tool_calls: calls.map((c) => ({ name: c.name, args: { namespace: c.namespace, name: c.name_ } })) })), { text: "done" }] },
+  });
+  const graph = createGuardedAgent({ model, guard, checkpointer: new MemorySaver() });
+  const config = { configurable: { thread_id: threadId } };
+  let out = (await graph.invoke({ messages: [new HumanMessage("go")] }, config)) as { messages: BaseMessage[] };
+  for (let i = 0; i < 50; i++) {
+    const pending = pendingApproval(out);
+    if (pending === undefined) break;
+    out = (await graph.invoke(new Command({ resume: { decisions: pending.actionRequests.map(() => ({ type: "approve" })) } }), config)) as { messages: BaseMessage[] };
+  }
+  expect(pendingApproval(out)).toBeUndefined();
+  const answers = out.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, String(m.status), String(m.content)] as [string, string, string]);
+  return { ran, answers, records: await audit.query({}) };
+}
+
+/** What an audit record says, without the parts that name the run (time, shadow). */
+function essence(record: AuditRecord) {
+  const { shadow: _shadow, ...detail } = (record.detail ?? {}) as Record<string, unknown>;
+  return { id: record.id, tool: record.tool, toolCallId: record.toolCallId, event: record.event, decision: record.decision, ruleId: record.ruleId, reason: record.reason, args: record.args, detail };
+}
+
+const call = fc.record({ name: fc.constantFrom("read", "deploy", "delete"), namespace: fc.constantFrom(...NAMESPACES), name_: fc.constantFrom("web", "tmp-1", "db") });
+const turnsArb = fc.array(fc.array(call, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 });
+const shadowArb = fc.subarray(CANDIDATES, { minLength: 1 });
+
+describe("shadow rules never change an outcome, and every would-be decision is audited", () => {
+  it("property: outcomes with and without the shadow rules are identical; the shadow is what the rules would enforce", async () => {
+    let changedSeen = 0;
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(turnsArb, shadowArb, async (turns, shadowRules) => {
+        const id = `p${n++}`;
+        const without = await run(turns, { permissions: new PermissionPolicy(ENFORCED) }, id);
+        const withShadowRules = await run(turns, { permissions: new PermissionPolicy([...ENFORCED, ...shadowRules.map((r) => ({ ...r, shadow: true }))]) }, id);
+        const candidate = new PermissionPolicy([...ENFORCED, ...shadowRules]);
+        const withShadowPolicy = await run(turns, { permissions: new PermissionPolicy(ENFORCED), shadowPermissions: candidate }, id);
+        const enforcedCandidate = await run(turns, { permissions: candidate }, id);
+
+        for (const shadowed of [withShadowRules, withShadowPolicy]) {
+          expect(shadowed.ran).toEqual(without.ran);
+          expect(shadowed.answers).toEqual(without.answers);
+          expect(shadowed.records.map(essence)).toEqual(without.records.map(essence));
+          // Every review decision carries the would-be decision: the one the candidate gives when enforced.
+          const decisions = shadowed.records.filter((r) => r.event === "decision");
+          expect(decisions.length).toBeGreaterThan(0);
+          for (const record of decisions) {
+            const enforced = enforcedCandidate.records.find((r) => r.event === "decision" && r.toolCallId === record.toolCallId);
+            const shadow = (record.detail as { shadow?: { decision: string; ruleId: string; reason: string; changed: boolean } }).shadow;
+            expect(shadow, `call ${record.toolCallId}`).toEqual({ decision: enforced?.decision, ruleId: enforced?.ruleId, reason: enforced?.reason, changed: enforced?.decision !== record.decision });
+            if (shadow?.changed === true) changedSeen++;
+          }
+        }
+        // Without any shadow, no record carries one.
+        expect(without.records.some((r) => (r.detail as { shadow?: unknown } | undefined)?.shadow !== undefined)).toBe(false);
+      }),
+      { numRuns: 25, seed: 2811 },
+    );
+    // The generated cases include calls whose outcome the shadow would have changed (the property is not vacuous).
+    expect(changedSeen).toBeGreaterThan(10);
+  }, 120_000);
+
+  it("a policy file's shadow: true rule and shadow: FILE candidate are read, never enforced", async () => {
+    const loaded = parsePolicy(
+      ["permissions:", "  - { id: prod-deploy, rule: 'deploy(namespace:production)', mode: deny, shadow: true }", "  - { id: reads, tool: read, mode: allow }"].join("\n"),
+      "yaml",
+      "inline.yaml",
+    );
+    const policy = permissionPolicy(loaded);
+    expect(policy.decide("deploy", { namespace: "production", name: "web" }, "medium").mode).toBe("allow");
+    expect(policy.shadow?.decide("deploy", { namespace: "production", name: "web" }, "medium")).toMatchObject({ mode: "deny", ruleId: "permission:prod-deploy" });
+    expect(wouldBe("deny", "permission:prod-deploy", "production is protected")).toBe("would deny by permission:prod-deploy: production is protected");
+  });
+});
