@@ -21,6 +21,7 @@ export const cannotRedecide = {
   noReplayData: "the record has no replay data (written before guarded-graph recorded the calling message and the tool's risk)",
   killswitch: (ruleId: string) => `the killswitch decided it (${ruleId}): its state then is not part of a policy`,
   beforePolicy: (ruleId: string) => `it was refused before any policy rule read it (${ruleId})`,
+  outputsNeeded: (tool: string) => `the policy's ConditionalNext rules read ${tool}'s output, which the audit log does not keep`,
   afterUndecided: (threadId: string) => `an earlier call of thread ${threadId} could not be re-decided and the policy's tool rules count earlier calls`,
 } as const;
 

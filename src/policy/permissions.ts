@@ -741,6 +741,16 @@ export class PermissionPolicy {
     return this.evaluate(tool, args, declaredRisk, undefined, context);
   }
 
+  /** Some rule in force needs the thread's messages (a provenance condition, `after`, `budget`). */
+  get needsThread(): boolean {
+    return this.contextual;
+  }
+
+  /** Some rule in force for `tool` needs the thread's messages: without them its calls may be decided otherwise. */
+  needsThreadFor(tool: string): boolean {
+    return this.contextual && this.plan(tool).rules.some((rule) => rule.contextual);
+  }
+
   /** Ids of every rule that matches the call, in effect order (for explaining a decision). */
   matchingRules(tool: string, args: unknown): string[] {
     const trace: RuleTrace[] = [];
