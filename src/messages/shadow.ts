@@ -22,6 +22,9 @@ export const cannotRedecide = {
   killswitch: (ruleId: string) => `the killswitch decided it (${ruleId}): its state then is not part of a policy`,
   beforePolicy: (ruleId: string) => `it was refused before any policy rule read it (${ruleId})`,
   outputsNeeded: (tool: string) => `the policy's ConditionalNext rules read ${tool}'s output, which the audit log does not keep`,
+  historyChanged: (tool: string, callId: string, runs: boolean) =>
+    `the new policy reads the thread's history, and call ${callId} of ${tool} ${runs ? "would run under it but did not" : "would not run under it but did"}, so the later messages are not the ones it would read`,
+  historyUnknown: (tool: string, callId: string) => `the new policy reads the thread's history, and whether call ${callId} of ${tool} would have run under it is not known`,
   afterUndecided: (threadId: string) => `an earlier call of thread ${threadId} could not be re-decided and the policy's tool rules count earlier calls`,
 } as const;
 

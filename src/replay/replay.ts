@@ -61,6 +61,34 @@ function redactedPaths(value: unknown, path = "", out: string[] = []): string[] 
   return out;
 }
 
+/**
+ * The tools whose calls the policy's context conditions read (their outputs through `from` and
+ * `after`, their arguments through `from: ["args:TOOL"]`); `all` when a `budget` counts completed calls.
+ * When one of their calls runs under the new policy where it did not (or the reverse), the thread's
+ * recorded messages are no longer the ones those conditions would have read.
+ */
+function contextTools(policy: LoadedPolicy): { all: boolean; names: ReadonlySet<string> } {
+  const names = new Set<string>([...(policy.provenance?.trusted ?? []), ...(policy.provenance?.untrusted ?? [])]);
+  let all = false;
+  const source = (name: string) => {
+    if (name.startsWith("args:")) names.add(name.slice("args:".length));
+    else if (name !== "user" && name !== "trusted" && name !== "untrusted") names.add(name);
+  };
+  const walk = (condition: unknown): void => {
+    if (condition === null || typeof condition !== "object") return;
+    const c = condition as Record<string, unknown>;
+    if (Array.isArray(c.from)) for (const name of c.from) if (typeof name === "string") source(name);
+    if (c.not !== undefined) walk(c.not);
+    for (const key of ["anyOf", "allOf"]) if (Array.isArray(c[key])) for (const inner of c[key] as unknown[]) walk(inner);
+  };
+  for (const rule of policy.permissions) {
+    for (const condition of Object.values(rule.where ?? {})) walk(condition);
+    for (const name of rule.after ?? []) source(name);
+    if (rule.budget !== undefined) all = true;
+  }
+  return { all, names };
+}
+
 /** The recorded arguments, or why they cannot be read. */
 function recordedArgs(record: AuditRecord): { args: Record<string, unknown> } | { cannot: string } {
   let value: unknown;
@@ -92,6 +120,7 @@ export async function replayAudit(records: readonly AuditRecord[], policy: Loade
   const hasToolRules = policy.toolRules.length > 0;
   const needsMessages = permissions.needsThread;
   const assumeApproved = (options.assumeAsks ?? "approved") === "approved";
+  const watched = needsMessages ? contextTools(policy) : { all: false, names: new Set<string>() };
   const overrides = { toolRisk: policy.toolRisk, operationRisk: policy.operationRisk, lowerRisk: policy.lowerRisk };
 
   // Human answers and outcomes per call: whether a recorded ask was approved, whether a call ran well.
@@ -123,6 +152,9 @@ export async function replayAudit(records: readonly AuditRecord[], policy: Loade
     let runId: string | undefined;
     /** Why the thread's rule state is no longer known (with tool rules, later calls cannot be decided). */
     let stateLost: string | undefined;
+    /** Why the thread's recorded messages are not those the new policy's context conditions would read. */
+    let historyChanged: string | undefined;
+    const watches = (tool: string) => watched.all || watched.names.has(tool);
     // One turn (model message) at a time: its calls are reviewed against the state at its start plus its earlier calls.
     let index = 0;
     while (index < pending.length) {
@@ -170,12 +202,14 @@ export async function replayAudit(records: readonly AuditRecord[], policy: Loade
                   ? argsRead.cannot
                   : hasToolRules && stateLost !== undefined
                     ? stateLost
-                    : contextProblem !== undefined && permissions.needsThreadFor(record.tool)
-                      ? contextProblem
+                    : (contextProblem ?? historyChanged) !== undefined && permissions.needsThreadFor(record.tool)
+                      ? (contextProblem ?? historyChanged)
                       : undefined;
+        const recordedRan = outcomes.has(key) && outcomes.get(key) !== "cancelled";
         if (cannot !== undefined || !("args" in argsRead)) {
           out.push({ ...base, cannot: cannot ?? cannotRedecide.unrecordedArgs });
           if (hasToolRules) stateLost ??= cannotRedecide.afterUndecided(threadId);
+          if (watches(record.tool)) historyChanged ??= cannotRedecide.historyUnknown(record.tool, record.toolCallId);
           continue;
         }
         const own = data?.toolRisk ?? undefined;
@@ -193,11 +227,12 @@ export async function replayAudit(records: readonly AuditRecord[], policy: Loade
           else replayed = { decision: "allow", ruleId: permission.ruleId, reason: permission.reason };
         }
         out.push({ ...base, replayed });
+        const answer = answers.get(key);
+        const approved = replayed.decision === "allow" || (replayed.decision === "ask" && (answer === undefined ? assumeApproved : answer === "approve" || answer === "edit"));
+        if (approved !== recordedRan && watches(record.tool)) historyChanged ??= cannotRedecide.historyChanged(record.tool, record.toolCallId, approved);
         if (replayed.decision === "deny") continue;
         turnCalls.push({ name: record.tool, args: argsRead.args });
         provisional = engine.record(provisional, { tool: record.tool, operation: record.operation, callId: record.toolCallId, success: true, at: record.at });
-        const answer = answers.get(key);
-        const approved = replayed.decision === "allow" || (answer === undefined ? assumeApproved : answer === "approve" || answer === "edit");
         if (!approved) continue;
         const outcome = outcomes.get(key);
         ran.push({ tool: record.tool, operation: record.operation, callId: record.toolCallId, at: record.at, success: outcome === undefined || outcome === "executed" });
