@@ -225,6 +225,7 @@ function check(calls: readonly ReplayedCall[]) {
   expect(redecided.length).toBeGreaterThan(800);
   // The counts replay prints are the live run's counts over the same calls.
   const summary = summariseReplay(calls);
+  console.log("SUMMARY", JSON.stringify({ calls: summary.calls, redecided: summary.redecided, changed: summary.changed, byChange: [...summary.byChange], byRule: [...summary.byRule], cannot: [...summary.cannot] }));
   const judge = liveSummary(redecided.map((c) => `${c.threadId}/${c.toolCallId}`));
   expect(summary.byChange).toEqual(judge.byChange);
   expect(summary.byRule).toEqual(judge.byRule);

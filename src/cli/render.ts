@@ -1,5 +1,7 @@
 import type { AuditRecord } from "../audit/types.js";
 import type { ActionRequest, ApprovalRequest } from "../guard/approval/payload.js";
+import { shadowPart } from "../audit/shadow-summary.js";
+import { wouldBe } from "../messages/index.js";
 
 /** Where the CLI writes: results on `out`, progress and notices on `err`. */
 export interface Output {
@@ -64,7 +66,9 @@ export function formatAuditLine(record: AuditRecord): string {
 export function formatAuditRow(record: AuditRecord): string {
   const time = new Date(record.at).toISOString();
   const who = record.actor ? ` actor=${record.actor}` : "";
-  return `${time}  ${record.threadId}  ${record.event.padEnd(8)} ${record.decision.padEnd(8)} ${record.tool} ${record.args}  rule=${record.ruleId}${who}  ${record.reason}`;
+  const shadow = shadowPart(record);
+  const would = shadow === undefined ? "" : `  [shadow: ${wouldBe(shadow.decision, shadow.ruleId, "")}]`;
+  return `${time}  ${record.threadId}  ${record.event.padEnd(8)} ${record.decision.padEnd(8)} ${record.tool} ${record.args}  rule=${record.ruleId}${who}  ${record.reason}${would}`;
 }
 
 export function formatAction(action: ActionRequest, index: number): string[] {
