@@ -19,7 +19,7 @@ import { SqliteAuditSink } from "../src/audit/sqlite.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "../src/audit/types.js";
 import { replayCommand } from "../src/cli/commands/replay.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import { pendingApproval } from "../src/guard/approval.js";
+import { pendingApproval } from "../src/guard/approval/payload.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { cannotRedecide } from "../src/messages/index.js";
 import { ScriptedChatModel } from "../src/model/scripted.js";
@@ -99,7 +99,7 @@ function script(thread: number): Call[][][] {
       Array.from({ length: 1 + Math.floor(next() * 4) }, () => {
         const tool = pick(["read", "deploy", "delete", "fetch", "send", "send", "deploy"]);
         const args: Record<string, string> = { namespace: pick(["production", "staging", "dev"]), name: pick(names) };
-        if (`t${thread}` === REDACTED_THREAD && run === RUNS - 1 && tool === "deploy") args.token = `secret-${Math.floor(next() * 1000)}`;
+        if (`t${thread}` === REDACTED_THREAD && run === RUNS - 1 && (tool === "deploy" || tool === "delete") && next() < 0.5) args.token = `secret-${Math.floor(next() * 1000)}`;
         return { name: tool, args };
       }),
     ),
@@ -222,10 +222,9 @@ function check(calls: readonly ReplayedCall[]) {
     return judged?.decision !== c.replayed!.decision || judged?.ruleId !== c.replayed!.ruleId;
   });
   expect(mismatches.slice(0, 5)).toEqual([]);
-  expect(redecided.length).toBeGreaterThan(800);
+  expect(redecided.length).toBeGreaterThan(1_000);
   // The counts replay prints are the live run's counts over the same calls.
   const summary = summariseReplay(calls);
-  console.log("SUMMARY", JSON.stringify({ calls: summary.calls, redecided: summary.redecided, changed: summary.changed, byChange: [...summary.byChange], byRule: [...summary.byRule], cannot: [...summary.cannot] }));
   const judge = liveSummary(redecided.map((c) => `${c.threadId}/${c.toolCallId}`));
   expect(summary.byChange).toEqual(judge.byChange);
   expect(summary.byRule).toEqual(judge.byRule);
@@ -235,13 +234,24 @@ function check(calls: readonly ReplayedCall[]) {
   for (const change of ["allow → ask", "allow → deny", "ask → deny"]) expect(summary.byChange.get(change) ?? 0).toBeGreaterThan(0);
   for (const rule of ["permission:prod-deploy", "permission:staging-ask", "permission:fetched-names"]) expect(summary.byRule.get(rule) ?? 0).toBeGreaterThan(0);
   expect([...summary.byRule.keys()].some((rule) => rule.startsWith("rule:MaxCalls"))).toBe(true);
-  // What could not be re-decided is named: the deleted checkpoint, the redacted token, and the calls after them (tool rules count earlier calls).
-  const reasons = [...summary.cannot.keys()];
-  expect(summary.cannot.get(cannotRedecide.checkpointGone(GONE)) ?? 0).toBeGreaterThan(0);
-  expect(reasons.some((r) => r.startsWith("arguments redacted in the audit log (token)"))).toBe(true);
-  expect(summary.cannot.get(cannotRedecide.afterUndecided(REDACTED_THREAD)) ?? 0).toBeGreaterThan(0);
+  // What could not be re-decided is named, and nothing else: the calls of send (the tool the
+  // provenance rule reads the thread for) in the thread whose checkpoint is gone; the calls whose
+  // token was redacted; and, since the MaxCalls rule counts deletes, the deletes after a redacted delete.
+  const expected = new Map<string, string>();
+  let redactedDelete = false;
+  for (const r of recorded) {
+    if (r.event !== "decision" || r.detail?.recheck !== undefined) continue;
+    const key = `${r.threadId}/${r.toolCallId}`;
+    if (expected.has(key)) continue;
+    if (r.threadId === GONE && r.tool === "send") expected.set(key, cannotRedecide.checkpointGone(GONE));
+    else if (r.args.includes('"token":"[REDACTED]"')) {
+      expected.set(key, cannotRedecide.redacted(["token"]));
+      if (r.tool === "delete") redactedDelete = true;
+    } else if (r.threadId === REDACTED_THREAD && r.tool === "delete" && redactedDelete) expected.set(key, cannotRedecide.afterUndecided(REDACTED_THREAD, "delete"));
+  }
   const undecided = calls.filter((c) => c.replayed === undefined);
-  expect(new Set(undecided.map((c) => c.threadId))).toEqual(new Set([GONE, REDACTED_THREAD]));
+  expect(new Map(undecided.map((c) => [`${c.threadId}/${c.toolCallId}`, c.cannot]))).toEqual(expected);
+  for (const reason of [cannotRedecide.checkpointGone(GONE), cannotRedecide.redacted(["token"]), cannotRedecide.afterUndecided(REDACTED_THREAD, "delete")]) expect(summary.cannot.get(reason) ?? 0).toBeGreaterThan(0);
   expect(summary.redecided + undecided.length).toBe(total);
   return summary;
 }

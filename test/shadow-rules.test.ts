@@ -11,14 +11,22 @@ import { z } from "zod";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import type { AuditRecord } from "../src/audit/types.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
-import { pendingApproval } from "../src/guard/approval.js";
+import { pendingApproval } from "../src/guard/approval/payload.js";
 import { Guard } from "../src/guard/guard.js";
 import type { PermissionDecider } from "../src/guard/interfaces.js";
 import { ScriptedChatModel } from "../src/model/scripted.js";
-import { parsePolicy, permissionPolicy } from "../src/policy/file.js";
+import { loadPolicyFile, permissionPolicy } from "../src/policy/file.js";
 import { PermissionPolicy, type PermissionRule } from "../src/policy/permissions.js";
 import { defineTool } from "../src/tools/define-tool.js";
 import { wouldBe } from "../src/messages/index.js";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { JsonlAuditSink } from "../src/audit/jsonl.js";
+import { auditCommand } from "../src/cli/commands/audit.js";
+import type { DecisionEvent } from "../src/guard/approval/events.js";
+import { guardFromPolicy } from "../src/guard/from-policy.js";
+import { explainDecision } from "../src/policy/explain.js";
 
 const NAMESPACES = ["production", "staging", "dev"] as const;
 
@@ -119,15 +127,81 @@ describe("shadow rules never change an outcome, and every would-be decision is a
     expect(changedSeen).toBeGreaterThan(10);
   }, 120_000);
 
-  it("a policy file's shadow: true rule and shadow: FILE candidate are read, never enforced", async () => {
-    const loaded = parsePolicy(
-      ["permissions:", "  - { id: prod-deploy, rule: 'deploy(namespace:production)', mode: deny, shadow: true }", "  - { id: reads, tool: read, mode: allow }"].join("\n"),
-      "yaml",
-      "inline.yaml",
+  it("a policy file's shadow: true rule and shadow: FILE candidate are read, never enforced; events, explain and audit --shadow show them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gg-shadow-"));
+    writeFileSync(join(dir, "candidate.yaml"), "permissions:\n  - { id: no-staging, tool: '*', where: { namespace: { equals: staging } }, mode: ask }\n");
+    writeFileSync(
+      join(dir, "policy.yaml"),
+      [
+        "shadow: candidate.yaml",
+        "permissions:",
+        "  - { id: prod-deploy, rule: 'deploy(namespace:production)', mode: deny, shadow: true, reason: production is frozen }",
+        "  - { id: reads, tool: read, mode: allow }",
+      ].join("\n"),
     );
+    const loaded = await loadPolicyFile(join(dir, "policy.yaml"));
     const policy = permissionPolicy(loaded);
     expect(policy.decide("deploy", { namespace: "production", name: "web" }, "medium").mode).toBe("allow");
     expect(policy.shadow?.decide("deploy", { namespace: "production", name: "web" }, "medium")).toMatchObject({ mode: "deny", ruleId: "permission:prod-deploy" });
-    expect(wouldBe("deny", "permission:prod-deploy", "production is protected")).toBe("would deny by permission:prod-deploy: production is protected");
+    expect(loaded.shadow?.source).toBe(join(dir, "candidate.yaml"));
+    expect(wouldBe("deny", "permission:prod-deploy", "production is frozen")).toBe("would deny by permission:prod-deploy: production is frozen");
+
+    // A graph under the file: the shadow rules win over nothing; the candidate file is the shadow (shadowPermissions).
+    const ran: string[] = [];
+    const audit = new MemoryAuditSink();
+    const ready = await guardFromPolicy(loaded, { tools: tools(ran), audit });
+    const model = new ScriptedChatModel({
+      scenario: { name: "file", turns: [{ tool_calls: [{ name: "deploy", args: { namespace: "production", name: "web" } }, { name: "read", args: { namespace: "staging", name: "db" } }] }, { text: "done" }] },
+    });
+    const graph = createGuardedAgent({ model, guard: ready.guard, checkpointer: new MemorySaver() });
+    const events: DecisionEvent[] = [];
+    for await (const chunk of await graph.stream({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "file" }, streamMode: "custom" })) events.push(chunk as DecisionEvent);
+    await ready.close();
+    // Both calls ran: the shadow decided, the policy in force let them through.
+    expect(ran.map((r) => r.split(":").slice(1).join(":"))).toEqual(["deploy:production", "read:staging"]);
+    const review = events.filter((e) => e.source === "review");
+    expect(review.map((e) => [e.tool, e.decision, e.shadow?.decision, e.shadow?.ruleId])).toEqual([
+      ["deploy", "allow", "allow", "risk:medium"],
+      ["read", "allow", "ask", "permission:no-staging"],
+    ]);
+    // The candidate file is the shadow policy: it wins over the shadow rules (GuardOptions.shadowPermissions).
+    const records = await audit.query({});
+    const decisions = records.filter((r) => r.event === "decision");
+    expect(decisions.map((r) => (r.detail as { shadow?: unknown }).shadow)).toEqual(review.map((e) => ({ ...e.shadow, changed: e.shadow?.decision !== e.decision })));
+
+    // Without the candidate file, the shadow rules are the shadow.
+    const rulesOnly = new MemoryAuditSink();
+    const second = await guardFromPolicy({ ...loaded, shadow: undefined }, { tools: tools([]), audit: rulesOnly });
+    const graph2 = createGuardedAgent({ model: new ScriptedChatModel({ scenario: { name: "file", turns: [{ tool_calls: [{ name: "deploy", args: { namespace: "production", name: "web" } }] }, { text: "done" }] } }), guard: second.guard, checkpointer: new MemorySaver() });
+    await graph2.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "rules" } });
+    await second.close();
+    const shadowed = (await rulesOnly.query({})).filter((r) => r.event === "decision");
+    expect(shadowed.map((r) => [r.decision, (r.detail as { shadow?: unknown }).shadow])).toEqual([["allow", { decision: "deny", ruleId: "permission:prod-deploy", reason: "production is frozen", changed: true }]]);
+
+    // policy explain names what the shadow rules and the candidate would do.
+    const text = explainDecision(loaded, { tool: "deploy", args: { namespace: "production", name: "web" }, declaredRisk: "medium" });
+    expect(text).toContain("Decision: allow by risk:medium");
+    expect(text).toContain("Shadow rules (never enforced): would deny by permission:prod-deploy — production is frozen");
+    expect(text).toContain(`Shadow policy ${join(dir, "candidate.yaml")} (never enforced): would allow by risk:medium`);
+
+    // audit --shadow counts the would-be changes per change and per rule.
+    const file = join(dir, "audit.jsonl");
+    const sink = await JsonlAuditSink.open(file);
+    await sink.write([...records, ...(await rulesOnly.query({}))]);
+    await sink.close();
+    const lines: string[] = [];
+    expect(await auditCommand(["--audit", `jsonl:${file}`, "--shadow"], { out: (l) => lines.push(l), err: (l) => lines.push(l) })).toBe(0);
+    expect(lines).toEqual([
+      "3 decision(s), 3 with a shadow decision, 2 the shadow would change",
+      "Would-be changes (enforced → shadow):",
+      "  allow → ask: 1",
+      "  allow → deny: 1",
+      "Shadow decisions by rule:",
+      "  permission:no-staging: 1",
+      "  permission:prod-deploy: 1",
+    ]);
+    const rows: string[] = [];
+    await auditCommand(["--audit", `jsonl:${file}`], { out: (l) => rows.push(l), err: () => undefined });
+    expect(rows.filter((row) => row.includes("[shadow: would deny by permission:prod-deploy]"))).toHaveLength(1);
   });
 });

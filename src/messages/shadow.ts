@@ -25,7 +25,7 @@ export const cannotRedecide = {
   historyChanged: (tool: string, callId: string, runs: boolean) =>
     `the new policy reads the thread's history, and call ${callId} of ${tool} ${runs ? "would run under it but did not" : "would not run under it but did"}, so the later messages are not the ones it would read`,
   historyUnknown: (tool: string, callId: string) => `the new policy reads the thread's history, and whether call ${callId} of ${tool} would have run under it is not known`,
-  afterUndecided: (threadId: string) => `an earlier call of thread ${threadId} could not be re-decided and the policy's tool rules count earlier calls`,
+  afterUndecided: (threadId: string, tool: string) => `an earlier call of ${tool} in thread ${threadId} could not be re-decided, and the policy's tool rules count its calls`,
 } as const;
 
 export const replayText = {

@@ -89,6 +89,24 @@ function contextTools(policy: LoadedPolicy): { all: boolean; names: ReadonlySet<
   return { all, names };
 }
 
+/** Tool rule types whose state is the calls of the tools they name (`tool`, `conditions`), not the run's call order. */
+const NAMED_STATE_TYPES: ReadonlySet<string> = new Set(["MaxCalls", "Cooldown", "AllowedOperations", "MustFollow", "MustPrecede", "ExclusiveGroup", "NoHeartbeat", "ContinueLoop"]);
+
+/**
+ * The tools whose calls the tool rules count: those they name, or `all` when a rule reads the run's
+ * call order or every call (MaxTotalCalls, InitialCall, ChildTools, ParentTools, ConditionalNext, a "*" rule, …).
+ * A call of another tool that could not be decided again leaves the rules' state known.
+ */
+function stateTools(policy: LoadedPolicy): { all: boolean; names: ReadonlySet<string> } {
+  const names = new Set<string>();
+  for (const rule of policy.toolRules) {
+    if (!NAMED_STATE_TYPES.has(rule.type) || rule.tool === "*" || (rule.conditions ?? []).includes("*")) return { all: true, names };
+    names.add(rule.tool);
+    for (const name of rule.conditions ?? []) names.add(name);
+  }
+  return { all: false, names };
+}
+
 /** The recorded arguments, or why they cannot be read. */
 function recordedArgs(record: AuditRecord): { args: Record<string, unknown> } | { cannot: string } {
   let value: unknown;
@@ -118,6 +136,7 @@ export async function replayAudit(records: readonly AuditRecord[], policy: Loade
   const permissions = permissionPolicy(policy);
   const engine = new ToolRulesEngine([...policy.toolRules]);
   const hasToolRules = policy.toolRules.length > 0;
+  const counted = stateTools(policy);
   const needsMessages = permissions.needsThread;
   const assumeApproved = (options.assumeAsks ?? "approved") === "approved";
   const watched = needsMessages ? contextTools(policy) : { all: false, names: new Set<string>() };
@@ -132,13 +151,17 @@ export async function replayAudit(records: readonly AuditRecord[], policy: Loade
     const key = `${record.threadId}\u0000${record.toolCallId}`;
     if (record.event === "human") answers.set(key, record.decision);
     else if (record.event === "outcome") outcomes.set(key, record.decision);
-    if (record.event !== "decision" || !DECISIONS.has(record.decision) || seen.has(record.id)) return;
+    if (record.event !== "decision" || !DECISIONS.has(record.decision)) return;
     const detail = record.detail ?? {};
     if (detail.recheck !== undefined) return; // the check at a call's start, not a review
     const parsed = ReplayDataSchema.safeParse(detail.replay);
     const data = parsed.success ? parsed.data : undefined;
     if (data?.edited === true) return; // a human's edit: the model's own call is the one decided again
+    // The review is the call's first decision record; later ones (superseded, aborted) answer the same call.
+    const call = `${record.threadId}\u0000${data?.messageId ?? ""}\u0000${record.toolCallId}`;
+    if (seen.has(record.id) || seen.has(call)) return;
     seen.add(record.id);
+    seen.add(call);
     const list = threads.get(record.threadId) ?? [];
     list.push({ record, data, order });
     threads.set(record.threadId, list);
@@ -200,7 +223,7 @@ export async function replayAudit(records: readonly AuditRecord[], policy: Loade
                 ? cannotRedecide.killswitch(record.ruleId)
                 : "cannot" in argsRead
                   ? argsRead.cannot
-                  : hasToolRules && stateLost !== undefined
+                  : stateLost !== undefined && (counted.all || counted.names.has(record.tool))
                     ? stateLost
                     : (contextProblem ?? historyChanged) !== undefined && permissions.needsThreadFor(record.tool)
                       ? (contextProblem ?? historyChanged)
@@ -208,7 +231,7 @@ export async function replayAudit(records: readonly AuditRecord[], policy: Loade
         const recordedRan = outcomes.has(key) && outcomes.get(key) !== "cancelled";
         if (cannot !== undefined || !("args" in argsRead)) {
           out.push({ ...base, cannot: cannot ?? cannotRedecide.unrecordedArgs });
-          if (hasToolRules) stateLost ??= cannotRedecide.afterUndecided(threadId);
+          if (hasToolRules && (counted.all || counted.names.has(record.tool))) stateLost ??= cannotRedecide.afterUndecided(threadId, record.tool);
           if (watches(record.tool)) historyChanged ??= cannotRedecide.historyUnknown(record.tool, record.toolCallId);
           continue;
         }
@@ -223,7 +246,8 @@ export async function replayAudit(records: readonly AuditRecord[], policy: Loade
           if (violation !== null && violation.onViolation !== "ask") replayed = { decision: "deny", ruleId: `rule:${violation.ruleId}`, reason: violation.reason };
           else if (permission.mode === "ask") replayed = { decision: "ask", ruleId: permission.ruleId, reason: permission.reason };
           else if (violation !== null) replayed = { decision: "ask", ruleId: `rule:${violation.ruleId}`, reason: violation.reason };
-          else if (record.ruleId.startsWith("tool:") && record.ruleId.endsWith(":consent")) replayed = { decision: "ask", ruleId: record.ruleId, reason: record.reason };
+          // Asks the guard adds on top of any policy (the tool's own consent check, `interruptOn`) stay asks where the call would run.
+          else if ((record.ruleId.startsWith("tool:") && record.ruleId.endsWith(":consent")) || record.ruleId.startsWith("interruptOn:")) replayed = { decision: "ask", ruleId: record.ruleId, reason: record.reason };
           else replayed = { decision: "allow", ruleId: permission.ruleId, reason: permission.reason };
         }
         out.push({ ...base, replayed });
