@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { AuditRecord } from "./types.js";
 
 /** The shadow part of a decision record (`detail.shadow`): what a shadow rule or policy would have decided. */
-export const ShadowPartSchema = z.object({
+const ShadowPartSchema = z.object({
   decision: z.enum(["allow", "deny", "ask"]),
   ruleId: z.string(),
   reason: z.string(),

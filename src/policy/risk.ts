@@ -2,7 +2,7 @@ import type { RiskLevel } from "../tools/types.js";
 import { higherRisk } from "./permissions.js";
 
 /** The risk levels a guard or policy sets over the tools' own (a policy's `tools.X.risk`, `tools.X.operations`, `lowerRisk`). */
-export interface RiskOverrides {
+interface RiskOverrides {
   readonly toolRisk: Readonly<Record<string, RiskLevel>>;
   readonly operationRisk: Readonly<Record<string, Readonly<Record<string, RiskLevel>>>>;
   readonly lowerRisk: ReadonlySet<string> | readonly string[];

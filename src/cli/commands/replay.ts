@@ -38,7 +38,7 @@ function percent(part: number, whole: number): string {
 }
 
 /** Whether the changes exceed `--fail-on`. */
-export function exceeds(summary: ReplaySummary, failOn: { count: number } | { pct: number }): boolean {
+function exceeds(summary: ReplaySummary, failOn: { count: number } | { pct: number }): boolean {
   return "count" in failOn ? summary.changed > failOn.count : summary.redecided > 0 && (summary.changed / summary.redecided) * 100 > failOn.pct;
 }
 
@@ -47,7 +47,7 @@ function sorted(map: ReadonlyMap<string, number>): [string, number][] {
 }
 
 /** The report: changes by transition, by rule and by thread, then the calls that could not be re-decided, by reason. */
-export function renderReplay(summary: ReplaySummary, audit: string, policy: LoadedPolicy, threads: number): string[] {
+function renderReplay(summary: ReplaySummary, audit: string, policy: LoadedPolicy, threads: number): string[] {
   const lines = [replayText.header(audit, policy.source, summary.calls, threads), replayText.unchanged(summary.redecided - summary.changed), replayText.changed(summary.changed, percent(summary.changed, summary.redecided))];
   if (summary.changed > 0) {
     lines.push(replayText.byChange, ...sorted(summary.byChange).map(([key, n]) => `  ${key}: ${n}`));
