@@ -3,8 +3,12 @@
 // rules in shadow gives exactly the outcomes of the guard without them (what ran, what the model read,
 // what was audited), and the would-be decision of every call is the decision the same rules give
 // when they are enforced.
-import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { Command, MemorySaver } from "@langchain/langgraph";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { Annotation, Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { GuardAnnotation } from "../src/guard/state.js";
+import { createAgent } from "langchain";
+import { GuardedToolNode } from "../src/guard/tool-node.js";
+import { guardMiddleware } from "../src/middleware/index.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -204,4 +208,37 @@ describe("shadow rules never change an outcome, and every would-be decision is a
     await auditCommand(["--audit", `jsonl:${file}`], { out: (l) => rows.push(l), err: () => undefined });
     expect(rows.filter((row) => row.includes("[shadow: would deny by permission:prod-deploy]"))).toHaveLength(1);
   });
+
+  it("every entry point audits and streams the shadow decision and enforces only the policy: createGuardedAgent, GuardedToolNode, guardMiddleware", async () => {
+    const permissions = new PermissionPolicy([...ENFORCED, { id: "prod-deploy", tool: "deploy", where: { namespace: { equals: "production" } }, mode: "deny", shadow: true }]);
+    const turns = () => new ScriptedChatModel({ scenario: { name: "ep", turns: [{ tool_calls: [{ name: "deploy", args: { namespace: "production", name: "web" } }] }, { text: "done" }] } });
+    const results: Record<string, { ran: number; shadow: unknown; event: unknown }> = {};
+    for (const entry of ["createGuardedAgent", "GuardedToolNode", "guardMiddleware"] as const) {
+      const ran: string[] = [];
+      const audit = new MemoryAuditSink();
+      const guard = new Guard({ tools: tools(ran), audit, permissions });
+      const model = turns();
+      const graph =
+        entry === "createGuardedAgent"
+          ? createGuardedAgent({ model, guard, checkpointer: new MemorySaver() })
+          : entry === "GuardedToolNode"
+            ? new StateGraph(Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec }))
+                .addNode("agent", async (state) => ({ messages: [await model.bindTools(tools([])).invoke(state.messages)] }))
+                .addNode("tools", new GuardedToolNode(guard))
+                .addEdge(START, "agent")
+                .addConditionalEdges("agent", (state) => ((state.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END))
+                .addEdge("tools", "agent")
+                .compile({ checkpointer: new MemorySaver() })
+            : createAgent({ model, middleware: [guardMiddleware({ guard })], checkpointer: new MemorySaver() });
+      const events: DecisionEvent[] = [];
+      for await (const chunk of await (graph as unknown as { stream(i: unknown, c: unknown): Promise<AsyncIterable<unknown>> }).stream({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: entry }, streamMode: "custom" })) {
+        if ((chunk as { type?: unknown }).type === "guarded-graph/decision") events.push(chunk as DecisionEvent);
+      }
+      const record = (await audit.query({})).find((r) => r.event === "decision");
+      results[entry] = { ran: ran.length, shadow: (record?.detail as { shadow?: unknown } | undefined)?.shadow, event: events.find((e) => e.source === "review")?.shadow };
+    }
+    const expected = { ran: 1, shadow: { decision: "deny", ruleId: "permission:prod-deploy", reason: "deploy where namespace equals \"production\"", changed: true }, event: { decision: "deny", ruleId: "permission:prod-deploy", reason: "deploy where namespace equals \"production\"" } };
+    expect(results).toEqual({ createGuardedAgent: expected, GuardedToolNode: expected, guardMiddleware: expected });
+  });
 });
+
