@@ -28,6 +28,7 @@ import { replayAudit, summariseReplay, type ReplayedCall } from "../src/replay/r
 import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { defineTool } from "../src/tools/define-tool.js";
 import { postgresForTests, uniqueName } from "./helpers/postgres.js";
+import { seeded } from "../bench/lib/hetero.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gg-replay-"));
 const OLD = join(dir, "old.yaml");
@@ -68,18 +69,6 @@ function tools() {
   ];
 }
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const THREADS = 8;
 const RUNS = 3;
 const TURNS_PER_RUN = 20;
@@ -91,7 +80,7 @@ type Call = { name: string; args: Record<string, string> };
 
 /** Per thread: per run, the model turns (each a list of calls). */
 function script(thread: number): Call[][][] {
-  const next = random(1000 + thread);
+  const next = seeded(1000 + thread);
   const pick = <T,>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
   const names = ["web01", "db02", "cache03", "alpha7", "bravo8", "queue04"];
   return Array.from({ length: RUNS }, (_, run) =>

@@ -157,6 +157,13 @@ export async function policyCommand(argv: string[], output: Output): Promise<num
   const mcpErrors = flags.mcp === undefined ? [] : await withMcpTools(flags.mcp, loaded, known);
   const result = checkPolicy(loaded, catalog, declared, args, schemas);
   result.errors.push(...mcpErrors);
+  if (loaded.shadow !== undefined) {
+    // The shadow policy (`shadow: FILE`) is checked against the same tools: a rule that never fires shadows nothing.
+    const shadow = checkPolicy(loaded.shadow, catalog, declared, args, schemas);
+    const named = (line: string) => `shadow policy ${loaded.shadow?.source}: ${line}`;
+    result.errors.push(...shadow.errors.map(named));
+    result.warnings.push(...shadow.warnings.map(named));
+  }
   if (flags.json) {
     output.out(JSON.stringify({ file: loaded.source, ...result }, null, 2));
   } else {
