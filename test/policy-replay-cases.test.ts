@@ -87,4 +87,14 @@ describe("replayAudit on hand-written records", () => {
     const changed = await replayAudit(records, parsePolicy(`${fetchedNames}  - { id: prod, tool: fetch, where: { namespace: { equals: production } }, mode: deny }\n`, "yaml", "b.yaml"), { messages: read });
     expect(changed.map((c) => c.replayed?.decision ?? c.cannot)).toEqual(["deny", cannotRedecide.historyChanged("fetch", "f1", false)]);
   });
+
+  it("says why in sentences a reviewer reads", () => {
+    expect(cannotRedecide.checkpointGone("t6")).toBe("the checkpoint of thread t6 is gone (its messages are needed by the policy's provenance conditions)");
+    expect(cannotRedecide.redacted(["token", "headers.authorization"])).toBe("arguments redacted in the audit log (token, headers.authorization)");
+    expect(cannotRedecide.afterUndecided("t7", "delete")).toBe("an earlier call of delete in thread t7 could not be re-decided, and the policy's tool rules count its calls");
+    expect(cannotRedecide.historyChanged("fetch", "f1", false)).toBe(
+      "the new policy reads the thread's history, and call f1 of fetch would not run under it but did, so the later messages are not the ones it would read",
+    );
+  });
 });
+
