@@ -18,6 +18,8 @@ export interface PermissionDecider {
    * undefined: the guard decides it beside this one on every call and audits its answer, never enforces it.
    */
   readonly shadow?: PermissionDecider | undefined;
+  /** False when no shadow rule names `tool`: `shadow` then decides as this decider does, and is not asked. */
+  shadowCovers?(tool: string): boolean;
 }
 
 /** The killswitch as the guard sees it (Killswitch implements it). Never touches the network. */

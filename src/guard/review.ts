@@ -119,12 +119,13 @@ export function reviewCall(
   const kill = guard.options.killswitch?.decide(call.name, facts.risk) ?? null;
   if (kill?.mode === "deny") return refuse(facts, kill.ruleId, kill.reason);
 
-  const permission: PolicyDecision =
-    guard.options.permissions?.decide(call.name, args, declared, context) ?? noRuleDecision(call.name, declared, guard.options.riskModes);
+  const permissions = guard.options.permissions;
+  const permission: PolicyDecision = permissions?.decide(call.name, args, declared, context) ?? noRuleDecision(call.name, declared, guard.options.riskModes);
   const shadow = guard.shadowPermissions;
   if (shadow === undefined) return decideFrom(guard, state, call, facts, spec, parsed.data, kill, permission, config);
   // Shadow: the same review with the shadow decider's answer in place of the policy's; audited, never enforced.
-  const shadowPermission = shadow.decide(call.name, args, declared, context);
+  // The policy's own shadow rules, when none names this tool, decide as the policy does.
+  const shadowPermission = shadow === permissions?.shadow && permissions.shadowCovers?.(call.name) === false ? permission : shadow.decide(call.name, args, declared, context);
   const same = shadowPermission.mode === permission.mode && shadowPermission.ruleId === permission.ruleId;
   const shadowFacts: Facts = { ...facts };
   const enforced = decideFrom(guard, state, call, facts, spec, parsed.data, kill, permission, config);

@@ -639,6 +639,9 @@ export class PermissionPolicy {
    * when it has none: the guard decides it beside this one and audits its answer, never enforces it.
    */
   readonly shadow: PermissionPolicy | undefined;
+  /** The shadow rules, compiled: `shadowCovers` tests their tool patterns. */
+  private readonly shadowRules: readonly CompiledRule[];
+  private readonly shadowByTool = new Map<string, boolean>();
   /** The rules (validated, in the order given) and options it was built from: what `checkPolicy` reads. */
   readonly definition: { readonly rules: readonly PermissionRule[]; readonly options: Readonly<PermissionPolicyOptions> };
 
@@ -665,6 +668,7 @@ export class PermissionPolicy {
     // Shadow rules are left out of the rules in force; the policy with them enforced is built once beside it.
     const shadowed = valid.some((rule) => rule.shadow === true);
     this.rules = shadowed ? compiled.filter((rule) => rule.spec.shadow !== true) : compiled;
+    this.shadowRules = shadowed ? compiled.filter((rule) => rule.spec.shadow === true) : [];
     if (shadowed) {
       const enforced = valid.map((rule) => {
         if (rule.shadow !== true) return rule;
@@ -739,6 +743,20 @@ export class PermissionPolicy {
    */
   decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision {
     return this.evaluate(tool, args, declaredRisk, undefined, context);
+  }
+
+  /**
+   * Whether a shadow rule names `tool`. When none does, `shadow` decides its calls exactly as this
+   * policy does (the same rules apply to the tool), so the guard need not ask it.
+   */
+  shadowCovers(tool: string): boolean {
+    let covers = this.shadowByTool.get(tool);
+    if (covers === undefined) {
+      covers = this.shadowRules.some((rule) => rule.matchesTool(tool));
+      if (this.shadowByTool.size >= MAX_CACHED_TOOLS) this.shadowByTool.clear();
+      this.shadowByTool.set(tool, covers);
+    }
+    return covers;
   }
 
   /** Some rule in force needs the thread's messages (a provenance condition, `after`, `budget`). */

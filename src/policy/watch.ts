@@ -64,6 +64,10 @@ export class SwappablePermissions {
   get shadow(): PermissionPolicy | undefined {
     return this.#policy.shadow;
   }
+
+  shadowCovers(tool: string): boolean {
+    return this.#policy.shadowCovers(tool);
+  }
 }
 
 export interface PolicyWatchEvent {
