@@ -59,16 +59,20 @@ export function formatAuditLine(record: AuditRecord): string {
     return `${label("human")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})${who}${note}`;
   }
   if (record.event === "outcome") return `${label("outcome")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})`;
-  return `${label("guard")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})  rule ${record.ruleId}: ${record.reason}`;
+  return `${label("guard")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})  rule ${record.ruleId}: ${record.reason}${shadowNote(record)}`;
+}
+
+/** `  [shadow: would deny by RULE]` when a shadow rule or policy would have decided the call otherwise, else "". */
+function shadowNote(record: AuditRecord): string {
+  const shadow = shadowPart(record);
+  return shadow === undefined || shadow.decision === record.decision ? "" : `  [shadow: ${wouldBe(shadow.decision, shadow.ruleId, "")}]`;
 }
 
 /** A full audit row for `guarded-graph audit`. */
 export function formatAuditRow(record: AuditRecord): string {
   const time = new Date(record.at).toISOString();
   const who = record.actor ? ` actor=${record.actor}` : "";
-  const shadow = shadowPart(record);
-  const would = shadow === undefined ? "" : `  [shadow: ${wouldBe(shadow.decision, shadow.ruleId, "")}]`;
-  return `${time}  ${record.threadId}  ${record.event.padEnd(8)} ${record.decision.padEnd(8)} ${record.tool} ${record.args}  rule=${record.ruleId}${who}  ${record.reason}${would}`;
+  return `${time}  ${record.threadId}  ${record.event.padEnd(8)} ${record.decision.padEnd(8)} ${record.tool} ${record.args}  rule=${record.ruleId}${who}  ${record.reason}${shadowNote(record)}`;
 }
 
 export function formatAction(action: ActionRequest, index: number): string[] {
