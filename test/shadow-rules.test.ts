@@ -31,6 +31,7 @@ import { auditCommand } from "../src/cli/commands/audit.js";
 import type { DecisionEvent } from "../src/guard/approval/events.js";
 import { guardFromPolicy } from "../src/guard/from-policy.js";
 import { explainDecision } from "../src/policy/explain.js";
+import { planPolicy } from "../src/policy/check.js";
 
 const NAMESPACES = ["production", "staging", "dev"] as const;
 
@@ -182,6 +183,12 @@ describe("shadow rules never change an outcome, and every would-be decision is a
     await second.close();
     const shadowed = (await rulesOnly.query({})).filter((r) => r.event === "decision");
     expect(shadowed.map((r) => [r.decision, (r.detail as { shadow?: unknown }).shadow])).toEqual([["allow", { decision: "deny", ruleId: "permission:prod-deploy", reason: "production is frozen", changed: true }]]);
+
+    // policy plan lists them apart from the rules in force.
+    const plan = planPolicy(loaded);
+    expect(plan).toContain("Shadow rules (decided and audited on every call, never enforced):\n  - deny   prod-deploy");
+    expect(plan).toContain(`Shadow policy (decided and audited on every call, never enforced): ${join(dir, "candidate.yaml")}`);
+    expect(plan.split("Shadow rules")[0]).not.toContain("prod-deploy");
 
     // policy explain names what the shadow rules and the candidate would do.
     const text = explainDecision(loaded, { tool: "deploy", args: { namespace: "production", name: "web" }, declaredRisk: "medium" });
