@@ -88,6 +88,23 @@ describe("replayAudit on hand-written records", () => {
     expect(changed.map((c) => c.replayed?.decision ?? c.cannot)).toEqual(["deny", cannotRedecide.historyChanged("fetch", "f1", false)]);
   });
 
+  it("counts a call the new policy asks about by its recorded answer, else as assumeAsks says, for the tool rules of later calls", async () => {
+    const policy = parsePolicy(
+      "permissions:\n  - { id: staging, tool: deploy, where: { namespace: { equals: staging } }, mode: ask }\ntool_rules:\n  - { tool: deploy, type: MaxCalls, max: 1, scope: run }\n",
+      "yaml",
+      "asks.yaml",
+    );
+    // Recorded under a policy that allowed both: the first now asks, and nobody answered it then.
+    const records = [decision("d1", "deploy", { namespace: "staging" }, { messageId: "m1" }), decision("d2", "deploy", { namespace: "dev" }, { messageId: "m2" })];
+    const approved = await replayAudit(records, policy);
+    expect(approved.map((c) => [c.replayed?.decision, c.replayed?.ruleId])).toEqual([["ask", "permission:staging"], ["deny", "rule:MaxCalls:deploy#0"]]);
+    const rejected = await replayAudit(records, policy, { assumeAsks: "rejected" });
+    expect(rejected.map((c) => [c.replayed?.decision, c.replayed?.ruleId])).toEqual([["ask", "permission:staging"], ["allow", "risk:medium"]]);
+    // A recorded answer wins over the assumption.
+    const answered = await replayAudit([records[0]!, { ...records[0]!, id: "h1", event: "human", decision: "reject" }, records[1]!], policy);
+    expect(answered.map((c) => c.replayed?.decision)).toEqual(["ask", "allow"]);
+  });
+
   it("says why in sentences a reviewer reads", () => {
     expect(cannotRedecide.checkpointGone("t6")).toBe("the checkpoint of thread t6 is gone (its messages are needed by the policy's provenance conditions)");
     expect(cannotRedecide.redacted(["token", "headers.authorization"])).toBe("arguments redacted in the audit log (token, headers.authorization)");
