@@ -248,5 +248,21 @@ describe("shadow rules never change an outcome, and every would-be decision is a
     const expected = { ran: 1, shadow: { decision: "deny", ruleId: "permission:prod-deploy", reason: "deploy where namespace equals \"production\"", changed: true }, event: { decision: "deny", ruleId: "permission:prod-deploy", reason: "deploy where namespace equals \"production\"" } };
     expect(results).toEqual({ createGuardedAgent: expected, GuardedToolNode: expected, guardMiddleware: expected });
   });
+
+  it("interruptOn holds for the shadow decision as for the enforced one: an allow both turn into asks is no change", async () => {
+    const audit = new MemoryAuditSink();
+    const permissions = new PermissionPolicy([...ENFORCED, { id: "staging-reads", tool: "read", where: { namespace: { equals: "staging" } }, mode: "deny", shadow: true }]);
+    const guard = new Guard({ tools: tools([]), audit, permissions, interruptOn: { read: true } });
+    const model = new ScriptedChatModel({
+      scenario: { name: "io", turns: [{ tool_calls: [{ name: "read", args: { namespace: "production", name: "web" } }, { name: "read", args: { namespace: "staging", name: "web" } }] }, { text: "done" }] },
+    });
+    const graph = createGuardedAgent({ model, guard, checkpointer: new MemorySaver() });
+    await graph.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "io" } });
+    const decisions = (await audit.query({})).filter((r) => r.event === "decision");
+    expect(decisions.map((r) => [r.decision, r.ruleId, (r.detail as { shadow?: { decision: string; ruleId: string; changed: boolean } }).shadow])).toEqual([
+      ["ask", "interruptOn:read", { decision: "ask", ruleId: "interruptOn:read", reason: expect.any(String), changed: false }],
+      ["ask", "interruptOn:read", { decision: "deny", ruleId: "permission:staging-reads", reason: expect.any(String), changed: true }],
+    ]);
+  });
 });
 
