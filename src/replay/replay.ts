@@ -129,8 +129,8 @@ function recordedArgs(record: AuditRecord): { args: Record<string, unknown> } | 
  * against the state the earlier calls of the thread leave under the new policy (a call it denies did
  * not run; one it asks about ran if a human approved it then, else as `assumeAsks` says). A call
  * whose context cannot be read (checkpoint gone, arguments redacted or not recorded, tool unknown,
- * decided by the killswitch) is reported with the reason, never guessed; with tool rules, so are the
- * later calls of its thread.
+ * decided by the killswitch) is reported with the reason, never guessed; when the tool rules count
+ * its tool, so are the later calls of the tools they count in its thread.
  */
 export async function replayAudit(records: readonly AuditRecord[], policy: LoadedPolicy, options: ReplayOptions = {}): Promise<ReplayedCall[]> {
   const permissions = permissionPolicy(policy);
