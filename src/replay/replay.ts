@@ -68,7 +68,9 @@ function redactedPaths(value: unknown, path = "", out: string[] = []): string[] 
  * recorded messages are no longer the ones those conditions would have read.
  */
 function contextTools(policy: LoadedPolicy): { all: boolean; names: ReadonlySet<string> } {
-  const names = new Set<string>([...(policy.provenance?.trusted ?? []), ...(policy.provenance?.untrusted ?? [])]);
+  // A trusted entry is a tool name, or `{ tool, fields, argsFromUser }` (trust in some fields of its output).
+  const trusted = (policy.provenance?.trusted ?? []).map((entry) => (typeof entry === "string" ? entry : entry.tool));
+  const names = new Set<string>([...trusted, ...(policy.provenance?.untrusted ?? [])]);
   let all = false;
   const source = (name: string) => {
     if (name.startsWith("args:")) names.add(name.slice("args:".length));
