@@ -30,6 +30,7 @@ export interface ShadowSummary {
   byRule: Map<string, number>;
 }
 
+/** Counts the shadow decisions of an audit log's review records (each call's first), as `guarded-graph audit --shadow` prints them. */
 export function summariseShadow(records: readonly AuditRecord[]): ShadowSummary {
   const summary: ShadowSummary = { decisions: 0, shadowed: 0, changed: 0, byChange: new Map(), byRule: new Map() };
   const seen = new Set<string>();

@@ -281,6 +281,7 @@ export interface ReplaySummary {
   cannot: Map<string, number>;
 }
 
+/** Counts what `replayAudit` returned: the calls re-decided and changed, changes by transition, rule and thread, and the calls not re-decided by reason. */
 export function summariseReplay(calls: readonly ReplayedCall[]): ReplaySummary {
   const summary: ReplaySummary = { calls: calls.length, redecided: 0, changed: 0, byChange: new Map(), byRule: new Map(), byThread: new Map(), cannot: new Map() };
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
