@@ -264,5 +264,21 @@ describe("shadow rules never change an outcome, and every would-be decision is a
       ["ask", "interruptOn:read", { decision: "deny", ruleId: "permission:staging-reads", reason: expect.any(String), changed: true }],
     ]);
   });
+
+  it("calls refused before any permission rule (unknown tool, invalid arguments) carry the same shadow decision: every decision has one", async () => {
+    const audit = new MemoryAuditSink();
+    const permissions = new PermissionPolicy([...ENFORCED, { id: "prod-deploy", tool: "deploy", where: { namespace: { equals: "production" } }, mode: "deny", shadow: true }]);
+    const guard = new Guard({ tools: tools([]), audit, permissions });
+    const model = new ScriptedChatModel({
+      scenario: { name: "early", turns: [{ tool_calls: [{ name: "nope", args: {} }, { name: "deploy", args: { namespace: 3 } }, { name: "deploy", args: { namespace: "production", name: "web" } }] }, { text: "done" }] },
+    });
+    await createGuardedAgent({ model, guard, checkpointer: new MemorySaver() }).invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "early" } });
+    const decisions = (await audit.query({})).filter((r) => r.event === "decision");
+    expect(decisions.map((r) => [r.decision, r.ruleId, (r.detail as { shadow?: { decision: string; ruleId: string; changed: boolean } }).shadow])).toEqual([
+      ["deny", "unknown-tool", { decision: "deny", ruleId: "unknown-tool", reason: expect.any(String), changed: false }],
+      ["deny", "schema", { decision: "deny", ruleId: "schema", reason: expect.any(String), changed: false }],
+      ["allow", "risk:medium", { decision: "deny", ruleId: "permission:prod-deploy", reason: expect.any(String), changed: true }],
+    ]);
+  });
 });
 

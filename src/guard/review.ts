@@ -74,20 +74,20 @@ export function reviewCall(
   if (!spec) {
     const facts: Facts = { id: call.id, name: call.name, args: object ?? {}, operation: undefined, risk: "always-deny", concurrencySafe: false, requestHeartbeat: false, evidence: undefined };
     const message = refusals.unknownTool(call.name, guard.registry.names());
-    return withSentArgs(outcome(facts, "refuse", "unknown-tool", `unknown tool "${call.name}"`, message), object, call.args);
+    return beforePolicy(guard, withSentArgs(outcome(facts, "refuse", "unknown-tool", `unknown tool "${call.name}"`, message), object, call.args));
   }
   // Arguments that are not an object (a string, null, a number, an array, JSON text in a string)
   // are refused before anything reads them: no rule, matcher or schema sees them.
   if (object === undefined) {
     const facts: Facts = { id: call.id, name: call.name, args: {}, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
     const received = refusals.argumentsKind(call.args);
-    return withSentArgs(outcome(facts, "refuse", "schema", refusals.argumentsNotObjectReason(received), refusals.argumentsNotObject(call.name, received)), object, call.args);
+    return beforePolicy(guard, withSentArgs(outcome(facts, "refuse", "schema", refusals.argumentsNotObjectReason(received), refusals.argumentsNotObject(call.name, received)), object, call.args));
   }
   // Deep or huge arguments are refused before anything reads them (t12 hook: nothing below recurses into them).
   const oversized = checkArgumentLimits(object);
   if (oversized !== undefined) {
     const facts: Facts = { id: call.id, name: call.name, args: oversized.summary, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
-    return outcome(facts, "refuse", "oversized-arguments", oversized.reason, oversized.message(call.name));
+    return beforePolicy(guard, outcome(facts, "refuse", "oversized-arguments", oversized.reason, oversized.message(call.name)));
   }
   // A strict-mode model writes null for an optional field it leaves out: read as absent (splitHeartbeat).
   const split = guard.splitHeartbeat(call.name, object);
@@ -112,12 +112,12 @@ export function reviewCall(
   const parsed = spec.inputSchema.safeParse(args);
   if (!parsed.success) {
     const detail = formatIssues(parsed.error.issues);
-    return outcome(facts, "refuse", "schema", refusals.invalidArgumentsReason(detail), refusals.invalidArguments(call.name, detail));
+    return beforePolicy(guard, outcome(facts, "refuse", "schema", refusals.invalidArgumentsReason(detail), refusals.invalidArguments(call.name, detail)));
   }
   facts.concurrencySafe = safeConcurrency(spec, parsed.data);
 
   const kill = guard.options.killswitch?.decide(call.name, facts.risk) ?? null;
-  if (kill?.mode === "deny") return refuse(facts, kill.ruleId, kill.reason);
+  if (kill?.mode === "deny") return beforePolicy(guard, refuse(facts, kill.ruleId, kill.reason));
 
   const permissions = guard.options.permissions;
   const permission: PolicyDecision = permissions?.decide(call.name, args, declared, context) ?? noRuleDecision(call.name, declared, guard.options.riskModes);
@@ -132,6 +132,12 @@ export function reviewCall(
   const would = same ? enforced : shadowReview(() => decideFrom(guard, state, call, shadowFacts, spec, parsed.data, kill, shadowPermission, config));
   if (!(enforced instanceof Promise) && !(would instanceof Promise)) return withShadow(enforced, would);
   return Promise.all([enforced, would]).then(([real, other]) => withShadow(real, other));
+}
+
+/** A refusal made before any permission rule reads the call: a shadow, when one runs, would have made it too. */
+function beforePolicy(guard: Guard, refused: ReviewedCall): ReviewedCall {
+  if (guard.shadowPermissions !== undefined) refused.shadow = shadowOf(refused);
+  return refused;
 }
 
 /** A review's answer as a shadow decision (what the call would have got). */
