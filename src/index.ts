@@ -91,6 +91,13 @@ export { auditArgs, redactArgs, REDACTED } from "./audit/redact.js";
 export { auditId, followAudit } from "./audit/record.js";
 export type { FollowAuditOptions } from "./audit/record.js";
 export type { AuditQuery, AuditRecord, AuditSink, AuditStore } from "./audit/types.js";
+export { shadowPart, summariseShadow } from "./audit/shadow-summary.js";
+export type { ShadowPart, ShadowSummary } from "./audit/shadow-summary.js";
+
+// Rolling out a policy: shadow decisions and replaying an audit log under another policy (docs/rollout.md).
+export type { ShadowDecision } from "./guard/state.js";
+export { replayAudit, summariseReplay } from "./replay/replay.js";
+export type { ReplayDecision, ReplayedCall, ReplayOptions, ReplaySummary } from "./replay/replay.js";
 
 // Killswitch.
 export { Killswitch } from "./killswitch/killswitch.js";

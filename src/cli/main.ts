@@ -7,6 +7,7 @@ import { ANSWER_USAGE, answerCommand } from "./commands/answer.js";
 import { demoCommand } from "./commands/demo.js";
 import { INIT_USAGE, initCommand } from "./commands/init.js";
 import { policyCommand } from "./commands/policy.js";
+import { REPLAY_USAGE } from "./commands/replay.js";
 import { RUN_USAGE, runCommand } from "./commands/run.js";
 import { STICKY_USAGE, stickyCommand } from "./commands/sticky.js";
 import { showCommand, threadsCommand } from "./commands/threads.js";
@@ -27,6 +28,7 @@ const COMMAND_LINES: readonly string[] = [
   "policy check FILE [--graph devops|etl|memory] [--json]",
   "policy plan FILE",
   "policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--thread ID [--db SPEC]]",
+  REPLAY_USAGE,
   "demo [--yes | --interactive] [--db SPEC] [--audit SPEC]",
   INIT_USAGE,
 ];
@@ -78,6 +80,7 @@ Usage:
   guarded-graph policy check FILE [--graph devops|etl|memory] [--mcp CONFIG] [--json]
   guarded-graph policy plan FILE
   guarded-graph policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--mcp CONFIG] [--thread ID [--db SPEC]]
+  guarded-graph ${REPLAY_USAGE}
   guarded-graph demo [--yes | --interactive]
   guarded-graph ${INIT_USAGE}
   guarded-graph COMMAND --help | --version

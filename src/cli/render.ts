@@ -1,5 +1,7 @@
 import type { AuditRecord } from "../audit/types.js";
 import type { ActionRequest, ApprovalRequest } from "../guard/approval/payload.js";
+import { shadowPart } from "../audit/shadow-summary.js";
+import { wouldBe } from "../messages/index.js";
 
 /** Where the CLI writes: results on `out`, progress and notices on `err`. */
 export interface Output {
@@ -57,14 +59,20 @@ export function formatAuditLine(record: AuditRecord): string {
     return `${label("human")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})${who}${note}`;
   }
   if (record.event === "outcome") return `${label("outcome")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})`;
-  return `${label("guard")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})  rule ${record.ruleId}: ${record.reason}`;
+  return `${label("guard")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})  rule ${record.ruleId}: ${record.reason}${shadowNote(record)}`;
+}
+
+/** `  [shadow: would deny by RULE]` when a shadow rule or policy would have decided the call otherwise, else "". */
+function shadowNote(record: AuditRecord): string {
+  const shadow = shadowPart(record);
+  return shadow === undefined || shadow.decision === record.decision ? "" : `  [shadow: ${wouldBe(shadow.decision, shadow.ruleId, "")}]`;
 }
 
 /** A full audit row for `guarded-graph audit`. */
 export function formatAuditRow(record: AuditRecord): string {
   const time = new Date(record.at).toISOString();
   const who = record.actor ? ` actor=${record.actor}` : "";
-  return `${time}  ${record.threadId}  ${record.event.padEnd(8)} ${record.decision.padEnd(8)} ${record.tool} ${record.args}  rule=${record.ruleId}${who}  ${record.reason}`;
+  return `${time}  ${record.threadId}  ${record.event.padEnd(8)} ${record.decision.padEnd(8)} ${record.tool} ${record.args}  rule=${record.ruleId}${who}  ${record.reason}${shadowNote(record)}`;
 }
 
 export function formatAction(action: ActionRequest, index: number): string[] {

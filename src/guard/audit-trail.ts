@@ -90,9 +90,35 @@ export function decisionRecords(guard: Guard, ctx: TurnContext, calls: readonly 
       id: decisionRecordId(ctx, call),
       event: "decision",
       decision: reviewDecision(call),
-      ...(call.evidence === undefined ? {} : { detail: { provenance: redactEvidence(call.evidence, guard.options.redact ?? []) } }),
+      detail: decisionDetail(guard, ctx, call),
     }),
   );
+}
+
+/** Longest shadow reason a record keeps. */
+const MAX_SHADOW_REASON = 500;
+
+/**
+ * The detail of a decision record: the provenance evidence; what a shadow policy would have decided
+ * (`shadow`, with `changed` when it differs); and what `policy replay` needs to decide the call again
+ * under another policy (`replay`: the model message that made the call, the risk the tool declares
+ * itself, null when none, or `tool: "unknown"`; `edited` for a human's edit of the arguments). Bounded: a few short strings.
+ */
+function decisionDetail(guard: Guard, ctx: TurnContext, call: ReviewedCall): Record<string, unknown> {
+  const detail: Record<string, unknown> = {};
+  if (call.evidence !== undefined) detail.provenance = redactEvidence(call.evidence, guard.options.redact ?? []);
+  if (call.shadow !== undefined) {
+    const { decision, ruleId, reason } = call.shadow;
+    const shown = reason.length > MAX_SHADOW_REASON ? `${reason.slice(0, MAX_SHADOW_REASON - 1)}…` : reason;
+    detail.shadow = { decision, ruleId, reason: shown, changed: decision !== reviewDecision(call) };
+  }
+  const known = guard.spec(call.name) !== undefined;
+  detail.replay = {
+    messageId: ctx.messageId,
+    ...(known ? { toolRisk: guard.toolOwnRisk(call.name, call.operation) ?? null } : { tool: "unknown" }),
+    ...(call.edited === true ? { edited: true } : {}),
+  };
+  return detail;
 }
 
 /** Evidence names argument values: a redacted field's value is redacted here too. */

@@ -30,6 +30,7 @@ export function guardOptionsFromPolicy(policy: LoadedPolicy, options: GuardOptio
   return {
     ...options,
     permissions: options.permissions ?? permissionPolicy(policy),
+    ...(options.shadowPermissions === undefined && policy.shadow === undefined ? {} : { shadowPermissions: options.shadowPermissions ?? permissionPolicy(policy.shadow!) }),
     toolRisk: { ...policy.toolRisk, ...options.toolRisk },
     operationRisk: { ...policy.operationRisk, ...options.operationRisk },
     lowerRisk: [...policy.lowerRisk, ...(options.lowerRisk ?? [])],
@@ -97,6 +98,8 @@ export async function guardFromPolicy(
     // The tools are known here: rules naming tools or operations that do not exist, and risks
     // lower than a tool's own without lowerRisk, are errors (t12).
     assertPolicyFits(policy, guard.registry.catalog(), declaredRisks(guard), toolArguments(guard));
+    // A shadow policy (`shadow: FILE`) is checked against the same tools: a rule that could never fire would shadow nothing.
+    if (policy.shadow !== undefined) assertPolicyFits(policy.shadow, guard.registry.catalog(), declaredRisks(guard), toolArguments(guard));
     if (watching && typeof source === "string") {
       // A reloaded file is checked against these tools before it replaces the permission rules (or,
       // with permission rules given in code, which stay, only its tool rules and risk levels).

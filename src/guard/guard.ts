@@ -7,7 +7,9 @@ import { ToolRegistry, guardSpecOf } from "../tools/registry.js";
 import type { ToolAllowance, ToolDefinition } from "../tools/registry.js";
 import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
 import type { GuardOptions, HumanDecisionType } from "./options.js";
-import { higherRisk, PermissionPolicy } from "../policy/permissions.js";
+import { PermissionPolicy } from "../policy/permissions.js";
+import { overriddenRisk } from "../policy/risk.js";
+import type { PermissionDecider } from "./interfaces.js";
 import { assertPermissionsFit } from "../policy/check.js";
 import { permissionPolicy } from "../policy/file.js";
 import { SwappablePermissions } from "../policy/watch.js";
@@ -175,16 +177,18 @@ export class Guard {
   }
 
   #ownDeclaredRisk(name: string, operation?: string): RiskLevel | undefined {
-    const risks = this.#risks;
+    return overriddenRisk(this.#risks, name, operation, this.toolOwnRisk(name, operation));
+  }
+
+  /** The risk the tool itself declares (per operation, else per tool; MCP annotations applied), before any policy. */
+  toolOwnRisk(name: string, operation?: string): RiskLevel | undefined {
     const spec = this.spec(name);
-    const policyOp = operation !== undefined ? risks.operationRisk[name]?.[operation] : undefined;
-    if (policyOp !== undefined) return policyOp;
-    const own = (operation !== undefined ? spec?.operationRisk[operation] : undefined) ?? spec?.risk;
-    const policy = Object.hasOwn(risks.toolRisk, name) ? risks.toolRisk[name] : undefined;
-    if (policy === undefined) return own;
-    // A policy may raise a tool's risk; lowering it needs lowerRisk (policy check refuses it otherwise).
-    if (own === undefined || risks.lowerRisk.has(name)) return policy;
-    return higherRisk(policy, own);
+    return (operation !== undefined ? spec?.operationRisk[operation] : undefined) ?? spec?.risk;
+  }
+
+  /** The decider run in shadow: `shadowPermissions`, else the shadow rules of `permissions`; undefined when there is none. */
+  get shadowPermissions(): PermissionDecider | undefined {
+    return this.options.shadowPermissions ?? this.options.permissions?.shadow;
   }
 
   initialRuleState(): RuleState {

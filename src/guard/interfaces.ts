@@ -14,6 +14,13 @@ export interface PermissionDecider {
   decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision;
   /** Sentences for the system prompt's tool usage section (PermissionPolicy: its provenance, after and budget rules). */
   usageLines?(): string[];
+  /**
+   * The decider with its shadow rules enforced (PermissionPolicy: rules with `shadow: true`), or
+   * undefined: the guard decides it beside this one on every call and audits its answer, never enforces it.
+   */
+  readonly shadow?: PermissionDecider | undefined;
+  /** False when no shadow rule names `tool`: `shadow` then decides as this decider does, and is not asked. */
+  shadowCovers?(tool: string): boolean;
 }
 
 /** The killswitch as the guard sees it (Killswitch implements it). Never touches the network. */

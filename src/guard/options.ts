@@ -14,6 +14,13 @@ export interface GuardOptions {
   rules?: readonly ToolRule[];
   /** Permission rules on tool name and arguments. Without one, each tool's risk decides. */
   permissions?: PermissionDecider;
+  /**
+   * A candidate policy run in shadow beside `permissions`: decided on every call, audited
+   * (`detail.shadow` of each decision record) and streamed (`shadow` of each decision event) as what
+   * it would have done, never enforced. Wins over the shadow rules of `permissions` (`shadow: true`).
+   * A policy file's `shadow: FILE` sets it.
+   */
+  shadowPermissions?: PermissionDecider;
   /** Risk per tool name, overriding what the tool declares (used when `permissions` is absent). */
   toolRisk?: Readonly<Record<string, RiskLevel>>;
   /** Risk per tool and operation (`{ kubectl: { delete: "high" } }`), from a policy's `tools.X.operations`. */

@@ -5,9 +5,10 @@ import type { RiskLevel, ToolGuardSpec } from "../tools/types.js";
 import type { ToolRulesEngine } from "../rules/engine.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { GuardOptions } from "./options.js";
+import type { PermissionDecider } from "./interfaces.js";
 import { checkArgumentLimits } from "../policy/limits.js";
 import { noRuleDecision } from "../policy/defaults.js";
-import type { CallOutcome, ReviewedCall } from "./state.js";
+import type { CallOutcome, ReviewedCall, ShadowDecision } from "./state.js";
 import type { DecisionContext } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { approvalNotes, refusals } from "../messages/index.js";
@@ -31,6 +32,8 @@ interface CallReviewer {
   declaredRisk(name: string, operation?: string): RiskLevel | undefined;
   splitHeartbeat(name: string, modelArgs: Record<string, unknown>): { args: Record<string, unknown>; heartbeat: boolean };
   now(): number;
+  /** The decider run in shadow, when there is one. */
+  readonly shadowPermissions: PermissionDecider | undefined;
 }
 
 function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
@@ -98,20 +101,20 @@ export function reviewCall(
   if (!spec) {
     const facts: Facts = { id: call.id, name: call.name, args: object ?? {}, operation: undefined, risk: "always-deny", concurrencySafe: false, requestHeartbeat: false, evidence: undefined };
     const message = refusals.unknownTool(call.name, guard.registry.names());
-    return withSentArgs(outcome(facts, "refuse", "unknown-tool", `unknown tool "${call.name}"`, message), object, call.args);
+    return beforePolicy(guard, withSentArgs(outcome(facts, "refuse", "unknown-tool", `unknown tool "${call.name}"`, message), object, call.args));
   }
   // Arguments that are not an object (a string, null, a number, an array, JSON text in a string)
   // are refused before anything reads them: no rule, matcher or schema sees them.
   if (object === undefined) {
     const facts: Facts = { id: call.id, name: call.name, args: {}, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
     const received = refusals.argumentsKind(call.args);
-    return withSentArgs(outcome(facts, "refuse", "schema", refusals.argumentsNotObjectReason(received), refusals.argumentsNotObject(call.name, received)), object, call.args);
+    return beforePolicy(guard, withSentArgs(outcome(facts, "refuse", "schema", refusals.argumentsNotObjectReason(received), refusals.argumentsNotObject(call.name, received)), object, call.args));
   }
   // Deep or huge arguments are refused before anything reads them (t12 hook: nothing below recurses into them).
   const oversized = checkArgumentLimits(object);
   if (oversized !== undefined) {
     const facts: Facts = { id: call.id, name: call.name, args: oversized.summary, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
-    return outcome(facts, "refuse", "oversized-arguments", oversized.reason, oversized.message(call.name));
+    return beforePolicy(guard, outcome(facts, "refuse", "oversized-arguments", oversized.reason, oversized.message(call.name)));
   }
   // A strict-mode model writes null for an optional field it leaves out: read as absent (splitHeartbeat).
   const split = guard.splitHeartbeat(call.name, object);
@@ -136,15 +139,72 @@ export function reviewCall(
   const parsed = spec.inputSchema.safeParse(args);
   if (!parsed.success) {
     const detail = formatIssues(parsed.error.issues);
-    return outcome(facts, "refuse", "schema", refusals.invalidArgumentsReason(detail), refusals.invalidArguments(call.name, detail));
+    return beforePolicy(guard, outcome(facts, "refuse", "schema", refusals.invalidArgumentsReason(detail), refusals.invalidArguments(call.name, detail)));
   }
   facts.concurrencySafe = safeConcurrency(spec, parsed.data);
 
   const kill = guard.options.killswitch?.decide(call.name, facts.risk) ?? null;
-  if (kill?.mode === "deny") return refuse(facts, kill.ruleId, kill.reason);
+  if (kill?.mode === "deny") return beforePolicy(guard, refuse(facts, kill.ruleId, kill.reason));
 
-  const permission: PolicyDecision =
-    guard.options.permissions?.decide(call.name, args, declared, context) ?? noRuleDecision(call.name, declared, guard.options.riskModes);
+  const permissions = guard.options.permissions;
+  const permission: PolicyDecision = permissions?.decide(call.name, args, declared, context) ?? noRuleDecision(call.name, declared, guard.options.riskModes);
+  const shadow = guard.shadowPermissions;
+  if (shadow === undefined) return decideFrom(guard, state, call, facts, spec, parsed.data, kill, permission, config);
+  // Shadow: the same review with the shadow decider's answer in place of the policy's; audited, never enforced.
+  // The policy's own shadow rules, when none names this tool, decide as the policy does.
+  const shadowPermission = permissions !== undefined && shadow === permissions.shadow && permissions.shadowCovers?.(call.name) === false ? permission : shadow.decide(call.name, args, declared, context);
+  const same = shadowPermission.mode === permission.mode && shadowPermission.ruleId === permission.ruleId;
+  const shadowFacts: Facts = { ...facts };
+  const enforced = decideFrom(guard, state, call, facts, spec, parsed.data, kill, permission, config);
+  const would = same ? enforced : shadowReview(() => decideFrom(guard, state, call, shadowFacts, spec, parsed.data, kill, shadowPermission, config));
+  if (!(enforced instanceof Promise) && !(would instanceof Promise)) return withShadow(enforced, would);
+  return Promise.all([enforced, would]).then(([real, other]) => withShadow(real, other));
+}
+
+/** A refusal made before any permission rule reads the call: a shadow, when one runs, would have made it too. */
+function beforePolicy(guard: CallReviewer, refused: ReviewedCall): ReviewedCall {
+  if (guard.shadowPermissions !== undefined) refused.shadow = shadowOf(refused);
+  return refused;
+}
+
+/** A review's answer as a shadow decision (what the call would have got). */
+function shadowOf(call: ReviewedCall): ShadowDecision {
+  return { decision: call.outcome === "run" ? "allow" : call.outcome === "refuse" ? "deny" : "ask", ruleId: call.ruleId, reason: call.reason };
+}
+
+/** The enforced review with the shadow's answer beside it. */
+function withShadow(enforced: ReviewedCall, would: ReviewedCall | ShadowDecision): ReviewedCall {
+  enforced.shadow = "outcome" in would ? shadowOf(would) : would;
+  return enforced;
+}
+
+/** A shadow review: a tool rule whose violation throws (exitBehavior "error") would have denied the call; the real review decides whether it throws. */
+function shadowReview(run: () => ReviewedCall | Promise<ReviewedCall>): ReviewedCall | ShadowDecision | Promise<ReviewedCall | ShadowDecision> {
+  const limit = (error: unknown): ShadowDecision => {
+    if (error instanceof ToolCallLimitError) return { decision: "deny", ruleId: `rule:${error.ruleId}`, reason: error.reason };
+    throw error;
+  };
+  try {
+    const result = run();
+    return result instanceof Promise ? result.catch(limit) : result;
+  } catch (error) {
+    return limit(error);
+  }
+}
+
+/** Review after the permission rules decided: tool rules and allowed operations, then the tool's own consent check. */
+function decideFrom(
+  guard: CallReviewer,
+  state: RuleState,
+  call: RawToolCall,
+  facts: Facts,
+  spec: ToolGuardSpec,
+  input: unknown,
+  kill: { mode: "deny" | "ask"; ruleId: string; reason: string } | null,
+  permission: PolicyDecision,
+  config: LangGraphRunnableConfig | undefined,
+): ReviewedCall | Promise<ReviewedCall> {
+  const operation = facts.operation;
   if (permission.evidence !== undefined) facts.evidence = permission.evidence;
   if (permission.mode === "deny") return refuse(facts, permission.ruleId, permission.reason);
 
@@ -164,7 +224,7 @@ export function reviewCall(
   if (ruleAsks) return ask(guard, facts, `rule:${ruleAsks.ruleId}`, ruleAsks.reason);
   if (!spec.requiresApproval) return outcome(facts, "run", permission.ruleId, permission.reason);
   // Only a tool with its own consent check makes the review asynchronous.
-  return Promise.resolve(spec.requiresApproval(parsed.data, config)).then((consent) =>
+  return Promise.resolve(spec.requiresApproval(input, config)).then((consent) =>
     consent === undefined
       ? outcome(facts, "run", permission.ruleId, permission.reason)
       : ask(guard, facts, `tool:${call.name}:consent`, consent),

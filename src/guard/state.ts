@@ -45,6 +45,15 @@ export interface ReviewedCall {
   askedRule?: string | undefined;
   /** Set when a limit with `exitBehavior: "end"` refused this call: the run ends after the turn. */
   endsRun?: boolean | undefined;
+  /** What the shadow policy (or the shadow rules) would have decided; set only when one runs. Never enforced. */
+  shadow?: ShadowDecision | undefined;
+}
+
+/** A shadow policy's answer for a call: what review would have decided with it, by which rule. */
+export interface ShadowDecision {
+  decision: "allow" | "deny" | "ask";
+  ruleId: string;
+  reason: string;
 }
 
 /** What one executed call reports back for loop control and the rule state. */

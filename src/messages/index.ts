@@ -408,6 +408,9 @@ export * from "./memory.js";
 // Policy file watcher: applied and rejected files (t15).
 export * from "./policy.js";
 
+// Shadow policies and policy replay.
+export * from "./shadow.js";
+
 // ---------------------------------------------------------------------------------------------
 // Execution outcomes the model reads in a call's ToolMessage.
 // ---------------------------------------------------------------------------------------------

@@ -445,6 +445,9 @@ export function planPolicy(loaded: LoadedPolicy): string {
   const ordered = permissionPolicy(loaded).effectiveOrder();
   if (ordered.length === 0) lines.push("  (none)");
   ordered.forEach((rule, i) => lines.push(`  ${i + 1}. ${describePermission(rule)}`));
+  const shadows = loaded.permissions.filter((rule) => rule.shadow === true);
+  if (shadows.length > 0) lines.push("", "Shadow rules (decided and audited on every call, never enforced):", ...shadows.map((rule) => `  - ${describePermission(rule)}`));
+  if (loaded.shadow !== undefined) lines.push("", `Shadow policy (decided and audited on every call, never enforced): ${loaded.shadow.source}`);
   const modes = { ...DEFAULT_RISK_MODES, ...loaded.riskModes };
   lines.push("", `When no rule matches, the tool's risk decides (${loaded.defaultRisk === undefined ? "a tool with no declared risk asks" : `default risk ${loaded.defaultRisk}`}):`);
   lines.push(`  ${Object.entries(modes).map(([risk, mode]) => `${risk} → ${mode}`).join(", ")}`);

@@ -9,6 +9,9 @@ import type { LoadedPolicy } from "./file.js";
 import { permissionPolicy } from "./file.js";
 import type { ToolCatalog } from "./check.js";
 import { RiskLevelSchema } from "./schema.js";
+import type { PermissionPolicy } from "./permissions.js";
+import type { PolicyDecision } from "./types.js";
+import type { RuleViolation } from "../rules/types.js";
 
 /** `--state`: the calls made so far in the run (oldest first), as the tool rules count them. */
 export const ExplainStateSchema = z.strictObject({
@@ -34,6 +37,24 @@ interface ExplainInput {
   tools?: ToolCatalog | undefined;
   /** A thread's checkpointed messages (`--thread`): provenance conditions are judged against them, and the evidence shown. */
   thread?: { id: string; messages: readonly BaseMessage[] } | undefined;
+}
+
+/** Ids of the policy's shadow rules (`shadow: true`), as decisions name them. */
+function shadowRuleIds(loaded: LoadedPolicy): string[] {
+  return loaded.permissions.flatMap((rule, index) => (rule.shadow === true ? [`permission:${rule.id ?? `permissions[${index}]`}`] : []));
+}
+
+/** The decision the guard takes from the permission decision and the tool rules' violation (deny beats ask beats allow). */
+function finalDecision(decision: PolicyDecision, violation: RuleViolation | null, shadow = false): string {
+  const asks = violation?.onViolation === "ask";
+  const mode = (text: string) => (shadow ? `would ${text}` : text);
+  if (violation !== null && !asks && decision.mode !== "deny") {
+    return `${mode("deny")} by rule:${violation.ruleId} — ${violation.reason} (the permission rules said ${decision.mode} by ${decision.ruleId})`;
+  }
+  if (violation !== null && asks && decision.mode === "allow") {
+    return `${mode("ask")} by rule:${violation.ruleId} — ${violation.reason} (the permission rules said allow by ${decision.ruleId})`;
+  }
+  return `${mode(decision.mode)} by ${decision.ruleId} — ${decision.reason}`;
 }
 
 /**
@@ -71,13 +92,17 @@ export function explainDecision(loaded: LoadedPolicy, input: ExplainInput): stri
   const asks = violation?.onViolation === "ask";
   lines.push(violation === null ? "  none refuses this call" : `  ${asks ? "asks (onViolation: ask) by" : "refused by"} ${violation.ruleId} (${violation.ruleType}): ${violation.reason}`);
 
-  lines.push("");
-  if (violation !== null && !asks && decision.mode !== "deny") {
-    lines.push(`Decision: deny by rule:${violation.ruleId} — ${violation.reason} (the permission rules said ${decision.mode} by ${decision.ruleId})`);
-  } else if (violation !== null && asks && decision.mode === "allow") {
-    lines.push(`Decision: ask by rule:${violation.ruleId} — ${violation.reason} (the permission rules said allow by ${decision.ruleId})`);
-  } else {
-    lines.push(`Decision: ${decision.mode} by ${decision.ruleId} — ${decision.reason}`);
+  lines.push("", `Decision: ${finalDecision(decision, violation)}`);
+  // Shadow rules and a shadow policy: decided the same way, shown as what they would do, never enforced.
+  const shadows: [string, PermissionPolicy][] = [];
+  if (policy.shadow !== undefined) shadows.push(["Shadow rules (never enforced)", policy.shadow]);
+  if (loaded.shadow !== undefined) shadows.push([`Shadow policy ${loaded.shadow.source} (never enforced)`, permissionPolicy(loaded.shadow)]);
+  for (const [label, shadow] of shadows) {
+    const would = shadow.explain(input.tool, input.args, risk, context);
+    const ids = new Set(shadow === policy.shadow ? shadowRuleIds(loaded) : would.trace.map((entry) => entry.ruleId));
+    const tried = would.trace.filter((entry) => ids.has(entry.ruleId));
+    lines.push(`${label}: ${finalDecision(would.decision, violation, true)}`);
+    tried.forEach((entry) => lines.push(`  ${entry.mode.padEnd(5)} ${entry.ruleId}: ${entry.verdict} — ${entry.description}`));
   }
   if (input.thread !== undefined) {
     lines.push("", threadHeader(input.thread.id, input.thread.messages.length));

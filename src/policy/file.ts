@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { ArgumentKind } from "./kinds/readings.js";
-import { extname } from "node:path";
+import { dirname, extname, resolve as resolvePath } from "node:path";
 import { tomlLibrary, yamlLibrary } from "../deps/on-demand.js";
 import { ToolRuleSchema } from "../rules/schema.js";
 import type { ToolRule } from "../rules/types.js";
@@ -51,6 +51,10 @@ export interface LoadedPolicy {
   readonly agent?: { name?: string | undefined; tools?: string[] | undefined } | undefined;
   /** MCP servers whose tool annotations may also relax a tool (`mcp.trustAnnotations`). */
   readonly mcp?: { trustAnnotations?: string[] | undefined } | undefined;
+  /** `shadow: FILE` as written: a candidate policy run in shadow beside this one. */
+  readonly shadowSource?: string | undefined;
+  /** That candidate policy, loaded (`loadPolicyFile` reads it, relative to this file). */
+  readonly shadow?: LoadedPolicy | undefined;
 }
 
 const FORMAT_BY_EXTENSION: Readonly<Record<string, PolicyFormat>> = {
@@ -143,6 +147,7 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
     provenance: doc.provenance,
     agent: doc.agent === undefined ? undefined : { name: doc.agent.name, tools: doc.agent.tools },
     ...(doc.mcp === undefined ? {} : { mcp: { trustAnnotations: doc.mcp.trustAnnotations } }),
+    ...(doc.shadow === undefined ? {} : { shadowSource: doc.shadow }),
   };
   permissionPolicy(loaded); // compiles every pattern now, so a bad regex fails at load
   return loaded;
@@ -160,7 +165,12 @@ export async function loadPolicyFile(path: string): Promise<LoadedPolicy> {
   } catch (error) {
     throw new PolicyError(path, "", `cannot read the policy file: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return parsePolicy(text, format, path);
+  const loaded = parsePolicy(text, format, path);
+  if (loaded.shadowSource === undefined) return loaded;
+  // The candidate policy run in shadow: a policy file of its own, which may not name another shadow.
+  const shadow = await loadPolicyFile(resolvePath(dirname(path), loaded.shadowSource));
+  if (shadow.shadowSource !== undefined) throw new PolicyError(path, "shadow", `${shadow.source} names a shadow policy of its own (${shadow.shadowSource}); a shadow policy runs beside the enforced one only`);
+  return { ...loaded, shadow };
 }
 
 const compiled = new WeakMap<LoadedPolicy, PermissionPolicy>();

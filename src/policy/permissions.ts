@@ -432,6 +432,7 @@ export function readPermissionRules(rules: readonly z.output<typeof PermissionRu
     if (rule.after !== undefined) out.after = rule.after;
     if (rule.afterScope !== undefined) out.afterScope = rule.afterScope;
     if (rule.budget !== undefined) out.budget = rule.budget;
+    if (rule.shadow === true) out.shadow = true;
     return out;
   });
   readLists.add(out);
@@ -702,6 +703,14 @@ export class PermissionPolicy {
   private readonly trusted: ReadonlySet<string>;
   /** Some rule needs the thread (provenance, after, budget). */
   private readonly contextual: boolean;
+  /**
+   * The policy with its shadow rules enforced (what it would decide if they were), or undefined
+   * when it has none: the guard decides it beside this one and audits its answer, never enforces it.
+   */
+  readonly shadow: PermissionPolicy | undefined;
+  /** The shadow rules, compiled: `shadowCovers` tests their tool patterns. */
+  private readonly shadowRules: readonly CompiledRule[];
+  private readonly shadowByTool = new Map<string, boolean>();
   /** The rules (validated, in the order given) and options it was built from: what `checkPolicy` reads. */
   readonly definition: { readonly rules: readonly PermissionRule[]; readonly options: Readonly<PermissionPolicyOptions> };
 
@@ -716,7 +725,7 @@ export class PermissionPolicy {
     for (const [tool, main] of Object.entries(options.mainArguments ?? {})) this.policyKinds.set(tool, { [main.field]: main.kind, ...this.policyKinds.get(tool) });
     for (const [tool, fields] of Object.entries(options.fieldKinds ?? {})) this.policyKinds.set(tool, { ...this.policyKinds.get(tool), ...fields });
     this.defaults = defaults;
-    this.rules = valid.map((rule, index) => {
+    const compiled = valid.map((rule, index) => {
       try {
         return compileRule(rule, index, defaults);
       } catch (error) {
@@ -725,6 +734,19 @@ export class PermissionPolicy {
         throw new PolicyError(undefined, error.path, `${error.detail}${id}`);
       }
     });
+    // Shadow rules are left out of the rules in force; the policy with them enforced is built once beside it.
+    const shadowed = valid.some((rule) => rule.shadow === true);
+    this.rules = shadowed ? compiled.filter((rule) => rule.spec.shadow !== true) : compiled;
+    this.shadowRules = shadowed ? compiled.filter((rule) => rule.spec.shadow === true) : [];
+    if (shadowed) {
+      const enforced = valid.map((rule) => {
+        if (rule.shadow !== true) return rule;
+        const { shadow: _shadow, ...rest } = rule;
+        return rest;
+      });
+      readLists.add(enforced);
+      this.shadow = new PermissionPolicy(enforced, options);
+    } else this.shadow = undefined;
     this.precedence = options.precedence ?? "deny-first";
     this.defaultRisk = options.defaultRisk;
     this.toolRisk = { ...options.toolRisk };
@@ -751,6 +773,7 @@ export class PermissionPolicy {
       this.byTool.clear();
       this.compositeByTool.clear();
     }
+    this.shadow?.declareToolKinds(kinds);
   }
 
   /** The kind of `selector` for calls of `tool`: the policy's declaration, the tool's, else the field-name convention. */
@@ -789,6 +812,30 @@ export class PermissionPolicy {
    */
   decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision {
     return this.evaluate(tool, args, declaredRisk, undefined, context);
+  }
+
+  /**
+   * Whether a shadow rule names `tool`. When none does, `shadow` decides its calls exactly as this
+   * policy does (the same rules apply to the tool), so the guard need not ask it.
+   */
+  shadowCovers(tool: string): boolean {
+    let covers = this.shadowByTool.get(tool);
+    if (covers === undefined) {
+      covers = this.shadowRules.some((rule) => rule.matchesTool(tool));
+      if (this.shadowByTool.size >= MAX_CACHED_TOOLS) this.shadowByTool.clear();
+      this.shadowByTool.set(tool, covers);
+    }
+    return covers;
+  }
+
+  /** Some rule in force needs the thread's messages (a provenance condition, `after`, `budget`). */
+  get needsThread(): boolean {
+    return this.contextual;
+  }
+
+  /** Some rule in force for `tool` needs the thread's messages: without them its calls may be decided otherwise. */
+  needsThreadFor(tool: string): boolean {
+    return this.contextual && this.plan(tool).rules.some((rule) => rule.contextual);
   }
 
   /** Ids of every rule that matches the call, in effect order (for explaining a decision). */

@@ -72,6 +72,10 @@ export const PermissionRuleSchema = z.lazy(() =>
       budget: BudgetSchema.optional(),
       mode: PermissionModeSchema,
       reason: z.string().optional(),
+      shadow: z
+        .boolean()
+        .optional()
+        .describe("Shadow rule: decided on every call and audited as what it would have done (would deny by this rule), never enforced. Roll a rule out in shadow first, then remove shadow to enforce it."),
       caseSensitive: z.boolean().optional().describe("Match the tool name and args regex case-sensitively (default: insensitive)."),
     })
     .superRefine((rule, ctx) => {
@@ -279,6 +283,11 @@ export const PolicyFileSchema = z.lazy(() =>
         .describe("What each risk level decides when no permission rule matches."),
       tools: z.record(z.string().min(1), ToolEntrySchema).optional().describe("Per tool name: risk category, risk per operation, and the main argument of compact rules."),
       permissions: z.array(PermissionRuleSchema).optional(),
+      shadow: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("A candidate policy file (relative to this one) run in shadow: its permission rules and risk levels are decided on every call and audited as what they would have done, never enforced."),
       tool_rules: z.array(ToolRuleEntrySchema).optional(),
       agent: z
         .strictObject({

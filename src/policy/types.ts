@@ -42,6 +42,11 @@ export interface PermissionRuleSpec {
   budget?: BudgetCondition;
   mode: PermissionMode;
   reason?: string;
+  /**
+   * Shadow rule: decided on every call and audited (and streamed) as what it would have done
+   * ("would deny by permission:X"), never enforced. The policy in force is the other rules.
+   */
+  shadow?: boolean;
 }
 
 /** Why the guard decided what it did. Every outcome names the rule that decided it. */

@@ -59,6 +59,15 @@ export class SwappablePermissions {
   usageLines(): string[] {
     return this.#policy.usageLines();
   }
+
+  /** The policy in force's shadow rules, enforced (see PermissionPolicy.shadow). */
+  get shadow(): PermissionPolicy | undefined {
+    return this.#policy.shadow;
+  }
+
+  shadowCovers(tool: string): boolean {
+    return this.#policy.shadowCovers(tool);
+  }
 }
 
 export interface PolicyWatchEvent {

@@ -2,21 +2,39 @@ import { z } from "zod";
 import { followAudit } from "../../audit/record.js";
 import type { AuditRecord } from "../../audit/types.js";
 import { CliError } from "../errors.js";
+import { summariseShadow, type ShadowSummary } from "../../audit/shadow-summary.js";
+import { shadowSummaryText } from "../../messages/index.js";
 import { parseFlags } from "../flags.js";
 import { REMOTE_OPTIONS, remoteFlagsSchema, remoteTarget, remoteThreadGraph } from "../remote.js";
 import { formatAuditRow, type Output } from "../render.js";
 import { cliAuditSpec, describeAuditSpec, openCliAudit, parseThreadId, policyPathFlag } from "../session.js";
 
-export const AUDIT_USAGE = "audit [THREAD] [--follow] [--json] [--limit N] [--audit SPEC] [--policy FILE] [--url URL [--api-key KEY]]";
+export const AUDIT_USAGE = "audit [THREAD] [--follow | --shadow] [--json] [--limit N] [--audit SPEC] [--policy FILE] [--url URL [--api-key KEY]]";
 
 const auditFlags = z.object({
   ...remoteFlagsSchema,
   audit: z.string().min(1).optional(),
   policy: z.string().min(1).optional(),
   follow: z.boolean().optional(),
+  shadow: z.boolean().optional(),
   json: z.boolean().optional(),
   limit: z.coerce.number().int().positive().optional(),
 });
+
+/** `audit --shadow`: the would-be changes of the shadow rules and policies, by change and by rule. */
+function renderShadowSummary(summary: ShadowSummary, json: boolean): string[] {
+  const sorted = (map: ReadonlyMap<string, number>) => [...map].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  if (json) {
+    const { byChange, byRule, ...counts } = summary;
+    return [JSON.stringify({ ...counts, byChange: Object.fromEntries(sorted(byChange)), byRule: Object.fromEntries(sorted(byRule)) }, null, 2)];
+  }
+  const lines = [shadowSummaryText.header(summary.decisions, summary.shadowed, summary.changed)];
+  if (summary.shadowed === 0) return [...lines, shadowSummaryText.none];
+  if (summary.changed === 0) return lines;
+  lines.push(shadowSummaryText.byChange, ...sorted(summary.byChange).map(([key, n]) => `  ${key}: ${n}`));
+  lines.push(shadowSummaryText.byRule, ...sorted(summary.byRule).map(([key, n]) => `  ${key}: ${n}`));
+  return lines;
+}
 
 /**
  * `audit [THREAD] [--follow] [--json]`: the audit log, oldest first; --follow keeps printing new records
@@ -27,11 +45,12 @@ export async function auditCommand(argv: string[], output: Output, signal?: Abor
   const { flags, positionals } = parseFlags(
     "audit",
     argv,
-    { ...REMOTE_OPTIONS, audit: { type: "string" }, policy: { type: "string" }, follow: { type: "boolean" }, json: { type: "boolean" }, limit: { type: "string" } },
+    { ...REMOTE_OPTIONS, audit: { type: "string" }, policy: { type: "string" }, follow: { type: "boolean" }, shadow: { type: "boolean" }, json: { type: "boolean" }, limit: { type: "string" } },
     auditFlags,
   );
   if (positionals.length > 1) throw new CliError(`usage: ${AUDIT_USAGE}`, 2);
   const threadId = positionals[0] === undefined ? undefined : parseThreadId(positionals[0]);
+  if (flags.shadow === true && flags.follow === true) throw new CliError("audit: --shadow counts the records there are; it cannot be combined with --follow", 2);
   if (flags.url !== undefined && threadId === undefined) throw new CliError("audit --url reads one thread: give its id (guarded-graph threads --url lists them)", 2);
   const target = threadId === undefined ? undefined : remoteTarget(flags);
   const graph = target !== undefined && threadId !== undefined ? await remoteThreadGraph(target, threadId) : undefined;
@@ -42,6 +61,10 @@ export async function auditCommand(argv: string[], output: Output, signal?: Abor
   try {
     const query = { ...(threadId ? { threadId } : {}), ...(flags.limit ? { limit: flags.limit } : {}) };
     const records = await sink.query(query);
+    if (flags.shadow === true) {
+      for (const line of renderShadowSummary(summariseShadow(records), flags.json === true)) output.out(line);
+      return 0;
+    }
     records.forEach(print);
     if (records.length === 0) {
       const subject = threadId === undefined ? "no audit records" : `no audit records for thread ${threadId}${target ? ` (graph ${graph ?? "?"} on ${target.url})` : ""}`;

@@ -16,6 +16,7 @@ import type { RiskLevel } from "../../tools/types.js";
 import type { ToolInputSchema } from "../../rules/validate.js";
 import { mcpToolFacts, type ToolFacts } from "../../mcp/check.js";
 import { connectMcpTools } from "../../mcp/client.js";
+import { REPLAY_USAGE, replayCommand } from "./replay.js";
 
 /**
  * Connects to the MCP servers of `config` (an mcpServers JSON file), hands their tools' facts to
@@ -131,7 +132,8 @@ export async function policyCommand(argv: string[], output: Output): Promise<num
     return 0;
   }
   if (sub === "explain") return explain(rest, output);
-  if (sub !== "check") throw new CliError(`policy: unknown subcommand ${JSON.stringify(sub ?? "")}; use "policy check FILE", "policy plan FILE" or "policy explain FILE --tool T --args JSON"`, 2);
+  if (sub === "replay") return replayCommand(rest, output);
+  if (sub !== "check") throw new CliError(`policy: unknown subcommand ${JSON.stringify(sub ?? "")}; use "policy check FILE", "policy plan FILE", "policy explain FILE --tool T --args JSON" or "${REPLAY_USAGE}"`, 2);
   const { flags, positionals } = parseFlags("policy check", rest, { graph: { type: "string" }, mcp: { type: "string" }, json: { type: "boolean" } }, checkFlags);
   const loaded = await load(positionals[0], output);
   if (!loaded) return 1;
@@ -155,6 +157,13 @@ export async function policyCommand(argv: string[], output: Output): Promise<num
   const mcpErrors = flags.mcp === undefined ? [] : await withMcpTools(flags.mcp, loaded, known);
   const result = checkPolicy(loaded, catalog, declared, args, schemas);
   result.errors.push(...mcpErrors);
+  if (loaded.shadow !== undefined) {
+    // The shadow policy (`shadow: FILE`) is checked against the same tools: a rule that never fires shadows nothing.
+    const shadow = checkPolicy(loaded.shadow, catalog, declared, args, schemas);
+    const named = (line: string) => `shadow policy ${loaded.shadow?.source}: ${line}`;
+    result.errors.push(...shadow.errors.map(named));
+    result.warnings.push(...shadow.warnings.map(named));
+  }
   if (flags.json) {
     output.out(JSON.stringify({ file: loaded.source, ...result }, null, 2));
   } else {

@@ -3,7 +3,7 @@ import { auditId } from "../../audit/record.js";
 import { auditHuman, decisionRecordId, humanRecordId, reviewDecision } from "../audit-trail.js";
 import type { TurnContext } from "../audit-trail.js";
 import type { Guard } from "../guard.js";
-import type { ReviewedCall } from "../state.js";
+import type { ReviewedCall, ShadowDecision } from "../state.js";
 
 // ─── decision events in the custom stream ──────────────────────────────────────────────────────
 
@@ -27,6 +27,8 @@ export interface DecisionEvent {
   runId: string;
   messageId: string;
   actor?: string | undefined;
+  /** Review events only, when a shadow rule or policy runs: what it would have decided (never enforced). */
+  shadow?: ShadowDecision | undefined;
 }
 
 type Writer = (chunk: unknown) => void;
@@ -53,6 +55,7 @@ export async function recordHuman(
     source: "human",
     decision,
     actor,
+    shadow: undefined,
   } satisfies DecisionEvent);
 }
 
@@ -70,6 +73,7 @@ export function reviewEvent(ctx: TurnContext, call: ReviewedCall): DecisionEvent
     threadId: ctx.threadId,
     runId: ctx.runId,
     messageId: ctx.messageId,
+    ...(call.shadow === undefined ? {} : { shadow: call.shadow }),
   };
 }
 
@@ -90,6 +94,7 @@ export function emitRefused(ctx: TurnContext, pending: readonly ReviewedCall[], 
       source: "resume-refused",
       decision: "refused",
       reason: error,
+      shadow: undefined,
     } satisfies DecisionEvent);
   }
 }

@@ -35,14 +35,22 @@ export async function applyInterruptOn(
 ): Promise<ReviewedCall[]> {
   const out: ReviewedCall[] = [];
   for (const call of reviewed) {
-    const settings = call.outcome === "run" ? interruptConfigOf(guard, call.name) : undefined;
+    // A shadow decision that allows is held to interruptOn too: it says what the call would have got.
+    const shadowAllows = call.shadow?.decision === "allow";
+    const settings = call.outcome === "run" || shadowAllows ? interruptConfigOf(guard, call.name) : undefined;
     if (!settings) {
       out.push(call);
       continue;
     }
     const request: InterruptRequest = { toolCall: toolCallOf(call), tool: undefined, state: { messages: ctx.messages ?? [] }, runtime: runtimeOf(config) };
     const asks = settings.when === undefined ? true : await settings.when(request);
-    out.push(asks === true ? { ...call, outcome: "ask", ruleId: `interruptOn:${call.name}`, reason: interruptOnReason() } : call);
+    if (asks !== true) {
+      out.push(call);
+      continue;
+    }
+    const ruleId = `interruptOn:${call.name}`;
+    const asked = call.outcome === "run" ? { ...call, outcome: "ask" as const, ruleId, reason: interruptOnReason() } : call;
+    out.push(shadowAllows ? { ...asked, shadow: { decision: "ask", ruleId, reason: interruptOnReason() } } : asked);
   }
   return out;
 }
