@@ -843,7 +843,7 @@ export class PermissionPolicy {
   /**
    * Usage sentences for the system prompt, one per restricting rule with a provenance, `after` or
    * `budget` condition, so the model knows which values must come from the user before it calls.
-   * Each says the rule's whole condition; the lines are grouped and bounded (src/provenance/usage.ts).
+   * Each says the rule's whole condition; the lines are grouped and bounded.
    */
   usageLines(): string[] {
     const lists = { trusted: this.provenance.trusted ?? [], untrusted: this.provenance.untrusted ?? [] };
