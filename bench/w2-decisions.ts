@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -7,6 +6,7 @@ import { PermissionPolicy } from "../src/policy/index.js";
 import type { ToolRule } from "../src/rules/types.js";
 import { defineTool } from "../src/tools/index.js";
 import { benchmarkRules } from "./policy.bench.js";
+import { rowsFromChild } from "./lib/child-rows.js";
 import { localKillswitch } from "./lib/policy-server.js";
 import { atLeast, type BenchRow } from "./lib/result.js";
 import { percentile, round } from "./lib/stats.js";
@@ -145,19 +145,7 @@ export async function benchW2(opts: { quick: boolean }): Promise<BenchRow[]> {
  * `reviewTurn` makes 2 promises per call (its own and the caller's await).
  */
 export async function benchW2InOwnProcess(opts: { quick: boolean }): Promise<BenchRow[]> {
-  const script = fileURLToPath(new URL("./lib/w2-child.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", script, opts.quick ? "1" : "0"], { stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", resolve);
-  });
-  const line = out.split("\n").find((l) => l.startsWith(W2_ROWS_MARKER));
-  if (code !== 0 || line === undefined) throw new Error(`W2 child process exited with ${code}: ${err.trim().slice(-2000)}`);
-  return JSON.parse(line.slice(W2_ROWS_MARKER.length)) as BenchRow[];
+  return rowsFromChild(fileURLToPath(new URL("./lib/w2-child.ts", import.meta.url)), W2_ROWS_MARKER, [opts.quick ? "1" : "0"]);
 }
 
 /** The line a W2 child prints its rows on. */

@@ -11,7 +11,6 @@
  * decisions per CPU-second and heap per rule.
  *   npx tsx bench/w2-hetero.ts [--quick] [--scale 10000,100000] [--seed N]
  */
-import { spawn } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { stringify as stringifyYaml } from "yaml";
 import { Guard, type RawToolCall } from "../src/guard/index.js";
@@ -21,6 +20,7 @@ import { PermissionPolicy } from "../src/policy/index.js";
 import type { RuleState } from "../src/rules/types.js";
 import { benchmarkRules } from "./policy.bench.js";
 import { heteroTools, heteroWorkload, outcomeClass, type HeteroWorkload } from "./lib/hetero.js";
+import { rowsFromChild } from "./lib/child-rows.js";
 import { localKillswitch } from "./lib/policy-server.js";
 import { atLeast, atMost, type BenchRow } from "./lib/result.js";
 import { fullGc, percentile, rotation, round } from "./lib/stats.js";
@@ -229,19 +229,7 @@ export const W2H_ROWS_MARKER = "W2H_ROWS ";
 
 /** W2h (and its scale rows) in a child process of its own, as W2 runs (promise hooks on). */
 export async function benchW2HeteroInOwnProcess(opts: { quick: boolean }): Promise<BenchRow[]> {
-  const script = fileURLToPath(new URL("./lib/w2-hetero-child.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", script, opts.quick ? "1" : "0"], { stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", resolve);
-  });
-  const line = out.split("\n").find((l) => l.startsWith(W2H_ROWS_MARKER));
-  if (code !== 0 || line === undefined) throw new Error(`W2h child process exited with ${code}: ${err.trim().slice(-2000)}`);
-  return JSON.parse(line.slice(W2H_ROWS_MARKER.length)) as BenchRow[];
+  return rowsFromChild(fileURLToPath(new URL("./lib/w2-hetero-child.ts", import.meta.url)), W2H_ROWS_MARKER, [opts.quick ? "1" : "0"]);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

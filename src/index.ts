@@ -90,7 +90,7 @@ export { MemoryAuditSink } from "./audit/memory.js";
 export { auditArgs, redactArgs, REDACTED } from "./audit/redact.js";
 export { auditId, followAudit } from "./audit/record.js";
 export type { FollowAuditOptions } from "./audit/record.js";
-export type { AuditQuery, AuditRecord, AuditSink } from "./audit/types.js";
+export type { AuditQuery, AuditRecord, AuditSink, AuditStore } from "./audit/types.js";
 
 // Killswitch.
 export { Killswitch } from "./killswitch/killswitch.js";
@@ -107,7 +107,7 @@ export type { CheckpointerKind, OpenCheckpointerOptions, OpenedCheckpointer } fr
 export { acquireThreadLock } from "./storage/lock.js";
 export type { ThreadLock, ThreadLockOptions } from "./storage/lock.js";
 export { openLedger } from "./storage/ledger.js";
-export type { ClaimOutcome, ExecutionLedger, OpenLedgerOptions } from "./storage/ledger.js";
+export type { ClaimOutcome, ExecutionLedger, LedgerAuditWrite, LedgerCompletion, OpenLedgerOptions } from "./storage/ledger.js";
 export { listThreads } from "./storage/threads.js";
 export type { ThreadSummary, UnsavedWrites } from "./storage/threads.js";
 export { DEFAULT_STORAGE_SPEC } from "./storage/spec.js";

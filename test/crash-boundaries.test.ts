@@ -29,6 +29,18 @@ import { postgresConfigured, postgresForTests, uniqueName } from "./helpers/post
 import type { ScenarioInput } from "../src/model/scenario.js";
 import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { openLedger } from "../src/storage/ledger.js";
+import { openAuditSink } from "../src/audit/open.js";
+import type { AuditRecord } from "../src/audit/types.js";
+
+/** Every audit record of a thread, read through a sink of its own. */
+async function auditRecordsIn(spec: NonNullable<WorkerConfig["audit"]>, threadId: string): Promise<AuditRecord[]> {
+  const sink = await openAuditSink(spec);
+  try {
+    return await sink.query({ threadId });
+  } finally {
+    await sink.close();
+  }
+}
 
 const RUNS = Math.max(1, Number(process.env.GG_CRASH_RUNS ?? 2));
 /** Crashing workers started at once (the machine is shared). */
@@ -88,6 +100,12 @@ interface Boundary {
   assignCheckpointer?: boolean;
   /** Runs: GG_CRASH_RUNS divided by this (rounded up; default 1), for boundaries whose runs all reach one state. */
   runsDivisor?: number;
+  /**
+   * The audit log in the database of the ledger (SQLite: the same file; PostgreSQL: the same URL):
+   * a batch's claims commit with its decisions, completions with their outcomes. Then counted too:
+   * calls that started without their decision on record, and calls left without an outcome record.
+   */
+  audit?: boolean;
 }
 
 const runsOf = (boundary: Boundary) => Math.max(1, Math.ceil(RUNS / (boundary.runsDivisor ?? 1)));
@@ -127,6 +145,12 @@ const BOUNDARIES: Boundary[] = [
   // model, so the ledger returns the completed calls' results (a real model's new ids would not).
   { name: "during the approval wait, slow checkpoint writes, durability async", scenario: approvalScenario, labels: APPROVAL_LABELS, finalText: "all done", slowCheckpointMs: 150, durability: "async", runsDivisor: 2, killAt: () => ({ phase: "approval-wait" }) },
   { name: "after the ledger completed a call, slow checkpoint writes, durability async", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", slowCheckpointMs: 150, durability: "async", runsDivisor: 5, killAt: (run) => ({ phase: "ledger-done", label: BOUNDARY_LABELS[run % 4] }) },
+  // One commit per batch: the ledger and the audit log in one database. Killed right after a batch's
+  // claims and decisions committed, before any of its calls started (the first batch or the second),
+  // after a completion and its outcome committed, and after a side effect whose completion had not.
+  { name: "ledger and audit in one database, after a batch's claims and decisions committed", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", audit: true, killAt: (run) => ({ phase: "batch-claimed", nth: 1 + (run % 2) }) },
+  { name: "ledger and audit in one database, after a completion and its outcome committed", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", audit: true, killAt: (run) => ({ phase: "ledger-done", label: BOUNDARY_LABELS[run % 4] }) },
+  { name: "ledger and audit in one database, after a tool's side effect", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", audit: true, killAt: (run) => ({ phase: "effect-end", label: BOUNDARY_LABELS[run % 4] }) },
   { name: "no ledger (one task per call), after a call's checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", ledger: false, killAt: (run) => ({ phase: "write-saved", label: BOUNDARY_LABELS[run % 4] }) },
   { name: "no ledger (one task per call), after a full checkpoint write", scenario: boundaryScenario, labels: BOUNDARY_LABELS, finalText: "boundary done", ledger: false, killAt: (run) => ({ phase: "checkpoint", nth: 2 + (run % 6) }) },
   // The same with every checkpoint write 150 ms late: a call's writes are saved while its step's
@@ -142,6 +166,8 @@ interface Store {
   name: string;
   base: (threadId: string) => Omit<WorkerConfig, "mode" | "scenario" | "workerId">;
   events: () => Promise<EffectEvent[]>;
+  /** The audit spec in the ledger's database, and the records it holds for a thread. */
+  audit: { spec: NonNullable<WorkerConfig["audit"]>; records: (threadId: string) => Promise<AuditRecord[]> };
 }
 
 interface Counts {
@@ -156,6 +182,10 @@ interface Counts {
   runLost: number;
   /** Threads with nothing of their run saved (empty: started again with their input). */
   emptyRestarted: number;
+  /** With the audit in the ledger's database: calls that started without their decision on record. */
+  startedWithoutDecision: number;
+  /** With the audit in the ledger's database: calls without an outcome record after the recovery. */
+  withoutOutcome: number;
 }
 
 async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
@@ -163,7 +193,7 @@ async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
   // 1. Each thread in its own worker, which SIGKILLs itself at the boundary.
   for (let i = 0; i < threads.length; i += PARALLEL) {
     const wave = threads.slice(i, i + PARALLEL).map((threadId, j) =>
-      spawnWorker({ ...store.base(threadId), mode: "start", scenario: boundary.scenario, workerId: `A${i + j}`, ledger: boundary.ledger ?? true, ledgerLeaseMs: 1_000, killAt: boundary.killAt(i + j), ...(boundary.slowCheckpointMs ? { slowCheckpointMs: boundary.slowCheckpointMs } : {}), ...(boundary.durability ? { durability: boundary.durability } : {}), ...(boundary.assignCheckpointer ? { assignCheckpointer: true } : {}) }),
+      spawnWorker({ ...store.base(threadId), ...(boundary.audit ? { audit: store.audit.spec } : {}), mode: "start", scenario: boundary.scenario, workerId: `A${i + j}`, ledger: boundary.ledger ?? true, ledgerLeaseMs: 1_000, killAt: boundary.killAt(i + j), ...(boundary.slowCheckpointMs ? { slowCheckpointMs: boundary.slowCheckpointMs } : {}), ...(boundary.durability ? { durability: boundary.durability } : {}), ...(boundary.assignCheckpointer ? { assignCheckpointer: true } : {}) }),
     );
     const exits = await Promise.all(wave.map((w) => w.exited));
     // The precondition: every worker died at its boundary (none ran to the end).
@@ -174,6 +204,7 @@ async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
   const b = await spawnWorker(
     {
       ...store.base(threads[0] as string),
+      ...(boundary.audit ? { audit: store.audit.spec } : {}),
       mode: "recover",
       resume: approveAll,
       scenario: boundary.scenario,
@@ -188,7 +219,7 @@ async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
     180_000,
   ).done;
   const after = await store.events();
-  const counts: Counts = { runs: threads.length, completedBeforeKill: 0, doubleExecutionsOfCompleted: 0, rerunAfterSideEffect: 0, lost: 0, stuck: 0, badAnswers: 0, runLost: 0, emptyRestarted: 0 };
+  const counts: Counts = { runs: threads.length, completedBeforeKill: 0, doubleExecutionsOfCompleted: 0, rerunAfterSideEffect: 0, lost: 0, stuck: 0, badAnswers: 0, runLost: 0, emptyRestarted: 0, startedWithoutDecision: 0, withoutOutcome: 0 };
   for (const [i, threadId] of threads.entries()) {
     const summary = b.threads?.[i] as WorkerSummary;
     expect(summary.threadId).toBe(threadId);
@@ -219,6 +250,16 @@ async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
       }
       if (phases(after, "end") === 0 || summary.toolMessages.find((m) => m.id === callIdOf(boundary.labels, label))?.status !== "success") counts.lost += 1;
     }
+    if (boundary.audit) {
+      const records = await store.audit.records(threadId);
+      for (const label of boundary.labels) {
+        const callId = callIdOf(boundary.labels, label);
+        const key = expectedKey(threadId, callId);
+        const allowed = records.some((r) => r.toolCallId === callId && r.event === "decision" && r.decision === "allow");
+        if (after.some((e) => e.key === key && e.phase === "start") && !allowed) counts.startedWithoutDecision += 1;
+        if (!records.some((r) => r.toolCallId === callId && r.event === "outcome" && r.decision === "success")) counts.withoutOutcome += 1;
+      }
+    }
   }
   return counts;
 }
@@ -226,7 +267,7 @@ async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
 function expectClean(store: string, boundary: Boundary, counts: Counts) {
   // One line per boundary and database: the counts the issue asks for.
   process.stdout.write(`crash-boundaries ${store} | ${boundary.name} | ${JSON.stringify(counts)}\n`);
-  expect(counts).toMatchObject({ doubleExecutionsOfCompleted: 0, lost: 0, stuck: 0, badAnswers: 0 });
+  expect(counts).toMatchObject({ doubleExecutionsOfCompleted: 0, lost: 0, stuck: 0, badAnswers: 0, startedWithoutDecision: 0, withoutOutcome: 0 });
   // Under createGuardedAgent's "sync" default a killed run is never lost: it resumes, or nothing of it was saved.
   if (boundary.durability !== "async") expect(counts.runLost).toBe(0);
 }
@@ -238,10 +279,12 @@ describe("SIGKILL at every step boundary, on a SQLite file", () => {
     const path = join(tmp, `effects-${n}.log`);
     const db = `sqlite:${join(tmp, `crash-${n}.db`)}`;
     const effects: EffectsTarget = { kind: "file", path };
+    const file = join(tmp, `crash-${n}.db`);
     return {
       name: "sqlite",
       base: (threadId) => ({ db, threadId, effects, leaseMs: 500 }),
       events: async () => (existsSync(path) ? parseEffectLines(readFileSync(path, "utf8")) : []),
+      audit: { spec: `sqlite:${file}`, records: (threadId) => auditRecordsIn(`sqlite:${file}`, threadId) },
     };
   };
   for (const boundary of BOUNDARIES) {
@@ -254,6 +297,7 @@ describe("SIGKILL at every step boundary, on a SQLite file", () => {
 describe.runIf(postgresConfigured)("SIGKILL at every step boundary, on PostgreSQL", () => {
   const schema = uniqueName("gg_crash");
   const table = `"${schema}".effects`;
+  const auditTable = uniqueName("gg_crash_audit");
   let pool: pg.Pool | undefined;
   let ready: Promise<string | undefined> | undefined;
   const database = () =>
@@ -273,6 +317,7 @@ describe.runIf(postgresConfigured)("SIGKILL at every step boundary, on PostgreSQ
     })());
   afterAll(async () => {
     await pool?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool?.query(`DROP TABLE IF EXISTS "${auditTable}"`);
     await pool?.end();
   });
   for (const boundary of BOUNDARIES) {
@@ -284,6 +329,7 @@ describe.runIf(postgresConfigured)("SIGKILL at every step boundary, on PostgreSQ
         name: "postgres",
         base: (threadId) => ({ db: url, schema, threadId, effects: { kind: "postgres", url, table } }),
         events: async () => (await client.query<EffectEvent>(`SELECT key, label, phase, pid FROM ${table} ORDER BY id`)).rows,
+        audit: { spec: { sink: "postgres", url, table: auditTable }, records: (threadId) => auditRecordsIn({ sink: "postgres", url, table: auditTable }, threadId) },
       };
       expectClean("postgres", boundary, await crashRuns(store, boundary));
     }, 120_000 + RUNS * 20_000);

@@ -2,6 +2,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { z } from "zod";
 import { MemoryAuditSink } from "../../src/audit/index.js";
 import { createGuardedAgent } from "../../src/guard/index.js";
+import type { ExecutionLedgerView } from "../../src/guard/interfaces.js";
 import { defineTool } from "../../src/tools/index.js";
 import type { ToolExecutionContext } from "../../src/tools/types.js";
 import { LoopModel } from "./loop-model.js";
@@ -13,7 +14,7 @@ export const APPROVE = { decisions: [{ type: "approve" as const }], actor: "benc
  * A guarded agent whose model makes one call to a high-risk tool (so the guard asks a human:
  * one approval interrupt), then answers. `onExecute` sees every real execution of the tool.
  */
-export function approvalAgent(checkpointer: BaseCheckpointSaver, onExecute: (ctx: ToolExecutionContext) => Promise<void> | void = () => undefined) {
+export function approvalAgent(checkpointer: BaseCheckpointSaver, onExecute: (ctx: ToolExecutionContext) => Promise<void> | void = () => undefined, ledger?: ExecutionLedgerView) {
   const deploy = defineTool({
     name: "deploy",
     description: "deploys a service (high risk: asks a human)",
@@ -29,6 +30,7 @@ export function approvalAgent(checkpointer: BaseCheckpointSaver, onExecute: (ctx
     tools: [deploy],
     audit: new MemoryAuditSink(),
     checkpointer,
+    ...(ledger ? { ledger } : {}),
   });
 }
 

@@ -37,7 +37,7 @@ function runConfig(threadId: string) {
 }
 
 /** (a) The floor: a hand-written LangGraph agent ⇄ ToolNode loop, no guard. */
-export function plainToolNode(options: ContenderOptions): Contender {
+export function plainToolNode(options: ContenderOptions & { durability?: "sync" | "async" | "exit" }): Contender {
   const tools = options.tools ?? noopTools();
   const model = loopModel(options).bindTools(tools);
   const graph = new StateGraph(MessagesAnnotation)
@@ -57,7 +57,8 @@ export function plainToolNode(options: ContenderOptions): Contender {
   return {
     id: "a",
     label: "LangGraph ToolNode loop (no guard)",
-    invoke: async (threadId, text) => (await graph.invoke({ messages: [{ role: "user", content: text }] }, runConfig(threadId))).messages,
+    invoke: async (threadId, text) =>
+      (await graph.invoke({ messages: [{ role: "user", content: text }] }, { ...runConfig(threadId), ...(options.durability ? { durability: options.durability } : {}) })).messages,
   };
 }
 

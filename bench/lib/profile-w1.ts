@@ -1,6 +1,7 @@
 /**
  * W1 under the profiler, one contender at a time, set up as the bench sets it up (ours with the
- * JSONL audit sink; `c-bare`: ours without rules and audit, the graph's own cost):
+ * JSONL audit sink; `c-mem`: the same with the in-memory audit sink; `c-bare`: ours without rules
+ * and audit, the graph's own cost):
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof/c --import tsx bench/lib/profile-w1.ts c
  *   npx tsx bench/lib/profile-summary.ts /tmp/prof/c
  */
@@ -16,7 +17,7 @@ const threads = Number(process.argv[3] ?? 60);
 const dir = mkdtempSync(join(tmpdir(), "gg-profile-w1-"));
 const audit = which === "c" ? await openAuditSink(`jsonl:${join(dir, "audit.jsonl")}`) : undefined;
 const options = { turnsPerRun: 10, checkpointer: () => new MemorySaver() };
-const contender = which === "a" ? plainToolNode(options) : which === "b" ? langchainAgent(options) : which === "c-bare" ? bareGuardedAgent(options) : guardedAgent({ ...options, audit });
+const contender = which === "a" ? plainToolNode(options) : which === "b" ? langchainAgent(options) : which === "c-bare" ? bareGuardedAgent(options) : which === "c-mem" ? guardedAgent(options) : guardedAgent({ ...options, audit });
 for (let t = 0; t < threads; t++) await contender.invoke(`t${t}`, "go");
 await audit?.close();
 rmSync(dir, { recursive: true, force: true });

@@ -8,6 +8,12 @@
  * through libuv's thread pool per sync cost ≈ 0.15 × a ToolNode turn more CPU (1.58 vs 1.43 × (a),
  * 40 interleaved blocks), and an agent turn waits for its decision to be on disk anyway.
  *
+ * Group commit: writers that need their appends durable before they go on call `syncShared`. The
+ * first of them schedules one sync for the end of the current turn of the event loop
+ * (`setImmediate`); every writer that appends before it runs — other threads' turns, other sinks'
+ * callers — waits for that same sync, and a writer that comes after it is covered by the next one.
+ * N concurrent writers cost one `fdatasync`, not N, and none is told durable before its append is.
+ *
  * A sync that fails is sticky: after a failed `fdatasync` the kernel may already have dropped the
  * dirty pages (they are marked clean), so no later sync can prove the earlier appends reached the
  * disk. Every later `syncNow` and `flush` throws the same error, and the file's owner refuses
@@ -21,6 +27,8 @@ export class FileSync {
   #synced = 0;
   #failure: Error | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** The shared sync the waiting writers wait for (`syncShared`), until it runs. */
+  #round: Promise<void> | undefined;
 
   constructor(datasync: () => void) {
     this.#datasync = datasync;
@@ -57,6 +65,27 @@ export class FileSync {
       throw this.#failure;
     }
     this.#synced = target;
+  }
+
+  /**
+   * Resolves once every append written so far is durable: one sync shared by every caller that
+   * comes before it runs (see the class comment). Rejects every waiter of a failed sync with its
+   * error, and at once once a sync has failed.
+   */
+  syncShared(): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    this.#round ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        this.#round = undefined;
+        try {
+          this.syncNow();
+          resolve();
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+    });
+    return this.#round;
   }
 
   /** Syncs within `ms` unless something else syncs first. */

@@ -76,8 +76,10 @@ function mustSyncNow(records: readonly AuditRecord[]): boolean {
  *
  * Durability: every batch is written to the file (one `write(2)`) before `write` resolves, so a
  * killed process loses no record. A batch holding any record that a call may start on (decision,
- * human answer, killswitch, policy) is also `fdatasync`ed before `write` resolves — on the calling
- * thread, as a better-sqlite3 commit is, and covering every earlier append too. A batch of
+ * human answer, killswitch, policy) is also `fdatasync`ed before `write` resolves — on the main
+ * thread, as a better-sqlite3 commit is, and covering every earlier append too; concurrent writers
+ * (threads of one process) share that sync (group commit: one `fdatasync` for every writer that
+ * appended before it ran). A batch of
  * outcome records only is synced with the next batch, within `outcomeSyncMs`, or at `close`: a
  * power loss can lose the outcomes of the last `outcomeSyncMs`, leaving what a power loss while
  * those calls ran would have left (their decision on disk, no outcome), never a call without its
@@ -151,9 +153,16 @@ export class JsonlAuditSink implements AuditSink {
     const appended = this.#append(valid);
     const now = mustSyncNow(valid);
     // A batch of outcomes only waits for the next sync; anything else (and a duplicate of a record
-    // still waiting for its sync) is on disk before `write` resolves.
+    // still waiting for its sync) is on disk before `write` resolves: by the sync it shares with
+    // every writer that appended before that sync ran (group commit, `FileSync.syncShared`).
     if (appended && this.#outcomeSyncMs > 0 && !now) this.#sync.later(this.#outcomeSyncMs);
-    else if (appended || now) this.#syncNow();
+    else if (appended || now) {
+      try {
+        await this.#sync.syncShared();
+      } catch (error) {
+        throw new AuditError(ErrorCode.AUDIT_WRITE, `audit write to ${this.path} failed: fdatasync: ${(error as Error).message}`, { cause: error });
+      }
+    }
   }
 
   async query(query?: AuditQuery): Promise<AuditRecord[]> {

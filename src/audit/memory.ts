@@ -1,5 +1,5 @@
 import { selectRecords } from "./select.js";
-import { validateQuery, validateRecords } from "./schema.js";
+import { isBuiltRecord, validateQuery, validateRecords } from "./schema.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
 
@@ -14,7 +14,9 @@ export class MemoryAuditSink implements AuditSink {
     for (const record of validateRecords(records)) {
       if (this.#ids.has(record.id)) continue;
       this.#ids.add(record.id);
-      this.#records.push(structuredClone(record));
+      // A caller's record is copied (it may change it later); one the guard built is its own and
+      // never changed after the write. Queries hand out copies either way.
+      this.#records.push(isBuiltRecord(record) ? record : structuredClone(record));
     }
   }
 

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { auditRecordSchema, validateQuery, validateRecords } from "./schema.js";
 import { AUDIT_INSERT_COLUMNS, auditRowValues, auditTableDdl, validateTableName } from "./sql-table.js";
-import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
+import type { AuditQuery, AuditRecord, AuditSink, AuditStore } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
 import { loadPg } from "../optional/index.js";
 import { withDdlLock } from "../storage/ddl-lock.js";
@@ -25,12 +25,15 @@ const ROWS_PER_INSERT = 1000;
  * `ON CONFLICT (id) DO NOTHING`; each batch is written with multi-row inserts in one transaction.
  */
 export class PostgresAuditSink implements AuditSink {
+  /** The database (by URL; a sink on a pool of yours has none) and table: see `AuditStore`. */
+  readonly store: AuditStore | undefined;
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
   readonly #table: string;
   #closed = false;
 
-  private constructor(pool: pg.Pool, ownsPool: boolean, table: string) {
+  private constructor(pool: pg.Pool, ownsPool: boolean, table: string, url: string | undefined) {
+    this.store = url === undefined ? undefined : { kind: "postgres", url, table };
     this.#pool = pool;
     this.#ownsPool = ownsPool;
     this.#table = table;
@@ -41,7 +44,7 @@ export class PostgresAuditSink implements AuditSink {
     if (!options.pool && !options.url) throw new AuditError(ErrorCode.AUDIT_CONFIG, "PostgreSQL audit sink refused: give a connection `url` or a `pool`");
     const ownsPool = !options.pool;
     const pool = (options.pool as pg.Pool | undefined) ?? new (loadPg("the PostgreSQL audit sink (postgres://URL)")).Pool({ connectionString: options.url, max: 4 });
-    const sink = new PostgresAuditSink(pool, ownsPool, table);
+    const sink = new PostgresAuditSink(pool, ownsPool, table, options.pool ? undefined : options.url);
     try {
       await sink.#createTable();
     } catch (error) {

@@ -45,6 +45,11 @@ export function builtRecord<T extends AuditRecord>(record: T): T {
   return record;
 }
 
+/** Whether the guard built `record` itself (`builtRecord`): nobody else holds or changes it after the write. */
+export function isBuiltRecord(record: AuditRecord): boolean {
+  return built.has(record);
+}
+
 /** Throws naming the offending record when a batch contains an invalid one. */
 export function validateRecords(records: readonly AuditRecord[]): AuditRecord[] {
   if (!Array.isArray(records)) throw new AuditError(ErrorCode.AUDIT_INVALID, "audit write refused: records must be an array");

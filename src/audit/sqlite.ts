@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { parseStoredRecord, validateQuery, validateRecords } from "./schema.js";
 import { AUDIT_INSERT_COLUMNS, auditRowValues, auditTableDdl, validateTableName } from "./sql-table.js";
-import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
+import type { AuditQuery, AuditRecord, AuditSink, AuditStore } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
 import { loadBetterSqlite3 } from "../optional/index.js";
 
@@ -22,11 +22,14 @@ interface Row {
  * order through the implicit rowid.
  */
 export class SqliteAuditSink implements AuditSink {
+  /** The file and table (a file's records can share an execution ledger's commits: `AuditStore`). */
+  readonly store: AuditStore | undefined;
   readonly #db: Database.Database;
   readonly #insertBatch: (records: readonly AuditRecord[]) => void;
   readonly #table: string;
 
-  private constructor(db: Database.Database, table: string) {
+  private constructor(db: Database.Database, table: string, file: string) {
+    this.store = file === ":memory:" ? undefined : { kind: "sqlite", path: file, table };
     this.#db = db;
     this.#table = table;
     const insert = db.prepare(
@@ -50,7 +53,7 @@ export class SqliteAuditSink implements AuditSink {
       db.pragma("synchronous = FULL");
       db.pragma("busy_timeout = 5000");
       db.exec(auditTableDdl(table, { id: "TEXT PRIMARY KEY NOT NULL", at: "INTEGER NOT NULL", record: "TEXT NOT NULL" }));
-      return new SqliteAuditSink(db, table);
+      return new SqliteAuditSink(db, table, file);
     } catch (error) {
       db.close();
       throw error;

@@ -29,7 +29,16 @@ export interface AuditQuery {
   limit?: number;
 }
 
+/**
+ * Where a SQL sink keeps its records. An execution ledger on the same database (`openLedger` with
+ * the same SQLite file or PostgreSQL URL) writes a batch's records in the transaction of its claims
+ * or completions: one commit for both.
+ */
+export type AuditStore = { kind: "sqlite"; path: string; table: string } | { kind: "postgres"; url: string; table: string };
+
 export interface AuditSink {
+  /** The database and table of a SQL sink (absent for any other sink). */
+  readonly store?: AuditStore | undefined;
   /** Writes records; a record whose id was already written is ignored. */
   write(records: readonly AuditRecord[]): Promise<void>;
   query(query?: AuditQuery): Promise<AuditRecord[]>;

@@ -6,7 +6,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
 import { threadIdOf } from "./audit-trail.js";
 import { exitStep, throwIfLimitStopped, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
-import { executionLedger, ProcessLedger } from "./ledger-claim.js";
+import { auditCarriedBy, executionLedger, ProcessLedger } from "./ledger-claim.js";
+import type { AuditRecord } from "../audit/types.js";
 import type { CallSlot } from "./engine.js";
 import { Guard } from "./guard.js";
 import { assertChatModel, assertNotPromise, assertTools, guardOf } from "./accept.js";
@@ -183,9 +184,13 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
   return async (state, config) => {
     let g = state.guard;
     let answered: ToolMessage[] = [];
+    const ledger = executionLedger(guard, processLedger, config);
+    // With a ledger that carries the audit, the decisions of calls that run commit with their claims.
+    const deferred: AuditRecord[] | undefined = auditCarriedBy(guard, ledger) ? [] : undefined;
     if (g.turn === null) {
-      const reviewed = await reviewModelTurn(guard, g, state.messages, config, true);
+      const reviewed = await reviewModelTurn(guard, g, state.messages, config, true, true, deferred);
       if (!reviewed) return { guard: { ...g, next: "agent" } };
+      if ((reviewed.retry || reviewed.limitError) && deferred && deferred.length > 0) await guard.options.audit?.write(deferred);
       // Someone must decide: the approval state records what waits; the review node asks.
       if (reviewed.retry) return { guard: { ...g, approvals: reviewed.approvals, next: "agent" } };
       // A limit with exitBehavior "error": every call answered with its refusal, nothing runs; the next step throws.
@@ -198,8 +203,7 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
     const turn = g.turn as TurnPlan;
     const base = rulesOf(guard, g);
     const ctx = { threadId: threadIdOf(config), runId: g.runId, messageId: turn.messageId };
-    const ledger = executionLedger(guard, processLedger, config);
-    const { executed, done, keys } = await runBatches(guard, turn, base, ctx, config, ledger);
+    const { executed, done, keys } = await runBatches(guard, turn, base, ctx, config, ledger, deferred);
     // This task returned: it never runs again, so the process ledger need not keep its calls. Not
     // when the run was aborted: LangGraph drops this return, so the task runs again (invoke(null))
     // or new input answers its calls, and both read the completed calls from the process ledger.

@@ -78,16 +78,20 @@ export function humanRecordId(ctx: TurnContext, call: ReviewedCall): string {
 export async function auditDecisions(guard: Guard, ctx: TurnContext, calls: readonly ReviewedCall[]): Promise<void> {
   const sink = guard.options.audit;
   if (!sink || calls.length === 0) return;
-  await sink.write(
-    calls.map((call) =>
-      builtRecord({
-        ...baseRecord(guard, ctx, call),
-        id: decisionRecordId(ctx, call),
-        event: "decision",
-        decision: reviewDecision(call),
-        ...(call.evidence === undefined ? {} : { detail: { provenance: redactEvidence(call.evidence, guard.options.redact ?? []) } }),
-      }),
-    ),
+  await sink.write(decisionRecords(guard, ctx, calls));
+}
+
+/** The review decision records of `calls` (none without an audit sink). */
+export function decisionRecords(guard: Guard, ctx: TurnContext, calls: readonly ReviewedCall[]): AuditRecord[] {
+  if (!guard.options.audit) return [];
+  return calls.map((call) =>
+    builtRecord({
+      ...baseRecord(guard, ctx, call),
+      id: decisionRecordId(ctx, call),
+      event: "decision",
+      decision: reviewDecision(call),
+      ...(call.evidence === undefined ? {} : { detail: { provenance: redactEvidence(call.evidence, guard.options.redact ?? []) } }),
+    }),
   );
 }
 

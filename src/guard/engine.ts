@@ -12,6 +12,7 @@ import type { TurnContext } from "./audit-trail.js";
 import type { ApprovalState } from "./approval/state.js";
 import type { ApprovalStepOptions } from "./approval/step.js";
 import { executeCall, refusedCall } from "./execute.js";
+import { auditCarriedBy, claimBatch } from "./ledger-claim.js";
 import type { ExecutedCall } from "./execute.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
 import type { Guard } from "./guard.js";
@@ -164,7 +165,10 @@ interface ReviewedModelTurn {
 /**
  * Turn set-up, the same for every entry point: the last AIMessage's open calls are reviewed, the
  * approval step (t13a's `resolveApprovals`, one interrupt) decides those that ask, and the approved
- * calls are planned. Undefined when there is no AIMessage or no open call.
+ * calls are planned. Undefined when there is no AIMessage or no open call. `deferDecisions`: given
+ * by an entry point that runs the turn's calls next in the same task with a ledger that carries the
+ * audit (`auditCarriedBy`): the decisions of calls that run are put there, not written, for
+ * `runBatches` to commit with the first batch's claims.
  */
 export async function reviewModelTurn(
   guard: Guard,
@@ -173,6 +177,7 @@ export async function reviewModelTurn(
   config: LangGraphRunnableConfig | undefined,
   routeBack: ApprovalStepOptions["routeBack"] = false,
   partial: ApprovalStepOptions["partial"] = routeBack,
+  deferDecisions?: AuditRecord[],
 ): Promise<ReviewedModelTurn | undefined> {
   const ai = lastAIMessage(messages);
   if (!ai) return undefined;
@@ -185,7 +190,7 @@ export async function reviewModelTurn(
   // Review reads the thread's messages (provenance conditions); the context kept for execution does not carry them.
   let reviewed: Awaited<ReturnType<typeof reviewTurnWithApproval>>;
   try {
-    reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack, partial });
+    reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack, partial }, deferDecisions);
   } catch (error) {
     if (!(error instanceof ToolCallLimitError)) throw error;
     return limitStopTurn(guard, g, ai, ctx, calls, error);
@@ -321,15 +326,31 @@ export async function runCall(
   config: LangGraphRunnableConfig | undefined,
   options: RunOptions = {},
 ): Promise<ExecutedCall> {
-  const { outcomes, ledger = guard.options.ledger } = options;
   const refused = authorizeAtStart(guard, call, slot.base, slot.done);
-  if (refused) {
-    await auditRecheck(guard, slot.ctx, refused);
-    return refusedCall(guard, refused);
-  }
+  if (refused) return refuseAtStart(guard, slot, refused);
+  return runAuthorized(guard, call, slot, config, options);
+}
+
+async function refuseAtStart(guard: Guard, slot: CallSlot, refused: ReviewedCall): Promise<ExecutedCall> {
+  await auditRecheck(guard, slot.ctx, refused);
+  return refusedCall(guard, refused);
+}
+
+/** A call authorized at its start: runs it and audits its outcome. `first`: its batch's claim (`claimBatch`). */
+async function runAuthorized(
+  guard: Guard,
+  call: ReviewedCall,
+  slot: CallSlot,
+  config: LangGraphRunnableConfig | undefined,
+  options: RunOptions & { first?: "claimed" | "done" | "busy" | undefined; carried?: boolean },
+): Promise<ExecutedCall> {
+  const { outcomes, ledger = guard.options.ledger } = options;
   const key = ledgerKeyFor(slot.ctx.threadId, slot.base.run, call.id);
   options.keys?.push(key);
-  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config, ledger);
+  // When the ledger carries the audit, a success's outcome record commits with its completion.
+  const outcome = options.carried ? (status: string) => outcomeRecord(guard, slot.ctx, call, status) : undefined;
+  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config, ledger, { first: options.first, outcome });
+  if (executed.outcomeAudited) return executed;
   // In one task, a batch's outcomes go to the sink in one append (the caller writes `outcomes`).
   if (!outcomes) await auditOutcome(guard, slot.ctx, call, executed.result.status);
   else if (guard.options.audit) outcomes.push(outcomeRecord(guard, slot.ctx, call, executed.result.status));
@@ -340,6 +361,13 @@ export async function runCall(
  * Runs a planned turn's batches in order inside one task (GuardedToolNode, and the graph's fast
  * path): each batch's calls start together, each authorized at its start against the results of the
  * earlier batches. Exactly-once across crashes comes from the ledger (claim before, complete after).
+ *
+ * One commit per batch: a ledger that claims many at once (`openLedger`'s) claims the batch's
+ * calls in one commit, and when it carries the guard's audit (the same SQLite file or PostgreSQL
+ * database) `decisions` — the turn's review records held back for it (`reviewModelTurn`'s
+ * `deferDecisions`) — commit in that same transaction, before any call starts; calls that end
+ * together complete in one commit with their outcome records. Decisions no claim carried are
+ * written to the sink before the batch's calls start.
  */
 export async function runBatches(
   guard: Guard,
@@ -348,22 +376,41 @@ export async function runBatches(
   ctx: TurnContext,
   config: LangGraphRunnableConfig | undefined,
   ledger: ExecutionLedgerView | undefined = guard.options.ledger,
+  decisions: readonly AuditRecord[] = [],
 ): Promise<{ executed: ExecutedCall[]; done: CallResult[]; keys: string[] }> {
   const done: CallResult[] = [...(turn.done ?? [])];
   const keys: string[] = [];
   const executed: ExecutedCall[] = [];
+  const carried = auditCarriedBy(guard, ledger) !== undefined;
+  let unwritten = decisions;
   for (let index = turn.nextBatch; index < turn.batches.length; index += 1) {
     const batch = turn.batches[index] ?? [];
     const earlier = [...done];
     const outcomes: AuditRecord[] = [];
+    const slot: CallSlot = { ctx, batch: index, base, done: earlier };
+    const starts = batch.flatMap((id) => {
+      const call = turn.calls[id];
+      return call ? [{ call, refused: authorizeAtStart(guard, call, base, earlier) }] : [];
+    });
+    const claimed = starts.filter((s) => s.refused === null);
+    // Decisions the ledger cannot carry reach the sink first; the claims are one commit either way.
+    if (!carried && unwritten.length > 0) {
+      await guard.options.audit?.write(unwritten);
+      unwritten = [];
+    }
+    const firsts = await claimBatch(guard, ledger, claimed.map((s) => ledgerKeyFor(ctx.threadId, base.run, s.call.id)), config?.signal, unwritten);
+    // Not claimed in one commit (nothing to claim, an aborted run): the decisions go to the sink before any call starts.
+    if (!firsts && unwritten.length > 0) await guard.options.audit?.write(unwritten);
+    unwritten = [];
     // Every call of the batch settles before the task goes on or ends: a call that throws (a tool's
     // interrupt, a failing audit sink) never leaves its siblings running after the task is gone,
     // and the ledger has recorded each sibling that completed before the task runs again.
     const settled = await Promise.allSettled(
-      batch.flatMap((id) => {
-        const call = turn.calls[id];
-        return call ? [runCall(guard, call, { ctx, batch: index, base, done: earlier }, config, { outcomes, ledger, keys })] : [];
-      }),
+      starts.map(({ call, refused }) =>
+        refused
+          ? refuseAtStart(guard, slot, refused)
+          : runAuthorized(guard, call, slot, config, { outcomes, ledger, keys, carried, first: firsts?.[claimed.findIndex((s) => s.call === call)] }),
+      ),
     );
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failed) {
@@ -379,6 +426,8 @@ export async function runBatches(
       done.push(e.result);
     }
   }
+  // A turn with no batch to run: its held-back decisions are written all the same.
+  if (unwritten.length > 0) await guard.options.audit?.write(unwritten);
   return { executed, done, keys };
 }
 

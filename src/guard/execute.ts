@@ -8,11 +8,14 @@ import type { CallResult, ReviewedCall } from "./state.js";
 import { claimCall } from "./ledger-claim.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
 import { truncateResult } from "./truncate.js";
+import type { AuditRecord } from "../audit/types.js";
 import { execution, refusals } from "../messages/index.js";
 
 export interface ExecutedCall {
   message: ToolMessage;
   result: CallResult;
+  /** Its outcome audit record was committed with its ledger completion (the caller writes no other). */
+  outcomeAudited?: true;
 }
 
 type Settled =
@@ -85,6 +88,7 @@ export async function executeCall(
   idempotencyKey: string,
   config: LangGraphRunnableConfig | undefined,
   ledger: ExecutionLedgerView | undefined = guard.options.ledger,
+  batchClaim?: { first: "claimed" | "done" | "busy" | undefined; outcome?: ((status: CallResult["status"]) => AuditRecord) | undefined },
 ): Promise<ExecutedCall> {
   const tool = guard.tool(call.name);
   const spec = guard.spec(call.name);
@@ -92,7 +96,7 @@ export async function executeCall(
   if (!tool || !spec) return finish("error", execution.notRegistered(call.name));
 
   const timeoutMs = spec.timeoutMs ?? guard.options.defaultTimeoutMs;
-  const claim = await claimCall(guard, ledger, idempotencyKey, config?.signal);
+  const claim = await claimCall(guard, ledger, idempotencyKey, config?.signal, batchClaim?.first);
   if (claim.kind === "aborted") {
     return finish("cancelled", execution.didNotRun(call.name, describeAbort({ kind: "run" })));
   }
@@ -168,8 +172,10 @@ export async function executeCall(
       return executed;
     }
     const success = executed.result.status === "success";
-    await claim.settle(success, success ? JSON.stringify({ content: executed.message.content }) : undefined);
-    return executed;
+    // A success's outcome record commits with its completion when the ledger carries the audit.
+    const outcome = success ? batchClaim?.outcome?.(executed.result.status) : undefined;
+    const { outcomeAudited } = await claim.settle(success, success ? JSON.stringify({ content: executed.message.content }) : undefined, outcome);
+    return outcomeAudited ? { ...executed, outcomeAudited: true } : executed;
   } finally {
     timeout.clear();
     freeSlot();

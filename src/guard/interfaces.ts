@@ -1,3 +1,4 @@
+import type { AuditRecord, AuditSink } from "../audit/types.js";
 import type { KillswitchSnapshot } from "../killswitch/types.js";
 import type { PolicyDecision } from "../policy/types.js";
 import type { RiskLevel } from "../tools/types.js";
@@ -31,5 +32,14 @@ export interface ExecutionLedgerView {
   release(key: string, owner: string): Promise<void>;
   /** Extends `owner`'s live claim; false when it is gone. */
   renew(key: string, owner: string, leaseMs: number): Promise<boolean>;
+  /**
+   * Claims a batch's calls in one commit, with `audit.records` (their decisions) in the same
+   * commit when `carriesAudit(audit.sink)`. Optional: without it each call is claimed on its own.
+   */
+  claimMany?(keys: readonly string[], owner: string, leaseMs: number, audit?: { sink: AuditSink; records: readonly AuditRecord[] }): Promise<("claimed" | "done" | "busy")[]>;
+  /** Completes calls that ended together in one commit, with their outcome records when `carriesAudit(audit.sink)`. */
+  completeMany?(completions: readonly { key: string; result: string }[], audit?: { sink: AuditSink; records: readonly AuditRecord[] }): Promise<void>;
+  /** Whether `sink` keeps its records in the ledger's database (then they share its commits). */
+  carriesAudit?(sink: AuditSink): boolean;
 }
 

@@ -2,58 +2,156 @@ import { MemorySaver } from "@langchain/langgraph";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Guard } from "./guard.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
+import type { AuditRecord, AuditSink } from "../audit/types.js";
 
 const POLL_MS = 100;
+
+type ClaimOutcome = "claimed" | "done" | "busy";
 
 type LedgerClaim =
   | {
       kind: "run";
-      settle(success: boolean, recorded?: string): Promise<void>;
+      /**
+       * Records a success (and, with `outcome`, its audit record in the same commit when the ledger
+       * carries the guard's audit: see `auditCarriedBy`), or frees the claim.
+       */
+      settle(success: boolean, recorded?: string, outcome?: AuditRecord): Promise<{ outcomeAudited: boolean }>;
       /** The tool interrupted from inside its body: a leased claim is kept until its lease runs out; the process ledger's is freed. */
       interrupted(): Promise<void>;
     }
   | { kind: "done"; recorded: string }
   | { kind: "aborted" };
 
-const NO_LEDGER: LedgerClaim = { kind: "run", settle: async () => undefined, interrupted: async () => undefined };
+const NOT_AUDITED = { outcomeAudited: false };
+const AUDITED = { outcomeAudited: true };
+const NO_LEDGER: LedgerClaim = { kind: "run", settle: async () => NOT_AUDITED, interrupted: async () => undefined };
+
+/**
+ * The guard's audit sink when `ledger` keeps its records in its own database (SQLite file or
+ * PostgreSQL URL of both the same): a batch's decisions then commit with its claims, and calls'
+ * outcomes with their completions. Undefined otherwise.
+ */
+export function auditCarriedBy(guard: Guard, ledger: ExecutionLedgerView | undefined): AuditSink | undefined {
+  const sink = guard.options.audit;
+  return sink && ledger?.claimMany && ledger.completeMany && ledger.carriesAudit?.(sink) === true ? sink : undefined;
+}
+
+/**
+ * Claims a batch's calls in one commit (`claimMany`), with `decisions` in that commit when the
+ * ledger carries the guard's audit. Undefined when the ledger cannot (each call claims on its own
+ * in `claimCall`), when there is nothing to claim, or when the run is already aborted; then
+ * `decisions` were not written.
+ */
+export async function claimBatch(
+  guard: Guard,
+  ledger: ExecutionLedgerView | undefined,
+  keys: readonly string[],
+  signal: AbortSignal | undefined,
+  decisions: readonly AuditRecord[] = [],
+): Promise<ClaimOutcome[] | undefined> {
+  if (!ledger?.claimMany || keys.length === 0 || signal?.aborted) return undefined;
+  const sink = decisions.length > 0 ? auditCarriedBy(guard, ledger) : undefined;
+  if (decisions.length > 0 && !sink) return undefined;
+  return ledger.claimMany(keys, guard.workerId, guard.ledgerLeaseMs, sink ? { sink, records: decisions } : undefined);
+}
 
 /**
  * Claims a call in the execution ledger: "run" it now (then `settle` records a success or frees the
  * claim), or it is "done" (another run completed it; here is its recorded result). While another
- * worker's claim is live, waits, unless the run is aborted.
+ * worker's claim is live, waits, unless the run is aborted. `first`: the outcome of the batch's
+ * claim (`claimBatch`), taken as this call's first attempt.
  */
 export async function claimCall(
   guard: Guard,
   ledger: ExecutionLedgerView | undefined,
   key: string,
   signal: AbortSignal | undefined,
+  first?: ClaimOutcome,
 ): Promise<LedgerClaim> {
   if (!ledger) return NO_LEDGER;
   const owner = guard.workerId;
   const leaseMs = guard.ledgerLeaseMs;
   // The process ledger has no leases: it dies with the only worker that could hold its claims.
   const leased = !(ledger instanceof ProcessLedger);
+  let known = first;
   for (;;) {
-    if (signal?.aborted) return { kind: "aborted" };
-    const claim = await ledger.claim(key, owner, leaseMs);
+    if (known === undefined && signal?.aborted) return { kind: "aborted" };
+    const claim = known ?? (await ledger.claim(key, owner, leaseMs));
+    known = undefined;
     if (claim === "done") return { kind: "done", recorded: (await ledger.result(key)) ?? JSON.stringify({ content: "" }) };
     if (claim === "claimed") {
       const renewal = leased ? setInterval(() => void ledger.renew(key, owner, leaseMs).catch(() => false), leaseMs / 3) : undefined;
       renewal?.unref?.();
       return {
         kind: "run",
-        settle: async (success, recorded) => {
+        settle: async (success, recorded, outcome) => {
           if (renewal) clearInterval(renewal);
-          if (success && recorded !== undefined) await ledger.complete(key, recorded);
-          else await ledger.release(key, owner);
+          if (success && recorded !== undefined) return completeCall(guard, ledger, key, recorded, outcome);
+          await ledger.release(key, owner);
+          return NOT_AUDITED;
         },
         interrupted: async () => {
           if (!leased) await ledger.release(key, owner);
         },
       };
     }
+    if (signal?.aborted) return { kind: "aborted" };
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
+
+interface PendingCompletion {
+  key: string;
+  result: string;
+  outcome: AuditRecord | undefined;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** Completions waiting for their ledger's next shared commit, per ledger, per audit sink carried (null: none). */
+const completionRounds = new WeakMap<ExecutionLedgerView, Map<AuditSink | null, PendingCompletion[]>>();
+
+/**
+ * Records a call's completion. A ledger that completes many at once (`completeMany`) gets one
+ * commit for every call of this process that completes before the end of the current turn of the
+ * event loop (calls that end together: a batch of fast calls), with their outcome records when it
+ * carries the guard's audit; the call goes on once its own completion is committed, as before.
+ */
+async function completeCall(guard: Guard, ledger: ExecutionLedgerView, key: string, result: string, outcome: AuditRecord | undefined): Promise<{ outcomeAudited: boolean }> {
+  if (!ledger.completeMany) {
+    await ledger.complete(key, result);
+    return NOT_AUDITED;
+  }
+  const sink = (outcome && auditCarriedBy(guard, ledger)) || null;
+  await new Promise<void>((resolve, reject) => {
+    let round = completionRounds.get(ledger);
+    if (!round) {
+      const groups: Map<AuditSink | null, PendingCompletion[]> = (round = new Map());
+      completionRounds.set(ledger, groups);
+      setImmediate(() => {
+        completionRounds.delete(ledger);
+        for (const [carried, pending] of groups) void commitCompletions(ledger, carried, pending);
+      });
+    }
+    let pending = round.get(sink);
+    if (!pending) round.set(sink, (pending = []));
+    pending.push({ key, result, outcome: sink ? outcome : undefined, resolve, reject });
+  });
+  return sink ? AUDITED : NOT_AUDITED;
+}
+
+async function commitCompletions(ledger: ExecutionLedgerView, sink: AuditSink | null, pending: readonly PendingCompletion[]): Promise<void> {
+  const records = pending.flatMap((p) => (p.outcome ? [p.outcome] : []));
+  try {
+    await ledger.completeMany?.(
+      pending.map(({ key, result }) => ({ key, result })),
+      sink && records.length > 0 ? { sink, records } : undefined,
+    );
+  } catch (error) {
+    for (const p of pending) p.reject(error);
+    return;
+  }
+  for (const p of pending) p.resolve();
 }
 
 /** Results kept by a process ledger for turns whose task did not return (interrupted, failed, aborted). */

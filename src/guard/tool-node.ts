@@ -3,6 +3,8 @@ import { RunnableLambda } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { Command, END } from "@langchain/langgraph";
 import { threadIdOf } from "./audit-trail.js";
+import { auditCarriedBy } from "./ledger-claim.js";
+import type { AuditRecord } from "../audit/types.js";
 import { throwIfLimitStopped, finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
 import { GuardConfigError, ToolCallLimitError } from "../errors/index.js";
 import { Guard } from "./guard.js";
@@ -65,15 +67,18 @@ async function runGuardedTools(
   throwIfLimitStopped(g);
   // Partial answers: calls left unanswered stay open and this node comes back for them (by its name in the graph).
   const self = config?.metadata?.langgraph_node;
-  const reviewed = await reviewModelTurn(guard, g, input.messages, config, false, typeof self === "string");
+  // With a ledger that carries the audit, the decisions of calls that run commit with their claims.
+  const deferred: AuditRecord[] | undefined = auditCarriedBy(guard, guard.options.ledger) ? [] : undefined;
+  const reviewed = await reviewModelTurn(guard, g, input.messages, config, false, typeof self === "string", deferred);
   if (!reviewed) return { messages: [], guard: g };
   if (reviewed.limitError) {
+    if (deferred && deferred.length > 0) await guard.options.audit?.write(deferred);
     const stopped: GuardState = { ...g, approvals: reviewed.approvals, turn: null, next: "dispatch", limitError: reviewed.limitError };
     // Every call answered first; this node runs again and throws (without a name in a graph: at once).
     if (typeof self !== "string") throw new ToolCallLimitError(reviewed.limitError);
     return new Command({ update: { messages: reviewed.answered, guard: stopped }, goto: self });
   }
-  const { executed, done } = await runBatches(guard, reviewed.turn, rulesOf(guard, g), reviewed.ctx, config);
+  const { executed, done } = await runBatches(guard, reviewed.turn, rulesOf(guard, g), reviewed.ctx, config, guard.options.ledger, deferred);
   const decided: GuardState = { ...g, approvals: reviewed.approvals, turn: reviewed.turn };
   // A human's edits replace the model's arguments in its message (the originals stay in its metadata).
   const edited = reviewed.runnable.filter((c) => c.edited);

@@ -6,7 +6,8 @@ import { applyInterruptOn } from "./approval/interrupt-on.js";
 import { resolveApprovals } from "./approval/step.js";
 import type { ApprovalState } from "./approval/state.js";
 import type { ApprovalStepOptions } from "./approval/step.js";
-import { auditDecisions } from "./audit-trail.js";
+import { auditDecisions, decisionRecords } from "./audit-trail.js";
+import type { AuditRecord } from "../audit/types.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard } from "./guard.js";
 import type { RawToolCall } from "./review.js";
@@ -86,9 +87,15 @@ export async function reviewTurnWithApproval(
   ctx: TurnContext,
   config: LangGraphRunnableConfig | undefined,
   approval: ApprovalStepOptions = {},
+  deferDecisions?: AuditRecord[],
 ): Promise<ReviewedTurn> {
   const reviewed = await applyInterruptOn(guard, (await guard.reviewTurn(state, calls, config, decisionContextOf(ctx))).reviewed, ctx, config);
-  await auditDecisions(guard, ctx, reviewed);
+  // Held back for the batch's claim (one commit, `runBatches`): the decisions of calls that run,
+  // when no call of the turn asks (so no interrupt comes between review and execution).
+  if (deferDecisions && !reviewed.some((c) => c.outcome === "ask")) {
+    deferDecisions.push(...decisionRecords(guard, ctx, reviewed.filter((c) => c.outcome === "run")));
+    await auditDecisions(guard, ctx, reviewed.filter((c) => c.outcome !== "run"));
+  } else await auditDecisions(guard, ctx, reviewed);
   const asked = new Set(reviewed.filter((c) => c.outcome === "ask").map((c) => c.id));
   const step = await resolveApprovals(guard, state, calls, reviewed, ctx, config, approval);
   if (step.retry) return { runnable: [], answered: [], approvals: step.approvals, retry: true };

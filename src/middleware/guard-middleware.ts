@@ -15,6 +15,7 @@ import { guardToolCall } from "./tool-call.js";
 import { TurnGate } from "./turn-gate.js";
 import { limitEndMessages, throwIfLimitStopped, waitingCalls } from "../guard/engine.js";
 import { screenRunInput } from "../guard/approval/screening.js";
+import { answerAbortedTurn } from "../guard/aborted-turn.js";
 
 /**
  * Guard options, or a prebuilt guard to share with other graphs: `{ guard }` with a `Guard` or the
@@ -26,7 +27,8 @@ export const GUARD_MIDDLEWARE_NAME = "GuardMiddleware";
 
 /**
  * Guards every tool call of a LangChain v1 `createAgent` agent:
- * - beforeAgent: new user input starts a run of the tool rules;
+ * - beforeAgent: new user input starts a run of the tool rules; the calls an aborted run left
+ *   without a ToolMessage are answered first;
  * - beforeModel: records the last turn's real outcomes; a Terminal rule ends the run;
  * - wrapModelCall: binds only the tools (and operations) the rules allow now, forces an
  *   InitialCall / exit tool, and appends the "Tool usage rules" to the system prompt;
@@ -51,7 +53,14 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       const g = beforeAgentState(guard, state.guard, state.guardResults, state.messages, threadId);
       // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval/screening.ts).
       const screened = await screenRunInput(guard, g.approvals, state.messages, { threadId, runId: g.runId }, { configurable: runtime.configurable, writer: runtime.writer }, { unreviewed: true });
-      return { guard: screened ? { ...g, approvals: screened.approvals } : g, guardResults: null, ...(screened ? { messages: screened.update } : {}) };
+      // New input after an aborted run: the aborted turn's calls are answered first, with their
+      // recorded results where the guard's ledger has them (aborted-turn.ts, as createGuardedAgent does).
+      const aborted =
+        g.runId !== state.guard.runId
+          ? await answerAbortedTurn(guard, guard.options.ledger, rulesOf(guard, state.guard).run, screened?.messages ?? state.messages, threadId, state.guard.runId)
+          : undefined;
+      const update = aborted?.update ?? screened?.update;
+      return { guard: screened ? { ...g, approvals: screened.approvals } : g, guardResults: null, ...(update ? { messages: update } : {}) };
     },
 
     beforeModel: {

@@ -38,6 +38,8 @@ export interface FieldCondition {
    * Set when `evaluate` reads one value through a selector without wildcards, needs no thread, and
    * for an absent field or a string, number, boolean or null there answers from that value and
    * `restrictive` alone: the same value always gets the same verdict (a policy may keep it per value).
+   * A `literal` condition may have it too: its verdict per value is kept the same way, and the
+   * caller combines the literal and the normalised view's values as it would evaluate them.
    */
   readonly read?: (tree: unknown) => unknown;
   evaluate(tree: unknown, restrictive: boolean, evaluation?: Evaluation): Verdict;
@@ -428,8 +430,9 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
     contextual,
     ...command,
     // Kept per value (FieldCondition.read) only when the verdict depends on the value alone: not a
-    // command condition (it reads the literal view), nor a path read through this machine's symlinks.
-    ...(contextual || command.literal === true || readsFilesystem(matcher, defaults, kind) ? {} : { read: direct }),
+    // path read through this machine's symlinks. A command condition's verdict depends on the value
+    // alone too; the caller reads it in the literal view (and the normalised one), as `literal` says.
+    ...(contextual || readsFilesystem(matcher, defaults, kind) ? {} : { read: direct }),
     ...(equality === undefined ? {} : { equality: { group: `${JSON.stringify(segments)}\u0000${equality.fold === keepCase}${tag}`, read, ...equality } }),
     ...(plain?.start === undefined ? {} : { start: { group: `${JSON.stringify(segments)}\u0000${plain.start.caseSensitive}${tag}`, read, ...plain.start } }),
     evaluate(tree, restrictive, evaluation) {

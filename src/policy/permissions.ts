@@ -444,6 +444,8 @@ interface ToolPlan {
   readonly index: ValueIndex | undefined;
   /** The rules' field conditions grouped by the field they read, with verdicts kept per value (see FieldPlan). */
   readonly fields: FieldPlan | undefined;
+  /** The allow rules with a condition that can say why it did not cover a value (`FieldCondition.why`): the only ones `uncoveredNote` reads. */
+  readonly explainers: readonly CompiledRule[];
 }
 
 /** Most distinct values whose verdicts one field of one tool keeps (then they are forgotten and built again). */
@@ -471,20 +473,40 @@ interface FieldGroup {
  */
 interface FieldPlan {
   readonly groups: readonly FieldGroup[];
-  /** Per rule position: (group, slot) pairs of its kept conditions; undefined for rules that need the thread. */
-  readonly slots: readonly (Int32Array | undefined)[];
+  /**
+   * The (group, slot, literal) triples of every rule's kept conditions, rule after rule (literal 1:
+   * the condition reads the literal view, see literalVerdict): rule `p`'s are `triples[from[p]]` up
+   * to `triples[from[p + 1]]`. One array for the plan: a call reads it without visiting each rule.
+   */
+  readonly triples: Int32Array;
+  readonly from: Int32Array;
   /** Per rule position: its conditions evaluated every time (no `read`). */
   readonly residual: readonly (readonly FieldCondition[])[];
+  /** Per rule position: PLAN_* bits (what the loop needs to know of a rule without reading it). */
+  readonly flags: Uint8Array;
 }
+
+/** FieldPlan.flags: the rule needs no thread, so its kept conditions are read (else argumentsVerdict decides it). */
+const PLAN_KEPT = 1;
+/** FieldPlan.flags: the rule has an `args` regex. */
+const PLAN_ARGS = 2;
+/** FieldPlan.flags: the rule has conditions evaluated every time (FieldPlan.residual). */
+const PLAN_RESIDUAL = 4;
+/** FieldPlan.flags: the rule is an allow (a permitting rule: `restrictive` false). */
+const PLAN_ALLOW = 8;
+/** FieldPlan.flags: the rule is conditional (CompiledRule.conditional). */
+const PLAN_CONDITIONAL = 16;
 
 function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
   const groups: FieldGroup[] = [];
   const bySelector = new Map<string, number>();
-  const slots: (Int32Array | undefined)[] = [];
+  const triples: number[] = [];
+  const from = new Int32Array(rules.length + 1);
+  const flags = new Uint8Array(rules.length);
   const residual: FieldCondition[][] = [];
   let any = false;
   for (const rule of rules) {
-    const pairs: number[] = [];
+    const pairs = triples;
     const rest: FieldCondition[] = [];
     if (!rule.contextual) {
       for (const condition of rule.where) {
@@ -499,17 +521,29 @@ function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
           groups.push({ read: condition.read, conditions: [], restrictive: [], kept: new Map() });
         }
         const group = groups[g]!;
-        pairs.push(g, group.conditions.length);
+        pairs.push(g, group.conditions.length, condition.literal === true ? 1 : 0);
         group.conditions.push(condition);
         group.restrictive.push(rule.mode !== "allow");
         any = true;
       }
     }
-    slots.push(rule.contextual ? undefined : Int32Array.from(pairs));
+    const position = residual.length;
+    from[position + 1] = triples.length;
+    flags[position] =
+      (rule.contextual ? 0 : PLAN_KEPT) |
+      (rule.args === undefined ? 0 : PLAN_ARGS) |
+      (rest.length > 0 ? PLAN_RESIDUAL : 0) |
+      (rule.mode === "allow" ? PLAN_ALLOW : 0) |
+      (rule.conditional ? PLAN_CONDITIONAL : 0);
     residual.push(rest);
   }
-  return any ? { groups, slots, residual } : undefined;
+  return any ? { groups, triples: Int32Array.from(triples), from, residual, flags } : undefined;
 }
+
+const ABSENT_KEY = `\u0000undefined:undefined`;
+const NULL_KEY = `\u0000object:null`;
+const TRUE_KEY = `\u0000boolean:true`;
+const FALSE_KEY = `\u0000boolean:false`;
 
 /**
  * The key a value read by a FieldGroup is kept under, or NOT_KEPT: strings as they are (unless they
@@ -519,7 +553,11 @@ function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
  */
 function keptKey(value: unknown): string | typeof NOT_KEPT {
   if (typeof value === "string") return value.charCodeAt(0) <= 1 ? NOT_KEPT : value;
-  if (value === undefined || value === null || typeof value === "number" || typeof value === "boolean") return `\u0000${typeof value}:${String(value)}`;
+  // The tagged keys of absence, null and booleans are constants (no text built per call).
+  if (value === undefined) return ABSENT_KEY;
+  if (value === null) return NULL_KEY;
+  if (typeof value === "boolean") return value ? TRUE_KEY : FALSE_KEY;
+  if (typeof value === "number") return `\u0000number:${String(value)}`;
   if (Array.isArray(value) && value.length <= 16) {
     for (const item of value) {
       const type = typeof item;
@@ -545,53 +583,84 @@ function fieldRow(group: FieldGroup, tree: unknown): Int8Array | typeof NOT_KEPT
 /** Per field group of a FieldPlan: the kept verdicts of the value one view of this call has there (undefined: not read yet). */
 type Rows = (Int8Array | typeof NOT_KEPT | undefined)[];
 
-/** `conditionsVerdict` of a rule that needs no thread on one view, reading and filling kept verdicts (`rows` are that view's). */
-function keptConditions(rule: CompiledRule, pairs: Int32Array, residual: readonly FieldCondition[], fields: FieldPlan, rows: Rows, view: CanonicalArgs, literal: boolean, restrictive: boolean): Verdict {
-  if (rule.args !== undefined && !argsMatch(rule.args, rule.argsInTokens, view, literal, false)) return NO;
+/** The verdict of slot `slot` of group `g` on the value `tree` has there, kept in `rows` (that view's rows). */
+function keptSlot(fields: FieldPlan, g: number, slot: number, rows: Rows, tree: unknown, restrictive: boolean): Verdict {
+  const group = fields.groups[g]!;
+  let row = rows[g];
+  if (row === undefined) row = rows[g] = fieldRow(group, tree);
+  if (row === NOT_KEPT) return group.conditions[slot]!.evaluate(tree, restrictive);
+  const code = row[slot]!;
+  if (code !== 0) return (code - 1) as Verdict;
+  const one = group.conditions[slot]!.evaluate(tree, restrictive);
+  row[slot] = one + 1;
+  return one;
+}
+
+/**
+ * `conditionsVerdict` of a rule that needs no thread on one view, reading and filling kept verdicts
+ * (`rows` are that view's; `literalRows` the literal view's when normalisation changed something).
+ * Kept conditions first, then the others, then the `args` regex: each is pure, and any NO makes the
+ * rule's verdict NO, so the cheapest answer comes first.
+ */
+function keptConditions(
+  rules: readonly CompiledRule[],
+  position: number,
+  fields: FieldPlan,
+  rows: Rows,
+  normalRows: Rows,
+  literalRows: Rows | undefined,
+  view: CanonicalArgs,
+  literal: boolean,
+  restrictive: boolean,
+): Verdict {
   const tree = literal ? view.literal : view.value;
+  const triples = fields.triples;
+  const end = fields.from[position + 1]!;
   let verdict: Verdict = YES;
-  for (let i = 0; i < pairs.length; i += 2) {
-    const g = pairs[i]!;
-    const slot = pairs[i + 1]!;
-    const group = fields.groups[g]!;
-    let row = rows[g];
-    if (row === undefined) row = rows[g] = fieldRow(group, tree);
+  for (let i = fields.from[position]!; i < end; i += 3) {
+    const g = triples[i]!;
+    const slot = triples[i + 1]!;
     let one: Verdict;
-    if (row === NOT_KEPT) one = group.conditions[slot]!.evaluate(tree, restrictive);
-    else {
-      const code = row[slot]!;
-      if (code !== 0) one = (code - 1) as Verdict;
-      else {
-        one = group.conditions[slot]!.evaluate(tree, restrictive);
-        row[slot] = one + 1;
-      }
-    }
+    if (triples[i + 2] === 1) {
+      // literalVerdict from kept verdicts: the literal view's value, and for a deny or ask the normalised one's.
+      one = literalRows === undefined ? keptSlot(fields, g, slot, normalRows, view.value, restrictive) : keptSlot(fields, g, slot, literalRows, view.literal, restrictive);
+      if (restrictive && one !== YES && literalRows !== undefined && keptSlot(fields, g, slot, normalRows, view.value, restrictive) === YES) one = YES;
+    } else one = keptSlot(fields, g, slot, rows, tree, restrictive);
     if (one === NO) return NO;
     if (one === UNKNOWN) verdict = UNKNOWN;
   }
-  for (let i = 0; i < residual.length; i++) {
-    const condition = residual[i]!;
-    const one = condition.literal === true ? literalVerdict(condition, view, restrictive, undefined) : condition.evaluate(tree, restrictive);
-    if (one === NO) return NO;
-    if (one === UNKNOWN) verdict = UNKNOWN;
+  const flags = fields.flags[position]!;
+  if ((flags & PLAN_RESIDUAL) !== 0) {
+    const residual = fields.residual[position]!;
+    for (let i = 0; i < residual.length; i++) {
+      const condition = residual[i]!;
+      const one = condition.literal === true ? literalVerdict(condition, view, restrictive, undefined) : condition.evaluate(tree, restrictive);
+      if (one === NO) return NO;
+      if (one === UNKNOWN) verdict = UNKNOWN;
+    }
+  }
+  if ((flags & PLAN_ARGS) !== 0) {
+    const rule = rules[position]!;
+    if (!argsMatch(rule.args!, rule.argsInTokens, view, literal, false)) return NO;
   }
   return verdict;
 }
 
 /**
- * `argumentsVerdict` of a rule that needs no thread, on a view that can be inspected, from kept
- * verdicts: a value gets the same verdict whichever view it is read in (the verdict depends on the
- * value alone), so the normalised and the literal view share what is kept; they are combined as
- * `argumentsVerdict` combines them.
+ * `argumentsVerdict` of the rule at `position` (one that needs no thread), on a view that can be
+ * inspected, from kept verdicts: a value gets the same verdict whichever view it is read in (the
+ * verdict depends on the value alone), so the normalised and the literal view share what is kept;
+ * they are combined as `argumentsVerdict` combines them. The rule itself is read only for its
+ * `args` regex and residual conditions.
  */
-function keptVerdict(rule: CompiledRule, pairs: Int32Array, residual: readonly FieldCondition[], fields: FieldPlan, rows: Rows, literalRows: Rows | undefined, view: CanonicalArgs): Verdict {
-  if (rule.mode === "allow") {
-    if (keptConditions(rule, pairs, residual, fields, rows, view, false, false) !== YES) return NO;
-    return literalRows === undefined || keptConditions(rule, pairs, residual, fields, literalRows, view, true, false) === YES ? YES : NO;
+function keptVerdict(rules: readonly CompiledRule[], position: number, fields: FieldPlan, rows: Rows, literalRows: Rows | undefined, view: CanonicalArgs): Verdict {
+  if ((fields.flags[position]! & PLAN_ALLOW) !== 0) {
+    if (keptConditions(rules, position, fields, rows, rows, literalRows, view, false, false) !== YES) return NO;
+    return literalRows === undefined || keptConditions(rules, position, fields, literalRows, rows, literalRows, view, true, false) === YES ? YES : NO;
   }
-  const normal = keptConditions(rule, pairs, residual, fields, rows, view, false, true);
+  const normal = keptConditions(rules, position, fields, rows, rows, literalRows, view, false, true);
   if (normal === YES || literalRows === undefined) return normal;
-  const literal = keptConditions(rule, pairs, residual, fields, literalRows, view, true, true);
+  const literal = keptConditions(rules, position, fields, literalRows, rows, literalRows, view, true, true);
   if (literal === YES) return YES;
   return normal === UNKNOWN || literal === UNKNOWN ? UNKNOWN : NO;
 }
@@ -755,8 +824,16 @@ export class PermissionPolicy {
     /** Per field group of `fields`: the kept verdicts of the values this call has there, in the normalised and (if normalisation changed something) the literal view. */
     let rows: Rows | undefined;
     let literalRows: Rows | undefined;
-    for (let position = 0; position < plan.rules.length; position++) {
-      const rule = plan.rules[position]!;
+    const rules = plan.rules;
+    for (let position = 0; position < rules.length; position++) {
+      // With a field plan, a rule whose kept verdicts say NO is passed over without reading the rule
+      // itself (FieldPlan.flags): at 100,000 rules, reading each rule tried costs more than its verdict.
+      let known: Verdict | undefined;
+      if (rows !== undefined && trace === undefined && (fields!.flags[position]! & (PLAN_CONDITIONAL | PLAN_KEPT)) === (PLAN_CONDITIONAL | PLAN_KEPT)) {
+        known = keptVerdict(rules, position, fields!, rows, literalRows, view!);
+        if (known === NO) continue;
+      }
+      const rule = rules[position]!;
       let verdict: Verdict = YES;
       if (rule.conditional) {
         if (view === undefined) {
@@ -766,9 +843,9 @@ export class PermissionPolicy {
             if (view.changed) literalRows = new Array<Int8Array | typeof NOT_KEPT | undefined>(fields.groups.length);
           } else live = index?.live(view);
         }
-        const pairs = rows === undefined ? undefined : fields!.slots[position];
+        const kept = rows !== undefined && (fields!.flags[position]! & PLAN_KEPT) !== 0;
         if (live !== undefined && live[position] === 0) verdict = NO;
-        else if (pairs !== undefined) verdict = keptVerdict(rule, pairs, fields!.residual[position]!, fields!, rows!, literalRows, view);
+        else if (kept) verdict = known ?? keptVerdict(rules, position, fields!, rows!, literalRows, view);
         else if (rule.contextual) {
           evaluation ??= new Evaluation(context, this.provenance, this.trusted);
           evaluation.evidence = [];
@@ -903,7 +980,8 @@ export class PermissionPolicy {
    */
   private uncoveredNote(tool: string, view: CanonicalArgs): string | undefined {
     if (view.oversized) return undefined;
-    for (const rule of [...this.plan(tool).rules, ...this.composites(tool)]) {
+    const plan = this.plan(tool);
+    for (const rule of [...(this.fast ? plan.explainers : plan.rules), ...this.composites(tool)]) {
       if (rule.mode !== "allow") continue;
       const why = conditionWhy(rule, view, false);
       if (why !== undefined) return uncoveredReason(why, rule.ruleId, rule.description);
@@ -976,7 +1054,8 @@ export class PermissionPolicy {
       // order, each compiled with the kinds this tool declares for its fields.
       const matching = (this.fast ? this.byToolName.candidates(tool) : [...this.rules]).filter((rule) => rule.matchesTool(tool));
       const rules = this.sorted(matching.sort((a, b) => a.order - b.order).map((rule) => this.forTool(rule, tool)));
-      found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules) };
+      const explainers = rules.filter((rule) => rule.mode === "allow" && rule.where.some((condition) => condition.why !== undefined));
+      found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules), explainers };
       if (this.byTool.size >= MAX_CACHED_TOOLS) this.byTool.clear();
       this.byTool.set(tool, found);
     }

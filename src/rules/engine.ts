@@ -63,6 +63,18 @@ function outputMatches(output: string, key: string): boolean {
   return output === k;
 }
 
+/** A violation's own copy: its lists are not shared with the one kept for the state. */
+function copyViolation(kept: RuleViolation): RuleViolation {
+  const out = Object.assign({}, kept);
+  if (kept.required !== undefined) out.required = kept.required.slice();
+  if (kept.executed !== undefined) out.executed = kept.executed.slice();
+  if (kept.group !== undefined) out.group = kept.group.slice();
+  if (kept.alreadyCalled !== undefined) out.alreadyCalled = kept.alreadyCalled.slice();
+  if (kept.allowedOperations !== undefined) out.allowedOperations = kept.allowedOperations.slice();
+  out.allowedNow = kept.allowedNow.slice();
+  return out;
+}
+
 /** Upper bound on per-tool caches, so a model inventing tool names cannot grow memory without limit. */
 const MAX_CACHED_TOOLS = 4096;
 
@@ -338,10 +350,29 @@ export class ToolRulesEngine {
     return out;
   }
 
-  /** The backstop: the first rule (by priority) that refuses this call, or null when it may run. */
+  /**
+   * The backstop: the first rule (by priority) that refuses this call, or null when it may run.
+   * States are never mutated: the answer for one state, clock value, tool and operation is worked
+   * out once and kept with the state's derived facts (a turn, or a batch, checks many calls against
+   * one state); each caller gets its own copy.
+   */
   checkCall(state: RuleState, call: CallInfo, now?: number): RuleViolation | null {
     const at = now ?? this.#clock();
     const derived = this.#derive(state);
+    let checks = derived.checks;
+    if (checks === undefined || checks.now !== at) checks = derived.checks = { now: at, byCall: new Map() };
+    // The tool's length first: no two (tool, operation) pairs share a key.
+    const key = call.operation === undefined ? `${call.tool.length}:${call.tool}` : `${call.tool.length}:${call.tool}:${call.operation}`;
+    let found = checks.byCall.get(key);
+    if (found === undefined) {
+      found = this.#check(state, derived, call, at);
+      if (checks.byCall.size >= MAX_CACHED_TOOLS) checks.byCall.clear();
+      checks.byCall.set(key, found);
+    }
+    return found === null ? null : copyViolation(found);
+  }
+
+  #check(state: RuleState, derived: StateFacts, call: CallInfo, at: number): RuleViolation | null {
     const { tool, operation } = call;
     const ended = derived.termination.rule;
     if (ended && !derived.pendingExitSet.has(tool)) {

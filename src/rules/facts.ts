@@ -1,5 +1,5 @@
 import { WILDCARD, type RankedRule } from "./normalize.js";
-import type { RuleState, TerminationDecision } from "./types.js";
+import type { RuleState, RuleViolation, TerminationDecision } from "./types.js";
 
 /** The rule lists facts are derived from (fixed per engine). */
 interface FactRules {
@@ -26,6 +26,8 @@ export class StateFacts {
   #initialPending: string[] | undefined;
   /** `allowedNow` for violation messages, for the last clock value asked. */
   allowedNow: { now: number; list: readonly string[]; text?: string } | undefined;
+  /** `checkCall`'s answers for this state at one clock value, by tool and operation (the engine copies what it hands out). */
+  checks: { now: number; byCall: Map<string, RuleViolation | null> } | undefined;
 
   constructor(state: RuleState, rules: FactRules) {
     this.#state = state;

@@ -3,9 +3,25 @@ import { ensureSqliteDirectory, parseStorageSpec, sqlIdentifier } from "./spec.j
 import { ErrorCode, StorageError } from "../errors/index.js";
 import { loadBetterSqlite3, loadPg } from "../optional/index.js";
 import { DDL_LOCK } from "./ddl-lock.js";
+import type Database from "better-sqlite3";
+import { validateRecords } from "../audit/schema.js";
+import { AUDIT_INSERT_COLUMNS, auditRowValues } from "../audit/sql-table.js";
+import type { AuditRecord, AuditSink, AuditStore } from "../audit/types.js";
 
 /** "claimed": run the call now. "done": it already ran, read `result`. "busy": a live worker is running it. */
 export type ClaimOutcome = "claimed" | "done" | "busy";
+
+/** Audit records to write in the ledger's own transaction, into `sink`'s table (`carriesAudit(sink)` must be true). */
+export interface LedgerAuditWrite {
+  sink: AuditSink;
+  records: readonly AuditRecord[];
+}
+
+/** One completed call: its key and recorded result. */
+export interface LedgerCompletion {
+  key: string;
+  result: string;
+}
 
 /**
  * Exactly-once bookkeeping for tool side effects across processes, keyed by idempotency key.
@@ -23,6 +39,16 @@ export interface ExecutionLedger {
   release(key: string, owner: string): Promise<void>;
   /** Extends `owner`'s live claim by `leaseMs` from now; false when the claim is gone or done. */
   renew(key: string, owner: string, leaseMs: number): Promise<boolean>;
+  /**
+   * Claims every key (as `claim` does, each its own outcome) in one transaction — one commit for a
+   * batch of calls — with `audit`'s records written in that same transaction (the decisions the
+   * calls run on): both are on disk, or neither, before any of the calls may start.
+   */
+  claimMany(keys: readonly string[], owner: string, leaseMs: number, audit?: LedgerAuditWrite): Promise<ClaimOutcome[]>;
+  /** Completes every call (as `complete` does) in one transaction, with `audit`'s records (their outcomes). */
+  completeMany(completions: readonly LedgerCompletion[], audit?: LedgerAuditWrite): Promise<void>;
+  /** Whether `sink` keeps its records in this ledger's database, so `claimMany`/`completeMany` can write them in their commit. */
+  carriesAudit(sink: AuditSink): boolean;
   close(): Promise<void>;
 }
 
@@ -37,6 +63,8 @@ const claimSchema = z.object({
   leaseMs: z.number().int().positive("leaseMs must be a positive integer"),
 });
 const keySchema = z.string().min(1, "ledger key is empty");
+const keysSchema = z.array(keySchema);
+const completionsSchema = z.array(z.object({ key: keySchema, result: z.string() }));
 const resultSchema = z.string();
 
 const TABLE = "guarded_graph_ledger";
@@ -72,7 +100,7 @@ function memoryLedger(space: string): ExecutionLedger {
   let entries = memorySpaces.get(space);
   if (!entries) memorySpaces.set(space, (entries = new Map()));
   const table = entries;
-  return {
+  const ledger: ExecutionLedger = {
     kind: "memory",
     async claim(key, owner, leaseMs) {
       claimSchema.parse({ key, owner, leaseMs });
@@ -105,8 +133,31 @@ function memoryLedger(space: string): ExecutionLedger {
       entry.expiresAt = Date.now() + leaseMs;
       return true;
     },
+    async claimMany(keys, owner, leaseMs, audit) {
+      refuseAudit("an in-memory", audit);
+      const outcomes: ClaimOutcome[] = [];
+      for (const key of keysSchema.parse(keys)) outcomes.push(await ledger.claim(key, owner, leaseMs));
+      return outcomes;
+    },
+    async completeMany(completions, audit) {
+      refuseAudit("an in-memory", audit);
+      for (const { key, result } of completionsSchema.parse(completions)) await ledger.complete(key, result);
+    },
+    carriesAudit: () => false,
     async close() {},
   };
+  return ledger;
+}
+
+/** A ledger that cannot write `audit` in its transactions refuses it (the caller writes it to its sink). */
+function refuseAudit(what: string, audit: LedgerAuditWrite | undefined): void {
+  if (audit && audit.records.length > 0) throw new StorageError(ErrorCode.STORAGE_SPEC, `${what} execution ledger cannot write audit records in its commits: write them to the sink`);
+}
+
+/** The sink's table when it lives in this ledger's database (`same`), else undefined. */
+function auditTableIn(sink: AuditSink, same: (store: AuditStore) => boolean): string | undefined {
+  const store = sink.store;
+  return store && same(store) ? store.table : undefined;
 }
 
 function sqliteLedger(path: string): ExecutionLedger {
@@ -145,6 +196,26 @@ function sqliteLedger(path: string): ExecutionLedger {
   const renewStmt = db.prepare(
     `UPDATE ${TABLE} SET expires_at = ?, updated_at = ? WHERE key = ? AND owner = ? AND state = 'running'`,
   );
+  const sameFile = (store: AuditStore) => store.kind === "sqlite" && store.path === path;
+  const auditInserts = new Map<string, Database.Statement>();
+  /** Inserts `audit`'s records into its sink's table, inside the caller's transaction. */
+  const insertAudit = (audit: LedgerAuditWrite | undefined): void => {
+    if (!audit || audit.records.length === 0) return;
+    const table = auditTableIn(audit.sink, sameFile);
+    if (table === undefined) throw new StorageError(ErrorCode.STORAGE_SPEC, `the SQLite execution ledger at ${path} cannot write this audit sink's records: it does not keep them in this file`);
+    let insert = auditInserts.get(table);
+    if (!insert) auditInserts.set(table, (insert = db.prepare(`INSERT OR IGNORE INTO "${table}" (${AUDIT_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)));
+    for (const record of audit.records) insert.run(...auditRowValues(record));
+  };
+  const claimManyTx = db.transaction((keys: readonly string[], owner: string, leaseMs: number, audit: LedgerAuditWrite | undefined): ClaimOutcome[] => {
+    insertAudit(audit);
+    return keys.map((key) => claimTx(key, owner, leaseMs));
+  });
+  const completeManyTx = db.transaction((completions: readonly LedgerCompletion[], audit: LedgerAuditWrite | undefined): void => {
+    const now = Date.now();
+    for (const { key, result } of completions) completeStmt.run(key, result, now);
+    insertAudit(audit);
+  });
   return {
     kind: "sqlite",
     async claim(key, owner, leaseMs) {
@@ -166,6 +237,18 @@ function sqliteLedger(path: string): ExecutionLedger {
       const now = Date.now();
       return renewStmt.run(now + input.leaseMs, now, input.key, input.owner).changes > 0;
     },
+    async claimMany(keys, owner, leaseMs, audit) {
+      const input = claimSchema.parse({ key: "batch", owner, leaseMs });
+      const checked = keysSchema.parse(keys);
+      const records = audit ? { sink: audit.sink, records: validateRecords(audit.records) } : undefined;
+      return claimManyTx.immediate(checked, input.owner, input.leaseMs, records);
+    },
+    async completeMany(completions, audit) {
+      const checked = completionsSchema.parse(completions);
+      const records = audit ? { sink: audit.sink, records: validateRecords(audit.records) } : undefined;
+      completeManyTx.immediate(checked, records);
+    },
+    carriesAudit: (sink) => auditTableIn(sink, sameFile) !== undefined,
     async close() {
       if (db.open) db.close();
     },
@@ -194,8 +277,70 @@ async function postgresLedger(url: string, schema: string): Promise<ExecutionLed
     await pool.end().catch(() => undefined);
     throw new StorageError(ErrorCode.STORAGE_OPEN, `cannot open PostgreSQL execution ledger: ${(error as Error).message}`, { cause: error });
   }
+  const sameDatabase = (store: AuditStore) => store.kind === "postgres" && store.url === url;
+  /**
+   * A data-modifying WITH clause that inserts `audit`'s records into its sink's table (one row per
+   * record, from arrays bound at `first`…`first + 9`), so they commit with the statement it opens.
+   */
+  const auditClause = (audit: LedgerAuditWrite | undefined, first: number): { sql: string; values: unknown[] } => {
+    if (!audit || audit.records.length === 0) return { sql: "", values: [] };
+    const auditTable = auditTableIn(audit.sink, sameDatabase);
+    if (auditTable === undefined) throw new StorageError(ErrorCode.STORAGE_SPEC, "the PostgreSQL execution ledger cannot write this audit sink's records: the sink is not on the ledger's database URL");
+    const rows = validateRecords(audit.records).map(auditRowValues);
+    const types = ["text", "float8", "text", "text", "text", "text", "text", "text", "text", "json"];
+    const arrays = types.map((type, column) => `$${first + column}::${type}[]`);
+    return {
+      sql: `audit AS (INSERT INTO "${auditTable}" (${AUDIT_INSERT_COLUMNS}) SELECT * FROM unnest(${arrays.join(", ")}) ON CONFLICT (id) DO NOTHING), `,
+      values: types.map((_, column) => rows.map((row) => row[column])),
+    };
+  };
   return {
     kind: "postgres",
+    async claimMany(keys, owner, leaseMs, audit) {
+      const input = claimSchema.parse({ key: "batch", owner, leaseMs });
+      const unique = [...new Set(keysSchema.parse(keys))];
+      if (unique.length === 0 && !audit) return [];
+      const records = auditClause(audit, 4);
+      // One statement, one commit: the audit rows, the claims (insert, or take over an expired
+      // running claim, as `claim` does), and each key's outcome read from the statement's snapshot.
+      const result = await pool.query<{ key: string; claimed: boolean; state: string | null }>(
+        `WITH ${records.sql}claimed AS (
+           INSERT INTO ${table} AS l (key, owner, state, expires_at)
+           SELECT k, $2, 'running', clock_timestamp() + $3 * interval '1 millisecond' FROM unnest($1::text[]) AS k
+           ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, updated_at = clock_timestamp()
+           WHERE l.state = 'running' AND l.expires_at <= clock_timestamp()
+           RETURNING key)
+         SELECT k.key, EXISTS (SELECT 1 FROM claimed c WHERE c.key = k.key) AS claimed, (SELECT s.state FROM ${table} s WHERE s.key = k.key) AS state
+         FROM unnest($1::text[]) AS k(key)`,
+        [unique, input.owner, input.leaseMs, ...records.values],
+      );
+      const outcome = new Map(result.rows.map((row): [string, ClaimOutcome] => [row.key, row.claimed ? "claimed" : row.state === "done" ? "done" : "busy"]));
+      // A key given twice is claimed once, as two `claim` calls would have it: the repeat reads "busy".
+      const seen = new Set<string>();
+      return keys.map((key) => {
+        const first = !seen.has(key);
+        seen.add(key);
+        const got = outcome.get(key) ?? "busy";
+        return got === "claimed" && !first ? "busy" : got;
+      });
+    },
+    async completeMany(completions, audit) {
+      // One row per key (a statement's upsert may not touch a row twice); the first completion wins, as in `complete`.
+      const checked = [...new Map(completionsSchema.parse(completions).reverse().map((c): [string, LedgerCompletion] => [c.key, c])).values()];
+      if (checked.length === 0 && !audit) return;
+      const records = auditClause(audit, 3);
+      await pool.query(
+        `WITH ${records.sql}done AS (
+           INSERT INTO ${table} AS l (key, owner, state, expires_at, result)
+           SELECT k, '', 'done', clock_timestamp(), r FROM unnest($1::text[], $2::text[]) AS c(k, r)
+           ON CONFLICT (key) DO UPDATE SET state = 'done', result = excluded.result, updated_at = clock_timestamp()
+           WHERE l.state = 'running'
+           RETURNING 1)
+         SELECT count(*) FROM done`,
+        [checked.map((c) => c.key), checked.map((c) => c.result), ...records.values],
+      );
+    },
+    carriesAudit: (sink) => auditTableIn(sink, sameDatabase) !== undefined,
     async claim(key, owner, leaseMs) {
       const input = claimSchema.parse({ key, owner, leaseMs });
       // One statement decides atomically: insert, or take over an expired running claim. The

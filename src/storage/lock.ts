@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defaultOwner } from "./owner.js";
 import { ensureSqliteDirectory, parseStorageSpec } from "./spec.js";
+import type pg from "pg";
 import { loadBetterSqlite3, loadPg } from "../optional/index.js";
 
 export interface ThreadLock {
@@ -121,32 +122,59 @@ function acquireSqliteLock(path: string, threadId: string, owner: string, leaseM
   });
 }
 
+/**
+ * Connections that hold thread locks, one pool per database URL, kept for the process: a lock
+ * attempt reuses an idle session instead of opening a connection (a connection's set-up cost about
+ * as much CPU as the rest of the attempt, and workers that wait for a busy thread try every 100 ms).
+ * Idle sessions hold no lock (unlocked before they go back) and do not keep the process alive.
+ */
+const lockPools = new Map<string, pg.Pool>();
+const IDLE_LOCK_SESSION = "guarded-graph lock (idle)";
+/** Pooled sessions that already ignore their connection's errors. */
+const guardedClients = new WeakSet<object>();
+
+function lockPool(url: string): pg.Pool {
+  let pool = lockPools.get(url);
+  if (!pool) {
+    pool = new (loadPg("PostgreSQL storage (postgres://URL)")).Pool({ connectionString: url, max: 20, idleTimeoutMillis: 10_000, allowExitOnIdle: true, application_name: IDLE_LOCK_SESSION });
+    // A dropped idle connection frees its advisory locks on the server; it must not crash this process.
+    pool.on("error", () => undefined);
+    lockPools.set(url, pool);
+  }
+  return pool;
+}
+
 async function acquirePostgresLock(url: string, threadId: string, owner: string): Promise<ThreadLock | null> {
-  const client = new (loadPg("PostgreSQL storage (postgres://URL)")).Client({ connectionString: url, application_name: `guarded-graph lock ${owner}`.slice(0, 63) });
-  // A dropped connection frees the advisory lock on the server; it must not crash this process.
-  client.on("error", () => undefined);
-  await client.connect();
+  const client = await lockPool(url).connect();
+  // A held session's connection may drop (which frees its lock on the server): not a crash here.
+  if (!guardedClients.has(client)) {
+    guardedClients.add(client);
+    client.on("error", () => undefined);
+  }
   let locked: boolean;
   try {
+    // The session names its holder while it holds the lock (pg_stat_activity.application_name).
     const result = await client.query<{ locked: boolean }>(
-      "SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked",
-      [ADVISORY_NAMESPACE, threadId],
+      "SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked, set_config('application_name', $3, false)",
+      [ADVISORY_NAMESPACE, threadId, `guarded-graph lock ${owner}`.slice(0, 63)],
     );
     locked = result.rows[0]?.locked === true;
   } catch (error) {
-    await client.end().catch(() => undefined);
+    // Whether the lock was taken is unknown: the session is closed, which frees it.
+    client.release(true);
     throw error;
   }
   if (!locked) {
-    await client.end().catch(() => undefined);
+    client.release();
     return null;
   }
   return releasedOnce(threadId, owner, async () => {
-    // Ending the session frees its advisory locks even when the unlock query fails (connection lost).
-    await client
-      .query("SELECT pg_advisory_unlock(hashtext($1), hashtext($2))", [ADVISORY_NAMESPACE, threadId])
-      .catch(() => undefined);
-    await client.end().catch(() => undefined);
+    // Back to the pool only once unlocked; when the unlock fails (connection lost) the session is
+    // closed instead, which frees its advisory locks on the server.
+    const unlocked = await client
+      .query<{ unlocked: boolean }>("SELECT pg_advisory_unlock(hashtext($1), hashtext($2)) AS unlocked, set_config('application_name', $3, false)", [ADVISORY_NAMESPACE, threadId, IDLE_LOCK_SESSION])
+      .then((result) => result.rows[0]?.unlocked === true, () => false);
+    client.release(!unlocked);
   });
 }
 

@@ -424,7 +424,17 @@ function dropNulls(value: unknown, node: Variant): unknown {
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) {
     const items = node.items;
-    return items !== null && typeof items === "object" && !Array.isArray(items) ? value.map((v) => dropNulls(v, items as Variant)) : value;
+    if (items === null || typeof items !== "object" || Array.isArray(items)) return value;
+    // A copy only when some item changes (a list of strings comes back as it is).
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const next = dropNulls(item, items as Variant);
+      if (next === item) continue;
+      copy ??= value.slice();
+      copy[i] = next;
+    }
+    return copy ?? value;
   }
   const props = node.properties;
   if (props === null || typeof props !== "object") return value;

@@ -48,6 +48,14 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
   await client.end();
 }
 
+/** Drops table `table` (of the search path), if it exists, on the server at `url`. */
+export async function dropTable(url: string, table: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`DROP TABLE IF EXISTS "${table}"`);
+  await client.end();
+}
+
 /** A unique schema name for the calling suite, dropped after all its tests (when PostgreSQL is reachable). */
 export function schemaDroppedAfterAll(prefix: string): string {
   const schema = uniqueName(prefix);

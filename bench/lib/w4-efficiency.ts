@@ -1,0 +1,97 @@
+/**
+ * Item: four workers on one PostgreSQL store against one worker, in CPU efficiency (not part of
+ * `npm run bench`). Each round runs THREADS threads (start → approval interrupt → resume → end,
+ * two model turns each; PostgreSQL checkpointer, execution ledger and thread lock) once with 1
+ * worker process and once with 4 (each its share), the order alternating per round. Efficiency:
+ * turns per CPU-second, CPU summed over the worker processes, from "go" to the end of the work
+ * (`work`) and over each process's whole life (`process`: start-up and connection set-up too).
+ * Prints the median (p25–p75) of per-round ratios 4-worker / 1-worker.
+ *   POSTGRES_URL=… npx tsx bench/lib/w4-efficiency.ts [rounds] [threads]
+ * W4E_WARM=N: each worker runs N threads of its own before "go" (steady state; default 0: cold start counted).
+ * W4E_PROF=DIR: each worker runs under `--cpu-prof` into DIR/<round>-w<workers>-<index>.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { openCheckpointer } from "../../src/storage/index.js";
+import { openLedger } from "../../src/storage/ledger.js";
+import { median, spread } from "./stats.js";
+
+const url = process.env.POSTGRES_URL;
+if (!url) throw new Error("w4-efficiency: set POSTGRES_URL");
+const rounds = Number(process.argv[2] ?? 5);
+const threads = Number(process.argv[3] ?? 80);
+const schema = `gg_w4e_${process.pid}`;
+const script = fileURLToPath(new URL("./efficiency-worker.ts", import.meta.url));
+
+interface Report {
+  type: string;
+  turns?: number;
+  workCpuMs?: number;
+  processCpuMs?: number;
+  wallMs?: number;
+}
+
+function next(child: ChildProcess): Promise<Report> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`worker exited with ${code} before reporting`));
+    child.once("exit", onExit);
+    child.once("message", (m) => {
+      child.off("exit", onExit);
+      resolve(m as Report);
+    });
+  });
+}
+
+async function run(workers: number, prefix: string): Promise<{ turns: number; work: number; process: number; wall: number }> {
+  const children = Array.from({ length: workers }, (_, i) =>
+    spawn(process.execPath, [...(process.env.W4E_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.W4E_PROF}/${prefix}-${i}`] : []), "--import", "tsx", script, url as string, schema, prefix, String(i), String(workers), String(threads)], { stdio: ["ignore", "inherit", "inherit", "ipc"] }),
+  );
+  const exited = children.map((c) => new Promise<number | null>((resolve) => c.once("exit", resolve)));
+  for (const c of children) if ((await next(c)).type !== "ready") throw new Error("worker: expected ready");
+  const reports = children.map((c) => next(c));
+  const start = performance.now();
+  for (const c of children) c.send("go");
+  const done = await Promise.all(reports);
+  const wall = performance.now() - start;
+  // The process CPU is read after the work; a worker's close and exit come after it.
+  await Promise.all(exited);
+  const sum = (f: (r: Report) => number | undefined) => done.reduce((n, r) => n + (f(r) ?? 0), 0);
+  return { turns: sum((r) => r.turns), work: sum((r) => r.workCpuMs), process: sum((r) => r.processCpuMs), wall };
+}
+
+const admin = new pg.Client({ connectionString: url });
+await admin.connect();
+try {
+  await admin.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  // Tables once, before any race.
+  await (await openCheckpointer(url, { schema })).close();
+  await (await openLedger(url, { schema })).close();
+  const ratioWork: number[] = [];
+  const ratioProcess: number[] = [];
+  const eff: Record<string, number[]> = { "1 work": [], "4 work": [], "1 process": [], "4 process": [] };
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? [1, 4] : [4, 1];
+    const got: Record<number, { turns: number; work: number; process: number; wall: number }> = {};
+    for (const workers of order) got[workers] = await run(workers, `r${r}-w${workers}`);
+    const one = got[1]!;
+    const four = got[4]!;
+    if (one.turns !== 2 * threads || four.turns !== 2 * threads) throw new Error(`turns ${one.turns} / ${four.turns}, expected ${2 * threads}`);
+    const e = (x: typeof one, cpu: number) => x.turns / (cpu / 1000);
+    eff["1 work"]!.push(e(one, one.work));
+    eff["4 work"]!.push(e(four, four.work));
+    eff["1 process"]!.push(e(one, one.process));
+    eff["4 process"]!.push(e(four, four.process));
+    ratioWork.push(e(four, four.work) / e(one, one.work));
+    ratioProcess.push(e(four, four.process) / e(one, one.process));
+    console.log(`round ${r}: 1 worker ${one.work.toFixed(0)} ms CPU (process ${one.process.toFixed(0)}), wall ${one.wall.toFixed(0)} ms; 4 workers ${four.work.toFixed(0)} ms CPU (process ${four.process.toFixed(0)}), wall ${four.wall.toFixed(0)} ms`);
+  }
+  const fmt = (s: { median: number; p25: number; p75: number }) => `${s.median.toFixed(3)} (p25–p75 ${s.p25.toFixed(3)}–${s.p75.toFixed(3)})`;
+  console.log(`${rounds} rounds of ${threads} threads (${2 * threads} turns) per contender`);
+  for (const [k, v] of Object.entries(eff)) console.log(`${k.padEnd(10)} ${median(v).toFixed(1)} turns per CPU-second`);
+  console.log(`4 workers / 1 worker, work CPU:    ${fmt(spread(ratioWork))}`);
+  console.log(`4 workers / 1 worker, process CPU: ${fmt(spread(ratioProcess))}`);
+} finally {
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await admin.end();
+}

@@ -1,0 +1,105 @@
+/**
+ * W2h before/after in one process: the heterogeneous workload (bench/lib/hetero.ts) reviewed by a
+ * guard built from another checkout of the project (`--base DIR`, e.g. an earlier commit unpacked
+ * with `git archive <commit> src bench vendor package.json tsconfig.json | tar -x -C DIR`) and by this checkout's, in small
+ * interleaved blocks (order alternated each round), process CPU time per block. Both sides build
+ * their own workload from the same seed, so they decide the same calls. Prints each side's median
+ * and p25–p75 decisions per CPU-second and the median and p25–p75 of the per-round ratio (this / base).
+ *   npx tsx bench/w2-hetero-ab.ts --base DIR [--rules 1000] [--rounds 40] [--block 2000] [--decide]
+ * `--decide` compares `PermissionPolicy.decide` alone instead of `Guard.reviewTurn`.
+ */
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { HETERO_SEED } from "./w2-hetero.js";
+import { spread } from "./lib/stats.js";
+
+interface Side {
+  name: string;
+  run: (n: number) => Promise<void>;
+}
+
+interface Modules {
+  bench: typeof import("./w2-hetero.js");
+  hetero: typeof import("./lib/hetero.js");
+  policy: typeof import("../src/policy/index.js");
+}
+
+async function modulesAt(root: string): Promise<Modules> {
+  const at = (path: string) => pathToFileURL(resolve(root, path)).href;
+  return {
+    bench: (await import(at("bench/w2-hetero.ts"))) as Modules["bench"],
+    hetero: (await import(at("bench/lib/hetero.ts"))) as Modules["hetero"],
+    policy: (await import(at("src/policy/index.ts"))) as Modules["policy"],
+  };
+}
+
+function side(name: string, m: Modules, rules: number, decideOnly: boolean): Side {
+  const tools = Math.min(1_000, Math.max(100, rules / 10));
+  const workload = m.hetero.heteroWorkload({ seed: HETERO_SEED, rules, tools, calls: rules > 1_000 ? 2_000 : 1_000 });
+  const calls = workload.calls;
+  let next = 0;
+  if (decideOnly) {
+    const policy = new m.policy.PermissionPolicy(workload.permissions, { mainArguments: workload.mainArguments });
+    const risk = new Map(workload.tools.map((t) => [t.name, t.risk]));
+    return {
+      name,
+      run: async (n) => {
+        for (let i = 0; i < n; i++) {
+          const call = calls[next++ % calls.length]!;
+          policy.decide(call.name, call.args, risk.get(call.name));
+        }
+      },
+    };
+  }
+  const { guard, state } = m.bench.heteroGuard(workload);
+  return {
+    name,
+    run: async (n) => {
+      for (let i = 0; i < n; i++) await guard.reviewTurn(state, [calls[next++ % calls.length]!]);
+    },
+  };
+}
+
+async function rate(s: Side, n: number): Promise<number> {
+  const cpu0 = process.cpuUsage();
+  await s.run(n);
+  const cpu = process.cpuUsage(cpu0);
+  return n / ((cpu.user + cpu.system) / 1e6);
+}
+
+const argv = process.argv.slice(2);
+const option = (name: string, fallback: string) => {
+  const at = argv.indexOf(name);
+  return at >= 0 ? (argv[at + 1] ?? fallback) : fallback;
+};
+const baseDir = option("--base", "");
+if (baseDir === "") throw new Error("usage: w2-hetero-ab.ts --base DIR [--rules N] [--rounds N] [--block N] [--decide]");
+const rules = Number(option("--rules", "1000"));
+const rounds = Number(option("--rounds", "40"));
+const perBlock = Number(option("--block", "2000"));
+const decideOnly = argv.includes("--decide");
+
+// Node's promise hooks on, as in a process that runs guarded graphs (and as W2's child does).
+await RunnableLambda.from((x: number) => x + 1).invoke(1);
+const base = side("base", await modulesAt(baseDir), rules, decideOnly);
+const own = side("this", await modulesAt(resolve(import.meta.dirname, "..")), rules, decideOnly);
+for (const s of [base, own]) await s.run(Math.max(20_000, rules > 1_000 ? 20_000 : 10_000));
+const rates = { base: [] as number[], this: [] as number[] };
+const ratios: number[] = [];
+for (let r = 0; r < rounds; r++) {
+  const order = r % 2 === 0 ? [base, own] : [own, base];
+  const got = new Map<string, number>();
+  for (const s of order) got.set(s.name, await rate(s, perBlock));
+  rates.base.push(got.get("base")!);
+  rates.this.push(got.get("this")!);
+  ratios.push(got.get("this")! / got.get("base")!);
+}
+const fmt = (v: number[]) => {
+  const { median, p25, p75 } = spread(v);
+  return `${Math.round(median).toLocaleString("en-US")} [${Math.round(p25).toLocaleString("en-US")}–${Math.round(p75).toLocaleString("en-US")}]`;
+};
+const ratio = spread(ratios);
+console.log(
+  `${decideOnly ? "decide" : "reviewTurn"}, ${rules.toLocaleString("en-US")} rules, ${rounds} rounds of ${perBlock}: base ${fmt(rates.base)}/CPU-s, this ${fmt(rates.this)}/CPU-s, ratio this/base ${ratio.median.toFixed(3)} [${ratio.p25.toFixed(3)}–${ratio.p75.toFixed(3)}]`,
+);
