@@ -37,6 +37,7 @@ export type { DataSource, SourceNotification, SourceStatus } from "../sources/ty
 export { createBuiltinTools, defaultToolRules, renderToolUsageRules } from "../builtin/index.js";
 export type { BuiltinToolsOptions } from "../builtin/index.js";
 export { createFileTool } from "../sources/file-tool.js";
+export type { FileToolSource } from "../sources/file-tool.js";
 export { createBlockTool } from "../builtin/block-tool.js";
 export { createBlockEditTool } from "../builtin/block-edit-tool.js";
 export { createRecallTool } from "../builtin/recall-tool.js";

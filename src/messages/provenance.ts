@@ -153,7 +153,7 @@ export const sourceLegend = {
 };
 
 /** A condition in words, for a sentence about the value ("appears in …", "does not match …"), with the connective joining its parts. */
-export interface Words {
+interface Words {
   text: string;
   joint?: "and" | "or";
 }

@@ -41,7 +41,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The output as a tree (JSON, else YAML), or undefined when it is neither or parses to a scalar. */
-export function parseOutput(text: string): unknown {
+function parseOutput(text: string): unknown {
   if (text.length > MAX_PARSED_CHARS) return undefined;
   let tree: unknown;
   try {

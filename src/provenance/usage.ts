@@ -12,7 +12,7 @@ import type { BudgetCondition, ConditionSpec } from "./schema.js";
 /** Longest usage text (characters, all lines) the provenance rules add to the system prompt; the rest is counted in a last line. */
 export const MAX_USAGE_CHARS = 2_000;
 
-export interface UsageRule<Leaf> {
+interface UsageRule<Leaf> {
   tool: string;
   toolRegex?: boolean | undefined;
   args?: string | undefined;
@@ -23,7 +23,7 @@ export interface UsageRule<Leaf> {
   mode: "deny" | "ask";
 }
 
-export type UsageLists = Omit<SourceLists, "legend">;
+type UsageLists = Omit<SourceLists, "legend">;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -35,7 +35,7 @@ export interface FileResult {
 }
 
 /** What the `file` tool calls on its source (a FileSource is one). */
-interface FileToolSource {
+export interface FileToolSource {
   readonly id: string;
   pathOfLabel(label: string): string | undefined;
   consentFor(operation: FileOperation, inputPath: string): string | undefined;
