@@ -56,7 +56,7 @@ interface WrapperSpec {
   readonly options: OptionTable;
   /** Words between the options and the command (timeout's duration, flock's file, chroot's root). */
   readonly positionals?: number;
-  /** `NAME=value` words before the command set the environment (env). */
+  /** Words holding `=` before the command set the environment (env, sudo): `NAME=value`, also `BASH_FUNC_f%%=() {...}`. */
   readonly assignments?: boolean;
   /** Options whose value is a command line run by a shell. */
   readonly scriptOptions?: readonly string[];
@@ -85,6 +85,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
       longOptional: ["--preserve-env"],
     },
     inert: ["-l", "--list", "-v", "--validate", "-K", "--remove-timestamp", "-V", "--version", "-h", "--help", "-e", "--edit"],
+    assignments: true,
   },
   doas: { options: { flags: "ns", valued: "uC" } },
   env: {
@@ -271,6 +272,223 @@ const GIT_RUNNING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   config: [],
 };
 
+/** Environment variables a program (or a shell it starts) reads as a command, code, or where to find programs. */
+type EnvEffect =
+  /** A command line run by a shell (GIT_SSH_COMMAND, PAGER, EDITOR, LESSOPEN's `|cmd`). */
+  | "script"
+  /** A program run with arguments of its choosing (GIT_SSH). */
+  | "program"
+  /** A shell startup file whose name bash expands, command substitutions included (BASH_ENV). */
+  | "startup"
+  /** An exported bash function (`BASH_FUNC_name%%=() { ...; }`): every bash started defines it. */
+  | "function"
+  /** Code or programs loaded from elsewhere, which the guard cannot read (LD_PRELOAD, PATH, NODE_OPTIONS). */
+  | "code"
+  /** Changes what a program reads (git's repository or configuration): no allow covers it, a deny still reads the command. */
+  | "refuse";
+
+const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect; readonly what: string }[] = [
+  { name: /^(?:GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|RSYNC_RSH|CVS_RSH|RSYNC_CONNECT_PROG)$/, effect: "script", what: "runs it as a command" },
+  { name: /^(?:GIT_PAGER|PAGER|MANPAGER|SYSTEMD_PAGER|GH_PAGER|BAT_PAGER|PSQL_PAGER|MYSQL_PS1|AWS_PAGER)$/, effect: "script", what: "runs it as the pager" },
+  { name: /^(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|SUDO_EDITOR|FCEDIT|KUBE_EDITOR|GH_EDITOR)$/, effect: "script", what: "runs it as the editor" },
+  { name: /^(?:GIT_EXTERNAL_DIFF|LESSOPEN|LESSCLOSE|BROWSER|PROMPT_COMMAND|GIT_TRACE2_EVENT_TARGET)$/, effect: "script", what: "runs it as a command" },
+  { name: /^GIT_SSH$/, effect: "program", what: "runs it as ssh" },
+  { name: /^(?:BASH_ENV|ENV)$/, effect: "startup", what: "a shell it starts expands it and runs the file it names" },
+  { name: /^BASH_FUNC_.+(?:%%|\(\))$/, effect: "function", what: "every bash it starts defines it as a function" },
+  {
+    name: /^(?:PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GCONV_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|PERLLIB|PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|PYTHONINSPECT|RUBYOPT|RUBYLIB|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|SHELLOPTS|BASHOPTS|LESSKEY|LESSKEYIN|MAKEFLAGS|MFLAGS)$/,
+    effect: "code",
+    what: "loads code or finds programs through it",
+  },
+  { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_NOSYSTEM|GIT_NAMESPACE|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|HOME|XDG_CONFIG_HOME)$/, effect: "refuse", what: "reads its configuration or repository (which can run commands) through it" },
+];
+
+/**
+ * What setting `name=value` in the environment of a command does (a prefix assignment, an
+ * assignment in the line, `env NAME=value cmd`, `sudo NAME=value cmd`). `dynamic`: the value is
+ * only known at run time. `by` names who sets it, for the reason.
+ */
+export function readEnvironment(name: string, value: string, dynamic: boolean, by = "the command"): ProgramReading {
+  const out = empty();
+  const row = ENVIRONMENT.find((entry) => entry.name.test(name));
+  if (row === undefined) return out;
+  const reason = `${by} sets ${name}, and a program ${row.what}`;
+  out.refusals.push({ reason, token: name });
+  if (row.effect === "refuse") return out;
+  if (dynamic || row.effect === "code") {
+    out.unknown = dynamic ? `${by} sets ${name} to a value only known when it runs, and a program ${row.what}` : reason;
+    return out;
+  }
+  switch (row.effect) {
+    case "script":
+      // LESSOPEN/LESSCLOSE: `|cmd %s` pipes the command's output to less; `||`, `-` vary that.
+      out.scripts.push(/^LESS(?:OPEN|CLOSE)$/.test(name) ? value.replace(/^\|{0,2}-?/, "") : value);
+      break;
+    case "program":
+      out.commands.push([value]);
+      break;
+    case "startup":
+      // bash expands the value (parameters, command substitutions, arithmetic), then runs that file.
+      out.scripts.push(`: ${value}`);
+      out.unknown = reason;
+      break;
+    case "function":
+      out.scripts.push(`${name.replace(/^BASH_FUNC_|(?:%%|\(\))$/g, "")} ${value}`);
+      break;
+  }
+  return out;
+}
+
+/** How a program reads the value of one of its options. */
+type OptionEffect =
+  /** A command line run by a shell (`split --filter`, `zip -TT`, `man -P`). */
+  | "script"
+  /** A program run with arguments of its choosing (`rg --pre`, `sort --compress-program`). */
+  | "program"
+  /** An editor command (vim's `-c`, `--cmd`, `+`): `!cmd` runs a shell command; `+N` and `+/pattern` move the cursor; anything else is code the guard cannot read. */
+  | "ex"
+  /** Code in the program's own language (`make --eval`, `gdb -ex`): no allow covers it, a deny cannot tell. */
+  | "code"
+  /** A file whose contents run (`vim -S`, `nmap --script`): no allow covers it. */
+  | "file"
+  /** A file it writes (`less -o`, `git diff --output`). */
+  | "writes";
+
+/** One option: `--long` (value after `=` or in the next word), `-x` (value attached or next), `+` (the rest of a `+word`). */
+interface EffectOption {
+  readonly option: string;
+  readonly effect: OptionEffect;
+  /** A short option that may close a cluster of getopt flags (`man -aPcmd`). */
+  readonly cluster?: boolean;
+}
+
+/** Programs that run a command, run code, or write a file through an option (each row: the program's names, its options). */
+const OPTION_EFFECTS: readonly { readonly programs: readonly string[]; readonly options: readonly EffectOption[] }[] = [
+  { programs: ["rg", "ripgrep"], options: [{ option: "--pre", effect: "program" }] },
+  { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }] },
+  { programs: ["split", "gsplit"], options: [{ option: "--filter", effect: "script" }] },
+  { programs: ["zip"], options: [{ option: "-TT", effect: "script" }, { option: "--unzip-command", effect: "script" }] },
+  {
+    programs: ["man"],
+    options: [
+      { option: "-P", effect: "script", cluster: true },
+      { option: "--pager", effect: "script" },
+      { option: "-H", effect: "script", cluster: true },
+      { option: "--html", effect: "script" },
+      { option: "-C", effect: "file", cluster: true },
+      { option: "--config-file", effect: "file" },
+    ],
+  },
+  {
+    programs: ["less"],
+    options: [
+      { option: "-o", effect: "writes", cluster: true },
+      { option: "-O", effect: "writes", cluster: true },
+      { option: "--log-file", effect: "writes" },
+      { option: "--LOG-FILE", effect: "writes" },
+      { option: "-k", effect: "file", cluster: true },
+      { option: "--lesskey-file", effect: "file" },
+      { option: "--lesskey-src", effect: "file" },
+      { option: "+", effect: "ex" },
+    ],
+  },
+  {
+    programs: ["vim", "vi", "nvim", "view", "vimdiff", "ex", "gvim", "rvim", "evim"],
+    options: [
+      { option: "-c", effect: "ex" },
+      { option: "--cmd", effect: "ex" },
+      { option: "+", effect: "ex" },
+      { option: "-S", effect: "file" },
+      { option: "-u", effect: "file" },
+      { option: "-s", effect: "file" },
+      { option: "-w", effect: "writes" },
+      { option: "-W", effect: "writes" },
+    ],
+  },
+  { programs: ["make", "gmake"], options: [{ option: "--eval", effect: "code" }, { option: "-E", effect: "code" }] },
+  { programs: ["gdb"], options: [{ option: "-ex", effect: "code" }, { option: "--eval-command", effect: "code" }, { option: "-iex", effect: "code" }, { option: "-x", effect: "file" }, { option: "--command", effect: "file" }] },
+  { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }] },
+  { programs: ["tcpdump"], options: [{ option: "-z", effect: "program", cluster: true }, { option: "-w", effect: "writes", cluster: true }] },
+  { programs: ["ssh-keygen"], options: [{ option: "-D", effect: "file" }] },
+  { programs: ["ip"], options: [{ option: "-b", effect: "file" }, { option: "-batch", effect: "file" }] },
+];
+
+/** The value of `option` in `word` (and the next word), or undefined when the word is not that option. */
+function optionValue(option: EffectOption, word: string, next: string | undefined): { value: string | undefined } | undefined {
+  const name = option.option;
+  if (name === "+") return word.startsWith("+") ? { value: word.slice(1) } : undefined;
+  if (word === name) return { value: next };
+  if (name.startsWith("--")) return word.startsWith(`${name}=`) ? { value: word.slice(name.length + 1) } : undefined;
+  if (word.startsWith(name) && !word.startsWith("--")) return { value: word.slice(name.length) };
+  if (option.cluster === true && !word.startsWith("--")) {
+    // Flags first, then the option with its value attached or in the next word.
+    const at = word.indexOf(name.slice(1));
+    if (at > 1 && /^-[A-Za-z0-9]+$/.test(word.slice(0, at))) {
+      const rest = word.slice(at + 1);
+      return { value: rest === "" ? next : rest };
+    }
+  }
+  return undefined;
+}
+
+/** What a program of OPTION_EFFECTS runs, loads or writes through its options (undefined: no row). */
+function readOptionEffects(name: string, words: readonly string[]): ProgramReading | undefined {
+  const row = OPTION_EFFECTS.find((entry) => entry.programs.includes(name));
+  if (row === undefined) return undefined;
+  const out = empty();
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") break;
+    if (!word.startsWith("-") && !word.startsWith("+")) continue;
+    for (const option of row.options) {
+      const found = optionValue(option, word, words[i + 1]);
+      if (found === undefined) continue;
+      const { value } = found;
+      const shown = option.option === "+" ? "+COMMAND" : option.option;
+      switch (option.effect) {
+        case "writes":
+          out.refusals.push({ reason: `${name} writes a file through ${shown}`, token: option.option });
+          break;
+        case "file":
+          out.refusals.push({ reason: `${name} runs the code in the file given with ${shown}`, token: option.option });
+          break;
+        case "code":
+          out.refusals.push({ reason: `${name} runs the code given with ${shown}`, token: option.option });
+          out.unknown ??= `${name} runs code given with ${shown}, which the guard cannot read`;
+          break;
+        case "program":
+        case "script":
+          out.refusals.push({ reason: `${name} runs a command through ${shown}`, token: option.option });
+          if (value === undefined || value === "") out.unknown ??= `${name} ${shown} has no value`;
+          else if (option.effect === "program") out.commands.push([value]);
+          else out.scripts.push(value);
+          break;
+        case "ex": {
+          const text = (value ?? "").trim();
+          if (option.option === "+" && /^(?:\d*|\/.*|\?.*|G|g)$/s.test(text) && !text.includes("!")) break; // a line, a search
+          const shell = /^[:\s]*(?:sil(?:ent)?!?\s*)?(?:r(?:ead)?\s*|w(?:rite)?\s*)?!(.*)$/s.exec(text);
+          out.refusals.push({ reason: `${name} runs the editor command given with ${shown}`, token: option.option });
+          if (shell !== null && !/[|\n]/.test(shell[1] ?? "")) out.scripts.push(shell[1] ?? "");
+          else out.unknown ??= `${name} runs the editor command ${JSON.stringify(text)}, which the guard cannot read`;
+          break;
+        }
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+/** Adds `more` to `out` (a wrapper's environment settings, ...). */
+function merge(out: ProgramReading, more: ProgramReading): void {
+  out.commands.push(...more.commands);
+  out.scripts.push(...more.scripts);
+  out.refusals.push(...more.refusals);
+  out.forms.push(...more.forms);
+  out.guesses.push(...more.guesses);
+  out.unknown ??= more.unknown;
+}
+
 /** Option readers ----------------------------------------------------------------------------- */
 
 interface Parsed {
@@ -372,7 +590,11 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[]):
   i = parsed.next;
   const seen = [...parsed.seen];
   if (spec.assignments === true) {
-    while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!)) i += 1;
+    while (i < words.length && words[i]!.indexOf("=") > 0) {
+      const word = words[i]!;
+      merge(out, readEnvironment(word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1), false, name));
+      i += 1;
+    }
   }
   let positionals = spec.positionals ?? 0;
   if (spec.permute === true) {
@@ -854,6 +1076,8 @@ export function readProgram(words: readonly string[]): ProgramReading {
     default:
       break;
   }
+  const effects = readOptionEffects(name, words);
+  if (effects !== undefined) return effects;
   const other = readBuiltinOrInterpreter(name, words);
   if (other !== undefined) return other;
   if (SUBSCRIPT_BUILTINS.has(name)) {

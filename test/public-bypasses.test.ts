@@ -1,0 +1,173 @@
+// Bypass classes drawn from public reports against agent permission rules (shell allowlists, URL
+// allow/deny lists, path rules). Each class names its source; each case is decided by the guard under
+// policies written the way users write them (Claude-Code-style `Bash(git log:*)` allow rules, deny
+// rules on the programs that do harm). Where the real program is in the shell oracle's sandbox, the
+// real bash is the judge that the case does run the denied program (a case that runs nothing proves
+// nothing); the rest are judged by the programs' own manuals, cited per class.
+//   - deny: the real program runs a denied program: the guard denies (or, where marked, asks: it
+//     cannot read the code that decides);
+//   - not-allow: an allow pattern matches the words, but the program reads its arguments as a
+//     command, code, or a file to write: the guard does not allow, and names why;
+//   - allow: the plain companion the allow rule is written for stays allowed.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
+import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-oracle.js";
+
+const ALLOW = [
+  "echo:*", "ls:*", "cat:*", "find:*", "grep:*", "git status", "git log:*", "git diff:*", "git show:*", "git fetch:*", "git clone:*",
+  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*",
+];
+const DENY = ["rm:*", "curl:*", "wget:*", "git push:*", "chmod:*", "ssh:*", "nc:*"];
+
+function policyYaml(allow: readonly string[], deny: readonly string[]): string {
+  const rules = [
+    ...deny.map((pattern, i) => `  - { id: deny-${i}, rule: ${JSON.stringify(`Bash(${pattern})`)}, mode: deny }`),
+    ...allow.map((pattern, i) => `  - { id: allow-${i}, rule: ${JSON.stringify(`Bash(${pattern})`)}, mode: allow }`),
+  ];
+  return `version: 1\npermissions:\n${rules.join("\n")}\n`;
+}
+
+const guard = permissionPolicy(parsePolicy(policyYaml(ALLOW, DENY), "yaml", "public-bypasses.yaml"));
+
+type Expectation = "deny" | "not-allow" | "allow";
+
+interface ShellCase {
+  readonly command: string;
+  readonly expect: Expectation;
+  /** The reason the guard gives names this. */
+  readonly reason?: RegExp;
+  /** The denied program the real bash starts for this line (checked in the oracle's sandbox). */
+  readonly ran?: string;
+}
+
+interface ShellClass {
+  readonly name: string;
+  /** Where the class was reported or documented. */
+  readonly source: string;
+  readonly cases: readonly ShellCase[];
+}
+
+export const SHELL_CLASSES: readonly ShellClass[] = [
+  {
+    name: "an option runs a program or a command line (rg --pre, sort --compress-program, split --filter, zip -TT, man -P)",
+    source: "GTFOBins (rg, sort, split, zip, man: 'Command' / 'Shell' functions); Claude Code readOnlyValidation's flag lists (rg --pre is excluded there)",
+    cases: [
+      { command: "rg --pre rm x .", expect: "deny" },
+      { command: "rg --pre=rm x .", expect: "deny" },
+      { command: "rg --pre ./prep.sh --pre-glob '*.pdf' needle", expect: "not-allow", reason: /rg runs a command through --pre/ },
+      { command: "sort --compress-program=rm -S 1 a.txt", expect: "deny" },
+      { command: "sort --compress-program rm a.txt", expect: "deny" },
+      { command: "split --filter='rm -rf /' a.txt", expect: "deny" },
+      { command: "split --filter 'sh -c id' a.txt", expect: "not-allow", reason: /split runs a command through --filter/ },
+      { command: "zip x.zip a.txt -T -TT 'rm -rf /'", expect: "deny" },
+      { command: "zip x.zip a.txt -T --unzip-command='rm x'", expect: "deny" },
+      { command: "zip x.zip a.txt -T -TT 'id #'", expect: "not-allow", reason: /zip runs a command through -TT/ },
+      { command: "man -P 'rm x' ls", expect: "deny" },
+      { command: "man -aP'rm x' ls", expect: "deny" },
+      { command: "man --pager='rm x' ls", expect: "deny" },
+      { command: "man --html='rm x' ls", expect: "deny" },
+      { command: "man -P 'id' ls", expect: "not-allow", reason: /man runs a command through -P/ },
+      { command: "tcpdump -i any -w /tmp/cap -z rm", expect: "deny" },
+      { command: "rg needle src", expect: "allow" },
+      { command: "sort -r a.txt", expect: "allow" },
+      { command: "split -l 1 a.txt part", expect: "allow" },
+      { command: "zip x.zip a.txt", expect: "allow" },
+      { command: "man ls", expect: "allow" },
+    ],
+  },
+  {
+    name: "an editor or pager runs its startup commands (vim -c '!cmd', vim --cmd, vim +cmd, less +cmd, make --eval)",
+    source: "GTFOBins (vim, less, make: 'Shell' functions: vim -c ':!/bin/sh', make --eval=...)",
+    cases: [
+      { command: "vim -c ':!rm x' a.txt", expect: "deny" },
+      { command: "vim -es -c '!rm x' -c ':q'", expect: "deny" },
+      { command: "vim --cmd 'silent !rm x'", expect: "deny" },
+      { command: "vim +'!rm x' a.txt", expect: "deny" },
+      { command: "vim -c 'call system(\"rm x\")' -c q", expect: "not-allow", reason: /cannot tell|vim runs the editor command/ },
+      { command: "vim -S session.vim", expect: "not-allow", reason: /vim runs the code in the file given with -S/ },
+      { command: "less +'!id' a.txt", expect: "not-allow", reason: /less runs the editor command/ },
+      { command: "less -o /etc/passwd a.txt", expect: "not-allow", reason: /less writes a file through -o/ },
+      { command: "make --eval='x:;rm x' x", expect: "not-allow", reason: /make runs code|cannot tell/ },
+      { command: "vim +10 a.txt", expect: "allow" },
+      { command: "less a.txt", expect: "allow" },
+      { command: "make test", expect: "allow" },
+    ],
+  },
+  {
+    name: "an environment variable before the command is run as a command (GIT_SSH_COMMAND, PAGER, EDITOR, GIT_EXTERNAL_DIFF, LESSOPEN)",
+    source: "git(1) ENVIRONMENT VARIABLES; GTFOBins (git: PAGER, GIT_EXTERNAL_DIFF); 'Bash(env:*)' allow rules seen in public Claude Code settings",
+    cases: [
+      { command: "GIT_SSH_COMMAND='rm -rf x' git fetch ssh://h/r", expect: "deny", ran: "rm" },
+      { command: "env GIT_SSH_COMMAND='rm -rf x' git fetch ssh://h/r", expect: "deny", ran: "rm" },
+      { command: "env GIT_SSH_COMMAND='id' git fetch ssh://h/r", expect: "not-allow", reason: /GIT_SSH_COMMAND/ },
+      { command: "GIT_EXTERNAL_DIFF=rm git diff --no-index a.txt b.txt", expect: "deny", ran: "rm" },
+      { command: "env GIT_EXTERNAL_DIFF=rm git diff --no-index a.txt b.txt", expect: "deny", ran: "rm" },
+      { command: "env PAGER='rm x' git log", expect: "deny" },
+      { command: "GIT_PAGER='rm x' git log", expect: "deny" },
+      { command: "EDITOR='rm x' git commit", expect: "deny" },
+      { command: "LESSOPEN='|rm x %s' less a.txt", expect: "deny" },
+      { command: "env MANPAGER='id' man ls", expect: "not-allow", reason: /MANPAGER/ },
+      { command: "export GIT_SSH_COMMAND='rm x'; git fetch ssh://h/r", expect: "deny", ran: "rm" },
+      { command: "GIT_SSH_COMMAND='rm x'; export GIT_SSH_COMMAND; git fetch ssh://h/r", expect: "deny", ran: "rm" },
+      { command: "env GIT_SSH=rm git fetch ssh://h/r", expect: "deny", ran: "rm" },
+      { command: "env LANG=C git log", expect: "allow" },
+    ],
+  },
+  {
+    name: "a shell started by the command runs what the environment says (BASH_ENV expansion, exported BASH_FUNC_ functions)",
+    source: "bash(1) INVOCATION (BASH_ENV is expanded, then sourced); bash's exported functions (BASH_FUNC_name%%), CVE-2014-6271 lineage",
+    cases: [
+      { command: "BASH_ENV='$(rm x)' bash -c true", expect: "deny", ran: "rm" },
+      { command: "env BASH_ENV='$(rm x)' bash -c true", expect: "deny", ran: "rm" },
+      { command: "env BASH_ENV=/tmp/x bash -c true", expect: "not-allow", reason: /BASH_ENV/ },
+      // Not run in the sandbox: its recorders are dash scripts, and dash drops variables whose names are not identifiers.
+      { command: "env 'BASH_FUNC_echo%%=() { rm x; }' bash -c 'echo hi'", expect: "deny" },
+      { command: "env 'BASH_FUNC_true%%=() { id; }' bash -c true", expect: "not-allow", reason: /BASH_FUNC_true%%/ },
+      { command: "LD_PRELOAD=/tmp/x.so ls", expect: "not-allow", reason: /LD_PRELOAD/ },
+      { command: "env PATH=/tmp ls", expect: "not-allow", reason: /PATH/ },
+      { command: "env LANG=C echo hi", expect: "allow" },
+    ],
+  },
+  {
+    name: "bash opens a network connection through a /dev/tcp redirection",
+    source: "GTFOBins (bash: 'File download' / 'Reverse shell' through /dev/tcp)",
+    cases: [
+      { command: "cat < /dev/tcp/169.254.169.254/80", expect: "not-allow", reason: /network connection/ },
+      { command: "echo hi > /dev/tcp/127.0.0.1/9", expect: "not-allow", reason: /network connection/ },
+      { command: "cat a.txt > /dev/null", expect: "allow" },
+    ],
+  },
+];
+
+describe("public bypass classes: the guard reads shell commands as the programs do", () => {
+  for (const klass of SHELL_CLASSES) {
+    describe(`${klass.name} [${klass.source}]`, () => {
+      it.each(klass.cases.map((c) => [c.command, c] as const))("%s", (_command, c) => {
+        const decision = guard.decide("Bash", { command: c.command });
+        if (c.expect === "allow") expect(decision.mode, decision.reason).toBe("allow");
+        else if (c.expect === "deny") expect(decision.mode, decision.reason).toBe("deny");
+        else expect(decision.mode, decision.reason).not.toBe("allow");
+        if (c.reason !== undefined) expect(decision.reason).toMatch(c.reason);
+      });
+    });
+  }
+});
+
+const support = oracleSupport();
+const oracleCases = SHELL_CLASSES.flatMap((klass) => klass.cases.filter((c) => c.ran !== undefined));
+
+describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash confirms the cases run the denied program", () => {
+  let oracle: ShellOracle | undefined;
+  beforeAll(() => {
+    if (!support.ok) throw new Error(`REQUIRE_ORACLES: ${support.reason}`);
+    oracle = ShellOracle.create(support.mode, { concurrency: 2, limitSeconds: 10 });
+  });
+  afterAll(async () => {
+    await oracle?.dispose();
+  });
+  it.each(oracleCases.map((c) => [c.command, c] as const))("%s", async (_command, c) => {
+    const run = await oracle!.run(c.command, "bash");
+    expect(run.invocations.map((i) => i.argv[0]), `bash ran ${JSON.stringify(run.invocations.map((i) => i.argv))}; stderr ${run.stderr}`).toContain(c.ran);
+    expect(guard.decide("Bash", { command: c.command }).mode).toBe("deny");
+  }, 30_000);
+});
