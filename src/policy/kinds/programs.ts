@@ -245,8 +245,25 @@ const GIT_RISKY_GLOBALS: Readonly<Record<string, string>> = {
   "--work-tree": "git works on the tree given with --work-tree",
 };
 
-/** Configuration keys whose value git runs as a command. */
-const GIT_COMMAND_KEYS = /^(?:alias\..+|core\.(?:sshcommand|pager|editor|hookspath|fsmonitor|gitproxy|askpass)|credential\..*helper|diff\..+\.(?:textconv|command)|diff\.external|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|gpg\..*program|pager\..+|sequence\.editor|uploadpack\.packobjectshook|remote\..+\.(?:uploadpack|receivepack|proxy)|include\.path|includeif\..+|ssh\.variant|http\.proxy|protocol\..+)$/i;
+/**
+ * Configuration keys whose value git runs, or that change what git runs: `script` values are
+ * command lines git hands to a shell; `bang` values are when they start with `!` (aliases,
+ * credential helpers, submodule update); `other` keys make git run something the value does not
+ * spell out (a hooks directory, an included file, a template, a transport).
+ */
+const GIT_CONFIG_COMMANDS: readonly { readonly key: RegExp; readonly value: "script" | "bang" | "other" }[] = [
+  { key: /^(?:alias\..+|credential\.(?:.+\.)?helper|submodule\..+\.update)$/i, value: "bang" },
+  {
+    key: /^(?:core\.(?:sshcommand|pager|editor|askpass|gitproxy|fsmonitor|alternaterefscommand)|diff\.external|diff\..+\.(?:textconv|command)|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|gpg\.(?:.+\.)?program|gpg\.ssh\.defaultkeycommand|pager\..+|sequence\.editor|uploadpack\.packobjectshook|remote\..+\.(?:uploadpack|receivepack)|(?:difftool|mergetool|man|browser)\..+\.cmd|trailer\..+\.(?:command|cmd)|sendemail\.(?:.+\.)?(?:sendmailcmd|tocmd|cccmd))$/i,
+    value: "script",
+  },
+  {
+    key: /^(?:core\.(?:hookspath|worktree|attributesfile)|include\.path|includeif\..+|ssh\.variant|http\.proxy|remote\..+\.(?:proxy|vcs|url|pushurl)|url\..+\.(?:insteadof|pushinsteadof)|protocol\..+|init\.templatedir|(?:web|help)\.browser|man\.viewer|(?:man|browser)\..+\.path|sendemail\.(?:.+\.)?smtpserver|diff\.tool|merge\.tool)$/i,
+    value: "other",
+  },
+];
+
+const gitConfigRow = (key: string) => GIT_CONFIG_COMMANDS.find((row) => row.key.test(key));
 
 /** Git's own subcommands (anything else is an alias or an external git-NAME program). */
 const GIT_SUBCOMMANDS = new Set(
@@ -666,6 +683,61 @@ function readFind(words: readonly string[]): ProgramReading {
   return out;
 }
 
+/** `git -c KEY=VALUE` (and `--config-env`, `clone -c`): what a setting makes git run (GIT_CONFIG_COMMANDS). */
+function readGitSetting(option: string, setting: string, out: ProgramReading): void {
+  const key = setting.split("=")[0] ?? "";
+  const value = setting.slice(key.length + 1);
+  const row = gitConfigRow(key);
+  if (row === undefined) return;
+  out.refusals.push({ reason: `git runs the command set in ${key}`, token: option });
+  const command = row.value === "script" ? value : row.value === "bang" && value.startsWith("!") ? value.slice(1) : undefined;
+  if (option === "--config-env" && row.value !== "other") out.unknown ??= `git takes ${key}, which it runs, from the environment variable ${value}`;
+  else if (command !== undefined) out.scripts.push(command);
+  else if (row.value === "bang" && value.startsWith("/")) out.commands.push([value]);
+}
+
+/** Options of git subcommands whose value is a command line git runs (locally for a local repository: `clone --upload-pack`). */
+const GIT_COMMAND_VALUES = new Set(["-x", "--exec", "--extcmd", "-O", "--open-files-in-pager", "--upload-pack", "--receive-pack", "--sendmail-cmd"]);
+
+/** Git subcommand options that write a file given as their value. */
+const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  diff: ["--output"],
+  log: ["--output"],
+  show: ["--output"],
+  whatchanged: ["--output"],
+  "range-diff": ["--output"],
+  "diff-tree": ["--output"],
+  "diff-files": ["--output"],
+  "diff-index": ["--output"],
+  "format-patch": ["--output", "-o", "--output-directory"],
+  archive: ["--output", "-o"],
+  blame: ["--contents"],
+};
+
+/** Subcommands that take a remote URL: `ext::CMD` runs CMD, `TRANSPORT::address` runs git-remote-TRANSPORT. */
+const GIT_REMOTE_SUBCOMMANDS = new Set(["fetch", "pull", "clone", "ls-remote", "push", "remote", "submodule", "archive"]);
+
+/** git-remote-ext's reading of `ext::CMD`: words split at spaces, `% ` a space, `%%` a percent, `%s`/`%S` the service. */
+function extCommand(url: string): string[] {
+  const words: string[] = [];
+  let word = "";
+  const text = url.slice("ext::".length);
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === "%" && i + 1 < text.length) {
+      const next = text[i + 1]!;
+      i += 1;
+      if (next === "s" || next === "S") word += "git-upload-pack";
+      else if (next !== "G" && next !== "V") word += next;
+    } else if (ch === " ") {
+      if (word !== "") words.push(word);
+      word = "";
+    } else word += ch;
+  }
+  if (word !== "") words.push(word);
+  return words;
+}
+
 function readGit(words: readonly string[]): ProgramReading {
   const out = empty();
   const parsed = parseOptions(words, 1, GIT_GLOBAL, "git");
@@ -678,15 +750,7 @@ function readGit(words: readonly string[]): ProgramReading {
   for (const option of parsed.seen) {
     const risky = GIT_RISKY_GLOBALS[option.name];
     if (risky !== undefined) out.refusals.push({ reason: risky, token: option.name });
-    if (option.name === "-c" || option.name === "--config-env") {
-      const key = (option.value ?? "").split("=")[0] ?? "";
-      const value = (option.value ?? "").slice(key.length + 1);
-      if (GIT_COMMAND_KEYS.test(key)) {
-        out.refusals.push({ reason: `git runs the command set in ${key}`, token: option.name });
-        if (/^alias\./i.test(key) && value.startsWith("!")) out.scripts.push(value.slice(1));
-        else if (/^core\.(?:sshcommand|pager|editor|fsmonitor)$/i.test(key) && option.name === "-c") out.scripts.push(value);
-      }
-    }
+    if (option.name === "-c" || option.name === "--config-env") readGitSetting(option.name, option.value ?? "", out);
   }
   if (sub === undefined) return out;
   if (!GIT_SUBCOMMANDS.has(sub)) out.refusals.push({ reason: `git ${sub} is no git subcommand the guard knows (an alias or a git-${sub} program may run anything)`, token: sub });
@@ -700,10 +764,19 @@ function readGit(words: readonly string[]): ProgramReading {
     if (running.includes(name)) {
       out.refusals.push({ reason: `git ${sub} runs a command through ${name}`, token: name });
       const value = word.startsWith("--") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : attached !== undefined ? word.slice(2) : rest[i + 1];
-      if ((sub === "rebase" || sub === "difftool" || sub === "grep") && value !== undefined) out.scripts.push(value);
+      if (value !== undefined && (GIT_COMMAND_VALUES.has(name) || (sub === "clone" && name === "-u"))) out.scripts.push(value);
+      if (value !== undefined && sub === "clone" && (name === "-c" || name === "--config")) readGitSetting(name, value, out);
+    }
+    const writes = GIT_WRITING_OPTIONS[sub]?.find((option) => word === option || word.startsWith(`${option}=`) || (option.length === 2 && word.startsWith(option)));
+    if (writes !== undefined) out.refusals.push({ reason: `git ${sub} writes a file through ${writes}`, token: writes });
+    if (GIT_REMOTE_SUBCOMMANDS.has(sub) && /^[A-Za-z][A-Za-z0-9+.-]*::/.test(word)) {
+      const transport = word.slice(0, word.indexOf("::"));
+      out.refusals.push({ reason: `git ${sub} runs ${transport === "ext" ? "the command in an ext:: URL" : `the program git-remote-${transport} for a ${transport}:: URL`}`, token: word });
+      if (transport === "ext") out.commands.push(extCommand(word));
+      else if (transport !== "fd") out.commands.push([`git-remote-${transport}`]);
     }
   }
-  if (sub === "config" && rest.some((word) => GIT_COMMAND_KEYS.test(word))) out.refusals.push({ reason: "git config sets a setting whose value git runs as a command", token: "config" });
+  if (sub === "config" && rest.some((word) => gitConfigRow(word) !== undefined)) out.refusals.push({ reason: "git config sets a setting whose value git runs as a command", token: "config" });
   if (sub === "bisect" && rest[0] === "run") {
     out.refusals.push({ reason: "git bisect run runs a command", token: "run" });
     if (rest.length > 1) out.commands.push(rest.slice(1));
