@@ -195,3 +195,110 @@ describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash confirms the cas
     expect(guard.decide("Bash", { command: c.command }).mode).toBe("deny");
   }, 30_000);
 });
+
+// ---- URLs: SSRF deny lists and host allow lists ----
+
+const urlGuard = permissionPolicy(
+  parsePolicy(
+    `version: 1
+permissions:
+  - { id: no-metadata, rule: "WebFetch(domain:169.254.169.254)", mode: deny }
+  - { id: no-localhost, rule: "WebFetch(domain:localhost)", mode: deny }
+  - { id: no-loopback, rule: "WebFetch(domain:127.0.0.1)", mode: deny }
+  - { id: no-metadata-url, tool: WebFetch, where: { url: { prefix: "http://169.254.169.254/" } }, mode: deny }
+  - { id: docs, rule: "WebFetch(domain:.example.com)", mode: allow }
+`,
+    "yaml",
+    "urls.yaml",
+  ),
+);
+
+/** The host WHATWG's parser (undici, Node's fetch) connects to. */
+const whatwgHost = (value: string) => new URL(value).hostname;
+/** The host an RFC 3986 parser (curl, Python's urllib, Go's net/url) connects to: the authority ends at `/`, `?` or `#` only. */
+const rfc3986Host = (value: string) => /^[a-z]+:\/\/(?:[^/?#]*@)?([^/?#:]*)/i.exec(value)?.[1] ?? "";
+/** Linux connects a socket to 0.0.0.0 as to 127.0.0.1 (and [::] as [::1]). */
+const reached = (host: string) => (host === "0.0.0.0" ? "127.0.0.1" : host === "[::]" ? "[::1]" : host);
+
+interface UrlCase {
+  readonly url: string;
+  readonly expect: Expectation;
+  /** The host a client really connects to (checked against the parsers above). */
+  readonly reaches?: { readonly by: "whatwg" | "rfc3986"; readonly host: string };
+}
+
+export const URL_CLASSES: readonly { readonly name: string; readonly source: string; readonly cases: readonly UrlCase[] }[] = [
+  {
+    name: "IPv4 in other notations, IPv6 forms, unicode digits and dots, percent-encoded hosts",
+    source: "PayloadsAllTheThings 'Server Side Request Forgery' (bypass using decimal/octal/hex IP, IPv6, enclosed alphanumerics, rare address); OWASP SSRF prevention cheat sheet",
+    cases: [
+      { url: "http://2852039166/", expect: "deny", reaches: { by: "whatwg", host: "169.254.169.254" } },
+      { url: "http://0xA9FEA9FE/", expect: "deny", reaches: { by: "whatwg", host: "169.254.169.254" } },
+      { url: "http://0251.0376.0251.0376/", expect: "deny", reaches: { by: "whatwg", host: "169.254.169.254" } },
+      { url: "http://169.254.43518/", expect: "deny", reaches: { by: "whatwg", host: "169.254.169.254" } },
+      { url: "http://127.1/", expect: "deny", reaches: { by: "whatwg", host: "127.0.0.1" } },
+      { url: "http://[::ffff:169.254.169.254]/", expect: "deny" },
+      { url: "http://[0:0:0:0:0:ffff:127.0.0.1]/", expect: "deny" },
+      { url: "http://\u2460\u2465\u2468.\u2461\u2464\u2463.\u2460\u2465\u2468.\u2461\u2464\u2463/", expect: "deny", reaches: { by: "whatwg", host: "169.254.169.254" } },
+      { url: "http://169\u3002254\u3002169\u3002254/", expect: "deny", reaches: { by: "whatwg", host: "169.254.169.254" } },
+      { url: "http://\uff11\uff16\uff19.\uff12\uff15\uff14.\uff11\uff16\uff19.\uff12\uff15\uff14/", expect: "deny", reaches: { by: "whatwg", host: "169.254.169.254" } },
+      { url: "http://%31%36%39.254.169.254/", expect: "deny", reaches: { by: "whatwg", host: "169.254.169.254" } },
+      { url: "http://169.254.\t169.254/", expect: "deny", reaches: { by: "whatwg", host: "169.254.169.254" } },
+      { url: "http://\u24db\u24de\u24d2\u24d0\u24db\u24d7\u24de\u24e2\u24e3/", expect: "deny", reaches: { by: "whatwg", host: "localhost" } },
+      { url: "http://LOCALHOST./", expect: "deny" },
+      { url: "https://docs.example.com/x", expect: "allow" },
+    ],
+  },
+  {
+    name: "userinfo and backslash tricks parsers read differently (`\\@`, `@`, `#@`)",
+    source: "Orange Tsai, 'A New Era of SSRF - Exploiting URL Parser in Trending Programming Languages' (Black Hat USA 2017)",
+    cases: [
+      { url: "http://evil.com\\@169.254.169.254/", expect: "deny", reaches: { by: "rfc3986", host: "169.254.169.254" } },
+      { url: "http://docs.example.com\\@127.0.0.1/", expect: "deny", reaches: { by: "rfc3986", host: "127.0.0.1" } },
+      { url: "http://169.254.169.254\\@evil.com/", expect: "deny", reaches: { by: "whatwg", host: "169.254.169.254" } },
+      { url: "http://docs.example.com@169.254.169.254/", expect: "deny", reaches: { by: "whatwg", host: "169.254.169.254" } },
+      { url: "http://docs.example.com\\@evil.net/", expect: "not-allow", reaches: { by: "rfc3986", host: "evil.net" } },
+      { url: "https://docs.example.com:443@evil.net/", expect: "not-allow", reaches: { by: "whatwg", host: "evil.net" } },
+      { url: "https://docs.example.com.evil.net/", expect: "not-allow" },
+      { url: "https://docs.example.com/a\\b", expect: "allow" },
+    ],
+  },
+  {
+    name: "the unspecified address and localhost reach the loopback host",
+    source: "Oligo, '0.0.0.0 Day' (2024): 0.0.0.0 reaches services on 127.0.0.1; RFC 6761 (localhost)",
+    cases: [
+      { url: "http://0.0.0.0:8080/", expect: "deny", reaches: { by: "whatwg", host: "0.0.0.0" } },
+      { url: "http://0/", expect: "deny", reaches: { by: "whatwg", host: "0.0.0.0" } },
+      { url: "http://[::]/", expect: "deny" },
+      { url: "http://[::1]/", expect: "deny" },
+      { url: "http://[0000::1]/", expect: "deny" },
+    ],
+  },
+];
+
+const DENIED_HOSTS = new Set(["169.254.169.254", "127.0.0.1", "localhost", "[::1]"]);
+
+describe("public bypass classes: URLs are read as clients connect", () => {
+  for (const klass of URL_CLASSES) {
+    describe(`${klass.name} [${klass.source}]`, () => {
+      it.each(klass.cases.map((c) => [JSON.stringify(c.url), c] as const))("%s", (_url, c) => {
+        if (c.reaches !== undefined) {
+          const host = c.reaches.by === "whatwg" ? whatwgHost(c.url) : rfc3986Host(c.url);
+          expect(host).toBe(c.reaches.host);
+          // The judge and the expectation agree: a value reaching a denied host is a deny case.
+          if (DENIED_HOSTS.has(reached(host))) expect(c.expect).toBe("deny");
+        }
+        const decision = urlGuard.decide("WebFetch", { url: c.url });
+        if (c.expect === "allow") expect(decision.mode, decision.reason).toBe("allow");
+        else if (c.expect === "deny") expect(decision.mode, decision.reason).toBe("deny");
+        else expect(decision.mode, decision.reason).not.toBe("allow");
+      });
+    });
+  }
+
+  it("a host allow still holds for the host itself and its plain spellings (loopback aliases are read for denies only)", () => {
+    const local = permissionPolicy(parsePolicy(`version: 1\npermissions:\n  - { id: dev, rule: "WebFetch(domain:localhost)", mode: allow }\n`, "yaml", "dev.yaml"));
+    for (const url of ["http://localhost:3000/", "http://LOCALHOST./x"]) expect(local.decide("WebFetch", { url }).mode).toBe("allow");
+    expect(local.decide("WebFetch", { url: "http://127.0.0.1:3000/" }).mode).not.toBe("allow");
+  });
+});

@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { commandTexts } from "./command.js";
-import { emailAddresses, normaliseDomain, urlReadings } from "./net.js";
+import { domainReadings, emailAddresses, normaliseDomain, urlReadings } from "./net.js";
 import { readPathValue, type PathReadOptions } from "./path.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -112,14 +112,11 @@ export function kindedStringTest(
     }
     case "url":
       own = normaliseEquality(matcher, (text) => urlReadings(text, true)?.[0]);
-      read = (text) => ({ texts: urlReadings(text, true), doubtful: false, unplaced: false });
+      read = (text, restrictive) => ({ texts: urlReadings(text, true, restrictive), doubtful: false, unplaced: false });
       break;
     case "domain":
       own = normaliseEquality(matcher, normaliseDomain);
-      read = (text) => {
-        const domain = normaliseDomain(text);
-        return { texts: domain === undefined ? undefined : [domain], doubtful: false, unplaced: false };
-      };
+      read = (text, restrictive) => ({ texts: domainReadings(text, restrictive), doubtful: false, unplaced: false });
       break;
     case "email":
       own = normaliseEquality(matcher, (text) => emailAddresses(text)?.[0]);
