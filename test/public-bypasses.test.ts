@@ -9,6 +9,7 @@
 //   - not-allow: an allow pattern matches the words, but the program reads its arguments as a
 //     command, code, or a file to write: the guard does not allow, and names why;
 //   - allow: the plain companion the allow rule is written for stays allowed.
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-oracle.js";
@@ -301,4 +302,128 @@ describe("public bypass classes: URLs are read as clients connect", () => {
     for (const url of ["http://localhost:3000/", "http://LOCALHOST./x"]) expect(local.decide("WebFetch", { url }).mode).toBe("allow");
     expect(local.decide("WebFetch", { url: "http://127.0.0.1:3000/" }).mode).not.toBe("allow");
   });
+});
+
+// ---- paths: Read/Edit rules on a workspace ----
+
+const BASE = "/work/project";
+const pathGuard = permissionPolicy(
+  parsePolicy(
+    `version: 1
+pathBase: ${BASE}
+permissions:
+  - { id: no-secrets, rule: "Read(./secrets/**)", mode: deny }
+  - { id: no-env, rule: "Read(.env)", mode: deny }
+  - { id: no-keys, rule: "Read(*.pem)", mode: deny }
+  - { id: no-cafe, rule: "Read(./caf\u00e9/**)", mode: deny }
+  - { id: docs, rule: "Read(./docs/**)", mode: allow }
+`,
+    "yaml",
+    "paths.yaml",
+  ),
+);
+
+/** The judges: how a tool reaches a path value. */
+const JUDGES = {
+  /** path.resolve against the base (POSIX). */
+  posix: (value: string) => path.posix.resolve(BASE, value),
+  /** A tool that percent-decodes the value `times` times (a proxy, then a server), then resolves it. */
+  decoded: (times: number) => (value: string) => {
+    let text = value;
+    for (let i = 0; i < times; i++) text = decodeURIComponent(text);
+    return path.posix.resolve(BASE, text);
+  },
+  /** Win32 path normalisation: trailing dots and spaces of names dropped, `::$DATA` the file itself (Microsoft, "Naming Files, Paths, and Namespaces"). */
+  windows: (value: string) => path.posix.resolve(BASE, value.split(/[\\/]/).map((name) => (/^\.+$/.test(name) ? name : name.replace(/::\$DATA$/i, "").replace(/[. ]+$/, ""))).join("/")),
+  /** A tool that expands environment variables (HOME=/home/agent), as a shell would. */
+  expanded: (value: string) => path.posix.resolve(BASE, value.replace(/\$\{?HOME\}?|%USERPROFILE%/g, "/home/agent").replace(/\\/g, "/")),
+  /** APFS and HFS+ (macOS) open composed and decomposed names as one. */
+  composed: (value: string) => path.posix.resolve(BASE, value.normalize("NFC")),
+} as const;
+
+interface PathCase {
+  readonly value: string;
+  readonly expect: Expectation;
+  readonly judge?: (value: string) => string;
+}
+
+export const PATH_CLASSES: readonly { readonly name: string; readonly source: string; readonly cases: readonly PathCase[] }[] = [
+  {
+    name: "traversal through `..`, repeated slashes, backslashes and single percent-encoding",
+    source: "OWASP 'Path Traversal'; CWE-22; PayloadsAllTheThings 'Directory Traversal'",
+    cases: [
+      { value: "docs/../secrets/a", expect: "deny", judge: JUDGES.posix },
+      { value: "../project/secrets/a", expect: "deny", judge: JUDGES.posix },
+      { value: "secrets//a", expect: "deny", judge: JUDGES.posix },
+      { value: "docs/%2e%2e/secrets/a", expect: "deny", judge: JUDGES.decoded(1) },
+      { value: "docs/..%2fsecrets/a", expect: "deny", judge: JUDGES.decoded(1) },
+      { value: "docs/a.md", expect: "allow", judge: JUDGES.posix },
+    ],
+  },
+  {
+    name: "double (and triple) percent-encoding",
+    source: "OWASP 'Double Encoding'; CWE-174 (double decoding of the same data)",
+    cases: [
+      { value: "docs/%252e%252e/secrets/a", expect: "deny", judge: JUDGES.decoded(2) },
+      { value: "docs/..%252fsecrets%252fa", expect: "deny", judge: JUDGES.decoded(2) },
+      { value: "docs/%25252e%25252e/secrets/a", expect: "deny", judge: JUDGES.decoded(3) },
+      { value: "docs/%252e%252e/notes.md", expect: "not-allow", judge: JUDGES.decoded(2) },
+      { value: "docs/%2561.md", expect: "allow", judge: JUDGES.decoded(2) },
+    ],
+  },
+  {
+    name: "Windows name normalisation: trailing dots and spaces, the ::$DATA stream",
+    source: "Microsoft, 'Naming Files, Paths, and Namespaces' and 'File path formats on Windows systems'; CVE-2019-1010266-style .env. bypasses of deny lists",
+    cases: [
+      { value: ".env.", expect: "deny", judge: JUDGES.windows },
+      { value: ".env::$DATA", expect: "deny", judge: JUDGES.windows },
+      { value: "key.pem. ", expect: "deny", judge: JUDGES.windows },
+      { value: "secrets./a", expect: "deny", judge: JUDGES.windows },
+      { value: "secrets /a", expect: "deny", judge: JUDGES.windows },
+      { value: "docs/a.md.", expect: "allow", judge: JUDGES.windows },
+    ],
+  },
+  {
+    name: "home directory and environment variables a tool expands (`~`, `$HOME`, `${HOME}`, `%USERPROFILE%`)",
+    source: "Claude Code issue 'Security Permissions Bypass in Bash File Access Restrictions' (anthropics/claude-code#6036) and deny-list reports on ~/.ssh reads",
+    cases: [
+      { value: "$HOME/.ssh/id_rsa", expect: "deny", judge: JUDGES.expanded },
+      { value: "${HOME}/.ssh/id_rsa", expect: "deny", judge: JUDGES.expanded },
+      { value: "%USERPROFILE%\\.ssh\\id_rsa", expect: "deny", judge: JUDGES.expanded },
+      { value: "$HOME/docs/a.md", expect: "deny", judge: JUDGES.expanded },
+    ],
+  },
+  {
+    name: "Unicode normalisation: composed and decomposed names",
+    source: "Apple, 'APFS: Unicode normalization' (normalisation-insensitive names); CWE-176",
+    cases: [
+      { value: "cafe\u0301/x", expect: "deny", judge: JUDGES.composed },
+      { value: "caf\u00e9/x", expect: "deny", judge: JUDGES.composed },
+      { value: "docs/cafe\u0301.md", expect: "allow", judge: JUDGES.composed },
+    ],
+  },
+];
+
+/** Denied: the secrets, .env and key files, and anywhere outside the base (a path that escapes the base matches every deny). */
+const insideSecrets = (absolute: string) => /^\/work\/project\/(?:secrets(?:\/|$)|caf\u00e9\/)|\/\.env$|\.pem$/i.test(absolute) || !absolute.startsWith(`${BASE}/`);
+const insideDocs = (absolute: string) => absolute.startsWith(`${BASE}/docs/`);
+
+describe("public bypass classes: paths are read as the tools and file systems reach them", () => {
+  for (const klass of PATH_CLASSES) {
+    describe(`${klass.name} [${klass.source}]`, () => {
+      it.each(klass.cases.map((c) => [JSON.stringify(c.value), c] as const))("%s", (_value, c) => {
+        if (c.judge !== undefined) {
+          // The judge and the expectation agree: where the tool lands decides the case.
+          const landed = c.judge(c.value);
+          if (insideSecrets(landed)) expect(c.expect, landed).toBe("deny");
+          else if (!insideDocs(landed)) expect(c.expect, landed).not.toBe("allow");
+          else expect(c.expect, landed).toBe("allow");
+        }
+        const decision = pathGuard.decide("Read", { file_path: c.value });
+        if (c.expect === "allow") expect(decision.mode, decision.reason).toBe("allow");
+        else if (c.expect === "deny") expect(decision.mode, decision.reason).toBe("deny");
+        else expect(decision.mode, decision.reason).not.toBe("allow");
+      });
+    });
+  }
 });
