@@ -186,6 +186,16 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   chronic: { options: { flags: "ev" } },
   unbuffer: { options: { flags: "p" } },
   sg: { options: {}, positionals: 1 },
+  parallel: {
+    options: {
+      flags: "0kquvgXmtrN",
+      valued: "jSaIdEn",
+      long: ["--null", "--keep-order", "--quote", "--ungroup", "--verbose", "--group", "--xargs", "--dry-run", "--halt-on-error", "--no-run-if-empty", "--help", "--version", "--bar", "--progress", "--tag", "--line-buffer"],
+      longValued: ["--jobs", "--sshlogin", "--arg-file", "--delimiter", "--max-args", "--results", "--joblog", "--timeout", "--retries", "--halt", "--colsep", "--workdir", "--basefile", "--env"],
+    },
+    joined: true,
+    commandOptional: true,
+  },
   xargs: {
     options: {
       flags: "0oprtx",
@@ -219,6 +229,11 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   lua: ["-e"],
   Rscript: ["-e"],
   osascript: ["-e"],
+  expect: ["-c"],
+  tclsh: [],
+  wish: [],
+  jshell: [],
+  irb: [],
   pwsh: ["-c", "-Command", "-EncodedCommand"],
   powershell: ["-c", "-Command", "-EncodedCommand"],
 };
@@ -310,6 +325,9 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
   { name: /^(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|SUDO_EDITOR|FCEDIT|KUBE_EDITOR|GH_EDITOR)$/, effect: "script", what: "runs it as the editor" },
   { name: /^(?:GIT_EXTERNAL_DIFF|LESSOPEN|LESSCLOSE|BROWSER|PROMPT_COMMAND|GIT_TRACE2_EVENT_TARGET)$/, effect: "script", what: "runs it as a command" },
   { name: /^GIT_SSH$/, effect: "program", what: "runs it as ssh" },
+  { name: /^npm_config_(?:script_shell|shell|git)$/i, effect: "program", what: "runs it as a command (npm's configuration)" },
+  { name: /^npm_config_(?:editor|browser)$/i, effect: "script", what: "runs it as a command (npm's configuration)" },
+  { name: /^npm_config_(?:node_options|userconfig|globalconfig|prefix|onload_script)$/i, effect: "code", what: "loads code or configuration through it (npm's configuration)" },
   { name: /^(?:BASH_ENV|ENV)$/, effect: "startup", what: "a shell it starts expands it and runs the file it names" },
   { name: /^BASH_FUNC_.+(?:%%|\(\))$/, effect: "function", what: "every bash it starts defines it as a function" },
   {
@@ -422,6 +440,20 @@ const OPTION_EFFECTS: readonly { readonly programs: readonly string[]; readonly 
       { option: "-W", effect: "writes" },
     ],
   },
+  {
+    programs: ["npm", "npx", "pnpm", "pnpx", "yarn"],
+    options: [
+      { option: "--script-shell", effect: "program" },
+      { option: "--shell", effect: "program" },
+      { option: "--git", effect: "program" },
+      { option: "--editor", effect: "script" },
+      { option: "--browser", effect: "script" },
+      { option: "--node-options", effect: "code" },
+      { option: "--userconfig", effect: "file" },
+      { option: "--globalconfig", effect: "file" },
+    ],
+  },
+  { programs: ["apt-get", "apt", "apt-cache", "aptitude"], options: [{ option: "-o", effect: "code" }, { option: "--option", effect: "code" }, { option: "-c", effect: "file" }, { option: "--config-file", effect: "file" }] },
   { programs: ["make", "gmake"], options: [{ option: "--eval", effect: "code" }, { option: "-E", effect: "code" }] },
   { programs: ["gdb"], options: [{ option: "-ex", effect: "code" }, { option: "--eval-command", effect: "code" }, { option: "-iex", effect: "code" }, { option: "-x", effect: "file" }, { option: "--command", effect: "file" }] },
   { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }] },
@@ -1126,8 +1158,13 @@ export function readProgram(words: readonly string[]): ProgramReading {
     case "pnpm":
     case "pnpx":
     case "yarn":
-    case "bunx":
-      return readPackageRunner(name, words);
+    case "bunx": {
+      // Package runners also take configuration flags that run programs (`npm run test --script-shell=CMD`).
+      const out = readPackageRunner(name, words);
+      const effects = readOptionEffects(name, words);
+      if (effects !== undefined) merge(out, effects);
+      return out;
+    }
     case "tar":
     case "bsdtar":
     case "gtar":
