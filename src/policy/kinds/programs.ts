@@ -462,6 +462,9 @@ const OPTION_EFFECTS: readonly { readonly programs: readonly string[]; readonly 
   { programs: ["ip"], options: [{ option: "-b", effect: "file" }, { option: "-batch", effect: "file" }] },
 ];
 
+/** Editor commands that run nothing (`set number`, `q`, `wq`, a line number, `syntax on`): no allow covers them unless named, but a deny has nothing to read. */
+const INERT_EX = /^:*\s*(?:(?:se|set|setl|setlocal)\s+[^|!`=]+|q|qa|q!|qa!|wq|wqa|x|xa|w|noh|nohlsearch|\d+|(?:syntax|syn|filetype|ft|colorscheme|colo)\s+[\w.-]+)\s*$/;
+
 /** The value of `option` in `word` (and the next word), or undefined when the word is not that option. */
 function optionValue(option: EffectOption, word: string, next: string | undefined): { value: string | undefined } | undefined {
   const name = option.option;
@@ -518,6 +521,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
           const shell = /^[:\s]*(?:sil(?:ent)?!?\s*)?(?:r(?:ead)?\s*|w(?:rite)?\s*)?!(.*)$/s.exec(text);
           out.refusals.push({ reason: `${name} runs the editor command given with ${shown}`, token: option.option });
           if (shell !== null && !/[|\n]/.test(shell[1] ?? "")) out.scripts.push(shell[1] ?? "");
+          else if (INERT_EX.test(text)) break;
           else out.unknown ??= `${name} runs the editor command ${JSON.stringify(text)}, which the guard cannot read`;
           break;
         }
