@@ -17,7 +17,7 @@ import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-orac
 const ALLOW = [
   "echo:*", "ls:*", "cat:*", "find:*", "grep:*", "git status", "git log:*", "git diff:*", "git show:*", "git fetch:*", "git clone:*",
   "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*",
-  "npm run test:*", "parallel:*", "apt-get:*", "expect:*", "base64:*",
+  "npm run test:*", "parallel:*", "apt-get:*", "expect:*", "base64:*", "tmux:*",
 ];
 const DENY = ["rm:*", "curl:*", "wget:*", "git push:*", "chmod:*", "ssh:*", "nc:*"];
 
@@ -162,6 +162,23 @@ export const SHELL_CLASSES: readonly ShellClass[] = [
     ],
   },
   {
+    name: "sed runs the pattern space (s///e, a bare e) and tmux runs its operands",
+    source: "GTFOBins (sed: `sed -n '1e id'`, `s/.*/id/e`; tmux: `tmux -c`); GNU sed manual ('e command', 's/// e flag'); Claude Code's sedValidation allowlist",
+    cases: [
+      { command: "sed 's/.*/rm x/e' a.txt", expect: "deny", ran: "rm" },
+      { command: "sed '1s/^.*$/rm x/e' a.txt", expect: "deny", ran: "rm" },
+      { command: "sed 's|.*|rm x|ge' a.txt", expect: "deny", ran: "rm" },
+      { command: "sed 's/a/rm x/e' a.txt", expect: "not-allow", ran: "rm", reason: /input line|s\/\/\/e/ },
+      { command: "sed -E 's/(.*)/rm \\1/e' a.txt", expect: "not-allow", reason: /input line|s\/\/\/e/ },
+      { command: "sed e list.txt", expect: "not-allow", reason: /e command|sed runs a command/ },
+      { command: "tmux -c 'rm x'", expect: "deny" },
+      { command: "tmux new-session -d 'rm x'", expect: "not-allow", reason: /tmux new-session runs/ },
+      { command: "tmux run-shell 'id'", expect: "not-allow", reason: /tmux run-shell runs/ },
+      { command: "sed 's/a/b/' a.txt", expect: "allow" },
+      { command: "tmux ls", expect: "allow" },
+    ],
+  },
+  {
     name: "package managers and job runners take a flag or variable that runs a program (npm --script-shell, npm_config_*, apt-get -o, parallel)",
     source: "npm docs 'config: script-shell'; GTFOBins (apt-get: -o APT::Update::Pre-Invoke::=, parallel); reports of `Bash(npm run test:*)` allow rules",
     cases: [
@@ -232,7 +249,9 @@ describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash confirms the cas
   it.each(oracleCases.map((c) => [c.command, c] as const))("%s", async (_command, c) => {
     const run = await oracle!.run(c.command, "bash");
     expect(run.invocations.map((i) => i.argv[0]), `bash ran ${JSON.stringify(run.invocations.map((i) => i.argv))}; stderr ${run.stderr}`).toContain(c.ran);
-    expect(guard.decide("Bash", { command: c.command }).mode).toBe("deny");
+    const mode = guard.decide("Bash", { command: c.command }).mode;
+    if (c.expect === "deny") expect(mode).toBe("deny");
+    else expect(mode).not.toBe("allow");
   }, 30_000);
 });
 

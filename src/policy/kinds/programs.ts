@@ -398,7 +398,12 @@ interface EffectOption {
 }
 
 /** Programs that run a command, run code, or write a file through an option (each row: the program's names, its options). */
-const OPTION_EFFECTS: readonly { readonly programs: readonly string[]; readonly options: readonly EffectOption[] }[] = [
+const OPTION_EFFECTS: readonly {
+  readonly programs: readonly string[];
+  readonly options: readonly EffectOption[];
+  /** Subcommands whose operands are a command line or code (`tmux new-session 'cmd'`): no allow covers them unless named, a deny cannot tell. */
+  readonly subcommands?: readonly string[];
+}[] = [
   { programs: ["rg", "ripgrep"], options: [{ option: "--pre", effect: "program" }] },
   { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }] },
   { programs: ["split", "gsplit"], options: [{ option: "--filter", effect: "script" }] },
@@ -454,6 +459,11 @@ const OPTION_EFFECTS: readonly { readonly programs: readonly string[]; readonly 
     ],
   },
   { programs: ["apt-get", "apt", "apt-cache", "aptitude"], options: [{ option: "-o", effect: "code" }, { option: "--option", effect: "code" }, { option: "-c", effect: "file" }, { option: "--config-file", effect: "file" }] },
+  {
+    programs: ["tmux"],
+    options: [{ option: "-c", effect: "script" }, { option: "-f", effect: "file" }],
+    subcommands: ["new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell", "run", "if-shell", "if", "display-popup", "popup", "pipe-pane", "pipep", "send-keys", "send", "command-prompt", "confirm-before", "source-file", "source"],
+  },
   { programs: ["make", "gmake"], options: [{ option: "--eval", effect: "code" }, { option: "-E", effect: "code" }] },
   { programs: ["gdb"], options: [{ option: "-ex", effect: "code" }, { option: "--eval-command", effect: "code" }, { option: "-iex", effect: "code" }, { option: "-x", effect: "file" }, { option: "--command", effect: "file" }] },
   { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }] },
@@ -491,6 +501,10 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
     if (word === "--") break;
+    if (row.subcommands?.includes(word) === true) {
+      out.refusals.push({ reason: `${name} ${word} runs a command line or commands it is given`, token: word });
+      out.unknown ??= `${name} ${word} runs a command line given in its operands, which the guard does not read`;
+    }
     if (!word.startsWith("-") && !word.startsWith("+")) continue;
     for (const option of row.options) {
       const found = optionValue(option, word, words[i + 1]);
@@ -1012,16 +1026,23 @@ function readSed(words: readonly string[]): ProgramReading {
     }
   }
   for (const script of scripts) {
-    const flags = /s(.)(?:\\.|(?!\1)[^\\])*\1(?:\\.|(?!\1)[^\\])*\1([a-zA-Z0-9]*)/gs;
+    const flags = /s(.)((?:\\.|(?!\1)[^\\])*)\1((?:\\.|(?!\1)[^\\])*)\1([a-zA-Z0-9]*)/gs;
     for (const match of script.matchAll(flags)) {
-      if (match[2]?.includes("e") === true) out.refusals.push({ reason: "sed runs the pattern space as a command (s///e)", token: "e" });
-      if (/[wW]/.test(match[2] ?? "")) out.refusals.push({ reason: "sed writes a file (s///w)", token: "w" });
+      const [, , pattern = "", replacement = "", options = ""] = match;
+      if (options.includes("e")) {
+        out.refusals.push({ reason: "sed runs the pattern space as a command (s///e)", token: "e" });
+        // The line becomes the replacement when the pattern takes all of it; otherwise what runs depends on the input.
+        if (/^\^?\.\*\$?$/.test(pattern) && !/[\\&]/.test(replacement)) out.scripts.push(replacement);
+        else out.unknown ??= "sed runs the input line, after s///e's substitution, as a command, which the guard cannot read";
+      }
+      if (/[wW]/.test(options)) out.refusals.push({ reason: "sed writes a file (s///w)", token: "w" });
     }
     const withoutS = script.replace(flags, "");
     for (const match of withoutS.matchAll(/(?:^|[;\n{}])\s*(?:(?:\d+|\$|\/(?:\\.|[^/\\])*\/)(?:\s*,\s*(?:\d+|\$|\/(?:\\.|[^/\\])*\/))?)?\s*!?\s*([ewW])(?:\s+([^;\n}]*))?/g)) {
       if (match[1] === "e") {
         out.refusals.push({ reason: "sed runs a command (the e command)", token: "e" });
         if (match[2] !== undefined && match[2].trim() !== "") out.scripts.push(match[2]);
+        else out.unknown ??= "sed's e command runs the input line as a command, which the guard cannot read";
       } else out.refusals.push({ reason: `sed writes a file (the ${match[1]!} command)`, token: match[1]! });
     }
   }
