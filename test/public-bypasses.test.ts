@@ -17,7 +17,7 @@ import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-orac
 const ALLOW = [
   "echo:*", "ls:*", "cat:*", "find:*", "grep:*", "git status", "git log:*", "git diff:*", "git show:*", "git fetch:*", "git clone:*",
   "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*",
-  "npm run test:*", "parallel:*", "apt-get:*", "expect:*", "base64:*", "tmux:*",
+  "npm run test:*", "parallel:*", "apt-get:*", "expect:*", "base64:*", "tmux:*", "python3 -c:*", "perl -e:*", "node -e:*",
 ];
 const DENY = ["rm:*", "curl:*", "wget:*", "git push:*", "chmod:*", "ssh:*", "nc:*"];
 
@@ -179,6 +179,24 @@ export const SHELL_CLASSES: readonly ShellClass[] = [
     ],
   },
   {
+    name: "interpreter one-liners and awk programs start processes (python -c os.system, perl -e exec, node -e child_process, awk -v cmd + system(cmd), gawk @load)",
+    source: "GTFOBins (python, perl, node, ruby, php, lua, awk: 'Shell' / 'Command' functions); gawk manual ('@load', '-l'); reports of allow rules on `python3 -c:*`",
+    cases: [
+      { command: "python3 -c 'import os; os.system(\"rm -rf x\")'", expect: "deny" },
+      { command: "python3 -c 'import subprocess; subprocess.run([\"rm\", \"x\"])'", expect: "deny" },
+      { command: "python3 -c 'import os; os.system(\"r\" + \"m x\")'", expect: "not-allow", reason: /starts processes/ },
+      { command: "perl -e 'exec \"rm\", \"x\"'", expect: "deny" },
+      { command: "perl -e 'print `rm x`'", expect: "deny" },
+      { command: "node -e 'require(\"child_process\").execSync(\"rm x\")'", expect: "deny" },
+      { command: "awk -v c='rm x' 'BEGIN{system(c)}'", expect: "deny", ran: "rm" },
+      { command: "awk -vc='rm x' 'BEGIN{system(c)}'", expect: "deny", ran: "rm" },
+      { command: "awk '@load \"filefuncs\"; BEGIN{}'", expect: "not-allow", reason: /@load/ },
+      { command: "awk -l filefuncs 'BEGIN{}'", expect: "not-allow", reason: /awk runs the code in the file given with -l/ },
+      { command: "python3 -c 'print(1)'", expect: "allow" },
+      { command: "awk -v n=1 '{print n}' a.txt", expect: "allow" },
+    ],
+  },
+  {
     name: "package managers and job runners take a flag or variable that runs a program (npm --script-shell, npm_config_*, apt-get -o, parallel)",
     source: "npm docs 'config: script-shell'; GTFOBins (apt-get: -o APT::Update::Pre-Invoke::=, parallel); reports of `Bash(npm run test:*)` allow rules",
     cases: [
@@ -190,7 +208,7 @@ export const SHELL_CLASSES: readonly ShellClass[] = [
       { command: "apt-get update -o APT::Update::Pre-Invoke::='rm x'", expect: "not-allow", reason: /apt-get runs code given with -o|apt-get runs the code given with -o/ },
       { command: "parallel rm ::: x y", expect: "deny" },
       { command: "parallel -j2 'curl {}' ::: a b", expect: "deny" },
-      { command: "expect -c 'spawn id'", expect: "not-allow", reason: /expect runs the code given with -c/ },
+      { command: "expect -c 'spawn id'", expect: "not-allow", reason: /expect -c/ },
       { command: "npm run test -- --watch", expect: "allow" },
       { command: "apt-get install -y jq", expect: "allow" },
     ],

@@ -238,6 +238,9 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   powershell: ["-c", "-Command", "-EncodedCommand"],
 };
 
+/** Calls that start a process in the interpreters' languages (Python, Perl, Ruby, Node, PHP, Lua, Tcl, PowerShell, AppleScript). */
+const PROCESS_CALLS = /\b(?:system|exec\w*|popen\w*|spawn\w*|fork|subprocess|Popen|check_output|check_call|shell_exec|passthru|proc_open|pcntl_exec|child_process|Runtime|ProcessBuilder|Start-Process|Invoke-Expression|iex|do shell script|os\.execute|io\.popen|open3|IO\.popen|Kernel|qx|pty)\b|`|\bopen\s*\(\s*["']\|/;
+
 /** Programs that read a program text from standard input (a here-document fed to them is code). */
 const STDIN_INTERPRETERS = new Set([...Object.keys(INTERPRETERS), ...SHELLS]);
 
@@ -459,6 +462,17 @@ const OPTION_EFFECTS: readonly {
     ],
   },
   { programs: ["apt-get", "apt", "apt-cache", "aptitude"], options: [{ option: "-o", effect: "code" }, { option: "--option", effect: "code" }, { option: "-c", effect: "file" }, { option: "--config-file", effect: "file" }] },
+  {
+    programs: ["awk", "gawk", "mawk", "nawk"],
+    options: [
+      { option: "-l", effect: "file" },
+      { option: "--load", effect: "file" },
+      { option: "-i", effect: "file" },
+      { option: "--include", effect: "file" },
+      { option: "-E", effect: "file" },
+      { option: "--exec", effect: "file" },
+    ],
+  },
   {
     programs: ["tmux"],
     options: [{ option: "-c", effect: "script" }, { option: "-f", effect: "file" }],
@@ -1150,8 +1164,16 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
   if (codeOptions !== undefined) {
     const out = empty();
     const option = words.slice(1).find((word) => codeOptions.includes(word) || codeOptions.some((code) => /^-[A-Za-z]$/.test(code) && /^-[A-Za-z]+$/.test(word) && word.includes(code.slice(1))));
-    if (option !== undefined) out.refusals.push({ reason: `${name} runs the code given with ${option}`, token: option });
-    else if (words.length === 1 || words[1] === "-") {
+    if (option !== undefined) {
+      out.refusals.push({ reason: `${name} runs the code given with ${option}`, token: option });
+      // Code that starts processes: its string literals are tried as commands (a deny on rm reads `os.system("rm x")`),
+      // and since the code may build the command otherwise, a deny that none of them matches cannot tell.
+      const code = words[words.indexOf(option) + 1] ?? "";
+      if (PROCESS_CALLS.test(code)) {
+        out.guesses.push(...stringLiterals(code), ...stringLiterals(code.replace(/`/g, "'")));
+        out.unknown ??= `${name} ${option} runs code that starts processes, which the guard cannot read`;
+      }
+    } else if (words.length === 1 || words[1] === "-") {
       out.refusals.push({ reason: `${name} runs code read from its standard input`, token: name });
       out.readsStdin = true;
     }
@@ -1203,8 +1225,21 @@ export function readProgram(words: readonly string[]): ProgramReading {
     case "awk":
     case "gawk":
     case "mawk":
-    case "nawk":
-      return readAwk(name, words);
+    case "nawk": {
+      const out = readAwk(name, words);
+      const effects = readOptionEffects(name, words);
+      if (effects !== undefined) merge(out, effects);
+      // gawk's @load and @include bring in a shared library or a source file the guard cannot read.
+      if (words.slice(1).some((word) => /@(?:load|include|namespace)\b/.test(word))) out.refusals.push({ reason: `${name} loads a library or a source file named in the program (@load, @include)`, token: "@load" });
+      // `-v cmd='rm x' 'BEGIN{system(cmd)}'`: the values of -v assignments are what system() may run.
+      if (out.guesses.length > 0 || out.refusals.some((refusal) => refusal.token === "system")) {
+        words.forEach((word, i) => {
+          const assignment = word === "-v" ? words[i + 1] : /^-v./.test(word) ? word.slice(2) : undefined;
+          if (assignment !== undefined && assignment.includes("=")) out.guesses.push(assignment.slice(assignment.indexOf("=") + 1));
+        });
+      }
+      return out;
+    }
     case "sed":
     case "gsed":
       return readSed(words);
