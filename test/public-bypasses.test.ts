@@ -17,7 +17,7 @@ import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-orac
 const ALLOW = [
   "echo:*", "ls:*", "cat:*", "find:*", "grep:*", "git status", "git log:*", "git diff:*", "git show:*", "git fetch:*", "git clone:*",
   "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*",
-  "npm run test:*", "parallel:*", "apt-get:*", "expect:*", "base64:*", "tmux:*", "python3 -c:*", "perl -e:*", "node -e:*",
+  "npm run test:*", "parallel:*", "apt-get:*", "expect:*", "base64:*", "tmux:*", "screen -ls", "screen -r:*", "python3 -c:*", "perl -e:*", "node -e:*",
 ];
 const DENY = ["rm:*", "curl:*", "wget:*", "git push:*", "chmod:*", "ssh:*", "nc:*"];
 
@@ -162,8 +162,8 @@ export const SHELL_CLASSES: readonly ShellClass[] = [
     ],
   },
   {
-    name: "sed runs the pattern space (s///e, a bare e) and tmux runs its operands",
-    source: "GTFOBins (sed: `sed -n '1e id'`, `s/.*/id/e`; tmux: `tmux -c`); GNU sed manual ('e command', 's/// e flag'); Claude Code's sedValidation allowlist",
+    name: "sed runs the pattern space (s///e, a bare e); tmux and screen run their operands",
+    source: "GTFOBins (sed: `sed -n '1e id'`, `s/.*/id/e`; tmux: `tmux -c`; screen); GNU sed manual ('e command', 's/// e flag'); Claude Code's sedValidation allowlist",
     cases: [
       { command: "sed 's/.*/rm x/e' a.txt", expect: "deny", ran: "rm" },
       { command: "sed '1s/^.*$/rm x/e' a.txt", expect: "deny", ran: "rm" },
@@ -176,6 +176,10 @@ export const SHELL_CLASSES: readonly ShellClass[] = [
       { command: "tmux run-shell 'id'", expect: "not-allow", reason: /tmux run-shell runs/ },
       { command: "sed 's/a/b/' a.txt", expect: "allow" },
       { command: "tmux ls", expect: "allow" },
+      { command: "screen -dm rm x", expect: "deny" },
+      { command: "screen -S s -dm bash -c 'rm x'", expect: "deny" },
+      { command: "screen -ls", expect: "allow" },
+      { command: "screen -r main", expect: "allow" },
     ],
   },
   {

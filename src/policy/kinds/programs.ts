@@ -49,6 +49,8 @@ interface OptionTable {
   readonly longOptional?: readonly string[];
   /** `-5`, `--10` are options (nice's old adjustment). */
   readonly numeric?: boolean;
+  /** Long options spelled with one dash, without a value (screen's `-ls`, `-wipe`). */
+  readonly singleDash?: readonly string[];
 }
 
 /** A program that runs the command given after its options (and `positionals` more words). */
@@ -186,6 +188,11 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   chronic: { options: { flags: "ev" } },
   unbuffer: { options: { flags: "p" } },
   sg: { options: {}, positionals: 1 },
+  screen: {
+    options: { flags: "aAdDfilLmOqrRUvx", valued: "cehpsStTX", singleDash: ["-ls", "-list", "-wipe", "-fn", "-fa", "-ln"] },
+    inert: ["-r", "-x", "-X", "-v", "-ls", "-list", "-wipe"],
+    commandOptional: true,
+  },
   parallel: {
     options: {
       flags: "0kquvgXmtrN",
@@ -603,6 +610,11 @@ function parseOptions(words: readonly string[], start: number, table: OptionTabl
     const word = words[i]!;
     if (word === "--") return { next: i + 1, seen };
     if (!word.startsWith("-") || word === "-") break;
+    if (table.singleDash?.includes(word) === true) {
+      seen.push({ name: word, value: undefined });
+      i += 1;
+      continue;
+    }
     if (table.numeric === true && /^--?\d+$/.test(word)) {
       seen.push({ name: "-n", value: word.replace(/^-+/, "") });
       i += 1;
