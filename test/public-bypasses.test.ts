@@ -49,7 +49,7 @@ interface ShellClass {
   readonly cases: readonly ShellCase[];
 }
 
-export const SHELL_CLASSES: readonly ShellClass[] = [
+const SHELL_CLASSES: readonly ShellClass[] = [
   {
     name: "an option runs a program or a command line (rg --pre, sort --compress-program, split --filter, zip -TT, man -P)",
     source: "GTFOBins (rg, sort, split, zip, man: 'Command' / 'Shell' functions); Claude Code readOnlyValidation's flag lists (rg --pre is excluded there)",
@@ -308,7 +308,7 @@ interface UrlCase {
   readonly reaches?: { readonly by: "whatwg" | "rfc3986"; readonly host: string };
 }
 
-export const URL_CLASSES: readonly { readonly name: string; readonly source: string; readonly cases: readonly UrlCase[] }[] = [
+const URL_CLASSES: readonly { readonly name: string; readonly source: string; readonly cases: readonly UrlCase[] }[] = [
   {
     name: "IPv4 in other notations, IPv6 forms, unicode digits and dots, percent-encoded hosts",
     source: "PayloadsAllTheThings 'Server Side Request Forgery' (bypass using decimal/octal/hex IP, IPv6, enclosed alphanumerics, rare address); OWASP SSRF prevention cheat sheet",
@@ -427,7 +427,7 @@ interface PathCase {
   readonly judge?: (value: string) => string;
 }
 
-export const PATH_CLASSES: readonly { readonly name: string; readonly source: string; readonly cases: readonly PathCase[] }[] = [
+const PATH_CLASSES: readonly { readonly name: string; readonly source: string; readonly cases: readonly PathCase[] }[] = [
   {
     name: "traversal through `..`, repeated slashes, backslashes and single percent-encoding",
     source: "OWASP 'Path Traversal'; CWE-22; PayloadsAllTheThings 'Directory Traversal'",
@@ -487,6 +487,40 @@ export const PATH_CLASSES: readonly { readonly name: string; readonly source: st
 /** Denied: the secrets, .env and key files, and anywhere outside the base (a path that escapes the base matches every deny). */
 const insideSecrets = (absolute: string) => /^\/work\/project\/(?:secrets(?:\/|$)|caf\u00e9\/)|\/\.env$|\.pem$/i.test(absolute) || !absolute.startsWith(`${BASE}/`);
 const insideDocs = (absolute: string) => absolute.startsWith(`${BASE}/docs/`);
+
+describe("public bypass classes: a path prefix allow holds at a name boundary [CVE-2025-53110, the MCP filesystem server's directory containment bypass by prefix matching]", () => {
+  const prefixGuard = permissionPolicy(
+    parsePolicy(
+      `version: 1
+pathBase: ${BASE}
+permissions:
+  - { id: docs, tool: Read, where: { file_path: { prefix: "${BASE}/docs" } }, mode: allow }
+  - { id: src, tool: Read, where: { file_path: { prefix: "src" } }, mode: allow }
+  - { id: no-secrets, tool: Read, where: { file_path: { prefix: "${BASE}/secrets" } }, mode: deny }
+`,
+      "yaml",
+      "prefix.yaml",
+    ),
+  );
+  it.each([
+    [`${BASE}/docs-evil/x`, "not-allow"],
+    [`${BASE}/docs_private`, "not-allow"],
+    ["src-evil/a.ts", "not-allow"],
+    ["srcfoo", "not-allow"],
+    [`${BASE}/secrets-old/x`, "deny"],
+    [`${BASE}/docs`, "allow"],
+    [`${BASE}/docs/a.md`, "allow"],
+    ["src/a.ts", "allow"],
+  ] as const)("%s", (value, expected) => {
+    // The judge: the directory the value is in, against the directory the prefix names.
+    const inside = (dir: string) => path.posix.resolve(BASE, value) === path.posix.resolve(BASE, dir) || path.posix.resolve(BASE, value).startsWith(`${path.posix.resolve(BASE, dir)}/`);
+    if (expected === "allow") expect(inside("docs") || inside("src")).toBe(true);
+    if (expected === "not-allow") expect(inside("docs") || inside("src")).toBe(false);
+    const mode = prefixGuard.decide("Read", { file_path: value }).mode;
+    if (expected === "not-allow") expect(mode).not.toBe("allow");
+    else expect(mode).toBe(expected);
+  });
+});
 
 describe("public bypass classes: paths are read as the tools and file systems reach them", () => {
   for (const klass of PATH_CLASSES) {
