@@ -476,7 +476,10 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
 
 /** What `NAME=value` sets (programs.ts's environment table); the value's substitutions are walked. */
 function assignmentReading(node: Node, walk: Walk): EnvironmentReading {
-  const name = node.childForFieldName("name")?.text ?? "";
+  const nameNode = node.childForFieldName("name");
+  const name = nameNode?.text ?? "";
+  // `a[$(cmd)]=1`: bash evaluates the subscript, substitutions included.
+  if (nameNode !== null) collectNested(nameNode, walk);
   const valueNode = node.childForFieldName("value");
   const value = valueNode === null ? { text: "", dynamic: false } : wordValue(valueNode, walk);
   return readEnvironment(name, value.text, value.dynamic, "the command line");
