@@ -415,7 +415,9 @@ const OPTION_EFFECTS: readonly {
   readonly subcommands?: readonly string[];
 }[] = [
   { programs: ["rg", "ripgrep"], options: [{ option: "--pre", effect: "program" }] },
-  { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }] },
+  { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
+  { programs: ["tree"], options: [{ option: "-o", effect: "writes" }] },
+  { programs: ["yq"], options: [{ option: "-i", effect: "writes", cluster: true }, { option: "--inplace", effect: "writes" }] },
   { programs: ["split", "gsplit"], options: [{ option: "--filter", effect: "script" }] },
   { programs: ["zip"], options: [{ option: "-TT", effect: "script" }, { option: "--unzip-command", effect: "script" }] },
   {
