@@ -9,7 +9,10 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  *   decimal, an IPv6 literal that reaches an IPv4 address (IPv4-mapped `::ffff:a.b.c.d`,
  *   IPv4-compatible `::a.b.c.d`, SIIT `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`) to that IPv4
  *   address, trailing dots dropped, default ports dropped, `.`/`..` and backslashes in the path
- *   resolved, `user:pass@` ignored. Percent-encoded paths are also tried decoded. Matched as
+ *   resolved, `user:pass@` ignored. Percent-encoded paths are also tried decoded. A backslash in the
+ *   authority is also read as RFC 3986 parsers (curl, urllib, Go) read it: part of the user name
+ *   (`http://a.com\@10.0.0.1/` is host 10.0.0.1 there). A deny also reads the hosts that reach the
+ *   same place (0.0.0.0 and 127.0.0.1, [::] and [::1], localhost). Matched as
  *   `scheme://host[:port]/path` (query and fragment left out).
  * - A value without `scheme://` is read as `https://` + the value, by the URL and the domain
  *   readers alike (`api.example.com:443/admin` is host api.example.com, port 443;
@@ -38,12 +41,51 @@ function parseUrlValues(value: string): URL[] | undefined {
   if (text === "") return undefined;
   const scheme = SCHEME_RE.exec(text)?.[1]?.toLowerCase();
   const schemed = scheme !== undefined && (SPECIAL_SCHEMES.has(scheme) || text.slice(scheme.length + 1).startsWith("//"));
+  let urls: URL[];
   try {
-    return schemed ? [new URL(text)] : [new URL(`https://${text}`), new URL(`http://${text}`)];
+    urls = schemed ? [new URL(text)] : [new URL(`https://${text}`), new URL(`http://${text}`)];
+  } catch {
+    return undefined;
+  }
+  for (const spelled of schemed ? [text] : [`https://${text}`, `http://${text}`]) {
+    const other = rfc3986Url(spelled);
+    if (other !== undefined && other.host !== urls[0]?.host) urls.push(other);
+  }
+  return urls;
+}
+
+/**
+ * The URL as an RFC 3986 parser reads it (curl, Python's urllib, Go's net/url), where that differs
+ * from the WHATWG reading: a backslash in the authority is no separator there, so
+ * `http://evil.com\@169.254.169.254/` is user `evil.com\` at host 169.254.169.254 (WHATWG: host
+ * evil.com, path `/@169.254.169.254/`). Undefined when there is no backslash in the authority or
+ * the other host cannot be read.
+ */
+function rfc3986Url(text: string): URL | undefined {
+  const match = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)(.*)$/s.exec(text);
+  if (match === null || !match[2]!.includes("\\")) return undefined;
+  const authority = match[2]!;
+  const hostPort = authority.slice(authority.lastIndexOf("@") + 1);
+  if (hostPort.includes("\\")) return undefined;
+  try {
+    return new URL(`${match[1]!}://${hostPort}${match[3]!.replace(/^(?=[^/])/, "/")}`);
   } catch {
     return undefined;
   }
 }
+
+/**
+ * Hosts that reach the same place (a deny on one also holds for the others; an allow never reads
+ * them): Linux connects 0.0.0.0 to 127.0.0.1 and [::] to [::1], and localhost is 127.0.0.1 and
+ * [::1] (RFC 6761, /etc/hosts).
+ */
+const SAME_PLACE: Readonly<Record<string, readonly string[]>> = {
+  "0.0.0.0": ["127.0.0.1", "localhost"],
+  "[::]": ["[::1]", "localhost"],
+  localhost: ["127.0.0.1", "[::1]"],
+  "127.0.0.1": ["localhost"],
+  "[::1]": ["localhost"],
+};
 
 /** The 8 16-bit groups of an IPv6 address (no brackets, no zone), or undefined. */
 function ipv6Groups(address: string): number[] | undefined {
@@ -96,6 +138,22 @@ export function normaliseDomain(input: string): string | undefined {
   return host === "" ? undefined : host;
 }
 
+/** Every host a domain, URL or email value is read as (WHATWG, and RFC 3986 where it differs), with `sameHosts` the hosts that reach the same place; undefined when it cannot be read. */
+export function domainReadings(input: string, sameHosts = false): string[] | undefined {
+  const text = input.trim();
+  const bare = text.replace(/^\[|\]$/g, "");
+  const urls = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text);
+  if (urls === undefined) return undefined;
+  const hosts = new Set<string>();
+  for (const url of urls) {
+    const host = normaliseHost(url.hostname);
+    if (host === "") return undefined;
+    hosts.add(host);
+    if (sameHosts) for (const other of SAME_PLACE[host] ?? []) hosts.add(other);
+  }
+  return [...hosts];
+}
+
 /** `example.com`: exactly; `*.example.com`: any subdomain; `.example.com`: the domain and its subdomains. */
 export function compileDomainPattern(pattern: string): (domain: string) => boolean {
   const trimmed = pattern.trim().toLowerCase();
@@ -119,22 +177,24 @@ export function compileDomainPattern(pattern: string): (domain: string) => boole
 }
 
 export function judgeDomain(value: string, patterns: readonly ((domain: string) => boolean)[], restrictive: boolean): Verdict {
-  const domain = normaliseDomain(value);
-  if (domain === undefined) return restrictive ? UNKNOWN : NO;
-  return patterns.some((test) => test(domain)) ? YES : NO;
+  const domains = domainReadings(value, restrictive);
+  if (domains === undefined) return restrictive ? UNKNOWN : NO;
+  if (restrictive) return domains.some((domain) => patterns.some((test) => test(domain))) ? YES : NO;
+  return domains.every((domain) => patterns.some((test) => test(domain))) ? YES : NO;
 }
 
 /**
  * Readings of a URL: `scheme://host[:port]/path` (with `?query` when `withQuery`), the path also
  * percent-decoded; undefined when the value cannot be read as a URL.
  */
-export function urlReadings(value: string, withQuery = false): string[] | undefined {
+export function urlReadings(value: string, withQuery = false, sameHosts = false): string[] | undefined {
   const urls = parseUrlValues(value);
   if (urls === undefined) return undefined;
   const readings: string[] = [];
   for (const url of urls) {
     const host = normaliseHost(url.hostname);
     if (host === "" && url.protocol !== "file:" && SPECIAL_SCHEMES.has(url.protocol.slice(0, -1))) return undefined;
+    for (const other of sameHosts ? (SAME_PLACE[host] ?? []) : []) readings.push(`${url.protocol}//${other}${url.port === "" ? "" : `:${url.port}`}${url.pathname}${withQuery ? url.search : ""}`);
     const origin = `${url.protocol}//${host}${url.port === "" ? "" : `:${url.port}`}`;
     const query = withQuery ? url.search : "";
     readings.push(`${origin}${url.pathname}${query}`);
@@ -161,7 +221,7 @@ export function compileUrlPattern(pattern: string): (reading: string) => boolean
 }
 
 export function judgeUrl(value: string, patterns: readonly ((reading: string) => boolean)[], restrictive: boolean): Verdict {
-  const readings = urlReadings(value);
+  const readings = urlReadings(value, false, restrictive);
   if (readings === undefined) return restrictive ? UNKNOWN : NO;
   if (restrictive) return readings.some((reading) => patterns.some((test) => test(reading))) ? YES : NO;
   return readings.every((reading) => patterns.some((test) => test(reading))) ? YES : NO;

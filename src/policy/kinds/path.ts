@@ -5,10 +5,11 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
 /**
  * `path` matcher. A value is resolved as the tool would read it: relative to a declared base,
- * `.`/`..`/`./`/repeated slashes/trailing `/.` removed; backslashes read as separators too, and
- * `%2e%2e%2f`-style percent-encoding decoded too (each spelling is a separate reading: a deny
+ * `.`/`..`/`./`/repeated slashes/trailing `/.` removed; backslashes read as separators too,
+ * `%2e%2e%2f`-style percent-encoding decoded too (up to three times), names as Windows reads them
+ * (trailing dots and spaces, `::$DATA`), NFC and NFD (each spelling is a separate reading: a deny
  * matches if ANY reading matches, an allow only if EVERY reading does). A path that escapes the
- * base (`../x`, an absolute path outside it, `~`) matches every deny and no allow.
+ * base (`../x`, an absolute path outside it, `~`, `$HOME`) matches every deny and no allow.
  *
  * Patterns are gitignore-like (as Claude Code's Read/Edit rules):
  * - `./secrets/**` or `secrets/**` (contains a slash): anchored at the base;
@@ -84,21 +85,51 @@ function relativeTo(base: string, absolute: string): string | undefined {
   return absolute.startsWith(`${base}/`) ? absolute.slice(base.length + 1) : undefined;
 }
 
-/** The spellings a tool might read a value as: as written, backslashes as separators, percent-decoded. */
+/** Percent-decodings a tool (or a chain of them: a proxy, then a server) might apply: once, twice, three times. */
+const MAX_DECODINGS = 3;
+
+/**
+ * The path as Windows reads it (Win32 path normalisation): trailing dots and spaces of each name
+ * dropped (`secrets./a` is `secrets/a`, `.env.` is `.env`) and the default data stream named
+ * (`.env::$DATA` is `.env`). Undefined when that changes nothing.
+ */
+function windowsReading(value: string): string | undefined {
+  const out = value
+    .split("/")
+    .map((name) => (/^\.+$/.test(name) ? name : name.replace(/::\$DATA$/i, "").replace(/[. ]+$/, "")))
+    .join("/");
+  return out === value ? undefined : out;
+}
+
+/** The spellings a tool might read a value as: as written, backslashes as separators, percent-decoded (repeatedly), as Windows reads names, composed and decomposed (NFC, NFD). */
 function spellingsOf(value: string): Set<string> {
   const spellings = new Set<string>([value]);
   if (value.includes("\\")) spellings.add(value.replace(/\\/g, "/"));
-  for (const spelling of [...spellings]) {
-    const decoded = percentDecode(spelling);
-    if (decoded !== undefined) {
-      spellings.add(decoded);
-      if (decoded.includes("\\")) spellings.add(decoded.replace(/\\/g, "/"));
+  for (let round = 0; round < MAX_DECODINGS && value.includes("%"); round++) {
+    for (const spelling of [...spellings]) {
+      const decoded = percentDecode(spelling);
+      if (decoded !== undefined) {
+        spellings.add(decoded);
+        if (decoded.includes("\\")) spellings.add(decoded.replace(/\\/g, "/"));
+      }
+    }
+  }
+  for (const spelling of /[. ](?:$|[\\/%])|::/.test(value) || value.includes("%") ? [...spellings] : []) {
+    const windows = windowsReading(spelling);
+    if (windows !== undefined) spellings.add(windows);
+  }
+  // macOS file systems open `café` composed (NFC) and decomposed (NFD) as one name.
+  if (/[^\x00-\x7f]/.test(value) || value.includes("%")) {
+    for (const spelling of [...spellings]) {
+      spellings.add(spelling.normalize("NFC"));
+      spellings.add(spelling.normalize("NFD"));
     }
   }
   return spellings;
 }
 
-const UNPLACEABLE_RE = /^(?:~|[a-zA-Z]:|file:)/;
+/** Home directories, drive letters, URLs, and environment variables a tool may expand (`$HOME/x`, `${HOME}`, `%USERPROFILE%`): nowhere the guard can place. */
+const UNPLACEABLE_RE = /^(?:~|[a-zA-Z]:|file:)|(?:^|\/)(?:\$\{?[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%)/;
 
 /** Lexical readings (pure, cached per base and value). */
 const lexicalCache = new Map<string, Map<string, PathReadings>>();
@@ -114,7 +145,7 @@ function lexicalReadings(value: string, base: string): PathReadings {
   let escapes = false;
   for (const spelling of spellingsOf(value)) {
     if (UNPLACEABLE_RE.test(spelling)) {
-      unreadable = true; // home directories, drive letters and URLs: nowhere the guard can place
+      unreadable = true; // home directories, drive letters, URLs and variables: nowhere the guard can place
       continue;
     }
     const absolute = posix.resolve(base, spelling);

@@ -49,6 +49,8 @@ interface OptionTable {
   readonly longOptional?: readonly string[];
   /** `-5`, `--10` are options (nice's old adjustment). */
   readonly numeric?: boolean;
+  /** Long options spelled with one dash, without a value (screen's `-ls`, `-wipe`). */
+  readonly singleDash?: readonly string[];
 }
 
 /** A program that runs the command given after its options (and `positionals` more words). */
@@ -56,7 +58,7 @@ interface WrapperSpec {
   readonly options: OptionTable;
   /** Words between the options and the command (timeout's duration, flock's file, chroot's root). */
   readonly positionals?: number;
-  /** `NAME=value` words before the command set the environment (env). */
+  /** Words holding `=` before the command set the environment (env, sudo): `NAME=value`, also `BASH_FUNC_f%%=() {...}`. */
   readonly assignments?: boolean;
   /** Options whose value is a command line run by a shell. */
   readonly scriptOptions?: readonly string[];
@@ -85,6 +87,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
       longOptional: ["--preserve-env"],
     },
     inert: ["-l", "--list", "-v", "--validate", "-K", "--remove-timestamp", "-V", "--version", "-h", "--help", "-e", "--edit"],
+    assignments: true,
   },
   doas: { options: { flags: "ns", valued: "uC" } },
   env: {
@@ -185,6 +188,21 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   chronic: { options: { flags: "ev" } },
   unbuffer: { options: { flags: "p" } },
   sg: { options: {}, positionals: 1 },
+  screen: {
+    options: { flags: "aAdDfilLmOqrRUvx", valued: "cehpsStTX", singleDash: ["-ls", "-list", "-wipe", "-fn", "-fa", "-ln"] },
+    inert: ["-r", "-x", "-X", "-v", "-ls", "-list", "-wipe"],
+    commandOptional: true,
+  },
+  parallel: {
+    options: {
+      flags: "0kquvgXmtrN",
+      valued: "jSaIdEn",
+      long: ["--null", "--keep-order", "--quote", "--ungroup", "--verbose", "--group", "--xargs", "--dry-run", "--halt-on-error", "--no-run-if-empty", "--help", "--version", "--bar", "--progress", "--tag", "--line-buffer"],
+      longValued: ["--jobs", "--sshlogin", "--arg-file", "--delimiter", "--max-args", "--results", "--joblog", "--timeout", "--retries", "--halt", "--colsep", "--workdir", "--basefile", "--env"],
+    },
+    joined: true,
+    commandOptional: true,
+  },
   xargs: {
     options: {
       flags: "0oprtx",
@@ -218,9 +236,17 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   lua: ["-e"],
   Rscript: ["-e"],
   osascript: ["-e"],
+  expect: ["-c"],
+  tclsh: [],
+  wish: [],
+  jshell: [],
+  irb: [],
   pwsh: ["-c", "-Command", "-EncodedCommand"],
   powershell: ["-c", "-Command", "-EncodedCommand"],
 };
+
+/** Calls that start a process in the interpreters' languages (Python, Perl, Ruby, Node, PHP, Lua, Tcl, PowerShell, AppleScript). */
+const PROCESS_CALLS = /\b(?:system|exec\w*|popen\w*|spawn\w*|fork|subprocess|Popen|check_output|check_call|shell_exec|passthru|proc_open|pcntl_exec|child_process|Runtime|ProcessBuilder|Start-Process|Invoke-Expression|iex|do shell script|os\.execute|io\.popen|open3|IO\.popen|Kernel|qx|pty)\b|`|\bopen\s*\(\s*["']\|/;
 
 /** Programs that read a program text from standard input (a here-document fed to them is code). */
 const STDIN_INTERPRETERS = new Set([...Object.keys(INTERPRETERS), ...SHELLS]);
@@ -244,8 +270,25 @@ const GIT_RISKY_GLOBALS: Readonly<Record<string, string>> = {
   "--work-tree": "git works on the tree given with --work-tree",
 };
 
-/** Configuration keys whose value git runs as a command. */
-const GIT_COMMAND_KEYS = /^(?:alias\..+|core\.(?:sshcommand|pager|editor|hookspath|fsmonitor|gitproxy|askpass)|credential\..*helper|diff\..+\.(?:textconv|command)|diff\.external|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|gpg\..*program|pager\..+|sequence\.editor|uploadpack\.packobjectshook|remote\..+\.(?:uploadpack|receivepack|proxy)|include\.path|includeif\..+|ssh\.variant|http\.proxy|protocol\..+)$/i;
+/**
+ * Configuration keys whose value git runs, or that change what git runs: `script` values are
+ * command lines git hands to a shell; `bang` values are when they start with `!` (aliases,
+ * credential helpers, submodule update); `other` keys make git run something the value does not
+ * spell out (a hooks directory, an included file, a template, a transport).
+ */
+const GIT_CONFIG_COMMANDS: readonly { readonly key: RegExp; readonly value: "script" | "bang" | "other" }[] = [
+  { key: /^(?:alias\..+|credential\.(?:.+\.)?helper|submodule\..+\.update)$/i, value: "bang" },
+  {
+    key: /^(?:core\.(?:sshcommand|pager|editor|askpass|gitproxy|fsmonitor|alternaterefscommand)|diff\.external|diff\..+\.(?:textconv|command)|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|gpg\.(?:.+\.)?program|gpg\.ssh\.defaultkeycommand|pager\..+|sequence\.editor|uploadpack\.packobjectshook|remote\..+\.(?:uploadpack|receivepack)|(?:difftool|mergetool|man|browser)\..+\.cmd|trailer\..+\.(?:command|cmd)|sendemail\.(?:.+\.)?(?:sendmailcmd|tocmd|cccmd))$/i,
+    value: "script",
+  },
+  {
+    key: /^(?:core\.(?:hookspath|worktree|attributesfile)|include\.path|includeif\..+|ssh\.variant|http\.proxy|remote\..+\.(?:proxy|vcs|url|pushurl)|url\..+\.(?:insteadof|pushinsteadof)|protocol\..+|init\.templatedir|(?:web|help)\.browser|man\.viewer|(?:man|browser)\..+\.path|sendemail\.(?:.+\.)?smtpserver|diff\.tool|merge\.tool)$/i,
+    value: "other",
+  },
+];
+
+const gitConfigRow = (key: string) => GIT_CONFIG_COMMANDS.find((row) => row.key.test(key));
 
 /** Git's own subcommands (anything else is an alias or an external git-NAME program). */
 const GIT_SUBCOMMANDS = new Set(
@@ -270,6 +313,271 @@ const GIT_RUNNING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "send-email": ["--sendmail-cmd", "--smtp-server"],
   config: [],
 };
+
+/** Environment variables a program (or a shell it starts) reads as a command, code, or where to find programs. */
+type EnvEffect =
+  /** A command line run by a shell (GIT_SSH_COMMAND, PAGER, EDITOR, LESSOPEN's `|cmd`). */
+  | "script"
+  /** A program run with arguments of its choosing (GIT_SSH). */
+  | "program"
+  /** A shell startup file whose name bash expands, command substitutions included (BASH_ENV). */
+  | "startup"
+  /** An exported bash function (`BASH_FUNC_name%%=() { ...; }`): every bash started defines it. */
+  | "function"
+  /** Code or programs loaded from elsewhere, which the guard cannot read (LD_PRELOAD, PATH, NODE_OPTIONS). */
+  | "code"
+  /** Changes what a program reads (git's repository or configuration): no allow covers it, a deny still reads the command. */
+  | "refuse";
+
+const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect; readonly what: string }[] = [
+  { name: /^(?:GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|RSYNC_RSH|CVS_RSH|RSYNC_CONNECT_PROG)$/, effect: "script", what: "runs it as a command" },
+  { name: /^(?:GIT_PAGER|PAGER|MANPAGER|SYSTEMD_PAGER|GH_PAGER|BAT_PAGER|PSQL_PAGER|MYSQL_PS1|AWS_PAGER)$/, effect: "script", what: "runs it as the pager" },
+  { name: /^(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|SUDO_EDITOR|FCEDIT|KUBE_EDITOR|GH_EDITOR)$/, effect: "script", what: "runs it as the editor" },
+  { name: /^(?:GIT_EXTERNAL_DIFF|LESSOPEN|LESSCLOSE|BROWSER|PROMPT_COMMAND|GIT_TRACE2_EVENT_TARGET)$/, effect: "script", what: "runs it as a command" },
+  { name: /^GIT_SSH$/, effect: "program", what: "runs it as ssh" },
+  { name: /^npm_config_(?:script_shell|shell|git)$/i, effect: "program", what: "runs it as a command (npm's configuration)" },
+  { name: /^npm_config_(?:editor|browser)$/i, effect: "script", what: "runs it as a command (npm's configuration)" },
+  { name: /^npm_config_(?:node_options|userconfig|globalconfig|prefix|onload_script)$/i, effect: "code", what: "loads code or configuration through it (npm's configuration)" },
+  { name: /^(?:BASH_ENV|ENV)$/, effect: "startup", what: "a shell it starts expands it and runs the file it names" },
+  { name: /^BASH_FUNC_.+(?:%%|\(\))$/, effect: "function", what: "every bash it starts defines it as a function" },
+  {
+    name: /^(?:PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GCONV_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|PERLLIB|PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|PYTHONINSPECT|RUBYOPT|RUBYLIB|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|SHELLOPTS|BASHOPTS|LESSKEY|LESSKEYIN|MAKEFLAGS|MFLAGS)$/,
+    effect: "code",
+    what: "loads code or finds programs through it",
+  },
+  { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_NOSYSTEM|GIT_NAMESPACE|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|HOME|XDG_CONFIG_HOME)$/, effect: "refuse", what: "reads its configuration or repository (which can run commands) through it" },
+];
+
+/**
+ * What setting `name=value` in the environment of a command does (a prefix assignment, an
+ * assignment in the line, `env NAME=value cmd`, `sudo NAME=value cmd`). `dynamic`: the value is
+ * only known at run time. `by` names who sets it, for the reason.
+ */
+export function readEnvironment(name: string, value: string, dynamic: boolean, by = "the command"): ProgramReading {
+  const out = empty();
+  const row = ENVIRONMENT.find((entry) => entry.name.test(name));
+  if (row === undefined) return out;
+  const reason = `${by} sets ${name}, and a program ${row.what}`;
+  out.refusals.push({ reason, token: name });
+  if (row.effect === "refuse") return out;
+  if (dynamic || row.effect === "code") {
+    out.unknown = dynamic ? `${by} sets ${name} to a value only known when it runs, and a program ${row.what}` : reason;
+    return out;
+  }
+  switch (row.effect) {
+    case "script":
+      // LESSOPEN/LESSCLOSE: `|cmd %s` pipes the command's output to less; `||`, `-` vary that.
+      out.scripts.push(/^LESS(?:OPEN|CLOSE)$/.test(name) ? value.replace(/^\|{0,2}-?/, "") : value);
+      break;
+    case "program":
+      out.commands.push([value]);
+      break;
+    case "startup":
+      // bash expands the value (parameters, command substitutions, arithmetic), then runs that file.
+      out.scripts.push(`: ${value}`);
+      out.unknown = reason;
+      break;
+    case "function":
+      out.scripts.push(`${name.replace(/^BASH_FUNC_|(?:%%|\(\))$/g, "")} ${value}`);
+      break;
+  }
+  return out;
+}
+
+/** How a program reads the value of one of its options. */
+type OptionEffect =
+  /** A command line run by a shell (`split --filter`, `zip -TT`, `man -P`). */
+  | "script"
+  /** A program run with arguments of its choosing (`rg --pre`, `sort --compress-program`). */
+  | "program"
+  /** An editor command (vim's `-c`, `--cmd`, `+`): `!cmd` runs a shell command; `+N` and `+/pattern` move the cursor; anything else is code the guard cannot read. */
+  | "ex"
+  /** Code in the program's own language (`make --eval`, `gdb -ex`): no allow covers it, a deny cannot tell. */
+  | "code"
+  /** A file whose contents run (`vim -S`, `nmap --script`): no allow covers it. */
+  | "file"
+  /** A file it writes (`less -o`, `git diff --output`). */
+  | "writes";
+
+/** One option: `--long` (value after `=` or in the next word), `-x` (value attached or next), `+` (the rest of a `+word`). */
+interface EffectOption {
+  readonly option: string;
+  readonly effect: OptionEffect;
+  /** A short option that may close a cluster of getopt flags (`man -aPcmd`). */
+  readonly cluster?: boolean;
+}
+
+/** Programs that run a command, run code, or write a file through an option (each row: the program's names, its options). */
+const OPTION_EFFECTS: readonly {
+  readonly programs: readonly string[];
+  readonly options: readonly EffectOption[];
+  /** Subcommands whose operands are a command line or code (`tmux new-session 'cmd'`): no allow covers them unless named, a deny cannot tell. */
+  readonly subcommands?: readonly string[];
+}[] = [
+  { programs: ["rg", "ripgrep"], options: [{ option: "--pre", effect: "program" }] },
+  { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
+  { programs: ["tree"], options: [{ option: "-o", effect: "writes" }] },
+  { programs: ["yq"], options: [{ option: "-i", effect: "writes", cluster: true }, { option: "--inplace", effect: "writes" }] },
+  { programs: ["split", "gsplit"], options: [{ option: "--filter", effect: "script" }] },
+  { programs: ["zip"], options: [{ option: "-TT", effect: "script" }, { option: "--unzip-command", effect: "script" }] },
+  {
+    programs: ["man"],
+    options: [
+      { option: "-P", effect: "script", cluster: true },
+      { option: "--pager", effect: "script" },
+      { option: "-H", effect: "script", cluster: true },
+      { option: "--html", effect: "script" },
+      { option: "-C", effect: "file", cluster: true },
+      { option: "--config-file", effect: "file" },
+    ],
+  },
+  {
+    programs: ["less"],
+    options: [
+      { option: "-o", effect: "writes", cluster: true },
+      { option: "-O", effect: "writes", cluster: true },
+      { option: "--log-file", effect: "writes" },
+      { option: "--LOG-FILE", effect: "writes" },
+      { option: "-k", effect: "file", cluster: true },
+      { option: "--lesskey-file", effect: "file" },
+      { option: "--lesskey-src", effect: "file" },
+      { option: "+", effect: "ex" },
+    ],
+  },
+  {
+    programs: ["vim", "vi", "nvim", "view", "vimdiff", "ex", "gvim", "rvim", "evim"],
+    options: [
+      { option: "-c", effect: "ex" },
+      { option: "--cmd", effect: "ex" },
+      { option: "+", effect: "ex" },
+      { option: "-S", effect: "file" },
+      { option: "-u", effect: "file" },
+      { option: "-s", effect: "file" },
+      { option: "-w", effect: "writes" },
+      { option: "-W", effect: "writes" },
+    ],
+  },
+  {
+    programs: ["npm", "npx", "pnpm", "pnpx", "yarn"],
+    options: [
+      { option: "--script-shell", effect: "program" },
+      { option: "--shell", effect: "program" },
+      { option: "--git", effect: "program" },
+      { option: "--editor", effect: "script" },
+      { option: "--browser", effect: "script" },
+      { option: "--node-options", effect: "code" },
+      { option: "--userconfig", effect: "file" },
+      { option: "--globalconfig", effect: "file" },
+    ],
+  },
+  { programs: ["apt-get", "apt", "apt-cache", "aptitude"], options: [{ option: "-o", effect: "code" }, { option: "--option", effect: "code" }, { option: "-c", effect: "file" }, { option: "--config-file", effect: "file" }] },
+  {
+    programs: ["awk", "gawk", "mawk", "nawk"],
+    options: [
+      { option: "-l", effect: "file" },
+      { option: "--load", effect: "file" },
+      { option: "-i", effect: "file" },
+      { option: "--include", effect: "file" },
+      { option: "-E", effect: "file" },
+      { option: "--exec", effect: "file" },
+    ],
+  },
+  {
+    programs: ["tmux"],
+    options: [{ option: "-c", effect: "script" }, { option: "-f", effect: "file" }],
+    subcommands: ["new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell", "run", "if-shell", "if", "display-popup", "popup", "pipe-pane", "pipep", "send-keys", "send", "command-prompt", "confirm-before", "source-file", "source"],
+  },
+  { programs: ["make", "gmake"], options: [{ option: "--eval", effect: "code" }, { option: "-E", effect: "code" }] },
+  { programs: ["gdb"], options: [{ option: "-ex", effect: "code" }, { option: "--eval-command", effect: "code" }, { option: "-iex", effect: "code" }, { option: "-x", effect: "file" }, { option: "--command", effect: "file" }] },
+  { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }] },
+  { programs: ["tcpdump"], options: [{ option: "-z", effect: "program", cluster: true }, { option: "-w", effect: "writes", cluster: true }] },
+  { programs: ["ssh-keygen"], options: [{ option: "-D", effect: "file" }] },
+  { programs: ["ip"], options: [{ option: "-b", effect: "file" }, { option: "-batch", effect: "file" }] },
+];
+
+/** Editor commands that run nothing (`set number`, `q`, `wq`, a line number, `syntax on`): no allow covers them unless named, but a deny has nothing to read. */
+const INERT_EX = /^:*\s*(?:(?:se|set|setl|setlocal)\s+[^|!`=]+|q|qa|q!|qa!|wq|wqa|x|xa|w|noh|nohlsearch|\d+|(?:syntax|syn|filetype|ft|colorscheme|colo)\s+[\w.-]+)\s*$/;
+
+/** The value of `option` in `word` (and the next word), or undefined when the word is not that option. */
+function optionValue(option: EffectOption, word: string, next: string | undefined): { value: string | undefined } | undefined {
+  const name = option.option;
+  if (name === "+") return word.startsWith("+") ? { value: word.slice(1) } : undefined;
+  if (word === name) return { value: next };
+  if (name.startsWith("--")) return word.startsWith(`${name}=`) ? { value: word.slice(name.length + 1) } : undefined;
+  if (word.startsWith(name) && !word.startsWith("--")) return { value: word.slice(name.length) };
+  if (option.cluster === true && !word.startsWith("--")) {
+    // Flags first, then the option with its value attached or in the next word.
+    const at = word.indexOf(name.slice(1));
+    if (at > 1 && /^-[A-Za-z0-9]+$/.test(word.slice(0, at))) {
+      const rest = word.slice(at + 1);
+      return { value: rest === "" ? next : rest };
+    }
+  }
+  return undefined;
+}
+
+/** What a program of OPTION_EFFECTS runs, loads or writes through its options (undefined: no row). */
+function readOptionEffects(name: string, words: readonly string[]): ProgramReading | undefined {
+  const row = OPTION_EFFECTS.find((entry) => entry.programs.includes(name));
+  if (row === undefined) return undefined;
+  const out = empty();
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") break;
+    if (row.subcommands?.includes(word) === true) {
+      out.refusals.push({ reason: `${name} ${word} runs a command line or commands it is given`, token: word });
+      out.unknown ??= `${name} ${word} runs a command line given in its operands, which the guard does not read`;
+    }
+    if (!word.startsWith("-") && !word.startsWith("+")) continue;
+    for (const option of row.options) {
+      const found = optionValue(option, word, words[i + 1]);
+      if (found === undefined) continue;
+      const { value } = found;
+      const shown = option.option === "+" ? "+COMMAND" : option.option;
+      switch (option.effect) {
+        case "writes":
+          out.refusals.push({ reason: `${name} writes a file through ${shown}`, token: option.option });
+          break;
+        case "file":
+          out.refusals.push({ reason: `${name} runs the code in the file given with ${shown}`, token: option.option });
+          break;
+        case "code":
+          out.refusals.push({ reason: `${name} runs the code given with ${shown}`, token: option.option });
+          out.unknown ??= `${name} runs code given with ${shown}, which the guard cannot read`;
+          break;
+        case "program":
+        case "script":
+          out.refusals.push({ reason: `${name} runs a command through ${shown}`, token: option.option });
+          if (value === undefined || value === "") out.unknown ??= `${name} ${shown} has no value`;
+          else if (option.effect === "program") out.commands.push([value]);
+          else out.scripts.push(value);
+          break;
+        case "ex": {
+          const text = (value ?? "").trim();
+          if (option.option === "+" && /^(?:\d*|\/.*|\?.*|G|g)$/s.test(text) && !text.includes("!")) break; // a line, a search
+          const shell = /^[:\s]*(?:sil(?:ent)?!?\s*)?(?:r(?:ead)?\s*|w(?:rite)?\s*)?!(.*)$/s.exec(text);
+          out.refusals.push({ reason: `${name} runs the editor command given with ${shown}`, token: option.option });
+          if (shell !== null && !/[|\n]/.test(shell[1] ?? "")) out.scripts.push(shell[1] ?? "");
+          else if (INERT_EX.test(text)) break;
+          else out.unknown ??= `${name} runs the editor command ${JSON.stringify(text)}, which the guard cannot read`;
+          break;
+        }
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+/** Adds `more` to `out` (a wrapper's environment settings, ...). */
+function merge(out: ProgramReading, more: ProgramReading): void {
+  out.commands.push(...more.commands);
+  out.scripts.push(...more.scripts);
+  out.refusals.push(...more.refusals);
+  out.forms.push(...more.forms);
+  out.guesses.push(...more.guesses);
+  out.unknown ??= more.unknown;
+}
 
 /** Option readers ----------------------------------------------------------------------------- */
 
@@ -304,6 +612,11 @@ function parseOptions(words: readonly string[], start: number, table: OptionTabl
     const word = words[i]!;
     if (word === "--") return { next: i + 1, seen };
     if (!word.startsWith("-") || word === "-") break;
+    if (table.singleDash?.includes(word) === true) {
+      seen.push({ name: word, value: undefined });
+      i += 1;
+      continue;
+    }
     if (table.numeric === true && /^--?\d+$/.test(word)) {
       seen.push({ name: "-n", value: word.replace(/^-+/, "") });
       i += 1;
@@ -372,7 +685,11 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[]):
   i = parsed.next;
   const seen = [...parsed.seen];
   if (spec.assignments === true) {
-    while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!)) i += 1;
+    while (i < words.length && words[i]!.indexOf("=") > 0) {
+      const word = words[i]!;
+      merge(out, readEnvironment(word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1), false, name));
+      i += 1;
+    }
   }
   let positionals = spec.positionals ?? 0;
   if (spec.permute === true) {
@@ -444,6 +761,61 @@ function readFind(words: readonly string[]): ProgramReading {
   return out;
 }
 
+/** `git -c KEY=VALUE` (and `--config-env`, `clone -c`): what a setting makes git run (GIT_CONFIG_COMMANDS). */
+function readGitSetting(option: string, setting: string, out: ProgramReading): void {
+  const key = setting.split("=")[0] ?? "";
+  const value = setting.slice(key.length + 1);
+  const row = gitConfigRow(key);
+  if (row === undefined) return;
+  out.refusals.push({ reason: `git runs the command set in ${key}`, token: option });
+  const command = row.value === "script" ? value : row.value === "bang" && value.startsWith("!") ? value.slice(1) : undefined;
+  if (option === "--config-env" && row.value !== "other") out.unknown ??= `git takes ${key}, which it runs, from the environment variable ${value}`;
+  else if (command !== undefined) out.scripts.push(command);
+  else if (row.value === "bang" && value.startsWith("/")) out.commands.push([value]);
+}
+
+/** Options of git subcommands whose value is a command line git runs (locally for a local repository: `clone --upload-pack`). */
+const GIT_COMMAND_VALUES = new Set(["-x", "--exec", "--extcmd", "-O", "--open-files-in-pager", "--upload-pack", "--receive-pack", "--sendmail-cmd"]);
+
+/** Git subcommand options that write a file given as their value. */
+const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  diff: ["--output"],
+  log: ["--output"],
+  show: ["--output"],
+  whatchanged: ["--output"],
+  "range-diff": ["--output"],
+  "diff-tree": ["--output"],
+  "diff-files": ["--output"],
+  "diff-index": ["--output"],
+  "format-patch": ["--output", "-o", "--output-directory"],
+  archive: ["--output", "-o"],
+  blame: ["--contents"],
+};
+
+/** Subcommands that take a remote URL: `ext::CMD` runs CMD, `TRANSPORT::address` runs git-remote-TRANSPORT. */
+const GIT_REMOTE_SUBCOMMANDS = new Set(["fetch", "pull", "clone", "ls-remote", "push", "remote", "submodule", "archive"]);
+
+/** git-remote-ext's reading of `ext::CMD`: words split at spaces, `% ` a space, `%%` a percent, `%s`/`%S` the service. */
+function extCommand(url: string): string[] {
+  const words: string[] = [];
+  let word = "";
+  const text = url.slice("ext::".length);
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === "%" && i + 1 < text.length) {
+      const next = text[i + 1]!;
+      i += 1;
+      if (next === "s" || next === "S") word += "git-upload-pack";
+      else if (next !== "G" && next !== "V") word += next;
+    } else if (ch === " ") {
+      if (word !== "") words.push(word);
+      word = "";
+    } else word += ch;
+  }
+  if (word !== "") words.push(word);
+  return words;
+}
+
 function readGit(words: readonly string[]): ProgramReading {
   const out = empty();
   const parsed = parseOptions(words, 1, GIT_GLOBAL, "git");
@@ -456,15 +828,7 @@ function readGit(words: readonly string[]): ProgramReading {
   for (const option of parsed.seen) {
     const risky = GIT_RISKY_GLOBALS[option.name];
     if (risky !== undefined) out.refusals.push({ reason: risky, token: option.name });
-    if (option.name === "-c" || option.name === "--config-env") {
-      const key = (option.value ?? "").split("=")[0] ?? "";
-      const value = (option.value ?? "").slice(key.length + 1);
-      if (GIT_COMMAND_KEYS.test(key)) {
-        out.refusals.push({ reason: `git runs the command set in ${key}`, token: option.name });
-        if (/^alias\./i.test(key) && value.startsWith("!")) out.scripts.push(value.slice(1));
-        else if (/^core\.(?:sshcommand|pager|editor|fsmonitor)$/i.test(key) && option.name === "-c") out.scripts.push(value);
-      }
-    }
+    if (option.name === "-c" || option.name === "--config-env") readGitSetting(option.name, option.value ?? "", out);
   }
   if (sub === undefined) return out;
   if (!GIT_SUBCOMMANDS.has(sub)) out.refusals.push({ reason: `git ${sub} is no git subcommand the guard knows (an alias or a git-${sub} program may run anything)`, token: sub });
@@ -478,10 +842,19 @@ function readGit(words: readonly string[]): ProgramReading {
     if (running.includes(name)) {
       out.refusals.push({ reason: `git ${sub} runs a command through ${name}`, token: name });
       const value = word.startsWith("--") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : attached !== undefined ? word.slice(2) : rest[i + 1];
-      if ((sub === "rebase" || sub === "difftool" || sub === "grep") && value !== undefined) out.scripts.push(value);
+      if (value !== undefined && (GIT_COMMAND_VALUES.has(name) || (sub === "clone" && name === "-u"))) out.scripts.push(value);
+      if (value !== undefined && sub === "clone" && (name === "-c" || name === "--config")) readGitSetting(name, value, out);
+    }
+    const writes = GIT_WRITING_OPTIONS[sub]?.find((option) => word === option || word.startsWith(`${option}=`) || (option.length === 2 && word.startsWith(option)));
+    if (writes !== undefined) out.refusals.push({ reason: `git ${sub} writes a file through ${writes}`, token: writes });
+    if (GIT_REMOTE_SUBCOMMANDS.has(sub) && /^[A-Za-z][A-Za-z0-9+.-]*::/.test(word)) {
+      const transport = word.slice(0, word.indexOf("::"));
+      out.refusals.push({ reason: `git ${sub} runs ${transport === "ext" ? "the command in an ext:: URL" : `the program git-remote-${transport} for a ${transport}:: URL`}`, token: word });
+      if (transport === "ext") out.commands.push(extCommand(word));
+      else if (transport !== "fd") out.commands.push([`git-remote-${transport}`]);
     }
   }
-  if (sub === "config" && rest.some((word) => GIT_COMMAND_KEYS.test(word))) out.refusals.push({ reason: "git config sets a setting whose value git runs as a command", token: "config" });
+  if (sub === "config" && rest.some((word) => gitConfigRow(word) !== undefined)) out.refusals.push({ reason: "git config sets a setting whose value git runs as a command", token: "config" });
   if (sub === "bisect" && rest[0] === "run") {
     out.refusals.push({ reason: "git bisect run runs a command", token: "run" });
     if (rest.length > 1) out.commands.push(rest.slice(1));
@@ -683,16 +1056,23 @@ function readSed(words: readonly string[]): ProgramReading {
     }
   }
   for (const script of scripts) {
-    const flags = /s(.)(?:\\.|(?!\1)[^\\])*\1(?:\\.|(?!\1)[^\\])*\1([a-zA-Z0-9]*)/gs;
+    const flags = /s(.)((?:\\.|(?!\1)[^\\])*)\1((?:\\.|(?!\1)[^\\])*)\1([a-zA-Z0-9]*)/gs;
     for (const match of script.matchAll(flags)) {
-      if (match[2]?.includes("e") === true) out.refusals.push({ reason: "sed runs the pattern space as a command (s///e)", token: "e" });
-      if (/[wW]/.test(match[2] ?? "")) out.refusals.push({ reason: "sed writes a file (s///w)", token: "w" });
+      const [, , pattern = "", replacement = "", options = ""] = match;
+      if (options.includes("e")) {
+        out.refusals.push({ reason: "sed runs the pattern space as a command (s///e)", token: "e" });
+        // The line becomes the replacement when the pattern takes all of it; otherwise what runs depends on the input.
+        if (/^\^?\.\*\$?$/.test(pattern) && !/[\\&]/.test(replacement)) out.scripts.push(replacement);
+        else out.unknown ??= "sed runs the input line, after s///e's substitution, as a command, which the guard cannot read";
+      }
+      if (/[wW]/.test(options)) out.refusals.push({ reason: "sed writes a file (s///w)", token: "w" });
     }
     const withoutS = script.replace(flags, "");
     for (const match of withoutS.matchAll(/(?:^|[;\n{}])\s*(?:(?:\d+|\$|\/(?:\\.|[^/\\])*\/)(?:\s*,\s*(?:\d+|\$|\/(?:\\.|[^/\\])*\/))?)?\s*!?\s*([ewW])(?:\s+([^;\n}]*))?/g)) {
       if (match[1] === "e") {
         out.refusals.push({ reason: "sed runs a command (the e command)", token: "e" });
         if (match[2] !== undefined && match[2].trim() !== "") out.scripts.push(match[2]);
+        else out.unknown ??= "sed's e command runs the input line as a command, which the guard cannot read";
       } else out.refusals.push({ reason: `sed writes a file (the ${match[1]!} command)`, token: match[1]! });
     }
   }
@@ -800,8 +1180,16 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
   if (codeOptions !== undefined) {
     const out = empty();
     const option = words.slice(1).find((word) => codeOptions.includes(word) || codeOptions.some((code) => /^-[A-Za-z]$/.test(code) && /^-[A-Za-z]+$/.test(word) && word.includes(code.slice(1))));
-    if (option !== undefined) out.refusals.push({ reason: `${name} runs the code given with ${option}`, token: option });
-    else if (words.length === 1 || words[1] === "-") {
+    if (option !== undefined) {
+      out.refusals.push({ reason: `${name} runs the code given with ${option}`, token: option });
+      // Code that starts processes: its string literals are tried as commands (a deny on rm reads `os.system("rm x")`),
+      // and since the code may build the command otherwise, a deny that none of them matches cannot tell.
+      const code = words[words.indexOf(option) + 1] ?? "";
+      if (PROCESS_CALLS.test(code)) {
+        out.guesses.push(...stringLiterals(code), ...stringLiterals(code.replace(/`/g, "'")));
+        out.unknown ??= `${name} ${option} runs code that starts processes, which the guard cannot read`;
+      }
+    } else if (words.length === 1 || words[1] === "-") {
       out.refusals.push({ reason: `${name} runs code read from its standard input`, token: name });
       out.readsStdin = true;
     }
@@ -833,8 +1221,13 @@ export function readProgram(words: readonly string[]): ProgramReading {
     case "pnpm":
     case "pnpx":
     case "yarn":
-    case "bunx":
-      return readPackageRunner(name, words);
+    case "bunx": {
+      // Package runners also take configuration flags that run programs (`npm run test --script-shell=CMD`).
+      const out = readPackageRunner(name, words);
+      const effects = readOptionEffects(name, words);
+      if (effects !== undefined) merge(out, effects);
+      return out;
+    }
     case "tar":
     case "bsdtar":
     case "gtar":
@@ -848,14 +1241,29 @@ export function readProgram(words: readonly string[]): ProgramReading {
     case "awk":
     case "gawk":
     case "mawk":
-    case "nawk":
-      return readAwk(name, words);
+    case "nawk": {
+      const out = readAwk(name, words);
+      const effects = readOptionEffects(name, words);
+      if (effects !== undefined) merge(out, effects);
+      // gawk's @load and @include bring in a shared library or a source file the guard cannot read.
+      if (words.slice(1).some((word) => /@(?:load|include|namespace)\b/.test(word))) out.refusals.push({ reason: `${name} loads a library or a source file named in the program (@load, @include)`, token: "@load" });
+      // `-v cmd='rm x' 'BEGIN{system(cmd)}'`: the values of -v assignments are what system() may run.
+      if (out.guesses.length > 0 || out.refusals.some((refusal) => refusal.token === "system")) {
+        words.forEach((word, i) => {
+          const assignment = word === "-v" ? words[i + 1] : /^-v./.test(word) ? word.slice(2) : undefined;
+          if (assignment !== undefined && assignment.includes("=")) out.guesses.push(assignment.slice(assignment.indexOf("=") + 1));
+        });
+      }
+      return out;
+    }
     case "sed":
     case "gsed":
       return readSed(words);
     default:
       break;
   }
+  const effects = readOptionEffects(name, words);
+  if (effects !== undefined) return effects;
   const other = readBuiltinOrInterpreter(name, words);
   if (other !== undefined) return other;
   if (SUBSCRIPT_BUILTINS.has(name)) {

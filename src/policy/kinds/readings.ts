@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { commandTexts } from "./command.js";
-import { emailAddresses, normaliseDomain, urlReadings } from "./net.js";
+import { domainReadings, emailAddresses, normaliseDomain, urlReadings } from "./net.js";
 import { readPathValue, type PathReadOptions } from "./path.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -112,14 +112,11 @@ export function kindedStringTest(
     }
     case "url":
       own = normaliseEquality(matcher, (text) => urlReadings(text, true)?.[0]);
-      read = (text) => ({ texts: urlReadings(text, true), doubtful: false, unplaced: false });
+      read = (text, restrictive) => ({ texts: urlReadings(text, true, restrictive), doubtful: false, unplaced: false });
       break;
     case "domain":
       own = normaliseEquality(matcher, normaliseDomain);
-      read = (text) => {
-        const domain = normaliseDomain(text);
-        return { texts: domain === undefined ? undefined : [domain], doubtful: false, unplaced: false };
-      };
+      read = (text, restrictive) => ({ texts: domainReadings(text, restrictive), doubtful: false, unplaced: false });
       break;
     case "email":
       own = normaliseEquality(matcher, (text) => emailAddresses(text)?.[0]);
@@ -146,7 +143,11 @@ export function kindedStringTest(
   }
   // A path allow compares case as written (on this machine's filesystems `DOCS` is not `docs`)
   // unless the rule says caseSensitive: false; a deny ignores case unless it says caseSensitive: true.
-  const allowTest = kind === "path" && own.caseSensitive === undefined ? compile({ ...own, caseSensitive: true } as StringMatcher) : test;
+  const asWritten = kind === "path" && own.caseSensitive === undefined ? compile({ ...own, caseSensitive: true } as StringMatcher) : test;
+  // A path `prefix` allow holds at a name boundary: `/srv/docs` covers `/srv/docs` and `/srv/docs/x`,
+  // never `/srv/docs-evil/x` (a deny keeps the plain text prefix, which covers more).
+  const boundary = kind === "path" && "prefix" in own && typeof own.prefix === "string" && own.prefix !== "" && !own.prefix.endsWith("/") ? own.prefix.length : undefined;
+  const allowTest = boundary === undefined ? asWritten : (reading: string) => asWritten(reading) && (reading.length === boundary || reading[boundary] === "/");
   const cache = new Map<string, Readings>();
   const cached = kind === "path" ? read : (text: string, restrictive: boolean): Readings => {
     const key = restrictive ? `1${text}` : `0${text}`;

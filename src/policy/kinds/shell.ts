@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, readProgram, readsCodeFromStdin, SHELLS, type Refusal } from "./programs.js";
+import { basename, readEnvironment, readProgram, readsCodeFromStdin, SHELLS, type Refusal } from "./programs.js";
 import { shellParser } from "./shell-grammar.js";
 
 /**
@@ -220,11 +220,22 @@ function collectNested(node: Node, walk: Walk): void {
   for (const child of node.namedChildren) if (child !== null) collectNested(child, walk);
 }
 
+/** bash opens a TCP or UDP connection for `/dev/tcp/HOST/PORT` and `/dev/udp/HOST/PORT` in a redirection. */
+const NETWORK_FILE = /^["']?\/dev\/(?:tcp|udp)\//;
+
+/** Why no allow covers a redirection that opens a network connection (`cat </dev/tcp/host/80`), else undefined. */
+function networkRedirect(node: Node): string | undefined {
+  if (node.type !== "file_redirect") return undefined;
+  const destination = node.childForFieldName("destination")?.text ?? "";
+  return NETWORK_FILE.test(destination) ? `bash opens a network connection for the redirection to ${destination}` : undefined;
+}
+
 function isHarmlessRedirect(node: Node): boolean {
   if (node.type === "heredoc_redirect" || node.type === "herestring_redirect") return true;
   if (node.type !== "file_redirect") return false;
   const operator = node.children.find((child) => child !== null && !child.isNamed)?.text ?? "";
   const destination = node.childForFieldName("destination")?.text ?? "";
+  if (NETWORK_FILE.test(destination)) return false;
   if (operator.startsWith("<") && !operator.startsWith("<>")) return true; // input only
   if (destination === "/dev/null") return true;
   return (operator === ">&" || operator === "<&") && /^(?:\d+|-)$/.test(destination); // descriptor duplication
@@ -337,7 +348,9 @@ interface CommandFacts {
 }
 
 /** Adds one simple command, and what its program runs (programs.ts), to the walk. */
-function addSimple(words: readonly string[], values: readonly WordValue[] | undefined, facts: CommandFacts, walk: Walk, stdin: Stdin | undefined, level: number, dynamicTexts: ReadonlySet<string>): void {
+type EnvironmentReading = ReturnType<typeof readEnvironment>;
+
+function addSimple(words: readonly string[], values: readonly WordValue[] | undefined, facts: CommandFacts, walk: Walk, stdin: Stdin | undefined, level: number, dynamicTexts: ReadonlySet<string>, environment: readonly EnvironmentReading[] = []): void {
   if (level > MAX_NESTED_COMMANDS) throw new Unreadable("commands nested too deep");
   const refusals: Refusal[] = [];
   let unknown: string | undefined;
@@ -372,6 +385,13 @@ function addSimple(words: readonly string[], values: readonly WordValue[] | unde
       if (stdin.text !== undefined && SHELLS.has(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
       else if (stdin.text === undefined) unknown ??= `${basename(form[0] ?? "")} runs a script read from ${stdin.what}, which the guard cannot read`;
     }
+  }
+  // `GIT_SSH_COMMAND='cmd' git fetch`, `BASH_ENV='$(cmd)' bash -c x`: what the prefix assignments make a program run.
+  for (const reading of environment) {
+    for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
+    unknown ??= reading.unknown;
+    nested.commands.push(...reading.commands);
+    nested.scripts.push(...reading.scripts);
   }
   // A function defined in the line may run its arguments (`g(){ "$@"; }; g rm x`): they are read as a command.
   if (walk.functions?.has(words[0] ?? "") === true && words.length > 1) nested.commands.push(words.slice(1));
@@ -419,6 +439,7 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
   const words: string[] = [];
   const values: WordValue[] = [];
   let assignments = false;
+  const environment: EnvironmentReading[] = [];
   let input = stdin;
   const push = (value: WordValue) => {
     words.push(value.text);
@@ -428,8 +449,7 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
     if (child === null) continue;
     if (child.type === "variable_assignment") {
       assignments = true;
-      const value = child.childForFieldName("value");
-      if (value !== null) wordValue(value, walk);
+      environment.push(assignmentReading(child, walk));
     } else if (child.type === "command_name") {
       for (const part of child.namedChildren) if (part !== null) push(wordValue(part, walk));
     } else if (child.type === "herestring_redirect") {
@@ -439,15 +459,40 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
       input = { text: value === undefined || value.dynamic ? undefined : `${value.text}\n`, what: "a here-string" };
     } else if (child.type.endsWith("redirect")) {
       if (!isHarmlessRedirect(child)) writesFile = true;
+      walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
       collectNested(child, walk);
     } else if (child.type !== "comment") push(wordValue(child, walk));
   }
-  if (words.length === 0) return; // a bare assignment runs nothing (its substitutions were walked)
+  if (words.length === 0) {
+    // A bare assignment runs nothing itself (its substitutions were walked), but an exported variable reaches every later command.
+    for (const reading of environment) lineEnvironment(reading, walk);
+    return;
+  }
   const dynamicTexts = new Set(words.filter((_, i) => values[i]?.dynamic === true));
-  addSimple(words, values, { assignments, writesFile }, walk, input, 0, dynamicTexts);
+  addSimple(words, values, { assignments, writesFile }, walk, input, 0, dynamicTexts, environment);
 }
 
+
+/** What `NAME=value` sets (programs.ts's environment table); the value's substitutions are walked. */
+function assignmentReading(node: Node, walk: Walk): EnvironmentReading {
+  const nameNode = node.childForFieldName("name");
+  const name = nameNode?.text ?? "";
+  // `a[$(cmd)]=1`: bash evaluates the subscript, substitutions included.
+  if (nameNode !== null) collectNested(nameNode, walk);
+  const valueNode = node.childForFieldName("value");
+  const value = valueNode === null ? { text: "", dynamic: false } : wordValue(valueNode, walk);
+  return readEnvironment(name, value.text, value.dynamic, "the command line");
+}
+
+/** An assignment outside a command (`PAGER=cmd; git log`, `export GIT_SSH_COMMAND=cmd`): it reaches the commands after it. */
+function lineEnvironment(reading: EnvironmentReading, walk: Walk): void {
+  if (reading.refusals.length === 0) return;
+  walk.refusal ??= reading.refusals[0]!.reason;
+  walk.unknown ??= reading.unknown;
+  for (const command of reading.commands) addSimple(command, undefined, { assignments: false, writesFile: false }, walk, undefined, 1, new Set());
+  for (const script of new Set(reading.scripts)) nestedScript(script, "an environment variable", walk);
+}
 
 function walkStatements(node: Node, walk: Walk, writesFile = false): void {
   for (const child of node.namedChildren) {
@@ -506,6 +551,7 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     for (const child of node.namedChildren) {
       if (child === null || !child.type.endsWith("redirect")) continue;
       if (!isHarmlessRedirect(child)) writes = true;
+      walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
       if (child.type === "heredoc_redirect") input = heredocInput(child, walk);
     }
@@ -527,7 +573,10 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     return;
   }
   if (node.type === "variable_assignment" || node.type === "variable_assignments") {
-    collectNested(node, walk);
+    for (const assignment of node.type === "variable_assignment" ? [node] : node.namedChildren) {
+      if (assignment !== null && assignment.type === "variable_assignment") lineEnvironment(assignmentReading(assignment, walk), walk);
+      else if (assignment !== null) collectNested(assignment, walk);
+    }
     return;
   }
   if (CONTAINERS.has(node.type) || node.type === "command_substitution" || node.type === "process_substitution") {
@@ -548,6 +597,10 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
   }
   // A construct the allow rules cannot vouch for (declaration, test, function, arithmetic, ...).
   collectNested(node, walk);
+  // `export PAGER=cmd`, `declare -x GIT_SSH_COMMAND=cmd`: the variable reaches the commands after it.
+  if (node.type === "declaration_command") {
+    for (const child of node.namedChildren) if (child !== null && child.type === "variable_assignment") lineEnvironment(assignmentReading(child, { ...walk, commands: [] }), walk);
+  }
   // Array subscripts in names and arithmetic operands are evaluated by bash: `declare 'a[$(cmd)]=1'`, `[[ -v 'a[$(cmd)]' ]]`.
   for (const text of quotedTexts(node)) {
     const open = text.indexOf("[");
