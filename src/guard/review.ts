@@ -10,6 +10,7 @@ import type { DecisionContext } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { approvalNotes, refusals } from "../messages/index.js";
 import { ToolCallLimitError } from "../errors/index.js";
+import { principalOf } from "../principal/principal.js";
 
 function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return issues
@@ -119,8 +120,10 @@ export function reviewCall(
   const kill = guard.options.killswitch?.decide(call.name, facts.risk) ?? null;
   if (kill?.mode === "deny") return refuse(facts, kill.ruleId, kill.reason);
 
-  const permission: PolicyDecision =
-    guard.options.permissions?.decide(call.name, args, declared, context) ?? noRuleDecision(call.name, declared, guard.options.riskModes);
+  const permissions = guard.options.permissions;
+  // Who runs the call is read from the run's config only for a policy with rules on it.
+  const principal = permissions?.readsPrincipal === true ? principalOf(config) : undefined;
+  const permission: PolicyDecision = permissions?.decide(call.name, args, declared, context, principal) ?? noRuleDecision(call.name, declared, guard.options.riskModes);
   if (permission.evidence !== undefined) facts.evidence = permission.evidence;
   if (permission.mode === "deny") return refuse(facts, permission.ruleId, permission.reason);
 

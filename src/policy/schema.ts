@@ -3,6 +3,7 @@ import { KillswitchConfigSchema } from "../killswitch/types.js";
 import { ASKABLE_RULE_TYPES, RULE_TYPES } from "../rules/types.js";
 import { ARGUMENT_KINDS } from "./kinds/readings.js";
 import { AfterSchema, BudgetSchema, fieldConditionSchema, ProvenanceConfigSchema, ScopeSchema } from "../provenance/schema.js";
+import { ApproverRuleSchema, PrincipalConditionsSchema, PrincipalsDeclarationSchema } from "../principal/schema.js";
 
 export const RiskLevelSchema = z.enum(["low", "medium", "high", "always-deny"]);
 export const PermissionModeSchema = z.enum(["allow", "deny", "ask"]);
@@ -65,6 +66,7 @@ export const PermissionRuleSchema = z
     after: AfterSchema.optional(),
     afterScope: ScopeSchema.optional().describe("Where `after` looks: run (default) or thread."),
     budget: BudgetSchema.optional(),
+    principal: PrincipalConditionsSchema.optional(),
     mode: PermissionModeSchema,
     reason: z.string().optional(),
     caseSensitive: z.boolean().optional().describe("Match the tool name and args regex case-sensitively (default: insensitive)."),
@@ -256,6 +258,8 @@ export const PolicyFileSchema = z
       .describe("What each risk level decides when no permission rule matches."),
     tools: z.record(z.string().min(1), ToolEntrySchema).optional().describe("Per tool name: risk category, risk per operation, and the main argument of compact rules."),
     permissions: z.array(PermissionRuleSchema).optional(),
+    principals: PrincipalsDeclarationSchema.optional(),
+    approvers: z.array(ApproverRuleSchema).optional().describe("Who may answer which approvals. A call several rules cover needs all of them to hold."),
     tool_rules: z.array(ToolRuleEntrySchema).optional(),
     agent: z
       .strictObject({

@@ -1,8 +1,10 @@
 import { NO, UNKNOWN, YES, type Verdict } from "../policy/kinds/verdict.js";
 import type { Evaluation, ProvenanceSettings } from "./context.js";
 import type { Evidence, ProvenanceIndex, SourceText } from "./index-builder.js";
-import type { BudgetCondition, ConditionSpec, FromCondition } from "./schema.js";
+import type { BudgetCondition, ConditionSpec, FromCondition, SameAsCondition } from "./schema.js";
 import { DEFAULT_MIN_LENGTH, extractIdentifiers, valueQuery, type ValueQuery } from "./tokens.js";
+import { compileSameAs } from "../principal/same-as.js";
+import { principalText } from "../messages/principal.js";
 
 /**
  * A test of one scalar value, three-valued like the matchers: UNKNOWN when the guard cannot tell
@@ -12,7 +14,7 @@ import { DEFAULT_MIN_LENGTH, extractIdentifiers, valueQuery, type ValueQuery } f
 type ValueTest = (text: string, restrictive: boolean, field?: string, evaluation?: Evaluation) => Verdict;
 
 const NUMERIC_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
-const COMPOSITE_KEYS = ["not", "anyOf", "allOf", "from", "lt", "lte", "gt", "gte", "between"] as const;
+const COMPOSITE_KEYS = ["not", "anyOf", "allOf", "from", "sameAs", "lt", "lte", "gt", "gte", "between"] as const;
 
 function numberOf(text: string): number | undefined {
   const trimmed = text.trim().replace(/^"|"$/g, "");
@@ -40,6 +42,16 @@ export function usesContext<Leaf>(condition: ConditionSpec<Leaf>): boolean {
   return false;
 }
 
+/** Whether a condition reads the run's principal (`sameAs`): its verdict is not a function of the value alone. */
+export function usesPrincipal<Leaf>(condition: ConditionSpec<Leaf>): boolean {
+  if (!isObject(condition)) return false;
+  if ("sameAs" in condition) return true;
+  if ("not" in condition) return usesPrincipal(condition.not as ConditionSpec<Leaf>);
+  if ("anyOf" in condition) return (condition.anyOf as ConditionSpec<Leaf>[]).some(usesPrincipal);
+  if ("allOf" in condition) return (condition.allOf as ConditionSpec<Leaf>[]).some(usesPrincipal);
+  return false;
+}
+
 /** Human-readable form of a condition for reasons and `policy explain`. */
 export function describeCondition<Leaf>(condition: ConditionSpec<Leaf>, describeLeaf: (leaf: Leaf) => string): string {
   const c = condition as Record<string, unknown>;
@@ -47,6 +59,7 @@ export function describeCondition<Leaf>(condition: ConditionSpec<Leaf>, describe
   if ("not" in c) return `not (${describeCondition(c.not as ConditionSpec<Leaf>, describeLeaf)})`;
   if ("anyOf" in c) return `any of (${(c.anyOf as ConditionSpec<Leaf>[]).map((x) => describeCondition(x, describeLeaf)).join("; ")})`;
   if ("allOf" in c) return `all of (${(c.allOf as ConditionSpec<Leaf>[]).map((x) => describeCondition(x, describeLeaf)).join("; ")})`;
+  if ("sameAs" in c) return principalText.sameAs(String(c.sameAs));
   if ("from" in c) return `from ${(c.from as string[]).join(" or ")}${c.only === undefined ? "" : ` (only ${(c.only as string[]).join(" and ")})`}`;
   if ("between" in c) return `between ${(c.between as number[]).join(" and ")}`;
   const op = (["lt", "lte", "gt", "gte"] as const).find((key) => key in c) ?? "lt";
@@ -261,6 +274,7 @@ export function compileCondition<Leaf>(condition: ConditionSpec<Leaf>, compileLe
     };
   }
   if ("from" in c) return compileFrom(condition as FromCondition);
+  if ("sameAs" in c) return compileSameAs(condition as SameAsCondition);
   if ("between" in c) {
     const [low, high] = c.between as [number, number];
     return numeric((n) => n >= low && n <= high);

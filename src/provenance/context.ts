@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { provenanceIndex, type Evidence, type ProvenanceIndex } from "./index-builder.js";
+import type { Principal } from "../principal/principal.js";
 
 /** A call of the current turn reviewed before this one and not refused (it counts for budgets). */
 export interface TurnCall {
@@ -45,9 +46,12 @@ export class Evaluation {
   private index: ProvenanceIndex | undefined;
   /** `settings.trusted` as a set, shared by every evaluation of one policy. */
   readonly trusted: ReadonlySet<string>;
+  /** Who runs the call (`sameAs` and `principal` conditions); undefined when the caller gave none. */
+  readonly principal: Principal | undefined;
 
-  constructor(context: DecisionContext | undefined, settings: ProvenanceSettings, trusted?: ReadonlySet<string>) {
+  constructor(context: DecisionContext | undefined, settings: ProvenanceSettings, trusted?: ReadonlySet<string>, principal?: Principal) {
     this.context = context;
+    this.principal = principal;
     this.settings = settings;
     this.trusted = trusted ?? new Set(settings.trusted ?? []);
   }
