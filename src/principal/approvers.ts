@@ -1,0 +1,195 @@
+import { compileGlob } from "../policy/glob.js";
+import { YES } from "../policy/kinds/verdict.js";
+import { approverText } from "../messages/principal.js";
+import { compilePrincipalConditions, type PrincipalConditions } from "./conditions.js";
+import { principalOf, type Principal } from "./principal.js";
+import { comparableText } from "./same-as.js";
+import type { ApproverRule } from "./schema.js";
+
+/**
+ * Approver rules at the approval step: who may answer a call (the answering run's authenticated
+ * user, never a name written in the answer), four eyes (the user who ran the call may not approve
+ * it), and calls that need several different approvers (each approval is recorded with the thread
+ * and the call is asked again until enough different users approved). A refused answer changes
+ * nothing: the approval step asks again with the reason.
+ */
+
+/** What the approval step keeps about who asked and who approved (`ApprovalState.approvers`). */
+export interface ApproverRecord {
+  /** The model message whose calls this is about. */
+  messageId: string;
+  /** The authenticated user of the run in which the calls were reviewed and asked, when it had one. */
+  requester?: string | undefined;
+  /** Per call id, the users whose approval counted so far (calls that need several approvers). */
+  approvedBy?: Record<string, string[]> | undefined;
+}
+
+interface CompiledApproverRule {
+  readonly ruleId: string;
+  readonly rule: ApproverRule;
+  readonly matches: (tool: string) => boolean;
+  readonly principal: PrincipalConditions | undefined;
+}
+
+const compiledRules = new WeakMap<readonly ApproverRule[], CompiledApproverRule[]>();
+
+function compileRules(rules: readonly ApproverRule[]): CompiledApproverRule[] {
+  let compiled = compiledRules.get(rules);
+  if (compiled === undefined) {
+    compiled = rules.map((rule, index) => ({
+      ruleId: `approvers:${rule.id ?? index}`,
+      rule,
+      matches: compileGlob(rule.tool, { nocase: true, dot: true }),
+      principal: rule.principal === undefined ? undefined : compilePrincipalConditions(rule.principal, `approvers[${index}].principal`),
+    }));
+    compiledRules.set(rules, compiled);
+  }
+  return compiled;
+}
+
+/** Identities compare as the matchers compare text: normalised, case-insensitive ("Alice " is alice). */
+function sameIdentity(a: string, b: string): boolean {
+  return comparableText(a, false) === comparableText(b, false);
+}
+
+/** A pending call as the gate sees it. */
+interface GateCall {
+  readonly id: string;
+  readonly name: string;
+}
+
+/** A decision as the gate sees it. */
+interface GateDecision {
+  readonly type: "approve" | "edit" | "reject";
+}
+
+/** An approval that counted but did not yet let its call run. */
+export interface Countersign {
+  readonly callId: string;
+  readonly approver: string;
+  readonly have: number;
+  readonly needed: number;
+  readonly reason: string;
+}
+
+/** The approver rules of one approval step (see the module comment). */
+export class ApproverGate {
+  readonly #rules: readonly CompiledApproverRule[];
+  readonly #record: ApproverRecord;
+  readonly #answerer: Principal;
+  /** Whether the record was written before this step (the requester of its calls is known to the thread). */
+  readonly #recorded: boolean;
+  readonly #partial: boolean;
+  /** Calls whose count this answer completed: every approver, in order. */
+  readonly #completed = new Map<string, string[]>();
+
+  constructor(rules: readonly ApproverRule[], messageId: string, record: ApproverRecord | null | undefined, config: { configurable?: Record<string, unknown> | undefined } | undefined, partial: boolean) {
+    this.#rules = compileRules(rules);
+    this.#answerer = principalOf(config);
+    this.#recorded = record?.messageId === messageId;
+    this.#partial = partial;
+    // The requester is whoever runs the step that first reviews the calls; once recorded it stays.
+    this.#record = this.#recorded && record ? record : { messageId, ...(this.#answerer.user === undefined ? {} : { requester: this.#answerer.user.identity }) };
+  }
+
+  #rulesFor(tool: string): CompiledApproverRule[] {
+    return this.#rules.filter((rule) => rule.matches(tool));
+  }
+
+  /** Different approvers a call needs (1 unless a rule says more). */
+  #needed(tool: string): number {
+    return Math.max(1, ...this.#rulesFor(tool).map((rule) => rule.rule.approvals ?? 1));
+  }
+
+  /**
+   * Some pending call has a rule that needs the requester (four eyes) or approvals counted across
+   * answers, and the step has not recorded them yet: the step records them before it asks.
+   */
+  mustRecord(pending: readonly GateCall[]): boolean {
+    if (this.#recorded) return false;
+    return pending.some((call) => this.#rulesFor(call.name).some((rule) => rule.rule.notRequester === true || (rule.rule.approvals ?? 1) > 1));
+  }
+
+  /** What to checkpoint with the approval state. */
+  state(): { approvers: ApproverRecord } | Record<string, never> {
+    return this.#rules.length === 0 ? {} : { approvers: this.#record };
+  }
+
+  /** For the audit record of an answer to `callId`: the requester, and the earlier approvers when this answer completed a count. */
+  detail(callId: string): { requester?: string; approvedBy?: string[] } {
+    const completed = this.#completed.get(callId);
+    return { ...(this.#record.requester === undefined ? {} : { requester: this.#record.requester }), ...(completed === undefined ? {} : { approvedBy: completed }) };
+  }
+
+  /** Why these answers may not be given by the answering user; undefined when they may. */
+  refusal(pending: readonly GateCall[], decisions: ReadonlyMap<string, GateDecision>): string | undefined {
+    for (const call of pending) {
+      const decision = decisions.get(call.id);
+      if (decision === undefined) continue;
+      for (const rule of this.#rulesFor(call.name)) {
+        const why = this.#refusalBy(rule, call, decision);
+        if (why !== undefined) return why;
+      }
+    }
+    return undefined;
+  }
+
+  #refusalBy(rule: CompiledApproverRule, call: GateCall, decision: GateDecision): string | undefined {
+    const user = this.#answerer.user;
+    if (user === undefined) return approverText.noUser(call.name, rule.ruleId);
+    if (rule.principal !== undefined && rule.principal.verdict(this.#answerer) !== YES) {
+      return approverText.notApprover(user.identity, call.name, rule.ruleId, rule.rule.reason ?? rule.principal.description);
+    }
+    if (decision.type === "reject") return undefined;
+    if (rule.rule.notRequester === true) {
+      const requester = this.#record.requester;
+      if (requester === undefined) return approverText.requesterUnknown(call.name, rule.ruleId);
+      if (sameIdentity(requester, user.identity)) return approverText.ownCall(user.identity, call.name, rule.ruleId);
+    }
+    const needed = rule.rule.approvals ?? 1;
+    if (needed > 1) {
+      if (!this.#partial) return approverText.cannotCollect(call.name, rule.ruleId, needed);
+      if ((this.#record.approvedBy?.[call.id] ?? []).some((earlier) => sameIdentity(earlier, user.identity))) return approverText.alreadyApproved(user.identity, call.name, rule.ruleId, needed);
+    }
+    return undefined;
+  }
+
+  /** The line a reviewer reads above a call that has approvals already. */
+  note(call: GateCall, description: string): string {
+    const have = this.#record.approvedBy?.[call.id] ?? [];
+    return have.length === 0 ? description : `${approverText.collected(have, this.#needed(call.name))} ${description}`;
+  }
+
+  /**
+   * Approvals (and edits) of calls that need more approvers than they now have: recorded, and
+   * removed from `decisions`, so the call stays waiting and is asked again. A reject or an approval
+   * that completes the count clears what was recorded for the call.
+   */
+  settle(pending: readonly GateCall[], decisions: Map<string, GateDecision>): Countersign[] {
+    const user = this.#answerer.user;
+    const out: Countersign[] = [];
+    for (const call of pending) {
+      const decision = decisions.get(call.id);
+      if (decision === undefined) continue;
+      const needed = this.#needed(call.name);
+      const earlier = this.#record.approvedBy?.[call.id] ?? [];
+      if (decision.type === "reject" || needed <= 1 || user === undefined || earlier.length + 1 >= needed) {
+        if (earlier.length > 0) {
+          if (decision.type !== "reject" && user !== undefined) this.#completed.set(call.id, [...earlier, user.identity]);
+          this.#forget(call.id);
+        }
+        continue;
+      }
+      const have = [...earlier, user.identity];
+      this.#record.approvedBy = { ...this.#record.approvedBy, [call.id]: have };
+      decisions.delete(call.id);
+      out.push({ callId: call.id, approver: user.identity, have: have.length, needed, reason: approverText.countersignPending(user.identity, have.length, needed) });
+    }
+    return out;
+  }
+
+  #forget(callId: string): void {
+    const { [callId]: _dropped, ...rest } = this.#record.approvedBy ?? {};
+    this.#record.approvedBy = rest;
+  }
+}
