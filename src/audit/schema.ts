@@ -18,6 +18,7 @@ export const auditRecordSchema = z.object({
   reason: z.string(),
   risk: z.string().optional(),
   actor: z.string().optional(),
+  requester: z.string().optional(),
   detail: z.record(z.string(), z.unknown()).optional(),
 });
 

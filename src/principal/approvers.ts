@@ -88,9 +88,16 @@ export class ApproverGate {
     this.#answerer = principalOf(config);
     this.#recorded = record?.messageId === messageId;
     this.#partial = partial;
-    // The requester is whoever runs the step that first reviews the calls; once recorded it stays.
-    this.#record = this.#recorded && record ? record : { messageId, ...(this.#answerer.user === undefined ? {} : { requester: this.#answerer.user.identity }) };
+    this.#record = this.#recorded && record ? { ...record, approvedBy: { ...record.approvedBy } } : { messageId };
   }
+
+  /** The user answering (the run's authenticated user), for audit records. */
+  get answerer(): string | undefined {
+    return this.#answerer.user?.identity;
+  }
+
+  /** The last refusal `refusal` returned (for its audit record). */
+  lastRefusal: { callId: string; ruleId: string; why: string } | undefined;
 
   #rulesFor(tool: string): CompiledApproverRule[] {
     return this.#rules.filter((rule) => rule.matches(tool));
@@ -102,17 +109,21 @@ export class ApproverGate {
   }
 
   /**
-   * Some pending call has a rule that needs the requester (four eyes) or approvals counted across
-   * answers, and the step has not recorded them yet: the step records them before it asks.
+   * Some pending call is covered by an approver rule and the step has not recorded who ran it: the
+   * step records it (this run's user is the requester) before it asks, so the answer, which comes
+   * in another run, is checked against the requester, not against itself.
    */
   mustRecord(pending: readonly GateCall[]): boolean {
-    if (this.#recorded) return false;
-    return pending.some((call) => this.#rulesFor(call.name).some((rule) => rule.rule.notRequester === true || (rule.rule.approvals ?? 1) > 1));
+    return !this.#recorded && pending.some((call) => this.#rulesFor(call.name).length > 0);
   }
 
-  /** What to checkpoint with the approval state. */
-  state(): { approvers: ApproverRecord } | Record<string, never> {
-    return this.#rules.length === 0 ? {} : { approvers: this.#record };
+  /** What to checkpoint with the approval state: the record, first made by the run that asks. */
+  state(pending: readonly GateCall[] = []): { approvers: ApproverRecord } | Record<string, never> {
+    if (this.mustRecord(pending)) {
+      const requester = this.#answerer.user?.identity;
+      return { approvers: { messageId: this.#record.messageId, ...(requester === undefined ? {} : { requester }) } };
+    }
+    return this.#recorded || Object.keys(this.#record.approvedBy ?? {}).length > 0 ? { approvers: this.#record } : {};
   }
 
   /** For the audit record of an answer to `callId`: the requester, and the earlier approvers when this answer completed a count. */
@@ -128,7 +139,9 @@ export class ApproverGate {
       if (decision === undefined) continue;
       for (const rule of this.#rulesFor(call.name)) {
         const why = this.#refusalBy(rule, call, decision);
-        if (why !== undefined) return why;
+        if (why === undefined) continue;
+        this.lastRefusal = { callId: call.id, ruleId: rule.ruleId, why };
+        return why;
       }
     }
     return undefined;

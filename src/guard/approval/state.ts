@@ -1,4 +1,5 @@
 import type { SupersededAnswer } from "../answer-race.js";
+import type { ApproverRecord } from "../../principal/approvers.js";
 
 // ─── the approval state ───────────────────────────────────────────────────────────────────────
 
@@ -18,6 +19,8 @@ export interface ApprovalState {
   sticky?: StickyDecision[] | undefined;
   /** Set by the step whose answer lost to another answer sent at the same time (answer-race.ts); read it with `supersededAnswer`. */
   superseded?: SupersededAnswer | null | undefined;
+  /** Approver rules: who ran the calls waiting for a human, and the approvals counted so far (src/principal/approvers.ts). */
+  approvers?: ApproverRecord | null | undefined;
 }
 
 /**
