@@ -3,6 +3,7 @@ import { checkPolicy } from "../src/policy/check.js";
 import { parsePolicy, permissionPolicy } from "../src/policy/file.js";
 import { linearScanForTests, PermissionPolicy } from "../src/policy/permissions.js";
 import { asUser, principalOf, type AuthUserInput } from "../src/principal/principal.js";
+import { ApiKeys } from "../src/platform/api-keys.js";
 
 const POLICY = `
 principals:
@@ -155,5 +156,34 @@ describe("zero cost for policies without rules on the principal", () => {
     expect(new PermissionPolicy([{ tool: "a", mode: "allow", where: { x: { equals: 1 } } }]).readsPrincipal).toBe(false);
     expect(policy.readsPrincipal).toBe(true);
     expect(new PermissionPolicy([{ tool: "a", mode: "deny", where: { x: { sameAs: "identity" } } }]).readsPrincipal).toBe(true);
+  });
+});
+
+describe("API keys' users carry permissions and metadata (GUARDED_GRAPH_API_USERS)", () => {
+  const KEY_A = "alice-key-0123456789abcdef";
+  const KEY_B = "bob-key-0123456789abcdefgh";
+  it("gives each key's user what the JSON says, and the policy reads it", () => {
+    const keys = ApiKeys.parse(`alice:${KEY_A},bob:${KEY_B}`, JSON.stringify({ alice: { permissions: ["deploy"], metadata: { tenant: "acme", role: "dev" } } }));
+    const user = keys.lookup(KEY_A);
+    expect(user).toEqual({ identity: "alice", display_name: "alice", is_authenticated: true, permissions: ["deploy"], metadata: { tenant: "acme", role: "dev" } });
+    expect(keys.lookup(KEY_B)).toEqual({ identity: "bob", display_name: "bob", is_authenticated: true, permissions: [] });
+    expect(decide("read_invoice", { tenantId: "acme" }, principalOf({ configurable: { langgraph_auth_user: user } })).mode).toBe("allow");
+    // A lookup hands out a copy: a caller changing it changes nothing for the next request.
+    (user?.metadata as Record<string, unknown>).tenant = "globex";
+    expect(keys.lookup(KEY_A)?.metadata).toEqual({ tenant: "acme", role: "dev" });
+  });
+
+  it("refuses malformed JSON, unknown fields and users without a key, naming the problem", () => {
+    const thrown = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "";
+    };
+    expect(thrown(() => ApiKeys.parse(`alice:${KEY_A}`, "{alice"))).toMatch(/^GUARDED_GRAPH_API_USERS is invalid \(.*\); write JSON such as/);
+    expect(thrown(() => ApiKeys.parse(`alice:${KEY_A}`, JSON.stringify({ alice: { roles: ["x"] } })))).toMatch(/^GUARDED_GRAPH_API_USERS is invalid \(alice: Unrecognized key: "roles"\)/);
+    expect(thrown(() => ApiKeys.parse(`alice:${KEY_A}`, JSON.stringify({ alcie: { permissions: ["x"] } })))).toBe('GUARDED_GRAPH_API_USERS names "alcie", who has no key in GUARDED_GRAPH_API_KEYS (users with keys: alice).');
   });
 });
