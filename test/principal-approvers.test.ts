@@ -152,6 +152,27 @@ for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
       expect((await humans(audit)).map((r) => `${r.decision}:${r.actor}:${r.requester}`)).toEqual(["reject:alice:alice"]);
     });
 
+    it("on resume the calls are judged for the user who ran them: an approver without the requester's permission changes no decision", async () => {
+      const ran: string[] = [];
+      const audit = new MemoryAuditSink();
+      // read_invoice is allowed for alice's tenant; as bob's (tenant globex) it would be denied.
+      const graph = build(
+        [
+          { name: "read_invoice", args: { tenantId: "acme", id: "9" }, id: "r9" },
+          { name: "deploy", args: { service: "api" }, id: "d9" },
+        ],
+        ran,
+        audit,
+      );
+      const id = `${entry}-requester-view`;
+      const out = await graph.invoke({ messages: [new HumanMessage("go")] }, as(id, alice));
+      expect(requestOf(out)?.actionRequests.map((a) => a.toolCallId)).toEqual(["d9"]);
+      expect(requestOf(await graph.invoke(approve(), as(id, { ...bob, metadata: { tenant: "globex" } })))).toBeUndefined();
+      expect(ran.sort()).toEqual(["deploy api", "read acme/9"]);
+      const decisions = (await audit.query()).filter((r) => r.event === "decision").map((r) => `${r.toolCallId}:${r.decision}`);
+      expect(decisions).toEqual(["r9:allow", "d9:ask"]);
+    });
+
     it("two different approvers: the first approval is kept and the call asked again; the same approver twice is refused", async () => {
       const ran: string[] = [];
       const audit = new MemoryAuditSink();
@@ -174,3 +195,15 @@ for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
     });
   });
 }
+
+describe("examples/principals.ts (docs/principals.md)", () => {
+  it("denies the other tenant's invoice, allows the small refund, asks finance for the large one and refuses the requester's own approval", async () => {
+    const { principalsExample } = await import("../examples/principals.js");
+    expect(await principalsExample()).toEqual({
+      asked: ["call_large"],
+      refused: 'approvers:finance: "frank" ran the call of refund and may not approve it; another approver must',
+      answers: ["refused by frank for frank", "approve by fiona for frank"],
+      refunds: ["A-1:20", "A-2:120"],
+    });
+  });
+});

@@ -13,6 +13,7 @@ import type { ReviewedCall } from "./state.js";
 import { decisionContextOf } from "../provenance/context.js";
 import { refusals } from "../messages/index.js";
 import { withToolCalls } from "./model-step.js";
+import { reviewConfigOf } from "./approval/approvers.js";
 
 export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
   for (let i = messages.length - 1; i >= 0; i -= 1) {
@@ -86,9 +87,11 @@ export async function reviewTurnWithApproval(
   config: LangGraphRunnableConfig | undefined,
   approval: ApprovalStepOptions = {},
 ): Promise<ReviewedTurn> {
-  const reviewed = await applyInterruptOn(guard, (await guard.reviewTurn(state, calls, config, decisionContextOf(ctx))).reviewed, ctx, config);
+  // On resume the calls are judged for the user of the run that asked, not for the one who answers.
+  const asked = reviewConfigOf(config, approval.approvals, ctx.messageId);
+  const reviewed = await applyInterruptOn(guard, (await guard.reviewTurn(state, calls, asked, decisionContextOf(ctx))).reviewed, ctx, asked);
   await auditDecisions(guard, ctx, reviewed);
-  const asked = new Set(reviewed.filter((c) => c.outcome === "ask").map((c) => c.id));
+  const asking = new Set(reviewed.filter((c) => c.outcome === "ask").map((c) => c.id));
   const step = await resolveApprovals(guard, state, calls, reviewed, ctx, config, approval);
   if (step.retry) return { runnable: [], answered: [], approvals: step.approvals, retry: true };
   const decided = new Map<string, ReviewedCall>(
@@ -96,7 +99,7 @@ export async function reviewTurnWithApproval(
       c.id,
       // A human let this call through: the check at its start knows not to ask again.
       // (A standing decision is not a human's look at this call: it says approved: false.)
-      asked.has(c.id) && c.outcome === "run" && c.approved !== false ? { ...c, approved: true } : c,
+      asking.has(c.id) && c.outcome === "run" && c.approved !== false ? { ...c, approved: true } : c,
     ]),
   );
   const runnable: ReviewedCall[] = [];

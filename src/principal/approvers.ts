@@ -2,7 +2,7 @@ import { compileGlob } from "../policy/glob.js";
 import { YES } from "../policy/kinds/verdict.js";
 import { approverText } from "../messages/principal.js";
 import { compilePrincipalConditions, type PrincipalConditions } from "./conditions.js";
-import { principalOf, type Principal } from "./principal.js";
+import { principalOf, principalSnapshot, type Principal, type PrincipalSnapshot } from "./principal.js";
 import { comparableText } from "./same-as.js";
 import type { ApproverRule } from "./schema.js";
 
@@ -18,8 +18,10 @@ import type { ApproverRule } from "./schema.js";
 export interface ApproverRecord {
   /** The model message whose calls this is about. */
   messageId: string;
-  /** The authenticated user of the run in which the calls were reviewed and asked, when it had one. */
+  /** The identity of the authenticated user of the run in which the calls were reviewed and asked, when it had one. */
   requester?: string | undefined;
+  /** That run's principal: review on resume judges the calls for it, not for whoever answers. */
+  principal?: PrincipalSnapshot | undefined;
   /** Per call id, the users whose approval counted so far (calls that need several approvers). */
   approvedBy?: Record<string, string[]> | undefined;
 }
@@ -83,8 +85,14 @@ export class ApproverGate {
   /** Calls whose count this answer completed: every approver, in order. */
   readonly #completed = new Map<string, string[]>();
 
-  constructor(rules: readonly ApproverRule[], messageId: string, record: ApproverRecord | null | undefined, config: { configurable?: Record<string, unknown> | undefined } | undefined, partial: boolean) {
+  readonly #config: { configurable?: Record<string, unknown> | undefined } | undefined;
+  /** The policy reads the principal: the run's principal is recorded before its calls are asked about. */
+  readonly #recordsPrincipal: boolean;
+
+  constructor(rules: readonly ApproverRule[], messageId: string, record: ApproverRecord | null | undefined, config: { configurable?: Record<string, unknown> | undefined } | undefined, partial: boolean, recordsPrincipal = false) {
     this.#rules = compileRules(rules);
+    this.#config = config;
+    this.#recordsPrincipal = recordsPrincipal;
     this.#answerer = principalOf(config);
     this.#recorded = record?.messageId === messageId;
     this.#partial = partial;
@@ -114,14 +122,14 @@ export class ApproverGate {
    * in another run, is checked against the requester, not against itself.
    */
   mustRecord(pending: readonly GateCall[]): boolean {
-    return !this.#recorded && pending.some((call) => this.#rulesFor(call.name).length > 0);
+    return !this.#recorded && pending.length > 0 && (this.#recordsPrincipal || pending.some((call) => this.#rulesFor(call.name).length > 0));
   }
 
   /** What to checkpoint with the approval state: the record, first made by the run that asks. */
   state(pending: readonly GateCall[] = []): { approvers: ApproverRecord } | Record<string, never> {
     if (this.mustRecord(pending)) {
       const requester = this.#answerer.user?.identity;
-      return { approvers: { messageId: this.#record.messageId, ...(requester === undefined ? {} : { requester }) } };
+      return { approvers: { messageId: this.#record.messageId, ...(requester === undefined ? {} : { requester }), principal: principalSnapshot(this.#config) } };
     }
     return this.#recorded || Object.keys(this.#record.approvedBy ?? {}).length > 0 ? { approvers: this.#record } : {};
   }

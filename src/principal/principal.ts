@@ -112,6 +112,43 @@ export function principalValue(principal: Principal | undefined, name: string): 
   return value === undefined || value === null ? { found: false, missing: "attribute" } : { found: true, value };
 }
 
+/** What a thread keeps of the principal of the run that asked (`ApprovalState.approvers`): the user and the run's plain values. */
+export interface PrincipalSnapshot {
+  user?: Record<string, unknown> | undefined;
+  configurable?: Record<string, unknown> | undefined;
+}
+
+const MAX_SNAPSHOT_KEYS = 64;
+const MAX_SNAPSHOT_TEXT = 512;
+
+function plainValue(value: unknown): boolean {
+  if (typeof value === "string") return value.length <= MAX_SNAPSHOT_TEXT;
+  if (typeof value === "number" || typeof value === "boolean") return true;
+  return Array.isArray(value) && value.length <= 32 && value.every((item) => typeof item === "number" || typeof item === "boolean" || (typeof item === "string" && item.length <= MAX_SNAPSHOT_TEXT));
+}
+
+/** The principal of a run as a thread keeps it: the authenticated user, and the run's plain `configurable` values (bounded). */
+export function principalSnapshot(config: { configurable?: Record<string, unknown> | undefined } | undefined): PrincipalSnapshot {
+  const configurable = config?.configurable ?? {};
+  const user = UserSchema.safeParse(configurable.langgraph_auth_user);
+  const values: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(configurable)) {
+    if (Object.keys(values).length >= MAX_SNAPSHOT_KEYS) break;
+    if (!isInternalConfigurableKey(key) && plainValue(value)) values[key] = value;
+  }
+  return { ...(user.success ? { user: structuredClone(user.data) as Record<string, unknown> } : {}), ...(Object.keys(values).length > 0 ? { configurable: values } : {}) };
+}
+
+/**
+ * `config` as the run that asked saw it: its own values and user replaced by the snapshot, so a
+ * call is judged again on resume for the user who ran it, not for the user who answers.
+ */
+export function configAs<C extends { configurable?: Record<string, unknown> | undefined }>(config: C, snapshot: PrincipalSnapshot): C {
+  const own: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(config.configurable ?? {})) if (isInternalConfigurableKey(key) && !key.startsWith("langgraph_auth")) own[key] = value;
+  return { ...config, configurable: { ...own, ...snapshot.configurable, ...(snapshot.user === undefined ? {} : { langgraph_auth_user: snapshot.user }) } };
+}
+
 /**
  * A config for an in-process run (invoke, stream, a resume) on behalf of `user`: what LangGraph
  * Platform's auth handler does for a request, for code that authenticated its caller itself.

@@ -2,6 +2,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { auditId } from "../../audit/record.js";
 import { approverText } from "../../messages/principal.js";
 import { ApproverGate } from "../../principal/approvers.js";
+import { configAs } from "../../principal/principal.js";
 import { builtRecord } from "../../audit/schema.js";
 import { baseRecord } from "../audit-trail.js";
 import type { TurnContext } from "../audit-trail.js";
@@ -15,11 +16,23 @@ import type { ApprovalState } from "./state.js";
 
 /**
  * The approver rules of the guard's policy for one approval step (src/principal/approvers.ts), or
- * undefined when the policy has none (nothing changes for such a guard).
+ * undefined when the policy has none and reads no principal (nothing changes for such a guard).
  */
 export function approverGateOf(guard: Guard, ctx: TurnContext, approvals: ApprovalState, config: LangGraphRunnableConfig | undefined, partial: boolean): ApproverGate | undefined {
-  const rules = guard.options.permissions?.approverRules?.() ?? [];
-  return rules.length === 0 ? undefined : new ApproverGate(rules, ctx.messageId, approvals.approvers, config, partial);
+  const permissions = guard.options.permissions;
+  const rules = permissions?.approverRules?.() ?? [];
+  const readsPrincipal = permissions?.readsPrincipal === true;
+  return rules.length === 0 && !readsPrincipal ? undefined : new ApproverGate(rules, ctx.messageId, approvals.approvers, config, partial, readsPrincipal);
+}
+
+/**
+ * The config a turn's calls are reviewed with: on resume, the principal of the run that asked (as
+ * the approval step recorded it), not the answering user's; as it is otherwise.
+ */
+export function reviewConfigOf(config: LangGraphRunnableConfig | undefined, approvals: ApprovalState | undefined, messageId: string): LangGraphRunnableConfig | undefined {
+  const record = approvals?.approvers;
+  if (config === undefined || record === null || record === undefined || record.messageId !== messageId || record.principal === undefined) return config;
+  return configAs(config, record.principal);
 }
 
 /**

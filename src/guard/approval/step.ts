@@ -21,7 +21,7 @@ import type { ApprovalResume } from "./resume.js";
 import { emptyApprovalState, samePending } from "./state.js";
 import type { ApprovalState, StickyDecision } from "./state.js";
 import { applyStanding, stickyFor } from "./sticky.js";
-import { approverGateOf, auditApproverRefusal, settleApprovals } from "./approvers.js";
+import { approverGateOf, auditApproverRefusal, reviewConfigOf, settleApprovals } from "./approvers.js";
 
 // ─── the approval step ────────────────────────────────────────────────────────────────────────
 
@@ -165,7 +165,7 @@ export async function resolveApprovals(
       decided.set(call.id, { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, decision.message) });
       if (decision.message) detail.message = decision.message;
     } else {
-      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config, ctx);
+      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, reviewConfigOf(config, approvals, ctx.messageId), ctx);
       decided.set(call.id, edited);
       detail.editedAction = decision.editedAction;
       detail.result = edited.outcome === "refuse" ? `refused by ${edited.ruleId}` : "approved";
