@@ -94,6 +94,8 @@ export interface AnswerRoute {
 export function formatPending(threadId: string, request: ApprovalRequest, route: AnswerRoute = {}): string[] {
   const n = request.actionRequests.length;
   const lines = [`⏸  approval needed on thread ${threadId}: ${n} pending call${n === 1 ? "" : "s"}`];
+  // Asked again: the last answer was refused (it did not fit, or its sender may not give it).
+  if (request.error !== undefined) lines.push(`   the last answer was refused and nothing was done: ${request.error}`);
   request.actionRequests.forEach((action, i) => lines.push(...formatAction(action, i)));
   if (route.unanswerable !== undefined) {
     lines.push(`  ${route.unanswerable}`);
