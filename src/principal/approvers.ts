@@ -66,7 +66,7 @@ interface GateDecision {
 }
 
 /** An approval that counted but did not yet let its call run. */
-export interface Countersign {
+interface Countersign {
   readonly callId: string;
   readonly approver: string;
   readonly have: number;

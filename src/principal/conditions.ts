@@ -1,7 +1,7 @@
 import { PolicyError } from "../policy/errors.js";
 import { NO, UNKNOWN, YES, type Verdict } from "../policy/kinds/verdict.js";
 import { stringTest } from "../policy/matchers.js";
-import { describeCondition } from "../provenance/conditions.js";
+import { describeCondition, numericPredicate } from "../provenance/conditions.js";
 import { principalText } from "../messages/principal.js";
 import { principalValue, type Principal, type PrincipalValue } from "./principal.js";
 import type { PrincipalCondition, PrincipalMatcher } from "./schema.js";
@@ -94,19 +94,14 @@ function compile(condition: PrincipalCondition, where: string): ValueTest {
       return unknown ? UNKNOWN : any ? NO : YES;
     };
   }
-  const numeric = (holds: (n: number) => boolean): ValueTest => (found) =>
-    anyItem(found, (item) => {
-      const n = numberOf(item);
-      return n === undefined ? UNKNOWN : holds(n) ? YES : NO;
-    });
-  if ("between" in c) {
-    const [low, high] = c.between as [number, number];
-    return numeric((n) => n >= low && n <= high);
+  const holds = numericPredicate(c);
+  if (holds !== undefined) {
+    return (found) =>
+      anyItem(found, (item) => {
+        const n = numberOf(item);
+        return n === undefined ? UNKNOWN : holds(n) ? YES : NO;
+      });
   }
-  if ("lt" in c) return numeric((n) => n < (c.lt as number));
-  if ("lte" in c) return numeric((n) => n <= (c.lte as number));
-  if ("gt" in c) return numeric((n) => n > (c.gt as number));
-  if ("gte" in c) return numeric((n) => n >= (c.gte as number));
   if ("from" in c || "sameAs" in c) throw new PolicyError(undefined, where, `${"from" in c ? "from" : "sameAs"} has no meaning in a condition on the principal`);
   return compileLeaf(condition as PrincipalMatcher, where);
 }

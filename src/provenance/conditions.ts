@@ -34,21 +34,20 @@ export function isComposite(condition: unknown): boolean {
 
 /** Whether a condition needs the thread (so the policy knows to build the provenance index). */
 export function usesContext<Leaf>(condition: ConditionSpec<Leaf>): boolean {
-  if (!isObject(condition)) return false;
-  if ("from" in condition) return true;
-  if ("not" in condition) return usesContext(condition.not as ConditionSpec<Leaf>);
-  if ("anyOf" in condition) return (condition.anyOf as ConditionSpec<Leaf>[]).some(usesContext);
-  if ("allOf" in condition) return (condition.allOf as ConditionSpec<Leaf>[]).some(usesContext);
-  return false;
+  return usesKey(condition, "from");
 }
 
 /** Whether a condition reads the run's principal (`sameAs`): its verdict is not a function of the value alone. */
 export function usesPrincipal<Leaf>(condition: ConditionSpec<Leaf>): boolean {
+  return usesKey(condition, "sameAs");
+}
+
+/** Whether `key` is a condition somewhere in `condition` (under not / anyOf / allOf too). */
+function usesKey(condition: unknown, key: "from" | "sameAs"): boolean {
   if (!isObject(condition)) return false;
-  if ("sameAs" in condition) return true;
-  if ("not" in condition) return usesPrincipal(condition.not as ConditionSpec<Leaf>);
-  if ("anyOf" in condition) return (condition.anyOf as ConditionSpec<Leaf>[]).some(usesPrincipal);
-  if ("allOf" in condition) return (condition.allOf as ConditionSpec<Leaf>[]).some(usesPrincipal);
+  if (key in condition) return true;
+  if ("not" in condition) return usesKey(condition.not, key);
+  for (const list of [condition.anyOf, condition.allOf]) if (Array.isArray(list) && list.some((inner) => usesKey(inner, key))) return true;
   return false;
 }
 
@@ -275,14 +274,20 @@ export function compileCondition<Leaf>(condition: ConditionSpec<Leaf>, compileLe
   }
   if ("from" in c) return compileFrom(condition as FromCondition);
   if ("sameAs" in c) return compileSameAs(condition as SameAsCondition);
+  return numeric(numericPredicate(c) ?? (() => false));
+}
+
+/** The test of a numeric comparison (`lt`, `lte`, `gt`, `gte`, `between`); undefined for any other condition. */
+export function numericPredicate(c: Readonly<Record<string, unknown>>): ((n: number) => boolean) | undefined {
   if ("between" in c) {
     const [low, high] = c.between as [number, number];
-    return numeric((n) => n >= low && n <= high);
+    return (n) => n >= low && n <= high;
   }
-  if ("lt" in c) return numeric((n) => n < (c.lt as number));
-  if ("lte" in c) return numeric((n) => n <= (c.lte as number));
-  if ("gt" in c) return numeric((n) => n > (c.gt as number));
-  return numeric((n) => n >= (c.gte as number));
+  if ("lt" in c) return (n) => n < (c.lt as number);
+  if ("lte" in c) return (n) => n <= (c.lte as number);
+  if ("gt" in c) return (n) => n > (c.gt as number);
+  if ("gte" in c) return (n) => n >= (c.gte as number);
+  return undefined;
 }
 
 /** The total of `budget.sum` over the completed calls of the rule's tools in scope, plus this turn's earlier calls. */
