@@ -141,6 +141,18 @@ for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
       expect(records.at(-1)).toMatchObject({ ruleId: "risk:high", detail: { actorSource: "langgraph_auth_user" } });
     });
 
+    it("no standing approval where a rule needs its approvers every time, and no edit of a call that needs several", async () => {
+      const ran: string[] = [];
+      const graph = build([{ name: "deploy", args: { service: "web" }, id: "d3" }, { name: "drop_table", args: { table: "t" }, id: "t3" }], ran, new MemoryAuditSink());
+      const id = `${entry}-standing`;
+      await graph.invoke({ messages: [new HumanMessage("go")] }, as(id, alice));
+      let again = requestOf(await graph.invoke(new Command({ resume: { decisions: { d3: { type: "approve", sticky: { scope: "thread" } } } } }), as(id, bob)));
+      expect(again?.error).toBe('approvers:deployers: the call of deploy needs its approvers every time; answer it without "don\'t ask again" (sticky)');
+      again = requestOf(await graph.invoke(new Command({ resume: { decisions: { t3: { type: "edit", editedAction: { name: "drop_table", args: { table: "u" } } } } } }), as(id, bob)));
+      expect(again?.error).toBe("approvers:two-dbas: the call of drop_table needs 2 different approvers of the same arguments; approve or reject it (an edit would leave earlier approvals behind)");
+      expect(ran).toEqual([]);
+    });
+
     it("a reject by an approver is accepted; the requester may reject but not approve", async () => {
       const ran: string[] = [];
       const audit = new MemoryAuditSink();

@@ -146,6 +146,11 @@ permissions:
     expect(check(POLICY)).toEqual([]);
   });
 
+  it("an approver rule naming no known tool is an error when the tools are known", () => {
+    const loaded = parsePolicy(`approvers: [{ id: x, tool: "deploy_*" }, { tool: "refund" }]`, "yaml", "a.yaml");
+    expect(checkPolicy(loaded, new Map([["refund", []]])).errors).toEqual(['approvers[0] (x) names tool "deploy_*", which matches no known tool (known: refund); the rule would never apply']);
+  });
+
   it("a policy built in code is checked too when a guard is made from it", () => {
     expect(() => new PermissionPolicy([{ tool: "a", mode: "allow", principal: { from: ["user"] } as never }])).toThrow();
   });

@@ -37,6 +37,10 @@ export const approverText = {
   alreadyApproved: (identity: string, tool: string, ruleId: string, needed: number) => `${ruleId}: ${quoted(identity)} approved the call of ${tool} already; it needs ${needed} different approvers`,
   /** An entry point that cannot keep a first approval across answers. */
   cannotCollect: (tool: string, ruleId: string, needed: number) => `${ruleId}: the call of ${tool} needs ${needed} different approvers, which only a graph that keeps its state between answers can collect`,
+  /** "Don't ask again" on a call whose rule needs four eyes or several approvers. */
+  noStanding: (tool: string, ruleId: string) => `${ruleId}: the call of ${tool} needs its approvers every time; answer it without "don't ask again" (sticky)`,
+  /** An edit of a call that needs several approvers. */
+  noEdit: (tool: string, ruleId: string, needed: number) => `${ruleId}: the call of ${tool} needs ${needed} different approvers of the same arguments; approve or reject it (an edit would leave earlier approvals behind)`,
   /** Shown to the next reviewer: approvals so far. */
   collected: (have: readonly string[], needed: number) =>
     `Approved so far by ${have.map((name) => quoted(name)).join(", ")} (${have.length} of ${needed}); another approver must answer.`,

@@ -164,6 +164,10 @@ function catalogErrors(loaded: LoadedPolicy, infos: readonly RuleInfo[], tools: 
   for (const name of loaded.agent?.tools ?? []) {
     if (!tools.has(name)) errors.push(`agent.tools: no tool named ${JSON.stringify(name)} exists`);
   }
+  (loaded.approvers ?? []).forEach((rule, index) => {
+    const matches = compileToolMatcher({ tool: rule.tool, mode: "ask" }, `approvers[${index}]`);
+    if (!known.some(matches)) errors.push(`approvers[${index}]${rule.id === undefined ? "" : ` (${rule.id})`} names tool ${JSON.stringify(rule.tool)}, which matches no known tool (known: ${known.join(", ")}); the rule would never apply`);
+  });
   return errors;
 }
 

@@ -63,6 +63,8 @@ interface GateCall {
 /** A decision as the gate sees it. */
 interface GateDecision {
   readonly type: "approve" | "edit" | "reject";
+  /** "Don't ask again": a standing decision for later calls. */
+  readonly sticky?: unknown;
 }
 
 /** An approval that counted but did not yet let its call run. */
@@ -162,12 +164,16 @@ export class ApproverGate {
       return approverText.notApprover(user.identity, call.name, rule.ruleId, rule.rule.reason ?? rule.principal.description);
     }
     if (decision.type === "reject") return undefined;
+    const needed = rule.rule.approvals ?? 1;
+    // A standing approval would answer later calls with no approver looking: not where a rule needs a particular one.
+    if (decision.sticky !== undefined && (rule.rule.notRequester === true || needed > 1)) return approverText.noStanding(call.name, rule.ruleId);
+    // Several approvers approve one set of arguments: an edit would leave the earlier approvals behind.
+    if (decision.type === "edit" && needed > 1) return approverText.noEdit(call.name, rule.ruleId, needed);
     if (rule.rule.notRequester === true) {
       const requester = this.#record.requester;
       if (requester === undefined) return approverText.requesterUnknown(call.name, rule.ruleId);
       if (sameIdentity(requester, user.identity)) return approverText.ownCall(user.identity, call.name, rule.ruleId);
     }
-    const needed = rule.rule.approvals ?? 1;
     if (needed > 1) {
       if (!this.#partial) return approverText.cannotCollect(call.name, rule.ruleId, needed);
       if ((this.#record.approvedBy?.[call.id] ?? []).some((earlier) => sameIdentity(earlier, user.identity))) return approverText.alreadyApproved(user.identity, call.name, rule.ruleId, needed);
