@@ -4,6 +4,10 @@ import { parsePolicy, permissionPolicy } from "../src/policy/file.js";
 import { linearScanForTests, PermissionPolicy } from "../src/policy/permissions.js";
 import { asUser, principalOf, type AuthUserInput } from "../src/principal/principal.js";
 import { ApiKeys } from "../src/platform/api-keys.js";
+import { runPolicyCommand } from "./helpers/policy-command.js";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const POLICY = `
 principals:
@@ -190,5 +194,26 @@ describe("API keys' users carry permissions and metadata (GUARDED_GRAPH_API_USER
     expect(thrown(() => ApiKeys.parse(`alice:${KEY_A}`, "{alice"))).toMatch(/^GUARDED_GRAPH_API_USERS is invalid \(.*\); write JSON such as/);
     expect(thrown(() => ApiKeys.parse(`alice:${KEY_A}`, JSON.stringify({ alice: { roles: ["x"] } })))).toMatch(/^GUARDED_GRAPH_API_USERS is invalid \(alice: Unrecognized key: "roles"\)/);
     expect(thrown(() => ApiKeys.parse(`alice:${KEY_A}`, JSON.stringify({ alcie: { permissions: ["x"] } })))).toBe('GUARDED_GRAPH_API_USERS names "alcie", who has no key in GUARDED_GRAPH_API_KEYS (users with keys: alice).');
+  });
+});
+
+describe("policy explain --user / --configurable", () => {
+  it("judges rules on the principal for the given user and says who it is; without a user it says so and the allow rule cannot apply", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gg-explain-principal-"));
+    try {
+      const file = join(dir, "p.yaml");
+      writeFileSync(file, POLICY);
+      const args = ["explain", file, "--tool", "deploy", "--args", '{"service":"web","env":"staging"}'];
+      const asAlice = await runPolicyCommand([...args, "--user", JSON.stringify(alice), "--configurable", '{"environment":"staging"}']);
+      expect(asAlice.code).toBe(0);
+      const text = asAlice.out.join("\n");
+      expect(text).toContain('Principal: alice (permissions ["deploy"], metadata.tenant="acme", metadata.role="dev"); configurable environment="staging"');
+      expect(text).toContain("Decision: allow by permission:deployers");
+      const nobody = (await runPolicyCommand(args)).out.join("\n");
+      expect(nobody).toContain("Principal: no authenticated user (give --user JSON); no configurable values");
+      expect(nobody).toMatch(/Decision: ask by risk:high — permission:deployers could not allow this call: the run has no authenticated user/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

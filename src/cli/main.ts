@@ -26,7 +26,7 @@ const COMMAND_LINES: readonly string[] = [
   AUDIT_USAGE,
   "policy check FILE [--graph devops|etl|memory] [--json]",
   "policy plan FILE",
-  "policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--thread ID [--db SPEC]]",
+  "policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--thread ID [--db SPEC]] [--user JSON] [--configurable JSON]",
   "demo [--yes | --interactive] [--db SPEC] [--audit SPEC]",
   INIT_USAGE,
 ];
@@ -82,6 +82,7 @@ Usage:
   guarded-graph policy check FILE [--graph devops|etl|memory] [--mcp CONFIG] [--json]
   guarded-graph policy plan FILE
   guarded-graph policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--mcp CONFIG] [--thread ID [--db SPEC]]
+                                          [--user JSON] [--configurable JSON]
   guarded-graph demo [--yes | --interactive]
   guarded-graph ${INIT_USAGE}
   guarded-graph COMMAND --help | --version
