@@ -1,4 +1,4 @@
-// Tool rules for an ETL agent (seed 001's example 1), checked the way the guard checks them.
+// Tool rules for an ETL agent (connect, extract, validate, load, close), checked the way the guard checks them.
 import { fileURLToPath } from "node:url";
 import { assertValidRules, executionPlan, rules, ToolRulesEngine } from "guarded-graph";
 

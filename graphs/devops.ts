@@ -1,3 +1,5 @@
+// "guarded-graph/graphs/devops": the DevOps demo graph (kubectl-like and shell tools on a sandbox
+// cluster, under policies/devops.yaml) for a langgraph.json of your own: `export { graph } from "guarded-graph/graphs/devops";`.
 import { createDevopsTools, createSandbox, type Sandbox } from "./tools/devops.js";
 import { assembleGraph, bundledPolicy, platformGraph, type GraphOptions, type ReadyGraph } from "./shared.js";
 

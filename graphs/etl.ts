@@ -1,3 +1,5 @@
+// "guarded-graph/graphs/etl": the ETL demo graph (tool rules from policies/etl.toml) for a
+// langgraph.json of your own: `export { graph } from "guarded-graph/graphs/etl";`.
 import { createEtlTools, createWarehouse, type FakeWarehouse } from "./tools/etl.js";
 import { assembleGraph, bundledPolicy, platformGraph, type GraphOptions, type ReadyGraph } from "./shared.js";
 
@@ -14,7 +16,7 @@ export interface EtlGraphOptions extends GraphOptions {
   warehouse?: FakeWarehouse;
 }
 
-/** The ETL agent of seed 001 (Example 1), its tool rules from policies/etl.toml. */
+/** The ETL demo agent (connect, extract, validate, load, close) under its tool rules from policies/etl.toml. */
 export async function createEtlGraph(options: EtlGraphOptions = {}): Promise<ReadyGraph & { warehouse: FakeWarehouse }> {
   const warehouse = options.warehouse ?? createWarehouse();
   const ready = await assembleGraph({

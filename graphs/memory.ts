@@ -1,3 +1,5 @@
+// "guarded-graph/graphs/memory": the memory demo graph (the built-in memory tools and a FileSource)
+// for a langgraph.json of your own: `export { graph } from "guarded-graph/graphs/memory";`.
 import type { BaseStore } from "@langchain/langgraph";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,7 +1,10 @@
-// The public API of "guarded-graph", by area. Memory, files and the built-in memory tools are in
-// "guarded-graph/memory"; the scripted offline model in "guarded-graph/testing"; the demo graphs in
-// "guarded-graph/graphs"; the LangChain v1 middleware in "guarded-graph/middleware".
-// docs/api.md lists every exported name and what was removed from the surface.
+// "guarded-graph": the guard (createGuardedAgent, GuardedToolNode, Guard, guardFromPolicy), approvals,
+// durable threads, tools, tool rules, permission policy and provenance, audit, killswitch, storage,
+// createModel and errors.
+// Memory, files and the built-in memory tools are in "guarded-graph/memory"; the scripted offline
+// model in "guarded-graph/testing"; the demo graphs in "guarded-graph/graphs"; the LangChain v1
+// middleware in "guarded-graph/middleware".
+// docs/api.md and docs/api/*.md list every exported name with its declaration (generated: npm run docs:api).
 
 // The guard: createGuardedAgent, GuardedToolNode (with GuardAnnotation in your state), a policy file.
 export { createGuardedAgent, GUARDED_NODES } from "./guard/agent.js";

@@ -41,9 +41,11 @@ async function resolveThenType(graph: Invokable, id: string, ran: string[], audi
   const asked = pendingApproval(first)?.actionRequests.map((a) => a.toolCallId);
   expect(asked).toEqual(["s1", "s2"]);
 
-  // "Mark as Resolved": nothing runs, nothing is answered, the same calls are asked for again.
+  // "Mark as Resolved": nothing runs, nothing is answered, nothing is audited, the same calls are asked for again.
+  const audited = (await audit.query({})).length;
   const resolved = await graph.invoke(new Command({ goto: END }), config);
   expect(ran).toEqual([]);
+  expect((await audit.query({})).length).toBe(audited);
   expect(resolved.messages.filter((m) => ToolMessage.isInstance(m))).toEqual([]);
   expect(pendingApproval(resolved)?.actionRequests.map((a) => a.toolCallId)).toEqual(["s1", "s2"]);
   expect(resolved.__interrupt__?.[0]?.id).not.toBe(first.__interrupt__?.[0]?.id);

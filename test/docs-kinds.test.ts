@@ -16,6 +16,7 @@ import { describe, expect, it } from "vitest";
 import { loadPolicyFile, parsePolicy, permissionPolicy, PermissionPolicy, type LoadedPolicy } from "../src/policy/index.js";
 import { compileToolMatcher, type PermissionRule } from "../src/policy/permissions.js";
 import { interpretations } from "./helpers/oracle.js";
+import { codeBlocks } from "./helpers/readme.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DOCS = ["README.md", ...readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
@@ -26,10 +27,6 @@ interface Example {
   rules: readonly PermissionRule[];
   base: string;
   words: string[];
-}
-
-function fenced(text: string): { lang: string; body: string }[] {
-  return [...text.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1] ?? "", body: m[2] ?? "" }));
 }
 
 /** Rule object literals written on one line in a TypeScript block (`{ id: "x", tool: ..., mode: "allow" }`). */
@@ -53,7 +50,7 @@ function examples(): Example[] {
     out.push({ source, policy: permissionPolicy(loaded), rules: loaded.permissions, base: loaded.pathBase ?? "/", words });
   for (const file of DOCS) {
     const text = readFileSync(path.join(ROOT, file), "utf8");
-    fenced(text).forEach(({ lang, body }, i) => {
+    codeBlocks(text).forEach(({ lang, body }, i) => {
       const words = [...new Set(body.match(/[A-Za-z_][\w-]*/g) ?? [])];
       if (["yaml", "yml", "toml", "json"].includes(lang) && /permissions/.test(body)) {
         try {

@@ -299,6 +299,7 @@ console.log("schema", schema.$schema !== undefined);
       "policy-devops": /bash \{"command":"sudo rm -fr {2}\/"\} -> deny/,
       "policy-inline": /mode: 'deny',\s+ruleId: 'permission:secrets'/,
       "provenance-bank": /large: deny/,
+      "provenance-fields": /refund: allow[\s\S]*subject: deny[\s\S]*dora: allow[\s\S]*linked: deny/,
       "rules-etl": /shown: connect_database/,
       "runtime-offline-model": /human: Tidy up the cluster\nai: /,
       "runtime-storage": /kind: 'memory'/,

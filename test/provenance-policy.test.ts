@@ -295,7 +295,7 @@ describe("policy check", () => {
     const fixtures = new URL("./fixtures/agentdojo", import.meta.url).pathname;
     for (const suite of SUITES) {
       const catalog = new ToolRegistry(suiteTools((await loadSuite(fixtures, suite)).tools)).catalog();
-      for (const setting of ["baseline", "provenance", "context", "mixed", "strict"]) {
+      for (const setting of ["baseline", "provenance", "context", "mixed", "strict", "fields", "fields-mixed", ...(suite === "slack" ? ["userargs"] : [])]) {
         const policy = await loadPolicyFile(new URL(`../policies/agentdojo/${suite}.${setting}.yaml`, import.meta.url).pathname);
         expect(checkPolicy(policy, catalog), `${suite}.${setting}`).toMatchObject({ errors: [], warnings: [] });
       }

@@ -1,22 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { docPaths, examplePaths, README_PATH, renderReadme } from "./helpers/readme.js";
+import { anchors, docPaths, examplePaths, README_PATH, renderReadme } from "./helpers/readme.js";
 
 const readme = readFileSync(README_PATH, "utf8");
 const pages = docPaths();
-
-/** GitHub's heading anchors. */
-function anchors(text: string): Set<string> {
-  const out = new Set<string>();
-  let inCode = false;
-  for (const line of text.split("\n")) {
-    if (line.startsWith("```")) inCode = !inCode;
-    const m = inCode ? null : /^#{1,6} (.+)$/.exec(line);
-    if (m) out.add((m[1] ?? "").trim().toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-"));
-  }
-  return out;
-}
 
 /** Markdown links outside code blocks. */
 function links(text: string): string[] {

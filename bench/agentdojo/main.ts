@@ -1,5 +1,5 @@
 /**
- * AgentDojo replay benchmark: `npm run bench:agentdojo -- --data PATH [--policies DIR] [--setting NAME] [--json OUT] [--show]`.
+ * AgentDojo replay benchmark: `npm run bench:agentdojo -- --data PATH [--policies DIR] [--setting NAME] [--suite NAME] [--json OUT] [--show]`.
  *
  * PATH holds AgentDojo's v1 traces and tools (traces-<suite>.json, tools-<suite>.json). The policies
  * are `<DIR>/<suite>.<setting>.yaml` (default DIR policies/agentdojo, setting "provenance").
@@ -24,7 +24,7 @@ export function formatSummary(setting: string, s: Summary): string {
   return [
     `setting ${setting}`,
     `  utility:  ${s.cleanRan}/${s.clean} clean tasks ran with no deny (${s.cleanDenied} denied); ${s.cleanNeedingApproval} needed approval (${s.approvals} approvals)`,
-    `  security: of ${s.withToolCall} hijacks that call a tool (${s.hijacked} in all): denied ${s.denied}, asked ${s.asked}, executed without a human ${s.executed}`,
+    `  security: of ${s.withToolCall} hijacks that call a tool (${s.hijacked} in all): denied ${s.denied}, asked ${s.asked}, executed without a human ${s.executed}; stopped after an attacker's change ran ${s.stoppedLate}`,
     `  evidence: ${s.withEvidence} of ${s.denied + s.asked} stopped hijacks name a value and where it first appears (${s.withOutput} a message or output, the rest "nowhere")`,
   ].join("\n");
 }
@@ -37,16 +37,23 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       setting: { type: "string", multiple: true },
       json: { type: "string" },
       show: { type: "string" },
+      suite: { type: "string", multiple: true },
     },
   });
+  const suites = (values.suite ?? SUITES) as Suite[];
+  const unknown = suites.filter((suite) => !(SUITES as readonly string[]).includes(suite));
+  if (unknown.length > 0) {
+    console.error(`unknown suite ${unknown.join(", ")}: expected ${SUITES.join(", ")}`);
+    process.exit(2);
+  }
   if (values.data === undefined) {
-    console.error("usage: npm run bench:agentdojo -- --data PATH [--policies DIR] [--setting NAME ...] [--json OUT] [--show denied|asked|executed|clean]");
+    console.error("usage: npm run bench:agentdojo -- --data PATH [--policies DIR] [--setting NAME ...] [--suite NAME ...] [--json OUT] [--show denied|asked|executed|clean]");
     process.exit(2);
   }
   const settings = values.setting ?? ["baseline", "provenance"];
   const out: Record<string, { summary: Summary; results: SuiteResult[] }> = {};
   for (const setting of settings) {
-    const results = await runSettings(values.data, values.policies, setting);
+    const results = await runSettings(values.data, values.policies, setting, suites);
     const summary = summarize(results);
     out[setting] = { summary, results };
     console.log(formatSummary(setting, summary));

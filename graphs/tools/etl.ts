@@ -5,7 +5,7 @@ import type { ToolRule } from "../../src/rules/types.js";
 
 export type Row = Record<string, string | number | null>;
 
-/** In-memory source database and warehouse for the ETL demo (seed 001, Example 1). */
+/** In-memory source database and warehouse for the ETL demo. */
 export interface FakeWarehouse {
   /** Source tables, by database then table. */
   sources: Record<string, Record<string, Row[]>>;
@@ -20,6 +20,7 @@ export interface FakeWarehouse {
   connections: number;
 }
 
+/** A fresh in-memory warehouse with sample source tables, for `createEtlTools` and the ETL demo graph. */
 export function createWarehouse(): FakeWarehouse {
   return {
     sources: {
@@ -63,7 +64,7 @@ function sourceTable(w: FakeWarehouse, table: string): Row[] {
   return rows;
 }
 
-/** The five ETL tools of seed 001 Example 1, acting on `warehouse`. */
+/** The five ETL tools (connect, extract, validate, load, close), acting on `warehouse`. */
 export function createEtlTools(warehouse: FakeWarehouse = createWarehouse()): GuardedTool[] {
   const w = warehouse;
   const table = z.string().min(1).describe("Source table name, e.g. orders");
@@ -137,7 +138,7 @@ export function createEtlTools(warehouse: FakeWarehouse = createWarehouse()): Gu
   return tools as GuardedTool[];
 }
 
-/** The tool rules of seed 001 Example 1, with its priorities. */
+/** The ETL demo's tool rules, with their priorities. */
 export function etlToolRules(): ToolRule[] {
   return [
     { tool: "connect_database", type: "InitialCall", priority: 10 },

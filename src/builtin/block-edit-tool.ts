@@ -49,6 +49,7 @@ function editOf(input: BlockEditInput): BlockEdit {
   }
 }
 
+/** The `block_edit` tool: edit a memory block's content (append, replace, patch with a unified diff, set a field), within the block's permission. */
 export function createBlockEditTool(options: { memory: MemoryProvider }) {
   return defineTool({
     name: "block_edit",

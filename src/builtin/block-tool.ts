@@ -24,6 +24,7 @@ const blockInputSchema = z.discriminatedUnion("op", [
 const BLOCK_USAGE_RULE =
   "block manages block lifecycle: load a block (or, with source_id, a source's block such as a file) into context, pin/unpin it, archive a Working block, info for its schema and permission. The conversation continues after it.";
 
+/** The `block` tool: load a memory block (or a source's block, such as a file) into context, pin, unpin, archive it, or read its schema. */
 export function createBlockTool(options: { memory: MemoryProvider; sources?: SourceManager }) {
   return defineTool({
     name: "block",

@@ -36,6 +36,7 @@ async function loadFromArchival(memory: MemoryStore, label: string) {
   return blockView(await memory.setType(label, "core"));
 }
 
+/** The `context` tool, superseded by `block` and `block_edit` and kept for existing agents: append, replace, archive, load and swap core memory. */
 export function createContextTool(options: { memory: MemoryProvider }) {
   return defineTool({
     name: "context",

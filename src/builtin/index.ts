@@ -26,7 +26,7 @@ export { createSourceTool } from "./source-tool.js";
 export interface BuiltinToolsOptions {
   memory: MemoryProvider;
   sources?: SourceManager;
-  /** Include the superseded seed 004 tools (context, search, send_message). Default false. */
+  /** Include the superseded tools kept for existing agents (context, search, send_message). Default false. */
   superseded?: boolean;
   conversations?: ConversationSearch;
   router?: MessageRouter;

@@ -25,6 +25,7 @@ const recallInputSchema = z.discriminatedUnion("op", [
 const RECALL_USAGE_RULE =
   "recall stores immutable archival entries (insert) and finds them by full-text search ranked by relevance (search). Entries cannot be changed or deleted. The conversation continues after it.";
 
+/** The `recall` tool: insert an immutable archival memory entry, or search entries by relevance. */
 export function createRecallTool(options: { memory: MemoryProvider }) {
   return defineTool({
     name: "recall",

@@ -2,7 +2,7 @@ import type { ToolRule } from "../rules/types.js";
 import { guardSpecOf } from "../tools/registry.js";
 import type { AnyTool } from "../tools/types.js";
 
-/** ContinueLoop for the memory, source and file tools; Terminal for send_message (seed 002 / 004). */
+/** ContinueLoop for the memory, source and file tools; Terminal for send_message (the run ends after it). */
 export function defaultToolRules(): ToolRule[] {
   return [
     ...["block", "block_edit", "recall", "source", "file", "context", "search"].map(

@@ -74,6 +74,7 @@ const searchInputSchema = z.object({
 const SEARCH_USAGE_RULE =
   "search (superseded by recall search) finds archival memory entries, past conversation messages, or both, ranked by relevance; narrow with limit and filters. The conversation continues after it.";
 
+/** The `search` tool, superseded by `recall` search and kept for existing agents: search archival memory, past conversations, or both. */
 export function createSearchTool(options: { memory: MemoryProvider; conversations?: ConversationSearch }) {
   return defineTool({
     name: "search",

@@ -136,6 +136,7 @@ const sendMessageInputSchema = z.object({
 const SEND_MESSAGE_USAGE_RULE =
   "send_message sends a message to the user, another agent, a group, or a registered channel. When send_message is called, the conversation ends.";
 
+/** The `send_message` tool, kept for existing agents: send a message to the user, an agent, a group or a registered channel; the run ends after it. */
 export function createSendMessageTool(options: { router?: MessageRouter } = {}) {
   const router = options.router ?? new MessageRouter();
   return defineTool({

@@ -14,6 +14,7 @@ const sourceInputSchema = z.discriminatedUnion("op", [
 const SOURCE_USAGE_RULE =
   "source controls data sources: pause/resume a stream source's notifications, status of one or all sources, list sources. The conversation continues after it.";
 
+/** The `source` tool: pause or resume a data source's notifications, read one or all sources' status, list sources. */
 export function createSourceTool(options: { sources: SourceManager }) {
   const { sources } = options;
   return defineTool({

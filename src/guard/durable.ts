@@ -16,6 +16,7 @@ export interface DurableGraph<Output, Input = never> {
   checkpointer?: BaseCheckpointSaver | boolean;
 }
 
+/** Options of `startThread`, `resumeThread`, `continueThread` and `runThreadLocked`: the lock, how long to wait for it, and the run's config. */
 export interface DurableRunOptions {
   /** Storage spec naming the thread lock; default `GUARDED_GRAPH_DB`, else the embedded SQLite file. */
   lockSpec?: string;

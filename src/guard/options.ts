@@ -23,7 +23,7 @@ export interface GuardOptions {
   /**
    * Risk of a tool that declares none (neither the tool, `toolRisk` nor `operationRisk` gives one).
    * Unset (the default): a call no permission rule matches, on such a tool, asks a human (rule id
-   * `default:ask`; seed 003: no matching rule → ask). `"medium"` lets such calls run, as `low` does.
+   * `default:ask`: a call no rule decides asks). `"medium"` lets such calls run, as `low` does.
    * A policy file's `defaultRisk` sets the same thing.
    */
   defaultRisk?: RiskLevel;

@@ -14,6 +14,7 @@ import {
   type KillswitchStatus,
 } from "./types.js";
 
+/** Options of a `Killswitch` besides its config: clock, audit sink, HTTP dispatcher and the environment header values come from. */
 export interface KillswitchOptions {
   /** Clock for freshness and staleness (epoch ms). Timers still run on real time. */
   now?: () => number;
@@ -34,7 +35,7 @@ const FIRST_RETRY_MS = 1_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * Remote killswitch (seed 003), fail-safe. `decide`, `snapshot` and `bypassAllowed` are
+ * Remote killswitch, fail-safe. `decide`, `snapshot` and `bypassAllowed` are
  * synchronous and never wait on the network: they read the cached policy and, when a refresh is
  * due, start one in the background. Until a fetch succeeds, and whenever the last fetch failed
  * or the policy is older than `maxAgeMs`, the guard is restricted.

@@ -13,6 +13,7 @@ export interface MemoryBackend {
   close(): Promise<void>;
 }
 
+/** A memory backend kept in this process only (lost when it exits): for tests, demos and short-lived agents. */
 export function inMemoryMemory(options: { namespace: readonly string[] }): MemoryBackend {
   const memory = new MemoryStore(new InMemoryStore(), { namespace: options.namespace, archival: new InMemoryArchivalIndex() });
   return { memory, close: async () => {} };

@@ -25,6 +25,7 @@ function nonBlank(env: Record<string, string | undefined>, name: string): string
   return value === "" ? undefined : value;
 }
 
+/** Options of `createModel`: the scripted scenario used when no model is configured, and the environment read. */
 export interface CreateModelOptions {
   /** Scenario for the offline scripted model: a name under `scenarios/`, a file path, or a scenario object. */
   scenario?: string | Scenario;

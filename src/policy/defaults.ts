@@ -2,7 +2,7 @@ import type { RiskLevel } from "../tools/types.js";
 import type { PermissionMode, PolicyDecision } from "./types.js";
 import { riskDefaultReason, undeclaredRiskReason } from "../messages/index.js";
 
-/** What each risk level decides when no permission rule matches (seed 003); a policy's `riskModes` changes it. */
+/** What each risk level decides when no permission rule matches; a policy's `riskModes` changes it. */
 export const DEFAULT_RISK_MODES: Readonly<Record<RiskLevel, PermissionMode>> = {
   low: "allow",
   medium: "allow",
@@ -16,7 +16,7 @@ const DEFAULT_ASK_RULE_ID = "default:ask";
 /**
  * The one decision when no permission rule applies, for every entry point (with or without a policy):
  * the declared risk's mode decides; a tool whose risk nobody declared (the tool, the policy's
- * `tools.X.risk`, `defaultRisk` of the policy or of the guard's options) asks (seed 003: no matching rule → ask).
+ * `tools.X.risk`, `defaultRisk` of the policy or of the guard's options) asks: a call no rule decides waits for a person.
  */
 export function noRuleDecision(tool: string, risk: RiskLevel | undefined, modes?: Partial<Record<RiskLevel, PermissionMode>>): PolicyDecision {
   if (risk === undefined) return { mode: "ask", ruleId: DEFAULT_ASK_RULE_ID, reason: undeclaredRiskReason(tool), risk: "medium" };

@@ -13,8 +13,8 @@ import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, Precede
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
 import { cannotTellReason, controlCharacterReason, uncoveredReason } from "../messages/index.js";
 import { DEFAULT_RISK_MODES, noRuleDecision } from "./defaults.js";
-import { evidenceNote, provenanceReason, provenanceUsage } from "../messages/provenance.js";
-import { budgetTotal, describeCondition, isComposite, locateValues, seenAfter, usesContext, usesPrincipal } from "../provenance/conditions.js";
+import { evidenceNote, provenanceReason } from "../messages/provenance.js";
+import { budgetTotal, isComposite, locateValues, seenAfter, usesContext, usesPrincipal } from "../provenance/conditions.js";
 import { compilePrincipalConditions, missingReason, type PrincipalConditions } from "../principal/conditions.js";
 import type { Principal } from "../principal/principal.js";
 import { sameAsNames } from "../principal/check.js";
@@ -23,6 +23,8 @@ import { principalText } from "../messages/principal.js";
 import { Evaluation, type DecisionContext, type ProvenanceSettings } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
+import { trustTableOf } from "../provenance/trust.js";
+import { provenanceUsageLines } from "../provenance/usage.js";
 import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import { ToolNameIndex, ValueIndex } from "./rule-index.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
@@ -43,7 +45,7 @@ export interface PermissionRule extends PermissionRuleSpec {
 }
 
 export interface PermissionPolicyOptions {
-  /** Default `deny-first`: deny > ask > allow among all matching rules. `first-match` is the seed's order. */
+  /** Default `deny-first`: deny > ask > allow among all matching rules. `first-match`: the first matching rule in written order wins. */
   precedence?: Precedence;
   /** Risk per tool name; overrides the risk the tool declares. */
   toolRisk?: Record<string, RiskLevel>;
@@ -51,7 +53,7 @@ export interface PermissionPolicyOptions {
   riskModes?: Partial<Record<RiskLevel, PermissionMode>>;
   /**
    * Risk of a tool that declares none and is not in `toolRisk`. Unset (the default): a call no rule
-   * matches, on such a tool, asks (seed 003: no matching rule → ask).
+   * matches, on such a tool, asks.
    */
   defaultRisk?: RiskLevel;
   /** Absolute directory relative paths in `path` matchers resolve against (default "/"). */
@@ -358,28 +360,6 @@ function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>
   const out: Record<string, ConditionSpec<FieldMatcher>> = {};
   for (const [selector, m] of Object.entries(where)) out[selector] = toCondition(m);
   return out;
-}
-
-/** The `from` condition a field condition requires (directly or under `not`/`anyOf`/`allOf`), for usage text. */
-function findFrom(condition: unknown, negated = false): { from: string[]; only?: ("links" | "emails")[]; otherwise: string[]; negated: boolean } | undefined {
-  if (typeof condition !== "object" || condition === null) return undefined;
-  const c = condition as Record<string, unknown>;
-  if (Array.isArray(c.from)) return { from: c.from as string[], otherwise: [], negated, ...(c.only === undefined ? {} : { only: c.only as ("links" | "emails")[] }) };
-  if (c.not !== undefined) return findFrom(c.not, !negated);
-  for (const key of ["anyOf", "allOf"] as const) {
-    const inners = (c[key] as unknown[] | undefined) ?? [];
-    for (const inner of inners) {
-      const found = findFrom(inner, negated);
-      if (found === undefined) continue;
-      // anyOf: the other branches are alternatives the value may match instead.
-      if (key === "anyOf") {
-        const others = inners.filter((other) => other !== inner).map((other) => describeCondition(other as ConditionSpec<FieldMatcher>, describeMatcher));
-        found.otherwise.push(...others);
-      }
-      return found;
-    }
-  }
-  return undefined;
 }
 
 /** Longest argument value a tool-level deny or ask names in its evidence (a file id, an address; not a body). */
@@ -731,7 +711,7 @@ export class PermissionPolicy {
     this.lowerRisk = new Set(options.lowerRisk ?? []);
     this.riskModes = { ...DEFAULT_RISK_MODES, ...options.riskModes };
     this.provenance = { ...options.provenance };
-    this.trusted = new Set(this.provenance.trusted ?? []);
+    this.trusted = trustTableOf(this.provenance).whole;
     this.contextual = this.rules.some((rule) => rule.contextual);
     this.readsPrincipal = this.rules.some((rule) => rule.personal);
     for (const rule of this.rules) this.byToolName.add(rule, rule.spec);
@@ -918,27 +898,12 @@ export class PermissionPolicy {
   /**
    * Usage sentences for the system prompt, one per restricting rule with a provenance, `after` or
    * `budget` condition, so the model knows which values must come from the user before it calls.
+   * Each says the rule's whole condition; the lines are grouped and bounded.
    */
   usageLines(): string[] {
-    const lines: string[] = [];
     const lists = { trusted: this.provenance.trusted ?? [], untrusted: this.provenance.untrusted ?? [] };
-    for (const rule of this.rules) {
-      if (!rule.contextual || rule.mode === "allow") continue;
-      const mode = rule.mode;
-      const tools = `\`${rule.spec.tool}\``;
-      for (const [field, condition] of Object.entries(rule.spec.where ?? {})) {
-        const from = findFrom(condition);
-        if (from === undefined) continue;
-        // A restricting rule with `not: { from }` wants the value from there; with a plain `from`, a value found there is what it stops.
-        lines.push(from.negated ? provenanceUsage.from(tools, field, from.from, lists, mode, from.only, from.otherwise) : provenanceUsage.foundIn(tools, field, from.from, lists, mode));
-      }
-      if (rule.spec.after !== undefined) lines.push(provenanceUsage.after(tools, rule.spec.after, this.provenance.untrusted ?? [], rule.spec.afterScope ?? "run", mode));
-      if (rule.spec.budget !== undefined) {
-        const { sum, max, scope } = rule.spec.budget;
-        lines.push(sum === undefined ? provenanceUsage.callBudget(tools, max, scope ?? "run", mode) : provenanceUsage.budget(tools, sum, max, scope ?? "run", mode));
-      }
-    }
-    return [...new Set(lines)];
+    const rules = this.rules.flatMap((rule) => (rule.contextual && rule.mode !== "allow" ? [{ ...rule.spec, mode: rule.mode }] : []));
+    return provenanceUsageLines(rules, lists, describeMatcher);
   }
 
   /**

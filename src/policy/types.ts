@@ -24,6 +24,7 @@ export type FieldMatcher =
   /** Email addresses (every address of a list): `*@example.com`. */
   | { email: string | string[] };
 
+/** One permission rule as written in code or a policy file: which tool, which arguments, and `allow`, `deny` or `ask`. */
 export interface PermissionRuleSpec {
   id?: string;
   /** Tool name pattern: a glob (`kubectl_*`) unless `toolRegex` is true. */

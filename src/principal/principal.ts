@@ -153,6 +153,7 @@ export function configAs<C extends { configurable?: Record<string, unknown> | un
  * A config for an in-process run (invoke, stream, a resume) on behalf of `user`: what LangGraph
  * Platform's auth handler does for a request, for code that authenticated its caller itself.
  */
-export function asUser<C extends { configurable?: Record<string, unknown> | undefined }>(config: C, user: AuthUserInput): C {
-  return { ...config, configurable: { ...config.configurable, langgraph_auth_user: { is_authenticated: true, permissions: [], ...user } } };
+export function asUser<C extends { configurable?: Record<string, unknown> | undefined }>(config: C, user: AuthUserInput): C & { configurable: NonNullable<C["configurable"]> & { langgraph_auth_user: AuthUserInput } } {
+  const configurable = { ...config.configurable, langgraph_auth_user: { is_authenticated: true, permissions: [], ...user } } as NonNullable<C["configurable"]> & { langgraph_auth_user: AuthUserInput };
+  return { ...config, configurable };
 }

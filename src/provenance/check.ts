@@ -1,5 +1,6 @@
 import type { PermissionRule } from "../policy/permissions.js";
 import type { ProvenanceConfig } from "./schema.js";
+import { trustedTool } from "./trust.js";
 
 /** Tool name → its operations, as ToolRegistry.catalog() gives it. */
 type ToolCatalog = ReadonlyMap<string, readonly string[]>;
@@ -20,13 +21,16 @@ function sourcesIn(condition: unknown, out: string[]): void {
 export function provenanceWarnings(permissions: readonly PermissionRule[], provenance: ProvenanceConfig | undefined, tools: ToolCatalog | undefined): string[] {
   const warnings: string[] = [];
   const known = (tool: string) => tools === undefined || tools.has(tool);
-  const trusted = provenance?.trusted ?? [];
+  const trusted = (provenance?.trusted ?? []).map(trustedTool);
   const untrusted = provenance?.untrusted ?? [];
   for (const [list, names] of [["trusted", trusted], ["untrusted", untrusted]] as const) {
     for (const name of names) if (!known(name)) warnings.push(`provenance.${list}: no tool is named ${JSON.stringify(name)}`);
   }
-  for (const name of trusted) {
-    if (untrusted.includes(name)) warnings.push(`provenance: ${JSON.stringify(name)} is both trusted and untrusted; its outputs count as trusted sources`);
+  // A tool trusted in part (some fields, or when the user typed its arguments) is meant to be untrusted for the rest.
+  for (const entry of provenance?.trusted ?? []) {
+    const whole = typeof entry === "string" || (entry.fields === undefined && entry.argsFromUser !== true);
+    const name = trustedTool(entry);
+    if (whole && untrusted.includes(name)) warnings.push(`provenance: ${JSON.stringify(name)} is both trusted and untrusted; its outputs count as trusted sources`);
   }
   permissions.forEach((rule, index) => {
     const label = rule.id === undefined ? `permissions[${index}]` : `permissions[${index}] (${rule.id})`;

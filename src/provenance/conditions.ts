@@ -1,3 +1,4 @@
+import { evidenceNote } from "../messages/provenance.js";
 import { NO, UNKNOWN, YES, type Verdict } from "../policy/kinds/verdict.js";
 import type { Evaluation, ProvenanceSettings } from "./context.js";
 import type { Evidence, ProvenanceIndex, SourceText } from "./index-builder.js";
@@ -94,18 +95,24 @@ function cachedQuery(value: string | number, minLength: number): ValueQuery {
   return query;
 }
 
-/** Which sources a `from` list accepts, compiled once. */
-function acceptorOf(sources: readonly string[]): (source: SourceText, trusted: ReadonlySet<string>, untrusted: ReadonlySet<string>) => boolean {
+/**
+ * Which sources a `from` list accepts, compiled once. A tool output is accepted when the list names
+ * the tool, or `trusted` and the value is in a trusted part of it, or `untrusted` and the value is in
+ * its untrusted part (see {@link TrustTable}).
+ */
+function acceptorOf(sources: readonly string[]): (source: SourceText, query: ValueQuery, evaluation: Evaluation, index: ProvenanceIndex) => boolean {
   const user = sources.includes("user");
   const anyTrusted = sources.includes("trusted");
   const anyUntrusted = sources.includes("untrusted");
   const tools = new Set(sources.filter((name) => name !== "user" && name !== "trusted" && name !== "untrusted" && !name.startsWith("args:")));
   const calls = new Set(sources.filter((name) => name.startsWith("args:")).map((name) => name.slice(5)));
-  return (source, trusted, untrusted) => {
+  return (source, query, evaluation, index) => {
     if (source.kind === "user" || source.kind === "system") return user;
     const tool = source.tool ?? "";
     if (source.kind === "call") return calls.has(tool);
-    return tools.has(tool) || (anyTrusted && trusted.has(tool)) || (anyUntrusted && untrusted.has(tool));
+    if (tools.has(tool)) return true;
+    if (anyTrusted && evaluation.trust.trusts(source, query, index)) return true;
+    return anyUntrusted && evaluation.trust.inUntrustedPart(source, query, index);
   };
 }
 
@@ -122,10 +129,7 @@ const MAX_MEMO_ENTRIES = 10_000;
 
 function compileFrom(condition: FromCondition): ValueTest {
   const acceptor = acceptorOf(condition.from);
-  // One accept function per trusted set (one per policy), not one per evaluation.
-  let acceptTrusted: ReadonlySet<string> | undefined;
-  let acceptSettings: ProvenanceSettings | undefined;
-  let accept: (source: SourceText) => boolean = () => false;
+  const namesTrusted = condition.from.includes("trusted");
   const memo = new Map<string, Map<ValueQuery, Traced>>();
   let memoEntries = 0;
   const trace = (value: string, field: string, index: ProvenanceIndex, evaluation: Evaluation, minLength: number): boolean => {
@@ -145,16 +149,13 @@ function compileFrom(condition: FromCondition): ValueTest {
     if (query.untraceable !== undefined) {
       item = appearanceOf(query, field, index);
     } else {
-      if (acceptTrusted !== trusted || acceptSettings !== evaluation.settings) {
-        acceptTrusted = trusted;
-        acceptSettings = evaluation.settings;
-        const untrusted = evaluation.untrusted;
-        accept = (source) => acceptor(source, trusted, untrusted);
-      }
-      const found = index.find(query, accept);
+      const found = index.find(query, (source) => acceptor(source, query, evaluation, index));
       item = { field, value: query.display, found: found.source !== undefined };
       if (found.source !== undefined) item.source = found.source;
       if (found.seenIn !== undefined) item.seenIn = found.seenIn;
+      // Seen first in an output trusted only in part: say why that output did not count.
+      const partly = namesTrusted && found.source === undefined && found.seenIn?.kind === "tool" ? evaluation.trust.partly(found.seenIn.tool ?? "") : undefined;
+      if (partly !== undefined) item.note = evidenceNote.partlyTrusted(found.seenIn!.tool ?? "", partly.fields, partly.argsFromUser);
     }
     // Shared by the decisions that trace the same value: never changed after this.
     Object.freeze(item);

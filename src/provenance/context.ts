@@ -1,6 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { provenanceIndex, type Evidence, type ProvenanceIndex } from "./index-builder.js";
 import type { Principal } from "../principal/principal.js";
+import type { TrustEntry } from "./schema.js";
+import { trustTableOf, type TrustTable } from "./trust.js";
 
 /** A call of the current turn reviewed before this one and not refused (it counts for budgets). */
 export interface TurnCall {
@@ -28,15 +30,17 @@ export function decisionContextOf(turn: { messages?: readonly BaseMessage[] | un
 
 /** The provenance settings of a policy: which tools' outputs are trusted, which are untrusted. */
 export interface ProvenanceSettings {
-  /** Tools whose outputs are as good as what the user wrote (`trusted` in a `from` list). */
-  trusted?: readonly string[];
+  /**
+   * Tools whose outputs are as good as what the user wrote (`trusted` in a `from` list): a name (the
+   * whole output), or `{ tool, fields, argsFromUser }` (some fields of it, or only the outputs of calls
+   * whose arguments the user typed).
+   */
+  trusted?: readonly TrustEntry[];
   /** Tools whose outputs carry text from outside (web pages, inboxes, files): `untrusted` in an `after` list. */
   untrusted?: readonly string[];
   /** Fewest letters and digits a value needs to be traced (default 3). */
   minLength?: number;
 }
-
-const untrustedSets = new WeakMap<ProvenanceSettings, ReadonlySet<string>>();
 
 /** Per-decision evaluation state: the lazily built index and the evidence gathered. */
 export class Evaluation {
@@ -44,7 +48,9 @@ export class Evaluation {
   readonly settings: ProvenanceSettings;
   evidence: Evidence[] = [];
   private index: ProvenanceIndex | undefined;
-  /** `settings.trusted` as a set, shared by every evaluation of one policy. */
+  /** Which parts of which outputs are trusted or untrusted, made once per settings object. */
+  readonly trust: TrustTable;
+  /** The tools whose whole output is trusted, shared by every evaluation of one policy. */
   readonly trusted: ReadonlySet<string>;
   /** Who runs the call (`sameAs` and `principal` conditions); undefined when the caller gave none. */
   readonly principal: Principal | undefined;
@@ -53,17 +59,13 @@ export class Evaluation {
     this.context = context;
     this.principal = principal;
     this.settings = settings;
-    this.trusted = trusted ?? new Set(settings.trusted ?? []);
+    this.trust = trustTableOf(settings);
+    this.trusted = trusted ?? this.trust.whole;
   }
 
   /** `settings.untrusted` as a set (`from: [untrusted]`), made once per settings object. */
   get untrusted(): ReadonlySet<string> {
-    let set = untrustedSets.get(this.settings);
-    if (set === undefined) {
-      set = new Set(this.settings.untrusted ?? []);
-      untrustedSets.set(this.settings, set);
-    }
-    return set;
+    return this.trust.untrusted;
   }
 
   /** The thread's provenance index, or undefined when the caller gave no messages (the guard cannot tell). */

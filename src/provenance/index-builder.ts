@@ -87,6 +87,10 @@ export class ProvenanceIndex {
   readonly outputs: { tool: string; index: number; runId: string; toolCallId: string; ok: boolean }[] = [];
   /** Calls that completed without error, with their arguments (for budgets and grown allow-lists). */
   readonly completedCalls: { tool: string; args: unknown; index: number; runId: string; toolCallId: string }[] = [];
+  /** The arguments of each completed call, by the message position of its output (for trust derived from a call's arguments). */
+  private readonly callArgs = new Map<number, unknown>();
+  /** The text of each successful tool output, by message position (for trust scoped to fields of an output). */
+  private readonly outputTexts = new Map<number, string>();
   runId = "";
   /** Index of the human message that started the current run (-1 before any). */
   runStart = -1;
@@ -148,13 +152,26 @@ export class ProvenanceIndex {
         this.outputs.push({ tool: name, index, runId: this.runId, toolCallId: tool.tool_call_id, ok });
         // A refusal or a failure is the guard's or the tool's own text: it may quote the arguments, so it is never a source.
         if (!ok) continue;
-        this.add({ index, kind: "tool", tool: name, toolCallId: tool.tool_call_id, runId: this.runId }, textOf(tool.content));
+        const text = textOf(tool.content);
+        this.add({ index, kind: "tool", tool: name, toolCallId: tool.tool_call_id, runId: this.runId }, text);
+        this.outputTexts.set(index, text.length > MAX_INDEXED_CHARS_PER_MESSAGE ? text.slice(0, MAX_INDEXED_CHARS_PER_MESSAGE) : text);
         if (call !== undefined) {
           this.completedCalls.push({ tool: name, args: call.args, index, runId: this.runId, toolCallId: tool.tool_call_id });
+          this.callArgs.set(index, call.args);
           this.addArgs({ index, kind: "call", tool: name, toolCallId: tool.tool_call_id, runId: this.runId }, call.args);
         }
       }
     }
+  }
+
+  /** The text of the successful tool output at message position `index` (as indexed: at most 200,000 characters). */
+  outputText(index: number): string | undefined {
+    return this.outputTexts.get(index);
+  }
+
+  /** The arguments of the call whose successful output is at message position `index` (undefined: no such call is known). */
+  argsOfOutput(index: number): { args: unknown } | undefined {
+    return this.callArgs.has(index) ? { args: this.callArgs.get(index) } : undefined;
   }
 
   private addArgs(source: SourceText, args: unknown): void {

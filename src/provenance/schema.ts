@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseSelector } from "../policy/selector.js";
 
 /**
  * The policy condition language on top of the per-field matchers: `not`, `anyOf`, `allOf`, numeric
@@ -93,10 +94,49 @@ export const BudgetSchema = z
   })
   .describe("A budget across calls: applies when the total of a field (or the number of calls) over this rule's tools exceeds max; a limit that can ask, not only refuse.");
 
+const OutputSelectorSchema = z
+  .string()
+  .min(1)
+  .superRefine((selector, ctx) => {
+    try {
+      parseSelector(selector);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: (error as Error).message });
+    }
+  })
+  .describe('A field selector into the tool\'s output, parsed as JSON or YAML: "recipient", "[*].sender", "participants[*]".');
+
+/**
+ * One entry of `provenance.trusted`: a tool name (its whole output is trusted), or a tool whose
+ * trust is scoped to some fields of its output and/or to calls whose arguments the user typed.
+ */
+export const TrustEntrySchema = z.union([
+  z.string().min(1).describe("A tool whose whole output is trusted."),
+  z
+    .strictObject({
+      tool: z.string().min(1).describe("The tool's name."),
+      fields: z
+        .array(OutputSelectorSchema)
+        .min(1)
+        .optional()
+        .describe("Only the values at these selectors of the output (parsed as JSON or YAML) are trusted; every other value and key stays untrusted. An output that does not parse trusts nothing."),
+      argsFromUser: z
+        .boolean()
+        .optional()
+        .describe("The output is trusted only when every string and number argument of the call that produced it appears in the user's messages before it (a page fetched at the address the user typed)."),
+    })
+    .describe("A tool whose output is trusted in part: some fields of it, or only when the user typed its arguments."),
+]);
+
+export type TrustEntry = z.output<typeof TrustEntrySchema>;
+
 /** Policy-level provenance settings. */
 export const ProvenanceConfigSchema = z
   .strictObject({
-    trusted: z.array(z.string().min(1)).optional().describe("Tools whose outputs count as trusted sources (from: [trusted])."),
+    trusted: z
+      .array(TrustEntrySchema)
+      .optional()
+      .describe("Tools whose outputs count as trusted sources (from: [trusted]): a name, or { tool, fields, argsFromUser } to trust some fields of the output or only the outputs of calls whose arguments the user typed."),
     untrusted: z.array(z.string().min(1)).optional().describe("Tools whose outputs carry outside text (after: [untrusted], from: [untrusted])."),
     minLength: z.number().int().min(1).optional().describe("Default fewest letters and digits a traced value needs (3)."),
   })

@@ -250,6 +250,27 @@ export function valueQuery(value: unknown, minLength = DEFAULT_MIN_LENGTH): Valu
   return { display, alternatives };
 }
 
+/** One text tokenised for {@link holds}: its keys as a set, and its token sequence. */
+export interface HeldText {
+  keys: ReadonlySet<string>;
+  sequence: string;
+}
+
+/** A text made ready for {@link holds} (a field of a tool's output). */
+export function heldText(text: string): HeldText {
+  const { keys, sequence } = tokenize(text);
+  return { keys: new Set(keys), sequence };
+}
+
+/** Whether one text holds the value, by the same rules as the thread index (whole tokens, runs, identifier forms, numbers by value). */
+export function holds(query: ValueQuery, text: HeldText): boolean {
+  for (const alternative of query.alternatives) {
+    if (!text.keys.has(alternative.key)) continue;
+    if (alternative.sequence === undefined || text.sequence.includes(alternative.sequence)) return true;
+  }
+  return false;
+}
+
 const LINK_RE = /(?:https?:\/\/|www\.)[^\s<>"'`)\]}]+|[\p{L}\p{N}][\p{L}\p{N}.-]*\.\p{L}{2,}\/[^\s<>"'`)\]}]*/gu;
 const EMAIL_RE = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.\p{L}{2,}/gu;
 

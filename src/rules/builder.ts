@@ -1,6 +1,6 @@
 import type { ExitBehavior, PrefilledArgs, RuleScope, ToolRule } from "./types.js";
 
-/** Default priorities, as seed 001 sets them (higher runs first). */
+/** Default priorities of the rule types (higher runs first). */
 export const DEFAULT_PRIORITIES = {
   InitialCall: 10,
   RequiredForExit: 9,
@@ -22,7 +22,7 @@ export const DEFAULT_PRIORITIES = {
   AllowedOperations: 0,
 } as const satisfies Record<ToolRule["type"], number>;
 
-/** Fluent builder for rule lists, mirroring seed 001's agent builder helpers. */
+/** Fluent builder for rule lists: one method per rule type, then `build()`. */
 class ToolRulesBuilder {
   readonly #rules: ToolRule[] = [];
 
@@ -133,6 +133,10 @@ class ToolRulesBuilder {
   }
 }
 
+/**
+ * Starts a fluent list of tool rules: `rules().withInitialCall("connect").withTerminalTool("load").build()`
+ * gives the same plain rule objects a policy file or a `toolRules` array holds, with default priorities.
+ */
 export function rules(): ToolRulesBuilder {
   return new ToolRulesBuilder();
 }

@@ -95,7 +95,7 @@ function sha256(data: string | Uint8Array): string {
 }
 
 /**
- * Files under one base directory as Working memory blocks (seed 002). Glob rules decide what each
+ * Files under one base directory as Working memory blocks. Glob rules decide what each
  * path allows; paths are checked before any disk access; saves are atomic and refuse when the file
  * changed on disk since it was loaded.
  */
@@ -465,7 +465,7 @@ export class FileSource implements DataSource {
     }
   }
 
-  /** The operations this source's permission rules make possible (seed 002: tool rules derived from permission rules). */
+  /** The operations this source's permission rules make possible: the tool rules are derived from the permission rules. */
   possibleOperations(): FileOperation[] {
     const permissions = [...this.rules.rules.map((r) => r.permission), this.rules.defaultPermission].filter(isMemoryPermission);
     const ops: FileOperation[] = [];
@@ -489,7 +489,7 @@ export class FileSource implements DataSource {
     ];
   }
 
-  /** Seed 000's required_tools: its tool with load, and save when any rule lets the agent change a file. */
+  /** The tools this source needs: its tool with load, and save when any rule lets the agent change a file. */
   requiredTools(): RequiredTool[] {
     const possible = this.possibleOperations();
     return [{ source: this.id, tool: this.toolName, operations: possible.filter((op) => op === "load" || op === "save") }];

@@ -43,7 +43,7 @@ export interface DataSource {
   tools?(): GuardedTool[];
   /** Tool rules derived from the source's own configuration (e.g. FileSource: its permission rules). */
   toolRules?(): ToolRule[];
-  /** The tools and operations the source needs (seed 000's `required_tools`); `validateRules` checks them. */
+  /** The tools and operations the source needs; `validateRules` checks them. */
   requiredTools?(): RequiredTool[];
   /** Loads a block owned by this source (`block load` with `source_id`); returns its label. */
   loadBlock?(reference: string): Promise<{ label: string; summary: string }>;

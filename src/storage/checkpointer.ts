@@ -15,6 +15,7 @@ export interface OpenedCheckpointer {
   close(): Promise<void>;
 }
 
+/** Options of `openCheckpointer`. */
 export interface OpenCheckpointerOptions {
   /** PostgreSQL schema for the checkpoint tables (default "public"); created when missing. */
   schema?: string;

@@ -41,6 +41,11 @@ const resultSchema = z.string();
 
 const TABLE = "guarded_graph_ledger";
 
+/**
+ * Opens the execution ledger named by a storage spec (`sqlite:PATH`, `postgres://…`, `memory:NAME`),
+ * creating its table when missing. Give it to the guard (`ledger`) so a tool call interrupted by a
+ * crash is not run twice when the thread continues: a completed call's recorded result is replayed.
+ */
 export async function openLedger(spec: string, options: OpenLedgerOptions = {}): Promise<ExecutionLedger> {
   const parsed = parseStorageSpec(spec);
   switch (parsed.kind) {

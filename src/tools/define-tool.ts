@@ -9,6 +9,7 @@ import { cancelsSiblingsByDefault, toolKindOf } from "./kind.js";
 import { ToolDefinitionError } from "../errors/index.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "../policy/kinds/readings.js";
 
+/** What `defineTool` takes: the tool's name, description and zod schema, how it runs, and what the guard should know about it (risk, kind, timeouts). */
 export interface DefineToolOptions<S extends z.ZodType<Record<string, unknown>>, R> {
   name: string;
   description: string;

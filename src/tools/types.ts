@@ -4,7 +4,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { z } from "zod";
 import type { FieldOperations } from "./schema.js";
 
-/** Risk category of a tool (seed 003). Decides the default permission when no rule matches. */
+/** Risk category of a tool. Decides the default permission when no rule matches. */
 export type RiskLevel = "low" | "medium" | "high" | "always-deny";
 
 /** What a tool's `execute` receives besides its parsed input. */
