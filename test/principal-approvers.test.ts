@@ -109,7 +109,8 @@ for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
       const audit = new MemoryAuditSink();
       const graph = build([{ name: "deploy", args: { service: "web" }, id: "d1" }], ran, audit);
       const id = `${entry}-four-eyes`;
-      expect(requestOf(await graph.invoke({ messages: [new HumanMessage("deploy")] }, as(id, alice)))).toBeDefined();
+      const asked = requestOf(await graph.invoke({ messages: [new HumanMessage("deploy")] }, as(id, alice)));
+      expect(asked?.actionRequests[0]?.description).toMatch(/ Who may answer: a user with principal permissions equals "approve"; not the user who ran it\.$/);
 
       let again = requestOf(await graph.invoke(approve(), as(id, carol)));
       expect(again?.error).toBe('invalid approval resume: approvers:deployers: "carol" may not answer the call of deploy (approvers: principal permissions equals "approve")'.replace("invalid approval resume: ", ""));
@@ -193,6 +194,7 @@ for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
       await graph.invoke({ messages: [new HumanMessage("drop")] }, as(id, alice));
       let again = requestOf(await graph.invoke(approve(), as(id, bob)));
       expect(again?.actionRequests[0]?.description).toMatch(/^Approved so far by "bob" \(1 of 2\); another approver must answer\. /);
+      expect(again?.actionRequests[0]?.description).toMatch(/ Who may answer: a user with principal metadata\.role equals "dba"; 2 different approvers\.$/);
       expect(ran).toEqual([]);
       again = requestOf(await graph.invoke(approve(), as(id, { ...bob, identity: "BOB" })));
       expect(again?.error).toBe('approvers:two-dbas: "BOB" approved the call of drop_table already; it needs 2 different approvers');

@@ -52,7 +52,7 @@ export function label(kind: string): string {
 /** One guard decision or human answer from the audit log. */
 export function formatAuditLine(record: AuditRecord): string {
   if (record.event === "human") {
-    const who = record.actor ? ` by ${record.actor}` : "";
+    const who = `${record.actor ? ` by ${record.actor}` : ""}${record.requester ? ` (asked by ${record.requester})` : ""}`;
     const note = typeof record.detail?.message === "string" ? `: ${record.detail.message}` : "";
     return `${label("human")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})${who}${note}`;
   }
@@ -63,7 +63,7 @@ export function formatAuditLine(record: AuditRecord): string {
 /** A full audit row for `guarded-graph audit`. */
 export function formatAuditRow(record: AuditRecord): string {
   const time = new Date(record.at).toISOString();
-  const who = record.actor ? ` actor=${record.actor}` : "";
+  const who = `${record.actor ? ` actor=${record.actor}` : ""}${record.requester ? ` requester=${record.requester}` : ""}`;
   return `${time}  ${record.threadId}  ${record.event.padEnd(8)} ${record.decision.padEnd(8)} ${record.tool} ${record.args}  rule=${record.ruleId}${who}  ${record.reason}`;
 }
 

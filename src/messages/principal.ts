@@ -41,6 +41,15 @@ export const approverText = {
   noStanding: (tool: string, ruleId: string) => `${ruleId}: the call of ${tool} needs its approvers every time; answer it without "don't ask again" (sticky)`,
   /** An edit of a call that needs several approvers. */
   noEdit: (tool: string, ruleId: string, needed: number) => `${ruleId}: the call of ${tool} needs ${needed} different approvers of the same arguments; approve or reject it (an edit would leave earlier approvals behind)`,
+  /** Appended to the description of a call approver rules cover: who may answer it. */
+  who: (rules: readonly { principal: string | undefined; notRequester: boolean; approvals: number }[]) => {
+    const parts = rules.flatMap((rule) => [
+      ...(rule.principal === undefined ? ["an authenticated user"] : [`a user with ${rule.principal}`]),
+      ...(rule.notRequester ? ["not the user who ran it"] : []),
+      ...(rule.approvals > 1 ? [`${rule.approvals} different approvers`] : []),
+    ]);
+    return `Who may answer: ${[...new Set(parts)].join("; ")}.`;
+  },
   /** Shown to the next reviewer: approvals so far. */
   collected: (have: readonly string[], needed: number) =>
     `Approved so far by ${have.map((name) => quoted(name)).join(", ")} (${have.length} of ${needed}); another approver must answer.`,

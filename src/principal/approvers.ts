@@ -184,7 +184,9 @@ export class ApproverGate {
   /** The line a reviewer reads above a call that has approvals already. */
   note(call: GateCall, description: string): string {
     const have = this.#record.approvedBy?.[call.id] ?? [];
-    return have.length === 0 ? description : `${approverText.collected(have, this.#needed(call.name))} ${description}`;
+    const rules = this.#rulesFor(call.name);
+    const who = rules.length === 0 ? "" : ` ${approverText.who(rules.map((rule) => ({ principal: rule.rule.reason ?? rule.principal?.description, notRequester: rule.rule.notRequester === true, approvals: rule.rule.approvals ?? 1 })))}`;
+    return `${have.length === 0 ? "" : `${approverText.collected(have, this.#needed(call.name))} `}${description}${who}`;
   }
 
   /**
