@@ -154,6 +154,17 @@ for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
       expect(ran).toEqual([]);
     });
 
+    it("four eyes with no authenticated requester: no one can be shown to be someone else, so no approval counts", async () => {
+      const ran: string[] = [];
+      const graph = build([{ name: "deploy", args: { service: "web" }, id: "d4" }], ran, new MemoryAuditSink());
+      const id = `${entry}-anonymous-requester`;
+      await graph.invoke({ messages: [new HumanMessage("deploy")] }, as(id, undefined));
+      const again = requestOf(await graph.invoke(approve(), as(id, bob)));
+      expect(again?.error).toBe("approvers:deployers: the user who ran the call of deploy is not known, so no one can be shown to be a different person; this call cannot be approved here");
+      expect(requestOf(await graph.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "who asked?" }] } }), as(id, bob)))).toBeUndefined();
+      expect(ran).toEqual([]);
+    });
+
     it("a reject by an approver is accepted; the requester may reject but not approve", async () => {
       const ran: string[] = [];
       const audit = new MemoryAuditSink();
