@@ -82,6 +82,16 @@ const approve = (extra: Record<string, unknown> = {}) => new Command({ resume: {
 const humans = async (audit: MemoryAuditSink): Promise<AuditRecord[]> => (await audit.query()).filter((r) => r.event === "human");
 
 for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
+  /** A graph of this entry point over `calls`, run once as `user` (null: no authenticated user) on thread `${entry}-${name}`. */
+  const started = async (name: string, calls: Call[], user: AuthUserInput | null = alice) => {
+    const ran: string[] = [];
+    const audit = new MemoryAuditSink();
+    const graph = build(calls, ran, audit);
+    const id = `${entry}-${name}`;
+    const first = requestOf(await graph.invoke({ messages: [new HumanMessage("go")] }, as(id, user ?? undefined)));
+    return { ran, audit, graph, id, first };
+  };
+
   describe(`rules on who asks and who answers, through ${entry}`, () => {
     it("sameAs: the caller's own tenant runs, another tenant is denied, no authenticated user asks", async () => {
       const ran: string[] = [];
@@ -105,11 +115,7 @@ for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
     });
 
     it("four eyes: a user without the approver permission, the requester and a forged identity are asked again; another approver runs it", async () => {
-      const ran: string[] = [];
-      const audit = new MemoryAuditSink();
-      const graph = build([{ name: "deploy", args: { service: "web" }, id: "d1" }], ran, audit);
-      const id = `${entry}-four-eyes`;
-      const asked = requestOf(await graph.invoke({ messages: [new HumanMessage("deploy")] }, as(id, alice)));
+      const { ran, audit, graph, id, first: asked } = await started("four-eyes", [{ name: "deploy", args: { service: "web" }, id: "d1" }]);
       expect(asked?.actionRequests[0]?.description).toMatch(/ Who may answer: a user with principal permissions equals "approve"; not the user who ran it\.$/);
 
       let again = requestOf(await graph.invoke(approve(), as(id, carol)));
@@ -143,10 +149,7 @@ for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
     });
 
     it("no standing approval where a rule needs its approvers every time, and no edit of a call that needs several", async () => {
-      const ran: string[] = [];
-      const graph = build([{ name: "deploy", args: { service: "web" }, id: "d3" }, { name: "drop_table", args: { table: "t" }, id: "t3" }], ran, new MemoryAuditSink());
-      const id = `${entry}-standing`;
-      await graph.invoke({ messages: [new HumanMessage("go")] }, as(id, alice));
+      const { ran, graph, id } = await started("standing", [{ name: "deploy", args: { service: "web" }, id: "d3" }, { name: "drop_table", args: { table: "t" }, id: "t3" }]);
       let again = requestOf(await graph.invoke(new Command({ resume: { decisions: { d3: { type: "approve", sticky: { scope: "thread" } } } } }), as(id, bob)));
       expect(again?.error).toBe('approvers:deployers: the call of deploy needs its approvers every time; answer it without "don\'t ask again" (sticky)');
       again = requestOf(await graph.invoke(new Command({ resume: { decisions: { t3: { type: "edit", editedAction: { name: "drop_table", args: { table: "u" } } } } } }), as(id, bob)));
@@ -155,10 +158,7 @@ for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
     });
 
     it("four eyes with no authenticated requester: no one can be shown to be someone else, so no approval counts", async () => {
-      const ran: string[] = [];
-      const graph = build([{ name: "deploy", args: { service: "web" }, id: "d4" }], ran, new MemoryAuditSink());
-      const id = `${entry}-anonymous-requester`;
-      await graph.invoke({ messages: [new HumanMessage("deploy")] }, as(id, undefined));
+      const { ran, graph, id } = await started("anonymous-requester", [{ name: "deploy", args: { service: "web" }, id: "d4" }], null);
       const again = requestOf(await graph.invoke(approve(), as(id, bob)));
       expect(again?.error).toBe("approvers:deployers: the user who ran the call of deploy is not known, so no one can be shown to be a different person; this call cannot be approved here");
       expect(requestOf(await graph.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "who asked?" }] } }), as(id, bob)))).toBeUndefined();
@@ -166,11 +166,7 @@ for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
     });
 
     it("a reject by an approver is accepted; the requester may reject but not approve", async () => {
-      const ran: string[] = [];
-      const audit = new MemoryAuditSink();
-      const graph = build([{ name: "deploy", args: { service: "web" }, id: "d2" }], ran, audit);
-      const id = `${entry}-reject`;
-      await graph.invoke({ messages: [new HumanMessage("deploy")] }, as(id, alice));
+      const { ran, audit, graph, id } = await started("reject", [{ name: "deploy", args: { service: "web" }, id: "d2" }]);
       expect(requestOf(await graph.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "not today" }] } }), as(id, alice)))).toBeUndefined();
       expect(ran).toEqual([]);
       expect((await humans(audit)).map((r) => `${r.decision}:${r.actor}:${r.requester}`)).toEqual(["reject:alice:alice"]);
@@ -198,11 +194,7 @@ for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
     });
 
     it("two different approvers: the first approval is kept and the call asked again; the same approver twice is refused", async () => {
-      const ran: string[] = [];
-      const audit = new MemoryAuditSink();
-      const graph = build([{ name: "drop_table", args: { table: "users" }, id: "t1" }], ran, audit);
-      const id = `${entry}-two`;
-      await graph.invoke({ messages: [new HumanMessage("drop")] }, as(id, alice));
+      const { ran, audit, graph, id } = await started("two", [{ name: "drop_table", args: { table: "users" }, id: "t1" }]);
       let again = requestOf(await graph.invoke(approve(), as(id, bob)));
       expect(again?.actionRequests[0]?.description).toMatch(/^Approved so far by "bob" \(1 of 2\); another approver must answer\. /);
       expect(again?.actionRequests[0]?.description).toMatch(/ Who may answer: a user with principal metadata\.role equals "dba"; 2 different approvers\.$/);
