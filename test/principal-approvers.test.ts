@@ -146,6 +146,7 @@ for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
         "approve:bob:alice",
       ]);
       expect(records.at(-1)).toMatchObject({ ruleId: "risk:high", detail: { actorSource: "langgraph_auth_user" } });
+      expect(records.at(-1)?.detail).not.toHaveProperty("requester");
     });
 
     it("no standing approval where a rule needs its approvers every time, and no edit of a call that needs several", async () => {
@@ -222,5 +223,18 @@ describe("examples/principals.ts (docs/principals.md)", () => {
       answers: ["refused by frank for frank", "approve by fiona for frank"],
       refunds: ["A-1:20", "A-2:120"],
     });
+  });
+});
+
+describe("decision events in the custom stream name both users", () => {
+  it("the human event of an approval carries the approver as actor and the requester", async () => {
+    const graph = ENTRY_POINTS.createGuardedAgent!([{ name: "deploy", args: { service: "web" }, id: "d5" }], [], new MemoryAuditSink()) as unknown as {
+      invoke: Runner["invoke"];
+      stream(input: unknown, config: Record<string, unknown>): Promise<AsyncIterable<[string, unknown]>>;
+    };
+    await graph.invoke({ messages: [new HumanMessage("deploy")] }, as("events", alice));
+    const events: unknown[] = [];
+    for await (const [mode, chunk] of await graph.stream(approve(), { ...as("events", bob), streamMode: ["custom"] })) if (mode === "custom") events.push(chunk);
+    expect(events.filter((e) => (e as { source?: string }).source === "human")).toEqual([expect.objectContaining({ decision: "approve", actor: "bob", requester: "alice", toolCallId: "d5" })]);
   });
 });

@@ -27,6 +27,8 @@ export interface DecisionEvent {
   runId: string;
   messageId: string;
   actor?: string | undefined;
+  /** On a human answer under approver rules or rules on who is asking: the user who ran the call. */
+  requester?: string | undefined;
 }
 
 type Writer = (chunk: unknown) => void;
@@ -53,6 +55,7 @@ export async function recordHuman(
     source: "human",
     decision,
     actor,
+    ...(typeof detail?.requester === "string" ? { requester: detail.requester } : {}),
   } satisfies DecisionEvent);
 }
 
