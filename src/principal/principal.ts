@@ -70,13 +70,25 @@ function authUserOf(raw: unknown): PrincipalUser | undefined {
 
 const NO_ONE: Principal = Object.freeze({ user: undefined, configurable: Object.freeze({}) });
 
+/**
+ * Principals read per `configurable` object (the calls of one step share it), with the user object
+ * and key count they were read from: a config whose user object or keys were replaced is read again.
+ * LangGraph makes a config per task and the platform a user object per request.
+ */
+const readPrincipals = new WeakMap<object, { user: unknown; keys: number; principal: Principal }>();
+
 /** The principal of a run, read from its config (`configurable.langgraph_auth_user` and the other `configurable` values). */
 export function principalOf(config: { configurable?: Record<string, unknown> | undefined } | undefined): Principal {
   const configurable = config?.configurable;
   if (configurable === undefined || configurable === null) return NO_ONE;
+  const keys = Object.keys(configurable).length;
+  const known = readPrincipals.get(configurable);
+  if (known !== undefined && known.user === configurable.langgraph_auth_user && known.keys === keys) return known.principal;
   const values: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(configurable)) if (!isInternalConfigurableKey(key)) values[key] = value;
-  return { user: authUserOf(configurable.langgraph_auth_user), configurable: values };
+  const principal: Principal = Object.freeze({ user: authUserOf(configurable.langgraph_auth_user), configurable: Object.freeze(values) });
+  readPrincipals.set(configurable, { user: configurable.langgraph_auth_user, keys, principal });
+  return principal;
 }
 
 /** What a name of the principal reads: the value, or what is missing. */
