@@ -58,21 +58,21 @@ interface Runner {
 }
 
 /** The same policy and tools behind each entry point. */
-const ENTRY_POINTS: Record<string, (calls: Call[], ran: string[], audit: MemoryAuditSink) => Runner> = {
-  createGuardedAgent: (calls, ran, audit) => createGuardedAgent({ model: model(calls), tools: tools(ran), permissions: permissionPolicy(parsePolicy(POLICY, "yaml", "p.yaml")), checkpointer: new MemorySaver(), audit }) as unknown as Runner,
-  GuardedToolNode: (calls, ran, audit) => {
+const ENTRY_POINTS: Record<string, (calls: Call[], ran: string[], audit: MemoryAuditSink, policy?: string) => Runner> = {
+  createGuardedAgent: (calls, ran, audit, policy = POLICY) => createGuardedAgent({ model: model(calls), tools: tools(ran), permissions: permissionPolicy(parsePolicy(policy, "yaml", "p.yaml")), checkpointer: new MemorySaver(), audit }) as unknown as Runner,
+  GuardedToolNode: (calls, ran, audit, policy = POLICY) => {
     const m = model(calls);
     const State = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec });
     return new StateGraph(State)
       .addNode("agent", async (state) => ({ messages: [await m.invoke(state.messages)] }))
-      .addNode("tools", new GuardedToolNode({ tools: tools(ran), permissions: permissionPolicy(parsePolicy(POLICY, "yaml", "p.yaml")), audit }))
+      .addNode("tools", new GuardedToolNode({ tools: tools(ran), permissions: permissionPolicy(parsePolicy(policy, "yaml", "p.yaml")), audit }))
       .addEdge(START, "agent")
       .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
       .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
       .compile({ checkpointer: new MemorySaver() }) as unknown as Runner;
   },
-  guardMiddleware: (calls, ran, audit) =>
-    createAgent({ model: model(calls), middleware: [guardMiddleware({ tools: tools(ran), permissions: permissionPolicy(parsePolicy(POLICY, "yaml", "p.yaml")), audit })], checkpointer: new MemorySaver() }) as unknown as Runner,
+  guardMiddleware: (calls, ran, audit, policy = POLICY) =>
+    createAgent({ model: model(calls), middleware: [guardMiddleware({ tools: tools(ran), permissions: permissionPolicy(parsePolicy(policy, "yaml", "p.yaml")), audit })], checkpointer: new MemorySaver() }) as unknown as Runner,
 };
 
 const thread = (id: string) => ({ configurable: { thread_id: id } });
@@ -192,6 +192,19 @@ for (const [entry, build] of Object.entries(ENTRY_POINTS)) {
       expect(ran.sort()).toEqual(["deploy api", "read acme/9"]);
       const decisions = (await audit.query()).filter((r) => r.event === "decision").map((r) => `${r.toolCallId}:${r.decision}`);
       expect(decisions).toEqual(["r9:allow", "d9:ask"]);
+    });
+
+    it("without approver rules too, a resume by another user (or none) changes no decision made for the user who ran the calls", async () => {
+      const rulesOnly = POLICY.slice(0, POLICY.indexOf("approvers:"));
+      for (const answerer of [{ ...bob, metadata: { tenant: "globex" } }, undefined]) {
+        const ran: string[] = [];
+        const audit = new MemoryAuditSink();
+        const graph = build([{ name: "read_invoice", args: { tenantId: "acme", id: "7" }, id: "r7" }, { name: "deploy", args: { service: "api" }, id: "d7" }], ran, audit, rulesOnly);
+        const id = `${entry}-rules-only-${answerer?.identity ?? "nobody"}`;
+        expect(requestOf(await graph.invoke({ messages: [new HumanMessage("go")] }, as(id, alice)))?.actionRequests.map((a) => a.toolCallId)).toEqual(["d7"]);
+        expect(requestOf(await graph.invoke(approve(), as(id, answerer)))).toBeUndefined();
+        expect(ran.sort()).toEqual(["deploy api", "read acme/7"]);
+      }
     });
 
     it("two different approvers: the first approval is kept and the call asked again; the same approver twice is refused", async () => {
