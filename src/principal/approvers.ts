@@ -190,11 +190,12 @@ export class ApproverGate {
   }
 
   /**
-   * Approvals (and edits) of calls that need more approvers than they now have: recorded, and
-   * removed from `decisions`, so the call stays waiting and is asked again. A reject or an approval
+   * Approvals (and edits) of calls that need more approvers than they now have: recorded (unless
+   * `record` is false: the answer applied is another process's), and removed from `decisions`, so
+   * the call stays waiting and is asked again. A reject or an approval
    * that completes the count clears what was recorded for the call.
    */
-  settle(pending: readonly GateCall[], decisions: Map<string, GateDecision>): Countersign[] {
+  settle(pending: readonly GateCall[], decisions: Map<string, GateDecision>, record = true): Countersign[] {
     const user = this.#answerer.user;
     const out: Countersign[] = [];
     for (const call of pending) {
@@ -209,9 +210,11 @@ export class ApproverGate {
         }
         continue;
       }
+      decisions.delete(call.id);
+      // Another process's answer was applied (`record` false): it counts its own approval; this one leaves the call waiting.
+      if (!record) continue;
       const have = [...earlier, user.identity];
       this.#record.approvedBy = { ...this.#record.approvedBy, [call.id]: have };
-      decisions.delete(call.id);
       out.push({ callId: call.id, approver: user.identity, have: have.length, needed, reason: approverText.countersignPending(user.identity, have.length, needed) });
     }
     return out;

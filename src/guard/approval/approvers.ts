@@ -40,8 +40,17 @@ export function reviewConfigOf(config: LangGraphRunnableConfig | undefined, appr
  * call stays waiting and is asked again); each is audited (decision "countersign", the approver as
  * actor, the requester beside) and written to the custom stream.
  */
-export async function settleApprovals(guard: Guard, ctx: TurnContext, gate: ApproverGate, pending: readonly ReviewedCall[], decisions: Map<string, { type: "approve" | "edit" | "reject" }>, config: LangGraphRunnableConfig | undefined): Promise<void> {
-  const counted = gate.settle(pending, decisions);
+export async function settleApprovals(
+  guard: Guard,
+  ctx: TurnContext,
+  gate: ApproverGate,
+  pending: readonly ReviewedCall[],
+  decisions: Map<string, { type: "approve" | "edit" | "reject" }>,
+  config: LangGraphRunnableConfig | undefined,
+  /** The answer applied won the ledger's claim in another process (answer-race.ts): that process counts it. */
+  lost = false,
+): Promise<void> {
+  const counted = gate.settle(pending, decisions, !lost);
   if (counted.length === 0) return;
   const records = counted.flatMap((one) => {
     const call = pending.find((c) => c.id === one.callId);

@@ -151,7 +151,7 @@ export async function resolveApprovals(
 
   const approver = race.applied.approver;
   // Approvals that count but do not complete their call's count leave the call waiting (asked again).
-  if (gate !== undefined) await settleApprovals(guard, ctx, gate, pending, match.decisions, config);
+  if (gate !== undefined) await settleApprovals(guard, ctx, gate, pending, match.decisions, config, race.lost);
   const decided = new Map<string, ReviewedCall>(reviewed.map((c) => [c.id, c]));
   const added: StickyDecision[] = [];
   const writer = writerOf(config);
