@@ -217,3 +217,24 @@ describe("policy explain --user / --configurable", () => {
     }
   });
 });
+
+describe("approver rules and standing decisions", () => {
+  it("a standing approval never answers a call whose rule needs four eyes or several approvers; a standing reject does", async () => {
+    const { ApproverGate } = await import("../src/principal/approvers.js");
+    const gate = new ApproverGate(
+      [
+        { tool: "deploy", notRequester: true },
+        { tool: "drop_*", approvals: 2 },
+        { tool: "refund", principal: { permissions: { equals: "refund" } } },
+      ],
+      "m1",
+      undefined,
+      asUser({}, alice),
+      true,
+    );
+    expect(gate.standingHolds({ id: "1", name: "deploy" }, "approve")).toBe(false);
+    expect(gate.standingHolds({ id: "2", name: "drop_table" }, "approve")).toBe(false);
+    expect(gate.standingHolds({ id: "3", name: "refund" }, "approve")).toBe(true);
+    expect(gate.standingHolds({ id: "4", name: "deploy" }, "reject")).toBe(true);
+  });
+});

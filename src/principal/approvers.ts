@@ -181,6 +181,15 @@ export class ApproverGate {
     return undefined;
   }
 
+  /**
+   * Whether a standing decision ("don't ask again") may answer this call: a standing reject always
+   * may; a standing approval not where a rule needs four eyes or several approvers (one made before
+   * the rule existed would answer with no approver looking).
+   */
+  standingHolds(call: GateCall, decision: "approve" | "reject"): boolean {
+    return decision === "reject" || !this.#rulesFor(call.name).some((rule) => rule.rule.notRequester === true || (rule.rule.approvals ?? 1) > 1);
+  }
+
   /** The line a reviewer reads above a call that has approvals already. */
   note(call: GateCall, description: string): string {
     const have = this.#record.approvedBy?.[call.id] ?? [];

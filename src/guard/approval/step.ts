@@ -83,17 +83,17 @@ export async function resolveApprovals(
   const approvals = options.approvals ?? emptyApprovalState();
   const standing = approvals.sticky ?? [];
   const asking = reviewed.filter((c) => c.outcome === "ask");
+  const partial = options.partial ?? options.routeBack === true;
+  // Approver rules (undefined without any): who may answer; who ran the calls is recorded before the interrupt.
+  const gate = approverGateOf(guard, ctx, approvals, config, partial);
   const byStanding = new Map(asking.flatMap((c) => {
     const s = stickyFor(standing, c, ctx.runId);
-    return s ? [[c.id, s] as const] : [];
+    return s && gate?.standingHolds(c, s.decision) !== false ? [[c.id, s] as const] : [];
   }));
   const pending = asking.filter((c) => !byStanding.has(c.id));
   const settled: ApprovalState = { refused: null, pending: null, sticky: standing, reviewed: { messageId: ctx.messageId } };
   // Every open call of the turn waits while the human decides (the guard has answered none of them yet).
   const waiting = { messageId: ctx.messageId, callIds: calls.map((c) => c.id) };
-  const partial = options.partial ?? options.routeBack === true;
-  // Approver rules (undefined without any): who may answer; who ran the calls is recorded before the interrupt.
-  const gate = approverGateOf(guard, ctx, approvals, config, partial);
   if (pending.length > 0 && (options.routeBack === true || (partial && gate?.mustRecord(pending) === true)) && (!samePending(approvals.pending, waiting) || gate?.mustRecord(pending) === true)) {
     // Record what waits for a human in the checkpoint first; the next review step raises the interrupt.
     return { calls: [...reviewed], approvals: { refused: approvals.refused ?? null, pending: waiting, sticky: standing, ...gate?.state(pending) }, retry: true };
