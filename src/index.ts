@@ -60,6 +60,9 @@ export type { CallInfo, ExecutionPlan, RuleScope, RuleState, RuleType, RuleValid
 
 // Permission policy.
 export { PermissionPolicy } from "./policy/permissions.js";
+export { asUser, principalOf } from "./principal/principal.js";
+export type { AuthUserInput, Principal, PrincipalUser } from "./principal/principal.js";
+export type { ApproverRule, ApproverRuleInput, PrincipalCondition, PrincipalsDeclaration } from "./principal/schema.js";
 export { noRuleDecision } from "./policy/defaults.js";
 export type { MainArgument } from "./policy/compact.js";
 export type { PermissionPolicyOptions, PermissionRule } from "./policy/permissions.js";

@@ -19,6 +19,7 @@ export const auditRecordSchema = z.lazy(() =>
     reason: z.string(),
     risk: z.string().optional(),
     actor: z.string().optional(),
+    requester: z.string().optional(),
     detail: z.record(z.string(), z.unknown()).optional(),
   }),
 );

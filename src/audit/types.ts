@@ -19,6 +19,8 @@ export interface AuditRecord {
   risk?: string | undefined;
   /** Who answered an approval, when known. */
   actor?: string | undefined;
+  /** On a human answer: the authenticated user of the run that made the call (approver rules), when known. */
+  requester?: string | undefined;
   detail?: Record<string, unknown> | undefined;
 }
 

@@ -3,6 +3,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { ApprovalResume } from "../guard/approval/resume.js";
 import type { ReadyGraph } from "../../graphs/shared.js";
 import { CliError } from "./errors.js";
+import type { AuthUserInput } from "../principal/principal.js";
 import { askDecisions, Prompter } from "./interactive.js";
 import { formatAction, formatPending, label, type AnswerRoute, type Output } from "./render.js";
 import { AuditPrinter, streamRun, type RunOutcome } from "./stream.js";
@@ -16,6 +17,8 @@ interface DriveOptions {
   output: Output;
   /** How the printed answer commands reach this thread (mode "stop"). */
   route?: AnswerRoute;
+  /** The authenticated user the run or the answers are made as (local-user.ts); none: no user. */
+  user?: AuthUserInput | undefined;
 }
 
 /** Runs (or resumes) a thread and keeps going through approvals as the mode says. */
@@ -34,7 +37,7 @@ export async function drive(
   try {
     let next: { messages: BaseMessage[] } | Command = "messages" in input ? input : new Command({ resume: input });
     for (;;) {
-      const outcome = await streamRun(ready.graph, next, threadId, printer, output);
+      const outcome = await streamRun(ready.graph, next, threadId, printer, output, options.user);
       if (outcome.kind === "done") {
         output.out(`${label("result")} ${outcome.answer || "(the model gave no final text)"}`);
         return outcome;

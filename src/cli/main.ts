@@ -27,7 +27,7 @@ const COMMAND_LINES: readonly string[] = [
   AUDIT_USAGE,
   "policy check FILE [--graph devops|etl|memory] [--json]",
   "policy plan FILE",
-  "policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--thread ID [--db SPEC]]",
+  "policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--thread ID [--db SPEC]] [--user JSON] [--configurable JSON]",
   REPLAY_USAGE,
   "demo [--yes | --interactive] [--db SPEC] [--audit SPEC]",
   INIT_USAGE,
@@ -42,6 +42,10 @@ const NOTES: readonly { readonly when: RegExp; readonly text: string }[] = [
   {
     when: /--url\b|^(approve|reject|edit) /,
     text: "Server:  --url URL (or GUARDED_GRAPH_URL) and --api-key KEY (or GUARDED_GRAPH_API_KEY) answer approvals on a LangGraph server (langgraph dev, a deployment)",
+  },
+  {
+    when: /^(run|approve|reject|edit) /,
+    text: "Users:   on a local thread, --api-key KEY (or GUARDED_GRAPH_API_KEY) runs or answers as that key's user in GUARDED_GRAPH_API_KEYS\n         (with GUARDED_GRAPH_API_USERS): the user policy rules and approver rules read",
   },
   { when: /^(run|demo) /, text: "Model:   OPENAI_API_KEY / OPENAI_BASE_URL / MODEL; without them a scripted model plays the graph's scenario offline." },
   { when: /^init /, text: "Writes langgraph.json, graph.ts (your tools under your policy, audit log on) and auth.ts (API keys) in DIR (default: here);\n         a tools module (exporting `tools`) or policy file that does not exist yet is written as a starter." },
@@ -80,6 +84,7 @@ Usage:
   guarded-graph policy check FILE [--graph devops|etl|memory] [--mcp CONFIG] [--json]
   guarded-graph policy plan FILE
   guarded-graph policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--mcp CONFIG] [--thread ID [--db SPEC]]
+                                          [--user JSON] [--configurable JSON]
   guarded-graph ${REPLAY_USAGE}
   guarded-graph demo [--yes | --interactive]
   guarded-graph ${INIT_USAGE}

@@ -39,7 +39,8 @@ export function remoteTarget(
 ): RemoteTarget | undefined {
   const raw = flags.url?.trim() || env.GUARDED_GRAPH_URL?.trim();
   if (!raw) {
-    if (flags["api-key"] !== undefined) throw new CliError("--api-key goes with --url (or GUARDED_GRAPH_URL): which server is it for?", 2);
+    // With GUARDED_GRAPH_API_KEYS set, a key on a local thread names its user (local-user.ts).
+    if (flags["api-key"] !== undefined && !env.GUARDED_GRAPH_API_KEYS?.trim()) throw new CliError("--api-key goes with --url (or GUARDED_GRAPH_URL): which server is it for?", 2);
     return undefined;
   }
   let url: URL;

@@ -54,7 +54,7 @@ export function label(kind: string): string {
 /** One guard decision or human answer from the audit log. */
 export function formatAuditLine(record: AuditRecord): string {
   if (record.event === "human") {
-    const who = record.actor ? ` by ${record.actor}` : "";
+    const who = `${record.actor ? ` by ${record.actor}` : ""}${record.requester ? ` (asked by ${record.requester})` : ""}`;
     const note = typeof record.detail?.message === "string" ? `: ${record.detail.message}` : "";
     return `${label("human")} ${record.decision.padEnd(6)} ${record.tool} (${record.toolCallId})${who}${note}`;
   }
@@ -71,7 +71,7 @@ function shadowNote(record: AuditRecord): string {
 /** A full audit row for `guarded-graph audit`. */
 export function formatAuditRow(record: AuditRecord): string {
   const time = new Date(record.at).toISOString();
-  const who = record.actor ? ` actor=${record.actor}` : "";
+  const who = `${record.actor ? ` actor=${record.actor}` : ""}${record.requester ? ` requester=${record.requester}` : ""}`;
   return `${time}  ${record.threadId}  ${record.event.padEnd(8)} ${record.decision.padEnd(8)} ${record.tool} ${record.args}  rule=${record.ruleId}${who}  ${record.reason}${shadowNote(record)}`;
 }
 
@@ -102,6 +102,8 @@ export interface AnswerRoute {
 export function formatPending(threadId: string, request: ApprovalRequest, route: AnswerRoute = {}): string[] {
   const n = request.actionRequests.length;
   const lines = [`⏸  approval needed on thread ${threadId}: ${n} pending call${n === 1 ? "" : "s"}`];
+  // Asked again: the last answer was refused (it did not fit, or its sender may not give it).
+  if (request.error !== undefined) lines.push(`   the last answer was refused and nothing was done: ${request.error}`);
   request.actionRequests.forEach((action, i) => lines.push(...formatAction(action, i)));
   if (route.unanswerable !== undefined) {
     lines.push(`  ${route.unanswerable}`);

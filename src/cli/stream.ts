@@ -7,6 +7,7 @@ import type { GuardedGraph } from "../../graphs/shared.js";
 import { threadStatus } from "./pending.js";
 import { Progress } from "./progress.js";
 import { compactJson, excerpt, formatAuditLine, label, type Output } from "./render.js";
+import { asUser, type AuthUserInput } from "../principal/principal.js";
 
 export type RunOutcome =
   | { kind: "approval"; request: ApprovalRequest }
@@ -83,9 +84,11 @@ export async function streamRun(
   threadId: string,
   printer: AuditPrinter,
   output: Output,
+  user?: AuthUserInput,
   progress = new Progress(),
 ): Promise<RunOutcome> {
-  const config = { configurable: { thread_id: threadId }, streamMode: ["updates" as const] };
+  const plain = { configurable: { thread_id: threadId }, streamMode: ["updates" as const] };
+  const config = user === undefined ? plain : asUser(plain, user);
   progress.start("waiting for the model");
   try {
     const stream = await graph.stream(input as Parameters<GuardedGraph["stream"]>[0], config);

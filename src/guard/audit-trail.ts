@@ -134,6 +134,8 @@ export async function auditHuman(
   actor: string | undefined,
   detail?: Record<string, unknown>,
 ): Promise<void> {
+  // The requester (approver rules) is a field of its own beside the actor, not part of the detail.
+  const { requester, ...rest } = detail ?? {};
   await guard.options.audit?.write([
     builtRecord({
       ...baseRecord(guard, ctx, call),
@@ -141,7 +143,8 @@ export async function auditHuman(
       event: "human",
       decision,
       actor,
-      detail,
+      ...(typeof requester === "string" ? { requester } : {}),
+      detail: detail === undefined || (requester !== undefined && Object.keys(rest).length === 0) ? undefined : requester === undefined ? detail : rest,
     }),
   ]);
 }

@@ -3,6 +3,8 @@ import type { KillswitchSnapshot } from "../killswitch/types.js";
 import type { PolicyDecision } from "../policy/types.js";
 import type { RiskLevel } from "../tools/types.js";
 import type { DecisionContext } from "../provenance/context.js";
+import type { Principal } from "../principal/principal.js";
+import type { ApproverRule } from "../principal/schema.js";
 
 /** Decides allow / deny / ask for a call from the permission rules (PermissionPolicy implements it). */
 export interface PermissionDecider {
@@ -11,7 +13,11 @@ export interface PermissionDecider {
    * `declaredRisk` is undefined when nobody declared the tool's risk (nor a `defaultRisk`): a decider of
    * your own should then ask when no rule of its own applies, as `noRuleDecision(tool, declaredRisk)` does.
    */
-  decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision;
+  decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext, principal?: Principal): PolicyDecision;
+  /** True when `decide` reads `principal` (who runs the call): the guard reads it from the run's config only then. */
+  readonly readsPrincipal?: boolean;
+  /** Who may answer which approvals (PermissionPolicy: its `approvers`). */
+  approverRules?(): readonly ApproverRule[];
   /** Sentences for the system prompt's tool usage section (PermissionPolicy: its provenance, after and budget rules). */
   usageLines?(): string[];
   /**

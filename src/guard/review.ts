@@ -13,6 +13,7 @@ import type { DecisionContext } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { approvalNotes, refusals } from "../messages/index.js";
 import { ToolCallLimitError } from "../errors/index.js";
+import { principalOf } from "../principal/principal.js";
 
 /** The tool call as the model wrote it. */
 export interface RawToolCall {
@@ -147,12 +148,14 @@ export function reviewCall(
   if (kill?.mode === "deny") return beforePolicy(guard, refuse(facts, kill.ruleId, kill.reason));
 
   const permissions = guard.options.permissions;
-  const permission: PolicyDecision = permissions?.decide(call.name, args, declared, context) ?? noRuleDecision(call.name, declared, guard.options.riskModes);
+  // Who runs the call is read from the run's config only for a policy with rules on it.
+  const principal = permissions?.readsPrincipal === true || guard.shadowPermissions?.readsPrincipal === true ? principalOf(config) : undefined;
+  const permission: PolicyDecision = permissions?.decide(call.name, args, declared, context, principal) ?? noRuleDecision(call.name, declared, guard.options.riskModes);
   const shadow = guard.shadowPermissions;
   if (shadow === undefined) return decideFrom(guard, state, call, facts, spec, parsed.data, kill, permission, config);
   // Shadow: the same review with the shadow decider's answer in place of the policy's; audited, never enforced.
   // The policy's own shadow rules, when none names this tool, decide as the policy does.
-  const shadowPermission = permissions !== undefined && shadow === permissions.shadow && permissions.shadowCovers?.(call.name) === false ? permission : shadow.decide(call.name, args, declared, context);
+  const shadowPermission = permissions !== undefined && shadow === permissions.shadow && permissions.shadowCovers?.(call.name) === false ? permission : shadow.decide(call.name, args, declared, context, principal);
   const same = shadowPermission.mode === permission.mode && shadowPermission.ruleId === permission.ruleId;
   const shadowFacts: Facts = { ...facts };
   const enforced = decideFrom(guard, state, call, facts, spec, parsed.data, kill, permission, config);

@@ -15,6 +15,7 @@ import type { ReviewedCall } from "./state.js";
 import { decisionContextOf } from "../provenance/context.js";
 import { refusals } from "../messages/index.js";
 import { withToolCalls } from "./model-step.js";
+import { reviewConfigOf } from "./approval/approvers.js";
 
 export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
   for (let i = messages.length - 1; i >= 0; i -= 1) {
@@ -89,14 +90,16 @@ export async function reviewTurnWithApproval(
   approval: ApprovalStepOptions = {},
   deferDecisions?: AuditRecord[],
 ): Promise<ReviewedTurn> {
-  const reviewed = await applyInterruptOn(guard, (await guard.reviewTurn(state, calls, config, decisionContextOf(ctx))).reviewed, ctx, config);
+  // On resume the calls are judged for the user of the run that asked, not for the one who answers.
+  const asked = reviewConfigOf(config, approval.approvals, ctx.messageId);
+  const reviewed = await applyInterruptOn(guard, (await guard.reviewTurn(state, calls, asked, decisionContextOf(ctx))).reviewed, ctx, asked);
   // Held back for the batch's claim (one commit, `runBatches`): the decisions of calls that run,
   // when no call of the turn asks (so no interrupt comes between review and execution).
   if (deferDecisions && !reviewed.some((c) => c.outcome === "ask")) {
     deferDecisions.push(...decisionRecords(guard, ctx, reviewed.filter((c) => c.outcome === "run")));
     await auditDecisions(guard, ctx, reviewed.filter((c) => c.outcome !== "run"));
   } else await auditDecisions(guard, ctx, reviewed);
-  const asked = new Set(reviewed.filter((c) => c.outcome === "ask").map((c) => c.id));
+  const asking = new Set(reviewed.filter((c) => c.outcome === "ask").map((c) => c.id));
   const step = await resolveApprovals(guard, state, calls, reviewed, ctx, config, approval);
   if (step.retry) return { runnable: [], answered: [], approvals: step.approvals, retry: true };
   const decided = new Map<string, ReviewedCall>(
@@ -104,7 +107,7 @@ export async function reviewTurnWithApproval(
       c.id,
       // A human let this call through: the check at its start knows not to ask again.
       // (A standing decision is not a human's look at this call: it says approved: false.)
-      asked.has(c.id) && c.outcome === "run" && c.approved !== false ? { ...c, approved: true } : c,
+      asking.has(c.id) && c.outcome === "run" && c.approved !== false ? { ...c, approved: true } : c,
     ]),
   );
   const runnable: ReviewedCall[] = [];

@@ -7,6 +7,10 @@ export const deployMessages = {
   unknownApiKey: () => "Request refused: the API key is not one of the server's keys (GUARDED_GRAPH_API_KEYS).",
   badApiKeyEntry: (index: number, reason: string) =>
     `GUARDED_GRAPH_API_KEYS entry ${index + 1} is invalid: ${reason}; write <user>:<key> with a key of at least 16 characters.`,
+  badApiUsers: (reason: string) =>
+    `GUARDED_GRAPH_API_USERS is invalid (${reason}); write JSON such as {"alice": {"permissions": ["approve"], "metadata": {"role": "lead"}}}.`,
+  apiUserWithoutKey: (name: string, known: readonly string[]) =>
+    `GUARDED_GRAPH_API_USERS names "${name}", who has no key in GUARDED_GRAPH_API_KEYS (users with keys: ${known.length > 0 ? known.join(", ") : "none"}).`,
   duplicateApiKey: (index: number) => `GUARDED_GRAPH_API_KEYS entry ${index + 1} repeats a key already given to another entry; every key must be unique.`,
   policyNameNotString: () => 'configurable.policy must be a policy name (a string such as "devops"), never a policy body.',
   badPolicyName: (name: string) =>

@@ -10,6 +10,7 @@ import type { CallResult, GuardState, ReviewedCall } from "../guard/state.js";
 import { refusalMessage } from "../guard/turn.js";
 import type { TurnGate } from "./turn-gate.js";
 import { refusals } from "../messages/index.js";
+import { reviewConfigOf } from "../guard/approval/approvers.js";
 import { decisionContextOf, type DecisionContext } from "../provenance/context.js";
 
 interface ToolCallContext {
@@ -48,7 +49,9 @@ async function reviewUnplanned(
   const earlier = Object.values(g.turn?.calls ?? {})
     .filter((c) => c.id !== id)
     .map((c) => ({ id: c.id, name: c.name, args: c.args }));
-  const { reviewed } = await guard.reviewTurn(rulesOf(guard, g), [...earlier, { id, name: call.name, args: call.args }], config, context);
+  // Judged for the user of the run that asked (recorded with the approval state), as afterModel judged the turn.
+  const asked = reviewConfigOf(config, g.approvals, g.turn?.messageId ?? "") ?? config;
+  const { reviewed } = await guard.reviewTurn(rulesOf(guard, g), [...earlier, { id, name: call.name, args: call.args }], asked, context);
   const last = reviewed[reviewed.length - 1];
   if (!last) throw new Error(`review of tool call ${id} returned nothing`);
   if (last.outcome !== "ask") return last;

@@ -9,6 +9,33 @@ export interface ApiKeyUser {
   display_name: string;
   is_authenticated: true;
   permissions: string[];
+  /** Attributes policy rules read as `metadata.<key>` (a role, a tenant), from GUARDED_GRAPH_API_USERS. */
+  metadata?: Record<string, string | number | boolean | string[]>;
+}
+
+/** What GUARDED_GRAPH_API_USERS says of one user: `{ "alice": { "permissions": ["approve"], "metadata": { "role": "lead" } } }`. */
+const UserEntrySchema = z.strictObject({
+  permissions: z.array(z.string().trim().min(1)).optional(),
+  metadata: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
+  display_name: z.string().min(1).optional(),
+});
+type UserEntry = z.output<typeof UserEntrySchema>;
+
+/** GUARDED_GRAPH_API_USERS, parsed: identity → permissions and metadata. A malformed value throws. */
+function parseUsers(text: string | undefined): Map<string, UserEntry> {
+  if (text === undefined || text.trim() === "") return new Map();
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new GuardedGraphError(ErrorCode.PLATFORM_CONFIG, deployMessages.badApiUsers(error instanceof Error ? error.message : String(error)));
+  }
+  const parsed = z.record(z.string(), UserEntrySchema).safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new GuardedGraphError(ErrorCode.PLATFORM_CONFIG, deployMessages.badApiUsers(`${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`));
+  }
+  return new Map(Object.entries(parsed.data));
 }
 
 const MIN_KEY_LENGTH = 16;
@@ -35,7 +62,9 @@ export class ApiKeys {
     this.#entries = entries;
   }
 
-  static parse(spec: string | undefined): ApiKeys {
+  /** `users`: GUARDED_GRAPH_API_USERS (JSON), the permissions and metadata of the keys' users. */
+  static parse(spec: string | undefined, users?: string): ApiKeys {
+    const attributes = parseUsers(users);
     const raw = (spec ?? "")
       .split(/[,\n]/)
       .map((part) => part.trim())
@@ -50,8 +79,21 @@ export class ApiKeys {
       if (!key.success) throw new GuardedGraphError(ErrorCode.PLATFORM_CONFIG, deployMessages.badApiKeyEntry(index, key.error.issues[0]?.message ?? "bad key"));
       const hash = digest(key.data);
       if (entries.some((known) => timingSafeEqual(known.hash, hash))) throw new GuardedGraphError(ErrorCode.PLATFORM_CONFIG, deployMessages.duplicateApiKey(index));
-      entries.push({ hash, user: { identity: identity.data, display_name: identity.data, is_authenticated: true, permissions: [] } });
+      const extra = attributes.get(identity.data);
+      entries.push({
+        hash,
+        user: {
+          identity: identity.data,
+          display_name: extra?.display_name ?? identity.data,
+          is_authenticated: true,
+          permissions: [...(extra?.permissions ?? [])],
+          ...(extra?.metadata === undefined ? {} : { metadata: extra.metadata }),
+        },
+      });
     });
+    // A user with attributes but no key is a misspelling: the attributes would reach no one.
+    const keyed = new Set(entries.map((entry) => entry.user.identity));
+    for (const name of attributes.keys()) if (!keyed.has(name)) throw new GuardedGraphError(ErrorCode.PLATFORM_CONFIG, deployMessages.apiUserWithoutKey(name, [...keyed]));
     return new ApiKeys(entries);
   }
 
@@ -64,7 +106,7 @@ export class ApiKeys {
     const hash = digest(key);
     let found: ApiKeyUser | undefined;
     for (const entry of this.#entries) if (timingSafeEqual(entry.hash, hash)) found = entry.user;
-    return found === undefined ? undefined : { ...found, permissions: [...found.permissions] };
+    return found === undefined ? undefined : { ...found, permissions: [...found.permissions], ...(found.metadata === undefined ? {} : { metadata: structuredClone(found.metadata) }) };
   }
 }
 

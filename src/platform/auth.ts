@@ -13,9 +13,13 @@ function refuseUnknownPolicy(config: unknown): void {
   if (problem !== undefined) throw new HTTPException(422, { message: problem });
 }
 
-/** An auth handler that accepts the keys in `spec` (default: GUARDED_GRAPH_API_KEYS, read now). */
-export function apiKeyAuth(spec: string | undefined = process.env.GUARDED_GRAPH_API_KEYS) {
-  const keys = ApiKeys.parse(spec);
+/**
+ * An auth handler that accepts the keys in `spec` (default: GUARDED_GRAPH_API_KEYS, read now); each
+ * key's user carries the permissions and metadata `users` gives it (default: GUARDED_GRAPH_API_USERS,
+ * JSON), which policy rules and approver rules read.
+ */
+export function apiKeyAuth(spec: string | undefined = process.env.GUARDED_GRAPH_API_KEYS, users: string | undefined = process.env.GUARDED_GRAPH_API_USERS) {
+  const keys = ApiKeys.parse(spec, users);
   return new Auth()
     .authenticate(async (request: Request): Promise<ApiKeyUser> => {
       const outcome = authenticateRequest(keys, request.headers, request);

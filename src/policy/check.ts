@@ -17,6 +17,7 @@ import { isLowerRisk } from "./permissions.js";
 import { topArgument } from "./selector.js";
 import { normalizeString } from "./normalize.js";
 import { ToolNameIndex, ToolNames } from "./rule-index.js";
+import { principalNameErrors } from "../principal/check.js";
 
 interface PolicyCheckResult {
   /** The policy cannot work as written: tool-rule conflicts, and — when the tools are known — rules naming tools or operations that do not exist, or a risk lower than the tool's own without lowerRisk. */
@@ -163,6 +164,10 @@ function catalogErrors(loaded: LoadedPolicy, infos: readonly RuleInfo[], tools: 
   for (const name of loaded.agent?.tools ?? []) {
     if (!tools.has(name)) errors.push(`agent.tools: no tool named ${JSON.stringify(name)} exists`);
   }
+  (loaded.approvers ?? []).forEach((rule, index) => {
+    const matches = compileToolMatcher({ tool: rule.tool, mode: "ask" }, `approvers[${index}]`);
+    if (!known.some(matches)) errors.push(`approvers[${index}]${rule.id === undefined ? "" : ` (${rule.id})`} names tool ${JSON.stringify(rule.tool)}, which matches no known tool (known: ${known.join(", ")}); the rule would never apply`);
+  });
   return errors;
 }
 
@@ -238,7 +243,7 @@ export function checkPolicy(
     rule,
     label: labelOf(rule, index),
     matches: compileToolMatcher(rule, `permissions[${index}]`),
-    unconditional: rule.args === undefined && Object.keys(rule.where ?? {}).length === 0 && rule.after === undefined && rule.budget === undefined,
+    unconditional: rule.args === undefined && Object.keys(rule.where ?? {}).length === 0 && rule.after === undefined && rule.budget === undefined && rule.principal === undefined,
   }));
   const seen = new Map<string, number>();
   for (const info of infos) {
@@ -247,6 +252,7 @@ export function checkPolicy(
     if (first === undefined) seen.set(info.rule.id, info.index);
     else warnings.push(`${info.label}: duplicate id, already used by permissions[${first}]; decisions and audit records could not tell them apart`);
   }
+  errors.push(...principalNameErrors(loaded));
   const names = tools === undefined ? undefined : new ToolNames([...tools.keys()]);
   warnings.push(...shadowWarnings(infos, loaded.precedence, tools, names));
   warnings.push(...provenanceWarnings(loaded.permissions, loaded.provenance, tools));
@@ -435,6 +441,7 @@ function describePermission(rule: PermissionRule): string {
   const parts = [rule.mode.padEnd(5), rule.id ?? "(no id)", `tool ${rule.toolRegex === true ? `/${rule.tool}/` : rule.tool}`];
   if (rule.args !== undefined) parts.push(`args ~ /${rule.args}/`);
   for (const [selector, matcher] of Object.entries(rule.where ?? {})) parts.push(`${selector} ${JSON.stringify(matcher)}`);
+  for (const [name, condition] of Object.entries(rule.principal ?? {})) parts.push(`principal ${name} ${JSON.stringify(condition)}`);
   if (rule.reason !== undefined) parts.push(`— ${rule.reason}`);
   return parts.join("  ");
 }

@@ -12,6 +12,7 @@ import { RiskLevelSchema } from "./schema.js";
 import type { PermissionPolicy } from "./permissions.js";
 import type { PolicyDecision } from "./types.js";
 import type { RuleViolation } from "../rules/types.js";
+import type { Principal } from "../principal/principal.js";
 
 /** `--state`: the calls made so far in the run (oldest first), as the tool rules count them. */
 export const ExplainStateSchema = z.strictObject({
@@ -37,6 +38,18 @@ interface ExplainInput {
   tools?: ToolCatalog | undefined;
   /** A thread's checkpointed messages (`--thread`): provenance conditions are judged against them, and the evidence shown. */
   thread?: { id: string; messages: readonly BaseMessage[] } | undefined;
+  /** Who runs the call (`--user`, `--configurable`): rules on the principal are judged for it. */
+  principal?: Principal | undefined;
+}
+
+/** The principal line of `policy explain`: who runs the call, as the rules read it. */
+function describePrincipal(principal: Principal | undefined): string {
+  const user = principal?.user;
+  const values = Object.entries(principal?.configurable ?? {});
+  const run = values.length === 0 ? "no configurable values" : `configurable ${values.map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(", ")}`;
+  if (user === undefined) return `Principal: no authenticated user (give --user JSON); ${run}`;
+  const attributes = Object.entries(user.attributes).map(([key, value]) => `metadata.${key}=${JSON.stringify(value)}`);
+  return `Principal: ${user.identity} (permissions ${JSON.stringify(user.permissions ?? null)}${attributes.length === 0 ? "" : `, ${attributes.join(", ")}`}); ${run}`;
 }
 
 /** Ids of the policy's shadow rules (`shadow: true`), as decisions name them. */
@@ -65,9 +78,10 @@ export function explainDecision(loaded: LoadedPolicy, input: ExplainInput): stri
   const policy = permissionPolicy(loaded);
   const risk = input.declaredRisk === undefined ? undefined : RiskLevelSchema.parse(input.declaredRisk);
   const context = input.thread === undefined ? undefined : { messages: input.thread.messages, threadId: `explain:${input.thread.id}` };
-  const { decision, trace } = policy.explain(input.tool, input.args, risk, context);
+  const { decision, trace } = policy.explain(input.tool, input.args, risk, context, input.principal);
   const view = canonicalize(input.args);
   const lines = [`Explaining ${input.tool} against ${loaded.source} (precedence ${loaded.precedence})`];
+  if (policy.readsPrincipal || input.principal !== undefined) lines.push(describePrincipal(input.principal));
   lines.push(`Arguments as the rules read them: ${view.oversized ? "(too large or deep to inspect)" : view.text}`);
   if (view.changed) lines.push(`  as written (before normalisation): ${view.literalText}`);
   if (view.controlChar !== undefined) lines.push(`  control character at ${view.controlChar}: no allow rule may hold`);

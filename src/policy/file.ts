@@ -8,6 +8,7 @@ import type { KillswitchConfig } from "../killswitch/types.js";
 import type { RiskLevel } from "../tools/types.js";
 import { formatPath, PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
+import type { ApproverRule, PrincipalsDeclaration } from "../principal/schema.js";
 import { PermissionPolicy, readPermissionRules, type PermissionPolicyOptions, type PermissionRule } from "./permissions.js";
 import { PolicyFileSchema, type AuditConfig, type ExecutionConfig, type ToolRuleEntry } from "./schema.js";
 import { toToolRule } from "./tool-rules.js";
@@ -55,6 +56,10 @@ export interface LoadedPolicy {
   readonly shadowSource?: string | undefined;
   /** That candidate policy, loaded (`loadPolicyFile` reads it, relative to this file). */
   readonly shadow?: LoadedPolicy | undefined;
+  /** The names of the principal the rules read (`principals`). */
+  readonly principals?: PrincipalsDeclaration | undefined;
+  /** Who may answer which approvals (`approvers`). */
+  readonly approvers?: ApproverRule[] | undefined;
 }
 
 const FORMAT_BY_EXTENSION: Readonly<Record<string, PolicyFormat>> = {
@@ -148,6 +153,8 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
     agent: doc.agent === undefined ? undefined : { name: doc.agent.name, tools: doc.agent.tools },
     ...(doc.mcp === undefined ? {} : { mcp: { trustAnnotations: doc.mcp.trustAnnotations } }),
     ...(doc.shadow === undefined ? {} : { shadowSource: doc.shadow }),
+    ...(doc.principals === undefined ? {} : { principals: doc.principals }),
+    ...(doc.approvers === undefined ? {} : { approvers: doc.approvers }),
   };
   permissionPolicy(loaded); // compiles every pattern now, so a bad regex fails at load
   return loaded;
@@ -203,6 +210,8 @@ export function loadedPolicyOf(policy: PermissionPolicy): LoadedPolicy {
     permissions: [...rules],
     toolRules: [],
     provenance: options.provenance === undefined ? undefined : { ...options.provenance, trusted: options.provenance.trusted?.slice(), untrusted: options.provenance.untrusted?.slice() },
+    ...(options.principals === undefined ? {} : { principals: options.principals }),
+    ...(options.approvers === undefined ? {} : { approvers: options.approvers }),
   };
 }
 
@@ -222,6 +231,8 @@ export function permissionPolicy(loaded: LoadedPolicy): PermissionPolicy {
     if (loaded.pathBase !== undefined) options.pathBase = loaded.pathBase;
     if (loaded.fieldKinds !== undefined) options.fieldKinds = loaded.fieldKinds;
     if (loaded.followSymlinks !== undefined) options.followSymlinks = loaded.followSymlinks;
+    if (loaded.principals !== undefined) options.principals = loaded.principals;
+    if (loaded.approvers !== undefined) options.approvers = loaded.approvers;
     try {
       policy = new PermissionPolicy(loaded.permissions, options);
     } catch (error) {

@@ -10,7 +10,7 @@ import { foldCase, isPlainText, normalizeString } from "./normalize.js";
 import { compileSafeRegex, type SafeRegex } from "./regex.js";
 import { compileDirectGetter, NEEDS_FULL_SELECT, parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import type { FieldMatcher } from "./types.js";
-import { compileCondition, describeCondition, isComposite, usesContext } from "../provenance/conditions.js";
+import { compileCondition, describeCondition, isComposite, usesContext, usesPrincipal } from "../provenance/conditions.js";
 import type { Evaluation } from "../provenance/context.js";
 import type { ConditionSpec } from "../provenance/schema.js";
 
@@ -234,8 +234,8 @@ interface Compiled {
 /** A value an index must not key on (equalityKey and startKey answer ANY_VALUE for an object). */
 const NOT_KEYABLE: object = Object.freeze({});
 
-/** The test of a plain string matcher on one text; `compiled` receives the SafeRegex of a `regex` matcher. */
-function stringTest(matcher: StringMatcher, where: string, compiled?: { regex?: SafeRegex }): (text: string) => boolean {
+/** The test of a plain string matcher on one (normalised) text; `compiled` receives the SafeRegex of a `regex` matcher. */
+export function stringTest(matcher: StringMatcher, where: string, compiled?: { regex?: SafeRegex }): (text: string) => boolean {
   const caseSensitive = matcher.caseSensitive === true;
   if ("equals" in matcher || "in" in matcher) {
     const { fold: foldEq, wanted } = equalityOf(matcher);
@@ -401,7 +401,8 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
           return leafTest(leaf, where, defaults, kind);
         })
       : withControlGuard(plain.test);
-  const contextual = usesContext(matcher);
+  // A condition on the thread (`from`) or on the principal (`sameAs`) reads more than the value.
+  const contextual = usesContext(matcher) || usesPrincipal(matcher);
   const full = (tree: unknown, restrictive: boolean, evaluation?: Evaluation): Verdict =>
     combine(
       selectAll(tree, segments).map((value) => judge(value, test, restrictive, selector, evaluation)),

@@ -14,7 +14,12 @@ import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, 
 import { cannotTellReason, controlCharacterReason, uncoveredReason } from "../messages/index.js";
 import { DEFAULT_RISK_MODES, noRuleDecision } from "./defaults.js";
 import { evidenceNote, provenanceReason } from "../messages/provenance.js";
-import { budgetTotal, isComposite, locateValues, seenAfter } from "../provenance/conditions.js";
+import { budgetTotal, isComposite, locateValues, seenAfter, usesContext, usesPrincipal } from "../provenance/conditions.js";
+import { compilePrincipalConditions, missingReason, type PrincipalConditions } from "../principal/conditions.js";
+import type { Principal } from "../principal/principal.js";
+import { sameAsNames } from "../principal/check.js";
+import { ApproverRuleSchema, PrincipalsDeclarationSchema, type ApproverRule, type PrincipalsDeclaration } from "../principal/schema.js";
+import { principalText } from "../messages/principal.js";
 import { Evaluation, type DecisionContext, type ProvenanceSettings } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
@@ -70,6 +75,10 @@ export interface PermissionPolicyOptions {
    * Default: on when `pathBase` is given and is a directory on this machine.
    */
   followSymlinks?: boolean;
+  /** The names of the principal the rules read (`metadata.<key>`, `configurable.<key>`), for `policy check`. */
+  principals?: PrincipalsDeclaration;
+  /** Who may answer which approvals (roles, permissions, four eyes, several approvers). */
+  approvers?: ApproverRule[];
 }
 
 export { DEFAULT_RISK_MODES } from "./defaults.js";
@@ -109,6 +118,8 @@ const OptionsSchema = z.strictObject({
   mainArguments: z.record(z.string(), MainArgumentSchema).optional(),
   fieldKinds: z.record(z.string(), z.record(z.string(), z.enum(ARGUMENT_KINDS))).optional(),
   followSymlinks: z.boolean().optional(),
+  principals: PrincipalsDeclarationSchema.optional(),
+  approvers: z.array(ApproverRuleSchema).optional(),
 });
 
 interface CompiledRule {
@@ -126,6 +137,10 @@ interface CompiledRule {
   readonly description: string;
   /** Needs the thread (a `from` condition, `after` or `budget`). */
   readonly contextual: boolean;
+  /** Reads the run's principal (a `principal:` block, a `sameAs` condition). */
+  readonly personal: boolean;
+  /** The `principal:` block, compiled. */
+  readonly principal: PrincipalConditions | undefined;
   /** `after` and `budget`: YES when they let the rule apply. */
   readonly context: ((tree: unknown, evaluation: Evaluation | undefined) => Verdict) | undefined;
   /** `budget`: the total with this call (for evidence), undefined when it cannot tell. */
@@ -164,10 +179,11 @@ export function compileToolMatcher(rule: PermissionRule, where: string): (tool: 
   return compileGlob(rule.tool, { nocase: !caseSensitive, dot: true });
 }
 
-function describeRule(rule: PermissionRule, where: readonly FieldCondition[]): string {
+function describeRule(rule: PermissionRule, where: readonly FieldCondition[], principal?: PrincipalConditions): string {
   const parts = [`${rule.toolRegex === true ? "tool matching /" + rule.tool + "/" : rule.tool}`];
   if (rule.args !== undefined) parts.push(`args ~ /${rule.args}/`);
   if (where.length > 0) parts.push(`where ${where.map((condition) => condition.description).join(" and ")}`);
+  if (principal !== undefined) parts.push(`when ${principal.description}`);
   return parts.join(" ");
 }
 
@@ -231,7 +247,10 @@ function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefau
     return compileFieldCondition(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, defaults, kind);
   });
   const matchesTool = compileToolMatcher(rule, location);
-  const { context, budgetTotal: total } = compileContext(rule, matchesTool, location);
+  const { context: threadContext, budgetTotal: total } = compileContext(rule, matchesTool, location);
+  const principal = rule.principal === undefined ? undefined : compilePrincipalConditions(rule.principal, `${location}.principal`);
+  const context = withPrincipal(threadContext, principal);
+  const whereSpecs = Object.values(rule.where ?? {});
   return {
     budgetTotal: total,
     order: index,
@@ -240,13 +259,27 @@ function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefau
     mode: rule.mode,
     matchesTool,
     conditional: rule.args !== undefined || where.length > 0 || context !== undefined,
-    contextual: context !== undefined || where.some((condition) => condition.contextual === true),
+    contextual: threadContext !== undefined || whereSpecs.some((condition) => usesContext(condition)),
+    personal: principal !== undefined || whereSpecs.some((condition) => usesPrincipal(condition)),
+    principal,
     context,
     args: rule.args === undefined ? undefined : compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `${location}.args` }),
     argsInTokens: rule.args === undefined ? undefined : matchesWithinJsonTokens(rule.args),
     where,
-    description: describeRule(rule, where),
+    description: describeRule(rule, where, principal),
     kinds,
+  };
+}
+
+/** `after` / `budget` and the `principal:` block: all must let the rule apply; a principal that cannot tell makes it UNKNOWN. */
+function withPrincipal(context: CompiledRule["context"], principal: PrincipalConditions | undefined): CompiledRule["context"] {
+  if (principal === undefined) return context;
+  return (tree, evaluation) => {
+    const own = principal.verdict(evaluation?.principal);
+    if (own === NO) return NO;
+    const rest = context === undefined ? YES : context(tree, evaluation);
+    if (rest === NO) return NO;
+    return own === UNKNOWN || rest === UNKNOWN ? UNKNOWN : YES;
   };
 }
 
@@ -377,6 +410,19 @@ function dedupe(evidence: readonly Evidence[]): Evidence[] {
   });
 }
 
+/** What the principal lacks that a rule reads (its `principal:` block, then its `sameAs` conditions). */
+function personalWhy(rule: CompiledRule, principal: Principal | undefined): string | undefined {
+  const own = rule.principal?.why(principal);
+  if (own !== undefined) return own;
+  for (const condition of Object.values(rule.spec.where ?? {})) {
+    for (const name of sameAsNames(condition)) {
+      const missing = missingReason(principal, name);
+      if (missing !== undefined) return missing;
+    }
+  }
+  return undefined;
+}
+
 /** What a rule's conditions say about why they could not tell (restrictive) or did not cover the call (allow). */
 function conditionWhy(rule: CompiledRule, view: CanonicalArgs, restrictive: boolean): string | undefined {
   if (view.oversized) return undefined;
@@ -433,6 +479,7 @@ export function readPermissionRules(rules: readonly z.output<typeof PermissionRu
     if (rule.afterScope !== undefined) out.afterScope = rule.afterScope;
     if (rule.budget !== undefined) out.budget = rule.budget;
     if (rule.shadow === true) out.shadow = true;
+    if (rule.principal !== undefined) out.principal = rule.principal;
     return out;
   });
   readLists.add(out);
@@ -509,7 +556,7 @@ function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
   for (const rule of rules) {
     const pairs = triples;
     const rest: FieldCondition[] = [];
-    if (!rule.contextual) {
+    if (!rule.contextual && !rule.personal) {
       for (const condition of rule.where) {
         if (condition.read === undefined) {
           rest.push(condition);
@@ -531,7 +578,7 @@ function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
     const position = residual.length;
     from[position + 1] = triples.length;
     flags[position] =
-      (rule.contextual ? 0 : PLAN_KEPT) |
+      (rule.contextual || rule.personal ? 0 : PLAN_KEPT) |
       (rule.args === undefined ? 0 : PLAN_ARGS) |
       (rest.length > 0 ? PLAN_RESIDUAL : 0) |
       (rule.mode === "allow" ? PLAN_ALLOW : 0) |
@@ -711,6 +758,8 @@ export class PermissionPolicy {
   /** The shadow rules, compiled: `shadowCovers` tests their tool patterns. */
   private readonly shadowRules: readonly CompiledRule[];
   private readonly shadowByTool = new Map<string, boolean>();
+  /** Some rule reads the run's principal: the guard hands it over only then (`readsPrincipal`). */
+  readonly readsPrincipal: boolean;
   /** The rules (validated, in the order given) and options it was built from: what `checkPolicy` reads. */
   readonly definition: { readonly rules: readonly PermissionRule[]; readonly options: Readonly<PermissionPolicyOptions> };
 
@@ -755,6 +804,7 @@ export class PermissionPolicy {
     this.provenance = { ...options.provenance };
     this.trusted = trustTableOf(this.provenance).whole;
     this.contextual = this.rules.some((rule) => rule.contextual);
+    this.readsPrincipal = this.rules.some((rule) => rule.personal);
     for (const rule of this.rules) this.byToolName.add(rule, rule.spec);
   }
 
@@ -810,8 +860,13 @@ export class PermissionPolicy {
    * `context` (the thread's messages) feeds `from`, `after` and `budget`; without it they cannot
    * tell, so a deny or ask rule that uses them asks and an allow rule that uses them does not apply.
    */
-  decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision {
-    return this.evaluate(tool, args, declaredRisk, undefined, context);
+  decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext, principal?: Principal): PolicyDecision {
+    return this.evaluate(tool, args, declaredRisk, undefined, context, principal);
+  }
+
+  /** The approver rules (`approvers`), as given. */
+  approverRules(): readonly ApproverRule[] {
+    return this.definition.options.approvers ?? [];
   }
 
   /**
@@ -846,13 +901,13 @@ export class PermissionPolicy {
   }
 
   /** The decision plus every rule tried, in order, with its verdict (for `policy explain`). */
-  explain(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): { decision: PolicyDecision; trace: RuleTrace[] } {
+  explain(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext, principal?: Principal): { decision: PolicyDecision; trace: RuleTrace[] } {
     const trace: RuleTrace[] = [];
-    const decision = this.evaluate(tool, args, declaredRisk, trace, context);
+    const decision = this.evaluate(tool, args, declaredRisk, trace, context, principal);
     return { decision, trace };
   }
 
-  private evaluate(tool: string, args: unknown, declaredRisk: RiskLevel | undefined, trace: RuleTrace[] | undefined, context?: DecisionContext): PolicyDecision {
+  private evaluate(tool: string, args: unknown, declaredRisk: RiskLevel | undefined, trace: RuleTrace[] | undefined, context?: DecisionContext, principal?: Principal): PolicyDecision {
     const risk = this.riskOf(tool, declaredRisk);
     const shownRisk: RiskLevel = risk ?? "medium";
     let view: CanonicalArgs | undefined;
@@ -893,8 +948,8 @@ export class PermissionPolicy {
         const kept = rows !== undefined && (fields!.flags[position]! & PLAN_KEPT) !== 0;
         if (live !== undefined && live[position] === 0) verdict = NO;
         else if (kept) verdict = known ?? keptVerdict(rules, position, fields!, rows!, literalRows, view);
-        else if (rule.contextual) {
-          evaluation ??= new Evaluation(context, this.provenance, this.trusted);
+        else if (rule.contextual || rule.personal) {
+          evaluation ??= new Evaluation(context, this.provenance, this.trusted, principal);
           evaluation.evidence = [];
           verdict = argumentsVerdict(rule, view, evaluation, !this.fast);
           if (evaluation.evidence.length > 0) (evidenceOf ??= new Map()).set(rule.ruleId, dedupe(evaluation.evidence));
@@ -908,19 +963,19 @@ export class PermissionPolicy {
       }
       if (verdict === NO) continue;
       if (rule.mode === "allow" && unsure !== undefined) {
-        decided = this.unsureDecision(unsure, shownRisk, view);
+        decided = this.unsureDecision(unsure, shownRisk, view, principal);
       } else {
         decided = { mode: rule.mode, ruleId: rule.ruleId, reason: this.reasonFor(rule, view, evidenceOf?.get(rule.ruleId)), risk: shownRisk };
         decidingRule = rule;
       }
       if (trace === undefined) break;
     }
-    if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, shownRisk, view);
+    if (decided === undefined && unsure !== undefined) decided = this.unsureDecision(unsure, shownRisk, view, principal);
     if (decided !== undefined && decided.mode !== "allow" && context !== undefined && this.contextual && evidenceOf?.has(decided.ruleId) !== true) {
       // A deny or ask decided by another rule (an amount, a tool) still tells the human where the
       // traced values of this call came from: the provenance rules it did not reach are read for evidence.
       view ??= canonicalize(args);
-      const extra = this.stopEvidence(decidingRule, tool, view, (evaluation ??= new Evaluation(context, this.provenance, this.trusted)), evidenceOf);
+      const extra = this.stopEvidence(decidingRule, tool, view, (evaluation ??= new Evaluation(context, this.provenance, this.trusted, principal)), evidenceOf);
       if (extra.length > 0) {
         decided.evidence = extra;
         decided.reason = `${decided.reason}; ${provenanceReason(extra)}`;
@@ -940,7 +995,7 @@ export class PermissionPolicy {
       const evidence = evidenceOf === undefined ? undefined : dedupe([...evidenceOf.values()].flat());
       decided = noRuleDecision(tool, risk, this.riskModes);
       if (decided.mode !== "allow" && view !== undefined) {
-        const note = this.uncoveredNote(tool, view);
+        const note = this.principalNote(tool, principal) ?? this.uncoveredNote(tool, view);
         if (note !== undefined) decided.reason = `${note}; ${decided.reason}`;
       }
       // The audit says where the traced values were found even when no provenance rule decided.
@@ -948,7 +1003,7 @@ export class PermissionPolicy {
       if (decided.mode !== "allow" && context !== undefined && this.contextual && !(evidence ?? []).some((item) => !item.found)) {
         // An ask or deny by the tool's risk still names where the call's values came from.
         view ??= canonicalize(args);
-        const extra = this.stopEvidence(undefined, tool, view, (evaluation ??= new Evaluation(context, this.provenance, this.trusted)), evidenceOf);
+        const extra = this.stopEvidence(undefined, tool, view, (evaluation ??= new Evaluation(context, this.provenance, this.trusted, principal)), evidenceOf);
         if (extra.length > 0) {
           decided.evidence = dedupe([...(evidence ?? []), ...extra]);
           decided.reason = `${decided.reason}; ${provenanceReason(extra)}`;
@@ -1016,8 +1071,23 @@ export class PermissionPolicy {
     return dedupe(out);
   }
 
-  private unsureDecision(rule: CompiledRule, risk: RiskLevel, view: CanonicalArgs | undefined): PolicyDecision {
-    return { mode: "ask", ruleId: rule.ruleId, reason: cannotTellReason(rule.mode, rule.description, view === undefined ? undefined : conditionWhy(rule, view, true)), risk };
+  private unsureDecision(rule: CompiledRule, risk: RiskLevel, view: CanonicalArgs | undefined, principal: Principal | undefined): PolicyDecision {
+    const why = (rule.personal ? personalWhy(rule, principal) : undefined) ?? (view === undefined ? undefined : conditionWhy(rule, view, true));
+    return { mode: "ask", ruleId: rule.ruleId, reason: cannotTellReason(rule.mode, rule.description, why), risk };
+  }
+
+  /**
+   * When a call that asks or is denied by default had an allow rule on the principal that could not
+   * tell (no authenticated user, an attribute it lacks): what was missing, named for the reviewer.
+   */
+  private principalNote(tool: string, principal: Principal | undefined): string | undefined {
+    if (!this.readsPrincipal) return undefined;
+    for (const rule of this.plan(tool).rules) {
+      if (rule.mode !== "allow" || !rule.personal) continue;
+      const why = personalWhy(rule, principal);
+      if (why !== undefined) return principalText.allowNeeded(rule.ruleId, why);
+    }
+    return undefined;
   }
 
   /**
@@ -1060,7 +1130,7 @@ export class PermissionPolicy {
     for (const rule of this.plan(tool).rules) {
       const entries = Object.entries(rule.spec.where ?? {});
       const matcher = entries[0]?.[1];
-      if (rule.mode !== "allow" || rule.args !== undefined || entries.length !== 1 || matcher === undefined || !("command" in matcher)) continue;
+      if (rule.mode !== "allow" || rule.args !== undefined || rule.context !== undefined || rule.personal || entries.length !== 1 || matcher === undefined || !("command" in matcher)) continue;
       const key = `${entries[0]?.[0] ?? ""}\u0000${matcher.caseSensitive === true}`;
       groups.set(key, [...(groups.get(key) ?? []), rule]);
     }
@@ -1081,6 +1151,8 @@ export class PermissionPolicy {
         matchesTool: () => true,
         conditional: true,
         contextual: false,
+        personal: false,
+        principal: undefined,
         context: undefined,
         args: undefined,
         argsInTokens: undefined,

@@ -3,6 +3,7 @@ import { KillswitchConfigSchema } from "../killswitch/types.js";
 import { ASKABLE_RULE_TYPES, RULE_TYPES } from "../rules/types.js";
 import { ARGUMENT_KINDS } from "./kinds/readings.js";
 import { AfterSchema, BudgetSchema, fieldConditionSchema, ProvenanceConfigSchema, ScopeSchema } from "../provenance/schema.js";
+import { ApproverRuleSchema, PrincipalConditionsSchema, PrincipalsDeclarationSchema } from "../principal/schema.js";
 
 export const RiskLevelSchema = z.enum(["low", "medium", "high", "always-deny"]);
 export const PermissionModeSchema = z.enum(["allow", "deny", "ask"]);
@@ -70,6 +71,7 @@ export const PermissionRuleSchema = z.lazy(() =>
       after: AfterSchema.optional(),
       afterScope: ScopeSchema.optional().describe("Where `after` looks: run (default) or thread."),
       budget: BudgetSchema.optional(),
+      principal: PrincipalConditionsSchema.optional(),
       mode: PermissionModeSchema,
       reason: z.string().optional(),
       shadow: z
@@ -283,6 +285,8 @@ export const PolicyFileSchema = z.lazy(() =>
         .describe("What each risk level decides when no permission rule matches."),
       tools: z.record(z.string().min(1), ToolEntrySchema).optional().describe("Per tool name: risk category, risk per operation, and the main argument of compact rules."),
       permissions: z.array(PermissionRuleSchema).optional(),
+      principals: PrincipalsDeclarationSchema.optional(),
+      approvers: z.array(ApproverRuleSchema).optional().describe("Who may answer which approvals. A call several rules cover needs all of them to hold."),
       shadow: z
         .string()
         .min(1)

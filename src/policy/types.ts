@@ -1,6 +1,7 @@
 import type { RiskLevel } from "../tools/types.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import type { BudgetCondition, ConditionSpec } from "../provenance/schema.js";
+import type { PrincipalCondition } from "../principal/schema.js";
 
 export type PermissionMode = "allow" | "deny" | "ask";
 
@@ -40,6 +41,11 @@ export interface PermissionRuleSpec {
   afterScope?: "run" | "thread";
   /** The rule applies when `sum` over the completed calls of its tools in scope, plus this call, exceeds `max`. */
   budget?: BudgetCondition;
+  /**
+   * Conditions on who runs the call: `identity`, `permissions`, `display_name`, `metadata.<key>`
+   * (attributes of the authenticated user) or `configurable.<key>` (the run's values) → condition.
+   */
+  principal?: Record<string, PrincipalCondition>;
   mode: PermissionMode;
   reason?: string;
   /**

@@ -4,6 +4,8 @@ import { readFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import type { AuditRecord, AuditSink } from "../audit/types.js";
 import type { DecisionContext } from "../provenance/context.js";
+import type { Principal } from "../principal/principal.js";
+import type { ApproverRule } from "../principal/schema.js";
 import type { RiskLevel } from "../tools/types.js";
 import type { ToolRule } from "../rules/types.js";
 import { assertPolicyFits, type DeclaredRisks, type ToolArguments, type ToolCatalog } from "./check.js";
@@ -52,8 +54,17 @@ export class SwappablePermissions {
     };
   }
 
-  decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext): PolicyDecision {
-    return this.#policy.decide(tool, args, declaredRisk, context);
+  decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext, principal?: Principal): PolicyDecision {
+    return this.#policy.decide(tool, args, declaredRisk, context, principal);
+  }
+
+  /** Whether the policy in force reads the principal. */
+  get readsPrincipal(): boolean {
+    return this.#policy.readsPrincipal;
+  }
+
+  approverRules(): readonly ApproverRule[] {
+    return this.#policy.approverRules();
   }
 
   usageLines(): string[] {

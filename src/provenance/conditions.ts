@@ -2,8 +2,10 @@ import { evidenceNote } from "../messages/provenance.js";
 import { NO, UNKNOWN, YES, type Verdict } from "../policy/kinds/verdict.js";
 import type { Evaluation, ProvenanceSettings } from "./context.js";
 import type { Evidence, ProvenanceIndex, SourceText } from "./index-builder.js";
-import type { BudgetCondition, ConditionSpec, FromCondition } from "./schema.js";
+import type { BudgetCondition, ConditionSpec, FromCondition, SameAsCondition } from "./schema.js";
 import { DEFAULT_MIN_LENGTH, extractIdentifiers, valueQuery, type ValueQuery } from "./tokens.js";
+import { compileSameAs } from "../principal/same-as.js";
+import { principalText } from "../messages/principal.js";
 
 /**
  * A test of one scalar value, three-valued like the matchers: UNKNOWN when the guard cannot tell
@@ -13,7 +15,7 @@ import { DEFAULT_MIN_LENGTH, extractIdentifiers, valueQuery, type ValueQuery } f
 type ValueTest = (text: string, restrictive: boolean, field?: string, evaluation?: Evaluation) => Verdict;
 
 const NUMERIC_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
-const COMPOSITE_KEYS = ["not", "anyOf", "allOf", "from", "lt", "lte", "gt", "gte", "between"] as const;
+const COMPOSITE_KEYS = ["not", "anyOf", "allOf", "from", "sameAs", "lt", "lte", "gt", "gte", "between"] as const;
 
 function numberOf(text: string): number | undefined {
   const trimmed = text.trim().replace(/^"|"$/g, "");
@@ -33,11 +35,20 @@ export function isComposite(condition: unknown): boolean {
 
 /** Whether a condition needs the thread (so the policy knows to build the provenance index). */
 export function usesContext<Leaf>(condition: ConditionSpec<Leaf>): boolean {
+  return usesKey(condition, "from");
+}
+
+/** Whether a condition reads the run's principal (`sameAs`): its verdict is not a function of the value alone. */
+export function usesPrincipal<Leaf>(condition: ConditionSpec<Leaf>): boolean {
+  return usesKey(condition, "sameAs");
+}
+
+/** Whether `key` is a condition somewhere in `condition` (under not / anyOf / allOf too). */
+function usesKey(condition: unknown, key: "from" | "sameAs"): boolean {
   if (!isObject(condition)) return false;
-  if ("from" in condition) return true;
-  if ("not" in condition) return usesContext(condition.not as ConditionSpec<Leaf>);
-  if ("anyOf" in condition) return (condition.anyOf as ConditionSpec<Leaf>[]).some(usesContext);
-  if ("allOf" in condition) return (condition.allOf as ConditionSpec<Leaf>[]).some(usesContext);
+  if (key in condition) return true;
+  if ("not" in condition) return usesKey(condition.not, key);
+  for (const list of [condition.anyOf, condition.allOf]) if (Array.isArray(list) && list.some((inner) => usesKey(inner, key))) return true;
   return false;
 }
 
@@ -48,6 +59,7 @@ export function describeCondition<Leaf>(condition: ConditionSpec<Leaf>, describe
   if ("not" in c) return `not (${describeCondition(c.not as ConditionSpec<Leaf>, describeLeaf)})`;
   if ("anyOf" in c) return `any of (${(c.anyOf as ConditionSpec<Leaf>[]).map((x) => describeCondition(x, describeLeaf)).join("; ")})`;
   if ("allOf" in c) return `all of (${(c.allOf as ConditionSpec<Leaf>[]).map((x) => describeCondition(x, describeLeaf)).join("; ")})`;
+  if ("sameAs" in c) return principalText.sameAs(String(c.sameAs));
   if ("from" in c) return `from ${(c.from as string[]).join(" or ")}${c.only === undefined ? "" : ` (only ${(c.only as string[]).join(" and ")})`}`;
   if ("between" in c) return `between ${(c.between as number[]).join(" and ")}`;
   const op = (["lt", "lte", "gt", "gte"] as const).find((key) => key in c) ?? "lt";
@@ -262,14 +274,21 @@ export function compileCondition<Leaf>(condition: ConditionSpec<Leaf>, compileLe
     };
   }
   if ("from" in c) return compileFrom(condition as FromCondition);
+  if ("sameAs" in c) return compileSameAs(condition as SameAsCondition);
+  return numeric(numericPredicate(c) ?? (() => false));
+}
+
+/** The test of a numeric comparison (`lt`, `lte`, `gt`, `gte`, `between`); undefined for any other condition. */
+export function numericPredicate(c: Readonly<Record<string, unknown>>): ((n: number) => boolean) | undefined {
   if ("between" in c) {
     const [low, high] = c.between as [number, number];
-    return numeric((n) => n >= low && n <= high);
+    return (n) => n >= low && n <= high;
   }
-  if ("lt" in c) return numeric((n) => n < (c.lt as number));
-  if ("lte" in c) return numeric((n) => n <= (c.lte as number));
-  if ("gt" in c) return numeric((n) => n > (c.gt as number));
-  return numeric((n) => n >= (c.gte as number));
+  if ("lt" in c) return (n) => n < (c.lt as number);
+  if ("lte" in c) return (n) => n <= (c.lte as number);
+  if ("gt" in c) return (n) => n > (c.gt as number);
+  if ("gte" in c) return (n) => n >= (c.gte as number);
+  return undefined;
 }
 
 /** The total of `budget.sum` over the completed calls of the rule's tools in scope, plus this turn's earlier calls. */

@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { provenanceIndex, type Evidence, type ProvenanceIndex } from "./index-builder.js";
+import type { Principal } from "../principal/principal.js";
 import type { TrustEntry } from "./schema.js";
 import { trustTableOf, type TrustTable } from "./trust.js";
 
@@ -51,9 +52,12 @@ export class Evaluation {
   readonly trust: TrustTable;
   /** The tools whose whole output is trusted, shared by every evaluation of one policy. */
   readonly trusted: ReadonlySet<string>;
+  /** Who runs the call (`sameAs` and `principal` conditions); undefined when the caller gave none. */
+  readonly principal: Principal | undefined;
 
-  constructor(context: DecisionContext | undefined, settings: ProvenanceSettings, trusted?: ReadonlySet<string>) {
+  constructor(context: DecisionContext | undefined, settings: ProvenanceSettings, trusted?: ReadonlySet<string>, principal?: Principal) {
     this.context = context;
+    this.principal = principal;
     this.settings = settings;
     this.trust = trustTableOf(settings);
     this.trusted = trusted ?? this.trust.whole;

@@ -39,6 +39,15 @@ const NumericSchema = z.union([
     .refine((m) => m.between[0] <= m.between[1], { message: "between: the low bound is above the high bound", path: ["between"] }),
 ]);
 
+const SameAsSchema = z.strictObject({
+  sameAs: z
+    .string()
+    .min(1)
+    .describe("Holds when the value equals this value of the run's principal (identity, display_name, permissions: one of them, metadata.<key>, configurable.<key>); a missing one never holds. Normalised, case-insensitive unless caseSensitive."),
+  caseSensitive: z.boolean().optional(),
+});
+
+export type SameAsCondition = z.output<typeof SameAsSchema>;
 export type FromCondition = z.output<typeof FromSchema>;
 export type NumericCondition = z.output<typeof NumericSchema>;
 
@@ -46,6 +55,7 @@ export type NumericCondition = z.output<typeof NumericSchema>;
 export type ConditionSpec<Leaf> =
   | Leaf
   | FromCondition
+  | SameAsCondition
   | NumericCondition
   | { not: ConditionSpec<Leaf> }
   | { anyOf: ConditionSpec<Leaf>[] }
@@ -57,6 +67,7 @@ export function fieldConditionSchema<Leaf>(leaf: z.ZodType<Leaf>): z.ZodType<Con
     z.union([
       leaf,
       FromSchema,
+      SameAsSchema,
       NumericSchema,
       z.strictObject({ not: condition }).describe("Holds when the inner condition does not."),
       z.strictObject({ anyOf: z.array(condition).min(1) }).describe("Holds when any of these holds."),

@@ -3,6 +3,7 @@ import { resumeFromAnswers, parseArgsJson, type Answers } from "../decisions.js"
 import { drive } from "../drive.js";
 import { CliError } from "../errors.js";
 import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
+import { localUser } from "../local-user.js";
 import { threadStatus } from "../pending.js";
 import { REMOTE_OPTIONS, remoteAnswer, remoteFlagsSchema, remoteTarget } from "../remote.js";
 import type { Output } from "../render.js";
@@ -106,7 +107,7 @@ export async function answerCommand(kind: AnswerKind, argv: string[], output: Ou
     if (!status.pending) throw new CliError(status.lost ? `thread ${threadId}: ${status.lost}` : `thread ${threadId} is not waiting for approval; nothing to ${kind}`);
     const resume = resumeFromAnswers(status.pending, answers, actorOf(flags.actor));
     output.out(`▶  thread ${threadId} · graph ${graph} · resuming`);
-    await drive(ready, threadId, resume, { mode, actor: actorOf(flags.actor), output, route: localAnswerRoute(flags, session.spec) });
+    await drive(ready, threadId, resume, { mode, actor: actorOf(flags.actor), output, route: localAnswerRoute(flags, session.spec), user: localUser(flags) });
     return 0;
   });
 }

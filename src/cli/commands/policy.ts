@@ -17,6 +17,7 @@ import type { ToolInputSchema } from "../../rules/validate.js";
 import { mcpToolFacts, type ToolFacts } from "../../mcp/check.js";
 import { connectMcpTools } from "../../mcp/client.js";
 import { REPLAY_USAGE, replayCommand } from "./replay.js";
+import { principalOf } from "../../principal/principal.js";
 
 /**
  * Connects to the MCP servers of `config` (an mcpServers JSON file), hands their tools' facts to
@@ -62,6 +63,8 @@ const explainFlags = z.object({
   mcp: z.string().min(1).optional(),
   thread: z.string().optional(),
   db: z.string().min(1).optional(),
+  user: jsonFlag("--user").optional(),
+  configurable: jsonFlag("--configurable").pipe(z.record(z.string(), z.unknown())).optional(),
 });
 
 /** The messages of a thread's latest checkpoint (the source of truth provenance is computed from). */
@@ -75,12 +78,12 @@ async function threadMessages(threadId: string, db: string | undefined): Promise
   });
 }
 
-/** `policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--mcp CONFIG] [--thread ID [--db SPEC]]`: seed 001's debug mode. */
+/** `policy explain FILE --tool T --args JSON [--state JSON] [--risk LEVEL] [--operation OP] [--graph NAME] [--mcp CONFIG] [--thread ID [--db SPEC]] [--user JSON] [--configurable JSON]`: seed 001's debug mode. */
 async function explain(argv: string[], output: Output): Promise<number> {
   const { flags, positionals } = parseFlags(
     "policy explain",
     argv,
-    { tool: { type: "string" }, args: { type: "string" }, state: { type: "string" }, risk: { type: "string" }, operation: { type: "string" }, graph: { type: "string" }, mcp: { type: "string" }, thread: { type: "string" }, db: { type: "string" } },
+    { tool: { type: "string" }, args: { type: "string" }, state: { type: "string" }, risk: { type: "string" }, operation: { type: "string" }, graph: { type: "string" }, mcp: { type: "string" }, thread: { type: "string" }, db: { type: "string" }, user: { type: "string" }, configurable: { type: "string" } },
     explainFlags,
   );
   const loaded = await load(positionals[0], output);
@@ -107,7 +110,9 @@ async function explain(argv: string[], output: Output): Promise<number> {
   }
   if (flags.db !== undefined && flags.thread === undefined) throw new CliError("policy explain: --db names where --thread is read from; give --thread ID", 2);
   const thread = flags.thread === undefined ? undefined : { id: parseThreadId(flags.thread), messages: await threadMessages(parseThreadId(flags.thread), flags.db) };
-  output.out(explainDecision(loaded, { tool: flags.tool, args: flags.args, state: flags.state, declaredRisk, operation: flags.operation, tools, thread }));
+  // --user: the authenticated user as an auth handler returns it ({ identity, permissions, metadata }).
+  const principal = flags.user === undefined && flags.configurable === undefined ? undefined : principalOf({ configurable: { ...flags.configurable, ...(flags.user === undefined ? {} : { langgraph_auth_user: flags.user }) } });
+  output.out(explainDecision(loaded, { tool: flags.tool, args: flags.args, state: flags.state, declaredRisk, operation: flags.operation, tools, thread, principal }));
   return 0;
 }
 

@@ -8,8 +8,9 @@ import { parseFlags, STORAGE_OPTIONS, storageFlagsSchema } from "../flags.js";
 import { threadStatus } from "../pending.js";
 import type { Output } from "../render.js";
 import { actorOf, localAnswerRoute, parseThreadId, policyPathFlag, scenarioFromEnv, withThreadSession, type Session } from "../session.js";
+import { localUser } from "../local-user.js";
 
-export const RUN_USAGE = 'run GRAPH "message" [--thread ID] [--policy FILE] [--yes | --interactive | --no-interactive] [--db SPEC] [--audit SPEC]';
+export const RUN_USAGE = 'run GRAPH "message" [--thread ID] [--policy FILE] [--yes | --interactive | --no-interactive] [--db SPEC] [--audit SPEC] [--api-key KEY]';
 
 const runFlags = z.object({
   ...storageFlagsSchema,
@@ -19,6 +20,7 @@ const runFlags = z.object({
   interactive: z.boolean().optional(),
   "no-interactive": z.boolean().optional(),
   actor: z.string().min(1).optional(),
+  "api-key": z.string().min(1).optional(),
 });
 
 export const APPROVAL_FLAG_OPTIONS = {
@@ -41,7 +43,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
   const { flags, positionals } = parseFlags(
     "run",
     argv,
-    { ...STORAGE_OPTIONS, ...APPROVAL_FLAG_OPTIONS, thread: { type: "string" }, policy: { type: "string" } },
+    { ...STORAGE_OPTIONS, ...APPROVAL_FLAG_OPTIONS, thread: { type: "string" }, policy: { type: "string" }, "api-key": { type: "string" } },
     runFlags,
   );
   const [graphArg, message, ...extra] = positionals;
@@ -71,7 +73,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     await session.registry.register({ threadId, graph: graphName.data, policy: policy ?? null, scenario });
     output.out(`▶  thread ${threadId} · graph ${graphName.data} · policy ${ready.policy?.source ?? "(none)"}`);
     output.out(`${"you".padEnd(8)} ${message}`);
-    await drive(ready, threadId, { messages: [new HumanMessage(message)] }, { mode, actor: actorOf(flags.actor), output, route: localAnswerRoute(flags, session.spec) });
+    await drive(ready, threadId, { messages: [new HumanMessage(message)] }, { mode, actor: actorOf(flags.actor), output, route: localAnswerRoute(flags, session.spec), user: localUser(flags) });
     return 0;
   });
 }

@@ -29,6 +29,8 @@ export interface DecisionEvent {
   actor?: string | undefined;
   /** Review events only, when a shadow rule or policy runs: what it would have decided (never enforced). */
   shadow?: ShadowDecision | undefined;
+  /** On a human answer under approver rules or rules on who is asking: the user who ran the call. */
+  requester?: string | undefined;
 }
 
 type Writer = (chunk: unknown) => void;
@@ -56,6 +58,7 @@ export async function recordHuman(
     decision,
     actor,
     shadow: undefined,
+    ...(typeof detail?.requester === "string" ? { requester: detail.requester } : {}),
   } satisfies DecisionEvent);
 }
 

@@ -159,6 +159,11 @@ export function checkResume(
   return parsed.data;
 }
 
+/** Who may answer (src/principal/approvers.ts's ApproverGate): why the answers of a matched resume are refused, if they are. */
+interface ApproverCheck {
+  refusal(pending: readonly Pick<ReviewedCall, "id" | "name">[], decisions: ReadonlyMap<string, Decision>): string | undefined;
+}
+
 /**
  * The resume schema handed to LangGraph's `interrupt`: a value that does not fit throws an
  * ApprovalResumeError inside `interrupt`, before LangGraph adds it to the task's resume values.
@@ -166,13 +171,17 @@ export function checkResume(
 export function resumeSchemaFor(
   pending: readonly ReviewedCall[],
   allowed: readonly HumanDecisionType[] | ReadonlyMap<string, readonly HumanDecisionType[]>,
-  options: { partial?: boolean; config?: LangGraphRunnableConfig | undefined } = {},
+  options: { partial?: boolean; config?: LangGraphRunnableConfig | undefined; gate?: ApproverCheck | undefined } = {},
 ) {
   return z
     .unknown()
     .superRefine((value) => {
       if (isStaleResume(value, options.config)) throw new ApprovalResumeError(resumeMatchRefused(decisionText.staleResume));
-      checkResume(pending, value, allowed, options);
+      const resume = checkResume(pending, value, allowed, options);
+      // Approver rules: an answer its sender may not give is refused like one that does not fit (asked again).
+      const match = options.gate === undefined ? undefined : matchDecisions(pending, resume, allowed, options);
+      const refused = match?.ok === true ? options.gate?.refusal(pending, match.decisions) : undefined;
+      if (refused !== undefined) throw new ApprovalResumeError(refused);
     })
     .describe("{ decisions: [{ type: approve | edit | reject, ... }] } — one per pending call, in order or keyed by toolCallId");
 }

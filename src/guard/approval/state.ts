@@ -1,3 +1,5 @@
+import type { ApproverRecord } from "../../principal/approvers.js";
+
 // ─── the approval state ───────────────────────────────────────────────────────────────────────
 
 /** What the approval step keeps in the checkpointed guard state (`GuardState.approvals`). */
@@ -16,6 +18,8 @@ export interface ApprovalState {
   sticky?: StickyDecision[] | undefined;
   /** Set by the step whose answer lost to another answer sent at the same time (answer-race.ts); read it with `supersededAnswer`. */
   superseded?: SupersededAnswer | null | undefined;
+  /** Approver rules: who ran the calls waiting for a human, and the approvals counted so far (src/principal/approvers.ts). */
+  approvers?: ApproverRecord | null | undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { interrupt } from "@langchain/langgraph";
 import { auditId } from "../../audit/record.js";
 import { resumeMatchRefused } from "../../messages/approval.js";
-import { approvalNotes, refusals } from "../../messages/index.js";
+import { approvalDescription, approvalNotes, refusals } from "../../messages/index.js";
 import { decisionContextOf } from "../../provenance/context.js";
 import type { RuleState } from "../../rules/types.js";
 import { claimAnswer, supersededRecords, supersededReport } from "../answer-race.js";
@@ -22,6 +22,7 @@ import type { ApprovalResume } from "./resume.js";
 import { emptyApprovalState, samePending } from "./state.js";
 import type { ApprovalState, StickyDecision } from "./state.js";
 import { applyStanding, stickyFor } from "./sticky.js";
+import { approverGateOf, auditApproverRefusal, reviewConfigOf, settleApprovals } from "./approvers.js";
 
 // ─── the approval step ────────────────────────────────────────────────────────────────────────
 
@@ -83,17 +84,20 @@ export async function resolveApprovals(
   const approvals = options.approvals ?? emptyApprovalState();
   const standing = approvals.sticky ?? [];
   const asking = reviewed.filter((c) => c.outcome === "ask");
+  const partial = options.partial ?? options.routeBack === true;
+  // Approver rules (undefined without any): who may answer; who ran the calls is recorded before the interrupt.
+  const gate = approverGateOf(guard, ctx, approvals, config, partial);
   const byStanding = new Map(asking.flatMap((c) => {
     const s = stickyFor(standing, c, ctx.runId);
-    return s ? [[c.id, s] as const] : [];
+    return s && gate?.standingHolds(c, s.decision) !== false ? [[c.id, s] as const] : [];
   }));
   const pending = asking.filter((c) => !byStanding.has(c.id));
   const settled: ApprovalState = { refused: null, pending: null, sticky: standing, reviewed: { messageId: ctx.messageId } };
   // Every open call of the turn waits while the human decides (the guard has answered none of them yet).
   const waiting = { messageId: ctx.messageId, callIds: calls.map((c) => c.id) };
-  if (pending.length > 0 && options.routeBack === true && !samePending(approvals.pending, waiting)) {
+  if (pending.length > 0 && (options.routeBack === true || (partial && gate?.mustRecord(pending) === true)) && (!samePending(approvals.pending, waiting) || gate?.mustRecord(pending) === true)) {
     // Record what waits for a human in the checkpoint first; the next review step raises the interrupt.
-    return { calls: [...reviewed], approvals: { refused: approvals.refused ?? null, pending: waiting, sticky: standing }, retry: true };
+    return { calls: [...reviewed], approvals: { refused: approvals.refused ?? null, pending: waiting, sticky: standing, ...gate?.state(pending) }, retry: true };
   }
   emitReviewEvents(ctx, reviewed, config);
   const afterStanding = await applyStanding(guard, reviewed, byStanding, ctx, config);
@@ -104,12 +108,14 @@ export async function resolveApprovals(
   for (const call of pending) settings.set(call.id, await reviewSettingsOf(guard, call, ctx, config));
   const allowed = new Map(pending.map((c) => [c.id, settings.get(c.id)?.allowed ?? guard.allowedDecisions]));
   const allowedOf = (call: ReviewedCall) => allowed.get(call.id) ?? guard.allowedDecisions;
-  const descriptionOf = (call: ReviewedCall) => settings.get(call.id)?.description;
+  const descriptionOf = (call: ReviewedCall) => {
+    const own = settings.get(call.id)?.description;
+    return gate === undefined ? own : gate.note(call, own ?? approvalDescription({ tool: call.name, risk: call.risk, ruleId: call.ruleId, reason: call.reason }));
+  };
   const schemaByName = new Map(pending.map((c) => [c.name, settings.get(c.id)?.argsSchema]));
   const argsSchemaOf = (name: string) => schemaByName.get(name);
   const shownError = approvals.refused?.messageId === ctx.messageId ? approvals.refused.error : undefined;
-  const partial = options.partial ?? options.routeBack === true;
-  const responseSchema = resumeSchemaFor(pending, allowed, { partial, config });
+  const responseSchema = resumeSchemaFor(pending, allowed, { partial, config, gate });
   let raw: unknown;
   let error = shownError;
   for (;;) {
@@ -120,13 +126,14 @@ export async function resolveApprovals(
       if (!(caught instanceof ApprovalResumeError)) throw caught;
       error = caught.message;
       emitRefused(ctx, pending, error, config);
+      if (gate !== undefined) await auditApproverRefusal(guard, ctx, gate, pending);
       if (partial) {
         // Nothing was decided: every call of the turn stays waiting and the caller comes back for it
         // (review again, GuardedToolNode's goto itself, the middleware's beforeModel) in a NEW step.
         // Ending this step is what drops the refused value: LangGraph keeps a plain resume as a
         // pending write of the head checkpoint until a step completes, and invoke(null) or a resume
         // keyed by another interrupt id would hand it back (test/refused-resume-replay.test.ts).
-        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting, sticky: standing }, retry: true };
+        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting, sticky: standing, ...gate?.state() }, retry: true };
       }
       // A caller that cannot come back (GuardedToolNode run outside a graph): LangGraph did not add
       // the refused value to this task's resume values; the next interrupt has the same id as the
@@ -144,20 +151,22 @@ export async function resolveApprovals(
   const superseded = race.lost ? supersededReport(ctx, mine, own.decisions, race.applied, match.decisions) : undefined;
 
   const approver = race.applied.approver;
+  // Approvals that count but do not complete their call's count leave the call waiting (asked again).
+  if (gate !== undefined) await settleApprovals(guard, ctx, gate, pending, match.decisions, config, race.lost);
   const decided = new Map<string, ReviewedCall>(reviewed.map((c) => [c.id, c]));
   const added: StickyDecision[] = [];
   const writer = writerOf(config);
   for (const call of pending) {
     const decision = match.decisions.get(call.id);
     if (!decision) continue;
-    const detail: Record<string, unknown> = { ...approver.detail };
+    const detail: Record<string, unknown> = { ...approver.detail, ...gate?.detail(call.id) };
     if (decision.type === "approve") {
       decided.set(call.id, { ...call, outcome: "run", reason: approvalNotes.approved(call.reason) });
     } else if (decision.type === "reject") {
       decided.set(call.id, { ...call, outcome: "refuse", message: refusals.humanRejected(call.name, decision.message) });
       if (decision.message) detail.message = decision.message;
     } else {
-      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, config, ctx);
+      const edited = await reviewEdit(guard, state, calls, call, decision.editedAction, reviewConfigOf(config, approvals, ctx.messageId), ctx);
       decided.set(call.id, edited);
       detail.editedAction = decision.editedAction;
       detail.result = edited.outcome === "refuse" ? `refused by ${edited.ruleId}` : "approved";
@@ -200,6 +209,7 @@ export async function resolveApprovals(
     sticky,
     reviewed: { messageId: ctx.messageId },
     ...(superseded ? { superseded } : {}),
+    ...gate?.state(),
   };
   return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: after, retry: false };
 }
