@@ -228,6 +228,22 @@ export function checkPolicy(
   /** The tools' input schemas: tool rules' prefilled arguments are checked against them. */
   schemas?: ReadonlyMap<string, ToolInputSchema>,
 ): PolicyCheckResult {
+  return examine(loaded, tools, declared, toolArguments, schemas, true);
+}
+
+/**
+ * `checkPolicy`; with `warnings` false only what can be an error is judged (a guard being built
+ * refuses on errors alone): no shadowed rules, duplicate ids, kind-blind patterns, provenance
+ * warnings or compact readings beyond those an error needs.
+ */
+function examine(
+  loaded: LoadedPolicy,
+  tools: ToolCatalog | undefined,
+  declared: DeclaredRisks | undefined,
+  toolArguments: ToolArguments | undefined,
+  schemas: ReadonlyMap<string, ToolInputSchema> | undefined,
+  withWarnings: boolean,
+): PolicyCheckResult {
   const errors: string[] = [];
   const warnings: string[] = [];
   for (const issue of validateRules(loaded.toolRules, tools, { schemas })) {
@@ -241,23 +257,25 @@ export function checkPolicy(
     unconditional: rule.args === undefined && Object.keys(rule.where ?? {}).length === 0 && rule.after === undefined && rule.budget === undefined,
   }));
   const seen = new Map<string, number>();
-  for (const info of infos) {
+  if (withWarnings) for (const info of infos) {
     if (info.rule.id === undefined) continue;
     const first = seen.get(info.rule.id);
     if (first === undefined) seen.set(info.rule.id, info.index);
     else warnings.push(`${info.label}: duplicate id, already used by permissions[${first}]; decisions and audit records could not tell them apart`);
   }
   const names = tools === undefined ? undefined : new ToolNames([...tools.keys()]);
-  warnings.push(...shadowWarnings(infos, loaded.precedence, tools, names));
-  warnings.push(...provenanceWarnings(loaded.permissions, loaded.provenance, tools));
+  if (withWarnings) warnings.push(...shadowWarnings(infos, loaded.precedence, tools, names));
+  if (withWarnings) warnings.push(...provenanceWarnings(loaded.permissions, loaded.provenance, tools));
   if (tools !== undefined && names !== undefined) errors.push(...catalogErrors(loaded, infos, tools, names));
-  else warnings.push(...undeclaredToolWarnings(loaded, infos));
+  else if (withWarnings) warnings.push(...undeclaredToolWarnings(loaded, infos));
   if (declared !== undefined) errors.push(...loweringErrors(loaded, declared));
   if (names !== undefined && toolArguments !== undefined) for (const info of infos) errors.push(...whereFieldErrors(info, names, toolArguments));
-  for (const info of infos) warnings.push(...kindBlindWarnings(info, loaded));
+  if (withWarnings) for (const info of infos) warnings.push(...kindBlindWarnings(info, loaded));
   const readings: string[] = [];
+  // The compact readings: shown with the warnings; without them, needed only to judge their fields against the tools.
+  const readsCompact = withWarnings || (names !== undefined && toolArguments !== undefined);
   for (const info of infos) {
-    if (info.rule.rule === undefined) continue;
+    if (info.rule.rule === undefined || !readsCompact) continue;
     const reading = parseCompactRule(info.rule.rule, info.label, loaded.mainArguments);
     readings.push(`${info.label}: ${reading.explanation}`);
     if (names !== undefined && toolArguments !== undefined) errors.push(...compactFieldErrors(info, reading, names, toolArguments));
@@ -418,7 +436,7 @@ function whereFieldErrors(info: RuleInfo, names: ToolNames, toolArguments: ToolA
 
 /** Errors of `checkPolicy` as one PolicyError (for guardFromPolicy), or nothing. */
 export function assertPolicyFits(loaded: LoadedPolicy, tools: ToolCatalog, declared: DeclaredRisks | undefined, toolArguments?: ToolArguments): void {
-  const { errors } = checkPolicy(loaded, tools, declared, toolArguments);
+  const { errors } = examine(loaded, tools, declared, toolArguments, undefined, false);
   if (errors.length > 0) throw new PolicyError(loaded.source, "", errors.length === 1 ? (errors[0] ?? "") : `\n  ${errors.join("\n  ")}`);
 }
 

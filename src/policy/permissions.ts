@@ -14,7 +14,7 @@ import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, 
 import { cannotTellReason, controlCharacterReason, uncoveredReason } from "../messages/index.js";
 import { DEFAULT_RISK_MODES, noRuleDecision } from "./defaults.js";
 import { evidenceNote, provenanceReason, provenanceUsage } from "../messages/provenance.js";
-import { budgetTotal, describeCondition, isComposite, locateValues, seenAfter } from "../provenance/conditions.js";
+import { budgetTotal, describeCondition, isComposite, locateValues, seenAfter, usesContext } from "../provenance/conditions.js";
 import { Evaluation, type DecisionContext, type ProvenanceSettings } from "../provenance/context.js";
 import type { Evidence } from "../provenance/index-builder.js";
 import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
@@ -220,15 +220,86 @@ function literalVerdict(condition: FieldCondition, view: CanonicalArgs, restrict
   return condition.evaluate(view.value, restrictive, evaluation) === YES ? YES : literal;
 }
 
-function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefaults, kindOf: KindOf = conventionOnly): CompiledRule {
+/** Compiles one `where` entry of a rule (`compileFieldCondition` under a policy's defaults, possibly through its ConditionCache). */
+type CompileCondition = (selector: string, matcher: ConditionSpec<FieldMatcher>, where: string, kind: ArgumentKind | undefined) => FieldCondition;
+
+/**
+ * Field conditions compiled once per distinct content within one policy (selector, matcher, argument
+ * kind; the policy's defaults are fixed): `compileFieldCondition` is a function of these alone
+ * (`where` only names the rule in an error, and the first rule with that content is compiled first,
+ * so it is the one named), and a compiled condition keeps no state between calls, so rules with the
+ * same condition share it. Conditions that read the thread are compiled per rule.
+ */
+class ConditionCache {
+  private readonly known = new Map<string, FieldCondition>();
+  constructor(private readonly defaults: MatcherDefaults) {}
+
+  readonly compile: CompileCondition = (selector, matcher, where, kind) => {
+    if (usesContext(matcher)) return compileFieldCondition(selector, matcher, where, this.defaults, kind);
+    const key = `${kind ?? ""}\u0000${selector}\u0000${JSON.stringify(matcher)}`;
+    let condition = this.known.get(key);
+    if (condition === undefined) {
+      condition = compileFieldCondition(selector, matcher, where, this.defaults, kind);
+      this.known.set(key, condition);
+    }
+    return condition;
+  };
+}
+
+/** Whether a rule needs the thread (`CompiledRule.contextual`), read from the rule as written. */
+function specIsContextual(rule: PermissionRule): boolean {
+  if (rule.after !== undefined || rule.budget !== undefined) return true;
+  return Object.values(rule.where ?? {}).some((matcher) => usesContext(matcher));
+}
+
+/**
+ * A rule as the policy holds it before any tool needs it: validated (every pattern, selector and
+ * regex it holds compiled once, so a bad one fails when the policy is built), indexed by the tool
+ * names it can match, and compiled (`compiled`) on the first decision of a tool it matches.
+ */
+interface RuleEntry {
+  readonly order: number;
+  readonly spec: PermissionRule;
+  readonly mode: PermissionMode;
+  readonly matchesTool: (tool: string) => boolean;
+  /** `CompiledRule.contextual`, known before compiling. */
+  readonly contextual: boolean;
+  /** The rule compiled with the field kinds of no tool (conventions only). */
+  compiled?: CompiledRule;
+}
+
+/**
+ * Everything compiling `rule` can refuse, in the order `compileRule` meets it (so the same error
+ * comes first): its conditions (through `compile`, which keeps them for the rule's later
+ * compilation), its tool pattern, `budget.sum`, its `args` regex. Returns the rule's entry.
+ */
+function ruleEntry(rule: PermissionRule, index: number, compile: CompileCondition): RuleEntry {
+  const location = `permissions[${index}]`;
+  for (const [selector, matcher] of Object.entries(rule.where ?? {})) {
+    compile(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, conventionOnly(selector, matcher));
+  }
+  const matchesTool = compileToolMatcher(rule, location);
+  if (rule.budget !== undefined) compileContext(rule, matchesTool, location);
+  if (rule.args !== undefined) compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `${location}.args` });
+  return { order: index, spec: rule, mode: rule.mode, matchesTool, contextual: specIsContextual(rule) };
+}
+
+function compileRule(
+  rule: PermissionRule,
+  index: number,
+  defaults: MatcherDefaults,
+  kindOf: KindOf = conventionOnly,
+  compile: CompileCondition = (selector, matcher, where, kind) => compileFieldCondition(selector, matcher, where, defaults, kind),
+  toolMatcher?: (tool: string) => boolean,
+): CompiledRule {
   const location = `permissions[${index}]`;
   const id = rule.id ?? location;
   const kinds: Record<string, ArgumentKind | undefined> = {};
   const where = Object.entries(rule.where ?? {}).map(([selector, matcher]) => {
     const kind = (kinds[selector] = kindOf(selector, matcher));
-    return compileFieldCondition(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, defaults, kind);
+    return compile(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, kind);
   });
-  const matchesTool = compileToolMatcher(rule, location);
+  const matchesTool = toolMatcher ?? compileToolMatcher(rule, location);
   const { context, budgetTotal: total } = compileContext(rule, matchesTool, location);
   return {
     budgetTotal: total,
@@ -629,18 +700,21 @@ function withEvidence(decision: PolicyDecision, evidenceOf: ReadonlyMap<string, 
  * (canonicalised) arguments, falling back to the tool's risk category.
  *
  * `decide` assumes the tool exists: unknown tools are refused by the guard before it asks.
- * Everything is compiled up front; the rules that can apply to a tool name are cached per name.
+ * Every pattern is compiled (checked) when the policy is built; a rule's conditions are put together
+ * on the first decision of a tool it matches, and the rules that apply to a tool name are kept per name.
  */
 export class PermissionPolicy {
   readonly precedence: Precedence;
   readonly defaultRisk: RiskLevel | undefined;
-  private readonly rules: readonly CompiledRule[];
+  private readonly rules: readonly RuleEntry[];
+  /** Field conditions compiled so far, by content: shared by the rules (and tools) that repeat one. */
+  private readonly conditions: ConditionCache;
   private readonly toolRisk: Readonly<Record<string, RiskLevel>>;
   private readonly lowerRisk: ReadonlySet<string>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
   private readonly byTool = new Map<string, ToolPlan>();
   /** The rules by the tool names they can match: a tool's first decision tests only these. */
-  private readonly byToolName = new ToolNameIndex<CompiledRule>();
+  private readonly byToolName = new ToolNameIndex<RuleEntry>();
   /** False only in the reference the fast paths are tested against (`linearScanForTests`): no value index, `args` searched in the rendered text. */
   private fast = true;
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
@@ -667,9 +741,10 @@ export class PermissionPolicy {
     for (const [tool, main] of Object.entries(options.mainArguments ?? {})) this.policyKinds.set(tool, { [main.field]: main.kind, ...this.policyKinds.get(tool) });
     for (const [tool, fields] of Object.entries(options.fieldKinds ?? {})) this.policyKinds.set(tool, { ...this.policyKinds.get(tool), ...fields });
     this.defaults = defaults;
+    this.conditions = new ConditionCache(defaults);
     this.rules = valid.map((rule, index) => {
       try {
-        return compileRule(rule, index, defaults);
+        return ruleEntry(rule, index, this.conditions.compile);
       } catch (error) {
         if (!(error instanceof PolicyError)) throw error;
         const id = rule.id === undefined ? "" : ` (rule id ${JSON.stringify(rule.id)})`;
@@ -713,12 +788,17 @@ export class PermissionPolicy {
     return conventionOnly(selector, condition);
   }
 
-  /** The rule as it reads `tool`'s fields: recompiled when a declared kind differs from the one it was compiled with. */
-  private forTool(rule: CompiledRule, tool: string): CompiledRule {
-    if (this.policyKinds.size === 0 && this.toolKinds.size === 0) return rule;
-    const where = rule.spec.where ?? {};
-    const differs = Object.keys(where).some((selector) => this.kindOf(tool, selector, where[selector]) !== rule.kinds[selector]);
-    return differs ? compileRule(rule.spec, rule.order, this.defaults, (selector, condition) => this.kindOf(tool, selector, condition)) : rule;
+  /**
+   * The rule as it reads `tool`'s fields: compiled with the field-name conventions once (kept on the
+   * entry), or for this tool when a declared kind differs from the convention.
+   */
+  private forTool(entry: RuleEntry, tool: string): CompiledRule {
+    const where = entry.spec.where ?? {};
+    const declares = this.policyKinds.size > 0 || this.toolKinds.size > 0;
+    if (declares && Object.keys(where).some((selector) => this.kindOf(tool, selector, where[selector]) !== conventionOnly(selector, where[selector]))) {
+      return compileRule(entry.spec, entry.order, this.defaults, (selector, condition) => this.kindOf(tool, selector, condition), this.conditions.compile, entry.matchesTool);
+    }
+    return (entry.compiled ??= compileRule(entry.spec, entry.order, this.defaults, conventionOnly, this.conditions.compile, entry.matchesTool));
   }
 
   /** The rules in the order they are tried (deny-first: denies, then asks, then allows; each in file order). */
@@ -954,7 +1034,7 @@ export class PermissionPolicy {
     return view?.oversized === true && rule.conditional ? `${base}; ${UNINSPECTABLE}` : base;
   }
 
-  private sorted(rules: readonly CompiledRule[]): CompiledRule[] {
+  private sorted<R extends { readonly mode: PermissionMode; readonly order: number }>(rules: readonly R[]): R[] {
     if (this.precedence === "first-match") return [...rules];
     return [...rules].sort((a, b) => MODE_RANK[a.mode] - MODE_RANK[b.mode] || a.order - b.order);
   }
