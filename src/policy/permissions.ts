@@ -20,6 +20,7 @@ import type { Evidence } from "../provenance/index-builder.js";
 import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
 import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import { ToolNameIndex, ValueIndex } from "./rule-index.js";
+import { validRulesOnce } from "./rules-once.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
 import { conventionalKind } from "./compact.js";
 import { statSync } from "node:fs";
@@ -492,6 +493,8 @@ export function parsePermissionRules(input: unknown, mainArguments?: MainArgumen
       return rest;
     });
   }
+  const once = validRulesOnce(input);
+  if (once !== undefined) return readPermissionRules(once, mainArguments, compactOf);
   const parsed = z.array(PermissionRuleSchema).safeParse(input);
   if (!parsed.success) {
     const lines = formatIssues(parsed.error.issues, input, ["permissions"]);

@@ -45,7 +45,7 @@ const FieldMatcherSchema = z
   });
 
 /** A field condition: a matcher, `not`/`anyOf`/`allOf` of conditions, a numeric comparison, or `from` (provenance). */
-const FieldConditionSchema = fieldConditionSchema(FieldMatcherSchema);
+export const FieldConditionSchema = fieldConditionSchema(FieldMatcherSchema);
 
 export const PermissionRuleSchema = z
   .strictObject({
