@@ -710,8 +710,8 @@ export class PermissionPolicy {
   readonly precedence: Precedence;
   readonly defaultRisk: RiskLevel | undefined;
   private readonly rules: readonly RuleEntry[];
-  /** Field conditions compiled so far, by content: shared by the rules (and tools) that repeat one. */
-  private readonly conditions: ConditionCache;
+  /** Compiles a rule's conditions: through a ConditionCache (field conditions shared by content), or one by one in the eager reference. */
+  private readonly compileCondition: CompileCondition;
   private readonly toolRisk: Readonly<Record<string, RiskLevel>>;
   private readonly lowerRisk: ReadonlySet<string>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
@@ -744,10 +744,14 @@ export class PermissionPolicy {
     for (const [tool, main] of Object.entries(options.mainArguments ?? {})) this.policyKinds.set(tool, { [main.field]: main.kind, ...this.policyKinds.get(tool) });
     for (const [tool, fields] of Object.entries(options.fieldKinds ?? {})) this.policyKinds.set(tool, { ...this.policyKinds.get(tool), ...fields });
     this.defaults = defaults;
-    this.conditions = new ConditionCache(defaults);
+    this.compileCondition = compileEagerly ? (selector, matcher, where, kind) => compileFieldCondition(selector, matcher, where, defaults, kind) : new ConditionCache(defaults).compile;
     this.rules = valid.map((rule, index) => {
       try {
-        return ruleEntry(rule, index, this.conditions.compile);
+        if (compileEagerly) {
+          const compiled = compileRule(rule, index, defaults);
+          return { ...ruleEntry(rule, index, () => NO_CONDITION), compiled };
+        }
+        return ruleEntry(rule, index, this.compileCondition);
       } catch (error) {
         if (!(error instanceof PolicyError)) throw error;
         const id = rule.id === undefined ? "" : ` (rule id ${JSON.stringify(rule.id)})`;
@@ -799,9 +803,9 @@ export class PermissionPolicy {
     const where = entry.spec.where ?? {};
     const declares = this.policyKinds.size > 0 || this.toolKinds.size > 0;
     if (declares && Object.keys(where).some((selector) => this.kindOf(tool, selector, where[selector]) !== conventionOnly(selector, where[selector]))) {
-      return compileRule(entry.spec, entry.order, this.defaults, (selector, condition) => this.kindOf(tool, selector, condition), this.conditions.compile, entry.matchesTool);
+      return compileRule(entry.spec, entry.order, this.defaults, (selector, condition) => this.kindOf(tool, selector, condition), this.compileCondition, entry.matchesTool);
     }
-    return (entry.compiled ??= compileRule(entry.spec, entry.order, this.defaults, conventionOnly, this.conditions.compile, entry.matchesTool));
+    return (entry.compiled ??= compileRule(entry.spec, entry.order, this.defaults, conventionOnly, this.compileCondition, entry.matchesTool));
   }
 
   /** The rules in the order they are tried (deny-first: denies, then asks, then allows; each in file order). */
@@ -1099,6 +1103,25 @@ export class PermissionPolicy {
       this.byTool.set(tool, found);
     }
     return found;
+  }
+}
+
+/** Set only while `eagerLinearScanForTests` builds its policy. */
+let compileEagerly = false;
+/** What `ruleEntry` is handed in the eager reference, which compiles each rule itself. */
+const NO_CONDITION: FieldCondition = { selector: "", description: "", evaluate: () => NO };
+
+/**
+ * The reference lazy compilation is tested against: every rule compiled when the policy is built, in
+ * order (the first bad rule throws), each condition compiled on its own (nothing shared between
+ * rules), deciding by the linear scan. For tests only; not exported from the package.
+ */
+export function eagerLinearScanForTests(rules: readonly PermissionRule[], options?: PermissionPolicyOptions): PermissionPolicy {
+  compileEagerly = true;
+  try {
+    return linearScanForTests(new PermissionPolicy(rules, options));
+  } finally {
+    compileEagerly = false;
   }
 }
 
