@@ -338,9 +338,30 @@ function kindBlindWarnings(info: RuleInfo, loaded: LoadedPolicy): string[] {
 
 /** Whether a tool with these argument names has `field` (a topArgument), comparing names as the policy compares keys (normalised: fullwidth, look-alike letters). */
 function hasArgument(args: readonly string[], field: string): boolean {
-  const wanted = normalizeString(field);
-  return args.some((arg) => arg === field || normalizeString(arg) === wanted);
+  let known = argumentAnswers.get(args);
+  if (known === undefined) argumentAnswers.set(args, (known = new Map()));
+  let has = known.get(field);
+  if (has === undefined) {
+    const wanted = normalizeString(field);
+    has = args.some((arg) => arg === field || normalizeString(arg) === wanted);
+    known.set(field, has);
+  }
+  return has;
 }
+
+/** `hasArgument` answers per argument list (a tool's, as the check was handed it) and field: many rules read the same fields of the same tools. */
+const argumentAnswers = new WeakMap<readonly string[], Map<string, boolean>>();
+
+/** `topArgument` per selector text (a pure function of it): many rules repeat a selector. */
+function topArgumentOf(selector: string): string | undefined {
+  if (topArguments.has(selector)) return topArguments.get(selector);
+  const field = topArgument(selector);
+  if (topArguments.size >= 10_000) topArguments.clear();
+  topArguments.set(selector, field);
+  return field;
+}
+
+const topArguments = new Map<string, string | undefined>();
 
 /** A tool a rule matches: the names of its top-level arguments, or "open" when its schema takes any argument. */
 interface MatchedTool {
@@ -378,7 +399,7 @@ function bounded(items: readonly string[], max: number, more: (n: number) => str
  * Returns the message (`LABEL: READS, but ...; EFFECT: FIX`; `reads` is given the argument read), naming the tools and their arguments, or undefined.
  */
 function unreadArgumentError(label: string, reads: (field: string) => string, selector: string, condition: unknown, mode: PermissionMode, matched: readonly MatchedTool[], fix: string): string | undefined {
-  const field = topArgument(selector);
+  const field = topArgumentOf(selector);
   if (field === undefined || matched.length === 0) return undefined;
   const closed: { name: string; args: readonly string[] }[] = [];
   for (const tool of matched) {
