@@ -2,7 +2,8 @@ import { readFile } from "node:fs/promises";
 import type { ArgumentKind } from "./kinds/readings.js";
 import { extname } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
-import { parse as parseYaml, YAMLParseError } from "yaml";
+import { YAMLParseError } from "yaml";
+import { parseYamlText } from "./yaml-text.js";
 import { ToolRuleSchema } from "../rules/schema.js";
 import type { ToolRule } from "../rules/types.js";
 import type { KillswitchConfig } from "../killswitch/types.js";
@@ -66,8 +67,7 @@ function parseText(text: string, format: PolicyFormat, source: string): unknown 
   try {
     if (format === "json") return JSON.parse(text) as unknown;
     if (format === "toml") return parseToml(text);
-    // Duplicate keys are an error: a second `mode:` must not silently replace the first.
-    return parseYaml(text, { uniqueKeys: true, prettyErrors: true }) as unknown;
+    return parseYamlText(text); // duplicate keys are an error, found in linear time
   } catch (error) {
     if (error instanceof TomlError) throw new PolicyError(source, `line ${error.line}, column ${error.column}`, `invalid TOML: ${error.message.split("\n")[0]}`);
     if (error instanceof YAMLParseError) {
