@@ -89,9 +89,13 @@ function shadowWarnings(infos: readonly RuleInfo[], precedence: LoadedPolicy["pr
   const byTool = new Map<string, RuleInfo[]>();
   const toolSets = new Map<RuleInfo, ReadonlySet<string>>();
   if (names !== undefined) {
+    // Rules of one tool pattern share their list of matched tools (ToolNames.matching): one set each.
+    const sets = new Map<readonly string[], ReadonlySet<string>>();
     for (const outer of unconditional) {
       const matched = toolsOf(outer, names);
-      toolSets.set(outer, new Set(matched));
+      let set = sets.get(matched);
+      if (set === undefined) sets.set(matched, (set = new Set(matched)));
+      toolSets.set(outer, set);
       for (const tool of matched) {
         const list = byTool.get(tool);
         if (list === undefined) byTool.set(tool, [outer]);
@@ -363,14 +367,14 @@ function topArgumentOf(selector: string): string | undefined {
 
 const topArguments = new Map<string, string | undefined>();
 
-/** A tool a rule matches: the names of its top-level arguments, or "open" when its schema takes any argument. */
-interface MatchedTool {
-  name: string;
-  args: readonly string[] | "open";
+/** The tools a rule matches (by name) and the names of each one's top-level arguments (absent: its schema takes any argument). */
+interface MatchedTools {
+  names: readonly string[];
+  args: ToolArguments;
 }
 
-function matchedTools(info: RuleInfo, names: ToolNames, toolArguments: ToolArguments): MatchedTool[] {
-  return toolsOf(info, names).map((name) => ({ name, args: toolArguments.get(name) ?? "open" }));
+function matchedTools(info: RuleInfo, names: ToolNames, toolArguments: ToolArguments): MatchedTools {
+  return { names: toolsOf(info, names), args: toolArguments };
 }
 
 /** True when a condition can hold with its field absent (`not`, `exists: false`): such a rule fires on every call of a tool lacking the field. */
@@ -398,14 +402,14 @@ function bounded(items: readonly string[], max: number, more: (n: number) => str
  * A rule that can fire on one of its tools is not a typo, even when its other tools lack the argument.
  * Returns the message (`LABEL: READS, but ...; EFFECT: FIX`; `reads` is given the argument read), naming the tools and their arguments, or undefined.
  */
-function unreadArgumentError(label: string, reads: (field: string) => string, selector: string, condition: unknown, mode: PermissionMode, matched: readonly MatchedTool[], fix: string): string | undefined {
+function unreadArgumentError(label: string, reads: (field: string) => string, selector: string, condition: unknown, mode: PermissionMode, matched: MatchedTools, fix: string): string | undefined {
   const field = topArgumentOf(selector);
-  if (field === undefined || matched.length === 0) return undefined;
-  const closed: { name: string; args: readonly string[] }[] = [];
-  for (const tool of matched) {
-    if (tool.args === "open" || hasArgument(tool.args, field)) return undefined;
-    closed.push({ name: tool.name, args: tool.args });
+  if (field === undefined || matched.names.length === 0) return undefined;
+  for (const name of matched.names) {
+    const args = matched.args.get(name);
+    if (args === undefined || hasArgument(args, field)) return undefined;
   }
+  const closed = matched.names.map((name) => ({ name, args: matched.args.get(name)! }));
   const only = closed.length === 1 ? closed[0] : undefined;
   const lacking =
     only !== undefined
