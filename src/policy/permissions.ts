@@ -235,9 +235,14 @@ class ConditionCache {
   private readonly known = new Map<string, FieldCondition>();
   constructor(private readonly defaults: MatcherDefaults) {}
 
+  /** Each matcher object's JSON text (rules that repeat a condition share the object: see toFieldMatchers). */
+  private readonly texts = new WeakMap<object, string>();
+
   readonly compile: CompileCondition = (selector, matcher, where, kind) => {
     if (usesContext(matcher)) return compileFieldCondition(selector, matcher, where, this.defaults, kind);
-    const key = `${kind ?? ""}\u0000${selector}\u0000${JSON.stringify(matcher)}`;
+    let text = this.texts.get(matcher);
+    if (text === undefined) this.texts.set(matcher, (text = JSON.stringify(matcher)));
+    const key = `${kind ?? ""}\u0000${selector}\u0000${text}`;
     let condition = this.known.get(key);
     if (condition === undefined) {
       condition = compileFieldCondition(selector, matcher, where, this.defaults, kind);
@@ -393,9 +398,14 @@ function toCondition(entry: ConditionSpec<FieldMatcherEntry>): ConditionSpec<Fie
   return entry as ConditionSpec<FieldMatcher>;
 }
 
-function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>): Record<string, ConditionSpec<FieldMatcher>> {
+/** `read`: conditions already rebuilt, by the validated object (validRulesOnce hands rules that repeat a condition the same object). */
+function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>, read: Map<object, ConditionSpec<FieldMatcher>>): Record<string, ConditionSpec<FieldMatcher>> {
   const out: Record<string, ConditionSpec<FieldMatcher>> = {};
-  for (const [selector, m] of Object.entries(where)) out[selector] = toCondition(m);
+  for (const [selector, m] of Object.entries(where)) {
+    let condition = read.get(m);
+    if (condition === undefined) read.set(m, (condition = toCondition(m)));
+    out[selector] = condition;
+  }
   return out;
 }
 
@@ -511,6 +521,7 @@ const readLists = new WeakSet<readonly PermissionRule[]>();
  * `permissions`), read into PermissionRule form: compact strings read, matchers rebuilt.
  */
 export function readPermissionRules(rules: readonly z.output<typeof PermissionRuleSchema>[], mainArguments?: MainArguments, compactOf: ReadonlyMap<number, string> = new Map()): PermissionRule[] {
+  const read = new Map<object, ConditionSpec<FieldMatcher>>();
   const out = rules.map((rule, index) => {
     const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`, mainArguments);
     const out: PermissionRule = { tool: compact?.tool ?? rule.tool ?? "", mode: rule.mode };
@@ -520,7 +531,7 @@ export function readPermissionRules(rules: readonly z.output<typeof PermissionRu
     if (rule.toolRegex !== undefined) out.toolRegex = rule.toolRegex;
     if (rule.args !== undefined) out.args = rule.args;
     if (compact?.where !== undefined) out.where = compact.where;
-    if (rule.where !== undefined) out.where = toFieldMatchers(rule.where);
+    if (rule.where !== undefined) out.where = toFieldMatchers(rule.where, read);
     if (rule.reason !== undefined) out.reason = rule.reason;
     if (rule.caseSensitive !== undefined) out.caseSensitive = rule.caseSensitive;
     if (rule.after !== undefined) out.after = rule.after;

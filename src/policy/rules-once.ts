@@ -20,24 +20,24 @@ export const PolicyShellSchema = (PolicyFileSchema as unknown as z.ZodObject).sa
  * two such values with the same text are the same data, so a schema judges them alike.
  */
 function plainText(value: unknown): string | undefined {
-  let plain = true;
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value, function (this: Record<string, unknown>, key: string, seen: unknown) {
-      const raw = this[key];
-      if (raw === null || typeof raw === "string" || typeof raw === "boolean") return seen;
-      if (typeof raw === "number") {
-        if (!Number.isFinite(raw) || Object.is(raw, -0)) plain = false;
-      } else if (typeof raw === "object") {
-        const proto = Object.getPrototypeOf(raw) as unknown;
-        if ((Array.isArray(raw) ? proto !== Array.prototype : proto !== Object.prototype) || Object.hasOwn(raw, "toJSON")) plain = false;
-      } else plain = false; // undefined, functions, symbols
-      return seen;
-    });
-  } catch {
-    return undefined; // a BigInt, a cycle
+  return isPlain(value, 0) ? JSON.stringify(value) : undefined;
+}
+
+/** Deeper than this, a value is not keyed (validated on its own). */
+const MAX_PLAIN_DEPTH = 32;
+
+function isPlain(value: unknown, depth: number): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value) && !Object.is(value, -0);
+  if (typeof value !== "object" || depth > MAX_PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !isPlain(value[i], depth + 1)) return false;
+    return true;
   }
-  return plain ? text : undefined;
+  if (Object.getPrototypeOf(value) !== Object.prototype || Object.hasOwn(value, "toJSON")) return false;
+  for (const key in value) if (!Object.hasOwn(value, key) || !isPlain((value as Record<string, unknown>)[key], depth + 1)) return false;
+  return true;
 }
 
 /**
