@@ -237,6 +237,19 @@ class ConditionCache {
 
   /** Each matcher object's JSON text (rules that repeat a condition share the object: see toFieldMatchers). */
   private readonly texts = new WeakMap<object, string>();
+  /** `conventionOnly` per matcher object and selector. */
+  private readonly conventions = new WeakMap<object, Map<string, ArgumentKind | undefined>>();
+
+  /** The kind a field has by its name's convention alone (`conventionOnly`), kept per matcher object and selector. */
+  readonly convention: KindOf = (selector, matcher) => {
+    if (typeof matcher !== "object" || matcher === null) return conventionOnly(selector, matcher);
+    let bySelector = this.conventions.get(matcher);
+    if (bySelector === undefined) this.conventions.set(matcher, (bySelector = new Map()));
+    if (bySelector.has(selector)) return bySelector.get(selector);
+    const kind = conventionOnly(selector, matcher);
+    bySelector.set(selector, kind);
+    return kind;
+  };
 
   readonly compile: CompileCondition = (selector, matcher, where, kind) => {
     if (usesContext(matcher)) return compileFieldCondition(selector, matcher, where, this.defaults, kind);
@@ -279,10 +292,10 @@ interface RuleEntry {
  * comes first): its conditions (through `compile`, which keeps them for the rule's later
  * compilation), its tool pattern, `budget.sum`, its `args` regex. Returns the rule's entry.
  */
-function ruleEntry(rule: PermissionRule, index: number, compile: CompileCondition): RuleEntry {
+function ruleEntry(rule: PermissionRule, index: number, compile: CompileCondition, convention: KindOf = conventionOnly): RuleEntry {
   const location = `permissions[${index}]`;
   for (const [selector, matcher] of Object.entries(rule.where ?? {})) {
-    compile(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, conventionOnly(selector, matcher));
+    compile(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, convention(selector, matcher));
   }
   const matchesTool = compileToolMatcher(rule, location);
   if (rule.budget !== undefined) compileContext(rule, matchesTool, location);
@@ -723,6 +736,8 @@ export class PermissionPolicy {
   private readonly rules: readonly RuleEntry[];
   /** Compiles a rule's conditions: through a ConditionCache (field conditions shared by content), or one by one in the eager reference. */
   private readonly compileCondition: CompileCondition;
+  /** `conventionOnly`, through the ConditionCache when there is one. */
+  private readonly convention: KindOf;
   private readonly toolRisk: Readonly<Record<string, RiskLevel>>;
   private readonly lowerRisk: ReadonlySet<string>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
@@ -755,14 +770,16 @@ export class PermissionPolicy {
     for (const [tool, main] of Object.entries(options.mainArguments ?? {})) this.policyKinds.set(tool, { [main.field]: main.kind, ...this.policyKinds.get(tool) });
     for (const [tool, fields] of Object.entries(options.fieldKinds ?? {})) this.policyKinds.set(tool, { ...this.policyKinds.get(tool), ...fields });
     this.defaults = defaults;
-    this.compileCondition = compileEagerly ? (selector, matcher, where, kind) => compileFieldCondition(selector, matcher, where, defaults, kind) : new ConditionCache(defaults).compile;
+    const cache = compileEagerly ? undefined : new ConditionCache(defaults);
+    this.compileCondition = cache?.compile ?? ((selector, matcher, where, kind) => compileFieldCondition(selector, matcher, where, defaults, kind));
+    this.convention = cache?.convention ?? conventionOnly;
     this.rules = valid.map((rule, index) => {
       try {
         if (compileEagerly) {
           const compiled = compileRule(rule, index, defaults);
           return { ...ruleEntry(rule, index, () => NO_CONDITION), compiled };
         }
-        return ruleEntry(rule, index, this.compileCondition);
+        return ruleEntry(rule, index, this.compileCondition, this.convention);
       } catch (error) {
         if (!(error instanceof PolicyError)) throw error;
         const id = rule.id === undefined ? "" : ` (rule id ${JSON.stringify(rule.id)})`;
@@ -813,10 +830,10 @@ export class PermissionPolicy {
   private forTool(entry: RuleEntry, tool: string): CompiledRule {
     const where = entry.spec.where ?? {};
     const declares = this.policyKinds.size > 0 || this.toolKinds.size > 0;
-    if (declares && Object.keys(where).some((selector) => this.kindOf(tool, selector, where[selector]) !== conventionOnly(selector, where[selector]))) {
+    if (declares && Object.keys(where).some((selector) => this.kindOf(tool, selector, where[selector]) !== this.convention(selector, where[selector]))) {
       return compileRule(entry.spec, entry.order, this.defaults, (selector, condition) => this.kindOf(tool, selector, condition), this.compileCondition, entry.matchesTool);
     }
-    return (entry.compiled ??= compileRule(entry.spec, entry.order, this.defaults, conventionOnly, this.compileCondition, entry.matchesTool));
+    return (entry.compiled ??= compileRule(entry.spec, entry.order, this.defaults, this.convention, this.compileCondition, entry.matchesTool));
   }
 
   /** The rules in the order they are tried (deny-first: denies, then asks, then allows; each in file order). */
