@@ -18,7 +18,8 @@ import { Guard } from "../src/guard/index.js";
 import { checkPolicy } from "../src/policy/check.js";
 import { loadedPolicyOf, parsePolicy } from "../src/policy/file.js";
 import { PermissionPolicy, type PermissionRule } from "../src/policy/permissions.js";
-import { heteroTools, heteroWorkload, type HeteroWorkload } from "./lib/hetero.js";
+import { firstDecisions } from "./lib/first-decisions.js";
+import { heteroTools, heteroWorkload, withDistinctConditions, type HeteroWorkload } from "./lib/hetero.js";
 import { fullGc, percentile } from "./lib/stats.js";
 import { HETERO_SEED, policyYaml } from "./w2-hetero.js";
 
@@ -30,13 +31,6 @@ function timed<T>(run: () => T): { value: T; ms: number } {
   return { value, ms: cpuMs(process.cpuUsage(t0)) };
 }
 
-/** Every `where` condition made distinct: the rule's first field, equal to a value of its own. */
-function distinct(rules: readonly PermissionRule[]): PermissionRule[] {
-  return rules.map((rule, i) => {
-    const first = Object.keys(rule.where ?? {})[0];
-    return first === undefined ? rule : { ...rule, where: { [first]: { equals: `v${i}` } } };
-  });
-}
 
 interface Run {
   buildMs: number;
@@ -67,17 +61,9 @@ async function run(workload: HeteroWorkload, rules: readonly PermissionRule[], y
     yamlLibraryMs = timed(() => parseYaml(yaml, { uniqueKeys: true, prettyErrors: true })).ms;
     yamlMs = timed(() => parsePolicy(yaml, "yaml", "scale.yaml")).ms;
   }
-  const first: number[] = [];
-  const seen = new Set<string>();
   let state = guard.initialRuleState();
   for (const record of workload.history) state = guard.engine.record(state, record);
-  for (const call of workload.calls) {
-    if (seen.has(call.name)) continue;
-    seen.add(call.name);
-    const t0 = process.cpuUsage();
-    await guard.reviewTurn(state, [call]);
-    first.push(cpuMs(process.cpuUsage(t0)));
-  }
+  const { ms: first, seen } = await firstDecisions(guard, state, workload.calls);
   // Every tool decided once: the rules of each compiled.
   for (const tool of workload.tools) if (!seen.has(tool.name)) policy.decide(tool.name, {});
   await fullGc();
@@ -107,7 +93,7 @@ const noYaml = argv.includes("--no-yaml");
 /** One size in this process: the workload generated, then one run (what a fresh process pays: no pattern compiled yet). */
 async function child(size: number): Promise<void> {
   const workload = heteroWorkload({ seed: HETERO_SEED, rules: size, tools: Math.min(1_000, Math.max(100, size / 10)), calls: 2_000 });
-  const rules = isDistinct ? distinct(workload.permissions) : workload.permissions;
+  const rules = isDistinct ? withDistinctConditions(workload.permissions) : workload.permissions;
   const yaml = noYaml ? undefined : policyYaml({ ...workload, permissions: rules });
   console.log(`${CHILD_MARKER}${JSON.stringify({ tools: workload.tools.length, yamlChars: yaml?.length, run: await run(workload, rules, yaml) })}`);
 }

@@ -4,7 +4,7 @@
 // big policies do) and on the same policies with every condition made distinct (nothing shared),
 // sizes interleaved, the least of three runs each (a loaded machine only ever adds time).
 import { describe, expect, it } from "vitest";
-import { heteroTools, heteroWorkload, type HeteroWorkload } from "../bench/lib/hetero.js";
+import { heteroTools, heteroWorkload, withDistinctConditions, type HeteroWorkload } from "../bench/lib/hetero.js";
 import { Guard } from "../src/guard/index.js";
 import { checkPolicy } from "../src/policy/check.js";
 import { loadedPolicyOf } from "../src/policy/file.js";
@@ -20,13 +20,6 @@ function cpuMs(run: () => void): number {
   return (used.user + used.system) / 1000;
 }
 
-/** Every `where` condition of the policy made distinct: the rule's first field, equal to a value of its own. */
-function distinct(rules: readonly PermissionRule[]): PermissionRule[] {
-  return rules.map((rule, i) => {
-    const first = Object.keys(rule.where ?? {})[0];
-    return first === undefined ? rule : { ...rule, where: { [first]: { equals: `v${i}` } } };
-  });
-}
 
 interface Point {
   workload: HeteroWorkload;
@@ -69,8 +62,8 @@ describe("a guard's build and its policy check grow linearly with the rules", ()
 
   it("the same policies with every condition distinct (nothing shared between rules)", () => {
     const { build: b, check: c } = measure([
-      { workload: small, rules: distinct(small.permissions) },
-      { workload: large, rules: distinct(large.permissions) },
+      { workload: small, rules: withDistinctConditions(small.permissions) },
+      { workload: large, rules: withDistinctConditions(large.permissions) },
     ]);
     expect(b[1]! / b[0]!, `build ${b.map(Math.round).join(" → ")} ms`).toBeLessThan(5.5);
     expect(c[1]! / c[0]!, `check ${c.map(Math.round).join(" → ")} ms`).toBeLessThan(5.5);
