@@ -17,6 +17,7 @@ import { isLowerRisk } from "./permissions.js";
 import { topArgument } from "./selector.js";
 import { normalizeString } from "./normalize.js";
 import { ToolNameIndex, ToolNames } from "./rule-index.js";
+import { isGlobPattern } from "./glob.js";
 
 interface PolicyCheckResult {
   /** The policy cannot work as written: tool-rule conflicts, and — when the tools are known — rules naming tools or operations that do not exist, or a risk lower than the tool's own without lowerRisk. */
@@ -65,7 +66,7 @@ function coversByPattern(outer: RuleInfo, inner: RuleInfo): boolean {
   if (matchesAll(a)) return true;
   if (a.tool === b.tool && (a.toolRegex === true) === (b.toolRegex === true)) return true;
   // A literal tool name is covered when the outer pattern matches it.
-  return b.toolRegex !== true && !picomatch.scan(b.tool).isGlob && outer.matches(b.tool);
+  return b.toolRegex !== true && !isGlobPattern(b.tool) && outer.matches(b.tool);
 }
 
 function matchesAll(rule: PermissionRule): boolean {
@@ -129,7 +130,7 @@ function shadowWarnings(infos: readonly RuleInfo[], precedence: LoadedPolicy["pr
       }
     } else {
       const candidates = new Set<RuleInfo>([...everything, ...(byText.get(`${inner.rule.toolRegex === true}\u0000${inner.rule.tool}`) ?? [])]);
-      if (inner.rule.toolRegex !== true && !picomatch.scan(inner.rule.tool).isGlob) for (const outer of byName.candidates(inner.rule.tool)) candidates.add(outer);
+      if (inner.rule.toolRegex !== true && !isGlobPattern(inner.rule.tool)) for (const outer of byName.candidates(inner.rule.tool)) candidates.add(outer);
       for (const outer of candidates) {
         if ((shadow === undefined || outer.index < shadow.index) && wins(outer, inner) && coversByPattern(outer, inner)) shadow = outer;
       }

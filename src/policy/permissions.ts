@@ -1,4 +1,3 @@
-import picomatch from "picomatch";
 import { z } from "zod";
 import type { RiskLevel } from "../tools/types.js";
 import { canonicalize, MAX_MATCH_DEPTH, MAX_MATCH_INPUT_CHARS, someJsonToken, type CanonicalArgs } from "./canonical.js";
@@ -7,7 +6,7 @@ import { formatIssues } from "./format-issues.js";
 import { parseCompactRule, type MainArguments } from "./compact.js";
 import { findControlChar } from "./canonical.js";
 import { compileFieldCondition, describeMatcher, NO, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
-import { compileGlob } from "./glob.js";
+import { compileGlob, isGlobPattern } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
 import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
@@ -150,15 +149,26 @@ function stringPatterns(condition: unknown, out: string[] = []): string[] {
 /** The kind by field-name convention alone (no tool known). */
 const conventionOnly: KindOf = (selector, condition) => conventionalKind(selector, stringPatterns(condition));
 
+/** Matchers of literal tool names, by case rule and name. */
+const literalMatchers = new Map<string, (tool: string) => boolean>();
+
 export function compileToolMatcher(rule: PermissionRule, where: string): (tool: string) => boolean {
   const caseSensitive = rule.caseSensitive === true;
   if (rule.toolRegex === true) {
     const regex = compileSafeRegex(rule.tool, { caseSensitive, where: `${where}.tool` });
     return (tool) => regex.testExact(tool);
   }
-  if (!picomatch.scan(rule.tool).isGlob) {
-    const name = caseSensitive ? rule.tool : rule.tool.toLowerCase();
-    return caseSensitive ? (tool) => tool === name : (tool) => tool.toLowerCase() === name;
+  if (!isGlobPattern(rule.tool)) {
+    // Rules naming one tool share its matcher.
+    const key = `${caseSensitive ? "1" : "0"}${rule.tool}`;
+    let matcher = literalMatchers.get(key);
+    if (matcher === undefined) {
+      const name = caseSensitive ? rule.tool : rule.tool.toLowerCase();
+      matcher = caseSensitive ? (tool) => tool === name : (tool) => tool.toLowerCase() === name;
+      if (literalMatchers.size >= MAX_CACHED_TOOLS) literalMatchers.clear();
+      literalMatchers.set(key, matcher);
+    }
+    return matcher;
   }
   return compileGlob(rule.tool, { nocase: !caseSensitive, dot: true });
 }
@@ -222,7 +232,7 @@ function literalVerdict(condition: FieldCondition, view: CanonicalArgs, restrict
 }
 
 /** Compiles one `where` entry of a rule (`compileFieldCondition` under a policy's defaults, possibly through its ConditionCache). */
-type CompileCondition = (selector: string, matcher: ConditionSpec<FieldMatcher>, where: string, kind: ArgumentKind | undefined) => FieldCondition;
+type CompileCondition = (selector: string, matcher: ConditionSpec<FieldMatcher>, where: () => string, kind: ArgumentKind | undefined) => FieldCondition;
 
 /**
  * Field conditions compiled once per distinct content within one policy (selector, matcher, argument
@@ -251,15 +261,26 @@ class ConditionCache {
     return kind;
   };
 
+  /** Conditions by matcher object, then kind and selector: rules sharing the object skip building the content key. */
+  private readonly byObject = new WeakMap<object, Map<string, FieldCondition>>();
+
   readonly compile: CompileCondition = (selector, matcher, where, kind) => {
-    if (usesContext(matcher)) return compileFieldCondition(selector, matcher, where, this.defaults, kind);
+    const local = `${kind ?? ""}\u0000${selector}`;
+    const mine = typeof matcher === "object" && matcher !== null ? this.byObject.get(matcher) : undefined;
+    let condition = mine?.get(local);
+    if (condition !== undefined) return condition;
+    if (usesContext(matcher)) return compileFieldCondition(selector, matcher, where(), this.defaults, kind);
     let text = this.texts.get(matcher);
     if (text === undefined) this.texts.set(matcher, (text = JSON.stringify(matcher)));
-    const key = `${kind ?? ""}\u0000${selector}\u0000${text}`;
-    let condition = this.known.get(key);
+    const key = `${local}\u0000${text}`;
+    condition = this.known.get(key);
     if (condition === undefined) {
-      condition = compileFieldCondition(selector, matcher, where, this.defaults, kind);
+      condition = compileFieldCondition(selector, matcher, where(), this.defaults, kind);
       this.known.set(key, condition);
+    }
+    if (typeof matcher === "object" && matcher !== null) {
+      if (mine === undefined) this.byObject.set(matcher, new Map([[local, condition]]));
+      else mine.set(local, condition);
     }
     return condition;
   };
@@ -295,7 +316,7 @@ interface RuleEntry {
 function ruleEntry(rule: PermissionRule, index: number, compile: CompileCondition, convention: KindOf = conventionOnly): RuleEntry {
   const location = `permissions[${index}]`;
   for (const [selector, matcher] of Object.entries(rule.where ?? {})) {
-    compile(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, convention(selector, matcher));
+    compile(selector, matcher, () => `${location}.where[${JSON.stringify(selector)}]`, convention(selector, matcher));
   }
   const matchesTool = compileToolMatcher(rule, location);
   if (rule.budget !== undefined) compileContext(rule, matchesTool, location);
@@ -308,7 +329,7 @@ function compileRule(
   index: number,
   defaults: MatcherDefaults,
   kindOf: KindOf = conventionOnly,
-  compile: CompileCondition = (selector, matcher, where, kind) => compileFieldCondition(selector, matcher, where, defaults, kind),
+  compile: CompileCondition = (selector, matcher, where, kind) => compileFieldCondition(selector, matcher, where(), defaults, kind),
   toolMatcher?: (tool: string) => boolean,
 ): CompiledRule {
   const location = `permissions[${index}]`;
@@ -316,7 +337,7 @@ function compileRule(
   const kinds: Record<string, ArgumentKind | undefined> = {};
   const where = Object.entries(rule.where ?? {}).map(([selector, matcher]) => {
     const kind = (kinds[selector] = kindOf(selector, matcher));
-    return compile(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, kind);
+    return compile(selector, matcher, () => `${location}.where[${JSON.stringify(selector)}]`, kind);
   });
   const matchesTool = toolMatcher ?? compileToolMatcher(rule, location);
   const { context, budgetTotal: total } = compileContext(rule, matchesTool, location);
@@ -771,7 +792,7 @@ export class PermissionPolicy {
     for (const [tool, fields] of Object.entries(options.fieldKinds ?? {})) this.policyKinds.set(tool, { ...this.policyKinds.get(tool), ...fields });
     this.defaults = defaults;
     const cache = compileEagerly ? undefined : new ConditionCache(defaults);
-    this.compileCondition = cache?.compile ?? ((selector, matcher, where, kind) => compileFieldCondition(selector, matcher, where, defaults, kind));
+    this.compileCondition = cache?.compile ?? ((selector, matcher, where, kind) => compileFieldCondition(selector, matcher, where(), defaults, kind));
     this.convention = cache?.convention ?? conventionOnly;
     this.rules = valid.map((rule, index) => {
       try {

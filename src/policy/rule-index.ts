@@ -1,5 +1,4 @@
-import picomatch from "picomatch";
-import { globLiteralStart } from "./glob.js";
+import { globLiteralStart, isGlobPattern } from "./glob.js";
 import { requiredLiteral } from "./regex.js";
 import type { CanonicalArgs } from "./canonical.js";
 import { ANY_VALUE, equalityKey, startKey, type EqualityLookup, type FieldCondition, type StartLookup } from "./matchers.js";
@@ -209,7 +208,7 @@ function patternKey(pattern: ToolPattern): PatternKey {
     if (required === undefined) return { kind: "any" };
     return { kind: "prefix", key: (caseSensitive ? required.literal : required.literal.toLowerCase()).slice(0, PREFIX_KEY), caseSensitive };
   }
-  if (!picomatch.scan(pattern.tool).isGlob) return { kind: "exact", key: caseSensitive ? pattern.tool : pattern.tool.toLowerCase(), caseSensitive };
+  if (!isGlobPattern(pattern.tool)) return { kind: "exact", key: caseSensitive ? pattern.tool : pattern.tool.toLowerCase(), caseSensitive };
   let literal: string | undefined;
   try {
     literal = globLiteralStart(pattern.tool, { nocase: !caseSensitive, dot: true });
