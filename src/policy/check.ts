@@ -395,6 +395,24 @@ function bounded(items: readonly string[], max: number, more: (n: number) => str
   return items.length <= max ? items.join(", ") : `${items.slice(0, max).join(", ")}, ${more(items.length - max)}`;
 }
 
+/** Whether one of the matched tools has `field` or takes any argument; kept per matched list (rules of one tool pattern share it: ToolNames.matching) and field. */
+function someToolReads(matched: MatchedTools, field: string): boolean {
+  let byField = readers.get(matched.names);
+  if (byField === undefined) readers.set(matched.names, (byField = new Map()));
+  let reads = byField.get(field);
+  if (reads === undefined) {
+    reads = matched.names.some((name) => {
+      const args = matched.args.get(name);
+      return args === undefined || hasArgument(args, field);
+    });
+    byField.set(field, reads);
+  }
+  return reads;
+}
+
+/** `someToolReads` answers. A matched list belongs to one check (its ToolNames), so to one map of tool arguments. */
+const readers = new WeakMap<readonly string[], Map<string, boolean>>();
+
 /**
  * The one judgement of a rule's condition against the tools it matches (compact rules and `where`
  * conditions alike): the condition on `selector` is an error only when the selector starts at a plain
@@ -405,11 +423,7 @@ function bounded(items: readonly string[], max: number, more: (n: number) => str
  */
 function unreadArgumentError(label: string, reads: (field: string) => string, selector: string, condition: unknown, mode: PermissionMode, matched: MatchedTools, fix: string): string | undefined {
   const field = topArgumentOf(selector);
-  if (field === undefined || matched.names.length === 0) return undefined;
-  for (const name of matched.names) {
-    const args = matched.args.get(name);
-    if (args === undefined || hasArgument(args, field)) return undefined;
-  }
+  if (field === undefined || matched.names.length === 0 || someToolReads(matched, field)) return undefined;
   const closed = matched.names.map((name) => ({ name, args: matched.args.get(name)! }));
   const only = closed.length === 1 ? closed[0] : undefined;
   const lacking =
