@@ -2,23 +2,30 @@
 // (the yaml library's own check compares each key with every key before it). Compared here with the
 // library's `parse(text, { uniqueKeys: true, prettyErrors: true })` on generated documents full of
 // look-alike keys (quoted and plain, numbers and their strings, null spellings, NaN, empty keys,
-// aliases, flow and block mappings): the same data, or the same error; and timed on big mappings.
+// aliases, flow and block mappings): the same data or the same error, and the same warnings; and
+// timed on big mappings.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { parsePolicy } from "../src/policy/file.js";
 import { parseYamlText } from "../src/policy/yaml-text.js";
 
-function outcome(read: () => unknown): { data: unknown } | { error: string } {
+/** What reading gave: the data or the error, and the warnings it emitted (captured, not printed). */
+function outcome(read: () => unknown): ({ data: unknown } | { error: string }) & { warnings: string[] } {
+  const warnings: string[] = [];
+  const original = process.emitWarning;
+  process.emitWarning = ((warning: unknown) => void warnings.push(warning instanceof Error ? warning.message : String(warning))) as typeof process.emitWarning;
   try {
-    return { data: read() };
+    return { data: read(), warnings };
   } catch (error) {
-    return { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+    return { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), warnings };
+  } finally {
+    process.emitWarning = original;
   }
 }
 
 const KEYS = ["a", '"a"', "'a'", "b", "1", '"1"', "1.0", "0x1", "~", "null", "Null", "''", '""', ".nan", ".NaN", "true", '"true"', "? c", "&k a", "*k", "[x]", "{y: 1}"];
-const SCALARS = ["1", "x", "~", '"q"', "[1, 2]", "{}", "!!str 3", "!unknown v", "&v 5", "*v"];
+const SCALARS = ["1", "x", "~", '"q"', "[1, 2]", "{}", "!!str 3", "!!int 4", "&v 5", "*v"];
 
 /** A block mapping at `indent` of generated keys; values are scalars or nested mappings. */
 const block = (depth: number): fc.Arbitrary<string[]> =>
@@ -42,17 +49,27 @@ describe("duplicate keys found in linear time, reported as the yaml library repo
   it("generated documents: the same data or the same error as the library's own check", () => {
     let refused = 0;
     let read = 0;
+    let warned = 0;
     fc.assert(
       fc.property(fc.oneof(block(2).map((lines) => lines.join("\n")), flow.map((text) => `x: ${text}`), fc.tuple(block(1), block(1)).map(([a, b]) => `${a.join("\n")}\n---\n${b.join("\n")}`)), (text) => {
         const expected = outcome(() => parse(text, { uniqueKeys: true, prettyErrors: true }));
         expect(outcome(() => parseYamlText(text)), text).toStrictEqual(expected);
         if ("error" in expected) refused++;
+        if (expected.warnings.length > 0) warned++;
         else read++;
       }),
       { numRuns: 2_000, seed: 26 },
     );
     // Both outcomes are well represented (a generator that only produced errors would prove little).
     expect(Math.min(refused, read)).toBeGreaterThan(300);
+    expect(warned).toBeGreaterThan(20);
+  });
+
+  it("a document the library warns about (an unknown tag) is read the library's way, warning included", () => {
+    const text = "a: !unknown v\nb: 1\n";
+    const got = outcome(() => parseYamlText(text));
+    expect(got).toStrictEqual(outcome(() => parse(text, { uniqueKeys: true, prettyErrors: true })));
+    expect(got.warnings.length).toBe(1);
   });
 
   it("a policy with a key written twice is refused with the line and column of the second", () => {
