@@ -5,7 +5,7 @@ import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
 import { parseCompactRule, type MainArguments } from "./compact.js";
 import { findControlChar } from "./canonical.js";
-import { compileFieldCondition, describeMatcher, NO, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
+import { compileFieldCondition, describeMatcher, failsOnlyOnSelector, NO, selectorSegments, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
 import { compileGlob, isGlobPattern } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
 import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
@@ -264,6 +264,22 @@ class ConditionCache {
   /** Conditions by matcher object, then kind and selector: rules sharing the object skip building the content key. */
   private readonly byObject = new WeakMap<object, Map<string, FieldCondition>>();
 
+  /** Selectors already parsed without error. */
+  private readonly selectors = new Set<string>();
+
+  /**
+   * What building a policy checks of a condition: the selector alone for a matcher that can fail on
+   * nothing else (`failsOnlyOnSelector`: compiled on first use), else the condition compiled (and kept).
+   */
+  readonly check: CompileCondition = (selector, matcher, where, kind) => {
+    if (!failsOnlyOnSelector(matcher, kind)) return this.compile(selector, matcher, where, kind);
+    if (!this.selectors.has(selector)) {
+      selectorSegments(selector, where());
+      this.selectors.add(selector);
+    }
+    return UNCOMPILED;
+  };
+
   readonly compile: CompileCondition = (selector, matcher, where, kind) => {
     const local = `${kind ?? ""}\u0000${selector}`;
     const mine = typeof matcher === "object" && matcher !== null ? this.byObject.get(matcher) : undefined;
@@ -285,6 +301,9 @@ class ConditionCache {
     return condition;
   };
 }
+
+/** What `ConditionCache.check` returns for a condition it checked without compiling. */
+const UNCOMPILED: FieldCondition = { selector: "", description: "", evaluate: () => UNKNOWN };
 
 /** Whether a rule needs the thread (`CompiledRule.contextual`), read from the rule as written. */
 function specIsContextual(rule: PermissionRule): boolean {
@@ -310,8 +329,9 @@ interface RuleEntry {
 
 /**
  * Everything compiling `rule` can refuse, in the order `compileRule` meets it (so the same error
- * comes first): its conditions (through `compile`, which keeps them for the rule's later
- * compilation), its tool pattern, `budget.sum`, its `args` regex. Returns the rule's entry.
+ * comes first): its conditions (through `compile`: ConditionCache.check, which checks a plain
+ * equals / in / prefix / exists by its selector and compiles and keeps the others), its tool
+ * pattern, `budget.sum`, its `args` regex. Returns the rule's entry.
  */
 function ruleEntry(rule: PermissionRule, index: number, compile: CompileCondition, convention: KindOf = conventionOnly): RuleEntry {
   const location = `permissions[${index}]`;
@@ -793,6 +813,7 @@ export class PermissionPolicy {
     this.defaults = defaults;
     const cache = compileEagerly ? undefined : new ConditionCache(defaults);
     this.compileCondition = cache?.compile ?? ((selector, matcher, where, kind) => compileFieldCondition(selector, matcher, where(), defaults, kind));
+    const check = cache?.check ?? this.compileCondition;
     this.convention = cache?.convention ?? conventionOnly;
     this.rules = valid.map((rule, index) => {
       try {
@@ -800,7 +821,7 @@ export class PermissionPolicy {
           const compiled = compileRule(rule, index, defaults);
           return { ...ruleEntry(rule, index, () => NO_CONDITION), compiled };
         }
-        return ruleEntry(rule, index, this.compileCondition, this.convention);
+        return ruleEntry(rule, index, check, this.convention);
       } catch (error) {
         if (!(error instanceof PolicyError)) throw error;
         const id = rule.id === undefined ? "" : ` (rule id ${JSON.stringify(rule.id)})`;
