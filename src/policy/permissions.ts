@@ -313,8 +313,8 @@ function specIsContextual(rule: PermissionRule): boolean {
 
 /**
  * A rule as the policy holds it before any tool needs it: validated (every pattern, selector and
- * regex it holds compiled once, so a bad one fails when the policy is built), indexed by the tool
- * names it can match, and compiled (`compiled`) on the first decision of a tool it matches.
+ * regex it holds checked, so a bad one fails when the policy is built), indexed by the tool names it
+ * can match, and compiled (`compiled`) on the first decision of a tool it matches.
  */
 interface RuleEntry {
   readonly order: number;
