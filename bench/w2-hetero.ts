@@ -19,6 +19,7 @@ import { loadedPolicyOf, parsePolicy } from "../src/policy/file.js";
 import { PermissionPolicy } from "../src/policy/index.js";
 import type { RuleState } from "../src/rules/types.js";
 import { benchmarkRules } from "./policy.bench.js";
+import { firstDecisions } from "./lib/first-decisions.js";
 import { heteroTools, heteroWorkload, outcomeClass, type HeteroWorkload } from "./lib/hetero.js";
 import { rowsFromChild } from "./lib/child-rows.js";
 import { localKillswitch } from "./lib/policy-server.js";
@@ -179,15 +180,7 @@ export async function scalePoint(rules: number, tools: number, opts: { quick: bo
   let state = guard.initialRuleState();
   for (const record of workload.history) state = guard.engine.record(state, record);
   // The first decision for each tool name (nothing cached for it yet).
-  const first: number[] = [];
-  const seen = new Set<string>();
-  for (const call of workload.calls) {
-    if (seen.has(call.name)) continue;
-    seen.add(call.name);
-    const t0 = process.cpuUsage();
-    await guard.reviewTurn(state, [call]);
-    first.push(cpuMs(process.cpuUsage(t0)));
-  }
+  const first = (await firstDecisions(guard, state, workload.calls)).ms;
   const c: Contender = { name: "scale", guard, state, calls: workload.calls, next: 0 };
   await block(c, 10_000);
   const warm: number[] = [];

@@ -525,3 +525,11 @@ export function outcomeClass(reviewed: { outcome: string; ruleId: string }, rule
   if (ruleId.startsWith("risk:") || ruleId === "default:ask") return `${outcome}: risk`;
   return `${outcome}: ${ruleId}`;
 }
+
+/** The rules with every `where` condition made distinct (the rule's first field, equal to a value of its own): a policy that shares no condition between rules. */
+export function withDistinctConditions(rules: readonly PermissionRule[]): PermissionRule[] {
+  return rules.map((rule, i) => {
+    const first = Object.keys(rule.where ?? {})[0];
+    return first === undefined ? rule : { ...rule, where: { [first]: { equals: `v${i}` } } };
+  });
+}

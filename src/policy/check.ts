@@ -18,6 +18,7 @@ import { topArgument } from "./selector.js";
 import { normalizeString } from "./normalize.js";
 import { ToolNameIndex, ToolNames } from "./rule-index.js";
 import { principalNameErrors } from "../principal/check.js";
+import { isGlobPattern } from "./glob.js";
 
 interface PolicyCheckResult {
   /** The policy cannot work as written: tool-rule conflicts, and — when the tools are known — rules naming tools or operations that do not exist, or a risk lower than the tool's own without lowerRisk. */
@@ -66,7 +67,7 @@ function coversByPattern(outer: RuleInfo, inner: RuleInfo): boolean {
   if (matchesAll(a)) return true;
   if (a.tool === b.tool && (a.toolRegex === true) === (b.toolRegex === true)) return true;
   // A literal tool name is covered when the outer pattern matches it.
-  return b.toolRegex !== true && !picomatchLibrary().scan(b.tool).isGlob && outer.matches(b.tool);
+  return b.toolRegex !== true && !isGlobPattern(b.tool) && outer.matches(b.tool);
 }
 
 function matchesAll(rule: PermissionRule): boolean {
@@ -90,9 +91,13 @@ function shadowWarnings(infos: readonly RuleInfo[], precedence: LoadedPolicy["pr
   const byTool = new Map<string, RuleInfo[]>();
   const toolSets = new Map<RuleInfo, ReadonlySet<string>>();
   if (names !== undefined) {
+    // Rules of one tool pattern share their list of matched tools (ToolNames.matching): one set each.
+    const sets = new Map<readonly string[], ReadonlySet<string>>();
     for (const outer of unconditional) {
       const matched = toolsOf(outer, names);
-      toolSets.set(outer, new Set(matched));
+      let set = sets.get(matched);
+      if (set === undefined) sets.set(matched, (set = new Set(matched)));
+      toolSets.set(outer, set);
       for (const tool of matched) {
         const list = byTool.get(tool);
         if (list === undefined) byTool.set(tool, [outer]);
@@ -126,7 +131,7 @@ function shadowWarnings(infos: readonly RuleInfo[], precedence: LoadedPolicy["pr
       }
     } else {
       const candidates = new Set<RuleInfo>([...everything, ...(byText.get(`${inner.rule.toolRegex === true}\u0000${inner.rule.tool}`) ?? [])]);
-      if (inner.rule.toolRegex !== true && !picomatchLibrary().scan(inner.rule.tool).isGlob) for (const outer of byName.candidates(inner.rule.tool)) candidates.add(outer);
+      if (inner.rule.toolRegex !== true && !isGlobPattern(inner.rule.tool)) for (const outer of byName.candidates(inner.rule.tool)) candidates.add(outer);
       for (const outer of candidates) {
         if ((shadow === undefined || outer.index < shadow.index) && wins(outer, inner) && coversByPattern(outer, inner)) shadow = outer;
       }
@@ -233,6 +238,22 @@ export function checkPolicy(
   /** The tools' input schemas: tool rules' prefilled arguments are checked against them. */
   schemas?: ReadonlyMap<string, ToolInputSchema>,
 ): PolicyCheckResult {
+  return examine(loaded, tools, declared, toolArguments, schemas, true);
+}
+
+/**
+ * `checkPolicy`; with `warnings` false only what can be an error is judged (a guard being built
+ * refuses on errors alone): no shadowed rules, duplicate ids, kind-blind patterns, provenance
+ * warnings or compact readings beyond those an error needs.
+ */
+function examine(
+  loaded: LoadedPolicy,
+  tools: ToolCatalog | undefined,
+  declared: DeclaredRisks | undefined,
+  toolArguments: ToolArguments | undefined,
+  schemas: ReadonlyMap<string, ToolInputSchema> | undefined,
+  withWarnings: boolean,
+): PolicyCheckResult {
   const errors: string[] = [];
   const warnings: string[] = [];
   for (const issue of validateRules(loaded.toolRules, tools, { schemas })) {
@@ -246,7 +267,7 @@ export function checkPolicy(
     unconditional: rule.args === undefined && Object.keys(rule.where ?? {}).length === 0 && rule.after === undefined && rule.budget === undefined && rule.principal === undefined,
   }));
   const seen = new Map<string, number>();
-  for (const info of infos) {
+  if (withWarnings) for (const info of infos) {
     if (info.rule.id === undefined) continue;
     const first = seen.get(info.rule.id);
     if (first === undefined) seen.set(info.rule.id, info.index);
@@ -254,16 +275,18 @@ export function checkPolicy(
   }
   errors.push(...principalNameErrors(loaded));
   const names = tools === undefined ? undefined : new ToolNames([...tools.keys()]);
-  warnings.push(...shadowWarnings(infos, loaded.precedence, tools, names));
-  warnings.push(...provenanceWarnings(loaded.permissions, loaded.provenance, tools));
+  if (withWarnings) warnings.push(...shadowWarnings(infos, loaded.precedence, tools, names));
+  if (withWarnings) warnings.push(...provenanceWarnings(loaded.permissions, loaded.provenance, tools));
   if (tools !== undefined && names !== undefined) errors.push(...catalogErrors(loaded, infos, tools, names));
-  else warnings.push(...undeclaredToolWarnings(loaded, infos));
+  else if (withWarnings) warnings.push(...undeclaredToolWarnings(loaded, infos));
   if (declared !== undefined) errors.push(...loweringErrors(loaded, declared));
   if (names !== undefined && toolArguments !== undefined) for (const info of infos) errors.push(...whereFieldErrors(info, names, toolArguments));
-  for (const info of infos) warnings.push(...kindBlindWarnings(info, loaded));
+  if (withWarnings) for (const info of infos) warnings.push(...kindBlindWarnings(info, loaded));
   const readings: string[] = [];
+  // The compact readings: shown with the warnings; without them, needed only to judge their fields against the tools.
+  const readsCompact = withWarnings || (names !== undefined && toolArguments !== undefined);
   for (const info of infos) {
-    if (info.rule.rule === undefined) continue;
+    if (info.rule.rule === undefined || !readsCompact) continue;
     const reading = parseCompactRule(info.rule.rule, info.label, loaded.mainArguments);
     readings.push(`${info.label}: ${reading.explanation}`);
     if (names !== undefined && toolArguments !== undefined) errors.push(...compactFieldErrors(info, reading, names, toolArguments));
@@ -326,18 +349,39 @@ function kindBlindWarnings(info: RuleInfo, loaded: LoadedPolicy): string[] {
 
 /** Whether a tool with these argument names has `field` (a topArgument), comparing names as the policy compares keys (normalised: fullwidth, look-alike letters). */
 function hasArgument(args: readonly string[], field: string): boolean {
-  const wanted = normalizeString(field);
-  return args.some((arg) => arg === field || normalizeString(arg) === wanted);
+  let known = argumentAnswers.get(args);
+  if (known === undefined) argumentAnswers.set(args, (known = new Map()));
+  let has = known.get(field);
+  if (has === undefined) {
+    const wanted = normalizeString(field);
+    has = args.some((arg) => arg === field || normalizeString(arg) === wanted);
+    known.set(field, has);
+  }
+  return has;
 }
 
-/** A tool a rule matches: the names of its top-level arguments, or "open" when its schema takes any argument. */
-interface MatchedTool {
-  name: string;
-  args: readonly string[] | "open";
+/** `hasArgument` answers per argument list (a tool's, as the check was handed it) and field: many rules read the same fields of the same tools. */
+const argumentAnswers = new WeakMap<readonly string[], Map<string, boolean>>();
+
+/** `topArgument` per selector text (a pure function of it): many rules repeat a selector. */
+function topArgumentOf(selector: string): string | undefined {
+  if (topArguments.has(selector)) return topArguments.get(selector);
+  const field = topArgument(selector);
+  if (topArguments.size >= 10_000) topArguments.clear();
+  topArguments.set(selector, field);
+  return field;
 }
 
-function matchedTools(info: RuleInfo, names: ToolNames, toolArguments: ToolArguments): MatchedTool[] {
-  return toolsOf(info, names).map((name) => ({ name, args: toolArguments.get(name) ?? "open" }));
+const topArguments = new Map<string, string | undefined>();
+
+/** The tools a rule matches (by name) and the names of each one's top-level arguments (absent: its schema takes any argument). */
+interface MatchedTools {
+  names: readonly string[];
+  args: ToolArguments;
+}
+
+function matchedTools(info: RuleInfo, names: ToolNames, toolArguments: ToolArguments): MatchedTools {
+  return { names: toolsOf(info, names), args: toolArguments };
 }
 
 /** True when a condition can hold with its field absent (`not`, `exists: false`): such a rule fires on every call of a tool lacking the field. */
@@ -357,6 +401,24 @@ function bounded(items: readonly string[], max: number, more: (n: number) => str
   return items.length <= max ? items.join(", ") : `${items.slice(0, max).join(", ")}, ${more(items.length - max)}`;
 }
 
+/** Whether one of the matched tools has `field` or takes any argument; kept per matched list (rules of one tool pattern share it: ToolNames.matching) and field. */
+function someToolReads(matched: MatchedTools, field: string): boolean {
+  let byField = readers.get(matched.names);
+  if (byField === undefined) readers.set(matched.names, (byField = new Map()));
+  let reads = byField.get(field);
+  if (reads === undefined) {
+    reads = matched.names.some((name) => {
+      const args = matched.args.get(name);
+      return args === undefined || hasArgument(args, field);
+    });
+    byField.set(field, reads);
+  }
+  return reads;
+}
+
+/** `someToolReads` answers. A matched list belongs to one check (its ToolNames), so to one map of tool arguments. */
+const readers = new WeakMap<readonly string[], Map<string, boolean>>();
+
 /**
  * The one judgement of a rule's condition against the tools it matches (compact rules and `where`
  * conditions alike): the condition on `selector` is an error only when the selector starts at a plain
@@ -365,14 +427,10 @@ function bounded(items: readonly string[], max: number, more: (n: number) => str
  * A rule that can fire on one of its tools is not a typo, even when its other tools lack the argument.
  * Returns the message (`LABEL: READS, but ...; EFFECT: FIX`; `reads` is given the argument read), naming the tools and their arguments, or undefined.
  */
-function unreadArgumentError(label: string, reads: (field: string) => string, selector: string, condition: unknown, mode: PermissionMode, matched: readonly MatchedTool[], fix: string): string | undefined {
-  const field = topArgument(selector);
-  if (field === undefined || matched.length === 0) return undefined;
-  const closed: { name: string; args: readonly string[] }[] = [];
-  for (const tool of matched) {
-    if (tool.args === "open" || hasArgument(tool.args, field)) return undefined;
-    closed.push({ name: tool.name, args: tool.args });
-  }
+function unreadArgumentError(label: string, reads: (field: string) => string, selector: string, condition: unknown, mode: PermissionMode, matched: MatchedTools, fix: string): string | undefined {
+  const field = topArgumentOf(selector);
+  if (field === undefined || matched.names.length === 0 || someToolReads(matched, field)) return undefined;
+  const closed = matched.names.map((name) => ({ name, args: matched.args.get(name)! }));
   const only = closed.length === 1 ? closed[0] : undefined;
   const lacking =
     only !== undefined
@@ -424,7 +482,7 @@ function whereFieldErrors(info: RuleInfo, names: ToolNames, toolArguments: ToolA
 
 /** Errors of `checkPolicy` as one PolicyError (for guardFromPolicy), or nothing. */
 export function assertPolicyFits(loaded: LoadedPolicy, tools: ToolCatalog, declared: DeclaredRisks | undefined, toolArguments?: ToolArguments): void {
-  const { errors } = checkPolicy(loaded, tools, declared, toolArguments);
+  const { errors } = examine(loaded, tools, declared, toolArguments, undefined, false);
   if (errors.length > 0) throw new PolicyError(loaded.source, "", errors.length === 1 ? (errors[0] ?? "") : `\n  ${errors.join("\n  ")}`);
 }
 

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { ArgumentKind } from "./kinds/readings.js";
 import { dirname, extname, resolve as resolvePath } from "node:path";
 import { tomlLibrary, yamlLibrary } from "../deps/on-demand.js";
+import { parseYamlText } from "./yaml-text.js";
 import { ToolRuleSchema } from "../rules/schema.js";
 import type { ToolRule } from "../rules/types.js";
 import type { KillswitchConfig } from "../killswitch/types.js";
@@ -10,7 +11,8 @@ import { formatPath, PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
 import type { ApproverRule, PrincipalsDeclaration } from "../principal/schema.js";
 import { PermissionPolicy, readPermissionRules, type PermissionPolicyOptions, type PermissionRule } from "./permissions.js";
-import { PolicyFileSchema, type AuditConfig, type ExecutionConfig, type ToolRuleEntry } from "./schema.js";
+import { PolicyShellSchema, validRulesOnce } from "./rules-once.js";
+import { PolicyFileSchema, type PolicyFile, type AuditConfig, type ExecutionConfig, type ToolRuleEntry } from "./schema.js";
 import { toToolRule } from "./tool-rules.js";
 import type { MainArgument } from "./compact.js";
 import type { ProvenanceConfig } from "../provenance/schema.js";
@@ -73,8 +75,7 @@ function parseText(text: string, format: PolicyFormat, source: string): unknown 
   try {
     if (format === "json") return JSON.parse(text) as unknown;
     if (format === "toml") return tomlLibrary().parse(text);
-    // Duplicate keys are an error: a second `mode:` must not silently replace the first.
-    return yamlLibrary().parse(text, { uniqueKeys: true, prettyErrors: true }) as unknown;
+    return parseYamlText(text); // duplicate keys are an error, found in linear time
   } catch (error) {
     // The parser of the format was loaded by the parse above (each loads on first use).
     if (format === "toml" && error instanceof tomlLibrary().TomlError) throw new PolicyError(source, `line ${error.line}, column ${error.column}`, `invalid TOML: ${error.message.split("\n")[0]}`);
@@ -98,17 +99,31 @@ function normaliseToolRules(entries: readonly ToolRuleEntry[], path: readonly Pr
 }
 
 /**
+ * A policy document as PolicyFileSchema validates it; its permission rules' conditions are validated
+ * once per distinct condition (validRulesOnce), and anything refused is judged by the whole schema,
+ * whose errors name every problem.
+ */
+function validDocument(raw: unknown, sourceName: string): PolicyFile {
+  const shell = PolicyShellSchema.safeParse(raw);
+  if (shell.success) {
+    const permissions = shell.data.permissions === undefined ? undefined : validRulesOnce(shell.data.permissions);
+    if (shell.data.permissions === undefined || permissions !== undefined) return { ...shell.data, permissions };
+  }
+  const parsed = PolicyFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = formatIssues(parsed.error.issues, raw);
+    throw new PolicyError(sourceName, "", lines.length === 1 ? (lines[0] ?? "") : `\n  ${lines.join("\n  ")}`);
+  }
+  return parsed.data;
+}
+
+/**
  * Parses and validates a policy document. Throws a PolicyError naming `sourceName`, the path inside
  * the document and what was expected; regexes are compiled here, so RE2-incompatible patterns fail now.
  */
 export function parsePolicy(text: string, format: PolicyFormat, sourceName: string): LoadedPolicy {
   const raw = parseText(text, format, sourceName);
-  const parsed = PolicyFileSchema.safeParse(raw ?? {});
-  if (!parsed.success) {
-    const lines = formatIssues(parsed.error.issues, raw);
-    throw new PolicyError(sourceName, "", lines.length === 1 ? (lines[0] ?? "") : `\n  ${lines.join("\n  ")}`);
-  }
-  const doc = parsed.data;
+  const doc = validDocument(raw ?? {}, sourceName);
   const toolRisk: Record<string, RiskLevel> = {};
   const operationRisk: Record<string, Record<string, RiskLevel>> = {};
   const lowerRisk: string[] = [];

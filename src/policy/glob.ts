@@ -21,6 +21,22 @@ export function compileGlob(glob: string, options: { nocase: boolean; dot: boole
   return test;
 }
 
+/**
+ * `picomatch.scan(text).isGlob`, kept per text: a policy names the same tool pattern in many rules,
+ * and compiling, indexing and checking each rule asks it.
+ */
+export function isGlobPattern(text: string): boolean {
+  let glob = globTexts.get(text);
+  if (glob === undefined) {
+    glob = picomatchLibrary().scan(text).isGlob;
+    if (globTexts.size >= MAX_COMPILED) globTexts.clear();
+    globTexts.set(text, glob);
+  }
+  return glob;
+}
+
+const globTexts = new Map<string, boolean>();
+
 /** Compiled globs by options and source (the tests hold no state between calls). */
 const compiledGlobs = new Map<string, (text: string) => boolean>();
 const MAX_COMPILED = 50_000;

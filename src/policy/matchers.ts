@@ -369,14 +369,29 @@ function readsFilesystem(matcher: ConditionSpec<FieldMatcher>, defaults: Matcher
   return hasPathLeaf(matcher);
 }
 
-/** Compiles one `where` entry; `where` names the rule for errors (bad selector, bad pattern). */
-export function compileFieldCondition(selector: string, matcher: ConditionSpec<FieldMatcher>, where: string, defaults: MatcherDefaults = {}, kind?: ArgumentKind): FieldCondition {
-  let segments: SelectorSegment[];
+/** A field selector parsed, or the PolicyError compiling a condition on it throws (`where` names the rule). */
+export function selectorSegments(selector: string, where: string): SelectorSegment[] {
   try {
-    segments = parseSelector(selector);
+    return parseSelector(selector);
   } catch (error) {
     throw new PolicyError(undefined, where, (error as Error).message);
   }
+}
+
+/**
+ * True for a plain `equals`, `in`, `prefix` or `exists` matcher on a field of no kind (or `text`):
+ * compiling it can only fail on its selector (its values are compared as text, nothing else is
+ * parsed), so checking the selector (`selectorSegments`) checks it.
+ */
+export function failsOnlyOnSelector(matcher: ConditionSpec<FieldMatcher>, kind: ArgumentKind | undefined): boolean {
+  if (typeof matcher !== "object" || matcher === null || isComposite(matcher)) return false;
+  if ("exists" in matcher) return true;
+  return (kind === undefined || kind === "text") && ("equals" in matcher || "in" in matcher || "prefix" in matcher);
+}
+
+/** Compiles one `where` entry; `where` names the rule for errors (bad selector, bad pattern). */
+export function compileFieldCondition(selector: string, matcher: ConditionSpec<FieldMatcher>, where: string, defaults: MatcherDefaults = {}, kind?: ArgumentKind): FieldCondition {
+  const segments = selectorSegments(selector, where);
   const description = `${selector} ${describeCondition(matcher, describeMatcher)}`;
   const direct = compileDirectGetter(segments);
   const present = (value: unknown) => value !== null && value !== undefined;

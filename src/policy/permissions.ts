@@ -1,4 +1,3 @@
-import { picomatchLibrary } from "../deps/on-demand.js";
 import { z } from "zod";
 import type { RiskLevel } from "../tools/types.js";
 import { canonicalize, MAX_MATCH_DEPTH, MAX_MATCH_INPUT_CHARS, someJsonToken, type CanonicalArgs } from "./canonical.js";
@@ -6,8 +5,8 @@ import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
 import { parseCompactRule, type MainArguments } from "./compact.js";
 import { findControlChar } from "./canonical.js";
-import { compileFieldCondition, describeMatcher, NO, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
-import { compileGlob } from "./glob.js";
+import { compileFieldCondition, describeMatcher, failsOnlyOnSelector, NO, selectorSegments, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
+import { compileGlob, isGlobPattern } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
 import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
@@ -27,6 +26,7 @@ import { trustTableOf } from "../provenance/trust.js";
 import { provenanceUsageLines } from "../provenance/usage.js";
 import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import { ToolNameIndex, ValueIndex } from "./rule-index.js";
+import { validRulesOnce } from "./rules-once.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
 import { conventionalKind } from "./compact.js";
 import { statSync } from "node:fs";
@@ -166,15 +166,26 @@ function stringPatterns(condition: unknown, out: string[] = []): string[] {
 /** The kind by field-name convention alone (no tool known). */
 const conventionOnly: KindOf = (selector, condition) => conventionalKind(selector, stringPatterns(condition));
 
+/** Matchers of literal tool names, by case rule and name. */
+const literalMatchers = new Map<string, (tool: string) => boolean>();
+
 export function compileToolMatcher(rule: PermissionRule, where: string): (tool: string) => boolean {
   const caseSensitive = rule.caseSensitive === true;
   if (rule.toolRegex === true) {
     const regex = compileSafeRegex(rule.tool, { caseSensitive, where: `${where}.tool` });
     return (tool) => regex.testExact(tool);
   }
-  if (!picomatchLibrary().scan(rule.tool).isGlob) {
-    const name = caseSensitive ? rule.tool : rule.tool.toLowerCase();
-    return caseSensitive ? (tool) => tool === name : (tool) => tool.toLowerCase() === name;
+  if (!isGlobPattern(rule.tool)) {
+    // Rules naming one tool share its matcher.
+    const key = `${caseSensitive ? "1" : "0"}${rule.tool}`;
+    let matcher = literalMatchers.get(key);
+    if (matcher === undefined) {
+      const name = caseSensitive ? rule.tool : rule.tool.toLowerCase();
+      matcher = caseSensitive ? (tool) => tool === name : (tool) => tool.toLowerCase() === name;
+      if (literalMatchers.size >= MAX_CACHED_TOOLS) literalMatchers.clear();
+      literalMatchers.set(key, matcher);
+    }
+    return matcher;
   }
   return compileGlob(rule.tool, { nocase: !caseSensitive, dot: true });
 }
@@ -238,15 +249,139 @@ function literalVerdict(condition: FieldCondition, view: CanonicalArgs, restrict
   return condition.evaluate(view.value, restrictive, evaluation) === YES ? YES : literal;
 }
 
-function compileRule(rule: PermissionRule, index: number, defaults: MatcherDefaults, kindOf: KindOf = conventionOnly): CompiledRule {
+/** Compiles one `where` entry of a rule (`compileFieldCondition` under a policy's defaults, possibly through its ConditionCache). */
+type CompileCondition = (selector: string, matcher: ConditionSpec<FieldMatcher>, where: () => string, kind: ArgumentKind | undefined) => FieldCondition;
+
+/**
+ * Field conditions compiled once per distinct content within one policy (selector, matcher, argument
+ * kind; the policy's defaults are fixed): `compileFieldCondition` is a function of these alone
+ * (`where` only names the rule in an error, and the first rule with that content is compiled first,
+ * so it is the one named), and a compiled condition keeps no state between calls, so rules with the
+ * same condition share it. Conditions that read the thread are compiled per rule.
+ */
+class ConditionCache {
+  private readonly known = new Map<string, FieldCondition>();
+  constructor(private readonly defaults: MatcherDefaults) {}
+
+  /** Each matcher object's JSON text (rules that repeat a condition share the object: see toFieldMatchers). */
+  private readonly texts = new WeakMap<object, string>();
+  /** `conventionOnly` per matcher object and selector. */
+  private readonly conventions = new WeakMap<object, Map<string, ArgumentKind | undefined>>();
+
+  /** The kind a field has by its name's convention alone (`conventionOnly`), kept per matcher object and selector. */
+  readonly convention: KindOf = (selector, matcher) => {
+    if (typeof matcher !== "object" || matcher === null) return conventionOnly(selector, matcher);
+    let bySelector = this.conventions.get(matcher);
+    if (bySelector === undefined) this.conventions.set(matcher, (bySelector = new Map()));
+    if (bySelector.has(selector)) return bySelector.get(selector);
+    const kind = conventionOnly(selector, matcher);
+    bySelector.set(selector, kind);
+    return kind;
+  };
+
+  /** Conditions by matcher object, then kind and selector: rules sharing the object skip building the content key. */
+  private readonly byObject = new WeakMap<object, Map<string, FieldCondition>>();
+
+  /** Selectors already parsed without error. */
+  private readonly selectors = new Set<string>();
+
+  /**
+   * What building a policy checks of a condition: the selector alone for a matcher that can fail on
+   * nothing else (`failsOnlyOnSelector`: compiled on first use), else the condition compiled (and kept).
+   */
+  readonly check: CompileCondition = (selector, matcher, where, kind) => {
+    if (!failsOnlyOnSelector(matcher, kind)) return this.compile(selector, matcher, where, kind);
+    if (!this.selectors.has(selector)) {
+      selectorSegments(selector, where());
+      this.selectors.add(selector);
+    }
+    return UNCOMPILED;
+  };
+
+  readonly compile: CompileCondition = (selector, matcher, where, kind) => {
+    const local = `${kind ?? ""}\u0000${selector}`;
+    const mine = typeof matcher === "object" && matcher !== null ? this.byObject.get(matcher) : undefined;
+    let condition = mine?.get(local);
+    if (condition !== undefined) return condition;
+    if (usesContext(matcher)) return compileFieldCondition(selector, matcher, where(), this.defaults, kind);
+    let text = this.texts.get(matcher);
+    if (text === undefined) this.texts.set(matcher, (text = JSON.stringify(matcher)));
+    const key = `${local}\u0000${text}`;
+    condition = this.known.get(key);
+    if (condition === undefined) {
+      condition = compileFieldCondition(selector, matcher, where(), this.defaults, kind);
+      this.known.set(key, condition);
+    }
+    if (typeof matcher === "object" && matcher !== null) {
+      if (mine === undefined) this.byObject.set(matcher, new Map([[local, condition]]));
+      else mine.set(local, condition);
+    }
+    return condition;
+  };
+}
+
+/** What `ConditionCache.check` returns for a condition it checked without compiling. */
+const UNCOMPILED: FieldCondition = { selector: "", description: "", evaluate: () => UNKNOWN };
+
+/** Whether a rule needs the thread (`CompiledRule.contextual`), read from the rule as written. */
+function specIsContextual(rule: PermissionRule): boolean {
+  if (rule.after !== undefined || rule.budget !== undefined) return true;
+  return Object.values(rule.where ?? {}).some((matcher) => usesContext(matcher));
+}
+
+/**
+ * A rule as the policy holds it before any tool needs it: validated (every pattern, selector and
+ * regex it holds checked, so a bad one fails when the policy is built), indexed by the tool names it
+ * can match, and compiled (`compiled`) on the first decision of a tool it matches.
+ */
+interface RuleEntry {
+  readonly order: number;
+  readonly spec: PermissionRule;
+  readonly mode: PermissionMode;
+  readonly matchesTool: (tool: string) => boolean;
+  /** `CompiledRule.contextual`, known before compiling. */
+  readonly contextual: boolean;
+  /** `CompiledRule.personal` (it reads who runs the call), known before compiling. */
+  readonly personal: boolean;
+  /** The rule compiled with the field kinds of no tool (conventions only). */
+  compiled?: CompiledRule;
+}
+
+/**
+ * Everything compiling `rule` can refuse, in the order `compileRule` meets it (so the same error
+ * comes first): its conditions (through `compile`: ConditionCache.check, which checks a plain
+ * equals / in / prefix / exists by its selector and compiles and keeps the others), its tool
+ * pattern, `budget.sum`, its `args` regex. Returns the rule's entry.
+ */
+function ruleEntry(rule: PermissionRule, index: number, compile: CompileCondition, convention: KindOf = conventionOnly): RuleEntry {
+  const location = `permissions[${index}]`;
+  for (const [selector, matcher] of Object.entries(rule.where ?? {})) {
+    compile(selector, matcher, () => `${location}.where[${JSON.stringify(selector)}]`, convention(selector, matcher));
+  }
+  const matchesTool = compileToolMatcher(rule, location);
+  if (rule.budget !== undefined) compileContext(rule, matchesTool, location);
+  if (rule.args !== undefined) compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `${location}.args` });
+  if (rule.principal !== undefined) compilePrincipalConditions(rule.principal, `${location}.principal`);
+  const personal = rule.principal !== undefined || Object.values(rule.where ?? {}).some((matcher) => usesPrincipal(matcher));
+  return { order: index, spec: rule, mode: rule.mode, matchesTool, contextual: specIsContextual(rule), personal };
+}
+
+function compileRule(
+  rule: PermissionRule,
+  index: number,
+  defaults: MatcherDefaults,
+  kindOf: KindOf = conventionOnly,
+  compile: CompileCondition = (selector, matcher, where, kind) => compileFieldCondition(selector, matcher, where(), defaults, kind),
+  toolMatcher?: (tool: string) => boolean,
+): CompiledRule {
   const location = `permissions[${index}]`;
   const id = rule.id ?? location;
   const kinds: Record<string, ArgumentKind | undefined> = {};
   const where = Object.entries(rule.where ?? {}).map(([selector, matcher]) => {
     const kind = (kinds[selector] = kindOf(selector, matcher));
-    return compileFieldCondition(selector, matcher, `${location}.where[${JSON.stringify(selector)}]`, defaults, kind);
+    return compile(selector, matcher, () => `${location}.where[${JSON.stringify(selector)}]`, kind);
   });
-  const matchesTool = compileToolMatcher(rule, location);
+  const matchesTool = toolMatcher ?? compileToolMatcher(rule, location);
   const { context: threadContext, budgetTotal: total } = compileContext(rule, matchesTool, location);
   const principal = rule.principal === undefined ? undefined : compilePrincipalConditions(rule.principal, `${location}.principal`);
   const context = withPrincipal(threadContext, principal);
@@ -356,9 +491,14 @@ function toCondition(entry: ConditionSpec<FieldMatcherEntry>): ConditionSpec<Fie
   return entry as ConditionSpec<FieldMatcher>;
 }
 
-function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>): Record<string, ConditionSpec<FieldMatcher>> {
+/** `read`: conditions already rebuilt, by the validated object (validRulesOnce hands rules that repeat a condition the same object). */
+function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>, read: Map<object, ConditionSpec<FieldMatcher>>): Record<string, ConditionSpec<FieldMatcher>> {
   const out: Record<string, ConditionSpec<FieldMatcher>> = {};
-  for (const [selector, m] of Object.entries(where)) out[selector] = toCondition(m);
+  for (const [selector, m] of Object.entries(where)) {
+    let condition = read.get(m);
+    if (condition === undefined) read.set(m, (condition = toCondition(m)));
+    out[selector] = condition;
+  }
   return out;
 }
 
@@ -447,6 +587,8 @@ export function parsePermissionRules(input: unknown, mainArguments?: MainArgumen
       return rest;
     });
   }
+  const once = validRulesOnce(input);
+  if (once !== undefined) return readPermissionRules(once, mainArguments, compactOf);
   const parsed = z.array(PermissionRuleSchema).safeParse(input);
   if (!parsed.success) {
     const lines = formatIssues(parsed.error.issues, input, ["permissions"]);
@@ -463,6 +605,7 @@ const readLists = new WeakSet<readonly PermissionRule[]>();
  * `permissions`), read into PermissionRule form: compact strings read, matchers rebuilt.
  */
 export function readPermissionRules(rules: readonly z.output<typeof PermissionRuleSchema>[], mainArguments?: MainArguments, compactOf: ReadonlyMap<number, string> = new Map()): PermissionRule[] {
+  const read = new Map<object, ConditionSpec<FieldMatcher>>();
   const out = rules.map((rule, index) => {
     const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`, mainArguments);
     const out: PermissionRule = { tool: compact?.tool ?? rule.tool ?? "", mode: rule.mode };
@@ -472,7 +615,7 @@ export function readPermissionRules(rules: readonly z.output<typeof PermissionRu
     if (rule.toolRegex !== undefined) out.toolRegex = rule.toolRegex;
     if (rule.args !== undefined) out.args = rule.args;
     if (compact?.where !== undefined) out.where = compact.where;
-    if (rule.where !== undefined) out.where = toFieldMatchers(rule.where);
+    if (rule.where !== undefined) out.where = toFieldMatchers(rule.where, read);
     if (rule.reason !== undefined) out.reason = rule.reason;
     if (rule.caseSensitive !== undefined) out.caseSensitive = rule.caseSensitive;
     if (rule.after !== undefined) out.after = rule.after;
@@ -726,18 +869,23 @@ function withEvidence(decision: PolicyDecision, evidenceOf: ReadonlyMap<string, 
  * (canonicalised) arguments, falling back to the tool's risk category.
  *
  * `decide` assumes the tool exists: unknown tools are refused by the guard before it asks.
- * Everything is compiled up front; the rules that can apply to a tool name are cached per name.
+ * Every pattern is compiled (checked) when the policy is built; a rule's conditions are put together
+ * on the first decision of a tool it matches, and the rules that apply to a tool name are kept per name.
  */
 export class PermissionPolicy {
   readonly precedence: Precedence;
   readonly defaultRisk: RiskLevel | undefined;
-  private readonly rules: readonly CompiledRule[];
+  private readonly rules: readonly RuleEntry[];
+  /** Compiles a rule's conditions: through a ConditionCache (field conditions shared by content), or one by one in the eager reference. */
+  private readonly compileCondition: CompileCondition;
+  /** `conventionOnly`, through the ConditionCache when there is one. */
+  private readonly convention: KindOf;
   private readonly toolRisk: Readonly<Record<string, RiskLevel>>;
   private readonly lowerRisk: ReadonlySet<string>;
   private readonly riskModes: Readonly<Record<RiskLevel, PermissionMode>>;
   private readonly byTool = new Map<string, ToolPlan>();
   /** The rules by the tool names they can match: a tool's first decision tests only these. */
-  private readonly byToolName = new ToolNameIndex<CompiledRule>();
+  private readonly byToolName = new ToolNameIndex<RuleEntry>();
   /** False only in the reference the fast paths are tested against (`linearScanForTests`): no value index, `args` searched in the rendered text. */
   private fast = true;
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
@@ -756,7 +904,7 @@ export class PermissionPolicy {
    */
   readonly shadow: PermissionPolicy | undefined;
   /** The shadow rules, compiled: `shadowCovers` tests their tool patterns. */
-  private readonly shadowRules: readonly CompiledRule[];
+  private readonly shadowRules: readonly RuleEntry[];
   private readonly shadowByTool = new Map<string, boolean>();
   /** Some rule reads the run's principal: the guard hands it over only then (`readsPrincipal`). */
   readonly readsPrincipal: boolean;
@@ -774,9 +922,17 @@ export class PermissionPolicy {
     for (const [tool, main] of Object.entries(options.mainArguments ?? {})) this.policyKinds.set(tool, { [main.field]: main.kind, ...this.policyKinds.get(tool) });
     for (const [tool, fields] of Object.entries(options.fieldKinds ?? {})) this.policyKinds.set(tool, { ...this.policyKinds.get(tool), ...fields });
     this.defaults = defaults;
+    const cache = compileEagerly ? undefined : new ConditionCache(defaults);
+    this.compileCondition = cache?.compile ?? ((selector, matcher, where, kind) => compileFieldCondition(selector, matcher, where(), defaults, kind));
+    const check = cache?.check ?? this.compileCondition;
+    this.convention = cache?.convention ?? conventionOnly;
     const compiled = valid.map((rule, index) => {
       try {
-        return compileRule(rule, index, defaults);
+        if (compileEagerly) {
+          const compiled = compileRule(rule, index, defaults);
+          return { ...ruleEntry(rule, index, () => NO_CONDITION), compiled };
+        }
+        return ruleEntry(rule, index, check, this.convention);
       } catch (error) {
         if (!(error instanceof PolicyError)) throw error;
         const id = rule.id === undefined ? "" : ` (rule id ${JSON.stringify(rule.id)})`;
@@ -835,12 +991,17 @@ export class PermissionPolicy {
     return conventionOnly(selector, condition);
   }
 
-  /** The rule as it reads `tool`'s fields: recompiled when a declared kind differs from the one it was compiled with. */
-  private forTool(rule: CompiledRule, tool: string): CompiledRule {
-    if (this.policyKinds.size === 0 && this.toolKinds.size === 0) return rule;
-    const where = rule.spec.where ?? {};
-    const differs = Object.keys(where).some((selector) => this.kindOf(tool, selector, where[selector]) !== rule.kinds[selector]);
-    return differs ? compileRule(rule.spec, rule.order, this.defaults, (selector, condition) => this.kindOf(tool, selector, condition)) : rule;
+  /**
+   * The rule as it reads `tool`'s fields: compiled with the field-name conventions once (kept on the
+   * entry), or for this tool when a declared kind differs from the convention.
+   */
+  private forTool(entry: RuleEntry, tool: string): CompiledRule {
+    const where = entry.spec.where ?? {};
+    const declares = this.policyKinds.size > 0 || this.toolKinds.size > 0;
+    if (declares && Object.keys(where).some((selector) => this.kindOf(tool, selector, where[selector]) !== this.convention(selector, where[selector]))) {
+      return compileRule(entry.spec, entry.order, this.defaults, (selector, condition) => this.kindOf(tool, selector, condition), this.compileCondition, entry.matchesTool);
+    }
+    return (entry.compiled ??= compileRule(entry.spec, entry.order, this.defaults, this.convention, this.compileCondition, entry.matchesTool));
   }
 
   /** The rules in the order they are tried (deny-first: denies, then asks, then allows; each in file order). */
@@ -1114,7 +1275,7 @@ export class PermissionPolicy {
     return view?.oversized === true && rule.conditional ? `${base}; ${UNINSPECTABLE}` : base;
   }
 
-  private sorted(rules: readonly CompiledRule[]): CompiledRule[] {
+  private sorted<R extends { readonly mode: PermissionMode; readonly order: number }>(rules: readonly R[]): R[] {
     if (this.precedence === "first-match") return [...rules];
     return [...rules].sort((a, b) => MODE_RANK[a.mode] - MODE_RANK[b.mode] || a.order - b.order);
   }
@@ -1179,6 +1340,25 @@ export class PermissionPolicy {
       this.byTool.set(tool, found);
     }
     return found;
+  }
+}
+
+/** Set only while `eagerLinearScanForTests` builds its policy. */
+let compileEagerly = false;
+/** What `ruleEntry` is handed in the eager reference, which compiles each rule itself. */
+const NO_CONDITION: FieldCondition = { selector: "", description: "", evaluate: () => NO };
+
+/**
+ * The reference lazy compilation is tested against: every rule compiled when the policy is built, in
+ * order (the first bad rule throws), each condition compiled on its own (nothing shared between
+ * rules), deciding by the linear scan. For tests only; not exported from the package.
+ */
+export function eagerLinearScanForTests(rules: readonly PermissionRule[], options?: PermissionPolicyOptions): PermissionPolicy {
+  compileEagerly = true;
+  try {
+    return linearScanForTests(new PermissionPolicy(rules, options));
+  } finally {
+    compileEagerly = false;
   }
 }
 

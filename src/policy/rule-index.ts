@@ -1,5 +1,4 @@
-import { picomatchLibrary } from "../deps/on-demand.js";
-import { globLiteralStart } from "./glob.js";
+import { globLiteralStart, isGlobPattern } from "./glob.js";
 import { requiredLiteral } from "./regex.js";
 import type { CanonicalArgs } from "./canonical.js";
 import { ANY_VALUE, equalityKey, startKey, type EqualityLookup, type FieldCondition, type StartLookup } from "./matchers.js";
@@ -209,7 +208,7 @@ function patternKey(pattern: ToolPattern): PatternKey {
     if (required === undefined) return { kind: "any" };
     return { kind: "prefix", key: (caseSensitive ? required.literal : required.literal.toLowerCase()).slice(0, PREFIX_KEY), caseSensitive };
   }
-  if (!picomatchLibrary().scan(pattern.tool).isGlob) return { kind: "exact", key: caseSensitive ? pattern.tool : pattern.tool.toLowerCase(), caseSensitive };
+  if (!isGlobPattern(pattern.tool)) return { kind: "exact", key: caseSensitive ? pattern.tool : pattern.tool.toLowerCase(), caseSensitive };
   let literal: string | undefined;
   try {
     literal = globLiteralStart(pattern.tool, { nocase: !caseSensitive, dot: true });
@@ -231,6 +230,8 @@ export class ToolNames {
   /** Per key length 1..PREFIX_KEY: names by their first characters, lower-cased and as they are. */
   private readonly prefixFolded: Map<string, string[]>[] = [];
   private readonly prefixCased: Map<string, string[]>[] = [];
+  /** `matching` answers by pattern (kind, case rule, text). */
+  private readonly matched = new Map<string, readonly string[]>();
 
   constructor(private readonly names: readonly string[]) {
     for (let k = 0; k <= PREFIX_KEY; k++) {
@@ -256,10 +257,19 @@ export class ToolNames {
     return (key.caseSensitive ? this.prefixCased : this.prefixFolded)[key.key.length]!.get(key.key) ?? [];
   }
 
-  /** The names `matches` accepts among the candidates of `pattern`, in the list's order. */
-  matching(pattern: ToolPattern, matches: (name: string) => boolean): string[] {
-    const found = this.candidates(pattern).filter(matches);
-    if (found.length > 1) found.sort((a, b) => this.position.get(a)! - this.position.get(b)!);
+  /**
+   * The names `matches` accepts among the candidates of `pattern`, in the list's order. `matches`
+   * must be the pattern's own matcher (`compileToolMatcher`): the answer is kept per pattern, so a
+   * policy naming one tool pattern in many rules tests the names once.
+   */
+  matching(pattern: ToolPattern, matches: (name: string) => boolean): readonly string[] {
+    const key = `${pattern.toolRegex === true ? "r" : "g"}${pattern.caseSensitive === true ? "1" : "0"}${pattern.tool}`;
+    let found = this.matched.get(key);
+    if (found === undefined) {
+      const list = this.candidates(pattern).filter(matches);
+      if (list.length > 1) list.sort((a, b) => this.position.get(a)! - this.position.get(b)!);
+      this.matched.set(key, (found = list));
+    }
     return found;
   }
 }

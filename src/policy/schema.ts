@@ -48,7 +48,7 @@ const FieldMatcherSchema = z.lazy(() =>
 );
 
 /** A field condition: a matcher, `not`/`anyOf`/`allOf` of conditions, a numeric comparison, or `from` (provenance). */
-const FieldConditionSchema = z.lazy(() =>
+export const FieldConditionSchema = z.lazy(() =>
   fieldConditionSchema(FieldMatcherSchema),
 );
 
