@@ -4,13 +4,20 @@ import { FieldConditionSchema, PermissionRuleSchema, PolicyFileSchema } from "./
 type RuleOutput = z.output<typeof PermissionRuleSchema>;
 type ConditionOutput = z.output<typeof FieldConditionSchema>;
 
+/** The object schema inside a lazily built one (the policy schemas are built on first parse). */
+function objectOf(schema: unknown): z.ZodObject {
+  const lazy = schema as { unwrap?: () => unknown };
+  return (typeof lazy.unwrap === "function" ? lazy.unwrap() : schema) as z.ZodObject;
+}
+
 /** PermissionRuleSchema with each `where` condition left to `validRulesOnce`. */
 // (`safeExtend` keeps the schemas' refinements; its types only allow narrowing a field, hence the widening casts.)
-const RuleShellSchema = (PermissionRuleSchema as unknown as z.ZodObject).safeExtend({ where: z.record(z.string().min(1), z.unknown()).optional() });
-const RulesShellSchema = z.array(RuleShellSchema) as unknown as z.ZodType<(Omit<RuleOutput, "where"> & { where?: Record<string, unknown> })[]>;
+const RulesShellSchema = z.lazy(() => z.array(objectOf(PermissionRuleSchema).safeExtend({ where: z.record(z.string().min(1), z.unknown()).optional() }))) as unknown as z.ZodType<
+  (Omit<RuleOutput, "where"> & { where?: Record<string, unknown> })[]
+>;
 
 /** PolicyFileSchema with the permission rules left to `validRulesOnce`. */
-export const PolicyShellSchema = (PolicyFileSchema as unknown as z.ZodObject).safeExtend({ permissions: z.array(z.unknown()).optional() }) as unknown as z.ZodType<
+export const PolicyShellSchema = z.lazy(() => objectOf(PolicyFileSchema).safeExtend({ permissions: z.array(z.unknown()).optional() })) as unknown as z.ZodType<
   Omit<z.output<typeof PolicyFileSchema>, "permissions"> & { permissions?: unknown[] }
 >;
 
