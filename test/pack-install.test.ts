@@ -309,6 +309,8 @@ console.log("schema", schema.$schema !== undefined);
       "migrate-letta": /tool: deployed\ntool: notes saved/,
       "policy-devops": /bash \{"command":"sudo rm -fr {2}\/"\} -> deny/,
       "policy-inline": /mode: 'deny',\s+ruleId: 'permission:secrets'/,
+      "policy-rollout": /"shadow": \{\s+"changed": 1,[\s\S]*"allow → deny": 2/,
+      principals: /refused: 'approvers:finance: "frank" ran the call of refund and may not approve it[\s\S]*'approve by fiona for frank'/,
       "provenance-bank": /large: deny/,
       "provenance-fields": /refund: allow[\s\S]*subject: deny[\s\S]*dora: allow[\s\S]*linked: deny/,
       "rules-etl": /shown: connect_database/,

@@ -128,9 +128,15 @@ describe.runIf(postgresConfigured)("openCheckpointer on a fresh PostgreSQL schem
       const sink = await opening;
       expect(opened).toBe(true);
       await sink.close();
-      // Setup released the lock: another session can take it at once.
-      const free = await holder.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext('guarded-graph:ddl')) AS locked");
-      expect(free.rows[0]?.locked).toBe(true);
+      // Setup released the lock: another session can take it. (Other test files set up their own
+      // PostgreSQL stores under the same lock meanwhile, each for a moment: try for up to 10 s.)
+      let locked = false;
+      for (let i = 0; i < 100 && !locked; i++) {
+        const free = await holder.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext('guarded-graph:ddl')) AS locked");
+        locked = free.rows[0]?.locked === true;
+        if (!locked) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(locked).toBe(true);
       await holder.query("SELECT pg_advisory_unlock(hashtext('guarded-graph:ddl'))");
     } finally {
       await holder.query(`DROP TABLE IF EXISTS "${table}"`);
