@@ -15,6 +15,7 @@ import type { GuardLike } from "./accept.js";
 import { forcedToolFor, callModel } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
 import { screenRunInput } from "./approval/screening.js";
+import { settleLateAnswer } from "./answer-race.js";
 import { answerAbortedTurn } from "./aborted-turn.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall, TurnPlan } from "./state.js";
@@ -118,7 +119,10 @@ function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "s
         ? await answerAbortedTurn(guard, executionLedger(guard, processLedger, config), rulesOf(guard, before).run, approvalScreened?.messages ?? state.messages, threadIdOf(config), before.runId)
         : undefined;
     const screened = aborted ? { ...(approvalScreened ?? { approvals: started.approvals }), ...aborted } : approvalScreened;
-    const g = screened?.approvals ? { ...started, approvals: screened.approvals } : started;
+    const screenedState = screened?.approvals ? { ...started, approvals: screened.approvals } : started;
+    // An answer to an approval that was already settled (no interrupt waited for it): told it was superseded, changes nothing (answer-race.ts).
+    const late = await settleLateAnswer(guard, screenedState.approvals, state.messages, { threadId: threadIdOf(config), runId: started.runId }, config);
+    const g = late ? { ...screenedState, approvals: late } : screenedState;
     const messages = screened?.messages ?? state.messages;
     const rules = rulesOf(guard, g);
     // What the rules force (an initial tool once per run, a single next choice, an overdue Periodic tool).
@@ -137,7 +141,7 @@ function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "s
     }
     // Most model steps change nothing in the guard state: writing it anyway costs a serialised write per step.
     const b = state.guard;
-    const unchanged = !hadTurn && !screened && b.rules !== null && started.runId === b.runId && b.forcedTool === null && b.next === "agent";
+    const unchanged = !hadTurn && !screened && !late && b.rules !== null && started.runId === b.runId && b.forcedTool === null && b.next === "agent";
     return { messages: written, ...(unchanged ? {} : { guard: after }), ...cleared };
   };
 }

@@ -16,6 +16,11 @@ export interface ApprovalState {
   sticky?: StickyDecision[] | undefined;
   /** Set by the step whose answer lost to another answer sent at the same time (answer-race.ts); read it with `supersededAnswer`. */
   superseded?: SupersededAnswer | null | undefined;
+  /**
+   * The approval a human's answer last settled (its model message, rule-state run and the calls it
+   * answered): an answer that reaches the thread after it was settled is recorded against it (answer-race.ts).
+   */
+  answered?: { messageId: string; run: number; callIds: string[] } | null | undefined;
 }
 
 /**
@@ -56,6 +61,8 @@ export interface SupersededAnswer {
   yours: Record<string, "approve" | "edit" | "reject">;
   /** Who sent the losing answer (as the guard determined it), when known. */
   actor?: string | undefined;
-  /** The answer that was applied: its approver and its decision for each call. */
+  /** The answer that was applied: its approver and its decision for each call (empty when the guard has no ledger that recorded it). */
   appliedAnswer: { actor?: string | undefined; decisions: Record<string, "approve" | "edit" | "reject"> };
+  /** The answer reached the thread after the approval was settled and its calls had run (no interrupt waited for it). */
+  late?: true | undefined;
 }

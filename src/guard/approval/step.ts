@@ -88,12 +88,17 @@ export async function resolveApprovals(
     return s ? [[c.id, s] as const] : [];
   }));
   const pending = asking.filter((c) => !byStanding.has(c.id));
-  const settled: ApprovalState = { refused: null, pending: null, sticky: standing, reviewed: { messageId: ctx.messageId } };
+  // What the run keeps across its approvals: a superseded answer's report (until the run ends) and the approval last answered.
+  const kept: Pick<ApprovalState, "superseded" | "answered"> = {
+    ...(approvals.superseded ? { superseded: approvals.superseded } : {}),
+    ...(approvals.answered ? { answered: approvals.answered } : {}),
+  };
+  const settled: ApprovalState = { refused: null, pending: null, sticky: standing, reviewed: { messageId: ctx.messageId }, ...kept };
   // Every open call of the turn waits while the human decides (the guard has answered none of them yet).
   const waiting = { messageId: ctx.messageId, callIds: calls.map((c) => c.id) };
   if (pending.length > 0 && options.routeBack === true && !samePending(approvals.pending, waiting)) {
     // Record what waits for a human in the checkpoint first; the next review step raises the interrupt.
-    return { calls: [...reviewed], approvals: { refused: approvals.refused ?? null, pending: waiting, sticky: standing }, retry: true };
+    return { calls: [...reviewed], approvals: { refused: approvals.refused ?? null, pending: waiting, sticky: standing, ...kept }, retry: true };
   }
   emitReviewEvents(ctx, reviewed, config);
   const afterStanding = await applyStanding(guard, reviewed, byStanding, ctx, config);
@@ -126,7 +131,7 @@ export async function resolveApprovals(
         // Ending this step is what drops the refused value: LangGraph keeps a plain resume as a
         // pending write of the head checkpoint until a step completes, and invoke(null) or a resume
         // keyed by another interrupt id would hand it back (test/refused-resume-replay.test.ts).
-        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting, sticky: standing }, retry: true };
+        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting, sticky: standing, ...kept }, retry: true };
       }
       // A caller that cannot come back (GuardedToolNode run outside a graph): LangGraph did not add
       // the refused value to this task's resume values; the next interrupt has the same id as the
@@ -199,7 +204,9 @@ export async function resolveApprovals(
     pending: left.length > 0 ? { messageId: ctx.messageId, callIds: left } : null,
     sticky,
     reviewed: { messageId: ctx.messageId },
+    ...kept,
     ...(superseded ? { superseded } : {}),
+    answered: { messageId: ctx.messageId, run: state.run, callIds: pending.map((c) => c.id) },
   };
   return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: after, retry: false };
 }
