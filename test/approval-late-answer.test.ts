@@ -9,12 +9,14 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { Command, MemorySaver } from "@langchain/langgraph";
+import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import { buildGuardedGraph } from "../src/guard/agent.js";
 import { supersededAnswer } from "../src/guard/answer-race.js";
 import type { DecisionEvent } from "../src/guard/approval/events.js";
 import { Guard } from "../src/guard/guard.js";
+import { guardMiddleware } from "../src/middleware/guard-middleware.js";
 import { openLedger } from "../src/storage/ledger.js";
 import { ExecutionLog, k8sTools, prodProtected } from "./helpers/guard-fixtures.js";
 
@@ -127,5 +129,26 @@ describe("an answer that arrives after the approval was settled (the thread wait
     const out = await graph.invoke(null, thread(id));
     expect(supersededAnswer(out)).toBeUndefined();
     expect((await audit.query()).filter((r) => r.decision === "superseded")).toEqual([]);
+  });
+
+  it("guardMiddleware: the late answer reaches the model step's beforeModel, is told it was superseded and changes nothing", async () => {
+    const id = "late-mw";
+    const log = new ExecutionLog();
+    const audit = new MemoryAuditSink();
+    const model = fakeModel().respondWithTools([del("c1")]).respond(new AIMessage("done"));
+    const agent = createAgent({ model, middleware: [guardMiddleware({ tools: k8sTools(log), permissions: prodProtected, audit })], checkpointer: new MemorySaver() });
+    const first = await agent.invoke({ messages: [new HumanMessage("clean staging")] }, thread(id));
+    expect(interruptsOf(first)).toHaveLength(1);
+    // The winner's run stops right after its approved call ran (its run would go on to the model).
+    await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }], actor: "alice" } }), { ...thread(id), interruptAfter: ["tools"] } as Parameters<typeof agent.invoke>[1]);
+    expect(log.names()).toEqual(["kubectl_delete"]);
+    const paused = (await agent.getState(thread(id))) as unknown as { tasks: { interrupts: unknown[] }[] };
+    expect(paused.tasks.flatMap((t) => t.interrupts)).toEqual([]);
+    const out = await agent.invoke(new Command({ resume: { decisions: [{ type: "reject" }], actor: "bob" } }), thread(id));
+    expect(supersededAnswer(out)).toMatchObject({ yours: { c1: "reject" }, actor: "bob", late: true });
+    expect((await audit.query()).filter((r) => r.event === "human").map((r) => [r.decision, r.actor])).toEqual([["approve", "alice"], ["superseded", "bob"]]);
+    expect(log.names()).toEqual(["kubectl_delete"]);
+    expect(toolMessages(out.messages).map((m) => [m.tool_call_id, m.status])).toEqual([["c1", "success"]]);
+    expect(out.messages.at(-1)?.content).toBe("done");
   });
 });
