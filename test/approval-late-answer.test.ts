@@ -151,4 +151,31 @@ describe("an answer that arrives after the approval was settled (the thread wait
     expect(toolMessages(out.messages).map((m) => [m.tool_call_id, m.status])).toEqual([["c1", "success"]]);
     expect(out.messages.at(-1)?.content).toBe("done");
   });
+
+  it("the late answer reaches the step that runs the approved calls: told it was superseded, the winner's decision runs once", async () => {
+    const id = "late-execute";
+    const log = new ExecutionLog();
+    const audit = new MemoryAuditSink();
+    const ledger = await openLedger(`memory:late-answer-${id}-${Math.random()}`);
+    const guard = new Guard({ tools: k8sTools(log), permissions: prodProtected, audit, ledger });
+    const model = fakeModel().respondWithTools([del("c1")]).respond(new AIMessage("done"));
+    const checkpointer = new MemorySaver();
+    // The winner's run stops right after its answer was applied in the review step, before its calls ran.
+    const winner = buildGuardedGraph(guard, { model }).compile({ checkpointer, interruptAfter: ["review"] });
+    await untilStopped(winner, { messages: [new HumanMessage("clean staging")] }, id);
+    await winner.invoke(new Command({ resume: { decisions: [{ type: "approve" }], actor: "alice" } }), thread(id));
+    const state = await winner.getState(thread(id));
+    expect(state.next).toEqual(["execute"]);
+    expect(state.tasks.flatMap((t) => t.interrupts)).toEqual([]);
+    const late = buildGuardedGraph(guard, { model }).compile({ checkpointer });
+    const { values, events } = await lateAnswer(late, id, { decisions: [{ type: "reject", message: "not now" }], actor: "bob" });
+    expect(supersededAnswer(values)).toEqual({ messageId: expect.any(String), yours: { c1: "reject" }, actor: "bob", appliedAnswer: { actor: "alice", decisions: { c1: "approve" } }, late: true });
+    // The winner's approve is what happened: the call ran once (in this run) and its result is the model's.
+    expect(log.names()).toEqual(["kubectl_delete"]);
+    const messages = (values as { messages: BaseMessage[] }).messages;
+    expect(toolMessages(messages).map((m) => [m.tool_call_id, m.status])).toEqual([["c1", "success"]]);
+    expect(messages.at(-1)?.content).toBe("done");
+    expect((await audit.query()).filter((r) => r.event === "human").map((r) => [r.decision, r.actor])).toEqual([["approve", "alice"], ["superseded", "bob"]]);
+    expect(events.filter((e) => e.decision === "superseded").map((e) => e.actor)).toEqual(["bob"]);
+  });
 });

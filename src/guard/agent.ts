@@ -191,6 +191,11 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
     const ledger = executionLedger(guard, processLedger, config);
     // With a ledger that carries the audit, the decisions of calls that run commit with their claims.
     const deferred: AuditRecord[] | undefined = auditCarriedBy(guard, ledger) ? [] : undefined;
+    if (g.turn !== null) {
+      // The turn was approved in the review step: an answer that reached the thread since then is told it was superseded (answer-race.ts).
+      const late = await settleLateAnswer(guard, g.approvals, state.messages, { threadId: threadIdOf(config), runId: g.runId }, config);
+      if (late) g = { ...g, approvals: late };
+    }
     if (g.turn === null) {
       const reviewed = await reviewModelTurn(guard, g, state.messages, config, true, true, deferred);
       if (!reviewed) return { guard: { ...g, next: "agent" } };
