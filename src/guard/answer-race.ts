@@ -142,6 +142,8 @@ export async function settleLateAnswer(
 ): Promise<ApprovalState | undefined> {
   const pad = config?.configurable?.__pregel_scratchpad as NullResumePad | undefined;
   if (pad === undefined || pad === null || typeof pad !== "object" || pad.nullResume === undefined) return undefined;
+  // Calls wait for a human (asked again after a refused or partial answer): the resume is theirs, the step that asks takes it.
+  if ((approvals?.pending?.callIds.length ?? 0) > 0) return undefined;
   const raw = typeof pad.consumeNullResume === "function" ? pad.consumeNullResume() : pad.nullResume;
   delete pad.nullResume;
   // The approval it answers: the one a human's answer last settled, else the last model message's calls.
