@@ -89,12 +89,30 @@ export function supersededReport(
   };
 }
 
+/** Audits the losing answer (`supersededRecords`) and writes a `superseded` decision event per record to the custom stream. */
+export async function recordSuperseded(
+  guard: Guard,
+  ctx: TurnContext,
+  calls: readonly ReviewedCall[],
+  report: SupersededAnswer,
+  mine: RecordedAnswer,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<void> {
+  const records = supersededRecords(guard, ctx, calls, report, mine);
+  if (records.length > 0) await guard.options.audit?.write(records);
+  const writer = writerOf(config);
+  for (const record of records) {
+    const call = calls.find((c) => c.id === record.toolCallId);
+    if (call) writer?.({ ...reviewEvent(ctx, call), id: record.id, source: "human", decision: "superseded", actor: record.actor } satisfies DecisionEvent);
+  }
+}
+
 /**
  * One audit record per call the losing answer decided (event `human`, decision `superseded`, its
  * own sender as actor, what it asked for and which answer was applied in `detail`). Ids derive from
  * the losing answer, so a re-run writes nothing twice and two different losers get a record each.
  */
-export function supersededRecords(guard: Guard, ctx: TurnContext, calls: readonly ReviewedCall[], report: SupersededAnswer, mine: RecordedAnswer): AuditRecord[] {
+function supersededRecords(guard: Guard, ctx: TurnContext, calls: readonly ReviewedCall[], report: SupersededAnswer, mine: RecordedAnswer): AuditRecord[] {
   const answerText = JSON.stringify(mine);
   return calls.flatMap((call) => {
     const yours = report.yours[call.id];
@@ -174,13 +192,7 @@ export async function settleLateAnswer(
   const applied: RecordedAnswer = recorded !== undefined ? (JSON.parse(recorded) as RecordedAnswer) : { resume: undefined, approver: { actor: undefined, detail: {} } };
   const theirs = recorded !== undefined ? decisionsOf(applied.resume).decisions : new Map<string, { type: "approve" | "edit" | "reject" }>();
   const report: SupersededAnswer = { ...supersededReport(ctx, mine, own.decisions, applied, theirs), late: true };
-  const records = supersededRecords(guard, ctx, calls, report, mine);
-  if (records.length > 0) await guard.options.audit?.write(records);
-  const writer = writerOf(config);
-  for (const record of records) {
-    const call = calls.find((c) => c.id === record.toolCallId);
-    if (call) writer?.({ ...reviewEvent(ctx, call), id: record.id, source: "human", decision: "superseded", actor: record.actor } satisfies DecisionEvent);
-  }
+  await recordSuperseded(guard, ctx, calls, report, mine, config);
   return { ...(approvals ?? { refused: null, pending: null, sticky: [] }), superseded: report };
 }
 

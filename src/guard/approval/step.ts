@@ -5,7 +5,7 @@ import { resumeMatchRefused } from "../../messages/approval.js";
 import { approvalNotes, refusals } from "../../messages/index.js";
 import { decisionContextOf } from "../../provenance/context.js";
 import type { RuleState } from "../../rules/types.js";
-import { claimAnswer, supersededRecords, supersededReport } from "../answer-race.js";
+import { claimAnswer, recordSuperseded, supersededReport } from "../answer-race.js";
 import { auditDecisions } from "../audit-trail.js";
 import type { TurnContext } from "../audit-trail.js";
 import type { Guard } from "../guard.js";
@@ -13,7 +13,6 @@ import type { RawToolCall } from "../review.js";
 import type { ReviewedCall } from "../state.js";
 import { approverOf } from "./approver.js";
 import { emitRefused, emitReviewEvents, recordHuman, reviewEvent, writerOf } from "./events.js";
-import type { DecisionEvent } from "./events.js";
 import { reviewSettingsOf } from "./interrupt-on.js";
 import type { ReviewSettings } from "./interrupt-on.js";
 import { approvalRequest } from "./payload.js";
@@ -185,14 +184,7 @@ export async function resolveApprovals(
     }
     await recordHuman(guard, ctx, call, decision.type, approver.actor, Object.keys(detail).length > 0 ? detail : undefined, writer);
   }
-  if (superseded) {
-    const records = supersededRecords(guard, ctx, pending, superseded, mine);
-    await guard.options.audit?.write(records);
-    for (const record of records) {
-      const call = pending.find((c) => c.id === record.toolCallId);
-      if (call) writer?.({ ...reviewEvent(ctx, call), id: record.id, source: "human", decision: "superseded", actor: record.actor } satisfies DecisionEvent);
-    }
-  }
+  if (superseded) await recordSuperseded(guard, ctx, pending, superseded, mine, config);
   const edits = [...decided.values()].filter((c) => c.edited);
   await auditDecisions(guard, ctx, edits);
   for (const edit of edits) writer?.(reviewEvent(ctx, edit));
