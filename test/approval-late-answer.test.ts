@@ -30,13 +30,15 @@ const del = (id: string) => ({ name: "kubectl_delete", args: { resource: "deploy
  * The guarded agent with the winner's run stopped right after its approved call ran (`interruptAfter`
  * the step that runs calls): the state every later answer finds while the winner's run goes on.
  */
-async function settledApproval(id: string, withLedger: boolean, model = fakeModel().respondWithTools([del("c1")]).respond(new AIMessage("done"))) {
+/** A checkpointer the guard cannot prove in-memory (it may persist): each approved call runs in its own task. */
+class PersistingSaver extends MemorySaver {}
+
+async function settledApproval(id: string, withLedger: boolean, model = fakeModel().respondWithTools([del("c1")]).respond(new AIMessage("done")), checkpointer: MemorySaver = new MemorySaver()) {
   const log = new ExecutionLog();
   const audit = new MemoryAuditSink();
   const ledger = withLedger ? await openLedger(`memory:late-answer-${id}-${Math.random()}`) : undefined;
   const guard = new Guard({ tools: k8sTools(log), permissions: prodProtected, audit, ...(ledger ? { ledger } : {}) });
   // The approved calls run in the review's own task (execute; on MemorySaver the graph's process ledger allows it) or one task per call (tools).
-  const checkpointer = new MemorySaver();
   const graph = buildGuardedGraph(guard, { model }).compile({ checkpointer, interruptAfter: ["execute", "tools"] });
   // The late answer's own run: the same guard and thread, no stop.
   const late = buildGuardedGraph(guard, { model }).compile({ checkpointer });
@@ -105,6 +107,16 @@ describe("an answer that arrives after the approval was settled (the thread wait
       expect(events.filter((e) => e.decision === "superseded").map((e) => [e.toolCallId, e.actor, e.source])).toEqual([["c1", "bob", "human"]]);
     });
   }
+
+  it("one task per call (a checkpointer that may persist, no ledger): the late answer is told it was superseded in the model step", async () => {
+    const id = "late-tools";
+    const { graph, log, audit } = await settledApproval(id, false, undefined, new PersistingSaver());
+    const { values } = await lateAnswer(graph, id, { decisions: [{ type: "reject" }], actor: "bob" });
+    expect(supersededAnswer(values)).toMatchObject({ yours: { c1: "reject" }, actor: "bob", appliedAnswer: { decisions: {} }, late: true });
+    expect((await audit.query()).filter((r) => r.event === "human").map((r) => [r.decision, r.actor])).toEqual([["approve", "alice"], ["superseded", "bob"]]);
+    expect(log.names()).toEqual(["kubectl_delete"]);
+    expect((values as { messages: BaseMessage[] }).messages.at(-1)?.content).toBe("done");
+  });
 
   it("the late answer is not applied to the next approval of the run", async () => {
     const id = "late-next";
