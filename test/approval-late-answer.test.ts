@@ -118,6 +118,26 @@ describe("an answer that arrives after the approval was settled (the thread wait
     expect((values as { messages: BaseMessage[] }).messages.at(-1)?.content).toBe("done");
   });
 
+  it("one task per call with a Terminal rule (the turn is recorded in its own step): the late answer is told there, and the run ends", async () => {
+    const id = "late-collect";
+    const log = new ExecutionLog();
+    const audit = new MemoryAuditSink();
+    const guard = new Guard({ tools: k8sTools(log), permissions: prodProtected, audit, rules: [{ tool: "kubectl_delete", type: "Terminal" }] });
+    const model = fakeModel().respondWithTools([del("c1")]).respond(new AIMessage("never asked"));
+    const checkpointer = new PersistingSaver();
+    const winner = buildGuardedGraph(guard, { model }).compile({ checkpointer, interruptAfter: ["tools"] });
+    await untilStopped(winner, { messages: [new HumanMessage("clean staging")] }, id);
+    const state = await untilStopped(winner, new Command({ resume: { decisions: [{ type: "approve" }], actor: "alice" } }), id);
+    expect(state.next).toEqual(["collect"]);
+    const late = buildGuardedGraph(guard, { model }).compile({ checkpointer });
+    const { values, events } = await lateAnswer(late, id, { decisions: [{ type: "reject" }], actor: "bob" });
+    expect(supersededAnswer(values)).toMatchObject({ yours: { c1: "reject" }, actor: "bob", late: true });
+    expect(events.filter((e) => e.decision === "superseded").map((e) => e.actor)).toEqual(["bob"]);
+    expect((await audit.query()).filter((r) => r.event === "human").map((r) => [r.decision, r.actor])).toEqual([["approve", "alice"], ["superseded", "bob"]]);
+    expect(log.names()).toEqual(["kubectl_delete"]);
+    expect((values as { guard: { terminatedBy?: string | null } }).guard.terminatedBy).toMatch(/Terminal/);
+  });
+
   it("the late answer is not applied to the next approval of the run", async () => {
     const id = "late-next";
     const model = fakeModel()

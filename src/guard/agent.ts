@@ -224,17 +224,20 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
 
 /** collect: the batch's results join the turn's; the next batch, or the turn is recorded and loop control decides. */
 function collectNode(guard: Guard): Node {
-  return (state) => {
-    const turn = state.guard.turn;
-    if (!turn) return { guard: { ...state.guard, next: "agent" } };
+  return async (state, config) => {
+    // The turn's calls ran: an answer to its approval that reached the thread since then is told it was superseded (answer-race.ts).
+    const late = await settleLateAnswer(guard, state.guard.approvals, state.messages, { threadId: threadIdOf(config), runId: state.guard.runId }, config);
+    const current = late ? { ...state.guard, approvals: late } : state.guard;
+    const turn = current.turn;
+    if (!turn) return { guard: { ...current, next: "agent" } };
     const batch = turn.batches[turn.nextBatch] ?? [];
     const done = [...(turn.done ?? []), ...batch.flatMap((id) => (state.guardResults[id] ? [state.guardResults[id]] : []))];
     const advanced = { ...turn, nextBatch: turn.nextBatch + 1, done };
     if (advanced.nextBatch < advanced.batches.length) {
-      return { guard: { ...state.guard, turn: advanced, next: "dispatch" }, guardResults: null };
+      return { guard: { ...current, turn: advanced, next: "dispatch" }, guardResults: null };
     }
-    const ended = limitEndMessages(advanced, state.guard);
-    return { ...(ended.length > 0 ? { messages: ended } : {}), guard: finishTurn(guard, { ...state.guard, turn: advanced }, done), guardResults: null };
+    const ended = limitEndMessages(advanced, current);
+    return { ...(ended.length > 0 ? { messages: ended } : {}), guard: finishTurn(guard, { ...current, turn: advanced }, done), guardResults: null };
   };
 }
 
