@@ -78,6 +78,8 @@ async function runRace(backend: Backend, name: string, first: Kind, second: Kind
   const kinds: Record<string, Kind> = { W1: first, W2: second };
   const wins = { W1: 0, W2: 0 };
   let lateLosers = 0;
+  // Losers whose answer reached the thread after the winner's answer was applied, while its run went on (told in a later step).
+  let toldLater = 0;
   const late = (i: number) => [w1, w2].some((w, k) => w?.threads?.[i]?.stepsRun === 0 && (human(i) ?? "") !== `W${k + 1}`);
   const humanActors: (string | undefined)[] = [];
   const human = (i: number) => humanActors[i];
@@ -112,6 +114,7 @@ async function runRace(backend: Backend, name: string, first: Kind, second: Kind
         // resume to a thread that no longer waits) is not a race; it is counted, and decided nothing.
         const late = who === loser && summary?.threads?.[i]?.stepsRun === 0;
         if (late) lateLosers += 1;
+        if (who === loser && (told as { late?: boolean } | undefined)?.late === true) toldLater += 1;
         if (who === loser && told === undefined && !late) problems.push(`${threadId}: the loser ${who} was not told its answer was superseded`);
         if (who === winner && told !== undefined) problems.push(`${threadId}: the winner ${who} was told it was superseded`);
       }
@@ -126,7 +129,7 @@ async function runRace(backend: Backend, name: string, first: Kind, second: Kind
   expect(problems).toEqual([]);
   // Most trials must be real races (both answers reviewed), or the test shows nothing.
   expect(lateLosers, "losers whose answer came after the winner's whole run").toBeLessThanOrEqual(Math.floor(TRIALS / 4));
-  return { ...wins, late: lateLosers };
+  return { ...wins, late: lateLosers, toldLater };
 }
 
 const PAIRS: [Kind, Kind][] = [
@@ -152,7 +155,7 @@ describe("two processes answer one approval at once without the lock (SQLite, le
     it(`${a} + ${b}: one execution, and the audit and every ToolMessage name the decision that ran; the loser is told`, async () => {
       const wins = await runRace(backend, `${a}-${b}`, a, b);
       expect(wins.W1 + wins.W2).toBe(TRIALS);
-      console.log(`SQLite ${a}+${b}: ${TRIALS} trials, W1 (${a}) won ${wins.W1}, W2 (${b}) won ${wins.W2}, late losers ${wins.late}`);
+      console.log(`SQLite ${a}+${b}: ${TRIALS} trials, W1 (${a}) won ${wins.W1}, W2 (${b}) won ${wins.W2}, late losers ${wins.late}, losers told after the approval was settled ${wins.toldLater}`);
     }, 420_000);
   }
 });
@@ -190,7 +193,7 @@ describe.runIf(postgresConfigured)("two processes answer one approval at once wi
       };
       const wins = await runRace(backend, "race", a, b);
       expect(wins.W1 + wins.W2).toBe(TRIALS);
-      console.log(`PostgreSQL ${a}+${b}: ${TRIALS} trials, W1 (${a}) won ${wins.W1}, W2 (${b}) won ${wins.W2}, late losers ${wins.late}`);
+      console.log(`PostgreSQL ${a}+${b}: ${TRIALS} trials, W1 (${a}) won ${wins.W1}, W2 (${b}) won ${wins.W2}, late losers ${wins.late}, losers told after the approval was settled ${wins.toldLater}`);
     }, 420_000);
   }
 });

@@ -15,6 +15,7 @@ import type { GuardLike } from "./accept.js";
 import { forcedToolFor, callModel } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
 import { screenRunInput } from "./approval/screening.js";
+import { settleLateAnswer } from "./answer-race.js";
 import { answerAbortedTurn } from "./aborted-turn.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall, TurnPlan } from "./state.js";
@@ -118,7 +119,10 @@ function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "s
         ? await answerAbortedTurn(guard, executionLedger(guard, processLedger, config), rulesOf(guard, before).run, approvalScreened?.messages ?? state.messages, threadIdOf(config), before.runId)
         : undefined;
     const screened = aborted ? { ...(approvalScreened ?? { approvals: started.approvals }), ...aborted } : approvalScreened;
-    const g = screened?.approvals ? { ...started, approvals: screened.approvals } : started;
+    const screenedState = screened?.approvals ? { ...started, approvals: screened.approvals } : started;
+    // An answer to an approval that was already settled (no interrupt waited for it): told it was superseded, changes nothing (answer-race.ts).
+    const late = await settleLateAnswer(guard, screenedState.approvals, state.messages, { threadId: threadIdOf(config), runId: started.runId }, config);
+    const g = late ? { ...screenedState, approvals: late } : screenedState;
     const messages = screened?.messages ?? state.messages;
     const rules = rulesOf(guard, g);
     // What the rules force (an initial tool once per run, a single next choice, an overdue Periodic tool).
@@ -137,7 +141,7 @@ function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "s
     }
     // Most model steps change nothing in the guard state: writing it anyway costs a serialised write per step.
     const b = state.guard;
-    const unchanged = !hadTurn && !screened && b.rules !== null && started.runId === b.runId && b.forcedTool === null && b.next === "agent";
+    const unchanged = !hadTurn && !screened && !late && b.rules !== null && started.runId === b.runId && b.forcedTool === null && b.next === "agent";
     return { messages: written, ...(unchanged ? {} : { guard: after }), ...cleared };
   };
 }
@@ -187,6 +191,11 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
     const ledger = executionLedger(guard, processLedger, config);
     // With a ledger that carries the audit, the decisions of calls that run commit with their claims.
     const deferred: AuditRecord[] | undefined = auditCarriedBy(guard, ledger) ? [] : undefined;
+    if (g.turn !== null) {
+      // The turn was approved in the review step: an answer that reached the thread since then is told it was superseded (answer-race.ts).
+      const late = await settleLateAnswer(guard, g.approvals, state.messages, { threadId: threadIdOf(config), runId: g.runId }, config);
+      if (late) g = { ...g, approvals: late };
+    }
     if (g.turn === null) {
       const reviewed = await reviewModelTurn(guard, g, state.messages, config, true, true, deferred);
       if (!reviewed) return { guard: { ...g, next: "agent" } };
@@ -215,17 +224,20 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
 
 /** collect: the batch's results join the turn's; the next batch, or the turn is recorded and loop control decides. */
 function collectNode(guard: Guard): Node {
-  return (state) => {
-    const turn = state.guard.turn;
-    if (!turn) return { guard: { ...state.guard, next: "agent" } };
+  return async (state, config) => {
+    // The turn's calls ran: an answer to its approval that reached the thread since then is told it was superseded (answer-race.ts).
+    const late = await settleLateAnswer(guard, state.guard.approvals, state.messages, { threadId: threadIdOf(config), runId: state.guard.runId }, config);
+    const current = late ? { ...state.guard, approvals: late } : state.guard;
+    const turn = current.turn;
+    if (!turn) return { guard: { ...current, next: "agent" } };
     const batch = turn.batches[turn.nextBatch] ?? [];
     const done = [...(turn.done ?? []), ...batch.flatMap((id) => (state.guardResults[id] ? [state.guardResults[id]] : []))];
     const advanced = { ...turn, nextBatch: turn.nextBatch + 1, done };
     if (advanced.nextBatch < advanced.batches.length) {
-      return { guard: { ...state.guard, turn: advanced, next: "dispatch" }, guardResults: null };
+      return { guard: { ...current, turn: advanced, next: "dispatch" }, guardResults: null };
     }
-    const ended = limitEndMessages(advanced, state.guard);
-    return { ...(ended.length > 0 ? { messages: ended } : {}), guard: finishTurn(guard, { ...state.guard, turn: advanced }, done), guardResults: null };
+    const ended = limitEndMessages(advanced, current);
+    return { ...(ended.length > 0 ? { messages: ended } : {}), guard: finishTurn(guard, { ...current, turn: advanced }, done), guardResults: null };
   };
 }
 

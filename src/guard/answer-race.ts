@@ -6,7 +6,15 @@ import { baseRecord } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard } from "./guard.js";
 import type { ReviewedCall } from "./state.js";
-import type { SupersededAnswer } from "./approval/state.js";
+import type { ApprovalState, SupersededAnswer } from "./approval/state.js";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { BaseMessage } from "@langchain/core/messages";
+import { approverOf } from "./approval/approver.js";
+import { reviewEvent, writerOf } from "./approval/events.js";
+import type { DecisionEvent } from "./approval/events.js";
+import { matchDecisions, ResumeSchema } from "./approval/resume.js";
+import type { ApprovalResume } from "./approval/resume.js";
+import { lastAIMessage } from "./turn.js";
 
 /**
  * Two answers to one approval at once. With the thread lock only one worker ever resumes an
@@ -81,12 +89,30 @@ export function supersededReport(
   };
 }
 
+/** Audits the losing answer (`supersededRecords`) and writes a `superseded` decision event per record to the custom stream. */
+export async function recordSuperseded(
+  guard: Guard,
+  ctx: TurnContext,
+  calls: readonly ReviewedCall[],
+  report: SupersededAnswer,
+  mine: RecordedAnswer,
+  config: LangGraphRunnableConfig | undefined,
+): Promise<void> {
+  const records = supersededRecords(guard, ctx, calls, report, mine);
+  if (records.length > 0) await guard.options.audit?.write(records);
+  const writer = writerOf(config);
+  for (const record of records) {
+    const call = calls.find((c) => c.id === record.toolCallId);
+    if (call) writer?.({ ...reviewEvent(ctx, call), id: record.id, source: "human", decision: "superseded", actor: record.actor } satisfies DecisionEvent);
+  }
+}
+
 /**
  * One audit record per call the losing answer decided (event `human`, decision `superseded`, its
  * own sender as actor, what it asked for and which answer was applied in `detail`). Ids derive from
  * the losing answer, so a re-run writes nothing twice and two different losers get a record each.
  */
-export function supersededRecords(guard: Guard, ctx: TurnContext, calls: readonly ReviewedCall[], report: SupersededAnswer, mine: RecordedAnswer): AuditRecord[] {
+function supersededRecords(guard: Guard, ctx: TurnContext, calls: readonly ReviewedCall[], report: SupersededAnswer, mine: RecordedAnswer): AuditRecord[] {
   const answerText = JSON.stringify(mine);
   return calls.flatMap((call) => {
     const yours = report.yours[call.id];
@@ -99,12 +125,75 @@ export function supersededRecords(guard: Guard, ctx: TurnContext, calls: readonl
         event: "human",
         decision: "superseded",
         ruleId: "approval:answer-superseded",
-        reason: `another answer to this approval won the ledger's claim first and was applied${applied ? ` (${applied}${report.appliedAnswer.actor !== undefined ? ` by ${report.appliedAnswer.actor}` : ""})` : " (it left this call waiting)"}; this ${yours} changed nothing`,
+        reason: `${report.late ? "this approval was already answered and its calls had run when this answer arrived" : "another answer to this approval won the ledger's claim first and was applied"}${applied ? ` (${applied}${report.appliedAnswer.actor !== undefined ? ` by ${report.appliedAnswer.actor}` : ""})` : report.late ? "" : " (it left this call waiting)"}; this ${yours} changed nothing`,
         actor: mine.approver.actor,
         detail: { ...mine.approver.detail, yours, ...(applied ? { applied } : {}), ...(report.appliedAnswer.actor !== undefined ? { appliedBy: report.appliedAnswer.actor } : {}) },
       }),
     ];
   });
+}
+
+const DECISION_TYPES = ["approve", "edit", "reject"] as const;
+
+/** What LangGraph hands a task for a resume no interrupt was waiting for (its `__pregel_scratchpad`). */
+interface NullResumePad {
+  nullResume?: unknown;
+  consumeNullResume?: () => unknown;
+}
+
+/**
+ * An answer that reached the thread after the approval it answers was settled: another answer was
+ * applied and its calls ran, and the run that applied it had not ended yet (two processes without the
+ * thread lock). No interrupt waits for it, so LangGraph keeps it as a resume for whatever asks next
+ * and runs the next step (the model's). The model step calls this first: the answer is taken (never
+ * handed to a later approval) and recorded as superseded exactly like a losing answer at the approval
+ * step (audit `human` record with decision `superseded` by its sender, a `superseded` stream event,
+ * `guard.approvals.superseded` for `supersededAnswer`), naming the applied answer when the ledger
+ * recorded it. Nothing else changes. Returns the approval state to keep, or undefined when no answer came.
+ */
+export async function settleLateAnswer(
+  guard: Guard,
+  approvals: ApprovalState | null | undefined,
+  messages: readonly BaseMessage[],
+  turn: { threadId: string; runId: string },
+  config: LangGraphRunnableConfig | undefined,
+): Promise<ApprovalState | undefined> {
+  const pad = config?.configurable?.__pregel_scratchpad as NullResumePad | undefined;
+  if (pad === undefined || pad === null || typeof pad !== "object" || pad.nullResume === undefined) return undefined;
+  // Calls wait for a human (asked again after a refused or partial answer): the resume is theirs, the step that asks takes it.
+  if ((approvals?.pending?.callIds.length ?? 0) > 0) return undefined;
+  const raw = typeof pad.consumeNullResume === "function" ? pad.consumeNullResume() : pad.nullResume;
+  delete pad.nullResume;
+  // The approval it answers: the one a human's answer last settled, else the last model message's calls.
+  const ai = lastAIMessage(messages);
+  const answered = approvals?.answered ?? (ai ? { messageId: approvals?.reviewed?.messageId ?? ai.id ?? "", run: -1, callIds: (ai.tool_calls ?? []).flatMap((c) => (c.id ? [c.id] : [])) } : undefined);
+  if (answered === undefined) return undefined;
+  const callsById = new Map((ai?.tool_calls ?? []).map((c) => [c.id ?? "", c]));
+  const calls: ReviewedCall[] = answered.callIds.map((id) => {
+    const call = callsById.get(id);
+    const name = call?.name ?? "";
+    const args = call?.args && typeof call.args === "object" ? (call.args as Record<string, unknown>) : {};
+    return { id, name, args, outcome: "ask", ruleId: "approval:answer-superseded", reason: "", risk: guard.riskOf(name), concurrencySafe: false, requestHeartbeat: false };
+  });
+  const ctx: TurnContext = { ...turn, messageId: answered.messageId };
+  const decisionsOf = (value: unknown) => {
+    const parsed = ResumeSchema.safeParse(value);
+    if (!parsed.success) return { actor: undefined, decisions: new Map<string, { type: "approve" | "edit" | "reject" }>() };
+    const match = matchDecisions(calls, parsed.data as ApprovalResume, DECISION_TYPES, { partial: true });
+    return { actor: parsed.data.actor, decisions: match.ok ? match.decisions : new Map<string, { type: "approve" | "edit" | "reject" }>() };
+  };
+  const own = decisionsOf(raw);
+  const mine: RecordedAnswer = { resume: raw, approver: approverOf(config, own.actor) };
+  // Which answer was applied: the ledger recorded it under the approval's key.
+  const ledger = guard.options.ledger;
+  const recorded = ledger && answered.run >= 0 ? await ledger.result(answerKey(ctx, answered.run, answered.callIds)) : undefined;
+  // The same answer delivered again (it is the one that was applied): nothing was superseded.
+  if (recorded !== undefined && recorded === JSON.stringify(mine)) return approvals ?? undefined;
+  const applied: RecordedAnswer = recorded !== undefined ? (JSON.parse(recorded) as RecordedAnswer) : { resume: undefined, approver: { actor: undefined, detail: {} } };
+  const theirs = recorded !== undefined ? decisionsOf(applied.resume).decisions : new Map<string, { type: "approve" | "edit" | "reject" }>();
+  const report: SupersededAnswer = { ...supersededReport(ctx, mine, own.decisions, applied, theirs), late: true };
+  await recordSuperseded(guard, ctx, calls, report, mine, config);
+  return { ...(approvals ?? { refused: null, pending: null, sticky: [] }), superseded: report };
 }
 
 /**

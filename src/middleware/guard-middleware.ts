@@ -15,6 +15,7 @@ import { guardToolCall } from "./tool-call.js";
 import { TurnGate } from "./turn-gate.js";
 import { limitEndMessages, throwIfLimitStopped, waitingCalls } from "../guard/engine.js";
 import { screenRunInput } from "../guard/approval/screening.js";
+import { settleLateAnswer } from "../guard/answer-race.js";
 import { answerAbortedTurn } from "../guard/aborted-turn.js";
 
 /**
@@ -68,13 +69,16 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       hook: async (state, runtime) => {
         // The last turn crossed a limit with exitBehavior "error" (its calls are answered): the run stops here.
         throwIfLimitStopped(state.guard);
-        if (!hasUnsettledTurn(state.guard, state.guardResults)) return undefined;
-        const ended = limitEndMessages(state.guard.turn, state.guard);
-        const settled = settleTurn(guard, state.guard, state.guardResults);
+        const config = { configurable: runtime.configurable, signal: runtime.signal, writer: runtime.writer };
+        // An answer to an approval that was already settled (no interrupt waited for it): told it was superseded, changes nothing (answer-race.ts).
+        const late = await settleLateAnswer(guard, state.guard.approvals, state.messages, { threadId: threadIdOf({ configurable: runtime.configurable }), runId: state.guard.runId }, config);
+        const current = late ? { ...state.guard, approvals: late } : state.guard;
+        if (!hasUnsettledTurn(current, state.guardResults)) return late ? { guard: current } : undefined;
+        const ended = limitEndMessages(current.turn, current);
+        const settled = settleTurn(guard, current, state.guardResults);
         if (waitingCalls(settled).length > 0) {
           // A partial answer left calls of the turn waiting: they are reviewed and asked again now;
           // the calls answered then are dispatched (or, if none runs, the model goes on).
-          const config = { configurable: runtime.configurable, signal: runtime.signal, writer: runtime.writer };
           const again = await reviewOpenCalls(guard, { messages: state.messages, guard: settled }, config);
           if (!again) return { guard: { ...settled, turn: null, next: "agent" as const }, guardResults: null };
           const { jumpTo: after, ...update } = again;

@@ -20,6 +20,11 @@ export interface ApprovalState {
   superseded?: SupersededAnswer | null | undefined;
   /** Approver rules: who ran the calls waiting for a human, and the approvals counted so far (src/principal/approvers.ts). */
   approvers?: ApproverRecord | null | undefined;
+  /**
+   * The approval a human's answer last settled (its model message, rule-state run and the calls it
+   * answered): an answer that reaches the thread after it was settled is recorded against it (answer-race.ts).
+   */
+  answered?: { messageId: string; run: number; callIds: string[] } | null | undefined;
 }
 
 /**
@@ -60,6 +65,8 @@ export interface SupersededAnswer {
   yours: Record<string, "approve" | "edit" | "reject">;
   /** Who sent the losing answer (as the guard determined it), when known. */
   actor?: string | undefined;
-  /** The answer that was applied: its approver and its decision for each call. */
+  /** The answer that was applied: its approver and its decision for each call (empty when the guard has no ledger that recorded it). */
   appliedAnswer: { actor?: string | undefined; decisions: Record<string, "approve" | "edit" | "reject"> };
+  /** The answer reached the thread after the approval was settled and its calls had run (no interrupt waited for it). */
+  late?: true | undefined;
 }

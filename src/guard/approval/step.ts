@@ -5,7 +5,7 @@ import { resumeMatchRefused } from "../../messages/approval.js";
 import { approvalDescription, approvalNotes, refusals } from "../../messages/index.js";
 import { decisionContextOf } from "../../provenance/context.js";
 import type { RuleState } from "../../rules/types.js";
-import { claimAnswer, supersededRecords, supersededReport } from "../answer-race.js";
+import { claimAnswer, recordSuperseded, supersededReport } from "../answer-race.js";
 import { auditDecisions } from "../audit-trail.js";
 import type { TurnContext } from "../audit-trail.js";
 import type { Guard } from "../guard.js";
@@ -13,7 +13,6 @@ import type { RawToolCall } from "../review.js";
 import type { ReviewedCall } from "../state.js";
 import { approverOf } from "./approver.js";
 import { emitRefused, emitReviewEvents, recordHuman, reviewEvent, writerOf } from "./events.js";
-import type { DecisionEvent } from "./events.js";
 import { reviewSettingsOf } from "./interrupt-on.js";
 import type { ReviewSettings } from "./interrupt-on.js";
 import { approvalRequest } from "./payload.js";
@@ -92,12 +91,17 @@ export async function resolveApprovals(
     return s && gate?.standingHolds(c, s.decision) !== false ? [[c.id, s] as const] : [];
   }));
   const pending = asking.filter((c) => !byStanding.has(c.id));
-  const settled: ApprovalState = { refused: null, pending: null, sticky: standing, reviewed: { messageId: ctx.messageId } };
+  // What the run keeps across its approvals: a superseded answer's report (until the run ends) and the approval last answered.
+  const kept: Pick<ApprovalState, "superseded" | "answered"> = {
+    ...(approvals.superseded ? { superseded: approvals.superseded } : {}),
+    ...(approvals.answered ? { answered: approvals.answered } : {}),
+  };
+  const settled: ApprovalState = { refused: null, pending: null, sticky: standing, reviewed: { messageId: ctx.messageId }, ...kept };
   // Every open call of the turn waits while the human decides (the guard has answered none of them yet).
   const waiting = { messageId: ctx.messageId, callIds: calls.map((c) => c.id) };
   if (pending.length > 0 && (options.routeBack === true || (partial && gate?.mustRecord(pending) === true)) && (!samePending(approvals.pending, waiting) || gate?.mustRecord(pending) === true)) {
     // Record what waits for a human in the checkpoint first; the next review step raises the interrupt.
-    return { calls: [...reviewed], approvals: { refused: approvals.refused ?? null, pending: waiting, sticky: standing, ...gate?.state(pending) }, retry: true };
+    return { calls: [...reviewed], approvals: { refused: approvals.refused ?? null, pending: waiting, sticky: standing, ...kept, ...gate?.state(pending) }, retry: true };
   }
   emitReviewEvents(ctx, reviewed, config);
   const afterStanding = await applyStanding(guard, reviewed, byStanding, ctx, config);
@@ -133,7 +137,7 @@ export async function resolveApprovals(
         // Ending this step is what drops the refused value: LangGraph keeps a plain resume as a
         // pending write of the head checkpoint until a step completes, and invoke(null) or a resume
         // keyed by another interrupt id would hand it back (test/refused-resume-replay.test.ts).
-        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting, sticky: standing, ...gate?.state() }, retry: true };
+        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting, sticky: standing, ...kept, ...gate?.state() }, retry: true };
       }
       // A caller that cannot come back (GuardedToolNode run outside a graph): LangGraph did not add
       // the refused value to this task's resume values; the next interrupt has the same id as the
@@ -189,14 +193,7 @@ export async function resolveApprovals(
     }
     await recordHuman(guard, ctx, call, decision.type, approver.actor, Object.keys(detail).length > 0 ? detail : undefined, writer);
   }
-  if (superseded) {
-    const records = supersededRecords(guard, ctx, pending, superseded, mine);
-    await guard.options.audit?.write(records);
-    for (const record of records) {
-      const call = pending.find((c) => c.id === record.toolCallId);
-      if (call) writer?.({ ...reviewEvent(ctx, call), id: record.id, source: "human", decision: "superseded", actor: record.actor } satisfies DecisionEvent);
-    }
-  }
+  if (superseded) await recordSuperseded(guard, ctx, pending, superseded, mine, config);
   const edits = [...decided.values()].filter((c) => c.edited);
   await auditDecisions(guard, ctx, edits);
   for (const edit of edits) writer?.(reviewEvent(ctx, edit));
@@ -208,7 +205,9 @@ export async function resolveApprovals(
     pending: left.length > 0 ? { messageId: ctx.messageId, callIds: left } : null,
     sticky,
     reviewed: { messageId: ctx.messageId },
+    ...kept,
     ...(superseded ? { superseded } : {}),
+    answered: { messageId: ctx.messageId, run: state.run, callIds: pending.map((c) => c.id) },
     ...gate?.state(),
   };
   return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: after, retry: false };
