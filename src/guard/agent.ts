@@ -20,7 +20,8 @@ import { answerAbortedTurn } from "./aborted-turn.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall, TurnPlan } from "./state.js";
 import type { ToolMessage } from "@langchain/core/messages";
-import { lastAIMessage, openToolCalls, withEditedCalls } from "./turn.js";
+import { openToolCalls, withEditedCalls } from "./turn.js";
+import { lastAIMessage } from "./last-ai-message.js";
 import { GuardConfigError } from "../errors/index.js";
 import { keepWritesAfterTheirCheckpoint } from "../storage/write-order.js";
 

@@ -14,7 +14,7 @@ import { reviewEvent, writerOf } from "./approval/events.js";
 import type { DecisionEvent } from "./approval/events.js";
 import { matchDecisions, ResumeSchema } from "./approval/resume.js";
 import type { ApprovalResume } from "./approval/resume.js";
-import { lastAIMessage } from "./turn.js";
+import { lastAIMessage } from "./last-ai-message.js";
 
 /**
  * Two answers to one approval at once. With the thread lock only one worker ever resumes an

@@ -17,14 +17,6 @@ import { refusals } from "../messages/index.js";
 import { withToolCalls } from "./model-step.js";
 import { reviewConfigOf } from "./approval/approvers.js";
 
-export function lastAIMessage(messages: readonly BaseMessage[]): AIMessage | undefined {
-  for (let i = messages.length - 1; i >= 0; i -= 1) {
-    const message = messages[i];
-    if (message && AIMessage.isInstance(message)) return message;
-  }
-  return undefined;
-}
-
 /**
  * Tool calls of `ai` that have no ToolMessage yet (a call answered before a crash is not reviewed
  * again). A call without id gets `${messageId}_${index}` (the message id is thread-scoped and unique).

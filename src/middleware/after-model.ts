@@ -4,7 +4,8 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { exitStep, limitEndMessages, reviewModelTurn, waitingCalls } from "../guard/engine.js";
 import type { Guard } from "../guard/guard.js";
 import type { GuardState } from "../guard/state.js";
-import { lastAIMessage, withEditedCalls } from "../guard/turn.js";
+import { withEditedCalls } from "../guard/turn.js";
+import { lastAIMessage } from "../guard/last-ai-message.js";
 
 interface AfterModelUpdate {
   messages?: BaseMessage[];
