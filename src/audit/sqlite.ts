@@ -49,9 +49,9 @@ export class SqliteAuditSink implements AuditSink {
     if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
     const db = new (loadBetterSqlite3("the SQLite audit sink (sqlite:PATH)"))(file);
     try {
+      db.pragma("busy_timeout = 5000"); // first: switching to WAL waits for another opener's lock
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = FULL");
-      db.pragma("busy_timeout = 5000");
       db.exec(auditTableDdl(table, { id: "TEXT PRIMARY KEY NOT NULL", at: "INTEGER NOT NULL", record: "TEXT NOT NULL" }));
       return new SqliteAuditSink(db, table, file);
     } catch (error) {

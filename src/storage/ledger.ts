@@ -163,8 +163,10 @@ function auditTableIn(sink: AuditSink, same: (store: AuditStore) => boolean): st
 function sqliteLedger(path: string): ExecutionLedger {
   ensureSqliteDirectory(path);
   const db = new (loadBetterSqlite3("SQLite storage (sqlite:PATH)"))(path);
-  db.pragma("journal_mode = WAL");
+  // The busy timeout first: switching to WAL takes a lock that a process opening the same file at
+  // the same moment (a worker and a recovering one) may hold.
   db.pragma("busy_timeout = 5000");
+  db.pragma("journal_mode = WAL");
   db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (
     key TEXT PRIMARY KEY,
     owner TEXT NOT NULL,
