@@ -6,6 +6,7 @@ import { AUDIT_INSERT_COLUMNS, auditRowValues, auditTableDdl, validateTableName 
 import type { AuditQuery, AuditRecord, AuditSink, AuditStore } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
 import { loadBetterSqlite3 } from "../optional/index.js";
+import { prepareSqliteFile } from "../storage/sqlite-file.js";
 
 export interface SqliteAuditSinkOptions {
   /** Table name (a plain SQL identifier); default `guarded_graph_audit`. */
@@ -49,8 +50,7 @@ export class SqliteAuditSink implements AuditSink {
     if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
     const db = new (loadBetterSqlite3("the SQLite audit sink (sqlite:PATH)"))(file);
     try {
-      db.pragma("busy_timeout = 5000"); // first: switching to WAL waits for another opener's lock
-      db.pragma("journal_mode = WAL");
+      prepareSqliteFile(db, { wal: true });
       db.pragma("synchronous = FULL");
       db.exec(auditTableDdl(table, { id: "TEXT PRIMARY KEY NOT NULL", at: "INTEGER NOT NULL", record: "TEXT NOT NULL" }));
       return new SqliteAuditSink(db, table, file);

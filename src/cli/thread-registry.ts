@@ -2,6 +2,7 @@ import { z } from "zod";
 import { GRAPH_NAMES } from "../../graphs/shared.js";
 import { ensureSqliteDirectory, parseStorageSpec } from "../storage/spec.js";
 import { loadBetterSqlite3, loadPg } from "../optional/index.js";
+import { prepareSqliteFile } from "../storage/sqlite-file.js";
 
 /** Which graph (and policy) a CLI thread runs, so `approve` in a new process resumes the same graph. */
 export interface ThreadEntry {
@@ -53,7 +54,7 @@ export async function openThreadRegistry(spec: string): Promise<ThreadRegistry> 
   if (parsed.kind === "sqlite") {
     ensureSqliteDirectory(parsed.path);
     const db = new (loadBetterSqlite3("SQLite storage (sqlite:PATH)"))(parsed.path);
-    db.pragma("busy_timeout = 5000");
+    prepareSqliteFile(db, { wal: false });
     db.exec(ddl);
     // Tables made before the scenario column: add it (a racing process may have added it first).
     const columns = db.prepare(`PRAGMA table_info(${TABLE})`).all() as { name: string }[];

@@ -15,6 +15,7 @@ import { z } from "zod";
 import { loadBetterSqlite3 } from "../optional/index.js";
 import type { SqliteDatabase } from "../optional/types.js";
 import { ErrorCode, GuardedGraphError } from "../errors/index.js";
+import { prepareSqliteFile } from "../storage/sqlite-file.js";
 
 const rowSchema = z.object({ ns: z.string(), key: z.string(), value: z.string(), created_at: z.number(), updated_at: z.number() });
 type Row = z.infer<typeof rowSchema>;
@@ -88,7 +89,7 @@ export class SqliteStore extends BaseStore {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new GuardedGraphError(ErrorCode.MEMORY_CONFIG, `SqliteStore: table name "${table}" is not a plain identifier`);
     this.#ownsDb = typeof database === "string";
     this.db = typeof database === "string" ? new (loadBetterSqlite3("the SQLite memory store"))(database) : (database as Database.Database);
-    if (this.#ownsDb) this.db.pragma("journal_mode = WAL");
+    if (this.#ownsDb) prepareSqliteFile(this.db, { wal: true });
     this.#table = table;
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (
       ns TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,

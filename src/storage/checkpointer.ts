@@ -4,6 +4,7 @@ import { registerThreadSource } from "./thread-source.js";
 import { ensureSqliteDirectory, parseStorageSpec, resolveStorageSpec, sqlIdentifier } from "./spec.js";
 import { ErrorCode, StorageError } from "../errors/index.js";
 import { withDdlLock } from "./ddl-lock.js";
+import { prepareSqliteFile } from "./sqlite-file.js";
 
 export type CheckpointerKind = "sqlite" | "postgres" | "memory";
 
@@ -40,7 +41,7 @@ export async function openCheckpointer(spec?: string, options: OpenCheckpointerO
       ] as const);
       const db = new Database(parsed.path);
       // Several processes may share the file: wait for a writer instead of failing with SQLITE_BUSY.
-      db.pragma("busy_timeout = 5000");
+      prepareSqliteFile(db, { wal: false });
       const checkpointer = new SqliteSaver(db);
       registerThreadSource(checkpointer, { kind: "sqlite", db });
       return {

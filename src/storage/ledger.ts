@@ -7,6 +7,7 @@ import type Database from "better-sqlite3";
 import { validateRecords } from "../audit/schema.js";
 import { AUDIT_INSERT_COLUMNS, auditRowValues } from "../audit/sql-table.js";
 import type { AuditRecord, AuditSink, AuditStore } from "../audit/types.js";
+import { prepareSqliteFile } from "./sqlite-file.js";
 
 /** "claimed": run the call now. "done": it already ran, read `result`. "busy": a live worker is running it. */
 export type ClaimOutcome = "claimed" | "done" | "busy";
@@ -163,10 +164,7 @@ function auditTableIn(sink: AuditSink, same: (store: AuditStore) => boolean): st
 function sqliteLedger(path: string): ExecutionLedger {
   ensureSqliteDirectory(path);
   const db = new (loadBetterSqlite3("SQLite storage (sqlite:PATH)"))(path);
-  // The busy timeout first: switching to WAL takes a lock that a process opening the same file at
-  // the same moment (a worker and a recovering one) may hold.
-  db.pragma("busy_timeout = 5000");
-  db.pragma("journal_mode = WAL");
+  prepareSqliteFile(db, { wal: true });
   db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (
     key TEXT PRIMARY KEY,
     owner TEXT NOT NULL,

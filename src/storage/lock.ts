@@ -3,6 +3,7 @@ import { defaultOwner } from "./owner.js";
 import { ensureSqliteDirectory, parseStorageSpec } from "./spec.js";
 import type pg from "pg";
 import { loadBetterSqlite3, loadPg } from "../optional/index.js";
+import { prepareSqliteFile } from "./sqlite-file.js";
 
 export interface ThreadLock {
   readonly threadId: string;
@@ -73,7 +74,7 @@ function acquireMemoryLock(space: string, threadId: string, owner: string): Thre
 function acquireSqliteLock(path: string, threadId: string, owner: string, leaseMs: number): ThreadLock | null {
   ensureSqliteDirectory(path);
   const db = new (loadBetterSqlite3("SQLite storage (sqlite:PATH)"))(path);
-  db.pragma("busy_timeout = 5000");
+  prepareSqliteFile(db, { wal: false });
   db.exec(
     `CREATE TABLE IF NOT EXISTS ${LOCK_TABLE} (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
   );
