@@ -1,0 +1,86 @@
+/**
+ * Opening one SQLite file from several processes at once, right after a writer was killed mid-write
+ * (what a restarted worker meets): switching to WAL must not fail with "database is locked". SQLite
+ * answers SQLITE_BUSY at once, without waiting out the busy timeout, when waiting could deadlock or
+ * while another opener recovers the killed writer's log; `prepareSqliteFile` reads the mode first and
+ * tries a refused switch again until the busy timeout would have ended.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { prepareSqliteFile } from "../src/storage/sqlite-file.js";
+
+const CHILD = join(import.meta.dirname, "fixtures", "sqlite", "open-race-child.ts");
+const dir = mkdtempSync(join(tmpdir(), "gg-sqlite-open-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(file: string, role: "writer" | "opener") {
+  const child = spawn(process.execPath, ["--import", "tsx", CHILD, file, role], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  const done = new Promise<{ code: number | null; out: string }>((resolve) => child.on("exit", (code) => resolve({ code, out })));
+  return { child, done };
+}
+
+/** A connection stand-in whose pragmas answer from a script. */
+function scripted(answers: (string | Error)[]) {
+  const calls: string[] = [];
+  return {
+    calls,
+    db: {
+      pragma(source: string): unknown {
+        calls.push(source);
+        if (source.startsWith("busy_timeout")) return undefined;
+        const next = answers.shift();
+        if (next instanceof Error) throw next;
+        return next ?? "wal";
+      },
+    },
+  };
+}
+const busy = () => Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+
+describe("prepareSqliteFile", () => {
+  it("does not switch a file already in WAL", () => {
+    const { db, calls } = scripted(["wal"]);
+    prepareSqliteFile(db as never, { wal: true });
+    expect(calls).toEqual(["busy_timeout = 5000", "journal_mode"]);
+  });
+
+  it("tries a switch SQLite refused at once again, and stops when it succeeds", () => {
+    const { db, calls } = scripted(["delete", busy(), busy(), "delete", "wal"]);
+    prepareSqliteFile(db as never, { wal: true });
+    expect(calls).toEqual(["busy_timeout = 5000", "journal_mode", "journal_mode = WAL", "journal_mode", "journal_mode", "journal_mode = WAL"]);
+  });
+
+  it("passes on any other error at once", () => {
+    const broken = Object.assign(new Error("file is not a database"), { code: "SQLITE_NOTADB" });
+    const { db } = scripted([broken]);
+    expect(() => prepareSqliteFile(db as never, { wal: true })).toThrow("file is not a database");
+  });
+
+  it("gives up with SQLITE_BUSY once the busy timeout would have ended", () => {
+    const db = { pragma: (source: string) => { if (!source.startsWith("busy_timeout")) throw busy(); } };
+    const started = Date.now();
+    expect(() => prepareSqliteFile(db as never, { wal: true })).toThrow("database is locked");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+  });
+});
+
+describe("several processes open a file whose writer was just killed", () => {
+  it("every opener switches to WAL and writes (5 kills × 6 openers at once)", async () => {
+    const failures: string[] = [];
+    for (let round = 0; round < 5; round += 1) {
+      const file = join(dir, `race-${round}.db`);
+      const writer = run(file, "writer");
+      await new Promise((resolve) => setTimeout(resolve, 150 + round * 20));
+      writer.child.kill("SIGKILL");
+      await writer.done;
+      const openers = await Promise.all(Array.from({ length: 6 }, () => run(file, "opener").done));
+      for (const { code, out } of openers) if (code !== 0) failures.push(`round ${round}: exit ${code} ${out}`);
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+});
