@@ -11,9 +11,14 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  *   address, trailing dots dropped, default ports dropped, `.`/`..` and backslashes in the path
  *   resolved, `user:pass@` ignored. Percent-encoded paths are also tried decoded. A backslash in the
  *   authority is also read as RFC 3986 parsers (curl, urllib, Go) read it: part of the user name
- *   (`http://a.com\@10.0.0.1/` is host 10.0.0.1 there). A deny also reads the hosts that reach the
- *   same place (0.0.0.0 and 127.0.0.1, [::] and [::1], localhost). Matched as
- *   `scheme://host[:port]/path` (query and fragment left out).
+ *   (`http://a.com\@10.0.0.1/` is host 10.0.0.1 there). ASCII tabs and newlines are removed and
+ *   leading and trailing C0 controls stripped first, as WHATWG does (`ht\ttp://`). A path's
+ *   `;parameters` are also dropped per segment, as servlet containers do (`/public/..;/admin` is
+ *   `/admin`). A deny also reads the hosts that reach the same place (0.0.0.0 and 127.0.0.1, [::]
+ *   and [::1], localhost; any 127.0.0.0/8 address and `*.localhost` as loopback; the cloud metadata
+ *   service under each of its names; public names that resolve to loopback or spell an address,
+ *   `127.0.0.1.nip.io`), an IPv6 literal with a zone id without the zone, and a `file:` URL as
+ *   localhost. Matched as `scheme://host[:port]/path` (query and fragment left out).
  * - A value without `scheme://` is read as `https://` + the value, by the URL and the domain
  *   readers alike (`api.example.com:443/admin` is host api.example.com, port 443;
  *   `evil.com?@example.com` is host evil.com; `//evil.com`, `\\evil.com` and `user@evil.com` are
@@ -30,24 +35,45 @@ const SPECIAL_SCHEMES = new Set(["http", "https", "ws", "wss", "ftp", "file"]);
 const SCHEME_RE = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
 
 /**
+ * The value as the WHATWG URL parser sees it before parsing: leading and trailing C0 controls and
+ * spaces stripped, every ASCII tab and newline removed (`ht\ttp://exa\nmple.com/` is
+ * `http://example.com/` to undici and browsers).
+ */
+function whatwgText(value: string): string {
+  return value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, "").replace(/[\t\n\r]/g, "").trim();
+}
+
+/**
+ * An IPv6 literal with a zone id (`[fe80::1%25eth0]`, RFC 6874): WHATWG refuses it, curl and
+ * Python connect to the address on that interface. The value with the zone left out, or undefined.
+ */
+function withoutZone(text: string): string | undefined {
+  const out = text.replace(/(\[[0-9a-fA-F:.]+)%[^\]/?#]*\]/, "$1]");
+  return out === text ? undefined : out;
+}
+
+/**
  * The one parse of a URL-ish value, shared by the url, domain and string readings: a value with a
  * special scheme (`http:`, `https:`, ...) or with `scheme://` is parsed as it is; any other value
  * (`api.example.com:443/x`, `localhost:8080`, `//evil.com`, `user@host`) as `https://` + value and
- * as `http://` + value (clients differ in the scheme they assume; the host is the same). Undefined
- * when a reading cannot be parsed.
+ * as `http://` + value (clients differ in the scheme they assume; the host is the same). With
+ * `restrictive` (a deny or ask), an IPv6 zone id is also read without the zone. Undefined when a
+ * reading cannot be parsed.
  */
-function parseUrlValues(value: string): URL[] | undefined {
-  const text = value.trim();
+function parseUrlValues(value: string, restrictive = false): URL[] | undefined {
+  const text = whatwgText(value);
   if (text === "") return undefined;
   const scheme = SCHEME_RE.exec(text)?.[1]?.toLowerCase();
   const schemed = scheme !== undefined && (SPECIAL_SCHEMES.has(scheme) || text.slice(scheme.length + 1).startsWith("//"));
+  const spellings = schemed ? [text] : [`https://${text}`, `http://${text}`];
   let urls: URL[];
   try {
-    urls = schemed ? [new URL(text)] : [new URL(`https://${text}`), new URL(`http://${text}`)];
+    urls = spellings.map((spelled) => new URL(spelled));
   } catch {
-    return undefined;
+    const zoneless = restrictive ? withoutZone(text) : undefined;
+    return zoneless === undefined ? undefined : parseUrlValues(zoneless, false);
   }
-  for (const spelled of schemed ? [text] : [`https://${text}`, `http://${text}`]) {
+  for (const spelled of spellings) {
     const other = rfc3986Url(spelled);
     if (other !== undefined && other.host !== urls[0]?.host) urls.push(other);
   }
@@ -76,8 +102,8 @@ function rfc3986Url(text: string): URL | undefined {
 
 /**
  * Hosts that reach the same place (a deny on one also holds for the others; an allow never reads
- * them): Linux connects 0.0.0.0 to 127.0.0.1 and [::] to [::1], and localhost is 127.0.0.1 and
- * [::1] (RFC 6761, /etc/hosts).
+ * them): Linux connects 0.0.0.0 to 127.0.0.1 and [::] to [::1]; localhost is 127.0.0.1 and [::1]
+ * (RFC 6761, /etc/hosts).
  */
 const SAME_PLACE: Readonly<Record<string, readonly string[]>> = {
   "0.0.0.0": ["127.0.0.1", "localhost"],
@@ -86,6 +112,64 @@ const SAME_PLACE: Readonly<Record<string, readonly string[]>> = {
   "127.0.0.1": ["localhost"],
   "[::1]": ["localhost"],
 };
+
+/**
+ * The cloud instance metadata service, one place under every name and address it has (a deny on
+ * one holds for all): 169.254.169.254 (AWS, Google Cloud, Azure, Oracle, DigitalOcean, OpenStack,
+ * Hetzner), [fd00:ec2::254] (AWS over IPv6), metadata.google.internal and metadata (Google Cloud),
+ * instance-data (AWS), 169.254.170.2 (AWS ECS task credentials), 169.254.170.23 and [fd00:ec2::23]
+ * (AWS EKS Pod Identity), 100.100.100.200 (Alibaba Cloud), 192.0.0.192 (Oracle Cloud, legacy),
+ * 169.254.0.23 and metadata.tencentyun.com (Tencent Cloud).
+ */
+const METADATA_SERVICE: readonly string[] = [
+  "169.254.169.254",
+  "[fd00:ec2::254]",
+  "metadata.google.internal",
+  "metadata",
+  "instance-data",
+  "instance-data.ec2.internal",
+  "169.254.170.2",
+  "169.254.170.23",
+  "[fd00:ec2::23]",
+  "100.100.100.200",
+  "192.0.0.192",
+  "169.254.0.23",
+  "metadata.tencentyun.com",
+];
+
+/**
+ * Public DNS names that always resolve to the loopback address (set up for local development and
+ * listed in SSRF cheat sheets): the name and every subdomain.
+ */
+const LOOPBACK_NAMES: readonly string[] = ["localtest.me", "lvh.me", "vcap.me", "lacolhost.com"];
+
+/** `127.0.0.1.nip.io`, `app.169-254-169-254.sslip.io`, `a9fea9fe.nip.io`: the IPv4 address a wildcard DNS name spells (nip.io, sslip.io, xip.io resolve such names to it). */
+function spelledIPv4(host: string): string | undefined {
+  const dotted = /(?:^|\.)((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})\.[a-z0-9-]+\.[a-z]+$/.exec(host);
+  if (dotted !== null) return dotted[1];
+  const dashed = /(?:^|[.-])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:-(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})\.[a-z0-9-]+\.[a-z]+$/.exec(host);
+  if (dashed !== null) return dashed[1]!.replace(/-/g, ".");
+  const hex = /(?:^|[.-])([0-9a-f]{8})\.(?:nip|sslip|xip)\.io$/.exec(host);
+  if (hex !== null) return [0, 2, 4, 6].map((i) => parseInt(hex[1]!.slice(i, i + 2), 16)).join(".");
+  return undefined;
+}
+
+/**
+ * The hosts a deny also reads for `host`: the hosts that reach the same place (above), every
+ * 127.0.0.0/8 address as the loopback host, `*.localhost` as localhost (curl, Chromium and
+ * Firefox resolve it to loopback, RFC 6761), the names of the metadata service, the loopback DNS
+ * names, and the address a wildcard DNS name spells.
+ */
+function samePlaceHosts(host: string): string[] {
+  const out = [...(SAME_PLACE[host] ?? [])];
+  const spelled = spelledIPv4(host);
+  if (spelled !== undefined) out.push(spelled, ...(SAME_PLACE[spelled] ?? []));
+  for (const address of [host, ...out]) {
+    if (/^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push("127.0.0.1", "[::1]", "localhost");
+    if (METADATA_SERVICE.includes(address)) out.push(...METADATA_SERVICE);
+  }
+  return [...new Set(out)].filter((other) => other !== host);
+}
 
 /** The 8 16-bit groups of an IPv6 address (no brackets, no zone), or undefined. */
 function ipv6Groups(address: string): number[] | undefined {
@@ -130,7 +214,7 @@ function normaliseHost(hostname: string): string {
 
 /** The host of a domain, URL or email value, normalised; undefined when it cannot be read. */
 export function normaliseDomain(input: string): string | undefined {
-  const text = input.trim();
+  const text = whatwgText(input);
   const bare = text.replace(/^\[|\]$/g, "");
   const url = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text)?.[0];
   if (url === undefined) return undefined;
@@ -140,16 +224,23 @@ export function normaliseDomain(input: string): string | undefined {
 
 /** Every host a domain, URL or email value is read as (WHATWG, and RFC 3986 where it differs), with `sameHosts` the hosts that reach the same place; undefined when it cannot be read. */
 export function domainReadings(input: string, sameHosts = false): string[] | undefined {
-  const text = input.trim();
+  const text = whatwgText(input);
   const bare = text.replace(/^\[|\]$/g, "");
-  const urls = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text);
+  const urls = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text, sameHosts);
   if (urls === undefined) return undefined;
   const hosts = new Set<string>();
   for (const url of urls) {
     const host = normaliseHost(url.hostname);
+    // A file URL reaches this machine's files (its host names no server on POSIX, an SMB share on
+    // Windows): a deny reads it as localhost too, an allow on a domain never holds for it.
+    if (url.protocol === "file:") {
+      if (!sameHosts) return undefined;
+      for (const local of ["localhost", ...samePlaceHosts("localhost")]) hosts.add(local);
+      if (host === "") continue;
+    }
     if (host === "") return undefined;
     hosts.add(host);
-    if (sameHosts) for (const other of SAME_PLACE[host] ?? []) hosts.add(other);
+    if (sameHosts) for (const other of samePlaceHosts(host)) hosts.add(other);
   }
   return [...hosts];
 }
@@ -188,24 +279,26 @@ export function judgeDomain(value: string, patterns: readonly ((domain: string) 
  * percent-decoded; undefined when the value cannot be read as a URL.
  */
 export function urlReadings(value: string, withQuery = false, sameHosts = false): string[] | undefined {
-  const urls = parseUrlValues(value);
+  const urls = parseUrlValues(value, sameHosts);
   if (urls === undefined) return undefined;
   const readings: string[] = [];
   for (const url of urls) {
     const host = normaliseHost(url.hostname);
     if (host === "" && url.protocol !== "file:" && SPECIAL_SCHEMES.has(url.protocol.slice(0, -1))) return undefined;
-    for (const other of sameHosts ? (SAME_PLACE[host] ?? []) : []) readings.push(`${url.protocol}//${other}${url.port === "" ? "" : `:${url.port}`}${url.pathname}${withQuery ? url.search : ""}`);
+    for (const other of sameHosts ? samePlaceHosts(host) : []) readings.push(`${url.protocol}//${other}${url.port === "" ? "" : `:${url.port}`}${url.pathname}${withQuery ? url.search : ""}`);
     const origin = `${url.protocol}//${host}${url.port === "" ? "" : `:${url.port}`}`;
     const query = withQuery ? url.search : "";
     readings.push(`${origin}${url.pathname}${query}`);
-    if (/%[0-9a-fA-F]{2}/.test(url.pathname)) {
-      try {
-        const decoded = new URL(decodeURIComponent(url.pathname), `${origin}/`).pathname;
-        readings.push(`${origin}${decoded}${query}`);
-      } catch {
-        return undefined;
-      }
+    const paths = [url.pathname];
+    try {
+      if (/%[0-9a-fA-F]{2}/.test(url.pathname)) paths.push(new URL(decodeURIComponent(url.pathname), `${origin}/`).pathname);
+      // Servlet containers (Tomcat, Jetty) drop `;parameters` from each segment before resolving
+      // `..`: `/public/..;/admin` is `/admin` there.
+      for (const path of paths.filter((spelled) => spelled.includes(";"))) paths.push(new URL(path.replace(/;[^/]*/g, ""), `${origin}/`).pathname);
+    } catch {
+      return undefined;
     }
+    for (const path of paths.slice(1)) readings.push(`${origin}${path}${query}`);
   }
   return readings;
 }
