@@ -31,17 +31,17 @@ function expectDecision(mode: string, reason: string | undefined, expected: Expe
 
 // ---- URLs ----
 
+/** The hosts an SSRF deny list names (each one WebFetch domain rule): the metadata address and the loopback host. */
+const DENIED_HOSTS = ["169.254.169.254", "localhost", "127.0.0.1"];
 const urlGuard = permissionPolicy(
   parsePolicy(
     `version: 1
 permissions:
-  - { id: no-metadata, rule: "WebFetch(domain:169.254.169.254)", mode: deny }
-  - { id: no-localhost, rule: "WebFetch(domain:localhost)", mode: deny }
-  - { id: no-loopback, rule: "WebFetch(domain:127.0.0.1)", mode: deny }
+${DENIED_HOSTS.map((host) => `  - { rule: "WebFetch(domain:${host})", mode: deny }`).join("\n")}
   - { id: docs, rule: "WebFetch(domain:.example.com)", mode: allow }
   - { id: no-admin, tool: fetch, where: { url: { prefix: "https://api.example.com/admin" } }, mode: deny }
   - { id: public, tool: fetch, where: { url: { url: "https://api.example.com/public/**" } }, mode: allow }
-  - { id: no-internal, tool: get, where: { host: { in: [169.254.169.254, localhost] } }, mode: deny }
+  - { id: no-internal, tool: get, where: { host: { in: [${DENIED_HOSTS.slice(0, 2).join(", ")}] } }, mode: deny }
   - { id: get, tool: get, mode: allow }
 `,
     "yaml",
@@ -364,7 +364,9 @@ function windows(value: string): Landed[] {
   const relative = path.win32.relative(WIN_BASE, full.replace(/^\\\\[?.]\\/, ""));
   if (relative.startsWith("..") || path.win32.isAbsolute(relative)) return [{ path: `/windows:${full}` }];
   let place = ws;
-  for (const name of relative.split("\\")) {
+  for (const stream of relative.split("\\")) {
+    // `name:stream:$TYPE` is a data stream of `name` (Microsoft, 'File Streams (Local File Systems)').
+    const name = stream.replace(/^([^:]+):.*$/, "$1");
     const long = readdirSync(place).find((entry) => shortName(entry) === name.toUpperCase());
     place = path.posix.join(place, /~\d+$/.test(name) && long !== undefined ? long : name);
   }
@@ -378,6 +380,13 @@ interface PathCase {
 }
 
 const resolved = (value: string): Landed[] => [{ path: path.posix.resolve(ws, value) }];
+
+/** The value as written and after one pass of sed removing every `../` and `..\\` (the naive filter), each resolved in the workspace. */
+function oneFilterPass(value: string): Landed[] {
+  const out = spawnSync("sed", ["s#\\.\\.[\\\\/]##g"], { input: value, encoding: "utf8" });
+  if (out.status !== 0) throw new Error(out.stderr);
+  return [...resolved(value), ...resolved(out.stdout.replace(/\n$/, "").replace(/\\/g, "/"))];
+}
 
 const PATH_CLASSES: readonly { readonly name: string; readonly source: string; readonly cases: readonly PathCase[] }[] = [
   {
@@ -433,8 +442,8 @@ const PATH_CLASSES: readonly { readonly name: string; readonly source: string; r
     ],
   },
   {
-    name: "Windows device paths, UNC shares and 8.3 short names",
-    source: "Microsoft, 'File path formats on Windows systems' (DOS device paths `\\\\?\\`, `\\\\.\\`, UNC) and 'Naming Files, Paths, and Namespaces' (8.3 short names); PayloadsAllTheThings 'Directory Traversal' (UNC bypass)",
+    name: "Windows device paths, UNC shares, 8.3 short names and data streams",
+    source: "Microsoft, 'File path formats on Windows systems' (DOS device paths `\\\\?\\`, `\\\\.\\`, UNC), 'Naming Files, Paths, and Namespaces' (8.3 short names) and 'File Streams' (`::$INDEX_ALLOCATION`, `:$I30`); PayloadsAllTheThings 'Directory Traversal' (UNC bypass)",
     cases: [
       { value: "\\\\?\\C:\\work\\ws\\secrets\\api.key", expect: "deny", judge: windows },
       { value: "\\\\.\\C:\\work\\ws\\credentials\\key", expect: "deny", judge: windows },
@@ -442,10 +451,13 @@ const PATH_CLASSES: readonly { readonly name: string; readonly source: string; r
       { value: "\\\\attacker\\share\\payload", expect: "deny", judge: windows },
       { value: `${shortName("credentials")}/key`, expect: "deny", judge: windows },
       { value: `${shortName("credentials").toLowerCase()}\\key`, expect: "deny", judge: windows },
+      { value: "secrets::$INDEX_ALLOCATION\\api.key", expect: "deny", judge: windows },
+      { value: "credentials:$I30:$INDEX_ALLOCATION/key", expect: "deny", judge: windows },
+      { value: "secrets/api.key:hidden", expect: "deny", judge: windows },
     ],
   },
   {
-    name: "globs and braces a shell expands (`.*` is `..` to sh, `secre*`, `api.ke?`, `[s]`, `{a,b}`)",
+    name: "globs, braces and command substitution a shell expands (`.*` is `..` to sh, `secre*`, `api.ke?`, `[s]`, `{a,b}`, `$(...)`)",
     source: "POSIX 'Pattern Matching Notation' and bash 'Brace Expansion' (sh expands `.*` to `.` and `..`); anthropics/claude-code#56816 and #39834 (rules compared with the text, the shell runs the expansion)",
     cases: [
       { value: "docs/.*/secrets/api.key", expect: "deny", judge: shell("dash") },
@@ -457,6 +469,19 @@ const PATH_CLASSES: readonly { readonly name: string; readonly source: string; r
       { value: "docs/{a,../secrets/api}.md", expect: "deny", judge: shell("bash") },
       { value: "docs/*.md", expect: "allow", judge: shell("dash") },
       { value: "docs/{a,b}.md", expect: "allow", judge: shell("bash") },
+      { value: "$(echo secrets)/api.key", expect: "deny", judge: shell("bash") },
+      { value: "`printf credentials`/key", expect: "deny", judge: shell("dash") },
+    ],
+  },
+  {
+    name: "sequences a one-pass `../` filter turns into `../` (`....//`, `..././`, `....\\/`)",
+    source: "PayloadsAllTheThings 'Directory Traversal' (filter bypass `....//`, `..././`); CWE-182 (collapse of data into unsafe value)",
+    cases: [
+      { value: "docs/....//secrets/api.key", expect: "deny", judge: oneFilterPass },
+      { value: "docs/..././credentials/key", expect: "deny", judge: oneFilterPass },
+      { value: "docs/....\\/secrets/api.key", expect: "deny", judge: oneFilterPass },
+      { value: "....//....//etc/passwd", expect: "deny", judge: oneFilterPass },
+      { value: "docs/.../a.md", expect: "allow", judge: oneFilterPass },
     ],
   },
   {

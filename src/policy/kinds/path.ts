@@ -7,8 +7,9 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  * `path` matcher. A value is resolved as the tool would read it: relative to a declared base,
  * `.`/`..`/`./`/repeated slashes/trailing `/.` removed; backslashes read as separators too,
  * `%2e%2e%2f`-style percent-encoding decoded too (up to three times; overlong UTF-8 and `%u`
- * escapes too), Windows' best-fit characters (`．．／`, `¥`), cut at a NUL byte, trimmed, names as
- * Windows reads them (trailing dots and spaces, `::$DATA`), NFC and NFD, `/proc/self/root` and
+ * escapes too), Windows' best-fit characters (`．．／`, `¥`), cut at a NUL byte, trimmed, after a
+ * one-pass `../` filter (`....//`), names as Windows reads them (trailing dots and spaces, data
+ * streams), NFC and NFD, `/proc/self/root` and
  * `/proc/self/cwd` as the root and the base, braces and dot-globs as a shell expands them, and
  * (through this machine's files) globs as the files they match (each spelling is a separate
  * reading: a deny matches if ANY reading matches, an allow only if EVERY reading does). A path that
@@ -94,15 +95,28 @@ const MAX_DECODINGS = 3;
 
 /**
  * The path as Windows reads it (Win32 path normalisation): trailing dots and spaces of each name
- * dropped (`secrets./a` is `secrets/a`, `.env.` is `.env`) and the default data stream named
- * (`.env::$DATA` is `.env`). Undefined when that changes nothing.
+ * dropped (`secrets./a` is `secrets/a`, `.env.` is `.env`) and a data stream read as the file or
+ * directory it belongs to (`.env::$DATA`, `.env:hidden`, `secrets::$INDEX_ALLOCATION` and
+ * `secrets:$I30:$INDEX_ALLOCATION` are `.env` and `secrets`). Undefined when that changes nothing.
  */
 function windowsReading(value: string): string | undefined {
   const out = value
     .split("/")
-    .map((name) => (/^\.+$/.test(name) ? name : name.replace(/::\$DATA$/i, "").replace(/[. ]+$/, "")))
+    .map((name) => (/^\.+$/.test(name) ? name : name.replace(/^([^:]+):.*$/, "$1").replace(/[. ]+$/, "")))
     .join("/");
   return out === value ? undefined : out;
+}
+
+/** The `..` names in a path. */
+const parentCount = (spelling: string) => spelling.split(/[\\/]/).filter((name) => name === "..").length;
+
+/**
+ * The value after a filter that removes `../` (and `..\\`) once, as naive sanitizers do, when that
+ * makes more `..` than it removes (`....//etc` is `../etc`, `..././x` is `../x`); undefined otherwise.
+ */
+function strippedReading(spelling: string): string | undefined {
+  const out = spelling.replace(/\.\.[\\/]/g, "");
+  return parentCount(out) > parentCount(spelling) ? out : undefined;
 }
 
 /**
@@ -160,6 +174,10 @@ function spellingsOf(value: string): Set<string> {
       if (fitted !== undefined) add(fitted);
     }
   }
+  for (const spelling of [...spellings].filter((text) => text.includes("..."))) {
+    const stripped = strippedReading(spelling);
+    if (stripped !== undefined) add(stripped);
+  }
   for (const spelling of [...spellings]) {
     const nul = spelling.indexOf("\u0000");
     if (nul > 0) add(spelling.slice(0, nul));
@@ -168,7 +186,7 @@ function spellingsOf(value: string): Set<string> {
     const trimmed = spelling.trim();
     if (trimmed !== spelling && trimmed !== "") add(trimmed);
   }
-  for (const spelling of /[. ](?:$|[\\/%])|::/.test(value) || value.includes("%") ? [...spellings] : []) {
+  for (const spelling of /[. ](?:$|[\\/%])|:/.test(value) || value.includes("%") ? [...spellings] : []) {
     const windows = windowsReading(spelling);
     if (windows !== undefined) spellings.add(windows);
   }
@@ -184,10 +202,11 @@ function spellingsOf(value: string): Set<string> {
 
 /**
  * Nowhere the guard can place: home directories (`~`, `~user`), drive letters, Windows device and
- * UNC paths (`\\\\?\\C:\\`, `\\\\.\\`, `\\\\server\\share`, `//?/`), URLs, and environment variables a tool
- * may expand (`$HOME/x`, `${HOME}`, `%USERPROFILE%`).
+ * UNC paths (`\\\\?\\C:\\`, `\\\\.\\`, `\\\\server\\share`, `//?/`), URLs, environment variables a tool
+ * may expand (`$HOME/x`, `${HOME}`, `%USERPROFILE%`), and commands a shell would run in it (`$(...)`,
+ * backquotes).
  */
-const UNPLACEABLE_RE = /^(?:~|[a-zA-Z]:|file:|\\\\|[\\/]{2}[?.][\\/])|(?:^|\/)(?:\$\{?[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%)/i;
+const UNPLACEABLE_RE = /^(?:~|[a-zA-Z]:|file:|\\\\|[\\/]{2}[?.][\\/])|(?:^|\/)(?:\$\{?[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%)|\$\(|`/i;
 
 /** A Windows 8.3 short name (`PROGRA~1`, `SECRET~1.TXT`): any long name with that prefix on a volume that makes them. */
 const SHORT_NAME_RE = /(?:^|\/)[^\s~./]{1,6}~\d{1,6}(?:\.[^./]{0,3})?(?:\/|$)/;
