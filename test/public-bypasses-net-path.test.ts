@@ -41,6 +41,8 @@ ${DENIED_HOSTS.map((host) => `  - { rule: "WebFetch(domain:${host})", mode: deny
   - { id: docs, rule: "WebFetch(domain:.example.com)", mode: allow }
   - { id: no-admin, tool: fetch, where: { url: { prefix: "https://api.example.com/admin" } }, mode: deny }
   - { id: public, tool: fetch, where: { url: { url: "https://api.example.com/public/**" } }, mode: allow }
+  - { id: origin, tool: crawl, where: { url: { prefix: "https://docs.example.com" } }, mode: allow }
+  - { id: v1, tool: crawl, where: { url: { prefix: "https://api.example.com/v1" } }, mode: allow }
   - { id: no-internal, tool: get, where: { host: { in: [${DENIED_HOSTS.slice(0, 2).join(", ")}] } }, mode: deny }
   - { id: get, tool: get, mode: allow }
 `,
@@ -73,7 +75,7 @@ interface UrlCase {
 interface UrlClass {
   readonly name: string;
   readonly source: string;
-  readonly tool?: "WebFetch" | "fetch";
+  readonly tool?: "WebFetch" | "fetch" | "crawl";
   readonly cases: readonly UrlCase[];
 }
 
@@ -180,6 +182,22 @@ const URL_CLASSES: readonly UrlClass[] = [
     ],
   },
   {
+    name: "a URL prefix allow is a string prefix only up to the end of a host or path name (`https://docs.example.com` vs `https://docs.example.com.evil.net`)",
+    source: "CVE-2024-0243 (LangChain RecursiveUrlLoader `prevent_outside` by string prefix; langchain-ai/langchain#15559) and langchain-ai/langchainjs#9990 (startsWith URL matching replaced by origin comparison)",
+    tool: "crawl",
+    cases: [
+      { url: "https://docs.example.com.evil.net/", expect: "not-allow", judge: "whatwg" },
+      { url: "https://docs.example.com-evil.net/x", expect: "not-allow", judge: "whatwg" },
+      { url: "https://docs.example.com:8443/", expect: "not-allow", judge: "whatwg" },
+      { url: "https://api.example.com/v1-admin/users", expect: "not-allow", judge: "whatwg" },
+      { url: "https://api.example.com/v10/x", expect: "not-allow", judge: "whatwg" },
+      { url: "https://docs.example.com/guide", expect: "allow", judge: "whatwg" },
+      { url: "https://docs.example.com?page=2", expect: "allow", judge: "whatwg" },
+      { url: "https://api.example.com/v1/users", expect: "allow", judge: "whatwg" },
+      { url: "https://api.example.com/v1?limit=5", expect: "allow", judge: "whatwg" },
+    ],
+  },
+  {
     name: "servlet path parameters (`..;/`) that Tomcat and Jetty drop before resolving `..`",
     source: "Orange Tsai, 'Breaking Parser Logic! Take Your Path Normalization Off and Pop 0days Out' (Black Hat USA 2018)",
     tool: "fetch",
@@ -230,7 +248,11 @@ describe("public URL bypass classes: URLs are read as clients connect (more repo
         const url = c.url.replace("{port}", String(port));
         if (c.judge === "whatwg") {
           const parsed = new URL(url);
-          if (tool === "fetch") {
+          if (tool === "crawl") {
+            // The judge: the origin is docs.example.com's, or the path is /v1 or below it on api.example.com's.
+            const inside = parsed.origin === "https://docs.example.com" || (parsed.origin === "https://api.example.com" && /^\/v1(?:\/|$)/.test(parsed.pathname));
+            expect(c.expect, parsed.href).toBe(inside ? "allow" : "not-allow");
+          } else if (tool === "fetch") {
             const served = servletPath(url);
             const place = parsed.host !== "api.example.com" ? "not-allow" : served.startsWith("/admin") ? "deny" : served.startsWith("/public/") ? "allow" : "not-allow";
             expect(c.expect, served).toBe(place);

@@ -145,9 +145,14 @@ export function kindedStringTest(
   // unless the rule says caseSensitive: false; a deny ignores case unless it says caseSensitive: true.
   const asWritten = kind === "path" && own.caseSensitive === undefined ? compile({ ...own, caseSensitive: true } as StringMatcher) : test;
   // A path `prefix` allow holds at a name boundary: `/srv/docs` covers `/srv/docs` and `/srv/docs/x`,
-  // never `/srv/docs-evil/x` (a deny keeps the plain text prefix, which covers more).
-  const boundary = kind === "path" && "prefix" in own && typeof own.prefix === "string" && own.prefix !== "" && !own.prefix.endsWith("/") ? own.prefix.length : undefined;
-  const allowTest = boundary === undefined ? asWritten : (reading: string) => asWritten(reading) && (reading.length === boundary || reading[boundary] === "/");
+  // never `/srv/docs-evil/x`; a URL `prefix` allow ending inside a host or a path name holds at the
+  // end of it: `https://docs.example.com` never covers `https://docs.example.com.evil.net/`, nor
+  // `https://api.example.com/v1` `https://api.example.com/v1-admin` (a deny keeps the plain text
+  // prefix, which covers more).
+  const prefix = "prefix" in own && typeof own.prefix === "string" && own.prefix !== "" ? own.prefix : undefined;
+  const boundary = prefix === undefined ? undefined : kind === "path" && !prefix.endsWith("/") ? prefix.length : kind === "url" && /[\w.~%-]$/.test(prefix) ? prefix.length : undefined;
+  const ends = kind === "url" ? "/?#" : "/";
+  const allowTest = boundary === undefined ? asWritten : (reading: string) => asWritten(reading) && (reading.length === boundary || ends.includes(reading[boundary]!));
   const cache = new Map<string, Readings>();
   const cached = kind === "path" ? read : (text: string, restrictive: boolean): Readings => {
     const key = restrictive ? `1${text}` : `0${text}`;
