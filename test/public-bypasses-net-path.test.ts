@@ -109,6 +109,8 @@ const URL_CLASSES: readonly UrlClass[] = [
       { url: "http://LocalHost\uff0e/", expect: "deny", judge: "whatwg" },
       { url: "https://DOCS.EXAMPLE.COM./", expect: "allow", judge: "whatwg" },
       { url: "https://%64ocs.example.com/", expect: "allow", judge: "whatwg" },
+      { url: "https://docs.ex\u0430mple.com/", expect: "not-allow", judge: "whatwg" },
+      { url: "http://\u24db\u24de\u24d2\u24d0\u24db\u24d7\u24de\u24e2\u24e3:8080/", expect: "deny", judge: "whatwg" },
     ],
   },
   {
@@ -504,6 +506,16 @@ const PATH_CLASSES: readonly { readonly name: string; readonly source: string; r
       { value: "docs/....\\/secrets/api.key", expect: "deny", judge: oneFilterPass },
       { value: "....//....//etc/passwd", expect: "deny", judge: oneFilterPass },
       { value: "docs/.../a.md", expect: "allow", judge: oneFilterPass },
+    ],
+  },
+  {
+    name: "letter case on case-insensitive file systems (APFS, NTFS and FAT by default)",
+    source: "Apple, 'File System Programming Guide' (case-insensitive APFS/HFS+ by default); Microsoft, 'Case sensitivity' (NTFS); anthropics/claude-code#22907 (deny rules bypassed by another spelling of the path)",
+    cases: [
+      { value: "SECRETS/api.key", expect: "deny", judge: (v) => resolved(v.toLowerCase()) },
+      { value: "Secrets/API.KEY", expect: "deny", judge: (v) => resolved(v.toLowerCase()) },
+      { value: `${ws}/CREDENTIALS/Key`, expect: "deny", judge: (v) => resolved(`${ws}${v.slice(ws.length).toLowerCase()}`) },
+      { value: "docs/../SeCrEtS/api.key", expect: "deny", judge: (v) => resolved(v.toLowerCase()) },
     ],
   },
   {
