@@ -57,10 +57,10 @@ function withoutZone(text: string): string | undefined {
  * special scheme (`http:`, `https:`, ...) or with `scheme://` is parsed as it is; any other value
  * (`api.example.com:443/x`, `localhost:8080`, `//evil.com`, `user@host`) as `https://` + value and
  * as `http://` + value (clients differ in the scheme they assume; the host is the same). With
- * `restrictive` (a deny or ask), an IPv6 zone id is also read without the zone. Undefined when a
- * reading cannot be parsed.
+ * `restrictive` (a deny or ask), an IPv6 zone id is also read without the zone (a guess: `doubtful`).
+ * Undefined when a reading cannot be parsed.
  */
-function parseUrlValues(value: string, restrictive = false): URL[] | undefined {
+function parseUrlValues(value: string, restrictive = false): { urls: URL[]; doubtful: boolean } | undefined {
   const text = whatwgText(value);
   if (text === "") return undefined;
   const scheme = SCHEME_RE.exec(text)?.[1]?.toLowerCase();
@@ -71,13 +71,23 @@ function parseUrlValues(value: string, restrictive = false): URL[] | undefined {
     urls = spellings.map((spelled) => new URL(spelled));
   } catch {
     const zoneless = restrictive ? withoutZone(text) : undefined;
-    return zoneless === undefined ? undefined : parseUrlValues(zoneless, false);
+    const read = zoneless === undefined ? undefined : parseUrlValues(zoneless, false);
+    return read === undefined ? undefined : { urls: read.urls, doubtful: true };
   }
   for (const spelled of spellings) {
     const other = rfc3986Url(spelled);
     if (other !== undefined && other.host !== urls[0]?.host) urls.push(other);
   }
-  return urls;
+  return { urls, doubtful: false };
+}
+
+/**
+ * The readings of a URL or host value, and whether one of them is a guess (`doubtful`: a deny or
+ * ask none of them matches cannot tell; an allow never holds).
+ */
+export interface NetReadings {
+  readonly texts: string[];
+  readonly doubtful: boolean;
 }
 
 /**
@@ -216,33 +226,45 @@ function normaliseHost(hostname: string): string {
 export function normaliseDomain(input: string): string | undefined {
   const text = whatwgText(input);
   const bare = text.replace(/^\[|\]$/g, "");
-  const url = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text)?.[0];
+  const url = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text)?.urls[0];
   if (url === undefined) return undefined;
   const host = normaliseHost(url.hostname);
   return host === "" ? undefined : host;
 }
 
 /** Every host a domain, URL or email value is read as (WHATWG, and RFC 3986 where it differs), with `sameHosts` the hosts that reach the same place; undefined when it cannot be read. */
-export function domainReadings(input: string, sameHosts = false): string[] | undefined {
+export function domainReadings(input: string, sameHosts = false): NetReadings | undefined {
   const text = whatwgText(input);
   const bare = text.replace(/^\[|\]$/g, "");
-  const urls = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text, sameHosts);
-  if (urls === undefined) return undefined;
+  const parsed = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text, sameHosts);
+  if (parsed === undefined) return undefined;
+  let doubtful = parsed.doubtful;
   const hosts = new Set<string>();
-  for (const url of urls) {
+  for (const url of parsed.urls) {
     const host = normaliseHost(url.hostname);
     // A file URL reaches this machine's files (its host names no server on POSIX, an SMB share on
-    // Windows): a deny reads it as localhost too, an allow on a domain never holds for it.
+    // Windows): a deny reads it as localhost too (and cannot tell otherwise when it names no host),
+    // an allow on a domain never holds for it.
     if (url.protocol === "file:") {
       if (!sameHosts) return undefined;
       for (const local of ["localhost", ...samePlaceHosts("localhost")]) hosts.add(local);
-      if (host === "") continue;
+      if (host === "") {
+        doubtful = true;
+        continue;
+      }
     }
     if (host === "") return undefined;
     hosts.add(host);
     if (sameHosts) for (const other of samePlaceHosts(host)) hosts.add(other);
   }
-  return [...hosts];
+  return { texts: [...hosts], doubtful };
+}
+
+/** A verdict over readings: a deny or ask matches when any reading does (cannot tell when none does and one is a guess), an allow when every reading does and none is a guess. */
+function judgeReadings(read: NetReadings | undefined, matches: (text: string) => boolean, restrictive: boolean): Verdict {
+  if (read === undefined) return restrictive ? UNKNOWN : NO;
+  if (restrictive) return read.texts.some(matches) ? YES : read.doubtful ? UNKNOWN : NO;
+  return !read.doubtful && read.texts.every(matches) ? YES : NO;
 }
 
 /** `example.com`: exactly; `*.example.com`: any subdomain; `.example.com`: the domain and its subdomains. */
@@ -268,21 +290,18 @@ export function compileDomainPattern(pattern: string): (domain: string) => boole
 }
 
 export function judgeDomain(value: string, patterns: readonly ((domain: string) => boolean)[], restrictive: boolean): Verdict {
-  const domains = domainReadings(value, restrictive);
-  if (domains === undefined) return restrictive ? UNKNOWN : NO;
-  if (restrictive) return domains.some((domain) => patterns.some((test) => test(domain))) ? YES : NO;
-  return domains.every((domain) => patterns.some((test) => test(domain))) ? YES : NO;
+  return judgeReadings(domainReadings(value, restrictive), (domain) => patterns.some((test) => test(domain)), restrictive);
 }
 
 /**
  * Readings of a URL: `scheme://host[:port]/path` (with `?query` when `withQuery`), the path also
  * percent-decoded; undefined when the value cannot be read as a URL.
  */
-export function urlReadings(value: string, withQuery = false, sameHosts = false): string[] | undefined {
-  const urls = parseUrlValues(value, sameHosts);
-  if (urls === undefined) return undefined;
+export function urlReadings(value: string, withQuery = false, sameHosts = false): NetReadings | undefined {
+  const parsed = parseUrlValues(value, sameHosts);
+  if (parsed === undefined) return undefined;
   const readings: string[] = [];
-  for (const url of urls) {
+  for (const url of parsed.urls) {
     const host = normaliseHost(url.hostname);
     if (host === "" && url.protocol !== "file:" && SPECIAL_SCHEMES.has(url.protocol.slice(0, -1))) return undefined;
     for (const other of sameHosts ? samePlaceHosts(host) : []) readings.push(`${url.protocol}//${other}${url.port === "" ? "" : `:${url.port}`}${url.pathname}${withQuery ? url.search : ""}`);
@@ -300,12 +319,12 @@ export function urlReadings(value: string, withQuery = false, sameHosts = false)
     }
     for (const path of paths.slice(1)) readings.push(`${origin}${path}${query}`);
   }
-  return readings;
+  return { texts: readings, doubtful: parsed.doubtful };
 }
 
 /** A URL glob (`https://api.example.com/v1/**`); `*` does not cross `/`, `**` does. */
 export function compileUrlPattern(pattern: string): (reading: string) => boolean {
-  const readings = urlReadings(pattern.replace(/\*/g, "__STAR__"));
+  const readings = urlReadings(pattern.replace(/\*/g, "__STAR__"))?.texts;
   if (readings === undefined || readings[0] === undefined) throw new TypeError(`url pattern ${JSON.stringify(pattern)} is not a URL`);
   const glob = readings[0].replace(/__star__|__STAR__/g, "*");
   const alternatives = glob.endsWith("/**") ? [glob, glob.slice(0, -3)] : [glob];
@@ -314,10 +333,7 @@ export function compileUrlPattern(pattern: string): (reading: string) => boolean
 }
 
 export function judgeUrl(value: string, patterns: readonly ((reading: string) => boolean)[], restrictive: boolean): Verdict {
-  const readings = urlReadings(value, false, restrictive);
-  if (readings === undefined) return restrictive ? UNKNOWN : NO;
-  if (restrictive) return readings.some((reading) => patterns.some((test) => test(reading))) ? YES : NO;
-  return readings.every((reading) => patterns.some((test) => test(reading))) ? YES : NO;
+  return judgeReadings(urlReadings(value, false, restrictive), (reading) => patterns.some((test) => test(reading)), restrictive);
 }
 
 const ADDRESS_RE = /<([^<>]*)>|([^\s,;<>"]+@[^\s,;<>"]+)|"[^"]*"@[^\s,;<>]+/g;

@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { commandTexts } from "./command.js";
-import { domainReadings, emailAddresses, normaliseDomain, urlReadings } from "./net.js";
+import { domainReadings, emailAddresses, normaliseDomain, urlReadings, type NetReadings } from "./net.js";
 import { readPathValue, type PathReadOptions } from "./path.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -64,6 +64,9 @@ interface Readings {
   unplaced: boolean;
 }
 
+/** URL or host readings as the test compares them. */
+const netReadings = (read: NetReadings | undefined): Readings => ({ texts: read?.texts, doubtful: read?.doubtful === true, unplaced: false });
+
 /** A plain string matcher on a kinded field, compiled. */
 export interface KindedTest {
   readonly test: (text: string, restrictive: boolean) => Verdict;
@@ -111,12 +114,12 @@ export function kindedStringTest(
       break;
     }
     case "url":
-      own = normaliseEquality(matcher, (text) => urlReadings(text, true)?.[0]);
-      read = (text, restrictive) => ({ texts: urlReadings(text, true, restrictive), doubtful: false, unplaced: false });
+      own = normaliseEquality(matcher, (text) => urlReadings(text, true)?.texts[0]);
+      read = (text, restrictive) => netReadings(urlReadings(text, true, restrictive));
       break;
     case "domain":
       own = normaliseEquality(matcher, normaliseDomain);
-      read = (text, restrictive) => ({ texts: domainReadings(text, restrictive), doubtful: false, unplaced: false });
+      read = (text, restrictive) => netReadings(domainReadings(text, restrictive));
       break;
     case "email":
       own = normaliseEquality(matcher, (text) => emailAddresses(text)?.[0]);
