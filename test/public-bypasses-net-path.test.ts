@@ -278,6 +278,13 @@ describe("public URL bypass classes: URLs are read as clients connect (more repo
     expect(() => fileURLToPath("file://docs.example.com/etc/passwd")).toThrow();
   });
 
+  it("a reading that is a guess (a zone id left out, a file URL with no host) keeps a deny that does not match it asking", () => {
+    const denyList = permissionPolicy(parsePolicy(`version: 1\npermissions:\n  - { rule: "WebFetch(domain:169.254.169.254)", mode: deny }\n  - { tool: WebFetch, mode: allow }\n`, "yaml", "deny-list.yaml"));
+    for (const url of ["file:///etc/passwd", "http://[fe80::1%25eth0]/", "http://[fe80::1%eth0]/"]) expect(denyList.decide("WebFetch", { url }).mode, url).toBe("ask");
+    expect(denyList.decide("WebFetch", { url: "http://[::ffff:a9fe:a9fe%25eth0]/" }).mode).toBe("deny");
+    expect(denyList.decide("WebFetch", { url: "https://example.org/" }).mode).toBe("allow");
+  });
+
   it("a host allow is not widened by the deny-side readings (loopback names, metadata names, spelled addresses)", () => {
     const local = permissionPolicy(parsePolicy(`version: 1\npermissions:\n  - { id: dev, rule: "WebFetch(domain:localhost)", mode: allow }\n  - { id: meta, rule: "WebFetch(domain:169.254.169.254)", mode: allow }\n`, "yaml", "allow.yaml"));
     for (const url of ["http://127.0.0.2/", "http://foo.localhost/", "http://localtest.me/", "http://127.0.0.1.nip.io/", "http://[::1%25lo]/", "http://metadata.google.internal/", "http://[fd00:ec2::254]/", "file:///etc/passwd"]) {
