@@ -40,6 +40,7 @@ const SCHEME_RE = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
  * `http://example.com/` to undici and browsers).
  */
 function whatwgText(value: string): string {
+  if (!/[\u0000-\u0020]/.test(value)) return value;
   return value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, "").replace(/[\t\n\r]/g, "").trim();
 }
 
@@ -170,9 +171,19 @@ function spelledIPv4(host: string): string | undefined {
  * Firefox resolve it to loopback, RFC 6761), the names of the metadata service, the loopback DNS
  * names, and the address a wildcard DNS name spells.
  */
-function samePlaceHosts(host: string): string[] {
+function samePlaceHosts(host: string): readonly string[] {
+  let known = samePlaceCache.get(host);
+  if (known === undefined) {
+    if (samePlaceCache.size >= 1024) samePlaceCache.clear();
+    samePlaceCache.set(host, (known = samePlaceHostsOf(host)));
+  }
+  return known;
+}
+const samePlaceCache = new Map<string, readonly string[]>();
+
+function samePlaceHostsOf(host: string): string[] {
   const out = [...(SAME_PLACE[host] ?? [])];
-  const spelled = spelledIPv4(host);
+  const spelled = /\d/.test(host) ? spelledIPv4(host) : undefined;
   if (spelled !== undefined) out.push(spelled, ...(SAME_PLACE[spelled] ?? []));
   for (const address of [host, ...out]) {
     if (/^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push("127.0.0.1", "[::1]", "localhost");

@@ -115,6 +115,7 @@ const parentCount = (spelling: string) => spelling.split(/[\\/]/).filter((name) 
  * makes more `..` than it removes (`....//etc` is `../etc`, `..././x` is `../x`); undefined otherwise.
  */
 function strippedReading(spelling: string): string | undefined {
+  if (!spelling.includes("...")) return undefined;
   const out = spelling.replace(/\.\.[\\/]/g, "");
   return parentCount(out) > parentCount(spelling) ? out : undefined;
 }
@@ -154,7 +155,7 @@ function bestFitReading(text: string): string | undefined {
  * as Windows reads names, composed and decomposed (NFC, NFD).
  */
 function spellingsOf(value: string): Set<string> {
-  const spellings = new Set<string>([value]);
+  const spellings = new Set<string>();
   const add = (spelling: string) => {
     spellings.add(spelling);
     if (spelling.includes("\\")) spellings.add(spelling.replace(/\\/g, "/"));
@@ -174,15 +175,16 @@ function spellingsOf(value: string): Set<string> {
       if (fitted !== undefined) add(fitted);
     }
   }
-  for (const spelling of [...spellings].filter((text) => text.includes("..."))) {
+  const encoded = value.includes("%");
+  for (const spelling of value.includes("...") || encoded ? [...spellings] : []) {
     const stripped = strippedReading(spelling);
     if (stripped !== undefined) add(stripped);
   }
-  for (const spelling of [...spellings]) {
+  for (const spelling of value.includes("\u0000") || encoded ? [...spellings] : []) {
     const nul = spelling.indexOf("\u0000");
     if (nul > 0) add(spelling.slice(0, nul));
   }
-  for (const spelling of [...spellings]) {
+  for (const spelling of /^\s|\s$/.test(value) || encoded ? [...spellings] : []) {
     const trimmed = spelling.trim();
     if (trimmed !== spelling && trimmed !== "") add(trimmed);
   }
@@ -277,24 +279,25 @@ function lexicalReadings(value: string, base: string): PathReadings {
   let unreadable = false;
   let escapes = false;
   const spellings = spellingsOf(value);
-  for (const spelling of [...spellings]) {
+  for (const spelling of /file:|[{%]/i.test(value) ? [...spellings] : []) {
     const named = fileUrlPath(spelling);
     if (named !== undefined) spellings.add(named); // read for denies; the URL itself stays unplaceable
     const braced = spelling.includes("{") ? braceWords(spelling) : undefined;
     if (braced !== undefined && braced.length === 0) unreadable = true; // too many words to place
     for (const word of braced ?? []) spellings.add(word);
   }
-  for (const spelling of [...spellings]) {
+  for (const spelling of /[*?[%]/.test(value) ? [...spellings] : []) {
     const globbed = /[*?[]/.test(spelling) ? dotGlobReading(spelling) : undefined;
     if (globbed !== undefined) spellings.add(globbed);
   }
   for (const spelling of spellings) {
-    if (UNPLACEABLE_RE.test(spelling) || SHORT_NAME_RE.test(spelling)) {
+    if (UNPLACEABLE_RE.test(spelling) || (spelling.includes("~") && SHORT_NAME_RE.test(spelling))) {
       unreadable = true; // home directories, drive letters, devices, URLs, variables, short names: nowhere the guard can place
       continue;
     }
     const absolute = posix.resolve(base, spelling);
-    if (OPEN_FILE_RE.test(absolute)) unreadable = true; // an open file of the tool's process: anything
+    const special = absolute.startsWith("/proc/") || absolute.startsWith("/dev/") || spelling.includes("proc");
+    if (special && OPEN_FILE_RE.test(absolute)) unreadable = true; // an open file of the tool's process: anything
     const relative = relativeTo(base, absolute);
     if (!spelling.startsWith("/")) {
       const normal = posix.normalize(spelling);
@@ -302,8 +305,7 @@ function lexicalReadings(value: string, base: string): PathReadings {
     }
     const places = [absolute];
     // The kernel follows /proc/<pid>/root and /proc/<pid>/cwd before it reads a `..` after them.
-    const written = spelling.replace(/\/+/g, "/").replace(/\/\.(?=\/|$)/g, "");
-    for (const form of [absolute, written]) {
+    for (const form of special ? [absolute, spelling.replace(/\/+/g, "/").replace(/\/\.(?=\/|$)/g, "")] : []) {
       const proc = PROC_LINK_RE.exec(form);
       if (proc !== null) places.push(posix.resolve(proc[1] === "root" ? "/" : base, `.${form.slice(proc[0].length)}`));
     }
