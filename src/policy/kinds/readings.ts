@@ -153,7 +153,7 @@ export function kindedStringTest(
   // `https://api.example.com/v1` `https://api.example.com/v1-admin` (a deny keeps the plain text
   // prefix, which covers more).
   const prefix = "prefix" in own && typeof own.prefix === "string" && own.prefix !== "" ? own.prefix : undefined;
-  const boundary = prefix === undefined ? undefined : kind === "path" && !prefix.endsWith("/") ? prefix.length : kind === "url" && /[\w.~%-]$/.test(prefix) ? prefix.length : undefined;
+  const boundary = prefix === undefined ? undefined : kind === "path" && !prefix.endsWith("/") ? prefix.length : kind === "url" && /[\w-]$/.test(prefix) ? prefix.length : undefined;
   const ends = kind === "url" ? "/?#" : "/";
   const allowTest = boundary === undefined ? asWritten : (reading: string) => asWritten(reading) && (reading.length === boundary || ends.includes(reading[boundary]!));
   const cache = new Map<string, Readings>();
