@@ -114,7 +114,7 @@ const URL_CLASSES: readonly UrlClass[] = [
     ],
   },
   {
-    name: "scheme confusion and other schemes (`http:/`, `http:`, `\\\\`, `gopher:`, `dict:`, `ftp:`, `ws:`)",
+    name: "scheme confusion and other schemes (`http:/`, `http:`, `\\\\`, `gopher:`, `dict:`, `ftp:`, `ws:`, `data:`, `javascript:`)",
     source: "PayloadsAllTheThings 'Server Side Request Forgery' (URL schemes: gopher, dict, ftp; bypass using malformed URLs); Orange Tsai, 'A New Era of SSRF' (Black Hat USA 2017)",
     cases: [
       { url: "http:/169.254.169.254/", expect: "deny", judge: "whatwg" },
@@ -126,6 +126,8 @@ const URL_CLASSES: readonly UrlClass[] = [
       { url: "ftp://169.254.169.254/", expect: "deny", judge: "whatwg" },
       { url: "ws://[::1]:9222/devtools", expect: "deny", judge: "whatwg" },
       { url: "wss://0x7f.1/", expect: "deny", judge: "whatwg" },
+      { url: "data:text/html,<script>fetch('https://docs.example.com/')</script>", expect: "not-allow", judge: "whatwg" },
+      { url: "javascript:fetch('//docs.example.com/')", expect: "not-allow", judge: "whatwg" },
     ],
   },
   {
