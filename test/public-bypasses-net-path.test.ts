@@ -162,8 +162,8 @@ const URL_CLASSES: readonly UrlClass[] = [
     ],
   },
   {
-    name: "public DNS names that resolve to loopback or to the address they spell (nip.io, sslip.io, localtest.me, lvh.me)",
-    source: "PayloadsAllTheThings 'Server Side Request Forgery' (bypass using a domain redirection: localtest.me, 127.0.0.1.nip.io); BaseIntelligence/bounty-challenge#4813; the nip.io and sslip.io documentation",
+    name: "names that resolve to loopback or to the address they spell (nip.io, sslip.io, localtest.me, lvh.me, /etc/hosts aliases)",
+    source: "PayloadsAllTheThings 'Server Side Request Forgery' (bypass using a domain redirection: localtest.me, 127.0.0.1.nip.io); BaseIntelligence/bounty-challenge#4813; Kikobeats/is-local-address#27 (localhost.localdomain); the nip.io and sslip.io documentation; Red Hat's and Debian's default /etc/hosts",
     cases: [
       { url: "http://127.0.0.1.nip.io/admin", expect: "deny", judge: { documented: "loopback" } },
       { url: "http://app.127.0.0.1.nip.io/", expect: "deny", judge: { documented: "loopback" } },
@@ -173,6 +173,8 @@ const URL_CLASSES: readonly UrlClass[] = [
       { url: "http://localtest.me/", expect: "deny", judge: { documented: "loopback" } },
       { url: "http://customer1.app.localtest.me/", expect: "deny", judge: { documented: "loopback" } },
       { url: "http://lvh.me:3000/", expect: "deny", judge: { documented: "loopback" } },
+      { url: "http://localhost.localdomain/", expect: "deny", judge: { documented: "loopback" } },
+      { url: "http://ip6-localhost:8080/", expect: "deny", judge: { documented: "loopback" } },
       { url: "https://docs.example.com/127.0.0.1.nip.io", expect: "allow", judge: "whatwg" },
     ],
   },

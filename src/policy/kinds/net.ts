@@ -154,6 +154,9 @@ const METADATA_SERVICE: readonly string[] = [
  */
 const LOOPBACK_NAMES: readonly string[] = ["localtest.me", "lvh.me", "vcap.me", "lacolhost.com"];
 
+/** Loopback names in the default /etc/hosts of Red Hat (`localhost.localdomain`, `localhost4`, `localhost6`) and Debian (`ip6-localhost`, `ip6-loopback`). */
+const HOSTS_FILE_LOOPBACK: readonly string[] = ["localhost.localdomain", "localhost4", "localhost4.localdomain4", "localhost6", "localhost6.localdomain6", "ip6-localhost", "ip6-loopback"];
+
 /** `127.0.0.1.nip.io`, `app.169-254-169-254.sslip.io`, `a9fea9fe.nip.io`: the IPv4 address a wildcard DNS name spells (nip.io, sslip.io, xip.io resolve such names to it). */
 function spelledIPv4(host: string): string | undefined {
   const dotted = /(?:^|\.)((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})\.[a-z0-9-]+\.[a-z]+$/.exec(host);
@@ -168,8 +171,8 @@ function spelledIPv4(host: string): string | undefined {
 /**
  * The hosts a deny also reads for `host`: the hosts that reach the same place (above), every
  * 127.0.0.0/8 address as the loopback host, `*.localhost` as localhost (curl, Chromium and
- * Firefox resolve it to loopback, RFC 6761), the names of the metadata service, the loopback DNS
- * names, and the address a wildcard DNS name spells.
+ * Firefox resolve it to loopback, RFC 6761), the loopback names of the usual /etc/hosts, the names
+ * of the metadata service, the loopback DNS names, and the address a wildcard DNS name spells.
  */
 function samePlaceHosts(host: string): readonly string[] {
   let known = samePlaceCache.get(host);
@@ -186,7 +189,7 @@ function samePlaceHostsOf(host: string): string[] {
   const spelled = /\d/.test(host) ? spelledIPv4(host) : undefined;
   if (spelled !== undefined) out.push(spelled, ...(SAME_PLACE[spelled] ?? []));
   for (const address of [host, ...out]) {
-    if (/^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push("127.0.0.1", "[::1]", "localhost");
+    if (/^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push("127.0.0.1", "[::1]", "localhost");
     if (METADATA_SERVICE.includes(address)) out.push(...METADATA_SERVICE);
   }
   return [...new Set(out)].filter((other) => other !== host);
