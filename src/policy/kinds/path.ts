@@ -151,8 +151,9 @@ function bestFitReading(text: string): string | undefined {
 /**
  * The spellings a tool might read a value as: as written, backslashes as separators,
  * percent-decoded (repeatedly, overlong UTF-8 and `%u` escapes too), as Windows' best-fit
- * conversion reads it, cut at a NUL byte (C strings end there), trimmed of surrounding white space,
- * as Windows reads names, composed and decomposed (NFC, NFD).
+ * conversion reads it, after a one-pass `../` filter, cut at a NUL byte (C strings end there),
+ * trimmed of surrounding white space, as Windows reads names, composed and decomposed (NFC, NFD).
+ * Each step runs only when the value can have what it reads.
  */
 function spellingsOf(value: string): Set<string> {
   const spellings = new Set<string>();
@@ -161,7 +162,8 @@ function spellingsOf(value: string): Set<string> {
     if (spelling.includes("\\")) spellings.add(spelling.replace(/\\/g, "/"));
   };
   add(value);
-  for (let round = 0; round < MAX_DECODINGS && value.includes("%"); round++) {
+  const encoded = value.includes("%");
+  for (let round = 0; round < MAX_DECODINGS && encoded; round++) {
     for (const spelling of [...spellings]) {
       const decoded = percentDecode(spelling);
       if (decoded !== undefined) add(decoded);
@@ -169,14 +171,14 @@ function spellingsOf(value: string): Set<string> {
       if (legacy !== undefined) add(legacy);
     }
   }
-  if (/[^\x00-\x7f]/.test(value) || value.includes("%")) {
+  const unicode = /[^\x00-\x7f]/.test(value);
+  if (unicode || encoded) {
     for (const spelling of [...spellings]) {
       const fitted = bestFitReading(spelling);
       if (fitted !== undefined) add(fitted);
     }
   }
-  const encoded = value.includes("%");
-  for (const spelling of value.includes("...") || encoded ? [...spellings] : []) {
+  for (const spelling of value.includes("...") || encoded || unicode ? [...spellings] : []) {
     const stripped = strippedReading(spelling);
     if (stripped !== undefined) add(stripped);
   }
@@ -188,12 +190,12 @@ function spellingsOf(value: string): Set<string> {
     const trimmed = spelling.trim();
     if (trimmed !== spelling && trimmed !== "") add(trimmed);
   }
-  for (const spelling of /[. ](?:$|[\\/%])|:/.test(value) || value.includes("%") ? [...spellings] : []) {
+  for (const spelling of /[. ](?:$|[\\/%])|:/.test(value) || encoded ? [...spellings] : []) {
     const windows = windowsReading(spelling);
     if (windows !== undefined) spellings.add(windows);
   }
   // macOS file systems open `café` composed (NFC) and decomposed (NFD) as one name.
-  if (/[^\x00-\x7f]/.test(value) || value.includes("%")) {
+  if (unicode || encoded) {
     for (const spelling of [...spellings]) {
       spellings.add(spelling.normalize("NFC"));
       spellings.add(spelling.normalize("NFD"));
