@@ -11,9 +11,14 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  *   address, trailing dots dropped, default ports dropped, `.`/`..` and backslashes in the path
  *   resolved, `user:pass@` ignored. Percent-encoded paths are also tried decoded. A backslash in the
  *   authority is also read as RFC 3986 parsers (curl, urllib, Go) read it: part of the user name
- *   (`http://a.com\@10.0.0.1/` is host 10.0.0.1 there). A deny also reads the hosts that reach the
- *   same place (0.0.0.0 and 127.0.0.1, [::] and [::1], localhost). Matched as
- *   `scheme://host[:port]/path` (query and fragment left out).
+ *   (`http://a.com\@10.0.0.1/` is host 10.0.0.1 there). ASCII tabs and newlines are removed and
+ *   leading and trailing C0 controls stripped first, as WHATWG does (`ht\ttp://`). A path's
+ *   `;parameters` are also dropped per segment, as servlet containers do (`/public/..;/admin` is
+ *   `/admin`). A deny also reads the hosts that reach the same place (0.0.0.0 and 127.0.0.1, [::]
+ *   and [::1], localhost; any 127.0.0.0/8 address and `*.localhost` as loopback; the cloud metadata
+ *   service under each of its names; public names that resolve to loopback or spell an address,
+ *   `127.0.0.1.nip.io`), an IPv6 literal with a zone id without the zone, and a `file:` URL as
+ *   localhost. Matched as `scheme://host[:port]/path` (query and fragment left out).
  * - A value without `scheme://` is read as `https://` + the value, by the URL and the domain
  *   readers alike (`api.example.com:443/admin` is host api.example.com, port 443;
  *   `evil.com?@example.com` is host evil.com; `//evil.com`, `\\evil.com` and `user@evil.com` are
@@ -30,28 +35,60 @@ const SPECIAL_SCHEMES = new Set(["http", "https", "ws", "wss", "ftp", "file"]);
 const SCHEME_RE = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
 
 /**
+ * The value as the WHATWG URL parser sees it before parsing: leading and trailing C0 controls and
+ * spaces stripped, every ASCII tab and newline removed (`ht\ttp://exa\nmple.com/` is
+ * `http://example.com/` to undici and browsers).
+ */
+function whatwgText(value: string): string {
+  if (!/[\u0000-\u0020]/.test(value)) return value;
+  return value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, "").replace(/[\t\n\r]/g, "").trim();
+}
+
+/**
+ * An IPv6 literal with a zone id (`[fe80::1%25eth0]`, RFC 6874): WHATWG refuses it, curl and
+ * Python connect to the address on that interface. The value with the zone left out, or undefined.
+ */
+function withoutZone(text: string): string | undefined {
+  const out = text.replace(/(\[[0-9a-fA-F:.]+)%[^\]/?#]*\]/, "$1]");
+  return out === text ? undefined : out;
+}
+
+/**
  * The one parse of a URL-ish value, shared by the url, domain and string readings: a value with a
  * special scheme (`http:`, `https:`, ...) or with `scheme://` is parsed as it is; any other value
  * (`api.example.com:443/x`, `localhost:8080`, `//evil.com`, `user@host`) as `https://` + value and
- * as `http://` + value (clients differ in the scheme they assume; the host is the same). Undefined
- * when a reading cannot be parsed.
+ * as `http://` + value (clients differ in the scheme they assume; the host is the same). With
+ * `restrictive` (a deny or ask), an IPv6 zone id is also read without the zone (a guess: `doubtful`).
+ * Undefined when a reading cannot be parsed.
  */
-function parseUrlValues(value: string): URL[] | undefined {
-  const text = value.trim();
+function parseUrlValues(value: string, restrictive = false): { urls: URL[]; doubtful: boolean } | undefined {
+  const text = whatwgText(value);
   if (text === "") return undefined;
   const scheme = SCHEME_RE.exec(text)?.[1]?.toLowerCase();
   const schemed = scheme !== undefined && (SPECIAL_SCHEMES.has(scheme) || text.slice(scheme.length + 1).startsWith("//"));
+  const spellings = schemed ? [text] : [`https://${text}`, `http://${text}`];
   let urls: URL[];
   try {
-    urls = schemed ? [new URL(text)] : [new URL(`https://${text}`), new URL(`http://${text}`)];
+    urls = spellings.map((spelled) => new URL(spelled));
   } catch {
-    return undefined;
+    const zoneless = restrictive ? withoutZone(text) : undefined;
+    const read = zoneless === undefined ? undefined : parseUrlValues(zoneless, false);
+    return read === undefined ? undefined : { urls: read.urls, doubtful: true };
   }
-  for (const spelled of schemed ? [text] : [`https://${text}`, `http://${text}`]) {
+  for (const spelled of spellings) {
     const other = rfc3986Url(spelled);
     if (other !== undefined && other.host !== urls[0]?.host) urls.push(other);
   }
-  return urls;
+  return { urls, doubtful: false };
+}
+
+/**
+ * The readings of a URL or host value, and whether one of them is a guess (`doubtful`: a deny or
+ * ask none of them matches cannot tell; an allow never holds).
+ */
+export interface NetReadings {
+  readonly texts: string[];
+  readonly doubtful: boolean;
 }
 
 /**
@@ -76,8 +113,8 @@ function rfc3986Url(text: string): URL | undefined {
 
 /**
  * Hosts that reach the same place (a deny on one also holds for the others; an allow never reads
- * them): Linux connects 0.0.0.0 to 127.0.0.1 and [::] to [::1], and localhost is 127.0.0.1 and
- * [::1] (RFC 6761, /etc/hosts).
+ * them): Linux connects 0.0.0.0 to 127.0.0.1 and [::] to [::1]; localhost is 127.0.0.1 and [::1]
+ * (RFC 6761, /etc/hosts).
  */
 const SAME_PLACE: Readonly<Record<string, readonly string[]>> = {
   "0.0.0.0": ["127.0.0.1", "localhost"],
@@ -86,6 +123,77 @@ const SAME_PLACE: Readonly<Record<string, readonly string[]>> = {
   "127.0.0.1": ["localhost"],
   "[::1]": ["localhost"],
 };
+
+/**
+ * The cloud instance metadata service, one place under every name and address it has (a deny on
+ * one holds for all): 169.254.169.254 (AWS, Google Cloud, Azure, Oracle, DigitalOcean, OpenStack,
+ * Hetzner), [fd00:ec2::254] (AWS over IPv6), metadata.google.internal and metadata (Google Cloud),
+ * instance-data (AWS), 169.254.170.2 (AWS ECS task credentials), 169.254.170.23 and [fd00:ec2::23]
+ * (AWS EKS Pod Identity), 100.100.100.200 (Alibaba Cloud), 192.0.0.192 (Oracle Cloud, legacy),
+ * 169.254.0.23 and metadata.tencentyun.com (Tencent Cloud).
+ */
+const METADATA_SERVICE: readonly string[] = [
+  "169.254.169.254",
+  "[fd00:ec2::254]",
+  "metadata.google.internal",
+  "metadata",
+  "instance-data",
+  "instance-data.ec2.internal",
+  "169.254.170.2",
+  "169.254.170.23",
+  "[fd00:ec2::23]",
+  "100.100.100.200",
+  "192.0.0.192",
+  "169.254.0.23",
+  "metadata.tencentyun.com",
+];
+
+/**
+ * Public DNS names that always resolve to the loopback address (set up for local development and
+ * listed in SSRF cheat sheets): the name and every subdomain.
+ */
+const LOOPBACK_NAMES: readonly string[] = ["localtest.me", "lvh.me", "vcap.me", "lacolhost.com"];
+
+/** Loopback names in the default /etc/hosts of Red Hat (`localhost.localdomain`, `localhost4`, `localhost6`) and Debian (`ip6-localhost`, `ip6-loopback`). */
+const HOSTS_FILE_LOOPBACK: readonly string[] = ["localhost.localdomain", "localhost4", "localhost4.localdomain4", "localhost6", "localhost6.localdomain6", "ip6-localhost", "ip6-loopback"];
+
+/** `127.0.0.1.nip.io`, `app.169-254-169-254.sslip.io`, `a9fea9fe.nip.io`: the IPv4 address a wildcard DNS name spells (nip.io, sslip.io, xip.io resolve such names to it). */
+function spelledIPv4(host: string): string | undefined {
+  const dotted = /(?:^|\.)((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})\.[a-z0-9-]+\.[a-z]+$/.exec(host);
+  if (dotted !== null) return dotted[1];
+  const dashed = /(?:^|[.-])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:-(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})\.[a-z0-9-]+\.[a-z]+$/.exec(host);
+  if (dashed !== null) return dashed[1]!.replace(/-/g, ".");
+  const hex = /(?:^|[.-])([0-9a-f]{8})\.(?:nip|sslip|xip)\.io$/.exec(host);
+  if (hex !== null) return [0, 2, 4, 6].map((i) => parseInt(hex[1]!.slice(i, i + 2), 16)).join(".");
+  return undefined;
+}
+
+/**
+ * The hosts a deny also reads for `host`: the hosts that reach the same place (above), every
+ * 127.0.0.0/8 address as the loopback host, `*.localhost` as localhost (curl, Chromium and
+ * Firefox resolve it to loopback, RFC 6761), the loopback names of the usual /etc/hosts, the names
+ * of the metadata service, the loopback DNS names, and the address a wildcard DNS name spells.
+ */
+function samePlaceHosts(host: string): readonly string[] {
+  let known = samePlaceCache.get(host);
+  if (known === undefined) {
+    if (samePlaceCache.size >= 1024) samePlaceCache.clear();
+    samePlaceCache.set(host, (known = samePlaceHostsOf(host)));
+  }
+  return known;
+}
+const samePlaceCache = new Map<string, readonly string[]>();
+
+function samePlaceHostsOf(host: string): string[] {
+  const out = [...(SAME_PLACE[host] ?? [])];
+  const spelled = /\d/.test(host) ? spelledIPv4(host) : undefined;
+  if (spelled !== undefined) out.push(spelled, ...(SAME_PLACE[spelled] ?? []));
+  for (const address of [host, ...out]) {
+    if (/^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push("127.0.0.1", "[::1]", "localhost");
+    if (METADATA_SERVICE.includes(address)) out.push(...METADATA_SERVICE);
+  }
+  return [...new Set(out)].filter((other) => other !== host);
+}
 
 /** The 8 16-bit groups of an IPv6 address (no brackets, no zone), or undefined. */
 function ipv6Groups(address: string): number[] | undefined {
@@ -130,28 +238,47 @@ function normaliseHost(hostname: string): string {
 
 /** The host of a domain, URL or email value, normalised; undefined when it cannot be read. */
 export function normaliseDomain(input: string): string | undefined {
-  const text = input.trim();
+  const text = whatwgText(input);
   const bare = text.replace(/^\[|\]$/g, "");
-  const url = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text)?.[0];
+  const url = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text)?.urls[0];
   if (url === undefined) return undefined;
   const host = normaliseHost(url.hostname);
   return host === "" ? undefined : host;
 }
 
 /** Every host a domain, URL or email value is read as (WHATWG, and RFC 3986 where it differs), with `sameHosts` the hosts that reach the same place; undefined when it cannot be read. */
-export function domainReadings(input: string, sameHosts = false): string[] | undefined {
-  const text = input.trim();
+export function domainReadings(input: string, sameHosts = false): NetReadings | undefined {
+  const text = whatwgText(input);
   const bare = text.replace(/^\[|\]$/g, "");
-  const urls = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text);
-  if (urls === undefined) return undefined;
+  const parsed = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text, sameHosts);
+  if (parsed === undefined) return undefined;
+  let doubtful = parsed.doubtful;
   const hosts = new Set<string>();
-  for (const url of urls) {
+  for (const url of parsed.urls) {
     const host = normaliseHost(url.hostname);
+    // A file URL reaches this machine's files (its host names no server on POSIX, an SMB share on
+    // Windows): a deny reads it as localhost too (and cannot tell otherwise when it names no host),
+    // an allow on a domain never holds for it.
+    if (url.protocol === "file:") {
+      if (!sameHosts) return undefined;
+      for (const local of ["localhost", ...samePlaceHosts("localhost")]) hosts.add(local);
+      if (host === "") {
+        doubtful = true;
+        continue;
+      }
+    }
     if (host === "") return undefined;
     hosts.add(host);
-    if (sameHosts) for (const other of SAME_PLACE[host] ?? []) hosts.add(other);
+    if (sameHosts) for (const other of samePlaceHosts(host)) hosts.add(other);
   }
-  return [...hosts];
+  return { texts: [...hosts], doubtful };
+}
+
+/** A verdict over readings: a deny or ask matches when any reading does (cannot tell when none does and one is a guess), an allow when every reading does and none is a guess. */
+function judgeReadings(read: NetReadings | undefined, matches: (text: string) => boolean, restrictive: boolean): Verdict {
+  if (read === undefined) return restrictive ? UNKNOWN : NO;
+  if (restrictive) return read.texts.some(matches) ? YES : read.doubtful ? UNKNOWN : NO;
+  return !read.doubtful && read.texts.every(matches) ? YES : NO;
 }
 
 /** `example.com`: exactly; `*.example.com`: any subdomain; `.example.com`: the domain and its subdomains. */
@@ -177,42 +304,41 @@ export function compileDomainPattern(pattern: string): (domain: string) => boole
 }
 
 export function judgeDomain(value: string, patterns: readonly ((domain: string) => boolean)[], restrictive: boolean): Verdict {
-  const domains = domainReadings(value, restrictive);
-  if (domains === undefined) return restrictive ? UNKNOWN : NO;
-  if (restrictive) return domains.some((domain) => patterns.some((test) => test(domain))) ? YES : NO;
-  return domains.every((domain) => patterns.some((test) => test(domain))) ? YES : NO;
+  return judgeReadings(domainReadings(value, restrictive), (domain) => patterns.some((test) => test(domain)), restrictive);
 }
 
 /**
  * Readings of a URL: `scheme://host[:port]/path` (with `?query` when `withQuery`), the path also
  * percent-decoded; undefined when the value cannot be read as a URL.
  */
-export function urlReadings(value: string, withQuery = false, sameHosts = false): string[] | undefined {
-  const urls = parseUrlValues(value);
-  if (urls === undefined) return undefined;
+export function urlReadings(value: string, withQuery = false, sameHosts = false): NetReadings | undefined {
+  const parsed = parseUrlValues(value, sameHosts);
+  if (parsed === undefined) return undefined;
   const readings: string[] = [];
-  for (const url of urls) {
+  for (const url of parsed.urls) {
     const host = normaliseHost(url.hostname);
     if (host === "" && url.protocol !== "file:" && SPECIAL_SCHEMES.has(url.protocol.slice(0, -1))) return undefined;
-    for (const other of sameHosts ? (SAME_PLACE[host] ?? []) : []) readings.push(`${url.protocol}//${other}${url.port === "" ? "" : `:${url.port}`}${url.pathname}${withQuery ? url.search : ""}`);
+    for (const other of sameHosts ? samePlaceHosts(host) : []) readings.push(`${url.protocol}//${other}${url.port === "" ? "" : `:${url.port}`}${url.pathname}${withQuery ? url.search : ""}`);
     const origin = `${url.protocol}//${host}${url.port === "" ? "" : `:${url.port}`}`;
     const query = withQuery ? url.search : "";
     readings.push(`${origin}${url.pathname}${query}`);
-    if (/%[0-9a-fA-F]{2}/.test(url.pathname)) {
-      try {
-        const decoded = new URL(decodeURIComponent(url.pathname), `${origin}/`).pathname;
-        readings.push(`${origin}${decoded}${query}`);
-      } catch {
-        return undefined;
-      }
+    const paths = [url.pathname];
+    try {
+      if (/%[0-9a-fA-F]{2}/.test(url.pathname)) paths.push(new URL(decodeURIComponent(url.pathname), `${origin}/`).pathname);
+      // Servlet containers (Tomcat, Jetty) drop `;parameters` from each segment before resolving
+      // `..`: `/public/..;/admin` is `/admin` there.
+      for (const path of paths.filter((spelled) => spelled.includes(";"))) paths.push(new URL(path.replace(/;[^/]*/g, ""), `${origin}/`).pathname);
+    } catch {
+      return undefined;
     }
+    for (const path of paths.slice(1)) readings.push(`${origin}${path}${query}`);
   }
-  return readings;
+  return { texts: readings, doubtful: parsed.doubtful };
 }
 
 /** A URL glob (`https://api.example.com/v1/**`); `*` does not cross `/`, `**` does. */
 export function compileUrlPattern(pattern: string): (reading: string) => boolean {
-  const readings = urlReadings(pattern.replace(/\*/g, "__STAR__"));
+  const readings = urlReadings(pattern.replace(/\*/g, "__STAR__"))?.texts;
   if (readings === undefined || readings[0] === undefined) throw new TypeError(`url pattern ${JSON.stringify(pattern)} is not a URL`);
   const glob = readings[0].replace(/__star__|__STAR__/g, "*");
   const alternatives = glob.endsWith("/**") ? [glob, glob.slice(0, -3)] : [glob];
@@ -221,10 +347,7 @@ export function compileUrlPattern(pattern: string): (reading: string) => boolean
 }
 
 export function judgeUrl(value: string, patterns: readonly ((reading: string) => boolean)[], restrictive: boolean): Verdict {
-  const readings = urlReadings(value, false, restrictive);
-  if (readings === undefined) return restrictive ? UNKNOWN : NO;
-  if (restrictive) return readings.some((reading) => patterns.some((test) => test(reading))) ? YES : NO;
-  return readings.every((reading) => patterns.some((test) => test(reading))) ? YES : NO;
+  return judgeReadings(urlReadings(value, false, restrictive), (reading) => patterns.some((test) => test(reading)), restrictive);
 }
 
 const ADDRESS_RE = /<([^<>]*)>|([^\s,;<>"]+@[^\s,;<>"]+)|"[^"]*"@[^\s,;<>]+/g;

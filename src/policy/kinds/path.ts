@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
 import { posix } from "node:path";
 import { picomatchLibrary } from "../../deps/on-demand.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
@@ -6,10 +6,15 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 /**
  * `path` matcher. A value is resolved as the tool would read it: relative to a declared base,
  * `.`/`..`/`./`/repeated slashes/trailing `/.` removed; backslashes read as separators too,
- * `%2e%2e%2f`-style percent-encoding decoded too (up to three times), names as Windows reads them
- * (trailing dots and spaces, `::$DATA`), NFC and NFD (each spelling is a separate reading: a deny
- * matches if ANY reading matches, an allow only if EVERY reading does). A path that escapes the
- * base (`../x`, an absolute path outside it, `~`, `$HOME`) matches every deny and no allow.
+ * `%2e%2e%2f`-style percent-encoding decoded too (up to three times; overlong UTF-8 and `%u`
+ * escapes too), Windows' best-fit characters (`．．／`, `¥`), cut at a NUL byte, trimmed, after a
+ * one-pass `../` filter (`....//`), names as Windows reads them (trailing dots and spaces, data
+ * streams), NFC and NFD, `/proc/self/root` and
+ * `/proc/self/cwd` as the root and the base, braces and dot-globs as a shell expands them, and
+ * (through this machine's files) globs as the files they match (each spelling is a separate
+ * reading: a deny matches if ANY reading matches, an allow only if EVERY reading does). A path that
+ * escapes the base (`../x`, an absolute path outside it, `~`, `$HOME`, a Windows device or UNC
+ * path, an 8.3 short name, an open file such as `/dev/fd/3`) matches every deny and no allow.
  *
  * Patterns are gitignore-like (as Claude Code's Read/Edit rules):
  * - `./secrets/**` or `secrets/**` (contains a slash): anchored at the base;
@@ -90,36 +95,107 @@ const MAX_DECODINGS = 3;
 
 /**
  * The path as Windows reads it (Win32 path normalisation): trailing dots and spaces of each name
- * dropped (`secrets./a` is `secrets/a`, `.env.` is `.env`) and the default data stream named
- * (`.env::$DATA` is `.env`). Undefined when that changes nothing.
+ * dropped (`secrets./a` is `secrets/a`, `.env.` is `.env`) and a data stream read as the file or
+ * directory it belongs to (`.env::$DATA`, `.env:hidden`, `secrets::$INDEX_ALLOCATION` and
+ * `secrets:$I30:$INDEX_ALLOCATION` are `.env` and `secrets`). Undefined when that changes nothing.
  */
 function windowsReading(value: string): string | undefined {
   const out = value
     .split("/")
-    .map((name) => (/^\.+$/.test(name) ? name : name.replace(/::\$DATA$/i, "").replace(/[. ]+$/, "")))
+    .map((name) => (/^\.+$/.test(name) ? name : name.replace(/^([^:]+):.*$/, "$1").replace(/[. ]+$/, "")))
     .join("/");
   return out === value ? undefined : out;
 }
 
-/** The spellings a tool might read a value as: as written, backslashes as separators, percent-decoded (repeatedly), as Windows reads names, composed and decomposed (NFC, NFD). */
+/** The `..` names in a path. */
+const parentCount = (spelling: string) => spelling.split(/[\\/]/).filter((name) => name === "..").length;
+
+/**
+ * The value after a filter that removes `../` (and `..\\`) once, as naive sanitizers do, when that
+ * makes more `..` than it removes (`....//etc` is `../etc`, `..././x` is `../x`); undefined otherwise.
+ */
+function strippedReading(spelling: string): string | undefined {
+  if (!spelling.includes("...")) return undefined;
+  const out = spelling.replace(/\.\.[\\/]/g, "");
+  return parentCount(out) > parentCount(spelling) ? out : undefined;
+}
+
+/**
+ * `%c0%ae` (`.`), `%c0%af` (`/`), `%c1%9c` (`\`), `%e0%80%ae`: overlong UTF-8, and `%u002e`,
+ * `%u2215`: IIS's `%u` escapes, as decoders that accept them read them. Undefined when the text has
+ * none.
+ */
+function legacyDecode(text: string): string | undefined {
+  const out = text
+    .replace(/%([cC][01])%([0-9a-fA-F]{2})/g, (_m, a: string, b: string) => String.fromCharCode(((parseInt(a, 16) & 0x1f) << 6) | (parseInt(b, 16) & 0x3f)))
+    .replace(/%[eE]0%([89][0-9a-fA-F])%([0-9a-fA-F]{2})/g, (_m, a: string, b: string) => String.fromCharCode(((parseInt(a, 16) & 0x3f) << 6) | (parseInt(b, 16) & 0x3f)))
+    .replace(/%[fF]0%[89][0-9a-fA-F]%([89][0-9a-fA-F])%([0-9a-fA-F]{2})/g, (_m, a: string, b: string) => String.fromCharCode(((parseInt(a, 16) & 0x3f) << 6) | (parseInt(b, 16) & 0x3f)))
+    .replace(/%[uU]([0-9a-fA-F]{4})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return out === text ? undefined : out;
+}
+
+/** Characters Windows' "best fit" conversion to an ANSI code page turns into path syntax that NFKC leaves alone. */
+const BEST_FIT: Readonly<Record<string, string>> = { "\u2215": "/", "\u2044": "/", "\u2216": "\\", "\u29f5": "\\", "\ufe68": "\\", "\u00a5": "\\", "\u20a9": "\\" };
+
+/**
+ * The value as Windows' best-fit conversion to an ANSI code page reads it: fullwidth `．／＼`
+ * (Unicode compatibility normalisation, NFKC, maps them too), the division slash and set minus,
+ * and `¥`/`₩`, the backslash of the Japanese and Korean code pages. Undefined when that changes
+ * nothing.
+ */
+function bestFitReading(text: string): string | undefined {
+  const out = text.normalize("NFKC").replace(/[\u2215\u2044\u2216\u29f5\ufe68\u00a5\u20a9]/g, (ch) => BEST_FIT[ch] ?? ch);
+  return out === text ? undefined : out;
+}
+
+/**
+ * The spellings a tool might read a value as: as written, backslashes as separators,
+ * percent-decoded (repeatedly, overlong UTF-8 and `%u` escapes too), as Windows' best-fit
+ * conversion reads it, after a one-pass `../` filter, cut at a NUL byte (C strings end there),
+ * trimmed of surrounding white space, as Windows reads names, composed and decomposed (NFC, NFD).
+ * Each step runs only when the value can have what it reads.
+ */
 function spellingsOf(value: string): Set<string> {
-  const spellings = new Set<string>([value]);
-  if (value.includes("\\")) spellings.add(value.replace(/\\/g, "/"));
-  for (let round = 0; round < MAX_DECODINGS && value.includes("%"); round++) {
+  const spellings = new Set<string>();
+  const add = (spelling: string) => {
+    spellings.add(spelling);
+    if (spelling.includes("\\")) spellings.add(spelling.replace(/\\/g, "/"));
+  };
+  add(value);
+  const encoded = value.includes("%");
+  for (let round = 0; round < MAX_DECODINGS && encoded; round++) {
     for (const spelling of [...spellings]) {
       const decoded = percentDecode(spelling);
-      if (decoded !== undefined) {
-        spellings.add(decoded);
-        if (decoded.includes("\\")) spellings.add(decoded.replace(/\\/g, "/"));
-      }
+      if (decoded !== undefined) add(decoded);
+      const legacy = legacyDecode(spelling);
+      if (legacy !== undefined) add(legacy);
     }
   }
-  for (const spelling of /[. ](?:$|[\\/%])|::/.test(value) || value.includes("%") ? [...spellings] : []) {
+  const unicode = /[^\x00-\x7f]/.test(value);
+  if (unicode || encoded) {
+    for (const spelling of [...spellings]) {
+      const fitted = bestFitReading(spelling);
+      if (fitted !== undefined) add(fitted);
+    }
+  }
+  for (const spelling of value.includes("...") || encoded || unicode ? [...spellings] : []) {
+    const stripped = strippedReading(spelling);
+    if (stripped !== undefined) add(stripped);
+  }
+  for (const spelling of value.includes("\u0000") || encoded ? [...spellings] : []) {
+    const nul = spelling.indexOf("\u0000");
+    if (nul > 0) add(spelling.slice(0, nul));
+  }
+  for (const spelling of /^\s|\s$/.test(value) || encoded ? [...spellings] : []) {
+    const trimmed = spelling.trim();
+    if (trimmed !== spelling && trimmed !== "") add(trimmed);
+  }
+  for (const spelling of /[. ](?:$|[\\/%])|:/.test(value) || encoded ? [...spellings] : []) {
     const windows = windowsReading(spelling);
     if (windows !== undefined) spellings.add(windows);
   }
   // macOS file systems open `café` composed (NFC) and decomposed (NFD) as one name.
-  if (/[^\x00-\x7f]/.test(value) || value.includes("%")) {
+  if (unicode || encoded) {
     for (const spelling of [...spellings]) {
       spellings.add(spelling.normalize("NFC"));
       spellings.add(spelling.normalize("NFD"));
@@ -128,8 +204,69 @@ function spellingsOf(value: string): Set<string> {
   return spellings;
 }
 
-/** Home directories, drive letters, URLs, and environment variables a tool may expand (`$HOME/x`, `${HOME}`, `%USERPROFILE%`): nowhere the guard can place. */
-const UNPLACEABLE_RE = /^(?:~|[a-zA-Z]:|file:)|(?:^|\/)(?:\$\{?[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%)/;
+/**
+ * Nowhere the guard can place: home directories (`~`, `~user`), drive letters, Windows device and
+ * UNC paths (`\\\\?\\C:\\`, `\\\\.\\`, `\\\\server\\share`, `//?/`), URLs, environment variables a tool
+ * may expand (`$HOME/x`, `${HOME}`, `%USERPROFILE%`), and commands a shell would run in it (`$(...)`,
+ * backquotes).
+ */
+const UNPLACEABLE_RE = /^(?:~|[a-zA-Z]:|file:|\\\\|[\\/]{2}[?.][\\/])|(?:^|\/)(?:\$\{?[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%)|\$\(|`/i;
+
+/** A Windows 8.3 short name (`PROGRA~1`, `SECRET~1.TXT`): any long name with that prefix on a volume that makes them. */
+const SHORT_NAME_RE = /(?:^|\/)[^\s~./]{1,6}~\d{1,6}(?:\.[^./]{0,3})?(?:\/|$)/;
+
+/** An open file of the process (`/dev/fd/3`, `/proc/self/fd/3`, `/dev/stdin`): anything. */
+const OPEN_FILE_RE = /^\/(?:dev\/(?:fd(?:\/|$)|std(?:in|out|err)$)|proc\/(?:self|thread-self|\d+)(?:\/task\/\d+)?\/fd(?:\/|$))/;
+
+/** `/proc/self/root/x` is `/x`, `/proc/self/cwd/x` is `x` in the tool's working directory (the base). */
+const PROC_LINK_RE = /^\/proc\/(?:self|thread-self|\d+)(?:\/task\/\d+)?\/(root|cwd)(?=\/|$)/;
+
+/** The path a `file:` URL names (`file:///etc/passwd`, `file://localhost/etc/passwd`), or undefined. */
+function fileUrlPath(spelling: string): string | undefined {
+  const match = /^file:(?:\/\/(?:localhost|127\.0\.0\.1)?)?(\/[^?#]*)/i.exec(spelling.replace(/\\/g, "/"));
+  return match === null ? undefined : match[1];
+}
+
+/**
+ * The value as a shell (sh, dash, bash without `globskipdots`) expands a name glob that starts with
+ * a dot: `.*` and `.?` also match `..`. Undefined when no name is such a glob.
+ */
+function dotGlobReading(spelling: string): string | undefined {
+  const out = spelling
+    .split("/")
+    .map((name) => (/^\.[^/]*[*?[]/.test(name) && picomatchLibrary()(name, { dot: true })("..") ? ".." : name))
+    .join("/");
+  return out === spelling ? undefined : out;
+}
+
+/** At most this many words from a brace expansion or a glob expansion; more cannot be placed. */
+const MAX_EXPANSIONS = 64;
+
+/**
+ * The words a shell's brace expansion makes of a value (`sec{rets,x}/a` is `secrets/a` and
+ * `secx/a`), innermost group first; undefined when there is no group or more than
+ * `MAX_EXPANSIONS` words.
+ */
+function braceWords(spelling: string): string[] | undefined {
+  if (!/\{[^{}]*,[^{}]*\}/.test(spelling)) return undefined;
+  let words = [spelling];
+  for (let round = 0; round < MAX_EXPANSIONS; round++) {
+    const next: string[] = [];
+    let changed = false;
+    for (const word of words) {
+      const group = /\{([^{}]*,[^{}]*)\}/.exec(word);
+      if (group === null) next.push(word);
+      else {
+        changed = true;
+        for (const part of group[1]!.split(",")) next.push(`${word.slice(0, group.index)}${part}${word.slice(group.index + group[0].length)}`);
+      }
+    }
+    if (next.length > MAX_EXPANSIONS) return [];
+    words = next;
+    if (!changed) return words;
+  }
+  return [];
+}
 
 /** Lexical readings (pure, cached per base and value). */
 const lexicalCache = new Map<string, Map<string, PathReadings>>();
@@ -143,18 +280,38 @@ function lexicalReadings(value: string, base: string): PathReadings {
   const readings: PathReading[] = [];
   let unreadable = false;
   let escapes = false;
-  for (const spelling of spellingsOf(value)) {
-    if (UNPLACEABLE_RE.test(spelling)) {
-      unreadable = true; // home directories, drive letters, URLs and variables: nowhere the guard can place
+  const spellings = spellingsOf(value);
+  for (const spelling of /file:|[{%]/i.test(value) ? [...spellings] : []) {
+    const named = fileUrlPath(spelling);
+    if (named !== undefined) spellings.add(named); // read for denies; the URL itself stays unplaceable
+    const braced = spelling.includes("{") ? braceWords(spelling) : undefined;
+    if (braced !== undefined && braced.length === 0) unreadable = true; // too many words to place
+    for (const word of braced ?? []) spellings.add(word);
+  }
+  for (const spelling of /[*?[%]/.test(value) ? [...spellings] : []) {
+    const globbed = /[*?[]/.test(spelling) ? dotGlobReading(spelling) : undefined;
+    if (globbed !== undefined) spellings.add(globbed);
+  }
+  for (const spelling of spellings) {
+    if (UNPLACEABLE_RE.test(spelling) || (spelling.includes("~") && SHORT_NAME_RE.test(spelling))) {
+      unreadable = true; // home directories, drive letters, devices, URLs, variables, short names: nowhere the guard can place
       continue;
     }
     const absolute = posix.resolve(base, spelling);
+    const special = absolute.startsWith("/proc/") || absolute.startsWith("/dev/") || spelling.includes("proc");
+    if (special && OPEN_FILE_RE.test(absolute)) unreadable = true; // an open file of the tool's process: anything
     const relative = relativeTo(base, absolute);
     if (!spelling.startsWith("/")) {
       const normal = posix.normalize(spelling);
       if (normal === ".." || normal.startsWith("../") || relative === undefined) escapes = true;
     }
-    if (!readings.some((reading) => reading.absolute === absolute)) readings.push({ absolute, relative });
+    const places = [absolute];
+    // The kernel follows /proc/<pid>/root and /proc/<pid>/cwd before it reads a `..` after them.
+    for (const form of special ? [absolute, spelling.replace(/\/+/g, "/").replace(/\/\.(?=\/|$)/g, "")] : []) {
+      const proc = PROC_LINK_RE.exec(form);
+      if (proc !== null) places.push(posix.resolve(proc[1] === "root" ? "/" : base, `.${form.slice(proc[0].length)}`));
+    }
+    for (const place of places) if (!readings.some((reading) => reading.absolute === place)) readings.push({ absolute: place, relative: relativeTo(base, place) });
   }
   const out: PathReadings = { readings, unreadable, escapes };
   if (byValue.size >= MAX_CACHED) byValue.clear();
@@ -197,6 +354,39 @@ function realLocation(path: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The files a shell's pathname expansion makes of an absolute path with `*`, `?` or `[...]` in its
+ * names, on this machine (`/etc/pas*` is `/etc/passwd`; a name starting with a dot is matched by a
+ * pattern starting with one only). Empty when nothing matches (the shell then passes the text as
+ * written); undefined when there are more than `MAX_EXPANSIONS` matches or a directory cannot be read.
+ */
+function globMatches(absolute: string): string[] | undefined {
+  let places = ["/"];
+  for (const name of absolute.split("/").filter((part) => part !== "")) {
+    if (!/[*?[]/.test(name)) {
+      places = places.map((place) => posix.join(place, name));
+      continue;
+    }
+    const isMatch = picomatchLibrary()(name, { dot: name.startsWith("."), nobrace: true, noextglob: true });
+    const next: string[] = [];
+    for (const place of places) {
+      let names: string[];
+      try {
+        names = readdirSync(place);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR") continue;
+        return undefined;
+      }
+      for (const entry of names) if (isMatch(entry)) next.push(posix.join(place, entry));
+      if (next.length > MAX_EXPANSIONS) return undefined;
+    }
+    places = next;
+    if (places.length === 0) return [];
+  }
+  return places;
+}
+
 /** Readings through symlinks are kept this long (a link created later is seen by later calls). */
 const REAL_TTL_MS = 250;
 const realCache = new Map<string, { at: number; readings: PathReadings }>();
@@ -204,7 +394,8 @@ const realCache = new Map<string, { at: number; readings: PathReadings }>();
 /**
  * Every reading of a path value: each spelling resolved against the base (lexically), and with
  * `followSymlinks` also where it really is on this machine (`realLocation`) of both its lexical
- * form and its form as written (where `dir/link/..` is resolved after the link).
+ * form and its form as written (where `dir/link/..` is resolved after the link), and the files a
+ * shell would expand a glob in it to (`globMatches`).
  */
 export function readPathValue(value: string, options: PathReadOptions): PathReadings {
   const lexical = lexicalReadings(value, options.base);
@@ -219,7 +410,17 @@ export function readPathValue(value: string, options: PathReadOptions): PathRead
     if (absolute === undefined) unreadable = true;
     else if (!readings.some((reading) => reading.absolute === absolute)) readings.push({ absolute, relative: relativeTo(options.base, absolute) });
   };
-  for (const reading of lexical.readings) add(realLocation(reading.absolute));
+  for (const reading of lexical.readings) {
+    if (reading.absolute.includes("\u0000")) continue; // no file name has a NUL: the reading cut there is the one opened
+    add(realLocation(reading.absolute));
+    if (!/[*?[]/.test(reading.absolute)) continue;
+    const matches = globMatches(reading.absolute);
+    if (matches === undefined) unreadable = true;
+    for (const match of matches ?? []) {
+      add(match);
+      add(realLocation(match));
+    }
+  }
   for (const spelling of spellingsOf(value)) {
     if (UNPLACEABLE_RE.test(spelling) || !/(^|\/)\.\.(\/|$)/.test(spelling)) continue;
     const written = spelling.startsWith("/") ? spelling : `${options.base === "/" ? "" : options.base}/${spelling}`;

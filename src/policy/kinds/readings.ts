@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { commandTexts } from "./command.js";
-import { domainReadings, emailAddresses, normaliseDomain, urlReadings } from "./net.js";
+import { domainReadings, emailAddresses, normaliseDomain, urlReadings, type NetReadings } from "./net.js";
 import { readPathValue, type PathReadOptions } from "./path.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -64,6 +64,9 @@ interface Readings {
   unplaced: boolean;
 }
 
+/** URL or host readings as the test compares them. */
+const netReadings = (read: NetReadings | undefined): Readings => ({ texts: read?.texts, doubtful: read?.doubtful === true, unplaced: false });
+
 /** A plain string matcher on a kinded field, compiled. */
 export interface KindedTest {
   readonly test: (text: string, restrictive: boolean) => Verdict;
@@ -111,12 +114,12 @@ export function kindedStringTest(
       break;
     }
     case "url":
-      own = normaliseEquality(matcher, (text) => urlReadings(text, true)?.[0]);
-      read = (text, restrictive) => ({ texts: urlReadings(text, true, restrictive), doubtful: false, unplaced: false });
+      own = normaliseEquality(matcher, (text) => urlReadings(text, true)?.texts[0]);
+      read = (text, restrictive) => netReadings(urlReadings(text, true, restrictive));
       break;
     case "domain":
       own = normaliseEquality(matcher, normaliseDomain);
-      read = (text, restrictive) => ({ texts: domainReadings(text, restrictive), doubtful: false, unplaced: false });
+      read = (text, restrictive) => netReadings(domainReadings(text, restrictive));
       break;
     case "email":
       own = normaliseEquality(matcher, (text) => emailAddresses(text)?.[0]);
@@ -145,9 +148,14 @@ export function kindedStringTest(
   // unless the rule says caseSensitive: false; a deny ignores case unless it says caseSensitive: true.
   const asWritten = kind === "path" && own.caseSensitive === undefined ? compile({ ...own, caseSensitive: true } as StringMatcher) : test;
   // A path `prefix` allow holds at a name boundary: `/srv/docs` covers `/srv/docs` and `/srv/docs/x`,
-  // never `/srv/docs-evil/x` (a deny keeps the plain text prefix, which covers more).
-  const boundary = kind === "path" && "prefix" in own && typeof own.prefix === "string" && own.prefix !== "" && !own.prefix.endsWith("/") ? own.prefix.length : undefined;
-  const allowTest = boundary === undefined ? asWritten : (reading: string) => asWritten(reading) && (reading.length === boundary || reading[boundary] === "/");
+  // never `/srv/docs-evil/x`; a URL `prefix` allow ending inside a host or a path name holds at the
+  // end of it: `https://docs.example.com` never covers `https://docs.example.com.evil.net/`, nor
+  // `https://api.example.com/v1` `https://api.example.com/v1-admin` (a deny keeps the plain text
+  // prefix, which covers more).
+  const prefix = "prefix" in own && typeof own.prefix === "string" && own.prefix !== "" ? own.prefix : undefined;
+  const boundary = prefix === undefined ? undefined : kind === "path" && !prefix.endsWith("/") ? prefix.length : kind === "url" && /[\w-]$/.test(prefix) ? prefix.length : undefined;
+  const ends = kind === "url" ? "/?#" : "/";
+  const allowTest = boundary === undefined ? asWritten : (reading: string) => asWritten(reading) && (reading.length === boundary || ends.includes(reading[boundary]!));
   const cache = new Map<string, Readings>();
   const cached = kind === "path" ? read : (text: string, restrictive: boolean): Readings => {
     const key = restrictive ? `1${text}` : `0${text}`;
