@@ -9,7 +9,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { ChatOpenAI } from "@langchain/openai";
-import { createAgent, createMiddleware } from "langchain";
+import { createAgent, createMiddleware, toolStrategy } from "langchain";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createGuardedAgent } from "../src/guard/agent.js";
@@ -643,5 +643,42 @@ describe("zod v4 optional, nullable, nullish and default fields with OpenAI stri
     // null for the default field → its default; for the optional one → absent; a nullable field keeps its null.
     expect(got).toEqual([{ query: "login", limit: 10, assignee: null, label: null }]);
     expect(toolText(messagesOf(out)).c1).toBe("3 tickets");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// langchain-ai/langchainjs#9418 "Can't use responseFormat and wrapModelCall together" and #11020
+// (createAgent + responseFormat leaves a call of the structured-output message unanswered, then 400
+// INVALID_TOOL_RESULTS): structured output through LangChain's tool strategy next to the guard.
+describe("createAgent's structured output (toolStrategy) with guardMiddleware", () => {
+  // A titled schema: the structured-output tool is named after it ("Answer").
+  const Answer = z.object({ summary: z.string() }).meta({ title: "Answer", description: "The answer" });
+
+  it("a guarded tool runs, then the structured-output tool ends the run with the structured response", async () => {
+    const ran: string[] = [];
+    const refusals: string[] = [];
+    const model = providerModel([[{ name: "read_file", args: { path: "a" }, id: "r1" }], [{ name: "Answer", args: { summary: "a is fine" }, id: "s1" }], [{ name: "Answer", args: { summary: "still fine" }, id: "s2" }]], refusals, []);
+    const agent = createAgent({ model, responseFormat: toolStrategy(Answer), middleware: [guardMiddleware({ tools: opsTools(ran) })], checkpointer: new MemorySaver() });
+    const config = newThread("structured");
+    const out = await agent.invoke(say("summarise a"), config);
+    expect(out.structuredResponse).toEqual({ summary: "a is fine" });
+    expect(ran).toEqual(["read a"]);
+    const next = await agent.invoke(say("again"), config);
+    expect(next.structuredResponse).toEqual({ summary: "still fine" });
+    expectProviderSafe(next.messages, refusals);
+  });
+
+  it("a guarded call in the same message as the structured-output call is answered before the next model call, and never runs unreviewed", async () => {
+    const ran: string[] = [];
+    const refusals: string[] = [];
+    const model = providerModel([[{ name: "deploy", args: { service: "web" }, id: "d1" }, { name: "Answer", args: { summary: "deployed" }, id: "s1" }], [{ name: "Answer", args: { summary: "next" }, id: "s2" }]], refusals, []);
+    const agent = createAgent({ model, responseFormat: toolStrategy(Answer), middleware: [guardMiddleware({ tools: opsTools(ran) })], checkpointer: new MemorySaver() });
+    const config = newThread("structured-mixed");
+    await agent.invoke(say("deploy and report"), config);
+    expect(ran).toEqual([]);
+    const next = await agent.invoke(say("next"), config);
+    expect(ran).toEqual([]);
+    expect(next.structuredResponse).toEqual({ summary: "next" });
+    expectProviderSafe(next.messages, refusals);
   });
 });
