@@ -92,7 +92,7 @@ function stringify(result: unknown): string {
   if (typeof result === "string") return result;
   // A LangGraph Command is not a result: the call fails with the reason (command-result.ts).
   const command = commandResultError(result);
-  if (command !== undefined) throw new Error(command);
+  if (command !== undefined) throw new ToolDefinitionError(command);
   if (result === undefined) return "";
   return JSON.stringify(result);
 }
