@@ -234,6 +234,23 @@ describe("parallel calls that need approval: one interrupt, answered by list, by
       expect(interruptsOf(out)).toHaveLength(1);
     });
 
+    // langchain-ai/agent-chat-ui#85 "Interrupts not working as expected (graph resets instead of resuming)":
+    // clients that continue with invoke(null) or send the older Agent Inbox response list.
+    it.each([
+      ["invoke(null), which continues a breakpoint but answers nothing", null],
+      ["the older Agent Inbox response list [{ type: \"accept\", args: null }]", [{ type: "accept", args: null }]],
+      ["a bare string", "approve"],
+    ])("%s: nothing runs, the same calls stay asked, the thread is not stuck", async (_label, value) => {
+      const { graph, config, ran, refusals } = await paused();
+      const again = value === null ? await graph.invoke(null, config) : await graph.invoke(resume(value), config);
+      expect(ran.filter((r) => r.startsWith("deploy"))).toEqual([]);
+      expect(pendingApproval(again)?.actionRequests.map((a) => a.toolCallId)).toEqual(["d1", "d2"]);
+      if (value !== null) expect(pendingApproval(again)?.error).toMatch(/decisions/);
+      const done = await graph.invoke(resume({ decisions: [{ type: "approve" }, { type: "reject" }] }), config);
+      expect(ran.filter((r) => r.startsWith("deploy"))).toEqual(["deploy web staging"]);
+      expectProviderSafe(messagesOf(done), refusals);
+    });
+
     it("one decision for two calls (Agent Chat UI answers the call it shows): the first runs, the second is asked again", async () => {
       const { graph, config, ran, refusals } = await paused();
       const next = await graph.invoke(resume({ decisions: [{ type: "approve" }] }), config);

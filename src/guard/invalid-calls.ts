@@ -9,12 +9,12 @@ import type { AIMessage } from "@langchain/core/messages";
  * text under `UNPARSED_ARGS_KEY` in place of arguments, so it is reviewed like every other call:
  * refused by rule `schema` with the parser's error, one ToolMessage the model reads and retries on.
  */
-export const UNPARSED_ARGS_KEY = "$unparsedArguments";
+const UNPARSED_ARGS_KEY = "$unparsedArguments";
 
 /** Longest raw argument text kept in the message (and quoted to the model). */
 const MAX_RAW_CHARS = 2_000;
 
-export interface UnparsedArguments {
+interface UnparsedArguments {
   /** The arguments as the model wrote them (at most MAX_RAW_CHARS characters). */
   raw: string;
   /** Why they could not be parsed, as the provider's integration said. */
