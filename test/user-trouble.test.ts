@@ -19,6 +19,8 @@ import type { GuardOptions } from "../src/guard/options.js";
 import { Killswitch } from "../src/killswitch/killswitch.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import { PermissionPolicy } from "../src/policy/permissions.js";
+import { supersededAnswer } from "../src/guard/answer-race.js";
+import { openLedger } from "../src/storage/ledger.js";
 import { defineTool } from "../src/tools/define-tool.js";
 import { strictSchemaFor } from "../src/tools/index.js";
 import type { AnyTool } from "../src/tools/types.js";
@@ -697,5 +699,25 @@ describe("createAgent's structured output (toolStrategy) with guardMiddleware", 
     expect(ran).toEqual([]);
     expect(next.structuredResponse).toEqual({ summary: "next" });
     expectProviderSafe(next.messages, refusals);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// LibreChat-AI/agents#294 (a side effect runs twice when a run is resumed against MemorySaver) and
+// the double click on "Approve" / two reviewers answering at once: two resumes of one approval.
+describe("two answers to one approval at once, with the guard's ledger: the call runs once, the losing answer is told", () => {
+  it.each(ENTRIES)("%s", async (entry) => {
+    const ran: string[] = [];
+    const ledger = await openLedger(`memory:user-trouble-race-${entry}`);
+    const { graph, refusals } = build(entry, { tools: opsTools(ran), replies: [[{ name: "deploy", args: { service: "web" }, id: "d1" }], "done", "done"], guard: { ledger } });
+    const config = newThread("race");
+    await graph.invoke(say("deploy web"), config);
+    const [first, second] = await Promise.all([graph.invoke(resume({ decisions: [{ type: "approve" }] }), config), graph.invoke(resume({ decisions: [{ type: "reject", message: "no" }] }), config)]);
+    expect(ran).toEqual(["deploy web staging"]);
+    const told = [first, second].map((r) => supersededAnswer(r)?.yours);
+    expect(told.filter((t) => t !== undefined)).toHaveLength(1);
+    const state = messagesOf((await graph.getState(config)).values);
+    expect(toolText(state).d1).toBe("deployed web to staging");
+    expectProviderSafe(state, refusals);
   });
 });
