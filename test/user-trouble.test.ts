@@ -209,6 +209,8 @@ describe("parallel calls that need approval: one interrupt, answered by list, by
       ["a list, in order", { decisions: [{ type: "approve" }, { type: "reject", message: "not the db" }] }],
       ["an object keyed by tool call id", { decisions: { d2: { type: "reject", message: "not the db" }, d1: { type: "approve" } } }],
       ["a list naming each call (tool_call_id)", { decisions: [{ type: "reject", message: "not the db", tool_call_id: "d2" }, { type: "approve", tool_call_id: "d1" }] }],
+      // The LangGraph SDK's normalizeHitlResponseForServer (useStream, Agent Chat UI) sends both spellings.
+      ["both spellings, as the LangGraph SDK sends them", { decisions: [{ type: "approve", toolCallId: "d1", tool_call_id: "d1" }, { type: "reject", message: "not the db", toolCallId: "d2", tool_call_id: "d2" }] }],
     ])("resumed with %s", async (_label, value) => {
       const { graph, config, ran, refusals } = await paused();
       const done = await graph.invoke(resume(value), config);
