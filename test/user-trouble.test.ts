@@ -723,3 +723,17 @@ describe("two answers to one approval at once, with the guard's ledger: the call
     expectProviderSafe(state, refusals);
   });
 });
+
+describe("a double-clicked approval on createGuardedAgent with MemorySaver and no ledger: the approved call runs once", () => {
+  it("two identical approvals at once", async () => {
+    const ran: string[] = [];
+    const { graph, refusals } = build("agent", { tools: opsTools(ran), replies: [[{ name: "deploy", args: { service: "web" }, id: "d1" }], "done", "done"] });
+    const config = newThread("double-click");
+    await graph.invoke(say("deploy web"), config);
+    await Promise.all([graph.invoke(resume({ decisions: [{ type: "approve" }] }), config), graph.invoke(resume({ decisions: [{ type: "approve" }] }), config)]);
+    expect(ran).toEqual(["deploy web staging"]);
+    const state = messagesOf((await graph.getState(config)).values);
+    expect(toolText(state).d1).toBe("deployed web to staging");
+    expectProviderSafe(state, refusals);
+  });
+});
