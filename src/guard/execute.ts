@@ -8,6 +8,7 @@ import type { CallResult, ReviewedCall } from "./state.js";
 import { claimCall } from "./ledger-claim.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
 import { truncateResult } from "./truncate.js";
+import { commandResultError } from "../tools/command-result.js";
 import type { AuditRecord } from "../audit/types.js";
 import { execution, refusals } from "../messages/index.js";
 
@@ -237,6 +238,9 @@ function classify(
 
 function asToolMessage(output: unknown, call: ReviewedCall): ToolMessage {
   if (isBaseMessage(output) && ToolMessage.isInstance(output)) return output;
+  // A LangGraph Command is not a result: the call fails with the reason (command-result.ts).
+  const command = commandResultError(output);
+  if (command !== undefined) return new ToolMessage({ content: execution.failed(call.name, command), tool_call_id: call.id, name: call.name, status: "error" });
   const content = typeof output === "string" ? output : JSON.stringify(output);
   return new ToolMessage({ content, tool_call_id: call.id, name: call.name, status: "success" });
 }

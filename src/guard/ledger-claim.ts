@@ -157,21 +157,38 @@ async function commitCompletions(ledger: ExecutionLedgerView, sink: AuditSink | 
 /** Results kept by a process ledger for turns whose task did not return (interrupted, failed, aborted). */
 const PROCESS_LEDGER_ENTRIES = 2_048;
 
+/** Results kept by a process ledger for turns whose task returned (the most recent ones). */
+const PROCESS_LEDGER_RETURNED = 2_048;
+
+/** Adds `key` to `map` as its newest entry, dropping the oldest beyond `cap`. */
+function keepNewest(map: Map<string, string>, key: string, result: string, cap: number): void {
+  map.delete(key);
+  map.set(key, result);
+  if (map.size > cap) {
+    const oldest = map.keys().next();
+    if (oldest.done !== true) map.delete(oldest.value);
+  }
+}
+
 /**
  * The ledger of a graph whose checkpoints live in this process only (LangGraph's MemorySaver): it
  * is exactly as durable as the checkpoints it protects, so it gives the one-task turn the same
  * guarantee a durable ledger gives with a durable checkpointer. A re-run of a turn's task in this
  * process (a tool's interrupt resumed, an aborted or failed run continued) gets the results of the
  * calls that completed instead of running them again. The entries of a turn whose task returned
- * are dropped (`forget`): that task never runs again; at most PROCESS_LEDGER_ENTRIES others are kept.
+ * (`forget`) are kept apart, the most recent PROCESS_LEDGER_RETURNED of them: that task does not
+ * run again from its own run, but a second run started from the same checkpoint at the same time
+ * (two answers to one approval sent at once, a double click) runs it again and must read them, or
+ * an approved call would run twice. At most PROCESS_LEDGER_ENTRIES others are kept.
  */
 export class ProcessLedger implements ExecutionLedgerView {
   readonly #done = new Map<string, string>();
+  readonly #returned = new Map<string, string>();
   /** Calls running now in this process (a tool that ignores its abort keeps its claim until it ends). */
   readonly #running = new Set<string>();
 
   async claim(key: string): Promise<"claimed" | "done" | "busy"> {
-    if (this.#done.has(key)) return "done";
+    if (this.#done.has(key) || this.#returned.has(key)) return "done";
     if (this.#running.has(key)) return "busy";
     this.#running.add(key);
     return "claimed";
@@ -179,16 +196,12 @@ export class ProcessLedger implements ExecutionLedgerView {
 
   async complete(key: string, result: string): Promise<void> {
     this.#running.delete(key);
-    if (this.#done.has(key)) return;
-    this.#done.set(key, result);
-    if (this.#done.size > PROCESS_LEDGER_ENTRIES) {
-      const oldest = this.#done.keys().next();
-      if (oldest.done !== true) this.#done.delete(oldest.value);
-    }
+    if (this.#done.has(key) || this.#returned.has(key)) return;
+    keepNewest(this.#done, key, result, PROCESS_LEDGER_ENTRIES);
   }
 
   async result(key: string): Promise<string | undefined> {
-    return this.#done.get(key);
+    return this.#done.get(key) ?? this.#returned.get(key);
   }
 
   async release(key: string, _owner?: string): Promise<void> {
@@ -199,8 +212,14 @@ export class ProcessLedger implements ExecutionLedgerView {
     return true;
   }
 
+  /** The task of these calls returned: their results move to the returned entries (see above). */
   forget(keys: Iterable<string>): void {
-    for (const key of keys) this.#done.delete(key);
+    for (const key of keys) {
+      const result = this.#done.get(key);
+      if (result === undefined) continue;
+      this.#done.delete(key);
+      keepNewest(this.#returned, key, result, PROCESS_LEDGER_RETURNED);
+    }
   }
 
   get size(): number {

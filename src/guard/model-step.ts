@@ -8,6 +8,7 @@ import type { ToolDefinition } from "../tools/registry.js";
 import { boundToolCallArgs } from "../policy/limits.js";
 import type { Guard } from "./guard.js";
 import { reminders } from "../messages/index.js";
+import { unparsedCallsAsCalls } from "./invalid-calls.js";
 
 const GUARD_MESSAGE_NAME = "guard";
 
@@ -118,12 +119,16 @@ export function withForcedCall(guard: Guard, message: AIMessage, forced: string 
 
 /**
  * The message with every tool call whose arguments are deeper than MAX_ARGS_DEPTH or longer than
- * MAX_ARGS_CHARS replaced by `{ $oversizedArguments: summary }` (review refuses it). The guarded
+ * MAX_ARGS_CHARS replaced by `{ $oversizedArguments: summary }` (review refuses it), and every call
+ * the provider could not parse (`invalid_tool_calls`) added as a call review refuses. The guarded
  * agent and the middleware apply it to every model answer; in your own StateGraph with
  * GuardedToolNode, apply it in your model node, or LangGraph may be unable to read the checkpoint back.
  */
 export function withBoundedArguments(message: AIMessage): AIMessage {
-  const bounded = boundToolCallArgs(message.tool_calls ?? []);
+  // Calls the provider could not parse become calls review refuses (invalid-calls.ts), so each gets its ToolMessage.
+  const unparsed = unparsedCallsAsCalls(message);
+  const calls = unparsed ?? message.tool_calls ?? [];
+  const bounded = boundToolCallArgs(calls) ?? unparsed;
   return bounded === undefined ? message : withToolCalls(message, bounded, message.additional_kwargs);
 }
 

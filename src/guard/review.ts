@@ -14,6 +14,7 @@ import type { Evidence } from "../provenance/index-builder.js";
 import { approvalNotes, refusals } from "../messages/index.js";
 import { ToolCallLimitError } from "../errors/index.js";
 import { principalOf } from "../principal/principal.js";
+import { unparsedArgumentsOf } from "./invalid-calls.js";
 
 /** The tool call as the model wrote it. */
 export interface RawToolCall {
@@ -110,6 +111,12 @@ export function reviewCall(
     const facts: Facts = { id: call.id, name: call.name, args: {}, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
     const received = refusals.argumentsKind(call.args);
     return beforePolicy(guard, withSentArgs(outcome(facts, "refuse", "schema", refusals.argumentsNotObjectReason(received), refusals.argumentsNotObject(call.name, received)), object, call.args));
+  }
+  // Arguments the provider could not parse (invalid_tool_calls, moved into the calls by withBoundedArguments).
+  const unparsed = unparsedArgumentsOf(object);
+  if (unparsed !== undefined) {
+    const facts: Facts = { id: call.id, name: call.name, args: object, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
+    return beforePolicy(guard, outcome(facts, "refuse", "schema", refusals.unparsedArgumentsReason(unparsed.error), refusals.unparsedArguments(call.name, unparsed.error)));
   }
   // Deep or huge arguments are refused before anything reads them (t12 hook: nothing below recurses into them).
   const oversized = checkArgumentLimits(object);

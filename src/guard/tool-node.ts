@@ -14,6 +14,16 @@ import type { GuardOptions } from "./options.js";
 import { emptyGuardState } from "./state.js";
 import { withEditedCalls } from "./turn.js";
 import type { GuardState } from "./state.js";
+import { lastAIMessage } from "./last-ai-message.js";
+import { withBoundedArguments } from "./model-step.js";
+
+/** `messages` with the last model message's unparsed calls made reviewable (`rewritten` when it changed). */
+function withUnparsedCallsAnswerable(messages: BaseMessage[]): { messages: BaseMessage[]; rewritten: boolean } {
+  const ai = lastAIMessage(messages);
+  if (!ai || (ai.invalid_tool_calls ?? []).length === 0) return { messages, rewritten: false };
+  const folded = withBoundedArguments(ai);
+  return { messages: messages.map((m) => (m === ai ? folded : m)), rewritten: true };
+}
 
 export interface GuardedToolNodeInput {
   messages: BaseMessage[];
@@ -69,20 +79,22 @@ async function runGuardedTools(
   const self = config?.metadata?.langgraph_node;
   // With a ledger that carries the audit, the decisions of calls that run commit with their claims.
   const deferred: AuditRecord[] | undefined = auditCarriedBy(guard, guard.options.ledger) ? [] : undefined;
-  const reviewed = await reviewModelTurn(guard, g, input.messages, config, false, typeof self === "string", deferred);
+  // Calls the provider could not parse (invalid_tool_calls) become calls review refuses; the message is rewritten in place.
+  const { messages: turnMessages, rewritten: unparsed } = withUnparsedCallsAnswerable(input.messages);
+  const reviewed = await reviewModelTurn(guard, g, turnMessages, config, false, typeof self === "string", deferred);
   if (!reviewed) return { messages: [], guard: g };
   if (reviewed.limitError) {
     if (deferred && deferred.length > 0) await guard.options.audit?.write(deferred);
     const stopped: GuardState = { ...g, approvals: reviewed.approvals, turn: null, next: "dispatch", limitError: reviewed.limitError };
     // Every call answered first; this node runs again and throws (without a name in a graph: at once).
     if (typeof self !== "string") throw new ToolCallLimitError(reviewed.limitError);
-    return new Command({ update: { messages: reviewed.answered, guard: stopped }, goto: self });
+    return new Command({ update: { messages: [...(unparsed ? [reviewed.ai] : []), ...reviewed.answered], guard: stopped }, goto: self });
   }
   const { executed, done } = await runBatches(guard, reviewed.turn, rulesOf(guard, g), reviewed.ctx, config, guard.options.ledger, deferred);
   const decided: GuardState = { ...g, approvals: reviewed.approvals, turn: reviewed.turn };
   // A human's edits replace the model's arguments in its message (the originals stay in its metadata).
   const edited = reviewed.runnable.filter((c) => c.edited);
-  const rewritten = edited.length > 0 ? [withEditedCalls(reviewed.ai, edited)] : [];
+  const rewritten = edited.length > 0 ? [withEditedCalls(reviewed.ai, edited)] : unparsed ? [reviewed.ai] : [];
   const messages = [...rewritten, ...reviewed.answered, ...executed.map((e) => e.message), ...limitEndMessages(reviewed.turn, decided)];
   const finished = finishTurn(guard, decided, done);
   if (waitingCalls(decided).length > 0 && typeof self === "string") {

@@ -224,6 +224,14 @@ export const refusals = {
   oversizedArgumentsReason(kind: "depth" | "size", limit: number): string {
     return kind === "depth" ? `the arguments are nested deeper than ${limit} levels` : `the arguments are longer than ${limit} characters`;
   },
+  /** The provider could not parse the call's arguments (LangChain's invalid_tool_calls); `error` is its parser's message. */
+  unparsedArguments(tool: string, error: string): string {
+    return `Refused ${tool} by rule schema: its arguments could not be read as JSON (${error.trim().replace(/[.\s]+$/, "")}), so it did not run. Call it again with the arguments as one complete JSON object.`;
+  },
+  /** The audit reason of an unparsed-arguments refusal. */
+  unparsedArgumentsReason(error: string): string {
+    return `invalid arguments: not valid JSON (${error.trim()})`;
+  },
   /** A refusal with no sentence of its own (fallback). */
   generic(tool: string, ruleId: string, reason: string): string {
     return sentence(`Refused ${tool} by rule ${ruleId}: ${reason}`);
@@ -431,6 +439,9 @@ export const execution = {
   abandoned: (tool: string, why: string, graceMs: number, timeout: boolean) =>
     `${timeout ? "Error" : "Cancelled"}: ${tool} ${why} and did not stop within ${graceMs} ms of its abort signal; it was abandoned`,
   failed: (tool: string, text: string) => `Error: ${tool} failed: ${text}`,
+  /** The tool returned a LangGraph Command (`parts`: its update keys and goto); `said` is its message's text. */
+  commandNotApplied: (parts: readonly string[], said: string | undefined) =>
+    `it ran, but returned a LangGraph Command${parts.length > 0 ? ` (${parts.join(", ")})` : ""} instead of a result. A guarded tool changes the graph only through its result, so nothing of the Command was applied${said === undefined ? "" : `; its message said: ${said}`}. Return the result (a string, or a ToolMessage) instead.`,
   /** A call of a turn whose run was aborted, answered when new input arrived: no completion was recorded. */
   unfinished: (tool: string) =>
     `Cancelled: ${tool} did not finish: the run was aborted before its result was recorded, and new input arrived. It will not run again; call it again if it is still needed.`,

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { detectOperationKey, flattenOperationUnion, operationsInSchema, toToolJsonSchema } from "./schema.js";
 import type { GuardedTool, RiskLevel, ToolExecutionContext, ToolGuardSpec, ToolKind } from "./types.js";
 import { cancelsSiblingsByDefault, toolKindOf } from "./kind.js";
+import { commandResultError } from "./command-result.js";
 import { ToolDefinitionError } from "../errors/index.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "../policy/kinds/readings.js";
 
@@ -89,6 +90,9 @@ export function directRunOf(tool: object): DirectRun | undefined {
 
 function stringify(result: unknown): string {
   if (typeof result === "string") return result;
+  // A LangGraph Command is not a result: the call fails with the reason (command-result.ts).
+  const command = commandResultError(result);
+  if (command !== undefined) throw new ToolDefinitionError(command);
   if (result === undefined) return "";
   return JSON.stringify(result);
 }
