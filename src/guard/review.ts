@@ -14,6 +14,7 @@ import type { Evidence } from "../provenance/index-builder.js";
 import { approvalNotes, refusals } from "../messages/index.js";
 import { ToolCallLimitError } from "../errors/index.js";
 import { principalOf } from "../principal/principal.js";
+import { parseToolArguments } from "../tools/parse-args.js";
 
 /** The tool call as the model wrote it. */
 export interface RawToolCall {
@@ -35,13 +36,6 @@ interface CallReviewer {
   now(): number;
   /** The decider run in shadow, when there is one. */
   readonly shadowPermissions: PermissionDecider | undefined;
-}
-
-function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
-  return issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.length ? issue.path.map(String).join(".") : "(root)"}: ${issue.message}`)
-    .join("; ");
 }
 
 function operationOf(args: Record<string, unknown>, key: string | undefined): string | undefined {
@@ -137,9 +131,9 @@ export function reviewCall(
     requestHeartbeat: heartbeat,
   };
 
-  const parsed = spec.inputSchema.safeParse(args);
+  const parsed = parseToolArguments(spec.inputSchema, args);
   if (!parsed.success) {
-    const detail = formatIssues(parsed.error.issues);
+    const detail = parsed.detail;
     return beforePolicy(guard, outcome(facts, "refuse", "schema", refusals.invalidArgumentsReason(detail), refusals.invalidArguments(call.name, detail)));
   }
   facts.concurrencySafe = safeConcurrency(spec, parsed.data);
