@@ -28,7 +28,7 @@ export interface RawToolCall {
 interface CallReviewer {
   readonly options: Pick<GuardOptions, "killswitch" | "permissions" | "riskModes" | "bypass">;
   readonly registry: Pick<ToolRegistry, "names">;
-  readonly engine: Pick<ToolRulesEngine, "prefillsArgs" | "prefilledArgs" | "checkCall">;
+  readonly engine: Pick<ToolRulesEngine, "prefillsArgs" | "prefilledArgs" | "keptViolation">;
   spec(name: string): ToolGuardSpec | undefined;
   riskOf(name: string, operation?: string): RiskLevel;
   declaredRisk(name: string, operation?: string): RiskLevel | undefined;
@@ -205,7 +205,8 @@ function decideFrom(
   if (permission.evidence !== undefined) facts.evidence = permission.evidence;
   if (permission.mode === "deny") return refuse(facts, permission.ruleId, permission.reason);
 
-  const violation = guard.engine.checkCall(state, { tool: call.name, operation }, guard.now());
+  // Read, never changed or kept: the engine's own answer for this state, without a copy.
+  const violation = guard.engine.keptViolation(state, call.name, operation, guard.now());
   // A tool rule with onViolation "ask" puts the call to a human (after deny, beside other asks).
   const ruleAsks = violation?.onViolation === "ask" ? violation : null;
   if (violation && !ruleAsks) {
