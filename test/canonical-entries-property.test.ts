@@ -71,6 +71,17 @@ describe("canonicalize on one shared entry stack", () => {
     );
   });
 
+  it("reads own enumerable keys only, as Object.keys lists them", () => {
+    fc.assert(
+      fc.property(fc.dictionary(key, tree, { maxKeys: 8 }), fc.dictionary(key, tree, { maxKeys: 8 }), (proto, own) => {
+        const args = Object.assign(Object.create(proto) as Record<string, unknown>, own);
+        Object.defineProperty(args, "hidden", { value: "not enumerable", enumerable: false });
+        expect(JSON.parse(canonicalArgs(args))).toEqual(JSON.parse(JSON.stringify(reference(args))));
+      }),
+      { numRuns: 300, seed: 11 },
+    );
+  });
+
   it("a toJSON that canonicalises again while an object is being built", () => {
     const inner = { b: 1, a: { d: 2, c: 3 } };
     const args = { z: 1, m: { toJSON: () => JSON.parse(canonicalArgs(inner)) as unknown }, a: 2 };

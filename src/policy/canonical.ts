@@ -115,7 +115,9 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
   if (Array.isArray(input)) return input.map((item) => build(item, ctx, depth + 1) ?? null);
   if (input instanceof DuplicateValues) return new DuplicateValues(input.values.map((item) => build(item, ctx, depth + 1) ?? null));
   const base = entryTop;
-  for (const rawKey of Object.keys(input)) {
+  // for-in over own keys: Object.keys' keys in its order, without an array per object.
+  for (const rawKey in input) {
+    if (!Object.hasOwn(input, rawKey)) continue;
     ctx.path.push(rawKey);
     const value = build((input as Record<string, unknown>)[rawKey], ctx, depth + 1);
     ctx.path.pop();
