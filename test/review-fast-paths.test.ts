@@ -37,6 +37,12 @@ const deepOrLarge: fc.Arbitrary<unknown> = fc
     return value;
   });
 
+function chainOf(n: number): unknown {
+  let v: unknown = "leaf";
+  for (let i = 0; i < n; i++) v = { a: v };
+  return v;
+}
+
 describe("checkArgumentLimits' fast walk", () => {
   it("refuses exactly the arguments measureArgs finds too deep or too large, with its reason", () => {
     fc.assert(
@@ -64,6 +70,18 @@ describe("checkArgumentLimits' fast walk", () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect(checkArgumentLimits(cyclic)).toBeDefined();
+  });
+
+  it("reads own keys only, as measureArgs does: an inherited enumerable key is not counted", () => {
+    const inherited = Object.create({ big: "x".repeat(2_000_000), deep: chainOf(40) }) as Record<string, unknown>;
+    inherited.k = "v";
+    expect(measureArgs(inherited, LIMITS).exceeded).toBeUndefined();
+    expect(checkArgumentLimits(inherited)).toBeUndefined();
+    const own = Object.create({ k: "short" }) as Record<string, unknown>;
+    Object.defineProperty(own, "k", { value: "x".repeat(2_000_000), enumerable: false });
+    own.z = "x".repeat(999_990);
+    expect(measureArgs(own, LIMITS).exceeded).toBeUndefined();
+    expect(checkArgumentLimits(own)).toBeUndefined();
   });
 });
 

@@ -76,4 +76,30 @@ describe("checkCall's kept answers", () => {
     expect(engine.checkCall(state, { tool: "t" }, 11_000)).toBeNull();
     expect(engine.checkCall(state, { tool: "t" }, 10_500)?.ruleId).toBe("c");
   });
+
+  it("keptViolation: one answer per tool and operation (none, each operation), still right after the kept answers are cleared", () => {
+    const rules = [
+      { id: "ops", type: "AllowedOperations" as const, tool: "k", operations: ["get"] },
+      { id: "cool", type: "Cooldown" as const, tool: "t", durationMs: 1_000 },
+    ];
+    const tools = new Map([["k", ["get", "delete"]], ["t", []], ["k:delete", []]]);
+    const engine = new ToolRulesEngine(rules, { tools });
+    const fresh = () => new ToolRulesEngine(rules, { tools });
+    const state = engine.record(engine.initialState(0), { tool: "t", callId: "1", success: true, at: 10_000 });
+    const probes: [string, string | undefined][] = [["k", "get"], ["k", "delete"], ["k", undefined], ["k:delete", undefined], ["t", undefined], ["t", "get"], ["k", "get"]];
+    const check = () => {
+      for (const [tool, operation] of probes) {
+        const want = fresh().checkCall(state, { tool, operation }, 10_500);
+        expect(engine.keptViolation(state, tool, operation, 10_500)).toEqual(want);
+        expect(engine.checkCall(state, { tool, operation }, 10_500)).toEqual(want);
+      }
+    };
+    check();
+    expect(engine.keptViolation(state, "k", "delete", 10_500)?.ruleId).toBe("ops");
+    expect(engine.keptViolation(state, "k", "get", 10_500)).toBeNull();
+    // More distinct operations than the engine keeps answers for (a model inventing them): cleared, then answered anew.
+    for (let i = 0; i < 5_000; i++) expect(engine.keptViolation(state, "k", `op${i}`, 10_500)?.ruleId).toBe("ops");
+    check();
+  });
 });
+

@@ -89,4 +89,17 @@ describe("withoutStrictNulls", () => {
       { numRuns: 2000 },
     );
   });
+
+  it("reads own keys only: a null inherited from the prototype is not a field of the arguments", () => {
+    fc.assert(
+      fc.property(schema, value, value, (node, proto, args) => {
+        if (proto === null || typeof proto !== "object" || Array.isArray(proto) || args === null || typeof args !== "object" || Array.isArray(args)) return;
+        const withProto = Object.assign(Object.create(proto) as Record<string, unknown>, args);
+        const got = withoutStrictNulls(withProto, node as JsonSchema);
+        expect(same(got, reference(withProto, node))).toBe(true);
+        if (reference(withProto, node) === withProto) expect(got).toBe(withProto);
+      }),
+      { numRuns: 1000 },
+    );
+  });
 });

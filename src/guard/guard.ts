@@ -213,34 +213,60 @@ export class Guard {
   }
 
   /** Reviews the calls of one model turn in order; each approved call counts against the rules for the next. */
-  async reviewTurn(
+  reviewTurn(
     state: RuleState,
     calls: readonly RawToolCall[],
     config?: LangGraphRunnableConfig,
     context?: Omit<DecisionContext, "turnCalls">,
   ): Promise<{ reviewed: ReviewedCall[]; provisional: RuleState }> {
-    let provisional = state;
-    const reviewed: ReviewedCall[] = [];
-    // Calls of this turn that were not refused: budgets count them before they run (only read with a context).
-    const turnCalls: TurnCall[] | undefined = context === undefined ? undefined : [];
-    for (let index = 0; index < calls.length; index++) {
+    // Synchronous until a call's review is not (a tool's consent check): no async frame per turn.
+    // A review that throws (a limit with exitBehavior "error") rejects the turn, as it always has.
+    try {
+      // Calls of this turn that were not refused: budgets count them before they run (only read with a context).
+      const turn: TurnProgress = { reviewed: [], provisional: state, turnCalls: context === undefined ? undefined : [] };
+      const done = this.#reviewFrom(turn, 0, calls, config, context);
+      return done === undefined ? Promise.resolve({ reviewed: turn.reviewed, provisional: turn.provisional }) : done;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Reviews `calls` from `start` into `turn`; undefined when all were synchronous, else the rest of the turn as a promise. */
+  #reviewFrom(
+    turn: TurnProgress,
+    start: number,
+    calls: readonly RawToolCall[],
+    config: LangGraphRunnableConfig | undefined,
+    context: Omit<DecisionContext, "turnCalls"> | undefined,
+  ): Promise<{ reviewed: ReviewedCall[]; provisional: RuleState }> | undefined {
+    const turnCalls = turn.turnCalls;
+    for (let index = start; index < calls.length; index++) {
       const call = calls[index]!;
-      const draft = reviewCall(this, provisional, call, config, context === undefined || turnCalls === undefined ? undefined : { ...context, turnCalls: [...turnCalls] });
-      const result = isPromise(draft) ? await draft : draft;
-      reviewed.push(result);
-      if (result.outcome !== "refuse" && turnCalls !== undefined) turnCalls.push({ name: result.name, args: result.args });
-      // Only later calls of the turn read the provisional state: the last call need not be recorded.
-      if (result.outcome !== "refuse" && index < calls.length - 1) {
-        provisional = this.engine.record(provisional, {
-          tool: result.name,
-          operation: result.operation,
-          callId: result.id,
-          success: true,
-          at: this.now(),
+      const draft = reviewCall(this, turn.provisional, call, config, context === undefined || turnCalls === undefined ? undefined : { ...context, turnCalls: [...turnCalls] });
+      if (isPromise(draft)) {
+        return draft.then((result) => {
+          this.#reviewed(turn, result, index, calls.length);
+          return this.#reviewFrom(turn, index + 1, calls, config, context) ?? { reviewed: turn.reviewed, provisional: turn.provisional };
         });
       }
+      this.#reviewed(turn, draft, index, calls.length);
     }
-    return { reviewed, provisional };
+    return undefined;
+  }
+
+  #reviewed(turn: TurnProgress, result: ReviewedCall, index: number, count: number): void {
+    turn.reviewed.push(result);
+    if (result.outcome !== "refuse" && turn.turnCalls !== undefined) turn.turnCalls.push({ name: result.name, args: result.args });
+    // Only later calls of the turn read the provisional state: the last call need not be recorded.
+    if (result.outcome !== "refuse" && index < count - 1) {
+      turn.provisional = this.engine.record(turn.provisional, {
+        tool: result.name,
+        operation: result.operation,
+        callId: result.id,
+        success: true,
+        at: this.now(),
+      });
+    }
   }
 
   /** What the model may use now: only allowed tools, operation enums filtered (filter first, reject as a backstop). */
@@ -305,6 +331,13 @@ export class Guard {
   #risks: RiskTable;
   readonly #definitionCache = new Map<string, ToolDefinition[]>();
   #usage: { key: string; text: string } | undefined;
+}
+
+/** A turn's review so far. */
+interface TurnProgress {
+  reviewed: ReviewedCall[];
+  provisional: RuleState;
+  turnCalls: TurnCall[] | undefined;
 }
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {

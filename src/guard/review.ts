@@ -15,6 +15,7 @@ import { approvalNotes, refusals } from "../messages/index.js";
 import { ToolCallLimitError } from "../errors/index.js";
 import { principalOf } from "../principal/principal.js";
 import { unparsedArgumentsOf } from "./invalid-calls.js";
+import { parseToolArguments } from "../tools/parse-args.js";
 
 /** The tool call as the model wrote it. */
 export interface RawToolCall {
@@ -28,7 +29,7 @@ export interface RawToolCall {
 interface CallReviewer {
   readonly options: Pick<GuardOptions, "killswitch" | "permissions" | "riskModes" | "bypass">;
   readonly registry: Pick<ToolRegistry, "names">;
-  readonly engine: Pick<ToolRulesEngine, "prefillsArgs" | "prefilledArgs" | "checkCall">;
+  readonly engine: Pick<ToolRulesEngine, "prefillsArgs" | "prefilledArgs" | "keptViolation">;
   spec(name: string): ToolGuardSpec | undefined;
   riskOf(name: string, operation?: string): RiskLevel;
   declaredRisk(name: string, operation?: string): RiskLevel | undefined;
@@ -36,13 +37,6 @@ interface CallReviewer {
   now(): number;
   /** The decider run in shadow, when there is one. */
   readonly shadowPermissions: PermissionDecider | undefined;
-}
-
-function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
-  return issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.length ? issue.path.map(String).join(".") : "(root)"}: ${issue.message}`)
-    .join("; ");
 }
 
 function operationOf(args: Record<string, unknown>, key: string | undefined): string | undefined {
@@ -144,9 +138,9 @@ export function reviewCall(
     requestHeartbeat: heartbeat,
   };
 
-  const parsed = spec.inputSchema.safeParse(args);
+  const parsed = parseToolArguments(spec.inputSchema, args);
   if (!parsed.success) {
-    const detail = formatIssues(parsed.error.issues);
+    const detail = parsed.detail;
     return beforePolicy(guard, outcome(facts, "refuse", "schema", refusals.invalidArgumentsReason(detail), refusals.invalidArguments(call.name, detail)));
   }
   facts.concurrencySafe = safeConcurrency(spec, parsed.data);
@@ -218,7 +212,8 @@ function decideFrom(
   if (permission.evidence !== undefined) facts.evidence = permission.evidence;
   if (permission.mode === "deny") return refuse(facts, permission.ruleId, permission.reason);
 
-  const violation = guard.engine.checkCall(state, { tool: call.name, operation }, guard.now());
+  // Read, never changed or kept: the engine's own answer for this state, without a copy.
+  const violation = guard.engine.keptViolation(state, call.name, operation, guard.now());
   // A tool rule with onViolation "ask" puts the call to a human (after deny, beside other asks).
   const ruleAsks = violation?.onViolation === "ask" ? violation : null;
   if (violation && !ruleAsks) {

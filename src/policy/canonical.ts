@@ -101,13 +101,23 @@ function buildString(input: string, ctx: BuildContext, depth: number): unknown {
   return text;
 }
 
+/**
+ * Keys and values of the objects being built, as one stack shared by every level: an object's
+ * entries sit from its base to the top while it is built, and are taken off before it returns
+ * (no two arrays per object on this hot path). `buildTree` restores the top when a build throws.
+ */
+const entryKeys: string[] = [];
+const entryValues: unknown[] = [];
+let entryTop = 0;
+
 function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
   // Cycles need no bookkeeping: they run into MAX_MATCH_DEPTH.
   if (Array.isArray(input)) return input.map((item) => build(item, ctx, depth + 1) ?? null);
   if (input instanceof DuplicateValues) return new DuplicateValues(input.values.map((item) => build(item, ctx, depth + 1) ?? null));
-  const keys: string[] = [];
-  const values: unknown[] = [];
-  for (const rawKey of Object.keys(input)) {
+  const base = entryTop;
+  // for-in over own keys: Object.keys' keys in its order, without an array per object.
+  for (const rawKey in input) {
+    if (!Object.hasOwn(input, rawKey)) continue;
     ctx.path.push(rawKey);
     const value = build((input as Record<string, unknown>)[rawKey], ctx, depth + 1);
     ctx.path.pop();
@@ -119,41 +129,50 @@ function buildObject(input: object, ctx: BuildContext, depth: number): unknown {
       if (ctx.normalise) key = normalizeString(rawKey);
       if (key !== rawKey) ctx.changed = true;
     }
-    keys.push(key);
-    values.push(value);
+    // Nested objects built above have taken their entries off: the top is this object's.
+    entryKeys[entryTop] = key;
+    entryValues[entryTop] = value;
+    entryTop += 1;
   }
-  sortEntries(keys, values);
+  const end = entryTop;
+  sortEntries(base, end);
   const out = Object.create(CANONICAL_PROTOTYPE) as Record<string, unknown>; // "__proto__" stays a plain key
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    const value = values[i];
+  for (let i = base; i < end; i++) {
+    const key = entryKeys[i]!;
+    const value = entryValues[i];
+    entryValues[i] = undefined; // the stack keeps no argument value alive
     // Two keys that normalise alike keep both values, as a duplicated key does (sorted: they are adjacent).
-    if (i > 0 && key === keys[i - 1]) {
+    if (i > base && key === entryKeys[i - 1]) {
       const prior = out[key];
       out[key] = new DuplicateValues(prior instanceof DuplicateValues ? [...prior.values, value] : [prior, value]);
     } else out[key] = value;
   }
+  entryTop = base;
   return out;
 }
 
-/** Sorts `keys` and `values` together by key; equal keys keep their order (a stable sort). */
-function sortEntries(keys: string[], values: unknown[]): void {
-  if (keys.length > 16) {
-    const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+/** Sorts the entries from `from` to `to` (exclusive) by key; equal keys keep their order (a stable sort). */
+function sortEntries(from: number, to: number): void {
+  const keys = entryKeys;
+  const values = entryValues;
+  if (to - from > 16) {
+    const order: number[] = [];
+    for (let i = from; i < to; i++) order.push(i);
+    order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
     const sortedKeys = order.map((i) => keys[i]!);
     const sortedValues = order.map((i) => values[i]);
-    for (let i = 0; i < keys.length; i++) {
-      keys[i] = sortedKeys[i]!;
-      values[i] = sortedValues[i];
+    for (let i = 0; i < sortedKeys.length; i++) {
+      keys[from + i] = sortedKeys[i]!;
+      values[from + i] = sortedValues[i];
     }
     return;
   }
   // Arguments have a few keys: an insertion sort, which moves an entry only past strictly greater keys.
-  for (let i = 1; i < keys.length; i++) {
+  for (let i = from + 1; i < to; i++) {
     const key = keys[i]!;
     const value = values[i];
     let at = i;
-    while (at > 0 && keys[at - 1]! > key) {
+    while (at > from && keys[at - 1]! > key) {
       keys[at] = keys[at - 1]!;
       values[at] = values[at - 1];
       at -= 1;
@@ -188,8 +207,18 @@ function build(input: unknown, ctx: BuildContext, depth: number): unknown {
 
 function buildTree(args: unknown, normalise: boolean, budget: number): { value: unknown; changed: boolean; controlChar: string | undefined } {
   const ctx: BuildContext = { normalise, budget, changed: false, controlChar: undefined, path: [] };
-  const value = build(args, ctx, 0) ?? null;
-  return { value, changed: ctx.changed, controlChar: ctx.controlChar };
+  const top = entryTop;
+  try {
+    const value = build(args, ctx, 0) ?? null;
+    return { value, changed: ctx.changed, controlChar: ctx.controlChar };
+  } finally {
+    // A build that threw (too large, a throwing toJSON) leaves its entries: take them off.
+    if (entryTop !== top) {
+      entryKeys.fill("", top, entryTop);
+      entryValues.fill(undefined, top, entryTop);
+      entryTop = top;
+    }
+  }
 }
 
 /** Text and literal views are built on first use: most rules only read a field or two. */

@@ -61,7 +61,9 @@ function withinLimits(value: unknown, level: number, budget: number): number {
         if (budget < 0) return -1;
       }
     } else {
-      for (const key of Object.keys(value)) {
+      // for-in over own keys: Object.keys' keys in its order, without an array per object.
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
         budget -= key.length;
         if (budget < 0) return -1;
         budget = withinLimits((value as Record<string, unknown>)[key], level + 1, budget);

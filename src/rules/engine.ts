@@ -357,19 +357,34 @@ export class ToolRulesEngine {
    * one state); each caller gets its own copy.
    */
   checkCall(state: RuleState, call: CallInfo, now?: number): RuleViolation | null {
+    const kept = this.keptViolation(state, call.tool, call.operation, now);
+    return kept === null ? null : copyViolation(kept);
+  }
+
+  /**
+   * {@link checkCall}'s answer as kept for the state, shared by every caller: read it, never change
+   * it (a caller that hands the violation on takes `checkCall`'s copy).
+   */
+  keptViolation(state: RuleState, tool: string, operation: string | undefined, now?: number): Readonly<RuleViolation> | null {
     const at = now ?? this.#clock();
     const derived = this.#derive(state);
     let checks = derived.checks;
-    if (checks === undefined || checks.now !== at) checks = derived.checks = { now: at, byCall: new Map() };
-    // The tool's length first: no two (tool, operation) pairs share a key.
-    const key = call.operation === undefined ? `${call.tool.length}:${call.tool}` : `${call.tool.length}:${call.tool}:${call.operation}`;
-    let found = checks.byCall.get(key);
-    if (found === undefined) {
-      found = this.#check(state, derived, call, at);
-      if (checks.byCall.size >= MAX_CACHED_TOOLS) checks.byCall.clear();
-      checks.byCall.set(key, found);
+    if (checks === undefined || checks.now !== at) checks = derived.checks = { now: at, size: 0, byTool: new Map() };
+    // By tool, then operation: no key text built per call.
+    let forTool = checks.byTool.get(tool);
+    const kept = forTool === undefined ? undefined : operation === undefined ? forTool.none : forTool.byOperation?.get(operation);
+    if (kept !== undefined) return kept;
+    const found = this.#check(state, derived, { tool, operation }, at);
+    if (checks.size >= MAX_CACHED_TOOLS) {
+      checks.byTool.clear();
+      checks.size = 0;
+      forTool = undefined;
     }
-    return found === null ? null : copyViolation(found);
+    if (forTool === undefined) checks.byTool.set(tool, (forTool = { none: undefined, byOperation: undefined }));
+    if (operation === undefined) forTool.none = found;
+    else (forTool.byOperation ??= new Map()).set(operation, found);
+    checks.size += 1;
+    return found;
   }
 
   #check(state: RuleState, derived: StateFacts, call: CallInfo, at: number): RuleViolation | null {

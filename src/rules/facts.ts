@@ -16,6 +16,12 @@ function unique(values: Iterable<string>): string[] {
  * Facts derived from one state object, each computed on first use. States are never mutated,
  * so the engine caches one instance per state object.
  */
+/** One tool's kept `checkCall` answers: without an operation, and per operation. */
+export interface KeptChecks {
+  none: RuleViolation | null | undefined;
+  byOperation: Map<string, RuleViolation | null> | undefined;
+}
+
 export class StateFacts {
   readonly #state: RuleState;
   readonly #rules: FactRules;
@@ -26,8 +32,11 @@ export class StateFacts {
   #initialPending: string[] | undefined;
   /** `allowedNow` for violation messages, for the last clock value asked. */
   allowedNow: { now: number; list: readonly string[]; text?: string } | undefined;
-  /** `checkCall`'s answers for this state at one clock value, by tool and operation (the engine copies what it hands out). */
-  checks: { now: number; byCall: Map<string, RuleViolation | null> } | undefined;
+  /**
+   * `checkCall`'s answers for this state at one clock value, by tool, then operation (`none`: the
+   * call has none); `size` counts every answer kept. The engine copies what it hands out.
+   */
+  checks: { now: number; size: number; byTool: Map<string, KeptChecks> } | undefined;
 
   constructor(state: RuleState, rules: FactRules) {
     this.#state = state;

@@ -439,7 +439,9 @@ function dropNulls(value: unknown, node: Variant): unknown {
   const props = node.properties;
   if (props === null || typeof props !== "object") return value;
   let out: Record<string, unknown> | undefined;
-  for (const key of Object.keys(value)) {
+  // for-in over own keys: Object.keys' keys in its order, without an array per object.
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     const field = (value as Record<string, unknown>)[key];
     // Strings, numbers and booleans come back as they are: skip them (this runs on every reviewed call).
     if (field !== null && typeof field !== "object") continue;
