@@ -84,12 +84,26 @@ interface WrapperSpec {
   readonly leading?: number;
   /** With one of these options the command words are joined and run by a shell (`entr -s`). */
   readonly joinedWith?: readonly string[];
+  /** Words the command is run by (`capsh -- ARGS` runs `/bin/bash ARGS`). */
+  readonly runBy?: readonly string[];
   /** With one of these options the operands of a `permute` wrapper are a command (`runuser -u USER CMD`, else su's reading). */
   readonly commandWith?: readonly string[];
 }
 
 /** `uvx PACKAGE ARGS` and `uv tool run PACKAGE ARGS`. */
 const UV_TOOL_RUN: WrapperSpec = { options: { flags: "qv", valued: "p", long: ["--isolated", "--quiet", "--verbose", "--no-cache", "--offline"], longValued: ["--from", "--with", "--with-editable", "--with-requirements", "--python", "--index", "--index-url"] } };
+
+/** GNU parallel (and sem, its --semaphore mode): the command words are joined and run by a shell. */
+const PARALLEL: WrapperSpec = {
+  options: {
+    flags: "0kquvgXmtrN",
+    valued: "jSaIdEn",
+    long: ["--null", "--keep-order", "--quote", "--ungroup", "--verbose", "--group", "--xargs", "--dry-run", "--halt-on-error", "--no-run-if-empty", "--help", "--version", "--bar", "--progress", "--tag", "--line-buffer"],
+    longValued: ["--jobs", "--sshlogin", "--arg-file", "--delimiter", "--max-args", "--results", "--joblog", "--timeout", "--retries", "--halt", "--colsep", "--workdir", "--basefile", "--env"],
+  },
+  joined: true,
+  commandOptional: true,
+};
 
 /** setarch and its per-architecture names (linux32, linux64, ...). */
 const SETARCH_OPTIONS: OptionTable = {
@@ -282,6 +296,15 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   // entr -s: the command is handed to $SHELL -c.
   entr: { options: { flags: "acdnprszx" }, joinedWith: ["-s"] },
   toybox: { options: {} },
+  // capsh [OPTIONS] -- ARGS: runs /bin/bash with ARGS (`capsh -- -c CMD`).
+  capsh: { options: { anyLongEq: true }, runBy: ["/bin/bash"], commandOptional: true },
+  dtach: { options: { flags: "Ez", valued: "acAnNper" } },
+  abduco: { options: { flags: "flpqr", valued: "acAne" }, commandOptional: true },
+  faketime: { options: { flags: "fm", valued: "p", long: ["--exclude-monotonic", "--disable-shm"], longValued: ["--date-prog"] }, positionals: 1 },
+  "dbus-launch": {
+    options: { long: ["--sh-syntax", "--csh-syntax", "--auto-syntax", "--binary-syntax", "--close-stderr", "--exit-with-session", "--exit-with-x11", "--version", "--help"], longValued: ["--autolaunch", "--config-file"] },
+    commandOptional: true,
+  },
   uvx: UV_TOOL_RUN,
   "ld.so": {
     options: { long: ["--list", "--verify", "--inhibit-cache", "--list-tunables", "--list-diagnostics", "--help", "--version"], longValued: ["--library-path", "--inhibit-rpath", "--audit", "--preload", "--argv0", "--glibc-hwcaps-prefix"] },
@@ -292,16 +315,9 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     inert: ["-r", "-x", "-X", "-v", "-ls", "-list", "-wipe"],
     commandOptional: true,
   },
-  parallel: {
-    options: {
-      flags: "0kquvgXmtrN",
-      valued: "jSaIdEn",
-      long: ["--null", "--keep-order", "--quote", "--ungroup", "--verbose", "--group", "--xargs", "--dry-run", "--halt-on-error", "--no-run-if-empty", "--help", "--version", "--bar", "--progress", "--tag", "--line-buffer"],
-      longValued: ["--jobs", "--sshlogin", "--arg-file", "--delimiter", "--max-args", "--results", "--joblog", "--timeout", "--retries", "--halt", "--colsep", "--workdir", "--basefile", "--env"],
-    },
-    joined: true,
-    commandOptional: true,
-  },
+  parallel: PARALLEL,
+  // sem is parallel --semaphore.
+  sem: PARALLEL,
   xargs: {
     options: {
       flags: "0oprtx",
@@ -455,7 +471,21 @@ function readSubcommandWrapper(name: string, family: (typeof SUBCOMMAND_WRAPPERS
 }
 
 /** Shells: `-c STRING` is a script; with no -c and no file they read one from standard input. */
-export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "rbash", "yash", "posh"]);
+export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "rbash", "yash", "posh", "csh", "tcsh", "ksh93", "lksh", "oksh", "loksh"]);
+
+/** Programs that hand the text on their standard input to a shell later (`at now <<< CMD`, `batch`), unless given a file with -f. */
+const STDIN_JOB_RUNNERS = new Set(["at", "batch"]);
+
+/** Whether `name` runs the text on its standard input as a shell script (a shell, or at/batch). */
+export function runsStdinAsShell(name: string): boolean {
+  return SHELLS.has(name) || STDIN_JOB_RUNNERS.has(name);
+}
+
+/** Code fed to an interpreter on its standard input (`python3 <<< 'os.system("rm x")'`): the texts a deny tries as commands, and why it cannot tell. */
+export function stdinCodeReading(name: string, code: string): { guesses: string[]; unknown: string | undefined } {
+  const guesses = codeGuesses(code);
+  return { guesses, unknown: PROCESS_CALLS.test(code) ? `${name} runs code from its standard input that starts processes, which the guard cannot read` : undefined };
+}
 
 /** Interpreters whose code option runs a program text the guard cannot read. */
 const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
@@ -484,7 +514,7 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Calls that start a process in the interpreters' languages (Python, Perl, Ruby, Node, PHP, Lua, Tcl, PowerShell, AppleScript). */
-const PROCESS_CALLS = /\b(?:system|exec\w*|popen\w*|spawn\w*|fork|subprocess|Popen|check_output|check_call|shell_exec|passthru|proc_open|pcntl_exec|child_process|Runtime|ProcessBuilder|Start-Process|Invoke-Expression|iex|do shell script|os\.execute|io\.popen|open3|IO\.popen|Kernel|qx|pty)\b|`|\bopen\s*\(\s*["']\|/;
+const PROCESS_CALLS = /\b(?:system|exec\w*|popen\w*|spawn\w*|fork|subprocess|Popen|check_output|check_call|shell_exec|passthru|proc_open|pcntl_exec|child_process|Runtime|ProcessBuilder|Start-Process|Invoke-Expression|iex|do shell script|shell-command|call-process|start-process|make-process|os\.execute|io\.popen|open3|IO\.popen|Kernel|qx|pty)\b|`|\bopen\s*\(\s*["']\|/;
 
 /** Programs that read a program text from standard input (a here-document fed to them is code). */
 const STDIN_INTERPRETERS = new Set([...Object.keys(INTERPRETERS), ...SHELLS]);
@@ -635,6 +665,19 @@ export function readEnvironment(name: string, value: string, dynamic: boolean, b
   return out;
 }
 
+/** apt's configuration keys whose value is a command line (hooks and the programs it runs). */
+const APT_COMMAND_KEYS = /(?:::(?:Pre|Post)-Invoke(?:-Success)?|^DPkg::Pre-Install-Pkgs|^Dir::Bin::[\w-]+|^APT::Key::gpgvcommand|::Pager)(?:::)?$/i;
+
+/** tmux subcommands that run a shell command: the letters of their options that take a value. */
+const TMUX_NEW_SESSION = { valued: "cefFnstxy", operands: "all" } as const;
+const TMUX_NEW_WINDOW = { valued: "cenFt", operands: "all" } as const;
+const TMUX_SPLIT_WINDOW = { valued: "celpFt", operands: "all" } as const;
+const TMUX_RESPAWN = { valued: "cet", operands: "all" } as const;
+const TMUX_RUN_SHELL = { valued: "cdt", operands: "all" } as const;
+const TMUX_IF_SHELL = { valued: "t", operands: "first" } as const;
+const TMUX_POPUP = { valued: "bcdehsStTwxy", operands: "all" } as const;
+const TMUX_PIPE_PANE = { valued: "t", operands: "all" } as const;
+
 /** How a program reads the value of one of its options. */
 type OptionEffect =
   /** A command line run by a shell (`split --filter`, `zip -TT`, `man -P`). */
@@ -662,14 +705,27 @@ interface EffectOption {
   readonly effect: OptionEffect;
   /** A short option that may close a cluster of getopt flags (`man -aPcmd`). */
   readonly cluster?: boolean;
+  /** The value's words are separated by this, not by spaces (`gcc -wrapper prog,arg`). */
+  readonly separator?: string;
+  /** A `KEY=VALUE` value whose KEY matches is a command line (apt's `-o APT::Update::Pre-Invoke::=CMD`); other keys keep the option's effect. */
+  readonly commandKeys?: RegExp;
+  /** A client's escape to the shell in the value (psql's `\! CMD`): what it runs; other text runs nothing here. */
+  readonly shellEscape?: RegExp;
 }
+
+/** Shell escapes of database and transfer clients: psql and mysql `\! CMD`, mysql `system CMD`, sqlite3 `.shell`/`.system CMD`, ftp and lftp `!CMD`. */
+const CLIENT_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\.shell\b|\.system\b|system\b|!)\s*([^\n;]*)/g;
 
 /** Programs that run a command, run code, or write a file through an option (each row: the program's names, its options). */
 const OPTION_EFFECTS: readonly {
   readonly programs: readonly string[];
   readonly options: readonly EffectOption[];
-  /** Subcommands whose operands are a command line or code (`tmux new-session 'cmd'`): no allow covers them unless named, a deny cannot tell. */
-  readonly subcommands?: readonly string[];
+  /**
+   * Subcommands whose operands are a command line (`tmux new-session 'cmd'`): no allow covers them unless
+   * named. With the subcommand's options that take a value, the operands after its options are read as
+   * one command line (`all`) or the first of them is (`first`); null: the guard cannot read them, a deny cannot tell.
+   */
+  readonly subcommands?: Readonly<Record<string, { readonly valued: string; readonly operands: "all" | "first" } | null>>;
   /** Operands `NAME=value` the program reads as settings (make's variable overrides: `SHELL=PROGRAM`). */
   readonly settings?: readonly { readonly name: RegExp; readonly effect: OptionEffect }[];
 }[] = [
@@ -729,7 +785,28 @@ const OPTION_EFFECTS: readonly {
       { option: "--globalconfig", effect: "file" },
     ],
   },
-  { programs: ["apt-get", "apt", "apt-cache", "aptitude"], options: [{ option: "-o", effect: "code" }, { option: "--option", effect: "code" }, { option: "-c", effect: "file" }, { option: "--config-file", effect: "file" }] },
+  {
+    programs: ["apt-get", "apt", "apt-cache", "aptitude"],
+    options: [
+      { option: "-o", effect: "code", commandKeys: APT_COMMAND_KEYS },
+      { option: "--option", effect: "code", commandKeys: APT_COMMAND_KEYS },
+      { option: "-c", effect: "file" },
+      { option: "--config-file", effect: "file" },
+    ],
+  },
+  { programs: ["emacs", "emacsclient"], options: [{ option: "--eval", effect: "code" }, { option: "-eval", effect: "code" }, { option: "--execute", effect: "code" }, { option: "-f", effect: "code" }, { option: "--funcall", effect: "code" }, { option: "-l", effect: "file" }, { option: "--load", effect: "file" }, { option: "--script", effect: "file" }] },
+  { programs: ["nano", "pico"], options: [{ option: "-s", effect: "script" }, { option: "--speller", effect: "script" }] },
+  { programs: ["psql"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "file" }, { option: "--file", effect: "file" }] },
+  { programs: ["mysql", "mariadb"], options: [{ option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--execute", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--init-command", effect: "code" }] },
+  { programs: ["sqlite3"], options: [{ option: "-cmd", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-init", effect: "file" }] },
+  { programs: ["lftp"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "file" }] },
+  { programs: ["svn"], options: [{ option: "--diff-cmd", effect: "program" }, { option: "--diff3-cmd", effect: "program" }, { option: "--editor-cmd", effect: "script" }, { option: "--config-option", effect: "code" }, { option: "--config-dir", effect: "file" }] },
+  { programs: ["go"], options: [{ option: "-exec", effect: "script" }, { option: "-toolexec", effect: "script" }, { option: "-overlay", effect: "file" }] },
+  { programs: ["gcc", "g++", "cc", "c++", "clang", "clang++"], options: [{ option: "-wrapper", effect: "script", separator: "," }, { option: "-fplugin", effect: "file" }, { option: "-B", effect: "file" }] },
+  { programs: ["ctest"], options: [{ option: "--test-command", effect: "rest" }] },
+  { programs: ["meson"], options: [{ option: "--wrapper", effect: "script" }, { option: "--wrap", effect: "script" }] },
+  { programs: ["mvn", "mvnw"], options: [{ option: "-Dexec.executable", effect: "program" }] },
+  { programs: ["openssl"], options: [{ option: "-engine", effect: "file" }, { option: "-provider", effect: "file" }, { option: "-provider-path", effect: "file" }] },
   {
     programs: ["awk", "gawk", "mawk", "nawk"],
     options: [
@@ -744,7 +821,32 @@ const OPTION_EFFECTS: readonly {
   {
     programs: ["tmux"],
     options: [{ option: "-c", effect: "script" }, { option: "-f", effect: "file" }],
-    subcommands: ["new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell", "run", "if-shell", "if", "display-popup", "popup", "pipe-pane", "pipep", "send-keys", "send", "command-prompt", "confirm-before", "source-file", "source"],
+    subcommands: {
+      "new-session": TMUX_NEW_SESSION,
+      new: TMUX_NEW_SESSION,
+      "new-window": TMUX_NEW_WINDOW,
+      neww: TMUX_NEW_WINDOW,
+      "split-window": TMUX_SPLIT_WINDOW,
+      splitw: TMUX_SPLIT_WINDOW,
+      "respawn-pane": TMUX_RESPAWN,
+      respawnp: TMUX_RESPAWN,
+      "respawn-window": TMUX_RESPAWN,
+      respawnw: TMUX_RESPAWN,
+      "run-shell": TMUX_RUN_SHELL,
+      run: TMUX_RUN_SHELL,
+      "if-shell": TMUX_IF_SHELL,
+      if: TMUX_IF_SHELL,
+      "display-popup": TMUX_POPUP,
+      popup: TMUX_POPUP,
+      "pipe-pane": TMUX_PIPE_PANE,
+      pipep: TMUX_PIPE_PANE,
+      "send-keys": null,
+      send: null,
+      "command-prompt": null,
+      "confirm-before": null,
+      "source-file": null,
+      source: null,
+    },
   },
   {
     programs: ["make", "gmake"],
@@ -804,6 +906,8 @@ function optionValue(option: EffectOption, word: string, next: string | undefine
   if (name === "+") return word.startsWith("+") ? { value: word.slice(1) } : undefined;
   if (word === name) return { value: next };
   if (name.startsWith("--")) return word.startsWith(`${name}=`) ? { value: word.slice(name.length + 1) } : undefined;
+  // A long option spelled with one dash (`go -exec=PROG`, `-Dexec.executable=PROG`) takes its value after `=`.
+  if (name.length > 2 && word.startsWith(`${name}=`)) return { value: word.slice(name.length + 1) };
   if (word.startsWith(name) && !word.startsWith("--")) return { value: word.slice(name.length) };
   if (option.cluster === true && !word.startsWith("--")) {
     // Flags first, then the option with its value attached or in the next word.
@@ -824,9 +928,27 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
     if (word === "--") break;
-    if (row.subcommands?.includes(word) === true) {
+    const sub = row.subcommands !== undefined && Object.hasOwn(row.subcommands, word) ? row.subcommands[word] : undefined;
+    if (sub !== undefined) {
       out.refusals.push({ reason: `${name} ${word} runs a command line or commands it is given`, token: word });
-      out.unknown ??= `${name} ${word} runs a command line given in its operands, which the guard does not read`;
+      if (sub === null) {
+        out.unknown ??= `${name} ${word} runs a command line given in its operands, which the guard does not read`;
+        return out;
+      }
+      // The subcommand's own options, then its operands.
+      let j = i + 1;
+      while (j < words.length && words[j]!.startsWith("-") && words[j] !== "-") {
+        if (words[j] === "--") {
+          j += 1;
+          break;
+        }
+        const letters = words[j]!.slice(1);
+        const at = [...letters].findIndex((letter) => sub.valued.includes(letter));
+        j += at >= 0 && at === letters.length - 1 ? 2 : 1;
+      }
+      const operands = words.slice(j);
+      if (operands.length > 0) out.scripts.push(sub.operands === "first" ? operands[0]! : operands.join(" "));
+      return out;
     }
     const setting = row.settings?.find((entry) => word.indexOf("=") > 0 && entry.name.test(word.slice(0, word.indexOf("="))));
     if (setting !== undefined) {
@@ -850,17 +972,29 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
         case "file":
           out.refusals.push({ reason: `${name} runs the code in the file given with ${shown}`, token: option.option });
           break;
-        case "code":
+        case "code": {
           out.refusals.push({ reason: `${name} runs the code given with ${shown}`, token: option.option });
-          out.guesses.push(...codeGuesses(value ?? ""));
+          const text = value ?? "";
+          const key = text.includes("=") ? text.slice(0, text.indexOf("=")) : undefined;
+          if (option.commandKeys !== undefined && key !== undefined && option.commandKeys.test(key)) {
+            out.scripts.push(text.slice(key.length + 1));
+            break;
+          }
+          if (option.shellEscape !== undefined) {
+            // A client's statements run in its server; only its shell escapes run here (`COPY ... TO PROGRAM` runs on the server).
+            for (const match of text.matchAll(option.shellEscape)) out.scripts.push(match[1] ?? "");
+            break;
+          }
+          out.guesses.push(...codeGuesses(text));
           out.unknown ??= `${name} runs code given with ${shown}, which the guard cannot read`;
           break;
+        }
         case "program":
         case "script":
           out.refusals.push({ reason: `${name} runs a command through ${shown}`, token: option.option });
           if (value === undefined || value === "") out.unknown ??= `${name} ${shown} has no value`;
           else if (option.effect === "program") out.commands.push([value]);
-          else out.scripts.push(value);
+          else out.scripts.push(option.separator === undefined ? value : value.split(option.separator).join(" "));
           break;
         case "rest":
           out.refusals.push({ reason: `${name} runs the command given after ${shown}`, token: option.option });
@@ -1096,7 +1230,7 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   const rest = words.slice(i);
   if (rest.length === 0) return out;
   if (spec.joined === true || has(spec.joinedWith)) out.scripts.push(rest.join(" "));
-  else out.commands.push(rest);
+  else out.commands.push([...(spec.runBy ?? []), ...rest]);
   return out;
 }
 
@@ -1516,6 +1650,15 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
     out.scripts.push(words.slice(1).join(" "));
     return out;
   }
+  if (STDIN_JOB_RUNNERS.has(name)) {
+    const out = empty();
+    if (words.some((word) => /^-[A-Za-z]*f/.test(word))) out.refusals.push({ reason: `${name} runs the commands in the file given with -f`, token: "-f" });
+    else if (!words.slice(1).some((word) => /^-[A-Za-z]*[lrdc]$/.test(word))) {
+      out.refusals.push({ reason: `${name} runs the commands read from its standard input`, token: name });
+      out.readsStdin = true;
+    }
+    return out;
+  }
   if (name === "source" || name === ".") {
     const out = empty();
     out.refusals.push({ reason: `${name} runs the commands in a file`, token: name });
@@ -1556,7 +1699,9 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
         break;
       }
       if (/^[-+][a-zA-Z]*c[a-zA-Z]*$/.test(word) && word.startsWith("-")) {
-        script = words[i + 1 + (/[oO]$/.test(word) ? 1 : 0)];
+        // `bash -c -- 'CMD'`: `--` ends the options, the command line follows it.
+        const at = i + 1 + (/[oO]$/.test(word) ? 1 : 0);
+        script = words[at] === "--" ? words[at + 1] : words[at];
         break;
       }
       if (/^[-+]o$/.test(word) || word === "-O" || word === "+O" || word === "--rcfile" || word === "--init-file") {

@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, readEnvironment, readProgram, readsCodeFromStdin, SHELLS, type Refusal } from "./programs.js";
+import { basename, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, type Refusal } from "./programs.js";
 import { shellParser } from "./shell-grammar.js";
 
 /**
@@ -29,6 +29,12 @@ export interface SimpleCommand {
   readonly forms: readonly (readonly string[])[];
   /** Set when the guard cannot tell what this command runs (a deny rule then cannot tell either). */
   readonly unknown: string | undefined;
+  /**
+   * A command a wrapper runs whose words end the wrapper's (`uv run pytest -q` runs `pytest -q`): the
+   * wrapper's words and where this command starts in them. An allow pattern that matches the wrapper's
+   * words and spells out words past that point (`uv run pytest:*`) names this command too.
+   */
+  readonly within?: { readonly words: readonly string[]; readonly at: number };
 }
 
 type ShellAnalysis =
@@ -350,7 +356,17 @@ interface CommandFacts {
 /** Adds one simple command, and what its program runs (programs.ts), to the walk. */
 type EnvironmentReading = ReturnType<typeof readEnvironment>;
 
-function addSimple(words: readonly string[], values: readonly WordValue[] | undefined, facts: CommandFacts, walk: Walk, stdin: Stdin | undefined, level: number, dynamicTexts: ReadonlySet<string>, environment: readonly EnvironmentReading[] = []): void {
+function addSimple(
+  words: readonly string[],
+  values: readonly WordValue[] | undefined,
+  facts: CommandFacts,
+  walk: Walk,
+  stdin: Stdin | undefined,
+  level: number,
+  dynamicTexts: ReadonlySet<string>,
+  environment: readonly EnvironmentReading[] = [],
+  within?: SimpleCommand["within"],
+): void {
   if (level > MAX_NESTED_COMMANDS) throw new Unreadable("commands nested too deep");
   const refusals: Refusal[] = [];
   let unknown: string | undefined;
@@ -382,7 +398,7 @@ function addSimple(words: readonly string[], values: readonly WordValue[] | unde
     nested.scripts.push(...reading.scripts);
     nested.guesses.push(...reading.guesses);
     if (reading.readsStdin === true && stdin !== undefined) {
-      if (stdin.text !== undefined && SHELLS.has(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
+      if (stdin.text !== undefined && runsStdinAsShell(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
       else if (stdin.text === undefined) unknown ??= `${basename(form[0] ?? "")} runs a script read from ${stdin.what}, which the guard cannot read`;
     }
   }
@@ -408,15 +424,23 @@ function addSimple(words: readonly string[], values: readonly WordValue[] | unde
   }
   if (stdin?.text !== undefined && readsCodeFromStdin(basename(words[0] ?? ""))) {
     refusals.push({ reason: `${stdin.what} is fed to ${basename(words[0] ?? "")} as code`, token: "" });
+    // An interpreter's code that starts processes: its literals are tried as commands, and a deny none matches cannot tell.
+    if (!SHELLS.has(program)) {
+      const code = stdinCodeReading(program, stdin.text);
+      nested.guesses.push(...code.guesses);
+      unknown ??= code.unknown;
+    }
   }
-  addCommand(walk, { words, dynamic, assignments: facts.assignments, writesFile: facts.writesFile, construct: false, refusals, forms, unknown });
+  addCommand(walk, { words, dynamic, assignments: facts.assignments, writesFile: facts.writesFile, construct: false, refusals, forms, unknown, ...(within === undefined ? {} : { within }) });
   const seenInner = new Set<string>();
   for (const inner of nested.commands) {
     const key = inner.join("\u0000");
     if (seenInner.has(key)) continue;
     seenInner.add(key);
     // A wrapper's command reads the wrapper's standard input (`sudo sh <<EOF`).
-    addSimple(inner, undefined, { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts);
+    const at = words.length - inner.length;
+    const tail = at > 0 && inner.every((word, i) => words[at + i] === word) ? { words, at } : undefined;
+    addSimple(inner, undefined, { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail);
   }
   for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk);
   for (const guess of new Set(nested.guesses)) {
