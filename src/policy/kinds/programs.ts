@@ -416,10 +416,10 @@ const SCREEN_INERT = new Set(["quit", "detach", "info", "windows", "select", "ti
 /** `screen -X CMD ARGS` sends a screen command to a running session (`stuff TEXT` types TEXT, `exec`/`screen` run a program); `-c FILE` reads screen commands from a file. */
 function readScreenCommands(table: OptionTable, words: readonly string[]): ProgramReading {
   const out = empty();
-  const parsed = parseOptions(words, 1, table, "screen");
-  if (parsed.seen.some((option) => option.name === "-c")) out.refusals.push({ reason: "screen runs the commands in the file given with -c", token: "-c" });
-  // -r, -x, -d and -R take the session's name as an optional next word, so -X may follow an operand (`screen -r main -X stuff TEXT`).
+  // -r, -x, -d and -R take the session's name as an optional next word, so options may follow it (`screen -r main -X stuff TEXT`).
   const at = words.findIndex((word, i) => i > 0 && /^-[A-Za-z]*X$/.test(word));
+  const options = at < 0 ? words : words.slice(0, at);
+  if (options.some((word, i) => i > 0 && /^-[A-Za-z]*c$/.test(word) && !(table.singleDash ?? []).includes(word))) out.refusals.push({ reason: "screen runs the commands in the file given with -c", token: "-c" });
   if (at < 0) return out;
   const command = words[at + 1];
   if (command === undefined) return out;
