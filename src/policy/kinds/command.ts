@@ -67,6 +67,8 @@ const COVERED = { matched: true, reason: undefined } as const;
 const normalOf = new WeakMap<SimpleCommand, string[] | null>();
 
 function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): { matched: boolean; reason: string | undefined } {
+  // `timeout 5 git log`: the wrapper changes only how `git log` runs, which is judged as a command of its own.
+  if (command.transparent === true && command.refusals.length === 0 && command.unknown === undefined) return COVERED;
   let normal = normalOf.get(command);
   if (normal === undefined) {
     normal = normalizedWords(command.words) ?? null;

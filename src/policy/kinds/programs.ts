@@ -33,6 +33,8 @@ interface ProgramReading {
   unknown?: string;
   /** The program reads a script from its standard input (a shell with no -c and no file). */
   readsStdin?: boolean;
+  /** A wrapper that changes only how its command runs (`timeout 5 CMD`, `nice CMD`): the line is as allowed as the command it runs. */
+  transparent?: boolean;
 }
 
 /** Options of one program: short letters, long names, which take a value. */
@@ -76,6 +78,14 @@ interface WrapperSpec {
   readonly scriptOnly?: boolean;
   /** Needs no command (env alone prints the environment). */
   readonly commandOptional?: boolean;
+  /**
+   * A shell builtin that only runs its command (`command CMD`, `builtin CMD`) and starts no program of
+   * its own: with a command to run, no allow pattern need name it. (Wrappers that are programs —
+   * timeout, nice — start a program the allow rules must name.)
+   */
+  readonly transparent?: boolean;
+  /** Options whose value is a file it writes (`time -o FILE`). */
+  readonly writeOptions?: readonly string[];
   /** Options whose value is a program it runs (`su -s PROGRAM`, `docker run --entrypoint PROGRAM`). */
   readonly programOptions?: readonly string[];
   /** The command is only the words after `--` (`kubectl exec POD -- CMD`); options may be anywhere before it. */
@@ -184,11 +194,14 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     options: { flags: "bcdegptwxrC", valued: "nq", long: ["--no-title", "--beep", "--errexit", "--chgexit", "--color", "--no-color", "--exec", "--precise", "--no-wrap", "--no-rerun", "--help", "--version"], longValued: ["--interval", "--equexit"], longOptional: ["--differences"] },
     joined: true,
   },
-  command: { options: { flags: "pvV" }, inert: ["-v", "-V"] },
-  builtin: { options: {} },
+  command: { options: { flags: "pvV" }, inert: ["-v", "-V"], transparent: true },
+  builtin: { options: {}, transparent: true },
   exec: { options: { flags: "cl", valued: "a" }, commandOptional: true },
   coproc: { options: {} },
-  time: { options: { flags: "apvq", valued: "fo", long: ["--append", "--portability", "--verbose", "--quiet", "--help", "--version"], longValued: ["--format", "--output"] } },
+  time: {
+    options: { flags: "apvq", valued: "fo", long: ["--append", "--portability", "--verbose", "--quiet", "--help", "--version"], longValued: ["--format", "--output"] },
+    writeOptions: ["-o", "--output"],
+  },
   nohup: { options: { long: ["--help", "--version"] } },
   chroot: { options: { long: ["--skip-chdir", "--help", "--version"], longValued: ["--userspec", "--groups"] }, positionals: 1, commandOptional: true },
   taskset: { options: { flags: "ac", long: ["--all-tasks", "--cpu-list", "--help", "--version"] }, positionals: 1, inert: ["-p", "--pid"] },
@@ -711,7 +724,12 @@ interface EffectOption {
   readonly commandKeys?: RegExp;
   /** A client's escape to the shell in the value (psql's `\! CMD`): what it runs; other text runs nothing here. */
   readonly shellEscape?: RegExp;
+  /** Parts of the code that are command lines (a makefile's recipe lines): tried by a deny, which otherwise cannot tell. */
+  readonly recipes?: RegExp;
 }
+
+/** Recipe lines of makefile text: after a tab at the start of a line, or after `;` on a rule's line. */
+const MAKE_RECIPES = /(?:^|\n)\t([^\n]*)|(?:^|\n)[^:\n=#]*:[^;\n=]*;([^\n]*)/g;
 
 /** Shell escapes of database and transfer clients: psql and mysql `\! CMD`, mysql `system CMD`, sqlite3 `.shell`/`.system CMD`, ftp and lftp `!CMD`. */
 const CLIENT_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\.shell\b|\.system\b|system\b|!)\s*([^\n;]*)/g;
@@ -851,8 +869,8 @@ const OPTION_EFFECTS: readonly {
   {
     programs: ["make", "gmake"],
     options: [
-      { option: "--eval", effect: "code" },
-      { option: "-E", effect: "code" },
+      { option: "--eval", effect: "code", recipes: MAKE_RECIPES },
+      { option: "-E", effect: "code", recipes: MAKE_RECIPES },
       { option: "-f", effect: "file", cluster: true },
       { option: "--file", effect: "file" },
       { option: "--makefile", effect: "file" },
@@ -986,6 +1004,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
             break;
           }
           out.guesses.push(...codeGuesses(text));
+          if (option.recipes !== undefined) for (const match of text.matchAll(option.recipes)) out.guesses.push(match[1] ?? match[2] ?? "");
           out.unknown ??= `${name} runs code given with ${shown}, which the guard cannot read`;
           break;
         }
@@ -1231,6 +1250,12 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   if (rest.length === 0) return out;
   if (spec.joined === true || has(spec.joinedWith)) out.scripts.push(rest.join(" "));
   else out.commands.push([...(spec.runBy ?? []), ...rest]);
+  for (const option of seen) if (spec.writeOptions?.includes(option.name) === true) out.refusals.push({ reason: `${name} writes a file through ${option.name}`, token: option.name });
+  // Only the wrapper's own refusal: the line is as allowed as the command it runs (read as a command of its own).
+  if (spec.transparent === true && out.refusals.length === 1 && out.commands.length === 1 && out.scripts.length === 0) {
+    out.refusals.length = 0;
+    out.transparent = true;
+  }
   return out;
 }
 

@@ -35,6 +35,8 @@ export interface SimpleCommand {
    * words and spells out words past that point (`uv run pytest:*`) names this command too.
    */
   readonly within?: { readonly words: readonly string[]; readonly at: number };
+  /** A wrapper that changes only how its command runs (`timeout 5 CMD`): no pattern need name it; the command it runs is judged on its own. */
+  readonly transparent?: boolean;
 }
 
 type ShellAnalysis =
@@ -125,6 +127,8 @@ interface Walk {
   functions?: Set<string>;
   /** Some reading could not be told (a deny then cannot tell). */
   unknown?: string;
+  /** Variables the line assigns, with their static values (undefined: only known at run time), for `${x@P}`. */
+  values?: Map<string, string | undefined>;
 }
 
 const DASH_SPLIT = "the command has &>, which bash reads as a redirection of both outputs and sh (dash) as & then >";
@@ -210,11 +214,21 @@ function wordValue(node: Node, walk: Walk): WordValue {
     case "expansion":
     case "arithmetic_expansion":
       for (const child of node.namedChildren) if (child !== null) collectNested(child, walk);
+      promptExpansion(node.text, walk);
       return { text: node.text, dynamic: true, glob: false, ansiC: false, bare: undefined };
     default:
       collectNested(node, walk);
       return { text: node.text, dynamic: true, glob: false, ansiC: false, bare: undefined };
   }
+}
+
+/** `${x@P}` expands x as a prompt, command substitutions included: the substitutions of a value the line assigned to x run. */
+function promptExpansion(text: string, walk: Walk): void {
+  const prompt = /^\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}$/.exec(text);
+  if (prompt === null || walk.values?.has(prompt[1]!) !== true) return;
+  const value = walk.values.get(prompt[1]!);
+  if (value === undefined) walk.unknown ??= `\${${prompt[1]!}@P} expands a value only known when the line runs, command substitutions included`;
+  else if (/\$\(|`/.test(value)) nestedScript(`: ${value}`, `the prompt expansion \${${prompt[1]!}@P}`, walk);
 }
 
 /** Commands hidden anywhere inside a node (substitutions inside expansions, test expressions, ...). */
@@ -389,8 +403,10 @@ function addSimple(
   }
   const forms: string[][] = denyForms(words, values);
   const nested: { commands: (readonly string[])[]; scripts: string[]; guesses: string[] } = { commands: [], scripts: [], guesses: [] };
+  let transparent = false;
   for (const form of forms) {
     const reading = readProgram(form);
+    if (form === forms[0] && reading.transparent === true) transparent = true;
     for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
     unknown ??= reading.unknown;
     for (const extra of reading.forms) if (forms.length < MAX_FORMS) forms.push([...extra]);
@@ -431,7 +447,18 @@ function addSimple(
       unknown ??= code.unknown;
     }
   }
-  addCommand(walk, { words, dynamic, assignments: facts.assignments, writesFile: facts.writesFile, construct: false, refusals, forms, unknown, ...(within === undefined ? {} : { within }) });
+  addCommand(walk, {
+    words,
+    dynamic,
+    assignments: facts.assignments,
+    writesFile: facts.writesFile,
+    construct: false,
+    refusals,
+    forms,
+    unknown,
+    ...(within === undefined ? {} : { within }),
+    ...(transparent ? { transparent } : {}),
+  });
   const seenInner = new Set<string>();
   for (const inner of nested.commands) {
     const key = inner.join("\u0000");
@@ -452,7 +479,7 @@ function addSimple(
 /** A command line a program hands to a shell (`bash -c`, `eval`, `env -S`, `find -exec sh -c`): parsed, its commands added. */
 function nestedScript(script: string, name: string, walk: Walk): void {
   if (walk.depth >= MAX_NESTED_SCRIPTS) throw new Unreadable("shell scripts nested too deep");
-  const inner: Walk = { commands: walk.commands, depth: walk.depth + 1, refusal: walk.refusal, functions: walk.functions };
+  const inner: Walk = { commands: walk.commands, depth: walk.depth + 1, refusal: walk.refusal, functions: walk.functions, ...(walk.values === undefined ? {} : { values: walk.values }) };
   const problem = readLine(script, inner);
   walk.refusal ??= inner.refusal;
   walk.unknown ??= inner.unknown;
@@ -506,6 +533,7 @@ function assignmentReading(node: Node, walk: Walk): EnvironmentReading {
   if (nameNode !== null) collectNested(nameNode, walk);
   const valueNode = node.childForFieldName("value");
   const value = valueNode === null ? { text: "", dynamic: false } : wordValue(valueNode, walk);
+  walk.values?.set(name, value.dynamic ? undefined : value.text);
   return readEnvironment(name, value.text, value.dynamic, "the command line");
 }
 
@@ -875,7 +903,7 @@ function rebindNames(walk: Walk): void {
 
 function analyze(source: string): ShellAnalysis {
   if (source.length > MAX_COMMAND_CHARS) return { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
-  const walk: Walk = { commands: [], depth: 0, refusal: undefined };
+  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map() };
   const problem = readLine(source, walk);
   if (problem !== undefined) return { ok: false, reason: problem };
   rebindNames(walk);
