@@ -690,6 +690,15 @@ const TMUX_RUN_SHELL = { valued: "cdt", operands: "all" } as const;
 const TMUX_IF_SHELL = { valued: "t", operands: "first" } as const;
 const TMUX_POPUP = { valued: "bcdehsStTwxy", operands: "all" } as const;
 const TMUX_PIPE_PANE = { valued: "t", operands: "all" } as const;
+const TMUX_SEND_KEYS = { valued: "cNt", operands: "keys" } as const;
+
+/** tmux key names that end a line in the pane's shell, or type a space. */
+const TMUX_KEYS: Readonly<Record<string, string>> = { Enter: "\n", "C-m": "\n", "C-j": "\n", KPEnter: "\n", Space: " ", Tab: "\t" };
+
+/** The text `tmux send-keys` types: each operand is a key name or a string typed as is. */
+function typedKeys(keys: readonly string[]): string {
+  return keys.map((key) => (Object.hasOwn(TMUX_KEYS, key) ? TMUX_KEYS[key]! : /^(?:[CMS]-.|Escape|BSpace|Up|Down|Left|Right|Home|End|F\d+)$/.test(key) ? "\n" : key)).join("");
+}
 
 /** How a program reads the value of one of its options. */
 type OptionEffect =
@@ -741,9 +750,10 @@ const OPTION_EFFECTS: readonly {
   /**
    * Subcommands whose operands are a command line (`tmux new-session 'cmd'`): no allow covers them unless
    * named. With the subcommand's options that take a value, the operands after its options are read as
-   * one command line (`all`) or the first of them is (`first`); null: the guard cannot read them, a deny cannot tell.
+   * one command line (`all`), the first of them is (`first`), or they are keys typed into a pane's shell
+   * (`keys`: `Enter` ends a line); null: the guard cannot read them, a deny cannot tell.
    */
-  readonly subcommands?: Readonly<Record<string, { readonly valued: string; readonly operands: "all" | "first" } | null>>;
+  readonly subcommands?: Readonly<Record<string, { readonly valued: string; readonly operands: "all" | "first" | "keys" } | null>>;
   /** Operands `NAME=value` the program reads as settings (make's variable overrides: `SHELL=PROGRAM`). */
   readonly settings?: readonly { readonly name: RegExp; readonly effect: OptionEffect }[];
 }[] = [
@@ -896,8 +906,8 @@ const OPTION_EFFECTS: readonly {
       popup: TMUX_POPUP,
       "pipe-pane": TMUX_PIPE_PANE,
       pipep: TMUX_PIPE_PANE,
-      "send-keys": null,
-      send: null,
+      "send-keys": TMUX_SEND_KEYS,
+      send: TMUX_SEND_KEYS,
       "command-prompt": null,
       "confirm-before": null,
       "source-file": null,
@@ -1003,7 +1013,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
         j += at >= 0 && at === letters.length - 1 ? 2 : 1;
       }
       const operands = words.slice(j);
-      if (operands.length > 0) out.scripts.push(sub.operands === "first" ? operands[0]! : operands.join(" "));
+      if (operands.length > 0) out.scripts.push(sub.operands === "first" ? operands[0]! : sub.operands === "keys" ? typedKeys(operands) : operands.join(" "));
       return out;
     }
     const setting = row.settings?.find((entry) => word.indexOf("=") > 0 && entry.name.test(word.slice(0, word.indexOf("="))));

@@ -821,6 +821,12 @@ function negationReading(source: string): string | undefined {
   return out === source ? undefined : out;
 }
 
+/** `coproc NAME { ...; }`, `coproc ( ... )`: the parser misreads a coprocess's compound command; its commands run as written. */
+function coprocReading(source: string): string | undefined {
+  const out = source.replace(/(^|[;&|\n(]\s*)coproc\s+(?:[A-Za-z_][A-Za-z0-9_]*\s+)?(?=[{(])/g, "$1");
+  return out === source ? undefined : out;
+}
+
 /**
  * Reads one command line (the whole input or a nested script) into `walk`: the parser's reading,
  * then every other reading where bash reads the text otherwise (continuations and carriage
@@ -833,7 +839,8 @@ function readLine(source: string, walk: Walk): string | undefined {
   const lexical = bashLexerReading(source);
   const braced = braceWordReading(lexical ?? source);
   const negation = negationReading(braced ?? lexical ?? source);
-  const combined = negation ?? braced ?? lexical;
+  const coproc = coprocReading(negation ?? braced ?? lexical ?? source);
+  const combined = coproc ?? negation ?? braced ?? lexical;
   const problem = parseInto(source, walk);
   if (problem !== undefined) {
     if (combined === undefined) return problem;
@@ -849,6 +856,7 @@ function readLine(source: string, walk: Walk): string | undefined {
   for (const [reading, what] of [
     [lexical, "bash's lexer"],
     [negationReading(source), "bash (a negated compound command)"],
+    [coprocReading(source), "bash (a coprocess's compound command)"],
   ] as const) {
     if (reading === undefined || reading === source) continue;
     const other: Walk = { ...walk, commands: [], dashSplits: undefined };
