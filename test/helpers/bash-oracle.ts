@@ -63,7 +63,7 @@ const STUB_PROGRAMS: readonly string[] = [
 ];
 
 /** Programs that run their arguments: the real binary, reached through a recorder. */
-const REAL_PROGRAMS: readonly string[] = ["bash", "dash", "find", "xargs", "env", "timeout", "nice", "nohup", "setsid", "flock", "stdbuf", "ionice", "mawk", "sed", "tar", "script", "watch", "git", "busybox"];
+const REAL_PROGRAMS: readonly string[] = ["bash", "dash", "find", "xargs", "env", "timeout", "nice", "nohup", "setsid", "flock", "stdbuf", "ionice", "mawk", "sed", "tar", "script", "watch", "git", "busybox", "chrt", "taskset", "setarch", "prlimit", "scp", "rsync"];
 
 /** Recorded under other names too (`sh` is dash, `awk` is mawk), as on Debian. */
 const ALIASES: Readonly<Record<string, string>> = { sh: "dash", awk: "mawk", gawk: "mawk", nawk: "mawk" };

@@ -19,6 +19,8 @@ interface CommandPattern {
   matches(words: readonly string[]): boolean;
   /** The pattern spells out `token` as one of its own words (`find:* -exec` names `-exec`, `sudo:*` names sudo). */
   names(token: string): boolean;
+  /** How many leading words the pattern fixes (`uv run pytest:*` fixes 3; a pattern with `*` inside fixes none). */
+  readonly fixed: number;
 }
 
 function splitWords(text: string): string[] {
@@ -36,6 +38,7 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
     return {
       source: pattern,
       names,
+      fixed: prefix.length,
       matches: (words) => words.length >= prefix.length && prefix.every((word, i) => fold(words[i] ?? "") === word),
     };
   }
@@ -46,12 +49,13 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
       .map((part) => part.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"))
       .join("[\\s\\S]*");
     const regex = new RegExp(`^${body}$`, caseSensitive ? "" : "i");
-    return { source: pattern, names, matches: (words) => regex.test(words.join(" ")) };
+    return { source: pattern, names, fixed: 0, matches: (words) => regex.test(words.join(" ")) };
   }
   const exact = splitWords(trimmed).map(fold);
   return {
     source: pattern,
     names,
+    fixed: exact.length,
     matches: (words) => words.length === exact.length && exact.every((word, i) => fold(words[i] ?? "") === word),
   };
 }
@@ -63,14 +67,19 @@ const COVERED = { matched: true, reason: undefined } as const;
 const normalOf = new WeakMap<SimpleCommand, string[] | null>();
 
 function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): { matched: boolean; reason: string | undefined } {
+  // `timeout 5 git log`: the wrapper changes only how `git log` runs, which is judged as a command of its own.
+  if (command.transparent === true && command.refusals.length === 0 && command.unknown === undefined) return COVERED;
   let normal = normalOf.get(command);
   if (normal === undefined) {
     normal = normalizedWords(command.words) ?? null;
     normalOf.set(command, normal);
   }
   const matching: CommandPattern[] = [];
+  const within = command.within;
   for (const pattern of patterns) {
-    if (pattern.matches(command.words) && (normal === null || pattern.matches(normal))) {
+    // A wrapper's command (`pytest -q` of `uv run pytest -q`) is named by a pattern that matches the wrapper's words and fixes words past its start.
+    const vouched = within !== undefined && pattern.fixed > within.at && pattern.matches(within.words);
+    if (vouched || (pattern.matches(command.words) && (normal === null || pattern.matches(normal)))) {
       // The common case: a plain command a pattern matches.
       if (command.unknown === undefined && command.refusals.length === 0) return COVERED;
       matching.push(pattern);

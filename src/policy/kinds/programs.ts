@@ -33,6 +33,8 @@ interface ProgramReading {
   unknown?: string;
   /** The program reads a script from its standard input (a shell with no -c and no file). */
   readsStdin?: boolean;
+  /** A wrapper that changes only how its command runs (`timeout 5 CMD`, `nice CMD`): the line is as allowed as the command it runs. */
+  transparent?: boolean;
 }
 
 /** Options of one program: short letters, long names, which take a value. */
@@ -51,6 +53,10 @@ interface OptionTable {
   readonly numeric?: boolean;
   /** Long options spelled with one dash, without a value (screen's `-ls`, `-wipe`). */
   readonly singleDash?: readonly string[];
+  /** Long options that take two values (`bwrap --bind SRC DEST`). */
+  readonly longValued2?: readonly string[];
+  /** Every long option is `--name` or `--name=value`, never with its value in the next word (valgrind, firejail). */
+  readonly anyLongEq?: boolean;
 }
 
 /** A program that runs the command given after its options (and `positionals` more words). */
@@ -72,7 +78,48 @@ interface WrapperSpec {
   readonly scriptOnly?: boolean;
   /** Needs no command (env alone prints the environment). */
   readonly commandOptional?: boolean;
+  /**
+   * A shell builtin that only runs its command (`command CMD`, `builtin CMD`) and starts no program of
+   * its own: with a command to run, no allow pattern need name it. (Wrappers that are programs —
+   * timeout, nice — start a program the allow rules must name.)
+   */
+  readonly transparent?: boolean;
+  /** Options whose value is a file it writes (`time -o FILE`). */
+  readonly writeOptions?: readonly string[];
+  /** Options whose value is a program it runs (`su -s PROGRAM`, `docker run --entrypoint PROGRAM`). */
+  readonly programOptions?: readonly string[];
+  /** The command is only the words after `--` (`kubectl exec POD -- CMD`); options may be anywhere before it. */
+  readonly afterDashDash?: boolean;
+  /** Words before the options (setarch's ARCH). */
+  readonly leading?: number;
+  /** With one of these options the command words are joined and run by a shell (`entr -s`). */
+  readonly joinedWith?: readonly string[];
+  /** Words the command is run by (`capsh -- ARGS` runs `/bin/bash ARGS`). */
+  readonly runBy?: readonly string[];
+  /** With one of these options the operands of a `permute` wrapper are a command (`runuser -u USER CMD`, else su's reading). */
+  readonly commandWith?: readonly string[];
 }
+
+/** `uvx PACKAGE ARGS` and `uv tool run PACKAGE ARGS`. */
+const UV_TOOL_RUN: WrapperSpec = { options: { flags: "qv", valued: "p", long: ["--isolated", "--quiet", "--verbose", "--no-cache", "--offline"], longValued: ["--from", "--with", "--with-editable", "--with-requirements", "--python", "--index", "--index-url"] } };
+
+/** GNU parallel (and sem, its --semaphore mode): the command words are joined and run by a shell. */
+const PARALLEL: WrapperSpec = {
+  options: {
+    flags: "0kquvgXmtrN",
+    valued: "jSaIdEn",
+    long: ["--null", "--keep-order", "--quote", "--ungroup", "--verbose", "--group", "--xargs", "--dry-run", "--halt-on-error", "--no-run-if-empty", "--help", "--version", "--bar", "--progress", "--tag", "--line-buffer"],
+    longValued: ["--jobs", "--sshlogin", "--arg-file", "--delimiter", "--max-args", "--results", "--joblog", "--timeout", "--retries", "--halt", "--colsep", "--workdir", "--basefile", "--env"],
+  },
+  joined: true,
+  commandOptional: true,
+};
+
+/** setarch and its per-architecture names (linux32, linux64, ...). */
+const SETARCH_OPTIONS: OptionTable = {
+  flags: "vRFZLXBIST3h",
+  long: ["--verbose", "--addr-no-randomize", "--fdpic-funcptrs", "--mmap-page-zero", "--addr-compat-layout", "--read-implies-exec", "--32bit", "--short-inode", "--whole-seconds", "--sticky-timeouts", "--3gb", "--4gb", "--uname-2.6", "--list", "--help", "--version"],
+};
 
 const SUDO_LONG_VALUED = ["--user", "--group", "--prompt", "--close-from", "--chdir", "--host", "--role", "--type", "--command-timeout", "--other-user", "--chroot", "--askpass-program"];
 
@@ -118,12 +165,17 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   su: {
     options: { flags: "lmpfP", valued: "csgGw", long: ["--login", "--preserve-environment", "--fast", "--pty", "--help", "--version"], longValued: ["--command", "--session-command", "--shell", "--group", "--supp-group", "--whitelist-environment"] },
     scriptOptions: ["-c", "--command", "--session-command"],
+    programOptions: ["-s", "--shell"],
     permute: true,
     scriptOnly: true,
   },
   runuser: {
     options: { flags: "lmpfP", valued: "csgGwu", long: ["--login", "--preserve-environment", "--fast", "--pty", "--help", "--version"], longValued: ["--command", "--session-command", "--shell", "--group", "--supp-group", "--whitelist-environment", "--user"] },
     scriptOptions: ["-c", "--command", "--session-command"],
+    programOptions: ["-s", "--shell"],
+    permute: true,
+    scriptOnly: true,
+    commandWith: ["-u", "--user"],
   },
   script: {
     options: {
@@ -142,11 +194,14 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     options: { flags: "bcdegptwxrC", valued: "nq", long: ["--no-title", "--beep", "--errexit", "--chgexit", "--color", "--no-color", "--exec", "--precise", "--no-wrap", "--no-rerun", "--help", "--version"], longValued: ["--interval", "--equexit"], longOptional: ["--differences"] },
     joined: true,
   },
-  command: { options: { flags: "pvV" }, inert: ["-v", "-V"] },
-  builtin: { options: {} },
+  command: { options: { flags: "pvV" }, inert: ["-v", "-V"], transparent: true },
+  builtin: { options: {}, transparent: true },
   exec: { options: { flags: "cl", valued: "a" }, commandOptional: true },
   coproc: { options: {} },
-  time: { options: { flags: "apvq", valued: "fo", long: ["--append", "--portability", "--verbose", "--quiet", "--help", "--version"], longValued: ["--format", "--output"] } },
+  time: {
+    options: { flags: "apvq", valued: "fo", long: ["--append", "--portability", "--verbose", "--quiet", "--help", "--version"], longValued: ["--format", "--output"] },
+    writeOptions: ["-o", "--output"],
+  },
   nohup: { options: { long: ["--help", "--version"] } },
   chroot: { options: { long: ["--skip-chdir", "--help", "--version"], longValued: ["--userspec", "--groups"] }, positionals: 1, commandOptional: true },
   taskset: { options: { flags: "ac", long: ["--all-tasks", "--cpu-list", "--help", "--version"] }, positionals: 1, inert: ["-p", "--pid"] },
@@ -156,7 +211,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   },
   nsenter: {
     options: {
-      flags: "FZ",
+      flags: "FZa",
       valued: "tSG",
       optional: "muinpUCTrw",
       long: ["--preserve-credentials", "--no-fork", "--all", "--follow-context", "--help", "--version"],
@@ -187,22 +242,95 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   ltrace: { options: { flags: "bcCfhirStTVw", valued: "eopusaADFlLnx" } },
   chronic: { options: { flags: "ev" } },
   unbuffer: { options: { flags: "p" } },
-  sg: { options: {}, positionals: 1 },
+  // sg GROUP [-c] COMMAND: the command is handed to /bin/sh -c.
+  sg: { options: {}, positionals: 1, scriptOptions: ["-c"], joined: true },
+  pkexec: { options: { long: ["--disable-internal-agent", "--keep-cwd", "--help", "--version"], longValued: ["--user"] } },
+  run0: {
+    options: {
+      flags: "hV",
+      valued: "ugD",
+      long: ["--no-ask-password", "--slice-inherit", "--pty", "--pipe", "--via-shell", "--help", "--version"],
+      longValued: ["--machine", "--property", "--description", "--slice", "--user", "--group", "--nice", "--chdir", "--setenv", "--background", "--shell-prompt-prefix", "--lightweight", "--unit", "--area"],
+    },
+  },
+  firejail: { options: { anyLongEq: true } },
+  bwrap: {
+    options: {
+      long: ["--unshare-all", "--share-net", "--unshare-user", "--unshare-user-try", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup", "--unshare-cgroup-try", "--clearenv", "--new-session", "--die-with-parent", "--as-pid-1", "--disable-userns", "--assert-userns-disabled", "--help", "--version"],
+      longValued: ["--dev", "--proc", "--tmpfs", "--dir", "--unsetenv", "--chdir", "--hostname", "--uid", "--gid", "--lock-file", "--sync-fd", "--info-fd", "--json-status-fd", "--userns", "--userns2", "--pidns", "--seccomp", "--add-seccomp-fd", "--exec-label", "--file-label", "--block-fd", "--userns-block-fd", "--cap-add", "--cap-drop", "--perms", "--size", "--remount-ro", "--mqueue", "--args", "--argv0", "--overlay-src", "--tmp-overlay", "--ro-overlay"],
+      longValued2: ["--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try", "--dev-bind-try", "--symlink", "--setenv", "--file", "--bind-data", "--ro-bind-data", "--chmod"],
+    },
+  },
+  fakeroot: { options: { flags: "uhv", valued: "lsib", long: ["--unknown-is-real", "--help", "--version"], longValued: ["--lib", "--faked"] } },
+  proxychains: { options: { flags: "q", valued: "f" } },
+  proxychains4: { options: { flags: "q", valued: "f" } },
+  torsocks: { options: { flags: "dqhi", valued: "upaP", long: ["--debug", "--quiet", "--help", "--isolate", "--version"], longValued: ["--user", "--pass", "--address", "--port"] }, commandOptional: true },
+  tsocks: { options: {} },
+  catchsegv: { options: {} },
+  rlwrap: { options: { flags: "AcinNoIrRUvW", valued: "bCDefFgHlOPqsStwz", optional: "ap" }, scriptOptions: ["-z"] },
+  valgrind: { options: { flags: "qvhd", anyLongEq: true } },
+  cgexec: { options: { valued: "g", long: ["--sticky"] } },
+  numactl: {
+    options: {
+      flags: "alsHuTdDtb",
+      valued: "ipPmNCwoLMISf",
+      long: ["--all", "--localalloc", "--show", "--hardware", "--huge", "--touch", "--dump", "--dump-nodes", "--strict", "--balancing", "--help"],
+      longValued: ["--interleave", "--preferred", "--preferred-many", "--membind", "--cpunodebind", "--physcpubind", "--weighted-interleave", "--offset", "--length", "--shmmode", "--shmid", "--shm", "--file"],
+    },
+  },
+  prlimit: {
+    options: {
+      optional: "cdefilmnqrstuvxy",
+      valued: "po",
+      long: ["--noheadings", "--raw", "--verbose", "--help", "--version"],
+      longValued: ["--pid", "--output"],
+      longOptional: ["--core", "--data", "--nice", "--fsize", "--sigpending", "--memlock", "--rss", "--nofile", "--msgqueue", "--rtprio", "--stack", "--cpu", "--nproc", "--as", "--locks", "--rttime"],
+    },
+  },
+  setpriv: {
+    options: {
+      flags: "dhV",
+      long: ["--dump", "--nnp", "--no-new-privs", "--clear-groups", "--keep-groups", "--init-groups", "--reset-env", "--help", "--version"],
+      longValued: ["--inh-caps", "--ambient-caps", "--bounding-set", "--ruid", "--euid", "--rgid", "--egid", "--reuid", "--regid", "--groups", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"],
+    },
+  },
+  setarch: { options: SETARCH_OPTIONS, leading: 1, commandOptional: true },
+  linux32: { options: SETARCH_OPTIONS, commandOptional: true },
+  linux64: { options: SETARCH_OPTIONS, commandOptional: true },
+  i386: { options: SETARCH_OPTIONS, commandOptional: true },
+  x86_64: { options: SETARCH_OPTIONS, commandOptional: true },
+  uname26: { options: SETARCH_OPTIONS, commandOptional: true },
+  "ssh-agent": { options: { flags: "cdDks", valued: "aEPtO" }, commandOptional: true },
+  "dbus-run-session": { options: { long: ["--help", "--version"], longValued: ["--config-file", "--dbus-daemon"] } },
+  "xvfb-run": { options: { flags: "adhl", valued: "efnpsw", long: ["--auto-servernum", "--auto-display", "--help", "--listen-tcp"], longValued: ["--error-file", "--auth-file", "--server-num", "--xauth-protocol", "--server-args", "--wait"] } },
+  sshpass: { options: { flags: "ehvV", valued: "pfdP" } },
+  caffeinate: { options: { flags: "dimsu", valued: "tw" }, commandOptional: true },
+  "systemd-inhibit": { options: { long: ["--list", "--no-pager", "--no-legend", "--no-ask-password", "--help", "--version"], longValued: ["--what", "--who", "--why", "--mode"] } },
+  // entr -s: the command is handed to $SHELL -c.
+  entr: { options: { flags: "acdnprszx" }, joinedWith: ["-s"] },
+  toybox: { options: {} },
+  // capsh [OPTIONS] -- ARGS: runs /bin/bash with ARGS (`capsh -- -c CMD`).
+  capsh: { options: { anyLongEq: true }, runBy: ["/bin/bash"], commandOptional: true },
+  dtach: { options: { flags: "Ez", valued: "acAnNper" } },
+  abduco: { options: { flags: "flpqr", valued: "acAne" }, commandOptional: true },
+  faketime: { options: { flags: "fm", valued: "p", long: ["--exclude-monotonic", "--disable-shm"], longValued: ["--date-prog"] }, positionals: 1 },
+  "dbus-launch": {
+    options: { long: ["--sh-syntax", "--csh-syntax", "--auto-syntax", "--binary-syntax", "--close-stderr", "--exit-with-session", "--exit-with-x11", "--version", "--help"], longValued: ["--autolaunch", "--config-file"] },
+    commandOptional: true,
+  },
+  uvx: UV_TOOL_RUN,
+  "ld.so": {
+    options: { long: ["--list", "--verify", "--inhibit-cache", "--list-tunables", "--list-diagnostics", "--help", "--version"], longValued: ["--library-path", "--inhibit-rpath", "--audit", "--preload", "--argv0", "--glibc-hwcaps-prefix"] },
+    inert: ["--list", "--verify", "--list-tunables", "--list-diagnostics", "--help", "--version"],
+  },
   screen: {
     options: { flags: "aAdDfilLmOqrRUvx", valued: "cehpsStTX", singleDash: ["-ls", "-list", "-wipe", "-fn", "-fa", "-ln"] },
     inert: ["-r", "-x", "-X", "-v", "-ls", "-list", "-wipe"],
     commandOptional: true,
   },
-  parallel: {
-    options: {
-      flags: "0kquvgXmtrN",
-      valued: "jSaIdEn",
-      long: ["--null", "--keep-order", "--quote", "--ungroup", "--verbose", "--group", "--xargs", "--dry-run", "--halt-on-error", "--no-run-if-empty", "--help", "--version", "--bar", "--progress", "--tag", "--line-buffer"],
-      longValued: ["--jobs", "--sshlogin", "--arg-file", "--delimiter", "--max-args", "--results", "--joblog", "--timeout", "--retries", "--halt", "--colsep", "--workdir", "--basefile", "--env"],
-    },
-    joined: true,
-    commandOptional: true,
-  },
+  parallel: PARALLEL,
+  // sem is parallel --semaphore.
+  sem: PARALLEL,
   xargs: {
     options: {
       flags: "0oprtx",
@@ -216,8 +344,161 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   },
 };
 
+/** Options of `docker run` / `podman run` / `docker create` (and the long spellings of exec's). */
+const CONTAINER_RUN: OptionTable = {
+  flags: "ditPq",
+  valued: "acehlmpuvw",
+  long: ["--detach", "--interactive", "--tty", "--publish-all", "--privileged", "--read-only", "--rm", "--init", "--no-healthcheck", "--oom-kill-disable", "--sig-proxy", "--quiet", "--disable-content-trust", "--help"],
+  longValued: [
+    "--attach", "--add-host", "--annotation", "--blkio-weight", "--blkio-weight-device", "--cap-add", "--cap-drop", "--cgroup-parent", "--cgroupns", "--cidfile", "--cpu-period", "--cpu-quota",
+    "--cpu-rt-period", "--cpu-rt-runtime", "--cpu-shares", "--cpus", "--cpuset-cpus", "--cpuset-mems", "--device", "--device-cgroup-rule", "--device-read-bps", "--device-read-iops",
+    "--device-write-bps", "--device-write-iops", "--dns", "--dns-option", "--dns-search", "--domainname", "--entrypoint", "--env", "--env-file", "--expose", "--gpus", "--group-add",
+    "--health-cmd", "--health-interval", "--health-retries", "--health-start-period", "--health-start-interval", "--health-timeout", "--hostname", "--ip", "--ip6", "--ipc", "--isolation",
+    "--kernel-memory", "--label", "--label-file", "--link", "--link-local-ip", "--log-driver", "--log-opt", "--mac-address", "--memory", "--memory-reservation", "--memory-swap",
+    "--memory-swappiness", "--mount", "--name", "--network", "--net", "--network-alias", "--oom-score-adj", "--pid", "--pids-limit", "--platform", "--publish", "--pull", "--restart",
+    "--runtime", "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt", "--sysctl", "--tmpfs", "--ulimit", "--user", "--userns", "--uts", "--volume",
+    "--volume-driver", "--volumes-from", "--workdir", "--detach-keys",
+  ],
+};
+const CONTAINER_EXEC: OptionTable = { flags: "dit", valued: "euw", long: ["--detach", "--interactive", "--tty", "--privileged", "--help"], longValued: ["--env", "--env-file", "--user", "--workdir", "--detach-keys"] };
+const CONTAINERS: Readonly<Record<string, WrapperSpec>> = {
+  run: { options: CONTAINER_RUN, positionals: 1, programOptions: ["--entrypoint"], commandOptional: true },
+  create: { options: CONTAINER_RUN, positionals: 1, programOptions: ["--entrypoint"], commandOptional: true },
+  exec: { options: CONTAINER_EXEC, positionals: 1 },
+  "compose run": { options: { flags: "dTeilpuvw", valued: "eluvpw", long: ["--detach", "--no-deps", "--rm", "--service-ports", "--use-aliases", "--build", "--no-TTY", "--interactive", "--tty", "--quiet-pull", "--remove-orphans"], longValued: ["--env", "--label", "--name", "--publish", "--user", "--volume", "--workdir", "--entrypoint", "--cap-add", "--cap-drop"] }, positionals: 1, programOptions: ["--entrypoint"], commandOptional: true },
+  "compose exec": { options: { flags: "dTe", valued: "euw", long: ["--detach", "--no-TTY", "--privileged", "--interactive", "--tty"], longValued: ["--env", "--index", "--user", "--workdir"] }, positionals: 1 },
+};
+const CONTAINER_GLOBAL: OptionTable = { flags: "Dv", valued: "Hcl", long: ["--debug", "--tls", "--tlsverify", "--version", "--help"], longValued: ["--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert", "--tlskey"] };
+const KUBECTL: { readonly global: OptionTable; readonly subcommands: Readonly<Record<string, WrapperSpec>> } = {
+  global: { valued: "nsv", longValued: ["--namespace", "--context", "--kubeconfig", "--server", "--cluster", "--user", "--token", "--as", "--as-group", "--request-timeout"], long: ["--insecure-skip-tls-verify"] },
+  subcommands: { exec: { options: {}, afterDashDash: true }, run: { options: {}, afterDashDash: true }, debug: { options: {}, afterDashDash: true }, attach: { options: {}, afterDashDash: true } },
+};
+const PROJECT_RUN: WrapperSpec = { options: {} };
+
+/**
+ * Programs whose subcommand runs the command that follows (`docker run IMAGE CMD`, `kubectl exec POD -- CMD`,
+ * `uv run CMD`, `perf stat CMD`): the program's own options first, then the subcommand (one word or two),
+ * then the subcommand's options as a wrapper reads them.
+ */
+const SUBCOMMAND_WRAPPERS: Readonly<Record<string, { readonly global?: OptionTable; readonly subcommands: Readonly<Record<string, WrapperSpec>> }>> = {
+  docker: { global: CONTAINER_GLOBAL, subcommands: { ...CONTAINERS, "container run": CONTAINERS.run!, "container exec": CONTAINERS.exec!, "container create": CONTAINERS.create! } },
+  podman: { global: CONTAINER_GLOBAL, subcommands: CONTAINERS },
+  nerdctl: { global: CONTAINER_GLOBAL, subcommands: CONTAINERS },
+  "docker-compose": { subcommands: { run: CONTAINERS["compose run"]!, exec: CONTAINERS["compose exec"]! } },
+  kubectl: KUBECTL,
+  oc: KUBECTL,
+  lxc: { subcommands: { exec: { options: {}, afterDashDash: true } } },
+  uv: {
+    global: { flags: "qv", long: ["--quiet", "--verbose", "--no-cache", "--offline", "--native-tls"], longValued: ["--directory", "--project", "--cache-dir", "--color", "--config-file"] },
+    subcommands: {
+      run: {
+        options: {
+          flags: "qv",
+          valued: "p",
+          long: ["--no-project", "--isolated", "--frozen", "--locked", "--no-sync", "--all-extras", "--no-dev", "--active", "--quiet", "--verbose", "--no-cache", "--offline", "--exact", "--script", "--gui-script", "--all-packages", "--no-default-groups", "--only-dev"],
+          longValued: ["--with", "--with-editable", "--with-requirements", "--python", "--project", "--directory", "--env-file", "--extra", "--group", "--package", "--index", "--default-index", "--index-url", "--extra-index-url"],
+        },
+      },
+      "tool run": UV_TOOL_RUN,
+    },
+  },
+  poetry: { subcommands: { run: PROJECT_RUN } },
+  pipenv: { subcommands: { run: PROJECT_RUN } },
+  pdm: { subcommands: { run: { options: { flags: "ls", long: ["--list", "--site-packages", "--json"] } } } },
+  hatch: { subcommands: { run: PROJECT_RUN } },
+  rye: { subcommands: { run: PROJECT_RUN } },
+  bundle: { subcommands: { exec: { options: { long: ["--keep-file-descriptors"], longValued: ["--gemfile"] } } } },
+  conda: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream", "--debug-wrapper-scripts"], longValued: ["--name", "--prefix", "--cwd"] } } } },
+  mamba: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream"], longValued: ["--name", "--prefix", "--cwd"] } } } },
+  mise: { subcommands: { exec: { options: {}, afterDashDash: true }, x: { options: {}, afterDashDash: true } } },
+  asdf: { subcommands: { exec: PROJECT_RUN } },
+  direnv: { subcommands: { exec: { options: {}, positionals: 1 } } },
+  perf: {
+    subcommands: {
+      stat: { options: { flags: "aAdnSvB", valued: "eGIoprtxC", longValued: ["--event", "--output", "--pid", "--repeat", "--tid", "--cpu"] } },
+      record: { options: { flags: "agqvN", valued: "eFocptCm", longValued: ["--event", "--freq", "--output", "--count", "--pid", "--tid", "--cpu", "--mmap-pages"], longOptional: ["--call-graph"] } },
+      trace: { options: { flags: "afvsS", valued: "eopt", longValued: ["--event", "--output", "--pid", "--tid"] } },
+    },
+  },
+  bun: { subcommands: { x: { options: { long: ["--bun"], longValued: ["--package"] } } } },
+};
+
+/** screen commands that run nothing (sent with -X to a running session). */
+const SCREEN_INERT = new Set(["quit", "detach", "info", "windows", "select", "title", "hardcopy", "kill", "next", "prev", "other", "lastmsg", "version", "time", "wipe", "redisplay", "clear", "number", "focus", "only", "remove", "split", "resize", "colon"]);
+
+/** `screen -X CMD ARGS` sends a screen command to a running session (`stuff TEXT` types TEXT, `exec`/`screen` run a program); `-c FILE` reads screen commands from a file. */
+function readScreenCommands(table: OptionTable, words: readonly string[]): ProgramReading {
+  const out = empty();
+  // -r, -x, -d and -R take the session's name as an optional next word, so options may follow it (`screen -r main -X stuff TEXT`).
+  const at = words.findIndex((word, i) => i > 0 && /^-[A-Za-z]*X$/.test(word));
+  const options = at < 0 ? words : words.slice(0, at);
+  if (options.some((word, i) => i > 0 && /^-[A-Za-z]*c$/.test(word) && !(table.singleDash ?? []).includes(word))) out.refusals.push({ reason: "screen runs the commands in the file given with -c", token: "-c" });
+  if (at < 0) return out;
+  const command = words[at + 1];
+  if (command === undefined) return out;
+  const args = words.slice(at + 2);
+  out.refusals.push({ reason: `screen -X sends the command ${command} to a running session`, token: "-X" });
+  if (command === "stuff") {
+    // The text is typed into the window's shell; screen reads \n, \r, ^M, ^J and octal escapes in it.
+    const text = args
+      .join(" ")
+      .replace(/\\([0-7]{1,3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8)))
+      .replace(/\\[nr]|\^[MJ]|\r/g, "\n")
+      .replace(/\\(.)/g, "$1");
+    out.scripts.push(text);
+  } else if (command === "exec") {
+    const rest = /^[.!|:]+$/.test(args[0] ?? "") ? args.slice(1) : args;
+    if (rest.length > 0) out.commands.push(rest);
+  } else if (command === "screen") {
+    let i = 0;
+    while (i < args.length && args[i]!.startsWith("-")) i += /^-[tThs]$/.test(args[i]!) ? 2 : 1;
+    if (i < args.length) out.commands.push(args.slice(i));
+  } else if (!SCREEN_INERT.has(command)) out.unknown = `screen -X ${command} runs a screen command the guard cannot read`;
+  return out;
+}
+
+/** Programs known by other names (the dynamic loader: `ld-linux-x86-64.so.2 /bin/rm x` runs rm). */
+const PROGRAM_ALIASES: readonly { readonly name: RegExp; readonly as: string }[] = [{ name: /^ld(?:-linux[\w.-]*|64)?\.so(?:\.\d+)*$/, as: "ld.so" }];
+
+/** A SUBCOMMAND_WRAPPERS program: the subcommand's reading, or undefined when the subcommand runs nothing. */
+function readSubcommandWrapper(name: string, family: (typeof SUBCOMMAND_WRAPPERS)[string], words: readonly string[]): ProgramReading | undefined {
+  let at = 1;
+  if (family.global !== undefined) {
+    const parsed = parseOptions(words, 1, family.global, name);
+    if (parsed.unknown !== undefined) {
+      // An option the table does not know before a subcommand that runs a command: cannot tell what runs.
+      const sub = words.slice(1).find((word) => Object.keys(family.subcommands).some((key) => key.split(" ")[0] === word));
+      if (sub === undefined) return undefined;
+      const out = empty();
+      out.refusals.push({ reason: `${name} ${sub} runs the command it is given`, token: sub });
+      out.unknown = parsed.unknown;
+      return out;
+    }
+    at = parsed.next;
+  }
+  const two = `${words[at] ?? ""} ${words[at + 1] ?? ""}`;
+  const key = Object.hasOwn(family.subcommands, two) ? two : Object.hasOwn(family.subcommands, words[at] ?? "") ? words[at]! : undefined;
+  if (key === undefined) return undefined;
+  const last = key.split(" ").at(-1)!;
+  return readWrapper(`${name} ${key}`, family.subcommands[key]!, words.slice(at + key.split(" ").length - 1), last);
+}
+
 /** Shells: `-c STRING` is a script; with no -c and no file they read one from standard input. */
-export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "rbash", "yash", "posh"]);
+export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "rbash", "yash", "posh", "csh", "tcsh", "ksh93", "lksh", "oksh", "loksh"]);
+
+/** Programs that hand the text on their standard input to a shell later (`at now <<< CMD`, `batch`), unless given a file with -f. */
+const STDIN_JOB_RUNNERS = new Set(["at", "batch"]);
+
+/** Whether `name` runs the text on its standard input as a shell script (a shell, or at/batch). */
+export function runsStdinAsShell(name: string): boolean {
+  return SHELLS.has(name) || STDIN_JOB_RUNNERS.has(name);
+}
+
+/** Code fed to an interpreter on its standard input (`python3 <<< 'os.system("rm x")'`): the texts a deny tries as commands, and why it cannot tell. */
+export function stdinCodeReading(name: string, code: string): { guesses: string[]; unknown: string | undefined } {
+  const guesses = codeGuesses(code);
+  return { guesses, unknown: PROCESS_CALLS.test(code) ? `${name} runs code from its standard input that starts processes, which the guard cannot read` : undefined };
+}
 
 /** Interpreters whose code option runs a program text the guard cannot read. */
 const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
@@ -246,7 +527,7 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Calls that start a process in the interpreters' languages (Python, Perl, Ruby, Node, PHP, Lua, Tcl, PowerShell, AppleScript). */
-const PROCESS_CALLS = /\b(?:system|exec\w*|popen\w*|spawn\w*|fork|subprocess|Popen|check_output|check_call|shell_exec|passthru|proc_open|pcntl_exec|child_process|Runtime|ProcessBuilder|Start-Process|Invoke-Expression|iex|do shell script|os\.execute|io\.popen|open3|IO\.popen|Kernel|qx|pty)\b|`|\bopen\s*\(\s*["']\|/;
+const PROCESS_CALLS = /\b(?:system|exec\w*|popen\w*|spawn\w*|fork|subprocess|Popen|check_output|check_call|shell_exec|passthru|proc_open|pcntl_exec|child_process|Runtime|ProcessBuilder|Start-Process|Invoke-Expression|iex|do shell script|shell-command|call-process|start-process|make-process|os\.execute|io\.popen|open3|IO\.popen|Kernel|qx|pty)\b|`|\bopen\s*\(\s*["']\|/;
 
 /** Programs that read a program text from standard input (a here-document fed to them is code). */
 const STDIN_INTERPRETERS = new Set([...Object.keys(INTERPRETERS), ...SHELLS]);
@@ -295,6 +576,9 @@ const GIT_SUBCOMMANDS = new Set(
   "add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit commit-graph commit-tree config count-objects describe diff diff-files diff-index diff-tree difftool fetch fetch-pack for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-tree mktag mktree mv name-rev notes pack-objects pack-refs prune pull push range-diff read-tree rebase reflog remote repack replace request-pull reset restore rev-list rev-parse revert rm send-email shortlog show show-branch show-ref sparse-checkout stash status submodule switch symbolic-ref tag update-index update-ref verify-commit verify-pack verify-tag version whatchanged worktree write-tree".split(" "),
 );
 
+/** git filter-branch's filters: shell command lines it evaluates for each commit. */
+const GIT_FILTERS = ["--setup", "--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter"];
+
 /** Git subcommand options that run a command (value or following words). */
 const GIT_RUNNING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   rebase: ["-x", "--exec"],
@@ -311,6 +595,7 @@ const GIT_RUNNING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   log: ["--ext-diff", "--textconv"],
   show: ["--ext-diff", "--textconv"],
   "send-email": ["--sendmail-cmd", "--smtp-server"],
+  "filter-branch": GIT_FILTERS,
   config: [],
 };
 
@@ -322,6 +607,8 @@ type EnvEffect =
   | "program"
   /** A shell startup file whose name bash expands, command substitutions included (BASH_ENV). */
   | "startup"
+  /** A text bash expands, command substitutions included, when it prompts or traces (PS1, PS4). */
+  | "expanded"
   /** An exported bash function (`BASH_FUNC_name%%=() { ...; }`): every bash started defines it. */
   | "function"
   /** Code or programs loaded from elsewhere, which the guard cannot read (LD_PRELOAD, PATH, NODE_OPTIONS). */
@@ -335,17 +622,21 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
   { name: /^(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|SUDO_EDITOR|FCEDIT|KUBE_EDITOR|GH_EDITOR)$/, effect: "script", what: "runs it as the editor" },
   { name: /^(?:GIT_EXTERNAL_DIFF|LESSOPEN|LESSCLOSE|BROWSER|PROMPT_COMMAND|GIT_TRACE2_EVENT_TARGET)$/, effect: "script", what: "runs it as a command" },
   { name: /^GIT_SSH$/, effect: "program", what: "runs it as ssh" },
+  { name: /^SHELL$/, effect: "program", what: "runs it as the shell (script, screen, vim's :!, sudo -s, ...)" },
+  { name: /^(?:CC|CXX|CPP|LD|AR|FC|RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|CARGO_BUILD_RUSTC_WRAPPER|CARGO_TARGET_\w+_RUNNER)$/, effect: "script", what: "runs it as the compiler, linker or runner" },
+  { name: /^(?:PS0|PS1|PS2|PS4)$/, effect: "expanded", what: "a bash it starts expands it (command substitutions included) when it prompts or traces" },
   { name: /^npm_config_(?:script_shell|shell|git)$/i, effect: "program", what: "runs it as a command (npm's configuration)" },
   { name: /^npm_config_(?:editor|browser)$/i, effect: "script", what: "runs it as a command (npm's configuration)" },
   { name: /^npm_config_(?:node_options|userconfig|globalconfig|prefix|onload_script)$/i, effect: "code", what: "loads code or configuration through it (npm's configuration)" },
   { name: /^(?:BASH_ENV|ENV)$/, effect: "startup", what: "a shell it starts expands it and runs the file it names" },
   { name: /^BASH_FUNC_.+(?:%%|\(\))$/, effect: "function", what: "every bash it starts defines it as a function" },
   {
-    name: /^(?:PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GCONV_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|PERLLIB|PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|PYTHONINSPECT|RUBYOPT|RUBYLIB|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|SHELLOPTS|BASHOPTS|LESSKEY|LESSKEYIN|MAKEFLAGS|MFLAGS)$/,
+    name: /^(?:PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GCONV_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|PERLLIB|PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|PYTHONINSPECT|PYTHONBREAKPOINT|PYTHONWARNINGS|RUBYOPT|RUBYLIB|PERL5DB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|GOFLAGS|EXINIT|VIMINIT|GVIMINIT|MYVIMRC|ZDOTDIR|EMACSLOADPATH|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|SHELLOPTS|BASHOPTS|LESSKEY|LESSKEYIN|MAKEFLAGS|MFLAGS)$/,
     effect: "code",
     what: "loads code or finds programs through it",
   },
-  { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_NOSYSTEM|GIT_NAMESPACE|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|HOME|XDG_CONFIG_HOME)$/, effect: "refuse", what: "reads its configuration or repository (which can run commands) through it" },
+  { name: /^(?:TAR_OPTIONS|LESS|MANOPT|GZIP|ZIPOPT|XZ_OPT|BZIP2|PARALLEL|GREP_OPTIONS|RSYNC_OPTIONS|WGETRC|CURL_HOME|SSH_CONFIG)$/, effect: "code", what: "reads options or settings (which can run commands) from it" },
+  { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_NOSYSTEM|GIT_NAMESPACE|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|GIT_ALLOW_PROTOCOL|GIT_PROTOCOL_FROM_USER|GIT_SSH_VARIANT|HOME|XDG_CONFIG_HOME)$/, effect: "refuse", what: "reads its configuration or repository (which can run commands) through it" },
 ];
 
 /**
@@ -372,6 +663,9 @@ export function readEnvironment(name: string, value: string, dynamic: boolean, b
     case "program":
       out.commands.push([value]);
       break;
+    case "expanded":
+      out.scripts.push(`: ${value}`);
+      break;
     case "startup":
       // bash expands the value (parameters, command substitutions, arithmetic), then runs that file.
       out.scripts.push(`: ${value}`);
@@ -382,6 +676,28 @@ export function readEnvironment(name: string, value: string, dynamic: boolean, b
       break;
   }
   return out;
+}
+
+/** apt's configuration keys whose value is a command line (hooks and the programs it runs). */
+const APT_COMMAND_KEYS = /(?:::(?:Pre|Post)-Invoke(?:-Success)?|^DPkg::Pre-Install-Pkgs|^Dir::Bin::[\w-]+|^APT::Key::gpgvcommand|::Pager)(?:::)?$/i;
+
+/** tmux subcommands that run a shell command: the letters of their options that take a value. */
+const TMUX_NEW_SESSION = { valued: "cefFnstxy", operands: "all" } as const;
+const TMUX_NEW_WINDOW = { valued: "cenFt", operands: "all" } as const;
+const TMUX_SPLIT_WINDOW = { valued: "celpFt", operands: "all" } as const;
+const TMUX_RESPAWN = { valued: "cet", operands: "all" } as const;
+const TMUX_RUN_SHELL = { valued: "cdt", operands: "all" } as const;
+const TMUX_IF_SHELL = { valued: "t", operands: "first" } as const;
+const TMUX_POPUP = { valued: "bcdehsStTwxy", operands: "all" } as const;
+const TMUX_PIPE_PANE = { valued: "t", operands: "all" } as const;
+const TMUX_SEND_KEYS = { valued: "cNt", operands: "keys" } as const;
+
+/** tmux key names that end a line in the pane's shell, or type a space. */
+const TMUX_KEYS: Readonly<Record<string, string>> = { Enter: "\n", "C-m": "\n", "C-j": "\n", KPEnter: "\n", Space: " ", Tab: "\t" };
+
+/** The text `tmux send-keys` types: each operand is a key name or a string typed as is. */
+function typedKeys(keys: readonly string[]): string {
+  return keys.map((key) => (Object.hasOwn(TMUX_KEYS, key) ? TMUX_KEYS[key]! : /^(?:[CMS]-.|Escape|BSpace|Up|Down|Left|Right|Home|End|F\d+)$/.test(key) ? "\n" : key)).join("");
 }
 
 /** How a program reads the value of one of its options. */
@@ -397,7 +713,13 @@ type OptionEffect =
   /** A file whose contents run (`vim -S`, `nmap --script`): no allow covers it. */
   | "file"
   /** A file it writes (`less -o`, `git diff --output`). */
-  | "writes";
+  | "writes"
+  /** A debugger command (gdb's `-ex`): `shell CMD` and `!CMD` run a shell command; run, quit, bt, ... run nothing else; anything else is code the guard cannot read. */
+  | "debugger"
+  /** The words after the option are a command it runs (`gdb --args PROG ARGS`, `nix develop -c PROG ARGS`). */
+  | "rest"
+  /** A key binding whose action is a command line (bash's `bind -x 'KEYS: CMD'`). */
+  | "keybinding";
 
 /** One option: `--long` (value after `=` or in the next word), `-x` (value attached or next), `+` (the rest of a `+word`). */
 interface EffectOption {
@@ -405,14 +727,35 @@ interface EffectOption {
   readonly effect: OptionEffect;
   /** A short option that may close a cluster of getopt flags (`man -aPcmd`). */
   readonly cluster?: boolean;
+  /** The value's words are separated by this, not by spaces (`gcc -wrapper prog,arg`). */
+  readonly separator?: string;
+  /** A `KEY=VALUE` value whose KEY matches is a command line (apt's `-o APT::Update::Pre-Invoke::=CMD`); other keys keep the option's effect. */
+  readonly commandKeys?: RegExp;
+  /** A client's escape to the shell in the value (psql's `\! CMD`): what it runs; other text runs nothing here. */
+  readonly shellEscape?: RegExp;
+  /** Parts of the code that are command lines (a makefile's recipe lines): tried by a deny, which otherwise cannot tell. */
+  readonly recipes?: RegExp;
 }
+
+/** Recipe lines of makefile text: after a tab at the start of a line, or after `;` on a rule's line. */
+const MAKE_RECIPES = /(?:^|\n)\t([^\n]*)|(?:^|\n)[^:\n=#]*:[^;\n=]*;([^\n]*)/g;
+
+/** Shell escapes of database and transfer clients: psql and mysql `\! CMD`, mysql `system CMD`, sqlite3 `.shell`/`.system CMD`, ftp and lftp `!CMD`. */
+const CLIENT_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\.shell\b|\.system\b|system\b|!)\s*([^\n;]*)/g;
 
 /** Programs that run a command, run code, or write a file through an option (each row: the program's names, its options). */
 const OPTION_EFFECTS: readonly {
   readonly programs: readonly string[];
   readonly options: readonly EffectOption[];
-  /** Subcommands whose operands are a command line or code (`tmux new-session 'cmd'`): no allow covers them unless named, a deny cannot tell. */
-  readonly subcommands?: readonly string[];
+  /**
+   * Subcommands whose operands are a command line (`tmux new-session 'cmd'`): no allow covers them unless
+   * named. With the subcommand's options that take a value, the operands after its options are read as
+   * one command line (`all`), the first of them is (`first`), or they are keys typed into a pane's shell
+   * (`keys`: `Enter` ends a line); null: the guard cannot read them, a deny cannot tell.
+   */
+  readonly subcommands?: Readonly<Record<string, { readonly valued: string; readonly operands: "all" | "first" | "keys" } | null>>;
+  /** Operands `NAME=value` the program reads as settings (make's variable overrides: `SHELL=PROGRAM`). */
+  readonly settings?: readonly { readonly name: RegExp; readonly effect: OptionEffect }[];
 }[] = [
   { programs: ["rg", "ripgrep"], options: [{ option: "--pre", effect: "program" }] },
   { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
@@ -470,7 +813,66 @@ const OPTION_EFFECTS: readonly {
       { option: "--globalconfig", effect: "file" },
     ],
   },
-  { programs: ["apt-get", "apt", "apt-cache", "aptitude"], options: [{ option: "-o", effect: "code" }, { option: "--option", effect: "code" }, { option: "-c", effect: "file" }, { option: "--config-file", effect: "file" }] },
+  {
+    programs: ["apt-get", "apt", "apt-cache", "aptitude"],
+    options: [
+      { option: "-o", effect: "code", commandKeys: APT_COMMAND_KEYS },
+      { option: "--option", effect: "code", commandKeys: APT_COMMAND_KEYS },
+      { option: "-c", effect: "file" },
+      { option: "--config-file", effect: "file" },
+    ],
+  },
+  {
+    programs: ["curl"],
+    options: [
+      { option: "-o", effect: "writes", cluster: true },
+      { option: "--output", effect: "writes" },
+      { option: "-O", effect: "writes", cluster: true },
+      { option: "--remote-name", effect: "writes" },
+      { option: "--remote-name-all", effect: "writes" },
+      { option: "--output-dir", effect: "writes" },
+      { option: "-D", effect: "writes", cluster: true },
+      { option: "--dump-header", effect: "writes" },
+      { option: "-c", effect: "writes", cluster: true },
+      { option: "--cookie-jar", effect: "writes" },
+      { option: "--trace", effect: "writes" },
+      { option: "--trace-ascii", effect: "writes" },
+      { option: "--libcurl", effect: "writes" },
+      { option: "-K", effect: "file", cluster: true },
+      { option: "--config", effect: "file" },
+    ],
+  },
+  {
+    programs: ["wget", "wget2"],
+    options: [
+      { option: "-O", effect: "writes", cluster: true },
+      { option: "--output-document", effect: "writes" },
+      { option: "-o", effect: "writes", cluster: true },
+      { option: "--output-file", effect: "writes" },
+      { option: "-a", effect: "writes", cluster: true },
+      { option: "--append-output", effect: "writes" },
+      { option: "-P", effect: "writes", cluster: true },
+      { option: "--directory-prefix", effect: "writes" },
+      { option: "-e", effect: "code", cluster: true },
+      { option: "--execute", effect: "code" },
+      { option: "--config", effect: "file" },
+      { option: "--use-askpass", effect: "program" },
+    ],
+  },
+  { programs: ["dd"], options: [], settings: [{ name: /^of$/, effect: "writes" }] },
+  { programs: ["emacs", "emacsclient"], options: [{ option: "--eval", effect: "code" }, { option: "-eval", effect: "code" }, { option: "--execute", effect: "code" }, { option: "-f", effect: "code" }, { option: "--funcall", effect: "code" }, { option: "-l", effect: "file" }, { option: "--load", effect: "file" }, { option: "--script", effect: "file" }] },
+  { programs: ["nano", "pico"], options: [{ option: "-s", effect: "script" }, { option: "--speller", effect: "script" }] },
+  { programs: ["psql"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "file" }, { option: "--file", effect: "file" }] },
+  { programs: ["mysql", "mariadb"], options: [{ option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--execute", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--init-command", effect: "code" }] },
+  { programs: ["sqlite3"], options: [{ option: "-cmd", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-init", effect: "file" }] },
+  { programs: ["lftp"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "file" }] },
+  { programs: ["svn"], options: [{ option: "--diff-cmd", effect: "program" }, { option: "--diff3-cmd", effect: "program" }, { option: "--editor-cmd", effect: "script" }, { option: "--config-option", effect: "code" }, { option: "--config-dir", effect: "file" }] },
+  { programs: ["go"], options: [{ option: "-exec", effect: "script" }, { option: "-toolexec", effect: "script" }, { option: "-overlay", effect: "file" }] },
+  { programs: ["gcc", "g++", "cc", "c++", "clang", "clang++"], options: [{ option: "-wrapper", effect: "script", separator: "," }, { option: "-fplugin", effect: "file" }, { option: "-B", effect: "file" }] },
+  { programs: ["ctest"], options: [{ option: "--test-command", effect: "rest" }] },
+  { programs: ["meson"], options: [{ option: "--wrapper", effect: "script" }, { option: "--wrap", effect: "script" }] },
+  { programs: ["mvn", "mvnw"], options: [{ option: "-Dexec.executable", effect: "program" }] },
+  { programs: ["openssl"], options: [{ option: "-engine", effect: "file" }, { option: "-provider", effect: "file" }, { option: "-provider-path", effect: "file" }] },
   {
     programs: ["awk", "gawk", "mawk", "nawk"],
     options: [
@@ -485,10 +887,73 @@ const OPTION_EFFECTS: readonly {
   {
     programs: ["tmux"],
     options: [{ option: "-c", effect: "script" }, { option: "-f", effect: "file" }],
-    subcommands: ["new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell", "run", "if-shell", "if", "display-popup", "popup", "pipe-pane", "pipep", "send-keys", "send", "command-prompt", "confirm-before", "source-file", "source"],
+    subcommands: {
+      "new-session": TMUX_NEW_SESSION,
+      new: TMUX_NEW_SESSION,
+      "new-window": TMUX_NEW_WINDOW,
+      neww: TMUX_NEW_WINDOW,
+      "split-window": TMUX_SPLIT_WINDOW,
+      splitw: TMUX_SPLIT_WINDOW,
+      "respawn-pane": TMUX_RESPAWN,
+      respawnp: TMUX_RESPAWN,
+      "respawn-window": TMUX_RESPAWN,
+      respawnw: TMUX_RESPAWN,
+      "run-shell": TMUX_RUN_SHELL,
+      run: TMUX_RUN_SHELL,
+      "if-shell": TMUX_IF_SHELL,
+      if: TMUX_IF_SHELL,
+      "display-popup": TMUX_POPUP,
+      popup: TMUX_POPUP,
+      "pipe-pane": TMUX_PIPE_PANE,
+      pipep: TMUX_PIPE_PANE,
+      "send-keys": TMUX_SEND_KEYS,
+      send: TMUX_SEND_KEYS,
+      "command-prompt": null,
+      "confirm-before": null,
+      "source-file": null,
+      source: null,
+    },
   },
-  { programs: ["make", "gmake"], options: [{ option: "--eval", effect: "code" }, { option: "-E", effect: "code" }] },
-  { programs: ["gdb"], options: [{ option: "-ex", effect: "code" }, { option: "--eval-command", effect: "code" }, { option: "-iex", effect: "code" }, { option: "-x", effect: "file" }, { option: "--command", effect: "file" }] },
+  {
+    programs: ["make", "gmake"],
+    options: [
+      { option: "--eval", effect: "code", recipes: MAKE_RECIPES },
+      { option: "-E", effect: "code", recipes: MAKE_RECIPES },
+      { option: "-f", effect: "file", cluster: true },
+      { option: "--file", effect: "file" },
+      { option: "--makefile", effect: "file" },
+    ],
+    // A variable set on the command line overrides the makefile's: SHELL runs every recipe line.
+    settings: [
+      { name: /^(?:SHELL|MAKESHELL)$/, effect: "program" },
+      { name: /^(?:\.SHELLFLAGS|MAKEFLAGS|MFLAGS|MAKEFILES)$/, effect: "code" },
+    ],
+  },
+  {
+    programs: ["gdb", "gdb-multiarch", "cgdb"],
+    options: [
+      { option: "-ex", effect: "debugger" },
+      { option: "--eval-command", effect: "debugger" },
+      { option: "-iex", effect: "debugger" },
+      { option: "--init-eval-command", effect: "debugger" },
+      { option: "-x", effect: "file" },
+      { option: "--command", effect: "file" },
+      { option: "-ix", effect: "file" },
+      { option: "--init-command", effect: "file" },
+      { option: "--args", effect: "rest" },
+    ],
+  },
+  { programs: ["start-stop-daemon"], options: [{ option: "-x", effect: "program" }, { option: "--exec", effect: "program" }, { option: "-a", effect: "program" }, { option: "--startas", effect: "program" }] },
+  { programs: ["nix-shell"], options: [{ option: "--run", effect: "script" }, { option: "--command", effect: "script" }] },
+  { programs: ["nix"], options: [{ option: "-c", effect: "rest" }, { option: "--command", effect: "rest" }] },
+  { programs: ["vagrant"], options: [{ option: "-c", effect: "script" }, { option: "--command", effect: "script" }] },
+  { programs: ["gcloud"], options: [{ option: "--command", effect: "script" }] },
+  { programs: ["nodemon"], options: [{ option: "-x", effect: "script" }, { option: "--exec", effect: "script" }] },
+  // bash builtins that run a command line or a function they are given.
+  { programs: ["compgen", "complete"], options: [{ option: "-C", effect: "script" }, { option: "-F", effect: "code" }] },
+  { programs: ["bind"], options: [{ option: "-x", effect: "keybinding" }] },
+  { programs: ["enable"], options: [{ option: "-f", effect: "file" }] },
+  { programs: ["fc"], options: [{ option: "-e", effect: "program" }] },
   { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }] },
   { programs: ["tcpdump"], options: [{ option: "-z", effect: "program", cluster: true }, { option: "-w", effect: "writes", cluster: true }] },
   { programs: ["ssh-keygen"], options: [{ option: "-D", effect: "file" }] },
@@ -498,12 +963,17 @@ const OPTION_EFFECTS: readonly {
 /** Editor commands that run nothing (`set number`, `q`, `wq`, a line number, `syntax on`): no allow covers them unless named, but a deny has nothing to read. */
 const INERT_EX = /^:*\s*(?:(?:se|set|setl|setlocal)\s+[^|!`=]+|q|qa|q!|qa!|wq|wqa|x|xa|w|noh|nohlsearch|\d+|(?:syntax|syn|filetype|ft|colorscheme|colo)\s+[\w.-]+)\s*$/;
 
+/** Debugger commands that run nothing but the program being debugged (`run`, `quit`, `bt`, `set ...`, `info ...`). */
+const INERT_DEBUGGER = /^(?:r|run|start|starti|c|continue|q|quit|bt|backtrace|where|k|kill|detach|n|next|s|step|ni|si|finish|(?:set|info|i|show|p|print|x|b|break|tbreak|disassemble|list|l|frame|f|up|down|thread|display|watch)(?:\s[^!`$|;(]*)?)$/;
+
 /** The value of `option` in `word` (and the next word), or undefined when the word is not that option. */
 function optionValue(option: EffectOption, word: string, next: string | undefined): { value: string | undefined } | undefined {
   const name = option.option;
   if (name === "+") return word.startsWith("+") ? { value: word.slice(1) } : undefined;
   if (word === name) return { value: next };
   if (name.startsWith("--")) return word.startsWith(`${name}=`) ? { value: word.slice(name.length + 1) } : undefined;
+  // A long option spelled with one dash (`go -exec=PROG`, `-Dexec.executable=PROG`) takes its value after `=`.
+  if (name.length > 2 && word.startsWith(`${name}=`)) return { value: word.slice(name.length + 1) };
   if (word.startsWith(name) && !word.startsWith("--")) return { value: word.slice(name.length) };
   if (option.cluster === true && !word.startsWith("--")) {
     // Flags first, then the option with its value attached or in the next word.
@@ -524,9 +994,40 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
     if (word === "--") break;
-    if (row.subcommands?.includes(word) === true) {
+    const sub = row.subcommands !== undefined && Object.hasOwn(row.subcommands, word) ? row.subcommands[word] : undefined;
+    if (sub !== undefined) {
       out.refusals.push({ reason: `${name} ${word} runs a command line or commands it is given`, token: word });
-      out.unknown ??= `${name} ${word} runs a command line given in its operands, which the guard does not read`;
+      if (sub === null) {
+        out.unknown ??= `${name} ${word} runs a command line given in its operands, which the guard does not read`;
+        return out;
+      }
+      // The subcommand's own options, then its operands.
+      let j = i + 1;
+      while (j < words.length && words[j]!.startsWith("-") && words[j] !== "-") {
+        if (words[j] === "--") {
+          j += 1;
+          break;
+        }
+        const letters = words[j]!.slice(1);
+        const at = [...letters].findIndex((letter) => sub.valued.includes(letter));
+        j += at >= 0 && at === letters.length - 1 ? 2 : 1;
+      }
+      const operands = words.slice(j);
+      if (operands.length > 0) out.scripts.push(sub.operands === "first" ? operands[0]! : sub.operands === "keys" ? typedKeys(operands) : operands.join(" "));
+      return out;
+    }
+    const setting = row.settings?.find((entry) => word.indexOf("=") > 0 && entry.name.test(word.slice(0, word.indexOf("="))));
+    if (setting !== undefined) {
+      const key = word.slice(0, word.indexOf("="));
+      const value = word.slice(key.length + 1);
+      if (setting.effect === "writes") {
+        out.refusals.push({ reason: `${name} writes a file through ${key}=`, token: key });
+        continue;
+      }
+      out.refusals.push({ reason: `${name} runs what the setting ${key} names`, token: key });
+      if (setting.effect === "program" && value !== "") out.commands.push([value]);
+      else out.unknown ??= `${name} reads the setting ${key}, which changes what it runs, and the guard cannot read it`;
+      continue;
     }
     if (!word.startsWith("-") && !word.startsWith("+")) continue;
     for (const option of row.options) {
@@ -541,17 +1042,51 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
         case "file":
           out.refusals.push({ reason: `${name} runs the code in the file given with ${shown}`, token: option.option });
           break;
-        case "code":
+        case "code": {
           out.refusals.push({ reason: `${name} runs the code given with ${shown}`, token: option.option });
+          const text = value ?? "";
+          const key = text.includes("=") ? text.slice(0, text.indexOf("=")) : undefined;
+          if (option.commandKeys !== undefined && key !== undefined && option.commandKeys.test(key)) {
+            out.scripts.push(text.slice(key.length + 1));
+            break;
+          }
+          if (option.shellEscape !== undefined) {
+            // A client's statements run in its server; only its shell escapes run here (`COPY ... TO PROGRAM` runs on the server).
+            for (const match of text.matchAll(option.shellEscape)) out.scripts.push(match[1] ?? "");
+            break;
+          }
+          out.guesses.push(...codeGuesses(text));
+          if (option.recipes !== undefined) for (const match of text.matchAll(option.recipes)) out.guesses.push(match[1] ?? match[2] ?? "");
           out.unknown ??= `${name} runs code given with ${shown}, which the guard cannot read`;
           break;
+        }
         case "program":
         case "script":
           out.refusals.push({ reason: `${name} runs a command through ${shown}`, token: option.option });
           if (value === undefined || value === "") out.unknown ??= `${name} ${shown} has no value`;
           else if (option.effect === "program") out.commands.push([value]);
-          else out.scripts.push(value);
+          else out.scripts.push(option.separator === undefined ? value : value.split(option.separator).join(" "));
           break;
+        case "rest":
+          out.refusals.push({ reason: `${name} runs the command given after ${shown}`, token: option.option });
+          if (i + 1 < words.length) out.commands.push(words.slice(i + 1));
+          return out;
+        case "keybinding":
+          out.refusals.push({ reason: `${name} binds a key to the command line given with ${shown}`, token: option.option });
+          if (value === undefined) out.unknown ??= `${name} ${shown} has no value`;
+          else out.scripts.push(value.replace(/^\s*(?:"(?:\\.|[^"\\])*"|'[^']*'|[^\s:]+)\s*:\s*/s, "").replace(/^["']|["']$/g, ""));
+          break;
+        case "debugger": {
+          const text = (value ?? "").trim();
+          out.refusals.push({ reason: `${name} runs the debugger command given with ${shown}`, token: option.option });
+          const shell = /^(?:!|she(?:ll?)?\s)\s*(.*)$/s.exec(text);
+          if (shell !== null) out.scripts.push(shell[1] ?? "");
+          else if (!INERT_DEBUGGER.test(text)) {
+            out.guesses.push(...codeGuesses(text));
+            out.unknown ??= `${name} runs the debugger command ${JSON.stringify(text)}, which the guard cannot read`;
+          }
+          break;
+        }
         case "ex": {
           const text = (value ?? "").trim();
           if (option.option === "+" && /^(?:\d*|\/.*|\?.*|G|g)$/s.test(text) && !text.includes("!")) break; // a line, a search
@@ -559,7 +1094,10 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
           out.refusals.push({ reason: `${name} runs the editor command given with ${shown}`, token: option.option });
           if (shell !== null && !/[|\n]/.test(shell[1] ?? "")) out.scripts.push(shell[1] ?? "");
           else if (INERT_EX.test(text)) break;
-          else out.unknown ??= `${name} runs the editor command ${JSON.stringify(text)}, which the guard cannot read`;
+          else {
+            out.guesses.push(...codeGuesses(text));
+            out.unknown ??= `${name} runs the editor command ${JSON.stringify(text)}, which the guard cannot read`;
+          }
           break;
         }
       }
@@ -587,6 +1125,8 @@ interface Parsed {
   /** Options seen, by their canonical name (`-u`, `--user`), with their values. */
   seen: { name: string; value: string | undefined }[];
   unknown?: string;
+  /** The options ended at `--`. */
+  dashdash?: boolean;
 }
 
 function longName(word: string, table: OptionTable): { name: string; takes: "no" | "yes" | "optional" } | undefined {
@@ -610,7 +1150,7 @@ function parseOptions(words: readonly string[], start: number, table: OptionTabl
   let i = start;
   while (i < words.length) {
     const word = words[i]!;
-    if (word === "--") return { next: i + 1, seen };
+    if (word === "--") return { next: i + 1, seen, dashdash: true };
     if (!word.startsWith("-") || word === "-") break;
     if (table.singleDash?.includes(word) === true) {
       seen.push({ name: word, value: undefined });
@@ -623,7 +1163,19 @@ function parseOptions(words: readonly string[], start: number, table: OptionTabl
       continue;
     }
     if (word.startsWith("--")) {
+      if (table.longValued2?.includes(word) === true) {
+        if (i + 2 >= words.length) return { next: i, seen, unknown: `${program} ${word} has no values` };
+        seen.push({ name: word, value: words[i + 1] });
+        i += 3;
+        continue;
+      }
       const found = longName(word, table);
+      if (found === undefined && table.anyLongEq === true) {
+        const eq = word.indexOf("=");
+        seen.push({ name: eq >= 0 ? word.slice(0, eq) : word, value: eq >= 0 ? word.slice(eq + 1) : undefined });
+        i += 1;
+        continue;
+      }
       if (found === undefined) return { next: i, seen, unknown: `${program} has an option the guard does not know (${word})` };
       const eq = word.indexOf("=");
       if (found.takes === "yes" && eq < 0) {
@@ -673,10 +1225,15 @@ export function basename(word: string): string {
   return slash >= 0 ? word.slice(slash + 1) : word;
 }
 
-function readWrapper(name: string, spec: WrapperSpec, words: readonly string[]): ProgramReading {
+function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], token = name): ProgramReading {
   const out = empty();
-  out.refusals.push({ reason: `${name} runs the command it is given`, token: name });
-  let i = 1;
+  out.refusals.push({ reason: `${name} runs the command it is given`, token });
+  if (spec.afterDashDash === true) {
+    const dash = words.indexOf("--", 1);
+    if (dash > 0 && dash + 1 < words.length) out.commands.push(words.slice(dash + 1));
+    return out;
+  }
+  let i = 1 + (spec.leading ?? 0);
   const parsed = parseOptions(words, i, spec.options, name);
   if (parsed.unknown !== undefined) {
     out.unknown = parsed.unknown;
@@ -684,6 +1241,15 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[]):
   }
   i = parsed.next;
   const seen = [...parsed.seen];
+  const has = (options: readonly string[] | undefined) => seen.some((option) => options?.includes(option.name) === true);
+  /** Script and program options (after every option is seen). */
+  const optionCommands = () => {
+    for (const option of seen) {
+      if (option.value === undefined) continue;
+      if (spec.scriptOptions?.includes(option.name) === true) out.scripts.push(option.value);
+      if (spec.programOptions?.includes(option.name) === true) out.commands.push([option.value]);
+    }
+  };
   if (spec.assignments === true) {
     while (i < words.length && words[i]!.indexOf("=") > 0) {
       const word = words[i]!;
@@ -694,8 +1260,8 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[]):
   let positionals = spec.positionals ?? 0;
   if (spec.permute === true) {
     // Options among the operands (su root -c CMD): read every word that looks like an option.
-    const operands: string[] = [];
-    while (i < words.length) {
+    const operands: string[] = parsed.dashdash === true ? words.slice(i) : [];
+    while (parsed.dashdash !== true && i < words.length) {
       const word = words[i]!;
       if (word === "--") {
         operands.push(...words.slice(i + 1));
@@ -714,11 +1280,13 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[]):
         i += 1;
       }
     }
-    for (const option of seen) if (spec.scriptOptions?.includes(option.name) === true && option.value !== undefined) out.scripts.push(option.value);
+    optionCommands();
+    // runuser -u USER CMD: the operands are the command.
+    if (has(spec.commandWith) && operands.length > 0) out.commands.push(operands);
     return out;
   }
-  if (spec.inert !== undefined && seen.some((option) => spec.inert?.includes(option.name) === true)) return out;
-  for (const option of seen) if (spec.scriptOptions?.includes(option.name) === true && option.value !== undefined) out.scripts.push(option.value);
+  if (spec.inert !== undefined && has(spec.inert)) return out;
+  optionCommands();
   while (positionals > 0 && i < words.length) {
     i += 1;
     positionals -= 1;
@@ -731,14 +1299,15 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[]):
   }
   if (spec.scriptOnly === true) return out;
   const rest = words.slice(i);
-  if (rest.length === 0) {
-    if (out.scripts.length === 0 && spec.commandOptional !== true && name !== "coproc" && name !== "builtin" && name !== "command") {
-      // nothing to run: a bare `sudo` or `timeout 5` is an error, not a command
-    }
-    return out;
+  if (rest.length === 0) return out;
+  if (spec.joined === true || has(spec.joinedWith)) out.scripts.push(rest.join(" "));
+  else out.commands.push([...(spec.runBy ?? []), ...rest]);
+  for (const option of seen) if (spec.writeOptions?.includes(option.name) === true) out.refusals.push({ reason: `${name} writes a file through ${option.name}`, token: option.name });
+  // Only the wrapper's own refusal: the line is as allowed as the command it runs (read as a command of its own).
+  if (spec.transparent === true && out.refusals.length === 1 && out.commands.length === 1 && out.scripts.length === 0) {
+    out.refusals.length = 0;
+    out.transparent = true;
   }
-  if (spec.joined === true) out.scripts.push(rest.join(" "));
-  else out.commands.push(rest);
   return out;
 }
 
@@ -775,7 +1344,7 @@ function readGitSetting(option: string, setting: string, out: ProgramReading): v
 }
 
 /** Options of git subcommands whose value is a command line git runs (locally for a local repository: `clone --upload-pack`). */
-const GIT_COMMAND_VALUES = new Set(["-x", "--exec", "--extcmd", "-O", "--open-files-in-pager", "--upload-pack", "--receive-pack", "--sendmail-cmd"]);
+const GIT_COMMAND_VALUES = new Set(["-x", "--exec", "--extcmd", "-O", "--open-files-in-pager", "--upload-pack", "--receive-pack", "--sendmail-cmd", ...GIT_FILTERS]);
 
 /** Git subcommand options that write a file given as their value. */
 const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
@@ -902,27 +1471,51 @@ function readPackageRunner(name: string, words: readonly string[]): ProgramReadi
   return out;
 }
 
+/** tar's options that run a command line, and its short options that take a value (`-I PROG`, `-F SCRIPT` run one). */
+const TAR_RUNNING = ["--to-command", "--use-compress-program", "--rsh-command", "--info-script", "--new-volume-script", "--checkpoint-action"];
+const TAR_SHORT_VALUED = "bCfFgHIKLNTVX";
+const TAR_SHORT_RUNNING: Readonly<Record<string, string>> = { I: "-I", F: "-F" };
+
+/** tar, read as GNU getopt does: long options and their unambiguous abbreviations, short clusters (`-xIcmd`), and the old style (`tar xIf CMD FILE`: each letter with a value takes the next word). */
 function readTar(words: readonly string[]): ProgramReading {
   const out = empty();
-  for (let i = 1; i < words.length; i++) {
-    const word = words[i]!;
-    const match = /^(--to-command|--use-compress-program|--rsh-command|--info-script|--new-volume-script|--checkpoint-action)(?:=(.*))?$/s.exec(word);
-    let option: string | undefined;
-    let value: string | undefined;
-    if (match !== null) {
-      option = match[1]!;
-      value = match[2] ?? words[i + 1];
-    } else if (word === "-I" || word === "-F") {
-      option = word;
-      value = words[i + 1];
-    } else if (/^-[^-]/.test(word) && i === 1 ? /[IF]/.test(word) : /^-[A-Za-z]*[IF]/.test(word)) {
-      option = word;
-      value = words[i + 1];
-    } else if (i === 1 && !word.startsWith("-") && /[IF]/.test(word)) {
-      option = `${word} (old-style I or F)`;
-      value = undefined;
+  const found: { option: string; value: string | undefined }[] = [];
+  let i = 1;
+  const first = words[1];
+  if (first !== undefined && first !== "" && !first.startsWith("-")) {
+    let next = 2;
+    for (const letter of first) {
+      if (!TAR_SHORT_VALUED.includes(letter)) continue;
+      if (TAR_SHORT_RUNNING[letter] !== undefined) found.push({ option: `${first} (old-style ${letter})`, value: words[next] });
+      next += 1;
     }
-    if (option === undefined) continue;
+    i = next;
+  }
+  for (; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") break;
+    if (word.startsWith("--")) {
+      const eq = word.indexOf("=");
+      const given = eq >= 0 ? word.slice(0, eq) : word;
+      // getopt_long takes an abbreviation (`--to-comm`); an ambiguous one is refused by tar, and read here as the running option.
+      const option = TAR_RUNNING.find((name) => name === given || (given.length >= 5 && name.startsWith(given)));
+      if (option === undefined) continue;
+      found.push({ option, value: eq >= 0 ? word.slice(eq + 1) : words[i + 1] });
+      if (eq < 0) i += 1;
+    } else if (word.startsWith("-") && word.length > 1) {
+      for (let j = 1; j < word.length; j++) {
+        const letter = word[j]!;
+        if (!TAR_SHORT_VALUED.includes(letter)) continue;
+        const rest = word.slice(j + 1);
+        const value = rest !== "" ? rest : words[i + 1];
+        if (rest === "") i += 1;
+        if (TAR_SHORT_RUNNING[letter] !== undefined) found.push({ option: TAR_SHORT_RUNNING[letter], value });
+        break;
+      }
+    }
+  }
+  for (const { option, value: given } of found) {
+    let value = given;
     if (option === "--checkpoint-action") {
       if (value === undefined || !/^(?:exec|sh)=/.test(value)) continue;
       value = value.replace(/^(?:exec|sh)=/, "");
@@ -942,7 +1535,12 @@ function readRsync(words: readonly string[]): ProgramReading {
     if (match !== null) {
       out.refusals.push({ reason: `rsync runs a command through ${match[1]!}`, token: match[1]! });
       const value = match[2] ?? words[i + 1];
-      if (match[1] === "--rsh" && value !== undefined) out.scripts.push(value);
+      // --rsh runs here; --rsync-path is the command line the other side's shell runs (which `-e` may make a local one).
+      if (value !== undefined) out.scripts.push(value);
+    } else if (/^(?:--remote-option(?:=|$)|-M)/.test(word)) {
+      out.refusals.push({ reason: "rsync passes options to the other side's rsync through --remote-option", token: word.startsWith("-M") ? "-M" : "--remote-option" });
+    } else if (/^--config(?:=|$)/.test(word)) {
+      out.refusals.push({ reason: "rsync reads a daemon configuration (which can run commands) given with --config", token: "--config" });
     } else if (/^-[A-Za-z]*e/.test(word) && !word.startsWith("--")) {
       out.refusals.push({ reason: "rsync runs a command through -e", token: "-e" });
       const attached = word.slice(word.indexOf("e") + 1);
@@ -985,7 +1583,12 @@ function readSsh(name: string, words: readonly string[]): ProgramReading {
       out.refusals.push({ reason: `${name} runs a command set with -o ${value.trim().split(/[\s=]/)[0] ?? ""}`, token: "-o" });
       out.scripts.push(value.replace(/^\s*\w+\s*=?\s*/, ""));
     } else if (letter === "F") out.refusals.push({ reason: `${name} reads a configuration file (which can run commands) given with -F`, token: "-F" });
-    else if (letter === "S" && name !== "ssh") out.refusals.push({ reason: `${name} runs the program given with -S`, token: "-S" });
+    else if (letter === "S" && name !== "ssh") {
+      // scp and sftp start the program given with -S in place of ssh.
+      out.refusals.push({ reason: `${name} runs the program given with -S`, token: "-S" });
+      if (value !== undefined) out.commands.push([value]);
+      else out.unknown = `${name} -S has no value`;
+    }
     return SSH_VALUED.includes(letter) && word.length <= 2 ? 2 : 1;
   });
   if (name === "ssh" && i < words.length) {
@@ -1004,6 +1607,19 @@ function stringLiterals(text: string): string[] {
   const found: string[] = [];
   for (const match of text.matchAll(/"((?:\\.|[^"\\])*)"|'([^']*)'/gs)) found.push((match[1] ?? match[2] ?? "").replace(/\\(.)/gs, "$1"));
   return found;
+}
+
+/**
+ * Texts in code that starts processes which may be the command lines it runs: its string literals
+ * (`os.system("rm x")`, backquotes), Perl's `qx{...}`, and the words after Tcl's and expect's `exec`
+ * and `spawn`. None when the code calls nothing that starts a process.
+ */
+function codeGuesses(code: string): string[] {
+  if (!PROCESS_CALLS.test(code)) return [];
+  const out = [...stringLiterals(code), ...stringLiterals(code.replace(/`/g, "'"))];
+  for (const match of code.matchAll(/\bqx\s*(?:\{([^}]*)\}|\(([^)]*)\)|\[([^\]]*)\]|([/|!#])(.*?)\4)/gs)) out.push(match[1] ?? match[2] ?? match[3] ?? match[5] ?? "");
+  for (const match of code.matchAll(/(?:^|[;\n[{])\s*(?:exec|spawn)\s+([^;\n\]}]+)/g)) out.push(match[1]!.replace(/^-\S*\s+/, ""));
+  return out;
 }
 
 function readAwk(name: string, words: readonly string[]): ProgramReading {
@@ -1111,6 +1727,15 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
     out.scripts.push(words.slice(1).join(" "));
     return out;
   }
+  if (STDIN_JOB_RUNNERS.has(name)) {
+    const out = empty();
+    if (words.some((word) => /^-[A-Za-z]*f/.test(word))) out.refusals.push({ reason: `${name} runs the commands in the file given with -f`, token: "-f" });
+    else if (!words.slice(1).some((word) => /^-[A-Za-z]*[lrdc]$/.test(word))) {
+      out.refusals.push({ reason: `${name} runs the commands read from its standard input`, token: name });
+      out.readsStdin = true;
+    }
+    return out;
+  }
   if (name === "source" || name === ".") {
     const out = empty();
     out.refusals.push({ reason: `${name} runs the commands in a file`, token: name });
@@ -1151,7 +1776,9 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
         break;
       }
       if (/^[-+][a-zA-Z]*c[a-zA-Z]*$/.test(word) && word.startsWith("-")) {
-        script = words[i + 1 + (/[oO]$/.test(word) ? 1 : 0)];
+        // `bash -c -- 'CMD'`: `--` ends the options, the command line follows it.
+        const at = i + 1 + (/[oO]$/.test(word) ? 1 : 0);
+        script = words[at] === "--" ? words[at + 1] : words[at];
         break;
       }
       if (/^[-+]o$/.test(word) || word === "-O" || word === "+O" || word === "--rcfile" || word === "--init-file") {
@@ -1186,7 +1813,7 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
       // and since the code may build the command otherwise, a deny that none of them matches cannot tell.
       const code = words[words.indexOf(option) + 1] ?? "";
       if (PROCESS_CALLS.test(code)) {
-        out.guesses.push(...stringLiterals(code), ...stringLiterals(code.replace(/`/g, "'")));
+        out.guesses.push(...codeGuesses(code));
         out.unknown ??= `${name} ${option} runs code that starts processes, which the guard cannot read`;
       }
     } else if (words.length === 1 || words[1] === "-") {
@@ -1208,9 +1835,17 @@ export function readsCodeFromStdin(name: string): boolean {
  * program is looked up by its base name (`/usr/bin/sudo` is sudo).
  */
 export function readProgram(words: readonly string[]): ProgramReading {
-  const name = basename(words[0] ?? "");
+  const given = basename(words[0] ?? "");
+  const name = PROGRAM_ALIASES.find((alias) => alias.name.test(given))?.as ?? given;
   const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
-  if (wrapper !== undefined) return readWrapper(name, wrapper, words);
+  if (wrapper !== undefined) {
+    const out = readWrapper(name, wrapper, words);
+    if (name === "screen") merge(out, readScreenCommands(wrapper.options, words));
+    return out;
+  }
+  const family = Object.hasOwn(SUBCOMMAND_WRAPPERS, name) ? SUBCOMMAND_WRAPPERS[name] : undefined;
+  const subcommand = family === undefined ? undefined : readSubcommandWrapper(name, family, words);
+  if (subcommand !== undefined) return subcommand;
   switch (name) {
     case "find":
       return readFind(words);

@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, readEnvironment, readProgram, readsCodeFromStdin, SHELLS, type Refusal } from "./programs.js";
+import { basename, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, type Refusal } from "./programs.js";
 import { shellParser } from "./shell-grammar.js";
 
 /**
@@ -29,6 +29,14 @@ export interface SimpleCommand {
   readonly forms: readonly (readonly string[])[];
   /** Set when the guard cannot tell what this command runs (a deny rule then cannot tell either). */
   readonly unknown: string | undefined;
+  /**
+   * A command a wrapper runs whose words end the wrapper's (`uv run pytest -q` runs `pytest -q`): the
+   * wrapper's words and where this command starts in them. An allow pattern that matches the wrapper's
+   * words and spells out words past that point (`uv run pytest:*`) names this command too.
+   */
+  readonly within?: { readonly words: readonly string[]; readonly at: number };
+  /** A wrapper that changes only how its command runs (`timeout 5 CMD`): no pattern need name it; the command it runs is judged on its own. */
+  readonly transparent?: boolean;
 }
 
 type ShellAnalysis =
@@ -119,6 +127,8 @@ interface Walk {
   functions?: Set<string>;
   /** Some reading could not be told (a deny then cannot tell). */
   unknown?: string;
+  /** Variables the line assigns, with their static values (undefined: only known at run time), for `${x@P}`. */
+  values?: Map<string, string | undefined>;
 }
 
 const DASH_SPLIT = "the command has &>, which bash reads as a redirection of both outputs and sh (dash) as & then >";
@@ -204,11 +214,21 @@ function wordValue(node: Node, walk: Walk): WordValue {
     case "expansion":
     case "arithmetic_expansion":
       for (const child of node.namedChildren) if (child !== null) collectNested(child, walk);
+      promptExpansion(node.text, walk);
       return { text: node.text, dynamic: true, glob: false, ansiC: false, bare: undefined };
     default:
       collectNested(node, walk);
       return { text: node.text, dynamic: true, glob: false, ansiC: false, bare: undefined };
   }
+}
+
+/** `${x@P}` expands x as a prompt, command substitutions included: the substitutions of a value the line assigned to x run. */
+function promptExpansion(text: string, walk: Walk): void {
+  const prompt = /^\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}$/.exec(text);
+  if (prompt === null || walk.values?.has(prompt[1]!) !== true) return;
+  const value = walk.values.get(prompt[1]!);
+  if (value === undefined) walk.unknown ??= `\${${prompt[1]!}@P} expands a value only known when the line runs, command substitutions included`;
+  else if (/\$\(|`/.test(value)) nestedScript(`: ${value}`, `the prompt expansion \${${prompt[1]!}@P}`, walk);
 }
 
 /** Commands hidden anywhere inside a node (substitutions inside expansions, test expressions, ...). */
@@ -350,7 +370,17 @@ interface CommandFacts {
 /** Adds one simple command, and what its program runs (programs.ts), to the walk. */
 type EnvironmentReading = ReturnType<typeof readEnvironment>;
 
-function addSimple(words: readonly string[], values: readonly WordValue[] | undefined, facts: CommandFacts, walk: Walk, stdin: Stdin | undefined, level: number, dynamicTexts: ReadonlySet<string>, environment: readonly EnvironmentReading[] = []): void {
+function addSimple(
+  words: readonly string[],
+  values: readonly WordValue[] | undefined,
+  facts: CommandFacts,
+  walk: Walk,
+  stdin: Stdin | undefined,
+  level: number,
+  dynamicTexts: ReadonlySet<string>,
+  environment: readonly EnvironmentReading[] = [],
+  within?: SimpleCommand["within"],
+): void {
   if (level > MAX_NESTED_COMMANDS) throw new Unreadable("commands nested too deep");
   const refusals: Refusal[] = [];
   let unknown: string | undefined;
@@ -373,8 +403,10 @@ function addSimple(words: readonly string[], values: readonly WordValue[] | unde
   }
   const forms: string[][] = denyForms(words, values);
   const nested: { commands: (readonly string[])[]; scripts: string[]; guesses: string[] } = { commands: [], scripts: [], guesses: [] };
+  let transparent = false;
   for (const form of forms) {
     const reading = readProgram(form);
+    if (form === forms[0] && reading.transparent === true) transparent = true;
     for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
     unknown ??= reading.unknown;
     for (const extra of reading.forms) if (forms.length < MAX_FORMS) forms.push([...extra]);
@@ -382,7 +414,7 @@ function addSimple(words: readonly string[], values: readonly WordValue[] | unde
     nested.scripts.push(...reading.scripts);
     nested.guesses.push(...reading.guesses);
     if (reading.readsStdin === true && stdin !== undefined) {
-      if (stdin.text !== undefined && SHELLS.has(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
+      if (stdin.text !== undefined && runsStdinAsShell(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
       else if (stdin.text === undefined) unknown ??= `${basename(form[0] ?? "")} runs a script read from ${stdin.what}, which the guard cannot read`;
     }
   }
@@ -408,15 +440,34 @@ function addSimple(words: readonly string[], values: readonly WordValue[] | unde
   }
   if (stdin?.text !== undefined && readsCodeFromStdin(basename(words[0] ?? ""))) {
     refusals.push({ reason: `${stdin.what} is fed to ${basename(words[0] ?? "")} as code`, token: "" });
+    // An interpreter's code that starts processes: its literals are tried as commands, and a deny none matches cannot tell.
+    if (!SHELLS.has(program)) {
+      const code = stdinCodeReading(program, stdin.text);
+      nested.guesses.push(...code.guesses);
+      unknown ??= code.unknown;
+    }
   }
-  addCommand(walk, { words, dynamic, assignments: facts.assignments, writesFile: facts.writesFile, construct: false, refusals, forms, unknown });
+  addCommand(walk, {
+    words,
+    dynamic,
+    assignments: facts.assignments,
+    writesFile: facts.writesFile,
+    construct: false,
+    refusals,
+    forms,
+    unknown,
+    ...(within === undefined ? {} : { within }),
+    ...(transparent ? { transparent } : {}),
+  });
   const seenInner = new Set<string>();
   for (const inner of nested.commands) {
     const key = inner.join("\u0000");
     if (seenInner.has(key)) continue;
     seenInner.add(key);
     // A wrapper's command reads the wrapper's standard input (`sudo sh <<EOF`).
-    addSimple(inner, undefined, { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts);
+    const at = words.length - inner.length;
+    const tail = at > 0 && inner.every((word, i) => words[at + i] === word) ? { words, at } : undefined;
+    addSimple(inner, undefined, { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail);
   }
   for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk);
   for (const guess of new Set(nested.guesses)) {
@@ -428,7 +479,7 @@ function addSimple(words: readonly string[], values: readonly WordValue[] | unde
 /** A command line a program hands to a shell (`bash -c`, `eval`, `env -S`, `find -exec sh -c`): parsed, its commands added. */
 function nestedScript(script: string, name: string, walk: Walk): void {
   if (walk.depth >= MAX_NESTED_SCRIPTS) throw new Unreadable("shell scripts nested too deep");
-  const inner: Walk = { commands: walk.commands, depth: walk.depth + 1, refusal: walk.refusal, functions: walk.functions };
+  const inner: Walk = { commands: walk.commands, depth: walk.depth + 1, refusal: walk.refusal, functions: walk.functions, ...(walk.values === undefined ? {} : { values: walk.values }) };
   const problem = readLine(script, inner);
   walk.refusal ??= inner.refusal;
   walk.unknown ??= inner.unknown;
@@ -482,6 +533,7 @@ function assignmentReading(node: Node, walk: Walk): EnvironmentReading {
   if (nameNode !== null) collectNested(nameNode, walk);
   const valueNode = node.childForFieldName("value");
   const value = valueNode === null ? { text: "", dynamic: false } : wordValue(valueNode, walk);
+  walk.values?.set(name, value.dynamic ? undefined : value.text);
   return readEnvironment(name, value.text, value.dynamic, "the command line");
 }
 
@@ -769,6 +821,12 @@ function negationReading(source: string): string | undefined {
   return out === source ? undefined : out;
 }
 
+/** `coproc NAME { ...; }`, `coproc ( ... )`: the parser misreads a coprocess's compound command; its commands run as written. */
+function coprocReading(source: string): string | undefined {
+  const out = source.replace(/(^|[;&|\n(]\s*)coproc\s+(?:[A-Za-z_][A-Za-z0-9_]*\s+)?(?=[{(])/g, "$1");
+  return out === source ? undefined : out;
+}
+
 /**
  * Reads one command line (the whole input or a nested script) into `walk`: the parser's reading,
  * then every other reading where bash reads the text otherwise (continuations and carriage
@@ -781,7 +839,8 @@ function readLine(source: string, walk: Walk): string | undefined {
   const lexical = bashLexerReading(source);
   const braced = braceWordReading(lexical ?? source);
   const negation = negationReading(braced ?? lexical ?? source);
-  const combined = negation ?? braced ?? lexical;
+  const coproc = coprocReading(negation ?? braced ?? lexical ?? source);
+  const combined = coproc ?? negation ?? braced ?? lexical;
   const problem = parseInto(source, walk);
   if (problem !== undefined) {
     if (combined === undefined) return problem;
@@ -797,6 +856,7 @@ function readLine(source: string, walk: Walk): string | undefined {
   for (const [reading, what] of [
     [lexical, "bash's lexer"],
     [negationReading(source), "bash (a negated compound command)"],
+    [coprocReading(source), "bash (a coprocess's compound command)"],
   ] as const) {
     if (reading === undefined || reading === source) continue;
     const other: Walk = { ...walk, commands: [], dashSplits: undefined };
@@ -851,7 +911,7 @@ function rebindNames(walk: Walk): void {
 
 function analyze(source: string): ShellAnalysis {
   if (source.length > MAX_COMMAND_CHARS) return { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
-  const walk: Walk = { commands: [], depth: 0, refusal: undefined };
+  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map() };
   const problem = readLine(source, walk);
   if (problem !== undefined) return { ok: false, reason: problem };
   rebindNames(walk);
