@@ -33,10 +33,12 @@ export interface FollowAuditOptions {
   lookbackMs?: number;
 }
 
-const followOptionsSchema = z.object({
-  intervalMs: z.number().finite().positive().default(500),
-  lookbackMs: z.number().finite().nonnegative().default(5000),
-});
+const followOptionsSchema = z.lazy(() =>
+  z.object({
+    intervalMs: z.number().finite().positive().default(500),
+    lookbackMs: z.number().finite().nonnegative().default(5000),
+  }),
+);
 
 /**
  * Polls `sink.query` and calls `onRecord` once per new record, in order, until `signal` aborts
