@@ -43,7 +43,11 @@ const HOOKS = `export async function resolve(specifier, context, next) {
 }`;
 const REGISTER = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
 
-/** The packages (by name) whose files a process loads while importing `url`. */
+// Node built-ins that @langchain/langgraph does not load and only some features use (the URL and
+// host readings, reading a JSONL audit log, following an audit log).
+const DEFERRED_BUILTINS = ["node:net", "node:readline", "node:timers/promises"];
+
+/** The packages (by name) and Node built-ins (as `node:<name>`) a process loads while importing `url`. */
 function packagesLoadedBy(url: string): Set<string> {
   const result = spawnSync(process.execPath, ["--import", TSX, "--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, "-e", `import(${JSON.stringify(url)})`], {
     cwd: ROOT,
@@ -55,6 +59,8 @@ function packagesLoadedBy(url: string): Set<string> {
   for (const line of result.stderr.split("\n")) {
     const match = /^LOADED .*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line);
     if (match?.[1] !== undefined) names.add(match[1]);
+    const builtin = /^LOADED (node:\S+)/.exec(line);
+    if (builtin?.[1] !== undefined) names.add(builtin[1]);
   }
   return names;
 }
@@ -84,15 +90,17 @@ function schemasBuiltBy(url: string): string[] {
 }
 
 describe("the root import is light", () => {
-  it("the check sees a package a module imports statically", () => {
+  it("the check sees a package and a built-in a module imports statically", () => {
     const loaded = packagesLoadedBy(pathToFileURL(join(ROOT, "test", "fixtures", "import-light", "eager.ts")).href);
-    expect(loaded.has("yaml") && loaded.has("re2js")).toBe(true);
+    expect(loaded.has("yaml") && loaded.has("re2js") && loaded.has("node:net")).toBe(true);
   }, 120_000);
 
   it("importing guarded-graph loads none of the packages only some features need", () => {
     const loaded = packagesLoadedBy(pathToFileURL(join(ROOT, "src", "index.ts")).href);
     expect(loaded.has("@langchain/langgraph")).toBe(true);
     expect(DEFERRED.filter((name) => loaded.has(name))).toEqual([]);
+    expect(loaded.has("node:fs")).toBe(true);
+    expect(DEFERRED_BUILTINS.filter((name) => loaded.has(name))).toEqual([]);
   }, 120_000);
 
   it("the schema probe sees a schema a module builds at import, and not one it defers", () => {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { syncDirectory } from "../storage/sync-directory.js";
-import { createInterface } from "node:readline";
+import { createInterface } from "../deps/builtins.js";
 import { parseStoredLine, parseStoredRecord, validateQuery, validateRecords } from "./schema.js";
 import { selectRecords } from "./select.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";

@@ -1,5 +1,5 @@
 import * as crypto from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
+import { sleep } from "../deps/builtins.js";
 import { z } from "zod";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
