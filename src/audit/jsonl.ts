@@ -3,7 +3,7 @@ import { z } from "zod";
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { syncDirectory } from "../storage/sync-directory.js";
-import { createInterface } from "node:readline";
+import { createInterface } from "../deps/builtins.js";
 import { parseStoredLine, parseStoredRecord, validateQuery, validateRecords } from "./schema.js";
 import { selectRecords } from "./select.js";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
@@ -43,7 +43,7 @@ function endsWithNewline(fd: number): boolean {
  * opening the file later forgets those ids, so a record written again under one of them (a re-run
  * after the crash) is appended and synced again instead of being taken as already written.
  */
-const unsyncedMarkerSchema = z.object({ unsynced: z.object({ ids: z.array(z.string()), error: z.string(), at: z.number() }) }).strict();
+const unsyncedMarkerSchema = z.lazy(() => z.object({ unsynced: z.object({ ids: z.array(z.string()), error: z.string(), at: z.number() }) }).strict());
 
 /** The ids a marker line names as not proven on disk; undefined for any other line. */
 function unsyncedIds(line: string): string[] | undefined {
@@ -61,9 +61,9 @@ export interface JsonlAuditSinkOptions {
 }
 
 /** `outcomeSyncMs`: whole milliseconds, 0 to 60,000 (the object form of `openAuditSink` checks it with this too). */
-export const outcomeSyncMsSchema = z.number().int().min(0).max(60_000);
+export const outcomeSyncMsSchema = z.lazy(() => z.number().int().min(0).max(60_000));
 
-const jsonlOptionsSchema = z.object({ outcomeSyncMs: outcomeSyncMsSchema.default(DEFAULT_OUTCOME_SYNC_MS) }).strict();
+const jsonlOptionsSchema = z.lazy(() => z.object({ outcomeSyncMs: outcomeSyncMsSchema.default(DEFAULT_OUTCOME_SYNC_MS) }).strict());
 
 /** Every record of these events is on disk (fdatasync) before `write` resolves: a call may start on them. */
 function mustSyncNow(records: readonly AuditRecord[]): boolean {

@@ -9,14 +9,16 @@ import { AuditError, ErrorCode } from "../errors/index.js";
 /** Where the audit log goes when nothing is configured: a JSON Lines file in the working directory. */
 export const DEFAULT_AUDIT_SPEC = "jsonl:.guarded-graph/audit.jsonl";
 
-const nonEmpty = z.string().min(1);
+const nonEmpty = z.lazy(() => z.string().min(1));
 
-const auditSinkSpecSchema = z.discriminatedUnion("sink", [
-  z.object({ sink: z.literal("jsonl"), path: nonEmpty, outcomeSyncMs: outcomeSyncMsSchema.optional() }).strict(),
-  z.object({ sink: z.literal("sqlite"), path: nonEmpty, table: nonEmpty.optional() }).strict(),
-  z.object({ sink: z.literal("postgres"), url: nonEmpty, table: nonEmpty.optional() }).strict(),
-  z.object({ sink: z.literal("memory") }).strict(),
-]);
+const auditSinkSpecSchema = z.lazy(() =>
+  z.discriminatedUnion("sink", [
+    z.object({ sink: z.literal("jsonl"), path: nonEmpty, outcomeSyncMs: outcomeSyncMsSchema.optional() }).strict(),
+    z.object({ sink: z.literal("sqlite"), path: nonEmpty, table: nonEmpty.optional() }).strict(),
+    z.object({ sink: z.literal("postgres"), url: nonEmpty, table: nonEmpty.optional() }).strict(),
+    z.object({ sink: z.literal("memory") }).strict(),
+  ]),
+);
 
 type AuditSinkSpec = z.infer<typeof auditSinkSpecSchema>;
 

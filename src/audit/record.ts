@@ -1,5 +1,5 @@
 import * as crypto from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
+import { sleep } from "../deps/builtins.js";
 import { z } from "zod";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
@@ -33,10 +33,12 @@ export interface FollowAuditOptions {
   lookbackMs?: number;
 }
 
-const followOptionsSchema = z.object({
-  intervalMs: z.number().finite().positive().default(500),
-  lookbackMs: z.number().finite().nonnegative().default(5000),
-});
+const followOptionsSchema = z.lazy(() =>
+  z.object({
+    intervalMs: z.number().finite().positive().default(500),
+    lookbackMs: z.number().finite().nonnegative().default(5000),
+  }),
+);
 
 /**
  * Polls `sink.query` and calls `onRecord` once per new record, in order, until `signal` aborts

@@ -2,12 +2,14 @@ import { z } from "zod";
 import type { AuditRecord } from "./types.js";
 
 /** The shadow part of a decision record (`detail.shadow`): what a shadow rule or policy would have decided. */
-const ShadowPartSchema = z.object({
-  decision: z.enum(["allow", "deny", "ask"]),
-  ruleId: z.string(),
-  reason: z.string(),
-  changed: z.boolean(),
-});
+const ShadowPartSchema = z.lazy(() =>
+  z.object({
+    decision: z.enum(["allow", "deny", "ask"]),
+    ruleId: z.string(),
+    reason: z.string(),
+    changed: z.boolean(),
+  }),
+);
 
 export type ShadowPart = z.output<typeof ShadowPartSchema>;
 

@@ -55,10 +55,10 @@ export const GUARDED_NODES = {
 } as const;
 export type GuardedNodeName = (typeof GUARDED_NODES)[keyof typeof GUARDED_NODES];
 
-const ToolTaskSchema = z.object({
+const ToolTaskSchema = z.lazy(() => z.object({
   guardCall: z.custom<ReviewedCall>((v) => typeof v === "object" && v !== null && "id" in v),
   guardSlot: z.custom<CallSlot>((v) => typeof v === "object" && v !== null && "ctx" in v && "base" in v),
-});
+}));
 type ToolTask = z.infer<typeof ToolTaskSchema>;
 
 /**

@@ -130,7 +130,7 @@ function mergeResults(current: CallResults, update: CallResults | null): CallRes
 
 // Loose objects: the state is the guard's own plain JSON, read back from a checkpoint. Known
 // fields are checked; fields a newer version adds survive a round trip.
-const ReviewedCallSchema: z.ZodType<ReviewedCall> = z.looseObject({
+const ReviewedCallSchema: z.ZodType<ReviewedCall> = z.lazy(() => z.looseObject({
   id: z.string(),
   name: z.string(),
   args: z.record(z.string(), z.unknown()),
@@ -145,9 +145,9 @@ const ReviewedCallSchema: z.ZodType<ReviewedCall> = z.looseObject({
   approved: z.boolean().optional(),
   message: z.string().optional(),
   askedRule: z.string().optional(),
-});
+}));
 
-const CallResultSchema: z.ZodType<CallResult> = z.looseObject({
+const CallResultSchema: z.ZodType<CallResult> = z.lazy(() => z.looseObject({
   id: z.string(),
   name: z.string(),
   operation: z.string().optional(),
@@ -155,9 +155,9 @@ const CallResultSchema: z.ZodType<CallResult> = z.looseObject({
   at: z.number(),
   requestHeartbeat: z.boolean(),
   output: z.string().optional(),
-});
+}));
 
-const TurnPlanSchema: z.ZodType<TurnPlan> = z.looseObject({
+const TurnPlanSchema: z.ZodType<TurnPlan> = z.lazy(() => z.looseObject({
   messageId: z.string(),
   calls: z.record(z.string(), ReviewedCallSchema),
   batches: z.array(z.array(z.string())),
@@ -165,10 +165,10 @@ const TurnPlanSchema: z.ZodType<TurnPlan> = z.looseObject({
   refused: z.number().int().nonnegative(),
   done: z.array(CallResultSchema).optional(),
   endRun: z.object({ ruleId: z.string(), reason: z.string() }).optional(),
-});
+}));
 
 /** The `guard` channel's value, checked where it enters the middleware's state. */
-export const GuardStateSchema: z.ZodType<GuardState> = z.looseObject({
+export const GuardStateSchema: z.ZodType<GuardState> = z.lazy(() => z.looseObject({
   rules: RuleStateSchema.nullable(),
   runId: z.string(),
   turn: TurnPlanSchema.nullable(),
@@ -176,9 +176,9 @@ export const GuardStateSchema: z.ZodType<GuardState> = z.looseObject({
   terminatedBy: z.string().nullable(),
   next: z.enum(["dispatch", "agent", "end"]),
   exitUnsatisfied: z.array(z.string()),
-});
+}));
 
-const CallResultsSchema: z.ZodType<CallResults> = z.record(z.string(), CallResultSchema);
+const CallResultsSchema: z.ZodType<CallResults> = z.lazy(() => z.record(z.string(), CallResultSchema));
 
 /** One channel of the guard's graph state. */
 interface GuardChannel<Value, Update> {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** How the guard restricts while the remote policy cannot be trusted. */
-const RestrictModeSchema = z.enum(["deny-risky", "ask-non-low"]);
+const RestrictModeSchema = z.lazy(() => z.enum(["deny-risky", "ask-non-low"]));
 export type RestrictMode = z.infer<typeof RestrictModeSchema>;
 
 /**
@@ -9,21 +9,23 @@ export type RestrictMode = z.infer<typeof RestrictModeSchema>;
  * nothing after it. Read as the WHATWG URL parser reads it (`https://Example.com:443` is
  * `https://example.com`).
  */
-const RedirectOriginSchema = z.string().transform((value, ctx) => {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  const rest = value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/$/, "");
-  const bare = url !== undefined && url.pathname === "/" && !url.username && !url.password && !/[/?#@\\]/.test(rest);
-  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || !bare) {
-    ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)} is not an origin: write scheme://host[:port] (http or https), with no path, query or user, e.g. "https://policy.example.com"` });
-    return z.NEVER;
-  }
-  return url.origin;
-});
+const RedirectOriginSchema = z.lazy(() =>
+  z.string().transform((value, ctx) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    const rest = value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/$/, "");
+    const bare = url !== undefined && url.pathname === "/" && !url.username && !url.password && !/[/?#@\\]/.test(rest);
+    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || !bare) {
+      ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)} is not an origin: write scheme://host[:port] (http or https), with no path, query or user, e.g. "https://policy.example.com"` });
+      return z.NEVER;
+    }
+    return url.origin;
+  }),
+);
 
 /** The `killswitch` section of a policy file. Durations in ms. */
 export const KillswitchConfigSchema = z.lazy(() =>
@@ -83,24 +85,26 @@ const RemotePolicyShape = z.lazy(() =>
  * killswitch then restricts), as is any unknown key. A missing key takes its restrictive value
  * where the seed gives one (bypassModeDisabled → true).
  */
-export const RemotePolicySchema = z.preprocess((input, ctx) => {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
-  const out: Record<string, unknown> = {};
-  const record = input as Record<string, unknown>;
-  for (const [camel, snake] of Object.entries(REMOTE_KEYS)) {
-    const hasCamel = Object.hasOwn(record, camel);
-    const hasSnake = snake !== camel && Object.hasOwn(record, snake);
-    if (hasCamel && hasSnake) {
-      ctx.addIssue({ code: "custom", path: [snake], message: `${camel} and ${snake} are the same key; give one` });
-      return input;
+export const RemotePolicySchema = z.lazy(() =>
+  z.preprocess((input, ctx) => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+    const out: Record<string, unknown> = {};
+    const record = input as Record<string, unknown>;
+    for (const [camel, snake] of Object.entries(REMOTE_KEYS)) {
+      const hasCamel = Object.hasOwn(record, camel);
+      const hasSnake = snake !== camel && Object.hasOwn(record, snake);
+      if (hasCamel && hasSnake) {
+        ctx.addIssue({ code: "custom", path: [snake], message: `${camel} and ${snake} are the same key; give one` });
+        return input;
+      }
+      if (hasCamel) out[camel] = record[camel];
+      else if (hasSnake) out[camel] = record[snake];
     }
-    if (hasCamel) out[camel] = record[camel];
-    else if (hasSnake) out[camel] = record[snake];
-  }
-  const known = new Set<string>([...Object.keys(REMOTE_KEYS), ...Object.values(REMOTE_KEYS)]);
-  for (const key of Object.keys(record)) if (!known.has(key)) out[key] = record[key];
-  return out;
-}, RemotePolicyShape);
+    const known = new Set<string>([...Object.keys(REMOTE_KEYS), ...Object.values(REMOTE_KEYS)]);
+    for (const key of Object.keys(record)) if (!known.has(key)) out[key] = record[key];
+    return out;
+  }, RemotePolicyShape),
+);
 export type RemotePolicy = z.output<typeof RemotePolicyShape>;
 
 export type KillswitchStatus = "ok" | "restricted";

@@ -39,11 +39,13 @@ export function parseMcpToolName(name: string): { server: string; tool: string }
  * The hints the guard reads. A hint that is not a boolean is not read (as if absent): a malformed
  * claim gains nothing and, read as absent, costs nothing either.
  */
-const HintsSchema = z.object({
-  readOnlyHint: z.unknown().optional(),
-  destructiveHint: z.unknown().optional(),
-  idempotentHint: z.unknown().optional(),
-});
+const HintsSchema = z.lazy(() =>
+  z.object({
+    readOnlyHint: z.unknown().optional(),
+    destructiveHint: z.unknown().optional(),
+    idempotentHint: z.unknown().optional(),
+  }),
+);
 
 /** The tool hints of the MCP spec, as the guard reads them. */
 interface McpToolHints {

@@ -13,11 +13,13 @@ const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
 /** Sent when `OPENAI_BASE_URL` names a server that needs no key (the OpenAI client insists on one). */
 export const PLACEHOLDER_API_KEY = "not-needed";
 
-const envSchema = z.object({
-  OPENAI_API_KEY: z.string().optional(),
-  OPENAI_BASE_URL: z.url({ protocol: /^https?$/, message: "OPENAI_BASE_URL must be an http(s) URL" }).optional(),
-  MODEL: z.string().optional(),
-});
+const envSchema = z.lazy(() =>
+  z.object({
+    OPENAI_API_KEY: z.string().optional(),
+    OPENAI_BASE_URL: z.url({ protocol: /^https?$/, message: "OPENAI_BASE_URL must be an http(s) URL" }).optional(),
+    MODEL: z.string().optional(),
+  }),
+);
 
 /** Blank variables count as unset. */
 function nonBlank(env: Record<string, string | undefined>, name: string): string | undefined {

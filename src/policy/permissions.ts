@@ -107,7 +107,7 @@ const MODE_RANK: Readonly<Record<PermissionMode, number>> = { deny: 0, ask: 1, a
 const MAX_CACHED_TOOLS = 10_000;
 const UNINSPECTABLE = `arguments longer than ${MAX_MATCH_INPUT_CHARS} characters or nested deeper than ${MAX_MATCH_DEPTH} levels cannot be inspected`;
 
-const OptionsSchema = z.strictObject({
+const OptionsSchema = z.lazy(() => z.strictObject({
   precedence: PrecedenceSchema.optional(),
   toolRisk: z.record(z.string(), RiskLevelSchema).optional(),
   riskModes: z.partialRecord(RiskLevelSchema, PermissionModeSchema).optional(),
@@ -120,7 +120,7 @@ const OptionsSchema = z.strictObject({
   followSymlinks: z.boolean().optional(),
   principals: PrincipalsDeclarationSchema.optional(),
   approvers: z.array(ApproverRuleSchema).optional(),
-});
+}));
 
 interface CompiledRule {
   readonly order: number;

@@ -5,13 +5,13 @@ import { ARGUMENT_KINDS } from "./kinds/readings.js";
 import { AfterSchema, BudgetSchema, fieldConditionSchema, ProvenanceConfigSchema, ScopeSchema } from "../provenance/schema.js";
 import { ApproverRuleSchema, PrincipalConditionsSchema, PrincipalsDeclarationSchema } from "../principal/schema.js";
 
-export const RiskLevelSchema = z.enum(["low", "medium", "high", "always-deny"]);
-export const PermissionModeSchema = z.enum(["allow", "deny", "ask"]);
-export const PrecedenceSchema = z.enum(["deny-first", "first-match"]);
+export const RiskLevelSchema = z.lazy(() => z.enum(["low", "medium", "high", "always-deny"]));
+export const PermissionModeSchema = z.lazy(() => z.enum(["allow", "deny", "ask"]));
+export const PrecedenceSchema = z.lazy(() => z.enum(["deny-first", "first-match"]));
 
-const scalar = z.union([z.string(), z.number(), z.boolean()]);
+const scalar = z.lazy(() => z.union([z.string(), z.number(), z.boolean()]));
 const MATCHER_KEYS = ["equals", "in", "glob", "regex", "prefix", "exists", "path", "command", "url", "domain", "email"] as const;
-const patterns = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+const patterns = z.lazy(() => z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]));
 
 /** One per-field condition; exactly one of equals/in/glob/regex/prefix/exists. */
 const FieldMatcherSchema = z.lazy(() =>
@@ -91,19 +91,25 @@ export const PermissionRuleSchema = z.lazy(() =>
 );
 
 /** `30000` (ms), `"30s"`, `"1m30s"`, `"500ms"`, or serde's `{ secs = 30, nanos = 0 }`. */
-export const DurationSchema = z.union([
-  z.number().positive(),
-  z.string().regex(/^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/, 'expected a duration like "30s", "1m30s" or "500ms"'),
-  z.strictObject({ secs: z.number().int().nonnegative(), nanos: z.number().int().nonnegative().optional() }),
-]);
+export const DurationSchema = z.lazy(() =>
+  z.union([
+    z.number().positive(),
+    z.string().regex(/^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/, 'expected a duration like "30s", "1m30s" or "500ms"'),
+    z.strictObject({ secs: z.number().int().nonnegative(), nanos: z.number().int().nonnegative().optional() }),
+  ]),
+);
 
-const toolName = z.string().min(1);
-const ruleCommon = {
+/** Built where used (each use its own schema, as the policy's JSON Schema shows it). */
+const toolName = () => z.string().min(1);
+const ruleCommonShape = () => ({
   id: z.string().min(1).optional(),
-  conditions: z.array(toolName).optional(),
+  conditions: z.array(toolName()).optional(),
   priority: z.number().finite().optional(),
   metadata: z.record(z.string(), z.unknown()).nullable().optional(),
-};
+});
+let ruleCommonFields: ReturnType<typeof ruleCommonShape> | undefined;
+/** The fields every tool rule has (built once, on the first parse). */
+const ruleCommon = () => (ruleCommonFields ??= ruleCommonShape());
 
 const VALUE_FIELDS = { MaxCalls: "max", MaxTotalCalls: "max", Cooldown: "duration", Periodic: "duration", AllowedOperations: "operations", ChildTools: "children", ParentTools: "children", ConditionalNext: "outputMapping" } as const;
 
@@ -119,14 +125,14 @@ const OPTIONAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
   requireOutputMapping: ["ConditionalNext"],
 };
 
-const prefilledArgs = z.record(z.string(), z.unknown());
+const prefilledArgs = z.lazy(() => z.record(z.string(), z.unknown()));
 
 /** Tool rule in this project's form: `{ tool, type, max?, scope?, duration?, operations?, ... }`. */
 export const NativeToolRuleSchema = z.lazy(() =>
   z
     .strictObject({
-      ...ruleCommon,
-      tool: toolName.describe('Tool name, or "*".'),
+      ...ruleCommon(),
+      tool: toolName().describe('Tool name, or "*".'),
       type: z.enum(RULE_TYPES),
       max: z.number().int().nonnegative().optional().describe("MaxCalls / MaxTotalCalls only."),
       scope: z.enum(["run", "thread"]).optional().describe("MaxCalls, MaxTotalCalls, MustFollow, MustPrecede, ExclusiveGroup (default run)."),
@@ -138,12 +144,12 @@ export const NativeToolRuleSchema = z.lazy(() =>
       duration: DurationSchema.optional().describe("Cooldown / Periodic only."),
       durationMs: z.number().positive().optional().describe("Cooldown / Periodic only (alternative to duration)."),
       operations: z.array(z.string().min(1)).min(1).optional().describe("AllowedOperations only."),
-      alternatives: z.array(toolName).optional().describe("InitialCall only: the first call is one of tool and these."),
+      alternatives: z.array(toolName()).optional().describe("InitialCall only: the first call is one of tool and these."),
       args: prefilledArgs.optional().describe("InitialCall, RequiredForExit(If), Periodic: prefilled arguments."),
-      children: z.array(toolName).min(1).optional().describe("ChildTools: the tools allowed right after tool; ParentTools: the tools allowed only right after tool."),
-      childArgs: z.record(toolName, prefilledArgs).optional().describe("ChildTools only: prefilled arguments per child."),
-      outputMapping: z.record(z.string(), toolName).optional().describe("ConditionalNext only: output → next tool."),
-      defaultChild: toolName.optional().describe("ConditionalNext only: next tool when no output matches."),
+      children: z.array(toolName()).min(1).optional().describe("ChildTools: the tools allowed right after tool; ParentTools: the tools allowed only right after tool."),
+      childArgs: z.record(toolName(), prefilledArgs).optional().describe("ChildTools only: prefilled arguments per child."),
+      outputMapping: z.record(z.string(), toolName()).optional().describe("ConditionalNext only: output → next tool."),
+      defaultChild: toolName().optional().describe("ConditionalNext only: next tool when no output matches."),
       requireOutputMapping: z.boolean().optional().describe("ConditionalNext only: no match allows no tool."),
     })
     .superRefine((rule, ctx) => {
@@ -191,8 +197,8 @@ const SeedRuleTypeSchema = z.lazy(() =>
 export const SeedToolRuleSchema = z.lazy(() =>
   z
     .strictObject({
-      ...ruleCommon,
-      tool_name: toolName,
+      ...ruleCommon(),
+      tool_name: toolName(),
       rule_type: SeedRuleTypeSchema,
       scope: z.enum(["run", "thread"]).optional(),
     })
@@ -296,7 +302,7 @@ export const PolicyFileSchema = z.lazy(() =>
       agent: z
         .strictObject({
           name: z.string().optional(),
-          tools: z.array(toolName).optional(),
+          tools: z.array(toolName()).optional(),
           tool_rules: z.array(ToolRuleEntrySchema).optional(),
         })
         .optional(),

@@ -38,13 +38,15 @@ export interface AuthUserInput {
 /** Fields of the user object that are not attributes (`metadata.<key>` never reads them). */
 const RESERVED_USER_FIELDS = new Set(["identity", "display_name", "is_authenticated", "permissions", "metadata"]);
 
-const UserSchema = z
-  .object({
-    identity: z.string().trim().min(1),
-    is_authenticated: z.boolean().optional(),
-    display_name: z.string().optional(),
-  })
-  .loose();
+const UserSchema = z.lazy(() =>
+  z
+    .object({
+      identity: z.string().trim().min(1),
+      is_authenticated: z.boolean().optional(),
+      display_name: z.string().optional(),
+    })
+    .loose(),
+);
 
 /** `configurable` keys set by LangGraph itself (threads, checkpoints, auth, its internals): not run values a rule may read. */
 export function isInternalConfigurableKey(key: string): boolean {

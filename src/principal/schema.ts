@@ -8,7 +8,7 @@ import type { ConditionSpec } from "../provenance/schema.js";
  * numbers, not / anyOf / allOf); `from` and `sameAs` have no meaning on the principal itself.
  */
 
-const scalar = z.union([z.string(), z.number(), z.boolean()]);
+const scalar = z.lazy(() => z.union([z.string(), z.number(), z.boolean()]));
 const LEAF_KEYS = ["equals", "in", "glob", "regex", "prefix", "exists"] as const;
 
 /** One test of a principal value; exactly one of equals/in/glob/regex/prefix/exists. */
@@ -33,7 +33,7 @@ const PrincipalMatcherSchema = z.lazy(() =>
 export type PrincipalMatcher = z.output<typeof PrincipalMatcherSchema>;
 export type PrincipalCondition = ConditionSpec<PrincipalMatcher>;
 
-const finite = z.number().finite();
+const finite = z.lazy(() => z.number().finite());
 
 const PrincipalConditionSchema: z.ZodType<PrincipalCondition> = z.lazy(() =>
   z.union([

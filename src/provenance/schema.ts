@@ -11,41 +11,50 @@ import { parseSelector } from "../policy/selector.js";
 const SOURCE_HELP =
   'user (human messages and the system prompt), trusted (outputs of the tools in provenance.trusted), untrusted (outputs of the tools in provenance.untrusted: with from and no not, a rule stops values copied from them), a tool name (its outputs), or "args:<tool>" (values used by earlier calls of that tool that completed)';
 
-const SourceSchema = z
-  .string()
-  .min(1)
-  .regex(/^(?:user|trusted|args:[^\s]+|[^\s:]+)$/, `expected ${SOURCE_HELP}`)
-  .describe(`Where a value may come from: ${SOURCE_HELP}.`);
-
-const FromSchema = z.strictObject({
-  from: z.array(SourceSchema).min(1).describe(`Holds when the value appears (as whole tokens, normalised) in one of these sources: ${SOURCE_HELP}.`),
-  minLength: z.number().int().min(1).optional().describe("Fewest letters and digits a value needs to be traced (default 3); shorter values are never found."),
-  only: z
-    .array(z.enum(["links", "emails"]))
-    .min(1)
-    .optional()
-    .describe("Trace only the links and/or email addresses written inside the value (a message body); holds when every one is found (and when there are none)."),
-});
-
-const finite = z.number().finite();
-
-const NumericSchema = z.union([
-  z.strictObject({ lt: finite.describe("Holds when the value is a number below this.") }),
-  z.strictObject({ lte: finite.describe("Holds when the value is a number at most this.") }),
-  z.strictObject({ gt: finite.describe("Holds when the value is a number above this.") }),
-  z.strictObject({ gte: finite.describe("Holds when the value is a number at least this.") }),
+const SourceSchema = z.lazy(() =>
   z
-    .strictObject({ between: z.tuple([finite, finite]).describe("Holds when the value is a number in [low, high], both included.") })
-    .refine((m) => m.between[0] <= m.between[1], { message: "between: the low bound is above the high bound", path: ["between"] }),
-]);
-
-const SameAsSchema = z.strictObject({
-  sameAs: z
     .string()
     .min(1)
-    .describe("Holds when the value equals this value of the run's principal (identity, display_name, permissions: one of them, metadata.<key>, configurable.<key>); a missing one never holds. Normalised, case-insensitive unless caseSensitive."),
-  caseSensitive: z.boolean().optional(),
-});
+    .regex(/^(?:user|trusted|args:[^\s]+|[^\s:]+)$/, `expected ${SOURCE_HELP}`)
+    .describe(`Where a value may come from: ${SOURCE_HELP}.`),
+);
+
+const FromSchema = z.lazy(() =>
+  z.strictObject({
+    from: z.array(SourceSchema).min(1).describe(`Holds when the value appears (as whole tokens, normalised) in one of these sources: ${SOURCE_HELP}.`),
+    minLength: z.number().int().min(1).optional().describe("Fewest letters and digits a value needs to be traced (default 3); shorter values are never found."),
+    only: z
+      .array(z.enum(["links", "emails"]))
+      .min(1)
+      .optional()
+      .describe("Trace only the links and/or email addresses written inside the value (a message body); holds when every one is found (and when there are none)."),
+  }),
+);
+
+/** Built where used (each use its own schema, as the policy's JSON Schema shows it). */
+const finite = () => z.number().finite();
+
+const NumericSchema = z.lazy(() =>
+  z.union([
+    z.strictObject({ lt: finite().describe("Holds when the value is a number below this.") }),
+    z.strictObject({ lte: finite().describe("Holds when the value is a number at most this.") }),
+    z.strictObject({ gt: finite().describe("Holds when the value is a number above this.") }),
+    z.strictObject({ gte: finite().describe("Holds when the value is a number at least this.") }),
+    z
+      .strictObject({ between: z.tuple([finite(), finite()]).describe("Holds when the value is a number in [low, high], both included.") })
+      .refine((m) => m.between[0] <= m.between[1], { message: "between: the low bound is above the high bound", path: ["between"] }),
+  ]),
+);
+
+const SameAsSchema = z.lazy(() =>
+  z.strictObject({
+    sameAs: z
+      .string()
+      .min(1)
+      .describe("Holds when the value equals this value of the run's principal (identity, display_name, permissions: one of them, metadata.<key>, configurable.<key>); a missing one never holds. Normalised, case-insensitive unless caseSensitive."),
+    caseSensitive: z.boolean().optional(),
+  }),
+);
 
 export type SameAsCondition = z.output<typeof SameAsSchema>;
 export type FromCondition = z.output<typeof FromSchema>;
@@ -77,7 +86,7 @@ export function fieldConditionSchema<Leaf>(leaf: z.ZodType<Leaf>): z.ZodType<Con
   return condition;
 }
 
-export const ScopeSchema = z.enum(["run", "thread"]);
+export const ScopeSchema = z.lazy(() => z.enum(["run", "thread"]));
 
 /** Rule-level: the rule applies only once one of these tools has returned in the run (or thread). */
 export const AfterSchema = z.lazy(() =>

@@ -36,12 +36,14 @@ export interface ReplayOptions {
 }
 
 /** The replay data a decision record carries (see the guard's audit trail). */
-const ReplayDataSchema = z.object({
-  messageId: z.string(),
-  toolRisk: RiskLevelSchema.nullable().optional(),
-  tool: z.literal("unknown").optional(),
-  edited: z.boolean().optional(),
-});
+const ReplayDataSchema = z.lazy(() =>
+  z.object({
+    messageId: z.string(),
+    toolRisk: RiskLevelSchema.nullable().optional(),
+    tool: z.literal("unknown").optional(),
+    edited: z.boolean().optional(),
+  }),
+);
 
 const DECISIONS: ReadonlySet<string> = new Set(["allow", "deny", "ask"]);
 /** Refusals review makes before any policy rule reads the call: the same under every policy. */

@@ -4,45 +4,48 @@ import { validation } from "../messages/index.js";
 import type { RuleState, ToolRule } from "./types.js";
 import { RulesError } from "../errors/index.js";
 
-const toolName = z.string().min(1, "tool name must not be empty");
+const toolName = z.lazy(() => z.string().min(1, "tool name must not be empty"));
 
-const base = {
+const baseShape = () => ({
   tool: toolName,
   conditions: z.array(toolName).optional(),
   priority: z.number().finite().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   id: z.string().min(1).optional(),
   onViolation: z.enum(["refuse", "ask"]).optional(),
-};
+});
+let baseFields: ReturnType<typeof baseShape> | undefined;
+/** The fields every rule has (built once, on the first parse). */
+const base = () => (baseFields ??= baseShape());
 
-const duration = z.number().finite().positive("must be a positive number of milliseconds");
-const limit = z.number().int("must be a whole number").nonnegative("must not be negative");
-const scope = z.enum(["run", "thread"]);
-const exitBehavior = z.enum(["continue", "end", "error"]);
-const prefilled = z.record(z.string(), z.unknown());
+const duration = z.lazy(() => z.number().finite().positive("must be a positive number of milliseconds"));
+const limit = z.lazy(() => z.number().int("must be a whole number").nonnegative("must not be negative"));
+const scope = z.lazy(() => z.enum(["run", "thread"]));
+const exitBehavior = z.lazy(() => z.enum(["continue", "end", "error"]));
+const prefilled = z.lazy(() => z.record(z.string(), z.unknown()));
 
 /** Strict: a misspelt key in a rules file is an error, not a silently ignored rule. Keyed on `type`, so an error names the field. */
 export const ToolRuleSchema: z.ZodType<ToolRule> = z.lazy(() =>
   z.discriminatedUnion("type", [
-    z.strictObject({ ...base, type: z.enum(PLAIN_RULE_TYPES), scope: scope.optional(), args: prefilled.optional() }),
-    z.strictObject({ ...base, type: z.literal("InitialCall"), alternatives: z.array(toolName).optional(), args: prefilled.optional() }),
-    z.strictObject({ ...base, type: z.literal("MaxCalls"), max: limit, scope: scope.optional(), exitBehavior: exitBehavior.optional() }),
-    z.strictObject({ ...base, type: z.literal("MaxTotalCalls"), max: limit, scope: scope.optional(), exitBehavior: exitBehavior.optional() }),
-    z.strictObject({ ...base, type: z.literal("Cooldown"), durationMs: duration }),
-    z.strictObject({ ...base, type: z.literal("Periodic"), durationMs: duration, args: prefilled.optional() }),
+    z.strictObject({ ...base(), type: z.enum(PLAIN_RULE_TYPES), scope: scope.optional(), args: prefilled.optional() }),
+    z.strictObject({ ...base(), type: z.literal("InitialCall"), alternatives: z.array(toolName).optional(), args: prefilled.optional() }),
+    z.strictObject({ ...base(), type: z.literal("MaxCalls"), max: limit, scope: scope.optional(), exitBehavior: exitBehavior.optional() }),
+    z.strictObject({ ...base(), type: z.literal("MaxTotalCalls"), max: limit, scope: scope.optional(), exitBehavior: exitBehavior.optional() }),
+    z.strictObject({ ...base(), type: z.literal("Cooldown"), durationMs: duration }),
+    z.strictObject({ ...base(), type: z.literal("Periodic"), durationMs: duration, args: prefilled.optional() }),
     z.strictObject({
-      ...base,
+      ...base(),
       type: z.literal("ChildTools"),
       children: z.array(toolName).min(1, "must name at least one tool"),
       childArgs: z.record(toolName, prefilled).optional(),
     }),
     z.strictObject({
-      ...base,
+      ...base(),
       type: z.literal("ParentTools"),
       children: z.array(toolName).min(1, "must name at least one tool"),
     }),
     z.strictObject({
-      ...base,
+      ...base(),
       type: z.literal("ConditionalNext"),
       outputMapping: z
         .record(z.string(), toolName)
@@ -51,27 +54,30 @@ export const ToolRuleSchema: z.ZodType<ToolRule> = z.lazy(() =>
       requireOutputMapping: z.boolean().optional(),
     }),
     z.strictObject({
-      ...base,
+      ...base(),
       type: z.literal("AllowedOperations"),
       operations: z.array(z.string().min(1)),
     }),
   ]),
 );
 
-const ToolRulesSchema = z.array(ToolRuleSchema);
+const ToolRulesSchema = z.lazy(() => z.array(ToolRuleSchema));
 
-const counts = z.record(z.string(), z.number().int().nonnegative());
+const counts = z.lazy(() => z.record(z.string(), z.number().int().nonnegative()));
 
-export const ExecutionRecordSchema = z.object({
+export const ExecutionRecordSchema = z.lazy(() =>
+  z.object({
   tool: toolName,
   operation: z.string().optional(),
   callId: z.string(),
   success: z.boolean(),
   at: z.number().finite(),
   output: z.string().optional(),
-});
+  }),
+);
 
-export const RuleStateSchema: z.ZodType<RuleState> = z.object({
+export const RuleStateSchema: z.ZodType<RuleState> = z.lazy(() =>
+  z.object({
   version: z.literal(1),
   run: z.number().int().nonnegative(),
   runStartedAt: z.number().finite(),
@@ -85,7 +91,8 @@ export const RuleStateSchema: z.ZodType<RuleState> = z.object({
   exitReminders: z.number().int().nonnegative(),
   lastCall: z.object({ tool: toolName, success: z.boolean(), output: z.string().optional() }).optional(),
   dueReminders: counts.optional(),
-});
+  }),
+);
 
 function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ");

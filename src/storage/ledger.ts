@@ -58,15 +58,17 @@ export interface OpenLedgerOptions {
   schema?: string;
 }
 
-const claimSchema = z.object({
-  key: z.string().min(1, "ledger key is empty"),
-  owner: z.string().min(1, "ledger owner is empty"),
-  leaseMs: z.number().int().positive("leaseMs must be a positive integer"),
-});
-const keySchema = z.string().min(1, "ledger key is empty");
-const keysSchema = z.array(keySchema);
-const completionsSchema = z.array(z.object({ key: keySchema, result: z.string() }));
-const resultSchema = z.string();
+const claimSchema = z.lazy(() =>
+  z.object({
+    key: z.string().min(1, "ledger key is empty"),
+    owner: z.string().min(1, "ledger owner is empty"),
+    leaseMs: z.number().int().positive("leaseMs must be a positive integer"),
+  }),
+);
+const keySchema = z.lazy(() => z.string().min(1, "ledger key is empty"));
+const keysSchema = z.lazy(() => z.array(keySchema));
+const completionsSchema = z.lazy(() => z.array(z.object({ key: keySchema, result: z.string() })));
+const resultSchema = z.lazy(() => z.string());
 
 const TABLE = "guarded_graph_ledger";
 

@@ -19,11 +19,13 @@ export interface ThreadLockOptions {
   owner?: string;
 }
 
-const optionsSchema = z.object({
-  leaseMs: z.number().int().positive().default(30_000),
-  owner: z.string().min(1).optional(),
-});
-const threadIdSchema = z.string().min(1, "thread id is empty");
+const optionsSchema = z.lazy(() =>
+  z.object({
+    leaseMs: z.number().int().positive().default(30_000),
+    owner: z.string().min(1).optional(),
+  }),
+);
+const threadIdSchema = z.lazy(() => z.string().min(1, "thread id is empty"));
 
 const LOCK_TABLE = "guarded_graph_thread_locks";
 /** First key of the two-key advisory lock, so our locks never collide with another app's single-key locks. */

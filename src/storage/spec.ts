@@ -12,13 +12,15 @@ type StorageSpec =
 export const DEFAULT_STORAGE_SPEC = "sqlite:.guarded-graph/checkpoints.db";
 const STORAGE_ENV_VAR = "GUARDED_GRAPH_DB";
 
-const specSchema = z
-  .string()
-  .trim()
-  .min(1, "storage spec is empty")
-  .refine((value) => /^(sqlite:.+|postgres(ql)?:\/\/.+|memory:.*)$/.test(value), {
-    message: 'storage spec must be "sqlite:PATH", "postgres://…", "postgresql://…" or "memory:"',
-  });
+const specSchema = z.lazy(() =>
+  z
+    .string()
+    .trim()
+    .min(1, "storage spec is empty")
+    .refine((value) => /^(sqlite:.+|postgres(ql)?:\/\/.+|memory:.*)$/.test(value), {
+      message: 'storage spec must be "sqlite:PATH", "postgres://…", "postgresql://…" or "memory:"',
+    }),
+);
 
 /** The spec to use: the argument, else `GUARDED_GRAPH_DB`, else the embedded SQLite default. */
 export function resolveStorageSpec(spec?: string): string {
@@ -52,9 +54,11 @@ export function ensureSqliteDirectory(path: string): void {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
 }
 
-const identifierSchema = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, "must be a plain SQL identifier (letters, digits, underscore)");
+const identifierSchema = z.lazy(() =>
+  z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, "must be a plain SQL identifier (letters, digits, underscore)"),
+);
 
 /** Validates a schema or table name that is interpolated into SQL. */
 export function sqlIdentifier(value: string, what: string): string {

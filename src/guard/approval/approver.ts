@@ -3,7 +3,7 @@ import { z } from "zod";
 
 // ─── approver identity ─────────────────────────────────────────────────────────────────────────
 
-const PlatformUser = z.object({ identity: z.string().min(1), is_authenticated: z.boolean().optional() }).passthrough();
+const PlatformUser = z.lazy(() => z.object({ identity: z.string().min(1), is_authenticated: z.boolean().optional() }).passthrough());
 
 /**
  * Who answered: on LangGraph Platform the authenticated user of the run (`langgraph_auth_user` in

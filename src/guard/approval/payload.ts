@@ -112,7 +112,7 @@ export function approvalRequest(
 
 // ─── reading a pending request back ────────────────────────────────────────────────────────────
 
-const ApprovalRequestSchema = z.object({
+const ApprovalRequestSchema = z.lazy(() => z.object({
   type: z.literal("guarded-graph/approval"),
   actionRequests: z.array(
     z.object({
@@ -155,7 +155,7 @@ const ApprovalRequestSchema = z.object({
     }),
   ),
   error: z.string().optional(),
-});
+}));
 
 /** An interrupt value checked to be the guard's approval request (e.g. read back from a checkpoint); undefined otherwise. */
 export function readApprovalRequest(value: unknown): ApprovalRequest | undefined {
@@ -163,7 +163,7 @@ export function readApprovalRequest(value: unknown): ApprovalRequest | undefined
   return parsed.success ? parsed.data : undefined;
 }
 
-const InterruptCarrier = z.object({ value: z.unknown() });
+const InterruptCarrier = z.lazy(() => z.object({ value: z.unknown() }));
 
 /**
  * The guard's pending approval request, read from what `invoke` returned (`__interrupt__`) or from a

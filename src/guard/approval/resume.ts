@@ -9,36 +9,36 @@ import { bounded, quote } from "./quote.js";
 
 // ─── the resume: strict, both casings ──────────────────────────────────────────────────────────
 
-export const ArgsSchema = z.record(z.string(), z.unknown());
-const ActionSchema = z.strictObject({ name: z.string().min(1), args: ArgsSchema });
-const CallId = z.string().min(1);
+export const ArgsSchema = z.lazy(() => z.record(z.string(), z.unknown()));
+const ActionSchema = z.lazy(() => z.strictObject({ name: z.string().min(1), args: ArgsSchema }));
+const CallId = z.lazy(() => z.string().min(1));
 
 /** "Don't ask again": the same decision for later calls of this tool (optionally only with these argument values), for the run or the thread. */
-const StickyInput = z.strictObject({ scope: z.enum(["run", "thread"]), args: ArgsSchema.optional() });
+const StickyInput = z.lazy(() => z.strictObject({ scope: z.enum(["run", "thread"]), args: ArgsSchema.optional() }));
 
-const ApproveInput = z.strictObject({
+const ApproveInput = z.lazy(() => z.strictObject({
   type: z.literal("approve"),
   toolCallId: CallId.optional(),
   tool_call_id: CallId.optional(),
   sticky: StickyInput.optional(),
-});
-const EditInput = z.strictObject({
+}));
+const EditInput = z.lazy(() => z.strictObject({
   type: z.literal("edit"),
   toolCallId: CallId.optional(),
   tool_call_id: CallId.optional(),
   editedAction: ActionSchema.optional(),
   edited_action: ActionSchema.optional(),
-});
-const RejectInput = z.strictObject({
+}));
+const RejectInput = z.lazy(() => z.strictObject({
   type: z.literal("reject"),
   toolCallId: CallId.optional(),
   tool_call_id: CallId.optional(),
   message: z.string().optional(),
   sticky: StickyInput.optional(),
-});
+}));
 
 /** A decision as a client sends it; unknown fields are refused, not dropped; either casing accepted, both only when they agree. */
-const DecisionSchema = z
+const DecisionSchema = z.lazy(() => z
   .discriminatedUnion("type", [ApproveInput, EditInput, RejectInput])
   .superRefine((d, ctx) => {
     // The LangGraph SDK's normalizeHitlResponseForServer sends both casings with one value: that is
@@ -64,7 +64,7 @@ const DecisionSchema = z
     if (d.type === "reject") return { type: "reject", ...keyed, ...(d.message === undefined ? {} : { message: d.message }), ...sticky };
     const action = (d.editedAction ?? d.edited_action) as { name: string; args: Record<string, unknown> };
     return { type: "edit", ...keyed, editedAction: action };
-  });
+  }));
 
 /** A decision after parsing: one casing (camelCase). */
 export interface StickyRequest {
@@ -79,11 +79,11 @@ export type Decision =
   | { type: "reject"; toolCallId?: string; message?: string; sticky?: StickyRequest };
 
 /** Decisions in order (one per pending call), each optionally naming its call, or a map keyed by tool call id. */
-export const ResumeSchema = z.strictObject({
+export const ResumeSchema = z.lazy(() => z.strictObject({
   decisions: z.union([z.array(DecisionSchema), z.record(CallId, DecisionSchema)]),
   /** Who answered, as the client claims it; kept in the audit record as a claim (see `approverOf`). */
   actor: z.string().max(QUOTE_LIMIT).optional(),
-});
+}));
 export interface ApprovalResume {
   decisions: Decision[] | Record<string, Decision>;
   actor?: string | undefined;

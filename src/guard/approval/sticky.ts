@@ -114,7 +114,7 @@ export interface StickyThreadGraph {
   updateState(config: LangGraphRunnableConfig, values: Record<string, unknown>): Promise<unknown>;
 }
 
-const GuardValues = z.object({ guard: z.object({ approvals: z.object({ sticky: z.array(z.unknown()).optional() }).loose().optional() }).loose().optional() }).loose();
+const GuardValues = z.lazy(() => z.object({ guard: z.object({ approvals: z.object({ sticky: z.array(z.unknown()).optional() }).loose().optional() }).loose().optional() }).loose());
 
 function guardStateOf(values: unknown): { approvals?: ApprovalState } & Record<string, unknown> {
   const parsed = GuardValues.safeParse(values);

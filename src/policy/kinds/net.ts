@@ -1,4 +1,4 @@
-import { isIPv6 } from "node:net";
+import { isIPv6 } from "../../deps/builtins.js";
 import { picomatchLibrary } from "../../deps/on-demand.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
