@@ -71,6 +71,16 @@ describe("guardMiddleware: aborts keep the invariants", () => {
     expect(startsPerCall(stamps)).toEqual(ids.map(() => 1));
   });
 
+  it("without a ledger, on MemorySaver, a tool that ignores the abort and finishes: the middleware's process ledger gives each call its real result", async () => {
+    const { agent, config, stamps } = await setup({ ms: 300, ignoreSignal: true }, false);
+    await abortedRun(agent, config, 100);
+    await sleep(500);
+    const out = await agent.invoke({ messages: [new HumanMessage("something else")] }, config);
+    expect(expectAnsweredOnce(out.messages).map((m) => String(m.content))).toEqual(ids.map((id) => `${id} done`));
+    await sleep(300);
+    expect(startsPerCall(stamps)).toEqual(ids.map(() => 1));
+  });
+
   it("with the guard's ledger, calls stopped by the abort: answered once as not finished, never run again", async () => {
     const { agent, config, stamps } = await setup({ ms: 3_000, ignoreSignal: false }, true);
     await abortedRun(agent, config, 150);

@@ -508,6 +508,42 @@ describe("a run aborted while a tool runs: the next input answers the call once,
   });
 });
 
+// GuardedToolNode reviews and runs a turn in one step, so an abort leaves no checkpoint saying its
+// calls were sent to run: new input must not answer them as calls that waited for approval ("so it
+// did not run") when one had started (the model would repeat a side effect that may have happened).
+describe("GuardedToolNode aborted: new input answers each call with what is known of it", () => {
+  async function abortedThenNewInput(replies: Reply[], guard: Partial<Omit<GuardOptions, "tools">> = {}, abortAfterMs = 300) {
+    const ran: string[] = [];
+    const { graph, refusals } = build("node", { tools: opsTools(ran), replies: [...replies, "after the abort"], guard });
+    const config = newThread("node-abort");
+    const controller = new AbortController();
+    const stopping = setTimeout(() => controller.abort(), abortAfterMs);
+    await expect(graph.invoke(say("run the jobs"), { ...config, signal: controller.signal })).rejects.toThrow();
+    clearTimeout(stopping);
+    const out = await graph.invoke(say("what happened?"), config);
+    expect(String(messagesOf(out).at(-1)?.content)).toBe("after the abort");
+    expectProviderSafe(messagesOf(out), refusals);
+    return { ran, answers: toolText(messagesOf(out)) };
+  }
+
+  it("a call that started may have taken effect; a call of a later batch that never started did not run", async () => {
+    // Two calls that are not concurrency-safe: two batches, the second starts after the first.
+    const { ran, answers } = await abortedThenNewInput([[{ name: "slow", id: "s1" }, { name: "slow", id: "s2" }]]);
+    expect(ran).toEqual(["slow started"]);
+    expect(answers.s1).toBe("Cancelled: slow did not report a result: the run was aborted while it ran, and new input arrived. Whether it had any effect is unknown; it will not run again. Check before calling it again.");
+    expect(answers.s2).toBe("Cancelled: slow did not run: the run was cancelled");
+  });
+
+  it("aborted before any tool started (while the turn's decisions were written): every call did not run", async () => {
+    // An audit sink that takes 600 ms to write: the abort comes while review writes the turn's decisions.
+    const slowAudit = { write: () => new Promise<void>((resolve) => setTimeout(resolve, 600)), query: async () => [], close: async () => undefined };
+    const { ran, answers } = await abortedThenNewInput([[{ name: "slow", id: "s1" }, { name: "read_file", args: { path: "a" }, id: "r1" }]], { audit: slowAudit }, 200);
+    expect(ran).toEqual([]);
+    // Not "new input arrived while this turn waited for a human's approval": nothing asked a human.
+    expect(answers).toEqual({ s1: "Cancelled: slow did not run: the run was cancelled", r1: "Cancelled: read_file did not run: the run was cancelled" });
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // langchain-ai/langgraph#4231 "GraphRecursionError: ReAct agent keeps calling the tool repeatedly";
 // langchain-ai/docs#2014 (GRAPH_RECURSION_LIMIT in the quickstart): the loop hits the recursion limit
@@ -700,6 +736,8 @@ describe("createAgent's structured output (toolStrategy) with guardMiddleware", 
     const next = await agent.invoke(say("next"), config);
     expect(ran).toEqual([]);
     expect(next.structuredResponse).toEqual({ summary: "next" });
+    // LangChain ended that run with its structured response: not an abort, and the call never ran.
+    expect(toolText(next.messages).d1).toBe("Cancelled: deploy did not run: the run ended before this call was run, and new input arrived. It will not run; call it again if it is still needed.");
     expectProviderSafe(next.messages, refusals);
   });
 });
@@ -724,10 +762,10 @@ describe("two answers to one approval at once, with the guard's ledger: the call
   });
 });
 
-describe("a double-clicked approval on createGuardedAgent with MemorySaver and no ledger: the approved call runs once", () => {
-  it("two identical approvals at once", async () => {
+describe("a double-clicked approval with MemorySaver and no ledger: the approved call runs once", () => {
+  it.each(ENTRIES)("%s: two identical approvals at once", async (entry) => {
     const ran: string[] = [];
-    const { graph, refusals } = build("agent", { tools: opsTools(ran), replies: [[{ name: "deploy", args: { service: "web" }, id: "d1" }], "done", "done"] });
+    const { graph, refusals } = build(entry, { tools: opsTools(ran), replies: [[{ name: "deploy", args: { service: "web" }, id: "d1" }], "done", "done"] });
     const config = newThread("double-click");
     await graph.invoke(say("deploy web"), config);
     await Promise.all([graph.invoke(resume({ decisions: [{ type: "approve" }] }), config), graph.invoke(resume({ decisions: [{ type: "approve" }] }), config)]);

@@ -1,12 +1,13 @@
 import { AIMessage, HumanMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
-import { execution } from "../messages/index.js";
+import { abortCauses, execution } from "../messages/index.js";
 import { outcomeRecord } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import { ledgerKeyFor } from "./engine.js";
 import type { Guard } from "./guard.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
+import { ProcessLedger } from "./ledger-claim.js";
 import { isGuardMessage } from "./model-step.js";
 import type { ReviewedCall } from "./state.js";
 import { truncateResult } from "./truncate.js";
@@ -20,6 +21,8 @@ import { truncateResult } from "./truncate.js";
  *   MemorySaver) holds its completion — a tool that ignored its abort and finished anyway;
  * - after waiting up to `abortGraceMs` while the call is still running (its claim is held), with
  *   its result if it completes in that time;
+ * - on the graph's process ledger, which knows whether the call was ever sent to start: with "did
+ *   not run" when it never was, else saying whether it had any effect is unknown;
  * - else with "Cancelled: … did not finish" (still running: its result, if it completes, is
  *   recorded and it never runs again; the turn's calls are answered, so nothing runs them);
  * - without a ledger (a durable checkpointer, one task per call) the guard cannot know whether the
@@ -35,8 +38,12 @@ interface AnsweredTurn {
   update: BaseMessage[];
 }
 
-/** The model message before the latest user input whose calls have no ToolMessage, with those calls. */
-function abortedTurn(messages: readonly BaseMessage[]): { index: number; ai: AIMessage; open: { id: string; name: string; args: Record<string, unknown> }[] } | undefined {
+/**
+ * The model message before the latest user input whose calls have no ToolMessage, with those calls;
+ * `endedAfter`: a later model message came before the input (the run went on past this turn and
+ * ended: it was not aborted while the turn's calls ran).
+ */
+function abortedTurn(messages: readonly BaseMessage[]): { index: number; ai: AIMessage; open: { id: string; name: string; args: Record<string, unknown> }[]; endedAfter: boolean } | undefined {
   const input = messages.findLastIndex((m) => HumanMessage.isInstance(m) && !isGuardMessage(m));
   if (input < 0) return undefined;
   const index = messages.findLastIndex((m, i) => i < input && AIMessage.isInstance(m) && (m.tool_calls ?? []).length > 0);
@@ -44,7 +51,8 @@ function abortedTurn(messages: readonly BaseMessage[]): { index: number; ai: AIM
   if (index < 0 || !ai || !AIMessage.isInstance(ai)) return undefined;
   const answered = new Set(messages.slice(index + 1).flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])));
   const open = (ai.tool_calls ?? []).flatMap((c) => (c.id !== undefined && !answered.has(c.id) ? [{ id: c.id, name: c.name, args: c.args }] : []));
-  return open.length > 0 ? { index, ai, open } : undefined;
+  const endedAfter = messages.slice(index + 1, input).some((m) => AIMessage.isInstance(m) && !isGuardMessage(m));
+  return open.length > 0 ? { index, ai, open, endedAfter } : undefined;
 }
 
 /** The call's recorded result, waiting up to `waitMs` while another task of this or a live process still runs it. */
@@ -76,7 +84,10 @@ function contentOf(recorded: string): string {
 
 /**
  * Answers the calls an aborted run left without a ToolMessage (see above); undefined when there
- * are none. `run` is the rule state's run index of the aborted run (its ledger keys).
+ * are none. `run` is the rule state's run index of the aborted run (its ledger keys). A call with
+ * no recorded result, not known to have started, of a turn the run went on past (a later model
+ * message: LangChain's createAgent ends the run when the same message has its structured-output
+ * call) is answered as not run because the run ended: that run was not aborted.
  */
 export async function answerAbortedTurn(
   guard: Guard,
@@ -92,10 +103,25 @@ export async function answerAbortedTurn(
   const answers: ToolMessage[] = [];
   const records = [];
   for (const call of turn.open) {
-    const recorded = ledger ? await recordedResult(guard, ledger, ledgerKeyFor(threadId, run, call.id), guard.abortGraceMs) : undefined;
+    const key = ledgerKeyFor(threadId, run, call.id);
+    // Read before `recordedResult`, whose own claim would count as a start.
+    const started = ledger instanceof ProcessLedger ? ledger.started(key) : undefined;
+    const recorded = ledger ? await recordedResult(guard, ledger, key, guard.abortGraceMs) : undefined;
     const status = recorded !== undefined ? "success" : "cancelled";
-    // With a ledger, no completion and no live claim means it did not finish; without one, nobody can tell.
-    const content = recorded !== undefined ? contentOf(recorded) : ledger ? execution.unfinished(call.name) : execution.unknownAfterAbort(call.name);
+    // The run went on past this turn (it was not aborted here) and the call never started: it did not run.
+    // Else with the process ledger, whether it was sent to start; with another ledger, no completion
+    // and no live claim means it did not finish; without one, nobody can tell.
+    const endedFirst = turn.endedAfter && started !== true;
+    const content =
+      recorded !== undefined
+        ? contentOf(recorded)
+        : endedFirst
+          ? execution.endedBeforeRun(call.name)
+          : started === false
+            ? execution.didNotRun(call.name, abortCauses.run())
+            : ledger && started === undefined
+              ? execution.unfinished(call.name)
+              : execution.unknownAfterAbort(call.name);
     const max = guard.spec(call.name)?.maxResultChars ?? guard.maxResultChars;
     answers.push(new ToolMessage({ content: truncateResult(content, max), tool_call_id: call.id, name: call.name, status: status === "success" ? "success" : "error" }));
     const reviewed: ReviewedCall = {
@@ -103,8 +129,8 @@ export async function answerAbortedTurn(
       name: call.name,
       args: call.args,
       outcome: "run",
-      ruleId: "run:aborted",
-      reason: "the run was aborted before this call's result was written",
+      ruleId: endedFirst && recorded === undefined ? "run:ended" : "run:aborted",
+      reason: endedFirst && recorded === undefined ? "the run ended before this call was run" : "the run was aborted before this call's result was written",
       risk: guard.riskOf(call.name),
       concurrencySafe: false,
       requestHeartbeat: false,
@@ -117,4 +143,55 @@ export async function answerAbortedTurn(
   const cut = firstOther < 0 ? tail.length : firstOther;
   const answeredList = [...messages.slice(0, turn.index + 1), ...tail.slice(0, cut), ...answers, ...tail.slice(cut)];
   return { messages: answeredList, update: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...answeredList] };
+}
+
+// ─── turns run inside one step (GuardedToolNode) ──────────────────────────────────────────────────
+
+/** Turns remembered per guard (oldest dropped first). */
+const MAX_RUNNING_TURNS = 1024;
+
+interface RunningTurn {
+  runId: string;
+  run: number;
+  ledger: ExecutionLedgerView | undefined;
+}
+
+/** Per guard: turns reviewed and run by a step that writes nothing before it returns. */
+const runningTurns = new WeakMap<Guard, Map<string, RunningTurn>>();
+
+const turnKey = (threadId: string, messageId: string) => `${threadId}\u0000${messageId}`;
+
+/**
+ * GuardedToolNode reviews and runs a turn in one step: when the run is aborted during that step,
+ * no checkpoint records that its calls were reviewed or sent to run, and new input would take them
+ * for calls that waited for approval ("so it did not run"). The node notes the turn here (in this
+ * process) when the step starts, and forgets it when review stops to ask a human (the calls then do
+ * wait); `answerRunningTurn` answers a noted turn's calls as an aborted turn's.
+ */
+export function noteRunningTurn(guard: Guard, ctx: TurnContext, run: number, ledger: ExecutionLedgerView | undefined): void {
+  let turns = runningTurns.get(guard);
+  if (!turns) runningTurns.set(guard, (turns = new Map()));
+  const key = turnKey(ctx.threadId, ctx.messageId);
+  turns.delete(key);
+  turns.set(key, { runId: ctx.runId, run, ledger });
+  if (turns.size > MAX_RUNNING_TURNS) {
+    const oldest = turns.keys().next();
+    if (oldest.done !== true) turns.delete(oldest.value);
+  }
+}
+
+/** The step stopped to ask a human about the turn's calls: they wait for approval. */
+export function forgetRunningTurn(guard: Guard, ctx: TurnContext): void {
+  runningTurns.get(guard)?.delete(turnKey(ctx.threadId, ctx.messageId));
+}
+
+/**
+ * New input after the model message `messageId`, whose calls have no answer: when a step of this
+ * process sent them to run (`noteRunningTurn`), they are answered as an aborted turn's calls (see
+ * `answerAbortedTurn`); undefined when no step did (they waited for approval, or never reached it).
+ */
+export async function answerRunningTurn(guard: Guard, threadId: string, messageId: string, messages: readonly BaseMessage[]): Promise<AnsweredTurn | undefined> {
+  const noted = runningTurns.get(guard)?.get(turnKey(threadId, messageId));
+  if (!noted) return undefined;
+  return answerAbortedTurn(guard, noted.ledger, noted.run, messages, threadId, noted.runId);
 }

@@ -186,12 +186,23 @@ export class ProcessLedger implements ExecutionLedgerView {
   readonly #returned = new Map<string, string>();
   /** Calls running now in this process (a tool that ignores its abort keeps its claim until it ends). */
   readonly #running = new Set<string>();
+  /** Calls ever claimed (sent to start), the most recent PROCESS_LEDGER_ENTRIES: see `started`. */
+  readonly #claimed = new Map<string, string>();
 
   async claim(key: string): Promise<"claimed" | "done" | "busy"> {
     if (this.#done.has(key) || this.#returned.has(key)) return "done";
     if (this.#running.has(key)) return "busy";
     this.#running.add(key);
+    keepNewest(this.#claimed, key, "", PROCESS_LEDGER_ENTRIES);
     return "claimed";
+  }
+
+  /**
+   * Whether the call was ever claimed here: a call is claimed right before it starts (and freed when
+   * it fails or stops), so false means it never started in this process; true, that it may have.
+   */
+  started(key: string): boolean {
+    return this.#claimed.has(key) || this.#done.has(key) || this.#returned.has(key);
   }
 
   async complete(key: string, result: string): Promise<void> {
@@ -233,8 +244,12 @@ function checkpointerOf(config: LangGraphRunnableConfig | undefined): unknown {
 }
 
 /**
- * The ledger that makes a turn's one task exactly-once, or undefined when there is none and each
- * call must be its own task: the guard's `ledger`; else, when the run's checkpointer is LangGraph's
+ * The ledger every entry point runs a turn's calls with (createGuardedAgent, GuardedToolNode,
+ * guardMiddleware: each keeps one ProcessLedger per graph, node or middleware), so that a re-run of
+ * a turn in this process, or a second run started from the same checkpoint (two answers to one
+ * approval), reads the calls that completed instead of running them again. For createGuardedAgent
+ * it is also what makes the turn's one task exactly-once; undefined when there is none (each call
+ * is then its own task there): the guard's `ledger`; else, when the run's checkpointer is LangGraph's
  * in-memory MemorySaver itself (not a subclass, which may persist), the graph's process ledger.
  * Any other checkpointer, or none the guard can see, gets no process ledger (fail closed).
  */

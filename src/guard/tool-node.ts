@@ -1,9 +1,10 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { Command, END } from "@langchain/langgraph";
+import { Command, END, isGraphInterrupt } from "@langchain/langgraph";
 import { threadIdOf } from "./audit-trail.js";
-import { auditCarriedBy } from "./ledger-claim.js";
+import { auditCarriedBy, executionLedger, ProcessLedger } from "./ledger-claim.js";
+import { forgetRunningTurn, noteRunningTurn } from "./aborted-turn.js";
 import type { AuditRecord } from "../audit/types.js";
 import { throwIfLimitStopped, finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
 import { GuardConfigError, ToolCallLimitError } from "../errors/index.js";
@@ -43,7 +44,8 @@ export interface GuardedToolNodeOutput {
  * `GuardAnnotation.spec` to your state so the rule state is checkpointed with the thread.
  *
  * Unlike `createGuardedAgent`, all calls of a turn run inside this one node: a crash mid-turn
- * re-runs the whole node on resume. Give the guard a `ledger` for exactly-once side effects.
+ * re-runs the whole node on resume. Give the guard a `ledger` for exactly-once side effects (on
+ * LangGraph's MemorySaver, the node keeps one in this process, as the checkpoints are).
  */
 export class GuardedToolNode extends RunnableLambda<GuardedToolNodeInput, GuardedToolNodeOutput | Command> {
   readonly guard: Guard;
@@ -51,8 +53,11 @@ export class GuardedToolNode extends RunnableLambda<GuardedToolNodeInput, Guarde
   /** Guard options, or a prebuilt guard: a `Guard`, or the result of `await guardFromPolicy(...)`. */
   constructor(options: GuardOptions | GuardLike) {
     const guard = guardOfNodeOptions(options);
+    // On LangGraph's MemorySaver without the guard's ledger: this node's calls, for a second run
+    // started from the same checkpoint (two answers to one approval) and for an aborted turn.
+    const processLedger = new ProcessLedger();
     super({
-      func: (input: GuardedToolNodeInput, config?: LangGraphRunnableConfig) => runGuardedTools(guard, input, config),
+      func: (input: GuardedToolNodeInput, config?: LangGraphRunnableConfig) => runGuardedTools(guard, processLedger, input, config),
     });
     this.guard = guard;
   }
@@ -68,6 +73,7 @@ function guardOfNodeOptions(options: GuardOptions | GuardLike): Guard {
 
 async function runGuardedTools(
   guard: Guard,
+  processLedger: ProcessLedger,
   input: GuardedToolNodeInput,
   config: LangGraphRunnableConfig | undefined,
 ): Promise<GuardedToolNodeOutput | Command> {
@@ -77,11 +83,24 @@ async function runGuardedTools(
   throwIfLimitStopped(g);
   // Partial answers: calls left unanswered stay open and this node comes back for them (by its name in the graph).
   const self = config?.metadata?.langgraph_node;
+  const ledger = executionLedger(guard, processLedger, config);
   // With a ledger that carries the audit, the decisions of calls that run commit with their claims.
-  const deferred: AuditRecord[] | undefined = auditCarriedBy(guard, guard.options.ledger) ? [] : undefined;
+  const deferred: AuditRecord[] | undefined = auditCarriedBy(guard, ledger) ? [] : undefined;
   // Calls the provider could not parse (invalid_tool_calls) become calls review refuses; the message is rewritten in place.
   const { messages: turnMessages, rewritten: unparsed } = withUnparsedCallsAnswerable(input.messages);
-  const reviewed = await reviewModelTurn(guard, g, turnMessages, config, false, typeof self === "string", deferred);
+  // The turn's calls are reviewed and run inside this step: if the run is aborted, no checkpoint says
+  // so, and new input (screenRunInput) must not take them for calls that waited for approval. Noted
+  // here, in this process, unless review stops to ask a human (aborted-turn.ts).
+  const ai = lastAIMessage(turnMessages);
+  const noted = ai?.id !== undefined ? { threadId: threadIdOf(config), runId: g.runId, messageId: ai.id } : undefined;
+  if (noted) noteRunningTurn(guard, noted, rulesOf(guard, g).run, ledger);
+  let reviewed: Awaited<ReturnType<typeof reviewModelTurn>>;
+  try {
+    reviewed = await reviewModelTurn(guard, g, turnMessages, config, false, typeof self === "string", deferred);
+  } catch (error) {
+    if (noted && isGraphInterrupt(error)) forgetRunningTurn(guard, noted);
+    throw error;
+  }
   if (!reviewed) return { messages: [], guard: g };
   if (reviewed.limitError) {
     if (deferred && deferred.length > 0) await guard.options.audit?.write(deferred);
@@ -90,7 +109,9 @@ async function runGuardedTools(
     if (typeof self !== "string") throw new ToolCallLimitError(reviewed.limitError);
     return new Command({ update: { messages: [...(unparsed ? [reviewed.ai] : []), ...reviewed.answered], guard: stopped }, goto: self });
   }
-  const { executed, done } = await runBatches(guard, reviewed.turn, rulesOf(guard, g), reviewed.ctx, config, guard.options.ledger, deferred);
+  const { executed, done, keys } = await runBatches(guard, reviewed.turn, rulesOf(guard, g), reviewed.ctx, config, ledger, deferred);
+  // This step returned: its calls' results move to the process ledger's returned entries (ledger-claim.ts).
+  if (ledger === processLedger && config?.signal?.aborted !== true) processLedger.forget(keys);
   const decided: GuardState = { ...g, approvals: reviewed.approvals, turn: reviewed.turn };
   // A human's edits replace the model's arguments in its message (the originals stay in its metadata).
   const edited = reviewed.runnable.filter((c) => c.edited);

@@ -445,6 +445,13 @@ export const execution = {
   /** A call of a turn whose run was aborted, answered when new input arrived: no completion was recorded. */
   unfinished: (tool: string) =>
     `Cancelled: ${tool} did not finish: the run was aborted before its result was recorded, and new input arrived. It will not run again; call it again if it is still needed.`,
+  /**
+   * A call of a model message after which the run went on to a later model message and ended without
+   * running it (LangChain's createAgent ends the run when the same message has its structured-output
+   * call), answered when new input arrived.
+   */
+  endedBeforeRun: (tool: string) =>
+    `Cancelled: ${tool} did not run: the run ended before this call was run, and new input arrived. It will not run; call it again if it is still needed.`,
   /** The same without a ledger: whether it ran cannot be known (its result was not saved where the guard can read it). */
   unknownAfterAbort: (tool: string) =>
     `Cancelled: ${tool} did not report a result: the run was aborted while it ran, and new input arrived. Whether it had any effect is unknown; it will not run again. Check before calling it again.`,

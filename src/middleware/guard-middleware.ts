@@ -17,6 +17,7 @@ import { limitEndMessages, throwIfLimitStopped, waitingCalls } from "../guard/en
 import { screenRunInput } from "../guard/approval/screening.js";
 import { settleLateAnswer } from "../guard/answer-race.js";
 import { answerAbortedTurn } from "../guard/aborted-turn.js";
+import { executionLedger, ProcessLedger } from "../guard/ledger-claim.js";
 
 /**
  * Guard options, or a prebuilt guard to share with other graphs: `{ guard }` with a `Guard` or the
@@ -43,6 +44,9 @@ export const GUARD_MIDDLEWARE_NAME = "GuardMiddleware";
 export function guardMiddleware(options: GuardMiddlewareOptions) {
   const guard = middlewareGuard(options);
   const gate = new TurnGate();
+  // On LangGraph's MemorySaver without the guard's ledger: the calls run here, for a second run
+  // started from the same checkpoint (two answers to one approval) and for an aborted turn.
+  const processLedger = new ProcessLedger();
 
   return createMiddleware({
     name: GUARD_MIDDLEWARE_NAME,
@@ -58,7 +62,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       // recorded results where the guard's ledger has them (aborted-turn.ts, as createGuardedAgent does).
       const aborted =
         g.runId !== state.guard.runId
-          ? await answerAbortedTurn(guard, guard.options.ledger, rulesOf(guard, state.guard).run, screened?.messages ?? state.messages, threadId, state.guard.runId)
+          ? await answerAbortedTurn(guard, executionLedger(guard, processLedger, { configurable: runtime.configurable }), rulesOf(guard, state.guard).run, screened?.messages ?? state.messages, threadId, state.guard.runId)
           : undefined;
       const update = aborted?.update ?? screened?.update;
       return { guard: screened ? { ...g, approvals: screened.approvals } : g, guardResults: null, ...(update ? { messages: update } : {}) };
@@ -118,7 +122,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       hook: (state, runtime) => afterModelTurn(guard, state, { configurable: runtime.configurable, signal: runtime.signal, writer: runtime.writer }),
     },
 
-    wrapToolCall: (request) => guardToolCall(guard, gate, request),
+    wrapToolCall: (request) => guardToolCall(guard, gate, processLedger, request),
   });
 }
 

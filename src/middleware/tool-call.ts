@@ -6,6 +6,9 @@ import { Command, getConfig } from "@langchain/langgraph";
 import { auditDecisions, threadIdOf } from "../guard/audit-trail.js";
 import { batchKey, ledgerKeyFor, rulesOf, runCall, waitingCalls } from "../guard/engine.js";
 import type { Guard } from "../guard/guard.js";
+import { executionLedger } from "../guard/ledger-claim.js";
+import type { ProcessLedger } from "../guard/ledger-claim.js";
+import type { ExecutionLedgerView } from "../guard/interfaces.js";
 import type { CallResult, GuardState, ReviewedCall } from "../guard/state.js";
 import { refusalMessage } from "../guard/turn.js";
 import type { TurnGate } from "./turn-gate.js";
@@ -79,6 +82,7 @@ function currentConfig(runtime: ToolCallContext["runtime"]): LangGraphRunnableCo
  */
 async function earlierResults(
   guard: Guard,
+  ledger: ExecutionLedgerView | undefined,
   gate: TurnGate,
   g: GuardState,
   turnKey: string,
@@ -98,7 +102,7 @@ async function earlierResults(
         continue;
       }
       const key = ledgerKeyFor(threadId, rulesOf(guard, g).run, id);
-      const completed = guard.options.ledger ? (await guard.options.ledger.result(key)) !== undefined : false;
+      const completed = ledger ? (await ledger.result(key)) !== undefined : false;
       out.push({ id, name: call.name, operation: call.operation, status: completed ? "success" : "cancelled", at: guard.now(), requestHeartbeat: call.requestHeartbeat });
     }
   }
@@ -109,13 +113,14 @@ async function earlierResults(
  * wrapToolCall: the turn engine's `runCall` for one call LangChain dispatched. The gate keeps the
  * turn's batches in order inside this process; the call is authorized at its start against the
  * results of the earlier batches. Runs the tool itself (abort hierarchy, timeout, truncation,
- * ledger) instead of calling the inner handler, so the guard should be the last middleware that
+ * ledger: the guard's, or the middleware's process ledger on MemorySaver) instead of calling the inner handler, so the guard should be the last middleware that
  * wraps tool calls.
  */
-export async function guardToolCall(guard: Guard, gate: TurnGate, request: ToolCallContext): Promise<ToolMessage | Command> {
+export async function guardToolCall(guard: Guard, gate: TurnGate, processLedger: ProcessLedger, request: ToolCallContext): Promise<ToolMessage | Command> {
   const g = request.state.guard;
   const call = request.toolCall;
   const config = currentConfig(request.runtime);
+  const ledger = executionLedger(guard, processLedger, config);
   const threadId = threadIdOf(config);
   const messageId = g.turn?.messageId ?? "unplanned";
   const ctx = { threadId, runId: g.runId, messageId };
@@ -139,9 +144,12 @@ export async function guardToolCall(guard: Guard, gate: TurnGate, request: ToolC
   const turnKey = batchKey(ctx, -1);
   const leave = await gate.enter(turnKey, id, batch);
   try {
-    const done = await earlierResults(guard, gate, g, turnKey, batch, threadId);
-    const { message, result } = await runCall(guard, reviewed, { ctx, batch, base: rulesOf(guard, g), done }, config);
+    const done = await earlierResults(guard, ledger, gate, g, turnKey, batch, threadId);
+    const keys: string[] = [];
+    const { message, result } = await runCall(guard, reviewed, { ctx, batch, base: rulesOf(guard, g), done }, config, { ledger, keys });
     gate.record(turnKey, result);
+    // This call's task returned: its result moves to the process ledger's returned entries (ledger-claim.ts).
+    if (ledger === processLedger && config.signal?.aborted !== true) processLedger.forget(keys);
     return new Command({ update: { messages: [message], guardResults: { [result.id]: result } } });
   } finally {
     leave();

@@ -4,6 +4,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { auditId } from "../../audit/record.js";
 import { foreignAnswerReason, supersededByInput, supersededReason } from "../../messages/approval.js";
+import { answerRunningTurn } from "../aborted-turn.js";
 import { baseRecord } from "../audit-trail.js";
 import type { TurnContext } from "../audit-trail.js";
 import type { Guard } from "../guard.js";
@@ -55,8 +56,14 @@ export async function screenRunInput(
   config: LangGraphRunnableConfig | undefined,
   options: { unreviewed?: boolean } = {},
 ): Promise<ScreenedInput | undefined> {
-  const waiting = approvals?.pending ?? (options.unreviewed === true ? unreviewedTurn(approvals, messages) : null);
+  const unreviewed = approvals?.pending ? null : options.unreviewed === true ? unreviewedTurn(approvals, messages) : null;
+  const waiting = approvals?.pending ?? unreviewed;
   if (!waiting || waiting.callIds.length === 0) return undefined;
+  if (unreviewed) {
+    // Reviewed and sent to run in a step that was aborted (GuardedToolNode): they did not wait for approval.
+    const aborted = await answerRunningTurn(guard, ctx.threadId, unreviewed.messageId, messages);
+    if (aborted) return { ...aborted, approvals: { ...(approvals ?? emptyApprovalState()), refused: null, pending: null, reviewed: { messageId: unreviewed.messageId } } };
+  }
   const index = messages.findLastIndex(
     (m) => AIMessage.isInstance(m) && (m.tool_calls ?? []).some((c) => c.id !== undefined && waiting.callIds.includes(c.id)),
   );
