@@ -580,7 +580,8 @@ export function parsePermissionRules(input: unknown, mainArguments?: MainArgumen
   const compactOf = new Map<number, string>();
   if (Array.isArray(input)) {
     input = input.map((entry: unknown, index) => {
-      if (typeof entry !== "object" || entry === null) return entry;
+      // Most entries hold no compact string: they are handed on as they are (no copy).
+      if (typeof entry !== "object" || entry === null || typeof (entry as { rule?: unknown }).rule !== "string") return entry;
       const { rule, ...rest } = entry as { rule?: unknown; tool?: unknown };
       if (typeof rule !== "string" || rest.tool === undefined) return entry;
       compactOf.set(index, rule);
