@@ -35,14 +35,14 @@ function plainShell(rule: unknown): rule is ShellOutput {
   const r = rule as Record<string, unknown>;
   for (const key in r) {
     if (!Object.hasOwn(r, key)) return false;
+    // An unknown key is refused even when its value is undefined; a known one may be undefined.
     const value = r[key];
-    if (value === undefined) continue;
     if (PLAIN_STRING_KEYS.has(key)) {
-      if (typeof value !== "string" || (value.length === 0 && NON_EMPTY_KEYS.has(key))) return false;
+      if (value !== undefined && (typeof value !== "string" || (value.length === 0 && NON_EMPTY_KEYS.has(key)))) return false;
     } else if (PLAIN_BOOLEAN_KEYS.has(key)) {
-      if (typeof value !== "boolean") return false;
+      if (value !== undefined && typeof value !== "boolean") return false;
     } else if (key === "where") {
-      if (!plainWhere(value)) return false;
+      if (value !== undefined && !plainWhere(value)) return false;
     } else if (key !== "mode") return false;
   }
   if (!MODES.has(r.mode) || Object.getOwnPropertySymbols(r).length > 0) return false;
