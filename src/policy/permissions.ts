@@ -607,8 +607,15 @@ const readLists = new WeakSet<readonly PermissionRule[]>();
  */
 export function readPermissionRules(rules: readonly z.output<typeof PermissionRuleSchema>[], mainArguments?: MainArguments, compactOf: ReadonlyMap<number, string> = new Map()): PermissionRule[] {
   const read = new Map<object, ConditionSpec<FieldMatcher>>();
+  // A compact string reads the same wherever it is written (its location only names it in an error): read once per text.
+  const compacts = new Map<string, ReturnType<typeof parseCompactRule>>();
+  const compactReading = (text: string, index: number) => {
+    let reading = compacts.get(text);
+    if (reading === undefined) compacts.set(text, (reading = parseCompactRule(text, `permissions[${index}].rule`, mainArguments)));
+    return reading;
+  };
   const out = rules.map((rule, index) => {
-    const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`, mainArguments);
+    const compact = rule.rule === undefined ? undefined : compactReading(rule.rule, index);
     const out: PermissionRule = { tool: compact?.tool ?? rule.tool ?? "", mode: rule.mode };
     const compactText = rule.rule ?? compactOf.get(index);
     if (compactText !== undefined) out.rule = compactText;
