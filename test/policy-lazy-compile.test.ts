@@ -10,7 +10,7 @@ import { z } from "zod";
 import { heteroWorkload } from "../bench/lib/hetero.js";
 import { assertPolicyFits, checkPolicy } from "../src/policy/check.js";
 import { loadedPolicyOf } from "../src/policy/file.js";
-import { eagerLinearScanForTests, PermissionPolicy, type PermissionRule } from "../src/policy/permissions.js";
+import { eagerLinearScanForTests, parsePermissionRules, PermissionPolicy, readPermissionRules, type PermissionRule } from "../src/policy/permissions.js";
 import { validRulesOnce } from "../src/policy/rules-once.js";
 import { PermissionRuleSchema } from "../src/policy/schema.js";
 
@@ -234,6 +234,8 @@ describe("each distinct where condition is validated once, with the whole schema
           refused++;
         } else if (once !== undefined) {
           expect(once).toStrictEqual(reference.data);
+          // The rules a policy reads from them (validShellsOnce, no shell copied) equal those read from the schema's output.
+          expect(parsePermissionRules(input)).toStrictEqual(readPermissionRules(reference.data));
           accepted++;
         }
       }),

@@ -26,7 +26,7 @@ import { trustTableOf } from "../provenance/trust.js";
 import { provenanceUsageLines } from "../provenance/usage.js";
 import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import { ToolNameIndex, ValueIndex } from "./rule-index.js";
-import { validRulesOnce } from "./rules-once.js";
+import { validShellsOnce, type ShellsOnce } from "./rules-once.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
 import { conventionalKind } from "./compact.js";
 import { statSync } from "node:fs";
@@ -502,6 +502,20 @@ function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>
   return out;
 }
 
+/** `toFieldMatchers` of a rule's conditions as `validShellsOnce` validated them (`where` names the selectors, in their order). */
+function validatedMatchers(where: object, validated: Pick<ShellsOnce, "conditions" | "from">, index: number, read: Map<object, ConditionSpec<FieldMatcher>>): Record<string, ConditionSpec<FieldMatcher>> {
+  const out: Record<string, ConditionSpec<FieldMatcher>> = {};
+  const at = validated.from[index]!;
+  const selectors = Object.keys(where);
+  for (let k = 0; k < selectors.length; k++) {
+    const m = validated.conditions[at + k]! as ConditionSpec<FieldMatcherEntry>;
+    let condition = read.get(m);
+    if (condition === undefined) read.set(m, (condition = toCondition(m)));
+    out[selectors[k]!] = condition;
+  }
+  return out;
+}
+
 /** Longest argument value a tool-level deny or ask names in its evidence (a file id, an address; not a body). */
 const MAX_LOCATED_CHARS = 200;
 /** Most argument values such evidence names. */
@@ -588,8 +602,9 @@ export function parsePermissionRules(input: unknown, mainArguments?: MainArgumen
       return rest;
     });
   }
-  const once = validRulesOnce(input);
-  if (once !== undefined) return readPermissionRules(once, mainArguments, compactOf);
+  const once = validShellsOnce(input);
+  // (The shells' `where` still holds the conditions as written: readPermissionRules reads the validated ones from `once`.)
+  if (once !== undefined) return readPermissionRules(once.rules as readonly z.output<typeof PermissionRuleSchema>[], mainArguments, compactOf, once);
   const parsed = z.array(PermissionRuleSchema).safeParse(input);
   if (!parsed.success) {
     const lines = formatIssues(parsed.error.issues, input, ["permissions"]);
@@ -605,7 +620,12 @@ const readLists = new WeakSet<readonly PermissionRule[]>();
  * Permission rules as the policy schema validated them (`PermissionRuleSchema`: a policy file's
  * `permissions`), read into PermissionRule form: compact strings read, matchers rebuilt.
  */
-export function readPermissionRules(rules: readonly z.output<typeof PermissionRuleSchema>[], mainArguments?: MainArguments, compactOf: ReadonlyMap<number, string> = new Map()): PermissionRule[] {
+export function readPermissionRules(
+  rules: readonly z.output<typeof PermissionRuleSchema>[],
+  mainArguments?: MainArguments,
+  compactOf: ReadonlyMap<number, string> = new Map(),
+  validated?: Pick<ShellsOnce, "conditions" | "from">,
+): PermissionRule[] {
   const read = new Map<object, ConditionSpec<FieldMatcher>>();
   // A compact string reads the same wherever it is written (its location only names it in an error): read once per text.
   const compacts = new Map<string, ReturnType<typeof parseCompactRule>>();
@@ -623,7 +643,7 @@ export function readPermissionRules(rules: readonly z.output<typeof PermissionRu
     if (rule.toolRegex !== undefined) out.toolRegex = rule.toolRegex;
     if (rule.args !== undefined) out.args = rule.args;
     if (compact?.where !== undefined) out.where = compact.where;
-    if (rule.where !== undefined) out.where = toFieldMatchers(rule.where, read);
+    if (rule.where !== undefined) out.where = validated === undefined ? toFieldMatchers(rule.where, read) : validatedMatchers(rule.where, validated, index, read);
     if (rule.reason !== undefined) out.reason = rule.reason;
     if (rule.caseSensitive !== undefined) out.caseSensitive = rule.caseSensitive;
     if (rule.after !== undefined) out.after = rule.after;

@@ -95,23 +95,45 @@ function isPlain(value: unknown, depth: number): boolean {
  * exactly as before.
  */
 export function validRulesOnce(input: unknown): RuleOutput[] | undefined {
+  const once = validShellsOnce(input);
+  if (once === undefined) return undefined;
+  return once.rules.map((rule, index) => {
+    if (rule.where === undefined) return rule as RuleOutput;
+    return { ...rule, where: Object.fromEntries(Object.keys(rule.where).map((selector, k) => [selector, once.conditions[once.from[index]! + k]!])) } as RuleOutput;
+  });
+}
+
+/**
+ * Rules as `validRulesOnce` judges them, without building a rule per rule: each rule's shell (a
+ * plain one as it was given, never changed; else the schema's output, whose `where` holds the
+ * conditions as written), and its `where` conditions as validated, in the order of
+ * `Object.keys(rule.where)`, at `conditions[from[index] + k]`.
+ */
+export interface ShellsOnce {
+  readonly rules: readonly ShellOutput[];
+  readonly conditions: readonly ConditionOutput[];
+  readonly from: Int32Array;
+}
+
+export function validShellsOnce(input: unknown): ShellsOnce | undefined {
   if (!Array.isArray(input)) return undefined;
   const known = new Map<string, ConditionOutput>();
-  const out: ShellOutput[] = new Array(input.length);
+  const rules: ShellOutput[] = new Array(input.length);
+  const conditions: ConditionOutput[] = [];
+  const from = new Int32Array(input.length);
   for (let i = 0; i < input.length; i++) {
     const item: unknown = input[i];
     let rule: ShellOutput;
     // A plain rule is read as it is (the schema's output would be a copy of the same data); the others through the schema.
-    const plain = plainShell(item);
-    if (plain) rule = item;
+    if (plainShell(item)) rule = item;
     else {
       const shell = RuleShellSchema.safeParse(item);
       if (!shell.success) return undefined;
       rule = shell.data;
     }
-    out[i] = rule;
+    rules[i] = rule;
+    from[i] = conditions.length;
     if (rule.where === undefined) continue;
-    const where: Record<string, ConditionOutput> = {};
     for (const selector of Object.keys(rule.where)) {
       if (selector === "__proto__") return undefined;
       const condition = rule.where[selector];
@@ -123,11 +145,8 @@ export function validRulesOnce(input: unknown): RuleOutput[] | undefined {
         valid = parsed.data;
         if (text !== undefined) known.set(text, valid);
       }
-      where[selector] = valid;
+      conditions.push(valid);
     }
-    // The caller's rule is never changed: a plain one is copied with its conditions as validated.
-    if (plain) out[i] = { ...rule, where };
-    else rule.where = where;
   }
-  return out as RuleOutput[];
+  return { rules, conditions, from };
 }
