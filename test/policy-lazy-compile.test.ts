@@ -10,7 +10,7 @@ import { z } from "zod";
 import { heteroWorkload } from "../bench/lib/hetero.js";
 import { assertPolicyFits, checkPolicy } from "../src/policy/check.js";
 import { loadedPolicyOf } from "../src/policy/file.js";
-import { eagerLinearScanForTests, PermissionPolicy, type PermissionRule } from "../src/policy/permissions.js";
+import { eagerLinearScanForTests, parsePermissionRules, PermissionPolicy, readPermissionRules, type PermissionRule } from "../src/policy/permissions.js";
 import { validRulesOnce } from "../src/policy/rules-once.js";
 import { PermissionRuleSchema } from "../src/policy/schema.js";
 
@@ -179,6 +179,70 @@ describe("each distinct where condition is validated once, with the whole schema
       { numRuns: 1_500, seed: 7 },
     );
     expect(accepted).toBeGreaterThan(100);
+  });
+
+  it("rule shells read without the schema (plain strings, booleans, mode, where) are accepted exactly when the schema accepts them", () => {
+    const full = z.array(PermissionRuleSchema);
+    const nullProto = Object.assign(Object.create(null) as object, { tool: "t", mode: "deny" });
+    const withSymbol = { tool: "t", mode: "deny", [Symbol("s")]: 1 };
+    const inherited = Object.create({ tool: "t" }) as Record<string, unknown>;
+    inherited.mode = "allow";
+    const hidden = { tool: "t", mode: "deny", where: { a: { equals: "x" } } };
+    Object.defineProperty(hidden.where, "b", { value: { bogus: 1 }, enumerable: false });
+    const odd: unknown[] = [nullProto, withSymbol, inherited, hidden, new Matcher(), [], "rule", null, undefined];
+    let accepted = 0;
+    let refused = 0;
+    // A rule the schema accepts, then at most two keys set to a value of any kind (accepted or not).
+    const good = fc.oneof(
+      fc.record({ tool: fc.constantFrom("t", "u*"), mode: fc.constantFrom("allow", "deny", "ask"), where: fc.constantFrom(undefined, {}, { a: { equals: "x" } }, { b: { prefix: "y" }, c: { exists: false } }) }, { requiredKeys: ["tool", "mode"] }),
+      fc.record({ rule: fc.constantFrom("Bash(npm run test:*)", "t(a:1)", "Read(./x/**)"), mode: fc.constantFrom("allow", "deny", "ask") }),
+    );
+    const anyValue: Record<string, unknown[]> = {
+      id: [undefined, "", "r1", 3],
+      rule: [undefined, "", "t(a:1)"],
+      tool: [undefined, "", "t", 1],
+      toolRegex: [undefined, true, false, "yes"],
+      args: [undefined, "", "a", 1],
+      where: [undefined, {}, { a: { equals: "x" } }, { "": { equals: "x" } }, { a: { bogus: 1 } }, null, [], "x", new Matcher(), Object.assign(Object.create(null) as object, { a: { equals: "x" } })],
+      mode: [undefined, "allow", "maybe", 1],
+      reason: [undefined, "", "why", 1],
+      shadow: [undefined, true, "no"],
+      caseSensitive: [undefined, false, 0],
+      after: [undefined, ["web"], [], "web"],
+      afterScope: [undefined, "thread", "ever"],
+      budget: [undefined, { max: 3 }, { max: -1 }],
+      principal: [undefined, { identity: { equals: "a" } }, { identity: 1 }],
+      extra: [undefined, 1],
+    };
+    const change = fc.constantFrom(...Object.keys(anyValue)).chain((key) => fc.constantFrom(...anyValue[key]!).map((value) => [key, value] as const));
+    const shell = fc
+      .tuple(good, fc.array(change, { maxLength: 2 }), fc.boolean())
+      .map(([rule, changes, absent]) => {
+        const out: Record<string, unknown> = { ...rule };
+        for (const [key, value] of changes) {
+          if (value === undefined && absent) delete out[key];
+          else out[key] = value;
+        }
+        return out;
+      });
+    fc.assert(
+      fc.property(fc.array(fc.oneof({ weight: 12, arbitrary: shell }, { weight: 1, arbitrary: fc.constantFrom(...odd) }), { maxLength: 3 }), (input) => {
+        const once = validRulesOnce(input);
+        const reference = full.safeParse(input);
+        if (!reference.success) {
+          expect(once).toBeUndefined();
+          refused++;
+        } else if (once !== undefined) {
+          expect(once).toStrictEqual(reference.data);
+          // The rules a policy reads from them (validShellsOnce, no shell copied) equal those read from the schema's output.
+          expect(parsePermissionRules(input)).toStrictEqual(readPermissionRules(reference.data));
+          accepted++;
+        }
+      }),
+      { numRuns: 3_000, seed: 11 },
+    );
+    expect(accepted).toBeGreaterThan(300);
+    expect(refused).toBeGreaterThan(300);
   });
 
   it("a condition whose JSON text equals an accepted one's (undefined keys, -0, NaN, instances, toJSON) is judged on its own", () => {

@@ -13,7 +13,9 @@ export function compileGlob(glob: string, options: { nocase: boolean; dot: boole
   const key = `${options.nocase ? "1" : "0"}${options.dot ? "1" : "0"}${glob}`;
   const known = compiledGlobs.get(key);
   if (known !== undefined) return known;
-  picomatchLibrary()(glob, options); // the same errors as before for a glob picomatch refuses
+  // picomatch(glob, options) is makeRe(glob, options) once it has refused an empty glob (with its own
+  // error); any other refusal comes from the parse both share.
+  if (glob === "") picomatchLibrary()(glob, options);
   const regex = picomatchLibrary().makeRe(glob, options);
   const test = (text: string) => text !== "" && (text === glob || regex.test(text));
   if (compiledGlobs.size >= MAX_COMPILED) compiledGlobs.clear();

@@ -26,7 +26,7 @@ import { trustTableOf } from "../provenance/trust.js";
 import { provenanceUsageLines } from "../provenance/usage.js";
 import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import { ToolNameIndex, ValueIndex } from "./rule-index.js";
-import { validRulesOnce } from "./rules-once.js";
+import { validShellsOnce, type ShellsOnce } from "./rules-once.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
 import { conventionalKind } from "./compact.js";
 import { statSync } from "node:fs";
@@ -502,6 +502,20 @@ function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>
   return out;
 }
 
+/** `toFieldMatchers` of a rule's conditions as `validShellsOnce` validated them (`where` names the selectors, in their order). */
+function validatedMatchers(where: object, validated: Pick<ShellsOnce, "conditions" | "from">, index: number, read: Map<object, ConditionSpec<FieldMatcher>>): Record<string, ConditionSpec<FieldMatcher>> {
+  const out: Record<string, ConditionSpec<FieldMatcher>> = {};
+  const at = validated.from[index]!;
+  const selectors = Object.keys(where);
+  for (let k = 0; k < selectors.length; k++) {
+    const m = validated.conditions[at + k]! as ConditionSpec<FieldMatcherEntry>;
+    let condition = read.get(m);
+    if (condition === undefined) read.set(m, (condition = toCondition(m)));
+    out[selectors[k]!] = condition;
+  }
+  return out;
+}
+
 /** Longest argument value a tool-level deny or ask names in its evidence (a file id, an address; not a body). */
 const MAX_LOCATED_CHARS = 200;
 /** Most argument values such evidence names. */
@@ -580,15 +594,17 @@ export function parsePermissionRules(input: unknown, mainArguments?: MainArgumen
   const compactOf = new Map<number, string>();
   if (Array.isArray(input)) {
     input = input.map((entry: unknown, index) => {
-      if (typeof entry !== "object" || entry === null) return entry;
+      // Most entries hold no compact string: they are handed on as they are (no copy).
+      if (typeof entry !== "object" || entry === null || typeof (entry as { rule?: unknown }).rule !== "string") return entry;
       const { rule, ...rest } = entry as { rule?: unknown; tool?: unknown };
       if (typeof rule !== "string" || rest.tool === undefined) return entry;
       compactOf.set(index, rule);
       return rest;
     });
   }
-  const once = validRulesOnce(input);
-  if (once !== undefined) return readPermissionRules(once, mainArguments, compactOf);
+  const once = validShellsOnce(input);
+  // (The shells' `where` still holds the conditions as written: readPermissionRules reads the validated ones from `once`.)
+  if (once !== undefined) return readPermissionRules(once.rules as readonly z.output<typeof PermissionRuleSchema>[], mainArguments, compactOf, once);
   const parsed = z.array(PermissionRuleSchema).safeParse(input);
   if (!parsed.success) {
     const lines = formatIssues(parsed.error.issues, input, ["permissions"]);
@@ -604,10 +620,22 @@ const readLists = new WeakSet<readonly PermissionRule[]>();
  * Permission rules as the policy schema validated them (`PermissionRuleSchema`: a policy file's
  * `permissions`), read into PermissionRule form: compact strings read, matchers rebuilt.
  */
-export function readPermissionRules(rules: readonly z.output<typeof PermissionRuleSchema>[], mainArguments?: MainArguments, compactOf: ReadonlyMap<number, string> = new Map()): PermissionRule[] {
+export function readPermissionRules(
+  rules: readonly z.output<typeof PermissionRuleSchema>[],
+  mainArguments?: MainArguments,
+  compactOf: ReadonlyMap<number, string> = new Map(),
+  validated?: Pick<ShellsOnce, "conditions" | "from">,
+): PermissionRule[] {
   const read = new Map<object, ConditionSpec<FieldMatcher>>();
+  // A compact string reads the same wherever it is written (its location only names it in an error): read once per text.
+  const compacts = new Map<string, ReturnType<typeof parseCompactRule>>();
+  const compactReading = (text: string, index: number) => {
+    let reading = compacts.get(text);
+    if (reading === undefined) compacts.set(text, (reading = parseCompactRule(text, `permissions[${index}].rule`, mainArguments)));
+    return reading;
+  };
   const out = rules.map((rule, index) => {
-    const compact = rule.rule === undefined ? undefined : parseCompactRule(rule.rule, `permissions[${index}].rule`, mainArguments);
+    const compact = rule.rule === undefined ? undefined : compactReading(rule.rule, index);
     const out: PermissionRule = { tool: compact?.tool ?? rule.tool ?? "", mode: rule.mode };
     const compactText = rule.rule ?? compactOf.get(index);
     if (compactText !== undefined) out.rule = compactText;
@@ -615,7 +643,7 @@ export function readPermissionRules(rules: readonly z.output<typeof PermissionRu
     if (rule.toolRegex !== undefined) out.toolRegex = rule.toolRegex;
     if (rule.args !== undefined) out.args = rule.args;
     if (compact?.where !== undefined) out.where = compact.where;
-    if (rule.where !== undefined) out.where = toFieldMatchers(rule.where, read);
+    if (rule.where !== undefined) out.where = validated === undefined ? toFieldMatchers(rule.where, read) : validatedMatchers(rule.where, validated, index, read);
     if (rule.reason !== undefined) out.reason = rule.reason;
     if (rule.caseSensitive !== undefined) out.caseSensitive = rule.caseSensitive;
     if (rule.after !== undefined) out.after = rule.after;

@@ -199,6 +199,21 @@ function foldPrefix(text: string): string {
 type PatternKey = { kind: "any" } | { kind: "exact" | "prefix"; key: string; caseSensitive: boolean };
 
 function patternKey(pattern: ToolPattern): PatternKey {
+  // A big policy names the same tool pattern in many rules: its key is read once (it depends on these three alone).
+  const text = `${pattern.toolRegex === true ? "r" : "g"}${pattern.caseSensitive === true ? "1" : "0"}${pattern.tool}`;
+  let key = patternKeys.get(text);
+  if (key === undefined) {
+    key = readPatternKey(pattern);
+    if (patternKeys.size >= MAX_PATTERN_KEYS) patternKeys.clear();
+    patternKeys.set(text, key);
+  }
+  return key;
+}
+
+const patternKeys = new Map<string, PatternKey>();
+const MAX_PATTERN_KEYS = 50_000;
+
+function readPatternKey(pattern: ToolPattern): PatternKey {
   const caseSensitive = pattern.caseSensitive === true;
   if (pattern.toolRegex === true) {
     // A tool regex matches the whole name (testExact): a name it accepts starts with its required

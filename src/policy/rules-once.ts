@@ -10,11 +10,51 @@ function objectOf(schema: unknown): z.ZodObject {
   return (typeof lazy.unwrap === "function" ? lazy.unwrap() : schema) as z.ZodObject;
 }
 
+type ShellOutput = Omit<RuleOutput, "where"> & { where?: Record<string, unknown> };
+
 /** PermissionRuleSchema with each `where` condition left to `validRulesOnce`. */
 // (`safeExtend` keeps the schemas' refinements; its types only allow narrowing a field, hence the widening casts.)
-const RulesShellSchema = z.lazy(() => z.array(objectOf(PermissionRuleSchema).safeExtend({ where: z.record(z.string().min(1), z.unknown()).optional() }))) as unknown as z.ZodType<
-  (Omit<RuleOutput, "where"> & { where?: Record<string, unknown> })[]
->;
+const RuleShellSchema = z.lazy(() => objectOf(PermissionRuleSchema).safeExtend({ where: z.record(z.string().min(1), z.unknown()).optional() })) as unknown as z.ZodType<ShellOutput>;
+
+/** The keys of a rule `plainShell` judges: those whose schema is a string, a boolean or the mode (and `where`, a record of conditions). */
+const PLAIN_STRING_KEYS = new Set(["id", "rule", "tool", "args", "reason"]);
+const NON_EMPTY_KEYS = new Set(["id", "rule", "tool", "args"]);
+const PLAIN_BOOLEAN_KEYS = new Set(["toolRegex", "shadow", "caseSensitive"]);
+const MODES = new Set<unknown>(["allow", "deny", "ask"]);
+
+/**
+ * True when RuleShellSchema accepts `rule` and its output is `rule`'s own data: an object of the
+ * Object prototype whose keys are all its own and among id, rule, tool, toolRegex, args, mode,
+ * reason, shadow, caseSensitive and where, each of the type the schema asks (`where`: an object of
+ * the Object prototype whose keys are its own non-empty strings), with the schema's
+ * refinement (tool or rule, not both). Anything else (after, budget, principal, odd objects) is left
+ * to the schema, so this only ever spares it work on rules it would accept as they are.
+ */
+function plainShell(rule: unknown): rule is ShellOutput {
+  if (typeof rule !== "object" || rule === null || Object.getPrototypeOf(rule) !== Object.prototype) return false;
+  const r = rule as Record<string, unknown>;
+  for (const key in r) {
+    if (!Object.hasOwn(r, key)) return false;
+    // An unknown key is refused even when its value is undefined; a known one may be undefined.
+    const value = r[key];
+    if (PLAIN_STRING_KEYS.has(key)) {
+      if (value !== undefined && (typeof value !== "string" || (value.length === 0 && NON_EMPTY_KEYS.has(key)))) return false;
+    } else if (PLAIN_BOOLEAN_KEYS.has(key)) {
+      if (value !== undefined && typeof value !== "boolean") return false;
+    } else if (key === "where") {
+      if (value !== undefined && !plainWhere(value)) return false;
+    } else if (key !== "mode") return false;
+  }
+  if (!MODES.has(r.mode) || Object.getOwnPropertySymbols(r).length > 0) return false;
+  if (r.rule === undefined) return r.tool !== undefined;
+  return r.tool === undefined && r.toolRegex === undefined && r.where === undefined;
+}
+
+function plainWhere(where: unknown): boolean {
+  if (typeof where !== "object" || where === null || Object.getPrototypeOf(where) !== Object.prototype) return false;
+  for (const key in where) if (key === "" || key === "__proto__" || !Object.hasOwn(where, key)) return false;
+  return Object.getOwnPropertySymbols(where).length === 0;
+}
 
 /** PolicyFileSchema with the permission rules left to `validRulesOnce`. */
 export const PolicyShellSchema = z.lazy(() => objectOf(PolicyFileSchema).safeExtend({ permissions: z.array(z.unknown()).optional() })) as unknown as z.ZodType<
@@ -55,14 +95,48 @@ function isPlain(value: unknown, depth: number): boolean {
  * exactly as before.
  */
 export function validRulesOnce(input: unknown): RuleOutput[] | undefined {
-  const shells = RulesShellSchema.safeParse(input);
-  if (!shells.success) return undefined;
+  const once = validShellsOnce(input);
+  if (once === undefined) return undefined;
+  return once.rules.map((rule, index) => {
+    if (rule.where === undefined) return rule as RuleOutput;
+    return { ...rule, where: Object.fromEntries(Object.keys(rule.where).map((selector, k) => [selector, once.conditions[once.from[index]! + k]!])) } as RuleOutput;
+  });
+}
+
+/**
+ * Rules as `validRulesOnce` judges them, without building a rule per rule: each rule's shell (a
+ * plain one as it was given, never changed; else the schema's output, whose `where` holds the
+ * conditions as written), and its `where` conditions as validated, in the order of
+ * `Object.keys(rule.where)`, at `conditions[from[index] + k]`.
+ */
+export interface ShellsOnce {
+  readonly rules: readonly ShellOutput[];
+  readonly conditions: readonly ConditionOutput[];
+  readonly from: Int32Array;
+}
+
+export function validShellsOnce(input: unknown): ShellsOnce | undefined {
+  if (!Array.isArray(input)) return undefined;
   const known = new Map<string, ConditionOutput>();
-  for (const rule of shells.data) {
+  const rules: ShellOutput[] = new Array(input.length);
+  const conditions: ConditionOutput[] = [];
+  const from = new Int32Array(input.length);
+  for (let i = 0; i < input.length; i++) {
+    const item: unknown = input[i];
+    let rule: ShellOutput;
+    // A plain rule is read as it is (the schema's output would be a copy of the same data); the others through the schema.
+    if (plainShell(item)) rule = item;
+    else {
+      const shell = RuleShellSchema.safeParse(item);
+      if (!shell.success) return undefined;
+      rule = shell.data;
+    }
+    rules[i] = rule;
+    from[i] = conditions.length;
     if (rule.where === undefined) continue;
-    const where: Record<string, ConditionOutput> = {};
-    for (const [selector, condition] of Object.entries(rule.where)) {
+    for (const selector of Object.keys(rule.where)) {
       if (selector === "__proto__") return undefined;
+      const condition = rule.where[selector];
       const text = plainText(condition);
       let valid = text === undefined ? undefined : known.get(text);
       if (valid === undefined) {
@@ -71,9 +145,8 @@ export function validRulesOnce(input: unknown): RuleOutput[] | undefined {
         valid = parsed.data;
         if (text !== undefined) known.set(text, valid);
       }
-      where[selector] = valid;
+      conditions.push(valid);
     }
-    rule.where = where;
   }
-  return shells.data as RuleOutput[];
+  return { rules, conditions, from };
 }
