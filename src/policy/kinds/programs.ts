@@ -344,6 +344,23 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   },
 };
 
+/**
+ * A program whose subcommands run a command (`docker run IMAGE CMD`, `uv run CMD`). Its own options come
+ * before the subcommand: a family without a `global` table knows none, so any option there makes the
+ * guard unable to tell what runs (`poetry -C DIR run CMD`).
+ */
+interface SubcommandFamily {
+  readonly global?: OptionTable;
+  readonly subcommands: Readonly<Record<string, WrapperSpec>>;
+  /** Subcommands that are programs of their own with their own options and subcommands (`docker compose -f F exec S CMD`). */
+  readonly groups?: Readonly<Record<string, SubcommandFamily>>;
+  /**
+   * The word an allow pattern names to cover the family's running subcommands (`docker compose:*` names
+   * compose); the command they run must be allowed too. Without it the pattern names the subcommand (`uv run:*`).
+   */
+  readonly namedBy?: string;
+}
+
 /** Options of `docker run` / `podman run` / `docker create` (and the long spellings of exec's). */
 const CONTAINER_RUN: OptionTable = {
   flags: "ditPq",
@@ -365,8 +382,23 @@ const CONTAINERS: Readonly<Record<string, WrapperSpec>> = {
   run: { options: CONTAINER_RUN, positionals: 1, programOptions: ["--entrypoint"], commandOptional: true },
   create: { options: CONTAINER_RUN, positionals: 1, programOptions: ["--entrypoint"], commandOptional: true },
   exec: { options: CONTAINER_EXEC, positionals: 1 },
-  "compose run": { options: { flags: "dTeilpuvw", valued: "eluvpw", long: ["--detach", "--no-deps", "--rm", "--service-ports", "--use-aliases", "--build", "--no-TTY", "--interactive", "--tty", "--quiet-pull", "--remove-orphans"], longValued: ["--env", "--label", "--name", "--publish", "--user", "--volume", "--workdir", "--entrypoint", "--cap-add", "--cap-drop"] }, positionals: 1, programOptions: ["--entrypoint"], commandOptional: true },
-  "compose exec": { options: { flags: "dTe", valued: "euw", long: ["--detach", "--no-TTY", "--privileged", "--interactive", "--tty"], longValued: ["--env", "--index", "--user", "--workdir"] }, positionals: 1 },
+};
+/**
+ * Compose (`docker compose`, `podman compose`, `docker-compose`): its own options (`-f FILE`, `-p NAME`,
+ * `--profile P`) come before the subcommand; `run SERVICE CMD` and `exec SERVICE CMD` run CMD in a service's
+ * container. A pattern that names compose (`docker compose:*`) covers them when CMD is allowed too.
+ */
+const COMPOSE: SubcommandFamily = {
+  global: {
+    valued: "fp",
+    long: ["--all-resources", "--compatibility", "--dry-run", "--verbose", "--no-ansi", "--skip-hostname-check", "--tls", "--tlsverify"],
+    longValued: ["--ansi", "--env-file", "--file", "--parallel", "--profile", "--progress", "--project-directory", "--project-name", "--log-level", "--host", "--context"],
+  },
+  subcommands: {
+    run: { options: { flags: "dTeilpuvw", valued: "eluvpw", long: ["--detach", "--no-deps", "--rm", "--service-ports", "--use-aliases", "--build", "--no-TTY", "--interactive", "--tty", "--quiet-pull", "--remove-orphans"], longValued: ["--env", "--label", "--name", "--publish", "--user", "--volume", "--workdir", "--entrypoint", "--cap-add", "--cap-drop"] }, positionals: 1, programOptions: ["--entrypoint"], commandOptional: true },
+    exec: { options: { flags: "dTe", valued: "euw", long: ["--detach", "--no-TTY", "--privileged", "--interactive", "--tty"], longValued: ["--env", "--index", "--user", "--workdir"] }, positionals: 1 },
+  },
+  namedBy: "compose",
 };
 const CONTAINER_GLOBAL: OptionTable = { flags: "Dv", valued: "Hcl", long: ["--debug", "--tls", "--tlsverify", "--version", "--help"], longValued: ["--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert", "--tlskey"] };
 const KUBECTL: { readonly global: OptionTable; readonly subcommands: Readonly<Record<string, WrapperSpec>> } = {
@@ -380,11 +412,12 @@ const PROJECT_RUN: WrapperSpec = { options: {} };
  * `uv run CMD`, `perf stat CMD`): the program's own options first, then the subcommand (one word or two),
  * then the subcommand's options as a wrapper reads them.
  */
-const SUBCOMMAND_WRAPPERS: Readonly<Record<string, { readonly global?: OptionTable; readonly subcommands: Readonly<Record<string, WrapperSpec>> }>> = {
-  docker: { global: CONTAINER_GLOBAL, subcommands: { ...CONTAINERS, "container run": CONTAINERS.run!, "container exec": CONTAINERS.exec!, "container create": CONTAINERS.create! } },
-  podman: { global: CONTAINER_GLOBAL, subcommands: CONTAINERS },
-  nerdctl: { global: CONTAINER_GLOBAL, subcommands: CONTAINERS },
-  "docker-compose": { subcommands: { run: CONTAINERS["compose run"]!, exec: CONTAINERS["compose exec"]! } },
+const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
+  docker: { global: CONTAINER_GLOBAL, subcommands: { ...CONTAINERS, "container run": CONTAINERS.run!, "container exec": CONTAINERS.exec!, "container create": CONTAINERS.create! }, groups: { compose: COMPOSE } },
+  podman: { global: CONTAINER_GLOBAL, subcommands: CONTAINERS, groups: { compose: COMPOSE } },
+  nerdctl: { global: CONTAINER_GLOBAL, subcommands: CONTAINERS, groups: { compose: COMPOSE } },
+  "docker-compose": { ...COMPOSE, namedBy: "docker-compose" },
+  "podman-compose": { ...COMPOSE, namedBy: "podman-compose" },
   kubectl: KUBECTL,
   oc: KUBECTL,
   lxc: { subcommands: { exec: { options: {}, afterDashDash: true } } },
@@ -461,26 +494,25 @@ function readScreenCommands(table: OptionTable, words: readonly string[]): Progr
 const PROGRAM_ALIASES: readonly { readonly name: RegExp; readonly as: string }[] = [{ name: /^ld(?:-linux[\w.-]*|64)?\.so(?:\.\d+)*$/, as: "ld.so" }];
 
 /** A SUBCOMMAND_WRAPPERS program: the subcommand's reading, or undefined when the subcommand runs nothing. */
-function readSubcommandWrapper(name: string, family: (typeof SUBCOMMAND_WRAPPERS)[string], words: readonly string[]): ProgramReading | undefined {
-  let at = 1;
-  if (family.global !== undefined) {
-    const parsed = parseOptions(words, 1, family.global, name);
-    if (parsed.unknown !== undefined) {
-      // An option the table does not know before a subcommand that runs a command: cannot tell what runs.
-      const sub = words.slice(1).find((word) => Object.keys(family.subcommands).some((key) => key.split(" ")[0] === word));
-      if (sub === undefined) return undefined;
-      const out = empty();
-      out.refusals.push({ reason: `${name} ${sub} runs the command it is given`, token: sub });
-      out.unknown = parsed.unknown;
-      return out;
-    }
-    at = parsed.next;
+function readSubcommandWrapper(name: string, family: SubcommandFamily, words: readonly string[]): ProgramReading | undefined {
+  const parsed = parseOptions(words, 1, family.global ?? {}, name);
+  if (parsed.unknown !== undefined) {
+    // An option the table does not know before a subcommand that runs a command: cannot tell what runs.
+    const runs = (word: string) => Object.hasOwn(family.groups ?? {}, word) || Object.keys(family.subcommands).some((key) => key.split(" ")[0] === word);
+    const sub = words.slice(1).find(runs);
+    if (sub === undefined) return undefined;
+    const out = empty();
+    out.refusals.push({ reason: `${name} ${sub} runs the command it is given`, token: family.namedBy ?? sub });
+    out.unknown = parsed.unknown;
+    return out;
   }
+  const at = parsed.next;
+  const group = family.groups !== undefined && Object.hasOwn(family.groups, words[at] ?? "") ? family.groups[words[at]!] : undefined;
+  if (group !== undefined) return readSubcommandWrapper(`${name} ${words[at]!}`, group, words.slice(at));
   const two = `${words[at] ?? ""} ${words[at + 1] ?? ""}`;
   const key = Object.hasOwn(family.subcommands, two) ? two : Object.hasOwn(family.subcommands, words[at] ?? "") ? words[at]! : undefined;
   if (key === undefined) return undefined;
-  const last = key.split(" ").at(-1)!;
-  return readWrapper(`${name} ${key}`, family.subcommands[key]!, words.slice(at + key.split(" ").length - 1), last);
+  return readWrapper(`${name} ${key}`, family.subcommands[key]!, words.slice(at + key.split(" ").length - 1), family.namedBy ?? key.split(" ").at(-1)!);
 }
 
 /** Shells: `-c STRING` is a script; with no -c and no file they read one from standard input. */
