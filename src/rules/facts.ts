@@ -17,7 +17,7 @@ function unique(values: Iterable<string>): string[] {
  * so the engine caches one instance per state object.
  */
 /** One tool's kept `checkCall` answers: without an operation, and per operation. */
-export interface KeptChecks {
+interface KeptChecks {
   none: RuleViolation | null | undefined;
   byOperation: Map<string, RuleViolation | null> | undefined;
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { $ZodAsyncError, config as zodConfig, util as zodUtil, type $ZodIssue, type $ZodRawIssue } from "zod/v4/core";
 
 /** A call's arguments as the tool's input schema reads them: the parsed input, or what is wrong (at most five issues, `path: message; …`). */
-export type ParsedArguments = { success: true; data: unknown } | { success: false; detail: string };
+type ParsedArguments = { success: true; data: unknown } | { success: false; detail: string };
 
 /** Issues a refusal names (the first ones, in zod's order). */
 const SHOWN_ISSUES = 5;
