@@ -120,9 +120,13 @@ export async function executeCall(
     // from the surrounding run, and every call of a turn run in one task would listen to that one.
     const guarded = isGuardedTool(tool);
     const toolCall = { id: call.id, name: call.name, args: call.args, type: "tool_call" as const };
+    // A `defineTool` tool runs without LangChain's tool wrapper when nothing would see that wrapper's
+    // callbacks (no handler, no tracing): same parse, same context, same result, ≈ 40 µs less per call.
+    const direct = guarded && !toolRunsObserved(tool as ObservableTool, config) ? directRunOf(tool) : undefined;
     const toolConfig = {
       ...config,
-      signal: guarded ? new AbortController().signal : signal,
+      // Run directly, nothing reads this signal (the tool's own is in `configurable`): one that never fires serves every call.
+      signal: direct ? NEVER_ABORTED : guarded ? new AbortController().signal : signal,
       toolCall,
       configurable: {
         ...config?.configurable,
@@ -131,9 +135,6 @@ export async function executeCall(
         ...(guarded ? { [GUARD_SIGNAL_KEY]: signal } : {}),
       },
     };
-    // A `defineTool` tool runs without LangChain's tool wrapper when nothing would see that wrapper's
-    // callbacks (no handler, no tracing): same parse, same context, same result, ≈ 40 µs less per call.
-    const direct = guarded && !toolRunsObserved(tool as ObservableTool, config) ? directRunOf(tool) : undefined;
     let invocation: Promise<unknown>;
     try {
       invocation = direct ? direct(call.args, toolConfig) : tool.invoke(toolCall, toolConfig);
@@ -182,6 +183,9 @@ export async function executeCall(
     batch.leave();
   }
 }
+
+/** The signal of a guarded tool's run config when it runs directly: its controller is never reachable, so it never fires. */
+const NEVER_ABORTED = new AbortController().signal;
 
 /** What a LangChain tool may carry that makes its runs observed. */
 type ObservableTool = { callbacks?: unknown; verbose?: boolean };
