@@ -56,6 +56,29 @@ export function baseRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall): 
   };
 }
 
+/**
+ * A call's record: `baseRecord`'s fields, then these, in that order, built as one object literal
+ * (on V8 `{ ...baseRecord(…), id, … }` — a spread followed by keys it lacks — costs µs per record).
+ */
+function callRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall, id: string, event: AuditRecord["event"], decision: string, detail: Record<string, unknown> | undefined): AuditRecord {
+  return builtRecord({
+    at: guard.now(),
+    threadId: ctx.threadId,
+    runId: ctx.runId,
+    toolCallId: call.id,
+    tool: call.name,
+    operation: call.operation,
+    args: argsTextOf(guard, call.sentArgs !== undefined ? call.sentArgs : call.args),
+    ruleId: call.ruleId,
+    reason: call.reason,
+    risk: call.risk,
+    id,
+    event,
+    decision,
+    detail,
+  });
+}
+
 /** Review's answer for a call as the audit log and the decision stream name it. */
 export function reviewDecision(call: ReviewedCall): "allow" | "deny" | "ask" {
   return call.outcome === "run" ? "allow" : call.outcome === "refuse" ? "deny" : "ask";
@@ -84,15 +107,7 @@ export async function auditDecisions(guard: Guard, ctx: TurnContext, calls: read
 /** The review decision records of `calls` (none without an audit sink). */
 export function decisionRecords(guard: Guard, ctx: TurnContext, calls: readonly ReviewedCall[]): AuditRecord[] {
   if (!guard.options.audit) return [];
-  return calls.map((call) =>
-    builtRecord({
-      ...baseRecord(guard, ctx, call),
-      id: decisionRecordId(ctx, call),
-      event: "decision",
-      decision: reviewDecision(call),
-      detail: decisionDetail(guard, ctx, call),
-    }),
-  );
+  return calls.map((call) => callRecord(guard, ctx, call, decisionRecordId(ctx, call), "decision", reviewDecision(call), decisionDetail(guard, ctx, call)));
 }
 
 /** Longest shadow reason a record keeps. */
@@ -151,13 +166,7 @@ export async function auditHuman(
 
 /** The outcome record of one executed call (its id is deterministic: a re-run writes nothing twice). */
 export function outcomeRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall, status: string, detail?: Record<string, unknown>): AuditRecord {
-  return builtRecord({
-    ...baseRecord(guard, ctx, call),
-    id: auditId([ctx.threadId, ctx.messageId, call.id, "outcome"]),
-    event: "outcome",
-    decision: status,
-    detail,
-  });
+  return callRecord(guard, ctx, call, auditId([ctx.threadId, ctx.messageId, call.id, "outcome"]), "outcome", status, detail);
 }
 
 export async function auditOutcome(
@@ -176,12 +185,6 @@ export async function auditOutcome(
  */
 export async function auditRecheck(guard: Guard, ctx: TurnContext, refused: ReviewedCall): Promise<void> {
   await guard.options.audit?.write([
-    builtRecord({
-      ...baseRecord(guard, ctx, refused),
-      id: auditId([ctx.threadId, ctx.messageId, refused.id, "decision", "at-start"]),
-      event: "decision",
-      decision: "deny",
-      detail: { recheck: "at-start", review: "allow", changed: true },
-    }),
+    callRecord(guard, ctx, refused, auditId([ctx.threadId, ctx.messageId, refused.id, "decision", "at-start"]), "decision", "deny", { recheck: "at-start", review: "allow", changed: true }),
   ]);
 }

@@ -191,7 +191,7 @@ export async function reviewModelTurn(
   // Review reads the thread's messages (provenance conditions); the context kept for execution does not carry them.
   let reviewed: Awaited<ReturnType<typeof reviewTurnWithApproval>>;
   try {
-    reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack, partial }, deferDecisions);
+    reviewed = await reviewTurnWithApproval(guard, rules, calls, { threadId, runId: g.runId, messageId, messages }, config, { approvals: g.approvals, routeBack, partial }, deferDecisions);
   } catch (error) {
     if (!(error instanceof ToolCallLimitError)) throw error;
     return limitStopTurn(guard, g, ai, ctx, calls, error);

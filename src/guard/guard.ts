@@ -225,7 +225,7 @@ export class Guard {
     const turnCalls: TurnCall[] | undefined = context === undefined ? undefined : [];
     for (let index = 0; index < calls.length; index++) {
       const call = calls[index]!;
-      const draft = reviewCall(this, provisional, call, config, context === undefined || turnCalls === undefined ? undefined : { ...context, turnCalls: [...turnCalls] });
+      const draft = reviewCall(this, provisional, call, config, context === undefined || turnCalls === undefined ? undefined : { messages: context.messages, threadId: context.threadId, turnCalls: [...turnCalls] });
       const result = isPromise(draft) ? await draft : draft;
       reviewed.push(result);
       if (result.outcome !== "refuse" && turnCalls !== undefined) turnCalls.push({ name: result.name, args: result.args });
