@@ -11,15 +11,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryAuditSink } from "../../src/audit/index.js";
+import type { AuditSink } from "../../src/audit/types.js";
+import type { ExecutionLedgerView } from "../../src/guard/interfaces.js";
 import { openAuditSink } from "../../src/audit/open.js";
-import { createGuardedAgent } from "../../src/guard/index.js";
-import { PermissionPolicy } from "../../src/policy/index.js";
 import { openCheckpointer } from "../../src/storage/checkpointer.js";
 import { openLedger } from "../../src/storage/ledger.js";
-import { plainToolNode, type Contender } from "./contenders.js";
-import { permissionRules, toolRules } from "./guard-rules.js";
-import { LoopModel } from "./loop-model.js";
-import { NOOP_ARGS, NOOP_TOOL_NAMES, noopTools } from "./noop-tools.js";
+import { guardedAgent, plainToolNode, type Contender } from "./contenders.js";
 
 const threads = Number(process.argv[2] ?? 5);
 const dir = mkdtempSync(join(tmpdir(), "gg-w1-count-"));
@@ -62,18 +59,8 @@ function counted(saver: BaseCheckpointSaver): { saver: BaseCheckpointSaver; coun
   return { saver, counts };
 }
 
-function guarded(id: string, checkpointer: BaseCheckpointSaver, audit: import("../../src/audit/types.js").AuditSink, ledger?: Awaited<ReturnType<typeof openLedger>>): Contender {
-  const agent = createGuardedAgent({
-    model: new LoopModel({ turnsPerRun: 10, calls: NOOP_TOOL_NAMES, args: NOOP_ARGS }),
-    tools: noopTools(),
-    rules: toolRules(20),
-    permissions: new PermissionPolicy(permissionRules(200)),
-    audit,
-    checkpointer,
-    maxConcurrency: 10,
-    ...(ledger ? { ledger } : {}),
-  });
-  return { id, label: id, invoke: async (t, text) => (await agent.invoke({ messages: [{ role: "user", content: text }] }, { configurable: { thread_id: t }, recursionLimit: 1_000_000 })).messages };
+function guarded(id: string, checkpointer: BaseCheckpointSaver, audit: AuditSink, ledger?: ExecutionLedgerView): Contender {
+  return { ...guardedAgent({ turnsPerRun: 10, checkpointer: () => checkpointer, audit, ...(ledger ? { ledger } : {}) }), id, label: id };
 }
 
 const rows: { id: string; counts: Counts; close?: () => Promise<void> }[] = [];

@@ -29,15 +29,10 @@ import { join } from "node:path";
 import { MemoryAuditSink } from "../../src/audit/index.js";
 import { openAuditSink } from "../../src/audit/open.js";
 import type { AuditSink } from "../../src/audit/types.js";
-import { createGuardedAgent } from "../../src/guard/index.js";
 import type { ExecutionLedgerView } from "../../src/guard/interfaces.js";
-import { PermissionPolicy } from "../../src/policy/index.js";
 import { openCheckpointer } from "../../src/storage/checkpointer.js";
 import { openLedger } from "../../src/storage/ledger.js";
-import { plainToolNode, type Contender } from "./contenders.js";
-import { permissionRules, toolRules } from "./guard-rules.js";
-import { LoopModel } from "./loop-model.js";
-import { NOOP_ARGS, NOOP_TOOL_NAMES, noopTools } from "./noop-tools.js";
+import { guardedAgent, plainToolNode, type Contender } from "./contenders.js";
 import { median, rotation, spread } from "./stats.js";
 
 const blocks = Number(process.argv[2] ?? 30);
@@ -53,17 +48,7 @@ async function sqliteSaver(name: string): Promise<BaseCheckpointSaver> {
 }
 
 function guarded(id: string, checkpointer: BaseCheckpointSaver, audit: AuditSink, ledger?: ExecutionLedgerView): Contender {
-  const agent = createGuardedAgent({
-    model: new LoopModel({ turnsPerRun: 10, calls: NOOP_TOOL_NAMES, args: NOOP_ARGS }),
-    tools: noopTools(),
-    rules: toolRules(20),
-    permissions: new PermissionPolicy(permissionRules(200)),
-    audit,
-    checkpointer,
-    maxConcurrency: 10,
-    ...(ledger ? { ledger } : {}),
-  });
-  return { id, label: id, invoke: async (t, text) => (await agent.invoke({ messages: [{ role: "user", content: text }] }, { configurable: { thread_id: t }, recursionLimit: 1_000_000 })).messages };
+  return { ...guardedAgent({ turnsPerRun: 10, checkpointer: () => checkpointer, audit, ...(ledger ? { ledger } : {}) }), id, label: id };
 }
 
 /** The ledger with its batch methods hidden: the guard claims and completes call by call. */

@@ -41,27 +41,18 @@ function argsTextOf(guard: Guard, args: unknown): string {
   return text;
 }
 
+/** A call's fields in every record about it (thread, run, call, tool, arguments as audited, the rule and why). */
 export function baseRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall): Omit<AuditRecord, "id" | "event" | "decision"> {
-  return {
-    at: guard.now(),
-    threadId: ctx.threadId,
-    runId: ctx.runId,
-    toolCallId: call.id,
-    tool: call.name,
-    operation: call.operation,
-    args: argsTextOf(guard, call.sentArgs !== undefined ? call.sentArgs : call.args),
-    ruleId: call.ruleId,
-    reason: call.reason,
-    risk: call.risk,
-  };
+  const { id: _id, event: _event, decision: _decision, detail: _detail, ...base } = recordOf(guard, ctx, call, "", "decision", "", undefined);
+  return base;
 }
 
 /**
  * A call's record: `baseRecord`'s fields, then these, in that order, built as one object literal
  * (on V8 `{ ...baseRecord(…), id, … }` — a spread followed by keys it lacks — costs µs per record).
  */
-function callRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall, id: string, event: AuditRecord["event"], decision: string, detail: Record<string, unknown> | undefined): AuditRecord {
-  return builtRecord({
+function recordOf(guard: Guard, ctx: TurnContext, call: ReviewedCall, id: string, event: AuditRecord["event"], decision: string, detail: Record<string, unknown> | undefined): AuditRecord {
+  return {
     at: guard.now(),
     threadId: ctx.threadId,
     runId: ctx.runId,
@@ -76,7 +67,12 @@ function callRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall, id: stri
     event,
     decision,
     detail,
-  });
+  };
+}
+
+/** `recordOf`, kept by the sinks as the guard's own (`builtRecord`). */
+function callRecord(guard: Guard, ctx: TurnContext, call: ReviewedCall, id: string, event: AuditRecord["event"], decision: string, detail: Record<string, unknown> | undefined): AuditRecord {
+  return builtRecord(recordOf(guard, ctx, call, id, event, decision, detail));
 }
 
 /** Review's answer for a call as the audit log and the decision stream name it. */
