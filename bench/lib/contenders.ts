@@ -6,6 +6,7 @@ import { createAgent, humanInTheLoopMiddleware, toolCallLimitMiddleware } from "
 import { MemoryAuditSink } from "../../src/audit/index.js";
 import type { AuditSink } from "../../src/audit/types.js";
 import { createGuardedAgent } from "../../src/guard/index.js";
+import type { ExecutionLedgerView } from "../../src/guard/interfaces.js";
 import { PermissionPolicy } from "../../src/policy/index.js";
 import type { GuardedTool } from "../../src/tools/types.js";
 import { permissionRules, toolRules } from "./guard-rules.js";
@@ -90,7 +91,7 @@ export interface GuardedContender extends Contender {
 }
 
 /** (c) Ours: createGuardedAgent with 200 permission rules, 20 tool rules and the audit log on. */
-export function guardedAgent(options: ContenderOptions & { audit?: AuditSink; maxConcurrency?: number }): GuardedContender {
+export function guardedAgent(options: ContenderOptions & { audit?: AuditSink; maxConcurrency?: number; ledger?: ExecutionLedgerView }): GuardedContender {
   const tools = options.tools ?? noopTools();
   const audit = options.audit ?? new MemoryAuditSink();
   const agent = createGuardedAgent({
@@ -101,6 +102,7 @@ export function guardedAgent(options: ContenderOptions & { audit?: AuditSink; ma
     audit,
     checkpointer: options.checkpointer(),
     maxConcurrency: options.maxConcurrency ?? 10,
+    ...(options.ledger ? { ledger: options.ledger } : {}),
   });
   return {
     id: "c",

@@ -13,6 +13,10 @@
  *               `openLedger`, `openAuditSink` on one path): a batch's claims commit with its
  *               decisions, completions with their outcomes
  *   c-sqlite-jsonl   the same with the JSONL audit (fdatasync per decision round) instead
+ *   c-sqlite-memledger  guarded on the SQLite checkpointer with an in-memory ledger and audit: what
+ *               the guard costs on that checkpointer without the ledger's and the audit's commits
+ *   c-sqlite-2files  the same as c-sqlite with the ledger and the audit in a second file (the
+ *               checkpointer alone in the first)
  *   c-sqlite-percall the same as c-sqlite with a ledger that claims and completes call by call
  *               (as before one commit per batch): every claim, completion and audit write its own commit
  * Ratios: c-mem / a-mem, every c-sqlite* / a-sqlite (and / a-sqlite-sync when it runs).
@@ -25,15 +29,10 @@ import { join } from "node:path";
 import { MemoryAuditSink } from "../../src/audit/index.js";
 import { openAuditSink } from "../../src/audit/open.js";
 import type { AuditSink } from "../../src/audit/types.js";
-import { createGuardedAgent } from "../../src/guard/index.js";
 import type { ExecutionLedgerView } from "../../src/guard/interfaces.js";
-import { PermissionPolicy } from "../../src/policy/index.js";
 import { openCheckpointer } from "../../src/storage/checkpointer.js";
 import { openLedger } from "../../src/storage/ledger.js";
-import { plainToolNode, type Contender } from "./contenders.js";
-import { permissionRules, toolRules } from "./guard-rules.js";
-import { LoopModel } from "./loop-model.js";
-import { NOOP_ARGS, NOOP_TOOL_NAMES, noopTools } from "./noop-tools.js";
+import { guardedAgent, plainToolNode, type Contender } from "./contenders.js";
 import { median, rotation, spread } from "./stats.js";
 
 const blocks = Number(process.argv[2] ?? 30);
@@ -49,17 +48,7 @@ async function sqliteSaver(name: string): Promise<BaseCheckpointSaver> {
 }
 
 function guarded(id: string, checkpointer: BaseCheckpointSaver, audit: AuditSink, ledger?: ExecutionLedgerView): Contender {
-  const agent = createGuardedAgent({
-    model: new LoopModel({ turnsPerRun: 10, calls: NOOP_TOOL_NAMES, args: NOOP_ARGS }),
-    tools: noopTools(),
-    rules: toolRules(20),
-    permissions: new PermissionPolicy(permissionRules(200)),
-    audit,
-    checkpointer,
-    maxConcurrency: 10,
-    ...(ledger ? { ledger } : {}),
-  });
-  return { id, label: id, invoke: async (t, text) => (await agent.invoke({ messages: [{ role: "user", content: text }] }, { configurable: { thread_id: t }, recursionLimit: 1_000_000 })).messages };
+  return { ...guardedAgent({ turnsPerRun: 10, checkpointer: () => checkpointer, audit, ...(ledger ? { ledger } : {}) }), id, label: id };
 }
 
 /** The ledger with its batch methods hidden: the guard claims and completes call by call. */
@@ -73,11 +62,11 @@ function perCall(ledger: ExecutionLedgerView): ExecutionLedgerView {
   };
 }
 
-async function guardedOnSqlite(id: string, audit: "sqlite" | "jsonl", batched: boolean): Promise<Contender> {
+async function guardedOnSqlite(id: string, audit: "sqlite" | "jsonl", batched: boolean, ledgerFile = `${id}.db`): Promise<Contender> {
   const file = join(dir, `${id}.db`);
   const opened = await openCheckpointer(`sqlite:${file}`);
-  const ledger = await openLedger(`sqlite:${file}`);
-  const sink = await openAuditSink(audit === "sqlite" ? `sqlite:${file}` : `jsonl:${join(dir, `${id}.jsonl`)}`);
+  const ledger = await openLedger(`sqlite:${join(dir, ledgerFile)}`);
+  const sink = await openAuditSink(audit === "sqlite" ? `sqlite:${join(dir, ledgerFile)}` : `jsonl:${join(dir, `${id}.jsonl`)}`);
   closers.push(() => sink.close(), () => ledger.close(), () => opened.close());
   return guarded(id, opened.checkpointer, sink, batched ? ledger : perCall(ledger));
 }
@@ -96,6 +85,13 @@ const make: Record<string, () => Promise<Contender>> = {
   "c-sqlite": () => guardedOnSqlite("c-sqlite", "sqlite", true),
   "c-sqlite-jsonl": () => guardedOnSqlite("c-sqlite-jsonl", "jsonl", true),
   "c-sqlite-percall": () => guardedOnSqlite("c-sqlite-percall", "sqlite", false),
+  "c-sqlite-memledger": async () => {
+    const opened = await openCheckpointer(`sqlite:${join(dir, "c-sqlite-memledger.db")}`);
+    const ledger = await openLedger("memory:w1-durable");
+    closers.push(() => ledger.close(), () => opened.close());
+    return guarded("c-sqlite-memledger", opened.checkpointer, new MemoryAuditSink(), ledger);
+  },
+  "c-sqlite-2files": () => guardedOnSqlite("c-sqlite-2files", "sqlite", true, "c-sqlite-2files-ledger.db"),
 };
 const contenders: Contender[] = [];
 for (const id of wanted) {

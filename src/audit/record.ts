@@ -1,8 +1,8 @@
-import * as crypto from "node:crypto";
 import { sleep } from "../deps/builtins.js";
 import { z } from "zod";
 import type { AuditQuery, AuditRecord, AuditSink } from "./types.js";
 import { AuditError, ErrorCode } from "../errors/index.js";
+import { sha256Hex } from "../sha256.js";
 
 /**
  * Deterministic record id: the same parts (e.g. thread, tool call id, event) give the same id,
@@ -14,12 +14,6 @@ export function auditId(parts: readonly string[]): string {
   }
   return sha256Hex(parts.join("\0")).slice(0, 32);
 }
-
-/** One-shot `crypto.hash` (Node ≥ 20.12) where present: the same digest as `createHash`, about 3× less CPU for short input. */
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
-const sha256Hex: (text: string) => string = oneShot
-  ? (text) => oneShot("sha256", text, "hex")
-  : (text) => crypto.createHash("sha256").update(text).digest("hex");
 
 export interface FollowAuditOptions {
   /** Stops following; `followAudit` then resolves. */

@@ -1,6 +1,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@langchain/langgraph";
-import { END, START, Send, StateGraph } from "@langchain/langgraph";
+import { Command, END, START, Send, StateGraph, messagesStateReducer } from "@langchain/langgraph";
 import { Runnable } from "@langchain/core/runnables";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
@@ -19,7 +19,8 @@ import { settleLateAnswer } from "./answer-race.js";
 import { answerAbortedTurn } from "./aborted-turn.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall, TurnPlan } from "./state.js";
-import type { ToolMessage } from "@langchain/core/messages";
+import { RemoveMessage, isBaseMessage } from "@langchain/core/messages";
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { openToolCalls, withEditedCalls } from "./turn.js";
 import { lastAIMessage } from "./last-ai-message.js";
 import { GuardConfigError } from "../errors/index.js";
@@ -284,6 +285,40 @@ function route<O>(fn: (state: GuardedAgentStateType, config: LangGraphRunnableCo
   return new Route(fn);
 }
 
+/**
+ * The thread's messages once `written` joins them, as the messages reducer will make them: the two
+ * lists end to end when every written message is a new one (no id already in the thread, no
+ * removal); otherwise the reducer itself decides, on the lists as they are.
+ */
+function messagesAfter(messages: readonly BaseMessage[], written: readonly BaseMessage[] | undefined): BaseMessage[] {
+  if (written === undefined || written.length === 0) return messages as BaseMessage[];
+  const ids = new Set<string>();
+  for (const m of written) {
+    if (!isBaseMessage(m) || RemoveMessage.isInstance(m)) return messagesStateReducer([...messages], [...written]);
+    if (typeof m.id === "string") ids.add(m.id);
+  }
+  if (ids.size > 0 && messages.some((m) => typeof m.id === "string" && ids.has(m.id))) return messagesStateReducer([...messages], [...written]);
+  return [...messages, ...written];
+}
+
+/**
+ * A node that names its next node itself (a Command's goto), decided by `next` on the state as the
+ * node's update leaves it: what a conditional edge would decide, without LangGraph reading the whole
+ * state again after the step (a copy of every written channel and the messages reducer, once more
+ * per step). Used for the nodes of every turn (the model step and the one-task turn).
+ */
+function routed(node: Node, next: (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => string): (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => Promise<Command> {
+  return async (state, config) => {
+    const update = await node(state, config);
+    const after: GuardedAgentStateType = {
+      messages: messagesAfter(state.messages, update.messages as BaseMessage[] | undefined),
+      guard: update.guard !== undefined ? (update.guard as GuardState) : state.guard,
+      guardResults: update.guardResults === null ? {} : update.guardResults !== undefined ? { ...state.guardResults, ...(update.guardResults as GuardedAgentStateType["guardResults"]) } : state.guardResults,
+    };
+    return new Command({ update, goto: next(after, config) });
+  };
+}
+
 export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">) {
   const N = GUARDED_NODES;
   // Without Terminal rules or heartbeats, loop control after a turn is always "back to the model":
@@ -344,16 +379,14 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
   const afterFinish = (state: GuardedAgentStateType) => (state.guard.next === "end" ? END : N.agent);
 
   return new StateGraph(GuardedAgentState)
-    .addNode(N.agent, agentNode(guard, options, processLedger))
+    .addNode(N.agent, routed(agentNode(guard, options, processLedger), afterAgent), { ends: [N.review, N.execute, N.finish, END] })
     .addNode(N.review, reviewNode(guard))
     .addNode(N.tools, toolsNode(guard) as unknown as Node)
-    .addNode(N.execute, executeNode(guard, processLedger))
+    .addNode(N.execute, routed(executeNode(guard, processLedger), afterTurn), { ends: [N.agent, N.review, N.finish, END] })
     .addNode(N.collect, collectNode(guard))
     .addNode(N.finish, finishNode(guard))
     .addEdge(START, N.agent)
-    .addConditionalEdges(N.agent, route(afterAgent), [N.review, N.execute, N.finish, END])
     .addConditionalEdges(N.review, route(dispatch), [N.tools, N.execute, N.collect, N.agent, N.review])
-    .addConditionalEdges(N.execute, route(afterTurn), [N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.tools, route(afterTools), [N.agent, N.collect, N.review])
     .addConditionalEdges(N.collect, route(afterCollect), [N.tools, N.collect, N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.finish, route(afterFinish), [N.agent, END]);

@@ -191,7 +191,7 @@ export async function reviewModelTurn(
   // Review reads the thread's messages (provenance conditions); the context kept for execution does not carry them.
   let reviewed: Awaited<ReturnType<typeof reviewTurnWithApproval>>;
   try {
-    reviewed = await reviewTurnWithApproval(guard, rules, calls, { ...ctx, messages }, config, { approvals: g.approvals, routeBack, partial }, deferDecisions);
+    reviewed = await reviewTurnWithApproval(guard, rules, calls, { threadId, runId: g.runId, messageId, messages }, config, { approvals: g.approvals, routeBack, partial }, deferDecisions);
   } catch (error) {
     if (!(error instanceof ToolCallLimitError)) throw error;
     return limitStopTurn(guard, g, ai, ctx, calls, error);
@@ -343,10 +343,10 @@ async function runAuthorized(
   call: ReviewedCall,
   slot: CallSlot,
   config: LangGraphRunnableConfig | undefined,
-  options: RunOptions & { first?: "claimed" | "done" | "busy" | undefined; carried?: boolean },
+  options: RunOptions & { first?: "claimed" | "done" | "busy" | undefined; carried?: boolean; key?: string },
 ): Promise<ExecutedCall> {
   const { outcomes, ledger = guard.options.ledger } = options;
-  const key = ledgerKeyFor(slot.ctx.threadId, slot.base.run, call.id);
+  const key = options.key ?? ledgerKeyFor(slot.ctx.threadId, slot.base.run, call.id);
   options.keys?.push(key);
   // When the ledger carries the audit, a success's outcome record commits with its completion.
   const outcome = options.carried ? (status: string) => outcomeRecord(guard, slot.ctx, call, status) : undefined;
@@ -394,12 +394,13 @@ export async function runBatches(
       return call ? [{ call, refused: authorizeAtStart(guard, call, base, earlier) }] : [];
     });
     const claimed = starts.filter((s) => s.refused === null);
+    const claimKeys = claimed.map((s) => ledgerKeyFor(ctx.threadId, base.run, s.call.id));
     // Decisions the ledger cannot carry reach the sink first; the claims are one commit either way.
     if (!carried && unwritten.length > 0) {
       await guard.options.audit?.write(unwritten);
       unwritten = [];
     }
-    const firsts = await claimBatch(guard, ledger, claimed.map((s) => ledgerKeyFor(ctx.threadId, base.run, s.call.id)), config?.signal, unwritten);
+    const firsts = await claimBatch(guard, ledger, claimKeys, config?.signal, unwritten);
     // Not claimed in one commit (nothing to claim, an aborted run): the decisions go to the sink before any call starts.
     if (!firsts && unwritten.length > 0) await guard.options.audit?.write(unwritten);
     unwritten = [];
@@ -407,11 +408,11 @@ export async function runBatches(
     // interrupt, a failing audit sink) never leaves its siblings running after the task is gone,
     // and the ledger has recorded each sibling that completed before the task runs again.
     const settled = await Promise.allSettled(
-      starts.map(({ call, refused }) =>
-        refused
-          ? refuseAtStart(guard, slot, refused)
-          : runAuthorized(guard, call, slot, config, { outcomes, ledger, keys, carried, first: firsts?.[claimed.findIndex((s) => s.call === call)] }),
-      ),
+      starts.map(({ call, refused }) => {
+        if (refused) return refuseAtStart(guard, slot, refused);
+        const at = claimed.findIndex((s) => s.call === call);
+        return runAuthorized(guard, call, slot, config, { outcomes, ledger, keys, carried, first: firsts?.[at], key: claimKeys[at] });
+      }),
     );
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failed) {

@@ -121,20 +121,18 @@ export async function executeCall(
     // from the surrounding run, and every call of a turn run in one task would listen to that one.
     const guarded = isGuardedTool(tool);
     const toolCall = { id: call.id, name: call.name, args: call.args, type: "tool_call" as const };
-    const toolConfig = {
-      ...config,
-      signal: guarded ? new AbortController().signal : signal,
-      toolCall,
-      configurable: {
-        ...config?.configurable,
-        tool_call_id: call.id,
-        idempotency_key: idempotencyKey,
-        ...(guarded ? { [GUARD_SIGNAL_KEY]: signal } : {}),
-      },
-    };
     // A `defineTool` tool runs without LangChain's tool wrapper when nothing would see that wrapper's
     // callbacks (no handler, no tracing): same parse, same context, same result, ≈ 40 µs less per call.
     const direct = guarded && !toolRunsObserved(tool as ObservableTool, config) ? directRunOf(tool) : undefined;
+    // Copied, then set: `{ ...config, toolCall }` (a spread followed by keys it lacks) costs µs per call on V8.
+    const configurable: Record<string, unknown> = Object.assign({}, config?.configurable);
+    configurable.tool_call_id = call.id;
+    configurable.idempotency_key = idempotencyKey;
+    if (guarded) configurable[GUARD_SIGNAL_KEY] = signal;
+    const toolConfig: LangGraphRunnableConfig & { toolCall: typeof toolCall } = Object.assign({}, config, { toolCall });
+    // Run directly, nothing reads this signal (the tool's own is in `configurable`): one that never fires serves every call.
+    toolConfig.signal = direct ? NEVER_ABORTED : guarded ? new AbortController().signal : signal;
+    toolConfig.configurable = configurable;
     let invocation: Promise<unknown>;
     try {
       invocation = direct ? direct(call.args, toolConfig) : tool.invoke(toolCall, toolConfig);
@@ -176,13 +174,16 @@ export async function executeCall(
     // A success's outcome record commits with its completion when the ledger carries the audit.
     const outcome = success ? batchClaim?.outcome?.(executed.result.status) : undefined;
     const { outcomeAudited } = await claim.settle(success, success ? JSON.stringify({ content: executed.message.content }) : undefined, outcome);
-    return outcomeAudited ? { ...executed, outcomeAudited: true } : executed;
+    return outcomeAudited ? { message: executed.message, result: executed.result, outcomeAudited: true } : executed;
   } finally {
     timeout.clear();
     freeSlot();
     batch.leave();
   }
 }
+
+/** The signal of a guarded tool's run config when it runs directly: its controller is never reachable, so it never fires. */
+const NEVER_ABORTED = new AbortController().signal;
 
 /** What a LangChain tool may carry that makes its runs observed. */
 type ObservableTool = { callbacks?: unknown; verbose?: boolean };

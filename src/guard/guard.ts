@@ -242,7 +242,7 @@ export class Guard {
     const turnCalls = turn.turnCalls;
     for (let index = start; index < calls.length; index++) {
       const call = calls[index]!;
-      const draft = reviewCall(this, turn.provisional, call, config, context === undefined || turnCalls === undefined ? undefined : { ...context, turnCalls: [...turnCalls] });
+      const draft = reviewCall(this, turn.provisional, call, config, context === undefined || turnCalls === undefined ? undefined : { messages: context.messages, threadId: context.threadId, turnCalls: [...turnCalls] });
       if (isPromise(draft)) {
         return draft.then((result) => {
           this.#reviewed(turn, result, index, calls.length);

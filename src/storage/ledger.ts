@@ -175,19 +175,22 @@ function sqliteLedger(path: string): ExecutionLedger {
     result TEXT,
     updated_at INTEGER NOT NULL
   )`);
-  const select = db.prepare(`SELECT state, expires_at FROM ${TABLE} WHERE key = ?`);
-  const upsertRunning = db.prepare(
-    `INSERT INTO ${TABLE} (key, owner, state, expires_at, result, updated_at) VALUES (?, ?, 'running', ?, NULL, ?)
-     ON CONFLICT(key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, updated_at = excluded.updated_at`,
-  );
-  const claimTx = db.transaction((key: string, owner: string, leaseMs: number): ClaimOutcome => {
+  const stateOf = db.prepare(`SELECT state FROM ${TABLE} WHERE key = ?`).pluck();
+  // One statement decides in the common case: a new key is inserted, an expired running claim taken
+  // over; a done or live claim is left as it is (no row returned) and read once more to say which.
+  const claimRunning = db.prepare(
+    `INSERT INTO ${TABLE} AS l (key, owner, state, expires_at, result, updated_at) VALUES (?, ?, 'running', ?, NULL, ?)
+     ON CONFLICT(key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, updated_at = excluded.updated_at
+     WHERE l.state = 'running' AND l.expires_at <= ?
+     RETURNING 1`,
+  ).pluck();
+  /** Claims `key`; run inside a transaction (one per claim, or one for a batch's claims). */
+  const claimIn = (key: string, owner: string, leaseMs: number): ClaimOutcome => {
     const now = Date.now();
-    const row = select.get(key) as { state: string; expires_at: number } | undefined;
-    if (row?.state === "done") return "done";
-    if (row && row.expires_at > now) return "busy";
-    upsertRunning.run(key, owner, now + leaseMs, now);
-    return "claimed";
-  });
+    if (claimRunning.get(key, owner, now + leaseMs, now, now) !== undefined) return "claimed";
+    return stateOf.get(key) === "done" ? "done" : "busy";
+  };
+  const claimTx = db.transaction(claimIn);
   const completeStmt = db.prepare(
     `INSERT INTO ${TABLE} (key, owner, state, expires_at, result, updated_at) VALUES (?, '', 'done', 0, ?, ?)
      ON CONFLICT(key) DO UPDATE SET state = 'done', result = excluded.result, updated_at = excluded.updated_at
@@ -211,7 +214,7 @@ function sqliteLedger(path: string): ExecutionLedger {
   };
   const claimManyTx = db.transaction((keys: readonly string[], owner: string, leaseMs: number, audit: LedgerAuditWrite | undefined): ClaimOutcome[] => {
     insertAudit(audit);
-    return keys.map((key) => claimTx(key, owner, leaseMs));
+    return keys.map((key) => claimIn(key, owner, leaseMs));
   });
   const completeManyTx = db.transaction((completions: readonly LedgerCompletion[], audit: LedgerAuditWrite | undefined): void => {
     const now = Date.now();

@@ -1,7 +1,8 @@
 import { ToolInputParsingException, tool as lcTool } from "@langchain/core/tools";
 import type { ToolRunnableConfig } from "@langchain/core/tools";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { sha256Hex } from "../sha256.js";
 import { z } from "zod";
 import { detectOperationKey, flattenOperationUnion, operationsInSchema, toToolJsonSchema } from "./schema.js";
 import type { GuardedTool, RiskLevel, ToolExecutionContext, ToolGuardSpec, ToolKind } from "./types.js";
@@ -50,7 +51,7 @@ export interface DefineToolOptions<S extends z.ZodType<Record<string, unknown>>,
 
 /** Key that identifies one tool call across re-runs and processes: thread + tool call id. */
 export function idempotencyKeyFor(threadId: string | undefined, toolCallId: string): string {
-  return createHash("sha256").update(`${threadId ?? ""}\u0000${toolCallId}`).digest("hex").slice(0, 32);
+  return sha256Hex(`${threadId ?? ""}\u0000${toolCallId}`).slice(0, 32);
 }
 
 /** Where the guard's executor passes a call's abort signal (see guard/execute.ts). */
