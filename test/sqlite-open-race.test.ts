@@ -84,3 +84,31 @@ describe("several processes open a file whose writer was just killed", () => {
     expect(failures).toEqual([]);
   }, 120_000);
 });
+
+describe("commits that must survive a power loss are synced", () => {
+  it("the execution ledger's and the SQLite audit sink's connections run synchronous = FULL, after WAL", async () => {
+    const { default: Database } = await import("better-sqlite3");
+    const { openLedger } = await import("../src/storage/ledger.js");
+    const { SqliteAuditSink } = await import("../src/audit/sqlite.js");
+    const seen = new Map<object, string[]>();
+    const original = Database.prototype.pragma;
+    Database.prototype.pragma = function (this: object, source: string, options?: { simple?: boolean }) {
+      seen.set(this, [...(seen.get(this) ?? []), source]);
+      return original.call(this, source, options);
+    } as typeof original;
+    try {
+      const ledger = await openLedger(`sqlite:${join(dir, "synced.db")}`);
+      const sink = await SqliteAuditSink.open(join(dir, "synced-audit.db"));
+      await ledger.close?.();
+      await sink.close();
+    } finally {
+      Database.prototype.pragma = original;
+    }
+    const connections = [...seen.values()];
+    expect(connections).toHaveLength(2);
+    for (const sources of connections) {
+      expect(sources).toContain("synchronous = FULL");
+      expect(sources.indexOf("synchronous = FULL")).toBeGreaterThan(sources.findIndex((s) => s.startsWith("journal_mode")));
+    }
+  });
+});

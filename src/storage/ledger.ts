@@ -166,7 +166,9 @@ function auditTableIn(sink: AuditSink, same: (store: AuditStore) => boolean): st
 function sqliteLedger(path: string): ExecutionLedger {
   ensureSqliteDirectory(path);
   const db = new (loadBetterSqlite3("SQLite storage (sqlite:PATH)"))(path);
-  prepareSqliteFile(db, { wal: true });
+  // Synced commits: a claim (and the audit records that ride in its transaction) must survive a power
+  // loss, or a call whose side effect began could be claimed and run again after it.
+  prepareSqliteFile(db, { wal: true, synced: true });
   db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (
     key TEXT PRIMARY KEY,
     owner TEXT NOT NULL,

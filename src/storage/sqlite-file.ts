@@ -8,7 +8,10 @@ const WAL_RETRY_MS = 10;
 /**
  * Settings every SQLite file the package opens gets, in this order: the busy timeout first (several
  * processes share the file — a worker and a recovering one, the CLI and a server), then, with `wal`,
- * write-ahead logging.
+ * write-ahead logging, then, with `synced`, `synchronous = FULL`: each commit is synced before it
+ * returns, so what the guard promises of a committed record (an execution claim, an audit record)
+ * holds across a power loss, not only across a crash of the process (WAL's default, NORMAL, syncs
+ * only at checkpoints).
  *
  * Switching to WAL takes the file's exclusive lock. SQLite does not always wait for it: when waiting
  * could deadlock (two processes opening a new file at once, each holding the shared lock it read the
@@ -16,9 +19,13 @@ const WAL_RETRY_MS = 10;
  * already in WAL — every file after its first opening — needs no switch), and a refused switch is
  * tried again for as long as the busy timeout would have waited.
  */
-export function prepareSqliteFile(db: Pick<Database.Database, "pragma">, options: { wal: boolean }): void {
+export function prepareSqliteFile(db: Pick<Database.Database, "pragma">, options: { wal: boolean; synced?: boolean }): void {
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  if (!options.wal) return;
+  if (options.wal) switchToWal(db);
+  if (options.synced === true) db.pragma("synchronous = FULL");
+}
+
+function switchToWal(db: Pick<Database.Database, "pragma">): void {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (;;) {
     try {
