@@ -76,10 +76,14 @@ function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): 
   }
   const matching: CommandPattern[] = [];
   const within = command.within;
+  // `git --no-pager log` is also read as `git log` (options that only pick where the program works).
+  const plain = command.allowWords;
+  const plainNormal = plain === undefined ? undefined : normalizedWords(plain);
   for (const pattern of patterns) {
     // A wrapper's command (`pytest -q` of `uv run pytest -q`) is named by a pattern that matches the wrapper's words and fixes words past its start.
     const vouched = within !== undefined && pattern.fixed > within.at && pattern.matches(within.words);
-    if (vouched || (pattern.matches(command.words) && (normal === null || pattern.matches(normal)))) {
+    const asPlain = plain !== undefined && pattern.matches(plain) && (plainNormal === undefined || pattern.matches(plainNormal));
+    if (vouched || asPlain || (pattern.matches(command.words) && (normal === null || pattern.matches(normal)))) {
       // The common case: a plain command a pattern matches.
       if (command.unknown === undefined && command.refusals.length === 0) return COVERED;
       matching.push(pattern);

@@ -35,6 +35,8 @@ interface ProgramReading {
   readsStdin?: boolean;
   /** A wrapper that changes only how its command runs (`timeout 5 CMD`, `nice CMD`): the line is as allowed as the command it runs. */
   transparent?: boolean;
+  /** Words an allow pattern may match in place of the words as written: the program without options that only pick where it works or turn its pager off (`git --no-pager log` as `git log`). */
+  allowWords?: readonly string[];
 }
 
 /** Options of one program: short letters, long names, which take a value. */
@@ -578,10 +580,15 @@ const GIT_RISKY_GLOBALS: Readonly<Record<string, string>> = {
   "-c": "git sets configuration with -c (aliases and core.* settings run commands)",
   "--config-env": "git sets configuration with --config-env (aliases and core.* settings run commands)",
   "--exec-path": "git runs its subcommands from the directory given with --exec-path",
-  "-C": "git reads the repository (its hooks and configuration, which can run commands) from the directory given with -C",
-  "--git-dir": "git reads the repository (its hooks and configuration, which can run commands) given with --git-dir",
-  "--work-tree": "git works on the tree given with --work-tree",
 };
+
+/**
+ * Git global options that only pick the repository (as `cd DIR && git ...` would) or keep git from
+ * starting a pager: an allow for the subcommand (`git log:*`) covers `git -C DIR --no-pager log`.
+ * Not `-p`/`--paginate` (starts the pager), `--namespace` (changes which refs are read and written),
+ * `--bare`, `-c`, `--config-env`, `--exec-path`.
+ */
+const GIT_PLAIN_GLOBALS = new Set(["-C", "--git-dir", "--work-tree", "--no-pager", "-P", "--no-optional-locks"]);
 
 /**
  * Configuration keys whose value git runs, or that change what git runs: `script` values are
@@ -670,6 +677,56 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
   { name: /^(?:TAR_OPTIONS|LESS|MANOPT|GZIP|ZIPOPT|XZ_OPT|BZIP2|PARALLEL|GREP_OPTIONS|RSYNC_OPTIONS|WGETRC|CURL_HOME|SSH_CONFIG)$/, effect: "code", what: "reads options or settings (which can run commands) from it" },
   { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_NOSYSTEM|GIT_NAMESPACE|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|GIT_ALLOW_PROTOCOL|GIT_PROTOCOL_FROM_USER|GIT_SSH_VARIANT|HOME|XDG_CONFIG_HOME)$/, effect: "refuse", what: "reads its configuration or repository (which can run commands) through it" },
 ];
+
+/** A value that is one plain word: letters, digits and `_ . , : @ % + = -` (no `/`, `~`, space or quote). */
+const PLAIN_WORD = /^[\w.,:@%+=-]*$/;
+
+/**
+ * Variables documented as plain settings: no program, file to load or code can be named through
+ * them, so a `NAME=value` prefix of one with a static value does not change what runs
+ * (`NODE_ENV=test npm test`, `CI=1 npm test`). None is in ENVIRONMENT; `value` limits what it may hold.
+ */
+const PLAIN_ENVIRONMENT: readonly { readonly name: string; readonly value: RegExp; readonly what: string }[] = [
+  { name: "CI", value: PLAIN_WORD, what: "a flag tools read as 'running in continuous integration'" },
+  { name: "NODE_ENV", value: PLAIN_WORD, what: "a mode name (development, test, production) programs compare with" },
+  { name: "FORCE_COLOR", value: PLAIN_WORD, what: "a colour level (0-3) for Node.js tools" },
+  { name: "NO_COLOR", value: PLAIN_WORD, what: "turns colour off when set" },
+  { name: "CLICOLOR", value: PLAIN_WORD, what: "a 0/1 colour switch" },
+  { name: "CLICOLOR_FORCE", value: PLAIN_WORD, what: "a 0/1 colour switch" },
+  { name: "CARGO_TERM_COLOR", value: PLAIN_WORD, what: "cargo's colour choice (auto, always, never)" },
+  { name: "RUST_BACKTRACE", value: PLAIN_WORD, what: "0, 1 or full: whether a Rust program prints a backtrace" },
+  { name: "RUST_LOG", value: PLAIN_WORD, what: "log levels per module (env_logger's filter text)" },
+  { name: "PYTHONUNBUFFERED", value: PLAIN_WORD, what: "a flag: Python does not buffer its output" },
+  { name: "PYTHONDONTWRITEBYTECODE", value: PLAIN_WORD, what: "a flag: Python writes no .pyc files" },
+  { name: "PYTHONHASHSEED", value: PLAIN_WORD, what: "a number (or random) seeding Python's string hashes" },
+  { name: "PYTHONFAULTHANDLER", value: PLAIN_WORD, what: "a flag: Python dumps tracebacks on a crash" },
+  { name: "PYTHONUTF8", value: PLAIN_WORD, what: "0/1: Python's UTF-8 mode" },
+  { name: "NODE_NO_WARNINGS", value: PLAIN_WORD, what: "a flag: Node.js prints no process warnings" },
+  { name: "CGO_ENABLED", value: PLAIN_WORD, what: "0/1: whether go builds with cgo" },
+  { name: "DEBUG", value: PLAIN_WORD, what: "names of log channels to print (the debug package's filter)" },
+  { name: "COLUMNS", value: /^\d+$/, what: "a terminal width in columns" },
+  { name: "LINES", value: /^\d+$/, what: "a terminal height in lines" },
+  // A locale or zone name with a `/` (or `..`) is a file the C library loads: only plain names.
+  { name: "LANG", value: /^[\w.@-]*$/, what: "a locale name (C, en_US.UTF-8)" },
+  { name: "LANGUAGE", value: /^[\w.@:-]*$/, what: "locale names for messages" },
+  { name: "LC_ALL", value: /^[\w.@-]*$/, what: "a locale name (C, en_US.UTF-8)" },
+  { name: "LC_COLLATE", value: /^[\w.@-]*$/, what: "a locale name for sorting" },
+  { name: "LC_CTYPE", value: /^[\w.@-]*$/, what: "a locale name for character classes" },
+  { name: "LC_MESSAGES", value: /^[\w.@-]*$/, what: "a locale name for messages" },
+  { name: "LC_NUMERIC", value: /^[\w.@-]*$/, what: "a locale name for numbers" },
+  { name: "LC_TIME", value: /^[\w.@-]*$/, what: "a locale name for dates" },
+  { name: "TZ", value: /^[A-Za-z][\w+-]*(?:\/[A-Za-z][\w+-]*)*$/, what: "a time zone name (UTC, Europe/Berlin), never a path" },
+];
+
+/**
+ * Whether a `NAME=value` prefix only passes a plain setting (PLAIN_ENVIRONMENT): the name is listed
+ * and the value, known before the command runs, has the listed form.
+ */
+export function isPlainSetting(name: string, value: string, dynamic: boolean): boolean {
+  if (dynamic) return false;
+  const row = PLAIN_ENVIRONMENT.find((entry) => entry.name === name);
+  return row !== undefined && row.value.test(value) && ENVIRONMENT.every((entry) => !entry.name.test(name));
+}
 
 /**
  * What setting `name=value` in the environment of a command does (a prefix assignment, an
@@ -1426,6 +1483,9 @@ function readGit(words: readonly string[]): ProgramReading {
   }
   const sub = words[parsed.next];
   if (parsed.next > 1) out.forms.push(["git", ...words.slice(parsed.next)]);
+  if (parsed.next > 1 && sub !== undefined && parsed.dashdash !== true && parsed.seen.every((option) => GIT_PLAIN_GLOBALS.has(option.name))) {
+    out.allowWords = [words[0]!, ...words.slice(parsed.next)];
+  }
   for (const option of parsed.seen) {
     const risky = GIT_RISKY_GLOBALS[option.name];
     if (risky !== undefined) out.refusals.push({ reason: risky, token: option.name });
