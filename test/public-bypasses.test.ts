@@ -534,12 +534,12 @@ const SHELL_CLASSES: readonly ShellClass[] = [
     ],
   },
   {
-    name: "git's own options before the subcommand: an allow for the subcommand covers only -C, --git-dir, --work-tree, --no-pager, -P and --no-optional-locks",
+    name: "git's own options before the subcommand: an allow for the subcommand covers only --no-pager, -P and --no-optional-locks, and -C, --git-dir, --work-tree where `cd DIR` is allowed (none is here)",
     source: "git(1) OPTIONS (-c and --config-env set configuration whose core.pager, core.fsmonitor and alias.* values git runs; --exec-path picks where git finds its subcommands; -p starts the pager; --namespace changes which refs are read and written); GTFOBins (git: -c core.pager, aliases)",
     cases: [
       { command: "git --no-pager log --oneline", expect: "allow" },
-      { command: "git -C . log -1", expect: "allow" },
-      { command: "git --git-dir=.git --work-tree=. diff", expect: "allow" },
+      { command: "git -C . log -1", expect: "not-allow", reason: /directory given with -C/ },
+      { command: "git --git-dir=.git --work-tree=. diff", expect: "not-allow", reason: /given with --git-dir/ },
       { command: "git -P --no-optional-locks status", expect: "allow" },
       { command: "git -c core.pager='rm x' --no-pager log", expect: "deny" },
       { command: "git --no-pager -c alias.l='!rm x' l", expect: "deny", ran: "rm" },
@@ -596,6 +596,32 @@ describe("public bypass classes: the guard reads shell commands as the programs 
       });
     });
   }
+});
+
+// git -C DIR (and --git-dir, --work-tree) reads DIR's repository, whose configuration can name commands (core.fsmonitor,
+// core.pager, diff drivers), as `cd DIR && git ...` would: an allow for the subcommand covers it only where `cd DIR` is allowed.
+const cdGuard = permissionPolicy(parsePolicy(policyYaml(["git log:*", "git status", "git diff:*", "cd src", "cd .git"], DENY), "yaml", "public-bypasses-cd.yaml"));
+
+describe("public bypass classes: git's repository options are read as `cd DIR` [git(1) OPTIONS -C, --git-dir, --work-tree; git-config(1) core.fsmonitor, core.pager]", () => {
+  const cases: readonly [string, Expectation, RegExp?][] = [
+    ["git -C src log -1", "allow"],
+    ["git --no-pager -C src log -1", "allow"],
+    ["git --git-dir=.git --work-tree=src diff", "allow"],
+    ["git -C /tmp/other status", "not-allow", /directory given with -C/],
+    ["git -C src -C ../../tmp/other status", "not-allow", /directory given with -C/],
+    ["git --work-tree=/ diff", "not-allow", /tree given with --work-tree/],
+    ["git --git-dir=/tmp/bare.git log", "not-allow", /given with --git-dir/],
+    ["git -C src -c core.pager='rm x' log", "deny"],
+    ["git -C src push origin main", "deny"],
+    ["cd /tmp/other && git status", "not-allow"],
+  ];
+  it.each(cases)("%s", (command, expected, reason) => {
+    const decision = cdGuard.decide("Bash", { command });
+    if (expected === "allow") expect(decision.mode, decision.reason).toBe("allow");
+    else if (expected === "deny") expect(decision.mode, decision.reason).toBe("deny");
+    else expect(decision.mode, decision.reason).not.toBe("allow");
+    if (reason !== undefined) expect(decision.reason).toMatch(reason);
+  });
 });
 
 // Allow rules on the download and copy programs themselves (`Bash(curl:*)` is common in public settings files):

@@ -35,8 +35,13 @@ interface ProgramReading {
   readsStdin?: boolean;
   /** A wrapper that changes only how its command runs (`timeout 5 CMD`, `nice CMD`): the line is as allowed as the command it runs. */
   transparent?: boolean;
-  /** Words an allow pattern may match in place of the words as written: the program without options that only pick where it works or turn its pager off (`git --no-pager log` as `git log`). */
-  allowWords?: readonly string[];
+  /**
+   * Another spelling an allow pattern may match: the program without options that only turn its
+   * pager off or pick the directory it works in (`git --no-pager -C DIR log` as `git log`). `places`:
+   * the directories picked, each read as `cd DIR` (an allow for the spelling holds only when the
+   * allow rules cover `cd DIR` too), and `waives`: the refusal tokens (`-C`) those places account for.
+   */
+  allowAs?: { readonly words: readonly string[]; readonly places: readonly string[]; readonly waives: readonly string[] };
 }
 
 /** Options of one program: short letters, long names, which take a value. */
@@ -580,15 +585,26 @@ const GIT_RISKY_GLOBALS: Readonly<Record<string, string>> = {
   "-c": "git sets configuration with -c (aliases and core.* settings run commands)",
   "--config-env": "git sets configuration with --config-env (aliases and core.* settings run commands)",
   "--exec-path": "git runs its subcommands from the directory given with --exec-path",
+  "-C": "git reads the repository (its hooks and configuration, which can run commands) from the directory given with -C",
+  "--git-dir": "git reads the repository (its hooks and configuration, which can run commands) given with --git-dir",
+  "--work-tree": "git works on the tree given with --work-tree",
 };
 
 /**
- * Git global options that only pick the repository (as `cd DIR && git ...` would) or keep git from
- * starting a pager: an allow for the subcommand (`git log:*`) covers `git -C DIR --no-pager log`.
- * Not `-p`/`--paginate` (starts the pager), `--namespace` (changes which refs are read and written),
- * `--bare`, `-c`, `--config-env`, `--exec-path`.
+ * Git global options an allow for the subcommand (`git log:*`) looks past: `--no-pager`, `-P` and
+ * `--no-optional-locks` change nothing git runs; `-C`, `--git-dir` and `--work-tree` pick the
+ * repository, whose configuration can name commands, as `cd DIR && git ...` would, so they are
+ * covered only where the allow rules cover `cd DIR`. Not `-p`/`--paginate` (starts the pager),
+ * `--namespace` (changes which refs are read and written), `--bare`, `-c`, `--config-env`, `--exec-path`.
  */
-const GIT_PLAIN_GLOBALS = new Set(["-C", "--git-dir", "--work-tree", "--no-pager", "-P", "--no-optional-locks"]);
+const GIT_PLAIN_GLOBALS: Readonly<Record<string, "none" | "place">> = {
+  "--no-pager": "none",
+  "-P": "none",
+  "--no-optional-locks": "none",
+  "-C": "place",
+  "--git-dir": "place",
+  "--work-tree": "place",
+};
 
 /**
  * Configuration keys whose value git runs, or that change what git runs: `script` values are
@@ -1483,8 +1499,9 @@ function readGit(words: readonly string[]): ProgramReading {
   }
   const sub = words[parsed.next];
   if (parsed.next > 1) out.forms.push(["git", ...words.slice(parsed.next)]);
-  if (parsed.next > 1 && sub !== undefined && parsed.dashdash !== true && parsed.seen.every((option) => GIT_PLAIN_GLOBALS.has(option.name))) {
-    out.allowWords = [words[0]!, ...words.slice(parsed.next)];
+  if (parsed.next > 1 && sub !== undefined && parsed.dashdash !== true && parsed.seen.every((option) => Object.hasOwn(GIT_PLAIN_GLOBALS, option.name))) {
+    const placed = parsed.seen.filter((option) => GIT_PLAIN_GLOBALS[option.name] === "place");
+    out.allowAs = { words: [words[0]!, ...words.slice(parsed.next)], places: placed.map((option) => option.value ?? ""), waives: placed.map((option) => option.name) };
   }
   for (const option of parsed.seen) {
     const risky = GIT_RISKY_GLOBALS[option.name];

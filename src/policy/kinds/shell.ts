@@ -37,8 +37,8 @@ export interface SimpleCommand {
   readonly within?: { readonly words: readonly string[]; readonly at: number };
   /** A wrapper that changes only how its command runs (`timeout 5 CMD`): no pattern need name it; the command it runs is judged on its own. */
   readonly transparent?: boolean;
-  /** Words an allow pattern may match in place of `words`: the program without options that only pick where it works (`git -C DIR log` as `git log`, programs.ts). */
-  readonly allowWords?: readonly string[];
+  /** Another spelling an allow pattern may match (`git --no-pager -C DIR log` as `git log` where `cd DIR` is allowed; programs.ts). */
+  readonly allowAs?: { readonly words: readonly string[]; readonly places: readonly string[]; readonly waives: readonly string[] };
 }
 
 type ShellAnalysis =
@@ -406,11 +406,11 @@ function addSimple(
   const forms: string[][] = denyForms(words, values);
   const nested: { commands: (readonly string[])[]; scripts: string[]; guesses: string[] } = { commands: [], scripts: [], guesses: [] };
   let transparent = false;
-  let allowWords: readonly string[] | undefined;
+  let allowAs: SimpleCommand["allowAs"];
   for (const form of forms) {
     const reading = readProgram(form);
     if (form === forms[0] && reading.transparent === true) transparent = true;
-    if (form === forms[0]) allowWords = reading.allowWords;
+    if (form === forms[0]) allowAs = reading.allowAs;
     for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
     unknown ??= reading.unknown;
     for (const extra of reading.forms) if (forms.length < MAX_FORMS) forms.push([...extra]);
@@ -462,7 +462,7 @@ function addSimple(
     unknown,
     ...(within === undefined ? {} : { within }),
     ...(transparent ? { transparent } : {}),
-    ...(allowWords === undefined ? {} : { allowWords }),
+    ...(allowAs === undefined ? {} : { allowAs }),
   });
   const seenInner = new Set<string>();
   for (const inner of nested.commands) {
