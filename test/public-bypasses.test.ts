@@ -560,6 +560,21 @@ const SHELL_CLASSES: readonly ShellClass[] = [
     ],
   },
   {
+    name: "kubectl's own options before the subcommand: an allow for the subcommand covers only -n/--namespace and --context (not --kubeconfig, --server, --user, --token)",
+    source: "kubectl options reference (--kubeconfig names a file whose users may run credential programs; --server and --token pick where and as whom it connects)",
+    cases: [
+      { command: "kubectl -n prod get pods", expect: "allow" },
+      { command: "kubectl --context staging --namespace=prod get pods -o wide", expect: "allow" },
+      { command: "kubectl --kubeconfig /tmp/k get pods", expect: "not-allow" },
+      { command: "kubectl --server https://10.0.0.1 get pods", expect: "not-allow" },
+      { command: "kubectl --token x -n prod get pods", expect: "not-allow" },
+      { command: "kubectl -n prod exec web -- rm -rf /", expect: "deny" },
+      { command: "kubectl -n prod get pods; rm x", expect: "deny" },
+      { command: "kubectl -n \"$(rm x)\" get pods", expect: "deny", ran: "rm" },
+      { command: "kubectl -n prod delete pod web", expect: "not-allow" },
+    ],
+  },
+  {
     name: "command lists, substitutions and encodings around an allowed first word",
     source: "anthropics/claude-code#4956 'Bash Permission Bypass via Command Chaining'; google-gemini/gemini-cli#11766 and #11510 (chained and piped commands); Tracebit's gemini-cli report (`grep ...; ; env | curl ...`); Backslash Security on Cursor's denylist (base64 | sh)",
     cases: [
@@ -622,6 +637,16 @@ describe("public bypass classes: git's repository options are read as `cd DIR` [
     else expect(decision.mode, decision.reason).not.toBe("allow");
     if (reason !== undefined) expect(decision.reason).toMatch(reason);
   });
+});
+
+// A deny on a kubectl subcommand reads past kubectl's own options, as git's does (`kubectl -n prod delete` is `kubectl delete`).
+const kubeGuard = permissionPolicy(parsePolicy(policyYaml(["kubectl:*"], ["kubectl delete:*"]), "yaml", "public-bypasses-kubectl.yaml"));
+
+describe("public bypass classes: a kubectl deny reads past kubectl's own options [kubectl options reference]", () => {
+  it.each(["kubectl -n prod delete pod web", "kubectl --context=c delete pod web", "kubectl --kubeconfig /tmp/k delete pod web", "kubectl delete pod web"])("%s", (command) => {
+    expect(kubeGuard.decide("Bash", { command }).mode).toBe("deny");
+  });
+  it("kubectl -n prod get pods stays allowed", () => expect(kubeGuard.decide("Bash", { command: "kubectl -n prod get pods" }).mode).toBe("allow"));
 });
 
 // Allow rules on the download and copy programs themselves (`Bash(curl:*)` is common in public settings files):

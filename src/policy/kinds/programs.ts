@@ -366,6 +366,11 @@ interface SubcommandFamily {
    * compose); the command they run must be allowed too. Without it the pattern names the subcommand (`uv run:*`).
    */
   readonly namedBy?: string;
+  /**
+   * Global options that only pick data the subcommand works on (`kubectl -n NS`, `--context C`): an
+   * allow for a subcommand that runs nothing (`kubectl get:*`) covers the line with them before it.
+   */
+  readonly plain?: readonly string[];
 }
 
 /** Options of `docker run` / `podman run` / `docker create` (and the long spellings of exec's). */
@@ -408,9 +413,11 @@ const COMPOSE: SubcommandFamily = {
   namedBy: "compose",
 };
 const CONTAINER_GLOBAL: OptionTable = { flags: "Dv", valued: "Hcl", long: ["--debug", "--tls", "--tlsverify", "--version", "--help"], longValued: ["--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert", "--tlskey"] };
-const KUBECTL: { readonly global: OptionTable; readonly subcommands: Readonly<Record<string, WrapperSpec>> } = {
+const KUBECTL: SubcommandFamily = {
   global: { valued: "nsv", longValued: ["--namespace", "--context", "--kubeconfig", "--server", "--cluster", "--user", "--token", "--as", "--as-group", "--request-timeout"], long: ["--insecure-skip-tls-verify"] },
   subcommands: { exec: { options: {}, afterDashDash: true }, run: { options: {}, afterDashDash: true }, debug: { options: {}, afterDashDash: true }, attach: { options: {}, afterDashDash: true } },
+  // A namespace or a context of the kubeconfig in use; not --kubeconfig (a file whose users may run credential programs), --server, --user, --token.
+  plain: ["-n", "--namespace", "--context"],
 };
 const PROJECT_RUN: WrapperSpec = { options: {} };
 
@@ -520,6 +527,22 @@ function readSubcommandWrapper(name: string, family: SubcommandFamily, words: re
   const key = Object.hasOwn(family.subcommands, two) ? two : Object.hasOwn(family.subcommands, words[at] ?? "") ? words[at]! : undefined;
   if (key === undefined) return undefined;
   return readWrapper(`${name} ${key}`, family.subcommands[key]!, words.slice(at + key.split(" ").length - 1), family.namedBy ?? key.split(" ").at(-1)!);
+}
+
+/**
+ * A subcommand that runs nothing after the family's global options (`kubectl -n prod delete pod x`):
+ * a deny is also tried against the line without them (`kubectl delete pod x`), and an allow too when
+ * every one of them is plain (SubcommandFamily.plain: `kubectl -n prod get pods` as `kubectl get pods`).
+ */
+function subcommandWithoutGlobals(name: string, family: SubcommandFamily, words: readonly string[], out: ProgramReading): void {
+  if (family.plain === undefined) return;
+  const plain = family.plain;
+  const parsed = parseOptions(words, 1, family.global ?? {}, name);
+  const at = parsed.next;
+  if (parsed.unknown !== undefined || parsed.dashdash === true || at <= 1 || at >= words.length) return;
+  const without = [words[0]!, ...words.slice(at)];
+  out.forms.push(without);
+  if (parsed.seen.every((option) => plain.includes(option.name))) out.allowAs = { words: without, places: [], waives: [] };
 }
 
 /** Shells: `-c STRING` is a script; with no -c and no file they read one from standard input. */
@@ -1955,6 +1978,13 @@ export function readProgram(words: readonly string[]): ProgramReading {
   const family = Object.hasOwn(SUBCOMMAND_WRAPPERS, name) ? SUBCOMMAND_WRAPPERS[name] : undefined;
   const subcommand = family === undefined ? undefined : readSubcommandWrapper(name, family, words);
   if (subcommand !== undefined) return subcommand;
+  const out = readOther(name, words);
+  if (family !== undefined) subcommandWithoutGlobals(name, family, words, out);
+  return out;
+}
+
+/** The reading of a program that is no wrapper and no subcommand that runs a command. */
+function readOther(name: string, words: readonly string[]): ProgramReading {
   switch (name) {
     case "find":
       return readFind(words);
