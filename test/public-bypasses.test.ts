@@ -507,6 +507,74 @@ const SHELL_CLASSES: readonly ShellClass[] = [
     ],
   },
   {
+    name: "a NAME=value prefix: an allow covers only plain settings with a static value (CI, NODE_ENV, LANG, TZ, ...); code, program and file variables, substitutions and paths are not covered",
+    source: "ld.so(8) (LD_PRELOAD), node(1) (NODE_OPTIONS --require), python(1) (PYTHONPATH), bash(1) (BASH_ENV, command substitution in assignments), tzset(3) (a TZ naming a file), setlocale(3) (a locale name with a slash is a path)",
+    cases: [
+      { command: "NODE_ENV=test npm run test", expect: "allow" },
+      { command: "CI=1 LANG=C sort a.txt", expect: "allow" },
+      { command: "TZ=Europe/Berlin LC_ALL=C.UTF-8 sort a.txt", expect: "allow" },
+      { command: "NODE_ENV=x LD_PRELOAD=/tmp/x.so npm run test", expect: "not-allow", reason: /LD_PRELOAD/ },
+      { command: "CI=1 NODE_OPTIONS='--require /tmp/x.js' npm run test", expect: "not-allow", reason: /NODE_OPTIONS/ },
+      { command: "PYTHONPATH=. CI=1 make test", expect: "not-allow", reason: /PYTHONPATH/ },
+      { command: "CI=1 GIT_DIR=/tmp/x git log", expect: "not-allow", reason: /NAME=value assignment/ },
+      { command: "CI=$(rm -rf x) npm run test", expect: "deny", ran: "rm" },
+      { command: "CI=`rm x` sort a.txt", expect: "deny", ran: "rm" },
+      { command: "NODE_ENV=test BASH_ENV='$(rm x)' bash -c ls", expect: "deny", ran: "rm" },
+      { command: "CI=1 PAGER='rm x' git log", expect: "deny" },
+      { command: "CI=1 rm -rf x", expect: "deny", ran: "rm" },
+      { command: "CI=1 git push origin main", expect: "deny" },
+      { command: "CI=\"$HOME\" npm run test", expect: "not-allow", reason: /NAME=value assignment/ },
+      { command: "CI=$'\\x31' npm run test", expect: "not-allow", reason: /NAME=value assignment/ },
+      { command: "TZ=/tmp/zone sort a.txt", expect: "not-allow", reason: /NAME=value assignment/ },
+      { command: "TZ=../../tmp/zone sort a.txt", expect: "not-allow", reason: /NAME=value assignment/ },
+      { command: "LANG=/tmp/locale sort a.txt", expect: "not-allow", reason: /NAME=value assignment/ },
+      { command: "CI=~ sort a.txt", expect: "not-allow", reason: /NAME=value assignment/ },
+      { command: "CI[$(rm x)]=1 sort a.txt", expect: "deny" },
+      { command: "FOO=1 npm run test", expect: "not-allow", reason: /NAME=value assignment/ },
+    ],
+  },
+  {
+    name: "git's own options before the subcommand: an allow for the subcommand covers only --no-pager, -P and --no-optional-locks, and -C, --git-dir, --work-tree where `cd DIR` is allowed (none is here)",
+    source: "git(1) OPTIONS (-c and --config-env set configuration whose core.pager, core.fsmonitor and alias.* values git runs; --exec-path picks where git finds its subcommands; -p starts the pager; --namespace changes which refs are read and written); GTFOBins (git: -c core.pager, aliases)",
+    cases: [
+      { command: "git --no-pager log --oneline", expect: "allow" },
+      { command: "git -C . log -1", expect: "not-allow", reason: /directory given with -C/ },
+      { command: "git --git-dir=.git --work-tree=. diff", expect: "not-allow", reason: /given with --git-dir/ },
+      { command: "git -P --no-optional-locks status", expect: "allow" },
+      { command: "git -c core.pager='rm x' --no-pager log", expect: "deny" },
+      { command: "git --no-pager -c alias.l='!rm x' l", expect: "deny", ran: "rm" },
+      { command: "git --no-pager -c core.fsmonitor='rm x' status", expect: "deny" },
+      { command: "git -C \"$(rm x)\" log", expect: "deny", ran: "rm" },
+      { command: "git -C \"$HOME\" log", expect: "not-allow", reason: /only known when the command runs/ },
+      { command: "git --exec-path=/tmp log", expect: "not-allow" },
+      { command: "git --config-env=core.pager=PAGER_CMD --no-pager log", expect: "not-allow", reason: /cannot tell/ },
+      { command: "git -p log", expect: "not-allow" },
+      { command: "git --paginate log", expect: "not-allow" },
+      { command: "git --namespace=x log", expect: "not-allow" },
+      { command: "git --bare log", expect: "not-allow" },
+      { command: "git --no-pager log --ext-diff", expect: "not-allow", reason: /--ext-diff/ },
+      { command: "git --no-pager diff --output=/tmp/x", expect: "not-allow", reason: /writes a file through --output/ },
+      { command: "git --no-pager frobnicate", expect: "not-allow" },
+      { command: "git -C . --no-pager push origin main", expect: "deny" },
+      { command: "git --git-dir=.git reset --hard", expect: "not-allow" },
+    ],
+  },
+  {
+    name: "kubectl's own options before the subcommand: an allow for the subcommand covers only -n/--namespace and --context (not --kubeconfig, --server, --user, --token)",
+    source: "kubectl options reference (--kubeconfig names a file whose users may run credential programs; --server and --token pick where and as whom it connects)",
+    cases: [
+      { command: "kubectl -n prod get pods", expect: "allow" },
+      { command: "kubectl --context staging --namespace=prod get pods -o wide", expect: "allow" },
+      { command: "kubectl --kubeconfig /tmp/k get pods", expect: "not-allow" },
+      { command: "kubectl --server https://10.0.0.1 get pods", expect: "not-allow" },
+      { command: "kubectl --token x -n prod get pods", expect: "not-allow" },
+      { command: "kubectl -n prod exec web -- rm -rf /", expect: "deny" },
+      { command: "kubectl -n prod get pods; rm x", expect: "deny" },
+      { command: "kubectl -n \"$(rm x)\" get pods", expect: "deny", ran: "rm" },
+      { command: "kubectl -n prod delete pod web", expect: "not-allow" },
+    ],
+  },
+  {
     name: "command lists, substitutions and encodings around an allowed first word",
     source: "anthropics/claude-code#4956 'Bash Permission Bypass via Command Chaining'; google-gemini/gemini-cli#11766 and #11510 (chained and piped commands); Tracebit's gemini-cli report (`grep ...; ; env | curl ...`); Backslash Security on Cursor's denylist (base64 | sh)",
     cases: [
@@ -543,6 +611,42 @@ describe("public bypass classes: the guard reads shell commands as the programs 
       });
     });
   }
+});
+
+// git -C DIR (and --git-dir, --work-tree) reads DIR's repository, whose configuration can name commands (core.fsmonitor,
+// core.pager, diff drivers), as `cd DIR && git ...` would: an allow for the subcommand covers it only where `cd DIR` is allowed.
+const cdGuard = permissionPolicy(parsePolicy(policyYaml(["git log:*", "git status", "git diff:*", "cd src", "cd .git"], DENY), "yaml", "public-bypasses-cd.yaml"));
+
+describe("public bypass classes: git's repository options are read as `cd DIR` [git(1) OPTIONS -C, --git-dir, --work-tree; git-config(1) core.fsmonitor, core.pager]", () => {
+  const cases: readonly [string, Expectation, RegExp?][] = [
+    ["git -C src log -1", "allow"],
+    ["git --no-pager -C src log -1", "allow"],
+    ["git --git-dir=.git --work-tree=src diff", "allow"],
+    ["git -C /tmp/other status", "not-allow", /directory given with -C/],
+    ["git -C src -C ../../tmp/other status", "not-allow", /directory given with -C/],
+    ["git --work-tree=/ diff", "not-allow", /tree given with --work-tree/],
+    ["git --git-dir=/tmp/bare.git log", "not-allow", /given with --git-dir/],
+    ["git -C src -c core.pager='rm x' log", "deny"],
+    ["git -C src push origin main", "deny"],
+    ["cd /tmp/other && git status", "not-allow"],
+  ];
+  it.each(cases)("%s", (command, expected, reason) => {
+    const decision = cdGuard.decide("Bash", { command });
+    if (expected === "allow") expect(decision.mode, decision.reason).toBe("allow");
+    else if (expected === "deny") expect(decision.mode, decision.reason).toBe("deny");
+    else expect(decision.mode, decision.reason).not.toBe("allow");
+    if (reason !== undefined) expect(decision.reason).toMatch(reason);
+  });
+});
+
+// A deny on a kubectl subcommand reads past kubectl's own options, as git's does (`kubectl -n prod delete` is `kubectl delete`).
+const kubeGuard = permissionPolicy(parsePolicy(policyYaml(["kubectl:*"], ["kubectl delete:*"]), "yaml", "public-bypasses-kubectl.yaml"));
+
+describe("public bypass classes: a kubectl deny reads past kubectl's own options [kubectl options reference]", () => {
+  it.each(["kubectl -n prod delete pod web", "kubectl --context=c delete pod web", "kubectl --kubeconfig /tmp/k delete pod web", "kubectl delete pod web"])("%s", (command) => {
+    expect(kubeGuard.decide("Bash", { command }).mode).toBe("deny");
+  });
+  it("kubectl -n prod get pods stays allowed", () => expect(kubeGuard.decide("Bash", { command: "kubectl -n prod get pods" }).mode).toBe("allow"));
 });
 
 // Allow rules on the download and copy programs themselves (`Bash(curl:*)` is common in public settings files):

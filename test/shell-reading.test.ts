@@ -201,6 +201,7 @@ describe("an allow covers only what is fully understood, and the ask names the c
     ["cat <<< hello", "here-string"],
     ["git -c alias.st=status st", "git sets configuration with -c"],
     ["git -C /tmp/other status", "directory given with -C"],
+    ["git -c core.pager=less --no-pager status", "git sets configuration with -c"],
     ["git --exec-path=/tmp status", "--exec-path"],
     ["git frobnicate", "no git subcommand the guard knows"],
     ["git rebase -x 'make test' main", "git rebase runs a command through -x"],

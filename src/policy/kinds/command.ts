@@ -1,4 +1,5 @@
 import { foldCase, normalizeString } from "../normalize.js";
+import type { Refusal } from "./programs.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -74,25 +75,38 @@ function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): 
     normal = normalizedWords(command.words) ?? null;
     normalOf.set(command, normal);
   }
-  const matching: CommandPattern[] = [];
+  const matching: { pattern: CommandPattern; refusals: readonly Refusal[] }[] = [];
   const within = command.within;
+  // `git --no-pager -C DIR log` is also read as `git log`, with DIR read as `cd DIR` (programs.ts).
+  const plain = command.allowAs;
+  const plainNormal = plain === undefined ? undefined : normalizedWords(plain.words);
+  let placed: boolean | undefined;
+  const placesAllowed = () => (placed ??= plain !== undefined && plain.places.every((place) => patterns.some((pattern) => covers(pattern, ["cd", place]))));
   for (const pattern of patterns) {
     // A wrapper's command (`pytest -q` of `uv run pytest -q`) is named by a pattern that matches the wrapper's words and fixes words past its start.
     const vouched = within !== undefined && pattern.fixed > within.at && pattern.matches(within.words);
-    if (vouched || (pattern.matches(command.words) && (normal === null || pattern.matches(normal)))) {
-      // The common case: a plain command a pattern matches.
-      if (command.unknown === undefined && command.refusals.length === 0) return COVERED;
-      matching.push(pattern);
-    }
+    const asWritten = vouched || (pattern.matches(command.words) && (normal === null || pattern.matches(normal)));
+    const asPlain = !asWritten && plain !== undefined && pattern.matches(plain.words) && (plainNormal === undefined || pattern.matches(plainNormal));
+    if (!asWritten && !asPlain) continue;
+    const refusals = asPlain && placesAllowed() ? command.refusals.filter((refusal) => !plain.waives.includes(refusal.token)) : command.refusals;
+    // The common case: a plain command a pattern matches.
+    if (command.unknown === undefined && refusals.length === 0) return COVERED;
+    matching.push({ pattern, refusals });
   }
   if (matching.length === 0) return NOT_MATCHED;
   // What the guard cannot read (an option a wrapper's table does not list) no pattern covers.
   if (command.unknown !== undefined) return { matched: true, reason: command.unknown };
-  for (const pattern of matching) {
-    if (command.refusals.every((refusal) => pattern.names(refusal.token))) return COVERED;
+  for (const { pattern, refusals } of matching) {
+    if (refusals.every((refusal) => pattern.names(refusal.token))) return COVERED;
   }
   const first = matching[0]!;
-  return { matched: true, reason: command.refusals.find((refusal) => !first.names(refusal.token))?.reason };
+  return { matched: true, reason: first.refusals.find((refusal) => !first.pattern.names(refusal.token))?.reason };
+}
+
+/** A pattern covers plain static words (normalised spellings included). */
+function covers(pattern: CommandPattern, words: readonly string[]): boolean {
+  const normal = normalizedWords(words);
+  return pattern.matches(words) && (normal === undefined || pattern.matches(normal));
 }
 
 /** The words normalised (look-alikes, fullwidth, invisible characters), when that changes them. */

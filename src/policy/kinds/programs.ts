@@ -35,6 +35,13 @@ interface ProgramReading {
   readsStdin?: boolean;
   /** A wrapper that changes only how its command runs (`timeout 5 CMD`, `nice CMD`): the line is as allowed as the command it runs. */
   transparent?: boolean;
+  /**
+   * Another spelling an allow pattern may match: the program without options that only turn its
+   * pager off or pick the directory it works in (`git --no-pager -C DIR log` as `git log`). `places`:
+   * the directories picked, each read as `cd DIR` (an allow for the spelling holds only when the
+   * allow rules cover `cd DIR` too), and `waives`: the refusal tokens (`-C`) those places account for.
+   */
+  allowAs?: { readonly words: readonly string[]; readonly places: readonly string[]; readonly waives: readonly string[] };
 }
 
 /** Options of one program: short letters, long names, which take a value. */
@@ -359,6 +366,11 @@ interface SubcommandFamily {
    * compose); the command they run must be allowed too. Without it the pattern names the subcommand (`uv run:*`).
    */
   readonly namedBy?: string;
+  /**
+   * Global options that only pick data the subcommand works on (`kubectl -n NS`, `--context C`): an
+   * allow for a subcommand that runs nothing (`kubectl get:*`) covers the line with them before it.
+   */
+  readonly plain?: readonly string[];
 }
 
 /** Options of `docker run` / `podman run` / `docker create` (and the long spellings of exec's). */
@@ -401,9 +413,11 @@ const COMPOSE: SubcommandFamily = {
   namedBy: "compose",
 };
 const CONTAINER_GLOBAL: OptionTable = { flags: "Dv", valued: "Hcl", long: ["--debug", "--tls", "--tlsverify", "--version", "--help"], longValued: ["--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert", "--tlskey"] };
-const KUBECTL: { readonly global: OptionTable; readonly subcommands: Readonly<Record<string, WrapperSpec>> } = {
+const KUBECTL: SubcommandFamily = {
   global: { valued: "nsv", longValued: ["--namespace", "--context", "--kubeconfig", "--server", "--cluster", "--user", "--token", "--as", "--as-group", "--request-timeout"], long: ["--insecure-skip-tls-verify"] },
   subcommands: { exec: { options: {}, afterDashDash: true }, run: { options: {}, afterDashDash: true }, debug: { options: {}, afterDashDash: true }, attach: { options: {}, afterDashDash: true } },
+  // A namespace or a context of the kubeconfig in use; not --kubeconfig (a file whose users may run credential programs), --server, --user, --token.
+  plain: ["-n", "--namespace", "--context"],
 };
 const PROJECT_RUN: WrapperSpec = { options: {} };
 
@@ -515,6 +529,22 @@ function readSubcommandWrapper(name: string, family: SubcommandFamily, words: re
   return readWrapper(`${name} ${key}`, family.subcommands[key]!, words.slice(at + key.split(" ").length - 1), family.namedBy ?? key.split(" ").at(-1)!);
 }
 
+/**
+ * A subcommand that runs nothing after the family's global options (`kubectl -n prod delete pod x`):
+ * a deny is also tried against the line without them (`kubectl delete pod x`), and an allow too when
+ * every one of them is plain (SubcommandFamily.plain: `kubectl -n prod get pods` as `kubectl get pods`).
+ */
+function subcommandWithoutGlobals(name: string, family: SubcommandFamily, words: readonly string[], out: ProgramReading): void {
+  if (family.plain === undefined) return;
+  const plain = family.plain;
+  const parsed = parseOptions(words, 1, family.global ?? {}, name);
+  const at = parsed.next;
+  if (parsed.unknown !== undefined || parsed.dashdash === true || at <= 1 || at >= words.length) return;
+  const without = [words[0]!, ...words.slice(at)];
+  out.forms.push(without);
+  if (parsed.seen.every((option) => plain.includes(option.name))) out.allowAs = { words: without, places: [], waives: [] };
+}
+
 /** Shells: `-c STRING` is a script; with no -c and no file they read one from standard input. */
 export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "rbash", "yash", "posh", "csh", "tcsh", "ksh93", "lksh", "oksh", "loksh"]);
 
@@ -581,6 +611,22 @@ const GIT_RISKY_GLOBALS: Readonly<Record<string, string>> = {
   "-C": "git reads the repository (its hooks and configuration, which can run commands) from the directory given with -C",
   "--git-dir": "git reads the repository (its hooks and configuration, which can run commands) given with --git-dir",
   "--work-tree": "git works on the tree given with --work-tree",
+};
+
+/**
+ * Git global options an allow for the subcommand (`git log:*`) looks past: `--no-pager`, `-P` and
+ * `--no-optional-locks` change nothing git runs; `-C`, `--git-dir` and `--work-tree` pick the
+ * repository, whose configuration can name commands, as `cd DIR && git ...` would, so they are
+ * covered only where the allow rules cover `cd DIR`. Not `-p`/`--paginate` (starts the pager),
+ * `--namespace` (changes which refs are read and written), `--bare`, `-c`, `--config-env`, `--exec-path`.
+ */
+const GIT_PLAIN_GLOBALS: Readonly<Record<string, "none" | "place">> = {
+  "--no-pager": "none",
+  "-P": "none",
+  "--no-optional-locks": "none",
+  "-C": "place",
+  "--git-dir": "place",
+  "--work-tree": "place",
 };
 
 /**
@@ -670,6 +716,56 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
   { name: /^(?:TAR_OPTIONS|LESS|MANOPT|GZIP|ZIPOPT|XZ_OPT|BZIP2|PARALLEL|GREP_OPTIONS|RSYNC_OPTIONS|WGETRC|CURL_HOME|SSH_CONFIG)$/, effect: "code", what: "reads options or settings (which can run commands) from it" },
   { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_NOSYSTEM|GIT_NAMESPACE|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|GIT_ALLOW_PROTOCOL|GIT_PROTOCOL_FROM_USER|GIT_SSH_VARIANT|HOME|XDG_CONFIG_HOME)$/, effect: "refuse", what: "reads its configuration or repository (which can run commands) through it" },
 ];
+
+/** A value that is one plain word: letters, digits and `_ . , : @ % + = -` (no `/`, `~`, space or quote). */
+const PLAIN_WORD = /^[\w.,:@%+=-]*$/;
+
+/**
+ * Variables documented as plain settings: no program, file to load or code can be named through
+ * them, so a `NAME=value` prefix of one with a static value does not change what runs
+ * (`NODE_ENV=test npm test`, `CI=1 npm test`). None is in ENVIRONMENT; `value` limits what it may hold.
+ */
+const PLAIN_ENVIRONMENT: readonly { readonly name: string; readonly value: RegExp; readonly what: string }[] = [
+  { name: "CI", value: PLAIN_WORD, what: "a flag tools read as 'running in continuous integration'" },
+  { name: "NODE_ENV", value: PLAIN_WORD, what: "a mode name (development, test, production) programs compare with" },
+  { name: "FORCE_COLOR", value: PLAIN_WORD, what: "a colour level (0-3) for Node.js tools" },
+  { name: "NO_COLOR", value: PLAIN_WORD, what: "turns colour off when set" },
+  { name: "CLICOLOR", value: PLAIN_WORD, what: "a 0/1 colour switch" },
+  { name: "CLICOLOR_FORCE", value: PLAIN_WORD, what: "a 0/1 colour switch" },
+  { name: "CARGO_TERM_COLOR", value: PLAIN_WORD, what: "cargo's colour choice (auto, always, never)" },
+  { name: "RUST_BACKTRACE", value: PLAIN_WORD, what: "0, 1 or full: whether a Rust program prints a backtrace" },
+  { name: "RUST_LOG", value: PLAIN_WORD, what: "log levels per module (env_logger's filter text)" },
+  { name: "PYTHONUNBUFFERED", value: PLAIN_WORD, what: "a flag: Python does not buffer its output" },
+  { name: "PYTHONDONTWRITEBYTECODE", value: PLAIN_WORD, what: "a flag: Python writes no .pyc files" },
+  { name: "PYTHONHASHSEED", value: PLAIN_WORD, what: "a number (or random) seeding Python's string hashes" },
+  { name: "PYTHONFAULTHANDLER", value: PLAIN_WORD, what: "a flag: Python dumps tracebacks on a crash" },
+  { name: "PYTHONUTF8", value: PLAIN_WORD, what: "0/1: Python's UTF-8 mode" },
+  { name: "NODE_NO_WARNINGS", value: PLAIN_WORD, what: "a flag: Node.js prints no process warnings" },
+  { name: "CGO_ENABLED", value: PLAIN_WORD, what: "0/1: whether go builds with cgo" },
+  { name: "DEBUG", value: PLAIN_WORD, what: "names of log channels to print (the debug package's filter)" },
+  { name: "COLUMNS", value: /^\d+$/, what: "a terminal width in columns" },
+  { name: "LINES", value: /^\d+$/, what: "a terminal height in lines" },
+  // A locale or zone name with a `/` (or `..`) is a file the C library loads: only plain names.
+  { name: "LANG", value: /^[\w.@-]*$/, what: "a locale name (C, en_US.UTF-8)" },
+  { name: "LANGUAGE", value: /^[\w.@:-]*$/, what: "locale names for messages" },
+  { name: "LC_ALL", value: /^[\w.@-]*$/, what: "a locale name (C, en_US.UTF-8)" },
+  { name: "LC_COLLATE", value: /^[\w.@-]*$/, what: "a locale name for sorting" },
+  { name: "LC_CTYPE", value: /^[\w.@-]*$/, what: "a locale name for character classes" },
+  { name: "LC_MESSAGES", value: /^[\w.@-]*$/, what: "a locale name for messages" },
+  { name: "LC_NUMERIC", value: /^[\w.@-]*$/, what: "a locale name for numbers" },
+  { name: "LC_TIME", value: /^[\w.@-]*$/, what: "a locale name for dates" },
+  { name: "TZ", value: /^[A-Za-z][\w+-]*(?:\/[A-Za-z][\w+-]*)*$/, what: "a time zone name (UTC, Europe/Berlin), never a path" },
+];
+
+/**
+ * Whether a `NAME=value` prefix only passes a plain setting (PLAIN_ENVIRONMENT): the name is listed
+ * and the value, known before the command runs, has the listed form.
+ */
+export function isPlainSetting(name: string, value: string, dynamic: boolean): boolean {
+  if (dynamic) return false;
+  const row = PLAIN_ENVIRONMENT.find((entry) => entry.name === name);
+  return row !== undefined && row.value.test(value) && ENVIRONMENT.every((entry) => !entry.name.test(name));
+}
 
 /**
  * What setting `name=value` in the environment of a command does (a prefix assignment, an
@@ -1426,6 +1522,10 @@ function readGit(words: readonly string[]): ProgramReading {
   }
   const sub = words[parsed.next];
   if (parsed.next > 1) out.forms.push(["git", ...words.slice(parsed.next)]);
+  if (parsed.next > 1 && sub !== undefined && parsed.dashdash !== true && parsed.seen.every((option) => Object.hasOwn(GIT_PLAIN_GLOBALS, option.name))) {
+    const placed = parsed.seen.filter((option) => GIT_PLAIN_GLOBALS[option.name] === "place");
+    out.allowAs = { words: [words[0]!, ...words.slice(parsed.next)], places: placed.map((option) => option.value ?? ""), waives: placed.map((option) => option.name) };
+  }
   for (const option of parsed.seen) {
     const risky = GIT_RISKY_GLOBALS[option.name];
     if (risky !== undefined) out.refusals.push({ reason: risky, token: option.name });
@@ -1878,6 +1978,13 @@ export function readProgram(words: readonly string[]): ProgramReading {
   const family = Object.hasOwn(SUBCOMMAND_WRAPPERS, name) ? SUBCOMMAND_WRAPPERS[name] : undefined;
   const subcommand = family === undefined ? undefined : readSubcommandWrapper(name, family, words);
   if (subcommand !== undefined) return subcommand;
+  const out = readOther(name, words);
+  if (family !== undefined) subcommandWithoutGlobals(name, family, words, out);
+  return out;
+}
+
+/** The reading of a program that is no wrapper and no subcommand that runs a command. */
+function readOther(name: string, words: readonly string[]): ProgramReading {
   switch (name) {
     case "find":
       return readFind(words);

@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, type Refusal } from "./programs.js";
+import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, type Refusal } from "./programs.js";
 import { shellParser } from "./shell-grammar.js";
 
 /**
@@ -37,6 +37,8 @@ export interface SimpleCommand {
   readonly within?: { readonly words: readonly string[]; readonly at: number };
   /** A wrapper that changes only how its command runs (`timeout 5 CMD`): no pattern need name it; the command it runs is judged on its own. */
   readonly transparent?: boolean;
+  /** Another spelling an allow pattern may match (`git --no-pager -C DIR log` as `git log` where `cd DIR` is allowed; programs.ts). */
+  readonly allowAs?: { readonly words: readonly string[]; readonly places: readonly string[]; readonly waives: readonly string[] };
 }
 
 type ShellAnalysis =
@@ -404,9 +406,11 @@ function addSimple(
   const forms: string[][] = denyForms(words, values);
   const nested: { commands: (readonly string[])[]; scripts: string[]; guesses: string[] } = { commands: [], scripts: [], guesses: [] };
   let transparent = false;
+  let allowAs: SimpleCommand["allowAs"];
   for (const form of forms) {
     const reading = readProgram(form);
     if (form === forms[0] && reading.transparent === true) transparent = true;
+    if (form === forms[0]) allowAs = reading.allowAs;
     for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
     unknown ??= reading.unknown;
     for (const extra of reading.forms) if (forms.length < MAX_FORMS) forms.push([...extra]);
@@ -458,6 +462,7 @@ function addSimple(
     unknown,
     ...(within === undefined ? {} : { within }),
     ...(transparent ? { transparent } : {}),
+    ...(allowAs === undefined ? {} : { allowAs }),
   });
   const seenInner = new Set<string>();
   for (const inner of nested.commands) {
@@ -499,8 +504,10 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
   for (const child of node.namedChildren) {
     if (child === null) continue;
     if (child.type === "variable_assignment") {
-      assignments = true;
-      environment.push(assignmentReading(child, walk));
+      const reading = assignmentReading(child, walk);
+      // `NODE_ENV=test npm test`: a plain setting with a static value changes nothing an allow vouches for.
+      if (!reading.plain) assignments = true;
+      environment.push(reading);
     } else if (child.type === "command_name") {
       for (const part of child.namedChildren) if (part !== null) push(wordValue(part, walk));
     } else if (child.type === "herestring_redirect") {
@@ -525,16 +532,20 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
 }
 
 
-/** What `NAME=value` sets (programs.ts's environment table); the value's substitutions are walked. */
-function assignmentReading(node: Node, walk: Walk): EnvironmentReading {
+/**
+ * What `NAME=value` sets (programs.ts's environment table); the value's substitutions are walked.
+ * `plain`: a plain setting (programs.ts's PLAIN_ENVIRONMENT) with a static value, spelled the same in bash and sh.
+ */
+function assignmentReading(node: Node, walk: Walk): EnvironmentReading & { readonly plain: boolean } {
   const nameNode = node.childForFieldName("name");
   const name = nameNode?.text ?? "";
   // `a[$(cmd)]=1`: bash evaluates the subscript, substitutions included.
   if (nameNode !== null) collectNested(nameNode, walk);
   const valueNode = node.childForFieldName("value");
-  const value = valueNode === null ? { text: "", dynamic: false } : wordValue(valueNode, walk);
+  const value = valueNode === null ? { text: "", dynamic: false, ansiC: false } : wordValue(valueNode, walk);
   walk.values?.set(name, value.dynamic ? undefined : value.text);
-  return readEnvironment(name, value.text, value.dynamic, "the command line");
+  const plain = node.type === "variable_assignment" && nameNode?.type === "variable_name" && !value.ansiC && isPlainSetting(name, value.text, value.dynamic);
+  return { ...readEnvironment(name, value.text, value.dynamic, "the command line"), plain };
 }
 
 /** An assignment outside a command (`PAGER=cmd; git log`, `export GIT_SSH_COMMAND=cmd`): it reaches the commands after it. */
