@@ -51,10 +51,24 @@ function policyYaml(policy: OraclePolicy): string {
 
 const base = (word: string) => word.slice(word.lastIndexOf("/") + 1);
 
+/**
+ * git's options that only turn the pager or optional locks off run nothing and change nothing git
+ * does (git(1)): a rule on `git status` is a rule on `git --no-pager status`, for allows and denies.
+ */
+const GIT_INERT_OPTIONS = new Set(["--no-pager", "-P", "--no-optional-locks"]);
+
+function ruleWords(argv: readonly string[]): string[] {
+  const words = [base(argv[0] ?? ""), ...argv.slice(1)];
+  if (words[0] !== "git") return words;
+  let i = 1;
+  while (i < words.length && GIT_INERT_OPTIONS.has(words[i] ?? "")) i += 1;
+  return ["git", ...words.slice(i)];
+}
+
 function patternMatches(pattern: string, argv: readonly string[]): boolean {
   const prefix = pattern.endsWith(":*");
   const words = (prefix ? pattern.slice(0, -2) : pattern).trim().split(/\s+/);
-  const actual = [base(argv[0] ?? ""), ...argv.slice(1)];
+  const actual = ruleWords(argv);
   if (prefix ? actual.length < words.length : actual.length !== words.length) return false;
   return words.every((word, i) => actual[i] === word);
 }
