@@ -1214,10 +1214,17 @@ export class PermissionPolicy {
    * Each says the rule's whole condition; the lines are grouped and bounded.
    */
   usageLines(): string[] {
-    const lists = { trusted: this.provenance.trusted ?? [], untrusted: this.provenance.untrusted ?? [] };
-    const rules = this.rules.flatMap((rule) => (rule.contextual && rule.mode !== "allow" ? [{ ...rule.spec, mode: rule.mode }] : []));
-    return provenanceUsageLines(rules, lists, describeMatcher);
+    // The rules and provenance settings are fixed when the policy is built: the lines are built once
+    // (the guard asks for them on every model call).
+    if (this.#usageLines === undefined) {
+      const lists = { trusted: this.provenance.trusted ?? [], untrusted: this.provenance.untrusted ?? [] };
+      const rules = this.rules.flatMap((rule) => (rule.contextual && rule.mode !== "allow" ? [{ ...rule.spec, mode: rule.mode }] : []));
+      this.#usageLines = provenanceUsageLines(rules, lists, describeMatcher);
+    }
+    return [...this.#usageLines];
   }
+
+  #usageLines: readonly string[] | undefined;
 
   /**
    * The evidence of a deny or ask that no provenance condition decided: the values the policy's
