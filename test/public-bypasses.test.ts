@@ -16,7 +16,7 @@ import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-orac
 
 const ALLOW = [
   "echo:*", "ls:*", "cat:*", "find:*", "grep:*", "git status", "git log:*", "git diff:*", "git show:*", "git fetch:*", "git clone:*",
-  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*",
+  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*", "fd:*", "fdfind:*", "fzf:*",
   "npm run test:*", "parallel:*", "apt-get:*", "expect:*", "base64:*", "tmux:*", "screen -ls", "screen -r:*", "python3 -c:*", "perl -e:*", "node -e:*",
   "scp:*", "rsync:*", "timeout:*", "docker ps:*", "kubectl get:*", "uv run pytest:*", "npx prettier:*", "gdb:*", "psql:*",
 ];
@@ -504,6 +504,27 @@ const SHELL_CLASSES: readonly ShellClass[] = [
       { command: "xargs -0 -n1 rm < zero.list", expect: "deny", ran: "rm" },
       { command: "ls | xargs -I % sh -c 'rm %'", expect: "deny" },
       { command: "find . -name '*.ts' -print0", expect: "allow" },
+    ],
+  },
+  {
+    name: "fd runs a command given after -x/--exec or -X/--exec-batch (up to `;`); fzf runs --preview and the actions of --bind through a shell",
+    source: "ldayton/Dippy#22 (fd --exec and --exec-batch delegate to the inner command's checks); fd(1) -x/--exec, -X/--exec-batch; fzf(1) --preview, --bind execute/become/reload, --with-shell",
+    cases: [
+      { command: "fd -x rm", expect: "deny" },
+      { command: "fd -j2 --exec=rm", expect: "deny" },
+      { command: "fd -tf -Hxrm", expect: "deny" },
+      { command: "fd foo -X rm", expect: "deny" },
+      { command: "fd --exec-batch rm {}", expect: "deny" },
+      { command: "fd -x echo {} ';' -X rm", expect: "deny" },
+      { command: "fdfind -e txt -x rm", expect: "deny" },
+      { command: "fd -x cat", expect: "not-allow", reason: /fd runs a command through -x/ },
+      { command: "fzf --preview 'rm {}'", expect: "deny" },
+      { command: "fzf --with-shell 'rm -c'", expect: "deny" },
+      { command: "fzf --preview='cat {}'", expect: "not-allow", reason: /fzf runs a command through --preview/ },
+      { command: "fzf --bind 'enter:execute(rm {})'", expect: "not-allow", reason: /fzf runs code given with --bind/ },
+      { command: "fd -e txt foo", expect: "allow" },
+      { command: "fd -- -x rm", expect: "allow" },
+      { command: "fzf -m --query x", expect: "allow" },
     ],
   },
   {

@@ -886,6 +886,8 @@ const OPTION_EFFECTS: readonly {
   readonly settings?: readonly { readonly name: RegExp; readonly effect: OptionEffect }[];
 }[] = [
   { programs: ["rg", "ripgrep"], options: [{ option: "--pre", effect: "program" }] },
+  // fzf runs --preview and the execute/become/reload actions of --bind through a shell, and --with-shell is that shell.
+  { programs: ["fzf"], options: [{ option: "--preview", effect: "script" }, { option: "--bind", effect: "code" }, { option: "--with-shell", effect: "script" }] },
   { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
   { programs: ["tree"], options: [{ option: "-o", effect: "writes" }] },
   { programs: ["yq"], options: [{ option: "-i", effect: "writes", cluster: true }, { option: "--inplace", effect: "writes" }] },
@@ -1458,6 +1460,31 @@ function readFind(words: readonly string[]): ProgramReading {
   return out;
 }
 
+/** fd's flags that take no value (a cluster of them may end in -x or -X with the command attached: `fd -Hxrm`). */
+const FD_FLAGS = "HIusigFalLp01q";
+
+/** fd: -x/--exec and -X/--exec-batch COMMAND [ARGS...] up to `;` or the end of the line. */
+function readFd(words: readonly string[]): ProgramReading {
+  const out = empty();
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") break;
+    const long = /^(--exec(?:-batch)?)(?:=(.*))?$/s.exec(word);
+    const short = long === null ? new RegExp(`^-[${FD_FLAGS}]*([xX])(.*)$`, "s").exec(word) : null;
+    if (long === null && short === null) continue;
+    const shown = long !== null ? long[1]! : `-${short![1]!}`;
+    const attached = long !== null ? long[2] : short![2] === "" ? undefined : short![2];
+    out.refusals.push({ reason: `fd runs a command through ${shown}`, token: shown });
+    let end = i + 1;
+    while (end < words.length && words[end] !== ";") end += 1;
+    const inner = [...(attached === undefined ? [] : [attached]), ...words.slice(i + 1, end)];
+    if (inner.length > 0 && inner[0] !== "") out.commands.push(inner);
+    else out.unknown ??= `fd ${shown} has no command`;
+    i = end;
+  }
+  return out;
+}
+
 /** `git -c KEY=VALUE` (and `--config-env`, `clone -c`): what a setting makes git run (GIT_CONFIG_COMMANDS). */
 function readGitSetting(option: string, setting: string, out: ProgramReading): void {
   const key = setting.split("=")[0] ?? "";
@@ -1988,6 +2015,9 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
   switch (name) {
     case "find":
       return readFind(words);
+    case "fd":
+    case "fdfind":
+      return readFd(words);
     case "git":
       return readGit(words);
     case "npm":
