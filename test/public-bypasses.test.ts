@@ -16,7 +16,7 @@ import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-orac
 
 const ALLOW = [
   "echo:*", "ls:*", "cat:*", "find:*", "grep:*", "git status", "git log:*", "git diff:*", "git show:*", "git fetch:*", "git clone:*",
-  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*", "fd:*", "fdfind:*", "fzf:*",
+  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*", "fd:*", "fdfind:*", "fzf:*", "sqlite3:*",
   "npm run test:*", "parallel:*", "apt-get:*", "expect:*", "base64:*", "tmux:*", "screen -ls", "screen -r:*", "python3 -c:*", "perl -e:*", "node -e:*",
   "scp:*", "rsync:*", "timeout:*", "docker ps:*", "kubectl get:*", "uv run pytest:*", "npx prettier:*", "gdb:*", "psql:*",
 ];
@@ -525,6 +525,25 @@ const SHELL_CLASSES: readonly ShellClass[] = [
       { command: "fd -e txt foo", expect: "allow" },
       { command: "fd -- -x rm", expect: "allow" },
       { command: "fzf -m --query x", expect: "allow" },
+    ],
+  },
+  {
+    name: "sqlite3 runs each operand after the database: dot-commands that run a command (.shell, .system, .output/.once '|CMD') and SQL functions that reach outside it (edit(), writefile(), load_extension())",
+    source: "GTFOBins (sqlite3: 'Shell' sqlite3 /dev/null '.shell /bin/sh', 'File write' via ATTACH); sqlite.org/cli.html (.shell, .system, .output |CMD, edit(), writefile()); checked with sqlite3 3.40.1",
+    cases: [
+      { command: "sqlite3 /dev/null '.shell rm x'", expect: "deny" },
+      { command: "sqlite3 db '.system rm x'", expect: "deny" },
+      { command: "sqlite3 db \".output '|rm x'\" 'select 1;'", expect: "deny" },
+      { command: "sqlite3 db '.once |rm' 'select 1;'", expect: "deny" },
+      { command: "sqlite3 -separator , db '.tables\n.shell rm x'", expect: "deny" },
+      { command: "sqlite3 -readonly :memory: '.system ls'", expect: "not-allow", reason: /sqlite3 runs a command through \.system/ },
+      { command: "sqlite3 db '.import \"|rm x\" t'", expect: "not-allow", reason: /sqlite3 runs the dot-command \.import/ },
+      { command: "sqlite3 db '.load ./ext'", expect: "not-allow", reason: /sqlite3 runs the dot-command \.load/ },
+      { command: "sqlite3 db \"select edit('x','rm');\"", expect: "not-allow", reason: /edit\(\)/ },
+      { command: "sqlite3 db \"select writefile('/etc/x','y');\"", expect: "not-allow", reason: /writefile\(\)/ },
+      { command: "sqlite3 -A x db", expect: "not-allow" },
+      { command: "sqlite3 db 'select count(*) from t;'", expect: "allow" },
+      { command: "sqlite3 -separator .shell db .tables '.schema t'", expect: "allow" },
     ],
   },
   {

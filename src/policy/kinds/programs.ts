@@ -1485,6 +1485,53 @@ function readFd(words: readonly string[]): ProgramReading {
   return out;
 }
 
+/** sqlite3's options that take one value, and two (`-lookaside SIZE N`); `-A ARGS...` takes the rest of the line. */
+const SQLITE3_VALUED = new Set(["cmd", "init", "newline", "nullvalue", "separator", "vfs", "maxsize", "mmap", "nonce", "heap"]);
+const SQLITE3_TWO_VALUES = new Set(["lookaside", "pagecache"]);
+
+/** Dot-commands that only print or set how output looks: they run, load and write nothing. */
+const SQLITE3_INERT_DOT = /^\.(?:tables|table|schema|fullschema|indexes|indices|databases|dbinfo|headers?|mode|dump|show|help|width|nullvalue|separator|timer|stats|print|echo|changes|eqp|explain|bail|quit|exit)(?:\s|$)/;
+
+/** Dot-commands that pipe through a command: `.output |CMD`, `.once |CMD`, `.read |CMD` (`.import |CMD TABLE` is not read). */
+const SQLITE3_PIPE_DOT = /^\.(?:output|once|read)\s+(['"]?)\|(.*)\1\s*$/s;
+
+/**
+ * sqlite3 FILE SQL...: each operand after the database is run, an operand that starts with `.` as dot-commands
+ * (one a line: `.shell CMD`, `.system CMD`, `.output |CMD` run a command), any other as SQL, whose functions
+ * edit() (runs an editor), writefile() and load_extension() reach outside the database.
+ */
+function readSqlite3Operands(words: readonly string[], out: ProgramReading): void {
+  const operands: string[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    const option = /^--?([A-Za-z]+)$/.exec(word)?.[1];
+    if (option === "A") return void (out.unknown ??= "sqlite3 -A runs an archive command the guard does not read");
+    if (option !== undefined && SQLITE3_VALUED.has(option)) i += 1;
+    else if (option !== undefined && SQLITE3_TWO_VALUES.has(option)) i += 2;
+    else if (option === undefined) operands.push(word);
+  }
+  for (const text of operands.slice(1)) {
+    if (text.startsWith(".")) {
+      for (const line of text.split("\n")) {
+        if (line.trim() === "" || SQLITE3_INERT_DOT.test(line)) continue;
+        const name = /^\.(\w*)/.exec(line)?.[1] ?? "";
+        const escape = /^\.(?:shell|system)\s+(.*)$/s.exec(line);
+        const pipe = SQLITE3_PIPE_DOT.exec(line);
+        if (escape !== null || pipe !== null) {
+          out.refusals.push({ reason: `sqlite3 runs a command through .${name}`, token: `.${name}` });
+          out.scripts.push(escape !== null ? escape[1]! : pipe![2]!);
+        } else {
+          out.refusals.push({ reason: `sqlite3 runs the dot-command .${name}`, token: `.${name}` });
+          out.unknown ??= `sqlite3 runs the dot-command .${name}, which the guard does not read`;
+        }
+      }
+    } else if (/\b(?:edit|writefile|load_extension)\s*\(/i.test(text)) {
+      out.refusals.push({ reason: "sqlite3 runs SQL that calls edit(), writefile() or load_extension()", token: "edit" });
+      out.unknown ??= "sqlite3 runs SQL that calls edit(), writefile() or load_extension(), which reach outside the database, and the guard cannot read what they run";
+    }
+  }
+}
+
 /** `git -c KEY=VALUE` (and `--config-env`, `clone -c`): what a setting makes git run (GIT_CONFIG_COMMANDS). */
 function readGitSetting(option: string, setting: string, out: ProgramReading): void {
   const key = setting.split("=")[0] ?? "";
@@ -2063,6 +2110,11 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     case "sed":
     case "gsed":
       return readSed(words);
+    case "sqlite3": {
+      const out = readOptionEffects(name, words) ?? empty();
+      readSqlite3Operands(words, out);
+      return out;
+    }
     default:
       break;
   }
