@@ -16,7 +16,7 @@ import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-orac
 
 const ALLOW = [
   "echo:*", "ls:*", "cat:*", "find:*", "grep:*", "git status", "git log:*", "git diff:*", "git show:*", "git fetch:*", "git clone:*",
-  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*", "fd:*", "fdfind:*", "fzf:*", "sqlite3:*",
+  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*", "fd:*", "fdfind:*", "fzf:*", "sqlite3:*", "cargo test:*", "cargo doc:*",
   "npm run test:*", "parallel:*", "apt-get:*", "expect:*", "base64:*", "tmux:*", "screen -ls", "screen -r:*", "python3 -c:*", "perl -e:*", "node -e:*",
   "scp:*", "rsync:*", "timeout:*", "docker ps:*", "kubectl get:*", "uv run pytest:*", "npx prettier:*", "gdb:*", "psql:*",
 ];
@@ -544,6 +544,21 @@ const SHELL_CLASSES: readonly ShellClass[] = [
       { command: "sqlite3 -A x db", expect: "not-allow" },
       { command: "sqlite3 db 'select count(*) from t;'", expect: "allow" },
       { command: "sqlite3 -separator .shell db .tables '.schema t'", expect: "allow" },
+    ],
+  },
+  {
+    name: "cargo --config KEY=VALUE names a program cargo runs (target runner, rustc and its wrappers, linker, doc browser, credential provider), as the CARGO_* variables do; a --config file is configuration the guard cannot read",
+    source: "The Cargo Book, Configuration: '--config KEY=VALUE or PATH', build.rustc-wrapper, target.<triple>.runner, target.<cfg>.runner, doc.browser, registry.credential-provider; the same keys as CARGO_TARGET_<triple>_RUNNER and RUSTC_WRAPPER, already read before the command",
+    cases: [
+      { command: "cargo --config 'build.rustc-wrapper=\"rm\"' build", expect: "deny" },
+      { command: "cargo test --config 'target.x86_64-unknown-linux-gnu.runner = \"rm\"'", expect: "deny" },
+      { command: "cargo test --config \"target.'cfg(unix)'.runner='rm'\"", expect: "deny" },
+      { command: "cargo test --config 'target.x.runner=[\"rm\", \"-rf\"]'", expect: "deny" },
+      { command: "cargo doc --open --config 'doc.browser=\"rm\"'", expect: "deny" },
+      { command: "cargo test --config 'build.rustc=\"./rustc\"'", expect: "not-allow", reason: /cargo runs (?:the )?code given with --config/ },
+      { command: "cargo test --config=evil.toml", expect: "not-allow", reason: /cargo runs (?:the )?code given with --config/ },
+      { command: "cargo test -- --config x", expect: "allow" },
+      { command: "cargo test --release", expect: "allow" },
     ],
   },
   {

@@ -999,6 +999,9 @@ const OPTION_EFFECTS: readonly {
   { programs: ["svn"], options: [{ option: "--diff-cmd", effect: "program" }, { option: "--diff3-cmd", effect: "program" }, { option: "--editor-cmd", effect: "script" }, { option: "--config-option", effect: "code" }, { option: "--config-dir", effect: "file" }] },
   { programs: ["go"], options: [{ option: "-exec", effect: "script" }, { option: "-toolexec", effect: "script" }, { option: "-overlay", effect: "file" }] },
   { programs: ["gcc", "g++", "cc", "c++", "clang", "clang++"], options: [{ option: "-wrapper", effect: "script", separator: "," }, { option: "-fplugin", effect: "file" }, { option: "-B", effect: "file" }] },
+  // cargo --config KEY=VALUE is the configuration file's setting on the command line (a file when there is no `=`):
+  // the compiler, its wrappers, the test runner, the linker, the browser and credential providers are programs it runs.
+  { programs: ["cargo"], options: [{ option: "--config", effect: "code", commandKeys: /^\s*(?:build\.(?:rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\.[^=]+\.(?:runner|linker)|host\.linker|doc\.browser|(?:registry|registries\.[^.=]+)\.credential-provider)\s*$/ }] },
   { programs: ["ctest"], options: [{ option: "--test-command", effect: "rest" }] },
   { programs: ["meson"], options: [{ option: "--wrapper", effect: "script" }, { option: "--wrap", effect: "script" }] },
   { programs: ["mvn", "mvnw"], options: [{ option: "-Dexec.executable", effect: "program" }] },
@@ -1177,7 +1180,12 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
           const text = value ?? "";
           const key = text.includes("=") ? text.slice(0, text.indexOf("=")) : undefined;
           if (option.commandKeys !== undefined && key !== undefined && option.commandKeys.test(key)) {
-            out.scripts.push(text.slice(key.length + 1));
+            const setting = text.slice(key.length + 1);
+            // A list of strings (cargo's `runner = ["prog", "arg"]`) is the program and its arguments.
+            const list = /^\s*\[\s*"(?:[^"\\]|\\.)*"\s*(?:,\s*"(?:[^"\\]|\\.)*"\s*)*,?\s*\]\s*$/.test(setting)
+              ? [...setting.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => `'${match[1]!.replaceAll("'", "'\\''")}'`).join(" ")
+              : undefined;
+            out.scripts.push(list ?? setting);
             break;
           }
           if (option.shellEscape !== undefined) {
