@@ -16,7 +16,7 @@ import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-orac
 
 const ALLOW = [
   "echo:*", "ls:*", "cat:*", "find:*", "grep:*", "git status", "git log:*", "git diff:*", "git show:*", "git fetch:*", "git clone:*",
-  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*", "fd:*", "fdfind:*", "fzf:*", "sqlite3:*", "cargo test:*", "cargo doc:*",
+  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*", "fd:*", "fdfind:*", "fzf:*", "sqlite3:*", "cargo test:*", "cargo doc:*", "npx eslint:*", "npx jest:*", "npx vitest:*",
   "npm run test:*", "parallel:*", "apt-get:*", "expect:*", "base64:*", "tmux:*", "screen -ls", "screen -r:*", "python3 -c:*", "perl -e:*", "node -e:*",
   "scp:*", "rsync:*", "timeout:*", "docker ps:*", "kubectl get:*", "uv run pytest:*", "npx prettier:*", "gdb:*", "psql:*",
 ];
@@ -559,6 +559,23 @@ const SHELL_CLASSES: readonly ShellClass[] = [
       { command: "cargo test --config=evil.toml", expect: "not-allow", reason: /cargo runs (?:the )?code given with --config/ },
       { command: "cargo test -- --config x", expect: "allow" },
       { command: "cargo test --release", expect: "allow" },
+    ],
+  },
+  {
+    name: "a formatter, linter or test runner loads JavaScript named in an option (prettier --plugin/--config, eslint -c/--rulesdir/--plugin, jest and vitest --config/--globalSetup/--setupFiles/--testRunner)",
+    source: "Prettier CLI (--plugin, --config: a .cjs/.mjs configuration is a module it imports); ESLint CLI reference (-c, --rulesdir, --plugin); Jest CLI (--config, --globalSetup, --testRunner, --transform); Vitest CLI (-c/--config)",
+    cases: [
+      { command: "npx prettier --plugin ./evil.mjs --check .", expect: "not-allow", reason: /prettier runs the code in the file given with --plugin/ },
+      { command: "npx prettier --config=evil.cjs --write x", expect: "not-allow", reason: /prettier runs the code in the file given with --config/ },
+      { command: "npx eslint --rulesdir ./rules .", expect: "not-allow", reason: /eslint runs the code in the file given with --rulesdir/ },
+      { command: "npx eslint -c evil.config.js .", expect: "not-allow", reason: /eslint runs the code in the file given with -c/ },
+      { command: "npx jest --config '{\"globalSetup\":\"./x.js\"}'", expect: "not-allow", reason: /jest runs the code in the file given with --config/ },
+      { command: "npx jest --globalSetup=./x.js", expect: "not-allow", reason: /jest runs the code in the file given with --globalSetup/ },
+      { command: "npx vitest run -c evil.config.ts", expect: "not-allow", reason: /vitest runs the code in the file given with -c/ },
+      { command: "npx prettier --check .", expect: "allow" },
+      { command: "npx eslint --cache -f json .", expect: "allow" },
+      { command: "npx jest --ci -i", expect: "allow" },
+      { command: "npx vitest run --coverage", expect: "allow" },
     ],
   },
   {

@@ -1002,6 +1002,10 @@ const OPTION_EFFECTS: readonly {
   // cargo --config KEY=VALUE is the configuration file's setting on the command line (a file when there is no `=`):
   // the compiler, its wrappers, the test runner, the linker, the browser and credential providers are programs it runs.
   { programs: ["cargo"], options: [{ option: "--config", effect: "code", commandKeys: /^\s*(?:build\.(?:rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\.[^=]+\.(?:runner|linker)|host\.linker|doc\.browser|(?:registry|registries\.[^.=]+)\.credential-provider)\s*$/ }] },
+  // Formatters, linters and test runners load JavaScript from a plugin or configuration file named in an option.
+  { programs: ["prettier"], options: [{ option: "--plugin", effect: "file" }, { option: "--config", effect: "file" }] },
+  { programs: ["eslint"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--plugin", effect: "file" }, { option: "--rulesdir", effect: "file" }, { option: "--resolve-plugins-relative-to", effect: "file" }] },
+  { programs: ["jest", "vitest"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--setupFiles", effect: "file" }, { option: "--setupFilesAfterEnv", effect: "file" }, { option: "--globalSetup", effect: "file" }, { option: "--globalTeardown", effect: "file" }, { option: "--testRunner", effect: "file" }, { option: "--transform", effect: "file" }, { option: "--resolver", effect: "file" }] },
   { programs: ["ctest"], options: [{ option: "--test-command", effect: "rest" }] },
   { programs: ["meson"], options: [{ option: "--wrapper", effect: "script" }, { option: "--wrap", effect: "script" }] },
   { programs: ["mvn", "mvnw"], options: [{ option: "-Dexec.executable", effect: "program" }] },
