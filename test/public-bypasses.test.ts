@@ -16,7 +16,7 @@ import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-orac
 
 const ALLOW = [
   "echo:*", "ls:*", "cat:*", "find:*", "grep:*", "git status", "git log:*", "git diff:*", "git show:*", "git fetch:*", "git clone:*",
-  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*", "fd:*", "fdfind:*", "fzf:*", "sqlite3:*", "cargo test:*", "cargo doc:*", "npx eslint:*", "npx jest:*", "npx vitest:*",
+  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*", "fd:*", "fdfind:*", "fzf:*", "sqlite3:*", "cargo test:*", "cargo doc:*", "npx eslint:*", "npx jest:*", "npx vitest:*", "git instaweb:*",
   "npm run test:*", "parallel:*", "apt-get:*", "expect:*", "base64:*", "tmux:*", "screen -ls", "screen -r:*", "python3 -c:*", "perl -e:*", "node -e:*",
   "scp:*", "rsync:*", "timeout:*", "docker ps:*", "kubectl get:*", "uv run pytest:*", "npx prettier:*", "gdb:*", "psql:*",
 ];
@@ -576,6 +576,17 @@ const SHELL_CLASSES: readonly ShellClass[] = [
       { command: "npx eslint --cache -f json .", expect: "allow" },
       { command: "npx jest --ci -i", expect: "allow" },
       { command: "npx vitest run --coverage", expect: "allow" },
+    ],
+  },
+  {
+    name: "git instaweb runs the --httpd/-d value, split into words, as the web server's command line (any value naming httpd, lighttpd or apache2, or found on the PATH), and hands --browser/-b to git web--browse",
+    source: "git-instaweb(1) --httpd, --browser; git-instaweb's resolve_full_httpd and start_httpd ('don't quote $full_httpd, there can be arguments to it') as shipped with git 2.39",
+    cases: [
+      { command: "git instaweb --httpd='rm -rf x httpd'", expect: "deny" },
+      { command: "git instaweb -d 'rm x httpd'", expect: "deny" },
+      { command: "git instaweb --httpd=/tmp/evil/httpd", expect: "not-allow", reason: /git instaweb runs a command through --httpd/ },
+      { command: "git instaweb -b firefox", expect: "not-allow", reason: /git instaweb runs a command through -b/ },
+      { command: "git instaweb --stop", expect: "allow" },
     ],
   },
   {

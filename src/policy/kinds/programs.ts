@@ -669,6 +669,8 @@ const GIT_RUNNING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "ls-remote": ["--upload-pack"],
   push: ["--receive-pack", "--exec"],
   archive: ["--exec"],
+  // git-instaweb runs the --httpd value word-split as the server command line; --browser goes to git web--browse.
+  instaweb: ["-d", "--httpd", "-b", "--browser"],
   diff: ["--ext-diff", "--textconv"],
   log: ["--ext-diff", "--textconv"],
   show: ["--ext-diff", "--textconv"],
@@ -1558,7 +1560,7 @@ function readGitSetting(option: string, setting: string, out: ProgramReading): v
 }
 
 /** Options of git subcommands whose value is a command line git runs (locally for a local repository: `clone --upload-pack`). */
-const GIT_COMMAND_VALUES = new Set(["-x", "--exec", "--extcmd", "-O", "--open-files-in-pager", "--upload-pack", "--receive-pack", "--sendmail-cmd", ...GIT_FILTERS]);
+const GIT_COMMAND_VALUES = new Set(["-x", "--exec", "--extcmd", "-O", "--open-files-in-pager", "--upload-pack", "--receive-pack", "--sendmail-cmd", "--httpd", "-d", ...GIT_FILTERS]);
 
 /** Git subcommand options that write a file given as their value. */
 const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
