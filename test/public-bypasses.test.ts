@@ -16,7 +16,7 @@ import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-orac
 
 const ALLOW = [
   "echo:*", "ls:*", "cat:*", "find:*", "grep:*", "git status", "git log:*", "git diff:*", "git show:*", "git fetch:*", "git clone:*",
-  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*", "fd:*", "fdfind:*", "fzf:*", "sqlite3:*", "cargo test:*", "cargo doc:*", "npx eslint:*", "npx jest:*", "npx vitest:*", "git instaweb:*",
+  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*", "fd:*", "fdfind:*", "fzf:*", "sqlite3:*", "cargo test:*", "cargo doc:*", "npx eslint:*", "npx jest:*", "npx vitest:*", "git instaweb:*", "git blame:*",
   "npm run test:*", "parallel:*", "apt-get:*", "expect:*", "base64:*", "tmux:*", "screen -ls", "screen -r:*", "python3 -c:*", "perl -e:*", "node -e:*",
   "scp:*", "rsync:*", "timeout:*", "docker ps:*", "kubectl get:*", "uv run pytest:*", "npx prettier:*", "gdb:*", "psql:*",
 ];
@@ -587,6 +587,15 @@ const SHELL_CLASSES: readonly ShellClass[] = [
       { command: "git instaweb --httpd=/tmp/evil/httpd", expect: "not-allow", reason: /git instaweb runs a command through --httpd/ },
       { command: "git instaweb -b firefox", expect: "not-allow", reason: /git instaweb runs a command through -b/ },
       { command: "git instaweb --stop", expect: "allow" },
+    ],
+  },
+  {
+    name: "git blame --contents FILE reads a file of any path in place of the working tree's (it writes nothing: the guard names the read)",
+    source: "git-blame(1) --contents <file>; checked with the real git 2.39 (the file is printed, unchanged, nothing written)",
+    cases: [
+      { command: "git blame --contents /etc/shadow x", expect: "not-allow", reason: /git blame reads the file given with --contents/ },
+      { command: "git blame --contents=secrets/key.pem -L1,2 x", expect: "not-allow", reason: /git blame reads the file given with --contents/ },
+      { command: "git blame -L1,2 x", expect: "allow" },
     ],
   },
   {

@@ -1574,7 +1574,12 @@ const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "diff-index": ["--output"],
   "format-patch": ["--output", "-o", "--output-directory"],
   archive: ["--output", "-o"],
+};
+
+/** Git subcommand options that read a file given as their value in place of the repository's (any path, outside path rules on the operands). */
+const GIT_READING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   blame: ["--contents"],
+  annotate: ["--contents"],
 };
 
 /** Subcommands that take a remote URL: `ext::CMD` runs CMD, `TRANSPORT::address` runs git-remote-TRANSPORT. */
@@ -1636,6 +1641,8 @@ function readGit(words: readonly string[]): ProgramReading {
     }
     const writes = GIT_WRITING_OPTIONS[sub]?.find((option) => word === option || word.startsWith(`${option}=`) || (option.length === 2 && word.startsWith(option)));
     if (writes !== undefined) out.refusals.push({ reason: `git ${sub} writes a file through ${writes}`, token: writes });
+    const reads = GIT_READING_OPTIONS[sub]?.find((option) => word === option || word.startsWith(`${option}=`));
+    if (reads !== undefined) out.refusals.push({ reason: `git ${sub} reads the file given with ${reads}`, token: reads });
     if (GIT_REMOTE_SUBCOMMANDS.has(sub) && /^[A-Za-z][A-Za-z0-9+.-]*::/.test(word)) {
       const transport = word.slice(0, word.indexOf("::"));
       out.refusals.push({ reason: `git ${sub} runs ${transport === "ext" ? "the command in an ext:: URL" : `the program git-remote-${transport} for a ${transport}:: URL`}`, token: word });
