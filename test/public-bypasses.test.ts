@@ -16,7 +16,7 @@ import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-orac
 
 const ALLOW = [
   "echo:*", "ls:*", "cat:*", "find:*", "grep:*", "git status", "git log:*", "git diff:*", "git show:*", "git fetch:*", "git clone:*",
-  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*", "fd:*", "fdfind:*", "fzf:*", "sqlite3:*", "cargo test:*", "cargo doc:*", "npx eslint:*", "npx jest:*", "npx vitest:*", "git instaweb:*", "git blame:*",
+  "rg:*", "sort:*", "split:*", "sed:*", "awk:*", "tar:*", "zip:*", "man:*", "less:*", "vim:*", "make:*", "env:*", "tcpdump:*", "fd:*", "fdfind:*", "fzf:*", "sqlite3:*", "cargo test:*", "cargo doc:*", "npx eslint:*", "npx jest:*", "npx vitest:*", "git instaweb:*", "git blame:*", "bat:*", "batcat:*", "delta:*", "ncdu:*",
   "npm run test:*", "parallel:*", "apt-get:*", "expect:*", "base64:*", "tmux:*", "screen -ls", "screen -r:*", "python3 -c:*", "perl -e:*", "node -e:*",
   "scp:*", "rsync:*", "timeout:*", "docker ps:*", "kubectl get:*", "uv run pytest:*", "npx prettier:*", "gdb:*", "psql:*",
 ];
@@ -596,6 +596,20 @@ const SHELL_CLASSES: readonly ShellClass[] = [
       { command: "git blame --contents /etc/shadow x", expect: "not-allow", reason: /git blame reads the file given with --contents/ },
       { command: "git blame --contents=secrets/key.pem -L1,2 x", expect: "not-allow", reason: /git blame reads the file given with --contents/ },
       { command: "git blame -L1,2 x", expect: "allow" },
+    ],
+  },
+  {
+    name: "a viewer runs the pager named in its --pager option, as it runs the one in its environment variable (bat --pager, delta --pager); ncdu -o writes its export",
+    source: "bat(1) --pager <command> and BAT_PAGER; delta --pager and DELTA_PAGER (its manual); ncdu(1) -o FILE",
+    cases: [
+      { command: "bat --paging=always --pager 'rm x' f", expect: "deny" },
+      { command: "batcat --pager=rm f", expect: "deny" },
+      { command: "git diff | delta --pager 'rm x'", expect: "deny" },
+      { command: "bat --pager 'less -R' f", expect: "not-allow", reason: /bat runs a command through --pager/ },
+      { command: "ncdu -o /etc/x /", expect: "not-allow", reason: /ncdu writes a file through -o/ },
+      { command: "bat -n f", expect: "allow" },
+      { command: "ncdu -xo /tmp/x /", expect: "not-allow", reason: /ncdu writes a file through -o/ },
+      { command: "ncdu -x /", expect: "allow" },
     ],
   },
   {

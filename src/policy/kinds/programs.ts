@@ -1008,6 +1008,9 @@ const OPTION_EFFECTS: readonly {
   { programs: ["prettier"], options: [{ option: "--plugin", effect: "file" }, { option: "--config", effect: "file" }] },
   { programs: ["eslint"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--plugin", effect: "file" }, { option: "--rulesdir", effect: "file" }, { option: "--resolve-plugins-relative-to", effect: "file" }] },
   { programs: ["jest", "vitest"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--setupFiles", effect: "file" }, { option: "--setupFilesAfterEnv", effect: "file" }, { option: "--globalSetup", effect: "file" }, { option: "--globalTeardown", effect: "file" }, { option: "--testRunner", effect: "file" }, { option: "--transform", effect: "file" }, { option: "--resolver", effect: "file" }] },
+  // Pagers named in an option are command lines (split into words, as BAT_PAGER and DELTA_PAGER are).
+  { programs: ["bat", "batcat", "delta"], options: [{ option: "--pager", effect: "script" }] },
+  { programs: ["ncdu"], options: [{ option: "-o", effect: "writes", cluster: true }] },
   { programs: ["ctest"], options: [{ option: "--test-command", effect: "rest" }] },
   { programs: ["meson"], options: [{ option: "--wrapper", effect: "script" }, { option: "--wrap", effect: "script" }] },
   { programs: ["mvn", "mvnw"], options: [{ option: "-Dexec.executable", effect: "program" }] },
