@@ -605,6 +605,7 @@ const SHELL_CLASSES: readonly ShellClass[] = [
       { command: "bat --paging=always --pager 'rm x' f", expect: "deny" },
       { command: "batcat --pager=rm f", expect: "deny" },
       { command: "git diff | delta --pager 'rm x'", expect: "deny" },
+      { command: "git diff | DELTA_PAGER='rm x' delta", expect: "deny" },
       { command: "bat --pager 'less -R' f", expect: "not-allow", reason: /bat runs a command through --pager/ },
       { command: "ncdu -o /etc/x /", expect: "not-allow", reason: /ncdu writes a file through -o/ },
       { command: "bat -n f", expect: "allow" },

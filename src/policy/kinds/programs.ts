@@ -698,7 +698,7 @@ type EnvEffect =
 
 const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect; readonly what: string }[] = [
   { name: /^(?:GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|RSYNC_RSH|CVS_RSH|RSYNC_CONNECT_PROG)$/, effect: "script", what: "runs it as a command" },
-  { name: /^(?:GIT_PAGER|PAGER|MANPAGER|SYSTEMD_PAGER|GH_PAGER|BAT_PAGER|PSQL_PAGER|MYSQL_PS1|AWS_PAGER)$/, effect: "script", what: "runs it as the pager" },
+  { name: /^(?:GIT_PAGER|PAGER|MANPAGER|SYSTEMD_PAGER|GH_PAGER|BAT_PAGER|DELTA_PAGER|PSQL_PAGER|MYSQL_PS1|AWS_PAGER)$/, effect: "script", what: "runs it as the pager" },
   { name: /^(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|SUDO_EDITOR|FCEDIT|KUBE_EDITOR|GH_EDITOR)$/, effect: "script", what: "runs it as the editor" },
   { name: /^(?:GIT_EXTERNAL_DIFF|LESSOPEN|LESSCLOSE|BROWSER|PROMPT_COMMAND|GIT_TRACE2_EVENT_TARGET)$/, effect: "script", what: "runs it as a command" },
   { name: /^GIT_SSH$/, effect: "program", what: "runs it as ssh" },
