@@ -669,6 +669,8 @@ const GIT_RUNNING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "ls-remote": ["--upload-pack"],
   push: ["--receive-pack", "--exec"],
   archive: ["--exec"],
+  // git-instaweb runs the --httpd value word-split as the server command line; --browser goes to git web--browse.
+  instaweb: ["-d", "--httpd", "-b", "--browser"],
   diff: ["--ext-diff", "--textconv"],
   log: ["--ext-diff", "--textconv"],
   show: ["--ext-diff", "--textconv"],
@@ -696,7 +698,7 @@ type EnvEffect =
 
 const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect; readonly what: string }[] = [
   { name: /^(?:GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|RSYNC_RSH|CVS_RSH|RSYNC_CONNECT_PROG)$/, effect: "script", what: "runs it as a command" },
-  { name: /^(?:GIT_PAGER|PAGER|MANPAGER|SYSTEMD_PAGER|GH_PAGER|BAT_PAGER|PSQL_PAGER|MYSQL_PS1|AWS_PAGER)$/, effect: "script", what: "runs it as the pager" },
+  { name: /^(?:GIT_PAGER|PAGER|MANPAGER|SYSTEMD_PAGER|GH_PAGER|BAT_PAGER|DELTA_PAGER|PSQL_PAGER|MYSQL_PS1|AWS_PAGER)$/, effect: "script", what: "runs it as the pager" },
   { name: /^(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|SUDO_EDITOR|FCEDIT|KUBE_EDITOR|GH_EDITOR)$/, effect: "script", what: "runs it as the editor" },
   { name: /^(?:GIT_EXTERNAL_DIFF|LESSOPEN|LESSCLOSE|BROWSER|PROMPT_COMMAND|GIT_TRACE2_EVENT_TARGET)$/, effect: "script", what: "runs it as a command" },
   { name: /^GIT_SSH$/, effect: "program", what: "runs it as ssh" },
@@ -886,6 +888,8 @@ const OPTION_EFFECTS: readonly {
   readonly settings?: readonly { readonly name: RegExp; readonly effect: OptionEffect }[];
 }[] = [
   { programs: ["rg", "ripgrep"], options: [{ option: "--pre", effect: "program" }] },
+  // fzf runs --preview and the execute/become/reload actions of --bind through a shell, and --with-shell is that shell.
+  { programs: ["fzf"], options: [{ option: "--preview", effect: "script" }, { option: "--bind", effect: "code" }, { option: "--with-shell", effect: "script" }] },
   { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
   { programs: ["tree"], options: [{ option: "-o", effect: "writes" }] },
   { programs: ["yq"], options: [{ option: "-i", effect: "writes", cluster: true }, { option: "--inplace", effect: "writes" }] },
@@ -997,6 +1001,16 @@ const OPTION_EFFECTS: readonly {
   { programs: ["svn"], options: [{ option: "--diff-cmd", effect: "program" }, { option: "--diff3-cmd", effect: "program" }, { option: "--editor-cmd", effect: "script" }, { option: "--config-option", effect: "code" }, { option: "--config-dir", effect: "file" }] },
   { programs: ["go"], options: [{ option: "-exec", effect: "script" }, { option: "-toolexec", effect: "script" }, { option: "-overlay", effect: "file" }] },
   { programs: ["gcc", "g++", "cc", "c++", "clang", "clang++"], options: [{ option: "-wrapper", effect: "script", separator: "," }, { option: "-fplugin", effect: "file" }, { option: "-B", effect: "file" }] },
+  // cargo --config KEY=VALUE is the configuration file's setting on the command line (a file when there is no `=`):
+  // the compiler, its wrappers, the test runner, the linker, the browser and credential providers are programs it runs.
+  { programs: ["cargo"], options: [{ option: "--config", effect: "code", commandKeys: /^\s*(?:build\.(?:rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\.[^=]+\.(?:runner|linker)|host\.linker|doc\.browser|(?:registry|registries\.[^.=]+)\.credential-provider)\s*$/ }] },
+  // Formatters, linters and test runners load JavaScript from a plugin or configuration file named in an option.
+  { programs: ["prettier"], options: [{ option: "--plugin", effect: "file" }, { option: "--config", effect: "file" }] },
+  { programs: ["eslint"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--plugin", effect: "file" }, { option: "--rulesdir", effect: "file" }, { option: "--resolve-plugins-relative-to", effect: "file" }] },
+  { programs: ["jest", "vitest"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--setupFiles", effect: "file" }, { option: "--setupFilesAfterEnv", effect: "file" }, { option: "--globalSetup", effect: "file" }, { option: "--globalTeardown", effect: "file" }, { option: "--testRunner", effect: "file" }, { option: "--transform", effect: "file" }, { option: "--resolver", effect: "file" }] },
+  // Pagers named in an option are command lines (split into words, as BAT_PAGER and DELTA_PAGER are).
+  { programs: ["bat", "batcat", "delta"], options: [{ option: "--pager", effect: "script" }] },
+  { programs: ["ncdu"], options: [{ option: "-o", effect: "writes", cluster: true }] },
   { programs: ["ctest"], options: [{ option: "--test-command", effect: "rest" }] },
   { programs: ["meson"], options: [{ option: "--wrapper", effect: "script" }, { option: "--wrap", effect: "script" }] },
   { programs: ["mvn", "mvnw"], options: [{ option: "-Dexec.executable", effect: "program" }] },
@@ -1175,7 +1189,12 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
           const text = value ?? "";
           const key = text.includes("=") ? text.slice(0, text.indexOf("=")) : undefined;
           if (option.commandKeys !== undefined && key !== undefined && option.commandKeys.test(key)) {
-            out.scripts.push(text.slice(key.length + 1));
+            const setting = text.slice(key.length + 1);
+            // A list of strings (cargo's `runner = ["prog", "arg"]`) is the program and its arguments.
+            const list = /^\s*\[\s*"(?:[^"\\]|\\.)*"\s*(?:,\s*"(?:[^"\\]|\\.)*"\s*)*,?\s*\]\s*$/.test(setting)
+              ? [...setting.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => `'${match[1]!.replaceAll("'", "'\\''")}'`).join(" ")
+              : undefined;
+            out.scripts.push(list ?? setting);
             break;
           }
           if (option.shellEscape !== undefined) {
@@ -1458,6 +1477,78 @@ function readFind(words: readonly string[]): ProgramReading {
   return out;
 }
 
+/** fd's flags that take no value (a cluster of them may end in -x or -X with the command attached: `fd -Hxrm`). */
+const FD_FLAGS = "HIusigFalLp01q";
+
+/** fd: -x/--exec and -X/--exec-batch COMMAND [ARGS...] up to `;` or the end of the line. */
+function readFd(words: readonly string[]): ProgramReading {
+  const out = empty();
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") break;
+    const long = /^(--exec(?:-batch)?)(?:=(.*))?$/s.exec(word);
+    const short = long === null ? new RegExp(`^-[${FD_FLAGS}]*([xX])(.*)$`, "s").exec(word) : null;
+    if (long === null && short === null) continue;
+    const shown = long !== null ? long[1]! : `-${short![1]!}`;
+    const attached = long !== null ? long[2] : short![2] === "" ? undefined : short![2];
+    out.refusals.push({ reason: `fd runs a command through ${shown}`, token: shown });
+    let end = i + 1;
+    while (end < words.length && words[end] !== ";") end += 1;
+    const inner = [...(attached === undefined ? [] : [attached]), ...words.slice(i + 1, end)];
+    if (inner.length > 0 && inner[0] !== "") out.commands.push(inner);
+    else out.unknown ??= `fd ${shown} has no command`;
+    i = end;
+  }
+  return out;
+}
+
+/** sqlite3's options that take one value, and two (`-lookaside SIZE N`); `-A ARGS...` takes the rest of the line. */
+const SQLITE3_VALUED = new Set(["cmd", "init", "newline", "nullvalue", "separator", "vfs", "maxsize", "mmap", "nonce", "heap"]);
+const SQLITE3_TWO_VALUES = new Set(["lookaside", "pagecache"]);
+
+/** Dot-commands that only print or set how output looks: they run, load and write nothing. */
+const SQLITE3_INERT_DOT = /^\.(?:tables|table|schema|fullschema|indexes|indices|databases|dbinfo|headers?|mode|dump|show|help|width|nullvalue|separator|timer|stats|print|echo|changes|eqp|explain|bail|quit|exit)(?:\s|$)/;
+
+/** Dot-commands that pipe through a command: `.output |CMD`, `.once |CMD`, `.read |CMD` (`.import |CMD TABLE` is not read). */
+const SQLITE3_PIPE_DOT = /^\.(?:output|once|read)\s+(['"]?)\|(.*)\1\s*$/s;
+
+/**
+ * sqlite3 FILE SQL...: each operand after the database is run, an operand that starts with `.` as dot-commands
+ * (one a line: `.shell CMD`, `.system CMD`, `.output |CMD` run a command), any other as SQL, whose functions
+ * edit() (runs an editor), writefile() and load_extension() reach outside the database.
+ */
+function readSqlite3Operands(words: readonly string[], out: ProgramReading): void {
+  const operands: string[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    const option = /^--?([A-Za-z]+)$/.exec(word)?.[1];
+    if (option === "A") return void (out.unknown ??= "sqlite3 -A runs an archive command the guard does not read");
+    if (option !== undefined && SQLITE3_VALUED.has(option)) i += 1;
+    else if (option !== undefined && SQLITE3_TWO_VALUES.has(option)) i += 2;
+    else if (option === undefined) operands.push(word);
+  }
+  for (const text of operands.slice(1)) {
+    if (text.startsWith(".")) {
+      for (const line of text.split("\n")) {
+        if (line.trim() === "" || SQLITE3_INERT_DOT.test(line)) continue;
+        const name = /^\.(\w*)/.exec(line)?.[1] ?? "";
+        const escape = /^\.(?:shell|system)\s+(.*)$/s.exec(line);
+        const pipe = SQLITE3_PIPE_DOT.exec(line);
+        if (escape !== null || pipe !== null) {
+          out.refusals.push({ reason: `sqlite3 runs a command through .${name}`, token: `.${name}` });
+          out.scripts.push(escape !== null ? escape[1]! : pipe![2]!);
+        } else {
+          out.refusals.push({ reason: `sqlite3 runs the dot-command .${name}`, token: `.${name}` });
+          out.unknown ??= `sqlite3 runs the dot-command .${name}, which the guard does not read`;
+        }
+      }
+    } else if (/\b(?:edit|writefile|load_extension)\s*\(/i.test(text)) {
+      out.refusals.push({ reason: "sqlite3 runs SQL that calls edit(), writefile() or load_extension()", token: "edit" });
+      out.unknown ??= "sqlite3 runs SQL that calls edit(), writefile() or load_extension(), which reach outside the database, and the guard cannot read what they run";
+    }
+  }
+}
+
 /** `git -c KEY=VALUE` (and `--config-env`, `clone -c`): what a setting makes git run (GIT_CONFIG_COMMANDS). */
 function readGitSetting(option: string, setting: string, out: ProgramReading): void {
   const key = setting.split("=")[0] ?? "";
@@ -1472,7 +1563,7 @@ function readGitSetting(option: string, setting: string, out: ProgramReading): v
 }
 
 /** Options of git subcommands whose value is a command line git runs (locally for a local repository: `clone --upload-pack`). */
-const GIT_COMMAND_VALUES = new Set(["-x", "--exec", "--extcmd", "-O", "--open-files-in-pager", "--upload-pack", "--receive-pack", "--sendmail-cmd", ...GIT_FILTERS]);
+const GIT_COMMAND_VALUES = new Set(["-x", "--exec", "--extcmd", "-O", "--open-files-in-pager", "--upload-pack", "--receive-pack", "--sendmail-cmd", "--httpd", "-d", ...GIT_FILTERS]);
 
 /** Git subcommand options that write a file given as their value. */
 const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
@@ -1486,7 +1577,12 @@ const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "diff-index": ["--output"],
   "format-patch": ["--output", "-o", "--output-directory"],
   archive: ["--output", "-o"],
+};
+
+/** Git subcommand options that read a file given as their value in place of the repository's (any path, outside path rules on the operands). */
+const GIT_READING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   blame: ["--contents"],
+  annotate: ["--contents"],
 };
 
 /** Subcommands that take a remote URL: `ext::CMD` runs CMD, `TRANSPORT::address` runs git-remote-TRANSPORT. */
@@ -1548,6 +1644,8 @@ function readGit(words: readonly string[]): ProgramReading {
     }
     const writes = GIT_WRITING_OPTIONS[sub]?.find((option) => word === option || word.startsWith(`${option}=`) || (option.length === 2 && word.startsWith(option)));
     if (writes !== undefined) out.refusals.push({ reason: `git ${sub} writes a file through ${writes}`, token: writes });
+    const reads = GIT_READING_OPTIONS[sub]?.find((option) => word === option || word.startsWith(`${option}=`));
+    if (reads !== undefined) out.refusals.push({ reason: `git ${sub} reads the file given with ${reads}`, token: reads });
     if (GIT_REMOTE_SUBCOMMANDS.has(sub) && /^[A-Za-z][A-Za-z0-9+.-]*::/.test(word)) {
       const transport = word.slice(0, word.indexOf("::"));
       out.refusals.push({ reason: `git ${sub} runs ${transport === "ext" ? "the command in an ext:: URL" : `the program git-remote-${transport} for a ${transport}:: URL`}`, token: word });
@@ -1988,6 +2086,9 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
   switch (name) {
     case "find":
       return readFind(words);
+    case "fd":
+    case "fdfind":
+      return readFd(words);
     case "git":
       return readGit(words);
     case "npm":
@@ -2033,6 +2134,11 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     case "sed":
     case "gsed":
       return readSed(words);
+    case "sqlite3": {
+      const out = readOptionEffects(name, words) ?? empty();
+      readSqlite3Operands(words, out);
+      return out;
+    }
     default:
       break;
   }
