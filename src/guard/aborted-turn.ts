@@ -7,6 +7,7 @@ import type { TurnContext } from "./audit-trail.js";
 import { ledgerKeyFor } from "./engine.js";
 import type { Guard } from "./guard.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
+import { keepNewest } from "./keep-newest.js";
 import { ProcessLedger } from "./ledger-claim.js";
 import { isGuardMessage } from "./model-step.js";
 import type { ReviewedCall } from "./state.js";
@@ -172,12 +173,7 @@ export function noteRunningTurn(guard: Guard, ctx: TurnContext, run: number, led
   let turns = runningTurns.get(guard);
   if (!turns) runningTurns.set(guard, (turns = new Map()));
   const key = turnKey(ctx.threadId, ctx.messageId);
-  turns.delete(key);
-  turns.set(key, { runId: ctx.runId, run, ledger });
-  if (turns.size > MAX_RUNNING_TURNS) {
-    const oldest = turns.keys().next();
-    if (oldest.done !== true) turns.delete(oldest.value);
-  }
+  keepNewest(turns, key, { runId: ctx.runId, run, ledger }, MAX_RUNNING_TURNS);
 }
 
 /** The step stopped to ask a human about the turn's calls: they wait for approval. */

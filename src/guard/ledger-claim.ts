@@ -2,6 +2,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Guard } from "./guard.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
+import { keepNewest } from "./keep-newest.js";
 import type { AuditRecord, AuditSink } from "../audit/types.js";
 
 const POLL_MS = 100;
@@ -160,15 +161,6 @@ const PROCESS_LEDGER_ENTRIES = 2_048;
 /** Results kept by a process ledger for turns whose task returned (the most recent ones). */
 const PROCESS_LEDGER_RETURNED = 2_048;
 
-/** Adds `key` to `map` as its newest entry, dropping the oldest beyond `cap`. */
-function keepNewest(map: Map<string, string>, key: string, result: string, cap: number): void {
-  map.delete(key);
-  map.set(key, result);
-  if (map.size > cap) {
-    const oldest = map.keys().next();
-    if (oldest.done !== true) map.delete(oldest.value);
-  }
-}
 
 /**
  * The ledger of a graph whose checkpoints live in this process only (LangGraph's MemorySaver): it
