@@ -3,7 +3,8 @@
  * (what a restarted worker meets): switching to WAL must not fail with "database is locked". SQLite
  * answers SQLITE_BUSY at once, without waiting out the busy timeout, when waiting could deadlock or
  * while another opener recovers the killed writer's log; `prepareSqliteFile` reads the mode first and
- * tries a refused switch again until the busy timeout would have ended.
+ * tries a refused switch (and the opener's table creation) again until the busy timeout would have
+ * ended. The openers are the package's own: checkpointer, thread lock, ledger, audit sink.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,8 +17,8 @@ const CHILD = join(import.meta.dirname, "fixtures", "sqlite", "open-race-child.t
 const dir = mkdtempSync(join(tmpdir(), "gg-sqlite-open-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(file: string, role: "writer" | "opener") {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, file, role], { stdio: ["ignore", "pipe", "inherit"] });
+function run(file: string, role: "writer" | "opener", startAt?: number) {
+  const child = spawn(process.execPath, ["--import", "tsx", CHILD, file, role, ...(startAt === undefined ? [] : [String(startAt)])], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   const done = new Promise<{ code: number | null; out: string }>((resolve) => child.on("exit", (code) => resolve({ code, out })));
@@ -55,6 +56,20 @@ describe("prepareSqliteFile", () => {
     expect(calls).toEqual(["busy_timeout = 5000", "journal_mode", "journal_mode = WAL", "journal_mode", "journal_mode", "journal_mode = WAL"]);
   });
 
+  it("tries the opener's table creation again after a refusal without waiting, after the mode", () => {
+    const { db, calls } = scripted(["wal"]);
+    const answers: (Error | undefined)[] = [busy(), busy(), undefined];
+    prepareSqliteFile(db as never, {
+      wal: true,
+      schema: () => {
+        calls.push("schema");
+        const next = answers.shift();
+        if (next) throw next;
+      },
+    });
+    expect(calls).toEqual(["busy_timeout = 5000", "journal_mode", "schema", "schema", "schema"]);
+  });
+
   it("passes on any other error at once", () => {
     const broken = Object.assign(new Error("file is not a database"), { code: "SQLITE_NOTADB" });
     const { db } = scripted([broken]);
@@ -78,7 +93,19 @@ describe("several processes open a file whose writer was just killed", () => {
       await new Promise((resolve) => setTimeout(resolve, 150 + round * 20));
       writer.child.kill("SIGKILL");
       await writer.done;
-      const openers = await Promise.all(Array.from({ length: 6 }, () => run(file, "opener").done));
+      const startAt = Date.now() + 2_500;
+      const openers = await Promise.all(Array.from({ length: 6 }, () => run(file, "opener", startAt).done));
+      for (const { code, out } of openers) if (code !== 0) failures.push(`round ${round}: exit ${code} ${out}`);
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it("every opener of a new file sets it up and writes (5 new files × 6 openers at once)", async () => {
+    const failures: string[] = [];
+    for (let round = 0; round < 5; round += 1) {
+      const file = join(dir, `new-${round}.db`);
+      const startAt = Date.now() + 2_500;
+      const openers = await Promise.all(Array.from({ length: 6 }, () => run(file, "opener", startAt).done));
       for (const { code, out } of openers) if (code !== 0) failures.push(`round ${round}: exit ${code} ${out}`);
     }
     expect(failures).toEqual([]);

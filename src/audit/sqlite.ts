@@ -50,8 +50,8 @@ export class SqliteAuditSink implements AuditSink {
     if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
     const db = new (loadBetterSqlite3("the SQLite audit sink (sqlite:PATH)"))(file);
     try {
-      prepareSqliteFile(db, { wal: true, synced: true });
-      db.exec(auditTableDdl(table, { id: "TEXT PRIMARY KEY NOT NULL", at: "INTEGER NOT NULL", record: "TEXT NOT NULL" }));
+      const ddl = auditTableDdl(table, { id: "TEXT PRIMARY KEY NOT NULL", at: "INTEGER NOT NULL", record: "TEXT NOT NULL" });
+      prepareSqliteFile(db, { wal: true, synced: true, schema: () => db.exec(ddl) });
       return new SqliteAuditSink(db, table, file);
     } catch (error) {
       db.close();

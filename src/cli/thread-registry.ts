@@ -54,8 +54,7 @@ export async function openThreadRegistry(spec: string): Promise<ThreadRegistry> 
   if (parsed.kind === "sqlite") {
     ensureSqliteDirectory(parsed.path);
     const db = new (loadBetterSqlite3("SQLite storage (sqlite:PATH)"))(parsed.path);
-    prepareSqliteFile(db, { wal: false });
-    db.exec(ddl);
+    prepareSqliteFile(db, { wal: false, schema: () => db.exec(ddl) });
     // Tables made before the scenario column: add it (a racing process may have added it first).
     const columns = db.prepare(`PRAGMA table_info(${TABLE})`).all() as { name: string }[];
     if (!columns.some((c) => c.name === "scenario")) {

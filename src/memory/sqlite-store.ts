@@ -89,12 +89,14 @@ export class SqliteStore extends BaseStore {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new GuardedGraphError(ErrorCode.MEMORY_CONFIG, `SqliteStore: table name "${table}" is not a plain identifier`);
     this.#ownsDb = typeof database === "string";
     this.db = typeof database === "string" ? new (loadBetterSqlite3("the SQLite memory store"))(database) : (database as Database.Database);
-    if (this.#ownsDb) prepareSqliteFile(this.db, { wal: true });
     this.#table = table;
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (
+    const ddl = `CREATE TABLE IF NOT EXISTS ${table} (
       ns TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
       created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-      PRIMARY KEY (ns, key))`);
+      PRIMARY KEY (ns, key))`;
+    const db = this.db;
+    if (this.#ownsDb) prepareSqliteFile(db, { wal: true, schema: () => db.exec(ddl) });
+    else db.exec(ddl);
     this.#get = this.db.prepare(`SELECT * FROM ${table} WHERE ns = ? AND key = ?`);
     this.#put = this.db.prepare(`INSERT INTO ${table} (ns, key, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`);

@@ -40,9 +40,16 @@ export async function openCheckpointer(spec?: string, options: OpenCheckpointerO
         () => importOptional("@langchain/langgraph-checkpoint-sqlite", feature, () => import("@langchain/langgraph-checkpoint-sqlite")),
       ] as const);
       const db = new Database(parsed.path);
-      // Several processes may share the file: wait for a writer instead of failing with SQLITE_BUSY.
-      prepareSqliteFile(db, { wal: false });
       const checkpointer = new SqliteSaver(db);
+      // Several processes may share the file: WAL and the saver's tables are set up here, where a
+      // refusal SQLite gives without waiting is tried again, not on the saver's first read (its own
+      // setup switches to WAL and fails at once with "database is locked" in those cases).
+      try {
+        prepareSqliteFile(db, { wal: true, schema: () => setUpSaver(checkpointer) });
+      } catch (error) {
+        db.close();
+        throw error;
+      }
       registerThreadSource(checkpointer, { kind: "sqlite", db });
       return {
         checkpointer,
@@ -93,4 +100,12 @@ function redactUrl(url: string): string {
   } catch {
     return "<invalid url>";
   }
+}
+
+/** The SQLite saver's table creation (run once; later calls return at once). */
+function setUpSaver(saver: object): void {
+  const setup = (saver as { setup?: unknown }).setup;
+  if (typeof setup !== "function") return; // a saver without it sets itself up on first use
+  const done: unknown = setup.call(saver);
+  if (done instanceof Promise) throw new TypeError("the SQLite checkpointer's setup became asynchronous; this version of guarded-graph cannot open it");
 }

@@ -168,15 +168,19 @@ function sqliteLedger(path: string): ExecutionLedger {
   const db = new (loadBetterSqlite3("SQLite storage (sqlite:PATH)"))(path);
   // Synced commits: a claim (and the audit records that ride in its transaction) must survive a power
   // loss, or a call whose side effect began could be claimed and run again after it.
-  prepareSqliteFile(db, { wal: true, synced: true });
-  db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (
+  prepareSqliteFile(db, {
+    wal: true,
+    synced: true,
+    schema: () =>
+      db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (
     key TEXT PRIMARY KEY,
     owner TEXT NOT NULL,
     state TEXT NOT NULL CHECK (state IN ('running', 'done')),
     expires_at INTEGER NOT NULL,
     result TEXT,
     updated_at INTEGER NOT NULL
-  )`);
+  )`),
+  });
   const stateOf = db.prepare(`SELECT state FROM ${TABLE} WHERE key = ?`).pluck();
   // One statement decides in the common case: a new key is inserted, an expired running claim taken
   // over; a done or live claim is left as it is (no row returned) and read once more to say which.

@@ -76,10 +76,11 @@ function acquireMemoryLock(space: string, threadId: string, owner: string): Thre
 function acquireSqliteLock(path: string, threadId: string, owner: string, leaseMs: number): ThreadLock | null {
   ensureSqliteDirectory(path);
   const db = new (loadBetterSqlite3("SQLite storage (sqlite:PATH)"))(path);
-  prepareSqliteFile(db, { wal: false });
-  db.exec(
-    `CREATE TABLE IF NOT EXISTS ${LOCK_TABLE} (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
-  );
+  prepareSqliteFile(db, {
+    wal: false,
+    schema: () =>
+      db.exec(`CREATE TABLE IF NOT EXISTS ${LOCK_TABLE} (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL)`),
+  });
   const select = db.prepare(`SELECT owner, expires_at FROM ${LOCK_TABLE} WHERE thread_id = ?`);
   const upsert = db.prepare(
     `INSERT INTO ${LOCK_TABLE} (thread_id, owner, expires_at) VALUES (?, ?, ?)

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 
 /** How long a statement waits for another process's lock on the same SQLite file before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
-/** Pause between tries of a journal-mode switch SQLite refused without waiting. */
+/** Pause between tries of a step SQLite refused without waiting. */
 const WAL_RETRY_MS = 10;
 
 /**
@@ -11,26 +11,36 @@ const WAL_RETRY_MS = 10;
  * write-ahead logging, then, with `synced`, `synchronous = FULL`: each commit is synced before it
  * returns, so what the guard promises of a committed record (an execution claim, an audit record)
  * holds across a power loss, not only across a crash of the process (WAL's default, NORMAL, syncs
- * only at checkpoints).
+ * only at checkpoints). Last, `schema` creates the opener's tables.
  *
- * Switching to WAL takes the file's exclusive lock. SQLite does not always wait for it: when waiting
- * could deadlock (two processes opening a new file at once, each holding the shared lock it read the
- * schema with) it answers SQLITE_BUSY at once, busy timeout or not. So the mode is read first (a file
- * already in WAL — every file after its first opening — needs no switch), and a refused switch is
- * tried again for as long as the busy timeout would have waited.
+ * Switching to WAL and creating tables take the file's write lock. SQLite does not always wait for
+ * it: when waiting could deadlock (two processes opening a new file at once, each holding the shared
+ * lock it read the schema with) or while another opener recovers a killed writer's log, it answers
+ * SQLITE_BUSY at once, busy timeout or not. So the mode is read first (a file already in WAL — every
+ * file after its first opening — needs no switch), and a refused switch or schema step is tried again
+ * for as long as the busy timeout would have waited. `schema` must be safe to run again after a
+ * refusal (CREATE ... IF NOT EXISTS).
  */
-export function prepareSqliteFile(db: Pick<Database.Database, "pragma">, options: { wal: boolean; synced?: boolean }): void {
+export function prepareSqliteFile(
+  db: Pick<Database.Database, "pragma">,
+  options: { wal: boolean; synced?: boolean; schema?: () => void },
+): void {
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  if (options.wal) switchToWal(db);
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  if (options.wal) {
+    whileBusy(deadline, () => {
+      if (String(db.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal") db.pragma("journal_mode = WAL");
+    });
+  }
   if (options.synced === true) db.pragma("synchronous = FULL");
+  if (options.schema) whileBusy(deadline, options.schema);
 }
 
-function switchToWal(db: Pick<Database.Database, "pragma">): void {
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+/** Runs `step`, again after each refusal SQLite gave without waiting, until `deadline`. */
+function whileBusy(deadline: number, step: () => void): void {
   for (;;) {
     try {
-      if (String(db.pragma("journal_mode", { simple: true })).toLowerCase() === "wal") return;
-      db.pragma("journal_mode = WAL");
+      step();
       return;
     } catch (error) {
       if (!isBusy(error) || Date.now() >= deadline) throw error;
