@@ -92,6 +92,24 @@ describe("prepareSqliteFile", () => {
   });
 });
 
+describe("openCheckpointer sets the file up where a refusal is tried again", () => {
+  it("the file is in WAL and the saver's tables exist when openCheckpointer returns, before any read", async () => {
+    const { default: Database } = await import("better-sqlite3");
+    const { openCheckpointer } = await import("../src/storage/checkpointer.js");
+    const file = join(dir, "checkpointer-setup.db");
+    const opened = await openCheckpointer(`sqlite:${file}`);
+    const probe = new Database(file, { readonly: true });
+    try {
+      expect(String(probe.pragma("journal_mode", { simple: true })).toLowerCase()).toBe("wal");
+      const tables = (probe.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+      expect(tables).toEqual(["checkpoints", "writes"]);
+    } finally {
+      probe.close();
+      await opened.close();
+    }
+  });
+});
+
 describe("several processes open a file whose writer was just killed", () => {
   it("every opener switches to WAL, sets up its tables and writes (5 files × 6 openers at once)", async () => {
     const files = Array.from({ length: 5 }, (_, k) => join(dir, `race-${k}.db`));
