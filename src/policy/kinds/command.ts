@@ -1,5 +1,6 @@
 import { foldCase, normalizeString } from "../normalize.js";
 import type { Refusal } from "./programs.js";
+import { urlReadings } from "./net.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -22,6 +23,34 @@ interface CommandPattern {
   names(token: string): boolean;
   /** How many leading words the pattern fixes (`uv run pytest:*` fixes 3; a pattern with `*` inside fixes none). */
   readonly fixed: number;
+  /**
+   * The origins (`scheme://host[:port]`) of the URLs the pattern spells out (`curl https://api.example.com/*`
+   * names https://api.example.com; a `*` inside a host names the part before it), normalised as URLs are.
+   * A program that fetches URLs is covered only when every place it connects to is one of them.
+   */
+  readonly origins: readonly ((origin: string) => boolean)[];
+}
+
+/**
+ * The origins of the URLs a command pattern spells out (see CommandPattern.origins), as tests: a
+ * host without `*` normalised as URLs are and compared exactly; a `*` in the host or port matches
+ * host and port characters only (never `@`, `/` or `\`, which would name another place).
+ */
+function patternOrigins(pattern: string): ((origin: string) => boolean)[] {
+  const tests: ((origin: string) => boolean)[] = [];
+  for (const word of pattern.split(/\s+/)) {
+    const spelled = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(word.replace(/:\*$/, ""));
+    if (spelled === null) continue;
+    if (!spelled[2]!.includes("*")) {
+      const reading = urlReadings(spelled[0])?.texts[0];
+      const origin = reading === undefined ? undefined : (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(reading)?.[0] ?? reading);
+      if (origin !== undefined) tests.push((other) => other === origin);
+      continue;
+    }
+    const glob = new RegExp(`^${spelled[1]!.toLowerCase()}${spelled[2]!.toLowerCase().split("*").map((part) => part.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")).join("[a-z0-9.:\\[\\]-]*")}$`);
+    tests.push((other) => glob.test(other));
+  }
+  return tests;
 }
 
 function splitWords(text: string): string[] {
@@ -32,6 +61,7 @@ function splitWords(text: string): string[] {
 export function compileCommandPattern(pattern: string, caseSensitive: boolean): CommandPattern {
   const fold = (text: string) => (caseSensitive ? text : foldCase(text));
   const trimmed = pattern.trim();
+  const origins = patternOrigins(trimmed);
   const own = new Set(splitWords(trimmed.endsWith(":*") ? trimmed.slice(0, -2) : trimmed).filter((word) => !word.includes("*")));
   const names = (token: string) => token !== "" && (own.has(token) || [...own].some((word) => word.startsWith(`${token}=`)));
   if (trimmed.endsWith(":*")) {
@@ -39,6 +69,7 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
     return {
       source: pattern,
       names,
+      origins,
       fixed: prefix.length,
       matches: (words) => words.length >= prefix.length && prefix.every((word, i) => fold(words[i] ?? "") === word),
     };
@@ -50,12 +81,13 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
       .map((part) => part.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"))
       .join("[\\s\\S]*");
     const regex = new RegExp(`^${body}$`, caseSensitive ? "" : "i");
-    return { source: pattern, names, fixed: 0, matches: (words) => regex.test(words.join(" ")) };
+    return { source: pattern, names, origins, fixed: 0, matches: (words) => regex.test(words.join(" ")) };
   }
   const exact = splitWords(trimmed).map(fold);
   return {
     source: pattern,
     names,
+    origins,
     fixed: exact.length,
     matches: (words) => words.length === exact.length && exact.every((word, i) => fold(words[i] ?? "") === word),
   };
@@ -88,7 +120,10 @@ function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): 
     const asWritten = vouched || (pattern.matches(command.words) && (normal === null || pattern.matches(normal)));
     const asPlain = !asWritten && plain !== undefined && pattern.matches(plain.words) && (plainNormal === undefined || pattern.matches(plainNormal));
     if (!asWritten && !asPlain) continue;
-    const refusals = asPlain && placesAllowed() ? command.refusals.filter((refusal) => !plain.waives.includes(refusal.token)) : command.refusals;
+    let refusals = asPlain && placesAllowed() ? command.refusals.filter((refusal) => !plain.waives.includes(refusal.token)) : command.refusals;
+    // `curl https://api.example.com/x http://127.0.0.1/` under `curl https://api.example.com/*`: a place the pattern does not name.
+    const elsewhere = pattern.origins.length === 0 ? undefined : command.connects?.origins.find((origin) => !pattern.origins.some((test) => test(origin)));
+    if (elsewhere !== undefined) refusals = [...refusals, { reason: `${command.words[0] ?? ""} connects to ${elsewhere} (${command.connects!.places.join(", ")}), which the pattern ${JSON.stringify(pattern.source)} does not name`, token: "" }];
     // The common case: a plain command a pattern matches.
     if (command.unknown === undefined && refusals.length === 0) return COVERED;
     matching.push({ pattern, refusals });

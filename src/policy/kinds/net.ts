@@ -75,11 +75,14 @@ function parseUrlValues(value: string, restrictive = false): { urls: URL[]; doub
     const read = zoneless === undefined ? undefined : parseUrlValues(zoneless, false);
     return read === undefined ? undefined : { urls: read.urls, doubtful: true };
   }
+  let doubtful = false;
   for (const spelled of spellings) {
     const other = rfc3986Url(spelled);
-    if (other !== undefined && other.host !== urls[0]?.host) urls.push(other);
+    // An RFC 3986 host the guard cannot parse, or reads only without its zone id: a guess.
+    if (other === null || other?.zoned === true) doubtful = true;
+    if (other != null && other.url.host !== urls[0]?.host) urls.push(other.url);
   }
-  return { urls, doubtful: false };
+  return { urls, doubtful };
 }
 
 /**
@@ -95,20 +98,26 @@ export interface NetReadings {
  * The URL as an RFC 3986 parser reads it (curl, Python's urllib, Go's net/url), where that differs
  * from the WHATWG reading: a backslash in the authority is no separator there, so
  * `http://evil.com\@169.254.169.254/` is user `evil.com\` at host 169.254.169.254 (WHATWG: host
- * evil.com, path `/@169.254.169.254/`). Undefined when there is no backslash in the authority or
- * the other host cannot be read.
+ * evil.com, path `/@169.254.169.254/`). Undefined when there is no backslash in the authority,
+ * null when the other host cannot be read (a reading the guard cannot make: a guess); an IPv6 zone
+ * id is left out as curl connects through it (`zoned`).
  */
-function rfc3986Url(text: string): URL | undefined {
+function rfc3986Url(text: string): { url: URL; zoned: boolean } | null | undefined {
   const match = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)(.*)$/s.exec(text);
   if (match === null || !match[2]!.includes("\\")) return undefined;
   const authority = match[2]!;
   const hostPort = authority.slice(authority.lastIndexOf("@") + 1);
   if (hostPort.includes("\\")) return undefined;
-  try {
-    return new URL(`${match[1]!}://${hostPort}${match[3]!.replace(/^(?=[^/])/, "/")}`);
-  } catch {
-    return undefined;
+  const rest = match[3]!.replace(/^(?=[^/])/, "/");
+  for (const [host, zoned] of [[hostPort, false], [withoutZone(hostPort), true]] as const) {
+    if (host === undefined) continue;
+    try {
+      return { url: new URL(`${match[1]!}://${host}${rest}`), zoned };
+    } catch {
+      // an IPv6 zone id (`[::1%25lo]`), which curl connects through: tried without it next
+    }
   }
+  return null;
 }
 
 /**

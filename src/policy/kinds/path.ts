@@ -148,9 +148,59 @@ function bestFitReading(text: string): string | undefined {
   return out === text ? undefined : out;
 }
 
+/** bash's ANSI-C escapes in `$'...'` (`\x2e`, `\056`, `\u002e`, `\n`, ...). */
+function ansiC(body: string): string {
+  const named: Readonly<Record<string, string>> = { a: "\u0007", b: "\b", e: "\u001b", E: "\u001b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
+  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (match, escape: string) => {
+    if (/^[xuU]/.test(escape)) return String.fromCodePoint(parseInt(escape.slice(1), 16));
+    if (/^[0-7]/.test(escape)) return String.fromCharCode(parseInt(escape, 8) & 0xff);
+    if (escape.startsWith("c")) return String.fromCharCode(escape.charCodeAt(1) & 0x1f);
+    return named[escape] ?? match;
+  });
+}
+
 /**
- * The spellings a tool might read a value as: as written, backslashes as separators,
- * percent-decoded (repeatedly, overlong UTF-8 and `%u` escapes too), as Windows' best-fit
+ * The value as a shell's quote removal reads it, for a tool that passes it through a shell:
+ * `'...'` and `"..."` are their text, `$'...'` its ANSI-C escapes decoded, `\x` outside single
+ * quotes is `x` (`docs/'..'/secrets`, `docs/$'\x2e\x2e'/secrets` and `docs/\.\./secrets` are
+ * `docs/../secrets` to bash; `"$HOME"/.ssh` is `$HOME/.ssh`, expanded). Undefined when that changes
+ * nothing or a quote is not closed.
+ */
+function unquotedReading(text: string): string | undefined {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === "$" && text[i + 1] === "'") {
+      const end = text.indexOf("'", i + 2);
+      if (end < 0) return undefined;
+      let close = end;
+      while (close > 0 && text[close - 1] === "\\" && (text.slice(i + 2, close).match(/\\+$/)?.[0].length ?? 0) % 2 === 1) {
+        close = text.indexOf("'", close + 1);
+        if (close < 0) return undefined;
+      }
+      out += ansiC(text.slice(i + 2, close));
+      i = close;
+    } else if (ch === "'") {
+      const end = text.indexOf("'", i + 1);
+      if (end < 0) return undefined;
+      out += text.slice(i + 1, end);
+      i = end;
+    } else if (ch === '"') {
+      let end = i + 1;
+      let body = "";
+      for (; end < text.length && text[end] !== '"'; end++) body += text[end] === "\\" && /[$`"\\]/.test(text[end + 1] ?? "") ? text[++end] : text[end];
+      if (end >= text.length) return undefined;
+      out += body;
+      i = end;
+    } else if (ch === "\\" && i + 1 < text.length) out += text[++i];
+    else out += ch;
+  }
+  return out === text ? undefined : out;
+}
+
+/**
+ * The spellings a tool might read a value as: as written, after a shell's quote removal,
+ * backslashes as separators, percent-decoded (repeatedly, overlong UTF-8 and `%u` escapes too), as Windows' best-fit
  * conversion reads it, after a one-pass `../` filter, cut at a NUL byte (C strings end there),
  * trimmed of surrounding white space, as Windows reads names, composed and decomposed (NFC, NFD).
  * Each step runs only when the value can have what it reads.
@@ -162,6 +212,10 @@ function spellingsOf(value: string): Set<string> {
     if (spelling.includes("\\")) spellings.add(spelling.replace(/\\/g, "/"));
   };
   add(value);
+  if (/['"\\]/.test(value)) {
+    const unquoted = unquotedReading(value);
+    if (unquoted !== undefined) add(unquoted);
+  }
   const encoded = value.includes("%");
   for (let round = 0; round < MAX_DECODINGS && encoded; round++) {
     for (const spelling of [...spellings]) {
@@ -363,8 +417,10 @@ function realLocation(path: string): string | undefined {
 function globMatches(absolute: string): string[] | undefined {
   let places = ["/"];
   for (const name of absolute.split("/").filter((part) => part !== "")) {
+    // Names are appended as written: a `..` after a symlinked directory is the kernel's to resolve.
+    const under = (place: string, entry: string) => (place.endsWith("/") ? `${place}${entry}` : `${place}/${entry}`);
     if (!/[*?[]/.test(name)) {
-      places = places.map((place) => posix.join(place, name));
+      places = places.map((place) => under(place, name));
       continue;
     }
     const isMatch = picomatchLibrary()(name, { dot: name.startsWith("."), nobrace: true, noextglob: true });
@@ -378,7 +434,7 @@ function globMatches(absolute: string): string[] | undefined {
         if (code === "ENOENT" || code === "ENOTDIR") continue;
         return undefined;
       }
-      for (const entry of names) if (isMatch(entry)) next.push(posix.join(place, entry));
+      for (const entry of names) if (isMatch(entry)) next.push(under(place, entry));
       if (next.length > MAX_EXPANSIONS) return undefined;
     }
     places = next;
@@ -425,6 +481,11 @@ export function readPathValue(value: string, options: PathReadOptions): PathRead
     if (UNPLACEABLE_RE.test(spelling) || !/(^|\/)\.\.(\/|$)/.test(spelling)) continue;
     const written = spelling.startsWith("/") ? spelling : `${options.base === "/" ? "" : options.base}/${spelling}`;
     add(realLocation(written));
+    // `docs/j*/../x`: the shell expands the glob, then the kernel climbs from each match's target.
+    if (!/[*?[]/.test(written)) continue;
+    const matches = globMatches(written);
+    if (matches === undefined) unreadable = true;
+    for (const match of matches ?? []) add(realLocation(match));
   }
   const out: PathReadings = { readings, unreadable, escapes: lexical.escapes };
   if (realCache.size >= MAX_CACHED) realCache.clear();

@@ -9,6 +9,8 @@
  * unknown (a deny rule then cannot tell and the call asks).
  */
 
+import { urlReadings } from "./net.js";
+
 /** Something an allow cannot vouch for unless its pattern names `token` (`find:* -exec`, `sudo:*`). */
 export interface Refusal {
   /** What a reviewer reads: "find runs a command through -exec". */
@@ -33,6 +35,8 @@ interface ProgramReading {
   unknown?: string;
   /** The program reads a script from its standard input (a shell with no -c and no file). */
   readsStdin?: boolean;
+  /** Where a program that fetches URLs (curl, wget) connects: see `readFetcher`. */
+  connects?: Connects;
   /** A wrapper that changes only how its command runs (`timeout 5 CMD`, `nice CMD`): the line is as allowed as the command it runs. */
   transparent?: boolean;
   /**
@@ -872,6 +876,234 @@ const MAKE_RECIPES = /(?:^|\n)\t([^\n]*)|(?:^|\n)[^:\n=#]*:[^;\n=]*;([^\n]*)/g;
 
 /** Shell escapes of database and transfer clients: psql and mysql `\! CMD`, mysql `system CMD`, sqlite3 `.shell`/`.system CMD`, ftp and lftp `!CMD`. */
 const CLIENT_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\.shell\b|\.system\b|system\b|!)\s*([^\n;]*)/g;
+
+/**
+ * Where a program that fetches URLs connects (`readFetcher`): `origins` as an allow reads them
+ * (`scheme://host[:port]`, WHATWG and RFC 3986 readings, one per place), `forms` the command with
+ * those places spelled as a deny reads them (normalised, and the hosts that reach the same place:
+ * `curl 0x7f.1:8080` is also `curl http://127.0.0.1:8080/`), `unknown` when a place cannot be read
+ * (a URL it cannot parse, URLs or options read from a file, a glob too large to expand).
+ */
+export interface Connects {
+  readonly origins: readonly string[];
+  readonly forms: readonly (readonly string[])[];
+  readonly unknown: string | undefined;
+  /** The words the places were read from (`http://127.1:8080`, `-x 127.0.0.1:3128`), for the reason an allow gives. */
+  readonly places: readonly string[];
+}
+
+/**
+ * How curl and wget read their arguments, from their manuals (curl(1) 7.88, wget(1) 1.21) and
+ * `curl --help all` / `wget --help`: every word that is no option and no option's value is a URL
+ * fetched (curl and wget default to http:// without a scheme); long options may be abbreviated to
+ * any unique prefix (both programs accept that); wget also takes `--name=value`.
+ */
+interface FetcherSpec {
+  /** Short options that take a value. */
+  readonly valued: string;
+  /** Long options that take a value (every other long option is a flag). */
+  readonly longValued: readonly string[];
+  /** Long names of the short options below. */
+  readonly short: Readonly<Record<string, string>>;
+  /** Options whose value is a URL (or `[scheme://]host[:port]`) it connects to: `--url`, proxies, DNS-over-HTTPS, a base URL. */
+  readonly url: readonly string[];
+  /** `--resolve HOST:PORT:ADDR[,ADDR]` (connect to ADDR) and `--connect-to HOST1:PORT1:HOST2:PORT2` (connect to HOST2:PORT2). */
+  readonly resolve?: readonly string[];
+  readonly connectTo?: readonly string[];
+  /** Options whose value is a local socket it connects to instead of the host (a server on this machine). */
+  readonly local?: readonly string[];
+  /** Options whose value is a configuration file it reads (options, URLs, proxies: code, to it). */
+  readonly config: readonly string[];
+  /** Options whose value is a file of URLs it fetches. */
+  readonly urlFile: readonly string[];
+  /** wget's `-e KEY=VALUE` (a .wgetrc command): keys whose value is a URL it connects to, keys that read URLs from a file. */
+  readonly settings?: { readonly options: readonly string[]; readonly url: RegExp; readonly fromFile: RegExp };
+  /** curl's URL globbing (`{a,b}`, `[1-3]`), turned off by these options. */
+  readonly globOff?: readonly string[];
+}
+
+const FETCHERS: Readonly<Record<"curl" | "wget", FetcherSpec>> = {
+  curl: {
+    valued: "EKCbcdDFPHhmoUQreXYytzTuAwx",
+    longValued: [
+      "--abstract-unix-socket", "--alt-svc", "--aws-sigv4", "--cacert", "--capath", "--cert", "--cert-type", "--ciphers", "--config", "--connect-timeout", "--connect-to", "--continue-at", "--cookie", "--cookie-jar",
+      "--create-file-mode", "--crlfile", "--curves", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--delegation", "--dns-interface", "--dns-ipv4-addr", "--dns-ipv6-addr", "--dns-servers",
+      "--doh-url", "--dump-header", "--egd-file", "--engine", "--etag-compare", "--etag-save", "--expect100-timeout", "--form", "--form-string", "--ftp-account", "--ftp-alternative-to-user", "--ftp-method", "--ftp-port",
+      "--ftp-ssl-ccc-mode", "--happy-eyeballs-timeout-ms", "--header", "--help", "--hostpubmd5", "--hostpubsha256", "--hsts", "--interface", "--json", "--keepalive-time", "--key", "--key-type", "--krb", "--libcurl",
+      "--limit-rate", "--local-port", "--login-options", "--mail-auth", "--mail-from", "--mail-rcpt", "--max-filesize", "--max-redirs", "--max-time", "--netrc-file", "--noproxy", "--oauth2-bearer", "--output",
+      "--output-dir", "--parallel-max", "--pass", "--pinnedpubkey", "--preproxy", "--proto", "--proto-default", "--proto-redir", "--proxy", "--proxy1.0", "--proxy-cacert", "--proxy-capath", "--proxy-cert", "--proxy-cert-type",
+      "--proxy-ciphers", "--proxy-crlfile", "--proxy-header", "--proxy-key", "--proxy-key-type", "--proxy-pass", "--proxy-pinnedpubkey", "--proxy-service-name", "--proxy-tls13-ciphers", "--proxy-tlsauthtype",
+      "--proxy-tlspassword", "--proxy-tlsuser", "--proxy-user", "--pubkey", "--quote", "--random-file", "--range", "--rate", "--referer", "--request", "--request-target", "--resolve", "--retry", "--retry-delay",
+      "--retry-max-time", "--sasl-authzid", "--service-name", "--socks4", "--socks4a", "--socks5", "--socks5-gssapi-service", "--socks5-hostname", "--speed-limit", "--speed-time", "--stderr", "--telnet-option",
+      "--tftp-blksize", "--time-cond", "--tls-max", "--tls13-ciphers", "--tlsauthtype", "--tlspassword", "--tlsuser", "--trace", "--trace-ascii", "--unix-socket", "--upload-file", "--url", "--url-query", "--user",
+      "--user-agent", "--write-out",
+    ],
+    short: { x: "--proxy", K: "--config" },
+    url: ["--url", "--proxy", "--preproxy", "--proxy1.0", "--socks4", "--socks4a", "--socks5", "--socks5-hostname", "--doh-url", "--dns-servers"],
+    resolve: ["--resolve"],
+    connectTo: ["--connect-to"],
+    local: ["--unix-socket", "--abstract-unix-socket"],
+    config: ["--config"],
+    urlFile: [],
+    globOff: ["-g", "--globoff"],
+  },
+  wget: {
+    valued: "eoaiBtOTwQPUlARDIXn",
+    longValued: [
+      "--execute", "--output-file", "--append-output", "--input-file", "--base", "--tries", "--output-document", "--timeout", "--wait", "--quota", "--directory-prefix", "--user-agent", "--level", "--accept", "--reject",
+      "--domains", "--include-directories", "--exclude-directories", "--report-speed", "--config", "--rejected-log", "--retry-on-http-error", "--start-pos", "--progress", "--dns-timeout", "--connect-timeout",
+      "--read-timeout", "--waitretry", "--bind-address", "--limit-rate", "--restrict-file-names", "--prefer-family", "--user", "--password", "--use-askpass", "--local-encoding", "--remote-encoding", "--cut-dirs",
+      "--http-user", "--http-password", "--default-page", "--header", "--compression", "--proxy-user", "--proxy-password", "--referer", "--load-cookies", "--save-cookies", "--post-data", "--post-file", "--method",
+      "--body-data", "--body-file", "--secure-protocol", "--certificate", "--certificate-type", "--private-key", "--private-key-type", "--ca-certificate", "--ca-directory", "--crl-file", "--pinnedpubkey", "--ciphers",
+      "--ftp-user", "--ftp-password", "--warc-file", "--warc-header", "--warc-max-size", "--warc-dedup", "--warc-tempdir", "--backups", "--accept-regex", "--reject-regex", "--regex-type", "--exclude-domains",
+      "--follow-tags", "--ignore-tags",
+    ],
+    short: { e: "--execute", i: "--input-file", B: "--base" },
+    url: ["--base"],
+    config: ["--config"],
+    urlFile: ["--input-file"],
+    settings: { options: ["--execute"], url: /^(?:https?_proxy|ftp_proxy|base)$/i, fromFile: /^(?:input|input_file)$/i },
+  },
+};
+
+/** A long option as the program matches it: the name itself, or the one valued name it is a prefix of (`--prox` is `--proxy` only when no other valued name starts so). */
+function longOption(spec: FetcherSpec, name: string): string | undefined {
+  if (spec.longValued.includes(name)) return name;
+  const matches = spec.longValued.filter((long) => long.startsWith(name));
+  return name.length > 3 && matches.length === 1 ? matches[0] : undefined;
+}
+
+/** At most this many URLs from one curl glob; more cannot be read. */
+const MAX_GLOB_URLS = 64;
+
+/** The URLs curl's globbing makes of one (`{a,b}` alternatives, `[1-3]`/`[a-c]`/`[01-10:2]` ranges; `[::1]` is an IPv6 address); undefined beyond `MAX_GLOB_URLS`. */
+function curlGlob(url: string): string[] | undefined {
+  let urls = [url];
+  for (let round = 0; round < 16; round++) {
+    const next: string[] = [];
+    let changed = false;
+    for (const text of urls) {
+      const group = /(?<!\\)\{([^{}]*)\}|(?<!\\)\[([^\][]*)\]/.exec(text);
+      const range = group?.[2] === undefined ? undefined : /^([0-9]+|[a-zA-Z])-([0-9]+|[a-zA-Z])(?::(\d+))?$/.exec(group[2]);
+      if (group === null || (group[2] !== undefined && range === null)) {
+        next.push(text);
+        continue;
+      }
+      changed = true;
+      const head = text.slice(0, group.index);
+      const tail = text.slice(group.index + group[0].length);
+      if (group[1] !== undefined) for (const part of group[1].split(",")) next.push(`${head}${part}${tail}`);
+      else {
+        const [, from, to, step] = range!;
+        const numeric = /^\d/.test(from!);
+        const start = numeric ? Number(from) : from!.charCodeAt(0);
+        const end = numeric ? Number(to) : to!.charCodeAt(0);
+        for (let at = start; at <= end && next.length <= MAX_GLOB_URLS; at += Math.max(1, Number(step ?? 1))) next.push(`${head}${numeric ? String(at).padStart(from!.length, "0") : String.fromCharCode(at)}${tail}`);
+      }
+      if (next.length > MAX_GLOB_URLS) return undefined;
+    }
+    urls = next;
+    if (!changed) return urls;
+  }
+  return undefined;
+}
+
+/** `scheme://host[:port]` of a reading (`https://api.example.com/v1` → `https://api.example.com`). */
+const originOf = (reading: string) => /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(reading)?.[0] ?? reading;
+
+/**
+ * Where curl or wget connects, read from its words: each URL operand (and `--url`), with curl's
+ * globs expanded; proxies and other hosts named in options; `--resolve`/`--connect-to` targets;
+ * a local socket as localhost. A URL with another scheme (`gopher://`, `dict://`, `socks5://`) is
+ * also read for its host as an http URL (WHATWG leaves such hosts unnormalised; the program does not).
+ */
+function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]): Connects {
+  const places: { word: string; text: string }[] = [];
+  let unknown: string | undefined;
+  let glob = spec.globOff !== undefined;
+  let operands = true;
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    let option: string | undefined;
+    let value: string | undefined;
+    let shown = word;
+    if (operands && word === "--") {
+      operands = false;
+      continue;
+    }
+    if (operands && word.startsWith("--") && word.length > 2) {
+      const eq = name === "curl" ? -1 : word.indexOf("=");
+      const long = longOption(spec, eq < 0 ? word : word.slice(0, eq));
+      if (spec.globOff?.includes(word) === true) glob = false;
+      if (long === undefined) continue;
+      option = long;
+      shown = eq < 0 ? word : word.slice(0, eq);
+      value = eq < 0 ? words[++i] : word.slice(eq + 1);
+    } else if (operands && word.startsWith("-") && word.length > 1) {
+      for (let at = 1; at < word.length; at++) {
+        const letter = word[at]!;
+        if (name === "curl" && letter === "g") glob = false;
+        if (!spec.valued.includes(letter)) continue;
+        option = spec.short[letter] ?? `-${letter}`;
+        shown = `-${letter}`;
+        value = at + 1 < word.length ? word.slice(at + 1) : words[++i];
+        break;
+      }
+      if (option === undefined) continue;
+    } else {
+      places.push({ word, text: word });
+      continue;
+    }
+    if (value === undefined) continue;
+    if (spec.url.includes(option)) places.push({ word: `${option} ${value}`, text: option === "--dns-servers" ? value.split(",")[0] ?? "" : value });
+    else if (spec.resolve?.includes(option) === true) {
+      const match = /^[^:]*:[^:]*:(.*)$/.exec(value);
+      for (const address of (match?.[1] ?? value).split(",")) places.push({ word: `${option} ${value}`, text: address.startsWith("[") ? address : address.includes(":") ? `[${address}]` : address });
+    } else if (spec.connectTo?.includes(option) === true) {
+      const match = /^(?:\[[^\]]*\]|[^:]*):[^:]*:(\[[^\]]*\]|[^:]*):(\d*)$/.exec(value);
+      if (match === null) unknown ??= `${name} connects through ${option} ${value}, which the guard cannot read`;
+      else if (match[1] !== "") places.push({ word: `${option} ${value}`, text: `${match[1]!}${match[2] === "" ? "" : `:${match[2]!}`}` });
+    } else if (spec.local?.includes(option) === true) places.push({ word: `${option} ${value}`, text: "localhost" });
+    else if (spec.config.includes(option)) unknown ??= `${name} runs the code in the file given with ${shown} (${value}): its options, the URLs it fetches and the proxies it uses, which the guard does not read`;
+    else if (spec.urlFile.includes(option)) unknown ??= `${name} fetches the URLs in the file given with ${shown} (${value}), which the guard does not read`;
+    else if (spec.settings?.options.includes(option) === true) {
+      const key = value.includes("=") ? value.slice(0, value.indexOf("=")).trim() : "";
+      const setting = value.slice(value.indexOf("=") + 1).trim();
+      if (spec.settings.url.test(key)) places.push({ word: `${option} ${value}`, text: setting });
+      else if (spec.settings.fromFile.test(key)) unknown ??= `${name} reads the URLs it fetches from the file given with ${option} ${value}, which the guard does not read`;
+    }
+  }
+  const origins = new Set<string>();
+  const readings = new Set<string>();
+  for (const place of places) {
+    const urls = glob && /[{[]/.test(place.text) ? curlGlob(place.text) : [place.text];
+    if (urls === undefined) {
+      unknown ??= `${name} expands ${place.word} to more than ${MAX_GLOB_URLS} URLs`;
+      continue;
+    }
+    for (const url of urls) {
+      const other = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/is.exec(url);
+      const texts = other !== null && !/^https?$/i.test(other[1]!) ? [url, `http://${other[2]!}`] : [url];
+      for (const text of texts) {
+        const allow = urlReadings(text);
+        const deny = urlReadings(text, false, true);
+        if (allow === undefined || deny === undefined) {
+          if (text === url) unknown ??= `${name} connects to ${place.word}, which the guard cannot read as a URL`;
+          continue;
+        }
+        if (allow.doubtful || deny.doubtful) unknown ??= `${name} connects to ${place.word}, which the guard reads only as a guess (an IPv6 zone id, a host it cannot parse)`;
+        for (const reading of allow.texts) origins.add(originOf(reading));
+        for (const reading of deny.texts) {
+          readings.add(reading);
+          readings.add(originOf(reading));
+        }
+      }
+    }
+  }
+  const program = words[0] ?? name;
+  const forms: string[][] = readings.size === 0 ? [] : [[program, ...readings], ...[...readings].map((reading) => [program, reading])];
+  return { origins: [...origins], forms, unknown, places: places.map((place) => place.word) };
+}
 
 /** Programs that run a command, run code, or write a file through an option (each row: the program's names, its options). */
 const OPTION_EFFECTS: readonly {
@@ -2134,6 +2366,14 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     case "sed":
     case "gsed":
       return readSed(words);
+    case "curl":
+    case "wget":
+    case "wget2": {
+      const out = readOptionEffects(name, words) ?? empty();
+      out.connects = readFetcher(FETCHERS[name === "curl" ? "curl" : "wget"]!, name, words);
+      out.unknown ??= out.connects.unknown;
+      return out;
+    }
     case "sqlite3": {
       const out = readOptionEffects(name, words) ?? empty();
       readSqlite3Operands(words, out);

@@ -37,6 +37,8 @@ export interface SimpleCommand {
   readonly within?: { readonly words: readonly string[]; readonly at: number };
   /** A wrapper that changes only how its command runs (`timeout 5 CMD`): no pattern need name it; the command it runs is judged on its own. */
   readonly transparent?: boolean;
+  /** Where a program that fetches URLs connects (curl, wget; programs.ts): an allow pattern that names URLs must name every one of these origins. */
+  readonly connects?: { readonly origins: readonly string[]; readonly places: readonly string[] };
   /** Another spelling an allow pattern may match (`git --no-pager -C DIR log` as `git log` where `cd DIR` is allowed; programs.ts). */
   readonly allowAs?: { readonly words: readonly string[]; readonly places: readonly string[]; readonly waives: readonly string[] };
 }
@@ -407,10 +409,15 @@ function addSimple(
   const nested: { commands: (readonly string[])[]; scripts: string[]; guesses: string[] } = { commands: [], scripts: [], guesses: [] };
   let transparent = false;
   let allowAs: SimpleCommand["allowAs"];
+  let connects: SimpleCommand["connects"];
+  const placeForms: (readonly string[])[] = [];
   for (const form of forms) {
     const reading = readProgram(form);
     if (form === forms[0] && reading.transparent === true) transparent = true;
     if (form === forms[0]) allowAs = reading.allowAs;
+    if (form === forms[0] && reading.connects !== undefined) connects = { origins: reading.connects.origins, places: reading.connects.places };
+    // `curl 0x7f.1:8080` is also `curl http://127.0.0.1:8080/`: the places it connects to, as a deny reads them.
+    placeForms.push(...(reading.connects?.forms ?? []));
     for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
     unknown ??= reading.unknown;
     for (const extra of reading.forms) if (forms.length < MAX_FORMS) forms.push([...extra]);
@@ -451,6 +458,7 @@ function addSimple(
       unknown ??= code.unknown;
     }
   }
+  for (const form of placeForms) if (forms.length < MAX_FORMS) forms.push([...form]);
   addCommand(walk, {
     words,
     dynamic,
@@ -460,6 +468,7 @@ function addSimple(
     refusals,
     forms,
     unknown,
+    ...(connects === undefined ? {} : { connects }),
     ...(within === undefined ? {} : { within }),
     ...(transparent ? { transparent } : {}),
     ...(allowAs === undefined ? {} : { allowAs }),
