@@ -367,3 +367,51 @@ describe("a resume with nothing waiting for it: nothing runs again, nothing runs
     });
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// camel-ai/camel#3027 "Gemini response with empty tool call id" (results sharing one id are
+// collapsed), langchain-ai/langchain#29921 (tools must answer a call whose id is ""), brainlid/langchain#620
+// (Gemini calls named `call-<tool>`: two calls of one tool share an id) and
+// lmstudio-ai/lmstudio-bug-tracker#1756 (a local server repeating a call in one response). Each call
+// gets an id of its own in the model's message, and its own answer: none is dropped, none answered twice.
+describe("calls without an id, or sharing one in a message: each is reviewed, run and answered on its own", () => {
+  const idless = (calls: { name: string; args: Record<string, unknown>; id?: string }[]) =>
+    new AIMessage({ content: "", id: "ai-ids", tool_calls: calls.map((c) => ({ ...c, type: "tool_call" as const })) });
+
+  describe.each(ENTRIES)("%s", (entry) => {
+    it.each([
+      ["no ids", [{ name: "read_file", args: { path: "a" } }, { name: "read_file", args: { path: "b" } }]],
+      ["empty ids", [{ name: "read_file", args: { path: "a" }, id: "" }, { name: "read_file", args: { path: "b" }, id: "" }]],
+      ["one id twice", [{ name: "read_file", args: { path: "a" }, id: "call-read_file" }, { name: "read_file", args: { path: "b" }, id: "call-read_file" }]],
+    ])("%s", async (_label, calls) => {
+      const ran: string[] = [];
+      const { graph, refusals } = build(entry, { tools: opsTools(ran), replies: [idless(calls), "read both", "next"] });
+      const config = newThread("ids");
+      const out = await graph.invoke(say("read a and b"), config);
+      expect(ran.sort()).toEqual(["read a", "read b"]);
+      const messages = messagesOf(out);
+      const ai = messages.find((m): m is AIMessage => AIMessage.isInstance(m) && (m.tool_calls?.length ?? 0) > 0);
+      const ids = (ai?.tool_calls ?? []).map((c) => c.id ?? "");
+      expect(new Set(ids).size).toBe(2);
+      expect(ids.every((id) => id !== "")).toBe(true);
+      expect(ids.map((id) => toolText(messages)[id])).toEqual(["contents of a", "contents of b"]);
+      const next = await graph.invoke(say("thanks"), config);
+      expectProviderSafe(messagesOf(next), refusals);
+    });
+
+    it("two deploys sharing an id: asked as two calls, each decision applies to its own", async () => {
+      const ran: string[] = [];
+      const { graph, refusals } = build(entry, { tools: opsTools(ran), replies: [idless([{ name: "deploy", args: { service: "web" }, id: "call-deploy" }, { name: "deploy", args: { service: "db" }, id: "call-deploy" }]), "one deployed"] });
+      const config = newThread("ids-approval");
+      const paused = await graph.invoke(say("deploy web and db"), config);
+      const asked = pendingApproval(paused)?.actionRequests ?? [];
+      expect(asked.map((a) => a.args)).toEqual([{ service: "web" }, { service: "db" }]);
+      expect(new Set(asked.map((a) => a.toolCallId)).size).toBe(2);
+      const done = await graph.invoke(resume({ decisions: [{ type: "approve" }, { type: "reject", message: "not the db" }] }), config);
+      expect(ran).toEqual(["deploy web staging"]);
+      const text = toolText(messagesOf(done));
+      expect(asked.map((a) => text[a.toolCallId])).toEqual(["deployed web to staging", "Refused deploy by a human reviewer: not the db. Do not retry this call unchanged."]);
+      expectProviderSafe(messagesOf(done), refusals);
+    });
+  });
+});

@@ -129,7 +129,30 @@ export function withBoundedArguments(message: AIMessage): AIMessage {
   const unparsed = unparsedCallsAsCalls(message);
   const calls = unparsed ?? message.tool_calls ?? [];
   const bounded = boundToolCallArgs(calls) ?? unparsed;
-  return bounded === undefined ? message : withToolCalls(message, bounded, message.additional_kwargs);
+  const distinct = withDistinctIds(bounded ?? calls, message.id) ?? bounded;
+  return distinct === undefined ? message : withToolCalls(message, distinct, message.additional_kwargs);
+}
+
+/**
+ * The calls with an id each, none repeated in the message (undefined when they have): a call
+ * without an id (or with "") gets `<message id>_<index>`, a repeated id gets `<id>_<index>`.
+ * Providers that leave ids out or repeat them in one response (some OpenAI-compatible servers,
+ * older Gemini integrations) would otherwise get ToolMessages their calls cannot be matched to, or
+ * one result for two calls. Deterministic, so a step that runs again after an interrupt names them alike.
+ */
+export function withDistinctIds(calls: ToolCalls, messageId: string | undefined): ToolCalls | undefined {
+  const seen = new Set<string>();
+  let changed = false;
+  const out = calls.map((call, index) => {
+    let id = call.id === undefined || call.id === "" ? `${messageId ?? "call"}_${index}` : call.id;
+    if (seen.has(id)) id = `${id}_${index}`;
+    while (seen.has(id)) id = `${id}_`;
+    seen.add(id);
+    if (id === call.id) return call;
+    changed = true;
+    return { ...call, id };
+  });
+  return changed ? out : undefined;
 }
 
 type ToolCalls = NonNullable<AIMessage["tool_calls"]>;
