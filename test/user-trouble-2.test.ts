@@ -415,3 +415,39 @@ describe("calls without an id, or sharing one in a message: each is reviewed, ru
     });
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// langchain-ai/langgraph#6534 (Command goto + resume while another interrupt is pending: the goto's
+// node runs next to the waiting one) and Agent Chat UI's "Mark as Resolved", which sends
+// `command: { goto: "__end__" }`: a client's Command({ goto }) to a node of the graph while an approval
+// waits. Nothing runs, the approval still waits, the approve then runs the call once and it is
+// answered once; the thread goes on.
+describe("a client's Command({ goto }) while an approval waits: nothing runs, the approval still decides, one answer", () => {
+  const cases: [typeof ENTRIES[number], string][] = [
+    ["agent", "__end__"], ["agent", "agent"], ["agent", "review"], ["agent", "execute"], ["agent", "tools"],
+    ["node", "__end__"], ["node", "tools"],
+    ["middleware", "__end__"],
+  ];
+  it.each(cases)("%s: goto %s", async (entry, goto) => {
+    const ran: string[] = [];
+    const { graph, refusals } = build(entry, { tools: opsTools(ran), replies: [[{ name: "deploy", args: { service: "web" }, id: "d1" }], "done", "next"] });
+    const config = newThread("goto");
+    await graph.invoke(say("deploy web"), config);
+    const after = await graph.invoke(new Command({ goto }), config);
+    expect(ran).toEqual([]);
+    if (goto === "agent") {
+      // The model step: new input arrived, as far as the guard can tell; the waiting call is answered as not run.
+      expect(toolText(messagesOf(after)).d1).toMatch(/^Refused deploy by rule approval:superseded: /);
+    } else {
+      expect(pendingApproval(after)?.actionRequests.map((a) => a.toolCallId)).toEqual(["d1"]);
+      expect(interruptsOf(after)).toHaveLength(1);
+      const done = await graph.invoke(resume({ decisions: [{ type: "approve" }] }), config);
+      expect(ran).toEqual(["deploy web staging"]);
+      expect(toolText(messagesOf(done)).d1).toBe("deployed web to staging");
+    }
+    const next = await graph.invoke(say("and now?"), config);
+    expect(ran.length).toBeLessThanOrEqual(1);
+    expect(answersPerCall(messagesOf(next)).d1).toBe(1);
+    expectProviderSafe(messagesOf(next), refusals);
+  });
+});
