@@ -171,7 +171,10 @@ function reviewNode(guard: Guard): Node {
 /** tools: one approved call, authorized at its start, run and audited. */
 function toolsNode(guard: Guard) {
   return async (input: unknown, config: LangGraphRunnableConfig): Promise<GuardedAgentUpdate> => {
-    const task: ToolTask = ToolTaskSchema.parse(input);
+    const parsed = ToolTaskSchema.safeParse(input);
+    // Reached without a call review sent (a client's Command({ goto: "tools" })): nothing to run.
+    if (!parsed.success) return {};
+    const task: ToolTask = parsed.data;
     const { message, result } = await runCall(guard, task.guardCall, task.guardSlot, config);
     return { messages: [message], guardResults: { [result.id]: result } };
   };
@@ -319,6 +322,24 @@ function routed(node: Node, next: (state: GuardedAgentStateType, config: LangGra
   };
 }
 
+/**
+ * The one-task turn, unless the turn's calls wait for a human in review (recorded there before it
+ * asks, no plan yet): then neither review nor the model step sent it (a client's
+ * `Command({ goto: "execute" })`), and it runs nothing and leads nowhere; the approval still waits.
+ */
+function outsideReview(node: (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => Promise<Command>) {
+  return async (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Promise<Command> => {
+    if (waitsInReview(state)) return new Command({ goto: END });
+    return node(state, config);
+  };
+}
+
+/** The last model message's calls wait for a human in review (recorded before it asks), with no plan yet. */
+function waitsInReview(state: GuardedAgentStateType): boolean {
+  const waiting = state.guard.approvals?.pending;
+  return state.guard.turn === null && !!waiting && waiting.messageId === lastAIMessage(state.messages)?.id;
+}
+
 export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">) {
   const N = GUARDED_NODES;
   // Without Terminal rules or heartbeats, loop control after a turn is always "back to the model":
@@ -362,9 +383,11 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
 
   const afterTools = (state: GuardedAgentStateType) => {
     const turn = state.guard.turn;
-    const lastBatch = turn !== null && turn.nextBatch + 1 >= turn.batches.length;
+    // Not sent by dispatch (there is no plan): the step ran nothing (toolsNode) and leads nowhere.
+    if (turn === null) return END;
+    const lastBatch = turn.nextBatch + 1 >= turn.batches.length;
     if (!lastBatch || needsCollect()) return N.collect;
-    return hasOpenCalls(state, turn?.batches[turn.nextBatch] ?? []) ? N.review : N.agent;
+    return hasOpenCalls(state, turn.batches[turn.nextBatch] ?? []) ? N.review : N.agent;
   };
 
   /** After a turn was recorded: the end (Terminal), the exit check, review of calls still open, or the model. */
@@ -382,12 +405,12 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     .addNode(N.agent, routed(agentNode(guard, options, processLedger), afterAgent), { ends: [N.review, N.execute, N.finish, END] })
     .addNode(N.review, reviewNode(guard))
     .addNode(N.tools, toolsNode(guard) as unknown as Node)
-    .addNode(N.execute, routed(executeNode(guard, processLedger), afterTurn), { ends: [N.agent, N.review, N.finish, END] })
+    .addNode(N.execute, outsideReview(routed(executeNode(guard, processLedger), afterTurn)), { ends: [N.agent, N.review, N.finish, END] })
     .addNode(N.collect, collectNode(guard))
     .addNode(N.finish, finishNode(guard))
     .addEdge(START, N.agent)
     .addConditionalEdges(N.review, route(dispatch), [N.tools, N.execute, N.collect, N.agent, N.review])
-    .addConditionalEdges(N.tools, route(afterTools), [N.agent, N.collect, N.review])
+    .addConditionalEdges(N.tools, route(afterTools), [N.agent, N.collect, N.review, END])
     .addConditionalEdges(N.collect, route(afterCollect), [N.tools, N.collect, N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.finish, route(afterFinish), [N.agent, END]);
 }

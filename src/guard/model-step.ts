@@ -129,17 +129,76 @@ export function withBoundedArguments(message: AIMessage): AIMessage {
   const unparsed = unparsedCallsAsCalls(message);
   const calls = unparsed ?? message.tool_calls ?? [];
   const bounded = boundToolCallArgs(calls) ?? unparsed;
-  return bounded === undefined ? message : withToolCalls(message, bounded, message.additional_kwargs);
+  const distinct = withDistinctIds(bounded ?? calls, message.id) ?? bounded;
+  return distinct === undefined ? message : withToolCalls(message, distinct, message.additional_kwargs);
 }
 
-/** The same message (same id, so it replaces the original in state) with other tool calls. */
+/**
+ * The calls with an id each, none repeated in the message (undefined when they have): a call
+ * without an id (or with "") gets `<message id>_<index>`, a repeated id gets `<id>_<index>`.
+ * Providers that leave ids out or repeat them in one response (some OpenAI-compatible servers,
+ * older Gemini integrations) would otherwise get ToolMessages their calls cannot be matched to, or
+ * one result for two calls. Deterministic, so a step that runs again after an interrupt names them alike.
+ */
+export function withDistinctIds(calls: ToolCalls, messageId: string | undefined): ToolCalls | undefined {
+  const seen = new Set<string>();
+  let changed = false;
+  const out = calls.map((call, index) => {
+    let id = call.id === undefined || call.id === "" ? `${messageId ?? "call"}_${index}` : call.id;
+    if (seen.has(id)) id = `${id}_${index}`;
+    while (seen.has(id)) id = `${id}_`;
+    seen.add(id);
+    if (id === call.id) return call;
+    changed = true;
+    return { ...call, id };
+  });
+  return changed ? out : undefined;
+}
+
+type ToolCalls = NonNullable<AIMessage["tool_calls"]>;
+
+/** Content block types that carry a call's name and arguments: Anthropic's (a streamed one too) and LangChain's standard block. */
+const CALL_BLOCK_TYPES: ReadonlySet<string> = new Set(["tool_use", "input_json_delta", "tool_call"]);
+
+/**
+ * `content` with each block that carries a call of `toolCalls` (by id) rewritten to that call's name
+ * and arguments, and a block added for each call no block carries. When a message's content is a
+ * list, ChatAnthropic sends its blocks and not `tool_calls`: without this an edited call would reach
+ * the model with the model's own arguments, and a call the guard added (a forced call) would not reach
+ * it at all, so its result would be refused ("unexpected tool_use_id found in tool_result blocks").
+ * Providers that read `tool_calls` (ChatOpenAI) drop these blocks. Text content is left as it is.
+ */
+function contentWithCalls(ai: AIMessage, toolCalls: ToolCalls): AIMessage["content"] {
+  const content = ai.content;
+  if (!Array.isArray(content)) return content;
+  const byId = new Map(toolCalls.flatMap((c) => (c.id === undefined ? [] : [[c.id, c] as const])));
+  const carried = new Set<string>();
+  const blocks = content.map((block) => {
+    const b = block as { type?: unknown; id?: unknown };
+    if (typeof b.type !== "string" || !CALL_BLOCK_TYPES.has(b.type) || typeof b.id !== "string") return block;
+    const call = byId.get(b.id);
+    if (call === undefined) return block;
+    carried.add(b.id);
+    return b.type === "tool_call" ? { ...block, name: call.name, args: call.args } : { ...block, type: "tool_use", name: call.name, input: call.args };
+  });
+  const standard = ai.response_metadata?.output_version === "v1";
+  const added = toolCalls
+    .filter((c) => c.id !== undefined && !carried.has(c.id))
+    .map((c) => (standard ? { type: "tool_call", id: c.id, name: c.name, args: c.args } : { type: "tool_use", id: c.id, name: c.name, input: c.args }));
+  return [...blocks, ...added] as AIMessage["content"];
+}
+
+/**
+ * The same message (same id, so it replaces the original in state) with other tool calls; list
+ * content's tool-call blocks say the same (`contentWithCalls`).
+ */
 export function withToolCalls(
   ai: AIMessage,
-  toolCalls: NonNullable<AIMessage["tool_calls"]>,
+  toolCalls: ToolCalls,
   additionalKwargs?: AIMessage["additional_kwargs"],
 ): AIMessage {
   return new AIMessage({
-    content: ai.content,
+    content: contentWithCalls(ai, toolCalls),
     id: ai.id,
     name: ai.name,
     response_metadata: ai.response_metadata,

@@ -16,12 +16,15 @@ import { emptyGuardState } from "./state.js";
 import { withEditedCalls } from "./turn.js";
 import type { GuardState } from "./state.js";
 import { lastAIMessage } from "./last-ai-message.js";
-import { withBoundedArguments } from "./model-step.js";
+import { withBoundedArguments, withDistinctIds } from "./model-step.js";
 
-/** `messages` with the last model message's unparsed calls made reviewable (`rewritten` when it changed). */
+/**
+ * `messages` with the last model message's unparsed calls made reviewable and its calls given
+ * distinct ids (`rewritten` when it changed: the node writes the message back, same id).
+ */
 function withUnparsedCallsAnswerable(messages: BaseMessage[]): { messages: BaseMessage[]; rewritten: boolean } {
   const ai = lastAIMessage(messages);
-  if (!ai || (ai.invalid_tool_calls ?? []).length === 0) return { messages, rewritten: false };
+  if (!ai || ((ai.invalid_tool_calls ?? []).length === 0 && withDistinctIds(ai.tool_calls ?? [], ai.id) === undefined)) return { messages, rewritten: false };
   const folded = withBoundedArguments(ai);
   return { messages: messages.map((m) => (m === ai ? folded : m)), rewritten: true };
 }

@@ -18,16 +18,25 @@ import { withToolCalls } from "./model-step.js";
 import { reviewConfigOf } from "./approval/approvers.js";
 
 /**
- * Tool calls of `ai` that have no ToolMessage yet (a call answered before a crash is not reviewed
- * again). A call without id gets `${messageId}_${index}` (the message id is thread-scoped and unique).
+ * Tool calls of `ai` that have no ToolMessage after it yet (a call answered before a crash is not
+ * reviewed again). Only the ToolMessages after `ai` count: providers that number their calls per
+ * response (`call_0` in every turn) reuse ids, and an earlier turn's result answers nothing here.
+ * A call without id gets `${messageId}_${index}` (the message id is thread-scoped and unique).
  */
 export function openToolCalls(ai: AIMessage, messages: readonly BaseMessage[], messageId: string): RawToolCall[] {
   const answered = new Set(
-    messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => m.tool_call_id),
+    messagesAfter(ai, messages).filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => m.tool_call_id),
   );
   return (ai.tool_calls ?? [])
     .map((call, index) => ({ id: call.id ?? `${messageId}_${index}`, name: call.name, args: call.args }))
     .filter((call) => !answered.has(call.id));
+}
+
+/** The messages after `ai` in `messages` (found by identity, else by id); all of them when it is not there. */
+function messagesAfter(ai: AIMessage, messages: readonly BaseMessage[]): readonly BaseMessage[] {
+  let at = messages.lastIndexOf(ai);
+  if (at < 0 && ai.id !== undefined) at = messages.findLastIndex((m) => m.id === ai.id);
+  return at < 0 ? messages : messages.slice(at + 1);
 }
 
 /** Where an edited message keeps the model's own calls: `additional_kwargs[ORIGINAL_CALLS_KEY][callId]`. */

@@ -6,6 +6,8 @@ import type { Guard } from "../guard/guard.js";
 import type { GuardState } from "../guard/state.js";
 import { withEditedCalls } from "../guard/turn.js";
 import { lastAIMessage } from "../guard/last-ai-message.js";
+import { hasForeignAnswer, screenRunInput } from "../guard/approval/screening.js";
+import { threadIdOf } from "../guard/audit-trail.js";
 
 interface AfterModelUpdate {
   messages?: BaseMessage[];
@@ -52,6 +54,14 @@ export async function reviewOpenCalls(
   ai: AIMessage | undefined = lastAIMessage(state.messages),
 ): Promise<AfterModelUpdate | undefined> {
   if (!ai) return undefined;
+  // A client's state update answered calls that wait for the guard (a ToolMessage in Command({ update })):
+  // as for new input, it is dropped and the waiting calls are refused (approval/screening.ts).
+  if (hasForeignAnswer(state.guard.approvals, state.messages, { unreviewed: true })) {
+    const screened = await screenRunInput(guard, state.guard.approvals, state.messages, { threadId: threadIdOf(config), runId: state.guard.runId }, config, { unreviewed: true });
+    if (screened) {
+      return { messages: screened.update, guard: { ...state.guard, approvals: screened.approvals, turn: null, forcedTool: null, next: "agent" }, guardResults: null, jumpTo: "model" as const };
+    }
+  }
   const reviewed = await reviewModelTurn(guard, state.guard, state.messages, config, false, true);
   if (!reviewed) return undefined;
   if (reviewed.limitError) {

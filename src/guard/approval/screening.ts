@@ -32,6 +32,18 @@ function unreviewedTurn(approvals: ApprovalState | undefined, messages: readonly
   return { messageId: ai.id, callIds };
 }
 
+/**
+ * Whether a ToolMessage in `messages` answers a call that waits for the guard (as `screenRunInput`
+ * finds them): one the guard did not write, which a client put there with a state update
+ * (`Command({ update })`, `updateState`) while the calls waited. `screenRunInput` drops it.
+ */
+export function hasForeignAnswer(approvals: ApprovalState | undefined, messages: readonly BaseMessage[], options: { unreviewed?: boolean } = {}): boolean {
+  const waiting = approvals?.pending ?? (options.unreviewed === true ? unreviewedTurn(approvals, messages) : null);
+  if (!waiting || waiting.callIds.length === 0) return false;
+  const index = messages.findLastIndex((m) => AIMessage.isInstance(m) && m.id === waiting.messageId);
+  return index >= 0 && messages.slice(index + 1).some((m) => ToolMessage.isInstance(m) && waiting.callIds.includes(m.tool_call_id));
+}
+
 export interface ScreenedInput {
   /** The thread's messages as the model must see them: the pending calls answered by the guard's refusal, foreign results gone. */
   messages: BaseMessage[];
