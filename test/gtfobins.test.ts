@@ -76,7 +76,7 @@ const BINARIES: readonly GtfoBinary[] = [
   { bin: "stdbuf", functions: "Shell", cases: [d(`stdbuf -i0 ${X}`, true), d(`stdbuf -o L ${X}`)] },
   { bin: "taskset", functions: "Shell", cases: [d(`taskset 1 ${X}`, true), d(`taskset -c 0 ${X}`)] },
   { bin: "timeout", functions: "Shell", cases: [d(`timeout 7d ${X}`, true), d(`timeout --foreground 7d ${X}`)] },
-  { bin: "time", functions: "Shell, File write", cases: [d(`time ${X}`, true), d(`/usr/bin/time ${X}`), w("/usr/bin/time -o /etc/x echo DATA", /time writes a file through -o/)] },
+  { bin: "time", functions: "Shell, File write", allow: ["time:*", "/usr/bin/time:*"], cases: [d(`time ${X}`, true), d(`/usr/bin/time ${X}`), w("/usr/bin/time -o /etc/x echo DATA", /time (writes a file through -o|runs the command)/)] },
   { bin: "setarch", functions: "Shell", cases: [d(`setarch x86_64 ${X}`, true), d(`setarch x86_64 -R ${X}`)] },
   { bin: "flock", functions: "Shell", cases: [d(`flock -u / ${X}`, true), d(`flock /tmp/l -c '${X}'`, true)] },
   { bin: "nohup", functions: "Shell, Command", cases: [d(`nohup ${X}`, true)] },
@@ -160,7 +160,7 @@ const BINARIES: readonly GtfoBinary[] = [
   { bin: "dc", functions: "Shell", cases: [d(`dc -e '!${X}'`, true), d(`echo '!${X}' | dc`, true)] },
   { bin: "m4", functions: "Command", cases: [d(`echo 'esyscmd(${X})' | m4`, true), d(`m4 <<< 'syscmd(${X})'`, true)] },
   { bin: "knife", functions: "Shell", cases: [d(`knife exec -E 'exec "${X}"'`)] },
-  { bin: "puppet", functions: "Shell", cases: [a(`puppet apply -e "exec { '${X}': }"`, /puppet/)] },
+  { bin: "puppet", functions: "Shell", cases: [d(`puppet apply -e "exec { '${X}': }"`), a(`puppet apply -e "exec { 'r\${m}': }"`, /puppet runs (the )?code/)] },
   { bin: "latexmk", functions: "Shell", cases: [d(`latexmk -e 'exec("${X}")'`)] },
   { bin: "pdflatex", functions: "Shell", cases: [d(`pdflatex --shell-escape '\\immediate\\write18{${X}}'`), n("pdflatex -shell-escape doc.tex", /shell-escape/)] },
   { bin: "latex", functions: "Shell", cases: [d(`latex --shell-escape '\\immediate\\write18{${X}}'`)] },
@@ -189,7 +189,7 @@ const BINARIES: readonly GtfoBinary[] = [
   { bin: "nvim", functions: "Shell", cases: [d(`nvim -c ':!${X}'`), d(`nvim --cmd ':lua os.execute("${X}")'`)] },
   { bin: "ex", functions: "Shell", cases: [d(`ex -c ':!${X}'`), d(`echo '!${X}' | ex`)] },
   { bin: "ed", functions: "Shell, File write", cases: [d(`echo '!${X}' | ed`, true), d(`ed -s a.txt <<< '!${X}'`, true), d(`printf '!${X}\\nq\\n' | ed`), a("cat cmds.txt | ed", /ed|standard input/)] },
-  { bin: "emacs", functions: "Shell, File write", cases: [d(`emacs --batch --eval '(shell-command "${X}")'`), a(`emacs -Q -nw --eval '(term "/bin/sh")'`, /emacs runs the code/), a("emacs --batch --eval '(write-region \"DATA\" nil \"/etc/x\")'", /emacs runs the code/)] },
+  { bin: "emacs", functions: "Shell, File write", cases: [d(`emacs --batch --eval '(shell-command "${X}")'`), a(`emacs -Q -nw --eval '(term "/bin/sh")'`, /emacs runs (the )?code/), a("emacs --batch --eval '(write-region \"DATA\" nil \"/etc/x\")'", /emacs runs (the )?code/)] },
   { bin: "nano", functions: "Shell", cases: [d(`nano -s '${X}' a.txt`), d(`nano --speller='${X}' a.txt`)] },
   { bin: "pico", functions: "Shell", cases: [d(`pico -s '${X}' a.txt`)] },
   { bin: "less", functions: "Shell, File write", cases: [d(`LESSOPEN='|${X} %s' less a.txt`), w("less -o /etc/x a.txt", /less writes/), d(`less +'!${X}' a.txt`)] },
@@ -265,7 +265,7 @@ const BINARIES: readonly GtfoBinary[] = [
   { bin: "neofetch", functions: "Shell", cases: [n("neofetch --config /tmp/x.conf", /neofetch runs the code/)] },
   { bin: "facter", functions: "Shell", cases: [n("FACTERLIB=/tmp/d facter", /FACTERLIB/)] },
   { bin: "nroff", functions: "Shell", cases: [n("GROFF_BIN_PATH=/tmp/d nroff", /GROFF_BIN_PATH/)] },
-  { bin: "groff", functions: "Shell", cases: [a(`echo '.sy ${X}' | groff -U`, /groff/)] },
+  { bin: "groff", functions: "Shell", cases: [d(`echo '.sy ${X}' | groff -U`), a("groff -U a.ms", /groff -U/), a("cat a.ms | groff -U", /groff reads commands/)] },
 ];
 
 function guardFor(bin: GtfoBinary) {
