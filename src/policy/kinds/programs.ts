@@ -759,6 +759,9 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
   { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_NOSYSTEM|GIT_NAMESPACE|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|GIT_ALLOW_PROTOCOL|GIT_PROTOCOL_FROM_USER|GIT_SSH_VARIANT|HOME|XDG_CONFIG_HOME)$/, effect: "refuse", what: "reads its configuration or repository (which can run commands) through it" },
 ];
 
+/** Variables that hold options a program reads before its command line's (split at white space). */
+const OPTION_VARIABLES: Readonly<Record<string, string>> = { TAR_OPTIONS: "tar", LESS: "less" };
+
 /** A value that is one plain word: letters, digits and `_ . , : @ % + = -` (no `/`, `~`, space or quote). */
 const PLAIN_WORD = /^[\w.,:@%+=-]*$/;
 
@@ -821,6 +824,16 @@ export function readEnvironment(name: string, value: string, dynamic: boolean, b
   const reason = `${by} sets ${name}, and a program ${row.what}`;
   out.refusals.push({ reason, token: name });
   if (row.effect === "refuse") return out;
+  // TAR_OPTIONS and LESS are options tar and less read before their own: read as such (`--to-command=CMD`, `+!CMD`).
+  const reader = OPTION_VARIABLES[name];
+  if (reader !== undefined && !dynamic && !/["'\\]/.test(value)) {
+    const inner = readProgram([reader, ...value.split(/\s+/).filter((word) => word !== "")]);
+    out.commands.push(...inner.commands);
+    out.scripts.push(...inner.scripts);
+    out.guesses.push(...inner.guesses);
+    if (inner.unknown !== undefined) out.unknown = `${reason}: ${inner.unknown}`;
+    return out;
+  }
   if (dynamic || row.effect === "code") {
     out.unknown = dynamic ? `${by} sets ${name} to a value only known when it runs, and a program ${row.what}` : reason;
     return out;
@@ -1812,7 +1825,7 @@ function readGit(words: readonly string[]): ProgramReading {
       else if (transport !== "fd") out.commands.push([`git-remote-${transport}`]);
     }
   }
-  if (sub === "config" && rest.some((word) => gitConfigRow(word) !== undefined)) out.refusals.push({ reason: "git config sets a setting whose value git runs as a command", token: "config" });
+  if (sub === "config") readGitConfigWrite(rest, out);
   if (sub === "bisect" && rest[0] === "run") {
     out.refusals.push({ reason: "git bisect run runs a command", token: "run" });
     if (rest.length > 1) out.commands.push(rest.slice(1));
@@ -1824,6 +1837,56 @@ function readGit(words: readonly string[]): ProgramReading {
     if (cmd.length > 0) out.scripts.push(cmd.join(" "));
   }
   if (sub === "filter-branch") out.refusals.push({ reason: "git filter-branch runs its filters as commands", token: sub });
+  return out;
+}
+
+/** `git config` options that take a value, and its operations that only read or remove settings. */
+const GIT_CONFIG_VALUED = /^(?:-f|--file|--blob|--type|--default|--comment|--value|--url)$/;
+const GIT_CONFIG_READS = /^(?:--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|-l|--list|--unset|--unset-all|--remove-section|--rename-section|--show-origin|--show-scope|-e|--edit|get|list|unset|remove-section|rename-section|edit)$/;
+
+/**
+ * `git config [set] KEY VALUE`: writing a key whose value git runs later (alias.*, core.pager,
+ * core.sshCommand, filter.*.clean, credential.helper, ...; GIT_CONFIG_COMMANDS) is no plain settings
+ * change: an allow on `git config` does not cover it unless it names the key, and the value is read
+ * as the command it is (`git config alias.x '!rm x'` runs `rm x` at the next `git x`).
+ */
+function readGitConfigWrite(rest: readonly string[], out: ProgramReading): void {
+  const operands: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i]!;
+    if (GIT_CONFIG_READS.test(word.split("=")[0]!) && (word.startsWith("-") || operands.length === 0)) return;
+    if (word.startsWith("-")) i += GIT_CONFIG_VALUED.test(word) ? 1 : 0;
+    else operands.push(word);
+  }
+  const [key, value] = operands[0] === "set" ? operands.slice(1) : operands;
+  if (key === undefined || value === undefined || gitConfigRow(key) === undefined) return;
+  readGitSetting(key, `${key}=${value}`, out);
+  out.refusals.push({ reason: `git config sets ${key}, whose value git runs (or that changes what git runs) later`, token: key });
+}
+
+/** gh: `alias set NAME '!CMD'` (or --shell) defines a shell alias; `api` with a method other than GET, or fields, changes data; `config set pager|editor|browser CMD`. */
+function readGh(words: readonly string[]): ProgramReading {
+  const out = empty();
+  const args = words.slice(1);
+  const operands = args.filter((word, i) => !word.startsWith("-") && !/^(?:-R|--repo|-X|--method|-f|-F|--field|--raw-field|-H|--header|--input|-q|--jq|-t|--template|--hostname|--cache)$/.test(args[i - 1] ?? ""));
+  if (operands[0] === "alias" && operands[1] === "set") {
+    const expansion = operands[3];
+    const shell = args.some((word) => word === "--shell" || word === "-s") || expansion?.startsWith("!") === true;
+    out.refusals.push({ reason: shell ? "gh alias set defines an alias that runs a shell command" : "gh alias set defines an alias (a gh command line run later)", token: shell ? "--shell" : "set" });
+    if (shell && expansion !== undefined) out.scripts.push(expansion.replace(/^!/, ""));
+  } else if (operands[0] === "alias" && operands[1] === "import") {
+    out.refusals.push({ reason: "gh alias import defines the aliases in a file (which can run shell commands)", token: "import" });
+    out.unknown = "gh alias import defines aliases from a file the guard does not read";
+  } else if (operands[0] === "api") {
+    const method = args.map((word, i) => (word === "-X" || word === "--method" ? args[i + 1] : /^-X(.+)$/.exec(word)?.[1] ?? /^--method=(.+)$/.exec(word)?.[1])).find((found) => found !== undefined);
+    const fields = args.find((word) => /^(?:-f|-F|--field|--raw-field|--input)(?:=|$)|^-[fF]./.test(word));
+    const effective = (method ?? (fields !== undefined ? "POST" : "GET")).toUpperCase();
+    if (effective !== "GET" && effective !== "HEAD") out.refusals.push({ reason: `gh api sends a ${effective} request (it changes data on GitHub)`, token: method !== undefined ? "-X" : (fields ?? "-f") });
+    if (args.some((word) => word === "--input" || word.startsWith("--input="))) out.refusals.push({ reason: "gh api sends the file given with --input", token: "--input" });
+  } else if (operands[0] === "config" && operands[1] === "set" && /^(?:pager|editor|browser)$/.test(operands[2] ?? "")) {
+    out.refusals.push({ reason: `gh config set ${operands[2]!} sets a command gh runs later`, token: operands[2]! });
+    if (operands[3] !== undefined) out.scripts.push(operands[3]);
+  }
   return out;
 }
 
@@ -2491,6 +2554,8 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
       return readSed(words);
     case "socat":
       return readSocat(words);
+    case "gh":
+      return readGh(words);
     case "sqlite3": {
       const out = readOptionEffects(name, words) ?? empty();
       readSqlite3Operands(words, out);
