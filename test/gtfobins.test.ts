@@ -13,14 +13,10 @@
 // CONFIRMED_HERE lists the payloads run for real on this machine with the inner command replaced by
 // `touch MARKER` (or the write aimed at a scratch file): the marker appeared. The last describe runs them
 // again where the program is installed, when GG_GTFOBINS_RUN=1 (it starts some 170 real programs).
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
+import { bashGuard, expectBashDecision, installed, leavesMarker, type BashExpectation } from "./helpers/bash-rules.js";
 
-type Expectation = "deny" | "ask" | "not-allow";
+type Expectation = Exclude<BashExpectation, "allow">;
 
 interface GtfoCase {
   readonly command: string;
@@ -453,26 +449,13 @@ const CONFIRMED_HERE: ReadonlySet<string> = new Set([
   "apt-get update -o APT::Update::Pre-Invoke::='rm -rf /tmp/x'",
 ]);
 
-function guardFor(bin: GtfoBinary) {
-  const allow = [...(bin.allow ?? [`${bin.bin}:*`]), ...ALWAYS_ALLOWED];
-  const rules = [
-    ...DENY.map((pattern) => `  - { rule: ${JSON.stringify(`Bash(${pattern})`)}, mode: deny }`),
-    ...allow.map((pattern) => `  - { rule: ${JSON.stringify(`Bash(${pattern})`)}, mode: allow }`),
-  ];
-  return permissionPolicy(parsePolicy(`version: 1\npermissions:\n${rules.join("\n")}\n`, "yaml", `gtfobins-${bin.bin}.yaml`));
-}
+const guardFor = (bin: GtfoBinary) => bashGuard([...(bin.allow ?? [`${bin.bin}:*`]), ...ALWAYS_ALLOWED], DENY, `gtfobins-${bin.bin}`);
 
 describe("GTFOBins: no payload of a permitted program is allowed; a payload whose inner command a deny names is denied", () => {
   for (const bin of BINARIES) {
     describe(`${bin.bin} (${bin.functions}) [gtfobins.github.io/gtfobins/${bin.bin}]`, () => {
       const guard = guardFor(bin);
-      it.each(bin.cases.map((c) => [c.command, c] as const))("%s", (_command, c) => {
-        const decision = guard.decide("Bash", { command: c.command });
-        if (c.expect === "deny") expect(decision.mode, decision.reason).toBe("deny");
-        else if (c.expect === "ask") expect(decision.mode, decision.reason).toBe("ask");
-        else expect(decision.mode, decision.reason).not.toBe("allow");
-        if (c.reason !== undefined) expect(decision.reason).toMatch(c.reason);
-      });
+      it.each(bin.cases.map((c) => [c.command, c] as const))("%s", (_command, c) => expectBashDecision(guard, c.command, c.expect, c.reason));
     });
   }
   it("covers at least 120 binaries", () => expect(new Set(BINARIES.map((bin) => bin.bin)).size).toBeGreaterThanOrEqual(120));
@@ -480,7 +463,6 @@ describe("GTFOBins: no payload of a permitted program is allowed; a payload whos
 
 /** A payload as run for real: the inner command touches MARKER, the protected file is the scratch file OUT. */
 const harmless = (command: string) => command.replaceAll(X, "touch MARKER").replaceAll(X.replace(/\//g, "\\/"), "touch MARKER").replaceAll("/etc/x", "OUT");
-const installed = (program: string) => spawnSync("bash", ["-c", `command -v -- ${JSON.stringify(program)}`]).status === 0;
 // Payloads whose hooks run outside the scratch directory, need the network, or change the machine are not run again.
 const NOT_RERUN = /^(?:apt-get|apt) |cpan|^curl |^wget /;
 
@@ -493,14 +475,7 @@ describe.skipIf(process.env.GG_GTFOBINS_RUN !== "1")("GTFOBins: the confirmed pa
   it.each(cases)("%s", (command, bin) => {
     // A program not installed here is judged by GTFOBins alone (its case in the sweep still runs).
     if (!installed(bin)) return;
-    const dir = mkdtempSync(path.join(tmpdir(), "gtfobins-"));
-    try {
-      writeFileSync(path.join(dir, "a.txt"), "hello\nworld\n");
-      writeFileSync(path.join(dir, "a.csv"), "a,b\n1,2\n");
-      const run = spawnSync("bash", ["-c", harmless(command)], { cwd: dir, timeout: 8000, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOME: dir, TERM: "dumb" } });
-      expect(existsSync(path.join(dir, "MARKER")) || existsSync(path.join(dir, "OUT")), `${harmless(command)}: ${String(run.stderr)}`).toBe(true);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const run = leavesMarker(harmless(command));
+    expect(run.left, `${harmless(command)}: ${run.stderr}`).toBe(true);
   }, 20_000);
 });

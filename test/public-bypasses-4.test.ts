@@ -10,14 +10,10 @@
 // `run`: a line the real bash runs here with the denied command replaced by `touch MARKER` (the
 // setting written, then used; git starts its pager only on a terminal, which script(1) gives it); the
 // marker must appear (skipped when the program is not installed).
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
+import { bashGuard, expectBashDecision, installed, leavesMarker, type BashExpectation } from "./helpers/bash-rules.js";
 
-type Expectation = "deny" | "not-allow" | "allow";
+type Expectation = Exclude<BashExpectation, "ask">;
 
 interface Case {
   readonly command: string;
@@ -160,41 +156,18 @@ const CLASSES: readonly Klass[] = [
 describe("public bypass classes (4): settings, requests, eval and option variables", () => {
   for (const klass of CLASSES) {
     describe(`${klass.name} [${klass.source}]`, () => {
-      const rules = [
-        ...DENY.map((pattern) => `  - { rule: ${JSON.stringify(`Bash(${pattern})`)}, mode: deny }`),
-        ...klass.allow.map((pattern) => `  - { rule: ${JSON.stringify(`Bash(${pattern})`)}, mode: allow }`),
-      ];
-      const guard = permissionPolicy(parsePolicy(`version: 1\npermissions:\n${rules.join("\n")}\n`, "yaml", "public-bypasses-4.yaml"));
-      it.each(klass.cases.map((c) => [c.command, c] as const))("%s", (_command, c) => {
-        const decision = guard.decide("Bash", { command: c.command });
-        if (c.expect === "allow") expect(decision.mode, decision.reason).toBe("allow");
-        else if (c.expect === "deny") expect(decision.mode, decision.reason).toBe("deny");
-        else expect(decision.mode, decision.reason).not.toBe("allow");
-        if (c.reason !== undefined) expect(decision.reason).toMatch(c.reason);
-      });
+      const guard = bashGuard(klass.allow, DENY, "public-bypasses-4");
+      it.each(klass.cases.map((c) => [c.command, c] as const))("%s", (_command, c) => expectBashDecision(guard, c.command, c.expect, c.reason));
     });
   }
 });
-
-const installed = (program: string) => spawnSync("bash", ["-c", `command -v -- ${program}`]).status === 0;
 
 describe("public bypass classes (4): the real programs run the denied command", () => {
   const runs = CLASSES.flatMap((klass) => klass.cases.filter((c) => c.run !== undefined).map((c) => [c.run!, klass.program] as const));
   it.each(runs)("%s", (line, program) => {
     if (!installed(program)) return;
-    const dir = mkdtempSync(path.join(tmpdir(), "bypass4-"));
-    try {
-      writeFileSync(path.join(dir, "a.txt"), "hello\nworld\n");
-      const harmless = line.replaceAll(X, "touch MARKER");
-      const run = spawnSync("bash", ["-c", harmless], {
-        cwd: dir,
-        timeout: 10_000,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, HOME: dir, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t", PAGER: "cat" },
-      });
-      expect(existsSync(path.join(dir, "MARKER")), `${harmless}: ${String(run.stderr)}`).toBe(true);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const harmless = line.replaceAll(X, "touch MARKER");
+    const run = leavesMarker(harmless, { GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t", PAGER: "cat" });
+    expect(run.left, `${harmless}: ${run.stderr}`).toBe(true);
   }, 20_000);
 });
