@@ -64,6 +64,8 @@ interface OptionTable {
   readonly numeric?: boolean;
   /** Long options spelled with one dash, without a value (screen's `-ls`, `-wipe`). */
   readonly singleDash?: readonly string[];
+  /** Long options spelled with one dash that take the next word as their value (screen's `-Logfile FILE`). */
+  readonly singleDashValued?: readonly string[];
   /** Long options that take two values (`bwrap --bind SRC DEST`). */
   readonly longValued2?: readonly string[];
   /** Every long option is `--name` or `--name=value`, never with its value in the next word (valgrind, firejail). */
@@ -97,6 +99,8 @@ interface WrapperSpec {
   readonly transparent?: boolean;
   /** Options whose value is a file it writes (`time -o FILE`). */
   readonly writeOptions?: readonly string[];
+  /** The positionals (or a `permute` wrapper's operands) are files it writes (`logsave LOGFILE CMD`, `script FILE`). */
+  readonly positionalWrites?: boolean;
   /** Options whose value is a program it runs (`su -s PROGRAM`, `docker run --entrypoint PROGRAM`). */
   readonly programOptions?: readonly string[];
   /** The command is only the words after `--` (`kubectl exec POD -- CMD`); options may be anywhere before it. */
@@ -199,6 +203,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     scriptOptions: ["-c", "--command"],
     permute: true,
     scriptOnly: true,
+    writeOptions: ["-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing"],
+    positionalWrites: true,
   },
   busybox: { options: {} },
   watch: {
@@ -249,8 +255,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
       longValued: ["--property", "--unit", "--description", "--slice", "--setenv", "--uid", "--gid", "--working-directory", "--machine", "--host", "--nice", "--service-type", "--on-calendar", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--timer-property", "--path-property", "--socket-property"],
     },
   },
-  strace: { options: { flags: "fFcCdDhikqrtTvVwxyzZn", valued: "eopusabEIPSOX" } },
-  ltrace: { options: { flags: "bcCfhirStTVw", valued: "eopusaADFlLnx" } },
+  strace: { options: { flags: "fFcCdDhikqrtTvVwxyzZn", valued: "eopusabEIPSOX" }, writeOptions: ["-o"] },
+  ltrace: { options: { flags: "bcCfhirStTVwL", valued: "eopusaADFlnx" }, writeOptions: ["-o"] },
   chronic: { options: { flags: "ev" } },
   unbuffer: { options: { flags: "p" } },
   // sg GROUP [-c] COMMAND: the command is handed to /bin/sh -c.
@@ -278,7 +284,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   torsocks: { options: { flags: "dqhi", valued: "upaP", long: ["--debug", "--quiet", "--help", "--isolate", "--version"], longValued: ["--user", "--pass", "--address", "--port"] }, commandOptional: true },
   tsocks: { options: {} },
   catchsegv: { options: {} },
-  rlwrap: { options: { flags: "AcinNoIrRUvW", valued: "bCDefFgHlOPqsStwz", optional: "ap" }, scriptOptions: ["-z"] },
+  rlwrap: { options: { flags: "AcinNoIrRUvW", valued: "bCDefFgHlOPqsStwz", optional: "ap" }, scriptOptions: ["-z"], writeOptions: ["-l"] },
   valgrind: { options: { flags: "qvhd", anyLongEq: true } },
   cgexec: { options: { valued: "g", long: ["--sticky"] } },
   numactl: {
@@ -335,10 +341,26 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     inert: ["--list", "--verify", "--list-tunables", "--list-diagnostics", "--help", "--version"],
   },
   screen: {
-    options: { flags: "aAdDfilLmOqrRUvx", valued: "cehpsStTX", singleDash: ["-ls", "-list", "-wipe", "-fn", "-fa", "-ln"] },
+    options: { flags: "aAdDfilLmOqrRUvx", valued: "cehpsStTX", singleDash: ["-ls", "-list", "-wipe", "-fn", "-fa", "-ln"], singleDashValued: ["-Logfile"] },
     inert: ["-r", "-x", "-X", "-v", "-ls", "-list", "-wipe"],
     commandOptional: true,
+    writeOptions: ["-Logfile"],
   },
+  // Wrappers from GTFOBins' "Shell" entries: each runs the command after its options.
+  cpulimit: { options: { flags: "fzikvqr", valued: "lpePm", long: ["--foreground", "--lazy", "--include-children", "--kill", "--verbose", "--quiet", "--restore", "--help"], longValued: ["--limit", "--pid", "--exe", "--path", "--cpu", "--signal"] } },
+  distcc: { options: {} },
+  grc: { options: { flags: "es", valued: "c", long: ["--stderr", "--stdout", "--pty", "--help", "--version"], longValued: ["--config"], longOptional: ["--colour"] } },
+  openvt: { options: { flags: "efsuvwl", valued: "cC", long: ["--exec", "--force", "--switch", "--user", "--verbose", "--wait", "--login", "--help", "--version"], longValued: ["--console"] } },
+  torify: { options: {} },
+  softlimit: { options: { valued: "amdsloprfctL" } },
+  setlock: { options: { flags: "nNxX" }, positionals: 1 },
+  multitime: { options: { flags: "q", valued: "finos" } },
+  logsave: { options: { flags: "asv" }, positionals: 1, positionalWrites: true },
+  msgfilter: {
+    options: { flags: "PjhVw", valued: "iodDw", long: ["--properties-input", "--keep-header", "--indent", "--no-escape", "--escape", "--no-location", "--no-wrap", "--sort-output", "--sort-by-file", "--stringtable-input", "--stringtable-output", "--help", "--version"], longValued: ["--input", "--output-file", "--directory", "--width"], longOptional: ["--color", "--style"] },
+    writeOptions: ["-o", "--output-file"],
+  },
+  pexec: { options: { anyLongEq: true } },
   parallel: PARALLEL,
   // sem is parallel --semaphore.
   sem: PARALLEL,
@@ -472,6 +494,9 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
     },
   },
   bun: { subcommands: { x: { options: { long: ["--bun"], longValued: ["--package"] } } } },
+  cabal: { subcommands: { exec: { options: { flags: "v", longOptional: ["--verbose"], longValued: ["--project-file", "--builddir"] } }, "v2-exec": { options: { flags: "v" } } } },
+  // ip netns exec NAME CMD; ip's own options (`-n NAME`, `-force`, `-batch FILE`) come first, and one the table does not know makes it unreadable.
+  ip: { global: { flags: "46sdjpohcatr0N", valued: "nbfl" }, subcommands: { "netns exec": { options: {}, positionals: 1 }, "vrf exec": { options: {}, positionals: 1 } } },
 };
 
 /** screen commands that run nothing (sent with -X to a running session). */
@@ -550,7 +575,7 @@ function subcommandWithoutGlobals(name: string, family: SubcommandFamily, words:
 }
 
 /** Shells: `-c STRING` is a script; with no -c and no file they read one from standard input. */
-export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "rbash", "yash", "posh", "csh", "tcsh", "ksh93", "lksh", "oksh", "loksh"]);
+export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "rbash", "yash", "posh", "csh", "tcsh", "ksh93", "lksh", "oksh", "loksh", "rc", "es", "elvish"]);
 
 /** Programs that hand the text on their standard input to a shell later (`at now <<< CMD`, `batch`), unless given a file with -f. */
 const STDIN_JOB_RUNNERS = new Set(["at", "batch"]);
@@ -590,10 +615,25 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   irb: [],
   pwsh: ["-c", "-Command", "-EncodedCommand"],
   powershell: ["-c", "-Command", "-EncodedCommand"],
+  // GTFOBins "Shell" entries: Java's script runners, Haskell, R, Julia, Octave, Guile, S-Lang, bpftrace, Ruby's rake, Perl's latexmk, Chef's knife.
+  jrunscript: ["-e"],
+  jjs: [],
+  ghc: ["-e"],
+  ghci: [],
+  R: ["-e"],
+  julia: ["-e", "-E", "--eval", "--print"],
+  octave: ["--eval"],
+  "octave-cli": ["--eval"],
+  guile: ["-c"],
+  slsh: ["-e"],
+  bpftrace: ["-e"],
+  rake: ["-e", "-p", "-E", "--execute", "--execute-print", "--execute-continue"],
+  latexmk: ["-e"],
+  knife: ["-E", "--exec"],
 };
 
 /** Calls that start a process in the interpreters' languages (Python, Perl, Ruby, Node, PHP, Lua, Tcl, PowerShell, AppleScript). */
-const PROCESS_CALLS = /\b(?:system|exec\w*|popen\w*|spawn\w*|fork|subprocess|Popen|check_output|check_call|shell_exec|passthru|proc_open|pcntl_exec|child_process|Runtime|ProcessBuilder|Start-Process|Invoke-Expression|iex|do shell script|shell-command|call-process|start-process|make-process|os\.execute|io\.popen|open3|IO\.popen|Kernel|qx|pty)\b|`|\bopen\s*\(\s*["']\|/;
+const PROCESS_CALLS = /\b(?:system|exec\w*|popen\w*|spawn\w*|fork|subprocess|Popen|check_output|check_call|shell_exec|passthru|proc_open|pcntl_exec|child_process|Runtime|ProcessBuilder|Start-Process|Invoke-Expression|iex|do shell script|shell-command|call-process|start-process|make-process|os\.execute|io\.popen|open3|IO\.popen|Kernel|qx|pty|callCommand|callProcess|readProcess|rawSystem|createProcess|spawnCommand|runCommand|runProcess)\b|`|\bopen\s*\(\s*["']\|/;
 
 /** Programs that read a program text from standard input (a here-document fed to them is code). */
 const STDIN_INTERPRETERS = new Set([...Object.keys(INTERPRETERS), ...SHELLS]);
@@ -702,7 +742,7 @@ type EnvEffect =
 
 const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect; readonly what: string }[] = [
   { name: /^(?:GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|RSYNC_RSH|CVS_RSH|RSYNC_CONNECT_PROG)$/, effect: "script", what: "runs it as a command" },
-  { name: /^(?:GIT_PAGER|PAGER|MANPAGER|SYSTEMD_PAGER|GH_PAGER|BAT_PAGER|DELTA_PAGER|PSQL_PAGER|MYSQL_PS1|AWS_PAGER)$/, effect: "script", what: "runs it as the pager" },
+  { name: /^(?:GIT_PAGER|PAGER|MANPAGER|SYSTEMD_PAGER|GH_PAGER|BAT_PAGER|DELTA_PAGER|PSQL_PAGER|MYSQL_PS1|AWS_PAGER|CRASHPAGER)$/, effect: "script", what: "runs it as the pager" },
   { name: /^(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|SUDO_EDITOR|FCEDIT|KUBE_EDITOR|GH_EDITOR)$/, effect: "script", what: "runs it as the editor" },
   { name: /^(?:GIT_EXTERNAL_DIFF|LESSOPEN|LESSCLOSE|BROWSER|PROMPT_COMMAND|GIT_TRACE2_EVENT_TARGET)$/, effect: "script", what: "runs it as a command" },
   { name: /^GIT_SSH$/, effect: "program", what: "runs it as ssh" },
@@ -715,13 +755,16 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
   { name: /^(?:BASH_ENV|ENV)$/, effect: "startup", what: "a shell it starts expands it and runs the file it names" },
   { name: /^BASH_FUNC_.+(?:%%|\(\))$/, effect: "function", what: "every bash it starts defines it as a function" },
   {
-    name: /^(?:PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GCONV_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|PERLLIB|PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|PYTHONINSPECT|PYTHONBREAKPOINT|PYTHONWARNINGS|RUBYOPT|RUBYLIB|PERL5DB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|GOFLAGS|EXINIT|VIMINIT|GVIMINIT|MYVIMRC|ZDOTDIR|EMACSLOADPATH|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|SHELLOPTS|BASHOPTS|LESSKEY|LESSKEYIN|MAKEFLAGS|MFLAGS)$/,
+    name: /^(?:PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GCONV_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|PERLLIB|PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|PYTHONINSPECT|PYTHONBREAKPOINT|PYTHONWARNINGS|RUBYOPT|RUBYLIB|PERL5DB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|GOFLAGS|EXINIT|VIMINIT|GVIMINIT|MYVIMRC|ZDOTDIR|EMACSLOADPATH|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|SHELLOPTS|BASHOPTS|LESSKEY|LESSKEYIN|MAKEFLAGS|MFLAGS|FACTERLIB|GROFF_BIN_PATH|GROFF_FONT_PATH|GROFF_TMAC_PATH|RUBYLIB|GEM_PATH|GEM_HOME|LUA_PATH|LUA_CPATH|LUA_INIT|TCLLIBPATH|R_PROFILE|R_PROFILE_USER|JULIA_LOAD_PATH|COWPATH)$/,
     effect: "code",
     what: "loads code or finds programs through it",
   },
   { name: /^(?:TAR_OPTIONS|LESS|MANOPT|GZIP|ZIPOPT|XZ_OPT|BZIP2|PARALLEL|GREP_OPTIONS|RSYNC_OPTIONS|WGETRC|CURL_HOME|SSH_CONFIG)$/, effect: "code", what: "reads options or settings (which can run commands) from it" },
   { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_NOSYSTEM|GIT_NAMESPACE|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|GIT_ALLOW_PROTOCOL|GIT_PROTOCOL_FROM_USER|GIT_SSH_VARIANT|HOME|XDG_CONFIG_HOME)$/, effect: "refuse", what: "reads its configuration or repository (which can run commands) through it" },
 ];
+
+/** Variables that hold options a program reads before its command line's (split at white space). */
+const OPTION_VARIABLES: Readonly<Record<string, string>> = { TAR_OPTIONS: "tar", LESS: "less" };
 
 /** A value that is one plain word: letters, digits and `_ . , : @ % + = -` (no `/`, `~`, space or quote). */
 const PLAIN_WORD = /^[\w.,:@%+=-]*$/;
@@ -785,6 +828,16 @@ export function readEnvironment(name: string, value: string, dynamic: boolean, b
   const reason = `${by} sets ${name}, and a program ${row.what}`;
   out.refusals.push({ reason, token: name });
   if (row.effect === "refuse") return out;
+  // TAR_OPTIONS and LESS are options tar and less read before their own: read as such (`--to-command=CMD`, `+!CMD`).
+  const reader = OPTION_VARIABLES[name];
+  if (reader !== undefined && !dynamic && !/["'\\]/.test(value)) {
+    const inner = readProgram([reader, ...value.split(/\s+/).filter((word) => word !== "")]);
+    out.commands.push(...inner.commands);
+    out.scripts.push(...inner.scripts);
+    out.guesses.push(...inner.guesses);
+    if (inner.unknown !== undefined) out.unknown = `${reason}: ${inner.unknown}`;
+    return out;
+  }
   if (dynamic || row.effect === "code") {
     out.unknown = dynamic ? `${by} sets ${name} to a value only known when it runs, and a program ${row.what}` : reason;
     return out;
@@ -848,6 +901,10 @@ type OptionEffect =
   | "file"
   /** A file it writes (`less -o`, `git diff --output`). */
   | "writes"
+  /** A file whose contents it sends over the network (`curl -T FILE`, `wget --post-file`). */
+  | "sends"
+  /** A file it reads what to fetch or do from (`wget -i FILE`), which the guard does not read. */
+  | "reads"
   /** A debugger command (gdb's `-ex`): `shell CMD` and `!CMD` run a shell command; run, quit, bt, ... run nothing else; anything else is code the guard cannot read. */
   | "debugger"
   /** The words after the option are a command it runs (`gdb --args PROG ARGS`, `nix develop -c PROG ARGS`). */
@@ -869,10 +926,18 @@ interface EffectOption {
   readonly shellEscape?: RegExp;
   /** Parts of the code that are command lines (a makefile's recipe lines): tried by a deny, which otherwise cannot tell. */
   readonly recipes?: RegExp;
+  /** The option has its effect only when its value matches (`curl -d @FILE` sends a file, `curl -d x=1` does not). */
+  readonly when?: RegExp;
 }
 
 /** Recipe lines of makefile text: after a tab at the start of a line, or after `;` on a rule's line. */
 const MAKE_RECIPES = /(?:^|\n)\t([^\n]*)|(?:^|\n)[^:\n=#]*:[^;\n=]*;([^\n]*)/g;
+
+/** rpm's shell macro `%(CMD)`: the command lines in rpm macro text. */
+const RPM_SHELL_MACROS = /%\(([^()]*)\)/g;
+
+/** dc's `!` runs the rest of the line as a shell command. */
+const DC_SHELL_ESCAPE = /(?:^|\n)[^!\n]*!([^\n]*)/g;
 
 /** Shell escapes of database and transfer clients: psql and mysql `\! CMD`, mysql `system CMD`, sqlite3 `.shell`/`.system CMD`, ftp and lftp `!CMD`. */
 const CLIENT_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\.shell\b|\.system\b|system\b|!)\s*([^\n;]*)/g;
@@ -1152,7 +1217,7 @@ const OPTION_EFFECTS: readonly {
     ],
   },
   {
-    programs: ["vim", "vi", "nvim", "view", "vimdiff", "ex", "gvim", "rvim", "evim"],
+    programs: ["vim", "vi", "nvim", "view", "vimdiff", "ex", "gvim", "rvim", "evim", "rview", "gview", "vimx", "nvi", "elvis"],
     options: [
       { option: "-c", effect: "ex" },
       { option: "--cmd", effect: "ex" },
@@ -1204,6 +1269,17 @@ const OPTION_EFFECTS: readonly {
       { option: "--libcurl", effect: "writes" },
       { option: "-K", effect: "file", cluster: true },
       { option: "--config", effect: "file" },
+      // Uploads: -T sends a file; -d/--data-binary/--json send one given as @FILE; -F sends name=@FILE or name=<FILE.
+      { option: "-T", effect: "sends", cluster: true },
+      { option: "--upload-file", effect: "sends" },
+      { option: "-d", effect: "sends", cluster: true, when: /^@/ },
+      { option: "--data", effect: "sends", when: /^@/ },
+      { option: "--data-binary", effect: "sends", when: /^@/ },
+      { option: "--data-ascii", effect: "sends", when: /^@/ },
+      { option: "--json", effect: "sends", when: /^@/ },
+      { option: "--data-urlencode", effect: "sends", when: /^[^=]*@/ },
+      { option: "-F", effect: "sends", cluster: true, when: /=[@<]/ },
+      { option: "--form", effect: "sends", when: /=[@<]/ },
     ],
   },
   {
@@ -1221,13 +1297,17 @@ const OPTION_EFFECTS: readonly {
       { option: "--execute", effect: "code" },
       { option: "--config", effect: "file" },
       { option: "--use-askpass", effect: "program" },
+      { option: "--post-file", effect: "sends" },
+      { option: "--body-file", effect: "sends" },
+      { option: "-i", effect: "reads", cluster: true },
+      { option: "--input-file", effect: "reads" },
     ],
   },
   { programs: ["dd"], options: [], settings: [{ name: /^of$/, effect: "writes" }] },
   { programs: ["emacs", "emacsclient"], options: [{ option: "--eval", effect: "code" }, { option: "-eval", effect: "code" }, { option: "--execute", effect: "code" }, { option: "-f", effect: "code" }, { option: "--funcall", effect: "code" }, { option: "-l", effect: "file" }, { option: "--load", effect: "file" }, { option: "--script", effect: "file" }] },
   { programs: ["nano", "pico"], options: [{ option: "-s", effect: "script" }, { option: "--speller", effect: "script" }] },
   { programs: ["psql"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "file" }, { option: "--file", effect: "file" }] },
-  { programs: ["mysql", "mariadb"], options: [{ option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--execute", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--init-command", effect: "code" }] },
+  { programs: ["mysql", "mariadb"], options: [{ option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--execute", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--init-command", effect: "code" }, { option: "--pager", effect: "script" }, { option: "--tee", effect: "writes" }] },
   { programs: ["sqlite3"], options: [{ option: "-cmd", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-init", effect: "file" }] },
   { programs: ["lftp"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "file" }] },
   { programs: ["svn"], options: [{ option: "--diff-cmd", effect: "program" }, { option: "--diff3-cmd", effect: "program" }, { option: "--editor-cmd", effect: "script" }, { option: "--config-option", effect: "code" }, { option: "--config-dir", effect: "file" }] },
@@ -1246,7 +1326,7 @@ const OPTION_EFFECTS: readonly {
   { programs: ["ctest"], options: [{ option: "--test-command", effect: "rest" }] },
   { programs: ["meson"], options: [{ option: "--wrapper", effect: "script" }, { option: "--wrap", effect: "script" }] },
   { programs: ["mvn", "mvnw"], options: [{ option: "-Dexec.executable", effect: "program" }] },
-  { programs: ["openssl"], options: [{ option: "-engine", effect: "file" }, { option: "-provider", effect: "file" }, { option: "-provider-path", effect: "file" }] },
+  { programs: ["openssl"], options: [{ option: "-engine", effect: "file" }, { option: "-provider", effect: "file" }, { option: "-provider-path", effect: "file" }, { option: "-out", effect: "writes" }, { option: "-msgfile", effect: "writes" }, { option: "-keylogfile", effect: "writes" }, { option: "-sess_out", effect: "writes" }] },
   {
     programs: ["awk", "gawk", "mawk", "nawk"],
     options: [
@@ -1259,7 +1339,7 @@ const OPTION_EFFECTS: readonly {
     ],
   },
   {
-    programs: ["tmux"],
+    programs: ["tmux", "tmate"],
     options: [{ option: "-c", effect: "script" }, { option: "-f", effect: "file" }],
     subcommands: {
       "new-session": TMUX_NEW_SESSION,
@@ -1328,10 +1408,79 @@ const OPTION_EFFECTS: readonly {
   { programs: ["bind"], options: [{ option: "-x", effect: "keybinding" }] },
   { programs: ["enable"], options: [{ option: "-f", effect: "file" }] },
   { programs: ["fc"], options: [{ option: "-e", effect: "program" }] },
-  { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }] },
+  { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }, ...["-oN", "-oX", "-oS", "-oG", "-oA", "-oM", "--resume"].map((option): EffectOption => ({ option, effect: "writes" }))] },
   { programs: ["tcpdump"], options: [{ option: "-z", effect: "program", cluster: true }, { option: "-w", effect: "writes", cluster: true }] },
   { programs: ["ssh-keygen"], options: [{ option: "-D", effect: "file" }] },
   { programs: ["ip"], options: [{ option: "-b", effect: "file" }, { option: "-batch", effect: "file" }] },
+  // GTFOBins "Shell", "Command", "File write" and "File upload" entries: options that run a command line or a program, run code, or write or send a file.
+  { programs: ["csvtool"], options: [{ option: "-o", effect: "writes" }], subcommands: { call: { valued: "", operands: "first" } } },
+  { programs: ["gem"], options: [{ option: "-e", effect: "script" }, { option: "--editor", effect: "script" }] },
+  {
+    programs: ["aria2c"],
+    options: [
+      ...["--on-download-error", "--on-download-complete", "--on-download-start", "--on-download-pause", "--on-download-stop", "--on-bt-download-complete"].map((option): EffectOption => ({ option, effect: "program" })),
+      { option: "-o", effect: "writes" },
+      { option: "--out", effect: "writes" },
+      { option: "-d", effect: "writes" },
+      { option: "--dir", effect: "writes" },
+      { option: "-l", effect: "writes" },
+      { option: "--log", effect: "writes" },
+      { option: "--save-session", effect: "writes" },
+      { option: "--conf-path", effect: "file" },
+      { option: "-i", effect: "reads" },
+      { option: "--input-file", effect: "reads" },
+    ],
+  },
+  { programs: ["certbot"], options: ["--manual-auth-hook", "--manual-cleanup-hook", "--pre-hook", "--post-hook", "--deploy-hook", "--renew-hook"].map((option): EffectOption => ({ option, effect: "script" })) },
+  { programs: ["enscript"], options: [{ option: "-I", effect: "script", cluster: true }, { option: "--filter", effect: "script" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
+  {
+    programs: ["openvpn"],
+    options: [
+      ...["--up", "--down", "--route-up", "--route-pre-down", "--ipchange", "--client-connect", "--client-disconnect", "--learn-address", "--auth-user-pass-verify", "--tls-verify", "--iproute", "--client-crresponse"].map((option): EffectOption => ({ option, effect: "script" })),
+      { option: "--config", effect: "file" },
+      { option: "--plugin", effect: "file" },
+    ],
+  },
+  { programs: ["scrot"], options: [{ option: "-e", effect: "script", cluster: true }, { option: "--exec", effect: "script" }] },
+  { programs: ["socket"], options: [{ option: "-p", effect: "script", cluster: true }] },
+  { programs: ["ncat", "nc", "netcat", "nc.traditional", "nc.openbsd"], options: [{ option: "-e", effect: "script", cluster: true }, { option: "--exec", effect: "script" }, { option: "-c", effect: "script", cluster: true }, { option: "--sh-exec", effect: "script" }, { option: "--lua-exec", effect: "file" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
+  // rpm's macros: %(CMD) runs CMD through a shell, %{lua: ...} runs Lua; --pipe CMD pipes the output through CMD.
+  ...[["rpm", "rpmquery", "rpmverify", "rpmdb", "rpmbuild", "rpmspec", "rpmsign"]].map((programs) => ({
+    programs,
+    options: [
+      { option: "--eval", effect: "code", recipes: RPM_SHELL_MACROS },
+      { option: "-E", effect: "code", recipes: RPM_SHELL_MACROS },
+      { option: "--define", effect: "code", recipes: RPM_SHELL_MACROS },
+      { option: "-D", effect: "code", recipes: RPM_SHELL_MACROS },
+      { option: "--pipe", effect: "script" },
+      { option: "--macros", effect: "file" },
+      { option: "--rcfile", effect: "file" },
+    ] satisfies EffectOption[],
+  })),
+  {
+    programs: ["exiftool"],
+    options: [
+      ...["-o", "-out", "-w", "-textOut", "-W", "-tagOut", "-filename", "-FileName", "-directory", "-Directory", "-testname", "-TestName", "-srcfile"].map((option): EffectOption => ({ option, effect: "writes" })),
+      { option: "-if", effect: "code" },
+      { option: "-config", effect: "file" },
+      { option: "-userparam", effect: "code" },
+    ],
+  },
+  { programs: ["iconv"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
+  { programs: ["shuf"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
+  { programs: ["uudecode"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output-file", effect: "writes" }] },
+  { programs: ["pandoc"], options: [{ option: "-o", effect: "writes" }, { option: "--output", effect: "writes" }, { option: "-F", effect: "program" }, { option: "--filter", effect: "program" }, { option: "-L", effect: "file" }, { option: "--lua-filter", effect: "file" }, { option: "--extract-media", effect: "writes" }] },
+  { programs: ["cowsay", "cowthink"], options: [{ option: "-f", effect: "file", when: /\// }] },
+  { programs: ["neofetch"], options: [{ option: "--config", effect: "file" }, { option: "--source", effect: "file", when: /\// }] },
+  { programs: ["mail", "mailx", "s-nail"], options: [{ option: "--exec", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-E", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }] },
+  { programs: ["smbclient"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }] },
+  { programs: ["cpio"], options: [{ option: "--rsh-command", effect: "program" }] },
+  { programs: ["gimp", "gimp-console"], options: [{ option: "-b", effect: "code" }, { option: "--batch", effect: "code" }] },
+  { programs: ["puppet"], options: [{ option: "-e", effect: "code" }, { option: "--execute", effect: "code" }] },
+  { programs: ["sqlmap"], options: [{ option: "--eval", effect: "code" }, { option: "--os-cmd", effect: "code" }, { option: "--os-shell", effect: "code" }] },
+  { programs: ["dc"], options: [{ option: "-e", effect: "code", shellEscape: DC_SHELL_ESCAPE }, { option: "--expression", effect: "code", shellEscape: DC_SHELL_ESCAPE }, { option: "-f", effect: "file" }, { option: "--file", effect: "file" }] },
+  { programs: ["pidstat"], options: [{ option: "-e", effect: "rest" }] },
+  { programs: ["xdotool"], options: [], subcommands: { exec: { valued: "", operands: "all" } } },
 ];
 
 /** Editor commands that run nothing (`set number`, `q`, `wq`, a line number, `syntax on`): no allow covers them unless named, but a deny has nothing to read. */
@@ -1408,10 +1557,17 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
       const found = optionValue(option, word, words[i + 1]);
       if (found === undefined) continue;
       const { value } = found;
+      if (option.when !== undefined && !option.when.test(value ?? "")) continue;
       const shown = option.option === "+" ? "+COMMAND" : option.option;
       switch (option.effect) {
         case "writes":
           out.refusals.push({ reason: `${name} writes a file through ${shown}`, token: option.option });
+          break;
+        case "sends":
+          out.refusals.push({ reason: `${name} sends the file given with ${shown}`, token: option.option });
+          break;
+        case "reads":
+          out.refusals.push({ reason: `${name} reads what it does from the file given with ${shown}, which the guard does not read`, token: option.option });
           break;
         case "file":
           out.refusals.push({ reason: `${name} runs the code in the file given with ${shown}`, token: option.option });
@@ -1435,7 +1591,8 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
             break;
           }
           out.guesses.push(...codeGuesses(text));
-          if (option.recipes !== undefined) for (const match of text.matchAll(option.recipes)) out.guesses.push(match[1] ?? match[2] ?? "");
+          // A recipe line's leading `-`, `@` and `+` are make's (ignore errors, silent, always run).
+          if (option.recipes !== undefined) for (const match of text.matchAll(option.recipes)) out.guesses.push((match[1] ?? match[2] ?? "").replace(/^\s*[-@+]+/, ""));
           out.unknown ??= `${name} runs code given with ${shown}, which the guard cannot read`;
           break;
         }
@@ -1534,6 +1691,12 @@ function parseOptions(words: readonly string[], start: number, table: OptionTabl
     if (table.singleDash?.includes(word) === true) {
       seen.push({ name: word, value: undefined });
       i += 1;
+      continue;
+    }
+    if (table.singleDashValued?.includes(word) === true) {
+      if (i + 1 >= words.length) return { next: i, seen, unknown: `${program} ${word} has no value` };
+      seen.push({ name: word, value: words[i + 1] });
+      i += 2;
       continue;
     }
     if (table.numeric === true && /^--?\d+$/.test(word)) {
@@ -1662,10 +1825,12 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     optionCommands();
     // runuser -u USER CMD: the operands are the command.
     if (has(spec.commandWith) && operands.length > 0) out.commands.push(operands);
+    writeRefusals(name, spec, seen, spec.positionalWrites === true && !has(spec.commandWith) ? operands : [], out);
     return out;
   }
   if (spec.inert !== undefined && has(spec.inert)) return out;
   optionCommands();
+  writeRefusals(name, spec, seen, spec.positionalWrites === true ? words.slice(i, i + positionals) : [], out);
   while (positionals > 0 && i < words.length) {
     i += 1;
     positionals -= 1;
@@ -1681,13 +1846,18 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   if (rest.length === 0) return out;
   if (spec.joined === true || has(spec.joinedWith)) out.scripts.push(rest.join(" "));
   else out.commands.push([...(spec.runBy ?? []), ...rest]);
-  for (const option of seen) if (spec.writeOptions?.includes(option.name) === true) out.refusals.push({ reason: `${name} writes a file through ${option.name}`, token: option.name });
   // Only the wrapper's own refusal: the line is as allowed as the command it runs (read as a command of its own).
   if (spec.transparent === true && out.refusals.length === 1 && out.commands.length === 1 && out.scripts.length === 0) {
     out.refusals.length = 0;
     out.transparent = true;
   }
   return out;
+}
+
+/** A wrapper's writes: its write options (`time -o FILE`) and the files among its positionals (`logsave FILE CMD`). */
+function writeRefusals(name: string, spec: WrapperSpec, seen: Parsed["seen"], files: readonly string[], out: ProgramReading): void {
+  for (const option of seen) if (spec.writeOptions?.includes(option.name) === true) out.refusals.push({ reason: `${name} writes a file through ${option.name}`, token: option.name });
+  for (const file of files) if (file !== "/dev/null") out.refusals.push({ reason: `${name} writes the file ${file}`, token: file });
 }
 
 /** find: -exec/-execdir/-ok/-okdir COMMAND ; (or +), -delete, -fprint*. */
@@ -1809,6 +1979,8 @@ const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   "diff-index": ["--output"],
   "format-patch": ["--output", "-o", "--output-directory"],
   archive: ["--output", "-o"],
+  // --unsafe-paths (with --directory) writes outside the work tree.
+  apply: ["--unsafe-paths"],
 };
 
 /** Git subcommand options that read a file given as their value in place of the repository's (any path, outside path rules on the operands). */
@@ -1885,7 +2057,7 @@ function readGit(words: readonly string[]): ProgramReading {
       else if (transport !== "fd") out.commands.push([`git-remote-${transport}`]);
     }
   }
-  if (sub === "config" && rest.some((word) => gitConfigRow(word) !== undefined)) out.refusals.push({ reason: "git config sets a setting whose value git runs as a command", token: "config" });
+  if (sub === "config") readGitConfigWrite(rest, out);
   if (sub === "bisect" && rest[0] === "run") {
     out.refusals.push({ reason: "git bisect run runs a command", token: "run" });
     if (rest.length > 1) out.commands.push(rest.slice(1));
@@ -1897,6 +2069,56 @@ function readGit(words: readonly string[]): ProgramReading {
     if (cmd.length > 0) out.scripts.push(cmd.join(" "));
   }
   if (sub === "filter-branch") out.refusals.push({ reason: "git filter-branch runs its filters as commands", token: sub });
+  return out;
+}
+
+/** `git config` options that take a value, and its operations that only read or remove settings. */
+const GIT_CONFIG_VALUED = /^(?:-f|--file|--blob|--type|--default|--comment|--value|--url)$/;
+const GIT_CONFIG_READS = /^(?:--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|-l|--list|--unset|--unset-all|--remove-section|--rename-section|--show-origin|--show-scope|-e|--edit|get|list|unset|remove-section|rename-section|edit)$/;
+
+/**
+ * `git config [set] KEY VALUE`: writing a key whose value git runs later (alias.*, core.pager,
+ * core.sshCommand, filter.*.clean, credential.helper, ...; GIT_CONFIG_COMMANDS) is no plain settings
+ * change: an allow on `git config` does not cover it unless it names the key, and the value is read
+ * as the command it is (`git config alias.x '!rm x'` runs `rm x` at the next `git x`).
+ */
+function readGitConfigWrite(rest: readonly string[], out: ProgramReading): void {
+  const operands: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i]!;
+    if (GIT_CONFIG_READS.test(word.split("=")[0]!) && (word.startsWith("-") || operands.length === 0)) return;
+    if (word.startsWith("-")) i += GIT_CONFIG_VALUED.test(word) ? 1 : 0;
+    else operands.push(word);
+  }
+  const [key, value] = operands[0] === "set" ? operands.slice(1) : operands;
+  if (key === undefined || value === undefined || gitConfigRow(key) === undefined) return;
+  readGitSetting(key, `${key}=${value}`, out);
+  out.refusals.push({ reason: `git config sets ${key}, whose value git runs (or that changes what git runs) later`, token: key });
+}
+
+/** gh: `alias set NAME '!CMD'` (or --shell) defines a shell alias; `api` with a method other than GET, or fields, changes data; `config set pager|editor|browser CMD`. */
+function readGh(words: readonly string[]): ProgramReading {
+  const out = empty();
+  const args = words.slice(1);
+  const operands = args.filter((word, i) => !word.startsWith("-") && !/^(?:-R|--repo|-X|--method|-f|-F|--field|--raw-field|-H|--header|--input|-q|--jq|-t|--template|--hostname|--cache)$/.test(args[i - 1] ?? ""));
+  if (operands[0] === "alias" && operands[1] === "set") {
+    const expansion = operands[3];
+    const shell = args.some((word) => word === "--shell" || word === "-s") || expansion?.startsWith("!") === true;
+    out.refusals.push({ reason: shell ? "gh alias set defines an alias that runs a shell command" : "gh alias set defines an alias (a gh command line run later)", token: shell ? "--shell" : "set" });
+    if (shell && expansion !== undefined) out.scripts.push(expansion.replace(/^!/, ""));
+  } else if (operands[0] === "alias" && operands[1] === "import") {
+    out.refusals.push({ reason: "gh alias import defines the aliases in a file (which can run shell commands)", token: "import" });
+    out.unknown = "gh alias import defines aliases from a file the guard does not read";
+  } else if (operands[0] === "api") {
+    const method = args.map((word, i) => (word === "-X" || word === "--method" ? args[i + 1] : /^-X(.+)$/.exec(word)?.[1] ?? /^--method=(.+)$/.exec(word)?.[1])).find((found) => found !== undefined);
+    const fields = args.find((word) => /^(?:-f|-F|--field|--raw-field|--input)(?:=|$)|^-[fF]./.test(word));
+    const effective = (method ?? (fields !== undefined ? "POST" : "GET")).toUpperCase();
+    if (effective !== "GET" && effective !== "HEAD") out.refusals.push({ reason: `gh api sends a ${effective} request (it changes data on GitHub)`, token: method !== undefined ? "-X" : (fields ?? "-f") });
+    if (args.some((word) => word === "--input" || word.startsWith("--input="))) out.refusals.push({ reason: "gh api sends the file given with --input", token: "--input" });
+  } else if (operands[0] === "config" && operands[1] === "set" && /^(?:pager|editor|browser)$/.test(operands[2] ?? "")) {
+    out.refusals.push({ reason: `gh config set ${operands[2]!} sets a command gh runs later`, token: operands[2]! });
+    if (operands[3] !== undefined) out.scripts.push(operands[3]);
+  }
   return out;
 }
 
@@ -2043,8 +2265,15 @@ function readSsh(name: string, words: readonly string[]): ProgramReading {
     const value = SSH_VALUED.includes(letter) ? (word.length > 2 ? word.slice(2) : next) : undefined;
     if (letter === "o" && value !== undefined && SSH_COMMAND_OPTIONS.test(value.trim())) {
       out.refusals.push({ reason: `${name} runs a command set with -o ${value.trim().split(/[\s=]/)[0] ?? ""}`, token: "-o" });
-      out.scripts.push(value.replace(/^\s*\w+\s*=?\s*/, ""));
+      const command = value.replace(/^\s*\w+\s*=?\s*/, "");
+      // ssh hands `exec PROXYCOMMAND` to the shell (`ProxyCommand=;CMD` runs CMD after an empty exec).
+      out.scripts.push(/^\s*proxycommand\b/i.test(value) ? `exec ${command}` : command);
     } else if (letter === "F") out.refusals.push({ reason: `${name} reads a configuration file (which can run commands) given with -F`, token: "-F" });
+    else if (letter === "D" && name === "sftp") {
+      // sftp -D PROGRAM starts PROGRAM as the sftp server, without ssh.
+      out.refusals.push({ reason: "sftp runs the program given with -D", token: "-D" });
+      if (value !== undefined) out.scripts.push(value);
+    } else if (letter === "b" && name === "sftp" && value !== "-") out.refusals.push({ reason: "sftp runs the commands in the batch file given with -b (its ! lines are shell commands)", token: "-b" });
     else if (letter === "S" && name !== "ssh") {
       // scp and sftp start the program given with -S in place of ssh.
       out.refusals.push({ reason: `${name} runs the program given with -S`, token: "-S" });
@@ -2059,6 +2288,41 @@ function readSsh(name: string, words: readonly string[]): ProgramReading {
     if (remote.length > 0) {
       out.refusals.push({ reason: `ssh runs a command on ${host ?? "the remote host"}`, token: host ?? "ssh" });
       out.scripts.push(remote.join(" "));
+    }
+  }
+  return out;
+}
+
+/** socat address types that run a command (EXEC runs a program with arguments, SYSTEM and SHELL a shell command line). */
+const SOCAT_RUNNING = /^(?:EXEC|SYSTEM|SHELL)$/;
+/** socat address types that open a file or a named socket on this machine (a bare name with a `/` is GOPEN). */
+const SOCAT_FILES = /^(?:OPEN|CREATE|CREAT|GOPEN|FILE|PIPE|UNIX(?:-\w+)?|LOCAL|ABSTRACT(?:-\w+)?|NAMED)$/;
+/** socat address types that reach the network or only this process's standard streams and terminal. */
+const SOCAT_OTHER = /^(?:-|STDIO|STDIN|STDOUT|STDERR|FD|READLINE|PTY|TUN|INTERFACE|(?:TCP|UDP|SCTP|DCCP|UDPLITE|IP|UDP-DATAGRAM|UDP-RECVFROM|UDP-SENDTO|UDP-RECV|UDP-LISTEN|TCP-LISTEN|TCP-L|TCP-CONNECT|SCTP-LISTEN|SCTP-CONNECT|SOCKS4A?|SOCKS5?|PROXY|PROXY-CONNECT|OPENSSL|SSL|OPENSSL-LISTEN|SSL-L|OPENSSL-CONNECT|VSOCK-CONNECT|VSOCK-LISTEN|IP-SENDTO|IP-RECVFROM|IP-RECV|IP-DATAGRAM)[46]?(?:-\w+)?)$/;
+
+/** socat ADDRESS ADDRESS: EXEC:/SYSTEM: addresses run a command, OPEN:/CREATE:/GOPEN: (or a path) read or write a file. */
+function readSocat(words: readonly string[]): ProgramReading {
+  const out = empty();
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word.startsWith("-") && word !== "-" && !word.startsWith("-!!")) {
+      if (/^-(?:t|T|b|lp|lf|L|W|S|r|R)$/.test(word)) {
+        if (/^-(?:lf|r|R)$/.test(word)) out.refusals.push({ reason: `socat writes a file through ${word}`, token: word });
+        i += 1;
+      }
+      continue;
+    }
+    for (const address of word.split("!!")) {
+      const type = (/^([A-Za-z0-9-]+)(?=[:,]|$)/.exec(address)?.[1] ?? (address.includes("/") ? "GOPEN" : "")).toUpperCase();
+      const value = address.slice(address.indexOf(":") + 1).split(",")[0] ?? "";
+      if (SOCAT_RUNNING.test(type)) {
+        out.refusals.push({ reason: `socat runs the command in the address ${type}:`, token: address });
+        out.scripts.push(value);
+      } else if (SOCAT_FILES.test(type)) out.refusals.push({ reason: `socat reads or writes the file in the address ${address}`, token: address });
+      else if (!SOCAT_OTHER.test(type)) {
+        out.refusals.push({ reason: `socat's address ${address} is of a type the guard does not know`, token: address });
+        out.unknown ??= `socat's address ${address} is of a type the guard does not know (it may run a command)`;
+      }
     }
   }
   return out;
@@ -2140,7 +2404,9 @@ function readSed(words: readonly string[]): ProgramReading {
       if (options.includes("e")) {
         out.refusals.push({ reason: "sed runs the pattern space as a command (s///e)", token: "e" });
         // The line becomes the replacement when the pattern takes all of it; otherwise what runs depends on the input.
-        if (/^\^?\.\*\$?$/.test(pattern) && !/[\\&]/.test(replacement)) out.scripts.push(replacement);
+        const delimiter = match[1] ?? "/";
+        const plain = replacement.split(`\\${delimiter}`).join(delimiter);
+        if (/^\^?\.\*\$?$/.test(pattern) && !/[\\&]/.test(plain)) out.scripts.push(plain);
         else out.unknown ??= "sed runs the input line, after s///e's substitution, as a command, which the guard cannot read";
       }
       if (/[wW]/.test(options)) out.refusals.push({ reason: "sed writes a file (s///w)", token: "w" });
@@ -2313,8 +2579,160 @@ export function readProgram(words: readonly string[]): ProgramReading {
   return out;
 }
 
+/** TeX engines: with shell escape on, `\write18{CMD}` in the document runs CMD (and LuaTeX's `\directlua` may run anything). */
+const TEX_ENGINES = new Set(["tex", "etex", "pdftex", "xetex", "luatex", "lualatex", "latex", "pdflatex", "xelatex", "lamed", "amstex", "context", "mptopdf", "ptex", "uptex", "platex", "uplatex", "eptex"]);
+
+/** A TeX engine's reading: `-shell-escape` lets the document run commands; the inline document's `\write18{...}` are read, a file's cannot be. */
+function readTex(name: string, words: readonly string[]): ProgramReading {
+  const out = empty();
+  const escape = words.find((word) => /^--?(?:shell-escape|enable-write18|shell-restricted)$|^--?cnf-line/.test(word));
+  if (escape === undefined || /shell-restricted$/.test(escape)) return out;
+  out.refusals.push({ reason: `${name} runs the shell commands in the document (\\write18) with ${escape}`, token: escape });
+  const inline = words.slice(1).filter((word) => word.startsWith("\\"));
+  if (inline.length === 0) out.unknown = `${name} ${escape} runs the \\write18 commands of a document the guard does not read`;
+  for (const text of inline) {
+    for (const match of text.matchAll(/\\(?:immediate\s*)?\\write18\s*\{((?:[^{}]|\{[^{}]*\})*)\}/g)) out.scripts.push(match[1]!);
+    if (/\\(?:directlua|latelua|luaexec|input|include|openin)\b/.test(text)) {
+      out.guesses.push(...codeGuesses(text));
+      out.unknown ??= `${name} runs Lua or input files named in the document, which the guard cannot read`;
+    }
+  }
+  return out;
+}
+
+/** Programs whose operand after the input is a file they write (`uniq IN OUT`, `xxd -r IN OUT`, `lwp-download URL FILE`): their options that take a value, and the operand written. */
+const OUTPUT_OPERANDS: Readonly<Record<string, { readonly valued: RegExp; readonly at: number }>> = {
+  uniq: { valued: /^-[fsw]$/, at: 1 },
+  xxd: { valued: /^-(?:c|cols|g|groupsize|l|len|o|s|seek|n|name)$/, at: 1 },
+  "lwp-download": { valued: /^$/, at: 1 },
+};
+
+/** The file written through an output operand (OUTPUT_OPERANDS), or undefined. */
+function outputOperand(name: string, words: readonly string[]): string | undefined {
+  const row = OUTPUT_OPERANDS[name];
+  if (row === undefined) return undefined;
+  const operands: string[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") {
+      operands.push(...words.slice(i + 1));
+      break;
+    }
+    if (word.startsWith("-") && word !== "-") i += row.valued.test(word) ? 1 : 0;
+    else operands.push(word);
+  }
+  const file = operands[row.at];
+  return file === undefined || file === "-" || file === "/dev/stdout" ? undefined : file;
+}
+
+/**
+ * Programs that read commands from their standard input, in which a line can run a shell command:
+ * ed's and ex's `!CMD`, ftp's and sftp's `!CMD`, the database clients' `\! CMD`/`.shell CMD`, gdb's
+ * `shell CMD`, dc's `!CMD`, m4's `syscmd(CMD)`, pic's and groff's (in unsafe mode) `sh`/`.sy`, a
+ * crontab's lines. `escapes`: the command lines in the text; `code`: text that is code of the
+ * program's own language which may start processes (the guard tries its literals, else cannot tell).
+ */
+const STDIN_COMMANDS: Readonly<Record<string, { readonly escapes: RegExp; readonly code?: RegExp; readonly unsafe?: RegExp }>> = {
+  ed: { escapes: /(?:^|\n)[\d,.$;'a-z+-]*\s*[rweE]?\s*!([^\n]*)/g },
+  red: { escapes: /(?!)/g },
+  ex: { escapes: /(?:^|\n)[:\s]*(?:sil(?:ent)?!?\s*)?(?:[\d,.$%]*\s*(?:r(?:ead)?|w(?:rite)?)?\s*)?!([^\n]*)/g, code: /(?:^|\n)[:\s]*(?:py3?|python3?|pyx|lua|perl|ruby|rub|tcl|call|exe(?:cute)?|so(?:urce)?|terminal|term)\b/ },
+  ftp: { escapes: /(?:^|\n)\s*!([^\n]*)/g },
+  sftp: { escapes: /(?:^|\n)\s*!([^\n]*)/g },
+  lftp: { escapes: /(?:^|\n)\s*!([^\n]*)/g },
+  smbclient: { escapes: /(?:^|\n)\s*!([^\n]*)/g },
+  debugfs: { escapes: /(?:^|\n)\s*!([^\n]*)/g },
+  tdbtool: { escapes: /(?:^|\n)\s*!([^\n]*)/g },
+  cpan: { escapes: /(?!)/g, code: /(?:^|\n)\s*!/ },
+  gdb: { escapes: /(?:^|\n)\s*(?:!|she(?:ll?)?\s)\s*([^\n]*)/g, code: /(?:^|\n)\s*(?:pi|py|python|python-interactive|guile|gu|source|define|eval)\b/ },
+  mysql: { escapes: CLIENT_SHELL_ESCAPE },
+  mariadb: { escapes: CLIENT_SHELL_ESCAPE },
+  psql: { escapes: CLIENT_SHELL_ESCAPE },
+  sqlite3: { escapes: CLIENT_SHELL_ESCAPE, code: /(?:^|\n)\s*\.(?:output|once|read|import|load|open)\b/ },
+  dc: { escapes: DC_SHELL_ESCAPE },
+  m4: { escapes: /\b(?:e?syscmd)\s*\(([^()]*)\)/g },
+  pic: { escapes: /(?:^|[\n;])\s*sh\s+(\S)(.*?)\1/gs, unsafe: /^-[A-Za-z]*U/ },
+  groff: { escapes: /(?:^|\n)[.'](?:sy|pso|pi)\s+([^\n]*)/g, unsafe: /^-[A-Za-z]*U/ },
+  troff: { escapes: /(?:^|\n)[.'](?:sy|pso|pi)\s+([^\n]*)/g, unsafe: /^-[A-Za-z]*U/ },
+  nroff: { escapes: /(?:^|\n)[.'](?:sy|pso|pi)\s+([^\n]*)/g, unsafe: /^-[A-Za-z]*U/ },
+  crontab: { escapes: /(?:^|\n)[ \t]*(?:@\w+|(?:[^\s#=]+[ \t]+){5})([^\n]*)/g, code: /(?:^|\n)\s*(?:SHELL|BASH_ENV|ENV|PATH)\s*=/ },
+};
+
+/**
+ * What a program of STDIN_COMMANDS runs from `words` and the text on its standard input
+ * (`text` undefined: fed from a pipe or file whose text is only known when it runs). Undefined when
+ * the program reads no commands from its standard input in this form.
+ */
+export function stdinCommands(words: readonly string[], text: string | undefined, what: string): { refusal: Refusal; scripts: string[]; guesses: string[]; unknown: string | undefined } | undefined {
+  const name = basename(words[0] ?? "");
+  const row = Object.hasOwn(STDIN_COMMANDS, name) ? STDIN_COMMANDS[name]! : undefined;
+  if (row === undefined) return undefined;
+  const args = words.slice(1);
+  // Forms that take their commands from elsewhere, or none: gdb/mysql/psql/sqlite3 with a command option, ed and ex read a file's text only when told.
+  if (name === "sftp" && !args.some((word, i) => (word === "-b" && args[i + 1] === "-") || word === "-b-")) return undefined;
+  if (name === "crontab" && !(args.includes("-") || args.filter((word) => !word.startsWith("-")).length === 0) || (name === "crontab" && args.some((word) => /^-[lrei]/.test(word)))) return undefined;
+  if (row.unsafe !== undefined && !args.some((word) => row.unsafe!.test(word))) return undefined;
+  const refusal: Refusal = { reason: `${name} runs the commands it reads from ${what} (a line may run a shell command)`, token: "" };
+  if (text === undefined) return { refusal, scripts: [], guesses: [], unknown: `${name} reads commands from ${what}, which the guard cannot read` };
+  const scripts = [...text.matchAll(row.escapes)].map((match) => (name === "pic" ? (match[2] ?? "") : (match[1] ?? "")));
+  const code = row.code !== undefined && row.code.test(text);
+  // Text with no shell escape and no code (`echo 'select 1' | sqlite3 db`) runs nothing here.
+  if (scripts.length === 0 && !code && name !== "crontab") return undefined;
+  return { refusal, scripts, guesses: code ? codeGuesses(text) : [], unknown: code ? `${name} runs code from ${what} that the guard cannot read` : undefined };
+}
+
 /** The reading of a program that is no wrapper and no subcommand that runs a command. */
 function readOther(name: string, words: readonly string[]): ProgramReading {
+  if (TEX_ENGINES.has(name)) return readTex(name, words);
+  const written = outputOperand(name, words);
+  if (written !== undefined) {
+    const out = readOptionEffects(name, words) ?? empty();
+    out.refusals.push({ reason: `${name} writes the file given as its output operand (${written})`, token: written });
+    return out;
+  }
+  switch (name) {
+    case "run-parts": {
+      const out = empty();
+      if (words.some((word) => /^--(?:test|list|help|version)$/.test(word))) return out;
+      out.refusals.push({ reason: "run-parts runs every program in the directory it is given", token: "run-parts" });
+      out.unknown = "run-parts runs the programs in a directory, which the guard cannot list";
+      return out;
+    }
+    case "service": {
+      // service NAME ...: runs /etc/init.d/NAME (or a systemd unit); a NAME with a slash climbs out to any program.
+      const out = empty();
+      const unit = words.slice(1).find((word) => !word.startsWith("-"));
+      if (unit !== undefined && unit.includes("/")) {
+        out.refusals.push({ reason: `service runs the init script ${unit}, a path that leaves /etc/init.d`, token: unit });
+        out.unknown = `service runs ${unit} as an init script, a program the guard cannot tell`;
+      }
+      return out;
+    }
+    case "crontab": {
+      // crontab FILE installs the file's lines, which cron runs later (crontab - and a pipe: stdinCommands).
+      const out = empty();
+      const operands = words.slice(1).filter((word) => !word.startsWith("-"));
+      const file = operands.find((word, i) => i === operands.length - 1 && !/^-[ur]$/.test(words[words.indexOf(word) - 1] ?? ""));
+      if (file !== undefined && !words.slice(1).some((word) => /^-[lri]/.test(word))) {
+        out.refusals.push({ reason: `crontab installs the file ${file}, whose lines cron runs as commands`, token: file });
+        out.unknown = `crontab installs the commands in ${file}, which the guard does not read`;
+      }
+      return out;
+    }
+    case "pic":
+    case "groff":
+    case "troff":
+    case "nroff": {
+      // In unsafe mode (-U) a document's sh/.sy/.pso lines run commands; a file's document is not read here.
+      const out = empty();
+      if (words.slice(1).some((word) => /^-[A-Za-z]*U/.test(word)) && words.slice(1).some((word) => !word.startsWith("-"))) {
+        out.refusals.push({ reason: `${name} -U runs the shell commands in the document`, token: "-U" });
+        out.unknown = `${name} -U runs the shell commands of a document the guard does not read`;
+      }
+      return out;
+    }
+    default:
+      break;
+  }
   switch (name) {
     case "find":
       return readFind(words);
@@ -2374,6 +2792,10 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
       out.unknown ??= out.connects.unknown;
       return out;
     }
+    case "socat":
+      return readSocat(words);
+    case "gh":
+      return readGh(words);
     case "sqlite3": {
       const out = readOptionEffects(name, words) ?? empty();
       readSqlite3Operands(words, out);

@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, type Refusal } from "./programs.js";
+import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, type Refusal } from "./programs.js";
 import { shellParser } from "./shell-grammar.js";
 
 /**
@@ -118,6 +118,17 @@ interface Stdin {
   /** The text fed in, when the guard knows it. */
   readonly text: string | undefined;
   readonly what: string;
+  /** Fed from a file (`< FILE`): read only by the programs that take commands from their standard input (programs.ts's stdinCommands). */
+  readonly fromFile?: boolean;
+}
+
+/** The file a `< FILE` redirection feeds, as standard input the guard cannot read; undefined for other redirections. */
+function fileInput(node: Node): Stdin | undefined {
+  if (node.type !== "file_redirect") return undefined;
+  const operator = node.children.find((child) => child !== null && !child.isNamed)?.text ?? "";
+  const destination = node.childForFieldName("destination")?.text ?? "";
+  if (operator !== "<" || destination === "/dev/null") return undefined;
+  return { text: undefined, what: `the file ${destination}`, fromFile: true };
 }
 
 interface Walk {
@@ -424,7 +435,7 @@ function addSimple(
     nested.commands.push(...reading.commands);
     nested.scripts.push(...reading.scripts);
     nested.guesses.push(...reading.guesses);
-    if (reading.readsStdin === true && stdin !== undefined) {
+    if (reading.readsStdin === true && stdin !== undefined && stdin.fromFile !== true) {
       if (stdin.text !== undefined && runsStdinAsShell(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
       else if (stdin.text === undefined) unknown ??= `${basename(form[0] ?? "")} runs a script read from ${stdin.what}, which the guard cannot read`;
     }
@@ -438,6 +449,16 @@ function addSimple(
   }
   // A function defined in the line may run its arguments (`g(){ "$@"; }; g rm x`): they are read as a command.
   if (walk.functions?.has(words[0] ?? "") === true && words.length > 1) nested.commands.push(words.slice(1));
+  // ed, ftp, gdb, mysql, sqlite3, dc, m4, crontab -, ...: commands read from the standard input, where a line may run a shell command.
+  if (stdin !== undefined) {
+    const fed = stdinCommands(forms[0] ?? words, stdin.text, stdin.what);
+    if (fed !== undefined) {
+      refusals.push(fed.refusal);
+      nested.scripts.push(...fed.scripts);
+      nested.guesses.push(...fed.guesses);
+      unknown ??= fed.unknown;
+    }
+  }
   // `source /dev/stdin`, `. <(echo CMD)`, `bash <(printf ...)`: the text it reads is a script.
   if (program === "source" || program === "." || SHELLS.has(program)) {
     const file = words.slice(1).find((word, i) => !word.startsWith("-") || values?.[i + 1]?.feeds !== undefined);
@@ -526,6 +547,7 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
       input = { text: value === undefined || value.dynamic ? undefined : `${value.text}\n`, what: "a here-string" };
     } else if (child.type.endsWith("redirect")) {
       if (!isHarmlessRedirect(child)) writesFile = true;
+      input = fileInput(child) ?? input;
       walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
       collectNested(child, walk);
@@ -607,7 +629,8 @@ function pipedText(node: Node, walk: Walk): string | undefined {
   }
   const name = basename(words[0] ?? "");
   if (name === "echo" && !/^-/.test(words[1] ?? "")) return `${words.slice(1).join(" ")}\n`;
-  if (name === "printf" && words.length === 2 && !/[%\\]/.test(words[1] ?? "")) return words[1];
+  // printf FORMAT with no conversion: its backslash escapes (\n, \t, \\) are what it writes.
+  if (name === "printf" && words.length === 2 && !(words[1] ?? "").includes("%") && !/\\[^nt\\]/.test(words[1] ?? "")) return (words[1] ?? "").replace(/\\([nt\\])/g, (_m, ch: string) => (ch === "n" ? "\n" : ch === "t" ? "\t" : "\\"));
   if (name === "printf" && (words[1] === "%s\\n" || words[1] === "%s\n") && words.length > 2) return `${words.slice(2).join("\n")}\n`;
   return undefined;
 }
@@ -626,6 +649,7 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
       if (child.type === "heredoc_redirect") input = heredocInput(child, walk);
+      input = fileInput(child) ?? input;
     }
     for (const child of node.namedChildren) {
       if (child === null) continue;
