@@ -180,7 +180,7 @@ const BINARIES: readonly GtfoBinary[] = [
       d(`vim -es -c '!${X}' -c ':q'`),
     ],
   },
-  { bin: "vi", functions: "Shell", cases: [d(`vi -c ':!${X}'`), d(`vi +':!${X}'`)] },
+  { bin: "vi", functions: "Shell", cases: [d(`vi -c ':!${X}'`), d(`vi +':!${X}'`), d(`echo '!${X}' | vi -es`), d(`echo ':py3 import os; os.system("${X}")' | vi -es`), a("vi -es < cmds.vim", /vi reads commands from the file/)] },
   { bin: "view", functions: "Shell", cases: [d(`view -c ':!${X}'`)] },
   { bin: "rvim", functions: "Shell", cases: [d(`rvim -c ':py3 import os; os.system("${X}")'`)] },
   { bin: "rview", functions: "Shell", cases: [d(`rview -c ':py3 import os; os.system("${X}")'`)] },

@@ -2625,17 +2625,22 @@ function outputOperand(name: string, words: readonly string[]): string | undefin
   return file === undefined || file === "-" || file === "/dev/stdout" ? undefined : file;
 }
 
+/** Ex commands that run a shell command (`!CMD`, `r !CMD`, `w !CMD`, `silent !CMD`), and those that run code of vim's languages. */
+const EX_ESCAPES = /(?:^|\n)[:\s]*(?:sil(?:ent)?!?\s*)?(?:[\d,.$%]*\s*(?:r(?:ead)?|w(?:rite)?)?\s*)?!([^\n]*)/g;
+const EX_CODE = /(?:^|\n)[:\s]*(?:py3?|python3?|pyx|lua|perl|ruby|rub|tcl|call|exe(?:cute)?|so(?:urce)?|terminal|term)\b/;
+
 /**
  * Programs that read commands from their standard input, in which a line can run a shell command:
  * ed's and ex's `!CMD`, ftp's and sftp's `!CMD`, the database clients' `\! CMD`/`.shell CMD`, gdb's
  * `shell CMD`, dc's `!CMD`, m4's `syscmd(CMD)`, pic's and groff's (in unsafe mode) `sh`/`.sy`, a
- * crontab's lines. `escapes`: the command lines in the text; `code`: text that is code of the
+ * crontab's lines, vim in Ex mode (`-e`, `-es`). `onlyWith`: only with an argument that matches (pic -U, vim -e). `escapes`: the command lines in the text; `code`: text that is code of the
  * program's own language which may start processes (the guard tries its literals, else cannot tell).
  */
-const STDIN_COMMANDS: Readonly<Record<string, { readonly escapes: RegExp; readonly code?: RegExp; readonly unsafe?: RegExp }>> = {
+const STDIN_COMMANDS: Readonly<Record<string, { readonly escapes: RegExp; readonly code?: RegExp; readonly onlyWith?: RegExp }>> = {
   ed: { escapes: /(?:^|\n)[\d,.$;'a-z+-]*\s*[rweE]?\s*!([^\n]*)/g },
   red: { escapes: /(?!)/g },
-  ex: { escapes: /(?:^|\n)[:\s]*(?:sil(?:ent)?!?\s*)?(?:[\d,.$%]*\s*(?:r(?:ead)?|w(?:rite)?)?\s*)?!([^\n]*)/g, code: /(?:^|\n)[:\s]*(?:py3?|python3?|pyx|lua|perl|ruby|rub|tcl|call|exe(?:cute)?|so(?:urce)?|terminal|term)\b/ },
+  ex: { escapes: EX_ESCAPES, code: EX_CODE },
+  ...Object.fromEntries(["vim", "vi", "nvim", "view", "rvim", "rview", "gvim", "vimdiff"].map((name) => [name, { escapes: EX_ESCAPES, code: EX_CODE, onlyWith: /^-[A-Za-z]*[eE]/ }])),
   ftp: { escapes: /(?:^|\n)\s*!([^\n]*)/g },
   sftp: { escapes: /(?:^|\n)\s*!([^\n]*)/g },
   lftp: { escapes: /(?:^|\n)\s*!([^\n]*)/g },
@@ -2650,10 +2655,10 @@ const STDIN_COMMANDS: Readonly<Record<string, { readonly escapes: RegExp; readon
   sqlite3: { escapes: CLIENT_SHELL_ESCAPE, code: /(?:^|\n)\s*\.(?:output|once|read|import|load|open)\b/ },
   dc: { escapes: DC_SHELL_ESCAPE },
   m4: { escapes: /\b(?:e?syscmd)\s*\(([^()]*)\)/g },
-  pic: { escapes: /(?:^|[\n;])\s*sh\s+(\S)(.*?)\1/gs, unsafe: /^-[A-Za-z]*U/ },
-  groff: { escapes: /(?:^|\n)[.'](?:sy|pso|pi)\s+([^\n]*)/g, unsafe: /^-[A-Za-z]*U/ },
-  troff: { escapes: /(?:^|\n)[.'](?:sy|pso|pi)\s+([^\n]*)/g, unsafe: /^-[A-Za-z]*U/ },
-  nroff: { escapes: /(?:^|\n)[.'](?:sy|pso|pi)\s+([^\n]*)/g, unsafe: /^-[A-Za-z]*U/ },
+  pic: { escapes: /(?:^|[\n;])\s*sh\s+(\S)(.*?)\1/gs, onlyWith: /^-[A-Za-z]*U/ },
+  groff: { escapes: /(?:^|\n)[.'](?:sy|pso|pi)\s+([^\n]*)/g, onlyWith: /^-[A-Za-z]*U/ },
+  troff: { escapes: /(?:^|\n)[.'](?:sy|pso|pi)\s+([^\n]*)/g, onlyWith: /^-[A-Za-z]*U/ },
+  nroff: { escapes: /(?:^|\n)[.'](?:sy|pso|pi)\s+([^\n]*)/g, onlyWith: /^-[A-Za-z]*U/ },
   crontab: { escapes: /(?:^|\n)[ \t]*(?:@\w+|(?:[^\s#=]+[ \t]+){5})([^\n]*)/g, code: /(?:^|\n)\s*(?:SHELL|BASH_ENV|ENV|PATH)\s*=/ },
 };
 
@@ -2670,7 +2675,7 @@ export function stdinCommands(words: readonly string[], text: string | undefined
   // Forms that take their commands from elsewhere, or none: gdb/mysql/psql/sqlite3 with a command option, ed and ex read a file's text only when told.
   if (name === "sftp" && !args.some((word, i) => (word === "-b" && args[i + 1] === "-") || word === "-b-")) return undefined;
   if (name === "crontab" && !(args.includes("-") || args.filter((word) => !word.startsWith("-")).length === 0) || (name === "crontab" && args.some((word) => /^-[lrei]/.test(word)))) return undefined;
-  if (row.unsafe !== undefined && !args.some((word) => row.unsafe!.test(word))) return undefined;
+  if (row.onlyWith !== undefined && !args.some((word) => row.onlyWith!.test(word))) return undefined;
   const refusal: Refusal = { reason: `${name} runs the commands it reads from ${what} (a line may run a shell command)`, token: "" };
   if (text === undefined) return { refusal, scripts: [], guesses: [], unknown: `${name} reads commands from ${what}, which the guard cannot read` };
   const scripts = [...text.matchAll(row.escapes)].map((match) => (name === "pic" ? (match[2] ?? "") : (match[1] ?? "")));

@@ -402,6 +402,8 @@ function addSimple(
   const isDynamic = (i: number) => (values === undefined ? dynamicTexts.has(words[i] ?? "") : values[i]?.dynamic === true);
   const dynamic = words.some((_, i) => isDynamic(i));
   if (dynamic) refusals.push({ reason: "an argument is only known when the command runs (an expansion or substitution)", token: "" });
+  // What a prefix assignment makes the program do (`TAR_OPTIONS=...`, `PAGER=...`) is named before the plain fact of the prefix.
+  for (const reading of environment) for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
   if (facts.assignments) refusals.push({ reason: "the command is prefixed by a NAME=value assignment", token: "" });
   if (facts.writesFile) refusals.push({ reason: "the command writes a file through a redirection", token: "" });
   if (isDynamic(0)) unknown = `the program's name (${words[0] ?? ""}) is only known when it runs`;
