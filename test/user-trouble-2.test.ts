@@ -224,12 +224,13 @@ describe("a client's Command({ update }) with a ToolMessage for a call waiting f
 describe("answers in other clients' shapes: nothing runs, the calls are asked again with the reason, a proper answer then works", () => {
   describe.each(ENTRIES)("%s", (entry) => {
     it.each([
-      ["Agent Inbox accept", [{ type: "accept", args: null }], /\(root\): Invalid input: expected object, received array/],
-      ["Agent Inbox edit", [{ type: "edit", args: { action: "deploy", args: { service: "api" } } }], /expected object, received array/],
-      ["Agent Inbox response (text feedback)", [{ type: "response", args: "use the canary first" }], /expected object, received array/],
-      ["Agent Inbox ignore", [{ type: "ignore", args: null }], /expected object, received array/],
-      ["HumanInTheLoopMiddleware respond (Python)", { decisions: [{ type: "respond", message: "I did it by hand" }] }, /one of approve \| edit \| reject per pending call \(decisions/],
-      ["a decision type in upper case", { decisions: [{ type: "APPROVE" }] }, /one of approve \| edit \| reject per pending call/],
+      ["Agent Inbox accept", [{ type: "accept", args: null }], /\(an Agent Inbox response list, not taken here: send \{ decisions: \[\.\.\.\] \}, accept as \{ type: "approve" \}/],
+      ["Agent Inbox edit", [{ type: "edit", args: { action: "deploy", args: { service: "api" } } }], /Agent Inbox response list, .* edit as \{ type: "edit", editedAction \}/],
+      ["Agent Inbox response (text feedback)", [{ type: "response", args: "use the canary first" }], /Agent Inbox response list, .* response or ignore as \{ type: "reject", message \}\)$/],
+      ["Agent Inbox ignore", [{ type: "ignore", args: null }], /Agent Inbox response list/],
+      ["HumanInTheLoopMiddleware respond (Python)", { decisions: [{ type: "respond", message: "I did it by hand" }] }, /\(decision type "respond" is not one the guard takes \(approve \| edit \| reject\)\)$/],
+      ["a decision type in upper case", { decisions: [{ type: "APPROVE" }] }, /\(decision type "APPROVE" is not one the guard takes/],
+      ["a decision without a type, keyed by call id", { decisions: { d1: { approved: true } } }, /decision type undefined is not one the guard takes/],
     ])("%s", async (_label, value, reason) => {
       const ran: string[] = [];
       const { graph, refusals } = build(entry, { tools: opsTools(ran), replies: [[{ name: "deploy", args: { service: "web" }, id: "d1" }], "done"] });
