@@ -11,32 +11,14 @@ import { pendingApproval } from "../src/guard/approval/payload.js";
 import type { ApprovalRequest } from "../src/guard/approval/payload.js";
 import { openLedger } from "../src/storage/ledger.js";
 import { defineTool } from "../src/tools/define-tool.js";
+import { answersPerCall, deployTool, readFileTool } from "./helpers/ops-tools.js";
 import { build, ENTRIES, messagesOf, newThread, resume, say, toolText, unanswered } from "./helpers/provider-agent.js";
 import type { Reply } from "./helpers/provider-agent.js";
 
 /** Tools of a small ops agent; `ran` records what really ran, with its arguments. */
 function opsTools(ran: string[]) {
-  const read = defineTool({
-    name: "read_file",
-    description: "Read a file",
-    schema: z.object({ path: z.string() }),
-    risk: "low",
-    isConcurrencySafe: () => true,
-    execute: ({ path }) => {
-      ran.push(`read ${path}`);
-      return `contents of ${path}`;
-    },
-  });
-  const deploy = defineTool({
-    name: "deploy",
-    description: "Deploy a service",
-    schema: z.object({ service: z.string(), env: z.string().default("staging") }),
-    risk: "high", // asks a human
-    execute: ({ service, env }) => {
-      ran.push(`deploy ${service} ${env}`);
-      return `deployed ${service} to ${env}`;
-    },
-  });
+  const read = readFileTool(ran);
+  const deploy = deployTool(ran);
   // The "ask the user" tool of LangGraph's docs: the tool body itself calls interrupt().
   const askUser = defineTool({
     name: "ask_user",
@@ -52,11 +34,6 @@ function opsTools(ran: string[]) {
   return [read, deploy, askUser];
 }
 
-const answersPerCall = (messages: readonly BaseMessage[]) => {
-  const count: Record<string, number> = {};
-  for (const m of messages) if (ToolMessage.isInstance(m)) count[m.tool_call_id] = (count[m.tool_call_id] ?? 0) + 1;
-  return count;
-};
 const interruptsOf = (out: Record<string, unknown>) => (out.__interrupt__ as { id: string; value: unknown }[] | undefined) ?? [];
 
 /** No refusal by the provider, and every call of every AI message answered exactly once, right after it. */
