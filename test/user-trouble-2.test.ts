@@ -11,32 +11,14 @@ import { pendingApproval } from "../src/guard/approval/payload.js";
 import type { ApprovalRequest } from "../src/guard/approval/payload.js";
 import { openLedger } from "../src/storage/ledger.js";
 import { defineTool } from "../src/tools/define-tool.js";
+import { answersPerCall, deployTool, readFileTool } from "./helpers/ops-tools.js";
 import { build, ENTRIES, messagesOf, newThread, resume, say, toolText, unanswered } from "./helpers/provider-agent.js";
 import type { Reply } from "./helpers/provider-agent.js";
 
 /** Tools of a small ops agent; `ran` records what really ran, with its arguments. */
 function opsTools(ran: string[]) {
-  const read = defineTool({
-    name: "read_file",
-    description: "Read a file",
-    schema: z.object({ path: z.string() }),
-    risk: "low",
-    isConcurrencySafe: () => true,
-    execute: ({ path }) => {
-      ran.push(`read ${path}`);
-      return `contents of ${path}`;
-    },
-  });
-  const deploy = defineTool({
-    name: "deploy",
-    description: "Deploy a service",
-    schema: z.object({ service: z.string(), env: z.string().default("staging") }),
-    risk: "high", // asks a human
-    execute: ({ service, env }) => {
-      ran.push(`deploy ${service} ${env}`);
-      return `deployed ${service} to ${env}`;
-    },
-  });
+  const read = readFileTool(ran);
+  const deploy = deployTool(ran);
   // The "ask the user" tool of LangGraph's docs: the tool body itself calls interrupt().
   const askUser = defineTool({
     name: "ask_user",
@@ -52,11 +34,6 @@ function opsTools(ran: string[]) {
   return [read, deploy, askUser];
 }
 
-const answersPerCall = (messages: readonly BaseMessage[]) => {
-  const count: Record<string, number> = {};
-  for (const m of messages) if (ToolMessage.isInstance(m)) count[m.tool_call_id] = (count[m.tool_call_id] ?? 0) + 1;
-  return count;
-};
 const interruptsOf = (out: Record<string, unknown>) => (out.__interrupt__ as { id: string; value: unknown }[] | undefined) ?? [];
 
 /** No refusal by the provider, and every call of every AI message answered exactly once, right after it. */
@@ -224,12 +201,13 @@ describe("a client's Command({ update }) with a ToolMessage for a call waiting f
 describe("answers in other clients' shapes: nothing runs, the calls are asked again with the reason, a proper answer then works", () => {
   describe.each(ENTRIES)("%s", (entry) => {
     it.each([
-      ["Agent Inbox accept", [{ type: "accept", args: null }], /\(root\): Invalid input: expected object, received array/],
-      ["Agent Inbox edit", [{ type: "edit", args: { action: "deploy", args: { service: "api" } } }], /expected object, received array/],
-      ["Agent Inbox response (text feedback)", [{ type: "response", args: "use the canary first" }], /expected object, received array/],
-      ["Agent Inbox ignore", [{ type: "ignore", args: null }], /expected object, received array/],
-      ["HumanInTheLoopMiddleware respond (Python)", { decisions: [{ type: "respond", message: "I did it by hand" }] }, /one of approve \| edit \| reject per pending call \(decisions/],
-      ["a decision type in upper case", { decisions: [{ type: "APPROVE" }] }, /one of approve \| edit \| reject per pending call/],
+      ["Agent Inbox accept", [{ type: "accept", args: null }], /\(an Agent Inbox response list, not taken here: send \{ decisions: \[\.\.\.\] \}, accept as \{ type: "approve" \}/],
+      ["Agent Inbox edit", [{ type: "edit", args: { action: "deploy", args: { service: "api" } } }], /Agent Inbox response list, .* edit as \{ type: "edit", editedAction \}/],
+      ["Agent Inbox response (text feedback)", [{ type: "response", args: "use the canary first" }], /Agent Inbox response list, .* response or ignore as \{ type: "reject", message \}\)$/],
+      ["Agent Inbox ignore", [{ type: "ignore", args: null }], /Agent Inbox response list/],
+      ["HumanInTheLoopMiddleware respond (Python)", { decisions: [{ type: "respond", message: "I did it by hand" }] }, /\(decision type "respond" is not one the guard takes \(approve \| edit \| reject\)\)$/],
+      ["a decision type in upper case", { decisions: [{ type: "APPROVE" }] }, /\(decision type "APPROVE" is not one the guard takes/],
+      ["a decision without a type, keyed by call id", { decisions: { d1: { approved: true } } }, /decision type undefined is not one the guard takes/],
     ])("%s", async (_label, value, reason) => {
       const ran: string[] = [];
       const { graph, refusals } = build(entry, { tools: opsTools(ran), replies: [[{ name: "deploy", args: { service: "web" }, id: "d1" }], "done"] });

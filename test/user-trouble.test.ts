@@ -22,6 +22,7 @@ import { PermissionPolicy } from "../src/policy/permissions.js";
 import { supersededAnswer } from "../src/guard/answer-race.js";
 import { openLedger } from "../src/storage/ledger.js";
 import { defineTool } from "../src/tools/define-tool.js";
+import { answersPerCall, deployTool, readFileTool } from "./helpers/ops-tools.js";
 import { strictSchemaFor } from "../src/tools/index.js";
 import type { AnyTool } from "../src/tools/types.js";
 import { downUrl } from "./killswitch-helpers.js";
@@ -32,27 +33,8 @@ import type { Entry, Reply } from "./helpers/provider-agent.js";
 
 /** Tools of a small ops agent; `ran` records what really ran, with its arguments. */
 function opsTools(ran: string[]) {
-  const read = defineTool({
-    name: "read_file",
-    description: "Read a file",
-    schema: z.object({ path: z.string() }),
-    risk: "low",
-    isConcurrencySafe: () => true,
-    execute: ({ path }) => {
-      ran.push(`read ${path}`);
-      return `contents of ${path}`;
-    },
-  });
-  const deploy = defineTool({
-    name: "deploy",
-    description: "Deploy a service",
-    schema: z.object({ service: z.string(), env: z.string().default("staging") }),
-    risk: "high", // asks a human
-    execute: ({ service, env }) => {
-      ran.push(`deploy ${service} ${env}`);
-      return `deployed ${service} to ${env}`;
-    },
-  });
+  const read = readFileTool(ran);
+  const deploy = deployTool(ran);
   const flaky = defineTool({
     name: "flaky",
     description: "Calls a flaky service",
@@ -86,11 +68,6 @@ function opsTools(ran: string[]) {
 }
 
 const callIds = (messages: readonly BaseMessage[]) => messages.flatMap((m) => (AIMessage.isInstance(m) ? (m.tool_calls ?? []).map((c) => c.id ?? "") : []));
-const answersPerCall = (messages: readonly BaseMessage[]) => {
-  const count: Record<string, number> = {};
-  for (const m of messages) if (ToolMessage.isInstance(m)) count[m.tool_call_id] = (count[m.tool_call_id] ?? 0) + 1;
-  return count;
-};
 const interruptsOf = (out: Record<string, unknown>) => (out.__interrupt__ as { id: string; value: ApprovalRequest }[] | undefined) ?? [];
 
 /** Every call of the thread answered exactly once, and no model call was refused by the provider. */

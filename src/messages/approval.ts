@@ -38,6 +38,9 @@ export const decisionText = {
   missing: (ids: readonly string[]) => `no decision for pending call(s) ${ids.join(", ")}; every pending call needs one`,
   spellingsDisagree: (camel: string, snake: string) => `${camel} and ${snake} disagree: send one of them, or both with the same value`,
   editNeedsAction: "an edit needs editedAction (or edited_action): { name, args }",
+  agentInboxList:
+    'an Agent Inbox response list, not taken here: send { decisions: [...] }, accept as { type: "approve" }, edit as { type: "edit", editedAction }, response or ignore as { type: "reject", message }',
+  unknownType: (types: readonly string[]) => `decision type ${types.join(", ")} is not one the guard takes (approve | edit | reject)`,
 } as const;
 
 /** The ToolMessage of a call whose turn waited for a human's approval when new input arrived instead of an answer. */

@@ -149,7 +149,7 @@ export function checkResume(
 ): ApprovalResume {
   const parsed = ResumeSchema.safeParse(value);
   if (!parsed.success) {
-    const detail = parsed.error.issues
+    const detail = shapeHint(value) ?? parsed.error.issues
       .map((i) => `${i.path.map((p) => bounded(String(p), 40)).join(".") || "(root)"}: ${bounded(i.message, 120)}`)
       .join("; ");
     throw new ApprovalResumeError(resumeShapeRefused(quote(value), bounded(detail, QUOTE_LIMIT)));
@@ -157,6 +157,25 @@ export function checkResume(
   const match = matchDecisions(pending, parsed.data, allowed, options);
   if (!match.ok) throw new ApprovalResumeError(resumeMatchRefused(match.error));
   return parsed.data;
+}
+
+const DECISION_TYPES: readonly string[] = ["approve", "edit", "reject"];
+const AGENT_INBOX_TYPES: readonly string[] = ["accept", "edit", "response", "ignore"];
+
+/**
+ * What a client that speaks another answer format sent, named, when the resume is one: Agent
+ * Inbox's HumanResponse list (older Agent Chat UI), or decision types the guard does not take
+ * (Python HumanInTheLoopMiddleware's "respond"). Undefined for any other shape.
+ */
+function shapeHint(value: unknown): string | undefined {
+  const typeOf = (v: unknown): unknown => (v !== null && typeof v === "object" ? (v as { type?: unknown }).type : undefined);
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => AGENT_INBOX_TYPES.includes(String(typeOf(v))) && v !== null && typeof v === "object" && "args" in v)) {
+    return decisionText.agentInboxList;
+  }
+  const decisions = value !== null && typeof value === "object" ? (value as { decisions?: unknown }).decisions : undefined;
+  const listed = Array.isArray(decisions) ? decisions : decisions !== null && typeof decisions === "object" ? Object.values(decisions) : [];
+  const unknown = [...new Set(listed.map(typeOf).filter((t) => !DECISION_TYPES.includes(String(t))).map((t) => quote(t)))];
+  return unknown.length > 0 ? decisionText.unknownType(unknown) : undefined;
 }
 
 /** Who may answer (src/principal/approvers.ts's ApproverGate): why the answers of a matched resume are refused, if they are. */
