@@ -1,6 +1,6 @@
 import { foldCase, normalizeString } from "../normalize.js";
 import type { Refusal } from "./programs.js";
-import { urlReadings } from "./net.js";
+import { originOf, urlReadings } from "./net.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -43,7 +43,7 @@ function patternOrigins(pattern: string): ((origin: string) => boolean)[] {
     if (spelled === null) continue;
     if (!spelled[2]!.includes("*")) {
       const reading = urlReadings(spelled[0])?.texts[0];
-      const origin = reading === undefined ? undefined : (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(reading)?.[0] ?? reading);
+      const origin = reading === undefined ? undefined : originOf(reading);
       if (origin !== undefined) tests.push((other) => other === origin);
       continue;
     }

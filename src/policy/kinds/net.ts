@@ -345,6 +345,9 @@ export function urlReadings(value: string, withQuery = false, sameHosts = false)
   return { texts: readings, doubtful: parsed.doubtful };
 }
 
+/** `scheme://host[:port]` of a reading (`https://api.example.com/v1` → `https://api.example.com`). */
+export const originOf = (reading: string): string => /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(reading)?.[0] ?? reading;
+
 /** A URL glob (`https://api.example.com/v1/**`); `*` does not cross `/`, `**` does. */
 export function compileUrlPattern(pattern: string): (reading: string) => boolean {
   const readings = urlReadings(pattern.replace(/\*/g, "__STAR__"))?.texts;

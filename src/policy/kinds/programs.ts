@@ -9,7 +9,7 @@
  * unknown (a deny rule then cannot tell and the call asks).
  */
 
-import { urlReadings } from "./net.js";
+import { originOf, urlReadings } from "./net.js";
 
 /** Something an allow cannot vouch for unless its pattern names `token` (`find:* -exec`, `sudo:*`). */
 export interface Refusal {
@@ -949,7 +949,7 @@ const CLIENT_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\.shell\b|\.system\b|system\b|
  * `curl 0x7f.1:8080` is also `curl http://127.0.0.1:8080/`), `unknown` when a place cannot be read
  * (a URL it cannot parse, URLs or options read from a file, a glob too large to expand).
  */
-export interface Connects {
+interface Connects {
   readonly origins: readonly string[];
   readonly forms: readonly (readonly string[])[];
   readonly unknown: string | undefined;
@@ -1072,9 +1072,6 @@ function curlGlob(url: string): string[] | undefined {
   }
   return undefined;
 }
-
-/** `scheme://host[:port]` of a reading (`https://api.example.com/v1` → `https://api.example.com`). */
-const originOf = (reading: string) => /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(reading)?.[0] ?? reading;
 
 /**
  * Where curl or wget connects, read from its words: each URL operand (and `--url`), with curl's
