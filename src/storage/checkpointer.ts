@@ -107,5 +107,5 @@ function setUpSaver(saver: object): void {
   const setup = (saver as { setup?: unknown }).setup;
   if (typeof setup !== "function") return; // a saver without it sets itself up on first use
   const done: unknown = setup.call(saver);
-  if (done instanceof Promise) throw new TypeError("the SQLite checkpointer's setup became asynchronous; this version of guarded-graph cannot open it");
+  if (done instanceof Promise) throw new StorageError(ErrorCode.STORAGE_OPEN, "cannot open the SQLite checkpointer: its setup is asynchronous in this version of @langchain/langgraph-checkpoint-sqlite, which this version of guarded-graph does not support");
 }
