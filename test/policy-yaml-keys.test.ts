@@ -77,12 +77,15 @@ describe("duplicate keys found in linear time, reported as the yaml library repo
     expect(() => parsePolicy(text, "yaml", "p.yaml")).toThrow(/p\.yaml: line 5, column 5: invalid YAML: Map keys must be unique/);
   });
 
-  it("a mapping of 20,000 keys reads in linear time (4x the keys: under 5.5x the CPU; the library's own check takes ~11x)", () => {
+  it("a mapping of 20,000 keys reads in linear time (8x the keys: under 14x the CPU, ~7.7x measured; the library's own check takes ~33x)", () => {
     const doc = (n: number) => `tools:\n${Array.from({ length: n }, (_, i) => `  tool_${i}:\n    risk: low\n`).join("")}`;
-    const small = doc(5_000);
+    const small = doc(2_500);
     const large = doc(20_000);
     const least = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
-    for (let run = 0; run < 3; run++) {
+    // The least of six runs each: one run's CPU time includes whatever the collector and a loaded
+    // machine added to it. 8x the keys, so that a larger heap's collection (which made 4x the keys
+    // read 5.5–5.9x the CPU on a 2-core machine, against a bound of 5.5) stays far from what a quadratic check costs.
+    for (let run = 0; run < 6; run++) {
       [small, large].forEach((text, i) => {
         const t0 = process.cpuUsage();
         parseYamlText(text);
@@ -90,6 +93,6 @@ describe("duplicate keys found in linear time, reported as the yaml library repo
         least[i] = Math.min(least[i]!, (used.user + used.system) / 1000);
       });
     }
-    expect(least[1]! / least[0]!, `${least.map(Math.round).join(" → ")} ms`).toBeLessThan(5.5);
+    expect(least[1]! / least[0]!, `${least.map(Math.round).join(" → ")} ms`).toBeLessThan(14);
   }, 60_000);
 });
