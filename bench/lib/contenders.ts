@@ -121,3 +121,14 @@ export function bareGuardedAgent(options: ContenderOptions): Contender {
     invoke: async (threadId, text) => (await agent.invoke({ messages: [{ role: "user", content: text }] }, runConfig(threadId))).messages,
   };
 }
+
+/**
+ * Runs `turns` turns of W1 on `c` as threads of 10 (thread ids `${prefix}-0`, `${prefix}-1`, …), each
+ * checked for its 52 messages (the input, 10 model turns of 4 calls and their results, the answer).
+ */
+export async function runW1Threads(c: Contender, prefix: string, turns: number): Promise<void> {
+  for (let t = 0; t < turns / 10; t++) {
+    const messages = await c.invoke(`${prefix}-${t}`, "go");
+    if (messages.length !== 2 + 10 * 5) throw new Error(`W1 ${c.id}: ${messages.length} messages, expected ${2 + 10 * 5}`);
+  }
+}

@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { plainToolNode, type Contender } from "./contenders.js";
+import { plainToolNode, runW1Threads, type Contender } from "./contenders.js";
 import { permissionRules, toolRules } from "./guard-rules.js";
 import { LoopModel } from "./loop-model.js";
 import { NOOP_ARGS, NOOP_TOOL_NAMES, noopTools } from "./noop-tools.js";
@@ -91,12 +91,7 @@ const contenders: Contender[] = [];
 for (const kind of kinds) contenders.push(await loop(here, kind), await guardedOn(base, `c-${kind}-base`, kind), await guardedOn(here, `c-${kind}`, kind));
 
 const TURNS = 20;
-const run = async (c: Contender, prefix: string) => {
-  for (let t = 0; t < TURNS / 10; t++) {
-    const messages = await c.invoke(`${prefix}-${t}`, "go");
-    if (messages.length !== 2 + 10 * 5) throw new Error(`w1-durable-ab ${c.id}: ${messages.length} messages`);
-  }
-};
+const run = (c: Contender, prefix: string) => runW1Threads(c, prefix, TURNS);
 for (const c of contenders) for (let w = 0; w < warmThreads / 2; w++) await run(c, `warm${w}-${c.id}`);
 const cpu: Record<string, number[]> = {};
 const ratio: Record<string, number[]> = {};

@@ -32,7 +32,7 @@ import type { AuditSink } from "../../src/audit/types.js";
 import type { ExecutionLedgerView } from "../../src/guard/interfaces.js";
 import { openCheckpointer } from "../../src/storage/checkpointer.js";
 import { openLedger } from "../../src/storage/ledger.js";
-import { guardedAgent, plainToolNode, type Contender } from "./contenders.js";
+import { guardedAgent, plainToolNode, runW1Threads, type Contender } from "./contenders.js";
 import { median, rotation, spread } from "./stats.js";
 
 const blocks = Number(process.argv[2] ?? 30);
@@ -105,12 +105,7 @@ const syncReference = wanted.includes("a-sqlite-sync") ? "a-sqlite-sync" : undef
 const syncRatio: Record<string, number[]> = {};
 
 const TURNS = 20;
-const run = async (c: Contender, prefix: string) => {
-  for (let t = 0; t < TURNS / 10; t++) {
-    const messages = await c.invoke(`${prefix}-${t}`, "go");
-    if (messages.length !== 2 + 10 * 5) throw new Error(`w1-durable ${c.id}: ${messages.length} messages`);
-  }
-};
+const run = (c: Contender, prefix: string) => runW1Threads(c, prefix, TURNS);
 for (const c of contenders) for (let w = 0; w < warmThreads / 2; w++) await run(c, `warm${w}-${c.id}`);
 const cpu: Record<string, number[]> = {};
 const wall: Record<string, number[]> = {};

@@ -13,7 +13,7 @@ import { MemoryAuditSink } from "../../src/audit/index.js";
 import { openAuditSink } from "../../src/audit/open.js";
 import { openCheckpointer } from "../../src/storage/checkpointer.js";
 import { openLedger } from "../../src/storage/ledger.js";
-import { type Contender, guardedAgent, plainToolNode } from "./contenders.js";
+import { type Contender, guardedAgent, plainToolNode, runW1Threads } from "./contenders.js";
 import { rotation, spread } from "./stats.js";
 
 const blocks = Number(process.argv[2] ?? 30);
@@ -53,12 +53,7 @@ const contenders: Contender[] = [];
 }
 
 const TURNS = 20;
-const run = async (c: Contender, prefix: string) => {
-  for (let t = 0; t < TURNS / 10; t++) {
-    const messages = await c.invoke(`${prefix}-${t}`, "go");
-    if (messages.length !== 2 + 10 * 5) throw new Error(`w1-sqlite-parts ${c.id}: ${messages.length} messages`);
-  }
-};
+const run = (c: Contender, prefix: string) => runW1Threads(c, prefix, TURNS);
 for (const c of contenders) for (let w = 0; w < warmThreads / 2; w++) await run(c, `warm${w}-${c.id}`);
 const cpu: Record<string, number[]> = {};
 const ratio: Record<string, number[]> = {};
