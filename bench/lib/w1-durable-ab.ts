@@ -22,7 +22,7 @@ import { plainToolNode, runW1Threads, type Contender } from "./contenders.js";
 import { permissionRules, toolRules } from "./guard-rules.js";
 import { LoopModel } from "./loop-model.js";
 import { NOOP_ARGS, NOOP_TOOL_NAMES, noopTools } from "./noop-tools.js";
-import { rotation, spread } from "./stats.js";
+import { cpuAndWallMs, rotation, spread } from "./stats.js";
 
 const { values } = parseArgs({ options: { base: { type: "string" }, blocks: { type: "string", default: "30" }, kinds: { type: "string", default: "mem,sqlite" } } });
 if (!values.base) throw new Error("w1-durable-ab: --base DIR (another tree's src, unpacked with its node_modules linked) is required");
@@ -99,10 +99,7 @@ const push = (key: string, value: number) => (ratio[key] ??= []).push(value);
 for (let r = 0; r < blocks; r++) {
   const block: Record<string, number> = {};
   for (const c of rotation(contenders, r)) {
-    const cpu0 = process.cpuUsage();
-    await run(c, `r${r}-${c.id}`);
-    const used = process.cpuUsage(cpu0);
-    block[c.id] = (used.user + used.system) / 1000 / TURNS;
+    block[c.id] = (await cpuAndWallMs(() => run(c, `r${r}-${c.id}`))).cpu / TURNS;
     (cpu[c.id] ??= []).push(block[c.id]!);
   }
   for (const kind of kinds) {

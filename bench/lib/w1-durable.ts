@@ -33,7 +33,7 @@ import type { ExecutionLedgerView } from "../../src/guard/interfaces.js";
 import { openCheckpointer } from "../../src/storage/checkpointer.js";
 import { openLedger } from "../../src/storage/ledger.js";
 import { guardedAgent, plainToolNode, runW1Threads, type Contender } from "./contenders.js";
-import { median, rotation, spread } from "./stats.js";
+import { cpuAndWallMs, median, rotation, spread } from "./stats.js";
 
 const blocks = Number(process.argv[2] ?? 30);
 const wanted = (process.argv[3] ?? "a-mem,c-mem,a-sqlite,c-sqlite,c-sqlite-jsonl,c-sqlite-percall").split(",");
@@ -113,13 +113,10 @@ const ratio: Record<string, number[]> = {};
 for (let r = 0; r < blocks; r++) {
   const here: Record<string, number> = {};
   for (const c of rotation(contenders, r)) {
-    const cpu0 = process.cpuUsage();
-    const wall0 = performance.now();
-    await run(c, `r${r}-${c.id}`);
-    const used = process.cpuUsage(cpu0);
-    here[c.id] = (used.user + used.system) / 1000 / TURNS;
+    const used = await cpuAndWallMs(() => run(c, `r${r}-${c.id}`));
+    here[c.id] = used.cpu / TURNS;
     (cpu[c.id] ??= []).push(here[c.id]!);
-    (wall[c.id] ??= []).push((performance.now() - wall0) / TURNS);
+    (wall[c.id] ??= []).push(used.wall / TURNS);
   }
   for (const c of contenders) {
     const reference = here[referenceOf(c.id)];

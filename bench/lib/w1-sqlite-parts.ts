@@ -14,7 +14,7 @@ import { openAuditSink } from "../../src/audit/open.js";
 import { openCheckpointer } from "../../src/storage/checkpointer.js";
 import { openLedger } from "../../src/storage/ledger.js";
 import { type Contender, guardedAgent, plainToolNode, runW1Threads } from "./contenders.js";
-import { rotation, spread } from "./stats.js";
+import { cpuAndWallMs, rotation, spread } from "./stats.js";
 
 const blocks = Number(process.argv[2] ?? 30);
 const warmThreads = Number(process.env.W1D_WARM ?? 20);
@@ -60,10 +60,7 @@ const ratio: Record<string, number[]> = {};
 for (let r = 0; r < blocks; r++) {
   const block: Record<string, number> = {};
   for (const c of rotation(contenders, r)) {
-    const cpu0 = process.cpuUsage();
-    await run(c, `r${r}-${c.id}`);
-    const used = process.cpuUsage(cpu0);
-    block[c.id] = (used.user + used.system) / 1000 / TURNS;
+    block[c.id] = (await cpuAndWallMs(() => run(c, `r${r}-${c.id}`))).cpu / TURNS;
     (cpu[c.id] ??= []).push(block[c.id]!);
   }
   for (const c of contenders.slice(1)) (ratio[`${c.id} / a-sqlite`] ??= []).push(block[c.id]! / block["a-sqlite"]!);
