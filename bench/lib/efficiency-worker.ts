@@ -3,7 +3,8 @@
  * ledger (one schema), then, on "go", starts its share of the threads (each stops at an approval
  * interrupt) and resumes them, every run under the thread lock (startThread / resumeThread, as a
  * worker of a queue would). Reports the CPU time of the work (process.cpuUsage from "go" to the
- * end) and of the whole process, and the model turns it ran.
+ * end) and of the whole process, and the model turns it ran. With W4E_POOL=1 it stays up and runs one
+ * round per `{ go: ROUND }` message (a worker pool in steady state) until "stop".
  * argv: POSTGRES_URL schema prefix workerIndex workers threads
  */
 import { resumeThread, startThread } from "../../src/guard/durable.js";
@@ -29,25 +30,40 @@ for (let w = 0; w < Number(process.env.W4E_WARM ?? 0); w++) {
   await resumeThread(graph, id, APPROVE, options);
 }
 send({ type: "ready" });
-await new Promise<void>((resolve) => process.once("message", () => resolve()));
 
-const cpu0 = process.cpuUsage();
-const wall0 = performance.now();
-let turns = 0;
-const own = Array.from({ length: threads }, (_, i) => i).filter((i) => i % workers === index);
-for (const i of own) {
-  const outcome = await startThread(graph, `${prefix}-${i}`, { messages: [{ role: "user", content: "deploy" }] }, options);
-  if (outcome.status !== "ran" || outcome.interrupts.length !== 1) throw new Error(`thread ${i}: start gave ${outcome.status}`);
-  turns += 1;
+/** Runs this worker's share of the round's threads (ids `${round}-${i}`), each started then resumed; reports CPU and turns. */
+async function work(round: string): Promise<void> {
+  const cpu0 = process.cpuUsage();
+  const wall0 = performance.now();
+  let turns = 0;
+  const own = Array.from({ length: threads }, (_, i) => i).filter((i) => i % workers === index);
+  for (const i of own) {
+    const outcome = await startThread(graph, `${round}-${i}`, { messages: [{ role: "user", content: "deploy" }] }, options);
+    if (outcome.status !== "ran" || outcome.interrupts.length !== 1) throw new Error(`thread ${i}: start gave ${outcome.status}`);
+    turns += 1;
+  }
+  for (const i of own) {
+    const outcome = await resumeThread(graph, `${round}-${i}`, APPROVE, options);
+    if (outcome.status !== "ran") throw new Error(`thread ${i}: resume gave ${outcome.status}`);
+    turns += 1;
+  }
+  const used = process.cpuUsage(cpu0);
+  const total = process.cpuUsage();
+  send({ type: "done", turns, threads: own.length, workCpuMs: (used.user + used.system) / 1000, processCpuMs: (total.user + total.system) / 1000, wallMs: performance.now() - wall0 });
 }
-for (const i of own) {
-  const outcome = await resumeThread(graph, `${prefix}-${i}`, APPROVE, options);
-  if (outcome.status !== "ran") throw new Error(`thread ${i}: resume gave ${outcome.status}`);
-  turns += 1;
+
+// One round ("go"), or, in a pool (W4E_POOL=1), one round per `{ go: ROUND }` message until "stop".
+if (process.env.W4E_POOL === "1") {
+  await new Promise<void>((resolve, reject) => {
+    process.on("message", (m: unknown) => {
+      if (m === "stop") resolve();
+      else if (typeof m === "object" && m !== null && typeof (m as { go?: unknown }).go === "string") work((m as { go: string }).go).catch(reject);
+    });
+  });
+} else {
+  await new Promise<void>((resolve) => process.once("message", () => resolve()));
+  await work(prefix);
 }
-const work = process.cpuUsage(cpu0);
-const total = process.cpuUsage();
-send({ type: "done", turns, threads: own.length, workCpuMs: (work.user + work.system) / 1000, processCpuMs: (total.user + total.system) / 1000, wallMs: performance.now() - wall0 });
 await ledger.close();
 await opened.close();
 process.disconnect?.();

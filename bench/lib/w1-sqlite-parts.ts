@@ -2,7 +2,7 @@
  * Where W1's guarded turn on SQLite spends its CPU (not part of `npm run bench`): the ToolNode loop on
  * a SQLite checkpointer, and the guarded agent on a SQLite checkpointer with, in turn, the in-memory
  * ledger and audit, the SQLite ledger alone, the SQLite ledger and audit in the checkpointer's file
- * (as docs/durability.md sets it up), interleaved in blocks (2 threads × 10 turns × 4 calls per
+ * (as docs/durability.md sets it up), the SQLite ledger and audit in a file of their own, interleaved in blocks (2 threads × 10 turns × 4 calls per
  * contender and block, order rotated), process CPU per turn, median (p25–p75) of per-block ratios.
  *   W1D_WARM=20 npx tsx bench/lib/w1-sqlite-parts.ts [blocks]
  */
@@ -50,6 +50,15 @@ const contenders: Contender[] = [];
   const sink = await openAuditSink(`sqlite:${f.file}`);
   closers.push(() => sink.close(), () => ledger.close());
   contenders.push({ ...guardedAgent({ turnsPerRun: 10, checkpointer: f.checkpointer, audit: sink, ledger }), id: "c-sqlite" });
+}
+{
+  // The ledger and audit in a file of their own beside the checkpointer's: their synced commits sync
+  // only their own pages, not the checkpoints LangGraph's saver wrote without a sync.
+  const f = await sqliteFile("c-apart");
+  const ledger = await openLedger(`sqlite:${join(dir, "c-apart-ledger.db")}`);
+  const sink = await openAuditSink(`sqlite:${join(dir, "c-apart-ledger.db")}`);
+  closers.push(() => sink.close(), () => ledger.close());
+  contenders.push({ ...guardedAgent({ turnsPerRun: 10, checkpointer: f.checkpointer, audit: sink, ledger }), id: "c-sqlite-apart" });
 }
 
 const TURNS = 20;

@@ -8,6 +8,8 @@
  * Prints the median (p25–p75) of per-round ratios 4-worker / 1-worker.
  *   POSTGRES_URL=… npx tsx bench/lib/w4-efficiency.ts [rounds] [threads]
  * W4E_WARM=N: each worker runs N threads of its own before "go" (steady state; default 0: cold start counted).
+ * W4E_POOL=1: the 1-worker and the 4-worker pools are started once (and warmed by W4E_WARM), then every
+ * round sends each pool its threads: steady-state workers, no process start inside any round.
  * W4E_PROF=DIR: each worker runs under `--cpu-prof` into DIR/<round>-w<workers>-<index>.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -60,6 +62,32 @@ async function run(workers: number, prefix: string): Promise<{ turns: number; wo
   return { turns: sum((r) => r.turns), work: sum((r) => r.workCpuMs), process: sum((r) => r.processCpuMs), wall };
 }
 
+interface Pool {
+  children: ChildProcess[];
+  exited: Promise<unknown>[];
+}
+
+/** Starts `workers` long-lived worker processes (W4E_POOL=1) and waits until each is warm. */
+async function startPool(workers: number, name: string): Promise<Pool> {
+  const children = Array.from({ length: workers }, (_, i) =>
+    spawn(process.execPath, ["--import", "tsx", script, url as string, schema, name, String(i), String(workers), String(threads)], { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, W4E_POOL: "1" } }),
+  );
+  const exited = children.map((c) => new Promise((resolve) => c.once("exit", resolve)));
+  for (const c of children) if ((await next(c)).type !== "ready") throw new Error("worker: expected ready");
+  return { children, exited };
+}
+
+/** One round on a started pool: its threads split over its workers; CPU from each worker's own report. */
+async function runPool(pool: Pool, round: string): Promise<{ turns: number; work: number; process: number; wall: number }> {
+  const reports = pool.children.map((c) => next(c));
+  const start = performance.now();
+  for (const c of pool.children) c.send({ go: round });
+  const done = await Promise.all(reports);
+  const wall = performance.now() - start;
+  const sum = (f: (r: Report) => number | undefined) => done.reduce((n, r) => n + (f(r) ?? 0), 0);
+  return { turns: sum((r) => r.turns), work: sum((r) => r.workCpuMs), process: sum((r) => r.processCpuMs), wall };
+}
+
 const admin = new pg.Client({ connectionString: url });
 await admin.connect();
 try {
@@ -67,13 +95,14 @@ try {
   // Tables once, before any race.
   await (await openCheckpointer(url, { schema })).close();
   await (await openLedger(url, { schema })).close();
+  const pools = process.env.W4E_POOL === "1" ? { 1: await startPool(1, "p1"), 4: await startPool(4, "p4") } : undefined;
   const ratioWork: number[] = [];
   const ratioProcess: number[] = [];
   const eff: Record<string, number[]> = { "1 work": [], "4 work": [], "1 process": [], "4 process": [] };
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? [1, 4] : [4, 1];
     const got: Record<number, { turns: number; work: number; process: number; wall: number }> = {};
-    for (const workers of order) got[workers] = await run(workers, `r${r}-w${workers}`);
+    for (const workers of order) got[workers] = pools ? await runPool(pools[workers as 1 | 4], `r${r}-w${workers}`) : await run(workers, `r${r}-w${workers}`);
     const one = got[1]!;
     const four = got[4]!;
     if (one.turns !== 2 * threads || four.turns !== 2 * threads) throw new Error(`turns ${one.turns} / ${four.turns}, expected ${2 * threads}`);
@@ -85,6 +114,10 @@ try {
     ratioWork.push(e(four, four.work) / e(one, one.work));
     ratioProcess.push(e(four, four.process) / e(one, one.process));
     console.log(`round ${r}: 1 worker ${one.work.toFixed(0)} ms CPU (process ${one.process.toFixed(0)}), wall ${one.wall.toFixed(0)} ms; 4 workers ${four.work.toFixed(0)} ms CPU (process ${four.process.toFixed(0)}), wall ${four.wall.toFixed(0)} ms`);
+  }
+  if (pools) {
+    for (const pool of [pools[1], pools[4]]) for (const c of pool.children) c.send("stop");
+    await Promise.all([...pools[1].exited, ...pools[4].exited]);
   }
   const fmt = (s: { median: number; p25: number; p75: number }) => `${s.median.toFixed(3)} (p25–p75 ${s.p25.toFixed(3)}–${s.p75.toFixed(3)})`;
   console.log(`${rounds} rounds of ${threads} threads (${2 * threads} turns) per contender`);
