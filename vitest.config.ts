@@ -18,5 +18,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Two test files at a time: vitest's default on a 2-core machine is one (cores - 1), and most of
+    // the slow files wait on child processes, servers or disk rather than the CPU. The tests that
+    // compare timings measure their own process's CPU time.
+    maxWorkers: 2,
   },
 });
