@@ -10,6 +10,7 @@
  * W4E_WARM=N: each worker runs N threads of its own before "go" (steady state; default 0: cold start counted).
  * W4E_POOL=1: the 1-worker and the 4-worker pools are started once (and warmed by W4E_WARM), then every
  * round sends each pool its threads: steady-state workers, no process start inside any round.
+ * W4E_WORKERS=N: compare N workers (default 4) with one, e.g. 2 to tell the cost of more workers than cores.
  * W4E_PROF=DIR: each worker runs under `--cpu-prof` into DIR/<round>-w<workers>-<index>.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -24,6 +25,7 @@ if (!url) throw new Error("w4-efficiency: set POSTGRES_URL");
 const rounds = Number(process.argv[2] ?? 5);
 const threads = Number(process.argv[3] ?? 80);
 const schema = `gg_w4e_${process.pid}`;
+const MANY = Number(process.env.W4E_WORKERS ?? 4);
 const script = fileURLToPath(new URL("./efficiency-worker.ts", import.meta.url));
 
 interface Report {
@@ -95,35 +97,35 @@ try {
   // Tables once, before any race.
   await (await openCheckpointer(url, { schema })).close();
   await (await openLedger(url, { schema })).close();
-  const pools = process.env.W4E_POOL === "1" ? { 1: await startPool(1, "p1"), 4: await startPool(4, "p4") } : undefined;
+  const pools = process.env.W4E_POOL === "1" ? { 1: await startPool(1, "p1"), many: await startPool(MANY, `p${MANY}`) } : undefined;
   const ratioWork: number[] = [];
   const ratioProcess: number[] = [];
-  const eff: Record<string, number[]> = { "1 work": [], "4 work": [], "1 process": [], "4 process": [] };
+  const eff: Record<string, number[]> = { "1 work": [], [`${MANY} work`]: [], "1 process": [], [`${MANY} process`]: [] };
   for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? [1, 4] : [4, 1];
+    const order = r % 2 === 0 ? [1, MANY] : [MANY, 1];
     const got: Record<number, { turns: number; work: number; process: number; wall: number }> = {};
-    for (const workers of order) got[workers] = pools ? await runPool(pools[workers as 1 | 4], `r${r}-w${workers}`) : await run(workers, `r${r}-w${workers}`);
+    for (const workers of order) got[workers] = pools ? await runPool(workers === 1 ? pools[1] : pools.many, `r${r}-w${workers}`) : await run(workers, `r${r}-w${workers}`);
     const one = got[1]!;
-    const four = got[4]!;
+    const four = got[MANY]!;
     if (one.turns !== 2 * threads || four.turns !== 2 * threads) throw new Error(`turns ${one.turns} / ${four.turns}, expected ${2 * threads}`);
     const e = (x: typeof one, cpu: number) => x.turns / (cpu / 1000);
     eff["1 work"]!.push(e(one, one.work));
-    eff["4 work"]!.push(e(four, four.work));
+    eff[`${MANY} work`]!.push(e(four, four.work));
     eff["1 process"]!.push(e(one, one.process));
-    eff["4 process"]!.push(e(four, four.process));
+    eff[`${MANY} process`]!.push(e(four, four.process));
     ratioWork.push(e(four, four.work) / e(one, one.work));
     ratioProcess.push(e(four, four.process) / e(one, one.process));
-    console.log(`round ${r}: 1 worker ${one.work.toFixed(0)} ms CPU (process ${one.process.toFixed(0)}), wall ${one.wall.toFixed(0)} ms; 4 workers ${four.work.toFixed(0)} ms CPU (process ${four.process.toFixed(0)}), wall ${four.wall.toFixed(0)} ms`);
+    console.log(`round ${r}: 1 worker ${one.work.toFixed(0)} ms CPU (process ${one.process.toFixed(0)}), wall ${one.wall.toFixed(0)} ms; ${MANY} workers ${four.work.toFixed(0)} ms CPU (process ${four.process.toFixed(0)}), wall ${four.wall.toFixed(0)} ms`);
   }
   if (pools) {
-    for (const pool of [pools[1], pools[4]]) for (const c of pool.children) c.send("stop");
-    await Promise.all([...pools[1].exited, ...pools[4].exited]);
+    for (const pool of [pools[1], pools.many]) for (const c of pool.children) c.send("stop");
+    await Promise.all([...pools[1].exited, ...pools.many.exited]);
   }
   const fmt = (s: { median: number; p25: number; p75: number }) => `${s.median.toFixed(3)} (p25–p75 ${s.p25.toFixed(3)}–${s.p75.toFixed(3)})`;
   console.log(`${rounds} rounds of ${threads} threads (${2 * threads} turns) per contender`);
   for (const [k, v] of Object.entries(eff)) console.log(`${k.padEnd(10)} ${median(v).toFixed(1)} turns per CPU-second`);
-  console.log(`4 workers / 1 worker, work CPU:    ${fmt(spread(ratioWork))}`);
-  console.log(`4 workers / 1 worker, process CPU: ${fmt(spread(ratioProcess))}`);
+  console.log(`${MANY} workers / 1 worker, work CPU:    ${fmt(spread(ratioWork))}`);
+  console.log(`${MANY} workers / 1 worker, process CPU: ${fmt(spread(ratioProcess))}`);
 } finally {
   await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   await admin.end();
