@@ -44,6 +44,46 @@ export function hasForeignAnswer(approvals: ApprovalState | undefined, messages:
   return index >= 0 && messages.slice(index + 1).some((m) => ToolMessage.isInstance(m) && waiting.callIds.includes(m.tool_call_id));
 }
 
+/**
+ * A client's `Command({ goto })` while calls wait for a human: a node that LangGraph runs next to the
+ * waiting approval step (which raises its interrupt again in the same step) finds the waiting calls
+ * (`approvals.pending`, or with `unreviewed` the last model message whose review never completed),
+ * with at least one of them still without a ToolMessage, and nothing after that model message but
+ * ToolMessages: no new input from anyone. It must then run nothing, answer nothing and lead nowhere:
+ * the approval step is the one path that decides and answers those calls (a foreign ToolMessage among
+ * them is its to drop). With new input (any other message after the model message) the run start
+ * screens as usual (`screenRunInput`). Undefined when no call waits or new input is there.
+ */
+export function heldForApproval(
+  approvals: ApprovalState | undefined,
+  messages: readonly BaseMessage[],
+  options: { unreviewed?: boolean } = {},
+): { messageId: string; callIds: string[] } | undefined {
+  const waiting = approvals?.pending ?? (options.unreviewed === true ? unreviewedTurn(approvals, messages) : null);
+  if (!waiting || waiting.callIds.length === 0) return undefined;
+  const index = messages.findLastIndex((m) => AIMessage.isInstance(m) && m.id === waiting.messageId);
+  if (index < 0) return undefined;
+  const answered = new Set<string>();
+  for (const m of messages.slice(index + 1)) {
+    if (!ToolMessage.isInstance(m)) return undefined;
+    answered.add(m.tool_call_id);
+  }
+  return waiting.callIds.some((id) => !answered.has(id)) ? waiting : undefined;
+}
+
+/**
+ * New input reached the approval step itself: only a client's state update does that
+ * (`Command({ update })` with a message that is not a ToolMessage, alone or with a goto; plain input
+ * drops the waiting step). The step then decides nothing and leads nowhere: the run start (the goto's
+ * model step now, or the thread's next input) refuses the waiting calls as superseded, once.
+ */
+export function inputAfterWaiting(approvals: ApprovalState | undefined, messages: readonly BaseMessage[], options: { unreviewed?: boolean } = {}): boolean {
+  const waiting = approvals?.pending ?? (options.unreviewed === true ? unreviewedTurn(approvals, messages) : null);
+  if (!waiting || waiting.callIds.length === 0) return false;
+  const index = messages.findLastIndex((m) => AIMessage.isInstance(m) && m.id === waiting.messageId);
+  return index >= 0 && messages.slice(index + 1).some((m) => !ToolMessage.isInstance(m));
+}
+
 export interface ScreenedInput {
   /** The thread's messages as the model must see them: the pending calls answered by the guard's refusal, foreign results gone. */
   messages: BaseMessage[];
