@@ -106,6 +106,32 @@ function expectRanOnlyApproved(ran: readonly string[], approved: boolean) {
   expect(ran.filter((r) => r === "read a").length).toBeLessThanOrEqual(1);
 }
 
+/**
+ * LangChain's createAgent lets one node per step write its `jumpTo` channel (UntrackedValue with
+ * guard=true), and every middleware hook node writes it. A goto to a hook node (before_agent,
+ * before_model) runs it next to the waiting afterModel step; when that step completes in the same
+ * step too (a resume or a state update came with the goto), LangGraph refuses the step
+ * (InvalidUpdateError): nothing of it is kept. The invariants still hold afterwards.
+ */
+async function unlessJumpToClash(entry: Entry, node: string, run: Promise<Record<string, unknown>>): Promise<Record<string, unknown> | undefined> {
+  try {
+    return await run;
+  } catch (error) {
+    const hook = entry === "middleware" && /^(__start__|GuardMiddleware\.before_(agent|model))$/.test(node);
+    if (hook && error instanceof Error && error.name === "InvalidUpdateError" && /channel "jumpTo"/.test(error.message)) return undefined;
+    throw error;
+  }
+}
+
+/** After a refused step: nothing ran; an approve then runs the call at most once, and the thread goes on. */
+async function afterClash(c: Case) {
+  expect(c.ran).toEqual([]);
+  await c.graph.invoke(approve(), c.config);
+  expectRanOnlyApproved(c.ran, true);
+  await expectNotStranded(c);
+  expectRanOnlyApproved(c.ran, true);
+}
+
 const approve = () => resume({ decisions: [{ type: "approve" }] });
 const superseded = /^Refused deploy by rule approval:superseded: /;
 
@@ -133,7 +159,8 @@ describe.each(ENTRIES)("%s", (entry) => {
 
     it.each(nodes)("goto %s with new input in its update: the waiting calls are refused as superseded, once; nothing runs", async (node) => {
       const c = await waiting(entry, saver, `input-${node}`);
-      const after = await c.graph.invoke(new Command({ goto: node, update: { messages: [new HumanMessage("never mind")] } }), c.config);
+      const after = (await unlessJumpToClash(entry, node, c.graph.invoke(new Command({ goto: node, update: { messages: [new HumanMessage("never mind")] } }), c.config)));
+      if (after === undefined) return afterClash(c);
       expect(c.ran).toEqual([]);
       const text = toolText(messagesOf(after)).d1;
       if (text !== undefined) expect(text).toMatch(superseded);
@@ -144,7 +171,8 @@ describe.each(ENTRIES)("%s", (entry) => {
 
     it.each(nodes)("goto %s with a resume in one Command: one answer, run only if approved", async (node) => {
       const c = await waiting(entry, saver, `resume-${node}`);
-      const after = await c.graph.invoke(new Command({ goto: node, resume: { decisions: [{ type: "approve" }] } }), c.config);
+      const after = (await unlessJumpToClash(entry, node, c.graph.invoke(new Command({ goto: node, resume: { decisions: [{ type: "approve" }] } }), c.config)));
+      if (after === undefined) return afterClash(c);
       expectRanOnlyApproved(c.ran, true);
       const text = toolText(messagesOf(after)).d1;
       if (text === undefined) {
@@ -163,7 +191,8 @@ describe.each(ENTRIES)("%s", (entry) => {
     it.each(nodes)("goto %s with an update carrying a foreign ToolMessage: dropped, the call refused, nothing runs", async (node) => {
       const c = await waiting(entry, saver, `update-${node}`);
       const foreign = new ToolMessage({ tool_call_id: "d1", content: "deployed web (done by hand)" });
-      const after = await c.graph.invoke(new Command({ goto: node, update: { messages: [foreign] } }), c.config);
+      const after = (await unlessJumpToClash(entry, node, c.graph.invoke(new Command({ goto: node, update: { messages: [foreign] } }), c.config)));
+      if (after === undefined) return afterClash(c);
       expect(c.ran.filter((r) => r.startsWith("deploy"))).toEqual([]);
       const text = toolText(messagesOf(after)).d1;
       expect(text).not.toBe("deployed web (done by hand)");

@@ -44,44 +44,46 @@ export function hasForeignAnswer(approvals: ApprovalState | undefined, messages:
   return index >= 0 && messages.slice(index + 1).some((m) => ToolMessage.isInstance(m) && waiting.callIds.includes(m.tool_call_id));
 }
 
-/**
- * A client's `Command({ goto })` while calls wait for a human: a node that LangGraph runs next to the
- * waiting approval step (which raises its interrupt again in the same step) finds the waiting calls
- * (`approvals.pending`, or with `unreviewed` the last model message whose review never completed),
- * with at least one of them still without a ToolMessage, and nothing after that model message but
- * ToolMessages: no new input from anyone. It must then run nothing, answer nothing and lead nowhere:
- * the approval step is the one path that decides and answers those calls (a foreign ToolMessage among
- * them is its to drop). With new input (any other message after the model message) the run start
- * screens as usual (`screenRunInput`). Undefined when no call waits or new input is there.
- */
-export function heldForApproval(
-  approvals: ApprovalState | undefined,
-  messages: readonly BaseMessage[],
-  options: { unreviewed?: boolean } = {},
-): { messageId: string; callIds: string[] } | undefined {
+/** The calls waiting for the guard (`approvals.pending`, or with `unreviewed` the turn whose review never completed), where their model message is. */
+function waitingAt(approvals: ApprovalState | undefined, messages: readonly BaseMessage[], options: { unreviewed?: boolean }): { waiting: { messageId: string; callIds: string[] }; index: number } | undefined {
   const waiting = approvals?.pending ?? (options.unreviewed === true ? unreviewedTurn(approvals, messages) : null);
   if (!waiting || waiting.callIds.length === 0) return undefined;
   const index = messages.findLastIndex((m) => AIMessage.isInstance(m) && m.id === waiting.messageId);
-  if (index < 0) return undefined;
-  const answered = new Set<string>();
-  for (const m of messages.slice(index + 1)) {
-    if (!ToolMessage.isInstance(m)) return undefined;
-    answered.add(m.tool_call_id);
-  }
-  return waiting.callIds.some((id) => !answered.has(id)) ? waiting : undefined;
+  return index < 0 ? undefined : { waiting, index };
 }
 
 /**
- * New input reached the approval step itself: only a client's state update does that
- * (`Command({ update })` with a message that is not a ToolMessage, alone or with a goto; plain input
- * drops the waiting step). The step then decides nothing and leads nowhere: the run start (the goto's
- * model step now, or the thread's next input) refuses the waiting calls as superseded, once.
+ * The calls that wait for the guard (as `screenRunInput` finds them) when at least one of them has no
+ * ToolMessage yet: the model must not be called on this history, and no other path may answer them.
+ */
+export function openWaitingCalls(approvals: ApprovalState | undefined, messages: readonly BaseMessage[], options: { unreviewed?: boolean } = {}): { messageId: string; callIds: string[] } | undefined {
+  const at = waitingAt(approvals, messages, options);
+  if (!at) return undefined;
+  const answered = new Set(messages.slice(at.index + 1).flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])));
+  return at.waiting.callIds.some((id) => !answered.has(id)) ? at.waiting : undefined;
+}
+
+/**
+ * New input after the calls that wait for the guard: a message other than a ToolMessage after their
+ * model message. The approval step itself sees it only through a client's state update
+ * (`Command({ update })` with a message, alone or with a goto; plain input drops the waiting step):
+ * it then decides nothing and leads nowhere, and the model step of the goto or of the thread's next
+ * input refuses the waiting calls as superseded, once (`screenRunInput`).
  */
 export function inputAfterWaiting(approvals: ApprovalState | undefined, messages: readonly BaseMessage[], options: { unreviewed?: boolean } = {}): boolean {
-  const waiting = approvals?.pending ?? (options.unreviewed === true ? unreviewedTurn(approvals, messages) : null);
-  if (!waiting || waiting.callIds.length === 0) return false;
-  const index = messages.findLastIndex((m) => AIMessage.isInstance(m) && m.id === waiting.messageId);
-  return index >= 0 && messages.slice(index + 1).some((m) => !ToolMessage.isInstance(m));
+  const at = waitingAt(approvals, messages, options);
+  return at !== undefined && messages.slice(at.index + 1).some((m) => !ToolMessage.isInstance(m));
+}
+
+/**
+ * A client's `Command({ goto })` while calls wait for a human: a node that LangGraph runs next to the
+ * waiting approval step (which raises its interrupt again in the same step) finds calls waiting,
+ * some still without a ToolMessage (`openWaitingCalls`), and no new input after them. It must then run
+ * nothing, answer nothing and lead nowhere: the approval step is the one path that decides and
+ * answers those calls (a foreign ToolMessage among them is its to drop). Undefined otherwise.
+ */
+export function heldForApproval(approvals: ApprovalState | undefined, messages: readonly BaseMessage[], options: { unreviewed?: boolean } = {}): { messageId: string; callIds: string[] } | undefined {
+  return inputAfterWaiting(approvals, messages, options) ? undefined : openWaitingCalls(approvals, messages, options);
 }
 
 export interface ScreenedInput {
@@ -158,7 +160,8 @@ export async function screenRunInput(
     writerOf(config)?.({ ...reviewEvent(turn, refused), id: auditId([turn.threadId, turn.messageId, call.id, "superseded"]) } satisfies DecisionEvent);
   }
   if (records.length > 0) await guard.options.audit?.write(records);
-  const kept = tail.filter((m) => !(ToolMessage.isInstance(m) && foreign.get(m.tool_call_id) === m));
+  // Every ToolMessage for a waiting call is foreign (the guard answered none of them), however many came.
+  const kept = tail.filter((m) => !(ToolMessage.isInstance(m) && waiting.callIds.includes(m.tool_call_id)));
   // After the guard's own answers of the turn (a partial answer's results), before the new input.
   const answeredFirst = kept.findIndex((m) => !ToolMessage.isInstance(m));
   const cut = answeredFirst < 0 ? kept.length : answeredFirst;
