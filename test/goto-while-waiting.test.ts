@@ -141,13 +141,13 @@ const superseded = /^Refused deploy by rule approval:superseded: /;
  *   waiting tools node; the node as docs/approvals.md writes it refuses the calls as superseded
  *   (screenRunInput) and calls the model, while the tools node asks again: an approve then answers
  *   the call a second time.
- * - guardMiddleware: a goto to a hook node with a foreign ToolMessage in its update: LangChain refuses
+ * - guardMiddleware: a goto to before_model with a foreign ToolMessage in its update: LangChain refuses
  *   the step (two jumpTo writes); LangGraph applies the update again when the approval is answered,
  *   after the guard's refusal, so the call has two ToolMessages.
  */
 const KNOWN: ReadonlySet<string> = new Set([
   ...["alone", "resume", "twice", "then-race"].map((s) => `node agent ${s}`),
-  ...["GuardMiddleware.before_agent", "GuardMiddleware.before_model"].map((n) => `middleware ${n} update`),
+  "middleware GuardMiddleware.before_model update",
 ]);
 const known = (entry: Entry, node: string, scenario: string) => KNOWN.has(`${entry} ${node} ${scenario}`);
 

@@ -77,13 +77,17 @@ export function inputAfterWaiting(approvals: ApprovalState | undefined, messages
 
 /**
  * A client's `Command({ goto })` while calls wait for a human: a node that LangGraph runs next to the
- * waiting approval step (which raises its interrupt again in the same step) finds calls waiting,
- * some still without a ToolMessage (`openWaitingCalls`), and no new input after them. It must then run
- * nothing, answer nothing and lead nowhere: the approval step is the one path that decides and
- * answers those calls (a foreign ToolMessage among them is its to drop). Undefined otherwise.
+ * waiting approval step (which raises its interrupt again in the same step) finds calls waiting and
+ * nothing after their model message but the guard's own answers to the turn's other calls: no input
+ * from anyone (a ToolMessage for a waiting call is a client's: input, which `screenRunInput` drops).
+ * It must then run nothing, answer nothing and lead nowhere: the approval step is the one path that
+ * decides and answers those calls. Undefined otherwise.
  */
 export function heldForApproval(approvals: ApprovalState | undefined, messages: readonly BaseMessage[], options: { unreviewed?: boolean } = {}): { messageId: string; callIds: string[] } | undefined {
-  return inputAfterWaiting(approvals, messages, options) ? undefined : openWaitingCalls(approvals, messages, options);
+  const at = waitingAt(approvals, messages, options);
+  if (!at) return undefined;
+  const quiet = messages.slice(at.index + 1).every((m) => ToolMessage.isInstance(m) && !at.waiting.callIds.includes(m.tool_call_id));
+  return quiet ? at.waiting : undefined;
 }
 
 export interface ScreenedInput {
