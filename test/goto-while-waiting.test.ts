@@ -137,16 +137,11 @@ const superseded = /^Refused deploy by rule approval:superseded: /;
 
 /**
  * Known holes, each case listed runs as a test that must fail (it.fails), so a fix shows up:
- * - GuardedToolNode in a user's own graph: a goto to the user's model node runs that node next to the
- *   waiting tools node; the node as docs/approvals.md writes it refuses the calls as superseded
- *   (screenRunInput) and calls the model, while the tools node asks again: an approve then answers
- *   the call a second time.
  * - guardMiddleware: a goto to before_model with a foreign ToolMessage in its update: LangChain refuses
  *   the step (two jumpTo writes); LangGraph applies the update again when the approval is answered,
  *   after the guard's refusal, so the call has two ToolMessages.
  */
 const KNOWN: ReadonlySet<string> = new Set([
-  ...["alone", "resume", "twice", "then-race"].map((s) => `node agent ${s}`),
   "middleware GuardMiddleware.before_model update",
 ]);
 const known = (entry: Entry, node: string, scenario: string) => KNOWN.has(`${entry} ${node} ${scenario}`);

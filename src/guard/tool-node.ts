@@ -112,7 +112,11 @@ async function runGuardedTools(
     if (noted && isGraphInterrupt(error)) forgetRunningTurn(guard, noted);
     throw error;
   }
-  if (!reviewed) return { messages: [], guard: g };
+  // Nothing to run (no call of the last model message is open): this node leads nowhere
+  // (`guardedToolsRoute` ends on "dispatch"). It is reached so when your model node returned nothing
+  // because a client's Command({ goto }) ran it while an approval waited (heldForApproval): its edge to
+  // this node was kept, and the approval step has already sent the run back to the model.
+  if (!reviewed) return { messages: [], guard: { ...g, next: "dispatch" } };
   if (reviewed.limitError) {
     if (deferred && deferred.length > 0) await guard.options.audit?.write(deferred);
     const stopped: GuardState = { ...g, approvals: reviewed.approvals, turn: null, next: "dispatch", limitError: reviewed.limitError };
