@@ -22,7 +22,7 @@ export { truncateResult, truncateToolContent } from "./guard/truncate.js";
 // Human approval: the interrupt payload and the resume that answers it.
 export { pendingApproval } from "./guard/approval/payload.js";
 export { ApprovalResumeError, checkResume } from "./guard/approval/resume.js";
-export { screenRunInput } from "./guard/approval/screening.js";
+export { heldForApproval, screenRunInput } from "./guard/approval/screening.js";
 export {
   listSticky,
   revokeSticky,

@@ -14,7 +14,7 @@ import { assertChatModel, assertNotPromise, assertTools, guardOf } from "./accep
 import type { GuardLike } from "./accept.js";
 import { forcedToolFor, callModel } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
-import { screenRunInput } from "./approval/screening.js";
+import { hasForeignAnswer, heldForApproval, inputAfterWaiting, screenRunInput } from "./approval/screening.js";
 import { settleLateAnswer } from "./answer-race.js";
 import { answerAbortedTurn } from "./aborted-turn.js";
 import { GuardedAgentState } from "./state.js";
@@ -151,6 +151,15 @@ function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "s
 /** review: the open calls of the last AIMessage, one approval interrupt, the plan. */
 function reviewNode(guard: Guard): Node {
   return async (state, config) => {
+    // New input reached the waiting step (a client's Command({ update }) with a message): it decides
+    // nothing and leads nowhere (dispatch); the model step of the goto or of the next input refuses the calls.
+    if (state.guard.turn === null && inputAfterWaiting(state.guard.approvals, state.messages)) return {};
+    // A client's state update answered a waiting call (a ToolMessage in Command({ update }), with or
+    // without a goto): dropped, every waiting call refused as superseded, once, here; then the model.
+    if (state.guard.turn === null && hasForeignAnswer(state.guard.approvals, state.messages)) {
+      const screened = await screenRunInput(guard, state.guard.approvals, state.messages, { threadId: threadIdOf(config), runId: state.guard.runId }, config);
+      if (screened) return { messages: screened.update, guard: { ...state.guard, approvals: screened.approvals, next: "agent" }, guardResults: null };
+    }
     const g = settled(guard, state);
     const reviewed = await reviewModelTurn(guard, g, state.messages, config, true);
     if (!reviewed) return { guard: g, guardResults: null };
@@ -334,6 +343,24 @@ function outsideReview(node: (state: GuardedAgentStateType, config: LangGraphRun
   };
 }
 
+/**
+ * The model step, unless a client's `Command({ goto })` sent it while the last model message's calls
+ * wait for a human in review and nothing came after them (no new input, heldForApproval): then it
+ * calls no model and leads nowhere, and the approval, raised again next to it, decides. (With new
+ * input it refuses the waiting calls as superseded, as at any run start.)
+ */
+function heldInReview(node: (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => Promise<Command>) {
+  return async (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Promise<Command> => {
+    if (state.guard.turn === null && heldForApproval(state.guard.approvals, state.messages) !== undefined) return new Command({ goto: END });
+    return node(state, config);
+  };
+}
+
+/** collect and finish reached by a client's `Command({ goto })` while calls wait in review: nothing changes (their routes lead nowhere then). */
+function whileInReview(node: Node): Node {
+  return (state, config) => (waitsInReview(state) ? {} : node(state, config));
+}
+
 /** The last model message's calls wait for a human in review (recorded before it asks), with no plan yet. */
 function waitsInReview(state: GuardedAgentStateType): boolean {
   const waiting = state.guard.approvals?.pending;
@@ -357,10 +384,10 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
   const oneTask = (config: LangGraphRunnableConfig) => executionLedger(guard, processLedger, config) !== undefined;
 
   /** The next batch: the whole turn in one task (execute), or one Send per call carrying what its start check needs. */
-  const dispatch = (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Send[] | "collect" | "agent" | "review" | "execute" => {
+  const dispatch = (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Send[] | "collect" | "agent" | "review" | "execute" | typeof END => {
     const turn = state.guard.turn;
     const batch = turn?.batches[turn.nextBatch];
-    if (!turn) return hasOpenCalls(state) ? N.review : N.agent;
+    if (!turn) return !hasOpenCalls(state) ? N.agent : inputAfterWaiting(state.guard.approvals, state.messages) ? END : N.review;
     if (!batch || batch.length === 0) {
       if (needsCollect() || turn.nextBatch !== 0) return N.collect;
       return hasOpenCalls(state) ? N.review : N.agent;
@@ -402,15 +429,15 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
   const afterFinish = (state: GuardedAgentStateType) => (state.guard.next === "end" ? END : N.agent);
 
   return new StateGraph(GuardedAgentState)
-    .addNode(N.agent, routed(agentNode(guard, options, processLedger), afterAgent), { ends: [N.review, N.execute, N.finish, END] })
+    .addNode(N.agent, heldInReview(routed(agentNode(guard, options, processLedger), afterAgent)), { ends: [N.review, N.execute, N.finish, END] })
     .addNode(N.review, reviewNode(guard))
     .addNode(N.tools, toolsNode(guard) as unknown as Node)
     .addNode(N.execute, outsideReview(routed(executeNode(guard, processLedger), afterTurn)), { ends: [N.agent, N.review, N.finish, END] })
-    .addNode(N.collect, collectNode(guard))
-    .addNode(N.finish, finishNode(guard))
+    .addNode(N.collect, whileInReview(collectNode(guard)))
+    .addNode(N.finish, whileInReview(finishNode(guard)))
     .addEdge(START, N.agent)
-    .addConditionalEdges(N.review, route(dispatch), [N.tools, N.execute, N.collect, N.agent, N.review])
+    .addConditionalEdges(N.review, route(dispatch), [N.tools, N.execute, N.collect, N.agent, N.review, END])
     .addConditionalEdges(N.tools, route(afterTools), [N.agent, N.collect, N.review, END])
-    .addConditionalEdges(N.collect, route(afterCollect), [N.tools, N.collect, N.agent, N.review, N.finish, END])
-    .addConditionalEdges(N.finish, route(afterFinish), [N.agent, END]);
+    .addConditionalEdges(N.collect, route((state, config) => (waitsInReview(state) ? END : afterCollect(state, config))), [N.tools, N.collect, N.agent, N.review, N.finish, END])
+    .addConditionalEdges(N.finish, route((state) => (waitsInReview(state) ? END : afterFinish(state))), [N.agent, END]);
 }

@@ -6,6 +6,7 @@ import { threadIdOf } from "./audit-trail.js";
 import { auditCarriedBy, executionLedger, ProcessLedger } from "./ledger-claim.js";
 import { forgetRunningTurn, noteRunningTurn } from "./aborted-turn.js";
 import type { AuditRecord } from "../audit/types.js";
+import { hasForeignAnswer, screenRunInput } from "./approval/screening.js";
 import { throwIfLimitStopped, finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
 import { GuardConfigError, ToolCallLimitError } from "../errors/index.js";
 import { Guard } from "./guard.js";
@@ -84,6 +85,13 @@ async function runGuardedTools(
   const g = startRunIfNew(guard, input.guard ?? emptyGuardState(), input.messages, threadIdOf(config));
   // The last pass answered every call of a turn that crossed a limit with exitBehavior "error": throw it now.
   throwIfLimitStopped(g);
+  // A client's state update answered calls that wait for the guard (a ToolMessage in Command({ update }),
+  // with or without a goto): dropped, every waiting call refused as superseded, once; then the model.
+  if (hasForeignAnswer(g.approvals, input.messages, { unreviewed: true })) {
+    const screened = await screenRunInput(guard, g.approvals, input.messages, { threadId: threadIdOf(config), runId: g.runId }, config, { unreviewed: true });
+    // The whole list is written again (the refusals go right after the model message): a Command's update.
+    if (screened) return new Command({ update: { messages: screened.update, guard: { ...g, approvals: screened.approvals } } });
+  }
   // Partial answers: calls left unanswered stay open and this node comes back for them (by its name in the graph).
   const self = config?.metadata?.langgraph_node;
   const ledger = executionLedger(guard, processLedger, config);
@@ -104,7 +112,11 @@ async function runGuardedTools(
     if (noted && isGraphInterrupt(error)) forgetRunningTurn(guard, noted);
     throw error;
   }
-  if (!reviewed) return { messages: [], guard: g };
+  // Nothing to run (no call of the last model message is open): this node leads nowhere
+  // (`guardedToolsRoute` ends on "dispatch"). It is reached so when your model node returned nothing
+  // because a client's Command({ goto }) ran it while an approval waited (heldForApproval): its edge to
+  // this node was kept, and the approval step has already sent the run back to the model.
+  if (!reviewed) return { messages: [], guard: { ...g, next: "dispatch" } };
   if (reviewed.limitError) {
     if (deferred && deferred.length > 0) await guard.options.audit?.write(deferred);
     const stopped: GuardState = { ...g, approvals: reviewed.approvals, turn: null, next: "dispatch", limitError: reviewed.limitError };

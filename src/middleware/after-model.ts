@@ -6,7 +6,7 @@ import type { Guard } from "../guard/guard.js";
 import type { GuardState } from "../guard/state.js";
 import { withEditedCalls } from "../guard/turn.js";
 import { lastAIMessage } from "../guard/last-ai-message.js";
-import { hasForeignAnswer, screenRunInput } from "../guard/approval/screening.js";
+import { hasForeignAnswer, inputAfterWaiting, screenRunInput } from "../guard/approval/screening.js";
 import { threadIdOf } from "../guard/audit-trail.js";
 
 interface AfterModelUpdate {
@@ -37,6 +37,11 @@ export async function afterModelTurn(guard: Guard, state: TurnState, config: Lan
     // The reminder keeps the last message a non-AI one, which LangChain needs to honour the jump.
     return { messages: step.messages, guard: step.guard, jumpTo: "model" };
   }
+  // This message's review completed already: afterModel runs again only after a model step that a
+  // client's Command({ goto }) started while the approval waited (it called no model); the approval
+  // step has routed the turn. New input that reached the waiting step through a state update: it
+  // decides nothing (the model step refuses the waiting calls, now or at the thread's next input).
+  if (state.guard.approvals?.reviewed?.messageId === ai.id || inputAfterWaiting(state.guard.approvals, state.messages, { unreviewed: true })) return { jumpTo: "end" };
   return reviewOpenCalls(guard, state, config, ai);
 }
 

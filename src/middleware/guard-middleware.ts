@@ -14,7 +14,12 @@ import { GuardMiddlewareState } from "./state.js";
 import { guardToolCall } from "./tool-call.js";
 import { TurnGate } from "./turn-gate.js";
 import { limitEndMessages, throwIfLimitStopped, waitingCalls } from "../guard/engine.js";
-import { screenRunInput } from "../guard/approval/screening.js";
+import { heldForApproval, inputAfterWaiting, openWaitingCalls, screenRunInput } from "../guard/approval/screening.js";
+import { Command } from "@langchain/langgraph";
+import { ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { TurnPlan } from "../guard/state.js";
+import { lastAIMessage } from "../guard/last-ai-message.js";
 import { settleLateAnswer } from "../guard/answer-race.js";
 import { answerAbortedTurn } from "../guard/aborted-turn.js";
 import { executionLedger, ProcessLedger } from "../guard/ledger-claim.js";
@@ -57,7 +62,9 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       const threadId = threadIdOf({ configurable: runtime.configurable });
       const g = beforeAgentState(guard, state.guard, state.guardResults, state.messages, threadId);
       // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval/screening.ts).
-      const screened = await screenRunInput(guard, g.approvals, state.messages, { threadId, runId: g.runId }, { configurable: runtime.configurable, writer: runtime.writer }, { unreviewed: true });
+      // Not for a client's Command({ goto }) without input: the approval, raised again next to this step, decides.
+      const held = heldForApproval(g.approvals, state.messages, { unreviewed: true }) !== undefined;
+      const screened = held ? undefined : await screenRunInput(guard, g.approvals, state.messages, { threadId, runId: g.runId }, { configurable: runtime.configurable, writer: runtime.writer }, { unreviewed: true });
       // New input after an aborted run: the aborted turn's calls are answered first, with their
       // recorded results where the guard's ledger has them (aborted-turn.ts, as createGuardedAgent does).
       const aborted =
@@ -77,7 +84,19 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
         // An answer to an approval that was already settled (no interrupt waited for it): told it was superseded, changes nothing (answer-race.ts).
         const late = await settleLateAnswer(guard, state.guard.approvals, state.messages, { threadId: threadIdOf({ configurable: runtime.configurable }), runId: state.guard.runId }, config);
         const current = late ? { ...state.guard, approvals: late } : state.guard;
-        if (!hasUnsettledTurn(current, state.guardResults)) return late ? { guard: current } : undefined;
+        // The approved calls have not run yet: this step runs next to the tools node that runs them (the
+        // tools node a client's Command({ goto: "tools" }) ran while the approval waited leads here too).
+        if (current.turn !== null && plannedCallsOpen(current.turn, state.messages, state.guardResults)) return { jumpTo: "end" as const };
+        if (!hasUnsettledTurn(current, state.guardResults)) {
+          // Calls wait for the approval step, raised again next to this one (a client's Command({ goto })):
+          // no model call, nothing changes; with new input in the goto's update, the calls are refused first.
+          if (openWaitingCalls(current.approvals, state.messages, { unreviewed: true }) !== undefined) {
+            if (!inputAfterWaiting(current.approvals, state.messages, { unreviewed: true })) return { jumpTo: "end" as const };
+            const screened = await screenRunInput(guard, current.approvals, state.messages, { threadId: threadIdOf({ configurable: runtime.configurable }), runId: current.runId }, config, { unreviewed: true });
+            if (screened) return { messages: screened.update, guard: { ...current, approvals: screened.approvals } };
+          }
+          return late ? { guard: current } : undefined;
+        }
         const ended = limitEndMessages(current.turn, current);
         const settled = settleTurn(guard, current, state.guardResults);
         if (waitingCalls(settled).length > 0) {
@@ -102,6 +121,9 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
     wrapModelCall: async (request, handler) => {
       // Backstop (beforeModel throws first): never call the model after a limit with exitBehavior "error".
       throwIfLimitStopped(request.state.guard);
+      // Reached by a client's Command({ goto }) while calls wait for the approval step: the model is not
+      // called on a history with unanswered calls, and nothing changes (afterModel, next, does nothing either).
+      if (openWaitingCalls(request.state.guard.approvals, request.state.messages, { unreviewed: true }) !== undefined) return new Command({ update: {} });
       const rules = rulesOf(guard, request.state.guard);
       const tools = allowedToolsFor(guard, rules, request.tools, { strict: guard.strictToolsFor(request.model) });
       const forced = forcedToolFor(guard, request.state.guard, rules, request.state.messages);
@@ -124,6 +146,15 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
 
     wrapToolCall: (request) => guardToolCall(guard, gate, processLedger, request),
   });
+}
+
+/** A call the turn planned to run has neither a ToolMessage after the turn's model message nor a result. */
+function plannedCallsOpen(turn: TurnPlan, messages: readonly BaseMessage[], results: Readonly<Record<string, unknown>>): boolean {
+  const ai = lastAIMessage(messages);
+  if (ai === undefined || ai.id !== turn.messageId) return false;
+  const at = messages.lastIndexOf(ai);
+  const answered = new Set(messages.slice(at + 1).flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])));
+  return turn.batches.some((batch) => batch.some((id) => !answered.has(id) && results[id] === undefined));
 }
 
 function middlewareGuard(options: GuardMiddlewareOptions): Guard {

@@ -14,6 +14,7 @@ import { refusalMessage } from "../guard/turn.js";
 import type { TurnGate } from "./turn-gate.js";
 import { refusals } from "../messages/index.js";
 import { reviewConfigOf } from "../guard/approval/approvers.js";
+import { openWaitingCalls } from "../guard/approval/screening.js";
 import { decisionContextOf, type DecisionContext } from "../provenance/context.js";
 
 interface ToolCallContext {
@@ -63,6 +64,16 @@ async function reviewUnplanned(
     outcome: "refuse",
     message: refusals.unreviewedAsk(call.name, last.ruleId, last.reason),
   };
+}
+
+/**
+ * A call of a model message whose review never completed, still waiting for the approval step: the
+ * tools node was reached by a client's `Command({ goto: "tools" })` while the approval waits (it is
+ * raised again next to this step). The approval step alone decides and answers it.
+ */
+function heldCall(g: GuardState, messages: readonly BaseMessage[] | undefined, id: string): boolean {
+  if (messages === undefined || g.turn !== null) return false;
+  return openWaitingCalls(g.approvals, messages, { unreviewed: true })?.callIds.includes(id) === true;
 }
 
 /** The tools node's own config (callbacks, signal, thread); the runtime's parts when there is none. */
@@ -128,7 +139,7 @@ export async function guardToolCall(guard: Guard, gate: TurnGate, processLedger:
 
   let reviewed = plannedCall(guard, g, id, call);
   let batch = g.turn?.batches.findIndex((b) => b.includes(id)) ?? -1;
-  if (!reviewed && waitingCalls(g).includes(id)) {
+  if (!reviewed && (waitingCalls(g).includes(id) || heldCall(g, request.state.messages, id))) {
     // Left waiting by a partial answer: it neither runs nor gets a result now (beforeModel asks again).
     return new Command({ update: {} });
   }

@@ -6,7 +6,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { createAgent } from "langchain";
 import { createGuardedAgent } from "../../src/guard/agent.js";
-import { screenRunInput } from "../../src/guard/approval/screening.js";
+import { heldForApproval, screenRunInput } from "../../src/guard/approval/screening.js";
 import type { GuardOptions } from "../../src/guard/options.js";
 import { GuardAnnotation } from "../../src/guard/state.js";
 import { GuardedToolNode, guardedToolsRoute } from "../../src/guard/tool-node.js";
@@ -130,6 +130,7 @@ export function build(entry: Entry, options: BuildOptions): Built {
     const bound = model.bindTools?.(options.tools) ?? model;
     graph = new StateGraph(State)
       .addNode("agent", async (state, config) => {
+        if (heldForApproval(state.guard.approvals, state.messages, { unreviewed: true })) return {};
         const screened = await screenRunInput(node.guard, state.guard.approvals, state.messages, { threadId: String(config.configurable?.thread_id), runId: state.guard.runId }, config, { unreviewed: true });
         const ai = await bound.invoke(screened?.messages ?? state.messages, config);
         return { messages: [...(screened?.update ?? []), ai], ...(screened ? { guard: { ...state.guard, approvals: screened.approvals } } : {}) };

@@ -44,6 +44,52 @@ export function hasForeignAnswer(approvals: ApprovalState | undefined, messages:
   return index >= 0 && messages.slice(index + 1).some((m) => ToolMessage.isInstance(m) && waiting.callIds.includes(m.tool_call_id));
 }
 
+/** The calls waiting for the guard (`approvals.pending`, or with `unreviewed` the turn whose review never completed), where their model message is. */
+function waitingAt(approvals: ApprovalState | undefined, messages: readonly BaseMessage[], options: { unreviewed?: boolean }): { waiting: { messageId: string; callIds: string[] }; index: number } | undefined {
+  const waiting = approvals?.pending ?? (options.unreviewed === true ? unreviewedTurn(approvals, messages) : null);
+  if (!waiting || waiting.callIds.length === 0) return undefined;
+  const index = messages.findLastIndex((m) => AIMessage.isInstance(m) && m.id === waiting.messageId);
+  return index < 0 ? undefined : { waiting, index };
+}
+
+/**
+ * The calls that wait for the guard (as `screenRunInput` finds them) when at least one of them has no
+ * ToolMessage yet: the model must not be called on this history, and no other path may answer them.
+ */
+export function openWaitingCalls(approvals: ApprovalState | undefined, messages: readonly BaseMessage[], options: { unreviewed?: boolean } = {}): { messageId: string; callIds: string[] } | undefined {
+  const at = waitingAt(approvals, messages, options);
+  if (!at) return undefined;
+  const answered = new Set(messages.slice(at.index + 1).flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])));
+  return at.waiting.callIds.some((id) => !answered.has(id)) ? at.waiting : undefined;
+}
+
+/**
+ * New input after the calls that wait for the guard: a message other than a ToolMessage after their
+ * model message. The approval step itself sees it only through a client's state update
+ * (`Command({ update })` with a message, alone or with a goto; plain input drops the waiting step):
+ * it then decides nothing and leads nowhere, and the model step of the goto or of the thread's next
+ * input refuses the waiting calls as superseded, once (`screenRunInput`).
+ */
+export function inputAfterWaiting(approvals: ApprovalState | undefined, messages: readonly BaseMessage[], options: { unreviewed?: boolean } = {}): boolean {
+  const at = waitingAt(approvals, messages, options);
+  return at !== undefined && messages.slice(at.index + 1).some((m) => !ToolMessage.isInstance(m));
+}
+
+/**
+ * A client's `Command({ goto })` while calls wait for a human: a node that LangGraph runs next to the
+ * waiting approval step (which raises its interrupt again in the same step) finds calls waiting and
+ * nothing after their model message but the guard's own answers to the turn's other calls: no input
+ * from anyone (a ToolMessage for a waiting call is a client's: input, which `screenRunInput` drops).
+ * It must then run nothing, answer nothing and lead nowhere: the approval step is the one path that
+ * decides and answers those calls. Undefined otherwise.
+ */
+export function heldForApproval(approvals: ApprovalState | undefined, messages: readonly BaseMessage[], options: { unreviewed?: boolean } = {}): { messageId: string; callIds: string[] } | undefined {
+  const at = waitingAt(approvals, messages, options);
+  if (!at) return undefined;
+  const quiet = messages.slice(at.index + 1).every((m) => ToolMessage.isInstance(m) && !at.waiting.callIds.includes(m.tool_call_id));
+  return quiet ? at.waiting : undefined;
+}
+
 export interface ScreenedInput {
   /** The thread's messages as the model must see them: the pending calls answered by the guard's refusal, foreign results gone. */
   messages: BaseMessage[];
@@ -118,7 +164,8 @@ export async function screenRunInput(
     writerOf(config)?.({ ...reviewEvent(turn, refused), id: auditId([turn.threadId, turn.messageId, call.id, "superseded"]) } satisfies DecisionEvent);
   }
   if (records.length > 0) await guard.options.audit?.write(records);
-  const kept = tail.filter((m) => !(ToolMessage.isInstance(m) && foreign.get(m.tool_call_id) === m));
+  // Every ToolMessage for a waiting call is foreign (the guard answered none of them), however many came.
+  const kept = tail.filter((m) => !(ToolMessage.isInstance(m) && waiting.callIds.includes(m.tool_call_id)));
   // After the guard's own answers of the turn (a partial answer's results), before the new input.
   const answeredFirst = kept.findIndex((m) => !ToolMessage.isInstance(m));
   const cut = answeredFirst < 0 ? kept.length : answeredFirst;
