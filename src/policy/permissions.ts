@@ -828,23 +828,31 @@ function keepPacked(group: FieldGroup, tree: unknown, slot: number, verdict: Ver
 /** Per field group of a FieldPlan: the kept verdicts of the value one view of this call has there (undefined: not read yet). */
 type Rows = (Int8Array | number | typeof NOT_KEPT | undefined)[];
 
-/** The verdict of slot `slot` of group `g` on the value `tree` has there, kept in `rows` (that view's rows). */
+/** The verdict of slot `slot` of group `g` on the value `tree` has there, kept in `rows` (that view's rows). Small: a kept verdict is read inline, anything else is `slotVerdict`. */
 function keptSlot(fields: FieldPlan, g: number, slot: number, rows: Rows, tree: unknown, restrictive: boolean): Verdict {
-  const group = fields.groups[g]!;
-  let row = rows[g];
-  if (row === undefined) row = rows[g] = fieldRow(group, tree);
+  const row = rows[g];
   if (typeof row === "number") {
     const packed = (row >>> (slot * 2)) & 3;
     if (packed !== 0) return (packed - 1) as Verdict;
-    const one = group.conditions[slot]!.evaluate(tree, restrictive);
-    rows[g] = keepPacked(group, tree, slot, one);
-    return one;
+  } else if (row !== undefined && row !== NOT_KEPT) {
+    const code = row[slot]!;
+    if (code !== 0) return (code - 1) as Verdict;
   }
-  if (row === NOT_KEPT) return group.conditions[slot]!.evaluate(tree, restrictive);
-  const code = row[slot]!;
-  if (code !== 0) return (code - 1) as Verdict;
+  return slotVerdict(fields, g, slot, rows, tree, restrictive);
+}
+
+/** `keptSlot` when the verdict is not kept yet (or the value cannot be kept, or its row is not read yet): evaluated, and kept. */
+function slotVerdict(fields: FieldPlan, g: number, slot: number, rows: Rows, tree: unknown, restrictive: boolean): Verdict {
+  const group = fields.groups[g]!;
+  let row = rows[g];
+  if (row === undefined) {
+    row = rows[g] = fieldRow(group, tree);
+    // Read for the first time: the verdict may be kept already.
+    if (row !== NOT_KEPT) return keptSlot(fields, g, slot, rows, tree, restrictive);
+  }
   const one = group.conditions[slot]!.evaluate(tree, restrictive);
-  row[slot] = one + 1;
+  if (typeof row === "number") rows[g] = keepPacked(group, tree, slot, one);
+  else if (row !== NOT_KEPT) row[slot] = one + 1;
   return one;
 }
 
