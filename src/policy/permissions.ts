@@ -135,6 +135,8 @@ interface CompiledRule {
   readonly argsInTokens: number | undefined;
   readonly where: readonly FieldCondition[];
   readonly description: string;
+  /** The reason a decision by this rule gives: the rule's `reason`, else its description (cut at 120 characters). */
+  readonly reasonText: string;
   /** Needs the thread (a `from` condition, `after` or `budget`). */
   readonly contextual: boolean;
   /** Reads the run's principal (a `principal:` block, a `sameAs` condition). */
@@ -386,6 +388,7 @@ function compileRule(
   const principal = rule.principal === undefined ? undefined : compilePrincipalConditions(rule.principal, `${location}.principal`);
   const context = withPrincipal(threadContext, principal);
   const whereSpecs = Object.values(rule.where ?? {});
+  const description = describeRule(rule, where, principal);
   return {
     budgetTotal: total,
     order: index,
@@ -401,9 +404,15 @@ function compileRule(
     args: rule.args === undefined ? undefined : compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `${location}.args` }),
     argsInTokens: rule.args === undefined ? undefined : matchesWithinJsonTokens(rule.args),
     where,
-    description: describeRule(rule, where, principal),
+    description,
+    reasonText: ruleReason(rule, description),
     kinds,
   };
+}
+
+/** `CompiledRule.reasonText`. */
+function ruleReason(rule: PermissionRule, description: string): string {
+  return rule.reason ?? (description.length > 120 ? `${description.slice(0, 117)}...` : description);
 }
 
 /** `after` / `budget` and the `principal:` block: all must let the rule apply; a principal that cannot tell makes it UNKNOWN. */
@@ -1345,7 +1354,7 @@ export class PermissionPolicy {
 
   private reasonFor(rule: CompiledRule, view: CanonicalArgs | undefined, evidence?: readonly Evidence[]): string {
     // The tool and the rule id travel beside the reason; sentences in src/messages add them once.
-    const why = rule.spec.reason ?? (rule.description.length > 120 ? `${rule.description.slice(0, 117)}...` : rule.description);
+    const why = rule.reasonText;
     const traced = evidence === undefined || rule.mode === "allow" ? "" : provenanceReason(evidence);
     const base = traced === "" ? why : `${why}; ${traced}`;
     return view?.oversized === true && rule.conditional ? `${base}; ${UNINSPECTABLE}` : base;
@@ -1380,9 +1389,11 @@ export class PermissionPolicy {
         return matcher !== undefined && "command" in matcher ? (typeof matcher.command === "string" ? [matcher.command] : matcher.command) : [];
       });
       const condition = compileFieldCondition(selector, { command: commands, caseSensitive: caseSensitive === "true" }, `composite of ${rules.map((rule) => rule.ruleId).join(", ")}`, this.defaults);
+      const description = `every simple command in ${selector} is allowed by one of ${rules.map((rule) => rule.ruleId).join(", ")}`;
+      const spec: PermissionRule = { tool, mode: "allow", where: { [selector]: { command: commands } } };
       merged.push({
         order: rules[0]?.order ?? 0,
-        spec: { tool, mode: "allow", where: { [selector]: { command: commands } } },
+        spec,
         ruleId: rules.map((rule) => rule.ruleId).join("+"),
         mode: "allow",
         matchesTool: () => true,
@@ -1395,7 +1406,8 @@ export class PermissionPolicy {
         argsInTokens: undefined,
         kinds: {},
         where: [condition],
-        description: `every simple command in ${selector} is allowed by one of ${rules.map((rule) => rule.ruleId).join(", ")}`,
+        description,
+        reasonText: ruleReason(spec, description),
       });
     }
     if (this.compositeByTool.size >= MAX_CACHED_TOOLS) this.compositeByTool.clear();
