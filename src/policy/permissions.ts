@@ -837,28 +837,24 @@ function keepPacked(group: FieldGroup, tree: unknown, slot: number, verdict: Ver
 /** Per field group of a FieldPlan: the kept verdicts of the value one view of this call has there (undefined: not read yet). */
 type Rows = (Int8Array | number | typeof NOT_KEPT | undefined)[];
 
-/** The verdict of slot `slot` of group `g` on the value `tree` has there, kept in `rows` (that view's rows). Small: a kept verdict is read inline, anything else is `slotVerdict`. */
+/** The verdict of slot `slot` of group `g` on the value `tree` has there, kept in `rows` (that view's rows; read on first use). Small: a kept verdict is read inline, anything else is `slotVerdict`. */
 function keptSlot(fields: FieldPlan, g: number, slot: number, rows: Rows, tree: unknown, restrictive: boolean): Verdict {
-  const row = rows[g];
+  let row = rows[g];
+  if (row === undefined) row = rows[g] = fieldRow(fields.groups[g]!, tree);
   if (typeof row === "number") {
     const packed = (row >>> (slot * 2)) & 3;
     if (packed !== 0) return (packed - 1) as Verdict;
-  } else if (row !== undefined && row !== NOT_KEPT) {
+  } else if (row !== NOT_KEPT) {
     const code = row[slot]!;
     if (code !== 0) return (code - 1) as Verdict;
   }
   return slotVerdict(fields, g, slot, rows, tree, restrictive);
 }
 
-/** `keptSlot` when the verdict is not kept yet (or the value cannot be kept, or its row is not read yet): evaluated, and kept. */
+/** `keptSlot` when the verdict is not kept yet (or the value cannot be kept): evaluated, and kept. */
 function slotVerdict(fields: FieldPlan, g: number, slot: number, rows: Rows, tree: unknown, restrictive: boolean): Verdict {
   const group = fields.groups[g]!;
-  let row = rows[g];
-  if (row === undefined) {
-    row = rows[g] = fieldRow(group, tree);
-    // Read for the first time: the verdict may be kept already.
-    if (row !== NOT_KEPT) return keptSlot(fields, g, slot, rows, tree, restrictive);
-  }
+  const row = rows[g] as Int8Array | number | typeof NOT_KEPT; // read by keptSlot
   const one = group.conditions[slot]!.evaluate(tree, restrictive);
   if (typeof row === "number") rows[g] = keepPacked(group, tree, slot, one);
   else if (row !== NOT_KEPT) row[slot] = one + 1;
