@@ -90,7 +90,8 @@ const COMPACT: Record<Tool, readonly string[]> = {
 
 const modeArb = fc.constantFrom<PermissionMode>("deny", "ask", "allow", "allow");
 
-const rule: fc.Arbitrary<PermissionRule> = fc.constantFrom(...TOOLS).chain((tool) => {
+/** A rule on one of `tools`. */
+const ruleOn = (tools: readonly Tool[]): fc.Arbitrary<PermissionRule> => fc.constantFrom(...tools).chain((tool) => {
   const fields = TOOL_FIELDS[tool];
   const where = fc
     .uniqueArray(fc.constantFrom(...fields), { minLength: 1, maxLength: 2 })
@@ -109,6 +110,7 @@ const rule: fc.Arbitrary<PermissionRule> = fc.constantFrom(...TOOLS).chain((tool
     { weight: 1, arbitrary: fc.tuple(fc.constant({ tool }), fc.constantFrom<PermissionMode>("ask", "allow")).map(([t, mode]) => ({ ...t, mode })) },
   );
 });
+const rule = ruleOn(TOOLS);
 
 const policyInput = fc.record({
   rules: fc.array(rule, { minLength: 1, maxLength: 40 }).map((rules) => rules.map((r, i) => ({ ...r, id: `r${i}` }))),
@@ -171,5 +173,33 @@ describe("the fast decision path decides exactly as trying every rule in order",
     );
     // The generator spreads decisions over every mode (a test that only saw "allow" would prove little).
     expect(Math.min(seen.allow, seen.deny, seen.ask), JSON.stringify(seen)).toBeGreaterThan(300);
+  }, 240_000);
+});
+
+describe("kept verdicts of small and large field groups", () => {
+  // A field read by at most 15 conditions of a tool keeps a value's verdicts packed in one number
+  // (two bits each), a larger one in a row per value: long policies have both kinds.
+  const manyRules = fc.record({
+    rules: fc.array(fc.oneof({ weight: 3, arbitrary: ruleOn(["sh", "db"]) }, { weight: 1, arbitrary: rule }), { minLength: 60, maxLength: 240 }).map((rules) => rules.map((r, i) => ({ ...r, id: `r${i}` }))),
+    precedence: fc.constantFrom("deny-first" as const, "first-match" as const),
+  });
+
+  it("same decisions and explain traces as trying every rule in order, with fields read by 1 to 60 conditions", () => {
+    const sizes = { packed: 0, rows: 0 };
+    fc.assert(
+      fc.property(manyRules, fc.array(call, { minLength: 8, maxLength: 30 }), (input, calls) => {
+        const { fast, reference } = pair(input);
+        for (let pass = 0; pass < 2; pass++) {
+          for (const { tool, args } of pass === 0 ? calls : [...calls].reverse()) {
+            expect(fast.decide(tool, args), `${tool} ${JSON.stringify(args)}`).toEqual(reference.decide(tool, args));
+          }
+        }
+        for (const { tool, args } of calls.slice(0, 4)) expect(fast.explain(tool, args)).toEqual(reference.explain(tool, args));
+        const plans = (fast as unknown as { byTool: Map<string, { fields?: { groups: { conditions: unknown[] }[] } }> }).byTool;
+        for (const plan of plans.values()) for (const group of plan.fields?.groups ?? []) sizes[group.conditions.length <= 15 ? "packed" : "rows"]++;
+      }),
+      { numRuns: 60 },
+    );
+    expect(Math.min(sizes.packed, sizes.rows), JSON.stringify(sizes)).toBeGreaterThan(30);
   }, 240_000);
 });

@@ -53,9 +53,22 @@ export function isPlainText(input: string): boolean {
  */
 export function normalizeString(input: string): string {
   if (isPlainText(input)) return input;
-  return input
-    .normalize("NFKC")
-    .replace(INVISIBLE_RE, "")
+  const compatible = input.normalize("NFKC").replace(INVISIBLE_RE, "");
+  // ASCII now (fullwidth letters, a zero-width space, padding, tabs): decomposing, dropping marks,
+  // recomposing and mapping look-alikes change no ASCII character; only whitespace is left to do.
+  if (isAscii(compatible)) return isPlainText(compatible) ? compatible : compatible.replace(WHITESPACE_RUN_RE, " ").trim();
+  return normalizeFully(compatible);
+}
+
+/** Every character below U+0080. */
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/** The steps of `normalizeString` after NFKC and removing invisible characters. */
+function normalizeFully(compatible: string): string {
+  return compatible
     .normalize("NFD")
     .replace(COMBINING_MARK_RE, "")
     .normalize("NFC")

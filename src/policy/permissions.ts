@@ -135,6 +135,8 @@ interface CompiledRule {
   readonly argsInTokens: number | undefined;
   readonly where: readonly FieldCondition[];
   readonly description: string;
+  /** The reason a decision by this rule gives: the rule's `reason`, else its description (cut at 120 characters). */
+  readonly reasonText: string;
   /** Needs the thread (a `from` condition, `after` or `budget`). */
   readonly contextual: boolean;
   /** Reads the run's principal (a `principal:` block, a `sameAs` condition). */
@@ -386,6 +388,7 @@ function compileRule(
   const principal = rule.principal === undefined ? undefined : compilePrincipalConditions(rule.principal, `${location}.principal`);
   const context = withPrincipal(threadContext, principal);
   const whereSpecs = Object.values(rule.where ?? {});
+  const description = describeRule(rule, where, principal);
   return {
     budgetTotal: total,
     order: index,
@@ -401,9 +404,15 @@ function compileRule(
     args: rule.args === undefined ? undefined : compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `${location}.args` }),
     argsInTokens: rule.args === undefined ? undefined : matchesWithinJsonTokens(rule.args),
     where,
-    description: describeRule(rule, where, principal),
+    description,
+    reasonText: ruleReason(rule, description),
     kinds,
   };
+}
+
+/** `CompiledRule.reasonText`. */
+function ruleReason(rule: PermissionRule, description: string): string {
+  return rule.reason ?? (description.length > 120 ? `${description.slice(0, 117)}...` : description);
 }
 
 /** `after` / `budget` and the `principal:` block: all must let the rule apply; a principal that cannot tell makes it UNKNOWN. */
@@ -672,16 +681,25 @@ const MAX_KEPT_VALUES = 1_024;
 /** `rows` entry of a field whose value cannot be kept (a list, an object, embedded JSON, ...): its conditions are evaluated. */
 const NOT_KEPT = null;
 
+/** Most conditions a field group keeps the verdicts of one value for in one number (two bits each: a small integer). */
+const PACKED_SLOTS = 15;
+
 /**
  * One field (selector) of one tool's rules: the conditions that read it (FieldCondition.read), each
  * with the `restrictive` flag of its rule, and per value read, the verdict of each condition once
- * it was needed (0: not yet; else verdict + 1).
+ * it was needed (0: not yet; else verdict + 1). A group of at most PACKED_SLOTS conditions keeps a
+ * value's verdicts packed in one number, two bits per condition (`packed`): read from the map
+ * itself, with no row object to fetch from memory; a larger group keeps one Int8Array per value
+ * (`kept`).
  */
 interface FieldGroup {
   readonly read: (tree: unknown) => unknown;
   readonly conditions: FieldCondition[];
   readonly restrictive: boolean[];
   readonly kept: Map<string, Int8Array>;
+  /** Set once the plan is built: conditions.length <= PACKED_SLOTS. */
+  packs: boolean;
+  readonly packed: Map<string, number>;
 }
 
 /**
@@ -737,7 +755,7 @@ function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
         if (g === undefined) {
           g = groups.length;
           bySelector.set(condition.selector, g);
-          groups.push({ read: condition.read, conditions: [], restrictive: [], kept: new Map() });
+          groups.push({ read: condition.read, conditions: [], restrictive: [], kept: new Map(), packs: false, packed: new Map() });
         }
         const group = groups[g]!;
         pairs.push(g, group.conditions.length, condition.literal === true ? 1 : 0);
@@ -756,6 +774,7 @@ function buildFieldPlan(rules: readonly CompiledRule[]): FieldPlan | undefined {
       (rule.conditional ? PLAN_CONDITIONAL : 0);
     residual.push(rest);
   }
+  for (const group of groups) group.packs = group.conditions.length <= PACKED_SLOTS;
   return any ? { groups, triples: Int32Array.from(triples), from, residual, flags } : undefined;
 }
 
@@ -787,9 +806,12 @@ function keptKey(value: unknown): string | typeof NOT_KEPT {
   return NOT_KEPT;
 }
 
-function fieldRow(group: FieldGroup, tree: unknown): Int8Array | typeof NOT_KEPT {
+/** A value's kept verdicts in `group`: its packed number (0 when none is kept yet) or its row; NOT_KEPT when the value cannot be kept. */
+function fieldRow(group: FieldGroup, tree: unknown): Int8Array | number | typeof NOT_KEPT {
   const key = keptKey(group.read(tree));
   if (key === NOT_KEPT) return NOT_KEPT;
+  // A packed value enters the map with its first verdict (keepPacked).
+  if (group.packs) return group.packed.get(key) ?? 0;
   let row = group.kept.get(key);
   if (row === undefined) {
     if (group.kept.size >= MAX_KEPT_VALUES) group.kept.clear();
@@ -799,19 +821,43 @@ function fieldRow(group: FieldGroup, tree: unknown): Int8Array | typeof NOT_KEPT
   return row;
 }
 
-/** Per field group of a FieldPlan: the kept verdicts of the value one view of this call has there (undefined: not read yet). */
-type Rows = (Int8Array | typeof NOT_KEPT | undefined)[];
+/**
+ * Keeps `verdict` for slot `slot` of the value `tree` has in a packing `group` (the value is one
+ * fieldRow kept), beside the verdicts the map holds for it; returns the value's packed verdicts.
+ */
+function keepPacked(group: FieldGroup, tree: unknown, slot: number, verdict: Verdict): number {
+  const key = keptKey(group.read(tree)) as string;
+  const held = group.packed.get(key);
+  if (held === undefined && group.packed.size >= MAX_KEPT_VALUES) group.packed.clear();
+  const packed = (held ?? 0) | ((verdict + 1) << (slot * 2));
+  group.packed.set(key, packed);
+  return packed;
+}
 
-/** The verdict of slot `slot` of group `g` on the value `tree` has there, kept in `rows` (that view's rows). */
+/** Per field group of a FieldPlan: the kept verdicts of the value one view of this call has there (undefined: not read yet). */
+type Rows = (Int8Array | number | typeof NOT_KEPT | undefined)[];
+
+/** The verdict of slot `slot` of group `g` on the value `tree` has there, kept in `rows` (that view's rows; read on first use). Small: a kept verdict is read inline, anything else is `slotVerdict`. */
 function keptSlot(fields: FieldPlan, g: number, slot: number, rows: Rows, tree: unknown, restrictive: boolean): Verdict {
-  const group = fields.groups[g]!;
   let row = rows[g];
-  if (row === undefined) row = rows[g] = fieldRow(group, tree);
-  if (row === NOT_KEPT) return group.conditions[slot]!.evaluate(tree, restrictive);
-  const code = row[slot]!;
-  if (code !== 0) return (code - 1) as Verdict;
+  if (row === undefined) row = rows[g] = fieldRow(fields.groups[g]!, tree);
+  if (typeof row === "number") {
+    const packed = (row >>> (slot * 2)) & 3;
+    if (packed !== 0) return (packed - 1) as Verdict;
+  } else if (row !== NOT_KEPT) {
+    const code = row[slot]!;
+    if (code !== 0) return (code - 1) as Verdict;
+  }
+  return slotVerdict(fields, g, slot, rows, tree, restrictive);
+}
+
+/** `keptSlot` when the verdict is not kept yet (or the value cannot be kept): evaluated, and kept. */
+function slotVerdict(fields: FieldPlan, g: number, slot: number, rows: Rows, tree: unknown, restrictive: boolean): Verdict {
+  const group = fields.groups[g]!;
+  const row = rows[g] as Int8Array | number | typeof NOT_KEPT; // read by keptSlot
   const one = group.conditions[slot]!.evaluate(tree, restrictive);
-  row[slot] = one + 1;
+  if (typeof row === "number") rows[g] = keepPacked(group, tree, slot, one);
+  else if (row !== NOT_KEPT) row[slot] = one + 1;
   return one;
 }
 
@@ -1130,8 +1176,8 @@ export class PermissionPolicy {
         if (view === undefined) {
           view = canonicalize(args);
           if (fields !== undefined && !view.oversized) {
-            rows = new Array<Int8Array | typeof NOT_KEPT | undefined>(fields.groups.length);
-            if (view.changed) literalRows = new Array<Int8Array | typeof NOT_KEPT | undefined>(fields.groups.length);
+            rows = new Array<Int8Array | number | typeof NOT_KEPT | undefined>(fields.groups.length);
+            if (view.changed) literalRows = new Array<Int8Array | number | typeof NOT_KEPT | undefined>(fields.groups.length);
           } else live = index?.live(view);
         }
         const kept = rows !== undefined && (fields!.flags[position]! & PLAN_KEPT) !== 0;
@@ -1304,7 +1350,7 @@ export class PermissionPolicy {
 
   private reasonFor(rule: CompiledRule, view: CanonicalArgs | undefined, evidence?: readonly Evidence[]): string {
     // The tool and the rule id travel beside the reason; sentences in src/messages add them once.
-    const why = rule.spec.reason ?? (rule.description.length > 120 ? `${rule.description.slice(0, 117)}...` : rule.description);
+    const why = rule.reasonText;
     const traced = evidence === undefined || rule.mode === "allow" ? "" : provenanceReason(evidence);
     const base = traced === "" ? why : `${why}; ${traced}`;
     return view?.oversized === true && rule.conditional ? `${base}; ${UNINSPECTABLE}` : base;
@@ -1339,9 +1385,11 @@ export class PermissionPolicy {
         return matcher !== undefined && "command" in matcher ? (typeof matcher.command === "string" ? [matcher.command] : matcher.command) : [];
       });
       const condition = compileFieldCondition(selector, { command: commands, caseSensitive: caseSensitive === "true" }, `composite of ${rules.map((rule) => rule.ruleId).join(", ")}`, this.defaults);
+      const description = `every simple command in ${selector} is allowed by one of ${rules.map((rule) => rule.ruleId).join(", ")}`;
+      const spec: PermissionRule = { tool, mode: "allow", where: { [selector]: { command: commands } } };
       merged.push({
         order: rules[0]?.order ?? 0,
-        spec: { tool, mode: "allow", where: { [selector]: { command: commands } } },
+        spec,
         ruleId: rules.map((rule) => rule.ruleId).join("+"),
         mode: "allow",
         matchesTool: () => true,
@@ -1354,7 +1402,8 @@ export class PermissionPolicy {
         argsInTokens: undefined,
         kinds: {},
         where: [condition],
-        description: `every simple command in ${selector} is allowed by one of ${rules.map((rule) => rule.ruleId).join(", ")}`,
+        description,
+        reasonText: ruleReason(spec, description),
       });
     }
     if (this.compositeByTool.size >= MAX_CACHED_TOOLS) this.compositeByTool.clear();
