@@ -20,19 +20,14 @@
  * never ALLOWS a command the real program sends to a loopback listener; the same for a WebFetch URL
  * that Node's fetch sends there. Skipped without curl or wget unless REQUIRE_ORACLES=1.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { REQUIRE_ORACLES } from "./helpers/bash-oracle.js";
+import { installed, openListeners, quote, withPort, type CommandCase, type Listeners } from "./helpers/net-listeners.js";
 import { oracleCases } from "./helpers/oracle.js";
 
-const HAS = (program: string) => spawnSync(program, ["--version"], { stdio: "ignore" }).status === 0;
-const CURL = HAS("curl");
-const WGET = HAS("wget");
+const CURL = installed("curl");
+const WGET = installed("wget");
 
 // ---- the policies ----
 
@@ -144,15 +139,6 @@ const SHAPES: readonly string[] = [
   "http://H\t:P/",
 ];
 
-/** Single quotes for bash. */
-const quote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
-
-interface CommandCase {
-  readonly command: string;
-  /** Files the command reads, written into its directory first. */
-  readonly files?: Readonly<Record<string, string>>;
-  readonly source: string;
-}
 
 /** Commands that place the URL in other ways, from curl's and wget's manuals and public SSRF reports. */
 const CORPUS: readonly CommandCase[] = [
@@ -221,86 +207,12 @@ const BENIGN: readonly string[] = ["curl https://api.example.com/", "curl -sS ht
 
 // ---- the listeners ----
 
-const LISTEN_ON = ["127.0.0.1", "127.0.0.2", "::1"] as const;
-/** Listener sets, one per command run at a time: a port each, shared by its three addresses, and the addresses it was connected to. */
-interface Slot {
-  port: number;
-  readonly hits: string[];
-  readonly servers: Server[];
-}
-const SLOTS = 4;
-const slots: Slot[] = [];
-const free: Slot[] = [];
-const waiting: ((slot: Slot) => void)[] = [];
-let home = "";
-
-async function openSlot(): Promise<Slot> {
-  const slot: Slot = { port: 0, hits: [], servers: [] };
-  for (const address of LISTEN_ON) {
-    const server = createServer((_request, response) => response.end(`gg-${address}`));
-    server.on("connection", () => slot.hits.push(address));
-    server.on("connect", (_request, socket) => socket.end("HTTP/1.1 502 no\r\n\r\n"));
-    const ok = await new Promise<boolean>((resolve) => {
-      server.once("error", () => resolve(false));
-      server.listen(slot.port, address, () => resolve(true));
-    });
-    if (!ok) {
-      if (address === "::1") continue; // no IPv6 loopback here
-      throw new Error(`cannot listen on ${address}:${slot.port}`);
-    }
-    if (slot.port === 0) slot.port = (server.address() as { port: number }).port;
-    slot.servers.push(server);
-  }
-  return slot;
-}
-
+let listeners: Listeners | undefined;
 beforeAll(async () => {
-  home = mkdtempSync(path.join(tmpdir(), "gg-net-oracle-"));
-  writeFileSync(path.join(home, ".curlrc"), "max-time = 3\nconnect-timeout = 2\n");
-  writeFileSync(path.join(home, ".wgetrc"), "timeout = 3\ntries = 1\n");
-  for (let i = 0; i < SLOTS; i++) slots.push(await openSlot());
-  free.push(...slots);
+  listeners = await openListeners(4, { ".curlrc": "max-time = 3\nconnect-timeout = 2\n", ".wgetrc": "timeout = 3\ntries = 1\n" });
 });
-afterAll(() => {
-  for (const slot of slots) for (const server of slot.servers) server.close();
-  if (home !== "") rmSync(home, { recursive: true, force: true });
-});
-
-/** Runs `work` with a listener set no other run uses, its hits cleared first. */
-async function withSlot<T>(work: (slot: Slot) => Promise<T>): Promise<T> {
-  const slot = free.pop() ?? (await new Promise<Slot>((resolve) => waiting.push(resolve)));
-  slot.hits.length = 0;
-  try {
-    return await work(slot);
-  } finally {
-    const next = waiting.shift();
-    if (next !== undefined) next(slot);
-    else free.push(slot);
-  }
-}
-
-const withPort = (text: string, port: number) => text.replace(/(?<=:)P\b/g, String(port));
-
-/** Runs a command line in bash in a directory of its own; the loopback addresses it connected to, and the command with the port filled in. */
-function run(c: CommandCase): Promise<{ command: string; reached: string[] }> {
-  return withSlot(async (slot) => {
-    const cwd = mkdtempSync(path.join(home, "run-"));
-    for (const [name, text] of Object.entries(c.files ?? {})) writeFileSync(path.join(cwd, name), withPort(text, slot.port));
-    const command = withPort(c.command, slot.port);
-    await new Promise<void>((resolve) => {
-      const child = spawn("bash", ["-c", command], { cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home }, stdio: "ignore" });
-      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-      child.on("close", () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-    // Let the listeners' connection events land.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    rmSync(cwd, { recursive: true, force: true });
-    return { command, reached: [...new Set(slot.hits)] };
-  });
-}
+afterAll(() => listeners?.close());
+const run = (c: CommandCase) => listeners!.run(c);
 
 const needs = (command: string) => (command.includes("wget") && !command.startsWith("curl") ? WGET : CURL);
 
@@ -345,7 +257,7 @@ function count(modes: readonly string[]): Record<string, number> {
 
 /** Node's fetch on a URL; resolves to the loopback addresses it connected to. */
 function fetched(url: string): Promise<{ value: string; reached: string[] }> {
-  return withSlot(async (slot) => {
+  return listeners!.withSlot(async (slot) => {
     const value = withPort(url, slot.port);
     try {
       const response = await fetch(value, { signal: AbortSignal.timeout(3000), redirect: "manual" });
