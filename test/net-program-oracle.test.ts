@@ -23,7 +23,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { REQUIRE_ORACLES } from "./helpers/bash-oracle.js";
-import { installed, openListeners, quote, withPort, type CommandCase, type Listeners } from "./helpers/net-listeners.js";
+import { installed, LOOPBACK_HOSTS, openListeners, quote, SHAPES, withPort, type CommandCase, type Listeners } from "./helpers/net-listeners.js";
 import { oracleCases } from "./helpers/oracle.js";
 
 const CURL = installed("curl");
@@ -76,69 +76,6 @@ permissions:
 );
 
 // ---- the spellings ----
-
-/** Spellings of a loopback host (127.0.0.1 unless said otherwise), from public SSRF lists. */
-const LOOPBACK_HOSTS: readonly string[] = [
-  "127.0.0.1",
-  "127.1",
-  "127.0.1",
-  "0x7f.1",
-  "0x7f.0.0.1",
-  "0x7f000001",
-  "0177.0.0.1",
-  "0177.1",
-  "017700000001",
-  "2130706433",
-  "127.000.000.001",
-  "0.0.0.0",
-  "0",
-  "localhost",
-  "LOCALHOST",
-  "localhost.",
-  "LocalHost.",
-  "127.0.0.1.",
-  "foo.localhost",
-  "[::1]",
-  "[0:0:0:0:0:0:0:1]",
-  "[0000::1]",
-  "[::ffff:127.0.0.1]",
-  "[::ffff:7f00:1]",
-  "[0:0:0:0:0:ffff:127.0.0.1]",
-  "[::1%25lo]",
-  "[::1%lo]",
-  "[::]",
-  "%31%32%37.0.0.1",
-  "%6c%6f%63%61%6c%68%6f%73%74",
-  "\u2460\u2461\u2466.\u24ea.\u24ea.\u2460",
-  "\uff11\uff12\uff17.\uff10.\uff10.\uff11",
-  "127\u30020\u30020\u30021",
-  "127\uff0e0\uff0e0\uff0e1",
-  "\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54",
-  "\u24db\u24de\u24d2\u24d0\u24db\u24d7\u24de\u24e2\u24e3",
-  "127.0.0.2",
-  "127.2",
-  "0x7f.2",
-];
-
-/** URL shapes around a host (`H`) and the listeners' port (`P`). */
-const SHAPES: readonly string[] = [
-  "http://H:P/",
-  "H:P",
-  "H:P/x",
-  "HtTp://H:P/x",
-  "http://api.example.com@H:P/",
-  "https://api.example.com:443@H:P/",
-  "http://H:P#@api.example.com/",
-  "http://H:P?@api.example.com/",
-  "http://H:P\\@api.example.com/",
-  "http://api.example.com\\@H:P/",
-  "//H:P/",
-  "http:/H:P/",
-  "http:H:P/",
-  "http:\\\\H:P\\",
-  "http://H\t:P/",
-];
-
 
 /** Commands that place the URL in other ways, from curl's and wget's manuals and public SSRF reports. */
 const CORPUS: readonly CommandCase[] = [

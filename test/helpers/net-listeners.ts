@@ -13,6 +13,71 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
+// ---- the spellings (see test/net-program-oracle.test.ts for their sources) ----
+
+/** Spellings of a loopback host (127.0.0.1 unless said otherwise), from public SSRF lists. */
+export const LOOPBACK_HOSTS: readonly string[] = [
+  "127.0.0.1",
+  "127.1",
+  "127.0.1",
+  "0x7f.1",
+  "0x7f.0.0.1",
+  "0x7f000001",
+  "0177.0.0.1",
+  "0177.1",
+  "017700000001",
+  "2130706433",
+  "127.000.000.001",
+  "0.0.0.0",
+  "0",
+  "localhost",
+  "LOCALHOST",
+  "localhost.",
+  "LocalHost.",
+  "127.0.0.1.",
+  "foo.localhost",
+  "[::1]",
+  "[0:0:0:0:0:0:0:1]",
+  "[0000::1]",
+  "[::ffff:127.0.0.1]",
+  "[::ffff:7f00:1]",
+  "[0:0:0:0:0:ffff:127.0.0.1]",
+  "[::1%25lo]",
+  "[::1%lo]",
+  "[::]",
+  "%31%32%37.0.0.1",
+  "%6c%6f%63%61%6c%68%6f%73%74",
+  "\u2460\u2461\u2466.\u24ea.\u24ea.\u2460",
+  "\uff11\uff12\uff17.\uff10.\uff10.\uff11",
+  "127\u30020\u30020\u30021",
+  "127\uff0e0\uff0e0\uff0e1",
+  "\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54",
+  "\u24db\u24de\u24d2\u24d0\u24db\u24d7\u24de\u24e2\u24e3",
+  "127.0.0.2",
+  "127.2",
+  "0x7f.2",
+];
+
+/** URL shapes around a host (`H`) and the listeners' port (`P`). */
+export const SHAPES: readonly string[] = [
+  "http://H:P/",
+  "H:P",
+  "H:P/x",
+  "HtTp://H:P/x",
+  "http://api.example.com@H:P/",
+  "https://api.example.com:443@H:P/",
+  "http://H:P#@api.example.com/",
+  "http://H:P?@api.example.com/",
+  "http://H:P\\@api.example.com/",
+  "http://api.example.com\\@H:P/",
+  "//H:P/",
+  "http:/H:P/",
+  "http:H:P/",
+  "http:\\\\H:P\\",
+  "http://H\t:P/",
+];
+
+
 /** A command line for an oracle, `P` standing for the listeners' port. */
 export interface CommandCase {
   readonly command: string;
@@ -21,9 +86,10 @@ export interface CommandCase {
   readonly source: string;
 }
 
-/** The program runs here (`--version` exits 0, or `--help` does for programs without it). */
-export function installed(program: string, probe: readonly string[] = ["--version"]): boolean {
-  return spawnSync(program, [...probe], { stdio: "ignore", timeout: 10_000 }).status === 0;
+/** The program runs here: `probe` (`--version`) exits 0, or, with `anyStatus`, exits at all (lwp-request's `-v` exits 255). */
+export function installed(program: string, probe: readonly string[] = ["--version"], anyStatus = false): boolean {
+  const result = spawnSync(program, [...probe], { stdio: "ignore", timeout: 10_000 });
+  return result.error === undefined && (result.status === 0 || (anyStatus && result.status !== null));
 }
 
 /** Single quotes for bash. */
