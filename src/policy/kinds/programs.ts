@@ -1594,6 +1594,11 @@ const OPTION_EFFECTS: readonly {
       { option: "--data-binary", effect: "sends", when: /^@/ },
       { option: "--data-ascii", effect: "sends", when: /^@/ },
       { option: "--json", effect: "sends", when: /^@/ },
+      // curl 8.3 --variable NAME@FILE (and %NAME@FILE, NAME[0-99]@FILE) reads a file that --expand-* options send; 7.87 --url-query NAME@FILE sends one in the query.
+      { option: "--variable", effect: "sends", when: /^%?\w+(?:\[[^\]]*\])?@/ },
+      { option: "--url-query", effect: "sends", when: /^(?!\+)[^=]*@/ },
+      // curl 8.12 --ssl-sessions FILE saves the TLS session tickets there.
+      { option: "--ssl-sessions", effect: "writes" },
       { option: "--data-urlencode", effect: "sends", when: /^[^=]*@/ },
       { option: "-F", effect: "sends", cluster: true, when: /=[@<]/ },
       { option: "--form", effect: "sends", when: /=[@<]/ },
