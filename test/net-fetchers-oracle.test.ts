@@ -167,6 +167,11 @@ const CORPUS: readonly CommandCase[] = [
   { command: "wget2 -i urls.txt", files: { "urls.txt": "http://127.0.0.1:P/\n" }, source: "wget2(1) -i/--input-file" },
   { command: "wget2 -B http://127.0.0.1:P/ -i rel.txt", files: { "rel.txt": "x\n" }, source: "wget2(1) -B/--base" },
   { command: "wget2 -q 127.0.0.1:P", source: "wget2(1): no scheme is http" },
+  { command: "wget2 --compression http://0x7f.1:P/", source: "wget2(1) --compression[=TYPE]: its value only after =" },
+  { command: "wget2 --no-proxy http://0x7f.1:P/", source: "wget2(1) --no-proxy[=exceptions]" },
+  { command: "wget2 --stats-site http://0x7f.1:P/", source: "wget2(1) --stats-site[=[FORMAT:]FILE]" },
+  { command: "lynx -dump -cookie_file http://0x7f.1:P/", source: "lynx(1) -cookie_file=FILE: its value only after =" },
+  { command: "lynx -dump -nozap http://0x7f.1:P/", source: "lynx(1) -nozap=DURATION: its value only after =" },
 ];
 
 /** Every command: each program's forms around each host spelling in each URL shape, every k-th of them, and the corpus. */

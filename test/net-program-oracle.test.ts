@@ -119,6 +119,7 @@ const CORPUS: readonly CommandCase[] = [
   { command: "wget --execute=http_proxy=http://127.0.0.1:P http://api.example.com/", source: "wget(1) --execute" },
   { command: "http_proxy=127.0.0.1:P wget http://api.example.com/", source: "wget(1) ENVIRONMENT http_proxy" },
   { command: "wget -q https://api.example.com/x -O- --post-data=a http://0x7f.1:P/", source: "wget(1): every URL operand" },
+  { command: "wget --backups http://0x7f.1:P/", source: "wget(1) --backups=N: its value only after =" },
 ];
 
 /** Every command: each URL shape around each host spelling, given to curl and wget in several forms, and the corpus. */

@@ -1028,14 +1028,14 @@ interface FetcherSpec {
   readonly sendsItem?: RegExp;
 }
 
-/** wget's long options that take a value (wget2 takes them too). */
+/** wget's long options that take a value (wget2 takes them too, but for `--compression`); `--backups` takes one only after `=` (the real wget 1.21 fetches the next word). */
 const WGET_LONG_VALUED = [
   "--execute", "--output-file", "--append-output", "--input-file", "--base", "--tries", "--output-document", "--timeout", "--wait", "--quota", "--directory-prefix", "--user-agent", "--level", "--accept", "--reject",
   "--domains", "--include-directories", "--exclude-directories", "--report-speed", "--config", "--rejected-log", "--retry-on-http-error", "--start-pos", "--progress", "--dns-timeout", "--connect-timeout",
   "--read-timeout", "--waitretry", "--bind-address", "--limit-rate", "--restrict-file-names", "--prefer-family", "--user", "--password", "--use-askpass", "--local-encoding", "--remote-encoding", "--cut-dirs",
   "--http-user", "--http-password", "--default-page", "--header", "--compression", "--proxy-user", "--proxy-password", "--referer", "--load-cookies", "--save-cookies", "--post-data", "--post-file", "--method",
   "--body-data", "--body-file", "--secure-protocol", "--certificate", "--certificate-type", "--private-key", "--private-key-type", "--ca-certificate", "--ca-directory", "--crl-file", "--pinnedpubkey", "--ciphers",
-  "--ftp-user", "--ftp-password", "--warc-file", "--warc-header", "--warc-max-size", "--warc-dedup", "--warc-tempdir", "--backups", "--accept-regex", "--reject-regex", "--regex-type", "--exclude-domains",
+  "--ftp-user", "--ftp-password", "--warc-file", "--warc-header", "--warc-max-size", "--warc-dedup", "--warc-tempdir", "--accept-regex", "--reject-regex", "--regex-type", "--exclude-domains",
   "--follow-tags", "--ignore-tags",
 ];
 
@@ -1085,7 +1085,8 @@ const FETCHERS: Readonly<Record<"curl" | "wget" | "wget2" | "http" | "aria2c" | 
   wget2: {
     // wget2 takes wget's options and more; its own proxies are options too.
     valued: "eoaiBtOTwQPUlARDIXn",
-    longValued: [...WGET_LONG_VALUED, "--http-proxy", "--https-proxy", "--no-proxy", "--hsts-file", "--hpkp-file", "--ocsp-file", "--tls-session-file", "--stats-all", "--stats-dns", "--stats-ocsp", "--stats-server", "--stats-site", "--stats-tls", "--dns-caching"],
+    // The real wget2 1.99 fetches the word after `--compression` (its value only after `=`), as it does after `--no-proxy` and `--stats-*`.
+    longValued: [...WGET_LONG_VALUED.filter((option) => option !== "--compression"), "--http-proxy", "--https-proxy", "--http-proxy-user", "--http-proxy-password", "--hsts-file", "--hpkp-file", "--ocsp-file", "--tls-session-file"],
     short: { e: "--execute", i: "--input-file", B: "--base" },
     url: ["--base", "--http-proxy", "--https-proxy"],
     config: ["--config"],
@@ -1172,8 +1173,9 @@ const FETCHERS: Readonly<Record<"curl" | "wget" | "wget2" | "http" | "aria2c" | 
   lynx: {
     valued: "",
     singleDash: "also",
+    // The real lynx takes these four options' values only after `=` (`-cookie_file=FILE`): a next word is an operand.
     longFlags: [
-      "-accept_all_cookies", "-anonymous", "-base", "-book", "-buried_news", "-case", "-center", "-child", "-child_relaxed", "-collapse_br_tags", "-cookies", "-core", "-crawl", "-curses_pads",
+      "-convert_to", "-cookie_file", "-cookie_save_file", "-nozap", "-accept_all_cookies", "-anonymous", "-base", "-book", "-buried_news", "-case", "-center", "-child", "-child_relaxed", "-collapse_br_tags", "-cookies", "-core", "-crawl", "-curses_pads",
       "-debug_partial", "-default_colors", "-dont_wrap_pre", "-dump", "-emacskeys", "-enable_scrollback", "-exec", "-force_empty_hrefless_a", "-force_html", "-force_secure", "-forms_options", "-from",
       "-ftp", "-get_data", "-head", "-help", "-historical", "-html5_charsets", "-image_links", "-ismap", "-justify", "-list_decoded", "-list_inline", "-listonly", "-localhost", "-locexec", "-mime_header",
       "-minimal", "-nested_tables", "-nobold", "-nobrowse", "-nocc", "-nocolor", "-noexec", "-nofilereferer", "-nolist", "-nolog", "-nomargins", "-nomore", "-nonrestarting_sigwinch", "-nonumbers",
@@ -1184,8 +1186,7 @@ const FETCHERS: Readonly<Record<"curl" | "wget" | "wget2" | "http" | "aria2c" | 
       "-vikeys", "-with_backspaces", "-xhtml_parsing",
     ],
     longValued: [
-      "-assume_charset", "-assume_local_charset", "-assume_unrec_charset", "-auth", "-bibhost", "-cache", "-cfg", "-cmd_log", "-cmd_script", "-connect_timeout", "-convert_to", "-cookie_file",
-      "-cookie_save_file", "-delay", "-display", "-display_charset", "-editor", "-error_file", "-hiddenlinks", "-homepage", "-index", "-link", "-lss", "-newschunksize", "-newsmaxchunk", "-nozap", "-pauth",
+      "-assume_charset", "-assume_local_charset", "-assume_unrec_charset", "-auth", "-bibhost", "-cache", "-cfg", "-cmd_log", "-cmd_script", "-connect_timeout",       "-delay", "-display", "-display_charset", "-editor", "-error_file", "-hiddenlinks", "-homepage", "-index", "-link", "-lss", "-newschunksize", "-newsmaxchunk", "-pauth",
       "-read_timeout", "-restrictions", "-session", "-sessionin", "-sessionout", "-socks5_proxy", "-syslog", "-term", "-useragent", "-width",
     ],
     short: {},
