@@ -20,10 +20,10 @@
  * loopback listener; and plain commands to api.example.com stay allowed under both. A program that
  * is not installed is skipped, unless REQUIRE_ORACLES=1 (then its cases fail).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { REQUIRE_ORACLES } from "./helpers/bash-oracle.js";
-import { installed, LOOPBACK_HOSTS, openListeners, quote, SHAPES, type CommandCase, type Listeners } from "./helpers/net-listeners.js";
+import { expectAllowed, expectNotAllowed, installed, LOOPBACK_HOSTS, openListeners, printSummary, quote, SHAPES, type CommandCase, type Listeners, type ReachedLog } from "./helpers/net-listeners.js";
 import { oracleCases } from "./helpers/oracle.js";
 
 /** Each program's names, and whether it runs here (lynx, w3m and links print their version with `-version`; lwp-request's `-v` exits 255). */
@@ -204,16 +204,11 @@ beforeAll(async () => {
 });
 afterAll(() => listeners?.close());
 
-const reached: { command: string; denyLoopback: string; onlyApi: string }[] = [];
+const reached: ReachedLog = [];
 
 describe("HTTPie, aria2c, lwp-request, lynx, w3m, links and wget2 judge the URL readings of shell commands (loopback listeners)", () => {
   const cases = commandCases();
-  it(`the policies are not vacuous: ${BENIGN.length} plain commands to api.example.com are allowed by both`, () => {
-    for (const command of BENIGN) {
-      expect(onlyApi.decide("Bash", { command }).mode, command).toBe("allow");
-      expect(denyLoopback.decide("Bash", { command }).mode, command).toBe("allow");
-    }
-  });
+  it(`the policies are not vacuous: ${BENIGN.length} plain commands to api.example.com are allowed by both`, () => expectAllowed({ denyLoopback, onlyApi }, BENIGN));
   it.concurrent.each(cases.map((c) => [c.command, c] as const))("%s", async (_command, c) => {
     const program = programOf(c.command);
     if (!PROGRAMS[program].present) {
@@ -221,18 +216,7 @@ describe("HTTPie, aria2c, lwp-request, lynx, w3m, links and wget2 judge the URL 
       return;
     }
     const { command, reached: reachedLoopback } = await listeners!.run(c, 12_000);
-    if (reachedLoopback.length === 0) return;
-    const d1 = denyLoopback.decide("Bash", { command });
-    const d2 = onlyApi.decide("Bash", { command });
-    reached.push({ command, denyLoopback: d1.mode, onlyApi: d2.mode });
-    expect(d1.mode, `${command} reached ${reachedLoopback.join(", ")} [${c.source}]: ${d1.reason ?? ""}`).not.toBe("allow");
-    expect(d2.mode, `${command} reached ${reachedLoopback.join(", ")} [${c.source}]: ${d2.reason ?? ""}`).not.toBe("allow");
+    if (reachedLoopback.length > 0) expectNotAllowed({ denyLoopback, onlyApi }, command, reachedLoopback, c.source, reached);
   }, 30_000);
-  afterAll(() => {
-    if (process.env.GG_ORACLE_SUMMARY === "1") {
-      const tally = (modes: readonly string[]) => modes.reduce<Record<string, number>>((acc, mode) => ({ ...acc, [mode]: (acc[mode] ?? 0) + 1 }), {});
-      console.log(`net-fetchers-oracle: ${cases.length} commands, ${reached.length} reached loopback; denyLoopback ${JSON.stringify(tally(reached.map((r) => r.denyLoopback)))}, onlyApi ${JSON.stringify(tally(reached.map((r) => r.onlyApi)))}`);
-      console.log(reached.map((r) => `${r.denyLoopback}/${r.onlyApi} ${r.command}`).join("\n"));
-    }
-  });
+  afterAll(() => printSummary("net-fetchers-oracle", cases.length, reached));
 });

@@ -23,7 +23,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { REQUIRE_ORACLES } from "./helpers/bash-oracle.js";
-import { installed, LOOPBACK_HOSTS, openListeners, quote, SHAPES, withPort, type CommandCase, type Listeners } from "./helpers/net-listeners.js";
+import { expectAllowed, expectNotAllowed, installed, LOOPBACK_HOSTS, openListeners, printSummary, quote, SHAPES, withPort, type CommandCase, type Listeners, type ReachedLog } from "./helpers/net-listeners.js";
 import { oracleCases } from "./helpers/oracle.js";
 
 const CURL = installed("curl");
@@ -154,42 +154,21 @@ const run = (c: CommandCase) => listeners!.run(c);
 
 const needs = (command: string) => (command.includes("wget") && !command.startsWith("curl") ? WGET : CURL);
 
-/** What each policy decided for the commands a program sent to loopback, gathered for the summary. */
-const reached: { command: string; denyLoopback: string; onlyApi: string }[] = [];
+const reached: ReachedLog = [];
 
 describe.skipIf(!(CURL || WGET) && !REQUIRE_ORACLES)("curl and wget judge the URL readings of shell commands (loopback listeners)", () => {
   const cases = commandCases();
-  it(`the policies are not vacuous: ${BENIGN.length} plain commands to api.example.com are allowed by both`, () => {
-    for (const command of BENIGN) {
-      expect(onlyApi.decide("Bash", { command }).mode, command).toBe("allow");
-      expect(denyLoopback.decide("Bash", { command }).mode, command).toBe("allow");
-    }
-  });
+  it(`the policies are not vacuous: ${BENIGN.length} plain commands to api.example.com are allowed by both`, () => expectAllowed({ denyLoopback, onlyApi }, BENIGN));
   it.concurrent.each(cases.map((c) => [c.command, c] as const))("%s", async (_command, c) => {
     if (!needs(c.command)) {
       if (REQUIRE_ORACLES) throw new Error(`REQUIRE_ORACLES: ${c.command.startsWith("curl") ? "curl" : "wget"} is not installed`);
       return;
     }
     const { command, reached: reachedLoopback } = await run(c);
-    if (reachedLoopback.length === 0) return;
-    const d1 = denyLoopback.decide("Bash", { command });
-    const d2 = onlyApi.decide("Bash", { command });
-    reached.push({ command, denyLoopback: d1.mode, onlyApi: d2.mode });
-    expect(d1.mode, `${command} reached ${reachedLoopback.join(", ")} [${c.source}]: ${d1.reason ?? ""}`).not.toBe("allow");
-    expect(d2.mode, `${command} reached ${reachedLoopback.join(", ")} [${c.source}]: ${d2.reason ?? ""}`).not.toBe("allow");
+    if (reachedLoopback.length > 0) expectNotAllowed({ denyLoopback, onlyApi }, command, reachedLoopback, c.source, reached);
   }, 30_000);
-  afterAll(() => {
-    if (process.env.GG_ORACLE_SUMMARY === "1") {
-      console.log(`net-program-oracle: ${cases.length} commands, ${reached.length} reached loopback; denyLoopback ${JSON.stringify(count(reached.map((r) => r.denyLoopback)))}, onlyApi ${JSON.stringify(count(reached.map((r) => r.onlyApi)))}`);
-    }
-  });
+  afterAll(() => printSummary("net-program-oracle", cases.length, reached));
 });
-
-function count(modes: readonly string[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const mode of modes) out[mode] = (out[mode] ?? 0) + 1;
-  return out;
-}
 
 // ---- Node's fetch (undici) for a URL-valued tool argument ----
 

@@ -12,6 +12,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { expect } from "vitest";
+import type { PermissionPolicy } from "../../src/policy/index.js";
 
 // ---- the spellings (see test/net-program-oracle.test.ts for their sources) ----
 
@@ -195,4 +197,34 @@ export async function openListeners(count: number, home: Readonly<Record<string,
       rmSync(homeDir, { recursive: true, force: true });
     },
   };
+}
+
+/** What each policy decided for the commands a program sent to loopback, for a summary line. */
+export type ReachedLog = { command: string; modes: Record<string, string> }[];
+
+/**
+ * A command that reached the loopback addresses `reached`: no policy of `policies` may allow it
+ * (the message names the case's source and the policy's reason); the decisions go to `log`.
+ */
+export function expectNotAllowed(policies: Readonly<Record<string, PermissionPolicy>>, command: string, reached: readonly string[], source: string, log: ReachedLog): void {
+  const modes: Record<string, string> = {};
+  for (const [name, policy] of Object.entries(policies)) {
+    const decision = policy.decide("Bash", { command });
+    modes[name] = decision.mode;
+    expect(decision.mode, `${command} reached ${reached.join(", ")} [${source}] under ${name}: ${decision.reason ?? ""}`).not.toBe("allow");
+  }
+  log.push({ command, modes });
+}
+
+/** With GG_ORACLE_SUMMARY=1: how many commands ran, how many reached loopback, and each policy's decisions on those. */
+export function printSummary(name: string, cases: number, log: ReachedLog): void {
+  if (process.env.GG_ORACLE_SUMMARY !== "1") return;
+  const tally: Record<string, Record<string, number>> = {};
+  for (const { modes } of log) for (const [policy, mode] of Object.entries(modes)) (tally[policy] ??= {})[mode] = (tally[policy]![mode] ?? 0) + 1;
+  console.log(`${name}: ${cases} commands, ${log.length} reached loopback; ${Object.entries(tally).map(([policy, counts]) => `${policy} ${JSON.stringify(counts)}`).join(", ")}`);
+}
+
+/** Plain commands that reach no loopback listener: every policy allows them (the policies are not vacuous). */
+export function expectAllowed(policies: Readonly<Record<string, PermissionPolicy>>, commands: readonly string[]): void {
+  for (const command of commands) for (const [name, policy] of Object.entries(policies)) expect(policy.decide("Bash", { command }).mode, `${command} under ${name}`).toBe("allow");
 }
