@@ -78,6 +78,12 @@ const CASES: readonly Case[] = [
   { command: "curl --haproxy-clientip 10.0.0.1 https://api.example.com/v1", under: "onlyApi", expect: "allow", source: `${CURL_8} haproxy-clientip.md` },
   { command: "curl --ech true https://api.example.com/v1", under: "onlyApi", expect: "allow", source: `${CURL_8} ech.md` },
   { command: "curl --ssl-sessions tickets https://api.example.com/", under: "onlyApi", expect: "not allow", source: `${CURL_8} ssl-sessions.md: saves the tickets to the file` },
+  // curl 7.88 takes a unique prefix of a long option (`--trace-asc` is --trace-ascii; run here: it writes the file).
+  { command: "curl https://api.example.com/x --trace-asc /home/u/.bashrc", under: "onlyApi", expect: "not allow", source: "curl 7.88 run here: --trace-asc FILE writes FILE" },
+  { command: "curl https://api.example.com/x --output-d /tmp -O", under: "onlyApi", expect: "not allow", source: "curl 7.88 run here: --output-d DIR is --output-dir" },
+  { command: "curl https://api.example.com/x --upload-fi /etc/passwd", under: "onlyApi", expect: "not allow", source: "curl(1) --upload-file, abbreviated" },
+  { command: "curl https://api.example.com/x --data-bin @/etc/passwd", under: "onlyApi", expect: "not allow", source: "curl(1) --data-binary @FILE, abbreviated" },
+  { command: "curl https://api.example.com/x --expand-output out.txt", under: "onlyApi", expect: "not allow", source: `${CURL_8} variable.md: --expand-output is --output` },
   // HTTPie: what it writes and sends; options it does not know.
   { command: "http https://api.example.com/x --download", under: "onlyApi", expect: "not allow", source: "HTTPie docs: --download writes a file" },
   { command: "http --download https://api.example.com/x", under: "onlyApi", expect: "allow", source: "HTTPie docs: the pattern names --download" },

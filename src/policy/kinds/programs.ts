@@ -1313,6 +1313,8 @@ interface FetcherReading {
   readonly connects: Connects;
   readonly refusals: Refusal[];
   readonly commands: string[][];
+  /** The words with each abbreviated or expanded long option spelled out (`--trace-asc F` as `--trace-ascii F`), for OPTION_EFFECTS. */
+  readonly canonical: readonly string[];
 }
 
 /** HTTPie's localhost shorthand: `:3000/x` is http://localhost:3000/x. */
@@ -1329,6 +1331,7 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
   const operandWords: string[] = [];
   const refusals: Refusal[] = [];
   const commands: string[][] = [];
+  const canonical = [...words];
   let unknown: string | undefined;
   const strict = spec.flags !== undefined || spec.longFlags !== undefined;
   const flags = spec.longFlags ?? [];
@@ -1392,6 +1395,7 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
       }
       option = long;
       shown = base;
+      if (long !== base || expanded) canonical[i] = eq < 0 ? long : `${long}${word.slice(eq)}`;
       value = eq < 0 ? words[++i] : word.slice(eq + 1);
     } else if (operands && word.startsWith("-") && word.length > 1) {
       for (let at = 1; at < word.length; at++) {
@@ -1485,7 +1489,7 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
   }
   const program = words[0] ?? name;
   const forms: string[][] = readings.size === 0 ? [] : [[program, ...readings], ...[...readings].map((reading) => [program, reading])];
-  return { connects: { origins: [...origins], forms, unknown, places: places.map((place) => place.word) }, refusals, commands };
+  return { connects: { origins: [...origins], forms, unknown, places: places.map((place) => place.word) }, refusals, commands, canonical };
 }
 
 /** Programs that run a command, run code, or write a file through an option (each row: the program's names, its options). */
@@ -3063,8 +3067,8 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
   }
   const fetcher = Object.hasOwn(FETCHER_NAMES, name) ? FETCHERS[FETCHER_NAMES[name]!] : undefined;
   if (fetcher !== undefined) {
-    const out = readOptionEffects(name, words) ?? empty();
     const read = readFetcher(fetcher, name, words);
+    const out = readOptionEffects(name, read.canonical) ?? empty();
     out.connects = read.connects;
     out.refusals.push(...read.refusals);
     out.commands.push(...read.commands);
