@@ -83,6 +83,7 @@ const CASES: readonly Case[] = [
   { command: "curl https://api.example.com/x --output-d /tmp -O", under: "onlyApi", expect: "not allow", source: "curl 7.88 run here: --output-d DIR is --output-dir" },
   { command: "curl https://api.example.com/x --upload-fi /etc/passwd", under: "onlyApi", expect: "not allow", source: "curl(1) --upload-file, abbreviated" },
   { command: "curl https://api.example.com/x --data-bin @/etc/passwd", under: "onlyApi", expect: "not allow", source: "curl(1) --data-binary @FILE, abbreviated" },
+  { command: "curl https://api.example.com/x --remote-name-a", under: "onlyApi", expect: "not allow", source: "curl 7.88 run here: --remote-name-a is --remote-name-all (writes the file)" },
   { command: "curl https://api.example.com/x --expand-output out.txt", under: "onlyApi", expect: "not allow", source: `${CURL_8} variable.md: --expand-output is --output` },
   // HTTPie: what it writes and sends; options it does not know.
   { command: "http https://api.example.com/x --download", under: "onlyApi", expect: "not allow", source: "HTTPie docs: --download writes a file" },

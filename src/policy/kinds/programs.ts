@@ -965,9 +965,9 @@ type FetcherEffect = "writes" | "sends" | "program" | "runs";
  * that is no option and no option's value is a URL it fetches (without a scheme read as http:// and
  * https://). curl and wget (curl(1) 7.88 and curl's docs/cmdline-opts of 8.x, wget(1) 1.21); HTTPie
  * 3.2 (`http`, `https`), aria2c 1.36, lwp-request 6.68 (`GET`, `HEAD`, `POST`), lynx 2.9, w3m 0.5.3,
- * links 2.28, wget2 1.99. A table with `flags` or `longFlags` lists every option of its program: an
- * option it does not list makes the reading unknown (the call asks); curl's and wget's tables list
- * only the options with a value (another option is read as a flag, and a word after it as a URL).
+ * links 2.28, wget2 1.99. A `strict` table lists every option of its program: an option it does not
+ * list makes the reading unknown (the call asks); curl's, wget's and wget2's are not strict (an
+ * option they do not list is read as a flag, and a word after it as a URL).
  */
 interface FetcherSpec {
   /** Short options that take a value. */
@@ -996,7 +996,9 @@ interface FetcherSpec {
   readonly globOff?: readonly string[];
   /** aria2c's: the same globs, turned on by these options (`-P`). */
   readonly globOn?: readonly string[];
-  /** Short options without a value: with `flags` or `longFlags` given, every option is listed and another makes the reading unknown. */
+  /** Every option is listed (`flags`, `longFlags`, `valued`, `longValued`): another makes the reading unknown. */
+  readonly strict?: boolean;
+  /** Short options without a value. */
   readonly flags?: string;
   /** Long options without a value (or whose value follows `=` only: aria2c's `--continue[=true]`). */
   readonly longFlags?: readonly string[];
@@ -1039,6 +1041,22 @@ const WGET_LONG_VALUED = [
   "--follow-tags", "--ignore-tags",
 ];
 
+/** curl's long options without a value (curl 8.x docs/cmdline-opts), to spell out an abbreviated one (`--remote-name-a`). */
+const CURL_LONG_FLAGS = [
+  "--anyauth", "--append", "--basic", "--ca-native", "--cert-status", "--compressed-ssh", "--compressed", "--create-dirs", "--crlf", "--digest", "--disable-eprt", "--disable-epsv", "--disable",
+  "--disallow-username-in-url", "--doh-cert-status", "--doh-insecure", "--dump-ca-embed", "--fail-early", "--fail-with-body", "--fail", "--false-start", "--follow", "--form-escape",
+  "--ftp-create-dirs", "--ftp-pasv", "--ftp-pret", "--ftp-skip-pasv-ip", "--ftp-ssl-ccc", "--ftp-ssl-control", "--get", "--globoff", "--haproxy-protocol", "--head", "--http0.9", "--http1.0",
+  "--http1.1", "--http2-prior-knowledge", "--http2", "--http3-only", "--http3", "--ignore-content-length", "--insecure", "--ipv4", "--ipv6", "--junk-session-cookies", "--list-only",
+  "--location-trusted", "--location", "--mail-rcpt-allowfails", "--manual", "--metalink", "--mptcp", "--negotiate", "--netrc-optional", "--netrc", "--next", "--no-alpn", "--no-buffer", "--no-clobber",
+  "--no-keepalive", "--no-npn", "--no-progress-meter", "--no-sessionid", "--ntlm-wb", "--ntlm", "--out-null", "--parallel-immediate", "--parallel", "--path-as-is", "--post301", "--post302",
+  "--post303", "--progress-bar", "--proxy-anyauth", "--proxy-basic", "--proxy-ca-native", "--proxy-digest", "--proxy-http2", "--proxy-http3", "--proxy-insecure", "--proxy-negotiate", "--proxy-ntlm",
+  "--proxy-ssl-allow-beast", "--proxy-ssl-auto-client-cert", "--proxy-tlsv1", "--proxytunnel", "--raw", "--remote-header-name", "--remote-name-all", "--remote-name", "--remote-time",
+  "--remove-on-error", "--retry-all-errors", "--retry-connrefused", "--sasl-ir", "--show-error", "--show-headers", "--silent", "--skip-existing", "--socks5-basic", "--socks5-gssapi-nec",
+  "--socks5-gssapi", "--ssl-allow-beast", "--ssl-auto-client-cert", "--ssl-no-revoke", "--ssl-reqd", "--ssl-revoke-best-effort", "--ssl", "--sslv2", "--sslv3", "--styled-output",
+  "--suppress-connect-headers", "--tcp-fastopen", "--tcp-nodelay", "--tftp-no-options", "--tls-earlydata", "--tlsv1.0", "--tlsv1.1", "--tlsv1.2", "--tlsv1.3", "--tlsv1", "--tr-encoding", "--trace-ids",
+  "--trace-time", "--use-ascii", "--verbose", "--version", "--xattr",
+];
+
 /** The flags of lwp-request (Getopt::Long with bundling: `-Pt3`, `--m=GET`). */
 const LWP_FLAGS = "afuUsSeEdhvP";
 const LWP_VALUED = "mbticCHpo";
@@ -1068,6 +1086,7 @@ const FETCHERS: Readonly<Record<"curl" | "wget" | "wget2" | "http" | "aria2c" | 
     config: ["--config"],
     urlFile: [],
     globOff: ["-g", "--globoff"],
+    longFlags: CURL_LONG_FLAGS,
     abbreviate: true,
     expand: true,
     gateway: { schemes: /^ip[fn]s:/i, options: ["--ipfs-gateway"] },
@@ -1095,6 +1114,7 @@ const FETCHERS: Readonly<Record<"curl" | "wget" | "wget2" | "http" | "aria2c" | 
     abbreviate: true,
   },
   http: {
+    strict: true,
     valued: "sopaAP",
     longValued: [
       "--boundary", "--raw", "--pretty", "--style", "--response-charset", "--response-mime", "--format-options", "--print", "--history-print", "--output", "--session", "--session-read-only", "--auth",
@@ -1118,6 +1138,7 @@ const FETCHERS: Readonly<Record<"curl" | "wget" | "wget2" | "http" | "aria2c" | 
     sendsItem: /^[^=:@]*(?::=@|=@|@)/,
   },
   aria2c: {
+    strict: true,
     flags: "vhDVcnZPqRpS",
     valued: "tmldosijxkUuTOM",
     short: { v: "--version", h: "--help", t: "--timeout", m: "--max-tries", l: "--log", d: "--dir", o: "--out", s: "--split", D: "--daemon", V: "--check-integrity", c: "--continue", n: "--no-netrc", i: "--input-file", j: "--max-concurrent-downloads", Z: "--force-sequential", P: "--parameterized-uri", q: "--quiet", R: "--remote-time", x: "--max-connection-per-server", k: "--min-split-size", p: "--ftp-pasv", U: "--user-agent", S: "--show-files", u: "--max-upload-limit", T: "--torrent-file", O: "--index-out", M: "--metalink-file" },
@@ -1161,6 +1182,7 @@ const FETCHERS: Readonly<Record<"curl" | "wget" | "wget2" | "http" | "aria2c" | 
     },
   },
   "lwp-request": {
+    strict: true,
     flags: LWP_FLAGS,
     valued: LWP_VALUED,
     short: { p: "--p", b: "--b" },
@@ -1171,6 +1193,7 @@ const FETCHERS: Readonly<Record<"curl" | "wget" | "wget2" | "http" | "aria2c" | 
     urlFile: [],
   },
   lynx: {
+    strict: true,
     valued: "",
     singleDash: "also",
     // The real lynx takes these four options' values only after `=` (`-cookie_file=FILE`): a next word is an operand.
@@ -1199,6 +1222,7 @@ const FETCHERS: Readonly<Record<"curl" | "wget" | "wget2" | "http" | "aria2c" | 
     },
   },
   w3m: {
+    strict: true,
     valued: "",
     singleDash: "only",
     longFlags: [
@@ -1220,6 +1244,7 @@ const FETCHERS: Readonly<Record<"curl" | "wget" | "wget2" | "http" | "aria2c" | 
     effects: { "-post": "sends", "-reqlog": "writes" },
   },
   links: {
+    strict: true,
     valued: "",
     singleDash: "only",
     noEquals: true,
@@ -1333,7 +1358,7 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
   const commands: string[][] = [];
   const canonical = [...words];
   let unknown: string | undefined;
-  const strict = spec.flags !== undefined || spec.longFlags !== undefined;
+  const strict = spec.strict === true;
   const flags = spec.longFlags ?? [];
   let glob = spec.globOff !== undefined;
   let gatewayNamed = false;
@@ -1388,6 +1413,7 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
       if (long === undefined) {
         const flag = longOption(flags, base, spec.abbreviate === true) ?? (spec.negated === true && base.startsWith("--no-") ? longOption([...flags, ...spec.longValued], `--${base.slice(5)}`, spec.abbreviate === true) : undefined);
         if (flag !== undefined) {
+          if (flag !== base && flag.startsWith(base)) canonical[i] = eq < 0 ? flag : `${flag}${word.slice(eq)}`;
           if (spec.globOn?.includes(flag) === true) glob = eq < 0 || !/^false$/i.test(word.slice(eq + 1));
           effect(flag, base, undefined);
         } else if (strict) unknownOption(word);
