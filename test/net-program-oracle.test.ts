@@ -20,19 +20,14 @@
  * never ALLOWS a command the real program sends to a loopback listener; the same for a WebFetch URL
  * that Node's fetch sends there. Skipped without curl or wget unless REQUIRE_ORACLES=1.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { REQUIRE_ORACLES } from "./helpers/bash-oracle.js";
+import { expectAllowed, expectNotAllowed, installed, LOOPBACK_HOSTS, openListeners, printSummary, quote, SHAPES, withPort, type CommandCase, type Listeners, type ReachedLog } from "./helpers/net-listeners.js";
 import { oracleCases } from "./helpers/oracle.js";
 
-const HAS = (program: string) => spawnSync(program, ["--version"], { stdio: "ignore" }).status === 0;
-const CURL = HAS("curl");
-const WGET = HAS("wget");
+const CURL = installed("curl");
+const WGET = installed("wget");
 
 // ---- the policies ----
 
@@ -82,78 +77,6 @@ permissions:
 
 // ---- the spellings ----
 
-/** Spellings of a loopback host (127.0.0.1 unless said otherwise), from public SSRF lists. */
-const LOOPBACK_HOSTS: readonly string[] = [
-  "127.0.0.1",
-  "127.1",
-  "127.0.1",
-  "0x7f.1",
-  "0x7f.0.0.1",
-  "0x7f000001",
-  "0177.0.0.1",
-  "0177.1",
-  "017700000001",
-  "2130706433",
-  "127.000.000.001",
-  "0.0.0.0",
-  "0",
-  "localhost",
-  "LOCALHOST",
-  "localhost.",
-  "LocalHost.",
-  "127.0.0.1.",
-  "foo.localhost",
-  "[::1]",
-  "[0:0:0:0:0:0:0:1]",
-  "[0000::1]",
-  "[::ffff:127.0.0.1]",
-  "[::ffff:7f00:1]",
-  "[0:0:0:0:0:ffff:127.0.0.1]",
-  "[::1%25lo]",
-  "[::1%lo]",
-  "[::]",
-  "%31%32%37.0.0.1",
-  "%6c%6f%63%61%6c%68%6f%73%74",
-  "\u2460\u2461\u2466.\u24ea.\u24ea.\u2460",
-  "\uff11\uff12\uff17.\uff10.\uff10.\uff11",
-  "127\u30020\u30020\u30021",
-  "127\uff0e0\uff0e0\uff0e1",
-  "\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54",
-  "\u24db\u24de\u24d2\u24d0\u24db\u24d7\u24de\u24e2\u24e3",
-  "127.0.0.2",
-  "127.2",
-  "0x7f.2",
-];
-
-/** URL shapes around a host (`H`) and the listeners' port (`P`). */
-const SHAPES: readonly string[] = [
-  "http://H:P/",
-  "H:P",
-  "H:P/x",
-  "HtTp://H:P/x",
-  "http://api.example.com@H:P/",
-  "https://api.example.com:443@H:P/",
-  "http://H:P#@api.example.com/",
-  "http://H:P?@api.example.com/",
-  "http://H:P\\@api.example.com/",
-  "http://api.example.com\\@H:P/",
-  "//H:P/",
-  "http:/H:P/",
-  "http:H:P/",
-  "http:\\\\H:P\\",
-  "http://H\t:P/",
-];
-
-/** Single quotes for bash. */
-const quote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
-
-interface CommandCase {
-  readonly command: string;
-  /** Files the command reads, written into its directory first. */
-  readonly files?: Readonly<Record<string, string>>;
-  readonly source: string;
-}
-
 /** Commands that place the URL in other ways, from curl's and wget's manuals and public SSRF reports. */
 const CORPUS: readonly CommandCase[] = [
   { command: "curl -x http://127.0.0.1:P http://api.example.com/", source: "curl(1) -x/--proxy" },
@@ -196,6 +119,7 @@ const CORPUS: readonly CommandCase[] = [
   { command: "wget --execute=http_proxy=http://127.0.0.1:P http://api.example.com/", source: "wget(1) --execute" },
   { command: "http_proxy=127.0.0.1:P wget http://api.example.com/", source: "wget(1) ENVIRONMENT http_proxy" },
   { command: "wget -q https://api.example.com/x -O- --post-data=a http://0x7f.1:P/", source: "wget(1): every URL operand" },
+  { command: "wget --backups http://0x7f.1:P/", source: "wget(1) --backups=N: its value only after =" },
 ];
 
 /** Every command: each URL shape around each host spelling, given to curl and wget in several forms, and the corpus. */
@@ -221,131 +145,36 @@ const BENIGN: readonly string[] = ["curl https://api.example.com/", "curl -sS ht
 
 // ---- the listeners ----
 
-const LISTEN_ON = ["127.0.0.1", "127.0.0.2", "::1"] as const;
-/** Listener sets, one per command run at a time: a port each, shared by its three addresses, and the addresses it was connected to. */
-interface Slot {
-  port: number;
-  readonly hits: string[];
-  readonly servers: Server[];
-}
-const SLOTS = 4;
-const slots: Slot[] = [];
-const free: Slot[] = [];
-const waiting: ((slot: Slot) => void)[] = [];
-let home = "";
-
-async function openSlot(): Promise<Slot> {
-  const slot: Slot = { port: 0, hits: [], servers: [] };
-  for (const address of LISTEN_ON) {
-    const server = createServer((_request, response) => response.end(`gg-${address}`));
-    server.on("connection", () => slot.hits.push(address));
-    server.on("connect", (_request, socket) => socket.end("HTTP/1.1 502 no\r\n\r\n"));
-    const ok = await new Promise<boolean>((resolve) => {
-      server.once("error", () => resolve(false));
-      server.listen(slot.port, address, () => resolve(true));
-    });
-    if (!ok) {
-      if (address === "::1") continue; // no IPv6 loopback here
-      throw new Error(`cannot listen on ${address}:${slot.port}`);
-    }
-    if (slot.port === 0) slot.port = (server.address() as { port: number }).port;
-    slot.servers.push(server);
-  }
-  return slot;
-}
-
+let listeners: Listeners | undefined;
 beforeAll(async () => {
-  home = mkdtempSync(path.join(tmpdir(), "gg-net-oracle-"));
-  writeFileSync(path.join(home, ".curlrc"), "max-time = 3\nconnect-timeout = 2\n");
-  writeFileSync(path.join(home, ".wgetrc"), "timeout = 3\ntries = 1\n");
-  for (let i = 0; i < SLOTS; i++) slots.push(await openSlot());
-  free.push(...slots);
+  listeners = await openListeners(4, { ".curlrc": "max-time = 3\nconnect-timeout = 2\n", ".wgetrc": "timeout = 3\ntries = 1\n" });
 });
-afterAll(() => {
-  for (const slot of slots) for (const server of slot.servers) server.close();
-  if (home !== "") rmSync(home, { recursive: true, force: true });
-});
-
-/** Runs `work` with a listener set no other run uses, its hits cleared first. */
-async function withSlot<T>(work: (slot: Slot) => Promise<T>): Promise<T> {
-  const slot = free.pop() ?? (await new Promise<Slot>((resolve) => waiting.push(resolve)));
-  slot.hits.length = 0;
-  try {
-    return await work(slot);
-  } finally {
-    const next = waiting.shift();
-    if (next !== undefined) next(slot);
-    else free.push(slot);
-  }
-}
-
-const withPort = (text: string, port: number) => text.replace(/(?<=:)P\b/g, String(port));
-
-/** Runs a command line in bash in a directory of its own; the loopback addresses it connected to, and the command with the port filled in. */
-function run(c: CommandCase): Promise<{ command: string; reached: string[] }> {
-  return withSlot(async (slot) => {
-    const cwd = mkdtempSync(path.join(home, "run-"));
-    for (const [name, text] of Object.entries(c.files ?? {})) writeFileSync(path.join(cwd, name), withPort(text, slot.port));
-    const command = withPort(c.command, slot.port);
-    await new Promise<void>((resolve) => {
-      const child = spawn("bash", ["-c", command], { cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home }, stdio: "ignore" });
-      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-      child.on("close", () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-    // Let the listeners' connection events land.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    rmSync(cwd, { recursive: true, force: true });
-    return { command, reached: [...new Set(slot.hits)] };
-  });
-}
+afterAll(() => listeners?.close());
+const run = (c: CommandCase) => listeners!.run(c);
 
 const needs = (command: string) => (command.includes("wget") && !command.startsWith("curl") ? WGET : CURL);
 
-/** What each policy decided for the commands a program sent to loopback, gathered for the summary. */
-const reached: { command: string; denyLoopback: string; onlyApi: string }[] = [];
+const reached: ReachedLog = [];
 
 describe.skipIf(!(CURL || WGET) && !REQUIRE_ORACLES)("curl and wget judge the URL readings of shell commands (loopback listeners)", () => {
   const cases = commandCases();
-  it(`the policies are not vacuous: ${BENIGN.length} plain commands to api.example.com are allowed by both`, () => {
-    for (const command of BENIGN) {
-      expect(onlyApi.decide("Bash", { command }).mode, command).toBe("allow");
-      expect(denyLoopback.decide("Bash", { command }).mode, command).toBe("allow");
-    }
-  });
+  it(`the policies are not vacuous: ${BENIGN.length} plain commands to api.example.com are allowed by both`, () => expectAllowed({ denyLoopback, onlyApi }, BENIGN));
   it.concurrent.each(cases.map((c) => [c.command, c] as const))("%s", async (_command, c) => {
     if (!needs(c.command)) {
       if (REQUIRE_ORACLES) throw new Error(`REQUIRE_ORACLES: ${c.command.startsWith("curl") ? "curl" : "wget"} is not installed`);
       return;
     }
     const { command, reached: reachedLoopback } = await run(c);
-    if (reachedLoopback.length === 0) return;
-    const d1 = denyLoopback.decide("Bash", { command });
-    const d2 = onlyApi.decide("Bash", { command });
-    reached.push({ command, denyLoopback: d1.mode, onlyApi: d2.mode });
-    expect(d1.mode, `${command} reached ${reachedLoopback.join(", ")} [${c.source}]: ${d1.reason ?? ""}`).not.toBe("allow");
-    expect(d2.mode, `${command} reached ${reachedLoopback.join(", ")} [${c.source}]: ${d2.reason ?? ""}`).not.toBe("allow");
+    if (reachedLoopback.length > 0) expectNotAllowed({ denyLoopback, onlyApi }, command, reachedLoopback, c.source, reached);
   }, 30_000);
-  afterAll(() => {
-    if (process.env.GG_ORACLE_SUMMARY === "1") {
-      console.log(`net-program-oracle: ${cases.length} commands, ${reached.length} reached loopback; denyLoopback ${JSON.stringify(count(reached.map((r) => r.denyLoopback)))}, onlyApi ${JSON.stringify(count(reached.map((r) => r.onlyApi)))}`);
-    }
-  });
+  afterAll(() => printSummary("net-program-oracle", cases.length, reached));
 });
-
-function count(modes: readonly string[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const mode of modes) out[mode] = (out[mode] ?? 0) + 1;
-  return out;
-}
 
 // ---- Node's fetch (undici) for a URL-valued tool argument ----
 
 /** Node's fetch on a URL; resolves to the loopback addresses it connected to. */
 function fetched(url: string): Promise<{ value: string; reached: string[] }> {
-  return withSlot(async (slot) => {
+  return listeners!.withSlot(async (slot) => {
     const value = withPort(url, slot.port);
     try {
       const response = await fetch(value, { signal: AbortSignal.timeout(3000), redirect: "manual" });

@@ -957,11 +957,17 @@ interface Connects {
   readonly places: readonly string[];
 }
 
+/** What an option of a fetcher does besides connecting: writes a file, sends one, runs a program (its value a command), or turns on what the guard does not follow. */
+type FetcherEffect = "writes" | "sends" | "program" | "runs";
+
 /**
- * How curl and wget read their arguments, from their manuals (curl(1) 7.88, wget(1) 1.21) and
- * `curl --help all` / `wget --help`: every word that is no option and no option's value is a URL
- * fetched (curl and wget default to http:// without a scheme); long options may be abbreviated to
- * any unique prefix (both programs accept that); wget also takes `--name=value`.
+ * How a program that fetches URLs reads its arguments, from its manual and `--help`: every word
+ * that is no option and no option's value is a URL it fetches (without a scheme read as http:// and
+ * https://). curl and wget (curl(1) 7.88 and curl's docs/cmdline-opts of 8.x, wget(1) 1.21); HTTPie
+ * 3.2 (`http`, `https`), aria2c 1.36, lwp-request 6.68 (`GET`, `HEAD`, `POST`), lynx 2.9, w3m 0.5.3,
+ * links 2.28, wget2 1.99. A `strict` table lists every option of its program: an option it does not
+ * list makes the reading unknown (the call asks); curl's, wget's and wget2's are not strict (an
+ * option they do not list is read as a flag, and a word after it as a URL).
  */
 interface FetcherSpec {
   /** Short options that take a value. */
@@ -979,20 +985,89 @@ interface FetcherSpec {
   readonly local?: readonly string[];
   /** Options whose value is a configuration file it reads (options, URLs, proxies: code, to it). */
   readonly config: readonly string[];
-  /** Options whose value is a file of URLs it fetches. */
+  /** Options whose value is a file of URLs it fetches (or a torrent, a metalink, a session, keystrokes: places the guard does not read). */
   readonly urlFile: readonly string[];
-  /** wget's `-e KEY=VALUE` (a .wgetrc command): keys whose value is a URL it connects to, keys that read URLs from a file. */
-  readonly settings?: { readonly options: readonly string[]; readonly url: RegExp; readonly fromFile: RegExp };
+  /**
+   * Options whose value is a `KEY=VALUE` setting (wget's `-e` .wgetrc command, w3m's `-o`): keys whose value is a URL it connects
+   * to, keys that read URLs from a file, and (`known`) the keys known to change nothing else: with it, another key makes the reading unknown.
+   */
+  readonly settings?: { readonly options: readonly string[]; readonly url: RegExp; readonly fromFile: RegExp; readonly known?: RegExp };
   /** curl's URL globbing (`{a,b}`, `[1-3]`), turned off by these options. */
   readonly globOff?: readonly string[];
+  /** aria2c's: the same globs, turned on by these options (`-P`). */
+  readonly globOn?: readonly string[];
+  /** Every option is listed (`flags`, `longFlags`, `valued`, `longValued`): another makes the reading unknown. */
+  readonly strict?: boolean;
+  /** Short options without a value. */
+  readonly flags?: string;
+  /** Long options without a value (or whose value follows `=` only: aria2c's `--continue[=true]`). */
+  readonly longFlags?: readonly string[];
+  /** Long options are spelled with one dash (`-dump`, `-cfg=FILE`; lynx, w3m, links); `also`: with two as well (lynx's `--dump`). */
+  readonly singleDash?: "only" | "also";
+  /** `--name value` only, never `--name=value` (links). */
+  readonly noEquals?: boolean;
+  /** A long option may be abbreviated to a unique prefix (getopt_long, Python's argparse, curl 7.88). */
+  readonly abbreviate?: boolean;
+  /** `--no-NAME` turns the flag NAME off (HTTPie, wget2, aria2c's booleans). */
+  readonly negated?: boolean;
+  /** Which operands are URLs: every one, or HTTPie's `[METHOD] URL [REQUEST_ITEM...]` (a first operand of letters is the method). */
+  readonly operands?: "all" | "method-url-items";
+  /** `:PORT/path` is http://localhost:PORT/path (HTTPie's localhost shorthand). */
+  readonly localShorthand?: boolean;
+  /** Options whose value is `PROTOCOL:URL`, the URL a place (HTTPie's `--proxy http:http://HOST:PORT`). */
+  readonly protocolUrl?: readonly string[];
+  /** Options whose value is a comma-separated list of places (aria2c's `--bt-tracker`, `--dht-entry-point`). */
+  readonly urlList?: readonly string[];
+  /** Operands whose places the guard does not read (aria2c's .torrent and .metalink files, magnet: links). */
+  readonly indirect?: RegExp;
+  /** curl's `--expand-NAME`: NAME's value with `{{variables}}` expanded, which the guard cannot read. */
+  readonly expand?: boolean;
+  /** URLs fetched through a gateway (curl's ipfs:// and ipns://): named by one of `options`, else by the environment or a file, which the guard does not read. */
+  readonly gateway?: { readonly schemes: RegExp; readonly options: readonly string[] };
+  /** What options do besides connecting (the option's name as listed above; a flag too). */
+  readonly effects?: Readonly<Record<string, FetcherEffect>>;
+  /** Operands that send a file (HTTPie's request items `field@FILE`, `field=@FILE`, `field:=@FILE`). */
+  readonly sendsItem?: RegExp;
 }
 
-const FETCHERS: Readonly<Record<"curl" | "wget", FetcherSpec>> = {
+/** wget's long options that take a value (wget2 takes them too, but for `--compression`); `--backups` takes one only after `=` (the real wget 1.21 fetches the next word). */
+const WGET_LONG_VALUED = [
+  "--execute", "--output-file", "--append-output", "--input-file", "--base", "--tries", "--output-document", "--timeout", "--wait", "--quota", "--directory-prefix", "--user-agent", "--level", "--accept", "--reject",
+  "--domains", "--include-directories", "--exclude-directories", "--report-speed", "--config", "--rejected-log", "--retry-on-http-error", "--start-pos", "--progress", "--dns-timeout", "--connect-timeout",
+  "--read-timeout", "--waitretry", "--bind-address", "--limit-rate", "--restrict-file-names", "--prefer-family", "--user", "--password", "--use-askpass", "--local-encoding", "--remote-encoding", "--cut-dirs",
+  "--http-user", "--http-password", "--default-page", "--header", "--compression", "--proxy-user", "--proxy-password", "--referer", "--load-cookies", "--save-cookies", "--post-data", "--post-file", "--method",
+  "--body-data", "--body-file", "--secure-protocol", "--certificate", "--certificate-type", "--private-key", "--private-key-type", "--ca-certificate", "--ca-directory", "--crl-file", "--pinnedpubkey", "--ciphers",
+  "--ftp-user", "--ftp-password", "--warc-file", "--warc-header", "--warc-max-size", "--warc-dedup", "--warc-tempdir", "--accept-regex", "--reject-regex", "--regex-type", "--exclude-domains",
+  "--follow-tags", "--ignore-tags",
+];
+
+/** curl's long options without a value (curl 8.x docs/cmdline-opts), to spell out an abbreviated one (`--remote-name-a`). */
+const CURL_LONG_FLAGS = [
+  "--anyauth", "--append", "--basic", "--ca-native", "--cert-status", "--compressed-ssh", "--compressed", "--create-dirs", "--crlf", "--digest", "--disable-eprt", "--disable-epsv", "--disable",
+  "--disallow-username-in-url", "--doh-cert-status", "--doh-insecure", "--dump-ca-embed", "--fail-early", "--fail-with-body", "--fail", "--false-start", "--follow", "--form-escape",
+  "--ftp-create-dirs", "--ftp-pasv", "--ftp-pret", "--ftp-skip-pasv-ip", "--ftp-ssl-ccc", "--ftp-ssl-control", "--get", "--globoff", "--haproxy-protocol", "--head", "--http0.9", "--http1.0",
+  "--http1.1", "--http2-prior-knowledge", "--http2", "--http3-only", "--http3", "--ignore-content-length", "--insecure", "--ipv4", "--ipv6", "--junk-session-cookies", "--list-only",
+  "--location-trusted", "--location", "--mail-rcpt-allowfails", "--manual", "--metalink", "--mptcp", "--negotiate", "--netrc-optional", "--netrc", "--next", "--no-alpn", "--no-buffer", "--no-clobber",
+  "--no-keepalive", "--no-npn", "--no-progress-meter", "--no-sessionid", "--ntlm-wb", "--ntlm", "--out-null", "--parallel-immediate", "--parallel", "--path-as-is", "--post301", "--post302",
+  "--post303", "--progress-bar", "--proxy-anyauth", "--proxy-basic", "--proxy-ca-native", "--proxy-digest", "--proxy-http2", "--proxy-http3", "--proxy-insecure", "--proxy-negotiate", "--proxy-ntlm",
+  "--proxy-ssl-allow-beast", "--proxy-ssl-auto-client-cert", "--proxy-tlsv1", "--proxytunnel", "--raw", "--remote-header-name", "--remote-name-all", "--remote-name", "--remote-time",
+  "--remove-on-error", "--retry-all-errors", "--retry-connrefused", "--sasl-ir", "--show-error", "--show-headers", "--silent", "--skip-existing", "--socks5-basic", "--socks5-gssapi-nec",
+  "--socks5-gssapi", "--ssl-allow-beast", "--ssl-auto-client-cert", "--ssl-no-revoke", "--ssl-reqd", "--ssl-revoke-best-effort", "--ssl", "--sslv2", "--sslv3", "--styled-output",
+  "--suppress-connect-headers", "--tcp-fastopen", "--tcp-nodelay", "--tftp-no-options", "--tls-earlydata", "--tlsv1.0", "--tlsv1.1", "--tlsv1.2", "--tlsv1.3", "--tlsv1", "--tr-encoding", "--trace-ids",
+  "--trace-time", "--use-ascii", "--verbose", "--version", "--xattr",
+];
+
+/** The flags of lwp-request (Getopt::Long with bundling: `-Pt3`, `--m=GET`). */
+const LWP_FLAGS = "afuUsSeEdhvP";
+const LWP_VALUED = "mbticCHpo";
+
+const FETCHERS: Readonly<Record<"curl" | "wget" | "wget2" | "http" | "aria2c" | "lwp-request" | "lynx" | "w3m" | "links", FetcherSpec>> = {
   curl: {
     valued: "EKCbcdDFPHhmoUQreXYytzTuAwx",
     longValued: [
       "--abstract-unix-socket", "--alt-svc", "--aws-sigv4", "--cacert", "--capath", "--cert", "--cert-type", "--ciphers", "--config", "--connect-timeout", "--connect-to", "--continue-at", "--cookie", "--cookie-jar",
-      "--create-file-mode", "--crlfile", "--curves", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--delegation", "--dns-interface", "--dns-ipv4-addr", "--dns-ipv6-addr", "--dns-servers",
+      "--create-file-mode", "--crlfile", "--curves", "--ech", "--haproxy-clientip", "--httpsig-algo", "--httpsig-headers", "--httpsig-key", "--httpsig-keyid", "--ip-tos", "--ipfs-gateway", "--keepalive-cnt",
+      "--knownhosts", "--parallel-max-host", "--sigalgs", "--ssl-sessions", "--trace-config", "--upload-flags", "--variable", "--vlan-priority", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--delegation", "--dns-interface", "--dns-ipv4-addr", "--dns-ipv6-addr", "--dns-servers",
       "--doh-url", "--dump-header", "--egd-file", "--engine", "--etag-compare", "--etag-save", "--expect100-timeout", "--form", "--form-string", "--ftp-account", "--ftp-alternative-to-user", "--ftp-method", "--ftp-port",
       "--ftp-ssl-ccc-mode", "--happy-eyeballs-timeout-ms", "--header", "--help", "--hostpubmd5", "--hostpubsha256", "--hsts", "--interface", "--json", "--keepalive-time", "--key", "--key-type", "--krb", "--libcurl",
       "--limit-rate", "--local-port", "--login-options", "--mail-auth", "--mail-from", "--mail-rcpt", "--max-filesize", "--max-redirs", "--max-time", "--netrc-file", "--noproxy", "--oauth2-bearer", "--output",
@@ -1004,37 +1079,222 @@ const FETCHERS: Readonly<Record<"curl" | "wget", FetcherSpec>> = {
       "--user-agent", "--write-out",
     ],
     short: { x: "--proxy", K: "--config" },
-    url: ["--url", "--proxy", "--preproxy", "--proxy1.0", "--socks4", "--socks4a", "--socks5", "--socks5-hostname", "--doh-url", "--dns-servers"],
+    url: ["--url", "--proxy", "--preproxy", "--proxy1.0", "--socks4", "--socks4a", "--socks5", "--socks5-hostname", "--doh-url", "--dns-servers", "--ipfs-gateway"],
     resolve: ["--resolve"],
     connectTo: ["--connect-to"],
     local: ["--unix-socket", "--abstract-unix-socket"],
     config: ["--config"],
     urlFile: [],
     globOff: ["-g", "--globoff"],
+    longFlags: CURL_LONG_FLAGS,
+    abbreviate: true,
+    expand: true,
+    gateway: { schemes: /^ip[fn]s:/i, options: ["--ipfs-gateway"] },
   },
   wget: {
     valued: "eoaiBtOTwQPUlARDIXn",
-    longValued: [
-      "--execute", "--output-file", "--append-output", "--input-file", "--base", "--tries", "--output-document", "--timeout", "--wait", "--quota", "--directory-prefix", "--user-agent", "--level", "--accept", "--reject",
-      "--domains", "--include-directories", "--exclude-directories", "--report-speed", "--config", "--rejected-log", "--retry-on-http-error", "--start-pos", "--progress", "--dns-timeout", "--connect-timeout",
-      "--read-timeout", "--waitretry", "--bind-address", "--limit-rate", "--restrict-file-names", "--prefer-family", "--user", "--password", "--use-askpass", "--local-encoding", "--remote-encoding", "--cut-dirs",
-      "--http-user", "--http-password", "--default-page", "--header", "--compression", "--proxy-user", "--proxy-password", "--referer", "--load-cookies", "--save-cookies", "--post-data", "--post-file", "--method",
-      "--body-data", "--body-file", "--secure-protocol", "--certificate", "--certificate-type", "--private-key", "--private-key-type", "--ca-certificate", "--ca-directory", "--crl-file", "--pinnedpubkey", "--ciphers",
-      "--ftp-user", "--ftp-password", "--warc-file", "--warc-header", "--warc-max-size", "--warc-dedup", "--warc-tempdir", "--backups", "--accept-regex", "--reject-regex", "--regex-type", "--exclude-domains",
-      "--follow-tags", "--ignore-tags",
-    ],
+    longValued: WGET_LONG_VALUED,
     short: { e: "--execute", i: "--input-file", B: "--base" },
     url: ["--base"],
     config: ["--config"],
     urlFile: ["--input-file"],
     settings: { options: ["--execute"], url: /^(?:https?_proxy|ftp_proxy|base)$/i, fromFile: /^(?:input|input_file)$/i },
+    abbreviate: true,
+  },
+  wget2: {
+    // wget2 takes wget's options and more; its own proxies are options too.
+    valued: "eoaiBtOTwQPUlARDIXn",
+    // The real wget2 1.99 fetches the word after `--compression` (its value only after `=`), as it does after `--no-proxy` and `--stats-*`.
+    longValued: [...WGET_LONG_VALUED.filter((option) => option !== "--compression"), "--http-proxy", "--https-proxy", "--http-proxy-user", "--http-proxy-password", "--hsts-file", "--hpkp-file", "--ocsp-file", "--tls-session-file"],
+    short: { e: "--execute", i: "--input-file", B: "--base" },
+    url: ["--base", "--http-proxy", "--https-proxy"],
+    config: ["--config"],
+    urlFile: ["--input-file"],
+    settings: { options: ["--execute"], url: /^(?:https?[_-]proxy|ftp_proxy|base)$/i, fromFile: /^(?:input|input[_-]file)$/i },
+    abbreviate: true,
+  },
+  http: {
+    strict: true,
+    valued: "sopaAP",
+    longValued: [
+      "--boundary", "--raw", "--pretty", "--style", "--response-charset", "--response-mime", "--format-options", "--print", "--history-print", "--output", "--session", "--session-read-only", "--auth",
+      "--auth-type", "--proxy", "--max-redirects", "--max-headers", "--timeout", "--verify", "--ssl", "--ciphers", "--cert", "--cert-key", "--cert-key-pass", "--default-scheme",
+    ],
+    short: { s: "--style", o: "--output", p: "--print", a: "--auth", A: "--auth-type", P: "--history-print", d: "--download" },
+    flags: "jfxhmbvqScdFI",
+    longFlags: [
+      "--json", "--form", "--multipart", "--compress", "--unsorted", "--sorted", "--headers", "--meta", "--body", "--verbose", "--all", "--stream", "--download", "--continue", "--quiet", "--ignore-netrc",
+      "--offline", "--follow", "--check-status", "--path-as-is", "--chunked", "--ignore-stdin", "--help", "--manual", "--version", "--traceback", "--debug",
+    ],
+    url: [],
+    protocolUrl: ["--proxy"],
+    config: [],
+    urlFile: [],
+    abbreviate: true,
+    negated: true,
+    operands: "method-url-items",
+    localShorthand: true,
+    effects: { "--output": "writes", "--download": "writes", "--session": "writes" },
+    sendsItem: /^[^=:@]*(?::=@|=@|@)/,
+  },
+  aria2c: {
+    strict: true,
+    flags: "vhDVcnZPqRpS",
+    valued: "tmldosijxkUuTOM",
+    short: { v: "--version", h: "--help", t: "--timeout", m: "--max-tries", l: "--log", d: "--dir", o: "--out", s: "--split", D: "--daemon", V: "--check-integrity", c: "--continue", n: "--no-netrc", i: "--input-file", j: "--max-concurrent-downloads", Z: "--force-sequential", P: "--parameterized-uri", q: "--quiet", R: "--remote-time", x: "--max-connection-per-server", k: "--min-split-size", p: "--ftp-pasv", U: "--user-agent", S: "--show-files", u: "--max-upload-limit", T: "--torrent-file", O: "--index-out", M: "--metalink-file" },
+    longFlags: [
+      "--allow-overwrite", "--allow-piece-length-change", "--always-resume", "--async-dns", "--auto-file-renaming", "--bt-detach-seed-only", "--bt-enable-hook-after-hash-check", "--bt-enable-lpd",
+      "--bt-force-encryption", "--bt-hash-check-seed", "--bt-load-saved-metadata", "--bt-metadata-only", "--bt-remove-unselected-file", "--bt-require-crypto", "--bt-save-metadata", "--bt-seed-unverified",
+      "--check-certificate", "--check-integrity", "--conditional-get", "--content-disposition-default-utf8", "--continue", "--daemon", "--deferred-input", "--disable-ipv6", "--dry-run",
+      "--enable-async-dns6", "--enable-color", "--enable-dht", "--enable-dht6", "--enable-http-keep-alive", "--enable-http-pipelining", "--enable-mmap", "--enable-peer-exchange", "--enable-rpc",
+      "--force-save", "--force-sequential", "--ftp-pasv", "--ftp-reuse-connection", "--hash-check-only", "--help", "--http-accept-gzip", "--http-auth-challenge", "--http-no-cache", "--human-readable",
+      "--keep-unfinished-download-result", "--metalink-enable-unique-protocol", "--no-conf", "--no-netrc", "--optimize-concurrent-downloads", "--parameterized-uri", "--pause", "--pause-metadata",
+      "--quiet", "--realtime-chunk-checksum", "--remote-time", "--remove-control-file", "--reuse-uri", "--rpc-allow-origin-all", "--rpc-listen-all", "--rpc-save-upload-metadata", "--rpc-secure",
+      "--save-not-found", "--show-console-readout", "--show-files", "--stderr", "--truncate-console-readout", "--use-head", "--version",
+    ],
+    longValued: [
+      "--all-proxy", "--all-proxy-passwd", "--all-proxy-user", "--async-dns-server", "--auto-save-interval", "--bt-exclude-tracker", "--bt-external-ip", "--bt-lpd-interface", "--bt-max-open-files",
+      "--bt-max-peers", "--bt-min-crypto-level", "--bt-prioritize-piece", "--bt-request-peer-speed-limit", "--bt-stop-timeout", "--bt-tracker", "--bt-tracker-connect-timeout", "--bt-tracker-interval",
+      "--bt-tracker-timeout", "--ca-certificate", "--certificate", "--checksum", "--conf-path", "--connect-timeout", "--console-log-level", "--dht-entry-point", "--dht-entry-point6", "--dht-file-path",
+      "--dht-file-path6", "--dht-listen-addr6", "--dht-listen-port", "--dht-message-timeout", "--dir", "--disk-cache", "--download-result", "--dscp", "--event-poll", "--file-allocation",
+      "--follow-metalink", "--follow-torrent", "--ftp-passwd", "--ftp-proxy", "--ftp-proxy-passwd", "--ftp-proxy-user", "--ftp-type", "--ftp-user", "--gid", "--header", "--http-passwd", "--http-proxy",
+      "--http-proxy-passwd", "--http-proxy-user", "--http-user", "--https-proxy", "--https-proxy-passwd", "--https-proxy-user", "--index-out", "--input-file", "--interface", "--listen-port",
+      "--load-cookies", "--log", "--log-level", "--lowest-speed-limit", "--max-concurrent-downloads", "--max-connection-per-server", "--max-download-limit", "--max-download-result", "--max-file-not-found",
+      "--max-mmap-limit", "--max-overall-download-limit", "--max-overall-upload-limit", "--max-resume-failure-tries", "--max-tries", "--max-upload-limit", "--metalink-base-uri", "--metalink-file",
+      "--metalink-language", "--metalink-location", "--metalink-os", "--metalink-preferred-protocol", "--metalink-version", "--min-split-size", "--min-tls-version", "--multiple-interface", "--netrc-path",
+      "--no-file-allocation-limit", "--no-proxy", "--on-bt-download-complete", "--on-download-complete", "--on-download-error", "--on-download-pause", "--on-download-start", "--on-download-stop", "--out",
+      "--peer-agent", "--peer-id-prefix", "--piece-length", "--private-key", "--proxy-method", "--referer", "--retry-wait", "--rlimit-nofile", "--rpc-certificate", "--rpc-listen-port",
+      "--rpc-max-request-size", "--rpc-passwd", "--rpc-private-key", "--rpc-secret", "--rpc-user", "--save-cookies", "--save-session", "--save-session-interval", "--seed-ratio", "--seed-time",
+      "--select-file", "--server-stat-if", "--server-stat-of", "--server-stat-timeout", "--socket-recv-buffer-size", "--split", "--ssh-host-key-md", "--stop", "--stop-with-process",
+      "--stream-piece-selector", "--summary-interval", "--timeout", "--torrent-file", "--uri-selector", "--user-agent",
+    ],
+    url: ["--all-proxy", "--http-proxy", "--https-proxy", "--ftp-proxy", "--metalink-base-uri"],
+    urlList: ["--bt-tracker", "--dht-entry-point", "--dht-entry-point6", "--async-dns-server"],
+    config: ["--conf-path"],
+    urlFile: ["--input-file", "--torrent-file", "--metalink-file", "--save-session"],
+    globOn: ["-P", "--parameterized-uri"],
+    abbreviate: true,
+    indirect: /^magnet:|\.(?:torrent|meta4|metalink)$/i,
+    effects: {
+      "--dir": "writes", "--out": "writes", "--log": "writes", "--save-cookies": "writes", "--dht-file-path": "writes", "--dht-file-path6": "writes", "--server-stat-of": "writes", "--index-out": "writes",
+      "--on-download-start": "program", "--on-download-pause": "program", "--on-download-stop": "program", "--on-download-complete": "program", "--on-download-error": "program", "--on-bt-download-complete": "program",
+      "--enable-rpc": "runs", "--daemon": "runs",
+    },
+  },
+  "lwp-request": {
+    strict: true,
+    flags: LWP_FLAGS,
+    valued: LWP_VALUED,
+    short: { p: "--p", b: "--b" },
+    longFlags: [...LWP_FLAGS].map((letter) => `--${letter}`),
+    longValued: [...LWP_VALUED].map((letter) => `--${letter}`),
+    url: ["--p", "--b"],
+    config: [],
+    urlFile: [],
+  },
+  lynx: {
+    strict: true,
+    valued: "",
+    singleDash: "also",
+    // The real lynx takes these four options' values only after `=` (`-cookie_file=FILE`): a next word is an operand.
+    longFlags: [
+      "-convert_to", "-cookie_file", "-cookie_save_file", "-nozap", "-accept_all_cookies", "-anonymous", "-base", "-book", "-buried_news", "-case", "-center", "-child", "-child_relaxed", "-collapse_br_tags", "-cookies", "-core", "-crawl", "-curses_pads",
+      "-debug_partial", "-default_colors", "-dont_wrap_pre", "-dump", "-emacskeys", "-enable_scrollback", "-exec", "-force_empty_hrefless_a", "-force_html", "-force_secure", "-forms_options", "-from",
+      "-ftp", "-get_data", "-head", "-help", "-historical", "-html5_charsets", "-image_links", "-ismap", "-justify", "-list_decoded", "-list_inline", "-listonly", "-localhost", "-locexec", "-mime_header",
+      "-minimal", "-nested_tables", "-nobold", "-nobrowse", "-nocc", "-nocolor", "-noexec", "-nofilereferer", "-nolist", "-nolog", "-nomargins", "-nomore", "-nonrestarting_sigwinch", "-nonumbers",
+      "-nopause", "-noprint", "-noredir", "-noreferer", "-noreverse", "-nostatus", "-notitle", "-nounderline", "-number_fields", "-number_links", "-partial", "-partial_thres", "-passive_ftp", "-popup",
+      "-post_data", "-preparsed", "-prettysrc", "-print", "-pseudo_inlines", "-raw", "-realm", "-reload", "-resubmit_posts", "-rlogin", "-scrollbar", "-scrollbar_arrow", "-selective", "-short_url",
+      "-show_cfg", "-show_cursor", "-show_rate", "-soft_dquotes", "-source", "-stack_dump", "-startfile_ok", "-stderr", "-stdin", "-syslog_urls", "-tagsoup", "-telnet", "-tlog", "-tna", "-trace",
+      "-trace_mask", "-traversal", "-trim_blank_lines", "-trim_input_fields", "-underline_links", "-underscore", "-unique_urls", "-update_term_title", "-use_mouse", "-validate", "-verbose", "-version",
+      "-vikeys", "-with_backspaces", "-xhtml_parsing",
+    ],
+    longValued: [
+      "-assume_charset", "-assume_local_charset", "-assume_unrec_charset", "-auth", "-bibhost", "-cache", "-cfg", "-cmd_log", "-cmd_script", "-connect_timeout",       "-delay", "-display", "-display_charset", "-editor", "-error_file", "-hiddenlinks", "-homepage", "-index", "-link", "-lss", "-newschunksize", "-newsmaxchunk", "-pauth",
+      "-read_timeout", "-restrictions", "-session", "-sessionin", "-sessionout", "-socks5_proxy", "-syslog", "-term", "-useragent", "-width",
+    ],
+    short: {},
+    url: ["-socks5_proxy", "-homepage", "-index", "-bibhost"],
+    config: ["-cfg"],
+    urlFile: ["-cmd_script", "-sessionin", "-session"],
+    effects: {
+      "-cmd_log": "writes", "-cookie_save_file": "writes", "-cookie_file": "writes", "-error_file": "writes", "-sessionout": "writes", "-session": "writes", "-trace": "writes", "-crawl": "writes", "-traversal": "writes",
+      "-editor": "program", "-exec": "runs", "-locexec": "runs",
+    },
+  },
+  w3m: {
+    strict: true,
+    valued: "",
+    singleDash: "only",
+    longFlags: [
+      "-r", "-B", "-m", "-v", "-M", "-H", "-N", "-F", "-dump", "-dump_head", "-dump_source", "-dump_both", "-dump_extra", "-num", "-no-proxy", "-4", "-6", "-insecure", "-no-mouse", "-cookie", "-no-cookie", "-graph",
+      "-no-graph", "-s", "-W", "-X", "-title", "-show-option", "-debug", "-reqlog", "-help", "-version", "-halfdump", "-S", "-j",
+    ],
+    longValued: ["-t", "-l", "-I", "-O", "-bookmark", "-T", "-cols", "-ppc", "-ppl", "-post", "-header", "-o", "-config"],
+    short: {},
+    url: [],
+    config: ["-config"],
+    urlFile: [],
+    // `-o KEY=VALUE` sets a configuration option: the proxies are places; the keys below change only how a page is shown or sent.
+    settings: {
+      options: ["-o"],
+      url: /^(?:https?|ftp|gopher|nntp)_proxy$/i,
+      fromFile: /^(?:bookmark_file|siteconf_file|urimethodmap|mailcap|mime_types|cgi_bin|cookie_file|history_file|pre_form_file)$/i,
+      known: /^(?:display_charset|document_charset|system_charset|auto_detect|dns_order|use_proxy|no_proxy|no_cache|user_agent|accept_language|accept_encoding|accept_media|no_referer|cross_origin_referer|follow_redirection|meta_refresh|ssl_verify_server|ssl_ca_file|ssl_ca_path|ssl_forbid_method|ssl_min_version|tabstop|indent_incr|pixel_per_char|pixel_per_line|display_link_number|decode_url|use_cookie|accept_cookie|accept_bad_cookie|color|basic_color|anchor_color|image_color|form_color|frame|open_tab_blank|ignore_null_img_alt|display_image|auto_image|max_load_image|fold_line|fold_textarea|show_lnum|show_srch_str|label_topline|nextpage_topline|ext_dirlist|squeeze_blank_line|alt_entity|graphic_char|display_borders|disable_center|retry_http|default_url|argv_is_url|read_timeout)$/i,
+    },
+    effects: { "-post": "sends", "-reqlog": "writes" },
+  },
+  links: {
+    strict: true,
+    valued: "",
+    singleDash: "only",
+    noEquals: true,
+    longFlags: [
+      "-dump", "-source", "-anonymous", "-force-html", "-g", "-help", "-no-connect", "-no-g", "-no-libevent", "-no-openmp", "-version",
+    ],
+    longValued: [
+      "-address-preference", "-aggressive-cache", "-append-text-to-dns-lookups", "-async-dns", "-bfu-aspect", "-bookmarks-codepage", "-bookmarks-file", "-codepage", "-display", "-display-blue-gamma",
+      "-display-green-gamma", "-display-optimize", "-display-red-gamma", "-dither-images", "-dither-letters", "-dns-over-https", "-download-dir", "-download-utime", "-enable-cookies",
+      "-font-cache-size", "-format-cache-size", "-ftp-proxy", "-ftp.anonymous-password", "-ftp.set-iptos", "-ftp.use-eprt-epsv", "-ftp.use-passive", "-gamma-correction", "-html-assume-codepage",
+      "-html-auto-refresh", "-html-background-color", "-html-bare-image-autoscale", "-html-break-long-lines", "-html-display-images", "-html-frames", "-html-g-background-color",
+      "-html-g-ignore-document-color", "-html-g-link-color", "-html-g-text-color", "-html-hard-assume", "-html-ignore-document-color", "-html-image-names", "-html-image-scale", "-html-images",
+      "-html-link-color", "-html-numbered-links", "-html-table-order", "-html-tables", "-html-target-in-new-window", "-html-text-color", "-html-user-font-size", "-http-bugs.allow-blacklist",
+      "-http-bugs.bug-no-accept-charset", "-http-bugs.http10", "-http-bugs.no-compression", "-http-bugs.retry-internal-errors", "-http-proxy", "-http.do-not-track", "-http.extra-header",
+      "-http.fake-firefox", "-http.fake-referer", "-http.fake-user-agent", "-http.referer", "-https-proxy", "-image-cache-size", "-language", "-lookup", "-max-connections", "-max-connections-to-host",
+      "-max-cookie-age", "-memory-cache-size", "-menu-background-color", "-menu-font-size", "-menu-foreground-color", "-no-proxy-domains", "-only-proxies", "-overwrite-instead-of-scroll",
+      "-receive-timeout", "-retries", "-save-cookies", "-save-url-history", "-scroll-bar-area-color", "-scroll-bar-bar-color", "-scroll-bar-frame-color", "-smb.allow-hyperlinks-to-smb", "-socks-proxy",
+      "-ssl.builtin-certificates", "-ssl.certificates", "-ssl.client-cert-crt", "-ssl.client-cert-key", "-ssl.client-cert-password", "-timeout-when-trying-multiple-addresses",
+      "-unrestartable-receive-timeout", "-user-gamma", "-width",
+    ],
+    short: {},
+    url: ["-http-proxy", "-https-proxy", "-ftp-proxy", "-socks-proxy", "-dns-over-https"],
+    config: [],
+    urlFile: [],
+    effects: { "-download-dir": "writes" },
   },
 };
 
-/** A long option as the program matches it: the name itself, or the one valued name it is a prefix of (`--prox` is `--proxy` only when no other valued name starts so). */
-function longOption(spec: FetcherSpec, name: string): string | undefined {
-  if (spec.longValued.includes(name)) return name;
-  const matches = spec.longValued.filter((long) => long.startsWith(name));
+/** The programs read with a fetcher's table, by name. */
+const FETCHER_NAMES: Readonly<Record<string, keyof typeof FETCHERS>> = {
+  curl: "curl",
+  wget: "wget",
+  wget2: "wget2",
+  http: "http",
+  https: "http",
+  aria2c: "aria2c",
+  "lwp-request": "lwp-request",
+  GET: "lwp-request",
+  HEAD: "lwp-request",
+  POST: "lwp-request",
+  lynx: "lynx",
+  w3m: "w3m",
+  links: "links",
+};
+
+/** A long option as the program matches it: the name itself, or the one name of `names` it is a prefix of (`--prox` is `--proxy` only when no other name starts so). */
+function longOption(names: readonly string[], name: string, abbreviate: boolean): string | undefined {
+  if (names.includes(name)) return name;
+  if (!abbreviate) return undefined;
+  const matches = names.filter((long) => long.startsWith(name));
   return name.length > 3 && matches.length === 1 ? matches[0] : undefined;
 }
 
@@ -1073,51 +1333,130 @@ function curlGlob(url: string): string[] | undefined {
   return undefined;
 }
 
+/** Where a fetcher connects (`connects`), and what else its options do (refusals, and the commands its hooks run). */
+interface FetcherReading {
+  readonly connects: Connects;
+  readonly refusals: Refusal[];
+  readonly commands: string[][];
+  /** The words with each abbreviated or expanded long option spelled out (`--trace-asc F` as `--trace-ascii F`), for OPTION_EFFECTS. */
+  readonly canonical: readonly string[];
+}
+
+/** HTTPie's localhost shorthand: `:3000/x` is http://localhost:3000/x. */
+const LOCAL_SHORTHAND = /^:(?!:)(\d*)(.*)$/;
+
 /**
- * Where curl or wget connects, read from its words: each URL operand (and `--url`), with curl's
- * globs expanded; proxies and other hosts named in options; `--resolve`/`--connect-to` targets;
- * a local socket as localhost. A URL with another scheme (`gopher://`, `dict://`, `socks5://`) is
- * also read for its host as an http URL (WHATWG leaves such hosts unnormalised; the program does not).
+ * Where a fetcher connects, read from its words: each URL operand (and `--url`), with globs
+ * expanded; proxies and other hosts named in options; `--resolve`/`--connect-to` targets; a local
+ * socket as localhost. A URL with another scheme (`gopher://`, `dict://`, `socks5://`) is also read
+ * for its host as an http URL (WHATWG leaves such hosts unnormalised; the program does not).
  */
-function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]): Connects {
+function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]): FetcherReading {
   const places: { word: string; text: string }[] = [];
+  const operandWords: string[] = [];
+  const refusals: Refusal[] = [];
+  const commands: string[][] = [];
+  const canonical = [...words];
   let unknown: string | undefined;
+  const strict = spec.strict === true;
+  const flags = spec.longFlags ?? [];
   let glob = spec.globOff !== undefined;
+  let gatewayNamed = false;
   let operands = true;
+  const unknownOption = (word: string) => (unknown ??= `${name} takes ${word}, an option the guard does not know`);
+  const effect = (option: string, shown: string, value: string | undefined) => {
+    const what = spec.effects?.[option];
+    if (what === "writes") refusals.push({ reason: `${name} writes a file through ${shown}`, token: shown });
+    else if (what === "sends") refusals.push({ reason: `${name} sends the file given with ${shown}`, token: shown });
+    else if (what === "runs") refusals.push({ reason: `${name} ${shown} runs programs or takes commands the guard does not read`, token: shown });
+    else if (what === "program") {
+      refusals.push({ reason: `${name} runs a command through ${shown}`, token: shown });
+      if (value === undefined || value === "") unknown ??= `${name} ${shown} has no value`;
+      else commands.push([value]);
+    }
+  };
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
     let option: string | undefined;
     let value: string | undefined;
     let shown = word;
+    let expanded = false;
     if (operands && word === "--") {
       operands = false;
       continue;
     }
-    if (operands && word.startsWith("--") && word.length > 2) {
-      const eq = name === "curl" ? -1 : word.indexOf("=");
-      const long = longOption(spec, eq < 0 ? word : word.slice(0, eq));
+    if (operands && spec.singleDash !== undefined && word.startsWith("-") && word.length > 1) {
+      // lynx, w3m and links: every option is a word of its own (`-dump`, `-cfg=FILE`, `-o KEY=VALUE`).
+      const spelled = spec.singleDash === "also" && word.startsWith("--") ? word.slice(1) : word;
+      const eq = spec.noEquals === true ? -1 : spelled.indexOf("=");
+      const base = eq < 0 ? spelled : spelled.slice(0, eq);
+      shown = base;
+      if (spec.longValued.includes(base)) {
+        option = base;
+        value = eq < 0 ? words[++i] : spelled.slice(eq + 1);
+      } else {
+        if (flags.includes(base)) effect(base, base, undefined);
+        else unknownOption(word);
+        continue;
+      }
+    } else if (operands && word.startsWith("--") && word.length > 2) {
+      const eq = word.indexOf("=");
+      let base = eq < 0 ? word : word.slice(0, eq);
+      // curl 8.3: `--expand-NAME` is NAME with `{{variables}}` expanded in its value.
+      if (spec.expand === true && base.startsWith("--expand-")) {
+        base = `--${base.slice("--expand-".length)}`;
+        expanded = true;
+      }
       if (spec.globOff?.includes(word) === true) glob = false;
-      if (long === undefined) continue;
+      if (spec.globOn?.includes(word) === true) glob = true;
+      const long = longOption(spec.longValued, base, spec.abbreviate === true);
+      if (long === undefined) {
+        const flag = longOption(flags, base, spec.abbreviate === true) ?? (spec.negated === true && base.startsWith("--no-") ? longOption([...flags, ...spec.longValued], `--${base.slice(5)}`, spec.abbreviate === true) : undefined);
+        if (flag !== undefined) {
+          if (flag !== base && flag.startsWith(base)) canonical[i] = eq < 0 ? flag : `${flag}${word.slice(eq)}`;
+          if (spec.globOn?.includes(flag) === true) glob = eq < 0 || !/^false$/i.test(word.slice(eq + 1));
+          effect(flag, base, undefined);
+        } else if (strict) unknownOption(word);
+        continue;
+      }
       option = long;
-      shown = eq < 0 ? word : word.slice(0, eq);
+      shown = base;
+      if (long !== base || expanded) canonical[i] = eq < 0 ? long : `${long}${word.slice(eq)}`;
       value = eq < 0 ? words[++i] : word.slice(eq + 1);
     } else if (operands && word.startsWith("-") && word.length > 1) {
       for (let at = 1; at < word.length; at++) {
         const letter = word[at]!;
-        if (name === "curl" && letter === "g") glob = false;
-        if (!spec.valued.includes(letter)) continue;
-        option = spec.short[letter] ?? `-${letter}`;
-        shown = `-${letter}`;
-        value = at + 1 < word.length ? word.slice(at + 1) : words[++i];
-        break;
+        if (spec.globOff?.includes(`-${letter}`) === true) glob = false;
+        if (spec.globOn?.includes(`-${letter}`) === true) glob = true;
+        if (spec.valued.includes(letter)) {
+          option = spec.short[letter] ?? `-${letter}`;
+          shown = `-${letter}`;
+          value = at + 1 < word.length ? word.slice(at + 1) : words[++i];
+          break;
+        }
+        if (strict && spec.flags?.includes(letter) !== true) {
+          unknownOption(`-${letter}`);
+          break;
+        }
+        if (spec.short[letter] !== undefined) effect(spec.short[letter]!, `-${letter}`, undefined);
       }
       if (option === undefined) continue;
     } else {
-      places.push({ word, text: word });
+      operandWords.push(word);
       continue;
     }
     if (value === undefined) continue;
+    effect(option, shown, value);
+    if (spec.gateway?.options.includes(option) === true) gatewayNamed = true;
+    const connects = spec.url.includes(option) || spec.protocolUrl?.includes(option) === true || spec.urlList?.includes(option) === true || spec.resolve?.includes(option) === true || spec.connectTo?.includes(option) === true || spec.local?.includes(option) === true || spec.config.includes(option) || spec.urlFile.includes(option);
+    if (expanded && value.includes("{{")) {
+      if (connects) unknown ??= `${name} expands variables in ${shown} ${value}, so where it connects is known only when it runs`;
+      else refusals.push({ reason: `${name} expands variables (which may hold a file's contents) in ${shown}`, token: `--expand-${option.slice(2)}` });
+      continue;
+    }
     if (spec.url.includes(option)) places.push({ word: `${option} ${value}`, text: option === "--dns-servers" ? value.split(",")[0] ?? "" : value });
+    else if (spec.protocolUrl?.includes(option) === true) places.push({ word: `${option} ${value}`, text: value.slice(value.indexOf(":") + 1) });
+    else if (spec.urlList?.includes(option) === true) for (const part of value.split(",")) places.push({ word: `${option} ${value}`, text: part.trim() });
     else if (spec.resolve?.includes(option) === true) {
       const match = /^[^:]*:[^:]*:(.*)$/.exec(value);
       for (const address of (match?.[1] ?? value).split(",")) places.push({ word: `${option} ${value}`, text: address.startsWith("[") ? address : address.includes(":") ? `[${address}]` : address });
@@ -1133,17 +1472,29 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
       const setting = value.slice(value.indexOf("=") + 1).trim();
       if (spec.settings.url.test(key)) places.push({ word: `${option} ${value}`, text: setting });
       else if (spec.settings.fromFile.test(key)) unknown ??= `${name} reads the URLs it fetches from the file given with ${option} ${value}, which the guard does not read`;
+      else if (spec.settings.known !== undefined && !spec.settings.known.test(key)) unknown ??= `${name} ${option} ${value} sets an option the guard does not know`;
     }
+  }
+  // HTTPie: `[METHOD] URL [REQUEST_ITEM...]`, the method a first operand of letters with more after it.
+  const urls = spec.operands === "method-url-items" ? (operandWords.length >= 2 && /^[a-zA-Z]+$/.test(operandWords[0]!) ? operandWords.slice(1, 2) : operandWords.slice(0, 1)) : operandWords;
+  for (const item of spec.operands === "method-url-items" ? operandWords.slice(operandWords.indexOf(urls[0] ?? "") + 1) : []) {
+    if (spec.sendsItem?.test(item) === true) refusals.push({ reason: `${name} sends the file named in the request item ${item}`, token: item });
+  }
+  for (const word of urls) {
+    const shorthand = spec.localShorthand === true ? LOCAL_SHORTHAND.exec(word) : null;
+    if (spec.indirect?.test(word) === true) unknown ??= `${name} fetches what ${word} names (trackers, mirrors, peers), which the guard does not read`;
+    else if (spec.gateway?.schemes.test(word) === true && !gatewayNamed) unknown ??= `${name} fetches ${word} through a gateway named in the environment or a file, which the guard does not read`;
+    places.push({ word, text: shorthand === null ? word : `localhost${shorthand[1] === "" ? "" : `:${shorthand[1]!}`}${shorthand[2]!}` });
   }
   const origins = new Set<string>();
   const readings = new Set<string>();
   for (const place of places) {
-    const urls = glob && /[{[]/.test(place.text) ? curlGlob(place.text) : [place.text];
-    if (urls === undefined) {
+    const expandedUrls = glob && /[{[]/.test(place.text) ? curlGlob(place.text) : [place.text];
+    if (expandedUrls === undefined) {
       unknown ??= `${name} expands ${place.word} to more than ${MAX_GLOB_URLS} URLs`;
       continue;
     }
-    for (const url of urls) {
+    for (const url of expandedUrls) {
       const other = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/is.exec(url);
       const texts = other !== null && !/^https?$/i.test(other[1]!) ? [url, `http://${other[2]!}`] : [url];
       for (const text of texts) {
@@ -1164,7 +1515,7 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
   }
   const program = words[0] ?? name;
   const forms: string[][] = readings.size === 0 ? [] : [[program, ...readings], ...[...readings].map((reading) => [program, reading])];
-  return { origins: [...origins], forms, unknown, places: places.map((place) => place.word) };
+  return { connects: { origins: [...origins], forms, unknown, places: places.map((place) => place.word) }, refusals, commands, canonical };
 }
 
 /** Programs that run a command, run code, or write a file through an option (each row: the program's names, its options). */
@@ -1274,6 +1625,11 @@ const OPTION_EFFECTS: readonly {
       { option: "--data-binary", effect: "sends", when: /^@/ },
       { option: "--data-ascii", effect: "sends", when: /^@/ },
       { option: "--json", effect: "sends", when: /^@/ },
+      // curl 8.3 --variable NAME@FILE (and %NAME@FILE, NAME[0-99]@FILE) reads a file that --expand-* options send; 7.87 --url-query NAME@FILE sends one in the query.
+      { option: "--variable", effect: "sends", when: /^%?\w+(?:\[[^\]]*\])?@/ },
+      { option: "--url-query", effect: "sends", when: /^(?!\+)[^=]*@/ },
+      // curl 8.12 --ssl-sessions FILE saves the TLS session tickets there.
+      { option: "--ssl-sessions", effect: "writes" },
       { option: "--data-urlencode", effect: "sends", when: /^[^=]*@/ },
       { option: "-F", effect: "sends", cluster: true, when: /=[@<]/ },
       { option: "--form", effect: "sends", when: /=[@<]/ },
@@ -2735,6 +3091,16 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     default:
       break;
   }
+  const fetcher = Object.hasOwn(FETCHER_NAMES, name) ? FETCHERS[FETCHER_NAMES[name]!] : undefined;
+  if (fetcher !== undefined) {
+    const read = readFetcher(fetcher, name, words);
+    const out = readOptionEffects(name, read.canonical) ?? empty();
+    out.connects = read.connects;
+    out.refusals.push(...read.refusals);
+    out.commands.push(...read.commands);
+    out.unknown ??= read.connects.unknown;
+    return out;
+  }
   switch (name) {
     case "find":
       return readFind(words);
@@ -2786,14 +3152,6 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     case "sed":
     case "gsed":
       return readSed(words);
-    case "curl":
-    case "wget":
-    case "wget2": {
-      const out = readOptionEffects(name, words) ?? empty();
-      out.connects = readFetcher(FETCHERS[name === "curl" ? "curl" : "wget"]!, name, words);
-      out.unknown ??= out.connects.unknown;
-      return out;
-    }
     case "socat":
       return readSocat(words);
     case "gh":
