@@ -11,6 +11,7 @@ import { resumeThread, startThread } from "../../src/guard/durable.js";
 import { openCheckpointer } from "../../src/storage/index.js";
 import { openLedger } from "../../src/storage/ledger.js";
 import { APPROVE, approvalAgent } from "./approval-agent.js";
+import { plainToolNode } from "./contenders.js";
 
 const [url, schema, prefix, indexText, workersText, threadsText] = process.argv.slice(2);
 if (!url || !schema || !prefix || !indexText || !workersText || !threadsText) throw new Error("usage: efficiency-worker.ts URL SCHEMA PREFIX INDEX WORKERS THREADS");
@@ -22,10 +23,18 @@ const send = (message: Record<string, unknown>) => process.send?.(message);
 const opened = await openCheckpointer(url, { schema });
 const ledger = await openLedger(url, { schema });
 const graph = approvalAgent(opened.checkpointer, () => undefined, ledger);
+// W4E_PLAIN=1: the control — LangGraph's ToolNode loop on the same PostgreSQL checkpointer, no guard,
+// no lock, no ledger; a thread is two runs of one model turn (one call) each, as the guarded thread's start and resume.
+const plain = process.env.W4E_PLAIN === "1" ? plainToolNode({ turnsPerRun: 1, calls: ["noop_read"], checkpointer: () => opened.checkpointer }) : undefined;
 const options = { lockSpec: url, waitMs: 60_000, config: { recursionLimit: 100 } };
 // Warm-up threads of this worker's own (W4E_WARM, default 0) before "go": the work measured is then steady state.
 for (let w = 0; w < Number(process.env.W4E_WARM ?? 0); w++) {
   const id = `${prefix}-warm${index}-${w}`;
+  if (plain) {
+    await plain.invoke(id, "go");
+    await plain.invoke(id, "again");
+    continue;
+  }
   await startThread(graph, id, { messages: [{ role: "user", content: "deploy" }] }, options);
   await resumeThread(graph, id, APPROVE, options);
 }
@@ -37,12 +46,17 @@ async function work(round: string): Promise<void> {
   const wall0 = performance.now();
   let turns = 0;
   const own = Array.from({ length: threads }, (_, i) => i).filter((i) => i % workers === index);
-  for (const i of own) {
+  for (const i of plain ? [] : own) {
     const outcome = await startThread(graph, `${round}-${i}`, { messages: [{ role: "user", content: "deploy" }] }, options);
     if (outcome.status !== "ran" || outcome.interrupts.length !== 1) throw new Error(`thread ${i}: start gave ${outcome.status}`);
     turns += 1;
   }
-  for (const i of own) {
+  for (const i of plain ? own : []) {
+    await plain?.invoke(`${round}-${i}`, "go");
+    await plain?.invoke(`${round}-${i}`, "again");
+    turns += 2;
+  }
+  for (const i of plain ? [] : own) {
     const outcome = await resumeThread(graph, `${round}-${i}`, APPROVE, options);
     if (outcome.status !== "ran") throw new Error(`thread ${i}: resume gave ${outcome.status}`);
     turns += 1;

@@ -10,6 +10,7 @@
  * W4E_WARM=N: each worker runs N threads of its own before "go" (steady state; default 0: cold start counted).
  * W4E_POOL=1: the 1-worker and the 4-worker pools are started once (and warmed by W4E_WARM), then every
  * round sends each pool its threads: steady-state workers, no process start inside any round.
+ * W4E_PLAIN=1: the control — the workers run LangGraph's ToolNode loop on the same store, no guard.
  * W4E_WORKERS=N: compare N workers (default 4) with one, e.g. 2 to tell the cost of more workers than cores.
  * W4E_PROF=DIR: each worker runs under `--cpu-prof` into DIR/<round>-w<workers>-<index>.
  */
