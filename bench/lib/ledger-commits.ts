@@ -34,16 +34,9 @@ async function capture(): Promise<Step[]> {
   const inner = await openLedger(`sqlite:${file}`);
   const sink = await openAuditSink(`sqlite:${file}`);
   const steps: Step[] = [];
+  // The ledger is a plain object of closures: a copy with two methods wrapped records what they are given.
   const ledger: ExecutionLedger = {
     ...inner,
-    kind: inner.kind,
-    claim: (...a) => inner.claim(...a),
-    complete: (...a) => inner.complete(...a),
-    result: (...a) => inner.result(...a),
-    release: (...a) => inner.release(...a),
-    renew: (...a) => inner.renew(...a),
-    carriesAudit: (s) => inner.carriesAudit(s),
-    close: () => inner.close(),
     claimMany: (keys, owner, leaseMs, audit) => {
       steps.push({ kind: "claim", keys: [...keys], records: [...(audit?.records ?? [])] });
       return inner.claimMany(keys, owner, leaseMs, audit);

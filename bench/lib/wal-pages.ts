@@ -6,7 +6,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import Database from "better-sqlite3";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryAuditSink } from "../../src/audit/index.js";
@@ -23,36 +23,26 @@ import { NOOP_ARGS, NOOP_TOOL_NAMES, noopTools } from "./noop-tools.js";
 const dir = mkdtempSync(join(tmpdir(), "gg-wal-pages-"));
 const TURNS = 20;
 
-function framesIn(file: string): number {
-  const db = new Database(file);
-  const pageSize = db.pragma("page_size", { simple: true }) as number;
-  db.close();
-  let size = 0;
-  try {
-    size = statSync(`${file}-wal`).size;
-  } catch {
-    return 0;
-  }
-  return size === 0 ? 0 : (size - 32) / (pageSize + 24);
-}
-/** WAL frames per b-tree (table or index) that owns the frame's page, per turn, largest first. */
-function framesByTree(file: string): string {
+/** The WAL's frames: how many, and how many per b-tree (table or index) that owns each frame's page, largest first. */
+function walFrames(file: string): { frames: number; byTree: [string, number][] } {
   let wal: Buffer;
   try {
     wal = readFileSync(`${file}-wal`);
   } catch {
-    return "";
+    return { frames: 0, byTree: [] };
   }
   const db = new Database(file, { readonly: true });
   const pageSize = db.pragma("page_size", { simple: true }) as number;
   const owner = new Map((db.prepare("SELECT pageno, name FROM dbstat").all() as { pageno: number; name: string }[]).map((r) => [r.pageno, r.name]));
   db.close();
   const counts = new Map<string, number>();
+  let frames = 0;
   for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
     const name = owner.get(wal.readUInt32BE(at)) ?? "(free or new)";
     counts.set(name, (counts.get(name) ?? 0) + 1);
+    frames += 1;
   }
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${(n / TURNS).toFixed(1)}`).join(", ");
+  return { frames, byTree: [...counts].sort((a, b) => b[1] - a[1]) };
 }
 function truncate(file: string): void {
   const db = new Database(file);
@@ -68,8 +58,9 @@ async function measure(name: string, file: string, invoke: (thread: string) => P
   const row = db.prepare("SELECT count(*) AS n, sum(length(checkpoint)) AS bytes FROM checkpoints WHERE thread_id = ?").get(`${name}-0`) as { n: number; bytes: number };
   const writes = db.prepare("SELECT count(*) AS n, sum(length(value)) AS bytes FROM writes WHERE thread_id = ?").get(`${name}-0`) as { n: number; bytes: number };
   db.close();
-  console.log(`${name.padEnd(10)} ${(framesIn(file) / TURNS).toFixed(1)} WAL pages per turn; ${(row.n / 10).toFixed(1)} checkpoints (${(row.bytes / 10 / 1024).toFixed(1)} KiB) and ${(writes.n / 10).toFixed(1)} writes (${(writes.bytes / 10 / 1024).toFixed(1)} KiB) per turn`);
-  console.log(`           by b-tree: ${framesByTree(file)}`);
+  const wal = walFrames(file);
+  console.log(`${name.padEnd(10)} ${(wal.frames / TURNS).toFixed(1)} WAL pages per turn; ${(row.n / 10).toFixed(1)} checkpoints (${(row.bytes / 10 / 1024).toFixed(1)} KiB) and ${(writes.n / 10).toFixed(1)} writes (${(writes.bytes / 10 / 1024).toFixed(1)} KiB) per turn`);
+  console.log(`           by b-tree: ${wal.byTree.map(([tree, n]) => `${tree} ${(n / TURNS).toFixed(1)}`).join(", ")}`);
 }
 
 const gFile = join(dir, "guarded.db");
