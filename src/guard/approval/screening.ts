@@ -38,10 +38,8 @@ function unreviewedTurn(approvals: ApprovalState | undefined, messages: readonly
  * (`Command({ update })`, `updateState`) while the calls waited. `screenRunInput` drops it.
  */
 export function hasForeignAnswer(approvals: ApprovalState | undefined, messages: readonly BaseMessage[], options: { unreviewed?: boolean } = {}): boolean {
-  const waiting = approvals?.pending ?? (options.unreviewed === true ? unreviewedTurn(approvals, messages) : null);
-  if (!waiting || waiting.callIds.length === 0) return false;
-  const index = messages.findLastIndex((m) => AIMessage.isInstance(m) && m.id === waiting.messageId);
-  return index >= 0 && messages.slice(index + 1).some((m) => ToolMessage.isInstance(m) && waiting.callIds.includes(m.tool_call_id));
+  const at = waitingAt(approvals, messages, options);
+  return at !== undefined && messages.slice(at.index + 1).some((m) => ToolMessage.isInstance(m) && at.waiting.callIds.includes(m.tool_call_id));
 }
 
 /** The calls waiting for the guard (`approvals.pending`, or with `unreviewed` the turn whose review never completed), where their model message is. */
