@@ -66,7 +66,7 @@ async function work(round: string): Promise<void> {
   send({ type: "done", turns, threads: own.length, workCpuMs: (used.user + used.system) / 1000, processCpuMs: (total.user + total.system) / 1000, wallMs: performance.now() - wall0 });
 }
 
-// One round ("go"), or, in a pool (W4E_POOL=1), one round per `{ go: ROUND }` message until "stop".
+// One round on the first message, or, in a pool (W4E_POOL=1), one round per `{ go: ROUND }` message until "stop".
 if (process.env.W4E_POOL === "1") {
   await new Promise<void>((resolve, reject) => {
     process.on("message", (m: unknown) => {

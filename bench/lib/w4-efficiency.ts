@@ -48,39 +48,29 @@ function next(child: ChildProcess): Promise<Report> {
   });
 }
 
-async function run(workers: number, prefix: string): Promise<{ turns: number; work: number; process: number; wall: number }> {
-  const children = Array.from({ length: workers }, (_, i) =>
-    spawn(process.execPath, [...(process.env.W4E_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.W4E_PROF}/${prefix}-${i}`] : []), "--import", "tsx", script, url as string, schema, prefix, String(i), String(workers), String(threads)], { stdio: ["ignore", "inherit", "inherit", "ipc"] }),
-  );
-  const exited = children.map((c) => new Promise<number | null>((resolve) => c.once("exit", resolve)));
-  for (const c of children) if ((await next(c)).type !== "ready") throw new Error("worker: expected ready");
-  const reports = children.map((c) => next(c));
-  const start = performance.now();
-  for (const c of children) c.send("go");
-  const done = await Promise.all(reports);
-  const wall = performance.now() - start;
-  // The process CPU is read after the work; a worker's close and exit come after it.
-  await Promise.all(exited);
-  const sum = (f: (r: Report) => number | undefined) => done.reduce((n, r) => n + (f(r) ?? 0), 0);
-  return { turns: sum((r) => r.turns), work: sum((r) => r.workCpuMs), process: sum((r) => r.processCpuMs), wall };
-}
-
 interface Pool {
   children: ChildProcess[];
   exited: Promise<unknown>[];
 }
 
-/** Starts `workers` long-lived worker processes (W4E_POOL=1) and waits until each is warm. */
-async function startPool(workers: number, name: string): Promise<Pool> {
+/**
+ * Starts `workers` worker processes and waits until each is warm: long-lived (`keep`, W4E_POOL=1 in
+ * the worker: one round per message) or for one round (threads named `name`, profiled with W4E_PROF).
+ */
+async function startPool(workers: number, name: string, keep: boolean): Promise<Pool> {
+  const profile = (i: number) => (!keep && process.env.W4E_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.W4E_PROF}/${name}-${i}`] : []);
   const children = Array.from({ length: workers }, (_, i) =>
-    spawn(process.execPath, ["--import", "tsx", script, url as string, schema, name, String(i), String(workers), String(threads)], { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, W4E_POOL: "1" } }),
+    spawn(process.execPath, [...profile(i), "--import", "tsx", script, url as string, schema, name, String(i), String(workers), String(threads)], {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      env: { ...process.env, W4E_POOL: keep ? "1" : "0" },
+    }),
   );
   const exited = children.map((c) => new Promise((resolve) => c.once("exit", resolve)));
   for (const c of children) if ((await next(c)).type !== "ready") throw new Error("worker: expected ready");
   return { children, exited };
 }
 
-/** One round on a started pool: its threads split over its workers; CPU from each worker's own report. */
+/** One round on started workers: the threads split over them; CPU from each worker's own report. */
 async function runPool(pool: Pool, round: string): Promise<{ turns: number; work: number; process: number; wall: number }> {
   const reports = pool.children.map((c) => next(c));
   const start = performance.now();
@@ -91,6 +81,15 @@ async function runPool(pool: Pool, round: string): Promise<{ turns: number; work
   return { turns: sum((r) => r.turns), work: sum((r) => r.workCpuMs), process: sum((r) => r.processCpuMs), wall };
 }
 
+/** One round in new processes (module loading and start-up before "go", their exit after the report). */
+async function run(workers: number, prefix: string): Promise<{ turns: number; work: number; process: number; wall: number }> {
+  const pool = await startPool(workers, prefix, false);
+  const result = await runPool(pool, prefix);
+  // The process CPU is read after the work; a worker's close and exit come after it.
+  await Promise.all(pool.exited);
+  return result;
+}
+
 const admin = new pg.Client({ connectionString: url });
 await admin.connect();
 try {
@@ -98,7 +97,7 @@ try {
   // Tables once, before any race.
   await (await openCheckpointer(url, { schema })).close();
   await (await openLedger(url, { schema })).close();
-  const pools = process.env.W4E_POOL === "1" ? { 1: await startPool(1, "p1"), many: await startPool(MANY, `p${MANY}`) } : undefined;
+  const pools = process.env.W4E_POOL === "1" ? { 1: await startPool(1, "p1", true), many: await startPool(MANY, `p${MANY}`, true) } : undefined;
   const ratioWork: number[] = [];
   const ratioProcess: number[] = [];
   const eff: Record<string, number[]> = { "1 work": [], [`${MANY} work`]: [], "1 process": [], [`${MANY} process`]: [] };
