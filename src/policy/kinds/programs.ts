@@ -220,6 +220,27 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     writeOptions: ["-o", "--output"],
   },
   nohup: { options: { long: ["--help", "--version"] } },
+  // Wrappers from container entrypoints, privilege droppers, I/O and environment helpers: each runs the command after its options.
+  gosu: { options: {}, positionals: 1 },
+  "su-exec": { options: {}, positionals: 1 },
+  "s6-setuidgid": { options: {}, positionals: 1 },
+  tini: { options: { flags: "svlwgp", valued: "e", long: ["--version"] } },
+  "dumb-init": { options: { flags: "cvV", valued: "r", long: ["--single-child", "--verbose", "--version", "--help"], longValued: ["--rewrite"] } },
+  eatmydata: { options: {} },
+  nocache: { options: { valued: "n" } },
+  trickle: { options: { flags: "svV", valued: "udwtlLn" } },
+  chpst: { options: { flags: "vP0123", valued: "ugUeE/nlLmdofpc" } },
+  daemonize: { options: { flags: "av", valued: "celpuEo" } },
+  "flatpak-spawn": { options: { long: ["--host", "--clear-env", "--watch-bus", "--expose-pids", "--share-pids", "--sandbox", "--no-network", "--latest-version", "--verbose"], longValued: ["--env", "--unset-env", "--forward-fd", "--directory", "--sandbox-expose", "--sandbox-expose-ro", "--sandbox-flag", "--app-path", "--usr-path"] } },
+  // cross-env NAME=value CMD, env-cmd [-f FILE] CMD, dotenv [-e FILE] [--] CMD (dotenv-cli): the environment from a file the guard does not read.
+  "cross-env": { options: {}, assignments: true },
+  "cross-env-shell": { options: {}, assignments: true, joined: true },
+  "env-cmd": { options: { flags: "x", valued: "fre", long: ["--silent", "--use-shell", "--no-override", "--verbose", "--expand-envs", "--recursive", "--help"], longValued: ["--file", "--rc-file", "--environments"] } },
+  dotenv: { options: { flags: "o", valued: "ecv", long: ["--debug", "--quiet", "--override"] } },
+  // watchexec runs its command words through a shell (unless -n / --shell=none) on each change.
+  watchexec: { options: { flags: "cdnNoprv", valued: "ewfisW", long: ["--clear", "--restart", "--postpone", "--no-vcs-ignore", "--no-ignore", "--no-default-ignore", "--no-project-ignore", "--no-global-ignore", "--verbose", "--notify", "--watch-when-idle", "--no-shell"], longValued: ["--exts", "--watch", "--filter", "--ignore", "--signal", "--shell", "--debounce", "--delay-run", "--on-busy-update", "--stop-signal", "--stop-timeout", "--project-origin", "--workdir", "--env"] }, joined: true },
+  xcrun: { options: { flags: "fvlkrn", long: ["--find", "--verbose", "--log", "--kill-cache", "--run", "--no-cache", "--show-sdk-path", "--show-sdk-version", "--show-sdk-build-version", "--show-sdk-platform-path", "--show-sdk-platform-version"], longValued: ["--sdk", "--toolchain"] } },
+  arch: { options: { singleDash: ["-x86_64", "-arm64", "-arm64e", "-i386", "-32", "-64", "-c"], valued: "de" }, commandOptional: true },
   chroot: { options: { long: ["--skip-chdir", "--help", "--version"], longValued: ["--userspec", "--groups"] }, positionals: 1, commandOptional: true },
   taskset: { options: { flags: "ac", long: ["--all-tasks", "--cpu-list", "--help", "--version"] }, positionals: 1, inert: ["-p", "--pid"] },
   chrt: {
@@ -476,6 +497,30 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
     },
   },
   poetry: { subcommands: { run: PROJECT_RUN } },
+  // Version managers, secret injectors and environment managers: `TOOL exec|run [--] CMD`.
+  pyenv: { subcommands: { exec: PROJECT_RUN } },
+  rbenv: { subcommands: { exec: PROJECT_RUN } },
+  nodenv: { subcommands: { exec: PROJECT_RUN } },
+  jenv: { subcommands: { exec: PROJECT_RUN } },
+  goenv: { subcommands: { exec: PROJECT_RUN } },
+  volta: { subcommands: { run: { options: { long: ["--bundled-npm", "--no-yarn", "--verbose", "--quiet"], longValued: ["--node", "--npm", "--pnpm", "--yarn", "--env"] } } } },
+  fnm: { subcommands: { exec: { options: { long: ["--using-file"], longValued: ["--using"] }, afterDashDash: true } } },
+  stack: { subcommands: { exec: { options: {}, afterDashDash: true } } },
+  devbox: { subcommands: { run: PROJECT_RUN } },
+  pixi: { subcommands: { run: PROJECT_RUN, exec: { options: { longValued: ["--spec", "--channel"] } } } },
+  micromamba: { subcommands: { run: { options: { valued: "np", longValued: ["--name", "--prefix", "--cwd"] } } } },
+  tox: { subcommands: { exec: { options: {}, afterDashDash: true } } },
+  op: { subcommands: { run: { options: {}, afterDashDash: true } } },
+  doppler: { subcommands: { run: { options: {}, afterDashDash: true } } },
+  infisical: { subcommands: { run: { options: {}, afterDashDash: true } } },
+  chamber: { subcommands: { exec: { options: {}, afterDashDash: true } } },
+  "aws-vault": { subcommands: { exec: { options: {}, afterDashDash: true } } },
+  distrobox: { subcommands: { enter: { options: {}, afterDashDash: true } } },
+  incus: { subcommands: { exec: { options: {}, afterDashDash: true } } },
+  multipass: { subcommands: { exec: { options: {}, afterDashDash: true } } },
+  toolbox: { subcommands: { run: { options: { valued: "cdr", longValued: ["--container", "--distro", "--release"] } } } },
+  limactl: { subcommands: { shell: { options: { longValued: ["--workdir", "--shell"] }, positionals: 1 } } },
+  machinectl: { subcommands: { shell: { options: { valued: "E", longValued: ["--setenv", "--uid"] }, positionals: 1, commandOptional: true } } },
   pipenv: { subcommands: { run: PROJECT_RUN } },
   pdm: { subcommands: { run: { options: { flags: "ls", long: ["--list", "--site-packages", "--json"] } } } },
   hatch: { subcommands: { run: PROJECT_RUN } },
@@ -630,6 +675,20 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   rake: ["-e", "-p", "-E", "--execute", "--execute-print", "--execute-continue"],
   latexmk: ["-e"],
   knife: ["-E", "--exec"],
+  // More languages' one-line code options (GTFOBins gnuplot; Lisp, Racket, Erlang, Elixir, Prolog, Groovy, Scala, Raku, TypeScript runners).
+  gnuplot: ["-e"],
+  sbcl: ["--eval"],
+  clisp: ["-x"],
+  racket: ["-e"],
+  erl: ["-eval"],
+  elixir: ["-e", "--eval"],
+  swipl: ["-g"],
+  groovy: ["-e"],
+  scala: ["-e"],
+  raku: ["-e"],
+  perl6: ["-e"],
+  "ts-node": ["-e", "--eval", "-p", "--print"],
+  tsx: ["-e", "--eval", "-p", "--print"],
 };
 
 /** Calls that start a process in the interpreters' languages (Python, Perl, Ruby, Node, PHP, Lua, Tcl, PowerShell, AppleScript). */
@@ -706,7 +765,6 @@ const GIT_RUNNING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   rebase: ["-x", "--exec"],
   difftool: ["-x", "--extcmd", "-t", "--tool"],
   mergetool: ["-t", "--tool"],
-  grep: ["-O", "--open-files-in-pager"],
   fetch: ["--upload-pack"],
   pull: ["--upload-pack"],
   clone: ["-u", "--upload-pack", "--template", "-c", "--config"],
@@ -718,7 +776,17 @@ const GIT_RUNNING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   diff: ["--ext-diff", "--textconv"],
   log: ["--ext-diff", "--textconv"],
   show: ["--ext-diff", "--textconv"],
-  "send-email": ["--sendmail-cmd", "--smtp-server"],
+  whatchanged: ["--ext-diff", "--textconv"],
+  "diff-tree": ["--ext-diff", "--textconv"],
+  "diff-index": ["--ext-diff", "--textconv"],
+  "diff-files": ["--ext-diff", "--textconv"],
+  // The textconv and clean/smudge filters the attributes name are commands from the repository's configuration.
+  "cat-file": ["--textconv", "--filters"],
+  grep: ["-O", "--open-files-in-pager", "--textconv"],
+  // git-send-email runs --to-cmd, --cc-cmd and --header-cmd for each patch and reads their output as addresses or headers.
+  "send-email": ["--sendmail-cmd", "--smtp-server", "--to-cmd", "--cc-cmd", "--header-cmd"],
+  "fetch-pack": ["--upload-pack", "--exec"],
+  "send-pack": ["--receive-pack", "--exec"],
   "filter-branch": GIT_FILTERS,
   config: [],
 };
@@ -1531,8 +1599,24 @@ const OPTION_EFFECTS: readonly {
   readonly subcommands?: Readonly<Record<string, { readonly valued: string; readonly operands: "all" | "first" | "keys" } | null>>;
   /** Operands `NAME=value` the program reads as settings (make's variable overrides: `SHELL=PROGRAM`). */
   readonly settings?: readonly { readonly name: RegExp; readonly effect: OptionEffect }[];
+  /** Its single-dash long options may also be spelled with two dashes (Go's flag package: `--toolexec=PROG` is `-toolexec=PROG`). */
+  readonly doubleDash?: boolean;
+  /** Options without a value that make it run programs of its own choosing (`rg -z` runs gzip, xz, ...): no allow covers them unless named. */
+  readonly flags?: readonly { readonly option: string; readonly reason: string }[];
 }[] = [
-  { programs: ["rg", "ripgrep"], options: [{ option: "--pre", effect: "program" }] },
+  // ripgrep: --pre runs a program on each file, --hostname-bin runs one for the hostname of hyperlinks, -z runs decompressors found on PATH.
+  {
+    programs: ["rg", "ripgrep"],
+    options: [{ option: "--pre", effect: "program" }, { option: "--hostname-bin", effect: "program" }],
+    flags: [
+      { option: "-z", reason: "runs decompression programs (gzip, bzip2, xz, zstd, ...) found on PATH" },
+      { option: "--search-zip", reason: "runs decompression programs (gzip, bzip2, xz, zstd, ...) found on PATH" },
+    ],
+  },
+  // BSD and macOS base64 write their output to the file given with -o (GNU base64 has no such option).
+  { programs: ["base64", "gbase64"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
+  // pytest removes the whole directory given with --basetemp before it writes its temporary files there.
+  { programs: ["pytest", "py.test"], options: [{ option: "--basetemp", effect: "writes" }] },
   // fzf runs --preview and the execute/become/reload actions of --bind through a shell, and --with-shell is that shell.
   { programs: ["fzf"], options: [{ option: "--preview", effect: "script" }, { option: "--bind", effect: "code" }, { option: "--with-shell", effect: "script" }] },
   { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
@@ -1588,6 +1672,8 @@ const OPTION_EFFECTS: readonly {
       { option: "--node-options", effect: "code" },
       { option: "--userconfig", effect: "file" },
       { option: "--globalconfig", effect: "file" },
+      // yarn 1: a .yarnrc whose yarn-path names the JavaScript file run as yarn.
+      { option: "--use-yarnrc", effect: "file" },
     ],
   },
   {
@@ -1664,7 +1750,18 @@ const OPTION_EFFECTS: readonly {
   { programs: ["sqlite3"], options: [{ option: "-cmd", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-init", effect: "file" }] },
   { programs: ["lftp"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "file" }] },
   { programs: ["svn"], options: [{ option: "--diff-cmd", effect: "program" }, { option: "--diff3-cmd", effect: "program" }, { option: "--editor-cmd", effect: "script" }, { option: "--config-option", effect: "code" }, { option: "--config-dir", effect: "file" }] },
-  { programs: ["go"], options: [{ option: "-exec", effect: "script" }, { option: "-toolexec", effect: "script" }, { option: "-overlay", effect: "file" }] },
+  // go: -exec and -toolexec run a program around each binary or tool, -vettool is the vet program, and -ldflags' -extld names the external linker it runs.
+  {
+    programs: ["go"],
+    doubleDash: true,
+    options: [
+      { option: "-exec", effect: "script" },
+      { option: "-toolexec", effect: "script" },
+      { option: "-vettool", effect: "program" },
+      { option: "-ldflags", effect: "code", when: /(?:^|[\s'"])--?extld(?:=|\s|$)/ },
+      { option: "-overlay", effect: "file" },
+    ],
+  },
   { programs: ["gcc", "g++", "cc", "c++", "clang", "clang++"], options: [{ option: "-wrapper", effect: "script", separator: "," }, { option: "-fplugin", effect: "file" }, { option: "-B", effect: "file" }] },
   // cargo --config KEY=VALUE is the configuration file's setting on the command line (a file when there is no `=`):
   // the compiler, its wrappers, the test runner, the linker, the browser and credential providers are programs it runs.
@@ -1868,8 +1965,9 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
   if (row === undefined) return undefined;
   const out = empty();
   for (let i = 1; i < words.length; i++) {
-    const word = words[i]!;
-    if (word === "--") break;
+    const given = words[i]!;
+    if (given === "--") break;
+    const word = row.doubleDash === true && /^--[A-Za-z]/.test(given) ? given.slice(1) : given;
     const sub = row.subcommands !== undefined && Object.hasOwn(row.subcommands, word) ? row.subcommands[word] : undefined;
     if (sub !== undefined) {
       out.refusals.push({ reason: `${name} ${word} runs a command line or commands it is given`, token: word });
@@ -1906,6 +2004,10 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
       continue;
     }
     if (!word.startsWith("-") && !word.startsWith("+")) continue;
+    for (const flag of row.flags ?? []) {
+      const clustered = flag.option.length === 2 && /^-[A-Za-z0-9]+$/.test(word) && word.includes(flag.option.slice(1));
+      if (word === flag.option || clustered) out.refusals.push({ reason: `${name} ${flag.option} ${flag.reason}`, token: flag.option });
+    }
     for (const option of row.options) {
       const found = optionValue(option, word, words[i + 1]);
       if (found === undefined) continue;
@@ -2318,7 +2420,7 @@ function readGitSetting(option: string, setting: string, out: ProgramReading): v
 }
 
 /** Options of git subcommands whose value is a command line git runs (locally for a local repository: `clone --upload-pack`). */
-const GIT_COMMAND_VALUES = new Set(["-x", "--exec", "--extcmd", "-O", "--open-files-in-pager", "--upload-pack", "--receive-pack", "--sendmail-cmd", "--httpd", "-d", ...GIT_FILTERS]);
+const GIT_COMMAND_VALUES = new Set(["-x", "--exec", "--extcmd", "-O", "--open-files-in-pager", "--upload-pack", "--receive-pack", "--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--httpd", "-d", ...GIT_FILTERS]);
 
 /** Git subcommand options that write a file given as their value. */
 const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
@@ -2475,11 +2577,105 @@ function readGh(words: readonly string[]): ProgramReading {
   return out;
 }
 
+/**
+ * Commands that store a setting a program runs later (npm's script-shell, go's CC): each row names the
+ * programs, the words that start the command (`config set`, `env -w`), its options that take a value,
+ * and the keys whose value is a command line (`script`), a program (`program`), or code, configuration or
+ * a toolchain loaded from elsewhere (`code`). Other keys are plain settings (`npm config set fund false`).
+ */
+const SETTING_WRITES: readonly {
+  readonly programs: readonly string[];
+  readonly starts: readonly (readonly string[])[];
+  readonly valued: RegExp;
+  readonly keys: readonly { readonly key: RegExp; readonly effect: "script" | "program" | "code" }[];
+}[] = [
+  {
+    // npm config set KEY VALUE (or KEY=VALUE), npm set, pnpm config set, yarn config set (yarn 1 and berry).
+    programs: ["npm", "pnpm", "yarn"],
+    starts: [["config", "set"], ["set"], ["c", "set"]],
+    valued: /^(?:-L|--location|--userconfig|--globalconfig|--workspace|-w)$/,
+    keys: [
+      { key: /^(?:script-?shell|shell|git|node-?gyp|shell-?emulator)$/i, effect: "program" },
+      { key: /^(?:editor|browser|viewer)$/i, effect: "script" },
+      { key: /^(?:node-?options|onload-?script|init-?module|userconfig|globalconfig|yarn-?path|(?:global-?)?pnpmfile|plugins)$/i, effect: "code" },
+    ],
+  },
+  // npm pkg set scripts.NAME=CMD writes a script `npm run NAME` (or `npm test`) runs later; npm set-script NAME CMD (npm 7-8) does the same.
+  { programs: ["npm"], starts: [["pkg", "set"]], valued: /^(?:-w|--workspace)$/, keys: [{ key: /^scripts\./, effect: "script" }, { key: /^(?:bin|config|main|exports|imports)(?:\.|$)/, effect: "code" }] },
+  { programs: ["npm"], starts: [["set-script"]], valued: /^(?:-w|--workspace)$/, keys: [{ key: /./, effect: "script" }] },
+  {
+    // go env -w NAME=VALUE stores a default in go's env file, read by every later go command.
+    programs: ["go"],
+    starts: [["env", "-w"]],
+    valued: /^$/,
+    keys: [
+      { key: /^(?:CC|CXX|FC|AR|PKG_CONFIG|GCCGO)$/, effect: "script" },
+      // GOTOOLCHAIN names a toolchain go downloads and runs; GOSUMDB=off, GOINSECURE, GONOSUMCHECK and GOVCS turn off the checks on the code it fetches or let it run other version control programs.
+      { key: /^(?:GOFLAGS|CGO_\w*FLAGS(?:_ALLOW|_DISALLOW)?|GOTOOLCHAIN|GOROOT|GOTOOLDIR|GOSUMDB|GONOSUMCHECK|GOINSECURE|GOVCS)$/, effect: "code" },
+    ],
+  },
+];
+
+/** What a command that stores settings (SETTING_WRITES) makes a later run of the program run. */
+function readSettingWrites(name: string, words: readonly string[], out: ProgramReading): void {
+  for (const row of SETTING_WRITES) {
+    if (!row.programs.includes(name)) continue;
+    // The command words without the options (`npm --global config set`, `npm config set --location=user`); go's `-w` is a command word.
+    const rest: string[] = [];
+    for (let i = 1; i < words.length; i++) {
+      const word = words[i]!;
+      if (row.valued.test(word)) i += 1;
+      else if (!word.startsWith("-") || (name === "go" && word === "-w")) rest.push(word);
+    }
+    const start = row.starts.find((prefix) => prefix.every((word, i) => rest[i] === word));
+    if (start === undefined) continue;
+    const pairs = rest.slice(start.length);
+    for (let i = 0; i < pairs.length; i++) {
+      const word = pairs[i]!;
+      const eq = word.indexOf("=");
+      const key = eq > 0 ? word.slice(0, eq) : word;
+      const value = eq > 0 ? word.slice(eq + 1) : pairs[++i];
+      const found = row.keys.find((entry) => entry.key.test(key));
+      if (found === undefined) continue;
+      const shown = `${name} ${start.join(" ")} ${key}`;
+      out.refusals.push({ reason: `${shown} stores a setting whose value ${name} runs or loads later`, token: key });
+      if (value === undefined || value === "") continue;
+      if (found.effect === "script") out.scripts.push(value);
+      else if (found.effect === "program") out.commands.push([value]);
+      else out.unknown ??= `${shown} stores code, configuration or a toolchain ${name} loads later, which the guard cannot read`;
+    }
+    return;
+  }
+}
+
 /** npm/npx/pnpm/yarn/bunx: `-c STRING` is a script, `exec`/`dlx` run a package's program. */
 function readPackageRunner(name: string, words: readonly string[]): ProgramReading {
   const out = empty();
+  readSettingWrites(name, words, out);
+  // pnpm's -c (--shell-mode) before or after exec: the command words are one command line for /bin/sh.
+  if (name === "pnpm" && (words[1] === "-c" || words[1] === "--shell-mode") && words[2] === "exec") return readPnpmShellMode(words.slice(3), out);
+  if (name === "pnpm" && words[1] === "exec" && words[2] === "--shell-mode") return readPnpmShellMode(words.slice(3), out);
   const directRunner = name === "npx" || name === "pnpx" || name === "bunx";
   const sub = directRunner ? undefined : words[1];
+  if (name === "npm" && sub === "explore") {
+    // npm explore PKG -- CMD runs CMD with the configured shell in the package's directory (with no CMD: an interactive shell).
+    out.refusals.push({ reason: "npm explore runs a shell (or the command after --) in a package's directory", token: "explore" });
+    const at = words.indexOf("--");
+    if (at > 0 && at + 1 < words.length) out.scripts.push(words.slice(at + 1).join(" "));
+    return out;
+  }
+  if (sub === "init" || sub === "create" || sub === "innit") {
+    // `npm init NAME` is `npm exec create-NAME` (`@scope` is @scope/create, `@scope/NAME` is @scope/create-NAME); yarn and pnpm create do the same.
+    const operands = words.slice(2).filter((word) => !word.startsWith("-"));
+    const initializer = operands[0];
+    if (initializer !== undefined) {
+      const scoped = /^(@[^/]+)(?:\/(.+))?$/.exec(initializer);
+      const pkg = scoped !== null ? `${scoped[1]!}/create${scoped[2] !== undefined ? `-${scoped[2]}` : ""}` : `create-${initializer.replace(/@[^@]*$/, "")}`;
+      out.refusals.push({ reason: `${name} ${sub} ${initializer} runs the package ${pkg}`, token: initializer });
+      out.commands.push([pkg, ...operands.slice(1)]);
+    }
+    return out;
+  }
   const execLike = directRunner || sub === "exec" || sub === "x" || sub === "dlx";
   if (!execLike) return out;
   const start = directRunner ? 1 : 2;
@@ -2505,6 +2701,14 @@ function readPackageRunner(name: string, words: readonly string[]): ProgramReadi
     i += /^(?:-p|--package|--registry|--cache|--userconfig|-w|--workspace|--filter|-C|--dir)$/.test(word) ? 2 : 1;
   }
   if (i < words.length) out.commands.push(words.slice(i));
+  return out;
+}
+
+/** `pnpm -c exec WORDS` and `pnpm exec --shell-mode WORDS`: the words are joined and run by /bin/sh. */
+function readPnpmShellMode(rest: readonly string[], out: ProgramReading): ProgramReading {
+  out.refusals.push({ reason: "pnpm exec --shell-mode runs a command line in a shell", token: "exec" });
+  const operands = rest[0] === "--" ? rest.slice(1) : rest;
+  if (operands.length > 0) out.scripts.push(operands.join(" "));
   return out;
 }
 
@@ -3119,6 +3323,11 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
       const out = readPackageRunner(name, words);
       const effects = readOptionEffects(name, words);
       if (effects !== undefined) merge(out, effects);
+      return out;
+    }
+    case "go": {
+      const out = readOptionEffects(name, words) ?? empty();
+      readSettingWrites(name, words, out);
       return out;
     }
     case "tar":
