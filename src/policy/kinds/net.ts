@@ -17,8 +17,11 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  *   `/admin`). A deny also reads the hosts that reach the same place (0.0.0.0 and 127.0.0.1, [::]
  *   and [::1], localhost; any 127.0.0.0/8 address and `*.localhost` as loopback; the cloud metadata
  *   service under each of its names; public names that resolve to loopback or spell an address,
- *   `127.0.0.1.nip.io`), an IPv6 literal with a zone id without the zone, and a `file:` URL as
- *   localhost. Matched as `scheme://host[:port]/path` (query and fragment left out).
+ *   `127.0.0.1.nip.io`, rebinding names such as `make-1.1.1.1-rebind-169.254.169.254-rr.1u.ms`),
+ *   IPv6 transition addresses as the IPv4 address they carry (6to4, Teredo, local-use NAT64), an
+ *   IPv6 literal with a zone id without the zone, and a `file:` URL as localhost. The opaque host of
+ *   a scheme WHATWG does not know (`gopher://0x7f.1/`) is read as a special scheme's host, as curl
+ *   resolves it. Matched as `scheme://host[:port]/path` (query and fragment left out).
  * - A value without `scheme://` is read as `https://` + the value, by the URL and the domain
  *   readers alike (`api.example.com:443/admin` is host api.example.com, port 443;
  *   `evil.com?@example.com` is host evil.com; `//evil.com`, `\\evil.com` and `user@evil.com` are
