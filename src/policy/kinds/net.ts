@@ -17,8 +17,11 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  *   `/admin`). A deny also reads the hosts that reach the same place (0.0.0.0 and 127.0.0.1, [::]
  *   and [::1], localhost; any 127.0.0.0/8 address and `*.localhost` as loopback; the cloud metadata
  *   service under each of its names; public names that resolve to loopback or spell an address,
- *   `127.0.0.1.nip.io`), an IPv6 literal with a zone id without the zone, and a `file:` URL as
- *   localhost. Matched as `scheme://host[:port]/path` (query and fragment left out).
+ *   `127.0.0.1.nip.io`, rebinding names such as `make-1.1.1.1-rebind-169.254.169.254-rr.1u.ms`),
+ *   IPv6 transition addresses as the IPv4 address they carry (6to4, Teredo, local-use NAT64), an
+ *   IPv6 literal with a zone id without the zone, and a `file:` URL as localhost. The opaque host of
+ *   a scheme WHATWG does not know (`gopher://0x7f.1/`) is read as a special scheme's host, as curl
+ *   resolves it. Matched as `scheme://host[:port]/path` (query and fragment left out).
  * - A value without `scheme://` is read as `https://` + the value, by the URL and the domain
  *   readers alike (`api.example.com:443/admin` is host api.example.com, port 443;
  *   `evil.com?@example.com` is host evil.com; `//evil.com`, `\\evil.com` and `user@evil.com` are
@@ -139,7 +142,9 @@ const SAME_PLACE: Readonly<Record<string, readonly string[]>> = {
  * Hetzner), [fd00:ec2::254] (AWS over IPv6), metadata.google.internal and metadata (Google Cloud),
  * instance-data (AWS), 169.254.170.2 (AWS ECS task credentials), 169.254.170.23 and [fd00:ec2::23]
  * (AWS EKS Pod Identity), 100.100.100.200 (Alibaba Cloud), 192.0.0.192 (Oracle Cloud, legacy),
- * 169.254.0.23 and metadata.tencentyun.com (Tencent Cloud).
+ * 169.254.0.23 and metadata.tencentyun.com (Tencent Cloud), metadata.goog and [fd20:ce::254]
+ * (Google Cloud, its other name and its IPv6 address), 169.254.42.42 and [fd00:42::42] (Scaleway),
+ * metadata.azure.com (Azure, as SSRF block lists name it).
  */
 const METADATA_SERVICE: readonly string[] = [
   "169.254.169.254",
@@ -155,6 +160,11 @@ const METADATA_SERVICE: readonly string[] = [
   "192.0.0.192",
   "169.254.0.23",
   "metadata.tencentyun.com",
+  "metadata.goog",
+  "[fd20:ce::254]",
+  "169.254.42.42",
+  "[fd00:42::42]",
+  "metadata.azure.com",
 ];
 
 /**
@@ -166,15 +176,45 @@ const LOOPBACK_NAMES: readonly string[] = ["localtest.me", "lvh.me", "vcap.me", 
 /** Loopback names in the default /etc/hosts of Red Hat (`localhost.localdomain`, `localhost4`, `localhost6`) and Debian (`ip6-localhost`, `ip6-loopback`). */
 const HOSTS_FILE_LOOPBACK: readonly string[] = ["localhost.localdomain", "localhost4", "localhost4.localdomain4", "localhost6", "localhost6.localdomain6", "ip6-localhost", "ip6-loopback"];
 
-/** `127.0.0.1.nip.io`, `app.169-254-169-254.sslip.io`, `a9fea9fe.nip.io`: the IPv4 address a wildcard DNS name spells (nip.io, sslip.io, xip.io resolve such names to it). */
-function spelledIPv4(host: string): string | undefined {
+/** One IPv4 address's four parts (0-255), separated by a dot or a dash (`127.0.0.1`, `169-254-169-254`). */
+const OCTET = "(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)";
+const SPELLED_IPV4_RE = new RegExp(`${OCTET}([.-])${OCTET}\\1${OCTET}\\1${OCTET}`, "g");
+
+/** `7f000001` as `127.0.0.1`. */
+const hexIPv4 = (hex: string) => [0, 2, 4, 6].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(".");
+
+/**
+ * The addresses a wildcard DNS name spells, which its service resolves it to:
+ * - `127.0.0.1.nip.io`, `app.169-254-169-254.sslip.io`, `a9fea9fe.nip.io` (nip.io, sslip.io,
+ *   xip.io, traefik.me and the like: the address before the domain);
+ * - `make-127-0-0-1-rr.1u.ms`, `make-1.1.1.1-rebind-169.254.169.254-rr.1u.ms` (1u.ms: every address
+ *   named, the second one of a rebinding pair answered after the first);
+ * - `7f000001.a9fea9fe.rbndr.us` (rbndr.us: two addresses in hex, answered by turns);
+ * - `--1.sslip.io`, `fd00-ec2--254.sslip.io` (sslip.io: an IPv6 address, `-` for `:`), as `[::1]`.
+ */
+function spelledAddresses(host: string): string[] {
+  const out: string[] = [];
+  const service = /(?:^|\.)(1u\.ms|rbndr\.us|sslip\.io)$/.exec(host)?.[1];
+  const name = service === undefined ? host : host.slice(0, -service.length - 1);
+  if (service === "1u.ms") for (const match of name.matchAll(SPELLED_IPV4_RE)) out.push(match[0].replace(/-/g, "."));
+  if (service === "rbndr.us") for (const label of name.split(".")) if (/^[0-9a-f]{8}$/.test(label)) out.push(hexIPv4(label));
+  if (service === "sslip.io") {
+    for (const label of name.split(".")) {
+      if (!label.includes("-") || !isIPv6(label.replace(/-/g, ":"))) continue;
+      try {
+        out.push(new URL(`http://[${label.replace(/-/g, ":")}]/`).hostname);
+      } catch {
+        // not an address after all
+      }
+    }
+  }
   const dotted = /(?:^|\.)((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})\.[a-z0-9-]+\.[a-z]+$/.exec(host);
-  if (dotted !== null) return dotted[1];
+  if (dotted !== null) out.push(dotted[1]!);
   const dashed = /(?:^|[.-])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:-(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})\.[a-z0-9-]+\.[a-z]+$/.exec(host);
-  if (dashed !== null) return dashed[1]!.replace(/-/g, ".");
+  if (dashed !== null) out.push(dashed[1]!.replace(/-/g, "."));
   const hex = /(?:^|[.-])([0-9a-f]{8})\.(?:nip|sslip|xip)\.io$/.exec(host);
-  if (hex !== null) return [0, 2, 4, 6].map((i) => parseInt(hex[1]!.slice(i, i + 2), 16)).join(".");
-  return undefined;
+  if (hex !== null) out.push(hexIPv4(hex[1]!));
+  return out;
 }
 
 /**
@@ -195,8 +235,11 @@ const samePlaceCache = new Map<string, readonly string[]>();
 
 function samePlaceHostsOf(host: string): string[] {
   const out = [...(SAME_PLACE[host] ?? [])];
-  const spelled = /\d/.test(host) ? spelledIPv4(host) : undefined;
-  if (spelled !== undefined) out.push(spelled, ...(SAME_PLACE[spelled] ?? []));
+  const reached = host.startsWith("[") ? tunnelledIPv4(host) : /\d/.test(host) ? spelledAddresses(host) : [];
+  for (const address of reached) {
+    const ipv4 = address.startsWith("[") ? (embeddedIPv4(address) ?? address) : address;
+    out.push(ipv4, ...(SAME_PLACE[ipv4] ?? []));
+  }
   for (const address of [host, ...out]) {
     if (/^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push("127.0.0.1", "[::1]", "localhost");
     if (METADATA_SERVICE.includes(address)) out.push(...METADATA_SERVICE);
@@ -239,10 +282,45 @@ function embeddedIPv4(address: string): string | undefined {
   return `${g6 >> 8}.${g6 & 0xff}.${g7 >> 8}.${g7 & 0xff}`;
 }
 
-/** A host as the URL parser gives it, normalised: trailing dots dropped, an IPv6 literal reaching an IPv4 address as that address. */
-function normaliseHost(hostname: string): string {
+/**
+ * The IPv4 addresses an IPv6 transition address carries, which a relay or translator on the way
+ * connects to (a deny reads the address as each of them; an allow never does): 6to4 (2002::/16,
+ * RFC 3056: the address in bits 16-47), Teredo (2001::/32, RFC 4380: the server in bits 32-63,
+ * the client in bits 96-127 inverted) and the local-use NAT64 prefix (64:ff9b:1::/48, RFC 8215:
+ * the address in the last 32 bits). Empty for any other address.
+ */
+function tunnelledIPv4(address: string): string[] {
+  const groups = ipv6Groups(address.replace(/^\[|\]$/g, ""));
+  if (groups === undefined) return [];
+  const ipv4 = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+  const [g0, g1 = 0, g2 = 0, g3 = 0, , , g6 = 0, g7 = 0] = groups;
+  if (g0 === 0x2002) return [ipv4(g1, g2)];
+  if (g0 === 0x2001 && g1 === 0) return [ipv4(g2, g3), ipv4(g6 ^ 0xffff, g7 ^ 0xffff)];
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return [ipv4(g6, g7)];
+  return [];
+}
+
+/**
+ * A host as the URL parser gives it, normalised: trailing dots dropped, an IPv6 literal reaching an
+ * IPv4 address as that address. The host of a URL whose scheme is not special (`gopher:`, `dict:`,
+ * `ldap:`, `smb:`, `tftp:`, `telnet:`, ...) is opaque to WHATWG, kept as written
+ * (`gopher://0x7f.1/` has host `0x7f.1`, `dict://LOCALHOST/` host `LOCALHOST`), while curl and the
+ * resolver read it as any host (127.0.0.1, localhost): it is read as a special scheme's host is.
+ */
+function normaliseHost(url: URL): string {
+  const hostname = url.hostname;
   if (hostname.startsWith("[")) return embeddedIPv4(hostname) ?? hostname;
+  if (hostname !== "" && !SPECIAL_SCHEMES.has(url.protocol.slice(0, -1))) return hostAsSpecial(hostname).replace(/\.+$/, "");
   return hostname.replace(/\.+$/, "");
+}
+
+/** An opaque host as a special scheme's host parser reads it (percent-decoded, lower case, IDNA, IPv4 in any notation); lower-cased as written when that parser refuses it. */
+function hostAsSpecial(hostname: string): string {
+  try {
+    return new URL(`http://${hostname}/`).hostname;
+  } catch {
+    return hostname.toLowerCase();
+  }
 }
 
 /** The host of a domain, URL or email value, normalised; undefined when it cannot be read. */
@@ -251,7 +329,7 @@ export function normaliseDomain(input: string): string | undefined {
   const bare = text.replace(/^\[|\]$/g, "");
   const url = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text)?.urls[0];
   if (url === undefined) return undefined;
-  const host = normaliseHost(url.hostname);
+  const host = normaliseHost(url);
   return host === "" ? undefined : host;
 }
 
@@ -264,7 +342,7 @@ export function domainReadings(input: string, sameHosts = false): NetReadings | 
   let doubtful = parsed.doubtful;
   const hosts = new Set<string>();
   for (const url of parsed.urls) {
-    const host = normaliseHost(url.hostname);
+    const host = normaliseHost(url);
     // A file URL reaches this machine's files (its host names no server on POSIX, an SMB share on
     // Windows): a deny reads it as localhost too (and cannot tell otherwise when it names no host),
     // an allow on a domain never holds for it.
@@ -325,7 +403,7 @@ export function urlReadings(value: string, withQuery = false, sameHosts = false)
   if (parsed === undefined) return undefined;
   const readings: string[] = [];
   for (const url of parsed.urls) {
-    const host = normaliseHost(url.hostname);
+    const host = normaliseHost(url);
     if (host === "" && url.protocol !== "file:" && SPECIAL_SCHEMES.has(url.protocol.slice(0, -1))) return undefined;
     for (const other of sameHosts ? samePlaceHosts(host) : []) readings.push(`${url.protocol}//${other}${url.port === "" ? "" : `:${url.port}`}${url.pathname}${withQuery ? url.search : ""}`);
     const origin = `${url.protocol}//${host}${url.port === "" ? "" : `:${url.port}`}`;

@@ -199,7 +199,8 @@ function unquotedReading(text: string): string | undefined {
 }
 
 /**
- * The spellings a tool might read a value as: as written, after a shell's quote removal,
+ * The spellings a tool might read a value as: as written, without a leading `@` (a file mention),
+ * after a shell's quote removal,
  * backslashes as separators, percent-decoded (repeatedly, overlong UTF-8 and `%u` escapes too), as Windows' best-fit
  * conversion reads it, after a one-pass `../` filter, cut at a NUL byte (C strings end there),
  * trimmed of surrounding white space, as Windows reads names, composed and decomposed (NFC, NFD).
@@ -212,6 +213,8 @@ function spellingsOf(value: string): Set<string> {
     if (spelling.includes("\\")) spellings.add(spelling.replace(/\\/g, "/"));
   };
   add(value);
+  // `@../x`: a file mention (Claude Code's `@file`, curl's `-d @file`, HTTPie's `field@file`) names `../x`.
+  if (value.startsWith("@") && value.length > 1) add(value.slice(1));
   if (/['"\\]/.test(value)) {
     const unquoted = unquotedReading(value);
     if (unquoted !== undefined) add(unquoted);
@@ -360,10 +363,17 @@ function lexicalReadings(value: string, base: string): PathReadings {
       if (normal === ".." || normal.startsWith("../") || relative === undefined) escapes = true;
     }
     const places = [absolute];
-    // The kernel follows /proc/<pid>/root and /proc/<pid>/cwd before it reads a `..` after them.
-    for (const form of special ? [absolute, spelling.replace(/\/+/g, "/").replace(/\/\.(?=\/|$)/g, "")] : []) {
+    // The kernel follows /proc/<pid>/root and /proc/<pid>/cwd before it reads a `..` after them,
+    // and again for each one the place they lead to starts with (`/proc/self/root/proc/self/root/x`).
+    const forms = special ? [absolute, spelling.replace(/\/+/g, "/").replace(/\/\.(?=\/|$)/g, "")] : [];
+    for (let i = 0; i < forms.length && i < 16; i++) {
+      const form = forms[i]!;
       const proc = PROC_LINK_RE.exec(form);
-      if (proc !== null) places.push(posix.resolve(proc[1] === "root" ? "/" : base, `.${form.slice(proc[0].length)}`));
+      if (proc === null) continue;
+      const place = posix.resolve(proc[1] === "root" ? "/" : base, `.${form.slice(proc[0].length)}`);
+      places.push(place);
+      forms.push(place);
+      if (OPEN_FILE_RE.test(place)) unreadable = true; // `/proc/self/root/dev/fd/3`: an open file all the same
     }
     for (const place of places) if (!readings.some((reading) => reading.absolute === place)) readings.push({ absolute: place, relative: relativeTo(base, place) });
   }
