@@ -5,7 +5,7 @@ import { Runnable } from "@langchain/core/runnables";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
 import { threadIdOf } from "./audit-trail.js";
-import { exitStep, throwIfLimitStopped, finishTurn, inPlanOrder, limitEndMessages, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
+import { exitStep, throwIfLimitStopped, finishTurn, inPlanOrder, limitEndMessages, ledgerKeyFor, limitsMayEndRun, reviewModelTurn, rulesOf, runBatches, runCall, startRunIfNew } from "./engine.js";
 import { auditCarriedBy, executionLedger, ProcessLedger } from "./ledger-claim.js";
 import type { AuditRecord } from "../audit/types.js";
 import type { CallSlot } from "./engine.js";
@@ -15,7 +15,8 @@ import type { GuardLike } from "./accept.js";
 import { forcedToolFor, callModel } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
 import { hasForeignAnswer, heldForApproval, inputAfterWaiting, screenRunInput } from "./approval/screening.js";
-import { settleLateAnswer } from "./answer-race.js";
+import { hasNullResume, settleLateAnswer } from "./answer-race.js";
+import { toolAskedIn } from "./execute.js";
 import { answerAbortedTurn } from "./aborted-turn.js";
 import { GuardedAgentState } from "./state.js";
 import type { GuardedAgentStateType, GuardedAgentUpdate, GuardState, ReviewedCall, TurnPlan } from "./state.js";
@@ -161,7 +162,7 @@ function reviewNode(guard: Guard): Node {
       if (screened) return { messages: screened.update, guard: { ...state.guard, approvals: screened.approvals, next: "agent" }, guardResults: null };
     }
     const g = settled(guard, state);
-    const reviewed = await reviewModelTurn(guard, g, state.messages, config, true);
+    const reviewed = await reviewModelTurn(guard, g, state.messages, config, { routeBack: true });
     if (!reviewed) return { guard: g, guardResults: null };
     const approvals = reviewed.approvals;
     // A resume that did not fit: this step ends with the error in the state; the calls are still open, so review runs again and asks again.
@@ -206,12 +207,16 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
     // With a ledger that carries the audit, the decisions of calls that run commit with their claims.
     const deferred: AuditRecord[] | undefined = auditCarriedBy(guard, ledger) ? [] : undefined;
     if (g.turn !== null) {
-      // The turn was approved in the review step: an answer that reached the thread since then is told it was superseded (answer-race.ts).
-      const late = await settleLateAnswer(guard, g.approvals, state.messages, { threadId: threadIdOf(config), runId: g.runId }, config);
+      // The turn was approved in the review step: an answer that reached the thread since then is told
+      // it was superseded (answer-race.ts). Not a resume for a tool of the turn that asked the user
+      // (LangGraph's interrupt in this task): that one is the tool's.
+      const turn = g.turn;
+      const toolWaits = hasNullResume(config) && (await toolAskedIn(ledger, turn.batches.flat().map((id) => ledgerKeyFor(threadIdOf(config), rulesOf(guard, g).run, id))));
+      const late = toolWaits ? undefined : await settleLateAnswer(guard, g.approvals, state.messages, { threadId: threadIdOf(config), runId: g.runId }, config);
       if (late) g = { ...g, approvals: late };
     }
     if (g.turn === null) {
-      const reviewed = await reviewModelTurn(guard, g, state.messages, config, true, true, deferred);
+      const reviewed = await reviewModelTurn(guard, g, state.messages, config, { routeBack: true, partial: true }, deferred);
       if (!reviewed) return { guard: { ...g, next: "agent" } };
       if ((reviewed.retry || reviewed.limitError) && deferred && deferred.length > 0) await guard.options.audit?.write(deferred);
       // Someone must decide: the approval state records what waits; the review node asks.

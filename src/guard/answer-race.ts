@@ -141,6 +141,12 @@ interface NullResumePad {
   consumeNullResume?: () => unknown;
 }
 
+/** Whether LangGraph hands this task a resume that no interrupt of it has taken yet. */
+export function hasNullResume(config: LangGraphRunnableConfig | undefined): boolean {
+  const pad = config?.configurable?.__pregel_scratchpad as NullResumePad | undefined;
+  return pad !== undefined && pad !== null && typeof pad === "object" && pad.nullResume !== undefined;
+}
+
 /**
  * An answer that reached the thread after the approval it answers was settled: another answer was
  * applied and its calls ran, and the run that applied it had not ended yet (two processes without the
@@ -158,8 +164,8 @@ export async function settleLateAnswer(
   turn: { threadId: string; runId: string },
   config: LangGraphRunnableConfig | undefined,
 ): Promise<ApprovalState | undefined> {
-  const pad = config?.configurable?.__pregel_scratchpad as NullResumePad | undefined;
-  if (pad === undefined || pad === null || typeof pad !== "object" || pad.nullResume === undefined) return undefined;
+  if (!hasNullResume(config)) return undefined;
+  const pad = config?.configurable?.__pregel_scratchpad as NullResumePad;
   // Calls wait for a human (asked again after a refused or partial answer): the resume is theirs, the step that asks takes it.
   if ((approvals?.pending?.callIds.length ?? 0) > 0) return undefined;
   const raw = typeof pad.consumeNullResume === "function" ? pad.consumeNullResume() : pad.nullResume;

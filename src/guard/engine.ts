@@ -176,10 +176,10 @@ export async function reviewModelTurn(
   g: GuardState,
   messages: readonly BaseMessage[],
   config: LangGraphRunnableConfig | undefined,
-  routeBack: ApprovalStepOptions["routeBack"] = false,
-  partial: ApprovalStepOptions["partial"] = routeBack,
+  approval: Pick<ApprovalStepOptions, "routeBack" | "partial" | "ledger"> = {},
   deferDecisions?: AuditRecord[],
 ): Promise<ReviewedModelTurn | undefined> {
+  const { routeBack = false, partial = routeBack, ledger } = approval;
   const ai = lastAIMessage(messages);
   if (!ai) return undefined;
   const threadId = threadIdOf(config);
@@ -191,7 +191,7 @@ export async function reviewModelTurn(
   // Review reads the thread's messages (provenance conditions); the context kept for execution does not carry them.
   let reviewed: Awaited<ReturnType<typeof reviewTurnWithApproval>>;
   try {
-    reviewed = await reviewTurnWithApproval(guard, rules, calls, { threadId, runId: g.runId, messageId, messages }, config, { approvals: g.approvals, routeBack, partial }, deferDecisions);
+    reviewed = await reviewTurnWithApproval(guard, rules, calls, { threadId, runId: g.runId, messageId, messages }, config, { approvals: g.approvals, routeBack, partial, ledger }, deferDecisions);
   } catch (error) {
     if (!(error instanceof ToolCallLimitError)) throw error;
     return limitStopTurn(guard, g, ai, ctx, calls, error);
@@ -343,14 +343,14 @@ async function runAuthorized(
   call: ReviewedCall,
   slot: CallSlot,
   config: LangGraphRunnableConfig | undefined,
-  options: RunOptions & { first?: "claimed" | "done" | "busy" | undefined; carried?: boolean; key?: string },
+  options: RunOptions & { first?: "claimed" | "done" | "busy" | undefined; carried?: boolean; key?: string; alone?: boolean },
 ): Promise<ExecutedCall> {
   const { outcomes, ledger = guard.options.ledger } = options;
   const key = options.key ?? ledgerKeyFor(slot.ctx.threadId, slot.base.run, call.id);
   options.keys?.push(key);
   // When the ledger carries the audit, a success's outcome record commits with its completion.
   const outcome = options.carried ? (status: string) => outcomeRecord(guard, slot.ctx, call, status) : undefined;
-  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config, ledger, { first: options.first, outcome });
+  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config, ledger, { first: options.first, outcome, alone: options.alone });
   if (executed.outcomeAudited) return executed;
   // In one task, a batch's outcomes go to the sink in one append (the caller writes `outcomes`).
   if (!outcomes) await auditOutcome(guard, slot.ctx, call, executed.result.status);
@@ -411,7 +411,7 @@ export async function runBatches(
       starts.map(({ call, refused }) => {
         if (refused) return refuseAtStart(guard, slot, refused);
         const at = claimed.findIndex((s) => s.call === call);
-        return runAuthorized(guard, call, slot, config, { outcomes, ledger, keys, carried, first: firsts?.[at], key: claimKeys[at] });
+        return runAuthorized(guard, call, slot, config, { outcomes, ledger, keys, carried, first: firsts?.[at], key: claimKeys[at], alone: starts.length === 1 });
       }),
     );
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");

@@ -1,6 +1,6 @@
 import { ToolMessage, isBaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { isGraphBubbleUp } from "@langchain/langgraph";
+import { isGraphBubbleUp, isGraphInterrupt } from "@langchain/langgraph";
 import { GUARD_SIGNAL_KEY, directRunOf, isGuardedTool } from "../tools/define-tool.js";
 import { CallAbortError, abortCauseOf, describeAbort, joinBatch, timeoutSignal } from "./abort.js";
 import type { Guard } from "./guard.js";
@@ -8,6 +8,7 @@ import type { CallResult, ReviewedCall } from "./state.js";
 import { claimCall } from "./ledger-claim.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
 import { truncateResult } from "./truncate.js";
+import { interruptCount, skipAnsweredInterrupts } from "./interrupt-count.js";
 import { commandResultError } from "../tools/command-result.js";
 import type { AuditRecord } from "../audit/types.js";
 import { execution, refusals } from "../messages/index.js";
@@ -89,7 +90,12 @@ export async function executeCall(
   idempotencyKey: string,
   config: LangGraphRunnableConfig | undefined,
   ledger: ExecutionLedgerView | undefined = guard.options.ledger,
-  batchClaim?: { first: "claimed" | "done" | "busy" | undefined; outcome?: ((status: CallResult["status"]) => AuditRecord) | undefined },
+  batchClaim?: {
+    first: "claimed" | "done" | "busy" | undefined;
+    outcome?: ((status: CallResult["status"]) => AuditRecord) | undefined;
+    /** The call runs alone in its task (a batch of one): the interrupts it asks are counted and kept with its result (interrupt-count.ts). */
+    alone?: boolean | undefined;
+  },
 ): Promise<ExecutedCall> {
   const tool = guard.tool(call.name);
   const spec = guard.spec(call.name);
@@ -101,7 +107,7 @@ export async function executeCall(
   if (claim.kind === "aborted") {
     return finish("cancelled", execution.didNotRun(call.name, describeAbort({ kind: "run" })));
   }
-  if (claim.kind === "done") return fromLedger(claim.recorded, finish);
+  if (claim.kind === "done") return fromLedger(claim.recorded, finish, config);
 
   const batch = joinBatch(batchKey, config?.signal);
   const waitSignal = batch.signal;
@@ -133,6 +139,8 @@ export async function executeCall(
     // Run directly, nothing reads this signal (the tool's own is in `configurable`): one that never fires serves every call.
     toolConfig.signal = direct ? NEVER_ABORTED : guarded ? new AbortController().signal : signal;
     toolConfig.configurable = configurable;
+    // The task's interrupt count before the tool runs: what it asks is kept with its result.
+    const asking = batchClaim?.alone === true ? interruptCount(config) : undefined;
     let invocation: Promise<unknown>;
     try {
       invocation = direct ? direct(call.args, toolConfig) : tool.invoke(toolCall, toolConfig);
@@ -151,6 +159,8 @@ export async function executeCall(
       executed = classify(guard, call, settled, signal, finish);
     } catch (error) {
       await claim.interrupted();
+      // The tool asked the user (LangGraph's interrupt): the next resume of this task is its answer (toolAskedIn).
+      if (isGraphInterrupt(error)) await ledger?.complete(toolAskedKey(idempotencyKey), "1");
       throw error;
     }
     if (executed.result.status === "error" && spec.cancelSiblingsOnError && !signal.aborted) {
@@ -173,13 +183,30 @@ export async function executeCall(
     const success = executed.result.status === "success";
     // A success's outcome record commits with its completion when the ledger carries the audit.
     const outcome = success ? batchClaim?.outcome?.(executed.result.status) : undefined;
-    const { outcomeAudited } = await claim.settle(success, success ? JSON.stringify({ content: executed.message.content }) : undefined, outcome);
+    const asked = asking === undefined ? 0 : (interruptCount(config) ?? asking) - asking;
+    const recorded = asked > 0 ? { content: executed.message.content, interrupts: asked } : { content: executed.message.content };
+    const { outcomeAudited } = await claim.settle(success, success ? JSON.stringify(recorded) : undefined, outcome);
     return outcomeAudited ? { message: executed.message, result: executed.result, outcomeAudited: true } : executed;
   } finally {
     timeout.clear();
     freeSlot();
     batch.leave();
   }
+}
+
+/** Where the ledger notes that a call's tool asked the user with LangGraph's interrupt. */
+function toolAskedKey(idempotencyKey: string): string {
+  return `${idempotencyKey}\u0000asked`;
+}
+
+/**
+ * Whether a tool of these calls (their ledger keys) asked the user with LangGraph's interrupt: a
+ * resume that reaches their task then answers the tool, and is not an approval's late answer.
+ */
+export async function toolAskedIn(ledger: ExecutionLedgerView | undefined, keys: readonly string[]): Promise<boolean> {
+  if (!ledger) return false;
+  const asked = await Promise.all(keys.map((key) => ledger.result(toolAskedKey(key))));
+  return asked.some((value) => value !== undefined);
 }
 
 /** The signal of a guarded tool's run config when it runs directly: its controller is never reachable, so it never fires. */
@@ -249,11 +276,14 @@ function asToolMessage(output: unknown, call: ReviewedCall): ToolMessage {
 function fromLedger(
   recorded: string,
   finish: (status: CallResult["status"], content: string) => ExecutedCall,
+  config: LangGraphRunnableConfig | undefined,
 ): ExecutedCall {
   let content = recorded;
   try {
-    const parsed = JSON.parse(recorded) as { content?: unknown };
+    const parsed = JSON.parse(recorded) as { content?: unknown; interrupts?: unknown };
     content = typeof parsed.content === "string" ? parsed.content : JSON.stringify(parsed.content);
+    // Not run again: the interrupts it asked (and had answered) are passed over in this task's count.
+    if (typeof parsed.interrupts === "number") skipAnsweredInterrupts(config, parsed.interrupts);
   } catch {
     // a plain-text record is its own content
   }

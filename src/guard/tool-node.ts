@@ -90,7 +90,7 @@ async function runGuardedTools(
   if (hasForeignAnswer(g.approvals, input.messages, { unreviewed: true })) {
     const screened = await screenRunInput(guard, g.approvals, input.messages, { threadId: threadIdOf(config), runId: g.runId }, config, { unreviewed: true });
     // The whole list is written again (the refusals go right after the model message): a Command's update.
-    if (screened) return new Command({ update: { messages: screened.update, guard: { ...g, approvals: screened.approvals } } });
+    if (screened) return new Command({ update: { messages: screened.update, guard: { ...g, approvals: screened.approvals, next: "agent" } } });
   }
   // Partial answers: calls left unanswered stay open and this node comes back for them (by its name in the graph).
   const self = config?.metadata?.langgraph_node;
@@ -107,7 +107,7 @@ async function runGuardedTools(
   if (noted) noteRunningTurn(guard, noted, rulesOf(guard, g).run, ledger);
   let reviewed: Awaited<ReturnType<typeof reviewModelTurn>>;
   try {
-    reviewed = await reviewModelTurn(guard, g, turnMessages, config, false, typeof self === "string", deferred);
+    reviewed = await reviewModelTurn(guard, g, turnMessages, config, { partial: typeof self === "string", ledger }, deferred);
   } catch (error) {
     if (noted && isGraphInterrupt(error)) forgetRunningTurn(guard, noted);
     throw error;

@@ -23,6 +23,10 @@ export function resumeMatchRefused(detail: string): string {
   return `invalid approval resume: ${detail}`;
 }
 
+/** The calls waiting for a human changed after the reviewer was asked (a client's state update): the answer decided nothing. */
+export const callsChangedRefused =
+  "the calls waiting for approval were changed after you were asked (a state update rewrote their tool, arguments or number), so your answer was not applied to them; these are the calls as they are now";
+
 export const decisionText = {
   staleResume: "the resume names no pending interrupt of this request (it is keyed by another interrupt id); answer the pending request",
   none: (listing: string) => `no decisions given; pending calls: [${listing}]`,

@@ -8,6 +8,7 @@ import { withEditedCalls } from "../guard/turn.js";
 import { lastAIMessage } from "../guard/last-ai-message.js";
 import { hasForeignAnswer, inputAfterWaiting, screenRunInput } from "../guard/approval/screening.js";
 import { threadIdOf } from "../guard/audit-trail.js";
+import type { ExecutionLedgerView } from "../guard/interfaces.js";
 
 interface AfterModelUpdate {
   messages?: BaseMessage[];
@@ -28,7 +29,7 @@ interface TurnState {
  * approved ones; a reject answers only its own call. When nothing may run, the model goes again.
  * A message without tool calls goes to the RequiredForExit escalation.
  */
-export async function afterModelTurn(guard: Guard, state: TurnState, config: LangGraphRunnableConfig | undefined): Promise<AfterModelUpdate | undefined> {
+export async function afterModelTurn(guard: Guard, state: TurnState, config: LangGraphRunnableConfig | undefined, ledger?: ExecutionLedgerView): Promise<AfterModelUpdate | undefined> {
   const ai = lastAIMessage(state.messages);
   if (!ai) return undefined;
   if ((ai.tool_calls ?? []).length === 0) {
@@ -42,7 +43,7 @@ export async function afterModelTurn(guard: Guard, state: TurnState, config: Lan
   // step has routed the turn. New input that reached the waiting step through a state update: it
   // decides nothing (the model step refuses the waiting calls, now or at the thread's next input).
   if (state.guard.approvals?.reviewed?.messageId === ai.id || inputAfterWaiting(state.guard.approvals, state.messages, { unreviewed: true })) return { jumpTo: "end" };
-  return reviewOpenCalls(guard, state, config, ai);
+  return reviewOpenCalls(guard, state, config, ai, ledger);
 }
 
 /**
@@ -57,6 +58,7 @@ export async function reviewOpenCalls(
   state: TurnState,
   config: LangGraphRunnableConfig | undefined,
   ai: AIMessage | undefined = lastAIMessage(state.messages),
+  ledger?: ExecutionLedgerView,
 ): Promise<AfterModelUpdate | undefined> {
   if (!ai) return undefined;
   // A client's state update answered calls that wait for the guard (a ToolMessage in Command({ update })):
@@ -67,7 +69,7 @@ export async function reviewOpenCalls(
       return { messages: screened.update, guard: { ...state.guard, approvals: screened.approvals, turn: null, forcedTool: null, next: "agent" }, guardResults: null, jumpTo: "model" as const };
     }
   }
-  const reviewed = await reviewModelTurn(guard, state.guard, state.messages, config, false, true);
+  const reviewed = await reviewModelTurn(guard, state.guard, state.messages, config, { partial: true, ledger });
   if (!reviewed) return undefined;
   if (reviewed.limitError) {
     // A limit with exitBehavior "error": every call answered now; through the (empty) tools step to

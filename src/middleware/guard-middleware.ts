@@ -102,7 +102,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
         if (waitingCalls(settled).length > 0) {
           // A partial answer left calls of the turn waiting: they are reviewed and asked again now;
           // the calls answered then are dispatched (or, if none runs, the model goes on).
-          const again = await reviewOpenCalls(guard, { messages: state.messages, guard: settled }, config);
+          const again = await reviewOpenCalls(guard, { messages: state.messages, guard: settled }, config, undefined, executionLedger(guard, processLedger, config));
           if (!again) return { guard: { ...settled, turn: null, next: "agent" as const }, guardResults: null };
           const { jumpTo: after, ...update } = again;
           // "model" is where beforeModel goes anyway; otherwise the answered calls are dispatched first.
@@ -141,7 +141,10 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
 
     afterModel: {
       canJumpTo: ["model", "end", "tools"],
-      hook: (state, runtime) => afterModelTurn(guard, state, { configurable: runtime.configurable, signal: runtime.signal, writer: runtime.writer }),
+      hook: (state, runtime) => {
+        const config = { configurable: runtime.configurable, signal: runtime.signal, writer: runtime.writer };
+        return afterModelTurn(guard, state, config, executionLedger(guard, processLedger, config));
+      },
     },
 
     wrapToolCall: (request) => guardToolCall(guard, gate, processLedger, request),

@@ -121,13 +121,17 @@ export async function screenRunInput(
     if (aborted) return { ...aborted, approvals: { ...(approvals ?? emptyApprovalState()), refused: null, pending: null, reviewed: { messageId: unreviewed.messageId } } };
   }
   const index = messages.findLastIndex(
-    (m) => AIMessage.isInstance(m) && (m.tool_calls ?? []).some((c) => c.id !== undefined && waiting.callIds.includes(c.id)),
+    (m) => AIMessage.isInstance(m) && (m.id === waiting.messageId || (m.tool_calls ?? []).some((c) => c.id !== undefined && waiting.callIds.includes(c.id))),
   );
   const ai = messages[index];
   if (index < 0 || !ai || !AIMessage.isInstance(ai)) return undefined;
   // The model step runs while calls wait only when a client sent input instead of an answer
   // (user text, ToolMessages, or a state update): whatever came, the waiting calls are settled here.
   const tail = messages.slice(index + 1);
+  // The calls that wait, and any call a state update added to their message since (it has no
+  // ToolMessage, and the guard never reviewed it): all are refused, so none is left unanswered.
+  const answeredInTail = new Set(tail.flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])));
+  const settles = new Set([...waiting.callIds, ...(ai.tool_calls ?? []).flatMap((c) => (c.id !== undefined && !answeredInTail.has(c.id) ? [c.id] : []))]);
   const foreign = new Map<string, ToolMessage>();
   for (const m of tail) {
     if (ToolMessage.isInstance(m) && waiting.callIds.includes(m.tool_call_id)) foreign.set(m.tool_call_id, m);
@@ -136,7 +140,7 @@ export async function screenRunInput(
   const refusals: ToolMessage[] = [];
   const records = [];
   for (const call of ai.tool_calls ?? []) {
-    if (call.id === undefined || !waiting.callIds.includes(call.id)) continue;
+    if (call.id === undefined || !settles.has(call.id)) continue;
     const risk = guard.riskOf(call.name);
     const dropped = foreign.get(call.id);
     const reason = dropped ? foreignAnswerReason(quote(dropped.content)) : supersededReason;

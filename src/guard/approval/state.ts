@@ -1,4 +1,5 @@
 import type { ApproverRecord } from "../../principal/approvers.js";
+import { sha256Hex } from "../../sha256.js";
 
 // ─── the approval state ───────────────────────────────────────────────────────────────────────
 
@@ -11,7 +12,7 @@ export interface ApprovalState {
    * the guard has not answered yet), recorded before the interrupt is raised (graphs that route back
    * only): at run start, new input finds them here, so no ToolMessage of the input is taken as their result.
    */
-  pending?: { messageId: string; callIds: string[] } | null | undefined;
+  pending?: WaitingCalls | null | undefined;
   /** The model message whose review last completed (its decisions were written with the turn): at run start, a later one with open calls was never answered by the guard. */
   reviewed?: { messageId: string } | null | undefined;
   /** Standing decisions ("don't ask again"), checkpointed with the thread; see `stickyDecisions`. */
@@ -53,8 +54,44 @@ export function emptyApprovalState(): ApprovalState {
   return { refused: null, pending: null, sticky: [] };
 }
 
-export function samePending(a: ApprovalState["pending"], b: { messageId: string; callIds: string[] }): boolean {
-  return a !== null && a !== undefined && a.messageId === b.messageId && a.callIds.join("\u0000") === b.callIds.join("\u0000");
+/** The open calls of a turn that wait for a human, as recorded before the interrupt is raised. */
+export interface WaitingCalls {
+  messageId: string;
+  callIds: string[];
+  /**
+   * What the calls were when they were recorded (`callsDigest` of their ids, names and arguments):
+   * a human's answer decides the calls the reviewer was shown, so calls rewritten after that (a
+   * client's state update, with or without the resume in the same command) are asked again.
+   * Absent in checkpoints older than it.
+   */
+  digest?: string | undefined;
+}
+
+export function samePending(a: ApprovalState["pending"], b: WaitingCalls): boolean {
+  return a !== null && a !== undefined && a.messageId === b.messageId && a.callIds.join("\u0000") === b.callIds.join("\u0000") && (a.digest === undefined || a.digest === b.digest);
+}
+
+/** The same message's calls were recorded waiting, and they have changed since (names, arguments or which calls). */
+export function callsChangedSince(a: ApprovalState["pending"], b: WaitingCalls): boolean {
+  return a !== null && a !== undefined && a.messageId === b.messageId && !samePending(a, b);
+}
+
+/** A digest of calls' ids, names and arguments: the same for the same calls, whatever the order of keys in their arguments. */
+export function callsDigest(calls: readonly { id: string; name: string; args: unknown }[]): string {
+  return sha256Hex(calls.map((c) => sortedJson([c.id, c.name, c.args])).join("\n"));
+}
+
+/** JSON text with object keys sorted at every depth (undefined values dropped, as JSON drops them). */
+function sortedJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(",")}]`;
+  const entries = Object.keys(value)
+    .sort()
+    .flatMap((key) => {
+      const item = (value as Record<string, unknown>)[key];
+      return item === undefined ? [] : [`${JSON.stringify(key)}:${sortedJson(item)}`];
+    });
+  return `{${entries.join(",")}}`;
 }
 
 /** What the losing answer's run reports (`guard.approvals.superseded`, read with `supersededAnswer`). */

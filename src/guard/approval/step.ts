@@ -1,7 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { interrupt } from "@langchain/langgraph";
 import { auditId } from "../../audit/record.js";
-import { resumeMatchRefused } from "../../messages/approval.js";
+import { callsChangedRefused, resumeMatchRefused } from "../../messages/approval.js";
 import { approvalDescription, approvalNotes, refusals } from "../../messages/index.js";
 import { decisionContextOf } from "../../provenance/context.js";
 import type { RuleState } from "../../rules/types.js";
@@ -10,6 +10,7 @@ import { auditDecisions } from "../audit-trail.js";
 import type { TurnContext } from "../audit-trail.js";
 import type { Guard } from "../guard.js";
 import type { RawToolCall } from "../review.js";
+import type { ExecutionLedgerView } from "../interfaces.js";
 import type { ReviewedCall } from "../state.js";
 import { approverOf } from "./approver.js";
 import { emitRefused, emitReviewEvents, recordHuman, reviewEvent, writerOf } from "./events.js";
@@ -18,7 +19,7 @@ import type { ReviewSettings } from "./interrupt-on.js";
 import { approvalRequest } from "./payload.js";
 import { ApprovalResumeError, matchDecisions, ResumeSchema, resumeSchemaFor } from "./resume.js";
 import type { ApprovalResume } from "./resume.js";
-import { emptyApprovalState, samePending } from "./state.js";
+import { callsChangedSince, callsDigest, emptyApprovalState, samePending } from "./state.js";
 import type { ApprovalState, StickyDecision } from "./state.js";
 import { applyStanding, stickyFor } from "./sticky.js";
 import { approverGateOf, auditApproverRefusal, reviewConfigOf, settleApprovals } from "./approvers.js";
@@ -61,6 +62,14 @@ export interface ApprovalStepOptions {
    * refused value goes with the step and nothing is left to replay.
    */
   partial?: boolean;
+  /**
+   * Where the calls a human is asked about are noted before the interrupt, when the caller does not
+   * record them in the checkpoint first (no `routeBack`): the execution ledger. On resume, calls that
+   * changed since they were asked (a client's state update, alone or in the Command that carries the
+   * answer) are not decided by the answer: they are asked again. Without a ledger the approval state
+   * is the only record (a partial or refused answer writes it).
+   */
+  ledger?: ExecutionLedgerView | undefined;
 }
 
 /**
@@ -98,10 +107,14 @@ export async function resolveApprovals(
   };
   const settled: ApprovalState = { refused: null, pending: null, sticky: standing, reviewed: { messageId: ctx.messageId }, ...kept };
   // Every open call of the turn waits while the human decides (the guard has answered none of them yet).
-  const waiting = { messageId: ctx.messageId, callIds: calls.map((c) => c.id) };
+  // What they are is recorded with them: an answer decides the calls the reviewer was shown.
+  const waiting = { messageId: ctx.messageId, callIds: calls.map((c) => c.id), digest: callsDigest(calls) };
   if (pending.length > 0 && (options.routeBack === true || (partial && gate?.mustRecord(pending) === true)) && (!samePending(approvals.pending, waiting) || gate?.mustRecord(pending) === true)) {
     // Record what waits for a human in the checkpoint first; the next review step raises the interrupt.
-    return { calls: [...reviewed], approvals: { refused: approvals.refused ?? null, pending: waiting, sticky: standing, ...kept, ...gate?.state(pending) }, retry: true };
+    // Calls of this message recorded before and rewritten since (a client's state update, alone or in
+    // the Command that carries the answer): the answer is not taken for them; they are asked again, saying why.
+    const refused = callsChangedSince(approvals.pending, waiting) ? { messageId: ctx.messageId, error: callsChangedRefused } : (approvals.refused ?? null);
+    return { calls: [...reviewed], approvals: { refused, pending: waiting, sticky: standing, ...kept, ...gate?.state(pending) }, retry: true };
   }
   emitReviewEvents(ctx, reviewed, config);
   const afterStanding = await applyStanding(guard, reviewed, byStanding, ctx, config);
@@ -120,6 +133,10 @@ export async function resolveApprovals(
   const argsSchemaOf = (name: string) => schemaByName.get(name);
   const shownError = approvals.refused?.messageId === ctx.messageId ? approvals.refused.error : undefined;
   const responseSchema = resumeSchemaFor(pending, allowed, { partial, config, gate });
+  // What the reviewer is shown: recorded in the approval state, else noted in the ledger (first note wins).
+  const recordedShown = approvals.pending?.messageId === ctx.messageId ? approvals.pending.digest : undefined;
+  const shownKey = askedKey(ctx, state.run);
+  if (recordedShown === undefined && options.ledger !== undefined) await options.ledger.complete(shownKey, waiting.digest);
   let raw: unknown;
   let error = shownError;
   for (;;) {
@@ -143,6 +160,13 @@ export async function resolveApprovals(
       // the refused value to this task's resume values; the next interrupt has the same id as the
       // first and waits for the next answer (GraphInterrupt ends the task).
     }
+  }
+  // The calls changed since the reviewer was shown them: the answer decides nothing; they are asked
+  // again in a new step (which drops this answer), saying why.
+  const shown = recordedShown ?? (options.ledger !== undefined ? await options.ledger.result(shownKey) : undefined);
+  if (shown !== undefined && shown !== waiting.digest) {
+    emitRefused(ctx, pending, callsChangedRefused, config);
+    return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error: callsChangedRefused }, pending: waiting, sticky: standing, ...kept, ...gate?.state() }, retry: true };
   }
   const resume = ResumeSchema.parse(raw) as ApprovalResume;
   const own = matchDecisions(pending, resume, allowed, { partial });
@@ -198,11 +222,12 @@ export async function resolveApprovals(
   await auditDecisions(guard, ctx, edits);
   for (const edit of edits) writer?.(reviewEvent(ctx, edit));
   // Partial answer: the calls left unanswered are still waiting (review asks again after the others ran).
-  const left = pending.filter((c) => !match.decisions.has(c.id)).map((c) => c.id);
+  const leftIds = new Set(pending.filter((c) => !match.decisions.has(c.id)).map((c) => c.id));
+  const left = calls.filter((c) => leftIds.has(c.id));
   const sticky = [...standing, ...added.filter((a) => !standing.some((s) => s.id === a.id))];
   const after: ApprovalState = {
     refused: null,
-    pending: left.length > 0 ? { messageId: ctx.messageId, callIds: left } : null,
+    pending: left.length > 0 ? { messageId: ctx.messageId, callIds: left.map((c) => c.id), digest: callsDigest(left) } : null,
     sticky,
     reviewed: { messageId: ctx.messageId },
     ...kept,
@@ -211,6 +236,11 @@ export async function resolveApprovals(
     ...gate?.state(),
   };
   return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: after, retry: false };
+}
+
+/** The ledger key under which the calls first shown to a reviewer for a model message are noted. */
+function askedKey(ctx: TurnContext, run: number): string {
+  return auditId([ctx.threadId, `run${run}`, ctx.messageId, "approval-asked"]);
 }
 
 async function reviewEdit(
