@@ -116,14 +116,17 @@ describe.each(ENTRIES)("%s", (entry) => {
       // Only the call the reviewer saw, as it was shown, may run: the rewritten ones are asked again.
       expect(ran.filter((r) => !r.startsWith("deploy web staging"))).toEqual([]);
       const request = pendingApproval(out);
-      const messages = messagesOf(out);
-      if (request === undefined) {
-        // Answered without running: every call has exactly one ToolMessage and none ran.
-        expect(unanswered(messages)).toEqual([]);
-        for (const count of Object.values(answersPerCall(messages))) expect(count).toBe(1);
-      } else {
-        expect(request.actionRequests.length).toBeGreaterThan(0);
-      }
+      if (request === undefined) throw new Error("the rewritten calls were not asked again");
+      // Asked again, as the calls are now, with the reason the answer was not applied.
+      expect(request.actionRequests.map((a) => a.args)).toEqual((rewrite(ai).tool_calls ?? []).map((c) => c.args));
+      expect(request.actionRequests[0]?.description).toBe(
+        `Your last answer was refused and nothing was done: the calls waiting for approval were changed after you were asked (a state update rewrote their tool, arguments or number), so your answer was not applied to them; these are the calls as they are now. Answer again. ${request.actionRequests[0]?.name} needs approval by rule risk:high: no permission rule matched ${request.actionRequests[0]?.name}; high risk tools are asked about by default.`,
+      );
+      // Then an approval of what is shown runs exactly that.
+      const done = await graph.invoke(resume({ decisions: approveAll(rewrite(ai)) }), config);
+      expect(pendingApproval(done)).toBeUndefined();
+      expect(unanswered(messagesOf(done))).toEqual([]);
+      expect(ran.length).toBe((rewrite(ai).tool_calls ?? []).length);
     });
 
     it.each(rewrites)("updateState with %s, then approve: the rewritten calls are asked again", async (_label, rewrite) => {
