@@ -9,9 +9,14 @@
 //   arguments, a new tool, an added call) in the same command as the approval: the approval was
 //   given for what the reviewer was shown, so the rewritten calls are reviewed and asked again;
 // - `updateState` rewriting or adding a call to the waiting message, then an approval.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { AIMessage } from "@langchain/core/messages";
 import { Command, interrupt } from "@langchain/langgraph";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { openCheckpointer } from "../src/storage/checkpointer.js";
+import { openLedger } from "../src/storage/ledger.js";
 import { z } from "zod";
 import { pendingApproval } from "../src/guard/approval/payload.js";
 import { defineTool } from "../src/tools/define-tool.js";
@@ -147,5 +152,64 @@ describe.each(ENTRIES)("%s", (entry) => {
       for (const count of Object.values(answersPerCall(messages))) expect(count).toBe(1);
       expect(ran.filter((r) => !r.startsWith("deploy web staging"))).toEqual([]);
     });
+  });
+});
+
+// The same on durable storage: the SQLite checkpointer with the guard's ledger in the same file, where
+// GuardedToolNode and guardMiddleware note the calls they ask about and the interrupts a call asked.
+describe.each(ENTRIES)("%s on SQLite with the guard's ledger", (entry) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "gg-binding-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let n = 0;
+  async function durable() {
+    const spec = `sqlite:${path.join(dir, `t${n++}.db`)}`;
+    const opened = await openCheckpointer(spec);
+    const ledger = await openLedger(spec);
+    return { checkpointer: opened.checkpointer, guard: { ledger }, close: () => opened.close() };
+  }
+
+  it("Command({ update, resume }) with new arguments: asked again, then the approval runs what was shown", async () => {
+    const store = await durable();
+    try {
+      const ran: string[] = [];
+      const { graph } = build(entry, { tools: [deployTool(ran)], replies: [[{ name: "deploy", args: { service: "web" }, id: "d1" }], "done"], checkpointer: store.checkpointer, guard: store.guard });
+      const config = newThread("durable-rewrite");
+      await graph.invoke(say("deploy web"), config);
+      const state = await graph.getState(config);
+      const ai = messagesOf(state.values).findLast((m) => AIMessage.isInstance(m)) as AIMessage;
+      const rewritten = new AIMessage({ id: ai.id, content: "", tool_calls: [{ id: "d1", name: "deploy", args: { service: "db", env: "production" }, type: "tool_call" }] });
+      const out = await graph.invoke(new Command({ update: { messages: [rewritten] }, resume: { decisions: [{ type: "approve" }] } }), config);
+      expect(ran).toEqual([]);
+      expect(pendingApproval(out)?.actionRequests.map((a) => a.args)).toEqual([{ service: "db", env: "production" }]);
+      const done = await graph.invoke(resume({ decisions: [{ type: "reject", message: "no" }] }), config);
+      expect(ran).toEqual([]);
+      expect(toolText(messagesOf(done)).d1).toMatch(/^Refused deploy by a human reviewer: no/);
+      expect(unanswered(messagesOf(done))).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("two tools that each ask the user in one turn get their own answers", async () => {
+    const store = await durable();
+    try {
+      const ran: string[] = [];
+      const { graph } = build(entry, {
+        tools: [askTool("ask_a", ran), askTool("ask_b", ran)],
+        replies: [[{ name: "ask_a", args: { question: "colour?" }, id: "qa" }, { name: "ask_b", args: { question: "size?" }, id: "qb" }], "done"],
+        checkpointer: store.checkpointer,
+        guard: store.guard,
+      });
+      const config = newThread("durable-two-asks");
+      let out = await graph.invoke(say("ask me"), config);
+      for (let i = 0; i < 4 && (out.__interrupt__ as unknown[] | undefined)?.length; i += 1) {
+        const waiting = out.__interrupt__ as { id: string; value: { tool: string } }[];
+        out = await graph.invoke(new Command({ resume: Object.fromEntries(waiting.map((w) => [w.id, w.value.tool === "ask_a" ? "red" : "large"])) }), config);
+      }
+      expect(toolText(messagesOf(out))).toMatchObject({ qa: "ask_a got red", qb: "ask_b got large" });
+      expect([...ran].sort()).toEqual(["ask_a: red", "ask_b: large"]);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -17,7 +17,7 @@ type LedgerClaim =
        * carries the guard's audit: see `auditCarriedBy`), or frees the claim.
        */
       settle(success: boolean, recorded?: string, outcome?: AuditRecord): Promise<{ outcomeAudited: boolean }>;
-      /** The tool interrupted from inside its body: a leased claim is kept until its lease runs out; the process ledger's is freed. */
+      /** The tool interrupted from inside its body (it asked the user): the claim is freed, the resumed task runs it again. */
       interrupted(): Promise<void>;
     }
   | { kind: "done"; recorded: string }
@@ -92,7 +92,11 @@ export async function claimCall(
           return NOT_AUDITED;
         },
         interrupted: async () => {
-          if (!leased) await ledger.release(key, owner);
+          // The tool asked the user (LangGraph's interrupt) and ends here: the resumed task runs it
+          // again from its start, so its claim is freed now (a kept claim would make that run wait
+          // for the lease, which this process went on renewing).
+          if (renewal) clearInterval(renewal);
+          await ledger.release(key, owner);
         },
       };
     }
