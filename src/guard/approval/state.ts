@@ -55,7 +55,7 @@ export function emptyApprovalState(): ApprovalState {
 }
 
 /** The open calls of a turn that wait for a human, as recorded before the interrupt is raised. */
-export interface WaitingCalls {
+interface WaitingCalls {
   messageId: string;
   callIds: string[];
   /**
