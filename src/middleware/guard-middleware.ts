@@ -58,7 +58,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
     stateSchema: GuardMiddlewareState,
     tools: guard.registry.list(),
 
-    beforeAgent: async (state, runtime) => {
+    beforeAgent: async (state, runtime) => ownMessagesOnly(await (async () => {
       const threadId = threadIdOf({ configurable: runtime.configurable });
       const g = beforeAgentState(guard, state.guard, state.guardResults, state.messages, threadId);
       // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval/screening.ts).
@@ -73,11 +73,11 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
           : undefined;
       const update = aborted?.update ?? screened?.update;
       return { guard: screened ? { ...g, approvals: screened.approvals } : g, guardResults: null, ...(update ? { messages: update } : {}) };
-    },
+    })()),
 
     beforeModel: {
       canJumpTo: ["end", "tools", "model"],
-      hook: async (state, runtime) => {
+      hook: async (state, runtime) => ownMessagesOnly(await (async () => {
         // The last turn crossed a limit with exitBehavior "error" (its calls are answered): the run stops here.
         throwIfLimitStopped(state.guard);
         const config = { configurable: runtime.configurable, signal: runtime.signal, writer: runtime.writer };
@@ -115,7 +115,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
           ...(ended.length > 0 ? { messages: ended } : {}),
           ...(settled.next === "end" ? { jumpTo: "end" as const } : {}),
         };
-      },
+      })()),
     },
 
     wrapModelCall: async (request, handler) => {
@@ -143,12 +143,24 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       canJumpTo: ["model", "end", "tools"],
       hook: (state, runtime) => {
         const config = { configurable: runtime.configurable, signal: runtime.signal, writer: runtime.writer };
-        return afterModelTurn(guard, state, config, executionLedger(guard, processLedger, config));
+        return afterModelTurn(guard, state, config, executionLedger(guard, processLedger, config)).then(ownMessagesOnly);
       },
     },
 
     wrapToolCall: (request) => guardToolCall(guard, gate, processLedger, request),
   });
+}
+
+/**
+ * LangChain's hook node returns the state it read merged with the hook's update, `messages`
+ * included: a hook update without `messages` would write back every message it read, among them a
+ * client's ToolMessage that a state update put there and the guard has since dropped (a
+ * `Command({ goto, update })` while an approval waits). Each update of the guard's hooks therefore
+ * names its own messages: none, when it adds none.
+ */
+function ownMessagesOnly<T extends object | undefined>(update: T): T {
+  if (update === undefined || "messages" in update) return update;
+  return { ...update, messages: [] };
 }
 
 /** A call the turn planned to run has neither a ToolMessage after the turn's model message nor a result. */
