@@ -459,14 +459,17 @@ const COMPOSE: SubcommandFamily = {
   },
   namedBy: "compose",
 };
+/** A subcommand that runs the command after it (`poetry run CMD`, `pyenv exec CMD`), with no options of its own. */
+const PROJECT_RUN: WrapperSpec = { options: {} };
+/** A subcommand that runs only the command after `--` (`kubectl exec POD -- CMD`, `op run -- CMD`). */
+const AFTER_DASHDASH: WrapperSpec = { options: {}, afterDashDash: true };
 const CONTAINER_GLOBAL: OptionTable = { flags: "Dv", valued: "Hcl", long: ["--debug", "--tls", "--tlsverify", "--version", "--help"], longValued: ["--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert", "--tlskey"] };
 const KUBECTL: SubcommandFamily = {
   global: { valued: "nsv", longValued: ["--namespace", "--context", "--kubeconfig", "--server", "--cluster", "--user", "--token", "--as", "--as-group", "--request-timeout"], long: ["--insecure-skip-tls-verify"] },
-  subcommands: { exec: { options: {}, afterDashDash: true }, run: { options: {}, afterDashDash: true }, debug: { options: {}, afterDashDash: true }, attach: { options: {}, afterDashDash: true } },
+  subcommands: { exec: AFTER_DASHDASH, run: AFTER_DASHDASH, debug: AFTER_DASHDASH, attach: AFTER_DASHDASH },
   // A namespace or a context of the kubeconfig in use; not --kubeconfig (a file whose users may run credential programs), --server, --user, --token.
   plain: ["-n", "--namespace", "--context"],
 };
-const PROJECT_RUN: WrapperSpec = { options: {} };
 
 /**
  * Programs whose subcommand runs the command that follows (`docker run IMAGE CMD`, `kubectl exec POD -- CMD`,
@@ -481,7 +484,7 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   "podman-compose": { ...COMPOSE, namedBy: "podman-compose" },
   kubectl: KUBECTL,
   oc: KUBECTL,
-  lxc: { subcommands: { exec: { options: {}, afterDashDash: true } } },
+  lxc: { subcommands: { exec: AFTER_DASHDASH } },
   uv: {
     global: { flags: "qv", long: ["--quiet", "--verbose", "--no-cache", "--offline", "--native-tls"], longValued: ["--directory", "--project", "--cache-dir", "--color", "--config-file"] },
     subcommands: {
@@ -505,19 +508,19 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   goenv: { subcommands: { exec: PROJECT_RUN } },
   volta: { subcommands: { run: { options: { long: ["--bundled-npm", "--no-yarn", "--verbose", "--quiet"], longValued: ["--node", "--npm", "--pnpm", "--yarn", "--env"] } } } },
   fnm: { subcommands: { exec: { options: { long: ["--using-file"], longValued: ["--using"] }, afterDashDash: true } } },
-  stack: { subcommands: { exec: { options: {}, afterDashDash: true } } },
+  stack: { subcommands: { exec: AFTER_DASHDASH } },
   devbox: { subcommands: { run: PROJECT_RUN } },
   pixi: { subcommands: { run: PROJECT_RUN, exec: { options: { longValued: ["--spec", "--channel"] } } } },
   micromamba: { subcommands: { run: { options: { valued: "np", longValued: ["--name", "--prefix", "--cwd"] } } } },
-  tox: { subcommands: { exec: { options: {}, afterDashDash: true } } },
-  op: { subcommands: { run: { options: {}, afterDashDash: true } } },
-  doppler: { subcommands: { run: { options: {}, afterDashDash: true } } },
-  infisical: { subcommands: { run: { options: {}, afterDashDash: true } } },
-  chamber: { subcommands: { exec: { options: {}, afterDashDash: true } } },
-  "aws-vault": { subcommands: { exec: { options: {}, afterDashDash: true } } },
-  distrobox: { subcommands: { enter: { options: {}, afterDashDash: true } } },
-  incus: { subcommands: { exec: { options: {}, afterDashDash: true } } },
-  multipass: { subcommands: { exec: { options: {}, afterDashDash: true } } },
+  tox: { subcommands: { exec: AFTER_DASHDASH } },
+  op: { subcommands: { run: AFTER_DASHDASH } },
+  doppler: { subcommands: { run: AFTER_DASHDASH } },
+  infisical: { subcommands: { run: AFTER_DASHDASH } },
+  chamber: { subcommands: { exec: AFTER_DASHDASH } },
+  "aws-vault": { subcommands: { exec: AFTER_DASHDASH } },
+  distrobox: { subcommands: { enter: AFTER_DASHDASH } },
+  incus: { subcommands: { exec: AFTER_DASHDASH } },
+  multipass: { subcommands: { exec: AFTER_DASHDASH } },
   toolbox: { subcommands: { run: { options: { valued: "cdr", longValued: ["--container", "--distro", "--release"] } } } },
   limactl: { subcommands: { shell: { options: { longValued: ["--workdir", "--shell"] }, positionals: 1 } } },
   machinectl: { subcommands: { shell: { options: { valued: "E", longValued: ["--setenv", "--uid"] }, positionals: 1, commandOptional: true } } },
@@ -528,7 +531,7 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   bundle: { subcommands: { exec: { options: { long: ["--keep-file-descriptors"], longValued: ["--gemfile"] } } } },
   conda: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream", "--debug-wrapper-scripts"], longValued: ["--name", "--prefix", "--cwd"] } } } },
   mamba: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream"], longValued: ["--name", "--prefix", "--cwd"] } } } },
-  mise: { subcommands: { exec: { options: {}, afterDashDash: true }, x: { options: {}, afterDashDash: true } } },
+  mise: { subcommands: { exec: AFTER_DASHDASH, x: AFTER_DASHDASH } },
   asdf: { subcommands: { exec: PROJECT_RUN } },
   direnv: { subcommands: { exec: { options: {}, positionals: 1 } } },
   perf: {
