@@ -203,6 +203,7 @@ const CLASSES: readonly Klass[] = [
       { command: "kubectl logs web --kubeconfig ./kc.yaml", expect: "not-allow", reason: /kubectl runs the code in the file given with --kubeconfig/ },
       { command: `kubectl exec web -- ${X}`, expect: "deny" },
       { command: `kubectl exec -it web -- sh -c '${X}'`, expect: "deny" },
+      { command: `docker run --rm alpine sh -c '${X}'`, expect: "deny" },
       { command: "docker --config ./cfg pull alpine", expect: "not-allow", reason: /--config/ },
       { command: "docker --config=./cfg push registry.example.com/app", expect: "not-allow", reason: /--config/ },
       { command: "helm list -A", expect: "allow" },
