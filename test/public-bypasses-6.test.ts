@@ -165,8 +165,8 @@ const CLASSES: readonly Klass[] = [
   },
   {
     name: "benchmark and process runners whose operands are command lines (hyperfine CMD... and --prepare/--setup/--cleanup/--conclude; concurrently CMD...; npx concurrently)",
-    source: "hyperfine --help ('<command>...: The command to benchmark', '-p, --prepare <CMD>', '-s, --setup <CMD>', '-c, --cleanup <CMD>', '-C, --conclude <CMD>', '-S, --shell <SHELL>', '--export-json <FILE>'); concurrently README ('concurrently \"command1 arg\" \"command2 arg\"')",
-    allow: ["hyperfine:*", "concurrently:*", "npx concurrently:*", "ls:*", "sleep:*"],
+    source: "hyperfine --help ('<command>...: The command to benchmark', '-p, --prepare <CMD>', '-s, --setup <CMD>', '-c, --cleanup <CMD>', '-C, --conclude <CMD>', '-S, --shell <SHELL>', '--export-json <FILE>'); concurrently README ('concurrently \"command1 arg\" \"command2 arg\"', 'npm:watch-js' is 'npm run watch-js')",
+    allow: ["hyperfine:*", "concurrently:*", "npx concurrently:*", "ls:*", "sleep:*", "npm run:*"],
     cases: [
       { command: `hyperfine '${X}'`, expect: "deny" },
       { command: `hyperfine 'sleep 0.1' '${X}'`, expect: "deny" },
@@ -187,6 +187,8 @@ const CLASSES: readonly Klass[] = [
       { command: "hyperfine --warmup 3 'ls -la' 'ls'", expect: "allow" },
       { command: "hyperfine -P n 1 3 'sleep 0.{n}'", expect: "allow" },
       { command: "concurrently -n a,b 'ls' 'sleep 1'", expect: "allow" },
+      { command: "concurrently 'npm:dev' 'npm:watch'", expect: "allow" },
+      { command: "concurrently 'npm:dev' 'pnpm:lint'", expect: "not-allow" },
     ],
   },
   {

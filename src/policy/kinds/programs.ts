@@ -1016,6 +1016,8 @@ interface OperandEffect {
   readonly valued?: Readonly<Record<string, number>>;
   readonly when?: RegExp;
   readonly reason?: string;
+  /** Shorthands it expands before it runs an operand (concurrently's `npm:build` is `npm run build`): the first that matches. */
+  readonly shorthands?: readonly { readonly from: RegExp; readonly to: string }[];
 }
 
 /** One option: `--long` (value after `=` or in the next word), `-x` (value attached or next), `+` (the rest of a `+word`). */
@@ -2022,11 +2024,19 @@ const OPTION_EFFECTS: readonly {
       },
     },
   },
-  // concurrently: each operand is a command line it runs through a shell; --teardown runs one after them.
+  // concurrently: each operand is a command line it runs through a shell (`npm:NAME` is `npm run NAME`, `node:NAME` is `node --run NAME`, `deno:NAME` is `deno task NAME`); --teardown runs one after them.
   {
     programs: ["concurrently"],
     options: [{ option: "--teardown", effect: "script" }],
-    operands: { effect: "script", valued: Object.fromEntries(["-n", "--names", "-c", "--prefix-colors", "-p", "--prefix", "-l", "--prefix-length", "-t", "--timestamp-format", "--name-separator", "-s", "--success", "--restart-tries", "--restart-after", "-m", "--max-processes", "--default-input-target", "--kill-signal", "--hide", "--teardown"].map((option) => [option, 1])) },
+    operands: {
+      effect: "script",
+      shorthands: [
+        { from: /^(npm|pnpm|yarn|bun):(\S+)$/, to: "$1 run $2" },
+        { from: /^node:(\S+)$/, to: "node --run $1" },
+        { from: /^deno:(\S+)$/, to: "deno task $1" },
+      ],
+      valued: Object.fromEntries(["-n", "--names", "-c", "--prefix-colors", "-p", "--prefix", "-l", "--prefix-length", "-t", "--timestamp-format", "--name-separator", "-s", "--success", "--restart-tries", "--restart-after", "-m", "--max-processes", "--default-input-target", "--kill-signal", "--hide", "--teardown"].map((option) => [option, 1])),
+    },
   },
   // helm runs the program given with --post-renderer; a kubeconfig's users may run exec credential plugins (kubectl, oc and helm --kubeconfig anywhere on the line).
   { programs: ["helm"], options: [{ option: "--post-renderer", effect: "program" }, { option: "--kubeconfig", effect: "file" }] },
@@ -2261,7 +2271,8 @@ function readOperandEffects(name: string, spec: OperandEffect, words: readonly s
     if (spec.when !== undefined && !spec.when.test(operand)) continue;
     if (spec.effect === "script") {
       out.refusals.push({ reason: `${name} ${spec.reason ?? "runs the command lines it is given"}`, token: name });
-      out.scripts.push(operand);
+      const shorthand = spec.shorthands?.find((entry) => entry.from.test(operand));
+      out.scripts.push(shorthand === undefined ? operand : operand.replace(shorthand.from, shorthand.to));
     } else out.refusals.push({ reason: `${name} ${spec.reason ?? (spec.effect === "writes" ? "writes the file" : "runs the code in")} ${operand}`, token: operand });
   }
 }
