@@ -101,6 +101,8 @@ interface WrapperSpec {
   readonly writeOptions?: readonly string[];
   /** The positionals (or a `permute` wrapper's operands) are files it writes (`logsave LOGFILE CMD`, `script FILE`). */
   readonly positionalWrites?: boolean;
+  /** With one of these options it runs no command: its operands are files it edits, and so writes (`sudo -e FILE`). */
+  readonly editOptions?: readonly string[];
   /** Options whose value is a program it runs (`su -s PROGRAM`, `docker run --entrypoint PROGRAM`). */
   readonly programOptions?: readonly string[];
   /** The command is only the words after `--` (`kubectl exec POD -- CMD`); options may be anywhere before it. */
@@ -148,7 +150,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
       longValued: SUDO_LONG_VALUED,
       longOptional: ["--preserve-env"],
     },
-    inert: ["-l", "--list", "-v", "--validate", "-K", "--remove-timestamp", "-V", "--version", "-h", "--help", "-e", "--edit"],
+    inert: ["-l", "--list", "-v", "--validate", "-K", "--remove-timestamp", "-V", "--version", "-h", "--help"],
+    editOptions: ["-e", "--edit"],
     assignments: true,
   },
   doas: { options: { flags: "ns", valued: "uC" } },
@@ -459,14 +462,17 @@ const COMPOSE: SubcommandFamily = {
   },
   namedBy: "compose",
 };
+/** A subcommand that runs the command after it (`poetry run CMD`, `pyenv exec CMD`), with no options of its own. */
+const PROJECT_RUN: WrapperSpec = { options: {} };
+/** A subcommand that runs only the command after `--` (`kubectl exec POD -- CMD`, `op run -- CMD`). */
+const AFTER_DASHDASH: WrapperSpec = { options: {}, afterDashDash: true };
 const CONTAINER_GLOBAL: OptionTable = { flags: "Dv", valued: "Hcl", long: ["--debug", "--tls", "--tlsverify", "--version", "--help"], longValued: ["--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert", "--tlskey"] };
 const KUBECTL: SubcommandFamily = {
   global: { valued: "nsv", longValued: ["--namespace", "--context", "--kubeconfig", "--server", "--cluster", "--user", "--token", "--as", "--as-group", "--request-timeout"], long: ["--insecure-skip-tls-verify"] },
-  subcommands: { exec: { options: {}, afterDashDash: true }, run: { options: {}, afterDashDash: true }, debug: { options: {}, afterDashDash: true }, attach: { options: {}, afterDashDash: true } },
+  subcommands: { exec: AFTER_DASHDASH, run: AFTER_DASHDASH, debug: AFTER_DASHDASH, attach: AFTER_DASHDASH },
   // A namespace or a context of the kubeconfig in use; not --kubeconfig (a file whose users may run credential programs), --server, --user, --token.
   plain: ["-n", "--namespace", "--context"],
 };
-const PROJECT_RUN: WrapperSpec = { options: {} };
 
 /**
  * Programs whose subcommand runs the command that follows (`docker run IMAGE CMD`, `kubectl exec POD -- CMD`,
@@ -481,7 +487,7 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   "podman-compose": { ...COMPOSE, namedBy: "podman-compose" },
   kubectl: KUBECTL,
   oc: KUBECTL,
-  lxc: { subcommands: { exec: { options: {}, afterDashDash: true } } },
+  lxc: { subcommands: { exec: AFTER_DASHDASH } },
   uv: {
     global: { flags: "qv", long: ["--quiet", "--verbose", "--no-cache", "--offline", "--native-tls"], longValued: ["--directory", "--project", "--cache-dir", "--color", "--config-file"] },
     subcommands: {
@@ -505,19 +511,19 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   goenv: { subcommands: { exec: PROJECT_RUN } },
   volta: { subcommands: { run: { options: { long: ["--bundled-npm", "--no-yarn", "--verbose", "--quiet"], longValued: ["--node", "--npm", "--pnpm", "--yarn", "--env"] } } } },
   fnm: { subcommands: { exec: { options: { long: ["--using-file"], longValued: ["--using"] }, afterDashDash: true } } },
-  stack: { subcommands: { exec: { options: {}, afterDashDash: true } } },
+  stack: { subcommands: { exec: AFTER_DASHDASH } },
   devbox: { subcommands: { run: PROJECT_RUN } },
   pixi: { subcommands: { run: PROJECT_RUN, exec: { options: { longValued: ["--spec", "--channel"] } } } },
   micromamba: { subcommands: { run: { options: { valued: "np", longValued: ["--name", "--prefix", "--cwd"] } } } },
-  tox: { subcommands: { exec: { options: {}, afterDashDash: true } } },
-  op: { subcommands: { run: { options: {}, afterDashDash: true } } },
-  doppler: { subcommands: { run: { options: {}, afterDashDash: true } } },
-  infisical: { subcommands: { run: { options: {}, afterDashDash: true } } },
-  chamber: { subcommands: { exec: { options: {}, afterDashDash: true } } },
-  "aws-vault": { subcommands: { exec: { options: {}, afterDashDash: true } } },
-  distrobox: { subcommands: { enter: { options: {}, afterDashDash: true } } },
-  incus: { subcommands: { exec: { options: {}, afterDashDash: true } } },
-  multipass: { subcommands: { exec: { options: {}, afterDashDash: true } } },
+  tox: { subcommands: { exec: AFTER_DASHDASH } },
+  op: { subcommands: { run: AFTER_DASHDASH } },
+  doppler: { subcommands: { run: AFTER_DASHDASH } },
+  infisical: { subcommands: { run: AFTER_DASHDASH } },
+  chamber: { subcommands: { exec: AFTER_DASHDASH } },
+  "aws-vault": { subcommands: { exec: AFTER_DASHDASH } },
+  distrobox: { subcommands: { enter: AFTER_DASHDASH } },
+  incus: { subcommands: { exec: AFTER_DASHDASH } },
+  multipass: { subcommands: { exec: AFTER_DASHDASH } },
   toolbox: { subcommands: { run: { options: { valued: "cdr", longValued: ["--container", "--distro", "--release"] } } } },
   limactl: { subcommands: { shell: { options: { longValued: ["--workdir", "--shell"] }, positionals: 1 } } },
   machinectl: { subcommands: { shell: { options: { valued: "E", longValued: ["--setenv", "--uid"] }, positionals: 1, commandOptional: true } } },
@@ -528,7 +534,7 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   bundle: { subcommands: { exec: { options: { long: ["--keep-file-descriptors"], longValued: ["--gemfile"] } } } },
   conda: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream", "--debug-wrapper-scripts"], longValued: ["--name", "--prefix", "--cwd"] } } } },
   mamba: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream"], longValued: ["--name", "--prefix", "--cwd"] } } } },
-  mise: { subcommands: { exec: { options: {}, afterDashDash: true }, x: { options: {}, afterDashDash: true } } },
+  mise: { subcommands: { exec: AFTER_DASHDASH, x: AFTER_DASHDASH } },
   asdf: { subcommands: { exec: PROJECT_RUN } },
   direnv: { subcommands: { exec: { options: {}, positionals: 1 } } },
   perf: {
@@ -540,6 +546,24 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   },
   bun: { subcommands: { x: { options: { long: ["--bun"], longValued: ["--package"] } } } },
   cabal: { subcommands: { exec: { options: { flags: "v", longOptional: ["--verbose"], longValued: ["--project-file", "--builddir"] } }, "v2-exec": { options: { flags: "v" } } } },
+  // nix run INSTALLABLE [-- ARGS] runs the installable's program (nix develop -c, nix shell -c: OPTION_EFFECTS); pipx run PACKAGE ARGS runs the package's app.
+  nix: {
+    subcommands: {
+      run: {
+        options: {
+          flags: "Lv",
+          valued: "fI",
+          long: ["--impure", "--no-write-lock-file", "--refresh", "--offline", "--print-build-logs", "--recreate-lock-file", "--no-update-lock-file", "--commit-lock-file", "--verbose", "--quiet", "--debug"],
+          longValued: ["--expr", "--file", "--include", "--inputs-from", "--update-input", "--extra-experimental-features", "--store", "--eval-store", "--max-jobs", "--cores"],
+          longValued2: ["--arg", "--argstr", "--override-input", "--option"],
+        },
+      },
+    },
+  },
+  pipx: {
+    global: { flags: "vq", long: ["--verbose", "--quiet"] },
+    subcommands: { run: { options: { flags: "vq", long: ["--no-cache", "--pypackages", "--system-site-packages", "--path", "--verbose", "--quiet"], longValued: ["--spec", "--python", "--index-url", "--pip-args", "--backend"] } } },
+  },
   // ip netns exec NAME CMD; ip's own options (`-n NAME`, `-force`, `-batch FILE`) come first, and one the table does not know makes it unreadable.
   ip: { global: { flags: "46sdjpohcatr0N", valued: "nbfl" }, subcommands: { "netns exec": { options: {}, positionals: 1 }, "vrf exec": { options: {}, positionals: 1 } } },
 };
@@ -980,6 +1004,22 @@ type OptionEffect =
   /** A key binding whose action is a command line (bash's `bind -x 'KEYS: CMD'`). */
   | "keybinding";
 
+/**
+ * Operands of an OPTION_EFFECTS program (after the subcommand words `after`, skipping its options and the
+ * values of `valued`, each option with how many words it takes) that match `when`: command lines it runs
+ * (`script`: an allow for the program covers them when it covers each command line too), files whose code
+ * it runs (`file`), or files it writes (`writes`); `reason` says what it does with one (before its name).
+ */
+interface OperandEffect {
+  readonly effect: "script" | "file" | "writes";
+  readonly after?: readonly string[];
+  readonly valued?: Readonly<Record<string, number>>;
+  readonly when?: RegExp;
+  readonly reason?: string;
+  /** Shorthands it expands before it runs an operand (concurrently's `npm:build` is `npm run build`): the first that matches. */
+  readonly shorthands?: readonly { readonly from: RegExp; readonly to: string }[];
+}
+
 /** One option: `--long` (value after `=` or in the next word), `-x` (value attached or next), `+` (the rest of a `+word`). */
 interface EffectOption {
   readonly option: string;
@@ -1009,6 +1049,9 @@ const DC_SHELL_ESCAPE = /(?:^|\n)[^!\n]*!([^\n]*)/g;
 
 /** Shell escapes of database and transfer clients: psql and mysql `\! CMD`, mysql `system CMD`, sqlite3 `.shell`/`.system CMD`, ftp and lftp `!CMD`. */
 const CLIENT_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\.shell\b|\.system\b|system\b|!)\s*([^\n;]*)/g;
+
+/** mysql's client commands that run a command here: `system CMD`, `\\! CMD`, and the pager (`pager CMD`, `\\P CMD`) its output goes through. */
+const MYSQL_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\\P|system\b|SYSTEM\b|pager\b|PAGER\b)\s*([^\n;]*)/g;
 
 /**
  * Where a program that fetches URLs connects (`readFetcher`): `origins` as an allow reads them
@@ -1603,6 +1646,8 @@ const OPTION_EFFECTS: readonly {
   readonly doubleDash?: boolean;
   /** Options without a value that make it run programs of its own choosing (`rg -z` runs gzip, xz, ...): no allow covers them unless named. */
   readonly flags?: readonly { readonly option: string; readonly reason: string }[];
+  /** What it does with its operands (`hyperfine CMD...`, `sudoedit FILE`, `pip install ./dir`): see OperandEffect. */
+  readonly operands?: OperandEffect;
 }[] = [
   // ripgrep: --pre runs a program on each file, --hostname-bin runs one for the hostname of hyperlinks, -z runs decompressors found on PATH.
   {
@@ -1746,8 +1791,22 @@ const OPTION_EFFECTS: readonly {
   { programs: ["emacs", "emacsclient"], options: [{ option: "--eval", effect: "code" }, { option: "-eval", effect: "code" }, { option: "--execute", effect: "code" }, { option: "-f", effect: "code" }, { option: "--funcall", effect: "code" }, { option: "-l", effect: "file" }, { option: "--load", effect: "file" }, { option: "--script", effect: "file" }] },
   { programs: ["nano", "pico"], options: [{ option: "-s", effect: "script" }, { option: "--speller", effect: "script" }] },
   { programs: ["psql"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "file" }, { option: "--file", effect: "file" }] },
-  { programs: ["mysql", "mariadb"], options: [{ option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--execute", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--init-command", effect: "code" }, { option: "--pager", effect: "script" }, { option: "--tee", effect: "writes" }] },
-  { programs: ["sqlite3"], options: [{ option: "-cmd", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-init", effect: "file" }] },
+  // mysql and mariadb: option files set any option (pager, init-command, plugin-dir); the client commands system, \!, pager and \P run a command.
+  {
+    programs: ["mysql", "mariadb"],
+    options: [
+      { option: "-e", effect: "code", shellEscape: MYSQL_SHELL_ESCAPE },
+      { option: "--execute", effect: "code", shellEscape: MYSQL_SHELL_ESCAPE },
+      { option: "--init-command", effect: "code" },
+      { option: "--pager", effect: "script" },
+      { option: "--tee", effect: "writes" },
+      { option: "--defaults-file", effect: "file" },
+      { option: "--defaults-extra-file", effect: "file" },
+      { option: "--plugin-dir", effect: "file" },
+    ],
+  },
+  // sqlite3 and duckdb run their -cmd (duckdb -c, -s) values as they run their operands (readSqlShellOperands).
+  { programs: ["sqlite3", "duckdb"], options: [{ option: "-init", effect: "file" }] },
   { programs: ["lftp"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "file" }] },
   { programs: ["svn"], options: [{ option: "--diff-cmd", effect: "program" }, { option: "--diff3-cmd", effect: "program" }, { option: "--editor-cmd", effect: "script" }, { option: "--config-option", effect: "code" }, { option: "--config-dir", effect: "file" }] },
   // go: -exec and -toolexec run a program around each binary or tool, -vettool is the vet program, and -ldflags' -extld names the external linker it runs.
@@ -1930,6 +1989,93 @@ const OPTION_EFFECTS: readonly {
   { programs: ["sqlmap"], options: [{ option: "--eval", effect: "code" }, { option: "--os-cmd", effect: "code" }, { option: "--os-shell", effect: "code" }] },
   { programs: ["dc"], options: [{ option: "-e", effect: "code", shellEscape: DC_SHELL_ESCAPE }, { option: "--expression", effect: "code", shellEscape: DC_SHELL_ESCAPE }, { option: "-f", effect: "file" }, { option: "--file", effect: "file" }] },
   { programs: ["pidstat"], options: [{ option: "-e", effect: "rest" }] },
+  // lldb's one-line commands (after the file, before it, on a crash) and command files.
+  {
+    programs: ["lldb"],
+    options: [
+      ...["-o", "--one-line", "-O", "--one-line-before-file", "-k", "--one-line-on-crash"].map((option): EffectOption => ({ option, effect: "debugger" })),
+      ...["-s", "--source", "-S", "--source-before-file", "-K", "--source-on-crash"].map((option): EffectOption => ({ option, effect: "file" })),
+    ],
+  },
+  // mongosh and the legacy mongo shell run JavaScript given with --eval, in --file, and in operands ending in .js.
+  {
+    programs: ["mongosh", "mongo"],
+    options: [{ option: "--eval", effect: "code" }, { option: "--file", effect: "file" }, { option: "-f", effect: "file" }],
+    operands: { effect: "file", when: /\.js$/i, valued: { "--eval": 1, "--file": 1, "-f": 1, "--host": 1, "--port": 1, "-u": 1, "--username": 1, "-p": 1, "--password": 1, "--authenticationDatabase": 1 } },
+  },
+  // hyperfine: each operand is a command line it benchmarks (through a shell unless -N), and so are the values of --prepare, --setup, --cleanup, --conclude and --reference.
+  {
+    programs: ["hyperfine"],
+    options: [
+      ...["-p", "--prepare", "-s", "--setup", "-c", "--cleanup", "-C", "--conclude", "--reference"].map((option): EffectOption => ({ option, effect: "script" })),
+      { option: "-S", effect: "program", when: /^(?!none$)/ },
+      { option: "--shell", effect: "program", when: /^(?!none$)/ },
+      ...["--export-json", "--export-csv", "--export-markdown", "--export-asciidoc", "--export-orgmode"].map((option): EffectOption => ({ option, effect: "writes" })),
+      { option: "--output", effect: "writes", when: /^(?!(?:null|pipe|inherit)$)/ },
+    ],
+    operands: {
+      effect: "script",
+      valued: {
+        ...Object.fromEntries(["-w", "--warmup", "-m", "--min-runs", "-M", "--max-runs", "-r", "--runs", "-p", "--prepare", "-s", "--setup", "-c", "--cleanup", "-C", "--conclude", "--reference", "-D", "--parameter-step-size", "-S", "--shell", "-u", "--time-unit", "--style", "--sort", "--export-json", "--export-csv", "--export-markdown", "--export-asciidoc", "--export-orgmode", "--output", "--input", "-n", "--command-name"].map((option) => [option, 1])),
+        "-P": 3,
+        "--parameter-scan": 3,
+        "-L": 2,
+        "--parameter-list": 2,
+      },
+    },
+  },
+  // concurrently: each operand is a command line it runs through a shell (`npm:NAME` is `npm run NAME`, `node:NAME` is `node --run NAME`, `deno:NAME` is `deno task NAME`); --teardown runs one after them.
+  {
+    programs: ["concurrently"],
+    options: [{ option: "--teardown", effect: "script" }],
+    operands: {
+      effect: "script",
+      shorthands: [
+        { from: /^(npm|pnpm|yarn|bun):(\S+)$/, to: "$1 run $2" },
+        { from: /^node:(\S+)$/, to: "node --run $1" },
+        { from: /^deno:(\S+)$/, to: "deno task $1" },
+      ],
+      valued: Object.fromEntries(["-n", "--names", "-c", "--prefix-colors", "-p", "--prefix", "-l", "--prefix-length", "-t", "--timestamp-format", "--name-separator", "-s", "--success", "--restart-tries", "--restart-after", "-m", "--max-processes", "--default-input-target", "--kill-signal", "--hide", "--teardown"].map((option) => [option, 1])),
+    },
+  },
+  // helm runs the program given with --post-renderer; a kubeconfig's users may run exec credential plugins (kubectl, oc and helm --kubeconfig anywhere on the line).
+  { programs: ["helm"], options: [{ option: "--post-renderer", effect: "program" }, { option: "--kubeconfig", effect: "file" }] },
+  { programs: ["kubectl", "oc"], options: [{ option: "--kubeconfig", effect: "file" }] },
+  // The docker client's configuration directory names credential helpers (credsStore, credHelpers: docker-credential-NAME programs) it runs.
+  { programs: ["docker", "podman", "nerdctl"], options: [{ option: "--config", effect: "file" }] },
+  // pip: --target, --root, --prefix and --src install elsewhere; -e and a local project run the project's build code (setup.py or its build backend).
+  {
+    programs: ["pip", "pip3", "pip2"],
+    options: [
+      { option: "-t", effect: "writes", cluster: true },
+      { option: "--target", effect: "writes" },
+      { option: "--root", effect: "writes" },
+      { option: "--prefix", effect: "writes" },
+      { option: "--src", effect: "writes" },
+      { option: "-e", effect: "file", cluster: true },
+      { option: "--editable", effect: "file" },
+    ],
+    operands: {
+      effect: "file",
+      after: ["install"],
+      when: /^(?:\.{1,2}(?:\/|$)|\/|~\/|file:)(?!.*\.whl$)/,
+      reason: "install runs the build code of the local project",
+      valued: Object.fromEntries(["-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-t", "--target", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--root", "--prefix", "--src", "--upgrade-strategy", "--python-version", "--platform", "--implementation", "--abi", "--log", "--proxy", "--retries", "--timeout", "--exists-action", "--trusted-host", "--cert", "--client-cert", "--cache-dir", "--no-binary", "--only-binary", "--progress-bar", "-C", "--config-settings", "--global-option", "--report", "--python"].map((option) => [option, 1])),
+    },
+  },
+  // node loads the modules given with --import, --require, --loader before the program (and a --test-reporter that is not built in); bun's --preload.
+  {
+    programs: ["node", "nodejs"],
+    options: [
+      ...["--import", "--require", "-r", "--loader", "--experimental-loader"].map((option): EffectOption => ({ option, effect: "file" })),
+      { option: "--test-reporter", effect: "file", when: /^(?!(?:spec|tap|dot|junit|lcov)$)/ },
+      { option: "--test-reporter-destination", effect: "writes", when: /^(?!(?:stdout|stderr)$)/ },
+    ],
+  },
+  { programs: ["bun"], options: ["--preload", "--require", "--import", "-r"].map((option): EffectOption => ({ option, effect: "file" })) },
+  // sudoedit edits (writes) the files it is given; ldd may run the program it inspects (an ELF interpreter other than ld.so runs).
+  { programs: ["sudoedit"], options: [], operands: { effect: "writes", valued: Object.fromEntries(["-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt", "-R", "--chroot", "-r", "--role", "-t", "--type", "-T", "--command-timeout"].map((option) => [option, 1])) } },
+  { programs: ["ldd"], options: [], operands: { effect: "file", reason: "may run the program" } },
   { programs: ["xdotool"], options: [], subcommands: { exec: { valued: "", operands: "all" } } },
 ];
 
@@ -1964,6 +2110,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
   const row = OPTION_EFFECTS.find((entry) => entry.programs.includes(name));
   if (row === undefined) return undefined;
   const out = empty();
+  if (row.operands !== undefined) readOperandEffects(name, row.operands, words, out);
   for (let i = 1; i < words.length; i++) {
     const given = words[i]!;
     if (given === "--") break;
@@ -2070,7 +2217,8 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
         case "debugger": {
           const text = (value ?? "").trim();
           out.refusals.push({ reason: `${name} runs the debugger command given with ${shown}`, token: option.option });
-          const shell = /^(?:!|she(?:ll?)?\s)\s*(.*)$/s.exec(text);
+          // gdb's `shell CMD` and `!CMD`; lldb's `platform shell [-h] [-t SEC] [-s SHELL] [--] CMD` (and its `shell` alias).
+          const shell = /^(?:!|(?:pla(?:t(?:f(?:o(?:rm?)?)?)?)?\s+)?she(?:ll?)?\s)\s*(?:(?:-[hts](?:\s+[^-\s]\S*)?\s+)*--\s+)?(.*)$/s.exec(text);
           if (shell !== null) out.scripts.push(shell[1] ?? "");
           else if (!INERT_DEBUGGER.test(text)) {
             out.guesses.push(...codeGuesses(text));
@@ -2096,6 +2244,37 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
     }
   }
   return out;
+}
+
+/** An OPTION_EFFECTS program's operands (OperandEffect). */
+function readOperandEffects(name: string, spec: OperandEffect, words: readonly string[], out: ProgramReading): void {
+  const after = [...(spec.after ?? [])];
+  const operands: string[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") {
+      if (after.length === 0) operands.push(...words.slice(i + 1));
+      break;
+    }
+    if (word.startsWith("-") && word !== "-") {
+      if (!(word.startsWith("--") && word.includes("="))) i += spec.valued?.[word] ?? 0;
+      continue;
+    }
+    if (after.length > 0) {
+      if (word !== after.shift()) return;
+      continue;
+    }
+    operands.push(word);
+  }
+  if (after.length > 0) return;
+  for (const operand of operands) {
+    if (spec.when !== undefined && !spec.when.test(operand)) continue;
+    if (spec.effect === "script") {
+      out.refusals.push({ reason: `${name} ${spec.reason ?? "runs the command lines it is given"}`, token: name });
+      const shorthand = spec.shorthands?.find((entry) => entry.from.test(operand));
+      out.scripts.push(shorthand === undefined ? operand : operand.replace(shorthand.from, shorthand.to));
+    } else out.refusals.push({ reason: `${name} ${spec.reason ?? (spec.effect === "writes" ? "writes the file" : "runs the code in")} ${operand}`, token: operand });
+  }
 }
 
 /** Adds `more` to `out` (a wrapper's environment settings, ...). */
@@ -2283,6 +2462,10 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     writeRefusals(name, spec, seen, spec.positionalWrites === true && !has(spec.commandWith) ? operands : [], out);
     return out;
   }
+  if (has(spec.editOptions)) {
+    for (const file of words.slice(i)) out.refusals.push({ reason: `${name} edits (writes) the file ${file}`, token: file });
+    return out;
+  }
   if (spec.inert !== undefined && has(spec.inert)) return out;
   optionCommands();
   writeRefusals(name, spec, seen, spec.positionalWrites === true ? words.slice(i, i + positionals) : [], out);
@@ -2369,40 +2552,70 @@ const SQLITE3_INERT_DOT = /^\.(?:tables|table|schema|fullschema|indexes|indices|
 /** Dot-commands that pipe through a command: `.output |CMD`, `.once |CMD`, `.read |CMD` (`.import |CMD TABLE` is not read). */
 const SQLITE3_PIPE_DOT = /^\.(?:output|once|read)\s+(['"]?)\|(.*)\1\s*$/s;
 
+/** duckdb's options that take a value; `-c`, `-s` and `-cmd` hold SQL or dot-commands it runs. */
+const DUCKDB_VALUED = new Set(["cmd", "c", "s", "init", "newline", "nullvalue", "separator"]);
+
+/** The sqlite3 shell and its fork duckdb: options that take a value, and those whose value runs as an operand does (`-cmd TEXT`). */
+const SQL_SHELLS: Readonly<Record<string, { readonly valued: ReadonlySet<string>; readonly texts: ReadonlySet<string> }>> = {
+  sqlite3: { valued: SQLITE3_VALUED, texts: new Set(["cmd"]) },
+  duckdb: { valued: DUCKDB_VALUED, texts: new Set(["cmd", "c", "s"]) },
+};
+
+/** SQL statements that write a database or data file: ATTACH (creates the file), VACUUM INTO, duckdb's COPY ... TO and EXPORT DATABASE. */
+const SQL_WRITES = /\b(?:(ATTACH)\b|(VACUUM)\s+(?:\w+\s+)?INTO\b|(COPY)\b[^;]*?\bTO\b|(EXPORT)\s+DATABASE\b)/i;
+const SQL_WRITE_NAMES: Readonly<Record<string, string>> = { ATTACH: "ATTACH", VACUUM: "VACUUM INTO", COPY: "COPY ... TO", EXPORT: "EXPORT DATABASE" };
+
+/** SQL statements that install or load an extension (duckdb INSTALL, LOAD): code from outside the database. */
+const SQL_LOADS = /(?:^|;)\s*(?:FORCE\s+)?(INSTALL|LOAD)\b/i;
+
 /**
- * sqlite3 FILE SQL...: each operand after the database is run, an operand that starts with `.` as dot-commands
- * (one a line: `.shell CMD`, `.system CMD`, `.output |CMD` run a command), any other as SQL, whose functions
- * edit() (runs an editor), writefile() and load_extension() reach outside the database.
+ * sqlite3 FILE SQL... (and duckdb): each operand after the database is run, and so is the value of -cmd
+ * (duckdb's -c and -s too), an operand that starts with `.` as dot-commands (one a line: `.shell CMD`,
+ * `.system CMD`, `.output |CMD` run a command), any other as SQL, whose functions edit() (runs an editor),
+ * writefile() and load_extension() reach outside the database, and whose ATTACH, VACUUM INTO, COPY ... TO
+ * write a file.
  */
-function readSqlite3Operands(words: readonly string[], out: ProgramReading): void {
+function readSqlShellOperands(name: string, words: readonly string[], out: ProgramReading): void {
+  const shell = SQL_SHELLS[name]!;
   const operands: string[] = [];
+  const texts: string[] = [];
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
     const option = /^--?([A-Za-z]+)$/.exec(word)?.[1];
-    if (option === "A") return void (out.unknown ??= "sqlite3 -A runs an archive command the guard does not read");
-    if (option !== undefined && SQLITE3_VALUED.has(option)) i += 1;
+    if (option === "A") return void (out.unknown ??= `${name} -A runs an archive command the guard does not read`);
+    if (option !== undefined && shell.texts.has(option) && words[i + 1] !== undefined) texts.push(words[i + 1]!);
+    if (option !== undefined && shell.valued.has(option)) i += 1;
     else if (option !== undefined && SQLITE3_TWO_VALUES.has(option)) i += 2;
     else if (option === undefined) operands.push(word);
   }
-  for (const text of operands.slice(1)) {
+  for (const text of [...texts, ...operands.slice(1)]) {
     if (text.startsWith(".")) {
       for (const line of text.split("\n")) {
         if (line.trim() === "" || SQLITE3_INERT_DOT.test(line)) continue;
-        const name = /^\.(\w*)/.exec(line)?.[1] ?? "";
+        const dot = /^\.(\w*)/.exec(line)?.[1] ?? "";
         const escape = /^\.(?:shell|system)\s+(.*)$/s.exec(line);
         const pipe = SQLITE3_PIPE_DOT.exec(line);
         if (escape !== null || pipe !== null) {
-          out.refusals.push({ reason: `sqlite3 runs a command through .${name}`, token: `.${name}` });
+          out.refusals.push({ reason: `${name} runs a command through .${dot}`, token: `.${dot}` });
           out.scripts.push(escape !== null ? escape[1]! : pipe![2]!);
         } else {
-          out.refusals.push({ reason: `sqlite3 runs the dot-command .${name}`, token: `.${name}` });
-          out.unknown ??= `sqlite3 runs the dot-command .${name}, which the guard does not read`;
+          out.refusals.push({ reason: `${name} runs the dot-command .${dot}`, token: `.${dot}` });
+          out.unknown ??= `${name} runs the dot-command .${dot}, which the guard does not read`;
         }
       }
-    } else if (/\b(?:edit|writefile|load_extension)\s*\(/i.test(text)) {
-      out.refusals.push({ reason: "sqlite3 runs SQL that calls edit(), writefile() or load_extension()", token: "edit" });
-      out.unknown ??= "sqlite3 runs SQL that calls edit(), writefile() or load_extension(), which reach outside the database, and the guard cannot read what they run";
+      continue;
     }
+    if (/\b(?:edit|writefile|load_extension)\s*\(/i.test(text)) {
+      out.refusals.push({ reason: `${name} runs SQL that calls edit(), writefile() or load_extension()`, token: "edit" });
+      out.unknown ??= `${name} runs SQL that calls edit(), writefile() or load_extension(), which reach outside the database, and the guard cannot read what they run`;
+    }
+    const writes = SQL_WRITES.exec(text);
+    if (writes !== null) {
+      const statement = (writes[1] ?? writes[2] ?? writes[3] ?? writes[4]!).toUpperCase();
+      out.refusals.push({ reason: `${name} writes a database file through ${SQL_WRITE_NAMES[statement]!}`, token: statement });
+    }
+    const loads = SQL_LOADS.exec(text);
+    if (loads !== null) out.refusals.push({ reason: `${name} installs or loads an extension through ${loads[1]!.toUpperCase()}`, token: loads[1]!.toUpperCase() });
   }
 }
 
@@ -2604,6 +2817,16 @@ const SETTING_WRITES: readonly {
   { programs: ["npm"], starts: [["pkg", "set"]], valued: /^(?:-w|--workspace)$/, keys: [{ key: /^scripts\./, effect: "script" }, { key: /^(?:bin|config|main|exports|imports)(?:\.|$)/, effect: "code" }] },
   { programs: ["npm"], starts: [["set-script"]], valued: /^(?:-w|--workspace)$/, keys: [{ key: /./, effect: "script" }] },
   {
+    // aws configure set KEY VALUE writes ~/.aws/config: a profile's credential_process is a command line aws runs for credentials, cli_pager its pager, plugins.* Python modules it loads.
+    programs: ["aws"],
+    starts: [["configure", "set"]],
+    valued: /^(?:--profile|--region|--output|--endpoint-url|--query|--color|--ca-bundle|--cli-read-timeout|--cli-connect-timeout|--cli-binary-format)$/,
+    keys: [
+      { key: /(?:^|\.)(?:credential_process|cli_pager)$/, effect: "script" },
+      { key: /^plugins\.|(?:^|\.)cli_legacy_plugin_path$/, effect: "code" },
+    ],
+  },
+  {
     // go env -w NAME=VALUE stores a default in go's env file, read by every later go command.
     programs: ["go"],
     starts: [["env", "-w"]],
@@ -2768,10 +2991,15 @@ function readTar(words: readonly string[]): ProgramReading {
   return out;
 }
 
+/** rsync's options whose value is a file it writes besides the destination (rsync(1) --log-file, --write-batch, --only-write-batch). */
+const RSYNC_WRITING = /^(--log-file|--write-batch|--only-write-batch)(?:=|$)/;
+
 function readRsync(words: readonly string[]): ProgramReading {
   const out = empty();
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
+    const writes = RSYNC_WRITING.exec(word);
+    if (writes !== null) out.refusals.push({ reason: `rsync writes a file through ${writes[1]!}`, token: writes[1]! });
     const match = /^(--rsh|--rsync-path)(?:=(.*))?$/s.exec(word);
     if (match !== null) {
       out.refusals.push({ reason: `rsync runs a command through ${match[1]!}`, token: match[1]! });
@@ -2792,8 +3020,11 @@ function readRsync(words: readonly string[]): ProgramReading {
   return out;
 }
 
-const SSH_VALUED = "BbcDEeFIiJLlmOopQRSWw";
+/** Options of ssh, scp and sftp that take a value (ssh(1), scp(1), sftp(1)). */
+const SSH_VALUED: Readonly<Record<string, string>> = { ssh: "BbcDEeFIiJLlmOopQRSWw", scp: "cDFiJloPSX", sftp: "BbcDFiJloPRSsX" };
 const SSH_COMMAND_OPTIONS = /^(?:proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|sessiontype)\b/i;
+/** ssh_config keywords whose value is a shared library ssh loads (ssh_config(5) PKCS11Provider, SecurityKeyProvider). */
+const SSH_LIBRARY_OPTIONS = /^(?:pkcs11provider|securitykeyprovider)\b/i;
 
 /**
  * A command's leading options, read from words[1]: `option` gets each option word and the word after
@@ -2817,15 +3048,18 @@ function readOptions(words: readonly string[], option: (word: string, next: stri
 function readSsh(name: string, words: readonly string[]): ProgramReading {
   const out = empty();
   let host: string | undefined;
-  const { operands: i } = readOptions(words, (word, next) => {
-    const letter = word[1]!;
-    const value = SSH_VALUED.includes(letter) ? (word.length > 2 ? word.slice(2) : next) : undefined;
+  const valued = SSH_VALUED[name] ?? SSH_VALUED.ssh!;
+  const option = (letter: string, value: string | undefined) => {
+    const key = value?.trim().split(/[\s=]/)[0] ?? "";
     if (letter === "o" && value !== undefined && SSH_COMMAND_OPTIONS.test(value.trim())) {
-      out.refusals.push({ reason: `${name} runs a command set with -o ${value.trim().split(/[\s=]/)[0] ?? ""}`, token: "-o" });
+      out.refusals.push({ reason: `${name} runs a command set with -o ${key}`, token: "-o" });
       const command = value.replace(/^\s*\w+\s*=?\s*/, "");
       // ssh hands `exec PROXYCOMMAND` to the shell (`ProxyCommand=;CMD` runs CMD after an empty exec).
       out.scripts.push(/^\s*proxycommand\b/i.test(value) ? `exec ${command}` : command);
-    } else if (letter === "F") out.refusals.push({ reason: `${name} reads a configuration file (which can run commands) given with -F`, token: "-F" });
+    } else if (letter === "o" && value !== undefined && SSH_LIBRARY_OPTIONS.test(value.trim())) out.refusals.push({ reason: `${name} loads the library set with -o ${key}`, token: "-o" });
+    else if (letter === "I" && name === "ssh") out.refusals.push({ reason: "ssh loads the PKCS#11 library given with -I", token: "-I" });
+    else if (letter === "E" && name === "ssh") out.refusals.push({ reason: "ssh writes a file through -E", token: "-E" });
+    else if (letter === "F") out.refusals.push({ reason: `${name} reads a configuration file (which can run commands) given with -F`, token: "-F" });
     else if (letter === "D" && name === "sftp") {
       // sftp -D PROGRAM starts PROGRAM as the sftp server, without ssh.
       out.refusals.push({ reason: "sftp runs the program given with -D", token: "-D" });
@@ -2837,7 +3071,17 @@ function readSsh(name: string, words: readonly string[]): ProgramReading {
       if (value !== undefined) out.commands.push([value]);
       else out.unknown = `${name} -S has no value`;
     }
-    return SSH_VALUED.includes(letter) && word.length <= 2 ? 2 : 1;
+  };
+  // A cluster of flags may end with an option that takes a value, attached or in the next word (`-vE/tmp/log`, `-vo KEY=VALUE`).
+  const { operands: i } = readOptions(words, (word, next) => {
+    for (let at = 1; at < word.length; at++) {
+      const letter = word[at]!;
+      if (!valued.includes(letter)) continue;
+      const attached = word.slice(at + 1);
+      option(letter, attached !== "" ? attached : next);
+      return attached !== "" ? 1 : 2;
+    }
+    return 1;
   });
   if (name === "ssh" && i < words.length) {
     host = words[i];
@@ -3130,7 +3374,12 @@ export function readProgram(words: readonly string[]): ProgramReading {
   }
   const family = Object.hasOwn(SUBCOMMAND_WRAPPERS, name) ? SUBCOMMAND_WRAPPERS[name] : undefined;
   const subcommand = family === undefined ? undefined : readSubcommandWrapper(name, family, words);
-  if (subcommand !== undefined) return subcommand;
+  if (subcommand !== undefined) {
+    // The family's options that load or run something (`kubectl --kubeconfig F exec POD -- CMD`).
+    const effects = readOptionEffects(name, words);
+    if (effects !== undefined) merge(subcommand, effects);
+    return subcommand;
+  }
   const out = readOther(name, words);
   if (family !== undefined) subcommandWithoutGlobals(name, family, words, out);
   return out;
@@ -3325,7 +3574,8 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
       if (effects !== undefined) merge(out, effects);
       return out;
     }
-    case "go": {
+    case "go":
+    case "aws": {
       const out = readOptionEffects(name, words) ?? empty();
       readSettingWrites(name, words, out);
       return out;
@@ -3365,18 +3615,21 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
       return readSocat(words);
     case "gh":
       return readGh(words);
-    case "sqlite3": {
+    case "sqlite3":
+    case "duckdb": {
       const out = readOptionEffects(name, words) ?? empty();
-      readSqlite3Operands(words, out);
+      readSqlShellOperands(name, words, out);
       return out;
     }
     default:
       break;
   }
   const effects = readOptionEffects(name, words);
-  if (effects !== undefined) return effects;
   const other = readBuiltinOrInterpreter(name, words);
+  // An interpreter's code options and its options that load modules (`node -r MODULE -e CODE`).
+  if (other !== undefined && effects !== undefined) merge(other, effects);
   if (other !== undefined) return other;
+  if (effects !== undefined) return effects;
   if (SUBSCRIPT_BUILTINS.has(name)) {
     const subs = subscripts(name, words);
     const out = empty();
