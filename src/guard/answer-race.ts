@@ -1,4 +1,5 @@
 import { auditId } from "../audit/record.js";
+import { hasNullResume, takeNullResume } from "./task-scratchpad.js";
 import { builtRecord } from "../audit/schema.js";
 import type { AuditRecord } from "../audit/types.js";
 import { idempotencyKeyFor } from "../tools/define-tool.js";
@@ -135,18 +136,6 @@ function supersededRecords(guard: Guard, ctx: TurnContext, calls: readonly Revie
 
 const DECISION_TYPES = ["approve", "edit", "reject"] as const;
 
-/** What LangGraph hands a task for a resume no interrupt was waiting for (its `__pregel_scratchpad`). */
-interface NullResumePad {
-  nullResume?: unknown;
-  consumeNullResume?: () => unknown;
-}
-
-/** Whether LangGraph hands this task a resume that no interrupt of it has taken yet. */
-export function hasNullResume(config: LangGraphRunnableConfig | undefined): boolean {
-  const pad = config?.configurable?.__pregel_scratchpad as NullResumePad | undefined;
-  return pad !== undefined && pad !== null && typeof pad === "object" && pad.nullResume !== undefined;
-}
-
 /**
  * An answer that reached the thread after the approval it answers was settled: another answer was
  * applied and its calls ran, and the run that applied it had not ended yet (two processes without the
@@ -165,11 +154,9 @@ export async function settleLateAnswer(
   config: LangGraphRunnableConfig | undefined,
 ): Promise<ApprovalState | undefined> {
   if (!hasNullResume(config)) return undefined;
-  const pad = config?.configurable?.__pregel_scratchpad as NullResumePad;
   // Calls wait for a human (asked again after a refused or partial answer): the resume is theirs, the step that asks takes it.
   if ((approvals?.pending?.callIds.length ?? 0) > 0) return undefined;
-  const raw = typeof pad.consumeNullResume === "function" ? pad.consumeNullResume() : pad.nullResume;
-  delete pad.nullResume;
+  const raw = takeNullResume(config);
   // The approval it answers: the one a human's answer last settled, else the last model message's calls.
   const ai = lastAIMessage(messages);
   const answered = approvals?.answered ?? (ai ? { messageId: approvals?.reviewed?.messageId ?? ai.id ?? "", run: -1, callIds: (ai.tool_calls ?? []).flatMap((c) => (c.id ? [c.id] : [])) } : undefined);
