@@ -11,7 +11,7 @@
 // setting written, then used; git starts its pager only on a terminal, which script(1) gives it); the
 // marker must appear (skipped when the program is not installed).
 import { describe, expect, it } from "vitest";
-import { bashGuard, expectBashDecision, installed, leavesMarker, type BashExpectation } from "./helpers/bash-rules.js";
+import { describeBashClasses, installed, leavesMarker, type BashExpectation } from "./helpers/bash-rules.js";
 
 type Expectation = Exclude<BashExpectation, "ask">;
 
@@ -153,14 +153,7 @@ const CLASSES: readonly Klass[] = [
   },
 ];
 
-describe("public bypass classes (4): settings, requests, eval and option variables", () => {
-  for (const klass of CLASSES) {
-    describe(`${klass.name} [${klass.source}]`, () => {
-      const guard = bashGuard(klass.allow, DENY, "public-bypasses-4");
-      it.each(klass.cases.map((c) => [c.command, c] as const))("%s", (_command, c) => expectBashDecision(guard, c.command, c.expect, c.reason));
-    });
-  }
-});
+describeBashClasses("public bypass classes (4): settings, requests, eval and option variables", CLASSES, DENY, "public-bypasses-4");
 
 describe("public bypass classes (4): the real programs run the denied command", () => {
   const runs = CLASSES.flatMap((klass) => klass.cases.filter((c) => c.run !== undefined).map((c) => [c.run!, klass.program] as const));

@@ -18,7 +18,7 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { bashGuard, expectBashDecision, installed, leavesMarker, type BashExpectation } from "./helpers/bash-rules.js";
+import { describeBashClasses, installed, leavesMarker, type BashExpectation } from "./helpers/bash-rules.js";
 
 type Expectation = Exclude<BashExpectation, "ask">;
 
@@ -264,14 +264,7 @@ const CLASSES: readonly Klass[] = [
   },
 ];
 
-describe("public bypass classes (5): safe-list options, git commands, package-manager settings, go, pytest", () => {
-  for (const klass of CLASSES) {
-    describe(`${klass.name} [${klass.source}]`, () => {
-      const guard = bashGuard(klass.allow, DENY, "public-bypasses-5");
-      it.each(klass.cases.map((c) => [c.command, c] as const))("%s", (_command, c) => expectBashDecision(guard, c.command, c.expect, c.reason));
-    });
-  }
-});
+describeBashClasses("public bypass classes (5): safe-list options, git commands, package-manager settings, go, pytest", CLASSES, DENY, "public-bypasses-5");
 
 const GIT_ENV = { GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t", npm_config_update_notifier: "false", npm_config_offline: "true" };
 

@@ -9,8 +9,7 @@
 //   - not-allow: an allow pattern matches the words, but the line runs, loads or writes what the allow
 //     does not vouch for; the reason names it;
 //   - allow: the plain companion the allow rule is written for stays allowed.
-import { describe, it } from "vitest";
-import { bashGuard, expectBashDecision, type BashExpectation } from "./helpers/bash-rules.js";
+import { describeBashClasses, type BashExpectation } from "./helpers/bash-rules.js";
 
 type Expectation = Exclude<BashExpectation, "ask">;
 
@@ -318,11 +317,4 @@ const CLASSES: readonly Klass[] = [
   },
 ];
 
-describe("public bypass classes (6): ssh/rsync options, database and debugger clients, runners, cluster clients, aws, pip, node, nix, sudoedit", () => {
-  for (const klass of CLASSES) {
-    describe(`${klass.name} [${klass.source}]`, () => {
-      const guard = bashGuard(klass.allow, DENY, "public-bypasses-6");
-      it.each(klass.cases.map((c) => [c.command, c] as const))("%s", (_command, c) => expectBashDecision(guard, c.command, c.expect, c.reason));
-    });
-  }
-});
+describeBashClasses("public bypass classes (6): ssh/rsync options, database and debugger clients, runners, cluster clients, aws, pip, node, nix, sudoedit", CLASSES, DENY, "public-bypasses-6");

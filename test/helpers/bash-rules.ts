@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../../src/policy/index.js";
 
 /** What a case expects of the guard: deny, ask, allow, or anything but allow. */
@@ -23,6 +23,26 @@ export function expectBashDecision(guard: ReturnType<typeof bashGuard>, command:
   if (expected === "not-allow") expect(decision.mode, decision.reason).not.toBe("allow");
   else expect(decision.mode, decision.reason).toBe(expected);
   if (reason !== undefined) expect(decision.reason).toMatch(reason);
+}
+
+/** A class of bypasses from one public source: the rules users write for it, and its cases. */
+export interface BashClass {
+  readonly name: string;
+  readonly source: string;
+  readonly allow: readonly string[];
+  readonly cases: readonly { readonly command: string; readonly expect: BashExpectation; readonly reason?: RegExp | undefined }[];
+}
+
+/** One `describe` per class under `title`: each case's decision by a guard of the class's allows and `deny`. */
+export function describeBashClasses(title: string, classes: readonly BashClass[], deny: readonly string[], name: string): void {
+  describe(title, () => {
+    for (const klass of classes) {
+      describe(`${klass.name} [${klass.source}]`, () => {
+        const guard = bashGuard(klass.allow, deny, name);
+        it.each(klass.cases.map((c) => [c.command, c] as const))("%s", (_command, c) => expectBashDecision(guard, c.command, c.expect, c.reason));
+      });
+    }
+  });
 }
 
 /** Whether `program` is on this machine's PATH. */
