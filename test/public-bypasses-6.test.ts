@@ -9,7 +9,8 @@
 //   - not-allow: an allow pattern matches the words, but the line runs, loads or writes what the allow
 //     does not vouch for; the reason names it;
 //   - allow: the plain companion the allow rule is written for stays allowed.
-import { describeBashClasses, type BashExpectation } from "./helpers/bash-rules.js";
+import { describe, expect, it } from "vitest";
+import { bashGuard, describeBashClasses, expectBashDecision, installed, leavesMarker, type BashExpectation } from "./helpers/bash-rules.js";
 
 type Expectation = Exclude<BashExpectation, "ask">;
 
@@ -318,3 +319,28 @@ const CLASSES: readonly Klass[] = [
 ];
 
 describeBashClasses("public bypass classes (6): ssh/rsync options, database and debugger clients, runners, cluster clients, aws, pip, node, nix, sudoedit", CLASSES, DENY, "public-bypasses-6");
+
+// The programs installed here judge the readings: each line, with the denied command replaced by
+// `touch MARKER`, leaves MARKER (the program ran it) or OUT (the program wrote the file the line names);
+// the guard denies the line with the denied command, and does not allow the one that writes.
+const REAL: readonly { line: string; program: string; allow: readonly string[] }[] = [
+  { line: `ssh -vo 'ProxyCommand=${X}' -o BatchMode=yes -o ConnectTimeout=2 gg-no-such-host`, program: "ssh", allow: ["ssh:*"] },
+  { line: `scp -Cvo 'ProxyCommand=${X}' -o BatchMode=yes gg-no-such-host:a.txt b.txt`, program: "scp", allow: ["scp:*"] },
+  { line: "ssh -E OUT -o BatchMode=yes -o ConnectTimeout=1 -p 1 127.0.0.1 true", program: "ssh", allow: ["ssh:*"] },
+  { line: "rsync --log-file=OUT a.txt b.txt", program: "rsync", allow: ["rsync:*"] },
+  { line: `sqlite3 :memory: '.shell ${X}'`, program: "sqlite3", allow: ["sqlite3:*"] },
+  { line: `sqlite3 -cmd '.system ${X}' :memory: 'select 1'`, program: "sqlite3", allow: ["sqlite3:*"] },
+  { line: `sqlite3 :memory: "ATTACH 'OUT' AS o; CREATE TABLE o.t(x);"`, program: "sqlite3", allow: ["sqlite3:*"] },
+  { line: `sqlite3 :memory: "VACUUM INTO 'OUT'"`, program: "sqlite3", allow: ["sqlite3:*"] },
+  { line: `gdb -batch -ex 'shell ${X}'`, program: "gdb", allow: ["gdb:*"] },
+];
+
+describe("public bypass classes (6): the real programs do what the guard reads", () => {
+  it.each(REAL.map((r) => [r.line, r] as const))("%s", (_line, r) => {
+    expectBashDecision(bashGuard(r.allow, DENY, "public-bypasses-6-real"), r.line, r.line.includes(X) ? "deny" : "not-allow", undefined);
+    if (!installed(r.program)) return;
+    const harmless = r.line.replaceAll(X, "touch MARKER");
+    const run = leavesMarker(harmless);
+    expect(run.left, `${harmless}: ${run.stderr}`).toBe(true);
+  }, 20_000);
+});
