@@ -212,7 +212,8 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
       // it was superseded (answer-race.ts). Not a resume for a tool of the turn that asked the user
       // (LangGraph's interrupt in this task): that one is the tool's.
       const turn = g.turn;
-      const toolWaits = hasNullResume(config) && (await toolAskedIn(ledger, turn.batches.flat().map((id) => ledgerKeyFor(threadIdOf(config), rulesOf(guard, g).run, id))));
+      const run = rulesOf(guard, g).run;
+      const toolWaits = hasNullResume(config) && (await toolAskedIn(ledger, turn.batches.flat().map((id) => ledgerKeyFor(threadIdOf(config), run, id))));
       const late = toolWaits ? undefined : await settleLateAnswer(guard, g.approvals, state.messages, { threadId: threadIdOf(config), runId: g.runId }, config);
       if (late) g = { ...g, approvals: late };
     }

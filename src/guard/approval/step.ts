@@ -137,6 +137,8 @@ export async function resolveApprovals(
   const recordedShown = approvals.pending?.messageId === ctx.messageId ? approvals.pending.digest : undefined;
   const shownKey = askedKey(ctx, state.run);
   if (recordedShown === undefined && options.ledger !== undefined) await options.ledger.complete(shownKey, waiting.digest);
+  // Nothing decided: every call of the turn stays waiting, asked again in a new step with `reason` shown.
+  const askAgain = (reason: string): ApprovalStep => ({ calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error: reason }, pending: waiting, sticky: standing, ...kept, ...gate?.state() }, retry: true });
   let raw: unknown;
   let error = shownError;
   for (;;) {
@@ -154,7 +156,7 @@ export async function resolveApprovals(
         // Ending this step is what drops the refused value: LangGraph keeps a plain resume as a
         // pending write of the head checkpoint until a step completes, and invoke(null) or a resume
         // keyed by another interrupt id would hand it back (test/refused-resume-replay.test.ts).
-        return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error }, pending: waiting, sticky: standing, ...kept, ...gate?.state() }, retry: true };
+        return askAgain(error);
       }
       // A caller that cannot come back (GuardedToolNode run outside a graph): LangGraph did not add
       // the refused value to this task's resume values; the next interrupt has the same id as the
@@ -166,7 +168,7 @@ export async function resolveApprovals(
   const shown = recordedShown ?? (options.ledger !== undefined ? await options.ledger.result(shownKey) : undefined);
   if (shown !== undefined && shown !== waiting.digest) {
     emitRefused(ctx, pending, callsChangedRefused, config);
-    return { calls: [...reviewed], approvals: { refused: { messageId: ctx.messageId, error: callsChangedRefused }, pending: waiting, sticky: standing, ...kept, ...gate?.state() }, retry: true };
+    return askAgain(callsChangedRefused);
   }
   const resume = ResumeSchema.parse(raw) as ApprovalResume;
   const own = matchDecisions(pending, resume, allowed, { partial });
