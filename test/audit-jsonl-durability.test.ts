@@ -8,10 +8,9 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -25,8 +24,8 @@ import { FileSync } from "../src/audit/file-sync.js";
 import { JsonlAuditSink } from "../src/audit/jsonl.js";
 import { openAuditSink } from "../src/audit/open.js";
 import type { AuditRecord } from "../src/audit/types.js";
+import { nodeArgsFor } from "./helpers/ts-entry.js";
 
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const WORKER = fileURLToPath(new URL("./fixtures/workers/audit-order-worker.ts", import.meta.url));
 const hasStrace = spawnSync("strace", ["-V"]).status === 0;
 
@@ -99,7 +98,7 @@ describe("JsonlAuditSink durability", () => {
   });
 
   it("a process killed right after write() resolved for an outcome batch (its sync still deferred) loses no record", async () => {
-    const child = spawn(process.execPath, ["--import", TSX, WORKER, "kill", dir], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, nodeArgsFor(WORKER, "kill", dir), { stdio: ["ignore", "pipe", "inherit"] });
     await new Promise<void>((resolve, reject) => {
       let out = "";
       child.stdout.on("data", (chunk: Buffer) => {
@@ -125,7 +124,7 @@ describe("JsonlAuditSink durability", () => {
       names.map(
         (name) =>
           new Promise<void>((resolve, reject) => {
-            const child = spawn(process.execPath, ["--import", TSX, WORKER, "append", dir, name, String(batches)], { stdio: ["ignore", "pipe", "inherit"] });
+            const child = spawn(process.execPath, nodeArgsFor(WORKER, "append", dir, name, String(batches)), { stdio: ["ignore", "pipe", "inherit"] });
             let out = "";
             child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
             child.on("exit", (code) => (code === 0 && out.includes("DONE") ? resolve() : reject(new Error(`worker ${name} exited ${code}`))));
@@ -144,7 +143,7 @@ describe("JsonlAuditSink durability", () => {
 
   it.skipIf(!hasStrace)("under strace: every decision write is fdatasynced before the next side effect starts; outcomes ride on the next sync or the close", async () => {
     const trace = join(dir, "trace");
-    const result = spawnSync("strace", ["-f", "-s", "65536", "-e", "trace=openat,write,fdatasync,fsync,close", "-o", trace, process.execPath, "--import", TSX, WORKER, "guard", dir], { encoding: "utf8", timeout: 60_000 });
+    const result = spawnSync("strace", ["-f", "-s", "65536", "-e", "trace=openat,write,fdatasync,fsync,close", "-o", trace, process.execPath, ...nodeArgsFor(WORKER, "guard", dir)], { encoding: "utf8", timeout: 60_000 });
     expect(result.stdout).toContain("DONE");
     const lines = (await readFile(trace, "utf8")).split("\n");
     let auditFd: string | undefined;

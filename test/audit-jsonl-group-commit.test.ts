@@ -9,14 +9,14 @@
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { statSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { JsonlAuditSink } from "../src/audit/jsonl.js";
 import { auditId } from "../src/audit/record.js";
 import type { AuditRecord } from "../src/audit/types.js";
+import { nodeArgsFor } from "./helpers/ts-entry.js";
 
 const fsControl = vi.hoisted(() => ({ calls: 0, failAt: 0, syncedSize: 0 }));
 
@@ -35,7 +35,6 @@ vi.mock("node:fs", async (importOriginal) => {
   };
 });
 
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const WORKER = fileURLToPath(new URL("./fixtures/workers/audit-group-worker.ts", import.meta.url));
 
 let dir: string;
@@ -109,7 +108,7 @@ describe("JSONL group commit across processes", () => {
   it("two processes × 8 writers append at once and are SIGKILLed: every acknowledged record is in the file, once, each writer's in order", async () => {
     const acked = new Map<string, number>();
     const children = ["p", "q"].map((name) => {
-      const child = spawn(process.execPath, ["--import", TSX, WORKER, dir, name, "8"], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, nodeArgsFor(WORKER, dir, name, "8"), { stdio: ["ignore", "pipe", "pipe"] });
       let buffer = "";
       child.stdout.on("data", (chunk: Buffer) => {
         buffer += chunk.toString("utf8");

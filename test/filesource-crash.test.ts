@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { inMemoryMemory } from "../src/memory/index.js";
 import { FileSource, isTempFileName } from "../src/sources/index.js";
+import { nodeArgsFor } from "./helpers/ts-entry.js";
 
 const SCRIPT = fileURLToPath(new URL("./fixtures/memory/save-loop.ts", import.meta.url));
 const SIZE_A = 3 * 1024 * 1024;
@@ -18,7 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Runs the save loop until it has saved `minSaves` times, then waits `extraMs` and SIGKILLs it mid-flight. */
 function killDuringSaves(minSaves: number, extraMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", SCRIPT, dir], {
+    const child = spawn(process.execPath, nodeArgsFor(SCRIPT, dir), {
       env: { ...process.env, CONTENT_A: String(SIZE_A), CONTENT_B: String(SIZE_B) },
       stdio: ["ignore", "pipe", "pipe"],
     });

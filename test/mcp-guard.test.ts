@@ -26,6 +26,7 @@ import { parsePermissionRules, PermissionPolicy } from "../src/policy/permission
 import { GuardConfigError } from "../src/errors/index.js";
 import { startHttpServer, type HttpFixture } from "./fixtures/mcp/fs-server.js";
 import { toolMessages } from "./helpers/middleware-fixtures.js";
+import { nodeArgsFor } from "./helpers/ts-entry.js";
 
 const SERVER = fileURLToPath(new URL("./fixtures/mcp/fs-server.ts", import.meta.url));
 
@@ -75,7 +76,7 @@ describe.each(transports)("MCP tools over %s", (transport) => {
     if (transport === "http") http = await startHttpServer(root);
     mcp = await connectMcpTools({
       mcpServers: {
-        fs: http !== undefined ? { type: "http", url: http.url } : { command: process.execPath, args: ["--import", "tsx", SERVER, root] },
+        fs: http !== undefined ? { type: "http", url: http.url } : { command: process.execPath, args: nodeArgsFor(SERVER, root) },
       },
     });
   }, 120_000);
@@ -234,7 +235,7 @@ describe("MCP deny and ask through each entry point (stdio server)", () => {
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "gg-mcp-entry-"));
-    mcp = await connectMcpTools({ mcpServers: { fs: { command: process.execPath, args: ["--import", "tsx", SERVER, root] } } });
+    mcp = await connectMcpTools({ mcpServers: { fs: { command: process.execPath, args: nodeArgsFor(SERVER, root) } } });
   }, 120_000);
 
   afterAll(async () => {
@@ -311,7 +312,7 @@ describe("MCP annotations: what stricter-only means", () => {
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "gg-mcp-strict-"));
-    mcp = await connectMcpTools({ mcpServers: { fs: { command: process.execPath, args: ["--import", "tsx", SERVER, root] } } });
+    mcp = await connectMcpTools({ mcpServers: { fs: { command: process.execPath, args: nodeArgsFor(SERVER, root) } } });
   }, 120_000);
 
   afterAll(async () => {
@@ -354,7 +355,7 @@ describe("MCP annotations: what stricter-only means", () => {
   });
 
   it("MultiServerMCPClient built by hand: with MCP_TOOL_NAMING the tools are mcp__fs__TOOL; with the adapters' default bare names no server can be trusted", async () => {
-    const server = { fs: { command: process.execPath, args: ["--import", "tsx", SERVER, root] } };
+    const server = { fs: { command: process.execPath, args: nodeArgsFor(SERVER, root) } };
     const named = new MultiServerMCPClient({ mcpServers: server, ...MCP_TOOL_NAMING });
     const bare = new MultiServerMCPClient({ mcpServers: server });
     try {

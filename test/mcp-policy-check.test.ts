@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliError } from "../src/cli/errors.js";
 import { startHttpServer, type HttpFixture } from "./fixtures/mcp/fs-server.js";
 import { runPolicyCommand } from "./helpers/policy-command.js";
+import { nodeArgsFor } from "./helpers/ts-entry.js";
 
 const SERVER = fileURLToPath(new URL("./fixtures/mcp/fs-server.ts", import.meta.url));
 
@@ -19,7 +20,7 @@ let http: HttpFixture;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "gg-mcp-check-"));
   http = await startHttpServer(dir);
-  writeFileSync(join(dir, "stdio.json"), JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: ["--import", "tsx", SERVER, dir] } } }));
+  writeFileSync(join(dir, "stdio.json"), JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: nodeArgsFor(SERVER, dir) } } }));
   writeFileSync(join(dir, "http.json"), JSON.stringify({ mcpServers: { fs: { type: "http", url: http.url } } }));
 }, 120_000);
 
@@ -95,7 +96,7 @@ describe("policy explain --mcp", () => {
 
 describe("policy check --mcp refuses a configuration it cannot read back from tool names", () => {
   it("a server name with __ is an error, as is a server that cannot be reached", async () => {
-    writeFileSync(join(dir, "sep.json"), JSON.stringify({ mcpServers: { "my__fs": { command: process.execPath, args: ["--import", "tsx", SERVER, dir] } } }));
+    writeFileSync(join(dir, "sep.json"), JSON.stringify({ mcpServers: { "my__fs": { command: process.execPath, args: nodeArgsFor(SERVER, dir) } } }));
     await expect(runPolicyCommand(["check", policy("g1.yaml", "permissions: []\n"), "--mcp", join(dir, "sep.json")])).rejects.toThrow(/contains "__"/);
     writeFileSync(join(dir, "down.json"), JSON.stringify({ mcpServers: { fs: { type: "http", url: "http://127.0.0.1:9/mcp" } } }));
     await expect(runPolicyCommand(["check", policy("g2.yaml", "permissions: []\n"), "--mcp", join(dir, "down.json")])).rejects.toBeInstanceOf(CliError);

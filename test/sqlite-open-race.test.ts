@@ -12,13 +12,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { prepareSqliteFile } from "../src/storage/sqlite-file.js";
+import { nodeArgsFor } from "./helpers/ts-entry.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "sqlite", "open-race-child.ts");
 const dir = mkdtempSync(join(tmpdir(), "gg-sqlite-open-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(role: "writer" | "opener", startAt: number, files: readonly string[]) {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, role, String(startAt), ...files], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, nodeArgsFor(CHILD, role, String(startAt), ...files), { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   const done = new Promise<{ code: number | null; out: string }>((resolve) => child.on("exit", (code) => resolve({ code, out })));

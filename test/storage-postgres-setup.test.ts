@@ -6,6 +6,7 @@ import { PostgresAuditSink } from "../src/audit/postgres.js";
 import { PostgresArchivalIndex } from "../src/memory/archival-postgres.js";
 import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { postgresConfigured, postgresForTests, uniqueName } from "./helpers/postgres.js";
+import { nodeArgsFor } from "./helpers/ts-entry.js";
 
 const WORKER = fileURLToPath(new URL("./fixtures/workers/open-checkpointer.ts", import.meta.url));
 const SINK_WORKER = fileURLToPath(new URL("./fixtures/workers/open-audit-sink.ts", import.meta.url));
@@ -14,7 +15,7 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 /** Runs one worker process; resolves with what it printed ("OK" or "ERR …"). */
 function openInProcess(url: string, schema: string, startAt: number, worker = WORKER): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", worker, url, schema, String(startAt)], {
+    const child = spawn(process.execPath, nodeArgsFor(worker, url, schema, String(startAt)), {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, NODE_NO_WARNINGS: "1" },
