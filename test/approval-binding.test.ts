@@ -213,3 +213,55 @@ describe.each(ENTRIES)("%s on SQLite with the guard's ledger", (entry) => {
     }
   });
 });
+
+// Without the guard's ledger on a durable checkpointer: what the reviewer was shown is read back from
+// the checkpoint itself (the approval interrupt LangGraph saved with the waiting step), so the answer
+// is still bound to it on every entry point.
+describe.each(ENTRIES)("%s on SQLite without a ledger", (entry) => {
+  const dir = mkdtempSync(path.join(tmpdir(), "gg-binding-noledger-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let n = 0;
+
+  const rewrites: [string, (ai: AIMessage) => AIMessage][] = [
+    ["new arguments", (ai) => new AIMessage({ id: ai.id, content: "", tool_calls: [{ id: "d1", name: "deploy", args: { service: "db", env: "production" }, type: "tool_call" }] })],
+    ["another tool", (ai) => new AIMessage({ id: ai.id, content: "", tool_calls: [{ id: "d1", name: "restart", args: { service: "db" }, type: "tool_call" }] })],
+    ["an added call", (ai) => new AIMessage({ id: ai.id, content: "", tool_calls: [...(ai.tool_calls ?? []), { id: "d2", name: "deploy", args: { service: "db" }, type: "tool_call" }] })],
+  ];
+
+  it.each(rewrites)("Command({ update, resume }) with %s: asked again, then the approval runs what is shown", async (_label, rewrite) => {
+    const opened = await openCheckpointer(`sqlite:${path.join(dir, `t${n++}.db`)}`);
+    try {
+      const ran: string[] = [];
+      const { graph } = build(entry, { tools: [deployTool(ran), restartTool(ran)], replies: [[{ name: "deploy", args: { service: "web" }, id: "d1" }], "done"], checkpointer: opened.checkpointer });
+      const config = newThread("noledger-rewrite");
+      await graph.invoke(say("deploy web"), config);
+      const state = await graph.getState(config);
+      const ai = messagesOf(state.values).findLast((m) => AIMessage.isInstance(m)) as AIMessage;
+      const rewritten = rewrite(ai);
+      const out = await graph.invoke(new Command({ update: { messages: [rewritten] }, resume: { decisions: approveAll(rewritten) } }), config);
+      expect(ran.filter((r) => !r.startsWith("deploy web staging"))).toEqual([]);
+      expect(pendingApproval(out)?.actionRequests.map((a) => a.args)).toEqual((rewritten.tool_calls ?? []).map((c) => c.args));
+      const done = await graph.invoke(resume({ decisions: approveAll(rewritten) }), config);
+      expect(pendingApproval(done)).toBeUndefined();
+      expect(unanswered(messagesOf(done))).toEqual([]);
+      expect(ran.length).toBe((rewritten.tool_calls ?? []).length);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it("a plain approval runs the call shown, once", async () => {
+    const opened = await openCheckpointer(`sqlite:${path.join(dir, `t${n++}.db`)}`);
+    try {
+      const ran: string[] = [];
+      const { graph } = build(entry, { tools: [deployTool(ran)], replies: [[{ name: "deploy", args: { service: "web" }, id: "d1" }], "done"], checkpointer: opened.checkpointer });
+      const config = newThread("noledger-plain");
+      await graph.invoke(say("deploy web"), config);
+      const done = await graph.invoke(resume({ decisions: [{ type: "approve" }] }), config);
+      expect(ran).toEqual(["deploy web staging"]);
+      expect(unanswered(messagesOf(done))).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  });
+});

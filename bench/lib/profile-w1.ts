@@ -32,4 +32,4 @@ await audit?.close();
 await sqliteAudit?.close();
 await ledger?.close();
 await opened?.close();
-rmSync(dir, { recursive: true, force: true });
+if (process.env.KEEP !== "1") rmSync(dir, { recursive: true, force: true });

@@ -16,7 +16,7 @@ import { forcedToolFor, callModel } from "./model-step.js";
 import type { GuardOptions } from "./options.js";
 import { hasForeignAnswer, heldForApproval, inputAfterWaiting, screenRunInput } from "./approval/screening.js";
 import { settleLateAnswer } from "./answer-race.js";
-import { hasNullResume } from "./task-scratchpad.js";
+import { hasNullResume } from "./langgraph-task.js";
 import { toolAskedIn } from "./execute.js";
 import { answerAbortedTurn } from "./aborted-turn.js";
 import { GuardedAgentState } from "./state.js";

@@ -1,5 +1,5 @@
 import { auditId } from "../audit/record.js";
-import { hasNullResume, takeNullResume } from "./task-scratchpad.js";
+import { hasNullResume, takeNullResume } from "./langgraph-task.js";
 import { builtRecord } from "../audit/schema.js";
 import type { AuditRecord } from "../audit/types.js";
 import { idempotencyKeyFor } from "../tools/define-tool.js";

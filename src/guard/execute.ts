@@ -8,7 +8,7 @@ import type { CallResult, ReviewedCall } from "./state.js";
 import { claimCall } from "./ledger-claim.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
 import { truncateResult } from "./truncate.js";
-import { interruptCount, skipAnsweredInterrupts } from "./task-scratchpad.js";
+import { interruptCount, skipAnsweredInterrupts } from "./langgraph-task.js";
 import { commandResultError } from "../tools/command-result.js";
 import type { AuditRecord } from "../audit/types.js";
 import { execution, refusals } from "../messages/index.js";
@@ -93,7 +93,7 @@ export async function executeCall(
   batchClaim?: {
     first: "claimed" | "done" | "busy" | undefined;
     outcome?: ((status: CallResult["status"]) => AuditRecord) | undefined;
-    /** The call runs alone in its task (a batch of one): the interrupts it asks are counted and kept with its result (task-scratchpad.ts). */
+    /** The call runs alone in its task (a batch of one): the interrupts it asks are counted and kept with its result (langgraph-task.ts). */
     alone?: boolean | undefined;
   },
 ): Promise<ExecutedCall> {

@@ -16,7 +16,8 @@ import { approverOf } from "./approver.js";
 import { emitRefused, emitReviewEvents, recordHuman, reviewEvent, writerOf } from "./events.js";
 import { reviewSettingsOf } from "./interrupt-on.js";
 import type { ReviewSettings } from "./interrupt-on.js";
-import { approvalRequest } from "./payload.js";
+import { savedInterruptValues } from "../langgraph-task.js";
+import { approvalRequest, readApprovalRequest } from "./payload.js";
 import { ApprovalResumeError, matchDecisions, ResumeSchema, resumeSchemaFor } from "./resume.js";
 import type { ApprovalResume } from "./resume.js";
 import { callsChangedSince, callsDigest, emptyApprovalState, samePending } from "./state.js";
@@ -66,8 +67,9 @@ export interface ApprovalStepOptions {
    * Where the calls a human is asked about are noted before the interrupt, when the caller does not
    * record them in the checkpoint first (no `routeBack`): the execution ledger. On resume, calls that
    * changed since they were asked (a client's state update, alone or in the Command that carries the
-   * answer) are not decided by the answer: they are asked again. Without a ledger the approval state
-   * is the only record (a partial or refused answer writes it).
+   * answer) are not decided by the answer: they are asked again. Without a ledger, what was asked is
+   * read back from the approval request LangGraph saved with the step's checkpoint (replaced when a
+   * tool of the same task asks the user afterwards, see `changedSinceShown`).
    */
   ledger?: ExecutionLedgerView | undefined;
 }
@@ -165,8 +167,7 @@ export async function resolveApprovals(
   }
   // The calls changed since the reviewer was shown them: the answer decides nothing; they are asked
   // again in a new step (which drops this answer), saying why.
-  const shown = recordedShown ?? (options.ledger !== undefined ? await options.ledger.result(shownKey) : undefined);
-  if (shown !== undefined && shown !== waiting.digest) {
+  if (await changedSinceShown(recordedShown ?? (options.ledger !== undefined ? await options.ledger.result(shownKey) : undefined), waiting.digest, pending, config)) {
     emitRefused(ctx, pending, callsChangedRefused, config);
     return askAgain(callsChangedRefused);
   }
@@ -238,6 +239,26 @@ export async function resolveApprovals(
     ...gate?.state(),
   };
   return { calls: reviewed.map((c) => decided.get(c.id) ?? c), approvals: after, retry: false };
+}
+
+/**
+ * Whether the calls waiting now are not those the reviewer was shown. What was shown comes from the
+ * approval state or the ledger's note (`noted`, a digest of every open call of the message), else
+ * from the approval request LangGraph saved with the waiting step's checkpoint (the asked calls as the
+ * reviewer saw them): that is what a GuardedToolNode or guardMiddleware on a checkpointer without the
+ * guard's ledger has. Nothing found (no checkpointer to read): not known to have changed.
+ */
+async function changedSinceShown(noted: string | undefined, now: string, pending: readonly ReviewedCall[], config: LangGraphRunnableConfig | undefined): Promise<boolean> {
+  if (noted !== undefined) return noted !== now;
+  const saved = (await savedInterruptValues(config, readApprovalRequest)).at(-1);
+  if (saved === undefined) return false;
+  const shown = saved.actionRequests.map((a) => ({ id: a.toolCallId, name: a.name, args: a.args }));
+  return callsDigest(asSaved(shown)) !== callsDigest(asSaved(pending.map((c) => ({ id: c.id, name: c.name, args: c.args }))));
+}
+
+/** Calls as a checkpoint keeps them (JSON): a value that JSON writes as text compares as that text. */
+function asSaved(calls: { id: string; name: string; args: unknown }[]): { id: string; name: string; args: unknown }[] {
+  return calls.map((c) => ({ ...c, args: JSON.parse(JSON.stringify(c.args ?? {})) as unknown }));
 }
 
 /** The ledger key under which the calls first shown to a reviewer for a model message are noted. */
