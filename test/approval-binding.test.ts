@@ -17,6 +17,7 @@ import { Command, interrupt } from "@langchain/langgraph";
 import { afterAll, describe, expect, it } from "vitest";
 import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { openLedger } from "../src/storage/ledger.js";
+import { postgresConfigured, postgresForTests, schemaDroppedAfterAll } from "./helpers/postgres.js";
 import { z } from "zod";
 import { pendingApproval } from "../src/guard/approval/payload.js";
 import { defineTool } from "../src/tools/define-tool.js";
@@ -217,10 +218,18 @@ describe.each(ENTRIES)("%s on SQLite with the guard's ledger", (entry) => {
 // Without the guard's ledger on a durable checkpointer: what the reviewer was shown is read back from
 // the checkpoint itself (the approval interrupt LangGraph saved with the waiting step), so the answer
 // is still bound to it on every entry point.
-describe.each(ENTRIES)("%s on SQLite without a ledger", (entry) => {
+const STORES = ["sqlite", ...(postgresConfigured ? ["postgres"] : [])] as const;
+describe.each(ENTRIES.flatMap((entry) => STORES.map((store) => [entry, store] as const)))("%s on %s without a ledger", (entry, store) => {
   const dir = mkdtempSync(path.join(tmpdir(), "gg-binding-noledger-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   let n = 0;
+  const schema = schemaDroppedAfterAll("gg_binding");
+  async function checkpointer() {
+    if (store === "sqlite") return openCheckpointer(`sqlite:${path.join(dir, `t${n++}.db`)}`);
+    const url = await postgresForTests();
+    if (url === undefined) throw new Error("PostgreSQL is not reachable");
+    return openCheckpointer(url, { schema });
+  }
 
   const rewrites: [string, (ai: AIMessage) => AIMessage][] = [
     ["new arguments", (ai) => new AIMessage({ id: ai.id, content: "", tool_calls: [{ id: "d1", name: "deploy", args: { service: "db", env: "production" }, type: "tool_call" }] })],
@@ -229,7 +238,7 @@ describe.each(ENTRIES)("%s on SQLite without a ledger", (entry) => {
   ];
 
   it.each(rewrites)("Command({ update, resume }) with %s: asked again, then the approval runs what is shown", async (_label, rewrite) => {
-    const opened = await openCheckpointer(`sqlite:${path.join(dir, `t${n++}.db`)}`);
+    const opened = await checkpointer();
     try {
       const ran: string[] = [];
       const { graph } = build(entry, { tools: [deployTool(ran), restartTool(ran)], replies: [[{ name: "deploy", args: { service: "web" }, id: "d1" }], "done"], checkpointer: opened.checkpointer });
@@ -251,7 +260,7 @@ describe.each(ENTRIES)("%s on SQLite without a ledger", (entry) => {
   });
 
   it("a plain approval runs the call shown, once", async () => {
-    const opened = await openCheckpointer(`sqlite:${path.join(dir, `t${n++}.db`)}`);
+    const opened = await checkpointer();
     try {
       const ran: string[] = [];
       const { graph } = build(entry, { tools: [deployTool(ran)], replies: [[{ name: "deploy", args: { service: "web" }, id: "d1" }], "done"], checkpointer: opened.checkpointer });
