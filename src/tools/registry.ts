@@ -15,8 +15,9 @@ export function guardSpecOf(tool: AnyTool): ToolGuardSpec {
   if (isGuardedTool(tool)) return tool.guard;
   const cached = plainSpecs.get(tool);
   if (cached) return cached;
-  const zodLike = tool.schema as { safeParse?: unknown };
-  const isZod = typeof zodLike.safeParse === "function";
+  // A zod 4 schema is read as it is; any other (a JSON schema, or zod 3, as LangChain's own tools such
+  // as todoListMiddleware's `write_todos` and many users' tools still use) through its JSON schema.
+  const isZod = isZod4(tool.schema);
   const flat = isZod ? flattenOperationUnion(tool.schema as z.ZodType) : undefined;
   let jsonSchema: JsonSchema;
   let jsonFlat: ReturnType<typeof flattenJsonOperationUnion>;
@@ -44,10 +45,34 @@ export function guardSpecOf(tool: AnyTool): ToolGuardSpec {
     requiresApproval: undefined,
     jsonSchema,
     fieldOperations: flat?.fields ?? jsonFlat?.fields,
-    inputSchema: isZod ? ((flat?.schema ?? tool.schema) as z.ZodType) : z.record(z.string(), z.unknown()),
+    inputSchema: isZod ? ((flat?.schema ?? tool.schema) as z.ZodType) : isOtherZod(tool.schema) ? parsedBy(tool.schema) : z.record(z.string(), z.unknown()),
   };
   plainSpecs.set(tool, spec);
   return spec;
+}
+
+/** A zod 4 schema (classic or mini): its internals are what the schema readers here walk. */
+function isZod4(schema: unknown): boolean {
+  return typeof schema === "object" && schema !== null && typeof (schema as { _zod?: { def?: unknown } })._zod?.def === "object";
+}
+
+interface SafeParser {
+  safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+}
+
+/** Another zod (3, or a copy of 4 this package does not share) that parses with `safeParse`. */
+function isOtherZod(schema: unknown): schema is SafeParser {
+  return typeof schema === "object" && schema !== null && typeof (schema as { safeParse?: unknown }).safeParse === "function";
+}
+
+/** The guard's input check of a tool whose schema is another zod: that schema parses, its issues are the guard's. */
+function parsedBy(schema: SafeParser): z.ZodType {
+  return z.unknown().transform((value, ctx) => {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path.map((key) => (typeof key === "symbol" ? String(key) : key)) });
+    return z.NEVER;
+  });
 }
 
 /** An OpenAI-format function tool definition, accepted by every LangChain chat model's `bindTools`. */
