@@ -61,7 +61,7 @@ export function ledgerKeyFor(threadId: string, run: number, callId: string): str
  * reducer may not): derived from the message's content and calls, so a re-run finds the same id and
  * two different messages never share one.
  */
-function messageIdOf(ai: AIMessage, threadId: string): string {
+export function messageIdOf(ai: AIMessage, threadId: string): string {
   if (ai.id) return ai.id;
   const calls = (ai.tool_calls ?? []).map((c) => [c.id ?? "", c.name, c.args]);
   const body = JSON.stringify([threadId, typeof ai.content === "string" ? ai.content : ai.content, calls]);

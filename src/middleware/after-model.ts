@@ -1,13 +1,14 @@
 import type { AIMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { exitStep, limitEndMessages, reviewModelTurn, waitingCalls } from "../guard/engine.js";
+import { exitStep, limitEndMessages, messageIdOf, reviewModelTurn, rulesOf, waitingCalls } from "../guard/engine.js";
 import type { Guard } from "../guard/guard.js";
 import type { GuardState } from "../guard/state.js";
-import { withEditedCalls } from "../guard/turn.js";
+import { openToolCalls, withEditedCalls } from "../guard/turn.js";
 import { lastAIMessage } from "../guard/last-ai-message.js";
 import { hasForeignAnswer, inputAfterWaiting, screenRunInput } from "../guard/approval/screening.js";
 import { threadIdOf } from "../guard/audit-trail.js";
+import { changedSinceAsked } from "../guard/approval/step.js";
 import type { ExecutionLedgerView } from "../guard/interfaces.js";
 
 interface AfterModelUpdate {
@@ -62,8 +63,13 @@ export async function reviewOpenCalls(
 ): Promise<AfterModelUpdate | undefined> {
   if (!ai) return undefined;
   // A client's state update answered calls that wait for the guard (a ToolMessage in Command({ update })):
-  // as for new input, it is dropped and the waiting calls are refused (approval/screening.ts).
-  if (hasForeignAnswer(state.guard.approvals, state.messages, { unreviewed: true })) {
+  // as for new input, it is dropped and the waiting calls are refused (approval/screening.ts). Not when
+  // the calls open now are those the reviewer was asked about, or nobody was asked: a middleware whose
+  // afterModel runs before the guard's (listed after it, as toolCallLimitMiddleware answering the
+  // calls over its limit) answered them in the model step, and the guard reviews the others.
+  const threadId = threadIdOf(config);
+  const messageId = messageIdOf(ai, threadId);
+  if (hasForeignAnswer(state.guard.approvals, state.messages, { unreviewed: true }) && (await changedSinceAsked(ledger, { threadId, messageId }, rulesOf(guard, state.guard).run, openToolCalls(ai, state.messages, messageId)))) {
     const screened = await screenRunInput(guard, state.guard.approvals, state.messages, { threadId: threadIdOf(config), runId: state.guard.runId }, config, { unreviewed: true });
     if (screened) {
       return { messages: screened.update, guard: { ...state.guard, approvals: screened.approvals, turn: null, forcedTool: null, next: "agent" }, guardResults: null, jumpTo: "model" as const };

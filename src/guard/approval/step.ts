@@ -262,8 +262,21 @@ function asSaved(calls: { id: string; name: string; args: unknown }[]): { id: st
 }
 
 /** The ledger key under which the calls first shown to a reviewer for a model message are noted. */
-function askedKey(ctx: TurnContext, run: number): string {
+function askedKey(ctx: Pick<TurnContext, "threadId" | "messageId">, run: number): string {
   return auditId([ctx.threadId, `run${run}`, ctx.messageId, "approval-asked"]);
+}
+
+/**
+ * Whether the calls of a model message may have been answered or rewritten by someone else since a
+ * reviewer was asked about them in this run (a client's state update while the approval waited): the
+ * ledger's note of the calls asked about differs from the calls open now (`openNow`). Nobody was asked
+ * (no note): no, whatever answered a call did so before the guard's review (a middleware whose
+ * afterModel runs before the guard's). Without a ledger nobody can tell: yes.
+ */
+export async function changedSinceAsked(ledger: ExecutionLedgerView | undefined, ctx: Pick<TurnContext, "threadId" | "messageId">, run: number, openNow: readonly RawToolCall[]): Promise<boolean> {
+  if (ledger === undefined) return true;
+  const noted = await ledger.result(askedKey(ctx, run));
+  return noted !== undefined && noted !== callsDigest(openNow);
 }
 
 async function reviewEdit(
