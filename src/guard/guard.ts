@@ -137,7 +137,8 @@ export class Guard {
     };
   }
 
-  private compileRules(rules: readonly ToolRule[]): { engine: ToolRulesEngine; hasPrerequisites: boolean } {
+  private compileRules(given: readonly ToolRule[]): { engine: ToolRulesEngine; hasPrerequisites: boolean } {
+    const rules = [...given, ...returnDirectRules(this.registry, given)];
     // Unknown tools and operations in the rules are errors now, not surprises mid-run.
     assertValidRules(rules, this.registry.catalog(), { schemas: this.registry.inputSchemas() });
     const engine = new ToolRulesEngine([...rules], {
@@ -356,4 +357,17 @@ function withHeartbeatArg(def: ToolDefinition): ToolDefinition {
   parameters.properties = properties;
   if (strict) parameters.required = [...((parameters.required as string[] | undefined) ?? []), HEARTBEAT_ARG];
   return { ...def, function: { ...def.function, parameters } };
+}
+
+/**
+ * A LangChain tool with `returnDirect: true` ends the run once it succeeded (LangChain's createAgent
+ * and LangGraph's createReactAgent return its result without calling the model again): the guard's
+ * `Terminal` rule says exactly that, so each such tool gets one, unless a Terminal rule names it.
+ */
+function returnDirectRules(registry: ToolRegistry, rules: readonly ToolRule[]): ToolRule[] {
+  const terminal = new Set(rules.filter((r) => r.type === "Terminal").map((r) => r.tool));
+  return registry
+    .list()
+    .filter((tool) => (tool as { returnDirect?: unknown }).returnDirect === true && !terminal.has(tool.name))
+    .map((tool) => ({ type: "Terminal" as const, tool: tool.name, id: `returnDirect:${tool.name}` }));
 }
