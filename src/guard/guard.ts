@@ -362,10 +362,11 @@ function withHeartbeatArg(def: ToolDefinition): ToolDefinition {
 /**
  * A LangChain tool with `returnDirect: true` ends the run once it succeeded (LangChain's createAgent
  * and LangGraph's createReactAgent return its result without calling the model again): the guard's
- * `Terminal` rule says exactly that, so each such tool gets one, unless a Terminal rule names it.
+ * `Terminal` rule says exactly that, so each such tool gets one, unless a Terminal rule names it or
+ * a RequiredForExit rule does (the user's rule then says what the tool is to the run).
  */
 function returnDirectRules(registry: ToolRegistry, rules: readonly ToolRule[]): ToolRule[] {
-  const terminal = new Set(rules.filter((r) => r.type === "Terminal").map((r) => r.tool));
+  const terminal = new Set(rules.filter((r) => r.type === "Terminal" || r.type === "RequiredForExit").map((r) => r.tool));
   return registry
     .list()
     .filter((tool) => (tool as { returnDirect?: unknown }).returnDirect === true && !terminal.has(tool.name))
