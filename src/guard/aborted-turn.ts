@@ -11,7 +11,8 @@ import { keepNewest } from "./keep-newest.js";
 import { ProcessLedger } from "./ledger-claim.js";
 import { isGuardMessage } from "./model-step.js";
 import type { ReviewedCall } from "./state.js";
-import { truncateResult } from "./truncate.js";
+import { truncateToolContent } from "./truncate.js";
+import { toolContent, type ToolContent } from "../tools/tool-content.js";
 
 /**
  * New input after an aborted run. An abort (the run's `signal`) ends `invoke` at once: the turn's
@@ -74,10 +75,10 @@ async function recordedResult(guard: Guard, ledger: ExecutionLedgerView, key: st
   }
 }
 
-function contentOf(recorded: string): string {
+function contentOf(recorded: string): ToolContent {
   try {
     const parsed = JSON.parse(recorded) as { content?: unknown };
-    return typeof parsed.content === "string" ? parsed.content : JSON.stringify(parsed.content);
+    return toolContent(parsed.content);
   } catch {
     return recorded;
   }
@@ -124,7 +125,7 @@ export async function answerAbortedTurn(
               ? execution.unfinished(call.name)
               : execution.unknownAfterAbort(call.name);
     const max = guard.spec(call.name)?.maxResultChars ?? guard.maxResultChars;
-    answers.push(new ToolMessage({ content: truncateResult(content, max), tool_call_id: call.id, name: call.name, status: status === "success" ? "success" : "error" }));
+    answers.push(new ToolMessage({ content: truncateToolContent(content, max), tool_call_id: call.id, name: call.name, status: status === "success" ? "success" : "error" }));
     const reviewed: ReviewedCall = {
       id: call.id,
       name: call.name,

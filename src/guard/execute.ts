@@ -7,7 +7,8 @@ import type { Guard } from "./guard.js";
 import type { CallResult, ReviewedCall } from "./state.js";
 import { claimCall } from "./ledger-claim.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
-import { truncateResult } from "./truncate.js";
+import { truncateToolContent } from "./truncate.js";
+import { contentText, toolContent, type ToolContent } from "../tools/tool-content.js";
 import { interruptCount, skipAnsweredInterrupts } from "./langgraph-task.js";
 import { commandResultError } from "../tools/command-result.js";
 import type { AuditRecord } from "../audit/types.js";
@@ -25,14 +26,14 @@ type Settled =
   | { kind: "error"; error: unknown }
   | { kind: "abandoned" };
 
-type Finish = (status: CallResult["status"], content: string, artifact?: unknown) => ExecutedCall;
+type Finish = (status: CallResult["status"], content: ToolContent, artifact?: unknown) => ExecutedCall;
 
 /** Builds a call's one ToolMessage (truncated) and its result record. */
 function finisher(guard: Guard, call: ReviewedCall): Finish {
   const spec = guard.spec(call.name);
   return (status, content, artifact) => ({
     message: new ToolMessage({
-      content: truncateResult(content, spec?.maxResultChars ?? guard.maxResultChars),
+      content: truncateToolContent(content, spec?.maxResultChars ?? guard.maxResultChars),
       tool_call_id: call.id,
       name: call.name,
       status: status === "success" ? "success" : "error",
@@ -46,7 +47,7 @@ function finisher(guard: Guard, call: ReviewedCall): Finish {
       at: guard.now(),
       requestHeartbeat: call.requestHeartbeat,
       // A ConditionalNext rule picks the next tool from this output (t14 rules hook).
-      ...(status !== "refused" && guard.engine.needsOutput(call.name) ? { output: content.slice(0, 2_000) } : {}),
+      ...(status !== "refused" && guard.engine.needsOutput(call.name) ? { output: contentText(content).slice(0, 2_000) } : {}),
     },
   });
 }
@@ -164,7 +165,7 @@ export async function executeCall(
       throw error;
     }
     if (executed.result.status === "error" && spec.cancelSiblingsOnError && !signal.aborted) {
-      batch.abort({ kind: "sibling", callId: call.id, tool: call.name, error: String(executed.message.content) });
+      batch.abort({ kind: "sibling", callId: call.id, tool: call.name, error: contentText(toolContent(executed.message.content)) });
     }
     if (settled.kind === "abandoned") {
       // The tool ignored its abort and may still finish its side effect: its claim is kept until it
@@ -260,8 +261,7 @@ function classify(
     return finish("error", execution.failed(call.name, text));
   }
   const { message } = settled;
-  const content = typeof message.content === "string" ? message.content : JSON.stringify(message.content);
-  return finish(message.status === "error" ? "error" : "success", content, message.artifact);
+  return finish(message.status === "error" ? "error" : "success", toolContent(message.content), message.artifact);
 }
 
 function asToolMessage(output: unknown, call: ReviewedCall): ToolMessage {
@@ -269,19 +269,18 @@ function asToolMessage(output: unknown, call: ReviewedCall): ToolMessage {
   // A LangGraph Command is not a result: the call fails with the reason (command-result.ts).
   const command = commandResultError(output);
   if (command !== undefined) return new ToolMessage({ content: execution.failed(call.name, command), tool_call_id: call.id, name: call.name, status: "error" });
-  const content = typeof output === "string" ? output : JSON.stringify(output);
-  return new ToolMessage({ content, tool_call_id: call.id, name: call.name, status: "success" });
+  return new ToolMessage({ content: toolContent(output), tool_call_id: call.id, name: call.name, status: "success" });
 }
 
 function fromLedger(
   recorded: string,
-  finish: (status: CallResult["status"], content: string) => ExecutedCall,
+  finish: (status: CallResult["status"], content: ToolContent) => ExecutedCall,
   config: LangGraphRunnableConfig | undefined,
 ): ExecutedCall {
-  let content = recorded;
+  let content: ToolContent = recorded;
   try {
     const parsed = JSON.parse(recorded) as { content?: unknown; interrupts?: unknown };
-    content = typeof parsed.content === "string" ? parsed.content : JSON.stringify(parsed.content);
+    content = toolContent(parsed.content);
     // Not run again: the interrupts it asked (and had answered) are passed over in this task's count.
     if (typeof parsed.interrupts === "number") skipAnsweredInterrupts(config, parsed.interrupts);
   } catch {

@@ -102,9 +102,9 @@ function shareBudget(lengths: readonly number[], budget: number): number[] {
  * The input is not changed.
  */
 export function truncateToolContent(content: string, maxChars: number): string;
-export function truncateToolContent(content: ReadonlyArray<unknown>, maxChars: number): unknown[];
-export function truncateToolContent(content: string | ReadonlyArray<unknown>, maxChars: number): string | unknown[];
-export function truncateToolContent(content: string | ReadonlyArray<unknown>, maxChars: number): string | unknown[] {
+export function truncateToolContent<B>(content: ReadonlyArray<B>, maxChars: number): B[];
+export function truncateToolContent<B>(content: string | ReadonlyArray<B>, maxChars: number): string | B[];
+export function truncateToolContent<B>(content: string | ReadonlyArray<B>, maxChars: number): string | B[] {
   if (typeof content === "string") return truncateResult(content, maxChars);
   const blocks = [...content];
   const textIndexes = blocks.flatMap((block, index) => (isTextBlock(block) ? [index] : []));
@@ -115,7 +115,8 @@ export function truncateToolContent(content: string | ReadonlyArray<unknown>, ma
   textIndexes.forEach((blockIndex, i) => {
     const block = blocks[blockIndex] as TextBlock;
     const share = shares[i] ?? 0;
-    if (block.text.length > share) blocks[blockIndex] = { ...block, text: share > 0 ? truncateResult(block.text, share) : "" };
+    // The same block with a shorter text: still a text block of the caller's block type.
+    if (block.text.length > share) blocks[blockIndex] = { ...block, text: share > 0 ? truncateResult(block.text, share) : "" } as B;
   });
   return blocks;
 }

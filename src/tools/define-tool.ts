@@ -10,6 +10,7 @@ import { cancelsSiblingsByDefault, toolKindOf } from "./kind.js";
 import { commandResultError } from "./command-result.js";
 import { ToolDefinitionError } from "../errors/index.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "../policy/kinds/readings.js";
+import { toolContent, type ToolContent } from "./tool-content.js";
 
 /** What `defineTool` takes: the tool's name, description and zod schema, how it runs, and what the guard should know about it (risk, kind, timeouts). */
 export interface DefineToolOptions<S extends z.ZodType<Record<string, unknown>>, R> {
@@ -80,7 +81,7 @@ function executionContextFrom(config: ToolRunnableConfig | undefined): ToolExecu
  * by the tool's schema, the same refusal text when it does not fit, the result as a string), minus
  * the wrapper's callbacks: for the guard's executor when nothing observes tool runs (guard/execute.ts).
  */
-type DirectRun = (args: unknown, config: ToolRunnableConfig) => Promise<string>;
+type DirectRun = (args: unknown, config: ToolRunnableConfig) => Promise<ToolContent>;
 
 const directRuns = new WeakMap<object, DirectRun>();
 
@@ -89,13 +90,13 @@ export function directRunOf(tool: object): DirectRun | undefined {
   return directRuns.get(tool);
 }
 
-function stringify(result: unknown): string {
+/** The tool's result as its ToolMessage's content: text, or content blocks (tool-content.ts). */
+function stringify(result: unknown): ToolContent {
   if (typeof result === "string") return result;
   // A LangGraph Command is not a result: the call fails with the reason (command-result.ts).
   const command = commandResultError(result);
   if (command !== undefined) throw new ToolDefinitionError(command);
-  if (result === undefined) return "";
-  return JSON.stringify(result);
+  return toolContent(result);
 }
 
 /**
