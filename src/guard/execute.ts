@@ -9,7 +9,7 @@ import { claimCall } from "./ledger-claim.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
 import { truncateToolContent } from "./truncate.js";
 import { contentText, toolContent, type ToolContent } from "../tools/tool-content.js";
-import { interruptCount, skipAnsweredInterrupts } from "./langgraph-task.js";
+import { interruptCount, skipAnsweredInterrupts, taskInput } from "./langgraph-task.js";
 import { commandResultError } from "../tools/command-result.js";
 import type { AuditRecord } from "../audit/types.js";
 import { execution, refusals } from "../messages/index.js";
@@ -136,7 +136,9 @@ export async function executeCall(
     configurable.tool_call_id = call.id;
     configurable.idempotency_key = idempotencyKey;
     if (guarded) configurable[GUARD_SIGNAL_KEY] = signal;
-    const toolConfig: LangGraphRunnableConfig & { toolCall: typeof toolCall } = Object.assign({}, config, { toolCall });
+    // What LangChain's ToolNode gives a tool as its ToolRuntime besides the config: the call's id, the
+    // graph state (`runtime.state`) and the config itself (`runtime.config`).
+    const toolConfig: LangGraphRunnableConfig & { toolCall: typeof toolCall; toolCallId: string; state: unknown; config: LangGraphRunnableConfig | undefined } = Object.assign({}, config, { toolCall, toolCallId: call.id, state: taskInput(config), config });
     // Run directly, nothing reads this signal (the tool's own is in `configurable`): one that never fires serves every call.
     toolConfig.signal = direct ? NEVER_ABORTED : guarded ? new AbortController().signal : signal;
     toolConfig.configurable = configurable;

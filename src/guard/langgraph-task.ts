@@ -28,6 +28,7 @@ const INTERRUPT_CHANNEL = "__interrupt__";
 const NAMESPACE_SEPARATOR = "|";
 
 interface Scratchpad {
+  currentTaskInput?: unknown;
   interruptCounter?: unknown;
   nullResume?: unknown;
   consumeNullResume?: unknown;
@@ -36,6 +37,14 @@ interface Scratchpad {
 function scratchpadOf(config: LangGraphRunnableConfig | undefined): Scratchpad | undefined {
   const scratchpad: unknown = config?.configurable?.[SCRATCHPAD_KEY];
   return typeof scratchpad === "object" && scratchpad !== null ? (scratchpad as Scratchpad) : undefined;
+}
+
+/**
+ * The input of the task: the graph's state as the node reads it (LangChain's ToolNode hands it to a
+ * tool as `runtime.state`); undefined outside a LangGraph task.
+ */
+export function taskInput(config: LangGraphRunnableConfig | undefined): unknown {
+  return scratchpadOf(config)?.currentTaskInput;
 }
 
 /** The task's interrupt count now (undefined outside a LangGraph task). */
