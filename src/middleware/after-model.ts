@@ -70,7 +70,7 @@ export async function reviewOpenCalls(
   const threadId = threadIdOf(config);
   const messageId = messageIdOf(ai, threadId);
   if (hasForeignAnswer(state.guard.approvals, state.messages, { unreviewed: true }) && (await changedSinceAsked(ledger, { threadId, messageId }, rulesOf(guard, state.guard).run, openToolCalls(ai, state.messages, messageId)))) {
-    const screened = await screenRunInput(guard, state.guard.approvals, state.messages, { threadId: threadIdOf(config), runId: state.guard.runId }, config, { unreviewed: true });
+    const screened = await screenRunInput(guard, state.guard.approvals, state.messages, { threadId, runId: state.guard.runId }, config, { unreviewed: true });
     if (screened) {
       return { messages: screened.update, guard: { ...state.guard, approvals: screened.approvals, turn: null, forcedTool: null, next: "agent" }, guardResults: null, jumpTo: "model" as const };
     }
