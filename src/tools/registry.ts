@@ -60,7 +60,7 @@ interface SafeParser {
   safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
 }
 
-/** Another zod (3, or a copy of 4 this package does not share) that parses with `safeParse`. */
+/** Another schema library that parses with `safeParse` (zod 3). */
 function isOtherZod(schema: unknown): schema is SafeParser {
   return typeof schema === "object" && schema !== null && typeof (schema as { safeParse?: unknown }).safeParse === "function";
 }
