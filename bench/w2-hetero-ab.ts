@@ -7,7 +7,10 @@
  * and p25–p75 decisions per CPU-second and the median and p25–p75 of the per-round ratio (this / base),
  * and the ratio of the two sides' 90th-percentile block rates (the least disturbed blocks on a shared machine).
  *   npx tsx bench/w2-hetero-ab.ts --base DIR [--rules 1000] [--rounds 40] [--block 2000] [--decide] [--this-first]
- * `--decide` compares `PermissionPolicy.decide` alone instead of `Guard.reviewTurn`.
+ * `--decide` compares `PermissionPolicy.decide` alone instead of `Guard.reviewTurn`. `--calls N` sets how
+ * many calls the workload has (default 1,000 at 1,000 rules, 2,000 above): the blocks go round them, so
+ * with the default each call is decided again every 1,000; a count above rounds × block × 2 (plus the
+ * warm-up) decides no call twice (the generator repeats about 8 % of its calls of itself).
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -35,9 +38,9 @@ async function modulesAt(root: string): Promise<Modules> {
   };
 }
 
-function side(name: string, m: Modules, rules: number, decideOnly: boolean): Side {
+function side(name: string, m: Modules, rules: number, decideOnly: boolean, callCount: number): Side {
   const tools = Math.min(1_000, Math.max(100, rules / 10));
-  const workload = m.hetero.heteroWorkload({ seed: HETERO_SEED, rules, tools, calls: rules > 1_000 ? 2_000 : 1_000 });
+  const workload = m.hetero.heteroWorkload({ seed: HETERO_SEED, rules, tools, calls: callCount });
   const calls = workload.calls;
   let next = 0;
   if (decideOnly) {
@@ -75,8 +78,9 @@ const option = (name: string, fallback: string) => {
   return at >= 0 ? (argv[at + 1] ?? fallback) : fallback;
 };
 const baseDir = option("--base", "");
-if (baseDir === "") throw new Error("usage: w2-hetero-ab.ts --base DIR [--rules N] [--rounds N] [--block N] [--decide] [--this-first]");
+if (baseDir === "") throw new Error("usage: w2-hetero-ab.ts --base DIR [--rules N] [--rounds N] [--block N] [--calls N] [--decide] [--this-first]");
 const rules = Number(option("--rules", "1000"));
+const callCount = Number(option("--calls", rules > 1_000 ? "2000" : "1000"));
 const rounds = Number(option("--rounds", "40"));
 const perBlock = Number(option("--block", "2000"));
 const decideOnly = argv.includes("--decide");
@@ -89,9 +93,9 @@ await RunnableLambda.from((x: number) => x + 1).invoke(1);
 const thisFirst = argv.includes("--this-first");
 const baseModules = thisFirst ? undefined : await modulesAt(baseDir);
 const ownModules = await modulesAt(resolve(import.meta.dirname, ".."));
-const own0 = thisFirst ? side("this", ownModules, rules, decideOnly) : undefined;
-const base = side("base", baseModules ?? (await modulesAt(baseDir)), rules, decideOnly);
-const own = own0 ?? side("this", ownModules, rules, decideOnly);
+const own0 = thisFirst ? side("this", ownModules, rules, decideOnly, callCount) : undefined;
+const base = side("base", baseModules ?? (await modulesAt(baseDir)), rules, decideOnly, callCount);
+const own = own0 ?? side("this", ownModules, rules, decideOnly, callCount);
 for (const s of thisFirst ? [own, base] : [base, own]) await s.run(Math.max(20_000, rules > 1_000 ? 20_000 : 10_000));
 const rates = { base: [] as number[], this: [] as number[] };
 const ratios: number[] = [];
@@ -111,5 +115,5 @@ const ratio = spread(ratios);
 // On a shared machine the fastest blocks are the least disturbed: their rates compare the code with less noise.
 const p90 = (v: number[]) => percentile(v, 0.9);
 console.log(
-  `${decideOnly ? "decide" : "reviewTurn"}${thisFirst ? " (this side built first)" : ""}, ${rules.toLocaleString("en-US")} rules, ${rounds} rounds of ${perBlock}: base ${fmt(rates.base)}/CPU-s, this ${fmt(rates.this)}/CPU-s, ratio this/base ${ratio.median.toFixed(3)} [${ratio.p25.toFixed(3)}–${ratio.p75.toFixed(3)}]; p90 rates: base ${Math.round(p90(rates.base)).toLocaleString("en-US")}, this ${Math.round(p90(rates.this)).toLocaleString("en-US")}, ratio ${(p90(rates.this) / p90(rates.base)).toFixed(3)}`,
+  `${decideOnly ? "decide" : "reviewTurn"}${thisFirst ? " (this side built first)" : ""}, ${rules.toLocaleString("en-US")} rules, ${callCount.toLocaleString("en-US")} calls, ${rounds} rounds of ${perBlock}: base ${fmt(rates.base)}/CPU-s, this ${fmt(rates.this)}/CPU-s, ratio this/base ${ratio.median.toFixed(3)} [${ratio.p25.toFixed(3)}–${ratio.p75.toFixed(3)}]; p90 rates: base ${Math.round(p90(rates.base)).toLocaleString("en-US")}, this ${Math.round(p90(rates.this)).toLocaleString("en-US")}, ratio ${(p90(rates.this) / p90(rates.base)).toFixed(3)}`,
 );
