@@ -10,7 +10,7 @@
  * a stack trace from the bundle still names the functions.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
@@ -47,8 +47,11 @@ export function bundledEntry(entry: string): string {
     writeFileSync(temporary, output.contents);
     renameSync(temporary, file);
   }
-  built.set(entry, file);
-  return file;
+  // The real path: an entry that checks it was run directly (argv[1] against its import.meta.url, which
+  // node resolves through links) must see the same path, also where node_modules is a link.
+  const real = realpathSync(file);
+  built.set(entry, real);
+  return real;
 }
 
 /** `node` arguments that run `entry` with `args` (for spawn(process.execPath, …) and MCP stdio configs). */
