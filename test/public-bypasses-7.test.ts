@@ -192,13 +192,14 @@ const CLASSES: readonly BashClass[] = [
   {
     name: "bash's history -w/-a, valgrind --log-file/--xml-file and perf -o write the file they name",
     source: "bash(1) SHELL BUILTIN COMMANDS 'history' ('-a: Append the new history lines to the history file', '-w: Write the current history list to the history file' — 'If filename is supplied, it is used as the name of the history file'); valgrind(1) ('--log-file=<filename>: Specifies that Valgrind should send all of its messages to the specified file', '--xml-file=<filename>'); perf-record(1), perf-stat(1) ('-o, --output=<file>')",
-    allow: ["history:*", "valgrind:*", "perf:*", "ls:*"],
+    allow: ["history:*", "valgrind:*", "perf record:*", "ls:*"],
     cases: [
       { command: "history -w /tmp/x", expect: "not-allow", reason: /history writes a file through -w/ },
       { command: "history -a ~/.bashrc", expect: "not-allow", reason: /-a/ },
       { command: "valgrind --log-file=/tmp/x ls", expect: "not-allow", reason: /valgrind writes a file through --log-file/ },
       { command: "valgrind --xml=yes --xml-file=/tmp/x ls", expect: "not-allow", reason: /--xml-file/ },
-      { command: "perf record -o /tmp/perf.data ls", expect: "not-allow", reason: /perf record/ },
+      { command: "perf record -o /tmp/perf.data ls", expect: "not-allow", reason: /perf record writes a file through -o/ },
+      { command: "perf record -g ls", expect: "allow" },
       { command: `valgrind --log-file=/tmp/x ${X}`, expect: "deny" },
       { command: "history", expect: "allow" },
       { command: "history 20", expect: "allow" },
