@@ -1076,7 +1076,7 @@ type OptionEffect =
   | "rest"
   /** A key binding whose action is a command line (bash's `bind -x 'KEYS: CMD'`). */
   | "keybinding"
-  /** A repository or directory whose configuration can run commands (`hg -R DIR`, `hg --cwd DIR`): no allow covers it. */
+  /** A project, repository or directory whose scripts or configuration can run commands (`hg -R DIR`, `make -C DIR`, `npm --prefix DIR`): no allow covers it. */
   | "config";
 
 /**
@@ -1804,6 +1804,8 @@ const OPTION_EFFECTS: readonly {
       { option: "--globalconfig", effect: "file" },
       // yarn 1: a .yarnrc whose yarn-path names the JavaScript file run as yarn.
       { option: "--use-yarnrc", effect: "file" },
+      // Another project's package.json scripts: npm --prefix (and -C), pnpm -C/--dir, yarn --cwd.
+      ...["--prefix", "-C", "--dir", "--cwd"].map((option): EffectOption => ({ option, effect: "config" })),
     ],
   },
   {
@@ -1937,7 +1939,14 @@ const OPTION_EFFECTS: readonly {
   { programs: ["gcc", "g++", "cc", "c++", "clang", "clang++"], options: [{ option: "-wrapper", effect: "script", separator: "," }, { option: "-fplugin", effect: "file" }, { option: "-B", effect: "file" }] },
   // cargo --config KEY=VALUE is the configuration file's setting on the command line (a file when there is no `=`):
   // the compiler, its wrappers, the test runner, the linker, the browser and credential providers are programs it runs.
-  { programs: ["cargo"], options: [{ option: "--config", effect: "code", commandKeys: /^\s*(?:build\.(?:rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\.[^=]+\.(?:runner|linker)|host\.linker|doc\.browser|(?:registry|registries\.[^.=]+)\.credential-provider)\s*$/ }] },
+  // --manifest-path builds another package (its build.rs and its .cargo/config.toml run).
+  {
+    programs: ["cargo"],
+    options: [
+      { option: "--config", effect: "code", commandKeys: /^\s*(?:build\.(?:rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\.[^=]+\.(?:runner|linker)|host\.linker|doc\.browser|(?:registry|registries\.[^.=]+)\.credential-provider)\s*$/ },
+      { option: "--manifest-path", effect: "config" },
+    ],
+  },
   // Formatters, linters and test runners load JavaScript from a plugin or configuration file named in an option.
   { programs: ["prettier"], options: [{ option: "--plugin", effect: "file" }, { option: "--config", effect: "file" }] },
   { programs: ["eslint"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--plugin", effect: "file" }, { option: "--rulesdir", effect: "file" }, { option: "--resolve-plugins-relative-to", effect: "file" }] },
@@ -1947,7 +1956,19 @@ const OPTION_EFFECTS: readonly {
   { programs: ["ncdu"], options: [{ option: "-o", effect: "writes", cluster: true }] },
   { programs: ["ctest"], options: [{ option: "--test-command", effect: "rest" }] },
   { programs: ["meson"], options: [{ option: "--wrapper", effect: "script" }, { option: "--wrap", effect: "script" }] },
-  { programs: ["mvn", "mvnw"], options: [{ option: "-Dexec.executable", effect: "program" }] },
+  { programs: ["mvn", "mvnw"], options: [{ option: "-Dexec.executable", effect: "program" }, { option: "-f", effect: "config" }, { option: "--file", effect: "config" }] },
+  // Gradle builds the project given with -p/-b/-c, and runs the Groovy or Kotlin code of an init script (-I).
+  {
+    programs: ["gradle", "gradlew"],
+    options: [...["-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file"].map((option): EffectOption => ({ option, effect: "config" })), { option: "-I", effect: "file" }, { option: "--init-script", effect: "file" }],
+  },
+  { programs: ["tox"], options: [{ option: "-c", effect: "config" }, { option: "--conf", effect: "config" }] },
+  { programs: ["nox"], options: [{ option: "-f", effect: "file" }, { option: "--noxfile", effect: "file" }] },
+  // Test runners load the module named with -r/--require before the tests (rspec, mocha).
+  { programs: ["rspec"], options: [{ option: "-r", effect: "file" }, { option: "--require", effect: "file" }] },
+  { programs: ["mocha", "_mocha"], options: [{ option: "-r", effect: "file" }, { option: "--require", effect: "file" }, { option: "--config", effect: "file" }] },
+  // binutils' nm, ar and ranlib load the linker plugin (a shared library) given with --plugin.
+  { programs: ["nm", "ar", "ranlib", "gcc-nm", "gcc-ar", "gcc-ranlib"], options: [{ option: "--plugin", effect: "file" }] },
   { programs: ["openssl"], options: [{ option: "-engine", effect: "file" }, { option: "-provider", effect: "file" }, { option: "-provider-path", effect: "file" }, { option: "-out", effect: "writes" }, { option: "-msgfile", effect: "writes" }, { option: "-keylogfile", effect: "writes" }, { option: "-sess_out", effect: "writes" }] },
   {
     programs: ["awk", "gawk", "mawk", "nawk"],
@@ -2006,12 +2027,18 @@ const OPTION_EFFECTS: readonly {
       { option: "-f", effect: "file", cluster: true },
       { option: "--file", effect: "file" },
       { option: "--makefile", effect: "file" },
+      // -C reads the makefile of another directory; -I searches another directory for the makefiles it includes.
+      { option: "-C", effect: "config", cluster: true },
+      { option: "--directory", effect: "config" },
+      { option: "-I", effect: "config", cluster: true },
+      { option: "--include-dir", effect: "config" },
     ],
     // A variable set on the command line overrides the makefile's: SHELL runs every recipe line.
     settings: [
       { name: /^(?:SHELL|MAKESHELL)$/, effect: "program" },
       { name: /^(?:\.SHELLFLAGS|MAKEFLAGS|MFLAGS|MAKEFILES)$/, effect: "code" },
     ],
+    abbreviate: {},
   },
   {
     programs: ["gdb", "gdb-multiarch", "cgdb"],
@@ -2338,7 +2365,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
           out.refusals.push({ reason: `${name} runs the code in the file given with ${shown}`, token: option.option });
           break;
         case "config":
-          out.refusals.push({ reason: `${name} reads the configuration (which can run commands) of the repository or directory given with ${shown}`, token: option.option });
+          out.refusals.push({ reason: `${name} runs the scripts and configuration (which can run commands) of the project, repository or directory given with ${shown}`, token: option.option });
           break;
         case "code": {
           out.refusals.push({ reason: `${name} runs the code given with ${shown}`, token: option.option });
