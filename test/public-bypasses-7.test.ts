@@ -207,9 +207,9 @@ const CLASSES: readonly BashClass[] = [
     ],
   },
   {
-    name: "build and script runners pointed at another project after the subcommand: npm --prefix/-C, pnpm --dir/-C, yarn --cwd (its package.json scripts), make -C/--directory/-I (its makefile, abbreviated too), cargo --manifest-path (its build.rs), mvn -f, gradle -p/-b/-c, tox -c",
+    name: "build and script runners pointed at another project after the subcommand: npm --prefix/-C, pnpm --dir/-C, yarn --cwd (its package.json scripts), make -C/--directory/-I (its makefile, abbreviated too), cargo --manifest-path (its build.rs), mvn -f, gradle -p/-b/-c, tox -c; a directory option is covered where `cd DIR` is (as git -C is)",
     source: "npm docs 'config: prefix' ('If set on the command line, then it forces non-global commands to run in the specified folder'); pnpm CLI ('-C <path>, --dir <path>: Run as if pnpm was started in <path>'); Yarn 1 '--cwd'; GNU make manual 9.8 'Summary of Options' ('-C dir, --directory=dir: Change to directory dir before reading the makefiles', '-I dir, --include-dir=dir: Specifies a directory dir to search for included makefiles'); cargo docs '--manifest-path'; Maven CLI '-f, --file'; Gradle CLI '-p, --project-dir', '-b, --build-file', '-c, --settings-file'; tox '-c'",
-    allow: ["npm test:*", "npm run:*", "pnpm test:*", "yarn test:*", "make test:*", "cargo test:*", "mvn test:*", "gradle test:*", "tox:*"],
+    allow: ["npm test:*", "npm run:*", "pnpm test:*", "yarn test:*", "make test:*", "cargo test:*", "mvn test:*", "gradle test:*", "tox:*", "cd backend:*"],
     cases: [
       { command: "npm test --prefix /tmp/evil", expect: "not-allow", reason: /npm runs the scripts and configuration .* given with --prefix/ },
       { command: "npm run build --prefix=/tmp/evil", expect: "not-allow", reason: /--prefix/ },
@@ -226,6 +226,9 @@ const CLASSES: readonly BashClass[] = [
       { command: "gradle test --init-script /tmp/evil.gradle", expect: "not-allow", reason: /gradle runs the code in the file given with --init-script/ },
       { command: "tox -c /tmp/evil/tox.ini", expect: "not-allow", reason: /-c/ },
       { command: "npm test", expect: "allow" },
+      { command: "npm test --prefix backend", expect: "allow" },
+      { command: "make test -C backend", expect: "allow" },
+      { command: "make test --directory=backend -j4", expect: "allow" },
       { command: "npm run build -- --prefix x", expect: "allow" },
       { command: "make test -j4", expect: "allow" },
       { command: "make test VERBOSE=1 -k", expect: "allow" },

@@ -1113,6 +1113,12 @@ interface EffectOption {
   readonly recipes?: RegExp;
   /** The option has its effect only when its value matches (`curl -d @FILE` sends a file, `curl -d x=1` does not). */
   readonly when?: RegExp;
+  /**
+   * A `config` option whose value is the directory it works in, as `cd DIR && PROGRAM ...` would (`make -C DIR`,
+   * `npm --prefix DIR`): the line is also read without it, DIR as `cd DIR`, so it is covered where the allow
+   * rules cover `cd DIR` too (as git's -C is).
+   */
+  readonly place?: boolean;
 }
 
 /** Recipe lines of makefile text: after a tab at the start of a line, or after `;` on a rule's line. */
@@ -1805,7 +1811,7 @@ const OPTION_EFFECTS: readonly {
       // yarn 1: a .yarnrc whose yarn-path names the JavaScript file run as yarn.
       { option: "--use-yarnrc", effect: "file" },
       // Another project's package.json scripts: npm --prefix (and -C), pnpm -C/--dir, yarn --cwd.
-      ...["--prefix", "-C", "--dir", "--cwd"].map((option): EffectOption => ({ option, effect: "config" })),
+      ...["--prefix", "-C", "--dir", "--cwd"].map((option): EffectOption => ({ option, effect: "config", place: true })),
     ],
   },
   {
@@ -1960,7 +1966,12 @@ const OPTION_EFFECTS: readonly {
   // Gradle builds the project given with -p/-b/-c, and runs the Groovy or Kotlin code of an init script (-I).
   {
     programs: ["gradle", "gradlew"],
-    options: [...["-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file"].map((option): EffectOption => ({ option, effect: "config" })), { option: "-I", effect: "file" }, { option: "--init-script", effect: "file" }],
+    options: [
+      ...["-p", "--project-dir"].map((option): EffectOption => ({ option, effect: "config", place: true })),
+      ...["-b", "--build-file", "-c", "--settings-file"].map((option): EffectOption => ({ option, effect: "config" })),
+      { option: "-I", effect: "file" },
+      { option: "--init-script", effect: "file" },
+    ],
   },
   { programs: ["tox"], options: [{ option: "-c", effect: "config" }, { option: "--conf", effect: "config" }] },
   { programs: ["nox"], options: [{ option: "-f", effect: "file" }, { option: "--noxfile", effect: "file" }] },
@@ -2028,8 +2039,8 @@ const OPTION_EFFECTS: readonly {
       { option: "--file", effect: "file" },
       { option: "--makefile", effect: "file" },
       // -C reads the makefile of another directory; -I searches another directory for the makefiles it includes.
-      { option: "-C", effect: "config", cluster: true },
-      { option: "--directory", effect: "config" },
+      { option: "-C", effect: "config", cluster: true, place: true },
+      { option: "--directory", effect: "config", place: true },
       { option: "-I", effect: "config", cluster: true },
       { option: "--include-dir", effect: "config" },
     ],
@@ -2235,7 +2246,7 @@ const OPTION_EFFECTS: readonly {
     programs: ["hg", "chg"],
     options: [
       { option: "--config", effect: "code", commandKeys: /^\s*(?:hooks\.[^=]+|ui\.(?:editor|ssh|remotecmd|merge)|pager\.pager|merge-tools\.[^=]+\.executable|extdiff\.cmd\.[^=]+)\s*$/i, bangKeys: /^\s*alias\./i },
-      ...["-R", "--repository", "--repo", "--cwd"].map((option): EffectOption => ({ option, effect: "config" })),
+      ...["-R", "--repository", "--repo", "--cwd"].map((option): EffectOption => ({ option, effect: "config", place: true })),
     ],
   },
   // GNU diff3 and sdiff run the program given with --diff-program in place of diff; sdiff -o writes the merged file.
@@ -2300,6 +2311,8 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
   if (row === undefined) return undefined;
   const out = empty();
   if (row.operands !== undefined) readOperandEffects(name, row.operands, words, out);
+  // `place` options (`make -C DIR`): the words without them, and the directories they name.
+  const placed = { dropped: new Set<number>(), places: [] as string[], waives: [] as string[], whole: true };
   for (let i = 1; i < words.length; i++) {
     const given = words[i]!;
     if (given === "--") break;
@@ -2366,6 +2379,17 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
           break;
         case "config":
           out.refusals.push({ reason: `${name} runs the scripts and configuration (which can run commands) of the project, repository or directory given with ${shown}`, token: option.option });
+          if (option.place === true) {
+            // `-C DIR`, `-CDIR`, `--directory=DIR`; a cluster (`-sC DIR`) is not read as a place.
+            const next = word === option.option;
+            if (value === undefined || value === "" || (!next && !word.startsWith(option.option))) placed.whole = false;
+            else {
+              placed.dropped.add(i);
+              if (next) placed.dropped.add(i + 1);
+              placed.places.push(value);
+              placed.waives.push(option.option);
+            }
+          }
           break;
         case "code": {
           out.refusals.push({ reason: `${name} runs the code given with ${shown}`, token: option.option });
@@ -2440,6 +2464,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
       break;
     }
   }
+  if (placed.places.length > 0 && placed.whole) out.allowAs = { words: words.filter((_word, k) => !placed.dropped.has(k)), places: placed.places, waives: placed.waives };
   return out;
 }
 
@@ -2482,6 +2507,7 @@ function merge(out: ProgramReading, more: ProgramReading): void {
   out.forms.push(...more.forms);
   out.guesses.push(...more.guesses);
   out.unknown ??= more.unknown;
+  out.allowAs ??= more.allowAs;
 }
 
 /** Option readers ----------------------------------------------------------------------------- */
