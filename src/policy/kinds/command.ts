@@ -118,9 +118,10 @@ function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): 
     // A wrapper's command (`pytest -q` of `uv run pytest -q`) is named by a pattern that matches the wrapper's words and fixes words past its start.
     const vouched = within !== undefined && pattern.fixed > within.at && pattern.matches(within.words);
     const asWritten = vouched || (pattern.matches(command.words) && (normal === null || pattern.matches(normal)));
-    const asPlain = !asWritten && plain !== undefined && pattern.matches(plain.words) && (plainNormal === undefined || pattern.matches(plainNormal));
-    if (!asWritten && !asPlain) continue;
-    let refusals = asPlain && placesAllowed() ? command.refusals.filter((refusal) => !plain.waives.includes(refusal.token)) : command.refusals;
+    // The plain spelling's places waive their options' refusals whether the pattern matched it or the words as written (`make:*`, `make -C DIR test`).
+    const plainMatched = plain !== undefined && pattern.matches(plain.words) && (plainNormal === undefined || pattern.matches(plainNormal));
+    if (!asWritten && !plainMatched) continue;
+    let refusals = plainMatched && placesAllowed() ? command.refusals.filter((refusal) => !plain.waives.includes(refusal.token)) : command.refusals;
     // `curl https://api.example.com/x http://127.0.0.1/` under `curl https://api.example.com/*`: a place the pattern does not name.
     const elsewhere = pattern.origins.length === 0 ? undefined : command.connects?.origins.find((origin) => !pattern.origins.some((test) => test(origin)));
     if (elsewhere !== undefined) refusals = [...refusals, { reason: `${command.words[0] ?? ""} connects to ${elsewhere} (${command.connects!.places.join(", ")}), which the pattern ${JSON.stringify(pattern.source)} does not name`, token: "" }];

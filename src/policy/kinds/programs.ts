@@ -309,7 +309,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   tsocks: { options: {} },
   catchsegv: { options: {} },
   rlwrap: { options: { flags: "AcinNoIrRUvW", valued: "bCDefFgHlOPqsStwz", optional: "ap" }, scriptOptions: ["-z"], writeOptions: ["-l"] },
-  valgrind: { options: { flags: "qvhd", anyLongEq: true } },
+  valgrind: { options: { flags: "qvhd", anyLongEq: true }, writeOptions: ["--log-file", "--xml-file"] },
   cgexec: { options: { valued: "g", long: ["--sticky"] } },
   numactl: {
     options: {
@@ -539,9 +539,9 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   direnv: { subcommands: { exec: { options: {}, positionals: 1 } } },
   perf: {
     subcommands: {
-      stat: { options: { flags: "aAdnSvB", valued: "eGIoprtxC", longValued: ["--event", "--output", "--pid", "--repeat", "--tid", "--cpu"] } },
-      record: { options: { flags: "agqvN", valued: "eFocptCm", longValued: ["--event", "--freq", "--output", "--count", "--pid", "--tid", "--cpu", "--mmap-pages"], longOptional: ["--call-graph"] } },
-      trace: { options: { flags: "afvsS", valued: "eopt", longValued: ["--event", "--output", "--pid", "--tid"] } },
+      stat: { options: { flags: "aAdnSvB", valued: "eGIoprtxC", longValued: ["--event", "--output", "--pid", "--repeat", "--tid", "--cpu"] }, writeOptions: ["-o", "--output"] },
+      record: { options: { flags: "agqvN", valued: "eFocptCm", longValued: ["--event", "--freq", "--output", "--count", "--pid", "--tid", "--cpu", "--mmap-pages"], longOptional: ["--call-graph"] }, writeOptions: ["-o", "--output"] },
+      trace: { options: { flags: "afvsS", valued: "eopt", longValued: ["--event", "--output", "--pid", "--tid"] }, writeOptions: ["-o", "--output"] },
     },
   },
   bun: { subcommands: { x: { options: { long: ["--bun"], longValued: ["--package"] } } } },
@@ -714,6 +714,79 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   "ts-node": ["-e", "--eval", "-p", "--print"],
   tsx: ["-e", "--eval", "-p", "--print"],
 };
+
+/**
+ * Interpreters whose own options end at their first operand, the script they run: every word after it is
+ * the script's (`node cli.js -r x` hands `-r x` to cli.js; `python3 -m pytest -c x` to pytest). `long`: its long
+ * options that take the next word as their value (another long option is a flag, or takes its value after `=`:
+ * node hands those to V8, which takes none in the next word); `short`: its short options that take a value (the
+ * next word, or `attached` to the letter too), `flags` its short options without; `combined`: other words it
+ * reads as options (node's `-pe`); `ends`: options after whose value the rest are the program's arguments
+ * (python -c CODE, -m MODULE). A word it does not know before the script: the words are read whole.
+ */
+interface OwnOptions {
+  readonly long: readonly string[];
+  readonly short: string;
+  readonly flags: string;
+  readonly attached?: boolean;
+  readonly combined?: readonly string[];
+  readonly ends?: string;
+  /** Another long option is an error or may take the next word: the words are read whole. */
+  readonly strictLong?: boolean;
+}
+
+/** Node.js 20's options that take a value (`node --help`: `--name=...`, `-r, --require=...`, `-p, --print [...]`; the Node.js CLI docs). */
+const NODE_OPTIONS: OwnOptions = {
+  long: [
+    "--allow-fs-read", "--allow-fs-write", "--build-snapshot-config", "--conditions", "--cpu-prof-dir", "--cpu-prof-interval", "--cpu-prof-name", "--diagnostic-dir", "--disable-proto", "--disable-warning",
+    "--dns-result-order", "--env-file", "--env-file-if-exists", "--eval", "--experimental-default-type", "--experimental-policy", "--experimental-sea-config", "--heap-prof-dir", "--heap-prof-interval",
+    "--heap-prof-name", "--heapsnapshot-near-heap-limit", "--heapsnapshot-signal", "--icu-data-dir", "--import", "--input-type", "--inspect-publish-uid", "--max-http-header-size",
+    "--network-family-autoselection-attempt-timeout", "--openssl-config", "--policy-integrity", "--redirect-warnings", "--report-filename", "--report-signal", "--report-directory", "--report-dir", "--require",
+    "--secure-heap", "--secure-heap-min", "--snapshot-blob", "--test-concurrency", "--test-name-pattern", "--test-skip-pattern", "--test-reporter", "--test-reporter-destination", "--test-shard", "--test-timeout",
+    "--title", "--tls-cipher-list", "--tls-keylog", "--trace-event-categories", "--trace-event-file-pattern", "--trace-require-module", "--unhandled-rejections", "--use-largepages", "--v8-pool-size",
+    "--watch-path", "--loader", "--experimental-loader", "--print", "--inspect-port", "--debug-port", "--experimental-specifier-resolution", "--es-module-specifier-resolution",
+  ],
+  short: "repC",
+  flags: "chiv",
+  combined: ["-pe"],
+};
+
+/** CPython's options (`python3 --help`): -c CODE and -m MODULE end them, -W and -X take a value, attached or in the next word. */
+const PYTHON_OPTIONS: OwnOptions = { long: ["--check-hash-based-pycs"], short: "cmWX", flags: "bBdEhiIOPqsSuvVx?", attached: true, ends: "cm", strictLong: true };
+
+/** The interpreters read with OwnOptions. */
+const OWN_OPTIONS: Readonly<Record<string, OwnOptions>> = { node: NODE_OPTIONS, nodejs: NODE_OPTIONS, python: PYTHON_OPTIONS, python2: PYTHON_OPTIONS, python3: PYTHON_OPTIONS, pypy: PYTHON_OPTIONS, pypy3: PYTHON_OPTIONS };
+
+/** The words of an OWN_OPTIONS program that are its own: up to its script (included), or all of them. */
+function ownWords(name: string, words: readonly string[]): readonly string[] {
+  const spec = OWN_OPTIONS[name] ?? (/^python\d/.test(name) ? PYTHON_OPTIONS : undefined);
+  if (spec === undefined) return words;
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") return words.slice(0, i + 2);
+    if (word === "-" || !word.startsWith("-")) return words.slice(0, i + 1);
+    if (word.startsWith("--")) {
+      const eq = word.indexOf("=");
+      const long = eq < 0 ? word : word.slice(0, eq);
+      if (spec.strictLong === true && !spec.long.includes(long) && !/^--(?:help|version)$/.test(long)) return words;
+      if (eq < 0 && spec.long.includes(long)) i += 1;
+      continue;
+    }
+    if (spec.combined?.includes(word) === true) {
+      i += 1;
+      continue;
+    }
+    // Short options: flags, then one that takes a value (attached where the program allows it, else the next word).
+    let at = 1;
+    while (at < word.length && spec.flags.includes(word[at]!)) at += 1;
+    if (at === word.length) continue;
+    const letter = word[at]!;
+    if (!spec.short.includes(letter) || (at + 1 < word.length && spec.attached !== true)) return words;
+    if (at + 1 === word.length) i += 1;
+    if (spec.ends?.includes(letter) === true) return words.slice(0, i + 1);
+  }
+  return words;
+}
 
 /** Calls that start a process in the interpreters' languages (Python, Perl, Ruby, Node, PHP, Lua, Tcl, PowerShell, AppleScript). */
 const PROCESS_CALLS = /\b(?:system|exec\w*|popen\w*|spawn\w*|fork|subprocess|Popen|check_output|check_call|shell_exec|passthru|proc_open|pcntl_exec|child_process|Runtime|ProcessBuilder|Start-Process|Invoke-Expression|iex|do shell script|shell-command|call-process|start-process|make-process|os\.execute|io\.popen|open3|IO\.popen|Kernel|qx|pty|callCommand|callProcess|readProcess|rawSystem|createProcess|spawnCommand|runCommand|runProcess)\b|`|\bopen\s*\(\s*["']\|/;
@@ -1002,7 +1075,9 @@ type OptionEffect =
   /** The words after the option are a command it runs (`gdb --args PROG ARGS`, `nix develop -c PROG ARGS`). */
   | "rest"
   /** A key binding whose action is a command line (bash's `bind -x 'KEYS: CMD'`). */
-  | "keybinding";
+  | "keybinding"
+  /** A project, repository or directory whose scripts or configuration can run commands (`hg -R DIR`, `make -C DIR`, `npm --prefix DIR`): no allow covers it. */
+  | "config";
 
 /**
  * Operands of an OPTION_EFFECTS program (after the subcommand words `after`, skipping its options and the
@@ -1030,12 +1105,20 @@ interface EffectOption {
   readonly separator?: string;
   /** A `KEY=VALUE` value whose KEY matches is a command line (apt's `-o APT::Update::Pre-Invoke::=CMD`); other keys keep the option's effect. */
   readonly commandKeys?: RegExp;
+  /** A `KEY=VALUE` value whose KEY matches runs VALUE as a shell command when it starts with `!` (Mercurial's `alias.NAME=!CMD`). */
+  readonly bangKeys?: RegExp;
   /** A client's escape to the shell in the value (psql's `\! CMD`): what it runs; other text runs nothing here. */
   readonly shellEscape?: RegExp;
   /** Parts of the code that are command lines (a makefile's recipe lines): tried by a deny, which otherwise cannot tell. */
   readonly recipes?: RegExp;
   /** The option has its effect only when its value matches (`curl -d @FILE` sends a file, `curl -d x=1` does not). */
   readonly when?: RegExp;
+  /**
+   * A `config` option whose value is the directory it works in, as `cd DIR && PROGRAM ...` would (`make -C DIR`,
+   * `npm --prefix DIR`): the line is also read without it, DIR as `cd DIR`, so it is covered where the allow
+   * rules cover `cd DIR` too (as git's -C is).
+   */
+  readonly place?: boolean;
 }
 
 /** Recipe lines of makefile text: after a tab at the start of a line, or after `;` on a rule's line. */
@@ -1049,6 +1132,9 @@ const DC_SHELL_ESCAPE = /(?:^|\n)[^!\n]*!([^\n]*)/g;
 
 /** Shell escapes of database and transfer clients: psql and mysql `\! CMD`, mysql `system CMD`, sqlite3 `.shell`/`.system CMD`, ftp and lftp `!CMD`. */
 const CLIENT_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\.shell\b|\.system\b|system\b|!)\s*([^\n;]*)/g;
+
+/** An output "file" `|CMD` that pipes to CMD (psql's `-o`, as its `\\o`). */
+const PIPE_TO_COMMAND = /^\s*\|(.*)$/gs;
 
 /** mysql's client commands that run a command here: `system CMD`, `\\! CMD`, and the pager (`pager CMD`, `\\P CMD`) its output goes through. */
 const MYSQL_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\\P|system\b|SYSTEM\b|pager\b|PAGER\b)\s*([^\n;]*)/g;
@@ -1648,6 +1734,11 @@ const OPTION_EFFECTS: readonly {
   readonly flags?: readonly { readonly option: string; readonly reason: string }[];
   /** What it does with its operands (`hyperfine CMD...`, `sudoedit FILE`, `pip install ./dir`): see OperandEffect. */
   readonly operands?: OperandEffect;
+  /**
+   * Its long options may be abbreviated to any prefix (getopt_long, Perl's Getopt::Long): `--diff-prog=PROG` is
+   * `--diff-program`. `shorter`: its other long options that are a prefix of a listed one, which are themselves.
+   */
+  readonly abbreviate?: { readonly shorter?: readonly string[] };
 }[] = [
   // ripgrep: --pre runs a program on each file, --hostname-bin runs one for the hostname of hyperlinks, -z runs decompressors found on PATH.
   {
@@ -1719,6 +1810,8 @@ const OPTION_EFFECTS: readonly {
       { option: "--globalconfig", effect: "file" },
       // yarn 1: a .yarnrc whose yarn-path names the JavaScript file run as yarn.
       { option: "--use-yarnrc", effect: "file" },
+      // Another project's package.json scripts: npm --prefix (and -C), pnpm -C/--dir, yarn --cwd.
+      ...["--prefix", "-C", "--dir", "--cwd"].map((option): EffectOption => ({ option, effect: "config", place: true })),
     ],
   },
   {
@@ -1764,6 +1857,15 @@ const OPTION_EFFECTS: readonly {
       { option: "--data-urlencode", effect: "sends", when: /^[^=]*@/ },
       { option: "-F", effect: "sends", cluster: true, when: /=[@<]/ },
       { option: "--form", effect: "sends", when: /=[@<]/ },
+      // More files curl writes: its messages (--stderr FILE), the HSTS and Alt-Svc caches, the ETag it gets; curl 8.3
+      // -w '%output{FILE}' writes the rest of the -w text to FILE. --engine loads an OpenSSL engine (a library).
+      { option: "--stderr", effect: "writes", when: /^(?!-$)/ },
+      { option: "--hsts", effect: "writes" },
+      { option: "--alt-svc", effect: "writes" },
+      { option: "--etag-save", effect: "writes" },
+      { option: "-w", effect: "writes", cluster: true, when: /%output\{/ },
+      { option: "--write-out", effect: "writes", when: /%output\{/ },
+      { option: "--engine", effect: "file", when: /^(?!list$)/ },
     ],
   },
   {
@@ -1785,12 +1887,31 @@ const OPTION_EFFECTS: readonly {
       { option: "--body-file", effect: "sends" },
       { option: "-i", effect: "reads", cluster: true },
       { option: "--input-file", effect: "reads" },
+      // Files wget writes besides the downloads: its cookies, a WARC archive of the session, the log of rejected URLs.
+      { option: "--save-cookies", effect: "writes" },
+      { option: "--warc-file", effect: "writes" },
+      { option: "--rejected-log", effect: "writes" },
     ],
   },
   { programs: ["dd"], options: [], settings: [{ name: /^of$/, effect: "writes" }] },
   { programs: ["emacs", "emacsclient"], options: [{ option: "--eval", effect: "code" }, { option: "-eval", effect: "code" }, { option: "--execute", effect: "code" }, { option: "-f", effect: "code" }, { option: "--funcall", effect: "code" }, { option: "-l", effect: "file" }, { option: "--load", effect: "file" }, { option: "--script", effect: "file" }] },
   { programs: ["nano", "pico"], options: [{ option: "-s", effect: "script" }, { option: "--speller", effect: "script" }] },
-  { programs: ["psql"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "file" }, { option: "--file", effect: "file" }] },
+  // psql -o/--output is \o: `|CMD` pipes the query output to CMD, a file name is written; -L/--log-file writes the session's log.
+  {
+    programs: ["psql"],
+    options: [
+      { option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE },
+      { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE },
+      { option: "-f", effect: "file" },
+      { option: "--file", effect: "file" },
+      { option: "-o", effect: "code", shellEscape: PIPE_TO_COMMAND, when: /^\s*\|/ },
+      { option: "--output", effect: "code", shellEscape: PIPE_TO_COMMAND, when: /^\s*\|/ },
+      { option: "-o", effect: "writes" },
+      { option: "--output", effect: "writes" },
+      { option: "-L", effect: "writes" },
+      { option: "--log-file", effect: "writes" },
+    ],
+  },
   // mysql and mariadb: option files set any option (pager, init-command, plugin-dir); the client commands system, \!, pager and \P run a command.
   {
     programs: ["mysql", "mariadb"],
@@ -1824,7 +1945,14 @@ const OPTION_EFFECTS: readonly {
   { programs: ["gcc", "g++", "cc", "c++", "clang", "clang++"], options: [{ option: "-wrapper", effect: "script", separator: "," }, { option: "-fplugin", effect: "file" }, { option: "-B", effect: "file" }] },
   // cargo --config KEY=VALUE is the configuration file's setting on the command line (a file when there is no `=`):
   // the compiler, its wrappers, the test runner, the linker, the browser and credential providers are programs it runs.
-  { programs: ["cargo"], options: [{ option: "--config", effect: "code", commandKeys: /^\s*(?:build\.(?:rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\.[^=]+\.(?:runner|linker)|host\.linker|doc\.browser|(?:registry|registries\.[^.=]+)\.credential-provider)\s*$/ }] },
+  // --manifest-path builds another package (its build.rs and its .cargo/config.toml run).
+  {
+    programs: ["cargo"],
+    options: [
+      { option: "--config", effect: "code", commandKeys: /^\s*(?:build\.(?:rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\.[^=]+\.(?:runner|linker)|host\.linker|doc\.browser|(?:registry|registries\.[^.=]+)\.credential-provider)\s*$/ },
+      { option: "--manifest-path", effect: "config" },
+    ],
+  },
   // Formatters, linters and test runners load JavaScript from a plugin or configuration file named in an option.
   { programs: ["prettier"], options: [{ option: "--plugin", effect: "file" }, { option: "--config", effect: "file" }] },
   { programs: ["eslint"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--plugin", effect: "file" }, { option: "--rulesdir", effect: "file" }, { option: "--resolve-plugins-relative-to", effect: "file" }] },
@@ -1834,7 +1962,24 @@ const OPTION_EFFECTS: readonly {
   { programs: ["ncdu"], options: [{ option: "-o", effect: "writes", cluster: true }] },
   { programs: ["ctest"], options: [{ option: "--test-command", effect: "rest" }] },
   { programs: ["meson"], options: [{ option: "--wrapper", effect: "script" }, { option: "--wrap", effect: "script" }] },
-  { programs: ["mvn", "mvnw"], options: [{ option: "-Dexec.executable", effect: "program" }] },
+  { programs: ["mvn", "mvnw"], options: [{ option: "-Dexec.executable", effect: "program" }, { option: "-f", effect: "config" }, { option: "--file", effect: "config" }] },
+  // Gradle builds the project given with -p/-b/-c, and runs the Groovy or Kotlin code of an init script (-I).
+  {
+    programs: ["gradle", "gradlew"],
+    options: [
+      ...["-p", "--project-dir"].map((option): EffectOption => ({ option, effect: "config", place: true })),
+      ...["-b", "--build-file", "-c", "--settings-file"].map((option): EffectOption => ({ option, effect: "config" })),
+      { option: "-I", effect: "file" },
+      { option: "--init-script", effect: "file" },
+    ],
+  },
+  { programs: ["tox"], options: [{ option: "-c", effect: "config" }, { option: "--conf", effect: "config" }] },
+  { programs: ["nox"], options: [{ option: "-f", effect: "file" }, { option: "--noxfile", effect: "file" }] },
+  // Test runners load the module named with -r/--require before the tests (rspec, mocha).
+  { programs: ["rspec"], options: [{ option: "-r", effect: "file" }, { option: "--require", effect: "file" }] },
+  { programs: ["mocha", "_mocha"], options: [{ option: "-r", effect: "file" }, { option: "--require", effect: "file" }, { option: "--config", effect: "file" }] },
+  // binutils' nm, ar and ranlib load the linker plugin (a shared library) given with --plugin.
+  { programs: ["nm", "ar", "ranlib", "gcc-nm", "gcc-ar", "gcc-ranlib"], options: [{ option: "--plugin", effect: "file" }] },
   { programs: ["openssl"], options: [{ option: "-engine", effect: "file" }, { option: "-provider", effect: "file" }, { option: "-provider-path", effect: "file" }, { option: "-out", effect: "writes" }, { option: "-msgfile", effect: "writes" }, { option: "-keylogfile", effect: "writes" }, { option: "-sess_out", effect: "writes" }] },
   {
     programs: ["awk", "gawk", "mawk", "nawk"],
@@ -1845,7 +1990,15 @@ const OPTION_EFFECTS: readonly {
       { option: "--include", effect: "file" },
       { option: "-E", effect: "file" },
       { option: "--exec", effect: "file" },
+      // gawk writes its variables (-d), its profile (-p) and the program pretty-printed (-o) to the file attached or named.
+      { option: "-d", effect: "writes" },
+      { option: "--dump-variables", effect: "writes" },
+      { option: "-p", effect: "writes" },
+      { option: "--profile", effect: "writes" },
+      { option: "-o", effect: "writes" },
+      { option: "--pretty-print", effect: "writes" },
     ],
+    abbreviate: {},
   },
   {
     programs: ["tmux", "tmate"],
@@ -1885,12 +2038,18 @@ const OPTION_EFFECTS: readonly {
       { option: "-f", effect: "file", cluster: true },
       { option: "--file", effect: "file" },
       { option: "--makefile", effect: "file" },
+      // -C reads the makefile of another directory; -I searches another directory for the makefiles it includes.
+      { option: "-C", effect: "config", cluster: true, place: true },
+      { option: "--directory", effect: "config", place: true },
+      { option: "-I", effect: "config", cluster: true },
+      { option: "--include-dir", effect: "config" },
     ],
     // A variable set on the command line overrides the makefile's: SHELL runs every recipe line.
     settings: [
       { name: /^(?:SHELL|MAKESHELL)$/, effect: "program" },
       { name: /^(?:\.SHELLFLAGS|MAKEFLAGS|MFLAGS|MAKEFILES)$/, effect: "code" },
     ],
+    abbreviate: {},
   },
   {
     programs: ["gdb", "gdb-multiarch", "cgdb"],
@@ -2070,6 +2229,10 @@ const OPTION_EFFECTS: readonly {
       ...["--import", "--require", "-r", "--loader", "--experimental-loader"].map((option): EffectOption => ({ option, effect: "file" })),
       { option: "--test-reporter", effect: "file", when: /^(?!(?:spec|tap|dot|junit|lcov)$)/ },
       { option: "--test-reporter-destination", effect: "writes", when: /^(?!(?:stdout|stderr)$)/ },
+      // An env file's NODE_OPTIONS are node's options (`--require MODULE`); an OpenSSL configuration loads engines and providers
+      // (libraries); a startup snapshot or a single-executable configuration is code or names what it writes.
+      ...["--env-file", "--env-file-if-exists", "--openssl-config", "--snapshot-blob", "--build-snapshot-config", "--experimental-sea-config"].map((option): EffectOption => ({ option, effect: "file" })),
+      ...["--redirect-warnings", "--tls-keylog", "--diagnostic-dir", "--report-directory", "--report-dir", "--cpu-prof-dir", "--heap-prof-dir", "--trace-event-file-pattern"].map((option): EffectOption => ({ option, effect: "writes" })),
     ],
   },
   { programs: ["bun"], options: ["--preload", "--require", "--import", "-r"].map((option): EffectOption => ({ option, effect: "file" })) },
@@ -2077,6 +2240,28 @@ const OPTION_EFFECTS: readonly {
   { programs: ["sudoedit"], options: [], operands: { effect: "writes", valued: Object.fromEntries(["-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt", "-R", "--chroot", "-r", "--role", "-t", "--type", "-T", "--command-timeout"].map((option) => [option, 1])) } },
   { programs: ["ldd"], options: [], operands: { effect: "file", reason: "may run the program" } },
   { programs: ["xdotool"], options: [], subcommands: { exec: { valued: "", operands: "all" } } },
+  // Mercurial reads its global options anywhere on the line: --config sets hooks, shell aliases (`alias.NAME=!CMD`), the editor,
+  // the pager, merge tools and extensions (Python it loads); -R/--repository and --cwd pick a repository whose .hg/hgrc can do the same.
+  {
+    programs: ["hg", "chg"],
+    options: [
+      { option: "--config", effect: "code", commandKeys: /^\s*(?:hooks\.[^=]+|ui\.(?:editor|ssh|remotecmd|merge)|pager\.pager|merge-tools\.[^=]+\.executable|extdiff\.cmd\.[^=]+)\s*$/i, bangKeys: /^\s*alias\./i },
+      ...["-R", "--repository", "--repo", "--cwd"].map((option): EffectOption => ({ option, effect: "config", place: true })),
+    ],
+  },
+  // GNU diff3 and sdiff run the program given with --diff-program in place of diff; sdiff -o writes the merged file.
+  { programs: ["diff3"], options: [{ option: "--diff-program", effect: "program" }], abbreviate: {} },
+  { programs: ["sdiff"], options: [{ option: "--diff-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
+  // Search tools on read-only lists that run a command: ack's and ag's --pager (and an ackrc, which may set it);
+  // ugrep's --pager=CMD and --filter='EXTS:CMD,...' (each matching file is read through CMD), its --config file; --save-config writes one.
+  { programs: ["ack", "ack-grep"], options: [{ option: "--pager", effect: "script" }, { option: "--ackrc", effect: "file" }], abbreviate: {} },
+  { programs: ["ag"], options: [{ option: "--pager", effect: "script" }], abbreviate: {} },
+  {
+    programs: ["ugrep", "ug"],
+    options: [{ option: "--pager", effect: "script" }, { option: "--filter", effect: "code", shellEscape: /(?:^|,)\s*[^:,]*:([^,]*)/g }, { option: "--config", effect: "file" }, { option: "--save-config", effect: "writes" }],
+  },
+  // bash's history -w and -a write the history list to the file given (or to $HISTFILE).
+  { programs: ["history"], options: [{ option: "-w", effect: "writes" }, { option: "-a", effect: "writes" }] },
 ];
 
 /** Editor commands that run nothing (`set number`, `q`, `wq`, a line number, `syntax on`): no allow covers them unless named, but a deny has nothing to read. */
@@ -2084,6 +2269,21 @@ const INERT_EX = /^:*\s*(?:(?:se|set|setl|setlocal)\s+[^|!`=]+|q|qa|q!|qa!|wq|wq
 
 /** Debugger commands that run nothing but the program being debugged (`run`, `quit`, `bt`, `set ...`, `info ...`). */
 const INERT_DEBUGGER = /^(?:r|run|start|starti|c|continue|q|quit|bt|backtrace|where|k|kill|detach|n|next|s|step|ni|si|finish|(?:set|info|i|show|p|print|x|b|break|tbreak|disassemble|list|l|frame|f|up|down|thread|display|watch)(?:\s[^!`$|;(]*)?)$/;
+
+/**
+ * `--name[=value]` whose name is a proper prefix of one of `names` spelled out (`--upload-pa=CMD` as
+ * `--upload-pack=CMD`), as getopt_long, Getopt::Long and git's parse-options read an abbreviation; the
+ * word as it is when the name is one of `names` or of `shorter` (options of their own: `--text`, not `--textconv`).
+ * An ambiguous prefix is read as the first it fits: the program refuses such a line.
+ */
+function unabbreviate(word: string, names: readonly string[], shorter: readonly string[] = []): string {
+  if (!/^--[^-=]/.test(word)) return word;
+  const eq = word.indexOf("=");
+  const given = eq < 0 ? word : word.slice(0, eq);
+  if (names.includes(given) || shorter.includes(given)) return word;
+  const full = names.find((name) => name.startsWith("--") && name.startsWith(given));
+  return full === undefined ? word : `${full}${eq < 0 ? "" : word.slice(eq)}`;
+}
 
 /** The value of `option` in `word` (and the next word), or undefined when the word is not that option. */
 function optionValue(option: EffectOption, word: string, next: string | undefined): { value: string | undefined } | undefined {
@@ -2111,10 +2311,13 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
   if (row === undefined) return undefined;
   const out = empty();
   if (row.operands !== undefined) readOperandEffects(name, row.operands, words, out);
+  // `place` options (`make -C DIR`): the words without them, and the directories they name.
+  const placed = { dropped: new Set<number>(), places: [] as string[], waives: [] as string[], whole: true };
   for (let i = 1; i < words.length; i++) {
     const given = words[i]!;
     if (given === "--") break;
-    const word = row.doubleDash === true && /^--[A-Za-z]/.test(given) ? given.slice(1) : given;
+    const spelled = row.abbreviate === undefined ? given : unabbreviate(given, row.options.map((option) => option.option), row.abbreviate.shorter);
+    const word = row.doubleDash === true && /^--[A-Za-z]/.test(spelled) ? spelled.slice(1) : spelled;
     const sub = row.subcommands !== undefined && Object.hasOwn(row.subcommands, word) ? row.subcommands[word] : undefined;
     if (sub !== undefined) {
       out.refusals.push({ reason: `${name} ${word} runs a command line or commands it is given`, token: word });
@@ -2174,10 +2377,28 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
         case "file":
           out.refusals.push({ reason: `${name} runs the code in the file given with ${shown}`, token: option.option });
           break;
+        case "config":
+          out.refusals.push({ reason: `${name} runs the scripts and configuration (which can run commands) of the project, repository or directory given with ${shown}`, token: option.option });
+          if (option.place === true) {
+            // `-C DIR`, `-CDIR`, `--directory=DIR`; a cluster (`-sC DIR`) is not read as a place.
+            const next = word === option.option;
+            if (value === undefined || value === "" || (!next && !word.startsWith(option.option))) placed.whole = false;
+            else {
+              placed.dropped.add(i);
+              if (next) placed.dropped.add(i + 1);
+              placed.places.push(value);
+              placed.waives.push(option.option);
+            }
+          }
+          break;
         case "code": {
           out.refusals.push({ reason: `${name} runs the code given with ${shown}`, token: option.option });
           const text = value ?? "";
           const key = text.includes("=") ? text.slice(0, text.indexOf("=")) : undefined;
+          if (option.bangKeys !== undefined && key !== undefined && option.bangKeys.test(key) && text.slice(key.length + 1).startsWith("!")) {
+            out.scripts.push(text.slice(key.length + 2));
+            break;
+          }
           if (option.commandKeys !== undefined && key !== undefined && option.commandKeys.test(key)) {
             const setting = text.slice(key.length + 1);
             // A list of strings (cargo's `runner = ["prog", "arg"]`) is the program and its arguments.
@@ -2243,6 +2464,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
       break;
     }
   }
+  if (placed.places.length > 0 && placed.whole) out.allowAs = { words: words.filter((_word, k) => !placed.dropped.has(k)), places: placed.places, waives: placed.waives };
   return out;
 }
 
@@ -2285,6 +2507,7 @@ function merge(out: ProgramReading, more: ProgramReading): void {
   out.forms.push(...more.forms);
   out.guesses.push(...more.guesses);
   out.unknown ??= more.unknown;
+  out.allowAs ??= more.allowAs;
 }
 
 /** Option readers ----------------------------------------------------------------------------- */
@@ -2651,6 +2874,9 @@ const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   apply: ["--unsafe-paths"],
 };
 
+/** Options of git subcommands that are a prefix of a listed one (`--text` of `--textconv`, `--to` and `--cc` of send-email's `--to-cmd`, `--cc-cmd`): themselves, no abbreviation. */
+const GIT_SHORTER_OPTIONS = ["--text", "--to", "--cc"];
+
 /** Git subcommand options that read a file given as their value in place of the repository's (any path, outside path rules on the operands). */
 const GIT_READING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   blame: ["--contents"],
@@ -2702,9 +2928,11 @@ function readGit(words: readonly string[]): ProgramReading {
   if (sub === undefined) return out;
   if (!GIT_SUBCOMMANDS.has(sub)) out.refusals.push({ reason: `git ${sub} is no git subcommand the guard knows (an alias or a git-${sub} program may run anything)`, token: sub });
   const running = GIT_RUNNING_OPTIONS[sub] ?? [];
+  const listed = [...running, ...(GIT_WRITING_OPTIONS[sub] ?? []), ...(GIT_READING_OPTIONS[sub] ?? [])];
   const rest = words.slice(parsed.next + 1);
   for (let i = 0; i < rest.length; i++) {
-    const word = rest[i]!;
+    // git's parse-options takes a unique prefix of a long option (`--upload-pa=CMD`).
+    const word = unabbreviate(rest[i]!, listed, GIT_SHORTER_OPTIONS);
     // `--opt=value`, `-x value`, and a short option with its value attached (`-O'cmd'`, `-xcmd`).
     const attached = !word.startsWith("--") && word.length > 2 ? running.find((option) => option.length === 2 && word.startsWith(option)) : undefined;
     const name = word.startsWith("--") ? word.split("=")[0]! : (attached ?? word);
@@ -3375,8 +3603,11 @@ export function readProgram(words: readonly string[]): ProgramReading {
   const family = Object.hasOwn(SUBCOMMAND_WRAPPERS, name) ? SUBCOMMAND_WRAPPERS[name] : undefined;
   const subcommand = family === undefined ? undefined : readSubcommandWrapper(name, family, words);
   if (subcommand !== undefined) {
-    // The family's options that load or run something (`kubectl --kubeconfig F exec POD -- CMD`).
-    const effects = readOptionEffects(name, words);
+    // The family's options that load or run something (`kubectl --kubeconfig F exec POD -- CMD`), up to the command it runs
+    // (`docker run IMAGE ls --config x` hands `--config x` to ls).
+    const inner = subcommand.commands.length === 1 && subcommand.scripts.length === 0 ? subcommand.commands[0]! : [];
+    const tail = inner.length > 0 && inner.length < words.length && inner.every((word, i) => word === words[words.length - inner.length + i]);
+    const effects = readOptionEffects(name, tail ? words.slice(0, words.length - inner.length) : words);
     if (effects !== undefined) merge(subcommand, effects);
     return subcommand;
   }
@@ -3624,8 +3855,10 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     default:
       break;
   }
-  const effects = readOptionEffects(name, words);
-  const other = readBuiltinOrInterpreter(name, words);
+  // An interpreter's options end at its script (`node cli.js -r x`): the words after it are the script's.
+  const own = ownWords(name, words);
+  const effects = readOptionEffects(name, own);
+  const other = readBuiltinOrInterpreter(name, own);
   // An interpreter's code options and its options that load modules (`node -r MODULE -e CODE`).
   if (other !== undefined && effects !== undefined) merge(other, effects);
   if (other !== undefined) return other;
