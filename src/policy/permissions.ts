@@ -5,6 +5,7 @@ import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
 import { parseCompactRule, type MainArguments } from "./compact.js";
 import { findControlChar } from "./canonical.js";
+import { argumentsKey, BoundedCache } from "./decision-cache.js";
 import { compileFieldCondition, describeMatcher, failsOnlyOnSelector, NO, selectorSegments, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
 import { compileGlob, isGlobPattern } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
@@ -674,6 +675,8 @@ interface ToolPlan {
   readonly fields: FieldPlan | undefined;
   /** The allow rules with a condition that can say why it did not cover a value (`FieldCondition.why`): the only ones `uncoveredNote` reads. */
   readonly explainers: readonly CompiledRule[];
+  /** No rule reads the thread, the principal or the filesystem: a decision depends on the arguments and the declared risk alone. */
+  readonly pure: boolean;
 }
 
 /** Most distinct values whose verdicts one field of one tool keeps (then they are forgotten and built again). */
@@ -963,6 +966,8 @@ export class PermissionPolicy {
   /** False only in the reference the fast paths are tested against (`linearScanForTests`): no value index, `args` searched in the rendered text. */
   private fast = true;
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
+  /** Decisions of tools whose plan is `pure`, by the arguments' JSON text (argumentsKey), then tool, then declared risk (none first, then by RISK_RANK) (`decide`). */
+  private readonly decisions = new BoundedCache<Map<string, (PolicyDecision | undefined)[]>>();
   private readonly defaults: MatcherDefaults;
   /** Field kinds the policy declares per tool (`fieldKinds`, `mainArguments`). */
   private readonly policyKinds = new Map<string, Readonly<Record<string, ArgumentKind>>>();
@@ -1052,6 +1057,7 @@ export class PermissionPolicy {
     if (changed) {
       this.byTool.clear();
       this.compositeByTool.clear();
+      this.decisions.clear();
     }
     this.shadow?.declareToolKinds(kinds);
   }
@@ -1096,6 +1102,27 @@ export class PermissionPolicy {
    * tell, so a deny or ask rule that uses them asks and an allow rule that uses them does not apply.
    */
   decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext, principal?: Principal): PolicyDecision {
+    // A decision that reads nothing but the arguments (no thread, no principal, no filesystem) is
+    // kept per distinct argument data and handed out again as a copy (see argumentsKey).
+    // (A risk level this policy does not know is decided every time.)
+    const known = declaredRisk === undefined || Object.hasOwn(RISK_RANK, declaredRisk);
+    if (this.fast && known && (context === undefined || !this.contextual) && this.plan(tool).pure) {
+      const data = argumentsKey(args);
+      if (data !== undefined) {
+        const slot = declaredRisk === undefined ? 0 : RISK_RANK[declaredRisk] + 1;
+        let byTool = this.decisions.get(data);
+        const kept = byTool?.get(tool)?.[slot];
+        if (kept !== undefined) return { ...kept };
+        const decided = this.evaluate(tool, args, declaredRisk, undefined, context, principal);
+        if (decided.evidence === undefined) {
+          if (byTool === undefined) this.decisions.set(data, (byTool = new Map()));
+          let slots = byTool.get(tool);
+          if (slots === undefined) byTool.set(tool, (slots = []));
+          slots[slot] = { ...decided };
+        }
+        return decided;
+      }
+    }
     return this.evaluate(tool, args, declaredRisk, undefined, context, principal);
   }
 
@@ -1419,7 +1446,8 @@ export class PermissionPolicy {
       const matching = (this.fast ? this.byToolName.candidates(tool) : [...this.rules]).filter((rule) => rule.matchesTool(tool));
       const rules = this.sorted(matching.sort((a, b) => a.order - b.order).map((rule) => this.forTool(rule, tool)));
       const explainers = rules.filter((rule) => rule.mode === "allow" && rule.where.some((condition) => condition.why !== undefined));
-      found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules), explainers };
+      const pure = rules.every((rule) => !rule.contextual && !rule.personal && rule.context === undefined && rule.where.every((condition) => condition.volatile !== true && condition.contextual !== true));
+      found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules), explainers, pure };
       if (this.byTool.size >= MAX_CACHED_TOOLS) this.byTool.clear();
       this.byTool.set(tool, found);
     }
