@@ -4,7 +4,7 @@
  * other mixes: fewer and more tools, rules and tool rules) are reviewed by both trees' guards
  * (`Guard.reviewTurn`) and decided by both trees' policies (`PermissionPolicy.decide`, both
  * precedences, each tool's risk and none), every call several times (so kept answers are read
- * back) and also as a fresh copy and with its keys reversed. Any difference in a reviewed call
+ * back), also as a fresh copy, with its keys reversed, and with a null written in (strict mode). Any difference in a reviewed call
  * (outcome, rule, reason, message, risk, ...) or a decision is printed; exits 1 when there is one.
  *   npx tsx bench/lib/w2-diff.ts --base DIR
  */
@@ -49,6 +49,30 @@ function reversed(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversed(v)]));
 }
 
+const OPTIONAL = ["cwd", "env", "timeout", "content", "options", "headers", "body", "params", "labels", "containers", "replicas", "cc", "memo"];
+function withNull(args: unknown, i: number): unknown {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
+  const copy = structuredClone(args) as Record<string, unknown>;
+  const keys = Object.keys(copy);
+  switch (i % 4) {
+    case 0:
+      copy[OPTIONAL[i % OPTIONAL.length]!] = null;
+      break;
+    case 1:
+      if (keys.length > 0) copy[keys[i % keys.length]!] = null;
+      break;
+    case 2: {
+      const nested = keys.find((k) => typeof copy[k] === "object" && copy[k] !== null && !Array.isArray(copy[k]));
+      if (nested !== undefined) (copy[nested] as Record<string, unknown>).encoding = null;
+      else copy.extra = null;
+      break;
+    }
+    default:
+      copy.extra = [null, { x: null }];
+  }
+  return copy;
+}
+
 let differences = 0;
 let compared = 0;
 const report = (what: string, a: unknown, b: unknown) => {
@@ -72,6 +96,8 @@ for (const mix of mixes) {
     ...calls.map((c) => ({ ...c, args: structuredClone(c.args) })),
     ...calls.map((c) => ({ ...c, args: reversed(c.args) })),
     ...calls,
+    // Strict mode's nulls: an optional field (cwd, content, headers, labels, cc, memo, ...) or a required one written null, a nested null, an unknown key.
+    ...calls.map((c, i) => ({ ...c, args: withNull(c.args, i) })),
   ];
   const cb = variants(wb.calls);
   const co = variants(wo.calls);
