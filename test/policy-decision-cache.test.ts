@@ -77,6 +77,15 @@ describe("decisions kept per distinct argument data", () => {
     }
   });
 
+  it("a tool whose calls stop repeating stops keeping for a while, and decides the same", () => {
+    const { fast, naive } = pair(RULES, { toolRisk: { pay: "low" } });
+    const calls = [
+      ...Array.from({ length: 400 }, (_, i) => ({ to: i % 2 === 0 ? "alice" : "carol", amount: i, memo: `m${i}` })), // never repeated: keeping pauses
+      ...Array.from({ length: 3_000 }, (_, i) => ({ to: i % 3 === 0 ? "bob" : "dave", amount: i % 5 === 0 ? 0 : 150, memo: i % 7 === 0 ? "token_x" : "m" })), // repeated
+    ];
+    for (const args of calls) expect(fast.decide("pay", args, "low"), JSON.stringify(args)).toEqual(naive.decide("pay", args, "low"));
+  });
+
   it("only plain JSON data has a key", () => {
     expect(argumentsKey({ a: [1, "x", null, true, { b: 2 }] })).toBe('{"a":[1,"x",null,true,{"b":2}]}');
     for (const args of [new Box("a"), { a: new Date(0) }, { a: -0 }, { a: Number.NaN }, { a: 1n }, { a: () => 1 }, { a: [undefined] }, { a: Symbol("s") }, "text", null, { a: "x".repeat(2_000) }]) {

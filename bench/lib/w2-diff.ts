@@ -4,7 +4,7 @@
  * other mixes: fewer and more tools, rules and tool rules) are reviewed by both trees' guards
  * (`Guard.reviewTurn`) and decided by both trees' policies (`PermissionPolicy.decide`, both
  * precedences, each tool's risk and none), every call several times (so kept answers are read
- * back), also as a fresh copy, with its keys reversed, and with a null written in (strict mode). Any difference in a reviewed call
+ * back), also with a request id of its own (calls that never repeat), as a fresh copy, with its keys reversed, and with a null written in (strict mode). Any difference in a reviewed call
  * (outcome, rule, reason, message, risk, ...) or a decision is printed; exits 1 when there is one.
  *   npx tsx bench/lib/w2-diff.ts --base DIR
  */
@@ -93,6 +93,8 @@ for (const mix of mixes) {
   const variants = (calls: typeof wo.calls) => [
     ...calls,
     ...calls,
+    // Calls that never repeat (each with a request id of its own): a tool stops keeping decisions for a while.
+    ...[0, 1, 2].flatMap((k) => calls.map((c, i) => ({ ...c, args: typeof c.args === "object" && c.args !== null && !Array.isArray(c.args) ? { ...c.args, request_id: `r${k}-${i}` } : c.args }))),
     ...calls.map((c) => ({ ...c, args: structuredClone(c.args) })),
     ...calls.map((c) => ({ ...c, args: reversed(c.args) })),
     ...calls,
