@@ -48,7 +48,7 @@ let sawNull = false;
 /** `argumentLimitsShape`: within the limits, no null anywhere. */
 export const WITHIN_NO_NULL = 0;
 /** `argumentLimitsShape`: within the limits, some null. */
-export const WITHIN_WITH_NULL = 1;
+const WITHIN_WITH_NULL = 1;
 /** `argumentLimitsShape`: perhaps over the limits, or already replaced by their summary: `checkArgumentLimits` tells. */
 export const PERHAPS_OVER = -1;
 
