@@ -16,8 +16,6 @@ import { ToolCallLimitError } from "../errors/index.js";
 import { principalOf } from "../principal/principal.js";
 import { unparsedArgumentsOf } from "./invalid-calls.js";
 import { parseToolArguments } from "../tools/parse-args.js";
-import { surelyValid } from "../tools/sure-valid.js";
-import { neverConcurrencySafe } from "../tools/concurrency.js";
 
 /** The tool call as the model wrote it. */
 export interface RawToolCall {
@@ -40,9 +38,6 @@ interface CallReviewer {
   /** The decider run in shadow, when there is one. */
   readonly shadowPermissions: PermissionDecider | undefined;
 }
-
-/** The parse of arguments that nothing reads the parsed form of (see reviewCall): valid, no input. */
-const UNREAD_INPUT = { success: true, data: undefined } as const;
 
 function operationOf(args: Record<string, unknown>, key: string | undefined): string | undefined {
   if (key === undefined) return undefined;
@@ -145,9 +140,7 @@ export function reviewCall(
     requestHeartbeat: heartbeat,
   };
 
-  // zod's parse feeds only the tool's own concurrency and consent checks: a tool with neither, whose
-  // schema surely accepts the arguments (surelyValid: plain kinds only, one-sided), needs no parse.
-  const parsed = spec.requiresApproval === undefined && spec.isConcurrencySafe === neverConcurrencySafe && surelyValid(spec.inputSchema, args) ? UNREAD_INPUT : parseToolArguments(spec.inputSchema, args);
+  const parsed = parseToolArguments(spec.inputSchema, args);
   if (!parsed.success) {
     const detail = parsed.detail;
     return beforePolicy(guard, outcome(facts, "refuse", "schema", refusals.invalidArgumentsReason(detail), refusals.invalidArguments(call.name, detail)));

@@ -11,7 +11,6 @@ import { commandResultError } from "./command-result.js";
 import { ToolDefinitionError } from "../errors/index.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "../policy/kinds/readings.js";
 import { toolContent, type ToolContent } from "./tool-content.js";
-import { neverConcurrencySafe } from "./concurrency.js";
 
 /** What `defineTool` takes: the tool's name, description and zod schema, how it runs, and what the guard should know about it (risk, kind, timeouts). */
 export interface DefineToolOptions<S extends z.ZodType<Record<string, unknown>>, R> {
@@ -127,7 +126,7 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>, R = unk
     risk: options.risk,
     operationRisk: options.operationRisk ?? {},
     idempotent: options.idempotent ?? false,
-    isConcurrencySafe: options.isConcurrencySafe ?? neverConcurrencySafe,
+    isConcurrencySafe: options.isConcurrencySafe ?? (() => false),
     timeoutMs: options.timeoutMs,
     kind,
     cancelSiblingsOnError: options.cancelSiblingsOnError ?? cancelsSiblingsByDefault(kind),

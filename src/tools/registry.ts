@@ -7,7 +7,6 @@ import { detectOperationKey, filterSchemaOperations, flattenJsonOperationUnion, 
 import type { AnyTool, JsonSchema, ToolGuardSpec } from "./types.js";
 import { ToolDefinitionError } from "../errors/index.js";
 import type { ToolInputSchema } from "../rules/validate.js";
-import { neverConcurrencySafe } from "./concurrency.js";
 
 const plainSpecs = new WeakMap<object, ToolGuardSpec>();
 
@@ -38,7 +37,7 @@ export function guardSpecOf(tool: AnyTool): ToolGuardSpec {
     risk: undefined,
     operationRisk: {},
     idempotent: false,
-    isConcurrencySafe: neverConcurrencySafe,
+    isConcurrencySafe: () => false,
     timeoutMs: undefined,
     kind: toolKindOf(tool.name),
     cancelSiblingsOnError: cancelsSiblingsByDefault(toolKindOf(tool.name)),
