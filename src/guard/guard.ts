@@ -204,9 +204,10 @@ export class Guard {
    * The model's arguments as the guard reads them: a null in an optional field whose schema does not
    * accept null is dropped (strict mode's "absent"; see `withoutStrictNulls`), and the heartbeat flag
    * is split off. Review and the middleware's check of a planned call both read arguments this way.
+   * `noNulls`: the caller knows the arguments hold no null anywhere (nothing to drop).
    */
-  splitHeartbeat(name: string, modelArgs: Record<string, unknown>): { args: Record<string, unknown>; heartbeat: boolean } {
-    const spec = this.registry.spec(name);
+  splitHeartbeat(name: string, modelArgs: Record<string, unknown>, noNulls = false): { args: Record<string, unknown>; heartbeat: boolean } {
+    const spec = noNulls ? undefined : this.registry.spec(name);
     const args = spec === undefined ? modelArgs : (withoutStrictNulls(modelArgs, spec.jsonSchema) as Record<string, unknown>);
     if (!this.usesHeartbeat(name) || !(HEARTBEAT_ARG in args)) return { args, heartbeat: false };
     const { [HEARTBEAT_ARG]: flag, ...rest } = args;

@@ -6,7 +6,7 @@ import type { ToolRulesEngine } from "../rules/engine.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { GuardOptions } from "./options.js";
 import type { PermissionDecider } from "./interfaces.js";
-import { checkArgumentLimits } from "../policy/limits.js";
+import { argumentLimitsShape, checkArgumentLimits, PERHAPS_OVER, WITHIN_NO_NULL } from "../policy/limits.js";
 import { noRuleDecision } from "../policy/defaults.js";
 import type { CallOutcome, ReviewedCall, ShadowDecision } from "./state.js";
 import type { DecisionContext } from "../provenance/context.js";
@@ -33,7 +33,7 @@ interface CallReviewer {
   spec(name: string): ToolGuardSpec | undefined;
   riskOf(name: string, operation?: string): RiskLevel;
   declaredRisk(name: string, operation?: string): RiskLevel | undefined;
-  splitHeartbeat(name: string, modelArgs: Record<string, unknown>): { args: Record<string, unknown>; heartbeat: boolean };
+  splitHeartbeat(name: string, modelArgs: Record<string, unknown>, noNulls?: boolean): { args: Record<string, unknown>; heartbeat: boolean };
   now(): number;
   /** The decider run in shadow, when there is one. */
   readonly shadowPermissions: PermissionDecider | undefined;
@@ -113,13 +113,15 @@ export function reviewCall(
     return beforePolicy(guard, outcome(facts, "refuse", "schema", refusals.unparsedArgumentsReason(unparsed.error), refusals.unparsedArguments(call.name, unparsed.error)));
   }
   // Deep or huge arguments are refused before anything reads them (t12 hook: nothing below recurses into them).
-  const oversized = checkArgumentLimits(object);
+  // One walk says the arguments are within limits, and whether they hold a null (strict mode's "absent") at all.
+  const shape = argumentLimitsShape(object);
+  const oversized = shape === PERHAPS_OVER ? checkArgumentLimits(object) : undefined;
   if (oversized !== undefined) {
     const facts: Facts = { id: call.id, name: call.name, args: oversized.summary, operation: undefined, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
     return beforePolicy(guard, outcome(facts, "refuse", "oversized-arguments", oversized.reason, oversized.message(call.name)));
   }
   // A strict-mode model writes null for an optional field it leaves out: read as absent (splitHeartbeat).
-  const split = guard.splitHeartbeat(call.name, object);
+  const split = guard.splitHeartbeat(call.name, object, shape === WITHIN_NO_NULL);
   const heartbeat = split.heartbeat;
   // Arguments a rule prefills (Letta's init / child args) replace the model's values for those keys.
   const prefilled = guard.engine.prefillsArgs ? guard.engine.prefilledArgs(state, call.name) : undefined;

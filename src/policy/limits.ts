@@ -42,6 +42,28 @@ export function checkArgumentLimits(args: unknown): OversizedArguments | undefin
   return { reason, message: (tool) => refusals.oversizedArguments(tool, reason), summary: argsSummary(args, shape) };
 }
 
+/** Set by `withinLimits` when it meets a null (reset by `argumentLimitsShape`). */
+let sawNull = false;
+
+/** `argumentLimitsShape`: within the limits, no null anywhere. */
+export const WITHIN_NO_NULL = 0;
+/** `argumentLimitsShape`: within the limits, some null. */
+const WITHIN_WITH_NULL = 1;
+/** `argumentLimitsShape`: perhaps over the limits, or already replaced by their summary: `checkArgumentLimits` tells. */
+export const PERHAPS_OVER = -1;
+
+/**
+ * One walk of a call's arguments, without allocation: PERHAPS_OVER when `checkArgumentLimits` may
+ * refuse them (then it is the one to ask), else whether they hold a null anywhere (WITHIN_NO_NULL
+ * arguments have no strict-mode null to drop, see `withoutStrictNulls`).
+ */
+export function argumentLimitsShape(args: unknown): number {
+  if (typeof args === "object" && args !== null && Object.hasOwn(args, OVERSIZED_ARGS_KEY)) return PERHAPS_OVER;
+  sawNull = false;
+  if (withinLimits(args, 0, MAX_ARGS_CHARS) < 0) return PERHAPS_OVER;
+  return sawNull ? WITHIN_WITH_NULL : WITHIN_NO_NULL;
+}
+
 /**
  * The character budget left after `value` at nesting `level`, counted as `measureArgs` counts (one per
  * value, plus the length of every string and key; array elements and object values one level deeper),
@@ -54,7 +76,8 @@ function withinLimits(value: unknown, level: number, budget: number): number {
   if (level > MAX_ARGS_DEPTH) return -1;
   budget -= 1;
   if (typeof value === "string") budget -= value.length;
-  else if (typeof value === "object" && value !== null) {
+  else if (value === null) sawNull = true;
+  else if (typeof value === "object") {
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
         budget = withinLimits(value[i], level + 1, budget);

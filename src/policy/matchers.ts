@@ -42,6 +42,8 @@ export interface FieldCondition {
    * caller combines the literal and the normalised view's values as it would evaluate them.
    */
   readonly read?: (tree: unknown) => unknown;
+  /** Its verdict for a value can change over time (a path read through this machine's symlinks): never kept. */
+  readonly volatile?: boolean;
   evaluate(tree: unknown, restrictive: boolean, evaluation?: Evaluation): Verdict;
   /**
    * Reads the arguments as the tool receives them (`CanonicalArgs.literal`), not normalised: a
@@ -424,7 +426,8 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
       restrictive,
     );
   const command = commandExtras(matcher, segments);
-  if (direct === undefined) return { selector, description, contextual, evaluate: full, ...command };
+  const volatile = readsFilesystem(matcher, defaults, kind);
+  if (direct === undefined) return { selector, description, contextual, evaluate: full, ...command, ...(volatile ? { volatile } : {}) };
   const leaf = matcher as FieldMatcher;
   // A kinded field compares readings, not the text as written: an index reads the field only when
   // the value is its own only reading (selfReading), and sees NOT_KEYABLE (every rule live) otherwise.
@@ -448,7 +451,8 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
     // Kept per value (FieldCondition.read) only when the verdict depends on the value alone: not a
     // path read through this machine's symlinks. A command condition's verdict depends on the value
     // alone too; the caller reads it in the literal view (and the normalised one), as `literal` says.
-    ...(contextual || readsFilesystem(matcher, defaults, kind) ? {} : { read: direct }),
+    ...(contextual || volatile ? {} : { read: direct }),
+    ...(volatile ? { volatile } : {}),
     ...(equality === undefined ? {} : { equality: { group: `${JSON.stringify(segments)}\u0000${equality.fold === keepCase}${tag}`, read, ...equality } }),
     ...(plain?.start === undefined ? {} : { start: { group: `${JSON.stringify(segments)}\u0000${plain.start.caseSensitive}${tag}`, read, ...plain.start } }),
     evaluate(tree, restrictive, evaluation) {

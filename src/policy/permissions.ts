@@ -5,6 +5,7 @@ import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
 import { parseCompactRule, type MainArguments } from "./compact.js";
 import { findControlChar } from "./canonical.js";
+import { argumentsKey, BoundedCache } from "./decision-cache.js";
 import { compileFieldCondition, describeMatcher, failsOnlyOnSelector, NO, selectorSegments, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
 import { compileGlob, isGlobPattern } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
@@ -674,7 +675,30 @@ interface ToolPlan {
   readonly fields: FieldPlan | undefined;
   /** The allow rules with a condition that can say why it did not cover a value (`FieldCondition.why`): the only ones `uncoveredNote` reads. */
   readonly explainers: readonly CompiledRule[];
+  /** No rule reads the thread, the principal or the filesystem: a decision depends on the arguments and the declared risk alone. */
+  readonly pure: boolean;
+  /** How often its kept decisions were found lately (see KeptDecisions). */
+  readonly keeping: KeptDecisions;
 }
+
+/**
+ * The use a tool's kept decisions have had lately: out of `lookups` calls whose decision was looked
+ * for, `hits` were found. A tool whose calls rarely repeat (fewer than one in KEEP_MIN_HIT_SHARE of
+ * KEEP_WINDOW calls) stops keeping for its next KEEP_PAUSE calls: building a key and keeping a
+ * decision per call costs more than the few found save. Found or not, the decision is the same.
+ */
+interface KeptDecisions {
+  lookups: number;
+  hits: number;
+  pause: number;
+}
+
+/** Calls after which a tool's share of found decisions is judged. */
+const KEEP_WINDOW = 128;
+/** Fewer than one in this many calls found: keeping pauses. */
+const KEEP_MIN_HIT_SHARE = 3;
+/** Calls decided without keeping once keeping paused (then it is tried again). */
+const KEEP_PAUSE = 2_048;
 
 /** Most distinct values whose verdicts one field of one tool keeps (then they are forgotten and built again). */
 const MAX_KEPT_VALUES = 1_024;
@@ -963,6 +987,8 @@ export class PermissionPolicy {
   /** False only in the reference the fast paths are tested against (`linearScanForTests`): no value index, `args` searched in the rendered text. */
   private fast = true;
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
+  /** Decisions of tools whose plan is `pure`, by the arguments' JSON text (argumentsKey), then tool, then declared risk (none first, then by RISK_RANK) (`decide`). */
+  private readonly decisions = new BoundedCache<Map<string, (PolicyDecision | undefined)[]>>();
   private readonly defaults: MatcherDefaults;
   /** Field kinds the policy declares per tool (`fieldKinds`, `mainArguments`). */
   private readonly policyKinds = new Map<string, Readonly<Record<string, ArgumentKind>>>();
@@ -1052,6 +1078,7 @@ export class PermissionPolicy {
     if (changed) {
       this.byTool.clear();
       this.compositeByTool.clear();
+      this.decisions.clear();
     }
     this.shadow?.declareToolKinds(kinds);
   }
@@ -1096,7 +1123,43 @@ export class PermissionPolicy {
    * tell, so a deny or ask rule that uses them asks and an allow rule that uses them does not apply.
    */
   decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext, principal?: Principal): PolicyDecision {
+    // A decision that reads nothing but the arguments (no thread, no principal, no filesystem) is
+    // kept per distinct argument data and handed out again as a copy (see argumentsKey), while the
+    // tool's calls repeat often enough (KeptDecisions). (A risk level this policy does not know is decided every time.)
+    const known = declaredRisk === undefined || Object.hasOwn(RISK_RANK, declaredRisk);
+    const plan = this.fast && known && (context === undefined || !this.contextual) ? this.plan(tool) : undefined;
+    if (plan?.pure === true) {
+      const keeping = plan.keeping;
+      if (keeping.pause > 0) keeping.pause -= 1;
+      else {
+        const data = argumentsKey(args);
+        if (data !== undefined) return this.keptDecision(tool, args, declaredRisk, data, keeping, context, principal);
+      }
+    }
     return this.evaluate(tool, args, declaredRisk, undefined, context, principal);
+  }
+
+  /** `decide` through the kept decisions: the one kept for `data` (argumentsKey of `args`), else evaluated and kept. */
+  private keptDecision(tool: string, args: unknown, declaredRisk: RiskLevel | undefined, data: string, keeping: KeptDecisions, context: DecisionContext | undefined, principal: Principal | undefined): PolicyDecision {
+    const slot = declaredRisk === undefined ? 0 : RISK_RANK[declaredRisk] + 1;
+    let byTool = this.decisions.get(data);
+    const kept = byTool?.get(tool)?.[slot];
+    keeping.lookups += 1;
+    if (kept !== undefined) keeping.hits += 1;
+    if (keeping.lookups >= KEEP_WINDOW) {
+      if (keeping.hits * KEEP_MIN_HIT_SHARE < keeping.lookups) keeping.pause = KEEP_PAUSE;
+      keeping.lookups = 0;
+      keeping.hits = 0;
+    }
+    if (kept !== undefined) return { ...kept };
+    const decided = this.evaluate(tool, args, declaredRisk, undefined, context, principal);
+    if (decided.evidence === undefined) {
+      if (byTool === undefined) this.decisions.set(data, (byTool = new Map()));
+      let slots = byTool.get(tool);
+      if (slots === undefined) byTool.set(tool, (slots = []));
+      slots[slot] = { ...decided };
+    }
+    return decided;
   }
 
   /** The approver rules (`approvers`), as given. */
@@ -1419,7 +1482,8 @@ export class PermissionPolicy {
       const matching = (this.fast ? this.byToolName.candidates(tool) : [...this.rules]).filter((rule) => rule.matchesTool(tool));
       const rules = this.sorted(matching.sort((a, b) => a.order - b.order).map((rule) => this.forTool(rule, tool)));
       const explainers = rules.filter((rule) => rule.mode === "allow" && rule.where.some((condition) => condition.why !== undefined));
-      found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules), explainers };
+      const pure = rules.every((rule) => !rule.contextual && !rule.personal && rule.context === undefined && rule.where.every((condition) => condition.volatile !== true && condition.contextual !== true));
+      found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules), explainers, pure, keeping: { lookups: 0, hits: 0, pause: 0 } };
       if (this.byTool.size >= MAX_CACHED_TOOLS) this.byTool.clear();
       this.byTool.set(tool, found);
     }
