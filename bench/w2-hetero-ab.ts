@@ -13,29 +13,14 @@
  * warm-up) decides no call twice (the generator repeats about 8 % of its calls of itself).
  */
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { HETERO_SEED } from "./w2-hetero.js";
 import { percentile, spread } from "./lib/stats.js";
+import { modulesAt, type Modules } from "./lib/checkout-modules.js";
 
 interface Side {
   name: string;
   run: (n: number) => Promise<void>;
-}
-
-interface Modules {
-  bench: typeof import("./w2-hetero.js");
-  hetero: typeof import("./lib/hetero.js");
-  policy: typeof import("../src/policy/index.js");
-}
-
-async function modulesAt(root: string): Promise<Modules> {
-  const at = (path: string) => pathToFileURL(resolve(root, path)).href;
-  return {
-    bench: (await import(at("bench/w2-hetero.ts"))) as Modules["bench"],
-    hetero: (await import(at("bench/lib/hetero.ts"))) as Modules["hetero"],
-    policy: (await import(at("src/policy/index.ts"))) as Modules["policy"],
-  };
 }
 
 function side(name: string, m: Modules, rules: number, decideOnly: boolean, callCount: number): Side {

@@ -9,22 +9,7 @@
  *   npx tsx bench/lib/w2-diff.ts --base DIR
  */
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-
-interface Modules {
-  bench: typeof import("../w2-hetero.js");
-  hetero: typeof import("./hetero.js");
-  policy: typeof import("../../src/policy/index.js");
-}
-
-async function modulesAt(root: string): Promise<Modules> {
-  const at = (path: string) => pathToFileURL(resolve(root, path)).href;
-  return {
-    bench: (await import(at("bench/w2-hetero.ts"))) as Modules["bench"],
-    hetero: (await import(at("bench/lib/hetero.ts"))) as Modules["hetero"],
-    policy: (await import(at("src/policy/index.ts"))) as Modules["policy"],
-  };
-}
+import { modulesAt, type Modules } from "./checkout-modules.js";
 
 const argv = process.argv.slice(2);
 const at = argv.indexOf("--base");
