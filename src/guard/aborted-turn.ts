@@ -12,7 +12,7 @@ import { ProcessLedger } from "./ledger-claim.js";
 import { isGuardMessage } from "./model-step.js";
 import type { ReviewedCall } from "./state.js";
 import { truncateToolContent } from "./truncate.js";
-import { toolContent, type ToolContent } from "../tools/tool-content.js";
+import { readLedgerResult } from "./execute.js";
 
 /**
  * New input after an aborted run. An abort (the run's `signal`) ends `invoke` at once: the turn's
@@ -75,15 +75,6 @@ async function recordedResult(guard: Guard, ledger: ExecutionLedgerView, key: st
   }
 }
 
-function contentOf(recorded: string): ToolContent {
-  try {
-    const parsed = JSON.parse(recorded) as { content?: unknown };
-    return toolContent(parsed.content);
-  } catch {
-    return recorded;
-  }
-}
-
 /**
  * Answers the calls an aborted run left without a ToolMessage (see above); undefined when there
  * are none. `run` is the rule state's run index of the aborted run (its ledger keys). A call with
@@ -116,7 +107,7 @@ export async function answerAbortedTurn(
     const endedFirst = turn.endedAfter && started !== true;
     const content =
       recorded !== undefined
-        ? contentOf(recorded)
+        ? readLedgerResult(recorded).content
         : endedFirst
           ? execution.endedBeforeRun(call.name)
           : started === false

@@ -167,7 +167,7 @@ export async function executeCall(
       throw error;
     }
     if (executed.result.status === "error" && spec.cancelSiblingsOnError && !signal.aborted) {
-      batch.abort({ kind: "sibling", callId: call.id, tool: call.name, error: contentText(toolContent(executed.message.content)) });
+      batch.abort({ kind: "sibling", callId: call.id, tool: call.name, error: contentText(executed.message.content) });
     }
     if (settled.kind === "abandoned") {
       // The tool ignored its abort and may still finish its side effect: its claim is kept until it
@@ -279,14 +279,18 @@ function fromLedger(
   finish: (status: CallResult["status"], content: ToolContent) => ExecutedCall,
   config: LangGraphRunnableConfig | undefined,
 ): ExecutedCall {
-  let content: ToolContent = recorded;
+  const { content, interrupts } = readLedgerResult(recorded);
+  // Not run again: the interrupts it asked (and had answered) are passed over in this task's count.
+  if (interrupts !== undefined) skipAnsweredInterrupts(config, interrupts);
+  return finish("success", content);
+}
+
+/** A completed call's result as the ledger keeps it (`{ content, interrupts? }`, written above); a plain-text record is its own content. */
+export function readLedgerResult(recorded: string): { content: ToolContent; interrupts?: number } {
   try {
     const parsed = JSON.parse(recorded) as { content?: unknown; interrupts?: unknown };
-    content = toolContent(parsed.content);
-    // Not run again: the interrupts it asked (and had answered) are passed over in this task's count.
-    if (typeof parsed.interrupts === "number") skipAnsweredInterrupts(config, parsed.interrupts);
+    return { content: toolContent(parsed.content), ...(typeof parsed.interrupts === "number" ? { interrupts: parsed.interrupts } : {}) };
   } catch {
-    // a plain-text record is its own content
+    return { content: recorded };
   }
-  return finish("success", content);
 }
