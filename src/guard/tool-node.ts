@@ -65,7 +65,20 @@ export class GuardedToolNode extends RunnableLambda<GuardedToolNodeInput, Guarde
     });
     this.guard = guard;
   }
+
+  /**
+   * LangGraph's `createReactAgent({ tools: toolNode })` reads a ToolNode's `tools` to bind them to
+   * the model and then wires a fixed edge from the tools back to the model. This node cannot work
+   * behind that edge (the model would be called while calls wait for approval, and a Terminal rule
+   * could not end the run), so reading `tools` stops the build with what to use instead.
+   */
+  get tools(): never {
+    throw new GuardConfigError(NOT_A_REACT_AGENT_TOOL_NODE);
+  }
 }
+
+const NOT_A_REACT_AGENT_TOOL_NODE =
+  "GuardedToolNode cannot be the tool node of LangGraph's createReactAgent: its fixed edge from the tools back to the model would call the model while calls wait for approval, and a Terminal rule could not end the run. Use createGuardedAgent({ model, tools, ... }) (the same agent loop, guarded), LangChain's createAgent with guardMiddleware, or GuardedToolNode in your own StateGraph routed by guardedToolsRoute(\"agent\")";
 
 function guardOfNodeOptions(options: GuardOptions | GuardLike): Guard {
   const where = "GuardedToolNode";
