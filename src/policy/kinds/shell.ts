@@ -748,13 +748,14 @@ function parseInto(source: string, walk: Walk): string | undefined {
 
 /**
  * The source as bash's lexer reads it where tree-sitter reads it otherwise: a backslash-newline is
- * removed outside single quotes and comments (`git pu\⏎sh` is `git push`), and a carriage return is
- * a word character, not white space (`\␍␊` escapes the CR and the LF ends the command). Carriage
- * returns become U+00A0, which the parser also reads as a word character. Undefined when there is
- * nothing to change.
+ * removed outside single quotes and comments (`git pu\⏎sh` is `git push`), a carriage return is
+ * a word character, not white space (`\␍␊` escapes the CR and the LF ends the command), and a line
+ * that starts with a backslash starts a new command (`ls⏎\rm x`; the parser reads `\rm` as a word
+ * of `ls`). Carriage returns become U+00A0, which the parser also reads as a word character; a
+ * blank is put before such a backslash. Undefined when there is nothing to change.
  */
 export function bashLexerReading(source: string): string | undefined {
-  if (!source.includes("\\\n") && !source.includes("\r")) return undefined;
+  if (!source.includes("\\\n") && !source.includes("\r") && !source.includes("\n\\")) return undefined;
   let out = "";
   let quote: "'" | '"' | "$'" | undefined;
   let comment = false;
@@ -771,6 +772,7 @@ export function bashLexerReading(source: string): string | undefined {
       if (ch === "\n") {
         comment = false;
         wordStart = true;
+        if (source[i + 1] === "\\") out += " "; // a line that starts with a backslash, as below
       }
       continue;
     }
@@ -814,6 +816,10 @@ export function bashLexerReading(source: string): string | undefined {
     if (ch === "'") quote = source[i - 1] === "$" ? "$'" : "'";
     else if (ch === '"') quote = '"';
     out += ch;
+    // A line that starts with an escaped character (`\rm -rf x`, `\npm`) is a new command to bash;
+    // the parser joins it to the line before as one more word. A blank before it changes nothing
+    // to bash and keeps the two apart for the parser.
+    if (ch === "\n" && source[i + 1] === "\\") out += " ";
     wordStart = /[\s;&|()<>]/.test(ch);
   }
   return out;
