@@ -1,0 +1,51 @@
+// LangChain's humanInTheLoopMiddleware next to guardMiddleware (a team that moves tools to the guard
+// one at a time keeps HITL for the rest): in either order, both ask, nothing runs before both are
+// answered, each approved call runs once and a call the guard's reviewer rejects never runs.
+import { tool } from "@langchain/core/tools";
+import { Command, MemorySaver } from "@langchain/langgraph";
+import { createAgent, humanInTheLoopMiddleware } from "langchain";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { guardMiddleware } from "../src/middleware/index.js";
+import { providerModel, say, toolText } from "./helpers/provider-agent.js";
+
+interface Asked {
+  value: { actionRequests: { name: string }[] };
+}
+
+function agentWith(order: "guard-last" | "guard-first", ran: string[], refusals: string[]) {
+  const a = tool(({ q }) => (ran.push(`a ${q}`), "a ok"), { name: "a_tool", description: "a", schema: z.object({ q: z.string() }) });
+  const b = tool(({ q }) => (ran.push(`b ${q}`), "b ok"), { name: "b_tool", description: "b", schema: z.object({ q: z.string() }) });
+  const model = providerModel([[{ name: "a_tool", args: { q: "1" }, id: "c1" }, { name: "b_tool", args: { q: "2" }, id: "c2" }], "done"], refusals, []);
+  const hitl = humanInTheLoopMiddleware({ interruptOn: { a_tool: true } });
+  const guard = guardMiddleware({ tools: [a, b], permissions: [{ tool: "b_tool", mode: "ask" }], defaultRisk: "low" });
+  return createAgent({ model, tools: [], middleware: order === "guard-last" ? [hitl, guard] : [guard, hitl], checkpointer: new MemorySaver() });
+}
+
+describe.each(["guard-last", "guard-first"] as const)("humanInTheLoopMiddleware and guardMiddleware (%s)", (order) => {
+  it.each([
+    ["both approve", "approve", ["a 1", "b 2"], { c1: "a ok", c2: "b ok" }],
+    ["the guard's reviewer rejects", "reject", ["a 1"], { c1: "a ok", c2: "Refused b_tool by a human reviewer: not now. Do not retry this call unchanged." }],
+  ] as const)("%s: both ask before anything runs; the answers decide what runs, once", async (_label, guardAnswer, expectRan, expectText) => {
+    const ran: string[] = [];
+    const refusals: string[] = [];
+    const agent = agentWith(order, ran, refusals);
+    const config = { configurable: { thread_id: `hitl-${order}-${guardAnswer}` } };
+    let out = (await agent.invoke(say("go"), config)) as Record<string, unknown>;
+    const asked: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const [pending] = (out.__interrupt__ as Asked[] | undefined) ?? [];
+      expect(pending, `interrupt ${i}`).toBeDefined();
+      expect(ran).toEqual([]);
+      const names = pending!.value.actionRequests.map((r) => r.name);
+      asked.push(...names);
+      const decisions = names.map((name) => (name === "b_tool" && guardAnswer === "reject" ? { type: "reject", message: "not now" } : { type: "approve" }));
+      out = (await agent.invoke(new Command({ resume: { decisions } }), config)) as Record<string, unknown>;
+    }
+    expect(asked.sort()).toEqual(["a_tool", "b_tool"]);
+    expect(out.__interrupt__).toBeUndefined();
+    expect([...ran].sort()).toEqual(expectRan);
+    expect(toolText(out.messages as never)).toEqual(expectText);
+    expect(refusals).toEqual([]);
+  });
+});
