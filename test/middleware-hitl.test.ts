@@ -1,11 +1,13 @@
 // LangChain's humanInTheLoopMiddleware next to guardMiddleware (a team that moves tools to the guard
 // one at a time keeps HITL for the rest): in either order, both ask, nothing runs before both are
 // answered, each approved call runs once and a call the guard's reviewer rejects never runs.
+import type { BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createAgent, humanInTheLoopMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { MemoryAuditSink } from "../src/index.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import { providerModel, say, toolText } from "./helpers/provider-agent.js";
 
@@ -46,6 +48,46 @@ describe.each(["guard-last", "guard-first"] as const)("humanInTheLoopMiddleware 
     expect(out.__interrupt__).toBeUndefined();
     expect([...ran].sort()).toEqual(expectRan);
     expect(toolText(out.messages as never)).toEqual(expectText);
+    expect(refusals).toEqual([]);
+  });
+});
+
+describe("a reject in humanInTheLoopMiddleware, with the guard listed last", () => {
+  it("the guard's approved call that the jump to the model passed over is answered as not run before the model reads the history, and never runs", async () => {
+    const ran: string[] = [];
+    const refusals: string[] = [];
+    const audit = new MemoryAuditSink();
+    const a = tool(({ q }) => (ran.push(`a ${q}`), "a ok"), { name: "a_tool", description: "a", schema: z.object({ q: z.string() }) });
+    const b = tool(({ q }) => (ran.push(`b ${q}`), "b ok"), { name: "b_tool", description: "b", schema: z.object({ q: z.string() }) });
+    const modelInputs: BaseMessage[][] = [];
+    const model = providerModel([[{ name: "a_tool", args: { q: "1" }, id: "c1" }, { name: "b_tool", args: { q: "2" }, id: "c2" }], "understood", "next"], refusals, modelInputs);
+    const hitl = humanInTheLoopMiddleware({ interruptOn: { a_tool: true } });
+    const guard = guardMiddleware({ tools: [a, b], permissions: [{ tool: "b_tool", mode: "ask" }], defaultRisk: "low", audit });
+    const agent = createAgent({ model, tools: [], middleware: [hitl, guard], checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "hitl-reject" } };
+    let out = (await agent.invoke(say("go"), config)) as Record<string, unknown>;
+    // The guard's afterModel runs first (listed last): it asks about b_tool; then humanInTheLoopMiddleware about a_tool.
+    expect(((out.__interrupt__ as Asked[])[0]!.value.actionRequests.map((r) => r.name))).toEqual(["b_tool"]);
+    out = (await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config)) as Record<string, unknown>;
+    expect(((out.__interrupt__ as Asked[])[0]!.value.actionRequests.map((r) => r.name))).toEqual(["a_tool"]);
+    out = (await agent.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "not a" }] } }), config)) as Record<string, unknown>;
+    expect(out.__interrupt__).toBeUndefined();
+    expect(refusals).toEqual([]);
+    expect(ran).toEqual([]);
+    expect(toolText(out.messages as never)).toEqual({
+      c1: "not a",
+      c2: "Cancelled: b_tool did not run: the run went back to the model before this call was run (another middleware sent it there). It will not run; call it again if it is still needed.",
+    });
+    // The model read both answers, once each, right after its message.
+    expect(modelInputs.length).toBe(2);
+    expect(modelInputs[1]!.map((m) => m.getType())).toEqual(["human", "ai", "tool", "tool"]);
+    expect(String((out.messages as BaseMessage[]).at(-1)?.content)).toBe("understood");
+    const outcomes = (await audit.query({ threadId: "hitl-reject" })).filter((r) => r.event === "outcome").map((r) => `${r.toolCallId} ${r.decision} ${r.ruleId}`);
+    expect(outcomes).toEqual(["c2 cancelled run:skipped"]);
+    // The thread goes on.
+    const next = (await agent.invoke(say("and now?"), config)) as Record<string, unknown>;
+    expect(String((next.messages as BaseMessage[]).at(-1)?.content)).toBe("next");
+    expect(ran).toEqual([]);
     expect(refusals).toEqual([]);
   });
 });

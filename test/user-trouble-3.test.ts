@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Guard, GuardAnnotation, GuardConfigError, GuardedToolNode, PermissionPolicy, PolicyError, createGuardedAgent } from "../src/index.js";
 import { guardMiddleware } from "../src/middleware/index.js";
-import type { ApprovalRequest } from "../src/index.js";
+import type { ApprovalRequest, PermissionRule } from "../src/index.js";
 import { build, ENTRIES, newThread, providerModel, say, toolText } from "./helpers/provider-agent.js";
 import { deployTool, readFileTool } from "./helpers/ops-tools.js";
 import { fakeModel } from "@langchain/core/testing";
@@ -23,10 +23,10 @@ const interruptsOf = (out: Record<string, unknown>) => (out.__interrupt__ as { i
 describe.each(ENTRIES)("permission rules given as a list (%s)", (entry) => {
   it("an ask rule asks, a deny rule refuses, an allow rule runs a high-risk tool: as the same rules in a PermissionPolicy", async () => {
     const ran: string[] = [];
-    const permissions = [
-      { id: "no-rm", tool: "read_file", where: { path: { prefix: "/etc" } }, mode: "deny" as const, reason: "not /etc" },
-      { id: "ask-read", tool: "read_file", mode: "ask" as const },
-      { id: "web-ok", tool: "deploy", where: { service: { equals: "web" } }, mode: "allow" as const },
+    const permissions: PermissionRule[] = [
+      { id: "no-rm", tool: "read_file", where: { path: { prefix: "/etc" } }, mode: "deny", reason: "not /etc" },
+      { id: "ask-read", tool: "read_file", mode: "ask" },
+      { id: "web-ok", tool: "deploy", where: { service: { equals: "web" } }, mode: "allow" },
     ];
     const { graph, refusals } = build(entry, {
       tools: [readFileTool(ran), deployTool(ran)],
@@ -35,7 +35,7 @@ describe.each(ENTRIES)("permission rules given as a list (%s)", (entry) => {
     });
     const config = newThread(`list-${entry}`);
     const paused = await graph.invoke(say("go"), config);
-    const asked = interruptsOf(paused).flatMap((i) => i.value.actionRequests.map((a) => `${a.name} ${JSON.stringify(a.args)} ${i.value.ruleId ?? ""}`));
+    const asked = interruptsOf(paused).flatMap((i) => i.value.actionRequests.map((a) => `${a.name} ${JSON.stringify(a.args)}`));
     expect(asked).toEqual([expect.stringMatching(/^read_file \{"path":"notes"\}/)]);
     // The turn waits for the answer: nothing of it runs before.
     expect(ran).toEqual([]);

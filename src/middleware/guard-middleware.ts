@@ -21,7 +21,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { TurnPlan } from "../guard/state.js";
 import { lastAIMessage } from "../guard/last-ai-message.js";
 import { settleLateAnswer } from "../guard/answer-race.js";
-import { answerAbortedTurn } from "../guard/aborted-turn.js";
+import { answerAbortedTurn, answerSkippedCalls } from "../guard/aborted-turn.js";
 import { executionLedger, ProcessLedger } from "../guard/ledger-claim.js";
 
 /**
@@ -124,6 +124,20 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       // Reached by a client's Command({ goto }) while calls wait for the approval step: the model is not
       // called on a history with unanswered calls, and nothing changes (afterModel, next, does nothing either).
       if (openWaitingCalls(request.state.guard.approvals, request.state.messages, { unreviewed: true }) !== undefined) return new Command({ update: {} });
+      // Another middleware's afterModel sent the run here past the tools (LangChain's humanInTheLoopMiddleware
+      // on a reject): the calls the guard planned and that never ran are answered first; the guard's
+      // afterModel, next, sends the run back here to call the model on the answered history.
+      const turn = request.state.guard.turn;
+      if (turn !== null) {
+        const config = { configurable: request.runtime.configurable };
+        const threadId = threadIdOf(config);
+        const answers = await answerSkippedCalls(guard, executionLedger(guard, processLedger, config), rulesOf(guard, request.state.guard).run, request.state.messages, turn, request.state.guardResults, {
+          threadId,
+          runId: request.state.guard.runId,
+          messageId: turn.messageId,
+        });
+        if (answers) return new Command({ update: { messages: answers, guard: settleTurn(guard, request.state.guard, request.state.guardResults), guardResults: null } });
+      }
       const rules = rulesOf(guard, request.state.guard);
       const tools = allowedToolsFor(guard, rules, request.tools, { strict: guard.strictToolsFor(request.model) });
       const forced = forcedToolFor(guard, request.state.guard, rules, request.state.messages);
