@@ -4,7 +4,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
-import { createAgent, humanInTheLoopMiddleware } from "langchain";
+import { createAgent, humanInTheLoopMiddleware, toolRetryMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryAuditSink } from "../src/index.js";
@@ -88,6 +88,29 @@ describe("a reject in humanInTheLoopMiddleware, with the guard listed last", () 
     const next = (await agent.invoke(say("and now?"), config)) as Record<string, unknown>;
     expect(String((next.messages as BaseMessage[]).at(-1)?.content)).toBe("next");
     expect(ran).toEqual([]);
+    expect(refusals).toEqual([]);
+  });
+});
+
+describe("toolRetryMiddleware next to the guard", () => {
+  it.each(["retry listed before the guard", "retry listed after the guard"] as const)("%s: a failing call runs once and the model reads its error (the guard never runs a call twice)", async (order) => {
+    const ran: string[] = [];
+    const flaky = tool(
+      ({ q }) => {
+        ran.push(`try ${ran.length + 1}`);
+        if (ran.length < 2) throw new Error("transient");
+        return `ok ${q}`;
+      },
+      { name: "flaky", description: "f", schema: z.object({ q: z.string() }) },
+    );
+    const refusals: string[] = [];
+    const model = providerModel([[{ name: "flaky", args: { q: "x" }, id: "f1" }], "done"], refusals, []);
+    const retry = toolRetryMiddleware({ maxRetries: 2, initialDelayMs: 1, backoffFactor: 1, jitter: false });
+    const guard = guardMiddleware({ tools: [flaky], defaultRisk: "low" });
+    const agent = createAgent({ model, tools: [], middleware: order === "retry listed before the guard" ? [retry, guard] : [guard, retry], checkpointer: new MemorySaver() });
+    const out = (await agent.invoke(say("go"), { configurable: { thread_id: `retry-${order}` } })) as Record<string, unknown>;
+    expect(ran).toEqual(["try 1"]);
+    expect(toolText(out.messages as never)).toEqual({ f1: "Error: flaky failed: transient" });
     expect(refusals).toEqual([]);
   });
 });
