@@ -7,11 +7,11 @@
 //    a partial answer to an approval called the model with a call still unanswered (a provider's 400).
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { Annotation, Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, Command, END, MemorySaver, MessagesAnnotation, Send, START, StateGraph } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Guard, GuardAnnotation, GuardConfigError, GuardedToolNode, PermissionPolicy, PolicyError, createGuardedAgent } from "../src/index.js";
+import { Guard, GuardAnnotation, GuardConfigError, GuardedToolNode, PermissionPolicy, PolicyError, createGuardedAgent, guardedToolsRoute } from "../src/index.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import type { ApprovalRequest, PermissionRule } from "../src/index.js";
 import { build, ENTRIES, newThread, providerModel, say, toolText } from "./helpers/provider-agent.js";
@@ -118,4 +118,29 @@ describe("GuardedToolNode and LangGraph's createReactAgent", () => {
     await expect(graph.invoke(new Command({ resume: { decisions: [{ type: "approve", toolCallId: "c1" }] } }), config)).rejects.toThrow(/tool calls without a result right after them: c2/);
     expect(refusals).toEqual(["messages.1: tool calls without a result right after them: c2"]);
   });
+
+  it("one Send per call to the node stops at the first such step with what to do, and runs nothing (each task would have answered the whole turn: every call twice)", async () => {
+    const ran: string[] = [];
+    const llm = providerModel([[{ name: "a_tool", args: { q: "1" }, id: "c1" }, { name: "b_tool", args: { q: "2" }, id: "c2" }], "done"], [], []);
+    const node = new GuardedToolNode({ tools: tools(ran), defaultRisk: "low" });
+    const graph = new StateGraph(State)
+      .addNode("agent", async (s) => ({ messages: [await llm.invoke(s.messages)] }))
+      .addNode("tools", node)
+      .addEdge(START, "agent")
+      .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls ?? []).map((call) => new Send("tools", { ...s, lg_tool_call: call })), ["tools"])
+      .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
+      .compile({ checkpointer: new MemorySaver() });
+    const error = await graph.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "sent" } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const errors = ((error as { errors?: unknown[] } | undefined)?.errors ?? [error]) as unknown[];
+    expect(errors.length).toBe(2);
+    for (const one of errors) {
+      expect(one).toBeInstanceOf(GuardConfigError);
+      expect((one as Error).message).toMatch(/reviews the calls of a model message together .* was sent one call \(LangGraph's Send\(\{ \.\.\.state, lg_tool_call \}\)/);
+    }
+    expect(ran).toEqual([]);
+  });
 });
+
