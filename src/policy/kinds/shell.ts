@@ -424,6 +424,7 @@ function addSimple(
   let allowAs: SimpleCommand["allowAs"];
   let connects: SimpleCommand["connects"];
   const placeForms: (readonly string[])[] = [];
+  const otherScripts: string[] = [];
   for (const form of forms) {
     const reading = readProgram(form);
     if (form === forms[0] && reading.transparent === true) transparent = true;
@@ -435,7 +436,10 @@ function addSimple(
     unknown ??= reading.unknown;
     for (const extra of reading.forms) if (forms.length < MAX_FORMS) forms.push([...extra]);
     nested.commands.push(...reading.commands);
-    nested.scripts.push(...reading.scripts);
+    // The scripts of another spelling (look-alikes folded, white space runs made one space) are read
+    // too; one that cannot be parsed leaves the line one a deny cannot be sure of (below).
+    if (form === forms[0]) nested.scripts.push(...reading.scripts);
+    else otherScripts.push(...reading.scripts);
     nested.guesses.push(...reading.guesses);
     if (reading.readsStdin === true && stdin !== undefined && stdin.fromFile !== true) {
       if (stdin.text !== undefined && runsStdinAsShell(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
@@ -507,6 +511,15 @@ function addSimple(
     addSimple(inner, undefined, { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail);
   }
   for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk);
+  for (const script of new Set(otherScripts)) {
+    if (nested.scripts.includes(script)) continue;
+    try {
+      nestedScript(script, basename(words[0] ?? ""), walk);
+    } catch (error) {
+      if (!(error instanceof Unreadable)) throw error;
+      walk.unknown ??= `another spelling of the line cannot be read (${error.message})`;
+    }
+  }
   for (const guess of new Set(nested.guesses)) {
     const probe: Walk = { commands: [], depth: walk.depth + 1, refusal: undefined };
     if (walk.depth < MAX_NESTED_SCRIPTS && parseInto(guess, probe) === undefined) for (const command of probe.commands) addCommand(walk, command);
