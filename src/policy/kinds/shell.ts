@@ -556,10 +556,7 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
     } else if (child.type === "command_name") {
       for (const part of child.namedChildren) if (part !== null) push(wordValue(part, walk));
     } else if (child.type === "herestring_redirect") {
-      walk.refusal ??= "the command has a here-string (<<<)";
-      const target = child.namedChildren.find((part) => part !== null && part.type !== "file_descriptor");
-      const value = target === undefined || target === null ? undefined : wordValue(target, walk);
-      input = { text: value === undefined || value.dynamic ? undefined : `${value.text}\n`, what: "a here-string" };
+      input = herestringInput(child, walk);
     } else if (child.type.endsWith("redirect")) {
       if (!isHarmlessRedirect(child)) writesFile = true;
       input = fileInput(child) ?? input;
@@ -611,6 +608,14 @@ function walkStatements(node: Node, walk: Walk, writesFile = false): void {
 }
 
 /** The text a here-document feeds: its body, and whether the shell expands it (unquoted delimiter). */
+/** The text a here-string feeds (`<<< 'text'`: the word and a newline; unknown when it has an expansion). */
+function herestringInput(node: Node, walk: Walk): Stdin {
+  walk.refusal ??= "the command has a here-string (<<<)";
+  const target = node.namedChildren.find((part) => part !== null && part.type !== "file_descriptor");
+  const value = target === undefined || target === null ? undefined : wordValue(target, walk);
+  return { text: value === undefined || value.dynamic ? undefined : `${value.text}\n`, what: "a here-string" };
+}
+
 function heredocInput(node: Node, walk: Walk): Stdin {
   walk.refusal ??= "the command has a here-document (<<)";
   const start = node.namedChildren.find((child) => child?.type === "heredoc_start")?.text ?? "";
@@ -664,6 +669,7 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
       if (child.type === "heredoc_redirect") input = heredocInput(child, walk);
+      else if (child.type === "herestring_redirect") input = herestringInput(child, walk);
       input = fileInput(child) ?? input;
     }
     for (const child of node.namedChildren) {
@@ -696,7 +702,8 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       // Conditions, loop values and case subjects hold words with substitutions, statements hold commands.
       if (child.type === "word" || child.type === "string" || child.type === "concatenation" || child.type.endsWith("expansion")) collectNested(child, walk);
       else if (child.type === "variable_name" || child.type === "comment") continue;
-      else walkStatement(child, walk, writesFile, undefined);
+      // The group's input is its commands' input (`! sh <<EOF`, `{ sh; } <<EOF`, `while ...; do sh; done < f`): any of them may read it.
+      else walkStatement(child, walk, writesFile, node.type === "command_substitution" || node.type === "process_substitution" ? undefined : stdin);
     }
     return;
   }
