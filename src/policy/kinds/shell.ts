@@ -221,6 +221,13 @@ function wordValue(node: Node, walk: Walk): WordValue {
     case "command_substitution":
     case "process_substitution": {
       walkStatements(node, walk);
+      // In backquotes bash removes a backslash before `\`, `` ` `` and `$` before it reads the text
+      // (`` `\\rm x` `` runs `\rm x`, that is `rm x`); the parser reads the text as written.
+      if (node.text.startsWith("`") && node.text.endsWith("`") && node.text.length >= 2) {
+        const inner = node.text.slice(1, -1);
+        const unescaped = inner.replace(/\\([`$\\])/g, "$1");
+        if (unescaped !== inner) nestedScript(unescaped, "backquotes", walk);
+      }
       const only = node.namedChildren.length === 1 ? node.namedChildren[0] : undefined;
       const feeds = node.type === "process_substitution" && only !== undefined && only !== null ? pipedText(only, walk) : undefined;
       return { text: node.text, dynamic: true, glob: false, ansiC: false, bare: undefined, feeds };
@@ -263,6 +270,21 @@ function networkRedirect(node: Node): string | undefined {
   if (node.type !== "file_redirect") return undefined;
   const destination = node.childForFieldName("destination")?.text ?? "";
   return NETWORK_FILE.test(destination) ? `bash opens a network connection for the redirection to ${destination}` : undefined;
+}
+
+/**
+ * tree-sitter-bash reads the words after a file redirection as more destinations of it
+ * (`xargs 2>/dev/null git push`: destinations /dev/null, git and push), where bash reads them as
+ * words of the command. `target`: the redirection's own parts (its first destination is where it
+ * goes); `words`: the command's words it holds.
+ */
+function redirectParts(node: Node): { target: Node[]; words: Node[] } {
+  if (node.type !== "file_redirect") return { target: [node], words: [] };
+  const destinations = node.childrenForFieldName("destination").filter((child): child is Node => child !== null);
+  if (destinations.length <= 1) return { target: [node], words: [] };
+  const words = destinations.slice(1);
+  const starts = new Set(words.map((word) => word.startIndex));
+  return { target: node.namedChildren.filter((child): child is Node => child !== null && !starts.has(child.startIndex)), words };
 }
 
 function isHarmlessRedirect(node: Node): boolean {
@@ -536,7 +558,8 @@ function nestedScript(script: string, name: string, walk: Walk): void {
   if (problem !== undefined) throw new Unreadable(`the script given to ${name}: ${problem}`);
 }
 
-function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin | undefined): void {
+/** `trailing`: words of the command that the parser put in a redirection after it (`redirectParts`). */
+function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin | undefined, trailing: readonly Node[] = []): void {
   const words: string[] = [];
   const values: WordValue[] = [];
   let assignments = false;
@@ -562,9 +585,12 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
       input = fileInput(child) ?? input;
       walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
-      collectNested(child, walk);
+      const parts = redirectParts(child);
+      for (const part of parts.target) collectNested(part, walk);
+      for (const word of parts.words) push(wordValue(word, walk));
     } else if (child.type !== "comment") push(wordValue(child, walk));
   }
+  for (const word of trailing) push(wordValue(word, walk));
   if (words.length === 0) {
     // A bare assignment runs nothing itself (its substitutions were walked), but an exported variable reaches every later command.
     for (const reading of environment) lineEnvironment(reading, walk);
@@ -661,6 +687,11 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     return;
   }
   if (node.type === "redirected_statement") {
+    // `> out.txt > out.txt xargs rm x`: only redirections, the command's words inside the last one.
+    if (node.namedChildren.every((child) => child === null || child.type.endsWith("redirect")) && node.namedChildren.some((child) => child !== null && redirectParts(child).words.length > 0)) {
+      readCommand(node, walk, writesFile, stdin);
+      return;
+    }
     let writes = writesFile;
     let input = stdin;
     for (const child of node.namedChildren) {
@@ -672,10 +703,16 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       else if (child.type === "herestring_redirect") input = herestringInput(child, walk);
       input = fileInput(child) ?? input;
     }
+    const trailing = node.namedChildren.flatMap((child) => (child !== null && child.type.endsWith("redirect") ? redirectParts(child).words : []));
     for (const child of node.namedChildren) {
       if (child === null) continue;
-      if (child.type.endsWith("redirect")) collectNested(child, walk);
-      else walkStatement(child, walk, writes, input);
+      if (child.type.endsWith("redirect")) for (const part of redirectParts(child).target) collectNested(part, walk);
+      else if (trailing.length > 0 && child.type === "command") readCommand(child, walk, writes, input, trailing);
+      else {
+        // Words after a redirection of a compound command: bash refuses the line; its reading here would be a guess.
+        if (trailing.length > 0) walk.unknown ??= "words follow a redirection of a compound command";
+        walkStatement(child, walk, writes, input);
+      }
     }
     return;
   }
