@@ -1,6 +1,6 @@
 // The real bash (and sh) as the judge of the guard's command matcher. Every case — the seed list of
 // known bypass classes and GG_ORACLE_CASES generated ones (fixed seed, GG_ORACLE_SEED overrides) — is
-// decided by the guard under two Claude-Code-style policies, and run in the recording sandbox of
+// decided by the guard under two Claude-Code-style allow lists and a deny list (the Bash tool low risk), and run in the recording sandbox of
 // test/helpers/bash-oracle.ts. Then, for every case:
 //   - the guard allows  ⇒ every program that started (under bash and under sh) is covered by an allow
 //     rule and none matches a deny rule;
@@ -32,11 +32,16 @@ interface OraclePolicy {
   readonly name: string;
   readonly allow: readonly string[];
   readonly deny: readonly string[];
+  /** A deny list: the Bash tool is low risk, so a line no rule decides runs; only the denies guard it. */
+  readonly denyList?: boolean;
 }
 
 const POLICIES: readonly OraclePolicy[] = [
   { name: "narrow-git", allow: [...ALLOW_COMMON, "git status", "git log:*"], deny: DENY },
   { name: "git-star", allow: [...ALLOW_COMMON, "git:*"], deny: DENY },
+  // Under an allow list a misread line only asks; under a deny list it runs: every denied program
+  // the guard does not see is a bypass here.
+  { name: "deny-list", allow: [], deny: DENY, denyList: true },
 ];
 
 function policyYaml(policy: OraclePolicy): string {
@@ -44,7 +49,7 @@ function policyYaml(policy: OraclePolicy): string {
     ...policy.deny.map((pattern, i) => `  - { id: deny-${i}, rule: ${JSON.stringify(`Bash(${pattern})`)}, mode: deny }`),
     ...policy.allow.map((pattern, i) => `  - { id: allow-${i}, rule: ${JSON.stringify(`Bash(${pattern})`)}, mode: allow }`),
   ];
-  return `version: 1\npermissions:\n${rules.join("\n")}\n`;
+  return `version: 1\npermissions:\n${rules.join("\n")}\n${policy.denyList === true ? "tools:\n  Bash: { risk: low }\n" : ""}`;
 }
 
 // ---- rule semantics, independent of the guard ----
@@ -217,12 +222,13 @@ function judge(policy: OraclePolicy, decide: Decider, c: ShellCase, bash: ShellR
           if (c.static) problems.push(`static case asked, not denied: bash ran ${JSON.stringify(invocation.argv)} which "${denied}" denies`);
           else wrongAsk = true;
         }
-      } else if (decision.mode === "allow" && anyMatch(policy.allow, invocation.argv) === undefined) {
+      } else if (decision.mode === "allow" && policy.denyList !== true && anyMatch(policy.allow, invocation.argv) === undefined) {
         problems.push(`allowed, but ${run.shell} ran ${JSON.stringify(invocation.argv)} which no allow rule covers`);
       }
     }
   }
-  if (decision.mode === "allow") for (const d of disagreements) problems.push(`allowed although the split disagrees: ${d}`);
+  // Under a deny list an allowed line may run anything but a denied program (checked above).
+  if (decision.mode === "allow" && policy.denyList !== true) for (const d of disagreements) problems.push(`allowed although the split disagrees: ${d}`);
   const allowable = covered && disagreements.length === 0 && bash.invocations.length > 0 && decision.mode !== "allow";
   return { policy: policy.name, case: c, mode: decision.mode, reason: decision.reason, problems: [...new Set(problems)], deniedRan, wrongAsk, allowable, disagreements };
 }

@@ -781,6 +781,11 @@ function quotedTexts(node: Node): string[] {
   const visit = (current: Node) => {
     if (current.type === "raw_string") out.push(current.text.slice(1, -1));
     else if (current.type === "string" || current.type === "word") out.push(current.text);
+    else if (current.type === "concatenation") {
+      // `'a[$(tar -I '\''rm x'\'' f)]'`: quoted pieces and escaped quotes are one text to bash.
+      const parts = current.children.filter((child): child is Node => child !== null);
+      if (parts.every((part) => part.type === "raw_string" || part.type === "word")) out.push(parts.map((part) => (part.type === "raw_string" ? part.text.slice(1, -1) : unescapeBare(part.text))).join(""));
+    }
     for (const child of current.namedChildren) if (child !== null) visit(child);
   };
   visit(node);
