@@ -399,6 +399,10 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     },
     commandOptional: true,
   },
+  // GTFOBins "Shell" wrappers: util-linux choom (`choom -n ADJ CMD`; `choom -p PID` shows a score), AppArmor's aa-exec, alsa-oss's aoss.
+  choom: { options: { valued: "np", long: ["--help", "--version"], longValued: ["--adjust", "--pid"] }, commandOptional: true },
+  "aa-exec": { options: { flags: "idvh", valued: "pn", long: ["--immediate", "--verbose", "--debug", "--help"], longValued: ["--profile", "--namespace"] } },
+  aoss: { options: {} },
 };
 
 /**
@@ -464,6 +468,7 @@ const COMPOSE: SubcommandFamily = {
 };
 /** A subcommand that runs the command after it (`poetry run CMD`, `pyenv exec CMD`), with no options of its own. */
 const PROJECT_RUN: WrapperSpec = { options: {} };
+const CODEX_SANDBOX: WrapperSpec = { options: { valued: "c", long: ["--full-auto", "--log-denials"], longValued: ["--config"] } };
 /** A subcommand that runs only the command after `--` (`kubectl exec POD -- CMD`, `op run -- CMD`). */
 const AFTER_DASHDASH: WrapperSpec = { options: {}, afterDashDash: true };
 const CONTAINER_GLOBAL: OptionTable = { flags: "Dv", valued: "Hcl", long: ["--debug", "--tls", "--tlsverify", "--version", "--help"], longValued: ["--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert", "--tlskey"] };
@@ -564,6 +569,10 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
     global: { flags: "vq", long: ["--verbose", "--quiet"] },
     subcommands: { run: { options: { flags: "vq", long: ["--no-cache", "--pypackages", "--system-site-packages", "--path", "--verbose", "--quiet"], longValued: ["--spec", "--python", "--index-url", "--pip-args", "--backend"] } } },
   },
+  // rustup run TOOLCHAIN CMD runs CMD with the toolchain's directories on PATH.
+  rustup: { global: { flags: "vqh", long: ["--verbose", "--quiet", "--help", "--version"] }, subcommands: { run: { options: { long: ["--install"] }, positionals: 1 } } },
+  // OpenAI's codex runs the command after `sandbox linux|macos|windows` (older: `debug landlock|seatbelt`) inside its sandbox.
+  codex: { subcommands: Object.fromEntries(["sandbox linux", "sandbox macos", "sandbox windows", "sandbox landlock", "sandbox seatbelt", "debug landlock", "debug seatbelt"].map((key) => [key, CODEX_SANDBOX])) },
   // ip netns exec NAME CMD; ip's own options (`-n NAME`, `-force`, `-batch FILE`) come first, and one the table does not know makes it unreadable.
   ip: { global: { flags: "46sdjpohcatr0N", valued: "nbfl" }, subcommands: { "netns exec": { options: {}, positionals: 1 }, "vrf exec": { options: {}, positionals: 1 } } },
 };
@@ -1107,8 +1116,13 @@ interface EffectOption {
   readonly commandKeys?: RegExp;
   /** A `KEY=VALUE` value whose KEY matches runs VALUE as a shell command when it starts with `!` (Mercurial's `alias.NAME=!CMD`). */
   readonly bangKeys?: RegExp;
-  /** A client's escape to the shell in the value (psql's `\! CMD`): what it runs; other text runs nothing here. */
+  /**
+   * A client's escape to the shell in the value (psql's `\! CMD`): what it runs; other text runs nothing here. For a
+   * `script` option, the command lines among the value's settings (sshfs's `-o reconnect,ssh_command=CMD`).
+   */
   readonly shellEscape?: RegExp;
+  /** How a reason names the option when its value decides the effect (`-o ssh_command=`, `--address=unixexec:`). */
+  readonly shown?: string;
   /** Parts of the code that are command lines (a makefile's recipe lines): tried by a deny, which otherwise cannot tell. */
   readonly recipes?: RegExp;
   /** The option has its effect only when its value matches (`curl -d @FILE` sends a file, `curl -d x=1` does not). */
@@ -1120,6 +1134,9 @@ interface EffectOption {
    */
   readonly place?: boolean;
 }
+
+/** A path outside the working directory (absolute, in a home directory, a variable's, or climbing with `..`): where a program whose output is its job (a compiler, a downloader) writes what its allow does not vouch for. */
+const OUTSIDE_HERE = /^(?:\/|~|\$)|(?:^|\/)\.\.(?:\/|$)/;
 
 /** Recipe lines of makefile text: after a tab at the start of a line, or after `;` on a rule's line. */
 const MAKE_RECIPES = /(?:^|\n)\t([^\n]*)|(?:^|\n)[^:\n=#]*:[^;\n=]*;([^\n]*)/g;
@@ -1924,6 +1941,8 @@ const OPTION_EFFECTS: readonly {
       { option: "--defaults-file", effect: "file" },
       { option: "--defaults-extra-file", effect: "file" },
       { option: "--plugin-dir", effect: "file" },
+      // The authentication plugin (a shared library) named with --default-auth, found in the plugin directory or by a relative path.
+      { option: "--default-auth", effect: "file" },
     ],
   },
   // sqlite3 and duckdb run their -cmd (duckdb -c, -s) values as they run their operands (readSqlShellOperands).
@@ -1942,7 +1961,12 @@ const OPTION_EFFECTS: readonly {
       { option: "-overlay", effect: "file" },
     ],
   },
-  { programs: ["gcc", "g++", "cc", "c++", "clang", "clang++"], options: [{ option: "-wrapper", effect: "script", separator: "," }, { option: "-fplugin", effect: "file" }, { option: "-B", effect: "file" }] },
+  // A compiler's output is its job: -o within the working directory is what the allow is for; elsewhere it is not vouched. @FILE holds more options.
+  {
+    programs: ["gcc", "g++", "cc", "c++", "clang", "clang++"],
+    options: [{ option: "-wrapper", effect: "script", separator: "," }, { option: "-fplugin", effect: "file" }, { option: "-B", effect: "file" }, { option: "-o", effect: "writes", when: OUTSIDE_HERE }],
+    operands: { effect: "file", when: /^@./, reason: "reads more options (which can name programs it runs: -wrapper, -fplugin, -B) from the file" },
+  },
   // cargo --config KEY=VALUE is the configuration file's setting on the command line (a file when there is no `=`):
   // the compiler, its wrappers, the test runner, the linker, the browser and credential providers are programs it runs.
   // --manifest-path builds another package (its build.rs and its .cargo/config.toml run).
@@ -1979,7 +2003,7 @@ const OPTION_EFFECTS: readonly {
   { programs: ["rspec"], options: [{ option: "-r", effect: "file" }, { option: "--require", effect: "file" }] },
   { programs: ["mocha", "_mocha"], options: [{ option: "-r", effect: "file" }, { option: "--require", effect: "file" }, { option: "--config", effect: "file" }] },
   // binutils' nm, ar and ranlib load the linker plugin (a shared library) given with --plugin.
-  { programs: ["nm", "ar", "ranlib", "gcc-nm", "gcc-ar", "gcc-ranlib"], options: [{ option: "--plugin", effect: "file" }] },
+  { programs: ["nm", "ar", "ranlib", "gcc-nm", "gcc-ar", "gcc-ranlib"], options: [{ option: "--plugin", effect: "file" }], operands: { effect: "file", when: /^@./, reason: "reads more options (which can name a --plugin library it loads) from the file" } },
   { programs: ["openssl"], options: [{ option: "-engine", effect: "file" }, { option: "-provider", effect: "file" }, { option: "-provider-path", effect: "file" }, { option: "-out", effect: "writes" }, { option: "-msgfile", effect: "writes" }, { option: "-keylogfile", effect: "writes" }, { option: "-sess_out", effect: "writes" }] },
   {
     programs: ["awk", "gawk", "mawk", "nawk"],
@@ -2213,6 +2237,12 @@ const OPTION_EFFECTS: readonly {
       { option: "--src", effect: "writes" },
       { option: "-e", effect: "file", cluster: true },
       { option: "--editable", effect: "file" },
+      // `pip config --editor CMD edit` runs CMD; --python re-runs pip with that interpreter; --log, --log-file and --report write a file.
+      { option: "--editor", effect: "script" },
+      { option: "--python", effect: "program" },
+      { option: "--log", effect: "writes" },
+      { option: "--log-file", effect: "writes" },
+      { option: "--report", effect: "writes", when: /^(?!-$)/ },
     ],
     operands: {
       effect: "file",
@@ -2221,6 +2251,8 @@ const OPTION_EFFECTS: readonly {
       reason: "install runs the build code of the local project",
       valued: Object.fromEntries(["-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-t", "--target", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--root", "--prefix", "--src", "--upgrade-strategy", "--python-version", "--platform", "--implementation", "--abi", "--log", "--proxy", "--retries", "--timeout", "--exists-action", "--trusted-host", "--cert", "--client-cert", "--cache-dir", "--no-binary", "--only-binary", "--progress-bar", "-C", "--config-settings", "--global-option", "--report", "--python"].map((option) => [option, 1])),
     },
+    // optparse takes any unique prefix of a long option (`--targ=DIR`, `--edito CMD`); --pre is an option of its own.
+    abbreviate: { shorter: ["--pre"] },
   },
   // node loads the modules given with --import, --require, --loader before the program (and a --test-reporter that is not built in); bun's --preload.
   {
@@ -2262,6 +2294,141 @@ const OPTION_EFFECTS: readonly {
   },
   // bash's history -w and -a write the history list to the file given (or to $HISTFILE).
   { programs: ["history"], options: [{ option: "-w", effect: "writes" }, { option: "-a", effect: "writes" }] },
+  // GTFOBins, round 8: more options that run a command line or a program, load code or a library, or write a file.
+  // latexmk runs the engine command given with -pdflatex=, -latex=, ... (through a shell, %S the source); -r reads an rc file of Perl code.
+  {
+    programs: ["latexmk"],
+    doubleDash: true,
+    options: [...["-pdflatex=", "-latex=", "-lualatex=", "-xelatex=", "-pdflualatex=", "-pdfxelatex=", "-dvilualatex=", "-dvipdf=", "-ps2pdf=", "-dvips=", "-bibtex=", "-biber=", "-makeindex="].map((option): EffectOption => ({ option, effect: "script" })), { option: "-r", effect: "file" }],
+  },
+  // mypy (argparse: unique prefixes) writes its reports and cache where told, runs --python-executable to find packages,
+  // loads the plugins a --config-file names, and reads more arguments from an @FILE operand.
+  {
+    programs: ["mypy", "dmypy"],
+    options: [
+      ...["--junit-xml", "--html-report", "--txt-report", "--xml-report", "--xslt-html-report", "--xslt-txt-report", "--linecount-report", "--linecoverage-report", "--lineprecision-report", "--any-exprs-report", "--cobertura-xml-report", "--memory-xml-report", "--cache-dir"].map((option): EffectOption => ({ option, effect: "writes", when: /^(?!\/dev\/null$)/ })),
+      { option: "--python-executable", effect: "program" },
+      { option: "--config-file", effect: "file" },
+    ],
+    operands: { effect: "file", when: /^@./, reason: "reads more options (which can name programs it runs) from the file" },
+    abbreviate: {},
+  },
+  // tsc writes one bundled file (--outFile, --out) and its traces where told; an output directory outside the working directory too.
+  {
+    programs: ["tsc"],
+    options: [
+      ...["--outFile", "--out", "--generateCpuProfile", "--generateTrace", "--tsBuildInfoFile"].map((option): EffectOption => ({ option, effect: "writes" })),
+      ...["--outDir", "--declarationDir"].map((option): EffectOption => ({ option, effect: "writes", when: OUTSIDE_HERE })),
+    ],
+  },
+  // ffmpeg's filter graphs load a shared library by file name (ladspa=file=LIB, frei0r=LIB, lv2=plugin=URI); a filter script holds such a graph.
+  {
+    programs: ["ffmpeg", "ffplay", "ffprobe"],
+    options: [
+      ...["-af", "-vf", "-filter", "-filter:a", "-filter:v", "-filter_complex", "-lavfi"].map((option): EffectOption => ({ option, effect: "file", when: /\b(?:ladspa|frei0r|frei0r_src|lv2)\b/, shown: `${option} (a ladspa, frei0r or lv2 filter, a shared library)` })),
+      ...["-filter_script", "-filter_complex_script", "-/af", "-/vf", "-/filter", "-/filter_complex"].map((option): EffectOption => ({ option, effect: "file" })),
+    ],
+  },
+  // Wireshark's tshark (and wireshark) run a Lua script given with -X lua_script:FILE.
+  { programs: ["tshark", "wireshark"], options: [{ option: "-X", effect: "file", cluster: true, when: /^lua_script\d*:/, shown: "-X lua_script:" }] },
+  // rustc runs the linker given with -C linker=PROG, and reads more options from an @FILE operand; rustdoc runs --test-builder and --runtool.
+  {
+    programs: ["rustc", "rustdoc"],
+    options: [
+      ...["-C", "--codegen"].map((option): EffectOption => ({ option, effect: "script", when: /^\s*linker\s*=/, shellEscape: /^\s*linker\s*=(.*)$/gs, shown: `${option} linker=` })),
+      ...["--test-builder", "--test-builder-wrapper", "--runtool"].map((option): EffectOption => ({ option, effect: "program" })),
+      { option: "-o", effect: "writes", when: OUTSIDE_HERE },
+    ],
+    operands: { effect: "file", when: /^@./, reason: "reads more options (which can name the linker it runs) from the file" },
+  },
+  // yt-dlp and youtube-dl (optparse: unique prefixes) run --exec and --exec-before-download through a shell, --netrc-cmd too; they run
+  // the downloader and ffmpeg named by a path and hand them arguments; --config-locations and --plugin-dirs load code; they write
+  // the download where -o/-P say (outside the working directory: not vouched), and their cookies and archive files.
+  {
+    programs: ["yt-dlp", "youtube-dl"],
+    options: [
+      ...["--exec", "--exec-before-download", "--netrc-cmd"].map((option): EffectOption => ({ option, effect: "script" })),
+      ...["--downloader", "--external-downloader", "--ffmpeg-location"].map((option): EffectOption => ({ option, effect: "program", when: /\// })),
+      ...["--downloader-args", "--external-downloader-args", "--postprocessor-args", "--ppa"].map((option): EffectOption => ({ option, effect: "code" })),
+      ...["--config-locations", "--config-location", "--plugin-dirs"].map((option): EffectOption => ({ option, effect: "file" })),
+      ...["-o", "--output", "-P", "--paths"].map((option): EffectOption => ({ option, effect: "writes", when: OUTSIDE_HERE })),
+      ...["--cookies", "--download-archive", "--print-to-file"].map((option): EffectOption => ({ option, effect: "writes" })),
+    ],
+    abbreviate: {},
+  },
+  // borg (argparse: unique prefixes) runs the ssh command given with --rsh; create --content-from-command/--paths-from-command run the command after --.
+  {
+    programs: ["borg", "borgbackup"],
+    options: [{ option: "--rsh", effect: "script" }],
+    flags: [
+      { option: "--content-from-command", reason: "runs the command given after --" },
+      { option: "--paths-from-command", reason: "runs the command given after --" },
+    ],
+    abbreviate: {},
+  },
+  // sshfs runs the ssh command given with -o ssh_command= and hands -o ProxyCommand=/LocalCommand= to ssh, which runs them; -F names an ssh configuration.
+  {
+    programs: ["sshfs"],
+    options: [
+      ...["ssh_command", "ProxyCommand", "LocalCommand", "KnownHostsCommand"].map((key): EffectOption => ({ option: "-o", effect: "script", when: new RegExp(`(?:^|,)${key}=`, "i"), shellEscape: new RegExp(`(?:^|,)${key}=((?:\\\\.|[^,])*)`, "gi"), shown: `-o ${key}=` })),
+      { option: "-F", effect: "file" },
+    ],
+  },
+  // restic runs --password-command, and the -o sftp.command= and -o rclone.program= settings.
+  {
+    programs: ["restic"],
+    options: [
+      { option: "--password-command", effect: "script" },
+      ...["-o", "--option"].flatMap((option) =>
+        ["sftp.command", "rclone.program"].map((key): EffectOption => ({ option, effect: "script", when: new RegExp(`^${key.replace(".", "\\.")}=`), shellEscape: new RegExp(`^${key.replace(".", "\\.")}=(.*)$`, "gs"), shown: `${option} ${key}=` })),
+      ),
+    ],
+  },
+  // busctl (getopt_long: unique prefixes) connects through --address=unixexec:path=PROG,argv1=...: it runs PROG.
+  { programs: ["busctl"], options: [{ option: "--address", effect: "script", when: /(?:^|;)\s*unixexec:/, shellEscape: /(?:^|[:,;])path=([^,;]*)/g, shown: "--address=unixexec:" }], abbreviate: {} },
+  // sysctl sets kernel settings whose value is a program the kernel runs (core_pattern `|PROG ARGS` on a crash, modprobe, poweroff_cmd, the hotplug helper).
+  { programs: ["sysctl"], options: [], settings: [{ name: /^kernel[./](?:core_pattern|modprobe|poweroff_cmd|hotplug)$/, effect: "code" }] },
+  // Taskwarrior's `task execute WORDS` runs its words as a command line (after `rc.NAME=VALUE` settings too).
+  { programs: ["task"], options: [], subcommands: { execute: { valued: "", operands: "all" } } },
+  // dnsmasq (getopt_long) runs --conf-script's command line and reads its output as configuration, runs the --dhcp-script program, loads Lua and configuration files.
+  {
+    programs: ["dnsmasq"],
+    options: [
+      { option: "--conf-script", effect: "script" },
+      { option: "--dhcp-script", effect: "program" },
+      { option: "--dhcp-luascript", effect: "file" },
+      { option: "-6", effect: "program", cluster: true },
+      ...["-C", "--conf-file", "-7", "--conf-dir"].map((option): EffectOption => ({ option, effect: "file" })),
+    ],
+    abbreviate: {},
+  },
+  { programs: ["dhclient"], options: [{ option: "-sf", effect: "program" }, { option: "-cf", effect: "file" }, { option: "-lf", effect: "writes" }, { option: "-pf", effect: "writes" }] },
+  // genie -c CMD and ksu -e CMD run the command after the option (in the bottle, as the target user).
+  { programs: ["genie"], options: [{ option: "-c", effect: "rest" }, { option: "--command", effect: "rest" }] },
+  { programs: ["ksu"], options: [{ option: "-e", effect: "rest" }] },
+  { programs: ["plymouth"], options: [{ option: "--command", effect: "script" }] },
+  { programs: ["perlbug", "perlthanks"], options: [{ option: "-e", effect: "script" }] },
+  // cmake -E env|time|chdir runs the command that follows; -P and -C run CMake code from a file, --toolchain too.
+  {
+    programs: ["cmake"],
+    options: [
+      { option: "-E", effect: "rest", when: /^(?:env|time|chdir)$/ },
+      ...["-P", "-C", "--toolchain"].map((option): EffectOption => ({ option, effect: "file" })),
+    ],
+  },
+  // Files written through an option: logrotate's log and state, iptables-save's output, dmidecode's dump, hashcat's outputs, varnishncsa's log, gtester's report, check_log's copy.
+  { programs: ["logrotate"], options: [{ option: "-l", effect: "writes" }, { option: "--log", effect: "writes" }, { option: "-s", effect: "writes" }, { option: "--state", effect: "writes" }, { option: "-m", effect: "program" }, { option: "--mail", effect: "program" }] },
+  { programs: ["iptables-save", "ip6tables-save", "iptables-legacy-save", "iptables-nft-save"], options: [{ option: "-f", effect: "writes" }, { option: "--file", effect: "writes" }] },
+  { programs: ["dmidecode"], options: [{ option: "--dump-bin", effect: "writes" }] },
+  { programs: ["hashcat"], options: [...["-o", "--outfile", "--potfile-path", "--debug-file", "--induction-dir"].map((option): EffectOption => ({ option, effect: "writes" }))] },
+  { programs: ["varnishncsa", "varnishlog"], options: [{ option: "-w", effect: "writes" }] },
+  { programs: ["gtester"], options: [{ option: "-o", effect: "writes" }] },
+  { programs: ["check_log"], options: [{ option: "-O", effect: "writes" }, { option: "--oldlog", effect: "writes" }] },
+  // fastfetch's configuration (-c/--config, JSONC) runs the command modules' shell text; Foundry's forge runs the solc given with --use when it is a path.
+  { programs: ["fastfetch"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--load-config", effect: "file" }] },
+  { programs: ["forge"], options: [{ option: "--use", effect: "program", when: /\// }] },
+  // xdg-user-dir NAME runs `eval echo ${XDG_NAME_DIR:-$HOME}`: a NAME that is not a plain word is shell text.
+  { programs: ["xdg-user-dir"], options: [], operands: { effect: "script", when: /[^\w]/, reason: "evaluates its operand in the command line `eval echo ${XDG_NAME_DIR:-$HOME}`", shorthands: [{ from: /^([\s\S]*)$/, to: "echo ${XDG_$1_DIR:-$HOME}" }] } },
 ];
 
 /** Editor commands that run nothing (`set number`, `q`, `wq`, a line number, `syntax on`): no allow covers them unless named, but a deny has nothing to read. */
@@ -2363,7 +2530,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
       if (found === undefined) continue;
       const { value } = found;
       if (option.when !== undefined && !option.when.test(value ?? "")) continue;
-      const shown = option.option === "+" ? "+COMMAND" : option.option;
+      const shown = option.shown ?? (option.option === "+" ? "+COMMAND" : option.option);
       switch (option.effect) {
         case "writes":
           out.refusals.push({ reason: `${name} writes a file through ${shown}`, token: option.option });
@@ -2423,6 +2590,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
         case "script":
           out.refusals.push({ reason: `${name} runs a command through ${shown}`, token: option.option });
           if (value === undefined || value === "") out.unknown ??= `${name} ${shown} has no value`;
+          else if (option.shellEscape !== undefined) for (const match of value.matchAll(option.shellEscape)) out.scripts.push(match[1] ?? "");
           else if (option.effect === "program") out.commands.push([value]);
           else out.scripts.push(option.separator === undefined ? value : value.split(option.separator).join(" "));
           break;
