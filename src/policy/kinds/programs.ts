@@ -693,7 +693,7 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   irb: [],
   pwsh: ["-c", "-Command", "-EncodedCommand"],
   powershell: ["-c", "-Command", "-EncodedCommand"],
-  // GTFOBins "Shell" entries: Java's script runners, Haskell, R, Julia, Octave, Guile, S-Lang, bpftrace, Ruby's rake, Perl's latexmk, Chef's knife.
+  // GTFOBins "Shell" entries: Java's script runners, Haskell, R, Julia, Octave, Guile, S-Lang, bpftrace, Ruby's rake, Chef's knife (Perl's latexmk: OPTION_EFFECTS).
   jrunscript: ["-e"],
   jjs: [],
   ghc: ["-e"],
@@ -706,7 +706,6 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   slsh: ["-e"],
   bpftrace: ["-e"],
   rake: ["-e", "-p", "-E", "--execute", "--execute-print", "--execute-continue"],
-  latexmk: ["-e"],
   knife: ["-E", "--exec"],
   // More languages' one-line code options (GTFOBins gnuplot; Lisp, Racket, Erlang, Elixir, Prolog, Groovy, Scala, Raku, TypeScript runners).
   gnuplot: ["-e"],
@@ -723,6 +722,9 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   "ts-node": ["-e", "--eval", "-p", "--print"],
   tsx: ["-e", "--eval", "-p", "--print"],
 };
+
+/** Interpreters whose single-dash words are options of their own, not clusters of letters: `ghc -Werror`, `jrunscript -encoding`, `pwsh -NonInteractive` hold no -e or -c. */
+const WORD_OPTIONS = new Set(["ghc", "jrunscript", "pwsh", "powershell", "gnuplot", "scala", "erl"]);
 
 /**
  * Interpreters whose own options end at their first operand, the script they run: every word after it is
@@ -1123,6 +1125,8 @@ interface EffectOption {
   readonly shellEscape?: RegExp;
   /** How a reason names the option when its value decides the effect (`-o ssh_command=`, `--address=unixexec:`). */
   readonly shown?: string;
+  /** Only the word itself, its value the next word: a short name that begins the program's longer single-dash options (latexmk's `-r FILE` beside `-recorder`). */
+  readonly exact?: boolean;
   /** Parts of the code that are command lines (a makefile's recipe lines): tried by a deny, which otherwise cannot tell. */
   readonly recipes?: RegExp;
   /** The option has its effect only when its value matches (`curl -d @FILE` sends a file, `curl -d x=1` does not). */
@@ -2223,7 +2227,8 @@ const OPTION_EFFECTS: readonly {
   },
   // helm runs the program given with --post-renderer; a kubeconfig's users may run exec credential plugins (kubectl, oc and helm --kubeconfig anywhere on the line).
   { programs: ["helm"], options: [{ option: "--post-renderer", effect: "program" }, { option: "--kubeconfig", effect: "file" }] },
-  { programs: ["kubectl", "oc"], options: [{ option: "--kubeconfig", effect: "file" }] },
+  // kubectl proxy --www=DIR serves the directory's files over HTTP (on --address, any interface).
+  { programs: ["kubectl", "oc"], options: [{ option: "--kubeconfig", effect: "file" }, { option: "--www", effect: "sends" }] },
   // The docker client's configuration directory names credential helpers (credsStore, credHelpers: docker-credential-NAME programs) it runs.
   { programs: ["docker", "podman", "nerdctl"], options: [{ option: "--config", effect: "file" }] },
   // pip: --target, --root, --prefix and --src install elsewhere; -e and a local project run the project's build code (setup.py or its build backend).
@@ -2299,14 +2304,21 @@ const OPTION_EFFECTS: readonly {
   {
     programs: ["latexmk"],
     doubleDash: true,
-    options: [...["-pdflatex=", "-latex=", "-lualatex=", "-xelatex=", "-pdflualatex=", "-pdfxelatex=", "-dvilualatex=", "-dvipdf=", "-ps2pdf=", "-dvips=", "-bibtex=", "-biber=", "-makeindex="].map((option): EffectOption => ({ option, effect: "script" })), { option: "-r", effect: "file" }],
+    options: [
+      ...["-pdflatex=", "-latex=", "-lualatex=", "-xelatex=", "-pdflualatex=", "-pdfxelatex=", "-dvilualatex=", "-dvipdf=", "-ps2pdf=", "-dvips=", "-bibtex=", "-biber=", "-makeindex="].map((option): EffectOption => ({ option, effect: "script" })),
+      // -e CODE runs Perl code; its single-dash options are words, not letter clusters (`-xelatex`, `-recorder` hold no -e or -r).
+      { option: "-e", effect: "code", exact: true },
+      { option: "-r", effect: "file", exact: true },
+    ],
   },
   // mypy (argparse: unique prefixes) writes its reports and cache where told, runs --python-executable to find packages,
   // loads the plugins a --config-file names, and reads more arguments from an @FILE operand.
   {
     programs: ["mypy", "dmypy"],
     options: [
-      ...["--junit-xml", "--html-report", "--txt-report", "--xml-report", "--xslt-html-report", "--xslt-txt-report", "--linecount-report", "--linecoverage-report", "--lineprecision-report", "--any-exprs-report", "--cobertura-xml-report", "--memory-xml-report", "--cache-dir"].map((option): EffectOption => ({ option, effect: "writes", when: /^(?!\/dev\/null$)/ })),
+      ...["--junit-xml", "--html-report", "--txt-report", "--xml-report", "--xslt-html-report", "--xslt-txt-report", "--linecount-report", "--linecoverage-report", "--lineprecision-report", "--any-exprs-report", "--cobertura-xml-report", "--memory-xml-report"].map((option): EffectOption => ({ option, effect: "writes" })),
+      // Its cache is written in the working directory by default: elsewhere is not vouched (/dev/null turns it off).
+      { option: "--cache-dir", effect: "writes", when: /^(?!\/dev\/null$)(?:\/|~|\$)|(?:^|\/)\.\.(?:\/|$)/ },
       { option: "--python-executable", effect: "program" },
       { option: "--config-file", effect: "file" },
     ],
@@ -2354,7 +2366,7 @@ const OPTION_EFFECTS: readonly {
       ...["-o", "--output", "-P", "--paths"].map((option): EffectOption => ({ option, effect: "writes", when: OUTSIDE_HERE })),
       ...["--cookies", "--download-archive", "--print-to-file"].map((option): EffectOption => ({ option, effect: "writes" })),
     ],
-    abbreviate: {},
+    abbreviate: { shorter: ["--print", "--netrc"] },
   },
   // borg (argparse: unique prefixes) runs the ssh command given with --rsh; create --content-from-command/--paths-from-command run the command after --.
   {
@@ -2425,7 +2437,7 @@ const OPTION_EFFECTS: readonly {
   { programs: ["gtester"], options: [{ option: "-o", effect: "writes" }] },
   { programs: ["check_log"], options: [{ option: "-O", effect: "writes" }, { option: "--oldlog", effect: "writes" }] },
   // fastfetch's configuration (-c/--config, JSONC) runs the command modules' shell text; Foundry's forge runs the solc given with --use when it is a path.
-  { programs: ["fastfetch"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--load-config", effect: "file" }] },
+  { programs: ["fastfetch"], options: ["-c", "--config", "--load-config"].map((option): EffectOption => ({ option, effect: "file", when: /\/|\.jsonc?$/ })) },
   { programs: ["forge"], options: [{ option: "--use", effect: "program", when: /\// }] },
   // xdg-user-dir NAME runs `eval echo ${XDG_NAME_DIR:-$HOME}`: a NAME that is not a plain word is shell text.
   { programs: ["xdg-user-dir"], options: [], operands: { effect: "script", when: /[^\w]/, reason: "evaluates its operand in the command line `eval echo ${XDG_NAME_DIR:-$HOME}`", shorthands: [{ from: /^([\s\S]*)$/, to: "echo ${XDG_$1_DIR:-$HOME}" }] } },
@@ -2457,6 +2469,7 @@ function optionValue(option: EffectOption, word: string, next: string | undefine
   const name = option.option;
   if (name === "+") return word.startsWith("+") ? { value: word.slice(1) } : undefined;
   if (word === name) return { value: next };
+  if (option.exact === true) return undefined;
   if (name.startsWith("--")) return word.startsWith(`${name}=`) ? { value: word.slice(name.length + 1) } : undefined;
   // A long option spelled with one dash (`go -exec=PROG`, `-Dexec.executable=PROG`) takes its value after `=`.
   if (name.length > 2 && word.startsWith(`${name}=`)) return { value: word.slice(name.length + 1) };
@@ -3335,16 +3348,25 @@ function readPnpmShellMode(rest: readonly string[], out: ProgramReading): Progra
 const TAR_RUNNING = ["--to-command", "--use-compress-program", "--rsh-command", "--info-script", "--new-volume-script", "--checkpoint-action"];
 const TAR_SHORT_VALUED = "bCfFgHIKLNTVX";
 const TAR_SHORT_RUNNING: Readonly<Record<string, string>> = { I: "-I", F: "-F" };
+/** Long options that are a short letter's (`--extract` is -x, `--absolute-names` -P), with the shortest prefix getopt_long takes for each. */
+const TAR_LONG_LETTERS: readonly { readonly name: string; readonly shortest: number; readonly letter: string }[] = [
+  { name: "--extract", shortest: 5, letter: "x" },
+  { name: "--get", shortest: 4, letter: "x" },
+  { name: "--absolute-names", shortest: 4, letter: "P" },
+];
 
 /** tar, read as GNU getopt does: long options and their unambiguous abbreviations, short clusters (`-xIcmd`), and the old style (`tar xIf CMD FILE`: each letter with a value takes the next word). */
 function readTar(words: readonly string[]): ProgramReading {
   const out = empty();
   const found: { option: string; value: string | undefined }[] = [];
+  /** The short options given, as letters (a long option's too). */
+  const letters = new Set<string>();
   let i = 1;
   const first = words[1];
   if (first !== undefined && first !== "" && !first.startsWith("-")) {
     let next = 2;
     for (const letter of first) {
+      letters.add(letter);
       if (!TAR_SHORT_VALUED.includes(letter)) continue;
       if (TAR_SHORT_RUNNING[letter] !== undefined) found.push({ option: `${first} (old-style ${letter})`, value: words[next] });
       next += 1;
@@ -3357,6 +3379,7 @@ function readTar(words: readonly string[]): ProgramReading {
     if (word.startsWith("--")) {
       const eq = word.indexOf("=");
       const given = eq >= 0 ? word.slice(0, eq) : word;
+      for (const long of TAR_LONG_LETTERS) if (given.length >= long.shortest && long.name.startsWith(given)) letters.add(long.letter);
       // getopt_long takes an abbreviation (`--to-comm`); an ambiguous one is refused by tar, and read here as the running option.
       const option = TAR_RUNNING.find((name) => name === given || (given.length >= 5 && name.startsWith(given)));
       if (option === undefined) continue;
@@ -3365,6 +3388,7 @@ function readTar(words: readonly string[]): ProgramReading {
     } else if (word.startsWith("-") && word.length > 1) {
       for (let j = 1; j < word.length; j++) {
         const letter = word[j]!;
+        letters.add(letter);
         if (!TAR_SHORT_VALUED.includes(letter)) continue;
         const rest = word.slice(j + 1);
         const value = rest !== "" ? rest : words[i + 1];
@@ -3384,6 +3408,8 @@ function readTar(words: readonly string[]): ProgramReading {
     if (value !== undefined) out.scripts.push(value);
     else out.unknown = `tar ${option}: the command cannot be read`;
   }
+  // Extracting with -P (--absolute-names) keeps a member's leading `/` and `..`: the archive (or --transform) names any file on the machine.
+  if (letters.has("x") && letters.has("P")) out.refusals.push({ reason: "tar writes files at the absolute paths the archive or --transform names, extracting with -P (--absolute-names)", token: "-P" });
   return out;
 }
 
@@ -3731,7 +3757,8 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
   const codeOptions = INTERPRETERS[name] ?? (/^python\d/.test(name) ? INTERPRETERS.python : undefined);
   if (codeOptions !== undefined) {
     const out = empty();
-    const option = words.slice(1).find((word) => codeOptions.includes(word) || codeOptions.some((code) => /^-[A-Za-z]$/.test(code) && /^-[A-Za-z]+$/.test(word) && word.includes(code.slice(1))));
+    const clusters = !WORD_OPTIONS.has(name);
+    const option = words.slice(1).find((word) => codeOptions.includes(word) || (clusters && codeOptions.some((code) => /^-[A-Za-z]$/.test(code) && /^-[A-Za-z]+$/.test(word) && word.includes(code.slice(1)))));
     if (option !== undefined) {
       out.refusals.push({ reason: `${name} runs the code given with ${option}`, token: option });
       // Code that starts processes: its string literals are tried as commands (a deny on rm reads `os.system("rm x")`),
