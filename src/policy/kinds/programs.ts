@@ -1635,6 +1635,12 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
           if (spec.globOn?.includes(flag) === true) glob = eq < 0 || !/^false$/i.test(word.slice(eq + 1));
           effect(flag, base, undefined);
         } else if (strict) unknownOption(word);
+        else if (spec.abbreviate === true && base.length > 3) {
+          // A prefix of several options is refused by this version, but a version without some of them takes it as the other
+          // (`--upload-f` is --upload-file to curl before 8.13, which has no --upload-flags).
+          const several = [...spec.longValued, ...flags].filter((long) => long.startsWith(base));
+          if (several.length > 1) unknown ??= `${name} takes ${base}, a prefix of ${several.join(", ")}: a version without some of them reads it as the other`;
+        }
         continue;
       }
       option = long;
@@ -1758,8 +1764,9 @@ const OPTION_EFFECTS: readonly {
   /**
    * Its long options may be abbreviated to any prefix (getopt_long, Perl's Getopt::Long): `--diff-prog=PROG` is
    * `--diff-program`. `shorter`: its other long options that are a prefix of a listed one, which are themselves.
+   * `oneDash`: they may be spelled with one dash too (getopt_long_only: gdb's `-eval-command`, nmap's `-script`).
    */
-  readonly abbreviate?: { readonly shorter?: readonly string[] };
+  readonly abbreviate?: { readonly shorter?: readonly string[]; readonly oneDash?: boolean };
 }[] = [
   // ripgrep: --pre runs a program on each file, --hostname-bin runs one for the hostname of hyperlinks, -z runs decompressors found on PATH.
   {
@@ -1776,11 +1783,11 @@ const OPTION_EFFECTS: readonly {
   { programs: ["pytest", "py.test"], options: [{ option: "--basetemp", effect: "writes" }] },
   // fzf runs --preview and the execute/become/reload actions of --bind through a shell, and --with-shell is that shell.
   { programs: ["fzf"], options: [{ option: "--preview", effect: "script" }, { option: "--bind", effect: "code" }, { option: "--with-shell", effect: "script" }] },
-  { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
+  { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
   { programs: ["tree"], options: [{ option: "-o", effect: "writes" }] },
   { programs: ["yq"], options: [{ option: "-i", effect: "writes", cluster: true }, { option: "--inplace", effect: "writes" }] },
-  { programs: ["split", "gsplit"], options: [{ option: "--filter", effect: "script" }] },
-  { programs: ["zip"], options: [{ option: "-TT", effect: "script" }, { option: "--unzip-command", effect: "script" }] },
+  { programs: ["split", "gsplit"], options: [{ option: "--filter", effect: "script" }], abbreviate: {} },
+  { programs: ["zip"], options: [{ option: "-TT", effect: "script" }, { option: "--unzip-command", effect: "script" }], abbreviate: {} },
   {
     programs: ["man"],
     options: [
@@ -1791,6 +1798,7 @@ const OPTION_EFFECTS: readonly {
       { option: "-C", effect: "file", cluster: true },
       { option: "--config-file", effect: "file" },
     ],
+    abbreviate: {},
   },
   {
     programs: ["less"],
@@ -1804,6 +1812,7 @@ const OPTION_EFFECTS: readonly {
       { option: "--lesskey-src", effect: "file" },
       { option: "+", effect: "ex" },
     ],
+    abbreviate: {},
   },
   {
     programs: ["vim", "vi", "nvim", "view", "vimdiff", "ex", "gvim", "rvim", "evim", "rview", "gview", "vimx", "nvi", "elvis"],
@@ -1915,8 +1924,8 @@ const OPTION_EFFECTS: readonly {
     ],
   },
   { programs: ["dd"], options: [], settings: [{ name: /^of$/, effect: "writes" }] },
-  { programs: ["emacs", "emacsclient"], options: [{ option: "--eval", effect: "code" }, { option: "-eval", effect: "code" }, { option: "--execute", effect: "code" }, { option: "-f", effect: "code" }, { option: "--funcall", effect: "code" }, { option: "-l", effect: "file" }, { option: "--load", effect: "file" }, { option: "--script", effect: "file" }] },
-  { programs: ["nano", "pico"], options: [{ option: "-s", effect: "script" }, { option: "--speller", effect: "script" }] },
+  { programs: ["emacs", "emacsclient"], options: [{ option: "--eval", effect: "code" }, { option: "-eval", effect: "code" }, { option: "--execute", effect: "code" }, { option: "-f", effect: "code" }, { option: "--funcall", effect: "code" }, { option: "-l", effect: "file" }, { option: "--load", effect: "file" }, { option: "--script", effect: "file" }], abbreviate: {} },
+  { programs: ["nano", "pico"], options: [{ option: "-s", effect: "script" }, { option: "--speller", effect: "script" }], abbreviate: {} },
   // psql -o/--output is \o: `|CMD` pipes the query output to CMD, a file name is written; -L/--log-file writes the session's log.
   {
     programs: ["psql"],
@@ -1932,6 +1941,7 @@ const OPTION_EFFECTS: readonly {
       { option: "-L", effect: "writes" },
       { option: "--log-file", effect: "writes" },
     ],
+    abbreviate: {},
   },
   // mysql and mariadb: option files set any option (pager, init-command, plugin-dir); the client commands system, \!, pager and \P run a command.
   {
@@ -1948,6 +1958,8 @@ const OPTION_EFFECTS: readonly {
       // The authentication plugin (a shared library) named with --default-auth, found in the plugin directory or by a relative path.
       { option: "--default-auth", effect: "file" },
     ],
+    // my_getopt takes a unique prefix (`--pag=CMD`, with a warning).
+    abbreviate: {},
   },
   // sqlite3 and duckdb run their -cmd (duckdb -c, -s) values as they run their operands (readSqlShellOperands).
   { programs: ["sqlite3", "duckdb"], options: [{ option: "-init", effect: "file" }] },
@@ -2092,8 +2104,10 @@ const OPTION_EFFECTS: readonly {
       { option: "--init-command", effect: "file" },
       { option: "--args", effect: "rest" },
     ],
+    // getopt_long_only: `-eval-command=`, `--eval-c=` and `-eval-c=` are --eval-command.
+    abbreviate: { oneDash: true },
   },
-  { programs: ["start-stop-daemon"], options: [{ option: "-x", effect: "program" }, { option: "--exec", effect: "program" }, { option: "-a", effect: "program" }, { option: "--startas", effect: "program" }] },
+  { programs: ["start-stop-daemon"], options: [{ option: "-x", effect: "program" }, { option: "--exec", effect: "program" }, { option: "-a", effect: "program" }, { option: "--startas", effect: "program" }], abbreviate: { shorter: ["--start"] } },
   { programs: ["nix-shell"], options: [{ option: "--run", effect: "script" }, { option: "--command", effect: "script" }] },
   { programs: ["nix"], options: [{ option: "-c", effect: "rest" }, { option: "--command", effect: "rest" }] },
   { programs: ["vagrant"], options: [{ option: "-c", effect: "script" }, { option: "--command", effect: "script" }] },
@@ -2104,13 +2118,13 @@ const OPTION_EFFECTS: readonly {
   { programs: ["bind"], options: [{ option: "-x", effect: "keybinding" }] },
   { programs: ["enable"], options: [{ option: "-f", effect: "file" }] },
   { programs: ["fc"], options: [{ option: "-e", effect: "program" }] },
-  { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }, ...["-oN", "-oX", "-oS", "-oG", "-oA", "-oM", "--resume"].map((option): EffectOption => ({ option, effect: "writes" }))] },
+  { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }, ...["-oN", "-oX", "-oS", "-oG", "-oA", "-oM", "--resume"].map((option): EffectOption => ({ option, effect: "writes" }))], abbreviate: { oneDash: true } },
   { programs: ["tcpdump"], options: [{ option: "-z", effect: "program", cluster: true }, { option: "-w", effect: "writes", cluster: true }] },
   { programs: ["ssh-keygen"], options: [{ option: "-D", effect: "file" }] },
   { programs: ["ip"], options: [{ option: "-b", effect: "file" }, { option: "-batch", effect: "file" }] },
   // GTFOBins "Shell", "Command", "File write" and "File upload" entries: options that run a command line or a program, run code, or write or send a file.
   { programs: ["csvtool"], options: [{ option: "-o", effect: "writes" }], subcommands: { call: { valued: "", operands: "first" } } },
-  { programs: ["gem"], options: [{ option: "-e", effect: "script" }, { option: "--editor", effect: "script" }] },
+  { programs: ["gem"], options: [{ option: "-e", effect: "script" }, { option: "--editor", effect: "script" }], abbreviate: {} },
   {
     programs: ["aria2c"],
     options: [
@@ -2127,8 +2141,8 @@ const OPTION_EFFECTS: readonly {
       { option: "--input-file", effect: "reads" },
     ],
   },
-  { programs: ["certbot"], options: ["--manual-auth-hook", "--manual-cleanup-hook", "--pre-hook", "--post-hook", "--deploy-hook", "--renew-hook"].map((option): EffectOption => ({ option, effect: "script" })) },
-  { programs: ["enscript"], options: [{ option: "-I", effect: "script", cluster: true }, { option: "--filter", effect: "script" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
+  { programs: ["certbot"], options: ["--manual-auth-hook", "--manual-cleanup-hook", "--pre-hook", "--post-hook", "--deploy-hook", "--renew-hook"].map((option): EffectOption => ({ option, effect: "script" })), abbreviate: { shorter: ["--manual"] } },
+  { programs: ["enscript"], options: [{ option: "-I", effect: "script", cluster: true }, { option: "--filter", effect: "script" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
   {
     programs: ["openvpn"],
     options: [
@@ -2137,9 +2151,9 @@ const OPTION_EFFECTS: readonly {
       { option: "--plugin", effect: "file" },
     ],
   },
-  { programs: ["scrot"], options: [{ option: "-e", effect: "script", cluster: true }, { option: "--exec", effect: "script" }] },
+  { programs: ["scrot"], options: [{ option: "-e", effect: "script", cluster: true }, { option: "--exec", effect: "script" }], abbreviate: {} },
   { programs: ["socket"], options: [{ option: "-p", effect: "script", cluster: true }] },
-  { programs: ["ncat", "nc", "netcat", "nc.traditional", "nc.openbsd"], options: [{ option: "-e", effect: "script", cluster: true }, { option: "--exec", effect: "script" }, { option: "-c", effect: "script", cluster: true }, { option: "--sh-exec", effect: "script" }, { option: "--lua-exec", effect: "file" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
+  { programs: ["ncat", "nc", "netcat", "nc.traditional", "nc.openbsd"], options: [{ option: "-e", effect: "script", cluster: true }, { option: "--exec", effect: "script" }, { option: "-c", effect: "script", cluster: true }, { option: "--sh-exec", effect: "script" }, { option: "--lua-exec", effect: "file" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
   // rpm's macros: %(CMD) runs CMD through a shell, %{lua: ...} runs Lua; --pipe CMD pipes the output through CMD.
   ...[["rpm", "rpmquery", "rpmverify", "rpmdb", "rpmbuild", "rpmspec", "rpmsign"]].map((programs) => ({
     programs,
@@ -2162,19 +2176,21 @@ const OPTION_EFFECTS: readonly {
       { option: "-userparam", effect: "code" },
     ],
   },
-  { programs: ["iconv"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
-  { programs: ["shuf"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
-  { programs: ["uudecode"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output-file", effect: "writes" }] },
-  { programs: ["pandoc"], options: [{ option: "-o", effect: "writes" }, { option: "--output", effect: "writes" }, { option: "-F", effect: "program" }, { option: "--filter", effect: "program" }, { option: "-L", effect: "file" }, { option: "--lua-filter", effect: "file" }, { option: "--extract-media", effect: "writes" }] },
+  // csplit writes its pieces in the working directory; a --prefix elsewhere writes there.
+  { programs: ["csplit", "gcsplit"], options: [{ option: "-f", effect: "writes", cluster: true, when: OUTSIDE_HERE }, { option: "--prefix", effect: "writes", when: OUTSIDE_HERE }], abbreviate: {} },
+  { programs: ["iconv"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
+  { programs: ["shuf"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
+  { programs: ["uudecode"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output-file", effect: "writes" }], abbreviate: {} },
+  { programs: ["pandoc"], options: [{ option: "-o", effect: "writes" }, { option: "--output", effect: "writes" }, { option: "-F", effect: "program" }, { option: "--filter", effect: "program" }, { option: "-L", effect: "file" }, { option: "--lua-filter", effect: "file" }, { option: "--extract-media", effect: "writes" }], abbreviate: {} },
   { programs: ["cowsay", "cowthink"], options: [{ option: "-f", effect: "file", when: /\// }] },
   { programs: ["neofetch"], options: [{ option: "--config", effect: "file" }, { option: "--source", effect: "file", when: /\// }] },
-  { programs: ["mail", "mailx", "s-nail"], options: [{ option: "--exec", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-E", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }] },
+  { programs: ["mail", "mailx", "s-nail"], options: [{ option: "--exec", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-E", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }], abbreviate: {} },
   { programs: ["smbclient"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }] },
   { programs: ["cpio"], options: [{ option: "--rsh-command", effect: "program" }] },
   { programs: ["gimp", "gimp-console"], options: [{ option: "-b", effect: "code" }, { option: "--batch", effect: "code" }] },
-  { programs: ["puppet"], options: [{ option: "-e", effect: "code" }, { option: "--execute", effect: "code" }] },
-  { programs: ["sqlmap"], options: [{ option: "--eval", effect: "code" }, { option: "--os-cmd", effect: "code" }, { option: "--os-shell", effect: "code" }] },
-  { programs: ["dc"], options: [{ option: "-e", effect: "code", shellEscape: DC_SHELL_ESCAPE }, { option: "--expression", effect: "code", shellEscape: DC_SHELL_ESCAPE }, { option: "-f", effect: "file" }, { option: "--file", effect: "file" }] },
+  { programs: ["puppet"], options: [{ option: "-e", effect: "code" }, { option: "--execute", effect: "code" }], abbreviate: {} },
+  { programs: ["sqlmap"], options: [{ option: "--eval", effect: "code" }, { option: "--os-cmd", effect: "code" }, { option: "--os-shell", effect: "code" }], abbreviate: {} },
+  { programs: ["dc"], options: [{ option: "-e", effect: "code", shellEscape: DC_SHELL_ESCAPE }, { option: "--expression", effect: "code", shellEscape: DC_SHELL_ESCAPE }, { option: "-f", effect: "file" }, { option: "--file", effect: "file" }], abbreviate: {} },
   { programs: ["pidstat"], options: [{ option: "-e", effect: "rest" }] },
   // lldb's one-line commands (after the file, before it, on a crash) and command files.
   {
@@ -2455,7 +2471,14 @@ const INERT_DEBUGGER = /^(?:r|run|start|starti|c|continue|q|quit|bt|backtrace|wh
  * word as it is when the name is one of `names` or of `shorter` (options of their own: `--text`, not `--textconv`).
  * An ambiguous prefix is read as the first it fits: the program refuses such a line.
  */
-function unabbreviate(word: string, names: readonly string[], shorter: readonly string[] = []): string {
+function unabbreviate(word: string, names: readonly string[], shorter: readonly string[] = [], oneDash = false): string {
+  if (oneDash && /^-[^-=]/.test(word)) {
+    // A word of three letters or more that is not an option as given (`-ex`, `-sC`) is read as its two-dash spelling.
+    const given = word.includes("=") ? word.slice(0, word.indexOf("=")) : word;
+    if (names.includes(given) || given.length < 4) return word;
+    const long = unabbreviate(`-${word}`, names, shorter);
+    return names.includes(long.includes("=") ? long.slice(0, long.indexOf("=")) : long) ? long : word;
+  }
   if (!/^--[^-=]/.test(word)) return word;
   const eq = word.indexOf("=");
   const given = eq < 0 ? word : word.slice(0, eq);
@@ -2496,7 +2519,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
   for (let i = 1; i < words.length; i++) {
     const given = words[i]!;
     if (given === "--") break;
-    const spelled = row.abbreviate === undefined ? given : unabbreviate(given, row.options.map((option) => option.option), row.abbreviate.shorter);
+    const spelled = row.abbreviate === undefined ? given : unabbreviate(given, row.options.map((option) => option.option), row.abbreviate.shorter, row.abbreviate.oneDash === true);
     const word = row.doubleDash === true && /^--[A-Za-z]/.test(spelled) ? spelled.slice(1) : spelled;
     const sub = row.subcommands !== undefined && Object.hasOwn(row.subcommands, word) ? row.subcommands[word] : undefined;
     if (sub !== undefined) {
