@@ -3596,19 +3596,31 @@ function codeGuesses(code: string): string[] {
   return out;
 }
 
+/** gawk's long options (gawk --help), and those of them that take a value (in the next word when not after `=`). */
+const GAWK_LONG = ["--assign", "--field-separator", "--file", "--source", "--exec", "--include", "--load", "--characters-as-bytes", "--traditional", "--copyright", "--debug", "--dump-variables", "--gen-pot", "--help", "--lint", "--bignum", "--use-lc-numeric", "--non-decimal-data", "--no-optimize", "--optimize", "--posix", "--pretty-print", "--profile", "--re-interval", "--sandbox", "--version", "--csv"];
+const GAWK_LONG_VALUED = ["--assign", "--field-separator", "--file", "--source", "--exec", "--include", "--load"];
+
 function readAwk(name: string, words: readonly string[]): ProgramReading {
   const out = empty();
   let program: string | undefined;
   const { operands: i, stopped } = readOptions(words, (word, next) => {
-    if (word === "-f" || word.startsWith("--file") || (word.startsWith("-f") && word.length > 2)) {
+    // gawk's long options by any unique prefix (`--so=PROG` is --source), their value after `=` or in the next word.
+    const eq = word.indexOf("=");
+    const given = word.startsWith("--") ? (eq < 0 ? word : word.slice(0, eq)) : undefined;
+    const matches = given === undefined ? [] : GAWK_LONG.filter((long) => long.startsWith(given));
+    const long = given !== undefined && GAWK_LONG.includes(given) ? given : matches.length === 1 ? matches[0] : undefined;
+    const attached = long !== undefined && eq >= 0 ? word.slice(eq + 1) : undefined;
+    if (word === "-f" || long === "--file" || (word.startsWith("-f") && word.length > 2)) {
       out.refusals.push({ reason: `${name} runs the program in a file (-f)`, token: "-f" });
       return 0;
     }
-    if (word === "-e" || word === "--source") {
-      program = `${program ?? ""}\n${next ?? ""}`;
-      return 2;
+    if (word === "-e" || long === "--source" || (word.startsWith("-e") && word.length > 2)) {
+      const text = long === "--source" ? (attached ?? next) : word.length > 2 ? word.slice(2) : next;
+      program = `${program ?? ""}\n${text ?? ""}`;
+      return (long === "--source" && attached !== undefined) || word.length > 2 && long === undefined ? 1 : 2;
     }
-    return /^-[vFW]$/.test(word) ? 2 : 1;
+    if (long !== undefined) return attached === undefined && GAWK_LONG_VALUED.includes(long) ? 2 : 1;
+    return /^-[vFWEil]$/.test(word) ? 2 : 1;
   });
   if (stopped) return out;
   if (program === undefined) program = words[i];
@@ -3621,11 +3633,13 @@ function readAwk(name: string, words: readonly string[]): ProgramReading {
   return out;
 }
 
-/** sed: the `e` command, the `e` and `w` flags of `s`, and `w`/`W` commands. */
 /** GNU sed's long options (sed --help). */
 const SED_LONG = ["--expression", "--file", "--in-place", "--line-length", "--null-data", "--zero-terminated", "--quiet", "--silent", "--regexp-extended", "--separate", "--sandbox", "--debug", "--posix", "--follow-symlinks", "--unbuffered", "--binary", "--help", "--version"];
 
-/** sed, read as GNU getopt_long reads it: flag clusters (`-ne SCRIPT`, `-e1e CMD`), unique prefixes (`--expr=SCRIPT`), options after the operands. */
+/**
+ * sed: the `e` command, the `e` and `w` flags of `s`, and `w`/`W` commands; its options read as GNU getopt_long reads
+ * them: flag clusters (`-ne SCRIPT`, `-e1e CMD`), unique prefixes (`--expr=SCRIPT`), options after the operands.
+ */
 function readSed(words: readonly string[]): ProgramReading {
   const out = empty();
   const scripts: string[] = [];
