@@ -399,6 +399,10 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     },
     commandOptional: true,
   },
+  // GTFOBins "Shell" wrappers: util-linux choom (`choom -n ADJ CMD`; `choom -p PID` shows a score), AppArmor's aa-exec, alsa-oss's aoss.
+  choom: { options: { valued: "np", long: ["--help", "--version"], longValued: ["--adjust", "--pid"] }, commandOptional: true },
+  "aa-exec": { options: { flags: "idvh", valued: "pn", long: ["--immediate", "--verbose", "--debug", "--help"], longValued: ["--profile", "--namespace"] } },
+  aoss: { options: {} },
 };
 
 /**
@@ -464,6 +468,7 @@ const COMPOSE: SubcommandFamily = {
 };
 /** A subcommand that runs the command after it (`poetry run CMD`, `pyenv exec CMD`), with no options of its own. */
 const PROJECT_RUN: WrapperSpec = { options: {} };
+const CODEX_SANDBOX: WrapperSpec = { options: { valued: "c", long: ["--full-auto", "--log-denials"], longValued: ["--config"] } };
 /** A subcommand that runs only the command after `--` (`kubectl exec POD -- CMD`, `op run -- CMD`). */
 const AFTER_DASHDASH: WrapperSpec = { options: {}, afterDashDash: true };
 const CONTAINER_GLOBAL: OptionTable = { flags: "Dv", valued: "Hcl", long: ["--debug", "--tls", "--tlsverify", "--version", "--help"], longValued: ["--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert", "--tlskey"] };
@@ -564,6 +569,10 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
     global: { flags: "vq", long: ["--verbose", "--quiet"] },
     subcommands: { run: { options: { flags: "vq", long: ["--no-cache", "--pypackages", "--system-site-packages", "--path", "--verbose", "--quiet"], longValued: ["--spec", "--python", "--index-url", "--pip-args", "--backend"] } } },
   },
+  // rustup run TOOLCHAIN CMD runs CMD with the toolchain's directories on PATH.
+  rustup: { global: { flags: "vqh", long: ["--verbose", "--quiet", "--help", "--version"] }, subcommands: { run: { options: { long: ["--install"] }, positionals: 1 } } },
+  // OpenAI's codex runs the command after `sandbox linux|macos|windows` (older: `debug landlock|seatbelt`) inside its sandbox.
+  codex: { subcommands: Object.fromEntries(["sandbox linux", "sandbox macos", "sandbox windows", "sandbox landlock", "sandbox seatbelt", "debug landlock", "debug seatbelt"].map((key) => [key, CODEX_SANDBOX])) },
   // ip netns exec NAME CMD; ip's own options (`-n NAME`, `-force`, `-batch FILE`) come first, and one the table does not know makes it unreadable.
   ip: { global: { flags: "46sdjpohcatr0N", valued: "nbfl" }, subcommands: { "netns exec": { options: {}, positionals: 1 }, "vrf exec": { options: {}, positionals: 1 } } },
 };
@@ -684,7 +693,7 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   irb: [],
   pwsh: ["-c", "-Command", "-EncodedCommand"],
   powershell: ["-c", "-Command", "-EncodedCommand"],
-  // GTFOBins "Shell" entries: Java's script runners, Haskell, R, Julia, Octave, Guile, S-Lang, bpftrace, Ruby's rake, Perl's latexmk, Chef's knife.
+  // GTFOBins "Shell" entries: Java's script runners, Haskell, R, Julia, Octave, Guile, S-Lang, bpftrace, Ruby's rake, Chef's knife (Perl's latexmk: OPTION_EFFECTS).
   jrunscript: ["-e"],
   jjs: [],
   ghc: ["-e"],
@@ -697,7 +706,6 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   slsh: ["-e"],
   bpftrace: ["-e"],
   rake: ["-e", "-p", "-E", "--execute", "--execute-print", "--execute-continue"],
-  latexmk: ["-e"],
   knife: ["-E", "--exec"],
   // More languages' one-line code options (GTFOBins gnuplot; Lisp, Racket, Erlang, Elixir, Prolog, Groovy, Scala, Raku, TypeScript runners).
   gnuplot: ["-e"],
@@ -714,6 +722,9 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   "ts-node": ["-e", "--eval", "-p", "--print"],
   tsx: ["-e", "--eval", "-p", "--print"],
 };
+
+/** Interpreters whose single-dash words are options of their own, not clusters of letters: `ghc -Werror`, `jrunscript -encoding`, `pwsh -NonInteractive` hold no -e or -c. */
+const WORD_OPTIONS = new Set(["ghc", "jrunscript", "pwsh", "powershell", "gnuplot", "scala", "erl"]);
 
 /**
  * Interpreters whose own options end at their first operand, the script they run: every word after it is
@@ -1107,8 +1118,15 @@ interface EffectOption {
   readonly commandKeys?: RegExp;
   /** A `KEY=VALUE` value whose KEY matches runs VALUE as a shell command when it starts with `!` (Mercurial's `alias.NAME=!CMD`). */
   readonly bangKeys?: RegExp;
-  /** A client's escape to the shell in the value (psql's `\! CMD`): what it runs; other text runs nothing here. */
+  /**
+   * A client's escape to the shell in the value (psql's `\! CMD`): what it runs; other text runs nothing here. For a
+   * `script` option, the command lines among the value's settings (sshfs's `-o reconnect,ssh_command=CMD`).
+   */
   readonly shellEscape?: RegExp;
+  /** How a reason names the option when its value decides the effect (`-o ssh_command=`, `--address=unixexec:`). */
+  readonly shown?: string;
+  /** Only the word itself, its value the next word: a short name that begins the program's longer single-dash options (latexmk's `-r FILE` beside `-recorder`). */
+  readonly exact?: boolean;
   /** Parts of the code that are command lines (a makefile's recipe lines): tried by a deny, which otherwise cannot tell. */
   readonly recipes?: RegExp;
   /** The option has its effect only when its value matches (`curl -d @FILE` sends a file, `curl -d x=1` does not). */
@@ -1120,6 +1138,9 @@ interface EffectOption {
    */
   readonly place?: boolean;
 }
+
+/** A path outside the working directory (absolute, in a home directory, a variable's, or climbing with `..`): where a program whose output is its job (a compiler, a downloader) writes what its allow does not vouch for. */
+const OUTSIDE_HERE = /^(?:\/|~|\$)|(?:^|\/)\.\.(?:\/|$)/;
 
 /** Recipe lines of makefile text: after a tab at the start of a line, or after `;` on a rule's line. */
 const MAKE_RECIPES = /(?:^|\n)\t([^\n]*)|(?:^|\n)[^:\n=#]*:[^;\n=]*;([^\n]*)/g;
@@ -1614,6 +1635,12 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
           if (spec.globOn?.includes(flag) === true) glob = eq < 0 || !/^false$/i.test(word.slice(eq + 1));
           effect(flag, base, undefined);
         } else if (strict) unknownOption(word);
+        else if (spec.abbreviate === true && base.length > 3) {
+          // A prefix of several options is refused by this version, but a version without some of them takes it as the other
+          // (`--upload-f` is --upload-file to curl before 8.13, which has no --upload-flags).
+          const several = [...spec.longValued, ...flags].filter((long) => long.startsWith(base));
+          if (several.length > 1) unknown ??= `${name} takes ${base}, a prefix of ${several.join(", ")}: a version without some of them reads it as the other`;
+        }
         continue;
       }
       option = long;
@@ -1737,8 +1764,9 @@ const OPTION_EFFECTS: readonly {
   /**
    * Its long options may be abbreviated to any prefix (getopt_long, Perl's Getopt::Long): `--diff-prog=PROG` is
    * `--diff-program`. `shorter`: its other long options that are a prefix of a listed one, which are themselves.
+   * `oneDash`: they may be spelled with one dash too (getopt_long_only: gdb's `-eval-command`, nmap's `-script`).
    */
-  readonly abbreviate?: { readonly shorter?: readonly string[] };
+  readonly abbreviate?: { readonly shorter?: readonly string[]; readonly oneDash?: boolean };
 }[] = [
   // ripgrep: --pre runs a program on each file, --hostname-bin runs one for the hostname of hyperlinks, -z runs decompressors found on PATH.
   {
@@ -1755,11 +1783,11 @@ const OPTION_EFFECTS: readonly {
   { programs: ["pytest", "py.test"], options: [{ option: "--basetemp", effect: "writes" }] },
   // fzf runs --preview and the execute/become/reload actions of --bind through a shell, and --with-shell is that shell.
   { programs: ["fzf"], options: [{ option: "--preview", effect: "script" }, { option: "--bind", effect: "code" }, { option: "--with-shell", effect: "script" }] },
-  { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
+  { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
   { programs: ["tree"], options: [{ option: "-o", effect: "writes" }] },
   { programs: ["yq"], options: [{ option: "-i", effect: "writes", cluster: true }, { option: "--inplace", effect: "writes" }] },
-  { programs: ["split", "gsplit"], options: [{ option: "--filter", effect: "script" }] },
-  { programs: ["zip"], options: [{ option: "-TT", effect: "script" }, { option: "--unzip-command", effect: "script" }] },
+  { programs: ["split", "gsplit"], options: [{ option: "--filter", effect: "script" }], abbreviate: {} },
+  { programs: ["zip"], options: [{ option: "-TT", effect: "script" }, { option: "--unzip-command", effect: "script" }], abbreviate: {} },
   {
     programs: ["man"],
     options: [
@@ -1770,6 +1798,7 @@ const OPTION_EFFECTS: readonly {
       { option: "-C", effect: "file", cluster: true },
       { option: "--config-file", effect: "file" },
     ],
+    abbreviate: {},
   },
   {
     programs: ["less"],
@@ -1783,6 +1812,7 @@ const OPTION_EFFECTS: readonly {
       { option: "--lesskey-src", effect: "file" },
       { option: "+", effect: "ex" },
     ],
+    abbreviate: {},
   },
   {
     programs: ["vim", "vi", "nvim", "view", "vimdiff", "ex", "gvim", "rvim", "evim", "rview", "gview", "vimx", "nvi", "elvis"],
@@ -1813,6 +1843,8 @@ const OPTION_EFFECTS: readonly {
       // Another project's package.json scripts: npm --prefix (and -C), pnpm -C/--dir, yarn --cwd.
       ...["--prefix", "-C", "--dir", "--cwd"].map((option): EffectOption => ({ option, effect: "config", place: true })),
     ],
+    // npm's and pnpm's argument parser (nopt) expands a unique prefix of a configuration key: `--script-s=PROG` is --script-shell.
+    abbreviate: { shorter: ["--global"] },
   },
   {
     programs: ["apt-get", "apt", "apt-cache", "aptitude"],
@@ -1894,8 +1926,8 @@ const OPTION_EFFECTS: readonly {
     ],
   },
   { programs: ["dd"], options: [], settings: [{ name: /^of$/, effect: "writes" }] },
-  { programs: ["emacs", "emacsclient"], options: [{ option: "--eval", effect: "code" }, { option: "-eval", effect: "code" }, { option: "--execute", effect: "code" }, { option: "-f", effect: "code" }, { option: "--funcall", effect: "code" }, { option: "-l", effect: "file" }, { option: "--load", effect: "file" }, { option: "--script", effect: "file" }] },
-  { programs: ["nano", "pico"], options: [{ option: "-s", effect: "script" }, { option: "--speller", effect: "script" }] },
+  { programs: ["emacs", "emacsclient"], options: [{ option: "--eval", effect: "code" }, { option: "-eval", effect: "code" }, { option: "--execute", effect: "code" }, { option: "-f", effect: "code" }, { option: "--funcall", effect: "code" }, { option: "-l", effect: "file" }, { option: "--load", effect: "file" }, { option: "--script", effect: "file" }], abbreviate: {} },
+  { programs: ["nano", "pico"], options: [{ option: "-s", effect: "script" }, { option: "--speller", effect: "script" }], abbreviate: {} },
   // psql -o/--output is \o: `|CMD` pipes the query output to CMD, a file name is written; -L/--log-file writes the session's log.
   {
     programs: ["psql"],
@@ -1911,6 +1943,7 @@ const OPTION_EFFECTS: readonly {
       { option: "-L", effect: "writes" },
       { option: "--log-file", effect: "writes" },
     ],
+    abbreviate: {},
   },
   // mysql and mariadb: option files set any option (pager, init-command, plugin-dir); the client commands system, \!, pager and \P run a command.
   {
@@ -1924,7 +1957,11 @@ const OPTION_EFFECTS: readonly {
       { option: "--defaults-file", effect: "file" },
       { option: "--defaults-extra-file", effect: "file" },
       { option: "--plugin-dir", effect: "file" },
+      // The authentication plugin (a shared library) named with --default-auth, found in the plugin directory or by a relative path.
+      { option: "--default-auth", effect: "file" },
     ],
+    // my_getopt takes a unique prefix (`--pag=CMD`, with a warning).
+    abbreviate: {},
   },
   // sqlite3 and duckdb run their -cmd (duckdb -c, -s) values as they run their operands (readSqlShellOperands).
   { programs: ["sqlite3", "duckdb"], options: [{ option: "-init", effect: "file" }] },
@@ -1942,7 +1979,12 @@ const OPTION_EFFECTS: readonly {
       { option: "-overlay", effect: "file" },
     ],
   },
-  { programs: ["gcc", "g++", "cc", "c++", "clang", "clang++"], options: [{ option: "-wrapper", effect: "script", separator: "," }, { option: "-fplugin", effect: "file" }, { option: "-B", effect: "file" }] },
+  // A compiler's output is its job: -o within the working directory is what the allow is for; elsewhere it is not vouched. @FILE holds more options.
+  {
+    programs: ["gcc", "g++", "cc", "c++", "clang", "clang++"],
+    options: [{ option: "-wrapper", effect: "script", separator: "," }, { option: "-fplugin", effect: "file" }, { option: "-B", effect: "file" }, { option: "-o", effect: "writes", when: OUTSIDE_HERE }],
+    operands: { effect: "file", when: /^@./, reason: "reads more options (which can name programs it runs: -wrapper, -fplugin, -B) from the file" },
+  },
   // cargo --config KEY=VALUE is the configuration file's setting on the command line (a file when there is no `=`):
   // the compiler, its wrappers, the test runner, the linker, the browser and credential providers are programs it runs.
   // --manifest-path builds another package (its build.rs and its .cargo/config.toml run).
@@ -1979,7 +2021,7 @@ const OPTION_EFFECTS: readonly {
   { programs: ["rspec"], options: [{ option: "-r", effect: "file" }, { option: "--require", effect: "file" }] },
   { programs: ["mocha", "_mocha"], options: [{ option: "-r", effect: "file" }, { option: "--require", effect: "file" }, { option: "--config", effect: "file" }] },
   // binutils' nm, ar and ranlib load the linker plugin (a shared library) given with --plugin.
-  { programs: ["nm", "ar", "ranlib", "gcc-nm", "gcc-ar", "gcc-ranlib"], options: [{ option: "--plugin", effect: "file" }] },
+  { programs: ["nm", "ar", "ranlib", "gcc-nm", "gcc-ar", "gcc-ranlib"], options: [{ option: "--plugin", effect: "file" }], operands: { effect: "file", when: /^@./, reason: "reads more options (which can name a --plugin library it loads) from the file" } },
   { programs: ["openssl"], options: [{ option: "-engine", effect: "file" }, { option: "-provider", effect: "file" }, { option: "-provider-path", effect: "file" }, { option: "-out", effect: "writes" }, { option: "-msgfile", effect: "writes" }, { option: "-keylogfile", effect: "writes" }, { option: "-sess_out", effect: "writes" }] },
   {
     programs: ["awk", "gawk", "mawk", "nawk"],
@@ -2064,8 +2106,10 @@ const OPTION_EFFECTS: readonly {
       { option: "--init-command", effect: "file" },
       { option: "--args", effect: "rest" },
     ],
+    // getopt_long_only: `-eval-command=`, `--eval-c=` and `-eval-c=` are --eval-command.
+    abbreviate: { oneDash: true },
   },
-  { programs: ["start-stop-daemon"], options: [{ option: "-x", effect: "program" }, { option: "--exec", effect: "program" }, { option: "-a", effect: "program" }, { option: "--startas", effect: "program" }] },
+  { programs: ["start-stop-daemon"], options: [{ option: "-x", effect: "program" }, { option: "--exec", effect: "program" }, { option: "-a", effect: "program" }, { option: "--startas", effect: "program" }], abbreviate: { shorter: ["--start"] } },
   { programs: ["nix-shell"], options: [{ option: "--run", effect: "script" }, { option: "--command", effect: "script" }] },
   { programs: ["nix"], options: [{ option: "-c", effect: "rest" }, { option: "--command", effect: "rest" }] },
   { programs: ["vagrant"], options: [{ option: "-c", effect: "script" }, { option: "--command", effect: "script" }] },
@@ -2076,13 +2120,13 @@ const OPTION_EFFECTS: readonly {
   { programs: ["bind"], options: [{ option: "-x", effect: "keybinding" }] },
   { programs: ["enable"], options: [{ option: "-f", effect: "file" }] },
   { programs: ["fc"], options: [{ option: "-e", effect: "program" }] },
-  { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }, ...["-oN", "-oX", "-oS", "-oG", "-oA", "-oM", "--resume"].map((option): EffectOption => ({ option, effect: "writes" }))] },
+  { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }, ...["-oN", "-oX", "-oS", "-oG", "-oA", "-oM", "--resume"].map((option): EffectOption => ({ option, effect: "writes" }))], abbreviate: { oneDash: true } },
   { programs: ["tcpdump"], options: [{ option: "-z", effect: "program", cluster: true }, { option: "-w", effect: "writes", cluster: true }] },
   { programs: ["ssh-keygen"], options: [{ option: "-D", effect: "file" }] },
   { programs: ["ip"], options: [{ option: "-b", effect: "file" }, { option: "-batch", effect: "file" }] },
   // GTFOBins "Shell", "Command", "File write" and "File upload" entries: options that run a command line or a program, run code, or write or send a file.
   { programs: ["csvtool"], options: [{ option: "-o", effect: "writes" }], subcommands: { call: { valued: "", operands: "first" } } },
-  { programs: ["gem"], options: [{ option: "-e", effect: "script" }, { option: "--editor", effect: "script" }] },
+  { programs: ["gem"], options: [{ option: "-e", effect: "script" }, { option: "--editor", effect: "script" }], abbreviate: {} },
   {
     programs: ["aria2c"],
     options: [
@@ -2099,8 +2143,8 @@ const OPTION_EFFECTS: readonly {
       { option: "--input-file", effect: "reads" },
     ],
   },
-  { programs: ["certbot"], options: ["--manual-auth-hook", "--manual-cleanup-hook", "--pre-hook", "--post-hook", "--deploy-hook", "--renew-hook"].map((option): EffectOption => ({ option, effect: "script" })) },
-  { programs: ["enscript"], options: [{ option: "-I", effect: "script", cluster: true }, { option: "--filter", effect: "script" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
+  { programs: ["certbot"], options: ["--manual-auth-hook", "--manual-cleanup-hook", "--pre-hook", "--post-hook", "--deploy-hook", "--renew-hook"].map((option): EffectOption => ({ option, effect: "script" })), abbreviate: { shorter: ["--manual"] } },
+  { programs: ["enscript"], options: [{ option: "-I", effect: "script", cluster: true }, { option: "--filter", effect: "script" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
   {
     programs: ["openvpn"],
     options: [
@@ -2109,9 +2153,9 @@ const OPTION_EFFECTS: readonly {
       { option: "--plugin", effect: "file" },
     ],
   },
-  { programs: ["scrot"], options: [{ option: "-e", effect: "script", cluster: true }, { option: "--exec", effect: "script" }] },
+  { programs: ["scrot"], options: [{ option: "-e", effect: "script", cluster: true }, { option: "--exec", effect: "script" }], abbreviate: {} },
   { programs: ["socket"], options: [{ option: "-p", effect: "script", cluster: true }] },
-  { programs: ["ncat", "nc", "netcat", "nc.traditional", "nc.openbsd"], options: [{ option: "-e", effect: "script", cluster: true }, { option: "--exec", effect: "script" }, { option: "-c", effect: "script", cluster: true }, { option: "--sh-exec", effect: "script" }, { option: "--lua-exec", effect: "file" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
+  { programs: ["ncat", "nc", "netcat", "nc.traditional", "nc.openbsd"], options: [{ option: "-e", effect: "script", cluster: true }, { option: "--exec", effect: "script" }, { option: "-c", effect: "script", cluster: true }, { option: "--sh-exec", effect: "script" }, { option: "--lua-exec", effect: "file" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
   // rpm's macros: %(CMD) runs CMD through a shell, %{lua: ...} runs Lua; --pipe CMD pipes the output through CMD.
   ...[["rpm", "rpmquery", "rpmverify", "rpmdb", "rpmbuild", "rpmspec", "rpmsign"]].map((programs) => ({
     programs,
@@ -2134,19 +2178,21 @@ const OPTION_EFFECTS: readonly {
       { option: "-userparam", effect: "code" },
     ],
   },
-  { programs: ["iconv"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
-  { programs: ["shuf"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
-  { programs: ["uudecode"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output-file", effect: "writes" }] },
-  { programs: ["pandoc"], options: [{ option: "-o", effect: "writes" }, { option: "--output", effect: "writes" }, { option: "-F", effect: "program" }, { option: "--filter", effect: "program" }, { option: "-L", effect: "file" }, { option: "--lua-filter", effect: "file" }, { option: "--extract-media", effect: "writes" }] },
+  // csplit writes its pieces in the working directory; a --prefix elsewhere writes there.
+  { programs: ["csplit", "gcsplit"], options: [{ option: "-f", effect: "writes", cluster: true, when: OUTSIDE_HERE }, { option: "--prefix", effect: "writes", when: OUTSIDE_HERE }], abbreviate: {} },
+  { programs: ["iconv"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
+  { programs: ["shuf"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
+  { programs: ["uudecode"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output-file", effect: "writes" }], abbreviate: {} },
+  { programs: ["pandoc"], options: [{ option: "-o", effect: "writes" }, { option: "--output", effect: "writes" }, { option: "-F", effect: "program" }, { option: "--filter", effect: "program" }, { option: "-L", effect: "file" }, { option: "--lua-filter", effect: "file" }, { option: "--extract-media", effect: "writes" }], abbreviate: {} },
   { programs: ["cowsay", "cowthink"], options: [{ option: "-f", effect: "file", when: /\// }] },
   { programs: ["neofetch"], options: [{ option: "--config", effect: "file" }, { option: "--source", effect: "file", when: /\// }] },
-  { programs: ["mail", "mailx", "s-nail"], options: [{ option: "--exec", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-E", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }] },
+  { programs: ["mail", "mailx", "s-nail"], options: [{ option: "--exec", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-E", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }], abbreviate: {} },
   { programs: ["smbclient"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }] },
   { programs: ["cpio"], options: [{ option: "--rsh-command", effect: "program" }] },
   { programs: ["gimp", "gimp-console"], options: [{ option: "-b", effect: "code" }, { option: "--batch", effect: "code" }] },
-  { programs: ["puppet"], options: [{ option: "-e", effect: "code" }, { option: "--execute", effect: "code" }] },
-  { programs: ["sqlmap"], options: [{ option: "--eval", effect: "code" }, { option: "--os-cmd", effect: "code" }, { option: "--os-shell", effect: "code" }] },
-  { programs: ["dc"], options: [{ option: "-e", effect: "code", shellEscape: DC_SHELL_ESCAPE }, { option: "--expression", effect: "code", shellEscape: DC_SHELL_ESCAPE }, { option: "-f", effect: "file" }, { option: "--file", effect: "file" }] },
+  { programs: ["puppet"], options: [{ option: "-e", effect: "code" }, { option: "--execute", effect: "code" }], abbreviate: {} },
+  { programs: ["sqlmap"], options: [{ option: "--eval", effect: "code" }, { option: "--os-cmd", effect: "code" }, { option: "--os-shell", effect: "code" }], abbreviate: {} },
+  { programs: ["dc"], options: [{ option: "-e", effect: "code", shellEscape: DC_SHELL_ESCAPE }, { option: "--expression", effect: "code", shellEscape: DC_SHELL_ESCAPE }, { option: "-f", effect: "file" }, { option: "--file", effect: "file" }], abbreviate: {} },
   { programs: ["pidstat"], options: [{ option: "-e", effect: "rest" }] },
   // lldb's one-line commands (after the file, before it, on a crash) and command files.
   {
@@ -2199,7 +2245,8 @@ const OPTION_EFFECTS: readonly {
   },
   // helm runs the program given with --post-renderer; a kubeconfig's users may run exec credential plugins (kubectl, oc and helm --kubeconfig anywhere on the line).
   { programs: ["helm"], options: [{ option: "--post-renderer", effect: "program" }, { option: "--kubeconfig", effect: "file" }] },
-  { programs: ["kubectl", "oc"], options: [{ option: "--kubeconfig", effect: "file" }] },
+  // kubectl proxy --www=DIR serves the directory's files over HTTP (on --address, any interface).
+  { programs: ["kubectl", "oc"], options: [{ option: "--kubeconfig", effect: "file" }, { option: "--www", effect: "sends" }] },
   // The docker client's configuration directory names credential helpers (credsStore, credHelpers: docker-credential-NAME programs) it runs.
   { programs: ["docker", "podman", "nerdctl"], options: [{ option: "--config", effect: "file" }] },
   // pip: --target, --root, --prefix and --src install elsewhere; -e and a local project run the project's build code (setup.py or its build backend).
@@ -2213,6 +2260,12 @@ const OPTION_EFFECTS: readonly {
       { option: "--src", effect: "writes" },
       { option: "-e", effect: "file", cluster: true },
       { option: "--editable", effect: "file" },
+      // `pip config --editor CMD edit` runs CMD; --python re-runs pip with that interpreter; --log, --log-file and --report write a file.
+      { option: "--editor", effect: "script" },
+      { option: "--python", effect: "program" },
+      { option: "--log", effect: "writes" },
+      { option: "--log-file", effect: "writes" },
+      { option: "--report", effect: "writes", when: /^(?!-$)/ },
     ],
     operands: {
       effect: "file",
@@ -2221,6 +2274,8 @@ const OPTION_EFFECTS: readonly {
       reason: "install runs the build code of the local project",
       valued: Object.fromEntries(["-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-t", "--target", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--root", "--prefix", "--src", "--upgrade-strategy", "--python-version", "--platform", "--implementation", "--abi", "--log", "--proxy", "--retries", "--timeout", "--exists-action", "--trusted-host", "--cert", "--client-cert", "--cache-dir", "--no-binary", "--only-binary", "--progress-bar", "-C", "--config-settings", "--global-option", "--report", "--python"].map((option) => [option, 1])),
     },
+    // optparse takes any unique prefix of a long option (`--targ=DIR`, `--edito CMD`); --pre is an option of its own.
+    abbreviate: { shorter: ["--pre"] },
   },
   // node loads the modules given with --import, --require, --loader before the program (and a --test-reporter that is not built in); bun's --preload.
   {
@@ -2262,6 +2317,148 @@ const OPTION_EFFECTS: readonly {
   },
   // bash's history -w and -a write the history list to the file given (or to $HISTFILE).
   { programs: ["history"], options: [{ option: "-w", effect: "writes" }, { option: "-a", effect: "writes" }] },
+  // GTFOBins, round 8: more options that run a command line or a program, load code or a library, or write a file.
+  // latexmk runs the engine command given with -pdflatex=, -latex=, ... (through a shell, %S the source); -r reads an rc file of Perl code.
+  {
+    programs: ["latexmk"],
+    doubleDash: true,
+    options: [
+      ...["-pdflatex=", "-latex=", "-lualatex=", "-xelatex=", "-pdflualatex=", "-pdfxelatex=", "-dvilualatex=", "-dvipdf=", "-ps2pdf=", "-dvips=", "-bibtex=", "-biber=", "-makeindex="].map((option): EffectOption => ({ option, effect: "script" })),
+      // -e CODE runs Perl code; its single-dash options are words, not letter clusters (`-xelatex`, `-recorder` hold no -e or -r).
+      { option: "-e", effect: "code", exact: true },
+      { option: "-r", effect: "file", exact: true },
+    ],
+  },
+  // mypy (argparse: unique prefixes) writes its reports and cache where told, runs --python-executable to find packages,
+  // loads the plugins a --config-file names, and reads more arguments from an @FILE operand.
+  {
+    programs: ["mypy", "dmypy"],
+    options: [
+      ...["--junit-xml", "--html-report", "--txt-report", "--xml-report", "--xslt-html-report", "--xslt-txt-report", "--linecount-report", "--linecoverage-report", "--lineprecision-report", "--any-exprs-report", "--cobertura-xml-report", "--memory-xml-report"].map((option): EffectOption => ({ option, effect: "writes" })),
+      // Its cache is written in the working directory by default: elsewhere is not vouched (/dev/null turns it off).
+      { option: "--cache-dir", effect: "writes", when: /^(?!\/dev\/null$)(?:\/|~|\$)|(?:^|\/)\.\.(?:\/|$)/ },
+      { option: "--python-executable", effect: "program" },
+      { option: "--config-file", effect: "file" },
+    ],
+    operands: { effect: "file", when: /^@./, reason: "reads more options (which can name programs it runs) from the file" },
+    abbreviate: {},
+  },
+  // tsc writes one bundled file (--outFile, --out) and its traces where told; an output directory outside the working directory too.
+  {
+    programs: ["tsc"],
+    options: [
+      ...["--outFile", "--out", "--generateCpuProfile", "--generateTrace", "--tsBuildInfoFile"].map((option): EffectOption => ({ option, effect: "writes" })),
+      ...["--outDir", "--declarationDir"].map((option): EffectOption => ({ option, effect: "writes", when: OUTSIDE_HERE })),
+    ],
+  },
+  // ffmpeg's filter graphs load a shared library by file name (ladspa=file=LIB, frei0r=LIB, lv2=plugin=URI); a filter script holds such a graph.
+  {
+    programs: ["ffmpeg", "ffplay", "ffprobe"],
+    options: [
+      ...["-af", "-vf", "-filter", "-filter:a", "-filter:v", "-filter_complex", "-lavfi"].map((option): EffectOption => ({ option, effect: "file", when: /\b(?:ladspa|frei0r|frei0r_src|lv2)\b/, shown: `${option} (a ladspa, frei0r or lv2 filter, a shared library)` })),
+      ...["-filter_script", "-filter_complex_script", "-/af", "-/vf", "-/filter", "-/filter_complex"].map((option): EffectOption => ({ option, effect: "file" })),
+    ],
+  },
+  // Wireshark's tshark (and wireshark) run a Lua script given with -X lua_script:FILE.
+  { programs: ["tshark", "wireshark"], options: [{ option: "-X", effect: "file", cluster: true, when: /^lua_script\d*:/, shown: "-X lua_script:" }] },
+  // rustc runs the linker given with -C linker=PROG, and reads more options from an @FILE operand; rustdoc runs --test-builder and --runtool.
+  {
+    programs: ["rustc", "rustdoc"],
+    options: [
+      ...["-C", "--codegen"].map((option): EffectOption => ({ option, effect: "script", when: /^\s*linker\s*=/, shellEscape: /^\s*linker\s*=(.*)$/gs, shown: `${option} linker=` })),
+      ...["--test-builder", "--test-builder-wrapper", "--runtool"].map((option): EffectOption => ({ option, effect: "program" })),
+      { option: "-o", effect: "writes", when: OUTSIDE_HERE },
+    ],
+    operands: { effect: "file", when: /^@./, reason: "reads more options (which can name the linker it runs) from the file" },
+  },
+  // yt-dlp and youtube-dl (optparse: unique prefixes) run --exec and --exec-before-download through a shell, --netrc-cmd too; they run
+  // the downloader and ffmpeg named by a path and hand them arguments; --config-locations and --plugin-dirs load code; they write
+  // the download where -o/-P say (outside the working directory: not vouched), and their cookies and archive files.
+  {
+    programs: ["yt-dlp", "youtube-dl"],
+    options: [
+      ...["--exec", "--exec-before-download", "--netrc-cmd"].map((option): EffectOption => ({ option, effect: "script" })),
+      ...["--downloader", "--external-downloader", "--ffmpeg-location"].map((option): EffectOption => ({ option, effect: "program", when: /\// })),
+      ...["--downloader-args", "--external-downloader-args", "--postprocessor-args", "--ppa"].map((option): EffectOption => ({ option, effect: "code" })),
+      ...["--config-locations", "--config-location", "--plugin-dirs"].map((option): EffectOption => ({ option, effect: "file" })),
+      ...["-o", "--output", "-P", "--paths"].map((option): EffectOption => ({ option, effect: "writes", when: OUTSIDE_HERE })),
+      ...["--cookies", "--download-archive", "--print-to-file"].map((option): EffectOption => ({ option, effect: "writes" })),
+    ],
+    abbreviate: { shorter: ["--print", "--netrc"] },
+  },
+  // borg (argparse: unique prefixes) runs the ssh command given with --rsh; create --content-from-command/--paths-from-command run the command after --.
+  {
+    programs: ["borg", "borgbackup"],
+    options: [{ option: "--rsh", effect: "script" }],
+    flags: [
+      { option: "--content-from-command", reason: "runs the command given after --" },
+      { option: "--paths-from-command", reason: "runs the command given after --" },
+    ],
+    abbreviate: {},
+  },
+  // sshfs runs the ssh command given with -o ssh_command= and hands -o ProxyCommand=/LocalCommand= to ssh, which runs them; -F names an ssh configuration.
+  {
+    programs: ["sshfs"],
+    options: [
+      ...["ssh_command", "ProxyCommand", "LocalCommand", "KnownHostsCommand"].map((key): EffectOption => ({ option: "-o", effect: "script", when: new RegExp(`(?:^|,)${key}=`, "i"), shellEscape: new RegExp(`(?:^|,)${key}=((?:\\\\.|[^,])*)`, "gi"), shown: `-o ${key}=` })),
+      { option: "-F", effect: "file" },
+    ],
+  },
+  // restic runs --password-command, and the -o sftp.command= and -o rclone.program= settings.
+  {
+    programs: ["restic"],
+    options: [
+      { option: "--password-command", effect: "script" },
+      ...["-o", "--option"].flatMap((option) =>
+        ["sftp.command", "rclone.program"].map((key): EffectOption => ({ option, effect: "script", when: new RegExp(`^${key.replace(".", "\\.")}=`), shellEscape: new RegExp(`^${key.replace(".", "\\.")}=(.*)$`, "gs"), shown: `${option} ${key}=` })),
+      ),
+    ],
+  },
+  // busctl (getopt_long: unique prefixes) connects through --address=unixexec:path=PROG,argv1=...: it runs PROG.
+  { programs: ["busctl"], options: [{ option: "--address", effect: "script", when: /(?:^|;)\s*unixexec:/, shellEscape: /(?:^|[:,;])path=([^,;]*)/g, shown: "--address=unixexec:" }], abbreviate: {} },
+  // sysctl sets kernel settings whose value is a program the kernel runs (core_pattern `|PROG ARGS` on a crash, modprobe, poweroff_cmd, the hotplug helper).
+  { programs: ["sysctl"], options: [], settings: [{ name: /^kernel[./](?:core_pattern|modprobe|poweroff_cmd|hotplug)$/, effect: "code" }] },
+  // Taskwarrior's `task execute WORDS` runs its words as a command line (after `rc.NAME=VALUE` settings too).
+  { programs: ["task"], options: [], subcommands: { execute: { valued: "", operands: "all" } } },
+  // dnsmasq (getopt_long) runs --conf-script's command line and reads its output as configuration, runs the --dhcp-script program, loads Lua and configuration files.
+  {
+    programs: ["dnsmasq"],
+    options: [
+      { option: "--conf-script", effect: "script" },
+      { option: "--dhcp-script", effect: "program" },
+      { option: "--dhcp-luascript", effect: "file" },
+      { option: "-6", effect: "program", cluster: true },
+      ...["-C", "--conf-file", "-7", "--conf-dir"].map((option): EffectOption => ({ option, effect: "file" })),
+    ],
+    abbreviate: {},
+  },
+  { programs: ["dhclient"], options: [{ option: "-sf", effect: "program" }, { option: "-cf", effect: "file" }, { option: "-lf", effect: "writes" }, { option: "-pf", effect: "writes" }] },
+  // genie -c CMD and ksu -e CMD run the command after the option (in the bottle, as the target user).
+  { programs: ["genie"], options: [{ option: "-c", effect: "rest" }, { option: "--command", effect: "rest" }] },
+  { programs: ["ksu"], options: [{ option: "-e", effect: "rest" }] },
+  { programs: ["plymouth"], options: [{ option: "--command", effect: "script" }] },
+  { programs: ["perlbug", "perlthanks"], options: [{ option: "-e", effect: "script" }] },
+  // cmake -E env|time|chdir runs the command that follows; -P and -C run CMake code from a file, --toolchain too.
+  {
+    programs: ["cmake"],
+    options: [
+      { option: "-E", effect: "rest", when: /^(?:env|time|chdir)$/ },
+      ...["-P", "-C", "--toolchain"].map((option): EffectOption => ({ option, effect: "file" })),
+    ],
+  },
+  // Files written through an option: logrotate's log and state, iptables-save's output, dmidecode's dump, hashcat's outputs, varnishncsa's log, gtester's report, check_log's copy.
+  { programs: ["logrotate"], options: [{ option: "-l", effect: "writes" }, { option: "--log", effect: "writes" }, { option: "-s", effect: "writes" }, { option: "--state", effect: "writes" }, { option: "-m", effect: "program" }, { option: "--mail", effect: "program" }] },
+  { programs: ["iptables-save", "ip6tables-save", "iptables-legacy-save", "iptables-nft-save"], options: [{ option: "-f", effect: "writes" }, { option: "--file", effect: "writes" }] },
+  { programs: ["dmidecode"], options: [{ option: "--dump-bin", effect: "writes" }] },
+  { programs: ["hashcat"], options: [...["-o", "--outfile", "--potfile-path", "--debug-file", "--induction-dir"].map((option): EffectOption => ({ option, effect: "writes" }))] },
+  { programs: ["varnishncsa", "varnishlog"], options: [{ option: "-w", effect: "writes" }] },
+  { programs: ["gtester"], options: [{ option: "-o", effect: "writes" }] },
+  { programs: ["check_log"], options: [{ option: "-O", effect: "writes" }, { option: "--oldlog", effect: "writes" }] },
+  // fastfetch's configuration (-c/--config, JSONC) runs the command modules' shell text; Foundry's forge runs the solc given with --use when it is a path.
+  { programs: ["fastfetch"], options: ["-c", "--config", "--load-config"].map((option): EffectOption => ({ option, effect: "file", when: /\/|\.jsonc?$/ })) },
+  { programs: ["forge"], options: [{ option: "--use", effect: "program", when: /\// }] },
+  // xdg-user-dir NAME runs `eval echo ${XDG_NAME_DIR:-$HOME}`: a NAME that is not a plain word is shell text.
+  { programs: ["xdg-user-dir"], options: [], operands: { effect: "script", when: /[^\w]/, reason: "evaluates its operand in the command line `eval echo ${XDG_NAME_DIR:-$HOME}`", shorthands: [{ from: /^([\s\S]*)$/, to: "echo ${XDG_$1_DIR:-$HOME}" }] } },
 ];
 
 /** Editor commands that run nothing (`set number`, `q`, `wq`, a line number, `syntax on`): no allow covers them unless named, but a deny has nothing to read. */
@@ -2276,7 +2473,14 @@ const INERT_DEBUGGER = /^(?:r|run|start|starti|c|continue|q|quit|bt|backtrace|wh
  * word as it is when the name is one of `names` or of `shorter` (options of their own: `--text`, not `--textconv`).
  * An ambiguous prefix is read as the first it fits: the program refuses such a line.
  */
-function unabbreviate(word: string, names: readonly string[], shorter: readonly string[] = []): string {
+function unabbreviate(word: string, names: readonly string[], shorter: readonly string[] = [], oneDash = false): string {
+  if (oneDash && /^-[^-=]/.test(word)) {
+    // A word of three letters or more that is not an option as given (`-ex`, `-sC`) is read as its two-dash spelling.
+    const given = word.includes("=") ? word.slice(0, word.indexOf("=")) : word;
+    if (names.includes(given) || given.length < 4) return word;
+    const long = unabbreviate(`-${word}`, names, shorter);
+    return names.includes(long.includes("=") ? long.slice(0, long.indexOf("=")) : long) ? long : word;
+  }
   if (!/^--[^-=]/.test(word)) return word;
   const eq = word.indexOf("=");
   const given = eq < 0 ? word : word.slice(0, eq);
@@ -2290,6 +2494,7 @@ function optionValue(option: EffectOption, word: string, next: string | undefine
   const name = option.option;
   if (name === "+") return word.startsWith("+") ? { value: word.slice(1) } : undefined;
   if (word === name) return { value: next };
+  if (option.exact === true) return undefined;
   if (name.startsWith("--")) return word.startsWith(`${name}=`) ? { value: word.slice(name.length + 1) } : undefined;
   // A long option spelled with one dash (`go -exec=PROG`, `-Dexec.executable=PROG`) takes its value after `=`.
   if (name.length > 2 && word.startsWith(`${name}=`)) return { value: word.slice(name.length + 1) };
@@ -2316,7 +2521,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
   for (let i = 1; i < words.length; i++) {
     const given = words[i]!;
     if (given === "--") break;
-    const spelled = row.abbreviate === undefined ? given : unabbreviate(given, row.options.map((option) => option.option), row.abbreviate.shorter);
+    const spelled = row.abbreviate === undefined ? given : unabbreviate(given, row.options.map((option) => option.option), row.abbreviate.shorter, row.abbreviate.oneDash === true);
     const word = row.doubleDash === true && /^--[A-Za-z]/.test(spelled) ? spelled.slice(1) : spelled;
     const sub = row.subcommands !== undefined && Object.hasOwn(row.subcommands, word) ? row.subcommands[word] : undefined;
     if (sub !== undefined) {
@@ -2363,7 +2568,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
       if (found === undefined) continue;
       const { value } = found;
       if (option.when !== undefined && !option.when.test(value ?? "")) continue;
-      const shown = option.option === "+" ? "+COMMAND" : option.option;
+      const shown = option.shown ?? (option.option === "+" ? "+COMMAND" : option.option);
       switch (option.effect) {
         case "writes":
           out.refusals.push({ reason: `${name} writes a file through ${shown}`, token: option.option });
@@ -2423,6 +2628,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
         case "script":
           out.refusals.push({ reason: `${name} runs a command through ${shown}`, token: option.option });
           if (value === undefined || value === "") out.unknown ??= `${name} ${shown} has no value`;
+          else if (option.shellEscape !== undefined) for (const match of value.matchAll(option.shellEscape)) out.scripts.push(match[1] ?? "");
           else if (option.effect === "program") out.commands.push([value]);
           else out.scripts.push(option.separator === undefined ? value : value.split(option.separator).join(" "));
           break;
@@ -3167,16 +3373,25 @@ function readPnpmShellMode(rest: readonly string[], out: ProgramReading): Progra
 const TAR_RUNNING = ["--to-command", "--use-compress-program", "--rsh-command", "--info-script", "--new-volume-script", "--checkpoint-action"];
 const TAR_SHORT_VALUED = "bCfFgHIKLNTVX";
 const TAR_SHORT_RUNNING: Readonly<Record<string, string>> = { I: "-I", F: "-F" };
+/** Long options that are a short letter's (`--extract` is -x, `--absolute-names` -P), with the shortest prefix getopt_long takes for each. */
+const TAR_LONG_LETTERS: readonly { readonly name: string; readonly shortest: number; readonly letter: string }[] = [
+  { name: "--extract", shortest: 5, letter: "x" },
+  { name: "--get", shortest: 4, letter: "x" },
+  { name: "--absolute-names", shortest: 4, letter: "P" },
+];
 
 /** tar, read as GNU getopt does: long options and their unambiguous abbreviations, short clusters (`-xIcmd`), and the old style (`tar xIf CMD FILE`: each letter with a value takes the next word). */
 function readTar(words: readonly string[]): ProgramReading {
   const out = empty();
   const found: { option: string; value: string | undefined }[] = [];
+  /** The short options given, as letters (a long option's too). */
+  const letters = new Set<string>();
   let i = 1;
   const first = words[1];
   if (first !== undefined && first !== "" && !first.startsWith("-")) {
     let next = 2;
     for (const letter of first) {
+      letters.add(letter);
       if (!TAR_SHORT_VALUED.includes(letter)) continue;
       if (TAR_SHORT_RUNNING[letter] !== undefined) found.push({ option: `${first} (old-style ${letter})`, value: words[next] });
       next += 1;
@@ -3189,6 +3404,7 @@ function readTar(words: readonly string[]): ProgramReading {
     if (word.startsWith("--")) {
       const eq = word.indexOf("=");
       const given = eq >= 0 ? word.slice(0, eq) : word;
+      for (const long of TAR_LONG_LETTERS) if (given.length >= long.shortest && long.name.startsWith(given)) letters.add(long.letter);
       // getopt_long takes an abbreviation (`--to-comm`); an ambiguous one is refused by tar, and read here as the running option.
       const option = TAR_RUNNING.find((name) => name === given || (given.length >= 5 && name.startsWith(given)));
       if (option === undefined) continue;
@@ -3197,6 +3413,7 @@ function readTar(words: readonly string[]): ProgramReading {
     } else if (word.startsWith("-") && word.length > 1) {
       for (let j = 1; j < word.length; j++) {
         const letter = word[j]!;
+        letters.add(letter);
         if (!TAR_SHORT_VALUED.includes(letter)) continue;
         const rest = word.slice(j + 1);
         const value = rest !== "" ? rest : words[i + 1];
@@ -3216,6 +3433,8 @@ function readTar(words: readonly string[]): ProgramReading {
     if (value !== undefined) out.scripts.push(value);
     else out.unknown = `tar ${option}: the command cannot be read`;
   }
+  // Extracting with -P (--absolute-names) keeps a member's leading `/` and `..`: the archive (or --transform) names any file on the machine.
+  if (letters.has("x") && letters.has("P")) out.refusals.push({ reason: "tar writes files at the absolute paths the archive or --transform names, extracting with -P (--absolute-names)", token: "-P" });
   return out;
 }
 
@@ -3377,19 +3596,31 @@ function codeGuesses(code: string): string[] {
   return out;
 }
 
+/** gawk's long options (gawk --help), and those of them that take a value (in the next word when not after `=`). */
+const GAWK_LONG = ["--assign", "--field-separator", "--file", "--source", "--exec", "--include", "--load", "--characters-as-bytes", "--traditional", "--copyright", "--debug", "--dump-variables", "--gen-pot", "--help", "--lint", "--bignum", "--use-lc-numeric", "--non-decimal-data", "--no-optimize", "--optimize", "--posix", "--pretty-print", "--profile", "--re-interval", "--sandbox", "--version", "--csv"];
+const GAWK_LONG_VALUED = ["--assign", "--field-separator", "--file", "--source", "--exec", "--include", "--load"];
+
 function readAwk(name: string, words: readonly string[]): ProgramReading {
   const out = empty();
   let program: string | undefined;
   const { operands: i, stopped } = readOptions(words, (word, next) => {
-    if (word === "-f" || word.startsWith("--file") || (word.startsWith("-f") && word.length > 2)) {
+    // gawk's long options by any unique prefix (`--so=PROG` is --source), their value after `=` or in the next word.
+    const eq = word.indexOf("=");
+    const given = word.startsWith("--") ? (eq < 0 ? word : word.slice(0, eq)) : undefined;
+    const matches = given === undefined ? [] : GAWK_LONG.filter((long) => long.startsWith(given));
+    const long = given !== undefined && GAWK_LONG.includes(given) ? given : matches.length === 1 ? matches[0] : undefined;
+    const attached = long !== undefined && eq >= 0 ? word.slice(eq + 1) : undefined;
+    if (word === "-f" || long === "--file" || (word.startsWith("-f") && word.length > 2)) {
       out.refusals.push({ reason: `${name} runs the program in a file (-f)`, token: "-f" });
       return 0;
     }
-    if (word === "-e" || word === "--source") {
-      program = `${program ?? ""}\n${next ?? ""}`;
-      return 2;
+    if (word === "-e" || long === "--source" || (word.startsWith("-e") && word.length > 2)) {
+      const text = long === "--source" ? (attached ?? next) : word.length > 2 ? word.slice(2) : next;
+      program = `${program ?? ""}\n${text ?? ""}`;
+      return (long === "--source" && attached !== undefined) || word.length > 2 && long === undefined ? 1 : 2;
     }
-    return /^-[vFW]$/.test(word) ? 2 : 1;
+    if (long !== undefined) return attached === undefined && GAWK_LONG_VALUED.includes(long) ? 2 : 1;
+    return /^-[vFWEil]$/.test(word) ? 2 : 1;
   });
   if (stopped) return out;
   if (program === undefined) program = words[i];
@@ -3402,29 +3633,65 @@ function readAwk(name: string, words: readonly string[]): ProgramReading {
   return out;
 }
 
-/** sed: the `e` command, the `e` and `w` flags of `s`, and `w`/`W` commands. */
+/** GNU sed's long options (sed --help). */
+const SED_LONG = ["--expression", "--file", "--in-place", "--line-length", "--null-data", "--zero-terminated", "--quiet", "--silent", "--regexp-extended", "--separate", "--sandbox", "--debug", "--posix", "--follow-symlinks", "--unbuffered", "--binary", "--help", "--version"];
+
+/**
+ * sed: the `e` command, the `e` and `w` flags of `s`, and `w`/`W` commands; its options read as GNU getopt_long reads
+ * them: flag clusters (`-ne SCRIPT`, `-e1e CMD`), unique prefixes (`--expr=SCRIPT`), options after the operands.
+ */
 function readSed(words: readonly string[]): ProgramReading {
   const out = empty();
   const scripts: string[] = [];
   let scriptGiven = false;
+  const operand = (word: string) => {
+    if (scriptGiven) return;
+    scripts.push(word);
+    scriptGiven = true;
+  };
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
-    if (word === "-e" || word === "--expression") {
-      scripts.push(words[i + 1] ?? "");
-      scriptGiven = true;
-      i += 1;
-    } else if (word.startsWith("--expression=")) {
-      scripts.push(word.slice(13));
-      scriptGiven = true;
-    } else if (word === "-f" || word.startsWith("--file")) {
-      out.refusals.push({ reason: "sed runs the script in a file (-f)", token: "-f" });
-      return out;
-    } else if (/^-[a-zA-Z]*i/.test(word) || word.startsWith("--in-place")) {
-      out.refusals.push({ reason: "sed edits files in place (-i)", token: word.startsWith("--") ? "--in-place" : "-i" });
-    } else if (!word.startsWith("-") && !scriptGiven) {
-      scripts.push(word);
-      scriptGiven = true;
+    if (word === "--") {
+      if (words[i + 1] !== undefined) operand(words[i + 1]!);
+      break;
     }
+    if (word.startsWith("--")) {
+      // getopt_long: a unique prefix is the option (`--expr=SCRIPT`, `--e SCRIPT`); an ambiguous one is refused by sed.
+      const eq = word.indexOf("=");
+      const given = eq < 0 ? word : word.slice(0, eq);
+      const matches = SED_LONG.filter((name) => name.startsWith(given));
+      const long = SED_LONG.includes(given) ? given : matches.length === 1 ? matches[0] : undefined;
+      const value = eq < 0 ? undefined : word.slice(eq + 1);
+      if (long === "--expression") {
+        scripts.push(value ?? words[++i] ?? "");
+        scriptGiven = true;
+      } else if (long === "--file") {
+        out.refusals.push({ reason: "sed runs the script in a file (-f)", token: "-f" });
+        return out;
+      } else if (long === "--in-place") out.refusals.push({ reason: "sed edits files in place (-i)", token: "--in-place" });
+      else if (long === "--line-length" && value === undefined) i += 1;
+      continue;
+    }
+    if (word.startsWith("-") && word.length > 1) {
+      // A cluster of flags, then -e SCRIPT, -f FILE or -l N with its value attached or in the next word, or -i[SUFFIX].
+      for (let j = 1; j < word.length; j++) {
+        const letter = word[j]!;
+        const rest = word.slice(j + 1);
+        if (letter === "e") {
+          scripts.push(rest !== "" ? rest : (words[++i] ?? ""));
+          scriptGiven = true;
+        } else if (letter === "f") {
+          out.refusals.push({ reason: "sed runs the script in a file (-f)", token: "-f" });
+          return out;
+        } else if (letter === "l") {
+          if (rest === "") i += 1;
+        } else if (letter === "i") out.refusals.push({ reason: "sed edits files in place (-i)", token: "-i" });
+        else continue;
+        break;
+      }
+      continue;
+    }
+    operand(word);
   }
   for (const script of scripts) {
     const flags = /s(.)((?:\\.|(?!\1)[^\\])*)\1((?:\\.|(?!\1)[^\\])*)\1([a-zA-Z0-9]*)/gs;
@@ -3563,7 +3830,8 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
   const codeOptions = INTERPRETERS[name] ?? (/^python\d/.test(name) ? INTERPRETERS.python : undefined);
   if (codeOptions !== undefined) {
     const out = empty();
-    const option = words.slice(1).find((word) => codeOptions.includes(word) || codeOptions.some((code) => /^-[A-Za-z]$/.test(code) && /^-[A-Za-z]+$/.test(word) && word.includes(code.slice(1))));
+    const clusters = !WORD_OPTIONS.has(name);
+    const option = words.slice(1).find((word) => codeOptions.includes(word) || (clusters && codeOptions.some((code) => /^-[A-Za-z]$/.test(code) && /^-[A-Za-z]+$/.test(word) && word.includes(code.slice(1)))));
     if (option !== undefined) {
       out.refusals.push({ reason: `${name} runs the code given with ${option}`, token: option });
       // Code that starts processes: its string literals are tried as commands (a deny on rm reads `os.system("rm x")`),
