@@ -121,6 +121,17 @@ async function earlierResults(
 }
 
 /**
+ * A tool's Command (its update carries the call's answer), as createAgent applies it, with the
+ * call's result for the guard's rule state. One for the parent graph goes as it is: this agent's
+ * step is left, and the parent's state has no result of this agent's guard to merge it into.
+ */
+function withResult(command: Command, result: CallResult): Command {
+  if (command.graph === Command.PARENT) return command;
+  const update = (command.update ?? {}) as Record<string, unknown>;
+  return new Command({ update: { ...update, guardResults: { [result.id]: result } }, ...(command.goto !== undefined ? { goto: command.goto } : {}) });
+}
+
+/**
  * wrapToolCall: the turn engine's `runCall` for one call LangChain dispatched. The gate keeps the
  * turn's batches in order inside this process; the call is authorized at its start against the
  * results of the earlier batches. Runs the tool itself (abort hierarchy, timeout, truncation,
@@ -157,11 +168,11 @@ export async function guardToolCall(guard: Guard, gate: TurnGate, processLedger:
   try {
     const done = await earlierResults(guard, ledger, gate, g, turnKey, batch, threadId);
     const keys: string[] = [];
-    const { message, result } = await runCall(guard, reviewed, { ctx, batch, base: rulesOf(guard, g), done }, config, { ledger, keys });
+    const { message, result, command } = await runCall(guard, reviewed, { ctx, batch, base: rulesOf(guard, g), done }, config, { ledger, keys });
     gate.record(turnKey, result);
     // This call's task returned: its result moves to the process ledger's returned entries (ledger-claim.ts).
     if (ledger === processLedger && config.signal?.aborted !== true) processLedger.forget(keys);
-    return new Command({ update: { messages: [message], guardResults: { [result.id]: result } } });
+    return command === undefined ? new Command({ update: { messages: [message], guardResults: { [result.id]: result } } }) : withResult(command, result);
   } finally {
     leave();
   }
