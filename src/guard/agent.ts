@@ -416,7 +416,8 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     const guardSlot: CallSlot = { ctx, batch: turn.nextBatch, base: rulesOf(guard, state.guard), done: turn.done ?? [] };
     return batch.flatMap((id) => {
       const call = turn.calls[id];
-      return call ? [new Send(N.tools, { guardCall: call, guardSlot })] : [];
+      // The graph's state goes with the call, as LangGraph's ToolNode sends it: a tool reads it as `runtime.state`.
+      return call ? [new Send(N.tools, { ...state, guardCall: call, guardSlot })] : [];
     });
   };
 

@@ -9,7 +9,7 @@ import { claimCall } from "./ledger-claim.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
 import { truncateToolContent } from "./truncate.js";
 import { contentText, toolContent, type ToolContent } from "../tools/tool-content.js";
-import { interruptCount, skipAnsweredInterrupts, taskInput } from "./langgraph-task.js";
+import { interruptCount, skipAnsweredInterrupts, toolStateOf } from "./langgraph-task.js";
 import { commandWith, isCommandLike, loadCommand, readToolCommand, storeCommand } from "../tools/command-result.js";
 import type { StoredCommand, ToolCommand } from "../tools/command-result.js";
 import type { Command } from "@langchain/langgraph";
@@ -150,7 +150,7 @@ export async function executeCall(
     if (guarded) configurable[GUARD_SIGNAL_KEY] = signal;
     // What LangChain's ToolNode gives a tool as its ToolRuntime besides the config: the call's id, the
     // graph state (`runtime.state`) and the config itself (`runtime.config`).
-    const toolConfig: LangGraphRunnableConfig & { toolCall: typeof toolCall; toolCallId: string; state: unknown; config: LangGraphRunnableConfig | undefined } = Object.assign({}, config, { toolCall, toolCallId: call.id, state: taskInput(config), config });
+    const toolConfig: LangGraphRunnableConfig & { toolCall: typeof toolCall; toolCallId: string; state: unknown; config: LangGraphRunnableConfig | undefined } = Object.assign({}, config, { toolCall, toolCallId: call.id, state: toolStateOf(config), config });
     // Run directly, nothing reads this signal (the tool's own is in `configurable`): one that never fires serves every call.
     toolConfig.signal = direct ? NEVER_ABORTED : guarded ? new AbortController().signal : signal;
     toolConfig.configurable = configurable;

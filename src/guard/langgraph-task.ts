@@ -47,6 +47,17 @@ export function taskInput(config: LangGraphRunnableConfig | undefined): unknown 
   return scratchpadOf(config)?.currentTaskInput;
 }
 
+/**
+ * The graph state a tool reads as `runtime.state`: the task's input, without what the guard's
+ * per-call task adds to it (the call and its slot, sent with the state by createGuardedAgent).
+ */
+export function toolStateOf(config: LangGraphRunnableConfig | undefined): unknown {
+  const input = taskInput(config);
+  if (typeof input !== "object" || input === null || !("guardCall" in input)) return input;
+  const { guardCall: _call, guardSlot: _slot, ...state } = input as Record<string, unknown>;
+  return state;
+}
+
 /** The task's interrupt count now (undefined outside a LangGraph task). */
 export function interruptCount(config: LangGraphRunnableConfig | undefined): number | undefined {
   const counter = scratchpadOf(config)?.interruptCounter;
