@@ -316,6 +316,8 @@ interface RunOptions {
   ledger?: ExecutionLedgerView | undefined;
   /** The call runs in the guard's own graph (createGuardedAgent): a tool's Command may only update its messages or go to the parent graph. */
   guardOwnsGraph?: boolean;
+  /** Runs a tool the guard reviews but does not own (guardMiddleware: the agent's tool handler). */
+  delegated?: () => Promise<unknown>;
 }
 
 /**
@@ -352,7 +354,7 @@ async function runAuthorized(
   options.keys?.push(key);
   // When the ledger carries the audit, a success's outcome record commits with its completion.
   const outcome = options.carried ? (status: string) => outcomeRecord(guard, slot.ctx, call, status) : undefined;
-  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config, ledger, { first: options.first, outcome, alone: options.alone, guardOwnsGraph: options.guardOwnsGraph });
+  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config, ledger, { first: options.first, outcome, alone: options.alone, guardOwnsGraph: options.guardOwnsGraph, delegated: options.delegated });
   if (executed.outcomeAudited) return executed;
   // In one task, a batch's outcomes go to the sink in one append (the caller writes `outcomes`).
   if (!outcomes) await auditOutcome(guard, slot.ctx, call, executed.result.status);

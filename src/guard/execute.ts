@@ -107,12 +107,16 @@ export async function executeCall(
     alone?: boolean | undefined;
     /** The call runs in the guard's own graph (createGuardedAgent): what a tool's Command may do there (command-result.ts). */
     guardOwnsGraph?: boolean | undefined;
+    /** Runs a tool the guard reviews but does not own (`Guard.delegate`): the agent's own tool handler. */
+    delegated?: (() => Promise<unknown>) | undefined;
   },
 ): Promise<ExecutedCall> {
   const tool = guard.tool(call.name);
   const spec = guard.spec(call.name);
   const finish = finisher(guard, call);
-  if (!tool || !spec) return finish("error", execution.notRegistered(call.name));
+  // A delegated tool runs only through the handler of the agent that owns it.
+  const delegated = guard.isDelegated(call.name) ? batchClaim?.delegated : undefined;
+  if (!tool || !spec || (guard.isDelegated(call.name) && !delegated)) return finish("error", execution.notRegistered(call.name));
 
   const timeoutMs = spec.timeoutMs ?? guard.options.defaultTimeoutMs;
   const claim = await claimCall(guard, ledger, idempotencyKey, config?.signal, batchClaim?.first);
@@ -158,7 +162,7 @@ export async function executeCall(
     const asking = batchClaim?.alone === true ? interruptCount(config) : undefined;
     let invocation: Promise<unknown>;
     try {
-      invocation = direct ? direct(call.args, toolConfig) : tool.invoke(toolCall, toolConfig);
+      invocation = delegated ? delegated() : direct ? direct(call.args, toolConfig) : tool.invoke(toolCall, toolConfig);
     } catch (error) {
       invocation = Promise.reject(error);
     }

@@ -19,6 +19,8 @@ import { decisionContextOf, type DecisionContext } from "../provenance/context.j
 
 interface ToolCallContext {
   toolCall: ToolCall;
+  /** The agent's tool for the call (LangChain's request.tool), when it has one. */
+  tool?: unknown;
   /** The agent's state; its messages (when present) feed provenance and context conditions. */
   state: { guard: GuardState; messages?: readonly BaseMessage[] };
   runtime: { configurable?: Record<string, unknown> | undefined; signal?: AbortSignal | undefined };
@@ -138,7 +140,7 @@ function withResult(command: Command, result: CallResult): Command {
  * ledger: the guard's, or the middleware's process ledger on MemorySaver) instead of calling the inner handler, so the guard should be the last middleware that
  * wraps tool calls.
  */
-export async function guardToolCall(guard: Guard, gate: TurnGate, processLedger: ProcessLedger, request: ToolCallContext): Promise<ToolMessage | Command> {
+export async function guardToolCall<R extends ToolCallContext>(guard: Guard, gate: TurnGate, processLedger: ProcessLedger, request: R, handler?: (request: R) => unknown): Promise<ToolMessage | Command> {
   const g = request.state.guard;
   const call = request.toolCall;
   const config = currentConfig(request.runtime);
@@ -168,7 +170,10 @@ export async function guardToolCall(guard: Guard, gate: TurnGate, processLedger:
   try {
     const done = await earlierResults(guard, ledger, gate, g, turnKey, batch, threadId);
     const keys: string[] = [];
-    const { message, result, command } = await runCall(guard, reviewed, { ctx, batch, base: rulesOf(guard, g), done }, config, { ledger, keys });
+    // A tool the guard reviews but does not own (another middleware's, createAgent's) runs through the
+    // agent's own handler once approved, with the reviewed arguments (a human's edit included).
+    const delegated = handler && guard.isDelegated(call.name) ? async () => handler({ ...request, toolCall: { ...call, args: reviewed.args } }) : undefined;
+    const { message, result, command } = await runCall(guard, reviewed, { ctx, batch, base: rulesOf(guard, g), done }, config, { ledger, keys, ...(delegated ? { delegated } : {}) });
     gate.record(turnKey, result);
     // This call's task returned: its result moves to the process ledger's returned entries (ledger-claim.ts).
     if (ledger === processLedger && config.signal?.aborted !== true) processLedger.forget(keys);
