@@ -43,7 +43,7 @@ function scratchpadOf(config: LangGraphRunnableConfig | undefined): Scratchpad |
  * The input of the task: the graph's state as the node reads it (LangChain's ToolNode hands it to a
  * tool as `runtime.state`); undefined outside a LangGraph task.
  */
-export function taskInput(config: LangGraphRunnableConfig | undefined): unknown {
+function taskInput(config: LangGraphRunnableConfig | undefined): unknown {
   return scratchpadOf(config)?.currentTaskInput;
 }
 

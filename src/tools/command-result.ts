@@ -43,11 +43,11 @@ export interface ToolCommand {
 }
 
 /** A Command read from a tool's result: the call's answer (what the model reads) and the rest to apply, or why it cannot be applied. */
-export type ReadCommand =
+type ReadCommand =
   | { ok: true; command: ToolCommand; answer: { content: unknown; status: "success" | "error"; artifact?: unknown } }
   | { ok: false; reason: string };
 
-export interface CommandScope {
+interface CommandScope {
   /** State keys no tool may update (the guard's own channels). */
   reserved: readonly string[];
   /**
