@@ -289,6 +289,45 @@ describe("crash replay: the call completed in the ledger, its step's checkpoint 
   });
 });
 
+describe("crash replay with guardMiddleware", () => {
+  it("createAgent on SQLite with the ledger: the tool ran once and its update applies once", async () => {
+    const db = join(tmp, `replay-mw-${counter++}.db`);
+    const saver = new CrashingSaver(SqliteSaver.fromConnString(db).db);
+    const ledger = await openLedger(`sqlite:${db}`);
+    const ran: string[] = [];
+    const agent = createAgent({
+      model: providerModel([[{ name: "write_todos", args: { todos: ["mw"] }, id: "t1" }], "done"], [], []),
+      stateSchema: z.object({ todos: z.array(z.string()).default([]) }),
+      middleware: [guardMiddleware({ tools: [writeTodos(ran)], ledger })],
+      checkpointer: saver,
+    });
+    const config = { ...thread("replay-mw"), durability: "sync" as const };
+    let crashing = true;
+    saver.crashWhen = () => crashing && ran.length > 0;
+    await expect(agent.invoke(say("plan"), config)).rejects.toThrow(/simulated crash/);
+    crashing = false;
+    const out = await agent.invoke(null as never, config);
+    expect(ran).toEqual(["write_todos mw"]);
+    expect(out.todos).toEqual(["mw"]);
+    expect(out.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => m.content)).toEqual(['Updated todo list to ["mw"]']);
+  });
+});
+
+describe("returnDirect", () => {
+  it("a returnDirect tool that returns a Command: its update applies and the run ends after it", async () => {
+    const finish = tool(async ({ summary }, config) => new Command({ update: { notes: [summary], messages: [new ToolMessage({ content: `final: ${summary}`, tool_call_id: callIdOf(config) })] } }), {
+      name: "finish",
+      description: "Finish with a summary",
+      schema: z.object({ summary: z.string() }),
+      returnDirect: true,
+    });
+    const { graph } = customGraph([finish as unknown as AnyTool], [[{ name: "finish", args: { summary: "all good" }, id: "f1" }], "never asked"], { guard: { defaultRisk: "low" } });
+    const out = await graph.invoke(say("wrap up"), thread("return-direct"));
+    expect(out.notes).toEqual(["all good"]);
+    expect(transcript(out.messages)).toEqual(["human:wrap up", "ai:", "tool:final: all good@f1"]);
+  });
+});
+
 // ─── swarm-style handoff ─────────────────────────────────────────────────────────────────────────
 
 /** A handoff tool as @langchain/langgraph-swarm's createHandoffTool writes it. */
