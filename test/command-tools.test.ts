@@ -205,6 +205,31 @@ describe("a parallel batch of two Command tools and one plain tool", () => {
   });
 });
 
+describe("aborts", () => {
+  it("a failing command cancels its batch sibling: the sibling's Command is not applied; a later batch's is", async () => {
+    const failing = defineTool({ name: "bash", description: "Runs a command", schema: z.object({}), risk: "low", isConcurrencySafe: () => true, execute: async () => { await new Promise((r) => setTimeout(r, 20)); throw new Error("exit 1"); } });
+    const waiting = defineTool({
+      name: "slow_note",
+      description: "Adds a note when done",
+      schema: z.object({}),
+      risk: "low",
+      isConcurrencySafe: () => true,
+      execute: (_args, ctx) =>
+        new Promise<Command>((resolve, reject) => {
+          const timer = setTimeout(() => resolve(new Command({ update: { notes: ["late"] } })), 2_000);
+          ctx.signal.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("aborted"))), { once: true });
+        }),
+    });
+    const after = defineTool({ name: "note_after", description: "Adds a note", schema: z.object({}), risk: "low", execute: () => new Command({ update: { notes: ["after"] } }) });
+    const { graph } = customGraph([failing, waiting, after], [[{ name: "bash", id: "b1" }, { name: "slow_note", id: "s1" }, { name: "note_after", id: "n1" }], "done"]);
+    const out = await graph.invoke(say("go"), thread("abort"));
+    expect(out.notes).toEqual(["after"]);
+    const answers = Object.fromEntries(out.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => [(m as ToolMessage).tool_call_id, String(m.content)]));
+    expect(answers.b1).toMatch(/^Error: bash failed: exit 1/);
+    expect(answers.s1).toMatch(/^Cancelled: slow_note/);
+  });
+});
+
 describe("an approval in front of a Command tool", () => {
   const permissions = () => new PermissionPolicy([{ id: "ask-todos", tool: "write_todos", mode: "ask", reason: "todos are shared" }]);
   const replies: Reply[] = [[{ name: "write_todos", args: { todos: ["ship"] }, id: "t1" }], "done"];
