@@ -58,9 +58,11 @@ export const GUARD_MIDDLEWARE_NAME = "GuardMiddleware";
  * - afterModel: reviews the turn's calls, raising one approval interrupt for all that ask;
  * - wrapToolCall: gates, runs (timeout, abort, truncation), audits and records each call.
  *
- * The guard's tools are registered with the agent by the middleware; tools the guard does not
- * know are never shown to the model. Put it last in `middleware` so no other wrapToolCall sits
- * inside it: it runs the tool itself rather than calling the inner handler.
+ * The guard's tools are registered with the agent by the middleware. The agent's other tools
+ * (another middleware's, `createAgent({ tools })`) are reviewed like the guard's own (`agentTools`
+ * lets rules name them) and run, once approved, through the inner handler. Put it last in
+ * `middleware` so no other wrapToolCall sits inside it: it runs its own tools itself rather than
+ * calling the inner handler.
  */
 export function guardMiddleware(options: GuardMiddlewareOptions) {
   const { guard, adopts } = middlewareGuard(options);
