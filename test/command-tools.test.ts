@@ -20,6 +20,7 @@ import { createGuardedAgent } from "../src/guard/agent.js";
 import { GuardAnnotation } from "../src/guard/state.js";
 import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
 import type { GuardOptions } from "../src/guard/options.js";
+import type { ExecutionLedgerView } from "../src/guard/interfaces.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import { PermissionPolicy } from "../src/policy/permissions.js";
 import { openLedger } from "../src/storage/ledger.js";
@@ -311,6 +312,27 @@ describe("crash replay: the call completed in the ledger, its step's checkpoint 
     expect(ran).toEqual(["handoff agent_b"]);
     expect(out.activeAgent).toBe("agent_b");
     expect(transcript(out.messages)).toEqual(["human:help", "ai:", "tool:Transferred to agent_b@h1", "ai:agent b here"]);
+  });
+});
+
+describe("a ledger record of a Command that cannot be read back", () => {
+  it("applies nothing and does not run the tool again (fail closed)", async () => {
+    const ran: string[] = [];
+    // A ledger that already holds the call's completion, with a Command record that is not one.
+    const recorded: ExecutionLedgerView = {
+      claim: async () => "done",
+      result: async () => JSON.stringify({ content: "Updated todo list", command: { state: "not a record" } }),
+      complete: async () => undefined,
+      release: async () => undefined,
+      renew: async () => true,
+    };
+    const { graph } = customGraph([writeTodos(ran)], [[{ name: "write_todos", args: { todos: ["x"] }, id: "t1" }], "done"], { guard: { ledger: recorded } });
+    const out = await graph.invoke(say("plan"), thread("bad-record"));
+    expect(ran).toEqual([]);
+    expect(out.todos).toEqual([]);
+    expect(out.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => m.content)).toEqual([
+      "Error: write_todos failed: it ran, and the LangGraph Command it returned was recorded, but the record cannot be read back, so nothing of the Command was applied; the call will not run again.",
+    ]);
   });
 });
 

@@ -123,7 +123,7 @@ export async function executeCall(
   if (claim.kind === "aborted") {
     return finish("cancelled", execution.didNotRun(call.name, describeAbort({ kind: "run" })));
   }
-  if (claim.kind === "done") return fromLedger(claim.recorded, finish, config);
+  if (claim.kind === "done") return fromLedger(call.name, claim.recorded, finish, config);
   const scope = { reserved: GUARD_CHANNEL_KEYS, guardOwnsGraph: batchClaim?.guardOwnsGraph === true };
 
   const batch = joinBatch(batchKey, config?.signal);
@@ -349,6 +349,7 @@ function recordable(classified: Classified, finish: Finish, call: ReviewedCall):
 }
 
 function fromLedger(
+  name: string,
   recorded: string,
   finish: (status: CallResult["status"], content: ToolContent) => ExecutedCall,
   config: LangGraphRunnableConfig | undefined,
@@ -356,10 +357,13 @@ function fromLedger(
   const { content, interrupts, command, failed } = readLedgerResult(recorded);
   // Not run again: the interrupts it asked (and had answered) are passed over in this task's count.
   if (interrupts !== undefined) skipAnsweredInterrupts(config, interrupts);
+  if (command === undefined) return finish(failed === true ? "error" : "success", content);
+  // Its tool returned a Command: applied again, as recorded, with the same answer; a record that
+  // cannot be read back applies nothing (fail closed), and the call is not run again either.
+  const loaded = loadCommand(command);
+  if (!loaded) return finish("error", execution.failed(name, execution.commandRecordUnreadable()));
   const executed = finish(failed === true ? "error" : "success", content);
-  // Its tool returned a Command: applied again, as recorded, with the same answer.
-  const loaded = command === undefined ? undefined : loadCommand(command);
-  return loaded ? { ...executed, command: commandWith(loaded, executed.message) } : executed;
+  return { ...executed, command: commandWith(loaded, executed.message) };
 }
 
 /**

@@ -454,6 +454,9 @@ export const execution = {
   /** A tool's Command the guard cannot record for exactly-once replay: it is not applied, and the call is not run again. */
   commandNotRecorded: (why: string) =>
     `it ran, but returned a LangGraph Command the guard cannot record for exactly-once replay (${why}), so nothing of the Command was applied; the call will not run again. Put only plain JSON data and LangChain messages in a Command's update.`,
+  /** A completed call whose recorded Command cannot be read back from the ledger: nothing is applied, and it does not run again. */
+  commandRecordUnreadable: () =>
+    "it ran, and the LangGraph Command it returned was recorded, but the record cannot be read back, so nothing of the Command was applied; the call will not run again.",
   /** The answer to a call whose Command had no ToolMessage for it (the Command itself was applied). */
   commandWithoutAnswer: (tool: string, parts: readonly string[]) =>
     parts.length > 0 ? `${tool} applied its update (${parts.join(", ")}).` : `${tool} returned an empty update.`,
