@@ -24,6 +24,8 @@ import type { ExecutionLedgerView } from "../src/guard/interfaces.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import { PermissionPolicy } from "../src/policy/permissions.js";
 import { openLedger } from "../src/storage/ledger.js";
+import { openCheckpointer } from "../src/storage/checkpointer.js";
+import { postgresConfigured, postgresForTests, schemaDroppedAfterAll } from "./helpers/postgres.js";
 import { defineTool } from "../src/tools/define-tool.js";
 import type { AnyTool } from "../src/tools/types.js";
 import { MemoryAuditSink } from "../src/audit/memory.js";
@@ -312,6 +314,47 @@ describe("crash replay: the call completed in the ledger, its step's checkpoint 
     expect(ran).toEqual(["handoff agent_b"]);
     expect(out.activeAgent).toBe("agent_b");
     expect(transcript(out.messages)).toEqual(["human:help", "ai:", "tool:Transferred to agent_b@h1", "ai:agent b here"]);
+  });
+});
+
+/** Makes `saver` fail every write while `when()` says so: the process died before the step's checkpoint. */
+function crashingWrites(saver: BaseCheckpointSaver, when: () => boolean): BaseCheckpointSaver {
+  const putWrites = saver.putWrites.bind(saver);
+  const put = saver.put.bind(saver);
+  saver.putWrites = async (...args) => {
+    if (when()) throw new Error("simulated crash: the step's writes were never saved");
+    return putWrites(...args);
+  };
+  saver.put = async (...args) => {
+    if (when()) throw new Error("simulated crash: the step's checkpoint was never saved");
+    return put(...args);
+  };
+  return saver;
+}
+
+describe.runIf(postgresConfigured)("crash replay on PostgreSQL (checkpointer and ledger)", () => {
+  const schema = schemaDroppedAfterAll("gg_command_tools");
+  it("GuardedToolNode: the tool ran once and its update applies once", async () => {
+    const url = await postgresForTests();
+    if (!url) return;
+    const opened = await openCheckpointer(url, { schema });
+    const ledger = await openLedger(url, { schema });
+    try {
+      const ran: string[] = [];
+      let crashing = true;
+      const saver = crashingWrites(opened.checkpointer, () => crashing && ran.length > 0);
+      const { graph } = customGraph([writeTodos(ran)], [[{ name: "write_todos", args: { todos: ["pg"] }, id: "t1" }], "done"], { guard: { ledger }, checkpointer: saver });
+      const config = { ...thread("replay-pg"), durability: "sync" as const };
+      await expect(graph.invoke(say("plan"), config)).rejects.toThrow(/simulated crash/);
+      crashing = false;
+      const out = await graph.invoke(null, config);
+      expect(ran).toEqual(["write_todos pg"]);
+      expect(out.todos).toEqual(["pg"]);
+      expect(out.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => m.content)).toEqual(['Updated todo list to ["pg"]']);
+    } finally {
+      await (ledger as { close?: () => Promise<void> }).close?.();
+      await opened.close();
+    }
   });
 });
 
