@@ -14,7 +14,7 @@ export type { GuardedToolNodeInput, GuardedToolNodeOutput, GuardedToolNodeOutput
 export { GuardAnnotation, GuardedAgentState, GuardStateFields } from "./guard/state.js";
 export type { GuardState, GuardedAgentStateType } from "./guard/state.js";
 export { Guard } from "./guard/guard.js";
-export type { GuardOptions, HumanDecisionType } from "./guard/options.js";
+export type { GuardOptions, GuardSettings, HumanDecisionType, PermissionsOption } from "./guard/options.js";
 export { guardFromPolicy } from "./guard/from-policy.js";
 export type { PolicyGuard } from "./guard/from-policy.js";
 export { truncateResult, truncateToolContent } from "./guard/truncate.js";

@@ -139,6 +139,69 @@ export async function answerAbortedTurn(
   return { messages: answeredList, update: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...answeredList] };
 }
 
+/** Marks the ToolMessages `answerSkippedCalls` writes (the middleware's afterModel then sends the run to the model). */
+const SKIPPED = "guard_skipped";
+
+/** Whether `message` is a guard's answer to a call another middleware's jump skipped (`answerSkippedCalls`). */
+export function isSkippedAnswer(message: BaseMessage | undefined): boolean {
+  return message !== undefined && ToolMessage.isInstance(message) && message.additional_kwargs[SKIPPED] === true;
+}
+
+/**
+ * The calls of the turn planned for the last model message that have neither a ToolMessage nor a
+ * result when the model is about to be called: another middleware's `jumpTo: "model"` after the
+ * guard's review sent the run past the tools. Each is answered, with its recorded result if the
+ * ledger holds one, else as not run (a call nobody runs is never run later: it is answered), and its
+ * outcome audited; undefined when there is none.
+ */
+export async function answerSkippedCalls(
+  guard: Guard,
+  ledger: ExecutionLedgerView | undefined,
+  run: number,
+  messages: readonly BaseMessage[],
+  plan: { readonly messageId: string; readonly batches: readonly (readonly string[])[] },
+  results: Readonly<Record<string, unknown>>,
+  ctx: TurnContext,
+): Promise<ToolMessage[] | undefined> {
+  const at = messages.findLastIndex((m) => AIMessage.isInstance(m));
+  const ai = messages[at];
+  if (!ai || !AIMessage.isInstance(ai) || ai.id !== plan.messageId) return undefined;
+  const answered = new Set(messages.slice(at + 1).flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])));
+  const planned = new Set(plan.batches.flat());
+  const open = (ai.tool_calls ?? []).flatMap((c) => (c.id !== undefined && planned.has(c.id) && !answered.has(c.id) && results[c.id] === undefined ? [{ ...c, id: c.id }] : []));
+  if (open.length === 0) return undefined;
+  const answers: ToolMessage[] = [];
+  const records = [];
+  for (const call of open) {
+    const recorded = ledger ? await recordedResult(guard, ledger, ledgerKeyFor(ctx.threadId, run, call.id), guard.abortGraceMs) : undefined;
+    const content = recorded !== undefined ? readLedgerResult(recorded).content : execution.skippedByJump(call.name);
+    const max = guard.spec(call.name)?.maxResultChars ?? guard.maxResultChars;
+    answers.push(
+      new ToolMessage({
+        content: truncateToolContent(content, max),
+        tool_call_id: call.id,
+        name: call.name,
+        status: recorded !== undefined ? "success" : "error",
+        additional_kwargs: { [SKIPPED]: true },
+      }),
+    );
+    const reviewed: ReviewedCall = {
+      id: call.id,
+      name: call.name,
+      args: call.args,
+      outcome: "run",
+      ruleId: "run:skipped",
+      reason: "the run went back to the model before this call was run",
+      risk: guard.riskOf(call.name),
+      concurrencySafe: false,
+      requestHeartbeat: false,
+    };
+    if (guard.options.audit) records.push(outcomeRecord(guard, ctx, reviewed, recorded !== undefined ? "success" : "cancelled"));
+  }
+  if (records.length > 0) await guard.options.audit?.write(records);
+  return answers;
+}
+
 // ─── turns run inside one step (GuardedToolNode) ──────────────────────────────────────────────────
 
 /** Turns remembered per guard (oldest dropped first). */

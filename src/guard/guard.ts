@@ -6,7 +6,7 @@ import type { RuleState, ToolRule } from "../rules/types.js";
 import { ToolRegistry, guardSpecOf } from "../tools/registry.js";
 import type { ToolAllowance, ToolDefinition } from "../tools/registry.js";
 import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
-import type { GuardOptions, HumanDecisionType } from "./options.js";
+import type { GuardOptions, GuardSettings, HumanDecisionType, PermissionsOption } from "./options.js";
 import { PermissionPolicy } from "../policy/permissions.js";
 import { overriddenRisk } from "../policy/risk.js";
 import type { PermissionDecider } from "./interfaces.js";
@@ -41,14 +41,14 @@ interface RiskTable {
  * the guard's `defaultRisk` and `riskModes`, else those of a PermissionPolicy handed to it (which
  * applies its own defaultRisk to a tool the guard declares no risk for).
  */
-function riskBaseline(settings: RiskSettings, permissions: GuardOptions["permissions"]) {
+function riskBaseline(settings: RiskSettings, permissions: GuardSettings["permissions"]) {
   const policy = permissions instanceof SwappablePermissions ? permissionPolicy(permissions.loaded) : permissions;
   const own = policy instanceof PermissionPolicy ? policy.definition.options : {};
   return { defaultRisk: settings.defaultRisk ?? own.defaultRisk, riskModes: { ...own.riskModes, ...settings.riskModes } };
 }
 
 /** A frozen copy: a caller changing its objects later changes nothing in force. */
-function riskSettings(settings: RiskSettings, registry: ToolRegistry, permissions: GuardOptions["permissions"]): RiskTable {
+function riskSettings(settings: RiskSettings, registry: ToolRegistry, permissions: GuardSettings["permissions"]): RiskTable {
   const problems = trustProblems(registry.list(), settings.mcp);
   if (problems.length > 0) throw new GuardConfigError(problems.join("; "));
   return Object.freeze({
@@ -59,6 +59,21 @@ function riskSettings(settings: RiskSettings, registry: ToolRegistry, permission
     mcpSpecs: annotatedSpecs(registry.list(), guardSpecOf, settings.mcp, riskBaseline(settings, permissions)),
   });
 }
+/**
+ * `permissions` or `shadowPermissions` as the guard holds it: a decider as given, a list of
+ * permission rules built into a PermissionPolicy (its errors name the rule), anything else refused
+ * here rather than at the first call.
+ */
+function deciderOf(given: PermissionsOption | undefined, option: "permissions" | "shadowPermissions"): PermissionDecider | undefined {
+  if (given === undefined) return undefined;
+  if (Array.isArray(given)) return new PermissionPolicy(given);
+  const decide = typeof given === "object" && given !== null ? (given as { decide?: unknown }).decide : undefined;
+  if (typeof decide === "function") return given as PermissionDecider;
+  throw new GuardConfigError(
+    `${option} must be a PermissionPolicy (new PermissionPolicy(rules), or permissionPolicy(parsePolicy(text))), a list of permission rules, or an object with a decide(tool, args) method; got ${given === null ? "null" : typeof given}`,
+  );
+}
+
 /** Distinct allowance sets whose tool definitions are kept (a rule state rarely yields many). */
 const MAX_CACHED_DEFINITIONS = 64;
 
@@ -68,7 +83,8 @@ const MAX_CACHED_DEFINITIONS = 64;
  */
 export class Guard {
   readonly registry: ToolRegistry;
-  readonly options: GuardOptions;
+  /** The options given, with `permissions` and `shadowPermissions` as deciders (see `GuardSettings`). */
+  readonly options: GuardSettings;
   readonly maxConcurrency: number;
   readonly maxResultChars: number;
   readonly abortGraceMs: number;
@@ -78,7 +94,11 @@ export class Guard {
   readonly ledgerLeaseMs: number;
   readonly now: () => number;
 
-  constructor(options: GuardOptions) {
+  constructor(given: GuardOptions) {
+    const decider = deciderOf(given.permissions, "permissions");
+    const shadowDecider = deciderOf(given.shadowPermissions, "shadowPermissions");
+    const options: GuardSettings =
+      given.permissions === decider && given.shadowPermissions === shadowDecider ? (given as GuardSettings) : { ...given, permissions: decider, shadowPermissions: shadowDecider };
     this.options = options;
     this.registry = new ToolRegistry(options.tools);
     this.now = options.now ?? Date.now;

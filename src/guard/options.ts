@@ -5,22 +5,30 @@ import type { ToolRule } from "../rules/types.js";
 import type { AnyTool, RiskLevel } from "../tools/types.js";
 import type { ExecutionLedgerView, KillswitchView, PermissionDecider } from "./interfaces.js";
 import type { McpOptions } from "../mcp/annotations.js";
+import type { PermissionRule } from "../policy/permissions.js";
 
 export type HumanDecisionType = "approve" | "edit" | "reject";
+
+/** What `permissions` takes: a decider (`PermissionPolicy`, a swappable or your own), or a list of permission rules. */
+export type PermissionsOption = PermissionDecider | readonly PermissionRule[];
 
 export interface GuardOptions {
   tools: readonly AnyTool[];
   /** Tool rules (ordering, limits, cooldowns, terminal and exit tools, allowed operations). */
   rules?: readonly ToolRule[];
-  /** Permission rules on tool name and arguments. Without one, each tool's risk decides. */
-  permissions?: PermissionDecider;
+  /**
+   * Permission rules on tool name and arguments: a `PermissionPolicy` (or any decider), or the rules
+   * themselves (`[{ tool: "deploy", mode: "ask" }]`, built into a `PermissionPolicy` with its default
+   * options). Without any, each tool's risk decides.
+   */
+  permissions?: PermissionsOption;
   /**
    * A candidate policy run in shadow beside `permissions`: decided on every call, audited
    * (`detail.shadow` of each decision record) and streamed (`shadow` of each decision event) as what
    * it would have done, never enforced. Wins over the shadow rules of `permissions` (`shadow: true`).
    * A policy file's `shadow: FILE` sets it.
    */
-  shadowPermissions?: PermissionDecider;
+  shadowPermissions?: PermissionsOption;
   /** Risk per tool name, overriding what the tool declares (used when `permissions` is absent). */
   toolRisk?: Readonly<Record<string, RiskLevel>>;
   /** Risk per tool and operation (`{ kubectl: { delete: "high" } }`), from a policy's `tools.X.operations`. */
@@ -142,3 +150,9 @@ export interface InterruptOnConfig {
  * config.
  */
 export type InterruptOn = Readonly<Record<string, boolean | InterruptOnConfig>>;
+
+/** GuardOptions as a `Guard` holds them: `permissions` and `shadowPermissions` are deciders (a list of rules became a `PermissionPolicy`). */
+export type GuardSettings = Omit<GuardOptions, "permissions" | "shadowPermissions"> & {
+  readonly permissions?: PermissionDecider;
+  readonly shadowPermissions?: PermissionDecider;
+};

@@ -4,7 +4,7 @@ import type { RuleState } from "../rules/types.js";
 import type { RiskLevel, ToolGuardSpec } from "../tools/types.js";
 import type { ToolRulesEngine } from "../rules/engine.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { GuardOptions } from "./options.js";
+import type { GuardSettings } from "./options.js";
 import type { PermissionDecider } from "./interfaces.js";
 import { argumentLimitsShape, checkArgumentLimits, PERHAPS_OVER, WITHIN_NO_NULL } from "../policy/limits.js";
 import { noRuleDecision } from "../policy/defaults.js";
@@ -27,7 +27,7 @@ export interface RawToolCall {
 
 /** What reviewing a call reads of the guard (a `Guard` is one). */
 interface CallReviewer {
-  readonly options: Pick<GuardOptions, "killswitch" | "permissions" | "riskModes" | "bypass">;
+  readonly options: Pick<GuardSettings, "killswitch" | "permissions" | "riskModes" | "bypass">;
   readonly registry: Pick<ToolRegistry, "names">;
   readonly engine: Pick<ToolRulesEngine, "prefillsArgs" | "prefilledArgs" | "keptViolation">;
   spec(name: string): ToolGuardSpec | undefined;

@@ -74,7 +74,23 @@ export class GuardedToolNode extends RunnableLambda<GuardedToolNodeInput, Guarde
     });
     this.guard = guard;
   }
+
+  /**
+   * LangGraph's `createReactAgent({ tools: toolNode })` reads a ToolNode's `tools` to bind them to
+   * the model and then wires a fixed edge from the tools back to the model. This node cannot work
+   * behind that edge (the model would be called while calls wait for approval, and a Terminal rule
+   * could not end the run), so reading `tools` stops the build with what to use instead.
+   */
+  get tools(): never {
+    throw new GuardConfigError(NOT_A_REACT_AGENT_TOOL_NODE);
+  }
 }
+
+const ONE_CALL_SENT =
+  "GuardedToolNode reviews the calls of a model message together (one approval interrupt for all that ask) and was sent one call (LangGraph's Send({ ...state, lg_tool_call }), as createReactAgent's version \"v2\" routes): route the model's message to it with an edge, or with guardedToolsRoute after it, not with one Send per call";
+
+const NOT_A_REACT_AGENT_TOOL_NODE =
+  "GuardedToolNode cannot be the tool node of LangGraph's createReactAgent: its fixed edge from the tools back to the model would call the model while calls wait for approval, and a Terminal rule could not end the run. Use createGuardedAgent({ model, tools, ... }) (the same agent loop, guarded), LangChain's createAgent with guardMiddleware, or GuardedToolNode in your own StateGraph routed by guardedToolsRoute(\"agent\")";
 
 function guardOfNodeOptions(options: GuardOptions | GuardLike): Guard {
   const where = "GuardedToolNode";
@@ -91,6 +107,9 @@ async function runGuardedTools(
   config: LangGraphRunnableConfig | undefined,
 ): Promise<GuardedToolNodeOutput | Command | GuardedToolNodeOutputs> {
   if (!input.guard) throw missingChannels();
+  // LangGraph's Send({ ...state, lg_tool_call }) (createReactAgent's version "v2"): one task per call,
+  // each of which would review and answer the whole turn.
+  if ((input as { lg_tool_call?: unknown }).lg_tool_call !== undefined) throw new GuardConfigError(ONE_CALL_SENT);
   const g = startRunIfNew(guard, input.guard ?? emptyGuardState(), input.messages, threadIdOf(config));
   // The last pass answered every call of a turn that crossed a limit with exitBehavior "error": throw it now.
   throwIfLimitStopped(g);

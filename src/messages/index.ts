@@ -470,6 +470,13 @@ export const execution = {
    */
   endedBeforeRun: (tool: string) =>
     `Cancelled: ${tool} did not run: the run ended before this call was run, and new input arrived. It will not run; call it again if it is still needed.`,
+  /**
+   * An approved call of the last model message that never reached the tools: another middleware's
+   * afterModel hook sent the run back to the model first (LangChain's humanInTheLoopMiddleware does
+   * on a reject), answered before the model is called.
+   */
+  skippedByJump: (tool: string) =>
+    `Cancelled: ${tool} did not run: the run went back to the model before this call was run (another middleware sent it there). It will not run; call it again if it is still needed.`,
   /** The same without a ledger: whether it ran cannot be known (its result was not saved where the guard can read it). */
   unknownAfterAbort: (tool: string) =>
     `Cancelled: ${tool} did not report a result: the run was aborted while it ran, and new input arrived. Whether it had any effect is unknown; it will not run again. Check before calling it again.`,

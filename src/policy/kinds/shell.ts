@@ -424,6 +424,7 @@ function addSimple(
   let allowAs: SimpleCommand["allowAs"];
   let connects: SimpleCommand["connects"];
   const placeForms: (readonly string[])[] = [];
+  const otherScripts: string[] = [];
   for (const form of forms) {
     const reading = readProgram(form);
     if (form === forms[0] && reading.transparent === true) transparent = true;
@@ -435,7 +436,10 @@ function addSimple(
     unknown ??= reading.unknown;
     for (const extra of reading.forms) if (forms.length < MAX_FORMS) forms.push([...extra]);
     nested.commands.push(...reading.commands);
-    nested.scripts.push(...reading.scripts);
+    // The scripts of another spelling (look-alikes folded, white space runs made one space) are read
+    // too; one that cannot be parsed leaves the line one a deny cannot be sure of (below).
+    if (form === forms[0]) nested.scripts.push(...reading.scripts);
+    else otherScripts.push(...reading.scripts);
     nested.guesses.push(...reading.guesses);
     if (reading.readsStdin === true && stdin !== undefined && stdin.fromFile !== true) {
       if (stdin.text !== undefined && runsStdinAsShell(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
@@ -507,6 +511,15 @@ function addSimple(
     addSimple(inner, undefined, { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail);
   }
   for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk);
+  for (const script of new Set(otherScripts)) {
+    if (nested.scripts.includes(script)) continue;
+    try {
+      nestedScript(script, basename(words[0] ?? ""), walk);
+    } catch (error) {
+      if (!(error instanceof Unreadable)) throw error;
+      walk.unknown ??= `another spelling of the line cannot be read (${error.message})`;
+    }
+  }
   for (const guess of new Set(nested.guesses)) {
     const probe: Walk = { commands: [], depth: walk.depth + 1, refusal: undefined };
     if (walk.depth < MAX_NESTED_SCRIPTS && parseInto(guess, probe) === undefined) for (const command of probe.commands) addCommand(walk, command);
@@ -748,13 +761,14 @@ function parseInto(source: string, walk: Walk): string | undefined {
 
 /**
  * The source as bash's lexer reads it where tree-sitter reads it otherwise: a backslash-newline is
- * removed outside single quotes and comments (`git pu\⏎sh` is `git push`), and a carriage return is
- * a word character, not white space (`\␍␊` escapes the CR and the LF ends the command). Carriage
- * returns become U+00A0, which the parser also reads as a word character. Undefined when there is
- * nothing to change.
+ * removed outside single quotes and comments (`git pu\⏎sh` is `git push`), a carriage return is
+ * a word character, not white space (`\␍␊` escapes the CR and the LF ends the command), and a line
+ * that starts with a backslash starts a new command (`ls⏎\rm x`; the parser reads `\rm` as a word
+ * of `ls`). Carriage returns become U+00A0, which the parser also reads as a word character; a
+ * blank is put before such a backslash. Undefined when there is nothing to change.
  */
 export function bashLexerReading(source: string): string | undefined {
-  if (!source.includes("\\\n") && !source.includes("\r")) return undefined;
+  if (!source.includes("\\\n") && !source.includes("\r") && !source.includes("\n\\")) return undefined;
   let out = "";
   let quote: "'" | '"' | "$'" | undefined;
   let comment = false;
@@ -771,6 +785,7 @@ export function bashLexerReading(source: string): string | undefined {
       if (ch === "\n") {
         comment = false;
         wordStart = true;
+        if (source[i + 1] === "\\") out += " "; // a line that starts with a backslash, as below
       }
       continue;
     }
@@ -814,6 +829,10 @@ export function bashLexerReading(source: string): string | undefined {
     if (ch === "'") quote = source[i - 1] === "$" ? "$'" : "'";
     else if (ch === '"') quote = '"';
     out += ch;
+    // A line that starts with an escaped character (`\rm -rf x`, `\npm`) is a new command to bash;
+    // the parser joins it to the line before as one more word. A blank before it changes nothing
+    // to bash and keeps the two apart for the parser.
+    if (ch === "\n" && source[i + 1] === "\\") out += " ";
     wordStart = /[\s;&|()<>]/.test(ch);
   }
   return out;
