@@ -61,8 +61,9 @@ describe("guardMiddleware: permission outcomes", () => {
     expect(out.messages.at(-1)?.content).toBe("could not");
     expectNoOrphans(out.messages);
   });
-  it("never shows the model a tool the guard does not know, and refuses a call to one", async () => {
-    const stray = defineTool({ name: "stray", description: "not guarded", schema: z.object({}), execute: () => "ran" });
+  it("shows the model a tool createAgent was given beside the guard, and reviews a call to it like any tool without a declared risk: it asks", async () => {
+    let ran = 0;
+    const stray = defineTool({ name: "stray", description: "not guarded", schema: z.object({}), execute: () => (ran++, "ran") });
     const model = fakeModel()
       .respondWithTools([{ name: "stray", args: {}, id: "u1" }])
       .respond(new AIMessage("ok"));
@@ -75,10 +76,9 @@ describe("guardMiddleware: permission outcomes", () => {
       checkpointer: new MemorySaver(),
     });
     const out = await agent.invoke({ messages: [new HumanMessage("x")] }, thread("mw-unknown"));
-    expect(bindings[0]?.names).toEqual(["kubectl_get", "kubectl_delete"]);
-    const refusal = toolMessages(out.messages)[0];
-    expect(refusal?.content).toMatch(/^Refused "stray" by rule unknown-tool: there is no tool with that name. Available tools: .*kubectl_get/);
-    expectNoOrphans(out.messages);
+    expect([...(bindings[0]?.names ?? [])].sort()).toEqual(["kubectl_delete", "kubectl_get", "stray"]);
+    expect(interruptsOf(out)[0]?.actionRequests.map((a) => [a.toolCallId, a.name])).toEqual([["u1", "stray"]]);
+    expect(ran).toBe(0);
   });
 });
 

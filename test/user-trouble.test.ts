@@ -400,10 +400,12 @@ describe("arguments the provider cannot parse (invalid_tool_calls) are refused w
 
 // ---------------------------------------------------------------------------------------------
 // langchain-ai/langgraphjs#740 "Allow tools to return Commands and update graph state": users'
-// tools return `new Command({ update: { messages: [ToolMessage], ... } })`. A guarded call's only
-// effect on the graph is its result, so such a call is reported as failed with the reason (never
-// turned into JSON the model reads as the result), and nothing of the Command is applied.
-describe("a tool that returns a LangGraph Command: a clear error, nothing of the Command applied, the thread goes on", () => {
+// tools return `new Command({ update: { messages: [ToolMessage], ... } })`. The guard applies it as
+// LangGraph's ToolNode does (the tool's ToolMessage is the call's answer); in createGuardedAgent's own
+// graph, whose state holds only messages and whose routing is the guard's, a Command that updates
+// another key or routes is refused with the reason (Command.PARENT is the way out), never turned
+// into JSON the model would read as the result.
+describe("a tool that returns a LangGraph Command: applied as ToolNode applies it, or a clear error, and the thread goes on", () => {
   const setUser = tool(
     async ({ name }, config) =>
       new Command({ update: { user_name: name, messages: [new ToolMessage({ content: `user set to ${name}`, tool_call_id: (config as { toolCall?: { id?: string } }).toolCall?.id ?? "" })] } }),
@@ -414,13 +416,13 @@ describe("a tool that returns a LangGraph Command: a clear error, nothing of the
     description: "Remember the user's name",
     schema: z.object({ name: z.string() }),
     risk: "low",
-    execute: ({ name }) => new Command({ update: { user_name: name }, goto: "agent" }),
+    execute: ({ name }) => new Command({ update: { user_name: name } }),
   });
 
   describe.each(ENTRIES)("%s", (entry) => {
     it.each([
-      ["a LangChain tool", setUser as unknown as AnyTool, /^Error: set_user failed: it ran, but returned a LangGraph Command \(user_name, messages\) instead of a result\. A guarded tool changes the graph only through its result, so nothing of the Command was applied; its message said: user set to bob\. Return the result/],
-      ["a defineTool tool", setUserDefined as AnyTool, /^Error: set_user failed: it ran, but returned a LangGraph Command \(user_name, goto\) instead of a result\. .* so nothing of the Command was applied\. Return the result/],
+      ["a LangChain tool", setUser as unknown as AnyTool, entry === "agent" ? /^Error: set_user failed: it ran, but returned a LangGraph Command \(user_name, messages\) that the guarded agent's own graph cannot apply: .* Nothing of the Command was applied\. To update or route the graph that contains this agent, return Command\(\{ graph: Command\.PARENT/ : /^user set to bob$/],
+      ["a defineTool tool", setUserDefined as AnyTool, entry === "agent" ? /^Error: set_user failed: it ran, but returned a LangGraph Command \(user_name\) that the guarded agent's own graph cannot apply/ : /^set_user applied its update \(user_name\)\.$/],
     ])("%s", async (_label, setter, expected) => {
       const { graph, refusals } = build(entry, { tools: [setter], replies: [[{ name: "set_user", args: { name: "bob" }, id: "u1" }], "noted", "next"], guard: { defaultRisk: "low" } });
       const config = newThread("command");
@@ -428,8 +430,10 @@ describe("a tool that returns a LangGraph Command: a clear error, nothing of the
       const text = toolText(messagesOf(out)).u1 ?? "";
       expect(text).toMatch(expected);
       expect(text).not.toContain("lg_name");
-      expect((messagesOf(out).find((m) => ToolMessage.isInstance(m)) as ToolMessage).status).toBe("error");
+      expect((messagesOf(out).find((m) => ToolMessage.isInstance(m)) as ToolMessage).status).toBe(entry === "agent" ? "error" : "success");
+      // No graph here has a user_name key: LangGraph drops it, as it does for its own ToolNode.
       expect(out).not.toHaveProperty("user_name");
+      expect(unanswered(messagesOf(out))).toEqual([]);
       const next = await graph.invoke(say("ok"), config);
       expectProviderSafe(messagesOf(next), refusals);
     });

@@ -100,7 +100,8 @@ export async function answerAbortedTurn(
     // Read before `recordedResult`, whose own claim would count as a start.
     const started = ledger instanceof ProcessLedger ? ledger.started(key) : undefined;
     const recorded = ledger ? await recordedResult(guard, ledger, key, guard.abortGraceMs) : undefined;
-    const status = recorded !== undefined ? "success" : "cancelled";
+    // A recorded failure: its tool returned a Command that could not be applied (command-result.ts).
+    const status = recorded !== undefined ? (readLedgerResult(recorded).failed ? "error" : "success") : "cancelled";
     // The run went on past this turn (it was not aborted here) and the call never started: it did not run.
     // Else with the process ledger, whether it was sent to start; with another ledger, no completion
     // and no live claim means it did not finish; without one, nobody can tell.

@@ -27,6 +27,7 @@ import { openToolCalls, withEditedCalls } from "./turn.js";
 import { lastAIMessage } from "./last-ai-message.js";
 import { GuardConfigError } from "../errors/index.js";
 import { keepWritesAfterTheirCheckpoint } from "../storage/write-order.js";
+import { inGuardedAgent } from "../tools/command-result.js";
 
 /** Guard options (or a prebuilt `guard`) plus the model and the graph's persistence. */
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
@@ -98,6 +99,10 @@ function requireTools(tools: GuardOptions["tools"] | undefined): GuardOptions["t
 }
 
 type Node = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => GuardedAgentUpdate | Promise<GuardedAgentUpdate>;
+
+/** A step's update, and the Commands its tools returned for the graph that contains this agent (Command.PARENT). */
+type TurnUpdate = GuardedAgentUpdate & { toParent?: Command[] };
+type TurnNode = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => Promise<TurnUpdate>;
 
 /** The turn's last batch went straight to the next node: record the whole turn there. */
 function settled(guard: Guard, state: GuardedAgentStateType): GuardState {
@@ -186,8 +191,11 @@ function toolsNode(guard: Guard) {
     // Reached without a call review sent (a client's Command({ goto: "tools" })): nothing to run.
     if (!parsed.success) return {};
     const task: ToolTask = parsed.data;
-    const { message, result } = await runCall(guard, task.guardCall, task.guardSlot, config);
-    return { messages: [message], guardResults: { [result.id]: result } };
+    const executed = await runCall(guard, task.guardCall, task.guardSlot, config, { guardOwnsGraph: true });
+    const { messages, toParent } = inGuardedAgent([executed]);
+    const update = { messages, guardResults: { [executed.result.id]: executed.result } };
+    // A Command for the parent graph: LangGraph leaves this graph's step and applies it there.
+    return (toParent.length > 0 ? [update, ...toParent] : update) as GuardedAgentUpdate;
   };
 }
 
@@ -200,7 +208,7 @@ function toolsNode(guard: Guard) {
  * exactly-once across crashes (claim before a call, complete after): a re-run of this task after
  * a crash re-runs only the calls the ledger has not completed.
  */
-function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
+function executeNode(guard: Guard, processLedger?: ProcessLedger): TurnNode {
   return async (state, config) => {
     let g = state.guard;
     let answered: ToolMessage[] = [];
@@ -233,13 +241,15 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): Node {
     const turn = g.turn as TurnPlan;
     const base = rulesOf(guard, g);
     const ctx = { threadId: threadIdOf(config), runId: g.runId, messageId: turn.messageId };
-    const { executed, done, keys } = await runBatches(guard, turn, base, ctx, config, ledger, deferred);
+    const { executed, done, keys } = await runBatches(guard, turn, base, ctx, config, ledger, deferred, true);
     // This task returned: it never runs again, so the process ledger need not keep its calls. Not
     // when the run was aborted: LangGraph drops this return, so the task runs again (invoke(null))
     // or new input answers its calls, and both read the completed calls from the process ledger.
     if (ledger === processLedger && config.signal?.aborted !== true) processLedger?.forget(keys);
     const results = Object.keys(state.guardResults).length > 0 ? { guardResults: null } : {};
-    return { messages: [...answered, ...executed.map((e) => e.message), ...limitEndMessages(turn, g)], guard: finishTurn(guard, g, done), ...results };
+    // A tool's Command: its messages join the turn's answers; one for the parent graph goes there.
+    const { messages, toParent } = inGuardedAgent(executed);
+    return { messages: [...answered, ...messages, ...limitEndMessages(turn, g)], guard: finishTurn(guard, g, done), ...results, ...(toParent.length > 0 ? { toParent } : {}) };
   };
 }
 
@@ -326,15 +336,17 @@ function messagesAfter(messages: readonly BaseMessage[], written: readonly BaseM
  * state again after the step (a copy of every written channel and the messages reducer, once more
  * per step). Used for the nodes of every turn (the model step and the one-task turn).
  */
-function routed(node: Node, next: (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => string): (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => Promise<Command> {
+function routed(node: Node | TurnNode, next: (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => string): (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => Promise<Command | Command[]> {
   return async (state, config) => {
-    const update = await node(state, config);
+    const { toParent, ...update } = (await node(state, config)) as TurnUpdate;
     const after: GuardedAgentStateType = {
       messages: messagesAfter(state.messages, update.messages as BaseMessage[] | undefined),
       guard: update.guard !== undefined ? (update.guard as GuardState) : state.guard,
       guardResults: update.guardResults === null ? {} : update.guardResults !== undefined ? { ...state.guardResults, ...(update.guardResults as GuardedAgentStateType["guardResults"]) } : state.guardResults,
     };
-    return new Command({ update, goto: next(after, config) });
+    const command = new Command({ update, goto: next(after, config) });
+    // Commands a tool returned for the parent graph: LangGraph leaves this graph's step and applies them there.
+    return toParent !== undefined && toParent.length > 0 ? [command, ...toParent] : command;
   };
 }
 
@@ -343,8 +355,8 @@ function routed(node: Node, next: (state: GuardedAgentStateType, config: LangGra
  * asks, no plan yet): then neither review nor the model step sent it (a client's
  * `Command({ goto: "execute" })`), and it runs nothing and leads nowhere; the approval still waits.
  */
-function outsideReview(node: (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => Promise<Command>) {
-  return async (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Promise<Command> => {
+function outsideReview(node: (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => Promise<Command | Command[]>) {
+  return async (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Promise<Command | Command[]> => {
     if (waitsInReview(state)) return new Command({ goto: END });
     return node(state, config);
   };
@@ -356,8 +368,8 @@ function outsideReview(node: (state: GuardedAgentStateType, config: LangGraphRun
  * calls no model and leads nowhere, and the approval, raised again next to it, decides. (With new
  * input it refuses the waiting calls as superseded, as at any run start.)
  */
-function heldInReview(node: (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => Promise<Command>) {
-  return async (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Promise<Command> => {
+function heldInReview(node: (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => Promise<Command | Command[]>) {
+  return async (state: GuardedAgentStateType, config: LangGraphRunnableConfig): Promise<Command | Command[]> => {
     if (state.guard.turn === null && heldForApproval(state.guard.approvals, state.messages) !== undefined) return new Command({ goto: END });
     return node(state, config);
   };
@@ -404,7 +416,8 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     const guardSlot: CallSlot = { ctx, batch: turn.nextBatch, base: rulesOf(guard, state.guard), done: turn.done ?? [] };
     return batch.flatMap((id) => {
       const call = turn.calls[id];
-      return call ? [new Send(N.tools, { guardCall: call, guardSlot })] : [];
+      // The graph's state goes with the call, as LangGraph's ToolNode sends it: a tool reads it as `runtime.state`.
+      return call ? [new Send(N.tools, { ...state, guardCall: call, guardSlot })] : [];
     });
   };
 

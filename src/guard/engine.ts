@@ -314,6 +314,10 @@ interface RunOptions {
   keys?: string[];
   /** The ledger that keeps the call exactly-once (default: the guard's). */
   ledger?: ExecutionLedgerView | undefined;
+  /** The call runs in the guard's own graph (createGuardedAgent): a tool's Command may only update its messages or go to the parent graph. */
+  guardOwnsGraph?: boolean;
+  /** Runs a tool the guard reviews but does not own (guardMiddleware: the agent's tool handler). */
+  delegated?: () => Promise<unknown>;
 }
 
 /**
@@ -350,7 +354,7 @@ async function runAuthorized(
   options.keys?.push(key);
   // When the ledger carries the audit, a success's outcome record commits with its completion.
   const outcome = options.carried ? (status: string) => outcomeRecord(guard, slot.ctx, call, status) : undefined;
-  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config, ledger, { first: options.first, outcome, alone: options.alone });
+  const executed = await executeCall(guard, call, batchKey(slot.ctx, slot.batch), key, config, ledger, { first: options.first, outcome, alone: options.alone, guardOwnsGraph: options.guardOwnsGraph, delegated: options.delegated });
   if (executed.outcomeAudited) return executed;
   // In one task, a batch's outcomes go to the sink in one append (the caller writes `outcomes`).
   if (!outcomes) await auditOutcome(guard, slot.ctx, call, executed.result.status);
@@ -378,6 +382,7 @@ export async function runBatches(
   config: LangGraphRunnableConfig | undefined,
   ledger: ExecutionLedgerView | undefined = guard.options.ledger,
   decisions: readonly AuditRecord[] = [],
+  guardOwnsGraph = false,
 ): Promise<{ executed: ExecutedCall[]; done: CallResult[]; keys: string[] }> {
   const done: CallResult[] = [...(turn.done ?? [])];
   const keys: string[] = [];
@@ -411,7 +416,7 @@ export async function runBatches(
       starts.map(({ call, refused }) => {
         if (refused) return refuseAtStart(guard, slot, refused);
         const at = claimed.findIndex((s) => s.call === call);
-        return runAuthorized(guard, call, slot, config, { outcomes, ledger, keys, carried, first: firsts?.[at], key: claimKeys[at], alone: starts.length === 1 });
+        return runAuthorized(guard, call, slot, config, { outcomes, ledger, keys, carried, first: firsts?.[at], key: claimKeys[at], alone: starts.length === 1, guardOwnsGraph });
       }),
     );
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");

@@ -9,20 +9,29 @@ import { claimCall } from "./ledger-claim.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
 import { truncateToolContent } from "./truncate.js";
 import { contentText, toolContent, type ToolContent } from "../tools/tool-content.js";
-import { interruptCount, skipAnsweredInterrupts, taskInput } from "./langgraph-task.js";
-import { commandResultError } from "../tools/command-result.js";
+import { interruptCount, skipAnsweredInterrupts, toolStateOf } from "./langgraph-task.js";
+import { commandWith, isCommandLike, loadCommand, readToolCommand, storeCommand } from "../tools/command-result.js";
+import type { StoredCommand, ToolCommand } from "../tools/command-result.js";
+import type { Command } from "@langchain/langgraph";
+import { GUARD_CHANNELS } from "./state.js";
 import type { AuditRecord } from "../audit/types.js";
 import { execution, refusals } from "../messages/index.js";
 
 export interface ExecutedCall {
   message: ToolMessage;
   result: CallResult;
+  /**
+   * The tool returned a LangGraph Command: it, with `message` (the call's answer) in its update's
+   * messages, for the entry point to apply as LangGraph's ToolNode does (command-result.ts).
+   */
+  command?: Command;
   /** Its outcome audit record was committed with its ledger completion (the caller writes no other). */
   outcomeAudited?: true;
 }
 
 type Settled =
-  | { kind: "message"; message: ToolMessage }
+  /** `command`: the tool returned a Command to apply; `ran`: it returned one that cannot be (`message` says why). */
+  | { kind: "message"; message: ToolMessage; command?: ToolCommand; ran?: true }
   | { kind: "error"; error: unknown }
   | { kind: "abandoned" };
 
@@ -96,19 +105,26 @@ export async function executeCall(
     outcome?: ((status: CallResult["status"]) => AuditRecord) | undefined;
     /** The call runs alone in its task (a batch of one): the interrupts it asks are counted and kept with its result (langgraph-task.ts). */
     alone?: boolean | undefined;
+    /** The call runs in the guard's own graph (createGuardedAgent): what a tool's Command may do there (command-result.ts). */
+    guardOwnsGraph?: boolean | undefined;
+    /** Runs a tool the guard reviews but does not own (`Guard.delegate`): the agent's own tool handler. */
+    delegated?: (() => Promise<unknown>) | undefined;
   },
 ): Promise<ExecutedCall> {
   const tool = guard.tool(call.name);
   const spec = guard.spec(call.name);
   const finish = finisher(guard, call);
-  if (!tool || !spec) return finish("error", execution.notRegistered(call.name));
+  // A delegated tool runs only through the handler of the agent that owns it.
+  const delegated = guard.isDelegated(call.name) ? batchClaim?.delegated : undefined;
+  if (!tool || !spec || (guard.isDelegated(call.name) && !delegated)) return finish("error", execution.notRegistered(call.name));
 
   const timeoutMs = spec.timeoutMs ?? guard.options.defaultTimeoutMs;
   const claim = await claimCall(guard, ledger, idempotencyKey, config?.signal, batchClaim?.first);
   if (claim.kind === "aborted") {
     return finish("cancelled", execution.didNotRun(call.name, describeAbort({ kind: "run" })));
   }
-  if (claim.kind === "done") return fromLedger(claim.recorded, finish, config);
+  if (claim.kind === "done") return fromLedger(call.name, claim.recorded, finish, config);
+  const scope = { reserved: GUARD_CHANNEL_KEYS, guardOwnsGraph: batchClaim?.guardOwnsGraph === true };
 
   const batch = joinBatch(batchKey, config?.signal);
   const waitSignal = batch.signal;
@@ -138,7 +154,7 @@ export async function executeCall(
     if (guarded) configurable[GUARD_SIGNAL_KEY] = signal;
     // What LangChain's ToolNode gives a tool as its ToolRuntime besides the config: the call's id, the
     // graph state (`runtime.state`) and the config itself (`runtime.config`).
-    const toolConfig: LangGraphRunnableConfig & { toolCall: typeof toolCall; toolCallId: string; state: unknown; config: LangGraphRunnableConfig | undefined } = Object.assign({}, config, { toolCall, toolCallId: call.id, state: taskInput(config), config });
+    const toolConfig: LangGraphRunnableConfig & { toolCall: typeof toolCall; toolCallId: string; state: unknown; config: LangGraphRunnableConfig | undefined } = Object.assign({}, config, { toolCall, toolCallId: call.id, state: toolStateOf(config), config });
     // Run directly, nothing reads this signal (the tool's own is in `configurable`): one that never fires serves every call.
     toolConfig.signal = direct ? NEVER_ABORTED : guarded ? new AbortController().signal : signal;
     toolConfig.configurable = configurable;
@@ -146,26 +162,28 @@ export async function executeCall(
     const asking = batchClaim?.alone === true ? interruptCount(config) : undefined;
     let invocation: Promise<unknown>;
     try {
-      invocation = direct ? direct(call.args, toolConfig) : tool.invoke(toolCall, toolConfig);
+      invocation = delegated ? delegated() : direct ? direct(call.args, toolConfig) : tool.invoke(toolCall, toolConfig);
     } catch (error) {
       invocation = Promise.reject(error);
     }
     const settled: Settled = await Promise.race([
       invocation.then(
-        (output: unknown): Settled => ({ kind: "message", message: asToolMessage(output, call) }),
+        (output: unknown): Settled => asToolMessage(output, call, scope),
         (error: unknown): Settled => ({ kind: "error", error }),
       ),
       abandonAfter(signal, guard.abortGraceMs, invocation),
     ]);
-    let executed: ExecutedCall;
+    let classified: Classified;
     try {
-      executed = classify(guard, call, settled, signal, finish);
+      classified = classify(guard, call, settled, signal, finish);
     } catch (error) {
       await claim.interrupted();
       // The tool asked the user (LangGraph's interrupt): the next resume of this task is its answer (toolAskedIn).
       if (isGraphInterrupt(error)) await ledger?.complete(toolAskedKey(idempotencyKey), "1");
       throw error;
     }
+    const checked = recordable(classified, finish, call);
+    const executed = checked.executed;
     if (executed.result.status === "error" && spec.cancelSiblingsOnError && !signal.aborted) {
       batch.abort({ kind: "sibling", callId: call.id, tool: call.name, error: contentText(executed.message.content) });
     }
@@ -175,21 +193,23 @@ export async function executeCall(
       // never runs it again (a re-run waits while the claim is held).
       void invocation.then(
         (output) => {
-          const late = classify(guard, call, { kind: "message", message: asToolMessage(output, call) }, signal, finish);
-          const success = late.result.status === "success";
-          return claim.settle(success, success ? JSON.stringify({ content: late.message.content }) : undefined);
+          const late = recordable(classify(guard, call, asToolMessage(output, call, scope), signal, finish), finish, call);
+          const keep = late.executed.result.status === "success" || late.ran;
+          return claim.settle(keep, keep ? JSON.stringify(late.record) : undefined);
         },
         () => claim.settle(false),
       ).catch(() => undefined);
       return executed;
     }
-    const success = executed.result.status === "success";
-    // A success's outcome record commits with its completion when the ledger carries the audit.
-    const outcome = success ? batchClaim?.outcome?.(executed.result.status) : undefined;
+    // A success is recorded; so is any call whose tool returned a Command (it ran, and what it
+    // returned is applied or refused now: a replay must do the same without running it again).
+    const keep = executed.result.status === "success" || checked.ran;
+    // A kept call's outcome record commits with its completion when the ledger carries the audit.
+    const outcome = keep ? batchClaim?.outcome?.(executed.result.status) : undefined;
     const asked = asking === undefined ? 0 : (interruptCount(config) ?? asking) - asking;
-    const recorded = asked > 0 ? { content: executed.message.content, interrupts: asked } : { content: executed.message.content };
-    const { outcomeAudited } = await claim.settle(success, success ? JSON.stringify(recorded) : undefined, outcome);
-    return outcomeAudited ? { message: executed.message, result: executed.result, outcomeAudited: true } : executed;
+    const recorded = asked > 0 ? { ...checked.record, interrupts: asked } : checked.record;
+    const { outcomeAudited } = await claim.settle(keep, keep ? JSON.stringify(recorded) : undefined, outcome);
+    return outcomeAudited ? { ...executed, outcomeAudited: true } : executed;
   } finally {
     timeout.clear();
     freeSlot();
@@ -238,7 +258,24 @@ export function toolRunsObserved(tool: ObservableTool, config: LangGraphRunnable
   return TRACING_ENV.some((name) => process.env[name] === "true");
 }
 
+/** A settled call's result; `command`: the Command its tool returned, to record and apply; `ran`: it returned one that cannot be applied. */
+interface Classified {
+  executed: ExecutedCall;
+  command?: ToolCommand;
+  ran?: true;
+}
+
 function classify(
+  guard: Guard,
+  call: ReviewedCall,
+  settled: Settled,
+  signal: AbortSignal,
+  finish: Finish,
+): Classified {
+  return { executed: classifyResult(guard, call, settled, signal, finish), ...(settled.kind === "message" && settled.command ? { command: settled.command } : {}), ...(settled.kind === "message" && settled.ran ? { ran: true as const } : {}) };
+}
+
+function classifyResult(
   guard: Guard,
   call: ReviewedCall,
   settled: Settled,
@@ -262,34 +299,86 @@ function classify(
     const text = settled.error instanceof CallAbortError ? settled.error.message : errorText(settled.error);
     return finish("error", execution.failed(call.name, text));
   }
-  const { message } = settled;
-  return finish(message.status === "error" ? "error" : "success", toolContent(message.content), message.artifact);
+  const { message, command } = settled;
+  const executed = finish(message.status === "error" ? "error" : "success", toolContent(message.content), message.artifact);
+  // The Command carries the guard's answer (truncated) in its update's messages.
+  return command ? { ...executed, command: commandWith(command, executed.message) } : executed;
 }
 
-function asToolMessage(output: unknown, call: ReviewedCall): ToolMessage {
-  if (isBaseMessage(output) && ToolMessage.isInstance(output)) return output;
-  // A LangGraph Command is not a result: the call fails with the reason (command-result.ts).
-  const command = commandResultError(output);
-  if (command !== undefined) return new ToolMessage({ content: execution.failed(call.name, command), tool_call_id: call.id, name: call.name, status: "error" });
-  return new ToolMessage({ content: toolContent(output), tool_call_id: call.id, name: call.name, status: "success" });
+/** The guard's channels: no tool's Command may update them. */
+const GUARD_CHANNEL_KEYS = Object.keys(GUARD_CHANNELS);
+
+/** A tool's output as its answer; a Command's answer comes with the Command to apply (command-result.ts). */
+function asToolMessage(output: unknown, call: ReviewedCall, scope: Parameters<typeof readToolCommand>[3]): Settled {
+  if (isBaseMessage(output) && ToolMessage.isInstance(output)) return { kind: "message", message: output };
+  if (isCommandLike(output)) {
+    const read = readToolCommand(output, call.name, call.id, scope);
+    if (!read.ok) return { kind: "message", message: new ToolMessage({ content: execution.failed(call.name, read.reason), tool_call_id: call.id, name: call.name, status: "error" }), ran: true };
+    const { content, status, artifact } = read.answer;
+    const message = new ToolMessage({ content: toolContent(content), tool_call_id: call.id, name: call.name, status, ...(artifact !== undefined ? { artifact } : {}) });
+    return { kind: "message", message, command: read.command };
+  }
+  return { kind: "message", message: new ToolMessage({ content: toolContent(output), tool_call_id: call.id, name: call.name, status: "success" }) };
+}
+
+/** What the ledger keeps of a completed call (`{ content, command?, failed? }`, plus `interrupts` when the tool asked). */
+interface LedgerRecord {
+  content: ToolContent;
+  command?: StoredCommand;
+  failed?: true;
+}
+
+/**
+ * A call's result and its ledger record. `ran`: its tool returned a Command, so it is recorded even
+ * when its answer is an error. A Command that cannot be recorded is not applied: the call fails
+ * with the reason, and that failure is what the ledger keeps (never run twice, never replayed as
+ * something else).
+ */
+function recordable(classified: Classified, finish: Finish, call: ReviewedCall): { executed: ExecutedCall; record: LedgerRecord; ran: boolean } {
+  const { executed: rest, command: pending } = classified;
+  if (pending === undefined) {
+    const refused = classified.ran === true;
+    return { executed: rest, record: refused ? { content: rest.message.content, failed: true } : { content: rest.message.content }, ran: refused };
+  }
+  const stored = storeCommand(pending);
+  if (!stored.ok) {
+    const failed = finish("error", execution.failed(call.name, execution.commandNotRecorded(stored.reason)));
+    return { executed: failed, record: { content: failed.message.content, failed: true }, ran: true };
+  }
+  return { executed: rest, record: { content: rest.message.content, command: stored.stored, ...(rest.result.status === "error" ? { failed: true as const } : {}) }, ran: true };
 }
 
 function fromLedger(
+  name: string,
   recorded: string,
   finish: (status: CallResult["status"], content: ToolContent) => ExecutedCall,
   config: LangGraphRunnableConfig | undefined,
 ): ExecutedCall {
-  const { content, interrupts } = readLedgerResult(recorded);
+  const { content, interrupts, command, failed } = readLedgerResult(recorded);
   // Not run again: the interrupts it asked (and had answered) are passed over in this task's count.
   if (interrupts !== undefined) skipAnsweredInterrupts(config, interrupts);
-  return finish("success", content);
+  if (command === undefined) return finish(failed === true ? "error" : "success", content);
+  // Its tool returned a Command: applied again, as recorded, with the same answer; a record that
+  // cannot be read back applies nothing (fail closed), and the call is not run again either.
+  const loaded = loadCommand(command);
+  if (!loaded) return finish("error", execution.failed(name, execution.commandRecordUnreadable()));
+  const executed = finish(failed === true ? "error" : "success", content);
+  return { ...executed, command: commandWith(loaded, executed.message) };
 }
 
-/** A completed call's result as the ledger keeps it (`{ content, interrupts? }`, written above); a plain-text record is its own content. */
-export function readLedgerResult(recorded: string): { content: ToolContent; interrupts?: number } {
+/**
+ * A completed call's result as the ledger keeps it (`{ content, interrupts?, command?, failed? }`,
+ * written above); a plain-text record is its own content.
+ */
+export function readLedgerResult(recorded: string): { content: ToolContent; interrupts?: number; command?: unknown; failed?: true } {
   try {
-    const parsed = JSON.parse(recorded) as { content?: unknown; interrupts?: unknown };
-    return { content: toolContent(parsed.content), ...(typeof parsed.interrupts === "number" ? { interrupts: parsed.interrupts } : {}) };
+    const parsed = JSON.parse(recorded) as { content?: unknown; interrupts?: unknown; command?: unknown; failed?: unknown };
+    return {
+      content: toolContent(parsed.content),
+      ...(typeof parsed.interrupts === "number" ? { interrupts: parsed.interrupts } : {}),
+      ...(parsed.command !== undefined ? { command: parsed.command } : {}),
+      ...(parsed.failed === true ? { failed: true as const } : {}),
+    };
   } catch {
     return { content: recorded };
   }

@@ -177,6 +177,32 @@ export class Guard {
     return this.registry.get(name);
   }
 
+  /**
+   * Makes the guard review `tool` like its own tools while another part of the agent runs it: a tool
+   * another middleware, or `createAgent({ tools })`, gives a `createAgent` agent (guardMiddleware
+   * runs it through the agent's own tool handler, once the guard approved it). A tool the guard
+   * already has is left as it is. The guard's own executor never runs a delegated tool.
+   */
+  delegate(tool: AnyTool): void {
+    if (this.registry.has(tool.name)) return;
+    this.registry.register(tool);
+    this.#delegated.add(tool.name);
+    this.#definitionCache.clear();
+    this.#usage = undefined;
+  }
+
+  /** Marks tools given with the guard's own as run elsewhere (guardMiddleware's `agentTools`). */
+  markDelegated(names: Iterable<string>): void {
+    for (const name of names) if (this.registry.has(name)) this.#delegated.add(name);
+  }
+
+  /** Whether the guard reviews `name` but another part of the agent runs it (`delegate`). */
+  isDelegated(name: string): boolean {
+    return this.#delegated.has(name);
+  }
+
+  readonly #delegated = new Set<string>();
+
   /** The tool's guard spec; for an MCP tool, with its annotations applied as `mcp.trustAnnotations` allows. */
   spec(name: string): ToolGuardSpec | undefined {
     return this.#risks.mcpSpecs.get(name) ?? this.registry.spec(name);

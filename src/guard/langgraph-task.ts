@@ -43,8 +43,19 @@ function scratchpadOf(config: LangGraphRunnableConfig | undefined): Scratchpad |
  * The input of the task: the graph's state as the node reads it (LangChain's ToolNode hands it to a
  * tool as `runtime.state`); undefined outside a LangGraph task.
  */
-export function taskInput(config: LangGraphRunnableConfig | undefined): unknown {
+function taskInput(config: LangGraphRunnableConfig | undefined): unknown {
   return scratchpadOf(config)?.currentTaskInput;
+}
+
+/**
+ * The graph state a tool reads as `runtime.state`: the task's input, without what the guard's
+ * per-call task adds to it (the call and its slot, sent with the state by createGuardedAgent).
+ */
+export function toolStateOf(config: LangGraphRunnableConfig | undefined): unknown {
+  const input = taskInput(config);
+  if (typeof input !== "object" || input === null || !("guardCall" in input)) return input;
+  const { guardCall: _call, guardSlot: _slot, ...state } = input as Record<string, unknown>;
+  return state;
 }
 
 /** The task's interrupt count now (undefined outside a LangGraph task). */

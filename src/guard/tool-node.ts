@@ -17,6 +17,8 @@ import { emptyGuardState } from "./state.js";
 import { withEditedCalls } from "./turn.js";
 import type { GuardState } from "./state.js";
 import { lastAIMessage } from "./last-ai-message.js";
+import { combineOutputs } from "../tools/command-result.js";
+import type { ExecutedCall } from "./execute.js";
 import { withBoundedArguments, withDistinctIds } from "./model-step.js";
 
 /**
@@ -42,6 +44,13 @@ export interface GuardedToolNodeOutput {
 }
 
 /**
+ * What the node returns when a tool returned a LangGraph Command, as LangGraph's ToolNode does: a
+ * list of updates applied in order — the guard's own update first, then one per call (a plain
+ * answer as `{ messages }`, a Command with the call's answer in its update), then what ends the turn.
+ */
+export type GuardedToolNodeOutputs = (Partial<GuardedToolNodeOutput> | Command)[];
+
+/**
  * A drop-in for LangGraph's ToolNode that guards every call: review → one approval interrupt →
  * batches (concurrency-safe calls together, a call that needs an earlier call of the turn later),
  * each call authorized at its start, under the abort hierarchy → truncated results. Add
@@ -51,7 +60,7 @@ export interface GuardedToolNodeOutput {
  * re-runs the whole node on resume. Give the guard a `ledger` for exactly-once side effects (on
  * LangGraph's MemorySaver, the node keeps one in this process, as the checkpoints are).
  */
-export class GuardedToolNode extends RunnableLambda<GuardedToolNodeInput, GuardedToolNodeOutput | Command> {
+export class GuardedToolNode extends RunnableLambda<GuardedToolNodeInput, GuardedToolNodeOutput | Command | GuardedToolNodeOutputs> {
   readonly guard: Guard;
 
   /** Guard options, or a prebuilt guard: a `Guard`, or the result of `await guardFromPolicy(...)`. */
@@ -96,7 +105,7 @@ async function runGuardedTools(
   processLedger: ProcessLedger,
   input: GuardedToolNodeInput,
   config: LangGraphRunnableConfig | undefined,
-): Promise<GuardedToolNodeOutput | Command> {
+): Promise<GuardedToolNodeOutput | Command | GuardedToolNodeOutputs> {
   if (!input.guard) throw missingChannels();
   // LangGraph's Send({ ...state, lg_tool_call }) (createReactAgent's version "v2"): one task per call,
   // each of which would review and answer the whole turn.
@@ -150,14 +159,29 @@ async function runGuardedTools(
   // A human's edits replace the model's arguments in its message (the originals stay in its metadata).
   const edited = reviewed.runnable.filter((c) => c.edited);
   const rewritten = edited.length > 0 ? [withEditedCalls(reviewed.ai, edited)] : unparsed ? [reviewed.ai] : [];
-  const messages = [...rewritten, ...reviewed.answered, ...executed.map((e) => e.message), ...limitEndMessages(reviewed.turn, decided)];
   const finished = finishTurn(guard, decided, done);
-  if (waitingCalls(decided).length > 0 && typeof self === "string") {
+  const partial = waitingCalls(decided).length > 0 && typeof self === "string";
+  // A tool returned a Command: applied as LangGraph's ToolNode applies it (command-result.ts).
+  if (executed.some((e) => e.command !== undefined)) return withCommands([...rewritten, ...reviewed.answered], executed, limitEndMessages(reviewed.turn, decided), partial ? { ...finished, next: "dispatch" } : finished, partial ? self : undefined);
+  const messages = [...rewritten, ...reviewed.answered, ...executed.map((e) => e.message), ...limitEndMessages(reviewed.turn, decided)];
+  if (partial && typeof self === "string") {
     // A partial answer: the answered calls ran; this node runs again for the calls still waiting
     // (reviewed and asked again). `guardedToolsRoute` sees `next: "dispatch"` and adds no edge.
     return new Command({ update: { messages, guard: { ...finished, next: "dispatch" } }, goto: self });
   }
   return { messages, guard: finished };
+}
+
+/**
+ * The node's outputs when a call's tool returned a Command: the guard's update with the messages
+ * before the calls' answers, one output per call in call order (combined as ToolNode combines them),
+ * the turn's closing messages, and the node's own goto for calls a partial answer left waiting.
+ */
+function withCommands(first: (ToolMessage | AIMessage)[], executed: readonly ExecutedCall[], last: AIMessage[], guard: GuardState, self: string | undefined): GuardedToolNodeOutputs {
+  const outputs: GuardedToolNodeOutputs = [{ messages: first, guard }, ...combineOutputs(executed.map((e) => e.command ?? e.message))];
+  if (last.length > 0) outputs.push({ messages: last });
+  if (self !== undefined) outputs.push(new Command({ goto: self }));
+  return outputs;
 }
 
 /**

@@ -440,8 +440,26 @@ export const execution = {
     `${timeout ? "Error" : "Cancelled"}: ${tool} ${why} and did not stop within ${graceMs} ms of its abort signal; it was abandoned`,
   failed: (tool: string, text: string) => `Error: ${tool} failed: ${text}`,
   /** The tool returned a LangGraph Command (`parts`: its update keys and goto); `said` is its message's text. */
-  commandNotApplied: (parts: readonly string[], said: string | undefined) =>
-    `it ran, but returned a LangGraph Command${parts.length > 0 ? ` (${parts.join(", ")})` : ""} instead of a result. A guarded tool changes the graph only through its result, so nothing of the Command was applied${said === undefined ? "" : `; its message said: ${said}`}. Return the result (a string, or a ToolMessage) instead.`,
+  /** A tool's Command the guarded agent's own graph cannot apply (it holds only messages; the guard routes). */
+  commandInGuardedAgent: (parts: readonly string[]) =>
+    `it ran, but returned a LangGraph Command (${parts.join(", ")}) that the guarded agent's own graph cannot apply: its state holds only the messages, and the guard decides its next node. Nothing of the Command was applied. To update or route the graph that contains this agent, return Command({ graph: Command.PARENT, ... }); to update your own state keys, run the tool with GuardedToolNode in your own graph or with guardMiddleware.`,
+  /** A tool's Command that updates the guard's own state channels. */
+  commandTouchesGuard: (keys: readonly string[]) =>
+    `it ran, but returned a LangGraph Command that updates the guard's own state (${keys.join(", ")}). A tool may not change the guard's rule state, so nothing of the Command was applied.`,
+  /** A tool's Command the guard cannot read (its update, graph or goto). */
+  commandUnreadable: (why: string) => `it ran, but returned a LangGraph Command the guard cannot apply: ${why}. Nothing of the Command was applied.`,
+  /** A tool's Command whose messages answer its call more than once. */
+  commandAnswersTwice: (count: number) =>
+    `it ran, but returned a LangGraph Command whose messages hold ${count} ToolMessages for this call; a call has exactly one answer, so nothing of the Command was applied.`,
+  /** A tool's Command the guard cannot record for exactly-once replay: it is not applied, and the call is not run again. */
+  commandNotRecorded: (why: string) =>
+    `it ran, but returned a LangGraph Command the guard cannot record for exactly-once replay (${why}), so nothing of the Command was applied; the call will not run again. Put only plain JSON data and LangChain messages in a Command's update.`,
+  /** A completed call whose recorded Command cannot be read back from the ledger: nothing is applied, and it does not run again. */
+  commandRecordUnreadable: () =>
+    "it ran, and the LangGraph Command it returned was recorded, but the record cannot be read back, so nothing of the Command was applied; the call will not run again.",
+  /** The answer to a call whose Command had no ToolMessage for it (the Command itself was applied). */
+  commandWithoutAnswer: (tool: string, parts: readonly string[]) =>
+    parts.length > 0 ? `${tool} applied its update (${parts.join(", ")}).` : `${tool} returned an empty update.`,
   /** A call of a turn whose run was aborted, answered when new input arrived: no completion was recorded. */
   unfinished: (tool: string) =>
     `Cancelled: ${tool} did not finish: the run was aborted before its result was recorded, and new input arrived. It will not run again; call it again if it is still needed.`,

@@ -23,12 +23,28 @@ import { lastAIMessage } from "../guard/last-ai-message.js";
 import { settleLateAnswer } from "../guard/answer-race.js";
 import { answerAbortedTurn, answerSkippedCalls } from "../guard/aborted-turn.js";
 import { executionLedger, ProcessLedger } from "../guard/ledger-claim.js";
+import { GuardConfigError } from "../errors/index.js";
+import type { AnyTool } from "../tools/types.js";
 
 /**
  * Guard options, or a prebuilt guard to share with other graphs: `{ guard }` with a `Guard` or the
  * result of `await guardFromPolicy(...)`, or that result itself.
  */
-export type GuardMiddlewareOptions = GuardOptions | { guard: GuardLike } | PolicyGuard;
+export type GuardMiddlewareOptions = (GuardOptions | { guard: GuardLike } | PolicyGuard) & AgentToolsOption;
+
+/** Tools of the agent the guard reviews but does not run (they run through the agent's own tool handler). */
+export interface AgentToolsOption {
+  /**
+   * Tools the agent gets elsewhere — another middleware's `tools` (`todoListMiddleware().tools`),
+   * `createAgent({ tools })` — that the guard reviews like its own: listed here, permission rules,
+   * tool rules and `toolRisk` may name them and their arguments. The guard does not register them
+   * with the agent (their owner does) and runs them, once approved, through the agent's own tool
+   * handler. Any other tool the agent has is reviewed too, when the guard is not a shared prebuilt
+   * one: as a tool that declares no risk (a call no rule decides asks a human, unless `defaultRisk`
+   * says otherwise).
+   */
+  agentTools?: readonly AnyTool[];
+}
 
 export const GUARD_MIDDLEWARE_NAME = "GuardMiddleware";
 
@@ -42,12 +58,14 @@ export const GUARD_MIDDLEWARE_NAME = "GuardMiddleware";
  * - afterModel: reviews the turn's calls, raising one approval interrupt for all that ask;
  * - wrapToolCall: gates, runs (timeout, abort, truncation), audits and records each call.
  *
- * The guard's tools are registered with the agent by the middleware; tools the guard does not
- * know are never shown to the model. Put it last in `middleware` so no other wrapToolCall sits
- * inside it: it runs the tool itself rather than calling the inner handler.
+ * The guard's tools are registered with the agent by the middleware. The agent's other tools
+ * (another middleware's, `createAgent({ tools })`) are reviewed like the guard's own (`agentTools`
+ * lets rules name them) and run, once approved, through the inner handler. Put it last in
+ * `middleware` so no other wrapToolCall sits inside it: it runs its own tools itself rather than
+ * calling the inner handler.
  */
 export function guardMiddleware(options: GuardMiddlewareOptions) {
-  const guard = middlewareGuard(options);
+  const { guard, adopts } = middlewareGuard(options);
   const gate = new TurnGate();
   // On LangGraph's MemorySaver without the guard's ledger: the calls run here, for a second run
   // started from the same checkpoint (two answers to one approval) and for an aborted turn.
@@ -56,7 +74,8 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
   return createMiddleware({
     name: GUARD_MIDDLEWARE_NAME,
     stateSchema: GuardMiddlewareState,
-    tools: guard.registry.list(),
+    // The guard's own tools; tools it only reviews are registered by their owners.
+    tools: guard.registry.list().filter((tool) => !guard.isDelegated(tool.name)),
 
     beforeAgent: async (state, runtime) => ownMessagesOnly(await (async () => {
       const threadId = threadIdOf({ configurable: runtime.configurable });
@@ -124,6 +143,8 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       // Reached by a client's Command({ goto }) while calls wait for the approval step: the model is not
       // called on a history with unanswered calls, and nothing changes (afterModel, next, does nothing either).
       if (openWaitingCalls(request.state.guard.approvals, request.state.messages, { unreviewed: true }) !== undefined) return new Command({ update: {} });
+      // Tools the agent has from elsewhere: reviewed like the guard's own, run by their owner.
+      if (adopts) for (const tool of request.tools) if (isAgentTool(tool) && !guard.registry.has(tool.name)) guard.delegate(tool);
       // Another middleware's afterModel sent the run here past the tools (LangChain's humanInTheLoopMiddleware
       // on a reject): the calls the guard planned and that never ran are answered first; the guard's
       // afterModel, next, sends the run back here to call the model on the answered history.
@@ -161,7 +182,11 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       },
     },
 
-    wrapToolCall: (request) => guardToolCall(guard, gate, processLedger, request),
+    wrapToolCall: (request, handler) => {
+      // A tool the agent has from elsewhere that no model call of this process has shown yet (a resumed thread).
+      if (adopts && isAgentTool(request.tool) && !guard.registry.has(request.tool.name)) guard.delegate(request.tool);
+      return guardToolCall(guard, gate, processLedger, request, handler);
+    },
   });
 }
 
@@ -186,10 +211,30 @@ function plannedCallsOpen(turn: TurnPlan, messages: readonly BaseMessage[], resu
   return turn.batches.some((batch) => batch.some((id) => !answered.has(id) && results[id] === undefined));
 }
 
-function middlewareGuard(options: GuardMiddlewareOptions): Guard {
+/**
+ * The middleware's guard, and whether it may take in the agent's other tools as it meets them
+ * (`adopts`): only a guard of its own — a shared prebuilt guard is not changed by one agent's tools.
+ */
+function middlewareGuard(options: GuardMiddlewareOptions): { guard: Guard; adopts: boolean } {
   const where = "guardMiddleware";
   assertNotPromise(options, where, "guardFromPolicy is async: write `guardMiddleware({ guard: await guardFromPolicy(...) })`.");
-  if ("guard" in options) return guardOf(options.guard, where);
+  const agentTools = options.agentTools ?? [];
+  if (agentTools.length > 0) assertTools(agentTools, `${where} agentTools`);
+  if ("guard" in options) {
+    const guard = guardOf(options.guard, where);
+    const unknown = agentTools.filter((tool) => !guard.registry.has(tool.name)).map((tool) => tool.name);
+    if (unknown.length > 0) throw new GuardConfigError(`guardMiddleware: agentTools ${unknown.join(", ")} are not among the prebuilt guard's tools; give them to the guard's own tools (they are then reviewed, and run by their owner)`);
+    guard.markDelegated(agentTools.map((tool) => tool.name));
+    return { guard, adopts: false };
+  }
   assertTools((options as Partial<GuardOptions>).tools, where);
-  return new Guard(options);
+  const { agentTools: _given, ...guardOptions } = options as GuardOptions & AgentToolsOption;
+  const guard = new Guard({ ...guardOptions, tools: [...guardOptions.tools, ...agentTools] });
+  guard.markDelegated(agentTools.map((tool) => tool.name));
+  return { guard, adopts: true };
+}
+
+/** A LangChain tool object (a client tool the agent runs; a provider's built-in tool has no `invoke`). */
+function isAgentTool(tool: unknown): tool is AnyTool {
+  return typeof tool === "object" && tool !== null && typeof (tool as { name?: unknown }).name === "string" && typeof (tool as { invoke?: unknown }).invoke === "function";
 }

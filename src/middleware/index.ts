@@ -1,6 +1,6 @@
 // "guarded-graph/middleware": guardMiddleware, the guard as one middleware for LangChain v1 createAgent.
 export { guardMiddleware, GUARD_MIDDLEWARE_NAME } from "./guard-middleware.js";
-export type { GuardMiddlewareOptions } from "./guard-middleware.js";
+export type { AgentToolsOption, GuardMiddlewareOptions } from "./guard-middleware.js";
 export { GuardMiddlewareState } from "./state.js";
 export { GuardStateSchema } from "../guard/state.js";
 export { Guard } from "../guard/guard.js";

@@ -14,8 +14,8 @@ export function toolName(tool: AgentTool): string | undefined {
 }
 
 /**
- * The tools the model may see now, in the agent's order: only guard tools the rules allow (a tool
- * the guard does not know would be refused anyway). A tool whose operations are narrowed, or that
+ * The tools the model may see now, in the agent's order: only tools the guard reviews (its own and
+ * those it was given or met as the agent's, `Guard.delegate`) that the rules allow. A tool whose operations are narrowed, or that
  * gets the heartbeat argument, is replaced by its filtered definition; the others stay as they are.
  * With `strict` (the guard's `strictTools` for the request's model), every guard tool is replaced by
  * its strict-mode definition.

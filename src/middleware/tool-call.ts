@@ -19,6 +19,8 @@ import { decisionContextOf, type DecisionContext } from "../provenance/context.j
 
 interface ToolCallContext {
   toolCall: ToolCall;
+  /** The agent's tool for the call (LangChain's request.tool), when it has one. */
+  tool?: unknown;
   /** The agent's state; its messages (when present) feed provenance and context conditions. */
   state: { guard: GuardState; messages?: readonly BaseMessage[] };
   runtime: { configurable?: Record<string, unknown> | undefined; signal?: AbortSignal | undefined };
@@ -121,13 +123,24 @@ async function earlierResults(
 }
 
 /**
+ * A tool's Command (its update carries the call's answer), as createAgent applies it, with the
+ * call's result for the guard's rule state. One for the parent graph goes as it is: this agent's
+ * step is left, and the parent's state has no result of this agent's guard to merge it into.
+ */
+function withResult(command: Command, result: CallResult): Command {
+  if (command.graph === Command.PARENT) return command;
+  const update = (command.update ?? {}) as Record<string, unknown>;
+  return new Command({ update: { ...update, guardResults: { [result.id]: result } }, ...(command.goto !== undefined ? { goto: command.goto } : {}) });
+}
+
+/**
  * wrapToolCall: the turn engine's `runCall` for one call LangChain dispatched. The gate keeps the
  * turn's batches in order inside this process; the call is authorized at its start against the
  * results of the earlier batches. Runs the tool itself (abort hierarchy, timeout, truncation,
  * ledger: the guard's, or the middleware's process ledger on MemorySaver) instead of calling the inner handler, so the guard should be the last middleware that
  * wraps tool calls.
  */
-export async function guardToolCall(guard: Guard, gate: TurnGate, processLedger: ProcessLedger, request: ToolCallContext): Promise<ToolMessage | Command> {
+export async function guardToolCall<R extends ToolCallContext>(guard: Guard, gate: TurnGate, processLedger: ProcessLedger, request: R, handler?: (request: R) => unknown): Promise<ToolMessage | Command> {
   const g = request.state.guard;
   const call = request.toolCall;
   const config = currentConfig(request.runtime);
@@ -157,11 +170,14 @@ export async function guardToolCall(guard: Guard, gate: TurnGate, processLedger:
   try {
     const done = await earlierResults(guard, ledger, gate, g, turnKey, batch, threadId);
     const keys: string[] = [];
-    const { message, result } = await runCall(guard, reviewed, { ctx, batch, base: rulesOf(guard, g), done }, config, { ledger, keys });
+    // A tool the guard reviews but does not own (another middleware's, createAgent's) runs through the
+    // agent's own handler once approved, with the reviewed arguments (a human's edit included).
+    const delegated = handler && guard.isDelegated(call.name) ? async () => handler({ ...request, toolCall: { ...call, args: reviewed.args } }) : undefined;
+    const { message, result, command } = await runCall(guard, reviewed, { ctx, batch, base: rulesOf(guard, g), done }, config, { ledger, keys, ...(delegated ? { delegated } : {}) });
     gate.record(turnKey, result);
     // This call's task returned: its result moves to the process ledger's returned entries (ledger-claim.ts).
     if (ledger === processLedger && config.signal?.aborted !== true) processLedger.forget(keys);
-    return new Command({ update: { messages: [message], guardResults: { [result.id]: result } } });
+    return command === undefined ? new Command({ update: { messages: [message], guardResults: { [result.id]: result } } }) : withResult(command, result);
   } finally {
     leave();
   }

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { detectOperationKey, flattenOperationUnion, operationsInSchema, toToolJsonSchema } from "./schema.js";
 import type { GuardedTool, RiskLevel, ToolExecutionContext, ToolGuardSpec, ToolKind } from "./types.js";
 import { cancelsSiblingsByDefault, toolKindOf } from "./kind.js";
-import { commandResultError } from "./command-result.js";
+import { isCommandLike } from "./command-result.js";
 import { ToolDefinitionError } from "../errors/index.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "../policy/kinds/readings.js";
 import { toolContent, type ToolContent } from "./tool-content.js";
@@ -81,7 +81,7 @@ function executionContextFrom(config: ToolRunnableConfig | undefined): ToolExecu
  * by the tool's schema, the same refusal text when it does not fit, the result as a string), minus
  * the wrapper's callbacks: for the guard's executor when nothing observes tool runs (guard/execute.ts).
  */
-type DirectRun = (args: unknown, config: ToolRunnableConfig) => Promise<ToolContent>;
+type DirectRun = (args: unknown, config: ToolRunnableConfig) => Promise<ToolContent | object>;
 
 const directRuns = new WeakMap<object, DirectRun>();
 
@@ -90,12 +90,13 @@ export function directRunOf(tool: object): DirectRun | undefined {
   return directRuns.get(tool);
 }
 
-/** The tool's result as its ToolMessage's content: text, or content blocks (tool-content.ts). */
-function stringify(result: unknown): ToolContent {
+/**
+ * The tool's result as its ToolMessage's content: text, or content blocks (tool-content.ts). A
+ * LangGraph Command goes as it is: the guard applies it as LangGraph's ToolNode does (command-result.ts).
+ */
+function stringify(result: unknown): ToolContent | object {
   if (typeof result === "string") return result;
-  // A LangGraph Command is not a result: the call fails with the reason (command-result.ts).
-  const command = commandResultError(result);
-  if (command !== undefined) throw new ToolDefinitionError(command);
+  if (isCommandLike(result)) return result;
   return toolContent(result);
 }
 
