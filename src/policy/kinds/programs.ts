@@ -223,6 +223,12 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     writeOptions: ["-o", "--output"],
   },
   nohup: { options: { long: ["--help", "--version"] } },
+  // zsh's precommand modifiers: the command after them runs (`noglob rm x`, `nocorrect rm x`, `- rm x`
+  // with a dash before its name), and `repeat N` runs it N times. Agents' shells are often zsh.
+  noglob: { options: {}, transparent: true },
+  nocorrect: { options: {}, transparent: true },
+  "-": { options: {} },
+  repeat: { options: {}, positionals: 1 },
   // Wrappers from container entrypoints, privilege droppers, I/O and environment helpers: each runs the command after its options.
   gosu: { options: {}, positionals: 1 },
   "su-exec": { options: {}, positionals: 1 },
