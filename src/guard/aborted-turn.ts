@@ -11,6 +11,8 @@ import { keepNewest } from "./keep-newest.js";
 import { ProcessLedger } from "./ledger-claim.js";
 import { isGuardMessage } from "./model-step.js";
 import type { ReviewedCall } from "./state.js";
+import type { AuditRecord } from "../audit/types.js";
+import type { ToolContent } from "../tools/tool-content.js";
 import { truncateToolContent } from "./truncate.js";
 import { readLedgerResult } from "./execute.js";
 
@@ -100,15 +102,16 @@ export async function answerAbortedTurn(
     // Read before `recordedResult`, whose own claim would count as a start.
     const started = ledger instanceof ProcessLedger ? ledger.started(key) : undefined;
     const recorded = ledger ? await recordedResult(guard, ledger, key, guard.abortGraceMs) : undefined;
+    const result = recorded === undefined ? undefined : readLedgerResult(recorded);
     // A recorded failure: its tool returned a Command that could not be applied (command-result.ts).
-    const status = recorded !== undefined ? (readLedgerResult(recorded).failed ? "error" : "success") : "cancelled";
+    const status = result === undefined ? "cancelled" : result.failed ? "error" : "success";
     // The run went on past this turn (it was not aborted here) and the call never started: it did not run.
     // Else with the process ledger, whether it was sent to start; with another ledger, no completion
     // and no live claim means it did not finish; without one, nobody can tell.
     const endedFirst = turn.endedAfter && started !== true;
     const content =
-      recorded !== undefined
-        ? readLedgerResult(recorded).content
+      result !== undefined
+        ? result.content
         : endedFirst
           ? execution.endedBeforeRun(call.name)
           : started === false
@@ -116,20 +119,10 @@ export async function answerAbortedTurn(
             : ledger && started === undefined
               ? execution.unfinished(call.name)
               : execution.unknownAfterAbort(call.name);
-    const max = guard.spec(call.name)?.maxResultChars ?? guard.maxResultChars;
-    answers.push(new ToolMessage({ content: truncateToolContent(content, max), tool_call_id: call.id, name: call.name, status: status === "success" ? "success" : "error" }));
-    const reviewed: ReviewedCall = {
-      id: call.id,
-      name: call.name,
-      args: call.args,
-      outcome: "run",
-      ruleId: endedFirst && recorded === undefined ? "run:ended" : "run:aborted",
-      reason: endedFirst && recorded === undefined ? "the run ended before this call was run" : "the run was aborted before this call's result was written",
-      risk: guard.riskOf(call.name),
-      concurrencySafe: false,
-      requestHeartbeat: false,
-    };
-    if (guard.options.audit) records.push(outcomeRecord(guard, ctx, reviewed, status));
+    const why = endedFirst && recorded === undefined ? { ruleId: "run:ended", reason: "the run ended before this call was run" } : { ruleId: "run:aborted", reason: "the run was aborted before this call's result was written" };
+    const { message, record } = answerWithoutRunning(guard, ctx, call, content, status, why);
+    answers.push(message);
+    if (record) records.push(record);
   }
   if (records.length > 0) await guard.options.audit?.write(records);
   const tail = messages.slice(turn.index + 1);
@@ -137,6 +130,31 @@ export async function answerAbortedTurn(
   const cut = firstOther < 0 ? tail.length : firstOther;
   const answeredList = [...messages.slice(0, turn.index + 1), ...tail.slice(0, cut), ...answers, ...tail.slice(cut)];
   return { messages: answeredList, update: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...answeredList] };
+}
+
+/**
+ * A call answered without being run now: its ToolMessage (the recorded result, or why it did not
+ * run; truncated as results are) and, with an audit sink, its outcome record under `why`.
+ */
+function answerWithoutRunning(
+  guard: Guard,
+  ctx: TurnContext,
+  call: { readonly id: string; readonly name: string; readonly args: Record<string, unknown> },
+  content: ToolContent,
+  status: "success" | "error" | "cancelled",
+  why: { readonly ruleId: string; readonly reason: string },
+  kwargs?: Record<string, unknown>,
+): { message: ToolMessage; record: AuditRecord | undefined } {
+  const max = guard.spec(call.name)?.maxResultChars ?? guard.maxResultChars;
+  const message = new ToolMessage({
+    content: truncateToolContent(content, max),
+    tool_call_id: call.id,
+    name: call.name,
+    status: status === "success" ? "success" : "error",
+    ...(kwargs === undefined ? {} : { additional_kwargs: kwargs }),
+  });
+  const reviewed: ReviewedCall = { id: call.id, name: call.name, args: call.args, outcome: "run", ...why, risk: guard.riskOf(call.name), concurrencySafe: false, requestHeartbeat: false };
+  return { message, record: guard.options.audit ? outcomeRecord(guard, ctx, reviewed, status) : undefined };
 }
 
 /** Marks the ToolMessages `answerSkippedCalls` writes (the middleware's afterModel then sends the run to the model). */
@@ -174,29 +192,13 @@ export async function answerSkippedCalls(
   const records = [];
   for (const call of open) {
     const recorded = ledger ? await recordedResult(guard, ledger, ledgerKeyFor(ctx.threadId, run, call.id), guard.abortGraceMs) : undefined;
-    const content = recorded !== undefined ? readLedgerResult(recorded).content : execution.skippedByJump(call.name);
-    const max = guard.spec(call.name)?.maxResultChars ?? guard.maxResultChars;
-    answers.push(
-      new ToolMessage({
-        content: truncateToolContent(content, max),
-        tool_call_id: call.id,
-        name: call.name,
-        status: recorded !== undefined ? "success" : "error",
-        additional_kwargs: { [SKIPPED]: true },
-      }),
-    );
-    const reviewed: ReviewedCall = {
-      id: call.id,
-      name: call.name,
-      args: call.args,
-      outcome: "run",
-      ruleId: "run:skipped",
-      reason: "the run went back to the model before this call was run",
-      risk: guard.riskOf(call.name),
-      concurrencySafe: false,
-      requestHeartbeat: false,
-    };
-    if (guard.options.audit) records.push(outcomeRecord(guard, ctx, reviewed, recorded !== undefined ? "success" : "cancelled"));
+    const result = recorded === undefined ? undefined : readLedgerResult(recorded);
+    const content = result !== undefined ? result.content : execution.skippedByJump(call.name);
+    const status = result === undefined ? "cancelled" : result.failed ? "error" : "success";
+    const why = { ruleId: "run:skipped", reason: "the run went back to the model before this call was run" };
+    const { message, record } = answerWithoutRunning(guard, ctx, call, content, status, why, { [SKIPPED]: true });
+    answers.push(message);
+    if (record) records.push(record);
   }
   if (records.length > 0) await guard.options.audit?.write(records);
   return answers;
