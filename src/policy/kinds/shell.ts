@@ -633,7 +633,6 @@ function walkStatements(node: Node, walk: Walk, writesFile = false): void {
   }
 }
 
-/** The text a here-document feeds: its body, and whether the shell expands it (unquoted delimiter). */
 /** The text a here-string feeds (`<<< 'text'`: the word and a newline; unknown when it has an expansion). */
 function herestringInput(node: Node, walk: Walk): Stdin {
   walk.refusal ??= "the command has a here-string (<<<)";
@@ -642,6 +641,7 @@ function herestringInput(node: Node, walk: Walk): Stdin {
   return { text: value === undefined || value.dynamic ? undefined : `${value.text}\n`, what: "a here-string" };
 }
 
+/** The text a here-document feeds: its body, and whether the shell expands it (unquoted delimiter). */
 function heredocInput(node: Node, walk: Walk): Stdin {
   walk.refusal ??= "the command has a here-document (<<)";
   const start = node.namedChildren.find((child) => child?.type === "heredoc_start")?.text ?? "";
