@@ -140,18 +140,21 @@ export function commandWith(command: ToolCommand, answer: ToolMessage | undefine
 
 // ─── recording ─────────────────────────────────────────────────────────────────────────────────
 
-const StoredGotoSchema = z.union([z.string(), z.object({ node: z.string(), args: z.unknown() })]);
-
-/** A tool's Command as the ledger keeps it (plain JSON): messages in LangChain's stored-message form. */
-const StoredCommandSchema = z.object({
-  state: z.record(z.string(), z.unknown()),
-  messages: z.array(z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) })),
-  answerAt: z.number().int().nonnegative().optional(),
-  hasMessages: z.boolean(),
-  goto: z.union([StoredGotoSchema, z.array(StoredGotoSchema)]).optional(),
-  graph: z.literal(Command.PARENT).optional(),
-});
-export type StoredCommand = z.infer<typeof StoredCommandSchema>;
+/** A tool's Command as the ledger keeps it (plain JSON): messages in LangChain's stored-message form. Built on first use (importing the package builds no schema). */
+function storedCommandSchema() {
+  const goto = z.union([z.string(), z.object({ node: z.string(), args: z.unknown() })]);
+  return z.object({
+    state: z.record(z.string(), z.unknown()),
+    messages: z.array(z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) })),
+    answerAt: z.number().int().nonnegative().optional(),
+    hasMessages: z.boolean(),
+    goto: z.union([goto, z.array(goto)]).optional(),
+    graph: z.literal(Command.PARENT).optional(),
+  });
+}
+let storedCommand: ReturnType<typeof storedCommandSchema> | undefined;
+const StoredCommandSchema = { safeParse: (value: unknown) => (storedCommand ??= storedCommandSchema()).safeParse(value) };
+export type StoredCommand = z.infer<ReturnType<typeof storedCommandSchema>>;
 
 /** Where `value` is not plain JSON data (what a JSON record would change), or undefined when it is. */
 function notPlain(value: unknown, path: string): string | undefined {
