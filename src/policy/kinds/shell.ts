@@ -429,6 +429,8 @@ function addSimple(
   if (facts.assignments) refusals.push({ reason: "the command is prefixed by a NAME=value assignment", token: "" });
   if (facts.writesFile) refusals.push({ reason: "the command writes a file through a redirection", token: "" });
   if (isDynamic(0)) unknown = `the program's name (${words[0] ?? ""}) is only known when it runs`;
+  // A command a wrapper runs has lost its quoting: a name with pattern characters may be a pattern (`env /usr/bin/r[m] x`).
+  if (values === undefined && /[*?[]/.test(words[0] ?? "")) unknown ??= `the program's name (${words[0] ?? ""}) may be a file name pattern`;
   if (values !== undefined) {
     if (values[0]?.glob === true) unknown ??= `the program's name (${words[0] ?? ""}) is a file name pattern`;
     const braced = values.find((value) => value.bare !== undefined && /(?<!\\)\{[^{}]*(?:,|\.\.)[^{}]*\}/.test(value.bare));
