@@ -689,8 +689,9 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     return;
   }
   if (node.type === "redirected_statement") {
+    const trailing = node.namedChildren.flatMap((child) => (child !== null && child.type.endsWith("redirect") ? redirectParts(child).words : []));
     // `> out.txt > out.txt xargs rm x`: only redirections, the command's words inside the last one.
-    if (node.namedChildren.every((child) => child === null || child.type.endsWith("redirect")) && node.namedChildren.some((child) => child !== null && redirectParts(child).words.length > 0)) {
+    if (trailing.length > 0 && node.namedChildren.every((child) => child === null || child.type.endsWith("redirect"))) {
       readCommand(node, walk, writesFile, stdin);
       return;
     }
@@ -705,7 +706,6 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       else if (child.type === "herestring_redirect") input = herestringInput(child, walk);
       input = fileInput(child) ?? input;
     }
-    const trailing = node.namedChildren.flatMap((child) => (child !== null && child.type.endsWith("redirect") ? redirectParts(child).words : []));
     for (const child of node.namedChildren) {
       if (child === null) continue;
       if (child.type.endsWith("redirect")) for (const part of redirectParts(child).target) collectNested(part, walk);
