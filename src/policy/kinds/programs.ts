@@ -941,6 +941,7 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
     effect: "code",
     what: "loads code or finds programs through it",
   },
+  { name: /^(?:BASH_CMDS|BASH_ALIASES|BASH_LOADABLES_PATH)$/, effect: "code", what: "finds the program a command name runs through it (bash's table of command paths, its aliases, where enable -f loads builtins from)" },
   { name: /^(?:TAR_OPTIONS|LESS|MANOPT|GZIP|ZIPOPT|XZ_OPT|BZIP2|PARALLEL|GREP_OPTIONS|RSYNC_OPTIONS|WGETRC|CURL_HOME|SSH_CONFIG)$/, effect: "code", what: "reads options or settings (which can run commands) from it" },
   { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_NOSYSTEM|GIT_NAMESPACE|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|GIT_ALLOW_PROTOCOL|GIT_PROTOCOL_FROM_USER|GIT_SSH_VARIANT|HOME|XDG_CONFIG_HOME)$/, effect: "refuse", what: "reads its configuration or repository (which can run commands) through it" },
 ];
@@ -1005,13 +1006,15 @@ export function isPlainSetting(name: string, value: string, dynamic: boolean): b
  */
 export function readEnvironment(name: string, value: string, dynamic: boolean, by = "the command"): ProgramReading {
   const out = empty();
-  const row = ENVIRONMENT.find((entry) => entry.name.test(name));
+  // `PATH[0]=DIR` sets PATH (a scalar is its array's element 0); `BASH_CMDS[ls]=PATH` sets an entry of BASH_CMDS.
+  const base = name.replace(/\[[\s\S]*\]$/, "");
+  const row = ENVIRONMENT.find((entry) => entry.name.test(base));
   if (row === undefined) return out;
   const reason = `${by} sets ${name}, and a program ${row.what}`;
   out.refusals.push({ reason, token: name });
   if (row.effect === "refuse") return out;
   // TAR_OPTIONS and LESS are options tar and less read before their own: read as such (`--to-command=CMD`, `+!CMD`).
-  const reader = OPTION_VARIABLES[name];
+  const reader = OPTION_VARIABLES[base];
   if (reader !== undefined && !dynamic && !/["'\\]/.test(value)) {
     const inner = readProgram([reader, ...value.split(/\s+/).filter((word) => word !== "")]);
     out.commands.push(...inner.commands);
@@ -3745,6 +3748,90 @@ function subscripts(name: string, words: readonly string[]): string[] {
     const open = word.indexOf("[");
     const close = word.lastIndexOf("]");
     if (open > 0 && close > open && /^[A-Za-z_][A-Za-z0-9_]*$/.test(word.slice(0, open))) out.push(word.slice(open + 1, close));
+  }
+  return out;
+}
+
+/**
+ * How bash builtins that set a variable read their arguments (`read NAME`, `printf -v NAME FORMAT`,
+ * `mapfile NAME`, `getopts OPTSTRING NAME`, `wait -p NAME`): single-letter options, those that take
+ * a value, and those whose value is a variable's name. A declaration run through `builtin` or
+ * `command` (`command export PAGER=cmd`) sets its NAME=VALUE words.
+ */
+const VARIABLE_BUILTINS: Readonly<Record<string, { readonly valued: string; readonly names: string }>> = {
+  read: { valued: "adinNptu", names: "a" },
+  mapfile: { valued: "dnOsuCc", names: "" },
+  readarray: { valued: "dnOsuCc", names: "" },
+  printf: { valued: "v", names: "v" },
+  getopts: { valued: "", names: "" },
+  wait: { valued: "p", names: "p" },
+};
+const DECLARATION_BUILTINS = new Set(["declare", "typeset", "local", "export", "readonly"]);
+
+/** A variable a builtin sets: its name (undefined: only known at run time) and value (undefined: only known at run time). */
+export interface VariableSet {
+  readonly name: string | undefined;
+  readonly value: string | undefined;
+}
+
+/**
+ * The variables a command sets when it is one of bash's builtins that assign (VARIABLE_BUILTINS, or
+ * a declaration run through `builtin`/`command`). `dynamicAt(i)`: word i is only known at run time.
+ * Values read from input are only known at run time; `printf -v NAME FORMAT` sets FORMAT when it has
+ * no `%` or backslash.
+ */
+export function variablesSet(words: readonly string[], dynamicAt: (i: number) => boolean): VariableSet[] {
+  let i = 0;
+  while (words[i] === "builtin" || words[i] === "command") i += 1;
+  const program = words[i];
+  const nameOf = (at: number): string | undefined => (dynamicAt(at) ? undefined : words[at]);
+  if (program !== undefined && i > 0 && DECLARATION_BUILTINS.has(program)) {
+    const out: VariableSet[] = [];
+    for (let at = i + 1; at < words.length; at++) {
+      const word = words[at]!;
+      const eq = word.indexOf("=");
+      if (word.startsWith("-") || eq <= 0) continue;
+      out.push({ name: dynamicAt(at) ? undefined : word.slice(0, eq), value: dynamicAt(at) ? undefined : word.slice(eq + 1) });
+    }
+    return out;
+  }
+  const spec = program === undefined ? undefined : VARIABLE_BUILTINS[program];
+  if (spec === undefined) return [];
+  const out: VariableSet[] = [];
+  const positional: number[] = [];
+  let optionsEnd = false;
+  for (let at = i + 1; at < words.length; at++) {
+    const word = words[at]!;
+    if (!optionsEnd && word === "--") {
+      optionsEnd = true;
+      continue;
+    }
+    if (optionsEnd || !word.startsWith("-") || word.length < 2 || dynamicAt(at)) {
+      positional.push(at);
+      continue;
+    }
+    for (let k = 1; k < word.length; k++) {
+      const letter = word[k]!;
+      if (!spec.valued.includes(letter)) continue;
+      const attached = k + 1 < word.length;
+      const valueAt = attached ? at : at + 1;
+      if (spec.names.includes(letter)) out.push({ name: attached ? word.slice(k + 1) : nameOf(valueAt), value: undefined });
+      if (!attached) at += 1;
+      break;
+    }
+  }
+  if (program === "read") {
+    if (positional.length === 0 && out.length === 0) out.push({ name: "REPLY", value: undefined });
+    for (const at of positional) out.push({ name: nameOf(at), value: undefined });
+  } else if (program === "mapfile" || program === "readarray") {
+    out.push({ name: positional[0] === undefined ? "MAPFILE" : nameOf(positional[0]), value: undefined });
+  } else if (program === "getopts") {
+    if (positional[1] !== undefined) out.push({ name: nameOf(positional[1]), value: undefined });
+  } else if (program === "printf") {
+    const format = positional[0];
+    const text = format === undefined || dynamicAt(format) ? undefined : words[format]!;
+    // Only the -v name gets the output; a format without `%` or `\` is printed as it is.
+    return out.map((set) => ({ name: set.name, value: text !== undefined && !/[%\\]/.test(text) && positional.length === 1 ? text : undefined }));
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, type Refusal } from "./programs.js";
+import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
 import { shellParser } from "./shell-grammar.js";
 
 /**
@@ -142,8 +142,14 @@ interface Walk {
   functions?: Set<string>;
   /** Some reading could not be told (a deny then cannot tell). */
   unknown?: string;
-  /** Variables the line assigns, with their static values (undefined: only known at run time), for `${x@P}`. */
+  /** Variables the line assigns, with their static values (undefined: only known at run time), for `${x@P}` and arithmetic. */
   values?: Map<string, string | undefined>;
+  /**
+   * Texts bash evaluates as arithmetic (`$((…))`, `((…))`, `[[ a -eq b ]]`, subscripts, `${s:off}`,
+   * `let`): a variable named there is evaluated too, and an array subscript in its value
+   * (`x='a[$(cmd)]'; echo $((x))`) runs the command substitutions in it.
+   */
+  arithmetic?: string[];
 }
 
 const DASH_SPLIT = "the command has &>, which bash reads as a redirection of both outputs and sh (dash) as & then >";
@@ -237,6 +243,7 @@ function wordValue(node: Node, walk: Walk): WordValue {
     case "arithmetic_expansion":
       for (const child of node.namedChildren) if (child !== null) collectNested(child, walk);
       promptExpansion(node.text, walk);
+      assigningExpansion(node.text, walk);
       return { text: node.text, dynamic: true, glob: false, ansiC: false, bare: undefined };
     default:
       collectNested(node, walk);
@@ -251,6 +258,96 @@ function promptExpansion(text: string, walk: Walk): void {
   const value = walk.values.get(prompt[1]!);
   if (value === undefined) walk.unknown ??= `\${${prompt[1]!}@P} expands a value only known when the line runs, command substitutions included`;
   else if (/\$\(|`/.test(value)) nestedScript(`: ${value}`, `the prompt expansion \${${prompt[1]!}@P}`, walk);
+}
+
+/** `${NAME:=WORD}`, `${NAME=WORD}`: the expansion assigns WORD to NAME (when unset or empty), as `NAME=WORD` does. */
+function assigningExpansion(text: string, walk: Walk): void {
+  const assigning = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?:?=([\s\S]*)\}$/.exec(text);
+  if (assigning === null) return;
+  const value = assigning[3]!;
+  setVariable(`${assigning[1]!}${assigning[2] ?? ""}`, /[$`"'\\]/.test(value) ? undefined : value, "the command line", walk);
+}
+
+/**
+ * A variable set other than by `NAME=value` (a builtin, a loop, `${NAME:=WORD}`), with its value
+ * (undefined: only known at run time): kept as the line's assignments are, and read as an assignment
+ * outside a command is (`read PAGER <<< cmd`, `printf -v PATH DIR` reach every later command).
+ */
+function setVariable(name: string, value: string | undefined, by: string, walk: Walk): void {
+  walk.values?.set(name, value);
+  if (value !== undefined) readSubscripts(value, "an array subscript in a variable's value", walk);
+  lineEnvironment(readEnvironment(name, value ?? "", value === undefined, by), walk);
+}
+
+/** A value with an array subscript (`a[$(cmd)]`): bash evaluates the subscript wherever the value is read as arithmetic or as a name, command substitutions included. */
+function readSubscripts(text: string, what: string, walk: Walk): void {
+  const open = text.indexOf("[");
+  const close = text.lastIndexOf("]");
+  if (open >= 0 && close > open && /\$\(|`/.test(text)) nestedScript(`: ${text.slice(open + 1, close)}`, what, walk);
+}
+
+/** `for NAME in WORDS` (and `select`): NAME is set to each word (to the arguments without `in`). */
+function loopVariable(node: Node, walk: Walk): void {
+  const children = node.namedChildren.filter((child): child is Node => child !== null);
+  const name = children[0]?.type === "variable_name" ? children[0].text : undefined;
+  if (name === undefined) return;
+  const words = children.slice(1).filter((child) => child.type !== "do_group" && child.type !== "comment");
+  if (words.length === 0) setVariable(name, undefined, "the loop", walk);
+  // Read apart from the line (the loop's words are walked for their substitutions with the rest of it).
+  const probe: Walk = { commands: [], depth: walk.depth, refusal: undefined };
+  for (const word of words) {
+    const value = wordValue(word, probe);
+    setVariable(name, value.dynamic || value.glob ? undefined : value.text, "the loop", walk);
+  }
+}
+
+/** A value bash always expands to a number: an arithmetic expansion, a length, `$?`, `$$`, `$#`, `$!`, RANDOM, SECONDS, .... */
+const NUMERIC_VALUE = /^(?:\$\(\([\s\S]*\)\)|\$\[[\s\S]*\]|\$\{#[^}]*\}|\$[?$#!]|\$\{[?$#!]\}|\$\{?(?:RANDOM|SRANDOM|SECONDS|LINENO|BASHPID|PPID|EPOCHSECONDS|UID|EUID)\}?)$/;
+
+/** Node types whose whole text bash evaluates as arithmetic. */
+const ARITHMETIC_NODES = new Set(["arithmetic_expansion", "c_style_for_statement"]);
+const ARITHMETIC_TEST = /\s-(?:eq|ne|lt|le|gt|ge)\s/;
+
+/** Collects into walk.arithmetic the texts of `root` that bash evaluates as arithmetic. */
+function arithmeticTexts(root: Node, walk: Walk): void {
+  const out = (walk.arithmetic ??= []);
+  const visit = (node: Node) => {
+    const text = node.text;
+    if (ARITHMETIC_NODES.has(node.type) || (node.type === "compound_statement" && text.startsWith("(("))) out.push(text);
+    else if (node.type === "test_command" && ARITHMETIC_TEST.test(text)) out.push(text);
+    // `${a[x]}`, `a[x]=1`, `${s:x:1}`, `${!x}` (the name x holds is read, subscript included).
+    else if (node.type === "subscript") out.push(node.namedChildren.slice(1).map((child) => child?.text ?? "").join(" "));
+    else if (node.type === "expansion") {
+      // `${s:OFFSET:LENGTH}` (not `${s:-x}`, `${s:=x}`, ...), and `${!x}`: the name x holds is read, subscript included.
+      const offset = /^\$\{[A-Za-z_0-9@*]+(?:\[[^\]]*\])?:(?![-=?+])/.exec(text);
+      if (offset !== null) out.push(text.slice(offset[0].length));
+      else if (text.startsWith("${!")) out.push(text);
+    }
+    else if (node.type === "array" && /\[[^\]]*\]=/.test(text)) out.push(text);
+    else if (node.type === "command" && /^(?:builtin\s+|command\s+)?let\s/.test(text)) out.push(text);
+    // `declare -i y`: every later assignment to y is arithmetic; the whole line is read so.
+    else if (node.type === "declaration_command" && node.namedChildren.some((child) => child !== null && /^-[A-Za-z]*i/.test(child.text))) out.push(root.text);
+    for (const child of node.namedChildren) if (child !== null) visit(child);
+  };
+  visit(root);
+}
+
+/**
+ * A variable the line sets and then names in arithmetic: a static value's subscripts were read where
+ * it was set; a value only known at run time may hold one (`read x < file; echo $((x))`), which a
+ * deny cannot see.
+ */
+function arithmeticValues(walk: Walk): void {
+  if (walk.values === undefined || walk.arithmetic === undefined || walk.arithmetic.length === 0) return;
+  for (const [name, value] of walk.values) {
+    if (value !== undefined) continue;
+    const base = name.replace(/\[[\s\S]*$/, "");
+    const named = new RegExp(`(?<![A-Za-z0-9_])${base.replace(/[^A-Za-z0-9_]/g, "\\$&")}(?![A-Za-z0-9_])`);
+    if (walk.arithmetic.some((text) => named.test(text))) {
+      walk.unknown ??= `bash evaluates ${base} as arithmetic, and its value is only known when the line runs: an array subscript in it (a[$(cmd)]) runs the commands in it`;
+      return;
+    }
+  }
 }
 
 /** Commands hidden anywhere inside a node (substitutions inside expansions, test expressions, ...). */
@@ -553,7 +650,14 @@ function addSimple(
 /** A command line a program hands to a shell (`bash -c`, `eval`, `env -S`, `find -exec sh -c`): parsed, its commands added. */
 function nestedScript(script: string, name: string, walk: Walk): void {
   if (walk.depth >= MAX_NESTED_SCRIPTS) throw new Unreadable("shell scripts nested too deep");
-  const inner: Walk = { commands: walk.commands, depth: walk.depth + 1, refusal: walk.refusal, functions: walk.functions, ...(walk.values === undefined ? {} : { values: walk.values }) };
+  const inner: Walk = {
+    commands: walk.commands,
+    depth: walk.depth + 1,
+    refusal: walk.refusal,
+    functions: walk.functions,
+    ...(walk.values === undefined ? {} : { values: walk.values }),
+    ...(walk.arithmetic === undefined ? {} : { arithmetic: walk.arithmetic }),
+  };
   const problem = readLine(script, inner);
   walk.refusal ??= inner.refusal;
   walk.unknown ??= inner.unknown;
@@ -593,6 +697,11 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
     } else if (child.type !== "comment") push(wordValue(child, walk));
   }
   for (const word of trailing) push(wordValue(word, walk));
+  // `read PAGER <<< cmd`, `printf -v PATH DIR`: a builtin sets a variable, as an assignment would.
+  for (const set of variablesSet(words, (i) => values[i]?.dynamic === true)) {
+    if (set.name === undefined) walk.unknown ??= `${words[0] ?? ""} sets a variable whose name is only known when it runs`;
+    else setVariable(set.name, set.value, "the command line", walk);
+  }
   if (words.length === 0) {
     // A bare assignment runs nothing itself (its substitutions were walked), but an exported variable reaches every later command.
     for (const reading of environment) lineEnvironment(reading, walk);
@@ -614,7 +723,9 @@ function assignmentReading(node: Node, walk: Walk): EnvironmentReading & { reado
   if (nameNode !== null) collectNested(nameNode, walk);
   const valueNode = node.childForFieldName("value");
   const value = valueNode === null ? { text: "", dynamic: false, ansiC: false } : wordValue(valueNode, walk);
-  walk.values?.set(name, value.dynamic ? undefined : value.text);
+  // A value that is only an arithmetic result or a count (`n=$((n+1))`, `len=${#list[@]}`) is a number, whatever runs.
+  walk.values?.set(name, !value.dynamic ? value.text : valueNode !== null && NUMERIC_VALUE.test(valueNode.text) ? "0" : undefined);
+  if (!value.dynamic) readSubscripts(value.text, "an array subscript in a variable's value", walk);
   const plain = node.type === "variable_assignment" && nameNode?.type === "variable_name" && !value.ansiC && isPlainSetting(name, value.text, value.dynamic);
   return { ...readEnvironment(name, value.text, value.dynamic, "the command line"), plain };
 }
@@ -736,6 +847,7 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     return;
   }
   if (CONTAINERS.has(node.type) || node.type === "command_substitution" || node.type === "process_substitution") {
+    if (node.type === "for_statement") loopVariable(node, walk);
     for (const child of node.namedChildren) {
       if (child === null) continue;
       // Conditions, loop values and case subjects hold words with substitutions, statements hold commands.
@@ -759,11 +871,7 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     for (const child of node.namedChildren) if (child !== null && child.type === "variable_assignment") lineEnvironment(assignmentReading(child, { ...walk, commands: [] }), walk);
   }
   // Array subscripts in names and arithmetic operands are evaluated by bash: `declare 'a[$(cmd)]=1'`, `[[ -v 'a[$(cmd)]' ]]`.
-  for (const text of quotedTexts(node)) {
-    const open = text.indexOf("[");
-    const close = text.lastIndexOf("]");
-    if (open >= 0 && close > open && /\$\(|`/.test(text)) nestedScript(`: ${text.slice(open + 1, close)}`, node.type, walk);
-  }
+  for (const text of quotedTexts(node)) readSubscripts(text, node.type, walk);
   const words = [node.text];
   addCommand(walk, {
     words,
@@ -801,6 +909,7 @@ function parseInto(source: string, walk: Walk): string | undefined {
     const root = tree.rootNode;
     if (root.hasError) return "it is not valid shell syntax";
     walkStatements(root, walk);
+    if (walk.arithmetic !== undefined) arithmeticTexts(root, walk);
     return undefined;
   } catch (error) {
     if (error instanceof Unreadable) return error.message;
@@ -1027,10 +1136,11 @@ function rebindNames(walk: Walk): void {
 
 function analyze(source: string): ShellAnalysis {
   if (source.length > MAX_COMMAND_CHARS) return { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
-  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map() };
+  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map(), arithmetic: [] };
   const problem = readLine(source, walk);
   if (problem !== undefined) return { ok: false, reason: problem };
   rebindNames(walk);
+  arithmeticValues(walk);
   let unknown = walk.unknown ?? walk.commands.find((command) => command.unknown !== undefined)?.unknown;
   let refusal = walk.refusal;
   // `$"..."` is a translated string to bash and `$` then a quoted string to sh (dash).
