@@ -223,6 +223,9 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     writeOptions: ["-o", "--output"],
   },
   nohup: { options: { long: ["--help", "--version"] } },
+  // task-spooler queues the command and runs it (`tsp CMD`; `-L LABEL`, `-D ID`, `-W ID` (depend), `-N SLOTS`, `-E`, `-g`, `-n`, `-f`, `-m`, `-B`).
+  tsp: { options: { flags: "nEgfmB", valued: "LDWN" } },
+  "task-spooler": { options: { flags: "nEgfmB", valued: "LDWN" } },
   // zsh's precommand modifiers: the command after them runs (`noglob rm x`, `nocorrect rm x`, `- rm x`
   // with a dash before its name), and `repeat N` runs it N times. Agents' shells are often zsh.
   noglob: { options: {}, transparent: true },
@@ -1096,6 +1099,10 @@ type OptionEffect =
   | "rest"
   /** A key binding whose action is a command line (bash's `bind -x 'KEYS: CMD'`). */
   | "keybinding"
+  /** Words the program expands as bash expands a word, command substitutions included (compgen's `-W WORDLIST`). */
+  | "expanded"
+  /** A command line the program adds to the shell's history (`history -s TEXT`), which `fc` runs again. */
+  | "history"
   /** A project, repository or directory whose scripts or configuration can run commands (`hg -R DIR`, `make -C DIR`, `npm --prefix DIR`): no allow covers it. */
   | "config";
 
@@ -2125,10 +2132,11 @@ const OPTION_EFFECTS: readonly {
   { programs: ["gcloud"], options: [{ option: "--command", effect: "script" }] },
   { programs: ["nodemon"], options: [{ option: "-x", effect: "script" }, { option: "--exec", effect: "script" }] },
   // bash builtins that run a command line or a function they are given.
-  { programs: ["compgen", "complete"], options: [{ option: "-C", effect: "script" }, { option: "-F", effect: "code" }] },
+  { programs: ["compgen", "complete"], options: [{ option: "-C", effect: "script" }, { option: "-F", effect: "code" }, { option: "-W", effect: "expanded" }] },
   { programs: ["bind"], options: [{ option: "-x", effect: "keybinding" }] },
   { programs: ["enable"], options: [{ option: "-f", effect: "file" }] },
-  { programs: ["fc"], options: [{ option: "-e", effect: "program" }] },
+  // `fc -e EDITOR` runs EDITOR on command lines from the shell's history, then runs them again; `fc -e -` and `fc -s` run them again as they are.
+  { programs: ["fc"], options: [{ option: "-e", effect: "program", when: /^(?!-$)/ }, { option: "-e", effect: "code", when: /^-$/ }, { option: "-s", effect: "code" }] },
   { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }, ...["-oN", "-oX", "-oS", "-oG", "-oA", "-oM", "--resume"].map((option): EffectOption => ({ option, effect: "writes" }))], abbreviate: { oneDash: true } },
   { programs: ["tcpdump"], options: [{ option: "-z", effect: "program", cluster: true }, { option: "-w", effect: "writes", cluster: true }] },
   { programs: ["ssh-keygen"], options: [{ option: "-D", effect: "file" }] },
@@ -2325,7 +2333,8 @@ const OPTION_EFFECTS: readonly {
     options: [{ option: "--pager", effect: "script" }, { option: "--filter", effect: "code", shellEscape: /(?:^|,)\s*[^:,]*:([^,]*)/g }, { option: "--config", effect: "file" }, { option: "--save-config", effect: "writes" }],
   },
   // bash's history -w and -a write the history list to the file given (or to $HISTFILE).
-  { programs: ["history"], options: [{ option: "-w", effect: "writes" }, { option: "-a", effect: "writes" }] },
+  // `history -s TEXT` also stores TEXT as a command line (`fc -e - PATTERN`, `fc -s` run it again).
+  { programs: ["history"], options: [{ option: "-w", effect: "writes" }, { option: "-a", effect: "writes" }, { option: "-s", effect: "history" }] },
   // GTFOBins, round 8: more options that run a command line or a program, load code or a library, or write a file.
   // latexmk runs the engine command given with -pdflatex=, -latex=, ... (through a shell, %S the source); -r reads an rc file of Perl code.
   {
@@ -2644,6 +2653,14 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
         case "rest":
           out.refusals.push({ reason: `${name} runs the command given after ${shown}`, token: option.option });
           if (i + 1 < words.length) out.commands.push(words.slice(i + 1));
+          return out;
+        case "expanded":
+          out.refusals.push({ reason: `${name} expands the words given with ${shown}, command substitutions included`, token: option.option });
+          if (value !== undefined) out.scripts.push(`: ${value}`);
+          break;
+        case "history":
+          out.refusals.push({ reason: `${name} adds a command line to the shell's history with ${shown}, which fc runs again`, token: option.option });
+          if (i + 1 < words.length) out.scripts.push(words.slice(i + 1).join(" "));
           return out;
         case "keybinding":
           out.refusals.push({ reason: `${name} binds a key to the command line given with ${shown}`, token: option.option });

@@ -150,6 +150,8 @@ interface Walk {
    * (`x='a[$(cmd)]'; echo $((x))`) runs the command substitutions in it.
    */
   arithmetic?: string[];
+  /** Files the line writes through redirections (their names as written), for scripts it then runs (`echo CMD > s.sh; . s.sh`). */
+  written?: Set<string>;
 }
 
 const DASH_SPLIT = "the command has &>, which bash reads as a redirection of both outputs and sh (dash) as & then >";
@@ -382,6 +384,64 @@ function redirectParts(node: Node): { target: Node[]; words: Node[] } {
   const words = destinations.slice(1);
   const starts = new Set(words.map((word) => word.startIndex));
   return { target: node.namedChildren.filter((child): child is Node => child !== null && !starts.has(child.startIndex)), words };
+}
+
+/** A redirection that writes a file: its name (as written; an expansion in it as written too) goes into walk.written. */
+function noteWritten(node: Node, walk: Walk): void {
+  const destination = node.type === "file_redirect" ? node.childForFieldName("destination") : null;
+  if (destination !== null && walk.written !== undefined) walk.written.add(scriptPath(wordValue(destination, { commands: [], depth: walk.depth, refusal: undefined }).text));
+}
+
+/** A file name as a script is run by it: `./s.sh` and `s.sh` are one file to `.`, `bash` and a redirection. */
+function scriptPath(name: string): string {
+  return name.replace(/^(?:\.\/)+/, "").replace(/\/{2,}/g, "/");
+}
+
+/** Programs that write the files named by their operands (`tee FILE`, `cp SRC DEST`): what they write is not read here. */
+const OPERAND_WRITERS: Readonly<Record<string, "all" | "last">> = { tee: "all", cp: "last", mv: "last", install: "last", ln: "last", dd: "all" };
+
+/**
+ * The script file a command runs, if any: `. FILE`, `source FILE`, a shell given a file (`bash FILE`,
+ * `sh -e FILE`), or the file as the program (`./FILE`).
+ */
+function scriptRun(words: readonly string[]): string | undefined {
+  const program = basename(words[0] ?? "");
+  if (program === "." || program === "source") return words[1];
+  if (SHELLS.has(program)) {
+    for (let i = 1; i < words.length; i++) {
+      const word = words[i]!;
+      if (word === "-c" || /^-[A-Za-z]*c[A-Za-z]*$/.test(word) || word === "-s") return undefined;
+      if (word === "--") return words[i + 1];
+      if (word === "-o" || word === "+o" || word === "-O" || word === "+O" || word === "--rcfile" || word === "--init-file") i += 1;
+      else if (!word.startsWith("-") && !word.startsWith("+")) return word;
+    }
+    return undefined;
+  }
+  return words[0]?.includes("/") === true ? words[0] : undefined;
+}
+
+/**
+ * A line that writes a file and runs it as a script (`echo CMD > s.sh; . s.sh`, `cat > s.sh <<EOF ...;
+ * bash s.sh`, `printf ... | tee s.sh; ./s.sh`): what the script holds is only known when the line
+ * runs, so a deny cannot tell.
+ */
+function scriptsWritten(walk: Walk): void {
+  const written = new Set(walk.written);
+  for (const command of walk.commands) {
+    const mode = OPERAND_WRITERS[basename(command.words[0] ?? "")];
+    if (mode === undefined) continue;
+    const operands = command.words.slice(1).filter((word) => !word.startsWith("-") && !word.includes("="));
+    for (const operand of mode === "all" ? operands : operands.slice(-1)) written.add(scriptPath(operand));
+    if (basename(command.words[0] ?? "") === "dd") for (const word of command.words) if (word.startsWith("of=")) written.add(scriptPath(word.slice(3)));
+  }
+  if (written.size === 0) return;
+  for (const command of walk.commands) {
+    const script = scriptRun(command.words);
+    if (script !== undefined && written.has(scriptPath(script))) {
+      walk.unknown ??= `the line writes ${script} and then runs it as a script, and what it holds is only known when the line runs`;
+      return;
+    }
+  }
 }
 
 function isHarmlessRedirect(node: Node): boolean {
@@ -657,6 +717,7 @@ function nestedScript(script: string, name: string, walk: Walk): void {
     functions: walk.functions,
     ...(walk.values === undefined ? {} : { values: walk.values }),
     ...(walk.arithmetic === undefined ? {} : { arithmetic: walk.arithmetic }),
+    ...(walk.written === undefined ? {} : { written: walk.written }),
   };
   const problem = readLine(script, inner);
   walk.refusal ??= inner.refusal;
@@ -687,7 +748,10 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
     } else if (child.type === "herestring_redirect") {
       input = herestringInput(child, walk);
     } else if (child.type.endsWith("redirect")) {
-      if (!isHarmlessRedirect(child)) writesFile = true;
+      if (!isHarmlessRedirect(child)) {
+        writesFile = true;
+        noteWritten(child, walk);
+      }
       input = fileInput(child) ?? input;
       walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
@@ -810,7 +874,10 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     let input = stdin;
     for (const child of node.namedChildren) {
       if (child === null || !child.type.endsWith("redirect")) continue;
-      if (!isHarmlessRedirect(child)) writes = true;
+      if (!isHarmlessRedirect(child)) {
+        writes = true;
+        noteWritten(child, walk);
+      }
       walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
       if (child.type === "heredoc_redirect") input = heredocInput(child, walk);
@@ -1136,11 +1203,12 @@ function rebindNames(walk: Walk): void {
 
 function analyze(source: string): ShellAnalysis {
   if (source.length > MAX_COMMAND_CHARS) return { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
-  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map(), arithmetic: [] };
+  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map(), arithmetic: [], written: new Set() };
   const problem = readLine(source, walk);
   if (problem !== undefined) return { ok: false, reason: problem };
   rebindNames(walk);
   arithmeticValues(walk);
+  scriptsWritten(walk);
   let unknown = walk.unknown ?? walk.commands.find((command) => command.unknown !== undefined)?.unknown;
   let refusal = walk.refusal;
   // `$"..."` is a translated string to bash and `$` then a quoted string to sh (dash).

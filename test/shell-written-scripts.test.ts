@@ -1,0 +1,77 @@
+// Command lines that reach a command through something other than its words: bash's `compgen -W`
+// expands its word list (command substitutions included), `history -s TEXT` stores a command line that
+// `fc -e -`/`fc -s` run again, task-spooler (`tsp CMD`) queues and runs its command, and a line can write
+// a script and run it (`echo CMD > s.sh; . s.sh`). Under a deny list (the Bash tool low risk, `rm`
+// denied) the guard allowed each of these while bash ran the payload; the real bash runs each line with
+// the payload replaced by `touch MARKER`.
+import { describe, expect, it } from "vitest";
+import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
+import { bashGuard, installed, leavesMarker } from "./helpers/bash-rules.js";
+
+const denyList = permissionPolicy(
+  parsePolicy(
+    `version: 1
+permissions:
+  - { rule: "Bash(rm:*)", mode: deny }
+tools:
+  Bash: { risk: low }
+`,
+    "yaml",
+    "written-scripts.yaml",
+  ),
+);
+const allowList = bashGuard(["echo:*", "cat:*", "printf:*", "chmod:*", "compgen:*", "history:*", "fc:*"], ["rm:*"], "written-scripts-allow");
+
+interface Case {
+  readonly line: string;
+  readonly expect: "deny" | "not-allow";
+  /** Run by the real bash (a program it needs may be missing). */
+  readonly needs?: string;
+}
+
+const CASES: readonly Case[] = [
+  { line: "compgen -W '$({P})' foo", expect: "deny" },
+  { line: "compgen -W '`{P}`' -- x", expect: "deny" },
+  { line: "history -s '{P}'; fc -e - {W}", expect: "deny" },
+  { line: "fc -e - {W}", expect: "not-allow" },
+  { line: "tsp {P}", expect: "deny", needs: "tsp" },
+  { line: "tsp -L job {P}", expect: "deny", needs: "tsp" },
+  { line: "echo '{P}' > s.sh; . s.sh", expect: "not-allow" },
+  { line: "echo '{P}' > s.sh && bash s.sh", expect: "not-allow" },
+  { line: "echo '{P}' >> ./s.sh; source s.sh", expect: "not-allow" },
+  { line: "printf '%s\\n' '{P}' > s.sh; sh -e s.sh", expect: "not-allow" },
+  { line: "cat > s.sh <<'EOF'\n{P}\nEOF\nbash s.sh", expect: "not-allow" },
+  { line: "printf '{P}' | tee s.sh > /dev/null; sh s.sh", expect: "not-allow" },
+  { line: "printf '#!/bin/sh\\n{P}\\n' > s.sh; chmod +x s.sh; ./s.sh", expect: "not-allow" },
+  { line: "echo '{P}' > a.tmp; cp a.tmp run.sh; bash run.sh", expect: "not-allow" },
+];
+
+const fill = (line: string, payload: string, word: string) => line.replaceAll("{P}", payload).replaceAll("{W}", word);
+
+describe("commands reached through expansion, history, a spooler or a script the line writes", () => {
+  it.each(CASES.map((c) => [fill(c.line, "rm -rf /tmp/x", "rm"), c] as const))("%s", (line, c) => {
+    const decision = denyList.decide("Bash", { command: line });
+    if (c.expect === "deny") expect(decision.mode, decision.reason).toBe("deny");
+    else expect(decision.mode, decision.reason).not.toBe("allow");
+    expect(allowList.decide("Bash", { command: line }).mode).not.toBe("allow");
+  });
+
+  it("says that the line runs a script it writes", () => {
+    expect(denyList.decide("Bash", { command: "echo x > s.sh; bash s.sh" }).reason).toMatch(/the line writes s\.sh and then runs it as a script, and what it holds is only known when the line runs/);
+  });
+
+  it("lines that write files and run other scripts, or run scripts they do not write, stay as allowed as before", () => {
+    for (const line of ["echo hi > out.txt; cat out.txt", "bash build.sh > build.log", "echo x > log.txt; bash -c 'ls'", "compgen -W 'start stop' -- st", "fc -l", "./gradlew build > out.txt"]) {
+      const decision = denyList.decide("Bash", { command: line });
+      expect(decision.mode, `${line}: ${decision.reason}`).toBe("allow");
+    }
+  });
+});
+
+describe("the real bash runs the payload of each line", () => {
+  it.each(CASES.filter((c) => c.expect === "deny" || c.line.includes("s.sh")).map((c) => [fill(c.line, "touch MARKER", "touch"), c] as const))("%s", (line, c) => {
+    if (c.needs !== undefined && !installed(c.needs)) return;
+    const result = leavesMarker(line);
+    expect(result.left, result.stderr).toBe(true);
+  });
+});
