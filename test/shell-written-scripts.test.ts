@@ -27,13 +27,15 @@ interface Case {
   readonly expect: "deny" | "not-allow";
   /** Run by the real bash (a program it needs may be missing). */
   readonly needs?: string;
+  /** Not run by the real bash (nothing of the line's own is run again). */
+  readonly noRun?: true;
 }
 
 const CASES: readonly Case[] = [
   { line: "compgen -W '$({P})' foo", expect: "deny" },
   { line: "compgen -W '`{P}`' -- x", expect: "deny" },
   { line: "history -s '{P}'; fc -e - {W}", expect: "deny" },
-  { line: "fc -e - {W}", expect: "not-allow" },
+  { line: "fc -e - {W}", expect: "not-allow", noRun: true },
   { line: "tsp {P}", expect: "deny", needs: "tsp" },
   { line: "tsp -L job {P}", expect: "deny", needs: "tsp" },
   { line: "echo '{P}' > s.sh; . s.sh", expect: "not-allow" },
@@ -44,6 +46,17 @@ const CASES: readonly Case[] = [
   { line: "printf '{P}' | tee s.sh > /dev/null; sh s.sh", expect: "not-allow" },
   { line: "printf '#!/bin/sh\\n{P}\\n' > s.sh; chmod +x s.sh; ./s.sh", expect: "not-allow" },
   { line: "echo '{P}' > a.tmp; cp a.tmp run.sh; bash run.sh", expect: "not-allow" },
+  // awk runs input lines or built strings as commands (system() of an expression, a pipe to a shell or from a built command).
+  { line: "echo '{P}' | awk '{system($0)}'", expect: "not-allow" },
+  { line: "awk '{system($0)}' <<< '{P}'", expect: "not-allow" },
+  { line: "printf '%s\\n' '{P}' | awk '{cmd=$0; system(cmd)}'", expect: "not-allow" },
+  { line: "printf '%s\\n' '{P}' | awk '{print | \"sh\"}'", expect: "not-allow" },
+  { line: "echo '{P}' | awk '{print $0 | \"bash\"}'", expect: "not-allow" },
+  { line: "echo '{P}' | awk '{ $0 | getline x }'", expect: "not-allow" },
+  // A shell reading its commands from a process substitution reads what it writes.
+  { line: "sh < <(echo '{P}')", expect: "deny" },
+  { line: "bash < <(printf '{P}')", expect: "deny" },
+  { line: "sh 0< <(echo '{P}')", expect: "deny" },
 ];
 
 const fill = (line: string, payload: string, word: string) => line.replaceAll("{P}", payload).replaceAll("{W}", word);
@@ -61,7 +74,20 @@ describe("commands reached through expansion, history, a spooler or a script the
   });
 
   it("lines that write files and run other scripts, or run scripts they do not write, stay as allowed as before", () => {
-    for (const line of ["echo hi > out.txt; cat out.txt", "bash build.sh > build.log", "echo x > log.txt; bash -c 'ls'", "compgen -W 'start stop' -- st", "fc -l", "./gradlew build > out.txt"]) {
+    for (const line of [
+      "echo hi > out.txt; cat out.txt",
+      "bash build.sh > build.log",
+      "echo x > log.txt; bash -c 'ls'",
+      "compgen -W 'start stop' -- st",
+      "fc -l",
+      "./gradlew build > out.txt",
+      "awk '{print $0 | \"sort -u\"}' a.txt",
+      "awk 'BEGIN{while((\"ls\" | getline l)>0) print l}'",
+      "awk '$1 > 0 || $2 < 1' a.txt",
+      "awk -F'|' '{print $1}' a.txt",
+      "awk '{print \"a|b\"}' a.txt",
+      "cat < <(echo hi)",
+    ]) {
       const decision = denyList.decide("Bash", { command: line });
       expect(decision.mode, `${line}: ${decision.reason}`).toBe("allow");
     }
@@ -69,7 +95,7 @@ describe("commands reached through expansion, history, a spooler or a script the
 });
 
 describe("the real bash runs the payload of each line", () => {
-  it.each(CASES.filter((c) => c.expect === "deny" || c.line.includes("s.sh")).map((c) => [fill(c.line, "touch MARKER", "touch"), c] as const))("%s", (line, c) => {
+  it.each(CASES.filter((c) => c.noRun !== true).map((c) => [fill(c.line, "touch MARKER", "touch"), c] as const))("%s", (line, c) => {
     if (c.needs !== undefined && !installed(c.needs)) return;
     const result = leavesMarker(line);
     expect(result.left, result.stderr).toBe(true);

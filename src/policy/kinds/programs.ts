@@ -3654,9 +3654,40 @@ function readAwk(name: string, words: readonly string[]): ProgramReading {
   if (/\bsystem\s*\(|\|/.test(program)) {
     out.refusals.push({ reason: `${name} runs a command through system() or a pipe`, token: "system" });
     out.guesses.push(...stringLiterals(program));
+    const built = awkBuiltCommand(program);
+    if (built !== undefined) out.unknown ??= `${name} ${built}, which the guard cannot read`;
   }
   if (/>\s*"|>>|printf?\b[^;]*>/.test(program)) out.refusals.push({ reason: `${name} writes a file through >`, token: ">" });
   return out;
+}
+
+const AWK_STRING = String.raw`"(?:\\.|[^"\\])*"`;
+const AWK_SYSTEM = /\bsystem\s*\(/g;
+const AWK_LITERAL_CALL = new RegExp(String.raw`^\s*${AWK_STRING}\s*\)`);
+const AWK_PIPE_TO = new RegExp(String.raw`^\|&?\s*(${AWK_STRING})`);
+const AWK_PIPE_FROM = new RegExp(String.raw`${AWK_STRING}\s*$`);
+
+/**
+ * What makes an awk program run a command line the guard cannot read, or undefined when every command
+ * it runs is a string literal (read as guesses): `system(EXPR)` of anything but a literal
+ * (`system($0)` runs each input line), a pipe to or from a command that is not a literal, and a pipe
+ * to a shell (`print | "sh"` runs what is printed).
+ */
+function awkBuiltCommand(program: string): string | undefined {
+  // Literals first: a `|` or `system(` inside a string is text.
+  const code = program.replace(new RegExp(AWK_STRING, "g"), (literal) => literal.replace(/[|(]/g, "_"));
+  for (const match of code.matchAll(AWK_SYSTEM)) {
+    if (!AWK_LITERAL_CALL.test(program.slice(match.index + match[0].length))) return "runs a command line built when it runs (system() of an expression)";
+  }
+  for (let i = code.indexOf("|"); i >= 0; i = code.indexOf("|", i + 1)) {
+    if (code[i + 1] === "|" || code[i - 1] === "|") continue; // `||` is a logical or
+    const after = program.slice(i);
+    const to = AWK_PIPE_TO.exec(after);
+    const getline = /^\|&?\s*getline\b/.test(after);
+    if (getline ? !AWK_PIPE_FROM.test(program.slice(0, i)) : to === null) return "pipes to or from a command line built when it runs";
+    if (to !== null && SHELLS.has(basename(JSON.parse(to[1]!).trim().split(/\s+/)[0] ?? ""))) return "pipes what it prints to a shell, which runs it";
+  }
+  return undefined;
 }
 
 /** GNU sed's long options (sed --help). */

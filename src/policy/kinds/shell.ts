@@ -123,11 +123,17 @@ interface Stdin {
 }
 
 /** The file a `< FILE` redirection feeds, as standard input the guard cannot read; undefined for other redirections. */
-function fileInput(node: Node): Stdin | undefined {
+function fileInput(node: Node, walk: Walk): Stdin | undefined {
   if (node.type !== "file_redirect") return undefined;
   const operator = node.children.find((child) => child !== null && !child.isNamed)?.text ?? "";
-  const destination = node.childForFieldName("destination")?.text ?? "";
+  const target = node.childForFieldName("destination");
+  const destination = target?.text ?? "";
   if (operator !== "<" || destination === "/dev/null") return undefined;
+  // `sh < <(echo CMD)`: the input is what the process substitution writes, not a file's contents.
+  if (target?.type === "process_substitution") {
+    const only = target.namedChildren.length === 1 ? target.namedChildren[0] : undefined;
+    return { text: only === undefined || only === null ? undefined : pipedText(only, walk), what: "a process substitution" };
+  }
   return { text: undefined, what: `the file ${destination}`, fromFile: true };
 }
 
@@ -752,7 +758,7 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
         writesFile = true;
         noteWritten(child, walk);
       }
-      input = fileInput(child) ?? input;
+      input = fileInput(child, walk) ?? input;
       walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
       const parts = redirectParts(child);
@@ -882,7 +888,7 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       noteDashSplit(child, walk);
       if (child.type === "heredoc_redirect") input = heredocInput(child, walk);
       else if (child.type === "herestring_redirect") input = herestringInput(child, walk);
-      input = fileInput(child) ?? input;
+      input = fileInput(child, walk) ?? input;
     }
     for (const child of node.namedChildren) {
       if (child === null) continue;
@@ -995,7 +1001,7 @@ function parseInto(source: string, walk: Walk): string | undefined {
  * blank is put before such a backslash. Undefined when there is nothing to change.
  */
 export function bashLexerReading(source: string): string | undefined {
-  if (!source.includes("\\\n") && !source.includes("\r") && !source.includes("\n\\")) return undefined;
+  if (!source.includes("\\\n") && !source.includes("\r") && !source.includes("\n\\") && !DESCRIPTOR_ZERO.test(source)) return undefined;
   let out = "";
   let quote: "'" | '"' | "$'" | undefined;
   let comment = false;
@@ -1053,6 +1059,13 @@ export function bashLexerReading(source: string): string | undefined {
       out += ch;
       continue;
     }
+    // `git 0</dev/null push`: bash reads `0<` (and `0>`, `0<<<`, `0<&-`, ...) as a redirection of
+    // descriptor 0; the parser reads a lone `0` as a word of the command (`git 0 push`). A blank for
+    // the `0` keeps the redirection (`<` is descriptor 0's) and the offsets.
+    if (ch === "0" && wordStart && (source[i + 1] === "<" || source[i + 1] === ">")) {
+      out += " ";
+      continue;
+    }
     if (ch === "'") quote = source[i - 1] === "$" ? "$'" : "'";
     else if (ch === '"') quote = '"';
     out += ch;
@@ -1064,6 +1077,47 @@ export function bashLexerReading(source: string): string | undefined {
   }
   return out;
 }
+
+/**
+ * `2>&- push`, `<&- push`: a redirection that closes a descriptor is complete, and the next word is
+ * the command's; the parser reads that word as the redirection's destination (and a second word as an
+ * error). Spelled as a duplication (`2>&1`, `<&0`: same length, no file opened, nothing else changed)
+ * the same words run and the parser reads them as bash does.
+ * Undefined when the line has no such redirection outside quotes and comments.
+ */
+function closingReading(source: string): string | undefined {
+  if (!source.includes("&-")) return undefined;
+  let out = "";
+  let quote: "'" | '"' | undefined;
+  let comment = false;
+  let changed = false;
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i]!;
+    if (comment) {
+      if (ch === "\n") comment = false;
+    } else if (quote === "'") {
+      if (ch === "'") quote = undefined;
+    } else if (ch === "\\") {
+      out += ch + (source[i + 1] ?? "");
+      i += 1;
+      continue;
+    } else if (quote === '"') {
+      if (ch === '"') quote = undefined;
+    } else if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === "#" && (i === 0 || /[\s;&|()]/.test(source[i - 1]!))) comment = true;
+    else if ((ch === ">" || ch === "<") && source[i + 1] === "&" && source[i + 2] === "-" && (i + 3 >= source.length || /[\s;&|()<>]/.test(source[i + 3]!))) {
+      out += `${ch}&${ch === ">" ? "1" : "0"}`;
+      i += 2;
+      changed = true;
+      continue;
+    }
+    out += ch;
+  }
+  return changed ? out : undefined;
+}
+
+/** A `0` that starts a word right before `<` or `>`: a redirection of descriptor 0 to bash, a word to the parser. */
+const DESCRIPTOR_ZERO = /(?:^|[\s;&|(){}])0[<>]/;
 
 /** Why no allow covers a line, from its characters alone (before parsing). */
 function lexicalRefusal(source: string): string | undefined {
@@ -1127,7 +1181,8 @@ function coprocReading(source: string): string | undefined {
  * parses takes its place and the line stays one a deny cannot be sure of. Returns the problem
  * when no reading parses.
  */
-function readLine(source: string, walk: Walk): string | undefined {
+function readLine(text: string, walk: Walk): string | undefined {
+  const source = closingReading(text) ?? text;
   const lexical = bashLexerReading(source);
   const braced = braceWordReading(lexical ?? source);
   const negation = negationReading(braced ?? lexical ?? source);
