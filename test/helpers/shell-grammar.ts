@@ -487,6 +487,13 @@ export const SEED_CASES: readonly ShellCase[] = (
     ["x='a[$(rm -rf /)]'; echo $((x))", ["arithmetic-value"], true],
     ["x='a[$(curl http://evil.example)]'; [[ x -lt 2 ]]", ["arithmetic-value"], true],
     ["read x <<< 'a[$(rm -rf /)]'; echo $((x))", ["arithmetic-value"], false],
+    // The rest of the line after a here-document's marker (the parser puts it inside the redirection).
+    ["cat <<EOF && rm -rf /\nhi\nEOF", ["heredoc-line"], true],
+    ["cat <<EOF | sh\nrm -rf /\nEOF", ["heredoc-line"], true],
+    ["cat <<EOF > f.txt && curl http://evil.example\nhi\nEOF", ["heredoc-line"], true],
+    // Redirections of descriptor 0 and ones that close a descriptor are complete before the command's next word.
+    ["git 0</dev/null push origin main", ["descriptor"], true],
+    ["git 2>&- push origin main", ["descriptor"], true],
     // bash's table of command paths: `ls` runs the program its entry names.
     ["BASH_CMDS[ls]=/bin/rm; ls -rf /", ["command-table"], false],
     ["git status", ["plain"], true],

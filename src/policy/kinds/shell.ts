@@ -839,6 +839,38 @@ function heredocInput(node: Node, walk: Walk): Stdin {
   return { text: quoted ? body.text : unescapeHeredoc(body.text), what: "a here-document" };
 }
 
+/**
+ * What tree-sitter-bash puts inside a here-document's redirection that belongs to the line around it
+ * (`cat <<EOF > f.txt && rm x | sh⏎…⏎EOF`): the here-document's own parts, the command's later
+ * redirections (`> f.txt`), and the rest of the line: the operator after the command (`|`, `&&`,
+ * `||`) and the statements it joins. bash reads them as written on the line.
+ */
+function heredocTail(node: Node): { own: Node[]; redirects: Node[]; operator: string | undefined; statements: Node[] } {
+  const own: Node[] = [];
+  const redirects: Node[] = [];
+  const statements: Node[] = [];
+  let operator: string | undefined;
+  for (const child of node.children) {
+    if (child === null) continue;
+    if (!child.isNamed) {
+      if (child.type !== "<<" && child.type !== "<<-") operator ??= child.type;
+    } else if (child.type.startsWith("heredoc_")) own.push(child);
+    else if (child.type.endsWith("redirect")) redirects.push(child);
+    else statements.push(child);
+  }
+  // `cat <<EOF | sh`: the pipe is the first token of the pipeline that follows.
+  const first = statements[0];
+  if (operator === undefined && first !== undefined && first.type === "pipeline") operator = first.children[0]?.type === "|&" ? "|&" : first.children[0]?.type === "|" ? "|" : undefined;
+  return { own, redirects, operator, statements };
+}
+
+/** What a command writes to a pipe when it is `cat` of its input (`cat`, `cat -`): that input's text, when known. */
+function catOutput(node: Node, input: Stdin | undefined): string | undefined {
+  if (node.type !== "command" || input === undefined) return undefined;
+  const words = node.namedChildren.filter((child): child is Node => child !== null).map((child) => child.text);
+  return words[0] === "cat" && (words.length === 1 || (words.length === 2 && words[1] === "-")) ? input.text : undefined;
+}
+
 function unescapeHeredoc(text: string): string {
   return text.replace(/\\([$`\\\n])/g, (_m, ch: string) => (ch === "\n" ? "" : ch));
 }
@@ -878,8 +910,9 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     }
     let writes = writesFile;
     let input = stdin;
-    for (const child of node.namedChildren) {
-      if (child === null || !child.type.endsWith("redirect")) continue;
+    // A here-document's redirection holds the command's later redirections too (`cat <<EOF > f.txt`).
+    const redirections = node.namedChildren.flatMap((child) => (child === null || !child.type.endsWith("redirect") ? [] : child.type === "heredoc_redirect" ? [child, ...heredocTail(child).redirects] : [child]));
+    for (const child of redirections) {
       if (!isHarmlessRedirect(child)) {
         writes = true;
         noteWritten(child, walk);
@@ -890,9 +923,17 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       else if (child.type === "herestring_redirect") input = herestringInput(child, walk);
       input = fileInput(child, walk) ?? input;
     }
+    const statement = node.namedChildren.find((child) => child !== null && !child.type.endsWith("redirect"));
     for (const child of node.namedChildren) {
       if (child === null) continue;
-      if (child.type.endsWith("redirect")) for (const part of redirectParts(child).target) collectNested(part, walk);
+      if (child.type === "heredoc_redirect") {
+        const tail = heredocTail(child);
+        for (const part of tail.own) collectNested(part, walk);
+        for (const redirect of tail.redirects) for (const part of redirectParts(redirect).target) collectNested(part, walk);
+        // The rest of the line: `| sh` reads what the command writes (a here-document's text, through `cat`), `&& rm x` runs after it.
+        const piped: Stdin | undefined = tail.operator === "|" || tail.operator === "|&" ? { text: statement === undefined || statement === null ? undefined : catOutput(statement, input), what: "a pipe" } : undefined;
+        for (const rest of tail.statements) walkStatement(rest, walk, writesFile, piped);
+      } else if (child.type.endsWith("redirect")) for (const part of redirectParts(child).target) collectNested(part, walk);
       else if (trailing.length > 0 && child.type === "command") readCommand(child, walk, writes, input, trailing);
       else {
         // Words after a redirection of a compound command: bash refuses the line; its reading here would be a guess.
