@@ -2,7 +2,8 @@
 // precommand modifiers (`noglob rm x`, `nocorrect rm x`, `- rm x`, `repeat 2 rm x`) where bash would
 // look for a program of that name: a deny rule on the command must hold there too. zsh's code-running
 // expansions (glob qualifiers `*(e:...:)`, `${(e)x}`, `=(...)`) are not bash syntax: no allow covers
-// them. Judged by the real zsh when it is installed (Debian's zsh).
+// them. A word `=NAME` is the path of the command NAME (`=rm x` runs rm). Judged by the real zsh when it
+// is installed (Debian's zsh).
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -26,6 +27,11 @@ const CASES: readonly { line: string; expect: BashExpectation }[] = [
   { line: "ls **/*(e.rm -rf /tmp/x.)", expect: "not-allow" },
   { line: "x='$(rm -rf /tmp/x)'; echo ${(e)x}", expect: "not-allow" },
   { line: "echo =(rm -rf /tmp/x)", expect: "not-allow" },
+  // EQUALS: a word `=NAME` is the path of the command NAME.
+  { line: `=${X}`, expect: "deny" },
+  { line: `sudo =${X}`, expect: "deny" },
+  { line: `=env ${X}`, expect: "deny" },
+  { line: "=ls -la", expect: "not-allow" },
   // The plain uses stay allowed.
   { line: "noglob git status", expect: "allow" },
   { line: "nocorrect ls -la", expect: "allow" },
@@ -50,7 +56,7 @@ function zshLeavesMarker(line: string): boolean {
 }
 
 describe.skipIf(!installed("zsh"))("the real zsh runs them", () => {
-  it.each(["noglob touch MARKER", "nocorrect touch MARKER", "true; - touch MARKER", "repeat 2 touch MARKER", "ls *(e:'touch MARKER':) >/dev/null", "x='$(touch MARKER)'; echo ${(e)x}", "echo =(touch MARKER) >/dev/null"])("%j", (line) => {
+  it.each(["noglob touch MARKER", "nocorrect touch MARKER", "true; - touch MARKER", "repeat 2 touch MARKER", "ls *(e:'touch MARKER':) >/dev/null", "x='$(touch MARKER)'; echo ${(e)x}", "echo =(touch MARKER) >/dev/null", "=touch MARKER", "=env touch MARKER"])("%j", (line) => {
     expect(zshLeavesMarker(line)).toBe(true);
   });
 });

@@ -466,6 +466,9 @@ function addCommand(walk: Walk, command: SimpleCommand): void {
   walk.commands.push(command);
 }
 
+/** A program word zsh expands to a command's path (`=rm`): `=` and a name without `/`. */
+const ZSH_EQUALS = /^=[^/=\s]+$/;
+
 /** Bash brace expansion of an unquoted word (`{rm,-rf}`, `r{m,}`); undefined when it has none. */
 function expandBraces(text: string, budget = { left: 64 }): string[] | undefined {
   let depth = 0;
@@ -582,6 +585,11 @@ function addSimple(
   within?: SimpleCommand["within"],
 ): void {
   if (level > MAX_NESTED_COMMANDS) throw new Unreadable("commands nested too deep");
+  // zsh (EQUALS, on by default) replaces a word `=NAME` by the path of the command NAME: `=rm x` runs rm.
+  if (ZSH_EQUALS.test(words[0] ?? "")) {
+    addSimple([words[0]!.slice(1), ...words.slice(1)], values === undefined ? undefined : [{ ...values[0]!, text: words[0]!.slice(1) }, ...values.slice(1)], facts, walk, stdin, level + 1, dynamicTexts, environment, within);
+    walk.refusal ??= `zsh reads ${words[0]!} as the path of the command ${words[0]!.slice(1)}`;
+  }
   const refusals: Refusal[] = [];
   let unknown: string | undefined;
   const isDynamic = (i: number) => (values === undefined ? dynamicTexts.has(words[i] ?? "") : values[i]?.dynamic === true);
