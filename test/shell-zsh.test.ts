@@ -32,6 +32,11 @@ const CASES: readonly { line: string; expect: BashExpectation }[] = [
   { line: `sudo =${X}`, expect: "deny" },
   { line: `=env ${X}`, expect: "deny" },
   { line: "=ls -la", expect: "not-allow" },
+  // zsh builtins and functions that run a command line.
+  { line: `emulate sh -c '${X}'`, expect: "deny" },
+  { line: `zmodload zsh/zpty; zpty job '${X}'`, expect: "deny" },
+  { line: `zpty -w job '${X}'`, expect: "deny" },
+  { line: "autoload zargs; zargs -- /tmp/x -- rm -rf", expect: "deny" },
   // The plain uses stay allowed.
   { line: "noglob git status", expect: "allow" },
   { line: "nocorrect ls -la", expect: "allow" },
@@ -56,7 +61,7 @@ function zshLeavesMarker(line: string): boolean {
 }
 
 describe.skipIf(!installed("zsh"))("the real zsh runs them", () => {
-  it.each(["noglob touch MARKER", "nocorrect touch MARKER", "true; - touch MARKER", "repeat 2 touch MARKER", "ls *(e:'touch MARKER':) >/dev/null", "x='$(touch MARKER)'; echo ${(e)x}", "echo =(touch MARKER) >/dev/null", "=touch MARKER", "=env touch MARKER"])("%j", (line) => {
+  it.each(["noglob touch MARKER", "nocorrect touch MARKER", "true; - touch MARKER", "repeat 2 touch MARKER", "ls *(e:'touch MARKER':) >/dev/null", "x='$(touch MARKER)'; echo ${(e)x}", "echo =(touch MARKER) >/dev/null", "=touch MARKER", "=env touch MARKER", "emulate sh -c 'touch MARKER'", "zmodload zsh/zpty; zpty job 'touch MARKER'; sleep 1", "autoload zargs; zargs -- MARKER -- touch"])("%j", (line) => {
     expect(zshLeavesMarker(line)).toBe(true);
   });
 });

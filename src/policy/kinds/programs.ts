@@ -2333,6 +2333,11 @@ const OPTION_EFFECTS: readonly {
     options: [{ option: "--pager", effect: "script" }, { option: "--filter", effect: "code", shellEscape: /(?:^|,)\s*[^:,]*:([^,]*)/g }, { option: "--config", effect: "file" }, { option: "--save-config", effect: "writes" }],
   },
   // bash's history -w and -a write the history list to the file given (or to $HISTFILE).
+  // zsh builtins that run a command line: `emulate MODE -c CMD`; zsh/zpty's `zpty NAME CMD...` (the words, joined, as eval runs them) and
+  // `zpty -w NAME TEXT` (a line written to that command's input); the zargs function's operands (`zargs -- FILES -- CMD`).
+  { programs: ["emulate"], options: [{ option: "-c", effect: "script" }] },
+  { programs: ["zpty"], options: [], operands: { effect: "script", reason: "runs the command line it is given in a pseudo-terminal" } },
+  { programs: ["zargs"], options: [], operands: { effect: "script", valued: { "-e": 1, "-E": 1, "-n": 1, "-s": 1, "-P": 1, "-l": 1, "-L": 1, "-i": 1, "-I": 1 } } },
   // `history -s TEXT` also stores TEXT as a command line (`fc -e - PATTERN`, `fc -s` run it again).
   { programs: ["history"], options: [{ option: "-w", effect: "writes" }, { option: "-a", effect: "writes" }, { option: "-s", effect: "history" }] },
   // GTFOBins, round 8: more options that run a command line or a program, load code or a library, or write a file.
