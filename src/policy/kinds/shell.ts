@@ -234,7 +234,7 @@ function wordValue(node: Node, walk: Walk): WordValue {
     }
     case "command_substitution":
     case "process_substitution": {
-      walkStatements(node, walk);
+      walkSubstitution(node, walk, undefined);
       // In backquotes bash removes a backslash before `\`, `` ` `` and `$` before it reads the text
       // (`` `\\rm x` `` runs `\rm x`, that is `rm x`); the parser reads the text as written.
       if (node.text.startsWith("`") && node.text.endsWith("`") && node.text.length >= 2) {
@@ -359,12 +359,30 @@ function arithmeticValues(walk: Walk): void {
 }
 
 /** Commands hidden anywhere inside a node (substitutions inside expansions, test expressions, ...). */
-function collectNested(node: Node, walk: Walk): void {
+function collectNested(node: Node, walk: Walk, written?: string): void {
   if (node.type === "command_substitution" || node.type === "process_substitution") {
-    walkStatements(node, walk);
+    walkSubstitution(node, walk, written);
     return;
   }
-  for (const child of node.namedChildren) if (child !== null) collectNested(child, walk);
+  for (const child of node.namedChildren) if (child !== null) collectNested(child, walk, written);
+}
+
+/**
+ * The commands of `$(…)`, `<(…)` and `>(…)`. Those of `>(…)` read what the line writes to it
+ * (`echo CMD > >(sh)`, `tee >(sh)`, `exec > >(sh)`): `written`, when the guard knows it.
+ */
+function walkSubstitution(node: Node, walk: Walk, written: string | undefined): void {
+  const stdin: Stdin | undefined = node.type === "process_substitution" && node.text.startsWith(">(") ? { text: written, what: "what the line writes to >(…)" } : undefined;
+  for (const child of node.namedChildren) if (child !== null) walkStatement(child, walk, false, stdin);
+}
+
+/** What `statement` writes through `redirect` when that is its standard output into `>(…)` and the text is known (`echo CMD > >(sh)`). */
+function writtenThrough(redirect: Node, statement: Node | null | undefined, walk: Walk): string | undefined {
+  if (redirect.type !== "file_redirect" || statement === undefined || statement === null) return undefined;
+  const operator = redirect.children.find((child) => child !== null && !child.isNamed)?.text ?? "";
+  const descriptor = redirect.namedChildren.find((child) => child?.type === "file_descriptor")?.text;
+  if (![">", ">>", ">|"].includes(operator) || (descriptor !== undefined && descriptor !== "1")) return undefined;
+  return pipedText(statement, walk);
 }
 
 /** bash opens a TCP or UDP connection for `/dev/tcp/HOST/PORT` and `/dev/udp/HOST/PORT` in a redirection. */
@@ -941,8 +959,10 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
         // The rest of the line: `| sh` reads what the command writes (a here-document's text, through `cat`), `&& rm x` runs after it.
         const piped: Stdin | undefined = tail.operator === "|" || tail.operator === "|&" ? { text: statement === undefined || statement === null ? undefined : catOutput(statement, input), what: "a pipe" } : undefined;
         for (const rest of tail.statements) walkStatement(rest, walk, writesFile, piped);
-      } else if (child.type.endsWith("redirect")) for (const part of redirectParts(child).target) collectNested(part, walk);
-      else if (trailing.length > 0 && child.type === "command") readCommand(child, walk, writes, input, trailing);
+      } else if (child.type.endsWith("redirect")) {
+        const written = writtenThrough(child, statement, walk);
+        for (const part of redirectParts(child).target) collectNested(part, walk, written);
+      } else if (trailing.length > 0 && child.type === "command") readCommand(child, walk, writes, input, trailing);
       else {
         // Words after a redirection of a compound command: bash refuses the line; its reading here would be a guess.
         if (trailing.length > 0) walk.unknown ??= "words follow a redirection of a compound command";
