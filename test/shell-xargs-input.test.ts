@@ -8,7 +8,7 @@
 // Every line is also run by the real bash (and xargs) in the recording sandbox of
 // test/helpers/bash-oracle.ts: when a denied program starts, no policy may allow the line.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cannotTellReason, inputWordsReason } from "../src/messages/index.js";
+import { cannotTellReason, inputOptionsReason, inputProgramReason, inputWordsReason } from "../src/messages/index.js";
 import { explainDecision } from "../src/policy/explain.js";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-oracle.js";
@@ -17,16 +17,16 @@ type Mode = "allow" | "deny" | "ask";
 
 const DENY = ["rm:*", "git push:*", "curl:*", "git reset --hard"];
 
-const loaded = (allow: readonly string[], lowRisk: boolean, name: string) =>
+const loaded = (allow: readonly string[], lowRisk: boolean, name: string, deny: readonly string[] = DENY) =>
     parsePolicy(
       `version: 1\npermissions:\n${[
-        ...DENY.map((p, i) => `  - { id: deny-${i}, rule: ${JSON.stringify(`Bash(${p})`)}, mode: deny }`),
+        ...deny.map((p, i) => `  - { id: deny-${i}, rule: ${JSON.stringify(`Bash(${p})`)}, mode: deny }`),
         ...allow.map((p, i) => `  - { id: allow-${i}, rule: ${JSON.stringify(`Bash(${p})`)}, mode: allow }`),
       ].join("\n")}\n${lowRisk ? "tools:\n  Bash: { risk: low }\n" : ""}`,
       "yaml",
       `${name}.yaml`,
     );
-const guard = (allow: readonly string[], lowRisk: boolean, name: string) => permissionPolicy(loaded(allow, lowRisk, name));
+const guard = (allow: readonly string[], lowRisk: boolean, name: string, deny: readonly string[] = DENY) => permissionPolicy(loaded(allow, lowRisk, name, deny));
 
 /** A deny list: a line no rule decides runs. */
 const denyList = guard([], true, "xargs-deny-list");
@@ -60,7 +60,9 @@ const CASES: readonly Case[] = [
   c("printf 'rm\\n-rf\\nx' | xargs", "allow", "ask", "allow"),
   c("printf 'rm\\n-rf\\nx' | xargs -n1", "allow", "ask", "allow"),
   c("printf 'rm\\n-rf\\nx' | xargs xargs", "ask", "ask", "ask"),
-  c("printf 'rm -rf x' | xargs sh -c", "ask", "ask", "ask"),
+  // sh -c rm -rf x: sh runs rm (with $0 -rf); the guard reads the piped text as sh's script.
+  c("printf 'rm -rf x' | xargs sh -c", "deny", "deny", "deny"),
+  c("echo x | xargs sh -c", "ask", "ask", "ask"),
   c("echo x | xargs sh -c 'rm \"$@\"' _", "deny", "deny", "deny"),
   c("echo push | xargs env git", "ask", "ask", "ask"),
   c("echo x | xargs env rm", "deny", "deny", "deny"),
@@ -69,11 +71,13 @@ const CASES: readonly Case[] = [
   c("echo alpha | xargs timeout 5 grep", "allow", "ask", "ask"),
   // Benign: programs whose arguments run nothing.
   c("find . -name '*.txt' | xargs grep -l alpha", "allow", "allow", "ask"),
-  c("find . -name '*.txt' -print0 | xargs -0 grep -l alpha", "allow", "allow", "ask"),
+  c("find . -name '*.txt' -print0 | xargs -0 grep -l alpha", "allow", "ask", "ask"),
   c("ls | xargs -n1 echo", "allow", "ask", "allow"),
   c("echo x | xargs echo", "allow", "ask", "allow"),
-  c("echo a.txt | xargs -I{} grep alpha {}", "allow", "allow", "ask"),
+  c("echo a.txt | xargs -I{} grep alpha {}", "allow", "ask", "ask"),
   c("cat list.txt | xargs grep -l alpha", "allow", "allow", "ask"),
+  // `xargs grep:*` does not name `xargs -0 grep` (an option between): grep:* covers grep, xargs is not allowed.
+  c("find . -name '*.txt' -print0 | xargs -0 grep -l alpha", "allow", "ask", "ask"),
   // Replace mode.
   c("echo push | xargs -I{} git {}", "ask", "ask", "ask"),
   c("echo push | xargs -I{} git {} --force", "ask", "ask", "ask"),
@@ -93,7 +97,7 @@ const CASES: readonly Case[] = [
   c("xargs -a list.txt git", "ask", "ask", "ask"),
   c("xargs -a list.txt rm", "deny", "deny", "deny"),
   c("xargs --arg-file=list.txt git push", "deny", "deny", "deny"),
-  c("xargs --arg-file list.txt grep alpha", "allow", "allow", "ask"),
+  c("xargs --arg-file list.txt grep alpha", "allow", "ask", "ask"),
   c("xargs -0 -a zero.list rm", "deny", "deny", "deny"),
   c("xargs -0 -a zero.list git", "ask", "ask", "ask"),
   c("echo push | xargs -0 git", "ask", "ask", "ask"),
@@ -151,9 +155,13 @@ describe("words xargs and parallel read from their input are words of the comman
   });
 
   it("a deny that the input's words could make match asks, and says why", () => {
-    const decision = denyList.decide("Bash", { command: "echo push --force | xargs git" });
+    const decision = guard([], true, "xargs-push", ["git push:*"]).decide("Bash", { command: "echo push --force | xargs git" });
     expect(decision.mode).toBe("ask");
     expect(decision.reason).toContain(inputWordsReason("xargs"));
+    expect(guard([], true, "xargs-rm").decide("Bash", { command: "echo -c alias.x=!rm | xargs git" }).reason).toContain(inputOptionsReason("xargs", "git"));
+    expect(denyList.decide("Bash", { command: "echo rm | xargs -I{} {} -rf x" }).reason).toContain(inputProgramReason("xargs"));
+    expect(inputOptionsReason("xargs", "git")).toBe("xargs adds words it reads from its input to git, whose arguments may make it run another command, which the guard cannot know");
+    expect(inputProgramReason("xargs")).toBe("xargs reads the name of the program it runs from its input, which the guard cannot know");
     expect(inputWordsReason("xargs")).toBe("xargs adds words it reads from its input to the command it runs, which the guard cannot know");
     expect(cannotTellReason("deny", "Bash(git push:*)", inputWordsReason("xargs"))).toBe(
       "the deny rule cannot tell whether it applies (Bash(git push:*)): xargs adds words it reads from its input to the command it runs, which the guard cannot know",
@@ -175,6 +183,7 @@ permissions:
   - { rule: "Bash(xargs *)", mode: allow }
   - { rule: "Bash(grep *)", mode: allow }
   - { rule: "Bash(git status *)", mode: allow }
+  - { rule: "Bash(find:*)", mode: allow }
 `,
         "yaml",
         "xargs-globs.yaml",
@@ -182,7 +191,8 @@ permissions:
     );
     expect(globs.decide("Bash", { command: "echo push | xargs git" }).mode).toBe("ask");
     expect(globs.decide("Bash", { command: "find . | xargs grep foo" }).mode).toBe("allow");
-    expect(globs.decide("Bash", { command: "find . | xargs grep" }).mode).toBe("allow");
+    // With no words from the input, `grep` alone does not match `grep *`.
+    expect(globs.decide("Bash", { command: "find . | xargs grep" }).mode).toBe("ask");
     expect(globs.decide("Bash", { command: "echo --force | xargs git push" }).mode).toBe("ask");
   });
 });

@@ -1,6 +1,7 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
 import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, type Refusal } from "./programs.js";
+import { inputOptionsReason, inputProgramReason, inputWordsReason } from "../../messages/index.js";
 import { shellParser } from "./shell-grammar.js";
 
 /**
@@ -41,7 +42,18 @@ export interface SimpleCommand {
   readonly connects?: { readonly origins: readonly string[]; readonly places: readonly string[] };
   /** Another spelling an allow pattern may match (`git --no-pager -C DIR log` as `git log` where `cd DIR` is allowed; programs.ts). */
   readonly allowAs?: { readonly words: readonly string[]; readonly places: readonly string[]; readonly waives: readonly string[] };
+  /**
+   * A command run with words a wrapper (`by`: xargs, parallel) reads from its input (`echo push |
+   * xargs git` runs `git push`): it runs `words[0..at)` followed by words only known when it runs
+   * (none, one or many, any text). The words from `at` on (a replace string's word and those after
+   * it) are not known either. A pattern matches only when it matches whatever those words are, and
+   * a deny or ask that some of them could make match cannot tell (`reason`).
+   */
+  readonly input?: { readonly at: number; readonly by: string; readonly reason: string };
 }
+
+/** Where a command runs with words read from the input (SimpleCommand.input), as it is passed to a command it runs in turn. */
+type InputWords = { readonly at: number; readonly by: string };
 
 type ShellAnalysis =
   | {
@@ -417,6 +429,7 @@ function addSimple(
   dynamicTexts: ReadonlySet<string>,
   environment: readonly EnvironmentReading[] = [],
   within?: SimpleCommand["within"],
+  input?: InputWords & { readonly implicit?: boolean },
 ): void {
   if (level > MAX_NESTED_COMMANDS) throw new Unreadable("commands nested too deep");
   const refusals: Refusal[] = [];
@@ -449,8 +462,21 @@ function addSimple(
   let connects: SimpleCommand["connects"];
   const placeForms: (readonly string[])[] = [];
   const otherScripts: string[] = [];
+  /** The commands this one runs with words read from the input (xargs's command), by their words. */
+  const inputOf = new Map<string, InputWords & { readonly implicit?: boolean }>();
   for (const form of forms) {
     const reading = readProgram(form);
+    if (reading.input !== undefined) inputOf.set(reading.input.command.join("\u0000"), { at: reading.input.at, by: reading.input.by, ...(reading.input.implicit === true ? { implicit: true } : {}) });
+    if (form === forms[0] && input !== undefined) {
+      // `xargs -I{} {} x`: the program itself is read from the input.
+      if (input.at === 0) unknown ??= inputProgramReason(input.by);
+      // `echo -c 'alias.x=!rm y' x | xargs git`: the words read from the input reach a program whose
+      // arguments may make it run another command; unless they only reach the command it runs
+      // (`xargs sudo rm`, `xargs timeout 5 grep`), which is read with them.
+      else if (reading.plainWords !== true && !reading.commands.some((inner) => inner.length > 0 && inner.length < words.length && words.length - inner.length <= input.at && inner.every((word, i) => words[words.length - inner.length + i] === word))) {
+        unknown ??= inputOptionsReason(input.by, basename(words[0] ?? ""));
+      }
+    }
     if (form === forms[0] && reading.transparent === true) transparent = true;
     if (form === forms[0]) allowAs = reading.allowAs;
     if (form === forms[0] && reading.connects !== undefined) connects = { origins: reading.connects.origins, places: reading.connects.places };
@@ -521,8 +547,9 @@ function addSimple(
     unknown,
     ...(connects === undefined ? {} : { connects }),
     ...(within === undefined ? {} : { within }),
-    ...(transparent ? { transparent } : {}),
-    ...(allowAs === undefined ? {} : { allowAs }),
+    ...(transparent || input?.implicit === true ? { transparent: true } : {}),
+    ...(allowAs === undefined || input !== undefined ? {} : { allowAs }),
+    ...(input === undefined ? {} : { input: { at: input.at, by: input.by, reason: input.at === 0 ? inputProgramReason(input.by) : inputWordsReason(input.by) } }),
   });
   const seenInner = new Set<string>();
   for (const inner of nested.commands) {
@@ -532,7 +559,12 @@ function addSimple(
     // A wrapper's command reads the wrapper's standard input (`sudo sh <<EOF`).
     const at = words.length - inner.length;
     const tail = at > 0 && inner.every((word, i) => words[at + i] === word) ? { words, at } : undefined;
-    addSimple(inner, undefined, { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail);
+    // The words read from the input: those of the wrapper's own reading (`xargs git`), and this
+    // command's own ones, which end the command it runs (`echo rm | xargs sudo`: sudo's command).
+    const own = inputOf.get(key);
+    const passed = input !== undefined && tail !== undefined ? { at: Math.max(0, input.at - at), by: input.by } : undefined;
+    const innerInput = own === undefined ? passed : passed === undefined || own.at <= passed.at ? own : passed;
+    addSimple(inner, undefined, { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail, innerInput);
   }
   for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk);
   for (const script of new Set(otherScripts)) {
