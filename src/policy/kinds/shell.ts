@@ -564,7 +564,8 @@ function addSimple(
     const own = inputOf.get(key);
     const passed = input !== undefined && tail !== undefined ? { at: Math.max(0, input.at - at), by: input.by } : undefined;
     const innerInput = own === undefined ? passed : passed === undefined || own.at <= passed.at ? own : passed;
-    addSimple(inner, undefined, { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail, innerInput);
+    // The words of a command that ends the wrapper's are the same shell words (`coproc . <(printf …)`: the file `.` reads is the substitution's text).
+    addSimple(inner, tail === undefined ? undefined : values?.slice(at), { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail, innerInput);
   }
   for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk);
   for (const script of new Set(otherScripts)) {
@@ -676,11 +677,15 @@ function herestringInput(node: Node, walk: Walk): Stdin {
 }
 
 /** The text a here-document feeds: its body, and whether the shell expands it (unquoted delimiter). */
-function heredocInput(node: Node, walk: Walk): Stdin {
-  walk.refusal ??= "the command has a here-document (<<)";
+function heredocInput(node: Node, walk: Walk): Stdin & { readonly readsOn?: number } {
   const start = node.namedChildren.find((child) => child?.type === "heredoc_start")?.text ?? "";
   const body = node.namedChildren.find((child) => child?.type === "heredoc_body");
   const quoted = /["'\\]/.test(start);
+  const bash = bashHeredocBody(node, start, body ?? undefined);
+  walk.refusal ??= bash === undefined ? "the command has a here-document (<<)" : "the here-document's end line has more after its delimiter, so bash reads the here-document on past it";
+  if (bash !== undefined) {
+    return { text: quoted ? bash.text : unescapeHeredoc(bash.text), what: "a here-document", readsOn: bash.lineEnd };
+  }
   // The parser reads `$(...)` in an unquoted body, not backquotes: those are read here.
   const backquoted = !quoted && body !== undefined && body !== null ? [...body.text.matchAll(/(?<!\\)`((?:\\.|[^`\\])*)`/gs)] : [];
   for (const match of backquoted) nestedScript((match[1] ?? "").replace(/\\([`$\\])/g, "$1"), "a here-document's backquotes", walk);
@@ -688,6 +693,38 @@ function heredocInput(node: Node, walk: Walk): Stdin {
   // A body with expansions is read as written (its substitutions run when it is read; the rest is the script).
   if (body === undefined || body === null) return { text: undefined, what: "a here-document" };
   return { text: quoted ? body.text : unescapeHeredoc(body.text), what: "a here-document" };
+}
+
+/**
+ * bash ends a here-document only at a line that is its delimiter and nothing else (after the leading
+ * tabs `<<-` strips): the parser also ends it at a line that starts with the delimiter (`EOF < a.txt`,
+ * `EOF; ls`), and reads the rest as more of the line. Then bash's body: from the body's start to the
+ * next line that is the delimiter, or to the end of the text; `lineEnd` is where the parser's end line
+ * ends (what it read there after the delimiter is part of the body). Undefined when both agree.
+ */
+function bashHeredocBody(node: Node, start: string, body: Node | undefined): { text: string; lineEnd: number } | undefined {
+  const end = node.namedChildren.find((child) => child?.type === "heredoc_end");
+  if (end === undefined || end === null) return undefined;
+  const source = node.tree.rootNode.text;
+  const newline = source.indexOf("\n", end.endIndex);
+  const lineEnd = newline < 0 ? source.length : newline;
+  if (source.slice(end.endIndex, lineEnd) === "") return undefined;
+  const strip = node.text.startsWith("<<-");
+  const delimiter = start.replace(/["'\\]/g, "");
+  const from = body?.startIndex ?? end.startIndex;
+  let to = source.length;
+  for (let at = lineEnd; at < source.length; ) {
+    const next = source.indexOf("\n", at + 1);
+    const line = source.slice(at + 1, next < 0 ? source.length : next);
+    if ((strip ? line.replace(/^\t+/, "") : line) === delimiter) {
+      to = at + 1;
+      break;
+    }
+    if (next < 0) break;
+    at = next;
+  }
+  const text = source.slice(from, to);
+  return { text: strip ? text.replace(/^\t+/gm, "") : text, lineEnd };
 }
 
 function unescapeHeredoc(text: string): string {
@@ -729,13 +766,19 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     }
     let writes = writesFile;
     let input = stdin;
+    /** bash reads a here-document on past the line where the parser ended it: what the parser read on that line is part of it. */
+    let swallowed = -1;
     for (const child of node.namedChildren) {
       if (child === null || !child.type.endsWith("redirect")) continue;
+      if (child.startIndex < swallowed) continue;
       if (!isHarmlessRedirect(child)) writes = true;
       walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
-      if (child.type === "heredoc_redirect") input = heredocInput(child, walk);
-      else if (child.type === "herestring_redirect") input = herestringInput(child, walk);
+      if (child.type === "heredoc_redirect") {
+        const doc = heredocInput(child, walk);
+        input = doc;
+        if (doc.readsOn !== undefined) swallowed = doc.readsOn;
+      } else if (child.type === "herestring_redirect") input = herestringInput(child, walk);
       input = fileInput(child) ?? input;
     }
     for (const child of node.namedChildren) {
@@ -1024,7 +1067,8 @@ function readLine(source: string, walk: Walk): string | undefined {
  */
 function rebindNames(walk: Walk): void {
   const hashed = new Map<string, string>();
-  const aliases = new Map<string, string>();
+  // Every value a name is bound to: the line may be read more than one way (another spelling of a script, bash's lexer), each binding its value.
+  const aliases = new Map<string, string[]>();
   for (const command of walk.commands) {
     const [program, ...args] = command.words;
     if (program === "hash") {
@@ -1033,7 +1077,7 @@ function rebindNames(walk: Walk): void {
     } else if (program === "alias") {
       for (const arg of args) {
         const eq = arg.indexOf("=");
-        if (eq > 0) aliases.set(arg.slice(0, eq), arg.slice(eq + 1));
+        if (eq > 0) aliases.set(arg.slice(0, eq), [...(aliases.get(arg.slice(0, eq)) ?? []), arg.slice(eq + 1)]);
       }
     }
   }
@@ -1044,8 +1088,7 @@ function rebindNames(walk: Walk): void {
     const [program, ...rest] = command.words;
     if (program === undefined) return command;
     const path = hashed.get(program);
-    const value = aliases.get(program);
-    if (value !== undefined) {
+    for (const value of new Set(aliases.get(program) ?? [])) {
       const quoted = rest.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
       const inner = analyzeShell(`${value} ${quoted}`);
       if (inner.ok) added.push(...inner.commands);
