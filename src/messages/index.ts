@@ -282,6 +282,16 @@ export function inputWordsShown(known: string, wrapper: string): string {
   return `${known} + words ${wrapper} reads from its input`;
 }
 
+/** Why a rule on the command `find … -exec` runs cannot be told: a file name pattern among its starting points (`find * -exec git {} \;`) makes the paths it puts where `{}` stands names the guard cannot know. */
+export function foundPathsReason(): string {
+  return "find puts the paths it finds where {} stands, and a file name pattern among its starting points makes them names the guard cannot know";
+}
+
+/** How `policy explain` shows a command find runs with the paths it finds (`"git" + paths find finds`). */
+export function foundPathsShown(known: string): string {
+  return `${known} + paths find finds`;
+}
+
 /** The reason clause when an allow rule's command pattern matched the words but not a construct of the line (`construct` names it). */
 export function uncoveredReason(construct: string, ruleId: string, description: string): string {
   return `${construct}, which the allow rule ${ruleId} (${description}) does not cover`;

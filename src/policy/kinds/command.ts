@@ -1,4 +1,3 @@
-import { inputWordsShown } from "../../messages/index.js";
 import { foldCase, normalizeString } from "../normalize.js";
 import type { Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
@@ -274,7 +273,7 @@ export function describeCommand(text: string): string {
   const analysis = analyzeShell(text);
   if (!analysis.ok) return `unparseable (${analysis.reason})`;
   return analysis.commands
-    .map((command) => (command.input === undefined ? JSON.stringify(command.words.join(" ")) : inputWordsShown(JSON.stringify(command.words.slice(0, command.input.at).join(" ")), command.input.by)))
+    .map((command) => command.input?.shown ?? JSON.stringify(command.words.join(" ")))
     .join(", ");
 }
 

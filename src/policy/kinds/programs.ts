@@ -50,8 +50,9 @@ interface ProgramReading {
    * One of `commands` runs with words the wrapper (`by`: xargs, parallel) reads from its input: its
    * words from `at` on are only known when it runs (appended to it, or put where the replace string
    * stands). `implicit`: the wrapper's own command, run when it is given none (xargs runs echo).
+   * `paths`: the words are the paths find finds, where `{}` stands (`find * -exec git {} \;`).
    */
-  input?: { readonly command: readonly string[]; readonly at: number; readonly by: string; readonly implicit?: boolean };
+  input?: { readonly command: readonly string[]; readonly at: number; readonly by: string; readonly implicit?: boolean; readonly paths?: boolean }[];
   /** The guard has no reading of its own for the program: its arguments are plain words, none of which makes it run anything. */
   plainWords?: boolean;
 }
@@ -2943,7 +2944,7 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     if (command.length === 0) return out;
     out.commands.push(command);
     const at = placeholder === undefined ? command.length : command.findIndex((word) => word.includes(placeholder));
-    if (at >= 0) out.input = { command, at, by: name, ...(rest.length === 0 ? { implicit: true } : {}) };
+    if (at >= 0) out.input = [{ command, at, by: name, ...(rest.length === 0 ? { implicit: true } : {}) }];
     return out;
   }
   if (rest.length === 0) return out;
@@ -2995,7 +2996,7 @@ function readParallel(name: string, rest: readonly string[], seen: Parsed["seen"
     if (command.every((word) => PLAIN_SHELL_WORD.test(word) || replaced(word))) {
       out.commands.push(command);
       const at = command.findIndex(replaced);
-      out.input = { command, at: at < 0 ? command.length : at, by: name };
+      out.input = [{ command, at: at < 0 ? command.length : at, by: name }];
     } else {
       out.scripts.push(command.join(" "));
       out.unknown = `${name} adds words it reads from its input to the command line it runs, which the guard cannot know`;
@@ -3035,9 +3036,24 @@ function writeRefusals(name: string, spec: WrapperSpec, seen: Parsed["seen"], fi
   for (const file of files) if (file !== "/dev/null") out.refusals.push({ reason: `${name} writes the file ${file}`, token: file });
 }
 
-/** find: -exec/-execdir/-ok/-okdir COMMAND ; (or +), -delete, -fprint*. */
+/** The starting points of `find` (after -H, -L, -P, -D OPTS, -Ox; `.` when none is given). */
+function findStarts(words: readonly string[]): string[] {
+  let i = 1;
+  while (i < words.length && /^-(?:[HLP]|D|O\d*)$/.test(words[i]!)) i += words[i] === "-D" ? 2 : 1;
+  const starts: string[] = [];
+  while (i < words.length && !words[i]!.startsWith("-") && words[i] !== "(" && words[i] !== "!" && words[i] !== ",") starts.push(words[i++]!);
+  return starts.length > 0 ? starts : ["."];
+}
+
+/**
+ * find: -exec/-execdir/-ok/-okdir COMMAND ; (or +), -delete, -fprint*. `-exec` and `-ok` put each
+ * path found where `{}` stands, the first being a starting point itself (`find push -exec git {} \;`
+ * runs `git push`): each starting point in its place is another spelling a deny is tried against;
+ * with a file name pattern among them (`find * …`) the paths are words the guard cannot know.
+ */
 function readFind(words: readonly string[]): ProgramReading {
   const out = empty();
+  let starts: string[] | undefined;
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
     if (word === "-exec" || word === "-execdir" || word === "-ok" || word === "-okdir") {
@@ -3047,6 +3063,12 @@ function readFind(words: readonly string[]): ProgramReading {
       const inner = words.slice(i + 1, end);
       if (inner.length > 0) out.commands.push(inner);
       else out.unknown = `find ${word} has no command`;
+      const at = inner.findIndex((part) => part.includes("{}"));
+      if (at >= 0 && (word === "-exec" || word === "-ok")) {
+        starts ??= findStarts(words);
+        for (const start of starts.slice(0, 8)) out.forms.push(inner.map((part) => part.replaceAll("{}", start)));
+        if (starts.some((start) => /[*?[]/.test(start))) (out.input ??= []).push({ command: inner, at, by: "find", paths: true });
+      }
       i = end;
     } else if (word === "-delete") out.refusals.push({ reason: "find deletes files through -delete", token: word });
     else if (/^-f(?:print0?|printf|ls)$/.test(word)) out.refusals.push({ reason: `find writes a file through ${word}`, token: word });

@@ -1,7 +1,7 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
 import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, type Refusal } from "./programs.js";
-import { inputOptionsReason, inputProgramReason, inputWordsReason } from "../../messages/index.js";
+import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown } from "../../messages/index.js";
 import { shellParser } from "./shell-grammar.js";
 
 /**
@@ -49,11 +49,11 @@ export interface SimpleCommand {
    * it) are not known either. A pattern matches only when it matches whatever those words are, and
    * a deny or ask that some of them could make match cannot tell (`reason`).
    */
-  readonly input?: { readonly at: number; readonly by: string; readonly reason: string };
+  readonly input?: { readonly at: number; readonly by: string; readonly reason: string; readonly shown: string };
 }
 
-/** Where a command runs with words read from the input (SimpleCommand.input), as it is passed to a command it runs in turn. */
-type InputWords = { readonly at: number; readonly by: string };
+/** Where a command runs with words read from the input (SimpleCommand.input), as it is passed to a command it runs in turn; `paths`: find's paths. */
+type InputWords = { readonly at: number; readonly by: string; readonly paths?: boolean };
 
 type ShellAnalysis =
   | {
@@ -466,15 +466,17 @@ function addSimple(
   const inputOf = new Map<string, InputWords & { readonly implicit?: boolean }>();
   for (const form of forms) {
     const reading = readProgram(form);
-    if (reading.input !== undefined) inputOf.set(reading.input.command.join("\u0000"), { at: reading.input.at, by: reading.input.by, ...(reading.input.implicit === true ? { implicit: true } : {}) });
+    for (const read of reading.input ?? []) {
+      if (!inputOf.has(read.command.join("\u0000"))) inputOf.set(read.command.join("\u0000"), { at: read.at, by: read.by, ...(read.implicit === true ? { implicit: true } : {}), ...(read.paths === true ? { paths: true } : {}) });
+    }
     if (form === forms[0] && input !== undefined) {
       // `xargs -I{} {} x`: the program itself is read from the input.
-      if (input.at === 0) unknown ??= inputProgramReason(input.by);
+      if (input.at === 0) unknown ??= input.paths === true ? foundPathsReason() : inputProgramReason(input.by);
       // `echo -c 'alias.x=!rm y' x | xargs git`: the words read from the input reach a program whose
       // arguments may make it run another command; unless they only reach the command it runs
       // (`xargs sudo rm`, `xargs timeout 5 grep`), which is read with them.
       else if (reading.plainWords !== true && !reading.commands.some((inner) => inner.length > 0 && inner.length < words.length && words.length - inner.length <= input.at && inner.every((word, i) => words[words.length - inner.length + i] === word))) {
-        unknown ??= inputOptionsReason(input.by, basename(words[0] ?? ""));
+        unknown ??= input.paths === true ? foundPathsReason() : inputOptionsReason(input.by, basename(words[0] ?? ""));
       }
     }
     if (form === forms[0] && reading.transparent === true) transparent = true;
@@ -549,7 +551,7 @@ function addSimple(
     ...(within === undefined ? {} : { within }),
     ...(transparent || input?.implicit === true ? { transparent: true } : {}),
     ...(allowAs === undefined || input !== undefined ? {} : { allowAs }),
-    ...(input === undefined ? {} : { input: { at: input.at, by: input.by, reason: input.at === 0 ? inputProgramReason(input.by) : inputWordsReason(input.by) } }),
+    ...(input === undefined ? {} : { input: inputReading(input, words) }),
   });
   const seenInner = new Set<string>();
   for (const inner of nested.commands) {
@@ -562,7 +564,7 @@ function addSimple(
     // The words read from the input: those of the wrapper's own reading (`xargs git`), and this
     // command's own ones, which end the command it runs (`echo rm | xargs sudo`: sudo's command).
     const own = inputOf.get(key);
-    const passed = input !== undefined && tail !== undefined ? { at: Math.max(0, input.at - at), by: input.by } : undefined;
+    const passed = input !== undefined && tail !== undefined ? { ...input, at: Math.max(0, input.at - at), implicit: false } : undefined;
     const innerInput = own === undefined ? passed : passed === undefined || own.at <= passed.at ? own : passed;
     // The words of a command that ends the wrapper's are the same shell words (`coproc . <(printf …)`: the file `.` reads is the substitution's text).
     addSimple(inner, tail === undefined ? undefined : values?.slice(at), { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail, innerInput);
@@ -581,6 +583,13 @@ function addSimple(
     const probe: Walk = { commands: [], depth: walk.depth + 1, refusal: undefined };
     if (walk.depth < MAX_NESTED_SCRIPTS && parseInto(guess, probe) === undefined) for (const command of probe.commands) addCommand(walk, command);
   }
+}
+
+/** SimpleCommand.input: where the words only known when it runs start, why a rule cannot tell, and how `policy explain` shows it. */
+function inputReading(input: InputWords, words: readonly string[]): NonNullable<SimpleCommand["input"]> {
+  const known = JSON.stringify(words.slice(0, input.at).join(" "));
+  if (input.paths === true) return { at: input.at, by: input.by, reason: foundPathsReason(), shown: foundPathsShown(known) };
+  return { at: input.at, by: input.by, reason: input.at === 0 ? inputProgramReason(input.by) : inputWordsReason(input.by), shown: inputWordsShown(known, input.by) };
 }
 
 /** A command line a program hands to a shell (`bash -c`, `eval`, `env -S`, `find -exec sh -c`): parsed, its commands added. */
@@ -683,12 +692,11 @@ function heredocInput(node: Node, walk: Walk): Stdin & { readonly readsOn?: numb
   const quoted = /["'\\]/.test(start);
   const bash = bashHeredocBody(node, start, body ?? undefined);
   walk.refusal ??= bash === undefined ? "the command has a here-document (<<)" : "the here-document's end line has more after its delimiter, so bash reads the here-document on past it";
-  if (bash !== undefined) {
-    return { text: quoted ? bash.text : unescapeHeredoc(bash.text), what: "a here-document", readsOn: bash.lineEnd };
-  }
-  // The parser reads `$(...)` in an unquoted body, not backquotes: those are read here.
-  const backquoted = !quoted && body !== undefined && body !== null ? [...body.text.matchAll(/(?<!\\)`((?:\\.|[^`\\])*)`/gs)] : [];
+  // The parser reads `$(...)` in an unquoted body, not backquotes: those are read here (in bash's body, when it reads on).
+  const text = bash?.text ?? body?.text;
+  const backquoted = !quoted && text !== undefined ? [...text.matchAll(/(?<!\\)`((?:\\.|[^`\\])*)`/gs)] : [];
   for (const match of backquoted) nestedScript((match[1] ?? "").replace(/\\([`$\\])/g, "$1"), "a here-document's backquotes", walk);
+  if (bash !== undefined) return { text: quoted ? bash.text : unescapeHeredoc(bash.text), what: "a here-document", readsOn: bash.lineEnd };
   // Substitutions in an unquoted body run (collectNested walks them); the text fed in is then only known for a body without expansions.
   // A body with expansions is read as written (its substitutions run when it is read; the rest is the script).
   if (body === undefined || body === null) return { text: undefined, what: "a here-document" };
