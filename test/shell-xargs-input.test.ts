@@ -14,6 +14,7 @@ import { cannotTellReason, inputOptionsReason, inputProgramReason, inputWordsRea
 import { explainDecision } from "../src/policy/explain.js";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-oracle.js";
+import { installed, leavesMarker } from "./helpers/bash-rules.js";
 
 type Mode = "allow" | "deny" | "ask";
 
@@ -238,4 +239,26 @@ describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash and xargs: when 
     // The table says deny where a denied program is sure to start: the real run agrees.
     if (k.deny === "deny" && !k.line.includes("sudo")) expect(denied.length, `bash ran ${JSON.stringify(started)}; ${run.stderr}`).toBeGreaterThan(0);
   }, 30_000);
+});
+
+/** GNU parallel's lines (its recorder in the sandbox does not run them): the line, and the same with the denied command replaced by `touch MARKER`. */
+const PARALLEL_RUNS: readonly (readonly [string, string])[] = [
+  ["echo x | parallel rm", "echo MARKER | parallel touch"],
+  ["parallel rm ::: x", "parallel touch ::: MARKER"],
+  ["parallel --arg-file list.txt rm", "echo MARKER > list.txt; parallel --arg-file list.txt touch"],
+  ["echo 'rm x' | parallel", "echo 'touch MARKER' | parallel"],
+  ["parallel ::: 'rm x'", "parallel ::: 'touch MARKER'"],
+];
+
+describe.skipIf(!installed("parallel"))("the real GNU parallel runs its command with the arguments it reads", () => {
+  it.each(PARALLEL_RUNS.map(([line, run]) => [line, run] as const))("%s", (line, run) => {
+    const ran = leavesMarker(run);
+    expect(ran.left, ran.stderr).toBe(true);
+    expect(denyList.decide("Bash", { command: line }).mode).not.toBe("allow");
+  });
+
+  it("quotes each argument: one read from the input is one word, never a command line", () => {
+    const ran = leavesMarker("echo 'x; touch MARKER' | parallel echo");
+    expect(ran.left, ran.stderr).toBe(false);
+  });
 });
