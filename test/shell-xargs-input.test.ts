@@ -205,6 +205,20 @@ permissions:
   });
 });
 
+describe("plain string matchers on the command field read it as deny and allow patterns do", () => {
+  const policy = (rule: string, risk: string) => permissionPolicy(parsePolicy(`version: 1\npermissions:\n  - ${rule}\ntools:\n  Bash: { risk: ${risk} }\n`, "yaml", "xargs-string-matchers.yaml"));
+  it("a deny the input's words could make match cannot tell", () => {
+    const deny = policy('{ id: no-push, tool: Bash, where: { command: { regex: "^git push" } }, mode: deny }', "low");
+    expect(deny.decide("Bash", { command: "echo push | xargs git" }).mode).toBe("ask");
+    expect(deny.decide("Bash", { command: "echo x | xargs git push" }).mode).toBe("deny");
+  });
+  it("an allow does not hold for words it cannot see", () => {
+    const allow = policy('{ id: grep-only, tool: Bash, where: { command: { regex: "^(find|xargs|grep)( |$)" } }, mode: allow }', "high");
+    expect(allow.decide("Bash", { command: "find . | xargs grep foo" }).mode).toBe("ask");
+    expect(allow.decide("Bash", { command: "find . -name x" }).mode).toBe("allow");
+  });
+});
+
 const support = oracleSupport();
 
 describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash and xargs: when a denied program starts, no policy allows the line", () => {
