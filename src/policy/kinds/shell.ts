@@ -706,7 +706,7 @@ function heredocInput(node: Node, walk: Walk): Stdin & { readonly readsOn?: numb
 /**
  * bash ends a here-document only at a line that is its delimiter and nothing else (after the leading
  * tabs `<<-` strips): the parser also ends it at a line that starts with the delimiter (`EOF < a.txt`,
- * `EOF; ls`), and reads the rest as more of the line. Then bash's body: from the body's start to the
+ * `EOF; ls`), and reads the rest as more of the line (bash too, for `EOF)` ending a command substitution). Then bash's body: from the body's start to the
  * next line that is the delimiter, or to the end of the text; `lineEnd` is where the parser's end line
  * ends (what it read there after the delimiter is part of the body). Undefined when both agree.
  */
@@ -716,14 +716,23 @@ function bashHeredocBody(node: Node, start: string, body: Node | undefined): { t
   const source = node.tree.rootNode.text;
   const newline = source.indexOf("\n", end.endIndex);
   const lineEnd = newline < 0 ? source.length : newline;
-  if (source.slice(end.endIndex, lineEnd) === "") return undefined;
+  const after = source.slice(end.endIndex, lineEnd);
+  if (after === "") return undefined;
+  // `$(sh <<EOF … EOF)`: in a command or process substitution bash ends the here-document at the latest where the substitution ends.
+  let limit = source.length;
+  for (let up = node.parent; up !== null; up = up.parent) {
+    if (up.type !== "command_substitution" && up.type !== "process_substitution") continue;
+    if (end.endIndex >= up.endIndex - 1) return undefined;
+    limit = up.endIndex - 1;
+    break;
+  }
   const strip = node.text.startsWith("<<-");
   const delimiter = start.replace(/["'\\]/g, "");
   const from = body?.startIndex ?? end.startIndex;
-  let to = source.length;
-  for (let at = lineEnd; at < source.length; ) {
+  let to = limit;
+  for (let at = lineEnd; at < limit; ) {
     const next = source.indexOf("\n", at + 1);
-    const line = source.slice(at + 1, next < 0 ? source.length : next);
+    const line = source.slice(at + 1, next < 0 || next > limit ? limit : next);
     if ((strip ? line.replace(/^\t+/, "") : line) === delimiter) {
       to = at + 1;
       break;
