@@ -1,6 +1,6 @@
 // The real bash (and sh) as the judge of the guard's command matcher. Every case — the seed list of
 // known bypass classes and GG_ORACLE_CASES generated ones (fixed seed, GG_ORACLE_SEED overrides) — is
-// decided by the guard under two Claude-Code-style allow lists (and, with GG_ORACLE_DENY_LIST=1, a deny list: the Bash tool low risk), and run in the recording sandbox of
+// decided by the guard under two Claude-Code-style allow lists and a deny list (the Bash tool low risk, so a misread line runs), and run in the recording sandbox of
 // test/helpers/bash-oracle.ts. Then, for every case:
 //   - the guard allows  ⇒ every program that started (under bash and under sh) is covered by an allow
 //     rule and none matches a deny rule;
@@ -39,10 +39,8 @@ interface OraclePolicy {
 const POLICIES: readonly OraclePolicy[] = [
   { name: "narrow-git", allow: [...ALLOW_COMMON, "git status", "git log:*"], deny: DENY },
   { name: "git-star", allow: [...ALLOW_COMMON, "git:*"], deny: DENY },
-  // GG_ORACLE_DENY_LIST=1: a deny list too, where a misread line runs instead of asking. Not in the
-  // fixed runs yet: xargs adding words read from its input to its command (`echo push | xargs git`)
-  // is a deny the guard cannot read, and it still allows it there.
-  ...(process.env.GG_ORACLE_DENY_LIST === "1" ? [{ name: "deny-list", allow: [], deny: DENY, denyList: true }] : []),
+  // A deny list, where a misread line runs instead of asking.
+  { name: "deny-list", allow: [], deny: DENY, denyList: true },
 ];
 
 function policyYaml(policy: OraclePolicy): string {

@@ -259,6 +259,39 @@ export function cannotTellReason(mode: string, description: string, detail?: str
   return `the ${mode} rule cannot tell whether it applies (${description}): ${detail ?? "the argument cannot be read reliably"}`;
 }
 
+/**
+ * Why a rule on a command that xargs or parallel (`wrapper`) runs cannot be told: the wrapper adds
+ * words it reads from its input (or puts them where its replace string stands).
+ */
+export function inputWordsReason(wrapper: string): string {
+  return `${wrapper} adds words it reads from its input to the command it runs, which the guard cannot know`;
+}
+
+/** Why nothing can be told of a command whose program `wrapper` reads from its input (`xargs -I{} {} x`). */
+export function inputProgramReason(wrapper: string): string {
+  return `${wrapper} reads the name of the program it runs from its input, which the guard cannot know`;
+}
+
+/** Why nothing can be told of `program` once `wrapper` adds words from its input: they may be options that make it run another command. */
+export function inputOptionsReason(wrapper: string, program: string): string {
+  return `${wrapper} adds words it reads from its input to ${program}, whose arguments may make it run another command, which the guard cannot know`;
+}
+
+/** How `policy explain` shows a command that runs with words read from the input (`"git" + words xargs reads from its input`). */
+export function inputWordsShown(known: string, wrapper: string): string {
+  return `${known} + words ${wrapper} reads from its input`;
+}
+
+/** Why a rule on the command `find … -exec` runs cannot be told: a file name pattern among its starting points (`find * -exec git {} \;`) makes the paths it puts where `{}` stands names the guard cannot know. */
+export function foundPathsReason(): string {
+  return "find puts the paths it finds where {} stands, and a file name pattern among its starting points makes them names the guard cannot know";
+}
+
+/** How `policy explain` shows a command find runs with the paths it finds (`"git" + paths find finds`). */
+export function foundPathsShown(known: string): string {
+  return `${known} + paths find finds`;
+}
+
 /** The reason clause when an allow rule's command pattern matched the words but not a construct of the line (`construct` names it). */
 export function uncoveredReason(construct: string, ruleId: string, description: string): string {
   return `${construct}, which the allow rule ${ruleId} (${description}) does not cover`;

@@ -19,6 +19,12 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 interface CommandPattern {
   readonly source: string;
   matches(words: readonly string[]): boolean;
+  /**
+   * The pattern against a command whose words from `at` on are only known when it runs (xargs adds
+   * words read from its input: SimpleCommand.input): `words[0..at)` followed by any words, none or
+   * many. YES when it matches whatever they are, NO when it matches none of them, else UNKNOWN.
+   */
+  matchesOpen(words: readonly string[], at: number): Verdict;
   /** The pattern spells out `token` as one of its own words (`find:* -exec` names `-exec`, `sudo:*` names sudo). */
   names(token: string): boolean;
   /** How many leading words the pattern fixes (`uv run pytest:*` fixes 3; a pattern with `*` inside fixes none). */
@@ -72,16 +78,39 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
       origins,
       fixed: prefix.length,
       matches: (words) => words.length >= prefix.length && prefix.every((word, i) => fold(words[i] ?? "") === word),
+      // `git push:*` against `git` + input words: they may begin with push; against `grep foo` + input words, never.
+      matchesOpen: (words, at) => {
+        const known = Math.min(at, words.length);
+        if (prefix.some((word, i) => i < known && fold(words[i] ?? "") !== word)) return NO;
+        return prefix.length <= known ? YES : UNKNOWN;
+      },
     };
   }
   if (trimmed.includes("*")) {
-    const body = splitWords(trimmed)
-      .join(" ")
-      .split("*")
-      .map((part) => part.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"))
-      .join("[\\s\\S]*");
-    const regex = new RegExp(`^${body}$`, caseSensitive ? "" : "i");
-    return { source: pattern, names, origins, fixed: 0, matches: (words) => regex.test(words.join(" ")) };
+    const literals = splitWords(trimmed).join(" ").split("*");
+    const escape = (part: string) => part.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+    const body = literals.map(escape).join("[\\s\\S]*");
+    const flags = caseSensitive ? "" : "i";
+    const regex = new RegExp(`^${body}$`, flags);
+    // The pattern up to its last `*`: when it matches the start of the known words, the `*` takes whatever follows.
+    const head = literals.length > 1 && literals.at(-1) === "" ? new RegExp(`^${literals.slice(0, -1).map(escape).join("[\\s\\S]*")}`, flags) : undefined;
+    const first = fold(literals[0] ?? "");
+    return {
+      source: pattern,
+      names,
+      origins,
+      fixed: 0,
+      matches: (words) => regex.test(words.join(" ")),
+      matchesOpen: (words, at) => {
+        const known = words.slice(0, at).join(" ");
+        if (head?.test(known) === true) return YES;
+        if (regex.test(known)) return UNKNOWN;
+        // Some text that starts with the known words and a blank: the part before the first `*` must agree with it.
+        const start = fold(at === 0 ? "" : `${known} `);
+        const extends_ = literals.length === 1 ? first.startsWith(start) : first.startsWith(start) || start.startsWith(first);
+        return extends_ ? UNKNOWN : NO;
+      },
+    };
   }
   const exact = splitWords(trimmed).map(fold);
   return {
@@ -90,7 +119,24 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
     origins,
     fixed: exact.length,
     matches: (words) => words.length === exact.length && exact.every((word, i) => fold(words[i] ?? "") === word),
+    // Exact words never hold whatever the input adds; a deny of `git push` cannot tell for `git` + input words.
+    matchesOpen: (words, at) => {
+      const known = Math.min(at, words.length);
+      if (known > exact.length || exact.some((word, i) => i < known && fold(words[i] ?? "") !== word)) return NO;
+      return UNKNOWN;
+    },
   };
+}
+
+/** The known words of one spelling of a command run with words read from the input (a spelling may drop or split words: fewer are known then). */
+function knownAt(command: SimpleCommand, form: readonly string[]): number {
+  const at = command.input?.at ?? form.length;
+  return Math.max(0, Math.min(at, at - (command.words.length - form.length)));
+}
+
+/** A pattern matches a command's words for sure (whatever words it reads from its input). */
+function fits(pattern: CommandPattern, words: readonly string[], at: number | undefined): boolean {
+  return at === undefined ? pattern.matches(words) : pattern.matchesOpen(words, at) === YES;
 }
 
 /** Why an allow pattern does not cover one command (undefined: it does). `matched` tells whether some pattern matched its words. */
@@ -114,10 +160,14 @@ function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): 
   const plainNormal = plain === undefined ? undefined : normalizedWords(plain.words);
   let placed: boolean | undefined;
   const placesAllowed = () => (placed ??= plain !== undefined && plain.places.every((place) => patterns.some((pattern) => covers(pattern, ["cd", place]))));
+  // `find . | xargs grep foo`: grep runs with words read from the input, which a pattern must hold whatever they are.
+  const at = command.input?.at;
+  let maybe = false;
   for (const pattern of patterns) {
     // A wrapper's command (`pytest -q` of `uv run pytest -q`) is named by a pattern that matches the wrapper's words and fixes words past its start.
-    const vouched = within !== undefined && pattern.fixed > within.at && pattern.matches(within.words);
-    const asWritten = vouched || (pattern.matches(command.words) && (normal === null || pattern.matches(normal)));
+    const vouched = within !== undefined && pattern.fixed > within.at && fits(pattern, within.words, at === undefined ? undefined : within.at + at);
+    const asWritten = vouched || (fits(pattern, command.words, at) && (normal === null || fits(pattern, normal, at)));
+    if (!asWritten && at !== undefined && pattern.matchesOpen(command.words, at) === UNKNOWN) maybe = true;
     // The plain spelling's places waive their options' refusals whether the pattern matched it or the words as written (`make:*`, `make -C DIR test`).
     const plainMatched = plain !== undefined && pattern.matches(plain.words) && (plainNormal === undefined || pattern.matches(plainNormal));
     if (!asWritten && !plainMatched) continue;
@@ -129,7 +179,8 @@ function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): 
     if (command.unknown === undefined && refusals.length === 0) return COVERED;
     matching.push({ pattern, refusals });
   }
-  if (matching.length === 0) return NOT_MATCHED;
+  // `echo --short | xargs git status` under `git status`: the words read from the input may be any.
+  if (matching.length === 0) return maybe ? { matched: true, reason: command.input?.reason } : NOT_MATCHED;
   // What the guard cannot read (an option a wrapper's table does not list) no pattern covers.
   if (command.unknown !== undefined) return { matched: true, reason: command.unknown };
   for (const { pattern, refusals } of matching) {
@@ -178,11 +229,23 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
   if (!analysis.ok) return { verdict: restrictive ? UNKNOWN : NO, why: `the command line cannot be parsed (${analysis.reason})` };
   const { commands } = analysis;
   if (restrictive) {
+    // A command run with words read from its input (`echo push | xargs git`) that a pattern may match, by those words.
+    let open: string | undefined;
     for (const command of commands) {
       for (const form of command.forms) {
-        if (patterns.some((pattern) => pattern.matches(form))) return { verdict: YES, why: undefined };
+        if (command.input === undefined) {
+          if (patterns.some((pattern) => pattern.matches(form))) return { verdict: YES, why: undefined };
+          continue;
+        }
+        const at = knownAt(command, form);
+        for (const pattern of patterns) {
+          const verdict = pattern.matchesOpen(form, at);
+          if (verdict === YES) return { verdict: YES, why: undefined };
+          if (verdict === UNKNOWN) open ??= command.input.reason;
+        }
       }
     }
+    if (open !== undefined) return { verdict: UNKNOWN, why: open };
     return analysis.unknown === undefined ? { verdict: NO, why: undefined } : { verdict: UNKNOWN, why: analysis.unknown };
   }
   if (commands.length === 0) return { verdict: NO, why: undefined };
@@ -209,7 +272,9 @@ export function judgeCommand(text: string, patterns: readonly CommandPattern[], 
 export function describeCommand(text: string): string {
   const analysis = analyzeShell(text);
   if (!analysis.ok) return `unparseable (${analysis.reason})`;
-  return analysis.commands.map((command) => JSON.stringify(command.words.join(" "))).join(", ");
+  return analysis.commands
+    .map((command) => command.input?.shown ?? JSON.stringify(command.words.join(" ")))
+    .join(", ");
 }
 
 /**
@@ -225,12 +290,13 @@ export function describeCommand(text: string): string {
 export function commandTexts(text: string, restrictive: boolean): { texts: string[] | undefined; doubtful: boolean } {
   const analysis = analyzeShell(text);
   if (!analysis.ok) return { texts: undefined, doubtful: true };
+  // A command run with words read from its input (xargs) has no one text: a deny not matched otherwise cannot tell, an allow does not hold.
   if (restrictive) {
-    return { texts: analysis.commands.flatMap((command) => command.forms.map((form) => form.join(" "))), doubtful: analysis.unknown !== undefined };
+    return { texts: analysis.commands.flatMap((command) => command.forms.map((form) => form.join(" "))), doubtful: analysis.unknown !== undefined || analysis.commands.some((command) => command.input !== undefined) };
   }
   const understood =
     analysis.refusal === undefined &&
     analysis.unknown === undefined &&
-    analysis.commands.every((command) => !command.dynamic && !command.assignments && !command.writesFile && !command.construct && command.refusals.length === 0 && command.unknown === undefined);
+    analysis.commands.every((command) => !command.dynamic && !command.assignments && !command.writesFile && !command.construct && command.refusals.length === 0 && command.unknown === undefined && command.input === undefined);
   return { texts: understood ? analysis.commands.map((command) => command.words.join(" ")) : undefined, doubtful: false };
 }

@@ -46,6 +46,15 @@ interface ProgramReading {
    * allow rules cover `cd DIR` too), and `waives`: the refusal tokens (`-C`) those places account for.
    */
   allowAs?: { readonly words: readonly string[]; readonly places: readonly string[]; readonly waives: readonly string[] };
+  /**
+   * One of `commands` runs with words the wrapper (`by`: xargs, parallel) reads from its input: its
+   * words from `at` on are only known when it runs (appended to it, or put where the replace string
+   * stands). `implicit`: the wrapper's own command, run when it is given none (xargs runs echo).
+   * `paths`: the words are the paths find finds, where `{}` stands (`find * -exec git {} \;`).
+   */
+  input?: { readonly command: readonly string[]; readonly at: number; readonly by: string; readonly implicit?: boolean; readonly paths?: boolean }[];
+  /** The guard has no reading of its own for the program: its arguments are plain words, none of which makes it run anything. */
+  plainWords?: boolean;
 }
 
 /** Options of one program: short letters, long names, which take a value. */
@@ -115,22 +124,31 @@ interface WrapperSpec {
   readonly runBy?: readonly string[];
   /** With one of these options the operands of a `permute` wrapper are a command (`runuser -u USER CMD`, else su's reading). */
   readonly commandWith?: readonly string[];
+  /**
+   * Runs its command with words read from its standard input or a file added (xargs): appended, or,
+   * with one of the `replace` options, put where the replace string (the option's value, `{}` when it
+   * has none) stands. `alone`: the command it runs when given none (xargs runs echo).
+   */
+  readonly readsInput?: { readonly replace: readonly string[]; readonly alone?: readonly string[] };
+  /** GNU parallel: its command runs with the arguments after `:::` (and `::::` files), or with words read from its input (see readParallel). */
+  readonly parallelInput?: boolean;
 }
 
 /** `uvx PACKAGE ARGS` and `uv tool run PACKAGE ARGS`. */
 const UV_TOOL_RUN: WrapperSpec = { options: { flags: "qv", valued: "p", long: ["--isolated", "--quiet", "--verbose", "--no-cache", "--offline"], longValued: ["--from", "--with", "--with-editable", "--with-requirements", "--python", "--index", "--index-url"] } };
 
-/** GNU parallel (and sem, its --semaphore mode): the command words are joined and run by a shell. */
-const PARALLEL: WrapperSpec = {
+/** GNU parallel (and sem, its --semaphore mode, which runs its command once): the command words are joined and run by a shell. */
+const SEM: WrapperSpec = {
   options: {
-    flags: "0kquvgXmtrN",
-    valued: "jSaIdEn",
+    flags: "0kquvgXmtr",
+    valued: "jSaIdEnN",
     long: ["--null", "--keep-order", "--quote", "--ungroup", "--verbose", "--group", "--xargs", "--dry-run", "--halt-on-error", "--no-run-if-empty", "--help", "--version", "--bar", "--progress", "--tag", "--line-buffer"],
     longValued: ["--jobs", "--sshlogin", "--arg-file", "--delimiter", "--max-args", "--results", "--joblog", "--timeout", "--retries", "--halt", "--colsep", "--workdir", "--basefile", "--env"],
   },
   joined: true,
   commandOptional: true,
 };
+const PARALLEL: WrapperSpec = { ...SEM, parallelInput: true };
 
 /** setarch and its per-architecture names (linux32, linux64, ...). */
 const SETARCH_OPTIONS: OptionTable = {
@@ -396,7 +414,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   pexec: { options: { anyLongEq: true } },
   parallel: PARALLEL,
   // sem is parallel --semaphore.
-  sem: PARALLEL,
+  sem: SEM,
   xargs: {
     options: {
       flags: "0oprtx",
@@ -407,6 +425,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
       longOptional: ["--eof", "--replace"],
     },
     commandOptional: true,
+    readsInput: { replace: ["-I", "-i", "--replace"], alone: ["echo"] },
   },
   // GTFOBins "Shell" wrappers: util-linux choom (`choom -n ADJ CMD`; `choom -p PID` shows a score), AppArmor's aa-exec, alsa-oss's aoss.
   choom: { options: { valued: "np", long: ["--help", "--version"], longValued: ["--adjust", "--pid"] }, commandOptional: true },
@@ -2941,6 +2960,18 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   }
   if (spec.scriptOnly === true) return out;
   const rest = words.slice(i);
+  if (spec.parallelInput === true) return readParallel(name, rest, seen, out);
+  if (spec.readsInput !== undefined) {
+    // `echo push | xargs git` runs `git push`: the words after the command's are read from the input.
+    const replace = seen.find((option) => spec.readsInput!.replace.includes(option.name));
+    const placeholder = replace === undefined ? undefined : (replace.value ?? "{}");
+    const command = rest.length > 0 ? rest : [...(spec.readsInput.alone ?? [])];
+    if (command.length === 0) return out;
+    out.commands.push(command);
+    const at = placeholder === undefined ? command.length : command.findIndex((word) => word.includes(placeholder));
+    if (at >= 0) out.input = [{ command, at, by: name, ...(rest.length === 0 ? { implicit: true } : {}) }];
+    return out;
+  }
   if (rest.length === 0) return out;
   if (spec.joined === true || has(spec.joinedWith)) out.scripts.push(rest.join(" "));
   else out.commands.push([...(spec.runBy ?? []), ...rest]);
@@ -2952,15 +2983,102 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   return out;
 }
 
+/** GNU parallel's replacement strings: `{}`, `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`, `{N}`, `{N.}`, ..., and `{= perl =}`. */
+const PARALLEL_REPLACEMENT = /\{(?:\d*(?:\.|\/|\/\/|\/\.|#|%|\+\/|\+\.|\+\.\.)?|=.*?=)\}/s;
+/** Words the shell reads as themselves (no quoting, expansion, operator or glob character). */
+const PLAIN_SHELL_WORD = /^[\w@%+=:,./-]+$/;
+const MAX_PARALLEL_JOBS = 16;
+
+/**
+ * GNU parallel: `parallel CMD ::: A B` runs `CMD A` and `CMD B` (each argument quoted; one from each
+ * `:::` group, every combination), and without `:::` it reads the arguments from its input (or from
+ * `-a FILE`, `:::: FILE`). A replacement string (`{}`, `{.}`, `{1}`, ...) takes the argument's place;
+ * with none, the arguments are appended. The command words are joined and run by a shell; with no
+ * command, each argument is itself a command line.
+ */
+function readParallel(name: string, rest: readonly string[], seen: Parsed["seen"], out: ProgramReading): ProgramReading {
+  const separator = rest.findIndex((word) => /^:::[:+]?\+?$/.test(word));
+  const command = separator < 0 ? [...rest] : rest.slice(0, separator);
+  const groups: string[][] = [];
+  let fromInput = separator < 0 || seen.some((option) => option.name === "-a" || option.name === "--arg-file");
+  if (separator >= 0) {
+    for (let j = separator; j < rest.length; j++) {
+      const word = rest[j]!;
+      if (/^:::[:+]?\+?$/.test(word)) {
+        if (word.startsWith("::::")) fromInput = true;
+        groups.push([]);
+      } else groups.at(-1)!.push(word);
+    }
+  }
+  const custom = seen.find((option) => option.name === "-I")?.value;
+  const replaced = (word: string) => PARALLEL_REPLACEMENT.test(word) || (custom !== undefined && custom !== "" && word.includes(custom));
+  if (fromInput) {
+    if (command.length === 0) {
+      out.unknown = `${name} runs the command lines it reads from its input, which the guard cannot read`;
+      return out;
+    }
+    // One simple command of plain words runs as written, with the words read from the input added.
+    if (command.every((word) => PLAIN_SHELL_WORD.test(word) || replaced(word))) {
+      out.commands.push(command);
+      const at = command.findIndex(replaced);
+      out.input = [{ command, at: at < 0 ? command.length : at, by: name }];
+    } else {
+      out.scripts.push(command.join(" "));
+      out.unknown = `${name} adds words it reads from its input to the command line it runs, which the guard cannot know`;
+    }
+    return out;
+  }
+  // Every combination of one argument from each group.
+  let jobs: string[][] = [[]];
+  for (const group of groups) jobs = jobs.flatMap((job) => group.map((arg) => [...job, arg]));
+  if (jobs.length > MAX_PARALLEL_JOBS) {
+    out.unknown = `${name} runs more than ${MAX_PARALLEL_JOBS} commands, which the guard does not read one by one`;
+    jobs = jobs.slice(0, MAX_PARALLEL_JOBS);
+  }
+  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+  for (const job of jobs) {
+    if (command.length === 0) {
+      out.scripts.push(job.join(" "));
+      continue;
+    }
+    if (!command.some(replaced)) {
+      out.scripts.push([...command, ...job.map(quote)].join(" "));
+      continue;
+    }
+    const filled = command.map((word) => word.replace(/\{(\d*)\}/g, (_m, n: string) => quote(n === "" ? job.join(" ") : (job[Number(n) - 1] ?? ""))));
+    // Other replacement strings (`{.}`, `{/}`, `{= perl =}`) change the argument: those words are not known.
+    if (filled.some(replaced)) {
+      out.scripts.push(filled.join(" "));
+      out.unknown ??= `${name} puts a changed argument (a replacement string other than {}) into the command line it runs, which the guard does not work out`;
+    } else out.scripts.push(filled.join(" "));
+  }
+  return out;
+}
+
 /** A wrapper's writes: its write options (`time -o FILE`) and the files among its positionals (`logsave FILE CMD`). */
 function writeRefusals(name: string, spec: WrapperSpec, seen: Parsed["seen"], files: readonly string[], out: ProgramReading): void {
   for (const option of seen) if (spec.writeOptions?.includes(option.name) === true) out.refusals.push({ reason: `${name} writes a file through ${option.name}`, token: option.name });
   for (const file of files) if (file !== "/dev/null") out.refusals.push({ reason: `${name} writes the file ${file}`, token: file });
 }
 
-/** find: -exec/-execdir/-ok/-okdir COMMAND ; (or +), -delete, -fprint*. */
+/** The starting points of `find` (after -H, -L, -P, -D OPTS, -Ox; `.` when none is given). */
+function findStarts(words: readonly string[]): string[] {
+  let i = 1;
+  while (i < words.length && /^-(?:[HLP]|D|O\d*)$/.test(words[i]!)) i += words[i] === "-D" ? 2 : 1;
+  const starts: string[] = [];
+  while (i < words.length && !words[i]!.startsWith("-") && words[i] !== "(" && words[i] !== "!" && words[i] !== ",") starts.push(words[i++]!);
+  return starts.length > 0 ? starts : ["."];
+}
+
+/**
+ * find: -exec/-execdir/-ok/-okdir COMMAND ; (or +), -delete, -fprint*. `-exec` and `-ok` put each
+ * path found where `{}` stands, the first being a starting point itself (`find push -exec git {} \;`
+ * runs `git push`): each starting point in its place is another spelling a deny is tried against;
+ * with a file name pattern among them (`find * …`) the paths are words the guard cannot know.
+ */
 function readFind(words: readonly string[]): ProgramReading {
   const out = empty();
+  let starts: string[] | undefined;
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
     if (word === "-exec" || word === "-execdir" || word === "-ok" || word === "-okdir") {
@@ -2970,6 +3088,12 @@ function readFind(words: readonly string[]): ProgramReading {
       const inner = words.slice(i + 1, end);
       if (inner.length > 0) out.commands.push(inner);
       else out.unknown = `find ${word} has no command`;
+      const at = inner.findIndex((part) => part.includes("{}"));
+      if (at >= 0 && (word === "-exec" || word === "-ok")) {
+        starts ??= findStarts(words);
+        for (const start of starts.slice(0, 8)) out.forms.push(inner.map((part) => part.replaceAll("{}", start)));
+        if (starts.some((start) => /[*?[]/.test(start))) (out.input ??= []).push({ command: inner, at, by: "find", paths: true });
+      }
       i = end;
     } else if (word === "-delete") out.refusals.push({ reason: "find deletes files through -delete", token: word });
     else if (/^-f(?:print0?|printf|ls)$/.test(word)) out.refusals.push({ reason: `find writes a file through ${word}`, token: word });
@@ -4026,7 +4150,10 @@ export function readProgram(words: readonly string[]): ProgramReading {
     return subcommand;
   }
   const out = readOther(name, words);
-  if (family !== undefined) subcommandWithoutGlobals(name, family, words, out);
+  if (family !== undefined) {
+    subcommandWithoutGlobals(name, family, words, out);
+    delete out.plainWords;
+  }
   return out;
 }
 
@@ -4287,5 +4414,5 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     if (name === "printf" && words.some((word, i) => i > 0 && /^-v/.test(word))) out.refusals.push({ reason: "printf -v assigns a variable", token: "-v" });
     return out;
   }
-  return empty();
+  return { ...empty(), plainWords: true };
 }

@@ -1,6 +1,7 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
 import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
+import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown } from "../../messages/index.js";
 import { shellParser } from "./shell-grammar.js";
 
 /**
@@ -41,7 +42,18 @@ export interface SimpleCommand {
   readonly connects?: { readonly origins: readonly string[]; readonly places: readonly string[] };
   /** Another spelling an allow pattern may match (`git --no-pager -C DIR log` as `git log` where `cd DIR` is allowed; programs.ts). */
   readonly allowAs?: { readonly words: readonly string[]; readonly places: readonly string[]; readonly waives: readonly string[] };
+  /**
+   * A command run with words a wrapper (`by`: xargs, parallel) reads from its input (`echo push |
+   * xargs git` runs `git push`): it runs `words[0..at)` followed by words only known when it runs
+   * (none, one or many, any text). The words from `at` on (a replace string's word and those after
+   * it) are not known either. A pattern matches only when it matches whatever those words are, and
+   * a deny or ask that some of them could make match cannot tell (`reason`).
+   */
+  readonly input?: { readonly at: number; readonly by: string; readonly reason: string; readonly shown: string };
 }
+
+/** Where a command runs with words read from the input (SimpleCommand.input), as it is passed to a command it runs in turn; `paths`: find's paths. */
+type InputWords = { readonly at: number; readonly by: string; readonly paths?: boolean };
 
 type ShellAnalysis =
   | {
@@ -601,6 +613,7 @@ function addSimple(
   dynamicTexts: ReadonlySet<string>,
   environment: readonly EnvironmentReading[] = [],
   within?: SimpleCommand["within"],
+  input?: InputWords & { readonly implicit?: boolean },
 ): void {
   if (level > MAX_NESTED_COMMANDS) throw new Unreadable("commands nested too deep");
   // zsh (EQUALS, on by default) replaces a word `=NAME` by the path of the command NAME: `=rm x` runs rm.
@@ -638,8 +651,23 @@ function addSimple(
   let connects: SimpleCommand["connects"];
   const placeForms: (readonly string[])[] = [];
   const otherScripts: string[] = [];
+  /** The commands this one runs with words read from the input (xargs's command), by their words. */
+  const inputOf = new Map<string, InputWords & { readonly implicit?: boolean }>();
   for (const form of forms) {
     const reading = readProgram(form);
+    for (const read of reading.input ?? []) {
+      if (!inputOf.has(read.command.join("\u0000"))) inputOf.set(read.command.join("\u0000"), { at: read.at, by: read.by, ...(read.implicit === true ? { implicit: true } : {}), ...(read.paths === true ? { paths: true } : {}) });
+    }
+    if (form === forms[0] && input !== undefined) {
+      // `xargs -I{} {} x`: the program itself is read from the input.
+      if (input.at === 0) unknown ??= input.paths === true ? foundPathsReason() : inputProgramReason(input.by);
+      // `echo -c 'alias.x=!rm y' x | xargs git`: the words read from the input reach a program whose
+      // arguments may make it run another command; unless they only reach the command it runs
+      // (`xargs sudo rm`, `xargs timeout 5 grep`), which is read with them.
+      else if (reading.plainWords !== true && !reading.commands.some((inner) => inner.length > 0 && inner.length < words.length && words.length - inner.length <= input.at && inner.every((word, i) => words[words.length - inner.length + i] === word))) {
+        unknown ??= input.paths === true ? foundPathsReason() : inputOptionsReason(input.by, basename(words[0] ?? ""));
+      }
+    }
     if (form === forms[0] && reading.transparent === true) transparent = true;
     if (form === forms[0]) allowAs = reading.allowAs;
     if (form === forms[0] && reading.connects !== undefined) connects = { origins: reading.connects.origins, places: reading.connects.places };
@@ -710,8 +738,9 @@ function addSimple(
     unknown,
     ...(connects === undefined ? {} : { connects }),
     ...(within === undefined ? {} : { within }),
-    ...(transparent ? { transparent } : {}),
-    ...(allowAs === undefined ? {} : { allowAs }),
+    ...(transparent || input?.implicit === true ? { transparent: true } : {}),
+    ...(allowAs === undefined || input !== undefined ? {} : { allowAs }),
+    ...(input === undefined ? {} : { input: inputReading(input, words) }),
   });
   const seenInner = new Set<string>();
   for (const inner of nested.commands) {
@@ -721,7 +750,13 @@ function addSimple(
     // A wrapper's command reads the wrapper's standard input (`sudo sh <<EOF`).
     const at = words.length - inner.length;
     const tail = at > 0 && inner.every((word, i) => words[at + i] === word) ? { words, at } : undefined;
-    addSimple(inner, undefined, { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail);
+    // The words read from the input: those of the wrapper's own reading (`xargs git`), and this
+    // command's own ones, which end the command it runs (`echo rm | xargs sudo`: sudo's command).
+    const own = inputOf.get(key);
+    const passed = input !== undefined && tail !== undefined ? { ...input, at: Math.max(0, input.at - at), implicit: false } : undefined;
+    const innerInput = own === undefined ? passed : passed === undefined || own.at <= passed.at ? own : passed;
+    // The words of a command that ends the wrapper's are the same shell words (`coproc . <(printf …)`: the file `.` reads is the substitution's text).
+    addSimple(inner, tail === undefined ? undefined : values?.slice(at), { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail, innerInput);
   }
   for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk);
   for (const script of new Set(otherScripts)) {
@@ -737,6 +772,13 @@ function addSimple(
     const probe: Walk = { commands: [], depth: walk.depth + 1, refusal: undefined };
     if (walk.depth < MAX_NESTED_SCRIPTS && parseInto(guess, probe) === undefined) for (const command of probe.commands) addCommand(walk, command);
   }
+}
+
+/** SimpleCommand.input: where the words only known when it runs start, why a rule cannot tell, and how `policy explain` shows it. */
+function inputReading(input: InputWords, words: readonly string[]): NonNullable<SimpleCommand["input"]> {
+  const known = JSON.stringify(words.slice(0, input.at).join(" "));
+  if (input.paths === true) return { at: input.at, by: input.by, reason: foundPathsReason(), shown: foundPathsShown(known) };
+  return { at: input.at, by: input.by, reason: input.at === 0 ? inputProgramReason(input.by) : inputWordsReason(input.by), shown: inputWordsShown(known, input.by) };
 }
 
 /** A command line a program hands to a shell (`bash -c`, `eval`, `env -S`, `find -exec sh -c`): parsed, its commands added. */
@@ -851,14 +893,21 @@ function herestringInput(node: Node, walk: Walk): Stdin {
 }
 
 /** The text a here-document feeds: its body, and whether the shell expands it (unquoted delimiter). */
-function heredocInput(node: Node, walk: Walk): Stdin {
-  walk.refusal ??= "the command has a here-document (<<)";
+function heredocInput(node: Node, walk: Walk): Stdin & { readonly readsOn?: number } {
   const start = node.namedChildren.find((child) => child?.type === "heredoc_start")?.text ?? "";
   const body = node.namedChildren.find((child) => child?.type === "heredoc_body");
   const quoted = /["'\\]/.test(start);
-  // The parser reads `$(...)` in an unquoted body, not backquotes: those are read here.
-  const backquoted = !quoted && body !== undefined && body !== null ? [...body.text.matchAll(/(?<!\\)`((?:\\.|[^`\\])*)`/gs)] : [];
+  const bash = bashHeredocBody(node, start, body ?? undefined);
+  walk.refusal ??= bash === undefined ? "the command has a here-document (<<)" : "the here-document's end line has more after its delimiter, so bash reads the here-document on past it";
+  // The parser reads `$(...)` in an unquoted body, not backquotes: those are read here (in bash's body, when it reads on).
+  const text = bash?.text ?? body?.text;
+  const backquoted = !quoted && text !== undefined ? [...text.matchAll(/(?<!\\)`((?:\\.|[^`\\])*)`/gs)] : [];
   for (const match of backquoted) nestedScript((match[1] ?? "").replace(/\\([`$\\])/g, "$1"), "a here-document's backquotes", walk);
+  if (bash !== undefined) {
+    // The parser's reading of the rest of the line is not bash's (which often finds a syntax error): a deny not matched cannot tell.
+    walk.unknown ??= "the here-document's end line has more after its delimiter, so bash reads the here-document on past it";
+    return { text: quoted ? bash.text : unescapeHeredoc(bash.text), what: "a here-document", readsOn: bash.lineEnd };
+  }
   // Substitutions in an unquoted body run (collectNested walks them); the text fed in is then only known for a body without expansions.
   // A body with expansions is read as written (its substitutions run when it is read; the rest is the script).
   if (body === undefined || body === null) return { text: undefined, what: "a here-document" };
@@ -895,6 +944,47 @@ function catOutput(node: Node, input: Stdin | undefined): string | undefined {
   if (node.type !== "command" || input === undefined) return undefined;
   const words = node.namedChildren.filter((child): child is Node => child !== null).map((child) => child.text);
   return words[0] === "cat" && (words.length === 1 || (words.length === 2 && words[1] === "-")) ? input.text : undefined;
+}
+
+/**
+ * bash ends a here-document only at a line that is its delimiter and nothing else (after the leading
+ * tabs `<<-` strips): the parser also ends it at a line that starts with the delimiter (`EOF < a.txt`,
+ * `EOF; ls`), and reads the rest as more of the line (bash too, for `EOF)` ending a command substitution). Then bash's body: from the body's start to the
+ * next line that is the delimiter, or to the end of the text; `lineEnd` is where the parser's end line
+ * ends (what it read there after the delimiter is part of the body). Undefined when both agree.
+ */
+function bashHeredocBody(node: Node, start: string, body: Node | undefined): { text: string; lineEnd: number } | undefined {
+  const end = node.namedChildren.find((child) => child?.type === "heredoc_end");
+  if (end === undefined || end === null) return undefined;
+  const source = node.tree.rootNode.text;
+  const newline = source.indexOf("\n", end.endIndex);
+  const lineEnd = newline < 0 ? source.length : newline;
+  const after = source.slice(end.endIndex, lineEnd);
+  if (after === "") return undefined;
+  // `$(sh <<EOF … EOF)`: in a command or process substitution bash ends the here-document at the latest where the substitution ends.
+  let limit = source.length;
+  for (let up = node.parent; up !== null; up = up.parent) {
+    if (up.type !== "command_substitution" && up.type !== "process_substitution") continue;
+    if (end.endIndex >= up.endIndex - 1) return undefined;
+    limit = up.endIndex - 1;
+    break;
+  }
+  const strip = node.text.startsWith("<<-");
+  const delimiter = start.replace(/["'\\]/g, "");
+  const from = body?.startIndex ?? end.startIndex;
+  let to = limit;
+  for (let at = lineEnd; at < limit; ) {
+    const next = source.indexOf("\n", at + 1);
+    const line = source.slice(at + 1, next < 0 || next > limit ? limit : next);
+    if ((strip ? line.replace(/^\t+/, "") : line) === delimiter) {
+      to = at + 1;
+      break;
+    }
+    if (next < 0) break;
+    at = next;
+  }
+  const text = source.slice(from, to);
+  return { text: strip ? text.replace(/^\t+/gm, "") : text, lineEnd };
 }
 
 function unescapeHeredoc(text: string): string {
@@ -938,15 +1028,21 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     let input = stdin;
     // A here-document's redirection holds the command's later redirections too (`cat <<EOF > f.txt`).
     const redirections = node.namedChildren.flatMap((child) => (child === null || !child.type.endsWith("redirect") ? [] : child.type === "heredoc_redirect" ? [child, ...heredocTail(child).redirects] : [child]));
+    /** bash reads a here-document on past the line where the parser ended it: what the parser read on that line is part of it. */
+    let swallowed = -1;
     for (const child of redirections) {
+      if (child.startIndex < swallowed) continue;
       if (!isHarmlessRedirect(child)) {
         writes = true;
         noteWritten(child, walk);
       }
       walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
-      if (child.type === "heredoc_redirect") input = heredocInput(child, walk);
-      else if (child.type === "herestring_redirect") input = herestringInput(child, walk);
+      if (child.type === "heredoc_redirect") {
+        const doc = heredocInput(child, walk);
+        input = doc;
+        if (doc.readsOn !== undefined) swallowed = doc.readsOn;
+      } else if (child.type === "herestring_redirect") input = herestringInput(child, walk);
       input = fileInput(child, walk) ?? input;
     }
     const statement = node.namedChildren.find((child) => child !== null && !child.type.endsWith("redirect"));
@@ -1292,7 +1388,8 @@ function readLine(text: string, walk: Walk): string | undefined {
  */
 function rebindNames(walk: Walk): void {
   const hashed = new Map<string, string>();
-  const aliases = new Map<string, string>();
+  // Every value a name is bound to: the line may be read more than one way (another spelling of a script, bash's lexer), each binding its value.
+  const aliases = new Map<string, string[]>();
   for (const command of walk.commands) {
     const [program, ...args] = command.words;
     if (program === "hash") {
@@ -1301,7 +1398,7 @@ function rebindNames(walk: Walk): void {
     } else if (program === "alias") {
       for (const arg of args) {
         const eq = arg.indexOf("=");
-        if (eq > 0) aliases.set(arg.slice(0, eq), arg.slice(eq + 1));
+        if (eq > 0) aliases.set(arg.slice(0, eq), [...(aliases.get(arg.slice(0, eq)) ?? []), arg.slice(eq + 1)]);
       }
     }
   }
@@ -1312,8 +1409,7 @@ function rebindNames(walk: Walk): void {
     const [program, ...rest] = command.words;
     if (program === undefined) return command;
     const path = hashed.get(program);
-    const value = aliases.get(program);
-    if (value !== undefined) {
+    for (const value of new Set(aliases.get(program) ?? [])) {
       const quoted = rest.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
       const inner = analyzeShell(`${value} ${quoted}`);
       if (inner.ok) added.push(...inner.commands);
