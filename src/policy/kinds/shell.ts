@@ -1147,7 +1147,8 @@ function parseInto(source: string, walk: Walk): string | undefined {
     const root = tree.rootNode;
     if (root.hasError) return "it is not valid shell syntax";
     walkStatements(root, walk);
-    if (walk.arithmetic !== undefined) arithmeticTexts(root, walk);
+    // Only a variable the line sets to a value known at run time makes the arithmetic texts matter (arithmeticValues).
+    if (walk.arithmetic !== undefined && walk.values !== undefined && [...walk.values.values()].includes(undefined)) arithmeticTexts(root, walk);
     return undefined;
   } catch (error) {
     if (error instanceof Unreadable) return error.message;
