@@ -3946,7 +3946,7 @@ const VARIABLE_BUILTINS: Readonly<Record<string, { readonly valued: string; read
 const DECLARATION_BUILTINS = new Set(["declare", "typeset", "local", "export", "readonly"]);
 
 /** A variable a builtin sets: its name (undefined: only known at run time) and value (undefined: only known at run time). */
-export interface VariableSet {
+interface VariableSet {
   readonly name: string | undefined;
   readonly value: string | undefined;
 }
