@@ -3,7 +3,8 @@
  * cache): the benign corpus's command lines (test/fixtures/benign/corpus.ts), each made new by a
  * numbered comment, read by another checkout's shell module (`--base DIR`, unpacked as for the A/B
  * runners) and this one's, alternated in one process; CPU time per line per round, median and
- * p25–p75 of the per-round ratio (this / base). `--base` pointing at this checkout is the A/A control.
+ * p25–p75 of the per-round ratio (this / base). The A/A control is two unpacked copies of one commit
+ * (`--base` must be another directory: the same module twice would be one instance).
  *   npx tsx bench/shell-reading-ab.ts --base DIR [--rounds 30]
  */
 import { resolve } from "node:path";
