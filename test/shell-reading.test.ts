@@ -208,7 +208,7 @@ describe("an allow covers only what is fully understood, and the ask names the c
     ["sed -i s/a/b/ f.txt", "sed edits files in place"],
     ["sed 's/a/b/e' f.txt", "s///e"],
     ["sed 'w out.txt' f.txt", "sed writes a file"],
-    ["awk '{ print | \"sh\" }' f", "awk pipes what it prints to a shell, which runs it"],
+    ["awk '{ print | \"sh\" }' f", "awk runs a command through system() or a pipe"],
     ["tar -xf a.tar --to-command=cat", "tar runs a command through --to-command"],
     ["rsync -e ssh a b:", "rsync runs a command through -e"],
     ["ssh host ls", "ssh runs a command on host"],

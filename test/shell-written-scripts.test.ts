@@ -53,6 +53,9 @@ const CASES: readonly Case[] = [
   { line: "printf '%s\\n' '{P}' | awk '{print | \"sh\"}'", expect: "not-allow" },
   { line: "echo '{P}' | awk '{print $0 | \"bash\"}'", expect: "not-allow" },
   { line: "echo '{P}' | awk '{ $0 | getline x }'", expect: "not-allow" },
+  { line: "echo '{P}' | awk '{print | \"s\\\\h\"}'", expect: "not-allow" },
+  { line: "echo '{P}' | awk '{print | \"env sh\"}'", expect: "not-allow" },
+  { line: "awk '{print | \"{P}\"}' a.txt", expect: "deny" },
   // A shell reading its commands from a process substitution reads what it writes.
   { line: "sh < <(echo '{P}')", expect: "deny" },
   { line: "bash < <(printf '{P}')", expect: "deny" },
@@ -67,6 +70,10 @@ describe("commands reached through expansion, history, a spooler or a script the
     if (c.expect === "deny") expect(decision.mode, decision.reason).toBe("deny");
     else expect(decision.mode, decision.reason).not.toBe("allow");
     expect(allowList.decide("Bash", { command: line }).mode).not.toBe("allow");
+  });
+
+  it("an awk program that prints into a command with a backslash or a quote in its literal is read, not thrown on", () => {
+    for (const line of ["awk '{print | \"s\\$h\"}' a.txt", "awk '{print | \"so\\\\rt\"}' a.txt", "awk '{print | \"\\x\"}' a.txt"]) expect(() => denyList.decide("Bash", { command: line })).not.toThrow();
   });
 
   it("says that the line runs a script it writes", () => {

@@ -3783,8 +3783,10 @@ function readAwk(name: string, words: readonly string[]): ProgramReading {
   if (/\bsystem\s*\(|\|/.test(program)) {
     out.refusals.push({ reason: `${name} runs a command through system() or a pipe`, token: "system" });
     out.guesses.push(...stringLiterals(program));
-    const built = awkBuiltCommand(program);
-    if (built !== undefined) out.unknown ??= `${name} ${built}, which the guard cannot read`;
+    const { unknown, printsInto } = awkCommands(program);
+    if (unknown !== undefined) out.unknown ??= `${name} ${unknown}, which the guard cannot read`;
+    // What awk prints is the input of the command it prints into, as in a pipe (`print | "sh"` runs it).
+    for (const target of printsInto) out.scripts.push(`: | ${target}`);
   }
   if (/>\s*"|>>|printf?\b[^;]*>/.test(program)) out.refusals.push({ reason: `${name} writes a file through >`, token: ">" });
   return out;
@@ -3797,26 +3799,28 @@ const AWK_PIPE_TO = new RegExp(String.raw`^\|&?\s*(${AWK_STRING})`);
 const AWK_PIPE_FROM = new RegExp(String.raw`${AWK_STRING}\s*$`);
 
 /**
- * What makes an awk program run a command line the guard cannot read, or undefined when every command
- * it runs is a string literal (read as guesses): `system(EXPR)` of anything but a literal
- * (`system($0)` runs each input line), a pipe to or from a command that is not a literal, and a pipe
- * to a shell (`print | "sh"` runs what is printed).
+ * The command lines an awk program runs that the guard cannot read as literals (`system(EXPR)` of
+ * anything but a literal: `system($0)` runs each input line; a pipe to or from a command that is not a
+ * literal), as `unknown`; and the command lines it prints into (`print | "CMD"`), which read what awk
+ * prints as their input (`print | "sh"` runs it).
  */
-function awkBuiltCommand(program: string): string | undefined {
+function awkCommands(program: string): { unknown: string | undefined; printsInto: string[] } {
   // Literals first: a `|` or `system(` inside a string is text.
   const code = program.replace(new RegExp(AWK_STRING, "g"), (literal) => literal.replace(/[|(]/g, "_"));
+  const printsInto: string[] = [];
   for (const match of code.matchAll(AWK_SYSTEM)) {
-    if (!AWK_LITERAL_CALL.test(program.slice(match.index + match[0].length))) return "runs a command line built when it runs (system() of an expression)";
+    if (!AWK_LITERAL_CALL.test(program.slice(match.index + match[0].length))) return { unknown: "runs a command line built when it runs (system() of an expression)", printsInto };
   }
   for (let i = code.indexOf("|"); i >= 0; i = code.indexOf("|", i + 1)) {
     if (code[i + 1] === "|" || code[i - 1] === "|") continue; // `||` is a logical or
     const after = program.slice(i);
     const to = AWK_PIPE_TO.exec(after);
     const getline = /^\|&?\s*getline\b/.test(after);
-    if (getline ? !AWK_PIPE_FROM.test(program.slice(0, i)) : to === null) return "pipes to or from a command line built when it runs";
-    if (to !== null && SHELLS.has(basename(JSON.parse(to[1]!).trim().split(/\s+/)[0] ?? ""))) return "pipes what it prints to a shell, which runs it";
+    if (getline ? !AWK_PIPE_FROM.test(program.slice(0, i)) : to === null) return { unknown: "pipes to or from a command line built when it runs", printsInto };
+    // The literal's text as awk reads it (a backslash escapes the next character): the command line `sh -c` runs.
+    if (to !== null) printsInto.push(to[1]!.slice(1, -1).replace(/\\(.)/gs, "$1"));
   }
-  return undefined;
+  return { unknown: undefined, printsInto };
 }
 
 /** GNU sed's long options (sed --help). */
