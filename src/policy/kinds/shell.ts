@@ -104,8 +104,9 @@ const ANSI_C: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "\r", a:
 
 function decodeAnsiC(body: string): string {
   return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (_m, esc: string) => {
-    if (/^x/.test(esc)) return String.fromCodePoint(parseInt(esc.slice(1), 16));
-    if (/^[uU]/.test(esc)) return String.fromCodePoint(Math.min(parseInt(esc.slice(1), 16), 0x10ffff));
+    // `\x`, `\u` and `\U` without a hex digit after them are kept as written (bash prints `\x<` as it is).
+    if (/^x[0-9a-fA-F]/.test(esc)) return String.fromCodePoint(parseInt(esc.slice(1), 16));
+    if (/^[uU][0-9a-fA-F]/.test(esc)) return String.fromCodePoint(Math.min(parseInt(esc.slice(1), 16), 0x10ffff));
     if (/^[0-7]/.test(esc)) return String.fromCodePoint(parseInt(esc, 8));
     if (esc.startsWith("c")) return String.fromCodePoint((esc.codePointAt(1) ?? 0) & 0x1f);
     return ANSI_C[esc] ?? `\\${esc}`;
