@@ -56,6 +56,14 @@ const CASES: readonly Case[] = [
   { line: "echo '{P}' | awk '{print | \"s\\\\h\"}'", expect: "not-allow" },
   { line: "echo '{P}' | awk '{print | \"env sh\"}'", expect: "not-allow" },
   { line: "awk '{print | \"{P}\"}' a.txt", expect: "deny" },
+  // A program given a process substitution as its code file runs the text the line writes into it.
+  { line: "python3 <(echo 'import os; os.system(\"{P}\")')", expect: "deny" },
+  { line: "perl <(echo 'system(\"{P}\")')", expect: "deny" },
+  // (Node.js cannot open a pipe's /dev/fd path as its script, so bash's run of this one fails before any code runs.)
+  { line: "node <(echo 'require(\"child_process\").execSync(\"{P}\")')", expect: "deny", noRun: true },
+  { line: "awk -f <(echo 'BEGIN{system(\"{P}\")}')", expect: "deny" },
+  { line: "sed -n -f <(echo '1e {P}') a.txt", expect: "deny" },
+  { line: "make -s -f <(printf 'all:\\n\\t{P}\\n')", expect: "deny" },
   // A shell reading its commands from a process substitution reads what it writes.
   { line: "sh < <(echo '{P}')", expect: "deny" },
   { line: "bash < <(printf '{P}')", expect: "deny" },
@@ -94,6 +102,9 @@ describe("commands reached through expansion, history, a spooler or a script the
       "awk -F'|' '{print $1}' a.txt",
       "awk '{print \"a|b\"}' a.txt",
       "cat < <(echo hi)",
+      "python3 <(echo 'print(1)')",
+      "awk -f <(echo '{print}') a.txt",
+      "diff <(echo a) <(echo b)",
     ]) {
       const decision = denyList.decide("Bash", { command: line });
       expect(decision.mode, `${line}: ${decision.reason}`).toBe("allow");

@@ -497,6 +497,9 @@ function addCommand(walk: Walk, command: SimpleCommand): void {
   walk.commands.push(command);
 }
 
+/** awk's names: `awk -f <(…)` runs the substitution's text as its program. */
+const AWKS = new Set(["awk", "gawk", "mawk", "nawk"]);
+
 /** A program word zsh expands to a command's path (`=rm`): `=` and a name without `/`. */
 const ZSH_EQUALS = /^=[^/=\s]+$/;
 
@@ -717,6 +720,24 @@ function addSimple(
       if (stdin?.text !== undefined) nested.scripts.push(stdin.text);
       else unknown ??= `${program} runs a script read from ${stdin?.what ?? "its standard input"}, which the guard cannot read`;
     } else if (at > 0 && values?.[at]?.dynamic === true) unknown ??= `${program} runs a script whose name or text is only known when it runs`;
+  }
+  // `python3 <(echo CODE)`, `awk -f <(echo PROGRAM)`, `sed -f <(echo SCRIPT)`: the file a process substitution names is code whose text the line holds.
+  const fedAt = values === undefined ? -1 : values.findIndex((value, i) => i > 0 && value.feeds !== undefined);
+  if (fedAt > 0 && program !== "source" && program !== "." && !SHELLS.has(program)) {
+    const code = values![fedAt]!.feeds!;
+    const option = words[fedAt - 1];
+    if (AWKS.has(program) && (option === "-f" || option === "--file")) nested.commands.push([program, code]);
+    else if ((program === "sed" || program === "gsed") && (option === "-f" || option === "--file")) nested.commands.push([program, "-e", code]);
+    else if ((program === "make" || program === "gmake") && (option === "-f" || option === "--file" || option === "--makefile")) {
+      // A makefile's recipe lines are command lines (their leading `-`, `@`, `+` are make's); the rest is make's own code.
+      for (const match of code.matchAll(/^\t+[-@+]*(.*)$/gm)) nested.guesses.push(match[1] ?? "");
+      unknown ??= `${program} runs the makefile a process substitution writes, which the guard cannot read`;
+    }
+    else if (readsCodeFromStdin(program) && words.slice(1, fedAt).every((word) => word.startsWith("-"))) {
+      const reading = stdinCodeReading(program, code);
+      nested.guesses.push(...reading.guesses);
+      unknown ??= reading.unknown;
+    }
   }
   if (stdin?.text !== undefined && readsCodeFromStdin(basename(words[0] ?? ""))) {
     refusals.push({ reason: `${stdin.what} is fed to ${basename(words[0] ?? "")} as code`, token: "" });
