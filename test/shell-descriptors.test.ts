@@ -5,22 +5,9 @@
 // low risk, `git push` denied) each line was allowed while bash ran `git push`. The real bash runs each
 // redirection before a word of `touch` to show that the word is the command's.
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { bashGuard, leavesMarker } from "./helpers/bash-rules.js";
+import { bashGuard, denyListGuard, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(git push:*)", mode: deny }
-  - { rule: "Bash(rm:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "descriptors.yaml",
-  ),
-);
+const denyList = denyListGuard(["git push:*", "rm:*"], "descriptors");
 const allowList = bashGuard(["git log:*", "ls:*", "git status"], ["git push:*"], "descriptors-allow");
 
 /** Redirections bash reads as complete before the next word. */

@@ -5,22 +5,9 @@
 // bash ran the denied program, including the common `cat <<EOF | sh` with the script in the document.
 // The real bash runs each line with the payload replaced by `touch MARKER`.
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { bashGuard, leavesMarker } from "./helpers/bash-rules.js";
+import { bashGuard, denyListGuard, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(rm:*)", mode: deny }
-  - { rule: "Bash(git push:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "heredoc-line.yaml",
-  ),
-);
+const denyList = denyListGuard(["rm:*", "git push:*"], "heredoc-line");
 const allowList = bashGuard(["cat:*", "grep:*", "kubectl apply:*", "python3:*"], ["rm:*", "git push:*"], "heredoc-line-allow");
 
 /** `{P}`: the payload (`rm -rf /tmp/x` for the guard, `touch MARKER` for bash), on the line after the marker or in the document. */

@@ -3,21 +3,9 @@
 // input, so under a deny list (the Bash tool low risk, `rm` denied) every line below was allowed while
 // bash ran the payload. The real bash runs each with the payload replaced by `touch MARKER`.
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { bashGuard, leavesMarker } from "./helpers/bash-rules.js";
+import { bashGuard, denyListGuard, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(rm:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "output-substitution.yaml",
-  ),
-);
+const denyList = denyListGuard(["rm:*"], "output-substitution");
 const allowList = bashGuard(["echo:*", "printf:*", "tee:*", "cat:*", "grep:*", "ls:*", "sh", "bash"], ["rm:*"], "output-substitution-allow");
 
 /** `{P}`: the payload; `expect`: deny where the text written is known (echo/printf into the substitution), else not allowed. */

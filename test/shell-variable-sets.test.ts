@@ -7,21 +7,9 @@
 // `rm` denied) the guard allowed every line below while bash ran the payload; each line is also run by
 // the real bash with the payload replaced by `touch MARKER`.
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { bashGuard, installed, leavesMarker } from "./helpers/bash-rules.js";
+import { bashGuard, denyListGuard, installed, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(rm:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "variable-sets.yaml",
-  ),
-);
+const denyList = denyListGuard(["rm:*"], "variable-sets");
 const allowList = bashGuard(["echo:*", "ls:*", "printf:*", "git ls-remote:*", "cat:*", "bash -c true"], ["rm:*"], "variable-sets-allow");
 
 /** `{P}` is the payload: `rm -rf /tmp/x` for the guard, `touch MARKER` for the real bash. */

@@ -5,21 +5,9 @@
 // denied) the guard allowed each of these while bash ran the payload; the real bash runs each line with
 // the payload replaced by `touch MARKER`.
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { bashGuard, installed, leavesMarker } from "./helpers/bash-rules.js";
+import { bashGuard, denyListGuard, installed, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(rm:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "written-scripts.yaml",
-  ),
-);
+const denyList = denyListGuard(["rm:*"], "written-scripts");
 const allowList = bashGuard(["echo:*", "cat:*", "printf:*", "chmod:*", "compgen:*", "history:*", "fc:*"], ["rm:*"], "written-scripts-allow");
 
 interface Case {

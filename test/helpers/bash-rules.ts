@@ -17,6 +17,15 @@ export function bashGuard(allow: readonly string[], deny: readonly string[], nam
   return permissionPolicy(parsePolicy(`version: 1\npermissions:\n${rules.join("\n")}\n`, "yaml", `${name}.yaml`));
 }
 
+/**
+ * A deny list as users write one: the Bash tool low risk (a line no rule decides runs), and only the
+ * given Bash patterns denied (`rm:*`, `git push:*`). A line the guard misreads here runs.
+ */
+export function denyListGuard(deny: readonly string[], name: string) {
+  const rules = deny.map((pattern) => `  - { rule: ${JSON.stringify(`Bash(${pattern})`)}, mode: deny }`);
+  return permissionPolicy(parsePolicy(`version: 1\npermissions:\n${rules.join("\n")}\ntools:\n  Bash: { risk: low }\n`, "yaml", `${name}.yaml`));
+}
+
 /** Checks a decision of `guard` on the command against the expectation, and that its reason names `reason`. */
 export function expectBashDecision(guard: ReturnType<typeof bashGuard>, command: string, expected: BashExpectation, reason: RegExp | undefined): void {
   const decision = guard.decide("Bash", { command });
