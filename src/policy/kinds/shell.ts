@@ -1167,7 +1167,7 @@ function parseInto(source: string, walk: Walk): string | undefined {
  * blank is put before such a backslash. Undefined when there is nothing to change.
  */
 export function bashLexerReading(source: string): string | undefined {
-  if (!source.includes("\\\n") && !source.includes("\r") && !source.includes("\n\\") && !DESCRIPTOR_ZERO.test(source)) return undefined;
+  if (!source.includes("\\\n") && !source.includes("\r") && !source.includes("\n\\") && !DESCRIPTOR_ZERO.test(source) && !NAMED_DESCRIPTOR.test(source)) return undefined;
   let out = "";
   let quote: "'" | '"' | "$'" | undefined;
   let comment = false;
@@ -1232,6 +1232,17 @@ export function bashLexerReading(source: string): string | undefined {
       out += " ";
       continue;
     }
+    // `git {fd}>out.txt push`: bash reads `{NAME}` right before `<` or `>` as the redirection's (a
+    // descriptor it allocates and names), the parser as a word of the command (`git {fd} push`).
+    // Blanks for it keep the redirection and the offsets.
+    if (ch === "{" && wordStart) {
+      const named = NAMED_DESCRIPTOR_AT.exec(source.slice(i, i + 260));
+      if (named !== null) {
+        out += " ".repeat(named[0].length);
+        i += named[0].length - 1;
+        continue;
+      }
+    }
     if (ch === "'") quote = source[i - 1] === "$" ? "$'" : "'";
     else if (ch === '"') quote = '"';
     out += ch;
@@ -1284,6 +1295,9 @@ function closingReading(source: string): string | undefined {
 
 /** A `0` that starts a word right before `<` or `>`: a redirection of descriptor 0 to bash, a word to the parser. */
 const DESCRIPTOR_ZERO = /(?:^|[\s;&|(){}])0[<>]/;
+/** `{NAME}` that starts a word right before `<` or `>`: a named descriptor's redirection to bash, a word to the parser. */
+const NAMED_DESCRIPTOR = /(?:^|[\s;&|(){}])\{[A-Za-z_][A-Za-z0-9_]*\}[<>]/;
+const NAMED_DESCRIPTOR_AT = /^\{[A-Za-z_][A-Za-z0-9_]*\}(?=[<>])/;
 
 /** Why no allow covers a line, from its characters alone (before parsing). */
 function lexicalRefusal(source: string): string | undefined {
