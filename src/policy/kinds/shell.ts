@@ -132,6 +132,8 @@ interface Stdin {
   readonly what: string;
   /** Fed from a file (`< FILE`): read only by the programs that take commands from their standard input (programs.ts's stdinCommands). */
   readonly fromFile?: boolean;
+  /** The file's name, as a script is run by it (scriptPath), when fed from a file. */
+  readonly file?: string;
 }
 
 /** The file a `< FILE` redirection feeds, as standard input the guard cannot read; undefined for other redirections. */
@@ -146,7 +148,7 @@ function fileInput(node: Node, walk: Walk): Stdin | undefined {
     const only = target.namedChildren.length === 1 ? target.namedChildren[0] : undefined;
     return { text: only === undefined || only === null ? undefined : pipedText(only, walk), what: "a process substitution" };
   }
-  return { text: undefined, what: `the file ${destination}`, fromFile: true };
+  return { text: undefined, what: `the file ${destination}`, fromFile: true, file: scriptPath(target === null ? destination : wordValue(target, { commands: [], depth: walk.depth, refusal: undefined }).text) };
 }
 
 interface Walk {
@@ -170,6 +172,8 @@ interface Walk {
   arithmetic?: string[];
   /** Files the line writes through redirections (their names as written), for scripts it then runs (`echo CMD > s.sh; . s.sh`). */
   written?: Set<string>;
+  /** Files fed to a shell or interpreter on its standard input (`sh < s.sh`), for scripts the line writes. */
+  fedScripts?: Set<string>;
 }
 
 const DASH_SPLIT = "the command has &>, which bash reads as a redirection of both outputs and sh (dash) as & then >";
@@ -478,6 +482,12 @@ function scriptsWritten(walk: Walk): void {
       return;
     }
   }
+  for (const script of walk.fedScripts ?? []) {
+    if (written.has(script)) {
+      walk.unknown ??= `the line writes ${script} and then runs it as a script, and what it holds is only known when the line runs`;
+      return;
+    }
+  }
 }
 
 function isHarmlessRedirect(node: Node): boolean {
@@ -682,6 +692,8 @@ function addSimple(
     if (form === forms[0]) nested.scripts.push(...reading.scripts);
     else otherScripts.push(...reading.scripts);
     nested.guesses.push(...reading.guesses);
+    // `sh < s.sh`: a script file on the standard input (one the line writes is read in scriptsWritten).
+    if (reading.readsStdin === true && stdin?.fromFile === true && stdin.file !== undefined) walk.fedScripts?.add(stdin.file);
     if (reading.readsStdin === true && stdin !== undefined && stdin.fromFile !== true) {
       if (stdin.text !== undefined && runsStdinAsShell(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
       else if (stdin.text === undefined) unknown ??= `${basename(form[0] ?? "")} runs a script read from ${stdin.what}, which the guard cannot read`;
@@ -792,6 +804,7 @@ function nestedScript(script: string, name: string, walk: Walk): void {
     ...(walk.values === undefined ? {} : { values: walk.values }),
     ...(walk.arithmetic === undefined ? {} : { arithmetic: walk.arithmetic }),
     ...(walk.written === undefined ? {} : { written: walk.written }),
+    ...(walk.fedScripts === undefined ? {} : { fedScripts: walk.fedScripts }),
   };
   const problem = readLine(script, inner);
   walk.refusal ??= inner.refusal;
@@ -1438,7 +1451,7 @@ function rebindNames(walk: Walk): void {
 
 function analyze(source: string): ShellAnalysis {
   if (source.length > MAX_COMMAND_CHARS) return { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
-  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map(), arithmetic: [], written: new Set() };
+  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map(), arithmetic: [], written: new Set(), fedScripts: new Set() };
   const problem = readLine(source, walk);
   if (problem !== undefined) return { ok: false, reason: problem };
   rebindNames(walk);
