@@ -363,11 +363,28 @@ function arithmeticTexts(root: Node, walk: Walk): void {
  */
 function arithmeticValues(walk: Walk): void {
   if (walk.values === undefined || walk.arithmetic === undefined || walk.arithmetic.length === 0) return;
+  const naming = (name: string) => {
+    const base = name.replace(/\[[\s\S]*$/, "");
+    return { base, named: new RegExp(`(?<![A-Za-z0-9_])${base.replace(/[^A-Za-z0-9_]/g, "\\$&")}(?![A-Za-z0-9_])`) };
+  };
+  // A static value named in arithmetic is evaluated as arithmetic in turn (`y=x; echo $((y))` evaluates x): the names it holds are read too.
+  const texts = [...walk.arithmetic];
+  const reached = new Set<string>();
+  for (let added = true; added && texts.length < 256; ) {
+    added = false;
+    for (const [name, value] of walk.values) {
+      if (value === undefined || reached.has(name) || !/[A-Za-z_]/.test(value)) continue;
+      if (texts.some((text) => naming(name).named.test(text))) {
+        reached.add(name);
+        texts.push(value);
+        added = true;
+      }
+    }
+  }
   for (const [name, value] of walk.values) {
     if (value !== undefined) continue;
-    const base = name.replace(/\[[\s\S]*$/, "");
-    const named = new RegExp(`(?<![A-Za-z0-9_])${base.replace(/[^A-Za-z0-9_]/g, "\\$&")}(?![A-Za-z0-9_])`);
-    if (walk.arithmetic.some((text) => named.test(text))) {
+    const { base, named } = naming(name);
+    if (texts.some((text) => named.test(text))) {
       walk.unknown ??= `bash evaluates ${base} as arithmetic, and its value is only known when the line runs: an array subscript in it (a[$(cmd)]) runs the commands in it`;
       return;
     }
