@@ -1132,8 +1132,12 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     const body = node.childForFieldName("body");
     if (body !== null) walkStatement(body, walk, writesFile, undefined);
   }
+  // `for ((…)); do …; done`: the body's commands run (the loop's arithmetic is read below as the construct's).
+  const body = node.type === "c_style_for_statement" ? node.childForFieldName("body") : null;
+  if (body !== null) walkStatement(body, walk, writesFile, stdin);
   // A construct the allow rules cannot vouch for (declaration, test, function, arithmetic, ...).
-  collectNested(node, walk);
+  if (body === null) collectNested(node, walk);
+  else for (const child of node.namedChildren) if (child !== null && child.startIndex !== body.startIndex) collectNested(child, walk);
   // `export PAGER=cmd`, `declare -x GIT_SSH_COMMAND=cmd`: the variable reaches the commands after it.
   if (node.type === "declaration_command") {
     for (const child of node.namedChildren) if (child !== null && child.type === "variable_assignment") lineEnvironment(assignmentReading(child, { ...walk, commands: [] }), walk);
