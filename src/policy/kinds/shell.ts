@@ -142,6 +142,9 @@ function fileInput(node: Node, walk: Walk): Stdin | undefined {
   const operator = node.children.find((child) => child !== null && !child.isNamed)?.text ?? "";
   const target = node.childForFieldName("destination");
   const destination = target?.text ?? "";
+  // `sh <&3`: the input is whatever descriptor 3 holds (a here-document or file opened earlier, `exec 3<<EOF`), which is not read here.
+  const descriptor = node.namedChildren.find((child) => child?.type === "file_descriptor")?.text;
+  if (operator === "<&" && (descriptor === undefined || descriptor === "0") && /^\d+$/.test(destination) && destination !== "0") return { text: undefined, what: `descriptor ${destination}` };
   if (operator !== "<" || destination === "/dev/null") return undefined;
   // `sh < <(echo CMD)`: the input is what the process substitution writes, not a file's contents.
   if (target?.type === "process_substitution") {
