@@ -3731,10 +3731,14 @@ function readSocat(words: readonly string[]): ProgramReading {
   return out;
 }
 
+/** What a backslash and a letter are in a double-quoted literal of awk, C, Python, Perl, ...: a newline, a tab, a carriage return. */
+const LITERAL_ESCAPES: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "\r" };
+
 /** Double-quoted or single-quoted string literals in a program text (awk's system("..."), ...). */
 function stringLiterals(text: string): string[] {
   const found: string[] = [];
-  for (const match of text.matchAll(/"((?:\\.|[^"\\])*)"|'([^']*)'/gs)) found.push((match[1] ?? match[2] ?? "").replace(/\\(.)/gs, "$1"));
+  // In a double-quoted literal `\n`, `\t` and `\r` are a newline, a tab and a carriage return (awk, C, Python, Perl, ...): `"ls;\nrm x"` is two lines.
+  for (const match of text.matchAll(/"((?:\\.|[^"\\])*)"|'([^']*)'/gs)) found.push(match[1] !== undefined ? match[1].replace(/\\(.)/gs, (_, ch: string) => LITERAL_ESCAPES[ch] ?? ch) : (match[2] ?? ""));
   return found;
 }
 
