@@ -1,7 +1,7 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
 import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
-import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown } from "../../messages/index.js";
+import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason } from "../../messages/index.js";
 import { shellParser } from "./shell-grammar.js";
 
 /**
@@ -177,6 +177,15 @@ interface Walk {
   written?: Set<string>;
   /** Files fed to a shell or interpreter on its standard input (`sh < s.sh`), for scripts the line writes. */
   fedScripts?: Set<string>;
+  /** Name references (`declare -n r=GIT_SSH_COMMAND`): setting r sets the variable it names. */
+  references?: Map<string, string>;
+}
+
+/** The variable a name refers to through the line's name references (`declare -n r=X`: r is X), else the name itself. */
+function referenced(name: string, walk: Walk): string {
+  let current = name;
+  for (let i = 0; i < 8 && walk.references?.has(current) === true; i++) current = walk.references.get(current)!;
+  return current;
 }
 
 const DASH_SPLIT = "the command has &>, which bash reads as a redirection of both outputs and sh (dash) as & then >";
@@ -300,7 +309,8 @@ function assigningExpansion(text: string, walk: Walk): void {
  * (undefined: only known at run time): kept as the line's assignments are, and read as an assignment
  * outside a command is (`read PAGER <<< cmd`, `printf -v PATH DIR` reach every later command).
  */
-function setVariable(name: string, value: string | undefined, by: string, walk: Walk): void {
+function setVariable(set: string, value: string | undefined, by: string, walk: Walk): void {
+  const name = referenced(set, walk);
   walk.values?.set(name, value);
   if (value !== undefined) readSubscripts(value, "an array subscript in a variable's value", walk);
   lineEnvironment(readEnvironment(name, value ?? "", value === undefined, by), walk);
@@ -825,6 +835,7 @@ function nestedScript(script: string, name: string, walk: Walk): void {
     ...(walk.arithmetic === undefined ? {} : { arithmetic: walk.arithmetic }),
     ...(walk.written === undefined ? {} : { written: walk.written }),
     ...(walk.fedScripts === undefined ? {} : { fedScripts: walk.fedScripts }),
+    ...(walk.references === undefined ? {} : { references: walk.references }),
   };
   const problem = readLine(script, inner);
   walk.refusal ??= inner.refusal;
@@ -889,7 +900,7 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
  */
 function assignmentReading(node: Node, walk: Walk): EnvironmentReading & { readonly plain: boolean } {
   const nameNode = node.childForFieldName("name");
-  const name = nameNode?.text ?? "";
+  const name = referenced(nameNode?.text ?? "", walk);
   // `a[$(cmd)]=1`: bash evaluates the subscript, substitutions included.
   if (nameNode !== null) collectNested(nameNode, walk);
   const valueNode = node.childForFieldName("value");
@@ -1143,7 +1154,19 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
   else for (const child of node.namedChildren) if (child !== null && child.startIndex !== body.startIndex) collectNested(child, walk);
   // `export PAGER=cmd`, `declare -x GIT_SSH_COMMAND=cmd`: the variable reaches the commands after it.
   if (node.type === "declaration_command") {
-    for (const child of node.namedChildren) if (child !== null && child.type === "variable_assignment") lineEnvironment(assignmentReading(child, { ...walk, commands: [] }), walk);
+    // `declare -n r=GIT_SSH_COMMAND`: r refers to GIT_SSH_COMMAND, and setting r sets it.
+    const reference = node.namedChildren.some((child) => child !== null && /^-[A-Za-z]*n/.test(child.text));
+    for (const child of node.namedChildren) {
+      if (child === null || child.type !== "variable_assignment") continue;
+      if (reference) {
+        const value = child.childForFieldName("value");
+        const target = value === null ? undefined : wordValue(value, { commands: [], depth: walk.depth, refusal: undefined });
+        if (target !== undefined && !target.dynamic && /^[A-Za-z_][A-Za-z0-9_]*$/.test(target.text)) (walk.references ??= new Map()).set(child.childForFieldName("name")?.text ?? "", target.text);
+        else walk.unknown ??= nameReferenceReason(node.text.split(/\s/)[0] ?? "declare");
+        continue;
+      }
+      lineEnvironment(assignmentReading(child, { ...walk, commands: [] }), walk);
+    }
   }
   // Array subscripts in names and arithmetic operands are evaluated by bash: `declare 'a[$(cmd)]=1'`, `[[ -v 'a[$(cmd)]' ]]`.
   for (const text of quotedTexts(node)) readSubscripts(text, node.type, walk);
@@ -1475,7 +1498,7 @@ function rebindNames(walk: Walk): void {
 
 function analyze(source: string): ShellAnalysis {
   if (source.length > MAX_COMMAND_CHARS) return { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
-  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map(), arithmetic: [], written: new Set(), fedScripts: new Set() };
+  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map(), arithmetic: [], written: new Set(), fedScripts: new Set(), references: new Map() };
   const problem = readLine(source, walk);
   if (problem !== undefined) return { ok: false, reason: problem };
   rebindNames(walk);
