@@ -4,6 +4,7 @@
 // (`git {fd} push`), and sh (dash) does too. Under a deny list (the Bash tool low risk, `git push` and
 // `rm` denied) each line was allowed while bash ran the denied program; found by the shell oracle's
 // descriptor transform. The real bash runs each with `touch` to show the word after it is the command's.
+import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { bashGuard, leavesMarker } from "./helpers/bash-rules.js";
@@ -56,5 +57,26 @@ describe("the real bash reads the word after {NAME}> as the command's", () => {
   it.each(REDIRECTIONS.map((r) => [`touch ${r} MARKER`] as const))("%s", (line) => {
     const result = leavesMarker(line);
     expect(result.left, result.stderr).toBe(true);
+  });
+});
+
+// Descriptors 10 and above: bash redirects them, sh (dash) knows 0-9 only and reads the number as a word
+// (`npm 10>&- run test` is `npm 10 run test` to sh). The narrow allow list of the shell oracle allowed
+// `npm 10>&- run test -- --watch` while sh ran `npm 10 run test -- --watch`, which it does not cover.
+describe("a descriptor above 9 is a word to sh (dash): no allow covers the line", () => {
+  const npm = bashGuard(["npm run test:*", "ls:*"], ["rm:*"], "dash-descriptors-allow");
+  it.each([["npm 10>&- run test -- --watch"], ["ls 12>/dev/null -la"], ["npm run 10>&2 test"]] as const)("%s", (line) => {
+    const decision = npm.decide("Bash", { command: line });
+    expect(decision.mode, decision.reason).toBe("ask");
+    expect(decision.reason).toMatch(/sh \(dash\) reads as a word/);
+  });
+
+  it("descriptors 0-9 stay as allowed as before", () => {
+    expect(npm.decide("Bash", { command: "npm run test 2>&1" }).mode).toBe("allow");
+  });
+
+  it("the real sh reads 10 as a word", () => {
+    const run = spawnSync("sh", ["-c", 'set -- 10>&-; printf "%s" "$1"'], { encoding: "utf8" });
+    expect(run.stdout).toBe("10");
   });
 });

@@ -1,7 +1,7 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
 import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
-import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason } from "../../messages/index.js";
+import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason } from "../../messages/index.js";
 import { shellParser } from "./shell-grammar.js";
 
 /**
@@ -192,6 +192,9 @@ const DASH_SPLIT = "the command has &>, which bash reads as a redirection of bot
 
 /** `cmd &>file rm x`: bash redirects both streams; sh (dash) runs `cmd` in the background and then `>file rm x`. */
 function noteDashSplit(node: Node, walk: Walk): void {
+  // `npm 10>&- run test`: bash redirects descriptor 10, sh (dash) knows descriptors 0-9 only and reads a word 10 (`npm 10 run test`).
+  const descriptor = node.namedChildren.find((child) => child?.type === "file_descriptor")?.text;
+  if (descriptor !== undefined && descriptor.length > 1) walk.refusal ??= dashDescriptorReason(descriptor);
   const operator = node.children.find((child) => child !== null && !child.isNamed);
   if (operator === undefined || operator === null || !operator.text.startsWith("&>")) return;
   if (walk.depth === 0) (walk.dashSplits ??= []).push(operator.startIndex);
