@@ -545,8 +545,9 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
       const literal = !/[%\\]/.test(t);
       const [name, value, run] = (
         [
-          ["GIT_SSH_COMMAND", t, "git ls-remote ssh://host/repo"],
-          ["GIT_SSH_COMMAND", t, "git -c k.v=1 fetch ssh://host/repo"],
+          // core.sshCommand=: where the variable is not set (sh has no read <<<, declare, typeset, ...): git would run ssh itself.
+          ["GIT_SSH_COMMAND", t, "git -c core.sshCommand=: ls-remote ssh://host/repo"],
+          ["GIT_SSH_COMMAND", t, "git -c core.sshCommand=: fetch ssh://host/repo"],
           ["GIT_PROXY_COMMAND", t, "git ls-remote git://host/repo"],
           ["BASH_ENV", `$(${inner.text})`, "bash -c ls"],
           ["BASH_ENV", `\`${inner.text}\``, "bash -c 'echo ok'"],
@@ -554,7 +555,7 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
           ["GIT_CONFIG_VALUE_0", t, "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.sshCommand; git ls-remote ssh://host/repo"],
           ["GIT_CONFIG_VALUE_0", t, "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor; git status"],
         ] as const
-      )[target] ?? ["GIT_SSH_COMMAND", t, "git ls-remote ssh://host/repo"];
+      )[target] ?? ["GIT_SSH_COMMAND", t, "git -c core.sshCommand=: ls-remote ssh://host/repo"];
       const v = sq(value);
       const exp = `export ${name}; `;
       const forms: [string, boolean][] = [
