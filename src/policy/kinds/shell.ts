@@ -1235,6 +1235,10 @@ export function bashLexerReading(source: string): string | undefined {
   let quote: "'" | '"' | "$'" | undefined;
   let comment = false;
   let wordStart = true;
+  // `"$(git 0< f push)"`: a command substitution inside double quotes is read as a command line; the
+  // parentheses open in it, and those of the substitutions that enclose it, are kept here.
+  let depth = 0;
+  const enclosing: number[] = [];
   for (let i = 0; i < source.length; i++) {
     const ch = source[i]!;
     if (ch === "\r") {
@@ -1274,6 +1278,15 @@ export function bashLexerReading(source: string): string | undefined {
       continue;
     }
     if (quote === '"') {
+      if (ch === "$" && source[i + 1] === "(" && source[i + 2] !== "(") {
+        out += "$(";
+        i += 1;
+        enclosing.push(depth);
+        depth = 0;
+        quote = undefined;
+        wordStart = true;
+        continue;
+      }
       out += ch;
       if (ch === '"') quote = undefined;
       continue;
@@ -1306,6 +1319,15 @@ export function bashLexerReading(source: string): string | undefined {
         continue;
       }
     }
+    if (ch === "(") depth += 1;
+    else if (ch === ")" && depth === 0 && enclosing.length > 0) {
+      // The end of a command substitution inside double quotes: back in the string.
+      out += ch;
+      depth = enclosing.pop()!;
+      quote = '"';
+      wordStart = false;
+      continue;
+    } else if (ch === ")") depth = Math.max(0, depth - 1);
     if (ch === "'") quote = source[i - 1] === "$" ? "$'" : "'";
     else if (ch === '"') quote = '"';
     out += ch;
