@@ -3963,10 +3963,12 @@ export interface VariableSet {
  */
 export function variablesSet(words: readonly string[], dynamicAt: (i: number) => boolean): VariableSet[] {
   let i = 0;
-  while (words[i] === "builtin" || words[i] === "command") i += 1;
+  // `time` (and `time -p`) is a keyword bash reads before the command, which runs in the same shell.
+  while (words[i] === "builtin" || words[i] === "command" || words[i] === "time" || (words[i] === "-p" && words[i - 1] === "time")) i += 1;
   const program = words[i];
   const nameOf = (at: number): string | undefined => (dynamicAt(at) ? undefined : words[at]);
-  if (program !== undefined && i > 0 && DECLARATION_BUILTINS.has(program)) {
+  // A declaration the parser reads as a plain command (`command export X=v`, `! export X=v`): its NAME=value words.
+  if (program !== undefined && DECLARATION_BUILTINS.has(program)) {
     const out: VariableSet[] = [];
     for (let at = i + 1; at < words.length; at++) {
       const word = words[at]!;
