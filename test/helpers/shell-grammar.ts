@@ -492,7 +492,9 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
         `cat <<EOF | sh && ${b}\n${t}\nEOF`,
         `cat << 'EOF' |& bash\n${t}\nEOF`,
       ];
-      return piece(forms[pick] ?? forms[0] ?? "", inner.static, ["heredoc-line"]);
+      const text = forms[pick] ?? forms[0] ?? "";
+      // `sh <&3`: the shell reads what descriptor 3 holds, opened by an earlier command (run-time state).
+      return piece(text, inner.static && !text.includes("sh <&3"), ["heredoc-line"]);
     }),
   // Output and input process substitutions: as redirection targets, as arguments, holding the inner command.
   "process-substitution": (inner) =>
@@ -845,6 +847,16 @@ export const SEED_CASES: readonly ShellCase[] = (
     ["git 2>&- push origin main", ["descriptor"], true],
     // bash's table of command paths: `ls` runs the program its entry names.
     ["BASH_CMDS[ls]=/bin/rm; ls -rf /", ["command-table"], false],
+    // Found by the grammar's descriptor, compound, variable-set, awk, written-script and arithmetic transforms.
+    ["git {fd}>out.txt push origin main", ["descriptor"], true],
+    ['echo "$(git 0</dev/null push origin main)"', ["descriptor", "substitution"], true],
+    ["for ((i=0;i<1;i++)); do rm x; done", ["compound"], true],
+    ["declare -n r=GIT_SSH_COMMAND; r='rm x;'; export GIT_SSH_COMMAND; git -c core.sshCommand=: ls-remote ssh://host/repo", ["variable-set"], true],
+    ["! export GIT_SSH_COMMAND='rm x;'; git -c core.sshCommand=: ls-remote ssh://host/repo", ["variable-set", "negation"], true],
+    ["awk 'BEGIN{system(\"ls\\nrm x\")}'", ["awk"], false],
+    ["echo 'rm x' > s.sh; sh < s.sh", ["written-script"], false],
+    ["exec 3<<EOF\nrm x\nEOF\nsh <&3", ["heredoc-line"], false],
+    ["read x <<< 'a[$(rm x)]'; y=x; echo $((y))", ["arithmetic"], false],
     ["git status", ["plain"], true],
     ["ls -la && cat a.txt", ["plain", "separator"], true],
     ["find . -name '*.txt'", ["plain"], true],
