@@ -56,3 +56,30 @@ describe("the real bash runs the script it wrote", () => {
     expect(result.left, result.stderr).toBe(true);
   });
 });
+
+// The same inside a command line an interpreter runs from a string literal (read as a guess):
+// `awk 'BEGIN{system("echo CMD > s.sh; sh s.sh")}'`. The guess's own commands were read, but not that
+// it writes a script and runs it: under the deny list the line was allowed while the shell awk started
+// ran the payload (the shell oracle, seed 880001).
+const LITERALS: readonly string[] = [
+  `awk 'BEGIN{system("echo {P} > s.sh; sh s.sh")}'`,
+  `awk 'BEGIN{while(("exec 3> s.sh; echo {P} >&3; bash s.sh" | getline l)>0) print l}'`,
+  `awk 'BEGIN{system("echo {P} > s.sh; sh < s.sh")}'`,
+];
+
+describe("a script written and run by a command line in an interpreter's literal", () => {
+  it.each(LITERALS.map((line) => [fill(line, "rm -rf /tmp/x")] as const))("%s is not allowed", (line) => {
+    const decision = denyList.decide("Bash", { command: line });
+    expect(decision.mode, decision.reason).toBe("ask");
+    expect(decision.reason).toMatch(/the line writes s\.sh and then runs it as a script/);
+  });
+
+  it("a literal that writes a file it does not run stays as allowed as before", () => {
+    expect(denyList.decide("Bash", { command: `awk 'BEGIN{system("echo hi > out.txt")}'` }).mode).toBe("allow");
+  });
+
+  it.each(LITERALS.map((line) => [fill(line, "touch MARKER")] as const))("the real awk runs it: %s", (line) => {
+    const result = leavesMarker(line);
+    expect(result.left, result.stderr).toBe(true);
+  });
+});

@@ -814,8 +814,14 @@ function addSimple(
     }
   }
   for (const guess of new Set(nested.guesses)) {
-    const probe: Walk = { commands: [], depth: walk.depth + 1, refusal: undefined };
-    if (walk.depth < MAX_NESTED_SCRIPTS && parseInto(guess, probe) === undefined) for (const command of probe.commands) addCommand(walk, command);
+    const probe: Walk = { commands: [], depth: walk.depth + 1, refusal: undefined, written: new Set(), fedScripts: new Set() };
+    if (walk.depth < MAX_NESTED_SCRIPTS && parseInto(guess, probe) === undefined) {
+      for (const command of probe.commands) addCommand(walk, command);
+      // A literal that writes a script and runs it (awk's `"exec 3> s.sh; …; bash s.sh" | getline`): what it runs is not known.
+      probe.unknown = undefined;
+      scriptsWritten(probe);
+      walk.unknown ??= probe.unknown;
+    }
   }
 }
 
