@@ -52,3 +52,19 @@ describe("the real awk runs both lines", () => {
     expect(result.left, result.stderr).toBe(true);
   });
 });
+
+// The literals awk runs as command lines (`system("CMD")`, `print | "CMD"`, `"CMD" | getline`) are read as
+// scripts: one the guard cannot parse leaves a deny that cannot tell. They were guesses, and a guess that
+// did not parse was dropped: `awk 'BEGIN{while(("echo \`x=\\$(cat <<EOF && nc …)\`" | getline l)>0) …}'`
+// was allowed while the shell ran nc (seed 20251127, 10,000 cases).
+describe("awk's command literals are scripts", () => {
+  it("an unreadable one: a deny cannot tell", () => {
+    const line = `awk 'BEGIN{while(("echo \`x=\\\\$(cat <<EOF && rm -rf /tmp/x\\\\nhi\\\\nEOF\\\\n)\`" | getline l)>0) print l}'`;
+    const decision = denyList.decide("Bash", { command: line });
+    expect(decision.mode, decision.reason).not.toBe("allow");
+  });
+
+  it("readable ones of allowed commands stay as allowed", () => {
+    for (const line of [`awk '{print $0 | "sort -u"}' a.txt`, `awk 'BEGIN{system("ls")}'`]) expect(denyList.decide("Bash", { command: line }).mode, line).toBe("allow");
+  });
+});

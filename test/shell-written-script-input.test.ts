@@ -83,3 +83,19 @@ describe("a script written and run by a command line in an interpreter's literal
     expect(result.left, result.stderr).toBe(true);
   });
 });
+
+// An alias whose value writes a script and runs it (`alias ls='echo CMD > s.sh; bash s.sh'` then `ls`):
+// the alias's commands were read, but what its own line leaves untold was dropped (seed 20251127, 10,000 cases).
+describe("an alias that writes a script and runs it", () => {
+  const line = (payload: string) => `shopt -s expand_aliases; alias ls='echo ${payload} > s.sh; bash s.sh'\nls`;
+  it("is not allowed", () => {
+    const decision = denyList.decide("Bash", { command: line("rm -rf /tmp/x") });
+    expect(decision.mode, decision.reason).toBe("ask");
+    expect(decision.reason).toMatch(/the line writes s\.sh and then runs it as a script/);
+  });
+
+  it("the real bash runs it", () => {
+    const result = leavesMarker(line("touch MARKER"));
+    expect(result.left, result.stderr).toBe(true);
+  });
+});

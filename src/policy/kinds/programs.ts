@@ -3787,6 +3787,9 @@ function readAwk(name: string, words: readonly string[]): ProgramReading {
   if (/\bsystem\s*\(|\|/.test(program)) {
     out.refusals.push({ reason: `${name} runs a command through system() or a pipe`, token: "system" });
     out.guesses.push(...stringLiterals(program));
+    // The literals awk hands to sh -c (`system("CMD")`, `print | "CMD"`, `"CMD" | getline`) are command lines, not guesses:
+    // one the guard cannot read leaves the line one a deny cannot tell.
+    out.scripts.push(...awkCommandLiterals(program));
     const built = awkBuiltCommand(program);
     if (built !== undefined) out.unknown ??= `${name} ${built}, which the guard cannot read`;
   }
@@ -3799,6 +3802,15 @@ const AWK_SYSTEM = /\bsystem\s*\(/g;
 const AWK_LITERAL_CALL = new RegExp(String.raw`^\s*${AWK_STRING}\s*\)`);
 const AWK_PIPE_TO = new RegExp(String.raw`^\|&?\s*(${AWK_STRING})`);
 const AWK_PIPE_FROM = new RegExp(String.raw`${AWK_STRING}\s*$`);
+
+/** The string literals an awk program runs as command lines: `system("CMD")`, `print | "CMD"`, `"CMD" | getline`. */
+function awkCommandLiterals(program: string): string[] {
+  const out: string[] = [];
+  const literal = String.raw`"((?:\\.|[^"\\])*)"`;
+  const forms = [new RegExp(String.raw`\bsystem\s*\(\s*${literal}\s*\)`, "g"), new RegExp(String.raw`\|&?\s*${literal}`, "g"), new RegExp(String.raw`${literal}\s*\|&?\s*getline\b`, "g")];
+  for (const form of forms) for (const match of program.matchAll(form)) out.push(...stringLiterals(`"${match[1] ?? ""}"`));
+  return [...new Set(out)];
+}
 
 /**
  * What makes an awk program run a command line the guard cannot read, or undefined when every command

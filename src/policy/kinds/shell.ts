@@ -1518,8 +1518,11 @@ function rebindNames(walk: Walk): void {
     for (const value of new Set(aliases.get(program) ?? [])) {
       const quoted = rest.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
       const inner = analyzeShell(`${value} ${quoted}`);
-      if (inner.ok) added.push(...inner.commands);
-      else walk.unknown ??= `the alias ${program} cannot be read (${inner.reason})`;
+      if (inner.ok) {
+        added.push(...inner.commands);
+        // What the alias's own line leaves untold (`alias ls='echo CMD > s.sh; bash s.sh'`) is untold of this line.
+        walk.unknown ??= inner.unknown;
+      } else walk.unknown ??= `the alias ${program} cannot be read (${inner.reason})`;
     }
     if (path === undefined) return command;
     return { ...command, forms: [...command.forms, [path, ...rest], [basename(path), ...rest]] };
