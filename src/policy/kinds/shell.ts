@@ -179,7 +179,12 @@ interface Walk {
   fedScripts?: Set<string>;
   /** Name references (`declare -n r=GIT_SSH_COMMAND`): setting r sets the variable it names. */
   references?: Map<string, string>;
+  /** The bodies of the functions the line defines, as text (a call's input reaches the commands in them). */
+  bodies?: Map<string, string>;
 }
+
+/** A function body that runs its input as commands: a shell, `source`/`.` of the input, or eval of what it reads. */
+const RUNS_INPUT = /(?:^|[\s;&|({])(?:sh|bash|dash|zsh|ksh|source|\.|eval|xargs)(?=$|[\s;&|)}])/;
 
 /** The variable a name refers to through the line's name references (`declare -n r=X`: r is X), else the name itself. */
 function referenced(name: string, walk: Walk): string {
@@ -741,6 +746,15 @@ function addSimple(
   }
   // A function defined in the line may run its arguments (`g(){ "$@"; }; g rm x`): they are read as a command.
   if (walk.functions?.has(words[0] ?? "") === true && words.length > 1) nested.commands.push(words.slice(1));
+  // `f(){ sh; }; f <<EOF … EOF`: the call's input is its body's, and a body that runs its input runs the text fed to the call.
+  const body = walk.bodies?.get(words[0] ?? "");
+  if (body !== undefined && stdin !== undefined && RUNS_INPUT.test(body)) {
+    if (stdin.text !== undefined) nested.scripts.push(stdin.text);
+    else if (stdin.fromFile === true) {
+      // As a shell given the file (`bash < s.sh`): unknown only when the line writes it (scriptsWritten).
+      if (stdin.file !== undefined) walk.fedScripts?.add(stdin.file);
+    } else unknown ??= `the function ${words[0] ?? ""} runs what it reads from ${stdin.what}, which the guard cannot read`;
+  }
   // ed, ftp, gdb, mysql, sqlite3, dc, m4, crontab -, ...: commands read from the standard input, where a line may run a shell command.
   if (stdin !== undefined) {
     const fed = stdinCommands(forms[0] ?? words, stdin.text, stdin.what);
@@ -845,6 +859,7 @@ function nestedScript(script: string, name: string, walk: Walk): void {
     ...(walk.written === undefined ? {} : { written: walk.written }),
     ...(walk.fedScripts === undefined ? {} : { fedScripts: walk.fedScripts }),
     ...(walk.references === undefined ? {} : { references: walk.references }),
+    ...(walk.bodies === undefined ? {} : { bodies: walk.bodies }),
   };
   const problem = readLine(script, inner);
   walk.refusal ??= inner.refusal;
@@ -1153,6 +1168,7 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     const name = node.childForFieldName("name")?.text;
     if (name !== undefined) (walk.functions ??= new Set()).add(name);
     const body = node.childForFieldName("body");
+    if (name !== undefined && body !== null) (walk.bodies ??= new Map()).set(name, body.text);
     if (body !== null) walkStatement(body, walk, writesFile, undefined);
   }
   // `for ((…)); do …; done`: the body's commands run (the loop's arithmetic is read below as the construct's).
