@@ -287,6 +287,16 @@ export function foundPathsReason(): string {
   return "find puts the paths it finds where {} stands, and a file name pattern among its starting points makes them names the guard cannot know";
 }
 
+/** Why no allow covers a redirection of descriptor 10 or above: bash redirects it, sh (dash) reads the number as a word of the command. */
+export function dashDescriptorReason(descriptor: string): string {
+  return `the command redirects descriptor ${descriptor}, which sh (dash) reads as a word ${descriptor} of the command`;
+}
+
+/** Why a deny cannot tell a line whose name reference (`declare -n r=$1`) names a variable only known when it runs: setting r may set any variable (GIT_SSH_COMMAND, BASH_ENV, PATH). */
+export function nameReferenceReason(builtin: string): string {
+  return `${builtin} -n makes a name refer to a variable only known when the line runs, so setting it may set any variable`;
+}
+
 /** How `policy explain` shows a command find runs with the paths it finds (`"git" + paths find finds`). */
 export function foundPathsShown(known: string): string {
   return `${known} + paths find finds`;

@@ -95,6 +95,54 @@ type Transform = (inner: Piece, words: readonly string[]) => fc.Arbitrary<Piece>
 
 const oneOf = <T>(items: readonly T[]): fc.Arbitrary<T> => fc.constantFrom(...items);
 
+/** Every redirection operator form, descriptors 0-10: bash completes each before the command's next word. */
+const DESCRIPTOR_REDIRECTIONS: readonly string[] = [
+  "0</dev/null",
+  "0<a.txt",
+  "<a.txt",
+  "1>/dev/null",
+  ">out.txt",
+  "2>/dev/null",
+  "2>>log.txt",
+  ">>log.txt",
+  "2>&1",
+  "1>&2",
+  ">&2",
+  "2>&-",
+  "1>&-",
+  ">&-",
+  "0<&-",
+  "<&-",
+  "3>&-",
+  "10>&-",
+  "9>out.txt",
+  "3<a.txt",
+  "4<>a.txt",
+  "<>a.txt",
+  "0<>a.txt",
+  ">|out.txt",
+  "1>|out.txt",
+  "&>/dev/null",
+  "&>>log.txt",
+  ">&out.txt",
+  "{fd}>out.txt",
+  "{fd}<a.txt",
+  "{fd}>&-",
+  "0<<<x",
+  "<<<x",
+  "5<<<x",
+  "3>&1",
+  "2>&1-",
+  "8<&0",
+  "7>&1-",
+  "6<&-",
+  // A quoted or escaped number, or one apart from the operator, is a word of the command.
+  '"2">/dev/null',
+  "\\0</dev/null",
+  "'1'>out.txt",
+  "2 >/dev/null",
+];
+
 /** Transforms that need the inner command as words (they respell words). */
 const WORD_TRANSFORMS: Readonly<Record<string, (words: readonly string[]) => fc.Arbitrary<Piece>>> = {
   quoting: (words) =>
@@ -169,6 +217,32 @@ const WORD_TRANSFORMS: Readonly<Record<string, (words: readonly string[]) => fc.
       piece(`tar --use-compress-program=${sq(joinWords(words))} -cf out.tar a.txt`, true, ["interpreter"]),
       piece(`env --split-string=${sq(joinWords(words))}`, true, ["wrapper"]),
     ]),
+  // Redirections placed before and between the command's words: bash completes each before the next
+  // word (`git 2>&- push` is `git push`, `git 0</dev/null push` too); a quoted number is a word.
+  descriptor: (words) =>
+    fc.tuple(fc.array(fc.tuple(fc.nat(words.length), oneOf(DESCRIPTOR_REDIRECTIONS)), { minLength: 1, maxLength: 2 }), fc.boolean()).map(([inserts, space]) => {
+      const out: string[][] = words.map((w) => [joinWords([w])]);
+      const before: string[] = [];
+      for (const [at, redirect] of inserts) {
+        const text = space ? redirect.replace(/^([0-9]*[<>&|]+-?)(?=[^<>&|-])/, "$1 ") : redirect;
+        if (at === 0) before.push(text);
+        else out[at - 1]?.push(text);
+      }
+      return piece([...before, ...out.flat()].join(" "), true, ["descriptor"]);
+    }),
+  // bash's table of command paths and zsh's =NAME: the program is named by a value, not the word.
+  "command-table": (words) =>
+    oneOf(["ls", "echo", "cat", "git"]).chain((alias) =>
+      oneOf([
+        piece(`BASH_CMDS[${alias}]=/bin/${joinWords([base(words[0] ?? "")])}; ${alias} ${joinWords(words.slice(1))}`, false, ["command-table"]),
+        piece(`read 'BASH_CMDS[${alias}]' <<< /bin/${joinWords([base(words[0] ?? "")])}; ${alias} ${joinWords(words.slice(1))}`, false, ["command-table"]),
+        piece(`printf -v 'BASH_CMDS[${alias}]' /bin/${joinWords([base(words[0] ?? "")])}; ${alias} ${joinWords(words.slice(1))}`, false, ["command-table"]),
+        piece(`BASH_CMDS+=([${alias}]=/bin/${joinWords([base(words[0] ?? "")])}); ${alias} ${joinWords(words.slice(1))}`, false, ["command-table"]),
+        piece(`declare -A BASH_CMDS=([${alias}]=/bin/${joinWords([base(words[0] ?? "")])}); ${alias} ${joinWords(words.slice(1))}`, false, ["command-table"]),
+        // zsh: =NAME is the path of NAME (bash and sh look for a program named =NAME).
+        piece(`=${joinWords([base(words[0] ?? "")])} ${joinWords(words.slice(1))}`, true, ["command-table"]),
+      ]),
+    ),
 };
 
 /** Transforms of a whole command (any text). */
@@ -200,6 +274,18 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
       piece(`f() ( ${inner.text} ); f x`, inner.static, ["function"]),
       // The program reaches the function as its arguments: only data flow shows it runs.
       piece(`g(){ "$@"; }; g ${inner.text}`, false, ["function"]),
+      // A function named like an allowed program or a builtin runs in its place.
+      piece(`ls(){ ${inner.text}; }; ls`, inner.static, ["function"]),
+      piece(`echo(){ ${inner.text}; }; echo ok`, inner.static, ["function"]),
+      piece(`git(){ ${inner.text}; }; git status`, inner.static, ["function"]),
+      piece(`function cat { ${inner.text}; }; cat a.txt`, inner.static, ["function"]),
+      piece(`cd(){ ${inner.text}; }; cd /tmp`, inner.static, ["function"]),
+      piece(`f(){ ls; }; f(){ ${inner.text}; }; f`, inner.static, ["function"]),
+      piece(`f(){ ${inner.text}; }; export -f f; bash -c f`, inner.static, ["function"]),
+      piece(`f(){ ${inner.text}; } > /dev/null; f`, inner.static, ["function"]),
+      piece(`f() if true; then ${inner.text}; fi; f`, inner.static, ["function"]),
+      piece(`f() for i in 1; do ${inner.text}; done; f`, inner.static, ["function"]),
+      piece(`f() { ${inner.text}; }; declare -F f > /dev/null && f`, inner.static, ["function"]),
     ]),
   eval: (inner) =>
     oneOf([`eval ${sq(inner.text)}`, `eval ${dq(inner.text)}`, `command eval ${sq(inner.text)}`, `builtin eval ${sq(inner.text)}`, `eval "eval ${sq(inner.text).replace(/[\\"$`]/g, "\\$&")}"`]).map((text) =>
@@ -312,7 +398,24 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
       piece(`x=${sq(`$(${inner.text})`)}; : \${x@P}`, false, ["shell-hooks"]),
     ]),
   redirection: (inner) =>
-    oneOf([`${inner.text} > /dev/null`, `${inner.text} 2>&1`, `> out.txt ${inner.text}`, `${inner.text} < a.txt`, `2>/dev/null ${inner.text}`, `${inner.text} >> log.txt 2>&1`]).map((text) =>
+    oneOf([
+      `${inner.text} > /dev/null`,
+      `${inner.text} 2>&1`,
+      `> out.txt ${inner.text}`,
+      `${inner.text} < a.txt`,
+      `2>/dev/null ${inner.text}`,
+      `${inner.text} >> log.txt 2>&1`,
+      `0</dev/null ${inner.text}`,
+      `2>&- ${inner.text}`,
+      `0<&- ${inner.text}`,
+      `{fd}>out.txt ${inner.text}`,
+      `10>&- ${inner.text}`,
+      `${inner.text} 3>&- 2>&1`,
+      `${inner.text} &>> log.txt`,
+      `${inner.text} >| out.txt`,
+      `${inner.text} 1<>a.txt`,
+      `${inner.text} 0<a.txt 2>&-`,
+    ]).map((text) =>
       piece(text, inner.static, ["redirection"]),
     ),
   negation: (inner) => fc.constant(piece(`! ${inner.text}`, inner.static, ["negation"])),
@@ -338,6 +441,254 @@ const TEXT_TRANSFORMS: Readonly<Record<string, Transform>> = {
       const forms = [`${b} # note\n${inner.text}`, `${inner.text} # comment`, `echo a#b; ${inner.text}`, `${b} #\\\n${inner.text}`];
       return piece(forms[pick] ?? "", inner.static, ["comment"]);
     }),
+  // The rest of a line after a here-document's marker (tree-sitter nests it in the redirection),
+  // several here-documents on one line, here-documents on compound commands and inside $( ).
+  "heredoc-line": (inner) =>
+    fc.tuple(oneOf(BENIGN), fc.nat(40)).map(([benign, pick]) => {
+      const b = joinWords(benign);
+      const t = inner.text;
+      const forms = [
+        // The inner command on the marker's line.
+        `cat <<EOF && ${t}\nhi\nEOF`,
+        `false <<EOF || ${t}\nhi\nEOF`,
+        `cat <<EOF > f.txt; ${t}\nhi\nEOF`,
+        `cat <<EOF 2>/dev/null | ${t}\nhi\nEOF`,
+        `cat <<EOF |& ${t}\nhi\nEOF`,
+        `cat <<EOF & ${t}\nhi\nEOF`,
+        `cat <<A <<B && ${t}\na\nA\nb\nB`,
+        `cat <<A && cat <<B; ${t}\na\nA\nb\nB`,
+        `cat <<'EOF' || true; ${t}\n$(x)\nEOF`,
+        `${b} <<EOF >> log.txt && ${t}\nhi\nEOF`,
+        `{ cat; } <<EOF && ${t}\nhi\nEOF`,
+        `( cat ) <<EOF || true; ${t}\nhi\nEOF`,
+        `if true; then cat; fi <<EOF; ${t}\nhi\nEOF`,
+        `while read -r l; do :; done <<EOF; ${t}\nhi\nEOF`,
+        `x=$(cat <<EOF && ${t}\nhi\nEOF\n)`,
+        `echo "$(cat <<EOF\nhi\nEOF\n)"; ${t}`,
+        `cat <<EOF\nhi\nEOF\n${t}`,
+        `${b} <<<x && ${t}`,
+        // The inner command in a document a shell reads.
+        `sh <<A; ${b} <<B\n${t}\nA\nhi\nB`,
+        `${b} <<A; sh <<B\nhi\nA\n${t}\nB`,
+        `sh <<A <<B\nhi\nA\n${t}\nB`,
+        `cat <<A <<B | sh\nhi\nA\n${t}\nB`,
+        `{ sh; } <<EOF\n${t}\nEOF`,
+        `( bash ) <<EOF\n${t}\nEOF`,
+        `if true; then sh; fi <<'EOF'\n${t}\nEOF`,
+        `for i in 1; do sh; done <<EOF\n${t}\nEOF`,
+        `f(){ sh; }; f <<EOF\n${t}\nEOF`,
+        `x=$(sh <<EOF\n${t}\nEOF\n)`,
+        `echo $(bash <<'EOF'\n${t}\nEOF\n)`,
+        `sh <<EOF && ${b}\n${t}\nEOF`,
+        `bash <<EOF | ${b}\n${t}\nEOF`,
+        `sh 0<<EOF\n${t}\nEOF`,
+        `sh 2>/dev/null <<EOF\n${t}\nEOF`,
+        `sh <<EOF 2>&1 >/dev/null\n${t}\nEOF`,
+        `bash -s -- x <<EOF\n${t}\nEOF`,
+        `sh /dev/stdin <<"E"OF\n${t}\nEOF`,
+        `sh <<\\EOF\n${t}\nEOF`,
+        `exec 3<<EOF\n${t}\nEOF\nsh <&3`,
+        `sh 3<<EOF 0<&3\n${t}\nEOF`,
+        `cat <<EOF | sh && ${b}\n${t}\nEOF`,
+        `cat << 'EOF' |& bash\n${t}\nEOF`,
+      ];
+      const text = forms[pick] ?? forms[0] ?? "";
+      // `sh <&3`: the shell reads what descriptor 3 holds, opened by an earlier command (run-time state).
+      return piece(text, inner.static && !text.includes("sh <&3"), ["heredoc-line"]);
+    }),
+  // Output and input process substitutions: as redirection targets, as arguments, holding the inner command.
+  "process-substitution": (inner) =>
+    fc.tuple(oneOf(BENIGN), fc.nat(29)).map(([benign, pick]) => {
+      const b = joinWords(benign);
+      const t = inner.text;
+      const q = sq(t);
+      const forms: [string, boolean][] = [
+        // What the line writes to >(sh), or a shell reads from <(…).
+        [`echo ${q} > >(sh)`, true],
+        [`echo ${q} 1> >(bash)`, true],
+        [`echo ${q} >> >(sh)`, true],
+        [`echo ${q} >| >(sh -s)`, true],
+        [`echo ${q} &> >(sh)`, true],
+        [`printf '%s\\n' ${q} > >(sh)`, true],
+        [`{ echo ${q}; } > >(sh)`, true],
+        [`for i in 1; do echo ${q}; done > >(bash)`, true],
+        [`echo ${q} 3>&1 1> >(sh)`, true],
+        [`echo ${q} | tee >(sh) > /dev/null`, true],
+        [`tee >(sh) <<< ${q} > /dev/null`, true],
+        [`sh < <(echo ${q})`, true],
+        [`bash 0< <(printf '%s\\n' ${q})`, true],
+        [`sh <(echo ${q})`, false],
+        [`exec > >(sh); echo ${q}`, false],
+        [`exec 3> >(sh); echo ${q} >&3`, false],
+        [`exec {fd}> >(bash); echo ${q} >&$fd`, false],
+        [`echo ${q} > >(xargs -I{} sh -c '{}')`, false],
+        // The inner command inside the substitution.
+        [`${b} > >(${t})`, true],
+        [`${b} 2> >(${t})`, true],
+        [`tee >(${t}) < a.txt > /dev/null`, true],
+        [`diff <(${t}) a.txt`, true],
+        [`${b} < <(${t})`, true],
+        [`exec 3< <(${t})`, true],
+        [`wc -l <(${t})`, true],
+        [`${b} | tee >(${t})`, true],
+        [`: > >(${t})`, true],
+        [`{ ${b}; } > >(${t})`, true],
+        [`x=<(${t}) ${b}`, true],
+        [`${b} >(${t}) <(${t})`, true],
+      ];
+      const [text, isStatic] = forms[pick] ?? forms[0] ?? ["", true];
+      return piece(text, isStatic && inner.static, ["process-substitution"]);
+    }),
+  // Variables set by builtins (read, printf -v, mapfile, for, ${:=}, declare, allexport, namerefs)
+  // that programs run: git's GIT_SSH_COMMAND and config from the environment, bash's BASH_ENV and PS4.
+  "variable-set": (inner) =>
+    fc.tuple(fc.nat(7), fc.nat(16)).map(([target, how]) => {
+      const t = `${inner.text};`;
+      const literal = !/[%\\]/.test(t);
+      const [name, value, run] = (
+        [
+          // core.sshCommand=: where the variable is not set (sh has no read <<<, declare, typeset, ...): git would run ssh itself.
+          ["GIT_SSH_COMMAND", t, "git -c core.sshCommand=: ls-remote ssh://host/repo"],
+          ["GIT_SSH_COMMAND", t, "git -c core.sshCommand=: fetch ssh://host/repo"],
+          ["GIT_PROXY_COMMAND", t, "git ls-remote git://host/repo"],
+          ["BASH_ENV", `$(${inner.text})`, "bash -c ls"],
+          ["BASH_ENV", `\`${inner.text}\``, "bash -c 'echo ok'"],
+          ["PS4", `$(${inner.text})`, "set -x; ls"],
+          ["GIT_CONFIG_VALUE_0", t, "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.sshCommand; git ls-remote ssh://host/repo"],
+          ["GIT_CONFIG_VALUE_0", t, "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor; git status"],
+        ] as const
+      )[target] ?? ["GIT_SSH_COMMAND", t, "git -c core.sshCommand=: ls-remote ssh://host/repo"];
+      const v = sq(value);
+      const exp = `export ${name}; `;
+      const forms: [string, boolean][] = [
+        [`read ${name} <<< ${v}; ${exp}${run}`, false],
+        [`IFS= read -r ${name} <<< ${v}; ${exp}${run}`, false],
+        [`read -r ${name} < <(echo ${v}); ${exp}${run}`, false],
+        [`{ read ${name}; } <<EOF\n${value}\nEOF\n${exp}${run}`, false],
+        [`printf -v ${name} ${v}; ${exp}${run}`, literal],
+        [`printf -v ${name} '%s' ${v}; ${exp}${run}`, false],
+        [`: \${${name}:=${v}}; ${exp}${run}`, true],
+        [`${exp}: \${${name}=${v}}; ${run}`, true],
+        [`for ${name} in ${v}; do ${exp}${run}; done`, true],
+        [`command export ${name}=${v}; ${run}`, true],
+        [`builtin declare -x ${name}=${v}; ${run}`, true],
+        [`typeset -x ${name}=${v}; ${run}`, true],
+        [`set -a; ${name}=${v}; ${run}`, true],
+        [`set -o allexport; ${name}=${v}; ${run}`, true],
+        [`declare -n r=${name}; r=${v}; ${exp}${run}`, true],
+        [`f(){ local -x ${name}=${v}; ${run}; }; f`, true],
+        [`mapfile -t ${name} <<< ${v}; ${exp}${run}`, false],
+      ];
+      const [text, isStatic] = forms[how] ?? forms[0] ?? ["", false];
+      return piece(text, isStatic && inner.static, ["variable-set"]);
+    }),
+  // A variable named in arithmetic is evaluated, the command substitutions of a subscript in its value included.
+  arithmetic: (inner) =>
+    fc.tuple(fc.nat(8), fc.nat(13)).map(([set, use]) => {
+      const value = sq(`a[$(${inner.text})]`);
+      const literal = !/[%\\]/.test(inner.text);
+      const sets: [string, boolean][] = [
+        [`x=${value}; `, true],
+        [`declare x=${value}; `, true],
+        [`export x=${value}; `, true],
+        [`for x in ${value}; do :; done; `, true],
+        [`: \${x:=${value}}; `, true],
+        [`printf -v x ${value}; `, literal],
+        [`read x <<< ${value}; `, false],
+        [`printf -v x '%s' ${value}; `, false],
+        [`mapfile -t x <<< ${value}; `, false],
+      ];
+      const uses = [
+        "echo $((x))",
+        "(( x ))",
+        "[[ x -lt 2 ]]",
+        "[[ $x -eq 1 ]]",
+        "let y=x",
+        "declare -i y=x",
+        "echo ${arr[x]}",
+        "y[x]=1",
+        "for ((i=x;0;)); do :; done",
+        "echo $[x]",
+        "y=x; echo $((y))",
+        "export x; bash -c 'echo $((x))'",
+        "case 1 in $((x))) ;; esac",
+        "echo ${@:x}",
+      ];
+      const [setText, isStatic] = sets[set] ?? sets[0] ?? ["", true];
+      return piece(`${setText}${uses[use] ?? uses[0] ?? ""}`, isStatic && inner.static, ["arithmetic"]);
+    }),
+  // Builtins that run a text: compgen's word list and command, history replayed by fc.
+  "builtin-text": (inner) =>
+    oneOf([
+      piece(`compgen -W ${sq(`$(${inner.text})`)} x`, inner.static, ["builtin-text"]),
+      piece(`compgen -W ${sq(`\`${inner.text.replace(/[\\`$]/g, "\\$&")}\``)} -- x`, inner.static, ["builtin-text"]),
+      piece(`compgen -C ${sq(inner.text)} x`, inner.static, ["builtin-text"]),
+      piece(`f(){ ${inner.text}; }; compgen -F f x 2>/dev/null`, inner.static, ["builtin-text"]),
+      piece(`history -s ${sq(inner.text)}; fc -e -`, inner.static, ["builtin-text"]),
+      piece(`history -s ${sq(inner.text)}; fc -s`, inner.static, ["builtin-text"]),
+      piece(`set -o history; history -s ${sq(inner.text)}; fc -e - 2>/dev/null`, inner.static, ["builtin-text"]),
+    ]),
+  // A line that writes a script and runs it.
+  "written-script": (inner) =>
+    fc.tuple(oneOf(["echo", "printf '%s\\n'"]), fc.nat(12)).map(([writer, pick]) => {
+      const w = `${writer} ${sq(inner.text)}`;
+      const forms = [
+        `${w} > s.sh; bash s.sh`,
+        `${w} > s.sh; . ./s.sh`,
+        `${w} >> s.sh && source s.sh`,
+        `${w} > s.sh; sh < s.sh`,
+        `exec 3> s.sh; ${w} >&3; bash s.sh`,
+        `${w} > /tmp/s.sh; sh /tmp/s.sh`,
+        `{ ${w}; } > s.sh; bash -x s.sh 2>/dev/null`,
+        `${w} > s; env bash s`,
+        `${w} > s.sh; BASH_ENV=s.sh bash -c ls`,
+        `${w} > s.sh; trap '. ./s.sh' EXIT`,
+        `cat > s.sh <<'EOF'\n${inner.text}\nEOF\nbash s.sh`,
+        `${w} | tee s.sh > /dev/null; sh s.sh`,
+        `${w} 1<>s.sh; bash s.sh`,
+      ];
+      return piece(forms[pick] ?? forms[0] ?? "", false, ["written-script"]);
+    }),
+  // awk runs its input lines or built strings as commands.
+  awk: (inner) =>
+    oneOf([
+      `echo ${sq(inner.text)} | awk '{system($0)}'`,
+      `awk '{system($0)}' <<< ${sq(inner.text)}`,
+      `printf '%s\\n' ${sq(inner.text)} | awk '{print | "sh"}'`,
+      `awk ${sq(`BEGIN{print ${JSON.stringify(inner.text)} | "sh"}`)}`,
+      `awk ${sq(`BEGIN{c=${JSON.stringify(inner.text)}; system(c)}`)}`,
+      `awk -v c=${sq(inner.text)} 'BEGIN{system(c)}'`,
+      `awk 'BEGIN{system(ARGV[1])}' ${sq(inner.text)}`,
+      `C=${sq(inner.text)} awk 'BEGIN{system(ENVIRON["C"])}'`,
+      `awk ${sq(`BEGIN{while((${JSON.stringify(inner.text)} | getline l)>0) print l}`)}`,
+      `echo ${sq(inner.text)} | awk '{ $0 | getline x }'`,
+    ]).map((text) => piece(text, false, ["awk"])),
+  // coproc, time, !, case arms that fall through (;&) or test on (;;&), select.
+  compound: (inner) =>
+    oneOf([
+      `coproc { ${inner.text}; }`,
+      `coproc C { ${inner.text}; }; wait`,
+      `coproc (${inner.text})`,
+      `coproc C (${inner.text})`,
+      `time { ${inner.text}; }`,
+      `time -p (${inner.text})`,
+      `time ! ${inner.text}`,
+      `! time ${inner.text}`,
+      `! { ${inner.text}; }`,
+      `! (${inner.text})`,
+      `case x in x) ${inner.text};& y) ls;; esac`,
+      `case x in x) ls;& y) ${inner.text};; esac`,
+      `case x in x) ls;;& x) ${inner.text};; esac`,
+      `case x in x) ls ;;& *) ${inner.text} ;; esac`,
+      `case x in (x) ${inner.text};; esac`,
+      `case x in y|x) ${inner.text};; esac`,
+      `case x in y) ls;; *) ${inner.text};; esac`,
+      `case x in\nx)\n${inner.text}\n;;\nesac`,
+      `case x in x) ${inner.text}\nesac`,
+      `select x in a; do ${inner.text}; break; done <<< 1`,
+      `for ((i=0;i<1;i++)); do ${inner.text}; done`,
+      `{ ${inner.text}; } & wait`,
+    ]).map((text) => piece(text, inner.static, ["compound"])),
   "git-options": (inner) => fc.constant(inner),
 };
 
@@ -496,6 +847,16 @@ export const SEED_CASES: readonly ShellCase[] = (
     ["git 2>&- push origin main", ["descriptor"], true],
     // bash's table of command paths: `ls` runs the program its entry names.
     ["BASH_CMDS[ls]=/bin/rm; ls -rf /", ["command-table"], false],
+    // Found by the grammar's descriptor, compound, variable-set, awk, written-script and arithmetic transforms.
+    ["git {fd}>out.txt push origin main", ["descriptor"], true],
+    ['echo "$(git 0</dev/null push origin main)"', ["descriptor", "substitution"], true],
+    ["for ((i=0;i<1;i++)); do rm x; done", ["compound"], true],
+    ["declare -n r=GIT_SSH_COMMAND; r='rm x;'; export GIT_SSH_COMMAND; git -c core.sshCommand=: ls-remote ssh://host/repo", ["variable-set"], true],
+    ["! export GIT_SSH_COMMAND='rm x;'; git -c core.sshCommand=: ls-remote ssh://host/repo", ["variable-set", "negation"], true],
+    ["awk 'BEGIN{system(\"ls\\nrm x\")}'", ["awk"], false],
+    ["echo 'rm x' > s.sh; sh < s.sh", ["written-script"], false],
+    ["exec 3<<EOF\nrm x\nEOF\nsh <&3", ["heredoc-line"], false],
+    ["read x <<< 'a[$(rm x)]'; y=x; echo $((y))", ["arithmetic"], false],
     ["git status", ["plain"], true],
     ["ls -la && cat a.txt", ["plain", "separator"], true],
     ["find . -name '*.txt'", ["plain"], true],

@@ -3731,10 +3731,14 @@ function readSocat(words: readonly string[]): ProgramReading {
   return out;
 }
 
+/** What a backslash and a letter are in a double-quoted literal of awk, C, Python, Perl, ...: a newline, a tab, a carriage return. */
+const LITERAL_ESCAPES: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "\r" };
+
 /** Double-quoted or single-quoted string literals in a program text (awk's system("..."), ...). */
 function stringLiterals(text: string): string[] {
   const found: string[] = [];
-  for (const match of text.matchAll(/"((?:\\.|[^"\\])*)"|'([^']*)'/gs)) found.push((match[1] ?? match[2] ?? "").replace(/\\(.)/gs, "$1"));
+  // In a double-quoted literal `\n`, `\t` and `\r` are a newline, a tab and a carriage return (awk, C, Python, Perl, ...): `"ls;\nrm x"` is two lines.
+  for (const match of text.matchAll(/"((?:\\.|[^"\\])*)"|'([^']*)'/gs)) found.push(match[1] !== undefined ? match[1].replace(/\\(.)/gs, (_, ch: string) => LITERAL_ESCAPES[ch] ?? ch) : (match[2] ?? ""));
   return found;
 }
 
@@ -3783,6 +3787,9 @@ function readAwk(name: string, words: readonly string[]): ProgramReading {
   if (/\bsystem\s*\(|\|/.test(program)) {
     out.refusals.push({ reason: `${name} runs a command through system() or a pipe`, token: "system" });
     out.guesses.push(...stringLiterals(program));
+    // The literals awk hands to sh -c (`system("CMD")`, `print | "CMD"`, `"CMD" | getline`) are command lines, not guesses:
+    // one the guard cannot read leaves the line one a deny cannot tell.
+    out.scripts.push(...awkCommandLiterals(program));
     const { unknown, printsInto } = awkCommands(program);
     if (unknown !== undefined) out.unknown ??= `${name} ${unknown}, which the guard cannot read`;
     // What awk prints is the input of the command it prints into, as in a pipe (`print | "sh"` runs it).
@@ -3797,6 +3804,15 @@ const AWK_SYSTEM = /\bsystem\s*\(/g;
 const AWK_LITERAL_CALL = new RegExp(String.raw`^\s*${AWK_STRING}\s*\)`);
 const AWK_PIPE_TO = new RegExp(String.raw`^\|&?\s*(${AWK_STRING})`);
 const AWK_PIPE_FROM = new RegExp(String.raw`${AWK_STRING}\s*$`);
+
+/** The string literals an awk program runs as command lines: `system("CMD")`, `print | "CMD"`, `"CMD" | getline`. */
+function awkCommandLiterals(program: string): string[] {
+  const out: string[] = [];
+  const literal = String.raw`"((?:\\.|[^"\\])*)"`;
+  const forms = [new RegExp(String.raw`\bsystem\s*\(\s*${literal}\s*\)`, "g"), new RegExp(String.raw`\|&?\s*${literal}`, "g"), new RegExp(String.raw`${literal}\s*\|&?\s*getline\b`, "g")];
+  for (const form of forms) for (const match of program.matchAll(form)) out.push(...stringLiterals(`"${match[1] ?? ""}"`));
+  return [...new Set(out)];
+}
 
 /**
  * The command lines an awk program runs that the guard cannot read as literals (`system(EXPR)` of
@@ -3817,8 +3833,8 @@ function awkCommands(program: string): { unknown: string | undefined; printsInto
     const to = AWK_PIPE_TO.exec(after);
     const getline = /^\|&?\s*getline\b/.test(after);
     if (getline ? !AWK_PIPE_FROM.test(program.slice(0, i)) : to === null) return { unknown: "pipes to or from a command line built when it runs", printsInto };
-    // The literal's text as awk reads it (a backslash escapes the next character): the command line `sh -c` runs.
-    if (to !== null) printsInto.push(to[1]!.slice(1, -1).replace(/\\(.)/gs, "$1"));
+    // The literal's text as awk reads it (its escapes, as stringLiterals reads them): the command line `sh -c` runs.
+    if (to !== null) printsInto.push(...stringLiterals(to[1]!));
   }
   return { unknown: undefined, printsInto };
 }
@@ -3963,10 +3979,12 @@ interface VariableSet {
  */
 export function variablesSet(words: readonly string[], dynamicAt: (i: number) => boolean): VariableSet[] {
   let i = 0;
-  while (words[i] === "builtin" || words[i] === "command") i += 1;
+  // `time` (and `time -p`) is a keyword bash reads before the command, which runs in the same shell.
+  while (words[i] === "builtin" || words[i] === "command" || words[i] === "time" || (words[i] === "-p" && words[i - 1] === "time")) i += 1;
   const program = words[i];
   const nameOf = (at: number): string | undefined => (dynamicAt(at) ? undefined : words[at]);
-  if (program !== undefined && i > 0 && DECLARATION_BUILTINS.has(program)) {
+  // A declaration the parser reads as a plain command (`command export X=v`, `! export X=v`): its NAME=value words.
+  if (program !== undefined && DECLARATION_BUILTINS.has(program)) {
     const out: VariableSet[] = [];
     for (let at = i + 1; at < words.length; at++) {
       const word = words[at]!;

@@ -1,7 +1,7 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
 import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
-import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown } from "../../messages/index.js";
+import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason } from "../../messages/index.js";
 import { shellParser } from "./shell-grammar.js";
 
 /**
@@ -133,6 +133,8 @@ interface Stdin {
   readonly what: string;
   /** Fed from a file (`< FILE`): read only by the programs that take commands from their standard input (programs.ts's stdinCommands). */
   readonly fromFile?: boolean;
+  /** The file's name, as a script is run by it (scriptPath), when fed from a file. */
+  readonly file?: string;
 }
 
 /** The file a `< FILE` redirection feeds, as standard input the guard cannot read; undefined for other redirections. */
@@ -141,13 +143,16 @@ function fileInput(node: Node, walk: Walk): Stdin | undefined {
   const operator = node.children.find((child) => child !== null && !child.isNamed)?.text ?? "";
   const target = node.childForFieldName("destination");
   const destination = target?.text ?? "";
+  // `sh <&3`: the input is whatever descriptor 3 holds (a here-document or file opened earlier, `exec 3<<EOF`), which is not read here.
+  const descriptor = node.namedChildren.find((child) => child?.type === "file_descriptor")?.text;
+  if (operator === "<&" && (descriptor === undefined || descriptor === "0") && /^\d+$/.test(destination) && destination !== "0") return { text: undefined, what: `descriptor ${destination}` };
   if (operator !== "<" || destination === "/dev/null") return undefined;
   // `sh < <(echo CMD)`: the input is what the process substitution writes, not a file's contents.
   if (target?.type === "process_substitution") {
     const only = target.namedChildren.length === 1 ? target.namedChildren[0] : undefined;
     return { text: only === undefined || only === null ? undefined : pipedText(only, walk), what: "a process substitution" };
   }
-  return { text: undefined, what: `the file ${destination}`, fromFile: true };
+  return { text: undefined, what: `the file ${destination}`, fromFile: true, file: scriptPath(target === null ? destination : wordValue(target, { commands: [], depth: walk.depth, refusal: undefined }).text) };
 }
 
 interface Walk {
@@ -171,12 +176,31 @@ interface Walk {
   arithmetic?: string[];
   /** Files the line writes through redirections (their names as written), for scripts it then runs (`echo CMD > s.sh; . s.sh`). */
   written?: Set<string>;
+  /** Files fed to a shell or interpreter on its standard input (`sh < s.sh`), for scripts the line writes. */
+  fedScripts?: Set<string>;
+  /** Name references (`declare -n r=GIT_SSH_COMMAND`): setting r sets the variable it names. */
+  references?: Map<string, string>;
+  /** The bodies of the functions the line defines, as text (a call's input reaches the commands in them). */
+  bodies?: Map<string, string>;
+}
+
+/** A function body that runs its input as commands: a shell, `source`/`.` of the input, or eval of what it reads. */
+const RUNS_INPUT = /(?:^|[\s;&|({])(?:sh|bash|dash|zsh|ksh|source|\.|eval|xargs)(?=$|[\s;&|)}])/;
+
+/** The variable a name refers to through the line's name references (`declare -n r=X`: r is X), else the name itself. */
+function referenced(name: string, walk: Walk): string {
+  let current = name;
+  for (let i = 0; i < 8 && walk.references?.has(current) === true; i++) current = walk.references.get(current)!;
+  return current;
 }
 
 const DASH_SPLIT = "the command has &>, which bash reads as a redirection of both outputs and sh (dash) as & then >";
 
 /** `cmd &>file rm x`: bash redirects both streams; sh (dash) runs `cmd` in the background and then `>file rm x`. */
 function noteDashSplit(node: Node, walk: Walk): void {
+  // `npm 10>&- run test`: bash redirects descriptor 10, sh (dash) knows descriptors 0-9 only and reads a word 10 (`npm 10 run test`).
+  const descriptor = node.namedChildren.find((child) => child?.type === "file_descriptor")?.text;
+  if (descriptor !== undefined && descriptor.length > 1) walk.refusal ??= dashDescriptorReason(descriptor);
   const operator = node.children.find((child) => child !== null && !child.isNamed);
   if (operator === undefined || operator === null || !operator.text.startsWith("&>")) return;
   if (walk.depth === 0) (walk.dashSplits ??= []).push(operator.startIndex);
@@ -294,7 +318,8 @@ function assigningExpansion(text: string, walk: Walk): void {
  * (undefined: only known at run time): kept as the line's assignments are, and read as an assignment
  * outside a command is (`read PAGER <<< cmd`, `printf -v PATH DIR` reach every later command).
  */
-function setVariable(name: string, value: string | undefined, by: string, walk: Walk): void {
+function setVariable(set: string, value: string | undefined, by: string, walk: Walk): void {
+  const name = referenced(set, walk);
   walk.values?.set(name, value);
   if (value !== undefined) readSubscripts(value, "an array subscript in a variable's value", walk);
   lineEnvironment(readEnvironment(name, value ?? "", value === undefined, by), walk);
@@ -360,11 +385,28 @@ function arithmeticTexts(root: Node, walk: Walk): void {
  */
 function arithmeticValues(walk: Walk): void {
   if (walk.values === undefined || walk.arithmetic === undefined || walk.arithmetic.length === 0) return;
+  const naming = (name: string) => {
+    const base = name.replace(/\[[\s\S]*$/, "");
+    return { base, named: new RegExp(`(?<![A-Za-z0-9_])${base.replace(/[^A-Za-z0-9_]/g, "\\$&")}(?![A-Za-z0-9_])`) };
+  };
+  // A static value named in arithmetic is evaluated as arithmetic in turn (`y=x; echo $((y))` evaluates x): the names it holds are read too.
+  const texts = [...walk.arithmetic];
+  const reached = new Set<string>();
+  for (let added = true; added && texts.length < 256; ) {
+    added = false;
+    for (const [name, value] of walk.values) {
+      if (value === undefined || reached.has(name) || !/[A-Za-z_]/.test(value)) continue;
+      if (texts.some((text) => naming(name).named.test(text))) {
+        reached.add(name);
+        texts.push(value);
+        added = true;
+      }
+    }
+  }
   for (const [name, value] of walk.values) {
     if (value !== undefined) continue;
-    const base = name.replace(/\[[\s\S]*$/, "");
-    const named = new RegExp(`(?<![A-Za-z0-9_])${base.replace(/[^A-Za-z0-9_]/g, "\\$&")}(?![A-Za-z0-9_])`);
-    if (walk.arithmetic.some((text) => named.test(text))) {
+    const { base, named } = naming(name);
+    if (texts.some((text) => named.test(text))) {
       walk.unknown ??= `bash evaluates ${base} as arithmetic, and its value is only known when the line runs: an array subscript in it (a[$(cmd)]) runs the commands in it`;
       return;
     }
@@ -475,6 +517,12 @@ function scriptsWritten(walk: Walk): void {
   for (const command of walk.commands) {
     const script = scriptRun(command.words);
     if (script !== undefined && written.has(scriptPath(script))) {
+      walk.unknown ??= `the line writes ${script} and then runs it as a script, and what it holds is only known when the line runs`;
+      return;
+    }
+  }
+  for (const script of walk.fedScripts ?? []) {
+    if (written.has(script)) {
       walk.unknown ??= `the line writes ${script} and then runs it as a script, and what it holds is only known when the line runs`;
       return;
     }
@@ -686,6 +734,8 @@ function addSimple(
     if (form === forms[0]) nested.scripts.push(...reading.scripts);
     else otherScripts.push(...reading.scripts);
     nested.guesses.push(...reading.guesses);
+    // `sh < s.sh`: a script file on the standard input (one the line writes is read in scriptsWritten).
+    if (reading.readsStdin === true && stdin?.fromFile === true && stdin.file !== undefined) walk.fedScripts?.add(stdin.file);
     if (reading.readsStdin === true && stdin !== undefined && stdin.fromFile !== true) {
       if (stdin.text !== undefined && runsStdinAsShell(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
       else if (stdin.text === undefined) unknown ??= `${basename(form[0] ?? "")} runs a script read from ${stdin.what}, which the guard cannot read`;
@@ -700,6 +750,15 @@ function addSimple(
   }
   // A function defined in the line may run its arguments (`g(){ "$@"; }; g rm x`): they are read as a command.
   if (walk.functions?.has(words[0] ?? "") === true && words.length > 1) nested.commands.push(words.slice(1));
+  // `f(){ sh; }; f <<EOF … EOF`: the call's input is its body's, and a body that runs its input runs the text fed to the call.
+  const body = walk.bodies?.get(words[0] ?? "");
+  if (body !== undefined && stdin !== undefined && RUNS_INPUT.test(body)) {
+    if (stdin.text !== undefined) nested.scripts.push(stdin.text);
+    else if (stdin.fromFile === true) {
+      // As a shell given the file (`bash < s.sh`): unknown only when the line writes it (scriptsWritten).
+      if (stdin.file !== undefined) walk.fedScripts?.add(stdin.file);
+    } else unknown ??= `the function ${words[0] ?? ""} runs what it reads from ${stdin.what}, which the guard cannot read`;
+  }
   // ed, ftp, gdb, mysql, sqlite3, dc, m4, crontab -, ...: commands read from the standard input, where a line may run a shell command.
   if (stdin !== undefined) {
     const fed = stdinCommands(forms[0] ?? words, stdin.text, stdin.what);
@@ -791,8 +850,14 @@ function addSimple(
     }
   }
   for (const guess of new Set(nested.guesses)) {
-    const probe: Walk = { commands: [], depth: walk.depth + 1, refusal: undefined };
-    if (walk.depth < MAX_NESTED_SCRIPTS && parseInto(guess, probe) === undefined) for (const command of probe.commands) addCommand(walk, command);
+    const probe: Walk = { commands: [], depth: walk.depth + 1, refusal: undefined, written: new Set(), fedScripts: new Set() };
+    if (walk.depth < MAX_NESTED_SCRIPTS && parseInto(guess, probe) === undefined) {
+      for (const command of probe.commands) addCommand(walk, command);
+      // A literal that writes a script and runs it (awk's `"exec 3> s.sh; …; bash s.sh" | getline`): what it runs is not known.
+      probe.unknown = undefined;
+      scriptsWritten(probe);
+      walk.unknown ??= probe.unknown;
+    }
   }
 }
 
@@ -814,6 +879,9 @@ function nestedScript(script: string, name: string, walk: Walk): void {
     ...(walk.values === undefined ? {} : { values: walk.values }),
     ...(walk.arithmetic === undefined ? {} : { arithmetic: walk.arithmetic }),
     ...(walk.written === undefined ? {} : { written: walk.written }),
+    ...(walk.fedScripts === undefined ? {} : { fedScripts: walk.fedScripts }),
+    ...(walk.references === undefined ? {} : { references: walk.references }),
+    ...(walk.bodies === undefined ? {} : { bodies: walk.bodies }),
   };
   const problem = readLine(script, inner);
   walk.refusal ??= inner.refusal;
@@ -878,7 +946,7 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
  */
 function assignmentReading(node: Node, walk: Walk): EnvironmentReading & { readonly plain: boolean } {
   const nameNode = node.childForFieldName("name");
-  const name = nameNode?.text ?? "";
+  const name = referenced(nameNode?.text ?? "", walk);
   // `a[$(cmd)]=1`: bash evaluates the subscript, substitutions included.
   if (nameNode !== null) collectNested(nameNode, walk);
   const valueNode = node.childForFieldName("value");
@@ -1122,13 +1190,30 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     const name = node.childForFieldName("name")?.text;
     if (name !== undefined) (walk.functions ??= new Set()).add(name);
     const body = node.childForFieldName("body");
+    if (name !== undefined && body !== null) (walk.bodies ??= new Map()).set(name, body.text);
     if (body !== null) walkStatement(body, walk, writesFile, undefined);
   }
+  // `for ((…)); do …; done`: the body's commands run (the loop's arithmetic is read below as the construct's).
+  const body = node.type === "c_style_for_statement" ? node.childForFieldName("body") : null;
+  if (body !== null) walkStatement(body, walk, writesFile, stdin);
   // A construct the allow rules cannot vouch for (declaration, test, function, arithmetic, ...).
-  collectNested(node, walk);
+  if (body === null) collectNested(node, walk);
+  else for (const child of node.namedChildren) if (child !== null && child.startIndex !== body.startIndex) collectNested(child, walk);
   // `export PAGER=cmd`, `declare -x GIT_SSH_COMMAND=cmd`: the variable reaches the commands after it.
   if (node.type === "declaration_command") {
-    for (const child of node.namedChildren) if (child !== null && child.type === "variable_assignment") lineEnvironment(assignmentReading(child, { ...walk, commands: [] }), walk);
+    // `declare -n r=GIT_SSH_COMMAND`: r refers to GIT_SSH_COMMAND, and setting r sets it.
+    const reference = node.namedChildren.some((child) => child !== null && /^-[A-Za-z]*n/.test(child.text));
+    for (const child of node.namedChildren) {
+      if (child === null || child.type !== "variable_assignment") continue;
+      if (reference) {
+        const value = child.childForFieldName("value");
+        const target = value === null ? undefined : wordValue(value, { commands: [], depth: walk.depth, refusal: undefined });
+        if (target !== undefined && !target.dynamic && /^[A-Za-z_][A-Za-z0-9_]*$/.test(target.text)) (walk.references ??= new Map()).set(child.childForFieldName("name")?.text ?? "", target.text);
+        else walk.unknown ??= nameReferenceReason(node.text.split(/\s/)[0] ?? "declare");
+        continue;
+      }
+      lineEnvironment(assignmentReading(child, { ...walk, commands: [] }), walk);
+    }
   }
   // Array subscripts in names and arithmetic operands are evaluated by bash: `declare 'a[$(cmd)]=1'`, `[[ -v 'a[$(cmd)]' ]]`.
   for (const text of quotedTexts(node)) readSubscripts(text, node.type, walk);
@@ -1189,11 +1274,15 @@ function parseInto(source: string, walk: Walk): string | undefined {
  * blank is put before such a backslash. Undefined when there is nothing to change.
  */
 export function bashLexerReading(source: string): string | undefined {
-  if (!source.includes("\\\n") && !source.includes("\r") && !source.includes("\n\\") && !DESCRIPTOR_ZERO.test(source)) return undefined;
+  if (!source.includes("\\\n") && !source.includes("\r") && !source.includes("\n\\") && !DESCRIPTOR_ZERO.test(source) && !NAMED_DESCRIPTOR.test(source)) return undefined;
   let out = "";
   let quote: "'" | '"' | "$'" | undefined;
   let comment = false;
   let wordStart = true;
+  // `"$(git 0< f push)"`: a command substitution inside double quotes is read as a command line; the
+  // parentheses open in it, and those of the substitutions that enclose it, are kept here.
+  let depth = 0;
+  const enclosing: number[] = [];
   for (let i = 0; i < source.length; i++) {
     const ch = source[i]!;
     if (ch === "\r") {
@@ -1233,6 +1322,15 @@ export function bashLexerReading(source: string): string | undefined {
       continue;
     }
     if (quote === '"') {
+      if (ch === "$" && source[i + 1] === "(" && source[i + 2] !== "(") {
+        out += "$(";
+        i += 1;
+        enclosing.push(depth);
+        depth = 0;
+        quote = undefined;
+        wordStart = true;
+        continue;
+      }
       out += ch;
       if (ch === '"') quote = undefined;
       continue;
@@ -1254,6 +1352,26 @@ export function bashLexerReading(source: string): string | undefined {
       out += " ";
       continue;
     }
+    // `git {fd}>out.txt push`: bash reads `{NAME}` right before `<` or `>` as the redirection's (a
+    // descriptor it allocates and names), the parser as a word of the command (`git {fd} push`).
+    // Blanks for it keep the redirection and the offsets.
+    if (ch === "{" && wordStart) {
+      const named = NAMED_DESCRIPTOR_AT.exec(source.slice(i, i + 260));
+      if (named !== null) {
+        out += " ".repeat(named[0].length);
+        i += named[0].length - 1;
+        continue;
+      }
+    }
+    if (ch === "(") depth += 1;
+    else if (ch === ")" && depth === 0 && enclosing.length > 0) {
+      // The end of a command substitution inside double quotes: back in the string.
+      out += ch;
+      depth = enclosing.pop()!;
+      quote = '"';
+      wordStart = false;
+      continue;
+    } else if (ch === ")") depth = Math.max(0, depth - 1);
     if (ch === "'") quote = source[i - 1] === "$" ? "$'" : "'";
     else if (ch === '"') quote = '"';
     out += ch;
@@ -1306,6 +1424,9 @@ function closingReading(source: string): string | undefined {
 
 /** A `0` that starts a word right before `<` or `>`: a redirection of descriptor 0 to bash, a word to the parser. */
 const DESCRIPTOR_ZERO = /(?:^|[\s;&|(){}])0[<>]/;
+/** `{NAME}` that starts a word right before `<` or `>`: a named descriptor's redirection to bash, a word to the parser. */
+const NAMED_DESCRIPTOR = /(?:^|[\s;&|(){}])\{[A-Za-z_][A-Za-z0-9_]*\}[<>]/;
+const NAMED_DESCRIPTOR_AT = /^\{[A-Za-z_][A-Za-z0-9_]*\}(?=[<>])/;
 
 /** Why no allow covers a line, from its characters alone (before parsing). */
 function lexicalRefusal(source: string): string | undefined {
@@ -1435,8 +1556,11 @@ function rebindNames(walk: Walk): void {
     for (const value of new Set(aliases.get(program) ?? [])) {
       const quoted = rest.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
       const inner = analyzeShell(`${value} ${quoted}`);
-      if (inner.ok) added.push(...inner.commands);
-      else walk.unknown ??= `the alias ${program} cannot be read (${inner.reason})`;
+      if (inner.ok) {
+        added.push(...inner.commands);
+        // What the alias's own line leaves untold (`alias ls='echo CMD > s.sh; bash s.sh'`) is untold of this line.
+        walk.unknown ??= inner.unknown;
+      } else walk.unknown ??= `the alias ${program} cannot be read (${inner.reason})`;
     }
     if (path === undefined) return command;
     return { ...command, forms: [...command.forms, [path, ...rest], [basename(path), ...rest]] };
@@ -1446,7 +1570,7 @@ function rebindNames(walk: Walk): void {
 
 function analyze(source: string): ShellAnalysis {
   if (source.length > MAX_COMMAND_CHARS) return { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
-  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map(), arithmetic: [], written: new Set() };
+  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map(), arithmetic: [], written: new Set(), fedScripts: new Set(), references: new Map() };
   const problem = readLine(source, walk);
   if (problem !== undefined) return { ok: false, reason: problem };
   rebindNames(walk);
