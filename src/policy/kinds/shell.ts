@@ -514,19 +514,10 @@ function scriptsWritten(walk: Walk): void {
     if (basename(command.words[0] ?? "") === "dd") for (const word of command.words) if (word.startsWith("of=")) written.add(scriptPath(word.slice(3)));
   }
   if (written.size === 0) return;
-  for (const command of walk.commands) {
-    const script = scriptRun(command.words);
-    if (script !== undefined && written.has(scriptPath(script))) {
-      walk.unknown ??= `the line writes ${script} and then runs it as a script, and what it holds is only known when the line runs`;
-      return;
-    }
-  }
-  for (const script of walk.fedScripts ?? []) {
-    if (written.has(script)) {
-      walk.unknown ??= `the line writes ${script} and then runs it as a script, and what it holds is only known when the line runs`;
-      return;
-    }
-  }
+  // Scripts run by name (`. s.sh`, `bash s.sh`, `./s.sh`) and scripts fed to a shell's input (`sh < s.sh`).
+  const run = [...walk.commands.flatMap((command) => scriptRun(command.words) ?? []).map(scriptPath), ...(walk.fedScripts ?? [])];
+  const script = run.find((path) => written.has(path));
+  if (script !== undefined) walk.unknown ??= `the line writes ${script} and then runs it as a script, and what it holds is only known when the line runs`;
 }
 
 function isHarmlessRedirect(node: Node): boolean {
