@@ -90,6 +90,26 @@ describe.skipIf(process.platform === "win32")("a directory moved out of the root
     expect(statSync(path.join(outside, "moved", "file.txt")).ino).toBe(inode);
   });
 
+  it("save: another writer rewrites the saved file in place right after the rename, then the directory moves → theirs stays", async () => {
+    // The undo puts the old file back only while the name still holds exactly this write: a writer that
+    // truncated and rewrote the same file (same inode) wrote it again, and what it wrote is not undone.
+    const files = source();
+    const loaded = await files.load("dir/file.txt");
+    await memory.putBlock({ ...(await memory.requireBlock(loaded.label)), content: "agent text\n" });
+    hooks.push({
+      call: "rename",
+      when: "after",
+      run: () => {
+        writeFileSync(path.join(base, "dir", "file.txt"), "the other writer's text\n"); // in place: O_TRUNC on the renamed file
+        moveOut();
+      },
+    });
+    const error = await refusal(files.save({ path: "dir/file.txt" }));
+    expect(error.rule).toBe("file-source:directory-moved");
+    expect(namesIn(path.join(outside, "moved"))).toEqual(["file.txt"]);
+    expect(readFileSync(path.join(outside, "moved", "file.txt"), "utf8")).toBe("the other writer's text\n");
+  });
+
   it("create: moved right before the link → the new file is removed from the moved directory and refused", async () => {
     const files = source();
     hooks.push({ call: "link", when: "before", run: moveOut });

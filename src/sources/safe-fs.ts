@@ -297,10 +297,11 @@ export async function writeFileIn(
       await dir.verify("moved");
     } catch (error) {
       // Moved out between the check and the rename: what was there before comes back, unless someone
-      // wrote the name again since (then theirs stays). rename() between two links of one file does
-      // nothing, so the backup is unlinked after it either way.
+      // wrote the name again since (then theirs stays) — by a rename, or in place into the file this
+      // write put there (then its size or modification time is no longer this write's). rename()
+      // between two links of one file does nothing, so the backup is unlinked after it either way.
       const current = await lstat(dir.at(name)).catch(() => undefined);
-      if (current !== undefined && current.ino === stats.ino && current.dev === stats.dev) {
+      if (current !== undefined && current.ino === stats.ino && current.dev === stats.dev && current.size === stats.size && current.mtimeMs === stats.mtimeMs) {
         await (backup !== undefined ? rename(dir.at(backup), dir.at(name)) : unlink(dir.at(name))).catch(() => undefined);
       }
       if (backup !== undefined) await unlink(dir.at(backup)).catch(() => undefined);
