@@ -4,21 +4,9 @@
 // by the shell oracle's compound transform. The real bash runs each with the payload replaced by
 // `touch MARKER`.
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { bashGuard, leavesMarker } from "./helpers/bash-rules.js";
+import { bashGuard, denyListGuard, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(rm:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "arithmetic-for.yaml",
-  ),
-);
+const denyList = denyListGuard(["rm:*"], "arithmetic-for");
 const allowList = bashGuard(["echo:*", "ls:*"], ["rm:*"], "arithmetic-for-allow");
 
 const LINES: readonly string[] = [

@@ -5,21 +5,9 @@
 // each line below was allowed while bash ran the payload; found by the shell oracle's arithmetic
 // transform. The real bash runs each with the payload replaced by `touch MARKER`.
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { bashGuard, leavesMarker } from "./helpers/bash-rules.js";
+import { bashGuard, denyListGuard, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(rm:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "arithmetic-names.yaml",
-  ),
-);
+const denyList = denyListGuard(["rm:*"], "arithmetic-names");
 const allowList = bashGuard(["echo:*", "printf:*", "read:*"], ["rm:*"], "arithmetic-names-allow");
 
 const LINES: readonly string[] = [

@@ -9,24 +9,9 @@
 //   command reads was not known as the substitution's text.
 // Each line is also run by the real bash, with the denied command replaced by `touch MARKER`.
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { leavesMarker } from "./helpers/bash-rules.js";
+import { denyListGuard, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(rm:*)", mode: deny }
-  - { rule: "Bash(git push:*)", mode: deny }
-  - { rule: "Bash(ssh:*)", mode: deny }
-  - { rule: "Bash(curl:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "deny-list-reading.yaml",
-  ),
-);
+const denyList = denyListGuard(["rm:*", "git push:*", "ssh:*", "curl:*"], "deny-list-reading");
 
 // `CMD` is the denied command (rm -rf x), replaced by `touch MARKER` for the real bash.
 const DENIED: readonly string[] = [

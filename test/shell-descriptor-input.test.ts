@@ -4,21 +4,9 @@
 // denied) each line was allowed while bash ran the payload; found by the shell oracle's here-document
 // line transform. The real bash runs each with the payload replaced by `touch MARKER`.
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { bashGuard, leavesMarker } from "./helpers/bash-rules.js";
+import { bashGuard, denyListGuard, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(rm:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "descriptor-input.yaml",
-  ),
-);
+const denyList = denyListGuard(["rm:*"], "descriptor-input");
 const allowList = bashGuard(["echo:*", "cat:*", "sh", "bash", "exec:*"], ["rm:*"], "descriptor-input-allow");
 
 const LINES: readonly string[] = [

@@ -4,21 +4,9 @@
 // oracle's here-document line transform (seed 20251127, 10,000 cases). The real bash runs each with the
 // payload replaced by `touch MARKER`.
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { leavesMarker } from "./helpers/bash-rules.js";
+import { denyListGuard, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(rm:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "function-input.yaml",
-  ),
-);
+const denyList = denyListGuard(["rm:*"], "function-input");
 
 const LINES: readonly { readonly line: string; readonly expect: "deny" | "not-allow" }[] = [
   { line: "f(){ sh; }; f <<EOF\n{P}\nEOF", expect: "deny" },

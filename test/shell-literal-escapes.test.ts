@@ -5,21 +5,9 @@
 // starts ran the payload; found by the shell oracle's awk transform. The real bash runs each with the
 // payload replaced by `touch MARKER`.
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { bashGuard, installed, leavesMarker } from "./helpers/bash-rules.js";
+import { bashGuard, denyListGuard, installed, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(rm:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "literal-escapes.yaml",
-  ),
-);
+const denyList = denyListGuard(["rm:*"], "literal-escapes");
 const allowList = bashGuard(["awk:*", "ls:*"], ["rm:*"], "literal-escapes-allow");
 
 const LINES: readonly string[] = [

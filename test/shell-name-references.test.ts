@@ -4,21 +4,9 @@
 // oracle's variable-set transform. The real bash runs each with the payload replaced by `touch MARKER`.
 import { describe, expect, it } from "vitest";
 import { nameReferenceReason } from "../src/messages/index.js";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { bashGuard, installed, leavesMarker } from "./helpers/bash-rules.js";
+import { bashGuard, denyListGuard, installed, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(rm:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "name-references.yaml",
-  ),
-);
+const denyList = denyListGuard(["rm:*"], "name-references");
 const allowList = bashGuard(["echo:*", "ls:*", "git ls-remote:*", "declare:*", "export:*"], ["rm:*"], "name-references-allow");
 
 const SSH = "git ls-remote ssh://example.invalid/r";

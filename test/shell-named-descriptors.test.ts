@@ -6,22 +6,9 @@
 // descriptor transform. The real bash runs each with `touch` to show the word after it is the command's.
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { bashGuard, leavesMarker } from "./helpers/bash-rules.js";
+import { bashGuard, denyListGuard, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(git push:*)", mode: deny }
-  - { rule: "Bash(rm:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "named-descriptors.yaml",
-  ),
-);
+const denyList = denyListGuard(["git push:*", "rm:*"], "named-descriptors");
 const allowList = bashGuard(["git log:*", "ls:*", "git status", "echo:*"], ["git push:*", "rm:*"], "named-descriptors-allow");
 
 const REDIRECTIONS = ["{fd}>out.txt", "{fd}<a.txt", "{out}>>log.txt", "{_x1}>/dev/null", "{fd}>&2"];

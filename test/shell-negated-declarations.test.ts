@@ -5,21 +5,9 @@
 // transforms around its variable-set and arithmetic transforms. The real bash runs each with the payload
 // replaced by `touch MARKER`.
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { bashGuard, installed, leavesMarker } from "./helpers/bash-rules.js";
+import { bashGuard, denyListGuard, installed, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(rm:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "negated-declarations.yaml",
-  ),
-);
+const denyList = denyListGuard(["rm:*"], "negated-declarations");
 const allowList = bashGuard(["echo:*", "ls:*", "git ls-remote:*", "export:*"], ["rm:*"], "negated-declarations-allow");
 
 const SSH = "git ls-remote ssh://example.invalid/r";

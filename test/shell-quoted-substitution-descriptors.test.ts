@@ -5,21 +5,9 @@
 // allowed while bash ran `git push`; found by the shell oracle's descriptor transform under its
 // substitution transform. The real bash runs each with `touch` to show the word after it is the command's.
 import { describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { leavesMarker } from "./helpers/bash-rules.js";
+import { denyListGuard, leavesMarker } from "./helpers/bash-rules.js";
 
-const denyList = permissionPolicy(
-  parsePolicy(
-    `version: 1
-permissions:
-  - { rule: "Bash(git push:*)", mode: deny }
-tools:
-  Bash: { risk: low }
-`,
-    "yaml",
-    "quoted-substitution-descriptors.yaml",
-  ),
-);
+const denyList = denyListGuard(["git push:*"], "quoted-substitution-descriptors");
 
 const LINES: readonly string[] = [
   'echo "$({W} 0</dev/null {A})"',
