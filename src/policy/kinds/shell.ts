@@ -137,10 +137,15 @@ interface Stdin {
   readonly file?: string;
 }
 
+/** The operator of a redirection (`<`, `>`, `>>`, `>&`, …): its first unnamed child. */
+function redirectOperator(node: Node): string {
+  return node.children.find((child) => child !== null && !child.isNamed)?.text ?? "";
+}
+
 /** The file a `< FILE` redirection feeds, as standard input the guard cannot read; undefined for other redirections. */
 function fileInput(node: Node, walk: Walk): Stdin | undefined {
   if (node.type !== "file_redirect") return undefined;
-  const operator = node.children.find((child) => child !== null && !child.isNamed)?.text ?? "";
+  const operator = redirectOperator(node);
   const target = node.childForFieldName("destination");
   const destination = target?.text ?? "";
   // `sh <&3`: the input is whatever descriptor 3 holds (a here-document or file opened earlier, `exec 3<<EOF`), which is not read here.
@@ -434,7 +439,7 @@ function walkSubstitution(node: Node, walk: Walk, written: string | undefined): 
 /** What `statement` writes through `redirect` when that is its standard output into `>(…)` and the text is known (`echo CMD > >(sh)`). */
 function writtenThrough(redirect: Node, statement: Node | null | undefined, walk: Walk): string | undefined {
   if (redirect.type !== "file_redirect" || statement === undefined || statement === null) return undefined;
-  const operator = redirect.children.find((child) => child !== null && !child.isNamed)?.text ?? "";
+  const operator = redirectOperator(redirect);
   const descriptor = redirect.namedChildren.find((child) => child?.type === "file_descriptor")?.text;
   if (![">", ">>", ">|"].includes(operator) || (descriptor !== undefined && descriptor !== "1")) return undefined;
   return pipedText(statement, walk);
@@ -523,7 +528,7 @@ function scriptsWritten(walk: Walk): void {
 function isHarmlessRedirect(node: Node): boolean {
   if (node.type === "heredoc_redirect" || node.type === "herestring_redirect") return true;
   if (node.type !== "file_redirect") return false;
-  const operator = node.children.find((child) => child !== null && !child.isNamed)?.text ?? "";
+  const operator = redirectOperator(node);
   const destination = node.childForFieldName("destination")?.text ?? "";
   if (NETWORK_FILE.test(destination)) return false;
   if (operator.startsWith("<") && !operator.startsWith("<>")) return true; // input only
