@@ -98,7 +98,7 @@ async function runRace(backend: Backend, name: string, first: Kind, second: Kind
       const kind = kinds[winner] as Kind;
       const expected = expectedFor(kind, winner);
       if (human[0]?.decision !== kind) problems.push(`${threadId}: human record ${human[0]?.decision} by ${winner}, but ${winner} answered ${kind}`);
-      const key = expectedKey(threadId, CALL);
+      const key = expectedKey(threadId, scenario.name, CALL);
       const starts = events.filter((e) => e.key === key && e.phase === "start").map((e) => e.label);
       if (JSON.stringify(starts) !== JSON.stringify(expected.starts)) problems.push(`${threadId}: ran ${JSON.stringify(starts)}, the record names ${kind} by ${winner}`);
       const finalMessages = (inspected.threads?.[i]?.toolMessages ?? []).filter((m) => m.id === CALL);

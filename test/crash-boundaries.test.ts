@@ -237,7 +237,7 @@ async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
     const answers = summary.toolMessages.map((m) => m.id).sort();
     if (JSON.stringify(answers) !== JSON.stringify([...summary.toolCalls].sort()) || summary.toolCalls.length !== boundary.labels.length) counts.badAnswers += 1;
     for (const label of boundary.labels) {
-      const key = expectedKey(threadId, callIdOf(boundary.labels, label));
+      const key = expectedKey(threadId, boundary.scenario.name, callIdOf(boundary.labels, label));
       const phases = (events: EffectEvent[], phase: EffectPhase) => events.filter((e) => e.key === key && e.phase === phase).length;
       const completed = phases(beforeContinue, "ledger-done") > 0 || phases(beforeContinue, "recorded") > 0;
       const starts = phases(after, "start");
@@ -254,7 +254,7 @@ async function crashRuns(store: Store, boundary: Boundary): Promise<Counts> {
       const records = await store.audit.records(threadId);
       for (const label of boundary.labels) {
         const callId = callIdOf(boundary.labels, label);
-        const key = expectedKey(threadId, callId);
+        const key = expectedKey(threadId, boundary.scenario.name, callId);
         const allowed = records.some((r) => r.toolCallId === callId && r.event === "decision" && r.decision === "allow");
         if (after.some((e) => e.key === key && e.phase === "start") && !allowed) counts.startedWithoutDecision += 1;
         if (!records.some((r) => r.toolCallId === callId && r.event === "outcome" && r.decision === "success")) counts.withoutOutcome += 1;

@@ -53,7 +53,7 @@ async function setup(options: { toolTimeoutMs?: number; ledgerLeaseMs?: number }
     ...(options.ledgerLeaseMs !== undefined ? { ledgerLeaseMs: options.ledgerLeaseMs } : {}),
   });
   const starts = () => (existsSync(path) ? parseEffectLines(readFileSync(path, "utf8")).filter((e) => e.phase === "start") : []);
-  return { graph, ledger, leases, renewals, releases, starts, threadId: name, key: expectedKey(name, "call_0_0") };
+  return { graph, ledger, leases, renewals, releases, starts, threadId: name, key: expectedKey(name, oneEffect.name, "call_0_0") };
 }
 
 const go = { messages: [new HumanMessage("go")] };
@@ -99,7 +99,7 @@ describe("the execution ledger in the guarded agent", () => {
       workerId: "this-worker",
       ledgerLeaseMs: 150,
     });
-    const key = expectedKey(name, "call_0_0");
+    const key = expectedKey(name, slow.name, "call_0_0");
     const running = graph.invoke(go, thread(name));
     await new Promise((resolve) => setTimeout(resolve, 450));
     // three leases later the claim is still live: another worker is told "busy"
@@ -126,7 +126,7 @@ describe("the execution ledger in the guarded agent", () => {
     });
     const out = await graph.invoke(go, thread(name));
     expect(String(out.messages.find((m) => ToolMessage.isInstance(m))?.content)).toMatch(/timed out/);
-    expect(await ledger.claim(expectedKey(name, "call_0_0"), "other-worker", 60_000)).toBe("claimed");
+    expect(await ledger.claim(expectedKey(name, failing.name, "call_0_0"), "other-worker", 60_000)).toBe("claimed");
   });
 
   it("stops waiting for another worker's live claim when the run is aborted, and never runs the call", async () => {

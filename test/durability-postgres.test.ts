@@ -46,8 +46,8 @@ describe.runIf(postgresConfigured)("durable threads on PostgreSQL with racing wo
     const threadId = uniqueName(name);
     const base = { db: url, schema, threadId, effects: { kind: "postgres" as const, url, table } };
     const client = pool;
-    // Every scenario here has one tool turn of at most six calls: call_0_0 … call_0_5.
-    const keys = [0, 1, 2, 3, 4, 5].map((i) => expectedKey(threadId, `call_0_${i}`));
+    // Every scenario here (approval, crash) has one tool turn of at most six calls: call_0_0 … call_0_5.
+    const keys = [approvalScenario.name, crashScenario("effect").name].flatMap((scenario) => [0, 1, 2, 3, 4, 5].map((i) => expectedKey(threadId, scenario, `call_0_${i}`)));
     const events = async (): Promise<EffectEvent[]> => {
       const rows = await client.query<{ key: string; label: string; phase: EffectPhase; pid: number }>(
         `SELECT key, label, phase, pid FROM ${table} WHERE key = ANY($1) ORDER BY id`,
@@ -160,7 +160,7 @@ describe.runIf(postgresConfigured)("durable threads on PostgreSQL with racing wo
 
     const counts = tally(await events());
     for (const label of CRASH_LABELS) {
-      expect([...(counts.get(label)?.keys ?? [])], label).toEqual([expectedKey(threadId, crashCallId(label))]);
+      expect([...(counts.get(label)?.keys ?? [])], label).toEqual([expectedKey(threadId, crashScenario("effect").name, crashCallId(label))]);
       expect(counts.get(label)?.ends, label).toBe(1);
     }
     for (const label of ["fast1", "fast2", "after"]) expect(counts.get(label)?.starts, label).toBe(1);

@@ -51,7 +51,7 @@ describe("durable threads on a SQLite file, across processes", () => {
     expect([...counts.keys()].sort()).toEqual(["d1", "e1"]);
     expect(counts.get("d1")).toMatchObject({ starts: 1, ends: 1 });
     expect(counts.get("e1")).toMatchObject({ starts: 1, ends: 1 });
-    expect([...(counts.get("d1")?.keys ?? [])]).toEqual([expectedKey(threadId, "call_0_0")]);
+    expect([...(counts.get("d1")?.keys ?? [])]).toEqual([expectedKey(threadId, approvalScenario.name, "call_0_0")]);
   });
 
   /** Runs the crash batch in A, SIGKILLs A once the fast calls are recorded and the slow ones run, continues in B. */
@@ -84,7 +84,7 @@ describe("durable threads on a SQLite file, across processes", () => {
     const counts = tally(events());
     for (const label of CRASH_LABELS) {
       // Same key in both processes: thread + tool call id.
-      expect([...(counts.get(label)?.keys ?? [])], label).toEqual([expectedKey(threadId, crashCallId(label))]);
+      expect([...(counts.get(label)?.keys ?? [])], label).toEqual([expectedKey(threadId, crashScenario("effect").name, crashCallId(label))]);
     }
     for (const label of ["slow1", "slow2", "slow3"]) {
       expect(counts.get(label), label).toMatchObject({ starts: 2, ends: 1 });

@@ -4,7 +4,7 @@ import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { abortCauses, execution } from "../messages/index.js";
 import { outcomeRecord } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
-import { ledgerKeyFor } from "./engine.js";
+import { ledgerKeyFor, messageIdOf } from "./engine.js";
 import type { Guard } from "./guard.js";
 import type { ExecutionLedgerView } from "./interfaces.js";
 import { keepNewest } from "./keep-newest.js";
@@ -94,11 +94,11 @@ export async function answerAbortedTurn(
 ): Promise<AnsweredTurn | undefined> {
   const turn = abortedTurn(messages);
   if (!turn) return undefined;
-  const ctx: TurnContext = { threadId, runId, messageId: turn.ai.id ?? "" };
+  const ctx: TurnContext = { threadId, runId, messageId: messageIdOf(turn.ai, threadId) };
   const answers: ToolMessage[] = [];
   const records = [];
   for (const call of turn.open) {
-    const key = ledgerKeyFor(threadId, run, call.id);
+    const key = ledgerKeyFor(threadId, run, ctx.messageId, call.id);
     // Read before `recordedResult`, whose own claim would count as a start.
     const started = ledger instanceof ProcessLedger ? ledger.started(key) : undefined;
     const recorded = ledger ? await recordedResult(guard, ledger, key, guard.abortGraceMs) : undefined;
@@ -191,7 +191,7 @@ export async function answerSkippedCalls(
   const answers: ToolMessage[] = [];
   const records = [];
   for (const call of open) {
-    const recorded = ledger ? await recordedResult(guard, ledger, ledgerKeyFor(ctx.threadId, run, call.id), guard.abortGraceMs) : undefined;
+    const recorded = ledger ? await recordedResult(guard, ledger, ledgerKeyFor(ctx.threadId, run, plan.messageId, call.id), guard.abortGraceMs) : undefined;
     const result = recorded === undefined ? undefined : readLedgerResult(recorded);
     const content = result !== undefined ? result.content : execution.skippedByJump(call.name);
     const status = result === undefined ? "cancelled" : result.failed ? "error" : "success";

@@ -221,7 +221,7 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): TurnNode {
       // (LangGraph's interrupt in this task): that one is the tool's.
       const turn = g.turn;
       const run = rulesOf(guard, g).run;
-      const toolWaits = hasNullResume(config) && (await toolAskedIn(ledger, turn.batches.flat().map((id) => ledgerKeyFor(threadIdOf(config), run, id))));
+      const toolWaits = hasNullResume(config) && (await toolAskedIn(ledger, turn.batches.flat().map((id) => ledgerKeyFor(threadIdOf(config), run, turn.messageId, id))));
       const late = toolWaits ? undefined : await settleLateAnswer(guard, g.approvals, state.messages, { threadId: threadIdOf(config), runId: g.runId }, config);
       if (late) g = { ...g, approvals: late };
     }

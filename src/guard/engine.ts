@@ -48,12 +48,14 @@ export function batchKey(ctx: TurnContext, batch: number): string {
 }
 
 /**
- * The ledger's key for a call: thread + run + tool call id, so a model that repeats call ids across
- * runs still runs each. The run is the rule state's run index (deterministic: a step re-run from an
- * older checkpoint after a crash finds the same index, where a message id assigned on input would not).
+ * The ledger's key for a call: thread + run + model message + tool call id, so a model that repeats
+ * call ids (across runs, or across the turns of one run: providers that number their calls per
+ * response, `call_0` in every turn) still runs each call, and no call is answered with another's
+ * result. The run is the rule state's run index and the message id the turn's (`messageIdOf`): both
+ * are what the checkpoint holds, so a step re-run after a crash finds the same key.
  */
-export function ledgerKeyFor(threadId: string, run: number, callId: string): string {
-  return idempotencyKeyFor(threadId, `run${run}\u0000${callId}`);
+export function ledgerKeyFor(threadId: string, run: number, messageId: string, callId: string): string {
+  return idempotencyKeyFor(threadId, `run${run}\u0000${messageId}\u0000${callId}`);
 }
 
 /**
@@ -350,7 +352,7 @@ async function runAuthorized(
   options: RunOptions & { first?: "claimed" | "done" | "busy" | undefined; carried?: boolean; key?: string; alone?: boolean },
 ): Promise<ExecutedCall> {
   const { outcomes, ledger = guard.options.ledger } = options;
-  const key = options.key ?? ledgerKeyFor(slot.ctx.threadId, slot.base.run, call.id);
+  const key = options.key ?? ledgerKeyFor(slot.ctx.threadId, slot.base.run, slot.ctx.messageId, call.id);
   options.keys?.push(key);
   // When the ledger carries the audit, a success's outcome record commits with its completion.
   const outcome = options.carried ? (status: string) => outcomeRecord(guard, slot.ctx, call, status) : undefined;
@@ -399,7 +401,7 @@ export async function runBatches(
       return call ? [{ call, refused: authorizeAtStart(guard, call, base, earlier) }] : [];
     });
     const claimed = starts.filter((s) => s.refused === null);
-    const claimKeys = claimed.map((s) => ledgerKeyFor(ctx.threadId, base.run, s.call.id));
+    const claimKeys = claimed.map((s) => ledgerKeyFor(ctx.threadId, base.run, ctx.messageId, s.call.id));
     // Decisions the ledger cannot carry reach the sink first; the claims are one commit either way.
     if (!carried && unwritten.length > 0) {
       await guard.options.audit?.write(unwritten);

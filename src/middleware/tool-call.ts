@@ -114,7 +114,7 @@ async function earlierResults(
         out.push(known);
         continue;
       }
-      const key = ledgerKeyFor(threadId, rulesOf(guard, g).run, id);
+      const key = ledgerKeyFor(threadId, rulesOf(guard, g).run, turn.messageId, id);
       const completed = ledger ? (await ledger.result(key)) !== undefined : false;
       out.push({ id, name: call.name, operation: call.operation, status: completed ? "success" : "cancelled", at: guard.now(), requestHeartbeat: call.requestHeartbeat });
     }
