@@ -9,13 +9,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { Annotation, END, MemorySaver, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryAuditSink } from "../src/audit/index.js";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { Guard } from "../src/guard/guard.js";
+import { withBoundedArguments } from "../src/guard/model-step.js";
+import { GuardAnnotation } from "../src/guard/state.js";
+import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { openLedger } from "../src/storage/ledger.js";
@@ -149,5 +152,32 @@ describe("a model that repeats a tool call id across the turns of one run", () =
     const agent = createAgent({ model: repeatingModel(), middleware: [guardMiddleware({ tools: [echoTool(ran)], audit })], checkpointer: new MemorySaver() });
     const out = await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "mw" } });
     await expectEachCallItsOwn(out.messages, ran, audit, "mw");
+  });
+
+  it("GuardedToolNode in a graph whose messages reducer gives no ids (a plain concat): the model's same answer twice runs twice, each recorded", async () => {
+    let runs = 0;
+    const tool = defineTool({
+      name: "echo",
+      description: "Echo a text",
+      schema: z.object({ text: z.string() }),
+      risk: "low",
+      execute: (input) => `echo ${input.text} #${++runs}`,
+    });
+    const State = Annotation.Root({ messages: Annotation<BaseMessage[]>({ reducer: (a, b) => a.concat(b), default: () => [] }), ...GuardAnnotation.spec });
+    let turn = 0;
+    // A provider that gives its messages no id and numbers its calls per response, asked the same twice.
+    const answer = () => (++turn <= 2 ? new AIMessage({ content: "", tool_calls: [{ name: "echo", args: { text: "same" }, id: "call_0", type: "tool_call" }] }) : new AIMessage("done"));
+    const audit = new MemoryAuditSink();
+    const graph = new StateGraph(State)
+      .addNode("agent", () => ({ messages: [withBoundedArguments(answer())] }))
+      .addNode("tools", new GuardedToolNode(new Guard({ tools: [tool], audit })))
+      .addEdge(START, "agent")
+      .addConditionalEdges("agent", (st) => ((st.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
+      .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
+      .compile({ checkpointer: new MemorySaver() });
+    const out = await graph.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "concat" } });
+    expect(answers(out.messages)).toEqual(["echo same #1", "echo same #2"]);
+    const records = await audit.query({ threadId: "concat" });
+    expect(records.map((r) => `${r.event}:${r.decision}`)).toEqual(["decision:allow", "outcome:success", "decision:allow", "outcome:success"]);
   });
 });

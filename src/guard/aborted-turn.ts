@@ -94,7 +94,7 @@ export async function answerAbortedTurn(
 ): Promise<AnsweredTurn | undefined> {
   const turn = abortedTurn(messages);
   if (!turn) return undefined;
-  const ctx: TurnContext = { threadId, runId, messageId: messageIdOf(turn.ai, threadId) };
+  const ctx: TurnContext = { threadId, runId, messageId: messageIdOf(turn.ai, threadId, messages) };
   const answers: ToolMessage[] = [];
   const records = [];
   for (const call of turn.open) {

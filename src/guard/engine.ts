@@ -60,13 +60,15 @@ export function ledgerKeyFor(threadId: string, run: number, messageId: string, c
 
 /**
  * Id for an AIMessage that has none (LangGraph's message reducer always gives one; a user's own
- * reducer may not): derived from the message's content and calls, so a re-run finds the same id and
- * two different messages never share one.
+ * reducer may not, as a plain `concat`): derived from the message's place in the thread, its content
+ * and calls, so a re-run of the step finds the same id, and two messages never share one — not even
+ * a model's same answer given twice (the same call, with ids it numbers per response), which would
+ * otherwise be answered with the first one's result and leave no record of its own.
  */
-export function messageIdOf(ai: AIMessage, threadId: string): string {
+export function messageIdOf(ai: AIMessage, threadId: string, messages: readonly BaseMessage[]): string {
   if (ai.id) return ai.id;
   const calls = (ai.tool_calls ?? []).map((c) => [c.id ?? "", c.name, c.args]);
-  const body = JSON.stringify([threadId, typeof ai.content === "string" ? ai.content : ai.content, calls]);
+  const body = JSON.stringify([threadId, messages.lastIndexOf(ai), typeof ai.content === "string" ? ai.content : ai.content, calls]);
   return `ai_${createHash("sha256").update(body).digest("hex").slice(0, 24)}`;
 }
 
@@ -185,7 +187,7 @@ export async function reviewModelTurn(
   const ai = lastAIMessage(messages);
   if (!ai) return undefined;
   const threadId = threadIdOf(config);
-  const messageId = messageIdOf(ai, threadId);
+  const messageId = messageIdOf(ai, threadId, messages);
   const calls = openToolCalls(ai, messages, messageId);
   if (calls.length === 0) return undefined;
   const ctx: TurnContext = { threadId, runId: g.runId, messageId };

@@ -72,7 +72,7 @@ export async function reviewOpenCalls(
   // afterModel runs before the guard's (listed after it, as toolCallLimitMiddleware answering the
   // calls over its limit) answered them in the model step, and the guard reviews the others.
   const threadId = threadIdOf(config);
-  const messageId = messageIdOf(ai, threadId);
+  const messageId = messageIdOf(ai, threadId, state.messages);
   if (hasForeignAnswer(state.guard.approvals, state.messages, { unreviewed: true }) && (await changedSinceAsked(ledger, { threadId, messageId }, rulesOf(guard, state.guard).run, openToolCalls(ai, state.messages, messageId)))) {
     const screened = await screenRunInput(guard, state.guard.approvals, state.messages, { threadId, runId: state.guard.runId }, config, { unreviewed: true });
     if (screened) {
