@@ -2,7 +2,7 @@ import { ToolMessage, isBaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { isGraphBubbleUp, isGraphInterrupt } from "@langchain/langgraph";
 import { GUARD_SIGNAL_KEY, directRunOf, isGuardedTool } from "../tools/define-tool.js";
-import { CallAbortError, abortCauseOf, describeAbort, joinBatch, timeoutSignal } from "./abort.js";
+import { abortCauseOf, describeAbort, joinBatch, timeoutSignal } from "./abort.js";
 import type { Guard } from "./guard.js";
 import type { CallResult, ReviewedCall } from "./state.js";
 import { claimCall } from "./ledger-claim.js";
@@ -66,8 +66,28 @@ export function refusedCall(guard: Guard, call: ReviewedCall): ExecutedCall {
   return finisher(guard, call)("refused", call.message ?? refusals.generic(call.name, call.ruleId, call.reason));
 }
 
+/**
+ * Whether a tool's error is LangGraph's own (an interrupt, a parent command), which goes up to the
+ * graph. LangGraph's check reads a property of what it is given: a tool may throw anything (`throw
+ * null`, a Proxy whose reads throw), and that is the tool's failure, answered as such.
+ */
+function bubblesUp(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  try {
+    return isGraphBubbleUp(error);
+  } catch {
+    return false;
+  }
+}
+
+/** What a tool threw, as text: an Error's message, anything else as `String` gives it; never throws. */
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    if (error instanceof Error) return typeof error.message === "string" ? error.message : String(error.message);
+    return String(error);
+  } catch {
+    return execution.unreadableError(error === null ? "null" : typeof error === "object" ? "an object" : `a ${typeof error}`);
+  }
 }
 
 /** Resolves when `signal` aborts and `graceMs` more have passed: a tool that ignores its signal is abandoned. */
@@ -290,13 +310,14 @@ function classifyResult(
     );
   }
   if (settled.kind === "error") {
-    if (isGraphBubbleUp(settled.error)) throw settled.error;
+    if (bubblesUp(settled.error)) throw settled.error;
     if (signal.aborted) {
       const cause = abortCauseOf(signal);
       if (cause.kind === "timeout") return finish("error", execution.timedOut(call.name, describeAbort(cause)));
       return finish("cancelled", execution.stopped(call.name, describeAbort(cause)));
     }
-    const text = settled.error instanceof CallAbortError ? settled.error.message : errorText(settled.error);
+    // A CallAbortError is an Error: its message, as errorText reads it.
+    const text = errorText(settled.error);
     return finish("error", execution.failed(call.name, text));
   }
   const { message, command } = settled;

@@ -482,6 +482,8 @@ export const execution = {
   abandoned: (tool: string, why: string, graceMs: number, timeout: boolean) =>
     `${timeout ? "Error" : "Cancelled"}: ${tool} ${why} and did not stop within ${graceMs} ms of its abort signal; it was abandoned`,
   failed: (tool: string, text: string) => `Error: ${tool} failed: ${text}`,
+  /** What a tool threw when it cannot be read as text (an object without a prototype, a throwing toString or message). */
+  unreadableError: (type: string) => `it threw ${type} that cannot be read as text`,
   /** The tool returned a LangGraph Command (`parts`: its update keys and goto); `said` is its message's text. */
   /** A tool's Command the guarded agent's own graph cannot apply (it holds only messages; the guard routes). */
   commandInGuardedAgent: (parts: readonly string[]) =>
