@@ -5,10 +5,10 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { randomUUID } from "node:crypto";
 import type { RuleState } from "../rules/types.js";
 import type { ToolDefinition } from "../tools/registry.js";
-import { boundToolCallArgs } from "../policy/limits.js";
+import { boundToolCallArgs, checkArgumentLimits } from "../policy/limits.js";
 import type { Guard } from "./guard.js";
 import { reminders } from "../messages/index.js";
-import { unparsedCallsAsCalls } from "./invalid-calls.js";
+import { unparsedCallsAsCalls, unreadableCallsAsUnparsed } from "./invalid-calls.js";
 
 const GUARD_MESSAGE_NAME = "guard";
 
@@ -119,23 +119,27 @@ export function withForcedCall(guard: Guard, message: AIMessage, forced: string 
 
 /**
  * The message with every tool call whose arguments are deeper than MAX_ARGS_DEPTH or longer than
- * MAX_ARGS_CHARS replaced by `{ $oversizedArguments: summary }` (review refuses it), and every call
- * the provider could not parse (`invalid_tool_calls`) added as a call review refuses. The guarded
+ * MAX_ARGS_CHARS replaced by `{ $oversizedArguments: summary }` (review refuses it), every call
+ * the provider could not parse (`invalid_tool_calls`) added as a call review refuses, and every call
+ * whose arguments cannot be read as JSON data refused the same way; each call's id a string of its own. The guarded
  * agent and the middleware apply it to every model answer; in your own StateGraph with
  * GuardedToolNode, apply it in your model node, or LangGraph may be unable to read the checkpoint back.
  */
 export function withBoundedArguments(message: AIMessage): AIMessage {
   // Calls the provider could not parse become calls review refuses (invalid-calls.ts), so each gets its ToolMessage.
   const unparsed = unparsedCallsAsCalls(message);
-  const calls = unparsed ?? message.tool_calls ?? [];
-  const bounded = boundToolCallArgs(calls) ?? unparsed;
+  const given = unparsed ?? message.tool_calls ?? [];
+  const unreadable = unreadableCallsAsUnparsed(given, (args) => checkArgumentLimits(args) === undefined);
+  const calls = unreadable ?? given;
+  const bounded = boundToolCallArgs(calls) ?? unreadable ?? unparsed;
   const distinct = withDistinctIds(bounded ?? calls, message.id) ?? bounded;
   return distinct === undefined ? message : withToolCalls(message, distinct, message.additional_kwargs);
 }
 
 /**
  * The calls with an id each, none repeated in the message (undefined when they have): a call
- * without an id (or with "") gets `<message id>_<index>`, a repeated id gets `<id>_<index>`.
+ * without an id (or with "", or one that is not a string or a number) gets `<message id>_<index>`, a
+ * number its decimal text, a repeated id gets `<id>_<index>`.
  * Providers that leave ids out or repeat them in one response (some OpenAI-compatible servers,
  * older Gemini integrations) would otherwise get ToolMessages their calls cannot be matched to, or
  * one result for two calls. Deterministic, so a step that runs again after an interrupt names them alike.
@@ -144,7 +148,8 @@ export function withDistinctIds(calls: ToolCalls, messageId: string | undefined)
   const seen = new Set<string>();
   let changed = false;
   const out = calls.map((call, index) => {
-    let id = call.id === undefined || call.id === "" ? `${messageId ?? "call"}_${index}` : call.id;
+    const given: unknown = call.id;
+    let id = typeof given === "number" && Number.isFinite(given) ? String(given) : typeof given !== "string" || given === "" ? `${messageId ?? "call"}_${index}` : given;
     if (seen.has(id)) id = `${id}_${index}`;
     while (seen.has(id)) id = `${id}_`;
     seen.add(id);
