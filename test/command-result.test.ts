@@ -26,6 +26,18 @@ describe("readToolCommand", () => {
     expect(applied.goto).toEqual(["next"]);
   });
 
+  it("refuses an update whose messages answer another call, unless the update holds the model message that made it; a Command for the parent graph goes as written", () => {
+    const stray = read(new Command({ update: { messages: [new ToolMessage({ content: "y", tool_call_id: "zzz" })] } }));
+    expect(stray).toEqual({ ok: false, reason: 'it ran, but returned a LangGraph Command whose messages hold ToolMessages for other calls ("zzz"); a tool answers only its own call, so nothing of the Command was applied.' });
+    const sibling = read(new Command({ update: { messages: [new ToolMessage({ content: "mine", tool_call_id: "c1" }), new ToolMessage({ content: "theirs", tool_call_id: "c2" })] } }));
+    expect(sibling.ok).toBe(false);
+    const exchange = new AIMessage({ content: "", id: "ai9", tool_calls: [{ id: "c9", name: "other", args: {} }] });
+    const whole = read(new Command({ update: { messages: [exchange, new ToolMessage({ content: "nine", tool_call_id: "c9" }), new ToolMessage({ content: "mine", tool_call_id: "c1" })] } }));
+    expect(whole.ok).toBe(true);
+    const parent = read(new Command({ graph: Command.PARENT, goto: "other_agent", update: { messages: [new ToolMessage({ content: "handed off", tool_call_id: "zzz" })] } }));
+    expect(parent.ok).toBe(true);
+  });
+
   it("reads the [key, value] tuple form of an update", () => {
     const result = read(new Command({ update: [["todos", ["x"]]] }));
     expect(result.ok && result.command.state).toEqual({ todos: ["x"] });

@@ -493,6 +493,9 @@ export const execution = {
     `it ran, but returned a LangGraph Command that updates the guard's own state (${keys.join(", ")}). A tool may not change the guard's rule state, so nothing of the Command was applied.`,
   /** A tool's Command the guard cannot read (its update, graph or goto). */
   commandUnreadable: (why: string) => `it ran, but returned a LangGraph Command the guard cannot apply: ${why}. Nothing of the Command was applied.`,
+  /** A tool's Command for the graph the call runs in whose messages answer other calls no model message of the update made (`ids`: their tool_call_ids). */
+  commandAnswersOthers: (ids: readonly string[]) =>
+    `it ran, but returned a LangGraph Command whose messages hold ToolMessages for other calls (${ids.map((id) => JSON.stringify(id)).join(", ")}); a tool answers only its own call, so nothing of the Command was applied.`,
   /** A tool's Command whose messages answer its call more than once. */
   commandAnswersTwice: (count: number) =>
     `it ran, but returned a LangGraph Command whose messages hold ${count} ToolMessages for this call; a call has exactly one answer, so nothing of the Command was applied.`,

@@ -1,4 +1,4 @@
-import { ToolMessage, coerceMessageLikeToMessage, isBaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
+import { AIMessage, ToolMessage, coerceMessageLikeToMessage, isBaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
 import type { BaseMessage, StoredMessage } from "@langchain/core/messages";
 import { Command, Send } from "@langchain/langgraph";
 import { z } from "zod";
@@ -107,6 +107,13 @@ export function readToolCommand(output: CommandLike, tool: string, callId: strin
   }
   const answers = messages.flatMap((m, i) => (ToolMessage.isInstance(m) && m.tool_call_id === callId ? [i] : []));
   if (answers.length > 1) return { ok: false, reason: execution.commandAnswersTwice(answers.length) };
+  // In the graph the call runs in, an answer to another call is a second answer to a sibling, or one
+  // to no call at all (providers refuse the thread then: every tool message must follow its call);
+  // unless the update also holds the model message that made that call (a tool that writes a whole
+  // exchange, or the history, back).
+  const asked = new Set(messages.flatMap((m) => (AIMessage.isInstance(m) ? (m.tool_calls ?? []).flatMap((c) => (c.id === undefined ? [] : [c.id])) : [])));
+  const others = parent ? [] : messages.flatMap((m) => (ToolMessage.isInstance(m) && m.tool_call_id !== callId && !asked.has(m.tool_call_id) ? [m.tool_call_id] : []));
+  if (others.length > 0) return { ok: false, reason: execution.commandAnswersOthers(others) };
   const at = answers[0];
   const goto = routes ? (output.goto as Goto) : undefined;
   const graph = parent ? Command.PARENT : undefined;
