@@ -7,7 +7,7 @@ type AbortCause =
   | { kind: "sibling"; callId: string; tool: string; error: string }
   | { kind: "timeout"; ms: number };
 
-export class CallAbortError extends Error {
+class CallAbortError extends Error {
   constructor(readonly abortCause: AbortCause) {
     super(describeAbort(abortCause));
     this.name = "CallAbortError";

@@ -3,6 +3,7 @@ import type { ArgumentKind } from "./kinds/readings.js";
 import { dirname, extname, resolve as resolvePath } from "node:path";
 import { tomlLibrary, yamlLibrary } from "../deps/on-demand.js";
 import { parseYamlText } from "./yaml-text.js";
+import { firstRepeatedKey } from "./json-dup.js";
 import { ToolRuleSchema } from "../rules/schema.js";
 import type { ToolRule } from "../rules/types.js";
 import type { KillswitchConfig } from "../killswitch/types.js";
@@ -71,12 +72,26 @@ const FORMAT_BY_EXTENSION: Readonly<Record<string, PolicyFormat>> = {
   ".toml": "toml",
 };
 
+/**
+ * A JSON policy: a leading byte order mark is skipped (as the YAML and TOML readers skip it; editors
+ * on Windows write one), and a key repeated in one object is an error, as in YAML and TOML (JSON.parse
+ * would keep the last value silently, while a reader of the file sees the first).
+ */
+function parseJsonText(text: string, source: string): unknown {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const value = JSON.parse(body) as unknown;
+  const repeated = firstRepeatedKey(body);
+  if (repeated !== undefined) throw new PolicyError(source, formatPath(repeated), `invalid JSON: the key ${JSON.stringify(repeated.at(-1))} appears twice in one object; write it once`);
+  return value;
+}
+
 function parseText(text: string, format: PolicyFormat, source: string): unknown {
   try {
-    if (format === "json") return JSON.parse(text) as unknown;
+    if (format === "json") return parseJsonText(text, source);
     if (format === "toml") return tomlLibrary().parse(text);
     return parseYamlText(text); // duplicate keys are an error, found in linear time
   } catch (error) {
+    if (error instanceof PolicyError) throw error;
     // The parser of the format was loaded by the parse above (each loads on first use).
     if (format === "toml" && error instanceof tomlLibrary().TomlError) throw new PolicyError(source, `line ${error.line}, column ${error.column}`, `invalid TOML: ${error.message.split("\n")[0]}`);
     if (format === "yaml" && error instanceof yamlLibrary().YAMLParseError) {

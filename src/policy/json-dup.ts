@@ -33,6 +33,37 @@ export class EmbeddedJson {
  */
 export const CANONICAL_PROTOTYPE: object = Object.freeze(Object.create(null) as object);
 
+/**
+ * Where JSON `text` first repeats a key in one object (the path to that key), or undefined when no
+ * object does (or the text is not JSON). JSON.parse keeps a repeated key's last value and other
+ * readers its first: a document that repeats one says two things.
+ */
+export function firstRepeatedKey(text: string): (string | number)[] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = parseJsonKeepingDuplicates(text, 4_096);
+  } catch {
+    return undefined;
+  }
+  const walk = (value: unknown, path: (string | number)[]): (string | number)[] | undefined => {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const found = walk(value[i], [...path, i]);
+        if (found) return found;
+      }
+      return undefined;
+    }
+    if (typeof value !== "object" || value === null) return undefined;
+    for (const [key, child] of Object.entries(value)) {
+      if (child instanceof DuplicateValues) return [...path, key];
+      const found = walk(child, [...path, key]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return walk(parsed, []);
+}
+
 class Bad extends Error {}
 
 export class JsonTooDeep extends Error {}
