@@ -63,6 +63,18 @@ describe("killswitch follows the remote policy", () => {
     expect(k.bypassAllowed()).toBe(false);
   });
 
+  it("reads a document that starts with a byte order mark (a file a Windows editor saved, served as is)", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(`\ufeff${JSON.stringify({ stopAll: false, denyTools: ["deploy"] })}`);
+    });
+    const k = killswitch({ url: `${server.url}/policy` });
+    await k.start();
+    expect(k.snapshot()).toMatchObject({ status: "ok", reason: undefined });
+    expect(k.decide("deploy", "low")?.mode).toBe("deny");
+    expect(k.decide("read_file", "low")).toBeNull();
+  });
+
   it("allows bypass only when the document says bypassModeDisabled: false", async () => {
     const server = await serve(json({ bypassModeDisabled: false }));
     const k = killswitch({ url: `${server.url}/policy` });

@@ -138,7 +138,8 @@ async function readLimited(body: Dispatcher.ResponseData["body"], maxBytes: numb
 function parsePolicy(text: string, url: string, etag: string | undefined): FetchOutcome {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // RFC 8259 §8.1: a parser may ignore a leading byte order mark (a file saved by a Windows editor and served as is).
+    json = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
     return failure(`body of ${url} is not JSON: ${describeError(error)}`);
   }
