@@ -44,7 +44,8 @@ export async function readMcpConfig(path: string): Promise<McpServersConfig> {
   }
   let json: unknown;
   try {
-    json = JSON.parse(text) as unknown;
+    // A leading byte order mark (an editor on Windows writes one) is skipped, as JSON parsers may (RFC 8259 8.1).
+    json = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
   } catch (error) {
     throw new GuardConfigError(`${path} is not JSON: ${(error as Error).message}`);
   }
