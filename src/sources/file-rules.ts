@@ -25,16 +25,27 @@ export interface PermissionMatch {
 /**
  * Glob rules → permission. Every matching rule applies and the strictest wins, so
  * `src/**` read-write plus `**\/*.env` denied still denies `src/.env`, whatever the order.
+ *
+ * A rule also holds for the spellings of its paths that differ only in case or in Unicode
+ * normalisation, when that makes the permission stricter: on a case-insensitive file system (macOS
+ * and Windows by default) `.ENV` and `SECRETS/key` are `.env` and `secrets/key`, and on macOS a
+ * decomposed `café` is the composed one. Such a spelling never gets more than its exact spelling
+ * would: on a case-sensitive file system `SRC/x` is not `src/x`, so a read-write `src/**` does not
+ * reach it.
  */
 export class FileRules {
   readonly rules: readonly FileRule[];
   readonly defaultPermission: FilePermission;
-  readonly #matchers: { rule: FileRule; test: (p: string) => boolean }[];
+  readonly #matchers: { rule: FileRule; test: (p: string) => boolean; loose: (p: string) => boolean }[];
 
   constructor(rules: readonly FileRule[], defaultPermission: FilePermission = "denied") {
     this.rules = z.array(fileRuleSchema).parse(rules);
     this.defaultPermission = defaultPermission;
-    this.#matchers = this.rules.map((rule) => ({ rule, test: picomatchLibrary()(rule.pattern, { dot: true }) }));
+    const picomatch = picomatchLibrary();
+    this.#matchers = this.rules.map((rule) => {
+      const loose = picomatch(rule.pattern.normalize("NFC"), { dot: true, nocase: true });
+      return { rule, test: picomatch(rule.pattern, { dot: true }), loose: (p: string) => loose(p.normalize("NFC")) };
+    });
   }
 
   match(relativePath: string): PermissionMatch {
@@ -45,7 +56,12 @@ export class FileRules {
         best = { permission: rule.permission, rule: rule.pattern };
       }
     }
-    return best ?? { permission: this.defaultPermission, rule: undefined };
+    let found: PermissionMatch = best ?? { permission: this.defaultPermission, rule: undefined };
+    // The same path spelled in another case or normalisation: only a stricter rule applies.
+    for (const { rule, loose } of this.#matchers) {
+      if (STRICTNESS.indexOf(rule.permission) < STRICTNESS.indexOf(found.permission) && loose(relativePath)) found = { permission: rule.permission, rule: rule.pattern };
+    }
+    return found;
   }
 
   /** The stricter of two matches. */
