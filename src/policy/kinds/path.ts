@@ -51,6 +51,9 @@ export function compilePathPattern(pattern: string, options: PathMatcherOptions)
   else glob = posix.normalize(glob);
   const alternatives = [glob];
   if (glob.endsWith("/**")) alternatives.push(glob.slice(0, -3) || "/");
+  // `**/` matches no directory at all too (`a/**/b` matches `a/b`), but picomatch's `/**/x` does not
+  // match `/x`: with the base at the root (the default), `**/.env` missed the base's own `.env`.
+  if (glob.startsWith("/**/")) alternatives.push(...alternatives.map((g) => g.slice(3)));
   const isMatch = picomatchLibrary()(alternatives, { dot: true, nocase: options.caseSensitive !== true });
   return { source: pattern, test: (absolute) => isMatch(absolute) };
 }
