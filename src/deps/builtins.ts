@@ -17,6 +17,11 @@ export function isIPv6(text: string): boolean {
   return (net ??= process.getBuiltinModule("node:net")).isIPv6(text);
 }
 
+/** `net.isIPv4`. */
+export function isIPv4(text: string): boolean {
+  return (net ??= process.getBuiltinModule("node:net")).isIPv4(text);
+}
+
 /** `readline.createInterface`. */
 export function createInterface(options: Readline.ReadLineOptions): Readline.Interface {
   return (readline ??= process.getBuiltinModule("node:readline")).createInterface(options);
