@@ -5,10 +5,12 @@
  * built-in synchronously, without `require`, in ES modules, CommonJS and bundles alike.
  */
 import type * as Net from "node:net";
+import type * as Os from "node:os";
 import type * as Readline from "node:readline";
 import type * as Timers from "node:timers/promises";
 
 let net: typeof Net | undefined;
+let os: typeof Os | undefined;
 let readline: typeof Readline | undefined;
 let timers: typeof Timers | undefined;
 
@@ -20,6 +22,13 @@ export function isIPv6(text: string): boolean {
 /** `net.isIPv4`. */
 export function isIPv4(text: string): boolean {
   return (net ??= process.getBuiltinModule("node:net")).isIPv4(text);
+}
+
+/** `os.hostname()` and the addresses of `os.networkInterfaces()`. */
+export function thisHost(): { name: string; addresses: string[] } {
+  os ??= process.getBuiltinModule("node:os");
+  const addresses = Object.values(os.networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address));
+  return { name: os.hostname(), addresses };
 }
 
 /** `readline.createInterface`. */

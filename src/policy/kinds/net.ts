@@ -1,4 +1,5 @@
-import { isIPv4, isIPv6 } from "../../deps/builtins.js";
+import { readFileSync } from "node:fs";
+import { isIPv4, isIPv6, thisHost } from "../../deps/builtins.js";
 import { picomatchLibrary } from "../../deps/on-demand.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -252,31 +253,92 @@ function oneUmsAnswers(host: string): string[] {
   return out;
 }
 
+/** How long what this machine says about itself (hosts file, host name, addresses) is kept before it is read again. */
+const MACHINE_TTL_MS = 5000;
+
+/**
+ * This machine as its resolver and network know it: the names of its hosts file (/etc/hosts) with
+ * the addresses getaddrinfo answers for them (`127.0.0.1 vm`, `10.0.0.5 db`), its host name (glibc
+ * reads it from the hosts file, nss-myhostname answers every local address for it), and the
+ * addresses of its interfaces (a server listening on all addresses answers on each). Re-read every
+ * `MACHINE_TTL_MS`; the readings made from an older one are dropped when it changed.
+ */
+interface Machine {
+  readonly at: number;
+  readonly key: string;
+  readonly names: ReadonlyMap<string, readonly string[]>;
+  readonly hostName: string;
+  readonly addresses: ReadonlySet<string>;
+}
+let machine: Machine | undefined;
+
+/** An address as the URL parser writes a host (`::1` as `[::1]`), undefined when it is none. */
+function addressHost(address: string): string | undefined {
+  const bare = address.replace(/%.*$/, "");
+  if (isIPv4(bare)) return bare;
+  if (!isIPv6(bare)) return undefined;
+  try {
+    return new URL(`http://[${bare}]/`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+function thisMachine(): Machine {
+  const now = Date.now();
+  if (machine !== undefined && now - machine.at <= MACHINE_TTL_MS) return machine;
+  let text = "";
+  try {
+    text = readFileSync("/etc/hosts", "utf8");
+  } catch {
+    // no hosts file: names are the resolver's alone
+  }
+  const host = thisHost();
+  const key = `${text}\u0000${host.name}\u0000${host.addresses.join(",")}`;
+  if (machine?.key === key) return (machine = { ...machine, at: now });
+  const names = new Map<string, string[]>();
+  for (const line of text.split("\n")) {
+    const [address, ...aliases] = line.replace(/#.*/, "").trim().split(/\s+/);
+    const spelled = address === undefined ? undefined : addressHost(address);
+    if (spelled === undefined) continue;
+    for (const alias of aliases) {
+      const name = alias.toLowerCase().replace(/\.+$/, "");
+      names.set(name, [...(names.get(name) ?? []), spelled]);
+    }
+  }
+  const addresses = new Set(host.addresses.map(addressHost).filter((address): address is string => address !== undefined));
+  samePlaceCache.clear();
+  return (machine = { at: now, key, names, hostName: host.name.toLowerCase().replace(/\.+$/, ""), addresses });
+}
+
 /**
  * The hosts a deny also reads for `host`: the hosts that reach the same place (above), every
  * 127.0.0.0/8 address as the loopback host, `*.localhost` as localhost (curl, Chromium and
  * Firefox resolve it to loopback, RFC 6761), the loopback names of the usual /etc/hosts, the names
- * of the metadata service, the loopback DNS names, and the address a wildcard DNS name spells.
+ * of the metadata service, the loopback DNS names, the address a wildcard DNS name spells, the
+ * addresses this machine's hosts file gives a name, and this machine's host name and interface
+ * addresses as this machine (`thisMachine`).
  */
 function samePlaceHosts(host: string): readonly string[] {
+  const here = thisMachine();
   let known = samePlaceCache.get(host);
   if (known === undefined) {
     if (samePlaceCache.size >= 1024) samePlaceCache.clear();
-    samePlaceCache.set(host, (known = samePlaceHostsOf(host)));
+    samePlaceCache.set(host, (known = samePlaceHostsOf(host, here)));
   }
   return known;
 }
 const samePlaceCache = new Map<string, readonly string[]>();
 
-function samePlaceHostsOf(host: string): string[] {
+function samePlaceHostsOf(host: string, here: Machine): string[] {
   const out: string[] = [];
-  const reached = host.startsWith("[") ? tunnelledIPv4(host) : /\d/.test(host) ? spelledAddresses(host) : [];
+  const reached = [...(host.startsWith("[") ? tunnelledIPv4(host) : /\d/.test(host) ? spelledAddresses(host) : []), ...(here.names.get(host) ?? [])];
   for (const address of reached) {
     const ipv4 = address.startsWith("[") ? (embeddedIPv4(address) ?? address) : address;
     out.push(ipv4);
   }
   for (const address of [host, ...out]) {
-    if (LOOPBACK_PLACE.includes(address) || /^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push(...LOOPBACK_PLACE);
+    if (LOOPBACK_PLACE.includes(address) || address === here.hostName || here.addresses.has(address) || /^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push(...LOOPBACK_PLACE);
     if (METADATA_SERVICE.includes(address)) out.push(...METADATA_SERVICE);
   }
   return [...new Set(out)].filter((other) => other !== host);
