@@ -28,9 +28,9 @@
  * lines of the fetchers the guard reads.
  */
 import { execFile, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
+import { hostname, networkInterfaces, tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -258,6 +258,36 @@ print(json.dumps(out))`;
         if (judged !== undefined) expect(judged[i]!.every((answer) => !DENIED.includes(answer)), name).toBe(true);
         expect(denyList.decide("WebFetch", { url: `http://${name}/` }).mode, name).toBe("allow");
       });
+    });
+  });
+
+  describe("this machine under its own names and addresses: its hosts file's names, its host name, its interfaces' addresses [scidsg/hushline#1089 (names a container's /etc/hosts maps to this machine); google-gemini/gemini-cli#27744 (web-fetch: a host name that resolves to a private address passed the literal checks); nss-myhostname(8) (the host name resolves to every local address)]", () => {
+    /** getaddrinfo's answer for a name (getent hosts), or undefined. */
+    const resolved = (name: string) => spawnSync("getent", ["hosts", name], { encoding: "utf8" }).stdout?.trim().split(/\s+/)[0];
+    const KNOWN = new Set(["localhost", "localhost.localdomain", "localhost4", "localhost4.localdomain4", "localhost6", "localhost6.localdomain6", "ip6-localhost", "ip6-loopback"]);
+    let hostsText = "";
+    try {
+      hostsText = readFileSync("/etc/hosts", "utf8");
+    } catch {
+      // no hosts file: the host name and the interfaces' addresses are the cases
+    }
+    const names = [...new Set([hostname().toLowerCase(), ...hostsText.split("\n").flatMap((line) => line.replace(/#.*/, "").trim().split(/\s+/).slice(1).map((name) => name.toLowerCase()))])].filter((name) => name !== "" && !KNOWN.has(name));
+    const addresses = Object.values(networkInterfaces())
+      .flatMap((entries) => entries ?? [])
+      .filter((entry) => !entry.internal && !entry.address.startsWith("fe80"))
+      .map((entry) => (entry.family === "IPv6" ? `[${entry.address}]` : entry.address));
+    const hosts = [...names, ...addresses];
+
+    it.each(hosts)("%s reaches a server listening on all addresses here (getent, curl) and is denied where localhost is", async (host) => {
+      const name = !host.startsWith("[") && !/^\d+\.\d+\.\d+\.\d+$/.test(host);
+      if (name && resolved(host) === undefined) return; // the resolver does not know it: nothing to reach
+      const url = `http://${host}:${port}/`;
+      if (INSTALLED.includes("curl") || REQUIRE_ORACLES) expect((await reached("curl", url)).length, `curl ${url} reaches the listener`).toBeGreaterThan(0);
+      expectDenied(url, name ? `getaddrinfo: ${resolved(host) ?? "?"}` : "an address of this machine");
+    }, 60_000);
+
+    it("a name this machine does not know stays allowed", () => {
+      for (const url of ["http://example.org/", "http://vm.example.org/", "https://api.example.com/v1/x"]) expect(denyList.decide("WebFetch", { url }).mode, url).toBe("allow");
     });
   });
 
