@@ -286,8 +286,13 @@ print(json.dumps(out))`;
       expectDenied(url, name ? `getaddrinfo: ${resolved(host) ?? "?"}` : "an address of this machine");
     }, 60_000);
 
+    it.each(["http://host.docker.internal:11434/api/tags", "http://HOST.CONTAINERS.INTERNAL./", "http://gateway.docker.internal/", "http://host.lima.internal:8080/"])(
+      "%s: the name a container runtime gives the machine running it is this machine too [Docker Desktop and Podman networking docs; av1155/houndarr#387 and openclaw/openclaw#79850 (host.docker.internal reaches the host's services); langchain-ai/langchain#36768 (review: block host.docker.internal with the localhost names)] (documented: no container here)",
+      (url) => expectDenied(url, "documented container host name"),
+    );
+
     it("a name this machine does not know stays allowed", () => {
-      for (const url of ["http://example.org/", "http://vm.example.org/", "https://api.example.com/v1/x"]) expect(denyList.decide("WebFetch", { url }).mode, url).toBe("allow");
+      for (const url of ["http://example.org/", "http://vm.example.org/", "http://host.docker.internal.example.org/", "https://api.example.com/v1/x"]) expect(denyList.decide("WebFetch", { url }).mode, url).toBe("allow");
     });
   });
 

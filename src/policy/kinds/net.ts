@@ -16,8 +16,9 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  *   leading and trailing C0 controls stripped first, as WHATWG does (`ht\ttp://`). A path's
  *   `;parameters` are also dropped per segment, as servlet containers do (`/public/..;/admin` is
  *   `/admin`). A deny also reads the hosts that reach the same place (this machine: 127.0.0.1,
- *   [::1], localhost, 0.0.0.0 and [::] as one place, any 127.0.0.0/8 address and `*.localhost`
- *   in it; the cloud metadata service under each of its names; public names that resolve to
+ *   [::1], localhost, 0.0.0.0 and [::] as one place, any 127.0.0.0/8 address, `*.localhost`, its
+ *   host name, its interfaces' addresses and `host.docker.internal`-style names in it; a name of its
+ *   hosts file as the addresses it maps to; the cloud metadata service under each of its names; public names that resolve to
  *   loopback or spell an address, `127.0.0.1.nip.io`, rebinding names as 1u.ms reads them, such as
  *   `make-1.1.1.1-rebind-169.254-169.254-rr.1u.ms` and `make-ip-127o0o0o1-rr.1u.ms`),
  *   IPv6 transition addresses as the IPv4 address they carry (6to4, Teredo, local-use NAT64), an
@@ -177,6 +178,14 @@ const LOOPBACK_NAMES: readonly string[] = ["localtest.me", "lvh.me", "vcap.me", 
 
 /** Loopback names in the default /etc/hosts of Red Hat (`localhost.localdomain`, `localhost4`, `localhost6`) and Debian (`ip6-localhost`, `ip6-loopback`). */
 const HOSTS_FILE_LOOPBACK: readonly string[] = ["localhost.localdomain", "localhost4", "localhost4.localdomain4", "localhost6", "localhost6.localdomain6", "ip6-localhost", "ip6-loopback"];
+
+/**
+ * The names a container runtime gives the machine that runs the container (Docker Desktop's
+ * `host.docker.internal` and `gateway.docker.internal`, Podman's `host.containers.internal`, Lima's
+ * `host.lima.internal`, Rancher Desktop's `host.rancher-desktop.internal`): inside a container they
+ * reach the developer's machine and what it serves, as localhost does outside.
+ */
+const CONTAINER_HOST_NAMES: readonly string[] = ["host.docker.internal", "gateway.docker.internal", "docker.for.mac.localhost", "docker.for.win.localhost", "host.containers.internal", "host.lima.internal", "host.rancher-desktop.internal"];
 
 /** One IPv4 address's four parts (0-255), separated by a dot or a dash (`127.0.0.1`, `169-254-169-254`). */
 const OCTET = "(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)";
@@ -338,7 +347,7 @@ function samePlaceHostsOf(host: string, here: Machine): string[] {
     out.push(ipv4);
   }
   for (const address of [host, ...out]) {
-    if (LOOPBACK_PLACE.includes(address) || address === here.hostName || here.addresses.has(address) || /^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push(...LOOPBACK_PLACE);
+    if (LOOPBACK_PLACE.includes(address) || address === here.hostName || here.addresses.has(address) || CONTAINER_HOST_NAMES.includes(address) || /^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push(...LOOPBACK_PLACE);
     if (METADATA_SERVICE.includes(address)) out.push(...METADATA_SERVICE);
   }
   return [...new Set(out)].filter((other) => other !== host);
