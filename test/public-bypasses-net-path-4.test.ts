@@ -261,6 +261,50 @@ print(json.dumps(out))`;
     });
   });
 
+  describe("nip.io names are read as its server reads them: the last four parts, split at `.` and `-` alike [exentriquesolutions/nip.io nipio/backend.py (handle_subdomains, _split_subdomain); dergigi/ants#182 and BaseIntelligence/bounty-challenge#4813 (nip.io names past SSRF filters)]", () => {
+    /** nip.io's backend, in Python: the A record for a name, or null. */
+    function nipIo(names: readonly string[]): (string | null)[] | undefined {
+      const script = `import ipaddress, json, re, sys
+def answer(q):
+    sub = q[0:q.find("nip.io") - 1]
+    m = re.search("(?:^|.*[.-])([0-9A-Fa-f]{8})$", sub)
+    parts = [str(int(m.group(1)[j:j + 2], 16)) for j in (0, 2, 4, 6)] if m else re.split("[.-]", sub)
+    if len(parts) < 4: return None
+    if any(re.match(r"^\\d{1,3}$", p) is None or int(p) > 255 for p in parts[-4:]): return None
+    return str(ipaddress.ip_address(".".join(str(int(p)) for p in parts[-4:])))
+print(json.dumps([answer(n) for n in json.load(sys.stdin)]))`;
+      const run = spawnSync("python3", ["-c", script], { input: JSON.stringify(names), encoding: "utf8" });
+      return run.status === 0 ? (JSON.parse(run.stdout) as (string | null)[]) : undefined;
+    }
+
+    it("generated names with `.` and `-` mixed are denied when they answer a denied address; public ones stay allowed", () => {
+      const samples = fc.sample(
+        fc.tuple(fc.constantFrom("127.0.0.1", "127.3.2.1", "169.254.169.254", "10.0.3.4", "192.168.1.20", "8.8.8.8"), fc.array(fc.constantFrom(".", "-"), { minLength: 3, maxLength: 3 }), fc.constantFrom("", "app-", "a.b.", "x-y.")),
+        { numRuns: 150, seed: ORACLE_SEED },
+      ).filter(([, seps]) => new Set(seps).size === 2);
+      const names = samples.map(([address, seps, prefix]) => `${prefix}${address.split(".").map((octet, i) => (i === 0 ? octet : `${seps[i - 1]!}${octet}`)).join("")}.nip.io`);
+      const judged = PYTHON || REQUIRE_ORACLES ? nipIo(names) : undefined;
+      if (PYTHON || REQUIRE_ORACLES) expect(judged).toBeDefined();
+      expect(samples.length).toBeGreaterThan(50);
+      samples.forEach(([address], i) => {
+        if (judged !== undefined) expect(judged[i], names[i]).toBe(address);
+        const url = `http://${names[i]!}/`;
+        if (address === "8.8.8.8") expect(denyList.decide("WebFetch", { url }).mode, url).toBe("allow");
+        else {
+          expect(denyList.decide("WebFetch", { url }).mode, `${url} answers ${address}`).toBe("deny");
+          expect(allowList.decide("WebFetch", { url }).mode, url).not.toBe("allow");
+          if (/^1[26]/.test(address)) expect(denyList.decide("Bash", { command: `curl ${url}` }).mode, url).toBe("deny");
+        }
+      });
+    });
+
+    it.each([["127-0.0.1.nip.io", "127.0.0.1"], ["app-169.254-169.254.nip.io", "169.254.169.254"], ["customer1.app.127.0-0.1.nip.io", "127.0.0.1"]])("%s answers %s and is denied", (name, address) => {
+      const judged = PYTHON || REQUIRE_ORACLES ? nipIo([name]) : undefined;
+      if (judged !== undefined) expect(judged[0], name).toBe(address);
+      expectDenied(`http://${name}/`, `nip.io answers ${address}`);
+    });
+  });
+
   describe("this machine under its own names and addresses: its hosts file's names, its host name, its interfaces' addresses [scidsg/hushline#1089 (names a container's /etc/hosts maps to this machine); google-gemini/gemini-cli#27744 (web-fetch: a host name that resolves to a private address passed the literal checks); nss-myhostname(8) (the host name resolves to every local address)]", () => {
     /** getaddrinfo's answer for a name (getent hosts), or undefined. */
     const resolved = (name: string) => spawnSync("getent", ["hosts", name], { encoding: "utf8" }).stdout?.trim().split(/\s+/)[0];

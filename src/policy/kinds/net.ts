@@ -229,6 +229,10 @@ function spelledAddresses(host: string): string[] {
   if (dashed !== null) out.push(dashed[1]!.replace(/-/g, "."));
   const hex = /(?:^|[.-])([0-9a-f]{8})\.(?:nip|sslip|xip)\.io$/.exec(host);
   if (hex !== null) out.push(hexIPv4(hex[1]!));
+  // nip.io (exentriquesolutions/nip.io backend.py): the last four parts of the name, split at `.`
+  // and `-` alike, are the address (`127-0.0.1.nip.io`, `app-169.254-169.254.nip.io`).
+  const nip = /^(.*)\.(?:nip|xip)\.io$/.exec(host)?.[1]?.split(/[.-]/).slice(-4);
+  if (nip?.length === 4 && nip.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255)) out.push(nip.map(Number).join("."));
   return out;
 }
 
