@@ -24,11 +24,22 @@ export function isIPv4(text: string): boolean {
   return (net ??= process.getBuiltinModule("node:net")).isIPv4(text);
 }
 
-/** `os.hostname()` and the addresses of `os.networkInterfaces()`. */
+/** `os.hostname()` and the addresses of `os.networkInterfaces()` (none where a sandbox refuses to list them). */
 export function thisHost(): { name: string; addresses: string[] } {
-  os ??= process.getBuiltinModule("node:os");
-  const addresses = Object.values(os.networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address));
-  return { name: os.hostname(), addresses };
+  const host = (os ??= process.getBuiltinModule("node:os"));
+  let addresses: string[] = [];
+  try {
+    addresses = Object.values(host.networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address));
+  } catch {
+    // uv_interface_addresses fails in some sandboxes: the host name and the hosts file still say where this machine is
+  }
+  let name = "";
+  try {
+    name = host.hostname();
+  } catch {
+    // no host name to read
+  }
+  return { name, addresses };
 }
 
 /** `readline.createInterface`. */

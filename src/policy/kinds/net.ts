@@ -351,7 +351,7 @@ function samePlaceHostsOf(host: string, here: Machine): string[] {
     out.push(ipv4);
   }
   for (const address of [host, ...out]) {
-    if (LOOPBACK_PLACE.includes(address) || address === here.hostName || here.addresses.has(address) || CONTAINER_HOST_NAMES.includes(address) || /^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push(...LOOPBACK_PLACE);
+    if (LOOPBACK_PLACE.includes(address) || (here.hostName !== "" && address === here.hostName) || here.addresses.has(address) || CONTAINER_HOST_NAMES.includes(address) || /^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push(...LOOPBACK_PLACE);
     if (METADATA_SERVICE.includes(address)) out.push(...METADATA_SERVICE);
   }
   return [...new Set(out)].filter((other) => other !== host);
