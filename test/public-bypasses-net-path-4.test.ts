@@ -15,6 +15,14 @@
  *   (neex/1u.ms processors.go and README), re-implemented in Python with `ipaddress` as the judge of
  *   each address, over generated names [swisskyrepo/PayloadsAllTheThings 'Bypassing using DNS
  *   Rebinding (TOCTOU)': `make-1.2.3.4-rebind-169.254-169.254-rr.1u.ms`; neex/1u.ms README];
+ * - nip.io names with `.` and `-` mixed (`127-0.0.1.nip.io`): nip.io's backend rules (its
+ *   backend.py) in Python judge generated names [exentriquesolutions/nip.io; dergigi/ants#182;
+ *   BaseIntelligence/bounty-challenge#4813];
+ * - this machine under its own names and addresses (its hosts file's names, its host name, its
+ *   interfaces' addresses; container runtimes' `host.docker.internal`): getent and curl reaching the
+ *   listener judge, the runtimes' documentation for the container names [scidsg/hushline#1089;
+ *   google-gemini/gemini-cli#27744; nss-myhostname(8); av1155/houndarr#387; openclaw/openclaw#79850;
+ *   langchain-ai/langchain#36768];
  * - the metadata service under two more names [swisskyrepo/PayloadsAllTheThings 'SSRF URL for Cloud
  *   Instances': Packetcloud `metadata.packet.net`, Rancher `rancher-metadata`] (documented; no DNS);
  * - paths: a deny that names a directory holds for everything in it, as a .gitignore pattern does,
