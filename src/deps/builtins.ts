@@ -5,16 +5,41 @@
  * built-in synchronously, without `require`, in ES modules, CommonJS and bundles alike.
  */
 import type * as Net from "node:net";
+import type * as Os from "node:os";
 import type * as Readline from "node:readline";
 import type * as Timers from "node:timers/promises";
 
 let net: typeof Net | undefined;
+let os: typeof Os | undefined;
 let readline: typeof Readline | undefined;
 let timers: typeof Timers | undefined;
 
 /** `net.isIPv6`. */
 export function isIPv6(text: string): boolean {
   return (net ??= process.getBuiltinModule("node:net")).isIPv6(text);
+}
+
+/** `net.isIPv4`. */
+export function isIPv4(text: string): boolean {
+  return (net ??= process.getBuiltinModule("node:net")).isIPv4(text);
+}
+
+/** `os.hostname()` and the addresses of `os.networkInterfaces()` (none where a sandbox refuses to list them). */
+export function thisHost(): { name: string; addresses: string[] } {
+  const host = (os ??= process.getBuiltinModule("node:os"));
+  let addresses: string[] = [];
+  try {
+    addresses = Object.values(host.networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address));
+  } catch {
+    // uv_interface_addresses fails in some sandboxes: the host name and the hosts file still say where this machine is
+  }
+  let name = "";
+  try {
+    name = host.hostname();
+  } catch {
+    // no host name to read
+  }
+  return { name, addresses };
 }
 
 /** `readline.createInterface`. */

@@ -1,4 +1,5 @@
-import { isIPv6 } from "../../deps/builtins.js";
+import { readFileSync } from "node:fs";
+import { isIPv4, isIPv6, thisHost } from "../../deps/builtins.js";
 import { picomatchLibrary } from "../../deps/on-demand.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -14,10 +15,12 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  *   (`http://a.com\@10.0.0.1/` is host 10.0.0.1 there). ASCII tabs and newlines are removed and
  *   leading and trailing C0 controls stripped first, as WHATWG does (`ht\ttp://`). A path's
  *   `;parameters` are also dropped per segment, as servlet containers do (`/public/..;/admin` is
- *   `/admin`). A deny also reads the hosts that reach the same place (0.0.0.0 and 127.0.0.1, [::]
- *   and [::1], localhost; any 127.0.0.0/8 address and `*.localhost` as loopback; the cloud metadata
- *   service under each of its names; public names that resolve to loopback or spell an address,
- *   `127.0.0.1.nip.io`, rebinding names such as `make-1.1.1.1-rebind-169.254.169.254-rr.1u.ms`),
+ *   `/admin`). A deny also reads the hosts that reach the same place (this machine: 127.0.0.1,
+ *   [::1], localhost, 0.0.0.0 and [::] as one place, any 127.0.0.0/8 address, `*.localhost`, its
+ *   host name, its interfaces' addresses and `host.docker.internal`-style names in it; a name of its
+ *   hosts file as the addresses it maps to; the cloud metadata service under each of its names; public names that resolve to
+ *   loopback or spell an address, `127.0.0.1.nip.io`, rebinding names as 1u.ms reads them, such as
+ *   `make-1.1.1.1-rebind-169.254-169.254-rr.1u.ms` and `make-ip-127o0o0o1-rr.1u.ms`),
  *   IPv6 transition addresses as the IPv4 address they carry (6to4, Teredo, local-use NAT64), an
  *   IPv6 literal with a zone id without the zone, and a `file:` URL as localhost. The opaque host of
  *   a scheme WHATWG does not know (`gopher://0x7f.1/`) is read as a special scheme's host, as curl
@@ -124,17 +127,13 @@ function rfc3986Url(text: string): { url: URL; zoned: boolean } | null | undefin
 }
 
 /**
- * Hosts that reach the same place (a deny on one also holds for the others; an allow never reads
- * them): Linux connects 0.0.0.0 to 127.0.0.1 and [::] to [::1]; localhost is 127.0.0.1 and [::1]
- * (RFC 6761, /etc/hosts).
+ * This machine, under every name and address that reaches it (a deny on one also holds for the
+ * others; an allow never reads them): 127.0.0.1 and [::1] (a server listening on the unspecified
+ * address, as Node's `server.listen(port)` and most development servers do, answers on both),
+ * localhost (RFC 6761, /etc/hosts: 127.0.0.1 and [::1]), 0.0.0.0 and [::] (Linux connects them to
+ * 127.0.0.1 and [::1]).
  */
-const SAME_PLACE: Readonly<Record<string, readonly string[]>> = {
-  "0.0.0.0": ["127.0.0.1", "localhost"],
-  "[::]": ["[::1]", "localhost"],
-  localhost: ["127.0.0.1", "[::1]"],
-  "127.0.0.1": ["localhost"],
-  "[::1]": ["localhost"],
-};
+const LOOPBACK_PLACE: readonly string[] = ["127.0.0.1", "[::1]", "localhost", "0.0.0.0", "[::]"];
 
 /**
  * The cloud instance metadata service, one place under every name and address it has (a deny on
@@ -144,7 +143,9 @@ const SAME_PLACE: Readonly<Record<string, readonly string[]>> = {
  * (AWS EKS Pod Identity), 100.100.100.200 (Alibaba Cloud), 192.0.0.192 (Oracle Cloud, legacy),
  * 169.254.0.23 and metadata.tencentyun.com (Tencent Cloud), metadata.goog and [fd20:ce::254]
  * (Google Cloud, its other name and its IPv6 address), 169.254.42.42 and [fd00:42::42] (Scaleway),
- * metadata.azure.com (Azure, as SSRF block lists name it).
+ * metadata.azure.com (Azure, as SSRF block lists name it), metadata.packet.net (Equinix Metal,
+ * formerly Packet) and rancher-metadata (Rancher's metadata service), as PayloadsAllTheThings'
+ * 'SSRF URL for Cloud Instances' lists them.
  */
 const METADATA_SERVICE: readonly string[] = [
   "169.254.169.254",
@@ -165,6 +166,8 @@ const METADATA_SERVICE: readonly string[] = [
   "169.254.42.42",
   "[fd00:42::42]",
   "metadata.azure.com",
+  "metadata.packet.net",
+  "rancher-metadata",
 ];
 
 /**
@@ -175,6 +178,14 @@ const LOOPBACK_NAMES: readonly string[] = ["localtest.me", "lvh.me", "vcap.me", 
 
 /** Loopback names in the default /etc/hosts of Red Hat (`localhost.localdomain`, `localhost4`, `localhost6`) and Debian (`ip6-localhost`, `ip6-loopback`). */
 const HOSTS_FILE_LOOPBACK: readonly string[] = ["localhost.localdomain", "localhost4", "localhost4.localdomain4", "localhost6", "localhost6.localdomain6", "ip6-localhost", "ip6-loopback"];
+
+/**
+ * The names a container runtime gives the machine that runs the container (Docker Desktop's
+ * `host.docker.internal` and `gateway.docker.internal`, Podman's `host.containers.internal`, Lima's
+ * `host.lima.internal`, Rancher Desktop's `host.rancher-desktop.internal`): inside a container they
+ * reach the developer's machine and what it serves, as localhost does outside.
+ */
+const CONTAINER_HOST_NAMES: readonly string[] = ["host.docker.internal", "gateway.docker.internal", "docker.for.mac.localhost", "docker.for.win.localhost", "host.containers.internal", "host.lima.internal", "host.rancher-desktop.internal"];
 
 /** One IPv4 address's four parts (0-255), separated by a dot or a dash (`127.0.0.1`, `169-254-169-254`). */
 const OCTET = "(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)";
@@ -187,8 +198,8 @@ const hexIPv4 = (hex: string) => [0, 2, 4, 6].map((i) => parseInt(hex.slice(i, i
  * The addresses a wildcard DNS name spells, which its service resolves it to:
  * - `127.0.0.1.nip.io`, `app.169-254-169-254.sslip.io`, `a9fea9fe.nip.io` (nip.io, sslip.io,
  *   xip.io, traefik.me and the like: the address before the domain);
- * - `make-127-0-0-1-rr.1u.ms`, `make-1.1.1.1-rebind-169.254.169.254-rr.1u.ms` (1u.ms: every address
- *   named, the second one of a rebinding pair answered after the first);
+ * - `make-127-0-0-1-rr.1u.ms`, `make-1.1.1.1-rebind-169.254-169.254-rr.1u.ms` (1u.ms: every address
+ *   named, the second one of a rebinding pair answered after the first; see `oneUmsAnswers`);
  * - `7f000001.a9fea9fe.rbndr.us` (rbndr.us: two addresses in hex, answered by turns);
  * - `--1.sslip.io`, `fd00-ec2--254.sslip.io` (sslip.io: an IPv6 address, `-` for `:`), as `[::1]`.
  */
@@ -196,7 +207,11 @@ function spelledAddresses(host: string): string[] {
   const out: string[] = [];
   const service = /(?:^|\.)(1u\.ms|rbndr\.us|sslip\.io)$/.exec(host)?.[1];
   const name = service === undefined ? host : host.slice(0, -service.length - 1);
-  if (service === "1u.ms") for (const match of name.matchAll(SPELLED_IPV4_RE)) out.push(match[0].replace(/-/g, "."));
+  if (service === "1u.ms") {
+    for (const match of name.matchAll(SPELLED_IPV4_RE)) out.push(match[0].replace(/-/g, "."));
+    // A name 1u.ms answers with a CNAME is read as itself and, once, as the address it spells (`cname-127.0.0.1.nip.io`).
+    for (const answer of oneUmsAnswers(host)) out.push(answer, ...(/^[\d[]/.test(answer) || answer.endsWith("1u.ms") ? [] : spelledAddresses(answer)));
+  }
   if (service === "rbndr.us") for (const label of name.split(".")) if (/^[0-9a-f]{8}$/.test(label)) out.push(hexIPv4(label));
   if (service === "sslip.io") {
     for (const label of name.split(".")) {
@@ -214,34 +229,129 @@ function spelledAddresses(host: string): string[] {
   if (dashed !== null) out.push(dashed[1]!.replace(/-/g, "."));
   const hex = /(?:^|[.-])([0-9a-f]{8})\.(?:nip|sslip|xip)\.io$/.exec(host);
   if (hex !== null) out.push(hexIPv4(hex[1]!));
+  // nip.io (exentriquesolutions/nip.io backend.py): the last four parts of the name, split at `.`
+  // and `-` alike, are the address (`127-0.0.1.nip.io`, `app-169.254-169.254.nip.io`).
+  const nip = /^(.*)\.(?:nip|xip)\.io$/.exec(host)?.[1]?.split(/[.-]/).slice(-4);
+  if (nip?.length === 4 && nip.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255)) out.push(nip.map(Number).join("."));
   return out;
+}
+
+/**
+ * What 1u.ms answers for a name, as its server reads it (neex/1u.ms, processors.go): the text
+ * between the last `make-` and the next `rr` or `rebind` (the first answers), and between the last
+ * `rebind-` and the next `rr` (the answers after it), each `-and-`-separated part an address with
+ * `-` for `.` or `:` (`169.254-169.254`, `--1`), `ip-` with `o` for `.` and `c` for `:`
+ * (`ip-127o0o0o1`), `v6-` before an IPv6 address, `hex-` before the record's text in hex
+ * (`hex-3132372e302e302e31`), `cname-` before a name (also any part that is no address); an
+ * address as `a.b.c.d` or `[v6]`, a name as written.
+ */
+function oneUmsAnswers(host: string): string[] {
+  const out: string[] = [];
+  const parts = [/^.*make-(.*?)(?:rr|rebind)/.exec(host)?.[1], /^.*rebind-(.*?)rr/.exec(host)?.[1]];
+  for (const part of parts.flatMap((text) => (text === undefined ? [] : text.split("-and-")))) {
+    let text = part.replace(/-$/, "");
+    if (text.startsWith("cname-")) {
+      out.push(text.slice("cname-".length).replace(/\.$/, ""));
+      continue;
+    }
+    if (text.startsWith("ip-")) text = text.slice(3).replace(/o/g, ".").replace(/c/g, ":");
+    else if (isIPv4(text.replace(/-/g, ".")) || isIPv6(text.replace(/-/g, "."))) text = text.replace(/-/g, ".");
+    else if (isIPv4(text.replace(/-/g, ":")) || isIPv6(text.replace(/-/g, ":"))) text = text.replace(/-/g, ":");
+    if (text.startsWith("v6-")) text = text.slice(3);
+    if (text.startsWith("hex-") && /^(?:[0-9a-f]{2})+$/.test(text.slice(4))) text = text.slice(4).replace(/../g, (pair) => String.fromCharCode(parseInt(pair, 16)));
+    if (isIPv4(text)) out.push(text);
+    else if (isIPv6(text)) out.push(`[${text}]`);
+    else if (text.includes(".")) out.push(text.replace(/\.$/, ""));
+  }
+  return out;
+}
+
+/** How long what this machine says about itself (hosts file, host name, addresses) is kept before it is read again. */
+const MACHINE_TTL_MS = 5000;
+
+/**
+ * This machine as its resolver and network know it: the names of its hosts file (/etc/hosts) with
+ * the addresses getaddrinfo answers for them (`127.0.0.1 vm`, `10.0.0.5 db`), its host name (glibc
+ * reads it from the hosts file, nss-myhostname answers every local address for it), and the
+ * addresses of its interfaces (a server listening on all addresses answers on each). Re-read every
+ * `MACHINE_TTL_MS`; the readings made from an older one are dropped when it changed.
+ */
+interface Machine {
+  readonly at: number;
+  readonly key: string;
+  readonly names: ReadonlyMap<string, readonly string[]>;
+  readonly hostName: string;
+  readonly addresses: ReadonlySet<string>;
+}
+let machine: Machine | undefined;
+
+/** An address as the URL parser writes a host (`::1` as `[::1]`), undefined when it is none. */
+function addressHost(address: string): string | undefined {
+  const bare = address.replace(/%.*$/, "");
+  if (isIPv4(bare)) return bare;
+  if (!isIPv6(bare)) return undefined;
+  try {
+    return new URL(`http://[${bare}]/`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+function thisMachine(): Machine {
+  const now = Date.now();
+  if (machine !== undefined && now - machine.at <= MACHINE_TTL_MS) return machine;
+  let text = "";
+  try {
+    text = readFileSync("/etc/hosts", "utf8");
+  } catch {
+    // no hosts file: names are the resolver's alone
+  }
+  const host = thisHost();
+  const key = `${text}\u0000${host.name}\u0000${host.addresses.join(",")}`;
+  if (machine?.key === key) return (machine = { ...machine, at: now });
+  const names = new Map<string, string[]>();
+  for (const line of text.split("\n")) {
+    const [address, ...aliases] = line.replace(/#.*/, "").trim().split(/\s+/);
+    const spelled = address === undefined ? undefined : addressHost(address);
+    if (spelled === undefined) continue;
+    for (const alias of aliases) {
+      const name = alias.toLowerCase().replace(/\.+$/, "");
+      names.set(name, [...(names.get(name) ?? []), spelled]);
+    }
+  }
+  const addresses = new Set(host.addresses.map(addressHost).filter((address): address is string => address !== undefined));
+  samePlaceCache.clear();
+  return (machine = { at: now, key, names, hostName: host.name.toLowerCase().replace(/\.+$/, ""), addresses });
 }
 
 /**
  * The hosts a deny also reads for `host`: the hosts that reach the same place (above), every
  * 127.0.0.0/8 address as the loopback host, `*.localhost` as localhost (curl, Chromium and
  * Firefox resolve it to loopback, RFC 6761), the loopback names of the usual /etc/hosts, the names
- * of the metadata service, the loopback DNS names, and the address a wildcard DNS name spells.
+ * of the metadata service, the loopback DNS names, the address a wildcard DNS name spells, the
+ * addresses this machine's hosts file gives a name, and this machine's host name and interface
+ * addresses as this machine (`thisMachine`).
  */
 function samePlaceHosts(host: string): readonly string[] {
+  const here = thisMachine();
   let known = samePlaceCache.get(host);
   if (known === undefined) {
     if (samePlaceCache.size >= 1024) samePlaceCache.clear();
-    samePlaceCache.set(host, (known = samePlaceHostsOf(host)));
+    samePlaceCache.set(host, (known = samePlaceHostsOf(host, here)));
   }
   return known;
 }
 const samePlaceCache = new Map<string, readonly string[]>();
 
-function samePlaceHostsOf(host: string): string[] {
-  const out = [...(SAME_PLACE[host] ?? [])];
-  const reached = host.startsWith("[") ? tunnelledIPv4(host) : /\d/.test(host) ? spelledAddresses(host) : [];
+function samePlaceHostsOf(host: string, here: Machine): string[] {
+  const out: string[] = [];
+  const reached = [...(host.startsWith("[") ? tunnelledIPv4(host) : /\d/.test(host) ? spelledAddresses(host) : []), ...(here.names.get(host) ?? [])];
   for (const address of reached) {
     const ipv4 = address.startsWith("[") ? (embeddedIPv4(address) ?? address) : address;
-    out.push(ipv4, ...(SAME_PLACE[ipv4] ?? []));
+    out.push(ipv4);
   }
   for (const address of [host, ...out]) {
-    if (/^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push("127.0.0.1", "[::1]", "localhost");
+    if (LOOPBACK_PLACE.includes(address) || (here.hostName !== "" && address === here.hostName) || here.addresses.has(address) || CONTAINER_HOST_NAMES.includes(address) || /^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push(...LOOPBACK_PLACE);
     if (METADATA_SERVICE.includes(address)) out.push(...METADATA_SERVICE);
   }
   return [...new Set(out)].filter((other) => other !== host);

@@ -21,6 +21,8 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  * - `/etc/**`: absolute; `~/...` is refused at load (the guard cannot know whose home);
  * - `.env`, `*.pem` (no slash): a file or directory of that name at any depth;
  * - `dir/` (trailing slash): the directory and everything in it; `dir/**` also matches `dir` itself.
+ * A deny or ask pattern that matches a directory also holds for everything in it (gitignore: `secrets`
+ * and `./secrets` deny `secrets/key`); an allow holds for what it matches only.
  */
 interface PathMatcherOptions {
   /** Directory relative paths are resolved against (absolute, default "/"). */
@@ -506,11 +508,23 @@ export function readPathValue(value: string, options: PathReadOptions): PathRead
   return out;
 }
 
+/**
+ * The directories a reading is in, below the base (`/ws/secrets/a/key` under `/ws`: `/ws/secrets/a`,
+ * `/ws/secrets`): a deny naming one of them holds for what is in it, as a .gitignore pattern that
+ * names a directory excludes everything under it (`secrets` denies `secrets/key`).
+ */
+function enclosing(reading: PathReading, base: string): string[] {
+  const out: string[] = [];
+  if (reading.relative === undefined || reading.relative === ".") return out;
+  for (let dir = posix.dirname(reading.absolute); dir !== base && dir !== "/" && relativeTo(base, dir) !== undefined; dir = posix.dirname(dir)) out.push(dir);
+  return out;
+}
+
 /** Verdict of one path value against `path` patterns (any pattern may match). */
 export function judgePath(value: string, patterns: readonly CompiledPathPattern[], options: PathReadOptions, restrictive: boolean): Verdict {
   if (value.trim() === "") return restrictive ? UNKNOWN : NO;
   const { readings, unreadable, escapes } = readPathValue(value, options);
-  const hit = (reading: PathReading) => reading.relative === undefined || patterns.some((pattern) => pattern.test(reading.absolute));
+  const hit = (reading: PathReading) => reading.relative === undefined || patterns.some((pattern) => pattern.test(reading.absolute) || enclosing(reading, options.base).some((dir) => pattern.test(dir)));
   // A path that escapes the base, or cannot be placed, matches every deny and no allow.
   if (restrictive) return unreadable || escapes || readings.some(hit) ? YES : NO;
   if (unreadable || escapes) return NO;
