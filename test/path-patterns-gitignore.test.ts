@@ -31,8 +31,9 @@ function gitIgnored(pattern: string): Set<string> {
 }
 
 function denying(pattern: string, pathBase: string | undefined) {
-  const text = `version: 1\npermissions:\n  - { rule: ${JSON.stringify(`Read(${pattern})`)}, mode: deny }\n  - { tool: Read, mode: allow }\n`;
-  return permissionPolicy(parsePolicy(text, "yaml", "p.yaml"), pathBase === undefined ? {} : { pathBase, followSymlinks: false });
+  const base = pathBase === undefined ? "" : `pathBase: ${JSON.stringify(pathBase)}\nfollowSymlinks: false\n`;
+  const text = `version: 1\n${base}permissions:\n  - { rule: ${JSON.stringify(`Read(${pattern})`)}, mode: deny }\n  - { tool: Read, mode: allow }\n`;
+  return permissionPolicy(parsePolicy(text, "yaml", "p.yaml"));
 }
 
 describe.runIf(gitAvailable)("Read path patterns read as .gitignore lines (git check-ignore judges)", () => {

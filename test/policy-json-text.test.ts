@@ -5,7 +5,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { DuplicateValues, firstRepeatedKey, parseJsonKeepingDuplicates } from "../src/policy/json-dup.js";
 import { loadPolicyFile, parsePolicy, permissionPolicy } from "../src/policy/index.js";
 
 const BOM = "\ufeff";
@@ -47,5 +49,28 @@ describe("policy text as editors write it", () => {
     expect(() => parsePolicy(REPEATED.json, "json", "p.json")).toThrow('p.json: permissions[0].mode: invalid JSON: the key "mode" appears twice in one object; write it once');
     expect(() => parsePolicy(`{"version": 1, "version": 1}`, "json", "p.json")).toThrow('p.json: version: invalid JSON: the key "version" appears twice');
     expect(() => parsePolicy(`{"version": 1, "tools": {"Bash": {"risk": "high"}, "Bash": {"risk": "low"}}}`, "json", "p.json")).toThrow("p.json: tools.Bash: invalid JSON");
+  });
+
+  it("the repeated-key scan agrees with a parser that keeps every value of a repeated key, on generated JSON texts", () => {
+    const hasDuplicate = (value: unknown): boolean =>
+      value instanceof DuplicateValues || (typeof value === "object" && value !== null && Object.values(value).some(hasDuplicate));
+    // Objects written by hand, so a key may repeat; keys and strings with quotes, backslashes and escapes.
+    // As JSON texts: `"\u0061"` is the key "a" written with an escape.
+    const key = fc.oneof(fc.constantFrom("a", "b", "mode", 'q"uote', "back\\slash", "é", "tab\there").map((k) => JSON.stringify(k)), fc.constant('"\\u0061"'));
+    const json: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small", withCrossShrink: true },
+        fc.constantFrom<unknown>(1, true, null, "x", "a\\", '{"a":1,"a":2}', "line\nbreak").map((v) => JSON.stringify(v)),
+        fc.array(tie("value"), { maxLength: 3 }).map((items) => `[${items.join(",")}]`),
+        fc.array(fc.tuple(key, tie("value")), { maxLength: 4 }).map((entries) => `{${entries.map(([k, v]) => `${k}:${v}`).join(", ")}}`),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(json, (text) => {
+        JSON.parse(text);
+        expect(firstRepeatedKey(text) !== undefined, text).toBe(hasDuplicate(parseJsonKeepingDuplicates(text, 64)));
+      }),
+      { numRuns: 2_000, seed: 20261128 },
+    );
   });
 });

@@ -35,33 +35,50 @@ export const CANONICAL_PROTOTYPE: object = Object.freeze(Object.create(null) as 
 
 /**
  * Where JSON `text` first repeats a key in one object (the path to that key), or undefined when no
- * object does (or the text is not JSON). JSON.parse keeps a repeated key's last value and other
- * readers its first: a document that repeats one says two things.
+ * object does. JSON.parse keeps a repeated key's last value and other readers its first: a document
+ * that repeats one says two things. `text` must be JSON (JSON.parse has read it): one linear scan,
+ * strings skipped by their closing quote, a key decoded only when it holds an escape.
  */
 export function firstRepeatedKey(text: string): (string | number)[] | undefined {
-  let parsed: unknown;
-  try {
-    parsed = parseJsonKeepingDuplicates(text, 4_096);
-  } catch {
-    return undefined;
-  }
-  const walk = (value: unknown, path: (string | number)[]): (string | number)[] | undefined => {
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        const found = walk(value[i], [...path, i]);
-        if (found) return found;
+  /** Per open object its keys so far and current key; per open array its current index. */
+  const open: { keys: Set<string> | undefined; at: string | number }[] = [];
+  let expectKey = false;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // The closing quote: the next one not escaped by an odd run of backslashes.
+      let end = text.indexOf('"', i + 1);
+      for (;;) {
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes += 1;
+        if (slashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
       }
-      return undefined;
+      const top = open[open.length - 1];
+      if (expectKey && top?.keys !== undefined) {
+        const raw = text.slice(i + 1, end);
+        const key = raw.includes("\\") ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        if (top.keys.has(key)) return [...open.slice(0, -1).map((o) => o.at), key];
+        top.keys.add(key);
+        top.at = key;
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === 0x7b) {
+      open.push({ keys: new Set(), at: "" });
+      expectKey = true;
+    } else if (c === 0x5b) {
+      open.push({ keys: undefined, at: 0 });
+    } else if (c === 0x7d || c === 0x5d) {
+      open.pop();
+    } else if (c === 0x2c) {
+      const top = open[open.length - 1];
+      if (top?.keys !== undefined) expectKey = true;
+      else if (top !== undefined) top.at = (top.at as number) + 1;
     }
-    if (typeof value !== "object" || value === null) return undefined;
-    for (const [key, child] of Object.entries(value)) {
-      if (child instanceof DuplicateValues) return [...path, key];
-      const found = walk(child, [...path, key]);
-      if (found) return found;
-    }
-    return undefined;
-  };
-  return walk(parsed, []);
+  }
+  return undefined;
 }
 
 class Bad extends Error {}
