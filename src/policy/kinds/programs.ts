@@ -3850,10 +3850,10 @@ function readSed(words: readonly string[]): ProgramReading {
   const out = empty();
   const scripts: string[] = [];
   let scriptGiven = false;
+  // GNU getopt permutes: the first operand is the script only when no -e or -f is given anywhere (`sed 'a\' -e e FILE` runs e, and reads the file a-backslash).
+  let firstOperand: string | undefined;
   const operand = (word: string) => {
-    if (scriptGiven) return;
-    scripts.push(word);
-    scriptGiven = true;
+    firstOperand ??= word;
   };
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
@@ -3899,28 +3899,222 @@ function readSed(words: readonly string[]): ProgramReading {
     }
     operand(word);
   }
-  for (const script of scripts) {
-    const flags = /s(.)((?:\\.|(?!\1)[^\\])*)\1((?:\\.|(?!\1)[^\\])*)\1([a-zA-Z0-9]*)/gs;
-    for (const match of script.matchAll(flags)) {
-      const [, , pattern = "", replacement = "", options = ""] = match;
-      if (options.includes("e")) {
-        out.refusals.push({ reason: "sed runs the pattern space as a command (s///e)", token: "e" });
-        // The line becomes the replacement when the pattern takes all of it; otherwise what runs depends on the input.
-        const delimiter = match[1] ?? "/";
-        const plain = replacement.split(`\\${delimiter}`).join(delimiter);
-        if (/^\^?\.\*\$?$/.test(pattern) && !/[\\&]/.test(plain)) out.scripts.push(plain);
-        else out.unknown ??= "sed runs the input line, after s///e's substitution, as a command, which the guard cannot read";
+  if (!scriptGiven && firstOperand !== undefined) scripts.push(firstOperand);
+  // GNU sed joins its -e scripts with newlines (`-e 'a\' -e 'e'` appends the text "e") and reads them as one.
+  const read = readSedScript(scripts.join("\n"));
+  for (const command of read.runs) {
+    out.refusals.push({ reason: "sed runs a command (the e command)", token: "e" });
+    if (command.trim() !== "") out.scripts.push(command);
+    else out.unknown ??= "sed's e command runs the input line as a command, which the guard cannot read";
+  }
+  for (const { pattern, replacement, delimiter } of read.substitutions) {
+    out.refusals.push({ reason: "sed runs the pattern space as a command (s///e)", token: "e" });
+    // The line becomes the replacement when the pattern takes all of it; otherwise what runs depends on the input.
+    const plain = replacement.split(`\\${delimiter}`).join(delimiter);
+    if (/^\^?\.\*\$?$/.test(pattern) && !/[\\&]/.test(plain)) out.scripts.push(plain);
+    else out.unknown ??= "sed runs the input line, after s///e's substitution, as a command, which the guard cannot read";
+  }
+  for (const command of read.writes) out.refusals.push({ reason: command === "s" ? "sed writes a file (s///w)" : `sed writes a file (the ${command} command)`, token: command === "s" ? "w" : command });
+  if (read.error !== undefined) {
+    out.refusals.push({ reason: `sed's script cannot be read (${read.error})`, token: "sed" });
+    out.unknown ??= `sed's script cannot be read (${read.error}), so what it runs or writes is not known`;
+  }
+  return out;
+}
+
+/** What a sed script does that an allow must see: the commands its `e` runs, its `s///e` substitutions, the commands that write files. */
+interface SedScript {
+  /** The texts of `e COMMAND` ("" for a bare `e`, which runs the pattern space). */
+  readonly runs: string[];
+  /** The `s` commands with the `e` flag. */
+  readonly substitutions: { readonly pattern: string; readonly replacement: string; readonly delimiter: string }[];
+  /** `w`, `W`, and `s` for an `s///w`. */
+  readonly writes: string[];
+  /** Set when the script is not one GNU sed reads (it then runs nothing), or the guard's reading stops. */
+  error?: string;
+}
+
+/**
+ * A sed script as GNU sed 4 reads it (compile.c): addresses (`N`, `$`, `first~step`, `/RE/` and `\cREc` with the I and M
+ * flags, `addr,+N`, `addr,~N`), `!`, blocks, labels, the text of a, i and c (to the end of the line), the file names of r,
+ * R, w and W and the command of e (to the end of the line), and the `s` and `y` commands with any delimiter, a bracket
+ * expression in the regular expression holding the delimiter (`s/[/]/x/e`).
+ */
+function readSedScript(script: string): SedScript {
+  const out: SedScript = { runs: [], substitutions: [], writes: [] };
+  let i = 0;
+  const at = () => script[i];
+  const blanks = () => {
+    while (at() === " " || at() === "\t") i++;
+  };
+  const toLineEnd = () => {
+    const end = script.indexOf("\n", i);
+    const text = script.slice(i, end < 0 ? script.length : end);
+    i = end < 0 ? script.length : end;
+    return text;
+  };
+  // A regular expression up to the closing delimiter: a backslash escapes the next character, a bracket expression runs to its `]`.
+  const regex = (delimiter: string): string | undefined => {
+    const start = i;
+    while (i < script.length) {
+      const ch = script[i]!;
+      if (ch === "\\") i += 2;
+      else if (ch === delimiter) {
+        i++;
+        return script.slice(start, i - 1);
+      } else if (ch === "\n") return undefined;
+      else if (ch === "[") {
+        let j = i + 1;
+        if (script[j] === "^") j++;
+        if (script[j] === "]") j++;
+        while (j < script.length && script[j] !== "]" && script[j] !== "\n") {
+          const close = script[j] === "[" && /[:=.]/.test(script[j + 1] ?? "") ? script.indexOf(`${script[j + 1]!}]`, j + 2) : -1;
+          j = close >= 0 ? close + 2 : j + 1;
+        }
+        if (script[j] !== "]") return undefined;
+        i = j + 1;
+      } else i++;
+    }
+    return undefined;
+  };
+  // Text up to the closing delimiter, a backslash escaping the next character (a replacement, y's lists).
+  const plain = (delimiter: string): string | undefined => {
+    const start = i;
+    while (i < script.length) {
+      const ch = script[i]!;
+      if (ch === "\\") i += 2;
+      else if (ch === delimiter) {
+        i++;
+        return script.slice(start, i - 1);
+      } else i++;
+    }
+    return undefined;
+  };
+  const address = (second: boolean): boolean | undefined => {
+    const ch = at();
+    if (ch !== undefined && /\d/.test(ch)) {
+      while (/\d/.test(at() ?? "")) i++;
+      if (!second && at() === "~") {
+        i++;
+        while (/\d/.test(at() ?? "")) i++;
       }
-      if (/[wW]/.test(options)) out.refusals.push({ reason: "sed writes a file (s///w)", token: "w" });
+      return true;
     }
-    const withoutS = script.replace(flags, "");
-    for (const match of withoutS.matchAll(/(?:^|[;\n{}])\s*(?:(?:\d+|\$|\/(?:\\.|[^/\\])*\/)(?:\s*,\s*(?:\d+|\$|\/(?:\\.|[^/\\])*\/))?)?\s*!?\s*([ewW])(?:\s+([^;\n}]*))?/g)) {
-      if (match[1] === "e") {
-        out.refusals.push({ reason: "sed runs a command (the e command)", token: "e" });
-        if (match[2] !== undefined && match[2].trim() !== "") out.scripts.push(match[2]);
-        else out.unknown ??= "sed's e command runs the input line as a command, which the guard cannot read";
-      } else out.refusals.push({ reason: `sed writes a file (the ${match[1]!} command)`, token: match[1]! });
+    if (second && (ch === "+" || ch === "~")) {
+      i++;
+      if (!/\d/.test(at() ?? "")) return undefined;
+      while (/\d/.test(at() ?? "")) i++;
+      return true;
     }
+    if (ch === "$") {
+      i++;
+      return true;
+    }
+    if (ch === "/" || ch === "\\") {
+      const delimiter = ch === "/" ? "/" : script[i + 1];
+      i += ch === "/" ? 1 : 2;
+      if (delimiter === undefined || delimiter === "\n" || regex(delimiter) === undefined) return undefined;
+      while (at() === "I" || at() === "M") i++;
+      return true;
+    }
+    return false;
+  };
+  while (i < script.length) {
+    while (i < script.length && /[\s;]/.test(script[i]!)) i++;
+    if (i >= script.length) break;
+    const first = address(false);
+    if (first === undefined) return { ...out, error: "an address that does not end" };
+    if (first) {
+      blanks();
+      if (at() === ",") {
+        i++;
+        blanks();
+        if (address(true) !== true) return { ...out, error: "a second address it cannot read" };
+      }
+    }
+    blanks();
+    while (at() === "!") {
+      i++;
+      blanks();
+    }
+    const command = at();
+    i++;
+    switch (command) {
+      case "{":
+      case "}":
+        continue;
+      case "#":
+        toLineEnd();
+        continue;
+      case ":":
+      case "b":
+      case "t":
+      case "T":
+      case "v": {
+        blanks();
+        const end = /[;\n]/.exec(script.slice(i));
+        i = end === null ? script.length : i + end.index;
+        continue;
+      }
+      case "a":
+      case "i":
+      case "c":
+        // The text runs to the end of the line; a backslash before a newline continues it.
+        while (i < script.length && script[i] !== "\n") i += script[i] === "\\" ? 2 : 1;
+        continue;
+      case "r":
+      case "R":
+        blanks();
+        toLineEnd();
+        continue;
+      case "w":
+      case "W":
+        out.writes.push(command);
+        toLineEnd();
+        continue;
+      case "e":
+        blanks();
+        out.runs.push(toLineEnd());
+        continue;
+      case "s": {
+        const delimiter = at();
+        if (delimiter === undefined || delimiter === "\n" || delimiter === "\\") return { ...out, error: "an s command without a delimiter" };
+        i++;
+        const pattern = regex(delimiter);
+        const replacement = pattern === undefined ? undefined : plain(delimiter);
+        if (pattern === undefined || replacement === undefined) return { ...out, error: "an s command that does not end" };
+        let flags = "";
+        while (i < script.length && /[gpiImMe0-9w]/.test(script[i]!)) {
+          const flag = script[i++]!;
+          flags += flag;
+          if (flag === "w") {
+            out.writes.push("s");
+            toLineEnd();
+          }
+        }
+        if (flags.includes("e")) out.substitutions.push({ pattern, replacement, delimiter });
+        break;
+      }
+      case "y": {
+        const delimiter = at();
+        if (delimiter === undefined || delimiter === "\n" || delimiter === "\\") return { ...out, error: "a y command without a delimiter" };
+        i++;
+        if (plain(delimiter) === undefined || plain(delimiter) === undefined) return { ...out, error: "a y command that does not end" };
+        break;
+      }
+      case "l":
+      case "L":
+      case "q":
+      case "Q":
+        blanks();
+        while (/\d/.test(at() ?? "")) i++;
+        break;
+      default:
+        if (command === undefined || !"=dDgGhHnNpPxzF".includes(command)) return { ...out, error: `the command ${JSON.stringify(command ?? "")}` };
+    }
+    blanks();
+    const next = at();
+    if (next !== undefined && !/[;\n}#]/.test(next)) return { ...out, error: `${JSON.stringify(next)} after a command` };
   }
   return out;
 }
