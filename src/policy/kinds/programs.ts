@@ -913,6 +913,11 @@ const GIT_RUNNING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   log: ["--ext-diff", "--textconv"],
   show: ["--ext-diff", "--textconv"],
   whatchanged: ["--ext-diff", "--textconv"],
+  // `git stash show` and `git reflog` take the diff options of git diff and git log.
+  stash: ["--ext-diff", "--textconv"],
+  reflog: ["--ext-diff", "--textconv"],
+  // The template directory's hooks and config are copied into the new repository (core.fsmonitor, hooks: commands git runs next).
+  init: ["--template"],
   "diff-tree": ["--ext-diff", "--textconv"],
   "diff-index": ["--ext-diff", "--textconv"],
   "diff-files": ["--ext-diff", "--textconv"],
@@ -3219,6 +3224,20 @@ function readGitSetting(option: string, setting: string, out: ProgramReading): v
 /** Options of git subcommands whose value is a command line git runs (locally for a local repository: `clone --upload-pack`). */
 const GIT_COMMAND_VALUES = new Set(["-x", "--exec", "--extcmd", "-O", "--open-files-in-pager", "--upload-pack", "--receive-pack", "--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--httpd", "-d", ...GIT_FILTERS]);
 
+/** Short options of git subcommands that take a value (`-s ours`, `-C3`): in a cluster (`-fx CMD`, `-iO CMD`) the letters after one are its value. */
+const GIT_SHORT_VALUED: Readonly<Record<string, string>> = { rebase: "sXCSx", difftool: "tx", mergetool: "t", grep: "efABCmO", clone: "obucj", instaweb: "dbpm", push: "o", archive: "o" };
+
+/** A running short option (`-x`) in a cluster of git's short options (`-yxCMD`, `-fx CMD`, `-iOCMD`): the option and its attached value. */
+function gitShortInCluster(word: string, running: readonly string[], valued: string): { readonly name: string; readonly value: string } | undefined {
+  if (!/^-[^-]./.test(word)) return undefined;
+  for (let j = 1; j < word.length; j++) {
+    const name = `-${word[j]!}`;
+    if (running.includes(name)) return { name, value: word.slice(j + 1) };
+    if (valued.includes(word[j]!)) return undefined;
+  }
+  return undefined;
+}
+
 /** Git subcommand options that write a file given as their value. */
 const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   diff: ["--output"],
@@ -3226,6 +3245,15 @@ const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   show: ["--output"],
   whatchanged: ["--output"],
   "range-diff": ["--output"],
+  // Every command that reads revisions as git log does takes the diff option --output (it opens the file, truncating it).
+  stash: ["--output"],
+  reflog: ["--output"],
+  shortlog: ["--output"],
+  "rev-list": ["--output"],
+  blame: ["--output"],
+  annotate: ["--output"],
+  "fast-export": ["--output"],
+  bundle: ["--output"],
   "diff-tree": ["--output"],
   "diff-files": ["--output"],
   "diff-index": ["--output"],
@@ -3287,6 +3315,13 @@ function readGit(words: readonly string[]): ProgramReading {
     if (option.name === "-c" || option.name === "--config-env") readGitSetting(option.name, option.value ?? "", out);
   }
   if (sub === undefined) return out;
+  // `git -c alias.p=push p ARGS` runs `git push ARGS`: an alias without `!` is a git command line, tried by a deny as that spelling.
+  for (const option of parsed.seen) {
+    const alias = option.name === "-c" ? /^alias\.([^=]+)=(.*)$/is.exec(option.value ?? "") : null;
+    if (alias === null || alias[1]!.toLowerCase() !== sub.toLowerCase() || alias[2]!.trimStart().startsWith("!")) continue;
+    const expansion = alias[2]!.split(/\s+/).filter((word) => word !== "");
+    if (expansion.length > 0) out.forms.push(["git", ...expansion, ...words.slice(parsed.next + 1)]);
+  }
   if (!GIT_SUBCOMMANDS.has(sub)) out.refusals.push({ reason: `git ${sub} is no git subcommand the guard knows (an alias or a git-${sub} program may run anything)`, token: sub });
   const running = GIT_RUNNING_OPTIONS[sub] ?? [];
   const listed = [...running, ...(GIT_WRITING_OPTIONS[sub] ?? []), ...(GIT_READING_OPTIONS[sub] ?? [])];
@@ -3294,12 +3329,13 @@ function readGit(words: readonly string[]): ProgramReading {
   for (let i = 0; i < rest.length; i++) {
     // git's parse-options takes a unique prefix of a long option (`--upload-pa=CMD`).
     const word = unabbreviate(rest[i]!, listed, GIT_SHORTER_OPTIONS);
-    // `--opt=value`, `-x value`, and a short option with its value attached (`-O'cmd'`, `-xcmd`).
-    const attached = !word.startsWith("--") && word.length > 2 ? running.find((option) => option.length === 2 && word.startsWith(option)) : undefined;
-    const name = word.startsWith("--") ? word.split("=")[0]! : (attached ?? word);
+    // `--opt=value`, `-x value`, and a short option with its value attached, after other short options or not (`-O'cmd'`, `-xcmd`, `-yx'cmd'`, `-fx cmd`).
+    const cluster = word.startsWith("--") ? undefined : gitShortInCluster(word, running, GIT_SHORT_VALUED[sub] ?? "");
+    const attached = cluster !== undefined && cluster.value !== "" ? cluster.value : undefined;
+    const name = word.startsWith("--") ? word.split("=")[0]! : (cluster?.name ?? word);
     if (running.includes(name)) {
       out.refusals.push({ reason: `git ${sub} runs a command through ${name}`, token: name });
-      const value = word.startsWith("--") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : attached !== undefined ? word.slice(2) : rest[i + 1];
+      const value = word.startsWith("--") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : attached ?? rest[i + 1];
       if (value !== undefined && (GIT_COMMAND_VALUES.has(name) || (sub === "clone" && name === "-u"))) out.scripts.push(value);
       if (value !== undefined && sub === "clone" && (name === "-c" || name === "--config")) readGitSetting(name, value, out);
     }
@@ -3307,10 +3343,12 @@ function readGit(words: readonly string[]): ProgramReading {
     if (writes !== undefined) out.refusals.push({ reason: `git ${sub} writes a file through ${writes}`, token: writes });
     const reads = GIT_READING_OPTIONS[sub]?.find((option) => word === option || word.startsWith(`${option}=`));
     if (reads !== undefined) out.refusals.push({ reason: `git ${sub} reads the file given with ${reads}`, token: reads });
-    if (GIT_REMOTE_SUBCOMMANDS.has(sub) && /^[A-Za-z][A-Za-z0-9+.-]*::/.test(word)) {
-      const transport = word.slice(0, word.indexOf("::"));
+    // A repository given as an option's value (`archive --remote=URL`, `push --repo=URL`) is read as one given as an operand.
+    const url = word.replace(/^--(?:remote|repo)=/, "");
+    if (GIT_REMOTE_SUBCOMMANDS.has(sub) && /^[A-Za-z][A-Za-z0-9+.-]*::/.test(url)) {
+      const transport = url.slice(0, url.indexOf("::"));
       out.refusals.push({ reason: `git ${sub} runs ${transport === "ext" ? "the command in an ext:: URL" : `the program git-remote-${transport} for a ${transport}:: URL`}`, token: word });
-      if (transport === "ext") out.commands.push(extCommand(word));
+      if (transport === "ext") out.commands.push(extCommand(url));
       else if (transport !== "fd") out.commands.push([`git-remote-${transport}`]);
     }
   }
@@ -3350,6 +3388,11 @@ function readGitConfigWrite(rest: readonly string[], out: ProgramReading): void 
   const [key, value] = operands[0] === "set" ? operands.slice(1) : operands;
   if (key === undefined || value === undefined || gitConfigRow(key) === undefined) return;
   readGitSetting(key, `${key}=${value}`, out);
+  // An alias without `!` is a git command line the next `git NAME` runs (`git config alias.p push`).
+  if (/^alias\./i.test(key) && !value.trimStart().startsWith("!")) {
+    const expansion = value.split(/\s+/).filter((word) => word !== "");
+    if (expansion.length > 0) out.commands.push(["git", ...expansion]);
+  }
   out.refusals.push({ reason: `git config sets ${key}, whose value git runs (or that changes what git runs) later`, token: key });
 }
 
