@@ -796,6 +796,17 @@ const PYTHON_OPTIONS: OwnOptions = { long: ["--check-hash-based-pycs"], short: "
 /** The interpreters read with OwnOptions. */
 const OWN_OPTIONS: Readonly<Record<string, OwnOptions>> = { node: NODE_OPTIONS, nodejs: NODE_OPTIONS, python: PYTHON_OPTIONS, python2: PYTHON_OPTIONS, python3: PYTHON_OPTIONS, pypy: PYTHON_OPTIONS, pypy3: PYTHON_OPTIONS };
 
+/** The command `python -m MODULE ARGS` runs as (`MODULE ARGS`), or undefined when the words run no module. */
+function pythonModule(name: string, words: readonly string[]): string[] | undefined {
+  if (OWN_OPTIONS[name] !== PYTHON_OPTIONS && !/^python\d/.test(name)) return undefined;
+  const own = ownWords(name, words);
+  if (own.length === words.length && own.length < 2) return undefined;
+  const last = own[own.length - 1] ?? "";
+  const module = own[own.length - 2] === "-m" && own.length >= 3 ? last : /^-[bBdEhiIOPqsSuvVx?]*m(.+)$/.exec(last)?.[1];
+  if (module === undefined || !/^[A-Za-z_][\w.-]*$/.test(module)) return undefined;
+  return [module, ...words.slice(own.length)];
+}
+
 /** The words of an OWN_OPTIONS program that are its own: up to its script (included), or all of them. */
 function ownWords(name: string, words: readonly string[]): readonly string[] {
   const spec = OWN_OPTIONS[name] ?? (/^python\d/.test(name) ? PYTHON_OPTIONS : undefined);
@@ -958,9 +969,10 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
   { name: /^SHELL$/, effect: "program", what: "runs it as the shell (script, screen, vim's :!, sudo -s, ...)" },
   { name: /^(?:CC|CXX|CPP|LD|AR|FC|RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|CARGO_BUILD_RUSTC_WRAPPER|CARGO_TARGET_\w+_RUNNER)$/, effect: "script", what: "runs it as the compiler, linker or runner" },
   { name: /^(?:PS0|PS1|PS2|PS4)$/, effect: "expanded", what: "a bash it starts expands it (command substitutions included) when it prompts or traces" },
-  { name: /^npm_config_(?:script_shell|shell|git)$/i, effect: "program", what: "runs it as a command (npm's configuration)" },
+  // npm reads npm_config_NAME with `_` and `-` alike (`env 'npm_config_script-shell=CMD' npm test`), in any case.
+  { name: /^npm_config_(?:script[_-]shell|shell|git)$/i, effect: "program", what: "runs it as a command (npm's configuration)" },
   { name: /^npm_config_(?:editor|browser)$/i, effect: "script", what: "runs it as a command (npm's configuration)" },
-  { name: /^npm_config_(?:node_options|userconfig|globalconfig|prefix|onload_script)$/i, effect: "code", what: "loads code or configuration through it (npm's configuration)" },
+  { name: /^npm_config_(?:node[_-]options|userconfig|globalconfig|prefix|onload[_-]script)$/i, effect: "code", what: "loads code or configuration through it (npm's configuration)" },
   { name: /^(?:BASH_ENV|ENV)$/, effect: "startup", what: "a shell it starts expands it and runs the file it names" },
   { name: /^BASH_FUNC_.+(?:%%|\(\))$/, effect: "function", what: "every bash it starts defines it as a function" },
   {
@@ -1820,7 +1832,17 @@ const OPTION_EFFECTS: readonly {
   // BSD and macOS base64 write their output to the file given with -o (GNU base64 has no such option).
   { programs: ["base64", "gbase64"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
   // pytest removes the whole directory given with --basetemp before it writes its temporary files there.
-  { programs: ["pytest", "py.test"], options: [{ option: "--basetemp", effect: "writes" }] },
+  // Its reports (--junit-xml, --debug's log, pytest-cov's --cov-report TYPE:PATH, pytest-reportlog's --report-log) are written where told:
+  // within the working directory they are what the allow is for, elsewhere not vouched; an ini file from elsewhere (-c) sets addopts and plugins.
+  {
+    programs: ["pytest", "py.test"],
+    options: [
+      { option: "--basetemp", effect: "writes" },
+      ...["--junitxml", "--junit-xml", "--debug", "--report-log", "--resultlog", "--result-log"].map((option): EffectOption => ({ option, effect: "writes", when: OUTSIDE_HERE })),
+      { option: "--cov-report", effect: "writes", when: /^[\w-]+:(?:\/|~|\$|(?:.*\/)?\.\.(?:\/|$))/ },
+      ...["-c", "--config-file"].map((option): EffectOption => ({ option, effect: "file", when: OUTSIDE_HERE })),
+    ],
+  },
   // fzf runs --preview and the execute/become/reload actions of --bind through a shell, and --with-shell is that shell.
   { programs: ["fzf"], options: [{ option: "--preview", effect: "script" }, { option: "--bind", effect: "code" }, { option: "--with-shell", effect: "script" }] },
   { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
@@ -4412,6 +4434,19 @@ export function readProgram(words: readonly string[]): ProgramReading {
   if (family !== undefined) {
     subcommandWithoutGlobals(name, family, words, out);
     delete out.plainWords;
+  }
+  // `python -m MODULE ARGS` runs the module as its command runs (`python3 -m pip install --target DIR` is `pip install --target DIR`):
+  // read as that command too, and a deny rule on the command tries it.
+  const module = pythonModule(name, words);
+  if (module !== undefined) {
+    const inner = readProgram(module);
+    out.commands.push(...inner.commands);
+    out.scripts.push(...inner.scripts);
+    out.refusals.push(...inner.refusals);
+    out.guesses.push(...inner.guesses);
+    out.forms.push(module, ...inner.forms);
+    out.unknown ??= inner.unknown;
+    if (inner.input !== undefined) out.input = [...(out.input ?? []), ...inner.input];
   }
   return out;
 }
