@@ -721,6 +721,9 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   irb: [],
   pwsh: ["-c", "-Command", "-EncodedCommand"],
   powershell: ["-c", "-Command", "-EncodedCommand"],
+  // Nushell and xonsh: shells of their own language, whose statements run programs by name as sh's do.
+  nu: ["-c", "--commands"],
+  xonsh: ["-c"],
   // GTFOBins "Shell" entries: Java's script runners, Haskell, R, Julia, Octave, Guile, S-Lang, bpftrace, Ruby's rake, Chef's knife (Perl's latexmk: OPTION_EFFECTS).
   jrunscript: ["-e"],
   jjs: [],
@@ -750,6 +753,9 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   "ts-node": ["-e", "--eval", "-p", "--print"],
   tsx: ["-e", "--eval", "-p", "--print"],
 };
+
+/** Interpreters whose statements are command lines: a word at a statement's start names a program they run (PowerShell, Nushell, xonsh). */
+const COMMAND_LANGUAGES = new Set(["pwsh", "powershell", "nu", "xonsh"]);
 
 /** Interpreters whose single-dash words are options of their own, not clusters of letters: `ghc -Werror`, `jrunscript -encoding`, `pwsh -NonInteractive` hold no -e or -c. */
 const WORD_OPTIONS = new Set(["ghc", "jrunscript", "pwsh", "powershell", "gnuplot", "scala", "erl"]);
@@ -4388,6 +4394,9 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
       // Code that starts processes: its string literals are tried as commands (a deny on rm reads `os.system("rm x")`),
       // and since the code may build the command otherwise, a deny that none of them matches cannot tell.
       const code = words[words.indexOf(option) + 1] ?? "";
+      // PowerShell, Nushell and xonsh run a program named at the start of a statement (`pwsh -c 'rm -rf x'` runs rm where no
+      // alias or function of theirs has the name): the code is tried as a command line too.
+      if (COMMAND_LANGUAGES.has(name) && option !== "-EncodedCommand") out.guesses.push(code);
       if (PROCESS_CALLS.test(code)) {
         out.guesses.push(...codeGuesses(code));
         out.unknown ??= `${name} ${option} runs code that starts processes, which the guard cannot read`;
