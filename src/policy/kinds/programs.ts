@@ -2045,6 +2045,11 @@ const OPTION_EFFECTS: readonly {
       { option: "-vettool", effect: "program" },
       { option: "-ldflags", effect: "code", when: /(?:^|[\s'"])--?extld(?:=|\s|$)/ },
       { option: "-overlay", effect: "file" },
+      // The binary (-o, `-o=FILE` too) and the test profiles are written where told: outside the working directory, not vouched.
+      { option: "-o", effect: "writes", when: /^=?(?:\/|~|\$)|^=?(?:.*\/)?\.\.(?:\/|$)/ },
+      ...["-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir"].map((option): EffectOption => ({ option, effect: "writes", when: OUTSIDE_HERE })),
+      // -C DIR works in DIR, as `cd DIR && go ...` would (its go.mod, its tests, its //go:generate lines).
+      { option: "-C", effect: "config", place: true, exact: true },
     ],
   },
   // A compiler's output is its job: -o within the working directory is what the allow is for; elsewhere it is not vouched. @FILE holds more options.
@@ -2061,6 +2066,9 @@ const OPTION_EFFECTS: readonly {
     options: [
       { option: "--config", effect: "code", commandKeys: /^\s*(?:build\.(?:rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\.[^=]+\.(?:runner|linker)|host\.linker|doc\.browser|(?:registry|registries\.[^.=]+)\.credential-provider)\s*$/ },
       { option: "--manifest-path", effect: "config" },
+      // `cargo install --path DIR` builds the package in DIR (its build.rs runs); the build's output goes where --target-dir and --artifact-dir say.
+      { option: "--path", effect: "config", when: OUTSIDE_HERE },
+      ...["--target-dir", "--artifact-dir", "--out-dir"].map((option): EffectOption => ({ option, effect: "writes", when: OUTSIDE_HERE })),
     ],
   },
   // Formatters, linters and test runners load JavaScript from a plugin or configuration file named in an option.
