@@ -1200,6 +1200,9 @@ interface EffectOption {
 /** A path outside the working directory (absolute, in a home directory, a variable's, or climbing with `..`): where a program whose output is its job (a compiler, a downloader) writes what its allow does not vouch for. */
 const OUTSIDE_HERE = /^(?:\/|~|\$)|(?:^|\/)\.\.(?:\/|$)/;
 
+/** A go output path (`-o PATH`, `-o=PATH`, `-coverprofile=PATH`) outside the working directory and outside /tmp. */
+const GO_OUTSIDE = /^=?(?:\/(?!tmp\/)|~|\$)|^=?(?:.*\/)?\.\.(?:\/|$)/;
+
 /** Recipe lines of makefile text: after a tab at the start of a line, or after `;` on a rule's line. */
 const MAKE_RECIPES = /(?:^|\n)\t([^\n]*)|(?:^|\n)[^:\n=#]*:[^;\n=]*;([^\n]*)/g;
 
@@ -2045,9 +2048,10 @@ const OPTION_EFFECTS: readonly {
       { option: "-vettool", effect: "program" },
       { option: "-ldflags", effect: "code", when: /(?:^|[\s'"])--?extld(?:=|\s|$)/ },
       { option: "-overlay", effect: "file" },
-      // The binary (-o, `-o=FILE` too) and the test profiles are written where told: outside the working directory, not vouched.
-      { option: "-o", effect: "writes", when: /^=?(?:\/|~|\$)|^=?(?:.*\/)?\.\.(?:\/|$)/ },
-      ...["-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir"].map((option): EffectOption => ({ option, effect: "writes", when: OUTSIDE_HERE })),
+      // The binary (-o, `-o=FILE` too) and the test profiles are written where told: outside the working directory and the
+      // temporary directory (`go build -o /tmp/app` is a scratch build), not vouched (`-o ~/.local/bin/git` replaces a program).
+      { option: "-o", effect: "writes", when: GO_OUTSIDE },
+      ...["-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir"].map((option): EffectOption => ({ option, effect: "writes", when: GO_OUTSIDE })),
       // -C DIR works in DIR, as `cd DIR && go ...` would (its go.mod, its tests, its //go:generate lines).
       { option: "-C", effect: "config", place: true, exact: true },
     ],
