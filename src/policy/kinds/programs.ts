@@ -1888,7 +1888,8 @@ const OPTION_EFFECTS: readonly {
   {
     programs: ["vim", "vi", "nvim", "view", "vimdiff", "ex", "gvim", "rvim", "evim", "rview", "gview", "vimx", "nvi", "elvis"],
     options: [
-      { option: "-c", effect: "ex" },
+      // Vim reads a cluster of its letters (`-es`), the last one taking the next word: `ex -sc CMD`, `vim -esc CMD` run CMD.
+      { option: "-c", effect: "ex", cluster: true },
       { option: "--cmd", effect: "ex" },
       { option: "+", effect: "ex" },
       { option: "-S", effect: "file" },
