@@ -8,7 +8,8 @@
 // another spelling of a denied or allowed program (`python -m pip`, `python -m pytest`: CmdNeedle's alternative
 // spellings), npm's configuration in the environment with a dash (`env 'npm_config_script-shell=CMD' npm test`),
 // shells of other languages (PowerShell, Nushell, xonsh -c), vim's clusters (`ex -sc CMD`), and the outputs of
-// pytest, go and cargo written outside the working directory.
+// pytest, go and cargo written outside the working directory, and an allow pattern's `*` after a directory spanning a way
+// out of it (`cat docs/../.env` under `cat docs/*`: CVE-2025-54794's path confusion).
 //   - deny: the line runs a command a deny rule names;
 //   - not-allow: an allow pattern matches the words, but the line runs, loads or writes what the allow
 //     does not vouch for; the reason names it;
@@ -183,6 +184,26 @@ const CLASSES: readonly BashClass[] = [
       { command: "cargo install --path .", expect: "allow" },
     ],
   },
+  {
+    name: "an allow pattern's `*` after a directory it spells out stands for names in that directory: a `..` (`cat docs/../.env` under `cat docs/*`) or, the `*` spanning more words, an absolute or home path elsewhere (`cat docs/a /etc/passwd`) is outside it",
+    source: "CVE-2025-54794 (Claude Code: a path restriction checked as a prefix, so `/project` admitted `/project_malicious`; Cymulate 'InversePrompt', 2025); anthropics/claude-code#6036 ('Security Permissions Bypass in Bash File Access Restrictions'); Claude Code docs, Bash rules ('the wildcard * matches any sequence of characters'); PayloadsAllTheThings 'Directory Traversal'",
+    allow: ["cat /work/project/*", "cat ./docs/*", "cat docs/*.md", "cp a.txt docs/*", "ls *", "git log *"],
+    cases: [
+      { command: "cat /work/project/../secret", expect: "not-allow", reason: /outside the directory the pattern "cat \/work\/project\/\*" names/ },
+      { command: "cat /work/project/a/../../secret", expect: "not-allow", reason: /outside the directory/ },
+      { command: "cat ./docs/../.env", expect: "not-allow", reason: /outside the directory/ },
+      { command: "cat docs/../notes.md", expect: "not-allow", reason: /outside the directory/ },
+      { command: "cat /work/project/a /etc/passwd", expect: "not-allow", reason: /cat names \/etc\/passwd, outside the directory/ },
+      { command: "cat ./docs/a.md ~/.ssh/id_rsa", expect: "not-allow", reason: /~\/\.ssh\/id_rsa, outside the directory/ },
+      { command: "cp a.txt docs/../OUT", expect: "not-allow", reason: /outside the directory/ },
+      { command: "cat /work/project/a.txt", expect: "allow" },
+      { command: "cat /work/project/src/a.ts /work/project/b.ts", expect: "allow" },
+      { command: "cat docs/guide.md", expect: "allow" },
+      { command: "cat /work/project/x..y", expect: "allow" },
+      { command: "ls ..", expect: "allow" },
+      { command: "git log main..dev", expect: "allow" },
+    ],
+  },
 ];
 
 describeBashClasses("public bypass classes (9): sed scripts, git's diff options and clusters, python -m, npm's environment, other shells, build outputs", CLASSES, DENY, "public-bypasses-9");
@@ -244,6 +265,8 @@ const REAL: readonly { line: string; run: string; program: string; allow: readon
   { line: `xonsh -c '${X}'`, run: "xonsh --no-rc -c 'touch MARKER'", program: "xonsh", allow: ["xonsh:*"], expect: "deny" },
   { line: `vim -esc '!${X}' -c q`, run: "vim -Nu NONE -esc '!touch MARKER' -c q", program: "vim", allow: ["vim:*"], expect: "deny" },
   { line: `ex -sc '!${X}'`, run: "ex -u NONE -sc '!touch MARKER' -c q", program: "ex", allow: ["ex:*"], expect: "deny" },
+  { line: "cp a.txt docs/../OUT", run: "mkdir docs && cp a.txt docs/../OUT", program: "cp", allow: ["cp a.txt docs/*"], expect: "not-allow" },
+  { line: "cp a.txt docs/b.txt", run: "mkdir docs && cp a.txt docs/b.txt", program: "cp", allow: ["cp a.txt docs/*"], expect: "allow", left: false },
   { line: "cargo build --target-dir /etc/x", run: "cargo new -q --vcs none p && cd p && cargo build -q --offline --target-dir ../OUT", program: "cargo", allow: ["cargo:*"], expect: "not-allow", env: RUST_ENV },
 ];
 
