@@ -2078,8 +2078,38 @@ const OPTION_EFFECTS: readonly {
   },
   // Formatters, linters and test runners load JavaScript from a plugin or configuration file named in an option.
   { programs: ["prettier"], options: [{ option: "--plugin", effect: "file" }, { option: "--config", effect: "file" }] },
-  { programs: ["eslint"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--plugin", effect: "file" }, { option: "--rulesdir", effect: "file" }, { option: "--resolve-plugins-relative-to", effect: "file" }] },
-  { programs: ["jest", "vitest"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--setupFiles", effect: "file" }, { option: "--setupFilesAfterEnv", effect: "file" }, { option: "--globalSetup", effect: "file" }, { option: "--globalTeardown", effect: "file" }, { option: "--testRunner", effect: "file" }, { option: "--transform", effect: "file" }, { option: "--resolver", effect: "file" }] },
+  // Their reports (-o/--output-file, --outputFile) within the working directory are what the allow is for; elsewhere not vouched.
+  {
+    programs: ["eslint"],
+    options: [
+      { option: "-c", effect: "file" },
+      { option: "--config", effect: "file" },
+      { option: "--plugin", effect: "file" },
+      { option: "--rulesdir", effect: "file" },
+      { option: "--resolve-plugins-relative-to", effect: "file" },
+      { option: "-o", effect: "writes", when: OUTSIDE_HERE, exact: true },
+      { option: "--output-file", effect: "writes", when: OUTSIDE_HERE },
+    ],
+  },
+  {
+    programs: ["jest", "vitest"],
+    options: [
+      ...["-c", "--config", "--setupFiles", "--setupFilesAfterEnv", "--globalSetup", "--globalTeardown", "--testRunner", "--transform", "--resolver"].map((option): EffectOption => ({ option, effect: "file" })),
+      { option: "--outputFile", effect: "writes", when: OUTSIDE_HERE },
+    ],
+  },
+  { programs: ["ruff"], options: [{ option: "-o", effect: "writes", when: OUTSIDE_HERE, exact: true }, { option: "--output-file", effect: "writes", when: OUTSIDE_HERE }] },
+  { programs: ["flake8"], options: [{ option: "--output-file", effect: "writes", when: OUTSIDE_HERE }] },
+  // pylint runs the Python code of --init-hook and imports the modules --load-plugins names; an rcfile from elsewhere sets both.
+  {
+    programs: ["pylint"],
+    options: [
+      { option: "--init-hook", effect: "code" },
+      { option: "--load-plugins", effect: "file" },
+      { option: "--rcfile", effect: "file", when: OUTSIDE_HERE },
+      { option: "--output", effect: "writes", when: OUTSIDE_HERE },
+    ],
+  },
   // Pagers named in an option are command lines (split into words, as BAT_PAGER and DELTA_PAGER are).
   { programs: ["bat", "batcat", "delta"], options: [{ option: "--pager", effect: "script" }] },
   { programs: ["ncdu"], options: [{ option: "-o", effect: "writes", cluster: true }] },
