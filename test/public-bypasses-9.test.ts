@@ -148,12 +148,17 @@ const CLASSES: readonly BashClass[] = [
     ],
   },
   {
-    name: "shells of other languages: PowerShell, Nushell and xonsh run the program a statement names (`pwsh -c 'rm -rf x'`, `xonsh -c CMD`, `nu -c CMD`); vim reads a cluster of its letters, the last taking the next word (`ex -sc '!CMD'`, `vim -esc '!CMD'`)",
-    source: "anthropics/claude-code#92542 ('Bash deny rules bypassed by any wrapper program outside the unwrap list'); GTFOBins pwsh, vim and ex (Shell: `vim -c ':!/bin/sh'`, `ex` then `!/bin/sh`); PowerShell about_Pwsh ('-Command | -c'); xonsh docs ('xonsh -c COMMAND'; subprocess mode); Nushell 'nu --commands'; vim's main.c (`-es` is -e and -s; `ex -sc CMD`)",
+    name: "shells of other languages: PowerShell, Nushell and xonsh run the program a statement names (`pwsh -c 'rm -rf x'`, `xonsh -c CMD`, `nu -c CMD`; PowerShell's -EncodedCommand read as the text it decodes to); vim reads a cluster of its letters, the last taking the next word (`ex -sc '!CMD'`, `vim -esc '!CMD'`)",
+    source: "anthropics/claude-code#92542 ('Bash deny rules bypassed by any wrapper program outside the unwrap list'); GTFOBins pwsh, vim and ex (Shell: `vim -c ':!/bin/sh'`, `ex` then `!/bin/sh`); PowerShell about_Pwsh ('-Command | -c', '-EncodedCommand | -e | -ec: Accepts a Base64-encoded string version of a command'); Backslash Security on Cursor's denylist (encoded payloads); xonsh docs ('xonsh -c COMMAND'; subprocess mode); Nushell 'nu --commands'; vim's main.c (`-es` is -e and -s; `ex -sc CMD`)",
     allow: ["pwsh:*", "xonsh:*", "vim:*", "ex:*"],
     cases: [
       { command: `pwsh -c '${X}'`, expect: "deny" },
       { command: `pwsh -NoProfile -Command 'Get-ChildItem; ${X}'`, expect: "deny" },
+      { command: `pwsh -COMMAND '${X}'`, expect: "deny" },
+      // PowerShell's -EncodedCommand (and its prefixes -e, -ec, -enc): base64 of the UTF-16LE text `rm -rf /tmp/x`.
+      { command: "pwsh -EncodedCommand cgBtACAALQByAGYAIAAvAHQAbQBwAC8AeAA=", expect: "deny" },
+      { command: "powershell -enc cgBtACAALQByAGYAIAAvAHQAbQBwAC8AeAA=", expect: "deny" },
+      { command: "pwsh -NoProfile -ec cgBtACAALQByAGYAIAAvAHQAbQBwAC8AeAA=", expect: "deny" },
       { command: `xonsh -c '${X}'`, expect: "deny" },
       { command: `nu -c '${X}'`, expect: "deny" },
       { command: `vim -esc '!${X}' -c q`, expect: "deny" },

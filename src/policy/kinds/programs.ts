@@ -757,6 +757,15 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
 /** Interpreters whose statements are command lines: a word at a statement's start names a program they run (PowerShell, Nushell, xonsh). */
 const COMMAND_LANGUAGES = new Set(["pwsh", "powershell", "nu", "xonsh"]);
 
+/** PowerShell's parameters, in any case and by a unique prefix: `-Command` (`-c`, `-com`) and `-EncodedCommand` (`-e`, `-ec`, `-enc`). */
+function powershellCode(name: string, word: string): "command" | "encoded" | undefined {
+  if (name !== "pwsh" && name !== "powershell") return undefined;
+  const lower = word.toLowerCase();
+  if (lower.length >= 2 && "-command".startsWith(lower)) return "command";
+  if (lower === "-ec" || (lower.length >= 2 && "-encodedcommand".startsWith(lower))) return "encoded";
+  return undefined;
+}
+
 /** Interpreters whose single-dash words are options of their own, not clusters of letters: `ghc -Werror`, `jrunscript -encoding`, `pwsh -NonInteractive` hold no -e or -c. */
 const WORD_OPTIONS = new Set(["ghc", "jrunscript", "pwsh", "powershell", "gnuplot", "scala", "erl"]);
 
@@ -4431,15 +4440,17 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
   if (codeOptions !== undefined) {
     const out = empty();
     const clusters = !WORD_OPTIONS.has(name);
-    const option = words.slice(1).find((word) => codeOptions.includes(word) || (clusters && codeOptions.some((code) => /^-[A-Za-z]$/.test(code) && /^-[A-Za-z]+$/.test(word) && word.includes(code.slice(1)))));
+    const option = words.slice(1).find((word) => codeOptions.includes(word) || (clusters && codeOptions.some((code) => /^-[A-Za-z]$/.test(code) && /^-[A-Za-z]+$/.test(word) && word.includes(code.slice(1)))) || powershellCode(name, word) !== undefined);
     if (option !== undefined) {
       out.refusals.push({ reason: `${name} runs the code given with ${option}`, token: option });
       // Code that starts processes: its string literals are tried as commands (a deny on rm reads `os.system("rm x")`),
       // and since the code may build the command otherwise, a deny that none of them matches cannot tell.
-      const code = words[words.indexOf(option) + 1] ?? "";
+      const given = words[words.indexOf(option) + 1] ?? "";
+      // PowerShell's -EncodedCommand is base64 of UTF-16LE text: read as the code it decodes to.
+      const code = powershellCode(name, option) === "encoded" ? Buffer.from(given, "base64").toString("utf16le") : given;
       // PowerShell, Nushell and xonsh run a program named at the start of a statement (`pwsh -c 'rm -rf x'` runs rm where no
       // alias or function of theirs has the name): the code is tried as a command line too.
-      if (COMMAND_LANGUAGES.has(name) && option !== "-EncodedCommand") out.guesses.push(code);
+      if (COMMAND_LANGUAGES.has(name)) out.guesses.push(code);
       if (PROCESS_CALLS.test(code)) {
         out.guesses.push(...codeGuesses(code));
         out.unknown ??= `${name} ${option} runs code that starts processes, which the guard cannot read`;
