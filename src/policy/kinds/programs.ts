@@ -3584,6 +3584,9 @@ function readSettingWrites(name: string, words: readonly string[], out: ProgramR
 }
 
 /** npm/npx/pnpm/yarn/bunx: `-c STRING` is a script, `exec`/`dlx` run a package's program. */
+/** Options of npm, pnpm and yarn before the subcommand that take the next word as their value. */
+const PACKAGE_RUNNER_VALUED = /^(?:-w|--workspace|--filter|-F|-C|--dir|--prefix|--cwd|--userconfig|--globalconfig|--registry|--cache|--loglevel|--reporter|--workspace-concurrency)$/;
+
 function readPackageRunner(name: string, words: readonly string[]): ProgramReading {
   const out = empty();
   readSettingWrites(name, words, out);
@@ -3591,7 +3594,16 @@ function readPackageRunner(name: string, words: readonly string[]): ProgramReadi
   if (name === "pnpm" && (words[1] === "-c" || words[1] === "--shell-mode") && words[2] === "exec") return readPnpmShellMode(words.slice(3), out);
   if (name === "pnpm" && words[1] === "exec" && words[2] === "--shell-mode") return readPnpmShellMode(words.slice(3), out);
   const directRunner = name === "npx" || name === "pnpx" || name === "bunx";
-  const sub = directRunner ? undefined : words[1];
+  // The subcommand after the runner's own options (`pnpm -r exec`, `pnpm --filter app exec`, `npm -w app exec`), and after
+  // yarn's workspace selectors (`yarn workspace app exec`, `yarn workspaces foreach -A exec`).
+  let subAt = 1;
+  while (!directRunner && subAt < words.length && /^-/.test(words[subAt]!) && words[subAt] !== "--") subAt += PACKAGE_RUNNER_VALUED.test(words[subAt]!) ? 2 : 1;
+  if (name === "yarn" && words[subAt] === "workspace") subAt += 2;
+  else if (name === "yarn" && words[subAt] === "workspaces" && words[subAt + 1] === "foreach") {
+    subAt += 2;
+    while (subAt < words.length && /^-/.test(words[subAt]!)) subAt += /^(?:--from|--include|--exclude|-j|--jobs)$/.test(words[subAt]!) ? 2 : 1;
+  }
+  const sub = directRunner ? undefined : words[subAt];
   if (name === "npm" && sub === "explore") {
     // npm explore PKG -- CMD runs CMD with the configured shell in the package's directory (with no CMD: an interactive shell).
     out.refusals.push({ reason: "npm explore runs a shell (or the command after --) in a package's directory", token: "explore" });
@@ -3613,7 +3625,7 @@ function readPackageRunner(name: string, words: readonly string[]): ProgramReadi
   }
   const execLike = directRunner || sub === "exec" || sub === "x" || sub === "dlx";
   if (!execLike) return out;
-  const start = directRunner ? 1 : 2;
+  const start = directRunner ? 1 : subAt + 1;
   out.refusals.push({ reason: `${directRunner ? name : `${name} ${sub ?? ""}`} runs a package's program`, token: directRunner ? name : (sub ?? name) });
   let i = start;
   while (i < words.length) {
