@@ -105,8 +105,9 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
     const first = fold(literals[0] ?? "");
     // A `*` right after a `/` (`docs/*`) stands for names in that directory, not for a way out of it: a `..`, or
     // (the `*` spanning more words) an absolute or home path outside every directory the pattern spells out.
-    const pinned = literals.slice(0, -1).some((literal) => literal.endsWith("/")) && !CLIMB.test(trimmed);
-    const directories = literals.slice(0, -1).filter((literal) => literal.endsWith("/")).map((literal) => literal.split(" ").at(-1) ?? "");
+    // (A URL's path is not a directory here: `curl https://api.example.com/*` is read by the places it connects to.)
+    const directories = literals.slice(0, -1).filter((literal) => literal.endsWith("/")).map((literal) => literal.split(" ").at(-1) ?? "").filter((directory) => !directory.includes("://"));
+    const pinned = directories.length > 0 && !CLIMB.test(trimmed);
     const outside = (word: string) => CLIMB.test(word) || (/^[/~]/.test(word) && !directories.some((directory) => /^[/~]/.test(directory) && word.startsWith(directory)));
     return {
       source: pattern,
