@@ -35,7 +35,15 @@ interface CommandPattern {
    * A program that fetches URLs is covered only when every place it connects to is one of them.
    */
   readonly origins: readonly ((origin: string) => boolean)[];
+  /**
+   * For a pattern whose `*` follows a directory it spells out (`cat docs/*`): a word that leaves that directory (`..`
+   * climbs out of it: `cat docs/../.env`; another absolute path: `cat docs/a /etc/passwd`), so an allow does not hold.
+   */
+  climbs?(words: readonly string[]): string | undefined;
 }
+
+/** A `..` path segment: after the start of a word or a `/`, before a `/` or the word's end. */
+const CLIMB = /(?:^|[\s/])\.\.(?=[\s/]|$)/;
 
 /**
  * The origins of the URLs a command pattern spells out (see CommandPattern.origins), as tests: a
@@ -95,12 +103,19 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
     // The pattern up to its last `*`: when it matches the start of the known words, the `*` takes whatever follows.
     const head = literals.length > 1 && literals.at(-1) === "" ? new RegExp(`^${literals.slice(0, -1).map(escape).join("[\\s\\S]*")}`, flags) : undefined;
     const first = fold(literals[0] ?? "");
+    // A `*` right after a `/` (`docs/*`) stands for names in that directory, not for a way out of it: a `..`, or
+    // (the `*` spanning more words) an absolute or home path outside every directory the pattern spells out.
+    // (A URL's path is not a directory here: `curl https://api.example.com/*` is read by the places it connects to.)
+    const directories = literals.slice(0, -1).filter((literal) => literal.endsWith("/")).map((literal) => literal.split(" ").at(-1) ?? "").filter((directory) => !directory.includes("://"));
+    const pinned = directories.length > 0 && !CLIMB.test(trimmed);
+    const outside = (word: string) => CLIMB.test(word) || (/^[/~]/.test(word) && !directories.some((directory) => /^[/~]/.test(directory) && word.startsWith(directory)));
     return {
       source: pattern,
       names,
       origins,
       fixed: 0,
       matches: (words) => regex.test(words.join(" ")),
+      climbs: (words) => (pinned ? words.slice(1).find(outside) : undefined),
       matchesOpen: (words, at) => {
         const known = words.slice(0, at).join(" ");
         if (head?.test(known) === true) return YES;
@@ -175,6 +190,9 @@ function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): 
     // `curl https://api.example.com/x http://127.0.0.1/` under `curl https://api.example.com/*`: a place the pattern does not name.
     const elsewhere = pattern.origins.length === 0 ? undefined : command.connects?.origins.find((origin) => !pattern.origins.some((test) => test(origin)));
     if (elsewhere !== undefined) refusals = [...refusals, { reason: `${command.words[0] ?? ""} connects to ${elsewhere} (${command.connects!.places.join(", ")}), which the pattern ${JSON.stringify(pattern.source)} does not name`, token: "" }];
+    // `cat docs/../.env` under `cat docs/*`: the `*` would span a way out of the directory the pattern names.
+    const climb = pattern.climbs?.(command.words);
+    if (climb !== undefined) refusals = [...refusals, { reason: `${command.words[0] ?? ""} names ${climb}, outside the directory the pattern ${JSON.stringify(pattern.source)} names before its *`, token: "" }];
     // The common case: a plain command a pattern matches.
     if (command.unknown === undefined && refusals.length === 0) return COVERED;
     matching.push({ pattern, refusals });

@@ -721,6 +721,9 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   irb: [],
   pwsh: ["-c", "-Command", "-EncodedCommand"],
   powershell: ["-c", "-Command", "-EncodedCommand"],
+  // Nushell and xonsh: shells of their own language, whose statements run programs by name as sh's do.
+  nu: ["-c", "--commands"],
+  xonsh: ["-c"],
   // GTFOBins "Shell" entries: Java's script runners, Haskell, R, Julia, Octave, Guile, S-Lang, bpftrace, Ruby's rake, Chef's knife (Perl's latexmk: OPTION_EFFECTS).
   jrunscript: ["-e"],
   jjs: [],
@@ -750,6 +753,18 @@ const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   "ts-node": ["-e", "--eval", "-p", "--print"],
   tsx: ["-e", "--eval", "-p", "--print"],
 };
+
+/** Interpreters whose statements are command lines: a word at a statement's start names a program they run (PowerShell, Nushell, xonsh). */
+const COMMAND_LANGUAGES = new Set(["pwsh", "powershell", "nu", "xonsh"]);
+
+/** PowerShell's parameters, in any case and by a unique prefix: `-Command` (`-c`, `-com`) and `-EncodedCommand` (`-e`, `-ec`, `-enc`). */
+function powershellCode(name: string, word: string): "command" | "encoded" | undefined {
+  if (name !== "pwsh" && name !== "powershell") return undefined;
+  const lower = word.toLowerCase();
+  if (lower.length >= 2 && "-command".startsWith(lower)) return "command";
+  if (lower === "-ec" || (lower.length >= 2 && "-encodedcommand".startsWith(lower))) return "encoded";
+  return undefined;
+}
 
 /** Interpreters whose single-dash words are options of their own, not clusters of letters: `ghc -Werror`, `jrunscript -encoding`, `pwsh -NonInteractive` hold no -e or -c. */
 const WORD_OPTIONS = new Set(["ghc", "jrunscript", "pwsh", "powershell", "gnuplot", "scala", "erl"]);
@@ -795,6 +810,17 @@ const PYTHON_OPTIONS: OwnOptions = { long: ["--check-hash-based-pycs"], short: "
 
 /** The interpreters read with OwnOptions. */
 const OWN_OPTIONS: Readonly<Record<string, OwnOptions>> = { node: NODE_OPTIONS, nodejs: NODE_OPTIONS, python: PYTHON_OPTIONS, python2: PYTHON_OPTIONS, python3: PYTHON_OPTIONS, pypy: PYTHON_OPTIONS, pypy3: PYTHON_OPTIONS };
+
+/** The command `python -m MODULE ARGS` runs as (`MODULE ARGS`), or undefined when the words run no module. */
+function pythonModule(name: string, words: readonly string[]): string[] | undefined {
+  if (OWN_OPTIONS[name] !== PYTHON_OPTIONS && !/^python\d/.test(name)) return undefined;
+  const own = ownWords(name, words);
+  if (own.length === words.length && own.length < 2) return undefined;
+  const last = own[own.length - 1] ?? "";
+  const module = own[own.length - 2] === "-m" && own.length >= 3 ? last : /^-[bBdEhiIOPqsSuvVx?]*m(.+)$/.exec(last)?.[1];
+  if (module === undefined || !/^[A-Za-z_][\w.-]*$/.test(module)) return undefined;
+  return [module, ...words.slice(own.length)];
+}
 
 /** The words of an OWN_OPTIONS program that are its own: up to its script (included), or all of them. */
 function ownWords(name: string, words: readonly string[]): readonly string[] {
@@ -913,6 +939,11 @@ const GIT_RUNNING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   log: ["--ext-diff", "--textconv"],
   show: ["--ext-diff", "--textconv"],
   whatchanged: ["--ext-diff", "--textconv"],
+  // `git stash show` and `git reflog` take the diff options of git diff and git log.
+  stash: ["--ext-diff", "--textconv"],
+  reflog: ["--ext-diff", "--textconv"],
+  // The template directory's hooks and config are copied into the new repository (core.fsmonitor, hooks: commands git runs next).
+  init: ["--template"],
   "diff-tree": ["--ext-diff", "--textconv"],
   "diff-index": ["--ext-diff", "--textconv"],
   "diff-files": ["--ext-diff", "--textconv"],
@@ -953,9 +984,10 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
   { name: /^SHELL$/, effect: "program", what: "runs it as the shell (script, screen, vim's :!, sudo -s, ...)" },
   { name: /^(?:CC|CXX|CPP|LD|AR|FC|RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|CARGO_BUILD_RUSTC_WRAPPER|CARGO_TARGET_\w+_RUNNER)$/, effect: "script", what: "runs it as the compiler, linker or runner" },
   { name: /^(?:PS0|PS1|PS2|PS4)$/, effect: "expanded", what: "a bash it starts expands it (command substitutions included) when it prompts or traces" },
-  { name: /^npm_config_(?:script_shell|shell|git)$/i, effect: "program", what: "runs it as a command (npm's configuration)" },
+  // npm reads npm_config_NAME with `_` and `-` alike (`env 'npm_config_script-shell=CMD' npm test`), in any case.
+  { name: /^npm_config_(?:script[_-]shell|shell|git)$/i, effect: "program", what: "runs it as a command (npm's configuration)" },
   { name: /^npm_config_(?:editor|browser)$/i, effect: "script", what: "runs it as a command (npm's configuration)" },
-  { name: /^npm_config_(?:node_options|userconfig|globalconfig|prefix|onload_script)$/i, effect: "code", what: "loads code or configuration through it (npm's configuration)" },
+  { name: /^npm_config_(?:node[_-]options|userconfig|globalconfig|prefix|onload[_-]script)$/i, effect: "code", what: "loads code or configuration through it (npm's configuration)" },
   { name: /^(?:BASH_ENV|ENV)$/, effect: "startup", what: "a shell it starts expands it and runs the file it names" },
   { name: /^BASH_FUNC_.+(?:%%|\(\))$/, effect: "function", what: "every bash it starts defines it as a function" },
   {
@@ -1176,6 +1208,9 @@ interface EffectOption {
 
 /** A path outside the working directory (absolute, in a home directory, a variable's, or climbing with `..`): where a program whose output is its job (a compiler, a downloader) writes what its allow does not vouch for. */
 const OUTSIDE_HERE = /^(?:\/|~|\$)|(?:^|\/)\.\.(?:\/|$)/;
+
+/** A go output path (`-o PATH`, `-o=PATH`, `-coverprofile=PATH`) outside the working directory and outside /tmp. */
+const GO_OUTSIDE = /^=?(?:\/(?!tmp\/)|~|\$)|^=?(?:.*\/)?\.\.(?:\/|$)/;
 
 /** Recipe lines of makefile text: after a tab at the start of a line, or after `;` on a rule's line. */
 const MAKE_RECIPES = /(?:^|\n)\t([^\n]*)|(?:^|\n)[^:\n=#]*:[^;\n=]*;([^\n]*)/g;
@@ -1815,7 +1850,17 @@ const OPTION_EFFECTS: readonly {
   // BSD and macOS base64 write their output to the file given with -o (GNU base64 has no such option).
   { programs: ["base64", "gbase64"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }] },
   // pytest removes the whole directory given with --basetemp before it writes its temporary files there.
-  { programs: ["pytest", "py.test"], options: [{ option: "--basetemp", effect: "writes" }] },
+  // Its reports (--junit-xml, --debug's log, pytest-cov's --cov-report TYPE:PATH, pytest-reportlog's --report-log) are written where told:
+  // within the working directory they are what the allow is for, elsewhere not vouched; an ini file from elsewhere (-c) sets addopts and plugins.
+  {
+    programs: ["pytest", "py.test"],
+    options: [
+      { option: "--basetemp", effect: "writes" },
+      ...["--junitxml", "--junit-xml", "--debug", "--report-log", "--resultlog", "--result-log"].map((option): EffectOption => ({ option, effect: "writes", when: OUTSIDE_HERE })),
+      { option: "--cov-report", effect: "writes", when: /^[\w-]+:(?:\/|~|\$|(?:.*\/)?\.\.(?:\/|$))/ },
+      ...["-c", "--config-file"].map((option): EffectOption => ({ option, effect: "file", when: OUTSIDE_HERE })),
+    ],
+  },
   // fzf runs --preview and the execute/become/reload actions of --bind through a shell, and --with-shell is that shell.
   { programs: ["fzf"], options: [{ option: "--preview", effect: "script" }, { option: "--bind", effect: "code" }, { option: "--with-shell", effect: "script" }] },
   { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
@@ -1852,7 +1897,8 @@ const OPTION_EFFECTS: readonly {
   {
     programs: ["vim", "vi", "nvim", "view", "vimdiff", "ex", "gvim", "rvim", "evim", "rview", "gview", "vimx", "nvi", "elvis"],
     options: [
-      { option: "-c", effect: "ex" },
+      // Vim reads a cluster of its letters (`-es`), the last one taking the next word: `ex -sc CMD`, `vim -esc CMD` run CMD.
+      { option: "-c", effect: "ex", cluster: true },
       { option: "--cmd", effect: "ex" },
       { option: "+", effect: "ex" },
       { option: "-S", effect: "file" },
@@ -2012,6 +2058,12 @@ const OPTION_EFFECTS: readonly {
       { option: "-vettool", effect: "program" },
       { option: "-ldflags", effect: "code", when: /(?:^|[\s'"])--?extld(?:=|\s|$)/ },
       { option: "-overlay", effect: "file" },
+      // The binary (-o, `-o=FILE` too) and the test profiles are written where told: outside the working directory and the
+      // temporary directory (`go build -o /tmp/app` is a scratch build), not vouched (`-o ~/.local/bin/git` replaces a program).
+      { option: "-o", effect: "writes", when: GO_OUTSIDE },
+      ...["-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir"].map((option): EffectOption => ({ option, effect: "writes", when: GO_OUTSIDE })),
+      // -C DIR works in DIR, as `cd DIR && go ...` would (its go.mod, its tests, its //go:generate lines).
+      { option: "-C", effect: "config", place: true, exact: true },
     ],
   },
   // A compiler's output is its job: -o within the working directory is what the allow is for; elsewhere it is not vouched. @FILE holds more options.
@@ -2028,12 +2080,45 @@ const OPTION_EFFECTS: readonly {
     options: [
       { option: "--config", effect: "code", commandKeys: /^\s*(?:build\.(?:rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\.[^=]+\.(?:runner|linker)|host\.linker|doc\.browser|(?:registry|registries\.[^.=]+)\.credential-provider)\s*$/ },
       { option: "--manifest-path", effect: "config" },
+      // `cargo install --path DIR` builds the package in DIR (its build.rs runs); the build's output goes where --target-dir and --artifact-dir say.
+      { option: "--path", effect: "config", when: OUTSIDE_HERE },
+      ...["--target-dir", "--artifact-dir", "--out-dir"].map((option): EffectOption => ({ option, effect: "writes", when: OUTSIDE_HERE })),
     ],
   },
   // Formatters, linters and test runners load JavaScript from a plugin or configuration file named in an option.
   { programs: ["prettier"], options: [{ option: "--plugin", effect: "file" }, { option: "--config", effect: "file" }] },
-  { programs: ["eslint"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--plugin", effect: "file" }, { option: "--rulesdir", effect: "file" }, { option: "--resolve-plugins-relative-to", effect: "file" }] },
-  { programs: ["jest", "vitest"], options: [{ option: "-c", effect: "file" }, { option: "--config", effect: "file" }, { option: "--setupFiles", effect: "file" }, { option: "--setupFilesAfterEnv", effect: "file" }, { option: "--globalSetup", effect: "file" }, { option: "--globalTeardown", effect: "file" }, { option: "--testRunner", effect: "file" }, { option: "--transform", effect: "file" }, { option: "--resolver", effect: "file" }] },
+  // Their reports (-o/--output-file, --outputFile) within the working directory are what the allow is for; elsewhere not vouched.
+  {
+    programs: ["eslint"],
+    options: [
+      { option: "-c", effect: "file" },
+      { option: "--config", effect: "file" },
+      { option: "--plugin", effect: "file" },
+      { option: "--rulesdir", effect: "file" },
+      { option: "--resolve-plugins-relative-to", effect: "file" },
+      { option: "-o", effect: "writes", when: OUTSIDE_HERE, exact: true },
+      { option: "--output-file", effect: "writes", when: OUTSIDE_HERE },
+    ],
+  },
+  {
+    programs: ["jest", "vitest"],
+    options: [
+      ...["-c", "--config", "--setupFiles", "--setupFilesAfterEnv", "--globalSetup", "--globalTeardown", "--testRunner", "--transform", "--resolver"].map((option): EffectOption => ({ option, effect: "file" })),
+      { option: "--outputFile", effect: "writes", when: OUTSIDE_HERE },
+    ],
+  },
+  { programs: ["ruff"], options: [{ option: "-o", effect: "writes", when: OUTSIDE_HERE, exact: true }, { option: "--output-file", effect: "writes", when: OUTSIDE_HERE }] },
+  { programs: ["flake8"], options: [{ option: "--output-file", effect: "writes", when: OUTSIDE_HERE }] },
+  // pylint runs the Python code of --init-hook and imports the modules --load-plugins names; an rcfile from elsewhere sets both.
+  {
+    programs: ["pylint"],
+    options: [
+      { option: "--init-hook", effect: "code" },
+      { option: "--load-plugins", effect: "file" },
+      { option: "--rcfile", effect: "file", when: OUTSIDE_HERE },
+      { option: "--output", effect: "writes", when: OUTSIDE_HERE },
+    ],
+  },
   // Pagers named in an option are command lines (split into words, as BAT_PAGER and DELTA_PAGER are).
   { programs: ["bat", "batcat", "delta"], options: [{ option: "--pager", effect: "script" }] },
   { programs: ["ncdu"], options: [{ option: "-o", effect: "writes", cluster: true }] },
@@ -3219,6 +3304,20 @@ function readGitSetting(option: string, setting: string, out: ProgramReading): v
 /** Options of git subcommands whose value is a command line git runs (locally for a local repository: `clone --upload-pack`). */
 const GIT_COMMAND_VALUES = new Set(["-x", "--exec", "--extcmd", "-O", "--open-files-in-pager", "--upload-pack", "--receive-pack", "--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--httpd", "-d", ...GIT_FILTERS]);
 
+/** Short options of git subcommands that take a value (`-s ours`, `-C3`): in a cluster (`-fx CMD`, `-iO CMD`) the letters after one are its value. */
+const GIT_SHORT_VALUED: Readonly<Record<string, string>> = { rebase: "sXCSx", difftool: "tx", mergetool: "t", grep: "efABCmO", clone: "obucj", instaweb: "dbpm", push: "o", archive: "o" };
+
+/** A running short option (`-x`) in a cluster of git's short options (`-yxCMD`, `-fx CMD`, `-iOCMD`): the option and its attached value. */
+function gitShortInCluster(word: string, running: readonly string[], valued: string): { readonly name: string; readonly value: string } | undefined {
+  if (!/^-[^-]./.test(word)) return undefined;
+  for (let j = 1; j < word.length; j++) {
+    const name = `-${word[j]!}`;
+    if (running.includes(name)) return { name, value: word.slice(j + 1) };
+    if (valued.includes(word[j]!)) return undefined;
+  }
+  return undefined;
+}
+
 /** Git subcommand options that write a file given as their value. */
 const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   diff: ["--output"],
@@ -3226,6 +3325,15 @@ const GIT_WRITING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   show: ["--output"],
   whatchanged: ["--output"],
   "range-diff": ["--output"],
+  // Every command that reads revisions as git log does takes the diff option --output (it opens the file, truncating it).
+  stash: ["--output"],
+  reflog: ["--output"],
+  shortlog: ["--output"],
+  "rev-list": ["--output"],
+  blame: ["--output"],
+  annotate: ["--output"],
+  "fast-export": ["--output"],
+  bundle: ["--output"],
   "diff-tree": ["--output"],
   "diff-files": ["--output"],
   "diff-index": ["--output"],
@@ -3287,6 +3395,13 @@ function readGit(words: readonly string[]): ProgramReading {
     if (option.name === "-c" || option.name === "--config-env") readGitSetting(option.name, option.value ?? "", out);
   }
   if (sub === undefined) return out;
+  // `git -c alias.p=push p ARGS` runs `git push ARGS`: an alias without `!` is a git command line, tried by a deny as that spelling.
+  for (const option of parsed.seen) {
+    const alias = option.name === "-c" ? /^alias\.([^=]+)=(.*)$/is.exec(option.value ?? "") : null;
+    if (alias === null || alias[1]!.toLowerCase() !== sub.toLowerCase() || alias[2]!.trimStart().startsWith("!")) continue;
+    const expansion = alias[2]!.split(/\s+/).filter((word) => word !== "");
+    if (expansion.length > 0) out.forms.push(["git", ...expansion, ...words.slice(parsed.next + 1)]);
+  }
   if (!GIT_SUBCOMMANDS.has(sub)) out.refusals.push({ reason: `git ${sub} is no git subcommand the guard knows (an alias or a git-${sub} program may run anything)`, token: sub });
   const running = GIT_RUNNING_OPTIONS[sub] ?? [];
   const listed = [...running, ...(GIT_WRITING_OPTIONS[sub] ?? []), ...(GIT_READING_OPTIONS[sub] ?? [])];
@@ -3294,12 +3409,13 @@ function readGit(words: readonly string[]): ProgramReading {
   for (let i = 0; i < rest.length; i++) {
     // git's parse-options takes a unique prefix of a long option (`--upload-pa=CMD`).
     const word = unabbreviate(rest[i]!, listed, GIT_SHORTER_OPTIONS);
-    // `--opt=value`, `-x value`, and a short option with its value attached (`-O'cmd'`, `-xcmd`).
-    const attached = !word.startsWith("--") && word.length > 2 ? running.find((option) => option.length === 2 && word.startsWith(option)) : undefined;
-    const name = word.startsWith("--") ? word.split("=")[0]! : (attached ?? word);
+    // `--opt=value`, `-x value`, and a short option with its value attached, after other short options or not (`-O'cmd'`, `-xcmd`, `-yx'cmd'`, `-fx cmd`).
+    const cluster = word.startsWith("--") ? undefined : gitShortInCluster(word, running, GIT_SHORT_VALUED[sub] ?? "");
+    const attached = cluster !== undefined && cluster.value !== "" ? cluster.value : undefined;
+    const name = word.startsWith("--") ? word.split("=")[0]! : (cluster?.name ?? word);
     if (running.includes(name)) {
       out.refusals.push({ reason: `git ${sub} runs a command through ${name}`, token: name });
-      const value = word.startsWith("--") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : attached !== undefined ? word.slice(2) : rest[i + 1];
+      const value = word.startsWith("--") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : attached ?? rest[i + 1];
       if (value !== undefined && (GIT_COMMAND_VALUES.has(name) || (sub === "clone" && name === "-u"))) out.scripts.push(value);
       if (value !== undefined && sub === "clone" && (name === "-c" || name === "--config")) readGitSetting(name, value, out);
     }
@@ -3307,10 +3423,12 @@ function readGit(words: readonly string[]): ProgramReading {
     if (writes !== undefined) out.refusals.push({ reason: `git ${sub} writes a file through ${writes}`, token: writes });
     const reads = GIT_READING_OPTIONS[sub]?.find((option) => word === option || word.startsWith(`${option}=`));
     if (reads !== undefined) out.refusals.push({ reason: `git ${sub} reads the file given with ${reads}`, token: reads });
-    if (GIT_REMOTE_SUBCOMMANDS.has(sub) && /^[A-Za-z][A-Za-z0-9+.-]*::/.test(word)) {
-      const transport = word.slice(0, word.indexOf("::"));
+    // A repository given as an option's value (`archive --remote=URL`, `push --repo=URL`) is read as one given as an operand.
+    const url = word.replace(/^--(?:remote|repo)=/, "");
+    if (GIT_REMOTE_SUBCOMMANDS.has(sub) && /^[A-Za-z][A-Za-z0-9+.-]*::/.test(url)) {
+      const transport = url.slice(0, url.indexOf("::"));
       out.refusals.push({ reason: `git ${sub} runs ${transport === "ext" ? "the command in an ext:: URL" : `the program git-remote-${transport} for a ${transport}:: URL`}`, token: word });
-      if (transport === "ext") out.commands.push(extCommand(word));
+      if (transport === "ext") out.commands.push(extCommand(url));
       else if (transport !== "fd") out.commands.push([`git-remote-${transport}`]);
     }
   }
@@ -3350,6 +3468,11 @@ function readGitConfigWrite(rest: readonly string[], out: ProgramReading): void 
   const [key, value] = operands[0] === "set" ? operands.slice(1) : operands;
   if (key === undefined || value === undefined || gitConfigRow(key) === undefined) return;
   readGitSetting(key, `${key}=${value}`, out);
+  // An alias without `!` is a git command line the next `git NAME` runs (`git config alias.p push`).
+  if (/^alias\./i.test(key) && !value.trimStart().startsWith("!")) {
+    const expansion = value.split(/\s+/).filter((word) => word !== "");
+    if (expansion.length > 0) out.commands.push(["git", ...expansion]);
+  }
   out.refusals.push({ reason: `git config sets ${key}, whose value git runs (or that changes what git runs) later`, token: key });
 }
 
@@ -3461,6 +3584,9 @@ function readSettingWrites(name: string, words: readonly string[], out: ProgramR
 }
 
 /** npm/npx/pnpm/yarn/bunx: `-c STRING` is a script, `exec`/`dlx` run a package's program. */
+/** Options of npm, pnpm and yarn before the subcommand that take the next word as their value. */
+const PACKAGE_RUNNER_VALUED = /^(?:-w|--workspace|--filter|-F|-C|--dir|--prefix|--cwd|--userconfig|--globalconfig|--registry|--cache|--loglevel|--reporter|--workspace-concurrency)$/;
+
 function readPackageRunner(name: string, words: readonly string[]): ProgramReading {
   const out = empty();
   readSettingWrites(name, words, out);
@@ -3468,7 +3594,16 @@ function readPackageRunner(name: string, words: readonly string[]): ProgramReadi
   if (name === "pnpm" && (words[1] === "-c" || words[1] === "--shell-mode") && words[2] === "exec") return readPnpmShellMode(words.slice(3), out);
   if (name === "pnpm" && words[1] === "exec" && words[2] === "--shell-mode") return readPnpmShellMode(words.slice(3), out);
   const directRunner = name === "npx" || name === "pnpx" || name === "bunx";
-  const sub = directRunner ? undefined : words[1];
+  // The subcommand after the runner's own options (`pnpm -r exec`, `pnpm --filter app exec`, `npm -w app exec`), and after
+  // yarn's workspace selectors (`yarn workspace app exec`, `yarn workspaces foreach -A exec`).
+  let subAt = 1;
+  while (!directRunner && subAt < words.length && /^-/.test(words[subAt]!) && words[subAt] !== "--") subAt += PACKAGE_RUNNER_VALUED.test(words[subAt]!) ? 2 : 1;
+  if (name === "yarn" && words[subAt] === "workspace") subAt += 2;
+  else if (name === "yarn" && words[subAt] === "workspaces" && words[subAt + 1] === "foreach") {
+    subAt += 2;
+    while (subAt < words.length && /^-/.test(words[subAt]!)) subAt += /^(?:--from|--include|--exclude|-j|--jobs)$/.test(words[subAt]!) ? 2 : 1;
+  }
+  const sub = directRunner ? undefined : words[subAt];
   if (name === "npm" && sub === "explore") {
     // npm explore PKG -- CMD runs CMD with the configured shell in the package's directory (with no CMD: an interactive shell).
     out.refusals.push({ reason: "npm explore runs a shell (or the command after --) in a package's directory", token: "explore" });
@@ -3490,7 +3625,7 @@ function readPackageRunner(name: string, words: readonly string[]): ProgramReadi
   }
   const execLike = directRunner || sub === "exec" || sub === "x" || sub === "dlx";
   if (!execLike) return out;
-  const start = directRunner ? 1 : 2;
+  const start = directRunner ? 1 : subAt + 1;
   out.refusals.push({ reason: `${directRunner ? name : `${name} ${sub ?? ""}`} runs a package's program`, token: directRunner ? name : (sub ?? name) });
   let i = start;
   while (i < words.length) {
@@ -3850,10 +3985,10 @@ function readSed(words: readonly string[]): ProgramReading {
   const out = empty();
   const scripts: string[] = [];
   let scriptGiven = false;
+  // GNU getopt permutes: the first operand is the script only when no -e or -f is given anywhere (`sed 'a\' -e e FILE` runs e, and reads the file a-backslash).
+  let firstOperand: string | undefined;
   const operand = (word: string) => {
-    if (scriptGiven) return;
-    scripts.push(word);
-    scriptGiven = true;
+    firstOperand ??= word;
   };
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
@@ -3899,28 +4034,222 @@ function readSed(words: readonly string[]): ProgramReading {
     }
     operand(word);
   }
-  for (const script of scripts) {
-    const flags = /s(.)((?:\\.|(?!\1)[^\\])*)\1((?:\\.|(?!\1)[^\\])*)\1([a-zA-Z0-9]*)/gs;
-    for (const match of script.matchAll(flags)) {
-      const [, , pattern = "", replacement = "", options = ""] = match;
-      if (options.includes("e")) {
-        out.refusals.push({ reason: "sed runs the pattern space as a command (s///e)", token: "e" });
-        // The line becomes the replacement when the pattern takes all of it; otherwise what runs depends on the input.
-        const delimiter = match[1] ?? "/";
-        const plain = replacement.split(`\\${delimiter}`).join(delimiter);
-        if (/^\^?\.\*\$?$/.test(pattern) && !/[\\&]/.test(plain)) out.scripts.push(plain);
-        else out.unknown ??= "sed runs the input line, after s///e's substitution, as a command, which the guard cannot read";
+  if (!scriptGiven && firstOperand !== undefined) scripts.push(firstOperand);
+  // GNU sed joins its -e scripts with newlines (`-e 'a\' -e 'e'` appends the text "e") and reads them as one.
+  const read = readSedScript(scripts.join("\n"));
+  for (const command of read.runs) {
+    out.refusals.push({ reason: "sed runs a command (the e command)", token: "e" });
+    if (command.trim() !== "") out.scripts.push(command);
+    else out.unknown ??= "sed's e command runs the input line as a command, which the guard cannot read";
+  }
+  for (const { pattern, replacement, delimiter } of read.substitutions) {
+    out.refusals.push({ reason: "sed runs the pattern space as a command (s///e)", token: "e" });
+    // The line becomes the replacement when the pattern takes all of it; otherwise what runs depends on the input.
+    const plain = replacement.split(`\\${delimiter}`).join(delimiter);
+    if (/^\^?\.\*\$?$/.test(pattern) && !/[\\&]/.test(plain)) out.scripts.push(plain);
+    else out.unknown ??= "sed runs the input line, after s///e's substitution, as a command, which the guard cannot read";
+  }
+  for (const command of read.writes) out.refusals.push({ reason: command === "s" ? "sed writes a file (s///w)" : `sed writes a file (the ${command} command)`, token: command === "s" ? "w" : command });
+  if (read.error !== undefined) {
+    out.refusals.push({ reason: `sed's script cannot be read (${read.error})`, token: "sed" });
+    out.unknown ??= `sed's script cannot be read (${read.error}), so what it runs or writes is not known`;
+  }
+  return out;
+}
+
+/** What a sed script does that an allow must see: the commands its `e` runs, its `s///e` substitutions, the commands that write files. */
+interface SedScript {
+  /** The texts of `e COMMAND` ("" for a bare `e`, which runs the pattern space). */
+  readonly runs: string[];
+  /** The `s` commands with the `e` flag. */
+  readonly substitutions: { readonly pattern: string; readonly replacement: string; readonly delimiter: string }[];
+  /** `w`, `W`, and `s` for an `s///w`. */
+  readonly writes: string[];
+  /** Set when the script is not one GNU sed reads (it then runs nothing), or the guard's reading stops. */
+  error?: string;
+}
+
+/**
+ * A sed script as GNU sed 4 reads it (compile.c): addresses (`N`, `$`, `first~step`, `/RE/` and `\cREc` with the I and M
+ * flags, `addr,+N`, `addr,~N`), `!`, blocks, labels, the text of a, i and c (to the end of the line), the file names of r,
+ * R, w and W and the command of e (to the end of the line), and the `s` and `y` commands with any delimiter, a bracket
+ * expression in the regular expression holding the delimiter (`s/[/]/x/e`).
+ */
+function readSedScript(script: string): SedScript {
+  const out: SedScript = { runs: [], substitutions: [], writes: [] };
+  let i = 0;
+  const at = () => script[i];
+  const blanks = () => {
+    while (at() === " " || at() === "\t") i++;
+  };
+  const toLineEnd = () => {
+    const end = script.indexOf("\n", i);
+    const text = script.slice(i, end < 0 ? script.length : end);
+    i = end < 0 ? script.length : end;
+    return text;
+  };
+  // A regular expression up to the closing delimiter: a backslash escapes the next character, a bracket expression runs to its `]`.
+  const regex = (delimiter: string): string | undefined => {
+    const start = i;
+    while (i < script.length) {
+      const ch = script[i]!;
+      if (ch === "\\") i += 2;
+      else if (ch === delimiter) {
+        i++;
+        return script.slice(start, i - 1);
+      } else if (ch === "\n") return undefined;
+      else if (ch === "[") {
+        let j = i + 1;
+        if (script[j] === "^") j++;
+        if (script[j] === "]") j++;
+        while (j < script.length && script[j] !== "]" && script[j] !== "\n") {
+          const close = script[j] === "[" && /[:=.]/.test(script[j + 1] ?? "") ? script.indexOf(`${script[j + 1]!}]`, j + 2) : -1;
+          j = close >= 0 ? close + 2 : j + 1;
+        }
+        if (script[j] !== "]") return undefined;
+        i = j + 1;
+      } else i++;
+    }
+    return undefined;
+  };
+  // Text up to the closing delimiter, a backslash escaping the next character (a replacement, y's lists).
+  const plain = (delimiter: string): string | undefined => {
+    const start = i;
+    while (i < script.length) {
+      const ch = script[i]!;
+      if (ch === "\\") i += 2;
+      else if (ch === delimiter) {
+        i++;
+        return script.slice(start, i - 1);
+      } else i++;
+    }
+    return undefined;
+  };
+  const address = (second: boolean): boolean | undefined => {
+    const ch = at();
+    if (ch !== undefined && /\d/.test(ch)) {
+      while (/\d/.test(at() ?? "")) i++;
+      if (!second && at() === "~") {
+        i++;
+        while (/\d/.test(at() ?? "")) i++;
       }
-      if (/[wW]/.test(options)) out.refusals.push({ reason: "sed writes a file (s///w)", token: "w" });
+      return true;
     }
-    const withoutS = script.replace(flags, "");
-    for (const match of withoutS.matchAll(/(?:^|[;\n{}])\s*(?:(?:\d+|\$|\/(?:\\.|[^/\\])*\/)(?:\s*,\s*(?:\d+|\$|\/(?:\\.|[^/\\])*\/))?)?\s*!?\s*([ewW])(?:\s+([^;\n}]*))?/g)) {
-      if (match[1] === "e") {
-        out.refusals.push({ reason: "sed runs a command (the e command)", token: "e" });
-        if (match[2] !== undefined && match[2].trim() !== "") out.scripts.push(match[2]);
-        else out.unknown ??= "sed's e command runs the input line as a command, which the guard cannot read";
-      } else out.refusals.push({ reason: `sed writes a file (the ${match[1]!} command)`, token: match[1]! });
+    if (second && (ch === "+" || ch === "~")) {
+      i++;
+      if (!/\d/.test(at() ?? "")) return undefined;
+      while (/\d/.test(at() ?? "")) i++;
+      return true;
     }
+    if (ch === "$") {
+      i++;
+      return true;
+    }
+    if (ch === "/" || ch === "\\") {
+      const delimiter = ch === "/" ? "/" : script[i + 1];
+      i += ch === "/" ? 1 : 2;
+      if (delimiter === undefined || delimiter === "\n" || regex(delimiter) === undefined) return undefined;
+      while (at() === "I" || at() === "M") i++;
+      return true;
+    }
+    return false;
+  };
+  while (i < script.length) {
+    while (i < script.length && /[\s;]/.test(script[i]!)) i++;
+    if (i >= script.length) break;
+    const first = address(false);
+    if (first === undefined) return { ...out, error: "an address that does not end" };
+    if (first) {
+      blanks();
+      if (at() === ",") {
+        i++;
+        blanks();
+        if (address(true) !== true) return { ...out, error: "a second address it cannot read" };
+      }
+    }
+    blanks();
+    while (at() === "!") {
+      i++;
+      blanks();
+    }
+    const command = at();
+    i++;
+    switch (command) {
+      case "{":
+      case "}":
+        continue;
+      case "#":
+        toLineEnd();
+        continue;
+      case ":":
+      case "b":
+      case "t":
+      case "T":
+      case "v": {
+        blanks();
+        const end = /[;\n]/.exec(script.slice(i));
+        i = end === null ? script.length : i + end.index;
+        continue;
+      }
+      case "a":
+      case "i":
+      case "c":
+        // The text runs to the end of the line; a backslash before a newline continues it.
+        while (i < script.length && script[i] !== "\n") i += script[i] === "\\" ? 2 : 1;
+        continue;
+      case "r":
+      case "R":
+        blanks();
+        toLineEnd();
+        continue;
+      case "w":
+      case "W":
+        out.writes.push(command);
+        toLineEnd();
+        continue;
+      case "e":
+        blanks();
+        out.runs.push(toLineEnd());
+        continue;
+      case "s": {
+        const delimiter = at();
+        if (delimiter === undefined || delimiter === "\n" || delimiter === "\\") return { ...out, error: "an s command without a delimiter" };
+        i++;
+        const pattern = regex(delimiter);
+        const replacement = pattern === undefined ? undefined : plain(delimiter);
+        if (pattern === undefined || replacement === undefined) return { ...out, error: "an s command that does not end" };
+        let flags = "";
+        while (i < script.length && /[gpiImMe0-9w]/.test(script[i]!)) {
+          const flag = script[i++]!;
+          flags += flag;
+          if (flag === "w") {
+            out.writes.push("s");
+            toLineEnd();
+          }
+        }
+        if (flags.includes("e")) out.substitutions.push({ pattern, replacement, delimiter });
+        break;
+      }
+      case "y": {
+        const delimiter = at();
+        if (delimiter === undefined || delimiter === "\n" || delimiter === "\\") return { ...out, error: "a y command without a delimiter" };
+        i++;
+        if (plain(delimiter) === undefined || plain(delimiter) === undefined) return { ...out, error: "a y command that does not end" };
+        break;
+      }
+      case "l":
+      case "L":
+      case "q":
+      case "Q":
+        blanks();
+        while (/\d/.test(at() ?? "")) i++;
+        break;
+      default:
+        if (command === undefined || !"=dDgGhHnNpPxzF".includes(command)) return { ...out, error: `the command ${JSON.stringify(command ?? "")}` };
+    }
+    blanks();
+    const next = at();
+    if (next !== undefined && !/[;\n}#]/.test(next)) return { ...out, error: `${JSON.stringify(next)} after a command` };
   }
   return out;
 }
@@ -4123,12 +4452,17 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
   if (codeOptions !== undefined) {
     const out = empty();
     const clusters = !WORD_OPTIONS.has(name);
-    const option = words.slice(1).find((word) => codeOptions.includes(word) || (clusters && codeOptions.some((code) => /^-[A-Za-z]$/.test(code) && /^-[A-Za-z]+$/.test(word) && word.includes(code.slice(1)))));
+    const option = words.slice(1).find((word) => codeOptions.includes(word) || (clusters && codeOptions.some((code) => /^-[A-Za-z]$/.test(code) && /^-[A-Za-z]+$/.test(word) && word.includes(code.slice(1)))) || powershellCode(name, word) !== undefined);
     if (option !== undefined) {
       out.refusals.push({ reason: `${name} runs the code given with ${option}`, token: option });
       // Code that starts processes: its string literals are tried as commands (a deny on rm reads `os.system("rm x")`),
       // and since the code may build the command otherwise, a deny that none of them matches cannot tell.
-      const code = words[words.indexOf(option) + 1] ?? "";
+      const given = words[words.indexOf(option) + 1] ?? "";
+      // PowerShell's -EncodedCommand is base64 of UTF-16LE text: read as the code it decodes to.
+      const code = powershellCode(name, option) === "encoded" ? Buffer.from(given, "base64").toString("utf16le") : given;
+      // PowerShell, Nushell and xonsh run a program named at the start of a statement (`pwsh -c 'rm -rf x'` runs rm where no
+      // alias or function of theirs has the name): the code is tried as a command line too.
+      if (COMMAND_LANGUAGES.has(name)) out.guesses.push(code);
       if (PROCESS_CALLS.test(code)) {
         out.guesses.push(...codeGuesses(code));
         out.unknown ??= `${name} ${option} runs code that starts processes, which the guard cannot read`;
@@ -4175,6 +4509,19 @@ export function readProgram(words: readonly string[]): ProgramReading {
   if (family !== undefined) {
     subcommandWithoutGlobals(name, family, words, out);
     delete out.plainWords;
+  }
+  // `python -m MODULE ARGS` runs the module as its command runs (`python3 -m pip install --target DIR` is `pip install --target DIR`):
+  // read as that command too, and a deny rule on the command tries it.
+  const module = pythonModule(name, words);
+  if (module !== undefined) {
+    const inner = readProgram(module);
+    out.commands.push(...inner.commands);
+    out.scripts.push(...inner.scripts);
+    out.refusals.push(...inner.refusals);
+    out.guesses.push(...inner.guesses);
+    out.forms.push(module, ...inner.forms);
+    out.unknown ??= inner.unknown;
+    if (inner.input !== undefined) out.input = [...(out.input ?? []), ...inner.input];
   }
   return out;
 }
