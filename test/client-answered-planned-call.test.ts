@@ -5,6 +5,9 @@
 // calls of the turn do, and the model reads one ToolMessage per call. Before, on a checkpointer
 // other than MemorySaver without the guard's ledger (one task per call), the plan's Send ran the
 // answered call anyway and the thread held two ToolMessages for it (a provider refuses that).
+// And `updateState(..., "tools")`, the form LangGraph's docs give, ended the run on MemorySaver
+// (the run stops there before "execute"; the tools step, not sent by a plan, led nowhere): the model
+// never read the given result, and a sibling call was left with no answer.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,11 +29,11 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const answers = (messages: readonly BaseMessage[]) =>
   messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => `${m.tool_call_id}=${String(m.content)}`);
 
-async function scenario(checkpointer: BaseCheckpointSaver, risk: "low" | "high", asNode: string | undefined, threadId: string) {
+async function scenario(checkpointer: BaseCheckpointSaver, risk: "low" | "high", asNode: string | undefined, threadId: string, calls = 2) {
   const ran: string[] = [];
   const deploy = defineTool({ name: "deploy", description: "Deploy a service", schema: z.object({ s: z.string() }), risk, execute: ({ s }) => (ran.push(s), `deployed ${s}`) });
   const model = fakeModel()
-    .respondWithTools([{ name: "deploy", args: { s: "a" }, id: "c1" }, { name: "deploy", args: { s: "b" }, id: "c2" }])
+    .respondWithTools([{ name: "deploy", args: { s: "a" }, id: "c1" }, { name: "deploy", args: { s: "b" }, id: "c2" }].slice(0, calls))
     .respond(new AIMessage("done"));
   const audit = new MemoryAuditSink();
   const agent = createGuardedAgent({ model, tools: [deploy], checkpointer, audit });
@@ -39,7 +42,7 @@ async function scenario(checkpointer: BaseCheckpointSaver, risk: "low" | "high",
   // A high-risk call is asked about first, then stopped before the tools once approved.
   let out = await agent.invoke({ messages: [new HumanMessage("deploy both")] }, risk === "high" ? config : stopBeforeTools);
   const asked = pendingApproval(out);
-  expect(asked?.actionRequests.length).toBe(risk === "high" ? 2 : undefined);
+  expect(asked?.actionRequests.length).toBe(risk === "high" ? calls : undefined);
   if (asked) out = await agent.invoke(new Command({ resume: { decisions: asked.actionRequests.map(() => ({ type: "approve" })) } }), stopBeforeTools);
   expect(ran).toEqual([]);
   expect((await agent.getState(config)).next.some((n) => n === "execute" || n === "tools")).toBe(true);
@@ -55,7 +58,7 @@ const CHECKPOINTERS = [
 
 describe.each(CHECKPOINTERS)("a client's ToolMessage for a planned call (%s)", (name, open) => {
   describe.each(["low", "high"] as const)("a %s-risk tool", (risk) => {
-    it.each(["review", "collect"])("updateState as %s: the answered call does not run, its sibling does, one answer each", async (asNode) => {
+    it.each(["tools", "review", "collect"])("updateState as %s: the answered call does not run, its sibling does, one answer each", async (asNode) => {
       const opened = await open();
       try {
         const threadId = `t-${risk}-${asNode}`;
@@ -74,5 +77,21 @@ describe.each(CHECKPOINTERS)("a client's ToolMessage for a planned call (%s)", (
         await opened.close();
       }
     });
+  });
+});
+
+describe.each(CHECKPOINTERS)("LangGraph's documented form, updateState(config, { messages: [toolMessage] }, \"tools\"), for the only call (%s)", (_name, open) => {
+  it.each(["low", "high"] as const)("a %s-risk tool: nothing runs, the model reads the given result and the run goes on", async (risk) => {
+    const opened = await open();
+    try {
+      const { ran, messages, model } = await scenario(opened.checkpointer, risk, "tools", `one-${risk}`, 1);
+      expect(ran).toEqual([]);
+      expect(answers(messages)).toEqual(["c1=skipped by the user"]);
+      expectNoOrphans(messages);
+      expect(model.callCount).toBe(2);
+      expect(String(messages.at(-1)?.content)).toBe("done");
+    } finally {
+      await opened.close();
+    }
   });
 });

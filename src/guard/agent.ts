@@ -444,8 +444,10 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
 
   const afterTools = (state: GuardedAgentStateType) => {
     const turn = state.guard.turn;
-    // Not sent by dispatch (there is no plan): the step ran nothing (toolsNode) and leads nowhere.
-    if (turn === null) return END;
+    // Not sent by dispatch (there is no plan): the step ran nothing (toolsNode). A client's Command({ goto })
+    // while an approval waits leads nowhere (the approval decides). A client's `updateState(..., "tools")`
+    // (LangGraph's "give the tool's result yourself") goes on: the calls it left open are reviewed, else the model reads the answers.
+    if (turn === null) return waitsInReview(state) || !lastAIMessage(state.messages) ? END : hasOpenCalls(state) ? N.review : N.agent;
     const lastBatch = turn.nextBatch + 1 >= turn.batches.length;
     if (!lastBatch || needsCollect()) return N.collect;
     return hasOpenCalls(state, turn.batches[turn.nextBatch] ?? []) ? N.review : N.agent;
