@@ -28,6 +28,7 @@ import { lastAIMessage } from "./last-ai-message.js";
 import { GuardConfigError } from "../errors/index.js";
 import { keepWritesAfterTheirCheckpoint } from "../storage/write-order.js";
 import { inGuardedAgent } from "../tools/command-result.js";
+import { clientAnsweredCalls, clientAnsweredRecords, withoutClientAnswers } from "./client-answered.js";
 
 /** Guard options (or a prebuilt `guard`) plus the model and the graph's persistence. */
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
@@ -238,9 +239,14 @@ function executeNode(guard: Guard, processLedger?: ProcessLedger): TurnNode {
       g = { ...g, approvals: reviewed.approvals, turn: reviewed.turn };
       answered = reviewed.answered;
     }
-    const turn = g.turn as TurnPlan;
+    const planned = g.turn as TurnPlan;
     const base = rulesOf(guard, g);
-    const ctx = { threadId: threadIdOf(config), runId: g.runId, messageId: turn.messageId };
+    const ctx = { threadId: threadIdOf(config), runId: g.runId, messageId: planned.messageId };
+    // A client's ToolMessage for a planned call that has not run (updateState before the tools): its answer, the call does not run.
+    const unanswered = withoutClientAnswers(guard, planned, state.messages, ctx);
+    if (unanswered && unanswered.records.length > 0) await guard.options.audit?.write(unanswered.records);
+    const turn = unanswered?.turn ?? planned;
+    if (unanswered) g = { ...g, turn };
     const { executed, done, keys } = await runBatches(guard, turn, base, ctx, config, ledger, deferred, true);
     // This task returned: it never runs again, so the process ledger need not keep its calls. Not
     // when the run was aborted: LangGraph drops this return, so the task runs again (invoke(null))
@@ -263,6 +269,10 @@ function collectNode(guard: Guard): Node {
     if (!turn) return { guard: { ...current, next: "agent" } };
     const batch = turn.batches[turn.nextBatch] ?? [];
     const done = [...(turn.done ?? []), ...batch.flatMap((id) => (state.guardResults[id] ? [state.guardResults[id]] : []))];
+    // Calls of the batch that dispatch did not send because a client's ToolMessage answered them: audited as not run.
+    const answered = [...clientAnsweredCalls(turn, state.messages)].filter((id) => batch.includes(id) && state.guardResults[id] === undefined);
+    const records = clientAnsweredRecords(guard, { threadId: threadIdOf(config), runId: current.runId, messageId: turn.messageId }, answered.flatMap((id) => (turn.calls[id] ? [turn.calls[id]] : [])));
+    if (records.length > 0) await guard.options.audit?.write(records);
     const advanced = { ...turn, nextBatch: turn.nextBatch + 1, done };
     if (advanced.nextBatch < advanced.batches.length) {
       return { guard: { ...current, turn: advanced, next: "dispatch" }, guardResults: null };
@@ -412,9 +422,13 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
       return hasOpenCalls(state) ? N.review : N.agent;
     }
     if (oneTask(config)) return N.execute;
+    // A call a client's ToolMessage answered before it ran (updateState before the tools) is not sent: that is its answer (collect audits it).
+    const answered = clientAnsweredCalls(turn, state.messages);
+    const unanswered = answered.size === 0 ? batch : batch.filter((id) => !answered.has(id));
+    if (unanswered.length === 0) return N.collect;
     const ctx = { threadId: threadIdOf(config), runId: state.guard.runId, messageId: turn.messageId };
     const guardSlot: CallSlot = { ctx, batch: turn.nextBatch, base: rulesOf(guard, state.guard), done: turn.done ?? [] };
-    return batch.flatMap((id) => {
+    return unanswered.flatMap((id) => {
       const call = turn.calls[id];
       // The graph's state goes with the call, as LangGraph's ToolNode sends it: a tool reads it as `runtime.state`.
       return call ? [new Send(N.tools, { ...state, guardCall: call, guardSlot })] : [];
@@ -430,8 +444,10 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
 
   const afterTools = (state: GuardedAgentStateType) => {
     const turn = state.guard.turn;
-    // Not sent by dispatch (there is no plan): the step ran nothing (toolsNode) and leads nowhere.
-    if (turn === null) return END;
+    // Not sent by dispatch (there is no plan): the step ran nothing (toolsNode). A client's Command({ goto })
+    // while an approval waits leads nowhere (the approval decides). A client's `updateState(..., "tools")`
+    // (LangGraph's "give the tool's result yourself") goes on: the calls it left open are reviewed, else the model reads the answers.
+    if (turn === null) return waitsInReview(state) || !lastAIMessage(state.messages) ? END : hasOpenCalls(state) ? N.review : N.agent;
     const lastBatch = turn.nextBatch + 1 >= turn.batches.length;
     if (!lastBatch || needsCollect()) return N.collect;
     return hasOpenCalls(state, turn.batches[turn.nextBatch] ?? []) ? N.review : N.agent;
@@ -458,6 +474,6 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     .addEdge(START, N.agent)
     .addConditionalEdges(N.review, route(dispatch), [N.tools, N.execute, N.collect, N.agent, N.review, END])
     .addConditionalEdges(N.tools, route(afterTools), [N.agent, N.collect, N.review, END])
-    .addConditionalEdges(N.collect, route((state, config) => (waitsInReview(state) ? END : afterCollect(state, config))), [N.tools, N.collect, N.agent, N.review, N.finish, END])
+    .addConditionalEdges(N.collect, route((state, config) => (waitsInReview(state) ? END : afterCollect(state, config))), [N.tools, N.execute, N.collect, N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.finish, route((state) => (waitsInReview(state) ? END : afterFinish(state))), [N.agent, END]);
 }

@@ -1,0 +1,41 @@
+import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { AuditRecord } from "../audit/types.js";
+import { outcomeRecord } from "./audit-trail.js";
+import type { TurnContext } from "./audit-trail.js";
+import type { Guard } from "./guard.js";
+import type { ReviewedCall, TurnPlan } from "./state.js";
+
+/**
+ * A client answered a call the turn planned to run but had not run yet: LangGraph's "give the tool's
+ * result yourself" (`interruptBefore` the tools, then `updateState` with a ToolMessage for the call,
+ * then `invoke(null)`). That ToolMessage is the call's one answer: the call does not run (it would
+ * get a second ToolMessage, which providers refuse), and its outcome is audited as not run.
+ */
+
+const WHY = { ruleId: "run:answered", reason: "a client's state update answered this call before it ran" } as const;
+
+/** The calls of the plan's batches not yet run that have a ToolMessage after the plan's model message. */
+export function clientAnsweredCalls(turn: TurnPlan, messages: readonly BaseMessage[]): Set<string> {
+  const at = messages.findLastIndex((m) => AIMessage.isInstance(m) && m.id === turn.messageId);
+  if (at < 0) return new Set();
+  const pending = new Set(turn.batches.slice(turn.nextBatch).flat());
+  const answered = new Set<string>();
+  for (const m of messages.slice(at + 1)) if (ToolMessage.isInstance(m) && pending.has(m.tool_call_id)) answered.add(m.tool_call_id);
+  return answered;
+}
+
+/** The audit records of calls a client answered: each ended without running. */
+export function clientAnsweredRecords(guard: Guard, ctx: TurnContext, calls: readonly ReviewedCall[]): AuditRecord[] {
+  if (!guard.options.audit) return [];
+  return calls.map((call) => outcomeRecord(guard, ctx, { ...call, ...WHY }, "cancelled"));
+}
+
+/** The plan without the calls a client answered (undefined when there are none), and their audit records. */
+export function withoutClientAnswers(guard: Guard, turn: TurnPlan, messages: readonly BaseMessage[], ctx: TurnContext): { turn: TurnPlan; records: AuditRecord[] } | undefined {
+  const answered = clientAnsweredCalls(turn, messages);
+  if (answered.size === 0) return undefined;
+  const batches = turn.batches.map((batch, index) => (index < turn.nextBatch ? batch : batch.filter((id) => !answered.has(id))));
+  const calls = [...answered].flatMap((id) => (turn.calls[id] ? [turn.calls[id]] : []));
+  return { turn: { ...turn, batches }, records: clientAnsweredRecords(guard, ctx, calls) };
+}
