@@ -70,6 +70,7 @@ export function leavesMarker(line: string, env: Readonly<Record<string, string>>
     const run = spawnSync("bash", ["-c", line], { cwd: dir, timeout: 10_000, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOME: dir, TERM: "dumb", ...env } });
     return { left: existsSync(path.join(dir, "MARKER")) || existsSync(path.join(dir, "OUT")), stderr: String(run.stderr) };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    // A program the line started may still be writing there (sort's compressors): rmdir is retried on ENOTEMPTY.
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
