@@ -4088,8 +4088,12 @@ function readSedScript(script: string): SedScript {
     i = end < 0 ? script.length : end;
     return text;
   };
-  // A regular expression up to the closing delimiter: a backslash escapes the next character, a bracket expression runs to its `]`.
-  const regex = (delimiter: string): string | undefined => {
+  /**
+   * Text up to the closing delimiter, a backslash escaping the next character: a replacement or y's
+   * lists, or (`isRegex`) a regular expression, which ends at a newline and whose bracket expression
+   * runs to its `]`.
+   */
+  const until = (delimiter: string, isRegex: boolean): string | undefined => {
     const start = i;
     while (i < script.length) {
       const ch = script[i]!;
@@ -4097,8 +4101,8 @@ function readSedScript(script: string): SedScript {
       else if (ch === delimiter) {
         i++;
         return script.slice(start, i - 1);
-      } else if (ch === "\n") return undefined;
-      else if (ch === "[") {
+      } else if (isRegex && ch === "\n") return undefined;
+      else if (isRegex && ch === "[") {
         let j = i + 1;
         if (script[j] === "^") j++;
         if (script[j] === "]") j++;
@@ -4112,19 +4116,8 @@ function readSedScript(script: string): SedScript {
     }
     return undefined;
   };
-  // Text up to the closing delimiter, a backslash escaping the next character (a replacement, y's lists).
-  const plain = (delimiter: string): string | undefined => {
-    const start = i;
-    while (i < script.length) {
-      const ch = script[i]!;
-      if (ch === "\\") i += 2;
-      else if (ch === delimiter) {
-        i++;
-        return script.slice(start, i - 1);
-      } else i++;
-    }
-    return undefined;
-  };
+  const regex = (delimiter: string) => until(delimiter, true);
+  const plain = (delimiter: string) => until(delimiter, false);
   const address = (second: boolean): boolean | undefined => {
     const ch = at();
     if (ch !== undefined && /\d/.test(ch)) {
