@@ -29,27 +29,15 @@ export function unparsedArgumentsOf(args: Record<string, unknown>): UnparsedArgu
 }
 
 /**
- * Calls whose arguments cannot be read as JSON data (a BigInt, a getter or Proxy that throws: a model
- * integration or middleware of yours may hand the guard anything) with the marker in their place,
- * the reading's error as the parser's: nothing downstream can serialise such arguments (the
- * checkpoint, the audit, the approval's record of them), and review refuses the marker. Undefined
- * when every call's arguments read as JSON. `withinLimits` reads them as the guard will (the limits
- * walk); arguments over the limits are left to it (their summary replaces them).
+ * The call with the marker in place of arguments that cannot be read as JSON data (a BigInt, a getter
+ * or Proxy that throws: a model integration or middleware of yours may hand the guard anything),
+ * `error` (what reading them threw) as the parser's: nothing downstream can serialise such arguments
+ * (the checkpoint, the audit, the approval's record of them), and review refuses the marker.
  */
-export function unreadableCallsAsUnparsed<T extends { args: Record<string, unknown> }>(calls: readonly T[], withinLimits: (args: unknown) => boolean): T[] | undefined {
-  let changed = false;
-  const out = calls.map((call) => {
-    try {
-      if (withinLimits(call.args)) JSON.stringify(call.args);
-      return call;
-    } catch (error) {
-      changed = true;
-      const text = error instanceof Error ? `${error.name}: ${error.message}` : "the arguments could not be read";
-      const marker: UnparsedArguments = { raw: "", error: text.split("\n")[0]!.slice(0, MAX_RAW_CHARS) };
-      return { ...call, args: { [UNPARSED_ARGS_KEY]: marker } };
-    }
-  });
-  return changed ? out : undefined;
+export function asUnreadable<T extends { args: Record<string, unknown> }>(call: T, error: unknown): T {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : "the arguments could not be read";
+  const marker: UnparsedArguments = { raw: "", error: text.split("\n")[0]!.slice(0, MAX_RAW_CHARS) };
+  return { ...call, args: { [UNPARSED_ARGS_KEY]: marker } };
 }
 
 /** `invalid_tool_calls` moved into `tool_calls` with the marker (undefined when the message has none). */

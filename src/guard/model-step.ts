@@ -5,10 +5,10 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { randomUUID } from "node:crypto";
 import type { RuleState } from "../rules/types.js";
 import type { ToolDefinition } from "../tools/registry.js";
-import { boundToolCallArgs, checkArgumentLimits } from "../policy/limits.js";
+import { boundedArgs } from "../policy/limits.js";
 import type { Guard } from "./guard.js";
 import { reminders } from "../messages/index.js";
-import { unparsedCallsAsCalls, unreadableCallsAsUnparsed } from "./invalid-calls.js";
+import { asUnreadable, unparsedCallsAsCalls } from "./invalid-calls.js";
 
 const GUARD_MESSAGE_NAME = "guard";
 
@@ -128,10 +128,24 @@ export function withForcedCall(guard: Guard, message: AIMessage, forced: string 
 export function withBoundedArguments(message: AIMessage): AIMessage {
   // Calls the provider could not parse become calls review refuses (invalid-calls.ts), so each gets its ToolMessage.
   const unparsed = unparsedCallsAsCalls(message);
-  const given = unparsed ?? message.tool_calls ?? [];
-  const unreadable = unreadableCallsAsUnparsed(given, (args) => checkArgumentLimits(args) === undefined);
-  const calls = unreadable ?? given;
-  const bounded = boundToolCallArgs(calls) ?? unreadable ?? unparsed;
+  const calls = unparsed ?? message.tool_calls ?? [];
+  // One reading of each call's arguments: the limits walk, then (within them) the JSON text they must have.
+  let changed = false;
+  const read = calls.map((call) => {
+    try {
+      const replaced = boundedArgs(call.args);
+      if (replaced === undefined) {
+        JSON.stringify(call.args);
+        return call;
+      }
+      changed = true;
+      return { ...call, args: replaced };
+    } catch (error) {
+      changed = true;
+      return asUnreadable(call, error);
+    }
+  });
+  const bounded = changed ? read : unparsed;
   const distinct = withDistinctIds(bounded ?? calls, message.id) ?? bounded;
   return distinct === undefined ? message : withToolCalls(message, distinct, message.additional_kwargs);
 }

@@ -10,7 +10,7 @@ const MAX_ARGS_DEPTH = 32;
 /** Longest arguments (string and key characters, plus one per value) a call may have. */
 const MAX_ARGS_CHARS = 1_000_000;
 
-/** The key under which a tool call's oversized arguments are replaced by their summary (see boundToolCallArgs). */
+/** The key under which a tool call's oversized arguments are replaced by their summary (see boundedArgs). */
 const OVERSIZED_ARGS_KEY = "$oversizedArguments";
 
 interface OversizedArguments {
@@ -98,17 +98,13 @@ function withinLimits(value: unknown, level: number, budget: number): number {
 }
 
 /**
- * Tool calls with oversized arguments replaced by `{ $oversizedArguments: summary }`, so the
- * model's message can be checkpointed (a 10,000-level object overflows every JSON serialiser) and
- * review refuses the call by that marker. Undefined when no call needed it.
+ * A tool call's oversized arguments replaced by `{ $oversizedArguments: summary }`, so the model's
+ * message can be checkpointed (a 10,000-level object overflows every JSON serialiser) and review
+ * refuses the call by that marker. Undefined when the arguments are within the limits or already
+ * replaced. Reads them as `checkArgumentLimits` does: a getter or Proxy that throws throws here.
  */
-export function boundToolCallArgs<T extends { args: Record<string, unknown> }>(calls: readonly T[]): T[] | undefined {
-  let changed = false;
-  const out = calls.map((call) => {
-    const oversized = checkArgumentLimits(call.args);
-    if (oversized === undefined || Object.hasOwn(call.args, OVERSIZED_ARGS_KEY)) return call;
-    changed = true;
-    return { ...call, args: { [OVERSIZED_ARGS_KEY]: { reason: oversized.reason, ...oversized.summary } } };
-  });
-  return changed ? out : undefined;
+export function boundedArgs(args: Record<string, unknown>): Record<string, unknown> | undefined {
+  const oversized = checkArgumentLimits(args);
+  if (oversized === undefined || Object.hasOwn(args, OVERSIZED_ARGS_KEY)) return undefined;
+  return { [OVERSIZED_ARGS_KEY]: { reason: oversized.reason, ...oversized.summary } };
 }
