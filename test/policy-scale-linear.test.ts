@@ -2,7 +2,7 @@
 // rules cost well under five and a half times the CPU (a quadratic step would cost sixteen times).
 // Measured on the heterogeneous generator's policies (rules that repeat conditions across tools, as
 // big policies do) and on the same policies with every condition made distinct (nothing shared),
-// sizes interleaved, the least of three runs each (a loaded machine only ever adds time).
+// sizes interleaved, the least of five runs each (a loaded machine only ever adds time).
 import { describe, expect, it } from "vitest";
 import { heteroTools, heteroWorkload, withDistinctConditions, type HeteroWorkload } from "../bench/lib/hetero.js";
 import { Guard } from "../src/guard/index.js";
@@ -32,11 +32,11 @@ function build(point: Point): { guard: Guard; policy: PermissionPolicy } {
   return { guard, policy };
 }
 
-/** Least CPU ms of three runs of build and of check per size, the sizes interleaved. */
+/** Least CPU ms of five runs of build and of check per size, the sizes interleaved. */
 function measure(points: readonly Point[]): { build: number[]; check: number[] } {
   const builds = points.map(() => Number.POSITIVE_INFINITY);
   const checks = points.map(() => Number.POSITIVE_INFINITY);
-  for (let run = 0; run < 3; run++) {
+  for (let run = 0; run < 5; run++) {
     points.forEach((point, i) => {
       let built: ReturnType<typeof build> | undefined;
       builds[i] = Math.min(builds[i]!, cpuMs(() => (built = build(point))));
