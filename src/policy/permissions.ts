@@ -29,6 +29,7 @@ import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import { ToolNameIndex, ValueIndex } from "./rule-index.js";
 import { validShellsOnce, type ShellsOnce } from "./rules-once.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
+import { machineReading } from "./kinds/net.js";
 import { conventionalKind } from "./compact.js";
 import { statSync } from "node:fs";
 
@@ -989,6 +990,10 @@ export class PermissionPolicy {
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
   /** Decisions of tools whose plan is `pure`, by the arguments' JSON text (argumentsKey), then tool, then declared risk (none first, then by RISK_RANK) (`decide`). */
   private readonly decisions = new BoundedCache<Map<string, (PolicyDecision | undefined)[]>>();
+  /** Some rule reads the arguments: its verdicts may read this machine's names (a URL's host), so what is kept follows them (`followMachine`). */
+  private readonly readsArguments: boolean;
+  /** The reading of this machine's names the kept verdicts and decisions were made with (`machineReading`). */
+  private machine = -1;
   private readonly defaults: MatcherDefaults;
   /** Field kinds the policy declares per tool (`fieldKinds`, `mainArguments`). */
   private readonly policyKinds = new Map<string, Readonly<Record<string, ArgumentKind>>>();
@@ -1060,6 +1065,7 @@ export class PermissionPolicy {
     this.provenance = { ...options.provenance };
     this.trusted = trustTableOf(this.provenance).whole;
     this.contextual = this.rules.some((rule) => rule.contextual);
+    this.readsArguments = this.rules.some((rule) => rule.spec.where !== undefined || rule.spec.args !== undefined);
     this.readsPrincipal = this.rules.some((rule) => rule.personal);
     for (const rule of this.rules) this.byToolName.add(rule, rule.spec);
   }
@@ -1123,6 +1129,7 @@ export class PermissionPolicy {
    * tell, so a deny or ask rule that uses them asks and an allow rule that uses them does not apply.
    */
   decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext, principal?: Principal): PolicyDecision {
+    if (this.readsArguments) this.followMachine();
     // A decision that reads nothing but the arguments (no thread, no principal, no filesystem) is
     // kept per distinct argument data and handed out again as a copy (see argumentsKey), while the
     // tool's calls repeat often enough (KeptDecisions). (A risk level this policy does not know is decided every time.)
@@ -1137,6 +1144,20 @@ export class PermissionPolicy {
       }
     }
     return this.evaluate(tool, args, declaredRisk, undefined, context, principal);
+  }
+
+  /**
+   * Drops the verdicts and decisions kept from an earlier reading of this machine's names and
+   * addresses (its hosts file, host name and interfaces, re-read every few seconds): a name added to
+   * /etc/hosts for 127.0.0.1 is this machine from the next reading on, whatever was decided for it before.
+   */
+  private followMachine(): void {
+    const now = machineReading();
+    if (now === this.machine) return;
+    this.machine = now;
+    this.decisions.clear();
+    // Each tool's plan keeps its fields' verdicts per value (FieldPlan): built again on the tool's next decision.
+    this.byTool.clear();
   }
 
   /** `decide` through the kept decisions: the one kept for `data` (argumentsKey of `args`), else evaluated and kept. */
@@ -1193,6 +1214,7 @@ export class PermissionPolicy {
 
   /** Ids of every rule that matches the call, in effect order (for explaining a decision). */
   matchingRules(tool: string, args: unknown): string[] {
+    if (this.readsArguments) this.followMachine();
     const trace: RuleTrace[] = [];
     this.evaluate(tool, args, undefined, trace);
     return trace.filter((entry) => entry.verdict !== "no match").map((entry) => entry.ruleId);
@@ -1200,6 +1222,7 @@ export class PermissionPolicy {
 
   /** The decision plus every rule tried, in order, with its verdict (for `policy explain`). */
   explain(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext, principal?: Principal): { decision: PolicyDecision; trace: RuleTrace[] } {
+    if (this.readsArguments) this.followMachine();
     const trace: RuleTrace[] = [];
     const decision = this.evaluate(tool, args, declaredRisk, trace, context, principal);
     return { decision, trace };

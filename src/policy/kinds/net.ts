@@ -284,6 +284,24 @@ interface Machine {
   readonly addresses: ReadonlySet<string>;
 }
 let machine: Machine | undefined;
+/** Changes whenever what this machine says about itself changes (`thisMachine`): see `machineReading`. */
+let machineEpoch = 0;
+
+/**
+ * This machine's names and addresses as a number that changes when they change (read again once
+ * older than MACHINE_TTL_MS). A verdict that may have read them — a value's readings, a field's kept
+ * verdicts, a decision kept per arguments — is kept only while this number stays the same: whoever
+ * keeps such verdicts asks before using them and drops them when it changed.
+ */
+export function machineReading(): number {
+  thisMachine();
+  return machineEpoch;
+}
+
+/** `machineReading` without reading the machine again: the number as the last reading left it (for caches below one that asked). */
+export function lastMachineReading(): number {
+  return machineEpoch;
+}
 
 /** An address as the URL parser writes a host (`::1` as `[::1]`), undefined when it is none. */
 function addressHost(address: string): string | undefined {
@@ -321,6 +339,7 @@ function thisMachine(): Machine {
   }
   const addresses = new Set(host.addresses.map(addressHost).filter((address): address is string => address !== undefined));
   samePlaceCache.clear();
+  machineEpoch += 1;
   return (machine = { at: now, key, names, hostName: host.name.toLowerCase().replace(/\.+$/, ""), addresses });
 }
 

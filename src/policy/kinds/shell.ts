@@ -3,6 +3,7 @@ import { normalizeString } from "../normalize.js";
 import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
 import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason } from "../../messages/index.js";
 import { shellParser } from "./shell-grammar.js";
+import { lastMachineReading } from "./net.js";
 
 /**
  * Shell commands read as a shell would: parsed with tree-sitter-bash (through web-tree-sitter's
@@ -1435,6 +1436,8 @@ function lexicalRefusal(source: string): string | undefined {
 const MAX_COMMAND_CHARS = 16 * 1024;
 const cache = new Map<string, ShellAnalysis>();
 const MAX_CACHE = 512;
+/** The reading of this machine's names the kept analyses were made with: a fetcher's places include the hosts that reach this machine. */
+let cacheMachine = lastMachineReading();
 
 /**
  * `{rm,-rf,/}` is one word to bash (brace expansion makes it `rm -rf /`) but the parser reads `{`
@@ -1588,6 +1591,10 @@ function analyze(source: string): ShellAnalysis {
 
 /** Splits a command line into the simple commands a shell would run; `ok: false` names why it could not. */
 export function analyzeShell(source: string): ShellAnalysis {
+  if (cacheMachine !== lastMachineReading()) {
+    cache.clear();
+    cacheMachine = lastMachineReading();
+  }
   const cached = cache.get(source);
   if (cached !== undefined) return cached;
   let result: ShellAnalysis;
