@@ -2,40 +2,29 @@
  * A name this machine's hosts file gives a loopback address is this machine: a deny on 127.0.0.1 or
  * localhost covers it (the guard re-reads /etc/hosts, the host name and the interfaces every few
  * seconds). The verdicts the guard keeps — a value's readings, a field value's verdicts, a whole
- * decision per arguments — must follow the machine: a name added to /etc/hosts after a URL with it
- * was first decided (and allowed) is denied once the hosts file is read again, however many times
- * the same arguments were decided before, and allowed again once the line is gone.
+ * decision per arguments, a shell line's analysis — must follow the machine: a name added to
+ * /etc/hosts after a URL with it was first decided (and allowed) is denied once the hosts file is
+ * read again, however many times the same arguments were decided before, and allowed again once
+ * the line is gone.
  *
- * Needs to write /etc/hosts (tests here run as root); restored in a finally. The resolver itself
- * judges the name (getent hosts answers 127.0.0.1 after the line is added).
+ * The change happens in a private mount namespace (unshare, root): the process deciding sees a copy
+ * of /etc/hosts bind-mounted over it and changes that copy, so the machine's own file and the other
+ * tests reading it are untouched. The resolver judges the name (getent hosts in the namespace).
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { REQUIRE_ORACLES } from "./helpers/bash-oracle.js";
 
-const HOSTS = "/etc/hosts";
-let writable = false;
-try {
-  accessSync(HOSTS, constants.W_OK);
-  writable = true;
-} catch {
-  writable = false;
-}
-if (REQUIRE_ORACLES && !writable) throw new Error("REQUIRE_ORACLES=1 but /etc/hosts cannot be written: this test needs to change the machine's names");
+const CHILD = fileURLToPath(new URL("./fixtures/machine-change-child.ts", import.meta.url));
+const canUnshare = spawnSync("unshare", ["--mount", "--propagation", "private", "true"], { stdio: "ignore" }).status === 0;
+if (REQUIRE_ORACLES && !canUnshare) throw new Error("REQUIRE_ORACLES=1 but `unshare --mount` cannot run here: this test changes /etc/hosts in a private mount namespace");
 
-const original = writable ? readFileSync(HOSTS, "utf8") : "";
-afterAll(() => {
-  if (writable) writeFileSync(HOSTS, original);
-});
-
-/** The resolver's answer for a name (getent hosts), or undefined. */
-const resolved = (name: string) => spawnSync("getent", ["hosts", name], { encoding: "utf8" }).stdout?.trim().split(/\s+/)[0] || undefined;
-
-/** Past the guard's re-read interval of the machine's names (5 s). */
-const PAST_REREAD_MS = 5_600;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const scratch = mkdtempSync(path.join(tmpdir(), "gg-machine-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const POLICY = `version: 1
 permissions:
@@ -49,35 +38,25 @@ permissions:
   - { tool: Fetch, mode: allow }
 `;
 
-describe.skipIf(!writable)("a name added to /etc/hosts after its URL was decided", () => {
-  it("is denied once the hosts file is read again, whatever was kept for it; allowed again once the line is gone", async () => {
-    const policy = permissionPolicy(parsePolicy(POLICY, "yaml", "machine-change.yaml"));
-    const name = `gg-machine-${process.pid}-${Date.now().toString(36)}.test`;
-    const calls = [
-      ["WebFetch", { url: `http://${name}/admin` }],
-      ["WebFetch", { url: `http://${name}:8080/x` }],
-      ["Bash", { command: `curl http://${name}/admin` }],
-      ["Fetch", { url: `http://${name}/` }],
-    ] as const;
-    expect(resolved(name)).toBeUndefined();
-    // Decided many times before the change: every layer that keeps verdicts holds them.
-    for (let i = 0; i < 300; i++) for (const [tool, args] of calls) expect(policy.decide(tool, { ...args }).mode, `${tool} ${JSON.stringify(args)} before`).toBe("allow");
-    try {
-      writeFileSync(HOSTS, `${original.replace(/\n?$/, "\n")}127.0.0.1 ${name}\n`);
-      expect(resolved(name), "getent hosts answers the new line").toBe("127.0.0.1");
-      await sleep(PAST_REREAD_MS);
-      for (const [tool, args] of calls) {
-        const decision = policy.decide(tool, { ...args });
-        expect(decision.mode, `${tool} ${JSON.stringify(args)} after ${name} became 127.0.0.1: ${decision.reason ?? ""}`).toBe("deny");
-      }
-      // A policy built after the change reads it the same way.
-      const fresh = permissionPolicy(parsePolicy(POLICY, "yaml", "machine-change-fresh.yaml"));
-      for (const [tool, args] of calls) expect(fresh.decide(tool, { ...args }).mode, `${tool} (fresh policy)`).toBe("deny");
-    } finally {
-      writeFileSync(HOSTS, original);
-    }
-    expect(resolved(name)).toBeUndefined();
-    await sleep(PAST_REREAD_MS);
-    for (const [tool, args] of calls) expect(policy.decide(tool, { ...args }).mode, `${tool} ${JSON.stringify(args)} after the line is gone`).toBe("allow");
+describe.skipIf(!canUnshare)("a name added to /etc/hosts after its URL was decided", () => {
+  it("is denied once the hosts file is read again, whatever was kept for it; allowed again once the line is gone", () => {
+    const hosts = path.join(scratch, "hosts");
+    copyFileSync("/etc/hosts", hosts);
+    const name = `gg-machine-${process.pid}.test`;
+    const script = `mount --bind "$1" /etc/hosts && exec "$2" --import tsx "$3" "$1" "$4" "$5"`;
+    const run = spawnSync("unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh", hosts, process.execPath, CHILD, name, POLICY], {
+      encoding: "utf8",
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      timeout: 50_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
+    expect(result.resolvedBefore, "the name is unknown before").toBeNull();
+    expect(result.before, "allowed 300 times before the change").toEqual(["allow"]);
+    expect(result.resolvedAfter, "getent hosts answers the new line").toBe("127.0.0.1");
+    expect(result.after, "denied after the re-read: WebFetch twice, the curl line, the url kind").toEqual(["deny", "deny", "deny", "deny"]);
+    expect(result.fresh, "a policy built after the change").toEqual(["deny", "deny", "deny", "deny"]);
+    expect(result.resolvedGone).toBeNull();
+    expect(result.gone, "allowed again once the line is gone").toEqual(["allow", "allow", "allow", "allow"]);
   }, 60_000);
 });

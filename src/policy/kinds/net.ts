@@ -277,13 +277,14 @@ const MACHINE_TTL_MS = 5000;
  * `MACHINE_TTL_MS`; the readings made from an older one are dropped when it changed.
  */
 interface Machine {
-  readonly at: number;
   readonly key: string;
   readonly names: ReadonlyMap<string, readonly string[]>;
   readonly hostName: string;
   readonly addresses: ReadonlySet<string>;
 }
 let machine: Machine | undefined;
+/** `machine` was read less than MACHINE_TTL_MS ago (a timer turns it false). */
+let machineFresh = false;
 /** Changes whenever what this machine says about itself changes (`thisMachine`): see `machineReading`. */
 let machineEpoch = 0;
 
@@ -316,8 +317,13 @@ function addressHost(address: string): string | undefined {
 }
 
 function thisMachine(): Machine {
-  const now = Date.now();
-  if (machine !== undefined && now - machine.at <= MACHINE_TTL_MS) return machine;
+  // Fresh until a timer says MACHINE_TTL_MS passed (no clock read per call: a decision asks every time).
+  if (machine !== undefined && machineFresh) return machine;
+  machineFresh = true;
+  const timer = setTimeout(() => {
+    machineFresh = false;
+  }, MACHINE_TTL_MS);
+  timer.unref?.();
   let text = "";
   try {
     text = readFileSync("/etc/hosts", "utf8");
@@ -326,7 +332,7 @@ function thisMachine(): Machine {
   }
   const host = thisHost();
   const key = `${text}\u0000${host.name}\u0000${host.addresses.join(",")}`;
-  if (machine?.key === key) return (machine = { ...machine, at: now });
+  if (machine?.key === key) return machine;
   const names = new Map<string, string[]>();
   for (const line of text.split("\n")) {
     const [address, ...aliases] = line.replace(/#.*/, "").trim().split(/\s+/);
@@ -340,7 +346,7 @@ function thisMachine(): Machine {
   const addresses = new Set(host.addresses.map(addressHost).filter((address): address is string => address !== undefined));
   samePlaceCache.clear();
   machineEpoch += 1;
-  return (machine = { at: now, key, names, hostName: host.name.toLowerCase().replace(/\.+$/, ""), addresses });
+  return (machine = { key, names, hostName: host.name.toLowerCase().replace(/\.+$/, ""), addresses });
 }
 
 /**
