@@ -1,0 +1,206 @@
+// Readings round 10, from public reports of agents' allow and deny lists bypassed: names a shell rebinds before it
+// runs them (the user's zsh with its aliases and functions rewriting allowlisted command words: vercel-labs/fx#259;
+// bash's aliases with expand_aliases, as agents' shell snapshots set it): an alias whose value names another alias,
+// an alias ending in a blank (the next word is expanded too), zsh's global aliases (any word) and suffix aliases
+// (`a.txt` runs `CMD a.txt`), zsh's `hash NAME=PATH` and its tables `aliases`, `galiases`, `saliases`, `functions`,
+// `commands`; git settings that load more settings or name a command not read before (`include.path`,
+// `includeIf.*.path`: avala-ai/agent-code#506 and affaan-m/ECC#2858; `imap.tunnel`; a remote's `url` with `ext::`);
+// wrappers outside the unwrap list (anthropics/claude-code#92542): ifne, nq, runcon, proot, scl enable, podman and
+// buildah unshare.
+//   - deny: the line runs a command a deny rule names;
+//   - ask: the deny rule cannot tell (what runs is in a file the guard does not read);
+//   - not-allow: an allow pattern matches the words, but the line runs what the allow does not vouch for;
+//   - allow: the plain companion the allow rule is written for stays allowed.
+// The last describe lets the real programs judge, where they are installed here (Debian 12 packages).
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { bashGuard, denyListGuard, describeBashClasses, expectBashDecision, installed, leavesMarker, type BashClass, type BashExpectation } from "./helpers/bash-rules.js";
+
+const X = "rm -rf /tmp/x";
+const DENY = ["rm:*", "nc:*", "git push:*", "pip:*"];
+/** zsh runs a script read from its standard input line by line, as a file: an alias defined on one line applies to the next. */
+const zsh = (lines: readonly string[]) => `zsh -f <<'EOF'\n${lines.join("\n")}\nEOF`;
+/** bash reads a script from its standard input line by line too; aliases are expanded with expand_aliases (agents' shell snapshots set it). */
+const bashAliases = (lines: readonly string[]) => `bash <<'EOF'\nshopt -s expand_aliases\n${lines.join("\n")}\nEOF`;
+
+const CLASSES: readonly BashClass[] = [
+  {
+    name: "names a shell rebinds: an alias whose value is another alias, an alias ending in a blank (the next word is an alias too), zsh's global aliases (`alias -g`, any word) and suffix aliases (`alias -s txt=CMD`: `a.txt` runs `CMD a.txt`), zsh's `hash NAME=PATH`, and zsh's tables aliases, galiases, saliases, functions and commands",
+    source: "vercel-labs/fx#259 ('zsh still runs with -l -i -c, allowing .zshrc aliases/functions to rewrite auto-allowlisted command words'); anthropics/claude-code#92542; bash manual 'Aliases' ('If the last character of the alias value is a blank, then the next command word following the alias is also checked for alias expansion'; 'The first word of the replacement text is tested for aliases'); zsh manual 'Aliasing' (global and suffix aliases), 'Shell Builtin Commands' (`hash name=value`) and 'The zsh/parameter Module' (aliases, galiases, saliases, functions, commands); checked with bash 5.2 and zsh 5.9",
+    allow: ["ls:*", "echo:*", "alias:*", "hash:*", "touch:*"],
+    cases: [
+      { command: `alias y=x x='${X}'\ny`, expect: "deny" },
+      { command: `alias c=b b=a a='${X}'\nc`, expect: "deny" },
+      { command: "alias s='command ' r=rm\ns r -rf /tmp/x", expect: "deny" },
+      { command: "alias s='nice ' r='rm -rf'\ns r /tmp/x", expect: "deny" },
+      { command: `alias -g G='; ${X}'\nls G`, expect: "deny" },
+      { command: `alias -g G='| xargs ${X}'\nls G`, expect: "deny" },
+      { command: "alias -s txt='rm -rf'\na.txt", expect: "deny" },
+      { command: "alias -s txt=rm\n./docs/a.txt", expect: "deny" },
+      { command: "hash z=/bin/rm\nz -rf /tmp/x", expect: "deny" },
+      { command: `aliases[x]='${X}'\nx`, expect: "ask" },
+      { command: `galiases[G]='; ${X}'\nls G`, expect: "ask" },
+      { command: "saliases[txt]=rm\na.txt", expect: "ask" },
+      { command: `functions[y]='${X}'\ny`, expect: "ask" },
+      { command: "commands[z]=/bin/rm\nz -rf /tmp/x", expect: "ask" },
+      { command: "alias -g G=a.txt\nls G", expect: "not-allow", reason: /rebinds a command name/ },
+      { command: "alias l='ls -la'\nl", expect: "not-allow", reason: /rebinds a command name/ },
+      { command: "alias", expect: "allow" },
+      { command: "ls -la", expect: "allow" },
+      { command: "echo G", expect: "allow" },
+      { command: "touch a.txt", expect: "allow" },
+    ],
+  },
+  {
+    name: "git settings that load more settings from a file (`include.path`, `includeIf.COND.path`, in -c, --config-env and git config: a deny cannot tell what the file sets) or name a command or a program not read before (`imap.tunnel`, a remote's `url`/`pushurl` with `ext::CMD`, `browser.NAME.path`)",
+    source: "avala-ai/agent-code#506 (`GIT_CONFIG_PARAMETERS=\"'include.path'='/tmp/g'\" git p`: the included alias runs a force push); affaan-m/ECC#2858 (`git -c include.path=… commit` redirects core.hooksPath); git-config(1) 'Includes', 'imap.tunnel' ('Command used to set up a tunnel to the IMAP server through which commands will be piped instead of using a direct network connection'), 'remote.<name>.url'; git-remote-ext(1); checked with git 2.39",
+    allow: ["git status:*", "git commit:*", "git imap-send:*", "git fetch:*", "git config:*", "git help:*"],
+    cases: [
+      { command: "git -c include.path=/tmp/g status", expect: "ask" },
+      { command: "git -c INCLUDE.PATH=/tmp/g commit -m x", expect: "ask" },
+      { command: "git -c includeIf.onbranch:main.path=/tmp/g status", expect: "ask" },
+      { command: "git --config-env=include.path=EVIL status", expect: "ask" },
+      { command: "git config --global include.path /tmp/g", expect: "ask" },
+      { command: "git config includeIf.gitdir:~/.path /tmp/g", expect: "ask" },
+      { command: `git -c imap.tunnel='${X}' imap-send`, expect: "deny" },
+      { command: `git config imap.tunnel '${X}'`, expect: "deny" },
+      { command: "git -c imap.tunnel='./evil' imap-send", expect: "not-allow" },
+      { command: "git -c protocol.ext.allow=always -c remote.o.url='ext::rm -rf /tmp/x' fetch o", expect: "deny" },
+      { command: "git config remote.origin.pushurl 'ext::rm -rf /tmp/x'", expect: "deny" },
+      { command: "git -c web.browser=b -c browser.b.path=rm help -w log", expect: "deny" },
+      { command: "git status", expect: "allow" },
+      { command: "git commit -m x", expect: "allow" },
+      { command: "git config user.name me", expect: "allow" },
+      { command: "git fetch origin", expect: "allow" },
+    ],
+  },
+  {
+    name: "wrappers outside the unwrap list that run the command after their options: ifne (moreutils), nq, runcon (SELinux context, with or without -t), proot (and its -q emulator command), scl enable, podman unshare, buildah unshare",
+    source: "anthropics/claude-code#92542 ('Bash deny rules bypassed by any wrapper program outside ax()'s 8-item unwrap list'); CmdNeedle (arXiv 2606.15549: denied commands reached through wrappers); ifne(1) ('Run command if the standard input is not empty'); nq(1); runcon(1) ('runcon CONTEXT COMMAND [args]', 'runcon [ -c ] [-u USER] [-r ROLE] [-t TYPE] [-l RANGE] COMMAND [args]'); proot(1) ('-q command'); scl(1) ('scl enable <collection> <command>'); podman-unshare(1); buildah-unshare(1)",
+    allow: ["ifne:*", "nq:*", "runcon:*", "proot:*", "scl enable:*", "podman unshare:*", "sort:*", "make:*"],
+    cases: [
+      { command: `ifne ${X}`, expect: "deny" },
+      { command: `ifne -n ${X}`, expect: "deny" },
+      { command: `nq ${X}`, expect: "deny" },
+      { command: `nq -c -q ${X}`, expect: "deny" },
+      { command: `runcon -t unconfined_t ${X}`, expect: "deny" },
+      { command: `runcon -u u -r r ${X}`, expect: "deny" },
+      { command: `runcon system_u:system_r:unconfined_t:s0 ${X}`, expect: "deny" },
+      { command: `proot -0 ${X}`, expect: "deny" },
+      { command: `proot -r /srv/root -b /dev -w / ${X}`, expect: "deny" },
+      { command: `proot -q '${X}' ls`, expect: "deny" },
+      { command: `scl enable devtoolset-12 '${X}'`, expect: "deny" },
+      { command: `podman unshare ${X}`, expect: "deny" },
+      { command: `buildah unshare ${X}`, expect: "deny" },
+      { command: "ifne ./evil", expect: "not-allow" },
+      { command: "podman unshare ./evil", expect: "not-allow" },
+      { command: "ifne sort a.txt", expect: "allow" },
+      { command: "nq make", expect: "allow" },
+      { command: "nq -w", expect: "allow" },
+      { command: "runcon -t t sort a.txt", expect: "allow" },
+    ],
+  },
+];
+
+describeBashClasses("public bypass classes (10): rebound names, git's included settings, more wrappers", CLASSES, DENY, "public-bypasses-10");
+
+// Under a deny list (the Bash tool low risk: what no rule decides runs), a line whose effect is in a table or a file the guard
+// does not read is not run without a human: the deny rule cannot tell.
+const CANNOT_TELL = [
+  `aliases[x]='${X}'\nx`,
+  `galiases[G]='; ${X}'\nls G`,
+  "saliases[txt]=rm\na.txt",
+  `functions[y]='${X}'\ny`,
+  "commands[z]=/bin/rm\nz -rf /tmp/x",
+  "git -c include.path=/tmp/g status",
+  "git -c INCLUDE.PATH=/tmp/g p origin main",
+  "git -c includeIf.onbranch:main.path=/tmp/g status",
+  "git --config-env=include.path=EVIL status",
+  "git --config-env include.path=EVIL status",
+  "git config --global include.path /tmp/g",
+  "git config set includeIf.gitdir:~/.path /tmp/g",
+];
+
+describe("public bypass classes (10): under a deny list, what the guard cannot read asks", () => {
+  const guard = denyListGuard(DENY, "public-bypasses-10-deny-list");
+  it.each(CANNOT_TELL)("%s", (command) => {
+    const decision = guard.decide("Bash", { command });
+    expect(decision.mode, decision.reason).toBe("ask");
+    expect(decision.reason).toMatch(/cannot tell/);
+  });
+  it.each(["git status", "git -c user.name=me commit -m x", "git config user.name me", "ls -la", "echo G"])("%s stays allowed", (command) => expect(guard.decide("Bash", { command }).mode).toBe("allow"));
+});
+
+describe("generated: a deny rule holds through any chain of aliases, through an alias ending in a blank, and through a global or suffix alias", () => {
+  const name = fc.stringMatching(/^[a-z][a-z0-9_]{0,6}$/).filter((n) => !["rm", "ls", "echo", "alias", "hash", "do", "if", "fi", "in", "for", "then", "done", "case", "esac", "while", "until", "elif", "else", "select", "function", "time", "coproc"].includes(n));
+  const guard = denyListGuard(DENY, "public-bypasses-10-generated");
+  it("alias chains end at the denied command", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(name, { minLength: 1, maxLength: 5 }), fc.constantFrom("", "-- "), (names, dashdash) => {
+        // alias n0=n1 n1=n2 … n(k-1)='rm -rf /tmp/x'; then n0.
+        const bindings = names.map((n, i) => (i + 1 < names.length ? `${n}=${names[i + 1]!}` : `${n}='${X}'`));
+        const line = `alias ${dashdash}${bindings.reverse().join(" ")}\n${names[0]!}`;
+        expect(guard.decide("Bash", { command: line }).mode, line).toBe("deny");
+      }),
+      { numRuns: 150 },
+    );
+  });
+  it("a blank-ended alias expands the next word; global and suffix aliases expand where zsh does", () => {
+    fc.assert(
+      fc.property(name, name, fc.constantFrom("command ", "nice ", "nohup ", "env "), fc.constantFrom("-g", "-s"), fc.constantFrom("txt", "md", "sh"), (a, b, wrapper, kind, suffix) => {
+        fc.pre(a !== b);
+        const lines =
+          kind === "-g"
+            ? [`alias -g ${b.toUpperCase()}='; ${X}'\nls ${b.toUpperCase()}`, `alias ${a}='${wrapper}' ${b}=rm\n${a} ${b} -rf /tmp/x`]
+            : [`alias -s ${suffix}='rm -rf'\n${a}.${suffix}`, `alias ${a}='${wrapper}' ${b}='rm -rf'\n${a} ${b} /tmp/x`];
+        for (const line of lines) expect(guard.decide("Bash", { command: line }).mode, line).toBe("deny");
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+const REPO = "git init -q && git config user.email a@b && git config user.name a && git add a.txt && git commit -qm 1";
+const MBOX = "printf 'From 0 Mon Sep 17 00:00:00 2001\\nFrom: a <a@b>\\nDate: Mon, 1 Jan 2024 00:00:00 +0000\\nSubject: y\\n\\nbody\\n' > m";
+
+// The programs installed here judge the readings: `run` (the line with the denied command replaced by `touch MARKER`, in a
+// scratch directory) leaves MARKER when `left`; the guard's decision on `line` is `expect`.
+const REAL: readonly { line: string; run: string; program: string; allow: readonly string[]; expect: BashExpectation; left?: false }[] = [
+  { line: `alias y=x x='${X}'\ny`, run: bashAliases(["alias y=x x='touch MARKER'", "y"]), program: "bash", allow: ["alias:*"], expect: "deny" },
+  { line: "alias s='command ' r=rm\ns r -rf /tmp/x", run: bashAliases(["alias s='command ' r=touch", "s r MARKER"]), program: "bash", allow: ["alias:*"], expect: "deny" },
+  { line: "alias s='command' r=rm\ns r -rf /tmp/x", run: bashAliases(["alias s='command' r=touch", "s r MARKER"]), program: "bash", allow: ["alias:*"], expect: "not-allow", left: false },
+  { line: `alias y=x x='${X}'\ny`, run: zsh(["alias y=x x='touch MARKER'", "y"]), program: "zsh", allow: ["alias:*"], expect: "deny" },
+  { line: `alias -g G='; ${X}'\nls G`, run: zsh(["alias -g G='; touch MARKER'", "ls G"]), program: "zsh", allow: ["alias:*", "ls:*"], expect: "deny" },
+  { line: "alias -s txt='rm -rf'\na.txt", run: zsh(["alias -s txt='touch MARKER'", "a.txt"]), program: "zsh", allow: ["alias:*"], expect: "deny" },
+  { line: "hash z=/bin/rm\nz -rf /tmp/x", run: zsh(["hash z=/usr/bin/touch", "z MARKER"]), program: "zsh", allow: ["hash:*"], expect: "deny" },
+  { line: `aliases[x]='${X}'\nx`, run: zsh(["aliases[x]='touch MARKER'", "x"]), program: "zsh", allow: [], expect: "ask" },
+  { line: `galiases[G]='; ${X}'\nls G`, run: zsh(["galiases[G]='; touch MARKER'", "ls G"]), program: "zsh", allow: ["ls:*"], expect: "ask" },
+  { line: "saliases[txt]=rm\na.txt", run: zsh(["saliases[txt]='touch MARKER'", "a.txt"]), program: "zsh", allow: [], expect: "ask" },
+  { line: `functions[y]='${X}'\ny`, run: zsh(["functions[y]='touch MARKER'", "y"]), program: "zsh", allow: [], expect: "ask" },
+  { line: "commands[z]=/bin/rm\nz -rf /tmp/x", run: zsh(["commands[z]=/usr/bin/touch", "z MARKER"]), program: "zsh", allow: [], expect: "ask" },
+  // The included file defines an alias that runs a shell command (it could as well set core.hooksPath or core.pager).
+  { line: "git -c include.path=/tmp/g status", run: `${REPO} && printf '[alias]\\n\\tstatus2 = !touch MARKER\\n' > g.cfg && git -c include.path="$PWD/g.cfg" status2`, program: "git", allow: ["git status:*"], expect: "ask" },
+  { line: `git -c imap.tunnel='${X}' imap-send`, run: `${MBOX} && git -c imap.folder=x -c imap.tunnel='touch MARKER' imap-send < m`, program: "git", allow: ["git imap-send:*"], expect: "deny" },
+  {
+    line: "git -c protocol.ext.allow=always -c remote.o.url='ext::rm -rf /tmp/x' fetch o",
+    run: `${REPO} && git -c protocol.ext.allow=always -c remote.o.url='ext::touch MARKER' -c remote.o.fetch='+refs/heads/*:refs/remotes/o/*' fetch o`,
+    program: "git",
+    allow: ["git fetch:*"],
+    expect: "deny",
+  },
+  { line: `ifne ${X}`, run: "echo x | ifne touch MARKER", program: "ifne", allow: ["ifne:*"], expect: "deny" },
+  { line: `nq ${X}`, run: "NQDIR=$PWD/q nq touch MARKER >/dev/null && sleep 1", program: "nq", allow: ["nq:*"], expect: "deny" },
+  { line: `proot -0 ${X}`, run: "proot -0 touch MARKER", program: "proot", allow: ["proot:*"], expect: "deny" },
+];
+
+describe("public bypass classes (10): the real programs do what the guard reads", () => {
+  for (const r of REAL) {
+    describe(`${r.program}: ${r.line}`, () => {
+      it(`the guard: ${r.expect}`, () => expectBashDecision(bashGuard(r.allow, DENY, "public-bypasses-10-real"), r.line, r.expect, undefined));
+      it.skipIf(!installed(r.program))(`${r.program} ${r.left === false ? "runs nothing there" : "runs the command"}`, () => {
+        const run = leavesMarker(r.run);
+        expect(run.left, `${r.run}: ${run.stderr}`).toBe(r.left !== false);
+      }, 60_000);
+    });
+  }
+});
