@@ -12,6 +12,10 @@
 //   - not-allow: an allow pattern matches the words, but the line runs what the allow does not vouch for;
 //   - allow: the plain companion the allow rule is written for stays allowed.
 // The last describe lets the real programs judge, where they are installed here (Debian 12 packages).
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bashGuard, denyListGuard, describeBashClasses, expectBashDecision, installed, leavesMarker, type BashClass, type BashExpectation } from "./helpers/bash-rules.js";
@@ -100,6 +104,31 @@ const CLASSES: readonly BashClass[] = [
       { command: "runcon -t t sort a.txt", expect: "allow" },
     ],
   },
+
+  {
+    name: "a directory change earlier in the line moves the relative words after it: under an allow pattern whose `*` follows a directory it spells out (`cat ./*`, `cat docs/*`), `cd /etc && cat ./shadow` names /etc/shadow, and `cd -`, `popd`, `cd $DIR` a place the guard cannot tell; a deny pattern that spells a path is also tried with the words placed where the line moved (`cd secrets && cat key` is `cat secrets/key`)",
+    source: "dirge-code/dirge#280 ('cd /etc && echo pwned > passwd wrote outside the project with no prompt'); EverMind-AI/Raven#527 ('Without it the rest is bypassed by cd /etc; cat shadow'; pushd); anthropics/claude-code#91683 and #91853 (Claude Code 2.1.259 reads `cd DIR && …` against Read() deny rules); bash manual 'cd', 'pushd', 'popd', CDPATH",
+    allow: ["cd:*", "pushd:*", "popd:*", "cat ./*", "cat docs/*", "ls ./*", "git log:*"],
+    cases: [
+      { command: "cd /etc && cat ./shadow", expect: "not-allow", reason: /changes the working directory \(to \/etc\)/ },
+      { command: "cd /etc; cat ./shadow", expect: "not-allow", reason: /changes the working directory/ },
+      { command: "cd ~/.ssh && cat ./id_rsa", expect: "not-allow", reason: /changes the working directory \(to ~\/.ssh\)/ },
+      { command: "cd && cat ./.bash_history", expect: "not-allow", reason: /changes the working directory \(to ~\)/ },
+      { command: "cd .. && cat ./other/secret", expect: "not-allow", reason: /changes the working directory/ },
+      { command: "pushd /etc && cat ./shadow", expect: "not-allow", reason: /changes the working directory/ },
+      { command: "cd - && cat ./x", expect: "not-allow", reason: /one the guard cannot place/ },
+      { command: "popd && cat ./x", expect: "not-allow", reason: /one the guard cannot place/ },
+      { command: "cd $HOME && cat ./x", expect: "not-allow" },
+      { command: "(cd /etc && cat ./shadow)", expect: "not-allow", reason: /changes the working directory/ },
+      { command: "builtin cd -P /etc && cat docs/x", expect: "not-allow", reason: /changes the working directory/ },
+      { command: "cd / && ls ./", expect: "not-allow", reason: /changes the working directory/ },
+      { command: "cd src && cat ./a.ts", expect: "allow" },
+      { command: "cd docs && cat ./guide.md", expect: "allow" },
+      { command: "cat ./a.txt && cd /tmp", expect: "allow" },
+      { command: "cd /tmp/repo && git log", expect: "allow" },
+      { command: "cat ./a.txt", expect: "allow" },
+    ],
+  },
 ];
 
 describeBashClasses("public bypass classes (10): rebound names, git's included settings, more wrappers", CLASSES, DENY, "public-bypasses-10");
@@ -120,6 +149,49 @@ const CANNOT_TELL = [
   "git config --global include.path /tmp/g",
   "git config set includeIf.gitdir:~/.path /tmp/g",
 ];
+
+describe("public bypass classes (10): a deny pattern that spells a path reads the words where the line moved", () => {
+  const guard = denyListGuard(["cat secrets/*", "cat /etc/shadow", "rm:*"], "public-bypasses-10-cd-deny");
+  it.each(["cd secrets && cat key", "cd /etc && cat shadow", "cd /etc; cat shadow", "pushd secrets && cat api.key", "cd ./secrets && cat key"])("%s is denied", (command) => {
+    const decision = guard.decide("Bash", { command });
+    expect(decision.mode, decision.reason).toBe("deny");
+  });
+  it.each(["cd docs && cat key", "cat key", "cd /tmp && cat shadow"])("%s stays allowed", (command) => expect(guard.decide("Bash", { command }).mode).toBe("allow"));
+});
+
+// The real bash judges where a relative word lands after the line's directory change: whenever the guard allows
+// `cd TARGET && cat WORD` under `cat ./*` (and `cd:*`), the file bash opens is inside the directory the line started in.
+describe("public bypass classes (10): bash places the words after cd where the guard reads them", () => {
+  const TARGETS = ["sub", "sub/deeper", "..", "/tmp", "~", "-", "sub/..", "../base/sub", "./sub", "/", "$HOME"];
+  const WORDS = ["./x", "x", "sub/x", "../x", "./sub/../x"];
+  const guard = bashGuard(["cd:*", "cat ./*"], DENY, "public-bypasses-10-cd-oracle");
+  it.skipIf(!installed("bash"))("every allowed line opens a file inside the starting directory, and `cd sub && cat ./x` is allowed", () => {
+    const dir = mkdtempSync(path.join(realpathSync(tmpdir()), "cd-oracle-"));
+    try {
+      const base = path.join(dir, "base");
+      mkdirSync(path.join(base, "sub", "deeper"), { recursive: true });
+      let allowed = 0;
+      for (const target of TARGETS) {
+        for (const word of WORDS) {
+          const line = `cd ${target} && cat ${word}`;
+          const decision = guard.decide("Bash", { command: line });
+          // OLDPWD is the home directory here, so `cd -` goes there, as `cd` alone does.
+          const run = spawnSync("bash", ["-c", `cd ${target} >/dev/null && realpath -m -- ${word}`], { cwd: base, env: { ...process.env, HOME: dir, OLDPWD: dir }, encoding: "utf8" });
+          const landed = run.stdout.trim();
+          const inside = run.status === 0 && landed.startsWith(`${base}/`);
+          if (decision.mode === "allow") {
+            allowed += 1;
+            expect(inside, `${line} lands at ${landed}`).toBe(true);
+          }
+        }
+      }
+      expect(guard.decide("Bash", { command: "cd sub && cat ./x" }).mode).toBe("allow");
+      expect(allowed).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("public bypass classes (10): under a deny list, what the guard cannot read asks", () => {
   const guard = denyListGuard(DENY, "public-bypasses-10-deny-list");
