@@ -129,6 +129,32 @@ const CLASSES: readonly BashClass[] = [
       { command: "cat ./a.txt", expect: "allow" },
     ],
   },
+
+  {
+    name: "file and documentation tools on read-only lists that run code or write a file: Perl's rename runs its first operand (or each -e/-E value) as Perl code for every name (only a plain s///, y///, tr///, lc or uc without code in it is a rename alone); GNU info -o/--output (any unique prefix, in a cluster) writes the selected nodes; zsh's --emulate MODE takes the next word before -c",
+    source: "rename(1) of Debian's rename package ('The first argument is a Perl expression which is expected to modify the $_ string'; -e, -E); perlop ('s/PATTERN/REPLACEMENT/e' evaluates the replacement; `@{[ … ]}` interpolates code); SonarSource argument-injection-vectors and GTFOBins ('File write' through an output option); info(1) ('-o, --output=FILE output selected nodes to FILE'); zsh(1) ('--emulate mode'); CmdNeedle (arXiv 2606.15549)",
+    allow: ["rename:*", "info:*", "zsh:*"],
+    cases: [
+      { command: `rename 'system("${X}")' a.txt`, expect: "deny" },
+      { command: `rename -n -e 'qx(${X})' a.txt`, expect: "deny" },
+      { command: "rename 's/a/`rm -rf \\/tmp\\/x`/e' a.txt", expect: "deny" },
+      { command: `prename '$_ = qx{${X}}' a.txt`, expect: "deny" },
+      { command: "rename 'unlink' a.txt", expect: "not-allow", reason: /rename runs the Perl code it is given/ },
+      { command: "rename --expr='unlink' a.txt", expect: "not-allow", reason: /rename runs the Perl code/ },
+      { command: "rename 's/a/b/e' a.txt", expect: "not-allow", reason: /rename runs the Perl code/ },
+      { command: "rename 's/a/@{[ `id` ]}/' a.txt", expect: "not-allow" },
+      { command: "info -o /etc/x ls", expect: "not-allow", reason: /info writes a file through -o/ },
+      { command: "info --out=/etc/x ls", expect: "not-allow", reason: /info writes a file through --output/ },
+      { command: "info -ao /etc/x ls", expect: "not-allow", reason: /info writes a file through -o/ },
+      { command: `zsh --emulate sh -c '${X}'`, expect: "deny" },
+      { command: "rename 's/\\.htm$/.html/' *.htm", expect: "allow" },
+      { command: "rename -n 's/ /_/g' *", expect: "allow" },
+      { command: "rename 'y/A-Z/a-z/' *", expect: "allow" },
+      { command: "rename .htm .html *.htm", expect: "allow" },
+      { command: "info ls", expect: "allow" },
+      { command: "info --subnodes -f ./doc.info", expect: "allow" },
+    ],
+  },
 ];
 
 describeBashClasses("public bypass classes (10): rebound names, git's included settings, more wrappers", CLASSES, DENY, "public-bypasses-10");
@@ -263,6 +289,13 @@ const REAL: readonly { line: string; run: string; program: string; allow: readon
   { line: `ifne ${X}`, run: "echo x | ifne touch MARKER", program: "ifne", allow: ["ifne:*"], expect: "deny" },
   { line: `nq ${X}`, run: "NQDIR=$PWD/q nq touch MARKER >/dev/null && sleep 1", program: "nq", allow: ["nq:*"], expect: "deny" },
   { line: `proot -0 ${X}`, run: "proot -0 touch MARKER", program: "proot", allow: ["proot:*"], expect: "deny" },
+  { line: `rename 'system("${X}")' a.txt`, run: "rename 'system(\"touch MARKER\")' a.txt", program: "rename", allow: ["rename:*"], expect: "deny" },
+  { line: "rename 's/a/`rm -rf \\/tmp\\/x`/e' a.txt", run: "rename 's/a/`touch MARKER`/e' a.txt", program: "rename", allow: ["rename:*"], expect: "deny" },
+  { line: "rename 'unlink' a.txt", run: "cp a.txt MARKER && rename 'unlink' MARKER && test ! -e MARKER && touch OUT", program: "rename", allow: ["rename:*"], expect: "not-allow" },
+  { line: "rename 's/a/b/' a.txt", run: "rename 's/a/b/' a.txt && test -e b.txt && ! test -e MARKER", program: "rename", allow: ["rename:*"], expect: "allow", left: false },
+  { line: "info -o /etc/x ls", run: "info -o OUT ls", program: "info", allow: ["info:*"], expect: "not-allow" },
+  { line: "info --out=/etc/x ls", run: "info --out=OUT ls", program: "info", allow: ["info:*"], expect: "not-allow" },
+  { line: `zsh --emulate sh -c '${X}'`, run: "zsh --emulate sh -c 'touch MARKER'", program: "zsh", allow: ["zsh:*"], expect: "deny" },
 ];
 
 describe("public bypass classes (10): the real programs do what the guard reads", () => {

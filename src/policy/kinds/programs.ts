@@ -1889,6 +1889,8 @@ const OPTION_EFFECTS: readonly {
   { programs: ["fzf"], options: [{ option: "--preview", effect: "script" }, { option: "--bind", effect: "code" }, { option: "--with-shell", effect: "script" }] },
   { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
   { programs: ["tree"], options: [{ option: "-o", effect: "writes" }] },
+  // GNU info writes the nodes it selects to the file given with -o/--output (`-` is standard output).
+  { programs: ["info"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
   { programs: ["yq"], options: [{ option: "-i", effect: "writes", cluster: true }, { option: "--inplace", effect: "writes" }] },
   { programs: ["split", "gsplit"], options: [{ option: "--filter", effect: "script" }], abbreviate: {} },
   { programs: ["zip"], options: [{ option: "-TT", effect: "script" }, { option: "--unzip-command", effect: "script" }], abbreviate: {} },
@@ -3918,6 +3920,55 @@ function codeGuesses(code: string): string[] {
   return out;
 }
 
+/**
+ * A Perl rename's expression that only renames: one `s/RE/NEW/FLAGS` without `e` (the replacement is then text),
+ * one `y///` or `tr///`, `lc`/`uc`, or a word starting with a dot or a digit (util-linux rename's FROM string, such as
+ * `.htm`, which Perl cannot run; a bare word may be a Perl function: `unlink`), with no code
+ * interpolated (`@{[ … ]}`, `${\ … }`, `(?{ … })`).
+ */
+const RENAME_ONLY = /^\s*(?:s([^\w\s])(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gimsxrnlua]*|(?:y|tr)([^\w\s])(?:\\.|(?!\2).)*\2(?:\\.|(?!\2).)*\2[cdsr]*|(?:lc|uc|lcfirst|ucfirst)|[.\d][\w.-]*)\s*;?\s*$/s;
+const RENAME_CODE_IN_TEXT = /[@$]\{|\(\?\??\{/;
+const RENAME_VALUED = ["-e", "-E", "--expr", "--expression", "--statement"];
+
+/**
+ * Perl's rename (Debian's `rename`, `file-rename`, `prename`, `perl-rename`): its first operand (or each `-e`/`-E` value)
+ * is Perl code run for every file name. Code other than a plain substitution is not covered by an allow that does not
+ * name it, and code that starts processes (`system(…)`, backquotes, `s/…/…/e` running `qx`) has its literals tried as commands.
+ */
+function readRename(name: string, words: readonly string[]): ProgramReading {
+  const out = empty();
+  const code: string[] = [];
+  let operands = false;
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (!operands && word === "--") {
+      operands = true;
+      continue;
+    }
+    if (!operands && word.startsWith("-") && word !== "-") {
+      const valued = RENAME_VALUED.find((option) => word === option || (option.length === 2 && word.startsWith(option)) || word.startsWith(`${option}=`));
+      if (valued !== undefined) {
+        const attached = word === valued ? undefined : word.slice(word.startsWith(`${valued}=`) ? valued.length + 1 : valued.length);
+        code.push(attached ?? words[i + 1] ?? "");
+        if (attached === undefined) i += 1;
+      }
+      continue;
+    }
+    if (code.length === 0) code.push(word);
+    break;
+  }
+  for (const text of code) {
+    if (RENAME_ONLY.test(text) && !RENAME_CODE_IN_TEXT.test(text)) continue;
+    // The token is the code itself: an allow names it only by spelling it (`rename 'unlink':*`), never by naming the program.
+    out.refusals.push({ reason: `${name} runs the Perl code it is given for each file name (${text.length > 40 ? `${text.slice(0, 40)}…` : text})`, token: text });
+    if (PROCESS_CALLS.test(text)) {
+      out.guesses.push(...codeGuesses(text));
+      out.unknown ??= `${name} runs Perl code that starts processes, which the guard cannot read`;
+    }
+  }
+  return out;
+}
+
 /** gawk's long options (gawk --help), and those of them that take a value (in the next word when not after `=`). */
 const GAWK_LONG = ["--assign", "--field-separator", "--file", "--source", "--exec", "--include", "--load", "--characters-as-bytes", "--traditional", "--copyright", "--debug", "--dump-variables", "--gen-pot", "--help", "--lint", "--bignum", "--use-lc-numeric", "--non-decimal-data", "--no-optimize", "--optimize", "--posix", "--pretty-print", "--profile", "--re-interval", "--sandbox", "--version", "--csv"];
 const GAWK_LONG_VALUED = ["--assign", "--field-separator", "--file", "--source", "--exec", "--include", "--load"];
@@ -4447,7 +4498,8 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
         script = words[at] === "--" ? words[at + 1] : words[at];
         break;
       }
-      if (/^[-+]o$/.test(word) || word === "-O" || word === "+O" || word === "--rcfile" || word === "--init-file") {
+      // Options that take the next word: `-o NAME`, bash's `-O NAME`, `--rcfile FILE`, `--init-file FILE`, zsh's `--emulate MODE`.
+      if (/^[-+]o$/.test(word) || word === "-O" || word === "+O" || word === "--rcfile" || word === "--init-file" || word === "--emulate") {
         i += 2;
         continue;
       }
@@ -4773,6 +4825,11 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     case "sed":
     case "gsed":
       return readSed(words);
+    case "rename":
+    case "file-rename":
+    case "prename":
+    case "perl-rename":
+      return readRename(name, words);
     case "socat":
       return readSocat(words);
     case "gh":
