@@ -258,6 +258,23 @@ describe("generated: a deny rule holds through any chain of aliases, through an 
   });
 });
 
+describe("public bypass classes (10): aliases that expand into themselves are read in bounded time and ask", () => {
+  const guard = denyListGuard(DENY, "public-bypasses-10-alias-loops");
+  it.each([
+    "alias -g A='A A A'\nls A A A",
+    `alias -g A='A A'\nls ${"A ".repeat(200)}`,
+    "alias a='a a'\na x",
+    `alias x='alias y=rm; y -rf /tmp/x'\nx`,
+    "alias -g A='; alias -g A=\"A A\"; ls A'\nls A",
+  ])("%s", (command) => {
+    const started = Date.now();
+    const decision = guard.decide("Bash", { command });
+    expect(decision.mode, decision.reason).toBe("ask");
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+  it("a name bound to another in a loop runs nothing more: `alias a=b b=a` (bash stops at a name being expanded)", () => expect(guard.decide("Bash", { command: "alias a=b b=a\na" }).mode).toBe("allow"));
+});
+
 const REPO = "git init -q && git config user.email a@b && git config user.name a && git add a.txt && git commit -qm 1";
 const MBOX = "printf 'From 0 Mon Sep 17 00:00:00 2001\\nFrom: a <a@b>\\nDate: Mon, 1 Jan 2024 00:00:00 +0000\\nSubject: y\\n\\nbody\\n' > m";
 

@@ -1526,6 +1526,10 @@ const quoteShellWord = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
 
 /** How many times an alias's value is itself read for aliases (`alias y=x x='rm …'`: y is x, x is rm). */
 const MAX_ALIAS_ROUNDS = 8;
+/** How many commands one command's aliases may expand into (`alias -g A='A A'` doubles them each round). */
+const MAX_ALIAS_COMMANDS = 64;
+/** Set while an alias's expansion is read: names it rebinds again are not expanded again (the line asks instead). */
+let readingAlias = false;
 
 /** Names bound by alias: plain ones (the command word), zsh's global ones (any word) and suffix ones (a command word ending `.SUFFIX`). */
 interface Aliases {
@@ -1569,8 +1573,20 @@ function expandAliases(command: SimpleCommand, aliases: Aliases, walk: Walk): Si
   for (let round = 0; round < MAX_ALIAS_ROUNDS && pending.length > 0; round++) {
     const next: (readonly string[])[] = [];
     for (const words of pending) {
+      if (out.length > MAX_ALIAS_COMMANDS) break;
       for (const text of aliasTexts(words, aliases)) {
-        const inner = analyzeShell(text);
+        if (out.length > MAX_ALIAS_COMMANDS) {
+          walk.unknown ??= `aliases expand into more than ${MAX_ALIAS_COMMANDS} commands`;
+          break;
+        }
+        const outer = readingAlias;
+        readingAlias = true;
+        let inner: ShellAnalysis;
+        try {
+          inner = analyzeShell(text);
+        } finally {
+          readingAlias = outer;
+        }
         if (!inner.ok) {
           walk.unknown ??= `an alias cannot be read (${inner.reason})`;
           continue;
@@ -1633,11 +1649,17 @@ function rebindNames(walk: Walk): void {
   }
   if (hashed.size === 0 && aliases.plain.size + aliases.global.size + aliases.suffix.size === 0) return;
   walk.refusal ??= "the command rebinds a command name (hash or alias), so a name may run another program";
+  // An alias whose expansion defines aliases again (`alias -g A='alias -g A=…'`): what it finally runs is not read.
+  if (readingAlias) {
+    walk.unknown ??= "an alias's expansion rebinds a command name again";
+    return;
+  }
   const added: SimpleCommand[] = [];
   walk.commands = walk.commands.map((command) => {
     const [program, ...rest] = command.words;
     if (program === undefined) return command;
-    added.push(...expandAliases(command, aliases, walk));
+    // The alias and hash commands themselves run nothing their words name.
+    if (program !== "alias" && program !== "hash") added.push(...expandAliases(command, aliases, walk));
     const path = hashed.get(program);
     if (path === undefined) return command;
     return { ...command, forms: [...command.forms, [path, ...rest], [basename(path), ...rest]] };
