@@ -160,7 +160,47 @@ const COVERED = { matched: true, reason: undefined } as const;
 /** Each analysed command's normalised words (null: unchanged); commands are cached with their analysis. */
 const normalOf = new WeakMap<SimpleCommand, string[] | null>();
 
-function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): { matched: boolean; reason: string | undefined } {
+/** Programs that change the shell's working directory for the commands after them. */
+const DIRECTORY_CHANGES = new Set(["cd", "pushd", "popd", "chdir"]);
+/** The working directory after a change the guard cannot place (`cd -`, `popd`, `cd $DIR`): bash's `~-`, outside every directory a pattern names. */
+const UNPLACED = "~-";
+
+/**
+ * The working directory each command runs in, relative to the one the line starts in (undefined: that one):
+ * `cd DIR`, `pushd DIR` (and `cd` alone, `cd ~`) move the commands after them; `cd -`, `popd`, `pushd`
+ * alone or `+N`, a target known only at run time, zsh's two-operand `cd OLD NEW`, or a relative target
+ * when the line names CDPATH (which bash searches) cannot be placed. Nested shells are read as moving too.
+ */
+function workingDirectories(commands: readonly SimpleCommand[], text: string): (string | undefined)[] {
+  let cwd: string | undefined;
+  return commands.map((command) => {
+    const before = cwd;
+    const [program, ...args] = command.words;
+    if (program === undefined || !DIRECTORY_CHANGES.has(program)) return before;
+    const operands: string[] = [];
+    let options = true;
+    for (const arg of args) {
+      if (options && arg === "--") options = false;
+      else if (options && /^-[LPe@]+$/.test(arg)) continue;
+      else operands.push(arg);
+    }
+    const target = program === "popd" || command.dynamic || operands.length > 1 ? undefined : (operands[0] ?? (program === "pushd" ? undefined : "~"));
+    if (target === undefined || target === "-" || /^[+-]\d+$/.test(target) || (/CDPATH/.test(text) && !/^[./~]/.test(target))) cwd = UNPLACED;
+    else if (/^[/~]/.test(target)) cwd = target;
+    else cwd = cwd === undefined ? target : `${cwd}/${target}`;
+    return before;
+  });
+}
+
+/** `.` path segments dropped (`./secrets/./key` is `secrets/key`); `..` is kept, since after a symlink the kernel climbs from its target. */
+const dropDots = (word: string) => word.replace(/(?:^|(?<=\/))\.(?:\/+|$)/g, "").replace(/\/{2,}/g, "/") || ".";
+
+/** Relative words as the directory `cwd` places them (`cd /etc && cat ./shadow`: ./shadow is /etc/shadow). */
+function placedWords(words: readonly string[], cwd: string): string[] {
+  return words.map((word, i) => (i === 0 || /^[/~-]/.test(word) || word === "" ? word : dropDots(`${cwd}/${word}`)));
+}
+
+function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[], cwd?: string): { matched: boolean; reason: string | undefined } {
   // `timeout 5 git log`: the wrapper changes only how `git log` runs, which is judged as a command of its own.
   if (command.transparent === true && command.refusals.length === 0 && command.unknown === undefined) return COVERED;
   let normal = normalOf.get(command);
@@ -193,6 +233,9 @@ function allowGap(command: SimpleCommand, patterns: readonly CommandPattern[]): 
     // `cat docs/../.env` under `cat docs/*`: the `*` would span a way out of the directory the pattern names.
     const climb = pattern.climbs?.(command.words);
     if (climb !== undefined) refusals = [...refusals, { reason: `${command.words[0] ?? ""} names ${climb}, outside the directory the pattern ${JSON.stringify(pattern.source)} names before its *`, token: "" }];
+    // `cd /etc && cat ./shadow` under `cat ./*`: the relative words name places in the directory the line moved to.
+    const moved = climb === undefined && cwd !== undefined ? pattern.climbs?.(placedWords(command.words, cwd)) : undefined;
+    if (moved !== undefined) refusals = [...refusals, { reason: `${command.words[0] ?? ""} runs after the line changes the working directory (${cwd === UNPLACED ? "to one the guard cannot place" : `to ${cwd}`}), so its words name places outside the directory the pattern ${JSON.stringify(pattern.source)} names before its *`, token: "" }];
     // The common case: a plain command a pattern matches.
     if (command.unknown === undefined && refusals.length === 0) return COVERED;
     matching.push({ pattern, refusals });
@@ -249,8 +292,12 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
   if (restrictive) {
     // A command run with words read from its input (`echo push | xargs git`) that a pattern may match, by those words.
     let open: string | undefined;
-    for (const command of commands) {
-      for (const form of command.forms) {
+    const cwds = workingDirectories(commands, text);
+    for (const [i, command] of commands.entries()) {
+      // `cd secrets && cat key` also reads as `cat secrets/key`, where the line moved to.
+      const cwd = cwds[i];
+      const placed = cwd === undefined || cwd === UNPLACED || command.input !== undefined ? [] : [placedWords(command.words, cwd)];
+      for (const form of [...command.forms, ...placed]) {
         if (command.input === undefined) {
           if (patterns.some((pattern) => pattern.matches(form))) return { verdict: YES, why: undefined };
           continue;
@@ -270,8 +317,9 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
   let why: string | undefined;
   let anyMatched = false;
   let allMatched = true;
-  for (const command of commands) {
-    const gap = allowGap(command, patterns);
+  const cwds = workingDirectories(commands, text);
+  for (const [i, command] of commands.entries()) {
+    const gap = allowGap(command, patterns, cwds[i]);
     anyMatched ||= gap.matched;
     if (!gap.matched) allMatched = false;
     else if (gap.reason !== undefined) why ??= gap.reason;

@@ -118,6 +118,8 @@ interface WrapperSpec {
   readonly afterDashDash?: boolean;
   /** Words before the options (setarch's ARCH). */
   readonly leading?: number;
+  /** With one of these options there are no `positionals` (`runcon -t TYPE CMD`, but `runcon CONTEXT CMD`). */
+  readonly positionalsUnless?: readonly string[];
   /** With one of these options the command words are joined and run by a shell (`entr -s`). */
   readonly joinedWith?: readonly string[];
   /** Words the command is run by (`capsh -- ARGS` runs `/bin/bash ARGS`). */
@@ -309,6 +311,18 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   strace: { options: { flags: "fFcCdDhikqrtTvVwxyzZn", valued: "eopusabEIPSOX" }, writeOptions: ["-o"] },
   ltrace: { options: { flags: "bcCfhirStTVwL", valued: "eopusaADFlnx" }, writeOptions: ["-o"] },
   chronic: { options: { flags: "ev" } },
+  // moreutils' ifne runs the command when its input is not empty (`-n`: when it is).
+  ifne: { options: { flags: "n" } },
+  // nq queues the command and runs it; `-w` waits for jobs and runs nothing.
+  nq: { options: { flags: "cqw" }, inert: ["-w"] },
+  // runcon CONTEXT CMD, or runcon -t TYPE (-u, -r, -l) CMD: the command runs in that SELinux context.
+  runcon: { options: { flags: "c", valued: "urtl", long: ["--compute", "--help", "--version"], longValued: ["--user", "--role", "--type", "--range"] }, positionals: 1, positionalsUnless: ["-u", "-r", "-t", "-l", "--user", "--role", "--type", "--range"] },
+  // proot runs the command in its guest root (`-q CMD` runs the guest's programs through an emulator command).
+  proot: {
+    options: { flags: "0LvV", valued: "rbmwqkiRSp", long: ["--kill-on-exit", "--link2symlink", "--root-id", "--help", "--version"], longValued: ["--rootfs", "--bind", "--mount", "--pwd", "--cwd", "--qemu", "--kernel-release", "--change-id", "--verbose"] },
+    scriptOptions: ["-q", "--qemu"],
+    commandOptional: true,
+  },
   unbuffer: { options: { flags: "p" } },
   // sg GROUP [-c] COMMAND: the command is handed to /bin/sh -c.
   sg: { options: {}, positionals: 1, scriptOptions: ["-c"], joined: true },
@@ -514,7 +528,11 @@ const KUBECTL: SubcommandFamily = {
  */
 const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   docker: { global: CONTAINER_GLOBAL, subcommands: { ...CONTAINERS, "container run": CONTAINERS.run!, "container exec": CONTAINERS.exec!, "container create": CONTAINERS.create! }, groups: { compose: COMPOSE } },
-  podman: { global: CONTAINER_GLOBAL, subcommands: CONTAINERS, groups: { compose: COMPOSE } },
+  // podman unshare CMD runs CMD in podman's user namespace (buildah's likewise).
+  podman: { global: CONTAINER_GLOBAL, subcommands: { ...CONTAINERS, unshare: { options: {}, commandOptional: true } }, groups: { compose: COMPOSE } },
+  buildah: { subcommands: { unshare: { options: { valued: "m", longValued: ["--mount"] }, commandOptional: true } } },
+  // Software Collections: `scl enable COLLECTION 'CMD'` (the command words joined and run by a shell).
+  scl: { subcommands: { enable: { options: {}, positionals: 1, joined: true }, run: { options: {}, positionals: 1, joined: true } } },
   nerdctl: { global: CONTAINER_GLOBAL, subcommands: CONTAINERS, groups: { compose: COMPOSE } },
   "docker-compose": { ...COMPOSE, namedBy: "docker-compose" },
   "podman-compose": { ...COMPOSE, namedBy: "podman-compose" },
@@ -897,17 +915,21 @@ const GIT_PLAIN_GLOBALS: Readonly<Record<string, "none" | "place">> = {
 /**
  * Configuration keys whose value git runs, or that change what git runs: `script` values are
  * command lines git hands to a shell; `bang` values are when they start with `!` (aliases,
- * credential helpers, submodule update); `other` keys make git run something the value does not
- * spell out (a hooks directory, an included file, a template, a transport).
+ * credential helpers, submodule update); `file` values name a file git reads more settings from
+ * (`include.path`, `includeIf.COND.path`), which the guard does not read; `url` values are a
+ * remote's URL (an `ext::CMD` URL runs CMD); `other` keys make git run something the value does not
+ * spell out (a hooks directory, a template, a transport).
  */
-const GIT_CONFIG_COMMANDS: readonly { readonly key: RegExp; readonly value: "script" | "bang" | "other" }[] = [
+const GIT_CONFIG_COMMANDS: readonly { readonly key: RegExp; readonly value: "script" | "bang" | "file" | "url" | "other" }[] = [
   { key: /^(?:alias\..+|credential\.(?:.+\.)?helper|submodule\..+\.update)$/i, value: "bang" },
   {
-    key: /^(?:core\.(?:sshcommand|pager|editor|askpass|gitproxy|fsmonitor|alternaterefscommand)|diff\.external|diff\..+\.(?:textconv|command)|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|gpg\.(?:.+\.)?program|gpg\.ssh\.defaultkeycommand|pager\..+|sequence\.editor|uploadpack\.packobjectshook|remote\..+\.(?:uploadpack|receivepack)|(?:difftool|mergetool|man|browser)\..+\.cmd|trailer\..+\.(?:command|cmd)|sendemail\.(?:.+\.)?(?:sendmailcmd|tocmd|cccmd))$/i,
+    key: /^(?:core\.(?:sshcommand|pager|editor|askpass|gitproxy|fsmonitor|alternaterefscommand)|diff\.external|diff\..+\.(?:textconv|command)|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|gpg\.(?:.+\.)?program|gpg\.ssh\.defaultkeycommand|pager\..+|sequence\.editor|uploadpack\.packobjectshook|remote\..+\.(?:uploadpack|receivepack)|(?:difftool|mergetool|man|browser)\..+\.cmd|trailer\..+\.(?:command|cmd)|sendemail\.(?:.+\.)?(?:sendmailcmd|tocmd|cccmd)|imap\.tunnel)$/i,
     value: "script",
   },
+  { key: /^(?:include\.path|includeif\..+\.path)$/i, value: "file" },
+  { key: /^remote\..+\.(?:url|pushurl)$/i, value: "url" },
   {
-    key: /^(?:core\.(?:hookspath|worktree|attributesfile)|include\.path|includeif\..+|ssh\.variant|http\.proxy|remote\..+\.(?:proxy|vcs|url|pushurl)|url\..+\.(?:insteadof|pushinsteadof)|protocol\..+|init\.templatedir|(?:web|help)\.browser|man\.viewer|(?:man|browser)\..+\.path|sendemail\.(?:.+\.)?smtpserver|diff\.tool|merge\.tool)$/i,
+    key: /^(?:core\.(?:hookspath|worktree|attributesfile)|includeif\..+|ssh\.variant|http\.proxy|remote\..+\.(?:proxy|vcs)|url\..+\.(?:insteadof|pushinsteadof)|protocol\..+|init\.templatedir|(?:web|help)\.browser|man\.viewer|(?:man|browser)\..+\.path|sendemail\.(?:.+\.)?smtpserver|diff\.tool|merge\.tool)$/i,
     value: "other",
   },
 ];
@@ -996,6 +1018,8 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
     what: "loads code or finds programs through it",
   },
   { name: /^(?:BASH_CMDS|BASH_ALIASES|BASH_LOADABLES_PATH)$/, effect: "code", what: "finds the program a command name runs through it (bash's table of command paths, its aliases, where enable -f loads builtins from)" },
+  // zsh's tables of names (zsh/parameter): `aliases[x]=CMD`, `galiases`, `saliases` bind aliases, `functions[f]=BODY` defines a function, `commands[x]=PATH` hashes a path.
+  { name: /^(?:aliases|galiases|saliases|functions|commands|dis_aliases|dis_galiases|dis_saliases|dis_functions)$/, effect: "code", what: "finds what a command name runs through it (zsh's tables of aliases, functions and command paths)" },
   { name: /^(?:TAR_OPTIONS|LESS|MANOPT|GZIP|ZIPOPT|XZ_OPT|BZIP2|PARALLEL|GREP_OPTIONS|RSYNC_OPTIONS|WGETRC|CURL_HOME|SSH_CONFIG)$/, effect: "code", what: "reads options or settings (which can run commands) from it" },
   { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_NOSYSTEM|GIT_NAMESPACE|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|GIT_ALLOW_PROTOCOL|GIT_PROTOCOL_FROM_USER|GIT_SSH_VARIANT|HOME|XDG_CONFIG_HOME)$/, effect: "refuse", what: "reads its configuration or repository (which can run commands) through it" },
 ];
@@ -1865,6 +1889,8 @@ const OPTION_EFFECTS: readonly {
   { programs: ["fzf"], options: [{ option: "--preview", effect: "script" }, { option: "--bind", effect: "code" }, { option: "--with-shell", effect: "script" }] },
   { programs: ["sort", "gsort"], options: [{ option: "--compress-program", effect: "program" }, { option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
   { programs: ["tree"], options: [{ option: "-o", effect: "writes" }] },
+  // GNU info writes the nodes it selects to the file given with -o/--output (`-` is standard output).
+  { programs: ["info"], options: [{ option: "-o", effect: "writes", cluster: true }, { option: "--output", effect: "writes" }], abbreviate: {} },
   { programs: ["yq"], options: [{ option: "-i", effect: "writes", cluster: true }, { option: "--inplace", effect: "writes" }] },
   { programs: ["split", "gsplit"], options: [{ option: "--filter", effect: "script" }], abbreviate: {} },
   { programs: ["zip"], options: [{ option: "-TT", effect: "script" }, { option: "--unzip-command", effect: "script" }], abbreviate: {} },
@@ -2997,7 +3023,7 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
       i += 1;
     }
   }
-  let positionals = spec.positionals ?? 0;
+  let positionals = has(spec.positionalsUnless) ? 0 : (spec.positionals ?? 0);
   if (spec.permute === true) {
     // Options among the operands (su root -c CMD): read every word that looks like an option.
     const operands: string[] = parsed.dashdash === true ? words.slice(i) : [];
@@ -3296,7 +3322,11 @@ function readGitSetting(option: string, setting: string, out: ProgramReading): v
   if (row === undefined) return;
   out.refusals.push({ reason: `git runs the command set in ${key}`, token: option });
   const command = row.value === "script" ? value : row.value === "bang" && value.startsWith("!") ? value.slice(1) : undefined;
-  if (option === "--config-env" && row.value !== "other") out.unknown ??= `git takes ${key}, which it runs, from the environment variable ${value}`;
+  if (row.value === "file") out.unknown ??= `git reads more settings (which can name commands it runs) from the file given in ${key}`;
+  else if (row.value === "url" && option !== "--config-env" && /^ext::/i.test(value)) out.commands.push(extCommand(value));
+  // A program given by its path: a browser's or man viewer's (`browser.NAME.path`), an SMTP server that is a path (`sendemail.smtpServer=/usr/sbin/x`).
+  else if (option !== "--config-env" && (/^(?:man|browser)\..+\.path$/i.test(key) || (/^sendemail\.(?:.+\.)?smtpserver$/i.test(key) && value.startsWith("/")))) out.commands.push([value]);
+  if (option === "--config-env" && (row.value === "script" || row.value === "bang")) out.unknown ??= `git takes ${key}, which it runs, from the environment variable ${value}`;
   else if (command !== undefined) out.scripts.push(command);
   else if (row.value === "bang" && value.startsWith("/")) out.commands.push([value]);
 }
@@ -3890,6 +3920,55 @@ function codeGuesses(code: string): string[] {
   return out;
 }
 
+/**
+ * A Perl rename's expression that only renames: one `s/RE/NEW/FLAGS` without `e` (the replacement is then text),
+ * one `y///` or `tr///`, `lc`/`uc`, or a word starting with a dot or a digit (util-linux rename's FROM string, such as
+ * `.htm`, which Perl cannot run; a bare word may be a Perl function: `unlink`), with no code
+ * interpolated (`@{[ … ]}`, `${\ … }`, `(?{ … })`).
+ */
+const RENAME_ONLY = /^\s*(?:s([^\w\s])(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gimsxrnlua]*|(?:y|tr)([^\w\s])(?:\\.|(?!\2).)*\2(?:\\.|(?!\2).)*\2[cdsr]*|(?:lc|uc|lcfirst|ucfirst)|[.\d][\w.-]*)\s*;?\s*$/s;
+const RENAME_CODE_IN_TEXT = /[@$]\{|\(\?\??\{/;
+const RENAME_VALUED = ["-e", "-E", "--expr", "--expression", "--statement"];
+
+/**
+ * Perl's rename (Debian's `rename`, `file-rename`, `prename`, `perl-rename`): its first operand (or each `-e`/`-E` value)
+ * is Perl code run for every file name. Code other than a plain substitution is not covered by an allow that does not
+ * name it, and code that starts processes (`system(…)`, backquotes, `s/…/…/e` running `qx`) has its literals tried as commands.
+ */
+function readRename(name: string, words: readonly string[]): ProgramReading {
+  const out = empty();
+  const code: string[] = [];
+  let operands = false;
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (!operands && word === "--") {
+      operands = true;
+      continue;
+    }
+    if (!operands && word.startsWith("-") && word !== "-") {
+      const valued = RENAME_VALUED.find((option) => word === option || (option.length === 2 && word.startsWith(option)) || word.startsWith(`${option}=`));
+      if (valued !== undefined) {
+        const attached = word === valued ? undefined : word.slice(word.startsWith(`${valued}=`) ? valued.length + 1 : valued.length);
+        code.push(attached ?? words[i + 1] ?? "");
+        if (attached === undefined) i += 1;
+      }
+      continue;
+    }
+    if (code.length === 0) code.push(word);
+    break;
+  }
+  for (const text of code) {
+    if (RENAME_ONLY.test(text) && !RENAME_CODE_IN_TEXT.test(text)) continue;
+    // The token is the code itself: an allow names it only by spelling it (`rename 'unlink':*`), never by naming the program.
+    out.refusals.push({ reason: `${name} runs the Perl code it is given for each file name (${text.length > 40 ? `${text.slice(0, 40)}…` : text})`, token: text });
+    if (PROCESS_CALLS.test(text)) {
+      out.guesses.push(...codeGuesses(text));
+      out.unknown ??= `${name} runs Perl code that starts processes, which the guard cannot read`;
+    }
+  }
+  return out;
+}
+
 /** gawk's long options (gawk --help), and those of them that take a value (in the next word when not after `=`). */
 const GAWK_LONG = ["--assign", "--field-separator", "--file", "--source", "--exec", "--include", "--load", "--characters-as-bytes", "--traditional", "--copyright", "--debug", "--dump-variables", "--gen-pot", "--help", "--lint", "--bignum", "--use-lc-numeric", "--non-decimal-data", "--no-optimize", "--optimize", "--posix", "--pretty-print", "--profile", "--re-interval", "--sandbox", "--version", "--csv"];
 const GAWK_LONG_VALUED = ["--assign", "--field-separator", "--file", "--source", "--exec", "--include", "--load"];
@@ -4419,7 +4498,8 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
         script = words[at] === "--" ? words[at + 1] : words[at];
         break;
       }
-      if (/^[-+]o$/.test(word) || word === "-O" || word === "+O" || word === "--rcfile" || word === "--init-file") {
+      // Options that take the next word: `-o NAME`, bash's `-O NAME`, `--rcfile FILE`, `--init-file FILE`, zsh's `--emulate MODE`.
+      if (/^[-+]o$/.test(word) || word === "-O" || word === "+O" || word === "--rcfile" || word === "--init-file" || word === "--emulate") {
         i += 2;
         continue;
       }
@@ -4745,6 +4825,11 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     case "sed":
     case "gsed":
       return readSed(words);
+    case "rename":
+    case "file-rename":
+    case "prename":
+    case "perl-rename":
+      return readRename(name, words);
     case "socat":
       return readSocat(words);
     case "gh":

@@ -1524,43 +1524,146 @@ function readLine(text: string, walk: Walk): string | undefined {
   return undefined;
 }
 
+/** A word as a shell reads it back: single-quoted. */
+const quoteShellWord = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+
+/** How many times an alias's value is itself read for aliases (`alias y=x x='rm …'`: y is x, x is rm). */
+const MAX_ALIAS_ROUNDS = 8;
+/** How many commands one command's aliases may expand into (`alias -g A='A A'` doubles them each round). */
+const MAX_ALIAS_COMMANDS = 64;
+/** Set while an alias's expansion is read: names it rebinds again are not expanded again (the line asks instead). */
+let readingAlias = false;
+
+/** Names bound by alias: plain ones (the command word), zsh's global ones (any word) and suffix ones (a command word ending `.SUFFIX`). */
+interface Aliases {
+  readonly plain: Map<string, string[]>;
+  readonly global: Map<string, string[]>;
+  readonly suffix: Map<string, string[]>;
+}
+
+const bind = (map: Map<string, string[]>, name: string, value: string) => map.set(name, [...(map.get(name) ?? []), value]);
+
+/** `alias [-g|-s|-r|+g …] NAME=VALUE …` (bash, zsh): each binding by its kind. */
+function readAliasCommand(args: readonly string[], aliases: Aliases): void {
+  let kind: "plain" | "global" | "suffix" = "plain";
+  let options = true;
+  for (const arg of args) {
+    if (options && arg === "--") {
+      options = false;
+      continue;
+    }
+    if (options && /^[-+][A-Za-z]+$/.test(arg)) {
+      if (arg.includes("g")) kind = "global";
+      else if (arg.includes("s")) kind = "suffix";
+      continue;
+    }
+    options = false;
+    const eq = arg.indexOf("=");
+    if (eq > 0) bind(aliases[kind], arg.slice(0, eq), arg.slice(eq + 1));
+  }
+}
+
 /**
- * `hash -p PATH NAME` makes NAME run PATH, and `alias NAME=VALUE` (with expand_aliases) makes NAME
- * read as VALUE, for the rest of the line: every command named NAME gets the rebound reading too
- * (a deny rule tries both), and no allow covers a line that rebinds a name.
+ * The commands a command runs once aliases are expanded as bash and zsh expand them: a plain alias
+ * at the command word (and, when its value ends in a blank, at the word after it: `alias s='sudo '`),
+ * a global alias (zsh `alias -g`) at any word, a suffix alias (zsh `alias -s txt=CMD`) at a command
+ * word ending `.txt`; each value is read again for aliases (`alias y=x x='rm …'`).
+ */
+function expandAliases(command: SimpleCommand, aliases: Aliases, walk: Walk): SimpleCommand[] {
+  const out: SimpleCommand[] = [];
+  let pending: (readonly string[])[] = [command.words];
+  const seen = new Set<string>([command.words.join("\u0000")]);
+  for (let round = 0; round < MAX_ALIAS_ROUNDS && pending.length > 0; round++) {
+    const next: (readonly string[])[] = [];
+    for (const words of pending) {
+      if (out.length > MAX_ALIAS_COMMANDS) break;
+      for (const text of aliasTexts(words, aliases)) {
+        if (out.length > MAX_ALIAS_COMMANDS) {
+          walk.unknown ??= `aliases expand into more than ${MAX_ALIAS_COMMANDS} commands`;
+          break;
+        }
+        const outer = readingAlias;
+        readingAlias = true;
+        let inner: ShellAnalysis;
+        try {
+          inner = analyzeShell(text);
+        } finally {
+          readingAlias = outer;
+        }
+        if (!inner.ok) {
+          walk.unknown ??= `an alias cannot be read (${inner.reason})`;
+          continue;
+        }
+        // What the alias's own line leaves untold (`alias ls='echo CMD > s.sh; bash s.sh'`) is untold of this line.
+        walk.unknown ??= inner.unknown;
+        for (const added of inner.commands) {
+          const key = added.words.join("\u0000");
+          if (seen.has(key)) continue;
+          seen.add(key);
+          out.push(added);
+          next.push(added.words);
+        }
+      }
+    }
+    pending = next;
+  }
+  if (pending.length > 0) walk.unknown ??= `aliases are expanded more than ${MAX_ALIAS_ROUNDS} times`;
+  return out;
+}
+
+/** The command lines `words` reads as after one expansion of the aliases that apply to it. */
+function aliasTexts(words: readonly string[], aliases: Aliases): string[] {
+  const texts: string[] = [];
+  const [program, ...rest] = words;
+  if (program === undefined) return texts;
+  const quoted = (from: number) => words.slice(from).map(quoteShellWord).join(" ");
+  // A plain alias at the command word; a value ending in a blank makes the next word a command word too.
+  for (const value of new Set(aliases.plain.get(program) ?? [])) {
+    texts.push(`${value} ${quoted(1)}`);
+    if (/[ \t]$/.test(value) && rest[0] !== undefined) for (const second of new Set(aliases.plain.get(rest[0]) ?? [])) texts.push(`${value}${second} ${quoted(2)}`);
+  }
+  // zsh's suffix alias: `a.txt` runs as `VALUE a.txt`.
+  const dot = program.lastIndexOf(".");
+  if (dot >= 0) for (const value of new Set(aliases.suffix.get(program.slice(dot + 1)) ?? [])) texts.push(`${value} ${quoted(0)}`);
+  // zsh's global alias: the word is replaced by the value's text wherever it stands (`ls G` with `alias -g G='; rm x'`).
+  words.forEach((word, i) => {
+    for (const value of new Set(aliases.global.get(word) ?? [])) texts.push(`${words.slice(0, i).map(quoteShellWord).join(" ")} ${value} ${quoted(i + 1)}`);
+  });
+  return texts;
+}
+
+/**
+ * `hash -p PATH NAME` (bash) and `hash NAME=PATH` (zsh) make NAME run PATH, and `alias NAME=VALUE`
+ * (with expand_aliases in bash; always in zsh) makes NAME read as VALUE, for the rest of the line:
+ * every command named NAME gets the rebound reading too (a deny rule tries both), and no allow covers
+ * a line that rebinds a name.
  */
 function rebindNames(walk: Walk): void {
   const hashed = new Map<string, string>();
   // Every value a name is bound to: the line may be read more than one way (another spelling of a script, bash's lexer), each binding its value.
-  const aliases = new Map<string, string[]>();
+  const aliases: Aliases = { plain: new Map(), global: new Map(), suffix: new Map() };
   for (const command of walk.commands) {
     const [program, ...args] = command.words;
     if (program === "hash") {
       const p = args.indexOf("-p");
       if (p >= 0 && args[p + 1] !== undefined) for (const name of args.slice(p + 2)) if (!name.startsWith("-")) hashed.set(name, args[p + 1]!);
-    } else if (program === "alias") {
-      for (const arg of args) {
-        const eq = arg.indexOf("=");
-        if (eq > 0) aliases.set(arg.slice(0, eq), [...(aliases.get(arg.slice(0, eq)) ?? []), arg.slice(eq + 1)]);
-      }
-    }
+      for (const arg of args) if (!arg.startsWith("-") && arg.indexOf("=") > 0) hashed.set(arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1));
+    } else if (program === "alias") readAliasCommand(args, aliases);
   }
-  if (hashed.size === 0 && aliases.size === 0) return;
-  walk.refusal ??= "the command rebinds a command name (hash -p or alias), so a name may run another program";
+  if (hashed.size === 0 && aliases.plain.size + aliases.global.size + aliases.suffix.size === 0) return;
+  walk.refusal ??= "the command rebinds a command name (hash or alias), so a name may run another program";
+  // An alias whose expansion defines aliases again (`alias -g A='alias -g A=…'`): what it finally runs is not read.
+  if (readingAlias) {
+    walk.unknown ??= "an alias's expansion rebinds a command name again";
+    return;
+  }
   const added: SimpleCommand[] = [];
   walk.commands = walk.commands.map((command) => {
     const [program, ...rest] = command.words;
     if (program === undefined) return command;
+    // The alias and hash commands themselves run nothing their words name.
+    if (program !== "alias" && program !== "hash") added.push(...expandAliases(command, aliases, walk));
     const path = hashed.get(program);
-    for (const value of new Set(aliases.get(program) ?? [])) {
-      const quoted = rest.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
-      const inner = analyzeShell(`${value} ${quoted}`);
-      if (inner.ok) {
-        added.push(...inner.commands);
-        // What the alias's own line leaves untold (`alias ls='echo CMD > s.sh; bash s.sh'`) is untold of this line.
-        walk.unknown ??= inner.unknown;
-      } else walk.unknown ??= `the alias ${program} cannot be read (${inner.reason})`;
-    }
     if (path === undefined) return command;
     return { ...command, forms: [...command.forms, [path, ...rest], [basename(path), ...rest]] };
   });
