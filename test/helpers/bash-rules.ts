@@ -60,14 +60,15 @@ export const installed = (program: string): boolean => spawnSync("bash", ["-c", 
 /**
  * Runs `line` with the real bash in a scratch directory (a.txt and a.csv in it, HOME there, standard
  * input from /dev/null) and says whether it left MARKER or OUT there: a payload whose inner command was
- * replaced by `touch MARKER`, or whose write was aimed at OUT, did what it says.
+ * replaced by `touch MARKER`, or whose write was aimed at OUT, did what it says (25 s at most: python3 and
+ * pytest start slowly when the whole suite loads the machine).
  */
 export function leavesMarker(line: string, env: Readonly<Record<string, string>> = {}): { left: boolean; stderr: string } {
   const dir = mkdtempSync(path.join(tmpdir(), "marker-"));
   try {
     writeFileSync(path.join(dir, "a.txt"), "hello\nworld\n");
     writeFileSync(path.join(dir, "a.csv"), "a,b\n1,2\n");
-    const run = spawnSync("bash", ["-c", line], { cwd: dir, timeout: 10_000, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOME: dir, TERM: "dumb", ...env } });
+    const run = spawnSync("bash", ["-c", line], { cwd: dir, timeout: 25_000, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOME: dir, TERM: "dumb", ...env } });
     return { left: existsSync(path.join(dir, "MARKER")) || existsSync(path.join(dir, "OUT")), stderr: String(run.stderr) };
   } finally {
     // A program the line started may still be writing there (sort's compressors): rmdir is retried on ENOTEMPTY.
