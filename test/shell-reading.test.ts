@@ -199,7 +199,9 @@ describe("an allow covers only what is fully understood, and the ask names the c
     ["find . -fprint out.txt", "find writes a file through -fprint"],
     ["cat <<EOF\nhello\nEOF", "here-document"],
     ["cat <<< hello", "here-string"],
-    ["git -c alias.st=status st", "git sets configuration with -c"],
+    // The line as git reads it without -c is `git st`, which a configuration file's alias may define.
+    ["git -c alias.st=status st", "git st is no git subcommand the guard knows"],
+    ["git -c alias.st=status status", "git sets configuration with -c"],
     ["git -C /tmp/other status", "directory given with -C"],
     ["git -c core.pager=less --no-pager status", "git sets configuration with -c"],
     ["git --exec-path=/tmp status", "--exec-path"],

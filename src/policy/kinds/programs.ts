@@ -936,6 +936,17 @@ const GIT_CONFIG_COMMANDS: readonly { readonly key: RegExp; readonly value: "scr
 
 const gitConfigRow = (key: string) => GIT_CONFIG_COMMANDS.find((row) => row.key.test(key));
 
+/**
+ * git's own commands the guard does not read for an allow (GIT_SUBCOMMANDS are the ones it does): no alias can
+ * stand for them (git runs its own command first), so a deny reads them as what they are. `hook` is left out: it
+ * runs the hook scripts configuration names.
+ */
+const GIT_OTHER_COMMANDS = new Set(
+  "archimport bugreport credential credential-cache credential-store cvsexportcommit cvsimport cvsserver daemon diagnose fast-export fast-import filter-branch fmt-merge-msg http-backend imap-send index-pack merge-index merge-one-file mergetool multi-pack-index p4 pack-redundant patch-id prune-packed quiltimport receive-pack rerere scalar send-pack sh-i18n sh-setup shell show-index stripspace svn unpack-file unpack-objects update-server-info upload-archive upload-pack var".split(" "),
+);
+/** A name git can read as an alias (`alias.NAME`: a letter, then letters, digits and `-`); `git ./x` runs nothing. */
+const GIT_ALIAS_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
+
 /** Git's own subcommands (anything else is an alias or an external git-NAME program). */
 const GIT_SUBCOMMANDS = new Set(
   "add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit commit-graph commit-tree config count-objects describe diff diff-files diff-index diff-tree difftool fetch fetch-pack for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-tree mktag mktree mv name-rev notes pack-objects pack-refs prune pull push range-diff read-tree rebase reflog remote repack replace request-pull reset restore rev-list rev-parse revert rm send-email shortlog show show-branch show-ref sparse-checkout stash status submodule switch symbolic-ref tag update-index update-ref verify-commit verify-pack verify-tag version whatchanged worktree write-tree".split(" "),
@@ -3426,13 +3437,22 @@ function readGit(words: readonly string[]): ProgramReading {
   }
   if (sub === undefined) return out;
   // `git -c alias.p=push p ARGS` runs `git push ARGS`: an alias without `!` is a git command line, tried by a deny as that spelling.
+  let definedHere = false;
   for (const option of parsed.seen) {
     const alias = option.name === "-c" ? /^alias\.([^=]+)=(.*)$/is.exec(option.value ?? "") : null;
-    if (alias === null || alias[1]!.toLowerCase() !== sub.toLowerCase() || alias[2]!.trimStart().startsWith("!")) continue;
+    if (alias === null || alias[1]!.toLowerCase() !== sub.toLowerCase()) continue;
+    // Defined on the line (a `!` alias is read as the command it runs, readGitSetting).
+    definedHere = true;
+    if (alias[2]!.trimStart().startsWith("!")) continue;
     const expansion = alias[2]!.split(/\s+/).filter((word) => word !== "");
     if (expansion.length > 0) out.forms.push(["git", ...expansion, ...words.slice(parsed.next + 1)]);
   }
-  if (!GIT_SUBCOMMANDS.has(sub)) out.refusals.push({ reason: `git ${sub} is no git subcommand the guard knows (an alias or a git-${sub} program may run anything)`, token: sub });
+  if (!GIT_SUBCOMMANDS.has(sub)) {
+    out.refusals.push({ reason: `git ${sub} is no git subcommand the guard knows (an alias or a git-${sub} program may run anything)`, token: sub });
+    // git runs its own commands, then a git-NAME program, then an alias from any configuration file (`alias.p = push`
+    // makes `git p origin main` a push): for a name that is none of git's, what runs is not on the line, so a deny cannot tell.
+    if (!definedHere && !GIT_OTHER_COMMANDS.has(sub) && GIT_ALIAS_NAME.test(sub)) out.unknown ??= `git ${sub} is no git subcommand the guard knows: an alias in a git configuration file or a git-${sub} program decides what it runs`;
+  }
   const running = GIT_RUNNING_OPTIONS[sub] ?? [];
   const listed = [...running, ...(GIT_WRITING_OPTIONS[sub] ?? []), ...(GIT_READING_OPTIONS[sub] ?? [])];
   const rest = words.slice(parsed.next + 1);
