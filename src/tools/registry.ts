@@ -1,6 +1,7 @@
 import type { ArgumentKind } from "../policy/kinds/readings.js";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { z } from "zod";
+import { validate as validateJsonSchema } from "@cfworker/json-schema";
 import { isGuardedTool } from "./define-tool.js";
 import { cancelsSiblingsByDefault, toolKindOf } from "./kind.js";
 import { detectOperationKey, filterSchemaOperations, flattenJsonOperationUnion, flattenOperationUnion, operationsInSchema, toStrictToolSchema, toToolJsonSchema } from "./schema.js";
@@ -45,7 +46,7 @@ export function guardSpecOf(tool: AnyTool): ToolGuardSpec {
     requiresApproval: undefined,
     jsonSchema,
     fieldOperations: flat?.fields ?? jsonFlat?.fields,
-    inputSchema: isZod ? ((flat?.schema ?? tool.schema) as z.ZodType) : isOtherZod(tool.schema) ? parsedBy(tool.schema) : z.record(z.string(), z.unknown()),
+    inputSchema: isZod ? ((flat?.schema ?? tool.schema) as z.ZodType) : isOtherZod(tool.schema) ? parsedBy(tool.schema) : isJsonSchemaObject(tool.schema) ? validatedBy(tool.schema) : z.record(z.string(), z.unknown()),
   };
   plainSpecs.set(tool, spec);
   return spec;
@@ -71,6 +72,37 @@ function parsedBy(schema: SafeParser): z.ZodType {
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
     for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path.map((key) => (typeof key === "symbol" ? String(key) : key)) });
+    return z.NEVER;
+  });
+}
+
+/** A plain JSON schema (an MCP tool's `inputSchema`, a StructuredTool given a JSON-schema object). */
+function isJsonSchemaObject(schema: unknown): schema is Record<string, unknown> {
+  return typeof schema === "object" && schema !== null && !Array.isArray(schema);
+}
+
+/**
+ * The guard's input check of a tool whose schema is a plain JSON schema: the validator the tool itself
+ * runs (@langchain/core's StructuredTool.call uses @cfworker/json-schema's `validate`), so review refuses
+ * what the tool would refuse. A schema the validator cannot use (it throws) refuses every call, naming
+ * why: the guard cannot tell which calls the tool would take.
+ */
+function validatedBy(schema: Record<string, unknown>): z.ZodType {
+  return z.unknown().transform((value, ctx) => {
+    let result: ReturnType<typeof validateJsonSchema>;
+    try {
+      result = validateJsonSchema(value as never, schema as never);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: `the tool's JSON schema cannot be checked (${error instanceof Error ? error.message : String(error)})`, path: [] });
+      return z.NEVER;
+    }
+    if (result.valid) return value;
+    // The innermost errors say what is wrong; the outer ones only that a subschema failed.
+    const errors = result.errors.filter((e, i, all) => !all.some((other, j) => j !== i && other.instanceLocation.startsWith(e.instanceLocation) && other.keywordLocation.startsWith(e.keywordLocation + "/")));
+    for (const error of errors.length > 0 ? errors : result.errors) {
+      const path = error.instanceLocation.replace(/^#\/?/, "").split("/").filter((k) => k !== "").map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
+      ctx.addIssue({ code: "custom", message: error.error, path });
+    }
     return z.NEVER;
   });
 }
