@@ -4,17 +4,16 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { tool } from "@langchain/core/tools";
-import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { MemorySaver } from "@langchain/langgraph";
 import fc from "fast-check";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { createGuardedAgent } from "../src/guard/agent.js";
 import { Guard } from "../src/guard/guard.js";
-import { GuardAnnotation } from "../src/guard/state.js";
-import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import { parseToolArguments } from "../src/tools/parse-args.js";
 import { guardSpecOf } from "../src/tools/registry.js";
+import { toolNodeGraph } from "./helpers/tool-node-graph.js";
 
 const SCHEMA = {
   type: "object",
@@ -110,14 +109,7 @@ describe("invalid calls of a JSON-schema tool are refused at review, not asked",
   });
   it("GuardedToolNode", async () => {
     const { ran, guard, model } = setup();
-    const State = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec });
-    const graph = new StateGraph(State)
-      .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
-      .addNode("tools", new GuardedToolNode(guard))
-      .addEdge(START, "agent")
-      .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
-      .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
-      .compile({ checkpointer: new MemorySaver() });
+    const graph = toolNodeGraph(guard, model);
     await expectRefusedAtReview(graph as unknown as Invokable, ran, "js-node");
   });
   it("guardMiddleware", async () => {
