@@ -299,9 +299,29 @@ export function machineReading(): number {
   return machineEpoch;
 }
 
-/** `machineReading` without reading the machine again: the number as the last reading left it (for caches below one that asked). */
-export function lastMachineReading(): number {
-  return machineEpoch;
+/**
+ * Readings by text that may have read this machine's names (a URL's places, a fetcher's in a shell
+ * line), bounded: emptied when it holds `limit` entries, and when the machine's names changed since
+ * they were kept (as the last reading left them: the decision that asked `machineReading` re-read them).
+ */
+export class MachineBoundReadings<V> {
+  private readonly kept = new Map<string, V>();
+  private machine = machineEpoch;
+
+  constructor(private readonly limit: number) {}
+
+  get(key: string): V | undefined {
+    if (this.machine !== machineEpoch) {
+      this.kept.clear();
+      this.machine = machineEpoch;
+    }
+    return this.kept.get(key);
+  }
+
+  set(key: string, value: V): void {
+    if (this.kept.size >= this.limit) this.kept.clear();
+    this.kept.set(key, value);
+  }
 }
 
 /** An address as the URL parser writes a host (`::1` as `[::1]`), undefined when it is none. */

@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { commandTexts } from "./command.js";
-import { domainReadings, emailAddresses, lastMachineReading, normaliseDomain, urlReadings, type NetReadings } from "./net.js";
+import { domainReadings, emailAddresses, MachineBoundReadings, normaliseDomain, urlReadings, type NetReadings } from "./net.js";
 import { readPathValue, type PathReadOptions } from "./path.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -156,19 +156,13 @@ export function kindedStringTest(
   const boundary = prefix === undefined ? undefined : kind === "path" && !prefix.endsWith("/") ? prefix.length : kind === "url" && /[\w-]$/.test(prefix) ? prefix.length : undefined;
   const ends = kind === "url" ? "/?#" : "/";
   const allowTest = boundary === undefined ? asWritten : (reading: string) => asWritten(reading) && (reading.length === boundary || ends.includes(reading[boundary]!));
-  const cache = new Map<string, Readings>();
   // A reading may name the places this machine's names reach (a deny reads them too): kept while they stay the same.
-  let machine = lastMachineReading();
+  const cache = new MachineBoundReadings<Readings>(1024);
   const cached = kind === "path" ? read : (text: string, restrictive: boolean): Readings => {
     const key = restrictive ? `1${text}` : `0${text}`;
-    if (machine !== lastMachineReading()) {
-      cache.clear();
-      machine = lastMachineReading();
-    }
     let found = cache.get(key);
     if (found === undefined) {
       found = read(text, restrictive);
-      if (cache.size >= 1024) cache.clear();
       cache.set(key, found);
     }
     return found;

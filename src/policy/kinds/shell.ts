@@ -3,7 +3,7 @@ import { normalizeString } from "../normalize.js";
 import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
 import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason } from "../../messages/index.js";
 import { shellParser } from "./shell-grammar.js";
-import { lastMachineReading } from "./net.js";
+import { MachineBoundReadings } from "./net.js";
 
 /**
  * Shell commands read as a shell would: parsed with tree-sitter-bash (through web-tree-sitter's
@@ -1434,10 +1434,8 @@ function lexicalRefusal(source: string): string | undefined {
 }
 
 const MAX_COMMAND_CHARS = 16 * 1024;
-const cache = new Map<string, ShellAnalysis>();
-const MAX_CACHE = 512;
-/** The reading of this machine's names the kept analyses were made with: a fetcher's places include the hosts that reach this machine. */
-let cacheMachine = lastMachineReading();
+/** Analyses by line, kept while this machine's names stay the same (a fetcher's places include the hosts that reach this machine). */
+const cache = new MachineBoundReadings<ShellAnalysis>(512);
 
 /**
  * `{rm,-rf,/}` is one word to bash (brace expansion makes it `rm -rf /`) but the parser reads `{`
@@ -1694,10 +1692,6 @@ function analyze(source: string): ShellAnalysis {
 
 /** Splits a command line into the simple commands a shell would run; `ok: false` names why it could not. */
 export function analyzeShell(source: string): ShellAnalysis {
-  if (cacheMachine !== lastMachineReading()) {
-    cache.clear();
-    cacheMachine = lastMachineReading();
-  }
   const cached = cache.get(source);
   if (cached !== undefined) return cached;
   let result: ShellAnalysis;
@@ -1707,7 +1701,6 @@ export function analyzeShell(source: string): ShellAnalysis {
     if (!(error instanceof Unreadable)) throw error;
     result = { ok: false, reason: error.message };
   }
-  if (cache.size >= MAX_CACHE) cache.clear();
   cache.set(source, result);
   return result;
 }
