@@ -270,8 +270,9 @@ describe("public bypass classes (10): aliases that expand into themselves are re
     const started = Date.now();
     const decision = guard.decide("Bash", { command });
     expect(decision.mode, decision.reason).toBe("ask");
-    expect(Date.now() - started).toBeLessThan(5_000);
-  });
+    // Bounded, not fast: the 200-word line takes 1–2 s on a quiet machine and 5–6 s on a slow one under load (a loop would never end).
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 60_000);
   it("a name bound to another in a loop runs nothing more: `alias a=b b=a` (bash stops at a name being expanded)", () => expect(guard.decide("Bash", { command: "alias a=b b=a\na" }).mode).toBe("allow"));
 });
 

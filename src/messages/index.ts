@@ -267,6 +267,15 @@ export function inputWordsReason(wrapper: string): string {
   return `${wrapper} adds words it reads from its input to the command it runs, which the guard cannot know`;
 }
 
+/**
+ * Why a deny or ask pattern cannot tell a command whose words the shell still replaces when it runs
+ * (`git p${x}ush`, `git $x push`, `git pu?h`): what they become may make the pattern match.
+ */
+export function wildWordsReason(pattern: string, words: readonly string[]): string {
+  const shown = words.slice(0, 3).join(", ") + (words.length > 3 ? ", …" : "");
+  return `the shell replaces ${shown} when the command runs (an expansion or a file name pattern), and what it becomes may match ${JSON.stringify(pattern)}`;
+}
+
 /** Why nothing can be told of a command whose program `wrapper` reads from its input (`xargs -I{} {} x`). */
 export function inputProgramReason(wrapper: string): string {
   return `${wrapper} reads the name of the program it runs from its input, which the guard cannot know`;

@@ -1,4 +1,5 @@
 import { foldCase, normalizeString } from "../normalize.js";
+import { wildWordsReason } from "../../messages/index.js";
 import type { Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
@@ -40,6 +41,111 @@ interface CommandPattern {
    * climbs out of it: `cat docs/../.env`; another absolute path: `cat docs/a /etc/passwd`), so an allow does not hold.
    */
   climbs?(words: readonly string[]): string | undefined;
+  /**
+   * The texts this pattern matches, as sequences of character codes where STAR stands for any text
+   * (blanks included): a command whose words the shell may still change (SimpleCommand.wild) may
+   * match it when some text fits both (`mayMatch`).
+   */
+  readonly shapes: readonly (readonly number[])[];
+  /** Whether the pattern compares letters with their case (else both sides are folded). */
+  readonly caseSensitive: boolean;
+}
+
+/** In a shape (CommandPattern.shapes, commandShape): any text, blanks included. */
+const STAR = -1;
+
+function codes(text: string, out: number[]): void {
+  for (let i = 0; i < text.length; i++) out.push(text.charCodeAt(i));
+}
+
+function shapeOf(literals: readonly string[]): number[] {
+  const out: number[] = [];
+  literals.forEach((literal, i) => {
+    if (i > 0) out.push(STAR);
+    codes(literal, out);
+  });
+  return out;
+}
+
+/** Larger shapes than this (pattern length × command length) are not compared: the rule cannot tell. */
+const MAX_OVERLAP_CELLS = 1 << 20;
+
+/**
+ * Whether some text fits both shapes (each STAR any text): `git push` + STAR against `git pu` +
+ * STAR. Dynamic programming over the two positions, from the ends; undefined when too large to tell.
+ */
+function overlaps(a: readonly number[], b: readonly number[]): boolean | undefined {
+  const width = b.length + 1;
+  if ((a.length + 1) * width > MAX_OVERLAP_CELLS) return undefined;
+  // fit[i * width + j]: a[i..] and b[j..] fit some common text.
+  const fit = new Uint8Array((a.length + 1) * width);
+  for (let i = a.length; i >= 0; i--) {
+    for (let j = b.length; j >= 0; j--) {
+      let ok: boolean;
+      if (i === a.length && j === b.length) ok = true;
+      else if (i < a.length && a[i] === STAR) ok = fit[(i + 1) * width + j] === 1 || (j < b.length && fit[i * width + j + 1] === 1);
+      else if (j < b.length && b[j] === STAR) ok = fit[i * width + j + 1] === 1 || (i < a.length && fit[(i + 1) * width + j] === 1);
+      else ok = i < a.length && j < b.length && a[i] === b[j] && fit[(i + 1) * width + j + 1] === 1;
+      fit[i * width + j] = ok ? 1 : 0;
+    }
+  }
+  return fit[0] === 1;
+}
+
+/** Characters a word's literal start or end is made of, read as they are written (no quote, escape or expansion). */
+const PLAIN_LITERAL = /^[A-Za-z0-9_.\/:=@%+,-]*/;
+const PLAIN_LITERAL_END = /[A-Za-z0-9_./:=@%+,-]*$/;
+
+/**
+ * What a word the shell still changes may become, as a shape: its literal start (before the first
+ * expansion, quote or pattern character), any text (none, one or many words), and its literal end when
+ * it follows the close of an expansion or a pattern character (`p${x}ush`: `p`, any, `ush`;
+ * `pu$xsh`: `pu`, any, since `$xsh` is one name).
+ */
+function wildShape(word: string, fold: (text: string) => string, out: number[]): void {
+  const head = PLAIN_LITERAL.exec(word)![0];
+  const rest = word.slice(head.length);
+  const endMatch = PLAIN_LITERAL_END.exec(rest)![0];
+  const before = rest.charAt(rest.length - endMatch.length - 1);
+  const tail = endMatch !== "" && /[})`?*\]]/.test(before) ? endMatch : "";
+  codes(fold(head), out);
+  out.push(STAR);
+  codes(fold(tail), out);
+}
+
+/** The words as a shape, each word in `wild` after the program as wildShape reads it; undefined when none is. */
+function commandShape(words: readonly string[], wild: ReadonlySet<string>, fold: (text: string) => string): number[] | undefined {
+  let any = false;
+  const out: number[] = [];
+  words.forEach((word, i) => {
+    const isWild = i > 0 && wild.has(word);
+    // A word that starts with an expansion may be no word at all (`npm $x publish`, `npm publish $x` with
+    // x empty), and the blank before it none: the parser splits some words bash reads as one.
+    if (i > 0) out.push(isWild && (PLAIN_LITERAL.exec(word)![0] === "" || wild.has(words[i - 1]!)) ? STAR : 32);
+    if (isWild) {
+      any = true;
+      wildShape(word, fold, out);
+    } else codes(fold(word), out);
+  });
+  return any ? out : undefined;
+}
+
+/**
+ * Whether `pattern` may match the command `words` once the shell has replaced its words in `wild`
+ * (expansions, file name patterns): `git p${x}ush` may be `git push`, `git $x push` may be too (an
+ * empty `$x` is no word), `git st${x}atus` never is. Undefined when the shapes are too large to compare.
+ */
+function mayMatch(pattern: CommandPattern, words: readonly string[], wild: ReadonlySet<string>): boolean | undefined {
+  const fold = pattern.caseSensitive ? (text: string) => text : foldCase;
+  const shape = commandShape(words, wild, fold);
+  if (shape === undefined) return false;
+  let result: boolean | undefined = false;
+  for (const candidate of pattern.shapes) {
+    const one = overlaps(candidate, shape);
+    if (one === true) return true;
+    if (one === undefined) result = undefined;
+  }
+  return result;
 }
 
 /** A `..` path segment: after the start of a word or a `/`, before a `/` or the word's end. */
@@ -84,6 +190,9 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
       source: pattern,
       names,
       origins,
+      caseSensitive,
+      // `git push` alone, or followed by a blank and anything.
+      shapes: [shapeOf([prefix.join(" ")]), [...shapeOf([prefix.join(" ")]), 32, STAR]],
       fixed: prefix.length,
       matches: (words) => words.length >= prefix.length && prefix.every((word, i) => fold(words[i] ?? "") === word),
       // `git push:*` against `git` + input words: they may begin with push; against `grep foo` + input words, never.
@@ -113,6 +222,8 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
       source: pattern,
       names,
       origins,
+      caseSensitive,
+      shapes: [shapeOf(literals.map(fold))],
       fixed: 0,
       matches: (words) => regex.test(words.join(" ")),
       climbs: (words) => (pinned ? words.slice(1).find(outside) : undefined),
@@ -132,6 +243,8 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
     source: pattern,
     names,
     origins,
+    caseSensitive,
+    shapes: [shapeOf([exact.join(" ")])],
     fixed: exact.length,
     matches: (words) => words.length === exact.length && exact.every((word, i) => fold(words[i] ?? "") === word),
     // Exact words never hold whatever the input adds; a deny of `git push` cannot tell for `git` + input words.
@@ -300,6 +413,16 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
       for (const form of [...command.forms, ...placed]) {
         if (command.input === undefined) {
           if (patterns.some((pattern) => pattern.matches(form))) return { verdict: YES, why: undefined };
+          // `git p${x}ush`, `git $x push`, `git pu?h`: words the shell still changes may make a pattern match.
+          if (command.wild !== undefined && open === undefined) {
+            for (const pattern of patterns) {
+              const may = mayMatch(pattern, form, command.wild);
+              if (may !== false) {
+                open = wildWordsReason(pattern.source, [...command.wild]);
+                break;
+              }
+            }
+          }
           continue;
         }
         const at = knownAt(command, form);

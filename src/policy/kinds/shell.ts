@@ -51,6 +51,12 @@ export interface SimpleCommand {
    * a deny or ask that some of them could make match cannot tell (`reason`).
    */
   readonly input?: { readonly at: number; readonly by: string; readonly reason: string; readonly shown: string };
+  /**
+   * Words after the program that the shell still replaces when it runs the command (an expansion:
+   * `p${x}ush`, `$x`, which may be no word or many; a file name pattern: `pu?h`), by their text: a
+   * deny or ask pattern they could make match cannot tell.
+   */
+  readonly wild?: ReadonlySet<string>;
 }
 
 /** Where a command runs with words read from the input (SimpleCommand.input), as it is passed to a command it runs in turn; `paths`: find's paths. */
@@ -805,6 +811,8 @@ function addSimple(
     }
   }
   for (const form of placeForms) if (forms.length < MAX_FORMS) forms.push([...form]);
+  // A wrapper's command has lost its quoting: a word with pattern characters may be a pattern (`sudo git pu?h`).
+  const wild = new Set(words.filter((word, i) => i > 0 && (isDynamic(i) || (values === undefined ? /[*?[]/.test(word) : values[i]?.glob === true))));
   addCommand(walk, {
     words,
     dynamic,
@@ -819,6 +827,7 @@ function addSimple(
     ...(transparent || input?.implicit === true ? { transparent: true } : {}),
     ...(allowAs === undefined || input !== undefined ? {} : { allowAs }),
     ...(input === undefined ? {} : { input: inputReading(input, words) }),
+    ...(wild.size === 0 ? {} : { wild }),
   });
   const seenInner = new Set<string>();
   for (const inner of nested.commands) {
@@ -897,6 +906,24 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
     words.push(value.text);
     values.push(value);
   };
+  let lastEnd = -1;
+  /** A word of the command; the parser splits some words bash reads as one (`pu${x}\blish`, `${x}p$*ublish`): parts with nothing between them are joined. */
+  const pushWord = (part: Node) => {
+    const value = wordValue(part, walk);
+    const previous = values.at(-1);
+    if (part.startIndex === lastEnd && previous !== undefined && previous.feeds === undefined && value.feeds === undefined) {
+      const joined: WordValue = {
+        text: previous.text + value.text,
+        dynamic: previous.dynamic || value.dynamic,
+        glob: previous.glob || value.glob,
+        ansiC: previous.ansiC || value.ansiC,
+        bare: previous.bare !== undefined && value.bare !== undefined ? previous.bare + value.bare : undefined,
+      };
+      values[values.length - 1] = joined;
+      words[words.length - 1] = joined.text;
+    } else push(value);
+    lastEnd = part.endIndex;
+  };
   for (const child of node.namedChildren) {
     if (child === null) continue;
     if (child.type === "variable_assignment") {
@@ -905,7 +932,7 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
       if (!reading.plain) assignments = true;
       environment.push(reading);
     } else if (child.type === "command_name") {
-      for (const part of child.namedChildren) if (part !== null) push(wordValue(part, walk));
+      for (const part of child.namedChildren) if (part !== null) pushWord(part);
     } else if (child.type === "herestring_redirect") {
       input = herestringInput(child, walk);
     } else if (child.type.endsWith("redirect")) {
@@ -919,7 +946,8 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
       const parts = redirectParts(child);
       for (const part of parts.target) collectNested(part, walk);
       for (const word of parts.words) push(wordValue(word, walk));
-    } else if (child.type !== "comment") push(wordValue(child, walk));
+      lastEnd = -1;
+    } else if (child.type !== "comment") pushWord(child);
   }
   for (const word of trailing) push(wordValue(word, walk));
   // `read PAGER <<< cmd`, `printf -v PATH DIR`: a builtin sets a variable, as an assignment would.
