@@ -712,7 +712,8 @@ export function runsStdinAsShell(name: string): boolean {
 /** Code fed to an interpreter on its standard input (`python3 <<< 'os.system("rm x")'`): the texts a deny tries as commands, and why it cannot tell. */
 export function stdinCodeReading(name: string, code: string): { guesses: string[]; unknown: string | undefined } {
   const guesses = codeGuesses(code);
-  return { guesses, unknown: PROCESS_CALLS.test(code) ? `${name} runs code from its standard input that starts processes, which the guard cannot read` : undefined };
+  const doubt = codeDoubt(code);
+  return { guesses, unknown: doubt === undefined ? undefined : `${name} runs code from its standard input that ${doubt}, which the guard cannot read` };
 }
 
 /** Interpreters whose code option runs a program text the guard cannot read. */
@@ -872,7 +873,21 @@ function ownWords(name: string, words: readonly string[]): readonly string[] {
 }
 
 /** Calls that start a process in the interpreters' languages (Python, Perl, Ruby, Node, PHP, Lua, Tcl, PowerShell, AppleScript). */
-const PROCESS_CALLS = /\b(?:system|exec\w*|popen\w*|spawn\w*|fork|subprocess|Popen|check_output|check_call|shell_exec|passthru|proc_open|pcntl_exec|child_process|Runtime|ProcessBuilder|Start-Process|Invoke-Expression|iex|do shell script|shell-command|call-process|start-process|make-process|os\.execute|io\.popen|open3|IO\.popen|Kernel|qx|pty|callCommand|callProcess|readProcess|rawSystem|createProcess|spawnCommand|runCommand|runProcess)\b|`|\bopen\s*\(\s*["']\|/;
+const PROCESS_CALLS = /\b(?:system|exec\w*|popen\w*|spawn\w*|posix_spawn\w*|create_subprocess_\w+|Command|Deno\.run|fork|subprocess|Popen|check_output|check_call|shell_exec|passthru|proc_open|pcntl_exec|child_process|Runtime|ProcessBuilder|Start-Process|Invoke-Expression|iex|do shell script|shell-command|call-process|start-process|make-process|os\.execute|io\.popen|open3|IO\.popen|Kernel|qx|pty|callCommand|callProcess|readProcess|rawSystem|createProcess|spawnCommand|runCommand|runProcess)\b|`|\bopen\s*\(\s*["']\|/;
+
+/**
+ * Code that reaches a function by a name it builds when it runs (Python's `getattr(os, "sys"+"tem")`,
+ * `__import__`, `importlib`, `eval`; JavaScript's `globalThis[…]`, `Function(…)`, `process[…]`, a
+ * `require`/`import` of a computed name; Ruby's `send`, `const_get`; PHP's `$f(…)`, `call_user_func`;
+ * Perl's `&{"…"}`; foreign function interfaces): the process calls it makes cannot be read from its text.
+ */
+const CODE_INDIRECTION = /\b(?:getattr|__import__|importlib|__builtins__|__dict__|__globals__|__subclasses__|globals|eval|Function|globalThis|Reflect|constructor|dlopen|ctypes|cffi|Fiddle|FFI|const_get|public_send|send|instance_eval|class_eval|call_user_func\w*|create_function|loadstring|dofile)\b|\bprocess\s*\[|\brequire\s*\(\s*[^"'`\s)]|\bimport\s*\(\s*[^"'`\s)]|&\{|\*\{|\$\w+\s*\(/;
+
+/** Why a deny cannot tell what `code` runs (it starts processes, or reaches functions by names it builds), or undefined. */
+function codeDoubt(code: string): "starts processes" | "reaches functions by names it builds when it runs" | undefined {
+  if (PROCESS_CALLS.test(code)) return "starts processes";
+  return CODE_INDIRECTION.test(code) ? "reaches functions by names it builds when it runs" : undefined;
+}
 
 /** Programs that read a program text from standard input (a here-document fed to them is code). */
 const STDIN_INTERPRETERS = new Set([...Object.keys(INTERPRETERS), ...SHELLS]);
@@ -3933,7 +3948,7 @@ function stringLiterals(text: string): string[] {
  * and `spawn`. None when the code calls nothing that starts a process.
  */
 function codeGuesses(code: string): string[] {
-  if (!PROCESS_CALLS.test(code)) return [];
+  if (codeDoubt(code) === undefined) return [];
   const out = [...stringLiterals(code), ...stringLiterals(code.replace(/`/g, "'"))];
   for (const match of code.matchAll(/\bqx\s*(?:\{([^}]*)\}|\(([^)]*)\)|\[([^\]]*)\]|([/|!#])(.*?)\4)/gs)) out.push(match[1] ?? match[2] ?? match[3] ?? match[5] ?? "");
   for (const match of code.matchAll(/(?:^|[;\n[{])\s*(?:exec|spawn)\s+([^;\n\]}]+)/g)) out.push(match[1]!.replace(/^-\S*\s+/, ""));
@@ -3981,9 +3996,10 @@ function readRename(name: string, words: readonly string[]): ProgramReading {
     if (RENAME_ONLY.test(text) && !RENAME_CODE_IN_TEXT.test(text)) continue;
     // The token is the code itself: an allow names it only by spelling it (`rename 'unlink':*`), never by naming the program.
     out.refusals.push({ reason: `${name} runs the Perl code it is given for each file name (${text.length > 40 ? `${text.slice(0, 40)}…` : text})`, token: text });
-    if (PROCESS_CALLS.test(text)) {
+    const doubt = codeDoubt(text);
+    if (doubt !== undefined) {
       out.guesses.push(...codeGuesses(text));
-      out.unknown ??= `${name} runs Perl code that starts processes, which the guard cannot read`;
+      out.unknown ??= `${name} runs Perl code that ${doubt}, which the guard cannot read`;
     }
   }
   return out;
@@ -4556,9 +4572,10 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
       // PowerShell, Nushell and xonsh run a program named at the start of a statement (`pwsh -c 'rm -rf x'` runs rm where no
       // alias or function of theirs has the name): the code is tried as a command line too.
       if (COMMAND_LANGUAGES.has(name)) out.guesses.push(code);
-      if (PROCESS_CALLS.test(code)) {
+      const doubt = codeDoubt(code);
+      if (doubt !== undefined) {
         out.guesses.push(...codeGuesses(code));
-        out.unknown ??= `${name} ${option} runs code that starts processes, which the guard cannot read`;
+        out.unknown ??= `${name} ${option} runs code that ${doubt}, which the guard cannot read`;
       }
     } else if (words.length === 1 || words[1] === "-") {
       out.refusals.push({ reason: `${name} runs code read from its standard input`, token: name });

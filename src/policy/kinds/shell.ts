@@ -801,6 +801,17 @@ function addSimple(
       unknown ??= reading.unknown;
     }
   }
+  // `make -f - <<< 'all:; CMD'`, `make -f /dev/stdin <<EOF`: the makefile is the text fed in.
+  if (program === "make" || program === "gmake") {
+    // (The parser drops a `-` right before `<<`: `make -f - <<EOF` reads as `make -f`.)
+    const at = words.findIndex((word, i) => i > 0 && (word === "-f" || word === "--file" || word === "--makefile") && (words[i + 1] === undefined || STDIN_FILES.has(words[i + 1]!)));
+    const attached = words.some((word) => /^(?:-f|--file=|--makefile=)(?:-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/.test(word));
+    if ((at > 0 || attached) && stdin !== undefined && stdin.fromFile !== true) {
+      // Recipe lines (a tab first) and a rule's recipe after `;` (`all: ; CMD`); make's own prefixes `-`, `@`, `+` dropped.
+      if (stdin.text !== undefined) for (const match of stdin.text.matchAll(/^(?:\t+|[^\t#\n=]*?::?[^\n;=]*;\s*)[-@+]*(.*)$/gm)) nested.guesses.push(match[1] ?? "");
+      unknown ??= `${program} runs the makefile it reads from ${stdin.what}, which the guard cannot read`;
+    }
+  }
   if (stdin?.text !== undefined && readsCodeFromStdin(basename(words[0] ?? ""))) {
     refusals.push({ reason: `${stdin.what} is fed to ${basename(words[0] ?? "")} as code`, token: "" });
     // An interpreter's code that starts processes: its literals are tried as commands, and a deny none matches cannot tell.
