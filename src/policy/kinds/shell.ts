@@ -469,6 +469,8 @@ function networkRedirect(node: Node): string | undefined {
  * goes); `words`: the command's words it holds.
  */
 function redirectParts(node: Node): { target: Node[]; words: Node[] } {
+  // `git <<EOF push`: the words after a here-document's start are words of the command (bash runs `git push`).
+  if (node.type === "heredoc_redirect") return { target: [node], words: heredocWords(node) };
   if (node.type !== "file_redirect") return { target: [node], words: [] };
   const destinations = node.childrenForFieldName("destination").filter((child): child is Node => child !== null);
   if (destinations.length <= 1) return { target: [node], words: [] };
@@ -1046,13 +1048,22 @@ function heredocInput(node: Node, walk: Walk): Stdin & { readonly readsOn?: numb
  * redirections (`> f.txt`), and the rest of the line: the operator after the command (`|`, `&&`,
  * `||`) and the statements it joins. bash reads them as written on the line.
  */
+/** The words the parser puts in a here-document's redirection after its start (`git <<EOF push origin`), and in the redirections it holds (`git <<EOF > out push`). */
+function heredocWords(node: Node): Node[] {
+  const own = node.childrenForFieldName("argument").filter((child): child is Node => child !== null);
+  const held = node.namedChildren.filter((child): child is Node => child !== null && child.type.endsWith("redirect") && child.type !== "heredoc_redirect").flatMap((child) => redirectParts(child).words);
+  return [...own, ...held].sort((a, b) => a.startIndex - b.startIndex);
+}
+
 function heredocTail(node: Node): { own: Node[]; redirects: Node[]; operator: string | undefined; statements: Node[] } {
   const own: Node[] = [];
   const redirects: Node[] = [];
   const statements: Node[] = [];
   let operator: string | undefined;
+  const words = new Set(node.childrenForFieldName("argument").filter((child): child is Node => child !== null).map((child) => child.startIndex));
   for (const child of node.children) {
-    if (child === null) continue;
+    // (The descriptor of `2<<EOF` is the redirection's own, not a statement after it.)
+    if (child === null || words.has(child.startIndex) || child.type === "file_descriptor") continue;
     if (!child.isNamed) {
       if (child.type !== "<<" && child.type !== "<<-") operator ??= child.type;
     } else if (child.type.startsWith("heredoc_")) own.push(child);
