@@ -230,6 +230,28 @@ const WORD_TRANSFORMS: Readonly<Record<string, (words: readonly string[]) => fc.
       }
       return piece([...before, ...out.flat()].join(" "), true, ["descriptor"]);
     }),
+  // Words after a here-document's or here-string's start on the same line are the command's own
+  // (`git <<EOF push` is `git push`).
+  "heredoc-words": (words) =>
+    fc.tuple(fc.nat(Math.max(0, words.length - 1)), oneOf(["<<EOF", "<<-EOF", "<<'EOF'", '<<"EOF"', "2<<EOF", "<<<x", "0<<< 'x y'"])).map(([at, redirect]) => {
+      const quoted = words.map((w) => joinWords([w]));
+      const line = [...quoted.slice(0, at + 1), redirect, ...quoted.slice(at + 1)].join(" ");
+      return piece(redirect.includes("<<<") ? line : `${line}\nbody\nEOF`, true, ["heredoc"]);
+    }),
+  // A word after the program respelled with what the shell replaces when it runs: an empty expansion
+  // (`x` is unset), an empty substitution, or a file name pattern the working directory's files match
+  // (`pu?h` is push, a file there): `git p${x}ush` runs `git push`.
+  "expansion-in-word": (words) =>
+    fc.tuple(fc.nat(Math.max(0, words.length - 2)), fc.nat(20), oneOf(["${x}", "$x", "$(true)", "${x:-}", '"$x"', "`true`", "?", "[?]", "*"])).map(([index, at, inserted]) => {
+      const out = words.map((w) => joinWords([w]));
+      const i = index + 1;
+      const word = words[i];
+      if (word === undefined || !SIMPLE_WORD.test(word) || word.length < 2) return piece(out.join(" "), true, []);
+      const cut = at % word.length;
+      // A pattern character stands for the letter it replaces (`pu?h`); an expansion goes in between (`pu${x}sh`).
+      out[i] = /^[?*[]/.test(inserted) ? `${word.slice(0, cut)}${inserted === "[?]" ? `[${word[cut]}]` : inserted}${inserted === "*" ? "" : word.slice(cut + 1)}` : `${word.slice(0, cut)}${inserted}${word.slice(cut)}`;
+      return piece(out.join(" "), false, ["expansion"]);
+    }),
   // bash's table of command paths and zsh's =NAME: the program is named by a value, not the word.
   "command-table": (words) =>
     oneOf(["ls", "echo", "cat", "git"]).chain((alias) =>
