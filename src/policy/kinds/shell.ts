@@ -958,11 +958,10 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
       noteDashSplit(child, walk);
       const parts = redirectParts(child);
       for (const part of parts.target) collectNested(part, walk);
-      for (const word of parts.words) push(wordValue(word, walk));
-      lastEnd = -1;
+      for (const word of parts.words) pushWord(word);
     } else if (child.type !== "comment") pushWord(child);
   }
-  for (const word of trailing) push(wordValue(word, walk));
+  for (const word of trailing) pushWord(word);
   // `read PAGER <<< cmd`, `printf -v PATH DIR`: a builtin sets a variable, as an assignment would.
   for (const set of variablesSet(words, (i) => values[i]?.dynamic === true)) {
     if (set.name === undefined) walk.unknown ??= `${words[0] ?? ""} sets a variable whose name is only known when it runs`;
