@@ -5,6 +5,7 @@ import { outcomeRecord } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard } from "./guard.js";
 import type { ReviewedCall, TurnPlan } from "./state.js";
+import { lastAIMessage } from "./last-ai-message.js";
 
 /**
  * A client answered a call the turn planned to run but had not run yet: LangGraph's "give the tool's
@@ -38,4 +39,18 @@ export function withoutClientAnswers(guard: Guard, turn: TurnPlan, messages: rea
   const batches = turn.batches.map((batch, index) => (index < turn.nextBatch ? batch : batch.filter((id) => !answered.has(id))));
   const calls = [...answered].flatMap((id) => (turn.calls[id] ? [turn.calls[id]] : []));
   return { turn: { ...turn, batches }, records: clientAnsweredRecords(guard, ctx, calls) };
+}
+
+/** A call the turn planned to run has neither a ToolMessage after the turn's model message nor a result. */
+export function plannedCallsOpen(turn: TurnPlan, messages: readonly BaseMessage[], results: Readonly<Record<string, unknown>>): boolean {
+  const ai = lastAIMessage(messages);
+  if (ai === undefined || ai.id !== turn.messageId) return false;
+  const at = messages.lastIndexOf(ai);
+  const answered = new Set(messages.slice(at + 1).flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])));
+  return turn.batches.some((batch) => batch.some((id) => !answered.has(id) && results[id] === undefined));
+}
+
+/** A call the turn planned to run has a ToolMessage that no tool call of the guard wrote (no result): a client's answer. */
+export function clientAnsweredPlan(turn: TurnPlan, messages: readonly BaseMessage[], results: Readonly<Record<string, unknown>>): boolean {
+  return [...clientAnsweredCalls(turn, messages)].some((id) => results[id] === undefined);
 }

@@ -1,20 +1,20 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { Command, END, isGraphInterrupt } from "@langchain/langgraph";
+import { Command, END, Send, isGraphInterrupt } from "@langchain/langgraph";
 import { threadIdOf } from "./audit-trail.js";
 import { auditCarriedBy, executionLedger, ProcessLedger } from "./ledger-claim.js";
 import { forgetRunningTurn, noteRunningTurn } from "./aborted-turn.js";
 import type { AuditRecord } from "../audit/types.js";
-import { hasForeignAnswer, screenRunInput } from "./approval/screening.js";
-import { throwIfLimitStopped, finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
+import { screenRunInput, screensForeignAnswer } from "./approval/screening.js";
+import { throwIfLimitStopped, finishTurn, limitEndMessages, messageIdOf, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
 import { GuardConfigError, ToolCallLimitError } from "../errors/index.js";
 import { Guard } from "./guard.js";
 import { assertNotPromise, assertTools, guardOf } from "./accept.js";
 import type { GuardLike } from "./accept.js";
 import type { GuardOptions } from "./options.js";
 import { emptyGuardState } from "./state.js";
-import { withEditedCalls } from "./turn.js";
+import { openToolCalls, withEditedCalls } from "./turn.js";
 import type { GuardState } from "./state.js";
 import { lastAIMessage } from "./last-ai-message.js";
 import { combineOutputs } from "../tools/command-result.js";
@@ -113,16 +113,20 @@ async function runGuardedTools(
   const g = startRunIfNew(guard, input.guard ?? emptyGuardState(), input.messages, threadIdOf(config));
   // The last pass answered every call of a turn that crossed a limit with exitBehavior "error": throw it now.
   throwIfLimitStopped(g);
-  // A client's state update answered calls that wait for the guard (a ToolMessage in Command({ update }),
-  // with or without a goto): dropped, every waiting call refused as superseded, once; then the model.
-  if (hasForeignAnswer(g.approvals, input.messages, { unreviewed: true })) {
-    const screened = await screenRunInput(guard, g.approvals, input.messages, { threadId: threadIdOf(config), runId: g.runId }, config, { unreviewed: true });
-    // The whole list is written again (the refusals go right after the model message): a Command's update.
-    if (screened) return new Command({ update: { messages: screened.update, guard: { ...g, approvals: screened.approvals, next: "agent" } } });
-  }
   // Partial answers: calls left unanswered stay open and this node comes back for them (by its name in the graph).
   const self = config?.metadata?.langgraph_node;
   const ledger = executionLedger(guard, processLedger, config);
+  // A client's state update answered calls that wait for the guard (a ToolMessage in Command({ update }),
+  // with or without a goto): dropped, every waiting call refused as superseded, once; then the model.
+  // Not a result a client gave for a call nobody was asked about (interruptBefore this node, then
+  // updateState): that is the call's one answer, and the turn's other calls are reviewed below.
+  const last = lastAIMessage(input.messages);
+  const threadId = threadIdOf(config);
+  if (last && (await screensForeignAnswer(g.approvals, input.messages, last, { threadId, messageId: messageIdOf(last, threadId, input.messages) }, rulesOf(guard, g).run, ledger))) {
+    const screened = await screenRunInput(guard, g.approvals, input.messages, { threadId, runId: g.runId }, config, { unreviewed: true });
+    // The whole list is written again (the refusals go right after the model message): a Command's update.
+    if (screened) return new Command({ update: { messages: screened.update, guard: { ...g, approvals: screened.approvals, next: "agent" } } });
+  }
   // With a ledger that carries the audit, the decisions of calls that run commit with their claims.
   const deferred: AuditRecord[] | undefined = auditCarriedBy(guard, ledger) ? [] : undefined;
   // Calls the provider could not parse (invalid_tool_calls) become calls review refuses; the message is rewritten in place.
@@ -204,17 +208,46 @@ interface StateWithGuardAnnotationSpec {
   guard: GuardState;
 }
 
+/** Options of `guardedToolsRoute`. */
+export interface GuardedToolsRouteOptions {
+  /**
+   * The GuardedToolNode's name in your graph, where a turn whose calls are still open goes back to
+   * (default: the node the route runs after, as LangGraph names it, else "tools").
+   */
+  toolsNode?: string;
+}
+
 /**
  * Routing after a GuardedToolNode: END when a Terminal rule ended the run, or when the node goes
  * back to itself for calls a partial answer left waiting (no edge: the node's own `goto` runs it);
- * else back to `agentNode`. Its parameter type requires the guard's channel, so a graph whose state
- * lacks `...GuardAnnotation.spec` fails to compile where this route is added.
+ * back to the tools node when the last model message still has calls without a ToolMessage (a
+ * client gave one call's result with `updateState(config, { messages: [toolMessage] }, "tools")`:
+ * the others are reviewed and run there before the model reads the turn); else back to `agentNode`.
+ * Its parameter type requires the guard's channel, so a graph whose state lacks
+ * `...GuardAnnotation.spec` fails to compile where this route is added.
  */
-export function guardedToolsRoute(agentNode: string) {
-  return (state: StateWithGuardAnnotationSpec): string => {
+export function guardedToolsRoute(agentNode: string, options: GuardedToolsRouteOptions = {}) {
+  return (state: StateWithGuardAnnotationSpec, config?: LangGraphRunnableConfig): string | Send => {
     // Only the types require it: a JavaScript caller or a cast can still pass a state without `guard`.
     const guard = state.guard as GuardState | undefined;
     if (guard?.next === "dispatch") return END;
-    return guard?.next === "end" && guard.terminatedBy ? END : agentNode;
+    if (guard?.next === "end" && guard.terminatedBy) return END;
+    // A Send, not a name: the graph's path map for this route lists the model node and END only.
+    if (hasOpenCalls(state)) return new Send(toolsNodeOf(options, config), state);
+    return agentNode;
   };
+}
+
+/** The tools node's name: the option, else the node this route runs after (LangGraph's task metadata), else "tools". */
+function toolsNodeOf(options: GuardedToolsRouteOptions, config: LangGraphRunnableConfig | undefined): string {
+  const node = config?.metadata?.langgraph_node;
+  return options.toolsNode ?? (typeof node === "string" ? node : "tools");
+}
+
+/** The last model message of the state has a call with no ToolMessage after it. */
+function hasOpenCalls(state: object): boolean {
+  const messages = (state as { messages?: unknown }).messages;
+  if (!Array.isArray(messages)) return false;
+  const ai = lastAIMessage(messages as BaseMessage[]);
+  return ai !== undefined && openToolCalls(ai, messages as BaseMessage[], ai.id ?? "").length > 0;
 }

@@ -16,14 +16,11 @@ import { TurnGate } from "./turn-gate.js";
 import { limitEndMessages, throwIfLimitStopped, waitingCalls } from "../guard/engine.js";
 import { heldForApproval, inputAfterWaiting, openWaitingCalls, screenRunInput } from "../guard/approval/screening.js";
 import { Command } from "@langchain/langgraph";
-import { ToolMessage } from "@langchain/core/messages";
-import type { BaseMessage } from "@langchain/core/messages";
-import type { TurnPlan } from "../guard/state.js";
-import { lastAIMessage } from "../guard/last-ai-message.js";
 import { settleLateAnswer } from "../guard/answer-race.js";
 import { answerAbortedTurn, answerSkippedCalls } from "../guard/aborted-turn.js";
 import { executionLedger, ProcessLedger } from "../guard/ledger-claim.js";
 import { GuardConfigError } from "../errors/index.js";
+import { clientAnsweredPlan, plannedCallsOpen } from "../guard/client-answered.js";
 import type { AnyTool } from "../tools/types.js";
 
 /**
@@ -105,7 +102,9 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
         const current = late ? { ...state.guard, approvals: late } : state.guard;
         // The approved calls have not run yet: this step runs next to the tools node that runs them (the
         // tools node a client's Command({ goto: "tools" }) ran while the approval waited leads here too).
-        if (current.turn !== null && plannedCallsOpen(current.turn, state.messages, state.guardResults)) return { jumpTo: "end" as const };
+        // A client gave some planned calls' results itself (interruptBefore the tools, then updateState as
+        // the tools): no tools step runs the others, so they go there now (each then answered once).
+        if (current.turn !== null && plannedCallsOpen(current.turn, state.messages, state.guardResults)) return { jumpTo: clientAnsweredPlan(current.turn, state.messages, state.guardResults) ? ("tools" as const) : ("end" as const) };
         if (!hasUnsettledTurn(current, state.guardResults)) {
           // Calls wait for the approval step, raised again next to this one (a client's Command({ goto })):
           // no model call, nothing changes; with new input in the goto's update, the calls are refused first.
@@ -200,15 +199,6 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
 function ownMessagesOnly<T extends object | undefined>(update: T): T {
   if (update === undefined || "messages" in update) return update;
   return { ...update, messages: [] };
-}
-
-/** A call the turn planned to run has neither a ToolMessage after the turn's model message nor a result. */
-function plannedCallsOpen(turn: TurnPlan, messages: readonly BaseMessage[], results: Readonly<Record<string, unknown>>): boolean {
-  const ai = lastAIMessage(messages);
-  if (ai === undefined || ai.id !== turn.messageId) return false;
-  const at = messages.lastIndexOf(ai);
-  const answered = new Set(messages.slice(at + 1).flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])));
-  return turn.batches.some((batch) => batch.some((id) => !answered.has(id) && results[id] === undefined));
 }
 
 /**
