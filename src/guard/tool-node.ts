@@ -1,7 +1,8 @@
+import { RemoveMessage } from "@langchain/core/messages";
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { Command, END, Send, isGraphInterrupt } from "@langchain/langgraph";
+import { Command, END, REMOVE_ALL_MESSAGES, Send, isGraphInterrupt } from "@langchain/langgraph";
 import { threadIdOf } from "./audit-trail.js";
 import { auditCarriedBy, executionLedger, ProcessLedger } from "./ledger-claim.js";
 import { forgetRunningTurn, noteRunningTurn } from "./aborted-turn.js";
@@ -17,6 +18,7 @@ import { emptyGuardState } from "./state.js";
 import { openToolCalls, withEditedCalls } from "./turn.js";
 import type { GuardState } from "./state.js";
 import { lastAIMessage } from "./last-ai-message.js";
+import { unanswerableToolMessages } from "./client-answered.js";
 import { combineOutputs } from "../tools/command-result.js";
 import type { ExecutedCall } from "./execute.js";
 import { withBoundedArguments, withDistinctIds } from "./model-step.js";
@@ -38,8 +40,12 @@ export interface GuardedToolNodeInput {
 }
 
 export interface GuardedToolNodeOutput {
-  /** One ToolMessage per call; then, when a limit with exitBehavior "end" ended the run, its closing AIMessage. */
-  messages: (ToolMessage | AIMessage)[];
+  /**
+   * One ToolMessage per call; then, when a limit with exitBehavior "end" ended the run, its closing
+   * AIMessage. First, a RemoveMessage for each ToolMessage a client put in the thread that answers no
+   * call of the model message, or answers one a second time.
+   */
+  messages: (ToolMessage | AIMessage | RemoveMessage)[];
   guard: GuardState;
 }
 
@@ -70,7 +76,7 @@ export class GuardedToolNode extends RunnableLambda<GuardedToolNodeInput, Guarde
     // started from the same checkpoint (two answers to one approval) and for an aborted turn.
     const processLedger = new ProcessLedger();
     super({
-      func: (input: GuardedToolNodeInput, config?: LangGraphRunnableConfig) => runGuardedTools(guard, processLedger, input, config),
+      func: async (input: GuardedToolNodeInput, config?: LangGraphRunnableConfig) => withoutUnanswerable(input, await runGuardedTools(guard, processLedger, input, config)),
     });
     this.guard = guard;
   }
@@ -174,6 +180,28 @@ async function runGuardedTools(
     return new Command({ update: { messages, guard: { ...finished, next: "dispatch" } }, goto: self });
   }
   return { messages, guard: finished };
+}
+
+/**
+ * The node's output with the ToolMessages a provider would refuse removed from the thread first
+ * (`unanswerableToolMessages`: a client's answer for a call the last model message never made, or a
+ * second answer to a call), so the model reads exactly one ToolMessage per call. Not after the
+ * screening of a client's answer sent while an approval waited: that rewrites the whole list itself.
+ */
+function withoutUnanswerable(input: GuardedToolNodeInput, out: GuardedToolNodeOutput | Command | GuardedToolNodeOutputs): GuardedToolNodeOutput | Command | GuardedToolNodeOutputs {
+  if (!Array.isArray(input.messages)) return out;
+  const dropped = unanswerableToolMessages(input.messages).flatMap((m) => (m.id === undefined ? [] : [new RemoveMessage({ id: m.id })]));
+  if (dropped.length === 0 || rewritesAll(out)) return out;
+  if (Array.isArray(out)) return [{ messages: dropped }, ...out];
+  if (out instanceof Command) return [{ messages: dropped }, out];
+  return { ...out, messages: [...dropped, ...out.messages] };
+}
+
+/** A Command whose update writes the whole message list again (LangGraph's remove-all marker first). */
+function rewritesAll(out: GuardedToolNodeOutput | Command | GuardedToolNodeOutputs): boolean {
+  if (!(out instanceof Command)) return false;
+  const first = (out.update as { messages?: unknown[] } | undefined)?.messages?.[0];
+  return RemoveMessage.isInstance(first) && first.id === REMOVE_ALL_MESSAGES;
 }
 
 /**

@@ -10,7 +10,7 @@ import { isSkippedAnswer } from "../guard/aborted-turn.js";
 import { inputAfterWaiting, screenRunInput, screensForeignAnswer } from "../guard/approval/screening.js";
 import { threadIdOf } from "../guard/audit-trail.js";
 import type { ExecutionLedgerView } from "../guard/interfaces.js";
-import { clientAnsweredPlan, plannedCallsOpen } from "../guard/client-answered.js";
+import { clientUpdatedPlan, plannedCallsOpen } from "../guard/client-answered.js";
 
 interface AfterModelUpdate {
   messages?: BaseMessage[];
@@ -59,7 +59,7 @@ export async function afterModelTurn(guard: Guard, state: TurnState, config: Lan
 function leftByClient(state: TurnState): boolean {
   const turn = state.guard.turn;
   const results = state.guardResults ?? {};
-  return turn !== null && plannedCallsOpen(turn, state.messages, results) && clientAnsweredPlan(turn, state.messages, results);
+  return turn !== null && plannedCallsOpen(turn, state.messages, results) && clientUpdatedPlan(turn, state.messages, results);
 }
 
 /**
