@@ -285,3 +285,43 @@ describe.each(CHECKPOINTERS)("adversarial client answers before the tools (%s)",
     }
   });
 });
+
+// A client's ToolMessage for a sibling of a call that WAITS FOR HUMAN APPROVAL (the run stopped at the
+// approval interrupt; the sibling was allowed but, like every call of the turn, waits with it). As for
+// new input, the guard alone answers waiting calls: the client's ToolMessage is dropped and every
+// waiting call is refused as superseded, once (docs/approvals.md). The resume that follows finds no
+// approval to answer. Before, on createGuardedAgent, the update ended the waiting step and led nowhere:
+// the approved call was never answered and the thread held an open call until its next input.
+const WAITING_AS_NODES: Record<Entry, (string | undefined)[]> = {
+  agent: [undefined, "tools", "execute", "review", "agent"],
+  node: ["tools"],
+  middleware: [undefined],
+};
+
+describe.each(CHECKPOINTERS)("a client's ToolMessage for a sibling of a call waiting for approval (%s)", (_name, open) => {
+  const cases = (["agent", "node", "middleware"] as const).flatMap((entry) => WAITING_AS_NODES[entry].map((asNode) => [entry, asNode ?? "unset"] as const));
+  it.each(cases)("%s, asNode %s: nothing runs, each call answered once (superseded), the model reads them, the audit says so", async (entry, asNode) => {
+    const opened = await open();
+    try {
+      const threadId = `waiting-${entry}-${asNode}`;
+      const { graph, ran, model, audit } = build(entry, opened, [{ name: "search", risk: "low" }, { name: "deploy", risk: "high" }], [{ name: "search", id: "s1" }, { name: "deploy", id: "d1" }]);
+      const asked = pendingApproval(await graph.invoke({ messages: [new HumanMessage("go")] }, config(threadId)));
+      expect(asked?.actionRequests.map((a) => a.name)).toEqual(["deploy"]);
+      await graph.updateState(config(threadId), { messages: [new ToolMessage({ tool_call_id: "s1", content: "given by the client" })] }, asNode === "unset" ? undefined : asNode);
+      const out = await graph.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config(threadId));
+      expect(ran).toEqual([]);
+      expect(pendingApproval(out)).toBeUndefined();
+      const given = answers(out.messages);
+      expect(given.map((a) => a.split("=")[0])).toEqual(["s1", "d1"]);
+      expect(given.every((a) => a.includes("approval:superseded"))).toBe(true);
+      expect(oneAnswerPerCall(out.messages)).toEqual([]);
+      modelReadValidHistories(model);
+      expect(model.callCount).toBe(2);
+      expect(String(out.messages.at(-1)?.content)).toBe("done");
+      const denied = (await audit.query({ threadId })).filter((r) => r.event === "decision" && r.ruleId === "approval:superseded").map((r) => r.toolCallId).sort();
+      expect(denied).toEqual(["d1", "s1"]);
+    } finally {
+      await opened.close();
+    }
+  });
+});

@@ -461,7 +461,11 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     // Not sent by dispatch (there is no plan): the step ran nothing (toolsNode). A client's Command({ goto })
     // while an approval waits leads nowhere (the approval decides). A client's `updateState(..., "tools")`
     // (LangGraph's "give the tool's result yourself") goes on: the calls it left open are reviewed, else the model reads the answers.
-    if (turn === null) return waitsInReview(state) || !lastAIMessage(state.messages) ? END : hasOpenCalls(state) ? N.review : N.agent;
+    // A client's updateState as the tools while calls wait in review (LangGraph ends the waiting step: no
+    // interrupt is left): review refuses them as superseded now (its answer for a waiting call is
+    // dropped), rather than leaving them open for the thread's next input.
+    if (turn === null && waitsInReview(state)) return hasForeignAnswer(state.guard.approvals, state.messages) ? N.review : END;
+    if (turn === null) return !lastAIMessage(state.messages) ? END : hasOpenCalls(state) ? N.review : N.agent;
     const lastBatch = turn.nextBatch + 1 >= turn.batches.length;
     if (!lastBatch || needsCollect()) return N.collect;
     return hasOpenCalls(state, turn.batches[turn.nextBatch] ?? []) ? N.review : N.agent;
@@ -492,6 +496,19 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     return state.guard.next === "end" ? END : N.finish;
   };
 
+  /**
+   * The same for an update attributed to the one-task turn (asNode "execute", or unset while calls
+   * wait in review: LangGraph ends the waiting step, no interrupt is left): a client's answer for a
+   * waiting call goes to review, which refuses the waiting calls as superseded; an approved plan is
+   * dispatched; otherwise as after the turn.
+   */
+  const afterUpdateAsExecute = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => {
+    if (config.metadata?.langgraph_node === N.execute) return [];
+    if (state.guard.turn !== null) return dispatch(state, config);
+    if (waitsInReview(state)) return hasForeignAnswer(state.guard.approvals, state.messages) ? N.review : END;
+    return afterTurn(state);
+  };
+
   return new StateGraph(GuardedAgentState)
     .addNode(N.agent, heldInReview(routed(agentNode(guard, options, processLedger), afterAgent)), { ends: [N.review, N.execute, N.finish, END] })
     .addNode(N.review, reviewNode(guard))
@@ -501,6 +518,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     .addNode(N.finish, whileInReview(finishNode(guard)))
     .addEdge(START, N.agent)
     .addConditionalEdges(N.agent, route(afterUpdateAsAgent), [N.tools, N.execute, N.collect, N.agent, N.review, N.finish, END])
+    .addConditionalEdges(N.execute, route(afterUpdateAsExecute), [N.tools, N.execute, N.collect, N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.review, route(dispatch), [N.tools, N.execute, N.collect, N.agent, N.review, END])
     .addConditionalEdges(N.tools, route(afterTools), [N.agent, N.collect, N.review, END])
     .addConditionalEdges(N.collect, route((state, config) => (waitsInReview(state) ? END : afterCollect(state, config))), [N.tools, N.execute, N.collect, N.agent, N.review, N.finish, END])
