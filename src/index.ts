@@ -10,6 +10,7 @@
 export { createGuardedAgent, GUARDED_NODES } from "./guard/agent.js";
 export type { GuardedAgentOptions, GuardedNodeName } from "./guard/agent.js";
 export { GuardedToolNode, guardedToolsRoute } from "./guard/tool-node.js";
+export type { GuardedToolsRouteOptions } from "./guard/tool-node.js";
 export type { GuardedToolNodeInput, GuardedToolNodeOutput, GuardedToolNodeOutputs } from "./guard/tool-node.js";
 export { GuardAnnotation, GuardedAgentState, GuardStateFields } from "./guard/state.js";
 export type { GuardState, GuardedAgentStateType } from "./guard/state.js";

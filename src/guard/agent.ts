@@ -1,6 +1,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver, BaseStore, LangGraphRunnableConfig } from "@langchain/langgraph";
-import { Command, END, START, Send, StateGraph, messagesStateReducer } from "@langchain/langgraph";
+import { Command, END, REMOVE_ALL_MESSAGES, START, Send, StateGraph, messagesStateReducer } from "@langchain/langgraph";
 import { Runnable } from "@langchain/core/runnables";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
@@ -28,7 +28,7 @@ import { lastAIMessage } from "./last-ai-message.js";
 import { GuardConfigError } from "../errors/index.js";
 import { keepWritesAfterTheirCheckpoint } from "../storage/write-order.js";
 import { inGuardedAgent } from "../tools/command-result.js";
-import { clientAnsweredCalls, clientAnsweredRecords, withoutClientAnswers } from "./client-answered.js";
+import { clientAnsweredCalls, clientAnsweredRecords, unanswerableToolMessages, withoutClientAnswers } from "./client-answered.js";
 
 /** Guard options (or a prebuilt `guard`) plus the model and the graph's persistence. */
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
@@ -133,14 +133,15 @@ function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "s
     // An answer to an approval that was already settled (no interrupt waited for it): told it was superseded, changes nothing (answer-race.ts).
     const late = await settleLateAnswer(guard, screenedState.approvals, state.messages, { threadId: threadIdOf(config), runId: started.runId }, config);
     const g = late ? { ...screenedState, approvals: late } : screenedState;
-    const messages = screened?.messages ?? state.messages;
+    // A client's ToolMessage that answers no call of the last model message, or answers one a second time: dropped (client-answered.ts).
+    const { messages, update: kept } = withoutUnanswerable(screened?.messages ?? state.messages, screened?.update);
     const rules = rulesOf(guard, g);
     // What the rules force (an initial tool once per run, a single next choice, an overdue Periodic tool).
     const forced = forcedToolFor(guard, rules, state.messages, g.forcedTool);
     const extra = options.context ? await options.context(config) : undefined;
     const prompt = [options.systemPrompt, extra].filter(Boolean).join("\n\n") || undefined;
     const ai = await callModel(guard, options.model, rules, messages, forced, prompt, config);
-    const written = [...(screened?.update ?? []), ai];
+    const written = [...kept, ai];
     const cleared = hadTurn ? { guardResults: null } : {};
     const after: GuardState = { ...g, forcedTool: null, next: "agent" };
     // The model answered without calls and nothing is pending for exit: the run ends in this step
@@ -154,6 +155,19 @@ function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "s
     const unchanged = !hadTurn && !screened && !late && b.rules !== null && started.runId === b.runId && b.forcedTool === null && b.next === "agent";
     return { messages: written, ...(unchanged ? {} : { guard: after }), ...cleared };
   };
+}
+
+/**
+ * The thread's messages without the ToolMessages a provider would refuse (`unanswerableToolMessages`),
+ * and the `messages` update that comes before the model's message: `screened` (a rewrite of the
+ * whole list) with them left out, else one removal per dropped message.
+ */
+function withoutUnanswerable(messages: BaseMessage[], screened: BaseMessage[] | undefined): { messages: BaseMessage[]; update: BaseMessage[] } {
+  const dropped = unanswerableToolMessages(messages);
+  if (dropped.length === 0) return { messages, update: screened ?? [] };
+  const kept = messages.filter((m) => !dropped.includes(m as ToolMessage));
+  if (screened !== undefined || dropped.some((m) => m.id === undefined)) return { messages: kept, update: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...kept] };
+  return { messages: kept, update: dropped.map((m) => new RemoveMessage({ id: m.id as string })) };
 }
 
 /** review: the open calls of the last AIMessage, one approval interrupt, the plan. */
@@ -447,7 +461,11 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     // Not sent by dispatch (there is no plan): the step ran nothing (toolsNode). A client's Command({ goto })
     // while an approval waits leads nowhere (the approval decides). A client's `updateState(..., "tools")`
     // (LangGraph's "give the tool's result yourself") goes on: the calls it left open are reviewed, else the model reads the answers.
-    if (turn === null) return waitsInReview(state) || !lastAIMessage(state.messages) ? END : hasOpenCalls(state) ? N.review : N.agent;
+    // A client's updateState as the tools while calls wait in review (LangGraph ends the waiting step: no
+    // interrupt is left): review refuses them as superseded now (its answer for a waiting call is
+    // dropped), rather than leaving them open for the thread's next input.
+    if (turn === null && waitsInReview(state)) return hasForeignAnswer(state.guard.approvals, state.messages) ? N.review : END;
+    if (turn === null) return !lastAIMessage(state.messages) ? END : hasOpenCalls(state) ? N.review : N.agent;
     const lastBatch = turn.nextBatch + 1 >= turn.batches.length;
     if (!lastBatch || needsCollect()) return N.collect;
     return hasOpenCalls(state, turn.batches[turn.nextBatch] ?? []) ? N.review : N.agent;
@@ -464,6 +482,33 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
 
   const afterFinish = (state: GuardedAgentStateType) => (state.guard.next === "end" ? END : N.agent);
 
+  /**
+   * A client's `updateState` attributed to the model step (asNode "agent", or unset when the run
+   * stopped right after it: interruptBefore the tools on MemorySaver): LangGraph runs the node's edges,
+   * not the Command the node returns, so without this edge nothing would run next (a client's result
+   * for one planned call left the others unanswered). The turn goes on as after the model: its open
+   * calls are dispatched (reviewed, or the plan's unanswered calls), else the model reads the answers.
+   * In the node's own run its Command routes and this edge adds nothing.
+   */
+  const afterUpdateAsAgent = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => {
+    if (config.metadata?.langgraph_node === N.agent) return [];
+    if ((lastAIMessage(state.messages)?.tool_calls?.length ?? 0) > 0) return dispatch(state, config);
+    return state.guard.next === "end" ? END : N.finish;
+  };
+
+  /**
+   * The same for an update attributed to the one-task turn (asNode "execute", or unset while calls
+   * wait in review: LangGraph ends the waiting step, no interrupt is left): a client's answer for a
+   * waiting call goes to review, which refuses the waiting calls as superseded; an approved plan is
+   * dispatched; otherwise as after the turn.
+   */
+  const afterUpdateAsExecute = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => {
+    if (config.metadata?.langgraph_node === N.execute) return [];
+    if (state.guard.turn !== null) return dispatch(state, config);
+    if (waitsInReview(state)) return hasForeignAnswer(state.guard.approvals, state.messages) ? N.review : END;
+    return afterTurn(state);
+  };
+
   return new StateGraph(GuardedAgentState)
     .addNode(N.agent, heldInReview(routed(agentNode(guard, options, processLedger), afterAgent)), { ends: [N.review, N.execute, N.finish, END] })
     .addNode(N.review, reviewNode(guard))
@@ -472,6 +517,8 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     .addNode(N.collect, whileInReview(collectNode(guard)))
     .addNode(N.finish, whileInReview(finishNode(guard)))
     .addEdge(START, N.agent)
+    .addConditionalEdges(N.agent, route(afterUpdateAsAgent), [N.tools, N.execute, N.collect, N.agent, N.review, N.finish, END])
+    .addConditionalEdges(N.execute, route(afterUpdateAsExecute), [N.tools, N.execute, N.collect, N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.review, route(dispatch), [N.tools, N.execute, N.collect, N.agent, N.review, END])
     .addConditionalEdges(N.tools, route(afterTools), [N.agent, N.collect, N.review, END])
     .addConditionalEdges(N.collect, route((state, config) => (waitsInReview(state) ? END : afterCollect(state, config))), [N.tools, N.execute, N.collect, N.agent, N.review, N.finish, END])

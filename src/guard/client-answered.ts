@@ -5,6 +5,7 @@ import { outcomeRecord } from "./audit-trail.js";
 import type { TurnContext } from "./audit-trail.js";
 import type { Guard } from "./guard.js";
 import type { ReviewedCall, TurnPlan } from "./state.js";
+import { lastAIMessage } from "./last-ai-message.js";
 
 /**
  * A client answered a call the turn planned to run but had not run yet: LangGraph's "give the tool's
@@ -38,4 +39,46 @@ export function withoutClientAnswers(guard: Guard, turn: TurnPlan, messages: rea
   const batches = turn.batches.map((batch, index) => (index < turn.nextBatch ? batch : batch.filter((id) => !answered.has(id))));
   const calls = [...answered].flatMap((id) => (turn.calls[id] ? [turn.calls[id]] : []));
   return { turn: { ...turn, batches }, records: clientAnsweredRecords(guard, ctx, calls) };
+}
+
+/** A call the turn planned to run has neither a ToolMessage after the turn's model message nor a result. */
+export function plannedCallsOpen(turn: TurnPlan, messages: readonly BaseMessage[], results: Readonly<Record<string, unknown>>): boolean {
+  const ai = lastAIMessage(messages);
+  if (ai === undefined || ai.id !== turn.messageId) return false;
+  const at = messages.lastIndexOf(ai);
+  const answered = new Set(messages.slice(at + 1).flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])));
+  return turn.batches.some((batch) => batch.some((id) => !answered.has(id) && results[id] === undefined));
+}
+
+/**
+ * A client's state update reached the turn before its tools ran: a call the turn planned to run has a
+ * ToolMessage that no tool call of the guard wrote (no result), or a ToolMessage answers no call of
+ * the model message or answers one twice (`unanswerableToolMessages`).
+ */
+export function clientUpdatedPlan(turn: TurnPlan, messages: readonly BaseMessage[], results: Readonly<Record<string, unknown>>): boolean {
+  return [...clientAnsweredCalls(turn, messages)].some((id) => results[id] === undefined) || unanswerableToolMessages(messages).length > 0;
+}
+
+/**
+ * ToolMessages after the last model message that a provider would refuse and that answer none of its
+ * calls: one for a call id that message never made (a client's update for a call that does not
+ * exist, or for an earlier turn's call), or a second answer to a call (two client updates for one
+ * call). The first answer of each call is its one answer; these are dropped before the model reads
+ * the thread, so it reads exactly one ToolMessage per call. Empty when there are none.
+ */
+export function unanswerableToolMessages(messages: readonly BaseMessage[]): ToolMessage[] {
+  const at = messages.findLastIndex((m) => AIMessage.isInstance(m));
+  const ai = messages[at];
+  if (!ai || !AIMessage.isInstance(ai)) return [];
+  // A call without id is answered under an id the guard makes up (turn.ts openToolCalls): not judged here.
+  if ((ai.tool_calls ?? []).some((c) => typeof c.id !== "string")) return [];
+  const calls = new Set((ai.tool_calls ?? []).map((c) => c.id));
+  const seen = new Set<string>();
+  const dropped: ToolMessage[] = [];
+  for (const m of messages.slice(at + 1)) {
+    if (!ToolMessage.isInstance(m)) continue;
+    if (!calls.has(m.tool_call_id) || seen.has(m.tool_call_id)) dropped.push(m);
+    else seen.add(m.tool_call_id);
+  }
+  return dropped;
 }

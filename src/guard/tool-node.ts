@@ -1,22 +1,24 @@
+import { RemoveMessage } from "@langchain/core/messages";
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { Command, END, isGraphInterrupt } from "@langchain/langgraph";
+import { Command, END, REMOVE_ALL_MESSAGES, Send, isGraphInterrupt } from "@langchain/langgraph";
 import { threadIdOf } from "./audit-trail.js";
 import { auditCarriedBy, executionLedger, ProcessLedger } from "./ledger-claim.js";
 import { forgetRunningTurn, noteRunningTurn } from "./aborted-turn.js";
 import type { AuditRecord } from "../audit/types.js";
-import { hasForeignAnswer, screenRunInput } from "./approval/screening.js";
-import { throwIfLimitStopped, finishTurn, limitEndMessages, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
+import { screenRunInput, screensForeignAnswer } from "./approval/screening.js";
+import { throwIfLimitStopped, finishTurn, limitEndMessages, messageIdOf, reviewModelTurn, runBatches, rulesOf, startRunIfNew, waitingCalls } from "./engine.js";
 import { GuardConfigError, ToolCallLimitError } from "../errors/index.js";
 import { Guard } from "./guard.js";
 import { assertNotPromise, assertTools, guardOf } from "./accept.js";
 import type { GuardLike } from "./accept.js";
 import type { GuardOptions } from "./options.js";
 import { emptyGuardState } from "./state.js";
-import { withEditedCalls } from "./turn.js";
+import { openToolCalls, withEditedCalls } from "./turn.js";
 import type { GuardState } from "./state.js";
 import { lastAIMessage } from "./last-ai-message.js";
+import { unanswerableToolMessages } from "./client-answered.js";
 import { combineOutputs } from "../tools/command-result.js";
 import type { ExecutedCall } from "./execute.js";
 import { withBoundedArguments, withDistinctIds } from "./model-step.js";
@@ -38,8 +40,12 @@ export interface GuardedToolNodeInput {
 }
 
 export interface GuardedToolNodeOutput {
-  /** One ToolMessage per call; then, when a limit with exitBehavior "end" ended the run, its closing AIMessage. */
-  messages: (ToolMessage | AIMessage)[];
+  /**
+   * One ToolMessage per call; then, when a limit with exitBehavior "end" ended the run, its closing
+   * AIMessage. First, a RemoveMessage for each ToolMessage a client put in the thread that answers no
+   * call of the model message, or answers one a second time.
+   */
+  messages: (ToolMessage | AIMessage | RemoveMessage)[];
   guard: GuardState;
 }
 
@@ -70,7 +76,7 @@ export class GuardedToolNode extends RunnableLambda<GuardedToolNodeInput, Guarde
     // started from the same checkpoint (two answers to one approval) and for an aborted turn.
     const processLedger = new ProcessLedger();
     super({
-      func: (input: GuardedToolNodeInput, config?: LangGraphRunnableConfig) => runGuardedTools(guard, processLedger, input, config),
+      func: async (input: GuardedToolNodeInput, config?: LangGraphRunnableConfig) => withoutUnanswerable(input, await runGuardedTools(guard, processLedger, input, config)),
     });
     this.guard = guard;
   }
@@ -113,16 +119,20 @@ async function runGuardedTools(
   const g = startRunIfNew(guard, input.guard ?? emptyGuardState(), input.messages, threadIdOf(config));
   // The last pass answered every call of a turn that crossed a limit with exitBehavior "error": throw it now.
   throwIfLimitStopped(g);
-  // A client's state update answered calls that wait for the guard (a ToolMessage in Command({ update }),
-  // with or without a goto): dropped, every waiting call refused as superseded, once; then the model.
-  if (hasForeignAnswer(g.approvals, input.messages, { unreviewed: true })) {
-    const screened = await screenRunInput(guard, g.approvals, input.messages, { threadId: threadIdOf(config), runId: g.runId }, config, { unreviewed: true });
-    // The whole list is written again (the refusals go right after the model message): a Command's update.
-    if (screened) return new Command({ update: { messages: screened.update, guard: { ...g, approvals: screened.approvals, next: "agent" } } });
-  }
   // Partial answers: calls left unanswered stay open and this node comes back for them (by its name in the graph).
   const self = config?.metadata?.langgraph_node;
   const ledger = executionLedger(guard, processLedger, config);
+  // A client's state update answered calls that wait for the guard (a ToolMessage in Command({ update }),
+  // with or without a goto): dropped, every waiting call refused as superseded, once; then the model.
+  // Not a result a client gave for a call nobody was asked about (interruptBefore this node, then
+  // updateState): that is the call's one answer, and the turn's other calls are reviewed below.
+  const last = lastAIMessage(input.messages);
+  const threadId = threadIdOf(config);
+  if (last && (await screensForeignAnswer(g.approvals, input.messages, last, { threadId, messageId: messageIdOf(last, threadId, input.messages) }, rulesOf(guard, g).run, ledger))) {
+    const screened = await screenRunInput(guard, g.approvals, input.messages, { threadId, runId: g.runId }, config, { unreviewed: true });
+    // The whole list is written again (the refusals go right after the model message): a Command's update.
+    if (screened) return new Command({ update: { messages: screened.update, guard: { ...g, approvals: screened.approvals, next: "agent" } } });
+  }
   // With a ledger that carries the audit, the decisions of calls that run commit with their claims.
   const deferred: AuditRecord[] | undefined = auditCarriedBy(guard, ledger) ? [] : undefined;
   // Calls the provider could not parse (invalid_tool_calls) become calls review refuses; the message is rewritten in place.
@@ -173,6 +183,28 @@ async function runGuardedTools(
 }
 
 /**
+ * The node's output with the ToolMessages a provider would refuse removed from the thread first
+ * (`unanswerableToolMessages`: a client's answer for a call the last model message never made, or a
+ * second answer to a call), so the model reads exactly one ToolMessage per call. Not after the
+ * screening of a client's answer sent while an approval waited: that rewrites the whole list itself.
+ */
+function withoutUnanswerable(input: GuardedToolNodeInput, out: GuardedToolNodeOutput | Command | GuardedToolNodeOutputs): GuardedToolNodeOutput | Command | GuardedToolNodeOutputs {
+  if (!Array.isArray(input.messages)) return out;
+  const dropped = unanswerableToolMessages(input.messages).flatMap((m) => (m.id === undefined ? [] : [new RemoveMessage({ id: m.id })]));
+  if (dropped.length === 0 || rewritesAll(out)) return out;
+  if (Array.isArray(out)) return [{ messages: dropped }, ...out];
+  if (out instanceof Command) return [{ messages: dropped }, out];
+  return { ...out, messages: [...dropped, ...out.messages] };
+}
+
+/** A Command whose update writes the whole message list again (LangGraph's remove-all marker first). */
+function rewritesAll(out: GuardedToolNodeOutput | Command | GuardedToolNodeOutputs): boolean {
+  if (!(out instanceof Command)) return false;
+  const first = (out.update as { messages?: unknown[] } | undefined)?.messages?.[0];
+  return RemoveMessage.isInstance(first) && first.id === REMOVE_ALL_MESSAGES;
+}
+
+/**
  * The node's outputs when a call's tool returned a Command: the guard's update with the messages
  * before the calls' answers, one output per call in call order (combined as ToolNode combines them),
  * the turn's closing messages, and the node's own goto for calls a partial answer left waiting.
@@ -204,17 +236,46 @@ interface StateWithGuardAnnotationSpec {
   guard: GuardState;
 }
 
+/** Options of `guardedToolsRoute`. */
+export interface GuardedToolsRouteOptions {
+  /**
+   * The GuardedToolNode's name in your graph, where a turn whose calls are still open goes back to
+   * (default: the node the route runs after, as LangGraph names it, else "tools").
+   */
+  toolsNode?: string;
+}
+
 /**
  * Routing after a GuardedToolNode: END when a Terminal rule ended the run, or when the node goes
  * back to itself for calls a partial answer left waiting (no edge: the node's own `goto` runs it);
- * else back to `agentNode`. Its parameter type requires the guard's channel, so a graph whose state
- * lacks `...GuardAnnotation.spec` fails to compile where this route is added.
+ * back to the tools node when the last model message still has calls without a ToolMessage (a
+ * client gave one call's result with `updateState(config, { messages: [toolMessage] }, "tools")`:
+ * the others are reviewed and run there before the model reads the turn); else back to `agentNode`.
+ * Its parameter type requires the guard's channel, so a graph whose state lacks
+ * `...GuardAnnotation.spec` fails to compile where this route is added.
  */
-export function guardedToolsRoute(agentNode: string) {
-  return (state: StateWithGuardAnnotationSpec): string => {
+export function guardedToolsRoute(agentNode: string, options: GuardedToolsRouteOptions = {}) {
+  return (state: StateWithGuardAnnotationSpec, config?: LangGraphRunnableConfig): string | Send => {
     // Only the types require it: a JavaScript caller or a cast can still pass a state without `guard`.
     const guard = state.guard as GuardState | undefined;
     if (guard?.next === "dispatch") return END;
-    return guard?.next === "end" && guard.terminatedBy ? END : agentNode;
+    if (guard?.next === "end" && guard.terminatedBy) return END;
+    // A Send, not a name: the graph's path map for this route lists the model node and END only.
+    if (hasOpenCalls(state)) return new Send(toolsNodeOf(options, config), state);
+    return agentNode;
   };
+}
+
+/** The tools node's name: the option, else the node this route runs after (LangGraph's task metadata), else "tools". */
+function toolsNodeOf(options: GuardedToolsRouteOptions, config: LangGraphRunnableConfig | undefined): string {
+  const node = config?.metadata?.langgraph_node;
+  return options.toolsNode ?? (typeof node === "string" ? node : "tools");
+}
+
+/** The last model message of the state has a call with no ToolMessage after it. */
+function hasOpenCalls(state: object): boolean {
+  const messages = (state as { messages?: unknown }).messages;
+  if (!Array.isArray(messages)) return false;
+  const ai = lastAIMessage(messages as BaseMessage[]);
+  return ai !== undefined && openToolCalls(ai, messages as BaseMessage[], ai.id ?? "").length > 0;
 }

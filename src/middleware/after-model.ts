@@ -4,13 +4,13 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { exitStep, limitEndMessages, messageIdOf, reviewModelTurn, rulesOf, waitingCalls } from "../guard/engine.js";
 import type { Guard } from "../guard/guard.js";
 import type { GuardState } from "../guard/state.js";
-import { openToolCalls, withEditedCalls } from "../guard/turn.js";
+import { withEditedCalls } from "../guard/turn.js";
 import { lastAIMessage } from "../guard/last-ai-message.js";
 import { isSkippedAnswer } from "../guard/aborted-turn.js";
-import { hasForeignAnswer, inputAfterWaiting, screenRunInput } from "../guard/approval/screening.js";
+import { inputAfterWaiting, screenRunInput, screensForeignAnswer } from "../guard/approval/screening.js";
 import { threadIdOf } from "../guard/audit-trail.js";
-import { changedSinceAsked } from "../guard/approval/step.js";
 import type { ExecutionLedgerView } from "../guard/interfaces.js";
+import { clientUpdatedPlan, plannedCallsOpen } from "../guard/client-answered.js";
 
 interface AfterModelUpdate {
   messages?: BaseMessage[];
@@ -23,6 +23,8 @@ interface AfterModelUpdate {
 interface TurnState {
   messages: BaseMessage[];
   guard: GuardState;
+  /** Results of the turn's calls that ran (the middleware's channel), when the caller has them. */
+  guardResults?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -47,8 +49,17 @@ export async function afterModelTurn(guard: Guard, state: TurnState, config: Lan
   // client's Command({ goto }) started while the approval waited (it called no model); the approval
   // step has routed the turn. New input that reached the waiting step through a state update: it
   // decides nothing (the model step refuses the waiting calls, now or at the thread's next input).
-  if (state.guard.approvals?.reviewed?.messageId === ai.id || inputAfterWaiting(state.guard.approvals, state.messages, { unreviewed: true })) return { jumpTo: "end" };
+  // A client gave some planned calls' results itself (interruptBefore the tools, then updateState as the
+  // model step): no tools step runs the others, so they go there now (each then answered once).
+  if (state.guard.approvals?.reviewed?.messageId === ai.id || inputAfterWaiting(state.guard.approvals, state.messages, { unreviewed: true })) return { jumpTo: leftByClient(state) ? "tools" : "end" };
   return reviewOpenCalls(guard, state, config, ai, ledger);
+}
+
+/** The turn's plan has calls a client answered and calls nobody answered yet (they must still run). */
+function leftByClient(state: TurnState): boolean {
+  const turn = state.guard.turn;
+  const results = state.guardResults ?? {};
+  return turn !== null && plannedCallsOpen(turn, state.messages, results) && clientUpdatedPlan(turn, state.messages, results);
 }
 
 /**
@@ -73,7 +84,7 @@ export async function reviewOpenCalls(
   // calls over its limit) answered them in the model step, and the guard reviews the others.
   const threadId = threadIdOf(config);
   const messageId = messageIdOf(ai, threadId, state.messages);
-  if (hasForeignAnswer(state.guard.approvals, state.messages, { unreviewed: true }) && (await changedSinceAsked(ledger, { threadId, messageId }, rulesOf(guard, state.guard).run, openToolCalls(ai, state.messages, messageId)))) {
+  if (await screensForeignAnswer(state.guard.approvals, state.messages, ai, { threadId, messageId }, rulesOf(guard, state.guard).run, ledger)) {
     const screened = await screenRunInput(guard, state.guard.approvals, state.messages, { threadId, runId: state.guard.runId }, config, { unreviewed: true });
     if (screened) {
       return { messages: screened.update, guard: { ...state.guard, approvals: screened.approvals, turn: null, forcedTool: null, next: "agent" }, guardResults: null, jumpTo: "model" as const };

@@ -15,15 +15,14 @@ import { guardToolCall } from "./tool-call.js";
 import { TurnGate } from "./turn-gate.js";
 import { limitEndMessages, throwIfLimitStopped, waitingCalls } from "../guard/engine.js";
 import { heldForApproval, inputAfterWaiting, openWaitingCalls, screenRunInput } from "../guard/approval/screening.js";
-import { Command } from "@langchain/langgraph";
-import { ToolMessage } from "@langchain/core/messages";
-import type { BaseMessage } from "@langchain/core/messages";
-import type { TurnPlan } from "../guard/state.js";
-import { lastAIMessage } from "../guard/last-ai-message.js";
+import { Command, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { settleLateAnswer } from "../guard/answer-race.js";
 import { answerAbortedTurn, answerSkippedCalls } from "../guard/aborted-turn.js";
 import { executionLedger, ProcessLedger } from "../guard/ledger-claim.js";
 import { GuardConfigError } from "../errors/index.js";
+import { clientUpdatedPlan, plannedCallsOpen, unanswerableToolMessages } from "../guard/client-answered.js";
+import { RemoveMessage } from "@langchain/core/messages";
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { AnyTool } from "../tools/types.js";
 
 /**
@@ -96,7 +95,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
 
     beforeModel: {
       canJumpTo: ["end", "tools", "model"],
-      hook: async (state, runtime) => ownMessagesOnly(await (async () => {
+      hook: async (state, runtime) => withoutUnanswerable(state.messages, ownMessagesOnly(await (async () => {
         // The last turn crossed a limit with exitBehavior "error" (its calls are answered): the run stops here.
         throwIfLimitStopped(state.guard);
         const config = { configurable: runtime.configurable, signal: runtime.signal, writer: runtime.writer };
@@ -105,7 +104,9 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
         const current = late ? { ...state.guard, approvals: late } : state.guard;
         // The approved calls have not run yet: this step runs next to the tools node that runs them (the
         // tools node a client's Command({ goto: "tools" }) ran while the approval waited leads here too).
-        if (current.turn !== null && plannedCallsOpen(current.turn, state.messages, state.guardResults)) return { jumpTo: "end" as const };
+        // A client gave some planned calls' results itself (interruptBefore the tools, then updateState as
+        // the tools): no tools step runs the others, so they go there now (each then answered once).
+        if (current.turn !== null && plannedCallsOpen(current.turn, state.messages, state.guardResults)) return { jumpTo: clientUpdatedPlan(current.turn, state.messages, state.guardResults) ? ("tools" as const) : ("end" as const) };
         if (!hasUnsettledTurn(current, state.guardResults)) {
           // Calls wait for the approval step, raised again next to this one (a client's Command({ goto })):
           // no model call, nothing changes; with new input in the goto's update, the calls are refused first.
@@ -134,7 +135,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
           ...(ended.length > 0 ? { messages: ended } : {}),
           ...(settled.next === "end" ? { jumpTo: "end" as const } : {}),
         };
-      })()),
+      })())),
     },
 
     wrapModelCall: async (request, handler) => {
@@ -165,8 +166,11 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
       const canForce = forced !== null && tools.some((t) => toolName(t) === forced);
       // A rule leaves a choice of tools and one of them must be called (Letta's should_force_tool_call).
       const mustCall = !canForce && forced === null && tools.length > 0 && guard.engine.mustCallTool(rules, guard.now());
+      // A client's ToolMessage that answers no call of the last model message, or answers one a second time: the model does not read it (client-answered.ts).
+      const dropped = unanswerableToolMessages(request.messages);
       const response = await handler({
         ...request,
+        ...(dropped.length > 0 ? { messages: request.messages.filter((m) => !dropped.includes(m as ToolMessage)) } : {}),
         tools,
         systemPrompt: promptFor(guard, rules, request.systemPrompt),
         ...(canForce ? { toolChoice: { type: "function" as const, function: { name: forced } } } : mustCall ? { toolChoice: "required" as const } : {}),
@@ -202,13 +206,18 @@ function ownMessagesOnly<T extends object | undefined>(update: T): T {
   return { ...update, messages: [] };
 }
 
-/** A call the turn planned to run has neither a ToolMessage after the turn's model message nor a result. */
-function plannedCallsOpen(turn: TurnPlan, messages: readonly BaseMessage[], results: Readonly<Record<string, unknown>>): boolean {
-  const ai = lastAIMessage(messages);
-  if (ai === undefined || ai.id !== turn.messageId) return false;
-  const at = messages.lastIndexOf(ai);
-  const answered = new Set(messages.slice(at + 1).flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])));
-  return turn.batches.some((batch) => batch.some((id) => !answered.has(id) && results[id] === undefined));
+/**
+ * The hook's update with a removal for each ToolMessage a provider would refuse that a client put
+ * after the last model message (`unanswerableToolMessages`: one for no call of it, a second answer to
+ * a call), so the thread keeps one answer per call. Not when the update rewrites the whole list.
+ */
+function withoutUnanswerable<T extends { messages?: BaseMessage[] } | undefined>(messages: readonly BaseMessage[], update: T): T | { messages: BaseMessage[] } {
+  const dropped = unanswerableToolMessages(messages).flatMap((m) => (m.id === undefined ? [] : [new RemoveMessage({ id: m.id })]));
+  if (dropped.length === 0) return update;
+  if (update === undefined) return { messages: dropped };
+  const first = update.messages?.[0];
+  if (RemoveMessage.isInstance(first) && first.id === REMOVE_ALL_MESSAGES) return update;
+  return { ...update, messages: [...dropped, ...(update.messages ?? [])] };
 }
 
 /**

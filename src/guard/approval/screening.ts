@@ -12,6 +12,9 @@ import type { ReviewedCall } from "../state.js";
 import { reviewEvent, writerOf } from "./events.js";
 import type { DecisionEvent } from "./events.js";
 import { quote } from "./quote.js";
+import { changedSinceAsked } from "./step.js";
+import { openToolCalls } from "../turn.js";
+import type { ExecutionLedgerView } from "../interfaces.js";
 import { emptyApprovalState } from "./state.js";
 import type { ApprovalState } from "./state.js";
 
@@ -40,6 +43,28 @@ function unreviewedTurn(approvals: ApprovalState | undefined, messages: readonly
 export function hasForeignAnswer(approvals: ApprovalState | undefined, messages: readonly BaseMessage[], options: { unreviewed?: boolean } = {}): boolean {
   const at = waitingAt(approvals, messages, options);
   return at !== undefined && messages.slice(at.index + 1).some((m) => ToolMessage.isInstance(m) && at.waiting.callIds.includes(m.tool_call_id));
+}
+
+/**
+ * A client's ToolMessage for a call of `ai` (the last model message, whose review never completed)
+ * to be screened as an answer sent while a reviewer was asked (`hasForeignAnswer`, `unreviewed`):
+ * dropped, every open call refused as superseded. Not when nobody was asked about the calls open now
+ * (the execution ledger's note, `changedSinceAsked`): the run stopped before the tools
+ * (`interruptBefore`) and the client gave a call's result itself (its one answer), or a middleware
+ * whose afterModel runs before the guard's answered it. Without a ledger nobody can tell: screened.
+ */
+export async function screensForeignAnswer(
+  approvals: ApprovalState | undefined,
+  messages: readonly BaseMessage[],
+  ai: AIMessage,
+  ctx: Pick<TurnContext, "threadId" | "messageId">,
+  run: number,
+  ledger: ExecutionLedgerView | undefined,
+): Promise<boolean> {
+  if (!hasForeignAnswer(approvals, messages, { unreviewed: true })) return false;
+  // Calls recorded waiting (approvals.pending) were asked about: the note is the record itself.
+  if (approvals?.pending?.messageId === ctx.messageId) return true;
+  return changedSinceAsked(ledger, ctx, run, openToolCalls(ai, messages, ctx.messageId));
 }
 
 /** The calls waiting for the guard (`approvals.pending`, or with `unreviewed` the turn whose review never completed), where their model message is. */
