@@ -82,7 +82,7 @@ describe("programs that fetch: where they connect, judged by the real programs",
       expect(decision.mode, decision.reason).not.toBe("allow");
       return;
     }
-    const { command, reached } = await listeners.run(c, 20_000);
+    const { command, reached } = await listeners.run({ command: c.command, source: c.program }, 20_000);
     if (reached.length === 0) return;
     const real = denyLoopback.decide("Bash", { command });
     expect(real.mode, `${command} reached ${reached.join(", ")}: ${real.reason ?? ""}`).not.toBe("allow");
@@ -164,12 +164,17 @@ describe("a deny on a host: every spelling of the place", () => {
     "git push origin main",
     "git remote add origin git@github.com:a/b.git",
     "pip install requests",
-    "pip install -r requirements.txt",
     "npm install",
     "npm i lodash",
     `python3 -c "import json; print(json.dumps({}))"`,
     `node -e "console.log(1)"`,
   ])("other places and plain commands are not denied: %s", (command) => expect(guard.decide("Bash", { command }).mode).toBe("allow"));
+
+  it("a requirements file names places the guard does not read: a deny on a place cannot tell", () => {
+    const decision = guard.decide("Bash", { command: "pip install -r requirements.txt" });
+    expect(decision.mode).toBe("ask");
+    expect(decision.reason).toMatch(/requirements\.txt/);
+  });
 
   it("a deny that names no place is not made doubtful by inline code that connects", () => {
     const plain = denyListGuard(["rm:*", "git push:*"], "net-places-plain-deny");

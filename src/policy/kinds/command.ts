@@ -1,5 +1,5 @@
 import { foldCase, normalizeString } from "../normalize.js";
-import { wildWordsReason } from "../../messages/index.js";
+import { unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
 import type { Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
@@ -50,6 +50,10 @@ interface CommandPattern {
   /** Whether the pattern compares letters with their case (else both sides are folded). */
   readonly caseSensitive: boolean;
 }
+
+/** A place a command connects to that the guard cannot read, as a word of any text (mayMatch reads it as such). */
+const UNREAD_PLACE = "\u0000place";
+const UNREAD_PLACES: ReadonlySet<string> = new Set([UNREAD_PLACE]);
 
 /** In a shape (CommandPattern.shapes, commandShape): any text, blanks included. */
 const STAR = -1;
@@ -159,7 +163,8 @@ const CLIMB = /(?:^|[\s/])\.\.(?=[\s/]|$)/;
 function patternOrigins(pattern: string): ((origin: string) => boolean)[] {
   const tests: ((origin: string) => boolean)[] = [];
   for (const word of pattern.split(/\s+/)) {
-    const spelled = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(word.replace(/:\*$/, ""));
+    // (`git+https://…`: pip's and npm's VCS prefix before the URL git connects to.)
+    const spelled = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(word.replace(/:\*$/, "").replace(/^(?:git|hg|svn|bzr)\+(?=[a-z][a-z0-9.-]*:\/\/)/i, ""));
     if (spelled === null) continue;
     if (!spelled[2]!.includes("*")) {
       const reading = urlReadings(spelled[0])?.texts[0];
@@ -430,6 +435,17 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
           const verdict = pattern.matchesOpen(form, at);
           if (verdict === YES) return { verdict: YES, why: undefined };
           if (verdict === UNKNOWN) open ??= command.input.reason;
+        }
+      }
+    }
+    // `python3 -c 'urlopen(…)'`, `pip install -r FILE`: a place the guard cannot read, added to the words, may make a pattern match.
+    if (open === undefined) {
+      for (const command of commands) {
+        if (command.placesUnknown === undefined) continue;
+        const pattern = patterns.find((one) => command.forms.some((form) => mayMatch(one, [...form, UNREAD_PLACE], UNREAD_PLACES) !== false));
+        if (pattern !== undefined) {
+          open = unreadPlacesReason(pattern.source, command.placesUnknown);
+          break;
         }
       }
     }

@@ -37,6 +37,11 @@ interface ProgramReading {
   readsStdin?: boolean;
   /** Where a program that fetches URLs (curl, wget) connects: see `readFetcher`. */
   connects?: Connects;
+  /**
+   * Why the places the program connects to cannot all be read (inline code that opens connections, a
+   * requirements file): a deny or ask pattern that a place added to its words could make match cannot tell.
+   */
+  placesUnknown?: string;
   /** A wrapper that changes only how its command runs (`timeout 5 CMD`, `nice CMD`): the line is as allowed as the command it runs. */
   transparent?: boolean;
   /**
@@ -876,6 +881,14 @@ function ownWords(name: string, words: readonly string[]): readonly string[] {
 const PROCESS_CALLS = /\b(?:system|exec\w*|popen\w*|spawn\w*|posix_spawn\w*|create_subprocess_\w+|Command|Deno\.run|fork|subprocess|Popen|check_output|check_call|shell_exec|passthru|proc_open|pcntl_exec|child_process|Runtime|ProcessBuilder|Start-Process|Invoke-Expression|iex|do shell script|shell-command|call-process|start-process|make-process|os\.execute|io\.popen|open3|IO\.popen|Kernel|qx|pty|callCommand|callProcess|readProcess|rawSystem|createProcess|spawnCommand|runCommand|runProcess)\b|`|\bopen\s*\(\s*["']\|/;
 
 /**
+ * Code that opens network connections (Python's urllib, requests, httpx, socket; JavaScript's fetch,
+ * http, net, WebSocket; Perl's LWP, HTTP::Tiny, IO::Socket; Ruby's open-uri, Net::HTTP, TCPSocket;
+ * PHP's file_get_contents of a URL, curl_*, fsockopen; PowerShell's Invoke-WebRequest), or holds a
+ * URL: where it connects is built when it runs, so the guard cannot read its places.
+ */
+const NET_CALLS = /:\/\/|\b(?:urllib\d?|urlopen|urlretrieve|requests|httpx|http\.client|httplib\d?|aiohttp|socket|ftplib|smtplib|poplib|imaplib|telnetlib|xmlrpc|websockets?|pycurl|fetch|XMLHttpRequest|WebSocket|EventSource|axios|undici|https?|http2|net|tls|dgram|LWP|HTTP::Tiny|IO::Socket|Socket|Net::\w+|Mojo::UserAgent|open-uri|URI\.open|TCPSocket|UDPSocket|Faraday|HTTParty|file_get_contents|fsockopen|stream_socket_client|curl_\w+|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|WebClient|HttpClient|Deno\.connect|Bun\.connect)\b/;
+
+/**
  * Code that reaches a function by a name it builds when it runs (Python's `getattr(os, "sys"+"tem")`,
  * `__import__`, `importlib`, `eval`; JavaScript's `globalThis[…]`, `Function(…)`, `process[…]`, a
  * `require`/`import` of a computed name; Ruby's `send`, `const_get`; PHP's `$f(…)`, `call_user_func`;
@@ -1628,6 +1641,141 @@ const FETCHER_NAMES: Readonly<Record<string, keyof typeof FETCHERS>> = {
   links: "links",
 };
 
+/**
+ * Programs that fetch from places named among their words without being HTTP clients: for each, the
+ * subcommands that connect (after the program's global options; `[]` when any does), how a repository
+ * operand is spelled, the options whose value is a place, and the options whose value is a file of
+ * places the guard does not read. A word that holds `scheme://` is a place wherever it stands (after
+ * a `NAME@` or a VCS prefix such as pip's `git+`); `repository` operands are also read in git's
+ * `[user@]host:path` form (ssh) and git's `TRANSPORT::ADDRESS`; npm's `github:`, `gitlab:`,
+ * `bitbucket:` and `gist:` shortcuts name their hosts.
+ */
+interface NetProgram {
+  readonly subcommands: readonly (readonly string[])[];
+  /** Options of the program itself before its subcommand (skipped: git's `-C DIR`). */
+  readonly global?: OptionTable;
+  /** Index (among the operands after the subcommand) of an operand that names a repository; -1 for none. */
+  readonly repository?: Readonly<Record<string, number>>;
+  /** Options whose value is a place (long names; short letters as `-i`), abbreviated as the program allows (`abbreviate`). */
+  readonly placeOptions: readonly string[];
+  /** Options whose value is a file the program reads places from (pip's `-r` requirements). */
+  readonly placeFiles?: readonly string[];
+  readonly abbreviate?: boolean;
+  /** npm's `github:user/repo` shortcuts: the host each names. */
+  readonly shortcuts?: Readonly<Record<string, string>>;
+}
+
+/** npm's hosted-git shortcuts (npm-package-arg, hosted-git-info). */
+const NPM_SHORTCUTS = { "github:": "https://github.com/", "gitlab:": "https://gitlab.com/", "bitbucket:": "https://bitbucket.org/", "gist:": "https://gist.github.com/" };
+
+const NET_PROGRAMS: Readonly<Record<string, NetProgram>> = {
+  // git(1): clone's repository, fetch/pull/push/ls-remote's repository, `remote add NAME URL`, `remote set-url NAME URL`, `submodule add URL`;
+  // `--bundle-uri` (clone, fetch) and `archive --remote` connect too.
+  git: {
+    subcommands: [["clone"], ["fetch"], ["pull"], ["push"], ["ls-remote"], ["remote", "add"], ["remote", "set-url"], ["submodule", "add"], ["archive"]],
+    global: GIT_GLOBAL,
+    repository: { clone: 0, fetch: 0, pull: 0, push: 0, "ls-remote": 0, "remote add": 1, "remote set-url": 1, "submodule add": 0 },
+    placeOptions: ["--bundle-uri", "--remote"],
+  },
+  // pip (optparse: long options abbreviated to a unique prefix): index and link options, proxies; `-r`/`-c` files name more.
+  pip: {
+    subcommands: [["install"], ["download"], ["wheel"], ["index"]],
+    placeOptions: ["-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--proxy"],
+    placeFiles: ["-r", "--requirement", "-c", "--constraint"],
+    abbreviate: true,
+  },
+  npm: {
+    subcommands: [["install"], ["i"], ["add"], ["in"], ["ins"], ["inst"], ["insta"], ["instal"], ["isnt"], ["isntal"], ["isntall"], ["install-test"], ["it"], ["update"], ["up"], ["ci"], ["exec"], ["x"], ["view"], ["info"], ["show"], ["pack"], ["publish"], ["login"], ["adduser"], ["ping"]],
+    placeOptions: ["--registry", "--proxy", "--https-proxy"],
+    shortcuts: NPM_SHORTCUTS,
+  },
+  pnpm: { subcommands: [["add"], ["install"], ["i"], ["update"], ["up"], ["dlx"]], placeOptions: ["--registry"], shortcuts: NPM_SHORTCUTS },
+  yarn: { subcommands: [["add"], ["install"], ["upgrade"], ["dlx"]], placeOptions: ["--registry"], shortcuts: NPM_SHORTCUTS },
+  npx: { subcommands: [[]], placeOptions: ["--registry"], shortcuts: NPM_SHORTCUTS },
+};
+const NET_PROGRAM_NAMES: Readonly<Record<string, string>> = { git: "git", pip: "pip", pip3: "pip", pip2: "pip", npm: "npm", pnpm: "pnpm", yarn: "yarn", npx: "npx" };
+
+/** A URL's start in a word (`x@https://…`, `git+https://…`, `pkg @ https://…`): `scheme://…`, VCS prefixes dropped. */
+const URL_IN_WORD = /(?:^|[@=\s])(?:(?:git|hg|svn|bzr)\+)?([a-z][a-z0-9.-]*:\/\/.*)$/is;
+
+/** git's `[user@]host:path` (ssh) form of a repository: no `://`, a colon before any slash, not a drive letter. */
+function gitScpPlace(word: string): string | undefined {
+  const match = /^(?:([^@/:]+)@)?(\[[^\]/]+\]|[^@/:[\]]{2,}):(?!\/\/)(.*)$/.exec(word);
+  if (match === null || word.includes("://")) return undefined;
+  return `ssh://${match[1] === undefined ? "" : `${match[1]}@`}${match[2]!}/${match[3]!.replace(/^\/+/, "")}`;
+}
+
+/**
+ * Where a NET_PROGRAMS program connects: the places its words name (see NetProgram), read as a
+ * fetcher's are, the forms a deny tries being the words up to the subcommand followed by each place.
+ * Undefined when the command connects nowhere the table knows. `placesUnknown`: a file of places.
+ */
+function readNetProgram(name: string, words: readonly string[]): { connects: Connects; placesUnknown: string | undefined } | undefined {
+  const key = Object.hasOwn(NET_PROGRAM_NAMES, name) ? NET_PROGRAM_NAMES[name]! : undefined;
+  const spec = key === undefined ? undefined : NET_PROGRAMS[key];
+  if (spec === undefined) return undefined;
+  let start = 1;
+  if (spec.global !== undefined) {
+    const parsed = parseOptions(words, 1, spec.global, name);
+    if (parsed.unknown !== undefined) return undefined;
+    start = parsed.next;
+  }
+  const path = spec.subcommands.find((sub) => sub.every((word, i) => words[start + i] === word));
+  if (path === undefined) return undefined;
+  const prefix = [words[0] ?? name, ...words.slice(start, start + path.length)];
+  const places: { word: string; text: string }[] = [];
+  const operands: string[] = [];
+  let placesUnknown: string | undefined;
+  const matchOption = (option: string, list: readonly string[]) =>
+    list.includes(option) || (spec.abbreviate === true && option.startsWith("--") && option.length > 4 && list.some((long) => long.startsWith(option)));
+  const asPlace = (word: string, value: string) => {
+    const shortcut = Object.entries(spec.shortcuts ?? {}).find(([head]) => value.startsWith(head));
+    if (shortcut !== undefined) places.push({ word, text: `${shortcut[1]}${value.slice(shortcut[0].length)}` });
+    else places.push({ word, text: URL_IN_WORD.exec(value)?.[1] ?? value });
+  };
+  let options = true;
+  for (let i = start + path.length; i < words.length; i++) {
+    const word = words[i]!;
+    if (options && word === "--") {
+      options = false;
+      continue;
+    }
+    if (options && word.startsWith("-") && word.length > 1) {
+      const eq = word.indexOf("=");
+      const long = word.startsWith("--");
+      const option = long ? (eq < 0 ? word : word.slice(0, eq)) : word.slice(0, 2);
+      const attached = long ? (eq < 0 ? undefined : word.slice(eq + 1)) : word.length > 2 ? word.slice(2).replace(/^=/, "") : undefined;
+      const place = matchOption(option, spec.placeOptions);
+      const file = matchOption(option, spec.placeFiles ?? []);
+      if (place || file) {
+        const value = attached ?? words[++i];
+        if (value === undefined) continue;
+        if (place) asPlace(`${option} ${value}`, value);
+        else placesUnknown ??= `${name} reads what it fetches, and from where, from the file given with ${option} (${value}), which the guard does not read`;
+        continue;
+      }
+      // Any other option's value: a place when it holds a URL (`--config=remote.x.url=…` aside, read elsewhere).
+      if (attached !== undefined && URL_IN_WORD.test(attached) && long) asPlace(word, attached);
+      continue;
+    }
+    operands.push(word);
+    const shortcut = Object.keys(spec.shortcuts ?? {}).some((head) => word.startsWith(head));
+    if (shortcut || URL_IN_WORD.test(word)) asPlace(word, word);
+  }
+  const repository = spec.repository?.[path.join(" ")];
+  const repo = repository === undefined ? undefined : operands[repository];
+  if (repo !== undefined && !URL_IN_WORD.test(repo)) {
+    // git's `TRANSPORT::ADDRESS` (a remote helper; `ext::` is read as the command it runs) and `[user@]host:path`.
+    const helper = /^[A-Za-z][A-Za-z0-9+.-]*::(.*)$/s.exec(repo);
+    const scp = helper === null ? gitScpPlace(repo) : undefined;
+    if (helper !== null && !/^ext::/i.test(repo)) places.push({ word: repo, text: helper[1]! });
+    else if (scp !== undefined) places.push({ word: repo, text: scp });
+  }
+  if (places.length === 0 && placesUnknown === undefined) return undefined;
+  const connects = readPlaces(name, prefix, places);
+  return { connects, placesUnknown: placesUnknown ?? connects.unknown };
+}
+
 /** A long option as the program matches it: the name itself, or the one name of `names` it is a prefix of (`--prox` is `--proxy` only when no other name starts so). */
 function longOption(names: readonly string[], name: string, abbreviate: boolean): string | undefined {
   if (names.includes(name)) return name;
@@ -1830,6 +1978,18 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
     else if (spec.gateway?.schemes.test(word) === true && !gatewayNamed) unknown ??= `${name} fetches ${word} through a gateway named in the environment or a file, which the guard does not read`;
     places.push({ word, text: shorthand === null ? word : `localhost${shorthand[1] === "" ? "" : `:${shorthand[1]!}`}${shorthand[2]!}` });
   }
+  const read = readPlaces(name, [words[0] ?? name], places, glob);
+  return { connects: { ...read, unknown: unknown ?? read.unknown }, refusals, commands, canonical };
+}
+
+/**
+ * The places a program connects to (`word`: as the command spells it; `text`: the URL or
+ * `[scheme://]host[:port]` it names), read as the `url` kind reads them: `origins` for an allow,
+ * `forms` for a deny (`prefix`, the program and the words naming what it does, followed by each
+ * place normalised, with the hosts that reach the same place), `unknown` when one cannot be read.
+ */
+function readPlaces(name: string, prefix: readonly string[], places: readonly { word: string; text: string }[], glob = false): Connects {
+  let unknown: string | undefined;
   const origins = new Set<string>();
   const readings = new Set<string>();
   for (const place of places) {
@@ -1857,9 +2017,8 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
       }
     }
   }
-  const program = words[0] ?? name;
-  const forms: string[][] = readings.size === 0 ? [] : [[program, ...readings], ...[...readings].map((reading) => [program, reading])];
-  return { connects: { origins: [...origins], forms, unknown, places: places.map((place) => place.word) }, refusals, commands, canonical };
+  const forms: string[][] = readings.size === 0 ? [] : [[...prefix, ...readings], ...[...readings].map((reading) => [...prefix, reading])];
+  return { origins: [...origins], forms, unknown, places: places.map((place) => place.word) };
 }
 
 /** Programs that run a command, run code, or write a file through an option (each row: the program's names, its options). */
@@ -4577,6 +4736,8 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
         out.guesses.push(...codeGuesses(code));
         out.unknown ??= `${name} ${option} runs code that ${doubt}, which the guard cannot read`;
       }
+      // Code that connects somewhere (`urlopen(…)`, `fetch(…)`; a module loaded with `-MLWP::Simple`, `-ropen-uri`): the places are built when it runs.
+      if (NET_CALLS.test(code) || words.slice(1).some((word) => word !== given && /^-[MmrI]/.test(word) && NET_CALLS.test(word))) out.placesUnknown ??= `${name} ${option} runs code that connects to the network, where the guard cannot read`;
     } else if (words.length === 1 || words[1] === "-") {
       out.refusals.push({ reason: `${name} runs code read from its standard input`, token: name });
       out.readsStdin = true;
@@ -4632,6 +4793,14 @@ export function readProgram(words: readonly string[]): ProgramReading {
     out.forms.push(module, ...inner.forms);
     out.unknown ??= inner.unknown;
     if (inner.input !== undefined) out.input = [...(out.input ?? []), ...inner.input];
+    out.connects ??= inner.connects;
+    out.placesUnknown ??= inner.placesUnknown;
+  }
+  // `git clone URL`, `pip install git+URL`, `npm install --registry URL x`: the places it connects to.
+  const net = readNetProgram(name, words);
+  if (net !== undefined) {
+    out.connects ??= net.connects;
+    out.placesUnknown ??= net.placesUnknown;
   }
   return out;
 }

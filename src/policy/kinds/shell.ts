@@ -41,6 +41,8 @@ export interface SimpleCommand {
   readonly transparent?: boolean;
   /** Where a program that fetches URLs connects (curl, wget; programs.ts): an allow pattern that names URLs must name every one of these origins. */
   readonly connects?: { readonly origins: readonly string[]; readonly places: readonly string[] };
+  /** Why the places the program connects to cannot all be read (programs.ts): a deny or ask pattern a place added to its words could make match cannot tell. */
+  readonly placesUnknown?: string;
   /** Another spelling an allow pattern may match (`git --no-pager -C DIR log` as `git log` where `cd DIR` is allowed; programs.ts). */
   readonly allowAs?: { readonly words: readonly string[]; readonly places: readonly string[]; readonly waives: readonly string[] };
   /**
@@ -706,6 +708,7 @@ function addSimple(
   let transparent = false;
   let allowAs: SimpleCommand["allowAs"];
   let connects: SimpleCommand["connects"];
+  let placesUnknown: string | undefined;
   const placeForms: (readonly string[])[] = [];
   const otherScripts: string[] = [];
   /** The commands this one runs with words read from the input (xargs's command), by their words. */
@@ -730,6 +733,7 @@ function addSimple(
     if (form === forms[0] && reading.connects !== undefined) connects = { origins: reading.connects.origins, places: reading.connects.places };
     // `curl 0x7f.1:8080` is also `curl http://127.0.0.1:8080/`: the places it connects to, as a deny reads them.
     placeForms.push(...(reading.connects?.forms ?? []));
+    placesUnknown ??= reading.placesUnknown;
     for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
     unknown ??= reading.unknown;
     for (const extra of reading.forms) if (forms.length < MAX_FORMS) forms.push([...extra]);
@@ -836,6 +840,7 @@ function addSimple(
     forms,
     unknown,
     ...(connects === undefined ? {} : { connects }),
+    ...(placesUnknown === undefined ? {} : { placesUnknown }),
     ...(within === undefined ? {} : { within }),
     ...(transparent || input?.implicit === true ? { transparent: true } : {}),
     ...(allowAs === undefined || input !== undefined ? {} : { allowAs }),
