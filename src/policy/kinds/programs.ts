@@ -1201,6 +1201,11 @@ type OptionEffect =
   | "code"
   /** A file whose contents run (`vim -S`, `nmap --script`): no allow covers it. */
   | "file"
+  /**
+   * A file of the program's commands, where a line may run a shell command (`psql -f`, `sqlite3 -init`, `gdb -x`), as it
+   * reads its standard input: no allow covers it, and a deny cannot tell (it runs what the file holds, as `sqlite3 db < FILE` does).
+   */
+  | "commands"
   /** A file it writes (`less -o`, `git diff --output`). */
   | "writes"
   /** A file whose contents it sends over the network (`curl -T FILE`, `wget --post-file`). */
@@ -1240,6 +1245,8 @@ interface OperandEffect {
 interface EffectOption {
   readonly option: string;
   readonly effect: OptionEffect;
+  /** For a `code` option with a shellEscape: the client command that runs the commands of a file (psql's `\\i FILE`, mysql's `source FILE`), the file its first group. */
+  readonly includes?: RegExp;
   /** A short option that may close a cluster of getopt flags (`man -aPcmd`). */
   readonly cluster?: boolean;
   /** The value's words are separated by this, not by spaces (`gcc -wrapper prog,arg`). */
@@ -1289,6 +1296,12 @@ const CLIENT_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\.shell\b|\.system\b|system\b|
 
 /** An output "file" `|CMD` that pipes to CMD (psql's `-o`, as its `\\o`). */
 const PIPE_TO_COMMAND = /^\s*\|(.*)$/gs;
+
+/** psql's `\\i FILE`, `\\ir FILE`, `\\include FILE`, `\\include_relative FILE`: the commands of a file. */
+const PSQL_INCLUDE = /(?:^|[\n;])\s*\\(?:i|ir|include|include_relative)\s+(\S+)/;
+
+/** mysql's `source FILE` and `\\. FILE`: the commands of a file. */
+const MYSQL_SOURCE = /(?:^|[\n;])\s*(?:source|SOURCE|\\\.)\s+(\S+)/;
 
 /** mysql's client commands that run a command here: `system CMD`, `\\! CMD`, and the pager (`pager CMD`, `\\P CMD`) its output goes through. */
 const MYSQL_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\\P|system\b|SYSTEM\b|pager\b|PAGER\b)\s*([^\n;]*)/g;
@@ -2224,10 +2237,10 @@ const OPTION_EFFECTS: readonly {
   {
     programs: ["psql"],
     options: [
-      { option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE },
-      { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE },
-      { option: "-f", effect: "file" },
-      { option: "--file", effect: "file" },
+      { option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE, includes: PSQL_INCLUDE },
+      { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE, includes: PSQL_INCLUDE },
+      { option: "-f", effect: "commands" },
+      { option: "--file", effect: "commands" },
       { option: "-o", effect: "code", shellEscape: PIPE_TO_COMMAND, when: /^\s*\|/ },
       { option: "--output", effect: "code", shellEscape: PIPE_TO_COMMAND, when: /^\s*\|/ },
       { option: "-o", effect: "writes" },
@@ -2241,8 +2254,8 @@ const OPTION_EFFECTS: readonly {
   {
     programs: ["mysql", "mariadb"],
     options: [
-      { option: "-e", effect: "code", shellEscape: MYSQL_SHELL_ESCAPE },
-      { option: "--execute", effect: "code", shellEscape: MYSQL_SHELL_ESCAPE },
+      { option: "-e", effect: "code", shellEscape: MYSQL_SHELL_ESCAPE, includes: MYSQL_SOURCE },
+      { option: "--execute", effect: "code", shellEscape: MYSQL_SHELL_ESCAPE, includes: MYSQL_SOURCE },
       { option: "--init-command", effect: "code" },
       { option: "--pager", effect: "script" },
       { option: "--tee", effect: "writes" },
@@ -2256,8 +2269,8 @@ const OPTION_EFFECTS: readonly {
     abbreviate: {},
   },
   // sqlite3 and duckdb run their -cmd (duckdb -c, -s) values as they run their operands (readSqlShellOperands).
-  { programs: ["sqlite3", "duckdb"], options: [{ option: "-init", effect: "file" }] },
-  { programs: ["lftp"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "file" }] },
+  { programs: ["sqlite3", "duckdb"], options: [{ option: "-init", effect: "commands" }] },
+  { programs: ["lftp"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "commands" }] },
   { programs: ["svn"], options: [{ option: "--diff-cmd", effect: "program" }, { option: "--diff3-cmd", effect: "program" }, { option: "--editor-cmd", effect: "script" }, { option: "--config-option", effect: "code" }, { option: "--config-dir", effect: "file" }] },
   // go: -exec and -toolexec run a program around each binary or tool, -vettool is the vet program, and -ldflags' -extld names the external linker it runs.
   {
@@ -2431,10 +2444,10 @@ const OPTION_EFFECTS: readonly {
       { option: "--eval-command", effect: "debugger" },
       { option: "-iex", effect: "debugger" },
       { option: "--init-eval-command", effect: "debugger" },
-      { option: "-x", effect: "file" },
-      { option: "--command", effect: "file" },
-      { option: "-ix", effect: "file" },
-      { option: "--init-command", effect: "file" },
+      { option: "-x", effect: "commands" },
+      { option: "--command", effect: "commands" },
+      { option: "-ix", effect: "commands" },
+      { option: "--init-command", effect: "commands" },
       { option: "--args", effect: "rest" },
     ],
     // getopt_long_only: `-eval-command=`, `--eval-c=` and `-eval-c=` are --eval-command.
@@ -2920,6 +2933,10 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
         case "file":
           out.refusals.push({ reason: `${name} runs the code in the file given with ${shown}`, token: option.option });
           break;
+        case "commands":
+          out.refusals.push({ reason: `${name} runs the commands in the file given with ${shown} (a line may run a shell command)`, token: option.option });
+          out.unknown ??= `${name} runs the commands in the file ${value ?? ""} given with ${shown}, which the guard cannot read`;
+          break;
         case "config":
           out.refusals.push({ reason: `${name} runs the scripts and configuration (which can run commands) of the project, repository or directory given with ${shown}`, token: option.option });
           if (option.place === true) {
@@ -2954,6 +2971,9 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
           if (option.shellEscape !== undefined) {
             // A client's statements run in its server; only its shell escapes run here (`COPY ... TO PROGRAM` runs on the server).
             for (const match of text.matchAll(option.shellEscape)) out.scripts.push(match[1] ?? "");
+            // `psql -c '\\i FILE'`, `mysql -e 'source FILE'`: the client's commands in a file, which the guard cannot read.
+            const included = option.includes === undefined ? null : option.includes.exec(text);
+            if (included !== null) out.unknown ??= `${name} runs the commands in the file ${included[1] ?? ""} named in ${shown}, which the guard cannot read`;
             break;
           }
           out.guesses.push(...codeGuesses(text));
@@ -3480,7 +3500,7 @@ function readSqlShellOperands(name: string, words: readonly string[], out: Progr
           out.scripts.push(escape !== null ? escape[1]! : pipe![2]!);
         } else {
           out.refusals.push({ reason: `${name} runs the dot-command .${dot}`, token: `.${dot}` });
-          out.unknown ??= `${name} runs the dot-command .${dot}, which the guard does not read`;
+          out.unknown ??= `${name} runs the dot-command ${line.trim()}, which the guard does not read`;
         }
       }
       continue;
