@@ -86,8 +86,14 @@ interface OptionTable {
   readonly anyLongEq?: boolean;
 }
 
+/** task-spooler's flags: its queueing options (`-n`, `-E`, …) and its actions, which run nothing (`-l`, `-K`, `-t ID`, `-w`, …). */
+const TASK_SPOOLER_FLAGS = "nEgfmBdKClhVTStcpoisrwku";
+const TASK_SPOOLER_ACTIONS = ["-K", "-C", "-l", "-h", "-V", "-T", "-S", "-t", "-c", "-p", "-o", "-i", "-s", "-r", "-w", "-k", "-u", "-U"];
+
 /** A program that runs the command given after its options (and `positionals` more words). */
 interface WrapperSpec {
+  /** A first operand that says the name is another program's, which runs nothing (moreutils' `ts FORMAT`). */
+  readonly otherProgram?: RegExp;
   readonly options: OptionTable;
   /** Words between the options and the command (timeout's duration, flock's file, chroot's root). */
   readonly positionals?: number;
@@ -248,8 +254,30 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     writeOptions: ["-o", "--output"],
   },
   nohup: { options: { long: ["--help", "--version"] } },
-  // task-spooler queues the command and runs it (`tsp CMD`; `-L LABEL`, `-D ID`, `-W ID` (depend), `-N SLOTS`, `-E`, `-g`, `-n`, `-f`, `-m`, `-B`).
-  tsp: { options: { flags: "nEgfmB", valued: "LDWN" } },
+  // task-spooler queues the command and runs it (`tsp CMD`; `-L LABEL`, `-D ID`, `-W ID` (depend), `-N SLOTS`, `-E`, `-g`, `-n`, `-f`, `-m`, `-B`);
+  // its actions (`-l`, `-K`, `-t ID`, `-w`, ...) run nothing. Upstream names it `ts`, which Debian gives moreutils' timestamp filter:
+  // `ts FORMAT` (a `%` in it) and `ts` with no operand are that filter.
+  tsp: { options: { flags: TASK_SPOOLER_FLAGS, valued: "LDWNU" }, inert: TASK_SPOOLER_ACTIONS, commandOptional: true },
+  ts: { options: { flags: TASK_SPOOLER_FLAGS, valued: "LDWNU" }, inert: TASK_SPOOLER_ACTIONS, commandOptional: true, otherProgram: /%/ },
+  // qemu's user-mode emulators (`qemu-x86_64 PROG ARGS`, `qemu-aarch64-static`; PROGRAM_ALIASES): one-dash options, some with a value.
+  "qemu-user": {
+    options: { singleDash: ["-h", "-help", "-singlestep", "-one-insn-per-tb", "-strace", "-version"], singleDashValued: ["-g", "-L", "-s", "-cpu", "-E", "-U", "-0", "-r", "-B", "-R", "-d", "-dfilter", "-D", "-p", "-seed", "-trace"] },
+    inert: ["-h", "-help", "-version"],
+    writeOptions: ["-D"],
+  },
+  // rootlesskit (urfave/cli): runs the command in new namespaces; its *-binary options name programs it runs.
+  rootlesskit: {
+    options: {
+      flags: "hv",
+      valued: "p",
+      long: ["--debug", "--help", "--version", "--disable-host-loopback", "--ipv6", "--detach-netns", "--pidns", "--cgroupns", "--utsns", "--ipcns"],
+      longValued: ["--copy-up", "--copy-up-mode", "--propagation", "--net", "--mtu", "--cidr", "--ifname", "--lxc-user-nic-binary", "--lxc-user-nic-bridge", "--slirp4netns-binary", "--slirp4netns-sandbox", "--slirp4netns-seccomp", "--vpnkit-binary", "--pasta-binary", "--port-driver", "--publish", "--reaper", "--evacuate-cgroup2", "--state-dir", "--subid-source"],
+    },
+    inert: ["-h", "--help", "-v", "--version"],
+    scriptOptions: ["--lxc-user-nic-binary", "--slirp4netns-binary", "--vpnkit-binary", "--pasta-binary"],
+  },
+  // zsh's sched runs its words as a command line later (`sched +1 CMD`, `sched 12:00 CMD`, `sched -o …`); `sched` lists, `sched -N` removes.
+  sched: { options: { flags: "o", numeric: true }, positionals: 1, joined: true, commandOptional: true },
   "task-spooler": { options: { flags: "nEgfmB", valued: "LDWN" } },
   // zsh's precommand modifiers: the command after them runs (`noglob rm x`, `nocorrect rm x`, `- rm x`
   // with a dash before its name), and `repeat N` runs it N times. Agents' shells are often zsh.
@@ -663,7 +691,11 @@ function readScreenCommands(table: OptionTable, words: readonly string[]): Progr
 }
 
 /** Programs known by other names (the dynamic loader: `ld-linux-x86-64.so.2 /bin/rm x` runs rm). */
-const PROGRAM_ALIASES: readonly { readonly name: RegExp; readonly as: string }[] = [{ name: /^ld(?:-linux[\w.-]*|64)?\.so(?:\.\d+)*$/, as: "ld.so" }];
+const PROGRAM_ALIASES: readonly { readonly name: RegExp; readonly as: string }[] = [
+  { name: /^ld(?:-linux[\w.-]*|64)?\.so(?:\.\d+)*$/, as: "ld.so" },
+  // qemu's user-mode emulators, one per architecture (`qemu-x86_64`, `qemu-aarch64-static`); not qemu-system-*, qemu-img and its other tools.
+  { name: /^qemu-(?!system|img|io|nbd|storage|pr-helper|ga|edid|keymap|make)[a-z0-9_]+(?:-static)?$/, as: "qemu-user" },
+];
 
 /** A SUBCOMMAND_WRAPPERS program: the subcommand's reading, or undefined when the subcommand runs nothing. */
 function readSubcommandWrapper(name: string, family: SubcommandFamily, words: readonly string[]): ProgramReading | undefined {
@@ -1056,6 +1088,7 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
     effect: "code",
     what: "loads code or finds programs through it",
   },
+  { name: /^(?:OPENSSL_CONF|OPENSSL_ENGINES|OPENSSL_MODULES|GNUPGHOME)$/, effect: "code", what: "loads code or settings (engines, providers, helper programs) through it" },
   { name: /^(?:BASH_CMDS|BASH_ALIASES|BASH_LOADABLES_PATH)$/, effect: "code", what: "finds the program a command name runs through it (bash's table of command paths, its aliases, where enable -f loads builtins from)" },
   // zsh's tables of names (zsh/parameter): `aliases[x]=CMD`, `galiases`, `saliases` bind aliases, `functions[f]=BODY` defines a function, `commands[x]=PATH` hashes a path.
   { name: /^(?:aliases|galiases|saliases|functions|commands|dis_aliases|dis_galiases|dis_saliases|dis_functions)$/, effect: "code", what: "finds what a command name runs through it (zsh's tables of aliases, functions and command paths)" },
@@ -1206,6 +1239,8 @@ type OptionEffect =
    * reads its standard input: no allow covers it, and a deny cannot tell (it runs what the file holds, as `sqlite3 db < FILE` does).
    */
   | "commands"
+  /** Code or settings (which can run programs) it loads from a file or directory (`openssl -config`, `gpg --options`, `--exec-path`): no allow covers it, a deny cannot tell. */
+  | "loads"
   /** A file it writes (`less -o`, `git diff --output`). */
   | "writes"
   /** A file whose contents it sends over the network (`curl -T FILE`, `wget --post-file`). */
@@ -2366,7 +2401,20 @@ const OPTION_EFFECTS: readonly {
   { programs: ["mocha", "_mocha"], options: [{ option: "-r", effect: "file" }, { option: "--require", effect: "file" }, { option: "--config", effect: "file" }] },
   // binutils' nm, ar and ranlib load the linker plugin (a shared library) given with --plugin.
   { programs: ["nm", "ar", "ranlib", "gcc-nm", "gcc-ar", "gcc-ranlib"], options: [{ option: "--plugin", effect: "file" }], operands: { effect: "file", when: /^@./, reason: "reads more options (which can name a --plugin library it loads) from the file" } },
-  { programs: ["openssl"], options: [{ option: "-engine", effect: "file" }, { option: "-provider", effect: "file" }, { option: "-provider-path", effect: "file" }, { option: "-out", effect: "writes" }, { option: "-msgfile", effect: "writes" }, { option: "-keylogfile", effect: "writes" }, { option: "-sess_out", effect: "writes" }] },
+  // gpg: an options file, a home directory (its gpg.conf) and the helpers' directory name what it loads and runs; --photo-viewer is a command line.
+  {
+    programs: ["gpg", "gpg2", "gpgv", "gpgv2"],
+    options: [
+      { option: "--options", effect: "loads" },
+      { option: "--homedir", effect: "loads" },
+      { option: "--exec-path", effect: "loads" },
+      { option: "--load-extension", effect: "loads" },
+      { option: "--photo-viewer", effect: "script" },
+    ],
+    abbreviate: {},
+  },
+  // openssl: a configuration file can load engines and providers (shared libraries), as -engine and -provider do.
+  { programs: ["openssl"], options: [{ option: "-config", effect: "loads" }, { option: "-engine", effect: "loads" }, { option: "-provider", effect: "loads" }, { option: "-provider-path", effect: "loads" }, { option: "-out", effect: "writes" }, { option: "-msgfile", effect: "writes" }, { option: "-keylogfile", effect: "writes" }, { option: "-sess_out", effect: "writes" }] },
   {
     programs: ["awk", "gawk", "mawk", "nawk"],
     options: [
@@ -2933,6 +2981,10 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
         case "file":
           out.refusals.push({ reason: `${name} runs the code in the file given with ${shown}`, token: option.option });
           break;
+        case "loads":
+          out.refusals.push({ reason: `${name} loads code or settings (which can run programs) from what ${shown} names`, token: option.option });
+          out.unknown ??= `${name} loads code or settings from ${value ?? ""} given with ${shown}, which the guard cannot read`;
+          break;
         case "commands":
           out.refusals.push({ reason: `${name} runs the commands in the file given with ${shown} (a line may run a shell command)`, token: option.option });
           out.unknown ??= `${name} runs the commands in the file ${value ?? ""} given with ${shown}, which the guard cannot read`;
@@ -3206,6 +3258,7 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   }
   let i = 1 + (spec.leading ?? 0);
   const parsed = parseOptions(words, i, spec.options, name);
+  if (spec.otherProgram !== undefined && parsed.unknown === undefined && spec.otherProgram.test(words[parsed.next] ?? "")) return { ...empty(), plainWords: true };
   if (parsed.unknown !== undefined) {
     out.unknown = parsed.unknown;
     return out;
@@ -4941,6 +4994,28 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     return out;
   }
   switch (name) {
+    case "print": {
+      // zsh's print: -z pushes its words onto the line editor's buffer stack (run at the next prompt), -s adds them to the history (fc runs them again).
+      const out = empty();
+      let i = 1;
+      let pushed: string | undefined;
+      for (; i < words.length; i++) {
+        const word = words[i]!;
+        if (word === "--" || word === "-") {
+          i += 1;
+          break;
+        }
+        if (!/^-[A-Za-z]+$/.test(word)) break;
+        pushed ??= /[zsS]/.exec(word)?.[0];
+        // -f FORMAT, -C COLUMNS, -u FD, -v NAME, -x/-X TABSTOP take the next word when last in the cluster.
+        if (/[fCuvxX]$/.test(word)) i += 1;
+      }
+      if (pushed !== undefined) {
+        out.refusals.push({ reason: `print -${pushed} puts a command line where the shell runs it later (the editor's buffer, the history)`, token: `-${pushed}` });
+        out.scripts.push(words.slice(i).join(" "));
+      }
+      return out;
+    }
     case "run-parts": {
       const out = empty();
       if (words.some((word) => /^--(?:test|list|help|version)$/.test(word))) return out;
