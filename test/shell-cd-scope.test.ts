@@ -27,9 +27,6 @@ const CASES: readonly { line: string; stays: boolean }[] = [
   { line: "(cd T) && cat ./shadow", stays: true },
   { line: "(cd T; true) && cat ./shadow", stays: true },
   { line: "(cd T); cat ./shadow", stays: true },
-  { line: "echo $(cd T) && cat ./shadow", stays: true },
-  { line: 'echo "$(cd T; ls)"; cat ./shadow', stays: true },
-  { line: "echo `cd T` && cat ./shadow", stays: true },
   { line: "cd T | true; cat ./shadow", stays: true },
   { line: "cd T | cat ./shadow", stays: true },
   { line: "(cd T) ; (cd /); cat ./shadow", stays: true },
@@ -51,6 +48,19 @@ function ranIn(shell: string, line: string): string | undefined {
   const run = spawnSync(shell, ["-c", line], { cwd: root, encoding: "utf8", timeout: 10_000 });
   return /moved/.test(run.stdout) ? "moved" : /start/.test(run.stdout) ? "start" : "none";
 }
+
+// A command substitution makes its command one no allow covers (its words are known only when it
+// runs), so these are judged for the property alone: never allowed where a shell ran cat in T.
+const SUBSTITUTIONS = ["echo $(cd T) && cat ./shadow", 'echo "$(cd T; ls)"; cat ./shadow', "echo `cd T` && cat ./shadow", "echo $(cd T; cat ./shadow)", "cat $(cd T; echo ./shadow)"];
+
+describe("cd inside a command substitution", () => {
+  it.each(SUBSTITUTIONS)("%s", (text) => {
+    const line = text.replaceAll("T", T);
+    const decision = guard.decide("Bash", { command: line });
+    if (["bash", "zsh"].some((shell) => ranIn(shell, line) === "moved")) expect(decision.mode, decision.reason).not.toBe("allow");
+    expect(decision.mode).not.toBe("allow");
+  });
+});
 
 describe("cd inside a subshell: the directory of later commands, as bash and zsh keep it", () => {
   it.each(CASES.map((c) => [c.line, c] as const))("%s", (_line, c) => {

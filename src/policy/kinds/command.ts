@@ -290,9 +290,13 @@ const UNPLACED = "~-";
  * when the line names CDPATH (which bash searches) cannot be placed. Nested shells are read as moving too.
  */
 function workingDirectories(commands: readonly SimpleCommand[], text: string): (string | undefined)[] {
-  let cwd: string | undefined;
+  // Each change, with the subshell it runs in: it moves the commands after it in that subshell and those nested in it
+  // (`(cd /etc) && cat ./shadow` reads ./shadow where the line started).
+  const changes: { scope: readonly number[]; move: (cwd: string | undefined) => string }[] = [];
   return commands.map((command) => {
-    const before = cwd;
+    const scope = command.scope ?? [];
+    let before: string | undefined;
+    for (const change of changes) if (change.scope.every((id, i) => scope[i] === id)) before = change.move(before);
     const [program, ...args] = command.words;
     if (program === undefined || !DIRECTORY_CHANGES.has(program)) return before;
     const operands: string[] = [];
@@ -303,9 +307,9 @@ function workingDirectories(commands: readonly SimpleCommand[], text: string): (
       else operands.push(arg);
     }
     const target = program === "popd" || command.dynamic || operands.length > 1 ? undefined : (operands[0] ?? (program === "pushd" ? undefined : "~"));
-    if (target === undefined || target === "-" || /^[+-]\d+$/.test(target) || (/CDPATH/.test(text) && !/^[./~]/.test(target))) cwd = UNPLACED;
-    else if (/^[/~]/.test(target)) cwd = target;
-    else cwd = cwd === undefined ? target : `${cwd}/${target}`;
+    if (target === undefined || target === "-" || /^[+-]\d+$/.test(target) || (/CDPATH/.test(text) && !/^[./~]/.test(target))) changes.push({ scope, move: () => UNPLACED });
+    else if (/^[/~]/.test(target)) changes.push({ scope, move: () => target });
+    else changes.push({ scope, move: (cwd) => (cwd === undefined ? target : `${cwd}/${target}`) });
     return before;
   });
 }
