@@ -151,11 +151,16 @@ describe("a deny on a host: every spelling of the place", () => {
     `perl -MHTTP::Tiny -e 'HTTP::Tiny->new->get("http://0xa9fea9fe/")'`,
     `ruby -ropen-uri -e 'URI.open("http://0xa9fea9fe/")'`,
     `ruby -rnet/http -e 'Net::HTTP.get(URI("http://0xa9fea9fe/"))'`,
+    `python3 <<'EOF'\nimport urllib.request\nurllib.request.urlopen("http://0xa9fea9fe/")\nEOF`,
+    `node <<< "fetch('http://0xa9fea9fe/')"`,
   ])("inline code that connects cannot be told: %s", (command) => {
     const decision = guard.decide("Bash", { command });
     expect(decision.mode, decision.reason).toBe("ask");
     expect(decision.reason).toMatch(/connects/);
   });
+
+  it("code a process substitution feeds to python3 that connects asks", () =>
+    expect(guard.decide("Bash", { command: `python3 <(echo 'import urllib.request; urllib.request.urlopen("http://0xa9fea9fe/")')` }).mode).toBe("ask"));
 
   it.each([
     "git clone https://github.com/a/b.git",

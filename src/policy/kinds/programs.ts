@@ -747,10 +747,14 @@ export function runsStdinAsShell(name: string): boolean {
 }
 
 /** Code fed to an interpreter on its standard input (`python3 <<< 'os.system("rm x")'`): the texts a deny tries as commands, and why it cannot tell. */
-export function stdinCodeReading(name: string, code: string): { guesses: string[]; unknown: string | undefined } {
+export function stdinCodeReading(name: string, code: string): { guesses: string[]; unknown: string | undefined; placesUnknown: string | undefined } {
   const guesses = codeGuesses(code);
   const doubt = codeDoubt(code);
-  return { guesses, unknown: doubt === undefined ? undefined : `${name} runs code from its standard input that ${doubt}, which the guard cannot read` };
+  return {
+    guesses,
+    unknown: doubt === undefined ? undefined : `${name} runs code from its standard input that ${doubt}, which the guard cannot read`,
+    placesUnknown: NET_CALLS.test(code) ? `${name} runs code from its standard input that connects to the network, where the guard cannot read` : undefined,
+  };
 }
 
 /** Interpreters whose code option runs a program text the guard cannot read. */

@@ -826,6 +826,7 @@ function addSimple(
       const reading = stdinCodeReading(program, code);
       nested.guesses.push(...reading.guesses);
       unknown ??= reading.unknown;
+      placesUnknown ??= reading.placesUnknown;
     }
   }
   // `make -f - <<< 'all:; CMD'`, `make -f /dev/stdin <<EOF`: the makefile is the text fed in.
@@ -846,6 +847,7 @@ function addSimple(
       const code = stdinCodeReading(program, stdin.text);
       nested.guesses.push(...code.guesses);
       unknown ??= code.unknown;
+      placesUnknown ??= code.placesUnknown;
     }
   }
   for (const form of placeForms) if (forms.length < MAX_FORMS) forms.push([...form]);
