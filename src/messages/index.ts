@@ -276,6 +276,11 @@ export function wildWordsReason(pattern: string, words: readonly string[]): stri
   return `the shell replaces ${shown} when the command runs (an expansion or a file name pattern), and what it becomes may match ${JSON.stringify(pattern)}`;
 }
 
+/** Why a deny or ask `pattern` cannot tell: the command connects to places the guard cannot read (`why`), and one of them may make the pattern match. */
+export function unreadPlacesReason(pattern: string, why: string): string {
+  return `${why}, and a place it connects to may match ${JSON.stringify(pattern)}`;
+}
+
 /** Why nothing can be told of a command whose program `wrapper` reads from its input (`xargs -I{} {} x`). */
 export function inputProgramReason(wrapper: string): string {
   return `${wrapper} reads the name of the program it runs from its input, which the guard cannot know`;

@@ -1,5 +1,5 @@
 import { foldCase, normalizeString } from "../normalize.js";
-import { wildWordsReason } from "../../messages/index.js";
+import { unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
 import type { Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
@@ -50,6 +50,10 @@ interface CommandPattern {
   /** Whether the pattern compares letters with their case (else both sides are folded). */
   readonly caseSensitive: boolean;
 }
+
+/** A place a command connects to that the guard cannot read, as a word of any text (mayMatch reads it as such). */
+const UNREAD_PLACE = "\u0000place";
+const UNREAD_PLACES: ReadonlySet<string> = new Set([UNREAD_PLACE]);
 
 /** In a shape (CommandPattern.shapes, commandShape): any text, blanks included. */
 const STAR = -1;
@@ -159,7 +163,8 @@ const CLIMB = /(?:^|[\s/])\.\.(?=[\s/]|$)/;
 function patternOrigins(pattern: string): ((origin: string) => boolean)[] {
   const tests: ((origin: string) => boolean)[] = [];
   for (const word of pattern.split(/\s+/)) {
-    const spelled = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(word.replace(/:\*$/, ""));
+    // (`git+https://…`: pip's and npm's VCS prefix before the URL git connects to.)
+    const spelled = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(word.replace(/:\*$/, "").replace(/^(?:git|hg|svn|bzr)\+(?=[a-z][a-z0-9.-]*:\/\/)/i, ""));
     if (spelled === null) continue;
     if (!spelled[2]!.includes("*")) {
       const reading = urlReadings(spelled[0])?.texts[0];
@@ -285,9 +290,13 @@ const UNPLACED = "~-";
  * when the line names CDPATH (which bash searches) cannot be placed. Nested shells are read as moving too.
  */
 function workingDirectories(commands: readonly SimpleCommand[], text: string): (string | undefined)[] {
-  let cwd: string | undefined;
+  // Each change, with the subshell it runs in: it moves the commands after it in that subshell and those nested in it
+  // (`(cd /etc) && cat ./shadow` reads ./shadow where the line started).
+  const changes: { scope: readonly number[]; move: (cwd: string | undefined) => string }[] = [];
   return commands.map((command) => {
-    const before = cwd;
+    const scope = command.scope ?? [];
+    let before: string | undefined;
+    for (const change of changes) if (change.scope.every((id, i) => scope[i] === id)) before = change.move(before);
     const [program, ...args] = command.words;
     if (program === undefined || !DIRECTORY_CHANGES.has(program)) return before;
     const operands: string[] = [];
@@ -298,9 +307,9 @@ function workingDirectories(commands: readonly SimpleCommand[], text: string): (
       else operands.push(arg);
     }
     const target = program === "popd" || command.dynamic || operands.length > 1 ? undefined : (operands[0] ?? (program === "pushd" ? undefined : "~"));
-    if (target === undefined || target === "-" || /^[+-]\d+$/.test(target) || (/CDPATH/.test(text) && !/^[./~]/.test(target))) cwd = UNPLACED;
-    else if (/^[/~]/.test(target)) cwd = target;
-    else cwd = cwd === undefined ? target : `${cwd}/${target}`;
+    if (target === undefined || target === "-" || /^[+-]\d+$/.test(target) || (/CDPATH/.test(text) && !/^[./~]/.test(target))) changes.push({ scope, move: () => UNPLACED });
+    else if (/^[/~]/.test(target)) changes.push({ scope, move: () => target });
+    else changes.push({ scope, move: (cwd) => (cwd === undefined ? target : `${cwd}/${target}`) });
     return before;
   });
 }
@@ -430,6 +439,17 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
           const verdict = pattern.matchesOpen(form, at);
           if (verdict === YES) return { verdict: YES, why: undefined };
           if (verdict === UNKNOWN) open ??= command.input.reason;
+        }
+      }
+    }
+    // `python3 -c 'urlopen(…)'`, `pip install -r FILE`: a place the guard cannot read, added to the words, may make a pattern match.
+    if (open === undefined) {
+      for (const command of commands) {
+        if (command.placesUnknown === undefined) continue;
+        const pattern = patterns.find((one) => command.forms.some((form) => mayMatch(one, [...form, UNREAD_PLACE], UNREAD_PLACES) !== false));
+        if (pattern !== undefined) {
+          open = unreadPlacesReason(pattern.source, command.placesUnknown);
+          break;
         }
       }
     }

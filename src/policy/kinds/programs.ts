@@ -37,6 +37,11 @@ interface ProgramReading {
   readsStdin?: boolean;
   /** Where a program that fetches URLs (curl, wget) connects: see `readFetcher`. */
   connects?: Connects;
+  /**
+   * Why the places the program connects to cannot all be read (inline code that opens connections, a
+   * requirements file): a deny or ask pattern that a place added to its words could make match cannot tell.
+   */
+  placesUnknown?: string;
   /** A wrapper that changes only how its command runs (`timeout 5 CMD`, `nice CMD`): the line is as allowed as the command it runs. */
   transparent?: boolean;
   /**
@@ -81,8 +86,14 @@ interface OptionTable {
   readonly anyLongEq?: boolean;
 }
 
+/** task-spooler's flags: its queueing options (`-n`, `-E`, …) and its actions, which run nothing (`-l`, `-K`, `-t ID`, `-w`, …). */
+const TASK_SPOOLER_FLAGS = "nEgfmBdKClhVTStcpoisrwku";
+const TASK_SPOOLER_ACTIONS = ["-K", "-C", "-l", "-h", "-V", "-T", "-S", "-t", "-c", "-p", "-o", "-i", "-s", "-r", "-w", "-k", "-u", "-U"];
+
 /** A program that runs the command given after its options (and `positionals` more words). */
 interface WrapperSpec {
+  /** A first operand that says the name is another program's, which runs nothing (moreutils' `ts FORMAT`). */
+  readonly otherProgram?: RegExp;
   readonly options: OptionTable;
   /** Words between the options and the command (timeout's duration, flock's file, chroot's root). */
   readonly positionals?: number;
@@ -243,8 +254,30 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     writeOptions: ["-o", "--output"],
   },
   nohup: { options: { long: ["--help", "--version"] } },
-  // task-spooler queues the command and runs it (`tsp CMD`; `-L LABEL`, `-D ID`, `-W ID` (depend), `-N SLOTS`, `-E`, `-g`, `-n`, `-f`, `-m`, `-B`).
-  tsp: { options: { flags: "nEgfmB", valued: "LDWN" } },
+  // task-spooler queues the command and runs it (`tsp CMD`; `-L LABEL`, `-D ID`, `-W ID` (depend), `-N SLOTS`, `-E`, `-g`, `-n`, `-f`, `-m`, `-B`);
+  // its actions (`-l`, `-K`, `-t ID`, `-w`, ...) run nothing. Upstream names it `ts`, which Debian gives moreutils' timestamp filter:
+  // `ts FORMAT` (a `%` in it) and `ts` with no operand are that filter.
+  tsp: { options: { flags: TASK_SPOOLER_FLAGS, valued: "LDWNU" }, inert: TASK_SPOOLER_ACTIONS, commandOptional: true },
+  ts: { options: { flags: TASK_SPOOLER_FLAGS, valued: "LDWNU" }, inert: TASK_SPOOLER_ACTIONS, commandOptional: true, otherProgram: /%/ },
+  // qemu's user-mode emulators (`qemu-x86_64 PROG ARGS`, `qemu-aarch64-static`; PROGRAM_ALIASES): one-dash options, some with a value.
+  "qemu-user": {
+    options: { singleDash: ["-h", "-help", "-singlestep", "-one-insn-per-tb", "-strace", "-version"], singleDashValued: ["-g", "-L", "-s", "-cpu", "-E", "-U", "-0", "-r", "-B", "-R", "-d", "-dfilter", "-D", "-p", "-seed", "-trace"] },
+    inert: ["-h", "-help", "-version"],
+    writeOptions: ["-D"],
+  },
+  // rootlesskit (urfave/cli): runs the command in new namespaces; its *-binary options name programs it runs.
+  rootlesskit: {
+    options: {
+      flags: "hv",
+      valued: "p",
+      long: ["--debug", "--help", "--version", "--disable-host-loopback", "--ipv6", "--detach-netns", "--pidns", "--cgroupns", "--utsns", "--ipcns"],
+      longValued: ["--copy-up", "--copy-up-mode", "--propagation", "--net", "--mtu", "--cidr", "--ifname", "--lxc-user-nic-binary", "--lxc-user-nic-bridge", "--slirp4netns-binary", "--slirp4netns-sandbox", "--slirp4netns-seccomp", "--vpnkit-binary", "--pasta-binary", "--port-driver", "--publish", "--reaper", "--evacuate-cgroup2", "--state-dir", "--subid-source"],
+    },
+    inert: ["-h", "--help", "-v", "--version"],
+    scriptOptions: ["--lxc-user-nic-binary", "--slirp4netns-binary", "--vpnkit-binary", "--pasta-binary"],
+  },
+  // zsh's sched runs its words as a command line later (`sched +1 CMD`, `sched 12:00 CMD`, `sched -o …`); `sched` lists, `sched -N` removes.
+  sched: { options: { flags: "o", numeric: true }, positionals: 1, joined: true, commandOptional: true },
   "task-spooler": { options: { flags: "nEgfmB", valued: "LDWN" } },
   // zsh's precommand modifiers: the command after them runs (`noglob rm x`, `nocorrect rm x`, `- rm x`
   // with a dash before its name), and `repeat N` runs it N times. Agents' shells are often zsh.
@@ -658,7 +691,11 @@ function readScreenCommands(table: OptionTable, words: readonly string[]): Progr
 }
 
 /** Programs known by other names (the dynamic loader: `ld-linux-x86-64.so.2 /bin/rm x` runs rm). */
-const PROGRAM_ALIASES: readonly { readonly name: RegExp; readonly as: string }[] = [{ name: /^ld(?:-linux[\w.-]*|64)?\.so(?:\.\d+)*$/, as: "ld.so" }];
+const PROGRAM_ALIASES: readonly { readonly name: RegExp; readonly as: string }[] = [
+  { name: /^ld(?:-linux[\w.-]*|64)?\.so(?:\.\d+)*$/, as: "ld.so" },
+  // qemu's user-mode emulators, one per architecture (`qemu-x86_64`, `qemu-aarch64-static`); not qemu-system-*, qemu-img and its other tools.
+  { name: /^qemu-(?!system|img|io|nbd|storage|pr-helper|ga|edid|keymap|make)[a-z0-9_]+(?:-static)?$/, as: "qemu-user" },
+];
 
 /** A SUBCOMMAND_WRAPPERS program: the subcommand's reading, or undefined when the subcommand runs nothing. */
 function readSubcommandWrapper(name: string, family: SubcommandFamily, words: readonly string[]): ProgramReading | undefined {
@@ -710,10 +747,14 @@ export function runsStdinAsShell(name: string): boolean {
 }
 
 /** Code fed to an interpreter on its standard input (`python3 <<< 'os.system("rm x")'`): the texts a deny tries as commands, and why it cannot tell. */
-export function stdinCodeReading(name: string, code: string): { guesses: string[]; unknown: string | undefined } {
+export function stdinCodeReading(name: string, code: string): { guesses: string[]; unknown: string | undefined; placesUnknown: string | undefined } {
   const guesses = codeGuesses(code);
   const doubt = codeDoubt(code);
-  return { guesses, unknown: doubt === undefined ? undefined : `${name} runs code from its standard input that ${doubt}, which the guard cannot read` };
+  return {
+    guesses,
+    unknown: doubt === undefined ? undefined : `${name} runs code from its standard input that ${doubt}, which the guard cannot read`,
+    placesUnknown: NET_CALLS.test(code) ? `${name} runs code from its standard input that connects to the network, where the guard cannot read` : undefined,
+  };
 }
 
 /** Interpreters whose code option runs a program text the guard cannot read. */
@@ -874,6 +915,14 @@ function ownWords(name: string, words: readonly string[]): readonly string[] {
 
 /** Calls that start a process in the interpreters' languages (Python, Perl, Ruby, Node, PHP, Lua, Tcl, PowerShell, AppleScript). */
 const PROCESS_CALLS = /\b(?:system|exec\w*|popen\w*|spawn\w*|posix_spawn\w*|create_subprocess_\w+|Command|Deno\.run|fork|subprocess|Popen|check_output|check_call|shell_exec|passthru|proc_open|pcntl_exec|child_process|Runtime|ProcessBuilder|Start-Process|Invoke-Expression|iex|do shell script|shell-command|call-process|start-process|make-process|os\.execute|io\.popen|open3|IO\.popen|Kernel|qx|pty|callCommand|callProcess|readProcess|rawSystem|createProcess|spawnCommand|runCommand|runProcess)\b|`|\bopen\s*\(\s*["']\|/;
+
+/**
+ * Code that opens network connections (Python's urllib, requests, httpx, socket; JavaScript's fetch,
+ * http, net, WebSocket; Perl's LWP, HTTP::Tiny, IO::Socket; Ruby's open-uri, Net::HTTP, TCPSocket;
+ * PHP's file_get_contents of a URL, curl_*, fsockopen; PowerShell's Invoke-WebRequest), or holds a
+ * URL: where it connects is built when it runs, so the guard cannot read its places.
+ */
+const NET_CALLS = /:\/\/|\b(?:urllib\d?|urlopen|urlretrieve|requests|httpx|http\.client|httplib\d?|aiohttp|socket|ftplib|smtplib|poplib|imaplib|telnetlib|xmlrpc|websockets?|pycurl|fetch|XMLHttpRequest|WebSocket|EventSource|axios|undici|https?|http2|net|tls|dgram|LWP|HTTP::Tiny|IO::Socket|Socket|Net::\w+|Mojo::UserAgent|open-uri|URI\.open|TCPSocket|UDPSocket|Faraday|HTTParty|file_get_contents|fsockopen|stream_socket_client|curl_\w+|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|WebClient|HttpClient|Deno\.connect|Bun\.connect)\b/;
 
 /**
  * Code that reaches a function by a name it builds when it runs (Python's `getattr(os, "sys"+"tem")`,
@@ -1043,6 +1092,7 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
     effect: "code",
     what: "loads code or finds programs through it",
   },
+  { name: /^(?:OPENSSL_CONF|OPENSSL_ENGINES|OPENSSL_MODULES|GNUPGHOME)$/, effect: "code", what: "loads code or settings (engines, providers, helper programs) through it" },
   { name: /^(?:BASH_CMDS|BASH_ALIASES|BASH_LOADABLES_PATH)$/, effect: "code", what: "finds the program a command name runs through it (bash's table of command paths, its aliases, where enable -f loads builtins from)" },
   // zsh's tables of names (zsh/parameter): `aliases[x]=CMD`, `galiases`, `saliases` bind aliases, `functions[f]=BODY` defines a function, `commands[x]=PATH` hashes a path.
   { name: /^(?:aliases|galiases|saliases|functions|commands|dis_aliases|dis_galiases|dis_saliases|dis_functions)$/, effect: "code", what: "finds what a command name runs through it (zsh's tables of aliases, functions and command paths)" },
@@ -1188,6 +1238,13 @@ type OptionEffect =
   | "code"
   /** A file whose contents run (`vim -S`, `nmap --script`): no allow covers it. */
   | "file"
+  /**
+   * A file of the program's commands, where a line may run a shell command (`psql -f`, `sqlite3 -init`, `gdb -x`), as it
+   * reads its standard input: no allow covers it, and a deny cannot tell (it runs what the file holds, as `sqlite3 db < FILE` does).
+   */
+  | "commands"
+  /** Code or settings (which can run programs) it loads from a file or directory (`openssl -config`, `gpg --options`, `--exec-path`): no allow covers it, a deny cannot tell. */
+  | "loads"
   /** A file it writes (`less -o`, `git diff --output`). */
   | "writes"
   /** A file whose contents it sends over the network (`curl -T FILE`, `wget --post-file`). */
@@ -1227,6 +1284,8 @@ interface OperandEffect {
 interface EffectOption {
   readonly option: string;
   readonly effect: OptionEffect;
+  /** For a `code` option with a shellEscape: the client command that runs the commands of a file (psql's `\\i FILE`, mysql's `source FILE`), the file its first group. */
+  readonly includes?: RegExp;
   /** A short option that may close a cluster of getopt flags (`man -aPcmd`). */
   readonly cluster?: boolean;
   /** The value's words are separated by this, not by spaces (`gcc -wrapper prog,arg`). */
@@ -1276,6 +1335,12 @@ const CLIENT_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\.shell\b|\.system\b|system\b|
 
 /** An output "file" `|CMD` that pipes to CMD (psql's `-o`, as its `\\o`). */
 const PIPE_TO_COMMAND = /^\s*\|(.*)$/gs;
+
+/** psql's `\\i FILE`, `\\ir FILE`, `\\include FILE`, `\\include_relative FILE`: the commands of a file. */
+const PSQL_INCLUDE = /(?:^|[\n;])\s*\\(?:i|ir|include|include_relative)\s+(\S+)/;
+
+/** mysql's `source FILE` and `\\. FILE`: the commands of a file. */
+const MYSQL_SOURCE = /(?:^|[\n;])\s*(?:source|SOURCE|\\\.)\s+(\S+)/;
 
 /** mysql's client commands that run a command here: `system CMD`, `\\! CMD`, and the pager (`pager CMD`, `\\P CMD`) its output goes through. */
 const MYSQL_SHELL_ESCAPE = /(?:^|[\n;])\s*(?:\\!|\\P|system\b|SYSTEM\b|pager\b|PAGER\b)\s*([^\n;]*)/g;
@@ -1628,6 +1693,141 @@ const FETCHER_NAMES: Readonly<Record<string, keyof typeof FETCHERS>> = {
   links: "links",
 };
 
+/**
+ * Programs that fetch from places named among their words without being HTTP clients: for each, the
+ * subcommands that connect (after the program's global options; `[]` when any does), how a repository
+ * operand is spelled, the options whose value is a place, and the options whose value is a file of
+ * places the guard does not read. A word that holds `scheme://` is a place wherever it stands (after
+ * a `NAME@` or a VCS prefix such as pip's `git+`); `repository` operands are also read in git's
+ * `[user@]host:path` form (ssh) and git's `TRANSPORT::ADDRESS`; npm's `github:`, `gitlab:`,
+ * `bitbucket:` and `gist:` shortcuts name their hosts.
+ */
+interface NetProgram {
+  readonly subcommands: readonly (readonly string[])[];
+  /** Options of the program itself before its subcommand (skipped: git's `-C DIR`). */
+  readonly global?: OptionTable;
+  /** Index (among the operands after the subcommand) of an operand that names a repository; -1 for none. */
+  readonly repository?: Readonly<Record<string, number>>;
+  /** Options whose value is a place (long names; short letters as `-i`), abbreviated as the program allows (`abbreviate`). */
+  readonly placeOptions: readonly string[];
+  /** Options whose value is a file the program reads places from (pip's `-r` requirements). */
+  readonly placeFiles?: readonly string[];
+  readonly abbreviate?: boolean;
+  /** npm's `github:user/repo` shortcuts: the host each names. */
+  readonly shortcuts?: Readonly<Record<string, string>>;
+}
+
+/** npm's hosted-git shortcuts (npm-package-arg, hosted-git-info). */
+const NPM_SHORTCUTS = { "github:": "https://github.com/", "gitlab:": "https://gitlab.com/", "bitbucket:": "https://bitbucket.org/", "gist:": "https://gist.github.com/" };
+
+const NET_PROGRAMS: Readonly<Record<string, NetProgram>> = {
+  // git(1): clone's repository, fetch/pull/push/ls-remote's repository, `remote add NAME URL`, `remote set-url NAME URL`, `submodule add URL`;
+  // `--bundle-uri` (clone, fetch) and `archive --remote` connect too.
+  git: {
+    subcommands: [["clone"], ["fetch"], ["pull"], ["push"], ["ls-remote"], ["remote", "add"], ["remote", "set-url"], ["submodule", "add"], ["archive"]],
+    global: GIT_GLOBAL,
+    repository: { clone: 0, fetch: 0, pull: 0, push: 0, "ls-remote": 0, "remote add": 1, "remote set-url": 1, "submodule add": 0 },
+    placeOptions: ["--bundle-uri", "--remote"],
+  },
+  // pip (optparse: long options abbreviated to a unique prefix): index and link options, proxies; `-r`/`-c` files name more.
+  pip: {
+    subcommands: [["install"], ["download"], ["wheel"], ["index"]],
+    placeOptions: ["-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--proxy"],
+    placeFiles: ["-r", "--requirement", "-c", "--constraint"],
+    abbreviate: true,
+  },
+  npm: {
+    subcommands: [["install"], ["i"], ["add"], ["in"], ["ins"], ["inst"], ["insta"], ["instal"], ["isnt"], ["isntal"], ["isntall"], ["install-test"], ["it"], ["update"], ["up"], ["ci"], ["exec"], ["x"], ["view"], ["info"], ["show"], ["pack"], ["publish"], ["login"], ["adduser"], ["ping"]],
+    placeOptions: ["--registry", "--proxy", "--https-proxy"],
+    shortcuts: NPM_SHORTCUTS,
+  },
+  pnpm: { subcommands: [["add"], ["install"], ["i"], ["update"], ["up"], ["dlx"]], placeOptions: ["--registry"], shortcuts: NPM_SHORTCUTS },
+  yarn: { subcommands: [["add"], ["install"], ["upgrade"], ["dlx"]], placeOptions: ["--registry"], shortcuts: NPM_SHORTCUTS },
+  npx: { subcommands: [[]], placeOptions: ["--registry"], shortcuts: NPM_SHORTCUTS },
+};
+const NET_PROGRAM_NAMES: Readonly<Record<string, string>> = { git: "git", pip: "pip", pip3: "pip", pip2: "pip", npm: "npm", pnpm: "pnpm", yarn: "yarn", npx: "npx" };
+
+/** A URL's start in a word (`x@https://…`, `git+https://…`, `pkg @ https://…`): `scheme://…`, VCS prefixes dropped. */
+const URL_IN_WORD = /(?:^|[@=\s])(?:(?:git|hg|svn|bzr)\+)?([a-z][a-z0-9.-]*:\/\/.*)$/is;
+
+/** git's `[user@]host:path` (ssh) form of a repository: no `://`, a colon before any slash, not a drive letter. */
+function gitScpPlace(word: string): string | undefined {
+  const match = /^(?:([^@/:]+)@)?(\[[^\]/]+\]|[^@/:[\]]{2,}):(?!\/\/)(.*)$/.exec(word);
+  if (match === null || word.includes("://")) return undefined;
+  return `ssh://${match[1] === undefined ? "" : `${match[1]}@`}${match[2]!}/${match[3]!.replace(/^\/+/, "")}`;
+}
+
+/**
+ * Where a NET_PROGRAMS program connects: the places its words name (see NetProgram), read as a
+ * fetcher's are, the forms a deny tries being the words up to the subcommand followed by each place.
+ * Undefined when the command connects nowhere the table knows. `placesUnknown`: a file of places.
+ */
+function readNetProgram(name: string, words: readonly string[]): { connects: Connects; placesUnknown: string | undefined } | undefined {
+  const key = Object.hasOwn(NET_PROGRAM_NAMES, name) ? NET_PROGRAM_NAMES[name]! : undefined;
+  const spec = key === undefined ? undefined : NET_PROGRAMS[key];
+  if (spec === undefined) return undefined;
+  let start = 1;
+  if (spec.global !== undefined) {
+    const parsed = parseOptions(words, 1, spec.global, name);
+    if (parsed.unknown !== undefined) return undefined;
+    start = parsed.next;
+  }
+  const path = spec.subcommands.find((sub) => sub.every((word, i) => words[start + i] === word));
+  if (path === undefined) return undefined;
+  const prefix = [words[0] ?? name, ...words.slice(start, start + path.length)];
+  const places: { word: string; text: string }[] = [];
+  const operands: string[] = [];
+  let placesUnknown: string | undefined;
+  const matchOption = (option: string, list: readonly string[]) =>
+    list.includes(option) || (spec.abbreviate === true && option.startsWith("--") && option.length > 4 && list.some((long) => long.startsWith(option)));
+  const asPlace = (word: string, value: string) => {
+    const shortcut = Object.entries(spec.shortcuts ?? {}).find(([head]) => value.startsWith(head));
+    if (shortcut !== undefined) places.push({ word, text: `${shortcut[1]}${value.slice(shortcut[0].length)}` });
+    else places.push({ word, text: URL_IN_WORD.exec(value)?.[1] ?? value });
+  };
+  let options = true;
+  for (let i = start + path.length; i < words.length; i++) {
+    const word = words[i]!;
+    if (options && word === "--") {
+      options = false;
+      continue;
+    }
+    if (options && word.startsWith("-") && word.length > 1) {
+      const eq = word.indexOf("=");
+      const long = word.startsWith("--");
+      const option = long ? (eq < 0 ? word : word.slice(0, eq)) : word.slice(0, 2);
+      const attached = long ? (eq < 0 ? undefined : word.slice(eq + 1)) : word.length > 2 ? word.slice(2).replace(/^=/, "") : undefined;
+      const place = matchOption(option, spec.placeOptions);
+      const file = matchOption(option, spec.placeFiles ?? []);
+      if (place || file) {
+        const value = attached ?? words[++i];
+        if (value === undefined) continue;
+        if (place) asPlace(`${option} ${value}`, value);
+        else placesUnknown ??= `${name} reads what it fetches, and from where, from the file given with ${option} (${value}), which the guard does not read`;
+        continue;
+      }
+      // Any other option's value: a place when it holds a URL (`--config=remote.x.url=…` aside, read elsewhere).
+      if (attached !== undefined && URL_IN_WORD.test(attached) && long) asPlace(word, attached);
+      continue;
+    }
+    operands.push(word);
+    const shortcut = Object.keys(spec.shortcuts ?? {}).some((head) => word.startsWith(head));
+    if (shortcut || URL_IN_WORD.test(word)) asPlace(word, word);
+  }
+  const repository = spec.repository?.[path.join(" ")];
+  const repo = repository === undefined ? undefined : operands[repository];
+  if (repo !== undefined && !URL_IN_WORD.test(repo)) {
+    // git's `TRANSPORT::ADDRESS` (a remote helper; `ext::` is read as the command it runs) and `[user@]host:path`.
+    const helper = /^[A-Za-z][A-Za-z0-9+.-]*::(.*)$/s.exec(repo);
+    const scp = helper === null ? gitScpPlace(repo) : undefined;
+    if (helper !== null && !/^ext::/i.test(repo)) places.push({ word: repo, text: helper[1]! });
+    else if (scp !== undefined) places.push({ word: repo, text: scp });
+  }
+  if (places.length === 0 && placesUnknown === undefined) return undefined;
+  const connects = readPlaces(name, prefix, places);
+  return { connects, placesUnknown: placesUnknown ?? connects.unknown };
+}
+
 /** A long option as the program matches it: the name itself, or the one name of `names` it is a prefix of (`--prox` is `--proxy` only when no other name starts so). */
 function longOption(names: readonly string[], name: string, abbreviate: boolean): string | undefined {
   if (names.includes(name)) return name;
@@ -1830,6 +2030,18 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
     else if (spec.gateway?.schemes.test(word) === true && !gatewayNamed) unknown ??= `${name} fetches ${word} through a gateway named in the environment or a file, which the guard does not read`;
     places.push({ word, text: shorthand === null ? word : `localhost${shorthand[1] === "" ? "" : `:${shorthand[1]!}`}${shorthand[2]!}` });
   }
+  const read = readPlaces(name, [words[0] ?? name], places, glob);
+  return { connects: { ...read, unknown: unknown ?? read.unknown }, refusals, commands, canonical };
+}
+
+/**
+ * The places a program connects to (`word`: as the command spells it; `text`: the URL or
+ * `[scheme://]host[:port]` it names), read as the `url` kind reads them: `origins` for an allow,
+ * `forms` for a deny (`prefix`, the program and the words naming what it does, followed by each
+ * place normalised, with the hosts that reach the same place), `unknown` when one cannot be read.
+ */
+function readPlaces(name: string, prefix: readonly string[], places: readonly { word: string; text: string }[], glob = false): Connects {
+  let unknown: string | undefined;
   const origins = new Set<string>();
   const readings = new Set<string>();
   for (const place of places) {
@@ -1857,9 +2069,8 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
       }
     }
   }
-  const program = words[0] ?? name;
-  const forms: string[][] = readings.size === 0 ? [] : [[program, ...readings], ...[...readings].map((reading) => [program, reading])];
-  return { connects: { origins: [...origins], forms, unknown, places: places.map((place) => place.word) }, refusals, commands, canonical };
+  const forms: string[][] = readings.size === 0 ? [] : [[...prefix, ...readings], ...[...readings].map((reading) => [...prefix, reading])];
+  return { origins: [...origins], forms, unknown, places: places.map((place) => place.word) };
 }
 
 /** Programs that run a command, run code, or write a file through an option (each row: the program's names, its options). */
@@ -2065,10 +2276,10 @@ const OPTION_EFFECTS: readonly {
   {
     programs: ["psql"],
     options: [
-      { option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE },
-      { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE },
-      { option: "-f", effect: "file" },
-      { option: "--file", effect: "file" },
+      { option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE, includes: PSQL_INCLUDE },
+      { option: "--command", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE, includes: PSQL_INCLUDE },
+      { option: "-f", effect: "commands" },
+      { option: "--file", effect: "commands" },
       { option: "-o", effect: "code", shellEscape: PIPE_TO_COMMAND, when: /^\s*\|/ },
       { option: "--output", effect: "code", shellEscape: PIPE_TO_COMMAND, when: /^\s*\|/ },
       { option: "-o", effect: "writes" },
@@ -2082,8 +2293,8 @@ const OPTION_EFFECTS: readonly {
   {
     programs: ["mysql", "mariadb"],
     options: [
-      { option: "-e", effect: "code", shellEscape: MYSQL_SHELL_ESCAPE },
-      { option: "--execute", effect: "code", shellEscape: MYSQL_SHELL_ESCAPE },
+      { option: "-e", effect: "code", shellEscape: MYSQL_SHELL_ESCAPE, includes: MYSQL_SOURCE },
+      { option: "--execute", effect: "code", shellEscape: MYSQL_SHELL_ESCAPE, includes: MYSQL_SOURCE },
       { option: "--init-command", effect: "code" },
       { option: "--pager", effect: "script" },
       { option: "--tee", effect: "writes" },
@@ -2097,8 +2308,8 @@ const OPTION_EFFECTS: readonly {
     abbreviate: {},
   },
   // sqlite3 and duckdb run their -cmd (duckdb -c, -s) values as they run their operands (readSqlShellOperands).
-  { programs: ["sqlite3", "duckdb"], options: [{ option: "-init", effect: "file" }] },
-  { programs: ["lftp"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "file" }] },
+  { programs: ["sqlite3", "duckdb"], options: [{ option: "-init", effect: "commands" }] },
+  { programs: ["lftp"], options: [{ option: "-c", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-e", effect: "code", shellEscape: CLIENT_SHELL_ESCAPE }, { option: "-f", effect: "commands" }] },
   { programs: ["svn"], options: [{ option: "--diff-cmd", effect: "program" }, { option: "--diff3-cmd", effect: "program" }, { option: "--editor-cmd", effect: "script" }, { option: "--config-option", effect: "code" }, { option: "--config-dir", effect: "file" }] },
   // go: -exec and -toolexec run a program around each binary or tool, -vettool is the vet program, and -ldflags' -extld names the external linker it runs.
   {
@@ -2194,7 +2405,20 @@ const OPTION_EFFECTS: readonly {
   { programs: ["mocha", "_mocha"], options: [{ option: "-r", effect: "file" }, { option: "--require", effect: "file" }, { option: "--config", effect: "file" }] },
   // binutils' nm, ar and ranlib load the linker plugin (a shared library) given with --plugin.
   { programs: ["nm", "ar", "ranlib", "gcc-nm", "gcc-ar", "gcc-ranlib"], options: [{ option: "--plugin", effect: "file" }], operands: { effect: "file", when: /^@./, reason: "reads more options (which can name a --plugin library it loads) from the file" } },
-  { programs: ["openssl"], options: [{ option: "-engine", effect: "file" }, { option: "-provider", effect: "file" }, { option: "-provider-path", effect: "file" }, { option: "-out", effect: "writes" }, { option: "-msgfile", effect: "writes" }, { option: "-keylogfile", effect: "writes" }, { option: "-sess_out", effect: "writes" }] },
+  // gpg: an options file, a home directory (its gpg.conf) and the helpers' directory name what it loads and runs; --photo-viewer is a command line.
+  {
+    programs: ["gpg", "gpg2", "gpgv", "gpgv2"],
+    options: [
+      { option: "--options", effect: "loads" },
+      { option: "--homedir", effect: "loads" },
+      { option: "--exec-path", effect: "loads" },
+      { option: "--load-extension", effect: "loads" },
+      { option: "--photo-viewer", effect: "script" },
+    ],
+    abbreviate: {},
+  },
+  // openssl: a configuration file can load engines and providers (shared libraries), as -engine and -provider do.
+  { programs: ["openssl"], options: [{ option: "-config", effect: "loads" }, { option: "-engine", effect: "loads" }, { option: "-provider", effect: "loads" }, { option: "-provider-path", effect: "loads" }, { option: "-out", effect: "writes" }, { option: "-msgfile", effect: "writes" }, { option: "-keylogfile", effect: "writes" }, { option: "-sess_out", effect: "writes" }] },
   {
     programs: ["awk", "gawk", "mawk", "nawk"],
     options: [
@@ -2272,10 +2496,10 @@ const OPTION_EFFECTS: readonly {
       { option: "--eval-command", effect: "debugger" },
       { option: "-iex", effect: "debugger" },
       { option: "--init-eval-command", effect: "debugger" },
-      { option: "-x", effect: "file" },
-      { option: "--command", effect: "file" },
-      { option: "-ix", effect: "file" },
-      { option: "--init-command", effect: "file" },
+      { option: "-x", effect: "commands" },
+      { option: "--command", effect: "commands" },
+      { option: "-ix", effect: "commands" },
+      { option: "--init-command", effect: "commands" },
       { option: "--args", effect: "rest" },
     ],
     // getopt_long_only: `-eval-command=`, `--eval-c=` and `-eval-c=` are --eval-command.
@@ -2761,6 +2985,14 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
         case "file":
           out.refusals.push({ reason: `${name} runs the code in the file given with ${shown}`, token: option.option });
           break;
+        case "loads":
+          out.refusals.push({ reason: `${name} loads code or settings (which can run programs) from what ${shown} names`, token: option.option });
+          out.unknown ??= `${name} loads code or settings from ${value ?? ""} given with ${shown}, which the guard cannot read`;
+          break;
+        case "commands":
+          out.refusals.push({ reason: `${name} runs the commands in the file given with ${shown} (a line may run a shell command)`, token: option.option });
+          out.unknown ??= `${name} runs the commands in the file ${value ?? ""} given with ${shown}, which the guard cannot read`;
+          break;
         case "config":
           out.refusals.push({ reason: `${name} runs the scripts and configuration (which can run commands) of the project, repository or directory given with ${shown}`, token: option.option });
           if (option.place === true) {
@@ -2795,6 +3027,9 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
           if (option.shellEscape !== undefined) {
             // A client's statements run in its server; only its shell escapes run here (`COPY ... TO PROGRAM` runs on the server).
             for (const match of text.matchAll(option.shellEscape)) out.scripts.push(match[1] ?? "");
+            // `psql -c '\\i FILE'`, `mysql -e 'source FILE'`: the client's commands in a file, which the guard cannot read.
+            const included = option.includes === undefined ? null : option.includes.exec(text);
+            if (included !== null) out.unknown ??= `${name} runs the commands in the file ${included[1] ?? ""} named in ${shown}, which the guard cannot read`;
             break;
           }
           out.guesses.push(...codeGuesses(text));
@@ -3027,6 +3262,7 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   }
   let i = 1 + (spec.leading ?? 0);
   const parsed = parseOptions(words, i, spec.options, name);
+  if (spec.otherProgram !== undefined && parsed.unknown === undefined && spec.otherProgram.test(words[parsed.next] ?? "")) return { ...empty(), plainWords: true };
   if (parsed.unknown !== undefined) {
     out.unknown = parsed.unknown;
     return out;
@@ -3321,7 +3557,7 @@ function readSqlShellOperands(name: string, words: readonly string[], out: Progr
           out.scripts.push(escape !== null ? escape[1]! : pipe![2]!);
         } else {
           out.refusals.push({ reason: `${name} runs the dot-command .${dot}`, token: `.${dot}` });
-          out.unknown ??= `${name} runs the dot-command .${dot}, which the guard does not read`;
+          out.unknown ??= `${name} runs the dot-command ${line.trim()}, which the guard does not read`;
         }
       }
       continue;
@@ -4577,6 +4813,8 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
         out.guesses.push(...codeGuesses(code));
         out.unknown ??= `${name} ${option} runs code that ${doubt}, which the guard cannot read`;
       }
+      // Code that connects somewhere (`urlopen(…)`, `fetch(…)`; a module loaded with `-MLWP::Simple`, `-ropen-uri`): the places are built when it runs.
+      if (NET_CALLS.test(code) || words.slice(1).some((word) => word !== given && /^-[MmrI]/.test(word) && NET_CALLS.test(word))) out.placesUnknown ??= `${name} ${option} runs code that connects to the network, where the guard cannot read`;
     } else if (words.length === 1 || words[1] === "-") {
       out.refusals.push({ reason: `${name} runs code read from its standard input`, token: name });
       out.readsStdin = true;
@@ -4632,6 +4870,14 @@ export function readProgram(words: readonly string[]): ProgramReading {
     out.forms.push(module, ...inner.forms);
     out.unknown ??= inner.unknown;
     if (inner.input !== undefined) out.input = [...(out.input ?? []), ...inner.input];
+    out.connects ??= inner.connects;
+    out.placesUnknown ??= inner.placesUnknown;
+  }
+  // `git clone URL`, `pip install git+URL`, `npm install --registry URL x`: the places it connects to.
+  const net = readNetProgram(name, words);
+  if (net !== undefined) {
+    out.connects ??= net.connects;
+    out.placesUnknown ??= net.placesUnknown;
   }
   return out;
 }
@@ -4752,6 +4998,28 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     return out;
   }
   switch (name) {
+    case "print": {
+      // zsh's print: -z pushes its words onto the line editor's buffer stack (run at the next prompt), -s adds them to the history (fc runs them again).
+      const out = empty();
+      let i = 1;
+      let pushed: string | undefined;
+      for (; i < words.length; i++) {
+        const word = words[i]!;
+        if (word === "--" || word === "-") {
+          i += 1;
+          break;
+        }
+        if (!/^-[A-Za-z]+$/.test(word)) break;
+        pushed ??= /[zsS]/.exec(word)?.[0];
+        // -f FORMAT, -C COLUMNS, -u FD, -v NAME, -x/-X TABSTOP take the next word when last in the cluster.
+        if (/[fCuvxX]$/.test(word)) i += 1;
+      }
+      if (pushed !== undefined) {
+        out.refusals.push({ reason: `print -${pushed} puts a command line where the shell runs it later (the editor's buffer, the history)`, token: `-${pushed}` });
+        out.scripts.push(words.slice(i).join(" "));
+      }
+      return out;
+    }
     case "run-parts": {
       const out = empty();
       if (words.some((word) => /^--(?:test|list|help|version)$/.test(word))) return out;

@@ -41,6 +41,8 @@ export interface SimpleCommand {
   readonly transparent?: boolean;
   /** Where a program that fetches URLs connects (curl, wget; programs.ts): an allow pattern that names URLs must name every one of these origins. */
   readonly connects?: { readonly origins: readonly string[]; readonly places: readonly string[] };
+  /** Why the places the program connects to cannot all be read (programs.ts): a deny or ask pattern a place added to its words could make match cannot tell. */
+  readonly placesUnknown?: string;
   /** Another spelling an allow pattern may match (`git --no-pager -C DIR log` as `git log` where `cd DIR` is allowed; programs.ts). */
   readonly allowAs?: { readonly words: readonly string[]; readonly places: readonly string[]; readonly waives: readonly string[] };
   /**
@@ -57,6 +59,11 @@ export interface SimpleCommand {
    * deny or ask pattern they could make match cannot tell.
    */
   readonly wild?: ReadonlySet<string>;
+  /**
+   * The subshells the command runs in, outermost first (`( … )`, `$( … )`, backquotes, `<( … )`, a
+   * pipeline's parts but the last): a `cd` in one moves only the commands inside it (command.ts).
+   */
+  readonly scope?: readonly number[];
 }
 
 /** Where a command runs with words read from the input (SimpleCommand.input), as it is passed to a command it runs in turn; `paths`: find's paths. */
@@ -194,6 +201,20 @@ interface Walk {
   references?: Map<string, string>;
   /** The bodies of the functions the line defines, as text (a call's input reaches the commands in them). */
   bodies?: Map<string, string>;
+  /** The subshells the walk is inside (SimpleCommand.scope), and how many it has entered. */
+  scope?: number[];
+  scopes?: number;
+}
+
+/** Walks `work` inside a subshell of its own: the commands it adds carry it in their scope. */
+function inSubshell(walk: Walk, work: () => void): void {
+  walk.scopes = (walk.scopes ?? 0) + 1;
+  (walk.scope ??= []).push(walk.scopes);
+  try {
+    work();
+  } finally {
+    walk.scope.pop();
+  }
 }
 
 /** A function body that runs its input as commands: a shell, `source`/`.` of the input, or eval of what it reads. */
@@ -440,7 +461,9 @@ function collectNested(node: Node, walk: Walk, written?: string): void {
  */
 function walkSubstitution(node: Node, walk: Walk, written: string | undefined): void {
   const stdin: Stdin | undefined = node.type === "process_substitution" && node.text.startsWith(">(") ? { text: written, what: "what the line writes to >(…)" } : undefined;
-  for (const child of node.namedChildren) if (child !== null) walkStatement(child, walk, false, stdin);
+  inSubshell(walk, () => {
+    for (const child of node.namedChildren) if (child !== null) walkStatement(child, walk, false, stdin);
+  });
 }
 
 /** What `statement` writes through `redirect` when that is its standard output into `>(…)` and the text is known (`echo CMD > >(sh)`). */
@@ -547,7 +570,7 @@ function isHarmlessRedirect(node: Node): boolean {
 
 function addCommand(walk: Walk, command: SimpleCommand): void {
   if (walk.commands.length >= MAX_COMMANDS) throw new Unreadable(`more than ${MAX_COMMANDS} commands`);
-  walk.commands.push(command);
+  walk.commands.push(walk.scope === undefined || walk.scope.length === 0 ? command : { ...command, scope: [...walk.scope] });
 }
 
 /** awk's names: `awk -f <(…)` runs the substitution's text as its program. */
@@ -706,6 +729,7 @@ function addSimple(
   let transparent = false;
   let allowAs: SimpleCommand["allowAs"];
   let connects: SimpleCommand["connects"];
+  let placesUnknown: string | undefined;
   const placeForms: (readonly string[])[] = [];
   const otherScripts: string[] = [];
   /** The commands this one runs with words read from the input (xargs's command), by their words. */
@@ -730,6 +754,7 @@ function addSimple(
     if (form === forms[0] && reading.connects !== undefined) connects = { origins: reading.connects.origins, places: reading.connects.places };
     // `curl 0x7f.1:8080` is also `curl http://127.0.0.1:8080/`: the places it connects to, as a deny reads them.
     placeForms.push(...(reading.connects?.forms ?? []));
+    placesUnknown ??= reading.placesUnknown;
     for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
     unknown ??= reading.unknown;
     for (const extra of reading.forms) if (forms.length < MAX_FORMS) forms.push([...extra]);
@@ -801,6 +826,7 @@ function addSimple(
       const reading = stdinCodeReading(program, code);
       nested.guesses.push(...reading.guesses);
       unknown ??= reading.unknown;
+      placesUnknown ??= reading.placesUnknown;
     }
   }
   // `make -f - <<< 'all:; CMD'`, `make -f /dev/stdin <<EOF`: the makefile is the text fed in.
@@ -821,6 +847,7 @@ function addSimple(
       const code = stdinCodeReading(program, stdin.text);
       nested.guesses.push(...code.guesses);
       unknown ??= code.unknown;
+      placesUnknown ??= code.placesUnknown;
     }
   }
   for (const form of placeForms) if (forms.length < MAX_FORMS) forms.push([...form]);
@@ -836,6 +863,7 @@ function addSimple(
     forms,
     unknown,
     ...(connects === undefined ? {} : { connects }),
+    ...(placesUnknown === undefined ? {} : { placesUnknown }),
     ...(within === undefined ? {} : { within }),
     ...(transparent || input?.implicit === true ? { transparent: true } : {}),
     ...(allowAs === undefined || input !== undefined ? {} : { allowAs }),
@@ -1205,10 +1233,12 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
   }
   if (node.type === "pipeline") {
     let previous: Node | undefined;
-    for (const child of node.namedChildren) {
-      if (child === null) continue;
+    const parts = node.namedChildren.filter((child): child is Node => child !== null);
+    for (const [i, child] of parts.entries()) {
       const input: Stdin | undefined = previous === undefined ? stdin : { text: pipedText(previous, walk), what: "a pipe" };
-      walkStatement(child, walk, writesFile, input);
+      // Each part but the last runs in a subshell (bash runs the last in one too, zsh in the current shell).
+      if (i < parts.length - 1) inSubshell(walk, () => walkStatement(child, walk, writesFile, input));
+      else walkStatement(child, walk, writesFile, input);
       previous = child;
     }
     return;
@@ -1220,7 +1250,20 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     }
     return;
   }
+  if (node.type === "subshell") {
+    inSubshell(walk, () => walkContainer(node, walk, writesFile, stdin));
+    return;
+  }
   if (CONTAINERS.has(node.type) || node.type === "command_substitution" || node.type === "process_substitution") {
+    walkContainer(node, walk, writesFile, stdin);
+    return;
+  }
+  walkRest(node, walk, writesFile, stdin);
+}
+
+/** The statements a container holds (a list, a group, a loop, an if, a substitution walked as a statement). */
+function walkContainer(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin | undefined): void {
+  {
     if (node.type === "for_statement") loopVariable(node, walk);
     for (const child of node.namedChildren) {
       if (child === null) continue;
@@ -1230,8 +1273,11 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       // The group's input is its commands' input (`! sh <<EOF`, `{ sh; } <<EOF`, `while ...; do sh; done < f`): any of them may read it.
       else walkStatement(child, walk, writesFile, node.type === "command_substitution" || node.type === "process_substitution" ? undefined : stdin);
     }
-    return;
   }
+}
+
+/** Any other statement: a function definition, a loop's arithmetic, a test, a simple command. */
+function walkRest(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin | undefined): void {
   if (node.type === "function_definition") {
     const name = node.childForFieldName("name")?.text;
     if (name !== undefined) (walk.functions ??= new Set()).add(name);
