@@ -553,6 +553,30 @@ function addCommand(walk: Walk, command: SimpleCommand): void {
 /** awk's names: `awk -f <(…)` runs the substitution's text as its program. */
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk"]);
 
+/** The program files sed or awk is given (`-f FILE`, `-fFILE`, `--file=FILE`, `--file FILE`, `-nf FILE`), up to `--`. */
+function programFiles(program: string, words: readonly string[]): string[] {
+  // Short options of theirs that take a value: after one of them the rest of the cluster is its value.
+  const valued = AWKS.has(program) ? "fvFWEile" : "eflS";
+  const files: string[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") break;
+    if (/^--fi(?:l(?:e)?)?(?:=|$)/.test(word)) {
+      const eq = word.indexOf("=");
+      files.push(eq >= 0 ? word.slice(eq + 1) : (words[i + 1] ?? ""));
+      continue;
+    }
+    if (!/^-[^-]/.test(word)) continue;
+    for (let at = 1; at < word.length; at++) {
+      if (!valued.includes(word[at]!)) continue;
+      const value = word.slice(at + 1) !== "" ? word.slice(at + 1) : words[i + 1];
+      if (word[at] === "f" && value !== undefined) files.push(value);
+      break;
+    }
+  }
+  return files;
+}
+
 /** A program word zsh expands to a command's path (`=rm`): `=` and a name without `/`. */
 const ZSH_EQUALS = /^=[^/=\s]+$/;
 
@@ -742,7 +766,7 @@ function addSimple(
     // `sh < s.sh`: a script file on the standard input (one the line writes is read in scriptsWritten).
     if (reading.readsStdin === true && stdin?.fromFile === true && stdin.file !== undefined) walk.fedScripts?.add(stdin.file);
     if (reading.readsStdin === true && stdin !== undefined && stdin.fromFile !== true) {
-      if (stdin.text !== undefined && runsStdinAsShell(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
+      if (stdin.text !== undefined && (reading.stdinShell === true || runsStdinAsShell(basename(form[0] ?? "")))) nested.scripts.push(stdin.text);
       else if (stdin.text === undefined) unknown ??= `${basename(form[0] ?? "")} runs a script read from ${stdin.what}, which the guard cannot read`;
     }
   }
@@ -763,6 +787,11 @@ function addSimple(
       // As a shell given the file (`bash < s.sh`): unknown only when the line writes it (scriptsWritten).
       if (stdin.file !== undefined) walk.fedScripts?.add(stdin.file);
     } else unknown ??= `the function ${words[0] ?? ""} runs what it reads from ${stdin.what}, which the guard cannot read`;
+  }
+  // `sed -f -`, `awk -f /dev/stdin`: the program is what the standard input holds.
+  if (stdin !== undefined && stdin.fromFile !== true && (AWKS.has(program) || program === "sed" || program === "gsed") && programFiles(program, words).some((file) => STDIN_FILES.has(file))) {
+    if (stdin.text === undefined) unknown ??= `${program} runs the program it reads from ${stdin.what}, which the guard cannot read`;
+    else nested.commands.push(AWKS.has(program) ? [program, stdin.text] : [program, "-e", stdin.text]);
   }
   // ed, ftp, gdb, mysql, sqlite3, dc, m4, crontab -, ...: commands read from the standard input, where a line may run a shell command.
   if (stdin !== undefined) {
