@@ -3129,8 +3129,8 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     for (const option of seen) {
       if (option.value === undefined) continue;
       if (spec.scriptOptions?.includes(option.name) === true) out.scripts.push(option.value);
-      // `env -S'-i CMD'`: the value's words are more of env's own arguments.
-      if (spec.splitOptions?.includes(option.name) === true) out.scripts.push(`${name} ${option.value}`);
+      // `env -S'-i CMD'`, `env -S'A=1 CMD'`: the value's words are more of env's own arguments (a plain command line is read as it is).
+      if (spec.splitOptions?.includes(option.name) === true) out.scripts.push(/^\s*(?:-|[^\s=]+=)/.test(option.value) ? `${name} ${option.value}` : option.value);
       if (spec.programOptions?.includes(option.name) === true) out.commands.push([option.value]);
     }
   };
