@@ -37,6 +37,8 @@ interface ProgramReading {
   readsStdin?: boolean;
   /** What it reads from its standard input is run by a shell it starts (`sudo -s`, `su`, `ssh HOST` given no command). */
   stdinShell?: boolean;
+  /** Files it writes that its options or operands name (`find -fprint FILE`, `sort -o FILE`, `curl -o FILE`, `uniq IN OUT`), as written. */
+  writes?: string[];
   /** Where a program that fetches URLs (curl, wget) connects: see `readFetcher`. */
   connects?: Connects;
   /** A wrapper that changes only how its command runs (`timeout 5 CMD`, `nice CMD`): the line is as allowed as the command it runs. */
@@ -1757,6 +1759,8 @@ interface FetcherReading {
   readonly connects: Connects;
   readonly refusals: Refusal[];
   readonly commands: string[][];
+  /** The files its output options name (`-o FILE`, `-O FILE`). */
+  readonly writes: string[];
   /** The words with each abbreviated or expanded long option spelled out (`--trace-asc F` as `--trace-ascii F`), for OPTION_EFFECTS. */
   readonly canonical: readonly string[];
 }
@@ -1775,6 +1779,7 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
   const operandWords: string[] = [];
   const refusals: Refusal[] = [];
   const commands: string[][] = [];
+  const writes: string[] = [];
   const canonical = [...words];
   let unknown: string | undefined;
   const strict = spec.strict === true;
@@ -1785,7 +1790,10 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
   const unknownOption = (word: string) => (unknown ??= `${name} takes ${word}, an option the guard does not know`);
   const effect = (option: string, shown: string, value: string | undefined) => {
     const what = spec.effects?.[option];
-    if (what === "writes") refusals.push({ reason: `${name} writes a file through ${shown}`, token: shown });
+    if (what === "writes") {
+      refusals.push({ reason: `${name} writes a file through ${shown}`, token: shown });
+      if (value !== undefined && value !== "" && value !== "-") writes.push(value);
+    }
     else if (what === "sends") refusals.push({ reason: `${name} sends the file given with ${shown}`, token: shown });
     else if (what === "runs") refusals.push({ reason: `${name} ${shown} runs programs or takes commands the guard does not read`, token: shown });
     else if (what === "program") {
@@ -1940,7 +1948,7 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
   }
   const program = words[0] ?? name;
   const forms: string[][] = readings.size === 0 ? [] : [[program, ...readings], ...[...readings].map((reading) => [program, reading])];
-  return { connects: { origins: [...origins], forms, unknown, places: places.map((place) => place.word) }, refusals, commands, canonical };
+  return { connects: { origins: [...origins], forms, unknown, places: places.map((place) => place.word) }, refusals, commands, writes, canonical };
 }
 
 /** Programs that run a command, run code, or write a file through an option (each row: the program's names, its options). */
@@ -2832,6 +2840,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
       switch (option.effect) {
         case "writes":
           out.refusals.push({ reason: `${name} writes a file through ${shown}`, token: option.option });
+          if (value !== undefined && value !== "" && value !== "-") out.writes = [...(out.writes ?? []), value];
           break;
         case "sends":
           out.refusals.push({ reason: `${name} sends the file given with ${shown}`, token: option.option });
@@ -2975,6 +2984,7 @@ function readOperandEffects(name: string, spec: OperandEffect, words: readonly s
 
 /** Adds `more` to `out` (a wrapper's environment settings, ...). */
 function merge(out: ProgramReading, more: ProgramReading): void {
+  if (more.writes !== undefined) out.writes = [...(out.writes ?? []), ...more.writes];
   out.commands.push(...more.commands);
   out.scripts.push(...more.scripts);
   out.refusals.push(...more.refusals);
@@ -3336,7 +3346,12 @@ function readFind(words: readonly string[]): ProgramReading {
       }
       i = end;
     } else if (word === "-delete") out.refusals.push({ reason: "find deletes files through -delete", token: word });
-    else if (/^-f(?:print0?|printf|ls)$/.test(word)) out.refusals.push({ reason: `find writes a file through ${word}`, token: word });
+    else if (/^-f(?:print0?|printf|ls)$/.test(word)) {
+      out.refusals.push({ reason: `find writes a file through ${word}`, token: word });
+      if (words[i + 1] !== undefined) (out.writes ??= []).push(words[i + 1]!);
+      // -fprintf FILE FORMAT: the format is no expression of find's.
+      i += word === "-fprintf" ? 2 : 1;
+    }
   }
   return out;
 }
@@ -4867,6 +4882,7 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
   if (written !== undefined) {
     const out = readOptionEffects(name, words) ?? empty();
     out.refusals.push({ reason: `${name} writes the file given as its output operand (${written})`, token: written });
+    out.writes = [...(out.writes ?? []), written];
     return out;
   }
   switch (name) {
@@ -4920,6 +4936,7 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     out.connects = read.connects;
     out.refusals.push(...read.refusals);
     out.commands.push(...read.commands);
+    if (read.writes.length > 0) out.writes = [...(out.writes ?? []), ...read.writes];
     out.unknown ??= read.connects.unknown;
     return out;
   }

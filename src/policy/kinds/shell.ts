@@ -520,7 +520,12 @@ function scriptRun(words: readonly string[]): string | undefined {
  */
 function scriptsWritten(walk: Walk): void {
   const written = new Set(walk.written);
+  // Scripts run by name (`. s.sh`, `bash s.sh`, `./s.sh`) and scripts fed to a shell's input (`sh < s.sh`).
+  const run = [...walk.commands.flatMap((command) => scriptRun(command.words) ?? []).map(scriptPath), ...(walk.fedScripts ?? [])];
+  if (run.length === 0) return;
   for (const command of walk.commands) {
+    // Files a program's options or operands name as its output (`find -fprintf s.sh FORMAT`, `sort -o s.sh`, `curl -o s.sh URL`).
+    for (const file of readProgram(command.words).writes ?? []) written.add(scriptPath(file));
     const mode = OPERAND_WRITERS[basename(command.words[0] ?? "")];
     if (mode === undefined) continue;
     const operands = command.words.slice(1).filter((word) => !word.startsWith("-") && !word.includes("="));
@@ -528,8 +533,6 @@ function scriptsWritten(walk: Walk): void {
     if (basename(command.words[0] ?? "") === "dd") for (const word of command.words) if (word.startsWith("of=")) written.add(scriptPath(word.slice(3)));
   }
   if (written.size === 0) return;
-  // Scripts run by name (`. s.sh`, `bash s.sh`, `./s.sh`) and scripts fed to a shell's input (`sh < s.sh`).
-  const run = [...walk.commands.flatMap((command) => scriptRun(command.words) ?? []).map(scriptPath), ...(walk.fedScripts ?? [])];
   const script = run.find((path) => written.has(path));
   if (script !== undefined) walk.unknown ??= `the line writes ${script} and then runs it as a script, and what it holds is only known when the line runs`;
 }
