@@ -794,7 +794,8 @@ export function runsStdinAsShell(name: string): boolean {
 
 /** Code fed to an interpreter on its standard input (`python3 <<< 'os.system("rm x")'`): the texts a deny tries as commands, and why it cannot tell. */
 export function stdinCodeReading(name: string, code: string): { guesses: string[]; unknown: string | undefined } {
-  const guesses = codeGuesses(code);
+  // PowerShell, Nushell and xonsh run a program named at the start of a statement: the code is tried as a command line too (as with -c).
+  const guesses = [...(COMMAND_LANGUAGES.has(name) ? [code] : []), ...codeGuesses(code)];
   const doubt = codeDoubt(code);
   return { guesses, unknown: doubt === undefined ? undefined : `${name} runs code from its standard input that ${doubt}, which the guard cannot read` };
 }

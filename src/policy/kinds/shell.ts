@@ -194,6 +194,8 @@ interface Walk {
   references?: Map<string, string>;
   /** The bodies of the functions the line defines, as text (a call's input reaches the commands in them). */
   bodies?: Map<string, string>;
+  /** The standard input of a script a program hands to a shell: the program's own (`echo CMD | ssh HOST bash`, `script -c bash`). */
+  input?: Stdin;
 }
 
 /** A function body that runs its input as commands: a shell, `source`/`.` of the input, or eval of what it reads. */
@@ -735,6 +737,8 @@ function addSimple(
   let connects: SimpleCommand["connects"];
   const placeForms: (readonly string[])[] = [];
   const otherScripts: string[] = [];
+  /** The scripts the program hands to a shell that reads the program's standard input (`ssh HOST bash`, `script -c bash`). */
+  const scriptsWithInput = new Set<string>();
   /** The commands this one runs with words read from the input (xargs's command), by their words. */
   const inputOf = new Map<string, InputWords & { readonly implicit?: boolean }>();
   for (const form of forms) {
@@ -763,7 +767,10 @@ function addSimple(
     nested.commands.push(...reading.commands);
     // The scripts of another spelling (look-alikes folded, white space runs made one space) are read
     // too; one that cannot be parsed leaves the line one a deny cannot be sure of (below).
-    if (form === forms[0]) nested.scripts.push(...reading.scripts);
+    if (form === forms[0]) {
+      nested.scripts.push(...reading.scripts);
+      for (const script of reading.scripts) scriptsWithInput.add(script);
+    }
     else otherScripts.push(...reading.scripts);
     nested.guesses.push(...reading.guesses);
     // `sh < s.sh`: a script file on the standard input (one the line writes is read in scriptsWritten).
@@ -890,7 +897,7 @@ function addSimple(
     // The words of a command that ends the wrapper's are the same shell words (`coproc . <(printf …)`: the file `.` reads is the substitution's text).
     addSimple(inner, tail === undefined ? undefined : values?.slice(at), { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail, innerInput);
   }
-  for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk);
+  for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk, scriptsWithInput.has(script) ? stdin : undefined);
   for (const script of new Set(otherScripts)) {
     if (nested.scripts.includes(script)) continue;
     try {
@@ -920,9 +927,10 @@ function inputReading(input: InputWords, words: readonly string[]): NonNullable<
 }
 
 /** A command line a program hands to a shell (`bash -c`, `eval`, `env -S`, `find -exec sh -c`): parsed, its commands added. */
-function nestedScript(script: string, name: string, walk: Walk): void {
+function nestedScript(script: string, name: string, walk: Walk, input?: Stdin): void {
   if (walk.depth >= MAX_NESTED_SCRIPTS) throw new Unreadable("shell scripts nested too deep");
   const inner: Walk = {
+    ...(input === undefined ? {} : { input }),
     commands: walk.commands,
     depth: walk.depth + 1,
     refusal: walk.refusal,
@@ -1040,7 +1048,7 @@ function lineEnvironment(reading: EnvironmentReading, walk: Walk): void {
 function walkStatements(node: Node, walk: Walk, writesFile = false): void {
   for (const child of node.namedChildren) {
     if (child === null) continue;
-    walkStatement(child, walk, writesFile, undefined);
+    walkStatement(child, walk, writesFile, walk.input);
   }
 }
 
