@@ -4179,7 +4179,12 @@ function readAwk(name: string, words: readonly string[]): ProgramReading {
     // What awk prints is the input of the command it prints into, as in a pipe (`print | "sh"` runs it).
     for (const target of printsInto) out.scripts.push(`: | ${target}`);
   }
-  if (/>\s*"|>>|printf?\b[^;]*>/.test(program)) out.refusals.push({ reason: `${name} writes a file through >`, token: ">" });
+  if (/>\s*"|>>|printf?\b[^;]*>/.test(program)) {
+    out.refusals.push({ reason: `${name} writes a file through >`, token: ">" });
+    // The files named by a literal after > or >> (`print "CMD" > "s.sh"`).
+    const files = [...program.matchAll(/>>?\s*"((?:\\.|[^"\\])*)"/g)].map((match) => match[1]!).filter((file) => file !== "" && !file.startsWith("/dev/std"));
+    if (files.length > 0) out.writes = [...(out.writes ?? []), ...files];
+  }
   return out;
 }
 
@@ -4299,6 +4304,8 @@ function readSed(words: readonly string[]): ProgramReading {
     else out.unknown ??= "sed runs the input line, after s///e's substitution, as a command, which the guard cannot read";
   }
   for (const command of read.writes) out.refusals.push({ reason: command === "s" ? "sed writes a file (s///w)" : `sed writes a file (the ${command} command)`, token: command === "s" ? "w" : command });
+  const files = read.files.filter((file) => file !== "" && file !== "/dev/stdout" && file !== "/dev/stderr");
+  if (files.length > 0) out.writes = [...(out.writes ?? []), ...files];
   if (read.error !== undefined) {
     out.refusals.push({ reason: `sed's script cannot be read (${read.error})`, token: "sed" });
     out.unknown ??= `sed's script cannot be read (${read.error}), so what it runs or writes is not known`;
@@ -4314,6 +4321,8 @@ interface SedScript {
   readonly substitutions: { readonly pattern: string; readonly replacement: string; readonly delimiter: string }[];
   /** `w`, `W`, and `s` for an `s///w`. */
   readonly writes: string[];
+  /** The files those commands write (their names, to the end of the line). */
+  readonly files: string[];
   /** Set when the script is not one GNU sed reads (it then runs nothing), or the guard's reading stops. */
   error?: string;
 }
@@ -4325,7 +4334,7 @@ interface SedScript {
  * expression in the regular expression holding the delimiter (`s/[/]/x/e`).
  */
 function readSedScript(script: string): SedScript {
-  const out: SedScript = { runs: [], substitutions: [], writes: [] };
+  const out: SedScript = { runs: [], substitutions: [], writes: [], files: [] };
   let i = 0;
   const at = () => script[i];
   const blanks = () => {
@@ -4447,7 +4456,8 @@ function readSedScript(script: string): SedScript {
       case "w":
       case "W":
         out.writes.push(command);
-        toLineEnd();
+        blanks();
+        out.files.push(toLineEnd());
         continue;
       case "e":
         blanks();
@@ -4466,7 +4476,8 @@ function readSedScript(script: string): SedScript {
           flags += flag;
           if (flag === "w") {
             out.writes.push("s");
-            toLineEnd();
+            blanks();
+            out.files.push(toLineEnd());
           }
         }
         if (flags.includes("e")) out.substitutions.push({ pattern, replacement, delimiter });
