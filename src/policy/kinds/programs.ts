@@ -35,6 +35,10 @@ interface ProgramReading {
   unknown?: string;
   /** The program reads a script from its standard input (a shell with no -c and no file). */
   readsStdin?: boolean;
+  /** What it reads from its standard input is run by a shell it starts (`sudo -s`, `su`, `ssh HOST` given no command). */
+  stdinShell?: boolean;
+  /** Files it writes that its options or operands name (`find -fprint FILE`, `sort -o FILE`, `curl -o FILE`, `uniq IN OUT`), as written. */
+  writes?: string[];
   /** Where a program that fetches URLs (curl, wget) connects: see `readFetcher`. */
   connects?: Connects;
   /**
@@ -101,6 +105,17 @@ interface WrapperSpec {
   readonly assignments?: boolean;
   /** Options whose value is a command line run by a shell. */
   readonly scriptOptions?: readonly string[];
+  /** Options whose value is split into words read as more of the program's own arguments (`env -S'-i CMD'` is `env -i CMD`). */
+  readonly splitOptions?: readonly string[];
+  /**
+   * Given no command, it starts a shell that runs the commands on its standard input (`echo CMD | sudo -s`, `su`,
+   * `unshare`): always (true), or with one of these options.
+   */
+  readonly shellAlone?: true | readonly string[];
+  /** Each operand is a command line run by a shell (moreutils' pee and mispipe). */
+  readonly operandScripts?: boolean;
+  /** Its command follows `--`; without `--` where its options end cannot be told (minijail0). */
+  readonly dashDashOrUnknown?: boolean;
   /** Options after which it runs nothing (command -v). */
   readonly inert?: readonly string[];
   /** The command words are joined and run by `sh -c` (watch). */
@@ -184,8 +199,9 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     inert: ["-l", "--list", "-v", "--validate", "-K", "--remove-timestamp", "-V", "--version", "-h", "--help"],
     editOptions: ["-e", "--edit"],
     assignments: true,
+    shellAlone: ["-s", "--shell", "-i", "--login"],
   },
-  doas: { options: { flags: "ns", valued: "uC" } },
+  doas: { options: { flags: "ns", valued: "uC" }, shellAlone: ["-s"] },
   env: {
     options: {
       flags: "i0v",
@@ -195,7 +211,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
       longOptional: ["--block-signal", "--default-signal", "--ignore-signal"],
     },
     assignments: true,
-    scriptOptions: ["-S", "--split-string"],
+    splitOptions: ["-S", "--split-string"],
     commandOptional: true,
   },
   timeout: {
@@ -217,6 +233,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     programOptions: ["-s", "--shell"],
     permute: true,
     scriptOnly: true,
+    shellAlone: true,
   },
   runuser: {
     options: { flags: "lmpfP", valued: "csgGwu", long: ["--login", "--preserve-environment", "--fast", "--pty", "--help", "--version"], longValued: ["--command", "--session-command", "--shell", "--group", "--supp-group", "--whitelist-environment", "--user"] },
@@ -225,6 +242,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     permute: true,
     scriptOnly: true,
     commandWith: ["-u", "--user"],
+    shellAlone: true,
   },
   script: {
     options: {
@@ -237,6 +255,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     scriptOptions: ["-c", "--command"],
     permute: true,
     scriptOnly: true,
+    shellAlone: true,
     writeOptions: ["-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing"],
     positionalWrites: true,
   },
@@ -306,7 +325,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   watchexec: { options: { flags: "cdnNoprv", valued: "ewfisW", long: ["--clear", "--restart", "--postpone", "--no-vcs-ignore", "--no-ignore", "--no-default-ignore", "--no-project-ignore", "--no-global-ignore", "--verbose", "--notify", "--watch-when-idle", "--no-shell"], longValued: ["--exts", "--watch", "--filter", "--ignore", "--signal", "--shell", "--debounce", "--delay-run", "--on-busy-update", "--stop-signal", "--stop-timeout", "--project-origin", "--workdir", "--env"] }, joined: true },
   xcrun: { options: { flags: "fvlkrn", long: ["--find", "--verbose", "--log", "--kill-cache", "--run", "--no-cache", "--show-sdk-path", "--show-sdk-version", "--show-sdk-build-version", "--show-sdk-platform-path", "--show-sdk-platform-version"], longValued: ["--sdk", "--toolchain"] } },
   arch: { options: { singleDash: ["-x86_64", "-arm64", "-arm64e", "-i386", "-32", "-64", "-c"], valued: "de" }, commandOptional: true },
-  chroot: { options: { long: ["--skip-chdir", "--help", "--version"], longValued: ["--userspec", "--groups"] }, positionals: 1, commandOptional: true },
+  chroot: { options: { long: ["--skip-chdir", "--help", "--version"], longValued: ["--userspec", "--groups"] }, positionals: 1, commandOptional: true, shellAlone: true },
   taskset: { options: { flags: "ac", long: ["--all-tasks", "--cpu-list", "--help", "--version"] }, positionals: 1, inert: ["-p", "--pid"] },
   chrt: {
     options: { flags: "bdfiormpRva", valued: "TPD", long: ["--batch", "--deadline", "--fifo", "--idle", "--other", "--rr", "--reset-on-fork", "--max", "--pid", "--verbose", "--all-tasks", "--help", "--version"], longValued: ["--sched-runtime", "--sched-period", "--sched-deadline"] },
@@ -322,6 +341,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
       longOptional: ["--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time", "--root", "--wd"],
     },
     commandOptional: true,
+    shellAlone: true,
   },
   unshare: {
     options: {
@@ -332,6 +352,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
       longOptional: ["--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time", "--kill-child", "--monotonic", "--boottime"],
     },
     commandOptional: true,
+    shellAlone: true,
   },
   "systemd-run": {
     options: {
@@ -368,7 +389,55 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
       longValued: ["--machine", "--property", "--description", "--slice", "--user", "--group", "--nice", "--chdir", "--setenv", "--background", "--shell-prompt-prefix", "--lightweight", "--unit", "--area"],
     },
   },
-  firejail: { options: { anyLongEq: true } },
+  firejail: { options: { anyLongEq: true }, shellAlone: true },
+  // newgrp GROUP starts a shell (reading its standard input) with GROUP as its group.
+  newgrp: { options: { flags: "l" }, positionals: 1, commandOptional: true, shellAlone: true, scriptOnly: true },
+  // lxc-attach -n NAME [--] CMD (a shell, reading its input, when given none).
+  "lxc-attach": {
+    options: {
+      flags: "qeRL",
+      valued: "nPolasvugf",
+      long: ["--quiet", "--elevated-privileges", "--remount-sys-proc", "--keep-env", "--clear-env", "--help", "--version"],
+      longValued: ["--name", "--lxcpath", "--logfile", "--logpriority", "--arch", "--namespaces", "--set-var", "--keep-var", "--uid", "--gid", "--rcfile", "--pty-log", "--context"],
+    },
+    commandOptional: true,
+    shellAlone: true,
+  },
+  "systemd-nspawn": {
+    options: {
+      flags: "bqxanUPh",
+      valued: "DiMuEpZLSC",
+      long: ["--quiet", "--boot", "--ephemeral", "--private-network", "--private-users-chown", "--as-pid2", "--pipe", "--read-only", "--keep-unit", "--help", "--version", "--no-pager"],
+      longValued: ["--directory", "--image", "--machine", "--user", "--setenv", "--bind", "--bind-ro", "--chdir", "--template", "--tmpfs", "--overlay", "--overlay-ro", "--network-veth-extra", "--network-interface", "--network-bridge", "--network-zone", "--port", "--slice", "--property", "--private-users", "--capability", "--drop-capability", "--register", "--link-journal", "--resolv-conf", "--timezone", "--console", "--uuid", "--hostname", "--kill-signal", "--settings", "--volatile", "--personality", "--selinux-context", "--selinux-apifs-context", "--oci-bundle", "--load-credential", "--set-credential", "--system-call-filter", "--rlimit", "--oom-score-adjust", "--cpu-affinity", "--environment"],
+    },
+    commandOptional: true,
+    shellAlone: true,
+  },
+  schroot: {
+    options: {
+      flags: "hVlibreapqv",
+      valued: "cudno",
+      long: ["--help", "--version", "--list", "--info", "--config", "--location", "--all", "--all-chroots", "--all-sessions", "--all-source-chroots", "--preserve-environment", "--quiet", "--verbose", "--begin-session", "--recover-session", "--run-session", "--end-session", "--automatic-session", "--force"],
+      longValued: ["--chroot", "--user", "--directory", "--session-name", "--option", "--shell"],
+    },
+    inert: ["-l", "--list", "-i", "--info", "--config", "--location", "-b", "--begin-session", "-e", "--end-session", "--recover-session"],
+    programOptions: ["--shell"],
+    commandOptional: true,
+    shellAlone: true,
+  },
+  fakechroot: { options: { flags: "shv", valued: "ldecb", long: ["--use-system-libs", "--help", "--version"], longValued: ["--lib", "--elfloader", "--environment", "--config-dir", "--bindir"] } },
+  authbind: { options: { long: ["--deep"], longValued: ["--depth"] } },
+  // minijail0's options are many (and its short ones take values or not as its getopt string says): its command is read after `--`.
+  minijail0: { options: {}, dashDashOrUnknown: true },
+  // nsjail [options] -- COMMAND: the command follows `--`.
+  nsjail: { options: {}, afterDashDash: true },
+  "sandbox-exec": { options: { valued: "fnpD" } },
+  // moreutils: lckdo [-q] [-w] [-W SEC] LOCKFILE CMD; with-lock-ex -w|-q|-f LOCKFILE CMD.
+  lckdo: { options: { flags: "qwsxe", valued: "W" }, positionals: 1 },
+  "with-lock-ex": { options: { flags: "wqf" }, positionals: 1 },
+  // moreutils: pee CMD… feeds its input to each command line; mispipe CMD1 CMD2 pipes one into the other (each run by sh -c).
+  pee: { options: { long: ["--ignore-sigpipe", "--no-ignore-sigpipe", "--ignore-write-errors", "--no-ignore-write-errors"] }, operandScripts: true },
+  mispipe: { options: {}, operandScripts: true },
   bwrap: {
     options: {
       long: ["--unshare-all", "--share-net", "--unshare-user", "--unshare-user-try", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup", "--unshare-cgroup-try", "--clearenv", "--new-session", "--die-with-parent", "--as-pid-1", "--disable-userns", "--assert-userns-disabled", "--help", "--version"],
@@ -376,7 +445,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
       longValued2: ["--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try", "--dev-bind-try", "--symlink", "--setenv", "--file", "--bind-data", "--ro-bind-data", "--chmod"],
     },
   },
-  fakeroot: { options: { flags: "uhv", valued: "lsib", long: ["--unknown-is-real", "--help", "--version"], longValued: ["--lib", "--faked"] } },
+  fakeroot: { options: { flags: "uhv", valued: "lsib", long: ["--unknown-is-real", "--help", "--version"], longValued: ["--lib", "--faked"] }, shellAlone: true },
   proxychains: { options: { flags: "q", valued: "f" } },
   proxychains4: { options: { flags: "q", valued: "f" } },
   torsocks: { options: { flags: "dqhi", valued: "upaP", long: ["--debug", "--quiet", "--help", "--isolate", "--version"], longValued: ["--user", "--pass", "--address", "--port"] }, commandOptional: true },
@@ -546,6 +615,17 @@ const PROJECT_RUN: WrapperSpec = { options: {} };
 const CODEX_SANDBOX: WrapperSpec = { options: { valued: "c", long: ["--full-auto", "--log-denials"], longValued: ["--config"] } };
 /** A subcommand that runs only the command after `--` (`kubectl exec POD -- CMD`, `op run -- CMD`). */
 const AFTER_DASHDASH: WrapperSpec = { options: {}, afterDashDash: true };
+/** `apptainer exec [OPTIONS] IMAGE CMD` (and singularity's). */
+const APPTAINER_RUN: WrapperSpec = {
+  options: {
+    flags: "ecCwupiW",
+    valued: "BHoSW",
+    long: ["--cleanenv", "--contain", "--containall", "--writable", "--writable-tmpfs", "--userns", "--pid", "--ipc", "--uts", "--nv", "--rocm", "--no-home", "--no-init", "--no-privs", "--keep-privs", "--fakeroot", "--compat", "--no-https", "--no-umask", "--no-eval", "--quiet", "--debug", "--silent", "--verbose"],
+    longValued: ["--bind", "--env", "--env-file", "--home", "--overlay", "--pwd", "--workdir", "--app", "--security", "--network", "--network-args", "--scratch", "--mount", "--hostname", "--no-mount", "--add-caps", "--drop-caps", "--apply-cgroups", "--dns", "--shell"],
+  },
+  positionals: 1,
+  commandOptional: true,
+};
 const CONTAINER_GLOBAL: OptionTable = { flags: "Dv", valued: "Hcl", long: ["--debug", "--tls", "--tlsverify", "--version", "--help"], longValued: ["--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert", "--tlskey"] };
 const KUBECTL: SubcommandFamily = {
   global: { valued: "nsv", longValued: ["--namespace", "--context", "--kubeconfig", "--server", "--cluster", "--user", "--token", "--as", "--as-group", "--request-timeout"], long: ["--insecure-skip-tls-verify"] },
@@ -610,7 +690,10 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   multipass: { subcommands: { exec: AFTER_DASHDASH } },
   toolbox: { subcommands: { run: { options: { valued: "cdr", longValued: ["--container", "--distro", "--release"] } } } },
   limactl: { subcommands: { shell: { options: { longValued: ["--workdir", "--shell"] }, positionals: 1 } } },
-  machinectl: { subcommands: { shell: { options: { valued: "E", longValued: ["--setenv", "--uid"] }, positionals: 1, commandOptional: true } } },
+  machinectl: { subcommands: { shell: { options: { valued: "E", longValued: ["--setenv", "--uid"] }, positionals: 1, commandOptional: true, shellAlone: true } } },
+  // Apptainer (and Singularity, its former name): `exec IMAGE CMD` runs CMD in the container, `shell IMAGE` a shell reading its input.
+  apptainer: { subcommands: { exec: APPTAINER_RUN, shell: { ...APPTAINER_RUN, shellAlone: true } } },
+  singularity: { subcommands: { exec: APPTAINER_RUN, shell: { ...APPTAINER_RUN, shellAlone: true } } },
   pipenv: { subcommands: { run: PROJECT_RUN } },
   pdm: { subcommands: { run: { options: { flags: "ls", long: ["--list", "--site-packages", "--json"] } } } },
   hatch: { subcommands: { run: PROJECT_RUN } },
@@ -748,7 +831,8 @@ export function runsStdinAsShell(name: string): boolean {
 
 /** Code fed to an interpreter on its standard input (`python3 <<< 'os.system("rm x")'`): the texts a deny tries as commands, and why it cannot tell. */
 export function stdinCodeReading(name: string, code: string): { guesses: string[]; unknown: string | undefined; placesUnknown: string | undefined } {
-  const guesses = codeGuesses(code);
+  // PowerShell, Nushell and xonsh run a program named at the start of a statement: the code is tried as a command line too (as with -c).
+  const guesses = [...(COMMAND_LANGUAGES.has(name) ? [code] : []), ...codeGuesses(code)];
   const doubt = codeDoubt(code);
   return {
     guesses,
@@ -1876,6 +1960,8 @@ interface FetcherReading {
   readonly connects: Connects;
   readonly refusals: Refusal[];
   readonly commands: string[][];
+  /** The files its output options name (`-o FILE`, `-O FILE`). */
+  readonly writes: string[];
   /** The words with each abbreviated or expanded long option spelled out (`--trace-asc F` as `--trace-ascii F`), for OPTION_EFFECTS. */
   readonly canonical: readonly string[];
 }
@@ -1894,6 +1980,7 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
   const operandWords: string[] = [];
   const refusals: Refusal[] = [];
   const commands: string[][] = [];
+  const writes: string[] = [];
   const canonical = [...words];
   let unknown: string | undefined;
   const strict = spec.strict === true;
@@ -1904,7 +1991,10 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
   const unknownOption = (word: string) => (unknown ??= `${name} takes ${word}, an option the guard does not know`);
   const effect = (option: string, shown: string, value: string | undefined) => {
     const what = spec.effects?.[option];
-    if (what === "writes") refusals.push({ reason: `${name} writes a file through ${shown}`, token: shown });
+    if (what === "writes") {
+      refusals.push({ reason: `${name} writes a file through ${shown}`, token: shown });
+      if (value !== undefined && value !== "" && value !== "-") writes.push(value);
+    }
     else if (what === "sends") refusals.push({ reason: `${name} sends the file given with ${shown}`, token: shown });
     else if (what === "runs") refusals.push({ reason: `${name} ${shown} runs programs or takes commands the guard does not read`, token: shown });
     else if (what === "program") {
@@ -2031,7 +2121,7 @@ function readFetcher(spec: FetcherSpec, name: string, words: readonly string[]):
     places.push({ word, text: shorthand === null ? word : `localhost${shorthand[1] === "" ? "" : `:${shorthand[1]!}`}${shorthand[2]!}` });
   }
   const read = readPlaces(name, [words[0] ?? name], places, glob);
-  return { connects: { ...read, unknown: unknown ?? read.unknown }, refusals, commands, canonical };
+  return { connects: { ...read, unknown: unknown ?? read.unknown }, refusals, commands, writes, canonical };
 }
 
 /**
@@ -2975,6 +3065,7 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
       switch (option.effect) {
         case "writes":
           out.refusals.push({ reason: `${name} writes a file through ${shown}`, token: option.option });
+          if (value !== undefined && value !== "" && value !== "-") out.writes = [...(out.writes ?? []), value];
           break;
         case "sends":
           out.refusals.push({ reason: `${name} sends the file given with ${shown}`, token: option.option });
@@ -3129,6 +3220,7 @@ function readOperandEffects(name: string, spec: OperandEffect, words: readonly s
 
 /** Adds `more` to `out` (a wrapper's environment settings, ...). */
 function merge(out: ProgramReading, more: ProgramReading): void {
+  if (more.writes !== undefined) out.writes = [...(out.writes ?? []), ...more.writes];
   out.commands.push(...more.commands);
   out.scripts.push(...more.scripts);
   out.refusals.push(...more.refusals);
@@ -3255,9 +3347,10 @@ export function basename(word: string): string {
 function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], token = name): ProgramReading {
   const out = empty();
   out.refusals.push({ reason: `${name} runs the command it is given`, token });
-  if (spec.afterDashDash === true) {
+  if (spec.afterDashDash === true || spec.dashDashOrUnknown === true) {
     const dash = words.indexOf("--", 1);
     if (dash > 0 && dash + 1 < words.length) out.commands.push(words.slice(dash + 1));
+    else if (spec.dashDashOrUnknown === true && words.length > 1) out.unknown = `${name} runs a command given without --, where its options end the guard cannot tell`;
     return out;
   }
   let i = 1 + (spec.leading ?? 0);
@@ -3270,11 +3363,21 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   i = parsed.next;
   const seen = [...parsed.seen];
   const has = (options: readonly string[] | undefined) => seen.some((option) => options?.includes(option.name) === true);
+  /** Given no command, a wrapper of `shellAlone` starts a shell that runs what its standard input holds. */
+  const shellAlone = () => {
+    if (spec.shellAlone === undefined || (spec.shellAlone !== true && !has(spec.shellAlone))) return;
+    if (seen.some((option) => option.value !== undefined && (spec.scriptOptions?.includes(option.name) === true || spec.programOptions?.includes(option.name) === true))) return;
+    out.refusals.push({ reason: `${name} starts a shell that runs the commands on its standard input`, token });
+    out.readsStdin = true;
+    out.stdinShell = true;
+  };
   /** Script and program options (after every option is seen). */
   const optionCommands = () => {
     for (const option of seen) {
       if (option.value === undefined) continue;
       if (spec.scriptOptions?.includes(option.name) === true) out.scripts.push(option.value);
+      // `env -S'-i CMD'`, `env -S'A=1 CMD'`: the value's words are more of env's own arguments (a plain command line is read as it is).
+      if (spec.splitOptions?.includes(option.name) === true) out.scripts.push(/^\s*(?:-|[^\s=]+=)/.test(option.value) ? `${name} ${option.value}` : option.value);
       if (spec.programOptions?.includes(option.name) === true) out.commands.push([option.value]);
     }
   };
@@ -3311,6 +3414,7 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     optionCommands();
     // runuser -u USER CMD: the operands are the command.
     if (has(spec.commandWith) && operands.length > 0) out.commands.push(operands);
+    else shellAlone();
     writeRefusals(name, spec, seen, spec.positionalWrites === true && !has(spec.commandWith) ? operands : [], out);
     return out;
   }
@@ -3331,8 +3435,15 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     else out.unknown = `${name} ${words[i]!} has no value`;
     return out;
   }
-  if (spec.scriptOnly === true) return out;
+  if (spec.scriptOnly === true) {
+    shellAlone();
+    return out;
+  }
   const rest = words.slice(i);
+  if (spec.operandScripts === true) {
+    out.scripts.push(...rest);
+    return out;
+  }
   if (spec.parallelInput === true) return readParallel(name, rest, seen, out);
   if (spec.readsInput !== undefined) {
     // `echo push | xargs git` runs `git push`: the words after the command's are read from the input.
@@ -3345,7 +3456,10 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     if (at >= 0) out.input = [{ command, at, by: name, ...(rest.length === 0 ? { implicit: true } : {}) }];
     return out;
   }
-  if (rest.length === 0) return out;
+  if (rest.length === 0) {
+    shellAlone();
+    return out;
+  }
   if (spec.joined === true || has(spec.joinedWith)) out.scripts.push(rest.join(" "));
   else out.commands.push([...(spec.runBy ?? []), ...rest]);
   // Only the wrapper's own refusal: the line is as allowed as the command it runs (read as a command of its own).
@@ -3469,7 +3583,12 @@ function readFind(words: readonly string[]): ProgramReading {
       }
       i = end;
     } else if (word === "-delete") out.refusals.push({ reason: "find deletes files through -delete", token: word });
-    else if (/^-f(?:print0?|printf|ls)$/.test(word)) out.refusals.push({ reason: `find writes a file through ${word}`, token: word });
+    else if (/^-f(?:print0?|printf|ls)$/.test(word)) {
+      out.refusals.push({ reason: `find writes a file through ${word}`, token: word });
+      if (words[i + 1] !== undefined) (out.writes ??= []).push(words[i + 1]!);
+      // -fprintf FILE FORMAT: the format is no expression of find's.
+      i += word === "-fprintf" ? 2 : 1;
+    }
   }
   return out;
 }
@@ -4110,10 +4229,13 @@ function readSsh(name: string, words: readonly string[]): ProgramReading {
       else out.unknown = `${name} -S has no value`;
     }
   };
+  /** The option letters given (`-N`, `-W`: no remote shell). */
+  const letters = new Set<string>();
   // A cluster of flags may end with an option that takes a value, attached or in the next word (`-vE/tmp/log`, `-vo KEY=VALUE`).
   const { operands: i } = readOptions(words, (word, next) => {
     for (let at = 1; at < word.length; at++) {
       const letter = word[at]!;
+      letters.add(letter);
       if (!valued.includes(letter)) continue;
       const attached = word.slice(at + 1);
       option(letter, attached !== "" ? attached : next);
@@ -4127,6 +4249,11 @@ function readSsh(name: string, words: readonly string[]): ProgramReading {
     if (remote.length > 0) {
       out.refusals.push({ reason: `ssh runs a command on ${host ?? "the remote host"}`, token: host ?? "ssh" });
       out.scripts.push(remote.join(" "));
+    } else if (![..."NWOGVQs"].some((letter) => letters.has(letter))) {
+      // Given no command, the remote login shell runs the commands on ssh's standard input (`echo CMD | ssh HOST`).
+      out.refusals.push({ reason: `ssh starts a shell on ${host ?? "the remote host"} that runs the commands on its standard input`, token: "ssh" });
+      out.readsStdin = true;
+      out.stdinShell = true;
     }
   }
   return out;
@@ -4270,6 +4397,13 @@ function readAwk(name: string, words: readonly string[]): ProgramReading {
   if (stopped) return out;
   if (program === undefined) program = words[i];
   if (program === undefined) return out;
+  // gawk's indirect calls: `@f(…)` calls the function (a built-in such as system too) whose name f holds when it runs.
+  const indirect = /@([A-Za-z_]\w*)\s*\(/.exec(program.replace(new RegExp(AWK_STRING, "g"), '""'));
+  if (indirect !== null && !/^(?:load|include|namespace)$/.test(indirect[1]!)) {
+    out.refusals.push({ reason: `${name} calls a function by a name held in a variable (an indirect call, @${indirect[1]!}(…))`, token: "@" });
+    out.guesses.push(...stringLiterals(program));
+    out.unknown ??= `${name} calls a function named by the value of ${indirect[1]!} (an indirect call), which may be system(), and what it runs the guard cannot read`;
+  }
   if (/\bsystem\s*\(|\|/.test(program)) {
     out.refusals.push({ reason: `${name} runs a command through system() or a pipe`, token: "system" });
     out.guesses.push(...stringLiterals(program));
@@ -4281,7 +4415,12 @@ function readAwk(name: string, words: readonly string[]): ProgramReading {
     // What awk prints is the input of the command it prints into, as in a pipe (`print | "sh"` runs it).
     for (const target of printsInto) out.scripts.push(`: | ${target}`);
   }
-  if (/>\s*"|>>|printf?\b[^;]*>/.test(program)) out.refusals.push({ reason: `${name} writes a file through >`, token: ">" });
+  if (/>\s*"|>>|printf?\b[^;]*>/.test(program)) {
+    out.refusals.push({ reason: `${name} writes a file through >`, token: ">" });
+    // The files named by a literal after > or >> (`print "CMD" > "s.sh"`).
+    const files = [...program.matchAll(/>>?\s*"((?:\\.|[^"\\])*)"/g)].map((match) => match[1]!).filter((file) => file !== "" && !file.startsWith("/dev/std"));
+    if (files.length > 0) out.writes = [...(out.writes ?? []), ...files];
+  }
   return out;
 }
 
@@ -4401,6 +4540,8 @@ function readSed(words: readonly string[]): ProgramReading {
     else out.unknown ??= "sed runs the input line, after s///e's substitution, as a command, which the guard cannot read";
   }
   for (const command of read.writes) out.refusals.push({ reason: command === "s" ? "sed writes a file (s///w)" : `sed writes a file (the ${command} command)`, token: command === "s" ? "w" : command });
+  const files = read.files.filter((file) => file !== "" && file !== "/dev/stdout" && file !== "/dev/stderr");
+  if (files.length > 0) out.writes = [...(out.writes ?? []), ...files];
   if (read.error !== undefined) {
     out.refusals.push({ reason: `sed's script cannot be read (${read.error})`, token: "sed" });
     out.unknown ??= `sed's script cannot be read (${read.error}), so what it runs or writes is not known`;
@@ -4416,6 +4557,8 @@ interface SedScript {
   readonly substitutions: { readonly pattern: string; readonly replacement: string; readonly delimiter: string }[];
   /** `w`, `W`, and `s` for an `s///w`. */
   readonly writes: string[];
+  /** The files those commands write (their names, to the end of the line). */
+  readonly files: string[];
   /** Set when the script is not one GNU sed reads (it then runs nothing), or the guard's reading stops. */
   error?: string;
 }
@@ -4427,7 +4570,7 @@ interface SedScript {
  * expression in the regular expression holding the delimiter (`s/[/]/x/e`).
  */
 function readSedScript(script: string): SedScript {
-  const out: SedScript = { runs: [], substitutions: [], writes: [] };
+  const out: SedScript = { runs: [], substitutions: [], writes: [], files: [] };
   let i = 0;
   const at = () => script[i];
   const blanks = () => {
@@ -4549,7 +4692,8 @@ function readSedScript(script: string): SedScript {
       case "w":
       case "W":
         out.writes.push(command);
-        toLineEnd();
+        blanks();
+        out.files.push(toLineEnd());
         continue;
       case "e":
         blanks();
@@ -4568,7 +4712,8 @@ function readSedScript(script: string): SedScript {
           flags += flag;
           if (flag === "w") {
             out.writes.push("s");
-            toLineEnd();
+            blanks();
+            out.files.push(toLineEnd());
           }
         }
         if (flags.includes("e")) out.substitutions.push({ pattern, replacement, delimiter });
@@ -4995,6 +5140,7 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
   if (written !== undefined) {
     const out = readOptionEffects(name, words) ?? empty();
     out.refusals.push({ reason: `${name} writes the file given as its output operand (${written})`, token: written });
+    out.writes = [...(out.writes ?? []), written];
     return out;
   }
   switch (name) {
@@ -5070,6 +5216,7 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     out.connects = read.connects;
     out.refusals.push(...read.refusals);
     out.commands.push(...read.commands);
+    if (read.writes.length > 0) out.writes = [...(out.writes ?? []), ...read.writes];
     out.unknown ??= read.connects.unknown;
     return out;
   }

@@ -204,6 +204,8 @@ interface Walk {
   /** The subshells the walk is inside (SimpleCommand.scope), and how many it has entered. */
   scope?: number[];
   scopes?: number;
+  /** The standard input of a script a program hands to a shell: the program's own (`echo CMD | ssh HOST bash`, `script -c bash`). */
+  input?: Stdin;
 }
 
 /** Walks `work` inside a subshell of its own: the commands it adds carry it in their scope. */
@@ -543,7 +545,12 @@ function scriptRun(words: readonly string[]): string | undefined {
  */
 function scriptsWritten(walk: Walk): void {
   const written = new Set(walk.written);
+  // Scripts run by name (`. s.sh`, `bash s.sh`, `./s.sh`) and scripts fed to a shell's input (`sh < s.sh`).
+  const run = [...walk.commands.flatMap((command) => scriptRun(command.words) ?? []).map(scriptPath), ...(walk.fedScripts ?? [])];
+  if (run.length === 0) return;
   for (const command of walk.commands) {
+    // Files a program's options or operands name as its output (`find -fprintf s.sh FORMAT`, `sort -o s.sh`, `curl -o s.sh URL`).
+    for (const file of readProgram(command.words).writes ?? []) written.add(scriptPath(file));
     const mode = OPERAND_WRITERS[basename(command.words[0] ?? "")];
     if (mode === undefined) continue;
     const operands = command.words.slice(1).filter((word) => !word.startsWith("-") && !word.includes("="));
@@ -551,8 +558,6 @@ function scriptsWritten(walk: Walk): void {
     if (basename(command.words[0] ?? "") === "dd") for (const word of command.words) if (word.startsWith("of=")) written.add(scriptPath(word.slice(3)));
   }
   if (written.size === 0) return;
-  // Scripts run by name (`. s.sh`, `bash s.sh`, `./s.sh`) and scripts fed to a shell's input (`sh < s.sh`).
-  const run = [...walk.commands.flatMap((command) => scriptRun(command.words) ?? []).map(scriptPath), ...(walk.fedScripts ?? [])];
   const script = run.find((path) => written.has(path));
   if (script !== undefined) walk.unknown ??= `the line writes ${script} and then runs it as a script, and what it holds is only known when the line runs`;
 }
@@ -575,6 +580,30 @@ function addCommand(walk: Walk, command: SimpleCommand): void {
 
 /** awk's names: `awk -f <(…)` runs the substitution's text as its program. */
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk"]);
+
+/** The program files sed or awk is given (`-f FILE`, `-fFILE`, `--file=FILE`, `--file FILE`, `-nf FILE`), up to `--`. */
+function programFiles(program: string, words: readonly string[]): string[] {
+  // Short options of theirs that take a value: after one of them the rest of the cluster is its value.
+  const valued = AWKS.has(program) ? "fvFWEile" : "eflS";
+  const files: string[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") break;
+    if (/^--fi(?:l(?:e)?)?(?:=|$)/.test(word)) {
+      const eq = word.indexOf("=");
+      files.push(eq >= 0 ? word.slice(eq + 1) : (words[i + 1] ?? ""));
+      continue;
+    }
+    if (!/^-[^-]/.test(word)) continue;
+    for (let at = 1; at < word.length; at++) {
+      if (!valued.includes(word[at]!)) continue;
+      const value = word.slice(at + 1) !== "" ? word.slice(at + 1) : words[i + 1];
+      if (word[at] === "f" && value !== undefined) files.push(value);
+      break;
+    }
+  }
+  return files;
+}
 
 /** A program word zsh expands to a command's path (`=rm`): `=` and a name without `/`. */
 const ZSH_EQUALS = /^=[^/=\s]+$/;
@@ -732,6 +761,8 @@ function addSimple(
   let placesUnknown: string | undefined;
   const placeForms: (readonly string[])[] = [];
   const otherScripts: string[] = [];
+  /** The scripts the program hands to a shell that reads the program's standard input (`ssh HOST bash`, `script -c bash`). */
+  const scriptsWithInput = new Set<string>();
   /** The commands this one runs with words read from the input (xargs's command), by their words. */
   const inputOf = new Map<string, InputWords & { readonly implicit?: boolean }>();
   for (const form of forms) {
@@ -761,13 +792,16 @@ function addSimple(
     nested.commands.push(...reading.commands);
     // The scripts of another spelling (look-alikes folded, white space runs made one space) are read
     // too; one that cannot be parsed leaves the line one a deny cannot be sure of (below).
-    if (form === forms[0]) nested.scripts.push(...reading.scripts);
+    if (form === forms[0]) {
+      nested.scripts.push(...reading.scripts);
+      for (const script of reading.scripts) scriptsWithInput.add(script);
+    }
     else otherScripts.push(...reading.scripts);
     nested.guesses.push(...reading.guesses);
     // `sh < s.sh`: a script file on the standard input (one the line writes is read in scriptsWritten).
     if (reading.readsStdin === true && stdin?.fromFile === true && stdin.file !== undefined) walk.fedScripts?.add(stdin.file);
     if (reading.readsStdin === true && stdin !== undefined && stdin.fromFile !== true) {
-      if (stdin.text !== undefined && runsStdinAsShell(basename(form[0] ?? ""))) nested.scripts.push(stdin.text);
+      if (stdin.text !== undefined && (reading.stdinShell === true || runsStdinAsShell(basename(form[0] ?? "")))) nested.scripts.push(stdin.text);
       else if (stdin.text === undefined) unknown ??= `${basename(form[0] ?? "")} runs a script read from ${stdin.what}, which the guard cannot read`;
     }
   }
@@ -788,6 +822,11 @@ function addSimple(
       // As a shell given the file (`bash < s.sh`): unknown only when the line writes it (scriptsWritten).
       if (stdin.file !== undefined) walk.fedScripts?.add(stdin.file);
     } else unknown ??= `the function ${words[0] ?? ""} runs what it reads from ${stdin.what}, which the guard cannot read`;
+  }
+  // `sed -f -`, `awk -f /dev/stdin`: the program is what the standard input holds.
+  if (stdin !== undefined && stdin.fromFile !== true && (AWKS.has(program) || program === "sed" || program === "gsed") && programFiles(program, words).some((file) => STDIN_FILES.has(file))) {
+    if (stdin.text === undefined) unknown ??= `${program} runs the program it reads from ${stdin.what}, which the guard cannot read`;
+    else nested.commands.push(AWKS.has(program) ? [program, stdin.text] : [program, "-e", stdin.text]);
   }
   // ed, ftp, gdb, mysql, sqlite3, dc, m4, crontab -, ...: commands read from the standard input, where a line may run a shell command.
   if (stdin !== undefined) {
@@ -886,7 +925,7 @@ function addSimple(
     // The words of a command that ends the wrapper's are the same shell words (`coproc . <(printf …)`: the file `.` reads is the substitution's text).
     addSimple(inner, tail === undefined ? undefined : values?.slice(at), { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail, innerInput);
   }
-  for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk);
+  for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk, scriptsWithInput.has(script) ? stdin : undefined);
   for (const script of new Set(otherScripts)) {
     if (nested.scripts.includes(script)) continue;
     try {
@@ -916,9 +955,10 @@ function inputReading(input: InputWords, words: readonly string[]): NonNullable<
 }
 
 /** A command line a program hands to a shell (`bash -c`, `eval`, `env -S`, `find -exec sh -c`): parsed, its commands added. */
-function nestedScript(script: string, name: string, walk: Walk): void {
+function nestedScript(script: string, name: string, walk: Walk, input?: Stdin): void {
   if (walk.depth >= MAX_NESTED_SCRIPTS) throw new Unreadable("shell scripts nested too deep");
   const inner: Walk = {
+    ...(input === undefined ? {} : { input }),
     commands: walk.commands,
     depth: walk.depth + 1,
     refusal: walk.refusal,
@@ -1035,7 +1075,7 @@ function lineEnvironment(reading: EnvironmentReading, walk: Walk): void {
 function walkStatements(node: Node, walk: Walk, writesFile = false): void {
   for (const child of node.namedChildren) {
     if (child === null) continue;
-    walkStatement(child, walk, writesFile, undefined);
+    walkStatement(child, walk, writesFile, walk.input);
   }
 }
 
