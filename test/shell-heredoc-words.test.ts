@@ -3,30 +3,14 @@
 // puts them inside the here-document's redirection, and the guard read each as a command of its own
 // (`git`, then `push`), so a deny on `git push:*` let the line run. The real bash judges: a `git` on
 // PATH records the words it was given.
-import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bashGuard, denyListGuard } from "./helpers/bash-rules.js";
+import { recordingPrograms } from "./helpers/recording-programs.js";
 
-const root = mkdtempSync(path.join(tmpdir(), "gg-heredoc-words-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-const bin = path.join(root, "bin");
-mkdirSync(bin);
-for (const program of ["git", "rm"]) {
-  writeFileSync(path.join(bin, program), `#!/bin/sh\nprintf '%s' "${program}" >> "$RAN"\nfor a in "$@"; do printf ' %s' "$a" >> "$RAN"; done\necho >> "$RAN"\n`);
-  chmodSync(path.join(bin, program), 0o755);
-}
-
-/** What bash ran through the shims. */
-function ranByBash(line: string): string[] {
-  const ran = path.join(root, `ran-${Math.random().toString(36).slice(2)}`);
-  spawnSync("bash", ["-c", line], { cwd: root, timeout: 10_000, stdio: "ignore", env: { PATH: `${bin}:/usr/bin:/bin`, RAN: ran } });
-  const out = existsSync(ran) ? readFileSync(ran, "utf8").split("\n").filter((l) => l !== "") : [];
-  rmSync(ran, { force: true });
-  return out;
-}
+const programs = recordingPrograms(["git", "rm"], "gg-heredoc-words-");
+afterAll(() => programs.remove());
+/** What bash ran through the recording programs, each command as its words joined by blanks. */
+const ranByBash = (line: string): string[] => (programs.run(line) ?? []).map((words) => words.join(" "));
 
 const deny = denyListGuard(["git push:*", "rm:*"], "heredoc-words");
 

@@ -9,33 +9,15 @@
 // (`cat - 2>&1`), which it drops too (the guard reads `cat`), and two words `}` in a row, which it reads as
 // one (`pa } }` is `pa`, `} }`); these only ever leave the guard a word or a blank apart from bash, never
 // another program.
-import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { analyzeShell } from "../src/policy/kinds/shell.js";
 import { ORACLE_SEED, oracleCases } from "./helpers/oracle.js";
+import { recordingPrograms } from "./helpers/recording-programs.js";
 
 const PROGRAMS = ["pa", "pb", "pc"] as const;
-const root = mkdtempSync(path.join(tmpdir(), "gg-static-words-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-const bin = path.join(root, "bin");
-mkdirSync(bin);
-for (const program of PROGRAMS) {
-  // One write per run (a line built first): programs of a pipeline run at once.
-  writeFileSync(path.join(bin, program), `#!/bin/sh\nline="${program}"\nfor a in "$@"; do line="$line$(printf '\\037')$a"; done\nprintf '%s\\n' "$line" >> "$RAN"\n`);
-  chmodSync(path.join(bin, program), 0o755);
-}
-
-function ranByBash(line: string): string[][] | undefined {
-  const ran = path.join(root, "ran");
-  rmSync(ran, { force: true });
-  const run = spawnSync("bash", ["-c", line], { cwd: root, timeout: 10_000, stdio: ["ignore", "ignore", "pipe"], env: { PATH: `${bin}:/usr/bin:/bin`, RAN: ran } });
-  if (String(run.stderr).includes("syntax error")) return undefined;
-  return existsSync(ran) ? readFileSync(ran, "utf8").split("\n").filter((l) => l !== "").map((l) => l.split("\u001f")) : [];
-}
+const programs = recordingPrograms(PROGRAMS, "gg-static-words-");
+afterAll(() => programs.remove());
 
 const letters = fc.stringMatching(/^[a-z]{1,3}$/);
 const wordPart = fc.oneof(
@@ -70,7 +52,7 @@ describe("the words of each command, as bash hands them to the program", () => {
     let compared = 0;
     fc.assert(
       fc.property(line, (text) => {
-        const ran = ranByBash(text);
+        const ran = programs.run(text);
         if (ran === undefined) return;
         const analysis = analyzeShell(text);
         // A line the guard cannot parse (`pa <> /dev/null`) or says it cannot read (a redirection the parser gives a whole

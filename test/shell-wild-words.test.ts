@@ -10,14 +10,11 @@
 // word of the line's program (`push` for git, so a pattern can match it), with `x` unset or set to a
 // piece of that word, and a `git` (`npm`, `kubectl`) on PATH that records the words it was given.
 // Whatever line bash runs as `git push …`, the guard must not allow it.
-import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { ORACLE_SEED, oracleCases } from "./helpers/oracle.js";
+import { recordingPrograms } from "./helpers/recording-programs.js";
 
 const DENY = ["git push:*", "npm publish", "kubectl delete *"];
 const guard = permissionPolicy(
@@ -25,16 +22,9 @@ const guard = permissionPolicy(
 );
 const decide = (command: string) => guard.decide("Bash", { command });
 
-const root = mkdtempSync(path.join(tmpdir(), "gg-wild-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-const bin = path.join(root, "bin");
-mkdirSync(bin);
-// git, npm and kubectl that record the words they were given, one line per run.
-for (const program of ["git", "npm", "kubectl"]) {
-  const shim = path.join(bin, program);
-  writeFileSync(shim, `#!/bin/sh\nprintf '%s' "${program}" >> "$RAN"\nfor a in "$@"; do printf '\\037%s' "$a" >> "$RAN"; done\necho >> "$RAN"\n`);
-  chmodSync(shim, 0o755);
-}
+// git, npm and kubectl that record the words they were given.
+const programs = recordingPrograms(["git", "npm", "kubectl"], "gg-wild-");
+afterAll(() => programs.remove());
 
 /** The denied word of the program a line runs: the one file its scratch directory holds. */
 const deniedWord = (line: string) => (/\bnpm\b/.test(line) ? "publish" : /\bkubectl\b/.test(line) ? "delete" : "push");
@@ -42,18 +32,8 @@ const deniedWord = (line: string) => (/\bnpm\b/.test(line) ? "publish" : /\bkube
 /** Values of `x` a line runs with: unset, and pieces of the denied words. */
 const X_VALUES = [undefined, "sh", "ush", "push", "h", "lish", "publish", "ete", "delete"] as const;
 
-/** The commands bash ran through the shims, each as its words, with `x` unset or set to `x`. */
-function ranByBash(line: string, x?: string): string[][] {
-  const dir = mkdtempSync(path.join(root, "run-"));
-  try {
-    writeFileSync(path.join(dir, deniedWord(line)), "");
-    const ran = path.join(dir, ".ran");
-    spawnSync("bash", ["-c", line], { cwd: dir, timeout: 10_000, stdio: "ignore", env: { PATH: `${bin}:/usr/bin:/bin`, HOME: dir, RAN: ran, ...(x === undefined ? {} : { x }) } });
-    return existsSync(ran) ? readFileSync(ran, "utf8").split("\n").filter((l) => l !== "").map((l) => l.split("\u001f")) : [];
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+/** The commands bash ran through the recording programs, each as its words, with `x` unset or set to `x`. */
+const ranByBash = (line: string, x?: string): string[][] => programs.run(line, { files: [deniedWord(line)], ...(x === undefined ? {} : { env: { x } }) }) ?? [];
 
 const denied = ([program, first, ...rest]: readonly string[]) =>
   (program === "git" && first === "push") || (program === "npm" && first === "publish" && rest.length === 0) || (program === "kubectl" && first === "delete" && rest.length > 0);
