@@ -581,15 +581,20 @@ function addCommand(walk: Walk, command: SimpleCommand): void {
 /** awk's names: `awk -f <(…)` runs the substitution's text as its program. */
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk"]);
 
+/** make's names: `make -f FILE` reads its makefile (its recipes are command lines). */
+const MAKES = new Set(["make", "gmake"]);
+
 /** The program files sed or awk is given (`-f FILE`, `-fFILE`, `--file=FILE`, `--file FILE`, `-nf FILE`), up to `--`. */
 function programFiles(program: string, words: readonly string[]): string[] {
   // Short options of theirs that take a value: after one of them the rest of the cluster is its value.
-  const valued = AWKS.has(program) ? "fvFWEile" : "eflS";
+  const valued = AWKS.has(program) ? "fvFWEile" : MAKES.has(program) ? "CfIoW" : "eflS";
+  // make's makefile is also `--makefile` (GNU getopt takes a long option's unique prefix).
+  const long = MAKES.has(program) ? /^--(?:fi(?:le?)?|mak(?:e(?:f(?:i(?:le?)?)?)?)?)(?:=|$)/ : /^--fi(?:l(?:e)?)?(?:=|$)/;
   const files: string[] = [];
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
     if (word === "--") break;
-    if (/^--fi(?:l(?:e)?)?(?:=|$)/.test(word)) {
+    if (long.test(word)) {
       const eq = word.indexOf("=");
       files.push(eq >= 0 ? word.slice(eq + 1) : (words[i + 1] ?? ""));
       continue;
@@ -823,9 +828,13 @@ function addSimple(
       if (stdin.file !== undefined) walk.fedScripts?.add(stdin.file);
     } else unknown ??= `the function ${words[0] ?? ""} runs what it reads from ${stdin.what}, which the guard cannot read`;
   }
-  // `sed -f -`, `awk -f /dev/stdin`: the program is what the standard input holds.
-  if (stdin !== undefined && stdin.fromFile !== true && (AWKS.has(program) || program === "sed" || program === "gsed") && programFiles(program, words).some((file) => STDIN_FILES.has(file))) {
-    if (stdin.text === undefined) unknown ??= `${program} runs the program it reads from ${stdin.what}, which the guard cannot read`;
+  // `sed -f -`, `awk -f /dev/stdin`, `make -f - <<EOF`: the program (the makefile) is what the standard input holds.
+  if (stdin !== undefined && stdin.fromFile !== true && (AWKS.has(program) || MAKES.has(program) || program === "sed" || program === "gsed") && programFiles(program, words).some((file) => STDIN_FILES.has(file))) {
+    if (MAKES.has(program)) {
+      // Recipe lines (a tab first) and a rule's recipe after `;` (`all: ; CMD`), make's own prefixes `-`, `@`, `+` dropped; the rest is make's own code.
+      if (stdin.text !== undefined) for (const match of stdin.text.matchAll(/^(?:\t+|[^\t#\n=]*?::?[^\n;=]*;\s*)[-@+]*(.*)$/gm)) nested.guesses.push(match[1] ?? "");
+      unknown ??= `${program} runs the makefile it reads from ${stdin.what}, which the guard cannot read`;
+    } else if (stdin.text === undefined) unknown ??= `${program} runs the program it reads from ${stdin.what}, which the guard cannot read`;
     else nested.commands.push(AWKS.has(program) ? [program, stdin.text] : [program, "-e", stdin.text]);
   }
   // ed, ftp, gdb, mysql, sqlite3, dc, m4, crontab -, ...: commands read from the standard input, where a line may run a shell command.
@@ -856,7 +865,7 @@ function addSimple(
     const option = words[fedAt - 1];
     if (AWKS.has(program) && (option === "-f" || option === "--file")) nested.commands.push([program, code]);
     else if ((program === "sed" || program === "gsed") && (option === "-f" || option === "--file")) nested.commands.push([program, "-e", code]);
-    else if ((program === "make" || program === "gmake") && (option === "-f" || option === "--file" || option === "--makefile")) {
+    else if (MAKES.has(program) && (option === "-f" || option === "--file" || option === "--makefile")) {
       // A makefile's recipe lines are command lines (their leading `-`, `@`, `+` are make's); the rest is make's own code.
       for (const match of code.matchAll(/^\t+[-@+]*(.*)$/gm)) nested.guesses.push(match[1] ?? "");
       unknown ??= `${program} runs the makefile a process substitution writes, which the guard cannot read`;
@@ -866,17 +875,6 @@ function addSimple(
       nested.guesses.push(...reading.guesses);
       unknown ??= reading.unknown;
       placesUnknown ??= reading.placesUnknown;
-    }
-  }
-  // `make -f - <<< 'all:; CMD'`, `make -f /dev/stdin <<EOF`: the makefile is the text fed in.
-  if (program === "make" || program === "gmake") {
-    // (The parser drops a `-` right before `<<`: `make -f - <<EOF` reads as `make -f`.)
-    const at = words.findIndex((word, i) => i > 0 && (word === "-f" || word === "--file" || word === "--makefile") && (words[i + 1] === undefined || STDIN_FILES.has(words[i + 1]!)));
-    const attached = words.some((word) => /^(?:-f|--file=|--makefile=)(?:-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/.test(word));
-    if ((at > 0 || attached) && stdin !== undefined && stdin.fromFile !== true) {
-      // Recipe lines (a tab first) and a rule's recipe after `;` (`all: ; CMD`); make's own prefixes `-`, `@`, `+` dropped.
-      if (stdin.text !== undefined) for (const match of stdin.text.matchAll(/^(?:\t+|[^\t#\n=]*?::?[^\n;=]*;\s*)[-@+]*(.*)$/gm)) nested.guesses.push(match[1] ?? "");
-      unknown ??= `${program} runs the makefile it reads from ${stdin.what}, which the guard cannot read`;
     }
   }
   if (stdin?.text !== undefined && readsCodeFromStdin(basename(words[0] ?? ""))) {
@@ -1028,6 +1026,11 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
       for (const part of parts.target) collectNested(part, walk);
       for (const word of parts.words) pushWord(word);
     } else if (child.type !== "comment") pushWord(child);
+  }
+  // The parser drops a lone `-` right before a redirection (`sed -f - <<EOF`, `cat - 2>&1`): bash reads it as a word.
+  const next = node.nextSibling;
+  if (next !== null && next.type.endsWith("redirect") && node.tree.rootNode.text.slice(node.endIndex, next.startIndex).trim() === "-") {
+    push({ text: "-", dynamic: false, glob: false, ansiC: false, bare: "-" });
   }
   for (const word of trailing) pushWord(word);
   // `read PAGER <<< cmd`, `printf -v PATH DIR`: a builtin sets a variable, as an assignment would.
