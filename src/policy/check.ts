@@ -9,7 +9,7 @@ import { validateRules, type ToolInputSchema } from "../rules/validate.js";
 import type { LoadedPolicy } from "./file.js";
 import { loadedPolicyOf, permissionPolicy } from "./file.js";
 import type { PermissionPolicy } from "./permissions.js";
-import { compileToolMatcher, DEFAULT_RISK_MODES, type PermissionRule } from "./permissions.js";
+import { compileToolMatcher, DEFAULT_RISK_MODES, ToolMatchers, type PermissionRule } from "./permissions.js";
 import type { PermissionMode } from "./types.js";
 import type { RiskLevel } from "../tools/types.js";
 import { conventionalKind, parseCompactRule, type CompactReading } from "./compact.js";
@@ -41,14 +41,40 @@ export type ToolArguments = ReadonlyMap<string, readonly string[]>;
 const MODE_RANK: Readonly<Record<PermissionMode, number>> = { deny: 0, ask: 1, allow: 2 };
 const MATCH_ALL_GLOBS = new Set(["*", "**"]);
 
-interface RuleInfo {
-  index: number;
-  rule: PermissionRule;
-  label: string;
-  matches: (tool: string) => boolean;
-  unconditional: boolean;
+/**
+ * One permission rule as the check reads it. Its label is written only when a message names it (a
+ * big policy's check names few rules), and rules of one tool pattern share its matcher.
+ */
+class RuleInfo {
   /** The known tools the rule matches, in the catalog's order (found through ToolNames, computed once). */
   tools?: readonly string[];
+  constructor(
+    readonly index: number,
+    readonly rule: PermissionRule,
+    readonly matches: (tool: string) => boolean,
+  ) {}
+
+  get label(): string {
+    return labelOf(this.rule, this.index);
+  }
+
+  get unconditional(): boolean {
+    const rule = this.rule;
+    return rule.args === undefined && isEmpty(rule.where) && rule.after === undefined && rule.budget === undefined && rule.principal === undefined;
+  }
+}
+
+/** True for undefined and for an object without own enumerable keys. */
+function isEmpty(value: object | undefined): boolean {
+  if (value === undefined) return true;
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
+}
+
+/** The check's reading of each rule, in file order; rules of one tool pattern share its matcher (ToolMatchers). */
+function ruleInfos(permissions: readonly PermissionRule[]): RuleInfo[] {
+  const matchers = new ToolMatchers();
+  return permissions.map((rule, index) => new RuleInfo(index, rule, matchers.of(rule, index)));
 }
 
 /** The known tools `info` matches, in the catalog's order: looked up once per rule through the name index. */
@@ -259,13 +285,7 @@ function examine(
   for (const issue of validateRules(loaded.toolRules, tools, { schemas })) {
     (issue.severity === "error" ? errors : warnings).push(`tool_rules: [${issue.code}] ${issue.message}`);
   }
-  const infos: RuleInfo[] = loaded.permissions.map((rule, index) => ({
-    index,
-    rule,
-    label: labelOf(rule, index),
-    matches: compileToolMatcher(rule, `permissions[${index}]`),
-    unconditional: rule.args === undefined && Object.keys(rule.where ?? {}).length === 0 && rule.after === undefined && rule.budget === undefined && rule.principal === undefined,
-  }));
+  const infos = ruleInfos(loaded.permissions);
   const seen = new Map<string, number>();
   if (withWarnings) for (const info of infos) {
     if (info.rule.id === undefined) continue;
@@ -285,10 +305,14 @@ function examine(
   const readings: string[] = [];
   // The compact readings: shown with the warnings; without them, needed only to judge their fields against the tools.
   const readsCompact = withWarnings || (names !== undefined && toolArguments !== undefined);
+  // A compact string reads the same wherever it is written (its label only names it in an error): read once per text.
+  const compacts = new Map<string, CompactReading>();
   for (const info of infos) {
-    if (info.rule.rule === undefined || !readsCompact) continue;
-    const reading = parseCompactRule(info.rule.rule, info.label, loaded.mainArguments);
-    readings.push(`${info.label}: ${reading.explanation}`);
+    const text = info.rule.rule;
+    if (text === undefined || !readsCompact) continue;
+    let reading = compacts.get(text);
+    if (reading === undefined) compacts.set(text, (reading = parseCompactRule(text, info.label, loaded.mainArguments)));
+    if (withWarnings) readings.push(`${info.label}: ${reading.explanation}`);
     if (names !== undefined && toolArguments !== undefined) errors.push(...compactFieldErrors(info, reading, names, toolArguments));
     else if (reading.mainArgument?.source === "convention") {
       warnings.push(
@@ -427,7 +451,7 @@ const readers = new WeakMap<readonly string[], Map<string, boolean>>();
  * A rule that can fire on one of its tools is not a typo, even when its other tools lack the argument.
  * Returns the message (`LABEL: READS, but ...; EFFECT: FIX`; `reads` is given the argument read), naming the tools and their arguments, or undefined.
  */
-function unreadArgumentError(label: string, reads: (field: string) => string, selector: string, condition: unknown, mode: PermissionMode, matched: MatchedTools, fix: string): string | undefined {
+function unreadArgumentError(label: () => string, reads: (field: string) => string, selector: string, condition: unknown, mode: PermissionMode, matched: MatchedTools, fix: string): string | undefined {
   const field = topArgumentOf(selector);
   if (field === undefined || matched.names.length === 0 || someToolReads(matched, field)) return undefined;
   const closed = matched.names.map((name) => ({ name, args: matched.args.get(name)! }));
@@ -444,40 +468,46 @@ function unreadArgumentError(label: string, reads: (field: string) => string, se
           .slice(0, LISTED_TOOLS)
           .map((tool) => `${tool.name} takes ${tool.args.length === 0 ? "no arguments" : bounded(tool.args, LISTED_ARGUMENTS, (n) => `${n} more`)}`)
           .join("; ")}${closed.length > LISTED_TOOLS ? `; ${closed.length - LISTED_TOOLS} more tools` : ""})`;
-  return `${label}: ${reads(field)}, but ${lacking}; ${effect}: ${fix}${theirs}`;
+  return `${label()}: ${reads(field)}, but ${lacking}; ${effect}: ${fix}${theirs}`;
 }
 
 /**
  * A compact rule reading an argument none of its tools has would never fire: with the tools known,
  * that is an error, judged by unreadArgumentError as `where` conditions are.
  */
-function compactFieldErrors(info: RuleInfo, reading: CompactReading, names: ToolNames, toolArguments: ToolArguments): string[] {
+function compactFieldErrors(info: RuleInfo, reading: CompactReading, names: ToolNames, toolArguments: ToolArguments): readonly string[] {
+  if (reading.where === undefined) return NO_ERRORS;
   const matched = matchedTools(info, names, toolArguments);
   const main = reading.mainArgument;
   const why = main === undefined ? "" : main.source === "policy" ? ` (tools.${reading.tool}.mainArgument)` : ` (Claude Code's convention for ${reading.tool})`;
   const fix = main === undefined ? `name one of its arguments` : `declare tools.${reading.tool}.mainArgument: { field: NAME, kind: ${main.kind} } or write ${reading.tool}(FIELD:PATTERN)`;
-  const errors: string[] = [];
-  for (const [selector, condition] of Object.entries(reading.where ?? {})) {
-    const error = unreadArgumentError(info.label, () => `${info.rule.rule ?? ""} reads the argument ${JSON.stringify(selector)}${why}`, selector, condition, info.rule.mode, matched, fix);
-    if (error !== undefined) errors.push(error);
+  let errors: string[] | undefined;
+  for (const [selector, condition] of Object.entries(reading.where)) {
+    const error = unreadArgumentError(() => info.label, () => `${info.rule.rule ?? ""} reads the argument ${JSON.stringify(selector)}${why}`, selector, condition, info.rule.mode, matched, fix);
+    if (error !== undefined) (errors ??= []).push(error);
   }
-  return errors;
+  return errors ?? NO_ERRORS;
 }
+
+/** What a rule without errors adds to the list. */
+const NO_ERRORS: readonly string[] = Object.freeze([]);
 
 /**
  * A `where` condition reading an argument none of the rule's tools has never sees a value: the rule
  * would never fire (or, under `not` / `exists: false`, fire on every call). With the tools known,
  * that is an error, judged by unreadArgumentError.
  */
-function whereFieldErrors(info: RuleInfo, names: ToolNames, toolArguments: ToolArguments): string[] {
-  if (info.rule.rule !== undefined || info.rule.where === undefined) return [];
+function whereFieldErrors(info: RuleInfo, names: ToolNames, toolArguments: ToolArguments): readonly string[] {
+  const where = info.rule.where;
+  if (info.rule.rule !== undefined || where === undefined) return NO_ERRORS;
   const matched = matchedTools(info, names, toolArguments);
-  const errors: string[] = [];
-  for (const [selector, condition] of Object.entries(info.rule.where)) {
-    const error = unreadArgumentError(info.label, (field) => `where ${JSON.stringify(selector)} reads the argument ${JSON.stringify(field)}`, selector, condition, info.rule.mode, matched, "name one of its arguments");
-    if (error !== undefined) errors.push(error);
+  let errors: string[] | undefined;
+  for (const selector in where) {
+    if (!Object.hasOwn(where, selector)) continue;
+    const error = unreadArgumentError(() => info.label, (field) => `where ${JSON.stringify(selector)} reads the argument ${JSON.stringify(field)}`, selector, where[selector], info.rule.mode, matched, "name one of its arguments");
+    if (error !== undefined) (errors ??= []).push(error);
   }
-  return errors;
+  return errors ?? NO_ERRORS;
 }
 
 /** Errors of `checkPolicy` as one PolicyError (for guardFromPolicy), or nothing. */

@@ -194,6 +194,24 @@ export function compileToolMatcher(rule: PermissionRule, where: string): (tool: 
   return compileGlob(rule.tool, { nocase: !caseSensitive, dot: true });
 }
 
+/**
+ * The tool matchers of one policy being read, by pattern (regex or glob, case rule, text): rules
+ * naming one pattern share its matcher, compiled by the first of them (so a bad pattern is refused
+ * at that rule, as `compileToolMatcher` refuses it). A big policy names few patterns in many rules.
+ */
+export class ToolMatchers {
+  /** By regex flag (2) and case flag (1), then the pattern's text. */
+  private readonly byFlags = [new Map<string, (tool: string) => boolean>(), new Map<string, (tool: string) => boolean>(), new Map<string, (tool: string) => boolean>(), new Map<string, (tool: string) => boolean>()] as const;
+
+  /** `compileToolMatcher(rule, \`permissions[${index}]\`)`, shared by the rules of one pattern. */
+  of(rule: PermissionRule, index: number): (tool: string) => boolean {
+    const map = this.byFlags[(rule.toolRegex === true ? 2 : 0) + (rule.caseSensitive === true ? 1 : 0)]!;
+    let matcher = map.get(rule.tool);
+    if (matcher === undefined) map.set(rule.tool, (matcher = compileToolMatcher(rule, `permissions[${index}]`)));
+    return matcher;
+  }
+}
+
 function describeRule(rule: PermissionRule, where: readonly FieldCondition[], principal?: PrincipalConditions): string {
   const parts = [`${rule.toolRegex === true ? "tool matching /" + rule.tool + "/" : rule.tool}`];
   if (rule.args !== undefined) parts.push(`args ~ /${rule.args}/`);
@@ -256,6 +274,16 @@ function literalVerdict(condition: FieldCondition, view: CanonicalArgs, restrict
 /** Compiles one `where` entry of a rule (`compileFieldCondition` under a policy's defaults, possibly through its ConditionCache). */
 type CompileCondition = (selector: string, matcher: ConditionSpec<FieldMatcher>, where: () => string, kind: ArgumentKind | undefined) => FieldCondition;
 
+/** What building a policy learnt of one `where` entry (ConditionCache.check): the convention's kind, and whether the condition reads the thread or the principal. */
+interface CheckedCondition {
+  readonly kind: ArgumentKind | undefined;
+  readonly contextual: boolean;
+  readonly personal: boolean;
+}
+
+/** Checks one `where` entry of rule `index` as building a policy does (ConditionCache.check). */
+type CheckCondition = (selector: string, matcher: ConditionSpec<FieldMatcher>, index: number) => CheckedCondition;
+
 /**
  * Field conditions compiled once per distinct content within one policy (selector, matcher, argument
  * kind; the policy's defaults are fixed): `compileFieldCondition` is a function of these alone
@@ -269,18 +297,14 @@ class ConditionCache {
 
   /** Each matcher object's JSON text (rules that repeat a condition share the object: see toFieldMatchers). */
   private readonly texts = new WeakMap<object, string>();
-  /** `conventionOnly` per matcher object and selector. */
-  private readonly conventions = new WeakMap<object, Map<string, ArgumentKind | undefined>>();
+
+  /** What `check` learnt of each matcher object, by selector (rules that repeat a condition share the object). */
+  private readonly checked = new WeakMap<object, Map<string, CheckedCondition>>();
 
   /** The kind a field has by its name's convention alone (`conventionOnly`), kept per matcher object and selector. */
   readonly convention: KindOf = (selector, matcher) => {
     if (typeof matcher !== "object" || matcher === null) return conventionOnly(selector, matcher);
-    let bySelector = this.conventions.get(matcher);
-    if (bySelector === undefined) this.conventions.set(matcher, (bySelector = new Map()));
-    if (bySelector.has(selector)) return bySelector.get(selector);
-    const kind = conventionOnly(selector, matcher);
-    bySelector.set(selector, kind);
-    return kind;
+    return this.checked.get(matcher)?.get(selector)?.kind ?? conventionOnly(selector, matcher);
   };
 
   /** Conditions by matcher object, then kind and selector: rules sharing the object skip building the content key. */
@@ -290,16 +314,30 @@ class ConditionCache {
   private readonly selectors = new Set<string>();
 
   /**
-   * What building a policy checks of a condition: the selector alone for a matcher that can fail on
-   * nothing else (`failsOnlyOnSelector`: compiled on first use), else the condition compiled (and kept).
+   * What building a policy checks of a condition, under the field-name convention's kind: the
+   * selector alone for a matcher that can fail on nothing else (`failsOnlyOnSelector`: compiled on
+   * first use), else the condition compiled (and kept). Kept per matcher object and selector, with
+   * what the rule learns of it (whether it reads the thread or the principal). `where` names the
+   * rule in an error; it is written only when something is checked.
    */
-  readonly check: CompileCondition = (selector, matcher, where, kind) => {
-    if (!failsOnlyOnSelector(matcher, kind)) return this.compile(selector, matcher, where, kind);
-    if (!this.selectors.has(selector)) {
+  readonly check: CheckCondition = (selector, matcher, index) => {
+    const object = typeof matcher === "object" && matcher !== null ? matcher : undefined;
+    let bySelector = object === undefined ? undefined : this.checked.get(object);
+    const known = bySelector?.get(selector);
+    if (known !== undefined) return known;
+    const kind = conventionOnly(selector, matcher);
+    const where = () => `permissions[${index}].where[${JSON.stringify(selector)}]`;
+    if (!failsOnlyOnSelector(matcher, kind)) this.compile(selector, matcher, where, kind);
+    else if (!this.selectors.has(selector)) {
       selectorSegments(selector, where());
       this.selectors.add(selector);
     }
-    return UNCOMPILED;
+    const checked: CheckedCondition = { kind, contextual: usesContext(matcher), personal: usesPrincipal(matcher) };
+    if (object !== undefined) {
+      if (bySelector === undefined) this.checked.set(object, (bySelector = new Map()));
+      bySelector.set(selector, checked);
+    }
+    return checked;
   };
 
   readonly compile: CompileCondition = (selector, matcher, where, kind) => {
@@ -324,14 +362,6 @@ class ConditionCache {
   };
 }
 
-/** What `ConditionCache.check` returns for a condition it checked without compiling. */
-const UNCOMPILED: FieldCondition = { selector: "", description: "", evaluate: () => UNKNOWN };
-
-/** Whether a rule needs the thread (`CompiledRule.contextual`), read from the rule as written. */
-function specIsContextual(rule: PermissionRule): boolean {
-  if (rule.after !== undefined || rule.budget !== undefined) return true;
-  return Object.values(rule.where ?? {}).some((matcher) => usesContext(matcher));
-}
 
 /**
  * A rule as the policy holds it before any tool needs it: validated (every pattern, selector and
@@ -357,17 +387,23 @@ interface RuleEntry {
  * equals / in / prefix / exists by its selector and compiles and keeps the others), its tool
  * pattern, `budget.sum`, its `args` regex. Returns the rule's entry.
  */
-function ruleEntry(rule: PermissionRule, index: number, compile: CompileCondition, convention: KindOf = conventionOnly): RuleEntry {
-  const location = `permissions[${index}]`;
-  for (const [selector, matcher] of Object.entries(rule.where ?? {})) {
-    compile(selector, matcher, () => `${location}.where[${JSON.stringify(selector)}]`, convention(selector, matcher));
+function ruleEntry(rule: PermissionRule, index: number, check: CheckCondition, toolMatchers: ToolMatchers): RuleEntry {
+  let contextual = rule.after !== undefined || rule.budget !== undefined;
+  let personal = rule.principal !== undefined;
+  const where = rule.where;
+  if (where !== undefined) {
+    for (const selector in where) {
+      if (!Object.hasOwn(where, selector)) continue;
+      const checked = check(selector, where[selector]!, index);
+      if (checked.contextual) contextual = true;
+      if (checked.personal) personal = true;
+    }
   }
-  const matchesTool = compileToolMatcher(rule, location);
-  if (rule.budget !== undefined) compileContext(rule, matchesTool, location);
-  if (rule.args !== undefined) compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `${location}.args` });
-  if (rule.principal !== undefined) compilePrincipalConditions(rule.principal, `${location}.principal`);
-  const personal = rule.principal !== undefined || Object.values(rule.where ?? {}).some((matcher) => usesPrincipal(matcher));
-  return { order: index, spec: rule, mode: rule.mode, matchesTool, contextual: specIsContextual(rule), personal };
+  const matchesTool = toolMatchers.of(rule, index);
+  if (rule.budget !== undefined) compileContext(rule, matchesTool, `permissions[${index}]`);
+  if (rule.args !== undefined) compileSafeRegex(rule.args, { caseSensitive: rule.caseSensitive, where: `permissions[${index}].args` });
+  if (rule.principal !== undefined) compilePrincipalConditions(rule.principal, `permissions[${index}].principal`);
+  return { order: index, spec: rule, mode: rule.mode, matchesTool, contextual, personal };
 }
 
 function compileRule(
@@ -1029,15 +1065,15 @@ export class PermissionPolicy {
     this.defaults = defaults;
     const cache = compileEagerly ? undefined : new ConditionCache(defaults);
     this.compileCondition = cache?.compile ?? ((selector, matcher, where, kind) => compileFieldCondition(selector, matcher, where(), defaults, kind));
-    const check = cache?.check ?? this.compileCondition;
     this.convention = cache?.convention ?? conventionOnly;
+    const toolMatchers = new ToolMatchers();
     const compiled = valid.map((rule, index) => {
       try {
-        if (compileEagerly) {
+        if (cache === undefined) {
           const compiled = compileRule(rule, index, defaults);
-          return { ...ruleEntry(rule, index, () => NO_CONDITION), compiled };
+          return { ...ruleEntry(rule, index, checkedOnly, toolMatchers), compiled };
         }
-        return ruleEntry(rule, index, check, this.convention);
+        return ruleEntry(rule, index, cache.check, toolMatchers);
       } catch (error) {
         if (!(error instanceof PolicyError)) throw error;
         const id = rule.id === undefined ? "" : ` (rule id ${JSON.stringify(rule.id)})`;
@@ -1516,8 +1552,8 @@ export class PermissionPolicy {
 
 /** Set only while `eagerLinearScanForTests` builds its policy. */
 let compileEagerly = false;
-/** What `ruleEntry` is handed in the eager reference, which compiles each rule itself. */
-const NO_CONDITION: FieldCondition = { selector: "", description: "", evaluate: () => NO };
+/** What `ruleEntry` is handed in the eager reference, which compiles each rule itself: what a condition reads, nothing checked. */
+const checkedOnly: CheckCondition = (selector, matcher) => ({ kind: conventionOnly(selector, matcher), contextual: usesContext(matcher), personal: usesPrincipal(matcher) });
 
 /**
  * The reference lazy compilation is tested against: every rule compiled when the policy is built, in

@@ -19,6 +19,16 @@ export function sameAsNames(condition: unknown, out: string[] = []): string[] {
   return out;
 }
 
+/** Whether `sameAsNames(condition)` has a name: the same walk, without building the list. */
+function readsSameAs(condition: unknown): boolean {
+  if (typeof condition !== "object" || condition === null) return false;
+  const c = condition as Record<string, unknown>;
+  if (typeof c.sameAs === "string") return true;
+  if (c.not !== undefined && readsSameAs(c.not)) return true;
+  if (Array.isArray(c.anyOf) && c.anyOf.some(readsSameAs)) return true;
+  return Array.isArray(c.allOf) && c.allOf.some(readsSameAs);
+}
+
 /** Edit distance, for "did you mean" (names are short). */
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -79,10 +89,16 @@ export function principalNameErrors(policy: PrincipalUse): string[] {
       errors.push(principalText.undeclaredName(label, name, parsed.scope, suggestion));
     }
   };
+  // (Labels are written only for the rules that read the principal: a big policy has few.)
   policy.permissions.forEach((rule, index) => {
-    const label = rule.id === undefined ? `permissions[${index}]` : `permissions[${index}] (${rule.id})`;
-    for (const name of Object.keys(rule.principal ?? {})) check(`${label}.principal`, name);
-    for (const [selector, condition] of Object.entries(rule.where ?? {})) for (const name of sameAsNames(condition)) check(`${label}.where[${JSON.stringify(selector)}]`, name);
+    const label = () => (rule.id === undefined ? `permissions[${index}]` : `permissions[${index}] (${rule.id})`);
+    if (rule.principal !== undefined) for (const name of Object.keys(rule.principal)) check(`${label()}.principal`, name);
+    const where = rule.where;
+    if (where === undefined) return;
+    for (const selector in where) {
+      if (!Object.hasOwn(where, selector) || !readsSameAs(where[selector])) continue;
+      for (const name of sameAsNames(where[selector])) check(`${label()}.where[${JSON.stringify(selector)}]`, name);
+    }
   });
   (policy.approvers ?? []).forEach((rule, index) => {
     const label = rule.id === undefined ? `approvers[${index}]` : `approvers[${index}] (${rule.id})`;
