@@ -87,6 +87,111 @@ function isPlain(value: unknown, depth: number): boolean {
   return true;
 }
 
+/** FieldMatcherSchema's keys in its shape's order (the order of the keys it outputs). */
+const LEAF_KEYS = ["equals", "in", "glob", "regex", "prefix", "exists", "path", "base", "command", "url", "domain", "email", "caseSensitive"] as const;
+/** The leaf keys of which exactly one must be given (MATCHER_KEYS of the schema). */
+const LEAF_MATCHERS = new Set<string>(["equals", "in", "glob", "regex", "prefix", "exists", "path", "command", "url", "domain", "email"]);
+const PATTERN_KEYS = new Set<string>(["path", "command", "url", "domain", "email"]);
+const NON_EMPTY_STRING_KEYS = new Set<string>(["glob", "regex", "prefix", "base"]);
+const NUMERIC_KEYS = new Set<string>(["lt", "lte", "gt", "gte"]);
+const CONNECTIVES = new Set<string>(["not", "anyOf", "allOf"]);
+
+/** A scalar of the leaf schema (`equals`, an `in` item): a string, a finite number or a boolean. */
+function isScalar(value: unknown): boolean {
+  return typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value));
+}
+
+/** An array of the Array prototype without holes (`every` would pass over a hole the schema refuses). */
+function isDenseArray(value: unknown): value is unknown[] {
+  if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return false;
+  for (let i = 0; i < value.length; i++) if (!(i in value)) return false;
+  return true;
+}
+
+function isNonEmptyString(value: unknown): value is string {
+  return typeof value === "string" && value.length > 0;
+}
+
+/**
+ * `FieldConditionSchema`'s output for a condition it accepts as `isPlain` data of the usual shapes —
+ * a leaf matcher, a numeric comparison, or `not` / `anyOf` / `allOf` of such — built as the schema
+ * builds it (keys in its shape's order, arrays copied); undefined for anything else, which the schema
+ * then judges (and names every problem of). It never accepts what the schema refuses:
+ * test/policy-plain-conditions.test.ts compares the two on generated conditions.
+ */
+export function plainCondition(value: unknown, depth = 0): ConditionOutput | undefined {
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype || depth > MAX_PLAIN_DEPTH) return undefined;
+  const c = value as Record<string, unknown>;
+  let first: string | undefined;
+  let count = 0;
+  for (const key in c) {
+    if (!Object.hasOwn(c, key)) return undefined;
+    if (count++ === 0) first = key;
+  }
+  if (Object.getOwnPropertySymbols(c).length > 0) return undefined;
+  if (first === undefined) return undefined;
+  if (count === 1 && CONNECTIVES.has(first)) {
+    if (first === "not") {
+      const inner = plainCondition(c.not, depth + 1);
+      return inner === undefined ? undefined : ({ not: inner } as ConditionOutput);
+    }
+    const list = c[first];
+    if (!isDenseArray(list) || list.length === 0) return undefined;
+    const out: ConditionOutput[] = [];
+    for (const item of list) {
+      const inner = plainCondition(item, depth + 1);
+      if (inner === undefined) return undefined;
+      out.push(inner);
+    }
+    return { [first]: out } as ConditionOutput;
+  }
+  if (count === 1 && NUMERIC_KEYS.has(first)) {
+    const bound = c[first];
+    return typeof bound === "number" && Number.isFinite(bound) ? ({ [first]: bound } as ConditionOutput) : undefined;
+  }
+  if (count === 1 && first === "between") {
+    const range = c.between;
+    if (!isDenseArray(range) || range.length !== 2) return undefined;
+    const [low, high] = range as unknown[];
+    if (typeof low !== "number" || typeof high !== "number" || !Number.isFinite(low) || !Number.isFinite(high) || low > high) return undefined;
+    return { between: [low, high] } as ConditionOutput;
+  }
+  return plainLeaf(c);
+}
+
+/** FieldMatcherSchema's output for a leaf `plainCondition` can judge, else undefined. */
+function plainLeaf(c: Record<string, unknown>): ConditionOutput | undefined {
+  let matcher: string | undefined;
+  for (const key in c) {
+    const value = c[key];
+    if (LEAF_MATCHERS.has(key)) {
+      if (matcher !== undefined) return undefined;
+      matcher = key;
+    }
+    if (key === "equals") {
+      if (!isScalar(value)) return undefined;
+    } else if (key === "in") {
+      if (!isDenseArray(value) || value.length === 0 || !value.every(isScalar)) return undefined;
+    } else if (key === "exists" || key === "caseSensitive") {
+      if (typeof value !== "boolean") return undefined;
+    } else if (NON_EMPTY_STRING_KEYS.has(key)) {
+      if (!isNonEmptyString(value)) return undefined;
+    } else if (PATTERN_KEYS.has(key)) {
+      if (!isNonEmptyString(value) && !(isDenseArray(value) && value.length > 0 && value.every(isNonEmptyString))) return undefined;
+    } else return undefined;
+  }
+  if (matcher === undefined) return undefined;
+  if (matcher === "exists" && c.caseSensitive !== undefined) return undefined;
+  if (c.base !== undefined && matcher !== "path") return undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of LEAF_KEYS) {
+    if (!Object.hasOwn(c, key)) continue;
+    const value = c[key];
+    out[key] = Array.isArray(value) ? [...value] : value;
+  }
+  return out as ConditionOutput;
+}
+
 /**
  * Permission rules validated as `z.array(PermissionRuleSchema)` validates them, each distinct
  * `where` condition (by its plain-data text) validated once and its parsed form shared by the rules
@@ -140,9 +245,13 @@ export function validShellsOnce(input: unknown): ShellsOnce | undefined {
       const text = plainText(condition);
       let valid = text === undefined ? undefined : known.get(text);
       if (valid === undefined) {
-        const parsed = FieldConditionSchema.safeParse(condition);
-        if (!parsed.success) return undefined;
-        valid = parsed.data;
+        // Plain data of the usual shapes is read without the schema (the same output); the rest through it.
+        valid = text === undefined ? undefined : plainCondition(condition);
+        if (valid === undefined) {
+          const parsed = FieldConditionSchema.safeParse(condition);
+          if (!parsed.success) return undefined;
+          valid = parsed.data;
+        }
         if (text !== undefined) known.set(text, valid);
       }
       conditions.push(valid);
