@@ -394,14 +394,18 @@ export function failsOnlyOnSelector(matcher: ConditionSpec<FieldMatcher>, kind: 
 /** Compiles one `where` entry; `where` names the rule for errors (bad selector, bad pattern). */
 export function compileFieldCondition(selector: string, matcher: ConditionSpec<FieldMatcher>, where: string, defaults: MatcherDefaults = {}, kind?: ArgumentKind): FieldCondition {
   const segments = selectorSegments(selector, where);
-  const description = `${selector} ${describeCondition(matcher, describeMatcher)}`;
+  // Written when a reason or a rule's description first needs it (building a policy compiles many conditions no decision names).
+  let described: string | undefined;
+  const describe = () => (described ??= `${selector} ${describeCondition(matcher, describeMatcher)}`);
   const direct = compileDirectGetter(segments);
   const present = (value: unknown) => value !== null && value !== undefined;
   if (!isComposite(matcher) && "exists" in matcher) {
     const wantPresent = matcher.exists;
     return {
       selector,
-      description,
+      get description() {
+        return describe();
+      },
       ...(direct === undefined ? {} : { read: direct }),
       evaluate(tree) {
         const found = direct?.(tree);
@@ -427,7 +431,18 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
     );
   const command = commandExtras(matcher, segments);
   const volatile = readsFilesystem(matcher, defaults, kind);
-  if (direct === undefined) return { selector, description, contextual, evaluate: full, ...command, ...(volatile ? { volatile } : {}) };
+  if (direct === undefined) {
+    return {
+      selector,
+      get description() {
+        return describe();
+      },
+      contextual,
+      evaluate: full,
+      ...command,
+      ...(volatile ? { volatile } : {}),
+    };
+  }
   const leaf = matcher as FieldMatcher;
   // A kinded field compares readings, not the text as written: an index reads the field only when
   // the value is its own only reading (selfReading), and sees NOT_KEYABLE (every rule live) otherwise.
@@ -445,7 +460,9 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
   const tag = self === undefined ? "" : `\u0000${self.tag}`;
   return {
     selector,
-    description,
+    get description() {
+      return describe();
+    },
     contextual,
     ...command,
     // Kept per value (FieldCondition.read) only when the verdict depends on the value alone: not a
