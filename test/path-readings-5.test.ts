@@ -45,6 +45,7 @@ const shellPolicy = permissionPolicy(
 permissions:
   - { rule: ${JSON.stringify(`Bash(cat ${root}/secrets/key)`)}, mode: deny }
   - { rule: ${JSON.stringify(`Bash(cat ${root}/secrets/*)`)}, mode: deny }
+  - { rule: ${JSON.stringify(`Bash(cat * ${root}/secrets/*)`)}, mode: deny }
   - { rule: ${JSON.stringify(`Bash(head -c 64 ${root}/secrets/*)`)}, mode: deny }
   - { rule: ${JSON.stringify(`Bash(dd status=none if=${root}/secrets/*)`)}, mode: deny }
   - { rule: "Bash(cat:*)", mode: allow }

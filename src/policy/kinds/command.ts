@@ -2,6 +2,7 @@ import { foldCase, normalizeString } from "../normalize.js";
 import { unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
 import type { Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
+import { pathWordReadings } from "./path.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -109,6 +110,16 @@ const PLAIN_LITERAL_END = /[A-Za-z0-9_./:=@%+,-]*$/;
 function wildShape(word: string, fold: (text: string) => string, out: number[]): void {
   const head = PLAIN_LITERAL.exec(word)![0];
   const rest = word.slice(head.length);
+  // `~/x`, `~user/x`, `if=~/x`: a home directory, then the rest as written.
+  const tilde = /^~[^/:]*/.exec(rest)?.[0];
+  if (tilde !== undefined) {
+    const after = rest.slice(tilde.length);
+    codes(fold(head), out);
+    out.push(STAR);
+    if (PLAIN_LITERAL.exec(after)![0] === after) codes(fold(after), out);
+    else wildShape(after, fold, out);
+    return;
+  }
   const endMatch = PLAIN_LITERAL_END.exec(rest)![0];
   const before = rest.charAt(rest.length - endMatch.length - 1);
   const tail = endMatch !== "" && /[})`?*\]]/.test(before) ? endMatch : "";
@@ -390,6 +401,21 @@ function normalizedWords(words: readonly string[]): string[] | undefined {
   return changed ? out : undefined;
 }
 
+/**
+ * The forms with each word that names a path read as the kernel reads it (path.ts's
+ * pathWordReadings: lexically, then where it really is on this machine): a deny pattern that spells
+ * a path also holds for `cat /srv//secrets/key` and for a symlink that leads there.
+ */
+function pathForms(forms: readonly (readonly string[])[]): string[][] {
+  const out: string[][] = [];
+  for (const form of forms) {
+    const readings = form.map((word, i) => (i === 0 ? [] : pathWordReadings(word, true)));
+    const count = Math.max(0, ...readings.map((reading) => reading.length));
+    for (let k = 0; k < count && out.length < 16; k++) out.push(form.map((word, i) => readings[i]![Math.min(k, readings[i]!.length - 1)] ?? word));
+  }
+  return out;
+}
+
 /** A verdict and, when it is not the plain answer, the construct or reading that decided it. */
 interface CommandJudgement {
   readonly verdict: Verdict;
@@ -419,7 +445,9 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
       // `cd secrets && cat key` also reads as `cat secrets/key`, where the line moved to.
       const cwd = cwds[i];
       const placed = cwd === undefined || cwd === UNPLACED || command.input !== undefined ? [] : [placedWords(command.words, cwd)];
-      for (const form of [...command.forms, ...placed]) {
+      const written = [...command.forms, ...placed];
+      // `cat /srv//secrets/key`, `cat /srv/docs/../secrets/key`, `cat /srv/link/key`: the paths as the kernel reads them.
+      for (const form of [...written, ...pathForms(written)]) {
         if (command.input === undefined) {
           if (patterns.some((pattern) => pattern.matches(form))) return { verdict: YES, why: undefined };
           // `git p${x}ush`, `git $x push`, `git pu?h`: words the shell still changes may make a pattern match.
