@@ -10,7 +10,7 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  * escapes too), Windows' best-fit characters (`．．／`, `¥`), cut at a NUL byte, trimmed, after a
  * one-pass `../` filter (`....//`), names as Windows reads them (trailing dots and spaces, data
  * streams), NFC and NFD, `/proc/self/root` and
- * `/proc/self/cwd` as the root and the base, braces and dot-globs as a shell expands them, and
+ * `/proc/self/cwd` as the root and the base (another process's, `/proc/1234/cwd`, unplaceable), braces and dot-globs as a shell expands them, and
  * (through this machine's files) globs as the files they match (each spelling is a separate
  * reading: a deny matches if ANY reading matches, an allow only if EVERY reading does). A path that
  * escapes the base (`../x`, an absolute path outside it, `~`, `$HOME`, a Windows device or UNC
