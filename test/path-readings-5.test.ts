@@ -5,7 +5,9 @@
  *   `Bash(dd if=/srv/secrets/*)`) against other spellings of that path — repeated slashes, `/./`,
  *   `dir/../`, a trailing `/.`, `/proc/self/root` and `/proc/thread-self/root` before it, a
  *   directory symlink on the way (`docs/up/secrets/key` where `docs/up` leads to the tree's root),
- *   `~/…` with HOME at the tree (also after `NAME=`, as in `dd if=~/…`, which bash expands too).
+ *   `~/…` with HOME at the tree (also after `NAME=`, as in `dd if=~/…`, which bash expands too),
+ *   the file fed as standard input (`cat < FILE`, `cat - < FILE`, `cat /dev/stdin < FILE`), an open
+ *   descriptor (`cat /dev/fd/3 3< FILE`) and the shell's working directory (`/proc/self/cwd/..`).
  *   The judge: bash runs the command in the tree with that HOME and the secret's text appears on
  *   its output [anthropics/claude-code#4956, #18613 (Bash deny rules passed by other spellings of
  *   the path); bash(1) 'Tilde Expansion': `NAME=~` words; path_resolution(7)].
@@ -86,7 +88,7 @@ const COMMANDS = ["cat W", "head -c 64 W", "dd status=none if=W", "cat docs/a.md
 
 describe.skipIf(!BASH)("path words in shell lines: bash and the programs judge the spellings of a denied path", () => {
   it("the policy is not vacuous: plain commands elsewhere are allowed, the plain spelling denied", () => {
-    for (const command of [`cat ${root}/docs/a.md`, "cat a.md", `head -c 64 ${root}/docs/b.md`, `dd status=none if=${root}/docs/a.md`, `cat ${root}/docs//a.md`, `cat ${root}/docs/./a.md`]) {
+    for (const command of [`cat ${root}/docs/a.md`, "cat a.md", `head -c 64 ${root}/docs/b.md`, `dd status=none if=${root}/docs/a.md`, `cat ${root}/docs//a.md`, `cat ${root}/docs/./a.md`, `cat < ${root}/docs/a.md`, `cat - < a.md`]) {
       expect(shellPolicy.decide("Bash", { command }).mode, command).toBe("allow");
     }
     expect(reachesSecret(`cat ${root}/secrets/key`)).toBe(true);
@@ -103,6 +105,12 @@ describe.skipIf(!BASH)("path words in shell lines: bash and the programs judge t
     ["cat ~/secrets/key", "~ is HOME (bash's tilde expansion)"],
     ["dd status=none if=~/secrets/key", "bash expands ~ after NAME= too"],
     [`head -c 64 ${root}/secrets/sub/../key`, "a file's own ../"],
+    [`cat < ${root}/secrets/key`, "the file fed as standard input"],
+    [`cat - < ${root}/secrets//key`, "- is the standard input"],
+    [`cat /dev/stdin < ${root}/secrets/key`, "/dev/stdin is the standard input"],
+    [`cat /dev/fd/3 3< ${root}/secrets/key`, "an open descriptor"],
+    ["cat /proc/self/cwd/../secrets/key", "the shell's working directory, then .."],
+    ["cat ~/docs/../secrets/key", "a home directory, then .."],
   ])("%s (%s)", (command) => {
     expect(reachesSecret(command), `${command} should reach the secret`).toBe(true);
     const decision = shellPolicy.decide("Bash", { command });

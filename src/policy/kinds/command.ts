@@ -101,6 +101,9 @@ function overlaps(a: readonly number[], b: readonly number[]): boolean | undefin
 const PLAIN_LITERAL = /^[A-Za-z0-9_.\/:=@%+,-]*/;
 const PLAIN_LITERAL_END = /[A-Za-z0-9_./:=@%+,-]*$/;
 
+/** A home directory (`~`, `~user`), the shell's or another process's working directory or root, or an open descriptor, after a word's literal start. */
+const PLACE_PREFIX = /^([A-Za-z0-9_.\/:=@%+,-]*?)(?:~[^/:]*|\/proc\/(?:self|thread-self|\d+)(?:\/task\/\d+)?\/(?:cwd|root|fd\/\d+)(?=\/|$)|\/dev\/fd\/\d+(?=\/|$))/;
+
 /**
  * What a word the shell still changes may become, as a shape: its literal start (before the first
  * expansion, quote or pattern character), any text (none, one or many words), and its literal end when
@@ -108,18 +111,19 @@ const PLAIN_LITERAL_END = /[A-Za-z0-9_./:=@%+,-]*$/;
  * `pu$xsh`: `pu`, any, since `$xsh` is one name).
  */
 function wildShape(word: string, fold: (text: string) => string, out: number[]): void {
-  const head = PLAIN_LITERAL.exec(word)![0];
-  const rest = word.slice(head.length);
-  // `~/x`, `~user/x`, `if=~/x`: a home directory, then the rest as written.
-  const tilde = /^~[^/:]*/.exec(rest)?.[0];
-  if (tilde !== undefined) {
-    const after = rest.slice(tilde.length);
-    codes(fold(head), out);
+  // `~/x`, `~user/x`, `if=~/x`, `/proc/self/cwd/x`, `/dev/fd/3`: a place the guard cannot tell, then
+  // the rest as written (after its last `..`, which climbs from that place: `~/../../etc/x` may be any `/etc/x`).
+  const place = PLACE_PREFIX.exec(word);
+  if (place !== null) {
+    const after = word.slice(place[0].length).replace(/^.*\/\.\.(?=\/|$)/, "");
+    codes(fold(place[1]!), out);
     out.push(STAR);
     if (PLAIN_LITERAL.exec(after)![0] === after) codes(fold(after), out);
     else wildShape(after, fold, out);
     return;
   }
+  const head = PLAIN_LITERAL.exec(word)![0];
+  const rest = word.slice(head.length);
   const endMatch = PLAIN_LITERAL_END.exec(rest)![0];
   const before = rest.charAt(rest.length - endMatch.length - 1);
   const tail = endMatch !== "" && /[})`?*\]]/.test(before) ? endMatch : "";

@@ -145,6 +145,12 @@ interface WordValue {
 /** A word whose tilde-prefix bash expands (see WordValue.tilde). */
 const TILDE_RE = /^(?:[A-Za-z_][A-Za-z0-9_]*=(?:[^:]*:)*)?~/;
 
+/**
+ * A path word that starts where the command runs or at an open descriptor (`/proc/self/cwd/x`,
+ * `/proc/1234/root/x`, `/dev/fd/3`), also after `--option=` or `NAME=`: a place the guard cannot tell.
+ */
+const PLACELESS_RE = /^(?:--?[A-Za-z0-9][\w.-]*=|[A-Za-z_][A-Za-z0-9_]*=)?\/(?:proc\/(?:(?:self|thread-self|\d+)(?:\/task\/\d+)?\/(?:cwd|fd\/\d+)|\d+(?:\/task\/\d+)?\/root)|dev\/fd\/\d+)(?=\/|$)/;
+
 /** Where a command's standard input comes from, when it matters (a shell or interpreter reading its script). */
 interface Stdin {
   /** The text fed in, when the guard knows it. */
@@ -895,9 +901,15 @@ function addSimple(
     }
   }
   for (const form of placeForms) if (forms.length < MAX_FORMS) forms.push([...form]);
+  // `cat < /srv/secrets/key`, `cat - < FILE`: the program reads the file it is fed as if it were named (a deny reads it so).
+  if (stdin?.fromFile === true && stdin.file !== undefined && words.length > 0 && forms.length < MAX_FORMS) {
+    const fed = stdin.file;
+    const named = words.map((word, i) => (i > 0 && STDIN_FILES.has(word) ? fed : word));
+    forms.push(named.some((word, i) => word !== words[i]) ? named : [...words, fed]);
+  }
   // A wrapper's command has lost its quoting: a word with pattern characters may be a pattern (`sudo git pu?h`).
   // `cat ~/x`, `dd if=~/x`: the shell puts a home directory there, which the guard cannot place.
-  const wild = new Set(words.filter((word, i) => i > 0 && (isDynamic(i) || (values === undefined ? /[*?[]/.test(word) || TILDE_RE.test(word) : values[i]?.glob === true || values[i]?.tilde === true))));
+  const wild = new Set(words.filter((word, i) => i > 0 && (isDynamic(i) || (values === undefined ? /[*?[]/.test(word) || TILDE_RE.test(word) : values[i]?.glob === true || values[i]?.tilde === true) || PLACELESS_RE.test(word))));
   addCommand(walk, {
     words,
     dynamic,
