@@ -36,10 +36,10 @@ import { oracleCases } from "./helpers/oracle.js";
 /** Each shell program: how a URL (`U`) is given to it, and whether it runs here. */
 const SHELL_PROGRAMS: Readonly<Record<string, { forms: readonly string[]; present: boolean }>> = {
   curl: { forms: ["curl -s U", "curl https://api.example.com/ U"], present: installed("curl") },
-  wget: { forms: ["wget -q -O /dev/null U"], present: installed("wget") },
-  wget2: { forms: ["wget2 -q -O /dev/null U"], present: installed("wget2") },
+  wget: { forms: ["wget -q U"], present: installed("wget") },
+  wget2: { forms: ["wget2 -q U"], present: installed("wget2") },
   http: { forms: ["http U"], present: installed("http") },
-  aria2c: { forms: ["aria2c -d out U"], present: installed("aria2c") },
+  aria2c: { forms: ["aria2c --dry-run U"], present: installed("aria2c") },
   lynx: { forms: ["lynx -dump U", "lynx -source U"], present: installed("lynx", ["-version"]) },
   w3m: { forms: ["w3m -dump U"], present: installed("w3m", ["-version"]) },
   GET: { forms: ["GET U"], present: installed("lwp-request", ["-v"], true) },
