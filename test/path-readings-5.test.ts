@@ -9,8 +9,11 @@
  *   the file fed as standard input (`cat < FILE`, `cat - < FILE`, `cat /dev/stdin < FILE`), an open
  *   descriptor (`cat /dev/fd/3 3< FILE`) and the shell's working directory (`/proc/self/cwd/..`).
  *   The judge: bash runs the command in the tree with that HOME and the secret's text appears on
- *   its output [anthropics/claude-code#4956, #18613 (Bash deny rules passed by other spellings of
- *   the path); bash(1) 'Tilde Expansion': `NAME=~` words; path_resolution(7)].
+ *   its output [gotgenes/pi-packages#493 and #645 (a symlink, a path inside `--file=`, past Bash
+ *   path rules); JeongJaeSoon/agent-guard#132 (a symlink past a Bash path deny); dirge-code/dirge#82
+ *   (`ln -s /etc/passwd benign-name`); falcosecurity/falco#2202 (`/proc/PID/root`, `/proc/PID/cwd`,
+ *   `/dev/fd/..` past name-based rules); unslothai/unsloth#10895 (`/proc/self/cwd/../..` resolved by
+ *   the kernel before the `..`); bash(1) 'Tilde Expansion': `NAME=~` words; path_resolution(7)].
  * - A file tool's path through another process's working directory or root
  *   (`/proc/PID/cwd/key`, `/proc/PID/task/TID/cwd/key`), which the guard cannot place without
  *   reading this machine's links: the judge is Node's fs reading the file through a process whose
