@@ -120,6 +120,16 @@ describe.skipIf(!BASH)("path words in shell lines: bash and the programs judge t
     expect(decision.mode, `${command}: ${decision.reason ?? ""}`).not.toBe("allow");
   });
 
+  it("the reason names the place the guard cannot tell (a home directory, a working directory, an open descriptor)", () => {
+    const home = shellPolicy.decide("Bash", { command: "cat ~/secrets/key" });
+    expect(home.mode).toBe("ask");
+    expect(home.reason).toContain(`~/secrets/key starts at a place only known when the command runs (a home directory, a working directory or an open descriptor), and where it leads may match ${JSON.stringify(`cat ${root}/secrets/key`)}`);
+    const descriptor = shellPolicy.decide("Bash", { command: "cat /dev/fd/3" });
+    expect(descriptor.reason).toContain("/dev/fd/3 starts at a place only known when the command runs");
+    // An expansion keeps its own reason.
+    expect(shellPolicy.decide("Bash", { command: "cat $HOME/secrets/key" }).reason).toContain("the shell replaces $HOME/secrets/key when the command runs (an expansion or a file name pattern)");
+  });
+
   const cases = [...new Set(fc.sample(fc.tuple(spelledSecret, fc.constantFrom(...COMMANDS)), { numRuns: Math.min(oracleCases(), 400), seed: ORACLE_SEED }).map(([word, form]) => form.replace("W", word)))];
   it.each(cases.map((command) => [command] as const))("generated: %s", (command) => {
     if (!reachesSecret(command)) return;

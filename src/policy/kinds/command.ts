@@ -1,5 +1,5 @@
 import { foldCase, normalizeString } from "../normalize.js";
-import { unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
+import { unplacedWordsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
 import type { Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
 import { pathWordReadings } from "./path.js";
@@ -459,7 +459,9 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
             for (const pattern of patterns) {
               const may = mayMatch(pattern, form, command.wild);
               if (may !== false) {
-                open = wildWordsReason(pattern.source, [...command.wild]);
+                const wild = [...command.wild];
+                // `cat ~/x`, `cat /dev/fd/3`: no expansion or pattern, a place the guard cannot tell.
+                open = wild.every((word) => PLACE_PREFIX.test(word) && !/[$`*?[]/.test(word)) ? unplacedWordsReason(pattern.source, wild) : wildWordsReason(pattern.source, wild);
                 break;
               }
             }
