@@ -276,6 +276,16 @@ export function wildWordsReason(pattern: string, words: readonly string[]): stri
   return `the shell replaces ${shown} when the command runs (an expansion or a file name pattern), and what it becomes may match ${JSON.stringify(pattern)}`;
 }
 
+/**
+ * Why a deny or ask pattern cannot tell a command whose words start at a place only known when it
+ * runs (`cat ~/x`, `dd if=~/x`, `cat /proc/self/cwd/x`, `cat /dev/fd/3`): where they lead may make
+ * the pattern match.
+ */
+export function unplacedWordsReason(pattern: string, words: readonly string[]): string {
+  const shown = words.slice(0, 3).join(", ") + (words.length > 3 ? ", …" : "");
+  return `${shown} ${words.length === 1 ? "starts" : "start"} at a place only known when the command runs (a home directory, a working directory or an open descriptor), and where it leads may match ${JSON.stringify(pattern)}`;
+}
+
 /** Why a deny or ask `pattern` cannot tell: the command connects to places the guard cannot read (`why`), and one of them may make the pattern match. */
 export function unreadPlacesReason(pattern: string, why: string): string {
   return `${why}, and a place it connects to may match ${JSON.stringify(pattern)}`;

@@ -1,7 +1,8 @@
 import { foldCase, normalizeString } from "../normalize.js";
-import { unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
+import { unplacedWordsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
 import type { Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
+import { pathWordReadings } from "./path.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -100,6 +101,9 @@ function overlaps(a: readonly number[], b: readonly number[]): boolean | undefin
 const PLAIN_LITERAL = /^[A-Za-z0-9_.\/:=@%+,-]*/;
 const PLAIN_LITERAL_END = /[A-Za-z0-9_./:=@%+,-]*$/;
 
+/** A home directory (`~`, `~user`), the shell's or another process's working directory or root, or an open descriptor, after a word's literal start. */
+const PLACE_PREFIX = /^([A-Za-z0-9_.\/:=@%+,-]*?)(?:~[^/:]*|\/proc\/(?:self|thread-self|\d+)(?:\/task\/\d+)?\/(?:cwd|root|fd\/\d+)(?=\/|$)|\/dev\/fd\/\d+(?=\/|$))/;
+
 /**
  * What a word the shell still changes may become, as a shape: its literal start (before the first
  * expansion, quote or pattern character), any text (none, one or many words), and its literal end when
@@ -107,6 +111,17 @@ const PLAIN_LITERAL_END = /[A-Za-z0-9_./:=@%+,-]*$/;
  * `pu$xsh`: `pu`, any, since `$xsh` is one name).
  */
 function wildShape(word: string, fold: (text: string) => string, out: number[]): void {
+  // `~/x`, `~user/x`, `if=~/x`, `/proc/self/cwd/x`, `/dev/fd/3`: a place the guard cannot tell, then
+  // the rest as written (after its last `..`, which climbs from that place: `~/../../etc/x` may be any `/etc/x`).
+  const place = PLACE_PREFIX.exec(word);
+  if (place !== null) {
+    const after = word.slice(place[0].length).replace(/^.*\/\.\.(?=\/|$)/, "");
+    codes(fold(place[1]!), out);
+    out.push(STAR);
+    if (PLAIN_LITERAL.exec(after)![0] === after) codes(fold(after), out);
+    else wildShape(after, fold, out);
+    return;
+  }
   const head = PLAIN_LITERAL.exec(word)![0];
   const rest = word.slice(head.length);
   const endMatch = PLAIN_LITERAL_END.exec(rest)![0];
@@ -390,6 +405,21 @@ function normalizedWords(words: readonly string[]): string[] | undefined {
   return changed ? out : undefined;
 }
 
+/**
+ * The forms with each word that names a path read as the kernel reads it (path.ts's
+ * pathWordReadings: lexically, then where it really is on this machine): a deny pattern that spells
+ * a path also holds for `cat /srv//secrets/key` and for a symlink that leads there.
+ */
+function pathForms(forms: readonly (readonly string[])[]): string[][] {
+  const out: string[][] = [];
+  for (const form of forms) {
+    const readings = form.map((word, i) => (i === 0 ? [] : pathWordReadings(word, true)));
+    const count = Math.max(0, ...readings.map((reading) => reading.length));
+    for (let k = 0; k < count && out.length < 16; k++) out.push(form.map((word, i) => readings[i]![Math.min(k, readings[i]!.length - 1)] ?? word));
+  }
+  return out;
+}
+
 /** A verdict and, when it is not the plain answer, the construct or reading that decided it. */
 interface CommandJudgement {
   readonly verdict: Verdict;
@@ -419,7 +449,9 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
       // `cd secrets && cat key` also reads as `cat secrets/key`, where the line moved to.
       const cwd = cwds[i];
       const placed = cwd === undefined || cwd === UNPLACED || command.input !== undefined ? [] : [placedWords(command.words, cwd)];
-      for (const form of [...command.forms, ...placed]) {
+      const written = [...command.forms, ...placed];
+      // `cat /srv//secrets/key`, `cat /srv/docs/../secrets/key`, `cat /srv/link/key`: the paths as the kernel reads them.
+      for (const form of [...written, ...pathForms(written)]) {
         if (command.input === undefined) {
           if (patterns.some((pattern) => pattern.matches(form))) return { verdict: YES, why: undefined };
           // `git p${x}ush`, `git $x push`, `git pu?h`: words the shell still changes may make a pattern match.
@@ -427,7 +459,9 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
             for (const pattern of patterns) {
               const may = mayMatch(pattern, form, command.wild);
               if (may !== false) {
-                open = wildWordsReason(pattern.source, [...command.wild]);
+                const wild = [...command.wild];
+                // `cat ~/x`, `cat /dev/fd/3`: no expansion or pattern, a place the guard cannot tell.
+                open = wild.every((word) => PLACE_PREFIX.test(word) && !/[$`*?[]/.test(word)) ? unplacedWordsReason(pattern.source, wild) : wildWordsReason(pattern.source, wild);
                 break;
               }
             }

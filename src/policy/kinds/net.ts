@@ -9,7 +9,8 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  *   hosts to punycode, IPv4 in any notation (`0x7f.1`, `2130706433`, `0177.0.0.1`) to dotted
  *   decimal, an IPv6 literal that reaches an IPv4 address (IPv4-mapped `::ffff:a.b.c.d`,
  *   IPv4-compatible `::a.b.c.d`, SIIT `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`) to that IPv4
- *   address, trailing dots dropped, default ports dropped, `.`/`..` and backslashes in the path
+ *   address, trailing dots dropped (all of them, the host read again: `0x7f.1..` is 127.0.0.1, as lynx
+ *   reads it), default ports dropped, `.`/`..` and backslashes in the path
  *   resolved, `user:pass@` ignored. Percent-encoded paths are also tried decoded. A backslash in the
  *   authority is also read as RFC 3986 parsers (curl, urllib, Go) read it: part of the user name
  *   (`http://a.com\@10.0.0.1/` is host 10.0.0.1 there). ASCII tabs and newlines are removed and
@@ -466,6 +467,9 @@ function normaliseHost(url: URL): string {
   const hostname = url.hostname;
   if (hostname.startsWith("[")) return embeddedIPv4(hostname) ?? hostname;
   if (hostname !== "" && !SPECIAL_SCHEMES.has(url.protocol.slice(0, -1))) return hostAsSpecial(hostname).replace(/\.+$/, "");
+  // `0x7f.1..`: WHATWG reads a name (only one trailing dot ends a number), lynx drops every trailing
+  // dot and connects to 0x7f.1, 127.0.0.1: without them the host is read again.
+  if (/\.\.$/.test(hostname)) return hostAsSpecial(hostname.replace(/\.+$/, "")).replace(/\.+$/, "");
   return hostname.replace(/\.+$/, "");
 }
 

@@ -10,7 +10,7 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  * escapes too), Windows' best-fit characters (`．．／`, `¥`), cut at a NUL byte, trimmed, after a
  * one-pass `../` filter (`....//`), names as Windows reads them (trailing dots and spaces, data
  * streams), NFC and NFD, `/proc/self/root` and
- * `/proc/self/cwd` as the root and the base, braces and dot-globs as a shell expands them, and
+ * `/proc/self/cwd` as the root and the base (another process's, `/proc/1234/cwd`, unplaceable), braces and dot-globs as a shell expands them, and
  * (through this machine's files) globs as the files they match (each spelling is a separate
  * reading: a deny matches if ANY reading matches, an allow only if EVERY reading does). A path that
  * escapes the base (`../x`, an absolute path outside it, `~`, `$HOME`, a Windows device or UNC
@@ -283,6 +283,13 @@ const OPEN_FILE_RE = /^\/(?:dev\/(?:fd(?:\/|$)|std(?:in|out|err)$)|proc\/(?:self
 /** `/proc/self/root/x` is `/x`, `/proc/self/cwd/x` is `x` in the tool's working directory (the base). */
 const PROC_LINK_RE = /^\/proc\/(?:self|thread-self|\d+)(?:\/task\/\d+)?\/(root|cwd)(?=\/|$)/;
 
+/**
+ * Another process's working directory or root (`/proc/1234/cwd/x`, `/proc/1234/task/1234/root/x`):
+ * wherever that process is, which only this machine's links tell (`realLocation` reads them when
+ * symlinks are followed); lexically it cannot be placed.
+ */
+const OTHER_PROCESS_RE = /^\/proc\/\d+(?:\/task\/\d+)?\/(?:root|cwd)(?=\/|$)/;
+
 /** The path a `file:` URL names (`file:///etc/passwd`, `file://localhost/etc/passwd`), or undefined. */
 function fileUrlPath(spelling: string): string | undefined {
   const match = /^file:(?:\/\/(?:localhost|127\.0\.0\.1)?)?(\/[^?#]*)/i.exec(spelling.replace(/\\/g, "/"));
@@ -375,6 +382,7 @@ function lexicalReadings(value: string, base: string): PathReadings {
       const form = forms[i]!;
       const proc = PROC_LINK_RE.exec(form);
       if (proc === null) continue;
+      if (OTHER_PROCESS_RE.test(form)) unreadable = true; // `/proc/1234/cwd/x`: where another process works
       const place = posix.resolve(proc[1] === "root" ? "/" : base, `.${form.slice(proc[0].length)}`);
       places.push(place);
       forms.push(place);
@@ -529,4 +537,60 @@ export function judgePath(value: string, patterns: readonly CompiledPathPattern[
   if (restrictive) return unreadable || escapes || readings.some(hit) ? YES : NO;
   if (unreadable || escapes) return NO;
   return readings.every((reading) => reading.relative !== undefined && patterns.some((pattern) => pattern.test(reading.absolute))) ? YES : NO;
+}
+
+/** `/proc/self/root/x` as `/x` (the process's own root), repeatedly; undefined when the path does not start so. */
+const OWN_ROOT_RE = /^\/proc\/(?:self|thread-self)(?:\/task\/\d+)?\/root(?=\/|$)/;
+
+/** A path as the kernel reads it lexically: repeated slashes, `.` segments and a trailing `/` dropped, `..` resolved, `/proc/self/root` as `/`. */
+function lexicalWord(value: string): string {
+  let out = posix.normalize(value);
+  for (let i = 0; i < 16; i++) {
+    const own = OWN_ROOT_RE.exec(out);
+    if (own === null) break;
+    out = posix.normalize(`/${out.slice(own[0].length)}`);
+  }
+  return out.length > 1 ? out.replace(/\/+$/, "") : out;
+}
+
+/** Real locations of absolute words, kept `REAL_TTL_MS` (a link made later is seen by later calls). */
+const wordRealCache = new Map<string, { at: number; real: string | undefined }>();
+
+function cachedRealLocation(path: string): string | undefined {
+  const now = Date.now();
+  const kept = wordRealCache.get(path);
+  if (kept !== undefined && now - kept.at <= REAL_TTL_MS) return kept.real;
+  const real = realLocation(path);
+  if (wordRealCache.size >= MAX_CACHED) wordRealCache.clear();
+  wordRealCache.set(path, { at: now, real });
+  return real;
+}
+
+/** A `--option=` or `NAME=` start of a word whose value is a path (`--file=/x`, `if=/x`). */
+const VALUE_START_RE = /^(?:--?[A-Za-z0-9][\w.-]*=|[A-Za-z_][A-Za-z0-9_]*=)(?=[^=]*\/)/;
+
+/**
+ * The other spellings of a command-line word that names a path, as the kernel reads it: repeated
+ * slashes, `.` segments and a trailing `/` dropped, `..` resolved (`/srv/docs/../secrets/key` is
+ * `/srv/secrets/key`), `/proc/self/root` as the root, and, with `live`, where an absolute path really
+ * is on this machine (symlinks followed as the kernel follows them, a `..` after a symlink from its
+ * target). The value after `--option=` or `NAME=` is read the same way (`if=/srv//key`). A URL
+ * (`scheme://`) is no path. Empty when no spelling differs from the word.
+ */
+export function pathWordReadings(word: string, live: boolean): string[] {
+  if (!word.includes("/") || word.includes("\u0000") || /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word)) return [];
+  const head = VALUE_START_RE.exec(word)?.[0] ?? "";
+  const value = word.slice(head.length);
+  if (!value.includes("/") || /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value)) return [];
+  const out = new Set<string>();
+  const lexical = lexicalWord(value);
+  out.add(lexical);
+  if (live && value.startsWith("/")) {
+    for (const place of [value, lexical]) {
+      const real = cachedRealLocation(place);
+      if (real !== undefined) out.add(real);
+    }
+  }
+  out.delete(value);
+  return [...out].map((place) => `${head}${place}`);
 }

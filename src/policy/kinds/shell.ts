@@ -138,7 +138,18 @@ interface WordValue {
   bare: string | undefined;
   /** `<(echo TEXT)`: the text the process substitution's file holds, when static. */
   feeds?: string | undefined;
+  /** An unquoted `~` the shell replaces by a home directory: at the start (`~/x`, `~user/x`), or after `NAME=` or a `:` in such a word (`if=~/x`, which bash expands too). */
+  tilde?: boolean;
 }
+
+/** A word whose tilde-prefix bash expands (see WordValue.tilde). */
+const TILDE_RE = /^(?:[A-Za-z_][A-Za-z0-9_]*=(?:[^:]*:)*)?~/;
+
+/**
+ * A path word that starts where the command runs or at an open descriptor (`/proc/self/cwd/x`,
+ * `/proc/1234/root/x`, `/dev/fd/3`), also after `--option=` or `NAME=`: a place the guard cannot tell.
+ */
+const PLACELESS_RE = /^(?:--?[A-Za-z0-9][\w.-]*=|[A-Za-z_][A-Za-z0-9_]*=)?\/(?:proc\/(?:(?:self|thread-self|\d+)(?:\/task\/\d+)?\/(?:cwd|fd\/\d+)|\d+(?:\/task\/\d+)?\/root)|dev\/fd\/\d+)(?=\/|$)/;
 
 /** Where a command's standard input comes from, when it matters (a shell or interpreter reading its script). */
 interface Stdin {
@@ -257,7 +268,7 @@ function wordValue(node: Node, walk: Walk): WordValue {
         const text = node.text.replaceAll(BRACE_MARK, "{");
         return { text: unescapeBare(text), dynamic: false, glob: GLOB_RE.test(text), ansiC: false, bare: text };
       }
-      return { text: unescapeBare(node.text), dynamic: false, glob: node.type === "word" && GLOB_RE.test(node.text), ansiC: false, bare: node.text };
+      return { text: unescapeBare(node.text), dynamic: false, glob: node.type === "word" && GLOB_RE.test(node.text), ansiC: false, bare: node.text, ...(TILDE_RE.test(node.text) ? { tilde: true } : {}) };
     case "raw_string":
       return { text: node.text.slice(1, -1), dynamic: false, glob: false, ansiC: false, bare: undefined };
     case "ansi_c_string":
@@ -293,16 +304,18 @@ function wordValue(node: Node, walk: Walk): WordValue {
       let glob = false;
       let ansiC = false;
       let bare: string | undefined = "";
+      let tilde: boolean | undefined;
       for (const child of node.children) {
         if (child === null) continue;
         const inner = wordValue(child, walk);
+        tilde ??= inner.tilde === true;
         text += inner.text;
         dynamic ||= inner.dynamic;
         glob ||= inner.glob;
         ansiC ||= inner.ansiC;
         bare = bare === undefined || inner.bare === undefined ? undefined : bare + inner.bare;
       }
-      return { text, dynamic, glob, ansiC, bare };
+      return { text, dynamic, glob, ansiC, bare, ...(tilde === true ? { tilde } : {}) };
     }
     case "command_substitution":
     case "process_substitution": {
@@ -888,8 +901,15 @@ function addSimple(
     }
   }
   for (const form of placeForms) if (forms.length < MAX_FORMS) forms.push([...form]);
+  // `cat < /srv/secrets/key`, `cat - < FILE`: the program reads the file it is fed as if it were named (a deny reads it so).
+  if (stdin?.fromFile === true && stdin.file !== undefined && words.length > 0 && forms.length < MAX_FORMS) {
+    const fed = stdin.file;
+    const named = words.map((word, i) => (i > 0 && STDIN_FILES.has(word) ? fed : word));
+    forms.push(named.some((word, i) => word !== words[i]) ? named : [...words, fed]);
+  }
   // A wrapper's command has lost its quoting: a word with pattern characters may be a pattern (`sudo git pu?h`).
-  const wild = new Set(words.filter((word, i) => i > 0 && (isDynamic(i) || (values === undefined ? /[*?[]/.test(word) : values[i]?.glob === true))));
+  // `cat ~/x`, `dd if=~/x`: the shell puts a home directory there, which the guard cannot place.
+  const wild = new Set(words.filter((word, i) => i > 0 && (isDynamic(i) || (values === undefined ? /[*?[]/.test(word) || TILDE_RE.test(word) : values[i]?.glob === true || values[i]?.tilde === true) || PLACELESS_RE.test(word))));
   addCommand(walk, {
     words,
     dynamic,
