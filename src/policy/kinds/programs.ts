@@ -37,8 +37,10 @@ interface ProgramReading {
   readsStdin?: boolean;
   /** What it reads from its standard input is run by a shell it starts (`sudo -s`, `su`, `ssh HOST` given no command). */
   stdinShell?: boolean;
-  /** Files it writes that its options or operands name (`find -fprint FILE`, `sort -o FILE`, `curl -o FILE`, `uniq IN OUT`), as written. */
+  /** Files it writes that its options or operands name (`find -fprint FILE`, `sort -o FILE`, `curl -o FILE`, `uniq IN OUT`, `sed -i SCRIPT FILE`), as written. */
   writes?: string[];
+  /** It writes files whose names it reads from elsewhere (`patch < x.patch`, `git apply x.patch`: the files the patch names): why, as a phrase. */
+  writesUnnamed?: string;
   /** Where a program that fetches URLs (curl, wget) connects: see `readFetcher`. */
   connects?: Connects;
   /**
@@ -3221,6 +3223,7 @@ function readOperandEffects(name: string, spec: OperandEffect, words: readonly s
 /** Adds `more` to `out` (a wrapper's environment settings, ...). */
 function merge(out: ProgramReading, more: ProgramReading): void {
   if (more.writes !== undefined) out.writes = [...(out.writes ?? []), ...more.writes];
+  out.writesUnnamed ??= more.writesUnnamed;
   out.commands.push(...more.commands);
   out.scripts.push(...more.scripts);
   out.refusals.push(...more.refusals);
@@ -4083,6 +4086,15 @@ function readPnpmShellMode(rest: readonly string[], out: ProgramReading): Progra
 const TAR_RUNNING = ["--to-command", "--use-compress-program", "--rsh-command", "--info-script", "--new-volume-script", "--checkpoint-action"];
 const TAR_SHORT_VALUED = "bCfFgHIKLNTVX";
 const TAR_SHORT_RUNNING: Readonly<Record<string, string>> = { I: "-I", F: "-F" };
+/** tar's long options that name the archive, the remote side's command, or keep a `HOST:FILE` archive local (with the shortest prefix getopt_long takes). */
+const TAR_ARCHIVE_LONG: readonly { readonly name: string; readonly shortest: number }[] = [
+  { name: "--file", shortest: 6 },
+  { name: "--rmt-command", shortest: 4 },
+  { name: "--force-local", shortest: 6 },
+];
+/** The program GNU tar runs for an archive on another host (`HOST:FILE`, `USER@HOST:FILE`), and the command it asks that host's shell to run. */
+const TAR_REMOTE_SHELL = "/usr/bin/rsh";
+const TAR_REMOTE_RMT = "/usr/sbin/rmt";
 /** Long options that are a short letter's (`--extract` is -x, `--absolute-names` -P), with the shortest prefix getopt_long takes for each. */
 const TAR_LONG_LETTERS: readonly { readonly name: string; readonly shortest: number; readonly letter: string }[] = [
   { name: "--extract", shortest: 5, letter: "x" },
@@ -4096,6 +4108,10 @@ function readTar(words: readonly string[]): ProgramReading {
   const found: { option: string; value: string | undefined }[] = [];
   /** The short options given, as letters (a long option's too). */
   const letters = new Set<string>();
+  /** The archives named (`-f A`, `--file=A`, old-style `f`), whether --force-local keeps `HOST:FILE` local, the remote side's command. */
+  const archives: string[] = [];
+  let forceLocal = false;
+  let rmt: string | undefined;
   let i = 1;
   const first = words[1];
   if (first !== undefined && first !== "" && !first.startsWith("-")) {
@@ -4104,6 +4120,7 @@ function readTar(words: readonly string[]): ProgramReading {
       letters.add(letter);
       if (!TAR_SHORT_VALUED.includes(letter)) continue;
       if (TAR_SHORT_RUNNING[letter] !== undefined) found.push({ option: `${first} (old-style ${letter})`, value: words[next] });
+      if (letter === "f" && words[next] !== undefined) archives.push(words[next]!);
       next += 1;
     }
     i = next;
@@ -4115,6 +4132,15 @@ function readTar(words: readonly string[]): ProgramReading {
       const eq = word.indexOf("=");
       const given = eq >= 0 ? word.slice(0, eq) : word;
       for (const long of TAR_LONG_LETTERS) if (given.length >= long.shortest && long.name.startsWith(given)) letters.add(long.letter);
+      const archive = TAR_ARCHIVE_LONG.find((long) => given.length >= long.shortest && long.name.startsWith(given))?.name;
+      if (archive === "--force-local") forceLocal = true;
+      else if (archive !== undefined) {
+        const value = eq >= 0 ? word.slice(eq + 1) : words[i + 1];
+        if (value !== undefined && archive === "--file") archives.push(value);
+        if (archive === "--rmt-command") rmt = value;
+        if (eq < 0) i += 1;
+        continue;
+      }
       // getopt_long takes an abbreviation (`--to-comm`); an ambiguous one is refused by tar, and read here as the running option.
       const option = TAR_RUNNING.find((name) => name === given || (given.length >= 5 && name.startsWith(given)));
       if (option === undefined) continue;
@@ -4129,6 +4155,7 @@ function readTar(words: readonly string[]): ProgramReading {
         const value = rest !== "" ? rest : words[i + 1];
         if (rest === "") i += 1;
         if (TAR_SHORT_RUNNING[letter] !== undefined) found.push({ option: TAR_SHORT_RUNNING[letter], value });
+        if (letter === "f" && value !== undefined) archives.push(value);
         break;
       }
     }
@@ -4143,6 +4170,26 @@ function readTar(words: readonly string[]): ProgramReading {
     if (value !== undefined) out.scripts.push(value);
     else out.unknown = `tar ${option}: the command cannot be read`;
   }
+  // An archive `[USER@]HOST:FILE` (a colon with no `/` before it, and no --force-local) is on HOST: tar runs its remote shell
+  // (`rsh HOST [-l USER] /usr/sbin/rmt`, or the --rsh-command program), which is ssh where rsh is ssh's alternative; the rmt
+  // command (--rmt-command) is a command line HOST's shell runs.
+  const rsh = found.some((one) => one.option === "--rsh-command");
+  const places: { word: string; text: string }[] = [];
+  for (const archive of forceLocal ? [] : archives) {
+    const colon = archive.indexOf(":");
+    if (colon <= 0 || archive.slice(0, colon).includes("/")) continue;
+    const at = archive.lastIndexOf("@", colon);
+    const host = archive.slice(at + 1, colon);
+    const user = at > 0 ? ["-l", archive.slice(0, at)] : [];
+    out.refusals.push({ reason: `tar runs a remote shell to reach the archive ${archive} on ${host}`, token: archive });
+    if (!rsh) {
+      out.commands.push([TAR_REMOTE_SHELL, host, ...user, rmt ?? TAR_REMOTE_RMT]);
+      out.forms.push(["ssh", host, ...user, rmt ?? TAR_REMOTE_RMT]);
+    }
+    if (rmt !== undefined) out.scripts.push(rmt);
+    places.push({ word: archive, text: `ssh://${host.includes(":") ? `[${host}]` : host}/` });
+  }
+  if (places.length > 0) out.connects = readPlaces("tar", [words[0] ?? "tar"], places);
   // Extracting with -P (--absolute-names) keeps a member's leading `/` and `..`: the archive (or --transform) names any file on the machine.
   if (letters.has("x") && letters.has("P")) out.refusals.push({ reason: "tar writes files at the absolute paths the archive or --transform names, extracting with -P (--absolute-names)", token: "-P" });
   return out;
@@ -4477,13 +4524,16 @@ function readSed(words: readonly string[]): ProgramReading {
   let scriptGiven = false;
   // GNU getopt permutes: the first operand is the script only when no -e or -f is given anywhere (`sed 'a\' -e e FILE` runs e, and reads the file a-backslash).
   let firstOperand: string | undefined;
+  let inPlace = false;
+  const operands: string[] = [];
   const operand = (word: string) => {
     firstOperand ??= word;
+    operands.push(word);
   };
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
     if (word === "--") {
-      if (words[i + 1] !== undefined) operand(words[i + 1]!);
+      for (const rest of words.slice(i + 1)) operand(rest);
       break;
     }
     if (word.startsWith("--")) {
@@ -4497,9 +4547,14 @@ function readSed(words: readonly string[]): ProgramReading {
         scripts.push(value ?? words[++i] ?? "");
         scriptGiven = true;
       } else if (long === "--file") {
+        // The script is in a file (not read here); the options after it are still read (`-f s.sed -i FILE`).
         out.refusals.push({ reason: "sed runs the script in a file (-f)", token: "-f" });
-        return out;
-      } else if (long === "--in-place") out.refusals.push({ reason: "sed edits files in place (-i)", token: "--in-place" });
+        scriptGiven = true;
+        if (value === undefined) i += 1;
+      } else if (long === "--in-place") {
+        out.refusals.push({ reason: "sed edits files in place (-i)", token: "--in-place" });
+        inPlace = true;
+      }
       else if (long === "--line-length" && value === undefined) i += 1;
       continue;
     }
@@ -4513,10 +4568,14 @@ function readSed(words: readonly string[]): ProgramReading {
           scriptGiven = true;
         } else if (letter === "f") {
           out.refusals.push({ reason: "sed runs the script in a file (-f)", token: "-f" });
-          return out;
+          scriptGiven = true;
+          if (rest === "") i += 1;
         } else if (letter === "l") {
           if (rest === "") i += 1;
-        } else if (letter === "i") out.refusals.push({ reason: "sed edits files in place (-i)", token: "-i" });
+        } else if (letter === "i") {
+          out.refusals.push({ reason: "sed edits files in place (-i)", token: "-i" });
+          inPlace = true;
+        }
         else continue;
         break;
       }
@@ -4525,6 +4584,11 @@ function readSed(words: readonly string[]): ProgramReading {
     operand(word);
   }
   if (!scriptGiven && firstOperand !== undefined) scripts.push(firstOperand);
+  // -i rewrites each file operand (the first is the script when no -e or -f is given).
+  if (inPlace) {
+    const edited = scriptGiven ? operands : operands.slice(1);
+    if (edited.length > 0) out.writes = [...(out.writes ?? []), ...edited];
+  }
   // GNU sed joins its -e scripts with newlines (`-e 'a\' -e 'e'` appends the text "e") and reads them as one.
   const read = readSedScript(scripts.join("\n"));
   for (const command of read.runs) {
@@ -4999,6 +5063,12 @@ export function readProgram(words: readonly string[]): ProgramReading {
     return subcommand;
   }
   const out = readOther(name, words);
+  const edits = inPlaceEdits(name, words);
+  if (edits !== undefined) {
+    const files = edits.files.filter((file) => file !== "" && file !== "-");
+    if (files.length > 0) out.writes = [...(out.writes ?? []), ...files];
+    out.writesUnnamed ??= edits.unnamed;
+  }
   if (family !== undefined) {
     subcommandWithoutGlobals(name, family, words, out);
     delete out.plainWords;
@@ -5054,6 +5124,135 @@ const OUTPUT_OPERANDS: Readonly<Record<string, { readonly valued: RegExp; readon
   xxd: { valued: /^-(?:c|cols|g|groupsize|l|len|o|s|seek|n|name)$/, at: 1 },
   "lwp-download": { valued: /^$/, at: 1 },
 };
+
+/** vim's and ex's options that take the next word (`-c CMD`, `-S FILE`, `--cmd CMD`, `-u VIMRC`, `-T TERM`, `-t TAG`, `-q ERRORFILE`, `-w`/`-W SCRIPTOUT`, `-i VIMINFO`). */
+const VIM_VALUED = /^(?:-[cSuUiTtqwW]|--cmd)$/;
+/** GNU patch's short options that take a value (attached, or the next word when last in a cluster). */
+const PATCH_VALUED = "BDFVYdgiopxrz";
+/** GNU patch's long options that take a value (`--input=PATCH`, `--output FILE`, `--directory DIR`). */
+const PATCH_LONG_VALUED = /^--(?:prefix|suffix|basename-prefix|ifdef|fuzz|version-control|directory|get|input|output|strip|reject-file|quoting-style|reject-format|read-only)$/;
+
+/**
+ * Files a program rewrites in place, named by its operands (`perl -pi -e CODE FILE`, gawk's `-i inplace`, `ed FILE`,
+ * `ex FILE`, `patch FILE`), or by a patch it reads (`patch < x.patch`, `git apply x.patch`, `git am`: `unnamed` says so).
+ * sed's `-i` is read with its script (readSed); programs that write an output operand are OUTPUT_OPERANDS'.
+ */
+function inPlaceEdits(name: string, words: readonly string[]): { files: string[]; unnamed?: string } | undefined {
+  if (name === "perl") {
+    // perl's switches cluster (`-pi`, `-pie` is -p and -i with the extension "e"); -e/-E take the code, the first operand
+    // is the script when no -e is given; options stop at the first operand.
+    let inPlace = false;
+    let code = false;
+    let i = 1;
+    for (; i < words.length; i++) {
+      const word = words[i]!;
+      if (word === "--") {
+        i += 1;
+        break;
+      }
+      if (!word.startsWith("-") || word === "-") break;
+      for (let j = 1; j < word.length; j++) {
+        const letter = word[j]!;
+        if (letter === "e" || letter === "E") {
+          code = true;
+          if (j === word.length - 1) i += 1;
+          break;
+        }
+        if (letter === "i") inPlace = true;
+        if ("iMmIxCdDlF0V".includes(letter)) break;
+      }
+    }
+    if (!inPlace) return undefined;
+    return { files: words.slice(code ? i : i + 1) };
+  }
+  if (name === "awk" || name === "gawk") {
+    // gawk -i inplace (the inplace extension, also as `-iinplace`, `--include=inplace`, `-i inplace.awk`) rewrites each file operand.
+    let inPlace = false;
+    let program = false;
+    let i = 1;
+    for (; i < words.length; i++) {
+      const word = words[i]!;
+      if (word === "--") {
+        i += 1;
+        break;
+      }
+      if (!word.startsWith("-") || word === "-") break;
+      const eq = word.indexOf("=");
+      const long = word.startsWith("--") ? (eq < 0 ? word : word.slice(0, eq)) : undefined;
+      const value = long !== undefined ? (eq < 0 ? words[i + 1] : word.slice(eq + 1)) : word.length > 2 ? word.slice(2) : words[i + 1];
+      const include = long !== undefined ? long.length >= 5 && "--include".startsWith(long) : word.startsWith("-i");
+      if (include && value !== undefined && /^inplace(?:\.awk)?$/.test(value)) inPlace = true;
+      if (long !== undefined ? ["--file", "--source"].some((name) => long.length >= 4 && name.startsWith(long)) : /^-[fe]/.test(word)) program = true;
+      const valued = long !== undefined ? eq < 0 && GAWK_LONG_VALUED.some((name) => name.startsWith(long)) : /^-[vFWEilfe]$/.test(word);
+      if (valued) i += 1;
+    }
+    if (!inPlace) return undefined;
+    return { files: words.slice(program ? i : i + 1).filter((word) => !/^[A-Za-z_][\w:]*=/.test(word)) };
+  }
+  if (name === "ed" || name === "red" || name === "ex" || name === "vi" || name === "vim" || name === "nvim" || name === "view" || name === "rvim" || name === "vim.basic" || name === "vim.tiny") {
+    // The editor writes the files it opens when its commands (on its input, in -c, -s or a script) say `w`.
+    const files: string[] = [];
+    for (let i = 1; i < words.length; i++) {
+      const word = words[i]!;
+      if (word === "--") {
+        files.push(...words.slice(i + 1));
+        break;
+      }
+      if (word.startsWith("+")) continue;
+      if (word.startsWith("-")) {
+        if (VIM_VALUED.test(word) || (name.endsWith("ed") && word === "-p")) i += 1;
+        continue;
+      }
+      files.push(word);
+    }
+    return files.length === 0 ? undefined : { files };
+  }
+  if (name === "patch") {
+    // patch [OPTIONS] [ORIGINAL [PATCHFILE]]: it rewrites ORIGINAL (or -o OUTPUT), else the files the patch names.
+    const operands: string[] = [];
+    let output: string | undefined;
+    for (let i = 1; i < words.length; i++) {
+      const word = words[i]!;
+      if (word === "--") {
+        operands.push(...words.slice(i + 1));
+        break;
+      }
+      if (/^--(?:dry-run|help|version)$/.test(word)) return undefined;
+      if (word.startsWith("--")) {
+        const eq = word.indexOf("=");
+        const long = eq < 0 ? word : word.slice(0, eq);
+        const value = eq < 0 ? (PATCH_LONG_VALUED.test(long) ? words[++i] : undefined) : word.slice(eq + 1);
+        if (long === "--output") output = value;
+        continue;
+      }
+      if (word.startsWith("-") && word.length > 1) {
+        for (let j = 1; j < word.length; j++) {
+          const letter = word[j]!;
+          if (!PATCH_VALUED.includes(letter)) continue;
+          const value = j < word.length - 1 ? word.slice(j + 1) : words[++i];
+          if (letter === "o") output = value;
+          break;
+        }
+        continue;
+      }
+      operands.push(word);
+    }
+    if (output !== undefined && output !== "-") return { files: [output] };
+    if (operands[0] !== undefined) return { files: [operands[0]] };
+    return { files: [], unnamed: "patch writes the files its patch names" };
+  }
+  if (name === "git") {
+    const parsed = parseOptions(words, 1, GIT_GLOBAL, "git");
+    const sub = words[parsed.next];
+    const rest = words.slice(parsed.next + 1);
+    if (sub === "am") return { files: [], unnamed: "git am writes the files its patches name" };
+    if (sub !== "apply") return undefined;
+    if (rest.some((word) => word === "--cached") && !rest.includes("--index")) return undefined;
+    if (rest.some((word) => /^--(?:check|stat|numstat|summary)$/.test(word)) && !rest.includes("--apply")) return undefined;
+    return { files: [], unnamed: "git apply writes the files its patch names" };
+  }
+  return undefined;
+}
 
 /** The file written through an output operand (OUTPUT_OPERANDS), or undefined. */
 function outputOperand(name: string, words: readonly string[]): string | undefined {

@@ -548,14 +548,22 @@ function scriptsWritten(walk: Walk): void {
   // Scripts run by name (`. s.sh`, `bash s.sh`, `./s.sh`) and scripts fed to a shell's input (`sh < s.sh`).
   const run = [...walk.commands.flatMap((command) => scriptRun(command.words) ?? []).map(scriptPath), ...(walk.fedScripts ?? [])];
   if (run.length === 0) return;
+  let unnamed: string | undefined;
   for (const command of walk.commands) {
-    // Files a program's options or operands name as its output (`find -fprintf s.sh FORMAT`, `sort -o s.sh`, `curl -o s.sh URL`).
-    for (const file of readProgram(command.words).writes ?? []) written.add(scriptPath(file));
+    // Files a program's options or operands name as its output (`find -fprintf s.sh FORMAT`, `sort -o s.sh`, `curl -o s.sh URL`,
+    // `sed -i … s.sh`), or files it reads the names of from elsewhere (`patch < x.patch`, `git apply x.patch`).
+    const reading = readProgram(command.words);
+    for (const file of reading.writes ?? []) written.add(scriptPath(file));
+    unnamed ??= reading.writesUnnamed;
     const mode = OPERAND_WRITERS[basename(command.words[0] ?? "")];
     if (mode === undefined) continue;
     const operands = command.words.slice(1).filter((word) => !word.startsWith("-") && !word.includes("="));
     for (const operand of mode === "all" ? operands : operands.slice(-1)) written.add(scriptPath(operand));
     if (basename(command.words[0] ?? "") === "dd") for (const word of command.words) if (word.startsWith("of=")) written.add(scriptPath(word.slice(3)));
+  }
+  if (unnamed !== undefined) {
+    walk.unknown ??= `the line runs ${run[0]!} as a script after ${unnamed}, which it may be one of, and what it holds is only known when the line runs`;
+    return;
   }
   if (written.size === 0) return;
   const script = run.find((path) => written.has(path));
