@@ -1156,9 +1156,20 @@ type EnvEffect =
   /** Code or programs loaded from elsewhere, which the guard cannot read (LD_PRELOAD, PATH, NODE_OPTIONS). */
   | "code"
   /** Changes what a program reads (git's repository or configuration): no allow covers it, a deny still reads the command. */
-  | "refuse";
+  | "refuse"
+  /** A place a program connects to (a proxy, a package index or registry): a deny that names a place cannot tell. */
+  | "place";
 
 const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect; readonly what: string }[] = [
+  // Proxies every fetching program reads (curl, wget, git, pip, npm, go, cargo: any case), and the package indexes and registries
+  // pip, uv, npm, yarn, cargo, go and bundler read from the environment.
+  { name: /^(?:https?_proxy|all_proxy|ftp_proxy|socks_proxy|rsync_proxy|npm_config_(?:https?[_-]proxy|proxy))$/i, effect: "place", what: "connects through the proxy it names" },
+  {
+    name: /^(?:PIP_(?:INDEX_URL|EXTRA_INDEX_URL|FIND_LINKS|PROXY|TRUSTED_HOST)|UV_(?:INDEX_URL|EXTRA_INDEX_URL|INDEX|DEFAULT_INDEX|FIND_LINKS|PYTHON_INSTALL_MIRROR|PYPY_INSTALL_MIRROR)|PIPX_DEFAULT_PYTHON_INDEX_URL|YARN_REGISTRY|YARN_NPM_REGISTRY_SERVER|CARGO_REGISTRIES_\w+_INDEX|CARGO_REGISTRY_DEFAULT|CARGO_HTTP_PROXY|CARGO_SOURCE_\w+|GOPROXY|GOSUMDB|GONOSUMDB|GONOSUMCHECK|GOINSECURE|GOPRIVATE|GONOPROXY|GOVCS|BUNDLE_MIRROR__\w+|GEM_SOURCE|RUBYGEMS_HOST|COMPOSER_REPO_PACKAGIST)$/,
+    effect: "place",
+    what: "fetches packages from the index, registry or proxy it names",
+  },
+  { name: /^npm_config_(?:registry|@[\w.-]+:registry)$/i, effect: "place", what: "fetches packages from the registry it names (npm's configuration)" },
   { name: /^(?:GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|RSYNC_RSH|CVS_RSH|RSYNC_CONNECT_PROG)$/, effect: "script", what: "runs it as a command" },
   { name: /^(?:GIT_PAGER|PAGER|MANPAGER|SYSTEMD_PAGER|GH_PAGER|BAT_PAGER|DELTA_PAGER|PSQL_PAGER|MYSQL_PS1|AWS_PAGER|CRASHPAGER)$/, effect: "script", what: "runs it as the pager" },
   { name: /^(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|SUDO_EDITOR|FCEDIT|KUBE_EDITOR|GH_EDITOR)$/, effect: "script", what: "runs it as the editor" },
@@ -1253,6 +1264,10 @@ export function readEnvironment(name: string, value: string, dynamic: boolean, b
   const reason = `${by} sets ${name}, and a program ${row.what}`;
   out.refusals.push({ reason, token: name });
   if (row.effect === "refuse") return out;
+  if (row.effect === "place") {
+    out.placesUnknown = dynamic ? `${by} sets ${name} to a value only known when it runs, and a program ${row.what}` : `${reason} (${value}), which the guard does not read as a place of the command`;
+    return out;
+  }
   // TAR_OPTIONS and LESS are options tar and less read before their own: read as such (`--to-command=CMD`, `+!CMD`).
   const reader = OPTION_VARIABLES[base];
   if (reader !== undefined && !dynamic && !/["'\\]/.test(value)) {
@@ -1801,6 +1816,12 @@ interface NetProgram {
   readonly abbreviate?: boolean;
   /** npm's `github:user/repo` shortcuts: the host each names. */
   readonly shortcuts?: Readonly<Record<string, string>>;
+  /**
+   * Subcommands that connect where the repository's configuration says: to the remote a name operand (the `repository`
+   * operand, when it is no URL and no path) or no operand picks (`git fetch origin`, `git pull`), or to every remote or
+   * submodule it lists (`git remote update`, `git submodule update`); and options that make one do so (`clone --recurse-submodules`).
+   */
+  readonly configured?: { readonly named: readonly string[]; readonly listed: readonly string[]; readonly options?: Readonly<Record<string, string>> };
 }
 
 /** npm's hosted-git shortcuts (npm-package-arg, hosted-git-info). */
@@ -1810,8 +1831,13 @@ const NET_PROGRAMS: Readonly<Record<string, NetProgram>> = {
   // git(1): clone's repository, fetch/pull/push/ls-remote's repository, `remote add NAME URL`, `remote set-url NAME URL`, `submodule add URL`;
   // `--bundle-uri` (clone, fetch) and `archive --remote` connect too.
   git: {
-    subcommands: [["clone"], ["fetch"], ["pull"], ["push"], ["ls-remote"], ["remote", "add"], ["remote", "set-url"], ["submodule", "add"], ["archive"]],
+    subcommands: [["clone"], ["fetch"], ["pull"], ["push"], ["ls-remote"], ["remote", "add"], ["remote", "set-url"], ["submodule", "add"], ["archive"], ["remote", "update"], ["remote", "show"], ["remote", "prune"], ["submodule", "update"], ["submodule", "sync"]],
     global: GIT_GLOBAL,
+    configured: {
+      named: ["fetch", "pull", "push", "ls-remote"],
+      listed: ["remote update", "remote show", "remote prune", "submodule update", "submodule sync"],
+      options: { "--recurse-submodules": "the submodules the cloned repository lists", "--recursive": "the submodules the cloned repository lists", "--all": "every remote the repository's configuration lists", "--multiple": "the remotes or groups the repository's configuration names" },
+    },
     repository: { clone: 0, fetch: 0, pull: 0, push: 0, "ls-remote": 0, "remote add": 1, "remote set-url": 1, "submodule add": 0 },
     placeOptions: ["--bundle-uri", "--remote"],
   },
@@ -1830,8 +1856,21 @@ const NET_PROGRAMS: Readonly<Record<string, NetProgram>> = {
   pnpm: { subcommands: [["add"], ["install"], ["i"], ["update"], ["up"], ["dlx"]], placeOptions: ["--registry"], shortcuts: NPM_SHORTCUTS },
   yarn: { subcommands: [["add"], ["install"], ["upgrade"], ["dlx"]], placeOptions: ["--registry"], shortcuts: NPM_SHORTCUTS },
   npx: { subcommands: [[]], placeOptions: ["--registry"], shortcuts: NPM_SHORTCUTS },
+  // uv (`uv pip install`, `uv add`, `uv tool install`/`run`, `uvx`): index options (`--index NAME=URL` too), `--from git+URL`, URL operands.
+  uv: {
+    subcommands: [["pip", "install"], ["pip", "compile"], ["pip", "sync"], ["add"], ["sync"], ["lock"], ["tool", "install"], ["tool", "run"], ["tool", "upgrade"], ["run"]],
+    placeOptions: ["--index-url", "-i", "--extra-index-url", "--index", "--default-index", "-f", "--find-links", "--from", "--with"],
+    placeFiles: ["-r", "--requirement", "-c", "--constraint", "--with-requirements"],
+  },
+  uvx: { subcommands: [[]], placeOptions: ["--index-url", "-i", "--extra-index-url", "--index", "--default-index", "-f", "--find-links", "--from", "--with"], placeFiles: ["--with-requirements"] },
+  // pipx: `--index-url`, `--spec` (a URL or git+URL), `--pip-args` holding pip's index options, URL operands.
+  pipx: { subcommands: [["install"], ["run"], ["inject"], ["upgrade"], ["reinstall"]], placeOptions: ["--index-url", "-i", "--spec", "--pip-args"], abbreviate: true },
+  // cargo install: `--git URL`, `--index URL`; `--registry NAME` is a registry the configuration (or CARGO_REGISTRIES_NAME_INDEX) names.
+  cargo: { subcommands: [["install"], ["add"], ["search"], ["publish"]], placeOptions: ["--git", "--index"], configured: { named: [], listed: [], options: { "--registry": "the registry the configuration names" } } },
+  // RubyGems (OptionParser: long options abbreviated): `--source URL`/`-s URL`, `gem sources --add URL`.
+  gem: { subcommands: [["install"], ["fetch"], ["update"], ["sources"], ["search"], ["list"]], placeOptions: ["--source", "-s", "--add", "-a", "--http-proxy", "-p"], abbreviate: true },
 };
-const NET_PROGRAM_NAMES: Readonly<Record<string, string>> = { git: "git", pip: "pip", pip3: "pip", pip2: "pip", npm: "npm", pnpm: "pnpm", yarn: "yarn", npx: "npx" };
+const NET_PROGRAM_NAMES: Readonly<Record<string, string>> = { git: "git", pip: "pip", pip3: "pip", pip2: "pip", npm: "npm", pnpm: "pnpm", yarn: "yarn", npx: "npx", uv: "uv", uvx: "uvx", pipx: "pipx", cargo: "cargo", gem: "gem" };
 
 /** A URL's start in a word (`x@https://…`, `git+https://…`, `pkg @ https://…`): `scheme://…`, VCS prefixes dropped. */
 const URL_IN_WORD = /(?:^|[@=\s])(?:(?:git|hg|svn|bzr)\+)?([a-z][a-z0-9.-]*:\/\/.*)$/is;
@@ -1902,6 +1941,31 @@ function readNetProgram(name: string, words: readonly string[]): { connects: Con
   }
   const repository = spec.repository?.[path.join(" ")];
   const repo = repository === undefined ? undefined : operands[repository];
+  // A remote given by name (or none: the branch's remote), a list of remotes or submodules: the URLs are the configuration's
+  // (`remote.NAME.url`, rewritten by `url.BASE.insteadOf`), which the guard does not read.
+  const configured = spec.configured;
+  if (configured !== undefined) {
+    const sub = path.join(" ");
+    const option = Object.keys(configured.options ?? {}).find((name) => words.slice(start + path.length).some((word) => word === name || word.startsWith(`${name}=`)));
+    if (option !== undefined && !/=(?:no|false|0)$/i.test(words.find((word) => word.startsWith(`${option}=`)) ?? "")) placesUnknown ??= `${name} ${sub} ${option} connects to ${configured.options![option]!}, at URLs the guard does not read`;
+    else if (configured.listed.includes(sub)) placesUnknown ??= `${name} ${sub} connects to the URLs the repository's configuration lists, which the guard does not read`;
+    else if (configured.named.includes(sub) && (repo === undefined || (!URL_IN_WORD.test(repo) && !/::/.test(repo) && gitScpPlace(repo) === undefined && !/^(?:[./~]|$)/.test(repo))))
+      placesUnknown ??= `${name} ${sub} connects to the URL the repository's configuration gives ${repo === undefined ? "the current branch's remote" : `the remote ${repo}`}, which the guard does not read`;
+  }
+  // `-c url.BASE.insteadOf=PREFIX` rewrites a URL to BASE, `-c remote.NAME.url=URL` names a remote's place, `-c http.proxy=URL` a proxy.
+  if (spec.global !== undefined) {
+    const parsed = parseOptions(words, 1, spec.global, name);
+    for (const { name: option, value } of parsed.seen) {
+      if (value === undefined) continue;
+      if (option === "--config-env") {
+        if (/^(?:url\.|remote\.|https?\.)/i.test(value)) placesUnknown ??= `${name} --config-env ${value} takes a place from the environment, which the guard does not read`;
+        continue;
+      }
+      if (option !== "-c") continue;
+      const setting = /^url\.(.+)\.(?:push)?insteadof=/is.exec(value) ?? /^remote\.(?:.+)\.(?:push)?url=(.*)$/is.exec(value) ?? /^(?:https?\.(?:.*\.)?proxy|remote\.(?:.+)\.proxy)=(.*)$/is.exec(value);
+      if (setting !== null && setting[1] !== "") asPlace(`-c ${value}`, setting[1]!);
+    }
+  }
   if (repo !== undefined && !URL_IN_WORD.test(repo)) {
     // git's `TRANSPORT::ADDRESS` (a remote helper; `ext::` is read as the command it runs) and `[user@]host:path`.
     const helper = /^[A-Za-z][A-Za-z0-9+.-]*::(.*)$/s.exec(repo);
@@ -3224,6 +3288,7 @@ function readOperandEffects(name: string, spec: OperandEffect, words: readonly s
 function merge(out: ProgramReading, more: ProgramReading): void {
   if (more.writes !== undefined) out.writes = [...(out.writes ?? []), ...more.writes];
   out.writesUnnamed ??= more.writesUnnamed;
+  out.placesUnknown ??= more.placesUnknown;
   out.commands.push(...more.commands);
   out.scripts.push(...more.scripts);
   out.refusals.push(...more.refusals);
@@ -5049,7 +5114,7 @@ export function readProgram(words: readonly string[]): ProgramReading {
   if (wrapper !== undefined) {
     const out = readWrapper(name, wrapper, words);
     if (name === "screen") merge(out, readScreenCommands(wrapper.options, words));
-    return out;
+    return withPlaces(out, name, words);
   }
   const family = Object.hasOwn(SUBCOMMAND_WRAPPERS, name) ? SUBCOMMAND_WRAPPERS[name] : undefined;
   const subcommand = family === undefined ? undefined : readSubcommandWrapper(name, family, words);
@@ -5060,7 +5125,8 @@ export function readProgram(words: readonly string[]): ProgramReading {
     const tail = inner.length > 0 && inner.length < words.length && inner.every((word, i) => word === words[words.length - inner.length + i]);
     const effects = readOptionEffects(name, tail ? words.slice(0, words.length - inner.length) : words);
     if (effects !== undefined) merge(subcommand, effects);
-    return subcommand;
+    // `uvx --from git+URL x`, `pipx run --spec URL x`: the runner fetches the package it runs from a place its words name.
+    return withPlaces(subcommand, name, words);
   }
   const out = readOther(name, words);
   const edits = inPlaceEdits(name, words);
@@ -5089,6 +5155,11 @@ export function readProgram(words: readonly string[]): ProgramReading {
     out.placesUnknown ??= inner.placesUnknown;
   }
   // `git clone URL`, `pip install git+URL`, `npm install --registry URL x`: the places it connects to.
+  return withPlaces(out, name, words);
+}
+
+/** `out` with the places a NET_PROGRAMS program connects to (`git clone URL`, `pip install git+URL`, `uvx --from git+URL x`). */
+function withPlaces(out: ProgramReading, name: string, words: readonly string[]): ProgramReading {
   const net = readNetProgram(name, words);
   if (net !== undefined) {
     out.connects ??= net.connects;

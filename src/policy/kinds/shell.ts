@@ -197,6 +197,8 @@ interface Walk {
   written?: Set<string>;
   /** Files fed to a shell or interpreter on its standard input (`sh < s.sh`), for scripts the line writes. */
   fedScripts?: Set<string>;
+  /** A place set for the commands after it (`export HTTPS_PROXY=URL; curl …`), which the guard does not read as one: why. */
+  placesUnknown?: string;
   /** Name references (`declare -n r=GIT_SSH_COMMAND`): setting r sets the variable it names. */
   references?: Map<string, string>;
   /** The bodies of the functions the line defines, as text (a call's input reaches the commands in them). */
@@ -750,6 +752,8 @@ function addSimple(
   if (dynamic) refusals.push({ reason: "an argument is only known when the command runs (an expansion or substitution)", token: "" });
   // What a prefix assignment makes the program do (`TAR_OPTIONS=...`, `PAGER=...`) is named before the plain fact of the prefix.
   for (const reading of environment) for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
+  // `HTTPS_PROXY=URL curl …`, `PIP_INDEX_URL=URL pip install x`: a place the command connects to, set in its environment.
+  let placesUnknown = environment.find((reading) => reading.placesUnknown !== undefined)?.placesUnknown ?? walk.placesUnknown;
   if (facts.assignments) refusals.push({ reason: "the command is prefixed by a NAME=value assignment", token: "" });
   if (facts.writesFile) refusals.push({ reason: "the command writes a file through a redirection", token: "" });
   if (isDynamic(0)) unknown = `the program's name (${words[0] ?? ""}) is only known when it runs`;
@@ -771,7 +775,6 @@ function addSimple(
   let transparent = false;
   let allowAs: SimpleCommand["allowAs"];
   let connects: SimpleCommand["connects"];
-  let placesUnknown: string | undefined;
   const placeForms: (readonly string[])[] = [];
   const otherScripts: string[] = [];
   /** The scripts the program hands to a shell that reads the program's standard input (`ssh HOST bash`, `script -c bash`). */
@@ -929,7 +932,9 @@ function addSimple(
     const passed = input !== undefined && tail !== undefined ? { ...input, at: Math.max(0, input.at - at), implicit: false } : undefined;
     const innerInput = own === undefined ? passed : passed === undefined || own.at <= passed.at ? own : passed;
     // The words of a command that ends the wrapper's are the same shell words (`coproc . <(printf …)`: the file `.` reads is the substitution's text).
-    addSimple(inner, tail === undefined ? undefined : values?.slice(at), { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail, innerInput);
+    // A place the wrapper sets in the environment of the command it runs (`env HTTPS_PROXY=URL curl …`) reaches that command.
+    const passedPlaces = tail !== undefined && placesUnknown !== undefined ? [{ commands: [], scripts: [], guesses: [], refusals: [], forms: [], placesUnknown }] : [];
+    addSimple(inner, tail === undefined ? undefined : values?.slice(at), { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, passedPlaces, tail, innerInput);
   }
   for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk, scriptsWithInput.has(script) ? stdin : undefined);
   for (const script of new Set(otherScripts)) {
@@ -1079,6 +1084,7 @@ function lineEnvironment(reading: EnvironmentReading, walk: Walk): void {
   if (reading.refusals.length === 0) return;
   walk.refusal ??= reading.refusals[0]!.reason;
   walk.unknown ??= reading.unknown;
+  walk.placesUnknown ??= reading.placesUnknown;
   for (const command of reading.commands) addSimple(command, undefined, { assignments: false, writesFile: false }, walk, undefined, 1, new Set());
   for (const script of new Set(reading.scripts)) nestedScript(script, "an environment variable", walk);
 }
