@@ -1001,6 +1001,16 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
   let lastEnd = -1;
   /** A word of the command; the parser splits some words bash reads as one (`pu${x}\blish`, `${x}p$*ublish`): parts with nothing between them are joined. */
   const pushWord = (part: Node) => {
+    // The parser reads bracket words in a row as one word with a blank in it (`pa } }` as `pa` and `} }`); a plain word
+    // has no unquoted blank to bash, which reads one word on each side of it.
+    if (part.type === "word" && /^(?:[^\s\\$`'"]|\\\S)+(?:[ \t]+(?:[^\s\\$`'"]|\\\S)+)+$/.test(part.text)) {
+      for (const piece of part.text.split(/[ \t]+/)) {
+        const text = piece.replace(/\\(.)/g, "$1");
+        push({ text, dynamic: false, glob: /(?<!\\)[*?[]/.test(piece), ansiC: false, bare: piece });
+      }
+      lastEnd = part.endIndex;
+      return;
+    }
     const value = wordValue(part, walk);
     const previous = values.at(-1);
     if (part.startIndex === lastEnd && previous !== undefined && previous.feeds === undefined && value.feeds === undefined) {
@@ -1414,16 +1424,22 @@ function parseInto(source: string, walk: Walk): string | undefined {
   }
 }
 
+/** A backslash before a blank, somewhere in the line (bashLexerReading reads those that start a word). */
+const ESCAPED_BLANK = /\\[ \t]/;
+
 /**
  * The source as bash's lexer reads it where tree-sitter reads it otherwise: a backslash-newline is
  * removed outside single quotes and comments (`git pu\⏎sh` is `git push`), a carriage return is
  * a word character, not white space (`\␍␊` escapes the CR and the LF ends the command), and a line
  * that starts with a backslash starts a new command (`ls⏎\rm x`; the parser reads `\rm` as a word
  * of `ls`). Carriage returns become U+00A0, which the parser also reads as a word character; a
- * blank is put before such a backslash. Undefined when there is nothing to change.
+ * blank is put before such a backslash. An escaped blank (`\ `, `\⇥`) is a character of a word to
+ * bash; the parser reads it as white space, and drops it, where it starts a word (`\ git`,
+ * `git \ push`, `pa \  x`), follows a quote or an expansion (`'a'\ b`, `${x}\ b`), or is a tab: there
+ * it is spelled quoted (`' '`), which bash reads alike. Undefined when there is nothing to change.
  */
 export function bashLexerReading(source: string): string | undefined {
-  if (!source.includes("\\\n") && !source.includes("\r") && !source.includes("\n\\") && !DESCRIPTOR_ZERO.test(source) && !NAMED_DESCRIPTOR.test(source)) return undefined;
+  if (!source.includes("\\\n") && !source.includes("\r") && !source.includes("\n\\") && !DESCRIPTOR_ZERO.test(source) && !NAMED_DESCRIPTOR.test(source) && !ESCAPED_BLANK.test(source)) return undefined;
   let out = "";
   let quote: "'" | '"' | "$'" | undefined;
   let comment = false;
@@ -1461,6 +1477,12 @@ export function bashLexerReading(source: string): string | undefined {
       }
       if (next === "\r") {
         out += "\\\u00a0";
+        i += 1;
+        wordStart = false;
+        continue;
+      }
+      if ((next === " " || next === "\t") && (wordStart || next === "\t" || !/[\w./=:,+%@-]$/.test(out) || /\$\w+$/.test(out)) && quote === undefined) {
+        out += `'${next}'`;
         i += 1;
         wordStart = false;
         continue;
