@@ -177,3 +177,26 @@ describe.skipIf(!installed("tar"))("tar with an archive on another host runs a r
   }, 30_000);
   it("an allow of tar does not cover a remote archive", () => expectBashDecision(bashGuard(["tar:*"], [], "shell-readings-12-tar-allow"), "tar -cf host:x.tar a.txt", "not-allow" as BashExpectation, /remote shell/));
 });
+
+// xe (an xargs-like runner): the input's words go where `{}` stands in its command, or after it; `-I STR` names another
+// replace string; `-s SCRIPT` runs SCRIPT by sh with them as its arguments. Real xe judges (Debian's xe).
+describe("xe runs a command with the words of its input", () => {
+  const guard = denyListGuard(["rm:*", "git push:*"], "shell-readings-12-xe");
+  const CASES: readonly { line: string; run: string; expect: BashExpectation }[] = [
+    { line: "echo /tmp/x | xe rm -rf", run: "echo MARKER | xe touch", expect: "deny" },
+    { line: "echo /tmp/x | xe rm -rf {}", run: "echo MARKER | xe touch {}", expect: "deny" },
+    { line: "echo /tmp/x | xe -N1 -j2 rm -rf {}", run: "echo MARKER | xe -N1 -j2 touch {}", expect: "deny" },
+    { line: "echo /tmp/x | xe -I @ rm -rf @", run: "echo MARKER | xe -I @ touch @", expect: "deny" },
+    { line: `echo a | xe -s '${X}'`, run: "echo a | xe -s 'touch MARKER'", expect: "deny" },
+    { line: "echo push | xe git", run: "echo MARKER | xe touch", expect: "ask" },
+    { line: "echo push | xe git {}", run: "echo MARKER | xe touch {}", expect: "ask" },
+    { line: "xe -a git -- push", run: "xe -a touch -- MARKER", expect: "ask" },
+  ];
+  it.each(CASES.map((c) => [c.line, c] as const))("%s", (_line, c) => {
+    expectBashDecision(guard, c.line, c.expect, undefined);
+    if (!installed("xe")) return;
+    const run = leavesMarker(c.run);
+    expect(run.left, `${c.run}: ${run.stderr}`).toBe(true);
+  }, 30_000);
+  it("a plain command fed by xe stays allowed", () => expect(guard.decide("Bash", { command: "echo a.txt | xe grep foo" }).mode).toBe("allow"));
+});

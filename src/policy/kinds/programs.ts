@@ -157,9 +157,10 @@ interface WrapperSpec {
   /**
    * Runs its command with words read from its standard input or a file added (xargs): appended, or,
    * with one of the `replace` options, put where the replace string (the option's value, `{}` when it
-   * has none) stands. `alone`: the command it runs when given none (xargs runs echo).
+   * has none) stands. `alone`: the command it runs when given none (xargs runs echo). `placeholder`: a
+   * replace string it always reads (xe's `{}`: put there when the command holds it, else appended).
    */
-  readonly readsInput?: { readonly replace: readonly string[]; readonly alone?: readonly string[] };
+  readonly readsInput?: { readonly replace: readonly string[]; readonly alone?: readonly string[]; readonly placeholder?: string };
   /** GNU parallel: its command runs with the arguments after `:::` (and `::::` files), or with words read from its input (see readParallel). */
   readonly parallelInput?: boolean;
 }
@@ -544,6 +545,15 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     },
     commandOptional: true,
     readsInput: { replace: ["-I", "-i", "--replace"], alone: ["echo"] },
+  },
+  // xe (an xargs-like runner): `{}` in the command is replaced by the input's words, else they are appended; -I STR another
+  // replace string; -s SCRIPT runs the script by sh with them as its arguments. -a/-A (arguments from the command line) are
+  // not in the table: the guard cannot tell where such a command ends.
+  xe: {
+    options: { flags: "0FLRnqv", valued: "INjs" },
+    scriptOptions: ["-s"],
+    commandOptional: true,
+    readsInput: { replace: ["-I"], alone: ["printf", "%s\\n"], placeholder: "{}" },
   },
   // GTFOBins "Shell" wrappers: util-linux choom (`choom -n ADJ CMD`; `choom -p PID` shows a score), AppArmor's aa-exec, alsa-oss's aoss.
   choom: { options: { valued: "np", long: ["--help", "--version"], longValued: ["--adjust", "--pid"] }, commandOptional: true },
@@ -3516,11 +3526,12 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   if (spec.readsInput !== undefined) {
     // `echo push | xargs git` runs `git push`: the words after the command's are read from the input.
     const replace = seen.find((option) => spec.readsInput!.replace.includes(option.name));
-    const placeholder = replace === undefined ? undefined : (replace.value ?? "{}");
+    const placeholder = replace === undefined ? spec.readsInput.placeholder : (replace.value ?? "{}");
     const command = rest.length > 0 ? rest : [...(spec.readsInput.alone ?? [])];
     if (command.length === 0) return out;
     out.commands.push(command);
-    const at = placeholder === undefined ? command.length : command.findIndex((word) => word.includes(placeholder));
+    const placed = placeholder === undefined ? -1 : command.findIndex((word) => word.includes(placeholder));
+    const at = placeholder === undefined || (placed < 0 && replace === undefined) ? command.length : placed;
     if (at >= 0) out.input = [{ command, at, by: name, ...(rest.length === 0 ? { implicit: true } : {}) }];
     return out;
   }
