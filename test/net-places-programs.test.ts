@@ -162,11 +162,14 @@ describe("a deny on a host: every spelling of the place", () => {
   it("code a process substitution feeds to python3 that connects asks", () =>
     expect(guard.decide("Bash", { command: `python3 <(echo 'import urllib.request; urllib.request.urlopen("http://0xa9fea9fe/")')` }).mode).toBe("ask"));
 
+  it.each(["git fetch origin", "git pull", "git push origin main"])("a remote by name connects where the repository's configuration says: a deny on a place cannot tell: %s", (command) => {
+    const decision = guard.decide("Bash", { command });
+    expect(decision.mode, decision.reason).toBe("ask");
+    expect(decision.reason).toMatch(/configuration/);
+  });
+
   it.each([
     "git clone https://github.com/a/b.git",
-    "git fetch origin",
-    "git pull",
-    "git push origin main",
     "git remote add origin git@github.com:a/b.git",
     "pip install requests",
     "npm install",

@@ -37,8 +37,10 @@ interface ProgramReading {
   readsStdin?: boolean;
   /** What it reads from its standard input is run by a shell it starts (`sudo -s`, `su`, `ssh HOST` given no command). */
   stdinShell?: boolean;
-  /** Files it writes that its options or operands name (`find -fprint FILE`, `sort -o FILE`, `curl -o FILE`, `uniq IN OUT`), as written. */
+  /** Files it writes that its options or operands name (`find -fprint FILE`, `sort -o FILE`, `curl -o FILE`, `uniq IN OUT`, `sed -i SCRIPT FILE`), as written. */
   writes?: string[];
+  /** It writes files whose names it reads from elsewhere (`patch < x.patch`, `git apply x.patch`: the files the patch names): why, as a phrase. */
+  writesUnnamed?: string;
   /** Where a program that fetches URLs (curl, wget) connects: see `readFetcher`. */
   connects?: Connects;
   /**
@@ -155,9 +157,10 @@ interface WrapperSpec {
   /**
    * Runs its command with words read from its standard input or a file added (xargs): appended, or,
    * with one of the `replace` options, put where the replace string (the option's value, `{}` when it
-   * has none) stands. `alone`: the command it runs when given none (xargs runs echo).
+   * has none) stands. `alone`: the command it runs when given none (xargs runs echo). `placeholder`: a
+   * replace string it always reads (xe's `{}`: put there when the command holds it, else appended).
    */
-  readonly readsInput?: { readonly replace: readonly string[]; readonly alone?: readonly string[] };
+  readonly readsInput?: { readonly replace: readonly string[]; readonly alone?: readonly string[]; readonly placeholder?: string };
   /** GNU parallel: its command runs with the arguments after `:::` (and `::::` files), or with words read from its input (see readParallel). */
   readonly parallelInput?: boolean;
 }
@@ -542,6 +545,15 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     },
     commandOptional: true,
     readsInput: { replace: ["-I", "-i", "--replace"], alone: ["echo"] },
+  },
+  // xe (an xargs-like runner): `{}` in the command is replaced by the input's words, else they are appended; -I STR another
+  // replace string; -s SCRIPT runs the script by sh with them as its arguments. -a/-A (arguments from the command line) are
+  // not in the table: the guard cannot tell where such a command ends.
+  xe: {
+    options: { flags: "0FLRnqv", valued: "INjs" },
+    scriptOptions: ["-s"],
+    commandOptional: true,
+    readsInput: { replace: ["-I"], alone: ["printf", "%s\\n"], placeholder: "{}" },
   },
   // GTFOBins "Shell" wrappers: util-linux choom (`choom -n ADJ CMD`; `choom -p PID` shows a score), AppArmor's aa-exec, alsa-oss's aoss.
   choom: { options: { valued: "np", long: ["--help", "--version"], longValued: ["--adjust", "--pid"] }, commandOptional: true },
@@ -1154,9 +1166,20 @@ type EnvEffect =
   /** Code or programs loaded from elsewhere, which the guard cannot read (LD_PRELOAD, PATH, NODE_OPTIONS). */
   | "code"
   /** Changes what a program reads (git's repository or configuration): no allow covers it, a deny still reads the command. */
-  | "refuse";
+  | "refuse"
+  /** A place a program connects to (a proxy, a package index or registry): a deny that names a place cannot tell. */
+  | "place";
 
 const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect; readonly what: string }[] = [
+  // Proxies every fetching program reads (curl, wget, git, pip, npm, go, cargo: any case), and the package indexes and registries
+  // pip, uv, npm, yarn, cargo, go and bundler read from the environment.
+  { name: /^(?:https?_proxy|all_proxy|ftp_proxy|socks_proxy|rsync_proxy|npm_config_(?:https?[_-]proxy|proxy))$/i, effect: "place", what: "connects through the proxy it names" },
+  {
+    name: /^(?:PIP_(?:INDEX_URL|EXTRA_INDEX_URL|FIND_LINKS|PROXY|TRUSTED_HOST)|UV_(?:INDEX_URL|EXTRA_INDEX_URL|INDEX|DEFAULT_INDEX|FIND_LINKS|PYTHON_INSTALL_MIRROR|PYPY_INSTALL_MIRROR)|PIPX_DEFAULT_PYTHON_INDEX_URL|YARN_REGISTRY|YARN_NPM_REGISTRY_SERVER|CARGO_REGISTRIES_\w+_INDEX|CARGO_REGISTRY_DEFAULT|CARGO_HTTP_PROXY|CARGO_SOURCE_\w+|GOPROXY|GOSUMDB|GONOSUMDB|GONOSUMCHECK|GOINSECURE|GOPRIVATE|GONOPROXY|GOVCS|BUNDLE_MIRROR__\w+|GEM_SOURCE|RUBYGEMS_HOST|COMPOSER_REPO_PACKAGIST)$/,
+    effect: "place",
+    what: "fetches packages from the index, registry or proxy it names",
+  },
+  { name: /^npm_config_(?:registry|@[\w.-]+:registry)$/i, effect: "place", what: "fetches packages from the registry it names (npm's configuration)" },
   { name: /^(?:GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|RSYNC_RSH|CVS_RSH|RSYNC_CONNECT_PROG)$/, effect: "script", what: "runs it as a command" },
   { name: /^(?:GIT_PAGER|PAGER|MANPAGER|SYSTEMD_PAGER|GH_PAGER|BAT_PAGER|DELTA_PAGER|PSQL_PAGER|MYSQL_PS1|AWS_PAGER|CRASHPAGER)$/, effect: "script", what: "runs it as the pager" },
   { name: /^(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|SUDO_EDITOR|FCEDIT|KUBE_EDITOR|GH_EDITOR)$/, effect: "script", what: "runs it as the editor" },
@@ -1251,6 +1274,10 @@ export function readEnvironment(name: string, value: string, dynamic: boolean, b
   const reason = `${by} sets ${name}, and a program ${row.what}`;
   out.refusals.push({ reason, token: name });
   if (row.effect === "refuse") return out;
+  if (row.effect === "place") {
+    out.placesUnknown = dynamic ? `${by} sets ${name} to a value only known when it runs, and a program ${row.what}` : `${reason} (${value}), which the guard does not read as a place of the command`;
+    return out;
+  }
   // TAR_OPTIONS and LESS are options tar and less read before their own: read as such (`--to-command=CMD`, `+!CMD`).
   const reader = OPTION_VARIABLES[base];
   if (reader !== undefined && !dynamic && !/["'\\]/.test(value)) {
@@ -1799,6 +1826,12 @@ interface NetProgram {
   readonly abbreviate?: boolean;
   /** npm's `github:user/repo` shortcuts: the host each names. */
   readonly shortcuts?: Readonly<Record<string, string>>;
+  /**
+   * Subcommands that connect where the repository's configuration says: to the remote a name operand (the `repository`
+   * operand, when it is no URL and no path) or no operand picks (`git fetch origin`, `git pull`), or to every remote or
+   * submodule it lists (`git remote update`, `git submodule update`); and options that make one do so (`clone --recurse-submodules`).
+   */
+  readonly configured?: { readonly named: readonly string[]; readonly listed: readonly string[]; readonly options?: Readonly<Record<string, string>> };
 }
 
 /** npm's hosted-git shortcuts (npm-package-arg, hosted-git-info). */
@@ -1808,8 +1841,13 @@ const NET_PROGRAMS: Readonly<Record<string, NetProgram>> = {
   // git(1): clone's repository, fetch/pull/push/ls-remote's repository, `remote add NAME URL`, `remote set-url NAME URL`, `submodule add URL`;
   // `--bundle-uri` (clone, fetch) and `archive --remote` connect too.
   git: {
-    subcommands: [["clone"], ["fetch"], ["pull"], ["push"], ["ls-remote"], ["remote", "add"], ["remote", "set-url"], ["submodule", "add"], ["archive"]],
+    subcommands: [["clone"], ["fetch"], ["pull"], ["push"], ["ls-remote"], ["remote", "add"], ["remote", "set-url"], ["submodule", "add"], ["archive"], ["remote", "update"], ["remote", "show"], ["remote", "prune"], ["submodule", "update"], ["submodule", "sync"]],
     global: GIT_GLOBAL,
+    configured: {
+      named: ["fetch", "pull", "push", "ls-remote"],
+      listed: ["remote update", "remote show", "remote prune", "submodule update", "submodule sync"],
+      options: { "--recurse-submodules": "the submodules the cloned repository lists", "--recursive": "the submodules the cloned repository lists", "--all": "every remote the repository's configuration lists", "--multiple": "the remotes or groups the repository's configuration names" },
+    },
     repository: { clone: 0, fetch: 0, pull: 0, push: 0, "ls-remote": 0, "remote add": 1, "remote set-url": 1, "submodule add": 0 },
     placeOptions: ["--bundle-uri", "--remote"],
   },
@@ -1828,8 +1866,21 @@ const NET_PROGRAMS: Readonly<Record<string, NetProgram>> = {
   pnpm: { subcommands: [["add"], ["install"], ["i"], ["update"], ["up"], ["dlx"]], placeOptions: ["--registry"], shortcuts: NPM_SHORTCUTS },
   yarn: { subcommands: [["add"], ["install"], ["upgrade"], ["dlx"]], placeOptions: ["--registry"], shortcuts: NPM_SHORTCUTS },
   npx: { subcommands: [[]], placeOptions: ["--registry"], shortcuts: NPM_SHORTCUTS },
+  // uv (`uv pip install`, `uv add`, `uv tool install`/`run`, `uvx`): index options (`--index NAME=URL` too), `--from git+URL`, URL operands.
+  uv: {
+    subcommands: [["pip", "install"], ["pip", "compile"], ["pip", "sync"], ["add"], ["sync"], ["lock"], ["tool", "install"], ["tool", "run"], ["tool", "upgrade"], ["run"]],
+    placeOptions: ["--index-url", "-i", "--extra-index-url", "--index", "--default-index", "-f", "--find-links", "--from", "--with"],
+    placeFiles: ["-r", "--requirement", "-c", "--constraint", "--with-requirements"],
+  },
+  uvx: { subcommands: [[]], placeOptions: ["--index-url", "-i", "--extra-index-url", "--index", "--default-index", "-f", "--find-links", "--from", "--with"], placeFiles: ["--with-requirements"] },
+  // pipx: `--index-url`, `--spec` (a URL or git+URL), `--pip-args` holding pip's index options, URL operands.
+  pipx: { subcommands: [["install"], ["run"], ["inject"], ["upgrade"], ["reinstall"]], placeOptions: ["--index-url", "-i", "--spec", "--pip-args"], abbreviate: true },
+  // cargo install: `--git URL`, `--index URL`; `--registry NAME` is a registry the configuration (or CARGO_REGISTRIES_NAME_INDEX) names.
+  cargo: { subcommands: [["install"], ["add"], ["search"], ["publish"]], placeOptions: ["--git", "--index"], configured: { named: [], listed: [], options: { "--registry": "the registry the configuration names" } } },
+  // RubyGems (OptionParser: long options abbreviated): `--source URL`/`-s URL`, `gem sources --add URL`.
+  gem: { subcommands: [["install"], ["fetch"], ["update"], ["sources"], ["search"], ["list"]], placeOptions: ["--source", "-s", "--add", "-a", "--http-proxy", "-p"], abbreviate: true },
 };
-const NET_PROGRAM_NAMES: Readonly<Record<string, string>> = { git: "git", pip: "pip", pip3: "pip", pip2: "pip", npm: "npm", pnpm: "pnpm", yarn: "yarn", npx: "npx" };
+const NET_PROGRAM_NAMES: Readonly<Record<string, string>> = { git: "git", pip: "pip", pip3: "pip", pip2: "pip", npm: "npm", pnpm: "pnpm", yarn: "yarn", npx: "npx", uv: "uv", uvx: "uvx", pipx: "pipx", cargo: "cargo", gem: "gem" };
 
 /** A URL's start in a word (`x@https://…`, `git+https://…`, `pkg @ https://…`): `scheme://…`, VCS prefixes dropped. */
 const URL_IN_WORD = /(?:^|[@=\s])(?:(?:git|hg|svn|bzr)\+)?([a-z][a-z0-9.-]*:\/\/.*)$/is;
@@ -1900,6 +1951,31 @@ function readNetProgram(name: string, words: readonly string[]): { connects: Con
   }
   const repository = spec.repository?.[path.join(" ")];
   const repo = repository === undefined ? undefined : operands[repository];
+  // A remote given by name (or none: the branch's remote), a list of remotes or submodules: the URLs are the configuration's
+  // (`remote.NAME.url`, rewritten by `url.BASE.insteadOf`), which the guard does not read.
+  const configured = spec.configured;
+  if (configured !== undefined) {
+    const sub = path.join(" ");
+    const option = Object.keys(configured.options ?? {}).find((name) => words.slice(start + path.length).some((word) => word === name || word.startsWith(`${name}=`)));
+    if (option !== undefined && !/=(?:no|false|0)$/i.test(words.find((word) => word.startsWith(`${option}=`)) ?? "")) placesUnknown ??= `${name} ${sub} ${option} connects to ${configured.options![option]!}, at URLs the guard does not read`;
+    else if (configured.listed.includes(sub)) placesUnknown ??= `${name} ${sub} connects to the URLs the repository's configuration lists, which the guard does not read`;
+    else if (configured.named.includes(sub) && (repo === undefined || (!URL_IN_WORD.test(repo) && !/::/.test(repo) && gitScpPlace(repo) === undefined && !/^(?:[./~]|$)/.test(repo))))
+      placesUnknown ??= `${name} ${sub} connects to the URL the repository's configuration gives ${repo === undefined ? "the current branch's remote" : `the remote ${repo}`}, which the guard does not read`;
+  }
+  // `-c url.BASE.insteadOf=PREFIX` rewrites a URL to BASE, `-c remote.NAME.url=URL` names a remote's place, `-c http.proxy=URL` a proxy.
+  if (spec.global !== undefined) {
+    const parsed = parseOptions(words, 1, spec.global, name);
+    for (const { name: option, value } of parsed.seen) {
+      if (value === undefined) continue;
+      if (option === "--config-env") {
+        if (/^(?:url\.|remote\.|https?\.)/i.test(value)) placesUnknown ??= `${name} --config-env ${value} takes a place from the environment, which the guard does not read`;
+        continue;
+      }
+      if (option !== "-c") continue;
+      const setting = /^url\.(.+)\.(?:push)?insteadof=/is.exec(value) ?? /^remote\.(?:.+)\.(?:push)?url=(.*)$/is.exec(value) ?? /^(?:https?\.(?:.*\.)?proxy|remote\.(?:.+)\.proxy)=(.*)$/is.exec(value);
+      if (setting !== null && setting[1] !== "") asPlace(`-c ${value}`, setting[1]!);
+    }
+  }
   if (repo !== undefined && !URL_IN_WORD.test(repo)) {
     // git's `TRANSPORT::ADDRESS` (a remote helper; `ext::` is read as the command it runs) and `[user@]host:path`.
     const helper = /^[A-Za-z][A-Za-z0-9+.-]*::(.*)$/s.exec(repo);
@@ -3221,6 +3297,8 @@ function readOperandEffects(name: string, spec: OperandEffect, words: readonly s
 /** Adds `more` to `out` (a wrapper's environment settings, ...). */
 function merge(out: ProgramReading, more: ProgramReading): void {
   if (more.writes !== undefined) out.writes = [...(out.writes ?? []), ...more.writes];
+  out.writesUnnamed ??= more.writesUnnamed;
+  out.placesUnknown ??= more.placesUnknown;
   out.commands.push(...more.commands);
   out.scripts.push(...more.scripts);
   out.refusals.push(...more.refusals);
@@ -3448,11 +3526,12 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   if (spec.readsInput !== undefined) {
     // `echo push | xargs git` runs `git push`: the words after the command's are read from the input.
     const replace = seen.find((option) => spec.readsInput!.replace.includes(option.name));
-    const placeholder = replace === undefined ? undefined : (replace.value ?? "{}");
+    const placeholder = replace === undefined ? spec.readsInput.placeholder : (replace.value ?? "{}");
     const command = rest.length > 0 ? rest : [...(spec.readsInput.alone ?? [])];
     if (command.length === 0) return out;
     out.commands.push(command);
-    const at = placeholder === undefined ? command.length : command.findIndex((word) => word.includes(placeholder));
+    const placed = placeholder === undefined ? -1 : command.findIndex((word) => word.includes(placeholder));
+    const at = placeholder === undefined || (placed < 0 && replace === undefined) ? command.length : placed;
     if (at >= 0) out.input = [{ command, at, by: name, ...(rest.length === 0 ? { implicit: true } : {}) }];
     return out;
   }
@@ -4083,6 +4162,15 @@ function readPnpmShellMode(rest: readonly string[], out: ProgramReading): Progra
 const TAR_RUNNING = ["--to-command", "--use-compress-program", "--rsh-command", "--info-script", "--new-volume-script", "--checkpoint-action"];
 const TAR_SHORT_VALUED = "bCfFgHIKLNTVX";
 const TAR_SHORT_RUNNING: Readonly<Record<string, string>> = { I: "-I", F: "-F" };
+/** tar's long options that name the archive, the remote side's command, or keep a `HOST:FILE` archive local (with the shortest prefix getopt_long takes). */
+const TAR_ARCHIVE_LONG: readonly { readonly name: string; readonly shortest: number }[] = [
+  { name: "--file", shortest: 6 },
+  { name: "--rmt-command", shortest: 4 },
+  { name: "--force-local", shortest: 6 },
+];
+/** The program GNU tar runs for an archive on another host (`HOST:FILE`, `USER@HOST:FILE`), and the command it asks that host's shell to run. */
+const TAR_REMOTE_SHELL = "/usr/bin/rsh";
+const TAR_REMOTE_RMT = "/usr/sbin/rmt";
 /** Long options that are a short letter's (`--extract` is -x, `--absolute-names` -P), with the shortest prefix getopt_long takes for each. */
 const TAR_LONG_LETTERS: readonly { readonly name: string; readonly shortest: number; readonly letter: string }[] = [
   { name: "--extract", shortest: 5, letter: "x" },
@@ -4096,6 +4184,10 @@ function readTar(words: readonly string[]): ProgramReading {
   const found: { option: string; value: string | undefined }[] = [];
   /** The short options given, as letters (a long option's too). */
   const letters = new Set<string>();
+  /** The archives named (`-f A`, `--file=A`, old-style `f`), whether --force-local keeps `HOST:FILE` local, the remote side's command. */
+  const archives: string[] = [];
+  let forceLocal = false;
+  let rmt: string | undefined;
   let i = 1;
   const first = words[1];
   if (first !== undefined && first !== "" && !first.startsWith("-")) {
@@ -4104,6 +4196,7 @@ function readTar(words: readonly string[]): ProgramReading {
       letters.add(letter);
       if (!TAR_SHORT_VALUED.includes(letter)) continue;
       if (TAR_SHORT_RUNNING[letter] !== undefined) found.push({ option: `${first} (old-style ${letter})`, value: words[next] });
+      if (letter === "f" && words[next] !== undefined) archives.push(words[next]!);
       next += 1;
     }
     i = next;
@@ -4115,6 +4208,15 @@ function readTar(words: readonly string[]): ProgramReading {
       const eq = word.indexOf("=");
       const given = eq >= 0 ? word.slice(0, eq) : word;
       for (const long of TAR_LONG_LETTERS) if (given.length >= long.shortest && long.name.startsWith(given)) letters.add(long.letter);
+      const archive = TAR_ARCHIVE_LONG.find((long) => given.length >= long.shortest && long.name.startsWith(given))?.name;
+      if (archive === "--force-local") forceLocal = true;
+      else if (archive !== undefined) {
+        const value = eq >= 0 ? word.slice(eq + 1) : words[i + 1];
+        if (value !== undefined && archive === "--file") archives.push(value);
+        if (archive === "--rmt-command") rmt = value;
+        if (eq < 0) i += 1;
+        continue;
+      }
       // getopt_long takes an abbreviation (`--to-comm`); an ambiguous one is refused by tar, and read here as the running option.
       const option = TAR_RUNNING.find((name) => name === given || (given.length >= 5 && name.startsWith(given)));
       if (option === undefined) continue;
@@ -4129,6 +4231,7 @@ function readTar(words: readonly string[]): ProgramReading {
         const value = rest !== "" ? rest : words[i + 1];
         if (rest === "") i += 1;
         if (TAR_SHORT_RUNNING[letter] !== undefined) found.push({ option: TAR_SHORT_RUNNING[letter], value });
+        if (letter === "f" && value !== undefined) archives.push(value);
         break;
       }
     }
@@ -4143,6 +4246,26 @@ function readTar(words: readonly string[]): ProgramReading {
     if (value !== undefined) out.scripts.push(value);
     else out.unknown = `tar ${option}: the command cannot be read`;
   }
+  // An archive `[USER@]HOST:FILE` (a colon with no `/` before it, and no --force-local) is on HOST: tar runs its remote shell
+  // (`rsh HOST [-l USER] /usr/sbin/rmt`, or the --rsh-command program), which is ssh where rsh is ssh's alternative; the rmt
+  // command (--rmt-command) is a command line HOST's shell runs.
+  const rsh = found.some((one) => one.option === "--rsh-command");
+  const places: { word: string; text: string }[] = [];
+  for (const archive of forceLocal ? [] : archives) {
+    const colon = archive.indexOf(":");
+    if (colon <= 0 || archive.slice(0, colon).includes("/")) continue;
+    const at = archive.lastIndexOf("@", colon);
+    const host = archive.slice(at + 1, colon);
+    const user = at > 0 ? ["-l", archive.slice(0, at)] : [];
+    out.refusals.push({ reason: `tar runs a remote shell to reach the archive ${archive} on ${host}`, token: archive });
+    if (!rsh) {
+      out.commands.push([TAR_REMOTE_SHELL, host, ...user, rmt ?? TAR_REMOTE_RMT]);
+      out.forms.push(["ssh", host, ...user, rmt ?? TAR_REMOTE_RMT]);
+    }
+    if (rmt !== undefined) out.scripts.push(rmt);
+    places.push({ word: archive, text: `ssh://${host.includes(":") ? `[${host}]` : host}/` });
+  }
+  if (places.length > 0) out.connects = readPlaces("tar", [words[0] ?? "tar"], places);
   // Extracting with -P (--absolute-names) keeps a member's leading `/` and `..`: the archive (or --transform) names any file on the machine.
   if (letters.has("x") && letters.has("P")) out.refusals.push({ reason: "tar writes files at the absolute paths the archive or --transform names, extracting with -P (--absolute-names)", token: "-P" });
   return out;
@@ -4477,13 +4600,16 @@ function readSed(words: readonly string[]): ProgramReading {
   let scriptGiven = false;
   // GNU getopt permutes: the first operand is the script only when no -e or -f is given anywhere (`sed 'a\' -e e FILE` runs e, and reads the file a-backslash).
   let firstOperand: string | undefined;
+  let inPlace = false;
+  const operands: string[] = [];
   const operand = (word: string) => {
     firstOperand ??= word;
+    operands.push(word);
   };
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
     if (word === "--") {
-      if (words[i + 1] !== undefined) operand(words[i + 1]!);
+      for (const rest of words.slice(i + 1)) operand(rest);
       break;
     }
     if (word.startsWith("--")) {
@@ -4497,9 +4623,14 @@ function readSed(words: readonly string[]): ProgramReading {
         scripts.push(value ?? words[++i] ?? "");
         scriptGiven = true;
       } else if (long === "--file") {
+        // The script is in a file (not read here); the options after it are still read (`-f s.sed -i FILE`).
         out.refusals.push({ reason: "sed runs the script in a file (-f)", token: "-f" });
-        return out;
-      } else if (long === "--in-place") out.refusals.push({ reason: "sed edits files in place (-i)", token: "--in-place" });
+        scriptGiven = true;
+        if (value === undefined) i += 1;
+      } else if (long === "--in-place") {
+        out.refusals.push({ reason: "sed edits files in place (-i)", token: "--in-place" });
+        inPlace = true;
+      }
       else if (long === "--line-length" && value === undefined) i += 1;
       continue;
     }
@@ -4513,10 +4644,14 @@ function readSed(words: readonly string[]): ProgramReading {
           scriptGiven = true;
         } else if (letter === "f") {
           out.refusals.push({ reason: "sed runs the script in a file (-f)", token: "-f" });
-          return out;
+          scriptGiven = true;
+          if (rest === "") i += 1;
         } else if (letter === "l") {
           if (rest === "") i += 1;
-        } else if (letter === "i") out.refusals.push({ reason: "sed edits files in place (-i)", token: "-i" });
+        } else if (letter === "i") {
+          out.refusals.push({ reason: "sed edits files in place (-i)", token: "-i" });
+          inPlace = true;
+        }
         else continue;
         break;
       }
@@ -4525,6 +4660,11 @@ function readSed(words: readonly string[]): ProgramReading {
     operand(word);
   }
   if (!scriptGiven && firstOperand !== undefined) scripts.push(firstOperand);
+  // -i rewrites each file operand (the first is the script when no -e or -f is given).
+  if (inPlace) {
+    const edited = scriptGiven ? operands : operands.slice(1);
+    if (edited.length > 0) out.writes = [...(out.writes ?? []), ...edited];
+  }
   // GNU sed joins its -e scripts with newlines (`-e 'a\' -e 'e'` appends the text "e") and reads them as one.
   const read = readSedScript(scripts.join("\n"));
   for (const command of read.runs) {
@@ -4985,7 +5125,7 @@ export function readProgram(words: readonly string[]): ProgramReading {
   if (wrapper !== undefined) {
     const out = readWrapper(name, wrapper, words);
     if (name === "screen") merge(out, readScreenCommands(wrapper.options, words));
-    return out;
+    return withPlaces(out, name, words);
   }
   const family = Object.hasOwn(SUBCOMMAND_WRAPPERS, name) ? SUBCOMMAND_WRAPPERS[name] : undefined;
   const subcommand = family === undefined ? undefined : readSubcommandWrapper(name, family, words);
@@ -4996,9 +5136,16 @@ export function readProgram(words: readonly string[]): ProgramReading {
     const tail = inner.length > 0 && inner.length < words.length && inner.every((word, i) => word === words[words.length - inner.length + i]);
     const effects = readOptionEffects(name, tail ? words.slice(0, words.length - inner.length) : words);
     if (effects !== undefined) merge(subcommand, effects);
-    return subcommand;
+    // `uvx --from git+URL x`, `pipx run --spec URL x`: the runner fetches the package it runs from a place its words name.
+    return withPlaces(subcommand, name, words);
   }
   const out = readOther(name, words);
+  const edits = inPlaceEdits(name, words);
+  if (edits !== undefined) {
+    const files = edits.files.filter((file) => file !== "" && file !== "-");
+    if (files.length > 0) out.writes = [...(out.writes ?? []), ...files];
+    out.writesUnnamed ??= edits.unnamed;
+  }
   if (family !== undefined) {
     subcommandWithoutGlobals(name, family, words, out);
     delete out.plainWords;
@@ -5019,6 +5166,11 @@ export function readProgram(words: readonly string[]): ProgramReading {
     out.placesUnknown ??= inner.placesUnknown;
   }
   // `git clone URL`, `pip install git+URL`, `npm install --registry URL x`: the places it connects to.
+  return withPlaces(out, name, words);
+}
+
+/** `out` with the places a NET_PROGRAMS program connects to (`git clone URL`, `pip install git+URL`, `uvx --from git+URL x`). */
+function withPlaces(out: ProgramReading, name: string, words: readonly string[]): ProgramReading {
   const net = readNetProgram(name, words);
   if (net !== undefined) {
     out.connects ??= net.connects;
@@ -5054,6 +5206,135 @@ const OUTPUT_OPERANDS: Readonly<Record<string, { readonly valued: RegExp; readon
   xxd: { valued: /^-(?:c|cols|g|groupsize|l|len|o|s|seek|n|name)$/, at: 1 },
   "lwp-download": { valued: /^$/, at: 1 },
 };
+
+/** vim's and ex's options that take the next word (`-c CMD`, `-S FILE`, `--cmd CMD`, `-u VIMRC`, `-T TERM`, `-t TAG`, `-q ERRORFILE`, `-w`/`-W SCRIPTOUT`, `-i VIMINFO`). */
+const VIM_VALUED = /^(?:-[cSuUiTtqwW]|--cmd)$/;
+/** GNU patch's short options that take a value (attached, or the next word when last in a cluster). */
+const PATCH_VALUED = "BDFVYdgiopxrz";
+/** GNU patch's long options that take a value (`--input=PATCH`, `--output FILE`, `--directory DIR`). */
+const PATCH_LONG_VALUED = /^--(?:prefix|suffix|basename-prefix|ifdef|fuzz|version-control|directory|get|input|output|strip|reject-file|quoting-style|reject-format|read-only)$/;
+
+/**
+ * Files a program rewrites in place, named by its operands (`perl -pi -e CODE FILE`, gawk's `-i inplace`, `ed FILE`,
+ * `ex FILE`, `patch FILE`), or by a patch it reads (`patch < x.patch`, `git apply x.patch`, `git am`: `unnamed` says so).
+ * sed's `-i` is read with its script (readSed); programs that write an output operand are OUTPUT_OPERANDS'.
+ */
+function inPlaceEdits(name: string, words: readonly string[]): { files: string[]; unnamed?: string } | undefined {
+  if (name === "perl") {
+    // perl's switches cluster (`-pi`, `-pie` is -p and -i with the extension "e"); -e/-E take the code, the first operand
+    // is the script when no -e is given; options stop at the first operand.
+    let inPlace = false;
+    let code = false;
+    let i = 1;
+    for (; i < words.length; i++) {
+      const word = words[i]!;
+      if (word === "--") {
+        i += 1;
+        break;
+      }
+      if (!word.startsWith("-") || word === "-") break;
+      for (let j = 1; j < word.length; j++) {
+        const letter = word[j]!;
+        if (letter === "e" || letter === "E") {
+          code = true;
+          if (j === word.length - 1) i += 1;
+          break;
+        }
+        if (letter === "i") inPlace = true;
+        if ("iMmIxCdDlF0V".includes(letter)) break;
+      }
+    }
+    if (!inPlace) return undefined;
+    return { files: words.slice(code ? i : i + 1) };
+  }
+  if (name === "awk" || name === "gawk") {
+    // gawk -i inplace (the inplace extension, also as `-iinplace`, `--include=inplace`, `-i inplace.awk`) rewrites each file operand.
+    let inPlace = false;
+    let program = false;
+    let i = 1;
+    for (; i < words.length; i++) {
+      const word = words[i]!;
+      if (word === "--") {
+        i += 1;
+        break;
+      }
+      if (!word.startsWith("-") || word === "-") break;
+      const eq = word.indexOf("=");
+      const long = word.startsWith("--") ? (eq < 0 ? word : word.slice(0, eq)) : undefined;
+      const value = long !== undefined ? (eq < 0 ? words[i + 1] : word.slice(eq + 1)) : word.length > 2 ? word.slice(2) : words[i + 1];
+      const include = long !== undefined ? long.length >= 5 && "--include".startsWith(long) : word.startsWith("-i");
+      if (include && value !== undefined && /^inplace(?:\.awk)?$/.test(value)) inPlace = true;
+      if (long !== undefined ? ["--file", "--source"].some((name) => long.length >= 4 && name.startsWith(long)) : /^-[fe]/.test(word)) program = true;
+      const valued = long !== undefined ? eq < 0 && GAWK_LONG_VALUED.some((name) => name.startsWith(long)) : /^-[vFWEilfe]$/.test(word);
+      if (valued) i += 1;
+    }
+    if (!inPlace) return undefined;
+    return { files: words.slice(program ? i : i + 1).filter((word) => !/^[A-Za-z_][\w:]*=/.test(word)) };
+  }
+  if (name === "ed" || name === "red" || name === "ex" || name === "vi" || name === "vim" || name === "nvim" || name === "view" || name === "rvim" || name === "vim.basic" || name === "vim.tiny") {
+    // The editor writes the files it opens when its commands (on its input, in -c, -s or a script) say `w`.
+    const files: string[] = [];
+    for (let i = 1; i < words.length; i++) {
+      const word = words[i]!;
+      if (word === "--") {
+        files.push(...words.slice(i + 1));
+        break;
+      }
+      if (word.startsWith("+")) continue;
+      if (word.startsWith("-")) {
+        if (VIM_VALUED.test(word) || (name.endsWith("ed") && word === "-p")) i += 1;
+        continue;
+      }
+      files.push(word);
+    }
+    return files.length === 0 ? undefined : { files };
+  }
+  if (name === "patch") {
+    // patch [OPTIONS] [ORIGINAL [PATCHFILE]]: it rewrites ORIGINAL (or -o OUTPUT), else the files the patch names.
+    const operands: string[] = [];
+    let output: string | undefined;
+    for (let i = 1; i < words.length; i++) {
+      const word = words[i]!;
+      if (word === "--") {
+        operands.push(...words.slice(i + 1));
+        break;
+      }
+      if (/^--(?:dry-run|help|version)$/.test(word)) return undefined;
+      if (word.startsWith("--")) {
+        const eq = word.indexOf("=");
+        const long = eq < 0 ? word : word.slice(0, eq);
+        const value = eq < 0 ? (PATCH_LONG_VALUED.test(long) ? words[++i] : undefined) : word.slice(eq + 1);
+        if (long === "--output") output = value;
+        continue;
+      }
+      if (word.startsWith("-") && word.length > 1) {
+        for (let j = 1; j < word.length; j++) {
+          const letter = word[j]!;
+          if (!PATCH_VALUED.includes(letter)) continue;
+          const value = j < word.length - 1 ? word.slice(j + 1) : words[++i];
+          if (letter === "o") output = value;
+          break;
+        }
+        continue;
+      }
+      operands.push(word);
+    }
+    if (output !== undefined && output !== "-") return { files: [output] };
+    if (operands[0] !== undefined) return { files: [operands[0]] };
+    return { files: [], unnamed: "patch writes the files its patch names" };
+  }
+  if (name === "git") {
+    const parsed = parseOptions(words, 1, GIT_GLOBAL, "git");
+    const sub = words[parsed.next];
+    const rest = words.slice(parsed.next + 1);
+    if (sub === "am") return { files: [], unnamed: "git am writes the files its patches name" };
+    if (sub !== "apply") return undefined;
+    if (rest.some((word) => word === "--cached") && !rest.includes("--index")) return undefined;
+    if (rest.some((word) => /^--(?:check|stat|numstat|summary)$/.test(word)) && !rest.includes("--apply")) return undefined;
+    return { files: [], unnamed: "git apply writes the files its patch names" };
+  }
+  return undefined;
+}
 
 /** The file written through an output operand (OUTPUT_OPERANDS), or undefined. */
 function outputOperand(name: string, words: readonly string[]): string | undefined {

@@ -208,6 +208,8 @@ interface Walk {
   written?: Set<string>;
   /** Files fed to a shell or interpreter on its standard input (`sh < s.sh`), for scripts the line writes. */
   fedScripts?: Set<string>;
+  /** A place set for the commands after it (`export HTTPS_PROXY=URL; curl …`), which the guard does not read as one: why. */
+  placesUnknown?: string;
   /** Name references (`declare -n r=GIT_SSH_COMMAND`): setting r sets the variable it names. */
   references?: Map<string, string>;
   /** The bodies of the functions the line defines, as text (a call's input reaches the commands in them). */
@@ -561,14 +563,22 @@ function scriptsWritten(walk: Walk): void {
   // Scripts run by name (`. s.sh`, `bash s.sh`, `./s.sh`) and scripts fed to a shell's input (`sh < s.sh`).
   const run = [...walk.commands.flatMap((command) => scriptRun(command.words) ?? []).map(scriptPath), ...(walk.fedScripts ?? [])];
   if (run.length === 0) return;
+  let unnamed: string | undefined;
   for (const command of walk.commands) {
-    // Files a program's options or operands name as its output (`find -fprintf s.sh FORMAT`, `sort -o s.sh`, `curl -o s.sh URL`).
-    for (const file of readProgram(command.words).writes ?? []) written.add(scriptPath(file));
+    // Files a program's options or operands name as its output (`find -fprintf s.sh FORMAT`, `sort -o s.sh`, `curl -o s.sh URL`,
+    // `sed -i … s.sh`), or files it reads the names of from elsewhere (`patch < x.patch`, `git apply x.patch`).
+    const reading = readProgram(command.words);
+    for (const file of reading.writes ?? []) written.add(scriptPath(file));
+    unnamed ??= reading.writesUnnamed;
     const mode = OPERAND_WRITERS[basename(command.words[0] ?? "")];
     if (mode === undefined) continue;
     const operands = command.words.slice(1).filter((word) => !word.startsWith("-") && !word.includes("="));
     for (const operand of mode === "all" ? operands : operands.slice(-1)) written.add(scriptPath(operand));
     if (basename(command.words[0] ?? "") === "dd") for (const word of command.words) if (word.startsWith("of=")) written.add(scriptPath(word.slice(3)));
+  }
+  if (unnamed !== undefined) {
+    walk.unknown ??= `the line runs ${run[0]!} as a script after ${unnamed}, which it may be one of, and what it holds is only known when the line runs`;
+    return;
   }
   if (written.size === 0) return;
   const script = run.find((path) => written.has(path));
@@ -755,6 +765,8 @@ function addSimple(
   if (dynamic) refusals.push({ reason: "an argument is only known when the command runs (an expansion or substitution)", token: "" });
   // What a prefix assignment makes the program do (`TAR_OPTIONS=...`, `PAGER=...`) is named before the plain fact of the prefix.
   for (const reading of environment) for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
+  // `HTTPS_PROXY=URL curl …`, `PIP_INDEX_URL=URL pip install x`: a place the command connects to, set in its environment.
+  let placesUnknown = environment.find((reading) => reading.placesUnknown !== undefined)?.placesUnknown ?? walk.placesUnknown;
   if (facts.assignments) refusals.push({ reason: "the command is prefixed by a NAME=value assignment", token: "" });
   if (facts.writesFile) refusals.push({ reason: "the command writes a file through a redirection", token: "" });
   if (isDynamic(0)) unknown = `the program's name (${words[0] ?? ""}) is only known when it runs`;
@@ -776,7 +788,6 @@ function addSimple(
   let transparent = false;
   let allowAs: SimpleCommand["allowAs"];
   let connects: SimpleCommand["connects"];
-  let placesUnknown: string | undefined;
   const placeForms: (readonly string[])[] = [];
   const otherScripts: string[] = [];
   /** The scripts the program hands to a shell that reads the program's standard input (`ssh HOST bash`, `script -c bash`). */
@@ -941,7 +952,9 @@ function addSimple(
     const passed = input !== undefined && tail !== undefined ? { ...input, at: Math.max(0, input.at - at), implicit: false } : undefined;
     const innerInput = own === undefined ? passed : passed === undefined || own.at <= passed.at ? own : passed;
     // The words of a command that ends the wrapper's are the same shell words (`coproc . <(printf …)`: the file `.` reads is the substitution's text).
-    addSimple(inner, tail === undefined ? undefined : values?.slice(at), { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, [], tail, innerInput);
+    // A place the wrapper sets in the environment of the command it runs (`env HTTPS_PROXY=URL curl …`) reaches that command.
+    const passedPlaces = tail !== undefined && placesUnknown !== undefined ? [{ commands: [], scripts: [], guesses: [], refusals: [], forms: [], placesUnknown }] : [];
+    addSimple(inner, tail === undefined ? undefined : values?.slice(at), { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, passedPlaces, tail, innerInput);
   }
   for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk, scriptsWithInput.has(script) ? stdin : undefined);
   for (const script of new Set(otherScripts)) {
@@ -1008,6 +1021,16 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
   let lastEnd = -1;
   /** A word of the command; the parser splits some words bash reads as one (`pu${x}\blish`, `${x}p$*ublish`): parts with nothing between them are joined. */
   const pushWord = (part: Node) => {
+    // The parser reads bracket words in a row as one word with a blank in it (`pa } }` as `pa` and `} }`); a plain word
+    // has no unquoted blank to bash, which reads one word on each side of it.
+    if (part.type === "word" && /^(?:[^\s\\$`'"]|\\\S)+(?:[ \t]+(?:[^\s\\$`'"]|\\\S)+)+$/.test(part.text)) {
+      for (const piece of part.text.split(/[ \t]+/)) {
+        const text = piece.replace(/\\(.)/g, "$1");
+        push({ text, dynamic: false, glob: /(?<!\\)[*?[]/.test(piece), ansiC: false, bare: piece });
+      }
+      lastEnd = part.endIndex;
+      return;
+    }
     const value = wordValue(part, walk);
     const previous = values.at(-1);
     if (part.startIndex === lastEnd && previous !== undefined && previous.feeds === undefined && value.feeds === undefined) {
@@ -1091,6 +1114,7 @@ function lineEnvironment(reading: EnvironmentReading, walk: Walk): void {
   if (reading.refusals.length === 0) return;
   walk.refusal ??= reading.refusals[0]!.reason;
   walk.unknown ??= reading.unknown;
+  walk.placesUnknown ??= reading.placesUnknown;
   for (const command of reading.commands) addSimple(command, undefined, { assignments: false, writesFile: false }, walk, undefined, 1, new Set());
   for (const script of new Set(reading.scripts)) nestedScript(script, "an environment variable", walk);
 }
@@ -1420,16 +1444,22 @@ function parseInto(source: string, walk: Walk): string | undefined {
   }
 }
 
+/** A backslash before a blank, somewhere in the line (bashLexerReading reads those that start a word). */
+const ESCAPED_BLANK = /\\[ \t]/;
+
 /**
  * The source as bash's lexer reads it where tree-sitter reads it otherwise: a backslash-newline is
  * removed outside single quotes and comments (`git pu\⏎sh` is `git push`), a carriage return is
  * a word character, not white space (`\␍␊` escapes the CR and the LF ends the command), and a line
  * that starts with a backslash starts a new command (`ls⏎\rm x`; the parser reads `\rm` as a word
  * of `ls`). Carriage returns become U+00A0, which the parser also reads as a word character; a
- * blank is put before such a backslash. Undefined when there is nothing to change.
+ * blank is put before such a backslash. An escaped blank (`\ `, `\⇥`) is a character of a word to
+ * bash; the parser reads it as white space, and drops it, where it starts a word (`\ git`,
+ * `git \ push`, `pa \  x`), follows a quote or an expansion (`'a'\ b`, `${x}\ b`), or is a tab: there
+ * it is spelled quoted (`' '`), which bash reads alike. Undefined when there is nothing to change.
  */
 export function bashLexerReading(source: string): string | undefined {
-  if (!source.includes("\\\n") && !source.includes("\r") && !source.includes("\n\\") && !DESCRIPTOR_ZERO.test(source) && !NAMED_DESCRIPTOR.test(source)) return undefined;
+  if (!source.includes("\\\n") && !source.includes("\r") && !source.includes("\n\\") && !DESCRIPTOR_ZERO.test(source) && !NAMED_DESCRIPTOR.test(source) && !ESCAPED_BLANK.test(source)) return undefined;
   let out = "";
   let quote: "'" | '"' | "$'" | undefined;
   let comment = false;
@@ -1467,6 +1497,12 @@ export function bashLexerReading(source: string): string | undefined {
       }
       if (next === "\r") {
         out += "\\\u00a0";
+        i += 1;
+        wordStart = false;
+        continue;
+      }
+      if ((next === " " || next === "\t") && (wordStart || next === "\t" || !/[\w./=:,+%@-]$/.test(out) || /\$\w+$/.test(out)) && quote === undefined) {
+        out += `'${next}'`;
         i += 1;
         wordStart = false;
         continue;
