@@ -27,7 +27,7 @@ const OPTION_CLASSES: readonly BashClass[] = [
   {
     name: "a deny rule that names options holds however the program reads the same options: reordered (`rm -fr`), split (`rm -r -f`), clustered (`git push -uf`, `git commit -anm`), with more options (`rm -rfv`), long or short (`rm --recursive --force`, `git commit -n`, `git branch --delete --force` for -D), abbreviated to a unique prefix (`rm --rec --for`, `git reset --har`, `git commit --no-verif`), after the operands (`git push origin main --force`, `git reset HEAD --hard`), or an operand that means the option (git push's `+REF` and `--mirror` force the update); an option the program reads as only sometimes forcing (`--force-with-lease`) and a program whose options the guard has no table for (`docker rm abc -f`) make the deny cannot tell",
     source: "anthropics/claude-code#18613 ('Deny rules can be bypassed by flag reordering/insertion': `rm -fr /`, `rm -rfi /`, `rm -rfv /`, `rm --recursive --force /` against `Bash(rm -rf /:*)`); pfBlockerNG/pfBlockerNG#1292 ('misses the short commit bypass flag' -n and the cluster -anm; 'misses +refspec force pushes'); Kilo-Org/kilocode#11848 (deny patterns on flags `--force`, `-f` do not bind); kubestellar/console#9136 review ('easy to bypass (e.g., git push -f ..., --force-with-lease'); rm(1) and git's parse-options (options in any order, after operands, unique prefixes of long options); checked with coreutils 9.1 and git 2.39",
-    allow: [],
+    allow: ["rm:*", "sudo:*", "git push:*", "git commit:*", "git clean:*", "git branch:*", "git reset:*", "docker rm:*"],
     cases: [
       { command: "rm -fr /", expect: "deny" },
       { command: "rm -rfv /", expect: "deny" },

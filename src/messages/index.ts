@@ -276,6 +276,15 @@ export function wildWordsReason(pattern: string, words: readonly string[]): stri
   return `the shell replaces ${shown} when the command runs (an expansion or a file name pattern), and what it becomes may match ${JSON.stringify(pattern)}`;
 }
 
+/**
+ * Why a deny or ask pattern that names options cannot tell: the command sets the same options as its program may read
+ * them (an option that forces only sometimes, `--force-with-lease`; a program whose options the guard has no table for,
+ * where a letter may be a value and a long option the long spelling of a short one).
+ */
+export function optionSpellingsReason(pattern: string): string {
+  return `the command's options, as its program may read them, may be the ones ${JSON.stringify(pattern)} names`;
+}
+
 /** Why a deny or ask `pattern` cannot tell: the command connects to places the guard cannot read (`why`), and one of them may make the pattern match. */
 export function unreadPlacesReason(pattern: string, why: string): string {
   return `${why}, and a place it connects to may match ${JSON.stringify(pattern)}`;

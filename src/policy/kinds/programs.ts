@@ -5315,3 +5315,175 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
   }
   return { ...empty(), plainWords: true };
 }
+
+/**
+ * How a program reads its own options, for deny and ask patterns that name options (`rm -rf:*`, `git push --force:*`):
+ * getopt_long and git's parse-options take them in any order and after the operands, short ones clustered (`-fr`) or
+ * apart, long ones abbreviated to a unique prefix (`--rec`); a spelling stands for the options it sets (`-R` and
+ * `--recursive` are rm's `-r`; git branch's `-D` is `--delete --force`).
+ */
+interface OptionGrammar {
+  /** Short options that take a value: attached (`-mMSG`) or the next word. */
+  readonly valued: string;
+  /** Short options whose value, if any, is attached (`git commit -S[KEYID]`). */
+  readonly optional?: string;
+  /** Every long option (without `--`), with what it takes: a value (`=VALUE` or the next word), an optional one (only `=VALUE`), or none. */
+  readonly long: Readonly<Record<string, "value" | "optional" | "flag">>;
+  /** What a spelling sets, as canonical spellings (one not listed sets itself). */
+  readonly sets?: Readonly<Record<string, readonly string[]>>;
+  /** What a spelling may set, as the program decides only when it runs (git push's `--force-with-lease` forces when the remote is where it was last seen). */
+  readonly maySet?: Readonly<Record<string, readonly string[]>>;
+  /** git's parse-options: `--no-NAME` undoes `--NAME`, and `--NAME` undoes an option spelled `--no-NAME` (`--verify` undoes `--no-verify`). */
+  readonly negatable?: boolean;
+  /** What an operand sets (git push's `+REF` forces that ref's update, `:REF` deletes it). */
+  readonly operand?: (word: string) => readonly string[];
+}
+
+const longNames = (flags: string, valued = "", optional = ""): Record<string, "value" | "optional" | "flag"> => ({
+  ...Object.fromEntries(flags.split(" ").filter((name) => name !== "").map((name) => [name, "flag" as const])),
+  ...Object.fromEntries(valued.split(" ").filter((name) => name !== "").map((name) => [name, "value" as const])),
+  ...Object.fromEntries(optional.split(" ").filter((name) => name !== "").map((name) => [name, "optional" as const])),
+});
+
+/** Programs (and git subcommands) whose options the guard reads as they do (coreutils 9.1, git 2.39). */
+const OPTION_GRAMMARS: Readonly<Record<string, OptionGrammar>> = {
+  rm: {
+    valued: "",
+    long: longNames("force one-file-system no-preserve-root recursive dir verbose help version", "", "interactive preserve-root"),
+    sets: { "-f": ["--force"], "-r": ["--recursive"], "-R": ["--recursive"], "-d": ["--dir"], "-v": ["--verbose"], "-i": ["--interactive"] },
+  },
+  "git push": {
+    valued: "o",
+    long: longNames("all branches mirror delete tags follow-tags dry-run porcelain force atomic prune verify no-verify set-upstream thin quiet verbose progress force-if-includes ipv4 ipv6", "recurse-submodules repo receive-pack exec push-option", "signed force-with-lease"),
+    sets: { "-f": ["--force"], "--mirror": ["--mirror", "--force"], "-d": ["--delete"], "-n": ["--dry-run"], "-u": ["--set-upstream"], "-q": ["--quiet"], "-v": ["--verbose"], "-4": ["--ipv4"], "-6": ["--ipv6"], "-o": ["--push-option"] },
+    maySet: { "--force-with-lease": ["--force"] },
+    negatable: true,
+    operand: (word) => (word.startsWith("+") ? ["--force"] : /^:./.test(word) ? ["--delete"] : []),
+  },
+  "git commit": {
+    valued: "mFCct",
+    optional: "uS",
+    long: longNames(
+      "all patch signoff verbose quiet edit include only null no-verify reset-author short branch porcelain long dry-run allow-empty allow-empty-message status amend no-post-rewrite interactive pathspec-file-nul ahead-behind",
+      "message file reuse-message reedit-message template fixup squash cleanup author date pathspec-from-file trailer",
+      "untracked-files gpg-sign",
+    ),
+    sets: { "-n": ["--no-verify"], "-a": ["--all"], "-m": ["--message"], "-F": ["--file"], "-C": ["--reuse-message"], "-c": ["--reedit-message"], "-t": ["--template"], "-s": ["--signoff"], "-v": ["--verbose"], "-q": ["--quiet"], "-e": ["--edit"], "-i": ["--include"], "-o": ["--only"], "-p": ["--patch"], "-z": ["--null"], "-u": ["--untracked-files"], "-S": ["--gpg-sign"] },
+    negatable: true,
+  },
+  "git clean": {
+    valued: "e",
+    long: longNames("quiet dry-run force interactive", "exclude"),
+    sets: { "-f": ["--force"], "-n": ["--dry-run"], "-q": ["--quiet"], "-i": ["--interactive"], "-e": ["--exclude"] },
+    negatable: true,
+  },
+  "git reset": {
+    valued: "",
+    long: longNames("quiet hard soft mixed merge keep patch intent-to-add pathspec-file-nul refresh", "pathspec-from-file", "recurse-submodules"),
+    sets: { "-q": ["--quiet"], "-p": ["--patch"], "-N": ["--intent-to-add"] },
+    negatable: true,
+  },
+  "git branch": {
+    valued: "u",
+    long: longNames(
+      "delete force move copy remotes all list verbose quiet unset-upstream show-current edit-description create-reflog recurse-submodules ignore-case omit-empty",
+      "set-upstream-to points-at format sort contains no-contains merged no-merged",
+      "track color column abbrev",
+    ),
+    sets: { "-D": ["--delete", "--force"], "-d": ["--delete"], "-f": ["--force"], "-m": ["--move"], "-M": ["--move", "--force"], "-c": ["--copy"], "-C": ["--copy", "--force"], "-r": ["--remotes"], "-a": ["--all"], "-l": ["--list"], "-v": ["--verbose"], "-q": ["--quiet"], "-i": ["--ignore-case"], "-u": ["--set-upstream-to"], "-t": ["--track"] },
+    negatable: true,
+  },
+};
+
+/** Options as a program reads them from its arguments (readOptionSpellings). */
+export interface OptionSpellings {
+  /** The options the words set, as canonical spellings (`--recursive` for rm's `-r`, `-R` and `--rec`). */
+  readonly set: ReadonlySet<string>;
+  /** Options they may set, as the program decides only when it runs. */
+  readonly may: ReadonlySet<string>;
+  /** The operands, in order. */
+  readonly operands: readonly string[];
+  /** Whether the program's table read them; else each short letter and long name stands for itself, and a value may hide among them. */
+  readonly known: boolean;
+  /** Without a table: the long options as given (each may abbreviate a longer one, or be a short option's long spelling). */
+  readonly longs: readonly string[];
+}
+
+/** How many leading words name a program whose options the guard reads as it does (`git push` 2, `rm` 1); 0 for none. */
+export function optionGrammarAt(words: readonly string[]): number {
+  if (words.length >= 2 && Object.hasOwn(OPTION_GRAMMARS, `${basename(words[0]!)} ${words[1]!}`)) return 2;
+  return words.length >= 1 && Object.hasOwn(OPTION_GRAMMARS, basename(words[0]!)) ? 1 : 0;
+}
+
+/** A long option's name as the program resolves it (`rec` is `recursive`; `verify` undoes `no-verify`), or undefined (unknown, or a prefix of several). */
+function resolveLong(grammar: OptionGrammar, given: string): { readonly name: string; readonly negated: boolean } | undefined {
+  const candidates: { spelled: string; name: string; negated: boolean }[] = [];
+  for (const name of Object.keys(grammar.long)) {
+    candidates.push({ spelled: name, name, negated: false });
+    if (grammar.negatable === true) candidates.push(name.startsWith("no-") ? { spelled: name.slice(3), name, negated: true } : { spelled: `no-${name}`, name, negated: true });
+  }
+  const exact = candidates.find((candidate) => candidate.spelled === given);
+  if (exact !== undefined) return exact;
+  const prefixed = candidates.filter((candidate) => candidate.spelled.startsWith(given));
+  return prefixed.length === 1 ? prefixed[0] : undefined;
+}
+
+/**
+ * The options and operands of `args` as the program `words` names (its first `optionGrammarAt` words) reads them: in any
+ * order, clustered or apart, abbreviated, `--` ending them; without a table (`known` false), each short letter and each
+ * long name as given.
+ */
+export function readOptionSpellings(words: readonly string[], args: readonly string[]): OptionSpellings {
+  const key = words.length === 2 ? `${basename(words[0]!)} ${words[1]!}` : basename(words[0] ?? "");
+  const grammar = Object.hasOwn(OPTION_GRAMMARS, key) ? OPTION_GRAMMARS[key] : undefined;
+  const set = new Set<string>();
+  const may = new Set<string>();
+  const operands: string[] = [];
+  const given: string[] = [];
+  const add = (spelling: string) => {
+    for (const option of grammar?.sets?.[spelling] ?? [spelling]) set.add(option);
+    for (const option of grammar?.maySet?.[spelling] ?? []) may.add(option);
+  };
+  let ended = false;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!ended && word === "--") {
+      ended = true;
+      continue;
+    }
+    if (ended || word === "-" || !word.startsWith("-")) {
+      operands.push(word);
+      for (const option of grammar?.operand?.(word) ?? []) set.add(option);
+      continue;
+    }
+    if (word.startsWith("--")) {
+      const eq = word.indexOf("=");
+      const name = word.slice(2, eq < 0 ? undefined : eq);
+      if (grammar === undefined) {
+        set.add(`--${name}`);
+        given.push(name);
+        continue;
+      }
+      const long = resolveLong(grammar, name);
+      if (long === undefined) continue;
+      if (long.negated) {
+        for (const option of grammar.sets?.[`--${long.name}`] ?? [`--${long.name}`]) {
+          set.delete(option);
+          may.delete(option);
+        }
+      } else add(`--${long.name}`);
+      if (grammar.long[long.name] === "value" && eq < 0) i++;
+      continue;
+    }
+    for (let j = 1; j < word.length; j++) {
+      const letter = word[j]!;
+      add(`-${letter}`);
+      if (grammar?.optional?.includes(letter) === true) break;
+      if (grammar?.valued.includes(letter) === true) {
+        if (j === word.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return { set, may, operands, known: grammar !== undefined, longs: given };
+}
