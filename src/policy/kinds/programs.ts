@@ -1090,7 +1090,7 @@ const gitConfigRow = (key: string) => GIT_CONFIG_COMMANDS.find((row) => row.key.
  * runs the hook scripts configuration names.
  */
 const GIT_OTHER_COMMANDS = new Set(
-  "archimport bugreport credential credential-cache credential-store cvsexportcommit cvsimport cvsserver daemon diagnose fast-export fast-import filter-branch fmt-merge-msg http-backend imap-send index-pack merge-index merge-one-file mergetool multi-pack-index p4 pack-redundant patch-id prune-packed quiltimport receive-pack rerere scalar send-pack sh-i18n sh-setup shell show-index stripspace svn unpack-file unpack-objects update-server-info upload-archive upload-pack var".split(" "),
+  "archimport bugreport credential credential-cache credential-store cvsexportcommit cvsimport cvsserver daemon diagnose fast-export fast-import filter-branch fmt-merge-msg http-backend http-push imap-send index-pack merge-index merge-one-file mergetool multi-pack-index p4 pack-redundant patch-id prune-packed quiltimport receive-pack rerere scalar send-pack sh-i18n sh-setup shell show-index stripspace svn unpack-file unpack-objects update-server-info upload-archive upload-pack var".split(" "),
 );
 /** A name git can read as an alias (`alias.NAME`: a letter, then letters, digits and `-`); `git ./x` runs nothing. */
 const GIT_ALIAS_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
@@ -2605,8 +2605,20 @@ const OPTION_EFFECTS: readonly {
   { programs: ["compgen", "complete"], options: [{ option: "-C", effect: "script" }, { option: "-F", effect: "code" }, { option: "-W", effect: "expanded" }] },
   { programs: ["bind"], options: [{ option: "-x", effect: "keybinding" }] },
   { programs: ["enable"], options: [{ option: "-f", effect: "file" }] },
-  // `fc -e EDITOR` runs EDITOR on command lines from the shell's history, then runs them again; `fc -e -` and `fc -s` run them again as they are.
-  { programs: ["fc"], options: [{ option: "-e", effect: "program", when: /^(?!-$)/ }, { option: "-e", effect: "code", when: /^-$/ }, { option: "-s", effect: "code" }] },
+  // `fc -e EDITOR` runs `EDITOR FILE` as a command line (bash's fc.def: parse_and_execute of "%s %s"), FILE holding command lines from
+  // the shell's history, then runs them again; `fc -e -` and `fc -s` run them again as they are.
+  { programs: ["fc"], options: [{ option: "-e", effect: "script", when: /^(?!-$)/ }, { option: "-e", effect: "code", when: /^-$/ }, { option: "-s", effect: "code" }] },
+  // javac runs the annotation processors it finds on the processor path (and names with -processor), and hands -J options to its JVM (`-J-javaagent:JAR`).
+  {
+    programs: ["javac"],
+    options: [
+      { option: "-processorpath", effect: "file", exact: true },
+      { option: "--processor-path", effect: "file" },
+      { option: "-processor", effect: "file", exact: true },
+      { option: "--processor-module-path", effect: "file" },
+      { option: "-J", effect: "file" },
+    ],
+  },
   { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }, ...["-oN", "-oX", "-oS", "-oG", "-oA", "-oM", "--resume"].map((option): EffectOption => ({ option, effect: "writes" }))], abbreviate: { oneDash: true } },
   { programs: ["tcpdump"], options: [{ option: "-z", effect: "program", cluster: true }, { option: "-w", effect: "writes", cluster: true }] },
   { programs: ["ssh-keygen"], options: [{ option: "-D", effect: "file" }] },
@@ -3796,6 +3808,8 @@ function readGit(words: readonly string[]): ProgramReading {
   }
   const sub = words[parsed.next];
   if (parsed.next > 1) out.forms.push(["git", ...words.slice(parsed.next)]);
+  // `git send-pack` and `git http-push` are the pushes `git push` runs, by other names: a deny on git push reads them as such (`--force`, `+REF` alike).
+  if (sub === "send-pack" || sub === "http-push") out.forms.push(["git", "push", ...words.slice(parsed.next + 1)]);
   if (parsed.next > 1 && sub !== undefined && parsed.dashdash !== true && parsed.seen.every((option) => Object.hasOwn(GIT_PLAIN_GLOBALS, option.name))) {
     const placed = parsed.seen.filter((option) => GIT_PLAIN_GLOBALS[option.name] === "place");
     out.allowAs = { words: [words[0]!, ...words.slice(parsed.next)], places: placed.map((option) => option.value ?? ""), waives: placed.map((option) => option.name) };
@@ -4980,6 +4994,12 @@ export function readsCodeFromStdin(name: string): boolean {
  */
 export function readProgram(words: readonly string[]): ProgramReading {
   const given = basename(words[0] ?? "");
+  // git's own programs in its exec path (`/usr/lib/git-core/git-push`, `git-send-pack`) are the git subcommands they name.
+  const dashed = /^git-(.+)$/.exec(given)?.[1];
+  if (dashed !== undefined && (GIT_SUBCOMMANDS.has(dashed) || GIT_OTHER_COMMANDS.has(dashed))) {
+    const inner = readProgram(["git", dashed, ...words.slice(1)]);
+    return { ...inner, forms: [["git", dashed, ...words.slice(1)], ...inner.forms] };
+  }
   const name = PROGRAM_ALIASES.find((alias) => alias.name.test(given))?.as ?? given;
   const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
   if (wrapper !== undefined) {
