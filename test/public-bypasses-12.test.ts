@@ -3,7 +3,8 @@
 // clustered or split, long or short, abbreviated, after the operands, or as an operand that means the option (git push's
 // `+REF`, `--mirror`) (anthropics/claude-code#18613, pfBlockerNG/pfBlockerNG#1292, Kilo-Org/kilocode#11848); git's push
 // run by its other names (`git send-pack`, `git http-push`, the dashed `git-push` programs in git's exec path:
-// PrimeIntellect-ai/prime-agent#2395); bash's `fc -e EDITOR`, whose value is a command line (bigduu/Bamboo-agent#558);
+// PrimeIntellect-ai/prime-agent#2395); git settings a shell runs without `!` (a credential helper's name or path,
+// `url.ext::CMD.insteadOf`: SigmaHQ/sigma#6218, trpc-group/trpc-agent-go#2329, gke-labs/kube-agents#952); bash's `fc -e EDITOR`, whose value is a command line (bigduu/Bamboo-agent#558);
 // javac's annotation processors and JVM options (kirodotdev/KiroCrew#5037).
 //   - deny: the line runs a command a deny rule names;
 //   - ask: the deny rule cannot tell (what runs is only known when the line runs);
@@ -43,6 +44,7 @@ const OPTION_CLASSES: readonly BashClass[] = [
       { command: "git push origin +main", expect: "deny" },
       { command: "git push origin +HEAD:main", expect: "deny" },
       { command: "git push --mirror origin", expect: "deny" },
+      { command: "git push --mir origin", expect: "deny" },
       { command: "git -C . push origin main -f", expect: "deny" },
       { command: "git push --force-with-lease origin main", expect: "ask" },
       { command: "git commit -n -m x", expect: "deny" },
@@ -92,6 +94,22 @@ const CLASSES: readonly BashClass[] = [
       { command: "/usr/lib/git-core/git-status", expect: "not-allow" },
       { command: "git stash push", expect: "allow" },
       { command: "git fetch origin", expect: "allow" },
+    ],
+  },
+  {
+    name: "git settings whose value git hands to a shell though it has no `!`: a credential helper NAME runs `git credential-NAME` through a shell (`x; CMD` runs CMD) and an absolute path runs as the command line it is; `url.NEW.insteadOf=OLD` rewrites every URL starting with OLD to start with NEW, so an `ext::CMD` NEW runs CMD",
+    source: "SigmaHQ/sigma#6218 ('Git executes the values of … and treats a credential.helper or alias.<name> value beginning with ! as a shell snippet'); trpc-group/trpc-agent-go#2329 (git `-c url.*.insteadOf` read for destinations while other keys that select an executable were not); gke-labs/kube-agents#952 (`git -c protocol.ext.allow=always clone \"ext::sh -c id\"` ran id); git's credential.c (`git credential-` prepended to a helper that is neither `!…` nor an absolute path, run with use_shell); git-config(1) 'url.<base>.insteadOf'; git-remote-ext(1); checked with git 2.39",
+    allow: ["git fetch:*", "git ls-remote:*", "git config:*", "git credential:*"],
+    cases: [
+      { command: `git -c credential.helper='x; ${X}' fetch`, expect: "deny" },
+      { command: `git -c credential.helper='/bin/${X}' ls-remote https://example.com/r`, expect: "deny" },
+      { command: `git config --global credential.helper 'store; ${X}'`, expect: "deny" },
+      { command: `git -c protocol.ext.allow=always -c 'url.ext::${X} #.insteadOf=https://' ls-remote https://example.com/r`, expect: "deny" },
+      { command: `git config 'url.ext::${X} #.insteadOf' https://`, expect: "deny" },
+      { command: `git config --global url.ext::${X.replace(/ /g, "%20")}.pushInsteadOf git@`, expect: "not-allow" },
+      { command: "git -c credential.helper=./evil fetch", expect: "not-allow" },
+      { command: "git fetch origin", expect: "allow" },
+      { command: "git ls-remote https://example.com/r", expect: "allow" },
     ],
   },
   {
@@ -207,6 +225,9 @@ const REAL: readonly { line: string; run: string; program: string; deny: readonl
   ...["git reset --har", "git reset HEAD --hard"].map((line) => ({ line, run: `${RESET_SETUP} && ${line}; [ "$(cat f)" = 1 ] && touch ../MARKER`, program: "git", deny: OPTION_DENY, expect: "deny" as const, left: true })),
   { line: "git send-pack ../r.git main", run: `${FRESH_SETUP} && git send-pack ../r.git main; ${PUSHED}`, program: "git", deny: DENY, expect: "deny", left: true },
   { line: "/usr/lib/git-core/git-push origin main", run: `${FRESH_SETUP} && /usr/lib/git-core/git-push origin main; ${PUSHED}`, program: "/usr/lib/git-core/git-push", deny: DENY, expect: "deny", left: true },
+  { line: `git -c credential.helper='x; ${X}' credential fill`, run: "printf 'protocol=https\\nhost=example.com\\n\\n' | GIT_TERMINAL_PROMPT=0 git -c credential.helper='x; touch MARKER' credential fill", program: "git", deny: DENY, expect: "deny", left: true },
+  { line: `git -c credential.helper='/bin/${X}' credential fill`, run: "printf 'protocol=https\\nhost=example.com\\n\\n' | GIT_TERMINAL_PROMPT=0 git -c credential.helper='/usr/bin/touch MARKER' credential fill", program: "git", deny: DENY, expect: "deny", left: true },
+  { line: `git -c protocol.ext.allow=always -c 'url.ext::${X} #.insteadOf=https://' ls-remote https://example.com/r`, run: "git -c protocol.ext.allow=always -c 'url.ext::touch MARKER #.insteadOf=https://' ls-remote https://example.com/r", program: "git", deny: DENY, expect: "deny", left: true },
   { line: `fc -e '${X}' -1`, run: "set -o history\necho a\nfc -e 'touch MARKER; true' -1", program: "bash", deny: DENY, expect: "deny", left: true },
   { line: `set -o history; echo a; fc -e '${X};:' -1`, run: "set -o history; echo a\nfc -e 'touch MARKER;:' -1", program: "bash", deny: DENY, expect: "deny", left: true },
 ];

@@ -1090,7 +1090,7 @@ const gitConfigRow = (key: string) => GIT_CONFIG_COMMANDS.find((row) => row.key.
  * runs the hook scripts configuration names.
  */
 const GIT_OTHER_COMMANDS = new Set(
-  "archimport bugreport credential credential-cache credential-store cvsexportcommit cvsimport cvsserver daemon diagnose fast-export fast-import filter-branch fmt-merge-msg http-backend http-push imap-send index-pack merge-index merge-one-file mergetool multi-pack-index p4 pack-redundant patch-id prune-packed quiltimport receive-pack rerere scalar send-pack sh-i18n sh-setup shell show-index stripspace svn unpack-file unpack-objects update-server-info upload-archive upload-pack var".split(" "),
+  "archimport bugreport credential credential-cache credential-store credential-osxkeychain credential-libsecret credential-gnome-keyring credential-wincred credential-manager credential-manager-core credential-netrc cvsexportcommit cvsimport cvsserver daemon diagnose fast-export fast-import filter-branch fmt-merge-msg http-backend http-push imap-send index-pack merge-index merge-one-file mergetool multi-pack-index p4 pack-redundant patch-id prune-packed quiltimport receive-pack rerere scalar send-pack sh-i18n sh-setup shell show-index stripspace svn unpack-file unpack-objects update-server-info upload-archive upload-pack var".split(" "),
 );
 /** A name git can read as an alias (`alias.NAME`: a letter, then letters, digits and `-`); `git ./x` runs nothing. */
 const GIT_ALIAS_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
@@ -3714,14 +3714,19 @@ function readGitSetting(option: string, setting: string, out: ProgramReading): v
   const row = gitConfigRow(key);
   if (row === undefined) return;
   out.refusals.push({ reason: `git runs the command set in ${key}`, token: option });
-  const command = row.value === "script" ? value : row.value === "bang" && value.startsWith("!") ? value.slice(1) : undefined;
+  // A credential helper is a command line git hands to a shell: `!CMD` is CMD, an absolute path runs as written, and NAME
+  // runs `git credential-NAME` (so `x; CMD` runs CMD too).
+  const helper = /^credential\.(?:.+\.)?helper$/i.test(key) && value !== "" && !value.startsWith("!") ? (value.startsWith("/") ? value : `git credential-${value}`) : undefined;
+  const command = row.value === "script" ? value : row.value === "bang" && value.startsWith("!") ? value.slice(1) : helper;
+  // `url.NEW.insteadOf=OLD` rewrites every URL that starts with OLD to start with NEW: an `ext::CMD` NEW runs CMD.
+  const rewritten = /^url\.(.+)\.(?:insteadof|pushinsteadof)$/is.exec(key)?.[1];
+  if (rewritten !== undefined && option !== "--config-env" && /^ext::/i.test(rewritten)) out.commands.push(extCommand(rewritten));
   if (row.value === "file") out.unknown ??= `git reads more settings (which can name commands it runs) from the file given in ${key}`;
   else if (row.value === "url" && option !== "--config-env" && /^ext::/i.test(value)) out.commands.push(extCommand(value));
   // A program given by its path: a browser's or man viewer's (`browser.NAME.path`), an SMTP server that is a path (`sendemail.smtpServer=/usr/sbin/x`).
   else if (option !== "--config-env" && (/^(?:man|browser)\..+\.path$/i.test(key) || (/^sendemail\.(?:.+\.)?smtpserver$/i.test(key) && value.startsWith("/")))) out.commands.push([value]);
   if (option === "--config-env" && (row.value === "script" || row.value === "bang")) out.unknown ??= `git takes ${key}, which it runs, from the environment variable ${value}`;
   else if (command !== undefined) out.scripts.push(command);
-  else if (row.value === "bang" && value.startsWith("/")) out.commands.push([value]);
 }
 
 /** Options of git subcommands whose value is a command line git runs (locally for a local repository: `clone --upload-pack`). */
