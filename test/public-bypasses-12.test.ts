@@ -1,7 +1,8 @@
 // Readings round 12, from public reports of agents' allow and deny lists bypassed: deny rules that name an option
 // (`rm -rf:*`, `git push --force:*`, `git commit --no-verify:*`) against the same options spelled otherwise — reordered,
 // clustered or split, long or short, abbreviated, after the operands, or as an operand that means the option (git push's
-// `+REF`, `--mirror`) (anthropics/claude-code#18613, pfBlockerNG/pfBlockerNG#1292, Kilo-Org/kilocode#11848); git's push
+// `+REF`, `--mirror`) (anthropics/claude-code#18613, pfBlockerNG/pfBlockerNG#1292, Kilo-Org/kilocode#11848), and the branch a
+// forced push names spelled as a refspec (Fmarzochi/EGC#1403, DobermanCore/Doberman-Core#103, gradle/gradle#39066); git's push
 // run by its other names (`git send-pack`, `git http-push`, the dashed `git-push` programs in git's exec path:
 // PrimeIntellect-ai/prime-agent#2395); git settings a shell runs without `!` (a credential helper's name or path,
 // `url.ext::CMD.insteadOf`: SigmaHQ/sigma#6218, trpc-group/trpc-agent-go#2329, gke-labs/kube-agents#952); bash's `fc -e EDITOR`, whose value is a command line (bigduu/Bamboo-agent#558);
@@ -78,6 +79,29 @@ const OPTION_CLASSES: readonly BashClass[] = [
   },
 ];
 
+/** Deny rules that name a branch as well as the force. */
+const BRANCH_DENY = ["git push --force origin main:*", "git push -f origin main:*"];
+
+const BRANCH_CLASSES: readonly BashClass[] = [
+  {
+    name: "a deny rule that names a forced push to a branch holds however git push names that branch: a refspec `+SRC:DST`, `HEAD:main`, `refs/heads/main`; `HEAD`, or a remote and branch left out (which git takes from the checkout and the configuration), make it cannot tell",
+    source: "Fmarzochi/EGC#1403 ('block git refspec force pushes'); DobermanCore/Doberman-Core#103 ('git push --force origin refs/heads/main (and src:refs/heads/main) no longer bypasses the protected-branch force-push block'); gradle/gradle#39066 ('a bare git push with master checked out matches none of these'); git-push(1) '<refspec>… +<src>:<dst>'; checked with git 2.39",
+    allow: ["git push:*"],
+    cases: [
+      { command: "git push origin main --force", expect: "deny" },
+      { command: "git push -f origin refs/heads/main", expect: "deny" },
+      { command: "git push -f origin HEAD:main", expect: "deny" },
+      { command: "git push -f origin HEAD:refs/heads/main", expect: "deny" },
+      { command: "git push origin +feature:main", expect: "deny" },
+      { command: "git push -f origin HEAD", expect: "ask" },
+      { command: "git push --force", expect: "ask" },
+      { command: "git push -f origin feature", expect: "allow" },
+      { command: "git push origin main", expect: "allow" },
+      { command: "git push origin +feature", expect: "allow" },
+    ],
+  },
+];
+
 const CLASSES: readonly BashClass[] = [
   {
     name: "git's push run by its other names: `git send-pack` and `git http-push` (the plumbing push runs) are read as `git push`, and the dashed programs in git's exec path (`/usr/lib/git-core/git-push`, `git-send-pack`) as the git subcommand they are",
@@ -142,6 +166,7 @@ const CLASSES: readonly BashClass[] = [
 ];
 
 describeBashClasses("public bypass classes (12): deny rules that name options, read as the program reads its options", OPTION_CLASSES, OPTION_DENY, "public-bypasses-12-options");
+describeBashClasses("public bypass classes (12): deny rules that name a forced push to a branch", BRANCH_CLASSES, BRANCH_DENY, "public-bypasses-12-branch");
 describeBashClasses("public bypass classes (12): git's push by its other names, fc -e, javac's processors", CLASSES, DENY, "public-bypasses-12");
 
 describe("public bypass classes (12): under a deny list, what the guard cannot read asks", () => {
@@ -213,6 +238,9 @@ const GIT_ENV = { GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@example.com", GIT_C
 const REAL: readonly { line: string; run: string; program: string; deny: readonly string[]; expect: BashExpectation; left: boolean }[] = [
   ...["git push origin main --force", "git push -uf origin main", "git push origin +main", "git push origin +HEAD:main", "git push --mirror origin", "git -C . push origin main -f"].map((line) => ({ line, run: `${PUSH_SETUP} && ${line}; ${PUSHED}`, program: "git", deny: OPTION_DENY, expect: "deny" as const, left: true })),
   ...["git push origin main", "git push --no-force origin main"].map((line) => ({ line, run: `${PUSH_SETUP} && ${line}; ${PUSHED}`, program: "git", deny: OPTION_DENY, expect: "allow" as const, left: false })),
+  ...["git push -f origin HEAD:refs/heads/main", "git push origin +HEAD:main", "git push -f origin refs/heads/main"].map((line) => ({ line, run: `${PUSH_SETUP} && ${line}; ${PUSHED}`, program: "git", deny: BRANCH_DENY, expect: "deny" as const, left: true })),
+  { line: "git push -f origin HEAD", run: `${PUSH_SETUP} && git push -f origin HEAD; ${PUSHED}`, program: "git", deny: BRANCH_DENY, expect: "ask", left: true },
+  { line: "git push -f origin feature", run: `${PUSH_SETUP} && git push -f origin main:feature; ${PUSHED}`, program: "git", deny: BRANCH_DENY, expect: "allow", left: false },
   { line: "git send-pack --force ../r.git main", run: `${PUSH_SETUP} && git send-pack --force ../r.git main; ${PUSHED}`, program: "git", deny: OPTION_DENY, expect: "deny", left: true },
   { line: "git send-pack ../r.git +main", run: `${PUSH_SETUP} && git send-pack ../r.git +main; ${PUSHED}`, program: "git", deny: OPTION_DENY, expect: "deny", left: true },
   { line: "/usr/lib/git-core/git-push -f origin main", run: `${PUSH_SETUP} && /usr/lib/git-core/git-push -f origin main; ${PUSHED}`, program: "/usr/lib/git-core/git-push", deny: OPTION_DENY, expect: "deny", left: true },

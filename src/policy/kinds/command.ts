@@ -1,6 +1,6 @@
 import { foldCase, normalizeString } from "../normalize.js";
 import { optionSpellingsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
-import { optionGrammarAt, readOptionSpellings, type OptionSpellings, type Refusal } from "./programs.js";
+import { optionGrammarAt, readOptionSpellings, UNKNOWN_OPERAND, type OptionSpellings, type Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
@@ -73,9 +73,15 @@ function optionReading(words: readonly string[], prefix: boolean, fold: (text: s
     if (command.length < at || program.some((word, i) => fold(command[i]!) !== word)) return NO;
     const found = readOptionSpellings(command.slice(0, at), command.slice(at));
     const operands = prefix ? found.operands.slice(0, wanted.operands.length) : found.operands;
-    if (operands.length !== wanted.operands.length || wanted.operands.some((word, i) => fold(operands[i]!) !== fold(word))) return NO;
-    if (!prefix && [...found.set].some((option) => !wanted.set.has(option))) return NO;
+    // An operand read only when the program runs (git push's HEAD), or one it takes from its configuration (a bare `git push`), may be the pattern's.
     let sure = found.known;
+    if (operands.length !== wanted.operands.length && !(found.implicit && operands.length < wanted.operands.length)) return NO;
+    for (const [i, word] of wanted.operands.entries()) {
+      const given = operands[i];
+      if (given === undefined || given === UNKNOWN_OPERAND) sure = false;
+      else if (fold(given) !== fold(word)) return NO;
+    }
+    if (!prefix && [...found.set].some((option) => !wanted.set.has(option))) return NO;
     for (const option of wanted.set) {
       if (found.set.has(option)) continue;
       if (found.may.has(option) || (!found.known && mayBeSpelled(option, found))) sure = false;

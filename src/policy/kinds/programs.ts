@@ -5362,6 +5362,19 @@ interface OptionGrammar {
   readonly negatable?: boolean;
   /** What an operand sets (git push's `+REF` forces that ref's update, `:REF` deletes it). */
   readonly operand?: (word: string) => readonly string[];
+  /** An operand as the program reads it (git push's refspec `+SRC:refs/heads/DST` names the branch DST), or undefined when that is only known when it runs (`HEAD`). */
+  readonly operandAs?: (word: string, index: number) => string | undefined;
+  /** The program takes operands left out from its configuration (git push's remote and branches): a pattern's operand may be one of them. */
+  readonly implicitOperands?: boolean;
+}
+
+/** git push's refspec as the branch it updates: `+SRC:DST` is DST, `SRC` alone is SRC, `refs/heads/X` is X; `HEAD` and `@` are the branch checked out, only known when it runs. */
+function gitPushTarget(word: string, index: number): string | undefined {
+  if (index === 0) return word;
+  const spec = word.replace(/^\+/, "");
+  const target = spec.includes(":") ? spec.slice(spec.lastIndexOf(":") + 1) : spec;
+  if (target === "HEAD" || target === "@" || target === "") return undefined;
+  return target.replace(/^refs\/heads\//, "");
 }
 
 const longNames = (flags: string, valued = "", optional = ""): Record<string, "value" | "optional" | "flag"> => ({
@@ -5384,6 +5397,8 @@ const OPTION_GRAMMARS: Readonly<Record<string, OptionGrammar>> = {
     maySet: { "--force-with-lease": ["--force"] },
     negatable: true,
     operand: (word) => (word.startsWith("+") ? ["--force"] : /^:./.test(word) ? ["--delete"] : []),
+    operandAs: gitPushTarget,
+    implicitOperands: true,
   },
   "git commit": {
     valued: "mFCct",
@@ -5426,8 +5441,10 @@ export interface OptionSpellings {
   readonly set: ReadonlySet<string>;
   /** Options they may set, as the program decides only when it runs. */
   readonly may: ReadonlySet<string>;
-  /** The operands, in order. */
+  /** The operands, in order, as the program reads them (UNKNOWN_OPERAND where that is only known when it runs). */
   readonly operands: readonly string[];
+  /** The program takes operands left out from its configuration. */
+  readonly implicit: boolean;
   /** Whether the program's table read them; else each short letter and long name stands for itself, and a value may hide among them. */
   readonly known: boolean;
   /** Without a table: the long options as given (each may abbreviate a longer one, or be a short option's long spelling). */
@@ -5477,7 +5494,7 @@ export function readOptionSpellings(words: readonly string[], args: readonly str
       continue;
     }
     if (ended || word === "-" || !word.startsWith("-")) {
-      operands.push(word);
+      operands.push(grammar?.operandAs === undefined ? word : (grammar.operandAs(word, operands.length) ?? UNKNOWN_OPERAND));
       for (const option of grammar?.operand?.(word) ?? []) set.add(option);
       continue;
     }
@@ -5510,5 +5527,8 @@ export function readOptionSpellings(words: readonly string[], args: readonly str
       }
     }
   }
-  return { set, may, operands, known: grammar !== undefined, longs: given };
+  return { set, may, operands, implicit: grammar?.implicitOperands === true, known: grammar !== undefined, longs: given };
 }
+
+/** An operand whose reading is only known when the program runs (git push's `HEAD`). */
+export const UNKNOWN_OPERAND = "\u0000operand";
