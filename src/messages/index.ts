@@ -286,6 +286,16 @@ export function unplacedWordsReason(pattern: string, words: readonly string[]): 
   return `${shown} ${words.length === 1 ? "starts" : "start"} at a place only known when the command runs (a home directory, a working directory or an open descriptor), and where it leads may match ${JSON.stringify(pattern)}`;
 }
 
+/**
+ * Why a deny or ask pattern that names options cannot tell: the command sets the same options, with the same operands, as
+ * its program may read them (an option that forces only sometimes, `--force-with-lease`; a program whose options the guard
+ * has no table for, where a letter may be a value and a long option the long spelling of a short one; git push's `HEAD`,
+ * or a remote and branch left out, which it takes from the checkout and the configuration).
+ */
+export function optionSpellingsReason(pattern: string): string {
+  return `the command's options and operands, as its program reads them (some only when it runs: an option that forces only sometimes, a remote or branch it takes from the configuration or the checkout), may be the ones ${JSON.stringify(pattern)} names`;
+}
+
 /** Why a deny or ask `pattern` cannot tell: the command connects to places the guard cannot read (`why`), and one of them may make the pattern match. */
 export function unreadPlacesReason(pattern: string, why: string): string {
   return `${why}, and a place it connects to may match ${JSON.stringify(pattern)}`;

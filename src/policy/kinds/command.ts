@@ -1,6 +1,6 @@
 import { foldCase, normalizeString } from "../normalize.js";
-import { unplacedWordsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
-import type { Refusal } from "./programs.js";
+import { optionSpellingsReason, unplacedWordsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
+import { optionGrammarAt, readOptionSpellings, UNKNOWN_OPERAND, type OptionSpellings, type Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
 import { pathWordReadings } from "./path.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
@@ -50,6 +50,55 @@ interface CommandPattern {
   readonly shapes: readonly (readonly number[])[];
   /** Whether the pattern compares letters with their case (else both sides are folded). */
   readonly caseSensitive: boolean;
+  /**
+   * For a pattern that names options (`rm -rf:*`, `git push --force:*`): whether a command sets them as its program reads
+   * its options (`rm -fr`, `rm --recursive --force /`, `git push origin main -f`, `git push origin +main`). YES when the
+   * program's table reads them so; UNKNOWN when they may be set (an option that forces only sometimes, a program the guard
+   * has no table for); NO otherwise.
+   */
+  optionsMatch?(words: readonly string[]): Verdict;
+}
+
+/**
+ * The option reading of a pattern whose words after the program include options (OptionGrammar in programs.ts): its
+ * program's words, then options and operands read as the program reads them. `prefix`: the pattern ends with `:*` (or
+ * ` *`), so the command may have more operands after the pattern's and more options; else it has the same ones.
+ */
+function optionReading(words: readonly string[], prefix: boolean, fold: (text: string) => string): ((command: readonly string[]) => Verdict) | undefined {
+  if (!words.slice(1).some((word) => /^-[^-]|^--./.test(word))) return undefined;
+  const at = Math.max(1, optionGrammarAt(words));
+  const program = words.slice(0, at).map(fold);
+  const wanted = readOptionSpellings(words.slice(0, at), words.slice(at));
+  if (wanted.set.size === 0) return undefined;
+  return (command) => {
+    if (command.length < at || program.some((word, i) => fold(command[i]!) !== word)) return NO;
+    const found = readOptionSpellings(command.slice(0, at), command.slice(at));
+    const operands = prefix ? found.operands.slice(0, wanted.operands.length) : found.operands;
+    // An operand read only when the program runs (git push's HEAD), or one it takes from its configuration (a bare `git push`), may be the pattern's.
+    let sure = found.known;
+    if (operands.length !== wanted.operands.length && !(found.implicit && operands.length < wanted.operands.length)) return NO;
+    for (const [i, word] of wanted.operands.entries()) {
+      const given = operands[i];
+      if (given === undefined || given === UNKNOWN_OPERAND) sure = false;
+      else if (fold(given) !== fold(word)) return NO;
+    }
+    if (!prefix && [...found.set].some((option) => !wanted.set.has(option))) return NO;
+    for (const option of wanted.set) {
+      if (found.set.has(option)) continue;
+      if (found.may.has(option) || (!found.known && mayBeSpelled(option, found))) sure = false;
+      else return NO;
+    }
+    return sure ? YES : UNKNOWN;
+  };
+}
+
+/**
+ * Without the program's table: whether a long option of the command may stand for `option` (an abbreviation of a long
+ * one, `--forc` for `--force`; a long option beginning with a short one's letter, `--force` for `-f`).
+ */
+function mayBeSpelled(option: string, found: OptionSpellings): boolean {
+  if (option.startsWith("--")) return found.longs.some((name) => name !== "" && option.slice(2).startsWith(name));
+  return found.longs.some((name) => name.startsWith(option.slice(1)));
 }
 
 /** A place a command connects to that the guard cannot read, as a word of any text (mayMatch reads it as such). */
@@ -206,11 +255,13 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
   const names = (token: string) => token !== "" && (own.has(token) || [...own].some((word) => word.startsWith(`${token}=`)));
   if (trimmed.endsWith(":*")) {
     const prefix = splitWords(trimmed.slice(0, -2)).map(fold);
+    const optionsMatch = trimmed.slice(0, -2).includes("*") ? undefined : optionReading(splitWords(trimmed.slice(0, -2)), true, fold);
     return {
       source: pattern,
       names,
       origins,
       caseSensitive,
+      ...(optionsMatch === undefined ? {} : { optionsMatch }),
       // `git push` alone, or followed by a blank and anything.
       shapes: [shapeOf([prefix.join(" ")]), [...shapeOf([prefix.join(" ")]), 32, STAR]],
       fixed: prefix.length,
@@ -238,11 +289,14 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
     const directories = literals.slice(0, -1).filter((literal) => literal.endsWith("/")).map((literal) => literal.split(" ").at(-1) ?? "").filter((directory) => !directory.includes("://"));
     const pinned = directories.length > 0 && !CLIMB.test(trimmed);
     const outside = (word: string) => CLIMB.test(word) || (/^[/~]/.test(word) && !directories.some((directory) => /^[/~]/.test(directory) && word.startsWith(directory)));
+    // `git push --force *` (a single `*`, after a blank, at the end) reads as `git push --force:*`.
+    const optionsMatch = /\s\*$/.test(trimmed) && literals.length === 2 ? optionReading(splitWords(trimmed.slice(0, -1)), true, fold) : undefined;
     return {
       source: pattern,
       names,
       origins,
       caseSensitive,
+      ...(optionsMatch === undefined ? {} : { optionsMatch }),
       shapes: [shapeOf(literals.map(fold))],
       fixed: 0,
       matches: (words) => regex.test(words.join(" ")),
@@ -259,11 +313,13 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
     };
   }
   const exact = splitWords(trimmed).map(fold);
+  const optionsMatch = optionReading(splitWords(trimmed), false, fold);
   return {
     source: pattern,
     names,
     origins,
     caseSensitive,
+    ...(optionsMatch === undefined ? {} : { optionsMatch }),
     shapes: [shapeOf([exact.join(" ")])],
     fixed: exact.length,
     matches: (words) => words.length === exact.length && exact.every((word, i) => fold(words[i] ?? "") === word),
@@ -454,6 +510,12 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
       for (const form of [...written, ...pathForms(written)]) {
         if (command.input === undefined) {
           if (patterns.some((pattern) => pattern.matches(form))) return { verdict: YES, why: undefined };
+          // `rm -fr /`, `git push origin main -f` against `rm -rf:*`, `git push --force:*`: the options as the program reads them.
+          for (const pattern of patterns) {
+            const verdict = pattern.optionsMatch?.(form);
+            if (verdict === YES) return { verdict: YES, why: undefined };
+            if (verdict === UNKNOWN) open ??= optionSpellingsReason(pattern.source);
+          }
           // `git p${x}ush`, `git $x push`, `git pu?h`: words the shell still changes may make a pattern match.
           if (command.wild !== undefined && open === undefined) {
             for (const pattern of patterns) {

@@ -1102,7 +1102,7 @@ const gitConfigRow = (key: string) => GIT_CONFIG_COMMANDS.find((row) => row.key.
  * runs the hook scripts configuration names.
  */
 const GIT_OTHER_COMMANDS = new Set(
-  "archimport bugreport credential credential-cache credential-store cvsexportcommit cvsimport cvsserver daemon diagnose fast-export fast-import filter-branch fmt-merge-msg http-backend imap-send index-pack merge-index merge-one-file mergetool multi-pack-index p4 pack-redundant patch-id prune-packed quiltimport receive-pack rerere scalar send-pack sh-i18n sh-setup shell show-index stripspace svn unpack-file unpack-objects update-server-info upload-archive upload-pack var".split(" "),
+  "archimport bugreport credential credential-cache credential-store credential-osxkeychain credential-libsecret credential-gnome-keyring credential-wincred credential-manager credential-manager-core credential-netrc cvsexportcommit cvsimport cvsserver daemon diagnose fast-export fast-import filter-branch fmt-merge-msg http-backend http-push imap-send index-pack merge-index merge-one-file mergetool multi-pack-index p4 pack-redundant patch-id prune-packed quiltimport receive-pack rerere scalar send-pack sh-i18n sh-setup shell show-index stripspace svn unpack-file unpack-objects update-server-info upload-archive upload-pack var".split(" "),
 );
 /** A name git can read as an alias (`alias.NAME`: a letter, then letters, digits and `-`); `git ./x` runs nothing. */
 const GIT_ALIAS_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
@@ -2681,8 +2681,20 @@ const OPTION_EFFECTS: readonly {
   { programs: ["compgen", "complete"], options: [{ option: "-C", effect: "script" }, { option: "-F", effect: "code" }, { option: "-W", effect: "expanded" }] },
   { programs: ["bind"], options: [{ option: "-x", effect: "keybinding" }] },
   { programs: ["enable"], options: [{ option: "-f", effect: "file" }] },
-  // `fc -e EDITOR` runs EDITOR on command lines from the shell's history, then runs them again; `fc -e -` and `fc -s` run them again as they are.
-  { programs: ["fc"], options: [{ option: "-e", effect: "program", when: /^(?!-$)/ }, { option: "-e", effect: "code", when: /^-$/ }, { option: "-s", effect: "code" }] },
+  // `fc -e EDITOR` runs `EDITOR FILE` as a command line (bash's fc.def: parse_and_execute of "%s %s"), FILE holding command lines from
+  // the shell's history, then runs them again; `fc -e -` and `fc -s` run them again as they are.
+  { programs: ["fc"], options: [{ option: "-e", effect: "script", when: /^(?!-$)/ }, { option: "-e", effect: "code", when: /^-$/ }, { option: "-s", effect: "code" }] },
+  // javac runs the annotation processors it finds on the processor path (and names with -processor), and hands -J options to its JVM (`-J-javaagent:JAR`).
+  {
+    programs: ["javac"],
+    options: [
+      { option: "-processorpath", effect: "file", exact: true },
+      { option: "--processor-path", effect: "file" },
+      { option: "-processor", effect: "file", exact: true },
+      { option: "--processor-module-path", effect: "file" },
+      { option: "-J", effect: "file" },
+    ],
+  },
   { programs: ["nmap"], options: [{ option: "--script", effect: "file" }, { option: "-sC", effect: "file" }, { option: "-A", effect: "file" }, ...["-oN", "-oX", "-oS", "-oG", "-oA", "-oM", "--resume"].map((option): EffectOption => ({ option, effect: "writes" }))], abbreviate: { oneDash: true } },
   { programs: ["tcpdump"], options: [{ option: "-z", effect: "program", cluster: true }, { option: "-w", effect: "writes", cluster: true }] },
   { programs: ["ssh-keygen"], options: [{ option: "-D", effect: "file" }] },
@@ -3781,14 +3793,19 @@ function readGitSetting(option: string, setting: string, out: ProgramReading): v
   const row = gitConfigRow(key);
   if (row === undefined) return;
   out.refusals.push({ reason: `git runs the command set in ${key}`, token: option });
-  const command = row.value === "script" ? value : row.value === "bang" && value.startsWith("!") ? value.slice(1) : undefined;
+  // A credential helper is a command line git hands to a shell: `!CMD` is CMD, an absolute path runs as written, and NAME
+  // runs `git credential-NAME` (so `x; CMD` runs CMD too).
+  const helper = /^credential\.(?:.+\.)?helper$/i.test(key) && value !== "" && !value.startsWith("!") ? (value.startsWith("/") ? value : `git credential-${value}`) : undefined;
+  const command = row.value === "script" ? value : row.value === "bang" && value.startsWith("!") ? value.slice(1) : helper;
+  // `url.NEW.insteadOf=OLD` rewrites every URL that starts with OLD to start with NEW: an `ext::CMD` NEW runs CMD.
+  const rewritten = /^url\.(.+)\.(?:insteadof|pushinsteadof)$/is.exec(key)?.[1];
+  if (rewritten !== undefined && option !== "--config-env" && /^ext::/i.test(rewritten)) out.commands.push(extCommand(rewritten));
   if (row.value === "file") out.unknown ??= `git reads more settings (which can name commands it runs) from the file given in ${key}`;
   else if (row.value === "url" && option !== "--config-env" && /^ext::/i.test(value)) out.commands.push(extCommand(value));
   // A program given by its path: a browser's or man viewer's (`browser.NAME.path`), an SMTP server that is a path (`sendemail.smtpServer=/usr/sbin/x`).
   else if (option !== "--config-env" && (/^(?:man|browser)\..+\.path$/i.test(key) || (/^sendemail\.(?:.+\.)?smtpserver$/i.test(key) && value.startsWith("/")))) out.commands.push([value]);
   if (option === "--config-env" && (row.value === "script" || row.value === "bang")) out.unknown ??= `git takes ${key}, which it runs, from the environment variable ${value}`;
   else if (command !== undefined) out.scripts.push(command);
-  else if (row.value === "bang" && value.startsWith("/")) out.commands.push([value]);
 }
 
 /** Options of git subcommands whose value is a command line git runs (locally for a local repository: `clone --upload-pack`). */
@@ -3875,6 +3892,8 @@ function readGit(words: readonly string[]): ProgramReading {
   }
   const sub = words[parsed.next];
   if (parsed.next > 1) out.forms.push(["git", ...words.slice(parsed.next)]);
+  // `git send-pack` and `git http-push` are the pushes `git push` runs, by other names: a deny on git push reads them as such (`--force`, `+REF` alike).
+  if (sub === "send-pack" || sub === "http-push") out.forms.push(["git", "push", ...words.slice(parsed.next + 1)]);
   if (parsed.next > 1 && sub !== undefined && parsed.dashdash !== true && parsed.seen.every((option) => Object.hasOwn(GIT_PLAIN_GLOBALS, option.name))) {
     const placed = parsed.seen.filter((option) => GIT_PLAIN_GLOBALS[option.name] === "place");
     out.allowAs = { words: [words[0]!, ...words.slice(parsed.next)], places: placed.map((option) => option.value ?? ""), waives: placed.map((option) => option.name) };
@@ -5120,6 +5139,12 @@ export function readsCodeFromStdin(name: string): boolean {
  */
 export function readProgram(words: readonly string[]): ProgramReading {
   const given = basename(words[0] ?? "");
+  // git's own programs in its exec path (`/usr/lib/git-core/git-push`, `git-send-pack`) are the git subcommands they name.
+  const dashed = /^git-(.+)$/.exec(given)?.[1];
+  if (dashed !== undefined && (GIT_SUBCOMMANDS.has(dashed) || GIT_OTHER_COMMANDS.has(dashed))) {
+    const inner = readProgram(["git", dashed, ...words.slice(1)]);
+    return { ...inner, forms: [["git", dashed, ...words.slice(1)], ...inner.forms] };
+  }
   const name = PROGRAM_ALIASES.find((alias) => alias.name.test(given))?.as ?? given;
   const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
   if (wrapper !== undefined) {
@@ -5596,3 +5621,195 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
   }
   return { ...empty(), plainWords: true };
 }
+
+/**
+ * How a program reads its own options, for deny and ask patterns that name options (`rm -rf:*`, `git push --force:*`):
+ * getopt_long and git's parse-options take them in any order and after the operands, short ones clustered (`-fr`) or
+ * apart, long ones abbreviated to a unique prefix (`--rec`); a spelling stands for the options it sets (`-R` and
+ * `--recursive` are rm's `-r`; git branch's `-D` is `--delete --force`).
+ */
+interface OptionGrammar {
+  /** Short options that take a value: attached (`-mMSG`) or the next word. */
+  readonly valued: string;
+  /** Short options whose value, if any, is attached (`git commit -S[KEYID]`). */
+  readonly optional?: string;
+  /** Every long option (without `--`), with what it takes: a value (`=VALUE` or the next word), an optional one (only `=VALUE`), or none. */
+  readonly long: Readonly<Record<string, "value" | "optional" | "flag">>;
+  /** What a spelling sets, as canonical spellings (one not listed sets itself). */
+  readonly sets?: Readonly<Record<string, readonly string[]>>;
+  /** What a spelling may set, as the program decides only when it runs (git push's `--force-with-lease` forces when the remote is where it was last seen). */
+  readonly maySet?: Readonly<Record<string, readonly string[]>>;
+  /** git's parse-options: `--no-NAME` undoes `--NAME`, and `--NAME` undoes an option spelled `--no-NAME` (`--verify` undoes `--no-verify`). */
+  readonly negatable?: boolean;
+  /** What an operand sets (git push's `+REF` forces that ref's update, `:REF` deletes it). */
+  readonly operand?: (word: string) => readonly string[];
+  /** An operand as the program reads it (git push's refspec `+SRC:refs/heads/DST` names the branch DST), or undefined when that is only known when it runs (`HEAD`). */
+  readonly operandAs?: (word: string, index: number) => string | undefined;
+  /** The program takes operands left out from its configuration (git push's remote and branches): a pattern's operand may be one of them. */
+  readonly implicitOperands?: boolean;
+}
+
+/** git push's refspec as the branch it updates: `+SRC:DST` is DST, `SRC` alone is SRC, `refs/heads/X` is X; `HEAD` and `@` are the branch checked out, only known when it runs. */
+function gitPushTarget(word: string, index: number): string | undefined {
+  if (index === 0) return word;
+  const spec = word.replace(/^\+/, "");
+  const target = spec.includes(":") ? spec.slice(spec.lastIndexOf(":") + 1) : spec;
+  if (target === "HEAD" || target === "@" || target === "") return undefined;
+  return target.replace(/^refs\/heads\//, "");
+}
+
+const longNames = (flags: string, valued = "", optional = ""): Record<string, "value" | "optional" | "flag"> => ({
+  ...Object.fromEntries(flags.split(" ").filter((name) => name !== "").map((name) => [name, "flag" as const])),
+  ...Object.fromEntries(valued.split(" ").filter((name) => name !== "").map((name) => [name, "value" as const])),
+  ...Object.fromEntries(optional.split(" ").filter((name) => name !== "").map((name) => [name, "optional" as const])),
+});
+
+/** Programs (and git subcommands) whose options the guard reads as they do (coreutils 9.1, git 2.39). */
+const OPTION_GRAMMARS: Readonly<Record<string, OptionGrammar>> = {
+  rm: {
+    valued: "",
+    long: longNames("force one-file-system no-preserve-root recursive dir verbose help version", "", "interactive preserve-root"),
+    sets: { "-f": ["--force"], "-r": ["--recursive"], "-R": ["--recursive"], "-d": ["--dir"], "-v": ["--verbose"], "-i": ["--interactive"] },
+  },
+  "git push": {
+    valued: "o",
+    long: longNames("all branches mirror delete tags follow-tags dry-run porcelain force atomic prune verify no-verify set-upstream thin quiet verbose progress force-if-includes ipv4 ipv6", "recurse-submodules repo receive-pack exec push-option", "signed force-with-lease"),
+    sets: { "-f": ["--force"], "--mirror": ["--mirror", "--force"], "-d": ["--delete"], "-n": ["--dry-run"], "-u": ["--set-upstream"], "-q": ["--quiet"], "-v": ["--verbose"], "-4": ["--ipv4"], "-6": ["--ipv6"], "-o": ["--push-option"] },
+    maySet: { "--force-with-lease": ["--force"] },
+    negatable: true,
+    operand: (word) => (word.startsWith("+") ? ["--force"] : /^:./.test(word) ? ["--delete"] : []),
+    operandAs: gitPushTarget,
+    implicitOperands: true,
+  },
+  "git commit": {
+    valued: "mFCct",
+    optional: "uS",
+    long: longNames(
+      "all patch signoff verbose quiet edit include only null no-verify reset-author short branch porcelain long dry-run allow-empty allow-empty-message status amend no-post-rewrite interactive pathspec-file-nul ahead-behind",
+      "message file reuse-message reedit-message template fixup squash cleanup author date pathspec-from-file trailer",
+      "untracked-files gpg-sign",
+    ),
+    sets: { "-n": ["--no-verify"], "-a": ["--all"], "-m": ["--message"], "-F": ["--file"], "-C": ["--reuse-message"], "-c": ["--reedit-message"], "-t": ["--template"], "-s": ["--signoff"], "-v": ["--verbose"], "-q": ["--quiet"], "-e": ["--edit"], "-i": ["--include"], "-o": ["--only"], "-p": ["--patch"], "-z": ["--null"], "-u": ["--untracked-files"], "-S": ["--gpg-sign"] },
+    negatable: true,
+  },
+  "git clean": {
+    valued: "e",
+    long: longNames("quiet dry-run force interactive", "exclude"),
+    sets: { "-f": ["--force"], "-n": ["--dry-run"], "-q": ["--quiet"], "-i": ["--interactive"], "-e": ["--exclude"] },
+    negatable: true,
+  },
+  "git reset": {
+    valued: "",
+    long: longNames("quiet hard soft mixed merge keep patch intent-to-add pathspec-file-nul refresh", "pathspec-from-file", "recurse-submodules"),
+    sets: { "-q": ["--quiet"], "-p": ["--patch"], "-N": ["--intent-to-add"] },
+    negatable: true,
+  },
+  "git branch": {
+    valued: "u",
+    long: longNames(
+      "delete force move copy remotes all list verbose quiet unset-upstream show-current edit-description create-reflog recurse-submodules ignore-case omit-empty",
+      "set-upstream-to points-at format sort contains no-contains merged no-merged",
+      "track color column abbrev",
+    ),
+    sets: { "-D": ["--delete", "--force"], "-d": ["--delete"], "-f": ["--force"], "-m": ["--move"], "-M": ["--move", "--force"], "-c": ["--copy"], "-C": ["--copy", "--force"], "-r": ["--remotes"], "-a": ["--all"], "-l": ["--list"], "-v": ["--verbose"], "-q": ["--quiet"], "-i": ["--ignore-case"], "-u": ["--set-upstream-to"], "-t": ["--track"] },
+    negatable: true,
+  },
+};
+
+/** Options as a program reads them from its arguments (readOptionSpellings). */
+export interface OptionSpellings {
+  /** The options the words set, as canonical spellings (`--recursive` for rm's `-r`, `-R` and `--rec`). */
+  readonly set: ReadonlySet<string>;
+  /** Options they may set, as the program decides only when it runs. */
+  readonly may: ReadonlySet<string>;
+  /** The operands, in order, as the program reads them (UNKNOWN_OPERAND where that is only known when it runs). */
+  readonly operands: readonly string[];
+  /** The program takes operands left out from its configuration. */
+  readonly implicit: boolean;
+  /** Whether the program's table read them; else each short letter and long name stands for itself, and a value may hide among them. */
+  readonly known: boolean;
+  /** Without a table: the long options as given (each may abbreviate a longer one, or be a short option's long spelling). */
+  readonly longs: readonly string[];
+}
+
+/** How many leading words name a program whose options the guard reads as it does (`git push` 2, `rm` 1); 0 for none. */
+export function optionGrammarAt(words: readonly string[]): number {
+  if (words.length >= 2 && Object.hasOwn(OPTION_GRAMMARS, `${basename(words[0]!)} ${words[1]!}`)) return 2;
+  return words.length >= 1 && Object.hasOwn(OPTION_GRAMMARS, basename(words[0]!)) ? 1 : 0;
+}
+
+/** A long option's name as the program resolves it (`rec` is `recursive`; `verify` undoes `no-verify`), or undefined (unknown, or a prefix of several). */
+function resolveLong(grammar: OptionGrammar, given: string): { readonly name: string; readonly negated: boolean } | undefined {
+  const candidates: { spelled: string; name: string; negated: boolean }[] = [];
+  for (const name of Object.keys(grammar.long)) {
+    candidates.push({ spelled: name, name, negated: false });
+    if (grammar.negatable === true) candidates.push(name.startsWith("no-") ? { spelled: name.slice(3), name, negated: true } : { spelled: `no-${name}`, name, negated: true });
+  }
+  const exact = candidates.find((candidate) => candidate.spelled === given);
+  if (exact !== undefined) return exact;
+  const prefixed = candidates.filter((candidate) => candidate.spelled.startsWith(given));
+  return prefixed.length === 1 ? prefixed[0] : undefined;
+}
+
+/**
+ * The options and operands of `args` as the program `words` names (its first `optionGrammarAt` words) reads them: in any
+ * order, clustered or apart, abbreviated, `--` ending them; without a table (`known` false), each short letter and each
+ * long name as given.
+ */
+export function readOptionSpellings(words: readonly string[], args: readonly string[]): OptionSpellings {
+  const key = words.length === 2 ? `${basename(words[0]!)} ${words[1]!}` : basename(words[0] ?? "");
+  const grammar = Object.hasOwn(OPTION_GRAMMARS, key) ? OPTION_GRAMMARS[key] : undefined;
+  const set = new Set<string>();
+  const may = new Set<string>();
+  const operands: string[] = [];
+  const given: string[] = [];
+  const add = (spelling: string) => {
+    for (const option of grammar?.sets?.[spelling] ?? [spelling]) set.add(option);
+    for (const option of grammar?.maySet?.[spelling] ?? []) may.add(option);
+  };
+  let ended = false;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!ended && word === "--") {
+      ended = true;
+      continue;
+    }
+    if (ended || word === "-" || !word.startsWith("-")) {
+      operands.push(grammar?.operandAs === undefined ? word : (grammar.operandAs(word, operands.length) ?? UNKNOWN_OPERAND));
+      for (const option of grammar?.operand?.(word) ?? []) set.add(option);
+      continue;
+    }
+    if (word.startsWith("--")) {
+      const eq = word.indexOf("=");
+      const name = word.slice(2, eq < 0 ? undefined : eq);
+      if (grammar === undefined) {
+        set.add(`--${name}`);
+        given.push(name);
+        continue;
+      }
+      const long = resolveLong(grammar, name);
+      if (long === undefined) continue;
+      if (long.negated) {
+        for (const option of grammar.sets?.[`--${long.name}`] ?? [`--${long.name}`]) {
+          set.delete(option);
+          may.delete(option);
+        }
+      } else add(`--${long.name}`);
+      if (grammar.long[long.name] === "value" && eq < 0) i++;
+      continue;
+    }
+    for (let j = 1; j < word.length; j++) {
+      const letter = word[j]!;
+      add(`-${letter}`);
+      if (grammar?.optional?.includes(letter) === true) break;
+      if (grammar?.valued.includes(letter) === true) {
+        if (j === word.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return { set, may, operands, implicit: grammar?.implicitOperands === true, known: grammar !== undefined, longs: given };
+}
+
+/** An operand whose reading is only known when the program runs (git push's `HEAD`). */
+export const UNKNOWN_OPERAND = "\u0000operand";
