@@ -176,7 +176,8 @@ function shadowWarnings(infos: readonly RuleInfo[], precedence: LoadedPolicy["pr
 function catalogErrors(loaded: LoadedPolicy, infos: readonly RuleInfo[], tools: ToolCatalog, names: ToolNames): string[] {
   const errors: string[] = [];
   const known = [...tools.keys()];
-  for (const info of infos) {
+  for (let i = 0; i < infos.length; i++) {
+    const info = infos[i]!;
     if (toolsOf(info, names).length === 0) errors.push(`${info.label} names tool ${JSON.stringify(info.rule.tool)}, which matches no known tool (known: ${known.join(", ")}); the rule would never fire`);
   }
   const named = new Set([...Object.keys(loaded.toolRisk), ...Object.keys(loaded.operationRisk), ...Object.keys(loaded.mainArguments)]);
@@ -300,20 +301,29 @@ function examine(
   if (tools !== undefined && names !== undefined) errors.push(...catalogErrors(loaded, infos, tools, names));
   else if (withWarnings) warnings.push(...undeclaredToolWarnings(loaded, infos));
   if (declared !== undefined) errors.push(...loweringErrors(loaded, declared));
-  if (names !== undefined && toolArguments !== undefined) for (const info of infos) errors.push(...whereFieldErrors(info, names, toolArguments));
+  if (names !== undefined && toolArguments !== undefined) {
+    for (let i = 0; i < infos.length; i++) {
+      const found = whereFieldErrors(infos[i]!, names, toolArguments);
+      if (found.length > 0) errors.push(...found);
+    }
+  }
   if (withWarnings) for (const info of infos) warnings.push(...kindBlindWarnings(info, loaded));
   const readings: string[] = [];
   // The compact readings: shown with the warnings; without them, needed only to judge their fields against the tools.
   const readsCompact = withWarnings || (names !== undefined && toolArguments !== undefined);
   // A compact string reads the same wherever it is written (its label only names it in an error): read once per text.
   const compacts = new Map<string, CompactReading>();
-  for (const info of infos) {
+  for (let i = 0; i < infos.length && readsCompact; i++) {
+    const info = infos[i]!;
     const text = info.rule.rule;
-    if (text === undefined || !readsCompact) continue;
+    if (text === undefined) continue;
     let reading = compacts.get(text);
     if (reading === undefined) compacts.set(text, (reading = parseCompactRule(text, info.label, loaded.mainArguments)));
     if (withWarnings) readings.push(`${info.label}: ${reading.explanation}`);
-    if (names !== undefined && toolArguments !== undefined) errors.push(...compactFieldErrors(info, reading, names, toolArguments));
+    if (names !== undefined && toolArguments !== undefined) {
+      const found = compactFieldErrors(info, reading, names, toolArguments);
+      if (found.length > 0) errors.push(...found);
+    }
     else if (reading.mainArgument?.source === "convention") {
       warnings.push(
         `${info.label}: ${info.rule.rule} reads the argument ${JSON.stringify(reading.mainArgument.field)} by Claude Code's convention for ${reading.tool}; if your ${reading.tool} tool names it differently the rule never fires: check it against the real tools with --graph NAME, or declare tools.${reading.tool}.mainArgument`,
@@ -451,6 +461,12 @@ const readers = new WeakMap<readonly string[], Map<string, boolean>>();
  * A rule that can fire on one of its tools is not a typo, even when its other tools lack the argument.
  * Returns the message (`LABEL: READS, but ...; EFFECT: FIX`; `reads` is given the argument read), naming the tools and their arguments, or undefined.
  */
+/** False when `unreadArgumentError` surely finds nothing for `selector` (it reads no plain key, the rule matches no tool, or a tool has the argument): spares building its message parts. */
+function mayBeUnread(selector: string, matched: MatchedTools): boolean {
+  const field = topArgumentOf(selector);
+  return field !== undefined && matched.names.length > 0 && !someToolReads(matched, field);
+}
+
 function unreadArgumentError(label: () => string, reads: (field: string) => string, selector: string, condition: unknown, mode: PermissionMode, matched: MatchedTools, fix: string): string | undefined {
   const field = topArgumentOf(selector);
   if (field === undefined || matched.names.length === 0 || someToolReads(matched, field)) return undefined;
@@ -503,7 +519,7 @@ function whereFieldErrors(info: RuleInfo, names: ToolNames, toolArguments: ToolA
   const matched = matchedTools(info, names, toolArguments);
   let errors: string[] | undefined;
   for (const selector in where) {
-    if (!Object.hasOwn(where, selector)) continue;
+    if (!Object.hasOwn(where, selector) || !mayBeUnread(selector, matched)) continue;
     const error = unreadArgumentError(() => info.label, (field) => `where ${JSON.stringify(selector)} reads the argument ${JSON.stringify(field)}`, selector, where[selector], info.rule.mode, matched, "name one of its arguments");
     if (error !== undefined) (errors ??= []).push(error);
   }

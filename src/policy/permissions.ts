@@ -552,13 +552,13 @@ function toFieldMatchers(where: Record<string, ConditionSpec<FieldMatcherEntry>>
 /** `toFieldMatchers` of a rule's conditions as `validShellsOnce` validated them (`where` names the selectors, in their order). */
 function validatedMatchers(where: object, validated: Pick<ShellsOnce, "conditions" | "from">, index: number, read: Map<object, ConditionSpec<FieldMatcher>>): Record<string, ConditionSpec<FieldMatcher>> {
   const out: Record<string, ConditionSpec<FieldMatcher>> = {};
-  const at = validated.from[index]!;
-  const selectors = Object.keys(where);
-  for (let k = 0; k < selectors.length; k++) {
-    const m = validated.conditions[at + k]! as ConditionSpec<FieldMatcherEntry>;
+  let k = validated.from[index]!;
+  for (const selector in where) {
+    if (!Object.hasOwn(where, selector)) continue;
+    const m = validated.conditions[k++]! as ConditionSpec<FieldMatcherEntry>;
     let condition = read.get(m);
     if (condition === undefined) read.set(m, (condition = toCondition(m)));
-    out[selectors[k]!] = condition;
+    out[selector] = condition;
   }
   return out;
 }
@@ -1103,7 +1103,7 @@ export class PermissionPolicy {
     this.contextual = this.rules.some((rule) => rule.contextual);
     this.readsArguments = this.rules.some((rule) => rule.spec.where !== undefined || rule.spec.args !== undefined);
     this.readsPrincipal = this.rules.some((rule) => rule.personal);
-    for (const rule of this.rules) this.byToolName.add(rule, rule.spec);
+    for (let i = 0; i < this.rules.length; i++) this.byToolName.add(this.rules[i]!, this.rules[i]!.spec);
   }
 
   /**

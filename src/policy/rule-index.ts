@@ -278,6 +278,9 @@ export class ToolNames {
    * policy naming one tool pattern in many rules tests the names once.
    */
   matching(pattern: ToolPattern, matches: (name: string) => boolean): readonly string[] {
+    // Rules of one pattern usually share its matcher (ToolMatchers): found by it without building the key.
+    const byMatcher = this.matchedBy.get(matches);
+    if (byMatcher !== undefined) return byMatcher;
     const key = `${pattern.toolRegex === true ? "r" : "g"}${pattern.caseSensitive === true ? "1" : "0"}${pattern.tool}`;
     let found = this.matched.get(key);
     if (found === undefined) {
@@ -285,8 +288,12 @@ export class ToolNames {
       if (list.length > 1) list.sort((a, b) => this.position.get(a)! - this.position.get(b)!);
       this.matched.set(key, (found = list));
     }
+    this.matchedBy.set(matches, found);
     return found;
   }
+
+  /** `matching` answers by the matcher they were found with (the pattern's own, so one per pattern). */
+  private readonly matchedBy = new WeakMap<(name: string) => boolean, readonly string[]>();
 }
 
 function addTo<T>(map: Map<string, T[]>, key: string, item: T): void {

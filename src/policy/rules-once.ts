@@ -239,9 +239,11 @@ export function validShellsOnce(input: unknown): ShellsOnce | undefined {
     rules[i] = rule;
     from[i] = conditions.length;
     if (rule.where === undefined) continue;
-    for (const selector of Object.keys(rule.where)) {
+    const where = rule.where;
+    for (const selector in where) {
+      if (!Object.hasOwn(where, selector)) continue;
       if (selector === "__proto__") return undefined;
-      const condition = rule.where[selector];
+      const condition = where[selector];
       const text = plainText(condition);
       let valid = text === undefined ? undefined : known.get(text);
       if (valid === undefined) {

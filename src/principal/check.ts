@@ -90,16 +90,20 @@ export function principalNameErrors(policy: PrincipalUse): string[] {
     }
   };
   // (Labels are written only for the rules that read the principal: a big policy has few.)
-  policy.permissions.forEach((rule, index) => {
-    const label = () => (rule.id === undefined ? `permissions[${index}]` : `permissions[${index}] (${rule.id})`);
-    if (rule.principal !== undefined) for (const name of Object.keys(rule.principal)) check(`${label()}.principal`, name);
+  const label = (index: number) => {
+    const rule = policy.permissions[index]!;
+    return rule.id === undefined ? `permissions[${index}]` : `permissions[${index}] (${rule.id})`;
+  };
+  for (let index = 0; index < policy.permissions.length; index++) {
+    const rule = policy.permissions[index]!;
+    if (rule.principal !== undefined) for (const name of Object.keys(rule.principal)) check(`${label(index)}.principal`, name);
     const where = rule.where;
-    if (where === undefined) return;
+    if (where === undefined) continue;
     for (const selector in where) {
       if (!Object.hasOwn(where, selector) || !readsSameAs(where[selector])) continue;
-      for (const name of sameAsNames(where[selector])) check(`${label()}.where[${JSON.stringify(selector)}]`, name);
+      for (const name of sameAsNames(where[selector])) check(`${label(index)}.where[${JSON.stringify(selector)}]`, name);
     }
-  });
+  }
   (policy.approvers ?? []).forEach((rule, index) => {
     const label = rule.id === undefined ? `approvers[${index}]` : `approvers[${index}] (${rule.id})`;
     for (const name of Object.keys(rule.principal ?? {})) check(`${label}.principal`, name);
