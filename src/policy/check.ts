@@ -317,6 +317,9 @@ function examine(
     const info = infos[i]!;
     const text = info.rule.rule;
     if (text === undefined) continue;
+    // A rule read from its compact string holds the conditions it was read as: when none of them can
+    // read an argument its tools lack, there is no error to name (and, without warnings, nothing to show).
+    if (!withWarnings && names !== undefined && toolArguments !== undefined && info.rule.where !== undefined && !someUnread(info.rule.where, matchedTools(info, names, toolArguments))) continue;
     let reading = compacts.get(text);
     if (reading === undefined) compacts.set(text, (reading = parseCompactRule(text, info.label, loaded.mainArguments)));
     if (withWarnings) readings.push(`${info.label}: ${reading.explanation}`);
@@ -461,6 +464,12 @@ const readers = new WeakMap<readonly string[], Map<string, boolean>>();
  * A rule that can fire on one of its tools is not a typo, even when its other tools lack the argument.
  * Returns the message (`LABEL: READS, but ...; EFFECT: FIX`; `reads` is given the argument read), naming the tools and their arguments, or undefined.
  */
+/** Whether a selector of `where` may read an argument none of the matched tools has (`mayBeUnread`). */
+function someUnread(where: Readonly<Record<string, unknown>>, matched: MatchedTools): boolean {
+  for (const selector in where) if (Object.hasOwn(where, selector) && mayBeUnread(selector, matched)) return true;
+  return false;
+}
+
 /** False when `unreadArgumentError` surely finds nothing for `selector` (it reads no plain key, the rule matches no tool, or a tool has the argument): spares building its message parts. */
 function mayBeUnread(selector: string, matched: MatchedTools): boolean {
   const field = topArgumentOf(selector);
