@@ -362,7 +362,6 @@ class ConditionCache {
   };
 }
 
-
 /**
  * A rule as the policy holds it before any tool needs it: validated (every pattern, selector and
  * regex it holds checked, so a bad one fails when the policy is built), indexed by the tool names it
@@ -383,9 +382,10 @@ interface RuleEntry {
 
 /**
  * Everything compiling `rule` can refuse, in the order `compileRule` meets it (so the same error
- * comes first): its conditions (through `compile`: ConditionCache.check, which checks a plain
- * equals / in / prefix / exists by its selector and compiles and keeps the others), its tool
- * pattern, `budget.sum`, its `args` regex. Returns the rule's entry.
+ * comes first): its conditions (through `check`: ConditionCache.check, which checks a plain
+ * equals / in / prefix / exists by its selector and compiles and keeps the others, once per
+ * condition object and selector), its tool pattern (ToolMatchers: once per pattern), `budget.sum`,
+ * its `args` regex. Returns the rule's entry, with whether it reads the thread or the principal.
  */
 function ruleEntry(rule: PermissionRule, index: number, check: CheckCondition, toolMatchers: ToolMatchers): RuleEntry {
   let contextual = rule.after !== undefined || rule.budget !== undefined;
