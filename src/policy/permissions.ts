@@ -203,7 +203,7 @@ export class ToolMatchers {
   /** By regex flag (2) and case flag (1), then the pattern's text. */
   private readonly byFlags = [new Map<string, (tool: string) => boolean>(), new Map<string, (tool: string) => boolean>(), new Map<string, (tool: string) => boolean>(), new Map<string, (tool: string) => boolean>()] as const;
 
-  /** `compileToolMatcher(rule, \`permissions[${index}]\`)`, shared by the rules of one pattern. */
+  /** The matcher `compileToolMatcher` compiles for rule `index` (refusing a bad pattern there), shared by the rules of its pattern. */
   of(rule: PermissionRule, index: number): (tool: string) => boolean {
     const map = this.byFlags[(rule.toolRegex === true ? 2 : 0) + (rule.caseSensitive === true ? 1 : 0)]!;
     let matcher = map.get(rule.tool);
