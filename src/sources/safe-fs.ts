@@ -298,10 +298,10 @@ export async function writeFileIn(
     } catch (error) {
       // Moved out between the check and the rename: what was there before comes back, unless someone
       // wrote the name again since (then theirs stays) — by a rename, or in place into the file this
-      // write put there (then its size or modification time is no longer this write's). rename()
-      // between two links of one file does nothing, so the backup is unlinked after it either way.
-      const current = await lstat(dir.at(name)).catch(() => undefined);
-      if (current !== undefined && current.ino === stats.ino && current.dev === stats.dev && current.size === stats.size && current.mtimeMs === stats.mtimeMs) {
+      // write put there (then it no longer holds exactly this write's bytes; size and modification
+      // time cannot tell: the clock behind mtime ticks several milliseconds apart). rename() between two
+      // links of one file does nothing, so the backup is unlinked after it either way.
+      if (await stillWritten(dir, name, stats, data)) {
         await (backup !== undefined ? rename(dir.at(backup), dir.at(name)) : unlink(dir.at(name))).catch(() => undefined);
       }
       if (backup !== undefined) await unlink(dir.at(backup)).catch(() => undefined);
@@ -314,6 +314,31 @@ export async function writeFileIn(
     return stats;
   } finally {
     inFlight.delete(key);
+  }
+}
+
+/**
+ * Whether `name` in the directory is still the file a write made: the same inode (not followed
+ * through a link), holding exactly the bytes written. Read through the directory's descriptor, which
+ * still reaches it after the directory moved.
+ */
+async function stillWritten(dir: VerifiedDir, name: string, stats: Stats, data: string | Uint8Array): Promise<boolean> {
+  let handle: FileHandle;
+  try {
+    handle = await open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch {
+    return false;
+  }
+  try {
+    const now = await handle.stat();
+    if (!now.isFile() || now.ino !== stats.ino || now.dev !== stats.dev || now.size !== stats.size || now.mtimeMs !== stats.mtimeMs) return false;
+    const bytes = typeof data === "string" ? Buffer.from(data) : data;
+    if (now.size !== bytes.byteLength) return false;
+    return Buffer.compare(await handle.readFile(), bytes) === 0;
+  } catch {
+    return false;
+  } finally {
+    await handle.close().catch(() => undefined);
   }
 }
 
