@@ -2,7 +2,8 @@
 // rules cost well under five and a half times the CPU (a quadratic step would cost sixteen times).
 // Measured on the heterogeneous generator's policies (rules that repeat conditions across tools, as
 // big policies do) and on the same policies with every condition made distinct (nothing shared),
-// sizes interleaved, the least of five runs each (a loaded machine only ever adds time).
+// sizes interleaved, the least of five runs each (of up to fifteen while a ratio is over the bound:
+// a loaded machine only ever adds time).
 import { describe, expect, it } from "vitest";
 import { heteroTools, heteroWorkload, withDistinctConditions, type HeteroWorkload } from "../bench/lib/hetero.js";
 import { Guard } from "../src/guard/index.js";
@@ -32,11 +33,19 @@ function build(point: Point): { guard: Guard; policy: PermissionPolicy } {
   return { guard, policy };
 }
 
-/** Least CPU ms of five runs of build and of check per size, the sizes interleaved. */
+const BOUND = 5.5;
+
+/**
+ * Least CPU ms of five runs of build and of check per size, the sizes interleaved; five runs more
+ * (up to fifteen in all) while a ratio is over the bound. A busy machine (other test files run
+ * beside this one) only ever adds time, more to the large size's collections than to the small's;
+ * a step that grows faster than the rules stays over the bound however many runs are taken.
+ */
 function measure(points: readonly Point[]): { build: number[]; check: number[] } {
   const builds = points.map(() => Number.POSITIVE_INFINITY);
   const checks = points.map(() => Number.POSITIVE_INFINITY);
-  for (let run = 0; run < 5; run++) {
+  const over = () => builds[1]! / builds[0]! >= BOUND || checks[1]! / checks[0]! >= BOUND;
+  for (let run = 0; run < 5 || (run < 15 && over()); run++) {
     points.forEach((point, i) => {
       let built: ReturnType<typeof build> | undefined;
       builds[i] = Math.min(builds[i]!, cpuMs(() => (built = build(point))));
@@ -56,8 +65,8 @@ describe("a guard's build and its policy check grow linearly with the rules", ()
       { workload: small, rules: small.permissions },
       { workload: large, rules: large.permissions },
     ]);
-    expect(b[1]! / b[0]!, `build ${b.map(Math.round).join(" → ")} ms`).toBeLessThan(5.5);
-    expect(c[1]! / c[0]!, `check ${c.map(Math.round).join(" → ")} ms`).toBeLessThan(5.5);
+    expect(b[1]! / b[0]!, `build ${b.map(Math.round).join(" → ")} ms`).toBeLessThan(BOUND);
+    expect(c[1]! / c[0]!, `check ${c.map(Math.round).join(" → ")} ms`).toBeLessThan(BOUND);
   }, 120_000);
 
   it("the same policies with every condition distinct (nothing shared between rules)", () => {
@@ -65,8 +74,8 @@ describe("a guard's build and its policy check grow linearly with the rules", ()
       { workload: small, rules: withDistinctConditions(small.permissions) },
       { workload: large, rules: withDistinctConditions(large.permissions) },
     ]);
-    expect(b[1]! / b[0]!, `build ${b.map(Math.round).join(" → ")} ms`).toBeLessThan(5.5);
-    expect(c[1]! / c[0]!, `check ${c.map(Math.round).join(" → ")} ms`).toBeLessThan(5.5);
+    expect(b[1]! / b[0]!, `build ${b.map(Math.round).join(" → ")} ms`).toBeLessThan(BOUND);
+    expect(c[1]! / c[0]!, `check ${c.map(Math.round).join(" → ")} ms`).toBeLessThan(BOUND);
   }, 120_000);
 
   it("building compiles no rule's conditions: a tool's first decision compiles the rules it may match, and the rest stay uncompiled", () => {
