@@ -538,6 +538,16 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
         }
       }
     }
+    // `npm --unknown x publish`, `helm --namespace n uninstall x`: a command the line may run, by words the guard cannot tell apart.
+    if (open === undefined) {
+      for (const command of commands) {
+        const one = command.maybe?.find((candidate) => patterns.some((pattern) => pattern.matches(candidate.form) || pattern.optionsMatch?.(candidate.form) === YES));
+        if (one !== undefined) {
+          open = one.reason;
+          break;
+        }
+      }
+    }
     // `python3 -c 'urlopen(…)'`, `pip install -r FILE`: a place the guard cannot read, added to the words, may make a pattern match.
     if (open === undefined) {
       for (const command of commands) {

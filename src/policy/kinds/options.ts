@@ -22,6 +22,8 @@ export interface OptionTable {
   readonly singleDash?: readonly string[];
   /** Long options spelled with one dash that take the next word as their value (screen's `-Logfile FILE`). */
   readonly singleDashValued?: readonly string[];
+  /** Long options spelled with one dash whose value follows `=` (terraform's `-chdir=DIR`). */
+  readonly singleDashEq?: readonly string[];
   /** Long options that take two values (`bwrap --bind SRC DEST`). */
   readonly longValued2?: readonly string[];
   /** Every long option is `--name` or `--name=value`, never with its value in the next word (valgrind, firejail). */
@@ -63,6 +65,11 @@ export function parseOptions(words: readonly string[], start: number, table: Opt
     if (!word.startsWith("-") || word === "-") break;
     if (table.singleDash?.includes(word) === true) {
       seen.push({ name: word, value: undefined });
+      i += 1;
+      continue;
+    }
+    if (table.singleDashEq?.some((name) => word.startsWith(`${name}=`)) === true) {
+      seen.push({ name: word.slice(0, word.indexOf("=")), value: word.slice(word.indexOf("=") + 1) });
       i += 1;
       continue;
     }

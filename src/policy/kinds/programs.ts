@@ -11,6 +11,7 @@
 
 import { originOf, urlReadings } from "./net.js";
 import { parseOptions, type OptionTable, type Parsed } from "./options.js";
+import { commandSpellings } from "./subcommands.js";
 
 /** Something an allow cannot vouch for unless its pattern names `token` (`find:* -exec`, `sudo:*`). */
 export interface Refusal {
@@ -30,6 +31,8 @@ interface ProgramReading {
   readonly refusals: Refusal[];
   /** Other spellings a deny rule is tried against (git without its global options). */
   readonly forms: (readonly string[])[];
+  /** Commands the line may run, which the guard cannot tell apart (subcommands.ts): a deny rule one of them matches cannot tell. */
+  maybe?: { readonly form: readonly string[]; readonly reason: string }[];
   /** Texts that may be command lines (awk's string literals): read when they parse, ignored when not. */
   readonly guesses: string[];
   /** Set when the reading is incomplete (an option the table does not know, code it cannot read). */
@@ -5063,6 +5066,12 @@ export function readProgram(words: readonly string[]): ProgramReading {
     if (inner.input !== undefined) out.input = [...(out.input ?? []), ...inner.input];
     out.connects ??= inner.connects;
     out.placesUnknown ??= inner.placesUnknown;
+  }
+  // `npm --force pub`, `docker -H HOST container remove x`, `pip3 -v uninstall x`: the command as the program reads its command words.
+  if (name !== "git" && family?.plain === undefined) {
+    const spelled = commandSpellings(given, words);
+    for (const form of spelled.forms) out.forms.push(form);
+    if (spelled.maybe.length > 0) out.maybe = [...(out.maybe ?? []), ...spelled.maybe];
   }
   // `git clone URL`, `pip install git+URL`, `npm install --registry URL x`: the places it connects to.
   return withPlaces(out, name, words);

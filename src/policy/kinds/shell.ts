@@ -31,6 +31,8 @@ export interface SimpleCommand {
   readonly forms: readonly (readonly string[])[];
   /** Set when the guard cannot tell what this command runs (a deny rule then cannot tell either). */
   readonly unknown: string | undefined;
+  /** Commands this one may run, which the guard cannot tell apart (`helm --x y uninstall z`: y or uninstall): a deny or ask pattern one of them matches cannot tell (`reason`). */
+  readonly maybe?: readonly { readonly form: readonly string[]; readonly reason: string }[];
   /**
    * A command a wrapper runs whose words end the wrapper's (`uv run pytest -q` runs `pytest -q`): the
    * wrapper's words and where this command starts in them. An allow pattern that matches the wrapper's
@@ -784,6 +786,8 @@ function addSimple(
     refusals.push({ reason: `${words[0] ?? ""} is a function defined in the command line`, token: "" });
   }
   const forms: string[][] = denyForms(words, values);
+  const formKeys = new Set(forms.map((form) => form.join("\u0000")));
+  const maybe: { readonly form: readonly string[]; readonly reason: string }[] = [];
   const nested: { commands: (readonly string[])[]; scripts: string[]; guesses: string[] } = { commands: [], scripts: [], guesses: [] };
   let transparent = false;
   let allowAs: SimpleCommand["allowAs"];
@@ -817,7 +821,14 @@ function addSimple(
     placesUnknown ??= reading.placesUnknown;
     for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
     unknown ??= reading.unknown;
-    for (const extra of reading.forms) if (forms.length < MAX_FORMS) forms.push([...extra]);
+    for (const extra of reading.forms) {
+      const key = extra.join("\u0000");
+      if (forms.length < MAX_FORMS && !formKeys.has(key)) {
+        formKeys.add(key);
+        forms.push([...extra]);
+      }
+    }
+    for (const one of reading.maybe ?? []) if (maybe.length < MAX_FORMS) maybe.push(one);
     nested.commands.push(...reading.commands);
     // The scripts of another spelling (look-alikes folded, white space runs made one space) are read
     // too; one that cannot be parsed leaves the line one a deny cannot be sure of (below).
@@ -930,6 +941,7 @@ function addSimple(
     refusals,
     forms,
     unknown,
+    ...(maybe.length === 0 ? {} : { maybe }),
     ...(connects === undefined ? {} : { connects }),
     ...(placesUnknown === undefined ? {} : { placesUnknown }),
     ...(within === undefined ? {} : { within }),
