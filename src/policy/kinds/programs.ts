@@ -5039,6 +5039,7 @@ export function readProgram(words: readonly string[]): ProgramReading {
     const effects = readOptionEffects(name, tail ? words.slice(0, words.length - inner.length) : words);
     if (effects !== undefined) merge(subcommand, effects);
     // `uvx --from git+URL x`, `pipx run --spec URL x`: the runner fetches the package it runs from a place its words name.
+    if (family?.plain === undefined) withSpellings(subcommand, given, words);
     return withPlaces(subcommand, name, words);
   }
   const out = readOther(name, words);
@@ -5067,14 +5068,16 @@ export function readProgram(words: readonly string[]): ProgramReading {
     out.connects ??= inner.connects;
     out.placesUnknown ??= inner.placesUnknown;
   }
-  // `npm --force pub`, `docker -H HOST container remove x`, `pip3 -v uninstall x`: the command as the program reads its command words.
-  if (name !== "git" && family?.plain === undefined) {
-    const spelled = commandSpellings(given, words);
-    for (const form of spelled.forms) out.forms.push(form);
-    if (spelled.maybe.length > 0) out.maybe = [...(out.maybe ?? []), ...spelled.maybe];
-  }
+  if (name !== "git" && family?.plain === undefined) withSpellings(out, given, words);
   // `git clone URL`, `pip install git+URL`, `npm install --registry URL x`: the places it connects to.
   return withPlaces(out, name, words);
+}
+
+/** `npm --force pub`, `docker -H HOST container remove x`, `pip3 -v uninstall x`: the command as the program reads its command words (subcommands.ts). */
+function withSpellings(out: ProgramReading, given: string, words: readonly string[]): void {
+  const spelled = commandSpellings(given, words);
+  for (const form of spelled.forms) out.forms.push(form);
+  if (spelled.maybe.length > 0) out.maybe = [...(out.maybe ?? []), ...spelled.maybe];
 }
 
 /** `out` with the places a NET_PROGRAMS program connects to (`git clone URL`, `pip install git+URL`, `uvx --from git+URL x`). */

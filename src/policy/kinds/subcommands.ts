@@ -239,8 +239,12 @@ function abbreviations(names: readonly string[]): ReadonlyMap<string, string> {
   for (const [i, name] of sorted.entries()) {
     const before = sorted[i - 1] ?? "";
     const after = sorted[i + 1] ?? "";
-    let shared = 0;
-    while (shared < name.length && (name[shared] === before[shared] || name[shared] === after[shared])) shared += 1;
+    const common = (other: string) => {
+      let n = 0;
+      while (n < name.length && name[n] === other[n]) n += 1;
+      return n;
+    };
+    const shared = Math.max(common(before), common(after));
     for (let end = shared + 1; end <= name.length; end++) out.set(name.slice(0, end), name);
   }
   for (const name of names) out.set(name, name);
@@ -304,7 +308,8 @@ function readNpm(words: readonly string[]): CommandSpellings {
   for (let i = 1; i < words.length; ) {
     const word = words[i]!;
     if (word === "--") {
-      for (let k = i + 1; k < words.length; k++) positional.push(k);
+      // The words after `--` are operands, `--` kept with them (`npm run build -- --prefix x` hands `--prefix x` to the script).
+      for (let k = positional.length === 0 ? i + 1 : i; k < words.length; k++) positional.push(k);
       break;
     }
     if (!word.startsWith("-") || word === "-") {
@@ -391,7 +396,8 @@ function readTable(name: string, table: CommandTable, words: readonly string[]):
   const implied = table.implies?.[operands[0] ?? ""];
   if (implied !== undefined) forms.push([name, ...implied, ...operands.slice(1)]);
   for (const { command, option, as } of table.optionCommands ?? []) {
-    if (operands[0] === command && operands.slice(1).some((word) => option.test(word))) forms.push([name, as, ...operands.slice(1).filter((word) => !option.test(word))]);
+    const at = words.indexOf(command, start);
+    if (operands[0] === command && at > 0 && words.slice(at + 1).some((word) => option.test(word))) forms.push([name, as, ...operands.slice(1).filter((word) => !option.test(word))]);
   }
   if (dropped) forms.push([name, ...operands]);
   return { forms: forms.filter((form) => !sameWords(form, words)), maybe: [] };

@@ -1,0 +1,328 @@
+// A deny rule that names a command (`npm publish:*`, `docker rm:*`, `pip uninstall:*`, `helm uninstall:*`) holds
+// however the program reads its command words: its own options before the command (`npm --force publish`, `docker -H
+// HOST rm`, `pip -v uninstall`, `cargo +nightly publish`), options it reads anywhere on the line (npm, helm, aws,
+// systemctl, apt-get), the other names it accepts for the command (npm's aliases, unique prefixes and camelCase: `npm
+// pub`, `npm rum`, `npm installTest`; docker's `container remove`; helm's `del`; brew's `rm`; `apt-get purge`;
+// `terraform apply -destroy`), and its versioned names (`pip3`, `python3.11`, `nodejs`). Where an option the guard has
+// no table for may or may not take the next word, a rule that one reading matches asks.
+//
+// The real programs judge: npm's own command lookup (lib/utils/cmd-list.js) and option parser (nopt with npm's
+// definitions) over every command, alias and prefix and over generated lines, then the npm binary on a sample; docker's
+// own "Aliases:" for every command and the command docker's help names for lines with its options; pip's and cargo's
+// help for lines with their options. helm, terraform, the AWS CLI and Homebrew are not installed here: their cases
+// come from their sources and manuals.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { npmCommand } from "../src/policy/kinds/subcommands.js";
+import { bashGuard, denyListGuard, installed } from "./helpers/bash-rules.js";
+
+const REQUIRE_ORACLES = process.env.REQUIRE_ORACLES === "1";
+const CASES = Number(process.env.GG_ORACLE_CASES ?? 300);
+const scratch = mkdtempSync(path.join(tmpdir(), "gg-cmdwords-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function decide(deny: readonly string[], command: string): { mode: string; reason: string } {
+  const decision = denyListGuard(deny, "command-words").decide("Bash", { command });
+  return { mode: decision.mode, reason: decision.reason ?? "" };
+}
+
+/** The npm this machine runs (its package directory), or undefined. */
+function npmRoot(): string | undefined {
+  const found = spawnSync("npm", ["root", "-g"], { encoding: "utf8" });
+  const root = found.status === 0 ? path.join(found.stdout.trim(), "npm") : undefined;
+  return root !== undefined && existsSync(path.join(root, "lib/utils/cmd-list.js")) ? root : undefined;
+}
+
+const NPM = npmRoot();
+const npmAvailable = NPM !== undefined;
+if (REQUIRE_ORACLES && !npmAvailable) throw new Error("REQUIRE_ORACLES=1 but npm's own sources are not found");
+
+interface NpmOwn {
+  readonly deref: (word: string) => string | undefined;
+  readonly commands: readonly string[];
+  readonly aliases: Readonly<Record<string, string>>;
+  /** The words npm reads as positional (its command first) from a line's words after `npm`. */
+  readonly remain: (argv: readonly string[]) => readonly string[];
+}
+
+function npmOwn(): NpmOwn {
+  const require = createRequire(path.join(NPM!, "package.json"));
+  const list = require("./lib/utils/cmd-list.js") as { deref: (word: string) => string | undefined; commands: string[]; aliases: Record<string, string> };
+  const nopt = require("nopt") as (types: object, shorthands: object, argv: readonly string[], slice: number) => { argv: { remain: string[] } };
+  const config = require("@npmcli/config/lib/definitions/index.js") as { definitions: Record<string, { type: unknown }>; shorthands: Record<string, string[]> };
+  const types = Object.fromEntries(Object.entries(config.definitions).map(([key, definition]) => [key, definition.type]));
+  const quiet = (run: () => readonly string[]) => {
+    const warn = process.emitWarning;
+    try {
+      return run();
+    } finally {
+      process.emitWarning = warn;
+    }
+  };
+  return { deref: list.deref, commands: list.commands, aliases: list.aliases, remain: (argv) => quiet(() => nopt(types, config.shorthands, argv, 0).argv.remain) };
+}
+
+describe.skipIf(!npmAvailable)("npm reads its command word as npm's own lookup does", () => {
+  it("every command, alias, unique prefix and camelCase spelling names the command npm runs", () => {
+    const own = npmOwn();
+    const words = new Set<string>();
+    for (const name of [...own.commands, ...Object.keys(own.aliases)]) {
+      for (let end = 1; end <= name.length; end++) words.add(name.slice(0, end));
+      words.add(name.replace(/-([a-z])/g, (_m, letter: string) => letter.toUpperCase()));
+      words.add(name.toUpperCase());
+      words.add(`${name}x`);
+    }
+    const wrong = [...words].filter((word) => npmCommand(word) !== own.deref(word)).map((word) => `${word}: npm ${own.deref(word) ?? "(none)"}, guard ${npmCommand(word) ?? "(none)"}`);
+    expect(wrong).toEqual([]);
+    expect(words.size).toBeGreaterThan(500);
+  });
+
+  it("a deny on a command holds for every spelling npm runs as it", () => {
+    const own = npmOwn();
+    const missed: string[] = [];
+    for (const command of ["publish", "unpublish", "uninstall", "run", "test", "exec", "install", "deprecate", "dist-tag", "access", "owner"]) {
+      const spellings = [...own.commands, ...Object.keys(own.aliases)].flatMap((name) => Array.from({ length: name.length }, (_, k) => name.slice(0, k + 1)));
+      for (const word of new Set(spellings)) {
+        if (own.deref(word) !== command) continue;
+        const { mode } = decide([`npm ${command}:*`], `npm ${word} x`);
+        if (mode !== "deny") missed.push(`npm ${word} x (${mode})`);
+      }
+    }
+    expect(missed).toEqual([]);
+  });
+
+  // Lines whose options come before, among and after the command: the command and first operand npm's parser reads.
+  const optionWord = fc.oneof(
+    fc.constantFrom("--force", "-f", "--global", "-g", "--json", "--dry-run", "--silent", "-s", "-d", "-dd", "-ddd", "-q", "--ws", "-ws", "--iwr", "-y", "--no-yes", "--no-force", "--yes", "--color"),
+    fc.constantFrom("--loglevel", "--registry", "--reg", "--regis", "--prefix", "-C", "-w", "--workspace", "--tag", "--otp", "--browser", "--cache", "--userconfig", "--loglev", "-gw", "-wg", "-dw"),
+    fc.constantFrom("--loglevel=warn", "--registry=http://127.0.0.1:9/", "--force=true", "--foo=bar"),
+    fc.constantFrom("true", "false", "always", "warn", "x", "/tmp", "http://127.0.0.1:9/"),
+  );
+  const commandWord = fc.constantFrom("publish", "pub", "publ", "unpublish", "unp", "run", "rum", "run-script", "urn", "test", "t", "tst", "uninstall", "un", "rm", "r", "exec", "x", "install", "i", "installTest", "distTag", "deprecate", "dep");
+  const line = fc.tuple(fc.array(optionWord, { maxLength: 3 }), commandWord, fc.array(fc.oneof(optionWord, fc.constantFrom("deploy", "pkg")), { maxLength: 3 }));
+
+  it(`generated lines (${CASES}): a deny on the command npm runs denies, or asks where npm's reading hangs on an option it does not know`, () => {
+    const own = npmOwn();
+    const wrong: string[] = [];
+    fc.assert(
+      fc.property(line, ([before, command, after]) => {
+        const argv = [...before, command, ...after];
+        const remain = own.remain(argv);
+        const runs = remain[0] === undefined ? undefined : own.deref(remain[0]);
+        if (runs === undefined) return;
+        const text = `npm ${argv.join(" ")}`;
+        const { mode, reason } = decide([`npm ${runs}:*`], text);
+        const unknownOption = argv.some((word) => /^--foo/.test(word));
+        if (mode === "deny" || (mode === "ask" && unknownOption)) return;
+        wrong.push(`${text}: npm runs ${runs}; guard ${mode} (${reason})`);
+        // With its first operand: `npm run --silent deploy` runs the script deploy.
+      }),
+      { seed: 20261129, numRuns: CASES },
+    );
+    expect(wrong.slice(0, 10)).toEqual([]);
+  });
+
+  it("the npm program itself reads a sample of those lines as npm's parser does", () => {
+    const own = npmOwn();
+    const sample = [
+      ["--force", "publish"], ["--foo", "x", "publish"], ["--browser", "x", "publish"], ["-gw", "x", "publish"], ["-wg", "x", "publish"], ["--regis", "http://127.0.0.1:9/", "pub"],
+      ["--color", "always", "publish"], ["--yes", "x", "publish"], ["--loglevel", "publish"], ["-dd", "unp"], ["run", "--silent", "deploy"], ["-C", "/tmp", "rum", "deploy"],
+    ];
+    const home = mkdtempSync(path.join(scratch, "npm-home-"));
+    for (const argv of sample) {
+      // The command npm runs, from its help ("npm publish <package-spec>", "npm <command>" for none).
+      const shown = spawnSync("npm", [...argv, "-h"], { cwd: home, encoding: "utf8", env: { ...process.env, npm_config_update_notifier: "false", HOME: home } });
+      const usage = shown.stdout.startsWith("npm <command>") ? "<command>" : /^npm (\S+)/m.exec(shown.stdout.split("Usage:")[1]?.trim() ?? "")?.[1];
+      const remain = own.remain(argv);
+      const expected = remain[0] === undefined ? "<command>" : (own.deref(remain[0]) ?? "<command>");
+      expect(usage, `npm ${argv.join(" ")} -h`).toBe(expected);
+    }
+  }, 60_000);
+});
+
+describe("npm: the rule reads npm's line, and the plain companions stay as they were", () => {
+  it.each([
+    ["npm publish:*", "npm pub", "deny"],
+    ["npm publish:*", "npm --force publish", "deny"],
+    ["npm publish:*", "npm -f publish --tag beta", "deny"],
+    ["npm publish:*", "npm --registry http://127.0.0.1:9/ publish", "deny"],
+    ["npm publish:*", "npm -- publish", "deny"],
+    ["npm publish:*", "npm --foo x publish", "ask"],
+    ["npm publish:*", "npm --foo publish", "deny"],
+    ["npm publish:*", "npm view publish", "allow"],
+    ["npm publish:*", "npm --json view x", "allow"],
+    ["npm publish:*", "npm p", "allow"],
+    ["npm run deploy:*", "npm run --silent deploy", "deny"],
+    ["npm run deploy:*", "npm rum deploy", "deny"],
+    ["npm run deploy:*", "npm run build", "allow"],
+    ["npm uninstall:*", "npm rm x", "deny"],
+    ["npm rm:*", "npm uninstall x", "deny"],
+    ["npm i:*", "npm install x", "deny"],
+    ["npm test:*", "npm tst", "deny"],
+    ["npm install-test:*", "npm installTest", "deny"],
+  ])("deny %s: %s → %s", (deny, command, expected) => {
+    expect(decide([deny], command).mode).toBe(expected);
+  });
+
+  it("an allow is not widened by another spelling: `npm run build:*` does not cover `npm rum deploy`", () => {
+    const guard = bashGuard(["npm run build:*"], [], "command-words-allow");
+    expect(guard.decide("Bash", { command: "npm run build" }).mode).toBe("allow");
+    expect(guard.decide("Bash", { command: "npm rum deploy" }).mode).not.toBe("allow");
+    expect(guard.decide("Bash", { command: "npm --silent run deploy" }).mode).not.toBe("allow");
+  });
+});
+
+const dockerAvailable = installed("docker") && spawnSync("docker", ["container", "rm", "--help"], { encoding: "utf8" }).stdout.includes("Aliases:");
+if (REQUIRE_ORACLES && !dockerAvailable) throw new Error("REQUIRE_ORACLES=1 but the docker CLI is not installed");
+
+/** The alias groups docker's own help prints ("Aliases:\n  docker container rm, docker container remove, docker rm"). */
+function dockerAliasGroups(): string[][] {
+  const help = (args: readonly string[]) => spawnSync("docker", [...args, "--help"], { encoding: "utf8" }).stdout;
+  const commands = (text: string) => [...text.matchAll(/^ {2}([a-z][a-z-]*)\*?\s/gm)].map((match) => match[1]!);
+  const groups: string[][] = [];
+  const top = help([]);
+  for (const group of ["container", "image", "volume", "network", "system", "context", "plugin", "config", "node", "secret", "service", "stack", "checkpoint"]) {
+    for (const sub of commands(help([group]))) {
+      const aliases = /^Aliases:\n\s+(.+)$/m.exec(help([group, sub]))?.[1];
+      if (aliases !== undefined) groups.push(aliases.split(", ").map((alias) => alias.replace(/^docker /, "")));
+    }
+  }
+  expect(top).toContain("Global Options:");
+  return groups;
+}
+
+describe.skipIf(!dockerAvailable)("docker: every alias docker's help lists, and its global options, as docker reads them", () => {
+  it("a deny on any spelling of a command holds for each of its other spellings", () => {
+    const groups = dockerAliasGroups();
+    expect(groups.length).toBeGreaterThan(40);
+    const missed: string[] = [];
+    for (const group of groups) {
+      for (const denied of group) for (const spelling of group) {
+        if (decide([`docker ${denied}:*`], `docker ${spelling} x`).mode !== "deny") missed.push(`docker ${spelling} x under docker ${denied}:*`);
+      }
+    }
+    expect(missed).toEqual([]);
+  });
+
+  it.each([
+    ["-H", "unix:///var/run/docker.sock"], ["--host", "tcp://127.0.0.1:9"], ["-c", "default"], ["--context", "default"], ["--config", "/tmp"], ["-l", "debug"], ["--log-level", "debug"],
+    ["--log-level=debug"], ["-D"], ["--debug"], ["--tls"], ["--tlsverify"], ["--tlscacert", "/tmp/ca"], ["-Dl", "info"],
+  ])("docker %s … rm runs the command docker's help names, and the deny holds", (...options: string[]) => {
+    const shown = spawnSync("docker", [...options, "container", "remove", "--help"], { encoding: "utf8" });
+    expect(shown.stdout).toMatch(/Usage:\s+docker container rm /);
+    expect(decide(["docker rm:*"], `docker ${options.join(" ")} container remove x`).mode).toBe("deny");
+    expect(decide(["docker rm:*"], `docker ${options.join(" ")} ps`).mode).toBe("allow");
+  });
+});
+
+const pipAvailable = installed("pip") || installed("pip3");
+describe.skipIf(!pipAvailable)("pip: its general options before the command, and its versioned names", () => {
+  const pip = installed("pip") ? "pip" : "pip3";
+  it.each([[["-v"]], [["--verbose"]], [["--verb"]], [["-q"]], [["--proxy", "http://127.0.0.1:9"]], [["--timeout", "1"]], [["--isolated"]], [["--no-cache-dir"]], [["--cache-dir", "/tmp"]], [["--disable-pip-version-check"]], [["--retries", "0", "-v"]]])(
+    "pip %s uninstall: pip's help names uninstall, and the deny holds",
+    (options: string[]) => {
+      const shown = spawnSync(pip, [...options, "uninstall", "-h"], { encoding: "utf8" });
+      expect(shown.stdout).toMatch(/Usage:\s+\S*pip\S* uninstall/);
+      expect(decide(["pip uninstall:*"], `pip ${options.join(" ")} uninstall x`).mode).toBe("deny");
+      expect(decide(["pip uninstall:*"], `pip3 ${options.join(" ")} uninstall x`).mode).toBe("deny");
+      expect(decide(["pip uninstall:*"], `pip ${options.join(" ")} list`).mode).toBe("allow");
+    },
+  );
+
+  it("pip takes no prefix of a command (`pip uninst` is an error), so the guard reads none", () => {
+    const shown = spawnSync(pip, ["uninst", "x"], { encoding: "utf8" });
+    expect(shown.stderr).toMatch(/unknown command "uninst"/);
+    expect(decide(["pip uninstall:*"], "pip uninst x").mode).toBe("allow");
+  });
+
+  it("versioned names are the program: pip3.11, python3.11, nodejs", () => {
+    expect(decide(["pip:*"], "pip3.11 install x").mode).toBe("deny");
+    expect(decide(["python:*"], "python3.11 x.py").mode).toBe("deny");
+    expect(decide(["python:*"], "python3 -c 1").mode).toBe("deny");
+    expect(decide(["node:*"], "nodejs x.js").mode).toBe("deny");
+    expect(decide(["python:*"], "pythonx x.py").mode).toBe("allow");
+  });
+});
+
+const cargoAvailable = installed("cargo");
+describe.skipIf(!cargoAvailable)("cargo: its own options, `+TOOLCHAIN`, and its built-in aliases", () => {
+  it.each([
+    ["b", "build"], ["c", "check"], ["t", "test"], ["r", "run"], ["d", "doc"], ["rm", "remove"],
+  ])("cargo %s is cargo %s (cargo's help names it) and a deny on either holds for the other", (alias, command) => {
+    const shown = spawnSync("cargo", ["-q", alias, "--help"], { encoding: "utf8" });
+    expect(shown.stdout).toMatch(new RegExp(`Usage: (?:cargo[ -])?${command} `));
+    expect(decide([`cargo ${command}:*`], `cargo ${alias}`).mode).toBe("deny");
+    expect(decide([`cargo ${alias}:*`], `cargo ${command}`).mode).toBe("deny");
+  });
+  it.each(["--locked", "-q", "-v", "--offline", "--frozen", "--color never", "--config net.offline=true", "-Z unstable-options"])("cargo %s publish", (options) => {
+    const shown = spawnSync("cargo", [...options.split(" "), "publish", "--help"], { encoding: "utf8" });
+    expect(shown.stdout).toMatch(/Usage: (?:cargo[ -])?publish /);
+    expect(decide(["cargo publish:*"], `cargo ${options} publish`).mode).toBe("deny");
+  });
+  it("rustup's `+TOOLCHAIN` comes first", () => {
+    expect(decide(["cargo publish:*"], "cargo +nightly publish").mode).toBe("deny");
+    expect(decide(["cargo publish:*"], "cargo +stable -q publish --dry-run").mode).toBe("deny");
+  });
+});
+
+describe("programs not installed here, from their sources and manuals", () => {
+  it.each([
+    // helm 3 (cmd/helm/uninstall.go: Aliases del, delete, un; persistent flags anywhere).
+    ["helm uninstall:*", "helm del x", "deny"],
+    ["helm uninstall:*", "helm delete x", "deny"],
+    ["helm uninstall:*", "helm un x", "deny"],
+    ["helm delete:*", "helm uninstall x", "deny"],
+    ["helm uninstall:*", "helm --namespace prod uninstall x", "deny"],
+    ["helm uninstall:*", "helm -n prod --kube-context c del x", "deny"],
+    ["helm repo remove:*", "helm repo rm x", "deny"],
+    ["helm uninstall:*", "helm list", "allow"],
+    // terraform (`-chdir=DIR` before the command; destroy is `apply -destroy`).
+    ["terraform destroy:*", "terraform -chdir=infra destroy", "deny"],
+    ["terraform destroy:*", "terraform apply -destroy", "deny"],
+    ["terraform destroy:*", "terraform apply -auto-approve -destroy", "deny"],
+    ["terraform apply:*", "terraform destroy", "deny"],
+    ["terraform destroy:*", "terraform apply", "allow"],
+    ["terraform destroy:*", "terraform plan -destroy", "allow"],
+    ["tofu destroy:*", "tofu apply -destroy", "deny"],
+    // The AWS CLI reads its global options anywhere.
+    ["aws s3 rm:*", "aws --profile p s3 rm s3://b/x", "deny"],
+    ["aws s3 rm:*", "aws s3 --region us-east-1 rm s3://b/x", "deny"],
+    ["aws s3 rm:*", "aws s3 rm s3://b/x --recursive", "deny"],
+    ["aws s3 rm:*", "aws --debug s3 ls", "allow"],
+    // systemctl and apt-get (getopt with permutation).
+    ["systemctl stop:*", "systemctl --no-pager stop x", "deny"],
+    ["systemctl stop:*", "systemctl -H host stop x", "deny"],
+    ["systemctl stop:*", "systemctl --no-pager status x", "allow"],
+    ["apt-get remove:*", "apt-get -y remove x", "deny"],
+    ["apt-get remove:*", "apt-get -y purge x", "deny"],
+    ["apt-get purge:*", "apt-get remove --purge x", "deny"],
+    ["apt-get remove:*", "apt-get -q install x", "allow"],
+    // Homebrew's aliases.
+    ["brew uninstall:*", "brew rm x", "deny"],
+    ["brew uninstall:*", "brew remove x", "deny"],
+  ])("deny %s: %s → %s", (deny, command, expected) => {
+    expect(decide([deny], command).mode).toBe(expected);
+  });
+});
+
+describe("a program the guard has no table for, with options before its command", () => {
+  it.each([
+    ["gh repo delete:*", "gh -R a/b repo delete", "ask"],
+    ["yarn publish:*", "yarn --cwd x publish", "ask"],
+    ["pnpm publish:*", "pnpm --filter app publish", "ask"],
+    ["mytool deploy:*", "mytool --env prod deploy", "ask"],
+    ["mytool deploy:*", "mytool -v deploy", "ask"],
+    ["mytool deploy:*", "mytool --env prod status", "allow"],
+    ["mytool deploy:*", "mytool status", "allow"],
+    ["cat /etc/shadow", "cat -n /etc/shadow", "ask"],
+  ])("deny %s: %s → %s", (deny, command, expected) => {
+    const { mode, reason } = decide([deny], command);
+    expect(mode).toBe(expected);
+    if (expected === "ask") expect(reason).toMatch(/options before its operands that the guard has no table for/);
+  });
+});
