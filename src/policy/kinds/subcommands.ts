@@ -10,7 +10,7 @@ import { parseOptions, type OptionTable } from "./options.js";
  * option it has no table for, which may or may not take the next word), against each command the
  * line may run (`maybe`), which makes a rule that matches one of those ask, not deny.
  */
-export interface CommandSpellings {
+interface CommandSpellings {
   /** Words the program reads as the same command as `words` (the command named canonically, its options before it dropped). */
   readonly forms: readonly (readonly string[])[];
   /** Commands the line may run, and why the guard cannot tell which. */
