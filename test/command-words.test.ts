@@ -313,8 +313,8 @@ describe("programs not installed here, from their sources and manuals", () => {
 describe("a program the guard has no table for, with options before its command", () => {
   it.each([
     ["gh repo delete:*", "gh -R a/b repo delete", "ask"],
-    ["yarn publish:*", "yarn --cwd x publish", "ask"],
-    ["pnpm publish:*", "pnpm --filter app publish", "ask"],
+    ["bun publish:*", "bun --cwd x publish", "ask"],
+    ["poetry publish:*", "poetry --directory x publish", "ask"],
     ["mytool deploy:*", "mytool --env prod deploy", "ask"],
     ["mytool deploy:*", "mytool -v deploy", "ask"],
     ["mytool deploy:*", "mytool --env prod status", "allow"],
@@ -324,5 +324,58 @@ describe("a program the guard has no table for, with options before its command"
     const { mode, reason } = decide([deny], command);
     expect(mode).toBe(expected);
     if (expected === "ask") expect(reason).toMatch(/options before its operands that the guard has no table for/);
+  });
+});
+
+/** pnpm and Yarn 1 as CI installs them (GG_PNPM_BIN, GG_YARN_BIN), or on the PATH. */
+const PNPM = process.env.GG_PNPM_BIN ?? (installed("pnpm") ? "pnpm" : undefined);
+const YARN = process.env.GG_YARN_BIN ?? (installed("yarn") ? "yarn" : undefined);
+if (REQUIRE_ORACLES && (PNPM === undefined || YARN === undefined)) throw new Error("REQUIRE_ORACLES=1 but pnpm or yarn is not installed (GG_PNPM_BIN, GG_YARN_BIN)");
+
+/** The command a package manager's help names for a line (`Usage: pnpm remove …`), run where no project is. */
+function usageOf(program: string, argv: readonly string[]): string | undefined {
+  const home = mkdtempSync(path.join(scratch, "pm-"));
+  const shown = spawnSync(program, [...argv, "--help"], { cwd: home, encoding: "utf8", env: { ...process.env, HOME: home, npm_config_update_notifier: "false" } });
+  return /Usage: (?:pnpm|yarn) ([a-z-]+)/.exec(shown.stdout)?.[1];
+}
+
+describe.skipIf(PNPM === undefined)("pnpm: its aliases and the options it reads before its command, as pnpm's help names the command", () => {
+  it.each([
+    ["rm", "remove"], ["un", "remove"], ["uninstall", "remove"], ["i", "install"], ["it", "install-test"], ["ln", "link"], ["rb", "rebuild"], ["up", "update"], ["upgrade", "update"],
+    ["list", "ls"], ["la", "ls"], ["ll", "ls"], ["t", "test"], ["tst", "test"],
+  ])("pnpm %s is pnpm %s", (alias, command) => {
+    expect(usageOf(PNPM!, [alias])).toBe(command);
+    expect(decide([`pnpm ${command}:*`], `pnpm ${alias} x`).mode).toBe("deny");
+    expect(decide([`pnpm ${alias}:*`], `pnpm ${command} x`).mode).toBe("deny");
+  });
+  it.each([["-C", "/tmp"], ["--dir", "/tmp"], ["--filter", "app"], ["-F", "app"], ["--filter=app"], ["-r"], ["--recursive"], ["-w"], ["-s"], ["--silent"], ["--reporter", "silent"], ["--loglevel", "warn"], ["--stream"], ["--color"]])(
+    "pnpm %s … publish and … rm",
+    (...options: string[]) => {
+      expect(usageOf(PNPM!, [...options, "publish"])).toBe("publish");
+      expect(usageOf(PNPM!, [...options, "rm"])).toBe("remove");
+      expect(decide(["pnpm publish:*"], `pnpm ${options.join(" ")} publish`).mode).toBe("deny");
+      expect(decide(["pnpm remove:*"], `pnpm ${options.join(" ")} rm x`).mode).toBe("deny");
+      expect(decide(["pnpm publish:*"], `pnpm ${options.join(" ")} pack`).mode).toBe("allow");
+    },
+  );
+  it("an option the guard has no table for: pnpm reads the word after it as the command, or not; a deny it could be asks", () => {
+    expect(usageOf(PNPM!, ["--workspace-concurrency", "2", "rm"])).not.toBe("remove");
+    expect(decide(["pnpm remove:*"], "pnpm --workspace-concurrency 2 rm x").mode).toBe("ask");
+  });
+});
+
+describe.skipIf(YARN === undefined)("Yarn 1: the options it reads before its command, as yarn's help names the command", () => {
+  it.each([["--cwd", "/tmp"], ["--cwd=/tmp"], ["--registry", "http://127.0.0.1:9/"], ["--verbose"], ["-s"], ["--silent"], ["--json"], ["--offline"], ["--mutex", "file"], ["--network-timeout", "5"], ["--no-progress"], ["--force"]])(
+    "yarn %s … publish",
+    (...options: string[]) => {
+      expect(usageOf(YARN!, [...options, "publish"])).toBe("publish");
+      expect(decide(["yarn publish:*"], `yarn ${options.join(" ")} publish`).mode).toBe("deny");
+      expect(decide(["yarn publish:*"], `yarn ${options.join(" ")} pack`).mode).toBe("allow");
+    },
+  );
+  it("an option that takes a value only sometimes (`--emoji [bool]`): yarn reads `--emoji publish` as its value, so the guard cannot tell", () => {
+    expect(usageOf(YARN!, ["--emoji", "publish"])).toBeUndefined();
+    expect(usageOf(YARN!, ["--emoji", "true", "publish"])).toBe("publish");
+    expect(decide(["yarn publish:*"], "yarn --emoji true publish").mode).toBe("ask");
   });
 });

@@ -156,6 +156,48 @@ const BREW: CommandTable = {
   same: [[["uninstall"], ["rm"], ["remove"], ["uninstal"]], [["install"], ["instal"]], [["list"], ["ls"]], [["link"], ["ln"]], [["update"], ["up"]], [["info"], ["abv"]], [["doctor"], ["dr"]], [["home"], ["homepage"]], [["postinstall"], ["post_install"]], [["livecheck"], ["lc"]]],
 };
 
+/**
+ * pnpm 9: the options it reads before its command (those that take a value: `-C`/`--dir`, `-F`/`--filter`,
+ * `--loglevel`, `--reporter`; pnpm's help, checked against pnpm itself) and its commands' aliases (each
+ * command's "Aliases:" in its --help).
+ */
+const PNPM: CommandTable = {
+  global: {
+    flags: "rwsh",
+    valued: "CF",
+    long: ["--recursive", "--workspace-root", "--silent", "--stream", "--parallel", "--color", "--no-color", "--aggregate-output", "--use-stderr", "--help", "--version"],
+    longValued: ["--dir", "--filter", "--filter-prod", "--loglevel", "--reporter", "--test-pattern", "--changed-files-ignore-pattern"],
+  },
+  same: [
+    [["remove"], ["rm"], ["uninstall"], ["un"]],
+    [["install"], ["i"]],
+    [["install-test"], ["it"]],
+    [["link"], ["ln"]],
+    [["rebuild"], ["rb"]],
+    [["update"], ["up"], ["upgrade"]],
+    [["list"], ["ls"], ["la"], ["ll"]],
+    [["test"], ["t"], ["tst"]],
+    [["run"], ["run-script"]],
+  ],
+};
+
+/**
+ * Yarn 1 (classic): the options it reads before its command (`yarn --help`), those that take a value
+ * apart; `--emoji`, `--prod` and `--scripts-prepend-node-path` take one only sometimes (commander's
+ * optional values), so they are left out and make the command one the guard cannot tell.
+ */
+const YARN: CommandTable = {
+  global: {
+    flags: "svh",
+    long: [
+      "--check-files", "--disable-pnp", "--enable-pnp", "--pnp", "--flat", "--focus", "--force", "--frozen-lockfile", "--har", "--ignore-engines", "--ignore-optional", "--ignore-platform",
+      "--ignore-scripts", "--json", "--link-duplicates", "--no-bin-links", "--no-default-rc", "--no-lockfile", "--non-interactive", "--no-node-version-check", "--no-progress", "--offline",
+      "--prefer-offline", "--pure-lockfile", "--silent", "--skip-integrity-check", "--strict-semver", "--update-checksums", "--version", "--verbose", "--help",
+    ],
+    longValued: ["--cache-folder", "--cwd", "--global-folder", "--https-proxy", "--link-folder", "--modules-folder", "--mutex", "--network-concurrency", "--network-timeout", "--otp", "--preferred-cache-folder", "--proxy", "--registry", "--use-yarnrc"],
+  },
+};
+
 /** Programs whose command words the guard reads with their own grammar (npm's is its own: readNpm). */
 const COMMAND_TABLES: Readonly<Record<string, CommandTable>> = {
   docker: { global: DOCKER_GLOBAL, same: DOCKER_SAME },
@@ -168,6 +210,8 @@ const COMMAND_TABLES: Readonly<Record<string, CommandTable>> = {
   systemctl: SYSTEMCTL,
   "apt-get": APT_GET,
   brew: BREW,
+  pnpm: PNPM,
+  yarn: YARN,
 };
 
 // npm ----------------------------------------------------------------------------------------------
@@ -378,7 +422,7 @@ function readTable(name: string, table: CommandTable, words: readonly string[]):
         operands.push(...words.slice(parsed.next));
         break;
       }
-      return { forms: [], maybe: guesses(name, words, parsed.next + 1, `${parsed.unknown}, so which word is its command is only known when it runs`) };
+      return { forms: [], maybe: guesses(name, words, parsed.next + 1, `${parsed.unknown}, so which word is its command is only known when it runs`, table) };
     }
     i = parsed.next;
     if (i >= words.length) break;
@@ -408,12 +452,16 @@ function readTable(name: string, table: CommandTable, words: readonly string[]):
  * uninstall x`): each option may or may not take the next word, so each word after them may be its
  * command.
  */
-function guesses(name: string, words: readonly string[], from: number, reason: string): { form: readonly string[]; reason: string }[] {
+function guesses(name: string, words: readonly string[], from: number, reason: string, table?: CommandTable): { form: readonly string[]; reason: string }[] {
   const out: { form: readonly string[]; reason: string }[] = [];
-  for (let i = from; i < words.length && out.length < 4; i++) {
+  for (let i = from, tried = 0; i < words.length && tried < 4; i++) {
     if (words[i] === "--") continue;
     if (words[i]!.startsWith("-")) continue;
-    out.push({ form: [name, ...words.slice(i)], reason });
+    tried += 1;
+    const form = [name, ...words.slice(i)];
+    out.push({ form, reason });
+    // The command's other names, as the table reads them from there (`pnpm --x 2 rm y` may be `pnpm remove y`).
+    if (table !== undefined) for (const other of readTable(name, table, form).forms) out.push({ form: other, reason });
   }
   return out;
 }
