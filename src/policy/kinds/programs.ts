@@ -31,6 +31,8 @@ interface ProgramReading {
   readonly refusals: Refusal[];
   /** Other spellings a deny rule is tried against (git without its global options). */
   readonly forms: (readonly string[])[];
+  /** Other spellings a deny rule is tried against as they are, not read again (`npm pub` as `npm publish`; subcommands.ts). */
+  spellings?: (readonly string[])[];
   /** Commands the line may run, which the guard cannot tell apart (subcommands.ts): a deny rule one of them matches cannot tell. */
   maybe?: { readonly form: readonly string[]; readonly reason: string }[];
   /** Texts that may be command lines (awk's string literals): read when they parse, ignored when not. */
@@ -5076,7 +5078,7 @@ export function readProgram(words: readonly string[]): ProgramReading {
 /** `npm --force pub`, `docker -H HOST container remove x`, `pip3 -v uninstall x`: the command as the program reads its command words (subcommands.ts). */
 function withSpellings(out: ProgramReading, given: string, words: readonly string[]): void {
   const spelled = commandSpellings(given, words);
-  for (const form of spelled.forms) out.forms.push(form);
+  if (spelled.spellings.length > 0) out.spellings = [...(out.spellings ?? []), ...spelled.spellings];
   if (spelled.maybe.length > 0) out.maybe = [...(out.maybe ?? []), ...spelled.maybe];
 }
 

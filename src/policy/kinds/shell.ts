@@ -788,6 +788,7 @@ function addSimple(
   const forms: string[][] = denyForms(words, values);
   const formKeys = new Set(forms.map((form) => form.join("\u0000")));
   const maybe: { readonly form: readonly string[]; readonly reason: string }[] = [];
+  const spellings: (readonly string[])[] = [];
   const nested: { commands: (readonly string[])[]; scripts: string[]; guesses: string[] } = { commands: [], scripts: [], guesses: [] };
   let transparent = false;
   let allowAs: SimpleCommand["allowAs"];
@@ -829,6 +830,7 @@ function addSimple(
       }
     }
     for (const one of reading.maybe ?? []) if (maybe.length < MAX_FORMS) maybe.push(one);
+    spellings.push(...(reading.spellings ?? []));
     nested.commands.push(...reading.commands);
     // The scripts of another spelling (look-alikes folded, white space runs made one space) are read
     // too; one that cannot be parsed leaves the line one a deny cannot be sure of (below).
@@ -928,6 +930,14 @@ function addSimple(
     const fed = stdin.file;
     const named = words.map((word, i) => (i > 0 && STDIN_FILES.has(word) ? fed : word));
     forms.push(named.some((word, i) => word !== words[i]) ? named : [...words, fed]);
+  }
+  // `npm pub`, `docker -H HOST rm`: the command by its other names, tried as they are (not read again).
+  for (const spelling of spellings) {
+    const key = spelling.join("\u0000");
+    if (forms.length < MAX_FORMS && !formKeys.has(key)) {
+      formKeys.add(key);
+      forms.push([...spelling]);
+    }
   }
   // A wrapper's command has lost its quoting: a word with pattern characters may be a pattern (`sudo git pu?h`).
   // `cat ~/x`, `dd if=~/x`: the shell puts a home directory there, which the guard cannot place.

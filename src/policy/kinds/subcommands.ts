@@ -11,13 +11,13 @@ import { parseOptions, type OptionTable } from "./options.js";
  * line may run (`maybe`), which makes a rule that matches one of those ask, not deny.
  */
 interface CommandSpellings {
-  /** Words the program reads as the same command as `words` (the command named canonically, its options before it dropped). */
-  readonly forms: readonly (readonly string[])[];
+  /** Words the program reads as the same command as `words` (the command by its other names, its own options dropped): tried by a deny as they are. */
+  readonly spellings: readonly (readonly string[])[];
   /** Commands the line may run, and why the guard cannot tell which. */
   readonly maybe: readonly { readonly form: readonly string[]; readonly reason: string }[];
 }
 
-const NONE: CommandSpellings = { forms: [], maybe: [] };
+const NONE: CommandSpellings = { spellings: [], maybe: [] };
 
 /** Versioned and distribution names of one program (`pip3.11` is pip, `nodejs` is node). */
 const PROGRAM_NAMES: readonly { readonly name: RegExp; readonly as: string }[] = [
@@ -393,7 +393,7 @@ function readNpm(words: readonly string[]): CommandSpellings {
     const command = npmCommand(given);
     for (const name of command === undefined ? [given] : named(command)) maybe.push({ form: ["npm", name, ...words.slice(start + 1)], reason: unsure! });
   }
-  return { forms: forms.filter((form) => !sameWords(form, words)), maybe };
+  return { spellings: forms.filter((form) => !sameWords(form, words)), maybe };
 }
 
 // Tables ---------------------------------------------------------------------------------------------
@@ -422,7 +422,7 @@ function readTable(name: string, table: CommandTable, words: readonly string[]):
         operands.push(...words.slice(parsed.next));
         break;
       }
-      return { forms: [], maybe: guesses(name, words, parsed.next + 1, `${parsed.unknown}, so which word is its command is only known when it runs`, table) };
+      return { spellings: [], maybe: guesses(name, words, parsed.next + 1, `${parsed.unknown}, so which word is its command is only known when it runs`, table) };
     }
     i = parsed.next;
     if (i >= words.length) break;
@@ -444,7 +444,7 @@ function readTable(name: string, table: CommandTable, words: readonly string[]):
     if (operands[0] === command && at > 0 && words.slice(at + 1).some((word) => option.test(word))) forms.push([name, as, ...operands.slice(1).filter((word) => !option.test(word))]);
   }
   if (dropped) forms.push([name, ...operands]);
-  return { forms: forms.filter((form) => !sameWords(form, words)), maybe: [] };
+  return { spellings: forms.filter((form) => !sameWords(form, words)), maybe: [] };
 }
 
 /**
@@ -461,7 +461,7 @@ function guesses(name: string, words: readonly string[], from: number, reason: s
     const form = [name, ...words.slice(i)];
     out.push({ form, reason });
     // The command's other names, as the table reads them from there (`pnpm --x 2 rm y` may be `pnpm remove y`).
-    if (table !== undefined) for (const other of readTable(name, table, form).forms) out.push({ form: other, reason });
+    if (table !== undefined) for (const other of readTable(name, table, form).spellings) out.push({ form: other, reason });
   }
   return out;
 }
@@ -472,7 +472,7 @@ export function commandSpellings(name: string, words: readonly string[]): Comman
   if (renamed !== undefined) {
     const as = name.replace(renamed.name, renamed.as);
     const inner = commandSpellings(as, [as, ...words.slice(1)]);
-    return { forms: [[as, ...words.slice(1)], ...inner.forms], maybe: inner.maybe };
+    return { spellings: [[as, ...words.slice(1)], ...inner.spellings], maybe: inner.maybe };
   }
   if (name === "npm") return readNpm(words);
   const table = Object.hasOwn(COMMAND_TABLES, name) ? COMMAND_TABLES[name]! : undefined;
@@ -482,7 +482,7 @@ export function commandSpellings(name: string, words: readonly string[]): Comman
     let first = 1;
     while (first < words.length && words[first]!.startsWith("-") && words[first] !== "--") first += 1;
     if (first >= words.length) return NONE;
-    return { forms: [], maybe: guesses(name, words, first, `${name} has options before its operands that the guard has no table for (one may take the next word as its value), so which word starts its operands is only known when it runs`) };
+    return { spellings: [], maybe: guesses(name, words, first, `${name} has options before its operands that the guard has no table for (one may take the next word as its value), so which word starts its operands is only known when it runs`) };
   }
   return NONE;
 }
