@@ -379,3 +379,31 @@ describe.skipIf(YARN === undefined)("Yarn 1: the options it reads before its com
     expect(decide(["yarn publish:*"], "yarn --emoji true publish").mode).toBe("ask");
   });
 });
+
+// kubectl is not run here (its resource names come from a cluster's discovery): the names are those `kubectl
+// api-resources` lists on a Kubernetes 1.30 cluster.
+describe("kubectl: a resource type by each of its names", () => {
+  it.each([
+    ["kubectl delete namespace:*", "kubectl delete ns prod", "deny"],
+    ["kubectl delete namespace:*", "kubectl delete namespaces prod", "deny"],
+    ["kubectl delete namespace:*", "kubectl delete Namespace prod", "deny"],
+    ["kubectl delete namespace:*", "kubectl delete ns/prod", "deny"],
+    ["kubectl delete namespace:*", "kubectl delete pods,ns prod", "deny"],
+    ["kubectl delete namespace:*", "kubectl delete namespaces.v1 prod", "deny"],
+    ["kubectl delete namespace:*", "kubectl -n x delete ns prod", "deny"],
+    ["kubectl delete namespace:*", "kubectl delete --wait=false ns prod", "deny"],
+    ["kubectl delete namespace:*", "kubectl delete --grace-period 0 ns prod", "deny"],
+    ["kubectl delete namespace:*", "kubectl delete --unknown-option ns prod", "ask"],
+    ["kubectl delete ns:*", "kubectl delete namespace prod", "deny"],
+    ["kubectl delete deployment:*", "kubectl delete deploy web", "deny"],
+    ["kubectl delete deployment:*", "kubectl delete deployments.apps web", "deny"],
+    ["kubectl delete deployment:*", "kubectl delete deployment.v1.apps web", "deny"],
+    ["kubectl delete deployment:*", "kubectl delete deploy/web", "deny"],
+    ["kubectl delete secret:*", "kubectl delete secrets db", "deny"],
+    ["kubectl get secret:*", "kubectl get secrets -o yaml", "deny"],
+    ["kubectl delete namespace:*", "kubectl delete pod x", "allow"],
+    ["kubectl delete namespace:*", "kubectl get ns", "allow"],
+  ])("deny %s: %s → %s", (deny, command, expected) => {
+    expect(decide([deny], command).mode).toBe(expected);
+  });
+});

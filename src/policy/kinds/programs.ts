@@ -5070,7 +5070,7 @@ export function readProgram(words: readonly string[]): ProgramReading {
     out.connects ??= inner.connects;
     out.placesUnknown ??= inner.placesUnknown;
   }
-  if (name !== "git" && family?.plain === undefined) withSpellings(out, given, words);
+  if (name !== "git") withSpellings(out, given, words);
   // `git clone URL`, `pip install git+URL`, `npm install --registry URL x`: the places it connects to.
   return withPlaces(out, name, words);
 }

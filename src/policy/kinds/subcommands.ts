@@ -396,6 +396,113 @@ function readNpm(words: readonly string[]): CommandSpellings {
   return { spellings: forms.filter((form) => !sameWords(form, words)), maybe };
 }
 
+// kubectl --------------------------------------------------------------------------------------------
+
+/**
+ * Kubernetes' built-in resource types by their names (`kubectl api-resources` on a Kubernetes 1.30
+ * cluster: plural, singular, short names; kubectl reads them in any case, and `TYPE.GROUP`,
+ * `TYPE.VERSION.GROUP` as well). The first of each row is the name used in spellings.
+ */
+const KUBE_RESOURCES: readonly { readonly names: readonly string[]; readonly group?: string }[] = [
+  { names: ["pod", "pods", "po"] },
+  { names: ["service", "services", "svc"] },
+  { names: ["deployment", "deployments", "deploy"], group: "apps" },
+  { names: ["namespace", "namespaces", "ns"] },
+  { names: ["configmap", "configmaps", "cm"] },
+  { names: ["secret", "secrets"] },
+  { names: ["persistentvolumeclaim", "persistentvolumeclaims", "pvc"] },
+  { names: ["persistentvolume", "persistentvolumes", "pv"] },
+  { names: ["node", "nodes", "no"] },
+  { names: ["replicaset", "replicasets", "rs"], group: "apps" },
+  { names: ["statefulset", "statefulsets", "sts"], group: "apps" },
+  { names: ["daemonset", "daemonsets", "ds"], group: "apps" },
+  { names: ["job", "jobs"], group: "batch" },
+  { names: ["cronjob", "cronjobs", "cj"], group: "batch" },
+  { names: ["ingress", "ingresses", "ing"], group: "networking.k8s.io" },
+  { names: ["networkpolicy", "networkpolicies", "netpol"], group: "networking.k8s.io" },
+  { names: ["serviceaccount", "serviceaccounts", "sa"] },
+  { names: ["horizontalpodautoscaler", "horizontalpodautoscalers", "hpa"], group: "autoscaling" },
+  { names: ["endpoints", "ep"] },
+  { names: ["event", "events", "ev"] },
+  { names: ["poddisruptionbudget", "poddisruptionbudgets", "pdb"], group: "policy" },
+  { names: ["storageclass", "storageclasses", "sc"], group: "storage.k8s.io" },
+  { names: ["customresourcedefinition", "customresourcedefinitions", "crd", "crds"], group: "apiextensions.k8s.io" },
+  { names: ["replicationcontroller", "replicationcontrollers", "rc"] },
+  { names: ["limitrange", "limitranges", "limits"] },
+  { names: ["resourcequota", "resourcequotas", "quota"] },
+  { names: ["priorityclass", "priorityclasses", "pc"], group: "scheduling.k8s.io" },
+  { names: ["certificatesigningrequest", "certificatesigningrequests", "csr"], group: "certificates.k8s.io" },
+  { names: ["role", "roles"], group: "rbac.authorization.k8s.io" },
+  { names: ["rolebinding", "rolebindings"], group: "rbac.authorization.k8s.io" },
+  { names: ["clusterrole", "clusterroles"], group: "rbac.authorization.k8s.io" },
+  { names: ["clusterrolebinding", "clusterrolebindings"], group: "rbac.authorization.k8s.io" },
+  { names: ["mutatingwebhookconfiguration", "mutatingwebhookconfigurations"], group: "admissionregistration.k8s.io" },
+  { names: ["validatingwebhookconfiguration", "validatingwebhookconfigurations"], group: "admissionregistration.k8s.io" },
+];
+
+/** kubectl's commands that take `TYPE NAME`, `TYPE/NAME` or `TYPE1,TYPE2` operands. */
+const KUBECTL_RESOURCE_VERBS = new Set(["get", "describe", "delete", "edit", "patch", "label", "annotate", "scale", "expose", "autoscale", "wait", "explain", "replace"]);
+
+/** kubectl's options that take a value as the next word (cobra: a boolean option takes one only with `=`). */
+const KUBECTL_VALUED = new Set([
+  "-n", "--namespace", "-l", "--selector", "-o", "--output", "-f", "--filename", "-k", "--kustomize", "--field-selector", "--grace-period", "--timeout", "--context", "--cluster",
+  "--user", "--kubeconfig", "-c", "--container", "--template", "--sort-by", "--chunk-size", "--server", "-s", "--token", "--as", "--as-group", "--request-timeout", "--replicas",
+  "--current-replicas", "--resource-version", "--type", "-p", "--patch", "--patch-file", "--subresource", "--field-manager", "--for", "--min", "--max", "--cpu-percent", "--port",
+  "--target-port", "--name", "--protocol", "--selector", "--label-columns", "-L", "--show-managed-fields", "-v", "--v",
+]);
+
+/** The resource row a type word names (`ns`, `Namespaces`, `deployments.apps`, `deploy.v1.apps`), if any. */
+function kubeResource(word: string): (typeof KUBE_RESOURCES)[number] | undefined {
+  const lower = word.toLowerCase();
+  const dot = lower.indexOf(".");
+  const name = dot < 0 ? lower : lower.slice(0, dot);
+  const group = dot < 0 ? undefined : lower.slice(dot + 1).replace(/^v\d+(?:(?:alpha|beta)\d+)?\./, "");
+  return KUBE_RESOURCES.find((row) => row.names.includes(name) && (group === undefined || group === (row.group ?? "") || (row.group === undefined && /^v\d+$/.test(group))));
+}
+
+/**
+ * `kubectl delete ns prod` against `kubectl delete namespace:*`: the resource type by each of its names
+ * (singular, plural, short), `TYPE/NAME` as `TYPE NAME`, each type of `TYPE1,TYPE2`, any case.
+ */
+function readKubectl(words: readonly string[]): CommandSpellings {
+  const verb = words[1];
+  if (verb === undefined || !KUBECTL_RESOURCE_VERBS.has(verb)) return NONE;
+  let at = 2;
+  let unsure: string | undefined;
+  while (at < words.length && words[at]!.startsWith("-") && words[at] !== "--") {
+    const word = words[at]!;
+    const name = word.includes("=") ? undefined : word;
+    if (name !== undefined && KUBECTL_VALUED.has(name)) at += 2;
+    else {
+      if (name !== undefined && /^--[a-z]/.test(name) && !/^--(?:all|all-namespaces|now|force|wait|ignore-not-found|recursive|overwrite|local|watch|watch-only|show-labels|no-headers|dry-run|raw|cascade|include-uninitialized|show-kind|export|record|save-config|validate|allow-missing-template-keys|server-print)$/.test(name)) {
+        unsure ??= `kubectl ${verb} ${name} is an option the guard does not know (whether it takes the next word as its value)`;
+      }
+      at += 1;
+    }
+  }
+  const given = words[at];
+  if (given === undefined) return NONE;
+  // The options between the command and the type go after the operands (`kubectl delete --wait=false ns x` as `kubectl delete namespace x --wait=false`).
+  const before = words.slice(0, 2);
+  const rest = [...words.slice(at + 1), ...words.slice(2, at)];
+  const spellings: string[][] = [];
+  const slash = given.indexOf("/");
+  const types = (slash < 0 ? given : given.slice(0, slash)).split(",");
+  const named = slash < 0 ? [] : [given.slice(slash + 1)];
+  for (const type of types) {
+    const row = kubeResource(type);
+    const names = row === undefined ? [type] : row.names;
+    for (const name of names) {
+      spellings.push([...before, name, ...named, ...rest]);
+      if (named.length > 0) spellings.push([...before, `${name}/${named[0]!}`, ...rest]);
+    }
+  }
+  const out = spellings.filter((form) => !sameWords(form, words));
+  if (unsure === undefined) return { spellings: out, maybe: [] };
+  // The option may have taken the type word as its value: then these are not what runs.
+  return { spellings: [], maybe: out.map((form) => ({ form, reason: unsure! })) };
+}
+
 // Tables ---------------------------------------------------------------------------------------------
 
 function sameWords(a: readonly string[], b: readonly string[]): boolean {
@@ -475,6 +582,7 @@ export function commandSpellings(name: string, words: readonly string[]): Comman
     return { spellings: [[as, ...words.slice(1)], ...inner.spellings], maybe: inner.maybe };
   }
   if (name === "npm") return readNpm(words);
+  if (name === "kubectl" || name === "oc") return readKubectl(words);
   const table = Object.hasOwn(COMMAND_TABLES, name) ? COMMAND_TABLES[name]! : undefined;
   if (table !== undefined) return readTable(name, table, words);
   // Options before the first operand, of a program without a table: the operand after them may be its command, or an option's value.
