@@ -312,7 +312,6 @@ describe("programs not installed here, from their sources and manuals", () => {
 
 describe("a program the guard has no table for, with options before its command", () => {
   it.each([
-    ["gh repo delete:*", "gh -R a/b repo delete", "ask"],
     ["bun publish:*", "bun --cwd x publish", "ask"],
     ["poetry publish:*", "poetry --directory x publish", "ask"],
     ["mytool deploy:*", "mytool --env prod deploy", "ask"],
@@ -405,5 +404,23 @@ describe("kubectl: a resource type by each of its names", () => {
     ["kubectl delete namespace:*", "kubectl get ns", "allow"],
   ])("deny %s: %s → %s", (deny, command, expected) => {
     expect(decide([deny], command).mode).toBe(expected);
+  });
+});
+
+const ghAvailable = installed("gh");
+describe.skipIf(!ghAvailable)("gh: -R/--repo anywhere among its command words, and its `co` alias, as gh's help names the command", () => {
+  it.each([["-R o/r pr merge"], ["pr -R o/r merge"], ["--repo o/r pr merge"], ["pr --repo=o/r merge"], ["pr merge -R o/r"]])("gh %s", (line) => {
+    const shown = spawnSync("gh", [...line.split(" "), "--help"], { encoding: "utf8", env: { ...process.env, GH_CONFIG_DIR: scratch } });
+    expect(shown.stdout).toMatch(/USAGE\n\s+gh pr merge /);
+    expect(decide(["gh pr merge:*"], `gh ${line} 1`).mode).toBe("deny");
+    expect(decide(["gh pr merge:*"], `gh ${line.replace("merge", "view")} 1`).mode).toBe("allow");
+  });
+  it("gh co is gh pr checkout (the alias gh's configuration starts with)", () => {
+    const shown = spawnSync("gh", ["alias", "list"], { encoding: "utf8", env: { ...process.env, GH_CONFIG_DIR: mkdtempSync(path.join(scratch, "gh-")) } });
+    expect(shown.stdout).toMatch(/co:\s+pr checkout/);
+    expect(decide(["gh pr checkout:*"], "gh co 12").mode).toBe("deny");
+  });
+  it("an option the guard has no table for before the command asks", () => {
+    expect(decide(["gh repo delete:*"], "gh --unknown a/b repo delete").mode).toBe("ask");
   });
 });

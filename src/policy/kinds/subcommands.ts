@@ -198,6 +198,17 @@ const YARN: CommandTable = {
   },
 };
 
+/**
+ * GitHub's CLI (cobra): `-R`/`--repo OWNER/REPO` anywhere among its command words (`gh -R o/r pr merge`,
+ * `gh pr -R o/r merge`), and `co`, the alias its configuration starts with (`pr checkout`).
+ */
+const GH: CommandTable = {
+  global: { flags: "h", valued: "R", long: ["--help"], longValued: ["--repo"] },
+  anywhere: true,
+  depth: 2,
+  same: [[["pr", "checkout"], ["co"]]],
+};
+
 /** Programs whose command words the guard reads with their own grammar (npm's is its own: readNpm). */
 const COMMAND_TABLES: Readonly<Record<string, CommandTable>> = {
   docker: { global: DOCKER_GLOBAL, same: DOCKER_SAME },
@@ -212,6 +223,7 @@ const COMMAND_TABLES: Readonly<Record<string, CommandTable>> = {
   brew: BREW,
   pnpm: PNPM,
   yarn: YARN,
+  gh: GH,
 };
 
 // npm ----------------------------------------------------------------------------------------------
