@@ -934,7 +934,7 @@ function addSimple(
   // `npm pub`, `docker -H HOST rm`: the command by its other names, tried as they are (not read again).
   for (const spelling of spellings) {
     const key = spelling.join("\u0000");
-    if (forms.length < MAX_FORMS && !formKeys.has(key)) {
+    if (forms.length < 2 * MAX_FORMS && !formKeys.has(key)) {
       formKeys.add(key);
       forms.push([...spelling]);
     }

@@ -452,6 +452,9 @@ const KUBE_RESOURCES: readonly { readonly names: readonly string[]; readonly gro
   { names: ["validatingwebhookconfiguration", "validatingwebhookconfigurations"], group: "admissionregistration.k8s.io" },
 ];
 
+/** The types kubectl's `all` category names (pods, services, daemonsets, deployments, replicasets, statefulsets, jobs, cronjobs, replication controllers, autoscalers). */
+const KUBE_ALL = ["pod", "service", "daemonset", "deployment", "replicaset", "statefulset", "job", "cronjob", "replicationcontroller", "horizontalpodautoscaler"];
+
 /** kubectl's commands that take `TYPE NAME`, `TYPE/NAME` or `TYPE1,TYPE2` operands. */
 const KUBECTL_RESOURCE_VERBS = new Set(["get", "describe", "delete", "edit", "patch", "label", "annotate", "scale", "expose", "autoscale", "wait", "explain", "replace"]);
 
@@ -499,7 +502,8 @@ function readKubectl(words: readonly string[]): CommandSpellings {
   const rest = [...words.slice(at + 1), ...words.slice(2, at)];
   const spellings: string[][] = [];
   const slash = given.indexOf("/");
-  const types = (slash < 0 ? given : given.slice(0, slash)).split(",");
+  // `all` is the category of workloads kubectl expands it to (`kubectl delete all --all`).
+  const types = (slash < 0 ? given : given.slice(0, slash)).split(",").flatMap((type) => (type.toLowerCase() === "all" ? [type, ...KUBE_ALL] : [type]));
   const named = slash < 0 ? [] : [given.slice(slash + 1)];
   for (const type of types) {
     const row = kubeResource(type);
