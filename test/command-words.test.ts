@@ -164,6 +164,12 @@ describe("npm: the rule reads npm's line, and the plain companions stay as they 
     ["npm rm:*", "npm uninstall x", "deny"],
     ["npm i:*", "npm install x", "deny"],
     ["npm test:*", "npm tst", "deny"],
+    ["npx:*", "npm exec cowsay", "deny"],
+    ["npx:*", "npm x -- cowsay", "deny"],
+    ["npx cowsay:*", "npm --yes exec cowsay hi", "deny"],
+    ["npm exec:*", "npx cowsay", "deny"],
+    ["npm x:*", "npx cowsay", "deny"],
+    ["npx:*", "npm run build", "allow"],
     ["npm install-test:*", "npm installTest", "deny"],
   ])("deny %s: %s → %s", (deny, command, expected) => {
     expect(decide([deny], command).mode).toBe(expected);

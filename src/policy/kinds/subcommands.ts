@@ -398,6 +398,8 @@ function readNpm(words: readonly string[]): CommandSpellings {
       // Without the options among its operands, as npm reads them (`npm run --silent deploy` as `npm run deploy`).
       if (operands.length !== words.length - at - 1) forms.push(["npm", name, ...operands]);
     }
+    // `npm exec PKG` is `npx PKG`.
+    if (command === "exec") forms.push(["npx", ...operands.filter((word) => word !== "--")]);
   }
   for (const start of starts) {
     const given = words[start];
@@ -598,6 +600,8 @@ export function commandSpellings(name: string, words: readonly string[]): Comman
     return { spellings: [[as, ...words.slice(1)], ...inner.spellings], maybe: inner.maybe };
   }
   if (name === "npm") return readNpm(words);
+  // `npx PKG` is `npm exec PKG` (npx's options are npm's).
+  if (name === "npx") return { spellings: [["npm", "exec", ...words.slice(1)], ...readNpm(["npm", "exec", ...words.slice(1)]).spellings], maybe: [] };
   if (name === "kubectl" || name === "oc") return readKubectl(words);
   const table = Object.hasOwn(COMMAND_TABLES, name) ? COMMAND_TABLES[name]! : undefined;
   if (table !== undefined) return readTable(name, table, words);
