@@ -401,7 +401,7 @@ function readNpm(words: readonly string[]): CommandSpellings {
     // `npm exec PKG` is `npx PKG`.
     if (command === "exec") forms.push(["npx", ...operands.filter((word) => word !== "--")]);
   }
-  for (const start of starts) {
+  for (const start of starts.slice(0, 8)) {
     const given = words[start];
     if (start === at || given === undefined || given.startsWith("-")) continue;
     const command = npmCommand(given);
@@ -528,7 +528,7 @@ function sameWords(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** The words of a table's program with its own options read out (before its command, or among its command words), and the command's other spellings. */
-function readTable(name: string, table: CommandTable, words: readonly string[]): CommandSpellings {
+function readTable(name: string, table: CommandTable, words: readonly string[], guessing = true): CommandSpellings {
   const start = table.leading?.test(words[1] ?? "") === true ? 2 : 1;
   const depth = table.depth ?? 1;
   const operands: string[] = [];
@@ -547,6 +547,7 @@ function readTable(name: string, table: CommandTable, words: readonly string[]):
         operands.push(...words.slice(parsed.next));
         break;
       }
+      if (!guessing) return NONE;
       return { spellings: [], maybe: guesses(name, words, parsed.next + 1, `${parsed.unknown}, so which word is its command is only known when it runs`, table) };
     }
     i = parsed.next;
@@ -586,7 +587,7 @@ function guesses(name: string, words: readonly string[], from: number, reason: s
     const form = [name, ...words.slice(i)];
     out.push({ form, reason });
     // The command's other names, as the table reads them from there (`pnpm --x 2 rm y` may be `pnpm remove y`).
-    if (table !== undefined) for (const other of readTable(name, table, form).spellings) out.push({ form: other, reason });
+    if (table !== undefined) for (const other of readTable(name, table, form, false).spellings) out.push({ form: other, reason });
   }
   return out;
 }
