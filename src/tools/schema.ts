@@ -99,9 +99,11 @@ export function flattenOperationUnion(schema: z.ZodType, explicitKey?: string): 
   const fields: FieldOperations = {};
   const bigints: string[] = [];
   for (const [field, entry] of byField) {
-    const distinct: z.ZodType[] = [];
+    // One schema object (a field every variant shares, or one variant has) needs no comparison by its JSON form.
+    const objects = [...new Set(entry.schemas)];
+    const distinct: z.ZodType[] = objects.length === 1 ? objects : [];
     const seen = new Set<string>();
-    for (const s of entry.schemas) {
+    for (const s of objects.length === 1 ? [] : objects) {
       const { description: _d, ...json } = z.toJSONSchema(s, { io: "input", unrepresentable: "any" }) as Variant;
       const id = JSON.stringify(json);
       if (!seen.has(id)) {
