@@ -434,3 +434,34 @@ describe.skipIf(!ghAvailable)("gh: -R/--repo anywhere among its command words, a
     expect(decide(["gh repo delete:*"], "gh --unknown a/b repo delete").mode).toBe("ask");
   });
 });
+
+describe("the package managers run by other names: corepack, node with npm's own script, nvm exec", () => {
+  it.each([
+    ["npm publish:*", "corepack npm publish", "deny"],
+    ["pnpm publish:*", "corepack pnpm@9.15.9 publish", "deny"],
+    ["yarn publish:*", "corepack yarn publish", "deny"],
+    ["npm publish:*", "node /usr/lib/node_modules/npm/bin/npm-cli.js publish", "deny"],
+    ["npm publish:*", "node --no-warnings /usr/lib/node_modules/npm/bin/npm-cli.js --force pub", "deny"],
+    ["npm publish:*", "/usr/lib/node_modules/npm/bin/npm-cli.js publish", "deny"],
+    ["npm publish:*", "nvm exec 20 npm publish", "deny"],
+    ["npm publish:*", "nvm exec --silent lts/iron npm publish", "deny"],
+    ["npm publish:*", "nvm exec npm publish", "deny"],
+    ["npm publish:*", "node /usr/lib/node_modules/npm/bin/npm-cli.js view x", "allow"],
+  ])("deny %s: %s → %s", (deny, command, expected) => {
+    expect(decide([deny], command).mode).toBe(expected);
+  });
+
+  it("an allow on corepack or nvm does not cover the command they run", () => {
+    const guard = bashGuard(["corepack:*", "nvm:*"], [], "command-words-runners");
+    expect(guard.decide("Bash", { command: "corepack pnpm dlx evil" }).mode).not.toBe("allow");
+    expect(guard.decide("Bash", { command: "nvm exec 20 rm -rf /x" }).mode).not.toBe("allow");
+    expect(guard.decide("Bash", { command: "nvm ls" }).mode).toBe("allow");
+  });
+
+  it.skipIf(!npmAvailable)("node runs npm's own script as npm (npm's help names the command)", () => {
+    const script = path.join(NPM!, "bin/npm-cli.js");
+    const shown = spawnSync(process.execPath, [script, "--force", "pub", "-h"], { cwd: scratch, encoding: "utf8" });
+    expect(shown.stdout).toMatch(/Usage:\s+npm publish/);
+    expect(decide(["npm publish:*"], `node ${script} --force pub`).mode).toBe("deny");
+  });
+});

@@ -129,6 +129,8 @@ interface WrapperSpec {
   readonly afterDashDash?: boolean;
   /** Words before the options (setarch's ARCH). */
   readonly leading?: number;
+  /** A positional it takes only when the word has this form (`nvm exec [VERSION] CMD`: a version). */
+  readonly optionalPositional?: RegExp;
   /** With one of these options there are no `positionals` (`runcon -t TYPE CMD`, but `runcon CONTEXT CMD`). */
   readonly positionalsUnless?: readonly string[];
   /** With one of these options the command words are joined and run by a shell (`entr -s`). */
@@ -698,6 +700,8 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   mamba: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream"], longValued: ["--name", "--prefix", "--cwd"] } } } },
   mise: { subcommands: { exec: AFTER_DASHDASH, x: AFTER_DASHDASH } },
   asdf: { subcommands: { exec: PROJECT_RUN } },
+  // nvm (a shell function agents' shells load): `nvm exec [--silent] [VERSION] CMD` runs CMD with that node; a version is digits, `vN`, `node`, `stable`, `system`, `iojs`, `lts/NAME`.
+  nvm: { subcommands: { exec: { options: { long: ["--silent", "--lts"] }, optionalPositional: /^(?:v?\d+(?:\.\d+){0,2}|node|stable|unstable|system|iojs(?:-v?\d[\d.]*)?|lts\/[\w*-]+)$/ } } },
   direnv: { subcommands: { exec: { options: {}, positionals: 1 } } },
   perf: {
     subcommands: {
@@ -3398,6 +3402,7 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     i += 1;
     positionals -= 1;
   }
+  if (spec.optionalPositional?.test(words[i] ?? "") === true) i += 1;
   // flock FILE -c CMD: a script option after the operands.
   if (spec.scriptOptions !== undefined && i < words.length && spec.scriptOptions.includes(words[i]!)) {
     if (i + 1 < words.length) out.scripts.push(words[i + 1]!);
@@ -5357,6 +5362,16 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
       if (pushed !== undefined) {
         out.refusals.push({ reason: `print -${pushed} puts a command line where the shell runs it later (the editor's buffer, the history)`, token: `-${pushed}` });
         out.scripts.push(words.slice(i).join(" "));
+      }
+      return out;
+    }
+    case "corepack": {
+      // corepack PM[@VERSION] ARGS runs that package manager (npm, pnpm, yarn and their npx, pnpx, yarnpkg) with ARGS.
+      const out = empty();
+      const manager = /^(npm|npx|pnpm|pnpx|yarn|yarnpkg)(?:@\S*)?$/.exec(words[1] ?? "");
+      if (manager !== null) {
+        out.refusals.push({ reason: `corepack runs ${manager[1]!}`, token: words[1]! });
+        out.commands.push([manager[1]!, ...words.slice(2)]);
       }
       return out;
     }

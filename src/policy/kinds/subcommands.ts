@@ -592,8 +592,33 @@ function guesses(name: string, words: readonly string[], from: number, reason: s
   return out;
 }
 
+/** `args` run by the program `name`: that line and its spellings. */
+function withName(name: string, args: readonly string[]): CommandSpellings {
+  const line = [name, ...args];
+  const inner = commandSpellings(name, line);
+  return { spellings: [line, ...inner.spellings], maybe: inner.maybe };
+}
+
+/** Package managers' own scripts, which run as the program (`node …/npm/bin/npm-cli.js publish` is `npm publish`). */
+const MANAGER_SCRIPTS: Readonly<Record<string, string>> = { "npm-cli.js": "npm", "npx-cli.js": "npx", "pnpm.cjs": "pnpm", "pnpm.mjs": "pnpm", "pnpx.cjs": "pnpx", "yarn.js": "yarn", "yarn.cjs": "yarn" };
+
+function scriptName(word: string): string | undefined {
+  const base = word.slice(word.lastIndexOf("/") + 1);
+  return Object.hasOwn(MANAGER_SCRIPTS, base) ? MANAGER_SCRIPTS[base] : undefined;
+}
+
 /** The spellings of `words` as its program reads its command words (see CommandSpellings), `name` its program's base name. */
 export function commandSpellings(name: string, words: readonly string[]): CommandSpellings {
+  // `npm-cli.js publish`, `node /usr/lib/node_modules/npm/bin/npm-cli.js publish` (node's own options before the script).
+  const script = scriptName(name);
+  if (script !== undefined) return withName(script, words.slice(1));
+  if (name === "node" || name === "nodejs") {
+    let at = 1;
+    while (at < words.length && words[at]!.startsWith("-") && words[at] !== "-" && words[at] !== "--") at += /^(?:-r|--require|--import|--loader|--conditions|-C|--title|--max-old-space-size)$/.test(words[at]!) ? 2 : 1;
+    if (words[at] === "--") at += 1;
+    const manager = scriptName(words[at] ?? "");
+    if (manager !== undefined) return withName(manager, words.slice(at + 1));
+  }
   const renamed = PROGRAM_NAMES.find((entry) => entry.name.test(name));
   if (renamed !== undefined) {
     const as = name.replace(renamed.name, renamed.as);
