@@ -438,6 +438,9 @@ describe.skipIf(!ghAvailable)("gh: -R/--repo anywhere among its command words, a
 describe("the package managers run by other names: corepack, node with npm's own script, nvm exec", () => {
   it.each([
     ["npm publish:*", "corepack npm publish", "deny"],
+    ["pip install:*", "uv pip install x", "deny"],
+    ["pip uninstall:*", "uv pip uninstall x", "deny"],
+    ["pip uninstall:*", "uv pip list", "allow"],
     ["pnpm publish:*", "corepack pnpm@9.15.9 publish", "deny"],
     ["yarn publish:*", "corepack yarn publish", "deny"],
     ["npm publish:*", "node /usr/lib/node_modules/npm/bin/npm-cli.js publish", "deny"],

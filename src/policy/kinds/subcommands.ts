@@ -625,6 +625,8 @@ export function commandSpellings(name: string, words: readonly string[]): Comman
     const inner = commandSpellings(as, [as, ...words.slice(1)]);
     return { spellings: [[as, ...words.slice(1)], ...inner.spellings], maybe: inner.maybe };
   }
+  // `uv pip ARGS` is uv's pip: a deny naming pip's command holds for it (`uv pip install x` meets `pip install:*`).
+  if (name === "uv" && words[1] === "pip") return withName("pip", words.slice(2));
   if (name === "npm") return readNpm(words);
   // `npx PKG` is `npm exec PKG` (npx's options are npm's).
   if (name === "npx") return { spellings: [["npm", "exec", ...words.slice(1)], ...readNpm(["npm", "exec", ...words.slice(1)]).spellings], maybe: [] };
