@@ -25,6 +25,9 @@ const PROGRAM_NAMES: readonly { readonly name: RegExp; readonly as: string }[] =
   { name: /^nodejs$/, as: "node" },
 ];
 
+/** A name PROGRAM_NAMES may rename: ending in a digit, or nodejs. */
+const VERSIONED_OR_ALIASED = /\d$|^nodejs$/;
+
 /**
  * A program's own grammar for its command words: its options before them, the spellings of one
  * command (each row lists them; the first is the name used in forms), and whether its options may
@@ -307,6 +310,16 @@ function abbreviations(names: readonly string[]): ReadonlyMap<string, string> {
   return out;
 }
 
+let npmNamed: ReadonlyMap<string, readonly string[]> | undefined;
+
+/** The names users write for each npm command besides its own (`install`: add, i). */
+function npmNames(): ReadonlyMap<string, readonly string[]> {
+  if (npmNamed !== undefined) return npmNamed;
+  const out = new Map<string, string[]>();
+  for (const [name, alias] of Object.entries(NPM_ALIASES)) if (alias.named) out.set(alias.to, [...(out.get(alias.to) ?? []), name]);
+  return (npmNamed = out);
+}
+
 let npmCommandAbbrevs: ReadonlyMap<string, string> | undefined;
 let npmKeyAbbrevs: ReadonlyMap<string, string> | undefined;
 
@@ -388,7 +401,7 @@ function readNpm(words: readonly string[]): CommandSpellings {
   }
   const forms: string[][] = [];
   const maybe: { form: readonly string[]; reason: string }[] = [];
-  const named = (command: string) => [command, ...Object.entries(NPM_ALIASES).filter(([, alias]) => alias.named && alias.to === command).map(([name]) => name)];
+  const named = (command: string) => [command, ...(npmNames().get(command) ?? [])];
   const at = positional[0];
   if (at !== undefined) {
     const command = npmCommand(words[at]!);
@@ -619,7 +632,7 @@ export function commandSpellings(name: string, words: readonly string[]): Comman
     const manager = scriptName(words[at] ?? "");
     if (manager !== undefined) return withName(manager, words.slice(at + 1));
   }
-  const renamed = PROGRAM_NAMES.find((entry) => entry.name.test(name));
+  const renamed = VERSIONED_OR_ALIASED.test(name) ? PROGRAM_NAMES.find((entry) => entry.name.test(name)) : undefined;
   if (renamed !== undefined) {
     const as = name.replace(renamed.name, renamed.as);
     const inner = commandSpellings(as, [as, ...words.slice(1)]);
