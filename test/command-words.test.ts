@@ -468,3 +468,18 @@ describe("the package managers run by other names: corepack, node with npm's own
     expect(decide(["npm publish:*"], `node ${script} --force pub`).mode).toBe("deny");
   });
 });
+
+describe("compose as docker's plugin and as its own program", () => {
+  it.each([
+    ["docker-compose down:*", "docker compose down -v", "deny"],
+    ["docker-compose down:*", "docker compose -f x.yml -p app down", "deny"],
+    ["docker-compose down:*", "docker -H unix:///x compose down", "deny"],
+    ["docker compose down:*", "docker-compose down", "deny"],
+    ["docker compose down:*", "docker-compose --file x.yml down", "deny"],
+    ["podman compose down:*", "podman-compose down", "deny"],
+    ["docker compose down:*", "docker compose --unknown x down", "ask"],
+    ["docker-compose down:*", "docker compose ps", "allow"],
+  ])("deny %s: %s → %s", (deny, command, expected) => {
+    expect(decide([deny], command).mode).toBe(expected);
+  });
+});

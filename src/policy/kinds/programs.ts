@@ -11,7 +11,7 @@
 
 import { originOf, urlReadings } from "./net.js";
 import { parseOptions, type OptionTable, type Parsed } from "./options.js";
-import { commandSpellings } from "./subcommands.js";
+import { COMPOSE_GLOBAL, commandSpellings } from "./subcommands.js";
 
 /** Something an allow cannot vouch for unless its pattern names `token` (`find:* -exec`, `sudo:*`). */
 export interface Refusal {
@@ -596,11 +596,7 @@ const CONTAINERS: Readonly<Record<string, WrapperSpec>> = {
  * container. A pattern that names compose (`docker compose:*`) covers them when CMD is allowed too.
  */
 const COMPOSE: SubcommandFamily = {
-  global: {
-    valued: "fp",
-    long: ["--all-resources", "--compatibility", "--dry-run", "--verbose", "--no-ansi", "--skip-hostname-check", "--tls", "--tlsverify"],
-    longValued: ["--ansi", "--env-file", "--file", "--parallel", "--profile", "--progress", "--project-directory", "--project-name", "--log-level", "--host", "--context"],
-  },
+  global: COMPOSE_GLOBAL,
   subcommands: {
     run: { options: { flags: "dTeilpuvw", valued: "eluvpw", long: ["--detach", "--no-deps", "--rm", "--service-ports", "--use-aliases", "--build", "--no-TTY", "--interactive", "--tty", "--quiet-pull", "--remove-orphans"], longValued: ["--env", "--label", "--name", "--publish", "--user", "--volume", "--workdir", "--entrypoint", "--cap-add", "--cap-drop"] }, positionals: 1, programOptions: ["--entrypoint"], commandOptional: true },
     exec: { options: { flags: "dTe", valued: "euw", long: ["--detach", "--no-TTY", "--privileged", "--interactive", "--tty"], longValued: ["--env", "--index", "--user", "--workdir"] }, positionals: 1 },

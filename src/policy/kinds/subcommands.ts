@@ -52,6 +52,16 @@ interface CommandTable {
 /** docker's own options (docker --help, "Global Options"), read only before the command. */
 const DOCKER_GLOBAL: OptionTable = { flags: "Dvh", valued: "Hcl", long: ["--debug", "--tls", "--tlsverify", "--version", "--help"], longValued: ["--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert", "--tlskey"] };
 
+/** Compose's own options before its command (`docker compose -f FILE -p NAME down`; docker-compose's alike). */
+export const COMPOSE_GLOBAL: OptionTable = {
+  valued: "fp",
+  long: ["--all-resources", "--compatibility", "--dry-run", "--verbose", "--no-ansi", "--skip-hostname-check", "--tls", "--tlsverify"],
+  longValued: ["--ansi", "--env-file", "--file", "--parallel", "--profile", "--progress", "--project-directory", "--project-name", "--log-level", "--host", "--context"],
+};
+
+/** Compose run as docker's plugin (`docker compose`) and as its own program (`docker-compose`): one command. */
+const COMPOSE: CommandTable = { global: COMPOSE_GLOBAL };
+
 /** docker's commands and their other names (docker CLI 28, each command's "Aliases:" in its --help). */
 const DOCKER_SAME: readonly (readonly (readonly string[])[])[] = [
   ...["attach", "commit", "cp", "create", "diff", "exec", "export", "kill", "logs", "pause", "port", "rename", "restart", "run", "start", "stats", "stop", "top", "unpause", "update", "wait"].map((name) => [["container", name], [name]]),
@@ -640,12 +650,25 @@ export function commandSpellings(name: string, words: readonly string[]): Comman
   }
   // `uv pip ARGS` is uv's pip: a deny naming pip's command holds for it (`uv pip install x` meets `pip install:*`).
   if (name === "uv" && words[1] === "pip") return withName("pip", words.slice(2));
+  // `docker compose ARGS` is `docker-compose ARGS` (and podman's alike), with compose's own options before its command read out.
+  const compose = /^(docker|podman)-compose$/.exec(name)?.[1] ?? (words[1] === "compose" && (name === "docker" || name === "podman") ? name : undefined);
+  if (compose !== undefined) {
+    const args = name.endsWith("-compose") ? words.slice(1) : words.slice(2);
+    const plain = readTable(`${compose}-compose`, COMPOSE, [`${compose}-compose`, ...args]);
+    const lines = [[`${compose}-compose`, ...args], [compose, "compose", ...args], ...plain.spellings.flatMap((line) => [line, [compose, "compose", ...line.slice(1)]])];
+    return { spellings: lines.filter((line) => !sameWords(line, words)), maybe: plain.maybe.flatMap((one) => [one, { form: [compose, "compose", ...one.form.slice(1)], reason: one.reason }]) };
+  }
   if (name === "npm") return readNpm(words);
   // `npx PKG` is `npm exec PKG` (npx's options are npm's).
   if (name === "npx") return { spellings: [["npm", "exec", ...words.slice(1)], ...readNpm(["npm", "exec", ...words.slice(1)]).spellings], maybe: [] };
   if (name === "kubectl" || name === "oc") return readKubectl(words);
   const table = Object.hasOwn(COMMAND_TABLES, name) ? COMMAND_TABLES[name]! : undefined;
-  if (table !== undefined) return readTable(name, table, words);
+  if (table !== undefined) {
+    const read = readTable(name, table, words);
+    // `docker -H HOST compose down`: compose's spellings of the line without docker's options.
+    const composed = read.spellings.filter((line) => line[1] === "compose").flatMap((line) => commandSpellings(name, line).spellings);
+    return composed.length === 0 ? read : { spellings: [...read.spellings, ...composed], maybe: read.maybe };
+  }
   // Options before the first operand, of a program without a table: the operand after them may be its command, or an option's value.
   if (words.length > 2 && /^-./.test(words[1]!) && words[1] !== "--") {
     let first = 1;
