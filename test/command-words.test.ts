@@ -307,6 +307,8 @@ describe("programs not installed here, from their sources and manuals", () => {
     ["apt-get remove:*", "apt-get -y remove x", "deny"],
     ["apt-get remove:*", "apt-get -y purge x", "deny"],
     ["apt-get purge:*", "apt-get remove --purge x", "deny"],
+    ["apt remove:*", "apt -y purge x", "deny"],
+    ["apt remove:*", "apt -q list", "allow"],
     ["apt-get remove:*", "apt-get -q install x", "allow"],
     // Homebrew's aliases.
     ["brew uninstall:*", "brew rm x", "deny"],
@@ -481,5 +483,21 @@ describe("compose as docker's plugin and as its own program", () => {
     ["docker-compose down:*", "docker compose ps", "allow"],
   ])("deny %s: %s → %s", (deny, command, expected) => {
     expect(decide([deny], command).mode).toBe(expected);
+  });
+});
+
+// APT simulates (`-s`) what a line would do: `purge` and `remove --purge` both purge, options stand anywhere.
+const aptPackage = spawnSync("dpkg-query", ["-W", "-f=${Status}", "tree"], { encoding: "utf8" }).stdout.includes("installed") ? "tree" : undefined;
+describe.skipIf(!installed("apt-get") || aptPackage === undefined)("apt-get and apt: purge is remove --purge, options anywhere (APT's own simulation judges)", () => {
+  const simulated = (line: string) => spawnSync("bash", ["-c", `${line} 2>/dev/null | grep -E '^(Purg|Remv) '`], { encoding: "utf8" }).stdout.trim().split(" ")[0];
+  it.each(["apt-get -s -y purge", "apt-get -s -y remove --purge", "apt-get -s remove -y --purge", "apt -s -y purge", "apt-get -s -q -y purge"])("%s PKG purges, and a deny on apt-get remove or purge holds", (line) => {
+    expect(simulated(`${line} ${aptPackage}`)).toBe("Purg");
+    const program = line.split(" ")[0]!;
+    expect(decide([`${program} remove:*`], `${line} ${aptPackage}`).mode).toBe("deny");
+    expect(decide([`${program} purge:*`], `${line} ${aptPackage}`).mode).toBe("deny");
+  });
+  it("remove without --purge is no purge", () => {
+    expect(simulated(`apt-get -s -y remove ${aptPackage}`)).toBe("Remv");
+    expect(decide(["apt-get purge:*"], `apt-get -s -y remove ${aptPackage}`).mode).toBe("allow");
   });
 });

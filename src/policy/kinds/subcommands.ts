@@ -150,7 +150,7 @@ const SYSTEMCTL: CommandTable = {
   anywhere: true,
 };
 
-/** apt-get (options anywhere); `purge` is `remove --purge`. */
+/** apt-get and apt (APT's option parser: options anywhere); `purge` is `remove --purge`. */
 const APT_GET: CommandTable = {
   global: {
     flags: "hqdsyfmubVv",
@@ -233,6 +233,7 @@ const COMMAND_TABLES: Readonly<Record<string, CommandTable>> = {
   aws: AWS,
   systemctl: SYSTEMCTL,
   "apt-get": APT_GET,
+  apt: APT_GET,
   brew: BREW,
   pnpm: PNPM,
   yarn: YARN,
