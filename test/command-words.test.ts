@@ -412,6 +412,11 @@ describe("kubectl: a resource type by each of its names", () => {
     ["kubectl delete deployments:*", "kubectl delete all -l app=x", "deny"],
     ["kubectl delete sts:*", "kubectl delete all --all -n prod", "deny"],
     ["kubectl delete namespace:*", "kubectl delete all --all", "allow"],
+    ["kubectl delete namespace:*", "kubectl delete -f ns.yaml", "ask"],
+    ["kubectl delete namespace:*", "kubectl delete --filename=ns.yaml", "ask"],
+    ["kubectl delete namespace:*", "kubectl -n x delete -k overlays/prod", "ask"],
+    ["kubectl get secret:*", "kubectl get -f s.yaml -o yaml", "ask"],
+    ["kubectl delete namespace:*", "kubectl get -f ns.yaml", "allow"],
     ["kubectl delete namespace:*", "kubectl delete pod x", "allow"],
     ["kubectl delete namespace:*", "kubectl get ns", "allow"],
   ])("deny %s: %s → %s", (deny, command, expected) => {

@@ -4,6 +4,7 @@ import { optionGrammarAt, readOptionSpellings, UNKNOWN_OPERAND, type OptionSpell
 import { originOf, urlReadings } from "./net.js";
 import { pathWordReadings } from "./path.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
+import { UNREAD_WORDS } from "./subcommands.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
 /**
@@ -104,6 +105,7 @@ function mayBeSpelled(option: string, found: OptionSpellings): boolean {
 /** A place a command connects to that the guard cannot read, as a word of any text (mayMatch reads it as such). */
 const UNREAD_PLACE = "\u0000place";
 const UNREAD_PLACES: ReadonlySet<string> = new Set([UNREAD_PLACE]);
+const UNREAD_WORD_SET: ReadonlySet<string> = new Set([UNREAD_WORDS]);
 
 /** In a shape (CommandPattern.shapes, commandShape): any text, blanks included. */
 const STAR = -1;
@@ -541,7 +543,9 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
     // `npm --unknown x publish`, `helm --namespace n uninstall x`: a command the line may run, by words the guard cannot tell apart.
     if (open === undefined) {
       for (const command of commands) {
-        const one = command.maybe?.find((candidate) => patterns.some((pattern) => pattern.matches(candidate.form) || pattern.optionsMatch?.(candidate.form) === YES));
+        const one = command.maybe?.find((candidate) =>
+          patterns.some((pattern) => (candidate.form.at(-1) === UNREAD_WORDS ? mayMatch(pattern, candidate.form, UNREAD_WORD_SET) !== false : pattern.matches(candidate.form) || pattern.optionsMatch?.(candidate.form) === YES)),
+        );
         if (one !== undefined) {
           open = one.reason;
           break;

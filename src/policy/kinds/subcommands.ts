@@ -10,6 +10,12 @@ import { parseOptions, type OptionTable } from "./options.js";
  * option it has no table for, which may or may not take the next word), against each command the
  * line may run (`maybe`), which makes a rule that matches one of those ask, not deny.
  */
+/**
+ * A word standing for words the guard does not read (the resources a file names): a `maybe` form
+ * ending in it may be any command those words complete.
+ */
+export const UNREAD_WORDS = "\u0000words";
+
 interface CommandSpellings {
   /** Words the program reads as the same command as `words` (the command by its other names, its own options dropped): tried by a deny as they are. */
   readonly spellings: readonly (readonly string[])[];
@@ -522,6 +528,11 @@ function readKubectl(words: readonly string[]): CommandSpellings {
     }
   }
   const given = words[at];
+  // `kubectl delete -f FILE` (or -k DIR): the resources the file names, which the guard does not read.
+  const file = words.slice(2).find((word, k, rest) => /^(?:-f|--filename|-k|--kustomize)(?:=|$)/.test(word) && (word.includes("=") || rest[k + 1] !== undefined));
+  if (file !== undefined && (given === undefined || given.startsWith("-"))) {
+    return { spellings: [], maybe: [{ form: [words[0]!, verb, UNREAD_WORDS], reason: `kubectl ${verb} ${file.split("=")[0]!} acts on the resources the file names, which the guard does not read` }] };
+  }
   if (given === undefined) return NONE;
   // The options between the command and the type go after the operands (`kubectl delete --wait=false ns x` as `kubectl delete namespace x --wait=false`).
   const before = words.slice(0, 2);
