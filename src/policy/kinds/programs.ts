@@ -11,7 +11,7 @@
 
 import { originOf, urlReadings } from "./net.js";
 import { parseOptions, type OptionTable, type Parsed } from "./options.js";
-import { COMPOSE_GLOBAL, commandSpellings } from "./subcommands.js";
+import { COMPOSE_GLOBAL, DOCKER_GLOBAL, commandSpellings } from "./subcommands.js";
 
 /** Something an allow cannot vouch for unless its pattern names `token` (`find:* -exec`, `sudo:*`). */
 export interface Refusal {
@@ -619,7 +619,6 @@ const APPTAINER_RUN: WrapperSpec = {
   positionals: 1,
   commandOptional: true,
 };
-const CONTAINER_GLOBAL: OptionTable = { flags: "Dv", valued: "Hcl", long: ["--debug", "--tls", "--tlsverify", "--version", "--help"], longValued: ["--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert", "--tlskey"] };
 const KUBECTL: SubcommandFamily = {
   global: { valued: "nsv", longValued: ["--namespace", "--context", "--kubeconfig", "--server", "--cluster", "--user", "--token", "--as", "--as-group", "--request-timeout"], long: ["--insecure-skip-tls-verify"] },
   subcommands: { exec: AFTER_DASHDASH, run: AFTER_DASHDASH, debug: AFTER_DASHDASH, attach: AFTER_DASHDASH },
@@ -633,13 +632,13 @@ const KUBECTL: SubcommandFamily = {
  * then the subcommand's options as a wrapper reads them.
  */
 const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
-  docker: { global: CONTAINER_GLOBAL, subcommands: { ...CONTAINERS, "container run": CONTAINERS.run!, "container exec": CONTAINERS.exec!, "container create": CONTAINERS.create! }, groups: { compose: COMPOSE } },
+  docker: { global: DOCKER_GLOBAL, subcommands: { ...CONTAINERS, "container run": CONTAINERS.run!, "container exec": CONTAINERS.exec!, "container create": CONTAINERS.create! }, groups: { compose: COMPOSE } },
   // podman unshare CMD runs CMD in podman's user namespace (buildah's likewise).
-  podman: { global: CONTAINER_GLOBAL, subcommands: { ...CONTAINERS, unshare: { options: {}, commandOptional: true } }, groups: { compose: COMPOSE } },
+  podman: { global: DOCKER_GLOBAL, subcommands: { ...CONTAINERS, unshare: { options: {}, commandOptional: true } }, groups: { compose: COMPOSE } },
   buildah: { subcommands: { unshare: { options: { valued: "m", longValued: ["--mount"] }, commandOptional: true } } },
   // Software Collections: `scl enable COLLECTION 'CMD'` (the command words joined and run by a shell).
   scl: { subcommands: { enable: { options: {}, positionals: 1, joined: true }, run: { options: {}, positionals: 1, joined: true } } },
-  nerdctl: { global: CONTAINER_GLOBAL, subcommands: CONTAINERS, groups: { compose: COMPOSE } },
+  nerdctl: { global: DOCKER_GLOBAL, subcommands: CONTAINERS, groups: { compose: COMPOSE } },
   "docker-compose": { ...COMPOSE, namedBy: "docker-compose" },
   "podman-compose": { ...COMPOSE, namedBy: "podman-compose" },
   kubectl: KUBECTL,

@@ -6,10 +6,11 @@ import { parseOptions, type OptionTable } from "./options.js";
  * names they accept for it (npm's `pub`, `rum`, `un`, camelCase `installTest`; docker's `container
  * remove` for `rm`; helm's `del` for `uninstall`; terraform's `apply -destroy`; `pip3` for pip). A deny
  * rule that names a command (`npm publish:*`, `docker rm:*`) is tried against each spelling the
- * program reads as that command (`forms`); where what runs hangs on a word the guard cannot read (an
+ * program reads as that command (`spellings`); where what runs hangs on a word the guard cannot read (an
  * option it has no table for, which may or may not take the next word), against each command the
  * line may run (`maybe`), which makes a rule that matches one of those ask, not deny.
  */
+
 /**
  * A word standing for words the guard does not read (the resources a file names): a `maybe` form
  * ending in it may be any command those words complete.
@@ -56,7 +57,7 @@ interface CommandTable {
 }
 
 /** docker's own options (docker --help, "Global Options"), read only before the command. */
-const DOCKER_GLOBAL: OptionTable = { flags: "Dvh", valued: "Hcl", long: ["--debug", "--tls", "--tlsverify", "--version", "--help"], longValued: ["--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert", "--tlskey"] };
+export const DOCKER_GLOBAL: OptionTable = { flags: "Dvh", valued: "Hcl", long: ["--debug", "--tls", "--tlsverify", "--version", "--help"], longValued: ["--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert", "--tlskey"] };
 
 /** Compose's own options before its command (`docker compose -f FILE -p NAME down`; docker-compose's alike). */
 export const COMPOSE_GLOBAL: OptionTable = {
