@@ -107,7 +107,7 @@ export function lineLinks(commands: readonly { readonly forms: readonly (readonl
 }
 
 /** Forms of a command with a word that may name a link read as where it leads; `unsure` when the guard cannot tell the link's name or target. */
-export interface LinkReadings {
+interface LinkReadings {
   readonly sure: string[][];
   /** Forms with a word read through a link whose name or target the guard cannot tell (`${link}` for an unknown target). */
   readonly unsure: { readonly form: string[]; readonly link: LineLink; readonly unknown: "name" | "target" }[];

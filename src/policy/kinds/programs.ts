@@ -5775,7 +5775,7 @@ const NAMING_PROGRAMS: Readonly<Record<string, NamingProgram>> = {
 };
 
 /** A command that gives files other names (ln, link, cp, mv), as its program reads its words. */
-export interface Naming {
+interface Naming {
   /** What each name is: a symbolic link (`relative`: its target read from the working directory, `ln -r`), a hard link, a copy, or a move. */
   readonly makes: "symlink" | "hard" | "copy" | "move";
   readonly relative: boolean;
