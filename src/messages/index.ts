@@ -287,12 +287,12 @@ export function unplacedWordsReason(pattern: string, words: readonly string[]): 
 }
 
 /**
- * Why a deny or ask pattern cannot tell a line that makes a link (`ln -s $T x`, `ln -s FILE $N`, `ln -t "$D" FILE`,
- * `cp -s`, `link`) whose name or target is only known when it runs: a later word that names the link reads its target.
+ * Why a deny or ask pattern cannot tell a line that makes a link, a copy or a move (`ln -s $T x`, `ln -s FILE $N`,
+ * `ln -t "$D" FILE`, `cp $X y`) whose name or target is only known when it runs: a word that names it reads its target.
  */
 export function lineLinkReason(pattern: string, command: string, unknown: "name" | "target"): string {
   const what = unknown === "name" ? "which name it gets (an expansion, a directory the guard cannot place, an option it does not know)" : "where it leads (an expansion, or a place relative to a directory the guard cannot place)";
-  return `\`${command}\` makes a link in this line, and the guard cannot tell ${what}: a word of the line that names the link may read a file ${JSON.stringify(pattern)} names`;
+  return `\`${command}\` gives a file another name in this line (a link, a copy or a move), and the guard cannot tell ${what}: a word of the line that names it may read a file ${JSON.stringify(pattern)} names`;
 }
 
 /**

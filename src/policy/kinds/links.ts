@@ -14,6 +14,8 @@ import { readNaming } from "./programs.js";
 export interface LineLink {
   /** Where the link is; undefined when the guard cannot tell (an expansion, a directory it cannot place). */
   readonly name: string | undefined;
+  /** For a name the guard cannot tell: the directory it is in, when that is known (`ln -s FILE $N` is in the line's directory; `cp $X d/` in d). */
+  readonly within?: string;
   /** Where it leads; undefined when the guard cannot tell. */
   readonly target: string | undefined;
   /** A symbolic link's relative target as written (it leads elsewhere once the link is moved or copied). */
@@ -77,21 +79,26 @@ export function lineLinks(commands: readonly { readonly forms: readonly (readonl
       for (const { source, names } of naming.made) {
         for (const written of names) {
           const name = unknownWord(written, command.wild) || /[$`]/.test(written) ? undefined : place(written, cwd);
+          // `cp $X d/` names d/<the last name of what $X becomes>: a name in d. (An expansion written in the name itself,
+          // `ln -s FILE d/$N`, may hold `/` and `..`: that name may be anywhere.)
+          const parent = written.includes("/") ? written.slice(0, written.lastIndexOf("/")) || "/" : ".";
+          const inDirectory = written !== source && written.endsWith(`/${source.replace(/\/+$/, "").split("/").at(-1) ?? ""}`);
+          const within = name === undefined && inDirectory && !unknownWord(parent, command.wild) && !/[$`]/.test(parent) ? place(parent, cwd) : undefined;
+          const unnamed = within === undefined ? {} : { within };
           const sourceUnknown = unknownWord(source, command.wild);
           if (naming.makes === "symlink" || naming.makes === "hard") {
             // A symbolic link's relative target is read from the link's directory (`ln -r`: from the working directory).
             const fromLink = naming.makes === "symlink" && !naming.relative && !source.startsWith("/");
             const target = sourceUnknown ? undefined : fromLink ? (name === undefined ? undefined : normal(`${posix.dirname(name)}/${source}`)) : place(source, cwd);
-            links.push({ name, target, by, ...(fromLink && !sourceUnknown ? { text: source } : {}) });
+            links.push({ name, target, by, ...unnamed, ...(fromLink && !sourceUnknown ? { text: source } : {}) });
             continue;
           }
-          // A copy or a move of a link made earlier (or of a directory holding one) is another name for where it leads.
+          // A copy or a move holds what its source held (`cp -r d e; cat e/x` reads d/x, `mv x y; cat y` reads x), and
+          // of a link made earlier (or a directory holding one) it is another name for where the link leads.
           const from = sourceUnknown ? undefined : place(source, cwd);
+          links.push({ name, target: from, by, ...unnamed });
+          if (from === undefined) continue;
           for (const link of [...links]) {
-            if (from === undefined) {
-              links.push({ name: undefined, target: link.target, by });
-              continue;
-            }
             if (link.name === undefined || !under(link.name, from)) continue;
             const at = name === undefined ? undefined : moved(link.name, from, name);
             links.push({ name: at, target: link.target, by });
@@ -143,7 +150,8 @@ function throughLinks(word: string, cwd: string | undefined, links: readonly Lin
         const rest = segments.slice(k).filter((segment) => segment !== "" && segment !== ".").join("/");
         for (const link of links) {
           if (link.name === undefined) {
-            // A link the guard cannot place may be any leading path of the word.
+            // A link the guard cannot place may be any leading path of the word (in its directory, when that is known).
+            if (link.within !== undefined && normal(posix.dirname(at)) !== link.within) continue;
             out.unsure.push({ text: `${link.target ?? UNKNOWN_TARGET}${rest === "" ? "" : `/${rest}`}`, link, unknown: "name" });
             continue;
           }
