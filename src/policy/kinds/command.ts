@@ -566,7 +566,7 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
       const cwd = cwds[i];
       const placed = cwd === undefined || cwd === UNPLACED || command.input !== undefined ? [] : [placedWords(command.words, cwd)];
       // `ln -s /srv/secrets/key x; cat x`: a word that names a link the line makes (and does not exist yet) is read as its target too.
-      const linked = command.input === undefined ? linkReadings(command.forms, cwd, (links ??= lineLinks(commands, cwds))) : undefined;
+      const linked = command.input === undefined ? linkReadings(command.forms, cwd, (links ??= lineLinks(commands, cwds)), command.wild) : undefined;
       const written = [...command.forms, ...placed, ...(linked?.sure ?? [])];
       // `cat /srv//secrets/key`, `cat /srv/docs/../secrets/key`, `cat /srv/link/key`: the paths as the kernel reads them.
       const spelled = [...written, ...pathForms(written)];
@@ -576,7 +576,7 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
       for (const unsure of linked?.unsure ?? []) {
         const pattern = patterns.find((one) => one.matches(unsure.form) || mayMatch(one, unsure.form, new Set(unsure.form.filter((word) => word.includes(UNKNOWN_TARGET)))) !== false);
         if (pattern !== undefined) {
-          open ??= lineLinkReason(pattern.source, unsure.link.by, unsure.unknown);
+          open ??= unsure.unknown === "word" ? wildWordsReason(pattern.source, [unsure.word ?? ""]) : lineLinkReason(pattern.source, unsure.link.by, unsure.unknown);
           break;
         }
       }

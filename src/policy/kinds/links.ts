@@ -117,7 +117,7 @@ export function lineLinks(commands: readonly { readonly forms: readonly (readonl
 interface LinkReadings {
   readonly sure: string[][];
   /** Forms with a word read through a link whose name or target the guard cannot tell (`${link}` for an unknown target). */
-  readonly unsure: { readonly form: string[]; readonly link: LineLink; readonly unknown: "name" | "target" }[];
+  readonly unsure: { readonly form: string[]; readonly link: LineLink; readonly unknown: "name" | "target" | "word"; readonly word?: string }[];
 }
 
 /** A word that stands for a place the guard cannot tell, as mayMatch reads an expansion (command.ts). */
@@ -172,14 +172,66 @@ function throughLinks(word: string, cwd: string | undefined, links: readonly Lin
   }
 }
 
-/** The forms of a command (in working directory `cwd`) with one word read through the line's links. */
-export function linkReadings(forms: readonly (readonly string[])[], cwd: string | undefined, links: readonly LineLink[]): LinkReadings {
+/** An expansion in a word's source text (`$X`, `${X}`, `$(…)`, backquotes): any text, `/` included. */
+const EXPANSION = /\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$.|`[^`]*`/g;
+
+/**
+ * What a word the shell still replaces may name, as regular expressions over places, one for each of its leading paths
+ * (split at each `/`) with the rest after it: a file name pattern's `*`, `?` and `[…]` any name's characters, an
+ * expansion any text. Empty when it starts at a place the guard cannot tell (`~`).
+ */
+function wildPlaces(word: string, cwd: string | undefined): { place: RegExp; rest: string }[] {
+  if (word.startsWith("~") || (!word.startsWith("/") && unplacedCwd(cwd))) return [];
+  const placed = (word.startsWith("/") || cwd === undefined ? word : `${cwd}/${word}`).replace(/\/{2,}/g, "/").replace(/(^|\/)(?:\.\/)+/g, "$1");
+  const escape = (text: string) =>
+    text
+      .replace(/["']/g, "")
+      .replace(/[.+^${}()|\\/]/g, "\\$&")
+      .replace(/\[[^\]]*\]/g, "[^/]")
+      .replace(/\*/g, "[^/]*")
+      .replace(/\?/g, "[^/]");
+  const regex = (text: string) => {
+    let body = "";
+    let last = 0;
+    for (const match of text.matchAll(EXPANSION)) {
+      body += `${escape(text.slice(last, match.index))}[\\s\\S]*`;
+      last = match.index + match[0].length;
+    }
+    return `${body}${escape(text.slice(last))}`;
+  };
+  const out: { place: RegExp; rest: string }[] = [];
+  const segments = placed.split("/");
+  for (let k = 1; k <= segments.length; k++) {
+    const head = segments.slice(0, k).join("/");
+    if (head === "") continue;
+    try {
+      out.push({ place: new RegExp(`^${regex(head)}$`), rest: segments.slice(k).join("/") });
+    } catch {
+      // a pattern the guard cannot read: the word's other readings stand
+    }
+  }
+  return out;
+}
+
+/** The forms of a command (in working directory `cwd`) with one word read through the line's links; `wild`: words the shell still replaces. */
+export function linkReadings(forms: readonly (readonly string[])[], cwd: string | undefined, links: readonly LineLink[], wild?: ReadonlySet<string>): LinkReadings {
   const sure: string[][] = [];
   const unsure: LinkReadings["unsure"][number][] = [];
   if (links.length === 0) return { sure, unsure };
   for (const form of forms) {
     for (let i = 1; i < form.length && sure.length < MAX_FORMS; i++) {
       const word = form[i]!;
+      // `ln -s FILE xy; cat x*`: a word the shell replaces may name the link (or a path under it) once it exists.
+      if (wild?.has(word) === true && unsure.length < MAX_FORMS) {
+        const places = wildPlaces(word, cwd);
+        for (const link of links) {
+          if (link.name === undefined || link.target === undefined) continue;
+          for (const { place, rest } of places) {
+            if (!place.test(link.name)) continue;
+            for (const text of rest === "" ? [link.target] : [`${link.target}/${rest}`, `${link.target}/${UNKNOWN_TARGET}`]) unsure.push({ form: form.map((one, j) => (j === i ? text : one)), link, unknown: "word", word });
+          }
+        }
+      }
       const head = VALUE_HEAD.exec(word)?.[0] ?? "";
       for (const start of head === "" ? [""] : ["", head]) {
         const out: Parameters<typeof throughLinks>[3] = { sure: [], unsure: [] };
