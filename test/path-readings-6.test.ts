@@ -65,7 +65,7 @@ function decide(line: string): { mode: string; reason: string | undefined } {
 describe.skipIf(!BASH)("links made earlier in the same line: bash, ln, cp, mv and link judge", () => {
   it("the policy is not vacuous: the plain spelling is denied, plain companions allowed", () => {
     expect(decide(`cat ${S}`).mode).toBe("deny");
-    for (const line of ["ln -s a.md b", "cat a.md", `ln -s ${root}/docs/a.md x; cat x`, `ln -s ${S} x; cat a.md`, "cp a.md b; cat b", `ln -s ${D} s; cat a.md`, "ln -s a.md b && cat b", `ln ${root}/docs/a.md h; cat h`, `cat ${root}/docs/ha`, `mkdir d && ln -s ${S} d/x && cat d/y`, "cp $X y; cat a.md", `ln -s ${root}/docs/a.md xy; cat x*`, `ln -s ${S} xy; cat z* a.md`, "mkdir d; ln -s $T d/; cat a.md", `cp -r ${root}/docs c; cat c/a.md`]) {
+    for (const line of ["ln -s a.md b", "cat a.md", `ln -s ${root}/docs/a.md x; cat x`, `ln -s ${S} x; cat a.md`, "cp a.md b; cat b", `ln -s ${D} s; cat a.md`, "ln -s a.md b && cat b", `ln ${root}/docs/a.md h; cat h`, `cat ${root}/docs/ha`, `mkdir d && ln -s ${S} d/x && cat d/y`, "cp $X y; cat a.md", `ln -s ${root}/docs/a.md xy; cat x*`, `ln -s ${S} xy; cat z* a.md`, "mkdir d; ln -s $T d/; cat a.md", `cp -r ${root}/docs c; cat c/a.md`, "install -d key; cat a.md"]) {
       const decision = decide(line);
       expect(decision.mode, `${line}: ${decision.reason ?? ""}`).toBe("allow");
       expect(readsSecret(line), line).toBe(false);
@@ -106,6 +106,8 @@ describe.skipIf(!BASH)("links made earlier in the same line: bash, ln, cp, mv an
     [`/bin/ln -s ${S} x; cat x`, "deny"],
     [`cp ${S} y; cat y`, "deny"],
     [`cp -r ${D} c; cat c/sub/deep`, "deny"],
+    [`install -m 600 ${S} y; cat y`, "deny"],
+    [`mkdir d; install -t d ${S}; cat d/key`, "deny"],
     [`cp -rs ${D} c; cat c/key`, "deny"],
     [`cp -al ${D} c; cat c/key`, "deny"],
     [`for i in 1 2; do cat x 2>/dev/null; ln -sf ${S} x; done`, "deny"],

@@ -3,7 +3,7 @@ import { readNaming } from "./programs.js";
 
 /**
  * Links a command line makes for itself (`ln -s /etc/shadow x; cat x`): they do not exist when the guard decides, so
- * this machine's files cannot tell where they lead. The line's own ln, link, cp and mv commands are read as their
+ * this machine's files cannot tell where they lead. The line's own ln, link, cp, install and mv commands are read as their
  * programs read their words (programs.ts, readNaming), and a word of the line that names one of the links (or a path
  * under it) is read as its target too. The links hold for every command of the line, before them as well: a loop, a
  * pipeline or a background job may run a command after one written later.

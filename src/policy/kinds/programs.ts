@@ -5701,8 +5701,8 @@ export function readOptionSpellings(words: readonly string[], args: readonly str
 export const UNKNOWN_OPERAND = "\u0000operand";
 
 /**
- * Programs that give a file another name (GNU coreutils 9.1): ln and link make links, cp makes copies (or links, with
- * `-s`/`-l`), mv moves. How each reads its options and operands, as data: which options switch what it makes, which
+ * Programs that give a file another name (GNU coreutils 9.1): ln and link make links, cp and install make copies (cp
+ * links, with `-s`/`-l`), mv moves. How each reads its options and operands, as data: which options switch what it makes, which
  * name the directory the links go into. GNU getopt reads options among the operands too (`ln SRC DEST -s`), up to `--`.
  */
 interface NamingProgram {
@@ -5723,6 +5723,8 @@ interface NamingProgram {
   readonly parents?: readonly string[];
   /** Exactly two operands, the second the name (`link FILE1 FILE2`). */
   readonly pair?: boolean;
+  /** Options under which it gives no file another name (`install -d` makes directories). */
+  readonly none?: readonly string[];
 }
 
 const NAMING_PROGRAMS: Readonly<Record<string, NamingProgram>> = {
@@ -5772,9 +5774,22 @@ const NAMING_PROGRAMS: Readonly<Record<string, NamingProgram>> = {
     notInto: ["-T", "--no-target-directory"],
   },
   link: { options: { long: ["--help", "--version"] }, makes: "hard", pair: true },
+  install: {
+    options: {
+      flags: "bcCdDpsTvZ",
+      valued: "gmoSt",
+      long: ["--compare", "--directory", "--preserve-timestamps", "--strip", "--no-target-directory", "--verbose", "--preserve-context", "--debug", "--help", "--version"],
+      longValued: ["--group", "--mode", "--owner", "--strip-program", "--suffix", "--target-directory"],
+      longOptional: ["--backup", "--context"],
+    },
+    makes: "copy",
+    into: ["-t", "--target-directory"],
+    notInto: ["-T", "--no-target-directory"],
+    none: ["-d", "--directory"],
+  },
 };
 
-/** A command that gives files other names (ln, link, cp, mv), as its program reads its words. */
+/** A command that gives files other names (ln, link, cp, install, mv), as its program reads its words. */
 interface Naming {
   /** What each name is: a symbolic link (`relative`: its target read from the working directory, `ln -r`), a hard link, a copy, or a move. */
   readonly makes: "symlink" | "hard" | "copy" | "move";
@@ -5789,7 +5804,7 @@ interface Naming {
 const lastName = (word: string) => word.replace(/\/+$/, "").split("/").at(-1) || word;
 
 /**
- * How ln, link, cp or mv reads `words` (the program first): the names it gives its sources. Undefined for another
+ * How ln, link, cp, install or mv reads `words` (the program first): the names it gives its sources. Undefined for another
  * program. `ln -s SRC` names ./SRC's last name; `-t DIR` puts every source in DIR; a last operand that may be a directory
  * gives both readings (the name itself and the source's last name inside it), unless `-T` or a trailing `/` says which.
  */
@@ -5819,6 +5834,7 @@ export function readNaming(words: readonly string[]): Naming | undefined {
   const makes = has(spec.symbolic) ? "symlink" : has(spec.hard) ? "hard" : spec.makes;
   const relative = makes === "symlink" && has(spec.relative);
   if (unknown !== undefined) return { makes, relative, made: [], unknown };
+  if (has(spec.none)) return { makes, relative, made: [] };
   const into = seen.filter((option) => spec.into?.includes(option.name) === true).at(-1)?.value;
   const inside = (directory: string, source: string) => `${directory.replace(/\/+$/, "")}/${has(spec.parents) ? source.replace(/^\/+/, "") : lastName(source)}`;
   if (into !== undefined) return { makes, relative, made: operands.map((source) => ({ source, names: [inside(into, source)] })) };
