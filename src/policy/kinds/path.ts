@@ -629,8 +629,13 @@ function inodeIndex(directory: string): { byId: Map<string, string>; complete: b
       const full = current === "/" ? `/${entry.name}` : `${current}/${entry.name}`;
       if (entry.isDirectory()) pending.push(full);
       else if (entry.isFile()) {
-        const stats = lstatSync(full, { throwIfNoEntry: false });
-        if (stats !== undefined && stats.nlink > 1 && !byId.has(fileId(stats))) byId.set(fileId(stats), full);
+        try {
+          const stats = lstatSync(full, { throwIfNoEntry: false });
+          if (stats !== undefined && stats.nlink > 1 && !byId.has(fileId(stats))) byId.set(fileId(stats), full);
+        } catch {
+          // a directory listed but not searchable (read without execute permission)
+          complete = false;
+        }
       }
     }
   }
