@@ -116,6 +116,7 @@ describe.skipIf(!BASH)("links made earlier in the same line: bash, ln, cp, mv an
     ["mkdir d; ln -s $T d/; cat d/key", "ask", { T: S }],
     [`mkdir d; ln -s ${S} d/$N; cat y`, "ask", { N: "../y" }],
     [`ln -s ${S} xy; cat x*`, "ask"],
+    [`mkdir d; ln -s ${D}/* d/; cat d/key`, "ask"],
     [`ln -s ${S} xy; cat ./x?`, "ask"],
     [`ln -s ${D} sy; cat s*/key`, "ask"],
     [`ln -s ${S} xy; cat x$Y`, "ask", { Y: "y" }],

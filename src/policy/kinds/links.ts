@@ -78,14 +78,15 @@ export function lineLinks(commands: readonly { readonly forms: readonly (readonl
       }
       for (const { source, names } of naming.made) {
         for (const written of names) {
-          const name = unknownWord(written, command.wild) || /[$`]/.test(written) ? undefined : place(written, cwd);
+          const sourceUnknown = unknownWord(source, command.wild);
+          // (`ln -s /srv/secrets/* d/` names d/<each match>: a name the guard cannot tell.)
+          const name = unknownWord(written, command.wild) || /[$`]/.test(written) || (sourceUnknown && /[*?[]/.test(written)) ? undefined : place(written, cwd);
           // `cp $X d/` names d/<the last name of what $X becomes>: a name in d. (An expansion written in the name itself,
           // `ln -s FILE d/$N`, may hold `/` and `..`: that name may be anywhere.)
           const parent = written.includes("/") ? written.slice(0, written.lastIndexOf("/")) || "/" : ".";
           const inDirectory = written !== source && written.endsWith(`/${source.replace(/\/+$/, "").split("/").at(-1) ?? ""}`);
           const within = name === undefined && inDirectory && !unknownWord(parent, command.wild) && !/[$`]/.test(parent) ? place(parent, cwd) : undefined;
           const unnamed = within === undefined ? {} : { within };
-          const sourceUnknown = unknownWord(source, command.wild);
           if (naming.makes === "symlink" || naming.makes === "hard") {
             // A symbolic link's relative target is read from the link's directory (`ln -r`: from the working directory).
             const fromLink = naming.makes === "symlink" && !naming.relative && !source.startsWith("/");
