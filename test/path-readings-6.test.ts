@@ -65,7 +65,7 @@ function decide(line: string): { mode: string; reason: string | undefined } {
 describe.skipIf(!BASH)("links made earlier in the same line: bash, ln, cp, mv and link judge", () => {
   it("the policy is not vacuous: the plain spelling is denied, plain companions allowed", () => {
     expect(decide(`cat ${S}`).mode).toBe("deny");
-    for (const line of ["ln -s a.md b", "cat a.md", `ln -s ${root}/docs/a.md x; cat x`, `ln -s ${S} x; cat a.md`, "cp a.md b; cat b", `ln -s ${D} s; cat a.md`, "ln -s a.md b && cat b", `ln ${root}/docs/a.md h; cat h`, `cat ${root}/docs/ha`, `mkdir d && ln -s ${S} d/x && cat d/y`, "cp $X y; cat a.md", `ln -s ${root}/docs/a.md xy; cat x*`, `ln -s ${S} xy; cat z* a.md`, "mkdir d; ln -s $T d/; cat a.md", `cp -r ${root}/docs c; cat c/a.md`, "install -d key; cat a.md"]) {
+    for (const line of ["ln -s a.md b", "cat a.md", `ln -s ${root}/docs/a.md x; cat x`, `ln -s ${S} x; cat a.md`, "cp a.md b; cat b", `ln -s ${D} s; cat a.md`, "ln -s a.md b && cat b", `ln ${root}/docs/a.md h; cat h`, `cat ${root}/docs/ha`, `mkdir d && ln -s ${S} d/x && cat d/y`, "cp $X y; cat a.md", `ln -s ${root}/docs/a.md xy; cat x*`, `ln -s ${S} xy; cat z* a.md`, "mkdir d; ln -s $T d/; cat a.md", `cp -r ${root}/docs c; cat c/a.md`, "install -d key; cat a.md", `find ${D} -name key -exec ln -s {} x \\; ; cat a.md`]) {
       const decision = decide(line);
       expect(decision.mode, `${line}: ${decision.reason ?? ""}`).toBe("allow");
       expect(readsSecret(line), line).toBe(false);
@@ -116,6 +116,10 @@ describe.skipIf(!BASH)("links made earlier in the same line: bash, ln, cp, mv an
     ["mkdir d; ln -s $T d/; cat d/key", "ask", { T: S }],
     [`mkdir d; ln -s ${S} d/$N; cat y`, "ask", { N: "../y" }],
     [`ln -s ${S} xy; cat x*`, "ask"],
+    [`echo ${S} | xargs -I{} ln -s {} x; cat x`, "ask"],
+    ["echo x | xargs ln -s $T; cat x", "ask", { T: S }],
+    [`echo x | xargs ln -s ${S}; cat x`, "ask"],
+    [`find ${D} -name key -exec ln -s {} x \\; ; cat x`, "ask"],
     [`mkdir d; ln -s ${D}/* d/; cat d/key`, "ask"],
     [`ln -s ${S} xy; cat ./x?`, "ask"],
     [`ln -s ${D} sy; cat s*/key`, "ask"],

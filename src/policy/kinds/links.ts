@@ -24,8 +24,11 @@ export interface LineLink {
   readonly by: string;
 }
 
-/** A word whose value is only known when the line runs: an expansion, a home directory, a word the shell replaces. */
-const unknownWord = (word: string, wild: ReadonlySet<string> | undefined) => word === "" || wild?.has(word) === true || /^~|[$`]/.test(word);
+/**
+ * A word whose value is only known when the line runs: an expansion, a home directory, a word the shell replaces, the
+ * path `find -exec` (or `xargs -I{}`) puts in place of `{}`.
+ */
+const unknownWord = (word: string, wild: ReadonlySet<string> | undefined) => word === "" || wild?.has(word) === true || /^~|[$`]|\{\}/.test(word);
 
 /** A working directory the guard cannot place (command.ts: `cd -`, `cd $DIR`, `cd ~`). */
 const unplacedCwd = (cwd: string | undefined) => cwd !== undefined && cwd.startsWith("~");
@@ -62,16 +65,23 @@ const MAX_LINKS = 64;
  * The links the commands make, in order: each command's spellings (`forms`, wrappers peeled off) in its working
  * directory (`cwds`, undefined where the line starts), with the words the shell still replaces (`wild`).
  */
-export function lineLinks(commands: readonly { readonly forms: readonly (readonly string[])[]; readonly wild?: ReadonlySet<string> }[], cwds: readonly (string | undefined)[]): LineLink[] {
+export function lineLinks(
+  commands: readonly { readonly forms: readonly (readonly string[])[]; readonly wild?: ReadonlySet<string>; readonly words: readonly string[]; readonly input?: { readonly at: number } }[],
+  cwds: readonly (string | undefined)[],
+): LineLink[] {
   const links: LineLink[] = [];
   for (const [i, command] of commands.entries()) {
     const cwd = cwds[i];
     const read = new Set<string>();
-    for (const form of command.forms) {
+    // `… | xargs ln -s FILE`, `find -exec ln -s {} x \;`: the words from the input on are only known when it runs
+    // (none, one or many: two words the guard cannot tell stand for them).
+    const input = command.input;
+    const forms = input === undefined ? command.forms : command.forms.map((form) => [...form.slice(0, Math.max(1, Math.min(form.length, input.at - (command.words.length - form.length)))), "$input", "$input"]);
+    for (const [k, form] of forms.entries()) {
       const naming = readNaming(form);
       if (naming === undefined || read.has(form.join("\u0000"))) continue;
       read.add(form.join("\u0000"));
-      const by = form.join(" ");
+      const by = input === undefined ? form.join(" ") : `${command.forms[k]!.join(" ")} …`;
       if (naming.unknown !== undefined) {
         links.push({ name: undefined, target: undefined, by });
         continue;
@@ -80,12 +90,12 @@ export function lineLinks(commands: readonly { readonly forms: readonly (readonl
         for (const written of names) {
           const sourceUnknown = unknownWord(source, command.wild);
           // (`ln -s /srv/secrets/* d/` names d/<each match>: a name the guard cannot tell.)
-          const name = unknownWord(written, command.wild) || /[$`]/.test(written) || (sourceUnknown && /[*?[]/.test(written)) ? undefined : place(written, cwd);
+          const name = unknownWord(written, command.wild) || /[$`]|\{\}/.test(written) || (sourceUnknown && /[*?[]/.test(written)) ? undefined : place(written, cwd);
           // `cp $X d/` names d/<the last name of what $X becomes>: a name in d. (An expansion written in the name itself,
           // `ln -s FILE d/$N`, may hold `/` and `..`: that name may be anywhere.)
           const parent = written.includes("/") ? written.slice(0, written.lastIndexOf("/")) || "/" : ".";
           const inDirectory = written !== source && written.endsWith(`/${source.replace(/\/+$/, "").split("/").at(-1) ?? ""}`);
-          const within = name === undefined && inDirectory && !unknownWord(parent, command.wild) && !/[$`]/.test(parent) ? place(parent, cwd) : undefined;
+          const within = name === undefined && inDirectory && !unknownWord(parent, command.wild) ? place(parent, cwd) : undefined;
           const unnamed = within === undefined ? {} : { within };
           if (naming.makes === "symlink" || naming.makes === "hard") {
             // A symbolic link's relative target is read from the link's directory (`ln -r`: from the working directory).
