@@ -287,6 +287,23 @@ export function unplacedWordsReason(pattern: string, words: readonly string[]): 
 }
 
 /**
+ * Why a deny or ask pattern cannot tell a line that makes a link, a copy or a move (`ln -s $T x`, `ln -s FILE $N`,
+ * `ln -t "$D" FILE`, `cp $X y`) whose name or target is only known when it runs: a word that names it reads its target.
+ */
+export function lineLinkReason(pattern: string, command: string, unknown: "name" | "target"): string {
+  const what = unknown === "name" ? "which name it gets (an expansion, a directory the guard cannot place, an option it does not know)" : "where it leads (an expansion, or a place relative to a directory the guard cannot place)";
+  return `\`${command}\` gives a file another name in this line (a link, a copy or a move), and the guard cannot tell ${what}: a word of the line that names it may read a file ${JSON.stringify(pattern)} names`;
+}
+
+/**
+ * Why a deny or ask pattern cannot tell a word that names a file with more than one name (a hard link, as pnpm's
+ * stores make them) when the directory the pattern names is too large or unreadable to search for its other names.
+ */
+export function hardLinkReason(pattern: string, word: string, directory: string): string {
+  return `${word} is a file with more than one name (a hard link), and the guard cannot search all of ${directory} (too many entries, or unreadable) for its other names, so it may be a file ${JSON.stringify(pattern)} names`;
+}
+
+/**
  * Why a deny or ask pattern that names options cannot tell: the command sets the same options, with the same operands, as
  * its program may read them (an option that forces only sometimes, `--force-with-lease`; a program whose options the guard
  * has no table for, where a letter may be a value and a long option the long spelling of a short one; git push's `HEAD`,

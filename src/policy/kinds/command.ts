@@ -1,8 +1,9 @@
 import { foldCase, normalizeString } from "../normalize.js";
-import { optionSpellingsReason, unplacedWordsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
+import { hardLinkReason, lineLinkReason, optionSpellingsReason, unplacedWordsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
 import { optionGrammarAt, readOptionSpellings, UNKNOWN_OPERAND, type OptionSpellings, type Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
-import { pathWordReadings } from "./path.js";
+import { lineLinks, linkReadings, UNKNOWN_TARGET, type LineLink } from "./links.js";
+import { hardLinkNames, pathWordReadings } from "./path.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { UNREAD_WORDS } from "./subcommands.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
@@ -478,6 +479,64 @@ function pathForms(forms: readonly (readonly string[])[]): string[][] {
   return out;
 }
 
+/** The absolute files a pattern spells out (`cat /srv/secrets/key`) and the directories before its `*` (`cat /srv/secrets/*`). */
+interface PatternPlaces {
+  readonly files: readonly string[];
+  readonly directories: readonly string[];
+}
+
+const placesOf = new WeakMap<readonly CommandPattern[], PatternPlaces>();
+
+function patternPlaces(patterns: readonly CommandPattern[]): PatternPlaces {
+  const kept = placesOf.get(patterns);
+  if (kept !== undefined) return kept;
+  const files = new Set<string>();
+  const directories = new Set<string>();
+  for (const pattern of patterns) {
+    const source = pattern.source.trim().replace(/:\*$/, "");
+    for (const word of splitWords(source)) {
+      const value = word.replace(/^(?:--?[A-Za-z0-9][\w.-]*=|[A-Za-z_][A-Za-z0-9_]*=)/, "");
+      if (!value.startsWith("/")) continue;
+      const star = value.indexOf("*");
+      if (star < 0) files.add(value);
+      else {
+        // The whole file system is not searched: `cat /*` reads no directory of its own.
+        const directory = value.slice(0, value.lastIndexOf("/", star));
+        if (directory !== "" && !directory.includes("*")) directories.add(directory);
+      }
+    }
+  }
+  const out = { files: [...files], directories: [...directories] };
+  placesOf.set(patterns, out);
+  return out;
+}
+
+/**
+ * The forms with an absolute word that names a file with several names (a hard link) read as its other names the
+ * patterns spell out; `open` when a pattern's directory could not be searched for them and some reading of the word
+ * there would match.
+ */
+function hardLinkForms(forms: readonly (readonly string[])[], patterns: readonly CommandPattern[]): { forms: string[][]; open: string | undefined } {
+  const out: string[][] = [];
+  let open: string | undefined;
+  const places = patternPlaces(patterns);
+  if (places.files.length === 0 && places.directories.length === 0) return { forms: out, open };
+  for (const form of forms) {
+    form.forEach((word, i) => {
+      if (i === 0 || !word.includes("/") || out.length >= 16) return;
+      const { names, unsearched } = hardLinkNames(word, places.files, places.directories);
+      for (const name of names) out.push(form.map((one, j) => (j === i ? name : one)));
+      if (unsearched !== undefined && open === undefined) {
+        const head = /^(?:--?[A-Za-z0-9][\w.-]*=|[A-Za-z_][A-Za-z0-9_]*=)/.exec(word)?.[0] ?? "";
+        const somewhere = form.map((one, j) => (j === i ? `${head}${unsearched}/${word.split("/").at(-1) ?? ""}` : one));
+        const pattern = patterns.find((one) => one.matches(somewhere));
+        if (pattern !== undefined) open = hardLinkReason(pattern.source, word, unsearched);
+      }
+    });
+  }
+  return { forms: out, open };
+}
+
 /** A verdict and, when it is not the plain answer, the construct or reading that decided it. */
 interface CommandJudgement {
   readonly verdict: Verdict;
@@ -503,13 +562,27 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
     // A command run with words read from its input (`echo push | xargs git`) that a pattern may match, by those words.
     let open: string | undefined;
     const cwds = workingDirectories(commands, text);
+    let links: LineLink[] | undefined;
     for (const [i, command] of commands.entries()) {
       // `cd secrets && cat key` also reads as `cat secrets/key`, where the line moved to.
       const cwd = cwds[i];
       const placed = cwd === undefined || cwd === UNPLACED || command.input !== undefined ? [] : [placedWords(command.words, cwd)];
-      const written = [...command.forms, ...placed];
+      // `ln -s /srv/secrets/key x; cat x`: a word that names a link the line makes (and does not exist yet) is read as its target too.
+      const linked = command.input === undefined ? linkReadings(command.forms, cwd, (links ??= lineLinks(commands, cwds)), command.wild) : undefined;
+      const written = [...command.forms, ...placed, ...(linked?.sure ?? [])];
       // `cat /srv//secrets/key`, `cat /srv/docs/../secrets/key`, `cat /srv/link/key`: the paths as the kernel reads them.
-      for (const form of [...written, ...pathForms(written)]) {
+      const spelled = [...written, ...pathForms(written)];
+      // `cat /tmp/h` where /tmp/h is another name of /srv/secrets/key (a hard link): the names the patterns spell out.
+      const hard = command.input === undefined ? hardLinkForms(spelled, patterns) : undefined;
+      if (hard?.open !== undefined) open ??= hard.open;
+      for (const unsure of linked?.unsure ?? []) {
+        const pattern = patterns.find((one) => one.matches(unsure.form) || mayMatch(one, unsure.form, new Set(unsure.form.filter((word) => word.includes(UNKNOWN_TARGET)))) !== false);
+        if (pattern !== undefined) {
+          open ??= unsure.unknown === "word" ? wildWordsReason(pattern.source, [unsure.word ?? ""]) : lineLinkReason(pattern.source, unsure.link.by, unsure.unknown);
+          break;
+        }
+      }
+      for (const form of [...spelled, ...(hard?.forms ?? [])]) {
         if (command.input === undefined) {
           if (patterns.some((pattern) => pattern.matches(form))) return { verdict: YES, why: undefined };
           // `rm -fr /`, `git push origin main -f` against `rm -rf:*`, `git push --force:*`: the options as the program reads them.

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { posix } from "node:path";
 import { picomatchLibrary } from "../../deps/on-demand.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
@@ -593,4 +593,92 @@ export function pathWordReadings(word: string, live: boolean): string[] {
   }
   out.delete(value);
   return [...out].map((place) => `${head}${place}`);
+}
+
+/** Most entries searched under one directory for the other names of a file with several (hard links). */
+const MAX_SEARCHED = 4096;
+
+/** A file's identity: device and inode. */
+const fileId = (stats: { dev: number; ino: number }) => `${stats.dev}:${stats.ino}`;
+
+/** The files under a directory with more than one name, by identity (one of their paths); `complete` when every entry was read. */
+const inodeIndexCache = new Map<string, { at: number; byId: Map<string, string>; complete: boolean }>();
+
+function inodeIndex(directory: string): { byId: Map<string, string>; complete: boolean } {
+  const now = Date.now();
+  const kept = inodeIndexCache.get(directory);
+  if (kept !== undefined && now - kept.at <= REAL_TTL_MS) return kept;
+  const byId = new Map<string, string>();
+  let complete = true;
+  let count = 0;
+  const pending = [directory];
+  while (pending.length > 0 && complete) {
+    const current = pending.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(current, { withFileTypes: true });
+    } catch {
+      complete = false;
+      break;
+    }
+    for (const entry of entries) {
+      if (++count > MAX_SEARCHED) {
+        complete = false;
+        break;
+      }
+      const full = current === "/" ? `/${entry.name}` : `${current}/${entry.name}`;
+      if (entry.isDirectory()) pending.push(full);
+      else if (entry.isFile()) {
+        try {
+          const stats = lstatSync(full, { throwIfNoEntry: false });
+          if (stats !== undefined && stats.nlink > 1 && !byId.has(fileId(stats))) byId.set(fileId(stats), full);
+        } catch {
+          // a directory listed but not searchable (read without execute permission)
+          complete = false;
+        }
+      }
+    }
+  }
+  if (inodeIndexCache.size >= MAX_CACHED) inodeIndexCache.clear();
+  const out = { at: now, byId, complete };
+  inodeIndexCache.set(directory, out);
+  return out;
+}
+
+/**
+ * Other names of the file an absolute word names when it has several (a hard link: `cat /tmp/h` where /tmp/h is
+ * /etc/shadow's other name): each of `files` that is the same file (device and inode), and the file's name under each
+ * of `directories` found by searching it. `unsearched`: a directory too large or unreadable to search, while the word's
+ * file has more names than the guard found. The value after `--option=` or `NAME=` is read the same way.
+ */
+export function hardLinkNames(word: string, files: readonly string[], directories: readonly string[]): { names: string[]; unsearched: string | undefined } {
+  const none = { names: [], unsearched: undefined };
+  const head = VALUE_START_RE.exec(word)?.[0] ?? "";
+  const value = word.slice(head.length);
+  if (!value.startsWith("/") || value.includes("\u0000")) return none;
+  let stats;
+  try {
+    stats = statSync(value, { throwIfNoEntry: false });
+  } catch {
+    return none;
+  }
+  if (stats === undefined || !stats.isFile() || stats.nlink < 2) return none;
+  const id = fileId(stats);
+  const names: string[] = [];
+  for (const file of files) {
+    try {
+      const other = statSync(file, { throwIfNoEntry: false });
+      if (other !== undefined && fileId(other) === id) names.push(`${head}${file}`);
+    } catch {
+      // unreadable: not this file as far as the guard can tell
+    }
+  }
+  let unsearched: string | undefined;
+  for (const directory of directories) {
+    const index = inodeIndex(directory);
+    const found = index.byId.get(id);
+    if (found !== undefined) names.push(`${head}${found}`);
+    else if (!index.complete) unsearched ??= directory;
+  }
+  return { names, unsearched };
 }

@@ -5711,3 +5711,150 @@ export function readOptionSpellings(words: readonly string[], args: readonly str
 
 /** An operand whose reading is only known when the program runs (git push's `HEAD`). */
 export const UNKNOWN_OPERAND = "\u0000operand";
+
+/**
+ * Programs that give a file another name (GNU coreutils 9.1): ln and link make links, cp and install make copies (cp
+ * links, with `-s`/`-l`), mv moves. How each reads its options and operands, as data: which options switch what it makes, which
+ * name the directory the links go into. GNU getopt reads options among the operands too (`ln SRC DEST -s`), up to `--`.
+ */
+interface NamingProgram {
+  readonly options: OptionTable;
+  /** What each source becomes without a switching option: a copy (which reads through a link), a move, a hard link. */
+  readonly makes: "copy" | "move" | "hard";
+  /** Options that make a symbolic link instead (`ln -s`, `cp -s`). */
+  readonly symbolic?: readonly string[];
+  /** Options that make a hard link instead (`cp -l`). */
+  readonly hard?: readonly string[];
+  /** Options whose symbolic link's target is read from the working directory, not the link's (`ln -r`). */
+  readonly relative?: readonly string[];
+  /** Options whose value is the directory the names go into (`-t DIR`, `--target-directory=DIR`). */
+  readonly into?: readonly string[];
+  /** Options that read the last operand as the name itself, never a directory to go into (`-T`). */
+  readonly notInto?: readonly string[];
+  /** Options that keep each source's path under the directory (`cp --parents a/b DIR` makes DIR/a/b). */
+  readonly parents?: readonly string[];
+  /** Exactly two operands, the second the name (`link FILE1 FILE2`). */
+  readonly pair?: boolean;
+  /** Options under which it gives no file another name (`install -d` makes directories). */
+  readonly none?: readonly string[];
+}
+
+const NAMING_PROGRAMS: Readonly<Record<string, NamingProgram>> = {
+  ln: {
+    options: {
+      flags: "bdfFinLPrsTv",
+      valued: "St",
+      long: ["--directory", "--force", "--interactive", "--logical", "--no-dereference", "--no-target-directory", "--physical", "--relative", "--symbolic", "--verbose", "--help", "--version"],
+      longValued: ["--suffix", "--target-directory"],
+      longOptional: ["--backup"],
+    },
+    makes: "hard",
+    symbolic: ["-s", "--symbolic"],
+    relative: ["-r", "--relative"],
+    into: ["-t", "--target-directory"],
+    notInto: ["-T", "--no-target-directory"],
+  },
+  cp: {
+    options: {
+      flags: "abdfHilLnPpRrsTuvxZ",
+      valued: "St",
+      long: [
+        "--archive", "--attributes-only", "--copy-contents", "--debug", "--force", "--interactive", "--link", "--dereference", "--no-clobber", "--no-dereference",
+        "--parents", "--recursive", "--remove-destination", "--strip-trailing-slashes", "--symbolic-link", "--no-target-directory", "--update", "--verbose",
+        "--keep-directory-symlink", "--one-file-system", "--help", "--version",
+      ],
+      longValued: ["--no-preserve", "--sparse", "--suffix", "--target-directory"],
+      longOptional: ["--backup", "--preserve", "--reflink", "--context"],
+    },
+    makes: "copy",
+    symbolic: ["-s", "--symbolic-link"],
+    hard: ["-l", "--link"],
+    into: ["-t", "--target-directory"],
+    notInto: ["-T", "--no-target-directory"],
+    parents: ["--parents"],
+  },
+  mv: {
+    options: {
+      flags: "bfinTuvZ",
+      valued: "St",
+      long: ["--debug", "--force", "--interactive", "--no-clobber", "--strip-trailing-slashes", "--no-target-directory", "--update", "--verbose", "--help", "--version"],
+      longValued: ["--suffix", "--target-directory"],
+      longOptional: ["--backup", "--context"],
+    },
+    makes: "move",
+    into: ["-t", "--target-directory"],
+    notInto: ["-T", "--no-target-directory"],
+  },
+  link: { options: { long: ["--help", "--version"] }, makes: "hard", pair: true },
+  install: {
+    options: {
+      flags: "bcCdDpsTvZ",
+      valued: "gmoSt",
+      long: ["--compare", "--directory", "--preserve-timestamps", "--strip", "--no-target-directory", "--verbose", "--preserve-context", "--debug", "--help", "--version"],
+      longValued: ["--group", "--mode", "--owner", "--strip-program", "--suffix", "--target-directory"],
+      longOptional: ["--backup", "--context"],
+    },
+    makes: "copy",
+    into: ["-t", "--target-directory"],
+    notInto: ["-T", "--no-target-directory"],
+    none: ["-d", "--directory"],
+  },
+};
+
+/** A command that gives files other names (ln, link, cp, install, mv), as its program reads its words. */
+interface Naming {
+  /** What each name is: a symbolic link (`relative`: its target read from the working directory, `ln -r`), a hard link, a copy, or a move. */
+  readonly makes: "symlink" | "hard" | "copy" | "move";
+  readonly relative: boolean;
+  /** Each source, as written, and the names it may get, as written (the last operand itself, or inside it when it is a directory). */
+  readonly made: readonly { readonly source: string; readonly names: readonly string[] }[];
+  /** Why the names cannot be told (an option the guard does not know): any word may be one. */
+  readonly unknown?: string;
+}
+
+/** The last name in a path as written (`/etc/` is etc), the name ln and cp give a source in a directory. */
+const lastName = (word: string) => word.replace(/\/+$/, "").split("/").at(-1) || word;
+
+/**
+ * How ln, link, cp, install or mv reads `words` (the program first): the names it gives its sources. Undefined for another
+ * program. `ln -s SRC` names ./SRC's last name; `-t DIR` puts every source in DIR; a last operand that may be a directory
+ * gives both readings (the name itself and the source's last name inside it), unless `-T` or a trailing `/` says which.
+ */
+export function readNaming(words: readonly string[]): Naming | undefined {
+  const program = basename(words[0] ?? "");
+  const spec = Object.hasOwn(NAMING_PROGRAMS, program) ? NAMING_PROGRAMS[program] : undefined;
+  if (spec === undefined) return undefined;
+  const seen: { name: string; value: string | undefined }[] = [];
+  const operands: string[] = [];
+  let unknown: string | undefined;
+  for (let i = 1; i < words.length; ) {
+    const parsed = parseOptions(words, i, spec.options, program);
+    seen.push(...parsed.seen);
+    if (parsed.unknown !== undefined) {
+      unknown = parsed.unknown;
+      break;
+    }
+    if (parsed.dashdash === true) {
+      operands.push(...words.slice(parsed.next));
+      break;
+    }
+    if (parsed.next >= words.length) break;
+    operands.push(words[parsed.next]!);
+    i = parsed.next + 1;
+  }
+  const has = (names: readonly string[] | undefined) => seen.some((option) => names?.includes(option.name) === true);
+  const makes = has(spec.symbolic) ? "symlink" : has(spec.hard) ? "hard" : spec.makes;
+  const relative = makes === "symlink" && has(spec.relative);
+  if (unknown !== undefined) return { makes, relative, made: [], unknown };
+  if (has(spec.none)) return { makes, relative, made: [] };
+  const into = seen.filter((option) => spec.into?.includes(option.name) === true).at(-1)?.value;
+  const inside = (directory: string, source: string) => `${directory.replace(/\/+$/, "")}/${has(spec.parents) ? source.replace(/^\/+/, "") : lastName(source)}`;
+  if (into !== undefined) return { makes, relative, made: operands.map((source) => ({ source, names: [inside(into, source)] })) };
+  if (operands.length === 1 && program === "ln") return { makes, relative, made: [{ source: operands[0]!, names: [lastName(operands[0]!)] }] };
+  if (operands.length < 2) return { makes, relative, made: [] };
+  const last = operands.at(-1)!;
+  const sources = operands.slice(0, -1);
+  if (spec.pair === true || has(spec.notInto)) return { makes, relative, made: [{ source: sources[0]!, names: [last] }] };
+  if (sources.length > 1 || last.endsWith("/") || has(spec.parents)) return { makes, relative, made: sources.map((source) => ({ source, names: [inside(last, source)] })) };
+  return { makes, relative, made: [{ source: sources[0]!, names: [last, inside(last, sources[0]!)] }] };
+}
