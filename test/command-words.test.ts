@@ -506,3 +506,35 @@ describe.skipIf(!installed("apt-get") || aptPackage === undefined)("apt-get and 
     expect(decide(["apt-get purge:*"], `apt-get -s -y remove ${aptPackage}`).mode).toBe("allow");
   });
 });
+
+const podmanAvailable = installed("podman") && spawnSync("podman", ["container", "rm", "--help"], { encoding: "utf8" }).status === 0;
+describe.skipIf(!podmanAvailable)("podman: a container or image command by itself or in its group, as podman's help reads them", () => {
+  /** The options podman's help lists for a command (the same command has the same options, whatever its name). */
+  const options = (args: readonly string[]) => spawnSync("podman", [...args, "--help"], { encoding: "utf8" }).stdout.split(/^Options:$/m)[1] ?? "";
+  /** The command podman's help names (`podman container ls` is `podman container list`). */
+  const usage = (args: readonly string[]) => /^Usage:\n\s+(podman(?: [a-z-]+)+?)(?= \[| [A-Z]|$)/m.exec(spawnSync("podman", [...args, "--help"], { encoding: "utf8" }).stdout)?.[1];
+  it.each(["attach", "commit", "cp", "create", "exec", "kill", "logs", "rm", "run", "start", "stop", "wait"])("podman %s is podman container %s", (name) => {
+    expect(options([name])).not.toBe("");
+    expect(options([name])).toBe(options(["container", name]));
+    expect(decide([`podman container ${name}:*`], `podman ${name} x`).mode).toBe("deny");
+    expect(decide([`podman ${name}:*`], `podman container ${name} x`).mode).toBe("deny");
+  });
+  it.each([["ps", "container list"], ["rmi", "image rm"], ["build", "image build"], ["push", "image push"]])("podman %s is podman %s", (short, long) => {
+    expect(options([short])).toBe(options(long.split(" ")));
+    expect(decide([`podman ${long}:*`], `podman ${short} x`).mode).toBe("deny");
+    expect(decide([`podman ${short}:*`], `podman ${long} x`).mode).toBe("deny");
+  });
+  it.each([["container ls", "podman container list"], ["volume remove", "podman volume rm"], ["pod ls", "podman pod ps"], ["image ls", "podman image list"]])("podman %s is %s (podman's help)", (given, named) => {
+    expect(usage(given.split(" "))).toBe(named);
+    expect(decide([`${named}:*`], `podman ${given} x`).mode).toBe("deny");
+  });
+  it.each([["--log-level", "debug"], ["--root", "/tmp/r"], ["--url", "unix:///x"], ["-c", "conn"], ["--remote"], ["--noout"]])("podman %s … rm", (...global: string[]) => {
+    expect(usage([...global, "rm"])).toBe("podman rm");
+    expect(decide(["podman rm:*"], `podman ${global.join(" ")} rm x`).mode).toBe("deny");
+    expect(decide(["podman rm:*"], `podman ${global.join(" ")} ps`).mode).toBe("allow");
+  });
+  it("an option that names a program podman runs is still one no allow on podman run covers", () => {
+    const guard = bashGuard(["podman run:*"], [], "command-words-podman");
+    expect(guard.decide("Bash", { command: "podman --runtime /tmp/x run alpine" }).mode).not.toBe("allow");
+  });
+});

@@ -471,8 +471,15 @@ function normalizedWords(words: readonly string[]): string[] | undefined {
  */
 function pathForms(forms: readonly (readonly string[])[]): string[][] {
   const out: string[][] = [];
+  // The spellings of one command share their operands: each word is read once.
+  const read = new Map<string, string[]>();
+  const readingsOf = (word: string) => {
+    let known = read.get(word);
+    if (known === undefined) read.set(word, (known = pathWordReadings(word, true)));
+    return known;
+  };
   for (const form of forms) {
-    const readings = form.map((word, i) => (i === 0 ? [] : pathWordReadings(word, true)));
+    const readings = form.map((word, i) => (i === 0 ? [] : readingsOf(word)));
     const count = Math.max(0, ...readings.map((reading) => reading.length));
     for (let k = 0; k < count && out.length < 16; k++) out.push(form.map((word, i) => readings[i]![Math.min(k, readings[i]!.length - 1)] ?? word));
   }

@@ -88,6 +88,37 @@ const DOCKER_SAME: readonly (readonly (readonly string[])[])[] = [
   ]).filter((row) => row[0]![0] !== "stack" || row[0]![1] !== "rm"),
 ];
 
+/**
+ * podman's own options (podman 4, `podman --help`), read only before the command, for its command's
+ * spellings (the wrapper reading keeps docker's table, so an option that names a program podman runs,
+ * `--runtime`, `--conmon`, stays one it cannot read), and its commands' other names: each container
+ * command by itself (`podman rm` is `podman container rm`: the same options in their --help), the
+ * image commands likewise, and the `ls`/`list`/`ps` and `rm`/`remove` names within a group.
+ */
+const PODMAN: CommandTable = {
+  global: {
+    flags: "rvh",
+    valued: "c",
+    long: ["--help", "--remote", "--noout", "--syslog", "--version"],
+    longValued: [
+      "--connection", "--cgroup-manager", "--conmon", "--events-backend", "--hooks-dir", "--identity", "--log-level", "--namespace", "--network-cmd-path", "--network-config-dir",
+      "--root", "--runroot", "--runtime", "--runtime-flag", "--ssh", "--storage-driver", "--storage-opt", "--tmpdir", "--url", "--volumepath",
+    ],
+  },
+  same: [
+    ...["attach", "commit", "cp", "create", "diff", "exec", "export", "init", "kill", "logs", "mount", "pause", "port", "rename", "restart", "run", "start", "stats", "stop", "top", "unmount", "unpause", "update", "wait"].map((name) => [["container", name], [name]]),
+    [["container", "rm"], ["container", "remove"], ["rm"]],
+    [["container", "list"], ["container", "ls"], ["container", "ps"], ["ps"]],
+    [["image", "rm"], ["image", "remove"], ["rmi"]],
+    [["image", "list"], ["image", "ls"], ["images"]],
+    ...["build", "push", "pull", "tag", "save", "load", "history", "import"].map((name) => [["image", name], [name]]),
+    ...["volume", "network", "pod"].flatMap((group) => [
+      [[group, "rm"], [group, "remove"]],
+      [[group, "ls"], [group, "list"], ...(group === "pod" ? [[group, "ps"]] : [])],
+    ]),
+  ],
+};
+
 /** pip's general options (pip 23, `pip --help`): optparse, read before the command, long names abbreviated to a unique prefix. */
 const PIP_GLOBAL: OptionTable = {
   flags: "hvVq",
@@ -232,6 +263,7 @@ const GH: CommandTable = {
 /** Programs whose command words the guard reads with their own grammar (npm's is its own: readNpm). */
 const COMMAND_TABLES: Readonly<Record<string, CommandTable>> = {
   docker: { global: DOCKER_GLOBAL, same: DOCKER_SAME },
+  podman: PODMAN,
   pip: { global: PIP_GLOBAL },
   cargo: CARGO,
   helm: HELM,
