@@ -440,6 +440,16 @@ describe.skipIf(!ghAvailable)("gh: -R/--repo anywhere among its command words, a
   it("an option the guard has no table for before the command asks", () => {
     expect(decide(["gh repo delete:*"], "gh --unknown a/b repo delete").mode).toBe("ask");
   });
+  it("a word that is none of gh's commands is an alias (gh runs what its configuration says) or an extension: a deny on a gh command cannot tell", () => {
+    const config = mkdtempSync(path.join(scratch, "gh-alias-"));
+    spawnSync("gh", ["alias", "set", "mm", "pr merge"], { encoding: "utf8", env: { ...process.env, GH_CONFIG_DIR: config } });
+    const shown = spawnSync("gh", ["mm", "--help"], { encoding: "utf8", env: { ...process.env, GH_CONFIG_DIR: config } });
+    expect(shown.stdout).toMatch(/USAGE\n\s+gh pr merge /);
+    expect(decide(["gh pr merge:*"], "gh mm 1").mode).toBe("ask");
+    expect(decide(["gh pr merge:*"], "gh -R o/r mm 1").mode).toBe("ask");
+    expect(decide(["gh pr merge:*"], "gh pr view 1").mode).toBe("allow");
+    expect(decide(["rm:*"], "gh mm 1").mode).toBe("allow");
+  });
 });
 
 describe("the package managers run by other names: corepack, node with npm's own script, nvm exec", () => {

@@ -249,6 +249,12 @@ const YARN: CommandTable = {
   },
 };
 
+/** gh's own commands (gh 2.23's `gh help`, and those later versions added); `co` is the alias its configuration starts with. */
+const GH_COMMANDS = new Set([
+  "auth", "browse", "codespace", "gist", "issue", "pr", "release", "repo", "run", "workflow", "alias", "api", "completion", "config", "extension", "gpg-key", "label", "search", "secret",
+  "ssh-key", "status", "cache", "org", "project", "ruleset", "variable", "attestation", "copilot", "preview", "agent-task", "help", "version", "co",
+]);
+
 /**
  * GitHub's CLI (cobra): `-R`/`--repo OWNER/REPO` anywhere among its command words (`gh -R o/r pr merge`,
  * `gh pr -R o/r merge`), and `co`, the alias its configuration starts with (`pr checkout`).
@@ -710,6 +716,11 @@ export function commandSpellings(name: string, words: readonly string[]): Comman
   const table = Object.hasOwn(COMMAND_TABLES, name) ? COMMAND_TABLES[name]! : undefined;
   if (table !== undefined) {
     const read = readTable(name, table, words);
+    // `gh mm 1` after `gh alias set mm 'pr merge'`: a word that is none of gh's commands is an alias or an extension.
+    const first = read.spellings.find((line) => line.length > 1)?.[1] ?? (words[1]?.startsWith("-") === true ? undefined : words[1]);
+    if (name === "gh" && first !== undefined && !GH_COMMANDS.has(first) && /^[A-Za-z][\w-]*$/.test(first)) {
+      return { spellings: read.spellings, maybe: [...read.maybe, { form: ["gh", UNREAD_WORDS], reason: `gh ${first} is no gh command the guard knows: an alias in gh's configuration or a gh-${first} extension decides what it runs` }] };
+    }
     // `docker -H HOST compose down`: compose's spellings of the line without docker's options.
     const composed = read.spellings.filter((line) => line[1] === "compose").flatMap((line) => commandSpellings(name, line).spellings);
     return composed.length === 0 ? read : { spellings: [...read.spellings, ...composed], maybe: read.maybe };
