@@ -270,6 +270,19 @@ describe.skipIf(!cargoAvailable)("cargo: its own options, `+TOOLCHAIN`, and its 
     expect(shown.stdout).toMatch(/Usage: (?:cargo[ -])?publish /);
     expect(decide(["cargo publish:*"], `cargo ${options} publish`).mode).toBe("deny");
   });
+  it("cargo lists its commands; any other word is an alias a .cargo/config.toml defines or a cargo-NAME program, so a deny naming a cargo command cannot tell", () => {
+    const listed = spawnSync("cargo", ["--list"], { encoding: "utf8" }).stdout.split("\n").slice(1).map((line) => line.trim().split(/\s+/)[0]!).filter((word) => /^[a-z]/.test(word));
+    const unknown = listed.filter((word) => decide(["cargo publish:*"], `cargo ${word} x`).mode === "ask");
+    expect(listed.length).toBeGreaterThan(30);
+    expect(unknown).toEqual([]);
+    const project = mkdtempSync(path.join(scratch, "cargo-alias-"));
+    spawnSync("bash", ["-c", `mkdir -p .cargo && printf '[alias]\\np = "publish"\\n' > .cargo/config.toml`], { cwd: project });
+    const shown = spawnSync("cargo", ["p", "--help"], { cwd: project, encoding: "utf8" });
+    expect(shown.stdout).toMatch(/Usage: (?:cargo[ -])?publish /);
+    expect(decide(["cargo publish:*"], "cargo p").mode).toBe("ask");
+    expect(decide(["cargo publish:*"], "cargo -q p --dry-run").mode).toBe("ask");
+    expect(decide(["rm:*"], "cargo p").mode).toBe("allow");
+  });
   it("rustup's `+TOOLCHAIN` comes first", () => {
     expect(decide(["cargo publish:*"], "cargo +nightly publish").mode).toBe("deny");
     expect(decide(["cargo publish:*"], "cargo +stable -q publish --dry-run").mode).toBe("deny");

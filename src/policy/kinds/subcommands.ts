@@ -256,6 +256,17 @@ const GH_COMMANDS = new Set([
 ]);
 
 /**
+ * cargo's own commands and built-in aliases (cargo 1.95, `cargo --list` without installed extensions),
+ * and the extensions rustup ships (`fmt`, `clippy`, `miri`): another word is an alias a
+ * `.cargo/config.toml` defines (`p = "publish"`) or a `cargo-NAME` program.
+ */
+const CARGO_COMMANDS = new Set([
+  "add", "b", "bench", "build", "c", "check", "clean", "clippy", "config", "d", "doc", "fetch", "fix", "fmt", "generate-lockfile", "git-checkout", "help", "info", "init", "install",
+  "locate-project", "login", "logout", "metadata", "miri", "new", "owner", "package", "pkgid", "publish", "r", "read-manifest", "remove", "report", "rm", "run", "rustc", "rustdoc",
+  "search", "t", "test", "tree", "uninstall", "update", "vendor", "verify-project", "version", "yank",
+]);
+
+/**
  * GitHub's CLI (cobra): `-R`/`--repo OWNER/REPO` anywhere among its command words (`gh -R o/r pr merge`,
  * `gh pr -R o/r merge`), and `co`, the alias its configuration starts with (`pr checkout`).
  */
@@ -265,6 +276,9 @@ const GH: CommandTable = {
   depth: 2,
   same: [[["pr", "checkout"], ["co"]]],
 };
+
+/** Programs whose other command words are aliases their configuration defines or programs of their own (git's are read in programs.ts). */
+const OWN_COMMANDS: Readonly<Record<string, ReadonlySet<string>>> = { gh: GH_COMMANDS, cargo: CARGO_COMMANDS };
 
 /** Programs whose command words the guard reads with their own grammar (npm's is its own: readNpm). */
 const COMMAND_TABLES: Readonly<Record<string, CommandTable>> = {
@@ -718,8 +732,10 @@ export function commandSpellings(name: string, words: readonly string[]): Comman
     const read = readTable(name, table, words);
     // `gh mm 1` after `gh alias set mm 'pr merge'`: a word that is none of gh's commands is an alias or an extension.
     const first = read.spellings.find((line) => line.length > 1)?.[1] ?? (words[1]?.startsWith("-") === true ? undefined : words[1]);
-    if (name === "gh" && first !== undefined && !GH_COMMANDS.has(first) && /^[A-Za-z][\w-]*$/.test(first)) {
-      return { spellings: read.spellings, maybe: [...read.maybe, { form: ["gh", UNREAD_WORDS], reason: `gh ${first} is no gh command the guard knows: an alias in gh's configuration or a gh-${first} extension decides what it runs` }] };
+    const known = OWN_COMMANDS[name];
+    if (known !== undefined && first !== undefined && !known.has(first) && /^[A-Za-z][\w-]*$/.test(first)) {
+      const where = name === "gh" ? "an alias in gh's configuration" : "an alias in a .cargo/config.toml";
+      return { spellings: read.spellings, maybe: [...read.maybe, { form: [name, UNREAD_WORDS], reason: `${name} ${first} is no ${name} command the guard knows: ${where} or a ${name}-${first} program decides what it runs` }] };
     }
     // `docker -H HOST compose down`: compose's spellings of the line without docker's options.
     const composed = read.spellings.filter((line) => line[1] === "compose").flatMap((line) => commandSpellings(name, line).spellings);
