@@ -421,6 +421,7 @@ describe("kubectl: a resource type by each of its names", () => {
     ["kubectl delete deployment:*", "kubectl delete deploy/web", "deny"],
     ["kubectl delete secret:*", "kubectl delete secrets db", "deny"],
     ["kubectl get secret:*", "kubectl get secrets -o yaml", "deny"],
+    ["kubectl get secret:*", "kubectl get --show-managed-fields secrets", "deny"],
     ["kubectl delete deployment:*", "kubectl delete all --all", "deny"],
     ["kubectl delete deployments:*", "kubectl delete all -l app=x", "deny"],
     ["kubectl delete sts:*", "kubectl delete all --all -n prod", "deny"],

@@ -332,9 +332,7 @@ async function stillWritten(dir: VerifiedDir, name: string, stats: Stats, data: 
   try {
     const now = await handle.stat();
     if (!now.isFile() || now.ino !== stats.ino || now.dev !== stats.dev || now.size !== stats.size || now.mtimeMs !== stats.mtimeMs) return false;
-    const bytes = typeof data === "string" ? Buffer.from(data) : data;
-    if (now.size !== bytes.byteLength) return false;
-    return Buffer.compare(await handle.readFile(), bytes) === 0;
+    return Buffer.compare(await handle.readFile(), typeof data === "string" ? Buffer.from(data) : data) === 0;
   } catch {
     return false;
   } finally {

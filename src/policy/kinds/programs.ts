@@ -11,7 +11,7 @@
 
 import { originOf, urlReadings } from "./net.js";
 import { parseOptions, type OptionTable, type Parsed } from "./options.js";
-import { COMPOSE_GLOBAL, DOCKER_GLOBAL, commandSpellings } from "./subcommands.js";
+import { COMPOSE_GLOBAL, DOCKER_GLOBAL, KUBECTL_GLOBAL, commandSpellings } from "./subcommands.js";
 
 /** Something an allow cannot vouch for unless its pattern names `token` (`find:* -exec`, `sudo:*`). */
 export interface Refusal {
@@ -620,7 +620,7 @@ const APPTAINER_RUN: WrapperSpec = {
   commandOptional: true,
 };
 const KUBECTL: SubcommandFamily = {
-  global: { valued: "nsv", longValued: ["--namespace", "--context", "--kubeconfig", "--server", "--cluster", "--user", "--token", "--as", "--as-group", "--request-timeout"], long: ["--insecure-skip-tls-verify"] },
+  global: KUBECTL_GLOBAL,
   subcommands: { exec: AFTER_DASHDASH, run: AFTER_DASHDASH, debug: AFTER_DASHDASH, attach: AFTER_DASHDASH },
   // A namespace or a context of the kubeconfig in use; not --kubeconfig (a file whose users may run credential programs), --server, --user, --token.
   plain: ["-n", "--namespace", "--context"],

@@ -787,6 +787,14 @@ function addSimple(
   }
   const forms: string[][] = denyForms(words, values);
   const formKeys = new Set(forms.map((form) => form.join("\u0000")));
+  /** Another spelling, once, while the forms are fewer than `cap`. */
+  const addForm = (form: readonly string[], cap: number) => {
+    const key = form.join("\u0000");
+    if (forms.length < cap && !formKeys.has(key)) {
+      formKeys.add(key);
+      forms.push([...form]);
+    }
+  };
   const maybe: { readonly form: readonly string[]; readonly reason: string }[] = [];
   const spellings: (readonly string[])[] = [];
   const nested: { commands: (readonly string[])[]; scripts: string[]; guesses: string[] } = { commands: [], scripts: [], guesses: [] };
@@ -822,13 +830,7 @@ function addSimple(
     placesUnknown ??= reading.placesUnknown;
     for (const refusal of reading.refusals) if (!refusals.some((known) => known.reason === refusal.reason)) refusals.push(refusal);
     unknown ??= reading.unknown;
-    for (const extra of reading.forms) {
-      const key = extra.join("\u0000");
-      if (forms.length < MAX_FORMS && !formKeys.has(key)) {
-        formKeys.add(key);
-        forms.push([...extra]);
-      }
-    }
+    for (const extra of reading.forms) addForm(extra, MAX_FORMS);
     for (const one of reading.maybe ?? []) if (maybe.length < MAX_FORMS) maybe.push(one);
     spellings.push(...(reading.spellings ?? []));
     nested.commands.push(...reading.commands);
@@ -932,13 +934,7 @@ function addSimple(
     forms.push(named.some((word, i) => word !== words[i]) ? named : [...words, fed]);
   }
   // `npm pub`, `docker -H HOST rm`: the command by its other names, tried as they are (not read again).
-  for (const spelling of spellings) {
-    const key = spelling.join("\u0000");
-    if (forms.length < 2 * MAX_FORMS && !formKeys.has(key)) {
-      formKeys.add(key);
-      forms.push([...spelling]);
-    }
-  }
+  for (const spelling of spellings) addForm(spelling, 2 * MAX_FORMS);
   // A wrapper's command has lost its quoting: a word with pattern characters may be a pattern (`sudo git pu?h`).
   // `cat ~/x`, `dd if=~/x`: the shell puts a home directory there, which the guard cannot place.
   const wild = new Set(words.filter((word, i) => i > 0 && (isDynamic(i) || (values === undefined ? /[*?[]/.test(word) || TILDE_RE.test(word) : values[i]?.glob === true || values[i]?.tilde === true) || PLACELESS_RE.test(word))));

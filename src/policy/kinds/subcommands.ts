@@ -543,12 +543,20 @@ const KUBE_ALL = ["pod", "service", "daemonset", "deployment", "replicaset", "st
 /** kubectl's commands that take `TYPE NAME`, `TYPE/NAME` or `TYPE1,TYPE2` operands. */
 const KUBECTL_RESOURCE_VERBS = new Set(["get", "describe", "delete", "edit", "patch", "label", "annotate", "scale", "expose", "autoscale", "wait", "explain", "replace"]);
 
-/** kubectl's options that take a value as the next word (cobra: a boolean option takes one only with `=`). */
+/** kubectl's own options, before its command or anywhere on the line (cobra's persistent flags). */
+export const KUBECTL_GLOBAL: OptionTable = {
+  valued: "nsv",
+  longValued: ["--namespace", "--context", "--kubeconfig", "--server", "--cluster", "--user", "--token", "--as", "--as-group", "--request-timeout", "--v"],
+  long: ["--insecure-skip-tls-verify"],
+};
+
+/** kubectl's options that take a value as the next word (cobra: a boolean option takes one only with `=`): its own and its commands'. */
 const KUBECTL_VALUED = new Set([
-  "-n", "--namespace", "-l", "--selector", "-o", "--output", "-f", "--filename", "-k", "--kustomize", "--field-selector", "--grace-period", "--timeout", "--context", "--cluster",
-  "--user", "--kubeconfig", "-c", "--container", "--template", "--sort-by", "--chunk-size", "--server", "-s", "--token", "--as", "--as-group", "--request-timeout", "--replicas",
-  "--current-replicas", "--resource-version", "--type", "-p", "--patch", "--patch-file", "--subresource", "--field-manager", "--for", "--min", "--max", "--cpu-percent", "--port",
-  "--target-port", "--name", "--protocol", "--selector", "--label-columns", "-L", "--show-managed-fields", "-v", "--v",
+  ...[...(KUBECTL_GLOBAL.valued ?? "")].map((letter) => `-${letter}`),
+  ...(KUBECTL_GLOBAL.longValued ?? []),
+  "-l", "--selector", "-o", "--output", "-f", "--filename", "-k", "--kustomize", "--field-selector", "--grace-period", "--timeout", "-c", "--container", "--template", "--sort-by",
+  "--chunk-size", "--replicas", "--current-replicas", "--resource-version", "--type", "-p", "--patch", "--patch-file", "--subresource", "--field-manager", "--for", "--min", "--max",
+  "--cpu-percent", "--port", "--target-port", "--name", "--protocol", "--label-columns", "-L",
 ]);
 
 /** The resource row a type word names (`ns`, `Namespaces`, `deployments.apps`, `deploy.v1.apps`), if any. */
@@ -574,7 +582,7 @@ function readKubectl(words: readonly string[]): CommandSpellings {
     const name = word.includes("=") ? undefined : word;
     if (name !== undefined && KUBECTL_VALUED.has(name)) at += 2;
     else {
-      if (name !== undefined && /^--[a-z]/.test(name) && !/^--(?:all|all-namespaces|now|force|wait|ignore-not-found|recursive|overwrite|local|watch|watch-only|show-labels|no-headers|dry-run|raw|cascade|include-uninitialized|show-kind|export|record|save-config|validate|allow-missing-template-keys|server-print)$/.test(name)) {
+      if (name !== undefined && /^--[a-z]/.test(name) && !/^--(?:all|all-namespaces|now|force|wait|ignore-not-found|recursive|overwrite|local|watch|watch-only|show-labels|no-headers|dry-run|raw|cascade|include-uninitialized|show-kind|export|record|save-config|validate|allow-missing-template-keys|server-print|show-managed-fields)$/.test(name)) {
         unsure ??= `kubectl ${verb} ${name} is an option the guard does not know (whether it takes the next word as its value)`;
       }
       at += 1;
