@@ -446,19 +446,11 @@ export async function runBatches(
 
 /** Records results, in the given order, into the rule state: the tools' real outcomes. Refused calls did not run. */
 function recordResults(guard: Guard, rules: RuleState, results: readonly CallResult[]): RuleState {
-  let next = rules;
-  for (const result of results) {
-    if (result.status === "refused") continue;
-    next = guard.engine.record(next, {
-      tool: result.name,
-      operation: result.operation,
-      callId: result.id,
-      success: result.status === "success",
-      at: result.at,
-      output: result.output,
-    });
-  }
-  return next;
+  const ran = results.filter((result) => result.status !== "refused");
+  return guard.engine.recordAll(
+    rules,
+    ran.map((result) => ({ tool: result.name, operation: result.operation, callId: result.id, success: result.status === "success", at: result.at, output: result.output })),
+  );
 }
 
 /** Results of a turn in plan order, then any the plan did not know (unplanned middleware calls). */

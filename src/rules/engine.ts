@@ -1,6 +1,6 @@
 import { normaliseRules, structuralProblems, WILDCARD, type NormalisedRule, type RankedRule } from "./normalize.js";
 import { parseToolRules } from "./schema.js";
-import { DEFAULT_HISTORY_LIMIT, emptyRuleState, nextRun, recordExecution } from "./state.js";
+import { DEFAULT_HISTORY_LIMIT, emptyRuleState, nextRun, recordExecutions } from "./state.js";
 import type {
   CallInfo,
   ExecutionRecord,
@@ -36,6 +36,22 @@ const GATE_TYPES: ReadonlySet<string> = new Set<string>(ASKABLE_RULE_TYPES);
 
 /** Longest output kept for a ConditionalNext rule to read. */
 const MAX_KEPT_OUTPUT = 2_000;
+
+/** An execution record as the schema reads it: the shape checked by hand (the common case), else by the schema, which names what is wrong. */
+function readExecution(input: ExecutionRecord): ExecutionRecord {
+  const e = input as unknown as Record<string, unknown> | null;
+  if (
+    typeof e === "object" && e !== null &&
+    typeof e.tool === "string" && e.tool.length > 0 &&
+    (e.operation === undefined || typeof e.operation === "string") &&
+    typeof e.callId === "string" &&
+    typeof e.success === "boolean" &&
+    typeof e.at === "number" && Number.isFinite(e.at) &&
+    (e.output === undefined || typeof e.output === "string")
+  )
+    return input;
+  return ExecutionRecordSchema.parse(input);
+}
 
 /**
  * The output a ConditionalNext rule matches: a JSON object's `message` field (Letta's function
@@ -205,10 +221,17 @@ export class ToolRulesEngine {
   }
 
   record(state: RuleState, execution: ExecutionRecord): RuleState {
-    const parsed = ExecutionRecordSchema.parse(execution);
-    const next = recordExecution(state, parsed, this.#historyLimit);
-    const keep = this.#outputTools.has(parsed.tool) && parsed.output !== undefined;
-    const lastCall = { tool: parsed.tool, success: parsed.success, ...(keep ? { output: parsed.output?.slice(0, MAX_KEPT_OUTPUT) } : {}) };
+    return this.recordAll(state, [execution]);
+  }
+
+  /** Several finished calls, in the order they finished: the state recording them one by one gives. */
+  recordAll(state: RuleState, executions: readonly ExecutionRecord[]): RuleState {
+    if (executions.length === 0) return state;
+    const parsed = executions.map(readExecution);
+    const next = recordExecutions(state, parsed, this.#historyLimit);
+    const last = parsed[parsed.length - 1]!;
+    const keep = this.#outputTools.has(last.tool) && last.output !== undefined;
+    const lastCall = { tool: last.tool, success: last.success, ...(keep ? { output: last.output?.slice(0, MAX_KEPT_OUTPUT) } : {}) };
     return { ...next, lastCall };
   }
 

@@ -32,25 +32,35 @@ export function nextRun(state: RuleState, now: number): RuleState {
   };
 }
 
-function increment(counts: Record<string, number>, tool: string): Record<string, number> {
-  return { ...counts, [tool]: (counts[tool] ?? 0) + 1 };
-}
-
-/** The state after one finished call. Size is bounded: per-tool maps plus the last `historyLimit` records. */
-export function recordExecution(state: RuleState, execution: ExecutionRecord, historyLimit: number): RuleState {
-  const { tool, success } = execution;
-  const entry: ExecutionRecord = { tool, callId: execution.callId, success, at: execution.at };
-  if (execution.operation !== undefined) entry.operation = execution.operation;
-  const history = [...state.history, entry];
+/**
+ * The state after finished calls, in the order given: what recording them one by one gives, with
+ * each map copied once. Size is bounded: per-tool maps plus the last `historyLimit` records.
+ */
+export function recordExecutions(state: RuleState, executions: readonly ExecutionRecord[], historyLimit: number): RuleState {
+  if (executions.length === 0) return state;
+  const runAttempts = { ...state.runAttempts };
+  const threadAttempts = { ...state.threadAttempts };
+  let runCounts = state.runCounts;
+  let threadCounts = state.threadCounts;
+  const lastCallAt = { ...state.lastCallAt };
+  let calledThisRun = state.calledThisRun;
+  const history = [...state.history];
+  for (const execution of executions) {
+    const { tool, success } = execution;
+    const entry: ExecutionRecord = { tool, callId: execution.callId, success, at: execution.at };
+    if (execution.operation !== undefined) entry.operation = execution.operation;
+    history.push(entry);
+    runAttempts[tool] = (runAttempts[tool] ?? 0) + 1;
+    threadAttempts[tool] = (threadAttempts[tool] ?? 0) + 1;
+    if (success) {
+      if (runCounts === state.runCounts) runCounts = { ...runCounts };
+      if (threadCounts === state.threadCounts) threadCounts = { ...threadCounts };
+      runCounts[tool] = (runCounts[tool] ?? 0) + 1;
+      threadCounts[tool] = (threadCounts[tool] ?? 0) + 1;
+      if (!calledThisRun.includes(tool)) calledThisRun = [...calledThisRun, tool];
+    }
+    lastCallAt[tool] = Math.max(lastCallAt[tool] ?? -Infinity, execution.at);
+  }
   if (history.length > historyLimit) history.splice(0, history.length - historyLimit);
-  return {
-    ...state,
-    runAttempts: increment(state.runAttempts, tool),
-    threadAttempts: increment(state.threadAttempts, tool),
-    runCounts: success ? increment(state.runCounts, tool) : state.runCounts,
-    threadCounts: success ? increment(state.threadCounts, tool) : state.threadCounts,
-    lastCallAt: { ...state.lastCallAt, [tool]: Math.max(state.lastCallAt[tool] ?? -Infinity, execution.at) },
-    calledThisRun: success && !state.calledThisRun.includes(tool) ? [...state.calledThisRun, tool] : state.calledThisRun,
-    history,
-  };
+  return { ...state, runAttempts, threadAttempts, runCounts, threadCounts, lastCallAt, calledThisRun, history };
 }

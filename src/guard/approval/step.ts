@@ -110,8 +110,9 @@ export async function resolveApprovals(
   const settled: ApprovalState = { refused: null, pending: null, sticky: standing, reviewed: { messageId: ctx.messageId }, ...kept };
   // Every open call of the turn waits while the human decides (the guard has answered none of them yet).
   // What they are is recorded with them: an answer decides the calls the reviewer was shown.
-  const waiting = { messageId: ctx.messageId, callIds: calls.map((c) => c.id), digest: callsDigest(calls) };
-  if (pending.length > 0 && (options.routeBack === true || (partial && gate?.mustRecord(pending) === true)) && (!samePending(approvals.pending, waiting) || gate?.mustRecord(pending) === true)) {
+  // What waits is written down only when something does (the digest reads every call's arguments).
+  const waiting = pending.length > 0 ? { messageId: ctx.messageId, callIds: calls.map((c) => c.id), digest: callsDigest(calls) } : undefined;
+  if (waiting !== undefined && (options.routeBack === true || (partial && gate?.mustRecord(pending) === true)) && (!samePending(approvals.pending, waiting) || gate?.mustRecord(pending) === true)) {
     // Record what waits for a human in the checkpoint first; the next review step raises the interrupt.
     // Calls of this message recorded before and rewritten since (a client's state update, alone or in
     // the Command that carries the answer): the answer is not taken for them; they are asked again, saying why.
@@ -120,7 +121,7 @@ export async function resolveApprovals(
   }
   emitReviewEvents(ctx, reviewed, config);
   const afterStanding = await applyStanding(guard, reviewed, byStanding, ctx, config);
-  if (pending.length === 0) return { calls: afterStanding, approvals: settled, retry: false };
+  if (waiting === undefined) return { calls: afterStanding, approvals: settled, retry: false };
   reviewed = afterStanding;
 
   const settings = new Map<string, ReviewSettings>();
