@@ -109,6 +109,47 @@ describe("a defineTool tool run without LangChain's wrapper", () => {
     );
   });
 
+  it("gives the same result for a schema with an asynchronous refinement and a tool that returns a thenable or a plain value", async () => {
+    const { directRunOf } = await import("../src/tools/define-tool.js");
+    const transformed: string[] = [];
+    const make = (returns: "thenable" | "plain" | "promise") =>
+      defineTool({
+        name: `async_${returns}`,
+        description: "Checks a key.",
+        schema: z.object({
+          key: z.string().transform((k) => {
+            transformed.push(k);
+            return k.toUpperCase();
+          }),
+          n: z.number().refine(async (n) => n !== 13, "unlucky"),
+        }),
+        risk: "low",
+        execute: (input) => {
+          const value = { key: input.key, n: input.n };
+          // A thenable that is not a Promise: `await` reads it, so the direct run must too.
+          if (returns === "thenable") return { then: (resolve: (v: unknown) => void) => resolve(value) } as unknown as Promise<typeof value>;
+          return returns === "promise" ? Promise.resolve(value) : value;
+        },
+      });
+    for (const returns of ["thenable", "plain", "promise"] as const) {
+      const tool = make(returns);
+      const direct = directRunOf(tool)!;
+      for (const args of [{ key: "a", n: 1 }, { key: "b", n: 13 }, { key: 3, n: 2 }, { key: "c", n: 4 }]) {
+        const config = { toolCall: { id: "c1", name: tool.name, args, type: "tool_call" as const }, configurable: { thread_id: "t", tool_call_id: "c1", idempotency_key: "k" } };
+        const viaWrapper = await tool.invoke({ id: "c1", name: tool.name, args, type: "tool_call" }, config).then(
+          (m: unknown) => ({ ok: String((m as ToolMessage).content) }),
+          (e: Error) => ({ err: `${e.constructor.name}: ${e.message}` }),
+        );
+        const viaDirect = await direct(args, config).then(
+          (text) => ({ ok: typeof text === "string" ? text : JSON.stringify(text) }),
+          (e: Error) => ({ err: `${e.constructor.name}: ${e.message}` }),
+        );
+        expect(viaDirect, `${returns} ${JSON.stringify(args)}`).toEqual(viaWrapper);
+      }
+    }
+    expect(transformed.length).toBeGreaterThan(0);
+  });
+
   it("goes through LangChain's wrapper whenever something observes tool runs", () => {
     const quiet = { callbacks: undefined, verbose: false };
     expect(toolRunsObserved(quiet, { configurable: {} })).toBe(false);

@@ -144,16 +144,29 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>, R = unk
     { name: options.name, description: options.description, schema: published as never },
   );
   Object.defineProperty(structured, "guard", { value: guard, enumerable: false });
+  // LangChain's StructuredTool.call refuses with this text (and the same exception class).
+  const refusal = (error: unknown, args: unknown) =>
+    new ToolInputParsingException(`Received tool input did not match expected schema${error instanceof z.ZodError ? `\n\n${z.prettifyError(error)}` : ""}`, JSON.stringify(args));
+  // Parsed as LangChain parses (parseAsync's result), synchronously while the schema allows it: a
+  // schema with an asynchronous refinement or transform makes zod's sync parse throw, and from then
+  // on this tool's arguments go through parseAsync.
+  let parsesAsync = false;
   directRuns.set(structured, async (args, config) => {
     let input: z.output<S>;
     try {
-      input = await published.parseAsync(args);
+      input = parsesAsync ? await published.parseAsync(args) : published.parse(args);
     } catch (error) {
-      // LangChain's StructuredTool.call refuses with this text (and the same exception class).
-      const details = error instanceof z.ZodError ? `\n\n${z.prettifyError(error)}` : "";
-      throw new ToolInputParsingException(`Received tool input did not match expected schema${details}`, JSON.stringify(args));
+      if (!(error instanceof z.core.$ZodAsyncError)) throw refusal(error, args);
+      parsesAsync = true;
+      try {
+        input = await published.parseAsync(args);
+      } catch (asyncError) {
+        throw refusal(asyncError, args);
+      }
     }
-    return stringify(await options.execute(input, executionContextFrom(config)));
+    const output: unknown = options.execute(input, executionContextFrom(config));
+    // Awaited as `await` reads it (any thenable), without a turn of the event loop for a plain value.
+    return stringify((typeof output === "object" || typeof output === "function") && output !== null && typeof (output as { then?: unknown }).then === "function" ? await output : output);
   });
   return structured as unknown as GuardedTool<z.output<S>>;
 }
