@@ -32,6 +32,24 @@ export function clientAnsweredRecords(guard: Guard, ctx: TurnContext, calls: rea
   return calls.map((call) => outcomeRecord(guard, ctx, { ...call, ...WHY }, "cancelled"));
 }
 
+/**
+ * The audit records of the plan's calls a client answered that did not run (no result): each ended
+ * without running. `within`: only these of them (the batch a step settles). Every entry point writes
+ * these when it settles the calls it planned, so the audit ends each such call alike.
+ */
+export function unrunClientAnswerRecords(
+  guard: Guard,
+  turn: TurnPlan,
+  messages: readonly BaseMessage[],
+  results: Readonly<Record<string, unknown>>,
+  ctx: TurnContext,
+  within?: readonly string[],
+): AuditRecord[] {
+  if (!guard.options.audit) return [];
+  const answered = [...clientAnsweredCalls(turn, messages)].filter((id) => results[id] === undefined && (within === undefined || within.includes(id)));
+  return clientAnsweredRecords(guard, ctx, answered.flatMap((id) => (turn.calls[id] ? [turn.calls[id]] : [])));
+}
+
 /** The plan without the calls a client answered (undefined when there are none), and their audit records. */
 export function withoutClientAnswers(guard: Guard, turn: TurnPlan, messages: readonly BaseMessage[], ctx: TurnContext): { turn: TurnPlan; records: AuditRecord[] } | undefined {
   const answered = clientAnsweredCalls(turn, messages);
