@@ -28,7 +28,7 @@ import { lastAIMessage } from "./last-ai-message.js";
 import { GuardConfigError } from "../errors/index.js";
 import { keepWritesAfterTheirCheckpoint } from "../storage/write-order.js";
 import { inGuardedAgent } from "../tools/command-result.js";
-import { clientAnsweredCalls, unanswerableToolMessages, unrunClientAnswerRecords, withoutClientAnswers } from "./client-answered.js";
+import { clientAnsweredCalls, plannedCallsOpen, unanswerableToolMessages, unrunClientAnswerRecords, withoutClientAnswers } from "./client-answered.js";
 
 /** Guard options (or a prebuilt `guard`) plus the model and the graph's persistence. */
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
@@ -461,7 +461,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     return state.guard.next === "end" ? END : N.finish;
   };
 
-  const afterTools = (state: GuardedAgentStateType) => {
+  const afterTools = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => {
     const turn = state.guard.turn;
     // Not sent by dispatch (there is no plan): the step ran nothing (toolsNode). A client's Command({ goto })
     // while an approval waits leads nowhere (the approval decides). A client's `updateState(..., "tools")`
@@ -471,6 +471,11 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     // dropped), rather than leaving them open for the thread's next input.
     if (turn === null && waitsInReview(state)) return hasForeignAnswer(state.guard.approvals, state.messages) ? N.review : END;
     if (turn === null) return !lastAIMessage(state.messages) ? END : hasOpenCalls(state) ? N.review : N.agent;
+    // A client's `updateState(..., "tools")` while planned calls have neither run nor been answered by it
+    // (LangGraph runs this edge for the update too; a tools task runs it as "tools"): nothing of the
+    // plan ran, so it is dispatched from its current batch (the client's answers left out) rather than
+    // collected as if that batch had run (its other calls would never run).
+    if (config.metadata?.langgraph_node !== N.tools && plannedCallsOpen(turn, state.messages, state.guardResults)) return dispatch(state, config);
     const lastBatch = turn.nextBatch + 1 >= turn.batches.length;
     if (!lastBatch || needsCollect()) return N.collect;
     return hasOpenCalls(state, turn.batches[turn.nextBatch] ?? []) ? N.review : N.agent;
@@ -525,7 +530,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     .addConditionalEdges(N.agent, route(afterUpdateAsAgent), [N.tools, N.execute, N.collect, N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.execute, route(afterUpdateAsExecute), [N.tools, N.execute, N.collect, N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.review, route(dispatch), [N.tools, N.execute, N.collect, N.agent, N.review, END])
-    .addConditionalEdges(N.tools, route(afterTools), [N.agent, N.collect, N.review, END])
+    .addConditionalEdges(N.tools, route(afterTools), [N.tools, N.execute, N.agent, N.collect, N.review, END])
     .addConditionalEdges(N.collect, route((state, config) => (waitsInReview(state) ? END : afterCollect(state, config))), [N.tools, N.execute, N.collect, N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.finish, route((state) => (waitsInReview(state) ? END : afterFinish(state))), [N.agent, END]);
 }
