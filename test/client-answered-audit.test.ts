@@ -420,6 +420,7 @@ describe("adversarial answers", () => {
       await graph.invoke(null, config(threadId));
       expect(ran).toEqual(["c1"]);
       await graph.updateState(config(threadId), { messages: [new ToolMessage({ tool_call_id: "c1", content: "late" })] }, entry === "node" ? "tools" : undefined);
+      await graph.invoke(null, config(threadId));
       const after = await graph.invoke({ messages: [new HumanMessage("and now?")] }, config(threadId));
       expect(ran).toEqual(["c1"]);
       expect(oneAnswerPerCall(after.messages)).toEqual([]);
