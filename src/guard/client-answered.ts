@@ -14,7 +14,9 @@ import { lastAIMessage } from "./last-ai-message.js";
  * get a second ToolMessage, which providers refuse), and its outcome is audited as not run.
  */
 
-const WHY = { ruleId: "run:answered", reason: "a client's state update answered this call before it ran" } as const;
+// Not only a client's update: with guardMiddleware another middleware may answer a call the guard planned
+// (humanInTheLoopMiddleware's reject, listed before the guard). Either way the guard did not run it.
+const WHY = { ruleId: "run:answered", reason: "a ToolMessage the guard did not write answered this call before it ran" } as const;
 
 /** The calls of the plan's batches not yet run that have a ToolMessage after the plan's model message. */
 export function clientAnsweredCalls(turn: TurnPlan, messages: readonly BaseMessage[]): Set<string> {
