@@ -124,9 +124,28 @@ function scriptedModel(calls: readonly { name: string; id: string }[]) {
     .respond(new AIMessage("again"));
 }
 
-function build(entry: Entry, opened: Opened, ran: Ran, toolSpecs: readonly { name: string; risk: Risk }[], model: ReturnType<typeof fakeModel>) {
+interface ToolSpec {
+  name: string;
+  risk: Risk;
+  /** Calls of it share a batch (run side by side); otherwise each call is its own batch. */
+  safe?: boolean;
+}
+
+function build(entry: Entry, opened: Opened, ran: Ran, toolSpecs: readonly ToolSpec[], model: ReturnType<typeof fakeModel>) {
   const tools = toolSpecs.map((t) =>
-    defineTool({ name: t.name, description: `${t.name} tool`, schema: z.object({ s: z.string() }), risk: t.risk, execute: ({ s }) => (ran.push(s), `${t.name} ${s}`) }),
+    defineTool({
+      name: t.name,
+      description: `${t.name} tool`,
+      schema: z.object({ s: z.string() }),
+      risk: t.risk,
+      ...(t.safe ? { isConcurrencySafe: () => true } : {}),
+      execute: async ({ s }) => {
+        ran.push(s);
+        // Side by side for real: each call of a shared batch is still running when the next starts.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return `${t.name} ${s}`;
+      },
+    }),
   );
   const guarded = { tools, audit: opened.audit, ...(opened.ledger ? { ledger: opened.ledger } : {}) };
   const { checkpointer } = opened;
@@ -225,6 +244,8 @@ interface Scenario {
   /** The client's updates, each a list of [tool_call_id, content], applied in order. */
   updates: [string, string][][];
   asNode?: string | undefined;
+  /** The tool's calls share one batch. */
+  safe?: boolean;
 }
 
 /**
@@ -234,7 +255,7 @@ interface Scenario {
 async function play(s: Scenario) {
   const threadId = `${s.entry}-${s.risk}-${s.asNode ?? "unset"}-${Math.random()}`;
   const ran: Ran = [];
-  const toolSpecs = [{ name: "deploy", risk: s.risk }];
+  const toolSpecs = [{ name: "deploy", risk: s.risk, safe: s.safe ?? false }];
   const calls = s.calls.map((id) => ({ name: "deploy", id }));
   const first = await s.storage.open();
   let second: Opened = first;
@@ -298,10 +319,12 @@ describe("a client answers one call of a parallel batch", () => {
     node: ["tools"],
     middleware: [undefined, "tools", "model_request", "GuardMiddleware.after_model"],
   };
-  const withAsNode = cases.flatMap(([entry, name, risk, storage]) => asNodes[entry].map((asNode) => [entry, name, risk, asNode ?? "unset", storage] as const));
-  it.each(withAsNode)("%s, %s, %s risk, asNode %s: the others run once with one ToolMessage each; one outcome per call", async (entry, _name, risk, asNode, storage) => {
+  const withAsNode = cases.flatMap(([entry, name, risk, storage]) =>
+    asNodes[entry].flatMap((asNode) => (["one batch", "a batch each"] as const).map((batches) => [entry, name, risk, asNode ?? "unset", batches, storage] as const)),
+  );
+  it.each(withAsNode)("%s, %s, %s risk, asNode %s, %s: the others run once with one ToolMessage each; one outcome per call", async (entry, _name, risk, asNode, batches, storage) => {
     const st = storage();
-    const r = await play({ entry, storage: st, risk, calls: ["c1", "c2", "c3"], updates: [[["c2", "given by the client"]]], asNode: asNode === "unset" ? undefined : asNode });
+    const r = await play({ entry, storage: st, risk, calls: ["c1", "c2", "c3"], updates: [[["c2", "given by the client"]]], asNode: asNode === "unset" ? undefined : asNode, safe: batches === "one batch" });
     try {
       expect([...r.ranAfter].sort()).toEqual(["c1", "c3"]);
       expect(answers(r.out.messages).sort()).toEqual(["c1=deploy c1", "c2=given by the client", "c3=deploy c3"]);
