@@ -48,6 +48,8 @@ export function unrunClientAnswerRecords(
   within?: readonly string[],
 ): AuditRecord[] {
   if (!guard.options.audit) return [];
+  // Every call left to run has its result (the usual turn): no scan of the thread.
+  if (turn.batches.slice(turn.nextBatch).every((batch) => batch.every((id) => results[id] !== undefined))) return [];
   const answered = [...clientAnsweredCalls(turn, messages)].filter((id) => results[id] === undefined && (within === undefined || within.includes(id)));
   return clientAnsweredRecords(guard, ctx, answered.flatMap((id) => (turn.calls[id] ? [turn.calls[id]] : [])));
 }
