@@ -506,3 +506,39 @@ describe("a client's update instead of the answer to an approval", () => {
     auditClosesEveryCall(records, threadId);
   });
 });
+
+// A partial answer: the human approves one of two asked calls; the run stops before the tools; the
+// client answers the approved call itself. The call does not run and is audited run:answered; the
+// other is asked again, and once approved runs once. (GuardedToolNode runs what a partial answer
+// approved in the step that asked: a run cannot stop between the two.)
+describe("a client answers the call a partial approval let through", () => {
+  const partialCases = (["agent", "middleware"] as const).flatMap((entry) => [memoryStorage, sqliteWithLedgerAndJsonl, sqliteWithSqliteAudit].map((storage) => [entry, storage().name, storage] as const));
+  it.each(partialCases)("%s, %s: the answered call never runs and is run:answered; the other is asked again and runs once", async (entry, _name, storage) => {
+    const st = storage();
+    const threadId = `partial-${entry}-${Math.random()}`;
+    const ran: Ran = [];
+    const model = scriptedModel([{ name: "deploy", id: "a" }, { name: "deploy", id: "b" }]);
+    const opened = await st.open();
+    try {
+      const graph = build(entry, opened, ran, [{ name: "deploy", risk: "high" }], model);
+      const stop = { ...config(threadId), interruptBefore: STOP_BEFORE[entry] };
+      expect(pendingApproval(await graph.invoke({ messages: [new HumanMessage("go")] }, config(threadId)))?.actionRequests.map((x) => x.toolCallId)).toEqual(["a", "b"]);
+      await graph.invoke(new Command({ resume: { decisions: { a: { type: "approve" } } } }), stop);
+      expect(ran).toEqual([]);
+      await graph.updateState(config(threadId), { messages: [new ToolMessage({ tool_call_id: "a", content: "given by the client" })] }, "tools");
+      let out = await graph.invoke(null, config(threadId));
+      expect(ran).toEqual([]);
+      expect(pendingApproval(out)?.actionRequests.map((x) => x.toolCallId)).toEqual(["b"]);
+      out = await graph.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config(threadId));
+      expect(ran).toEqual(["b"]);
+      expect(answers(out.messages)).toEqual(["a=given by the client", "b=deploy b"]);
+      expect(oneAnswerPerCall(out.messages)).toEqual([]);
+      modelReadValidHistories(model);
+    } finally {
+      await opened.close();
+    }
+    const records = await st.records();
+    expect(outcomesOf(records, threadId)).toEqual(["a:cancelled:run:answered", "b:success:risk:high"]);
+    auditClosesEveryCall(records, threadId);
+  });
+});
