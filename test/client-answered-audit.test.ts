@@ -542,3 +542,38 @@ describe("a client answers the call a partial approval let through", () => {
     auditClosesEveryCall(records, threadId);
   });
 });
+
+// createGuardedAgent without a ledger runs a plan batch by batch, one step each: the run can stop
+// before a later batch's tools, after earlier ones ran. A client's answer then for a call of a later
+// batch leaves the batch in between to run, once.
+describe("a client answers a call of a later batch after the first batch ran (createGuardedAgent, one step per batch)", () => {
+  it.each(["tools", undefined])("asNode %s: the batch in between runs once, the answered call never, one outcome each", async (asNode) => {
+    const st = sqliteWithSqliteAudit();
+    const threadId = `later-batch-${asNode ?? "unset"}-${Math.random()}`;
+    const ran: Ran = [];
+    const model = scriptedModel([{ name: "deploy", id: "c1" }, { name: "deploy", id: "c2" }, { name: "deploy", id: "c3" }]);
+    const opened = await st.open();
+    try {
+      const graph = build("agent", opened, ran, [{ name: "deploy", risk: "high" }], model);
+      const stop = { ...config(threadId), interruptBefore: ["tools"] };
+      const asked = pendingApproval(await graph.invoke({ messages: [new HumanMessage("go")] }, config(threadId)));
+      await graph.invoke(new Command({ resume: { decisions: asked?.actionRequests.map(() => ({ type: "approve" })) } }), stop);
+      expect(ran).toEqual([]);
+      await graph.invoke(null, stop);
+      expect(ran).toEqual(["c1"]);
+      expect((await graph.getState(config(threadId))).next).toEqual(["tools"]);
+      await graph.updateState(config(threadId), { messages: [new ToolMessage({ tool_call_id: "c3", content: "given by the client" })] }, asNode);
+      const out = await graph.invoke(null, config(threadId));
+      expect(ran).toEqual(["c1", "c2"]);
+      expect(answers(out.messages).sort()).toEqual(["c1=deploy c1", "c2=deploy c2", "c3=given by the client"]);
+      expect(oneAnswerPerCall(out.messages)).toEqual([]);
+      modelReadValidHistories(model);
+      expect(String(out.messages.at(-1)?.content)).toBe("done");
+    } finally {
+      await opened.close();
+    }
+    const records = await st.records();
+    expect(outcomesOf(records, threadId)).toEqual(["c1:success:risk:high", "c2:success:risk:high", "c3:cancelled:run:answered"]);
+    auditClosesEveryCall(records, threadId);
+  });
+});
