@@ -160,12 +160,13 @@ describe.each(CHECKPOINTERS)("a client's ToolMessage for one of two planned call
         if (entry === "middleware" && asNode === "GuardMiddleware.before_model") {
           // Attributed to the hook before the model, the update leads straight to LangChain's model step:
           // no tools step comes, so the guard answers the call that never ran as not run (run:skipped)
-          // before the model is called. Each call answered once; c2 did not run.
+          // before the model is called. Each call answered once; c2 did not run. The audit ends both
+          // without running: c1 as the client's answer (run:answered), c2 as skipped.
           expect(ran).toEqual([]);
           expect(answers(out.messages)).toEqual(["c1=given by the client", `c2=${execution.skippedByJump("deploy")}`]);
           modelReadValidHistories(model);
           expect(model.callCount).toBe(2);
-          expect(await outcomes(audit, threadId)).toEqual(["c2:cancelled"]);
+          expect(await outcomes(audit, threadId)).toEqual(["c1:cancelled", "c2:cancelled"]);
           return;
         }
         if (entry === "node" && opened.ledger === undefined && name !== "MemorySaver") {

@@ -83,7 +83,9 @@ describe("a reject in humanInTheLoopMiddleware, with the guard listed last", () 
     expect(modelInputs[1]!.map((m) => m.getType())).toEqual(["human", "ai", "tool", "tool"]);
     expect(String((out.messages as BaseMessage[]).at(-1)?.content)).toBe("understood");
     const outcomes = (await audit.query({ threadId: "hitl-reject" })).filter((r) => r.event === "outcome").map((r) => `${r.toolCallId} ${r.decision} ${r.ruleId}`);
-    expect(outcomes).toEqual(["c2 cancelled run:skipped"]);
+    // c1, which the guard allowed and humanInTheLoopMiddleware's reject answered, did not run either: its
+    // outcome says so (answered by a ToolMessage the guard did not write).
+    expect(outcomes).toEqual(["c2 cancelled run:skipped", "c1 cancelled run:answered"]);
     // The thread goes on.
     const next = (await agent.invoke(say("and now?"), config)) as Record<string, unknown>;
     expect(String((next.messages as BaseMessage[]).at(-1)?.content)).toBe("next");

@@ -28,7 +28,7 @@ import { lastAIMessage } from "./last-ai-message.js";
 import { GuardConfigError } from "../errors/index.js";
 import { keepWritesAfterTheirCheckpoint } from "../storage/write-order.js";
 import { inGuardedAgent } from "../tools/command-result.js";
-import { clientAnsweredCalls, clientAnsweredRecords, unanswerableToolMessages, withoutClientAnswers } from "./client-answered.js";
+import { clientAnsweredCalls, plannedCallsOpen, unanswerableToolMessages, unrunClientAnswerRecords, withoutClientAnswers } from "./client-answered.js";
 
 /** Guard options (or a prebuilt `guard`) plus the model and the graph's persistence. */
 export interface GuardedAgentOptions extends Partial<GuardOptions> {
@@ -105,10 +105,16 @@ type Node = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => G
 type TurnUpdate = GuardedAgentUpdate & { toParent?: Command[] };
 type TurnNode = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => Promise<TurnUpdate>;
 
-/** The turn's last batch went straight to the next node: record the whole turn there. */
-function settled(guard: Guard, state: GuardedAgentStateType): GuardState {
+/**
+ * The turn's last batch went straight to the next node: record the whole turn there. Its calls a
+ * client's ToolMessage answered before they ran (a state update as the tools step, which leads here)
+ * are audited as not run (client-answered.ts).
+ */
+async function settled(guard: Guard, state: GuardedAgentStateType, config: LangGraphRunnableConfig): Promise<GuardState> {
   const g = state.guard;
   if (g.turn === null) return g;
+  const records = unrunClientAnswerRecords(guard, g.turn, state.messages, state.guardResults, { threadId: threadIdOf(config), runId: g.runId, messageId: g.turn.messageId });
+  if (records.length > 0) await guard.options.audit?.write(records);
   // collect moved earlier batches into `done` and cleared `guardResults`: the two never overlap.
   return finishTurn(guard, g, [...(g.turn.done ?? []), ...inPlanOrder(g.turn, state.guardResults)]);
 }
@@ -117,7 +123,7 @@ function settled(guard: Guard, state: GuardedAgentStateType): GuardState {
 function agentNode(guard: Guard, options: Pick<GuardedAgentOptions, "model" | "systemPrompt" | "context">, processLedger?: ProcessLedger): Node {
   return async (state, config) => {
     const hadTurn = state.guard.turn !== null;
-    const before = settled(guard, state);
+    const before = await settled(guard, state, config);
     const started = startRunIfNew(guard, before, state.messages, threadIdOf(config));
     // The last turn crossed a limit with exitBehavior "error" (its calls are answered): the run stops here.
     throwIfLimitStopped(started);
@@ -182,7 +188,7 @@ function reviewNode(guard: Guard): Node {
       const screened = await screenRunInput(guard, state.guard.approvals, state.messages, { threadId: threadIdOf(config), runId: state.guard.runId }, config);
       if (screened) return { messages: screened.update, guard: { ...state.guard, approvals: screened.approvals, next: "agent" }, guardResults: null };
     }
-    const g = settled(guard, state);
+    const g = await settled(guard, state, config);
     const reviewed = await reviewModelTurn(guard, g, state.messages, config, { routeBack: true });
     if (!reviewed) return { guard: g, guardResults: null };
     const approvals = reviewed.approvals;
@@ -284,8 +290,7 @@ function collectNode(guard: Guard): Node {
     const batch = turn.batches[turn.nextBatch] ?? [];
     const done = [...(turn.done ?? []), ...batch.flatMap((id) => (state.guardResults[id] ? [state.guardResults[id]] : []))];
     // Calls of the batch that dispatch did not send because a client's ToolMessage answered them: audited as not run.
-    const answered = [...clientAnsweredCalls(turn, state.messages)].filter((id) => batch.includes(id) && state.guardResults[id] === undefined);
-    const records = clientAnsweredRecords(guard, { threadId: threadIdOf(config), runId: current.runId, messageId: turn.messageId }, answered.flatMap((id) => (turn.calls[id] ? [turn.calls[id]] : [])));
+    const records = unrunClientAnswerRecords(guard, turn, state.messages, state.guardResults, { threadId: threadIdOf(config), runId: current.runId, messageId: turn.messageId }, batch);
     if (records.length > 0) await guard.options.audit?.write(records);
     const advanced = { ...turn, nextBatch: turn.nextBatch + 1, done };
     if (advanced.nextBatch < advanced.batches.length) {
@@ -456,7 +461,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     return state.guard.next === "end" ? END : N.finish;
   };
 
-  const afterTools = (state: GuardedAgentStateType) => {
+  const afterTools = (state: GuardedAgentStateType, config: LangGraphRunnableConfig) => {
     const turn = state.guard.turn;
     // Not sent by dispatch (there is no plan): the step ran nothing (toolsNode). A client's Command({ goto })
     // while an approval waits leads nowhere (the approval decides). A client's `updateState(..., "tools")`
@@ -466,6 +471,11 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     // dropped), rather than leaving them open for the thread's next input.
     if (turn === null && waitsInReview(state)) return hasForeignAnswer(state.guard.approvals, state.messages) ? N.review : END;
     if (turn === null) return !lastAIMessage(state.messages) ? END : hasOpenCalls(state) ? N.review : N.agent;
+    // A client's `updateState(..., "tools")` while planned calls have neither run nor been answered by it
+    // (LangGraph runs this edge for the update too; a tools task runs it as "tools"): nothing of the
+    // plan ran, so it is dispatched from its current batch (the client's answers left out) rather than
+    // collected as if that batch had run (its other calls would never run).
+    if (config.metadata?.langgraph_node !== N.tools && plannedCallsOpen(turn, state.messages, state.guardResults)) return dispatch(state, config);
     const lastBatch = turn.nextBatch + 1 >= turn.batches.length;
     if (!lastBatch || needsCollect()) return N.collect;
     return hasOpenCalls(state, turn.batches[turn.nextBatch] ?? []) ? N.review : N.agent;
@@ -520,7 +530,7 @@ export function buildGuardedGraph(guard: Guard, options: Pick<GuardedAgentOption
     .addConditionalEdges(N.agent, route(afterUpdateAsAgent), [N.tools, N.execute, N.collect, N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.execute, route(afterUpdateAsExecute), [N.tools, N.execute, N.collect, N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.review, route(dispatch), [N.tools, N.execute, N.collect, N.agent, N.review, END])
-    .addConditionalEdges(N.tools, route(afterTools), [N.agent, N.collect, N.review, END])
+    .addConditionalEdges(N.tools, route(afterTools), [N.tools, N.execute, N.agent, N.collect, N.review, END])
     .addConditionalEdges(N.collect, route((state, config) => (waitsInReview(state) ? END : afterCollect(state, config))), [N.tools, N.execute, N.collect, N.agent, N.review, N.finish, END])
     .addConditionalEdges(N.finish, route((state) => (waitsInReview(state) ? END : afterFinish(state))), [N.agent, END]);
 }

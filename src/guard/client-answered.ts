@@ -14,7 +14,9 @@ import { lastAIMessage } from "./last-ai-message.js";
  * get a second ToolMessage, which providers refuse), and its outcome is audited as not run.
  */
 
-const WHY = { ruleId: "run:answered", reason: "a client's state update answered this call before it ran" } as const;
+// Not only a client's update: with guardMiddleware another middleware may answer a call the guard planned
+// (humanInTheLoopMiddleware's reject, listed before the guard). Either way the guard did not run it.
+const WHY = { ruleId: "run:answered", reason: "a ToolMessage the guard did not write answered this call before it ran" } as const;
 
 /** The calls of the plan's batches not yet run that have a ToolMessage after the plan's model message. */
 export function clientAnsweredCalls(turn: TurnPlan, messages: readonly BaseMessage[]): Set<string> {
@@ -30,6 +32,26 @@ export function clientAnsweredCalls(turn: TurnPlan, messages: readonly BaseMessa
 export function clientAnsweredRecords(guard: Guard, ctx: TurnContext, calls: readonly ReviewedCall[]): AuditRecord[] {
   if (!guard.options.audit) return [];
   return calls.map((call) => outcomeRecord(guard, ctx, { ...call, ...WHY }, "cancelled"));
+}
+
+/**
+ * The audit records of the plan's calls a client answered that did not run (no result): each ended
+ * without running. `within`: only these of them (the batch a step settles). Every entry point writes
+ * these when it settles the calls it planned, so the audit ends each such call alike.
+ */
+export function unrunClientAnswerRecords(
+  guard: Guard,
+  turn: TurnPlan,
+  messages: readonly BaseMessage[],
+  results: Readonly<Record<string, unknown>>,
+  ctx: TurnContext,
+  within?: readonly string[],
+): AuditRecord[] {
+  if (!guard.options.audit) return [];
+  // Every call left to run has its result (the usual turn): no scan of the thread.
+  if (turn.batches.slice(turn.nextBatch).every((batch) => batch.every((id) => results[id] !== undefined))) return [];
+  const answered = [...clientAnsweredCalls(turn, messages)].filter((id) => results[id] === undefined && (within === undefined || within.includes(id)));
+  return clientAnsweredRecords(guard, ctx, answered.flatMap((id) => (turn.calls[id] ? [turn.calls[id]] : [])));
 }
 
 /** The plan without the calls a client answered (undefined when there are none), and their audit records. */

@@ -250,7 +250,9 @@ export interface GuardedToolsRouteOptions {
  * back to itself for calls a partial answer left waiting (no edge: the node's own `goto` runs it);
  * back to the tools node when the last model message still has calls without a ToolMessage (a
  * client gave one call's result with `updateState(config, { messages: [toolMessage] }, "tools")`:
- * the others are reviewed and run there before the model reads the turn); else back to `agentNode`.
+ * the others are reviewed and run there before the model reads the turn), and when a ToolMessage a
+ * client added answers none of its calls or one a second time (the node removes it, and the run ends
+ * there); else back to `agentNode`.
  * Its parameter type requires the guard's channel, so a graph whose state lacks
  * `...GuardAnnotation.spec` fails to compile where this route is added.
  */
@@ -261,7 +263,9 @@ export function guardedToolsRoute(agentNode: string, options: GuardedToolsRouteO
     if (guard?.next === "dispatch") return END;
     if (guard?.next === "end" && guard.terminatedBy) return END;
     // A Send, not a name: the graph's path map for this route lists the model node and END only.
-    if (hasOpenCalls(state)) return new Send(toolsNodeOf(options, config), state);
+    // Also for a client's ToolMessage that answers no open call (a second answer to a call that ran):
+    // the node removes it before your model node reads the thread, and the run ends there.
+    if (hasOpenCalls(state) || hasUnanswerable(state)) return new Send(toolsNodeOf(options, config), state);
     return agentNode;
   };
 }
@@ -270,6 +274,12 @@ export function guardedToolsRoute(agentNode: string, options: GuardedToolsRouteO
 function toolsNodeOf(options: GuardedToolsRouteOptions, config: LangGraphRunnableConfig | undefined): string {
   const node = config?.metadata?.langgraph_node;
   return options.toolsNode ?? (typeof node === "string" ? node : "tools");
+}
+
+/** A ToolMessage after the last model message answers none of its calls, or one a second time (`unanswerableToolMessages`). */
+function hasUnanswerable(state: object): boolean {
+  const messages = (state as { messages?: unknown }).messages;
+  return Array.isArray(messages) && unanswerableToolMessages(messages as BaseMessage[]).length > 0;
 }
 
 /** The last model message of the state has a call with no ToolMessage after it. */

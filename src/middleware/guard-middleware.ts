@@ -78,7 +78,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
 
     beforeAgent: async (state, runtime) => ownMessagesOnly(await (async () => {
       const threadId = threadIdOf({ configurable: runtime.configurable });
-      const g = beforeAgentState(guard, state.guard, state.guardResults, state.messages, threadId);
+      const g = await beforeAgentState(guard, state.guard, state.guardResults, state.messages, threadId);
       // New input while calls waited for approval: the guard rejects them and drops the input's results for them (approval/screening.ts).
       // Not for a client's Command({ goto }) without input: the approval, raised again next to this step, decides.
       const held = heldForApproval(g.approvals, state.messages, { unreviewed: true }) !== undefined;
@@ -118,7 +118,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
           return late ? { guard: current } : undefined;
         }
         const ended = limitEndMessages(current.turn, current);
-        const settled = settleTurn(guard, current, state.guardResults);
+        const settled = await settleTurn(guard, current, state.guardResults, state.messages, threadIdOf({ configurable: runtime.configurable }));
         if (waitingCalls(settled).length > 0) {
           // A partial answer left calls of the turn waiting: they are reviewed and asked again now;
           // the calls answered then are dispatched (or, if none runs, the model goes on).
@@ -158,7 +158,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions) {
           runId: request.state.guard.runId,
           messageId: turn.messageId,
         });
-        if (answers) return new Command({ update: { messages: answers, guard: settleTurn(guard, request.state.guard, request.state.guardResults), guardResults: null } });
+        if (answers) return new Command({ update: { messages: answers, guard: await settleTurn(guard, request.state.guard, request.state.guardResults, request.state.messages, threadId), guardResults: null } });
       }
       const rules = rulesOf(guard, request.state.guard);
       const tools = allowedToolsFor(guard, rules, request.tools, { strict: guard.strictToolsFor(request.model) });
