@@ -1,5 +1,6 @@
 import { foldCase, normalizeString } from "../normalize.js";
-import { hardLinkReason, lineLinkReason, optionSpellingsReason, unplacedWordsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
+import { posix } from "node:path";
+import { hardLinkReason, lineLinkReason, optionSpellingsReason, unknownDirectoryReason, unplacedWordsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
 import { optionGrammarAt, readOptionSpellings, UNKNOWN_OPERAND, type OptionSpellings, type Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
 import { lineLinks, linkReadings, UNKNOWN_TARGET, type LineLink } from "./links.js";
@@ -107,9 +108,12 @@ function mayBeSpelled(option: string, found: OptionSpellings): boolean {
 const UNREAD_PLACE = "\u0000place";
 const UNREAD_PLACES: ReadonlySet<string> = new Set([UNREAD_PLACE]);
 const UNREAD_WORD_SET: ReadonlySet<string> = new Set([UNREAD_WORDS]);
+const NO_WORDS: ReadonlySet<string> = new Set();
 
 /** In a shape (CommandPattern.shapes, commandShape): any text, blanks included. */
 const STAR = -1;
+/** In a command's shape: any text without blanks (the directory a word starts at when the guard cannot tell it). */
+const WORD_STAR = -2;
 
 function codes(text: string, out: number[]): void {
   for (let i = 0; i < text.length; i++) out.push(text.charCodeAt(i));
@@ -128,8 +132,9 @@ function shapeOf(literals: readonly string[]): number[] {
 const MAX_OVERLAP_CELLS = 1 << 20;
 
 /**
- * Whether some text fits both shapes (each STAR any text): `git push` + STAR against `git pu` +
- * STAR. Dynamic programming over the two positions, from the ends; undefined when too large to tell.
+ * Whether some text fits both shapes (each STAR any text, each WORD_STAR any text without blanks): `git push` + STAR
+ * against `git pu` + STAR. Dynamic programming over the two positions, from the ends; undefined when too large to tell.
+ * A star may take the other shape's next character, or the whole of its star (whose text then lies within its own).
  */
 function overlaps(a: readonly number[], b: readonly number[]): boolean | undefined {
   const width = b.length + 1;
@@ -140,8 +145,8 @@ function overlaps(a: readonly number[], b: readonly number[]): boolean | undefin
     for (let j = b.length; j >= 0; j--) {
       let ok: boolean;
       if (i === a.length && j === b.length) ok = true;
-      else if (i < a.length && a[i] === STAR) ok = fit[(i + 1) * width + j] === 1 || (j < b.length && fit[i * width + j + 1] === 1);
-      else if (j < b.length && b[j] === STAR) ok = fit[i * width + j + 1] === 1 || (i < a.length && fit[(i + 1) * width + j] === 1);
+      else if (i < a.length && a[i]! < 0) ok = fit[(i + 1) * width + j] === 1 || (j < b.length && (a[i] === STAR || b[j] !== 32) && fit[i * width + j + 1] === 1);
+      else if (j < b.length && b[j]! < 0) ok = fit[i * width + j + 1] === 1 || (i < a.length && (b[j] === STAR || a[i] !== 32) && fit[(i + 1) * width + j] === 1);
       else ok = i < a.length && j < b.length && a[i] === b[j] && fit[(i + 1) * width + j + 1] === 1;
       fit[i * width + j] = ok ? 1 : 0;
     }
@@ -184,11 +189,55 @@ function wildShape(word: string, fold: (text: string) => string, out: number[]):
   codes(fold(tail), out);
 }
 
-/** The words as a shape, each word in `wild` after the program as wildShape reads it; undefined when none is. */
-function commandShape(words: readonly string[], wild: ReadonlySet<string>, fold: (text: string) => string): number[] | undefined {
+/** `--file=` or `NAME=` before a path (`if=../x`). */
+const VALUE_HEAD = /^(?:--?[A-Za-z0-9][\w.-]*=|[A-Za-z_][A-Za-z0-9_]*=)/;
+
+/**
+ * A word that starts at a directory the guard does not know (after its `--file=` or `NAME=`): a home directory or a
+ * working directory it cannot place (`~/x`, and a relative word placed in such a one: `~-/k`, `~/../../srv/k`), or a
+ * relative word that climbs out of the directory the line starts in (`../../etc/shadow`, `./../x`, `a/../../x`,
+ * `../../srv/k` placed after `cd ../../srv`). A relative word that stays inside it (`etc/shadow`) is read lexically.
+ */
+function startsSomewhere(word: string): boolean {
+  const value = word.slice(VALUE_HEAD.exec(word)?.[0].length ?? 0);
+  if (value.startsWith("~")) return true;
+  if (value === "" || /^[/-]/.test(value)) return false;
+  return /^\.\.(?:\/|$)/.test(posix.normalize(value));
+}
+
+/**
+ * A word that starts somewhere (startsSomewhere) as a shape: its head (`if=`), any text of one word (the directory it
+ * starts at: `/`, `/srv`, …), then what follows its last `..` (which climbs from that directory), `.` and doubled `/`
+ * dropped: `../../etc/shadow` may be any place ending in /etc/shadow, `~-/k` any ending in /k. When the rest holds
+ * characters the shell may still change, any text.
+ */
+function somewhereShape(word: string, fold: (text: string) => string, out: number[]): void {
+  const head = VALUE_HEAD.exec(word)?.[0] ?? "";
+  const value = word.slice(head.length);
+  const rest = (value.startsWith("~") ? value.replace(/^~[^/]*/, "") : `/${value}`)
+    .replace(/^.*\/\.\.(?=\/|$)/, "")
+    .replace(/\/\.(?=\/|$)/g, "")
+    .replace(/\/{2,}/g, "/");
+  codes(fold(head), out);
+  out.push(WORD_STAR);
+  if (PLAIN_LITERAL.exec(rest)![0] === rest) codes(fold(rest), out);
+  else out.push(STAR);
+}
+
+/**
+ * The words as a shape, each word in `wild` after the program as wildShape reads it and each in `somewhere` as
+ * somewhereShape does; undefined when none is.
+ */
+function commandShape(words: readonly string[], wild: ReadonlySet<string>, fold: (text: string) => string, somewhere?: ReadonlySet<string>): number[] | undefined {
   let any = false;
   const out: number[] = [];
   words.forEach((word, i) => {
+    if (i > 0 && somewhere?.has(word) === true) {
+      any = true;
+      out.push(32);
+      somewhereShape(word, fold, out);
+      return;
+    }
     const isWild = i > 0 && wild.has(word);
     // A word that starts with an expansion may be no word at all (`npm $x publish`, `npm publish $x` with
     // x empty), and the blank before it none: the parser splits some words bash reads as one.
@@ -206,9 +255,9 @@ function commandShape(words: readonly string[], wild: ReadonlySet<string>, fold:
  * (expansions, file name patterns): `git p${x}ush` may be `git push`, `git $x push` may be too (an
  * empty `$x` is no word), `git st${x}atus` never is. Undefined when the shapes are too large to compare.
  */
-function mayMatch(pattern: CommandPattern, words: readonly string[], wild: ReadonlySet<string>): boolean | undefined {
+function mayMatch(pattern: CommandPattern, words: readonly string[], wild: ReadonlySet<string>, somewhere?: ReadonlySet<string>): boolean | undefined {
   const fold = pattern.caseSensitive ? (text: string) => text : foldCase;
-  const shape = commandShape(words, wild, fold);
+  const shape = commandShape(words, wild, fold, somewhere);
   if (shape === undefined) return false;
   let result: boolean | undefined = false;
   for (const candidate of pattern.shapes) {
@@ -573,7 +622,8 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
     for (const [i, command] of commands.entries()) {
       // `cd secrets && cat key` also reads as `cat secrets/key`, where the line moved to.
       const cwd = cwds[i];
-      const placed = cwd === undefined || cwd === UNPLACED || command.input !== undefined ? [] : [placedWords(command.words, cwd)];
+      // A directory the guard cannot place (`cd -`, `cd ~/..`, `cd ../../srv`) places them where it cannot tell: `~-/key`.
+      const placed = cwd === undefined || command.input !== undefined ? [] : command.forms.map((form) => placedWords(form, cwd));
       // `ln -s /srv/secrets/key x; cat x`: a word that names a link the line makes (and does not exist yet) is read as its target too.
       const linked = command.input === undefined ? linkReadings(command.forms, cwd, (links ??= lineLinks(commands, cwds)), command.wild) : undefined;
       const written = [...command.forms, ...placed, ...(linked?.sure ?? [])];
@@ -609,6 +659,13 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
                 break;
               }
             }
+          }
+          // `cat ../../etc/shadow`, `cd -; cat key`: a relative word in a directory the guard does not know may name any
+          // place ending in what follows (from a start deep enough, ../../etc/shadow is /etc/shadow).
+          if (open === undefined) {
+            const somewhere = form.filter((word, i) => i > 0 && startsSomewhere(word));
+            const pattern = somewhere.length === 0 ? undefined : patterns.find((one) => mayMatch(one, form, command.wild ?? NO_WORDS, new Set(somewhere)) !== false);
+            if (pattern !== undefined) open = unknownDirectoryReason(pattern.source, somewhere);
           }
           continue;
         }
