@@ -292,10 +292,10 @@ export function unplacedWordsReason(pattern: string, words: readonly string[]): 
  * /etc/shadow), or a relative word after a `cd` to a place only known when the line runs (`cd -`, `popd`, `cd ~/..`,
  * `cd ../../srv`; the guard shows such a word placed there: `~-/k`, `../../srv/k`).
  */
-export function unknownDirectoryReason(pattern: string, words: readonly string[]): string {
-  const shown = words.slice(0, 3).join(", ") + (words.length > 3 ? ", …" : "");
+export function unknownDirectoryReason(pattern: string, words: readonly { readonly word: string; readonly end: string }[]): string {
+  const shown = words.slice(0, 3).map(({ word, end }) => `${word} (${end === "" ? "any directory" : `any place ending in ${end}`})`).join(", ") + (words.length > 3 ? ", …" : "");
   const one = words.length === 1;
-  return `${shown} ${one ? "is" : "are"} relative to a directory the guard does not know (the one the line starts in, climbed out of with .., or one a cd moved to that only the run tells), so ${one ? "it" : "they"} may name any place ending in what follows, which may match ${JSON.stringify(pattern)}`;
+  return `${shown} ${one ? "is" : "are"} relative to a directory the guard does not know (the one the line starts in, climbed out of with .., or one a cd moved to that only the run tells), and such a place may match ${JSON.stringify(pattern)}`;
 }
 
 /**

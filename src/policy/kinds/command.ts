@@ -206,36 +206,93 @@ function startsSomewhere(word: string): boolean {
 }
 
 /**
- * A word that starts somewhere (startsSomewhere) as a shape: its head (`if=`), any text of one word (the directory it
- * starts at: `/`, `/srv`, …), then what follows its last `..` (which climbs from that directory), `.` and doubled `/`
- * dropped: `../../etc/shadow` may be any place ending in /etc/shadow, `~-/k` any ending in /k. When the rest holds
- * characters the shell may still change, any text.
+ * Where a word that starts somewhere (startsSomewhere) leads from the directory it starts at: what follows its last `..`
+ * (which climbs from that directory), `.` and doubled `/` dropped, `/`-led or empty (`../../etc/shadow`: /etc/shadow;
+ * `~-/k`: /k; `~/../..`: empty, the directory itself).
  */
-function somewhereShape(word: string, fold: (text: string) => string, out: number[]): void {
-  const head = VALUE_HEAD.exec(word)?.[0] ?? "";
-  const value = word.slice(head.length);
-  const rest = (value.startsWith("~") ? value.replace(/^~[^/]*/, "") : `/${value}`)
+function somewhereEnd(word: string): string {
+  const value = word.slice(VALUE_HEAD.exec(word)?.[0].length ?? 0);
+  return (value.startsWith("~") ? value.replace(/^~[^/]*/, "") : `/${value}`)
     .replace(/^.*\/\.\.(?=\/|$)/, "")
     .replace(/\/\.(?=\/|$)/g, "")
     .replace(/\/{2,}/g, "/");
-  codes(fold(head), out);
-  out.push(WORD_STAR);
-  if (PLAIN_LITERAL.exec(rest)![0] === rest) codes(fold(rest), out);
-  else out.push(STAR);
+}
+
+/**
+ * A word that starts somewhere as a shape: its head (`if=`), the directory it starts at (`at`: a shape, empty for `/`),
+ * then its end (somewhereEnd); any text after the directory when the end holds characters the shell may still change.
+ */
+function somewhereShape(word: string, at: readonly number[], fold: (text: string) => string, out: number[]): void {
+  const end = somewhereEnd(word);
+  codes(fold(VALUE_HEAD.exec(word)?.[0] ?? ""), out);
+  out.push(...at);
+  if (PLAIN_LITERAL.exec(end)![0] !== end) out.push(STAR);
+  else codes(fold(at.length === 0 && end === "" ? "/" : end), out);
+}
+
+/** A directory the guard cannot tell as a shape: any text of one word. */
+const ANY_DIRECTORY: readonly number[] = [WORD_STAR];
+
+const anchorsOf = new WeakMap<CommandPattern, number[][]>();
+
+/**
+ * The directories a pattern spells out, as shapes (its `*` any text): each absolute or home word of the pattern (after a
+ * `--file=` or `NAME=`) cut at each of its `/`, and `/` itself (an empty shape): `cat /srv/secrets/*` spells /, /srv,
+ * /srv/secrets and /srv/secrets/*. A word that starts at a directory the guard cannot tell is tried at each of them: it
+ * meets a pattern there when it meets it anywhere the pattern spells a path.
+ */
+function patternAnchors(pattern: CommandPattern): number[][] {
+  const kept = anchorsOf.get(pattern);
+  if (kept !== undefined) return kept;
+  const fold = pattern.caseSensitive ? (text: string) => text : foldCase;
+  const seen = new Set<string>([""]);
+  for (const word of splitWords(pattern.source.trim().replace(/:\*$/, ""))) {
+    const value = word.slice(VALUE_HEAD.exec(word)?.[0].length ?? 0);
+    if (!/^[/~]/.test(value)) continue;
+    const parts = value.split("/");
+    for (let k = 1; k <= parts.length; k++) seen.add(parts.slice(0, k).join("/").replace(/\/+$/, ""));
+  }
+  const out = [...seen].slice(0, 16).map((anchor) => shapeOf(fold(anchor).split("*")));
+  anchorsOf.set(pattern, out);
+  return out;
+}
+
+/** Most placements of a form's words that start somewhere tried against one pattern (more: each at any directory). */
+const MAX_PLACEMENTS = 64;
+
+/**
+ * Whether `pattern` may match the command `words` whose words in `somewhere` start at a directory the guard does not know
+ * (startsSomewhere), each placed at each directory the pattern spells out (patternAnchors), and whose words in `wild` the
+ * shell still changes. Undefined when the shapes are too large to compare.
+ */
+function mayMatchSomewhere(pattern: CommandPattern, words: readonly string[], wild: ReadonlySet<string>, somewhere: readonly string[]): boolean | undefined {
+  const anchors = patternAnchors(pattern);
+  const distinct = [...new Set(somewhere)];
+  let placements: Map<string, readonly number[]>[] = [new Map()];
+  if (anchors.length ** distinct.length > MAX_PLACEMENTS) placements = [new Map(distinct.map((word) => [word, ANY_DIRECTORY] as const))];
+  else for (const word of distinct) placements = placements.flatMap((placement) => anchors.map((anchor) => new Map([...placement, [word, anchor] as const])));
+  let result: boolean | undefined = false;
+  for (const placement of placements) {
+    const one = mayMatch(pattern, words, wild, placement);
+    if (one === true) return true;
+    if (one === undefined) result = undefined;
+  }
+  return result;
 }
 
 /**
  * The words as a shape, each word in `wild` after the program as wildShape reads it and each in `somewhere` as
- * somewhereShape does; undefined when none is.
+ * somewhereShape does at the directory it maps to; undefined when none is.
  */
-function commandShape(words: readonly string[], wild: ReadonlySet<string>, fold: (text: string) => string, somewhere?: ReadonlySet<string>): number[] | undefined {
+function commandShape(words: readonly string[], wild: ReadonlySet<string>, fold: (text: string) => string, somewhere?: ReadonlyMap<string, readonly number[]>): number[] | undefined {
   let any = false;
   const out: number[] = [];
   words.forEach((word, i) => {
-    if (i > 0 && somewhere?.has(word) === true) {
+    const at = i > 0 ? somewhere?.get(word) : undefined;
+    if (at !== undefined) {
       any = true;
       out.push(32);
-      somewhereShape(word, fold, out);
+      somewhereShape(word, at, fold, out);
       return;
     }
     const isWild = i > 0 && wild.has(word);
@@ -255,7 +312,7 @@ function commandShape(words: readonly string[], wild: ReadonlySet<string>, fold:
  * (expansions, file name patterns): `git p${x}ush` may be `git push`, `git $x push` may be too (an
  * empty `$x` is no word), `git st${x}atus` never is. Undefined when the shapes are too large to compare.
  */
-function mayMatch(pattern: CommandPattern, words: readonly string[], wild: ReadonlySet<string>, somewhere?: ReadonlySet<string>): boolean | undefined {
+function mayMatch(pattern: CommandPattern, words: readonly string[], wild: ReadonlySet<string>, somewhere?: ReadonlyMap<string, readonly number[]>): boolean | undefined {
   const fold = pattern.caseSensitive ? (text: string) => text : foldCase;
   const shape = commandShape(words, wild, fold, somewhere);
   if (shape === undefined) return false;
@@ -664,8 +721,8 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
           // place ending in what follows (from a start deep enough, ../../etc/shadow is /etc/shadow).
           if (open === undefined) {
             const somewhere = form.filter((word, i) => i > 0 && startsSomewhere(word));
-            const pattern = somewhere.length === 0 ? undefined : patterns.find((one) => mayMatch(one, form, command.wild ?? NO_WORDS, new Set(somewhere)) !== false);
-            if (pattern !== undefined) open = unknownDirectoryReason(pattern.source, somewhere);
+            const pattern = somewhere.length === 0 ? undefined : patterns.find((one) => mayMatchSomewhere(one, form, command.wild ?? NO_WORDS, somewhere) !== false);
+            if (pattern !== undefined) open = unknownDirectoryReason(pattern.source, somewhere.map((word) => ({ word, end: somewhereEnd(word) })));
           }
           continue;
         }
