@@ -42,6 +42,8 @@ const guards = {
   file: denyListGuard([`cat ${S}`], "path7-file"),
   prefix: denyListGuard([`cat ${S}:*`], "path7-prefix"),
   directory: denyListGuard([`cat ${D}/*`], "path7-directory"),
+  // A `*` in the middle of the path: a climbing word may end in its directories.
+  glob: denyListGuard([`cat ${root}/*/secrets/k`], "path7-glob"),
 } as const;
 
 let serial = 0;
@@ -107,10 +109,19 @@ describe.skipIf(!BASH)("relative words in a directory the guard does not know: b
     "(cd ../..; cat srv/secrets/k)",
     "cp ../../srv/secrets/k y; cat y",
     "cat ../shadow",
+    "cd .. && sudo cat shadow",
+    "cat < ../../etc/shadow",
   ])("the brief's rules cannot tell: %s", (line) => {
     const decision = decideWith(brief, line);
     expect(decision.mode, `${line}: ${decision.reason ?? ""}`).toBe("ask");
     expect(decision.reason).toMatch(/directory the guard does not know/);
+  });
+
+  it("an expansion before a `..` (the start directory by $(pwd)) may be any directory: only what follows the last `..` is sure", () => {
+    const decision = decideWith(brief, "cat $(pwd)/../shadow");
+    expect(decision.mode).toBe("ask");
+    expect(decision.reason).toMatch(/shell replaces/);
+    expect(decideWith(denyListGuard(["cat /etc/shadow"], "path7-pwd"), "cat $(pwd)/../README.md").mode).toBe("allow");
   });
 
   it("the brief's rules keep what they decided before", () => {
@@ -159,6 +170,12 @@ describe.skipIf(!BASH)("relative words in a directory the guard does not know: b
     ["cp relative", (d) => `cp ${REL(d)} y; cat y`],
     ["subshell cd", (d) => `(cd ${"../".repeat(d + 2)}srv; cat secrets/k)`],
     ["climb through src", (d) => `cat src/../${REL(d)}`],
+    ["the start directory by $(pwd)", (d) => `cat $(pwd)/${REL(d)}`],
+    ["the start directory by $PWD, quoted", (d) => `cat "$PWD/${REL(d)}"`],
+    ["a file name pattern after climbing", (d) => `cat ${REL(d).replace(/k$/, "[k]")}`],
+    ["sudo-like wrapper after cd", (d) => `cd ${"../".repeat(d + 2)}srv/secrets && command cat k`],
+    ["input redirection", (d) => `cat < ${REL(d)}`],
+    ["bash -c", (d) => `bash -c 'cat ${REL(d)}'`],
   ];
   const depths = [0, 1, 3, 6];
   it.each(handWritten.flatMap(([name, make]) => depths.map((depth) => [name, depth, make(depth)] as const)))("%s (depth %i): %s", (_name, depth, line) => {

@@ -183,7 +183,8 @@ function wildShape(word: string, fold: (text: string) => string, out: number[]):
   const rest = word.slice(head.length);
   const endMatch = PLAIN_LITERAL_END.exec(rest)![0];
   const before = rest.charAt(rest.length - endMatch.length - 1);
-  const tail = endMatch !== "" && /[})`?*\]]/.test(before) ? endMatch : "";
+  // (`$(pwd)/../shadow`: a `..` in the end climbs from what the shell puts before it, so only what follows the last one is sure.)
+  const tail = endMatch !== "" && /[})`?*\]]/.test(before) ? endMatch.replace(/^.*\/\.\.(?=\/|$)/, "") : "";
   codes(fold(head), out);
   out.push(STAR);
   codes(fold(tail), out);
