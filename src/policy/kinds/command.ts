@@ -200,6 +200,7 @@ const VALUE_HEAD = /^(?:--?[A-Za-z0-9][\w.-]*=|[A-Za-z_][A-Za-z0-9_]*=)/;
  * `../../srv/k` placed after `cd ../../srv`). A relative word that stays inside it (`etc/shadow`) is read lexically.
  */
 function startsSomewhere(word: string): boolean {
+  if (!word.includes("..") && !word.includes("~")) return false;
   const value = word.slice(VALUE_HEAD.exec(word)?.[0].length ?? 0);
   if (value.startsWith("~")) return true;
   if (value === "" || /^[/-]/.test(value)) return false;
@@ -253,9 +254,28 @@ function patternAnchors(pattern: CommandPattern): number[][] {
     const parts = value.split("/");
     for (let k = 1; k <= parts.length; k++) seen.add(parts.slice(0, k).join("/").replace(/\/+$/, ""));
   }
-  const out = [...seen].slice(0, 16).map((anchor) => shapeOf(fold(anchor).split("*")));
+  // The deepest first: a word that meets the pattern mostly meets it there.
+  const out = [...seen]
+    .sort((a, b) => b.length - a.length)
+    .slice(0, 16)
+    .map((anchor) => shapeOf(fold(anchor).split("*")));
+  if (!out.some((anchor) => anchor.length === 0)) out.push([]);
   anchorsOf.set(pattern, out);
   return out;
+}
+
+/** Whether a command's words climb out of the directory the line starts in or start at a home directory (`..`, `~`). */
+const climbsOf = new WeakMap<SimpleCommand, boolean>();
+
+/**
+ * Whether some spelling of a command may have a word that starts somewhere (startsSomewhere): a word of its own with
+ * `..` or `~`, a working directory that is not absolute (`cd ..`, `cd -`, `cd ~`), or words read through links.
+ */
+function mayClimb(command: SimpleCommand, cwd: string | undefined, linked: number): boolean {
+  if (linked > 0 || (cwd !== undefined && !cwd.startsWith("/"))) return true;
+  let kept = climbsOf.get(command);
+  if (kept === undefined) climbsOf.set(command, (kept = command.forms.some((form) => form.some((word) => word.includes("..") || word.includes("~")))));
+  return kept;
 }
 
 /** Most placements of a form's words that start somewhere tried against one pattern (more: each at any directory). */
@@ -267,11 +287,14 @@ const MAX_PLACEMENTS = 64;
  * shell still changes. Undefined when the shapes are too large to compare.
  */
 function mayMatchSomewhere(pattern: CommandPattern, words: readonly string[], wild: ReadonlySet<string>, somewhere: readonly string[]): boolean | undefined {
-  const anchors = patternAnchors(pattern);
+  // A pattern for another program, or one the words meet at no directory at all, is told at once.
+  if (pattern.matchesOpen(words, 1) === NO) return false;
   const distinct = [...new Set(somewhere)];
+  const anywhere = mayMatch(pattern, words, wild, new Map(distinct.map((word) => [word, ANY_DIRECTORY] as const)));
+  const anchors = patternAnchors(pattern);
+  if (anywhere !== true || anchors.length ** distinct.length > MAX_PLACEMENTS) return anywhere;
   let placements: Map<string, readonly number[]>[] = [new Map()];
-  if (anchors.length ** distinct.length > MAX_PLACEMENTS) placements = [new Map(distinct.map((word) => [word, ANY_DIRECTORY] as const))];
-  else for (const word of distinct) placements = placements.flatMap((placement) => anchors.map((anchor) => new Map([...placement, [word, anchor] as const])));
+  for (const word of distinct) placements = placements.flatMap((placement) => anchors.map((anchor) => new Map([...placement, [word, anchor] as const])));
   let result: boolean | undefined = false;
   for (const placement of placements) {
     const one = mayMatch(pattern, words, wild, placement);
@@ -681,10 +704,11 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
       // `cd secrets && cat key` also reads as `cat secrets/key`, where the line moved to.
       const cwd = cwds[i];
       // A directory the guard cannot place (`cd -`, `cd ~/..`, `cd ../../srv`) places them where it cannot tell: `~-/key`.
-      const placed = cwd === undefined || command.input !== undefined ? [] : command.forms.map((form) => placedWords(form, cwd));
+      const placed = cwd === undefined || command.input !== undefined ? [] : [placedWords(command.words, cwd)];
       // `ln -s /srv/secrets/key x; cat x`: a word that names a link the line makes (and does not exist yet) is read as its target too.
       const linked = command.input === undefined ? linkReadings(command.forms, cwd, (links ??= lineLinks(commands, cwds)), command.wild) : undefined;
       const written = [...command.forms, ...placed, ...(linked?.sure ?? [])];
+      let climbing: boolean | undefined;
       // `cat /srv//secrets/key`, `cat /srv/docs/../secrets/key`, `cat /srv/link/key`: the paths as the kernel reads them.
       const spelled = [...written, ...pathForms(written)];
       // `cat /tmp/h` where /tmp/h is another name of /srv/secrets/key (a hard link): the names the patterns spell out.
@@ -720,7 +744,7 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
           }
           // `cat ../../etc/shadow`, `cd -; cat key`: a relative word in a directory the guard does not know may name any
           // place ending in what follows (from a start deep enough, ../../etc/shadow is /etc/shadow).
-          if (open === undefined) {
+          if (open === undefined && (climbing ??= mayClimb(command, cwd, linked?.sure.length ?? 0))) {
             const somewhere = form.filter((word, i) => i > 0 && startsSomewhere(word));
             const pattern = somewhere.length === 0 ? undefined : patterns.find((one) => mayMatchSomewhere(one, form, command.wild ?? NO_WORDS, somewhere) !== false);
             if (pattern !== undefined) open = unknownDirectoryReason(pattern.source, somewhere.map((word) => ({ word, end: somewhereEnd(word) })));
