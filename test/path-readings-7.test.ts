@@ -207,6 +207,12 @@ describe.skipIf(!BASH)("relative words in a directory the guard does not know: b
     "ln",
     "cp",
     "cd-then-climb",
+    "ln-dir",
+    "cp-r",
+    "cd-home-climb",
+    "cd-dash-climb",
+    "substitution",
+    "bash-c",
   ] as const;
   const lines = fc
     .tuple(fc.constantFrom(...WAYS), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 5 }), fc.constantFrom("X", "X", "(X)", "{ X; }", "true && X"), fc.constantFrom("; ", " && ", "\n"), fc.integer({ min: 0, max: 2 }))
@@ -245,13 +251,31 @@ describe.skipIf(!BASH)("relative words in a directory the guard does not know: b
         case "cp":
           line = `cp ${toRoot(up)}srv/secrets/k y${separator}cat y`;
           break;
+        case "ln-dir":
+          line = `ln -sfn ${toRoot(up)}srv/secrets s${separator}cat s/k`;
+          break;
+        case "cp-r":
+          line = `cp -r ${toRoot(up)}srv/secrets c${separator}cat c/k`;
+          break;
+        case "cd-home-climb":
+          line = `cd${separator}cd ${toRoot(2)}srv/secrets${separator}cat k`;
+          break;
+        case "cd-dash-climb":
+          line = `cd ${toRoot(up)}srv${separator}cd secrets${separator}cd ..${separator}cd - >/dev/null${separator}cat k`;
+          break;
+        case "substitution":
+          line = `echo "$(cat ${toRoot(up)}srv/secrets/k)"`;
+          break;
+        case "bash-c":
+          line = `bash -c "cat ${toRoot(up).replace(/"/g, "'")}srv/secrets/k"`;
+          break;
         default:
           const first = 1 + (extra % (up - 1));
           line = `cd ${toRoot(first)}${separator}cat ${toRoot(up - first)}srv/secrets/k`;
       }
       return { line: wrap.replace("X", line), depth };
     });
-  const cases = [...new Map(fc.sample(lines, { numRuns: 160, seed: ORACLE_SEED }).map((one) => [`${one.depth}:${one.line}`, one] as const)).values()];
+  const cases = [...new Map(fc.sample(lines, { numRuns: 240, seed: ORACLE_SEED }).map((one) => [`${one.depth}:${one.line}`, one] as const)).values()];
   const judged = new Map(cases.map((one) => [one, Object.entries(guards).map(([kind, guard]) => [kind, decideWith(guard, one.line)] as const)] as const));
   it.each(cases.map((one) => [one.depth, one.line, one] as const))("generated (depth %i): %s", (_depth, line, one) => {
     if (!readsSecret(line, one.depth)) return;
