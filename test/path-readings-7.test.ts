@@ -141,6 +141,18 @@ describe.skipIf(!BASH)("relative words in a directory the guard does not know: b
     expect(decideWith(denyListGuard(["cat /etc/shadow"], "path7-cost"), "cat ../README.md").mode).toBe("allow");
   });
 
+  it("a home directory the line moves to is one directory: only a climb out of it may be anywhere", () => {
+    const home = denyListGuard(["cat ~/.ssh/*"], "path7-home");
+    expect(decideWith(home, "cd ~/proj && cat Makefile").mode).toBe("allow");
+    expect(decideWith(home, "cd ~ && cat .ssh/id_rsa").mode).toBe("deny");
+    expect(decideWith(home, "cd ~/proj; cat ../.ssh/id_rsa").mode).toBe("deny");
+    for (const line of ["cd ..; cat .ssh/id_rsa", "cd -; cat .ssh/id_rsa", "cat ../.ssh/id_rsa", "cd ~/proj/../..; cat u/.ssh/id_rsa"]) {
+      const decision = decideWith(home, line);
+      expect(decision.mode, line).toBe("ask");
+      expect(decision.reason).toMatch(/directory the guard does not know/);
+    }
+  });
+
   it("allow rules are not widened", () => {
     const guard = bashGuard(["cat docs/*", "cat ./*", "ls:*", "cd:*"], [], "path7-allow");
     for (const line of ["cat ../../etc/shadow", "cat docs/../../etc/shadow", "cd ..; cat docs/a", "cd -; cat ./k", "cat ./../k", "cd ~/..; cat ./k"]) {

@@ -235,7 +235,13 @@ function somewhereShape(word: string, at: readonly number[], fold: (text: string
 /** A directory the guard cannot tell as a shape: any text of one word. */
 const ANY_DIRECTORY: readonly number[] = [WORD_STAR];
 
-const anchorsOf = new WeakMap<CommandPattern, number[][]>();
+/** A directory a pattern spells out, as a shape; `home`: a home word's (`~/.ssh`). */
+interface Anchor {
+  readonly shape: readonly number[];
+  readonly home: boolean;
+}
+
+const anchorsOf = new WeakMap<CommandPattern, Anchor[]>();
 
 /**
  * The directories a pattern spells out, as shapes (its `*` any text): each absolute or home word of the pattern (after a
@@ -243,7 +249,7 @@ const anchorsOf = new WeakMap<CommandPattern, number[][]>();
  * /srv/secrets and /srv/secrets/*. A word that starts at a directory the guard cannot tell is tried at each of them: it
  * meets a pattern there when it meets it anywhere the pattern spells a path.
  */
-function patternAnchors(pattern: CommandPattern): number[][] {
+function patternAnchors(pattern: CommandPattern): Anchor[] {
   const kept = anchorsOf.get(pattern);
   if (kept !== undefined) return kept;
   const fold = pattern.caseSensitive ? (text: string) => text : foldCase;
@@ -258,8 +264,8 @@ function patternAnchors(pattern: CommandPattern): number[][] {
   const out = [...seen]
     .sort((a, b) => b.length - a.length)
     .slice(0, 16)
-    .map((anchor) => shapeOf(fold(anchor).split("*")));
-  if (!out.some((anchor) => anchor.length === 0)) out.push([]);
+    .map((anchor) => ({ shape: shapeOf(fold(anchor).split("*")), home: anchor.startsWith("~") }));
+  if (!out.some((anchor) => anchor.shape.length === 0)) out.push({ shape: [], home: false });
   anchorsOf.set(pattern, out);
   return out;
 }
@@ -294,7 +300,13 @@ function mayMatchSomewhere(pattern: CommandPattern, words: readonly string[], wi
   const anchors = patternAnchors(pattern);
   if (anywhere !== true || anchors.length ** distinct.length > MAX_PLACEMENTS) return anywhere;
   let placements: Map<string, readonly number[]>[] = [new Map()];
-  for (const word of distinct) placements = placements.flatMap((placement) => anchors.map((anchor) => new Map([...placement, [word, anchor] as const])));
+  for (const word of distinct) {
+    // A home directory without `..` after it (`~/proj/x`, placed after `cd ~/proj`) is one directory, not one the pattern
+    // spells under a home (`~/.ssh`): as written it is read lexically, elsewhere it is an absolute one.
+    const home = /^~(?![-+])[^/]*(?:\/|$)/.test(word.slice(VALUE_HEAD.exec(word)?.[0].length ?? 0)) && !/(?:^|\/)\.\.(?:\/|$)/.test(word);
+    const at = home ? anchors.filter((anchor) => !anchor.home) : anchors;
+    placements = placements.flatMap((placement) => at.map((anchor) => new Map([...placement, [word, anchor.shape] as const])));
+  }
   let result: boolean | undefined = false;
   for (const placement of placements) {
     const one = mayMatch(pattern, words, wild, placement);
