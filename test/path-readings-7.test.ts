@@ -153,6 +153,15 @@ describe.skipIf(!BASH)("relative words in a directory the guard does not know: b
     }
   });
 
+  it("a cd in a loop or a function moves the line's commands where the guard cannot tell; one in a subshell does not", () => {
+    for (const line of ["cd src; for i in 1 2; do cd ..; done; cat k", "for i in 1 2; do cat k; cd /srv/secrets; done", "f() { cd /srv/secrets; }; cd /; f; cat k", "f() { cat k; }; cd /srv/secrets; f", "until cd ..; do :; done; cat k"]) {
+      const decision = decideWith(brief, line);
+      expect(decision.mode, line).toBe("ask");
+      expect(decision.reason).toMatch(/directory the guard does not know/);
+    }
+    for (const line of ["(for i in 1 2; do cd ..; done); cat k", "for i in 1 2; do echo $i; done; cat README.md", "f() { ls; }; f; cat k"]) expect(decideWith(brief, line).mode, line).toBe("allow");
+  });
+
   it("allow rules are not widened", () => {
     const guard = bashGuard(["cat docs/*", "cat ./*", "ls:*", "cd:*"], [], "path7-allow");
     for (const line of ["cat ../../etc/shadow", "cat docs/../../etc/shadow", "cd ..; cat docs/a", "cd -; cat ./k", "cat ./../k", "cd ~/..; cat ./k"]) {
@@ -188,6 +197,11 @@ describe.skipIf(!BASH)("relative words in a directory the guard does not know: b
     ["sudo-like wrapper after cd", (d) => `cd ${"../".repeat(d + 2)}srv/secrets && command cat k`],
     ["input redirection", (d) => `cat < ${REL(d)}`],
     ["bash -c", (d) => `bash -c 'cat ${REL(d)}'`],
+    ["cd .. in a loop", (d) => `cd src; for i in $(seq ${d + 3}); do cd ..; done; cat srv/secrets/k`],
+    ["a loop's later turn after its cd", () => `for i in 1 2; do cat k 2>/dev/null; cd ${D}; done`],
+    ["a function's cd where it is called", () => `f() { cd ${D}; }; cd /; f; cat k`],
+    ["a function's words where it is called", () => `f() { cat k; }; cd ${D}; f`],
+    ["a function climbing each call", (d) => `f() { cd ..; }; ${"f; ".repeat(d + 2)}cat srv/secrets/k`],
   ];
   const depths = [0, 1, 3, 6];
   it.each(handWritten.flatMap(([name, make]) => depths.map((depth) => [name, depth, make(depth)] as const)))("%s (depth %i): %s", (_name, depth, line) => {

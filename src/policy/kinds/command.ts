@@ -509,7 +509,15 @@ function workingDirectories(commands: readonly SimpleCommand[], text: string): (
   // Each change, with the subshell it runs in: it moves the commands after it in that subshell and those nested in it
   // (`(cd /etc) && cat ./shadow` reads ./shadow where the line started).
   const changes: { scope: readonly number[]; move: (cwd: string | undefined) => string }[] = [];
+  // A change in a loop (`for i in 1 2; do cd ..; done`) may run any number of times, and one in a function's body runs
+  // where the function is called: the commands of its subshell (and those nested in it), before it as well, run where the
+  // guard cannot tell. So do a function's commands when the line changes directory anywhere (it may be called after).
+  const inside = (scope: readonly number[], outer: readonly number[]) => outer.every((id, i) => scope[i] === id);
+  const changing = commands.filter((command) => command.words[0] !== undefined && DIRECTORY_CHANGES.has(command.words[0]));
+  const repeated = changing.filter((command) => command.repeats !== undefined).map((command) => command.scope ?? []);
+  const unplaced = (command: SimpleCommand) => repeated.some((scope) => inside(command.scope ?? [], scope)) || (command.repeats === "function" && changing.length > 0);
   return commands.map((command) => {
+    if (unplaced(command)) return UNPLACED;
     const scope = command.scope ?? [];
     let before: string | undefined;
     for (const change of changes) if (change.scope.every((id, i) => scope[i] === id)) before = change.move(before);
