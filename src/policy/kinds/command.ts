@@ -506,6 +506,17 @@ const UNPLACED = "~-";
  * when the line names CDPATH (which bash searches) cannot be placed. Nested shells are read as moving too.
  */
 function workingDirectories(commands: readonly SimpleCommand[], text: string): (string | undefined)[] {
+  // A line's commands are kept with its analysis, and each rule judges them: their directories are read once.
+  const kept = directoriesOf.get(commands);
+  if (kept !== undefined) return kept;
+  const out = readWorkingDirectories(commands, text);
+  directoriesOf.set(commands, out);
+  return out;
+}
+
+const directoriesOf = new WeakMap<readonly SimpleCommand[], (string | undefined)[]>();
+
+function readWorkingDirectories(commands: readonly SimpleCommand[], text: string): (string | undefined)[] {
   // Each change, with the subshell it runs in: it moves the commands after it in that subshell and those nested in it
   // (`(cd /etc) && cat ./shadow` reads ./shadow where the line started).
   const changes: { scope: readonly number[]; move: (cwd: string | undefined) => string }[] = [];
