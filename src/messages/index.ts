@@ -287,6 +287,18 @@ export function unplacedWordsReason(pattern: string, words: readonly string[]): 
 }
 
 /**
+ * Why a deny or ask pattern cannot tell a relative word whose place depends on a directory the guard does not know: a word
+ * that climbs out of the directory the line starts in (`../../etc/shadow`: from a start deep enough, any place ending in
+ * /etc/shadow), or a relative word after a `cd` to a place only known when the line runs (`cd -`, `popd`, `cd ~/..`,
+ * `cd ../../srv`; the guard shows such a word placed there: `~-/k`, `../../srv/k`).
+ */
+export function unknownDirectoryReason(pattern: string, words: readonly { readonly word: string; readonly end: string }[]): string {
+  const shown = words.slice(0, 3).map(({ word, end }) => `${word} (${end === "" ? "any directory" : `any place ending in ${end}`})`).join(", ") + (words.length > 3 ? ", …" : "");
+  const one = words.length === 1;
+  return `${shown} ${one ? "is" : "are"} relative to a directory the guard does not know (the one the line starts in, climbed out of with .., or one a cd moved to that only the run tells), and such a place may match ${JSON.stringify(pattern)}`;
+}
+
+/**
  * Why a deny or ask pattern cannot tell a line that makes a link, a copy or a move (`ln -s $T x`, `ln -s FILE $N`,
  * `ln -t "$D" FILE`, `cp $X y`) whose name or target is only known when it runs: a word that names it reads its target.
  */

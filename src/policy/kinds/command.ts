@@ -1,5 +1,6 @@
 import { foldCase, normalizeString } from "../normalize.js";
-import { hardLinkReason, lineLinkReason, optionSpellingsReason, unplacedWordsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
+import { posix } from "node:path";
+import { hardLinkReason, lineLinkReason, optionSpellingsReason, unknownDirectoryReason, unplacedWordsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
 import { optionGrammarAt, readOptionSpellings, UNKNOWN_OPERAND, type OptionSpellings, type Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
 import { lineLinks, linkReadings, UNKNOWN_TARGET, type LineLink } from "./links.js";
@@ -107,9 +108,12 @@ function mayBeSpelled(option: string, found: OptionSpellings): boolean {
 const UNREAD_PLACE = "\u0000place";
 const UNREAD_PLACES: ReadonlySet<string> = new Set([UNREAD_PLACE]);
 const UNREAD_WORD_SET: ReadonlySet<string> = new Set([UNREAD_WORDS]);
+const NO_WORDS: ReadonlySet<string> = new Set();
 
 /** In a shape (CommandPattern.shapes, commandShape): any text, blanks included. */
 const STAR = -1;
+/** In a command's shape: any text without blanks (the directory a word starts at when the guard cannot tell it). */
+const WORD_STAR = -2;
 
 function codes(text: string, out: number[]): void {
   for (let i = 0; i < text.length; i++) out.push(text.charCodeAt(i));
@@ -128,8 +132,9 @@ function shapeOf(literals: readonly string[]): number[] {
 const MAX_OVERLAP_CELLS = 1 << 20;
 
 /**
- * Whether some text fits both shapes (each STAR any text): `git push` + STAR against `git pu` +
- * STAR. Dynamic programming over the two positions, from the ends; undefined when too large to tell.
+ * Whether some text fits both shapes (each STAR any text, each WORD_STAR any text without blanks): `git push` + STAR
+ * against `git pu` + STAR. Dynamic programming over the two positions, from the ends; undefined when too large to tell.
+ * A star may take the other shape's next character, or the whole of its star (whose text then lies within its own).
  */
 function overlaps(a: readonly number[], b: readonly number[]): boolean | undefined {
   const width = b.length + 1;
@@ -140,8 +145,8 @@ function overlaps(a: readonly number[], b: readonly number[]): boolean | undefin
     for (let j = b.length; j >= 0; j--) {
       let ok: boolean;
       if (i === a.length && j === b.length) ok = true;
-      else if (i < a.length && a[i] === STAR) ok = fit[(i + 1) * width + j] === 1 || (j < b.length && fit[i * width + j + 1] === 1);
-      else if (j < b.length && b[j] === STAR) ok = fit[i * width + j + 1] === 1 || (i < a.length && fit[(i + 1) * width + j] === 1);
+      else if (i < a.length && a[i]! < 0) ok = fit[(i + 1) * width + j] === 1 || (j < b.length && (a[i] === STAR || b[j] !== 32) && fit[i * width + j + 1] === 1);
+      else if (j < b.length && b[j]! < 0) ok = fit[i * width + j + 1] === 1 || (i < a.length && (b[j] === STAR || a[i] !== 32) && fit[(i + 1) * width + j] === 1);
       else ok = i < a.length && j < b.length && a[i] === b[j] && fit[(i + 1) * width + j + 1] === 1;
       fit[i * width + j] = ok ? 1 : 0;
     }
@@ -178,17 +183,154 @@ function wildShape(word: string, fold: (text: string) => string, out: number[]):
   const rest = word.slice(head.length);
   const endMatch = PLAIN_LITERAL_END.exec(rest)![0];
   const before = rest.charAt(rest.length - endMatch.length - 1);
-  const tail = endMatch !== "" && /[})`?*\]]/.test(before) ? endMatch : "";
+  // (`$(pwd)/../shadow`: a `..` in the end climbs from what the shell puts before it, so only what follows the last one is sure.)
+  const tail = endMatch !== "" && /[})`?*\]]/.test(before) ? endMatch.replace(/^.*\/\.\.(?=\/|$)/, "") : "";
   codes(fold(head), out);
   out.push(STAR);
   codes(fold(tail), out);
 }
 
-/** The words as a shape, each word in `wild` after the program as wildShape reads it; undefined when none is. */
-function commandShape(words: readonly string[], wild: ReadonlySet<string>, fold: (text: string) => string): number[] | undefined {
+/** `--file=` or `NAME=` before a path (`if=../x`). */
+const VALUE_HEAD = /^(?:--?[A-Za-z0-9][\w.-]*=|[A-Za-z_][A-Za-z0-9_]*=)/;
+
+/**
+ * A word that starts at a directory the guard does not know (after its `--file=` or `NAME=`): a home directory or a
+ * working directory it cannot place (`~/x`, and a relative word placed in such a one: `~-/k`, `~/../../srv/k`), or a
+ * relative word that climbs out of the directory the line starts in (`../../etc/shadow`, `./../x`, `a/../../x`,
+ * `../../srv/k` placed after `cd ../../srv`). A relative word that stays inside it (`etc/shadow`) is read lexically.
+ */
+function startsSomewhere(word: string): boolean {
+  if (!word.includes("..") && !word.includes("~")) return false;
+  const value = word.slice(VALUE_HEAD.exec(word)?.[0].length ?? 0);
+  if (value.startsWith("~")) return true;
+  if (value === "" || /^[/-]/.test(value)) return false;
+  return /^\.\.(?:\/|$)/.test(posix.normalize(value));
+}
+
+/**
+ * Where a word that starts somewhere (startsSomewhere) leads from the directory it starts at: what follows its last `..`
+ * (which climbs from that directory), `.` and doubled `/` dropped, `/`-led or empty (`../../etc/shadow`: /etc/shadow;
+ * `~-/k`: /k; `~/../..`: empty, the directory itself).
+ */
+function somewhereEnd(word: string): string {
+  const value = word.slice(VALUE_HEAD.exec(word)?.[0].length ?? 0);
+  return (value.startsWith("~") ? value.replace(/^~[^/]*/, "") : `/${value}`)
+    .replace(/^.*\/\.\.(?=\/|$)/, "")
+    .replace(/\/\.(?=\/|$)/g, "")
+    .replace(/\/{2,}/g, "/");
+}
+
+/**
+ * A word that starts somewhere as a shape: its head (`if=`), the directory it starts at (`at`: a shape, empty for `/`),
+ * then its end (somewhereEnd); any text after the directory when the end holds characters the shell may still change.
+ */
+function somewhereShape(word: string, at: readonly number[], fold: (text: string) => string, out: number[]): void {
+  const end = somewhereEnd(word);
+  codes(fold(VALUE_HEAD.exec(word)?.[0] ?? ""), out);
+  out.push(...at);
+  if (PLAIN_LITERAL.exec(end)![0] !== end) out.push(STAR);
+  else codes(fold(at.length === 0 && end === "" ? "/" : end), out);
+}
+
+/** A directory the guard cannot tell as a shape: any text of one word. */
+const ANY_DIRECTORY: readonly number[] = [WORD_STAR];
+
+/** A directory a pattern spells out, as a shape; `home`: a home word's (`~/.ssh`). */
+interface Anchor {
+  readonly shape: readonly number[];
+  readonly home: boolean;
+}
+
+const anchorsOf = new WeakMap<CommandPattern, Anchor[]>();
+
+/**
+ * The directories a pattern spells out, as shapes (its `*` any text): each absolute or home word of the pattern (after a
+ * `--file=` or `NAME=`) cut at each of its `/`, and `/` itself (an empty shape): `cat /srv/secrets/*` spells /, /srv,
+ * /srv/secrets and /srv/secrets/*. A word that starts at a directory the guard cannot tell is tried at each of them: it
+ * meets a pattern there when it meets it anywhere the pattern spells a path.
+ */
+function patternAnchors(pattern: CommandPattern): Anchor[] {
+  const kept = anchorsOf.get(pattern);
+  if (kept !== undefined) return kept;
+  const fold = pattern.caseSensitive ? (text: string) => text : foldCase;
+  const seen = new Set<string>([""]);
+  for (const word of splitWords(pattern.source.trim().replace(/:\*$/, ""))) {
+    const value = word.slice(VALUE_HEAD.exec(word)?.[0].length ?? 0);
+    if (!/^[/~]/.test(value)) continue;
+    const parts = value.split("/");
+    for (let k = 1; k <= parts.length; k++) seen.add(parts.slice(0, k).join("/").replace(/\/+$/, ""));
+  }
+  // The deepest first: a word that meets the pattern mostly meets it there.
+  const out = [...seen]
+    .sort((a, b) => b.length - a.length)
+    .slice(0, 16)
+    .map((anchor) => ({ shape: shapeOf(fold(anchor).split("*")), home: anchor.startsWith("~") }));
+  if (!out.some((anchor) => anchor.shape.length === 0)) out.push({ shape: [], home: false });
+  anchorsOf.set(pattern, out);
+  return out;
+}
+
+/** Whether a command's words climb out of the directory the line starts in or start at a home directory (`..`, `~`). */
+const climbsOf = new WeakMap<SimpleCommand, boolean>();
+
+/**
+ * Whether some spelling of a command may have a word that starts somewhere (startsSomewhere): a word of its own with
+ * `..` or `~`, a working directory that is not absolute (`cd ..`, `cd -`, `cd ~`), or words read through links.
+ */
+function mayClimb(command: SimpleCommand, cwd: string | undefined, linked: number): boolean {
+  if (linked > 0 || (cwd !== undefined && !cwd.startsWith("/"))) return true;
+  let kept = climbsOf.get(command);
+  if (kept === undefined) climbsOf.set(command, (kept = command.forms.some((form) => form.some((word) => word.includes("..") || word.includes("~")))));
+  return kept;
+}
+
+/** Most placements of a form's words that start somewhere tried against one pattern (more: each at any directory). */
+const MAX_PLACEMENTS = 64;
+
+/**
+ * Whether `pattern` may match the command `words` whose words in `somewhere` start at a directory the guard does not know
+ * (startsSomewhere), each placed at each directory the pattern spells out (patternAnchors), and whose words in `wild` the
+ * shell still changes. Undefined when the shapes are too large to compare.
+ */
+function mayMatchSomewhere(pattern: CommandPattern, words: readonly string[], wild: ReadonlySet<string>, somewhere: readonly string[]): boolean | undefined {
+  // A pattern for another program, or one the words meet at no directory at all, is told at once.
+  if (pattern.matchesOpen(words, 1) === NO) return false;
+  const distinct = [...new Set(somewhere)];
+  const anywhere = mayMatch(pattern, words, wild, new Map(distinct.map((word) => [word, ANY_DIRECTORY] as const)));
+  const anchors = patternAnchors(pattern);
+  if (anywhere !== true || anchors.length ** distinct.length > MAX_PLACEMENTS) return anywhere;
+  let placements: Map<string, readonly number[]>[] = [new Map()];
+  for (const word of distinct) {
+    // A home directory without `..` after it (`~/proj/x`, placed after `cd ~/proj`) is one directory, not one the pattern
+    // spells under a home (`~/.ssh`): as written it is read lexically, elsewhere it is an absolute one.
+    const home = /^~(?![-+])[^/]*(?:\/|$)/.test(word.slice(VALUE_HEAD.exec(word)?.[0].length ?? 0)) && !/(?:^|\/)\.\.(?:\/|$)/.test(word);
+    const at = home ? anchors.filter((anchor) => !anchor.home) : anchors;
+    placements = placements.flatMap((placement) => at.map((anchor) => new Map([...placement, [word, anchor.shape] as const])));
+  }
+  let result: boolean | undefined = false;
+  for (const placement of placements) {
+    const one = mayMatch(pattern, words, wild, placement);
+    if (one === true) return true;
+    if (one === undefined) result = undefined;
+  }
+  return result;
+}
+
+/**
+ * The words as a shape, each word in `wild` after the program as wildShape reads it and each in `somewhere` as
+ * somewhereShape does at the directory it maps to; undefined when none is.
+ */
+function commandShape(words: readonly string[], wild: ReadonlySet<string>, fold: (text: string) => string, somewhere?: ReadonlyMap<string, readonly number[]>): number[] | undefined {
   let any = false;
   const out: number[] = [];
   words.forEach((word, i) => {
+    const at = i > 0 ? somewhere?.get(word) : undefined;
+    if (at !== undefined) {
+      any = true;
+      out.push(32);
+      somewhereShape(word, at, fold, out);
+      return;
+    }
     const isWild = i > 0 && wild.has(word);
     // A word that starts with an expansion may be no word at all (`npm $x publish`, `npm publish $x` with
     // x empty), and the blank before it none: the parser splits some words bash reads as one.
@@ -206,9 +348,9 @@ function commandShape(words: readonly string[], wild: ReadonlySet<string>, fold:
  * (expansions, file name patterns): `git p${x}ush` may be `git push`, `git $x push` may be too (an
  * empty `$x` is no word), `git st${x}atus` never is. Undefined when the shapes are too large to compare.
  */
-function mayMatch(pattern: CommandPattern, words: readonly string[], wild: ReadonlySet<string>): boolean | undefined {
+function mayMatch(pattern: CommandPattern, words: readonly string[], wild: ReadonlySet<string>, somewhere?: ReadonlyMap<string, readonly number[]>): boolean | undefined {
   const fold = pattern.caseSensitive ? (text: string) => text : foldCase;
-  const shape = commandShape(words, wild, fold);
+  const shape = commandShape(words, wild, fold, somewhere);
   if (shape === undefined) return false;
   let result: boolean | undefined = false;
   for (const candidate of pattern.shapes) {
@@ -364,10 +506,29 @@ const UNPLACED = "~-";
  * when the line names CDPATH (which bash searches) cannot be placed. Nested shells are read as moving too.
  */
 function workingDirectories(commands: readonly SimpleCommand[], text: string): (string | undefined)[] {
+  // A line's commands are kept with its analysis, and each rule judges them: their directories are read once.
+  const kept = directoriesOf.get(commands);
+  if (kept !== undefined) return kept;
+  const out = readWorkingDirectories(commands, text);
+  directoriesOf.set(commands, out);
+  return out;
+}
+
+const directoriesOf = new WeakMap<readonly SimpleCommand[], (string | undefined)[]>();
+
+function readWorkingDirectories(commands: readonly SimpleCommand[], text: string): (string | undefined)[] {
   // Each change, with the subshell it runs in: it moves the commands after it in that subshell and those nested in it
   // (`(cd /etc) && cat ./shadow` reads ./shadow where the line started).
   const changes: { scope: readonly number[]; move: (cwd: string | undefined) => string }[] = [];
+  // A change in a loop (`for i in 1 2; do cd ..; done`) may run any number of times, and one in a function's body runs
+  // where the function is called: the commands of its subshell (and those nested in it), before it as well, run where the
+  // guard cannot tell. So do a function's commands when the line changes directory anywhere (it may be called after).
+  const inside = (scope: readonly number[], outer: readonly number[]) => outer.every((id, i) => scope[i] === id);
+  const changing = commands.filter((command) => command.words[0] !== undefined && DIRECTORY_CHANGES.has(command.words[0]));
+  const repeated = changing.filter((command) => command.repeats !== undefined).map((command) => command.scope ?? []);
+  const unplaced = (command: SimpleCommand) => repeated.some((scope) => inside(command.scope ?? [], scope)) || (command.repeats === "function" && changing.length > 0);
   return commands.map((command) => {
+    if (unplaced(command)) return UNPLACED;
     const scope = command.scope ?? [];
     let before: string | undefined;
     for (const change of changes) if (change.scope.every((id, i) => scope[i] === id)) before = change.move(before);
@@ -573,10 +734,12 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
     for (const [i, command] of commands.entries()) {
       // `cd secrets && cat key` also reads as `cat secrets/key`, where the line moved to.
       const cwd = cwds[i];
-      const placed = cwd === undefined || cwd === UNPLACED || command.input !== undefined ? [] : [placedWords(command.words, cwd)];
+      // A directory the guard cannot place (`cd -`, `cd ~/..`, `cd ../../srv`) places them where it cannot tell: `~-/key`.
+      const placed = cwd === undefined || command.input !== undefined ? [] : [placedWords(command.words, cwd)];
       // `ln -s /srv/secrets/key x; cat x`: a word that names a link the line makes (and does not exist yet) is read as its target too.
       const linked = command.input === undefined ? linkReadings(command.forms, cwd, (links ??= lineLinks(commands, cwds)), command.wild) : undefined;
       const written = [...command.forms, ...placed, ...(linked?.sure ?? [])];
+      let climbing: boolean | undefined;
       // `cat /srv//secrets/key`, `cat /srv/docs/../secrets/key`, `cat /srv/link/key`: the paths as the kernel reads them.
       const spelled = [...written, ...pathForms(written)];
       // `cat /tmp/h` where /tmp/h is another name of /srv/secrets/key (a hard link): the names the patterns spell out.
@@ -609,6 +772,13 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
                 break;
               }
             }
+          }
+          // `cat ../../etc/shadow`, `cd -; cat key`: a relative word in a directory the guard does not know may name any
+          // place ending in what follows (from a start deep enough, ../../etc/shadow is /etc/shadow).
+          if (open === undefined && (climbing ??= mayClimb(command, cwd, linked?.sure.length ?? 0))) {
+            const somewhere = form.filter((word, i) => i > 0 && startsSomewhere(word));
+            const pattern = somewhere.length === 0 ? undefined : patterns.find((one) => mayMatchSomewhere(one, form, command.wild ?? NO_WORDS, somewhere) !== false);
+            if (pattern !== undefined) open = unknownDirectoryReason(pattern.source, somewhere.map((word) => ({ word, end: somewhereEnd(word) })));
           }
           continue;
         }

@@ -66,6 +66,12 @@ export interface SimpleCommand {
    * pipeline's parts but the last): a `cd` in one moves only the commands inside it (command.ts).
    */
   readonly scope?: readonly number[];
+  /**
+   * The command is in a loop's body or condition (`for`, `select`, `while`, `until`, `for ((…))`), which may run it any
+   * number of times, or in a function's body, which runs where and when the function is called (command.ts: a `cd` there
+   * moves the line's commands to a place the guard cannot tell).
+   */
+  readonly repeats?: "loop" | "function";
 }
 
 /** Where a command runs with words read from the input (SimpleCommand.input), as it is passed to a command it runs in turn; `paths`: find's paths. */
@@ -219,8 +225,21 @@ interface Walk {
   /** The subshells the walk is inside (SimpleCommand.scope), and how many it has entered. */
   scope?: number[];
   scopes?: number;
+  /** The walk is inside a loop or a function's body (SimpleCommand.repeats; a function's wins). */
+  repeats?: "loop" | "function";
   /** The standard input of a script a program hands to a shell: the program's own (`echo CMD | ssh HOST bash`, `script -c bash`). */
   input?: Stdin;
+}
+
+/** Walks `work` inside a loop or a function's body: the commands it adds carry it (SimpleCommand.repeats). */
+function repeating(walk: Walk, kind: "loop" | "function", work: () => void): void {
+  const outer = walk.repeats;
+  walk.repeats = outer === "function" ? outer : kind;
+  try {
+    work();
+  } finally {
+    walk.repeats = outer;
+  }
 }
 
 /** Walks `work` inside a subshell of its own: the commands it adds carry it in their scope. */
@@ -600,7 +619,8 @@ function isHarmlessRedirect(node: Node): boolean {
 
 function addCommand(walk: Walk, command: SimpleCommand): void {
   if (walk.commands.length >= MAX_COMMANDS) throw new Unreadable(`more than ${MAX_COMMANDS} commands`);
-  walk.commands.push(walk.scope === undefined || walk.scope.length === 0 ? command : { ...command, scope: [...walk.scope] });
+  const placed = walk.scope === undefined || walk.scope.length === 0 ? command : { ...command, scope: [...walk.scope] };
+  walk.commands.push(walk.repeats === undefined ? placed : { ...placed, repeats: walk.repeats });
 }
 
 /** awk's names: `awk -f <(…)` runs the substitution's text as its program. */
@@ -1359,6 +1379,10 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     inSubshell(walk, () => walkContainer(node, walk, writesFile, stdin));
     return;
   }
+  if (node.type === "for_statement" || node.type === "while_statement") {
+    repeating(walk, "loop", () => walkContainer(node, walk, writesFile, stdin));
+    return;
+  }
   if (CONTAINERS.has(node.type) || node.type === "command_substitution" || node.type === "process_substitution") {
     walkContainer(node, walk, writesFile, stdin);
     return;
@@ -1388,11 +1412,11 @@ function walkRest(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin | un
     if (name !== undefined) (walk.functions ??= new Set()).add(name);
     const body = node.childForFieldName("body");
     if (name !== undefined && body !== null) (walk.bodies ??= new Map()).set(name, body.text);
-    if (body !== null) walkStatement(body, walk, writesFile, undefined);
+    if (body !== null) repeating(walk, "function", () => walkStatement(body, walk, writesFile, undefined));
   }
   // `for ((…)); do …; done`: the body's commands run (the loop's arithmetic is read below as the construct's).
   const body = node.type === "c_style_for_statement" ? node.childForFieldName("body") : null;
-  if (body !== null) walkStatement(body, walk, writesFile, stdin);
+  if (body !== null) repeating(walk, "loop", () => walkStatement(body, walk, writesFile, stdin));
   // A construct the allow rules cannot vouch for (declaration, test, function, arithmetic, ...).
   if (body === null) collectNested(node, walk);
   else for (const child of node.namedChildren) if (child !== null && child.startIndex !== body.startIndex) collectNested(child, walk);
