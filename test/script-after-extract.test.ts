@@ -36,7 +36,7 @@ const CANNOT_TELL: readonly string[] = [
   "tar -xf a.tar -C /tmp/d && /tmp/d/run.sh",
   "tar xvjf a.tbz2 && ./run.sh",
   "gtar -xf a.tar && ./run.sh",
-  "curl -sL https://example.com/a.tgz | tar xz && ./install.sh",
+  "wget -qO- https://example.com/a.tgz | tar xz && ./install.sh",
   "bsdtar -xf a && ./x",
   "bsdtar xf a.zip && ./x",
   // unzip's default mode extracts
