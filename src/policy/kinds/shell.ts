@@ -215,6 +215,11 @@ interface Walk {
    * background, a trap): a script run before a program writes files it does not name may run after it.
    */
   unordered?: boolean;
+  /**
+   * The commands a command adds for what it runs itself (a wrapper's command, the scripts its options name: `git clone
+   * --upload-pack=CMD`) follow it in walk.commands: by the command's index, the index after them.
+   */
+  spans?: Map<number, number>;
   /** A place set for the commands after it (`export HTTPS_PROXY=URL; curl …`), which the guard does not read as one: why. */
   placesUnknown?: string;
   /** Name references (`declare -n r=GIT_SSH_COMMAND`): setting r sets the variable it names. */
@@ -592,7 +597,9 @@ function scriptsWritten(walk: Walk): void {
   // A run after the writer (anywhere, when the order of the commands is not the order they run in). A package script run after
   // a package install (`npm install && npm test`) runs no more of the fetched packages than the install itself does.
   for (const writer of unnamed) {
-    const run = runs.find((one) => (walk.unordered === true || one.at > writer.at) && !(writer.packages === true && one.packageScripts === true));
+    // The commands the writer adds for what it runs itself (`git clone --upload-pack=CMD`, a wrapper's command) run as part of it.
+    const end = walk.spans?.get(writer.at) ?? writer.at + 1;
+    const run = runs.find((one) => (one.at < writer.at || one.at >= end) && (walk.unordered === true || one.at >= end) && !(writer.packages === true && one.packageScripts === true));
     if (run === undefined) continue;
     walk.unknown ??= unlistedScriptReason(run.how, writer.why);
     return;
@@ -953,6 +960,7 @@ function addSimple(
   // A wrapper's command has lost its quoting: a word with pattern characters may be a pattern (`sudo git pu?h`).
   // `cat ~/x`, `dd if=~/x`: the shell puts a home directory there, which the guard cannot place.
   const wild = new Set(words.filter((word, i) => i > 0 && (isDynamic(i) || (values === undefined ? /[*?[]/.test(word) || TILDE_RE.test(word) : values[i]?.glob === true || values[i]?.tilde === true) || PLACELESS_RE.test(word))));
+  const self = walk.commands.length;
   addCommand(walk, {
     words,
     dynamic,
@@ -1009,6 +1017,7 @@ function addSimple(
       walk.unknown ??= probe.unknown;
     }
   }
+  walk.spans?.set(self, walk.commands.length);
 }
 
 /** SimpleCommand.input: where the words only known when it runs start, why a rule cannot tell, and how `policy explain` shows it. */
@@ -1033,10 +1042,12 @@ function nestedScript(script: string, name: string, walk: Walk, input?: Stdin): 
     ...(walk.fedScripts === undefined ? {} : { fedScripts: walk.fedScripts }),
     ...(walk.references === undefined ? {} : { references: walk.references }),
     ...(walk.bodies === undefined ? {} : { bodies: walk.bodies }),
+    ...(walk.spans === undefined ? {} : { spans: walk.spans }),
   };
   const problem = readLine(script, inner);
   walk.refusal ??= inner.refusal;
   walk.unknown ??= inner.unknown;
+  if (inner.unordered === true) walk.unordered = true;
   if (problem !== undefined) throw new Unreadable(`the script given to ${name}: ${problem}`);
 }
 
@@ -1903,7 +1914,7 @@ function rebindNames(walk: Walk): void {
 
 function analyze(source: string): ShellAnalysis {
   if (source.length > MAX_COMMAND_CHARS) return { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
-  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map(), arithmetic: [], written: new Set(), fedScripts: new Set(), references: new Map() };
+  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map(), arithmetic: [], written: new Set(), fedScripts: new Set(), references: new Map(), spans: new Map() };
   const problem = readLine(source, walk);
   if (problem !== undefined) return { ok: false, reason: problem };
   rebindNames(walk);
