@@ -115,6 +115,26 @@ const CANNOT_TELL: readonly string[] = [
   "tar -xf a.tar && sudo ./run.sh",
   "for f in a b; do ./run.sh; tar -xf $f.tar; done",
   "f() { ./run.sh; }; tar -xf a.tar; f",
+  "trap './run.sh' EXIT; tar -xf a.tar",
+  "./run.sh & tar -xf a.tar",
+  "alias x='tar -xf a.tar'; x; ./run.sh",
+  "echo a.tar | xargs tar -xf; ./run.sh",
+  "bash -c 'tar -xf a.tar'; ./run.sh",
+  "tar -xf a.tar && env ./run.sh",
+  "tar -xf a.tar && exec ./run.sh",
+  "tar -xf a.tar && time ./run.sh",
+  "tar -xf a.tar && bash -c ./run.sh",
+  "tar -xf a.tar && sh < run.sh",
+  "tar -xf a.tar && python3 -u run.py",
+  "tar -xf a.tar && python3 -m run",
+  "git pull && /usr/bin/env python3 x.py",
+  "git checkout -- x.sh && ./x.sh",
+  "python3 -m pip download x && ./x",
+  "find . -name '*.tar' -exec tar -xf {} \\; -exec ./run.sh \\;",
+  // written by name, and run by an interpreter, make or a package manager
+  "echo 'import os' > r.py; python3 r.py",
+  "printf 'all:\\n\\ttrue\\n' > Makefile && make",
+  "echo '{}' > package.json && npm test",
   // written by name, as before
   "gunzip -c a.gz > x.sh; ./x.sh",
   "echo x > s.sh; bash s.sh",
@@ -170,6 +190,11 @@ const UNCHANGED: readonly string[] = [
   "tar -xf a.tar && python3 --version",
   "npm install && npm test",
   "npm ci && npm run build",
+  // a run before the writer (also after patch, which asked before in any order)
+  "./s.sh; patch < x.patch",
+  "make && git pull",
+  // the system's own programs are not what a checkout writes
+  "git pull && /usr/bin/python3 --version",
 ];
 
 describe("a script run after an extraction or a checkout: a deny list cannot tell", () => {

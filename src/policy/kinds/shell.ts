@@ -542,6 +542,9 @@ function scriptPath(name: string): string {
   return name.replace(/^(?:\.\/)+/, "").replace(/\/{2,}/g, "/");
 }
 
+/** The directories of the system's own programs (`/usr/bin/python3`, `/bin/sh`). */
+const SYSTEM_PROGRAMS = /^\/(?:usr\/)?s?bin\/[^/]+$/;
+
 /** Programs that write the files named by their operands (`tee FILE`, `cp SRC DEST`): what they write is not read here. */
 const OPERAND_WRITERS: Readonly<Record<string, "all" | "last">> = { tee: "all", cp: "last", mv: "last", install: "last", ln: "last", dd: "all" };
 
@@ -594,12 +597,15 @@ function scriptsWritten(walk: Walk): void {
     if (basename(command.words[0] ?? "") === "dd") for (const word of command.words) if (word.startsWith("of=")) written.add(scriptPath(word.slice(3)));
   });
   if (runs.length === 0) return;
+  // A trap's command runs when its signal comes (at the end of the line for EXIT), not where it stands.
+  const unordered = walk.unordered === true || walk.commands.some((command) => basename(command.words[0] ?? "") === "trap");
   // A run after the writer (anywhere, when the order of the commands is not the order they run in). A package script run after
   // a package install (`npm install && npm test`) runs no more of the fetched packages than the install itself does.
   for (const writer of unnamed) {
     // The commands the writer adds for what it runs itself (`git clone --upload-pack=CMD`, a wrapper's command) run as part of it.
     const end = walk.spans?.get(writer.at) ?? writer.at + 1;
-    const run = runs.find((one) => (one.at < writer.at || one.at >= end) && (walk.unordered === true || one.at >= end) && !(writer.packages === true && one.packageScripts === true));
+    // The system's own programs (`/usr/bin/python3`) are not what an extraction or a checkout writes.
+    const run = runs.find((one) => (one.at < writer.at || one.at >= end) && (unordered || one.at >= end) && !(writer.packages === true && one.packageScripts === true) && !SYSTEM_PROGRAMS.test(one.path));
     if (run === undefined) continue;
     walk.unknown ??= unlistedScriptReason(run.how, writer.why);
     return;
@@ -1164,6 +1170,8 @@ function lineEnvironment(reading: EnvironmentReading, walk: Walk): void {
 }
 
 function walkStatements(node: Node, walk: Walk, writesFile = false): void {
+  // A job in the background (`a & b`) runs alongside the commands after it.
+  if (node.children.some((child) => child?.type === "&")) walk.unordered = true;
   for (const child of node.namedChildren) {
     if (child === null) continue;
     walkStatement(child, walk, writesFile, walk.input);
