@@ -131,6 +131,10 @@ const CANNOT_TELL: readonly string[] = [
   "git checkout -- x.sh && ./x.sh",
   "python3 -m pip download x && ./x",
   "find . -name '*.tar' -exec tar -xf {} \\; -exec ./run.sh \\;",
+  // tar hands each member to a shell or an interpreter as its input
+  "tar -xf a.tar --to-command=sh",
+  "tar -xf a.tar --to-command='bash -s'",
+  "tar --to-command python3 -xf a.tar",
   // written by name, and run by an interpreter, make or a package manager
   "echo 'import os' > r.py; python3 r.py",
   "printf 'all:\\n\\ttrue\\n' > Makefile && make",
@@ -152,6 +156,7 @@ const UNCHANGED: readonly string[] = [
   "tar czf a.tgz d && ./run.sh",
   "tar -xOf a.tar run.sh | less; ./run.sh",
   "tar -xf a.tar --to-stdout | wc -c; ./run.sh",
+  "tar -xf a.tar --to-command=cat; ./run.sh",
   "unzip -l a.zip && sh install.sh",
   "unzip -t a.zip && sh install.sh",
   "unzip -v a.zip && sh install.sh",
@@ -402,6 +407,13 @@ const RUNNERS: readonly { line: string; when: boolean }[] = [
 ];
 
 const SEPARATORS = ["; ", " && ", "\n"];
+
+describe("judged by the real tar: --to-command hands each member to a shell, which runs it", () => {
+  it.each([["tar -xf a.tar --to-command=sh"], ["tar -xf a.tar --to-command='bash -s'"], ["tar --to-command sh -xf a.tar"], ["tar -xf a.tar --to-comm=sh"]])("%s", (line) => {
+    expect(canaryGone(line), "the real tar ran the member").toBe(true);
+    expect(denyList.decide("Bash", { command: line }).mode).not.toBe("allow");
+  });
+});
 
 describe("judged by the real programs: whenever the line removes the canary, the guard did not allow it", () => {
   const writers = WRITERS.filter((w) => w.when);

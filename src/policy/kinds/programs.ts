@@ -4154,6 +4154,9 @@ function readTar(words: readonly string[]): ProgramReading {
       value = value.replace(/^(?:exec|sh)=/, "");
     }
     out.refusals.push({ reason: `tar runs a command through ${option}`, token: option.split(" ")[0]! });
+    // `--to-command=sh`: each member of the archive is the standard input of the command, which a shell or an interpreter runs as its script.
+    const program = basename(value?.trim().split(/\s+/)[0] ?? "");
+    if (option === "--to-command" && value !== undefined && (readsCodeFromStdin(program) || /^(?:env|sudo|exec|command)$/.test(program))) out.unknown ??= `tar ${option} hands each member of the archive to ${value} as its input, which runs it as a script the guard cannot read`;
     if (value !== undefined) out.scripts.push(value);
     else out.unknown = `tar ${option}: the command cannot be read`;
   }
