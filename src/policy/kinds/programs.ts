@@ -5503,7 +5503,7 @@ const PACKAGE_DIRECTORY = /^--(?:prefix|dir|cwd)$|^-C$/;
  * The files a program runs as a script or a program (SCRIPT_INTERPRETERS given a file, make's makefile, a package
  * manager's package.json scripts), as written, or undefined.
  */
-function filesRun(name: string, words: readonly string[]): { files: string[]; what: string; packageScripts?: boolean } | undefined {
+export function filesRun(name: string, words: readonly string[]): { files: string[]; what: string; packageScripts?: boolean } | undefined {
   const rest = words.slice(1);
   const interpreter = SCRIPT_INTERPRETERS.has(name) || /^python\d[\d.]*$/.test(name) ? name : undefined;
   if (interpreter !== undefined) {

@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
+import { basename, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
 import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason, unlistedScriptReason } from "../../messages/index.js";
 import { shellParser } from "./shell-grammar.js";
 import { MachineBoundReadings } from "./net.js";
@@ -596,6 +596,8 @@ function scriptRun(words: readonly string[]): string | undefined {
  * or as make's makefile or a package's scripts (`make`, `npm test`: readProgram's `runs`).
  */
 function scriptsWritten(walk: Walk): void {
+  // Most lines run no file (no script, interpreter file, makefile or package script): nothing to read then.
+  if ((walk.fedScripts?.size ?? 0) === 0 && !walk.commands.some((command) => scriptRun(command.words) !== undefined || filesRun(basename(command.words[0] ?? ""), command.words) !== undefined)) return;
   const written = new Set(walk.written);
   // Files run, where they run in walk.commands (fed to a shell's input, `sh < s.sh`: anywhere), and how, as a phrase.
   const runs: { at: number; path: string; how: string; packageScripts?: boolean }[] = [...(walk.fedScripts ?? [])].map((path) => ({ at: Infinity, path, how: `${path} as a script` }));
