@@ -30,6 +30,7 @@ import { guardMiddleware } from "../src/middleware/index.js";
 import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { openLedger, type ExecutionLedger } from "../src/storage/ledger.js";
 import { defineTool } from "../src/tools/define-tool.js";
+import { answers, oneAnswerPerCall } from "./helpers/tool-messages.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "gg-client-answered-audit-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -167,24 +168,6 @@ function build(entry: Entry, opened: Opened, ran: Ran, toolSpecs: readonly ToolS
 
 const STOP_BEFORE: Record<Entry, string[]> = { agent: ["execute", "tools"], node: ["tools"], middleware: ["tools"] };
 const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
-const answers = (messages: readonly BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => `${m.tool_call_id}=${String(m.content)}`);
-
-/** Each call of each AI message has exactly one ToolMessage after it, and no ToolMessage answers no call. */
-function oneAnswerPerCall(messages: readonly BaseMessage[]): string[] {
-  const problems: string[] = [];
-  messages.forEach((m, i) => {
-    if (!AIMessage.isInstance(m)) return;
-    const next = messages.findIndex((n, j) => j > i && !ToolMessage.isInstance(n));
-    const tail = messages.slice(i + 1, next < 0 ? undefined : next).filter((n): n is ToolMessage => ToolMessage.isInstance(n));
-    for (const call of m.tool_calls ?? []) {
-      const count = tail.filter((t) => t.tool_call_id === call.id).length;
-      if (count !== 1) problems.push(`${call.id}:${count}`);
-    }
-    const ids = new Set((m.tool_calls ?? []).map((c) => c.id));
-    for (const t of tail) if (!ids.has(t.tool_call_id)) problems.push(`stray:${t.tool_call_id}`);
-  });
-  return problems;
-}
 
 function modelReadValidHistories(model: ReturnType<typeof fakeModel>) {
   for (const call of model.calls) expect(oneAnswerPerCall(call.messages)).toEqual([]);
