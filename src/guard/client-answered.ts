@@ -29,7 +29,7 @@ export function clientAnsweredCalls(turn: TurnPlan, messages: readonly BaseMessa
 }
 
 /** The audit records of calls a client answered: each ended without running. */
-export function clientAnsweredRecords(guard: Guard, ctx: TurnContext, calls: readonly ReviewedCall[]): AuditRecord[] {
+function clientAnsweredRecords(guard: Guard, ctx: TurnContext, calls: readonly ReviewedCall[]): AuditRecord[] {
   if (!guard.options.audit) return [];
   return calls.map((call) => outcomeRecord(guard, ctx, { ...call, ...WHY }, "cancelled"));
 }
