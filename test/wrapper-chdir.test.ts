@@ -1,0 +1,182 @@
+// Wrappers that run their command in another directory (`env -C DIR CMD`, `sudo -D DIR CMD`,
+// `cmake -E chdir DIR CMD`, `nsenter --wd=DIR`, `unshare --wd=DIR`, `bwrap --chdir DIR`, `proot -w DIR`,
+// `systemd-run --working-directory=DIR`, ...): the command's relative words name places in DIR, as after
+// `cd DIR`, and only the command it runs moves (`env -C /srv/secrets true; cat k` reads ./k).
+//
+// The real programs judge: in a scratch tree with a secret file, lines generated from wrapper ×
+// option spelling × relative or absolute DIR × operand spelling run with the real bash after the guard
+// decided under a deny naming the secret's absolute path; a line whose output holds the secret must not
+// be allowed.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { denyListGuard, installed } from "./helpers/bash-rules.js";
+
+const FORMS = ["cat /srv/secrets/*", "cat /srv/secrets/k", "cat /srv/secrets/k:*"] as const;
+const guards = FORMS.map((form) => [form, denyListGuard([form], `wrapper-chdir-${form}`)] as const);
+
+const DENIED = [
+  "env -C /srv/secrets cat k",
+  "env -C/srv/secrets cat k",
+  "env --chdir=/srv/secrets cat k",
+  "env --chdir /srv/secrets cat k",
+  "env -i -C /srv/secrets cat k",
+  "env -C /srv/secrets A=1 cat k",
+  "sudo -D /srv/secrets cat k",
+  "sudo --chdir=/srv/secrets cat k",
+  "sudo --chdir /srv/secrets cat k",
+  "sudo -u root -D /srv/secrets cat ./k",
+  "cmake -E chdir /srv/secrets cat k",
+  "systemd-run --working-directory=/srv/secrets cat k",
+  "systemd-run --working-directory /srv/secrets --pipe cat k",
+  "nsenter --wd=/srv/secrets cat k",
+  "nsenter -w/srv/secrets cat k",
+  "unshare --wd=/srv/secrets cat k",
+  "unshare -w /srv/secrets cat k",
+  "unshare --wd /srv/secrets cat k",
+  "bwrap --bind / / --chdir /srv/secrets cat k",
+  "bwrap --bind / / --chdir srv/secrets cat k",
+  "proot -w /srv/secrets cat k",
+  "proot --pwd=/srv/secrets cat k",
+  "proot --cwd /srv/secrets cat k",
+  "run0 --chdir=/srv/secrets cat k",
+  "run0 -D /srv/secrets cat k",
+  "flatpak-spawn --host --directory=/srv/secrets cat k",
+  "daemonize -c /srv/secrets /bin/cat k",
+  "daemonize -c srv/secrets /bin/cat k",
+  "parallel --workdir /srv/secrets cat k ::: ''",
+  // A relative DIR is relative to where the line is.
+  "cd /srv && env -C secrets cat k",
+  "cd /srv; sudo -D secrets cat ./k",
+  "cd /srv/docs && env -C ../secrets cat k",
+  "cd /srv && cmake -E chdir secrets cat k",
+  "cd /srv && unshare --wd=./secrets cat k",
+  // The command the wrapper runs through a shell, or through another wrapper.
+  "env -C /srv/secrets bash -c 'cat k'",
+  "sudo -D /srv/secrets sh -c 'cat ./k'",
+  "(cd /srv/secrets && bash -c 'cat k')",
+  "env -C /srv sudo -D secrets cat k",
+  "sudo env -C /srv/secrets cat k",
+  "timeout 5 env -C /srv/secrets cat k",
+  "env -C /srv/secrets timeout 5 cat k",
+  // chroot runs its command in the new root's /.
+  "chroot /srv cat secrets/k",
+];
+
+const ASKED = ["env -C \"$D\" cat k", "env --chdir=$D cat k", "sudo -D \"$D\" cat k", "cmake -E chdir \"$D\" cat k", "unshare --wd=\"$D\" cat k", "nsenter -w cat k", "cd \"$D\" && env -C secrets cat k"];
+
+const UNCHANGED = [
+  "env cat k",
+  "sudo cat k",
+  "cmake -E env cat k",
+  "unshare -r cat k",
+  "nsenter -t 1 -m cat k",
+  "proot cat k",
+  "env -C /srv/secrets true; cat k",
+  "env -C /srv/secrets true && cat k",
+  "sudo -D /srv/secrets ls | cat k",
+  "cmake -E chdir /srv/secrets true; cat k",
+  "(env -C /srv/secrets true); cat k",
+  "env -C /tmp cat k",
+  "env -C /srv/secrets cat /etc/hosts",
+  "chroot --skip-chdir / cat k",
+];
+
+describe("a wrapper's directory places the words of the command it runs", () => {
+  for (const [form, guard] of guards) {
+    describe(`deny ${form}`, () => {
+      it.each(DENIED)("denied: %s", (command) => {
+        const decision = guard.decide("Bash", { command });
+        expect(decision.mode, decision.reason).toBe("deny");
+      });
+      it.each(ASKED)("a directory the shell replaces cannot be told: %s", (command) => {
+        const decision = guard.decide("Bash", { command });
+        expect(decision.mode, decision.reason).toBe("ask");
+      });
+      it.each(UNCHANGED)("unchanged: %s", (command) => {
+        const decision = guard.decide("Bash", { command });
+        expect(decision.mode, decision.reason).toBe("allow");
+      });
+    });
+  }
+});
+
+/** Wrapper spellings that run here, DIR standing for the directory. */
+const SPELLINGS: readonly { program: string; spell: string; root?: boolean }[] = [
+  { program: "env", spell: "env -C DIR" },
+  { program: "env", spell: "env -CDIR" },
+  { program: "env", spell: "env --chdir=DIR" },
+  { program: "env", spell: "env --chdir DIR" },
+  { program: "env", spell: "env -i PATH=/usr/bin:/bin --chdir=DIR" },
+  { program: "sudo", spell: "sudo -D DIR" },
+  { program: "sudo", spell: "sudo --chdir=DIR" },
+  { program: "cmake", spell: "cmake -E chdir DIR" },
+  { program: "unshare", spell: "unshare --wd=DIR" },
+  { program: "unshare", spell: "unshare -w DIR" },
+  { program: "unshare", spell: "unshare -wDIR" },
+  { program: "unshare", spell: "unshare --wd DIR" },
+  { program: "nsenter", spell: "nsenter --wd=DIR" },
+  { program: "nsenter", spell: "nsenter -wDIR" },
+  { program: "proot", spell: "proot -w DIR" },
+  { program: "proot", spell: "proot --pwd=DIR" },
+  { program: "proot", spell: "proot --cwd DIR" },
+  // bwrap reads a relative DIR from the sandbox's /.
+  { program: "bwrap", spell: "bwrap --bind / / --chdir DIR", root: true },
+];
+const OPERANDS = ["cat k", "cat ./k", "cat ../secrets/k", "cat -- k", "bash -c 'cat k'", "sh -c 'cat ./k'", "cat k; true", "cat k && cat /dev/null"];
+const AFTER = ["", "; cat k", " && echo done"];
+
+describe("the real programs judge: a line that prints the secret is not allowed", () => {
+  const top = realpathSync(mkdtempSync(path.join(tmpdir(), "wrapper-chdir-")));
+  afterAll(() => rmSync(top, { recursive: true, force: true }));
+  mkdirSync(path.join(top, "srv", "secrets"), { recursive: true });
+  mkdirSync(path.join(top, "srv", "docs"), { recursive: true });
+  const SECRET = "wrapper-chdir-secret-4711";
+  writeFileSync(path.join(top, "srv", "secrets", "k"), `${SECRET}\n`);
+  writeFileSync(path.join(top, "srv", "docs", "k"), "docs\n");
+  writeFileSync(path.join(top, "k"), "top\n");
+  const secret = path.join(top, "srv", "secrets", "k");
+  const judges = [denyListGuard([`cat ${secret}`], "wrapper-chdir-exact"), denyListGuard([`cat ${path.dirname(secret)}/*`], "wrapper-chdir-star")];
+  const usable = SPELLINGS.filter((one) => installed(one.program));
+  // The directory as the line names it from where it runs (`top`, or `top/srv` after `cd srv`).
+  const dirs = (root: boolean) =>
+    root
+      ? [{ cd: "", dir: secret.replace(/\/k$/, "") }, { cd: "", dir: secret.replace(/^\/|\/k$/g, "") }, { cd: "cd srv && ", dir: `${top}/srv/../srv/secrets` }]
+      : [
+          { cd: "", dir: path.dirname(secret) },
+          { cd: "", dir: "srv/secrets" },
+          { cd: "", dir: "./srv/secrets" },
+          { cd: "", dir: `${top}/srv/docs/../secrets` },
+          { cd: "cd srv && ", dir: "secrets" },
+          { cd: "cd srv/docs; ", dir: "../secrets" },
+        ];
+  const line = fc
+    .tuple(fc.constantFrom(...usable), fc.nat(), fc.constantFrom(...OPERANDS), fc.constantFrom(...AFTER))
+    .map(([wrapper, pick, operand, after]) => {
+      const places = dirs(wrapper.root === true);
+      const place = places[pick % places.length]!;
+      return `${place.cd}${wrapper.spell.replace("DIR", place.dir)} ${operand}${after}`;
+    });
+
+  it.runIf(usable.length > 0)("generated lines (fixed seed)", () => {
+    const failed: string[] = [];
+    let printed = 0;
+    let runs = 0;
+    fc.assert(
+      fc.property(line, (command) => {
+        runs += 1;
+        const modes = judges.map((guard) => guard.decide("Bash", { command }).mode);
+        const run = spawnSync("bash", ["-c", command], { cwd: top, timeout: 20_000, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOME: top } });
+        if (!String(run.stdout).includes(SECRET)) return;
+        printed += 1;
+        if (modes.includes("allow")) failed.push(`${command} (${modes.join("/")})`);
+      }),
+      { seed: 4711, numRuns: 160 },
+    );
+    expect(printed, "some generated lines print the secret").toBeGreaterThan(20);
+    expect(failed, `${failed.length} of ${printed} lines that printed the secret (of ${runs}) were allowed`).toEqual([]);
+  }, 240_000);
+});
