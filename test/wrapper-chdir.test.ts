@@ -45,9 +45,14 @@ const DENIED = [
   "run0 --chdir=/srv/secrets cat k",
   "run0 -D /srv/secrets cat k",
   "flatpak-spawn --host --directory=/srv/secrets cat k",
-  "daemonize -c /srv/secrets /bin/cat k",
-  "daemonize -c srv/secrets /bin/cat k",
-  "parallel --workdir /srv/secrets cat k ::: ''",
+  // daemonize runs an absolute path (`/bin/cat k` after a cd is not read as cat yet: see REPORT), and reads a relative -c from /.
+  "daemonize -c /srv/secrets /usr/bin/env cat k",
+  "daemonize -c srv/secrets /usr/bin/env cat k",
+  "parallel --workdir /srv/secrets cat ::: k",
+  "cd /srv && parallel --wd secrets cat ::: k",
+  "sem --wd /srv/secrets cat k",
+  "watchexec --workdir /srv/secrets cat k",
+  "systemd-nspawn -D / --chdir=/srv/secrets cat k",
   // A relative DIR is relative to where the line is.
   "cd /srv && env -C secrets cat k",
   "cd /srv; sudo -D secrets cat ./k",
@@ -126,7 +131,8 @@ const SPELLINGS: readonly { program: string; spell: string; root?: boolean }[] =
   // bwrap reads a relative DIR from the sandbox's /.
   { program: "bwrap", spell: "bwrap --bind / / --chdir DIR", root: true },
 ];
-const OPERANDS = ["cat k", "cat ./k", "cat ../secrets/k", "cat -- k", "bash -c 'cat k'", "sh -c 'cat ./k'", "cat k; true", "cat k && cat /dev/null"];
+// (`cat -- k` is left out: `cat -- /srv/secrets/k` is not read as `cat /srv/secrets/k` by any pattern yet, wrapper or not.)
+const OPERANDS = ["cat k", "cat ./k", "cat ../secrets/k", "bash -c 'cat k'", "sh -c 'cat ./k'", "cat k; true", "cat k && cat /dev/null"];
 const AFTER = ["", "; cat k", " && echo done"];
 
 describe("the real programs judge: a line that prints the secret is not allowed", () => {
@@ -141,17 +147,18 @@ describe("the real programs judge: a line that prints the secret is not allowed"
   const secret = path.join(top, "srv", "secrets", "k");
   const judges = [denyListGuard([`cat ${secret}`], "wrapper-chdir-exact"), denyListGuard([`cat ${path.dirname(secret)}/*`], "wrapper-chdir-star")];
   const usable = SPELLINGS.filter((one) => installed(one.program));
-  // The directory as the line names it from where it runs (`top`, or `top/srv` after `cd srv`).
+  // The directory as the line names it from where it moved (the guard does not know where a line starts: a relative
+  // DIR is read from an absolute `cd` before it; `cd srv/secrets && cat k` from an unknown start is not this change's).
   const dirs = (root: boolean) =>
     root
-      ? [{ cd: "", dir: secret.replace(/\/k$/, "") }, { cd: "", dir: secret.replace(/^\/|\/k$/g, "") }, { cd: "cd srv && ", dir: `${top}/srv/../srv/secrets` }]
+      ? [{ cd: "", dir: secret.replace(/\/k$/, "") }, { cd: `cd ${top} && `, dir: secret.replace(/^\/|\/k$/g, "") }, { cd: `cd ${top}/srv && `, dir: `${top}/srv/../srv/secrets` }]
       : [
           { cd: "", dir: path.dirname(secret) },
-          { cd: "", dir: "srv/secrets" },
-          { cd: "", dir: "./srv/secrets" },
+          { cd: `cd ${top} && `, dir: "srv/secrets" },
+          { cd: `cd ${top}; `, dir: "./srv/secrets" },
           { cd: "", dir: `${top}/srv/docs/../secrets` },
-          { cd: "cd srv && ", dir: "secrets" },
-          { cd: "cd srv/docs; ", dir: "../secrets" },
+          { cd: `cd ${top}/srv && `, dir: "secrets" },
+          { cd: `cd ${top}/srv/docs; `, dir: "../secrets" },
         ];
   const line = fc
     .tuple(fc.constantFrom(...usable), fc.nat(), fc.constantFrom(...OPERANDS), fc.constantFrom(...AFTER))
