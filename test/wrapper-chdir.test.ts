@@ -71,7 +71,8 @@ const DENIED = [
   "chroot /srv cat secrets/k",
 ];
 
-const ASKED = ["env -C \"$D\" cat k", "env --chdir=$D cat k", "sudo -D \"$D\" cat k", "cmake -E chdir \"$D\" cat k", "unshare --wd=\"$D\" cat k", "nsenter -w cat k", "cd \"$D\" && env -C secrets cat k"];
+// `sudo -i` runs its command in the target user's home, a place the guard cannot tell (as after `cd ~`).
+const ASKED = ["sudo -i cat k", "sudo --login cat ../srv/secrets/k", "env -C \"$D\" cat k", "env --chdir=$D cat k", "sudo -D \"$D\" cat k", "cmake -E chdir \"$D\" cat k", "unshare --wd=\"$D\" cat k", "nsenter -w cat k", "cd \"$D\" && env -C secrets cat k"];
 
 const UNCHANGED = [
   "env cat k",
@@ -186,4 +187,13 @@ describe("the real programs judge: a line that prints the secret is not allowed"
     expect(printed, "some generated lines print the secret").toBeGreaterThan(20);
     expect(failed, `${failed.length} of ${printed} lines that printed the secret (of ${runs}) were allowed`).toEqual([]);
   }, 240_000);
+
+  // sudo -i runs its command in the target user's home: `..` there is /, whatever the line's directory.
+  it.runIf(installed("sudo") && spawnSync("sudo", ["-n", "-i", "true"]).status === 0)("sudo -i", () => {
+    for (const command of [`sudo -i cat ..${secret}`, `cd ${top} && sudo -i cat ../..${secret}`]) {
+      const modes = judges.map((guard) => guard.decide("Bash", { command }).mode);
+      const run = spawnSync("bash", ["-c", command], { cwd: top, timeout: 20_000, stdio: ["ignore", "pipe", "pipe"] });
+      if (String(run.stdout).includes(SECRET)) expect(modes, command).not.toContain("allow");
+    }
+  });
 });
