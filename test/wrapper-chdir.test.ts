@@ -67,12 +67,15 @@ const DENIED = [
   "sudo env -C /srv/secrets cat k",
   "timeout 5 env -C /srv/secrets cat k",
   "env -C /srv/secrets timeout 5 cat k",
-  // chroot runs its command in the new root's /.
+  // chroot runs its command in the new root's /, and its absolute words name places in the new root.
   "chroot /srv cat secrets/k",
+  "chroot /srv cat /secrets/k",
+  "cd /srv && chroot . cat /secrets/k",
+  "chroot / cat srv/secrets/k",
 ];
 
 // `sudo -i` runs its command in the target user's home, a place the guard cannot tell (as after `cd ~`).
-const ASKED = ["sudo -i cat k", "sudo --login cat ../srv/secrets/k", "env -C \"$D\" cat k", "env --chdir=$D cat k", "sudo -D \"$D\" cat k", "cmake -E chdir \"$D\" cat k", "unshare --wd=\"$D\" cat k", "nsenter -w cat k", "cd \"$D\" && env -C secrets cat k"];
+const ASKED = ["chroot \"$R\" cat /secrets/k", "sudo -i cat k", "sudo --login cat ../srv/secrets/k", "env -C \"$D\" cat k", "env --chdir=$D cat k", "sudo -D \"$D\" cat k", "cmake -E chdir \"$D\" cat k", "unshare --wd=\"$D\" cat k", "nsenter -w cat k", "cd \"$D\" && env -C secrets cat k"];
 
 const UNCHANGED = [
   "env cat k",
@@ -187,6 +190,32 @@ describe("the real programs judge: a line that prints the secret is not allowed"
     expect(printed, "some generated lines print the secret").toBeGreaterThan(20);
     expect(failed, `${failed.length} of ${printed} lines that printed the secret (of ${runs}) were allowed`).toEqual([]);
   }, 240_000);
+
+  // chroot NEWROOT CMD: a tree with cat and its libraries copied in (chroot needs root).
+  it.runIf(installed("chroot") && installed("ldd") && process.getuid?.() === 0)("chroot", () => {
+    const jail = path.join(top, "jail");
+    const cat = realpathSync("/bin/cat");
+    const libs = String(spawnSync("ldd", [cat]).stdout).match(/\/\S+/g) ?? [];
+    for (const file of [cat, ...libs]) {
+      mkdirSync(path.join(jail, path.dirname(file)), { recursive: true });
+      spawnSync("cp", ["-L", file, path.join(jail, file)]);
+    }
+    mkdirSync(path.join(jail, "bin"), { recursive: true });
+    spawnSync("cp", ["-L", cat, path.join(jail, "bin", "cat")]);
+    mkdirSync(path.join(jail, "secrets"), { recursive: true });
+    const jailed = path.join(jail, "secrets", "k");
+    writeFileSync(jailed, `${SECRET}\n`);
+    const guards = [denyListGuard([`cat ${jailed}`], "wrapper-chdir-chroot"), denyListGuard([`cat ${path.dirname(jailed)}/*`], "wrapper-chdir-chroot-star")];
+    let printed = 0;
+    for (const command of [`chroot ${jail} cat /secrets/k`, `chroot ${jail} cat secrets/k`, `cd ${top} && chroot jail cat /secrets/./k`, `cd ${jail}/secrets && chroot .. cat secrets/k`, `chroot ${jail} cat //secrets/k`]) {
+      const modes = guards.map((guard) => guard.decide("Bash", { command }).mode);
+      const run = spawnSync("bash", ["-c", command], { cwd: top, timeout: 20_000, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
+      if (!String(run.stdout).includes(SECRET)) continue;
+      printed += 1;
+      expect(modes, command).not.toContain("allow");
+    }
+    expect(printed).toBeGreaterThan(0);
+  });
 
   // sudo -i runs its command in the target user's home: `..` there is /, whatever the line's directory.
   it.runIf(installed("sudo") && spawnSync("sudo", ["-n", "-i", "true"]).status === 0)("sudo -i", () => {

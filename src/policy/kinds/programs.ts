@@ -3478,6 +3478,11 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   }
   if (spec.joined === true || has(spec.joinedWith)) out.scripts.push(rest.join(" "));
   else out.commands.push([...(spec.runBy ?? []), ...rest]);
+  // `chroot /srv cat /secrets/k` reads /srv/secrets/k: its command's absolute words, read from the new root where it starts, are also relative words there.
+  if (spec.rootPositional !== undefined && out.directory !== undefined && spec.joined !== true) {
+    const rooted = rest.map((word, j) => (j > 0 && word.startsWith("/") ? word.replace(/^\/+/, "") || "." : word));
+    if (rooted.some((word, j) => word !== rest[j])) out.commands.push(rooted);
+  }
   // Only the wrapper's own refusal: the line is as allowed as the command it runs (read as a command of its own).
   if (spec.transparent === true && out.refusals.length === 1 && out.commands.length === 1 && out.scripts.length === 0) {
     out.refusals.length = 0;
