@@ -72,10 +72,21 @@ const DENIED = [
   "chroot /srv cat /secrets/k",
   "cd /srv && chroot . cat /secrets/k",
   "chroot / cat srv/secrets/k",
+  // So do the root options of unshare, nsenter, proot and sudo (a directory option's DIR is in the new root for unshare, proot and sudo).
+  "unshare -R /srv cat /secrets/k",
+  "unshare --root=/srv cat secrets/k",
+  "unshare -R /srv -w /secrets cat k",
+  "cd /srv && unshare -R . --wd=secrets cat k",
+  "nsenter -r/srv cat /secrets/k",
+  "nsenter --root=/srv cat /secrets/k",
+  "proot -r /srv cat /secrets/k",
+  "proot --rootfs=/srv -w /secrets cat k",
+  "sudo -R /srv cat /secrets/k",
+  "sudo --chroot=/srv -D /secrets cat k",
 ];
 
 // `sudo -i` runs its command in the target user's home, a place the guard cannot tell (as after `cd ~`).
-const ASKED = ["chroot \"$R\" cat /secrets/k", "sudo -i cat k", "sudo --login cat ../srv/secrets/k", "env -C \"$D\" cat k", "env --chdir=$D cat k", "sudo -D \"$D\" cat k", "cmake -E chdir \"$D\" cat k", "unshare --wd=\"$D\" cat k", "nsenter -w cat k", "cd \"$D\" && env -C secrets cat k"];
+const ASKED = ["unshare -R \"$R\" cat /secrets/k", "proot -r /srv cat k", "nsenter -t 1 -r cat /secrets/k", "chroot \"$R\" cat /secrets/k", "sudo -i cat k", "sudo --login cat ../srv/secrets/k", "env -C \"$D\" cat k", "env --chdir=$D cat k", "sudo -D \"$D\" cat k", "cmake -E chdir \"$D\" cat k", "unshare --wd=\"$D\" cat k", "nsenter -w cat k", "cd \"$D\" && env -C secrets cat k"];
 
 const UNCHANGED = [
   "env cat k",
@@ -207,7 +218,23 @@ describe("the real programs judge: a line that prints the secret is not allowed"
     writeFileSync(jailed, `${SECRET}\n`);
     const guards = [denyListGuard([`cat ${jailed}`], "wrapper-chdir-chroot"), denyListGuard([`cat ${path.dirname(jailed)}/*`], "wrapper-chdir-chroot-star")];
     let printed = 0;
-    for (const command of [`chroot ${jail} cat /secrets/k`, `chroot ${jail} cat secrets/k`, `cd ${top} && chroot jail cat /secrets/./k`, `cd ${jail}/secrets && chroot .. cat secrets/k`, `chroot ${jail} cat //secrets/k`]) {
+    const lines = [
+      `chroot ${jail} cat /secrets/k`,
+      `chroot ${jail} cat secrets/k`,
+      `cd ${top} && chroot jail cat /secrets/./k`,
+      `cd ${jail}/secrets && chroot .. cat secrets/k`,
+      `chroot ${jail} cat //secrets/k`,
+      `unshare -R ${jail} cat /secrets/k`,
+      `unshare --root=${jail} cat secrets/k`,
+      `cd ${top} && unshare -R jail -w /secrets cat k`,
+      `cd ${top} && unshare -R jail cat /secrets/k`,
+      `nsenter -r${jail} cat /secrets/k`,
+      `cd ${jail}/secrets && nsenter --root=${jail} cat k`,
+      `proot -r ${jail} cat /secrets/k`,
+      `proot -r ${jail} cat secrets/k`,
+      `proot -r ${jail} -w /secrets cat k`,
+    ];
+    for (const command of lines) {
       const modes = guards.map((guard) => guard.decide("Bash", { command }).mode);
       const run = spawnSync("bash", ["-c", command], { cwd: top, timeout: 20_000, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
       if (!String(run.stdout).includes(SECRET)) continue;

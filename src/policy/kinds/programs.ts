@@ -164,6 +164,12 @@ interface WrapperSpec {
   readonly homeWith?: readonly string[];
   /** Its first positional is a new root, where its command starts (`chroot NEWROOT CMD`), unless one of these options is given. */
   readonly rootPositional?: readonly string[];
+  /**
+   * Options whose value is a new root (`unshare -R DIR`, `nsenter -r DIR`): its command's absolute words name places under
+   * it. `starts`: where its command starts then: `root`, the new root or the directory option's DIR in it (unshare);
+   * `guest`, the directory option's DIR in it, else where the guard cannot tell (proot, sudo); `unknown` (nsenter).
+   */
+  readonly rootOptions?: { readonly options: readonly string[]; readonly starts: "root" | "guest" | "unknown" };
 }
 
 /** `uvx PACKAGE ARGS` and `uv tool run PACKAGE ARGS`. */
@@ -207,6 +213,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     shellAlone: ["-s", "--shell", "-i", "--login"],
     directoryOptions: ["-D", "--chdir"],
     homeWith: ["-i", "--login"],
+    rootOptions: { options: ["-R", "--chroot"], starts: "guest" },
   },
   doas: { options: { flags: "ns", valued: "uC" }, shellAlone: ["-s"] },
   env: {
@@ -351,6 +358,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     commandOptional: true,
     shellAlone: true,
     directoryOptions: ["-w", "--wd"],
+    rootOptions: { options: ["-r", "--root"], starts: "unknown" },
   },
   unshare: {
     options: {
@@ -363,6 +371,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     commandOptional: true,
     shellAlone: true,
     directoryOptions: ["-w", "--wd"],
+    rootOptions: { options: ["-R", "--root"], starts: "root" },
   },
   "systemd-run": {
     options: {
@@ -388,6 +397,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     scriptOptions: ["-q", "--qemu"],
     commandOptional: true,
     directoryOptions: ["-w", "--pwd", "--cwd"],
+    rootOptions: { options: ["-r", "--rootfs"], starts: "guest" },
   },
   unbuffer: { options: { flags: "p" } },
   // sg GROUP [-c] COMMAND: the command is handed to /bin/sh -c.
@@ -3373,7 +3383,14 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   // `env -C DIR CMD`, `sudo -D DIR CMD`, `nsenter --wd=DIR CMD`: where the command it runs starts (the last one given).
   const chosen = seen.findLast((option) => spec.directoryOptions?.includes(option.name) === true);
   const fromRoot = (word: string) => (spec.directoryFromRoot === true && !/^[/~$]/.test(word) ? `/${word}` : word);
-  if (chosen !== undefined) out.directory = { word: chosen.value === undefined ? undefined : fromRoot(chosen.value) };
+  // `unshare -R /srv CMD`: a new root; a directory option's DIR is in it.
+  const root = spec.rootOptions === undefined ? undefined : seen.findLast((option) => spec.rootOptions!.options.includes(option.name));
+  const inRoot = (top: string, dir: string | undefined) => (dir === undefined ? top : `${top.replace(/\/+$/, "")}/${dir.replace(/^\/+/, "")}`);
+  if (root !== undefined) {
+    const starts = spec.rootOptions!.starts;
+    const known = root.value !== undefined && starts !== "unknown" && (starts === "root" || chosen?.value !== undefined);
+    out.directory = { word: known ? inRoot(root.value!, chosen?.value) : undefined };
+  } else if (chosen !== undefined) out.directory = { word: chosen.value === undefined ? undefined : fromRoot(chosen.value) };
   else if (has(spec.homeWith)) out.directory = { word: "~" };
   else if (spec.startsIn !== undefined) out.directory = { word: spec.startsIn };
   else if (spec.rootPositional !== undefined && !has(spec.rootPositional) && i < words.length) out.directory = { word: words[i]! };
@@ -3481,6 +3498,12 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   // `chroot /srv cat /secrets/k` reads /srv/secrets/k: its command's absolute words, read from the new root where it starts, are also relative words there.
   if (spec.rootPositional !== undefined && out.directory !== undefined && spec.joined !== true) {
     const rooted = rest.map((word, j) => (j > 0 && word.startsWith("/") ? word.replace(/^\/+/, "") || "." : word));
+    if (rooted.some((word, j) => word !== rest[j])) out.commands.push(rooted);
+  }
+  // `unshare -R /srv cat /secrets/k` reads /srv/secrets/k; under a root the guard cannot place (`-R "$R"`, `-R jail`), somewhere ending in /secrets/k.
+  if (root !== undefined && spec.joined !== true) {
+    const top = root.value !== undefined && /^\/[^$`*?[~]*$/.test(root.value) ? root.value.replace(/\/+$/, "") : "~-";
+    const rooted = rest.map((word, j) => (j > 0 && word.startsWith("/") ? `${top}${word}` : word));
     if (rooted.some((word, j) => word !== rest[j])) out.commands.push(rooted);
   }
   // Only the wrapper's own refusal: the line is as allowed as the command it runs (read as a command of its own).
