@@ -76,7 +76,7 @@ const DENIED = [
   "unshare -R /srv cat /secrets/k",
   "unshare --root=/srv cat secrets/k",
   "unshare -R /srv -w /secrets cat k",
-  "cd /srv && unshare -R . --wd=secrets cat k",
+  "cd /srv && unshare -R /x --wd=secrets cat k",
   "nsenter -r/srv cat /secrets/k",
   "nsenter --root=/srv cat /secrets/k",
   "proot -r /srv cat /secrets/k",
@@ -86,7 +86,7 @@ const DENIED = [
 ];
 
 // `sudo -i` runs its command in the target user's home, a place the guard cannot tell (as after `cd ~`).
-const ASKED = ["unshare -R \"$R\" cat /secrets/k", "proot -r /srv cat k", "nsenter -t 1 -r cat /secrets/k", "chroot \"$R\" cat /secrets/k", "sudo -i cat k", "sudo --login cat ../srv/secrets/k", "env -C \"$D\" cat k", "env --chdir=$D cat k", "sudo -D \"$D\" cat k", "cmake -E chdir \"$D\" cat k", "unshare --wd=\"$D\" cat k", "nsenter -w cat k", "cd \"$D\" && env -C secrets cat k"];
+const ASKED = ["unshare -R \"$R\" cat /secrets/k", "proot -r /srv cat k", "proot -r /srv -w secrets cat k", "nsenter -t 1 -r cat /secrets/k", "chroot \"$R\" cat /secrets/k", "sudo -i cat k", "sudo --login cat ../srv/secrets/k", "env -C \"$D\" cat k", "env --chdir=$D cat k", "sudo -D \"$D\" cat k", "cmake -E chdir \"$D\" cat k", "unshare --wd=\"$D\" cat k", "nsenter -w cat k", "cd \"$D\" && env -C secrets cat k"];
 
 const UNCHANGED = [
   "env cat k",
@@ -227,6 +227,7 @@ describe("the real programs judge: a line that prints the secret is not allowed"
       `unshare -R ${jail} cat /secrets/k`,
       `unshare --root=${jail} cat secrets/k`,
       `cd ${top} && unshare -R jail -w /secrets cat k`,
+      `cd ${top} && unshare -R jail -w jail/secrets cat k`,
       `cd ${top} && unshare -R jail cat /secrets/k`,
       `nsenter -r${jail} cat /secrets/k`,
       `cd ${jail}/secrets && nsenter --root=${jail} cat k`,

@@ -3387,9 +3387,11 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   const root = spec.rootOptions === undefined ? undefined : seen.findLast((option) => spec.rootOptions!.options.includes(option.name));
   const inRoot = (top: string, dir: string | undefined) => (dir === undefined ? top : `${top.replace(/\/+$/, "")}/${dir.replace(/^\/+/, "")}`);
   if (root !== undefined) {
+    // An absolute DIR is in the new root; unshare reads a relative one from where it was (chroot keeps the directory), proot from a guest directory the guard cannot tell.
     const starts = spec.rootOptions!.starts;
-    const known = root.value !== undefined && starts !== "unknown" && (starts === "root" || chosen?.value !== undefined);
-    out.directory = { word: known ? inRoot(root.value!, chosen?.value) : undefined };
+    const dir = chosen?.value;
+    const word = root.value === undefined || starts === "unknown" ? undefined : dir === undefined ? (starts === "root" ? root.value : undefined) : dir.startsWith("/") ? inRoot(root.value, dir) : starts === "root" ? dir : undefined;
+    out.directory = { word };
   } else if (chosen !== undefined) out.directory = { word: chosen.value === undefined ? undefined : fromRoot(chosen.value) };
   else if (has(spec.homeWith)) out.directory = { word: "~" };
   else if (spec.startsIn !== undefined) out.directory = { word: spec.startsIn };
