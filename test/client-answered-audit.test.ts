@@ -30,6 +30,7 @@ import { guardMiddleware } from "../src/middleware/index.js";
 import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { openLedger, type ExecutionLedger } from "../src/storage/ledger.js";
 import { defineTool } from "../src/tools/define-tool.js";
+import { answers, oneAnswerPerCall } from "./helpers/tool-messages.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "gg-client-answered-audit-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -167,24 +168,6 @@ function build(entry: Entry, opened: Opened, ran: Ran, toolSpecs: readonly ToolS
 
 const STOP_BEFORE: Record<Entry, string[]> = { agent: ["execute", "tools"], node: ["tools"], middleware: ["tools"] };
 const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
-const answers = (messages: readonly BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => `${m.tool_call_id}=${String(m.content)}`);
-
-/** Each call of each AI message has exactly one ToolMessage after it, and no ToolMessage answers no call. */
-function oneAnswerPerCall(messages: readonly BaseMessage[]): string[] {
-  const problems: string[] = [];
-  messages.forEach((m, i) => {
-    if (!AIMessage.isInstance(m)) return;
-    const next = messages.findIndex((n, j) => j > i && !ToolMessage.isInstance(n));
-    const tail = messages.slice(i + 1, next < 0 ? undefined : next).filter((n): n is ToolMessage => ToolMessage.isInstance(n));
-    for (const call of m.tool_calls ?? []) {
-      const count = tail.filter((t) => t.tool_call_id === call.id).length;
-      if (count !== 1) problems.push(`${call.id}:${count}`);
-    }
-    const ids = new Set((m.tool_calls ?? []).map((c) => c.id));
-    for (const t of tail) if (!ids.has(t.tool_call_id)) problems.push(`stray:${t.tool_call_id}`);
-  });
-  return problems;
-}
 
 function modelReadValidHistories(model: ReturnType<typeof fakeModel>) {
   for (const call of model.calls) expect(oneAnswerPerCall(call.messages)).toEqual([]);
@@ -283,6 +266,27 @@ async function play(s: Scenario) {
   }
 }
 
+/**
+ * What every case checks of the run, then closes its storage: which calls ran after the update, the answers the
+ * thread holds (`answersIn` the run's own output, else the thread after the next input), one answer per call, valid
+ * histories for the model, and (`again`) that the thread took the next input.
+ */
+async function threadChecked(
+  r: Awaited<ReturnType<typeof play>>,
+  expected: { ran: readonly string[]; answers?: readonly string[]; answersIn?: "out" | "after"; anyOrder?: boolean; again?: boolean },
+): Promise<void> {
+  try {
+    const order = (list: readonly string[]) => (expected.anyOrder === true ? [...list].sort() : [...list]);
+    expect(order(r.ranAfter)).toEqual(order(expected.ran));
+    if (expected.answers !== undefined) expect(order(answers((expected.answersIn === "after" ? r.after : r.out).messages))).toEqual(order(expected.answers));
+    expect(oneAnswerPerCall(r.after.messages)).toEqual([]);
+    modelReadValidHistories(r.model);
+    if (expected.again === true) expect(String(r.after.messages.at(-1)?.content)).toBe("again");
+  } finally {
+    await r.close();
+  }
+}
+
 const STORAGES: Record<Entry, (() => Storage)[]> = {
   agent: [memoryStorage, sqliteWithLedgerAndJsonl, sqliteWithSqliteAudit],
   middleware: [memoryStorage, sqliteWithLedgerAndJsonl, sqliteWithSqliteAudit],
@@ -298,15 +302,7 @@ describe("a client answers the only planned call", () => {
   it.each(cases)("%s, %s, %s risk: it never runs, one ToolMessage, its outcome is run:answered", async (entry, _name, risk, storage) => {
     const st = storage();
     const r = await play({ entry, storage: st, risk, calls: ["c1"], updates: [[["c1", "given by the client"]]], asNode: "tools" });
-    try {
-      expect(r.ranAfter).toEqual([]);
-      expect(answers(r.out.messages)).toEqual(["c1=given by the client"]);
-      expect(oneAnswerPerCall(r.after.messages)).toEqual([]);
-      modelReadValidHistories(r.model);
-      expect(String(r.after.messages.at(-1)?.content)).toBe("again");
-    } finally {
-      await r.close();
-    }
+    await threadChecked(r, { ran: [], answers: ["c1=given by the client"], again: true });
     const records = await st.records();
     expect(outcomesOf(records, r.threadId)).toEqual(decidedAtStop(entry, st, risk) ? ["c1:cancelled:run:answered"] : []);
     auditClosesEveryCall(records, r.threadId);
@@ -325,15 +321,7 @@ describe("a client answers one call of a parallel batch", () => {
   it.each(withAsNode)("%s, %s, %s risk, asNode %s, %s: the others run once with one ToolMessage each; one outcome per call", async (entry, _name, risk, asNode, batches, storage) => {
     const st = storage();
     const r = await play({ entry, storage: st, risk, calls: ["c1", "c2", "c3"], updates: [[["c2", "given by the client"]]], asNode: asNode === "unset" ? undefined : asNode, safe: batches === "one batch" });
-    try {
-      expect([...r.ranAfter].sort()).toEqual(["c1", "c3"]);
-      expect(answers(r.out.messages).sort()).toEqual(["c1=deploy c1", "c2=given by the client", "c3=deploy c3"]);
-      expect(oneAnswerPerCall(r.after.messages)).toEqual([]);
-      modelReadValidHistories(r.model);
-      expect(String(r.after.messages.at(-1)?.content)).toBe("again");
-    } finally {
-      await r.close();
-    }
+    await threadChecked(r, { ran: ["c1", "c3"], answers: ["c1=deploy c1", "c2=given by the client", "c3=deploy c3"], anyOrder: true, again: true });
     const records = await st.records();
     const answered = decidedAtStop(entry, st, risk) ? ["c2:cancelled:run:answered"] : [];
     expect(outcomesOf(records, r.threadId)).toEqual([`c1:success:risk:${risk}`, ...answered, `c3:success:risk:${risk}`]);
@@ -345,14 +333,7 @@ describe("a client answers one call of a parallel batch", () => {
   it.each(cases.filter(([entry]) => entry === "middleware"))("%s, %s, %s risk, the only call answered with asNode unset: the run ends, the next input audits it as run:answered", async (entry, _name, risk, storage) => {
     const st = storage();
     const r = await play({ entry, storage: st, risk, calls: ["c1"], updates: [[["c1", "given by the client"]]] });
-    try {
-      expect(r.ranAfter).toEqual([]);
-      expect(answers(r.after.messages)).toEqual(["c1=given by the client"]);
-      expect(oneAnswerPerCall(r.after.messages)).toEqual([]);
-      modelReadValidHistories(r.model);
-    } finally {
-      await r.close();
-    }
+    await threadChecked(r, { ran: [], answers: ["c1=given by the client"], answersIn: "after" });
     const records = await st.records();
     expect(outcomesOf(records, r.threadId)).toEqual(["c1:cancelled:run:answered"]);
     auditClosesEveryCall(records, r.threadId);
@@ -363,13 +344,7 @@ describe("a client answers one call of a parallel batch", () => {
     async (entry, _name, risk, storage) => {
       const st = storage();
       const r = await play({ entry, storage: st, risk, calls: ["c1", "c2"], updates: [[["c1", "given by the client"]]], asNode: "GuardMiddleware.before_model" });
-      try {
-        expect(r.ranAfter).toEqual([]);
-        expect(oneAnswerPerCall(r.after.messages)).toEqual([]);
-        modelReadValidHistories(r.model);
-      } finally {
-        await r.close();
-      }
+      await threadChecked(r, { ran: [] });
       const records = await st.records();
       expect(outcomesOf(records, r.threadId)).toEqual(["c1:cancelled:run:answered", "c2:cancelled:run:skipped"]);
       auditClosesEveryCall(records, r.threadId);
@@ -381,15 +356,7 @@ describe("adversarial answers", () => {
   it.each(cases)("%s, %s, %s risk: the same call answered twice: one answer (the first), one outcome", async (entry, _name, risk, storage) => {
     const st = storage();
     const r = await play({ entry, storage: st, risk, calls: ["c1", "c2"], updates: [[["c1", "first"]], [["c1", "second"]]], asNode: "tools" });
-    try {
-      expect(r.ranAfter).toEqual(["c2"]);
-      expect(answers(r.out.messages)).toEqual(["c1=first", "c2=deploy c2"]);
-      expect(oneAnswerPerCall(r.after.messages)).toEqual([]);
-      modelReadValidHistories(r.model);
-      expect(String(r.after.messages.at(-1)?.content)).toBe("again");
-    } finally {
-      await r.close();
-    }
+    await threadChecked(r, { ran: ["c2"], answers: ["c1=first", "c2=deploy c2"], again: true });
     const records = await st.records();
     const answered = decidedAtStop(entry, st, risk) ? ["c1:cancelled:run:answered"] : [];
     expect(outcomesOf(records, r.threadId)).toEqual([...answered, `c2:success:risk:${risk}`]);
@@ -399,15 +366,7 @@ describe("adversarial answers", () => {
   it.each(cases)("%s, %s, %s risk: an answer for an unknown call id next to a real one: no crash, no record for it, the thread goes on", async (entry, _name, risk, storage) => {
     const st = storage();
     const r = await play({ entry, storage: st, risk, calls: ["c1", "c2"], updates: [[["never-made", "stray"], ["c1", "given by the client"]]], asNode: "tools" });
-    try {
-      expect(r.ranAfter).toEqual(["c2"]);
-      expect(answers(r.out.messages)).toEqual(["c1=given by the client", "c2=deploy c2"]);
-      expect(oneAnswerPerCall(r.after.messages)).toEqual([]);
-      modelReadValidHistories(r.model);
-      expect(String(r.after.messages.at(-1)?.content)).toBe("again");
-    } finally {
-      await r.close();
-    }
+    await threadChecked(r, { ran: ["c2"], answers: ["c1=given by the client", "c2=deploy c2"], again: true });
     const records = await st.records();
     expect(records.filter((rec) => rec.threadId === r.threadId && rec.toolCallId === "never-made")).toEqual([]);
     const answered = decidedAtStop(entry, st, risk) ? ["c1:cancelled:run:answered"] : [];
@@ -418,14 +377,7 @@ describe("adversarial answers", () => {
   it.each(cases)("%s, %s, %s risk: every call answered: nothing runs, one outcome each", async (entry, _name, risk, storage) => {
     const st = storage();
     const r = await play({ entry, storage: st, risk, calls: ["c1", "c2"], updates: [[["c1", "one"], ["c2", "two"]]], asNode: "tools" });
-    try {
-      expect(r.ranAfter).toEqual([]);
-      expect(answers(r.out.messages)).toEqual(["c1=one", "c2=two"]);
-      expect(oneAnswerPerCall(r.after.messages)).toEqual([]);
-      modelReadValidHistories(r.model);
-    } finally {
-      await r.close();
-    }
+    await threadChecked(r, { ran: [], answers: ["c1=one", "c2=two"] });
     const records = await st.records();
     expect(outcomesOf(records, r.threadId)).toEqual(decidedAtStop(entry, st, risk) ? ["c1:cancelled:run:answered", "c2:cancelled:run:answered"] : []);
     auditClosesEveryCall(records, r.threadId);

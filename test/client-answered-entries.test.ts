@@ -27,6 +27,7 @@ import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { openLedger, type ExecutionLedger } from "../src/storage/ledger.js";
 import { defineTool } from "../src/tools/define-tool.js";
 import { execution } from "../src/messages/index.js";
+import { answers, oneAnswerPerCall } from "./helpers/tool-messages.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "gg-client-answered-entries-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -100,25 +101,6 @@ const CHECKPOINTERS: [string, () => Promise<Storage>][] = [
   ],
 ];
 
-/** ToolMessages as `id=content`, in thread order. */
-const answers = (messages: readonly BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => `${m.tool_call_id}=${String(m.content)}`);
-
-/** Each call of each AI message in `messages` has exactly one ToolMessage after it (what a provider accepts). */
-function oneAnswerPerCall(messages: readonly BaseMessage[]): string[] {
-  const problems: string[] = [];
-  messages.forEach((m, i) => {
-    if (!AIMessage.isInstance(m)) return;
-    const next = messages.findIndex((n, j) => j > i && !ToolMessage.isInstance(n));
-    const tail = messages.slice(i + 1, next < 0 ? undefined : next).filter((n): n is ToolMessage => ToolMessage.isInstance(n));
-    for (const call of m.tool_calls ?? []) {
-      const count = tail.filter((t) => t.tool_call_id === call.id).length;
-      if (count !== 1) problems.push(`${call.id}:${count}`);
-    }
-    const ids = new Set((m.tool_calls ?? []).map((c) => c.id));
-    for (const t of tail) if (!ids.has(t.tool_call_id)) problems.push(`stray:${t.tool_call_id}`);
-  });
-  return problems;
-}
 
 /** Every model call after the first read a valid history. */
 function modelReadValidHistories(model: ReturnType<typeof fakeModel>) {

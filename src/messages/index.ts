@@ -355,6 +355,15 @@ export function dashDescriptorReason(descriptor: string): string {
   return `the command redirects descriptor ${descriptor}, which sh (dash) reads as a word ${descriptor} of the command`;
 }
 
+/**
+ * Why a deny cannot tell a line that runs a file (`run`: "s.sh as a script", "run.py with python3", "Makefile's recipes
+ * with make") after a program wrote files whose names the line does not give (`writer`: "tar extracts an archive",
+ * "patch writes the files its patch names"): the file may be one of them, and what it holds is only known when the line runs.
+ */
+export function unlistedScriptReason(run: string, writer: string): string {
+  return `the line runs ${run} after ${writer}, which may have written it, and what it holds is only known when the line runs`;
+}
+
 /** Why a deny cannot tell a line whose name reference (`declare -n r=$1`) names a variable only known when it runs: setting r may set any variable (GIT_SSH_COMMAND, BASH_ENV, PATH). */
 export function nameReferenceReason(builtin: string): string {
   return `${builtin} -n makes a name refer to a variable only known when the line runs, so setting it may set any variable`;

@@ -257,6 +257,11 @@ function isStringMatcher(matcher: Exclude<FieldMatcher, { exists: boolean }>): m
   return "equals" in matcher || "in" in matcher || "prefix" in matcher || "glob" in matcher || "regex" in matcher;
 }
 
+/** The directory a command line starts in: the policy's pathBase when it names one, else unknown. */
+function commandStart(defaults: MatcherDefaults): string | undefined {
+  return defaults.pathBase === undefined ? undefined : normaliseBase(defaults.pathBase);
+}
+
 /** How `path` readings are made under these defaults and an optional matcher base. */
 function pathOptions(defaults: MatcherDefaults, base?: string): PathReadOptions {
   return { base: normaliseBase(base ?? defaults.pathBase), followSymlinks: defaults.followSymlinks === true };
@@ -297,7 +302,9 @@ function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: st
     }
     if ("command" in matcher) {
       const patterns = patternsOf(matcher.command).map((pattern) => compileCommandPattern(pattern, caseSensitive));
-      return (text, restrictive) => judgeCommand(text, patterns, restrictive);
+      // A deny or ask also places a line's relative words in the policy's pathBase, where the tools run.
+      const start = commandStart(defaults);
+      return (text, restrictive) => judgeCommand(text, patterns, restrictive, start);
     }
     if ("url" in matcher) {
       const patterns = patternsOf(matcher.url).map(compileUrlPattern);
@@ -429,7 +436,7 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
       selectAll(tree, segments).map((value) => judge(value, test, restrictive, selector, evaluation)),
       restrictive,
     );
-  const command = commandExtras(matcher, segments);
+  const command = commandExtras(matcher, segments, defaults);
   const volatile = readsFilesystem(matcher, defaults, kind);
   if (direct === undefined) {
     return {
@@ -483,10 +490,11 @@ export function compileFieldCondition(selector: string, matcher: ConditionSpec<F
 }
 
 /** A plain `command` matcher reads the literal arguments and can say why it could not tell or cover a value. */
-function commandExtras(matcher: ConditionSpec<FieldMatcher>, segments: SelectorSegment[]): Pick<FieldCondition, "literal" | "why"> {
+function commandExtras(matcher: ConditionSpec<FieldMatcher>, segments: SelectorSegment[], defaults: MatcherDefaults): Pick<FieldCondition, "literal" | "why"> {
   if (isComposite(matcher) || !("command" in (matcher as FieldMatcher))) return {};
   const leaf = matcher as Extract<FieldMatcher, { command: unknown }>;
   const patterns = patternsOf(leaf.command).map((pattern) => compileCommandPattern(pattern, leaf.caseSensitive === true));
+  const start = commandStart(defaults);
   return {
     literal: true,
     why(tree, restrictive) {
@@ -499,7 +507,7 @@ function commandExtras(matcher: ConditionSpec<FieldMatcher>, segments: SelectorS
       };
       for (const value of selectAll(tree, segments)) collect(value);
       for (const text of texts) {
-        const why = judgeCommandWhy(text, patterns, restrictive).why;
+        const why = judgeCommandWhy(text, patterns, restrictive, start).why;
         if (why !== undefined) return why;
       }
       return undefined;

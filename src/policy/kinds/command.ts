@@ -207,6 +207,11 @@ function startsSomewhere(word: string): boolean {
   return /^\.\.(?:\/|$)/.test(posix.normalize(value));
 }
 
+/** A word (after its `--file=` or `NAME=`) that starts at a home directory: `~/x`, `~user/x`, `~-/x`. */
+function isHomeWord(word: string): boolean {
+  return word.slice(VALUE_HEAD.exec(word)?.[0].length ?? 0).startsWith("~");
+}
+
 /**
  * Where a word that starts somewhere (startsSomewhere) leads from the directory it starts at: what follows its last `..`
  * (which climbs from that directory), `.` and doubled `/` dropped, `/`-led or empty (`../../etc/shadow`: /etc/shadow;
@@ -557,6 +562,18 @@ function moveTo(target: string | undefined): (cwd: string | undefined) => string
   return (cwd) => (cwd === undefined ? target : `${cwd}/${target}`);
 }
 
+/** Where a command runs: `cwd` (from the line's own `cd`s, relative to its start) placed in `start` when the start is known. */
+function startedIn(start: string | undefined, cwd: string | undefined): string | undefined {
+  if (start === undefined || cwd === UNPLACED || cwd?.startsWith("/") === true || cwd?.startsWith("~") === true) return cwd;
+  return cwd === undefined ? start : `${start}/${cwd}`;
+}
+
+/** The words placed in `where`, as written and as the kernel reads their paths (`/srv/app/../app/k` is /srv/app/k). */
+function placedForms(words: readonly string[], where: string): string[][] {
+  const placed = placedWords(words, where);
+  return [placed, ...pathForms([placed])];
+}
+
 /** `.` path segments dropped (`./secrets/./key` is `secrets/key`); `..` is kept, since after a symlink the kernel climbs from its target. */
 const dropDots = (word: string) => word.replace(/(?:^|(?<=\/))\.(?:\/+|$)/g, "").replace(/\/{2,}/g, "/") || ".";
 
@@ -730,7 +747,7 @@ interface CommandJudgement {
  *   such as a continuation or here-document, no program that runs its arguments unless the
  *   pattern names that form) and matches a pattern.
  */
-export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[], restrictive: boolean): CommandJudgement {
+export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[], restrictive: boolean, start?: string): CommandJudgement {
   const analysis = analyzeShell(text);
   if (!analysis.ok) return { verdict: restrictive ? UNKNOWN : NO, why: `the command line cannot be parsed (${analysis.reason})` };
   const { commands } = analysis;
@@ -742,8 +759,10 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
     for (const [i, command] of commands.entries()) {
       // `cd secrets && cat key` also reads as `cat secrets/key`, where the line moved to.
       const cwd = cwds[i];
+      // Where the line starts, when the policy says (its pathBase): `cat secrets/key` from /srv/app is also `cat /srv/app/secrets/key`.
+      const where = startedIn(start, cwd);
       // A directory the guard cannot place (`cd -`, `cd ~/..`, `cd ../../srv`) places them where it cannot tell: `~-/key`.
-      const placed = cwd === undefined || command.input !== undefined ? [] : [placedWords(command.words, cwd)];
+      const placed = where === undefined || command.input !== undefined ? [] : [placedWords(command.words, where)];
       // `ln -s /srv/secrets/key x; cat x`: a word that names a link the line makes (and does not exist yet) is read as its target too.
       const linked = command.input === undefined ? linkReadings(command.forms, cwd, (links ??= lineLinks(commands, cwds)), command.wild) : undefined;
       const written = [...command.forms, ...placed, ...(linked?.sure ?? [])];
@@ -784,7 +803,8 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
           // `cat ../../etc/shadow`, `cd -; cat key`: a relative word in a directory the guard does not know may name any
           // place ending in what follows (from a start deep enough, ../../etc/shadow is /etc/shadow).
           if (open === undefined && (climbing ??= mayClimb(command, cwd, linked?.sure.length ?? 0))) {
-            const somewhere = form.filter((word, i) => i > 0 && startsSomewhere(word));
+            // From a start the policy names, a relative word is where the placed spelling says; a home word still starts somewhere.
+            const somewhere = form.filter((word, i) => i > 0 && startsSomewhere(word) && (where === undefined || !where.startsWith("/") || isHomeWord(word)));
             const pattern = somewhere.length === 0 ? undefined : patterns.find((one) => mayMatchSomewhere(one, form, command.wild ?? NO_WORDS, somewhere) !== false);
             if (pattern !== undefined) open = unknownDirectoryReason(pattern.source, somewhere.map((word) => ({ word, end: somewhereEnd(word) })));
           }
@@ -800,9 +820,15 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
     }
     // `npm --unknown x publish`, `helm --namespace n uninstall x`: a command the line may run, by words the guard cannot tell apart.
     if (open === undefined) {
-      for (const command of commands) {
+      for (const [i, command] of commands.entries()) {
+        // Placed where the command runs too, when the line's start is known (`cat -- secrets/key` from the pathBase).
+        const where = startedIn(start, cwds[i]);
         const one = command.maybe?.find((candidate) =>
-          patterns.some((pattern) => (candidate.form.at(-1) === UNREAD_WORDS ? mayMatch(pattern, candidate.form, UNREAD_WORD_SET) !== false : pattern.matches(candidate.form) || pattern.optionsMatch?.(candidate.form) === YES)),
+          patterns.some((pattern) =>
+            candidate.form.at(-1) === UNREAD_WORDS
+              ? mayMatch(pattern, candidate.form, UNREAD_WORD_SET) !== false
+              : pattern.matches(candidate.form) || pattern.optionsMatch?.(candidate.form) === YES || (where?.startsWith("/") === true && placedForms(candidate.form, where).some((form) => pattern.matches(form))),
+          ),
         );
         if (one !== undefined) {
           open = one.reason;
@@ -841,8 +867,8 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
 }
 
 /** Verdict of one command line against compiled patterns (see judgeCommandWhy). */
-export function judgeCommand(text: string, patterns: readonly CommandPattern[], restrictive: boolean): Verdict {
-  return judgeCommandWhy(text, patterns, restrictive).verdict;
+export function judgeCommand(text: string, patterns: readonly CommandPattern[], restrictive: boolean, start?: string): Verdict {
+  return judgeCommandWhy(text, patterns, restrictive, start).verdict;
 }
 
 /** For explanations: how a command line was split. */

@@ -45,8 +45,18 @@ interface ProgramReading {
   stdinShell?: boolean;
   /** Files it writes that its options or operands name (`find -fprint FILE`, `sort -o FILE`, `curl -o FILE`, `uniq IN OUT`, `sed -i SCRIPT FILE`), as written. */
   writes?: string[];
-  /** It writes files whose names it reads from elsewhere (`patch < x.patch`, `git apply x.patch`: the files the patch names): why, as a phrase. */
+  /**
+   * It writes files whose names it reads from elsewhere (`patch < x.patch`, `git apply x.patch`: the files the patch names;
+   * `tar -xf a.tar`, `unzip a.zip`: the archive's members; `git clone URL`, `git checkout B`: a tree): why, as a phrase.
+   */
   writesUnnamed?: string;
+  /** The files it writes unnamed are packages it installs (`npm install`), whose own scripts the install runs anyway: a package script run after it (`npm test`) is not counted as running them. */
+  installsPackages?: boolean;
+  /**
+   * Files it runs as a script or a program (`python3 run.py`, `make` reads ./Makefile, `make -C d` d/Makefile, `npm test` runs
+   * the scripts of ./package.json), as written: `what` says what runs and how, as a phrase (`run.py with python3`, `the recipes of Makefile with make`); `packageScripts` when they are a package's scripts.
+   */
+  runs?: { readonly files: readonly string[]; readonly what: string; readonly packageScripts?: boolean };
   /** Where a program that fetches URLs (curl, wget) connects: see `readFetcher`. */
   connects?: Connects;
   /**
@@ -4150,6 +4160,9 @@ const TAR_LONG_LETTERS: readonly { readonly name: string; readonly shortest: num
   { name: "--extract", shortest: 5, letter: "x" },
   { name: "--get", shortest: 4, letter: "x" },
   { name: "--absolute-names", shortest: 4, letter: "P" },
+  { name: "--to-stdout", shortest: 6, letter: "O" },
+  { name: "--to-command", shortest: 6, letter: "!" },
+  { name: "--directory", shortest: 5, letter: "C" },
 ];
 
 /** tar, read as GNU getopt does: long options and their unambiguous abbreviations, short clusters (`-xIcmd`), and the old style (`tar xIf CMD FILE`: each letter with a value takes the next word). */
@@ -4217,6 +4230,9 @@ function readTar(words: readonly string[]): ProgramReading {
       value = value.replace(/^(?:exec|sh)=/, "");
     }
     out.refusals.push({ reason: `tar runs a command through ${option}`, token: option.split(" ")[0]! });
+    // `--to-command=sh`: each member of the archive is the standard input of the command, which a shell or an interpreter runs as its script.
+    const program = basename(value?.trim().split(/\s+/)[0] ?? "");
+    if (option === "--to-command" && value !== undefined && (readsCodeFromStdin(program) || /^(?:env|sudo|exec|command)$/.test(program))) out.unknown ??= `tar ${option} hands each member of the archive to ${value} as its input, which runs it as a script the guard cannot read`;
     if (value !== undefined) out.scripts.push(value);
     else out.unknown = `tar ${option}: the command cannot be read`;
   }
@@ -4242,6 +4258,8 @@ function readTar(words: readonly string[]): ProgramReading {
   if (places.length > 0) out.connects = readPlaces("tar", [words[0] ?? "tar"], places);
   // Extracting with -P (--absolute-names) keeps a member's leading `/` and `..`: the archive (or --transform) names any file on the machine.
   if (letters.has("x") && letters.has("P")) out.refusals.push({ reason: "tar writes files at the absolute paths the archive or --transform names, extracting with -P (--absolute-names)", token: "-P" });
+  // Extracting (-x, --extract, --get, old-style `x`) writes the archive's members, unless to the standard output (-O) or a command (--to-command).
+  if (letters.has("x") && !letters.has("O") && !letters.has("!")) out.writesUnnamed ??= `${basename(words[0] ?? "tar")} extracts an archive`;
   return out;
 }
 
@@ -5093,6 +5111,19 @@ export function readsCodeFromStdin(name: string): boolean {
  * program is looked up by its base name (`/usr/bin/sudo` is sudo).
  */
 export function readProgram(words: readonly string[]): ProgramReading {
+  const out = readProgramWords(words);
+  const name = basename(words[0] ?? "");
+  const unnamed = unlistedWrites(name, words);
+  if (unnamed !== undefined) {
+    out.writesUnnamed ??= unnamed.why;
+    if (unnamed.packages === true) out.installsPackages = true;
+  }
+  out.runs ??= filesRun(name, words);
+  return out;
+}
+
+/** readProgram without the files it writes unnamed or runs (unlistedWrites, filesRun). */
+function readProgramWords(words: readonly string[]): ProgramReading {
   const given = basename(words[0] ?? "");
   // git's own programs in its exec path (`/usr/lib/git-core/git-push`, `git-send-pack`) are the git subcommands they name.
   const dashed = /^git-(.+)$/.exec(given)?.[1];
@@ -5321,6 +5352,313 @@ function inPlaceEdits(name: string, words: readonly string[]): { files: string[]
     if (rest.some((word) => word === "--cached") && !rest.includes("--index")) return undefined;
     if (rest.some((word) => /^--(?:check|stat|numstat|summary)$/.test(word)) && !rest.includes("--apply")) return undefined;
     return { files: [], unnamed: "git apply writes the files its patch names" };
+  }
+  return undefined;
+}
+
+/**
+ * Extractors and the short options that make them do something else than write the archive's members: unzip lists
+ * (-l, -v, -Z zipinfo), tests (-t), prints members or the comment to the standard output (-p, -c, -z); cpio copies in
+ * (-i, --extract) unless it lists (-t, --list) or writes to the standard output (--to-stdout). `valued`: short options
+ * that take the next word (the rest of a cluster after them is their value).
+ */
+const UNZIP_NOT_WRITING = "lvZtpcz";
+const UNZIP_VALUED = "dxP";
+const CPIO_VALUED = "CDEFHIMORsVW";
+/** 7-Zip's commands that write the archive's members: x (with paths), e (flat). */
+const SEVEN_ZIP = new Set(["7z", "7za", "7zr", "7zz", "7zzs"]);
+/**
+ * git's subcommands that write the working tree's files from elsewhere (another commit, a remote, the stash), and the
+ * options with which they do not: `git checkout -b NEW` and `git switch -c NEW` with no start point only make a branch,
+ * `git restore --staged` only the index, `git reset` without --hard/--merge/--keep only the index, a bare or
+ * no-checkout clone no tree.
+ */
+const GIT_TREE_WRITERS: Readonly<Record<string, string>> = {
+  clone: "git clone checks out a repository",
+  pull: "git pull merges a remote's commits into the working tree",
+  checkout: "git checkout writes another commit's files",
+  switch: "git switch writes another branch's files",
+  reset: "git reset writes another commit's files",
+  merge: "git merge writes another branch's files",
+  rebase: "git rebase writes other commits' files",
+  "cherry-pick": "git cherry-pick writes another commit's files",
+  revert: "git revert writes a commit's files",
+  stash: "git stash writes the stash's files",
+  restore: "git restore writes another commit's files",
+  worktree: "git worktree add checks out a tree",
+  submodule: "git submodule checks out its repositories",
+  bisect: "git bisect checks out other commits",
+};
+/** wget's short options that take a value (the rest of a cluster, or the next word); -n takes the rest of its cluster (`-np`, `-nH`). */
+const WGET_VALUED = "oaOiBtTwQPUeDRAlIXY";
+/** rsync's and scp's short options that take the next word as their value. */
+const COPY_VALUED: Readonly<Record<string, string>> = { rsync: "efBTM", scp: "cFiJloPSDX" };
+/** A `[USER@]HOST:PATH` or `rsync://` operand: a file on another host. */
+const REMOTE_OPERAND = /^(?:rsync:\/\/|(?:[^/@:\s]+@)?[A-Za-z0-9][\w.-]*::?)/;
+/** Package managers' subcommands that fetch packages into the tree (node_modules, a .tgz, a directory of wheels). */
+const PACKAGE_FETCHES: Readonly<Record<string, ReadonlySet<string>>> = {
+  npm: new Set(["install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "isntall", "add", "ci", "clean-install", "ic", "install-clean", "isntall-clean", "update", "up", "upgrade", "udpate", "pack"]),
+  pnpm: new Set(["install", "i", "add", "update", "up", "upgrade", "pack", "fetch"]),
+  yarn: new Set(["", "install", "add", "upgrade", "up", "pack"]),
+  bun: new Set(["install", "i", "add", "a", "update", "pm"]),
+  pip: new Set(["download"]),
+};
+
+/**
+ * Files a program writes whose names the line does not give (GIT_TREE_WRITERS, archives, recursive fetches, copies
+ * from another host, packages fetched): why, as a phrase ("tar extracts an archive"), and whether they are packages a
+ * package manager installs. tar is read with its other options (readTar).
+ */
+function unlistedWrites(name: string, words: readonly string[]): { why: string; packages?: boolean } | undefined {
+  const module = pythonModule(name, words);
+  if (module !== undefined) return unlistedWrites(module[0]!, module);
+  const rest = words.slice(1);
+  if (name === "unzip") {
+    for (let i = 0; i < rest.length; i++) {
+      const word = rest[i]!;
+      if (!/^-[A-Za-z$/:^]/.test(word)) continue;
+      for (let j = 1; j < word.length; j++) {
+        const letter = word[j]!;
+        if (UNZIP_NOT_WRITING.includes(letter)) return undefined;
+        if (UNZIP_VALUED.includes(letter)) {
+          if (j === word.length - 1 && letter !== "x") i += 1;
+          break;
+        }
+      }
+    }
+    return rest.some((word) => !word.startsWith("-")) ? { why: "unzip extracts an archive" } : undefined;
+  }
+  if (SEVEN_ZIP.has(name)) {
+    const command = rest.find((word) => !word.startsWith("-"));
+    if ((command !== "x" && command !== "e") || rest.some((word) => word === "-so")) return undefined;
+    return { why: `${name} ${command} extracts an archive` };
+  }
+  if (name === "cpio") {
+    let extract = false;
+    for (let i = 0; i < rest.length; i++) {
+      const word = rest[i]!;
+      if (word.startsWith("--")) {
+        const long = word.split("=")[0]!;
+        if (long === "--list" || long === "--to-stdout" || long === "--only-verify-crc") return undefined;
+        if (long === "--extract") extract = true;
+        continue;
+      }
+      if (!word.startsWith("-")) continue;
+      for (let j = 1; j < word.length; j++) {
+        const letter = word[j]!;
+        if (letter === "t") return undefined;
+        if (letter === "i") extract = true;
+        if (CPIO_VALUED.includes(letter)) {
+          if (j === word.length - 1) i += 1;
+          break;
+        }
+      }
+    }
+    return extract ? { why: "cpio extracts an archive" } : undefined;
+  }
+  if (name === "ar") {
+    // ar [--plugin P] [-X32_64] [-]OPERATION[MODIFIERS] ARCHIVE [MEMBER...]: x extracts the members.
+    const operation = rest.find((word) => !word.startsWith("--") && !/^-X/.test(word));
+    return operation !== undefined && /^-?[a-zA-Z]*x/.test(operation) ? { why: "ar extracts an archive" } : undefined;
+  }
+  if (name === "git") {
+    const parsed = parseOptions(words, 1, GIT_GLOBAL, "git");
+    const sub = words[parsed.next] ?? "";
+    const args = words.slice(parsed.next + 1);
+    const why = Object.hasOwn(GIT_TREE_WRITERS, sub) ? GIT_TREE_WRITERS[sub] : undefined;
+    if (why === undefined) return undefined;
+    const has = (pattern: RegExp) => args.some((word) => pattern.test(word));
+    const operands = (valued: RegExp) => {
+      const found: string[] = [];
+      for (let i = 0; i < args.length; i++) {
+        const word = args[i]!;
+        if (word === "--") return [...found, ...args.slice(i)];
+        if (valued.test(word)) i += 1;
+        else if (!word.startsWith("-") || word === "-") found.push(word);
+      }
+      return found;
+    };
+    switch (sub) {
+      case "clone":
+        return has(/^--(?:bare|mirror|no-checkout)$|^-n$/) ? undefined : { why };
+      case "checkout":
+      case "switch": {
+        // `-b NEW`, `-c NEW`, `--orphan NEW` name a branch, not a commit to write: with no other operand the files stay.
+        const creates = /^-[bBcC]$|^--(?:orphan|create|force-create)$/;
+        const left = operands(/^-[bBcC]$|^--(?:orphan|create|force-create|conflict|pathspec-from-file)$/);
+        if (has(creates) && left.length === 0) return undefined;
+        return left.length === 0 && !has(/^--(?:detach|discard-changes|force)$|^-f$/) ? undefined : { why };
+      }
+      case "reset":
+        return has(/^--(?:hard|merge|keep)$/) ? { why } : undefined;
+      case "restore":
+        return has(/^--staged$|^-S$/) && !has(/^--worktree$|^-W$|^-[A-Za-z]*W/) ? undefined : { why };
+      case "stash":
+        return ["pop", "apply", "branch"].includes(args[0] ?? "") ? { why } : undefined;
+      case "worktree":
+        return args[0] === "add" && !args.includes("--no-checkout") ? { why } : undefined;
+      case "submodule":
+        return ["update", "add"].includes(operands(/^--(?:reference|depth|jobs|name|branch)$|^-[jb]$/)[0] ?? "") ? { why } : undefined;
+      case "rebase":
+      case "merge":
+      case "cherry-pick":
+      case "revert":
+        return has(/^--(?:quit|show-current-patch|edit-todo|abort)$/) ? undefined : { why };
+      case "bisect":
+        return ["start", "good", "bad", "new", "old", "skip", "reset", "run"].includes(args[0] ?? "") ? { why } : undefined;
+      default:
+        return { why };
+    }
+  }
+  if (name === "wget") {
+    for (let i = 0; i < rest.length; i++) {
+      const word = rest[i]!;
+      if (word === "--") break;
+      if (word.startsWith("--")) {
+        const long = word.split("=")[0]!;
+        if (/^--(?:recursive|mirror|page-requisites)$/.test(long)) return { why: `wget ${long} fetches files under the names the server gives` };
+        if (long === "--input-file") return { why: "wget --input-file fetches the URLs a file lists" };
+        continue;
+      }
+      if (!word.startsWith("-")) continue;
+      for (let j = 1; j < word.length; j++) {
+        const letter = word[j]!;
+        if (letter === "n") break;
+        if (letter === "r" || letter === "m" || letter === "p") return { why: `wget -${letter} fetches files under the names the server gives` };
+        if (letter === "i") return { why: "wget -i fetches the URLs a file lists" };
+        if (WGET_VALUED.includes(letter)) {
+          if (j === word.length - 1) i += 1;
+          break;
+        }
+      }
+    }
+    return undefined;
+  }
+  if (name === "rsync" || name === "scp") {
+    const valued = COPY_VALUED[name]!;
+    const operands: string[] = [];
+    for (let i = 0; i < rest.length; i++) {
+      const word = rest[i]!;
+      if (word === "--") {
+        operands.push(...rest.slice(i + 1));
+        break;
+      }
+      if (word.startsWith("--")) continue;
+      if (word.startsWith("-") && word.length > 1) {
+        const at = [...word.slice(1)].findIndex((letter) => valued.includes(letter));
+        if (at >= 0 && at === word.length - 2) i += 1;
+        continue;
+      }
+      operands.push(word);
+    }
+    const remote = operands.slice(0, -1).find((word) => REMOTE_OPERAND.test(word));
+    return operands.length >= 2 && remote !== undefined ? { why: `${name} copies files from ${remote}` } : undefined;
+  }
+  const fetches = Object.hasOwn(PACKAGE_FETCHES, name) || /^pip\d/.test(name) ? PACKAGE_FETCHES[/^pip\d/.test(name) ? "pip" : name] : undefined;
+  if (fetches !== undefined) {
+    const sub = rest.find((word) => !word.startsWith("-")) ?? "";
+    if (!fetches.has(sub)) return undefined;
+    return name === "pip" || /^pip\d/.test(name) ? { why: `${name} download fetches packages` } : { why: `${name}${sub === "" ? "" : ` ${sub}`} fetches packages`, packages: sub !== "pack" };
+  }
+  return undefined;
+}
+
+/** Interpreters that run a script file given as their first operand (their code options: INTERPRETERS). */
+const SCRIPT_INTERPRETERS = new Set(["python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "bun", "perl", "ruby", "php", "lua", "luajit", "Rscript", "tclsh", "wish", "tsx", "ts-node", "julia", "raku", "perl6", "groovy", "expect", "osascript"]);
+/** Package managers' subcommands that run the scripts of ./package.json (their own, or as lifecycle scripts of an install). */
+const PACKAGE_SCRIPTS: Readonly<Record<string, ReadonlySet<string>>> = {
+  npm: new Set(["test", "t", "tst", "start", "stop", "restart", "run", "run-script", "rum", "urn", "install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "isntall", "ci", "clean-install", "ic", "install-clean", "isntall-clean", "install-test", "it", "install-ci-test", "cit", "clean-install-test", "sit", "rebuild", "rb", "pack", "publish", "exec", "x"]),
+  pnpm: new Set(["test", "t", "start", "run", "install", "i", "add", "exec", "rebuild", "rb", "pack", "publish"]),
+  yarn: new Set(["", "test", "start", "run", "install", "add", "exec", "pack", "publish"]),
+  bun: new Set(["test", "run", "install", "i", "add", "a"]),
+};
+/** The options of npm, pnpm and yarn that pick the package's directory. */
+const PACKAGE_DIRECTORY = /^--(?:prefix|dir|cwd)$|^-C$/;
+
+/**
+ * The files a program runs as a script or a program (SCRIPT_INTERPRETERS given a file, make's makefile, a package
+ * manager's package.json scripts), as written, or undefined.
+ */
+export function filesRun(name: string, words: readonly string[]): { files: string[]; what: string; packageScripts?: boolean } | undefined {
+  const rest = words.slice(1);
+  const interpreter = SCRIPT_INTERPRETERS.has(name) || /^python\d[\d.]*$/.test(name) ? name : undefined;
+  if (interpreter !== undefined) {
+    const code = INTERPRETERS[name] ?? INTERPRETERS.python ?? [];
+    const own = ownWords(name, words);
+    const operands: string[] = [];
+    for (let i = 1; i < own.length; i++) {
+      const word = own[i]!;
+      if (code.includes(word) || (word.startsWith("--") && code.includes(word.split("=")[0]!))) return undefined;
+      if (word === "-m" && /^python|^pypy/.test(name)) return own[i + 1] === undefined ? undefined : { files: [`${own[i + 1]!.replace(/\./g, "/")}.py`], what: `the module ${own[i + 1]!} with ${name} -m` };
+      if (word === "--") {
+        operands.push(...own.slice(i + 1, i + 2));
+        break;
+      }
+      if (/^-[A-Za-z]*[ec]$/.test(word) && code.some((option) => option.length === 2 && word.endsWith(option[1]!))) return undefined;
+      if (!word.startsWith("-")) {
+        operands.push(word);
+        break;
+      }
+    }
+    if (name === "bun" && operands[0] === "run") operands.shift();
+    // node's and python's own options are read by ownWords: their script is the last of their own words.
+    const last = own[own.length - 1];
+    const file = Object.hasOwn(OWN_OPTIONS, name) || /^python\d/.test(name) ? (own.length > 1 && last !== undefined && !last.startsWith("-") ? last : undefined) : operands[0];
+    return file === undefined || file === "-" ? undefined : { files: [file], what: `${file} with ${name}` };
+  }
+  if (name === "deno") {
+    const sub = rest[0];
+    const file = rest.slice(1).find((word) => !word.startsWith("-"));
+    return (sub === "run" || sub === "test") && file !== undefined ? { files: [file], what: `${file} with deno ${sub}` } : undefined;
+  }
+  if (name === "make" || name === "gmake") {
+    // make reads ./GNUmakefile, ./makefile or ./Makefile (in -C DIR), or the -f files, and runs their recipes.
+    let directory = "";
+    const makefiles: string[] = [];
+    for (let i = 0; i < rest.length; i++) {
+      const word = rest[i]!;
+      if (word === "--") break;
+      const long = /^--(directory|file|makefile)(?:=(.*))?$/.exec(word);
+      if (long !== null) {
+        const value = long[2] ?? rest[++i] ?? "";
+        if (long[1] === "directory") directory = `${directory}${value.replace(/\/*$/, "/")}`;
+        else makefiles.push(value);
+        continue;
+      }
+      if (!/^-[A-Za-z]/.test(word) || word.startsWith("--")) continue;
+      for (let j = 1; j < word.length; j++) {
+        const letter = word[j]!;
+        if (!"CfIoWjlO".includes(letter)) continue;
+        if (letter === "j" || letter === "l" || letter === "O") break;
+        const value = j < word.length - 1 ? word.slice(j + 1) : rest[++i] ?? "";
+        if (letter === "C") directory = `${directory}${value.replace(/\/*$/, "/")}`;
+        if (letter === "f") makefiles.push(value);
+        break;
+      }
+    }
+    const files = makefiles.length > 0 ? makefiles.map((file) => (file.startsWith("/") ? file : `${directory}${file}`)) : ["GNUmakefile", "makefile", "Makefile"].map((file) => `${directory}${file}`);
+    return { files, what: `the recipes of ${files[files.length - 1]!} with ${name}` };
+  }
+  const scripts = Object.hasOwn(PACKAGE_SCRIPTS, name) ? PACKAGE_SCRIPTS[name] : undefined;
+  if (scripts !== undefined) {
+    let directory = "";
+    let sub: string | undefined;
+    for (let i = 0; i < rest.length; i++) {
+      const word = rest[i]!;
+      const eq = word.indexOf("=");
+      if (PACKAGE_DIRECTORY.test(eq < 0 ? word : word.slice(0, eq))) {
+        const value = eq < 0 ? rest[++i] ?? "" : word.slice(eq + 1);
+        directory = value.replace(/\/*$/, "/");
+        continue;
+      }
+      if (!word.startsWith("-")) {
+        sub ??= word;
+        if (sub !== undefined) break;
+      }
+    }
+    if (!scripts.has(sub ?? "")) return undefined;
+    const file = `${directory}package.json`;
+    return { files: [file], what: `the scripts of ${file} with ${name}${sub === undefined ? "" : ` ${sub}`}`, packageScripts: true };
   }
   return undefined;
 }

@@ -1,7 +1,7 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
-import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason } from "../../messages/index.js";
+import { basename, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
+import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason, unlistedScriptReason } from "../../messages/index.js";
 import { shellParser } from "./shell-grammar.js";
 import { MachineBoundReadings } from "./net.js";
 
@@ -222,6 +222,16 @@ interface Walk {
   written?: Set<string>;
   /** Files fed to a shell or interpreter on its standard input (`sh < s.sh`), for scripts the line writes. */
   fedScripts?: Set<string>;
+  /**
+   * Set when the order of walk.commands may not be the order they run in (a loop, a function, a job in the
+   * background, a trap): a script run before a program writes files it does not name may run after it.
+   */
+  unordered?: boolean;
+  /**
+   * The commands a command adds for what it runs itself (a wrapper's command, the scripts its options name: `git clone
+   * --upload-pack=CMD`) follow it in walk.commands: by the command's index, the index after them.
+   */
+  spans?: Map<number, number>;
   /** A place set for the commands after it (`export HTTPS_PROXY=URL; curl …`), which the guard does not read as one: why. */
   placesUnknown?: string;
   /** Name references (`declare -n r=GIT_SSH_COMMAND`): setting r sets the variable it names. */
@@ -557,6 +567,9 @@ function scriptPath(name: string): string {
   return name.replace(/^(?:\.\/)+/, "").replace(/\/{2,}/g, "/");
 }
 
+/** The directories of the system's own programs (`/usr/bin/python3`, `/bin/sh`). */
+const SYSTEM_PROGRAMS = /^\/(?:usr\/)?s?bin\/[^/]+$/;
+
 /** Programs that write the files named by their operands (`tee FILE`, `cp SRC DEST`): what they write is not read here. */
 const OPERAND_WRITERS: Readonly<Record<string, "all" | "last">> = { tee: "all", cp: "last", mv: "last", install: "last", ln: "last", dd: "all" };
 
@@ -582,34 +595,51 @@ function scriptRun(words: readonly string[]): string | undefined {
 
 /**
  * A line that writes a file and runs it as a script (`echo CMD > s.sh; . s.sh`, `cat > s.sh <<EOF ...;
- * bash s.sh`, `printf ... | tee s.sh; ./s.sh`): what the script holds is only known when the line
- * runs, so a deny cannot tell.
+ * bash s.sh`, `printf ... | tee s.sh; ./s.sh`), or runs a file after a program wrote files whose names it
+ * does not give (`patch < x.patch; ./s.sh`, `tar -xf a.tar; ./run.sh`, `git clone URL && cd r && make`,
+ * `unzip a.zip && npm install`): what the script holds is only known when the line runs, so a deny cannot tell.
+ * A file is run as a script (`. FILE`, `bash FILE`, `./FILE`: scriptRun), by an interpreter (`python3 FILE`),
+ * or as make's makefile or a package's scripts (`make`, `npm test`: readProgram's `runs`).
  */
 function scriptsWritten(walk: Walk): void {
+  // Most lines run no file (no script, interpreter file, makefile or package script): nothing to read then.
+  if ((walk.fedScripts?.size ?? 0) === 0 && !walk.commands.some((command) => scriptRun(command.words) !== undefined || filesRun(basename(command.words[0] ?? ""), command.words) !== undefined)) return;
   const written = new Set(walk.written);
-  // Scripts run by name (`. s.sh`, `bash s.sh`, `./s.sh`) and scripts fed to a shell's input (`sh < s.sh`).
-  const run = [...walk.commands.flatMap((command) => scriptRun(command.words) ?? []).map(scriptPath), ...(walk.fedScripts ?? [])];
-  if (run.length === 0) return;
-  let unnamed: string | undefined;
-  for (const command of walk.commands) {
+  // Files run, where they run in walk.commands (fed to a shell's input, `sh < s.sh`: anywhere), and how, as a phrase.
+  const runs: { at: number; path: string; how: string; packageScripts?: boolean }[] = [...(walk.fedScripts ?? [])].map((path) => ({ at: Infinity, path, how: `${path} as a script` }));
+  const unnamed: { at: number; why: string; packages?: boolean }[] = [];
+  walk.commands.forEach((command, at) => {
+    const script = scriptRun(command.words);
+    if (script !== undefined) runs.push({ at, path: scriptPath(script), how: `${scriptPath(script)} as a script` });
     // Files a program's options or operands name as its output (`find -fprintf s.sh FORMAT`, `sort -o s.sh`, `curl -o s.sh URL`,
-    // `sed -i … s.sh`), or files it reads the names of from elsewhere (`patch < x.patch`, `git apply x.patch`).
+    // `sed -i … s.sh`), or files it reads the names of from elsewhere (`patch < x.patch`, `git apply x.patch`, `tar -xf a.tar`).
     const reading = readProgram(command.words);
+    for (const file of reading.runs?.files ?? []) runs.push({ at, path: scriptPath(file), how: reading.runs!.what, ...(reading.runs!.packageScripts === true ? { packageScripts: true } : {}) });
     for (const file of reading.writes ?? []) written.add(scriptPath(file));
-    unnamed ??= reading.writesUnnamed;
+    if (reading.writesUnnamed !== undefined) unnamed.push({ at, why: reading.writesUnnamed, ...(reading.installsPackages === true ? { packages: true } : {}) });
     const mode = OPERAND_WRITERS[basename(command.words[0] ?? "")];
-    if (mode === undefined) continue;
+    if (mode === undefined) return;
     const operands = command.words.slice(1).filter((word) => !word.startsWith("-") && !word.includes("="));
     for (const operand of mode === "all" ? operands : operands.slice(-1)) written.add(scriptPath(operand));
     if (basename(command.words[0] ?? "") === "dd") for (const word of command.words) if (word.startsWith("of=")) written.add(scriptPath(word.slice(3)));
-  }
-  if (unnamed !== undefined) {
-    walk.unknown ??= `the line runs ${run[0]!} as a script after ${unnamed}, which it may be one of, and what it holds is only known when the line runs`;
+  });
+  if (runs.length === 0) return;
+  // A trap's command runs when its signal comes (at the end of the line for EXIT), not where it stands.
+  const unordered = walk.unordered === true || walk.commands.some((command) => basename(command.words[0] ?? "") === "trap");
+  // A run after the writer (anywhere, when the order of the commands is not the order they run in). A package script run after
+  // a package install (`npm install && npm test`) runs no more of the fetched packages than the install itself does.
+  for (const writer of unnamed) {
+    // The commands the writer adds for what it runs itself (`git clone --upload-pack=CMD`, a wrapper's command) run as part of it.
+    const end = walk.spans?.get(writer.at) ?? writer.at + 1;
+    // The system's own programs (`/usr/bin/python3`) are not what an extraction or a checkout writes.
+    const run = runs.find((one) => (one.at < writer.at || one.at >= end) && (unordered || one.at >= end) && !(writer.packages === true && one.packageScripts === true) && !SYSTEM_PROGRAMS.test(one.path));
+    if (run === undefined) continue;
+    walk.unknown ??= unlistedScriptReason(run.how, writer.why);
     return;
   }
   if (written.size === 0) return;
-  const script = run.find((path) => written.has(path));
-  if (script !== undefined) walk.unknown ??= `the line writes ${script} and then runs it as a script, and what it holds is only known when the line runs`;
+  const script = runs.find((run) => written.has(run.path));
+  if (script !== undefined) walk.unknown ??= `the line writes ${script.path} and then runs it${script.how === `${script.path} as a script` ? " as a script" : ` (${script.how})`}, and what it holds is only known when the line runs`;
 }
 
 function isHarmlessRedirect(node: Node): boolean {
@@ -974,6 +1004,7 @@ function addSimple(
     walk.scopes = (walk.scopes ?? 0) + 1;
     runsIn = { scope: [...(walk.scope ?? []), walk.scopes], directory: replaced ? undefined : word };
   }
+  const self = walk.commands.length;
   addCommand(walk, {
     words,
     dynamic,
@@ -1000,6 +1031,7 @@ function addSimple(
   } finally {
     walk.scope = outerScope;
   }
+  walk.spans?.set(self, walk.commands.length);
 }
 
 /** The commands, scripts and guesses a command runs (addSimple), added to the walk after it. */
@@ -1082,11 +1114,13 @@ function nestedScript(script: string, name: string, walk: Walk, input?: Stdin): 
     // Its commands run in the subshell the program runs in (`(cd /srv && bash -c 'cat k')`, `env -C DIR bash -c …`).
     ...(walk.scope === undefined ? {} : { scope: [...walk.scope] }),
     ...(walk.scopes === undefined ? {} : { scopes: walk.scopes }),
+    ...(walk.spans === undefined ? {} : { spans: walk.spans }),
   };
   const problem = readLine(script, inner);
   walk.scopes = inner.scopes;
   walk.refusal ??= inner.refusal;
   walk.unknown ??= inner.unknown;
+  if (inner.unordered === true) walk.unordered = true;
   if (problem !== undefined) throw new Unreadable(`the script given to ${name}: ${problem}`);
 }
 
@@ -1203,6 +1237,8 @@ function lineEnvironment(reading: EnvironmentReading, walk: Walk): void {
 }
 
 function walkStatements(node: Node, walk: Walk, writesFile = false): void {
+  // A job in the background (`a & b`) runs alongside the commands after it.
+  if (node.children.some((child) => child?.type === "&")) walk.unordered = true;
   for (const child of node.namedChildren) {
     if (child === null) continue;
     walkStatement(child, walk, writesFile, walk.input);
@@ -1439,6 +1475,8 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
 function walkContainer(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin | undefined): void {
   {
     if (node.type === "for_statement") loopVariable(node, walk);
+    // A loop runs its commands again after the ones below them, a job in the background (`a & b`) alongside the ones after it.
+    if (node.type === "for_statement" || node.type === "while_statement" || node.children.some((child) => child?.type === "&")) walk.unordered = true;
     for (const child of node.namedChildren) {
       if (child === null) continue;
       // Conditions, loop values and case subjects hold words with substitutions, statements hold commands.
@@ -1452,6 +1490,8 @@ function walkContainer(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
 
 /** Any other statement: a function definition, a loop's arithmetic, a test, a simple command. */
 function walkRest(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin | undefined): void {
+  // A function's body runs where it is called, a C-style loop's body again after itself.
+  if (node.type === "function_definition" || node.type === "c_style_for_statement") walk.unordered = true;
   if (node.type === "function_definition") {
     const name = node.childForFieldName("name")?.text;
     if (name !== undefined) (walk.functions ??= new Set()).add(name);
@@ -1947,11 +1987,13 @@ function rebindNames(walk: Walk): void {
     return { ...command, forms: [...command.forms, [path, ...rest], [basename(path), ...rest]] };
   });
   for (const command of added) addCommand(walk, command);
+  // An alias's command is added after the line's own: where it runs is not where it stands in walk.commands.
+  if (added.length > 0) walk.unordered = true;
 }
 
 function analyze(source: string): ShellAnalysis {
   if (source.length > MAX_COMMAND_CHARS) return { ok: false, reason: `longer than ${MAX_COMMAND_CHARS} characters` };
-  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map(), arithmetic: [], written: new Set(), fedScripts: new Set(), references: new Map() };
+  const walk: Walk = { commands: [], depth: 0, refusal: undefined, values: new Map(), arithmetic: [], written: new Set(), fedScripts: new Set(), references: new Map(), spans: new Map() };
   const problem = readLine(source, walk);
   if (problem !== undefined) return { ok: false, reason: problem };
   rebindNames(walk);
