@@ -537,6 +537,8 @@ function readWorkingDirectories(commands: readonly SimpleCommand[], text: string
     const scope = command.scope ?? [];
     let before: string | undefined;
     for (const change of changes) if (change.scope.every((id, i) => scope[i] === id)) before = change.move(before);
+    // `env -C DIR CMD`, `sudo -D DIR CMD`: the command the wrapper runs (in a scope of its own) starts in DIR, as after `cd DIR`.
+    if (command.runsIn !== undefined) changes.push({ scope: command.runsIn.scope, move: moveTo(command.runsIn.directory) });
     const [program, ...args] = command.words;
     if (program === undefined || !DIRECTORY_CHANGES.has(program)) return before;
     const operands: string[] = [];
@@ -547,11 +549,17 @@ function readWorkingDirectories(commands: readonly SimpleCommand[], text: string
       else operands.push(arg);
     }
     const target = program === "popd" || command.dynamic || operands.length > 1 ? undefined : (operands[0] ?? (program === "pushd" ? undefined : "~"));
-    if (target === undefined || target === "-" || /^[+-]\d+$/.test(target) || (/CDPATH/.test(text) && !/^[./~]/.test(target))) changes.push({ scope, move: () => UNPLACED });
-    else if (/^[/~]/.test(target)) changes.push({ scope, move: () => target });
-    else changes.push({ scope, move: (cwd) => (cwd === undefined ? target : `${cwd}/${target}`) });
+    const unplaceable = target === undefined || target === "-" || /^[+-]\d+$/.test(target) || (/CDPATH/.test(text) && !/^[./~]/.test(target));
+    changes.push({ scope, move: moveTo(unplaceable ? undefined : target) });
     return before;
   });
+}
+
+/** How a change to `target` moves a working directory (undefined: to one the guard cannot place). */
+function moveTo(target: string | undefined): (cwd: string | undefined) => string {
+  if (target === undefined) return () => UNPLACED;
+  if (/^[/~]/.test(target)) return () => target;
+  return (cwd) => (cwd === undefined ? target : `${cwd}/${target}`);
 }
 
 /** Where a command runs: `cwd` (from the line's own `cd`s, relative to its start) placed in `start` when the start is known. */

@@ -82,6 +82,12 @@ interface ProgramReading {
   input?: { readonly command: readonly string[]; readonly at: number; readonly by: string; readonly implicit?: boolean; readonly paths?: boolean }[];
   /** The guard has no reading of its own for the program: its arguments are plain words, none of which makes it run anything. */
   plainWords?: boolean;
+  /**
+   * The directory the commands it runs (and the scripts it hands a shell) start in, as written (`env -C DIR CMD`,
+   * `sudo -D DIR CMD`, `cmake -E chdir DIR CMD`): relative to where the line is, as `cd DIR` reads it; `word`
+   * undefined: one the guard cannot tell (`nsenter -w`: the target process's). command.ts places their words there.
+   */
+  directory?: { readonly word: string | undefined };
 }
 
 
@@ -158,6 +164,22 @@ interface WrapperSpec {
   readonly readsInput?: { readonly replace: readonly string[]; readonly alone?: readonly string[]; readonly placeholder?: string };
   /** GNU parallel: its command runs with the arguments after `:::` (and `::::` files), or with words read from its input (see readParallel). */
   readonly parallelInput?: boolean;
+  /** Options whose value is the directory its command starts in (`env -C DIR`, `sudo -D DIR`); one given no value (`nsenter -w`) starts it where the guard cannot tell. */
+  readonly directoryOptions?: readonly string[];
+  /** A relative directory is read from / (bwrap's `--chdir` in the sandbox, daemonize's `-c` after it moved to /). */
+  readonly directoryFromRoot?: boolean;
+  /** Where its command starts given no directory option (daemonize: /). */
+  readonly startsIn?: string;
+  /** With one of these options its command starts in the target user's home directory (`sudo -i CMD`). */
+  readonly homeWith?: readonly string[];
+  /** Its first positional is a new root, where its command starts (`chroot NEWROOT CMD`), unless one of these options is given. */
+  readonly rootPositional?: readonly string[];
+  /**
+   * Options whose value is a new root (`unshare -R DIR`, `nsenter -r DIR`): its command's absolute words name places under
+   * it. `starts`: where its command starts then: `root`, the new root or the directory option's DIR in it (unshare);
+   * `guest`, the directory option's DIR in it, else where the guard cannot tell (proot, sudo); `unknown` (nsenter).
+   */
+  readonly rootOptions?: { readonly options: readonly string[]; readonly starts: "root" | "guest" | "unknown" };
 }
 
 /** `uvx PACKAGE ARGS` and `uv tool run PACKAGE ARGS`. */
@@ -169,10 +191,11 @@ const SEM: WrapperSpec = {
     flags: "0kquvgXmtr",
     valued: "jSaIdEnN",
     long: ["--null", "--keep-order", "--quote", "--ungroup", "--verbose", "--group", "--xargs", "--dry-run", "--halt-on-error", "--no-run-if-empty", "--help", "--version", "--bar", "--progress", "--tag", "--line-buffer"],
-    longValued: ["--jobs", "--sshlogin", "--arg-file", "--delimiter", "--max-args", "--results", "--joblog", "--timeout", "--retries", "--halt", "--colsep", "--workdir", "--basefile", "--env"],
+    longValued: ["--jobs", "--sshlogin", "--arg-file", "--delimiter", "--max-args", "--results", "--joblog", "--timeout", "--retries", "--halt", "--colsep", "--workdir", "--wd", "--basefile", "--env"],
   },
   joined: true,
   commandOptional: true,
+  directoryOptions: ["--workdir", "--wd"],
 };
 const PARALLEL: WrapperSpec = { ...SEM, parallelInput: true };
 
@@ -198,6 +221,9 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     editOptions: ["-e", "--edit"],
     assignments: true,
     shellAlone: ["-s", "--shell", "-i", "--login"],
+    directoryOptions: ["-D", "--chdir"],
+    homeWith: ["-i", "--login"],
+    rootOptions: { options: ["-R", "--chroot"], starts: "guest" },
   },
   doas: { options: { flags: "ns", valued: "uC" }, shellAlone: ["-s"] },
   env: {
@@ -211,6 +237,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     assignments: true,
     splitOptions: ["-S", "--split-string"],
     commandOptional: true,
+    directoryOptions: ["-C", "--chdir"],
   },
   timeout: {
     options: { flags: "v", valued: "sk", long: ["--preserve-status", "--foreground", "--verbose", "--help", "--version"], longValued: ["--signal", "--kill-after"] },
@@ -312,18 +339,18 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   nocache: { options: { valued: "n" } },
   trickle: { options: { flags: "svV", valued: "udwtlLn" } },
   chpst: { options: { flags: "vP0123", valued: "ugUeE/nlLmdofpc" } },
-  daemonize: { options: { flags: "av", valued: "celpuEo" } },
-  "flatpak-spawn": { options: { long: ["--host", "--clear-env", "--watch-bus", "--expose-pids", "--share-pids", "--sandbox", "--no-network", "--latest-version", "--verbose"], longValued: ["--env", "--unset-env", "--forward-fd", "--directory", "--sandbox-expose", "--sandbox-expose-ro", "--sandbox-flag", "--app-path", "--usr-path"] } },
+  daemonize: { options: { flags: "av", valued: "celpuEo" }, directoryOptions: ["-c"], directoryFromRoot: true, startsIn: "/" },
+  "flatpak-spawn": { directoryOptions: ["--directory"], options: { long: ["--host", "--clear-env", "--watch-bus", "--expose-pids", "--share-pids", "--sandbox", "--no-network", "--latest-version", "--verbose"], longValued: ["--env", "--unset-env", "--forward-fd", "--directory", "--sandbox-expose", "--sandbox-expose-ro", "--sandbox-flag", "--app-path", "--usr-path"] } },
   // cross-env NAME=value CMD, env-cmd [-f FILE] CMD, dotenv [-e FILE] [--] CMD (dotenv-cli): the environment from a file the guard does not read.
   "cross-env": { options: {}, assignments: true },
   "cross-env-shell": { options: {}, assignments: true, joined: true },
   "env-cmd": { options: { flags: "x", valued: "fre", long: ["--silent", "--use-shell", "--no-override", "--verbose", "--expand-envs", "--recursive", "--help"], longValued: ["--file", "--rc-file", "--environments"] } },
   dotenv: { options: { flags: "o", valued: "ecv", long: ["--debug", "--quiet", "--override"] } },
   // watchexec runs its command words through a shell (unless -n / --shell=none) on each change.
-  watchexec: { options: { flags: "cdnNoprv", valued: "ewfisW", long: ["--clear", "--restart", "--postpone", "--no-vcs-ignore", "--no-ignore", "--no-default-ignore", "--no-project-ignore", "--no-global-ignore", "--verbose", "--notify", "--watch-when-idle", "--no-shell"], longValued: ["--exts", "--watch", "--filter", "--ignore", "--signal", "--shell", "--debounce", "--delay-run", "--on-busy-update", "--stop-signal", "--stop-timeout", "--project-origin", "--workdir", "--env"] }, joined: true },
+  watchexec: { options: { flags: "cdnNoprv", valued: "ewfisW", long: ["--clear", "--restart", "--postpone", "--no-vcs-ignore", "--no-ignore", "--no-default-ignore", "--no-project-ignore", "--no-global-ignore", "--verbose", "--notify", "--watch-when-idle", "--no-shell"], longValued: ["--exts", "--watch", "--filter", "--ignore", "--signal", "--shell", "--debounce", "--delay-run", "--on-busy-update", "--stop-signal", "--stop-timeout", "--project-origin", "--workdir", "--env"] }, joined: true, directoryOptions: ["--workdir"] },
   xcrun: { options: { flags: "fvlkrn", long: ["--find", "--verbose", "--log", "--kill-cache", "--run", "--no-cache", "--show-sdk-path", "--show-sdk-version", "--show-sdk-build-version", "--show-sdk-platform-path", "--show-sdk-platform-version"], longValued: ["--sdk", "--toolchain"] } },
   arch: { options: { singleDash: ["-x86_64", "-arm64", "-arm64e", "-i386", "-32", "-64", "-c"], valued: "de" }, commandOptional: true },
-  chroot: { options: { long: ["--skip-chdir", "--help", "--version"], longValued: ["--userspec", "--groups"] }, positionals: 1, commandOptional: true, shellAlone: true },
+  chroot: { options: { long: ["--skip-chdir", "--help", "--version"], longValued: ["--userspec", "--groups"] }, positionals: 1, commandOptional: true, shellAlone: true, rootPositional: ["--skip-chdir"] },
   taskset: { options: { flags: "ac", long: ["--all-tasks", "--cpu-list", "--help", "--version"] }, positionals: 1, inert: ["-p", "--pid"] },
   chrt: {
     options: { flags: "bdfiormpRva", valued: "TPD", long: ["--batch", "--deadline", "--fifo", "--idle", "--other", "--rr", "--reset-on-fork", "--max", "--pid", "--verbose", "--all-tasks", "--help", "--version"], longValued: ["--sched-runtime", "--sched-period", "--sched-deadline"] },
@@ -340,6 +367,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     },
     commandOptional: true,
     shellAlone: true,
+    directoryOptions: ["-w", "--wd"],
+    rootOptions: { options: ["-r", "--root"], starts: "unknown" },
   },
   unshare: {
     options: {
@@ -351,6 +380,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     },
     commandOptional: true,
     shellAlone: true,
+    directoryOptions: ["-w", "--wd"],
+    rootOptions: { options: ["-R", "--root"], starts: "root" },
   },
   "systemd-run": {
     options: {
@@ -359,6 +390,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
       long: ["--user", "--system", "--scope", "--pty", "--pipe", "--quiet", "--collect", "--remain-after-exit", "--wait", "--same-dir", "--no-block", "--no-ask-password", "--shell", "--help", "--version"],
       longValued: ["--property", "--unit", "--description", "--slice", "--setenv", "--uid", "--gid", "--working-directory", "--machine", "--host", "--nice", "--service-type", "--on-calendar", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--timer-property", "--path-property", "--socket-property"],
     },
+    directoryOptions: ["--working-directory"],
   },
   strace: { options: { flags: "fFcCdDhikqrtTvVwxyzZn", valued: "eopusabEIPSOX" }, writeOptions: ["-o"] },
   ltrace: { options: { flags: "bcCfhirStTVwL", valued: "eopusaADFlnx" }, writeOptions: ["-o"] },
@@ -374,6 +406,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     options: { flags: "0LvV", valued: "rbmwqkiRSp", long: ["--kill-on-exit", "--link2symlink", "--root-id", "--help", "--version"], longValued: ["--rootfs", "--bind", "--mount", "--pwd", "--cwd", "--qemu", "--kernel-release", "--change-id", "--verbose"] },
     scriptOptions: ["-q", "--qemu"],
     commandOptional: true,
+    directoryOptions: ["-w", "--pwd", "--cwd"],
+    rootOptions: { options: ["-r", "--rootfs"], starts: "guest" },
   },
   unbuffer: { options: { flags: "p" } },
   // sg GROUP [-c] COMMAND: the command is handed to /bin/sh -c.
@@ -386,6 +420,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
       long: ["--no-ask-password", "--slice-inherit", "--pty", "--pipe", "--via-shell", "--help", "--version"],
       longValued: ["--machine", "--property", "--description", "--slice", "--user", "--group", "--nice", "--chdir", "--setenv", "--background", "--shell-prompt-prefix", "--lightweight", "--unit", "--area"],
     },
+    directoryOptions: ["-D", "--chdir"],
   },
   firejail: { options: { anyLongEq: true }, shellAlone: true },
   // newgrp GROUP starts a shell (reading its standard input) with GROUP as its group.
@@ -410,6 +445,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     },
     commandOptional: true,
     shellAlone: true,
+    directoryOptions: ["--chdir"],
   },
   schroot: {
     options: {
@@ -422,6 +458,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     programOptions: ["--shell"],
     commandOptional: true,
     shellAlone: true,
+    directoryOptions: ["-d", "--directory"],
   },
   fakechroot: { options: { flags: "shv", valued: "ldecb", long: ["--use-system-libs", "--help", "--version"], longValued: ["--lib", "--elfloader", "--environment", "--config-dir", "--bindir"] } },
   authbind: { options: { long: ["--deep"], longValued: ["--depth"] } },
@@ -442,6 +479,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
       longValued: ["--dev", "--proc", "--tmpfs", "--dir", "--unsetenv", "--chdir", "--hostname", "--uid", "--gid", "--lock-file", "--sync-fd", "--info-fd", "--json-status-fd", "--userns", "--userns2", "--pidns", "--seccomp", "--add-seccomp-fd", "--exec-label", "--file-label", "--block-fd", "--userns-block-fd", "--cap-add", "--cap-drop", "--perms", "--size", "--remount-ro", "--mqueue", "--args", "--argv0", "--overlay-src", "--tmp-overlay", "--ro-overlay"],
       longValued2: ["--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try", "--dev-bind-try", "--symlink", "--setenv", "--file", "--bind-data", "--ro-bind-data", "--chmod"],
     },
+    directoryOptions: ["--chdir"],
+    directoryFromRoot: true,
   },
   fakeroot: { options: { flags: "uhv", valued: "lsib", long: ["--unknown-is-real", "--help", "--version"], longValued: ["--lib", "--faked"] }, shellAlone: true },
   proxychains: { options: { flags: "q", valued: "f" } },
@@ -1410,6 +1449,8 @@ interface EffectOption {
   readonly recipes?: RegExp;
   /** The option has its effect only when its value matches (`curl -d @FILE` sends a file, `curl -d x=1` does not). */
   readonly when?: RegExp;
+  /** A `rest` option whose value is followed by the directory the rest runs in (`cmake -E chdir DIR CMD`). */
+  readonly directory?: boolean;
   /**
    * A `config` option whose value is the directory it works in, as `cd DIR && PROGRAM ...` would (`make -C DIR`,
    * `npm --prefix DIR`): the line is also read without it, DIR as `cd DIR`, so it is covered where the allow
@@ -3015,7 +3056,8 @@ const OPTION_EFFECTS: readonly {
   {
     programs: ["cmake"],
     options: [
-      { option: "-E", effect: "rest", when: /^(?:env|time|chdir)$/ },
+      { option: "-E", effect: "rest", when: /^(?:env|time)$/ },
+      { option: "-E", effect: "rest", when: /^chdir$/, directory: true },
       ...["-P", "-C", "--toolchain"].map((option): EffectOption => ({ option, effect: "file" })),
     ],
   },
@@ -3219,7 +3261,13 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
           break;
         case "rest":
           out.refusals.push({ reason: `${name} runs the command given after ${shown}`, token: option.option });
-          if (i + 1 < words.length) out.commands.push(words.slice(i + 1));
+          // `cmake -E chdir DIR CMD`: the command starts in DIR.
+          if (option.directory === true) {
+            if (i + 3 < words.length) {
+              out.directory = { word: words[i + 2]! };
+              out.commands.push(words.slice(i + 3));
+            } else if (i + 2 >= words.length) out.unknown ??= `${name} ${shown} ${value ?? ""} has no directory`;
+          } else if (i + 1 < words.length) out.commands.push(words.slice(i + 1));
           return out;
         case "expanded":
           out.refusals.push({ reason: `${name} expands the words given with ${shown}, command substitutions included`, token: option.option });
@@ -3310,6 +3358,7 @@ function merge(out: ProgramReading, more: ProgramReading): void {
   out.guesses.push(...more.guesses);
   out.unknown ??= more.unknown;
   out.allowAs ??= more.allowAs;
+  out.directory ??= more.directory;
 }
 
 /** Option readers ----------------------------------------------------------------------------- */
@@ -3341,6 +3390,22 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   i = parsed.next;
   const seen = [...parsed.seen];
   const has = (options: readonly string[] | undefined) => seen.some((option) => options?.includes(option.name) === true);
+  // `env -C DIR CMD`, `sudo -D DIR CMD`, `nsenter --wd=DIR CMD`: where the command it runs starts (the last one given).
+  const chosen = seen.findLast((option) => spec.directoryOptions?.includes(option.name) === true);
+  const fromRoot = (word: string) => (spec.directoryFromRoot === true && !/^[/~$]/.test(word) ? `/${word}` : word);
+  // `unshare -R /srv CMD`: a new root; a directory option's DIR is in it.
+  const root = spec.rootOptions === undefined ? undefined : seen.findLast((option) => spec.rootOptions!.options.includes(option.name));
+  const inRoot = (top: string, dir: string | undefined) => (dir === undefined ? top : `${top.replace(/\/+$/, "")}/${dir.replace(/^\/+/, "")}`);
+  if (root !== undefined) {
+    // An absolute DIR is in the new root; unshare reads a relative one from where it was (chroot keeps the directory), proot from a guest directory the guard cannot tell.
+    const starts = spec.rootOptions!.starts;
+    const dir = chosen?.value;
+    const word = root.value === undefined || starts === "unknown" ? undefined : dir === undefined ? (starts === "root" ? root.value : undefined) : dir.startsWith("/") ? inRoot(root.value, dir) : starts === "root" ? dir : undefined;
+    out.directory = { word };
+  } else if (chosen !== undefined) out.directory = { word: chosen.value === undefined ? undefined : fromRoot(chosen.value) };
+  else if (has(spec.homeWith)) out.directory = { word: "~" };
+  else if (spec.startsIn !== undefined) out.directory = { word: spec.startsIn };
+  else if (spec.rootPositional !== undefined && !has(spec.rootPositional) && i < words.length) out.directory = { word: words[i]! };
   /** Given no command, a wrapper of `shellAlone` starts a shell that runs what its standard input holds. */
   const shellAlone = () => {
     if (spec.shellAlone === undefined || (spec.shellAlone !== true && !has(spec.shellAlone))) return;
@@ -3442,6 +3507,17 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
   }
   if (spec.joined === true || has(spec.joinedWith)) out.scripts.push(rest.join(" "));
   else out.commands.push([...(spec.runBy ?? []), ...rest]);
+  // `chroot /srv cat /secrets/k` reads /srv/secrets/k: its command's absolute words, read from the new root where it starts, are also relative words there.
+  if (spec.rootPositional !== undefined && out.directory !== undefined && spec.joined !== true) {
+    const rooted = rest.map((word, j) => (j > 0 && word.startsWith("/") ? word.replace(/^\/+/, "") || "." : word));
+    if (rooted.some((word, j) => word !== rest[j])) out.commands.push(rooted);
+  }
+  // `unshare -R /srv cat /secrets/k` reads /srv/secrets/k; under a root the guard cannot place (`-R "$R"`, `-R jail`), somewhere ending in /secrets/k.
+  if (root !== undefined && spec.joined !== true) {
+    const top = root.value !== undefined && /^\/[^$`*?[~]*$/.test(root.value) ? root.value.replace(/\/+$/, "") : "~-";
+    const rooted = rest.map((word, j) => (j > 0 && word.startsWith("/") ? `${top}${word}` : word));
+    if (rooted.some((word, j) => word !== rest[j])) out.commands.push(rooted);
+  }
   // Only the wrapper's own refusal: the line is as allowed as the command it runs (read as a command of its own).
   if (spec.transparent === true && out.refusals.length === 1 && out.commands.length === 1 && out.scripts.length === 0) {
     out.refusals.length = 0;

@@ -72,6 +72,12 @@ export interface SimpleCommand {
    * moves the line's commands to a place the guard cannot tell).
    */
   readonly repeats?: "loop" | "function";
+  /**
+   * A wrapper that runs its command in another directory (`env -C DIR CMD`, `sudo -D DIR CMD`): the scope its commands
+   * (and the scripts it hands a shell) run in, a subshell of their own, and DIR as written (undefined: one the guard
+   * cannot tell, `env -C "$D"`). command.ts reads it as `cd DIR` in that scope: only the command it runs moves.
+   */
+  readonly runsIn?: { readonly scope: readonly number[]; readonly directory: string | undefined };
 }
 
 /** Where a command runs with words read from the input (SimpleCommand.input), as it is passed to a command it runs in turn; `paths`: find's paths. */
@@ -849,6 +855,7 @@ function addSimple(
   const spellings: (readonly string[])[] = [];
   const nested: { commands: (readonly string[])[]; scripts: string[]; guesses: string[] } = { commands: [], scripts: [], guesses: [] };
   let transparent = false;
+  let directory: { readonly word: string | undefined } | undefined;
   let allowAs: SimpleCommand["allowAs"];
   let connects: SimpleCommand["connects"];
   const placeForms: (readonly string[])[] = [];
@@ -874,6 +881,7 @@ function addSimple(
     }
     if (form === forms[0] && reading.transparent === true) transparent = true;
     if (form === forms[0]) allowAs = reading.allowAs;
+    if (form === forms[0]) directory = reading.directory;
     if (form === forms[0] && reading.connects !== undefined) connects = { origins: reading.connects.origins, places: reading.connects.places };
     // `curl 0x7f.1:8080` is also `curl http://127.0.0.1:8080/`: the places it connects to, as a deny reads them.
     placeForms.push(...(reading.connects?.forms ?? []));
@@ -988,6 +996,14 @@ function addSimple(
   // A wrapper's command has lost its quoting: a word with pattern characters may be a pattern (`sudo git pu?h`).
   // `cat ~/x`, `dd if=~/x`: the shell puts a home directory there, which the guard cannot place.
   const wild = new Set(words.filter((word, i) => i > 0 && (isDynamic(i) || (values === undefined ? /[*?[]/.test(word) || TILDE_RE.test(word) : values[i]?.glob === true || values[i]?.tilde === true) || PLACELESS_RE.test(word))));
+  // `env -C DIR CMD`: what the wrapper runs starts in DIR, in a scope of its own; a DIR the shell still replaces (`env -C "$D"`, `-C d*`) cannot be placed.
+  let runsIn: SimpleCommand["runsIn"];
+  if (directory !== undefined) {
+    const word = directory.word;
+    const replaced = word === undefined || /[$`*?[]/.test(word) || [...wild].some((one) => one.includes(word) || word.includes(one));
+    walk.scopes = (walk.scopes ?? 0) + 1;
+    runsIn = { scope: [...(walk.scope ?? []), walk.scopes], directory: replaced ? undefined : word };
+  }
   const self = walk.commands.length;
   addCommand(walk, {
     words,
@@ -1006,7 +1022,33 @@ function addSimple(
     ...(allowAs === undefined || input !== undefined ? {} : { allowAs }),
     ...(input === undefined ? {} : { input: inputReading(input, words) }),
     ...(wild.size === 0 ? {} : { wild }),
+    ...(runsIn === undefined ? {} : { runsIn }),
   });
+  const outerScope = walk.scope;
+  if (runsIn !== undefined) walk.scope = [...runsIn.scope];
+  try {
+    addNested(words, values, walk, stdin, level, dynamicTexts, nested, otherScripts, scriptsWithInput, inputOf, input, placesUnknown);
+  } finally {
+    walk.scope = outerScope;
+  }
+  walk.spans?.set(self, walk.commands.length);
+}
+
+/** The commands, scripts and guesses a command runs (addSimple), added to the walk after it. */
+function addNested(
+  words: readonly string[],
+  values: readonly WordValue[] | undefined,
+  walk: Walk,
+  stdin: Stdin | undefined,
+  level: number,
+  dynamicTexts: ReadonlySet<string>,
+  nested: { commands: (readonly string[])[]; scripts: string[]; guesses: string[] },
+  otherScripts: readonly string[],
+  scriptsWithInput: ReadonlySet<string>,
+  inputOf: ReadonlyMap<string, InputWords & { readonly implicit?: boolean }>,
+  input: (InputWords & { readonly implicit?: boolean }) | undefined,
+  placesUnknown: string | undefined,
+): void {
   const seenInner = new Set<string>();
   for (const inner of nested.commands) {
     const key = inner.join("\u0000");
@@ -1045,7 +1087,6 @@ function addSimple(
       walk.unknown ??= probe.unknown;
     }
   }
-  walk.spans?.set(self, walk.commands.length);
 }
 
 /** SimpleCommand.input: where the words only known when it runs start, why a rule cannot tell, and how `policy explain` shows it. */
@@ -1070,9 +1111,13 @@ function nestedScript(script: string, name: string, walk: Walk, input?: Stdin): 
     ...(walk.fedScripts === undefined ? {} : { fedScripts: walk.fedScripts }),
     ...(walk.references === undefined ? {} : { references: walk.references }),
     ...(walk.bodies === undefined ? {} : { bodies: walk.bodies }),
+    // Its commands run in the subshell the program runs in (`(cd /srv && bash -c 'cat k')`, `env -C DIR bash -c …`).
+    ...(walk.scope === undefined ? {} : { scope: [...walk.scope] }),
+    ...(walk.scopes === undefined ? {} : { scopes: walk.scopes }),
     ...(walk.spans === undefined ? {} : { spans: walk.spans }),
   };
   const problem = readLine(script, inner);
+  walk.scopes = inner.scopes;
   walk.refusal ??= inner.refusal;
   walk.unknown ??= inner.unknown;
   if (inner.unordered === true) walk.unordered = true;
