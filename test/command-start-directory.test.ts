@@ -123,3 +123,14 @@ describe("`--` before a program's operands", () => {
     expect(exact.decide("Bash", { command: "cat -- -n" }).mode).toBe("allow");
   });
 });
+
+describe.skipIf(!BASH)("after a cd, every spelling of a command is placed there", () => {
+  const g = guard(`cat ${D}/*`, undefined);
+  it.each([`cd ${D}; /bin/cat k`, `cd ${D} && cat < k`, `cd ${D} && cat - < k`, `env -C ${D} /bin/cat k`, `cd ${APP} && /usr/bin/cat secrets/k`])("%s reads the secret and is denied", (line) => {
+    expect(readsSecret(line), line).toBe(true);
+    expect(g.decide("Bash", { command: line }).mode).toBe("deny");
+  });
+  it("a spelling placed elsewhere stays allowed", () => {
+    expect(g.decide("Bash", { command: `cd ${root} && cat < k` }).mode).toBe("allow");
+  });
+});

@@ -761,8 +761,9 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
       const cwd = cwds[i];
       // Where the line starts, when the policy says (its pathBase): `cat secrets/key` from /srv/app is also `cat /srv/app/secrets/key`.
       const where = startedIn(start, cwd);
-      // A directory the guard cannot place (`cd -`, `cd ~/..`, `cd ../../srv`) places them where it cannot tell: `~-/key`.
-      const placed = where === undefined || command.input !== undefined ? [] : [placedWords(command.words, where)];
+      // Each spelling placed (`/bin/cat k`, `cat < k` read as `cat k`); a directory the guard cannot place (`cd -`, `cd ~/..`,
+      // `cd ../../srv`) places them where it cannot tell: `~-/key`.
+      const placed = where === undefined || command.input !== undefined ? [] : command.forms.map((form) => placedWords(form, where));
       // `ln -s /srv/secrets/key x; cat x`: a word that names a link the line makes (and does not exist yet) is read as its target too.
       const linked = command.input === undefined ? linkReadings(command.forms, cwd, (links ??= lineLinks(commands, cwds)), command.wild) : undefined;
       const written = [...command.forms, ...placed, ...(linked?.sure ?? [])];
