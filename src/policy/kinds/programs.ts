@@ -1608,9 +1608,12 @@ const CURL_LONG_FLAGS = [
 const LWP_FLAGS = "afuUsSeEdhvP";
 const LWP_VALUED = "mbticCHpo";
 
+/** curl's short options that take a value (its FETCHERS entry's `valued`). */
+const CURL_VALUED = "EKCbcdDFPHhmoUQreXYytzTuAwx";
+
 const FETCHERS: Readonly<Record<"curl" | "wget" | "wget2" | "http" | "aria2c" | "lwp-request" | "lynx" | "w3m" | "links", FetcherSpec>> = {
   curl: {
-    valued: "EKCbcdDFPHhmoUQreXYytzTuAwx",
+    valued: CURL_VALUED,
     longValued: [
       "--abstract-unix-socket", "--alt-svc", "--aws-sigv4", "--cacert", "--capath", "--cert", "--cert-type", "--ciphers", "--config", "--connect-timeout", "--connect-to", "--continue-at", "--cookie", "--cookie-jar",
       "--create-file-mode", "--crlfile", "--curves", "--ech", "--haproxy-clientip", "--httpsig-algo", "--httpsig-headers", "--httpsig-key", "--httpsig-keyid", "--ip-tos", "--ipfs-gateway", "--keepalive-cnt",
@@ -5119,7 +5122,109 @@ export function readProgram(words: readonly string[]): ProgramReading {
     if (unnamed.packages === true) out.installsPackages = true;
   }
   out.runs ??= filesRun(name, words);
+  const fetched = fetchedFiles(name, words);
+  if (fetched.length > 0) out.writes = [...(out.writes ?? []), ...fetched];
   return out;
+}
+
+/** curl's long options that take a value (its FETCHERS entry's `longValued`). */
+let curlLongValuedSet: Set<string> | undefined;
+function curlLongValued(): Set<string> {
+  return (curlLongValuedSet ??= new Set(FETCHERS.curl.longValued));
+}
+
+/** A URL operand's last name, as wget and curl -O save it (`…/a/install.sh?x=1` is install.sh; wget names `…/` index.html). */
+function urlFileName(url: string, empty: string | undefined): string | undefined {
+  const path = url.replace(/^[A-Za-z][\w+.-]*:\/\/[^/]*/, "").replace(/[?#].*$/, "");
+  const last = path.slice(path.lastIndexOf("/") + 1);
+  return last === "" ? empty : decodeURIComponentSafe(last);
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The files wget (without -O) and curl -O save what they fetch to, named by the URL, in the directory `-P`/`--output-dir`
+ * names: `wget URL/install.sh && sh install.sh` writes the script it runs. (Server-given names: unlistedWrites.)
+ */
+function fetchedFiles(name: string, words: readonly string[]): string[] {
+  const rest = words.slice(1);
+  if (name === "wget" || name === "wget2") {
+    let named = false;
+    let directory = "";
+    const urls: string[] = [];
+    for (let i = 0; i < rest.length; i++) {
+      const word = rest[i]!;
+      if (word === "--") {
+        urls.push(...rest.slice(i + 1));
+        break;
+      }
+      if (word.startsWith("--")) {
+        const [long, value] = [word.split("=")[0]!, word.includes("=") ? word.slice(word.indexOf("=") + 1) : undefined];
+        if (/^--(?:output-d|spi)/.test(long)) named = true;
+        if (/^--directory-p/.test(long)) directory = value ?? rest[++i] ?? "";
+        continue;
+      }
+      if (!word.startsWith("-") || word === "-") {
+        urls.push(word);
+        continue;
+      }
+      for (let j = 1; j < word.length; j++) {
+        const letter = word[j]!;
+        if (letter === "n") break;
+        if (WGET_VALUED.includes(letter)) {
+          const value = j === word.length - 1 ? rest[++i] ?? "" : word.slice(j + 1);
+          if (letter === "O") named = true;
+          if (letter === "P") directory = value;
+          break;
+        }
+      }
+    }
+    if (named) return [];
+    return urls.flatMap((url) => urlFileName(url, "index.html") ?? []).map((file) => (directory === "" ? file : `${directory.replace(/\/+$/, "")}/${file}`));
+  }
+  if (name === "curl") {
+    let remote = false;
+    let all = false;
+    let directory = "";
+    const urls: string[] = [];
+    for (let i = 0; i < rest.length; i++) {
+      const word = rest[i]!;
+      if (word === "--") {
+        urls.push(...rest.slice(i + 1));
+        break;
+      }
+      if (word.startsWith("--")) {
+        const long = word.split("=")[0]!;
+        if (/^--remote-name-a/.test(long)) all = true;
+        else if (/^--remote-n/.test(long)) remote = true;
+        else if (long === "--output-dir") directory = word.includes("=") ? word.slice(word.indexOf("=") + 1) : (rest[++i] ?? "");
+        else if (long === "--url") urls.push(word.includes("=") ? word.slice(word.indexOf("=") + 1) : (rest[++i] ?? ""));
+        else if (curlLongValued().has(long) && !word.includes("=")) i += 1;
+        continue;
+      }
+      if (!word.startsWith("-") || word === "-") {
+        urls.push(word);
+        continue;
+      }
+      for (let j = 1; j < word.length; j++) {
+        const letter = word[j]!;
+        if (letter === "O") remote = true;
+        if (CURL_VALUED.includes(letter)) {
+          if (j === word.length - 1) i += 1;
+          break;
+        }
+      }
+    }
+    if (!remote && !all) return [];
+    return urls.flatMap((url) => urlFileName(url, undefined) ?? []).map((file) => (directory === "" ? file : `${directory.replace(/\/+$/, "")}/${file}`));
+  }
+  return [];
 }
 
 /** readProgram without the files it writes unnamed or runs (unlistedWrites, filesRun). */
@@ -5510,22 +5615,24 @@ function unlistedWrites(name: string, words: readonly string[]): { why: string; 
         return { why };
     }
   }
-  if (name === "wget") {
+  if (name === "wget" || name === "wget2") {
     for (let i = 0; i < rest.length; i++) {
       const word = rest[i]!;
       if (word === "--") break;
       if (word.startsWith("--")) {
         const long = word.split("=")[0]!;
-        if (/^--(?:recursive|mirror|page-requisites)$/.test(long)) return { why: `wget ${long} fetches files under the names the server gives` };
-        if (long === "--input-file") return { why: "wget --input-file fetches the URLs a file lists" };
+        if (/^--(?:recursive|mirror|page-requisites)$/.test(long)) return { why: `${name} ${long} fetches files under the names the server gives` };
+        if (long === "--input-file") return { why: `${name} --input-file fetches the URLs a file lists` };
+        // getopt_long takes a unique prefix: `--content-d`, `--trust-s`. Without them wget names a file by its URL (fetchedFiles).
+        if (/^--(?:content-d|trust-s)/.test(long) && !/^--(?:content-disposition|trust-server-names)=(?:off|no|0)$/.test(word)) return { why: `${name} ${long} saves what it fetches under the name the server gives` };
         continue;
       }
       if (!word.startsWith("-")) continue;
       for (let j = 1; j < word.length; j++) {
         const letter = word[j]!;
         if (letter === "n") break;
-        if (letter === "r" || letter === "m" || letter === "p") return { why: `wget -${letter} fetches files under the names the server gives` };
-        if (letter === "i") return { why: "wget -i fetches the URLs a file lists" };
+        if (letter === "r" || letter === "m" || letter === "p") return { why: `${name} -${letter} fetches files under the names the server gives` };
+        if (letter === "i") return { why: `${name} -i fetches the URLs a file lists` };
         if (WGET_VALUED.includes(letter)) {
           if (j === word.length - 1) i += 1;
           break;
@@ -5533,6 +5640,34 @@ function unlistedWrites(name: string, words: readonly string[]): { why: string; 
       }
     }
     return undefined;
+  }
+  if (name === "curl") {
+    // -J / --remote-header-name saves under the name the server gives (-O alone: the URL's, fetchedFiles).
+    for (let i = 0; i < rest.length; i++) {
+      const word = rest[i]!;
+      if (word === "--") break;
+      if (word.startsWith("--")) {
+        if (/^--remote-h/.test(word.split("=")[0]!)) return { why: "curl -J saves what it fetches under the name the server gives" };
+        continue;
+      }
+      if (!word.startsWith("-")) continue;
+      for (let j = 1; j < word.length; j++) {
+        const letter = word[j]!;
+        if (letter === "J") return { why: "curl -J saves what it fetches under the name the server gives" };
+        if (CURL_VALUED.includes(letter)) {
+          if (j === word.length - 1) i += 1;
+          break;
+        }
+      }
+    }
+    return undefined;
+  }
+  if (name === "aria2c") {
+    // aria2c saves each download under its remote name unless -o/--out names it (or --dry-run saves nothing).
+    return rest.some((word) => /^-[A-Za-z]*o|^--(?:out|dry-run)(?:=|$)/.test(word)) ? undefined : { why: "aria2c saves what it fetches under the name the server gives (or the URL's)" };
+  }
+  if ((name === "http" || name === "https") && rest.some((word) => /^--download$|^-[A-Za-z]*d[A-Za-z]*$/.test(word)) && !rest.some((word) => /^--output(?:=|$)|^-[A-Za-z]*o/.test(word))) {
+    return { why: `${name} --download saves what it fetches under the name the server gives (or the URL's)` };
   }
   if (name === "rsync" || name === "scp") {
     const valued = COPY_VALUED[name]!;
