@@ -134,3 +134,13 @@ describe.skipIf(!BASH)("after a cd, every spelling of a command is placed there"
     expect(g.decide("Bash", { command: `cd ${root} && cat < k` }).mode).toBe("allow");
   });
 });
+
+describe.skipIf(!BASH)("find -execdir runs its command in the directory of each path found", () => {
+  it.each([`find ${D} -name k -execdir cat {} \\;`, `find ${D} -execdir cat k \\;`, `cd ${APP} && find secrets -type f -execdir cat {} +`])("%s reads the secret and is not allowed", (line) => {
+    expect(readsSecret(line), line).toBe(true);
+    for (const [name, g] of Object.entries(withoutBase)) expect(g.decide("Bash", { command: line }).mode, `${name}: ${line}`).not.toBe("allow");
+  });
+  it("a command that names no file stays allowed", () => {
+    expect(withoutBase.directory.decide("Bash", { command: "find . -name x -execdir ls \\;" }).mode).toBe("allow");
+  });
+});

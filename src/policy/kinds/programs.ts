@@ -3640,6 +3640,11 @@ function readFind(words: readonly string[]): ProgramReading {
         for (const start of starts.slice(0, 8)) out.forms.push(inner.map((part) => part.replaceAll("{}", start)));
         if (starts.some((start) => /[*?[]/.test(start))) (out.input ??= []).push({ command: inner, at, by: "find", paths: true });
       }
+      if (word === "-execdir" || word === "-okdir") {
+        // The command runs in the directory of each path found, `{}` being `./NAME` there: a directory and a name the guard cannot tell.
+        out.directory = { word: undefined };
+        if (at >= 0) (out.input ??= []).push({ command: inner, at, by: "find", paths: true });
+      }
       i = end;
     } else if (word === "-delete") out.refusals.push({ reason: "find deletes files through -delete", token: word });
     else if (/^-f(?:print0?|printf|ls)$/.test(word)) {
