@@ -14,28 +14,23 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { Annotation, Command, END, MemorySaver, MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
-import { createAgent } from "langchain";
+import { Command, MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { JsonlAuditSink } from "../src/audit/jsonl.js";
 import { MemoryAuditSink } from "../src/audit/memory.js";
 import { SqliteAuditSink } from "../src/audit/sqlite.js";
 import type { AuditRecord, AuditSink } from "../src/audit/types.js";
-import { createGuardedAgent } from "../src/guard/agent.js";
 import { pendingApproval } from "../src/guard/approval/payload.js";
-import { GuardAnnotation } from "../src/guard/state.js";
-import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
-import { guardMiddleware } from "../src/middleware/index.js";
 import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { openLedger, type ExecutionLedger } from "../src/storage/ledger.js";
 import { defineTool } from "../src/tools/define-tool.js";
 import { answers, oneAnswerPerCall } from "./helpers/tool-messages.js";
+import { entryGraph, type Entry } from "./helpers/entry-graph.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "gg-client-answered-audit-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-type Entry = "agent" | "node" | "middleware";
 type Risk = "low" | "high";
 
 interface Graph {
@@ -150,19 +145,7 @@ function build(entry: Entry, opened: Opened, ran: Ran, toolSpecs: readonly ToolS
   );
   const guarded = { tools, audit: opened.audit, ...(opened.ledger ? { ledger: opened.ledger } : {}) };
   const { checkpointer } = opened;
-  let graph: Graph;
-  if (entry === "agent") graph = createGuardedAgent({ model, ...guarded, checkpointer }) as unknown as Graph;
-  else if (entry === "middleware") graph = createAgent({ model, middleware: [guardMiddleware(guarded)], checkpointer }) as unknown as Graph;
-  else {
-    const State = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec });
-    graph = new StateGraph(State)
-      .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
-      .addNode("tools", new GuardedToolNode(guarded))
-      .addEdge(START, "agent")
-      .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
-      .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
-      .compile({ checkpointer }) as unknown as Graph;
-  }
+  const graph = entryGraph(entry, model, guarded, checkpointer) as Graph;
   return graph;
 }
 

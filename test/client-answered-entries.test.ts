@@ -13,26 +13,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { Annotation, Command, END, MemorySaver, MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
-import { createAgent } from "langchain";
+import { Command, MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryAuditSink } from "../src/audit/index.js";
-import { createGuardedAgent } from "../src/guard/agent.js";
 import { pendingApproval } from "../src/guard/approval/payload.js";
-import { GuardAnnotation } from "../src/guard/state.js";
-import { GuardedToolNode, guardedToolsRoute } from "../src/guard/tool-node.js";
-import { guardMiddleware } from "../src/middleware/index.js";
 import { openCheckpointer } from "../src/storage/checkpointer.js";
 import { openLedger, type ExecutionLedger } from "../src/storage/ledger.js";
 import { defineTool } from "../src/tools/define-tool.js";
 import { execution } from "../src/messages/index.js";
 import { answers, oneAnswerPerCall } from "./helpers/tool-messages.js";
+import { entryGraph, type Entry } from "./helpers/entry-graph.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "gg-client-answered-entries-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-type Entry = "agent" | "node" | "middleware";
 
 interface Graph {
   invoke(input: unknown, config: unknown): Promise<{ messages: BaseMessage[] }>;
@@ -71,20 +66,8 @@ function build(entry: Entry, storage: Storage, toolSpecs: readonly Tool[], calls
     .respondWithTools(calls.map((c) => ({ name: c.name, args: { s: c.id }, id: c.id })))
     .respond(new AIMessage("done"));
   const audit = new MemoryAuditSink();
-  let graph: Graph;
   const guarded = { tools, audit, ...(ledger ? { ledger } : {}) };
-  if (entry === "agent") graph = createGuardedAgent({ model, ...guarded, checkpointer }) as unknown as Graph;
-  else if (entry === "middleware") graph = createAgent({ model, middleware: [guardMiddleware(guarded)], checkpointer }) as unknown as Graph;
-  else {
-    const State = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardAnnotation.spec });
-    graph = new StateGraph(State)
-      .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
-      .addNode("tools", new GuardedToolNode(guarded))
-      .addEdge(START, "agent")
-      .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END), ["tools", END])
-      .addConditionalEdges("tools", guardedToolsRoute("agent"), ["agent", END])
-      .compile({ checkpointer }) as unknown as Graph;
-  }
+  const graph = entryGraph(entry, model, guarded, checkpointer) as Graph;
   return { graph, ran, model, audit };
 }
 
