@@ -364,6 +364,20 @@ export function unlistedScriptReason(run: string, writer: string): string {
   return `the line runs ${run} after ${writer}, which may have written it, and what it holds is only known when the line runs`;
 }
 
+/**
+ * Why a deny cannot tell a line that writes a file (`file`) and then runs a program (`program`: "git commit", "pytest")
+ * that loads code from files it finds by convention (`what`: "the repository's hooks and the commands its configuration
+ * names"): the written file may be one of them, and what it holds is only known when the line runs.
+ */
+export function loadedCodeReason(file: string, program: string, what: string): string {
+  return `the line writes ${file} and then runs ${program}, which may run ${what}, and what ${file} holds is only known when the line runs`;
+}
+
+/** loadedCodeReason for files a program wrote without the line naming them (`writer`: "tar extracts an archive"). */
+export function unlistedLoadedCodeReason(program: string, what: string, writer: string): string {
+  return `the line runs ${program}, which may run ${what}, after ${writer}, which may have written them, and what they hold is only known when the line runs`;
+}
+
 /** Why a deny cannot tell a line whose name reference (`declare -n r=$1`) names a variable only known when it runs: setting r may set any variable (GIT_SSH_COMMAND, BASH_ENV, PATH). */
 export function nameReferenceReason(builtin: string): string {
   return `${builtin} -n makes a name refer to a variable only known when the line runs, so setting it may set any variable`;

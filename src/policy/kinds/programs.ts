@@ -9,6 +9,7 @@
  * unknown (a deny rule then cannot tell and the call asks).
  */
 
+import { CODE_LOADERS, type CodeLoader } from "./loaders.js";
 import { originOf, urlReadings } from "./net.js";
 import { parseOptions, type OptionTable, type Parsed } from "./options.js";
 import { COMPOSE_GLOBAL, DOCKER_GLOBAL, KUBECTL_GLOBAL, commandSpellings } from "./subcommands.js";
@@ -5806,6 +5807,29 @@ export function filesRun(name: string, words: readonly string[]): { files: strin
     return { files: [file], what: `the scripts of ${file} with ${name}${sub === undefined ? "" : ` ${sub}`}`, packageScripts: true };
   }
   return undefined;
+}
+
+/** A word that names a local directory or file to build (`.`, `./pkg`, `../x`, `/src/pkg`, `~/pkg`). */
+const LOCAL_OPERAND = /^(?:\.{1,2}(?:\/|$)|\/|~)/;
+
+/**
+ * How the command loads code from files it finds by convention (CODE_LOADERS: git's hooks, pytest's conftest.py,
+ * a Python interpreter's imports), with the program as a phrase ("git commit", "python3 -m pytest"), or undefined.
+ */
+export function codeLoader(words: readonly string[]): { readonly loader: CodeLoader; readonly program: string } | undefined {
+  const name = basename(words[0] ?? "");
+  const module = pythonModule(name, words);
+  const key = module !== undefined && Object.hasOwn(CODE_LOADERS, module[0]!) ? module[0]! : /^python\d[\d.]*$/.test(name) ? "python3" : name;
+  if (!Object.hasOwn(CODE_LOADERS, key)) return undefined;
+  const loader = CODE_LOADERS[key]!;
+  const own = module !== undefined && key === module[0] ? module : words;
+  // Options may come before the subcommand (`npm --prefix d test`, `cargo +nightly build`): any operand may be it.
+  if (loader.subcommands !== undefined && !own.slice(1).some((word) => loader.subcommands!.has(word))) return undefined;
+  if (loader.localOperand === true && !own.slice(1).some((word) => LOCAL_OPERAND.test(word) || /^(?:-e|--editable)(?:=|$)/.test(word))) return undefined;
+  if (loader.interpreter === true && own.length > 1 && own.slice(1).every((word) => /^(?:-V|-VV|--version|-h|--help)$/.test(word))) return undefined;
+  const second = words[1];
+  const program = module !== undefined && key === module[0] ? `${name} -m ${key}` : second !== undefined && !second.startsWith("-") && (loader.subcommands !== undefined || name === "git") ? `${name} ${second}` : name;
+  return { loader, program };
 }
 
 /** The file written through an output operand (OUTPUT_OPERANDS), or undefined. */

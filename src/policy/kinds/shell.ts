@@ -1,7 +1,7 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
-import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason, unlistedScriptReason } from "../../messages/index.js";
+import { basename, codeLoader, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
+import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason, unlistedLoadedCodeReason, unlistedScriptReason, loadedCodeReason } from "../../messages/index.js";
 import { shellParser } from "./shell-grammar.js";
 import { MachineBoundReadings } from "./net.js";
 
@@ -603,8 +603,10 @@ function scriptRun(words: readonly string[]): string | undefined {
  */
 function scriptsWritten(walk: Walk): void {
   // Most lines run no file (no script, interpreter file, makefile or package script): nothing to read then.
-  if ((walk.fedScripts?.size ?? 0) === 0 && !walk.commands.some((command) => scriptRun(command.words) !== undefined || filesRun(basename(command.words[0] ?? ""), command.words) !== undefined)) return;
+  if ((walk.fedScripts?.size ?? 0) === 0 && !walk.commands.some((command) => scriptRun(command.words) !== undefined || filesRun(basename(command.words[0] ?? ""), command.words) !== undefined || codeLoader(command.words) !== undefined)) return;
   const written = new Set(walk.written);
+  // Programs that load code from files they find themselves (git's hooks, pytest's conftest.py, a Python script's imports).
+  const loads: { at: number; program: string; what: string; files: RegExp; interpreter: boolean }[] = [];
   // Files run, where they run in walk.commands (fed to a shell's input, `sh < s.sh`: anywhere), and how, as a phrase.
   const runs: { at: number; path: string; how: string; packageScripts?: boolean }[] = [...(walk.fedScripts ?? [])].map((path) => ({ at: Infinity, path, how: `${path} as a script` }));
   const unnamed: { at: number; why: string; packages?: boolean }[] = [];
@@ -615,6 +617,8 @@ function scriptsWritten(walk: Walk): void {
     // `sed -i … s.sh`), or files it reads the names of from elsewhere (`patch < x.patch`, `git apply x.patch`, `tar -xf a.tar`).
     const reading = readProgram(command.words);
     for (const file of reading.runs?.files ?? []) runs.push({ at, path: scriptPath(file), how: reading.runs!.what, ...(reading.runs!.packageScripts === true ? { packageScripts: true } : {}) });
+    const loading = codeLoader(command.words);
+    if (loading !== undefined) loads.push({ at, program: loading.program, what: loading.loader.what, files: loading.loader.files, interpreter: loading.loader.interpreter === true });
     for (const file of reading.writes ?? []) written.add(scriptPath(file));
     if (reading.writesUnnamed !== undefined) unnamed.push({ at, why: reading.writesUnnamed, ...(reading.installsPackages === true ? { packages: true } : {}) });
     const mode = OPERAND_WRITERS[basename(command.words[0] ?? "")];
@@ -623,7 +627,7 @@ function scriptsWritten(walk: Walk): void {
     for (const operand of mode === "all" ? operands : operands.slice(-1)) written.add(scriptPath(operand));
     if (basename(command.words[0] ?? "") === "dd") for (const word of command.words) if (word.startsWith("of=")) written.add(scriptPath(word.slice(3)));
   });
-  if (runs.length === 0) return;
+  if (runs.length === 0 && loads.length === 0) return;
   // A trap's command runs when its signal comes (at the end of the line for EXIT), not where it stands.
   const unordered = walk.unordered === true || walk.commands.some((command) => basename(command.words[0] ?? "") === "trap");
   // A run after the writer (anywhere, when the order of the commands is not the order they run in). A package script run after
@@ -632,14 +636,32 @@ function scriptsWritten(walk: Walk): void {
     // The commands the writer adds for what it runs itself (`git clone --upload-pack=CMD`, a wrapper's command) run as part of it.
     const end = walk.spans?.get(writer.at) ?? writer.at + 1;
     // The system's own programs (`/usr/bin/python3`) are not what an extraction or a checkout writes.
-    const run = runs.find((one) => (one.at < writer.at || one.at >= end) && (unordered || one.at >= end) && !(writer.packages === true && one.packageScripts === true) && !SYSTEM_PROGRAMS.test(one.path));
-    if (run === undefined) continue;
-    walk.unknown ??= unlistedScriptReason(run.how, writer.why);
+    const after = (at: number): boolean => (at < writer.at || at >= end) && (unordered || at >= end);
+    const run = runs.find((one) => after(one.at) && !(writer.packages === true && one.packageScripts === true) && !SYSTEM_PROGRAMS.test(one.path));
+    if (run !== undefined) {
+      walk.unknown ??= unlistedScriptReason(run.how, writer.why);
+      return;
+    }
+    // A package install's own scripts run anyway; a checkout or clone writes a tree, never the repository's hooks or configuration.
+    const writerIsGit = basename(walk.commands[writer.at]?.words[0] ?? "") === "git";
+    const load = writer.packages === true ? undefined : loads.find((one) => after(one.at) && !one.interpreter && !(writerIsGit && one.program.startsWith("git")));
+    if (load === undefined) continue;
+    walk.unknown ??= unlistedLoadedCodeReason(load.program, load.what, writer.why);
     return;
   }
   if (written.size === 0) return;
   const script = runs.find((run) => written.has(run.path));
-  if (script !== undefined) walk.unknown ??= `the line writes ${script.path} and then runs it${script.how === `${script.path} as a script` ? " as a script" : ` (${script.how})`}, and what it holds is only known when the line runs`;
+  if (script !== undefined) {
+    walk.unknown ??= `the line writes ${script.path} and then runs it${script.how === `${script.path} as a script` ? " as a script" : ` (${script.how})`}, and what it holds is only known when the line runs`;
+    return;
+  }
+  for (const load of loads) {
+    for (const path of written) {
+      if (!load.files.test(path)) continue;
+      walk.unknown ??= loadedCodeReason(path, load.program, load.what);
+      return;
+    }
+  }
 }
 
 function isHarmlessRedirect(node: Node): boolean {
