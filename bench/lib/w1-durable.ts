@@ -19,7 +19,11 @@
  *               checkpointer alone in the first)
  *   c-sqlite-percall the same as c-sqlite with a ledger that claims and completes call by call
  *               (as before one commit per batch): every claim, completion and audit write its own commit
- * Ratios: c-mem / a-mem, every c-sqlite* / a-sqlite (and / a-sqlite-sync when it runs).
+ *   a-sqlite-full    a-sqlite with its checkpointer file at `synchronous = FULL` (each commit synced, as the
+ *                    guard's ledger and audit are): the ToolNode loop at power-loss durability
+ *   c-sqlite-full    c-sqlite with its checkpointer connection at `synchronous = FULL` too: every SQLite
+ *                    file on both sides synced per commit (equal durability)
+ * Ratios: c-mem / a-mem, c-sqlite-full / a-sqlite-full, every other c-sqlite* / a-sqlite (and / a-sqlite-sync when it runs).
  */
 import { MemorySaver } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
@@ -41,10 +45,18 @@ const warmThreads = Number(process.env.W1D_WARM ?? 20);
 const dir = mkdtempSync(join(tmpdir(), "gg-w1-durable-"));
 const closers: (() => Promise<void>)[] = [];
 
-async function sqliteSaver(name: string): Promise<BaseCheckpointSaver> {
+async function sqliteSaver(name: string, full = false): Promise<BaseCheckpointSaver> {
   const opened = await openCheckpointer(`sqlite:${join(dir, `${name}.db`)}`);
   closers.push(() => opened.close());
+  if (full) syncEachCommit(opened.checkpointer);
   return opened.checkpointer;
+}
+
+/** Puts a SQLite checkpointer's connection at `synchronous = FULL` (LangGraph's SqliteSaver runs WAL at better-sqlite3's default, NORMAL: no sync per commit). */
+function syncEachCommit(checkpointer: BaseCheckpointSaver): void {
+  const db = (checkpointer as BaseCheckpointSaver & { db?: { pragma(text: string): unknown } }).db;
+  if (db === undefined) throw new Error("w1-durable: the SQLite checkpointer has no connection to set");
+  db.pragma("synchronous = FULL");
 }
 
 function guarded(id: string, checkpointer: BaseCheckpointSaver, audit: AuditSink, ledger?: ExecutionLedgerView): Contender {
@@ -62,9 +74,10 @@ function perCall(ledger: ExecutionLedgerView): ExecutionLedgerView {
   };
 }
 
-async function guardedOnSqlite(id: string, audit: "sqlite" | "jsonl", batched: boolean, ledgerFile = `${id}.db`): Promise<Contender> {
+async function guardedOnSqlite(id: string, audit: "sqlite" | "jsonl", batched: boolean, ledgerFile = `${id}.db`, full = false): Promise<Contender> {
   const file = join(dir, `${id}.db`);
   const opened = await openCheckpointer(`sqlite:${file}`);
+  if (full) syncEachCommit(opened.checkpointer);
   const ledger = await openLedger(`sqlite:${join(dir, ledgerFile)}`);
   const sink = await openAuditSink(audit === "sqlite" ? `sqlite:${join(dir, ledgerFile)}` : `jsonl:${join(dir, `${id}.jsonl`)}`);
   closers.push(() => sink.close(), () => ledger.close(), () => opened.close());
@@ -82,6 +95,11 @@ const make: Record<string, () => Promise<Contender>> = {
     const saver = await sqliteSaver("a-sqlite-sync");
     return { ...plainToolNode({ turnsPerRun: 10, checkpointer: () => saver, durability: "sync" }), id: "a-sqlite-sync" };
   },
+  "a-sqlite-full": async () => {
+    const saver = await sqliteSaver("a-sqlite-full", true);
+    return { ...plainToolNode({ turnsPerRun: 10, checkpointer: () => saver }), id: "a-sqlite-full" };
+  },
+  "c-sqlite-full": () => guardedOnSqlite("c-sqlite-full", "sqlite", true, "c-sqlite-full.db", true),
   "c-sqlite": () => guardedOnSqlite("c-sqlite", "sqlite", true),
   "c-sqlite-jsonl": () => guardedOnSqlite("c-sqlite-jsonl", "jsonl", true),
   "c-sqlite-percall": () => guardedOnSqlite("c-sqlite-percall", "sqlite", false),
@@ -99,7 +117,7 @@ for (const id of wanted) {
   if (!build) throw new Error(`w1-durable: unknown contender ${id}; known: ${Object.keys(make).join(", ")}`);
   contenders.push(await build());
 }
-const referenceOf = (id: string) => (id.endsWith("-mem") ? "a-mem" : "a-sqlite");
+const referenceOf = (id: string) => (id.endsWith("-mem") ? "a-mem" : id.endsWith("-full") ? "a-sqlite-full" : "a-sqlite");
 /** c-sqlite against the ToolNode loop under the same "sync" durability, when that contender runs. */
 const syncReference = wanted.includes("a-sqlite-sync") ? "a-sqlite-sync" : undefined;
 const syncRatio: Record<string, number[]> = {};
@@ -121,7 +139,7 @@ for (let r = 0; r < blocks; r++) {
   for (const c of contenders) {
     const reference = here[referenceOf(c.id)];
     if (reference !== undefined && !c.id.startsWith("a-")) (ratio[c.id] ??= []).push(here[c.id]! / reference);
-    if (syncReference && c.id.startsWith("c-sqlite")) (syncRatio[c.id] ??= []).push(here[c.id]! / here[syncReference]!);
+    if (syncReference && c.id.startsWith("c-sqlite") && !c.id.endsWith("-full")) (syncRatio[c.id] ??= []).push(here[c.id]! / here[syncReference]!);
   }
   if (syncReference) (syncRatio["a-sqlite-sync"] ??= []).push(here[syncReference]! / here["a-sqlite"]!);
 }
