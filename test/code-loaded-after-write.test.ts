@@ -33,6 +33,11 @@ const CANNOT_TELL: readonly string[] = [
   "echo 'repos: []' > .pre-commit-config.yaml && git commit -m x",
   "printf 'Host *\\n  ProxyCommand sh -c x\\n' >> ~/.ssh/config && git fetch origin",
   "printf 'Host h\\n  LocalCommand x\\n' >> ~/.ssh/config; ssh h true",
+  "git config core.hooksPath hooks; git commit -m x",
+  "git config --global core.hooksPath ~/h && git push",
+  "git config include.path ../x.cfg && git log",
+  "GIT_CONFIG_GLOBAL=./evil.cfg git log",
+  "env GIT_CONFIG_SYSTEM=x.cfg git status",
   "tar -xf hooks.tar && git commit -qm x",
   "unzip -q repo.zip && cd repo && git status",
   // Python: the modules a script imports, .pth and sitecustomize files, pytest's conftest.py, a project's build
@@ -110,6 +115,8 @@ const UNCHANGED: readonly string[] = [
   "echo x > lib.rs && cargo --version",
   "echo x > .bashrc.bak && bash -c true",
   "ls .git/hooks && git commit -m x",
+  "git config user.email t@example.com && git commit -m x",
+  "git config --get core.hooksPath && git commit -m x",
 ];
 
 describe("a program that loads a file the line wrote: a deny list cannot tell", () => {

@@ -36,7 +36,7 @@ const SSH_CONFIG = String.raw`(?:^|/)\.ssh/config$`;
  * runs the entries of .pre-commit-config.yaml), and ssh's configuration for a remote reached over ssh.
  */
 const GIT_FILES = new RegExp(
-  String.raw`(?:^|/)(?:hooks/)?(?:${GIT_HOOKS})$|(?:^|/)\.git/(?:hooks/[^/]+|config(?:\.worktree)?|worktrees/[^/]+/config\.worktree)$|^config(?:\.worktree)?$|(?:^|/)\.gitconfig$|(?:^|/)\.config/git/config$|(?:^|/)\.pre-commit-config\.ya?ml$|${SSH_CONFIG}`,
+  String.raw`(?:^|/)(?:hooks/)?(?:${GIT_HOOKS})$|(?:^|/)\.git/(?:hooks/[^/]+|config(?:\.worktree)?|worktrees/[^/]+/config\.worktree)$|^config(?:\.worktree)?$|(?:^|/)\.gitconfig$|^/etc/gitconfig$|(?:^|/)\.config/git/config$|(?:^|/)\.pre-commit-config\.ya?ml$|${SSH_CONFIG}`,
 );
 
 /** Python source an interpreter imports (a module beside the script, sitecustomize, usercustomize) and `.pth` files, which run their `import` lines at start-up. */

@@ -1227,7 +1227,7 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
   { name: /^(?:BASH_ENV|ENV)$/, effect: "startup", what: "a shell it starts expands it and runs the file it names" },
   { name: /^BASH_FUNC_.+(?:%%|\(\))$/, effect: "function", what: "every bash it starts defines it as a function" },
   {
-    name: /^(?:PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GCONV_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|PERLLIB|PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|PYTHONINSPECT|PYTHONBREAKPOINT|PYTHONWARNINGS|RUBYOPT|RUBYLIB|PERL5DB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|GOFLAGS|EXINIT|VIMINIT|GVIMINIT|MYVIMRC|ZDOTDIR|EMACSLOADPATH|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|SHELLOPTS|BASHOPTS|LESSKEY|LESSKEYIN|MAKEFLAGS|MFLAGS|FACTERLIB|GROFF_BIN_PATH|GROFF_FONT_PATH|GROFF_TMAC_PATH|RUBYLIB|GEM_PATH|GEM_HOME|LUA_PATH|LUA_CPATH|LUA_INIT|TCLLIBPATH|R_PROFILE|R_PROFILE_USER|JULIA_LOAD_PATH|COWPATH)$/,
+    name: /^(?:PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GCONV_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|PERLLIB|PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|PYTHONINSPECT|PYTHONBREAKPOINT|PYTHONWARNINGS|RUBYOPT|RUBYLIB|PERL5DB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|GOFLAGS|EXINIT|VIMINIT|GVIMINIT|MYVIMRC|ZDOTDIR|EMACSLOADPATH|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|SHELLOPTS|BASHOPTS|LESSKEY|LESSKEYIN|MAKEFLAGS|MFLAGS|FACTERLIB|GROFF_BIN_PATH|GROFF_FONT_PATH|GROFF_TMAC_PATH|RUBYLIB|GEM_PATH|GEM_HOME|LUA_PATH|LUA_CPATH|LUA_INIT|TCLLIBPATH|R_PROFILE|R_PROFILE_USER|JULIA_LOAD_PATH|COWPATH)$/,
     effect: "code",
     what: "loads code or finds programs through it",
   },
@@ -3966,6 +3966,9 @@ function readGitConfigWrite(rest: readonly string[], out: ProgramReading): void 
     if (expansion.length > 0) out.commands.push(["git", ...expansion]);
   }
   out.refusals.push({ reason: `git config sets ${key}, whose value git runs (or that changes what git runs) later`, token: key });
+  // What git runs later in the line (a hooks directory, a file of more settings) is then only known when the line runs.
+  const scope = rest.find((word) => /^--(?:global|system|file|local|worktree)(?:=|$)/.test(word));
+  (out.writes ??= []).push(scope === "--global" ? "~/.gitconfig" : scope === "--system" ? "/etc/gitconfig" : ".git/config");
 }
 
 /** gh: `alias set NAME '!CMD'` (or --shell) defines a shell alias; `api` with a method other than GET, or fields, changes data; `config set pager|editor|browser CMD`. */

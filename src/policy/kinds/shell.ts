@@ -607,6 +607,9 @@ function scriptsWritten(walk: Walk): void {
   const written = new Set(walk.written);
   // Programs that load code from files they find themselves (git's hooks, pytest's conftest.py, a Python script's imports).
   const loads: { at: number; program: string; what: string; files: RegExp; interpreter: boolean }[] = [];
+  // Where a program's own options or operands write a file (`git config KEY VALUE` writes .git/config): not a load of it by that same
+  // command, nor by the commands it adds (`git config alias.st 'status -sb'` adds `git status -sb`, run by a later `git st`).
+  const writtenBy = new Map<string, Set<number>>();
   // Files run, where they run in walk.commands (fed to a shell's input, `sh < s.sh`: anywhere), and how, as a phrase.
   const runs: { at: number; path: string; how: string; packageScripts?: boolean }[] = [...(walk.fedScripts ?? [])].map((path) => ({ at: Infinity, path, how: `${path} as a script` }));
   const unnamed: { at: number; why: string; packages?: boolean }[] = [];
@@ -619,7 +622,10 @@ function scriptsWritten(walk: Walk): void {
     for (const file of reading.runs?.files ?? []) runs.push({ at, path: scriptPath(file), how: reading.runs!.what, ...(reading.runs!.packageScripts === true ? { packageScripts: true } : {}) });
     const loading = codeLoader(command.words);
     if (loading !== undefined) loads.push({ at, program: loading.program, what: loading.loader.what, files: loading.loader.files, interpreter: loading.loader.interpreter === true });
-    for (const file of reading.writes ?? []) written.add(scriptPath(file));
+    for (const file of reading.writes ?? []) {
+      written.add(scriptPath(file));
+      (writtenBy.get(scriptPath(file)) ?? writtenBy.set(scriptPath(file), new Set()).get(scriptPath(file))!).add(at);
+    }
     if (reading.writesUnnamed !== undefined) unnamed.push({ at, why: reading.writesUnnamed, ...(reading.installsPackages === true ? { packages: true } : {}) });
     const mode = OPERAND_WRITERS[basename(command.words[0] ?? "")];
     if (mode === undefined) return;
@@ -658,6 +664,8 @@ function scriptsWritten(walk: Walk): void {
   for (const load of loads) {
     for (const path of written) {
       if (!load.files.test(path)) continue;
+      const by = writtenBy.get(path);
+      if (by !== undefined && [...by].every((at) => load.at >= at && load.at < (walk.spans?.get(at) ?? at + 1)) && !(walk.written?.has(path) ?? false)) continue;
       walk.unknown ??= loadedCodeReason(path, load.program, load.what);
       return;
     }
