@@ -5524,6 +5524,61 @@ const PACKAGE_FETCHES: Readonly<Record<string, ReadonlySet<string>>> = {
 };
 
 /**
+ * More programs that write files the line does not name, by their first operand (the operation, or a subcommand) or an
+ * option: other archivers (unrar, jar, pax, lha, cabextract, dpkg-deb, unsquashfs), decompressors that write FILE for
+ * FILE.gz (gunzip, gzip -d, xz -d, zstd -d, …), other version control systems' checkouts (svn, hg, bzr, fossil), and
+ * copies from storage elsewhere (rclone, aws s3, gsutil, kubectl cp, docker cp). Each row: how the operation is told,
+ * and the phrase.
+ */
+const OTHER_WRITERS: Readonly<Record<string, { readonly when: (rest: readonly string[], first: string) => boolean; readonly why: string }>> = {
+  unrar: { when: (_, first) => /^[ex]$/.test(first), why: "unrar extracts an archive" },
+  rar: { when: (_, first) => /^[ex]$/.test(first), why: "rar extracts an archive" },
+  unar: { when: () => true, why: "unar extracts an archive" },
+  jar: { when: (_, first) => /^-?[a-zA-Z]*x/.test(first) || first === "--extract", why: "jar extracts an archive" },
+  pax: { when: (rest) => rest.some((word) => /^-[a-zA-Z]*r/.test(word)) && !rest.some((word) => /^-[a-zA-Z]*w/.test(word)), why: "pax -r extracts an archive" },
+  lha: { when: (_, first) => /^-?[ex]/.test(first), why: "lha extracts an archive" },
+  cabextract: { when: (rest) => !rest.some((word) => /^-(?:l|t|-list|-test)$/.test(word)), why: "cabextract extracts an archive" },
+  "dpkg-deb": { when: (rest) => rest.some((word) => /^(?:-[xXR]|--(?:extract|vextract|raw-extract))$/.test(word)), why: "dpkg-deb extracts a package" },
+  unsquashfs: { when: (rest) => !rest.some((word) => /^-(?:l|ll|lls|lc|llc|s|stat|help)$/.test(word)), why: "unsquashfs extracts a file system" },
+  gunzip: { when: (rest) => !rest.some((word) => /^-[a-zA-Z]*[cltL]|^--(?:stdout|to-stdout|list|test)$/.test(word)), why: "gunzip writes the files it decompresses" },
+  bunzip2: { when: (rest) => !rest.some((word) => /^-[a-zA-Z]*[ctL]|^--(?:stdout|test)$/.test(word)), why: "bunzip2 writes the files it decompresses" },
+  unxz: { when: (rest) => !rest.some((word) => /^-[a-zA-Z]*[ctlL]|^--(?:stdout|to-stdout|test|list)$/.test(word)), why: "unxz writes the files it decompresses" },
+  unlzma: { when: (rest) => !rest.some((word) => /^-[a-zA-Z]*[ctlL]|^--(?:stdout|to-stdout|test|list)$/.test(word)), why: "unlzma writes the files it decompresses" },
+  unzstd: { when: (rest) => !rest.some((word) => /^-[a-zA-Z]*[ctl]|^--(?:stdout|test|list)$/.test(word)), why: "unzstd writes the files it decompresses" },
+  unlz4: { when: (rest) => !rest.some((word) => /^-[a-zA-Z]*[ct]|^--(?:stdout|test)$/.test(word)), why: "unlz4 writes the files it decompresses" },
+  uncompress: { when: (rest) => !rest.some((word) => /^-[a-zA-Z]*c/.test(word)), why: "uncompress writes the files it decompresses" },
+  unpigz: { when: (rest) => !rest.some((word) => /^-[a-zA-Z]*[cltL]|^--(?:stdout|to-stdout|list|test)$/.test(word)), why: "unpigz writes the files it decompresses" },
+  ...Object.fromEntries(
+    ["gzip", "pigz", "bzip2", "xz", "lzma", "zstd", "lz4", "brotli", "lzip", "lzop"].map((name) => [
+      name,
+      {
+        when: (rest: readonly string[]) => rest.some((word) => /^-[a-zA-Z0-9]*d|^--(?:decompress|uncompress)$/.test(word)) && !rest.some((word) => /^-[a-zA-Z0-9]*[ctlL]|^--(?:stdout|to-stdout|test|list)$/.test(word)),
+        why: `${name} -d writes the files it decompresses`,
+      },
+    ]),
+  ),
+  svn: { when: (_, first) => /^(?:checkout|co|update|up|export|switch|sw|merge|revert|patch)$/.test(first), why: "svn writes a working copy" },
+  hg: { when: (rest, first) => /^(?:clone|update|up|checkout|co|merge|revert|import|unshelve|rebase|graft|backout)$/.test(first) || (first === "pull" && rest.some((word) => /^(?:-u|--update)$/.test(word))), why: "hg writes a working copy" },
+  bzr: { when: (_, first) => /^(?:branch|checkout|co|pull|update|up|merge|export|revert)$/.test(first), why: "bzr writes a working copy" },
+  brz: { when: (_, first) => /^(?:branch|checkout|co|pull|update|up|merge|export|revert)$/.test(first), why: "brz writes a working copy" },
+  fossil: { when: (_, first) => /^(?:open|clone|update|up|checkout|co|merge|revert|stash)$/.test(first), why: "fossil writes a working copy" },
+  rclone: { when: (_, first) => /^(?:copy|copyto|sync|move|moveto|copyurl|bisync|mount|cat)$/.test(first) && first !== "cat", why: "rclone copies files from elsewhere" },
+  gsutil: { when: (_, first) => /^(?:cp|rsync|mv)$/.test(first), why: "gsutil copies files from elsewhere" },
+  kubectl: { when: (_, first) => first === "cp", why: "kubectl cp copies files from a container" },
+  docker: { when: (_, first) => first === "cp", why: "docker cp copies files from a container" },
+  podman: { when: (_, first) => first === "cp", why: "podman cp copies files from a container" },
+};
+
+/** OTHER_WRITERS' phrase for the command, or undefined. aws is read as `aws s3 cp|sync|mv SRC DST`. */
+function otherWriter(name: string, rest: readonly string[]): string | undefined {
+  if (name === "aws") return rest.includes("s3") && rest.some((word) => /^(?:cp|sync|mv)$/.test(word)) ? "aws s3 copies files from elsewhere" : undefined;
+  const row = Object.hasOwn(OTHER_WRITERS, name) ? OTHER_WRITERS[name] : undefined;
+  if (row === undefined) return undefined;
+  const first = rest.find((word) => !word.startsWith("-")) ?? "";
+  return row.when(rest, first) ? row.why : undefined;
+}
+
+/**
  * Files a program writes whose names the line does not give (GIT_TREE_WRITERS, archives, recursive fetches, copies
  * from another host, packages fetched): why, as a phrase ("tar extracts an archive"), and whether they are packages a
  * package manager installs. tar is read with its other options (readTar).
@@ -5575,6 +5630,8 @@ function unlistedWrites(name: string, words: readonly string[]): { why: string; 
     }
     return extract ? { why: "cpio extracts an archive" } : undefined;
   }
+  const more = otherWriter(name, rest);
+  if (more !== undefined) return { why: more };
   if (name === "ar") {
     // ar [--plugin P] [-X32_64] [-]OPERATION[MODIFIERS] ARCHIVE [MEMBER...]: x extracts the members.
     const operation = rest.find((word) => !word.startsWith("--") && !/^-X/.test(word));
