@@ -105,6 +105,19 @@ describe("what a file rule cannot tell asks (fail closed)", () => {
     ["ag --hidden KEY", "ask"],
     ["cat secrets/*", "not-allow"],
     ["cat s*/api.key", "ask"],
+    // A searcher that skips hidden names reads secrets/ all the same, and a recursive grep reads what src/ may hold.
+    ["ag KEY", "ask"],
+    ["rg KEY", "ask"],
+    ["grep -rn TODO src/", "ask"],
+  ]);
+  // ...but not a hidden .env: ag and rg skip names starting with a dot unless told (--hidden, -uu).
+  check(policyOf([deny("Read(.env)")]), [
+    ["ag KEY", "allow"],
+    ["rg KEY", "allow"],
+    ["rg -n KEY src", "allow"],
+    ["rg --hidden KEY", "ask"],
+    ["rg -uu KEY", "ask"],
+    ["rg KEY .env", "deny"],
   ]);
 });
 
@@ -125,9 +138,6 @@ describe("benign lines stay as they were", () => {
     ["echo .env", "allow"],
     ["mkdir -p build", "allow"],
     ["cat *.md", "allow"],
-    ["ag KEY", "allow"],
-    ["rg KEY", "allow"],
-    ["grep -rn TODO src/", "allow"],
     ["cat .env.example", "allow"],
     ["cp .env.example .env.local", "allow"],
     ["basename .env", "allow"],
