@@ -614,7 +614,7 @@ export function fileReachReason(command: string, verb: FileReachVerb, file: stri
 }
 
 /** What keeps the guard from telling whether a shell command reaches a file a file tool's rule covers (fileReachDoubt). */
-export type FileReachDoubt = "program" | "walk" | "walk-write" | "wild" | "unplaced" | "input" | "code" | "unparsed";
+export type FileReachDoubt = "program" | "into" | "walk" | "walk-write" | "wild" | "unplaced" | "input" | "code" | "unparsed";
 
 /** A shell command's words shown in a reason: at most 80 characters. */
 function shownCommand(command: string): string {
@@ -632,6 +632,8 @@ export function fileReachDoubt(doubt: FileReachDoubt, command: string, word: str
   switch (doubt) {
     case "program":
       return `${shown} names ${word}, ${covered}, and the guard does not know whether ${command.split(" ")[0] ?? ""} reads or writes it`;
+    case "into":
+      return `${shown} writes ${word} when its destination is a directory, and ${word} is ${covered}`;
     case "walk":
       return `${shown} reads every file under ${word}, which may hold ${covered}`;
     case "walk-write":
@@ -643,7 +645,7 @@ export function fileReachDoubt(doubt: FileReachDoubt, command: string, word: str
     case "input":
       return `${shown} reaches the files named by the words ${word} reads from its input, which may name ${covered}`;
     case "code":
-      return `the code ${shown} runs names ${word}, ${covered}, and may open it`;
+      return `${shown} runs code that names ${word}, ${covered}, and may open it`;
     case "unparsed":
       return `the command line cannot be parsed (${word}), so the guard cannot tell whether it reaches ${covered}`;
   }

@@ -42,7 +42,7 @@ interface CompiledFileRule extends FileRule {
 }
 
 /** A shell command's reach of one rule's files: YES (reason), UNKNOWN (why), or NO. */
-export interface FileReach {
+interface FileReach {
   readonly verdict: Verdict;
   readonly reason: string | undefined;
 }
@@ -362,7 +362,8 @@ function commandUses(command: SimpleCommand): CommandUses {
   // `cp a dir/`, `mv a b`: the names the copies, moves and links get (a directory's: the source's name in it).
   const naming = read.known ? readNaming(words) : undefined;
   // A name inside the destination is written only when it is a directory, which the guard does not know: it cannot tell.
-  for (const made of naming?.made ?? []) for (const name of made.names) if (!uses.some((one) => one.word === name)) uses.push({ word: name, use: "write", maybe: true });
+  const into = /^(?:.*\/)?\.\.?$/.test(naming?.made[0]?.names[0] ?? "");
+  for (const made of naming?.made ?? []) for (const name of made.names) if (!uses.some((one) => one.word === name)) uses.push({ word: name, use: "write", ...(made.names.length > 1 && !into ? { maybe: true } : {}) });
   for (const redirect of command.redirects ?? []) uses.push({ word: redirect.word, use: redirect.reads && redirect.writes ? "read-write" : redirect.reads ? "read" : "write" });
   out = { uses, runner };
   usesOf.set(command, out);
@@ -421,7 +422,8 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
       }
       const verdict = judgePlaced(placed, own, isWild(word));
       if (verdict === YES && maybe !== true) return { verdict: YES, reason: fileReachReason(shown === "" ? word : shown, VERB[use] ?? "reads", word, rule.mode, rule.source) };
-      if (verdict === UNKNOWN) note("absolute" in placed ? "program" : placed.doubt, shown, word);
+      if (verdict === YES) note("into", shown, word);
+      else if (verdict === UNKNOWN) note("absolute" in placed ? "program" : placed.doubt, shown, word);
     }
     // `ls | xargs cat`: the words xargs adds are only known when the line runs.
     if (command.input !== undefined && !runner) {

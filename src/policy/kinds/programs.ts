@@ -6752,7 +6752,7 @@ const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
 };
 
 /** The words of one command and what its program does with the files each may name (readFileUses). */
-export interface FileWords {
+interface FileWords {
   readonly uses: readonly { readonly word: string; readonly use: FileUse }[];
   /** The program is in the table (FILE_PROGRAMS): its words were read as it reads them. */
   readonly known: boolean;
