@@ -160,6 +160,20 @@ describe("benign lines stay as they were", () => {
   ]);
 });
 
+describe("a home directory the guard cannot place", () => {
+  const policy = policyOf([deny("Read(/home/u/.aws/**)"), deny("Read(.env)")]);
+  check(policy, [
+    ["cat /home/u/.aws/credentials", "deny"],
+    ['grep -r "" ~/.aws/', "ask", /~\/\.aws/],
+    ["cat ~/.aws/credentials", "ask"],
+    ["cat $HOME/.aws/credentials", "ask"],
+    ["cat ~/.env", "ask"],
+    ["cat ~/notes.txt", "allow"],
+    ["ls ~/.aws", "allow"],
+    ["cat ~/../u/.aws/credentials", "ask"],
+  ]);
+});
+
 describe("an Edit deny holds for the shell's writers, and only for them", () => {
   const policy = policyOf([deny("Edit(.env)"), ask("Write(./config/**)")]);
   check(policy, [

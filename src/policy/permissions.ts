@@ -25,14 +25,13 @@ import type { Evidence } from "../provenance/index-builder.js";
 import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
 import { trustTableOf } from "../provenance/trust.js";
 import { provenanceUsageLines } from "../provenance/usage.js";
-import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
+import { compileDirectGetter, NEEDS_FULL_SELECT, parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import { ToolNameIndex, ValueIndex } from "./rule-index.js";
 import { validShellsOnce, type ShellsOnce } from "./rules-once.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
 import { machineReading } from "./kinds/net.js";
 import { conventionalKind, conventionalMainArgument } from "./compact.js";
 import { judgeFileReach, type FileAccess, type FileRule } from "./kinds/file-reach.js";
-import { compileDirectGetter, NEEDS_FULL_SELECT } from "./selector.js";
 import { normaliseBase } from "./kinds/path.js";
 import { statSync } from "node:fs";
 

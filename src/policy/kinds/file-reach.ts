@@ -250,7 +250,7 @@ function covers(rule: CompiledFileRule, absolute: string): boolean {
 }
 
 /** A word as the guard places it: an absolute path, or a shape (with the reason it is one) when the shell still changes it or its start is unknown. */
-type Placed = { readonly absolute: string } | { readonly shape: Token[]; readonly doubt: "wild" | "unplaced" };
+type Placed = { readonly absolute: string } | { readonly shape: Token[]; readonly doubt: "wild" | "unplaced"; readonly home?: Token[] };
 
 /** `where`: the directory the command runs in (absolute, or `~`-led when the guard cannot place it). */
 function place(word: string, wild: boolean, where: string): Placed {
@@ -264,7 +264,10 @@ function place(word: string, wild: boolean, where: string): Placed {
   if (unplacedStart) {
     // From a place the guard does not know, a `..` climbs anywhere: what follows the last one is all that is known.
     const tail = (text.startsWith("~") ? text.replace(/^~[^/]*/, "") : `/${text}`).replace(/^.*\/\.\.(?=\/|$)/, "");
-    return { shape: [GLOBSTAR, ...wordTokens(tail === "" ? "/" : tail)], doubt: changes ? "wild" : "unplaced" };
+    const tokens = wordTokens(tail === "" ? "/" : tail);
+    // A home directory is not inside a directory a rule covers: `~/notes.txt` is not under /home/u/.aws/**.
+    const home = text.startsWith("~") && !/(?:^|\/)\.\.(?:\/|$)/.test(text) ? { home: tokens } : {};
+    return { shape: [GLOBSTAR, ...tokens], doubt: changes ? "wild" : "unplaced", ...home };
   }
   const absolute = text.startsWith("/") ? text : `${where}/${text}`;
   // `..` after a pattern character climbs from what the shell put there.
@@ -289,7 +292,25 @@ function judgePlaced(placed: Placed, rule: CompiledFileRule, glob: boolean): Ver
       if (readings.some((reading) => !/[*?[]/.test(reading.absolute) && covers(rule, reading.absolute))) return YES;
     }
   }
+  if (placed.home !== undefined) return homeOverlaps(placed.home, rule) ? UNKNOWN : NO;
   return rule.shapes.some((shape) => overlaps(placed.shape, shape) !== false) ? UNKNOWN : NO;
+}
+
+/**
+ * Whether a path under a home directory (`~/TAIL`, TAIL `/`-led) may be one the rule covers, for a home that is not
+ * itself covered: the tail placed at each directory a rule's shape spells before one of its `/` (that is not covered
+ * itself), and at a directory no rule names.
+ */
+function homeOverlaps(tail: readonly Token[], rule: CompiledFileRule): boolean {
+  const anchors: Token[][] = [[], [SLASH, 1]];
+  for (const shape of rule.shapes) {
+    for (let k = 1; k < shape.length; k++) {
+      if (shape[k] !== SLASH) continue;
+      const anchor = shape.slice(0, k);
+      if (!rule.shapes.some((one) => overlaps(anchor, one) !== false)) anchors.push(anchor);
+    }
+  }
+  return anchors.some((anchor) => rule.shapes.some((shape) => overlaps([...anchor, ...tail], shape) !== false));
 }
 
 /** A shape of characters and shell patterns only, back as text (undefined when it holds an expansion). */
@@ -416,7 +437,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
       const placed = place(word, isWild(word), where);
       if (use === "walk" || use === "walk-visible" || use === "walk-write") {
         const verdict = judgeWalk(placed, own, use === "walk-visible");
-        if (verdict === YES) return { verdict: YES, reason: fileReachReason(shown, use === "walk-write" ? "writes" : "reads", word === "." ? "the files under the working directory" : `the files under ${word}`, rule.mode, rule.source) };
+        if (verdict === YES) return { verdict: YES, reason: fileReachReason(shown, use === "walk-write" ? "writes" : "reads", word === "." ? "the working directory and the files under it" : `${word} and the files under it`, rule.mode, rule.source) };
         if (verdict === UNKNOWN) note(use === "walk-write" ? "walk-write" : "walk", shown, word);
         continue;
       }
