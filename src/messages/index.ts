@@ -615,3 +615,52 @@ export const execution = {
   unknownAfterAbort: (tool: string) =>
     `Cancelled: ${tool} did not report a result: the run was aborted while it ran, and new input arrived. Whether it had any effect is unknown; it will not run again. Check before calling it again.`,
 } as const;
+
+/** What a shell command does with a file a file tool's rule covers (fileReachReason). */
+export type FileReachVerb = "reads" | "writes" | "reads and writes";
+
+/**
+ * Why a shell command is decided by a file tool's deny or ask rule (`Read(.env)`): "`cat .env` reads .env, which the
+ * deny rule Read(.env) covers".
+ */
+export function fileReachReason(command: string, verb: FileReachVerb, file: string, mode: string, rule: string): string {
+  return `\`${shownCommand(command)}\` ${verb} ${file}, which the ${mode} rule ${rule} covers`;
+}
+
+/** What keeps the guard from telling whether a shell command reaches a file a file tool's rule covers (fileReachDoubt). */
+export type FileReachDoubt = "program" | "into" | "walk" | "walk-write" | "wild" | "unplaced" | "input" | "code" | "unparsed";
+
+/** A shell command's words shown in a reason: at most 80 characters. */
+function shownCommand(command: string): string {
+  return command.length > 80 ? `${command.slice(0, 77)}...` : command;
+}
+
+/**
+ * Why a file tool's deny or ask rule cannot tell whether a shell command reaches a file it covers: the program is one
+ * the guard does not know, it walks a directory, the shell still replaces the word, the word starts at a place only
+ * known when it runs, xargs adds the words, code names the file, or the line cannot be parsed.
+ */
+export function fileReachDoubt(doubt: FileReachDoubt, command: string, word: string, mode: string, rule: string): string {
+  const shown = `\`${shownCommand(command)}\``;
+  const covered = `a file the ${mode} rule ${rule} covers`;
+  switch (doubt) {
+    case "program":
+      return `${shown} names ${word}, ${covered}, and the guard does not know whether ${command.split(" ")[0] ?? ""} reads or writes it`;
+    case "into":
+      return `${shown} writes ${word} when its destination is a directory, and ${word} is ${covered}`;
+    case "walk":
+      return `${shown} reads every file under ${word}, which may hold ${covered}`;
+    case "walk-write":
+      return `${shown} may write or remove any file under ${word}, which may hold ${covered}`;
+    case "wild":
+      return `the shell replaces ${word} when ${shown} runs (an expansion or a file name pattern), and it may name ${covered}`;
+    case "unplaced":
+      return `${shown} names ${word}, which starts at a place only known when it runs (a home directory or a working directory the guard cannot place), and may be ${covered}`;
+    case "input":
+      return `${shown} reaches the files named by the words ${word} reads from its input, which may name ${covered}`;
+    case "code":
+      return `${shown} runs code that names ${word}, ${covered}, and may open it`;
+    case "unparsed":
+      return `the command line cannot be parsed (${word}), so the guard cannot tell whether it reaches ${covered}`;
+  }
+}

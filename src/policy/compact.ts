@@ -168,3 +168,9 @@ export function parseCompactRule(text: string, where: string, mainArguments?: Ma
   }
   return { tool, where: { [field]: matcher }, explanation: `${text} → ${tool} where ${describe(field, matcher)}` };
 }
+
+/** The argument a bare pattern means for `tool` by Claude Code's convention (Bash: command, Read: file_path), if any. */
+export function conventionalMainArgument(tool: string): MainArgument | undefined {
+  const found = TOOL_DEFAULTS[tool.toLowerCase()];
+  return found === undefined ? undefined : { ...found };
+}

@@ -25,12 +25,14 @@ import type { Evidence } from "../provenance/index-builder.js";
 import { ProvenanceConfigSchema, type ConditionSpec } from "../provenance/schema.js";
 import { trustTableOf } from "../provenance/trust.js";
 import { provenanceUsageLines } from "../provenance/usage.js";
-import { parseSelector, selectAll, type SelectorSegment } from "./selector.js";
+import { compileDirectGetter, NEEDS_FULL_SELECT, parseSelector, selectAll, type SelectorSegment } from "./selector.js";
 import { ToolNameIndex, ValueIndex } from "./rule-index.js";
 import { validShellsOnce, type ShellsOnce } from "./rules-once.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
 import { machineReading } from "./kinds/net.js";
-import { conventionalKind } from "./compact.js";
+import { conventionalKind, conventionalMainArgument } from "./compact.js";
+import { judgeFileReach, type FileAccess, type FileRule } from "./kinds/file-reach.js";
+import { normaliseBase } from "./kinds/path.js";
 import { statSync } from "node:fs";
 
 function isDirectory(path: string): boolean {
@@ -151,6 +153,8 @@ interface CompiledRule {
   readonly budgetTotal?: ((tree: unknown, evaluation: Evaluation) => number | undefined) | undefined;
   /** The argument kind each `where` selector was compiled with. */
   readonly kinds: Readonly<Record<string, ArgumentKind | undefined>>;
+  /** The reason of a decision by this rule when it depends on the call (a file rule read in a shell command: what the command does). */
+  readonly reasonOf?: (view: CanonicalArgs) => string | undefined;
 }
 
 /** The argument kind of a rule's field: `selector` and its condition (whose patterns the email convention reads). */
@@ -1104,6 +1108,31 @@ export class PermissionPolicy {
     this.readsArguments = this.rules.some((rule) => rule.spec.where !== undefined || rule.spec.args !== undefined);
     this.readsPrincipal = this.rules.some((rule) => rule.personal);
     for (let i = 0; i < this.rules.length; i++) this.byToolName.add(this.rules[i]!, this.rules[i]!.spec);
+    this.fileRules = fileRulesOf(this.rules, options, defaults);
+  }
+
+  /** The deny and ask rules of file tools (`Read(.env)`), as every command tool's calls are read for them (fileRulesOf). */
+  private readonly fileRules: readonly ShellFileRule[];
+
+  /** The field of `tool` that holds a command line (its declared command argument, else Bash's and Shell's `command`), if any. */
+  private commandField(tool: string): string | undefined {
+    for (const kinds of [this.policyKinds.get(tool), this.toolKinds.get(tool)]) {
+      if (kinds === undefined) continue;
+      const main = this.definition.options.mainArguments?.[tool];
+      if (main !== undefined && main.kind === "command") return main.field;
+      for (const selector in kinds) if (kinds[selector] === "command") return selector;
+      if (main !== undefined) return undefined;
+    }
+    const convention = conventionalMainArgument(tool);
+    return convention?.kind === "command" ? convention.field : undefined;
+  }
+
+  /** The file rules as rules of the command tool `tool`: each reads the command line for the files it covers. */
+  private shellFileRules(tool: string): CompiledRule[] {
+    if (this.fileRules.length === 0) return [];
+    const field = this.commandField(tool);
+    if (field === undefined) return [];
+    return this.fileRules.map((one) => shellFileRule(one, tool, field, this.defaults));
   }
 
   /**
@@ -1472,7 +1501,7 @@ export class PermissionPolicy {
 
   private reasonFor(rule: CompiledRule, view: CanonicalArgs | undefined, evidence?: readonly Evidence[]): string {
     // The tool and the rule id travel beside the reason; sentences in src/messages add them once.
-    const why = rule.reasonText;
+    const why = (view === undefined || view.oversized ? undefined : rule.reasonOf?.(view)) ?? rule.reasonText;
     const traced = evidence === undefined || rule.mode === "allow" ? "" : provenanceReason(evidence);
     const base = traced === "" ? why : `${why}; ${traced}`;
     return view?.oversized === true && rule.conditional ? `${base}; ${UNINSPECTABLE}` : base;
@@ -1539,7 +1568,8 @@ export class PermissionPolicy {
       // The rules whose tool pattern may match (ToolNameIndex), tested, in file order, then in effect
       // order, each compiled with the kinds this tool declares for its fields.
       const matching = (this.fast ? this.byToolName.candidates(tool) : [...this.rules]).filter((rule) => rule.matchesTool(tool));
-      const rules = this.sorted(matching.sort((a, b) => a.order - b.order).map((rule) => this.forTool(rule, tool)));
+      // A command tool's calls are also read for the files a file tool's deny and ask rules cover (decided when the policy is built: none, nothing added).
+      const rules = this.sorted([...matching.map((rule) => this.forTool(rule, tool)), ...this.shellFileRules(tool)].sort((a, b) => a.order - b.order));
       const explainers = rules.filter((rule) => rule.mode === "allow" && rule.where.some((condition) => condition.why !== undefined));
       const pure = rules.every((rule) => !rule.contextual && !rule.personal && rule.context === undefined && rule.where.every((condition) => condition.volatile !== true && condition.contextual !== true));
       found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules), explainers, pure, keeping: { lookups: 0, hits: 0, pause: 0 } };
@@ -1548,6 +1578,107 @@ export class PermissionPolicy {
     }
     return found;
   }
+}
+
+/** A file tool's deny or ask rule (`Read(.env)`) as command tools read it: the rule's entry and its files. */
+interface ShellFileRule {
+  readonly entry: RuleEntry;
+  readonly file: FileRule;
+}
+
+/** File tools by Claude Code's names, and what their rules restrict: reading (Read) or writing (Edit, Write, ...). */
+const FILE_TOOLS: Readonly<Record<string, { readonly field: string; readonly access: FileAccess }>> = {
+  read: { field: "file_path", access: "read" },
+  edit: { field: "file_path", access: "write" },
+  write: { field: "file_path", access: "write" },
+  multiedit: { field: "file_path", access: "write" },
+  notebookedit: { field: "notebook_path", access: "write" },
+};
+
+/**
+ * The deny and ask rules whose only condition is a path condition on a file tool's main argument (`Read(.env)`,
+ * `Edit(./secrets/**)`, the same long-hand, a tool the policy declares with a path main argument): what command tools'
+ * calls are read for. Rules with anything more (args, another field, after, budget, principal) are the tool's own.
+ */
+function fileRulesOf(rules: readonly RuleEntry[], options: PermissionPolicyOptions, defaults: MatcherDefaults): ShellFileRule[] {
+  const out: ShellFileRule[] = [];
+  for (const entry of rules) {
+    const rule = entry.spec;
+    if (rule.mode === "allow" || rule.toolRegex === true || isGlobPattern(rule.tool) || rule.args !== undefined || rule.after !== undefined || rule.budget !== undefined || rule.principal !== undefined) continue;
+    const where = rule.where;
+    if (where === undefined) continue;
+    const selectors = Object.keys(where);
+    if (selectors.length !== 1) continue;
+    const selector = selectors[0]!;
+    const matcher = where[selector] as Record<string, unknown>;
+    if (typeof matcher !== "object" || matcher === null || isComposite(matcher) || !("path" in matcher)) continue;
+    const declared = options.mainArguments?.[rule.tool];
+    const known = FILE_TOOLS[rule.tool.toLowerCase()];
+    const access: FileAccess | undefined = declared !== undefined ? (declared.kind === "path" && declared.field === selector ? (known?.access ?? "any") : undefined) : known?.field === selector ? known.access : undefined;
+    if (access === undefined) continue;
+    const path = matcher.path as string | readonly string[];
+    const patterns = typeof path === "string" ? [path] : [...path];
+    const base = typeof matcher.base === "string" ? matcher.base : (defaults.pathBase ?? "/");
+    const source = rule.rule ?? `${rule.tool}(${patterns.join(", ")})`;
+    out.push({ entry, file: { access, mode: rule.mode, source, patterns, base: normaliseBase(base), caseSensitive: matcher.caseSensitive === true, followSymlinks: defaults.followSymlinks === true } });
+  }
+  return out;
+}
+
+/** A file rule as a rule of the command tool `tool`, reading its `field`: the rule's id, mode and place in the order. */
+function shellFileRule(one: ShellFileRule, tool: string, field: string, defaults: MatcherDefaults): CompiledRule {
+  const { entry, file } = one;
+  const start = normaliseBase(defaults.pathBase);
+  const direct = compileDirectGetter(parseSelector(field));
+  const texts = (tree: unknown): string[] => {
+    const found = direct === undefined ? NEEDS_FULL_SELECT : direct(tree);
+    const values = found === NEEDS_FULL_SELECT ? selectAll(tree, parseSelector(field)) : [found];
+    return values.flatMap((value) => (typeof value === "string" ? [value] : Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []));
+  };
+  const judge = (tree: unknown) => {
+    let verdict: Verdict = NO;
+    let reason: string | undefined;
+    for (const text of texts(tree)) {
+      const reach = judgeFileReach(text, file, start);
+      if (reach.verdict === YES) return reach;
+      if (reach.verdict === UNKNOWN && verdict === NO) {
+        verdict = UNKNOWN;
+        reason = reach.reason;
+      }
+    }
+    return { verdict, reason };
+  };
+  const description = `${file.source}, read in ${tool}'s commands`;
+  const condition: FieldCondition = {
+    selector: field,
+    description,
+    literal: true,
+    ...(direct === undefined || file.followSymlinks ? {} : { read: direct }),
+    ...(file.followSymlinks ? { volatile: true } : {}),
+    evaluate: (tree, restrictive) => (restrictive ? judge(tree).verdict : NO),
+    why: (tree, restrictive) => (restrictive ? judge(tree).reason : undefined),
+  };
+  const id = entry.spec.id ?? `permissions[${entry.order}]`;
+  const spec: PermissionRule = { tool, mode: entry.mode, where: { [field]: { command: "*" } } };
+  return {
+    order: entry.order,
+    spec,
+    ruleId: `permission:${id}`,
+    mode: entry.mode,
+    matchesTool: (name) => name === tool,
+    conditional: true,
+    contextual: false,
+    personal: false,
+    principal: undefined,
+    context: undefined,
+    args: undefined,
+    argsInTokens: undefined,
+    where: [condition],
+    description,
+    reasonText: entry.spec.reason ?? description,
+    kinds: { [field]: "command" },
+    reasonOf: (view) => entry.spec.reason ?? judge(view.literal).reason ?? judge(view.value).reason,
+  };
 }
 
 /** Set only while `eagerLinearScanForTests` builds its policy. */

@@ -904,3 +904,14 @@ export function commandTexts(text: string, restrictive: boolean): { texts: strin
     analysis.commands.every((command) => !command.dynamic && !command.assignments && !command.writesFile && !command.construct && command.refusals.length === 0 && command.unknown === undefined && command.input === undefined);
   return { texts: understood ? analysis.commands.map((command) => command.words.join(" ")) : undefined, doubtful: false };
 }
+
+/**
+ * Where each command of a line runs, for a line that starts in `start` (absolute): an absolute directory after the line's
+ * own `cd`s, or a `~`-led one when the guard cannot place it (`cd -`, `cd ~`, `cd "$D"`).
+ */
+export function commandPlaces(commands: readonly SimpleCommand[], text: string, start: string): string[] {
+  return workingDirectories(commands, text).map((cwd) => {
+    const where = startedIn(start, cwd) ?? start;
+    return where.startsWith("/") ? posix.normalize(where) : where;
+  });
+}

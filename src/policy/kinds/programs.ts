@@ -6501,3 +6501,435 @@ export function readNaming(words: readonly string[]): Naming | undefined {
   if (sources.length > 1 || last.endsWith("/") || has(spec.parents)) return { makes, relative, made: sources.map((source) => ({ source, names: [inside(last, source)] })) };
   return { makes, relative, made: [{ source: sources[0]!, names: [last, inside(last, sources[0]!)] }] };
 }
+
+/**
+ * What a program does with a file one of its words names (readFileUses): `read` opens and reads it; `write` creates,
+ * writes, truncates or removes it; `read-write` both (`sed -i`, a file `mv` moves away, `gzip` compressing in place);
+ * `walk` reads every file under it (`grep -r`, `cp -r`, `tar -c`), `walk-visible` every file under it but those whose
+ * name below it starts with a dot (`ag`, `rg`, `fd` by default), `walk-write` may write or remove anything under it
+ * (`rm -r`, `find -delete`, `tar -x` into it); `name` names it and never opens it (`ls`, `stat`, `echo`, `test -e`,
+ * `mkdir`); `text` is no file (a pattern, a mode); `code` is program text, whose file names may be opened
+ * (`awk '{…}'`, `python3 -c CODE`); `unknown`: the guard cannot tell.
+ */
+export type FileUse = "read" | "write" | "read-write" | "walk" | "walk-visible" | "walk-write" | "name" | "text" | "code" | "unknown";
+
+/**
+ * How one program reads the words that may name files: its options (an option it does not know leaves the words after
+ * it `unknown`), the operands first taken by position (`lead`: grep's pattern, awk's program), the others (`operands`),
+ * the last when it differs (`last`: cp's and mv's destination), option values that name files (`values`, by the
+ * option's name; any other value is `unknown`), options that change the operands' use (`switches`: `sed -i`, `grep -r`,
+ * `cp -r`), and what it does with the working directory when given no operand (`none`: `grep -r KEY` walks `.`).
+ */
+interface FileProgram {
+  readonly options?: OptionTable;
+  readonly lead?: readonly FileUse[];
+  readonly operands: FileUse;
+  readonly last?: FileUse;
+  readonly values?: Readonly<Record<string, FileUse>>;
+  readonly switches?: readonly { readonly when: readonly string[]; readonly operands?: FileUse; readonly last?: FileUse; readonly lead?: readonly FileUse[]; readonly none?: FileUse }[];
+  readonly none?: FileUse;
+  /** `NAME=value` operands whose value names a file (`dd if=F of=G`), by NAME; other such operands are `unknown`. */
+  readonly keyed?: Readonly<Record<string, FileUse>>;
+  /** A first word without a dash is a cluster of options (`tar czf x.tgz .`). */
+  readonly bundle?: boolean;
+  /** Options end at the first operand (the script of an interpreter or a shell; the words after it are the script's). */
+  readonly inOrder?: boolean;
+  /** `NAME=value` operands are assignments, no file (awk). */
+  readonly assignments?: boolean;
+}
+
+const COMMON_LONG = ["--help", "--version"];
+/** The readers of coreutils and their kin whose options are flags only (a letter the table does not list leaves the words after it unknown). */
+const flagsOnly = (flags: string, long: readonly string[] = [], longValued: readonly string[] = []): OptionTable => ({ flags, long: [...long, ...COMMON_LONG], longValued });
+const READS: FileProgram = { operands: "read" };
+const GREP: FileProgram = {
+  options: {
+    flags: "EFGPiyvwxcLloqsbHhnTZzUuaIrR",
+    valued: "efmABCdD",
+    numeric: true,
+    long: ["--extended-regexp", "--fixed-strings", "--basic-regexp", "--perl-regexp", "--ignore-case", "--no-ignore-case", "--invert-match", "--word-regexp", "--line-regexp", "--count", "--files-with-matches", "--files-without-match", "--only-matching", "--quiet", "--silent", "--no-messages", "--byte-offset", "--with-filename", "--no-filename", "--line-number", "--initial-tab", "--null", "--null-data", "--binary", "--text", "--recursive", "--dereference-recursive", "--line-buffered", "--help", "--version"],
+    longValued: ["--regexp", "--file", "--max-count", "--after-context", "--before-context", "--context", "--directories", "--devices", "--label", "--binary-files", "--include", "--exclude", "--exclude-from", "--exclude-dir"],
+    longOptional: ["--color", "--colour"],
+  },
+  lead: ["text"],
+  operands: "read",
+  values: { "-f": "read", "--file": "read", "--exclude-from": "read", "-e": "text", "--regexp": "text", "--include": "text", "--exclude": "text", "--exclude-dir": "text", "-m": "text", "--max-count": "text", "-A": "text", "-B": "text", "-C": "text", "--after-context": "text", "--before-context": "text", "--context": "text", "-d": "text", "--directories": "text", "-D": "text", "--devices": "text", "--label": "text", "--binary-files": "text", "-n": "text", "--color": "text", "--colour": "text" },
+  switches: [
+    { when: ["-e", "--regexp", "-f", "--file"], lead: [] },
+    { when: ["-r", "-R", "--recursive", "--dereference-recursive"], operands: "walk", none: "walk" },
+  ],
+};
+/** ripgrep and the silver searcher: a directory is searched without its hidden files unless told (`--hidden`, `-uu`); a file named is read. */
+const SEARCHER: FileProgram = {
+  options: {
+    flags: "iIsSwxvcClLnNoqHuUaFPzZ0z.",
+    valued: "efgtTmABCjMrE",
+    numeric: true,
+    anyLongEq: true,
+    long: ["--hidden", "--unrestricted", "--no-ignore", "--ignore-case", "--case-sensitive", "--smart-case", "--word-regexp", "--line-regexp", "--invert-match", "--count", "--files-with-matches", "--files-without-match", "--files", "--line-number", "--no-line-number", "--only-matching", "--quiet", "--with-filename", "--no-filename", "--fixed-strings", "--literal", "--follow", "--search-zip", "--text", "--all-types", "--all-text", "--vimgrep", "--json", "--no-heading", "--heading", "--multiline", "--pcre2", "--help", "--version", "--stats", "--null", "--no-messages", "--sort-files"],
+    longValued: ["--regexp", "--file", "--glob", "--iglob", "--type", "--type-not", "--max-count", "--after-context", "--before-context", "--context", "--threads", "--max-columns", "--replace", "--encoding", "--max-depth", "--depth", "--ignore", "--ignore-dir", "--file-search-regex", "--sort", "--sortr", "--color", "--colors", "--path-separator", "--ignore-file", "--pre"],
+  },
+  lead: ["text"],
+  operands: "walk-visible",
+  none: "walk-visible",
+  values: { "-f": "read", "--file": "read", "--ignore-file": "read", "-e": "text", "--regexp": "text", "-g": "text", "--glob": "text", "--iglob": "text", "-t": "text", "-T": "text", "--type": "text", "--type-not": "text", "-m": "text", "--max-count": "text", "-A": "text", "-B": "text", "-C": "text", "--after-context": "text", "--before-context": "text", "--context": "text", "-j": "text", "--threads": "text", "-M": "text", "--max-columns": "text", "-r": "text", "--replace": "text", "-E": "text", "--encoding": "text", "--max-depth": "text", "--depth": "text", "--ignore": "text", "--ignore-dir": "text", "-G": "text", "--file-search-regex": "text", "--sort": "text", "--sortr": "text", "--color": "text", "--colors": "text", "--path-separator": "text" },
+  switches: [
+    { when: ["-e", "--regexp", "-f", "--file", "--files", "-g"], lead: [] },
+    // (`-u` is rg's --unrestricted: `-uu` searches hidden names too; ag's `-u` does at once.)
+    { when: ["--hidden", "-.", "-u", "--unrestricted", "-a", "--all-types", "--all-text", "--pre"], operands: "walk", none: "walk" },
+  ],
+};
+const SED: FileProgram = {
+  options: {
+    flags: "nrEsuzb",
+    valued: "efl",
+    optional: "i",
+    long: ["--quiet", "--silent", "--regexp-extended", "--separate", "--unbuffered", "--null-data", "--zero-terminated", "--posix", "--sandbox", "--debug", "--follow-symlinks", "--binary", "--help", "--version"],
+    longValued: ["--expression", "--file", "--line-length"],
+    longOptional: ["--in-place"],
+  },
+  lead: ["code"],
+  operands: "read",
+  values: { "-e": "code", "--expression": "code", "-f": "read", "--file": "read", "-l": "text", "--line-length": "text", "-i": "text", "--in-place": "text" },
+  switches: [
+    { when: ["-e", "--expression", "-f", "--file"], lead: [] },
+    { when: ["-i", "--in-place"], operands: "read-write" },
+  ],
+};
+const AWK: FileProgram = {
+  options: { flags: "bcCdDghlLMnNoOpPrsStV", valued: "FfviE", anyLongEq: true, long: ["--posix", "--traditional", "--sandbox", "--lint", "--characters-as-bytes", "--csv", "--help", "--version"], longValued: ["--field-separator", "--file", "--assign", "--include", "--load", "--source", "--exec"] },
+  lead: ["code"],
+  operands: "read",
+  assignments: true,
+  values: { "-f": "read", "--file": "read", "-E": "read", "--exec": "read", "-i": "read", "--include": "read", "-v": "text", "--assign": "text", "-F": "text", "--field-separator": "text", "--source": "code" },
+  switches: [{ when: ["-f", "--file", "-E", "--exec"], lead: [] }],
+};
+const COPY: FileProgram = {
+  options: NAMING_PROGRAMS.cp!.options,
+  operands: "read",
+  last: "write",
+  values: { "-t": "write", "--target-directory": "write", "-S": "text", "--suffix": "text" },
+  switches: [
+    { when: ["-r", "-R", "--recursive", "-a", "--archive"], operands: "walk" },
+    { when: ["-t", "--target-directory"], last: "read" },
+  ],
+};
+const MOVE: FileProgram = {
+  options: NAMING_PROGRAMS.mv!.options,
+  // What mv moves away is gone from its name and readable under the new one.
+  operands: "read-write",
+  last: "write",
+  values: { "-t": "write", "--target-directory": "write", "-S": "text", "--suffix": "text" },
+  switches: [{ when: ["-t", "--target-directory"], last: "read-write" }],
+};
+const LINK: FileProgram = {
+  options: NAMING_PROGRAMS.ln!.options,
+  // A link to a file reads and writes it under another name.
+  operands: "read-write",
+  last: "write",
+  values: { "-t": "write", "--target-directory": "write", "-S": "text", "--suffix": "text" },
+  switches: [{ when: ["-t", "--target-directory"], last: "read-write" }],
+};
+const REMOVE: FileProgram = {
+  options: { flags: "fiIrRdv", long: ["--force", "--interactive", "--one-file-system", "--no-preserve-root", "--preserve-root", "--recursive", "--dir", "--verbose", ...COMMON_LONG], longOptional: ["--interactive", "--preserve-root"] },
+  operands: "write",
+  switches: [{ when: ["-r", "-R", "--recursive"], operands: "walk-write" }],
+};
+const TAR: FileProgram = {
+  options: {
+    flags: "AcdrtuxzjJZaBiGgHkmMnOpPSsUvWhlo",
+    valued: "fCbTXIKLNVF",
+    anyLongEq: true,
+    long: ["--create", "--extract", "--get", "--list", "--append", "--update", "--diff", "--compare", "--delete", "--gzip", "--bzip2", "--xz", "--zstd", "--lzma", "--auto-compress", "--verbose", "--keep-old-files", "--overwrite", "--preserve-permissions", "--same-owner", "--no-same-owner", "--numeric-owner", "--dereference", "--recursion", "--no-recursion", "--absolute-names", "--null", "--totals", "--help", "--version", "--touch", "--ignore-zeros", "--wildcards", "--anchored", "--sparse", "--one-file-system"],
+    longValued: ["--file", "--directory", "--files-from", "--exclude-from", "--exclude", "--transform", "--owner", "--group", "--mode", "--mtime", "--format", "--blocking-factor", "--use-compress-program", "--label", "--newer", "--after-date", "--strip-components"],
+  },
+  bundle: true,
+  // Without -c or -x, tar lists or compares: the archive is read, the members named.
+  operands: "name",
+  values: { "-f": "read", "--file": "read", "-T": "read", "--files-from": "read", "-X": "read", "--exclude-from": "read", "-C": "name", "--directory": "name", "--exclude": "text", "--transform": "text", "--strip-components": "text" },
+  switches: [
+    { when: ["-c", "--create", "-r", "--append", "-u", "--update"], operands: "walk" },
+    { when: ["-x", "--extract", "--get"], none: "walk-write", operands: "write" },
+  ],
+};
+const SHELL_SCRIPT: FileProgram = { options: { flags: "abcefhkmnptuvxBCEHPilrsO", valued: "oO", long: ["--norc", "--noprofile", "--login", "--posix", "--restricted", "--verbose", "--noediting", "--help", "--version"], longValued: ["--rcfile", "--init-file"] }, inOrder: true, lead: ["read"], operands: "unknown", values: { "--rcfile": "read", "--init-file": "read", "-o": "text", "-O": "text" }, switches: [{ when: ["-c"], lead: ["text"] }] };
+const INTERPRETER: FileProgram = { options: { flags: "bBdEhiIOPqsSuvVx3", valued: "cmWX", anyLongEq: true }, inOrder: true, lead: ["read"], operands: "unknown", values: { "-c": "code", "-m": "text", "-W": "text", "-X": "text" }, switches: [{ when: ["-c", "-m"], lead: [] }] };
+const SCRIPT_RUNNER: FileProgram = { options: { flags: "cwsSTtnplaU0", valued: "eEIrMd", optional: "i", anyLongEq: true }, inOrder: true, lead: ["read"], operands: "unknown", values: { "-e": "code", "-E": "code", "-r": "text", "-M": "text", "-I": "text", "-d": "text" }, switches: [{ when: ["-e", "-E"], lead: [] }] };
+const NAMES: FileProgram = { operands: "name" };
+const EDITOR: FileProgram = { operands: "read-write" };
+const WRITES: FileProgram = { operands: "write" };
+
+/** What each program does with the files its words name (FileProgram), by program name. */
+const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
+  cat: { options: flagsOnly("AbeEnstTuv", ["--show-all", "--number-nonblank", "--show-ends", "--number", "--squeeze-blank", "--show-tabs", "--show-nonprinting"]), operands: "read" },
+  tac: { options: { flags: "br", valued: "s", long: ["--before", "--regex", ...COMMON_LONG], longValued: ["--separator"] }, operands: "read", values: { "-s": "text", "--separator": "text" } },
+  head: { options: { flags: "qvz", valued: "cn", numeric: true, long: ["--quiet", "--silent", "--verbose", "--zero-terminated", ...COMMON_LONG], longValued: ["--bytes", "--lines"] }, operands: "read", values: { "-c": "text", "-n": "text", "--bytes": "text", "--lines": "text" } },
+  tail: { options: { flags: "fFqvzr", valued: "cnsS", numeric: true, long: ["--retry", "--quiet", "--silent", "--verbose", "--zero-terminated", ...COMMON_LONG], longValued: ["--bytes", "--lines", "--max-unchanged-stats", "--pid", "--sleep-interval"], longOptional: ["--follow"] }, operands: "read", values: { "-c": "text", "-n": "text", "-s": "text", "--bytes": "text", "--lines": "text", "--pid": "text", "--sleep-interval": "text", "--follow": "text" } },
+  nl: { options: { flags: "p", valued: "bdfhilnsvw", anyLongEq: true }, operands: "read", values: Object.fromEntries([..."bdfhilnsvw"].map((l) => [`-${l}`, "text" as const])) },
+  wc: { options: { flags: "cmlLw", long: ["--bytes", "--chars", "--lines", "--max-line-length", "--words", ...COMMON_LONG], longValued: ["--files0-from", "--total"] }, operands: "read", values: { "--files0-from": "read", "--total": "text" } },
+  sort: { options: { flags: "bcCdfghiMmnRrsuVz", valued: "kotST", anyLongEq: true, long: ["--check", "--merge", "--unique", "--reverse", "--numeric-sort", "--human-numeric-sort", "--stable", "--zero-terminated", ...COMMON_LONG], longValued: ["--key", "--output", "--field-separator", "--buffer-size", "--temporary-directory", "--files0-from", "--parallel", "--sort", "--random-source", "--compress-program", "--batch-size"] }, operands: "read", values: { "-o": "write", "--output": "write", "--files0-from": "read", "--random-source": "read", "-k": "text", "--key": "text", "-t": "text", "--field-separator": "text", "-S": "text", "--buffer-size": "text", "-T": "name", "--temporary-directory": "name", "--parallel": "text", "--sort": "text", "--batch-size": "text" } },
+  uniq: { options: { flags: "cdDiuz", valued: "fsw", numeric: true, anyLongEq: true }, lead: ["read"], operands: "write", values: { "-f": "text", "-s": "text", "-w": "text" } },
+  cut: { options: { flags: "nsz", valued: "bcdf", anyLongEq: true, long: ["--complement", "--only-delimited", "--zero-terminated", ...COMMON_LONG], longValued: ["--bytes", "--characters", "--delimiter", "--fields", "--output-delimiter"] }, operands: "read", values: { "-b": "text", "-c": "text", "-d": "text", "-f": "text", "--bytes": "text", "--characters": "text", "--delimiter": "text", "--fields": "text", "--output-delimiter": "text" } },
+  paste: { options: { flags: "sz", valued: "d", anyLongEq: true }, operands: "read", values: { "-d": "text" } },
+  od: { options: { flags: "bcdfiloxsvBDFHIL", valued: "AjNSwt", anyLongEq: true }, operands: "read", values: Object.fromEntries([..."AjNSwt"].map((l) => [`-${l}`, "text" as const])) },
+  xxd: { options: { flags: "abCEeiprsuv", valued: "cglnoRs", singleDash: ["-bits", "-cols", "-groupsize", "-len", "-seek", "-postscript", "-plain", "-ps", "-include", "-revert", "-uppercase", "-version", "-autoskip", "-capitalize", "-EBCDIC"], anyLongEq: true }, lead: ["read"], operands: "write", values: Object.fromEntries([..."cglnoRs"].map((l) => [`-${l}`, "text" as const])) },
+  hexdump: { options: { flags: "bcCdovx", valued: "eFns", anyLongEq: true }, operands: "read", values: { "-e": "text", "-n": "text", "-s": "text", "-f": "read" } },
+  strings: { options: { flags: "afdwo", valued: "nteTs", numeric: true, anyLongEq: true }, operands: "read", values: { "-n": "text", "-t": "text", "-e": "text", "-T": "text", "-s": "text" } },
+  base64: { options: { flags: "diw", valued: "w", anyLongEq: true }, operands: "read", values: { "-w": "text" } },
+  base32: { options: { flags: "di", valued: "w", anyLongEq: true }, operands: "read", values: { "-w": "text" } },
+  basenc: { options: { flags: "di", valued: "w", anyLongEq: true }, operands: "read", values: { "-w": "text" } },
+  md5sum: { options: { flags: "bctwz", anyLongEq: true }, operands: "read" },
+  sha1sum: { options: { flags: "bctwz", anyLongEq: true }, operands: "read" },
+  sha224sum: { options: { flags: "bctwz", anyLongEq: true }, operands: "read" },
+  sha256sum: { options: { flags: "bctwz", anyLongEq: true }, operands: "read" },
+  sha384sum: { options: { flags: "bctwz", anyLongEq: true }, operands: "read" },
+  sha512sum: { options: { flags: "bctwz", anyLongEq: true }, operands: "read" },
+  b2sum: { options: { flags: "bctwz", valued: "l", anyLongEq: true }, operands: "read", values: { "-l": "text" } },
+  cksum: { options: { flags: "bctwz", valued: "al", anyLongEq: true }, operands: "read", values: { "-a": "text", "-l": "text" } },
+  sum: { options: flagsOnly("rs"), operands: "read" },
+  comm: { options: { flags: "123iz", anyLongEq: true }, operands: "read" },
+  join: { options: { flags: "iz", valued: "aejotv12", anyLongEq: true }, operands: "read", values: Object.fromEntries([..."aejotv12"].map((l) => [`-${l}`, "text" as const])) },
+  diff: { options: { flags: "abBdEiNpqrstTuwyZ", valued: "CDFIlLSUWx", numeric: true, anyLongEq: true }, operands: "read", values: { "-C": "text", "-D": "text", "-F": "text", "-I": "text", "-L": "text", "-S": "text", "-U": "text", "-W": "text", "-x": "text", "-X": "read" }, switches: [{ when: ["-r", "--recursive"], operands: "walk" }] },
+  cmp: { options: { flags: "bls", valued: "inI", anyLongEq: true }, operands: "read", values: { "-i": "text", "-n": "text", "-I": "text" } },
+  fold: { options: { flags: "bs", valued: "w", numeric: true, anyLongEq: true }, operands: "read", values: { "-w": "text" } },
+  fmt: { options: { flags: "cstu", valued: "pgw", numeric: true, anyLongEq: true }, operands: "read", values: { "-p": "text", "-g": "text", "-w": "text" } },
+  expand: { options: { flags: "i", valued: "t", numeric: true, anyLongEq: true }, operands: "read", values: { "-t": "text" } },
+  unexpand: { options: { flags: "a", valued: "t", numeric: true, anyLongEq: true }, operands: "read", values: { "-t": "text" } },
+  rev: READS,
+  column: { options: { flags: "cetxnJLR", valued: "sOoNWHdEc", anyLongEq: true }, operands: "read", values: Object.fromEntries([..."sOoNWHdEc"].map((l) => [`-${l}`, "text" as const])) },
+  pr: { options: { flags: "adFfmrtTJ", valued: "hlNowWSsnceiD", numeric: true, anyLongEq: true }, operands: "read", values: Object.fromEntries([..."hlNowWSsnceiD"].map((l) => [`-${l}`, "text" as const])) },
+  shuf: { options: { flags: "erz", valued: "inoR", anyLongEq: true }, operands: "read", values: { "-i": "text", "-n": "text", "-o": "write", "--output": "write", "--random-source": "read" } },
+  tsort: READS,
+  file: { options: { flags: "bcdEhiIkLlNnprsSvz0", valued: "efFmP", anyLongEq: true }, operands: "read", values: { "-f": "read", "--files-from": "read", "-m": "read", "--magic-file": "read", "-e": "text", "-F": "text", "-P": "text" } },
+  less: { options: { anyLongEq: true, flags: "aABcCdeEfFgGiIJKLmMnNqQrRsSuUVwWXZ~", valued: "bhjkoOpPtTxyz#", numeric: true }, operands: "read", values: { "-o": "write", "-O": "write", "-k": "read" } },
+  more: { options: { flags: "dlfpcsu", valued: "n", numeric: true, anyLongEq: true }, operands: "read" },
+  most: READS,
+  zcat: { options: flagsOnly("fhLqrStvV"), operands: "read" },
+  bzcat: { options: flagsOnly("sv"), operands: "read" },
+  xzcat: { options: flagsOnly("qQvV"), operands: "read" },
+  zless: READS,
+  zmore: READS,
+  zgrep: GREP,
+  grep: GREP,
+  egrep: GREP,
+  fgrep: GREP,
+  rg: SEARCHER,
+  ag: SEARCHER,
+  sed: SED,
+  gsed: SED,
+  awk: AWK,
+  gawk: AWK,
+  mawk: AWK,
+  nawk: AWK,
+  jq: { options: { flags: "nrjacsSCMeh", anyLongEq: true, long: ["--null-input", "--raw-input", "--slurp", "--raw-output", "--join-output", "--ascii-output", "--compact-output", "--tab", "--sort-keys", "--color-output", "--monochrome-output", "--exit-status", "--seq", "--stream", "--help", "--version"], longValued: ["--indent", "--from-file", "--arg", "--argjson", "--slurpfile", "--rawfile", "--args", "--jsonargs"] }, lead: ["text"], operands: "read", values: { "--from-file": "read", "--indent": "text", "--arg": "text", "--argjson": "text", "--slurpfile": "text", "--rawfile": "text" }, switches: [{ when: ["--from-file"], lead: [] }] },
+  yq: { options: { anyLongEq: true, flags: "CMNPijroe", valued: "IpoT" }, lead: ["text"], operands: "read-write", values: { "-I": "text", "-p": "text", "-o": "text", "-T": "text" } },
+  tee: { options: { flags: "aip", anyLongEq: true, long: ["--append", "--ignore-interrupts", ...COMMON_LONG], longOptional: ["--output-error"] }, operands: "write" },
+  cp: COPY,
+  install: { ...COPY, options: NAMING_PROGRAMS.install!.options, values: { ...COPY.values, "-m": "text", "-o": "text", "-g": "text", "--mode": "text", "--owner": "text", "--group": "text" }, switches: [...(COPY.switches ?? []), { when: ["-d", "--directory"], operands: "name", last: "name" }] },
+  mv: MOVE,
+  ln: LINK,
+  link: LINK,
+  rm: REMOVE,
+  unlink: WRITES,
+  shred: { options: { flags: "fuvxz", valued: "ns", anyLongEq: true }, operands: "write", values: { "-n": "text", "-s": "text" } },
+  truncate: { options: { flags: "co", valued: "rs", anyLongEq: true }, operands: "write", values: { "-r": "read", "--reference": "read", "-s": "text", "--size": "text" } },
+  touch: { options: { flags: "acfhm", valued: "drt", anyLongEq: true }, operands: "write", values: { "-r": "name", "--reference": "name", "-d": "text", "--date": "text", "-t": "text" } },
+  dd: { operands: "unknown", keyed: { if: "read", of: "write", status: "text", bs: "text", ibs: "text", obs: "text", cbs: "text", count: "text", skip: "text", seek: "text", iseek: "text", oseek: "text", conv: "text", iflag: "text", oflag: "text" } },
+  tar: TAR,
+  gtar: TAR,
+  bsdtar: TAR,
+  zip: { options: { flags: "qvrRjJyDlmTXkoAFSg0123456789@", valued: "ZbnPtixdDsOU", anyLongEq: true }, lead: ["read-write"], operands: "read", values: { "-x": "text", "-i": "text", "-b": "name", "-P": "text", "-t": "text", "-n": "text", "-Z": "text", "-O": "write", "--out": "write" }, switches: [{ when: ["-r", "-R", "--recurse-paths"], operands: "walk" }, { when: ["-m", "--move"], operands: "read-write" }, { when: ["-@"], none: "unknown" }] },
+  unzip: { options: { flags: "lvtzcpfuonjCXqaLVM", valued: "dxP", anyLongEq: true }, lead: ["read"], operands: "text", none: "walk-write", values: { "-d": "walk-write", "-x": "text", "-P": "text" }, switches: [{ when: ["-l", "-v", "-t", "-z", "-c", "-p"], none: "name" }] },
+  gzip: { options: { flags: "cdfhklLnNqrtv123456789", valued: "S", anyLongEq: true }, operands: "read-write", values: { "-S": "text" }, switches: [{ when: ["-c", "--stdout", "-t", "--test", "-l", "--list"], operands: "read" }, { when: ["-k", "--keep"], operands: "read" }, { when: ["-r", "--recursive"], operands: "walk-write" }] },
+  gunzip: { options: { flags: "cfhklLnNqrtv", valued: "S", anyLongEq: true }, operands: "read-write", values: { "-S": "text" }, switches: [{ when: ["-c", "--stdout", "-t", "--test", "-l", "--list", "-k", "--keep"], operands: "read" }] },
+  bzip2: { options: { flags: "cdzfktqvsL123456789", anyLongEq: true }, operands: "read-write", switches: [{ when: ["-c", "--stdout", "-t", "--test", "-k", "--keep"], operands: "read" }] },
+  xz: { options: { flags: "zdtlkfcqvhHV0123456789e", valued: "FCTM", anyLongEq: true }, operands: "read-write", values: { "-F": "text", "-C": "text", "-T": "text", "-M": "text" }, switches: [{ when: ["-c", "--stdout", "-t", "--test", "-l", "--list", "-k", "--keep"], operands: "read" }] },
+  zstd: { options: { flags: "zdDcfqvkrt0123456789", valued: "oT", anyLongEq: true }, operands: "read", values: { "-o": "write", "-T": "text", "-D": "read" }, switches: [{ when: ["--rm"], operands: "read-write" }] },
+  openssl: { operands: "unknown" },
+  source: { lead: ["read"], operands: "unknown" },
+  ".": { lead: ["read"], operands: "unknown" },
+  sh: SHELL_SCRIPT,
+  bash: SHELL_SCRIPT,
+  dash: SHELL_SCRIPT,
+  zsh: SHELL_SCRIPT,
+  ksh: SHELL_SCRIPT,
+  python: INTERPRETER,
+  python2: INTERPRETER,
+  python3: INTERPRETER,
+  pypy3: INTERPRETER,
+  node: { options: { flags: "hivpc", valued: "epr", anyLongEq: true, long: ["--check", "--interactive", "--help", "--version"], longValued: ["--eval", "--print", "--require", "--import", "--loader", "--env-file"] }, inOrder: true, lead: ["read"], operands: "unknown", values: { "-e": "code", "--eval": "code", "-p": "code", "--print": "code", "-r": "text", "--require": "text", "--import": "text", "--loader": "text", "--env-file": "read" }, switches: [{ when: ["-e", "--eval", "-p", "--print"], lead: [] }] },
+  perl: SCRIPT_RUNNER,
+  ruby: SCRIPT_RUNNER,
+  php: { options: { flags: "aChHilmqsvw", valued: "rcdfBRFEz", anyLongEq: true }, inOrder: true, lead: ["read"], operands: "unknown", values: { "-r": "code", "-B": "code", "-R": "code", "-E": "code", "-f": "read", "-c": "name", "-d": "text", "-z": "read" }, switches: [{ when: ["-r", "-f"], lead: [] }] },
+  vi: EDITOR,
+  vim: EDITOR,
+  nvim: EDITOR,
+  view: READS,
+  nano: EDITOR,
+  emacs: EDITOR,
+  ed: EDITOR,
+  // Programs that name what their words name and never open it (metadata and names only).
+  ls: NAMES,
+  dir: NAMES,
+  vdir: NAMES,
+  stat: NAMES,
+  du: NAMES,
+  df: NAMES,
+  tree: NAMES,
+  find: NAMES,
+  fd: NAMES,
+  fdfind: NAMES,
+  locate: NAMES,
+  echo: NAMES,
+  printf: NAMES,
+  test: NAMES,
+  "[": NAMES,
+  "[[": NAMES,
+  basename: NAMES,
+  dirname: NAMES,
+  realpath: NAMES,
+  readlink: NAMES,
+  mkdir: NAMES,
+  rmdir: NAMES,
+  mkfifo: NAMES,
+  chmod: NAMES,
+  chown: NAMES,
+  chgrp: NAMES,
+  cd: NAMES,
+  pushd: NAMES,
+  popd: NAMES,
+  pwd: NAMES,
+  true: NAMES,
+  false: NAMES,
+  ":": NAMES,
+  type: NAMES,
+  which: NAMES,
+  whereis: NAMES,
+  command: NAMES,
+  export: NAMES,
+  set: NAMES,
+  unset: NAMES,
+  local: NAMES,
+  declare: NAMES,
+  read: NAMES,
+  exit: NAMES,
+  return: NAMES,
+  sleep: NAMES,
+  date: NAMES,
+  whoami: NAMES,
+  id: NAMES,
+  uname: NAMES,
+  hostname: NAMES,
+  env: NAMES,
+  printenv: NAMES,
+  tr: NAMES,
+  seq: NAMES,
+  yes: NAMES,
+  wait: NAMES,
+  kill: NAMES,
+  ps: NAMES,
+  clear: NAMES,
+  history: NAMES,
+  alias: NAMES,
+  shift: NAMES,
+  getopts: NAMES,
+};
+
+/** The words of one command and what its program does with the files each may name (readFileUses). */
+interface FileWords {
+  readonly uses: readonly { readonly word: string; readonly use: FileUse }[];
+  /** The program is in the table (FILE_PROGRAMS): its words were read as it reads them. */
+  readonly known: boolean;
+}
+
+/** Whether a word is an option (`-n`, `--x=y`): the guard does not read an unknown program's options as files. */
+const OPTION_WORD = /^--?[A-Za-z0-9]/;
+
+/**
+ * What the program of `words` (its name first) does with the files its words may name (FILE_PROGRAMS): each operand and
+ * option value with its use. A program the table does not hold (`known` false) has every word after its name `unknown`.
+ */
+export function readFileUses(words: readonly string[]): FileWords {
+  const program = basename(words[0] ?? "");
+  const spec = Object.hasOwn(FILE_PROGRAMS, program) ? FILE_PROGRAMS[program]! : undefined;
+  if (spec === undefined) return { known: false, uses: words.slice(1).map((word) => ({ word, use: "unknown" as const })) };
+  const uses: { word: string; use: FileUse }[] = [];
+  const seen: { name: string; value: string | undefined }[] = [];
+  const operands: string[] = [];
+  let read = words;
+  // `tar czf x.tgz .`: the first word is a cluster of options without its dash.
+  if (spec.bundle === true && read[1] !== undefined && /^[A-Za-z]+$/.test(read[1])) read = [read[0]!, `-${read[1]}`, ...read.slice(2)];
+  const table = spec.options;
+  if (table === undefined) operands.push(...read.slice(1));
+  else {
+    for (let i = 1; i < read.length; ) {
+      const parsed = parseOptions(read, i, table, program);
+      seen.push(...parsed.seen);
+      if (parsed.unknown !== undefined) {
+        // What the option does to the words after it is not known.
+        for (const word of read.slice(parsed.next)) uses.push({ word, use: "unknown" });
+        break;
+      }
+      if (parsed.dashdash === true) {
+        operands.push(...read.slice(parsed.next));
+        break;
+      }
+      if (parsed.next >= read.length) break;
+      operands.push(read[parsed.next]!);
+      i = parsed.next + 1;
+      if (spec.inOrder === true) {
+        operands.push(...read.slice(i));
+        break;
+      }
+    }
+  }
+  let lead = spec.lead ?? [];
+  let rest = spec.operands;
+  let last = spec.last;
+  let none = spec.none;
+  const names = new Set(seen.map((option) => option.name));
+  for (const change of spec.switches ?? []) {
+    if (!change.when.some((name) => names.has(name))) continue;
+    if (change.lead !== undefined) lead = change.lead;
+    if (change.operands !== undefined) rest = change.operands;
+    if (change.last !== undefined) last = change.last;
+    if (change.none !== undefined) none = change.none;
+  }
+  for (const option of seen) {
+    if (option.value === undefined) continue;
+    uses.push({ word: option.value, use: spec.values !== undefined && Object.hasOwn(spec.values, option.name) ? spec.values[option.name]! : "unknown" });
+  }
+  const files = operands.filter((word) => word !== "-");
+  let at = 0;
+  for (const use of lead) {
+    if (at >= files.length) break;
+    uses.push({ word: files[at++]!, use });
+  }
+  const remaining = files.slice(at);
+  if (remaining.length === 0 && none !== undefined) uses.push({ word: ".", use: none });
+  remaining.forEach((word, i) => {
+    const keyed = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
+    if (keyed !== null && spec.keyed !== undefined) uses.push({ word: keyed[2]!, use: Object.hasOwn(spec.keyed, keyed[1]!) ? spec.keyed[keyed[1]!]! : "unknown" });
+    else if (keyed !== null && spec.assignments === true) uses.push({ word, use: "text" });
+    else uses.push({ word, use: last !== undefined && i === remaining.length - 1 && remaining.length > 1 ? last : rest });
+  });
+  return { known: true, uses };
+}
+
+/**
+ * The places a word of a program the guard does not know may name (readFileUses: `unknown`): the word, and the value
+ * after its `--option=` or `NAME=`, after `@` (`curl -d @F`, `-F x=@F`), after a `:` (`git show HEAD:F`, `scp h:F`) and
+ * after a short option's letter (`-fF`); its options (`-n`) are not read as files.
+ */
+export function unknownWordPlaces(word: string): string[] {
+  const out = new Set<string>();
+  if (!OPTION_WORD.test(word)) out.add(word);
+  const eq = word.indexOf("=");
+  if (eq >= 0) out.add(word.slice(eq + 1));
+  for (const one of [...out]) if (one.startsWith("@")) out.add(one.slice(1));
+  const colon = word.indexOf(":");
+  if (colon > 0 && !word.includes("://")) out.add(word.slice(colon + 1));
+  if (/^-[A-Za-z][^=\s]/.test(word)) out.add(word.slice(2));
+  out.delete("");
+  return [...out];
+}

@@ -78,6 +78,20 @@ export interface SimpleCommand {
    * cannot tell, `env -C "$D"`). command.ts reads it as `cd DIR` in that scope: only the command it runs moves.
    */
   readonly runsIn?: { readonly scope: readonly number[]; readonly directory: string | undefined };
+  /**
+   * The files the shell opens for the command through its redirections (and those of the compound statement it starts:
+   * `{ a; b; } < F` opens F once, where `a` runs), as written: `< F` reads F, `> F` and `>> F` write it, `<> F` both.
+   * `wild`: the shell still replaces the word (an expansion, a file name pattern, a `~`).
+   */
+  readonly redirects?: readonly Redirect[];
+}
+
+/** A file a redirection opens (SimpleCommand.redirects). */
+export interface Redirect {
+  readonly word: string;
+  readonly reads: boolean;
+  readonly writes: boolean;
+  readonly wild: boolean;
 }
 
 /** Where a command runs with words read from the input (SimpleCommand.input), as it is passed to a command it runs in turn; `paths`: find's paths. */
@@ -91,6 +105,8 @@ type ShellAnalysis =
       readonly refusal: string | undefined;
       /** Set when some reading of the line cannot be told (a deny rule then cannot tell). */
       readonly unknown: string | undefined;
+      /** Redirections without a command (`> F`, `< F`): the files they open, and how many commands come before them. */
+      readonly bare?: readonly { readonly at: number; readonly redirects: readonly Redirect[] }[];
     }
   | { readonly ok: false; readonly reason: string };
 
@@ -199,6 +215,19 @@ function fileInput(node: Node, walk: Walk): Stdin | undefined {
   return { text: undefined, what: `the file ${destination}`, fromFile: true, file: scriptPath(target === null ? destination : wordValue(target, { commands: [], depth: walk.depth, refusal: undefined }).text) };
 }
 
+/** The file a redirection opens, as SimpleCommand.redirects holds it; undefined for a descriptor, a here-document, a process substitution. */
+function redirectOf(node: Node, walk: Walk): Redirect | undefined {
+  if (node.type !== "file_redirect") return undefined;
+  const operator = redirectOperator(node);
+  const target = node.childForFieldName("destination");
+  if (target === null || target.type === "process_substitution") return undefined;
+  if ((operator === ">&" || operator === "<&" || operator === ">&-" || operator === "<&-") && /^(?:\d+|-)$/.test(target.text)) return undefined;
+  const value = wordValue(target, { commands: [], depth: walk.depth, refusal: undefined });
+  const reads = operator.startsWith("<");
+  const writes = !reads || operator === "<>";
+  return { word: value.text, reads, writes, wild: value.dynamic || value.glob || value.tilde === true };
+}
+
 interface Walk {
   commands: SimpleCommand[];
   depth: number;
@@ -245,6 +274,10 @@ interface Walk {
   repeats?: "loop" | "function";
   /** The standard input of a script a program hands to a shell: the program's own (`echo CMD | ssh HOST bash`, `script -c bash`). */
   input?: Stdin;
+  /** The files a statement's redirections open, for the first command read in it (SimpleCommand.redirects). */
+  redirects?: Redirect[];
+  /** Redirections without a command (ShellAnalysis.bare). */
+  bare?: { at: number; redirects: readonly Redirect[] }[];
 }
 
 /** Walks `work` inside a loop or a function's body: the commands it adds carry it (SimpleCommand.repeats). */
@@ -823,6 +856,7 @@ function denyForms(words: readonly string[], values: readonly WordValue[] | unde
 interface CommandFacts {
   assignments: boolean;
   writesFile: boolean;
+  redirects?: readonly Redirect[];
 }
 
 /** Adds one simple command, and what its program runs (programs.ts), to the walk. */
@@ -1053,6 +1087,7 @@ function addSimple(
     ...(input === undefined ? {} : { input: inputReading(input, words) }),
     ...(wild.size === 0 ? {} : { wild }),
     ...(runsIn === undefined ? {} : { runsIn }),
+    ...(facts.redirects === undefined ? {} : { redirects: facts.redirects }),
   });
   const outerScope = walk.scope;
   if (runsIn !== undefined) walk.scope = [...runsIn.scope];
@@ -1156,6 +1191,9 @@ function nestedScript(script: string, name: string, walk: Walk, input?: Stdin): 
 
 /** `trailing`: words of the command that the parser put in a redirection after it (`redirectParts`). */
 function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin | undefined, trailing: readonly Node[] = []): void {
+  // The redirections of the statement this command starts (`cat < F`, `{ cat; } < F`) are its own, not those of a command substituted in its words.
+  const redirects = walk.redirects ?? [];
+  walk.redirects = undefined;
   const words: string[] = [];
   const values: WordValue[] = [];
   let assignments = false;
@@ -1209,6 +1247,8 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
         writesFile = true;
         noteWritten(child, walk);
       }
+      const opened = redirectOf(child, walk);
+      if (opened !== undefined) redirects.push(opened);
       input = fileInput(child, walk) ?? input;
       walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
@@ -1229,12 +1269,14 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
     else setVariable(set.name, set.value, "the command line", walk);
   }
   if (words.length === 0) {
+    // `> F` alone opens F all the same.
+    if (redirects.length > 0) (walk.bare ??= []).push({ at: walk.commands.length, redirects });
     // A bare assignment runs nothing itself (its substitutions were walked), but an exported variable reaches every later command.
     for (const reading of environment) lineEnvironment(reading, walk);
     return;
   }
   const dynamicTexts = new Set(words.filter((_, i) => values[i]?.dynamic === true));
-  addSimple(words, values, { assignments, writesFile }, walk, input, 0, dynamicTexts, environment);
+  addSimple(words, values, { assignments, writesFile, ...(redirects.length === 0 ? {} : { redirects }) }, walk, input, 0, dynamicTexts, environment);
 }
 
 
@@ -1430,8 +1472,11 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     const redirections = node.namedChildren.flatMap((child) => (child === null || !child.type.endsWith("redirect") ? [] : child.type === "heredoc_redirect" ? [child, ...heredocTail(child).redirects] : [child]));
     /** bash reads a here-document on past the line where the parser ended it: what the parser read on that line is part of it. */
     let swallowed = -1;
+    const opened: Redirect[] = [];
     for (const child of redirections) {
       if (child.startIndex < swallowed) continue;
+      const one = redirectOf(child, walk);
+      if (one !== undefined) opened.push(one);
       if (!isHarmlessRedirect(child)) {
         writes = true;
         noteWritten(child, walk);
@@ -1446,6 +1491,8 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       input = fileInput(child, walk) ?? input;
     }
     const statement = node.namedChildren.find((child) => child !== null && !child.type.endsWith("redirect"));
+    // The first command read in the statement opens them (readCommand takes them over); with none (`> F`), the shell alone does.
+    const pending = opened.length > 0 ? (walk.redirects = [...(walk.redirects ?? []), ...opened]) : undefined;
     for (const child of node.namedChildren) {
       if (child === null) continue;
       if (child.type === "heredoc_redirect") {
@@ -1464,6 +1511,10 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
         if (trailing.length > 0) walk.unknown ??= "words follow a redirection of a compound command";
         walkStatement(child, walk, writes, input);
       }
+    }
+    if (pending !== undefined && walk.redirects === pending) {
+      (walk.bare ??= []).push({ at: walk.commands.length, redirects: pending });
+      walk.redirects = undefined;
     }
     return;
   }
@@ -2040,7 +2091,7 @@ function analyze(source: string): ShellAnalysis {
     // `cmd &>/dev/null` runs the same command either way; `cmd &>f rm x` does not.
     if (walk.commands.slice(before).some((command) => !known.has(command.words.join("\u0000")))) refusal ??= DASH_SPLIT;
   }
-  return { ok: true, commands: walk.commands, refusal, unknown };
+  return { ok: true, commands: walk.commands, refusal, unknown, ...(walk.bare === undefined ? {} : { bare: walk.bare }) };
 }
 
 /** Splits a command line into the simple commands a shell would run; `ok: false` names why it could not. */

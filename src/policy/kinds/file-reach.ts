@@ -1,0 +1,471 @@
+import { posix } from "node:path";
+import { picomatchLibrary } from "../../deps/on-demand.js";
+import { fileReachDoubt, fileReachReason, type FileReachDoubt, type FileReachVerb } from "../../messages/index.js";
+import { commandPlaces } from "./command.js";
+import { normaliseBase, readPathValue } from "./path.js";
+import { basename, readFileUses, readNaming, readProgram, unknownWordPlaces, type FileUse } from "./programs.js";
+import { analyzeShell, type SimpleCommand } from "./shell.js";
+import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
+
+/**
+ * A file tool's deny or ask rule (`Read(.env)`, `Edit(./secrets/**)`) read for the shell: a command line reaches a file
+ * it covers when one of its simple commands (shell.ts: after `cd`s, wrappers unwrapped, `bash -c` scripts, `xargs`,
+ * `find -exec`, substitutions) opens it as its program opens its words (programs.ts's FILE_PROGRAMS) or through a
+ * redirection. A program the guard knows to read a word (Read rules) or write, remove, move or link it (Edit rules)
+ * reaches it for sure (the rule's mode); a program that only names its words (`ls`, `stat`, `echo`, `test -e`) does not;
+ * a program it does not know, a directory walked, a word the shell still replaces, a place only known when the line
+ * runs, words xargs adds, or code that names the file cannot be told (the rule asks).
+ */
+
+/** Which accesses a file rule restricts: a Read rule reading, an Edit/Write rule writing, a declared path tool's rule both. */
+export type FileAccess = "read" | "write" | "any";
+
+/** A file tool's rule as the shell reads it. */
+export interface FileRule {
+  readonly access: FileAccess;
+  readonly mode: string;
+  /** The rule as the user wrote it, for reasons (`Read(.env)`). */
+  readonly source: string;
+  /** The path patterns (gitignore-like, as the path matcher reads them), their base and case rule. */
+  readonly patterns: readonly string[];
+  readonly base: string;
+  readonly caseSensitive: boolean;
+  readonly followSymlinks: boolean;
+}
+
+/** A FileRule compiled: `test` on an absolute, normalised path; `shapes` for words the guard can only read as shapes. */
+interface CompiledFileRule extends FileRule {
+  readonly test: (absolute: string) => boolean;
+  readonly shapes: readonly Token[][];
+  /** Every path the rule covers has a name starting with a dot below any directory it does not cover itself (`.env`, `/x/.aws/**`). */
+  readonly hiddenLeaf: boolean;
+}
+
+/** A shell command's reach of one rule's files: YES (reason), UNKNOWN (why), or NO. */
+interface FileReach {
+  readonly verdict: Verdict;
+  readonly reason: string | undefined;
+}
+
+const NOT_REACHED: FileReach = { verdict: NO, reason: undefined };
+
+// Shapes: a path as a sequence of characters and wildcards. ANY: one character but `/`; STAR: any run without `/`;
+// STAR0: a shell `*` that starts a name (it never matches a leading `.`); GLOBSTAR: any run.
+const ANY = -1;
+const STAR = -2;
+const STAR0 = -3;
+const GLOBSTAR = -4;
+type Token = number;
+const SLASH = 47;
+const DOT = 46;
+
+/** The longest shapes compared (longer: the guard cannot tell). */
+const MAX_SHAPE = 256;
+
+/** A rule's pattern as shapes of the absolute paths it covers (and everything under them), as compilePathPattern reads it. */
+function patternShapes(pattern: string, base: string): Token[][] {
+  let glob = pattern.replace(/\\/g, "/");
+  if (glob.endsWith("/")) glob = `${glob}**`;
+  const anchored = glob.slice(0, -1).includes("/") || glob.startsWith("/");
+  const texts: string[] = [];
+  if (!anchored) texts.push(`**/${glob}`);
+  else texts.push(glob.startsWith("/") ? posix.normalize(glob) : posix.join(base, glob.replace(/^\.\//, "")));
+  const out: Token[][] = [];
+  for (const text of texts) {
+    // A deny that covers a path covers what is under it; `/**/` also matches no directory at all.
+    const alternatives = [text, `${text}/**`];
+    if (text.endsWith("/**")) alternatives.push(text.slice(0, -3) || "/");
+    for (const alternative of alternatives) {
+      for (const spelled of new Set([alternative, alternative.replace(/\/\*\*\//g, "/")])) out.push(patternTokens(spelled.startsWith("**/") ? `/${spelled}` : spelled));
+    }
+  }
+  return out;
+}
+
+/** A picomatch glob as a shape (braces and extended globs read as any text: the shape may then cover more, never less). */
+function patternTokens(glob: string): Token[] {
+  const out: Token[] = [];
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i]!;
+    if (ch === "*") {
+      if (glob[i + 1] === "*") {
+        out.push(GLOBSTAR);
+        while (glob[i + 1] === "*") i++;
+      } else out.push(STAR);
+    } else if (ch === "?") out.push(ANY);
+    else if (ch === "[") {
+      const end = glob.indexOf("]", i + 2);
+      if (end < 0) out.push(ch.charCodeAt(0));
+      else {
+        out.push(ANY);
+        i = end;
+      }
+    } else if (ch === "{" || ch === "(" || ch === "!" || ch === "+" || ch === "@") {
+      out.push(GLOBSTAR);
+      const close = ch === "{" ? "}" : ")";
+      const end = glob.indexOf(close, i + 1);
+      if (end >= 0 && (ch === "{" || glob[i + 1] === "(" || ch === "(")) i = end;
+    } else if (ch === "\\" && i + 1 < glob.length) out.push(glob.charCodeAt(++i));
+    else out.push(glob.charCodeAt(i));
+  }
+  return out;
+}
+
+/**
+ * A shell word (placed: absolute, or `**` then its tail when it starts at an unknown place) as a shape: an expansion
+ * (`$X`, `${X}`, `$(…)`, `` `…` ``) is any text, `*` and `?` and `[…]` are the shell's patterns (a `*` or `?` that starts
+ * a name never matches a leading dot), find's `{}` is any path.
+ */
+function wordTokens(word: string): Token[] {
+  const out: Token[] = [];
+  for (let i = 0; i < word.length; i++) {
+    const ch = word[i]!;
+    const startsName = i === 0 || word[i - 1] === "/";
+    if (ch === "$") {
+      const next = word[i + 1];
+      if (next === "(" || next === "{") {
+        let depth = 0;
+        const open = next;
+        const close = next === "(" ? ")" : "}";
+        let j = i + 1;
+        for (; j < word.length; j++) {
+          if (word[j] === open) depth++;
+          else if (word[j] === close && --depth === 0) break;
+        }
+        i = j;
+      } else while (i + 1 < word.length && /[A-Za-z0-9_@*#?$!-]/.test(word[i + 1]!)) i++;
+      out.push(GLOBSTAR);
+    } else if (ch === "`") {
+      const end = word.indexOf("`", i + 1);
+      i = end < 0 ? word.length : end;
+      out.push(GLOBSTAR);
+    } else if (ch === "{" && word[i + 1] === "}") {
+      out.push(GLOBSTAR);
+      i++;
+    } else if (ch === "*") {
+      while (word[i + 1] === "*") i++;
+      out.push(startsName ? STAR0 : STAR);
+    } else if (ch === "?") out.push(startsName ? STAR0 : ANY);
+    else if (ch === "[") {
+      const end = word.indexOf("]", i + 2);
+      if (end < 0) out.push(ch.charCodeAt(0));
+      else {
+        out.push(startsName ? STAR0 : ANY);
+        i = end;
+      }
+    } else out.push(word.charCodeAt(i));
+  }
+  return out;
+}
+
+/** Characters one position of a shape may take: undefined for any (but `/` unless `slash`). */
+function takes(token: Token, code: number, consumed: boolean): boolean {
+  if (token >= 0) return token === code;
+  if (token === GLOBSTAR) return true;
+  if (code === SLASH) return false;
+  if (token === STAR0 && !consumed) return code !== DOT;
+  return true;
+}
+
+/**
+ * Whether some path fits both shapes (the intersection of two patterns is not empty): the two read side by side, a
+ * character at a time, over the characters either spells and two others (`/`-free, a dot). Undefined when too long.
+ */
+function overlaps(a: readonly Token[], b: readonly Token[]): boolean | undefined {
+  if (a.length > MAX_SHAPE || b.length > MAX_SHAPE) return undefined;
+  const alphabet = new Set<number>([SLASH, DOT, 0x78]);
+  for (const token of [...a, ...b]) if (token >= 0) alphabet.add(token);
+  const width = b.length + 1;
+  // State: (i, j, a's star at i has consumed, b's star at j has consumed).
+  const seen = new Uint8Array((a.length + 1) * width * 4);
+  const stack: number[] = [];
+  const push = (i: number, j: number, ca: number, cb: number) => {
+    const key = ((i * width + j) << 2) | (ca << 1) | cb;
+    if (seen[key] === 1) return;
+    seen[key] = 1;
+    stack.push(i, j, ca, cb);
+  };
+  push(0, 0, 0, 0);
+  while (stack.length > 0) {
+    const cb = stack.pop()!;
+    const ca = stack.pop()!;
+    const j = stack.pop()!;
+    const i = stack.pop()!;
+    if (i === a.length && j === b.length) return true;
+    const ta = a[i];
+    const tb = b[j];
+    const aStar = ta !== undefined && ta < ANY;
+    const bStar = tb !== undefined && tb < ANY;
+    // A star may end here (match nothing more).
+    if (aStar) push(i + 1, j, 0, cb);
+    if (bStar) push(i, j + 1, ca, 0);
+    if (ta === undefined || tb === undefined) continue;
+    for (const code of alphabet) {
+      if (!takes(ta, code, ca === 1) || !takes(tb, code, cb === 1)) continue;
+      push(aStar ? i : i + 1, bStar ? j : j + 1, aStar ? 1 : 0, bStar ? 1 : 0);
+    }
+  }
+  return false;
+}
+
+/** The last name of a pattern (trailing `/`, `/**` dropped) is a literal that starts with a dot (`.env`, `/x/.aws/**`). */
+function hiddenLeafOf(pattern: string): boolean {
+  const trimmed = pattern.replace(/\\/g, "/").replace(/(?:\/\*\*)+$/, "").replace(/\/+$/, "");
+  const leaf = trimmed.split("/").at(-1) ?? "";
+  return leaf.startsWith(".") && leaf !== "." && leaf !== ".." && !/[*?[\]{}()!+@]/.test(leaf);
+}
+
+const compiledRules = new WeakMap<FileRule, CompiledFileRule>();
+
+function compiled(rule: FileRule): CompiledFileRule {
+  let out = compiledRules.get(rule);
+  if (out !== undefined) return out;
+  const base = normaliseBase(rule.base);
+  const globs = rule.patterns.flatMap((pattern) => {
+    let glob = pattern.replace(/\\/g, "/");
+    if (glob.endsWith("/")) glob = `${glob}**`;
+    const anchored = glob.slice(0, -1).includes("/") || glob.startsWith("/");
+    if (!anchored) return [`**/${glob}`, `/${glob}`];
+    const absolute = glob.startsWith("/") ? posix.normalize(glob) : posix.join(base, glob.replace(/^\.\//, ""));
+    return absolute.endsWith("/**") ? [absolute, absolute.slice(0, -3) || "/"] : [absolute];
+  });
+  const isMatch = picomatchLibrary()(globs, { dot: true, nocase: !rule.caseSensitive });
+  out = {
+    ...rule,
+    base,
+    test: (absolute) => isMatch(absolute),
+    shapes: rule.patterns.flatMap((pattern) => patternShapes(pattern, base)),
+    hiddenLeaf: rule.patterns.every(hiddenLeafOf),
+  };
+  compiledRules.set(rule, out);
+  return out;
+}
+
+/** The path or one of the directories it is in is covered (a deny of a directory covers what is in it). */
+function covers(rule: CompiledFileRule, absolute: string): boolean {
+  for (let place = absolute; ; place = posix.dirname(place)) {
+    if (rule.test(place)) return true;
+    if (place === "/" || place === ".") return false;
+  }
+}
+
+/** A word as the guard places it: an absolute path, or a shape (with the reason it is one) when the shell still changes it or its start is unknown. */
+type Placed = { readonly absolute: string } | { readonly shape: Token[]; readonly doubt: "wild" | "unplaced"; readonly home?: Token[] };
+
+/** `where`: the directory the command runs in (absolute, or `~`-led when the guard cannot place it). */
+function place(word: string, wild: boolean, where: string): Placed {
+  let text = word;
+  // `"$PWD/.env"`: where the command runs.
+  if (where.startsWith("/")) text = text.replace(/^\$(?:PWD\b|\{PWD\})/, where);
+  // find's `{}` stands for each path it finds.
+  const changes = (wild && /[$`*?[]/.test(text)) || text.includes("{}");
+  const unplacedStart = text.startsWith("~") || (!text.startsWith("/") && !where.startsWith("/"));
+  if (!changes && !unplacedStart) return { absolute: posix.normalize(text.startsWith("/") ? text : `${where}/${text}`) };
+  if (unplacedStart) {
+    // From a place the guard does not know, a `..` climbs anywhere: what follows the last one is all that is known.
+    const tail = (text.startsWith("~") ? text.replace(/^~[^/]*/, "") : `/${text}`).replace(/^.*\/\.\.(?=\/|$)/, "");
+    const tokens = wordTokens(tail === "" ? "/" : tail);
+    // A home directory is not inside a directory a rule covers: `~/notes.txt` is not under /home/u/.aws/**.
+    const home = text.startsWith("~") && !/(?:^|\/)\.\.(?:\/|$)/.test(text) ? { home: tokens } : {};
+    return { shape: [GLOBSTAR, ...tokens], doubt: changes ? "wild" : "unplaced", ...home };
+  }
+  const absolute = text.startsWith("/") ? text : `${where}/${text}`;
+  // `..` after a pattern character climbs from what the shell put there.
+  const known = /[$`*?[{].*\/\.\.(?:\/|$)/.test(absolute) ? `/**${absolute.replace(/^.*\/\.\.(?=\/|$)/, "")}` : posix.normalize(absolute);
+  return { shape: known.startsWith("/**") ? [GLOBSTAR, ...wordTokens(known.slice(3))] : wordTokens(known), doubt: "wild" };
+}
+
+/** Whether a placed word names a file the rule covers: YES, UNKNOWN (the shape may), NO. */
+function judgePlaced(placed: Placed, rule: CompiledFileRule, glob: boolean): Verdict {
+  if ("absolute" in placed) {
+    if (covers(rule, placed.absolute)) return YES;
+    if (!rule.followSymlinks) return NO;
+    // Through this machine's symlinks (`cat link` where link leads to .env).
+    const { readings } = readPathValue(placed.absolute, { base: rule.base, followSymlinks: true });
+    return readings.some((reading) => covers(rule, reading.absolute)) ? YES : NO;
+  }
+  if (glob && rule.followSymlinks) {
+    // The names the shell expands a pattern to now (a file the line makes itself is read from what makes it).
+    const text = shapeText(placed.shape);
+    if (text !== undefined) {
+      const { readings } = readPathValue(text, { base: rule.base, followSymlinks: true });
+      if (readings.some((reading) => !/[*?[]/.test(reading.absolute) && covers(rule, reading.absolute))) return YES;
+    }
+  }
+  if (placed.home !== undefined) return homeOverlaps(placed.home, rule) ? UNKNOWN : NO;
+  return rule.shapes.some((shape) => overlaps(placed.shape, shape) !== false) ? UNKNOWN : NO;
+}
+
+/**
+ * Whether a path under a home directory (`~/TAIL`, TAIL `/`-led) may be one the rule covers, for a home that is not
+ * itself covered: the tail placed at each directory a rule's shape spells before one of its `/` (that is not covered
+ * itself), and at a directory no rule names.
+ */
+function homeOverlaps(tail: readonly Token[], rule: CompiledFileRule): boolean {
+  const anchors: Token[][] = [[], [SLASH, 1]];
+  for (const shape of rule.shapes) {
+    for (let k = 1; k < shape.length; k++) {
+      if (shape[k] !== SLASH) continue;
+      const anchor = shape.slice(0, k);
+      if (!rule.shapes.some((one) => overlaps(anchor, one) !== false)) anchors.push(anchor);
+    }
+  }
+  return anchors.some((anchor) => rule.shapes.some((shape) => overlaps([...anchor, ...tail], shape) !== false));
+}
+
+/** A shape of characters and shell patterns only, back as text (undefined when it holds an expansion). */
+function shapeText(shape: readonly Token[]): string | undefined {
+  let out = "";
+  for (const token of shape) {
+    if (token === GLOBSTAR) return undefined;
+    out += token >= 0 ? String.fromCharCode(token) : token === ANY ? "?" : "*";
+  }
+  return out;
+}
+
+/** Whether a directory walked (everything under it read, or written) reaches a file the rule covers. */
+function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean): Verdict {
+  if ("absolute" in placed) {
+    if (covers(rule, placed.absolute)) return YES;
+    if (skipsHidden && rule.hiddenLeaf) return NO;
+    const under = [...wordTokens(placed.absolute === "/" ? "" : placed.absolute), SLASH, GLOBSTAR];
+    return rule.shapes.some((shape) => overlaps(under, shape) !== false) ? UNKNOWN : NO;
+  }
+  // The word itself may be the file (`ag KEY .e*`: a name given is searched, hidden or not).
+  const itself = judgePlaced(placed, rule, true);
+  if (itself !== NO || (skipsHidden && rule.hiddenLeaf)) return itself;
+  const under = [...placed.shape, SLASH, GLOBSTAR];
+  return rule.shapes.some((shape) => overlaps(under, shape) !== false) ? UNKNOWN : NO;
+}
+
+/** The uses of a rule's access: a Read rule restricts reading, an Edit rule writing, a declared tool's rule both. */
+function restricts(access: FileAccess, use: FileUse): boolean {
+  switch (use) {
+    case "read":
+    case "walk":
+    case "walk-visible":
+      return access !== "write";
+    case "write":
+    case "walk-write":
+      return access !== "read";
+    case "read-write":
+    case "unknown":
+    case "code":
+      return true;
+    default:
+      return false;
+  }
+}
+
+const VERB: Partial<Record<FileUse, FileReachVerb>> = { read: "reads", write: "writes", "read-write": "reads and writes" };
+
+/** What one command does with the files its words and redirections name (cached per command: rules share it). */
+interface CommandUses {
+  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly maybe?: boolean }[];
+  /** The program runs another command the line holds as a command of its own (a wrapper): its words are that command's. */
+  readonly runner: boolean;
+}
+
+const usesOf = new WeakMap<SimpleCommand, CommandUses>();
+
+function commandUses(command: SimpleCommand): CommandUses {
+  let out = usesOf.get(command);
+  if (out !== undefined) return out;
+  const words = command.words;
+  const read = readFileUses(words);
+  const uses: { word: string; use: FileUse; maybe?: boolean }[] = [...read.uses];
+  let runner = false;
+  if (!read.known) {
+    // `sudo cat .env`, `timeout 5 cat .env`, `xargs cat`: the command they run is judged on its own.
+    const reading = readProgram(words);
+    runner = command.transparent === true || reading.commands.length > 0 || reading.scripts.length > 0;
+  }
+  // `cp a dir/`, `mv a b`: the names the copies, moves and links get (a directory's: the source's name in it).
+  const naming = read.known ? readNaming(words) : undefined;
+  // A name inside the destination is written only when it is a directory, which the guard does not know: it cannot tell.
+  const into = /^(?:.*\/)?\.\.?$/.test(naming?.made[0]?.names[0] ?? "");
+  for (const made of naming?.made ?? []) for (const name of made.names) if (!uses.some((one) => one.word === name)) uses.push({ word: name, use: "write", ...(made.names.length > 1 && !into ? { maybe: true } : {}) });
+  for (const redirect of command.redirects ?? []) uses.push({ word: redirect.word, use: redirect.reads && redirect.writes ? "read-write" : redirect.reads ? "read" : "write" });
+  out = { uses, runner };
+  usesOf.set(command, out);
+  return out;
+}
+
+/** The names a program's code may open: its words that look like paths (`open('.env')`, `getline < ".env"`, `r .env`). */
+function codeNames(code: string): string[] {
+  return [...new Set(code.split(/[\s'"`(),;{}<>|&=+[\]]+/).filter((token) => token !== "" && /[A-Za-z0-9_.~-]/.test(token) && !/^-/.test(token)))].slice(0, 64);
+}
+
+/**
+ * Whether the command line `text` reaches a file `rule` covers, the line starting in `start` (absolute). YES with the
+ * reason when a command opens one for sure as the rule restricts; UNKNOWN with why when the guard cannot tell; else NO.
+ */
+export function judgeFileReach(text: string, rule: FileRule, start: string): FileReach {
+  const analysis = analyzeShell(text);
+  const own = compiled(rule);
+  if (!analysis.ok) return { verdict: UNKNOWN, reason: fileReachDoubt("unparsed", text, analysis.reason, rule.mode, rule.source) };
+  const { commands } = analysis;
+  if (commands.length === 0 && analysis.bare === undefined) return NOT_REACHED;
+  const places = commandPlaces(commands, text, normaliseBase(start));
+  let doubt: string | undefined;
+  const note = (kind: FileReachDoubt, command: string, word: string) => {
+    doubt ??= fileReachDoubt(kind, command, word, rule.mode, rule.source);
+  };
+  for (const [i, command] of commands.entries()) {
+    if (command.construct) continue;
+    const where = places[i] ?? start;
+    const shown = command.words.join(" ");
+    const { uses, runner } = commandUses(command);
+    if (runner && (command.redirects ?? []).length === 0) continue;
+    const wild = command.wild;
+    const isWild = (word: string) => wild !== undefined && (wild.has(word) || [...wild].some((one) => one.includes(word)));
+    for (const { word, use, maybe } of uses) {
+      if (!restricts(own.access, use)) continue;
+      if (runner && !(command.redirects ?? []).some((redirect) => redirect.word === word)) continue;
+      if (use === "unknown" || use === "code") {
+        const candidates = use === "code" ? codeNames(word) : unknownWordPlaces(word);
+        for (const candidate of candidates) {
+          const placed = place(candidate, isWild(word), where);
+          const verdict = judgePlaced(placed, own, false);
+          if (verdict === NO) continue;
+          // A program the guard does not know: whether it opens what its words name cannot be told.
+          if (verdict === YES || "absolute" in placed || use === "code") note(use === "code" ? "code" : "program", shown, candidate);
+          else note(placed.doubt, shown, candidate);
+        }
+        continue;
+      }
+      const placed = place(word, isWild(word), where);
+      if (use === "walk" || use === "walk-visible" || use === "walk-write") {
+        const verdict = judgeWalk(placed, own, use === "walk-visible");
+        if (verdict === YES) return { verdict: YES, reason: fileReachReason(shown, use === "walk-write" ? "writes" : "reads", word === "." ? "the working directory and the files under it" : `${word} and the files under it`, rule.mode, rule.source) };
+        if (verdict === UNKNOWN) note(use === "walk-write" ? "walk-write" : "walk", shown, word);
+        continue;
+      }
+      const verdict = judgePlaced(placed, own, isWild(word));
+      if (verdict === YES && maybe !== true) return { verdict: YES, reason: fileReachReason(shown === "" ? word : shown, VERB[use] ?? "reads", word, rule.mode, rule.source) };
+      if (verdict === YES) note("into", shown, word);
+      else if (verdict === UNKNOWN) note("absolute" in placed ? "program" : placed.doubt, shown, word);
+    }
+    // `ls | xargs cat`: the words xargs adds are only known when the line runs.
+    if (command.input !== undefined && !runner) {
+      const read = readFileUses([...command.words.slice(0, command.input.at), "\u0000input"]);
+      const added = read.uses.find((one) => one.word === "\u0000input")?.use ?? "unknown";
+      if (restricts(own.access, added) || (!read.known && added === "unknown")) note("input", shown, command.input.by);
+    }
+  }
+  for (const bare of analysis.bare ?? []) {
+    // A redirection alone (`> .env`): where the line is at that point (after a `cd`, the guard does not place it).
+    const moved = commands.slice(0, bare.at).some((command) => ["cd", "pushd", "popd"].includes(basename(command.words[0] ?? "")));
+    const where = moved ? "~-" : normaliseBase(start);
+    for (const redirect of bare.redirects) {
+      const use: FileUse = redirect.reads && redirect.writes ? "read-write" : redirect.reads ? "read" : "write";
+      if (!restricts(own.access, use)) continue;
+      const placed = place(redirect.word, redirect.wild, where);
+      const verdict = judgePlaced(placed, own, redirect.wild);
+      const shown = `${redirect.reads ? "<" : ">"} ${redirect.word}`;
+      if (verdict === YES) return { verdict: YES, reason: fileReachReason(shown, VERB[use] ?? "writes", redirect.word, rule.mode, rule.source) };
+      if (verdict === UNKNOWN) note("absolute" in placed ? "program" : placed.doubt, shown, redirect.word);
+    }
+  }
+  return doubt === undefined ? NOT_REACHED : { verdict: UNKNOWN, reason: doubt };
+}
