@@ -115,7 +115,8 @@ const CLASSES: readonly OptionClass[] = [
     cases: [d("pip install --break-system x"), d("pip install x --break-system-packages"), d("pip3 install --break x"), ok("pip install x"), ok("pip install -r req.txt")],
   },
   { deny: ["pip install --user:*"], cases: [d("pip install x --user"), ok("pip install x")] },
-  { deny: ["pip install -U:*"], cases: [d("pip install --upgrade x"), d("pip install --upgr x"), d("pip install x -U"), ok("pip install x")] },
+  // `--upgr` is ambiguous to pip (--upgrade, --upgrade-strategy): pip refuses it.
+  { deny: ["pip install -U:*"], cases: [d("pip install --upgrade x"), d("pip install --upgrade-s eager x -U"), d("pip install x -U"), ok("pip install x"), ok("pip install --upgr x")] },
   {
     deny: ["apt-get install -y:*"],
     cases: [d("apt-get install --yes x"), d("apt-get install --assume-yes x"), d("apt-get install x -y"), d("apt-get install -qy x"), ok("apt-get install x"), ok("apt-get install -q x")],
@@ -131,7 +132,9 @@ const CLASSES: readonly OptionClass[] = [
     cases: [d("docker system prune --all"), d("docker system prune -af"), d("docker system prune --force --all"), d("docker system prune --volumes -a"), ok("docker system prune"), ok("docker system prune -f")],
   },
   { deny: ["docker volume prune -f:*"], cases: [d("docker volume prune --force"), d("docker volume prune -af"), ok("docker volume prune")] },
-  { deny: ["docker run --privileged:*"], cases: [d("docker run --privileged=true x"), d("docker run -it --privileged x"), ok("docker run x"), ok("docker run x --privileged"), ok("docker run --privileged=false x")] },
+  { deny: ["docker run --privileged:*"], cases: [d("docker run --privileged=true x"), d("docker run -it --privileged x"), ok("docker run x"), ok("docker run x --privileged"),
+      // docker's command-word reading (subcommands.ts) refuses a value after a flag of docker run, so the line asks.
+      a("docker run --privileged=false x")] },
   {
     deny: ["kubectl delete --all:*"],
     cases: [d("kubectl delete pods --all"), d("kubectl delete --all=true pods"), d("kubectl delete pods --all -n x"), ok("kubectl delete pod x"), ok("kubectl delete --all=false pods x"), ok("kubectl delete pods --al")],
