@@ -102,6 +102,10 @@ const CLASSES: readonly OptionClass[] = [
       d("npm install -gf x"),
       d("npm install --location=global x"),
       d("npm install --location global x"),
+      d("npm -g install x"),
+      d("npm --global i x"),
+      // npm takes unique abbreviations of its many options; the guard's table holds some of them.
+      a("npm install --glob x", /abbreviation of --global/),
       ok("npm install x"),
       ok("npm install --global=false x"),
       ok("npm install --no-global x"),
@@ -119,7 +123,7 @@ const CLASSES: readonly OptionClass[] = [
   { deny: ["pip install -U:*"], cases: [d("pip install --upgrade x"), d("pip install --upgrade-s eager x -U"), d("pip install x -U"), ok("pip install x"), ok("pip install --upgr x")] },
   {
     deny: ["apt-get install -y:*"],
-    cases: [d("apt-get install --yes x"), d("apt-get install --assume-yes x"), d("apt-get install x -y"), d("apt-get install -qy x"), ok("apt-get install x"), ok("apt-get install -q x")],
+    cases: [d("apt-get install --yes x"), d("apt-get install --assume-yes x"), d("apt-get install x -y"), d("apt-get install -qy x"), d("apt-get -y install x"), d("apt-get --YES install x"), ok("apt-get install x"), ok("apt-get install -q x")],
   },
   { deny: ["apt-get remove --purge:*"], cases: [d("apt-get remove x --purge"), ok("apt-get remove x")] },
   {
@@ -142,13 +146,13 @@ const CLASSES: readonly OptionClass[] = [
   { deny: ["kubectl delete -A:*"], cases: [d("kubectl delete pods --all-namespaces --all"), d("kubectl delete pods --all -A"), ok("kubectl delete pods x")] },
   { deny: ["kubectl delete --grace-period=0:*"], cases: [d("kubectl delete pod x --grace-period 0"), d("kubectl delete pod x --grace-period=0 --force"), ok("kubectl delete pod x --grace-period=30"), ok("kubectl delete pod x")] },
   { deny: ["kubectl delete --force:*"], cases: [d("kubectl delete pod x --force=true"), d("kubectl delete pod x --force"), ok("kubectl delete pod x")] },
-  { deny: ["kubectl delete -n kube-system:*"], cases: [d("kubectl delete pod x --namespace=kube-system"), d("kubectl delete pod x -nkube-system"), d("kubectl delete pod x --namespace kube-system"), ok("kubectl delete pod x -n default")] },
+  { deny: ["kubectl delete -n kube-system:*"], cases: [d("kubectl delete pod x --namespace=kube-system"), d("kubectl delete pod x -nkube-system"), d("kubectl delete pod x --namespace kube-system"), d("kubectl -n kube-system delete pod x"), ok("kubectl -n default delete pod x"), ok("kubectl delete pod x -n default")] },
   {
     deny: ["terraform apply -auto-approve:*"],
     cases: [d("terraform apply --auto-approve"), d("terraform apply -auto-approve=true"), d("terraform apply -input=false -auto-approve"), d("terraform apply --auto-approve=1"), ok("terraform apply"), ok("terraform apply -auto-approve=false"), ok("terraform plan -auto-approve")],
   },
   { deny: ["terraform destroy -auto-approve:*"], cases: [d("terraform destroy --auto-approve"), d("terraform destroy -auto-approve=t"), ok("terraform destroy")] },
-  { deny: ["helm uninstall --no-hooks:*"], cases: [d("helm uninstall x --no-hooks"), d("helm uninstall --no-hooks=true x"), ok("helm uninstall x")] },
+  { deny: ["helm uninstall --no-hooks:*"], cases: [d("helm uninstall x --no-hooks"), d("helm --namespace n uninstall x --no-hooks"), d("helm uninstall --no-hooks=true x"), ok("helm uninstall x")] },
   // A program the guard has no table for: a pattern's short option met by a long one, or its long option met by a short one, may be the same option.
   {
     deny: ["mytool -R:*"],

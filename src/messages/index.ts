@@ -328,12 +328,13 @@ export function optionSpellingsReason(pattern: string): string {
  * Why a deny or ask pattern that names an option cannot tell: the command gives `spelling`, which its program may read as
  * the pattern's `option`. `how`: "untabled", the guard has no table of the program's options (a long option may be a short
  * one's long spelling, or abbreviate a longer one, and a short one may be a long one's short spelling); "sometimes", the
- * program's table says the spelling sets the option only in some cases it decides when it runs (`--force-with-lease`).
+ * program's table says the spelling sets the option only in some cases it decides when it runs (`--force-with-lease`);
+ * "abbreviation", the table holds only some of the program's long options and the spelling may abbreviate the option (npm's `--glob`).
  */
-export function optionSpellingReason(pattern: string, program: string, spelling: string, option: string, how: "untabled" | "sometimes"): string {
-  return how === "untabled"
-    ? `the guard has no table of ${program}'s options, so it cannot tell whether ${spelling} is another spelling of ${option} (a long option may be a short one's long name or abbreviate a longer one, a short one may stand for a long one), which ${JSON.stringify(pattern)} names`
-    : `${program} reads ${spelling} as ${option} only in some cases it decides when it runs, and ${JSON.stringify(pattern)} names ${option}`;
+export function optionSpellingReason(pattern: string, program: string, spelling: string, option: string, how: "untabled" | "sometimes" | "abbreviation"): string {
+  if (how === "untabled") return `the guard has no table of ${program}'s options, so it cannot tell whether ${spelling} is another spelling of ${option} (a long option may be a short one's long name or abbreviate a longer one, a short one may stand for a long one), which ${JSON.stringify(pattern)} names`;
+  if (how === "abbreviation") return `${program} may read ${spelling} as an abbreviation of ${option} (the guard knows only some of its long options, so it cannot tell whether the abbreviation is unique), which ${JSON.stringify(pattern)} names`;
+  return `${program} reads ${spelling} as ${option} only in some cases it decides when it runs, and ${JSON.stringify(pattern)} names ${option}`;
 }
 
 /** Why a deny or ask `pattern` cannot tell: the command connects to places the guard cannot read (`why`), and one of them may make the pattern match. */

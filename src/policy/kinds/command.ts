@@ -92,7 +92,7 @@ function optionReading(source: string, words: readonly string[], prefix: boolean
   return (command) => {
     const args = optionArguments(program, command, fold);
     if (args === undefined) return OPTIONS_NO;
-    const found = readOptionSpellings(command.slice(0, at), args);
+    const found = readOptionSpellings(words.slice(0, at), args);
     const foundSet = foldValues(found.set, fold);
     const operands = prefix ? found.operands.slice(0, wanted.operands.length) : found.operands;
     // An operand read only when the program runs (git push's HEAD), or one it takes from its configuration (a bare `git push`), may be the pattern's.
@@ -109,7 +109,7 @@ function optionReading(source: string, words: readonly string[], prefix: boolean
       if (foundSet.has(option)) continue;
       if (found.may.has(option)) {
         sure = false;
-        why ??= optionSpellingReason(source, name, found.spelled.get(option) ?? option, option, found.known ? "sometimes" : "untabled");
+        why ??= optionSpellingReason(source, name, found.spelled.get(option) ?? option, option, found.abbreviated.has(option) ? "abbreviation" : found.known ? "sometimes" : "untabled");
         continue;
       }
       const spelling = found.known ? undefined : mayBeSpelled(option, found);

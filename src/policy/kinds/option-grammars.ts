@@ -15,6 +15,7 @@
  *   that option (`-global`), a boolean takes `=VALUE` (false only for `false`) or a following `true` / `false`.
  */
 import { basename } from "./programs.js";
+import { commandSpellings } from "./subcommands.js";
 
 type Takes = "value" | "optional" | "flag";
 type Style = "gnu" | "pflag" | "go" | "nopt";
@@ -343,6 +344,8 @@ export interface OptionSpellings {
   readonly shorts: readonly string[];
   /** For each option set or maybe set, the spelling that set it as written (`--rec` for `--recursive`). */
   readonly spelled: ReadonlyMap<string, string>;
+  /** The options in `may` only because a long option the table cannot resolve may abbreviate them (a table of some of the program's options). */
+  readonly abbreviated: ReadonlySet<string>;
 }
 
 /** An operand whose reading is only known when the program runs (git push's `HEAD`). */
@@ -401,7 +404,8 @@ export function optionArguments(program: readonly string[], command: readonly st
   // The options before the subcommand, read with its table: a valued one takes the next word (`-n NS`).
   for (let i = 1; i < command.length; i++) {
     const word = command[i]!;
-    if (fold(word) === program[1]) return [...command.slice(1, i), ...command.slice(i + 1)];
+    // The subcommand, or another name of it (`npm --global i x`).
+    if (fold(word) === program[1] || (!word.startsWith("-") && commandSpellings(program[0]!, [program[0]!, word]).spellings.some((line) => line.length === 2 && fold(line[1]!) === program[1]))) return [...command.slice(1, i), ...command.slice(i + 1)];
     if (!word.startsWith("-") || word === "-" || word === "--") return undefined;
     if (word.startsWith("--")) {
       const long = word.includes("=") ? undefined : resolveLong(grammar, grammar.caseless === true ? word.slice(2).toLowerCase() : word.slice(2));
@@ -425,6 +429,7 @@ export function readOptionSpellings(words: readonly string[], args: readonly str
   const longs: string[] = [];
   const shorts: string[] = [];
   const spelled = new Map<string, string>();
+  const abbreviated = new Set<string>();
   const add = (spelling: string, written: string, value?: string) => {
     for (const option of grammar?.sets?.[spelling] ?? [spelling]) {
       set.add(option);
@@ -480,6 +485,7 @@ export function readOptionSpellings(words: readonly string[], args: readonly str
           for (const known of Object.keys(grammar.long)) {
             if (!known.startsWith(name)) continue;
             may.add(`--${known}`);
+            abbreviated.add(`--${known}`);
             if (!spelled.has(`--${known}`)) spelled.set(`--${known}`, word);
           }
         }
@@ -524,5 +530,5 @@ export function readOptionSpellings(words: readonly string[], args: readonly str
       add(`-${letter}`, word);
     }
   }
-  return { set, may, operands, implicit: grammar?.implicitOperands === true, known: grammar !== undefined, longs, shorts, spelled };
+  return { set, may, operands, implicit: grammar?.implicitOperands === true, known: grammar !== undefined, longs, shorts, spelled, abbreviated };
 }
