@@ -20,7 +20,7 @@ import { commandSpellings } from "./subcommands.js";
 type Takes = "value" | "optional" | "flag";
 type Style = "gnu" | "pflag" | "go" | "nopt";
 
-export interface OptionGrammar {
+interface OptionGrammar {
   /** The option parser (see above); gnu when left out. */
   readonly style?: Style;
   /** Short options that take a value: attached (`-mMSG`) or the next word. */
