@@ -123,7 +123,7 @@ const CLASSES: readonly OptionClass[] = [
   { deny: ["pip install -U:*"], cases: [d("pip install --upgrade x"), d("pip install --upgrade-s eager x -U"), d("pip install x -U"), ok("pip install x"), ok("pip install --upgr x")] },
   {
     deny: ["apt-get install -y:*"],
-    cases: [d("apt-get install --yes x"), d("apt-get install --assume-yes x"), d("apt-get install x -y"), d("apt-get install -qy x"), d("apt-get -y install x"), d("apt-get --YES install x"), ok("apt-get install x"), ok("apt-get install -q x")],
+    cases: [d("apt-get install --yes x"), d("apt-get install --assume-yes x"), d("apt-get install x -y"), d("apt-get install -qy x"), d("apt-get -y install x"), d("apt-get --YES install x"), d("apt-get install --yes=true x"), d("apt-get install --assume-yes on x"), ok("apt-get install --yes=no x"), ok("apt-get install --ye x"), ok("apt-get install x"), ok("apt-get install -q x")],
   },
   { deny: ["apt-get remove --purge:*"], cases: [d("apt-get remove x --purge"), ok("apt-get remove x")] },
   {

@@ -11,6 +11,8 @@
  * - "pflag": spf13/pflag (docker, kubectl, helm): like gnu, but no abbreviation, and a boolean takes `=true` / `=false`.
  * - "go": Go's flag package (terraform): `-name` and `--name` alike, `-name=value`, a boolean takes `=true` / `=false` (or
  *   1, t, 0, f, ...), no clusters, no abbreviation, options end at the first operand.
+ * - "apt": apt's CommandLine: long names without case and never abbreviated, clusters, `--no-NAME`, a boolean takes
+ *   `=VALUE` or a following word apt reads as one (0, 1, yes, no, true, false, with, without, on, off, enable, disable).
  * - "nopt": npm's nopt: like gnu (abbreviations, `--no-NAME`), a multi-letter word after one dash that names an option is
  *   that option (`-global`), a boolean takes `=VALUE` (false only for `false`) or a following `true` / `false`.
  */
@@ -18,7 +20,7 @@ import { basename } from "./programs.js";
 import { commandSpellings } from "./subcommands.js";
 
 type Takes = "value" | "optional" | "flag";
-type Style = "gnu" | "pflag" | "go" | "nopt";
+type Style = "gnu" | "pflag" | "go" | "nopt" | "apt";
 
 interface OptionGrammar {
   /** The option parser (see above); gnu when left out. */
@@ -104,7 +106,7 @@ const NPM: OptionGrammar = {
 };
 
 const APT_GET: OptionGrammar = {
-  // apt's CommandLine: long names compared without case, never abbreviated; `--no-NAME` unsets a boolean.
+  style: "apt",
   caseless: true,
   negatable: true,
   leading: true,
@@ -386,6 +388,7 @@ function resolveLong(grammar: OptionGrammar, given: string): { readonly name: st
 /** A boolean option's `=VALUE` as the parser reads it: true, false, or undefined (the parser refuses it). */
 function booleanValue(style: Style, value: string): boolean | undefined {
   if (style === "nopt") return value !== "false";
+  if (style === "apt") return /^(?:1|yes|true|with|on|enable)$/i.test(value) ? true : /^(?:0|no|false|without|off|disable)$/i.test(value) ? false : undefined;
   if (/^(?:1|t|T|TRUE|true|True)$/.test(value)) return true;
   if (/^(?:0|f|F|FALSE|false|False)$/.test(value)) return false;
   return undefined;
@@ -503,8 +506,8 @@ export function readOptionSpellings(words: readonly string[], args: readonly str
         const given = style === "gnu" ? undefined : booleanValue(style, value);
         if (given === undefined) continue;
         on = on === given;
-      } else if (takes === "flag" && style === "nopt" && /^(?:true|false)$/.test(args[i + 1] ?? "")) {
-        on = on === (args[i + 1] === "true");
+      } else if (takes === "flag" && (style === "nopt" || style === "apt") && booleanValue(style, args[i + 1] ?? "") !== undefined && (style === "apt" || /^(?:true|false)$/.test(args[i + 1]!))) {
+        on = on === booleanValue(style, args[i + 1]!);
         i++;
       }
       if (!on) {
