@@ -23,13 +23,13 @@ import { bashGuard, denyListGuard, describeBashClasses, expectBashDecision, inst
 const X = "rm -rf /tmp/x";
 const DENY = ["rm:*", "nc:*", "git push:*"];
 /** Deny rules that name options, as users write them to keep the dangerous forms out while the rest runs. */
-const OPTION_DENY = ["rm -rf:*", "git push --force:*", "git push -f:*", "git commit --no-verify:*", "git clean -fd:*", "git reset --hard:*", "git branch -D:*", "docker rm -f:*"];
+const OPTION_DENY = ["rm -rf:*", "git push --force:*", "git push -f:*", "git commit --no-verify:*", "git clean -fd:*", "git reset --hard:*", "git branch -D:*", "docker rm -f:*", "podman rm -f:*"];
 
 const OPTION_CLASSES: readonly BashClass[] = [
   {
-    name: "a deny rule that names options holds however the program reads the same options: reordered (`rm -fr`), split (`rm -r -f`), clustered (`git push -uf`, `git commit -anm`), with more options (`rm -rfv`), long or short (`rm --recursive --force`, `git commit -n`, `git branch --delete --force` for -D), abbreviated to a unique prefix (`rm --rec --for`, `git reset --har`, `git commit --no-verif`), after the operands (`git push origin main --force`, `git reset HEAD --hard`), or an operand that means the option (git push's `+REF` and `--mirror` force the update); an option the program reads as only sometimes forcing (`--force-with-lease`) and a program whose options the guard has no table for (`docker rm abc -f`) make the deny cannot tell",
+    name: "a deny rule that names options holds however the program reads the same options: reordered (`rm -fr`), split (`rm -r -f`), clustered (`git push -uf`, `git commit -anm`), with more options (`rm -rfv`), long or short (`rm --recursive --force`, `git commit -n`, `git branch --delete --force` for -D), abbreviated to a unique prefix (`rm --rec --for`, `git reset --har`, `git commit --no-verif`), after the operands (`git push origin main --force`, `git reset HEAD --hard`), or an operand that means the option (git push's `+REF` and `--mirror` force the update); an option the program reads as only sometimes forcing (`--force-with-lease`) and a program whose options the guard has no table for (`podman rm abc -f`) make the deny cannot tell (docker's options it reads: `docker rm abc -f` is denied)",
     source: "anthropics/claude-code#18613 ('Deny rules can be bypassed by flag reordering/insertion': `rm -fr /`, `rm -rfi /`, `rm -rfv /`, `rm --recursive --force /` against `Bash(rm -rf /:*)`); pfBlockerNG/pfBlockerNG#1292 ('misses the short commit bypass flag' -n and the cluster -anm; 'misses +refspec force pushes'); Kilo-Org/kilocode#11848 (deny patterns on flags `--force`, `-f` do not bind); kubestellar/console#9136 review ('easy to bypass (e.g., git push -f ..., --force-with-lease'); rm(1) and git's parse-options (options in any order, after operands, unique prefixes of long options); checked with coreutils 9.1 and git 2.39",
-    allow: ["rm:*", "sudo:*", "git push:*", "git commit:*", "git clean:*", "git branch:*", "git reset:*", "docker rm:*"],
+    allow: ["rm:*", "sudo:*", "git push:*", "git commit:*", "git clean:*", "git branch:*", "git reset:*", "docker rm:*", "podman rm:*"],
     cases: [
       { command: "rm -fr /", expect: "deny" },
       { command: "rm -rfv /", expect: "deny" },
@@ -60,8 +60,10 @@ const OPTION_CLASSES: readonly BashClass[] = [
       { command: "git branch -d -f b", expect: "deny" },
       { command: "git reset --har", expect: "deny" },
       { command: "git reset HEAD --hard", expect: "deny" },
-      { command: "docker rm abc -f", expect: "ask" },
-      { command: "docker rm --force abc", expect: "ask" },
+      { command: "docker rm abc -f", expect: "deny" },
+      { command: "docker rm --force abc", expect: "deny" },
+      { command: "podman rm abc -f", expect: "ask" },
+      { command: "podman rm --force abc", expect: "ask" },
       // The benign neighbours: a branch name holding -f (akaszubski/autonomous-dev#1405), a message holding -n, one option of two.
       { command: "git push origin batch/1442-obs-fixes", expect: "allow" },
       { command: "git push -u origin feature-fix", expect: "allow" },
@@ -171,7 +173,7 @@ describeBashClasses("public bypass classes (12): git's push by its other names, 
 
 describe("public bypass classes (12): under a deny list, what the guard cannot read asks", () => {
   const guard = denyListGuard(OPTION_DENY, "public-bypasses-12-deny-list");
-  it.each(["git push --force-with-lease origin main", "git push --force-w origin main", "docker rm abc -f", "docker rm -vf abc"])("%s", (command) => {
+  it.each(["git push --force-with-lease origin main", "git push --force-w origin main", "podman rm abc -f", "podman rm -vf abc"])("%s", (command) => {
     const decision = guard.decide("Bash", { command });
     expect(decision.mode, decision.reason).toBe("ask");
     expect(decision.reason).toMatch(/cannot tell/);

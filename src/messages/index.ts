@@ -317,12 +317,24 @@ export function hardLinkReason(pattern: string, word: string, directory: string)
 
 /**
  * Why a deny or ask pattern that names options cannot tell: the command sets the same options, with the same operands, as
- * its program may read them (an option that forces only sometimes, `--force-with-lease`; a program whose options the guard
- * has no table for, where a letter may be a value and a long option the long spelling of a short one; git push's `HEAD`,
- * or a remote and branch left out, which it takes from the checkout and the configuration).
+ * its program may read them (git push's `HEAD`, or a remote and branch left out, which it takes from the checkout and the
+ * configuration; a program whose options the guard has no table for, where a letter may be an option's value).
  */
 export function optionSpellingsReason(pattern: string): string {
-  return `the command's options and operands, as its program reads them (some only when it runs: an option that forces only sometimes, a remote or branch it takes from the configuration or the checkout), may be the ones ${JSON.stringify(pattern)} names`;
+  return `the command's options and operands, as its program reads them (some only when it runs: a remote or branch it takes from the configuration or the checkout; for a program whose options the guard has no table of, a letter may be another option's value), may be the ones ${JSON.stringify(pattern)} names`;
+}
+
+/**
+ * Why a deny or ask pattern that names an option cannot tell: the command gives `spelling`, which its program may read as
+ * the pattern's `option`. `how`: "untabled", the guard has no table of the program's options (a long option may be a short
+ * one's long spelling, or abbreviate a longer one, and a short one may be a long one's short spelling); "sometimes", the
+ * program's table says the spelling sets the option only in some cases it decides when it runs (`--force-with-lease`);
+ * "abbreviation", the table holds only some of the program's long options and the spelling may abbreviate the option (npm's `--glob`).
+ */
+export function optionSpellingReason(pattern: string, program: string, spelling: string, option: string, how: "untabled" | "sometimes" | "abbreviation"): string {
+  if (how === "untabled") return `the guard has no table of ${program}'s options, so it cannot tell whether ${spelling} is another spelling of ${option} (a long option may be a short one's long name or abbreviate a longer one, a short one may stand for a long one), which ${JSON.stringify(pattern)} names`;
+  if (how === "abbreviation") return `${program} may read ${spelling} as an abbreviation of ${option} (the guard knows only some of its long options, so it cannot tell whether the abbreviation is unique), which ${JSON.stringify(pattern)} names`;
+  return `${program} reads ${spelling} as ${option} only in some cases it decides when it runs, and ${JSON.stringify(pattern)} names ${option}`;
 }
 
 /** Why a deny or ask `pattern` cannot tell: the command connects to places the guard cannot read (`why`), and one of them may make the pattern match. */

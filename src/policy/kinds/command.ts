@@ -1,7 +1,8 @@
 import { foldCase, normalizeString } from "../normalize.js";
 import { posix } from "node:path";
-import { hardLinkReason, lineLinkReason, optionSpellingsReason, unknownDirectoryReason, unplacedWordsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
-import { optionGrammarAt, readOptionSpellings, UNKNOWN_OPERAND, type OptionSpellings, type Refusal } from "./programs.js";
+import { hardLinkReason, lineLinkReason, optionSpellingReason, optionSpellingsReason, unknownDirectoryReason, unplacedWordsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
+import { optionArguments, optionGrammarAt, readOptionSpellings, UNKNOWN_OPERAND, type OptionSpellings } from "./option-grammars.js";
+import type { Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
 import { lineLinks, linkReadings, UNKNOWN_TARGET, type LineLink } from "./links.js";
 import { hardLinkNames, pathWordReadings } from "./path.js";
@@ -59,49 +60,85 @@ interface CommandPattern {
    * program's table reads them so; UNKNOWN when they may be set (an option that forces only sometimes, a program the guard
    * has no table for); NO otherwise.
    */
-  optionsMatch?(words: readonly string[]): Verdict;
+  optionsMatch?(words: readonly string[]): OptionsVerdict;
 }
 
+/** A verdict of an option reading, and when it cannot tell, why (the spelling and the option it may stand for). */
+interface OptionsVerdict {
+  readonly verdict: Verdict;
+  readonly why?: string;
+}
+
+const OPTIONS_NO: OptionsVerdict = { verdict: NO };
+const OPTIONS_YES: OptionsVerdict = { verdict: YES };
+
 /**
- * The option reading of a pattern whose words after the program include options (OptionGrammar in programs.ts): its
- * program's words, then options and operands read as the program reads them. `prefix`: the pattern ends with `:*` (or
- * ` *`), so the command may have more operands after the pattern's and more options; else it has the same ones.
+ * The option reading of a pattern whose words after the program include options, or `--` before its operands (OptionGrammar
+ * in option-grammars.ts): its program's words, then options and operands read as the program reads them. `prefix`: the
+ * pattern ends with `:*` (or ` *`), so the command may have more operands after the pattern's and more options; else it has
+ * the same ones. A value the pattern gives an option (`--grace-period=0`) must be the command's.
  */
-function optionReading(words: readonly string[], prefix: boolean, fold: (text: string) => string): ((command: readonly string[]) => Verdict) | undefined {
-  if (!words.slice(1).some((word) => /^-[^-]|^--./.test(word))) return undefined;
-  const at = Math.max(1, optionGrammarAt(words));
+function optionReading(source: string, words: readonly string[], prefix: boolean, fold: (text: string) => string): ((command: readonly string[]) => OptionsVerdict) | undefined {
+  const named = words.slice(1).some((word) => /^-[^-]|^--./.test(word));
+  const tabled = optionGrammarAt(words);
+  const at = Math.max(1, tabled);
+  // `git checkout -- .:*`: `--` only says the operands follow, which a program with a table reads without it too (`git checkout .`).
+  if (!named && !(tabled > 0 && words.slice(at).includes("--"))) return undefined;
   const program = words.slice(0, at).map(fold);
   const wanted = readOptionSpellings(words.slice(0, at), words.slice(at));
-  if (wanted.set.size === 0) return undefined;
+  if (wanted.set.size === 0 && !(wanted.known && words.slice(at).includes("--"))) return undefined;
+  const wantedSet = foldValues(wanted.set, fold);
+  const name = words.slice(0, at).join(" ");
   return (command) => {
-    if (command.length < at || program.some((word, i) => fold(command[i]!) !== word)) return NO;
-    const found = readOptionSpellings(command.slice(0, at), command.slice(at));
+    const args = optionArguments(program, command, fold);
+    if (args === undefined) return OPTIONS_NO;
+    const found = readOptionSpellings(words.slice(0, at), args);
+    const foundSet = foldValues(found.set, fold);
     const operands = prefix ? found.operands.slice(0, wanted.operands.length) : found.operands;
     // An operand read only when the program runs (git push's HEAD), or one it takes from its configuration (a bare `git push`), may be the pattern's.
     let sure = found.known;
-    if (operands.length !== wanted.operands.length && !(found.implicit && operands.length < wanted.operands.length)) return NO;
+    let why: string | undefined;
+    if (operands.length !== wanted.operands.length && !(found.implicit && operands.length < wanted.operands.length)) return OPTIONS_NO;
     for (const [i, word] of wanted.operands.entries()) {
       const given = operands[i];
       if (given === undefined || given === UNKNOWN_OPERAND) sure = false;
-      else if (fold(given) !== fold(word)) return NO;
+      else if (fold(given) !== fold(word)) return OPTIONS_NO;
     }
-    if (!prefix && [...found.set].some((option) => !wanted.set.has(option))) return NO;
-    for (const option of wanted.set) {
-      if (found.set.has(option)) continue;
-      if (found.may.has(option) || (!found.known && mayBeSpelled(option, found))) sure = false;
-      else return NO;
+    if (!prefix && [...foundSet].some((option) => !wantedSet.has(option))) return OPTIONS_NO;
+    for (const option of wantedSet) {
+      if (foundSet.has(option)) continue;
+      if (found.may.has(option)) {
+        sure = false;
+        why ??= optionSpellingReason(source, name, found.spelled.get(option) ?? option, option, found.abbreviated.has(option) ? "abbreviation" : found.known ? "sometimes" : "untabled");
+        continue;
+      }
+      const spelling = found.known ? undefined : mayBeSpelled(option, found);
+      if (spelling === undefined) return OPTIONS_NO;
+      sure = false;
+      why ??= optionSpellingReason(source, name, spelling, option, "untabled");
     }
-    return sure ? YES : UNKNOWN;
+    return sure ? OPTIONS_YES : { verdict: UNKNOWN, why: why ?? optionSpellingsReason(source) };
   };
 }
 
+/** The options with the values given to them (`--namespace=NS`) folded as operands are. */
+function foldValues(options: ReadonlySet<string>, fold: (text: string) => string): ReadonlySet<string> {
+  if (![...options].some((option) => option.includes("="))) return options;
+  return new Set([...options].map((option) => (option.includes("=") ? `${option.slice(0, option.indexOf("=") + 1)}${fold(option.slice(option.indexOf("=") + 1))}` : option)));
+}
+
 /**
- * Without the program's table: whether a long option of the command may stand for `option` (an abbreviation of a long
- * one, `--forc` for `--force`; a long option beginning with a short one's letter, `--force` for `-f`).
+ * Without the program's table: a spelling the command gives that may stand for `option` (a pattern's option with its
+ * value, `--grace-period=0`, stands for the option): for a long option, a long one it begins with (`--rec` for
+ * `--recursive`) or any short one (`-R`); for a short option, any long one (`--recursive` for `-R`). Undefined when none may.
  */
-function mayBeSpelled(option: string, found: OptionSpellings): boolean {
-  if (option.startsWith("--")) return found.longs.some((name) => name !== "" && option.slice(2).startsWith(name));
-  return found.longs.some((name) => name.startsWith(option.slice(1)));
+function mayBeSpelled(option: string, found: OptionSpellings): string | undefined {
+  const bare = option.includes("=") ? option.slice(0, option.indexOf("=")) : option;
+  if (bare.startsWith("--")) {
+    const name = bare.slice(2);
+    return found.longs.find((given) => given.startsWith("--") && name.startsWith(given.slice(2).split("=")[0]!) && given.length > 2) ?? found.shorts[0];
+  }
+  return found.longs[0];
 }
 
 /** A place a command connects to that the guard cannot read, as a word of any text (mayMatch reads it as such). */
@@ -405,7 +442,7 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
   const names = (token: string) => token !== "" && (own.has(token) || [...own].some((word) => word.startsWith(`${token}=`)));
   if (trimmed.endsWith(":*")) {
     const prefix = splitWords(trimmed.slice(0, -2)).map(fold);
-    const optionsMatch = trimmed.slice(0, -2).includes("*") ? undefined : optionReading(splitWords(trimmed.slice(0, -2)), true, fold);
+    const optionsMatch = trimmed.slice(0, -2).includes("*") ? undefined : optionReading(pattern, splitWords(trimmed.slice(0, -2)), true, fold);
     return {
       source: pattern,
       names,
@@ -440,7 +477,7 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
     const pinned = directories.length > 0 && !CLIMB.test(trimmed);
     const outside = (word: string) => CLIMB.test(word) || (/^[/~]/.test(word) && !directories.some((directory) => /^[/~]/.test(directory) && word.startsWith(directory)));
     // `git push --force *` (a single `*`, after a blank, at the end) reads as `git push --force:*`.
-    const optionsMatch = /\s\*$/.test(trimmed) && literals.length === 2 ? optionReading(splitWords(trimmed.slice(0, -1)), true, fold) : undefined;
+    const optionsMatch = /\s\*$/.test(trimmed) && literals.length === 2 ? optionReading(pattern, splitWords(trimmed.slice(0, -1)), true, fold) : undefined;
     return {
       source: pattern,
       names,
@@ -463,7 +500,7 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
     };
   }
   const exact = splitWords(trimmed).map(fold);
-  const optionsMatch = optionReading(splitWords(trimmed), false, fold);
+  const optionsMatch = optionReading(pattern, splitWords(trimmed), false, fold);
   return {
     source: pattern,
     names,
@@ -785,9 +822,9 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
           if (patterns.some((pattern) => pattern.matches(form))) return { verdict: YES, why: undefined };
           // `rm -fr /`, `git push origin main -f` against `rm -rf:*`, `git push --force:*`: the options as the program reads them.
           for (const pattern of patterns) {
-            const verdict = pattern.optionsMatch?.(form);
-            if (verdict === YES) return { verdict: YES, why: undefined };
-            if (verdict === UNKNOWN) open ??= optionSpellingsReason(pattern.source);
+            const options = pattern.optionsMatch?.(form);
+            if (options?.verdict === YES) return { verdict: YES, why: undefined };
+            if (options?.verdict === UNKNOWN) open ??= options.why;
           }
           // `git p${x}ush`, `git $x push`, `git pu?h`: words the shell still changes may make a pattern match.
           if (command.wild !== undefined && open === undefined) {
@@ -828,7 +865,7 @@ export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[
           patterns.some((pattern) =>
             candidate.form.at(-1) === UNREAD_WORDS
               ? mayMatch(pattern, candidate.form, UNREAD_WORD_SET) !== false
-              : pattern.matches(candidate.form) || pattern.optionsMatch?.(candidate.form) === YES || (where?.startsWith("/") === true && placedForms(candidate.form, where).some((form) => pattern.matches(form))),
+              : pattern.matches(candidate.form) || pattern.optionsMatch?.(candidate.form).verdict === YES || (where?.startsWith("/") === true && placedForms(candidate.form, where).some((form) => pattern.matches(form))),
           ),
         );
         if (one !== undefined) {

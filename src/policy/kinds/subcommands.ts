@@ -757,7 +757,8 @@ export function commandSpellings(name: string, words: readonly string[]): Comman
     return { spellings: [], maybe: guesses(name, words, first, `${name} has options before its operands that the guard has no table for (one may take the next word as its value), so which word starts its operands is only known when it runs`) };
   }
   // `cat -- /etc/shadow`: `--` ends the options of most programs (getopt's), so the operands after it are its first.
-  // (Not when that word starts with `-`: after `--` it is an operand, which without `--` would read as options: `rm -- -rf`.)
-  if (words.length > 2 && words[1] === "--" && !words[2]!.startsWith("-")) return { spellings: [], maybe: [{ form: [name, ...words.slice(2)], reason: `${name} may read -- as the end of its options (as most programs do), so the word after it may be its first operand` }] };
+  // (Not when that word starts with `-`: after `--` it is an operand, which without `--` would read as options: `rm -- -rf`;
+  // and a later word that starts with `-` stays after a `--`: `chmod -- 644 -R` is `chmod 644 -- -R`, -R a file.)
+  if (words.length > 2 && words[1] === "--" && !words[2]!.startsWith("-")) return { spellings: [], maybe: [{ form: [name, words[2]!, ...(words.slice(3).some((word) => word.startsWith("-")) ? ["--"] : []), ...words.slice(3)], reason: `${name} may read -- as the end of its options (as most programs do), so the word after it may be its first operand` }] };
   return NONE;
 }
