@@ -6430,14 +6430,8 @@ const MOVE: FileProgram = {
   values: { "-t": "write", "--target-directory": "write", "-S": "text", "--suffix": "text" },
   switches: [{ when: ["-t", "--target-directory"], last: "read-write" }],
 };
-const LINK: FileProgram = {
-  options: NAMING_PROGRAMS.ln!.options,
-  // A link to a file reads and writes it under another name.
-  operands: "read-write",
-  last: "write",
-  values: { "-t": "write", "--target-directory": "write", "-S": "text", "--suffix": "text" },
-  switches: [{ when: ["-t", "--target-directory"], last: "read-write" }],
-};
+// A link to a file reads and writes it under another name, as a move does.
+const LINK: FileProgram = { ...MOVE, options: NAMING_PROGRAMS.ln!.options };
 const REMOVE: FileProgram = {
   options: { flags: "fiIrRdv", long: ["--force", "--interactive", "--one-file-system", "--no-preserve-root", "--preserve-root", "--recursive", "--dir", "--verbose", ...COMMON_LONG], longOptional: ["--interactive", "--preserve-root"] },
   operands: "write",
