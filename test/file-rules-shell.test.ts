@@ -128,6 +128,13 @@ describe("what a file rule cannot tell asks (fail closed)", () => {
     ["rg -uu KEY", "ask"],
     ["rg KEY .env", "deny"],
   ]);
+  // rg --files prints names and reads no file, hidden or under secrets/.
+  check(policyOf([deny("Read(.env)"), deny("Read(./secrets/**)")]), [
+    ["rg --files", "allow"],
+    ["rg --files --hidden", "allow"],
+    ["rg --files -uu secrets", "allow"],
+    ["rg --hidden KEY secrets", "deny"],
+  ]);
 });
 
 describe("benign lines stay as they were", () => {

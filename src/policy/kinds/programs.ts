@@ -6385,6 +6385,8 @@ const SEARCHER: FileProgram = {
     { when: ["-e", "--regexp", "-f", "--file", "--files", "-g"], lead: [] },
     // (`-u` is rg's --unrestricted: `-uu` searches hidden names too; ag's `-u` does at once.)
     { when: ["--hidden", "-.", "-u", "--unrestricted", "-a", "--all-types", "--all-text", "--pre"], operands: "walk", none: "walk" },
+    // rg --files prints the names of the files it would search and reads none of them.
+    { when: ["--files"], operands: "name", none: "name" },
   ],
 };
 const SED: FileProgram = {
