@@ -656,8 +656,10 @@ function scriptsWritten(walk: Walk): void {
     const loading = codeLoader(command.words);
     if (loading !== undefined) loads.push({ at, program: loading.program, what: loading.loader.what, files: loading.loader.files, interpreter: loading.loader.interpreter === true });
     for (const file of reading.writes ?? []) {
-      written.add(scriptPath(file));
-      (writtenBy.get(scriptPath(file)) ?? writtenBy.set(scriptPath(file), new Set()).get(scriptPath(file))!).add(at);
+      const path = scriptPath(file);
+      written.add(path);
+      const by = writtenBy.get(path) ?? new Set<number>();
+      writtenBy.set(path, by.add(at));
     }
     if (reading.writesUnnamed !== undefined) unnamed.push({ at, why: reading.writesUnnamed, ...(reading.installsPackages === true ? { packages: true } : {}) });
     const mode = OPERAND_WRITERS[basename(command.words[0] ?? "")];
