@@ -1538,24 +1538,19 @@ export class PermissionPolicy {
       const condition = compileFieldCondition(selector, { command: commands, caseSensitive: caseSensitive === "true" }, `composite of ${rules.map((rule) => rule.ruleId).join(", ")}`, this.defaults);
       const description = `every simple command in ${selector} is allowed by one of ${rules.map((rule) => rule.ruleId).join(", ")}`;
       const spec: PermissionRule = { tool, mode: "allow", where: { [selector]: { command: commands } } };
-      merged.push({
-        order: rules[0]?.order ?? 0,
-        spec,
-        ruleId: rules.map((rule) => rule.ruleId).join("+"),
-        mode: "allow",
-        matchesTool: () => true,
-        conditional: true,
-        contextual: false,
-        personal: false,
-        principal: undefined,
-        context: undefined,
-        args: undefined,
-        argsInTokens: undefined,
-        kinds: {},
-        where: [condition],
-        description,
-        reasonText: ruleReason(spec, description),
-      });
+      merged.push(
+        madeRule({
+          order: rules[0]?.order ?? 0,
+          spec,
+          ruleId: rules.map((rule) => rule.ruleId).join("+"),
+          mode: "allow",
+          matchesTool: () => true,
+          kinds: {},
+          where: [condition],
+          description,
+          reasonText: ruleReason(spec, description),
+        }),
+      );
     }
     if (this.compositeByTool.size >= MAX_CACHED_TOOLS) this.compositeByTool.clear();
     this.compositeByTool.set(tool, merged);
@@ -1660,25 +1655,26 @@ function shellFileRule(one: ShellFileRule, tool: string, field: string, defaults
   };
   const id = entry.spec.id ?? `permissions[${entry.order}]`;
   const spec: PermissionRule = { tool, mode: entry.mode, where: { [field]: { command: "*" } } };
-  return {
+  return madeRule({
     order: entry.order,
     spec,
     ruleId: `permission:${id}`,
     mode: entry.mode,
     matchesTool: (name) => name === tool,
-    conditional: true,
-    contextual: false,
-    personal: false,
-    principal: undefined,
-    context: undefined,
-    args: undefined,
-    argsInTokens: undefined,
     where: [condition],
     description,
     reasonText: entry.spec.reason ?? description,
     kinds: { [field]: "command" },
     reasonOf: (view) => entry.spec.reason ?? judge(view.literal).reason ?? judge(view.value).reason,
-  };
+  });
+}
+
+/**
+ * A rule the policy makes itself from its conditions (a tool's command allows merged into one, a file rule read in a
+ * command tool's calls): conditional, and reading no thread, principal, context or `args` regex.
+ */
+function madeRule(rule: Omit<CompiledRule, "conditional" | "contextual" | "personal" | "principal" | "context" | "args" | "argsInTokens">): CompiledRule {
+  return { ...rule, conditional: true, contextual: false, personal: false, principal: undefined, context: undefined, args: undefined, argsInTokens: undefined };
 }
 
 /** Set only while `eagerLinearScanForTests` builds its policy. */
