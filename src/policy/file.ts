@@ -44,6 +44,8 @@ export interface LoadedPolicy {
   readonly fieldKinds?: Record<string, Record<string, ArgumentKind>> | undefined;
   /** Path readings follow symlinks on this machine (`followSymlinks`; default: when pathBase is a directory here). */
   readonly followSymlinks?: boolean | undefined;
+  /** The home directory `~` names in path patterns (`home`; default: this process's home). */
+  readonly home?: string | undefined;
   readonly permissions: PermissionRule[];
   /** `tool_rules` then `agent.tool_rules`, normalised to ToolRule whatever form they were written in. */
   readonly toolRules: ToolRule[];
@@ -171,6 +173,7 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
     mainArguments,
     ...(Object.keys(fieldKinds).length === 0 ? {} : { fieldKinds }),
     ...(doc.followSymlinks === undefined ? {} : { followSymlinks: doc.followSymlinks }),
+    ...(doc.home === undefined ? {} : { home: doc.home }),
     permissions,
     toolRules: [
       ...normaliseToolRules(doc.tool_rules ?? [], ["tool_rules"], sourceName),
@@ -237,6 +240,7 @@ export function loadedPolicyOf(policy: PermissionPolicy): LoadedPolicy {
     mainArguments: { ...options.mainArguments },
     ...(options.fieldKinds === undefined ? {} : { fieldKinds: { ...options.fieldKinds } }),
     ...(options.followSymlinks === undefined ? {} : { followSymlinks: options.followSymlinks }),
+    ...(options.home === undefined ? {} : { home: options.home }),
     permissions: [...rules],
     toolRules: [],
     provenance: options.provenance === undefined ? undefined : { ...options.provenance, trusted: options.provenance.trusted?.slice(), untrusted: options.provenance.untrusted?.slice() },
@@ -261,6 +265,7 @@ export function permissionPolicy(loaded: LoadedPolicy): PermissionPolicy {
     if (loaded.pathBase !== undefined) options.pathBase = loaded.pathBase;
     if (loaded.fieldKinds !== undefined) options.fieldKinds = loaded.fieldKinds;
     if (loaded.followSymlinks !== undefined) options.followSymlinks = loaded.followSymlinks;
+    if (loaded.home !== undefined) options.home = loaded.home;
     if (loaded.principals !== undefined) options.principals = loaded.principals;
     if (loaded.approvers !== undefined) options.approvers = loaded.approvers;
     try {

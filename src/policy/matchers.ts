@@ -134,6 +134,8 @@ export function equalityKey(found: unknown, fold: (text: string) => string): str
 export interface MatcherDefaults {
   /** Base directory of `path` matchers that declare none (absolute; default "/"). */
   pathBase?: string | undefined;
+  /** The home directory `~` names in `path` patterns (absolute; undefined: `~` is refused). */
+  home?: string | undefined;
   /** Path readings also follow symlinks on this machine (see readPathValue). */
   followSymlinks?: boolean | undefined;
 }
@@ -295,9 +297,9 @@ function kindTest(matcher: Exclude<FieldMatcher, { exists: boolean }>, where: st
   try {
     if ("path" in matcher) {
       const options = pathOptions(defaults, matcher.base);
-      const patterns = patternsOf(matcher.path).map((pattern) => compilePathPattern(pattern, { base: options.base, caseSensitive }));
+      const patterns = patternsOf(matcher.path).map((pattern) => compilePathPattern(pattern, { base: options.base, home: defaults.home, caseSensitive }));
       // An allow compares case as written unless the rule says caseSensitive: false (see kindedStringTest).
-      const allowPatterns = matcher.caseSensitive === undefined ? patternsOf(matcher.path).map((pattern) => compilePathPattern(pattern, { base: options.base, caseSensitive: true })) : patterns;
+      const allowPatterns = matcher.caseSensitive === undefined ? patternsOf(matcher.path).map((pattern) => compilePathPattern(pattern, { base: options.base, home: defaults.home, caseSensitive: true })) : patterns;
       return (text, restrictive) => judgePath(text, restrictive ? patterns : allowPatterns, options, restrictive);
     }
     if ("command" in matcher) {

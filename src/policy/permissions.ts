@@ -32,8 +32,19 @@ import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
 import { machineReading } from "./kinds/net.js";
 import { conventionalKind, conventionalMainArgument } from "./compact.js";
 import { judgeFileReach, type FileAccess, type FileRule } from "./kinds/file-reach.js";
-import { normaliseBase } from "./kinds/path.js";
+import { expandHome, normaliseBase } from "./kinds/path.js";
 import { statSync } from "node:fs";
+import { homedir } from "node:os";
+
+/** This process's home directory when it is an absolute path (else `~` in a path pattern is refused). */
+function processHome(): string | undefined {
+  try {
+    const home = homedir();
+    return home.startsWith("/") ? home : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function isDirectory(path: string): boolean {
   try {
@@ -62,6 +73,11 @@ export interface PermissionPolicyOptions {
   defaultRisk?: RiskLevel;
   /** Absolute directory relative paths in `path` matchers resolve against (default "/"). */
   pathBase?: string;
+  /**
+   * The home directory `~` names in `path` patterns (`Read(~/.ssh/**)`), as bash expands `~/…`: absolute
+   * (default: the home of this process, `os.homedir()`, where its tools run).
+   */
+  home?: string;
   /** Tools whose `toolRisk` may be lower than the risk they declare; for the others the higher of the two counts. */
   lowerRisk?: readonly string[];
   /** Trusted and untrusted tools for `from: [trusted]` and `after: [untrusted]`. */
@@ -117,6 +133,7 @@ const OptionsSchema = z.lazy(() => z.strictObject({
   riskModes: z.partialRecord(RiskLevelSchema, PermissionModeSchema).optional(),
   defaultRisk: RiskLevelSchema.optional(),
   pathBase: z.string().min(1).optional(),
+  home: z.string().min(1).optional(),
   lowerRisk: z.array(z.string()).optional(),
   provenance: ProvenanceConfigSchema.optional(),
   mainArguments: z.record(z.string(), MainArgumentSchema).optional(),
@@ -1063,7 +1080,10 @@ export class PermissionPolicy {
     }
     const valid = readLists.has(rules) ? rules : parsePermissionRules(rules, options.mainArguments);
     this.definition = { rules: valid, options: { ...options } };
-    const defaults: MatcherDefaults = { pathBase: options.pathBase, followSymlinks: options.followSymlinks ?? (options.pathBase !== undefined && isDirectory(options.pathBase)) };
+    if (options.home !== undefined && !options.home.startsWith("/")) {
+      throw new PolicyError(undefined, "home", `home ${JSON.stringify(options.home)} must be an absolute path (the home directory \`~\` names in path patterns)`);
+    }
+    const defaults: MatcherDefaults = { pathBase: options.pathBase, home: options.home ?? processHome(), followSymlinks: options.followSymlinks ?? (options.pathBase !== undefined && isDirectory(options.pathBase)) };
     for (const [tool, main] of Object.entries(options.mainArguments ?? {})) this.policyKinds.set(tool, { [main.field]: main.kind, ...this.policyKinds.get(tool) });
     for (const [tool, fields] of Object.entries(options.fieldKinds ?? {})) this.policyKinds.set(tool, { ...this.policyKinds.get(tool), ...fields });
     this.defaults = defaults;
@@ -1612,9 +1632,10 @@ function fileRulesOf(rules: readonly RuleEntry[], options: PermissionPolicyOptio
     const access: FileAccess | undefined = declared !== undefined ? (declared.kind === "path" && declared.field === selector ? (known?.access ?? "any") : undefined) : known?.field === selector ? known.access : undefined;
     if (access === undefined) continue;
     const path = matcher.path as string | readonly string[];
-    const patterns = typeof path === "string" ? [path] : [...path];
+    const written = typeof path === "string" ? [path] : [...path];
+    const patterns = written.map((pattern) => expandHome(pattern, defaults.home));
     const base = typeof matcher.base === "string" ? matcher.base : (defaults.pathBase ?? "/");
-    const source = rule.rule ?? `${rule.tool}(${patterns.join(", ")})`;
+    const source = rule.rule ?? `${rule.tool}(${written.join(", ")})`;
     out.push({ entry, file: { access, mode: rule.mode, source, patterns, base: normaliseBase(base), caseSensitive: matcher.caseSensitive === true, followSymlinks: defaults.followSymlinks === true } });
   }
   return out;

@@ -280,6 +280,7 @@ export const PolicyFileSchema = z.lazy(() =>
       defaultRisk: RiskLevelSchema.optional().describe("Risk of tools that declare none. Unset: a call no rule matches, on a tool with no declared risk, asks."),
       pathBase: z.string().min(1).optional().describe("Absolute directory the tools run in: relative paths in path matchers and compact rules resolve against it (default /), and deny and ask command patterns also read a command line's relative words from it (default: the directory a line starts in is unknown)."),
       followSymlinks: z.boolean().optional().describe("Read paths through the symlinks on this machine too (default: when pathBase is a directory on this machine)."),
+      home: z.string().min(1).optional().describe("Absolute home directory `~` names in path patterns (`Read(~/.ssh/**)`), as bash expands `~/…` (default: the home of the process the policy is built in)."),
       riskModes: z
         .strictObject({
           low: PermissionModeSchema.optional(),

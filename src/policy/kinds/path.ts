@@ -18,7 +18,8 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  *
  * Patterns are gitignore-like (as Claude Code's Read/Edit rules):
  * - `./secrets/**` or `secrets/**` (contains a slash): anchored at the base;
- * - `/etc/**`: absolute; `~/...` is refused at load (the guard cannot know whose home);
+ * - `/etc/**`: absolute; `~` and `~/...`: the home directory (`home`, absolute), as bash expands them;
+ *   `~NAME/...` (another user's home) is refused at load;
  * - `.env`, `*.pem` (no slash): a file or directory of that name at any depth;
  * - `dir/` (trailing slash): the directory and everything in it; `dir/**` also matches `dir` itself.
  * A deny or ask pattern that matches a directory also holds for everything in it (gitignore: `secrets`
@@ -27,6 +28,8 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 interface PathMatcherOptions {
   /** Directory relative paths are resolved against (absolute, default "/"). */
   base?: string | undefined;
+  /** The home directory `~` names (absolute); undefined: a pattern with `~` is refused. */
+  home?: string | undefined;
   caseSensitive?: boolean | undefined;
 }
 
@@ -42,10 +45,25 @@ export function normaliseBase(base: string | undefined): string {
   return resolved.length > 1 ? resolved.replace(/\/+$/, "") : resolved;
 }
 
+/**
+ * A path pattern with its leading `~` read as bash reads it in a word: `~` and `~/…` are the home
+ * directory `home`. `~NAME/…` (another user's home) and `~` without a home are refused.
+ */
+export function expandHome(pattern: string, home: string | undefined): string {
+  if (!pattern.startsWith("~")) return pattern;
+  const rest = pattern.slice(1);
+  if (rest !== "" && !rest.startsWith("/") && !rest.startsWith("\\")) {
+    throw new TypeError(`path pattern ${JSON.stringify(pattern)}: "~NAME" names another user's home, which is not supported (write an absolute path)`);
+  }
+  if (home === undefined) throw new TypeError(`path pattern ${JSON.stringify(pattern)}: "~" needs the policy's home directory (set home, an absolute path)`);
+  // The home is a place, not a pattern: its glob characters are escaped.
+  const root = normaliseBase(home).replace(/[*?[\]{}()!+@\\]/g, "\\$&");
+  return root === "/" ? rest || "/" : `${root}${rest}`;
+}
+
 export function compilePathPattern(pattern: string, options: PathMatcherOptions): CompiledPathPattern {
   const base = normaliseBase(options.base);
-  let glob = pattern.replace(/\\/g, "/");
-  if (glob.startsWith("~")) throw new TypeError(`path pattern ${JSON.stringify(pattern)}: "~" is not supported (write an absolute path)`);
+  let glob = expandHome(pattern.replace(/\\/g, "/"), options.home);
   if (glob.endsWith("/")) glob = `${glob}**`;
   const anchored = glob.slice(0, -1).includes("/") || glob.startsWith("/");
   if (!anchored) glob = `**/${glob}`;
