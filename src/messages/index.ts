@@ -639,6 +639,25 @@ export function fileReachReason(command: string, verb: FileReachVerb, file: stri
   return `\`${shownCommand(command)}\` ${verb} ${file}, which the ${mode} rule ${rule} covers`;
 }
 
+/**
+ * A search tool's call read as the program it runs (`Grep` as ripgrep): what the search does with a file a rule covers,
+ * or why the guard cannot tell, as that program's reason says.
+ */
+export function searchToolReason(tool: string, program: string, inner: string): string {
+  return `${tool} searches as ${program} does: ${inner}`;
+}
+
+/** A listing tool's call (`Glob`) whose names come from inside a directory a file tool's rule covers. */
+export function listingReason(tool: string, directory: string, mode: string, rule: string): string {
+  return `${tool} lists the names inside ${directory}, which the ${mode} rule ${rule} covers`;
+}
+
+/** A file tool's rule as a rule of another file tool that reads or writes files the same way (`Edit(./src/**)` for Write). */
+export function fileToolRuleDescription(rule: string, tool: string, access: "read" | "write" | "any"): string {
+  const what = access === "read" ? "reads" : access === "write" ? "writes" : "reads or writes";
+  return `${rule}, for ${tool}, which ${what} files too`;
+}
+
 /** What keeps the guard from telling whether a shell command reaches a file a file tool's rule covers (fileReachDoubt). */
 export type FileReachDoubt = "program" | "into" | "walk" | "walk-write" | "wild" | "unplaced" | "input" | "code" | "unparsed";
 

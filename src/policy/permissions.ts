@@ -11,7 +11,7 @@ import { compileGlob, isGlobPattern } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
 import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
-import { cannotTellReason, controlCharacterReason, uncoveredReason } from "../messages/index.js";
+import { cannotTellReason, controlCharacterReason, fileToolRuleDescription, uncoveredReason } from "../messages/index.js";
 import { DEFAULT_RISK_MODES, noRuleDecision } from "./defaults.js";
 import { evidenceNote, provenanceReason } from "../messages/provenance.js";
 import { budgetTotal, isComposite, locateValues, seenAfter, usesContext, usesPrincipal } from "../provenance/conditions.js";
@@ -30,8 +30,8 @@ import { ToolNameIndex, ValueIndex } from "./rule-index.js";
 import { validShellsOnce, type ShellsOnce } from "./rules-once.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
 import { machineReading } from "./kinds/net.js";
-import { conventionalKind, conventionalMainArgument } from "./compact.js";
-import { judgeFileReach, type FileAccess, type FileRule } from "./kinds/file-reach.js";
+import { conventionalFileTool, conventionalKind, conventionalMainArgument } from "./compact.js";
+import { judgeFileReach, judgeSearchReach, type FileAccess, type FileRule, type SearchCall } from "./kinds/file-reach.js";
 import { expandHome, normaliseBase } from "./kinds/path.js";
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -1156,6 +1156,36 @@ export class PermissionPolicy {
   }
 
   /**
+   * The file rules as rules of the file tool `tool`, when it reads (Read, read_file, Grep, Glob) or writes (Edit, Write,
+   * MultiEdit, NotebookEdit, write_file, edit_file) the files another file tool's rule covers: a Read rule holds for every
+   * tool that reads files, an Edit or Write rule for every tool that writes them (as Claude Code reads its rules).
+   */
+  private fileToolRules(tool: string): CompiledRule[] {
+    if (this.fileRules.length === 0) return [];
+    const known = conventionalFileTool(tool);
+    if (known === undefined) return [];
+    const declared = this.definition.options.mainArguments?.[tool];
+    if (declared !== undefined && (declared.kind !== "path" || declared.field !== known.field)) return [];
+    const out: CompiledRule[] = [];
+    for (const one of this.fileRules) {
+      if (one.entry.matchesTool(tool)) continue;
+      if (known.use === "write" ? one.file.access === "read" : one.file.access === "write") continue;
+      out.push(known.use === "read" || known.use === "write" ? this.pathFileRule(one, tool, known.field) : searchFileRule(one, tool, known.use, this.defaults));
+    }
+    return out;
+  }
+
+  /** A file rule as a rule of the file tool `tool` whose `field` names the file: the same path condition, on that field. */
+  private pathFileRule(one: ShellFileRule, tool: string, field: string): CompiledRule {
+    const { entry, file } = one;
+    const where = entry.spec.where ?? {};
+    const spec: PermissionRule = { ...entry.spec, tool, where: { [field]: where[Object.keys(where)[0]!]! } };
+    const compiled = compileRule(spec, entry.order, this.defaults, () => "path", this.compileCondition, (name) => name === tool);
+    const description = fileToolRuleDescription(file.source, tool, file.access);
+    return { ...compiled, description, reasonText: entry.spec.reason ?? description };
+  }
+
+  /**
    * Field kinds the tools declare (`defineTool({ argumentKinds })`), by tool name; the guard hands
    * them over. The policy's own declarations win over them; conventions apply where neither speaks.
    */
@@ -1584,7 +1614,8 @@ export class PermissionPolicy {
       // order, each compiled with the kinds this tool declares for its fields.
       const matching = (this.fast ? this.byToolName.candidates(tool) : [...this.rules]).filter((rule) => rule.matchesTool(tool));
       // A command tool's calls are also read for the files a file tool's deny and ask rules cover (decided when the policy is built: none, nothing added).
-      const rules = this.sorted([...matching.map((rule) => this.forTool(rule, tool)), ...this.shellFileRules(tool)].sort((a, b) => a.order - b.order));
+      // And a file tool's calls for the files another file tool's deny and ask rules cover (Edit(./src/**) for Write, Read(.env) for Grep).
+      const rules = this.sorted([...matching.map((rule) => this.forTool(rule, tool)), ...this.shellFileRules(tool), ...this.fileToolRules(tool)].sort((a, b) => a.order - b.order));
       const explainers = rules.filter((rule) => rule.mode === "allow" && rule.where.some((condition) => condition.why !== undefined));
       const pure = rules.every((rule) => !rule.contextual && !rule.personal && rule.context === undefined && rule.where.every((condition) => condition.volatile !== true && condition.contextual !== true));
       found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules), explainers, pure, keeping: { lookups: 0, hits: 0, pause: 0 } };
@@ -1601,14 +1632,11 @@ interface ShellFileRule {
   readonly file: FileRule;
 }
 
-/** File tools by Claude Code's names, and what their rules restrict: reading (Read) or writing (Edit, Write, ...). */
-const FILE_TOOLS: Readonly<Record<string, { readonly field: string; readonly access: FileAccess }>> = {
-  read: { field: "file_path", access: "read" },
-  edit: { field: "file_path", access: "write" },
-  write: { field: "file_path", access: "write" },
-  multiedit: { field: "file_path", access: "write" },
-  notebookedit: { field: "notebook_path", access: "write" },
-};
+/** What a file tool's rule restricts: a reading tool's rules (Read) reading, a writing tool's (Edit, Write, ...) writing. */
+function conventionalAccess(tool: string): FileAccess | undefined {
+  const use = conventionalFileTool(tool)?.use;
+  return use === "read" ? "read" : use === "write" ? "write" : undefined;
+}
 
 /**
  * The deny and ask rules whose only condition is a path condition on a file tool's main argument (`Read(.env)`,
@@ -1628,8 +1656,16 @@ function fileRulesOf(rules: readonly RuleEntry[], options: PermissionPolicyOptio
     const matcher = where[selector] as Record<string, unknown>;
     if (typeof matcher !== "object" || matcher === null || isComposite(matcher) || !("path" in matcher)) continue;
     const declared = options.mainArguments?.[rule.tool];
-    const known = FILE_TOOLS[rule.tool.toLowerCase()];
-    const access: FileAccess | undefined = declared !== undefined ? (declared.kind === "path" && declared.field === selector ? (known?.access ?? "any") : undefined) : known?.field === selector ? known.access : undefined;
+    const known = conventionalFileTool(rule.tool);
+    // A tool the policy declares with a path argument: what it does with the file is known only when the declaration is the convention's.
+    const access: FileAccess | undefined =
+      declared !== undefined
+        ? declared.kind === "path" && declared.field === selector
+          ? (known?.field === selector ? conventionalAccess(rule.tool) : undefined) ?? "any"
+          : undefined
+        : known?.field === selector
+          ? conventionalAccess(rule.tool)
+          : undefined;
     if (access === undefined) continue;
     const path = matcher.path as string | readonly string[];
     const written = typeof path === "string" ? [path] : [...path];
@@ -1686,6 +1722,35 @@ function shellFileRule(one: ShellFileRule, tool: string, field: string, defaults
     description,
     reasonText: entry.spec.reason ?? description,
     kinds: { [field]: "command" },
+    reasonOf: (view) => entry.spec.reason ?? judge(view.literal).reason ?? judge(view.value).reason,
+  });
+}
+
+/** A file rule as a rule of the search or listing tool `tool` (Grep, Glob): what the search reads, as file-reach.ts reads it. */
+function searchFileRule(one: ShellFileRule, tool: string, use: "search" | "search-visible" | "list", defaults: MatcherDefaults): CompiledRule {
+  const { entry, file } = one;
+  const start = normaliseBase(defaults.pathBase);
+  const judge = (tree: unknown) => judgeSearchReach(tool, use, typeof tree === "object" && tree !== null ? (tree as SearchCall) : {}, file, start);
+  const description = fileToolRuleDescription(file.source, tool, "read");
+  const condition: FieldCondition = {
+    selector: "path",
+    description,
+    literal: true,
+    ...(file.followSymlinks ? { volatile: true } : {}),
+    evaluate: (tree, restrictive) => (restrictive ? judge(tree).verdict : NO),
+    why: (tree, restrictive) => (restrictive ? judge(tree).reason : undefined),
+  };
+  const id = entry.spec.id ?? `permissions[${entry.order}]`;
+  return madeRule({
+    order: entry.order,
+    spec: { tool, mode: entry.mode, where: { path: { path: file.patterns.length === 1 ? file.patterns[0]! : [...file.patterns] } } },
+    ruleId: `permission:${id}`,
+    mode: entry.mode,
+    matchesTool: (name) => name === tool,
+    where: [condition],
+    description,
+    reasonText: entry.spec.reason ?? description,
+    kinds: { path: "path" },
     reasonOf: (view) => entry.spec.reason ?? judge(view.literal).reason ?? judge(view.value).reason,
   });
 }

@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { picomatchLibrary } from "../../deps/on-demand.js";
-import { fileReachDoubt, fileReachReason, type FileReachDoubt, type FileReachVerb } from "../../messages/index.js";
+import { fileReachDoubt, fileReachReason, listingReason, searchToolReason, type FileReachDoubt, type FileReachVerb } from "../../messages/index.js";
 import { commandPlaces } from "./command.js";
 import { normaliseBase, readPathValue } from "./path.js";
 import { basename, readFileUses, readNaming, readProgram, unknownWordPlaces, type FileUse } from "./programs.js";
@@ -39,6 +39,8 @@ interface CompiledFileRule extends FileRule {
   readonly shapes: readonly Token[][];
   /** Every path the rule covers has a name starting with a dot below any directory it does not cover itself (`.env`, `/x/.aws/**`). */
   readonly hiddenLeaf: boolean;
+  /** Those names (`.env`, `.aws`), when hiddenLeaf. */
+  readonly hiddenNames: readonly string[];
 }
 
 /** A shell command's reach of one rule's files: YES (reason), UNKNOWN (why), or NO. */
@@ -48,6 +50,19 @@ interface FileReach {
 }
 
 const NOT_REACHED: FileReach = { verdict: NO, reason: undefined };
+
+/**
+ * Whether one of the globs a walk was given may match one of the names (any case; a glob with a slash, or a name that is
+ * itself a pattern, may).
+ */
+function admitsAny(globs: readonly string[], names: readonly string[]): boolean {
+  if (globs.length === 0) return false;
+  return globs.some((glob) => {
+    if (glob.includes("/")) return true;
+    const isMatch = picomatchLibrary()(glob, { dot: true, nocase: true });
+    return names.some((name) => /[*?[\]{}()!+@]/.test(name) || isMatch(name));
+  });
+}
 
 // Shapes: a path as a sequence of characters and wildcards. ANY: one character but `/`; STAR: any run without `/`;
 // STAR0: a shell `*` that starts a name (it never matches a leading `.`); GLOBSTAR: any run.
@@ -210,9 +225,14 @@ function overlaps(a: readonly Token[], b: readonly Token[]): boolean | undefined
 
 /** The last name of a pattern (trailing `/`, `/**` dropped) is a literal that starts with a dot (`.env`, `/x/.aws/**`). */
 function hiddenLeafOf(pattern: string): boolean {
-  const trimmed = pattern.replace(/\\/g, "/").replace(/(?:\/\*\*)+$/, "").replace(/\/+$/, "");
-  const leaf = trimmed.split("/").at(-1) ?? "";
+  const leaf = leafOf(pattern);
   return leaf.startsWith(".") && leaf !== "." && leaf !== ".." && !/[*?[\]{}()!+@]/.test(leaf);
+}
+
+/** A pattern's last name, without the `/**` that follows it (`.aws` of `/x/.aws/**`). */
+function leafOf(pattern: string): string {
+  const trimmed = pattern.replace(/\\/g, "/").replace(/(?:\/\*\*)+$/, "").replace(/\/+$/, "");
+  return trimmed.split("/").at(-1) ?? "";
 }
 
 const compiledRules = new WeakMap<FileRule, CompiledFileRule>();
@@ -236,6 +256,7 @@ function compiled(rule: FileRule): CompiledFileRule {
     test: (absolute) => isMatch(absolute),
     shapes: rule.patterns.flatMap((pattern) => patternShapes(pattern, base)),
     hiddenLeaf: rule.patterns.every(hiddenLeafOf),
+    hiddenNames: rule.patterns.map(leafOf),
   };
   compiledRules.set(rule, out);
   return out;
@@ -324,16 +345,19 @@ function shapeText(shape: readonly Token[]): string | undefined {
 }
 
 /** Whether a directory walked (everything under it read, or written) reaches a file the rule covers. */
-function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean): Verdict {
+function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean, admits: readonly string[] = []): Verdict {
+  // A walk that skips hidden names reaches none of a rule whose every file hides below a hidden name, unless a glob it
+  // was given admits that name (ripgrep's `-g`, matched against each name as ripgrep matches a glob without a slash).
+  const hiddenSkipped = skipsHidden && rule.hiddenLeaf && !admitsAny(admits, rule.hiddenNames);
   if ("absolute" in placed) {
     if (covers(rule, placed.absolute)) return YES;
-    if (skipsHidden && rule.hiddenLeaf) return NO;
+    if (hiddenSkipped) return NO;
     const under = [...wordTokens(placed.absolute === "/" ? "" : placed.absolute), SLASH, GLOBSTAR];
     return rule.shapes.some((shape) => overlaps(under, shape) !== false) ? UNKNOWN : NO;
   }
   // The word itself may be the file (`ag KEY .e*`: a name given is searched, hidden or not).
   const itself = judgePlaced(placed, rule, true);
-  if (itself !== NO || (skipsHidden && rule.hiddenLeaf)) return itself;
+  if (itself !== NO || hiddenSkipped) return itself;
   const under = [...placed.shape, SLASH, GLOBSTAR];
   return rule.shapes.some((shape) => overlaps(under, shape) !== false) ? UNKNOWN : NO;
 }
@@ -361,7 +385,7 @@ const VERB: Partial<Record<FileUse, FileReachVerb>> = { read: "reads", write: "w
 
 /** What one command does with the files its words and redirections name (cached per command: rules share it). */
 interface CommandUses {
-  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly maybe?: boolean }[];
+  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly maybe?: boolean; readonly admits?: readonly string[] }[];
   /** The program runs another command the line holds as a command of its own (a wrapper): its words are that command's. */
   readonly runner: boolean;
 }
@@ -373,7 +397,7 @@ function commandUses(command: SimpleCommand): CommandUses {
   if (out !== undefined) return out;
   const words = command.words;
   const read = readFileUses(words);
-  const uses: { word: string; use: FileUse; maybe?: boolean }[] = [...read.uses];
+  const uses: { word: string; use: FileUse; maybe?: boolean; admits?: readonly string[] }[] = [...read.uses];
   let runner = false;
   if (!read.known) {
     // `sudo cat .env`, `timeout 5 cat .env`, `xargs cat`: the command they run is judged on its own.
@@ -419,7 +443,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
     if (runner && (command.redirects ?? []).length === 0) continue;
     const wild = command.wild;
     const isWild = (word: string) => wild !== undefined && (wild.has(word) || [...wild].some((one) => one.includes(word)));
-    for (const { word, use, maybe } of uses) {
+    for (const { word, use, maybe, admits } of uses) {
       if (!restricts(own.access, use)) continue;
       if (runner && !(command.redirects ?? []).some((redirect) => redirect.word === word)) continue;
       if (use === "unknown" || use === "code") {
@@ -436,7 +460,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
       }
       const placed = place(word, isWild(word), where);
       if (use === "walk" || use === "walk-visible" || use === "walk-write") {
-        const verdict = judgeWalk(placed, own, use === "walk-visible");
+        const verdict = judgeWalk(placed, own, use === "walk-visible", admits);
         if (verdict === YES) return { verdict: YES, reason: fileReachReason(shown, use === "walk-write" ? "writes" : "reads", word === "." ? "the working directory and the files under it" : `${word} and the files under it`, rule.mode, rule.source) };
         if (verdict === UNKNOWN) note(use === "walk-write" ? "walk-write" : "walk", shown, word);
         continue;
@@ -468,4 +492,51 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
     }
   }
   return doubt === undefined ? NOT_REACHED : { verdict: UNKNOWN, reason: doubt };
+}
+
+/** A search tool's arguments, as Claude Code's Grep and Glob and LangChain deep agents' grep and glob take them. */
+export interface SearchCall {
+  readonly pattern?: unknown;
+  readonly path?: unknown;
+  readonly glob?: unknown;
+  readonly type?: unknown;
+}
+
+const shellQuoted = (word: string) => `'${word.replace(/'/g, "'\\''")}'`;
+const textOf = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+
+/**
+ * Whether a search tool's call reaches a file `rule` covers, from `start`. A content search is read as the command line
+ * it runs: Claude Code's Grep as ripgrep (`rg --glob G --type T -e PATTERN -- PATH`: hidden files and directories skipped
+ * when it walks), another grep as `grep -r --include=G -e PATTERN -- PATH` (hidden files searched too: what it runs is
+ * not known). A listing (`Glob`) reaches the rule's files when the directory it lists from, its `path` joined with the
+ * pattern's leading directories, is one the rule covers (the names inside a covered directory are its contents); from
+ * above, it names files as `ls` and `find` do and reads none.
+ */
+export function judgeSearchReach(tool: string, use: "search" | "search-visible" | "list", call: SearchCall, rule: FileRule, start: string): FileReach {
+  const path = textOf(call.path);
+  const pattern = textOf(call.pattern) ?? "";
+  const glob = textOf(call.glob);
+  if (use === "list") {
+    const leading: string[] = [];
+    for (const name of pattern.replace(/\\/g, "/").split("/")) {
+      if (/[*?[\]{}()!]/.test(name)) break;
+      leading.push(name);
+    }
+    // The last name of a pattern with no wildcard is what it matches, not a directory it lists.
+    if (leading.length === pattern.split("/").length) leading.pop();
+    const prefix = leading.join("/");
+    const directory = prefix.startsWith("/") ? prefix : path === undefined ? prefix || "." : prefix === "" ? path : `${path.replace(/\/+$/, "")}/${prefix}`;
+    const own = compiled(rule);
+    const placed = place(directory, false, normaliseBase(start));
+    return "absolute" in placed && covers(own, placed.absolute) ? { verdict: YES, reason: listingReason(tool, directory, rule.mode, rule.source) } : NOT_REACHED;
+  }
+  const type = textOf(call.type);
+  const words =
+    use === "search-visible"
+      ? ["rg", ...(glob === undefined ? [] : ["--glob", glob]), ...(type === undefined ? [] : ["--type", type]), "-e", pattern, "--", path ?? "."]
+      : ["grep", "-r", ...(glob === undefined ? [] : [`--include=${glob}`]), "-e", pattern, "--", path ?? "."];
+  const reach = judgeFileReach(words.map(shellQuoted).join(" "), rule, start);
+  if (reach.verdict === NO || reach.reason === undefined) return reach;
+  return { verdict: reach.verdict, reason: searchToolReason(tool, use === "search-visible" ? "ripgrep" : "grep -r", reach.reason) };
 }

@@ -6335,6 +6335,11 @@ interface FileProgram {
   readonly last?: FileUse;
   readonly values?: Readonly<Record<string, FileUse>>;
   readonly switches?: readonly { readonly when: readonly string[]; readonly operands?: FileUse; readonly last?: FileUse; readonly lead?: readonly FileUse[]; readonly none?: FileUse }[];
+  /**
+   * Options whose value is a glob of names a `walk-visible` walk searches even when hidden (ripgrep's `-g GLOB`: `rg -g '*'`
+   * reads `.env`); a value starting with `!` excludes names instead and admits none.
+   */
+  readonly admits?: readonly string[];
   readonly none?: FileUse;
   /** `NAME=value` operands whose value names a file (`dd if=F of=G`), by NAME; other such operands are `unknown`. */
   readonly keyed?: Readonly<Record<string, FileUse>>;
@@ -6388,6 +6393,20 @@ const SEARCHER: FileProgram = {
     // rg --files prints the names of the files it would search and reads none of them.
     { when: ["--files"], operands: "name", none: "name" },
   ],
+};
+/**
+ * ripgrep reads as the searcher does, except that a glob it is given (`-g GLOB`, `--glob`, `--iglob`) does not take the
+ * search pattern's place, and a hidden file or directory a glob matches is searched (`rg -g '*' KEY` reads `.env`,
+ * `rg -g '*.md' KEY` does not).
+ */
+const RIPGREP: FileProgram = {
+  ...SEARCHER,
+  switches: [
+    { when: ["-e", "--regexp", "-f", "--file", "--files"], lead: [] },
+    { when: ["--hidden", "-.", "-u", "--unrestricted", "-a", "--all-types", "--all-text", "--pre"], operands: "walk", none: "walk" },
+    { when: ["--files"], operands: "name", none: "name" },
+  ],
+  admits: ["-g", "--glob", "--iglob"],
 };
 const SED: FileProgram = {
   options: {
@@ -6517,7 +6536,7 @@ const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
   grep: GREP,
   egrep: GREP,
   fgrep: GREP,
-  rg: SEARCHER,
+  rg: RIPGREP,
   ag: SEARCHER,
   sed: SED,
   gsed: SED,
@@ -6641,7 +6660,8 @@ const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
 
 /** The words of one command and what its program does with the files each may name (readFileUses). */
 interface FileWords {
-  readonly uses: readonly { readonly word: string; readonly use: FileUse }[];
+  /** `admits`: the globs of hidden names a `walk-visible` walk searches too (FileProgram.admits). */
+  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly admits?: readonly string[] }[];
   /** The program is in the table (FILE_PROGRAMS): its words were read as it reads them. */
   readonly known: boolean;
 }
@@ -6657,7 +6677,7 @@ export function readFileUses(words: readonly string[]): FileWords {
   const program = basename(words[0] ?? "");
   const spec = Object.hasOwn(FILE_PROGRAMS, program) ? FILE_PROGRAMS[program]! : undefined;
   if (spec === undefined) return { known: false, uses: words.slice(1).map((word) => ({ word, use: "unknown" as const })) };
-  const uses: { word: string; use: FileUse }[] = [];
+  const uses: { word: string; use: FileUse; admits?: readonly string[] }[] = [];
   const seen: { name: string; value: string | undefined }[] = [];
   const operands: string[] = [];
   let read = words;
@@ -6703,6 +6723,8 @@ export function readFileUses(words: readonly string[]): FileWords {
     if (option.value === undefined) continue;
     uses.push({ word: option.value, use: spec.values !== undefined && Object.hasOwn(spec.values, option.name) ? spec.values[option.name]! : "unknown" });
   }
+  const admitted = spec.admits === undefined ? [] : seen.flatMap((option) => (option.value !== undefined && spec.admits!.includes(option.name) && !option.value.startsWith("!") ? [option.value] : []));
+  const walking = (use: FileUse) => (admitted.length > 0 && use === "walk-visible" ? { use, admits: admitted } : { use });
   const files = operands.filter((word) => word !== "-");
   let at = 0;
   for (const use of lead) {
@@ -6710,12 +6732,12 @@ export function readFileUses(words: readonly string[]): FileWords {
     uses.push({ word: files[at++]!, use });
   }
   const remaining = files.slice(at);
-  if (remaining.length === 0 && none !== undefined) uses.push({ word: ".", use: none });
+  if (remaining.length === 0 && none !== undefined) uses.push({ word: ".", ...walking(none) });
   remaining.forEach((word, i) => {
     const keyed = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
     if (keyed !== null && spec.keyed !== undefined) uses.push({ word: keyed[2]!, use: Object.hasOwn(spec.keyed, keyed[1]!) ? spec.keyed[keyed[1]!]! : "unknown" });
     else if (keyed !== null && spec.assignments === true) uses.push({ word, use: "text" });
-    else uses.push({ word, use: last !== undefined && i === remaining.length - 1 && remaining.length > 1 ? last : rest });
+    else uses.push({ word, ...walking(last !== undefined && i === remaining.length - 1 && remaining.length > 1 ? last : rest) });
   });
   return { known: true, uses };
 }
