@@ -658,6 +658,21 @@ export function fileToolRuleDescription(rule: string, tool: string, access: "rea
   return `${rule}, for ${tool}, which ${what} files too`;
 }
 
+/** A shell command that connects to a place a fetch tool's rule covers (`WebFetch(domain:x)` read in Bash's commands). */
+export function netReachReason(command: string, place: string, mode: string, rule: string): string {
+  return `\`${shownCommand(command)}\` connects to ${place}, which the ${mode} rule ${rule} covers`;
+}
+
+/** Why a fetch tool's deny or ask rule cannot tell whether a shell command connects to a place it covers. */
+export function netReachDoubt(command: string, why: string, mode: string, rule: string): string {
+  return command === "" ? `${why}, so the guard cannot tell whether it connects to a place the ${mode} rule ${rule} covers` : `\`${shownCommand(command)}\` may connect to a place the ${mode} rule ${rule} covers: ${why}`;
+}
+
+/** A fetch tool's rule as a rule of a command tool (`WebFetch(domain:x)` for Bash). */
+export function netRuleDescription(rule: string, tool: string): string {
+  return `${rule}, read in ${tool}'s commands`;
+}
+
 /** What keeps the guard from telling whether a shell command reaches a file a file tool's rule covers (fileReachDoubt). */
 export type FileReachDoubt = "program" | "into" | "walk" | "walk-write" | "wild" | "unplaced" | "input" | "code" | "unparsed";
 

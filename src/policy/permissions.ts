@@ -11,7 +11,7 @@ import { compileGlob, isGlobPattern } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
 import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
-import { cannotTellReason, controlCharacterReason, fileToolRuleDescription, uncoveredReason } from "../messages/index.js";
+import { cannotTellReason, controlCharacterReason, fileToolRuleDescription, netRuleDescription, uncoveredReason } from "../messages/index.js";
 import { DEFAULT_RISK_MODES, noRuleDecision } from "./defaults.js";
 import { evidenceNote, provenanceReason } from "../messages/provenance.js";
 import { budgetTotal, isComposite, locateValues, seenAfter, usesContext, usesPrincipal } from "../provenance/conditions.js";
@@ -32,6 +32,7 @@ import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
 import { machineReading } from "./kinds/net.js";
 import { conventionalFileTool, conventionalKind, conventionalMainArgument } from "./compact.js";
 import { judgeFileReach, judgeSearchReach, type FileAccess, type FileRule, type SearchCall } from "./kinds/file-reach.js";
+import { judgeNetReach, type NetRule } from "./kinds/net-reach.js";
 import { expandHome, normaliseBase } from "./kinds/path.js";
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -1129,6 +1130,18 @@ export class PermissionPolicy {
     this.readsPrincipal = this.rules.some((rule) => rule.personal);
     for (let i = 0; i < this.rules.length; i++) this.byToolName.add(this.rules[i]!, this.rules[i]!.spec);
     this.fileRules = fileRulesOf(this.rules, options, defaults);
+    this.netRules = netRulesOf(this.rules, options);
+  }
+
+  /** The deny and ask rules of fetch tools (`WebFetch(domain:x)`), as every command tool's calls are read for them (netRulesOf). */
+  private readonly netRules: readonly ShellNetRule[];
+
+  /** The fetch tools' rules as rules of the command tool `tool`: each reads the command line for the places it covers. */
+  private shellNetRules(tool: string): CompiledRule[] {
+    if (this.netRules.length === 0) return [];
+    const field = this.commandField(tool);
+    if (field === undefined) return [];
+    return this.netRules.map((one) => shellNetRule(one, tool, field, this.compileCondition));
   }
 
   /** The deny and ask rules of file tools (`Read(.env)`), as every command tool's calls are read for them (fileRulesOf). */
@@ -1615,7 +1628,7 @@ export class PermissionPolicy {
       const matching = (this.fast ? this.byToolName.candidates(tool) : [...this.rules]).filter((rule) => rule.matchesTool(tool));
       // A command tool's calls are also read for the files a file tool's deny and ask rules cover (decided when the policy is built: none, nothing added).
       // And a file tool's calls for the files another file tool's deny and ask rules cover (Edit(./src/**) for Write, Read(.env) for Grep).
-      const rules = this.sorted([...matching.map((rule) => this.forTool(rule, tool)), ...this.shellFileRules(tool), ...this.fileToolRules(tool)].sort((a, b) => a.order - b.order));
+      const rules = this.sorted([...matching.map((rule) => this.forTool(rule, tool)), ...this.shellFileRules(tool), ...this.fileToolRules(tool), ...this.shellNetRules(tool)].sort((a, b) => a.order - b.order));
       const explainers = rules.filter((rule) => rule.mode === "allow" && rule.where.some((condition) => condition.why !== undefined));
       const pure = rules.every((rule) => !rule.contextual && !rule.personal && rule.context === undefined && rule.where.every((condition) => condition.volatile !== true && condition.contextual !== true));
       found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules), explainers, pure, keeping: { lookups: 0, hits: 0, pause: 0 } };
@@ -1751,6 +1764,84 @@ function searchFileRule(one: ShellFileRule, tool: string, use: "search" | "searc
     description,
     reasonText: entry.spec.reason ?? description,
     kinds: { path: "path" },
+    reasonOf: (view) => entry.spec.reason ?? judge(view.literal).reason ?? judge(view.value).reason,
+  });
+}
+
+/** A fetch tool's deny or ask rule (`WebFetch(domain:x)`) as command tools read it: the rule's entry, its field and condition. */
+interface ShellNetRule {
+  readonly entry: RuleEntry;
+  readonly selector: string;
+  readonly matcher: ConditionSpec<FieldMatcher>;
+  readonly kind: "url" | "domain";
+  readonly source: string;
+}
+
+/**
+ * The deny and ask rules whose only condition is a `url` or `domain` condition on a fetch tool's URL argument
+ * (`WebFetch(domain:evil.example)`, `WebFetch(https://x/**)`, the long-hand form, a tool the policy declares with a url
+ * main argument): what command tools' calls are read for (the places their fetchers connect to).
+ */
+function netRulesOf(rules: readonly RuleEntry[], options: PermissionPolicyOptions): ShellNetRule[] {
+  const out: ShellNetRule[] = [];
+  for (const entry of rules) {
+    const rule = entry.spec;
+    if (rule.mode === "allow" || rule.toolRegex === true || isGlobPattern(rule.tool) || rule.args !== undefined || rule.after !== undefined || rule.budget !== undefined || rule.principal !== undefined) continue;
+    const where = rule.where;
+    if (where === undefined) continue;
+    const selectors = Object.keys(where);
+    if (selectors.length !== 1) continue;
+    const selector = selectors[0]!;
+    const matcher = where[selector] as Record<string, unknown>;
+    if (typeof matcher !== "object" || matcher === null || isComposite(matcher)) continue;
+    const kind = "domain" in matcher ? "domain" : "url" in matcher ? "url" : undefined;
+    if (kind === undefined) continue;
+    const main = options.mainArguments?.[rule.tool] ?? conventionalMainArgument(rule.tool);
+    if (main === undefined || main.kind !== "url" || main.field !== selector) continue;
+    out.push({ entry, selector, matcher: where[selector]!, kind, source: rule.rule ?? `${rule.tool}(${String(matcher[kind])})` });
+  }
+  return out;
+}
+
+/** A fetch tool's rule as a rule of the command tool `tool`, reading its `field`: the places its commands connect to. */
+function shellNetRule(one: ShellNetRule, tool: string, field: string, compile: CompileCondition): CompiledRule {
+  const { entry } = one;
+  const place = compile(one.selector, one.matcher, () => `permissions[${entry.order}].where[${JSON.stringify(one.selector)}]`, one.kind);
+  const rule: NetRule = { mode: entry.mode, source: one.source, test: (text) => place.evaluate({ [one.selector]: text }, true) };
+  const direct = compileDirectGetter(parseSelector(field));
+  const judge = (tree: unknown): { verdict: Verdict; reason: string | undefined } => {
+    const found = direct === undefined ? NEEDS_FULL_SELECT : direct(tree);
+    const values = found === NEEDS_FULL_SELECT ? selectAll(tree, parseSelector(field)) : [found];
+    let doubt: string | undefined;
+    for (const value of values) {
+      if (typeof value !== "string") continue;
+      const reach = judgeNetReach(value, rule);
+      if (reach.verdict === YES) return reach;
+      if (reach.verdict === UNKNOWN) doubt ??= reach.reason;
+    }
+    return doubt === undefined ? { verdict: NO, reason: undefined } : { verdict: UNKNOWN, reason: doubt };
+  };
+  const description = netRuleDescription(one.source, tool);
+  const condition: FieldCondition = {
+    selector: field,
+    description,
+    literal: true,
+    // The hosts file and this machine's names are read again now and then (net.ts): not kept per value.
+    volatile: true,
+    evaluate: (tree, restrictive) => (restrictive ? judge(tree).verdict : NO),
+    why: (tree, restrictive) => (restrictive ? judge(tree).reason : undefined),
+  };
+  const id = entry.spec.id ?? `permissions[${entry.order}]`;
+  return madeRule({
+    order: entry.order,
+    spec: { tool, mode: entry.mode, where: { [field]: { command: "*" } } },
+    ruleId: `permission:${id}`,
+    mode: entry.mode,
+    matchesTool: (name) => name === tool,
+    where: [condition],
+    description,
+    reasonText: entry.spec.reason ?? description,
+    kinds: { [field]: "command" },
     reasonOf: (view) => entry.spec.reason ?? judge(view.literal).reason ?? judge(view.value).reason,
   });
 }

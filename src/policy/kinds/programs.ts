@@ -1503,6 +1503,8 @@ interface Connects {
   readonly unknown: string | undefined;
   /** The words the places were read from (`http://127.1:8080`, `-x 127.0.0.1:3128`), for the reason an allow gives. */
   readonly places: readonly string[];
+  /** Why it also connects where the repository's configuration says (`git fetch origin`: a remote given by name), which the guard does not read. */
+  readonly configured?: string;
 }
 
 /** What an option of a fetcher does besides connecting: writes a file, sends one, runs a program (its value a command), or turns on what the guard does not follow. */
@@ -1950,6 +1952,8 @@ function readNetProgram(name: string, words: readonly string[]): { connects: Con
   const places: { word: string; text: string }[] = [];
   const operands: string[] = [];
   let placesUnknown: string | undefined;
+  /** The configured-remote part of placesUnknown (Connects.configured). */
+  let configuredWhy: string | undefined;
   const matchOption = (option: string, list: readonly string[]) =>
     list.includes(option) || (spec.abbreviate === true && option.startsWith("--") && option.length > 4 && list.some((long) => long.startsWith(option)));
   const asPlace = (word: string, value: string) => {
@@ -1994,10 +1998,11 @@ function readNetProgram(name: string, words: readonly string[]): { connects: Con
   if (configured !== undefined) {
     const sub = path.join(" ");
     const option = Object.keys(configured.options ?? {}).find((name) => words.slice(start + path.length).some((word) => word === name || word.startsWith(`${name}=`)));
-    if (option !== undefined && !/=(?:no|false|0)$/i.test(words.find((word) => word.startsWith(`${option}=`)) ?? "")) placesUnknown ??= `${name} ${sub} ${option} connects to ${configured.options![option]!}, at URLs the guard does not read`;
-    else if (configured.listed.includes(sub)) placesUnknown ??= `${name} ${sub} connects to the URLs the repository's configuration lists, which the guard does not read`;
+    if (option !== undefined && !/=(?:no|false|0)$/i.test(words.find((word) => word.startsWith(`${option}=`)) ?? "")) configuredWhy = `${name} ${sub} ${option} connects to ${configured.options![option]!}, at URLs the guard does not read`;
+    else if (configured.listed.includes(sub)) configuredWhy = `${name} ${sub} connects to the URLs the repository's configuration lists, which the guard does not read`;
     else if (configured.named.includes(sub) && (repo === undefined || (!URL_IN_WORD.test(repo) && !/::/.test(repo) && gitScpPlace(repo) === undefined && !/^(?:[./~]|$)/.test(repo))))
-      placesUnknown ??= `${name} ${sub} connects to the URL the repository's configuration gives ${repo === undefined ? "the current branch's remote" : `the remote ${repo}`}, which the guard does not read`;
+      configuredWhy = `${name} ${sub} connects to the URL the repository's configuration gives ${repo === undefined ? "the current branch's remote" : `the remote ${repo}`}, which the guard does not read`;
+    placesUnknown ??= configuredWhy;
   }
   // `-c url.BASE.insteadOf=PREFIX` rewrites a URL to BASE, `-c remote.NAME.url=URL` names a remote's place, `-c http.proxy=URL` a proxy.
   if (spec.global !== undefined) {
@@ -2021,7 +2026,8 @@ function readNetProgram(name: string, words: readonly string[]): { connects: Con
     else if (scp !== undefined) places.push({ word: repo, text: scp });
   }
   if (places.length === 0 && placesUnknown === undefined) return undefined;
-  const connects = readPlaces(name, prefix, places);
+  const read = readPlaces(name, prefix, places);
+  const connects = configuredWhy === undefined ? read : { ...read, configured: configuredWhy };
   return { connects, placesUnknown: placesUnknown ?? connects.unknown };
 }
 

@@ -42,7 +42,7 @@ export interface SimpleCommand {
   /** A wrapper that changes only how its command runs (`timeout 5 CMD`): no pattern need name it; the command it runs is judged on its own. */
   readonly transparent?: boolean;
   /** Where a program that fetches URLs connects (curl, wget; programs.ts): an allow pattern that names URLs must name every one of these origins. */
-  readonly connects?: { readonly origins: readonly string[]; readonly places: readonly string[] };
+  readonly connects?: { readonly origins: readonly string[]; readonly places: readonly string[]; readonly configured?: string };
   /** Why the places the program connects to cannot all be read (programs.ts): a deny or ask pattern a place added to its words could make match cannot tell. */
   readonly placesUnknown?: string;
   /** Another spelling an allow pattern may match (`git --no-pager -C DIR log` as `git log` where `cd DIR` is allowed; programs.ts). */
@@ -948,7 +948,7 @@ function addSimple(
     if (form === forms[0] && reading.transparent === true) transparent = true;
     if (form === forms[0]) allowAs = reading.allowAs;
     if (form === forms[0]) directory = reading.directory;
-    if (form === forms[0] && reading.connects !== undefined) connects = { origins: reading.connects.origins, places: reading.connects.places };
+    if (form === forms[0] && reading.connects !== undefined) connects = { origins: reading.connects.origins, places: reading.connects.places, ...(reading.connects.configured === undefined ? {} : { configured: reading.connects.configured }) };
     // `curl 0x7f.1:8080` is also `curl http://127.0.0.1:8080/`: the places it connects to, as a deny reads them.
     placeForms.push(...(reading.connects?.forms ?? []));
     placesUnknown ??= reading.placesUnknown;
