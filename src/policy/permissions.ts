@@ -1826,8 +1826,8 @@ function shellNetRule(one: ShellNetRule, tool: string, field: string, compile: C
     selector: field,
     description,
     literal: true,
-    // The hosts file and this machine's names are read again now and then (net.ts): not kept per value.
-    volatile: true,
+    // Kept per command text; a change of the hosts file or this machine's names drops what is kept (followMachine).
+    ...(direct === undefined ? {} : { read: direct }),
     evaluate: (tree, restrictive) => (restrictive ? judge(tree).verdict : NO),
     why: (tree, restrictive) => (restrictive ? judge(tree).reason : undefined),
   };
