@@ -217,8 +217,14 @@ describe("the rule's own mode, the long-hand form, declared tools", () => {
   check(policyOf([ask("Read(.env)")]), [["cat .env", "ask", /ask rule Read\(\.env\)/]]);
   check(policyOf([{ tool: "Read", where: { file_path: { path: ".env" } }, mode: "deny" }]), [["cat .env", "deny"], ["cat README.md", "allow"]]);
   check(
-    policyOf([deny("read_file(.env)")], "  read_file: { mainArgument: { field: path, kind: path } }\n  run: { mainArgument: { field: cmd, kind: command }, risk: low }\n"),
+    // A tool of your own declared with a path argument: whether it reads or writes the file is not known, so both count.
+    policyOf([deny("open_doc(.env)")], "  open_doc: { mainArgument: { field: path, kind: path } }\n  run: { mainArgument: { field: cmd, kind: command }, risk: low }\n"),
     [["cat .env", "deny"], ["echo x > .env", "deny"], ["cat README.md", "allow"]],
+  );
+  // read_file (deep agents, the MCP filesystem server) reads: its rule holds for the shell's readers, not its writers.
+  check(
+    policyOf([deny("read_file(.env)")], "  read_file: { mainArgument: { field: path, kind: path } }\n  run: { mainArgument: { field: cmd, kind: command }, risk: low }\n"),
+    [["cat .env", "deny"], ["echo x > .env", "allow"], ["cat README.md", "allow"]],
   );
   check(
     policyOf([deny("Read(.env)")], "  run: { mainArgument: { field: cmd, kind: command }, risk: low }\n"),

@@ -55,7 +55,7 @@ function policy(tools: string) {
   return permissionPolicy(parsePolicy(text, "yaml", "search-tools.yaml"));
 }
 const claude = policy("  Grep: { risk: low }\n  Glob: { risk: low }\n");
-const deep = policy("  grep: { risk: low }\n  glob: { risk: low }\n  read_file: { risk: low }\n  write_file: { risk: low }\n  edit_file: { risk: low }\n  execute: { risk: low }\n");
+const deep = policy("  grep: { risk: low }\n  glob: { risk: low }\n  read_file: { risk: low }\n  write_file: { risk: low }\n  edit_file: { risk: low }\n  execute: { risk: low, mainArgument: { field: command, kind: command } }\n");
 
 describe("Claude Code's Grep and Glob tools under Read(.env) and Read(./secrets/**)", () => {
   it.each([
@@ -101,6 +101,7 @@ describe("an Edit or Write rule holds for every tool that writes files", () => {
     ["NotebookEdit", { notebook_path: "src/n.ipynb", new_source: "x" }, "deny"],
     ["write_file", { file_path: "src/app.ts", content: "x" }, "deny"],
     ["edit_file", { file_path: "src/app.ts", old_string: "a", new_string: "b" }, "deny"],
+    ["write_file", { path: "src/app.ts", content: "x" }, "deny"],
     ["Edit", { file_path: ".github/workflows/ci.yml", old_string: "a", new_string: "b" }, "ask"],
     ["Write", { file_path: "docs/new.md", content: "x" }, "allow"],
     ["Read", { file_path: "src/app.ts" }, "allow"],
@@ -134,6 +135,10 @@ describe("a deep agent's file tools under the same rules", () => {
     ["read_file", { file_path: ".env" }, "deny"],
     ["read_file", { file_path: "secrets/key.txt" }, "deny"],
     ["read_file", { file_path: "src/app.ts" }, "allow"],
+    // The MCP filesystem server names the same tools, with the file in `path`.
+    ["read_file", { path: ".env" }, "deny"],
+    ["read_file", { path: "secrets/key.txt" }, "deny"],
+    ["read_file", { path: "src/app.ts" }, "allow"],
     ["grep", { pattern: "KEY", path: ".env" }, "deny"],
     ["grep", { pattern: "." }, "not-allow"],
     // What a deep agent's grep skips is not known: a directory that may hold a .env at any depth cannot be told.
@@ -152,7 +157,7 @@ describe("a deep agent's file tools under the same rules", () => {
   });
 
   it("read_file, write_file and edit_file rules reach the shell, as Read and Edit rules do", () => {
-    const p = permissionPolicy(parsePolicy(`version: 1\npathBase: ${JSON.stringify(root)}\npermissions:\n  - { rule: "read_file(.env)", mode: deny }\n  - { rule: "edit_file(./src/**)", mode: deny }\ntools:\n  execute: { risk: low }\n  read_file: { risk: low }\n  edit_file: { risk: low }\n`, "yaml", "deep.yaml"));
+    const p = permissionPolicy(parsePolicy(`version: 1\npathBase: ${JSON.stringify(root)}\npermissions:\n  - { rule: "read_file(file_path:.env)", mode: deny }\n  - { rule: "edit_file(file_path:./src/**)", mode: deny }\ntools:\n  execute: { risk: low, mainArgument: { field: command, kind: command } }\n  read_file: { risk: low }\n  edit_file: { risk: low }\n`, "yaml", "deep.yaml"));
     expect(p.decide("execute", { command: "cat .env" }).mode).toBe("deny");
     expect(p.decide("execute", { command: "echo x > src/app.ts" }).mode).toBe("deny");
     expect(p.decide("execute", { command: "cat src/app.ts" }).mode).toBe("allow");

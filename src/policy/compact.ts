@@ -52,44 +52,38 @@ const TOOL_DEFAULTS: Readonly<Record<string, ToolDefault>> = {
   glob: { field: "path", kind: "path" },
   grep: { field: "path", kind: "path" },
   webfetch: { field: "url", kind: "url" },
-  // LangChain deep agents' file and shell tools.
-  read_file: { field: "file_path", kind: "path" },
-  write_file: { field: "file_path", kind: "path" },
-  edit_file: { field: "file_path", kind: "path" },
-  ls: { field: "path", kind: "path" },
-  execute: { field: "command", kind: "command" },
 };
 
 /**
- * What a known file tool does with the place its main argument names: reads the file, writes it, searches the
- * files there (as ripgrep does: hidden files skipped; or as `grep -r` does: hidden files searched), or lists the
- * names there. Claude Code's tools and LangChain deep agents' (`read_file`, `write_file`, `edit_file`, `grep`, `glob`).
+ * What a known file tool does with the place its argument names: reads the file, writes it, searches the files there (as
+ * ripgrep does: hidden files skipped; or as `grep -r` does: hidden files searched), or lists the names there. Claude
+ * Code's tools, and the same names as LangChain deep agents (`file_path`) and the MCP filesystem server (`path`) give
+ * them: `read_file`, `write_file`, `edit_file`, `grep`, `glob`, `ls`. `fields`: the arguments that may name the place.
  */
 type FileToolUse = "read" | "write" | "search-visible" | "search" | "list";
 
-const FILE_TOOL_USES: Readonly<Record<string, FileToolUse>> = {
-  read: "read",
-  edit: "write",
-  write: "write",
-  multiedit: "write",
-  notebookedit: "write",
-  read_file: "read",
-  write_file: "write",
-  edit_file: "write",
-  grep: "search",
-  glob: "list",
+const FILE_TOOL_USES: Readonly<Record<string, { readonly use: FileToolUse; readonly fields: readonly string[] }>> = {
+  read: { use: "read", fields: ["file_path"] },
+  edit: { use: "write", fields: ["file_path"] },
+  write: { use: "write", fields: ["file_path"] },
+  multiedit: { use: "write", fields: ["file_path"] },
+  notebookedit: { use: "write", fields: ["notebook_path"] },
+  read_file: { use: "read", fields: ["file_path", "path"] },
+  write_file: { use: "write", fields: ["file_path", "path"] },
+  edit_file: { use: "write", fields: ["file_path", "path"] },
+  grep: { use: "search", fields: ["path"] },
+  glob: { use: "list", fields: ["path"] },
+  ls: { use: "list", fields: ["path"] },
 };
 
 /**
  * The file tool `tool` names by convention (Claude Code's Grep, which runs ripgrep, by its exact name; any other
- * spelling of grep is read as searching hidden files too), with the argument that names its place.
+ * spelling of grep is read as searching hidden files too), with the arguments that may name its place.
  */
-export function conventionalFileTool(tool: string): { readonly field: string; readonly use: FileToolUse } | undefined {
-  const key = tool.toLowerCase();
-  const use = FILE_TOOL_USES[key];
-  const main = TOOL_DEFAULTS[key];
-  if (use === undefined || main === undefined) return undefined;
-  return { field: main.field, use: tool === "Grep" ? "search-visible" : use };
+export function conventionalFileTool(tool: string): { readonly fields: readonly string[]; readonly use: FileToolUse } | undefined {
+  const known = FILE_TOOL_USES[tool.toLowerCase()];
+  if (known === undefined) return undefined;
+  return { fields: known.fields, use: tool === "Grep" ? "search-visible" : known.use };
 }
 
 const COMMAND_FIELDS = new Set(["command", "cmd", "script", "commandline", "command_line"]);

@@ -1178,12 +1178,15 @@ export class PermissionPolicy {
     const known = conventionalFileTool(tool);
     if (known === undefined) return [];
     const declared = this.definition.options.mainArguments?.[tool];
-    if (declared !== undefined && (declared.kind !== "path" || declared.field !== known.field)) return [];
+    if (declared !== undefined && (declared.kind !== "path" || !known.fields.includes(declared.field))) return [];
+    // The arguments that may name the file: the declared one, else each the tool's known spellings use (`file_path`, `path`).
+    const fields = declared !== undefined ? [declared.field] : known.fields;
     const out: CompiledRule[] = [];
     for (const one of this.fileRules) {
       if (one.entry.matchesTool(tool)) continue;
       if (known.use === "write" ? one.file.access === "read" : one.file.access === "write") continue;
-      out.push(known.use === "read" || known.use === "write" ? this.pathFileRule(one, tool, known.field) : searchFileRule(one, tool, known.use, this.defaults));
+      if (known.use === "read" || known.use === "write") out.push(...fields.map((field) => this.pathFileRule(one, tool, field)));
+      else out.push(searchFileRule(one, tool, known.use, this.defaults));
     }
     return out;
   }
@@ -1674,9 +1677,9 @@ function fileRulesOf(rules: readonly RuleEntry[], options: PermissionPolicyOptio
     const access: FileAccess | undefined =
       declared !== undefined
         ? declared.kind === "path" && declared.field === selector
-          ? (known?.field === selector ? conventionalAccess(rule.tool) : undefined) ?? "any"
+          ? (known?.fields.includes(selector) === true ? conventionalAccess(rule.tool) : undefined) ?? "any"
           : undefined
-        : known?.field === selector
+        : known?.fields.includes(selector) === true
           ? conventionalAccess(rule.tool)
           : undefined;
     if (access === undefined) continue;
