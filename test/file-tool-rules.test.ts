@@ -130,6 +130,21 @@ describe("ripgrep in a command line searches a hidden file its glob names", () =
   });
 });
 
+describe("a file: URL a fetcher reads is the file it names", () => {
+  // curl and wget read `file:` URLs as files on this machine, on the host `localhost` too, percent-decoded.
+  const shell = permissionPolicy(parsePolicy(`version: 1\npathBase: ${JSON.stringify(root)}\npermissions:\n  - { rule: "Read(.env)", mode: deny }\n  - { rule: "Read(./secrets/**)", mode: deny }\n  - { rule: "Bash(curl:*)", mode: allow }\ntools:\n  Bash: { risk: medium }\n`, "yaml", "file-url.yaml"));
+  const LINES = [`curl -s file://${root}/.env`, `curl -s file://localhost${root}/secrets/key.txt`, `curl -s 'file://${root}/%2eenv'`, `curl -s FILE://LOCALHOST${root}/secrets/deep/more.txt`, `curl -s 'file://${root}/secrets/%6bey.txt'`];
+  it.each(LINES)("%s is not allowed", (command) => {
+    expect(shell.decide("Bash", { command }).mode).not.toBe("allow");
+  });
+  it.runIf(installed("curl"))("the real curl prints the canary for each", () => {
+    for (const command of LINES) expect(spawnSync("bash", ["-c", command], { encoding: "utf8" }).stdout, command).toContain(CANARY);
+  });
+  it("a file: URL of another file stays allowed", () => {
+    expect(shell.decide("Bash", { command: `curl -s file://${root}/src/app.ts` }).mode).toBe("allow");
+  });
+});
+
 describe("a deep agent's file tools under the same rules", () => {
   it.each([
     ["read_file", { file_path: ".env" }, "deny"],

@@ -6762,6 +6762,29 @@ export function unknownWordPlaces(word: string): string[] {
   const colon = word.indexOf(":");
   if (colon > 0 && !word.includes("://")) out.add(word.slice(colon + 1));
   if (/^-[A-Za-z][^=\s]/.test(word)) out.add(word.slice(2));
+  // A `file:` URL (curl, wget, git and browsers read it as a file on this machine): its path, percent-decoded, on this
+  // machine's host (`file:///x`, `file://localhost/x`), as the URL parser reads it.
+  for (const one of [...out]) {
+    const path = fileUrlPath(one);
+    if (path !== undefined) out.add(path);
+  }
   out.delete("");
   return [...out];
+}
+
+/** The file a `file:` URL names on this machine (host empty or localhost), percent-decoded; undefined for anything else. */
+function fileUrlPath(text: string): string | undefined {
+  if (!/^\s*file:/i.test(text)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    return undefined;
+  }
+  if (url.hostname !== "" && url.hostname !== "localhost") return undefined;
+  try {
+    return decodeURIComponent(url.pathname);
+  } catch {
+    return url.pathname;
+  }
 }
