@@ -668,6 +668,11 @@ export function netReachDoubt(command: string, why: string, mode: string, rule: 
   return command === "" ? `${why}, so the guard cannot tell whether it connects to a place the ${mode} rule ${rule} covers` : `\`${shownCommand(command)}\` may connect to a place the ${mode} rule ${rule} covers: ${why}`;
 }
 
+/** A command tool's rule as a rule of another command tool (`Bash(rm:*)` for Shell or PowerShell). */
+export function commandToolRuleDescription(rule: string, tool: string): string {
+  return `${rule}, for ${tool}, which runs commands too`;
+}
+
 /** A fetch tool's rule as a rule of a command tool (`WebFetch(domain:x)` for Bash). */
 export function netRuleDescription(rule: string, tool: string): string {
   return `${rule}, read in ${tool}'s commands`;

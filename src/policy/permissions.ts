@@ -11,7 +11,7 @@ import { compileGlob, isGlobPattern } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
 import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
-import { cannotTellReason, controlCharacterReason, fileToolRuleDescription, netRuleDescription, uncoveredReason } from "../messages/index.js";
+import { cannotTellReason, commandToolRuleDescription, controlCharacterReason, fileToolRuleDescription, netRuleDescription, uncoveredReason } from "../messages/index.js";
 import { DEFAULT_RISK_MODES, noRuleDecision } from "./defaults.js";
 import { evidenceNote, provenanceReason } from "../messages/provenance.js";
 import { budgetTotal, isComposite, locateValues, seenAfter, usesContext, usesPrincipal } from "../provenance/conditions.js";
@@ -1131,6 +1131,37 @@ export class PermissionPolicy {
     for (let i = 0; i < this.rules.length; i++) this.byToolName.add(this.rules[i]!, this.rules[i]!.spec);
     this.fileRules = fileRulesOf(this.rules, options, defaults);
     this.netRules = netRulesOf(this.rules, options);
+    this.commandRules = this.rules.filter((entry) => this.isCommandRule(entry));
+  }
+
+  /** The deny and ask rules of command tools whose only condition is the command (`Bash(rm:*)`): every command tool's. */
+  private readonly commandRules: readonly RuleEntry[];
+
+  /** A deny or ask rule on one command tool's command line and nothing else (`Bash(rm:*)`, `Shell(git push:*)`). */
+  private isCommandRule(entry: RuleEntry): boolean {
+    const rule = entry.spec;
+    if (rule.mode === "allow" || rule.toolRegex === true || isGlobPattern(rule.tool) || rule.args !== undefined || rule.after !== undefined || rule.budget !== undefined || rule.principal !== undefined) return false;
+    const selectors = Object.keys(rule.where ?? {});
+    if (selectors.length !== 1) return false;
+    const matcher = rule.where![selectors[0]!] as Record<string, unknown>;
+    return typeof matcher === "object" && matcher !== null && !isComposite(matcher) && "command" in matcher && this.commandField(rule.tool) === selectors[0];
+  }
+
+  /**
+   * The other command tools' deny and ask rules as rules of the command tool `tool`: a deny on what Bash runs holds for
+   * every tool that runs command lines (Shell, PowerShell, a tool declared `mainArgument: { kind: command }`).
+   */
+  private otherCommandRules(tool: string): CompiledRule[] {
+    if (this.commandRules.length === 0) return [];
+    const field = this.commandField(tool);
+    if (field === undefined) return [];
+    return this.commandRules.filter((entry) => !entry.matchesTool(tool)).map((entry) => {
+      const where = entry.spec.where ?? {};
+      const spec: PermissionRule = { ...entry.spec, tool, where: { [field]: where[Object.keys(where)[0]!]! } };
+      const compiled = compileRule(spec, entry.order, this.defaults, () => "command", this.compileCondition, (name) => name === tool);
+      const description = commandToolRuleDescription(entry.spec.rule ?? `${entry.spec.tool}(…)`, tool);
+      return { ...compiled, description, reasonText: entry.spec.reason ?? description };
+    });
   }
 
   /** The deny and ask rules of fetch tools (`WebFetch(domain:x)`), as every command tool's calls are read for them (netRulesOf). */
@@ -1631,7 +1662,7 @@ export class PermissionPolicy {
       const matching = (this.fast ? this.byToolName.candidates(tool) : [...this.rules]).filter((rule) => rule.matchesTool(tool));
       // A command tool's calls are also read for the files a file tool's deny and ask rules cover (decided when the policy is built: none, nothing added).
       // And a file tool's calls for the files another file tool's deny and ask rules cover (Edit(./src/**) for Write, Read(.env) for Grep).
-      const rules = this.sorted([...matching.map((rule) => this.forTool(rule, tool)), ...this.shellFileRules(tool), ...this.fileToolRules(tool), ...this.shellNetRules(tool)].sort((a, b) => a.order - b.order));
+      const rules = this.sorted([...matching.map((rule) => this.forTool(rule, tool)), ...this.shellFileRules(tool), ...this.fileToolRules(tool), ...this.shellNetRules(tool), ...this.otherCommandRules(tool)].sort((a, b) => a.order - b.order));
       const explainers = rules.filter((rule) => rule.mode === "allow" && rule.where.some((condition) => condition.why !== undefined));
       const pure = rules.every((rule) => !rule.contextual && !rule.personal && rule.context === undefined && rule.where.every((condition) => condition.volatile !== true && condition.contextual !== true));
       found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules), explainers, pure, keeping: { lookups: 0, hits: 0, pause: 0 } };
