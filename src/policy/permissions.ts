@@ -1156,13 +1156,22 @@ export class PermissionPolicy {
     const field = this.commandField(tool);
     if (field === undefined) return [];
     return this.commandRules.filter((entry) => !entry.matchesTool(tool)).map((entry) => {
-      const where = entry.spec.where ?? {};
-      const spec: PermissionRule = { ...entry.spec, tool, where: { [field]: where[Object.keys(where)[0]!]! } };
-      const compiled = compileRule(spec, entry.order, this.defaults, () => "command", this.compileCondition, (name) => name === tool);
+      // Compiled once per rule and field, then named for each tool (a policy with many shell tools compiles each rule once).
+      let byField = this.carried.get(entry);
+      if (byField === undefined) this.carried.set(entry, (byField = new Map()));
+      let compiled = byField.get(field);
+      if (compiled === undefined) {
+        const where = entry.spec.where ?? {};
+        const spec: PermissionRule = { ...entry.spec, where: { [field]: where[Object.keys(where)[0]!]! } };
+        byField.set(field, (compiled = compileRule(spec, entry.order, this.defaults, () => "command", this.compileCondition, () => false)));
+      }
       const description = commandToolRuleDescription(entry.spec.rule ?? `${entry.spec.tool}(…)`, tool);
-      return { ...compiled, description, reasonText: entry.spec.reason ?? description };
+      return { ...compiled, spec: { ...compiled.spec, tool }, matchesTool: (name: string) => name === tool, description, reasonText: entry.spec.reason ?? description };
     });
   }
+
+  /** otherCommandRules' compiled rules, per rule and command field. */
+  private readonly carried = new Map<RuleEntry, Map<string, CompiledRule>>();
 
   /** The deny and ask rules of fetch tools (`WebFetch(domain:x)`), as every command tool's calls are read for them (netRulesOf). */
   private readonly netRules: readonly ShellNetRule[];
