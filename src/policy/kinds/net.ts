@@ -175,7 +175,14 @@ const METADATA_SERVICE: readonly string[] = [
  * Public DNS names that always resolve to the loopback address (set up for local development and
  * listed in SSRF cheat sheets): the name and every subdomain.
  */
-const LOOPBACK_NAMES: readonly string[] = ["localtest.me", "lvh.me", "vcap.me", "lacolhost.com"];
+const LOOPBACK_NAMES: readonly string[] = ["localtest.me", "lvh.me", "vcap.me", "lacolhost.com", "localh.st"];
+
+/**
+ * Names a public service answers with the loopback address by their form: Burp Collaborator's
+ * `spoofed.` names (`spoofed.burpcollaborator.net`, `spoofed.<id>.oastify.com`), which PortSwigger
+ * documents for exactly this test.
+ */
+const LOOPBACK_NAME_RE = /^spoofed\.(?:[a-z0-9-]+\.)*(?:burpcollaborator\.net|oastify\.com)$/;
 
 /** Loopback names in the default /etc/hosts of Red Hat (`localhost.localdomain`, `localhost4`, `localhost6`) and Debian (`ip6-localhost`, `ip6-loopback`). */
 const HOSTS_FILE_LOOPBACK: readonly string[] = ["localhost.localdomain", "localhost4", "localhost4.localdomain4", "localhost6", "localhost6.localdomain6", "ip6-localhost", "ip6-loopback"];
@@ -191,6 +198,9 @@ const CONTAINER_HOST_NAMES: readonly string[] = ["host.docker.internal", "gatewa
 /** One IPv4 address's four parts (0-255), separated by a dot or a dash (`127.0.0.1`, `169-254-169-254`). */
 const OCTET = "(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)";
 const SPELLED_IPV4_RE = new RegExp(`${OCTET}([.-])${OCTET}\\1${OCTET}\\1${OCTET}`, "g");
+
+/** An IPv4 address spelled in a name with dots or dashes, each match starting after `.`, `-` or the name's start and ending before one of them or its end (overlapping matches all found). */
+const SPELLED_IN_NAME_RE = new RegExp(`(?<=^|[.-])(?=(${OCTET}([.-])${OCTET}\\2${OCTET}\\2${OCTET})(?:[.-]|$))`, "g");
 
 /** `7f000001` as `127.0.0.1`. */
 const hexIPv4 = (hex: string) => [0, 2, 4, 6].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(".");
@@ -224,10 +234,12 @@ function spelledAddresses(host: string): string[] {
       }
     }
   }
-  const dotted = /(?:^|\.)((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})\.[a-z0-9-]+\.[a-z]+$/.exec(host);
-  if (dotted !== null) out.push(dotted[1]!);
-  const dashed = /(?:^|[.-])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:-(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})\.[a-z0-9-]+\.[a-z]+$/.exec(host);
-  if (dashed !== null) out.push(dashed[1]!.replace(/-/g, "."));
+  // An address spelled anywhere in the name, with dots or with dashes, between `.`, `-` and the name's ends: the
+  // services that answer with it put it before their domain (`app.127.0.0.1.nip.io`, `169-254-169-254.sslip.io`),
+  // among other labels (whonow: `A.1.2.3.4.1time.127.0.0.1.forever.<uuid>.rebind.network`), inside one label
+  // (Singularity: `s-1.2.3.4-127.0.0.1-123-fs-e.d.rebind.it`), or a cloud's resolver answers its private names with
+  // it (AWS: `ip-10-0-0-5.eu-west-1.compute.internal`).
+  for (const match of host.matchAll(SPELLED_IN_NAME_RE)) out.push(match[1]!.replace(/-/g, "."));
   const hex = /(?:^|[.-])([0-9a-f]{8})\.(?:nip|sslip|xip)\.io$/.exec(host);
   if (hex !== null) out.push(hexIPv4(hex[1]!));
   // nip.io (exentriquesolutions/nip.io backend.py): the last four parts of the name, split at `.`
@@ -397,7 +409,7 @@ function samePlaceHostsOf(host: string, here: Machine): string[] {
     out.push(ipv4);
   }
   for (const address of [host, ...out]) {
-    if (LOOPBACK_PLACE.includes(address) || (here.hostName !== "" && address === here.hostName) || here.addresses.has(address) || CONTAINER_HOST_NAMES.includes(address) || /^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push(...LOOPBACK_PLACE);
+    if (LOOPBACK_PLACE.includes(address) || (here.hostName !== "" && address === here.hostName) || here.addresses.has(address) || CONTAINER_HOST_NAMES.includes(address) || /^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`)) || LOOPBACK_NAME_RE.test(address)) out.push(...LOOPBACK_PLACE);
     if (METADATA_SERVICE.includes(address)) out.push(...METADATA_SERVICE);
   }
   return [...new Set(out)].filter((other) => other !== host);

@@ -34,6 +34,11 @@ interface CompiledPathPattern {
   readonly source: string;
   /** True when the absolute, normalised path matches. */
   test(absolute: string): boolean;
+  /**
+   * What the pattern spells out before its first wildcard: the paths it names as written (`/ws/secrets`) and the
+   * directories its wildcards search (`/ws/secrets/*.pem`: /ws/secrets), where another name of a file is looked for.
+   */
+  readonly spelled: { readonly paths: readonly string[]; readonly directories: readonly string[] };
 }
 
 export function normaliseBase(base: string | undefined): string {
@@ -57,7 +62,18 @@ export function compilePathPattern(pattern: string, options: PathMatcherOptions)
   // match `/x`: with the base at the root (the default), `**/.env` missed the base's own `.env`.
   if (glob.startsWith("/**/")) alternatives.push(...alternatives.map((g) => g.slice(3)));
   const isMatch = picomatchLibrary()(alternatives, { dot: true, nocase: options.caseSensitive !== true });
-  return { source: pattern, test: (absolute) => isMatch(absolute) };
+  const paths = new Set<string>();
+  const directories = new Set<string>();
+  for (const alternative of alternatives) {
+    const wild = alternative.search(/[*?[\]{}(]/);
+    if (wild < 0) paths.add(alternative);
+    else {
+      // The whole file system is not searched: `/**/.env` spells no directory of its own.
+      const directory = alternative.slice(0, alternative.lastIndexOf("/", wild));
+      if (directory !== "") directories.add(directory);
+    }
+  }
+  return { source: pattern, test: (absolute) => isMatch(absolute), spelled: { paths: [...paths], directories: [...directories] } };
 }
 
 function percentDecode(text: string): string | undefined {
@@ -534,9 +550,49 @@ export function judgePath(value: string, patterns: readonly CompiledPathPattern[
   const { readings, unreadable, escapes } = readPathValue(value, options);
   const hit = (reading: PathReading) => reading.relative === undefined || patterns.some((pattern) => pattern.test(reading.absolute) || enclosing(reading, options.base).some((dir) => pattern.test(dir)));
   // A path that escapes the base, or cannot be placed, matches every deny and no allow.
-  if (restrictive) return unreadable || escapes || readings.some(hit) ? YES : NO;
+  if (restrictive) return unreadable || escapes || readings.some(hit) ? YES : options.followSymlinks ? otherNamesVerdict(readings, patterns, options.base) : NO;
   if (unreadable || escapes) return NO;
   return readings.every((reading) => reading.relative !== undefined && patterns.some((pattern) => pattern.test(reading.absolute))) ? YES : NO;
+}
+
+/**
+ * A deny or ask on a file with more than one name (a hard link: `docs/h` made by `ln secrets/key docs/h`): the file's
+ * other names the patterns spell out (the paths they name, and the names found by searching the directories before
+ * their wildcards) are read as the value is. YES when one of them matches; UNKNOWN when a directory was too large or
+ * unreadable to search and the file's name there would match; else NO.
+ */
+function otherNamesVerdict(readings: readonly PathReading[], patterns: readonly CompiledPathPattern[], base: string): Verdict {
+  const paths = patterns.flatMap((pattern) => pattern.spelled.paths);
+  const directories = [...new Set(patterns.flatMap((pattern) => pattern.spelled.directories))];
+  for (const path of paths) if (!directories.includes(path) && isDirectory(path)) directories.push(path);
+  const matches = (absolute: string) => {
+    const relative = relativeTo(base, absolute);
+    const above = relative === undefined ? ancestors(absolute) : enclosing({ absolute, relative }, base);
+    return patterns.some((pattern) => pattern.test(absolute) || above.some((dir) => pattern.test(dir)));
+  };
+  let open = false;
+  for (const reading of readings) {
+    if (reading.absolute.includes("\u0000")) continue;
+    const { names, unsearched } = hardLinkNames(reading.absolute, paths, directories);
+    if (names.some(matches)) return YES;
+    if (unsearched !== undefined && matches(posix.join(unsearched, posix.basename(reading.absolute)))) open = true;
+  }
+  return open ? UNKNOWN : NO;
+}
+
+/** The directories above an absolute path, up to (not including) the root. */
+function ancestors(absolute: string): string[] {
+  const out: string[] = [];
+  for (let dir = posix.dirname(absolute); dir !== "/" && dir !== "."; dir = posix.dirname(dir)) out.push(dir);
+  return out;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
 
 /** `/proc/self/root/x` as `/x` (the process's own root), repeatedly; undefined when the path does not start so. */
@@ -604,10 +660,10 @@ const fileId = (stats: { dev: number; ino: number }) => `${stats.dev}:${stats.in
 /** The files under a directory with more than one name, by identity (one of their paths); `complete` when every entry was read. */
 const inodeIndexCache = new Map<string, { at: number; byId: Map<string, string>; complete: boolean }>();
 
-function inodeIndex(directory: string): { byId: Map<string, string>; complete: boolean } {
+function inodeIndex(directory: string, fresh = false): { byId: Map<string, string>; complete: boolean; kept?: boolean } {
   const now = Date.now();
   const kept = inodeIndexCache.get(directory);
-  if (kept !== undefined && now - kept.at <= REAL_TTL_MS) return kept;
+  if (!fresh && kept !== undefined && now - kept.at <= REAL_TTL_MS) return { ...kept, kept: true };
   const byId = new Map<string, string>();
   let complete = true;
   let count = 0;
@@ -675,7 +731,9 @@ export function hardLinkNames(word: string, files: readonly string[], directorie
   }
   let unsearched: string | undefined;
   for (const directory of directories) {
-    const index = inodeIndex(directory);
+    let index = inodeIndex(directory);
+    // A file that had one name when the directory was last searched may have another now (`ln key h`, then `cat h`).
+    if (index.kept === true && index.complete && !index.byId.has(id)) index = inodeIndex(directory, true);
     const found = index.byId.get(id);
     if (found !== undefined) names.push(`${head}${found}`);
     else if (!index.complete) unsearched ??= directory;
