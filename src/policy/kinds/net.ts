@@ -20,7 +20,8 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  *   [::1], localhost, 0.0.0.0 and [::] as one place, any 127.0.0.0/8 address, `*.localhost`, its
  *   host name, its interfaces' addresses and `host.docker.internal`-style names in it; a name of its
  *   hosts file as the addresses it maps to; the cloud metadata service under each of its names; public names that resolve to
- *   loopback or spell an address, `127.0.0.1.nip.io`, rebinding names as 1u.ms reads them, such as
+ *   loopback (`localh.st`, `spoofed.burpcollaborator.net`) or spell an address anywhere in them
+ *   (`127.0.0.1.nip.io`, `s-1.2.3.4-127.0.0.1-1-fs-e.d.rebind.it`, `ip-10-0-0-5.eu-west-1.compute.internal`), rebinding names as 1u.ms reads them, such as
  *   `make-1.1.1.1-rebind-169.254-169.254-rr.1u.ms` and `make-ip-127o0o0o1-rr.1u.ms`),
  *   IPv6 transition addresses as the IPv4 address they carry (6to4, Teredo, local-use NAT64), an
  *   IPv6 literal with a zone id without the zone, and a `file:` URL as localhost. The opaque host of
