@@ -22,13 +22,18 @@
  *   device and inode; `cat` prints the denied file's marker) judges generated links in the workspace, spelled
  *   absolute, relative, with `./` and `..`, for the Read and Edit tools [landstrip/landstrip#90 ('denyRead bypass
  *   via hard link': `ln ~/.ssh/known_hosts ~/link.txt; cat ~/link.txt`); multikernel/sandlock#179 (an fs_deny'd file
- *   read through a hard link); bindsch/scode#2 (pre-existing hard links are followed)].
+ *   read through a hard link); bindsch/scode#2 (pre-existing hard links are followed)];
+ * - paths: a deny that names a place through a symlink (macOS's `/tmp`, `/var` and `/etc` lead to `/private/...`; a home
+ *   or a project directory reached through a link) holds for the place's real name too: `realpath` and the kernel
+ *   (`cat` prints the marker) judge generated spellings of the real path, for the Read tool and for `cat` in Bash
+ *   [modelcontextprotocol/servers#3253 (macOS `/tmp` is `/private/tmp`: rules and paths compared in different forms);
+ *   ArcReel/ArcReel#622 (deny lists that name the raw form and not the resolved one, `/var` and `/private/var`)].
  * A deny case must be denied by the deny-list policy (denies, then allow everything else) and never allowed by the
  * allow-list one; a URL case is decided as a WebFetch url and in curl's and wget's Bash lines. Names that spell no
  * denied address stay allowed.
  */
 import { spawnSync } from "node:child_process";
-import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
@@ -295,5 +300,76 @@ describe("a file with several names is the file under each of them [landstrip/la
     expect(pathPolicy.decide("Edit", { file_path: "docs/single.md", old_string: "a", new_string: "b" }).mode).toBe("allow");
     expect(pathPolicy.decide("Read", { file_path: "secrets/key" }).mode).toBe("deny");
     expect(pathPolicy.decide("Read", { file_path: `${home}/.ssh/id_rsa` }).mode).toBe("deny");
+  });
+});
+
+// ---- paths: a deny that names a place through a symlink ----
+
+/** As macOS lays it out: `tmp` and `etc` are links to `private/tmp` and `private/etc`; a home reached through a link. */
+const mac = `${root}/mac`;
+mkdirSync(`${mac}/private/tmp/secrets/deep`, { recursive: true });
+mkdirSync(`${mac}/private/etc`, { recursive: true });
+mkdirSync(`${mac}/Volumes/data/alice/.ssh`, { recursive: true });
+mkdirSync(`${mac}/Users`, { recursive: true });
+symlinkSync("private/tmp", `${mac}/tmp`);
+symlinkSync("private/etc", `${mac}/etc`);
+symlinkSync(`${mac}/Volumes/data/alice`, `${mac}/Users/alice`);
+const LINKED: Readonly<Record<string, { spelled: string; real: string }>> = {
+  tmp: { spelled: `${mac}/tmp/secrets/key`, real: `${mac}/private/tmp/secrets/key` },
+  deep: { spelled: `${mac}/tmp/secrets/deep/k2`, real: `${mac}/private/tmp/secrets/deep/k2` },
+  etc: { spelled: `${mac}/etc/master.passwd`, real: `${mac}/private/etc/master.passwd` },
+  home: { spelled: `${mac}/Users/alice/.ssh/id_ed25519`, real: `${mac}/Volumes/data/alice/.ssh/id_ed25519` },
+};
+for (const [name, { real }] of Object.entries(LINKED)) writeFileSync(real, `MARK-${name}`);
+writeFileSync(`${mac}/private/tmp/notes.txt`, "plain");
+
+const linkedPolicy = permissionPolicy(
+  parsePolicy(
+    `version: 1
+pathBase: ${mac}
+permissions:
+  - { rule: "Read(${mac}/tmp/secrets/**)", mode: deny }
+  - { rule: "Read(${mac}/etc/master.passwd)", mode: deny }
+  - { rule: "Read(${mac}/Users/alice/.ssh/)", mode: deny }
+  - { rule: "Read", mode: allow }
+  - { rule: "Bash(cat ${mac}/tmp/secrets/*)", mode: deny }
+  - { rule: "Bash(cat ${mac}/etc/master.passwd)", mode: deny }
+  - { rule: "Bash(cat ${mac}/Users/alice/.ssh/*)", mode: deny }
+  - { rule: "Bash(cat:*)", mode: allow }
+`,
+    "yaml",
+    "linked-denies.yaml",
+  ),
+);
+
+const linkedCase = fc.record({
+  target: fc.constantFrom(...Object.keys(LINKED)),
+  spelling: fc.constantFrom("real", "dotted", "doubled", "climb", "relative"),
+});
+
+describe("a deny that names a place through a symlink holds for its real name [modelcontextprotocol/servers#3253; ArcReel/ArcReel#622]", () => {
+  it.skipIf(!COREUTILS && !REQUIRE_ORACLES)("the real path of a denied file, however spelled, is denied for the Read tool and for cat; realpath and cat judge", () => {
+    for (const { target, spelling } of fc.sample(linkedCase, { numRuns: 60, seed: ORACLE_SEED })) {
+      const { spelled, real } = LINKED[target]!;
+      const value =
+        spelling === "real" ? real : spelling === "dotted" ? real.replace("/private/", "/private/./") : spelling === "doubled" ? real.replace("/private/", "//private//") : spelling === "climb" ? real.replace("/private/", "/private/../private/") : path.relative(mac, real);
+      const resolved = spawnSync("realpath", ["-m", value], { cwd: mac, encoding: "utf8" }).stdout.trim();
+      expect(resolved, `${value} is ${real}`).toBe(spawnSync("realpath", ["-m", spelled], { encoding: "utf8" }).stdout.trim());
+      expect(kernel(path.resolve(mac, value)).text, value).toBe(`MARK-${target}`);
+      const read = linkedPolicy.decide("Read", { file_path: value });
+      expect(read.mode, `Read ${value}: ${read.reason ?? ""}`).toBe("deny");
+      if (value.startsWith("/")) {
+        const cat = linkedPolicy.decide("Bash", { command: `cat ${value}` });
+        expect(cat.mode, `cat ${value}: ${cat.reason ?? ""}`).toBe("deny");
+      }
+    }
+  });
+
+  it("the spelled path stays denied, and a file beside the denied place stays allowed", () => {
+    for (const { spelled } of Object.values(LINKED)) expect(linkedPolicy.decide("Read", { file_path: spelled }).mode, spelled).toBe("deny");
+    for (const value of [`${mac}/private/tmp/notes.txt`, `${mac}/tmp/notes.txt`]) {
+      expect(linkedPolicy.decide("Read", { file_path: value }).mode, value).toBe("allow");
+      expect(linkedPolicy.decide("Bash", { command: `cat ${value}` }).mode, value).toBe("allow");
+    }
   });
 });

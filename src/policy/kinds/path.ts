@@ -39,6 +39,11 @@ interface CompiledPathPattern {
    * directories its wildcards search (`/ws/secrets/*.pem`: /ws/secrets), where another name of a file is looked for.
    */
   readonly spelled: { readonly paths: readonly string[]; readonly directories: readonly string[] };
+  /**
+   * True when the path matches the pattern with the place it spells out read through this machine's symlinks
+   * (`/tmp/secrets/**` where /tmp links to /private/tmp: `/private/tmp/secrets/**`), as a deny reads it.
+   */
+  realTest(absolute: string): boolean;
 }
 
 export function normaliseBase(base: string | undefined): string {
@@ -73,7 +78,26 @@ export function compilePathPattern(pattern: string, options: PathMatcherOptions)
       if (directory !== "") directories.add(directory);
     }
   }
-  return { source: pattern, test: (absolute) => isMatch(absolute), spelled: { paths: [...paths], directories: [...directories] } };
+  let real: { at: number; isMatch: ((absolute: string) => boolean) | undefined } | undefined;
+  const realTest = (absolute: string) => {
+    const now = Date.now();
+    if (real === undefined || now - real.at > REAL_TTL_MS) {
+      const resolved = alternatives.flatMap((alternative) => realAlternative(alternative) ?? []);
+      real = { at: now, isMatch: resolved.length === 0 ? undefined : picomatchLibrary()(resolved, { dot: true, nocase: options.caseSensitive !== true }) };
+    }
+    return real.isMatch?.(absolute) === true;
+  };
+  return { source: pattern, test: (absolute) => isMatch(absolute), spelled: { paths: [...paths], directories: [...directories] }, realTest };
+}
+
+/** A pattern's glob with the place it spells out before its first wildcard read through this machine's symlinks; undefined when no link changes it. */
+function realAlternative(glob: string): string | undefined {
+  const wild = glob.search(/[*?[\]{}(]/);
+  const literal = wild < 0 ? glob : glob.slice(0, glob.lastIndexOf("/", wild));
+  if (literal === "" || literal === "/") return undefined;
+  const place = cachedRealLocation(literal);
+  if (place === undefined || place === literal || /[*?[\]{}()!+@]/.test(place)) return undefined;
+  return `${place}${glob.slice(literal.length)}`;
 }
 
 function percentDecode(text: string): string | undefined {
@@ -548,7 +572,10 @@ function enclosing(reading: PathReading, base: string): string[] {
 export function judgePath(value: string, patterns: readonly CompiledPathPattern[], options: PathReadOptions, restrictive: boolean): Verdict {
   if (value.trim() === "") return restrictive ? UNKNOWN : NO;
   const { readings, unreadable, escapes } = readPathValue(value, options);
-  const hit = (reading: PathReading) => reading.relative === undefined || patterns.some((pattern) => pattern.test(reading.absolute) || enclosing(reading, options.base).some((dir) => pattern.test(dir)));
+  // A deny or ask also names the place its pattern spells out as this machine's symlinks lead (`/tmp/x` is `/private/tmp/x`).
+  const real = restrictive && options.followSymlinks;
+  const matches = (pattern: CompiledPathPattern, absolute: string) => pattern.test(absolute) || (real && pattern.realTest(absolute));
+  const hit = (reading: PathReading) => reading.relative === undefined || patterns.some((pattern) => matches(pattern, reading.absolute) || enclosing(reading, options.base).some((dir) => matches(pattern, dir)));
   // A path that escapes the base, or cannot be placed, matches every deny and no allow.
   if (restrictive) return unreadable || escapes || readings.some(hit) ? YES : options.followSymlinks ? otherNamesVerdict(readings, patterns, options.base) : NO;
   if (unreadable || escapes) return NO;
@@ -568,7 +595,8 @@ function otherNamesVerdict(readings: readonly PathReading[], patterns: readonly 
   const matches = (absolute: string) => {
     const relative = relativeTo(base, absolute);
     const above = relative === undefined ? ancestors(absolute) : enclosing({ absolute, relative }, base);
-    return patterns.some((pattern) => pattern.test(absolute) || above.some((dir) => pattern.test(dir)));
+    const test = (pattern: CompiledPathPattern, path: string) => pattern.test(path) || pattern.realTest(path);
+    return patterns.some((pattern) => test(pattern, absolute) || above.some((dir) => test(pattern, dir)));
   };
   let open = false;
   for (const reading of readings) {
@@ -620,6 +648,23 @@ function cachedRealLocation(path: string): string | undefined {
   if (wordRealCache.size >= MAX_CACHED) wordRealCache.clear();
   wordRealCache.set(path, { at: now, real });
   return real;
+}
+
+/**
+ * A pattern's absolute path (`/tmp/secrets/*`, `--file=/tmp/x`) with the place it spells out before its first `*` read
+ * through this machine's symlinks (`/private/tmp/secrets/*` where /tmp links to /private/tmp); undefined when no link
+ * changes it.
+ */
+export function realPatternWord(word: string): string | undefined {
+  const head = VALUE_START_RE.exec(word)?.[0] ?? "";
+  const value = word.slice(head.length);
+  if (!value.startsWith("/") || value.includes("\u0000")) return undefined;
+  const star = value.search(/[*?[]/);
+  const literal = star < 0 ? value : value.slice(0, value.lastIndexOf("/", star));
+  if (literal === "" || literal === "/") return undefined;
+  const place = cachedRealLocation(literal);
+  if (place === undefined || place === literal || /[*?[\]\s]/.test(place)) return undefined;
+  return `${head}${place}${value.slice(literal.length)}`;
 }
 
 /** A `--option=` or `NAME=` start of a word whose value is a path (`--file=/x`, `if=/x`). */
