@@ -28,16 +28,23 @@
  *   (`cat` prints the marker) judge generated spellings of the real path, for the Read tool and for `cat` in Bash
  *   [modelcontextprotocol/servers#3253 (macOS `/tmp` is `/private/tmp`: rules and paths compared in different forms);
  *   ArcReel/ArcReel#622 (deny lists that name the raw form and not the resolved one, `/var` and `/private/var`)].
+ * - programs that connect to a host named without a URL (netcat, telnet, socat, ssh, scp, openssl s_client, redis-cli,
+ *   psql, mysql): getaddrinfo reads the host as inet_aton does, so `nc 0x7f.1 80`, `socat - TCP:2130706433:80` and
+ *   `ssh -p P 0177.1` reach 127.0.0.1 past a deny that names it; each real program connecting to a listener on this
+ *   machine's loopback judges generated spellings [swisskyrepo/PayloadsAllTheThings 'Bypass Using an Encoded IP
+ *   Address' and 'Bypass Using Rare Address'; nccgroup/singularity#36 ('weird IP formatting' past filters); the
+ *   programs' manuals for where the host stands].
  * A deny case must be denied by the deny-list policy (denies, then allow everything else) and never allowed by the
  * allow-list one; a URL case is decided as a WebFetch url and in curl's and wget's Bash lines. Names that spell no
  * denied address stay allowed.
  */
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { REQUIRE_ORACLES } from "./helpers/bash-oracle.js";
 import { ORACLE_SEED } from "./helpers/oracle.js";
@@ -371,5 +378,95 @@ describe("a deny that names a place through a symlink holds for its real name [m
       expect(linkedPolicy.decide("Read", { file_path: value }).mode, value).toBe("allow");
       expect(linkedPolicy.decide("Bash", { command: `cat ${value}` }).mode, value).toBe("allow");
     }
+  });
+});
+
+// ---- programs that connect to a host named without a URL ----
+
+const HOST_PROGRAMS: Readonly<Record<string, { line: (host: string, port: number) => string; present: boolean }>> = {
+  nc: { line: (host, port) => `nc -w 2 ${host} ${port}`, present: spawnSync("nc", ["-h"], { stdio: "ignore" }).error === undefined },
+  telnet: { line: (host, port) => `telnet ${host} ${port}`, present: spawnSync("telnet", ["-h"], { stdio: "ignore" }).error === undefined },
+  socat: { line: (host, port) => `socat -T 2 /dev/null TCP:${host}:${port}`, present: spawnSync("socat", ["-V"], { stdio: "ignore" }).status === 0 },
+  ssh: { line: (host, port) => `ssh -o BatchMode=yes -o ConnectTimeout=2 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -p ${port} ${host} true`, present: spawnSync("ssh", ["-V"], { stdio: "ignore" }).status === 0 },
+  openssl: { line: (host, port) => `openssl s_client -connect ${host}:${port}`, present: spawnSync("openssl", ["version"], { stdio: "ignore" }).status === 0 },
+  "redis-cli": { line: (host, port) => `redis-cli -h ${host} -p ${port} ping`, present: spawnSync("redis-cli", ["--version"], { stdio: "ignore" }).status === 0 },
+  psql: { line: (host, port) => `psql -h ${host} -p ${port} -c 'select 1'`, present: spawnSync("psql", ["--version"], { stdio: "ignore" }).status === 0 },
+  mysql: { line: (host, port) => `mysql -h ${host} -P ${port} --connect-timeout=2 -e 'select 1'`, present: spawnSync("mysql", ["--version"], { stdio: "ignore" }).status === 0 },
+};
+const hostPolicy = permissionPolicy(
+  parsePolicy(
+    `version: 1
+permissions:
+${Object.keys(HOST_PROGRAMS).flatMap((program) => ["127.0.0.1", "169.254.169.254"].map((host) => `  - { rule: "Bash(${program} *${host}*)", mode: deny }`)).join("\n")}
+${Object.keys(HOST_PROGRAMS).map((program) => `  - { rule: "Bash(${program}:*)", mode: allow }`).join("\n")}
+`,
+    "yaml",
+    "host-programs.yaml",
+  ),
+);
+
+let listener: Server | undefined;
+let port = 0;
+let connections = 0;
+beforeAll(async () => {
+  listener = createServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
+  // The unspecified address, both families: 127.0.0.0/8 and ::1 reach it.
+  await new Promise<void>((resolve) => listener!.listen(0, "::", resolve));
+  port = (listener.address() as { port: number }).port;
+});
+afterAll(() => listener?.close());
+
+/** Runs a bash line (no input, a short timeout); resolves to whether the listener saw a connection. */
+function reaches(line: string): Promise<boolean> {
+  const before = connections;
+  return new Promise((resolve) => {
+    const child = execFile("bash", ["-c", line], { timeout: 6000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, PGCONNECT_TIMEOUT: "2" } }, () => setTimeout(() => resolve(connections > before), 50));
+    child.stdin?.end();
+  });
+}
+
+/** 127.0.0.0/8 spelled as inet_aton reads it: 1 to 4 parts, each decimal, octal or hex; and localhost. */
+const loopbackSpelling = fc
+  .record({ b: octet, c: octet, d: fc.integer({ min: 1, max: 254 }), parts: fc.integer({ min: 1, max: 4 }), radix: fc.array(fc.constantFrom("dec", "oct", "hex"), { minLength: 4, maxLength: 4 }) })
+  .map(({ b, c, d, parts, radix }) => {
+    const bytes = [127, b, c, d];
+    const value = (127 * 2 ** 24 + (b << 16) + (c << 8) + d) >>> 0;
+    const head = bytes.slice(0, parts - 1);
+    const tail = value % 2 ** (8 * (4 - head.length));
+    const spell = (n: number, i: number) => (radix[i] === "oct" && n > 0 ? `0${n.toString(8)}` : radix[i] === "hex" ? `0x${n.toString(16)}` : String(n));
+    return [...head.map(spell), spell(tail, 3)].join(".");
+  });
+
+describe("programs that connect to a host named without a URL read it as getaddrinfo does [PayloadsAllTheThings 'Bypass Using an Encoded IP Address'; nccgroup/singularity#36]", () => {
+  const present = Object.entries(HOST_PROGRAMS).filter(([, program]) => program.present || REQUIRE_ORACLES);
+  it.skipIf(present.length === 0)(
+    "a spelling of the loopback address that a program connects through is denied where 127.0.0.1 is",
+    async () => {
+      const spellings = ["0x7f.1", "2130706433", "0177.0.0.1", "127.1", "localhost", ...fc.sample(loopbackSpelling, { numRuns: 10, seed: ORACLE_SEED })];
+      let reached = 0;
+      for (const [, program] of present) {
+        for (const host of spellings) {
+          const line = program.line(host, port);
+          if (!(await reaches(line))) continue;
+          reached++;
+          const decision = hostPolicy.decide("Bash", { command: line });
+          expect(decision.mode, `${line} reaches the listener: ${decision.reason ?? ""}`).toBe("deny");
+        }
+      }
+      expect(reached, "some program reached the listener").toBeGreaterThan(0);
+    },
+    300_000,
+  );
+
+  it("the same lines to a public host keep their decision", () => {
+    for (const [name, program] of Object.entries(HOST_PROGRAMS)) {
+      const line = program.line("db.example.com", 5432);
+      const decision = hostPolicy.decide("Bash", { command: line });
+      expect(decision.mode, `${name}: ${line}: ${decision.reason ?? ""}`).not.toBe("deny");
+    }
+    for (const line of ["nc example.com 80", "socat - TCP:example.com:443", "psql -h db.example.com", "openssl s_client -connect example.com:443"]) expect(hostPolicy.decide("Bash", { command: line }).mode, line).toBe("allow");
   });
 });
