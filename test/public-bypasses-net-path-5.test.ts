@@ -32,8 +32,10 @@
  *   psql, mysql): getaddrinfo reads the host as inet_aton does, so `nc 0x7f.1 80`, `socat - TCP:2130706433:80` and
  *   `ssh -p P 0177.1` reach 127.0.0.1 past a deny that names it; each real program connecting to a listener on this
  *   machine's loopback judges generated spellings [swisskyrepo/PayloadsAllTheThings 'Bypass Using an Encoded IP
- *   Address' and 'Bypass Using Rare Address'; nccgroup/singularity#36 ('weird IP formatting' past filters); the
- *   programs' manuals for where the host stands].
+ *   Address' and 'Bypass Using Rare Address'; nccgroup/singularity#36 ('weird IP formatting' past filters);
+ *   bug-ops/zeph#6497 (a network deny that reads curl and wget only, bypassed by `openssl s_client`, `socat`, `ssh`,
+ *   `scp`, `rsync`); FerroxLabs/wayland#673 (`scp`/`rsync` to a remote host); the programs' manuals for where the
+ *   host stands].
  * A deny case must be denied by the deny-list policy (denies, then allow everything else) and never allowed by the
  * allow-list one; a URL case is decided as a WebFetch url and in curl's and wget's Bash lines. Names that spell no
  * denied address stay allowed.
@@ -388,6 +390,8 @@ const HOST_PROGRAMS: Readonly<Record<string, { line: (host: string, port: number
   telnet: { line: (host, port) => `telnet ${host} ${port}`, present: spawnSync("telnet", ["-h"], { stdio: "ignore" }).error === undefined },
   socat: { line: (host, port) => `socat -T 2 /dev/null TCP:${host}:${port}`, present: spawnSync("socat", ["-V"], { stdio: "ignore" }).status === 0 },
   ssh: { line: (host, port) => `ssh -o BatchMode=yes -o ConnectTimeout=2 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -p ${port} ${host} true`, present: spawnSync("ssh", ["-V"], { stdio: "ignore" }).status === 0 },
+  scp: { line: (host, port) => `scp -o BatchMode=yes -o ConnectTimeout=2 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -P ${port} /etc/hostname ${host}:/tmp/x`, present: spawnSync("ssh", ["-V"], { stdio: "ignore" }).status === 0 },
+  rsync: { line: (host, port) => `rsync --port=${port} --contimeout=2 /etc/hostname ${host}::m/x`, present: spawnSync("rsync", ["--version"], { stdio: "ignore" }).status === 0 },
   openssl: { line: (host, port) => `openssl s_client -connect ${host}:${port}`, present: spawnSync("openssl", ["version"], { stdio: "ignore" }).status === 0 },
   "redis-cli": { line: (host, port) => `redis-cli -h ${host} -p ${port} ping`, present: spawnSync("redis-cli", ["--version"], { stdio: "ignore" }).status === 0 },
   psql: { line: (host, port) => `psql -h ${host} -p ${port} -c 'select 1'`, present: spawnSync("psql", ["--version"], { stdio: "ignore" }).status === 0 },
@@ -440,7 +444,7 @@ const loopbackSpelling = fc
     return [...head.map(spell), spell(tail, 3)].join(".");
   });
 
-describe("programs that connect to a host named without a URL read it as getaddrinfo does [PayloadsAllTheThings 'Bypass Using an Encoded IP Address'; nccgroup/singularity#36]", () => {
+describe("programs that connect to a host named without a URL read it as getaddrinfo does [PayloadsAllTheThings 'Bypass Using an Encoded IP Address'; nccgroup/singularity#36; bug-ops/zeph#6497; FerroxLabs/wayland#673]", () => {
   const present = Object.entries(HOST_PROGRAMS).filter(([, program]) => program.present || REQUIRE_ORACLES);
   it.skipIf(present.length === 0)(
     "a spelling of the loopback address that a program connects through is denied where 127.0.0.1 is",
