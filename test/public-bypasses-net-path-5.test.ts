@@ -34,8 +34,10 @@
  *   machine's loopback judges generated spellings [swisskyrepo/PayloadsAllTheThings 'Bypass Using an Encoded IP
  *   Address' and 'Bypass Using Rare Address'; nccgroup/singularity#36 ('weird IP formatting' past filters);
  *   bug-ops/zeph#6497 (a network deny that reads curl and wget only, bypassed by `openssl s_client`, `socat`, `ssh`,
- *   `scp`, `rsync`); FerroxLabs/wayland#673 (`scp`/`rsync` to a remote host); the programs' manuals for where the
- *   host stands].
+ *   `scp`, `rsync`, bash's `/dev/tcp`); FerroxLabs/wayland#673 (`scp`/`rsync` to a remote host); the programs'
+ *   manuals for where the host stands]; and bash itself, which connects for a redirection to `/dev/tcp/HOST/PORT`
+ *   (`cat </dev/tcp/0x7f.1/80`), judged by bash reaching the listener, under a deny that names the address and a
+ *   Bash tool otherwise allowed.
  * A deny case must be denied by the deny-list policy (denies, then allow everything else) and never allowed by the
  * allow-list one; a URL case is decided as a WebFetch url and in curl's and wget's Bash lines. Names that spell no
  * denied address stay allowed.
@@ -472,5 +474,31 @@ describe("programs that connect to a host named without a URL read it as getaddr
       expect(decision.mode, `${name}: ${line}: ${decision.reason ?? ""}`).not.toBe("deny");
     }
     for (const line of ["nc example.com 80", "socat - TCP:example.com:443", "psql -h db.example.com", "openssl s_client -connect example.com:443"]) expect(hostPolicy.decide("Bash", { command: line }).mode, line).toBe("allow");
+  });
+});
+
+describe("bash connects for a redirection to /dev/tcp/HOST/PORT, HOST read as getaddrinfo does [bug-ops/zeph#6497]", () => {
+  const bashPolicy = permissionPolicy(parsePolicy(`version: 1\npermissions:\n  - { rule: "Bash(*127.0.0.1*)", mode: deny }\n  - { rule: "Bash(*169.254.169.254*)", mode: deny }\n  - { tool: Bash, mode: allow }\n`, "yaml", "dev-tcp.yaml"));
+  it("a spelling of the loopback address bash connects through is denied where 127.0.0.1 is, in every redirection form", async () => {
+    const spellings = ["0x7f.1", "2130706433", "0177.0.0.1", "127.1", "localhost", "::ffff:127.0.0.1", ...fc.sample(loopbackSpelling, { numRuns: 8, seed: ORACLE_SEED })];
+    const forms = ["cat </dev/tcp/H/P", "echo x >/dev/tcp/H/P", "true 3<>/dev/tcp/H/P", "bash -c 'cat < /dev/tcp/H/P'", 'head -c1 < "/dev/tcp/H/P"'];
+    let reached = 0;
+    for (const host of spellings) {
+      for (const form of forms) {
+        const line = form.replace("H", host).replace("P", String(port));
+        if (!(await reaches(line))) continue;
+        reached++;
+        const decision = bashPolicy.decide("Bash", { command: line });
+        // `3<>` is a line the guard's parser cannot read: it asks (never allows).
+        if (form.includes("3<>")) expect(decision.mode, `${line}: ${decision.reason ?? ""}`).toBe("ask");
+        else expect(decision.mode, `${line} reaches the listener: ${decision.reason ?? ""}`).toBe("deny");
+      }
+    }
+    expect(reached).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("a redirection to another host, or to a file, keeps its decision", () => {
+    for (const line of ["cat </dev/tcp/example.com/80", "echo x > /tmp/out.txt", "cat < /dev/null"]) expect(bashPolicy.decide("Bash", { command: line }).mode, line).toBe("allow");
+    expect(bashPolicy.decide("Bash", { command: "cat </dev/tcp/$HOST/80" }).mode).toBe("ask");
   });
 });

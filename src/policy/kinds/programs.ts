@@ -2423,6 +2423,30 @@ function readPlaces(name: string, prefix: readonly string[], places: readonly { 
   return { origins: [...origins], forms, unknown, places: places.map((place) => place.word) };
 }
 
+/**
+ * The places a command's redirections connect to: bash opens `/dev/tcp/HOST/PORT` and `/dev/udp/HOST/PORT` itself,
+ * resolving HOST as getaddrinfo does (`/dev/tcp/0x7f.1/80` is 127.0.0.1), so a deny reads the command with each such
+ * place as it reads a fetcher's (`cat </dev/tcp/0x7f.1/80` is also `cat http://127.0.0.1:80/`); `unknown` when a
+ * host or port is only known when the line runs.
+ */
+export function redirectPlaces(words: readonly string[], redirects: readonly { readonly word: string; readonly wild: boolean }[]): { forms: readonly (readonly string[])[]; unknown: string | undefined } {
+  const places: { word: string; text: string }[] = [];
+  let unknown: string | undefined;
+  for (const redirect of redirects) {
+    const match = /^\/dev\/(?:tcp|udp)\/([^/]*)\/([^/]*)$/.exec(redirect.word);
+    if (match === null) continue;
+    if (redirect.wild) {
+      unknown ??= `bash connects to ${redirect.word}, whose host or port is only known when the line runs`;
+      continue;
+    }
+    const host = match[1]!.includes(":") && !match[1]!.startsWith("[") ? `[${match[1]!}]` : match[1]!;
+    places.push({ word: redirect.word, text: `http://${host}:${match[2]!}/` });
+  }
+  if (places.length === 0) return { forms: [], unknown };
+  const connects = readPlaces(basename(words[0] ?? ""), words, places);
+  return { forms: connects.forms, unknown: unknown ?? connects.unknown };
+}
+
 /** Programs that run a command, run code, or write a file through an option (each row: the program's names, its options). */
 const OPTION_EFFECTS: readonly {
   readonly programs: readonly string[];
