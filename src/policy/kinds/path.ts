@@ -589,6 +589,9 @@ export function judgePath(value: string, patterns: readonly CompiledPathPattern[
  * unreadable to search and the file's name there would match; else NO.
  */
 function otherNamesVerdict(readings: readonly PathReading[], patterns: readonly CompiledPathPattern[], base: string): Verdict {
+  // Most files have one name: nothing to search for.
+  const several = readings.filter((reading) => !reading.absolute.includes("\u0000") && isFileWithSeveralNames(reading.absolute));
+  if (several.length === 0) return NO;
   const paths = patterns.flatMap((pattern) => pattern.spelled.paths);
   const directories = [...new Set(patterns.flatMap((pattern) => pattern.spelled.directories))];
   for (const path of paths) if (!directories.includes(path) && isDirectory(path)) directories.push(path);
@@ -599,8 +602,7 @@ function otherNamesVerdict(readings: readonly PathReading[], patterns: readonly 
     return patterns.some((pattern) => test(pattern, absolute) || above.some((dir) => test(pattern, dir)));
   };
   let open = false;
-  for (const reading of readings) {
-    if (reading.absolute.includes("\u0000")) continue;
+  for (const reading of several) {
     const { names, unsearched } = hardLinkNames(reading.absolute, paths, directories);
     if (names.some(matches)) return YES;
     if (unsearched !== undefined && matches(posix.join(unsearched, posix.basename(reading.absolute)))) open = true;
@@ -613,6 +615,15 @@ function ancestors(absolute: string): string[] {
   const out: string[] = [];
   for (let dir = posix.dirname(absolute); dir !== "/" && dir !== "."; dir = posix.dirname(dir)) out.push(dir);
   return out;
+}
+
+function isFileWithSeveralNames(path: string): boolean {
+  try {
+    const stats = statSync(path, { throwIfNoEntry: false });
+    return stats !== undefined && stats.isFile() && stats.nlink > 1;
+  } catch {
+    return false;
+  }
 }
 
 function isDirectory(path: string): boolean {
