@@ -38,12 +38,20 @@
  *   manuals for where the host stands]; and bash itself, which connects for a redirection to `/dev/tcp/HOST/PORT`
  *   (`cat </dev/tcp/0x7f.1/80`), judged by bash reaching the listener, under a deny that names the address and a
  *   Bash tool otherwise allowed.
+ * - redirect services that send the client to the URL a query parameter names (httpbin's and Postman Echo's
+ *   `/redirect-to?url=`, r3dir's `/--to/?url=`): curl following the redirect (`-L`) of a server that answers as
+ *   their documentation says reaches the loopback listener; a URL to one of them is read as the URL it carries, and a
+ *   URL another server may redirect to (`?next=http://127.0.0.1/`) makes a deny that names it ask
+ *   [swisskyrepo/PayloadsAllTheThings 'Bypassing Using a Redirect' (Horlad/r3dir: `https://307.r3dir.me/--to/?url=
+ *   http://localhost`); postmanlabs/httpbin `/redirect-to`; everruns/bashkit#1176 (a host allowlist bypassed by where
+ *   the request really goes)].
  * A deny case must be denied by the deny-list policy (denies, then allow everything else) and never allowed by the
  * allow-list one; a URL case is decided as a WebFetch url and in curl's and wget's Bash lines. Names that spell no
  * denied address stay allowed.
  */
 import { execFile, spawnSync } from "node:child_process";
 import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -500,5 +508,60 @@ describe("bash connects for a redirection to /dev/tcp/HOST/PORT, HOST read as ge
   it("a redirection to another host, or to a file, keeps its decision", () => {
     for (const line of ["cat </dev/tcp/example.com/80", "echo x > /tmp/out.txt", "cat < /dev/null"]) expect(bashPolicy.decide("Bash", { command: line }).mode, line).toBe("allow");
     expect(bashPolicy.decide("Bash", { command: "cat </dev/tcp/$HOST/80" }).mode).toBe("ask");
+  });
+});
+
+describe("redirect services are read as the URL they send the client to [PayloadsAllTheThings 'Bypassing Using a Redirect'; Horlad/r3dir; postmanlabs/httpbin; everruns/bashkit#1176]", () => {
+  const CURL = spawnSync("curl", ["--version"], { stdio: "ignore" }).status === 0;
+  /** A server that answers as the services document: a redirect to the `url` parameter, for `/redirect-to` and `/--to/`. */
+  let redirector: HttpServer | undefined;
+  let redirectorPort = 0;
+  beforeAll(async () => {
+    redirector = createHttpServer((request, response) => {
+      const url = new URL(request.url ?? "/", "http://x/");
+      response.writeHead(url.pathname.startsWith("/--to") ? 307 : 302, { location: url.searchParams.get("url") ?? "/" });
+      response.end();
+    });
+    await new Promise<void>((resolve) => redirector!.listen(0, "127.0.0.1", resolve));
+    redirectorPort = (redirector.address() as { port: number }).port;
+  });
+  afterAll(() => redirector?.close());
+
+  const SERVICES = [
+    { host: "httpbin.org", path: "/redirect-to" },
+    { host: "www.httpbin.org", path: "/redirect-to" },
+    { host: "httpbingo.org", path: "/redirect-to" },
+    { host: "postman-echo.com", path: "/redirect-to" },
+    { host: "307.r3dir.me", path: "/--to/" },
+    { host: "x.--.302.r3dir.me", path: "/--to/" },
+  ];
+
+  it.skipIf(!CURL && !REQUIRE_ORACLES)("curl -L through the documented redirect reaches the loopback; the URL is denied where its target is", async () => {
+    const targets = ["0x7f.1", "127.0.0.1", "localhost", "2130706433", "[::1]", ...fc.sample(loopbackSpelling, { numRuns: 4, seed: ORACLE_SEED })];
+    let reached = 0;
+    for (const [i, service] of SERVICES.entries()) {
+      for (const [j, host] of targets.entries()) {
+        const target = `http://${host}:${port}/`;
+        const query = (i + j) % 2 === 0 ? `url=${encodeURIComponent(target)}` : `status_code=307&url=${target}`;
+        const url = `http://${service.host}${service.path}?${query}`;
+        // The service's name reaches this machine's stand-in for it (`--connect-to`), as DNS would reach the service.
+        const line = `curl -s -L --max-time 3 --noproxy '*' --connect-to ${service.host}:80:127.0.0.1:${redirectorPort} ${quote(url)}`;
+        if (!(await reaches(line))) continue;
+        reached++;
+        expectDenied(url, `${service.host} redirects to ${target}`);
+        const followed = denyList.decide("Bash", { command: `curl -L ${quote(url)}` });
+        expect(followed.mode, `curl -L ${url}: ${followed.reason ?? ""}`).toBe("deny");
+      }
+    }
+    expect(reached).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("a URL another server may redirect to makes a deny naming it ask; other parameters keep the decision", () => {
+    for (const url of ["https://example.com/login?next=http://127.0.0.1:3000/", "https://example.com/r?to=http%3A%2F%2F169.254.169.254%2Flatest%2F", "https://example.com/?redirect_uri=http://localhost/cb"]) {
+      expect(denyList.decide("WebFetch", { url }).mode, url).toBe("ask");
+      expect(allowList.decide("WebFetch", { url }).mode, url).not.toBe("allow");
+    }
+    for (const url of ["https://example.com/?q=hello", "https://example.com/?next=https://docs.example.com/", "https://httpbin.org/redirect-to?url=https://example.org/", "https://httpbin.org/get?url=x"]) expectAllowed(url);
+    expect(allowList.decide("WebFetch", { url: "https://api.example.com/v1/items?page=2" }).mode).toBe("allow");
   });
 });

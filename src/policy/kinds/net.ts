@@ -100,6 +100,39 @@ function parseUrlValues(value: string, restrictive = false): { urls: URL[]; doub
 export interface NetReadings {
   readonly texts: string[];
   readonly doubtful: boolean;
+  /**
+   * The readings of URLs the value's query carries (`?next=http://127.0.0.1/`), where the server may redirect the
+   * client: a deny or ask one of them matches cannot tell (the call asks); an allow does not read them.
+   */
+  readonly carried?: string[];
+}
+
+/**
+ * Public services that answer every request with a redirect to the URL a query parameter names: httpbin's and
+ * httpbingo's `/redirect-to?url=URL`, Postman Echo's `/redirect-to?url=URL`, r3dir's `/--to/?url=URL` (any
+ * subdomain of r3dir.me, its status code as the first label). A URL to one of them is read as that URL too.
+ */
+const REDIRECTORS: readonly { readonly host: RegExp; readonly path: RegExp; readonly param: string }[] = [
+  { host: /^(?:www\.)?(?:httpbin\.org|httpbingo\.org|postman-echo\.com)$/, path: /^\/redirect-to\/?$/, param: "url" },
+  { host: /(?:^|\.)r3dir\.me$/, path: /^\/--to\/?$/, param: "url" },
+];
+
+/** Most URLs read from one value's query. */
+const MAX_CARRIED = 8;
+
+/** The URLs a URL's query carries: `sure`, those a redirect service always sends the client to; `maybe`, any other absolute URL in a parameter. */
+function carriedUrls(url: URL): { sure: string[]; maybe: string[] } {
+  const sure: string[] = [];
+  const maybe: string[] = [];
+  if (url.search === "") return { sure, maybe };
+  const host = url.hostname.replace(/\.+$/, "");
+  const redirector = REDIRECTORS.find((one) => one.host.test(host) && one.path.test(url.pathname));
+  for (const [name, value] of url.searchParams) {
+    if (sure.length + maybe.length >= MAX_CARRIED) break;
+    if (!/^\s*(?:[a-z][a-z0-9+.-]*:)?\/\//i.test(value)) continue;
+    (redirector !== undefined && name === redirector.param ? sure : maybe).push(value.trim());
+  }
+  return { sure, maybe };
 }
 
 /**
@@ -506,14 +539,26 @@ export function normaliseDomain(input: string): string | undefined {
 }
 
 /** Every host a domain, URL or email value is read as (WHATWG, and RFC 3986 where it differs), with `sameHosts` the hosts that reach the same place; undefined when it cannot be read. */
-export function domainReadings(input: string, sameHosts = false): NetReadings | undefined {
+export function domainReadings(input: string, sameHosts = false, carry = true): NetReadings | undefined {
   const text = whatwgText(input);
   const bare = text.replace(/^\[|\]$/g, "");
   const parsed = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text, sameHosts);
   if (parsed === undefined) return undefined;
   let doubtful = parsed.doubtful;
   const hosts = new Set<string>();
+  const carried = new Set<string>();
   for (const url of parsed.urls) {
+    // A redirect service's target is a host the client reaches; a URL the query carries, one it may reach.
+    if (sameHosts && carry) {
+      const { sure, maybe } = carriedUrls(url);
+      for (const [list, into] of [[sure, hosts], [maybe, carried]] as const) {
+        for (const text of list) {
+          const nested = domainReadings(text, true, false);
+          if (nested === undefined) doubtful ||= list === sure;
+          else for (const host of nested.texts) into.add(host);
+        }
+      }
+    }
     const host = normaliseHost(url);
     // A file URL reaches this machine's files (its host names no server on POSIX, an SMB share on
     // Windows): a deny reads it as localhost too (and cannot tell otherwise when it names no host),
@@ -530,13 +575,13 @@ export function domainReadings(input: string, sameHosts = false): NetReadings | 
     hosts.add(host);
     if (sameHosts) for (const other of samePlaceHosts(host)) hosts.add(other);
   }
-  return { texts: [...hosts], doubtful };
+  return { texts: [...hosts], doubtful, ...(carried.size === 0 ? {} : { carried: [...carried] }) };
 }
 
 /** A verdict over readings: a deny or ask matches when any reading does (cannot tell when none does and one is a guess), an allow when every reading does and none is a guess. */
 function judgeReadings(read: NetReadings | undefined, matches: (text: string) => boolean, restrictive: boolean): Verdict {
   if (read === undefined) return restrictive ? UNKNOWN : NO;
-  if (restrictive) return read.texts.some(matches) ? YES : read.doubtful ? UNKNOWN : NO;
+  if (restrictive) return read.texts.some(matches) ? YES : read.doubtful || (read.carried ?? []).some(matches) ? UNKNOWN : NO;
   return !read.doubtful && read.texts.every(matches) ? YES : NO;
 }
 
@@ -570,11 +615,24 @@ export function judgeDomain(value: string, patterns: readonly ((domain: string) 
  * Readings of a URL: `scheme://host[:port]/path` (with `?query` when `withQuery`), the path also
  * percent-decoded; undefined when the value cannot be read as a URL.
  */
-export function urlReadings(value: string, withQuery = false, sameHosts = false): NetReadings | undefined {
+export function urlReadings(value: string, withQuery = false, sameHosts = false, carry = sameHosts): NetReadings | undefined {
   const parsed = parseUrlValues(value, sameHosts);
   if (parsed === undefined) return undefined;
   const readings: string[] = [];
+  const carried: string[] = [];
+  let doubtful = parsed.doubtful;
   for (const url of parsed.urls) {
+    // `https://httpbin.org/redirect-to?url=http://127.0.0.1/`: the URL the service redirects to; `?next=URL`: one the server may.
+    if (carry) {
+      const { sure, maybe } = carriedUrls(url);
+      for (const [list, into] of [[sure, readings], [maybe, carried]] as const) {
+        for (const text of list) {
+          const nested = urlReadings(text, withQuery, true, false);
+          if (nested === undefined) doubtful ||= list === sure;
+          else into.push(...nested.texts);
+        }
+      }
+    }
     const host = normaliseHost(url);
     if (host === "" && url.protocol !== "file:" && SPECIAL_SCHEMES.has(url.protocol.slice(0, -1))) return undefined;
     for (const other of sameHosts ? samePlaceHosts(host) : []) readings.push(`${url.protocol}//${other}${url.port === "" ? "" : `:${url.port}`}${url.pathname}${withQuery ? url.search : ""}`);
@@ -592,7 +650,7 @@ export function urlReadings(value: string, withQuery = false, sameHosts = false)
     }
     for (const path of paths.slice(1)) readings.push(`${origin}${path}${query}`);
   }
-  return { texts: readings, doubtful: parsed.doubtful };
+  return { texts: readings, doubtful, ...(carried.length === 0 ? {} : { carried }) };
 }
 
 /** `scheme://host[:port]` of a reading (`https://api.example.com/v1` → `https://api.example.com`). */
