@@ -561,7 +561,16 @@ describe("redirect services are read as the URL they send the client to [Payload
       expect(denyList.decide("WebFetch", { url }).mode, url).toBe("ask");
       expect(allowList.decide("WebFetch", { url }).mode, url).not.toBe("allow");
     }
-    for (const url of ["https://example.com/?q=hello", "https://example.com/?next=https://docs.example.com/", "https://httpbin.org/redirect-to?url=https://example.org/", "https://httpbin.org/get?url=x"]) expectAllowed(url);
+    // A fetcher that follows redirects (curl -L, wget) may be sent there as well.
+    for (const command of ["curl -L 'https://example.com/login?next=http://0x7f.1:3000/'", "wget 'https://example.com/?to=http://2130706433/'"]) {
+      const decision = denyList.decide("Bash", { command });
+      expect(decision.mode, command).toBe("ask");
+      expect(decision.reason, command).toContain("carries another URL in its query, where its server may redirect the client");
+    }
+    for (const url of ["https://example.com/?q=hello", "https://example.com/?next=https://docs.example.com/", "https://httpbin.org/redirect-to?url=https://example.org/", "https://httpbin.org/get?url=x"]) {
+      expectAllowed(url);
+      expect(denyList.decide("Bash", { command: `curl -L ${quote(url)}` }).mode, url).toBe("allow");
+    }
     expect(allowList.decide("WebFetch", { url: "https://api.example.com/v1/items?page=2" }).mode).toBe("allow");
   });
 });

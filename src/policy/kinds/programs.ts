@@ -10,6 +10,7 @@
  */
 
 import { CODE_LOADERS, type CodeLoader } from "./loaders.js";
+import { carriedUrlReason } from "../../messages/index.js";
 import { originOf, urlReadings } from "./net.js";
 import { parseOptions, type OptionTable, type Parsed } from "./options.js";
 import { COMPOSE_GLOBAL, DOCKER_GLOBAL, KUBECTL_GLOBAL, commandSpellings } from "./subcommands.js";
@@ -1503,6 +1504,8 @@ interface Connects {
   readonly unknown: string | undefined;
   /** The words the places were read from (`http://127.1:8080`, `-x 127.0.0.1:3128`), for the reason an allow gives. */
   readonly places: readonly string[];
+  /** The command with each URL a place's query carries (`?next=http://127.0.0.1/`), where its server may redirect: a deny one meets cannot tell. */
+  readonly carried?: readonly { readonly form: readonly string[]; readonly reason: string }[];
 }
 
 /** What an option of a fetcher does besides connecting: writes a file, sends one, runs a program (its value a command), or turns on what the guard does not follow. */
@@ -2394,6 +2397,7 @@ function readPlaces(name: string, prefix: readonly string[], places: readonly { 
   let unknown: string | undefined;
   const origins = new Set<string>();
   const readings = new Set<string>();
+  const carried: { form: string[]; reason: string }[] = [];
   for (const place of places) {
     const expandedUrls = glob && /[{[]/.test(place.text) ? curlGlob(place.text) : [place.text];
     if (expandedUrls === undefined) {
@@ -2416,11 +2420,12 @@ function readPlaces(name: string, prefix: readonly string[], places: readonly { 
           readings.add(reading);
           readings.add(originOf(reading));
         }
+        for (const reading of deny.carried ?? []) if (carried.length < 16) carried.push({ form: [...prefix, reading], reason: carriedUrlReason(place.word) });
       }
     }
   }
   const forms: string[][] = readings.size === 0 ? [] : [[...prefix, ...readings], ...[...readings].map((reading) => [...prefix, reading])];
-  return { origins: [...origins], forms, unknown, places: places.map((place) => place.word) };
+  return { origins: [...origins], forms, unknown, places: places.map((place) => place.word), ...(carried.length === 0 ? {} : { carried }) };
 }
 
 /**
@@ -6232,6 +6237,7 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     const read = readFetcher(fetcher, name, words);
     const out = readOptionEffects(name, read.canonical) ?? empty();
     out.connects = read.connects;
+    if (read.connects.carried !== undefined) out.maybe = [...(out.maybe ?? []), ...read.connects.carried];
     out.refusals.push(...read.refusals);
     out.commands.push(...read.commands);
     if (read.writes.length > 0) out.writes = [...(out.writes ?? []), ...read.writes];
