@@ -308,6 +308,9 @@ describe("a file with several names is the file under each of them [landstrip/la
       if (judged.text.startsWith("MARK-")) {
         marked++;
         expect(decision.mode, `${label}: ${decision.reason ?? ""}`).toBe("deny");
+        // The Read rule holds in the shell too: grep reads the file.
+        const grep = pathPolicy.decide("Bash", { command: `grep -c x ${value}` });
+        expect(grep.mode, `grep -c x ${value}: ${grep.reason ?? ""}`).toBe("deny");
       } else if (tool === "Read" || place.startsWith("docs")) expect(decision.mode, `${label}: ${decision.reason ?? ""}`).toBe("allow");
     }
     expect(marked).toBeGreaterThan(0);
@@ -381,6 +384,9 @@ describe("a deny that names a place through a symlink holds for its real name [m
         const cat = linkedPolicy.decide("Bash", { command: `cat ${value}` });
         expect(cat.mode, `cat ${value}: ${cat.reason ?? ""}`).toBe("deny");
       }
+      // The Read rule holds in the shell too: grep reads the file.
+      const grep = linkedPolicy.decide("Bash", { command: `grep -c x ${value}` });
+      expect(grep.mode, `grep -c x ${value}: ${grep.reason ?? ""}`).toBe("deny");
     }
   });
 

@@ -610,6 +610,17 @@ function otherNamesVerdict(readings: readonly PathReading[], patterns: readonly 
   return open ? UNKNOWN : NO;
 }
 
+/**
+ * Whether an absolute path meets `patterns` (deny or ask) through what this machine's links make of them: the places
+ * the patterns spell out read through symlinks (`/tmp/x` where /tmp leads to /private/tmp), and the other names of a
+ * file with several (a hard link). YES, UNKNOWN (a directory too large to search), or NO.
+ */
+export function judgeOtherNames(absolute: string, patterns: readonly CompiledPathPattern[], base: string): Verdict {
+  const { readings } = readPathValue(absolute, { base, followSymlinks: true });
+  if (readings.some((reading) => [reading.absolute, ...ancestors(reading.absolute)].some((path) => patterns.some((pattern) => pattern.realTest(path))))) return YES;
+  return otherNamesVerdict(readings, patterns, base);
+}
+
 /** The directories above an absolute path, up to (not including) the root. */
 function ancestors(absolute: string): string[] {
   const out: string[] = [];
