@@ -409,7 +409,7 @@ const HOST_PROGRAMS: Readonly<Record<string, { line: (host: string, port: number
   scp: { line: (host, port) => `scp -o BatchMode=yes -o ConnectTimeout=2 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -P ${port} /etc/hostname ${host}:/tmp/x`, present: spawnSync("ssh", ["-V"], { stdio: "ignore" }).status === 0 },
   rsync: { line: (host, port) => `rsync --port=${port} --contimeout=2 /etc/hostname ${host}::m/x`, present: spawnSync("rsync", ["--version"], { stdio: "ignore" }).status === 0 },
   openssl: { line: (host, port) => `openssl s_client -connect ${host}:${port}`, present: spawnSync("openssl", ["version"], { stdio: "ignore" }).status === 0 },
-  "redis-cli": { line: (host, port) => `redis-cli -h ${host} -p ${port} ping`, present: spawnSync("redis-cli", ["--version"], { stdio: "ignore" }).status === 0 },
+  "redis-cli": { line: (host, port) => (host.length % 2 === 0 ? `redis-cli -h ${host} -p ${port} ping` : `redis-cli -u redis://${host.includes(":") ? `[${host}]` : host}:${port} ping`), present: spawnSync("redis-cli", ["--version"], { stdio: "ignore" }).status === 0 },
   psql: { line: (host, port) => `psql -h ${host} -p ${port} -c 'select 1'`, present: spawnSync("psql", ["--version"], { stdio: "ignore" }).status === 0 },
   mysql: { line: (host, port) => `mysql -h ${host} -P ${port} --connect-timeout=2 -e 'select 1'`, present: spawnSync("mysql", ["--version"], { stdio: "ignore" }).status === 0 },
 };

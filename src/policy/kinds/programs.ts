@@ -2141,6 +2141,8 @@ function readHostProgram(name: string, words: readonly string[]): { connects: Co
         if (value === undefined) continue;
         const short = `-${letter}`;
         if (spec.hostOptions.includes(short)) for (const host of value.split(",")) asHost(`${short} ${value}`, host);
+        // `redis-cli -u redis://HOST`, `mongosh -u …`: any option's value that holds a URL names a place.
+        else if (URL_IN_WORD.test(value)) asHost(`${short} ${value}`, value);
         if (spec.hostSettings?.option === short) {
           const setting = /^([A-Za-z]+)[=\s]+(.*)$/.exec(value);
           if (setting !== null && spec.hostSettings.keys.test(setting[1]!)) for (const host of setting[2]!.split(",")) asHost(`${short} ${value}`, host);
