@@ -307,6 +307,11 @@ export function lineLinkReason(pattern: string, command: string, unknown: "name"
   return `\`${command}\` gives a file another name in this line (a link, a copy or a move), and the guard cannot tell ${what}: a word of the line that names it may read a file ${JSON.stringify(pattern)} names`;
 }
 
+/** Why a deny or ask pattern that a URL carried in a fetched URL's query meets cannot tell: the server may redirect there. */
+export function carriedUrlReason(word: string): string {
+  return `${word} carries another URL in its query, where its server may redirect the client`;
+}
+
 /**
  * Why a deny or ask pattern cannot tell a word that names a file with more than one name (a hard link, as pnpm's
  * stores make them) when the directory the pattern names is too large or unreadable to search for its other names.

@@ -5,7 +5,7 @@ import { optionArguments, optionGrammarAt, readOptionSpellings, UNKNOWN_OPERAND,
 import type { Refusal } from "./programs.js";
 import { originOf, urlReadings } from "./net.js";
 import { lineLinks, linkReadings, UNKNOWN_TARGET, type LineLink } from "./links.js";
-import { hardLinkNames, pathWordReadings } from "./path.js";
+import { hardLinkNames, pathWordReadings, realPatternWord } from "./path.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { UNREAD_WORDS } from "./subcommands.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
@@ -767,6 +767,36 @@ function hardLinkForms(forms: readonly (readonly string[])[], patterns: readonly
   return { forms: out, open };
 }
 
+/** Patterns with their absolute paths read through this machine's symlinks, kept per list `REAL_PATTERNS_TTL_MS`. */
+const realPatternsOf = new WeakMap<readonly CommandPattern[], { at: number; patterns: readonly CommandPattern[] }>();
+const REAL_PATTERNS_TTL_MS = 250;
+
+/** The patterns, and for each one that spells a path a symlink leads elsewhere, the same pattern with that path's real place. */
+function withRealPlaces(patterns: readonly CommandPattern[]): readonly CommandPattern[] {
+  const now = Date.now();
+  const kept = realPatternsOf.get(patterns);
+  if (kept !== undefined && now - kept.at <= REAL_PATTERNS_TTL_MS) return kept.patterns;
+  const extra: CommandPattern[] = [];
+  for (const pattern of patterns) {
+    const source = pattern.source.trim();
+    const tail = source.endsWith(":*") ? ":*" : "";
+    const words = splitWords(tail === "" ? source : source.slice(0, -2));
+    // Words that were quoted cannot be joined back as written.
+    if (words.some((word) => /[\s'"\\]/.test(word))) continue;
+    let changed = false;
+    const real = words.map((word) => {
+      const place = realPatternWord(word);
+      if (place === undefined) return word;
+      changed = true;
+      return place;
+    });
+    if (changed) extra.push(compileCommandPattern(`${real.join(" ")}${tail}`, pattern.caseSensitive));
+  }
+  const out = extra.length === 0 ? patterns : [...patterns, ...extra];
+  realPatternsOf.set(patterns, { at: now, patterns: out });
+  return out;
+}
+
 /** A verdict and, when it is not the plain answer, the construct or reading that decided it. */
 interface CommandJudgement {
   readonly verdict: Verdict;
@@ -784,7 +814,10 @@ interface CommandJudgement {
  *   such as a continuation or here-document, no program that runs its arguments unless the
  *   pattern names that form) and matches a pattern.
  */
-export function judgeCommandWhy(text: string, patterns: readonly CommandPattern[], restrictive: boolean, start?: string): CommandJudgement {
+export function judgeCommandWhy(text: string, given: readonly CommandPattern[], restrictive: boolean, start?: string): CommandJudgement {
+  // A deny or ask also names the places its paths spell out as this machine's symlinks lead (`cat /tmp/secrets/*` is
+  // also `cat /private/tmp/secrets/*` where /tmp links to /private/tmp).
+  const patterns = restrictive ? withRealPlaces(given) : given;
   const analysis = analyzeShell(text);
   if (!analysis.ok) return { verdict: restrictive ? UNKNOWN : NO, why: `the command line cannot be parsed (${analysis.reason})` };
   const { commands } = analysis;

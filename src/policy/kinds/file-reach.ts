@@ -2,7 +2,7 @@ import { posix } from "node:path";
 import { picomatchLibrary } from "../../deps/on-demand.js";
 import { fileReachDoubt, fileReachReason, listingReason, searchToolReason, type FileReachDoubt, type FileReachVerb } from "../../messages/index.js";
 import { commandPlaces } from "./command.js";
-import { normaliseBase, readPathValue } from "./path.js";
+import { compilePathPattern, judgeOtherNames, normaliseBase, readPathValue } from "./path.js";
 import { basename, readFileUses, readNaming, readProgram, unknownWordPlaces, type FileUse } from "./programs.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
@@ -36,6 +36,8 @@ export interface FileRule {
 /** A FileRule compiled: `test` on an absolute, normalised path; `shapes` for words the guard can only read as shapes. */
 interface CompiledFileRule extends FileRule {
   readonly test: (absolute: string) => boolean;
+  /** The patterns as the path kind compiles them: their places read through this machine's links (path.ts). */
+  readonly paths: ReturnType<typeof compilePathPattern>[];
   readonly shapes: readonly Token[][];
   /** Every path the rule covers has a name starting with a dot below any directory it does not cover itself (`.env`, `/x/.aws/**`). */
   readonly hiddenLeaf: boolean;
@@ -254,6 +256,7 @@ function compiled(rule: FileRule): CompiledFileRule {
     ...rule,
     base,
     test: (absolute) => isMatch(absolute),
+    paths: rule.patterns.map((pattern) => compilePathPattern(pattern, { base, caseSensitive: rule.caseSensitive })),
     shapes: rule.patterns.flatMap((pattern) => patternShapes(pattern, base)),
     hiddenLeaf: rule.patterns.every(hiddenLeafOf),
     hiddenNames: rule.patterns.map(leafOf),
@@ -303,7 +306,9 @@ function judgePlaced(placed: Placed, rule: CompiledFileRule, glob: boolean): Ver
     if (!rule.followSymlinks) return NO;
     // Through this machine's symlinks (`cat link` where link leads to .env).
     const { readings } = readPathValue(placed.absolute, { base: rule.base, followSymlinks: true });
-    return readings.some((reading) => covers(rule, reading.absolute)) ? YES : NO;
+    if (readings.some((reading) => covers(rule, reading.absolute))) return YES;
+    // `cat /private/tmp/x` under a rule on /tmp/x (a link leads there), `cat docs/h` where h is another name of the file.
+    return judgeOtherNames(placed.absolute, rule.paths, normaliseBase(rule.base));
   }
   if (glob && rule.followSymlinks) {
     // The names the shell expands a pattern to now (a file the line makes itself is read from what makes it).

@@ -20,7 +20,8 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  *   [::1], localhost, 0.0.0.0 and [::] as one place, any 127.0.0.0/8 address, `*.localhost`, its
  *   host name, its interfaces' addresses and `host.docker.internal`-style names in it; a name of its
  *   hosts file as the addresses it maps to; the cloud metadata service under each of its names; public names that resolve to
- *   loopback or spell an address, `127.0.0.1.nip.io`, rebinding names as 1u.ms reads them, such as
+ *   loopback (`localh.st`, `spoofed.burpcollaborator.net`) or spell an address anywhere in them
+ *   (`127.0.0.1.nip.io`, `s-1.2.3.4-127.0.0.1-1-fs-e.d.rebind.it`, `ip-10-0-0-5.eu-west-1.compute.internal`), rebinding names as 1u.ms reads them, such as
  *   `make-1.1.1.1-rebind-169.254-169.254-rr.1u.ms` and `make-ip-127o0o0o1-rr.1u.ms`),
  *   IPv6 transition addresses as the IPv4 address they carry (6to4, Teredo, local-use NAT64), an
  *   IPv6 literal with a zone id without the zone, and a `file:` URL as localhost. The opaque host of
@@ -99,6 +100,39 @@ function parseUrlValues(value: string, restrictive = false): { urls: URL[]; doub
 export interface NetReadings {
   readonly texts: string[];
   readonly doubtful: boolean;
+  /**
+   * The readings of URLs the value's query carries (`?next=http://127.0.0.1/`), where the server may redirect the
+   * client: a deny or ask one of them matches cannot tell (the call asks); an allow does not read them.
+   */
+  readonly carried?: string[];
+}
+
+/**
+ * Public services that answer every request with a redirect to the URL a query parameter names: httpbin's and
+ * httpbingo's `/redirect-to?url=URL`, Postman Echo's `/redirect-to?url=URL`, r3dir's `/--to/?url=URL` (any
+ * subdomain of r3dir.me, its status code as the first label). A URL to one of them is read as that URL too.
+ */
+const REDIRECTORS: readonly { readonly host: RegExp; readonly path: RegExp; readonly param: string }[] = [
+  { host: /^(?:www\.)?(?:httpbin\.org|httpbingo\.org|postman-echo\.com)$/, path: /^\/redirect-to\/?$/, param: "url" },
+  { host: /(?:^|\.)r3dir\.me$/, path: /^\/--to\/?$/, param: "url" },
+];
+
+/** Most URLs read from one value's query. */
+const MAX_CARRIED = 8;
+
+/** The URLs a URL's query carries: `sure`, those a redirect service always sends the client to; `maybe`, any other absolute URL in a parameter. */
+function carriedUrls(url: URL): { sure: string[]; maybe: string[] } {
+  const sure: string[] = [];
+  const maybe: string[] = [];
+  if (url.search === "") return { sure, maybe };
+  const host = url.hostname.replace(/\.+$/, "");
+  const redirector = REDIRECTORS.find((one) => one.host.test(host) && one.path.test(url.pathname));
+  for (const [name, value] of url.searchParams) {
+    if (sure.length + maybe.length >= MAX_CARRIED) break;
+    if (!/^\s*(?:[a-z][a-z0-9+.-]*:)?\/\//i.test(value)) continue;
+    (redirector !== undefined && name === redirector.param ? sure : maybe).push(value.trim());
+  }
+  return { sure, maybe };
 }
 
 /**
@@ -175,7 +209,14 @@ const METADATA_SERVICE: readonly string[] = [
  * Public DNS names that always resolve to the loopback address (set up for local development and
  * listed in SSRF cheat sheets): the name and every subdomain.
  */
-const LOOPBACK_NAMES: readonly string[] = ["localtest.me", "lvh.me", "vcap.me", "lacolhost.com"];
+const LOOPBACK_NAMES: readonly string[] = ["localtest.me", "lvh.me", "vcap.me", "lacolhost.com", "localh.st"];
+
+/**
+ * Names a public service answers with the loopback address by their form: Burp Collaborator's
+ * `spoofed.` names (`spoofed.burpcollaborator.net`, `spoofed.<id>.oastify.com`), which PortSwigger
+ * documents for exactly this test.
+ */
+const LOOPBACK_NAME_RE = /^spoofed\.(?:[a-z0-9-]+\.)*(?:burpcollaborator\.net|oastify\.com)$/;
 
 /** Loopback names in the default /etc/hosts of Red Hat (`localhost.localdomain`, `localhost4`, `localhost6`) and Debian (`ip6-localhost`, `ip6-loopback`). */
 const HOSTS_FILE_LOOPBACK: readonly string[] = ["localhost.localdomain", "localhost4", "localhost4.localdomain4", "localhost6", "localhost6.localdomain6", "ip6-localhost", "ip6-loopback"];
@@ -191,6 +232,9 @@ const CONTAINER_HOST_NAMES: readonly string[] = ["host.docker.internal", "gatewa
 /** One IPv4 address's four parts (0-255), separated by a dot or a dash (`127.0.0.1`, `169-254-169-254`). */
 const OCTET = "(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)";
 const SPELLED_IPV4_RE = new RegExp(`${OCTET}([.-])${OCTET}\\1${OCTET}\\1${OCTET}`, "g");
+
+/** An IPv4 address spelled in a name with dots or dashes, each match starting after `.`, `-` or the name's start and ending before one of them or its end (overlapping matches all found). */
+const SPELLED_IN_NAME_RE = new RegExp(`(?<=^|[.-])(?=(${OCTET}([.-])${OCTET}\\2${OCTET}\\2${OCTET})(?:[.-]|$))`, "g");
 
 /** `7f000001` as `127.0.0.1`. */
 const hexIPv4 = (hex: string) => [0, 2, 4, 6].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(".");
@@ -224,10 +268,12 @@ function spelledAddresses(host: string): string[] {
       }
     }
   }
-  const dotted = /(?:^|\.)((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})\.[a-z0-9-]+\.[a-z]+$/.exec(host);
-  if (dotted !== null) out.push(dotted[1]!);
-  const dashed = /(?:^|[.-])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:-(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})\.[a-z0-9-]+\.[a-z]+$/.exec(host);
-  if (dashed !== null) out.push(dashed[1]!.replace(/-/g, "."));
+  // An address spelled anywhere in the name, with dots or with dashes, between `.`, `-` and the name's ends: the
+  // services that answer with it put it before their domain (`app.127.0.0.1.nip.io`, `169-254-169-254.sslip.io`),
+  // among other labels (whonow: `A.1.2.3.4.1time.127.0.0.1.forever.<uuid>.rebind.network`), inside one label
+  // (Singularity: `s-1.2.3.4-127.0.0.1-123-fs-e.d.rebind.it`), or a cloud's resolver answers its private names with
+  // it (AWS: `ip-10-0-0-5.eu-west-1.compute.internal`).
+  for (const match of host.matchAll(SPELLED_IN_NAME_RE)) out.push(match[1]!.replace(/-/g, "."));
   const hex = /(?:^|[.-])([0-9a-f]{8})\.(?:nip|sslip|xip)\.io$/.exec(host);
   if (hex !== null) out.push(hexIPv4(hex[1]!));
   // nip.io (exentriquesolutions/nip.io backend.py): the last four parts of the name, split at `.`
@@ -397,7 +443,7 @@ function samePlaceHostsOf(host: string, here: Machine): string[] {
     out.push(ipv4);
   }
   for (const address of [host, ...out]) {
-    if (LOOPBACK_PLACE.includes(address) || (here.hostName !== "" && address === here.hostName) || here.addresses.has(address) || CONTAINER_HOST_NAMES.includes(address) || /^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`))) out.push(...LOOPBACK_PLACE);
+    if (LOOPBACK_PLACE.includes(address) || (here.hostName !== "" && address === here.hostName) || here.addresses.has(address) || CONTAINER_HOST_NAMES.includes(address) || /^127\.\d+\.\d+\.\d+$/.test(address) || address.endsWith(".localhost") || HOSTS_FILE_LOOPBACK.includes(address) || LOOPBACK_NAMES.some((name) => address === name || address.endsWith(`.${name}`)) || LOOPBACK_NAME_RE.test(address)) out.push(...LOOPBACK_PLACE);
     if (METADATA_SERVICE.includes(address)) out.push(...METADATA_SERVICE);
   }
   return [...new Set(out)].filter((other) => other !== host);
@@ -493,14 +539,26 @@ export function normaliseDomain(input: string): string | undefined {
 }
 
 /** Every host a domain, URL or email value is read as (WHATWG, and RFC 3986 where it differs), with `sameHosts` the hosts that reach the same place; undefined when it cannot be read. */
-export function domainReadings(input: string, sameHosts = false): NetReadings | undefined {
+export function domainReadings(input: string, sameHosts = false, carry = true): NetReadings | undefined {
   const text = whatwgText(input);
   const bare = text.replace(/^\[|\]$/g, "");
   const parsed = parseUrlValues(isIPv6(bare) ? `[${bare}]` : text, sameHosts);
   if (parsed === undefined) return undefined;
   let doubtful = parsed.doubtful;
   const hosts = new Set<string>();
+  const carried = new Set<string>();
   for (const url of parsed.urls) {
+    // A redirect service's target is a host the client reaches; a URL the query carries, one it may reach.
+    if (sameHosts && carry) {
+      const { sure, maybe } = carriedUrls(url);
+      for (const [list, into] of [[sure, hosts], [maybe, carried]] as const) {
+        for (const text of list) {
+          const nested = domainReadings(text, true, false);
+          if (nested === undefined) doubtful ||= list === sure;
+          else for (const host of nested.texts) into.add(host);
+        }
+      }
+    }
     const host = normaliseHost(url);
     // A file URL reaches this machine's files (its host names no server on POSIX, an SMB share on
     // Windows): a deny reads it as localhost too (and cannot tell otherwise when it names no host),
@@ -517,13 +575,13 @@ export function domainReadings(input: string, sameHosts = false): NetReadings | 
     hosts.add(host);
     if (sameHosts) for (const other of samePlaceHosts(host)) hosts.add(other);
   }
-  return { texts: [...hosts], doubtful };
+  return { texts: [...hosts], doubtful, ...(carried.size === 0 ? {} : { carried: [...carried] }) };
 }
 
 /** A verdict over readings: a deny or ask matches when any reading does (cannot tell when none does and one is a guess), an allow when every reading does and none is a guess. */
 function judgeReadings(read: NetReadings | undefined, matches: (text: string) => boolean, restrictive: boolean): Verdict {
   if (read === undefined) return restrictive ? UNKNOWN : NO;
-  if (restrictive) return read.texts.some(matches) ? YES : read.doubtful ? UNKNOWN : NO;
+  if (restrictive) return read.texts.some(matches) ? YES : read.doubtful || (read.carried ?? []).some(matches) ? UNKNOWN : NO;
   return !read.doubtful && read.texts.every(matches) ? YES : NO;
 }
 
@@ -557,11 +615,24 @@ export function judgeDomain(value: string, patterns: readonly ((domain: string) 
  * Readings of a URL: `scheme://host[:port]/path` (with `?query` when `withQuery`), the path also
  * percent-decoded; undefined when the value cannot be read as a URL.
  */
-export function urlReadings(value: string, withQuery = false, sameHosts = false): NetReadings | undefined {
+export function urlReadings(value: string, withQuery = false, sameHosts = false, carry = sameHosts): NetReadings | undefined {
   const parsed = parseUrlValues(value, sameHosts);
   if (parsed === undefined) return undefined;
   const readings: string[] = [];
+  const carried: string[] = [];
+  let doubtful = parsed.doubtful;
   for (const url of parsed.urls) {
+    // `https://httpbin.org/redirect-to?url=http://127.0.0.1/`: the URL the service redirects to; `?next=URL`: one the server may.
+    if (carry) {
+      const { sure, maybe } = carriedUrls(url);
+      for (const [list, into] of [[sure, readings], [maybe, carried]] as const) {
+        for (const text of list) {
+          const nested = urlReadings(text, withQuery, true, false);
+          if (nested === undefined) doubtful ||= list === sure;
+          else into.push(...nested.texts);
+        }
+      }
+    }
     const host = normaliseHost(url);
     if (host === "" && url.protocol !== "file:" && SPECIAL_SCHEMES.has(url.protocol.slice(0, -1))) return undefined;
     for (const other of sameHosts ? samePlaceHosts(host) : []) readings.push(`${url.protocol}//${other}${url.port === "" ? "" : `:${url.port}`}${url.pathname}${withQuery ? url.search : ""}`);
@@ -579,7 +650,7 @@ export function urlReadings(value: string, withQuery = false, sameHosts = false)
     }
     for (const path of paths.slice(1)) readings.push(`${origin}${path}${query}`);
   }
-  return { texts: readings, doubtful: parsed.doubtful };
+  return { texts: readings, doubtful, ...(carried.length === 0 ? {} : { carried }) };
 }
 
 /** `scheme://host[:port]` of a reading (`https://api.example.com/v1` → `https://api.example.com`). */

@@ -37,6 +37,16 @@ interface CompiledPathPattern {
   readonly source: string;
   /** True when the absolute, normalised path matches. */
   test(absolute: string): boolean;
+  /**
+   * What the pattern spells out before its first wildcard: the paths it names as written (`/ws/secrets`) and the
+   * directories its wildcards search (`/ws/secrets/*.pem`: /ws/secrets), where another name of a file is looked for.
+   */
+  readonly spelled: { readonly paths: readonly string[]; readonly directories: readonly string[] };
+  /**
+   * True when the path matches the pattern with the place it spells out read through this machine's symlinks
+   * (`/tmp/secrets/**` where /tmp links to /private/tmp: `/private/tmp/secrets/**`), as a deny reads it.
+   */
+  realTest(absolute: string): boolean;
 }
 
 export function normaliseBase(base: string | undefined): string {
@@ -75,7 +85,37 @@ export function compilePathPattern(pattern: string, options: PathMatcherOptions)
   // match `/x`: with the base at the root (the default), `**/.env` missed the base's own `.env`.
   if (glob.startsWith("/**/")) alternatives.push(...alternatives.map((g) => g.slice(3)));
   const isMatch = picomatchLibrary()(alternatives, { dot: true, nocase: options.caseSensitive !== true });
-  return { source: pattern, test: (absolute) => isMatch(absolute) };
+  const paths = new Set<string>();
+  const directories = new Set<string>();
+  for (const alternative of alternatives) {
+    const wild = alternative.search(/[*?[\]{}(]/);
+    if (wild < 0) paths.add(alternative);
+    else {
+      // The whole file system is not searched: `/**/.env` spells no directory of its own.
+      const directory = alternative.slice(0, alternative.lastIndexOf("/", wild));
+      if (directory !== "") directories.add(directory);
+    }
+  }
+  let real: { at: number; isMatch: ((absolute: string) => boolean) | undefined } | undefined;
+  const realTest = (absolute: string) => {
+    const now = Date.now();
+    if (real === undefined || now - real.at > REAL_TTL_MS) {
+      const resolved = alternatives.flatMap((alternative) => realAlternative(alternative) ?? []);
+      real = { at: now, isMatch: resolved.length === 0 ? undefined : picomatchLibrary()(resolved, { dot: true, nocase: options.caseSensitive !== true }) };
+    }
+    return real.isMatch?.(absolute) === true;
+  };
+  return { source: pattern, test: (absolute) => isMatch(absolute), spelled: { paths: [...paths], directories: [...directories] }, realTest };
+}
+
+/** A pattern's glob with the place it spells out before its first wildcard read through this machine's symlinks; undefined when no link changes it. */
+function realAlternative(glob: string): string | undefined {
+  const wild = glob.search(/[*?[\]{}(]/);
+  const literal = wild < 0 ? glob : glob.slice(0, glob.lastIndexOf("/", wild));
+  if (literal === "" || literal === "/") return undefined;
+  const place = cachedRealLocation(literal);
+  if (place === undefined || place === literal || /[*?[\]{}()!+@]/.test(place)) return undefined;
+  return `${place}${glob.slice(literal.length)}`;
 }
 
 function percentDecode(text: string): string | undefined {
@@ -550,11 +590,77 @@ function enclosing(reading: PathReading, base: string): string[] {
 export function judgePath(value: string, patterns: readonly CompiledPathPattern[], options: PathReadOptions, restrictive: boolean): Verdict {
   if (value.trim() === "") return restrictive ? UNKNOWN : NO;
   const { readings, unreadable, escapes } = readPathValue(value, options);
-  const hit = (reading: PathReading) => reading.relative === undefined || patterns.some((pattern) => pattern.test(reading.absolute) || enclosing(reading, options.base).some((dir) => pattern.test(dir)));
+  // A deny or ask also names the place its pattern spells out as this machine's symlinks lead (`/tmp/x` is `/private/tmp/x`).
+  const real = restrictive && options.followSymlinks;
+  const matches = (pattern: CompiledPathPattern, absolute: string) => pattern.test(absolute) || (real && pattern.realTest(absolute));
+  const hit = (reading: PathReading) => reading.relative === undefined || patterns.some((pattern) => matches(pattern, reading.absolute) || enclosing(reading, options.base).some((dir) => matches(pattern, dir)));
   // A path that escapes the base, or cannot be placed, matches every deny and no allow.
-  if (restrictive) return unreadable || escapes || readings.some(hit) ? YES : NO;
+  if (restrictive) return unreadable || escapes || readings.some(hit) ? YES : options.followSymlinks ? otherNamesVerdict(readings, patterns, options.base) : NO;
   if (unreadable || escapes) return NO;
   return readings.every((reading) => reading.relative !== undefined && patterns.some((pattern) => pattern.test(reading.absolute))) ? YES : NO;
+}
+
+/**
+ * A deny or ask on a file with more than one name (a hard link: `docs/h` made by `ln secrets/key docs/h`): the file's
+ * other names the patterns spell out (the paths they name, and the names found by searching the directories before
+ * their wildcards) are read as the value is. YES when one of them matches; UNKNOWN when a directory was too large or
+ * unreadable to search and the file's name there would match; else NO.
+ */
+function otherNamesVerdict(readings: readonly PathReading[], patterns: readonly CompiledPathPattern[], base: string): Verdict {
+  // Most files have one name: nothing to search for.
+  const several = readings.filter((reading) => !reading.absolute.includes("\u0000") && isFileWithSeveralNames(reading.absolute));
+  if (several.length === 0) return NO;
+  const paths = patterns.flatMap((pattern) => pattern.spelled.paths);
+  const directories = [...new Set(patterns.flatMap((pattern) => pattern.spelled.directories))];
+  for (const path of paths) if (!directories.includes(path) && isDirectory(path)) directories.push(path);
+  const matches = (absolute: string) => {
+    const relative = relativeTo(base, absolute);
+    const above = relative === undefined ? ancestors(absolute) : enclosing({ absolute, relative }, base);
+    const test = (pattern: CompiledPathPattern, path: string) => pattern.test(path) || pattern.realTest(path);
+    return patterns.some((pattern) => test(pattern, absolute) || above.some((dir) => test(pattern, dir)));
+  };
+  let open = false;
+  for (const reading of several) {
+    const { names, unsearched } = hardLinkNames(reading.absolute, paths, directories);
+    if (names.some(matches)) return YES;
+    if (unsearched !== undefined && matches(posix.join(unsearched, posix.basename(reading.absolute)))) open = true;
+  }
+  return open ? UNKNOWN : NO;
+}
+
+/**
+ * Whether an absolute path meets `patterns` (deny or ask) through what this machine's links make of them: the places
+ * the patterns spell out read through symlinks (`/tmp/x` where /tmp leads to /private/tmp), and the other names of a
+ * file with several (a hard link). YES, UNKNOWN (a directory too large to search), or NO.
+ */
+export function judgeOtherNames(absolute: string, patterns: readonly CompiledPathPattern[], base: string): Verdict {
+  const { readings } = readPathValue(absolute, { base, followSymlinks: true });
+  if (readings.some((reading) => [reading.absolute, ...ancestors(reading.absolute)].some((path) => patterns.some((pattern) => pattern.realTest(path))))) return YES;
+  return otherNamesVerdict(readings, patterns, base);
+}
+
+/** The directories above an absolute path, up to (not including) the root. */
+function ancestors(absolute: string): string[] {
+  const out: string[] = [];
+  for (let dir = posix.dirname(absolute); dir !== "/" && dir !== "."; dir = posix.dirname(dir)) out.push(dir);
+  return out;
+}
+
+function isFileWithSeveralNames(path: string): boolean {
+  try {
+    const stats = statSync(path, { throwIfNoEntry: false });
+    return stats !== undefined && stats.isFile() && stats.nlink > 1;
+  } catch {
+    return false;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
 
 /** `/proc/self/root/x` as `/x` (the process's own root), repeatedly; undefined when the path does not start so. */
@@ -582,6 +688,23 @@ function cachedRealLocation(path: string): string | undefined {
   if (wordRealCache.size >= MAX_CACHED) wordRealCache.clear();
   wordRealCache.set(path, { at: now, real });
   return real;
+}
+
+/**
+ * A pattern's absolute path (`/tmp/secrets/*`, `--file=/tmp/x`) with the place it spells out before its first `*` read
+ * through this machine's symlinks (`/private/tmp/secrets/*` where /tmp links to /private/tmp); undefined when no link
+ * changes it.
+ */
+export function realPatternWord(word: string): string | undefined {
+  const head = VALUE_START_RE.exec(word)?.[0] ?? "";
+  const value = word.slice(head.length);
+  if (!value.startsWith("/") || value.includes("\u0000")) return undefined;
+  const star = value.search(/[*?[]/);
+  const literal = star < 0 ? value : value.slice(0, value.lastIndexOf("/", star));
+  if (literal === "" || literal === "/") return undefined;
+  const place = cachedRealLocation(literal);
+  if (place === undefined || place === literal || /[*?[\]\s]/.test(place)) return undefined;
+  return `${head}${place}${value.slice(literal.length)}`;
 }
 
 /** A `--option=` or `NAME=` start of a word whose value is a path (`--file=/x`, `if=/x`). */
@@ -622,10 +745,10 @@ const fileId = (stats: { dev: number; ino: number }) => `${stats.dev}:${stats.in
 /** The files under a directory with more than one name, by identity (one of their paths); `complete` when every entry was read. */
 const inodeIndexCache = new Map<string, { at: number; byId: Map<string, string>; complete: boolean }>();
 
-function inodeIndex(directory: string): { byId: Map<string, string>; complete: boolean } {
+function inodeIndex(directory: string, fresh = false): { byId: Map<string, string>; complete: boolean; kept?: boolean } {
   const now = Date.now();
   const kept = inodeIndexCache.get(directory);
-  if (kept !== undefined && now - kept.at <= REAL_TTL_MS) return kept;
+  if (!fresh && kept !== undefined && now - kept.at <= REAL_TTL_MS) return { ...kept, kept: true };
   const byId = new Map<string, string>();
   let complete = true;
   let count = 0;
@@ -693,7 +816,9 @@ export function hardLinkNames(word: string, files: readonly string[], directorie
   }
   let unsearched: string | undefined;
   for (const directory of directories) {
-    const index = inodeIndex(directory);
+    let index = inodeIndex(directory);
+    // A file that had one name when the directory was last searched may have another now (`ln key h`, then `cat h`).
+    if (index.kept === true && index.complete && !index.byId.has(id)) index = inodeIndex(directory, true);
     const found = index.byId.get(id);
     if (found !== undefined) names.push(`${head}${found}`);
     else if (!index.complete) unsearched ??= directory;

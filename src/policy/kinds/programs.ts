@@ -10,6 +10,7 @@
  */
 
 import { CODE_LOADERS, type CodeLoader } from "./loaders.js";
+import { carriedUrlReason } from "../../messages/index.js";
 import { originOf, urlReadings } from "./net.js";
 import { parseOptions, type OptionTable, type Parsed } from "./options.js";
 import { COMPOSE_GLOBAL, DOCKER_GLOBAL, KUBECTL_GLOBAL, commandSpellings } from "./subcommands.js";
@@ -1505,6 +1506,8 @@ interface Connects {
   readonly places: readonly string[];
   /** Why it also connects where the repository's configuration says (`git fetch origin`: a remote given by name), which the guard does not read. */
   readonly configured?: string;
+  /** The command with each URL a place's query carries (`?next=http://127.0.0.1/`), where its server may redirect: a deny one meets cannot tell. */
+  readonly carried?: readonly { readonly form: readonly string[]; readonly reason: string }[];
 }
 
 /** What an option of a fetcher does besides connecting: writes a file, sends one, runs a program (its value a command), or turns on what the guard does not follow. */
@@ -2031,6 +2034,155 @@ function readNetProgram(name: string, words: readonly string[]): { connects: Con
   return { connects, placesUnknown: placesUnknown ?? connects.unknown };
 }
 
+/**
+ * Programs that connect to a host named among their words without a URL (their manuals): the options that take a
+ * value (getopt: attached or the next word), the options whose value is a host (`[user@]host[:port]`, a
+ * comma-separated list for ssh's `-J`), and which operands are hosts: `all` (netcat and telnet: `HOST PORT`, every
+ * operand that is no port), `first` (ssh: the destination, the rest a command), `remote` (scp, rsync, sftp:
+ * `[user@]host:path` operands), `addresses` (socat: `TCP:HOST:PORT`, `OPENSSL:…`, `PROXY:PROXY:HOST:PORT`,
+ * `SOCKS4:SOCKS:HOST:PORT`, …); `conninfo` (psql: `host=` in a connection string). A word holding `scheme://` is a
+ * place wherever it stands (`psql postgresql://HOST/db`, `redis-cli -u redis://HOST`). The host is resolved as
+ * getaddrinfo resolves it, so `0x7f.1` and `2130706433` are 127.0.0.1: it is read as a URL's host is.
+ */
+interface HostProgram {
+  /** Short options that take a value. */
+  readonly valued: string;
+  /** Long options that take a value. */
+  readonly longValued?: readonly string[];
+  /** Options whose value is a host. */
+  readonly hostOptions: readonly string[];
+  /** `-o Key=Value` settings whose key names a host (ssh's `HostName`, `ProxyJump`). */
+  readonly hostSettings?: { readonly option: string; readonly keys: RegExp };
+  readonly operands: "all" | "first" | "remote" | "addresses" | "conninfo" | "none";
+  /** Options are spelled with one dash (openssl's `-connect`). */
+  readonly singleDash?: boolean;
+  /** The subcommands that connect (openssl's `s_client`); any when absent. */
+  readonly subcommands?: readonly string[];
+}
+
+const NETCAT: HostProgram = { valued: "IiMmOPpqsTVWwXxe", longValued: ["--proxy", "--proxy-type", "--proxy-auth", "--source", "--source-port", "--wait", "--idle-timeout", "--exec", "--sh-exec", "--lua-exec", "--output", "--hex-dump", "--max-conns", "--delay", "--allow", "--deny", "--allowfile", "--denyfile"], hostOptions: ["-x", "--proxy"], operands: "all" };
+const SSH: HostProgram = { valued: "BbcDEeFIiJLlmOoPpQRSWw", hostOptions: ["-J"], hostSettings: { option: "-o", keys: /^(?:hostname|proxyjump)$/i }, operands: "first" };
+const SCP: HostProgram = { valued: "cDFiJlOoPSX", hostOptions: ["-J"], hostSettings: { option: "-o", keys: /^(?:hostname|proxyjump)$/i }, operands: "remote" };
+const HOST_PROGRAMS: Readonly<Record<string, HostProgram>> = {
+  nc: NETCAT,
+  netcat: NETCAT,
+  "nc.openbsd": NETCAT,
+  "nc.traditional": NETCAT,
+  ncat: NETCAT,
+  telnet: { valued: "Xbeklns", hostOptions: [], operands: "all" },
+  ssh: SSH,
+  slogin: SSH,
+  scp: SCP,
+  sftp: { valued: "BbcDFiJlOoPRSs", hostOptions: ["-J"], hostSettings: { option: "-o", keys: /^(?:hostname|proxyjump)$/i }, operands: "remote" },
+  rsync: { valued: "efBTM", longValued: ["--rsh", "--rsync-path", "--port", "--address", "--sockopts", "--password-file", "--files-from", "--exclude", "--include", "--exclude-from", "--include-from", "--filter", "--log-file", "--temp-dir", "--compare-dest", "--copy-dest", "--link-dest", "--backup-dir", "--suffix", "--chmod", "--chown", "--timeout", "--contimeout", "--bwlimit", "--max-size", "--min-size", "--partial-dir", "--out-format", "--info", "--debug"], hostOptions: [], operands: "remote" },
+  socat: { valued: "", hostOptions: [], operands: "addresses" },
+  openssl: { valued: "", hostOptions: ["-connect", "-host", "-proxy"], operands: "none", singleDash: true, subcommands: ["s_client", "s_time"] },
+  "redis-cli": { valued: "hpsaunrid", longValued: ["--user", "--pass", "--tls", "--sni", "--cacert", "--cacertdir", "--cert", "--key"], hostOptions: ["-h"], operands: "none" },
+  psql: { valued: "cdfhLopPRTUvF", longValued: ["--command", "--dbname", "--file", "--host", "--log-file", "--output", "--port", "--pset", "--record-separator", "--table-attr", "--username", "--set", "--variable", "--field-separator"], hostOptions: ["-h", "--host"], operands: "conninfo" },
+  mysql: { valued: "hPuDepSe", longValued: ["--host", "--port", "--user", "--database", "--execute", "--socket", "--password"], hostOptions: ["-h", "--host"], operands: "none" },
+  mariadb: { valued: "hPuDepSe", longValued: ["--host", "--port", "--user", "--database", "--execute", "--socket", "--password"], hostOptions: ["-h", "--host"], operands: "none" },
+  mongosh: { valued: "upf", longValued: ["--host", "--port", "--username", "--password", "--eval", "--file", "--authenticationDatabase"], hostOptions: ["--host"], operands: "first" },
+};
+
+/** A host as written among a program's words (`[user@]host[:port]`, `[v6]:port`), as a URL the url kind reads; undefined for a port, a path or an empty word. */
+function hostPlace(word: string, numeric = true): string | undefined {
+  const host = word.replace(/^[^@/]*@/, "");
+  if (host === "" || (!numeric && /^[\d,-]+$/.test(host)) || /^[./~]/.test(host) || /\s/.test(host) || host.includes("/")) return undefined;
+  // A bare IPv6 address (`::1`, `fe80::1%lo`) is one host, not host:port.
+  if (!host.startsWith("[") && (host.match(/:/g) ?? []).length > 1) return `http://[${host}]/`;
+  return `http://${host}/`;
+}
+
+/** socat's address (`TCP:HOST:PORT,opts`, `OPENSSL-CONNECT:…`, `PROXY:PROXY:HOST:PORT`, `SOCKS4A:SOCKS:HOST:PORT`): the hosts it connects to. */
+function socatHosts(address: string): string[] {
+  const fields = address.split(",")[0]!.split(":");
+  const type = fields[0]!.toUpperCase();
+  const options = address.split(",").slice(1);
+  const out: string[] = [];
+  if (/^(?:TCP[46]?|TCP[46]?-CONNECT|OPENSSL|OPENSSL-CONNECT|SSL|UDP[46]?|UDP[46]?-CONNECT|UDP[46]?-SENDTO|UDP[46]?-DATAGRAM|SCTP[46]?|SCTP[46]?-CONNECT|DCCP[46]?|DCCP-CONNECT|UDPLITE[46]?|UDPLITE-CONNECT)$/.test(type) && fields.length >= 2) out.push(fields.slice(1, -1).join(":") || fields[1]!);
+  if (/^(?:PROXY|PROXY-CONNECT|SOCKS4A?|SOCKS5|SOCKS5-CONNECT|SOCKS4A?-CONNECT)$/.test(type) && fields.length >= 3) out.push(fields[1]!, fields[2]!);
+  for (const option of options) {
+    const set = /^(?:bind|proxy|socksproxy)=(.*)$/i.exec(option);
+    if (set !== null && !/^bind/i.test(option)) out.push(set[1]!.split(":")[0]!);
+  }
+  return out.filter((host) => host !== "");
+}
+
+/** Where a HOST_PROGRAMS program connects: the hosts its words name, read as a URL's host; undefined when it names none. */
+function readHostProgram(name: string, words: readonly string[]): { connects: Connects; placesUnknown: string | undefined } | undefined {
+  const spec = Object.hasOwn(HOST_PROGRAMS, name) ? HOST_PROGRAMS[name]! : undefined;
+  if (spec === undefined) return undefined;
+  let start = 1;
+  if (spec.subcommands !== undefined) {
+    if (!spec.subcommands.includes(words[1] ?? "")) return undefined;
+    start = 2;
+  }
+  const places: { word: string; text: string }[] = [];
+  const operands: string[] = [];
+  // `numeric`: a number is a host there (`nc 2130706433 80`: the first operand; an option's value), not a port.
+  const asHost = (word: string, host: string, numeric = true) => {
+    const text = URL_IN_WORD.exec(host)?.[1] ?? hostPlace(host, numeric);
+    if (text !== undefined) places.push({ word, text });
+  };
+  let options = true;
+  for (let i = start; i < words.length; i++) {
+    const word = words[i]!;
+    if (options && word === "--") {
+      options = false;
+      continue;
+    }
+    if (options && word.startsWith("-") && word.length > 1) {
+      const long = word.startsWith("--") || spec.singleDash === true;
+      const eq = word.indexOf("=");
+      const option = long ? (eq < 0 ? word : word.slice(0, eq)) : word.slice(0, 2);
+      let value: string | undefined = long ? (eq < 0 ? undefined : word.slice(eq + 1)) : undefined;
+      if (!long) {
+        // A cluster of short flags ends at the first letter that takes a value (`-vw3`, `-4x host:port`).
+        const letters = word.slice(1);
+        const at = [...letters].findIndex((letter) => spec.valued.includes(letter));
+        if (at < 0) continue;
+        const letter = letters[at]!;
+        const rest = letters.slice(at + 1);
+        value = rest === "" ? words[++i] : rest;
+        if (value === undefined) continue;
+        const short = `-${letter}`;
+        if (spec.hostOptions.includes(short)) for (const host of value.split(",")) asHost(`${short} ${value}`, host);
+        // `redis-cli -u redis://HOST`, `mongosh -u …`: any option's value that holds a URL names a place.
+        else if (URL_IN_WORD.test(value)) asHost(`${short} ${value}`, value);
+        if (spec.hostSettings?.option === short) {
+          const setting = /^([A-Za-z]+)[=\s]+(.*)$/.exec(value);
+          if (setting !== null && spec.hostSettings.keys.test(setting[1]!)) for (const host of setting[2]!.split(",")) asHost(`${short} ${value}`, host);
+        }
+        continue;
+      }
+      const takes = spec.singleDash === true || spec.hostOptions.includes(option) || (spec.longValued ?? []).includes(option);
+      if (value === undefined && takes) value = words[++i];
+      if (value === undefined) continue;
+      if (spec.hostOptions.includes(option)) for (const host of value.split(",")) asHost(`${option} ${value}`, host);
+      else if (URL_IN_WORD.test(value)) asHost(word, value);
+      continue;
+    }
+    operands.push(word);
+  }
+  const hosts = spec.operands === "all" ? operands : spec.operands === "first" ? operands.slice(0, 1) : [];
+  for (const [i, operand] of hosts.entries()) asHost(operand, operand, i === 0);
+  for (const operand of operands) {
+    if (spec.operands === "remote") {
+      const scp = URL_IN_WORD.test(operand) ? undefined : gitScpPlace(operand.replace(/::/, ":"));
+      if (scp !== undefined) places.push({ word: operand, text: scp });
+      else if (URL_IN_WORD.test(operand)) asHost(operand, operand);
+    }
+    if (spec.operands === "addresses") for (const host of socatHosts(operand)) asHost(operand, host);
+    if (spec.operands === "conninfo") {
+      if (URL_IN_WORD.test(operand)) asHost(operand, operand);
+      for (const match of operand.matchAll(/(?:^|\s)host(?:addr)?\s*=\s*'?([^\s']+)/gi)) for (const host of match[1]!.split(",")) asHost(operand, host);
+    }
+  }
+  if (places.length === 0) return undefined;
+  const connects = readPlaces(name, words.slice(0, start), places);
+  return { connects, placesUnknown: connects.unknown };
+}
+
 /** A long option as the program matches it: the name itself, or the one name of `names` it is a prefix of (`--prox` is `--proxy` only when no other name starts so). */
 function longOption(names: readonly string[], name: string, abbreviate: boolean): string | undefined {
   if (names.includes(name)) return name;
@@ -2253,6 +2405,7 @@ function readPlaces(name: string, prefix: readonly string[], places: readonly { 
   let unknown: string | undefined;
   const origins = new Set<string>();
   const readings = new Set<string>();
+  const carried: { form: string[]; reason: string }[] = [];
   for (const place of places) {
     const expandedUrls = glob && /[{[]/.test(place.text) ? curlGlob(place.text) : [place.text];
     if (expandedUrls === undefined) {
@@ -2275,11 +2428,36 @@ function readPlaces(name: string, prefix: readonly string[], places: readonly { 
           readings.add(reading);
           readings.add(originOf(reading));
         }
+        for (const reading of deny.carried ?? []) if (carried.length < 16) carried.push({ form: [...prefix, reading], reason: carriedUrlReason(place.word) });
       }
     }
   }
   const forms: string[][] = readings.size === 0 ? [] : [[...prefix, ...readings], ...[...readings].map((reading) => [...prefix, reading])];
-  return { origins: [...origins], forms, unknown, places: places.map((place) => place.word) };
+  return { origins: [...origins], forms, unknown, places: places.map((place) => place.word), ...(carried.length === 0 ? {} : { carried }) };
+}
+
+/**
+ * The places a command's redirections connect to: bash opens `/dev/tcp/HOST/PORT` and `/dev/udp/HOST/PORT` itself,
+ * resolving HOST as getaddrinfo does (`/dev/tcp/0x7f.1/80` is 127.0.0.1), so a deny reads the command with each such
+ * place as it reads a fetcher's (`cat </dev/tcp/0x7f.1/80` is also `cat http://127.0.0.1:80/`); `unknown` when a
+ * host or port is only known when the line runs.
+ */
+export function redirectPlaces(words: readonly string[], redirects: readonly { readonly word: string; readonly wild: boolean }[]): { forms: readonly (readonly string[])[]; unknown: string | undefined } {
+  const places: { word: string; text: string }[] = [];
+  let unknown: string | undefined;
+  for (const redirect of redirects) {
+    const match = /^\/dev\/(?:tcp|udp)\/([^/]*)\/([^/]*)$/.exec(redirect.word);
+    if (match === null) continue;
+    if (redirect.wild) {
+      unknown ??= `bash connects to ${redirect.word}, whose host or port is only known when the line runs`;
+      continue;
+    }
+    const host = match[1]!.includes(":") && !match[1]!.startsWith("[") ? `[${match[1]!}]` : match[1]!;
+    places.push({ word: redirect.word, text: `http://${host}:${match[2]!}/` });
+  }
+  if (places.length === 0) return { forms: [], unknown };
+  const connects = readPlaces(basename(words[0] ?? ""), words, places);
+  return { forms: connects.forms, unknown: unknown ?? connects.unknown };
 }
 
 /** Programs that run a command, run code, or write a file through an option (each row: the program's names, its options). */
@@ -5316,7 +5494,7 @@ function withSpellings(out: ProgramReading, given: string, words: readonly strin
 
 /** `out` with the places a NET_PROGRAMS program connects to (`git clone URL`, `pip install git+URL`, `uvx --from git+URL x`). */
 function withPlaces(out: ProgramReading, name: string, words: readonly string[]): ProgramReading {
-  const net = readNetProgram(name, words);
+  const net = readNetProgram(name, words) ?? readHostProgram(name, words);
   if (net !== undefined) {
     out.connects ??= net.connects;
     out.placesUnknown ??= net.placesUnknown;
@@ -6067,6 +6245,7 @@ function readOther(name: string, words: readonly string[]): ProgramReading {
     const read = readFetcher(fetcher, name, words);
     const out = readOptionEffects(name, read.canonical) ?? empty();
     out.connects = read.connects;
+    if (read.connects.carried !== undefined) out.maybe = [...(out.maybe ?? []), ...read.connects.carried];
     out.refusals.push(...read.refusals);
     out.commands.push(...read.commands);
     if (read.writes.length > 0) out.writes = [...(out.writes ?? []), ...read.writes];

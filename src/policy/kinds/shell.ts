@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, codeLoader, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
+import { basename, codeLoader, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, redirectPlaces, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
 import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason, unlistedLoadedCodeReason, unlistedScriptReason, loadedCodeReason } from "../../messages/index.js";
 import { shellParser } from "./shell-grammar.js";
 import { MachineBoundReadings } from "./net.js";
@@ -1050,6 +1050,10 @@ function addSimple(
       placesUnknown ??= code.placesUnknown;
     }
   }
+  // `cat </dev/tcp/0x7f.1/80`: bash connects to the redirection's host, read as a fetcher's place is.
+  const network = redirectPlaces(words, facts.redirects ?? []);
+  placeForms.push(...network.forms);
+  placesUnknown ??= network.unknown;
   for (const form of placeForms) if (forms.length < MAX_FORMS) forms.push([...form]);
   // `cat < /srv/secrets/key`, `cat - < FILE`: the program reads the file it is fed as if it were named (a deny reads it so).
   if (stdin?.fromFile === true && stdin.file !== undefined && words.length > 0 && forms.length < MAX_FORMS) {
