@@ -41,7 +41,18 @@ export function judgeNetReach(text: string, rule: NetRule): NetReach {
       if (verdict === YES) return { verdict: YES, reason: netReachReason(shown, place, rule.mode, rule.source) };
       if (verdict === UNKNOWN) doubt ??= netReachDoubt(shown, `the guard cannot read where ${place} is`, rule.mode, rule.source);
     }
-    for (const place of connects?.places ?? []) if (rule.test(place) === YES) return { verdict: YES, reason: netReachReason(shown, place, rule.mode, rule.source) };
+    for (const place of connects?.places ?? []) {
+      const verdict = rule.test(place);
+      if (verdict === YES) return { verdict: YES, reason: netReachReason(shown, place, rule.mode, rule.source) };
+      // A URL the guard reads but cannot decide (one its query carries, where the server may redirect): a doubt. A word it
+      // cannot read as a URL at all (a package name some fetchers take) is the fetcher's, and read in its origins.
+      if (verdict === UNKNOWN && place.includes("://")) doubt ??= netReachDoubt(shown, `the guard cannot tell where ${place} leads`, rule.mode, rule.source);
+    }
+    // bash's own network redirections (`cat </dev/tcp/HOST/PORT`).
+    for (const redirect of command.redirects ?? []) {
+      const reach = socketReach(shown, redirect.word, rule);
+      if (reach !== undefined) return reach;
+    }
     // Where the repository's configuration says a remote is (`git fetch origin`, `git pull`) is not read: not a doubt of its own.
     if (command.placesUnknown !== undefined && command.placesUnknown !== connects?.configured) doubt ??= netReachDoubt(shown, command.placesUnknown, rule.mode, rule.source);
     if (connects === undefined) continue;
@@ -50,5 +61,19 @@ export function judgeNetReach(text: string, rule: NetRule): NetReach {
     else if (command.input !== undefined) doubt ??= netReachDoubt(shown, command.input.reason, rule.mode, rule.source);
     else if (command.dynamic) doubt ??= netReachDoubt(shown, "a place it connects to is only known when the command runs (an expansion or substitution)", rule.mode, rule.source);
   }
+  for (const bare of analysis.bare ?? []) {
+    for (const redirect of bare.redirects) {
+      const reach = socketReach(`< ${redirect.word}`, redirect.word, rule);
+      if (reach !== undefined) return reach;
+    }
+  }
   return doubt === undefined ? { verdict: NO, reason: undefined } : { verdict: UNKNOWN, reason: doubt };
+}
+
+/** A redirection to bash's `/dev/tcp/HOST/PORT` (or `/dev/udp/…`) that reaches a place the rule covers. */
+function socketReach(shown: string, word: string, rule: NetRule): NetReach | undefined {
+  const socket = /^\/dev\/(?:tcp|udp)\/([^/]+)\/([^/]+)$/.exec(word);
+  if (socket === null) return undefined;
+  const place = `http://${socket[1]!.includes(":") ? `[${socket[1]!}]` : socket[1]!}:${socket[2]!}`;
+  return rule.test(place) === YES ? { verdict: YES, reason: netReachReason(shown, `${socket[1]!} port ${socket[2]!}`, rule.mode, rule.source) } : undefined;
 }
