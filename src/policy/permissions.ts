@@ -1139,12 +1139,8 @@ export class PermissionPolicy {
 
   /** A deny or ask rule on one command tool's command line and nothing else (`Bash(rm:*)`, `Shell(git push:*)`). */
   private isCommandRule(entry: RuleEntry): boolean {
-    const rule = entry.spec;
-    if (rule.mode === "allow" || rule.toolRegex === true || isGlobPattern(rule.tool) || rule.args !== undefined || rule.after !== undefined || rule.budget !== undefined || rule.principal !== undefined) return false;
-    const selectors = Object.keys(rule.where ?? {});
-    if (selectors.length !== 1) return false;
-    const matcher = rule.where![selectors[0]!] as Record<string, unknown>;
-    return typeof matcher === "object" && matcher !== null && !isComposite(matcher) && "command" in matcher && this.commandField(rule.tool) === selectors[0];
+    const only = onlyCondition(entry);
+    return only !== undefined && "command" in only.matcher && this.commandField(only.rule.tool) === only.selector;
   }
 
   /**
@@ -1695,6 +1691,22 @@ function conventionalAccess(tool: string): FileAccess | undefined {
 }
 
 /**
+ * A deny or ask rule on one named tool whose only condition is one plain `where` condition (no `args`, `after`,
+ * `budget`, `principal`, no not/anyOf/allOf): the rules the policy carries to the other tools that do the same
+ * (fileRulesOf, netRulesOf, otherCommandRules). Its selector and matcher.
+ */
+function onlyCondition(entry: RuleEntry): { rule: PermissionRule; selector: string; matcher: Record<string, unknown> } | undefined {
+  const rule = entry.spec;
+  if (rule.mode === "allow" || rule.toolRegex === true || isGlobPattern(rule.tool) || rule.args !== undefined || rule.after !== undefined || rule.budget !== undefined || rule.principal !== undefined) return undefined;
+  const selectors = Object.keys(rule.where ?? {});
+  if (selectors.length !== 1) return undefined;
+  const selector = selectors[0]!;
+  const matcher = rule.where![selector] as Record<string, unknown>;
+  if (typeof matcher !== "object" || matcher === null || isComposite(matcher)) return undefined;
+  return { rule, selector, matcher };
+}
+
+/**
  * The deny and ask rules whose only condition is a path condition on a file tool's main argument (`Read(.env)`,
  * `Edit(./secrets/**)`, the same long-hand, a tool the policy declares with a path main argument): what command tools'
  * calls are read for. Rules with anything more (args, another field, after, budget, principal) are the tool's own.
@@ -1702,15 +1714,9 @@ function conventionalAccess(tool: string): FileAccess | undefined {
 function fileRulesOf(rules: readonly RuleEntry[], options: PermissionPolicyOptions, defaults: MatcherDefaults): ShellFileRule[] {
   const out: ShellFileRule[] = [];
   for (const entry of rules) {
-    const rule = entry.spec;
-    if (rule.mode === "allow" || rule.toolRegex === true || isGlobPattern(rule.tool) || rule.args !== undefined || rule.after !== undefined || rule.budget !== undefined || rule.principal !== undefined) continue;
-    const where = rule.where;
-    if (where === undefined) continue;
-    const selectors = Object.keys(where);
-    if (selectors.length !== 1) continue;
-    const selector = selectors[0]!;
-    const matcher = where[selector] as Record<string, unknown>;
-    if (typeof matcher !== "object" || matcher === null || isComposite(matcher) || !("path" in matcher)) continue;
+    const only = onlyCondition(entry);
+    if (only === undefined || !("path" in only.matcher)) continue;
+    const { rule, selector, matcher } = only;
     const declared = options.mainArguments?.[rule.tool];
     const known = conventionalFileTool(rule.tool);
     // A tool the policy declares with a path argument: what it does with the file is known only when the declaration is the convention's.
@@ -1828,15 +1834,10 @@ interface ShellNetRule {
 function netRulesOf(rules: readonly RuleEntry[], options: PermissionPolicyOptions): ShellNetRule[] {
   const out: ShellNetRule[] = [];
   for (const entry of rules) {
-    const rule = entry.spec;
-    if (rule.mode === "allow" || rule.toolRegex === true || isGlobPattern(rule.tool) || rule.args !== undefined || rule.after !== undefined || rule.budget !== undefined || rule.principal !== undefined) continue;
-    const where = rule.where;
-    if (where === undefined) continue;
-    const selectors = Object.keys(where);
-    if (selectors.length !== 1) continue;
-    const selector = selectors[0]!;
-    const matcher = where[selector] as Record<string, unknown>;
-    if (typeof matcher !== "object" || matcher === null || isComposite(matcher)) continue;
+    const only = onlyCondition(entry);
+    if (only === undefined) continue;
+    const { rule, selector, matcher } = only;
+    const where = rule.where!;
     const kind = "domain" in matcher ? "domain" : "url" in matcher ? "url" : undefined;
     if (kind === undefined) continue;
     const main = options.mainArguments?.[rule.tool] ?? conventionalMainArgument(rule.tool);
