@@ -576,8 +576,10 @@ function readWorkingDirectories(commands: readonly SimpleCommand[], text: string
     for (const change of changes) if (change.scope.every((id, i) => scope[i] === id)) before = change.move(before);
     // `env -C DIR CMD`, `sudo -D DIR CMD`: the command the wrapper runs (in a scope of its own) starts in DIR, as after `cd DIR`.
     if (command.runsIn !== undefined) changes.push({ scope: command.runsIn.scope, move: moveTo(command.runsIn.directory) });
-    const [program, ...args] = command.words;
+    const [program] = command.words;
     if (program === undefined || !DIRECTORY_CHANGES.has(program)) return before;
+    // `cd se{c,}rets` is `cd secrets serets` to bash: the operands are the words after brace expansion.
+    const args = (command.expanded ?? command.words).slice(1);
     const operands: string[] = [];
     let options = true;
     for (const arg of args) {
@@ -586,7 +588,10 @@ function readWorkingDirectories(commands: readonly SimpleCommand[], text: string
       else operands.push(arg);
     }
     const target = program === "popd" || command.dynamic || operands.length > 1 ? undefined : (operands[0] ?? (program === "pushd" ? undefined : "~"));
-    const unplaceable = target === undefined || target === "-" || /^[+-]\d+$/.test(target) || (/CDPATH/.test(text) && !/^[./~]/.test(target));
+    // A target the shell expands (`cd secret?`, `cd s*`: a file name pattern) is only known when the line runs; so is a
+    // relative one bash may look up in CDPATH, or read as a variable's value (`shopt -s cdable_vars; cd NAME`).
+    const expands = /[*?[]/.test(target ?? "");
+    const unplaceable = target === undefined || target === "-" || /^[+-]\d+$/.test(target) || expands || (/CDPATH|cdable_vars/.test(text) && !/^[./~]/.test(target));
     changes.push({ scope, move: moveTo(unplaceable ? undefined : target) });
     return before;
   });

@@ -374,6 +374,8 @@ function commandUses(command: SimpleCommand): CommandUses {
   const words = command.words;
   const read = readFileUses(words);
   const uses: { word: string; use: FileUse; maybe?: boolean }[] = [...read.uses];
+  // `cat .{env,}` opens .env: the words after bash's brace expansion are read too (as written, they are what sh opens).
+  if (command.expanded !== undefined) for (const one of readFileUses(command.expanded).uses) if (!uses.some((known) => known.word === one.word && known.use === one.use)) uses.push(one);
   let runner = false;
   if (!read.known) {
     // `sudo cat .env`, `timeout 5 cat .env`, `xargs cat`: the command they run is judged on its own.
@@ -388,6 +390,21 @@ function commandUses(command: SimpleCommand): CommandUses {
   for (const redirect of command.redirects ?? []) uses.push({ word: redirect.word, use: redirect.reads && redirect.writes ? "read-write" : redirect.reads ? "read" : "write" });
   out = { uses, runner };
   usesOf.set(command, out);
+  return out;
+}
+
+/**
+ * The directories a program moves to through its options before it reads its words (`make -C DIR`, `npm --prefix DIR`,
+ * `git -C DIR`: programs.ts's place options, each in the one before), placed from `where`.
+ */
+function movedTo(command: SimpleCommand, where: string): string[] {
+  const places = command.allowAs?.places ?? [];
+  const out: string[] = [];
+  let at = where;
+  for (const place of places) {
+    at = place.startsWith("/") ? place : `${at}/${place}`;
+    out.push(at);
+  }
   return out;
 }
 
@@ -424,13 +441,15 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
       if (runner && !(command.redirects ?? []).some((redirect) => redirect.word === word)) continue;
       if (use === "unknown" || use === "code") {
         const candidates = use === "code" ? codeNames(word) : unknownWordPlaces(word);
-        for (const candidate of candidates) {
-          const placed = place(candidate, isWild(word), where);
+        // `make -C sub -f ../secrets/k`: the program reads its words in the directory its option picks, as well as here.
+        const wheres = [where, ...movedTo(command, where)];
+        for (const candidate of candidates.flatMap((one) => (/^[/~]/.test(one) ? [[one, where] as const] : wheres.map((at) => [one, at] as const)))) {
+          const placed = place(candidate[0], isWild(word), candidate[1]);
           const verdict = judgePlaced(placed, own, false);
           if (verdict === NO) continue;
           // A program the guard does not know: whether it opens what its words name cannot be told.
-          if (verdict === YES || "absolute" in placed || use === "code") note(use === "code" ? "code" : "program", shown, candidate);
-          else note(placed.doubt, shown, candidate);
+          if (verdict === YES || "absolute" in placed || use === "code") note(use === "code" ? "code" : "program", shown, candidate[0]);
+          else note(placed.doubt, shown, candidate[0]);
         }
         continue;
       }
