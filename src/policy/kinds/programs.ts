@@ -616,6 +616,8 @@ interface SubcommandFamily {
    * allow for a subcommand that runs nothing (`kubectl get:*`) covers the line with them before it.
    */
   readonly plain?: readonly string[];
+  /** Its own options whose value is the directory the subcommand's command starts in (`uv --directory DIR run CMD`), unless the subcommand names one. */
+  readonly directoryOptions?: readonly string[];
 }
 
 /** Options of `docker run` / `podman run` / `docker create` (and the long spellings of exec's). */
@@ -696,6 +698,7 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   lxc: { subcommands: { exec: AFTER_DASHDASH } },
   uv: {
     global: { flags: "qv", long: ["--quiet", "--verbose", "--no-cache", "--offline", "--native-tls"], longValued: ["--directory", "--project", "--cache-dir", "--color", "--config-file"] },
+    directoryOptions: ["--directory"],
     subcommands: {
       run: {
         options: {
@@ -704,6 +707,8 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
           long: ["--no-project", "--isolated", "--frozen", "--locked", "--no-sync", "--all-extras", "--no-dev", "--active", "--quiet", "--verbose", "--no-cache", "--offline", "--exact", "--script", "--gui-script", "--all-packages", "--no-default-groups", "--only-dev"],
           longValued: ["--with", "--with-editable", "--with-requirements", "--python", "--project", "--directory", "--env-file", "--extra", "--group", "--package", "--index", "--default-index", "--index-url", "--extra-index-url"],
         },
+        // `uv run --directory DIR CMD` (a global option of uv's, also given before run) changes to DIR before it runs CMD.
+        directoryOptions: ["--directory"],
       },
       "tool run": UV_TOOL_RUN,
     },
@@ -843,7 +848,10 @@ function readSubcommandWrapper(name: string, family: SubcommandFamily, words: re
   const two = `${words[at] ?? ""} ${words[at + 1] ?? ""}`;
   const key = Object.hasOwn(family.subcommands, two) ? two : Object.hasOwn(family.subcommands, words[at] ?? "") ? words[at]! : undefined;
   if (key === undefined) return undefined;
-  return readWrapper(`${name} ${key}`, family.subcommands[key]!, words.slice(at + key.split(" ").length - 1), family.namedBy ?? key.split(" ").at(-1)!);
+  const out = readWrapper(`${name} ${key}`, family.subcommands[key]!, words.slice(at + key.split(" ").length - 1), family.namedBy ?? key.split(" ").at(-1)!);
+  const chosen = parsed.seen.findLast((option) => family.directoryOptions?.includes(option.name) === true);
+  if (chosen !== undefined && out.directory === undefined) out.directory = { word: chosen.value };
+  return out;
 }
 
 /**
@@ -1350,14 +1358,14 @@ export function readEnvironment(name: string, value: string, dynamic: boolean, b
 /** apt's configuration keys whose value is a command line (hooks and the programs it runs). */
 const APT_COMMAND_KEYS = /(?:::(?:Pre|Post)-Invoke(?:-Success)?|^DPkg::Pre-Install-Pkgs|^Dir::Bin::[\w-]+|^APT::Key::gpgvcommand|::Pager)(?:::)?$/i;
 
-/** tmux subcommands that run a shell command: the letters of their options that take a value. */
-const TMUX_NEW_SESSION = { valued: "cefFnstxy", operands: "all" } as const;
-const TMUX_NEW_WINDOW = { valued: "cenFt", operands: "all" } as const;
-const TMUX_SPLIT_WINDOW = { valued: "celpFt", operands: "all" } as const;
-const TMUX_RESPAWN = { valued: "cet", operands: "all" } as const;
-const TMUX_RUN_SHELL = { valued: "cdt", operands: "all" } as const;
+/** tmux subcommands that run a shell command: the letters of their options that take a value, and the one whose value is the directory it starts in (`-c DIR`). */
+const TMUX_NEW_SESSION = { valued: "cefFnstxy", operands: "all", directory: "c" } as const;
+const TMUX_NEW_WINDOW = { valued: "cenFt", operands: "all", directory: "c" } as const;
+const TMUX_SPLIT_WINDOW = { valued: "celpFt", operands: "all", directory: "c" } as const;
+const TMUX_RESPAWN = { valued: "cet", operands: "all", directory: "c" } as const;
+const TMUX_RUN_SHELL = { valued: "cdt", operands: "all", directory: "c" } as const;
 const TMUX_IF_SHELL = { valued: "t", operands: "first" } as const;
-const TMUX_POPUP = { valued: "bcdehsStTwxy", operands: "all" } as const;
+const TMUX_POPUP = { valued: "bcdehsStTwxy", operands: "all", directory: "d" } as const;
 const TMUX_PIPE_PANE = { valued: "t", operands: "all" } as const;
 const TMUX_SEND_KEYS = { valued: "cNt", operands: "keys" } as const;
 
@@ -2286,7 +2294,7 @@ const OPTION_EFFECTS: readonly {
    * one command line (`all`), the first of them is (`first`), or they are keys typed into a pane's shell
    * (`keys`: `Enter` ends a line); null: the guard cannot read them, a deny cannot tell.
    */
-  readonly subcommands?: Readonly<Record<string, { readonly valued: string; readonly operands: "all" | "first" | "keys" } | null>>;
+  readonly subcommands?: Readonly<Record<string, { readonly valued: string; readonly operands: "all" | "first" | "keys"; readonly directory?: string } | null>>;
   /** Operands `NAME=value` the program reads as settings (make's variable overrides: `SHELL=PROGRAM`). */
   readonly settings?: readonly { readonly name: RegExp; readonly effect: OptionEffect }[];
   /** Its single-dash long options may also be spelled with two dashes (Go's flag package: `--toolexec=PROG` is `-toolexec=PROG`). */
@@ -3158,6 +3166,11 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
         }
         const letters = words[j]!.slice(1);
         const at = [...letters].findIndex((letter) => sub.valued.includes(letter));
+        // `tmux new -c DIR CMD`, `-dcDIR`: the command line starts in DIR (the last one given); tmux expands a format in it (`#{pane_current_path}`).
+        if (at >= 0 && letters[at] === sub.directory) {
+          const dir = at === letters.length - 1 ? words[j + 1] : letters.slice(at + 1);
+          out.directory = { word: dir?.includes("#") === true ? undefined : dir };
+        }
         j += at >= 0 && at === letters.length - 1 ? 2 : 1;
       }
       const operands = words.slice(j);
@@ -4085,14 +4098,19 @@ const PACKAGE_RUNNER_VALUED = /^(?:-w|--workspace|--filter|-F|-C|--dir|--prefix|
 function readPackageRunner(name: string, words: readonly string[]): ProgramReading {
   const out = empty();
   readSettingWrites(name, words, out);
-  // pnpm's -c (--shell-mode) before or after exec: the command words are one command line for /bin/sh.
-  if (name === "pnpm" && (words[1] === "-c" || words[1] === "--shell-mode") && words[2] === "exec") return readPnpmShellMode(words.slice(3), out);
-  if (name === "pnpm" && words[1] === "exec" && words[2] === "--shell-mode") return readPnpmShellMode(words.slice(3), out);
+  // `pnpm -C DIR exec CMD` (--dir, --prefix; the last one given) runs CMD in DIR; yarn's `--cwd DIR` before exec, where
+  // yarn's versions differ, in a directory the guard cannot tell; npm's exec keeps the working directory.
+  const moved = packageRunnerDirectory(name, words);
+  if (moved !== undefined) out.directory = moved;
   const directRunner = name === "npx" || name === "pnpx" || name === "bunx";
   // The subcommand after the runner's own options (`pnpm -r exec`, `pnpm --filter app exec`, `npm -w app exec`), and after
   // yarn's workspace selectors (`yarn workspace app exec`, `yarn workspaces foreach -A exec`).
   let subAt = 1;
   while (!directRunner && subAt < words.length && /^-/.test(words[subAt]!) && words[subAt] !== "--") subAt += PACKAGE_RUNNER_VALUED.test(words[subAt]!) ? 2 : 1;
+  // pnpm's -c (--shell-mode) among its options before exec (`pnpm -C DIR -c exec`), or right after it: the command words are one command line for /bin/sh.
+  const shellMode = (word: string) => word === "-c" || word === "--shell-mode";
+  if (name === "pnpm" && words[subAt] === "exec" && words.slice(1, subAt).some(shellMode)) return readPnpmShellMode(words.slice(subAt + 1), out);
+  if (name === "pnpm" && words[subAt] === "exec" && words[subAt + 1] === "--shell-mode") return readPnpmShellMode(words.slice(subAt + 2), out);
   if (name === "yarn" && words[subAt] === "workspace") subAt += 2;
   else if (name === "yarn" && words[subAt] === "workspaces" && words[subAt + 1] === "foreach") {
     subAt += 2;
@@ -4145,6 +4163,30 @@ function readPackageRunner(name: string, words: readonly string[]): ProgramReadi
   if (i < words.length) out.commands.push(words.slice(i));
   return out;
 }
+
+/** The directory a package runner's command starts in, given before its subcommand (PACKAGE_RUNNER_DIRECTORY); undefined: where the line is. */
+function packageRunnerDirectory(name: string, words: readonly string[]): { readonly word: string | undefined } | undefined {
+  const options = Object.hasOwn(PACKAGE_RUNNER_DIRECTORY, name) ? PACKAGE_RUNNER_DIRECTORY[name]! : undefined;
+  if (options === undefined) return undefined;
+  let chosen: string | undefined;
+  let given = false;
+  for (let i = 1; i < words.length && /^-/.test(words[i]!) && words[i] !== "--"; i += PACKAGE_RUNNER_VALUED.test(words[i]!) ? 2 : 1) {
+    const word = words[i]!;
+    const eq = word.indexOf("=");
+    const option = eq > 0 ? word.slice(0, eq) : word;
+    if (!options.options.includes(option)) continue;
+    given = true;
+    chosen = eq > 0 ? word.slice(eq + 1) : words[i + 1];
+  }
+  if (!given) return undefined;
+  return { word: options.known ? chosen : undefined };
+}
+
+/** `pnpm exec CMD`, `pnpm -c exec`, `pnpm dlx`: the options before the subcommand that pick the directory CMD runs in (`known`: the guard reads it). */
+const PACKAGE_RUNNER_DIRECTORY: Readonly<Record<string, { readonly options: readonly string[]; readonly known: boolean }>> = {
+  pnpm: { options: ["-C", "--dir", "--prefix"], known: true },
+  yarn: { options: ["--cwd"], known: false },
+};
 
 /** `pnpm -c exec WORDS` and `pnpm exec --shell-mode WORDS`: the words are joined and run by /bin/sh. */
 function readPnpmShellMode(rest: readonly string[], out: ProgramReading): ProgramReading {
@@ -6344,6 +6386,11 @@ interface FileProgram {
   readonly inOrder?: boolean;
   /** `NAME=value` operands are assignments, no file (awk). */
   readonly assignments?: boolean;
+  /**
+   * Options whose value is a directory the program changes to before it reads the operands after them (tar's `-C DIR`,
+   * each relative to the one before); with one of `all`, every operand is read in the last one (tar's extraction).
+   */
+  readonly chdir?: { readonly options: readonly string[]; readonly all: readonly string[] };
 }
 
 const COMMON_LONG = ["--help", "--version"];
@@ -6451,6 +6498,8 @@ const TAR: FileProgram = {
   // Without -c or -x, tar lists or compares: the archive is read, the members named.
   operands: "name",
   values: { "-f": "read", "--file": "read", "-T": "read", "--files-from": "read", "-X": "read", "--exclude-from": "read", "-C": "name", "--directory": "name", "--exclude": "text", "--transform": "text", "--strip-components": "text" },
+  // `tar -cf x.tar -C secrets api.key` reads secrets/api.key (the archive itself is opened where tar started).
+  chdir: { options: ["-C", "--directory"], all: ["-x", "--extract", "--get"] },
   switches: [
     { when: ["-c", "--create", "-r", "--append", "-u", "--update"], operands: "walk" },
     { when: ["-x", "--extract", "--get"], none: "walk-write", operands: "write" },
@@ -6664,29 +6713,43 @@ export function readFileUses(words: readonly string[]): FileWords {
   // `tar czf x.tgz .`: the first word is a cluster of options without its dash.
   if (spec.bundle === true && read[1] !== undefined && /^[A-Za-z]+$/.test(read[1])) read = [read[0]!, `-${read[1]}`, ...read.slice(2)];
   const table = spec.options;
-  if (table === undefined) operands.push(...read.slice(1));
+  // The directory the operands are read in (tar's `-C DIR`), relative to where the command runs ("": there), by operand.
+  let dir = "";
+  const dirs: string[] = [];
+  const changeTo = (chunk: Parsed["seen"]) => {
+    for (const option of chunk) if (spec.chdir?.options.includes(option.name) === true && option.value !== undefined && option.value !== "") dir = inDirectory(dir, option.value);
+  };
+  const operand = (...words: string[]) => {
+    operands.push(...words);
+    dirs.push(...words.map(() => dir));
+  };
+  if (table === undefined) operand(...read.slice(1));
   else {
     for (let i = 1; i < read.length; ) {
       const parsed = parseOptions(read, i, table, program);
       seen.push(...parsed.seen);
+      changeTo(parsed.seen);
       if (parsed.unknown !== undefined) {
         // What the option does to the words after it is not known.
         for (const word of read.slice(parsed.next)) uses.push({ word, use: "unknown" });
         break;
       }
       if (parsed.dashdash === true) {
-        operands.push(...read.slice(parsed.next));
+        operand(...read.slice(parsed.next));
         break;
       }
       if (parsed.next >= read.length) break;
-      operands.push(read[parsed.next]!);
+      operand(read[parsed.next]!);
       i = parsed.next + 1;
       if (spec.inOrder === true) {
-        operands.push(...read.slice(i));
+        operand(...read.slice(i));
         break;
       }
     }
   }
+  // `tar -xf a.tar -C src x.ts` writes src/x.ts: extracting, every member is in the last directory.
+  if (spec.chdir !== undefined && seen.some((option) => spec.chdir!.all.includes(option.name))) dirs.fill(dir);
+  for (const [k, word] of operands.entries()) if (dirs[k] !== "" && word !== "-" && !/^[/~]/.test(word)) operands[k] = inDirectory(dirs[k]!, word);
   let lead = spec.lead ?? [];
   let rest = spec.operands;
   let last = spec.last;
@@ -6710,7 +6773,7 @@ export function readFileUses(words: readonly string[]): FileWords {
     uses.push({ word: files[at++]!, use });
   }
   const remaining = files.slice(at);
-  if (remaining.length === 0 && none !== undefined) uses.push({ word: ".", use: none });
+  if (remaining.length === 0 && none !== undefined) uses.push({ word: dir === "" ? "." : dir, use: none });
   remaining.forEach((word, i) => {
     const keyed = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
     if (keyed !== null && spec.keyed !== undefined) uses.push({ word: keyed[2]!, use: Object.hasOwn(spec.keyed, keyed[1]!) ? spec.keyed[keyed[1]!]! : "unknown" });
@@ -6718,6 +6781,12 @@ export function readFileUses(words: readonly string[]): FileWords {
     else uses.push({ word, use: last !== undefined && i === remaining.length - 1 && remaining.length > 1 ? last : rest });
   });
   return { known: true, uses };
+}
+
+/** `word` read in the directory `dir` ("": where the command runs), as `cd DIR` and then the word would be. */
+function inDirectory(dir: string, word: string): string {
+  if (dir === "" || /^[/~]/.test(word)) return word;
+  return `${dir.replace(/\/+$/, "")}/${word}`;
 }
 
 /**
