@@ -1,0 +1,379 @@
+// Readings round 13, from public reports of agents' allow and deny lists bypassed, and of users' trouble with them: the
+// places a line names after the shell expands its words and after a program changes its working directory.
+//   - bash's brace expansion reaching a protected file (`cat .{env,}`, `cat se{c,}rets/k`, sequence expressions
+//     `.e{m..o}v`: logly/mureo#568, Dicklesworthstone/destructive_command_guard#482);
+//   - `cd` into a directory the shell still expands (`cd secret?`, `cd s*`, `cd {a,b}`) or looks up elsewhere
+//     (`shopt -s cdable_vars; cd NAME`), which the guard cannot place (anthropics/claude-code#91853 and #91650,
+//     windmill-labs/windmill#10968: a `cd` the analyzer does not track makes a Read deny ask);
+//   - package runners and tools that change directory through an option before they run a command or read their words:
+//     `pnpm -C/--dir/--prefix DIR exec CMD` and `pnpm -C DIR -c exec 'LINE'` (npm/cli#2078, pnpm/pnpm#2115), `uv run
+//     --directory DIR CMD` and `uv --directory DIR run CMD` (astral-sh/uv#5579 and #5613: relative paths are resolved in
+//     DIR), `tmux new -c DIR CMD` and its kin (nolabs-ai/nono#437: `tmux new-window -d -c DIR 'fish -l'`;
+//     Yeachan-Heo/oh-my-claudecode#2292: tmux's run-shell), `tar -C DIR` (afadesigns/zshellcheck#540: where tar extracts),
+//     `make -C DIR -f FILE` (FILE read in DIR).
+//   - deny: the line reads (or writes) what a deny rule protects, or runs a command a deny rule names;
+//   - ask: the deny rule cannot tell (the directory or the words are only known when the line runs);
+//   - not-allow: deny or ask;
+//   - allow: the plain companion stays allowed.
+// The last describe lets the real programs judge (bash 5.2, GNU tar 1.34, GNU make 4.3, pnpm 9, yarn 1, tmux 3.3a, traced by
+// strace): whenever a line opened a protected file, the guard did not allow it; the benign lines stay allowed.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
+import { REQUIRE_ORACLES } from "./helpers/bash-oracle.js";
+import { describeBashClasses, installed, type BashClass, type BashExpectation } from "./helpers/bash-rules.js";
+
+/** A policy of file rules and Bash rules, the Bash tool low risk, relative paths read from `pathBase`. */
+function filePolicy(rules: readonly { rule: string; mode: string }[], pathBase: string, name: string) {
+  const lines = rules.map((rule) => `  - ${JSON.stringify(rule)}`);
+  return permissionPolicy(parsePolicy(`version: 1\npathBase: ${JSON.stringify(pathBase)}\npermissions:\n${lines.join("\n")}\ntools:\n  Bash: { risk: low }\n`, "yaml", `${name}.yaml`));
+}
+
+const FILE_RULES = [
+  { rule: "Read(.env)", mode: "deny" },
+  { rule: "Read(./secrets/**)", mode: "deny" },
+  { rule: "Edit(./src/**)", mode: "deny" },
+];
+
+interface FileClass {
+  readonly name: string;
+  readonly source: string;
+  readonly cases: readonly (readonly [line: string, expect: BashExpectation])[];
+}
+
+const FILE_CLASSES: readonly FileClass[] = [
+  {
+    name: "bash expands braces before the program opens its words: a protected file spelled with braces (`.{env,}`, `{.env,x}`, `se{c,}rets/k`, a sequence `.e{m..o}v`) is read, written or removed as if named",
+    source: "logly/mureo#568 ('cat ~/.{mureo,x.y}/credentials.json' leaked; sequence expressions '{l..n}'); Dicklesworthstone/destructive_command_guard#482 ('rm ~/.ssh/{id_rsa,id_ed25519}' allowed); bash(1) 'Brace Expansion'; checked with bash 5.2",
+    cases: [
+      ["cat .{env,}", "deny"],
+      ["cat {.env,x}", "deny"],
+      ["cat .e{n,}v", "deny"],
+      ["cat .e{m..o}v", "deny"],
+      ["cat .e{o..m}v", "deny"],
+      ["head -n1 {README.md,.env}", "deny"],
+      ["cat se{c,}rets/api.key", "deny"],
+      ["cat {secrets,docs}/api.key", "deny"],
+      ["cat secrets/{api,x}.key", "deny"],
+      ["grep -r KEY {secrets,docs}", "deny"],
+      ["sudo cat .{env,}", "deny"],
+      ["cp /tmp/x src/{a.ts,b.ts}", "deny"],
+      ["rm -f s{r,}c/a.ts", "deny"],
+      ["tee {src,docs}/a.ts < /dev/null", "deny"],
+      ["cat {README,NOTES}.md", "allow"],
+      ["cat docs/{a,b}.md", "allow"],
+      ["cp /tmp/x docs/{a,b}.md", "allow"],
+    ],
+  },
+  {
+    name: "`cd` to a directory the shell expands (a file name pattern `secret?`, `s*`, `[s]ecrets`; braces) or bash looks up elsewhere (CDPATH, `shopt -s cdable_vars`): where the commands after it run is only known when the line runs; a plain `cd` is placed",
+    source: "anthropics/claude-code#91853 and #91650 ('after a cd would search a directory that cannot be determined here'); windmill-labs/windmill#10968 ('a command that reads a relative path after a cd into a directory the analyzer does not track'); bash(1) 'cd', 'cdable_vars'; checked with bash 5.2",
+    cases: [
+      ["cd secret? && cat api.key", "ask"],
+      ["cd s*s && cat api.key", "ask"],
+      ["cd [s]ecrets && cat api.key", "ask"],
+      ["cd secret[s]; cat ./api.key", "ask"],
+      ["cd sub && cd ../secret* && cat api.key", "ask"],
+      ["pushd secre? && cat api.key", "ask"],
+      ["cd se{c,}rets && cat api.key", "ask"],
+      ["cd {secrets,docs}; cat api.key", "ask"],
+      ["shopt -s cdable_vars; s=secrets; cd s && cat api.key", "ask"],
+      ["s=secrets; shopt -s cdable_vars; cd s; cat api.key", "ask"],
+      ["cd secrets && cat api.key", "deny"],
+      ["cd docs && cat README.md", "allow"],
+      ["cd sub && cat ../README.md", "allow"],
+      // bash corrects a misspelled directory (cdspell) and runs a directory's name as cd (autocd) only in interactive shells.
+      ["shopt -s cdspell; cd secrtes && cat api.key", "allow"],
+    ],
+  },
+  {
+    name: "package runners that run a command in the directory an option names: `pnpm -C/--dir/--prefix DIR exec CMD` (and `-c exec 'LINE'`), `uv run --directory DIR CMD`, `uv --directory DIR run CMD`; yarn's `--cwd DIR exec` where the guard cannot tell; npm's exec keeps the working directory",
+    source: "npm/cli#2078 ('npm -C ./dir exec foo … Expected: runs foo command in ./dir'); pnpm/pnpm#2115 (`--dir`, `-C`: the directory pnpm works in); astral-sh/uv#5579 and #5613 ('--directory … relative paths … resolved with the given directory as the base'); checked with pnpm 9.15, yarn 1.22 and npm 11",
+    cases: [
+      ["pnpm -C secrets exec cat api.key", "deny"],
+      ["pnpm --dir secrets exec cat api.key", "deny"],
+      ["pnpm --dir=secrets exec cat api.key", "deny"],
+      ["pnpm --prefix secrets exec cat api.key", "deny"],
+      ["pnpm -C sub exec cat ../secrets/api.key", "deny"],
+      ["pnpm -C secrets -c exec 'cat api.key'", "deny"],
+      ["pnpm --prefix secrets -c exec \"cat api.key\"", "deny"],
+      ["pnpm -C docs exec cp /tmp/x ../src/a.ts", "deny"],
+      ["uv run --directory secrets cat api.key", "deny"],
+      ["uv run --directory=secrets cat api.key", "deny"],
+      ["uv --directory secrets run cat api.key", "deny"],
+      ["uv --directory sub run cat ../.env", "deny"],
+      ["yarn --cwd secrets exec cat api.key", "ask"],
+      ["pnpm -C \"$D\" exec cat api.key", "ask"],
+      ["pnpm -C docs exec cat README.md", "allow"],
+      ["uv run --directory docs cat README.md", "allow"],
+      ["uv run --project secrets cat README.md", "allow"],
+      ["npm --prefix secrets exec -- cat README.md", "allow"],
+    ],
+  },
+  {
+    name: "tmux runs the command line of new-session, new-window, split-window, respawn-pane, run-shell (`-c DIR`) and display-popup (`-d DIR`) in that directory; a format tmux expands there (`#{pane_current_path}`) cannot be placed",
+    source: "nolabs-ai/nono#437 (`tmux new-window -d -n scratch -c DIR 'fish -l'` ran outside the sandbox); Yeachan-Heo/oh-my-claudecode#2292 (`tmux run-shell` among the subcommands that run commands); tmux(1) 'start-directory'; checked with tmux 3.3a",
+    cases: [
+      ["tmux new -d -c secrets 'cat api.key'", "deny"],
+      ["tmux new-session -d -s x -c secrets cat api.key", "deny"],
+      ["tmux new -dcsecrets 'cat api.key'", "deny"],
+      ["tmux neww -c secrets 'cat api.key'", "deny"],
+      ["tmux split-window -c secrets 'cat api.key'", "deny"],
+      ["tmux respawn-pane -k -c secrets 'cat api.key'", "deny"],
+      ["tmux run-shell -c secrets 'cat api.key'", "deny"],
+      ["tmux display-popup -d secrets 'cat api.key'", "deny"],
+      ["tmux new -d -c sub 'cat ../.env'", "deny"],
+      ["tmux new -d -c '#{pane_current_path}' 'cat api.key'", "ask"],
+      ["tmux new -d -c docs 'cat README.md'", "allow"],
+      ["tmux new -d -s work -c sub", "allow"],
+    ],
+  },
+  {
+    name: "tar reads (and extracts) the operands after `-C DIR` in DIR, each `-C` relative to the one before; extracting, every member lands in the last one; make reads `-f FILE` in the directory `-C DIR` names",
+    source: "afadesigns/zshellcheck#540 (`tar -C /`: where an extraction writes); GNU tar manual '-C, --directory=DIR: Change to DIR before performing any operations. This option is order-sensitive'; make(1) '-C dir … -f file'; checked with GNU tar 1.34 and GNU make 4.3",
+    cases: [
+      ["tar -cf /tmp/x.tar -C secrets api.key", "deny"],
+      ["tar -C secrets -cf /tmp/x.tar api.key", "deny"],
+      ["tar -cf /tmp/x.tar --directory=secrets api.key", "deny"],
+      ["tar -cf /tmp/x.tar README.md -C secrets api.key", "deny"],
+      ["tar -cf /tmp/x.tar -C sub ../secrets/api.key", "deny"],
+      ["cd sub && tar -cf /tmp/x.tar -C ../secrets api.key", "deny"],
+      ["tar xf /tmp/a.tar -C src a.ts", "deny"],
+      ["tar -xf /tmp/a.tar -C src", "deny"],
+      ["tar -xf /tmp/a.tar -C sub -C ../src", "deny"],
+      ["make -C sub -f ../secrets/api.key", "ask"],
+      // tar walks a directory given to it, and README.md may be one: whether it holds a .env cannot be told (as without -C).
+      ["tar -cf /tmp/x.tar -C docs README.md", "ask"],
+      ["tar -cf /tmp/x.tar -C docs README.md -C ../secrets", "ask"],
+      ["tar -xf /tmp/a.tar -C docs", "allow"],
+      ["tar -xf /tmp/a.tar a.ts", "allow"],
+      ["make -C sub -f ../Makefile", "allow"],
+    ],
+  },
+  {
+    name: "a redirection after `cd DIR &&` (or `||`, or on a pipeline's last command) is opened by that last command, in DIR: the parser hangs it on the whole list, yet bash opens `cat < F` where cat runs; a group's redirection (`{ cd DIR; cat; } < F`) is opened before the group runs",
+    source: "anthropics/claude-code#91853 (a Read deny and a `cd` followed by commands); bash(1) 'Redirection' ('before a command is executed, its input and output may be redirected') and 'Lists'; tree-sitter-bash's redirected_statement over a list; checked with bash 5.2",
+    cases: [
+      ["cd secrets && cat < api.key", "deny"],
+      ["cd sub && cat < ../secrets/api.key", "deny"],
+      ["cd sub && echo x > ../src/a.ts", "deny"],
+      ["cd sub && printf x >> ../src/a.ts", "deny"],
+      ["cd sub && true | tee /dev/null > ../src/a.ts", "deny"],
+      ["cd sub && cat ../README.md 2> ../src/err.log", "deny"],
+      ["cd sub && { cat; } < ../secrets/api.key", "deny"],
+      ["cd secret? && echo x > ../src/a.ts", "ask"],
+      ["{ cd secrets; cat; } < api.key", "allow"],
+      ["cd docs && cat README.md > ../docs/out.txt", "allow"],
+    ],
+  },
+];
+
+describe("public bypass classes (13): file rules read where the shell and the programs put the words", () => {
+  const guard = filePolicy(FILE_RULES, "/work/proj", "public-bypasses-13-files");
+  for (const klass of FILE_CLASSES) {
+    describe(`${klass.name} [${klass.source}]`, () => {
+      it.each(klass.cases.map((c) => [c[0], c[1]] as const))("%s", (line, expected) => {
+        const decision = guard.decide("Bash", { command: line });
+        if (expected === "not-allow") expect(decision.mode, decision.reason).not.toBe("allow");
+        else expect(decision.mode, decision.reason).toBe(expected);
+      });
+    });
+  }
+});
+
+// The same directories under command deny rules: what runs there is what the pattern names.
+const DENY = ["rm:*", "cat /srv/secrets/*"];
+const COMMAND_CLASSES: readonly BashClass[] = [
+  {
+    name: "a command run after a directory change the shell expands, or by a runner in the directory its option names, is read in that directory",
+    source: "anthropics/claude-code#91853; npm/cli#2078; astral-sh/uv#5579; nolabs-ai/nono#437; checked with bash 5.2, pnpm 9.15, tmux 3.3a",
+    allow: ["cat:*", "pnpm exec:*", "uv run:*", "tmux:*", "cd:*"],
+    cases: [
+      { command: "cd /srv/secret? && cat k", expect: "ask" },
+      { command: "cd /srv/s* && cat k", expect: "ask" },
+      { command: "cd /srv/se{c,}rets && cat k", expect: "ask" },
+      { command: "pnpm -C /srv/secrets exec cat k", expect: "deny" },
+      { command: "pnpm --dir=/srv/secrets exec cat k", expect: "deny" },
+      { command: "cd /srv && pnpm -C secrets exec cat k", expect: "deny" },
+      { command: "uv run --directory /srv/secrets cat k", expect: "deny" },
+      { command: "uv --directory /srv/secrets run cat k", expect: "deny" },
+      { command: "tmux new -d -c /srv/secrets 'cat k'", expect: "deny" },
+      { command: "tmux run-shell -c /srv/secrets 'cat ./k'", expect: "deny" },
+      { command: "cat /srv/se{c,}rets/k", expect: "deny" },
+      { command: "cd /srv/docs && cat k", expect: "allow" },
+      { command: "pnpm -C /srv/docs exec cat k", expect: "allow" },
+    ],
+  },
+  {
+    name: "pnpm's -c (shell mode) among its options before exec runs the words as one command line",
+    source: "pnpm/pnpm#2115; pnpm exec --shell-mode; checked with pnpm 9.15",
+    allow: ["pnpm:*"],
+    cases: [
+      { command: "pnpm -r -c exec 'rm -rf dist'", expect: "deny" },
+      { command: "pnpm --filter app -c exec \"rm x\"", expect: "deny" },
+      { command: "pnpm -C /srv -c exec 'cat secrets/k'", expect: "deny" },
+      { command: "pnpm -r exec ls", expect: "not-allow" },
+    ],
+  },
+];
+
+describeBashClasses("public bypass classes (13): commands read in the directory they run in", COMMAND_CLASSES, DENY, "public-bypasses-13");
+
+// Generated brace spellings of the protected names, judged by bash's own expansion.
+const braceSpelling = (name: string) =>
+  fc
+    .record({ at: fc.nat(name.length - 1), len: fc.integer({ min: 1, max: 3 }), other: fc.constantFrom("", "x", "q.z", "{a,b}"), first: fc.boolean(), sequence: fc.boolean() })
+    .map(({ at, len, other, first, sequence }) => {
+      const piece = name.slice(at, Math.min(name.length, at + len));
+      const head = name.slice(0, at);
+      const tail = name.slice(at + piece.length);
+      // A one-letter piece as a sequence around it (`{m..o}`), else an alternative list with another item.
+      if (sequence && piece.length === 1 && /[a-y]/.test(piece)) return `${head}{${String.fromCharCode(piece.charCodeAt(0) - (piece === "a" ? 0 : 1))}..${String.fromCharCode(piece.charCodeAt(0) + 1)}}${tail}`;
+      return `${head}{${first ? `${piece},${other}` : `${other},${piece}`}}${tail}`;
+    });
+
+describe("public bypass classes (13): generated brace spellings, expanded by the real bash", () => {
+  const guard = filePolicy(FILE_RULES, "/work/proj", "public-bypasses-13-braces");
+  for (const name of [".env", "secrets/api.key"]) {
+    it(`every spelling bash expands to ${name} is denied`, () => {
+      fc.assert(
+        fc.property(braceSpelling(name), (word) => {
+          const decision = guard.decide("Bash", { command: `cat ${word}` });
+          expect(decision.mode, `cat ${word}: ${decision.reason}`).toBe("deny");
+        }),
+        { numRuns: 150, seed: 13 },
+      );
+    });
+    it.skipIf(!installed("bash"))(`bash expands each spelling to words among which is ${name}`, () => {
+      fc.assert(
+        fc.property(braceSpelling(name), (word) => {
+          const run = spawnSync("bash", ["-c", `printf '%s\\n' ${word}`], { encoding: "utf8" });
+          expect(run.stdout.split("\n"), word).toContain(name);
+        }),
+        { numRuns: 40, seed: 13 },
+      );
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The real programs judge: each line runs with the real bash under strace in a scratch tree (the policy's pathBase), after
+// the guard decided. A line that opened a protected file (read .env or secrets/api.key, wrote under src/) must not be
+// allowed; the benign ones must be, and open none.
+
+const straceReady = installed("strace") && spawnSync("strace", ["-f", "-o", "/dev/null", "true"]).status === 0;
+if (REQUIRE_ORACLES && !straceReady) throw new Error("REQUIRE_ORACLES=1 but strace cannot run here");
+
+const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), "gg-bypass13-")));
+const work = path.join(scratch, "w");
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function plant(): void {
+  rmSync(work, { recursive: true, force: true });
+  for (const dir of ["secrets", "src", "docs", "sub"]) mkdirSync(path.join(work, dir), { recursive: true });
+  writeFileSync(path.join(work, ".env"), "API_KEY=canary-env\n");
+  writeFileSync(path.join(work, "secrets", "api.key"), "canary-secret\n");
+  writeFileSync(path.join(work, "src", "a.ts"), "export const a = 1;\n");
+  writeFileSync(path.join(work, "docs", "README.md"), "# docs\n");
+  writeFileSync(path.join(work, "README.md"), "# readme\n");
+  writeFileSync(path.join(work, "Makefile"), "all:\n\t@true\n");
+  for (const dir of ["", "secrets", "docs", "sub"]) writeFileSync(path.join(work, dir, "package.json"), `{"name":"p${dir}","version":"1.0.0"}\n`);
+  spawnSync("tar", ["-cf", path.join(scratch, "a.tar"), "-C", path.join(work, "src"), "a.ts"]);
+}
+
+const PROTECTED_READ = () => [path.join(work, ".env"), path.join(work, "secrets", "api.key")];
+
+/** What one run of `line` opened: the protected files it read, and whether it wrote under src/. */
+function traced(line: string): { read: string[]; wroteSrc: boolean } {
+  plant();
+  const log = path.join(scratch, "trace.log");
+  rmSync(log, { force: true });
+  spawnSync("strace", ["-f", "-y", "-qq", "-e", "trace=open,openat,openat2,creat,rename,renameat,renameat2,unlink,unlinkat", "-o", log, "bash", "-c", line], {
+    cwd: work,
+    timeout: 20_000,
+    stdio: ["ignore", "ignore", "ignore"],
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: scratch, LC_ALL: "C", TMUX_TMPDIR: scratch, npm_config_update_notifier: "false" },
+  });
+  spawnSync("tmux", ["-L", "gg13", "kill-server"], { env: { ...process.env, TMUX_TMPDIR: scratch }, stdio: "ignore" });
+  const text = existsSync(log) ? readFileSync(log, "utf8") : "";
+  const read = new Set<string>();
+  let wroteSrc = false;
+  const unfinished = new Map<string, string>();
+  for (const raw of text.split("\n")) {
+    const pid = /^(\d+)\s/.exec(raw)?.[1] ?? "";
+    let row = raw;
+    if (raw.includes("<unfinished ...>")) {
+      unfinished.set(pid, raw.replace("<unfinished ...>", ""));
+      continue;
+    }
+    const resumed = /<\.\.\. \w+ resumed>(.*)$/.exec(raw);
+    if (resumed !== null) {
+      row = `${unfinished.get(pid) ?? ""}${resumed[1]}`;
+      unfinished.delete(pid);
+    }
+    const open = /\b(?:open|openat|openat2|creat)\(.*\)\s+=\s+\d+<([^>]*)>/.exec(row);
+    if (open === null) continue;
+    const opened = open[1]!;
+    if (!/O_WRONLY/.test(row) && !/O_DIRECTORY/.test(row)) read.add(opened);
+    if (/O_WRONLY|O_RDWR|O_TRUNC|O_CREAT|creat\(/.test(row) && opened.startsWith(`${path.join(work, "src")}/`)) wroteSrc = true;
+  }
+  if (readFileSync(path.join(work, "src", "a.ts"), "utf8") !== "export const a = 1;\n") wroteSrc = true;
+  return { read: PROTECTED_READ().filter((file) => read.has(file)), wroteSrc };
+}
+
+const TAR = path.join(scratch, "a.tar");
+const OUT = path.join(scratch, "out.tar");
+/** Lines run here: [line, whether it must stay allowed (it opens nothing protected)]. */
+const REAL_LINES: readonly (readonly [string, boolean])[] = [
+  // Braces.
+  ...["cat .{env,}", "cat {.env,x}", "cat .e{m..o}v", "cat se{c,}rets/api.key", "cat {secrets,docs}/api.key", "head -n1 {README.md,.env}"].map((line) => [line, false] as const),
+  ["cat {README,docs/README}.md", true],
+  // cd to a place the shell expands, or looks up.
+  ...["cd secret? && cat api.key", "cd s*s && cat api.key", "cd [s]ecrets && cat ./api.key", "cd sub && cd ../secret* && cat api.key", "pushd secre? >/dev/null && cat api.key", "shopt -s cdable_vars; s=secrets; cd s && cat api.key"].map((line) => [line, false] as const),
+  ["cd docs && cat README.md", true],
+  ["cd se{c,}rets && cat api.key", false],
+  // Runners that change directory.
+  ...(installed("pnpm") ? ["pnpm -C secrets exec cat api.key", "pnpm --dir secrets exec cat api.key", "pnpm --dir=secrets exec cat api.key", "pnpm --prefix secrets exec cat api.key", "pnpm -C sub exec cat ../secrets/api.key", "pnpm -C secrets -c exec 'cat api.key'", "pnpm -C docs exec cp README.md ../src/a.ts"].map((line) => [line, false] as const) : []),
+  ...(installed("pnpm") ? [["pnpm -C docs exec cat README.md", true] as const] : []),
+  ...(installed("yarn") ? [["yarn --cwd secrets exec cat api.key", false] as const] : []),
+  ...(installed("npm") ? [["npm --prefix secrets exec -- cat README.md", true] as const] : []),
+  ...(installed("tmux")
+    ? ["tmux -L gg13 -f /dev/null new -d -c secrets 'cat api.key > /dev/null'", "tmux -L gg13 -f /dev/null new -d -csecrets 'cat api.key > /dev/null'", "tmux -L gg13 -f /dev/null new -d -c sub 'cat ../.env > /dev/null'"].map((line) => [line, false] as const)
+    : []),
+  ...(installed("tmux") ? [["tmux -L gg13 -f /dev/null new -d -c docs 'cat README.md > /dev/null'", true] as const] : []),
+  // tar's -C, make's -C with -f.
+  // (GNU tar reads no file when the archive is /dev/null: the archive is a file here.)
+  ...[`tar -cf ${OUT} -C secrets api.key`, `tar -C secrets -cf ${OUT} api.key`, `tar -cf ${OUT} --directory=secrets api.key`, `tar -cf ${OUT} README.md -C secrets api.key`, `tar -cf ${OUT} -C sub ../secrets/api.key`, `tar xf ${TAR} -C src a.ts`, `tar -xf ${TAR} -C src`, `tar -xf ${TAR} -C sub -C ../src`].map((line) => [line, false] as const),
+  [`tar -xf ${TAR} -C docs`, true],
+  ["make -C sub -f ../secrets/api.key", false],
+  ["make -C sub -f ../Makefile", true],
+  // Redirections after a cd.
+  ...["cd secrets && cat < api.key", "cd sub && cat < ../secrets/api.key", "cd sub && echo x > ../src/a.ts", "cd sub && true | cat > ../src/a.ts", "cd sub && { cat; } < ../.env"].map((line) => [line, false] as const),
+  ...["{ cd secrets; cat; } < api.key", "cd docs && cat README.md > ../docs/out.txt"].map((line) => [line, true] as const),
+];
+
+describe.skipIf(!straceReady)("public bypass classes (13): the real programs judge (strace)", () => {
+  const results = REAL_LINES.map(([line, benign]) => {
+    const policy = filePolicy(FILE_RULES, work, "public-bypasses-13-real");
+    return { line, benign, touched: traced(line), decision: policy.decide("Bash", { command: line }) };
+  });
+  it("every line the real programs ran against a protected file is not allowed", () => {
+    const leaks = results.filter((r) => (r.touched.read.length > 0 || r.touched.wroteSrc) && r.decision.mode === "allow").map((r) => `${r.line} → ${[...r.touched.read, ...(r.touched.wroteSrc ? ["src/"] : [])].join(", ")}`);
+    expect(leaks).toEqual([]);
+  });
+  it("the lines written to reach a protected file do reach it (or, where the real program refuses, are asked)", () => {
+    const missed = results.filter((r) => !r.benign && r.touched.read.length === 0 && !r.touched.wroteSrc && r.decision.mode !== "ask").map((r) => `${r.line}: ${r.decision.mode}`);
+    expect(missed).toEqual([]);
+  });
+  it("the benign lines open nothing protected and stay allowed", () => {
+    for (const r of results.filter((one) => one.benign)) {
+      expect(r.touched.read, r.line).toEqual([]);
+      expect(r.touched.wroteSrc, r.line).toBe(false);
+      expect(r.decision.mode, `${r.line}: ${r.decision.reason}`).toBe("allow");
+    }
+  });
+});
