@@ -725,7 +725,8 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   stack: { subcommands: { exec: AFTER_DASHDASH } },
   devbox: { subcommands: { run: PROJECT_RUN } },
   pixi: { subcommands: { run: PROJECT_RUN, exec: { options: { longValued: ["--spec", "--channel"] } } } },
-  micromamba: { subcommands: { run: { options: { valued: "np", longValued: ["--name", "--prefix", "--cwd"] } } } },
+  // conda, mamba and micromamba run CMD in the directory `--cwd DIR` names.
+  micromamba: { subcommands: { run: { options: { valued: "np", longValued: ["--name", "--prefix", "--cwd"] }, directoryOptions: ["--cwd"] } } },
   tox: { subcommands: { exec: AFTER_DASHDASH } },
   op: { subcommands: { run: AFTER_DASHDASH } },
   doppler: { subcommands: { run: AFTER_DASHDASH } },
@@ -746,8 +747,8 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   hatch: { subcommands: { run: PROJECT_RUN } },
   rye: { subcommands: { run: PROJECT_RUN } },
   bundle: { subcommands: { exec: { options: { long: ["--keep-file-descriptors"], longValued: ["--gemfile"] } } } },
-  conda: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream", "--debug-wrapper-scripts"], longValued: ["--name", "--prefix", "--cwd"] } } } },
-  mamba: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream"], longValued: ["--name", "--prefix", "--cwd"] } } } },
+  conda: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream", "--debug-wrapper-scripts"], longValued: ["--name", "--prefix", "--cwd"] }, directoryOptions: ["--cwd"] } } },
+  mamba: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream"], longValued: ["--name", "--prefix", "--cwd"] }, directoryOptions: ["--cwd"] } } },
   mise: { subcommands: { exec: AFTER_DASHDASH, x: AFTER_DASHDASH } },
   asdf: { subcommands: { exec: PROJECT_RUN } },
   // nvm (a shell function agents' shells load): `nvm exec [--silent] [VERSION] CMD` runs CMD with that node; a version is digits, `vN`, `node`, `stable`, `system`, `iojs`, `lts/NAME`.
@@ -3949,6 +3950,10 @@ function readGit(words: readonly string[]): ProgramReading {
     if (cmd.length > 0) out.scripts.push(cmd.join(" "));
   }
   if (sub === "filter-branch") out.refusals.push({ reason: "git filter-branch runs its filters as commands", token: sub });
+  // git runs a `!` alias, `rebase --exec` and the commands its settings name from the top of the work tree (`cd docs && git
+  // -c alias.x='!cat k' x` reads the top's k), and `submodule foreach` in each submodule: places the guard cannot tell.
+  // (`bisect run` needs the top already: it runs where git was started.)
+  if ((out.scripts.length > 0 || out.commands.length > 0) && sub !== "bisect") out.directory ??= { word: undefined };
   return out;
 }
 
