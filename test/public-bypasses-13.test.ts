@@ -10,13 +10,17 @@
 //     --directory DIR CMD` and `uv --directory DIR run CMD` (astral-sh/uv#5579 and #5613: relative paths are resolved in
 //     DIR), `tmux new -c DIR CMD` and its kin (nolabs-ai/nono#437: `tmux new-window -d -c DIR 'fish -l'`;
 //     Yeachan-Heo/oh-my-claudecode#2292: tmux's run-shell), `tar -C DIR` (afadesigns/zshellcheck#540: where tar extracts),
-//     `make -C DIR -f FILE` (FILE read in DIR).
+//     `make -C DIR -f FILE` (FILE read in DIR), `conda run --cwd DIR CMD`;
+//   - git's `!` aliases and `rebase --exec`, run from the top of the work tree, not where git started
+//     (melodic-software/claude-code-plugins#1553, wmanley/git-meld#5, so-fancy/diff-so-fancy#87);
+//   - a redirection after `cd DIR &&` or on a pipeline's last command, opened by that command in DIR (the parser hangs
+//     it on the whole list; anthropics/claude-code#91853).
 //   - deny: the line reads (or writes) what a deny rule protects, or runs a command a deny rule names;
 //   - ask: the deny rule cannot tell (the directory or the words are only known when the line runs);
 //   - not-allow: deny or ask;
 //   - allow: the plain companion stays allowed.
-// The last describe lets the real programs judge (bash 5.2, GNU tar 1.34, GNU make 4.3, pnpm 9, yarn 1, tmux 3.3a, traced by
-// strace): whenever a line opened a protected file, the guard did not allow it; the benign lines stay allowed.
+// The last describes let the real programs judge (bash 5.2, git 2.39, GNU tar 1.34, GNU make 4.3, pnpm 9, yarn 1, tmux 3.3a,
+// traced by strace): whenever a line opened a protected file, the guard did not allow it; the benign lines stay allowed.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -92,7 +96,7 @@ const FILE_CLASSES: readonly FileClass[] = [
   },
   {
     name: "package runners that run a command in the directory an option names: `pnpm -C/--dir/--prefix DIR exec CMD` (and `-c exec 'LINE'`), `uv run --directory DIR CMD`, `uv --directory DIR run CMD`; yarn's `--cwd DIR exec` where the guard cannot tell; npm's exec keeps the working directory",
-    source: "npm/cli#2078 ('npm -C ./dir exec foo … Expected: runs foo command in ./dir'); pnpm/pnpm#2115 (`--dir`, `-C`: the directory pnpm works in); astral-sh/uv#5579 and #5613 ('--directory … relative paths … resolved with the given directory as the base'); checked with pnpm 9.15, yarn 1.22 and npm 11",
+    source: "npm/cli#2078 ('npm -C ./dir exec foo … Expected: runs foo command in ./dir'); pnpm/pnpm#2115 (`--dir`, `-C`: the directory pnpm works in); astral-sh/uv#5579 and #5613 ('--directory … relative paths … resolved with the given directory as the base'); conda run's documented `--cwd` ('Current working directory for command to run in'); checked with pnpm 9.15, yarn 1.22 and npm 11",
     cases: [
       ["pnpm -C secrets exec cat api.key", "deny"],
       ["pnpm --dir secrets exec cat api.key", "deny"],
@@ -106,6 +110,9 @@ const FILE_CLASSES: readonly FileClass[] = [
       ["uv run --directory=secrets cat api.key", "deny"],
       ["uv --directory secrets run cat api.key", "deny"],
       ["uv --directory sub run cat ../.env", "deny"],
+      ["conda run -n base --cwd secrets cat api.key", "deny"],
+      ["mamba run --cwd secrets cat api.key", "deny"],
+      ["micromamba run --cwd=secrets cat api.key", "deny"],
       ["yarn --cwd secrets exec cat api.key", "ask"],
       ["pnpm -C \"$D\" exec cat api.key", "ask"],
       ["pnpm -C docs exec cat README.md", "allow"],
@@ -152,6 +159,19 @@ const FILE_CLASSES: readonly FileClass[] = [
       ["tar -xf /tmp/a.tar -C docs", "allow"],
       ["tar -xf /tmp/a.tar a.ts", "allow"],
       ["make -C sub -f ../Makefile", "allow"],
+    ],
+  },
+  {
+    name: "git runs a `!` alias and `rebase --exec` from the top of the work tree, and `submodule foreach` in each submodule, not where it was started: their relative words name places the guard cannot tell",
+    source: "melodic-software/claude-code-plugins#1553 (a guard's directory for a git alias's body differed from git's: 'live bypass'); wmanley/git-meld#5 and so-fancy/diff-so-fancy#87 (an alias's paths read from the repository's top, not the current directory); git-config(1) 'alias.*: shell commands will be executed from the top-level directory of a repository, which may not necessarily be the current directory'; checked with git 2.39",
+    cases: [
+      ["cd docs && git -c alias.x='!cat secrets/api.key' x", "ask"],
+      ["git -C docs -c alias.x='!cat secrets/api.key' x", "ask"],
+      ["cd docs && git rebase -x 'cat secrets/api.key' HEAD~1", "ask"],
+      ["git submodule foreach 'cat api.key'", "ask"],
+      ["git -c alias.x='!cat /work/proj/secrets/api.key' x", "deny"],
+      ["git -c alias.x='!ls' x", "allow"],
+      ["cd docs && git log --oneline", "allow"],
     ],
   },
   {
@@ -355,6 +375,26 @@ const REAL_LINES: readonly (readonly [string, boolean])[] = [
   ...["cd secrets && cat < api.key", "cd sub && cat < ../secrets/api.key", "cd sub && echo x > ../src/a.ts", "cd sub && true | cat > ../src/a.ts", "cd sub && { cat; } < ../.env"].map((line) => [line, false] as const),
   ...["{ cd secrets; cat; } < api.key", "cd docs && cat README.md > ../docs/out.txt"].map((line) => [line, true] as const),
 ];
+
+// git itself judges where a `!` alias and rebase's --exec run: from docs/ of a repository, each prints the top's secret.
+describe.skipIf(!installed("git"))("public bypass classes (13): git runs aliases and rebase --exec from the top of the work tree", () => {
+  const lines = ["cd docs && git -c alias.x='!cat secrets/api.key' x", "cd docs && git rebase -q -x 'cat secrets/api.key' HEAD~1", "git -C docs -c alias.x='!cat secrets/api.key' x"];
+  const repo = path.join(scratch, "repo");
+  const env = { ...process.env, GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@example.com", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@example.com", GIT_CONFIG_NOSYSTEM: "1", HOME: scratch };
+  it.each(lines)("%s", (line) => {
+    rmSync(repo, { recursive: true, force: true });
+    mkdirSync(path.join(repo, "docs"), { recursive: true });
+    mkdirSync(path.join(repo, "secrets"));
+    writeFileSync(path.join(repo, "secrets", "api.key"), "canary-secret\n");
+    writeFileSync(path.join(repo, "docs", "README.md"), "# docs\n");
+    const setup = spawnSync("bash", ["-c", "git init -q -b main . && git add docs && git commit -q -m a && git commit -q --allow-empty -m b"], { cwd: repo, env });
+    expect(setup.status, String(setup.stderr)).toBe(0);
+    const run = spawnSync("bash", ["-c", line], { cwd: repo, env, encoding: "utf8", timeout: 20_000 });
+    expect(run.stdout, `${line}: ${run.stderr}`).toContain("canary-secret");
+    const decision = filePolicy(FILE_RULES, repo, "public-bypasses-13-git").decide("Bash", { command: line });
+    expect(decision.mode, decision.reason).not.toBe("allow");
+  });
+});
 
 describe.skipIf(!straceReady)("public bypass classes (13): the real programs judge (strace)", () => {
   const results = REAL_LINES.map(([line, benign]) => {
