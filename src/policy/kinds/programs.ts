@@ -171,7 +171,7 @@ interface WrapperSpec {
   readonly directoryFromRoot?: boolean;
   /** Where its command starts given no directory option (daemonize: /). */
   readonly startsIn?: string;
-  /** With one of these options its command starts in the target user's home directory (`sudo -i CMD`). */
+  /** With one of these options (or, `-` among them, that word: `su - USER`) its command starts in the target user's home directory (`sudo -i CMD`). */
   readonly homeWith?: readonly string[];
   /** Its first positional is a new root, where its command starts (`chroot NEWROOT CMD`), unless one of these options is given. */
   readonly rootPositional?: readonly string[];
@@ -260,6 +260,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     permute: true,
     scriptOnly: true,
     shellAlone: true,
+    // A login shell (`su -l`, `su -`) starts in the target user's home.
+    homeWith: ["-l", "--login", "-"],
   },
   runuser: {
     options: { flags: "lmpfP", valued: "csgGwu", long: ["--login", "--preserve-environment", "--fast", "--pty", "--help", "--version"], longValued: ["--command", "--session-command", "--shell", "--group", "--supp-group", "--whitelist-environment", "--user"] },
@@ -269,6 +271,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     scriptOnly: true,
     commandWith: ["-u", "--user"],
     shellAlone: true,
+    homeWith: ["-l", "--login", "-"],
   },
   script: {
     options: {
@@ -3421,7 +3424,7 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     const word = root.value === undefined || starts === "unknown" ? undefined : dir === undefined ? (starts === "root" ? root.value : undefined) : dir.startsWith("/") ? inRoot(root.value, dir) : starts === "root" ? dir : undefined;
     out.directory = { word };
   } else if (chosen !== undefined) out.directory = { word: chosen.value === undefined ? undefined : fromRoot(chosen.value) };
-  else if (has(spec.homeWith)) out.directory = { word: "~" };
+  else if (has(spec.homeWith) || (spec.homeWith?.includes("-") === true && words.slice(1, i).concat(spec.permute === true ? words.slice(i) : []).includes("-"))) out.directory = { word: "~" };
   else if (spec.startsIn !== undefined) out.directory = { word: spec.startsIn };
   else if (spec.rootPositional !== undefined && !has(spec.rootPositional) && i < words.length) out.directory = { word: words[i]! };
   /** Given no command, a wrapper of `shellAlone` starts a shell that runs what its standard input holds. */
