@@ -13,6 +13,7 @@
 //     `make -C DIR -f FILE` (FILE read in DIR), `conda run --cwd DIR CMD`;
 //   - git's `!` aliases and `rebase --exec`, run from the top of the work tree, not where git started
 //     (melodic-software/claude-code-plugins#1553, wmanley/git-meld#5, so-fancy/diff-so-fancy#87);
+//   - login shells (`su -l`, `su -`, `runuser -l`) that start in the target user's home (su(1));
 //   - a redirection after `cd DIR &&` or on a pipeline's last command, opened by that command in DIR (the parser hangs
 //     it on the whole list; anthropics/claude-code#91853).
 //   - deny: the line reads (or writes) what a deny rule protects, or runs a command a deny rule names;
@@ -172,6 +173,18 @@ const FILE_CLASSES: readonly FileClass[] = [
       ["git -c alias.x='!cat /work/proj/secrets/api.key' x", "deny"],
       ["git -c alias.x='!ls' x", "allow"],
       ["cd docs && git log --oneline", "allow"],
+    ],
+  },
+  {
+    name: "a login shell (`su -l`, `su -`, `su --login`, `runuser -l`) starts in the target user's home, not where the line is: its relative words name places the guard cannot tell (a plain `su -c` keeps the directory)",
+    source: "su(1) and runuser(1) '-l, --login: … change to the target user's home directory'; checked with util-linux 2.38 su (the last describe)",
+    cases: [
+      ["su -l -c 'cat secrets/api.key'", "ask"],
+      ["su - root -c 'cat secrets/api.key'", "ask"],
+      ["su --login root -c 'cat .env'", "ask"],
+      ["runuser -l u -c 'cat secrets/api.key'", "ask"],
+      ["su -c 'cat secrets/api.key'", "deny"],
+      ["su root -c 'cat docs/README.md'", "allow"],
     ],
   },
   {
@@ -393,6 +406,17 @@ describe.skipIf(!installed("git"))("public bypass classes (13): git runs aliases
     expect(run.stdout, `${line}: ${run.stderr}`).toContain("canary-secret");
     const decision = filePolicy(FILE_RULES, repo, "public-bypasses-13-git").decide("Bash", { command: line });
     expect(decision.mode, decision.reason).not.toBe("allow");
+  });
+});
+
+// su itself judges where a login shell starts: not in the directory the line is in (root runs su without a password here).
+const suReady = installed("su") && process.getuid?.() === 0;
+describe.skipIf(!suReady)("public bypass classes (13): su -l starts in the home directory", () => {
+  it.each(["su -l root -c pwd", "su - root -c pwd", "su --login root -c pwd"])("%s", (line) => {
+    const run = spawnSync("bash", ["-c", line], { cwd: scratch, encoding: "utf8", timeout: 10_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.trim()).not.toBe(scratch);
+    expect(spawnSync("bash", ["-c", "su root -c pwd"], { cwd: scratch, encoding: "utf8" }).stdout.trim()).toBe(scratch);
   });
 });
 
