@@ -230,7 +230,10 @@ function redirectOf(node: Node, walk: Walk): Redirect | undefined {
   const value = wordValue(target, { commands: [], depth: walk.depth, refusal: undefined });
   const reads = operator.startsWith("<");
   const writes = !reads || operator === "<>";
-  return { word: value.text, reads, writes, wild: value.dynamic || value.glob || value.tilde === true };
+  // bash expands braces in a redirection's word: one word is the file it opens (`< .e{n..n}v` is `< .env`); more is an error.
+  const braced = value.bare === undefined ? undefined : expandBraces(value.bare)?.map(unescapeBare).filter((word) => word !== "");
+  const word = braced?.length === 1 ? braced[0]! : value.text;
+  return { word, reads, writes, wild: value.dynamic || value.glob || value.tilde === true };
 }
 
 interface Walk {
