@@ -69,6 +69,9 @@ const FILE_CLASSES: readonly FileClass[] = [
       ["cp /tmp/x src/{a.ts,b.ts}", "deny"],
       ["rm -f s{r,}c/a.ts", "deny"],
       ["tee {src,docs}/a.ts < /dev/null", "deny"],
+      // A redirection's word is expanded too: one word is the file opened (more is bash's "ambiguous redirect").
+      ["cat < .e{n..n}v", "deny"],
+      ["echo y > s{r..r}c/b.ts", "deny"],
       ["cat {README,NOTES}.md", "allow"],
       ["cat docs/{a,b}.md", "allow"],
       ["cp /tmp/x docs/{a,b}.md", "allow"],
@@ -364,6 +367,8 @@ const OUT = path.join(scratch, "out.tar");
 const REAL_LINES: readonly (readonly [string, boolean])[] = [
   // Braces.
   ...["cat .{env,}", "cat {.env,x}", "cat .e{m..o}v", "cat se{c,}rets/api.key", "cat {secrets,docs}/api.key", "head -n1 {README.md,.env}"].map((line) => [line, false] as const),
+  ["cat < .e{n..n}v", false],
+  ["echo y > s{r..r}c/b.ts", false],
   ["cat {README,docs/README}.md", true],
   // cd to a place the shell expands, or looks up.
   ...["cd secret? && cat api.key", "cd s*s && cat api.key", "cd [s]ecrets && cat ./api.key", "cd sub && cd ../secret* && cat api.key", "pushd secre? >/dev/null && cat api.key", "shopt -s cdable_vars; s=secrets; cd s && cat api.key"].map((line) => [line, false] as const),
