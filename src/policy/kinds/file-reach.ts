@@ -252,11 +252,14 @@ function covers(rule: CompiledFileRule, absolute: string): boolean {
 /** A word as the guard places it: an absolute path, or a shape (with the reason it is one) when the shell still changes it or its start is unknown. */
 type Placed = { readonly absolute: string } | { readonly shape: Token[]; readonly doubt: "wild" | "unplaced"; readonly home?: Token[] };
 
-/** `where`: the directory the command runs in (absolute, or `~`-led when the guard cannot place it). */
-function place(word: string, wild: boolean, where: string): Placed {
+/**
+ * `where`: the directory the command runs in (absolute, or `~`-led when the guard cannot place it). `homeSet`: the line
+ * assigns HOME, so `~` is wherever it was set to.
+ */
+function place(word: string, wild: boolean, where: string, homeSet = false): Placed {
   let text = word;
-  // `"$PWD/.env"`: where the command runs.
-  if (where.startsWith("/")) text = text.replace(/^\$(?:PWD\b|\{PWD\})/, where);
+  // `"$PWD/.env"`, `~+/.env`: where the command runs.
+  if (where.startsWith("/")) text = text.replace(/^\$(?:PWD\b|\{PWD\})/, where).replace(/^~\+(?=\/|$)/, where);
   // find's `{}` stands for each path it finds.
   const changes = (wild && /[$`*?[]/.test(text)) || text.includes("{}");
   const unplacedStart = text.startsWith("~") || (!text.startsWith("/") && !where.startsWith("/"));
@@ -265,8 +268,11 @@ function place(word: string, wild: boolean, where: string): Placed {
     // From a place the guard does not know, a `..` climbs anywhere: what follows the last one is all that is known.
     const tail = (text.startsWith("~") ? text.replace(/^~[^/]*/, "") : `/${text}`).replace(/^.*\/\.\.(?=\/|$)/, "");
     const tokens = wordTokens(tail === "" ? "/" : tail);
-    // A home directory is not inside a directory a rule covers: `~/notes.txt` is not under /home/u/.aws/**.
-    const home = text.startsWith("~") && !/(?:^|\/)\.\.(?:\/|$)/.test(text) ? { home: tokens } : {};
+    // A home directory is not inside a directory a rule covers: `~/notes.txt` is not under /home/u/.aws/**. Not so `~-` (the
+    // previous directory, `$OLDPWD`), `~+N` and `~-N` (the directory stack's), `~+` where the command's place is unknown,
+    // nor `~` after the line set HOME.
+    const elsewhere = /^~[+-]\d*(?:\/|$)/.test(text) || (homeSet && /^~(?:\/|$)/.test(text));
+    const home = text.startsWith("~") && !elsewhere && !/(?:^|\/)\.\.(?:\/|$)/.test(text) ? { home: tokens } : {};
     return { shape: [GLOBSTAR, ...tokens], doubt: changes ? "wild" : "unplaced", ...home };
   }
   const absolute = text.startsWith("/") ? text : `${where}/${text}`;
@@ -424,6 +430,8 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
   const { commands } = analysis;
   if (commands.length === 0 && analysis.bare === undefined) return NOT_REACHED;
   const places = commandPlaces(commands, text, normaliseBase(start));
+  // `HOME=/srv/app/secrets; cat ~/k`: the line points `~` elsewhere (an assignment, export, declare, read, for or unset of HOME).
+  const homeSet = /(?<![$\w{])HOME\b/.test(text);
   let doubt: string | undefined;
   const note = (kind: FileReachDoubt, command: string, word: string) => {
     doubt ??= fileReachDoubt(kind, command, word, rule.mode, rule.source);
@@ -444,7 +452,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
         // `make -C sub -f ../secrets/k`: the program reads its words in the directory its option picks, as well as here.
         const wheres = [where, ...movedTo(command, where)];
         for (const candidate of candidates.flatMap((one) => (/^[/~]/.test(one) ? [[one, where] as const] : wheres.map((at) => [one, at] as const)))) {
-          const placed = place(candidate[0], isWild(word), candidate[1]);
+          const placed = place(candidate[0], isWild(word), candidate[1], homeSet);
           const verdict = judgePlaced(placed, own, false);
           if (verdict === NO) continue;
           // A program the guard does not know: whether it opens what its words name cannot be told.
@@ -453,7 +461,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
         }
         continue;
       }
-      const placed = place(word, isWild(word), where);
+      const placed = place(word, isWild(word), where, homeSet);
       if (use === "walk" || use === "walk-visible" || use === "walk-write") {
         const verdict = judgeWalk(placed, own, use === "walk-visible");
         if (verdict === YES) return { verdict: YES, reason: fileReachReason(shown, use === "walk-write" ? "writes" : "reads", word === "." ? "the working directory and the files under it" : `${word} and the files under it`, rule.mode, rule.source) };
@@ -479,7 +487,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
     for (const redirect of bare.redirects) {
       const use: FileUse = redirect.reads && redirect.writes ? "read-write" : redirect.reads ? "read" : "write";
       if (!restricts(own.access, use)) continue;
-      const placed = place(redirect.word, redirect.wild, where);
+      const placed = place(redirect.word, redirect.wild, where, homeSet);
       const verdict = judgePlaced(placed, own, redirect.wild);
       const shown = `${redirect.reads ? "<" : ">"} ${redirect.word}`;
       if (verdict === YES) return { verdict: YES, reason: fileReachReason(shown, VERB[use] ?? "writes", redirect.word, rule.mode, rule.source) };
