@@ -14,6 +14,8 @@
 //   - git's `!` aliases and `rebase --exec`, run from the top of the work tree, not where git started
 //     (melodic-software/claude-code-plugins#1553, wmanley/git-meld#5, so-fancy/diff-so-fancy#87);
 //   - login shells (`su -l`, `su -`, `runuser -l`) that start in the target user's home (su(1));
+//   - tilde prefixes that are no home (`~+`, `~-`, `~+N`) and a `~` the line points elsewhere with HOME=
+//     (HKUDS/nanobot#5329);
 //   - a redirection after `cd DIR &&` or on a pipeline's last command, opened by that command in DIR (the parser hangs
 //     it on the whole list; anthropics/claude-code#91853).
 //   - deny: the line reads (or writes) what a deny rule protects, or runs a command a deny rule names;
@@ -188,6 +190,24 @@ const FILE_CLASSES: readonly FileClass[] = [
       ["runuser -l u -c 'cat secrets/api.key'", "ask"],
       ["su -c 'cat secrets/api.key'", "deny"],
       ["su root -c 'cat docs/README.md'", "allow"],
+    ],
+  },
+  {
+    name: "bash's tilde prefixes that are not the home: `~+` is where the command runs ($PWD), `~-` the previous directory ($OLDPWD) and `~+N`/`~-N` the directory stack's entries; and `~` after the line sets HOME (`HOME=DIR; cat ~/k`, `export HOME=…`, `HOME=… bash -c`) is DIR",
+    source: "HKUDS/nanobot#5329 ('shell directory-stack forms `~-`, `~+N`, and `~-N` … fail closed because they can resolve outside the workspace'; '`~+` … normalized to the active working directory'); bash(1) 'Tilde Expansion'; checked with bash 5.2",
+    cases: [
+      ["cat ~+/secrets/api.key", "deny"],
+      ["cat ~+/.env", "deny"],
+      ["cd secrets; cd ..; cat ~-/api.key", "ask"],
+      ["cat ~-/api.key", "ask"],
+      ["pushd secrets; pushd /tmp; cat ~+1/api.key", "ask"],
+      ["HOME=/work/proj/secrets; cat ~/api.key", "ask"],
+      ["export HOME=/work/proj/secrets; cat ~/api.key", "ask"],
+      ["HOME=/work/proj/src; echo x > ~/a.ts", "ask"],
+      ["HOME=/work/proj/secrets bash -c 'cat ~/api.key'", "ask"],
+      ["cat ~/notes.txt", "allow"],
+      ["echo $HOME; cat ~/notes.txt", "allow"],
+      ["cat ~+/docs/README.md", "allow"],
     ],
   },
   {
@@ -389,6 +409,9 @@ const REAL_LINES: readonly (readonly [string, boolean])[] = [
   [`tar -xf ${TAR} -C docs`, true],
   ["make -C sub -f ../secrets/api.key", false],
   ["make -C sub -f ../Makefile", true],
+  // Tilde prefixes that are not the home, and a home the line sets.
+  ...["cat ~+/secrets/api.key", "cd secrets; cd ..; cat ~-/api.key", "pushd secrets >/dev/null; pushd /tmp >/dev/null; cat ~+1/api.key", "HOME=secrets; cat ~/api.key", "export HOME=src; echo x > ~/a.ts", "HOME=secrets bash -c 'cat ~/api.key'"].map((line) => [line, false] as const),
+  ["cat ~+/docs/README.md", true],
   // Redirections after a cd.
   ...["cd secrets && cat < api.key", "cd sub && cat < ../secrets/api.key", "cd sub && echo x > ../src/a.ts", "cd sub && true | cat > ../src/a.ts", "cd sub && { cat; } < ../.env"].map((line) => [line, false] as const),
   ...["{ cd secrets; cat; } < api.key", "cd docs && cat README.md > ../docs/out.txt"].map((line) => [line, true] as const),
