@@ -3,7 +3,7 @@ import { picomatchLibrary } from "../../deps/on-demand.js";
 import { fileReachDoubt, fileReachReason, type FileReachDoubt, type FileReachVerb } from "../../messages/index.js";
 import { commandPlaces } from "./command.js";
 import { normaliseBase, readPathValue } from "./path.js";
-import { basename, readFileUses, readNaming, readProgram, unknownWordPlaces, type FileUse } from "./programs.js";
+import { basename, readFileUses, readNaming, readProgram, unknownWordPlaces, wrapperInputFiles, type FileUse } from "./programs.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -367,7 +367,8 @@ const VERB: Partial<Record<FileUse, FileReachVerb>> = { read: "reads", write: "w
 
 /** What one command does with the files its words and redirections name (cached per command: rules share it). */
 interface CommandUses {
-  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly maybe?: boolean }[];
+  /** `own`: a file a wrapper opens itself (`xargs -a FILE`), judged though the command it runs is judged on its own. */
+  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly maybe?: boolean; readonly own?: boolean }[];
   /** The program runs another command the line holds as a command of its own (a wrapper): its words are that command's. */
   readonly runner: boolean;
 }
@@ -379,7 +380,7 @@ function commandUses(command: SimpleCommand): CommandUses {
   if (out !== undefined) return out;
   const words = command.words;
   const read = readFileUses(words);
-  const uses: { word: string; use: FileUse; maybe?: boolean }[] = [...read.uses];
+  const uses: { word: string; use: FileUse; maybe?: boolean; own?: boolean }[] = [...read.uses];
   // `cat .{env,}` opens .env: the words after bash's brace expansion are read too (as written, they are what sh opens).
   if (command.expanded !== undefined) for (const one of readFileUses(command.expanded).uses) if (!uses.some((known) => known.word === one.word && known.use === one.use)) uses.push(one);
   let runner = false;
@@ -387,6 +388,8 @@ function commandUses(command: SimpleCommand): CommandUses {
     // `sudo cat .env`, `timeout 5 cat .env`, `xargs cat`: the command they run is judged on its own.
     const reading = readProgram(words);
     runner = command.transparent === true || reading.commands.length > 0 || reading.scripts.length > 0;
+    // `xargs -a .env echo`: xargs reads the file itself.
+    for (const file of wrapperInputFiles(words)) uses.push({ word: file, use: "read", own: true });
   }
   // `cp a dir/`, `mv a b`: the names the copies, moves and links get (a directory's: the source's name in it).
   const naming = read.known ? readNaming(words) : undefined;
@@ -441,12 +444,12 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
     const where = places[i] ?? start;
     const shown = command.words.join(" ");
     const { uses, runner } = commandUses(command);
-    if (runner && (command.redirects ?? []).length === 0) continue;
+    if (runner && (command.redirects ?? []).length === 0 && !uses.some((one) => one.own === true)) continue;
     const wild = command.wild;
     const isWild = (word: string) => wild !== undefined && (wild.has(word) || [...wild].some((one) => one.includes(word)));
-    for (const { word, use, maybe } of uses) {
+    for (const { word, use, maybe, own: opened } of uses) {
       if (!restricts(own.access, use)) continue;
-      if (runner && !(command.redirects ?? []).some((redirect) => redirect.word === word)) continue;
+      if (runner && opened !== true && !(command.redirects ?? []).some((redirect) => redirect.word === word)) continue;
       if (use === "unknown" || use === "code") {
         const candidates = use === "code" ? codeNames(word) : unknownWordPlaces(word);
         // `make -C sub -f ../secrets/k`: the program reads its words in the directory its option picks, as well as here.

@@ -165,6 +165,8 @@ interface WrapperSpec {
   readonly readsInput?: { readonly replace: readonly string[]; readonly alone?: readonly string[]; readonly placeholder?: string };
   /** GNU parallel: its command runs with the arguments after `:::` (and `::::` files), or with words read from its input (see readParallel). */
   readonly parallelInput?: boolean;
+  /** Options whose value is a file it reads the command's words from (`xargs -a FILE`, `parallel --arg-file FILE`): it reads that file itself. */
+  readonly inputFiles?: readonly string[];
   /** Options whose value is the directory its command starts in (`env -C DIR`, `sudo -D DIR`); one given no value (`nsenter -w`) starts it where the guard cannot tell. */
   readonly directoryOptions?: readonly string[];
   /** A relative directory is read from / (bwrap's `--chdir` in the sandbox, daemonize's `-c` after it moved to /). */
@@ -197,6 +199,7 @@ const SEM: WrapperSpec = {
   joined: true,
   commandOptional: true,
   directoryOptions: ["--workdir", "--wd"],
+  inputFiles: ["-a", "--arg-file"],
 };
 const PARALLEL: WrapperSpec = { ...SEM, parallelInput: true };
 
@@ -583,6 +586,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     },
     commandOptional: true,
     readsInput: { replace: ["-I", "-i", "--replace"], alone: ["echo"] },
+    inputFiles: ["-a", "--arg-file"],
   },
   // xe (an xargs-like runner): `{}` in the command is replaced by the input's words, else they are appended; -I STR another
   // replace string; -s SCRIPT runs the script by sh with them as its arguments. -a/-A (arguments from the command line) are
@@ -3623,6 +3627,27 @@ function readParallel(name: string, rest: readonly string[], seen: Parsed["seen"
 function writeRefusals(name: string, spec: WrapperSpec, seen: Parsed["seen"], files: readonly string[], out: ProgramReading): void {
   for (const option of seen) if (spec.writeOptions?.includes(option.name) === true) out.refusals.push({ reason: `${name} writes a file through ${option.name}`, token: option.name });
   for (const file of files) if (file !== "/dev/null") out.refusals.push({ reason: `${name} writes the file ${file}`, token: file });
+}
+
+/**
+ * The files a wrapper reads its command's words from (`xargs -a FILE`, `parallel --arg-file FILE`, `parallel CMD :::: FILE`),
+ * as written: it opens them itself, before the command it runs.
+ */
+export function wrapperInputFiles(words: readonly string[]): string[] {
+  const name = basename(words[0] ?? "");
+  const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
+  if (spec?.inputFiles === undefined) return [];
+  const parsed = parseOptions(words, 1, spec.options, name);
+  const files = parsed.seen.filter((option) => spec.inputFiles!.includes(option.name) && option.value !== undefined).map((option) => option.value!);
+  if (spec.parallelInput === true) {
+    // `:::: F G` (and `::::+`): files of arguments, up to the next separator.
+    let reading = false;
+    for (const word of words.slice(parsed.next)) {
+      if (/^:::(?::)?\+?$/.test(word)) reading = word.startsWith("::::");
+      else if (reading) files.push(word);
+    }
+  }
+  return files;
 }
 
 /** The starting points of `find` (after -H, -L, -P, -D OPTS, -Ox; `.` when none is given). */
