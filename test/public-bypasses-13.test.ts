@@ -16,6 +16,7 @@
 //   - login shells (`su -l`, `su -`, `runuser -l`) that start in the target user's home (su(1));
 //   - tilde prefixes that are no home (`~+`, `~-`, `~+N`) and a `~` the line points elsewhere with HOME=
 //     (HKUDS/nanobot#5329);
+//   - xargs and parallel reading their arguments' file themselves (`xargs -a .env echo`: GTFOBins/GTFOBins.github.io#2);
 //   - a redirection after `cd DIR &&` or on a pipeline's last command, opened by that command in DIR (the parser hangs
 //     it on the whole list; anthropics/claude-code#91853).
 //   - deny: the line reads (or writes) what a deny rule protects, or runs a command a deny rule names;
@@ -208,6 +209,23 @@ const FILE_CLASSES: readonly FileClass[] = [
       ["cat ~/notes.txt", "allow"],
       ["echo $HOME; cat ~/notes.txt", "allow"],
       ["cat ~+/docs/README.md", "allow"],
+    ],
+  },
+  {
+    name: "xargs and parallel read the file their arguments come from themselves (`xargs -a FILE`, `--arg-file=FILE`, `-0a FILE`, `parallel -a FILE`, `parallel CMD :::: FILE`): the file is read though the command they run is judged on its own",
+    source: "GTFOBins/GTFOBins.github.io#2 (xargs's file read: `xargs -a FILE -0` prints FILE through echo); GTFOBins 'xargs: File read'; xargs(1) '-a file, --arg-file=file: Read items from file instead of standard input'; parallel(1) '::::'; checked with GNU findutils 4.9",
+    cases: [
+      ["xargs -a .env echo", "deny"],
+      ["xargs --arg-file=.env echo", "deny"],
+      ["xargs -0a secrets/api.key", "deny"],
+      ["xargs -a secrets/api.key -I{} echo {}", "deny"],
+      ["cd secrets && xargs -a api.key echo", "deny"],
+      ["sudo xargs -a .env echo", "deny"],
+      ["parallel -a .env echo", "deny"],
+      ["parallel echo :::: .env", "deny"],
+      ["parallel echo ::: a :::: secrets/api.key", "deny"],
+      ["xargs -a docs/list.txt echo", "allow"],
+      ["parallel echo ::: .env", "allow"],
     ],
   },
   {
@@ -412,6 +430,9 @@ const REAL_LINES: readonly (readonly [string, boolean])[] = [
   // Tilde prefixes that are not the home, and a home the line sets.
   ...["cat ~+/secrets/api.key", "cd secrets; cd ..; cat ~-/api.key", "pushd secrets >/dev/null; pushd /tmp >/dev/null; cat ~+1/api.key", "HOME=secrets; cat ~/api.key", "export HOME=src; echo x > ~/a.ts", "HOME=secrets bash -c 'cat ~/api.key'"].map((line) => [line, false] as const),
   ["cat ~+/docs/README.md", true],
+  // xargs's own input file.
+  ...["xargs -a .env echo", "xargs -0a secrets/api.key", "cd secrets && xargs -a api.key echo"].map((line) => [line, false] as const),
+  ["xargs -a docs/README.md echo", true],
   // Redirections after a cd.
   ...["cd secrets && cat < api.key", "cd sub && cat < ../secrets/api.key", "cd sub && echo x > ../src/a.ts", "cd sub && true | cat > ../src/a.ts", "cd sub && { cat; } < ../.env"].map((line) => [line, false] as const),
   ...["{ cd secrets; cat; } < api.key", "cd docs && cat README.md > ../docs/out.txt"].map((line) => [line, true] as const),
