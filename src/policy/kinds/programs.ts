@@ -6424,6 +6424,11 @@ interface FileProgram {
    * each relative to the one before); with one of `all`, every operand is read in the last one (tar's extraction).
    */
   readonly chdir?: { readonly options: readonly string[]; readonly all: readonly string[] };
+  /**
+   * Options read wherever they stand, for a program the table does not parse (`du --files0-from=F`, `find -files0-from F`):
+   * the value (after `=`, or the next word) is used so.
+   */
+  readonly scan?: Readonly<Record<string, FileUse>>;
 }
 
 const COMMON_LONG = ["--help", "--version"];
@@ -6659,10 +6664,11 @@ const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
   dir: NAMES,
   vdir: NAMES,
   stat: NAMES,
-  du: NAMES,
+  // du and find read the names of the files to visit from the file --files0-from names (and print each in their errors).
+  du: { operands: "name", scan: { "--files0-from": "read", "-X": "read", "--exclude-from": "read" } },
   df: NAMES,
   tree: NAMES,
-  find: NAMES,
+  find: { operands: "name", scan: { "-files0-from": "read" } },
   fd: NAMES,
   fdfind: NAMES,
   locate: NAMES,
@@ -6740,6 +6746,14 @@ export function readFileUses(words: readonly string[]): FileWords {
   const spec = Object.hasOwn(FILE_PROGRAMS, program) ? FILE_PROGRAMS[program]! : undefined;
   if (spec === undefined) return { known: false, uses: words.slice(1).map((word) => ({ word, use: "unknown" as const })) };
   const uses: { word: string; use: FileUse }[] = [];
+  for (let i = 1; spec.scan !== undefined && i < words.length && words[i] !== "--"; i++) {
+    const word = words[i]!;
+    const eq = word.indexOf("=");
+    const name = eq > 0 && word.startsWith("-") ? word.slice(0, eq) : word;
+    if (!Object.hasOwn(spec.scan, name)) continue;
+    const value = eq > 0 && name !== word ? word.slice(eq + 1) : words[i + 1];
+    if (value !== undefined) uses.push({ word: value, use: spec.scan[name]! });
+  }
   const seen: { name: string; value: string | undefined }[] = [];
   const operands: string[] = [];
   let read = words;
