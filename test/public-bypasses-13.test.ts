@@ -212,8 +212,8 @@ const FILE_CLASSES: readonly FileClass[] = [
     ],
   },
   {
-    name: "xargs and parallel read the file their arguments come from themselves (`xargs -a FILE`, `--arg-file=FILE`, `-0a FILE`, `parallel -a FILE`, `parallel CMD :::: FILE`): the file is read though the command they run is judged on its own",
-    source: "GTFOBins/GTFOBins.github.io#2 (xargs's file read: `xargs -a FILE -0` prints FILE through echo); GTFOBins 'xargs: File read'; xargs(1) '-a file, --arg-file=file: Read items from file instead of standard input'; parallel(1) '::::'; checked with GNU findutils 4.9",
+    name: "programs that read the list of their arguments from a file themselves: xargs and parallel (`xargs -a FILE`, `--arg-file=FILE`, `-0a FILE`, `parallel -a FILE`, `parallel CMD :::: FILE`), the file read though the command they run is judged on its own; du and find (`du --files0-from=FILE`, `find -files0-from FILE`), which print each name they cannot visit",
+    source: "GTFOBins/GTFOBins.github.io#2 (xargs's file read: `xargs -a FILE -0` prints FILE through echo); GTFOBins 'xargs: File read'; xargs(1) '-a file, --arg-file=file: Read items from file instead of standard input'; parallel(1) '::::'; du(1) and find(1) '--files0-from', '-files0-from'; checked with GNU findutils 4.9 and coreutils 9.1",
     cases: [
       ["xargs -a .env echo", "deny"],
       ["xargs --arg-file=.env echo", "deny"],
@@ -224,6 +224,11 @@ const FILE_CLASSES: readonly FileClass[] = [
       ["parallel -a .env echo", "deny"],
       ["parallel echo :::: .env", "deny"],
       ["parallel echo ::: a :::: secrets/api.key", "deny"],
+      ["du --files0-from=.env", "deny"],
+      ["du --files0-from secrets/api.key", "deny"],
+      ["find -files0-from .env -name x", "deny"],
+      ["du -sh .env", "allow"],
+      ["find . -name .env", "allow"],
       ["xargs -a docs/list.txt echo", "allow"],
       ["parallel echo ::: .env", "allow"],
     ],
@@ -433,6 +438,8 @@ const REAL_LINES: readonly (readonly [string, boolean])[] = [
   // xargs's own input file.
   ...["xargs -a .env echo", "xargs -0a secrets/api.key", "cd secrets && xargs -a api.key echo"].map((line) => [line, false] as const),
   ["xargs -a docs/README.md echo", true],
+  ...["du --files0-from=.env", "find -files0-from secrets/api.key -name x"].map((line) => [line, false] as const),
+  ["du -sh .env", true],
   // Redirections after a cd.
   ...["cd secrets && cat < api.key", "cd sub && cat < ../secrets/api.key", "cd sub && echo x > ../src/a.ts", "cd sub && true | cat > ../src/a.ts", "cd sub && { cat; } < ../.env"].map((line) => [line, false] as const),
   ...["{ cd secrets; cat; } < api.key", "cd docs && cat README.md > ../docs/out.txt"].map((line) => [line, true] as const),
