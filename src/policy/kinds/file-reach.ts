@@ -250,7 +250,8 @@ function covers(rule: CompiledFileRule, absolute: string): boolean {
 }
 
 /** A word as the guard places it: an absolute path, or a shape (with the reason it is one) when the shell still changes it or its start is unknown. */
-type Placed = { readonly absolute: string } | { readonly shape: Token[]; readonly doubt: "wild" | "unplaced"; readonly home?: Token[] };
+/** `climbs`: the path as the kernel is given it, when a `..` in it may climb from a symlink's target (`docs/link/../k`). */
+type Placed = { readonly absolute: string; readonly climbs?: string } | { readonly shape: Token[]; readonly doubt: "wild" | "unplaced"; readonly home?: Token[] };
 
 /**
  * `where`: the directory the command runs in (absolute, or `~`-led when the guard cannot place it). `homeSet`: the line
@@ -263,7 +264,12 @@ function place(word: string, wild: boolean, where: string, homeSet = false): Pla
   // find's `{}` stands for each path it finds.
   const changes = (wild && /[$`*?[]/.test(text)) || text.includes("{}");
   const unplacedStart = text.startsWith("~") || (!text.startsWith("/") && !where.startsWith("/"));
-  if (!changes && !unplacedStart) return { absolute: posix.normalize(text.startsWith("/") ? text : `${where}/${text}`) };
+  if (!changes && !unplacedStart) {
+    // The shell's working directory is read as bash's logical one; the word's own `..` is the kernel's, which climbs from
+    // where a symlink before it leads (`cd docs/link && cat ../k`, `cat docs/link/../k`).
+    const given = text.startsWith("/") ? text : `${posix.normalize(where)}/${text}`;
+    return { absolute: posix.normalize(given), ...(/(?:^|\/)\.\.(?:\/|$)/.test(given) ? { climbs: given } : {}) };
+  }
   if (unplacedStart) {
     // From a place the guard does not know, a `..` climbs anywhere: what follows the last one is all that is known.
     const tail = (text.startsWith("~") ? text.replace(/^~[^/]*/, "") : `/${text}`).replace(/^.*\/\.\.(?=\/|$)/, "");
@@ -287,8 +293,10 @@ function judgePlaced(placed: Placed, rule: CompiledFileRule, glob: boolean): Ver
     if (covers(rule, placed.absolute)) return YES;
     if (!rule.followSymlinks) return NO;
     // Through this machine's symlinks (`cat link` where link leads to .env).
-    const { readings } = readPathValue(placed.absolute, { base: rule.base, followSymlinks: true });
-    return readings.some((reading) => covers(rule, reading.absolute)) ? YES : NO;
+    const { readings } = readPathValue(placed.climbs ?? placed.absolute, { base: rule.base, followSymlinks: true });
+    if (readings.some((reading) => covers(rule, reading.absolute))) return YES;
+    if (placed.climbs === undefined) return NO;
+    return readPathValue(placed.absolute, { base: rule.base, followSymlinks: true }).readings.some((reading) => covers(rule, reading.absolute)) ? YES : NO;
   }
   if (glob && rule.followSymlinks) {
     // The names the shell expands a pattern to now (a file the line makes itself is read from what makes it).
