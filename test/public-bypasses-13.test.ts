@@ -16,6 +16,9 @@
 //   - login shells (`su -l`, `su -`, `runuser -l`) that start in the target user's home (su(1));
 //   - tilde prefixes that are no home (`~+`, `~-`, `~+N`) and a `~` the line points elsewhere with HOME=
 //     (HKUDS/nanobot#5329);
+//   - a line that redefines cd (`cd() { :; }`, `enable -n cd`: nvm-sh/nvm#203, slac-lcls/smalldata_tools#282), and a `..`
+//     after a symlink, which the kernel and `cd -P` climb from the link's target while bash's logical cd climbs over its
+//     name (xorbitsai/xagent#1032: a guard's physical reading of cd against bash's logical one);
 //   - xargs and parallel reading their arguments' file themselves (`xargs -a .env echo`: GTFOBins/GTFOBins.github.io#2);
 //   - a redirection after `cd DIR &&` or on a pipeline's last command, opened by that command in DIR (the parser hangs
 //     it on the whole list; anthropics/claude-code#91853).
@@ -26,7 +29,7 @@
 // The last describes let the real programs judge (bash 5.2, git 2.39, GNU tar 1.34, GNU make 4.3, pnpm 9, yarn 1, tmux 3.3a,
 // traced by strace): whenever a line opened a protected file, the guard did not allow it; the benign lines stay allowed.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
@@ -234,6 +237,18 @@ const FILE_CLASSES: readonly FileClass[] = [
     ],
   },
   {
+    name: "a line that redefines cd (a function `cd() { … }`, `function cd`, the builtin disabled with `enable -n cd`, an alias with expand_aliases) may not move at all: the commands after such a `cd` run where the guard cannot tell",
+    source: "nvm-sh/nvm#203 ('cd could have been redefined'); slac-lcls/smalldata_tools#282 ('users are overriding the builtin cd command with a function. Probably for use with AI agents'); bash(1) 'enable -n', 'Shell Functions'; checked with bash 5.2",
+    cases: [
+      ["cd() { :; }; cd /tmp; cat secrets/api.key", "ask"],
+      ["function cd { :; }; cd /tmp && cat secrets/api.key", "ask"],
+      ["enable -n cd; cd /tmp; cat secrets/api.key", "ask"],
+      ["shopt -s expand_aliases; alias cd=true\ncd /tmp; cat secrets/api.key", "not-allow"],
+      ["cd /tmp; cat secrets/api.key", "allow"],
+      ["echo cd; cd docs && cat README.md", "allow"],
+    ],
+  },
+  {
     name: "a redirection after `cd DIR &&` (or `||`, or on a pipeline's last command) is opened by that last command, in DIR: the parser hangs it on the whole list, yet bash opens `cat < F` where cat runs; a group's redirection (`{ cd DIR; cat; } < F`) is opened before the group runs",
     source: "anthropics/claude-code#91853 (a Read deny and a `cd` followed by commands); bash(1) 'Redirection' ('before a command is executed, its input and output may be redirected') and 'Lists'; tree-sitter-bash's redirected_statement over a list; checked with bash 5.2",
     cases: [
@@ -362,6 +377,9 @@ function plant(): void {
   writeFileSync(path.join(work, "Makefile"), "all:\n\t@true\n");
   for (const dir of ["", "secrets", "docs", "sub"]) writeFileSync(path.join(work, dir, "package.json"), `{"name":"p${dir}","version":"1.0.0"}\n`);
   spawnSync("tar", ["-cf", path.join(scratch, "a.tar"), "-C", path.join(work, "src"), "a.ts"]);
+  // docs/jump leads into secrets/sub: a `..` after it climbs into secrets.
+  mkdirSync(path.join(work, "secrets", "sub"));
+  symlinkSync("../secrets/sub", path.join(work, "docs", "jump"));
 }
 
 const PROTECTED_READ = () => [path.join(work, ".env"), path.join(work, "secrets", "api.key")];
@@ -440,6 +458,11 @@ const REAL_LINES: readonly (readonly [string, boolean])[] = [
   ["xargs -a docs/README.md echo", true],
   ...["du --files0-from=.env", "find -files0-from secrets/api.key -name x"].map((line) => [line, false] as const),
   ["du -sh .env", true],
+  // A redefined cd.
+  ...["cd() { :; }; cd /tmp; cat secrets/api.key", "enable -n cd; cd /tmp; cat secrets/api.key", "shopt -s expand_aliases; alias cd=true\ncd /tmp; cat secrets/api.key"].map((line) => [line, false] as const),
+  // Symlinks: the kernel climbs from a link's target; bash's logical cd climbs over its name, `cd -P` from its target.
+  ...["cd docs/jump && cat ../api.key", "cat docs/jump/../api.key", "cd -P docs/jump/.. && cat api.key", "cd -P docs/jump; cd ..; cat api.key"].map((line) => [line, false] as const),
+  ...["cd docs/jump/.. && cat README.md", "cd docs/jump; cd ..; cat README.md"].map((line) => [line, true] as const),
   // Redirections after a cd.
   ...["cd secrets && cat < api.key", "cd sub && cat < ../secrets/api.key", "cd sub && echo x > ../src/a.ts", "cd sub && true | cat > ../src/a.ts", "cd sub && { cat; } < ../.env"].map((line) => [line, false] as const),
   ...["{ cd secrets; cat; } < api.key", "cd docs && cat README.md > ../docs/out.txt"].map((line) => [line, true] as const),
