@@ -538,6 +538,9 @@ const normalOf = new WeakMap<SimpleCommand, string[] | null>();
 
 /** Programs that change the shell's working directory for the commands after them. */
 const DIRECTORY_CHANGES = new Set(["cd", "pushd", "popd", "chdir"]);
+/** A line that redefines cd, pushd or popd: a function of that name, the builtin disabled, or an alias. */
+const REDEFINED_CD = /(?:^|[\s;&|({])(?:function\s+(?:cd|pushd|popd)\b|(?:cd|pushd|popd)\s*\(\s*\))|\benable\b[^;&|\n]*\s(?:cd|pushd|popd)\b|\balias\b[^;&|\n]*\s(?:cd|pushd|popd)=/;
+
 /** The working directory after a change the guard cannot place (`cd -`, `popd`, `cd $DIR`): bash's `~-`, outside every directory a pattern names. */
 const UNPLACED = "~-";
 
@@ -576,17 +579,27 @@ function readWorkingDirectories(commands: readonly SimpleCommand[], text: string
     for (const change of changes) if (change.scope.every((id, i) => scope[i] === id)) before = change.move(before);
     // `env -C DIR CMD`, `sudo -D DIR CMD`: the command the wrapper runs (in a scope of its own) starts in DIR, as after `cd DIR`.
     if (command.runsIn !== undefined) changes.push({ scope: command.runsIn.scope, move: moveTo(command.runsIn.directory) });
-    const [program, ...args] = command.words;
+    const [program] = command.words;
     if (program === undefined || !DIRECTORY_CHANGES.has(program)) return before;
+    // `cd se{c,}rets` is `cd secrets serets` to bash: the operands are the words after brace expansion.
+    const args = (command.expanded ?? command.words).slice(1);
     const operands: string[] = [];
     let options = true;
+    let physical = /\bset\s+(?:-[a-zA-Z]*P|-o\s+physical)\b/.test(text);
     for (const arg of args) {
       if (options && arg === "--") options = false;
-      else if (options && /^-[LPe@]+$/.test(arg)) continue;
+      else if (options && /^-[LPe@]+$/.test(arg)) physical = /P[^L]*$/.test(arg) || (physical && !arg.includes("L"));
       else operands.push(arg);
     }
     const target = program === "popd" || command.dynamic || operands.length > 1 ? undefined : (operands[0] ?? (program === "pushd" ? undefined : "~"));
-    const unplaceable = target === undefined || target === "-" || /^[+-]\d+$/.test(target) || (/CDPATH/.test(text) && !/^[./~]/.test(target));
+    // A target the shell expands (`cd secret?`, `cd s*`: a file name pattern) is only known when the line runs; so is a
+    // relative one bash may look up in CDPATH, or read as a variable's value (`shopt -s cdable_vars; cd NAME`).
+    const expands = /[*?[]/.test(target ?? "");
+    // A line that redefines the builtin (`cd() { :; }`, `function cd`, `enable -n cd`, `alias cd=…`) may not move at all.
+    // `cd -P DIR` (or after `set -P`) moves to DIR's physical place, through its symlinks: `cd -P docs/link/..` climbs from the
+    // link's target, and so does a later `cd ..` (bash's default, logical `cd`, climbs back over the link's name).
+    const climbsPhysically = physical;
+    const unplaceable = target === undefined || target === "-" || /^[+-]\d+$/.test(target) || expands || climbsPhysically || REDEFINED_CD.test(text) || (/CDPATH|cdable_vars/.test(text) && !/^[./~]/.test(target));
     changes.push({ scope, move: moveTo(unplaceable ? undefined : target) });
     return before;
   });

@@ -3,7 +3,7 @@ import { picomatchLibrary } from "../../deps/on-demand.js";
 import { fileReachDoubt, fileReachReason, listingReason, searchToolReason, type FileReachDoubt, type FileReachVerb } from "../../messages/index.js";
 import { commandPlaces } from "./command.js";
 import { compilePathPattern, judgeOtherNames, normaliseBase, readPathValue } from "./path.js";
-import { basename, readFileUses, readNaming, readProgram, unknownWordPlaces, type FileUse } from "./programs.js";
+import { basename, readFileUses, readNaming, readProgram, unknownWordPlaces, wrapperInputFiles, type FileUse } from "./programs.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -274,23 +274,35 @@ function covers(rule: CompiledFileRule, absolute: string): boolean {
 }
 
 /** A word as the guard places it: an absolute path, or a shape (with the reason it is one) when the shell still changes it or its start is unknown. */
-type Placed = { readonly absolute: string } | { readonly shape: Token[]; readonly doubt: "wild" | "unplaced"; readonly home?: Token[] };
+/** `climbs`: the path as the kernel is given it, when a `..` in it may climb from a symlink's target (`docs/link/../k`). */
+type Placed = { readonly absolute: string; readonly climbs?: string } | { readonly shape: Token[]; readonly doubt: "wild" | "unplaced"; readonly home?: Token[] };
 
-/** `where`: the directory the command runs in (absolute, or `~`-led when the guard cannot place it). */
-function place(word: string, wild: boolean, where: string): Placed {
+/**
+ * `where`: the directory the command runs in (absolute, or `~`-led when the guard cannot place it). `homeSet`: the line
+ * assigns HOME, so `~` is wherever it was set to.
+ */
+function place(word: string, wild: boolean, where: string, homeSet = false): Placed {
   let text = word;
-  // `"$PWD/.env"`: where the command runs.
-  if (where.startsWith("/")) text = text.replace(/^\$(?:PWD\b|\{PWD\})/, where);
+  // `"$PWD/.env"`, `~+/.env`: where the command runs.
+  if (where.startsWith("/")) text = text.replace(/^\$(?:PWD\b|\{PWD\})/, where).replace(/^~\+(?=\/|$)/, where);
   // find's `{}` stands for each path it finds.
   const changes = (wild && /[$`*?[]/.test(text)) || text.includes("{}");
   const unplacedStart = text.startsWith("~") || (!text.startsWith("/") && !where.startsWith("/"));
-  if (!changes && !unplacedStart) return { absolute: posix.normalize(text.startsWith("/") ? text : `${where}/${text}`) };
+  if (!changes && !unplacedStart) {
+    // The shell's working directory is read as bash's logical one; the word's own `..` is the kernel's, which climbs from
+    // where a symlink before it leads (`cd docs/link && cat ../k`, `cat docs/link/../k`).
+    const given = text.startsWith("/") ? text : `${posix.normalize(where)}/${text}`;
+    return { absolute: posix.normalize(given), ...(/(?:^|\/)\.\.(?:\/|$)/.test(given) ? { climbs: given } : {}) };
+  }
   if (unplacedStart) {
     // From a place the guard does not know, a `..` climbs anywhere: what follows the last one is all that is known.
     const tail = (text.startsWith("~") ? text.replace(/^~[^/]*/, "") : `/${text}`).replace(/^.*\/\.\.(?=\/|$)/, "");
     const tokens = wordTokens(tail === "" ? "/" : tail);
-    // A home directory is not inside a directory a rule covers: `~/notes.txt` is not under /home/u/.aws/**.
-    const home = text.startsWith("~") && !/(?:^|\/)\.\.(?:\/|$)/.test(text) ? { home: tokens } : {};
+    // A home directory is not inside a directory a rule covers: `~/notes.txt` is not under /home/u/.aws/**. Not so `~-` (the
+    // previous directory, `$OLDPWD`), `~+N` and `~-N` (the directory stack's), `~+` where the command's place is unknown,
+    // nor `~` after the line set HOME.
+    const elsewhere = /^~[+-]\d*(?:\/|$)/.test(text) || (homeSet && /^~(?:\/|$)/.test(text));
+    const home = text.startsWith("~") && !elsewhere && !/(?:^|\/)\.\.(?:\/|$)/.test(text) ? { home: tokens } : {};
     return { shape: [GLOBSTAR, ...tokens], doubt: changes ? "wild" : "unplaced", ...home };
   }
   const absolute = text.startsWith("/") ? text : `${where}/${text}`;
@@ -305,8 +317,9 @@ function judgePlaced(placed: Placed, rule: CompiledFileRule, glob: boolean): Ver
     if (covers(rule, placed.absolute)) return YES;
     if (!rule.followSymlinks) return NO;
     // Through this machine's symlinks (`cat link` where link leads to .env).
-    const { readings } = readPathValue(placed.absolute, { base: rule.base, followSymlinks: true });
+    const { readings } = readPathValue(placed.climbs ?? placed.absolute, { base: rule.base, followSymlinks: true });
     if (readings.some((reading) => covers(rule, reading.absolute))) return YES;
+    if (placed.climbs !== undefined && readPathValue(placed.absolute, { base: rule.base, followSymlinks: true }).readings.some((reading) => covers(rule, reading.absolute))) return YES;
     // `cat /private/tmp/x` under a rule on /tmp/x (a link leads there), `cat docs/h` where h is another name of the file.
     return judgeOtherNames(placed.absolute, rule.paths, normaliseBase(rule.base));
   }
@@ -390,7 +403,8 @@ const VERB: Partial<Record<FileUse, FileReachVerb>> = { read: "reads", write: "w
 
 /** What one command does with the files its words and redirections name (cached per command: rules share it). */
 interface CommandUses {
-  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly maybe?: boolean; readonly admits?: readonly string[] }[];
+  /** `own`: a file a wrapper opens itself (`xargs -a FILE`), judged though the command it runs is judged on its own. */
+  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly maybe?: boolean; readonly admits?: readonly string[]; readonly own?: boolean }[];
   /** The program runs another command the line holds as a command of its own (a wrapper): its words are that command's. */
   readonly runner: boolean;
 }
@@ -402,12 +416,16 @@ function commandUses(command: SimpleCommand): CommandUses {
   if (out !== undefined) return out;
   const words = command.words;
   const read = readFileUses(words);
-  const uses: { word: string; use: FileUse; maybe?: boolean; admits?: readonly string[] }[] = [...read.uses];
+  const uses: { word: string; use: FileUse; maybe?: boolean; admits?: readonly string[]; own?: boolean }[] = [...read.uses];
+  // `cat .{env,}` opens .env: the words after bash's brace expansion are read too (as written, they are what sh opens).
+  if (command.expanded !== undefined) for (const one of readFileUses(command.expanded).uses) if (!uses.some((known) => known.word === one.word && known.use === one.use)) uses.push(one);
   let runner = false;
   if (!read.known) {
     // `sudo cat .env`, `timeout 5 cat .env`, `xargs cat`: the command they run is judged on its own.
     const reading = readProgram(words);
     runner = command.transparent === true || reading.commands.length > 0 || reading.scripts.length > 0;
+    // `xargs -a .env echo`: xargs reads the file itself.
+    for (const file of wrapperInputFiles(words)) uses.push({ word: file, use: "read", own: true });
   }
   // `cp a dir/`, `mv a b`: the names the copies, moves and links get (a directory's: the source's name in it).
   const naming = read.known ? readNaming(words) : undefined;
@@ -417,6 +435,21 @@ function commandUses(command: SimpleCommand): CommandUses {
   for (const redirect of command.redirects ?? []) uses.push({ word: redirect.word, use: redirect.reads && redirect.writes ? "read-write" : redirect.reads ? "read" : "write" });
   out = { uses, runner };
   usesOf.set(command, out);
+  return out;
+}
+
+/**
+ * The directories a program moves to through its options before it reads its words (`make -C DIR`, `npm --prefix DIR`,
+ * `git -C DIR`: programs.ts's place options, each in the one before), placed from `where`.
+ */
+function movedTo(command: SimpleCommand, where: string): string[] {
+  const places = command.allowAs?.places ?? [];
+  const out: string[] = [];
+  let at = where;
+  for (const place of places) {
+    at = place.startsWith("/") ? place : `${at}/${place}`;
+    out.push(at);
+  }
   return out;
 }
 
@@ -436,6 +469,8 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
   const { commands } = analysis;
   if (commands.length === 0 && analysis.bare === undefined) return NOT_REACHED;
   const places = commandPlaces(commands, text, normaliseBase(start));
+  // `HOME=/srv/app/secrets; cat ~/k`: the line points `~` elsewhere (an assignment, export, declare, read, for or unset of HOME).
+  const homeSet = /(?<![$\w{])HOME\b/.test(text);
   let doubt: string | undefined;
   const note = (kind: FileReachDoubt, command: string, word: string) => {
     doubt ??= fileReachDoubt(kind, command, word, rule.mode, rule.source);
@@ -445,25 +480,27 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
     const where = places[i] ?? start;
     const shown = command.words.join(" ");
     const { uses, runner } = commandUses(command);
-    if (runner && (command.redirects ?? []).length === 0) continue;
+    if (runner && (command.redirects ?? []).length === 0 && !uses.some((one) => one.own === true)) continue;
     const wild = command.wild;
     const isWild = (word: string) => wild !== undefined && (wild.has(word) || [...wild].some((one) => one.includes(word)));
-    for (const { word, use, maybe, admits } of uses) {
+    for (const { word, use, maybe, admits, own: opened } of uses) {
       if (!restricts(own.access, use)) continue;
-      if (runner && !(command.redirects ?? []).some((redirect) => redirect.word === word)) continue;
+      if (runner && opened !== true && !(command.redirects ?? []).some((redirect) => redirect.word === word)) continue;
       if (use === "unknown" || use === "code") {
         const candidates = use === "code" ? codeNames(word) : unknownWordPlaces(word);
-        for (const candidate of candidates) {
-          const placed = place(candidate, isWild(word), where);
+        // `make -C sub -f ../secrets/k`: the program reads its words in the directory its option picks, as well as here.
+        const wheres = [where, ...movedTo(command, where)];
+        for (const candidate of candidates.flatMap((one) => (/^[/~]/.test(one) ? [[one, where] as const] : wheres.map((at) => [one, at] as const)))) {
+          const placed = place(candidate[0], isWild(word), candidate[1], homeSet);
           const verdict = judgePlaced(placed, own, false);
           if (verdict === NO) continue;
           // A program the guard does not know: whether it opens what its words name cannot be told.
-          if (verdict === YES || "absolute" in placed || use === "code") note(use === "code" ? "code" : "program", shown, candidate);
-          else note(placed.doubt, shown, candidate);
+          if (verdict === YES || "absolute" in placed || use === "code") note(use === "code" ? "code" : "program", shown, candidate[0]);
+          else note(placed.doubt, shown, candidate[0]);
         }
         continue;
       }
-      const placed = place(word, isWild(word), where);
+      const placed = place(word, isWild(word), where, homeSet);
       if (use === "walk" || use === "walk-visible" || use === "walk-write") {
         const verdict = judgeWalk(placed, own, use === "walk-visible", admits);
         if (verdict === YES) return { verdict: YES, reason: fileReachReason(shown, use === "walk-write" ? "writes" : "reads", word === "." ? "the working directory and the files under it" : `${word} and the files under it`, rule.mode, rule.source) };
@@ -489,7 +526,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
     for (const redirect of bare.redirects) {
       const use: FileUse = redirect.reads && redirect.writes ? "read-write" : redirect.reads ? "read" : "write";
       if (!restricts(own.access, use)) continue;
-      const placed = place(redirect.word, redirect.wild, where);
+      const placed = place(redirect.word, redirect.wild, where, homeSet);
       const verdict = judgePlaced(placed, own, redirect.wild);
       const shown = `${redirect.reads ? "<" : ">"} ${redirect.word}`;
       if (verdict === YES) return { verdict: YES, reason: fileReachReason(shown, VERB[use] ?? "writes", redirect.word, rule.mode, rule.source) };

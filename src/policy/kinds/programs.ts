@@ -166,13 +166,15 @@ interface WrapperSpec {
   readonly readsInput?: { readonly replace: readonly string[]; readonly alone?: readonly string[]; readonly placeholder?: string };
   /** GNU parallel: its command runs with the arguments after `:::` (and `::::` files), or with words read from its input (see readParallel). */
   readonly parallelInput?: boolean;
+  /** Options whose value is a file it reads the command's words from (`xargs -a FILE`, `parallel --arg-file FILE`): it reads that file itself. */
+  readonly inputFiles?: readonly string[];
   /** Options whose value is the directory its command starts in (`env -C DIR`, `sudo -D DIR`); one given no value (`nsenter -w`) starts it where the guard cannot tell. */
   readonly directoryOptions?: readonly string[];
   /** A relative directory is read from / (bwrap's `--chdir` in the sandbox, daemonize's `-c` after it moved to /). */
   readonly directoryFromRoot?: boolean;
   /** Where its command starts given no directory option (daemonize: /). */
   readonly startsIn?: string;
-  /** With one of these options its command starts in the target user's home directory (`sudo -i CMD`). */
+  /** With one of these options (or, `-` among them, that word: `su - USER`) its command starts in the target user's home directory (`sudo -i CMD`). */
   readonly homeWith?: readonly string[];
   /** Its first positional is a new root, where its command starts (`chroot NEWROOT CMD`), unless one of these options is given. */
   readonly rootPositional?: readonly string[];
@@ -198,6 +200,7 @@ const SEM: WrapperSpec = {
   joined: true,
   commandOptional: true,
   directoryOptions: ["--workdir", "--wd"],
+  inputFiles: ["-a", "--arg-file"],
 };
 const PARALLEL: WrapperSpec = { ...SEM, parallelInput: true };
 
@@ -261,6 +264,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     permute: true,
     scriptOnly: true,
     shellAlone: true,
+    // A login shell (`su -l`, `su -`) starts in the target user's home.
+    homeWith: ["-l", "--login", "-"],
   },
   runuser: {
     options: { flags: "lmpfP", valued: "csgGwu", long: ["--login", "--preserve-environment", "--fast", "--pty", "--help", "--version"], longValued: ["--command", "--session-command", "--shell", "--group", "--supp-group", "--whitelist-environment", "--user"] },
@@ -270,6 +275,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     scriptOnly: true,
     commandWith: ["-u", "--user"],
     shellAlone: true,
+    homeWith: ["-l", "--login", "-"],
   },
   script: {
     options: {
@@ -581,6 +587,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     },
     commandOptional: true,
     readsInput: { replace: ["-I", "-i", "--replace"], alone: ["echo"] },
+    inputFiles: ["-a", "--arg-file"],
   },
   // xe (an xargs-like runner): `{}` in the command is replaced by the input's words, else they are appended; -I STR another
   // replace string; -s SCRIPT runs the script by sh with them as its arguments. -a/-A (arguments from the command line) are
@@ -617,6 +624,8 @@ interface SubcommandFamily {
    * allow for a subcommand that runs nothing (`kubectl get:*`) covers the line with them before it.
    */
   readonly plain?: readonly string[];
+  /** Its own options whose value is the directory the subcommand's command starts in (`uv --directory DIR run CMD`), unless the subcommand names one. */
+  readonly directoryOptions?: readonly string[];
 }
 
 /** Options of `docker run` / `podman run` / `docker create` (and the long spellings of exec's). */
@@ -697,6 +706,7 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   lxc: { subcommands: { exec: AFTER_DASHDASH } },
   uv: {
     global: { flags: "qv", long: ["--quiet", "--verbose", "--no-cache", "--offline", "--native-tls"], longValued: ["--directory", "--project", "--cache-dir", "--color", "--config-file"] },
+    directoryOptions: ["--directory"],
     subcommands: {
       run: {
         options: {
@@ -705,6 +715,8 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
           long: ["--no-project", "--isolated", "--frozen", "--locked", "--no-sync", "--all-extras", "--no-dev", "--active", "--quiet", "--verbose", "--no-cache", "--offline", "--exact", "--script", "--gui-script", "--all-packages", "--no-default-groups", "--only-dev"],
           longValued: ["--with", "--with-editable", "--with-requirements", "--python", "--project", "--directory", "--env-file", "--extra", "--group", "--package", "--index", "--default-index", "--index-url", "--extra-index-url"],
         },
+        // `uv run --directory DIR CMD` (a global option of uv's, also given before run) changes to DIR before it runs CMD.
+        directoryOptions: ["--directory"],
       },
       "tool run": UV_TOOL_RUN,
     },
@@ -721,7 +733,8 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   stack: { subcommands: { exec: AFTER_DASHDASH } },
   devbox: { subcommands: { run: PROJECT_RUN } },
   pixi: { subcommands: { run: PROJECT_RUN, exec: { options: { longValued: ["--spec", "--channel"] } } } },
-  micromamba: { subcommands: { run: { options: { valued: "np", longValued: ["--name", "--prefix", "--cwd"] } } } },
+  // conda, mamba and micromamba run CMD in the directory `--cwd DIR` names.
+  micromamba: { subcommands: { run: { options: { valued: "np", longValued: ["--name", "--prefix", "--cwd"] }, directoryOptions: ["--cwd"] } } },
   tox: { subcommands: { exec: AFTER_DASHDASH } },
   op: { subcommands: { run: AFTER_DASHDASH } },
   doppler: { subcommands: { run: AFTER_DASHDASH } },
@@ -742,8 +755,8 @@ const SUBCOMMAND_WRAPPERS: Readonly<Record<string, SubcommandFamily>> = {
   hatch: { subcommands: { run: PROJECT_RUN } },
   rye: { subcommands: { run: PROJECT_RUN } },
   bundle: { subcommands: { exec: { options: { long: ["--keep-file-descriptors"], longValued: ["--gemfile"] } } } },
-  conda: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream", "--debug-wrapper-scripts"], longValued: ["--name", "--prefix", "--cwd"] } } } },
-  mamba: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream"], longValued: ["--name", "--prefix", "--cwd"] } } } },
+  conda: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream", "--debug-wrapper-scripts"], longValued: ["--name", "--prefix", "--cwd"] }, directoryOptions: ["--cwd"] } } },
+  mamba: { subcommands: { run: { options: { valued: "np", long: ["--no-capture-output", "--live-stream"], longValued: ["--name", "--prefix", "--cwd"] }, directoryOptions: ["--cwd"] } } },
   mise: { subcommands: { exec: AFTER_DASHDASH, x: AFTER_DASHDASH } },
   asdf: { subcommands: { exec: PROJECT_RUN } },
   // nvm (a shell function agents' shells load): `nvm exec [--silent] [VERSION] CMD` runs CMD with that node; a version is digits, `vN`, `node`, `stable`, `system`, `iojs`, `lts/NAME`.
@@ -844,7 +857,10 @@ function readSubcommandWrapper(name: string, family: SubcommandFamily, words: re
   const two = `${words[at] ?? ""} ${words[at + 1] ?? ""}`;
   const key = Object.hasOwn(family.subcommands, two) ? two : Object.hasOwn(family.subcommands, words[at] ?? "") ? words[at]! : undefined;
   if (key === undefined) return undefined;
-  return readWrapper(`${name} ${key}`, family.subcommands[key]!, words.slice(at + key.split(" ").length - 1), family.namedBy ?? key.split(" ").at(-1)!);
+  const out = readWrapper(`${name} ${key}`, family.subcommands[key]!, words.slice(at + key.split(" ").length - 1), family.namedBy ?? key.split(" ").at(-1)!);
+  const chosen = parsed.seen.findLast((option) => family.directoryOptions?.includes(option.name) === true);
+  if (chosen !== undefined && out.directory === undefined) out.directory = { word: chosen.value };
+  return out;
 }
 
 /**
@@ -1351,14 +1367,14 @@ export function readEnvironment(name: string, value: string, dynamic: boolean, b
 /** apt's configuration keys whose value is a command line (hooks and the programs it runs). */
 const APT_COMMAND_KEYS = /(?:::(?:Pre|Post)-Invoke(?:-Success)?|^DPkg::Pre-Install-Pkgs|^Dir::Bin::[\w-]+|^APT::Key::gpgvcommand|::Pager)(?:::)?$/i;
 
-/** tmux subcommands that run a shell command: the letters of their options that take a value. */
-const TMUX_NEW_SESSION = { valued: "cefFnstxy", operands: "all" } as const;
-const TMUX_NEW_WINDOW = { valued: "cenFt", operands: "all" } as const;
-const TMUX_SPLIT_WINDOW = { valued: "celpFt", operands: "all" } as const;
-const TMUX_RESPAWN = { valued: "cet", operands: "all" } as const;
-const TMUX_RUN_SHELL = { valued: "cdt", operands: "all" } as const;
+/** tmux subcommands that run a shell command: the letters of their options that take a value, and the one whose value is the directory it starts in (`-c DIR`). */
+const TMUX_NEW_SESSION = { valued: "cefFnstxy", operands: "all", directory: "c" } as const;
+const TMUX_NEW_WINDOW = { valued: "cenFt", operands: "all", directory: "c" } as const;
+const TMUX_SPLIT_WINDOW = { valued: "celpFt", operands: "all", directory: "c" } as const;
+const TMUX_RESPAWN = { valued: "cet", operands: "all", directory: "c" } as const;
+const TMUX_RUN_SHELL = { valued: "cdt", operands: "all", directory: "c" } as const;
 const TMUX_IF_SHELL = { valued: "t", operands: "first" } as const;
-const TMUX_POPUP = { valued: "bcdehsStTwxy", operands: "all" } as const;
+const TMUX_POPUP = { valued: "bcdehsStTwxy", operands: "all", directory: "d" } as const;
 const TMUX_PIPE_PANE = { valued: "t", operands: "all" } as const;
 const TMUX_SEND_KEYS = { valued: "cNt", operands: "keys" } as const;
 
@@ -2470,7 +2486,7 @@ const OPTION_EFFECTS: readonly {
    * one command line (`all`), the first of them is (`first`), or they are keys typed into a pane's shell
    * (`keys`: `Enter` ends a line); null: the guard cannot read them, a deny cannot tell.
    */
-  readonly subcommands?: Readonly<Record<string, { readonly valued: string; readonly operands: "all" | "first" | "keys" } | null>>;
+  readonly subcommands?: Readonly<Record<string, { readonly valued: string; readonly operands: "all" | "first" | "keys"; readonly directory?: string } | null>>;
   /** Operands `NAME=value` the program reads as settings (make's variable overrides: `SHELL=PROGRAM`). */
   readonly settings?: readonly { readonly name: RegExp; readonly effect: OptionEffect }[];
   /** Its single-dash long options may also be spelled with two dashes (Go's flag package: `--toolexec=PROG` is `-toolexec=PROG`). */
@@ -3342,6 +3358,11 @@ function readOptionEffects(name: string, words: readonly string[]): ProgramReadi
         }
         const letters = words[j]!.slice(1);
         const at = [...letters].findIndex((letter) => sub.valued.includes(letter));
+        // `tmux new -c DIR CMD`, `-dcDIR`: the command line starts in DIR (the last one given); tmux expands a format in it (`#{pane_current_path}`).
+        if (at >= 0 && letters[at] === sub.directory) {
+          const dir = at === letters.length - 1 ? words[j + 1] : letters.slice(at + 1);
+          out.directory = { word: dir?.includes("#") === true ? undefined : dir };
+        }
         j += at >= 0 && at === letters.length - 1 ? 2 : 1;
       }
       const operands = words.slice(j);
@@ -3591,7 +3612,7 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     const word = root.value === undefined || starts === "unknown" ? undefined : dir === undefined ? (starts === "root" ? root.value : undefined) : dir.startsWith("/") ? inRoot(root.value, dir) : starts === "root" ? dir : undefined;
     out.directory = { word };
   } else if (chosen !== undefined) out.directory = { word: chosen.value === undefined ? undefined : fromRoot(chosen.value) };
-  else if (has(spec.homeWith)) out.directory = { word: "~" };
+  else if (has(spec.homeWith) || (spec.homeWith?.includes("-") === true && words.slice(1, i).concat(spec.permute === true ? words.slice(i) : []).includes("-"))) out.directory = { word: "~" };
   else if (spec.startsIn !== undefined) out.directory = { word: spec.startsIn };
   else if (spec.rootPositional !== undefined && !has(spec.rootPositional) && i < words.length) out.directory = { word: words[i]! };
   /** Given no command, a wrapper of `shellAlone` starts a shell that runs what its standard input holds. */
@@ -3790,6 +3811,27 @@ function readParallel(name: string, rest: readonly string[], seen: Parsed["seen"
 function writeRefusals(name: string, spec: WrapperSpec, seen: Parsed["seen"], files: readonly string[], out: ProgramReading): void {
   for (const option of seen) if (spec.writeOptions?.includes(option.name) === true) out.refusals.push({ reason: `${name} writes a file through ${option.name}`, token: option.name });
   for (const file of files) if (file !== "/dev/null") out.refusals.push({ reason: `${name} writes the file ${file}`, token: file });
+}
+
+/**
+ * The files a wrapper reads its command's words from (`xargs -a FILE`, `parallel --arg-file FILE`, `parallel CMD :::: FILE`),
+ * as written: it opens them itself, before the command it runs.
+ */
+export function wrapperInputFiles(words: readonly string[]): string[] {
+  const name = basename(words[0] ?? "");
+  const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
+  if (spec?.inputFiles === undefined) return [];
+  const parsed = parseOptions(words, 1, spec.options, name);
+  const files = parsed.seen.filter((option) => spec.inputFiles!.includes(option.name) && option.value !== undefined).map((option) => option.value!);
+  if (spec.parallelInput === true) {
+    // `:::: F G` (and `::::+`): files of arguments, up to the next separator.
+    let reading = false;
+    for (const word of words.slice(parsed.next)) {
+      if (/^:::(?::)?\+?$/.test(word)) reading = word.startsWith("::::");
+      else if (reading) files.push(word);
+    }
+  }
+  return files;
 }
 
 /** The starting points of `find` (after -H, -L, -P, -D OPTS, -Ox; `.` when none is given). */
@@ -4120,6 +4162,10 @@ function readGit(words: readonly string[]): ProgramReading {
     if (cmd.length > 0) out.scripts.push(cmd.join(" "));
   }
   if (sub === "filter-branch") out.refusals.push({ reason: "git filter-branch runs its filters as commands", token: sub });
+  // git runs a `!` alias, `rebase --exec` and the commands its settings name from the top of the work tree (`cd docs && git
+  // -c alias.x='!cat k' x` reads the top's k), and `submodule foreach` in each submodule: places the guard cannot tell.
+  // (`bisect run` needs the top already: it runs where git was started.)
+  if ((out.scripts.length > 0 || out.commands.length > 0) && sub !== "bisect") out.directory ??= { word: undefined };
   return out;
 }
 
@@ -4269,14 +4315,19 @@ const PACKAGE_RUNNER_VALUED = /^(?:-w|--workspace|--filter|-F|-C|--dir|--prefix|
 function readPackageRunner(name: string, words: readonly string[]): ProgramReading {
   const out = empty();
   readSettingWrites(name, words, out);
-  // pnpm's -c (--shell-mode) before or after exec: the command words are one command line for /bin/sh.
-  if (name === "pnpm" && (words[1] === "-c" || words[1] === "--shell-mode") && words[2] === "exec") return readPnpmShellMode(words.slice(3), out);
-  if (name === "pnpm" && words[1] === "exec" && words[2] === "--shell-mode") return readPnpmShellMode(words.slice(3), out);
+  // `pnpm -C DIR exec CMD` (--dir, --prefix; the last one given) runs CMD in DIR; yarn's `--cwd DIR` before exec, where
+  // yarn's versions differ, in a directory the guard cannot tell; npm's exec keeps the working directory.
+  const moved = packageRunnerDirectory(name, words);
+  if (moved !== undefined) out.directory = moved;
   const directRunner = name === "npx" || name === "pnpx" || name === "bunx";
   // The subcommand after the runner's own options (`pnpm -r exec`, `pnpm --filter app exec`, `npm -w app exec`), and after
   // yarn's workspace selectors (`yarn workspace app exec`, `yarn workspaces foreach -A exec`).
   let subAt = 1;
   while (!directRunner && subAt < words.length && /^-/.test(words[subAt]!) && words[subAt] !== "--") subAt += PACKAGE_RUNNER_VALUED.test(words[subAt]!) ? 2 : 1;
+  // pnpm's -c (--shell-mode) among its options before exec (`pnpm -C DIR -c exec`), or right after it: the command words are one command line for /bin/sh.
+  const shellMode = (word: string) => word === "-c" || word === "--shell-mode";
+  if (name === "pnpm" && words[subAt] === "exec" && words.slice(1, subAt).some(shellMode)) return readPnpmShellMode(words.slice(subAt + 1), out);
+  if (name === "pnpm" && words[subAt] === "exec" && words[subAt + 1] === "--shell-mode") return readPnpmShellMode(words.slice(subAt + 2), out);
   if (name === "yarn" && words[subAt] === "workspace") subAt += 2;
   else if (name === "yarn" && words[subAt] === "workspaces" && words[subAt + 1] === "foreach") {
     subAt += 2;
@@ -4329,6 +4380,30 @@ function readPackageRunner(name: string, words: readonly string[]): ProgramReadi
   if (i < words.length) out.commands.push(words.slice(i));
   return out;
 }
+
+/** The directory a package runner's command starts in, given before its subcommand (PACKAGE_RUNNER_DIRECTORY); undefined: where the line is. */
+function packageRunnerDirectory(name: string, words: readonly string[]): { readonly word: string | undefined } | undefined {
+  const options = Object.hasOwn(PACKAGE_RUNNER_DIRECTORY, name) ? PACKAGE_RUNNER_DIRECTORY[name]! : undefined;
+  if (options === undefined) return undefined;
+  let chosen: string | undefined;
+  let given = false;
+  for (let i = 1; i < words.length && /^-/.test(words[i]!) && words[i] !== "--"; i += PACKAGE_RUNNER_VALUED.test(words[i]!) ? 2 : 1) {
+    const word = words[i]!;
+    const eq = word.indexOf("=");
+    const option = eq > 0 ? word.slice(0, eq) : word;
+    if (!options.options.includes(option)) continue;
+    given = true;
+    chosen = eq > 0 ? word.slice(eq + 1) : words[i + 1];
+  }
+  if (!given) return undefined;
+  return { word: options.known ? chosen : undefined };
+}
+
+/** `pnpm exec CMD`, `pnpm -c exec`, `pnpm dlx`: the options before the subcommand that pick the directory CMD runs in (`known`: the guard reads it). */
+const PACKAGE_RUNNER_DIRECTORY: Readonly<Record<string, { readonly options: readonly string[]; readonly known: boolean }>> = {
+  pnpm: { options: ["-C", "--dir", "--prefix"], known: true },
+  yarn: { options: ["--cwd"], known: false },
+};
 
 /** `pnpm -c exec WORDS` and `pnpm exec --shell-mode WORDS`: the words are joined and run by /bin/sh. */
 function readPnpmShellMode(rest: readonly string[], out: ProgramReading): ProgramReading {
@@ -6534,6 +6609,16 @@ interface FileProgram {
   readonly inOrder?: boolean;
   /** `NAME=value` operands are assignments, no file (awk). */
   readonly assignments?: boolean;
+  /**
+   * Options whose value is a directory the program changes to before it reads the operands after them (tar's `-C DIR`,
+   * each relative to the one before); with one of `all`, every operand is read in the last one (tar's extraction).
+   */
+  readonly chdir?: { readonly options: readonly string[]; readonly all: readonly string[] };
+  /**
+   * Options read wherever they stand, for a program the table does not parse (`du --files0-from=F`, `find -files0-from F`):
+   * the value (after `=`, or the next word) is used so.
+   */
+  readonly scan?: Readonly<Record<string, FileUse>>;
 }
 
 const COMMON_LONG = ["--help", "--version"];
@@ -6655,6 +6740,8 @@ const TAR: FileProgram = {
   // Without -c or -x, tar lists or compares: the archive is read, the members named.
   operands: "name",
   values: { "-f": "read", "--file": "read", "-T": "read", "--files-from": "read", "-X": "read", "--exclude-from": "read", "-C": "name", "--directory": "name", "--exclude": "text", "--transform": "text", "--strip-components": "text" },
+  // `tar -cf x.tar -C secrets api.key` reads secrets/api.key (the archive itself is opened where tar started).
+  chdir: { options: ["-C", "--directory"], all: ["-x", "--extract", "--get"] },
   switches: [
     { when: ["-c", "--create", "-r", "--append", "-u", "--update"], operands: "walk" },
     { when: ["-x", "--extract", "--get"], none: "walk-write", operands: "write" },
@@ -6781,10 +6868,11 @@ const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
   dir: NAMES,
   vdir: NAMES,
   stat: NAMES,
-  du: NAMES,
+  // du and find read the names of the files to visit from the file --files0-from names (and print each in their errors).
+  du: { operands: "name", scan: { "--files0-from": "read", "-X": "read", "--exclude-from": "read" } },
   df: NAMES,
   tree: NAMES,
-  find: NAMES,
+  find: { operands: "name", scan: { "-files0-from": "read" } },
   fd: NAMES,
   fdfind: NAMES,
   locate: NAMES,
@@ -6863,35 +6951,57 @@ export function readFileUses(words: readonly string[]): FileWords {
   const spec = Object.hasOwn(FILE_PROGRAMS, program) ? FILE_PROGRAMS[program]! : undefined;
   if (spec === undefined) return { known: false, uses: words.slice(1).map((word) => ({ word, use: "unknown" as const })) };
   const uses: { word: string; use: FileUse; admits?: readonly string[] }[] = [];
+  for (let i = 1; spec.scan !== undefined && i < words.length && words[i] !== "--"; i++) {
+    const word = words[i]!;
+    const eq = word.indexOf("=");
+    const name = eq > 0 && word.startsWith("-") ? word.slice(0, eq) : word;
+    if (!Object.hasOwn(spec.scan, name)) continue;
+    const value = eq > 0 && name !== word ? word.slice(eq + 1) : words[i + 1];
+    if (value !== undefined) uses.push({ word: value, use: spec.scan[name]! });
+  }
   const seen: { name: string; value: string | undefined }[] = [];
   const operands: string[] = [];
   let read = words;
   // `tar czf x.tgz .`: the first word is a cluster of options without its dash.
   if (spec.bundle === true && read[1] !== undefined && /^[A-Za-z]+$/.test(read[1])) read = [read[0]!, `-${read[1]}`, ...read.slice(2)];
   const table = spec.options;
-  if (table === undefined) operands.push(...read.slice(1));
+  // The directory the operands are read in (tar's `-C DIR`), relative to where the command runs ("": there), by operand.
+  let dir = "";
+  const dirs: string[] = [];
+  const changeTo = (chunk: Parsed["seen"]) => {
+    for (const option of chunk) if (spec.chdir?.options.includes(option.name) === true && option.value !== undefined && option.value !== "") dir = inDirectory(dir, option.value);
+  };
+  const operand = (...words: string[]) => {
+    operands.push(...words);
+    dirs.push(...words.map(() => dir));
+  };
+  if (table === undefined) operand(...read.slice(1));
   else {
     for (let i = 1; i < read.length; ) {
       const parsed = parseOptions(read, i, table, program);
       seen.push(...parsed.seen);
+      changeTo(parsed.seen);
       if (parsed.unknown !== undefined) {
         // What the option does to the words after it is not known.
         for (const word of read.slice(parsed.next)) uses.push({ word, use: "unknown" });
         break;
       }
       if (parsed.dashdash === true) {
-        operands.push(...read.slice(parsed.next));
+        operand(...read.slice(parsed.next));
         break;
       }
       if (parsed.next >= read.length) break;
-      operands.push(read[parsed.next]!);
+      operand(read[parsed.next]!);
       i = parsed.next + 1;
       if (spec.inOrder === true) {
-        operands.push(...read.slice(i));
+        operand(...read.slice(i));
         break;
       }
     }
   }
+  // `tar -xf a.tar -C src x.ts` writes src/x.ts: extracting, every member is in the last directory.
+  if (spec.chdir !== undefined && seen.some((option) => spec.chdir!.all.includes(option.name))) dirs.fill(dir);
+  for (const [k, word] of operands.entries()) if (dirs[k] !== "" && word !== "-" && !/^[/~]/.test(word)) operands[k] = inDirectory(dirs[k]!, word);
   let lead = spec.lead ?? [];
   let rest = spec.operands;
   let last = spec.last;
@@ -6917,7 +7027,7 @@ export function readFileUses(words: readonly string[]): FileWords {
     uses.push({ word: files[at++]!, use });
   }
   const remaining = files.slice(at);
-  if (remaining.length === 0 && none !== undefined) uses.push({ word: ".", ...walking(none) });
+  if (remaining.length === 0 && none !== undefined) uses.push({ word: dir === "" ? "." : dir, ...walking(none) });
   remaining.forEach((word, i) => {
     const keyed = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
     if (keyed !== null && spec.keyed !== undefined) uses.push({ word: keyed[2]!, use: Object.hasOwn(spec.keyed, keyed[1]!) ? spec.keyed[keyed[1]!]! : "unknown" });
@@ -6925,6 +7035,12 @@ export function readFileUses(words: readonly string[]): FileWords {
     else uses.push({ word, ...walking(last !== undefined && i === remaining.length - 1 && remaining.length > 1 ? last : rest) });
   });
   return { known: true, uses };
+}
+
+/** `word` read in the directory `dir` ("": where the command runs), as `cd DIR` and then the word would be. */
+function inDirectory(dir: string, word: string): string {
+  if (dir === "" || /^[/~]/.test(word)) return word;
+  return `${dir.replace(/\/+$/, "")}/${word}`;
 }
 
 /**

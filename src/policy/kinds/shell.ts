@@ -29,6 +29,11 @@ export interface SimpleCommand {
   readonly refusals: readonly Refusal[];
   /** Every spelling a deny or ask pattern is tried against (as written, `/bin/rm` as rm, normalised, braces expanded, ...). */
   readonly forms: readonly (readonly string[])[];
+  /**
+   * The words after bash's brace expansion, when it changes them (`cat .{env,}` is `cat .env`, `cd s{e,}crets` is `cd
+   * secrets serets`): the files the program opens and the directory a `cd` moves to are read from these too.
+   */
+  readonly expanded?: readonly string[];
   /** Set when the guard cannot tell what this command runs (a deny rule then cannot tell either). */
   readonly unknown: string | undefined;
   /** Commands this one may run, which the guard cannot tell apart (`helm --x y uninstall z`: y or uninstall): a deny or ask pattern one of them matches cannot tell (`reason`). */
@@ -225,7 +230,10 @@ function redirectOf(node: Node, walk: Walk): Redirect | undefined {
   const value = wordValue(target, { commands: [], depth: walk.depth, refusal: undefined });
   const reads = operator.startsWith("<");
   const writes = !reads || operator === "<>";
-  return { word: value.text, reads, writes, wild: value.dynamic || value.glob || value.tilde === true };
+  // bash expands braces in a redirection's word: one word is the file it opens (`< .e{n..n}v` is `< .env`); more is an error.
+  const braced = value.bare === undefined ? undefined : expandBraces(value.bare)?.map(unescapeBare).filter((word) => word !== "");
+  const word = braced?.length === 1 ? braced[0]! : value.text;
+  return { word, reads, writes, wild: value.dynamic || value.glob || value.tilde === true };
 }
 
 interface Walk {
@@ -276,6 +284,11 @@ interface Walk {
   input?: Stdin;
   /** The files a statement's redirections open, for the first command read in it (SimpleCommand.redirects). */
   redirects?: Redirect[];
+  /**
+   * Redirections the parser hung on a list or a pipeline (`cd sub && cat < F`, `a | b > F`) that bash gives its last
+   * command: kept for the statement that starts at `start` and ends at `end`, which takes them over when it is walked.
+   */
+  deferred?: { readonly start: number; readonly end: number; readonly redirects: Redirect[] };
   /** Redirections without a command (ShellAnalysis.bare). */
   bare?: { at: number; redirects: readonly Redirect[] }[];
 }
@@ -759,6 +772,26 @@ function programFiles(program: string, words: readonly string[]): string[] {
 /** A program word zsh expands to a command's path (`=rm`): `=` and a name without `/`. */
 const ZSH_EQUALS = /^=[^/=\s]+$/;
 
+/** The items of a brace sequence expression's body (`m..o`, `1..10..2`, `01..3`), at most 64; undefined when it is none. */
+function braceSequence(body: string): string[] | undefined {
+  const numbers = /^([-+]?\d+)\.\.([-+]?\d+)(?:\.\.([-+]?\d+))?$/.exec(body);
+  const letters = numbers === null ? /^([A-Za-z])\.\.([A-Za-z])(?:\.\.([-+]?\d+))?$/.exec(body) : null;
+  const match = numbers ?? letters;
+  if (match === null) return undefined;
+  const from = numbers !== null ? Number(match[1]) : match[1]!.charCodeAt(0);
+  const to = numbers !== null ? Number(match[2]) : match[2]!.charCodeAt(0);
+  const step = Math.abs(Number(match[3] ?? 1)) || 1;
+  // `{01..3}`: a number written with a leading zero pads every item to the wider width.
+  const padded = numbers !== null && [match[1]!, match[2]!].some((one) => /^[-+]?0\d/.test(one));
+  const width = padded ? Math.max(match[1]!.length, match[2]!.length) : 0;
+  const out: string[] = [];
+  for (let value = from; from <= to ? value <= to : value >= to; value += from <= to ? step : -step) {
+    if (out.length >= 64) break;
+    out.push(numbers !== null ? (value < 0 ? `-${String(-value).padStart(width - 1, "0")}` : String(value).padStart(width, "0")) : String.fromCharCode(value));
+  }
+  return out;
+}
+
 /** Bash brace expansion of an unquoted word (`{rm,-rf}`, `r{m,}`); undefined when it has none. */
 function expandBraces(text: string, budget = { left: 64 }): string[] | undefined {
   let depth = 0;
@@ -792,7 +825,10 @@ function expandBraces(text: string, budget = { left: 64 }): string[] | undefined
       parts.push(body.slice(start));
       const head = text.slice(0, open);
       const tail = text.slice(i + 1);
-      if (parts.length < 2) {
+      // A sequence expression (`{m..o}`, `{1..10..2}`, `{01..3}`): the letters or numbers it spans.
+      const sequence = parts.length < 2 ? braceSequence(body) : undefined;
+      if (sequence !== undefined) parts.splice(0, parts.length, ...sequence);
+      if (parts.length < 2 && sequence === undefined) {
         const rest = expandBraces(tail, budget);
         return rest?.map((item) => `${head}{${body}}${item}`);
       }
@@ -817,6 +853,15 @@ const STDIN_FILES = new Set(["/dev/stdin", "/proc/self/fd/0", "/dev/fd/0", "-"])
 
 const IFS_RE = /\$(?:\{IFS\}|IFS\b)/;
 
+/** A brace expression bash expands (`{a,b}`, `{1..3}`). */
+const BRACES_RE = /\{[^{}]*(?:,|\.\.)[^{}]*\}/;
+
+/** The words after bash's brace expansion (`r{m,} x` is `rm x`), when a word has braces; undefined when none has. */
+function bracedWords(words: readonly string[], values: readonly WordValue[]): string[] | undefined {
+  if (!values.some((value) => value.bare !== undefined && value.bare.includes("{"))) return undefined;
+  return values.flatMap((value, i) => (value.bare === undefined ? [words[i]!] : (expandBraces(value.bare)?.map(unescapeBare) ?? [words[i]!])));
+}
+
 /** The spellings a deny pattern is tried against. */
 function denyForms(words: readonly string[], values: readonly WordValue[] | undefined): string[][] {
   const forms: string[][] = [];
@@ -831,9 +876,8 @@ function denyForms(words: readonly string[], values: readonly WordValue[] | unde
   const spellings: string[][] = [[...words]];
   if (values !== undefined) {
     // Brace expansion (bash): `{rm,-rf,/}` and `r{m,} x` are other argument vectors.
-    if (values.some((value) => value.bare !== undefined && value.bare.includes("{"))) {
-      spellings.push(values.flatMap((value, i) => (value.bare === undefined ? [words[i]!] : (expandBraces(value.bare)?.map(unescapeBare) ?? [words[i]!]))));
-    }
+    const braced = bracedWords(words, values);
+    if (braced !== undefined) spellings.push(braced);
     // `rm${IFS}-rf${IFS}/`: IFS is a space unless set otherwise.
     if (values.some((value) => value.dynamic && IFS_RE.test(value.text))) {
       spellings.push(words.flatMap((word, i) => (values[i]?.dynamic === true && IFS_RE.test(word) ? word.split(/\$(?:\{IFS\}|IFS\b)/).map((part) => unescapeBare(part.replace(/["']/g, ""))).filter((part) => part !== "") : [word])));
@@ -908,6 +952,8 @@ function addSimple(
     refusals.push({ reason: `${words[0] ?? ""} is a function defined in the command line`, token: "" });
   }
   const forms: string[][] = denyForms(words, values);
+  const braced = values === undefined ? undefined : bracedWords(words, values);
+  const expanded = braced === undefined || (braced.length === words.length && braced.every((word, i) => word === words[i])) ? undefined : braced;
   const formKeys = new Set(forms.map((form) => form.join("\u0000")));
   /** Another spelling, once, while the forms are fewer than `cap`. */
   const addForm = (form: readonly string[], cap: number) => {
@@ -1070,7 +1116,7 @@ function addSimple(
   let runsIn: SimpleCommand["runsIn"];
   if (directory !== undefined) {
     const word = directory.word;
-    const replaced = word === undefined || /[$`*?[]/.test(word) || [...wild].some((one) => one.includes(word) || word.includes(one));
+    const replaced = word === undefined || /[$`*?[]/.test(word) || BRACES_RE.test(word) || [...wild].some((one) => one.includes(word) || word.includes(one));
     walk.scopes = (walk.scopes ?? 0) + 1;
     runsIn = { scope: [...(walk.scope ?? []), walk.scopes], directory: replaced ? undefined : word };
   }
@@ -1092,6 +1138,7 @@ function addSimple(
     ...(allowAs === undefined || input !== undefined ? {} : { allowAs }),
     ...(input === undefined ? {} : { input: inputReading(input, words) }),
     ...(wild.size === 0 ? {} : { wild }),
+    ...(expanded === undefined ? {} : { expanded }),
     ...(runsIn === undefined ? {} : { runsIn }),
     ...(facts.redirects === undefined ? {} : { redirects: facts.redirects }),
   });
@@ -1461,6 +1508,10 @@ function pipedText(node: Node, walk: Walk): string | undefined {
 }
 
 function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin | undefined): void {
+  if (walk.deferred !== undefined && walk.deferred.start === node.startIndex && walk.deferred.end === node.endIndex) {
+    walk.redirects = [...(walk.redirects ?? []), ...walk.deferred.redirects];
+    walk.deferred = undefined;
+  }
   if (node.type === "command") {
     readCommand(node, walk, writesFile, stdin);
     return;
@@ -1497,8 +1548,13 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       input = fileInput(child, walk) ?? input;
     }
     const statement = node.namedChildren.find((child) => child !== null && !child.type.endsWith("redirect"));
+    // tree-sitter hangs `cd sub && cat < F` and `a | b > F` on the list or the pipeline; bash gives them to its last
+    // command (`cat`, `b`), which opens them where it runs (in sub, after the cd).
+    let target = statement ?? undefined;
+    while (target !== undefined && (target.type === "list" || target.type === "pipeline")) target = target.namedChildren.filter((child): child is Node => child !== null && child.type !== "comment").at(-1);
+    const deferred = opened.length > 0 && target !== undefined && target !== statement ? (walk.deferred = { start: target.startIndex, end: target.endIndex, redirects: opened }) : undefined;
     // The first command read in the statement opens them (readCommand takes them over); with none (`> F`), the shell alone does.
-    const pending = opened.length > 0 ? (walk.redirects = [...(walk.redirects ?? []), ...opened]) : undefined;
+    const pending = opened.length > 0 && deferred === undefined ? (walk.redirects = [...(walk.redirects ?? []), ...opened]) : undefined;
     for (const child of node.namedChildren) {
       if (child === null) continue;
       if (child.type === "heredoc_redirect") {
@@ -1521,6 +1577,10 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     if (pending !== undefined && walk.redirects === pending) {
       (walk.bare ??= []).push({ at: walk.commands.length, redirects: pending });
       walk.redirects = undefined;
+    }
+    if (deferred !== undefined && walk.deferred === deferred) {
+      (walk.bare ??= []).push({ at: walk.commands.length, redirects: deferred.redirects });
+      walk.deferred = undefined;
     }
     return;
   }
