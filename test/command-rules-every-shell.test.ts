@@ -25,7 +25,7 @@ describe("Bash's deny and ask rules hold for the other shell tools", () => {
     expect(p.decide(tool, { [field]: "git push origin main" }).mode).toBe("ask");
     expect(p.decide(tool, { [field]: "ls -la" }).mode).toBe("allow");
     const reason = p.decide(tool, { [field]: "rm x" }).reason;
-    expect(reason).toMatch(new RegExp(`Bash\\(rm:\\*\\), for ${tool}, which runs commands too`));
+    expect(reason).toMatch(/Bash\(rm:\*\), for every tool that runs commands/);
   });
 
   it("a rule on another shell tool holds for Bash too", () => {

@@ -657,10 +657,14 @@ export function listingReason(tool: string, directory: string, mode: string, rul
   return `${tool} lists the names inside ${directory}, which the ${mode} rule ${rule} covers`;
 }
 
-/** A file tool's rule as a rule of another file tool that reads or writes files the same way (`Edit(./src/**)` for Write). */
-export function fileToolRuleDescription(rule: string, tool: string, access: "read" | "write" | "any"): string {
-  const what = access === "read" ? "reads" : access === "write" ? "writes" : "reads or writes";
-  return `${rule}, for ${tool}, which ${what} files too`;
+/** A file tool's rule as a rule of the other file tools that read or write files the same way (`Edit(./src/**)` for Write). */
+export function fileToolRuleDescription(rule: string, use: "read" | "write"): string {
+  return `${rule}, for every tool that ${use === "read" ? "reads" : "writes"} files`;
+}
+
+/** A file tool's rule as a rule of the command tools (`Read(.env)` for Bash). */
+export function shellFileRuleDescription(rule: string): string {
+  return `${rule}, read in command lines`;
 }
 
 /** A shell command that connects to a place a fetch tool's rule covers (`WebFetch(domain:x)` read in Bash's commands). */
@@ -674,13 +678,13 @@ export function netReachDoubt(command: string, why: string, mode: string, rule: 
 }
 
 /** A command tool's rule as a rule of another command tool (`Bash(rm:*)` for Shell or PowerShell). */
-export function commandToolRuleDescription(rule: string, tool: string): string {
-  return `${rule}, for ${tool}, which runs commands too`;
+export function commandToolRuleDescription(rule: string): string {
+  return `${rule}, for every tool that runs commands`;
 }
 
 /** A fetch tool's rule as a rule of a command tool (`WebFetch(domain:x)` for Bash). */
-export function netRuleDescription(rule: string, tool: string): string {
-  return `${rule}, read in ${tool}'s commands`;
+export function netRuleDescription(rule: string): string {
+  return `${rule}, read in command lines`;
 }
 
 /** What keeps the guard from telling whether a shell command reaches a file a file tool's rule covers (fileReachDoubt). */

@@ -11,7 +11,7 @@ import { compileGlob, isGlobPattern } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
 import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
-import { cannotTellReason, commandToolRuleDescription, controlCharacterReason, fileToolRuleDescription, netRuleDescription, uncoveredReason } from "../messages/index.js";
+import { cannotTellReason, commandToolRuleDescription, controlCharacterReason, fileToolRuleDescription, netRuleDescription, shellFileRuleDescription, uncoveredReason } from "../messages/index.js";
 import { DEFAULT_RISK_MODES, noRuleDecision } from "./defaults.js";
 import { evidenceNote, provenanceReason } from "../messages/provenance.js";
 import { budgetTotal, isComposite, locateValues, seenAfter, usesContext, usesPrincipal } from "../provenance/conditions.js";
@@ -1151,23 +1151,33 @@ export class PermissionPolicy {
     if (this.commandRules.length === 0) return [];
     const field = this.commandField(tool);
     if (field === undefined) return [];
-    return this.commandRules.filter((entry) => !entry.matchesTool(tool)).map((entry) => {
-      // Compiled once per rule and field, then named for each tool (a policy with many shell tools compiles each rule once).
-      let byField = this.carried.get(entry);
-      if (byField === undefined) this.carried.set(entry, (byField = new Map()));
-      let compiled = byField.get(field);
-      if (compiled === undefined) {
-        const where = entry.spec.where ?? {};
-        const spec: PermissionRule = { ...entry.spec, where: { [field]: where[Object.keys(where)[0]!]! } };
-        byField.set(field, (compiled = compileRule(spec, entry.order, this.defaults, () => "command", this.compileCondition, () => false)));
-      }
-      const description = commandToolRuleDescription(entry.spec.rule ?? `${entry.spec.tool}(…)`, tool);
-      return { ...compiled, spec: { ...compiled.spec, tool }, matchesTool: (name: string) => name === tool, description, reasonText: entry.spec.reason ?? description };
-    });
+    return this.commandRules
+      .filter((entry) => !entry.matchesTool(tool))
+      .map((entry) =>
+        this.carriedRule(entry, field, () => {
+          const where = entry.spec.where ?? {};
+          const spec: PermissionRule = { ...entry.spec, where: { [field]: where[Object.keys(where)[0]!]! } };
+          const compiled = compileRule(spec, entry.order, this.defaults, () => "command", this.compileCondition, () => true);
+          const description = commandToolRuleDescription(entry.spec.rule ?? `${entry.spec.tool}(…)`);
+          return { ...compiled, description, reasonText: entry.spec.reason ?? description };
+        }),
+      );
   }
 
-  /** otherCommandRules' compiled rules, per rule and command field. */
-  private readonly carried = new Map<RuleEntry, Map<string, CompiledRule>>();
+  /**
+   * The rules the policy carries to other tools (otherCommandRules, shellFileRules, shellNetRules, fileToolRules),
+   * compiled once per source and field and shared by every tool that reads that field: their descriptions name no tool,
+   * and a plan's rules are not asked which tools they match. (A policy with many shell tools holds each once.)
+   */
+  private readonly carried = new Map<object, Map<string, CompiledRule>>();
+
+  private carriedRule(source: object, field: string, make: () => CompiledRule): CompiledRule {
+    let byField = this.carried.get(source);
+    if (byField === undefined) this.carried.set(source, (byField = new Map()));
+    let rule = byField.get(field);
+    if (rule === undefined) byField.set(field, (rule = make()));
+    return rule;
+  }
 
   /** The deny and ask rules of fetch tools (`WebFetch(domain:x)`), as every command tool's calls are read for them (netRulesOf). */
   private readonly netRules: readonly ShellNetRule[];
@@ -1177,7 +1187,7 @@ export class PermissionPolicy {
     if (this.netRules.length === 0) return [];
     const field = this.commandField(tool);
     if (field === undefined) return [];
-    return this.netRules.map((one) => shellNetRule(one, tool, field, this.compileCondition));
+    return this.netRules.map((one) => this.carriedRule(one, field, () => shellNetRule(one, field, this.compileCondition)));
   }
 
   /** The deny and ask rules of file tools (`Read(.env)`), as every command tool's calls are read for them (fileRulesOf). */
@@ -1201,7 +1211,7 @@ export class PermissionPolicy {
     if (this.fileRules.length === 0) return [];
     const field = this.commandField(tool);
     if (field === undefined) return [];
-    return this.fileRules.map((one) => shellFileRule(one, tool, field, this.defaults));
+    return this.fileRules.map((one) => this.carriedRule(one, `shell:${field}`, () => shellFileRule(one, field, this.defaults)));
   }
 
   /**
@@ -1221,20 +1231,22 @@ export class PermissionPolicy {
     for (const one of this.fileRules) {
       if (one.entry.matchesTool(tool)) continue;
       if (known.use === "write" ? one.file.access === "read" : one.file.access === "write") continue;
-      if (known.use === "read" || known.use === "write") out.push(...fields.map((field) => this.pathFileRule(one, tool, field)));
+      if (known.use === "read" || known.use === "write") out.push(...fields.map((field) => this.pathFileRule(one, field, known.use as "read" | "write")));
       else out.push(searchFileRule(one, tool, known.use, this.defaults));
     }
     return out;
   }
 
   /** A file rule as a rule of the file tool `tool` whose `field` names the file: the same path condition, on that field. */
-  private pathFileRule(one: ShellFileRule, tool: string, field: string): CompiledRule {
-    const { entry, file } = one;
-    const where = entry.spec.where ?? {};
-    const spec: PermissionRule = { ...entry.spec, tool, where: { [field]: where[Object.keys(where)[0]!]! } };
-    const compiled = compileRule(spec, entry.order, this.defaults, () => "path", this.compileCondition, (name) => name === tool);
-    const description = fileToolRuleDescription(file.source, tool, file.access);
-    return { ...compiled, description, reasonText: entry.spec.reason ?? description };
+  private pathFileRule(one: ShellFileRule, field: string, use: "read" | "write"): CompiledRule {
+    return this.carriedRule(one, `${use}:${field}`, () => {
+      const { entry, file } = one;
+      const where = entry.spec.where ?? {};
+      const spec: PermissionRule = { ...entry.spec, where: { [field]: where[Object.keys(where)[0]!]! } };
+      const compiled = compileRule(spec, entry.order, this.defaults, () => "path", this.compileCondition, () => true);
+      const description = fileToolRuleDescription(file.source, use);
+      return { ...compiled, description, reasonText: entry.spec.reason ?? description };
+    });
   }
 
   /**
@@ -1740,7 +1752,7 @@ function fileRulesOf(rules: readonly RuleEntry[], options: PermissionPolicyOptio
 }
 
 /** A file rule as a rule of the command tool `tool`, reading its `field`: the rule's id, mode and place in the order. */
-function shellFileRule(one: ShellFileRule, tool: string, field: string, defaults: MatcherDefaults): CompiledRule {
+function shellFileRule(one: ShellFileRule, field: string, defaults: MatcherDefaults): CompiledRule {
   const { entry, file } = one;
   const start = normaliseBase(defaults.pathBase);
   const direct = compileDirectGetter(parseSelector(field));
@@ -1762,7 +1774,7 @@ function shellFileRule(one: ShellFileRule, tool: string, field: string, defaults
     }
     return { verdict, reason };
   };
-  const description = `${file.source}, read in ${tool}'s commands`;
+  const description = shellFileRuleDescription(file.source);
   const condition: FieldCondition = {
     selector: field,
     description,
@@ -1773,13 +1785,13 @@ function shellFileRule(one: ShellFileRule, tool: string, field: string, defaults
     why: (tree, restrictive) => (restrictive ? judge(tree).reason : undefined),
   };
   const id = entry.spec.id ?? `permissions[${entry.order}]`;
-  const spec: PermissionRule = { tool, mode: entry.mode, where: { [field]: { command: "*" } } };
+  const spec: PermissionRule = { tool: entry.spec.tool, mode: entry.mode, where: { [field]: { command: "*" } } };
   return madeRule({
     order: entry.order,
     spec,
     ruleId: `permission:${id}`,
     mode: entry.mode,
-    matchesTool: (name) => name === tool,
+    matchesTool: () => true,
     where: [condition],
     description,
     reasonText: entry.spec.reason ?? description,
@@ -1793,7 +1805,7 @@ function searchFileRule(one: ShellFileRule, tool: string, use: "search" | "searc
   const { entry, file } = one;
   const start = normaliseBase(defaults.pathBase);
   const judge = (tree: unknown) => judgeSearchReach(tool, use, typeof tree === "object" && tree !== null ? (tree as SearchCall) : {}, file, start);
-  const description = fileToolRuleDescription(file.source, tool, "read");
+  const description = fileToolRuleDescription(file.source, "read");
   const condition: FieldCondition = {
     selector: "path",
     description,
@@ -1848,7 +1860,7 @@ function netRulesOf(rules: readonly RuleEntry[], options: PermissionPolicyOption
 }
 
 /** A fetch tool's rule as a rule of the command tool `tool`, reading its `field`: the places its commands connect to. */
-function shellNetRule(one: ShellNetRule, tool: string, field: string, compile: CompileCondition): CompiledRule {
+function shellNetRule(one: ShellNetRule, field: string, compile: CompileCondition): CompiledRule {
   const { entry } = one;
   const place = compile(one.selector, one.matcher, () => `permissions[${entry.order}].where[${JSON.stringify(one.selector)}]`, one.kind);
   const rule: NetRule = { mode: entry.mode, source: one.source, test: (text) => place.evaluate({ [one.selector]: text }, true) };
@@ -1865,7 +1877,7 @@ function shellNetRule(one: ShellNetRule, tool: string, field: string, compile: C
     }
     return doubt === undefined ? { verdict: NO, reason: undefined } : { verdict: UNKNOWN, reason: doubt };
   };
-  const description = netRuleDescription(one.source, tool);
+  const description = netRuleDescription(one.source);
   const condition: FieldCondition = {
     selector: field,
     description,
@@ -1878,10 +1890,10 @@ function shellNetRule(one: ShellNetRule, tool: string, field: string, compile: C
   const id = entry.spec.id ?? `permissions[${entry.order}]`;
   return madeRule({
     order: entry.order,
-    spec: { tool, mode: entry.mode, where: { [field]: { command: "*" } } },
+    spec: { tool: entry.spec.tool, mode: entry.mode, where: { [field]: { command: "*" } } },
     ruleId: `permission:${id}`,
     mode: entry.mode,
-    matchesTool: (name) => name === tool,
+    matchesTool: () => true,
     where: [condition],
     description,
     reasonText: entry.spec.reason ?? description,

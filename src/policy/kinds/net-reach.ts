@@ -1,4 +1,4 @@
-import { netReachDoubt, netReachReason } from "../../messages/index.js";
+import { carriedUrlReason, netReachDoubt, netReachReason } from "../../messages/index.js";
 import { analyzeShell } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -11,6 +11,9 @@ import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
  * the environment, inline code that connects) cannot be told. Not seen: a program that connects by itself (`node
  * fetch.js URL`), and the remotes a repository's configuration holds (`git fetch origin`, `git pull`).
  */
+
+/** A URL whose query carries another (`?next=http://…`, percent-encoded too). */
+const CARRIES_URL = /[?&][^=&#]*=[^&#]*(?::|%3a)(?:\/|%2f){2}/i;
 
 /** A command line's reach of one rule's places: YES (reason), UNKNOWN (why), or NO. */
 interface NetReach {
@@ -46,7 +49,7 @@ export function judgeNetReach(text: string, rule: NetRule): NetReach {
       if (verdict === YES) return { verdict: YES, reason: netReachReason(shown, place, rule.mode, rule.source) };
       // A URL the guard reads but cannot decide (one its query carries, where the server may redirect): a doubt. A word it
       // cannot read as a URL at all (a package name some fetchers take) is the fetcher's, and read in its origins.
-      if (verdict === UNKNOWN && place.includes("://")) doubt ??= netReachDoubt(shown, `the guard cannot tell where ${place} leads`, rule.mode, rule.source);
+      if (verdict === UNKNOWN && place.includes("://")) doubt ??= netReachDoubt(shown, CARRIES_URL.test(place) ? carriedUrlReason(place) : `the guard cannot read where ${place} leads`, rule.mode, rule.source);
     }
     // bash's own network redirections (`cat </dev/tcp/HOST/PORT`).
     for (const redirect of command.redirects ?? []) {
