@@ -1153,15 +1153,15 @@ export class PermissionPolicy {
     if (field === undefined) return [];
     return this.commandRules
       .filter((entry) => !entry.matchesTool(tool))
-      .map((entry) =>
-        this.carriedRule(entry, field, () => {
-          const where = entry.spec.where ?? {};
-          const spec: PermissionRule = { ...entry.spec, where: { [field]: where[Object.keys(where)[0]!]! } };
-          const compiled = compileRule(spec, entry.order, this.defaults, () => "command", this.compileCondition, () => true);
-          const description = commandToolRuleDescription(entry.spec.rule ?? `${entry.spec.tool}(…)`);
-          return { ...compiled, description, reasonText: entry.spec.reason ?? description };
-        }),
-      );
+      .map((entry) => this.carriedRule(entry, field, () => this.onField(entry, field, "command", commandToolRuleDescription(entry.spec.rule ?? `${entry.spec.tool}(…)`))));
+  }
+
+  /** `entry`'s one condition read on the field `field` of the tools it is carried to, compiled, described by `description`. */
+  private onField(entry: RuleEntry, field: string, kind: ArgumentKind, description: string): CompiledRule {
+    const where = entry.spec.where ?? {};
+    const spec: PermissionRule = { ...entry.spec, where: { [field]: where[Object.keys(where)[0]!]! } };
+    const compiled = compileRule(spec, entry.order, this.defaults, () => kind, this.compileCondition, () => true);
+    return { ...compiled, description, reasonText: entry.spec.reason ?? description };
   }
 
   /**
@@ -1239,14 +1239,7 @@ export class PermissionPolicy {
 
   /** A file rule as a rule of the file tool `tool` whose `field` names the file: the same path condition, on that field. */
   private pathFileRule(one: ShellFileRule, field: string, use: "read" | "write"): CompiledRule {
-    return this.carriedRule(one, `${use}:${field}`, () => {
-      const { entry, file } = one;
-      const where = entry.spec.where ?? {};
-      const spec: PermissionRule = { ...entry.spec, where: { [field]: where[Object.keys(where)[0]!]! } };
-      const compiled = compileRule(spec, entry.order, this.defaults, () => "path", this.compileCondition, () => true);
-      const description = fileToolRuleDescription(file.source, use);
-      return { ...compiled, description, reasonText: entry.spec.reason ?? description };
-    });
+    return this.carriedRule(one, `${use}:${field}`, () => this.onField(one.entry, field, "path", fileToolRuleDescription(one.file.source, use)));
   }
 
   /**
