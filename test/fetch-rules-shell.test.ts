@@ -45,6 +45,7 @@ describe("WebFetch's deny rules hold for the shell's fetchers", () => {
     ["nc 169.254.169.254 80", "deny"],
     ["cat </dev/tcp/169.254.169.254/80", "deny"],
     ["exec 3<>/dev/tcp/0xa9fea9fe/80; echo hi >&3", "not-allow"],
+    ["H=169.254.169.254; cat </dev/tcp/$H/80", "not-allow"],
     ["curl -L 'https://httpbin.org/redirect-to?url=http://169.254.169.254/latest'", "deny"],
     ["curl 'https://ok.example/login?next=http://169.254.169.254/'", "not-allow"],
     ["HTTPS_PROXY=http://evil.example curl https://ok.example/", "not-allow"],

@@ -54,7 +54,8 @@ export function judgeNetReach(text: string, rule: NetRule): NetReach {
     // bash's own network redirections (`cat </dev/tcp/HOST/PORT`).
     for (const redirect of command.redirects ?? []) {
       const reach = socketReach(shown, redirect.word, rule);
-      if (reach !== undefined) return reach;
+      if (reach?.verdict === YES) return reach;
+      if (reach !== undefined) doubt ??= reach.reason;
     }
     // Where the repository's configuration says a remote is (`git fetch origin`, `git pull`) is not read: not a doubt of its own.
     if (command.placesUnknown !== undefined && command.placesUnknown !== connects?.configured) doubt ??= netReachDoubt(shown, command.placesUnknown, rule.mode, rule.source);
@@ -67,7 +68,8 @@ export function judgeNetReach(text: string, rule: NetRule): NetReach {
   for (const bare of analysis.bare ?? []) {
     for (const redirect of bare.redirects) {
       const reach = socketReach(`< ${redirect.word}`, redirect.word, rule);
-      if (reach !== undefined) return reach;
+      if (reach?.verdict === YES) return reach;
+      if (reach !== undefined) doubt ??= reach.reason;
     }
   }
   return doubt === undefined ? { verdict: NO, reason: undefined } : { verdict: UNKNOWN, reason: doubt };
@@ -77,6 +79,8 @@ export function judgeNetReach(text: string, rule: NetRule): NetReach {
 function socketReach(shown: string, word: string, rule: NetRule): NetReach | undefined {
   const socket = /^\/dev\/(?:tcp|udp)\/([^/]+)\/([^/]+)$/.exec(word);
   if (socket === null) return undefined;
+  // A host or port the shell replaces (`/dev/tcp/$HOST/80`) is only known when the line runs.
+  if (/[$`]/.test(word)) return { verdict: UNKNOWN, reason: netReachDoubt(shown, `${word} is a connection to a place only known when the line runs`, rule.mode, rule.source) };
   const place = `http://${socket[1]!.includes(":") ? `[${socket[1]!}]` : socket[1]!}:${socket[2]!}`;
   return rule.test(place) === YES ? { verdict: YES, reason: netReachReason(shown, `${socket[1]!} port ${socket[2]!}`, rule.mode, rule.source) } : undefined;
 }
