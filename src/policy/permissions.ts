@@ -1744,44 +1744,36 @@ function fileRulesOf(rules: readonly RuleEntry[], options: PermissionPolicyOptio
   return out;
 }
 
-/** A file rule as a rule of the command tool `tool`, reading its `field`: the rule's id, mode and place in the order. */
-function shellFileRule(one: ShellFileRule, field: string, defaults: MatcherDefaults): CompiledRule {
-  const { entry, file } = one;
-  const start = normaliseBase(defaults.pathBase);
+/**
+ * A rule carried to the command tools: `reach` judges each command line their `field` holds (YES with the reason the
+ * decision gives, UNKNOWN with why). Kept per value, unless `volatile` (what it reads on this machine may change).
+ */
+function commandLineRule(entry: RuleEntry, field: string, description: string, reach: (text: string) => { verdict: Verdict; reason: string | undefined }, volatile: boolean): CompiledRule {
   const direct = compileDirectGetter(parseSelector(field));
-  const texts = (tree: unknown): string[] => {
+  const judge = (tree: unknown): { verdict: Verdict; reason: string | undefined } => {
     const found = direct === undefined ? NEEDS_FULL_SELECT : direct(tree);
     const values = found === NEEDS_FULL_SELECT ? selectAll(tree, parseSelector(field)) : [found];
-    return values.flatMap((value) => (typeof value === "string" ? [value] : Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []));
-  };
-  const judge = (tree: unknown) => {
-    let verdict: Verdict = NO;
-    let reason: string | undefined;
-    for (const text of texts(tree)) {
-      const reach = judgeFileReach(text, file, start);
-      if (reach.verdict === YES) return reach;
-      if (reach.verdict === UNKNOWN && verdict === NO) {
-        verdict = UNKNOWN;
-        reason = reach.reason;
-      }
+    let doubt: string | undefined;
+    for (const value of values.flatMap((one) => (typeof one === "string" ? [one] : Array.isArray(one) ? one.filter((item): item is string => typeof item === "string") : []))) {
+      const one = reach(value);
+      if (one.verdict === YES) return one;
+      if (one.verdict === UNKNOWN) doubt ??= one.reason;
     }
-    return { verdict, reason };
+    return doubt === undefined ? { verdict: NO, reason: undefined } : { verdict: UNKNOWN, reason: doubt };
   };
-  const description = shellFileRuleDescription(file.source);
   const condition: FieldCondition = {
     selector: field,
     description,
     literal: true,
-    ...(direct === undefined || file.followSymlinks ? {} : { read: direct }),
-    ...(file.followSymlinks ? { volatile: true } : {}),
+    ...(direct === undefined || volatile ? {} : { read: direct }),
+    ...(volatile ? { volatile: true } : {}),
     evaluate: (tree, restrictive) => (restrictive ? judge(tree).verdict : NO),
     why: (tree, restrictive) => (restrictive ? judge(tree).reason : undefined),
   };
   const id = entry.spec.id ?? `permissions[${entry.order}]`;
-  const spec: PermissionRule = { tool: entry.spec.tool, mode: entry.mode, where: { [field]: { command: "*" } } };
   return madeRule({
     order: entry.order,
-    spec,
+    spec: { tool: entry.spec.tool, mode: entry.mode, where: { [field]: { command: "*" } } },
     ruleId: `permission:${id}`,
     mode: entry.mode,
     matchesTool: () => true,
@@ -1791,6 +1783,12 @@ function shellFileRule(one: ShellFileRule, field: string, defaults: MatcherDefau
     kinds: { [field]: "command" },
     reasonOf: (view) => entry.spec.reason ?? judge(view.literal).reason ?? judge(view.value).reason,
   });
+}
+
+/** A file rule as a rule of the command tools, reading their `field` (file-reach.ts). */
+function shellFileRule(one: ShellFileRule, field: string, defaults: MatcherDefaults): CompiledRule {
+  const start = normaliseBase(defaults.pathBase);
+  return commandLineRule(one.entry, field, shellFileRuleDescription(one.file.source), (text) => judgeFileReach(text, one.file, start), one.file.followSymlinks);
 }
 
 /** A file rule as a rule of the search or listing tool `tool` (Grep, Glob): what the search reads, as file-reach.ts reads it. */
@@ -1852,47 +1850,13 @@ function netRulesOf(rules: readonly RuleEntry[], options: PermissionPolicyOption
   return out;
 }
 
-/** A fetch tool's rule as a rule of the command tool `tool`, reading its `field`: the places its commands connect to. */
+/** A fetch tool's rule as a rule of the command tools, reading their `field`: the places their commands connect to (net-reach.ts). */
 function shellNetRule(one: ShellNetRule, field: string, compile: CompileCondition): CompiledRule {
   const { entry } = one;
   const place = compile(one.selector, one.matcher, () => `permissions[${entry.order}].where[${JSON.stringify(one.selector)}]`, one.kind);
   const rule: NetRule = { mode: entry.mode, source: one.source, test: (text) => place.evaluate({ [one.selector]: text }, true) };
-  const direct = compileDirectGetter(parseSelector(field));
-  const judge = (tree: unknown): { verdict: Verdict; reason: string | undefined } => {
-    const found = direct === undefined ? NEEDS_FULL_SELECT : direct(tree);
-    const values = found === NEEDS_FULL_SELECT ? selectAll(tree, parseSelector(field)) : [found];
-    let doubt: string | undefined;
-    for (const value of values) {
-      if (typeof value !== "string") continue;
-      const reach = judgeNetReach(value, rule);
-      if (reach.verdict === YES) return reach;
-      if (reach.verdict === UNKNOWN) doubt ??= reach.reason;
-    }
-    return doubt === undefined ? { verdict: NO, reason: undefined } : { verdict: UNKNOWN, reason: doubt };
-  };
-  const description = netRuleDescription(one.source);
-  const condition: FieldCondition = {
-    selector: field,
-    description,
-    literal: true,
-    // Kept per command text; a change of the hosts file or this machine's names drops what is kept (followMachine).
-    ...(direct === undefined ? {} : { read: direct }),
-    evaluate: (tree, restrictive) => (restrictive ? judge(tree).verdict : NO),
-    why: (tree, restrictive) => (restrictive ? judge(tree).reason : undefined),
-  };
-  const id = entry.spec.id ?? `permissions[${entry.order}]`;
-  return madeRule({
-    order: entry.order,
-    spec: { tool: entry.spec.tool, mode: entry.mode, where: { [field]: { command: "*" } } },
-    ruleId: `permission:${id}`,
-    mode: entry.mode,
-    matchesTool: () => true,
-    where: [condition],
-    description,
-    reasonText: entry.spec.reason ?? description,
-    kinds: { [field]: "command" },
-    reasonOf: (view) => entry.spec.reason ?? judge(view.literal).reason ?? judge(view.value).reason,
-  });
+  // Kept per command text; a change of the hosts file or this machine's names drops what is kept (followMachine).
+  return commandLineRule(entry, field, netRuleDescription(one.source), (text) => judgeNetReach(text, rule), false);
 }
 
 /**
