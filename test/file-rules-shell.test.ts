@@ -17,6 +17,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { REQUIRE_ORACLES } from "./helpers/bash-oracle.js";
 import { installed } from "./helpers/bash-rules.js";
+import { straceOpens } from "./helpers/strace.js";
 
 type Mode = "deny" | "ask" | "allow";
 
@@ -288,31 +289,7 @@ function traced(line: string): { read: string[]; wrote: string[] } {
     stdio: ["ignore", "ignore", "ignore"],
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LC_ALL: "C" },
   });
-  const read = new Set<string>();
-  const wrote = new Set<string>();
-  const text = existsSync(log) ? readFileSync(log, "utf8") : "";
-  // A call another process interrupts is split in two rows (`openat(…, O_RDONLY <unfinished ...>`, then `<... openat resumed>) = 3</x>`): joined by pid.
-  const unfinished = new Map<string, string>();
-  for (const raw of text.split("\n")) {
-    const pid = /^(\d+)\s/.exec(raw)?.[1] ?? "";
-    let row = raw;
-    if (raw.includes("<unfinished ...>")) {
-      unfinished.set(pid, raw.replace("<unfinished ...>", ""));
-      continue;
-    }
-    const resumed = /<\.\.\. \w+ resumed>(.*)$/.exec(raw);
-    if (resumed !== null) {
-      row = `${unfinished.get(pid) ?? ""}${resumed[1]}`;
-      unfinished.delete(pid);
-    }
-    // openat(AT_FDCWD, ".env", O_RDONLY) = 3</abs/.env>
-    const open = /\b(?:open|openat|openat2|creat)\(.*\)\s+=\s+\d+<([^>]*)>/.exec(row);
-    if (open !== null) {
-      const opened = open[1]!;
-      if (/O_WRONLY|O_RDWR|O_TRUNC|O_CREAT|creat\(/.test(row)) wrote.add(opened);
-      if (!/O_WRONLY/.test(row) && !/O_DIRECTORY/.test(row)) read.add(opened);
-    }
-  }
+  const { read, wrote } = straceOpens(existsSync(log) ? readFileSync(log, "utf8") : "");
   // Renamed, removed, linked over, or changed in place: the file is no longer what was planted.
   const edit = DENIED_EDIT[0]!;
   if (!existsSync(edit)) wrote.add(edit);

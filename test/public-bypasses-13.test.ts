@@ -37,6 +37,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
 import { REQUIRE_ORACLES } from "./helpers/bash-oracle.js";
 import { describeBashClasses, installed, type BashClass, type BashExpectation } from "./helpers/bash-rules.js";
+import { straceOpens } from "./helpers/strace.js";
 
 /** A policy of file rules and Bash rules, the Bash tool low risk, relative paths read from `pathBase`. */
 function filePolicy(rules: readonly { rule: string; mode: string }[], pathBase: string, name: string) {
@@ -396,28 +397,8 @@ function traced(line: string): { read: string[]; wroteSrc: boolean } {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: scratch, LC_ALL: "C", TMUX_TMPDIR: scratch, npm_config_update_notifier: "false" },
   });
   spawnSync("tmux", ["-L", "gg13", "kill-server"], { env: { ...process.env, TMUX_TMPDIR: scratch }, stdio: "ignore" });
-  const text = existsSync(log) ? readFileSync(log, "utf8") : "";
-  const read = new Set<string>();
-  let wroteSrc = false;
-  const unfinished = new Map<string, string>();
-  for (const raw of text.split("\n")) {
-    const pid = /^(\d+)\s/.exec(raw)?.[1] ?? "";
-    let row = raw;
-    if (raw.includes("<unfinished ...>")) {
-      unfinished.set(pid, raw.replace("<unfinished ...>", ""));
-      continue;
-    }
-    const resumed = /<\.\.\. \w+ resumed>(.*)$/.exec(raw);
-    if (resumed !== null) {
-      row = `${unfinished.get(pid) ?? ""}${resumed[1]}`;
-      unfinished.delete(pid);
-    }
-    const open = /\b(?:open|openat|openat2|creat)\(.*\)\s+=\s+\d+<([^>]*)>/.exec(row);
-    if (open === null) continue;
-    const opened = open[1]!;
-    if (!/O_WRONLY/.test(row) && !/O_DIRECTORY/.test(row)) read.add(opened);
-    if (/O_WRONLY|O_RDWR|O_TRUNC|O_CREAT|creat\(/.test(row) && opened.startsWith(`${path.join(work, "src")}/`)) wroteSrc = true;
-  }
+  const { read, wrote } = straceOpens(existsSync(log) ? readFileSync(log, "utf8") : "");
+  let wroteSrc = [...wrote].some((file) => file.startsWith(`${path.join(work, "src")}/`));
   if (readFileSync(path.join(work, "src", "a.ts"), "utf8") !== "export const a = 1;\n") wroteSrc = true;
   return { read: PROTECTED_READ().filter((file) => read.has(file)), wroteSrc };
 }
