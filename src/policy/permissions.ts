@@ -5,7 +5,7 @@ import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
 import { parseCompactRule, type MainArguments } from "./compact.js";
 import { findControlChar } from "./canonical.js";
-import { argumentsKey, BoundedCache } from "./decision-cache.js";
+import { argumentsHash, DataCache } from "./decision-cache.js";
 import { compileFieldCondition, describeMatcher, failsOnlyOnSelector, NO, selectorSegments, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
 import { compileGlob, isGlobPattern } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
@@ -1046,8 +1046,8 @@ export class PermissionPolicy {
   /** False only in the reference the fast paths are tested against (`linearScanForTests`): no value index, `args` searched in the rendered text. */
   private fast = true;
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
-  /** Decisions of tools whose plan is `pure`, by the arguments' JSON text (argumentsKey), then tool, then declared risk (none first, then by RISK_RANK) (`decide`). */
-  private readonly decisions = new BoundedCache<Map<string, (PolicyDecision | undefined)[]>>();
+  /** Decisions of tools whose plan is `pure`, by the arguments' data (DataCache), then tool, then declared risk (none first, then by RISK_RANK) (`decide`). */
+  private readonly decisions = new DataCache<Map<string, (PolicyDecision | undefined)[]>>();
   /** Some rule reads the arguments: its verdicts may read this machine's names (a URL's host), so what is kept follows them (`followMachine`). */
   private readonly readsArguments: boolean;
   /** The reading of this machine's names the kept verdicts and decisions were made with (`machineReading`). */
@@ -1303,7 +1303,7 @@ export class PermissionPolicy {
   decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext, principal?: Principal): PolicyDecision {
     if (this.readsArguments) this.followMachine();
     // A decision that reads nothing but the arguments (no thread, no principal, no filesystem) is
-    // kept per distinct argument data and handed out again as a copy (see argumentsKey), while the
+    // kept per distinct argument data and handed out again as a copy (see DataCache), while the
     // tool's calls repeat often enough (KeptDecisions). (A risk level this policy does not know is decided every time.)
     const known = declaredRisk === undefined || Object.hasOwn(RISK_RANK, declaredRisk);
     const plan = this.fast && known && (context === undefined || !this.contextual) ? this.plan(tool) : undefined;
@@ -1311,8 +1311,8 @@ export class PermissionPolicy {
       const keeping = plan.keeping;
       if (keeping.pause > 0) keeping.pause -= 1;
       else {
-        const data = argumentsKey(args);
-        if (data !== undefined) return this.keptDecision(tool, args, declaredRisk, data, keeping, context, principal);
+        const hash = argumentsHash(args);
+        if (hash >= 0) return this.keptDecision(tool, args, declaredRisk, hash, keeping, context, principal);
       }
     }
     return this.evaluate(tool, args, declaredRisk, undefined, context, principal);
@@ -1332,10 +1332,10 @@ export class PermissionPolicy {
     this.byTool.clear();
   }
 
-  /** `decide` through the kept decisions: the one kept for `data` (argumentsKey of `args`), else evaluated and kept. */
-  private keptDecision(tool: string, args: unknown, declaredRisk: RiskLevel | undefined, data: string, keeping: KeptDecisions, context: DecisionContext | undefined, principal: Principal | undefined): PolicyDecision {
+  /** `decide` through the kept decisions: the one kept for `args` (whose argumentsHash is `hash`), else evaluated and kept. */
+  private keptDecision(tool: string, args: unknown, declaredRisk: RiskLevel | undefined, hash: number, keeping: KeptDecisions, context: DecisionContext | undefined, principal: Principal | undefined): PolicyDecision {
     const slot = declaredRisk === undefined ? 0 : RISK_RANK[declaredRisk] + 1;
-    let byTool = this.decisions.get(data);
+    let byTool = this.decisions.get(hash, args);
     const kept = byTool?.get(tool)?.[slot];
     keeping.lookups += 1;
     if (kept !== undefined) keeping.hits += 1;
@@ -1344,10 +1344,11 @@ export class PermissionPolicy {
       keeping.lookups = 0;
       keeping.hits = 0;
     }
-    if (kept !== undefined) return { ...kept };
+    // A copy (the caller may change what it gets); kept decisions have no evidence. A literal, not a spread: this is the hot path.
+    if (kept !== undefined) return { mode: kept.mode, ruleId: kept.ruleId, reason: kept.reason, risk: kept.risk };
     const decided = this.evaluate(tool, args, declaredRisk, undefined, context, principal);
     if (decided.evidence === undefined) {
-      if (byTool === undefined) this.decisions.set(data, (byTool = new Map()));
+      if (byTool === undefined) this.decisions.set(hash, args, (byTool = new Map()));
       let slots = byTool.get(tool);
       if (slots === undefined) byTool.set(tool, (slots = []));
       slots[slot] = { ...decided };
