@@ -191,14 +191,25 @@ export function parseCompactRule(text: string, where: string, mainArguments?: Ma
     matcher = toolDefault.kind === "command" ? { command: spec } : toolDefault.kind === "path" ? { path: spec } : { url: spec };
     const source = declared !== undefined ? "policy" : "convention";
     const from = source === "policy" ? `tools.${tool}.mainArgument` : `Claude Code's convention for ${tool}`;
+    const rooted = toolDefault.kind === "path" ? rootedPath(spec) : undefined;
     return {
       tool,
-      where: { [field]: matcher },
+      where: { [field]: rooted === undefined ? matcher : { path: [spec, rooted] } },
       mainArgument: { field, kind: toolDefault.kind, source },
-      explanation: `${text} → ${tool} where ${describe(field, matcher)} (main argument ${field}, from ${from})`,
+      explanation: `${text} → ${tool} where ${describe(field, matcher)} (main argument ${field}, from ${from})${rooted === undefined ? "" : `, and where it matches ${rooted} (Claude Code reads a leading / from the project root)`}`,
     };
   }
   return { tool, where: { [field]: matcher }, explanation: `${text} → ${tool} where ${describe(field, matcher)}` };
+}
+
+/**
+ * Claude Code reads a path pattern with one leading slash from the project root (`Edit(/src/**)` is the project's src,
+ * `Read(//etc/passwd)` an absolute path), while a `path` condition reads it from the filesystem's root. A rule string
+ * written that way holds for both readings (the project root being the policy's `pathBase`; an absolute path outside
+ * it matches no allow anyway): the pattern read from the base (`./src/**`), else undefined.
+ */
+function rootedPath(spec: string): string | undefined {
+  return /^\/(?!\/)/.test(spec) ? `.${spec}` : undefined;
 }
 
 /** The argument a bare pattern means for `tool` by Claude Code's convention (Bash: command, Read: file_path), if any. */

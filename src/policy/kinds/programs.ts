@@ -130,9 +130,10 @@ interface WrapperSpec {
   /** Needs no command (env alone prints the environment). */
   readonly commandOptional?: boolean;
   /**
-   * A shell builtin that only runs its command (`command CMD`, `builtin CMD`) and starts no program of
-   * its own: with a command to run, no allow pattern need name it. (Wrappers that are programs —
-   * timeout, nice — start a program the allow rules must name.)
+   * A wrapper that changes only how its command runs: a shell builtin (`command CMD`, `builtin CMD`)
+   * or one of the process wrappers Claude Code strips before it matches Bash rules (`timeout`, `time`,
+   * `nice`, `nohup`, `stdbuf`): with a command to run and nothing else of its own (no file it writes,
+   * `time -o FILE`), no allow pattern need name it, and deny patterns read the command it runs.
    */
   readonly transparent?: boolean;
   /** Options whose value is a file it writes (`time -o FILE`). */
@@ -247,10 +248,11 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   timeout: {
     options: { flags: "v", valued: "sk", long: ["--preserve-status", "--foreground", "--verbose", "--help", "--version"], longValued: ["--signal", "--kill-after"] },
     positionals: 1,
+    transparent: true,
   },
-  nice: { options: { valued: "n", longValued: ["--adjustment"], long: ["--help", "--version"], numeric: true }, commandOptional: true },
+  nice: { options: { valued: "n", longValued: ["--adjustment"], long: ["--help", "--version"], numeric: true }, commandOptional: true, transparent: true },
   ionice: { options: { flags: "t", valued: "cnpPu", long: ["--ignore", "--help", "--version"], longValued: ["--class", "--classdata", "--pid", "--pgid", "--uid"] }, commandOptional: true },
-  stdbuf: { options: { valued: "ioe", longValued: ["--input", "--output", "--error"], long: ["--help", "--version"] } },
+  stdbuf: { options: { valued: "ioe", longValued: ["--input", "--output", "--error"], long: ["--help", "--version"] }, transparent: true },
   setsid: { options: { flags: "cfw", long: ["--ctty", "--fork", "--wait", "--help", "--version"] } },
   flock: {
     options: { flags: "sxenoFuv", valued: "wE", long: ["--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close", "--no-fork", "--verbose", "--help", "--version"], longValued: ["--timeout", "--wait", "--conflict-exit-code"] },
@@ -304,8 +306,9 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   time: {
     options: { flags: "apvq", valued: "fo", long: ["--append", "--portability", "--verbose", "--quiet", "--help", "--version"], longValued: ["--format", "--output"] },
     writeOptions: ["-o", "--output"],
+    transparent: true,
   },
-  nohup: { options: { long: ["--help", "--version"] } },
+  nohup: { options: { long: ["--help", "--version"] }, transparent: true },
   // task-spooler queues the command and runs it (`tsp CMD`; `-L LABEL`, `-D ID`, `-W ID` (depend), `-N SLOTS`, `-E`, `-g`, `-n`, `-f`, `-m`, `-B`);
   // its actions (`-l`, `-K`, `-t ID`, `-w`, ...) run nothing. Upstream names it `ts`, which Debian gives moreutils' timestamp filter:
   // `ts FORMAT` (a `%` in it) and `ts` with no operand are that filter.
@@ -588,6 +591,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     commandOptional: true,
     readsInput: { replace: ["-I", "-i", "--replace"], alone: ["echo"] },
     inputFiles: ["-a", "--arg-file"],
+    transparent: true,
   },
   // xe (an xargs-like runner): `{}` in the command is replaced by the input's words, else they are appended; -I STR another
   // replace string; -s SCRIPT runs the script by sh with them as its arguments. -a/-A (arguments from the command line) are
@@ -3708,6 +3712,8 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     const placed = placeholder === undefined ? -1 : command.findIndex((word) => word.includes(placeholder));
     const at = placeholder === undefined || (placed < 0 && replace === undefined) ? command.length : placed;
     if (at >= 0) out.input = [{ command, at, by: name, ...(rest.length === 0 ? { implicit: true } : {}) }];
+    // `find . | xargs grep foo` is as allowed as the grep it runs with the input's words (Claude Code strips xargs too).
+    if (spec.transparent === true && rest.length > 0) markTransparent(out);
     return out;
   }
   if (rest.length === 0) {
@@ -3727,12 +3733,15 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     const rooted = rest.map((word, j) => (j > 0 && word.startsWith("/") ? `${top}${word}` : word));
     if (rooted.some((word, j) => word !== rest[j])) out.commands.push(rooted);
   }
-  // Only the wrapper's own refusal: the line is as allowed as the command it runs (read as a command of its own).
-  if (spec.transparent === true && out.refusals.length === 1 && out.commands.length === 1 && out.scripts.length === 0) {
-    out.refusals.length = 0;
-    out.transparent = true;
-  }
+  if (spec.transparent === true) markTransparent(out);
   return out;
+}
+
+/** Only the wrapper's own refusal: the line is as allowed as the command it runs (read as a command of its own). */
+function markTransparent(out: ProgramReading): void {
+  if (out.refusals.length !== 1 || out.commands.length !== 1 || out.scripts.length !== 0) return;
+  out.refusals.length = 0;
+  out.transparent = true;
 }
 
 /** GNU parallel's replacement strings: `{}`, `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`, `{N}`, `{N.}`, ..., and `{= perl =}`. */
