@@ -38,6 +38,9 @@
  *    (IPv4-compatible, 6to4 and NAT64 wrappings slipped through; Teredo left out); langflow-ai/langflow#14174 (6to4 and
  *    NAT64 of the metadata address); ohdearquant/lionagi#1139 (`::169.254.169.254`); NousResearch/hermes-agent#17443
  *    and crystal-autobot/autobot#84 (`::ffff:` forms past a WebFetch tool's filter); AikidoSec/firewall-java#261].
+ *    The same spellings, and the plain address, through the MCP fetch server's `fetch` tool under a WebFetch rule
+ *    (modelcontextprotocol/servers#4061: the fetch server reaches the metadata address; egoist/fetch-mcp#3 and
+ *    jae-jae/fetcher-mcp#37: other fetch tools' SSRF).
  *    And path spellings (`/proc/self/root/…`, `/proc/self/cwd/…`, `//`, a trailing `/.`, `./`, case) for the Read
  *    tool, judged by `realpath` and the kernel.
  *
@@ -45,7 +48,9 @@
  * allowed read a covered file (every WebFetch and fetch call with a `file:` URL was allowed); class 2, 8 generated
  * deep-agent calls reached a covered file past the guard (read_file without a pathBase, ls, glob and grep from the
  * root); class 3a, 13 listings from above named files inside secrets/; class 3b, no leak, and 0 of the benign
- * filtered searches were allowed; class 4, none (every spelling was already denied).
+ * filtered searches were allowed; class 4, every spelling was already denied for WebFetch and for curl in Bash, but the MCP fetch server's `fetch`
+ * tool was allowed to fetch every one of them, the plain 169.254.169.254 too (a WebFetch rule held for WebFetch and the
+ * shell only).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -441,7 +446,7 @@ describe.runIf(installed("rg") && installed("grep"))("3b. a search's own filters
 
 // ---------------------------------------------------------------------------------------------------------------
 describe("4. SSRF-filter and path spellings", () => {
-  const p = policyOf(`  - { rule: "WebFetch(domain:169.254.169.254)", mode: deny }\n  - { rule: "WebFetch", mode: allow }\n  - { rule: "Read", mode: allow }\ntools:\n  WebFetch: { risk: low }\n  Read: { risk: low }\n`);
+  const p = policyOf(`  - { rule: "WebFetch(domain:169.254.169.254)", mode: deny }\n  - { rule: "WebFetch", mode: allow }\n  - { rule: "fetch", mode: allow }\n  - { rule: "Read", mode: allow }\ntools:\n  WebFetch: { risk: low }\n  fetch: { risk: low }\n  Read: { risk: low }\n`);
   /** The IPv4 address an IPv6 literal embeds (mapped, compatible, NAT64, 6to4, Teredo), as a filter that unwraps it reads it. */
   function embedded(host: string): string | undefined {
     if (!host.startsWith("[")) return undefined;
@@ -472,9 +477,11 @@ describe("4. SSRF-filter and path spellings", () => {
     { numRuns: 200, seed: ORACLE_SEED },
   );
 
-  it("no allowed WebFetch URL reaches the metadata address (WHATWG URL and the embedded IPv4 judge)", () => {
-    const leaks = urls.filter((url) => metadata(url) && p.decide("WebFetch", { url }).mode === "allow");
+  it.each(["WebFetch", "fetch"])("no allowed %s URL reaches the metadata address (WHATWG URL and the embedded IPv4 judge)", (tool) => {
+    // The MCP fetch server's `fetch` fetches as WebFetch does: WebFetch's rule holds for it.
+    const leaks = ["http://169.254.169.254/", ...urls].filter((url) => metadata(url) && p.decide(tool, { url }).mode === "allow");
     expect(leaks).toEqual([]);
+    expect(p.decide(tool, { url: "https://example.com/" }).mode).toBe("allow");
     expect(urls.filter(metadata).length).toBeGreaterThan(100);
   });
 

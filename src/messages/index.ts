@@ -717,6 +717,11 @@ export function netRuleDescription(rule: string): string {
   return `${rule}, read in command lines`;
 }
 
+/** A fetch tool's rule (`WebFetch(domain:x)`) as a rule of the other fetch tools (the MCP fetch server's `fetch`). */
+export function fetchNetRuleDescription(rule: string): string {
+  return `${rule}, for every tool that fetches URLs`;
+}
+
 /** What keeps the guard from telling whether a shell command reaches a file a file tool's rule covers (fileReachDoubt). */
 export type FileReachDoubt = "program" | "into" | "walk" | "walk-write" | "wild" | "unplaced" | "input" | "code" | "unparsed";
 

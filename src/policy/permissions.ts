@@ -11,7 +11,7 @@ import { compileGlob, isGlobPattern } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
 import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
-import { cannotTellReason, commandToolRuleDescription, controlCharacterReason, fetchFileRuleDescription, fileToolRuleDescription, netRuleDescription, shellFileRuleDescription, uncoveredReason } from "../messages/index.js";
+import { cannotTellReason, commandToolRuleDescription, controlCharacterReason, fetchFileRuleDescription, fetchNetRuleDescription, fileToolRuleDescription, netRuleDescription, shellFileRuleDescription, uncoveredReason } from "../messages/index.js";
 import { DEFAULT_RISK_MODES, noRuleDecision } from "./defaults.js";
 import { evidenceNote, provenanceReason } from "../messages/provenance.js";
 import { budgetTotal, isComposite, locateValues, seenAfter, usesContext, usesPrincipal } from "../provenance/conditions.js";
@@ -1246,11 +1246,20 @@ export class PermissionPolicy {
    * `fetch`, a tool declared with a url main argument): a `file:` URL it is given is the file it names.
    */
   private fetchFileRules(tool: string): CompiledRule[] {
-    if (this.fileRules.length === 0) return [];
-    const declared = this.definition.options.mainArguments?.[tool];
-    const field = declared !== undefined ? (declared.kind === "url" ? declared.field : undefined) : conventionalFetchTool(tool);
+    if (this.fileRules.length === 0 && this.netRules.length === 0) return [];
+    const field = this.fetchField(tool);
     if (field === undefined) return [];
-    return this.fileRules.filter((one) => one.file.access !== "write" && !one.entry.matchesTool(tool)).map((one) => this.carriedRule(one, `fetch:${tool}:${field}`, () => fetchFileRule(one, tool, field)));
+    return [
+      ...this.fileRules.filter((one) => one.file.access !== "write" && !one.entry.matchesTool(tool)).map((one) => this.carriedRule(one, `fetch:${tool}:${field}`, () => fetchFileRule(one, tool, field))),
+      // `WebFetch(domain:x)` holds for the MCP fetch server's `fetch` too: the same condition on its URL argument.
+      ...this.netRules.filter((one) => !one.entry.matchesTool(tool)).map((one) => this.carriedRule(one, `fetch:${field}`, () => this.onField(one.entry, field, "url", fetchNetRuleDescription(one.source)))),
+    ];
+  }
+
+  /** The argument of the fetch tool `tool` that holds its URL: its declared url main argument, else the convention's. */
+  private fetchField(tool: string): string | undefined {
+    const declared = this.definition.options.mainArguments?.[tool];
+    return declared !== undefined ? (declared.kind === "url" ? declared.field : undefined) : conventionalFetchTool(tool);
   }
 
   /** A file rule as a rule of the file tool `tool` whose `field` names the file: the same path condition, on that field. */
