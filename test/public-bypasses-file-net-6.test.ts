@@ -44,13 +44,17 @@
  *    And path spellings (`/proc/self/root/…`, `/proc/self/cwd/…`, `//`, a trailing `/.`, `./`, case) for the Read
  *    tool, judged by `realpath` and the kernel.
  *
- * Before the fix (the same assertions on the unchanged guard): class 1, 11 of the generated file: URLs the guard
- * allowed read a covered file (every WebFetch and fetch call with a `file:` URL was allowed); class 2, 8 generated
- * deep-agent calls reached a covered file past the guard (read_file without a pathBase, ls, glob and grep from the
- * root); class 3a, 13 listings from above named files inside secrets/; class 3b, no leak, and 0 of the benign
- * filtered searches were allowed; class 4, every spelling was already denied for WebFetch and for curl in Bash, but the MCP fetch server's `fetch`
- * tool was allowed to fetch every one of them, the plain 169.254.169.254 too (a WebFetch rule held for WebFetch and the
- * shell only).
+ * Before the fix (these assertions on the unchanged guard: 34 of 68 tests failed): class 1, 127 generated or named
+ * `file:` URLs of a covered file were allowed, for WebFetch and for `fetch` alike (every `file:` URL was); class 2, 17
+ * deep-agent calls reached a covered file past the guard with pathBase at the backend's root (`ls /secrets`, `glob` of
+ * `/secrets/*`, `grep` of `/secrets`) and 24 without a pathBase (`read_file /secrets/key.txt` too), and the real
+ * deepagents backend listed secrets/ for an allowed `ls`; class 3a, 30 allowed Glob listings from above named files in
+ * secrets/; class 3b, 11 allowed searches printed a canary (`rg --type-add 'x:*.env' -t x`: ripgrep searches the hidden
+ * files a type's globs match; `grep -r … ./`: a trailing slash hid the walk), and 80 of 180 (Read(.env)), 79 of 186
+ * (Read(./secrets/**), some of them through the `./` hole) and 15 of 145 (both) filtered searches that print no canary
+ * were allowed; class 4, every spelling was already denied for WebFetch and for curl in Bash, but the MCP fetch server's
+ * `fetch` was allowed to fetch all 189 metadata URLs, the plain `http://169.254.169.254/` too. After: no leak; 134 of
+ * 180, 74 of 186 and 40 of 145 filtered searches allowed.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
