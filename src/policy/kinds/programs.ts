@@ -6609,6 +6609,14 @@ interface FileProgram {
    * reads `.env`); a value starting with `!` excludes names instead and admits none.
    */
   readonly admits?: readonly string[];
+  /**
+   * Options that narrow which files a walk searches: `only`, a glob a file's name must match to be searched (grep's
+   * `--include`, ripgrep's `-g GLOB`; several: any of them); `types`, a type whose globs a file's name must match
+   * (ripgrep's `-t TYPE`, RG_TYPES); `skipDirs`, a glob of the directories it never enters (grep's `--exclude-dir`,
+   * ripgrep's `-g '!GLOB'`, which `negated` names); `unreadable`, options after which what the filters admit is not
+   * known (ripgrep's `--type-add`, which may give a type other globs).
+   */
+  readonly filters?: { readonly only?: readonly string[]; readonly types?: readonly string[]; readonly skipDirs?: readonly string[]; readonly negated?: readonly string[]; readonly unreadable?: readonly string[] };
   readonly none?: FileUse;
   /** `NAME=value` operands whose value names a file (`dd if=F of=G`), by NAME; other such operands are `unknown`. */
   readonly keyed?: Readonly<Record<string, FileUse>>;
@@ -6650,6 +6658,8 @@ const GREP: FileProgram = {
     { when: ["-e", "--regexp", "-f", "--file"], lead: [] },
     { when: ["-r", "-R", "--recursive", "--dereference-recursive"], operands: "walk", none: "walk" },
   ],
+  // GNU grep has no negated --include: `--include='!*.ts'` is a glob of names starting with `!`.
+  filters: { only: ["--include"], skipDirs: ["--exclude-dir"] },
 };
 /** ripgrep and the silver searcher: a directory is searched without its hidden files unless told (`--hidden`, `-uu`); a file named is read. */
 const SEARCHER: FileProgram = {
@@ -6680,12 +6690,45 @@ const SEARCHER: FileProgram = {
  */
 const RIPGREP: FileProgram = {
   ...SEARCHER,
+  options: { ...SEARCHER.options!, longValued: [...SEARCHER.options!.longValued!, "--type-add", "--type-clear"] },
+  values: { ...SEARCHER.values, "--type-add": "text", "--type-clear": "text" },
   switches: [
     { when: ["-e", "--regexp", "-f", "--file", "--files"], lead: [] },
     { when: ["--hidden", "-.", "-u", "--unrestricted", "-a", "--all-types", "--all-text", "--pre"], operands: "walk", none: "walk" },
     { when: ["--files"], operands: "name", none: "name" },
   ],
   admits: ["-g", "--glob", "--iglob"],
+  filters: { only: ["-g", "--glob", "--iglob"], negated: ["-g", "--glob", "--iglob"], types: ["-t", "--type"], unreadable: ["--type-add", "--type-clear", "--pre", "--pre-glob"] },
+};
+
+/**
+ * ripgrep's built-in file types (`rg --type-list`) that a `-t TYPE` filter is read with: each type's globs, as ripgrep 13
+ * and later name them (a glob a later version added included: more names, never fewer). A type not listed here (`all`,
+ * one `--type-add` defines) is not read: the search may then reach any file.
+ */
+const RG_TYPES: Readonly<Record<string, readonly string[]>> = {
+  c: ["*.[chH]", "*.[chH].in", "*.cats"],
+  cpp: ["*.[ChH]", "*.[ChH].in", "*.[ch]pp", "*.[ch]pp.in", "*.[ch]xx", "*.[ch]xx.in", "*.cc", "*.cc.in", "*.hh", "*.hh.in", "*.inl"],
+  css: ["*.css", "*.scss", "*.sass", "*.less"],
+  go: ["*.go"],
+  html: ["*.ejs", "*.htm", "*.html"],
+  java: ["*.java", "*.jsp", "*.jspx", "*.properties"],
+  js: ["*.js", "*.jsx", "*.vue", "*.cjs", "*.mjs"],
+  json: ["*.json", "composer.lock", "*.sarif"],
+  markdown: ["*.markdown", "*.md", "*.mdown", "*.mdwn", "*.mkd", "*.mkdn", "*.mdx"],
+  md: ["*.markdown", "*.md", "*.mdown", "*.mdwn", "*.mkd", "*.mkdn", "*.mdx"],
+  py: ["*.py", "*.pyi"],
+  python: ["*.py", "*.pyi"],
+  ruby: ["*.gemspec", "*.rb", "*.rbw", ".irbrc", "Gemfile", "Rakefile", "config.ru"],
+  rust: ["*.rs"],
+  sh: ["*.bash", "*.bashrc", "*.csh", "*.cshrc", "*.ksh", "*.kshrc", "*.sh", "*.tcsh", "*.zsh", ".bash_login", ".bash_logout", ".bash_profile", ".bashrc", ".cshrc", ".kshrc", ".login", ".logout", ".profile", ".tcshrc", ".zlogin", ".zlogout", ".zprofile", ".zshenv", ".zshrc", "bash_login", "bash_logout", "bash_profile", "bashrc", "profile", "zlogin", "zlogout", "zprofile", "zshenv", "zshrc"],
+  sql: ["*.psql", "*.sql"],
+  toml: ["*.toml", "Cargo.lock"],
+  ts: ["*.ts", "*.tsx", "*.cts", "*.mts"],
+  typescript: ["*.ts", "*.tsx", "*.cts", "*.mts"],
+  txt: ["*.txt"],
+  xml: ["*.dtd", "*.rng", "*.sch", "*.xhtml", "*.xjb", "*.xml", "*.xml.dist", "*.xsd", "*.xsl", "*.xslt"],
+  yaml: ["*.yaml", "*.yml"],
 };
 const SED: FileProgram = {
   options: {
@@ -6942,10 +6985,21 @@ const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
 
 /** The words of one command and what its program does with the files each may name (readFileUses). */
 interface FileWords {
-  /** `admits`: the globs of hidden names a `walk-visible` walk searches too (FileProgram.admits). */
-  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly admits?: readonly string[] }[];
+  /** `admits`: the globs of hidden names a `walk-visible` walk searches too (FileProgram.admits); `filter`: what narrows a walk (FileProgram.filters). */
+  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly admits?: readonly string[]; readonly filter?: WalkFilter }[];
   /** The program is in the table (FILE_PROGRAMS): its words were read as it reads them. */
   readonly known: boolean;
+}
+
+/**
+ * What narrows the files a walk searches (FileProgram.filters): `only`, globs one of which a searched file's name matches
+ * (undefined: any name); `skipDirs`, globs of the names of directories it does not enter; `unknown`: the guard cannot
+ * read what the filters admit.
+ */
+export interface WalkFilter {
+  readonly only?: readonly string[];
+  readonly skipDirs?: readonly string[];
+  readonly unknown?: true;
 }
 
 /** Whether a word is an option (`-n`, `--x=y`): the guard does not read an unknown program's options as files. */
@@ -6959,7 +7013,7 @@ export function readFileUses(words: readonly string[]): FileWords {
   const program = basename(words[0] ?? "");
   const spec = Object.hasOwn(FILE_PROGRAMS, program) ? FILE_PROGRAMS[program]! : undefined;
   if (spec === undefined) return { known: false, uses: words.slice(1).map((word) => ({ word, use: "unknown" as const })) };
-  const uses: { word: string; use: FileUse; admits?: readonly string[] }[] = [];
+  const uses: { word: string; use: FileUse; admits?: readonly string[]; filter?: WalkFilter }[] = [];
   for (let i = 1; spec.scan !== undefined && i < words.length && words[i] !== "--"; i++) {
     const word = words[i]!;
     const eq = word.indexOf("=");
@@ -7027,8 +7081,10 @@ export function readFileUses(words: readonly string[]): FileWords {
     if (option.value === undefined) continue;
     uses.push({ word: option.value, use: spec.values !== undefined && Object.hasOwn(spec.values, option.name) ? spec.values[option.name]! : "unknown" });
   }
-  const admitted = spec.admits === undefined ? [] : seen.flatMap((option) => (option.value !== undefined && spec.admits!.includes(option.name) && !option.value.startsWith("!") ? [option.value] : []));
-  const walking = (use: FileUse) => (admitted.length > 0 && use === "walk-visible" ? { use, admits: admitted } : { use });
+  const filter = spec.filters === undefined ? undefined : walkFilter(spec.filters, seen);
+  // A type's globs admit hidden names as a glob does (`rg -t sh KEY` searches `.bashrc`); a type the guard cannot read, any.
+  const admitted = spec.admits === undefined ? [] : [...seen.flatMap((option) => (option.value !== undefined && spec.admits!.includes(option.name) && !option.value.startsWith("!") ? [option.value] : [])), ...(filter?.unknown === true ? ["*"] : seen.flatMap((option) => (option.value !== undefined && spec.filters?.types?.includes(option.name) === true ? (RG_TYPES[option.value] ?? ["*"]) : [])))];
+  const walking = (use: FileUse) => ({ use, ...(admitted.length > 0 && use === "walk-visible" ? { admits: admitted } : {}), ...(filter !== undefined && (use === "walk" || use === "walk-visible") ? { filter } : {}) });
   const files = operands.filter((word) => word !== "-");
   let at = 0;
   for (const use of lead) {
@@ -7044,6 +7100,30 @@ export function readFileUses(words: readonly string[]): FileWords {
     else uses.push({ word, ...walking(last !== undefined && i === remaining.length - 1 && remaining.length > 1 ? last : rest) });
   });
   return { known: true, uses };
+}
+
+/** The filters a program's options set on its walks (FileProgram.filters), undefined when none is given. */
+function walkFilter(filters: NonNullable<FileProgram["filters"]>, seen: readonly { name: string; value: string | undefined }[]): WalkFilter | undefined {
+  const only: string[] = [];
+  const skipDirs: string[] = [];
+  let unknown = false;
+  for (const option of seen) {
+    if (filters.unreadable?.includes(option.name) === true) unknown = true;
+    if (option.value === undefined) continue;
+    if (filters.negated?.includes(option.name) === true && option.value.startsWith("!")) skipDirs.push(option.value.slice(1));
+    else if (filters.only?.includes(option.name) === true) only.push(option.value);
+    else if (filters.skipDirs?.includes(option.name) === true) skipDirs.push(option.value);
+    else if (filters.types?.includes(option.name) === true) {
+      const globs = Object.hasOwn(RG_TYPES, option.value) ? RG_TYPES[option.value] : undefined;
+      if (globs === undefined) unknown = true;
+      else only.push(...globs);
+    }
+  }
+  if (unknown) return { unknown: true };
+  // ripgrep's later glob wins: `-g '!secrets' -g '*'` enters secrets/ again.
+  if (filters.negated !== undefined && seen.some((option) => filters.negated!.includes(option.name) && option.value !== undefined && !option.value.startsWith("!"))) skipDirs.length = 0;
+  if (only.length === 0 && skipDirs.length === 0) return undefined;
+  return { ...(only.length > 0 ? { only } : {}), ...(skipDirs.length > 0 ? { skipDirs } : {}) };
 }
 
 /** `word` read in the directory `dir` ("": where the command runs), as `cd DIR` and then the word would be. */
