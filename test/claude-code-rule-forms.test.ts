@@ -25,9 +25,9 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-oracle.js";
+import { describeWithOracle } from "./helpers/oracle-describe.js";
 
 type Mode = "allow" | "deny" | "ask";
 
@@ -37,6 +37,13 @@ function policy(rules: readonly (readonly [Mode, string])[], name: string) {
   return permissionPolicy(parsePolicy(`version: 1\npermissions:\n${lines.join("\n")}\ntools:\n  Bash: { risk: high }\n`, "yaml", `${name}.yaml`));
 }
 const decide = (guard: ReturnType<typeof policy>, command: string) => guard.decide("Bash", { command });
+/** Each line decided as the table says. */
+function expectModes(guard: ReturnType<typeof policy>, cases: readonly (readonly [string, Mode])[]): void {
+  for (const [line, mode] of cases) {
+    const got = decide(guard, line);
+    expect(got.mode, `${line}: ${got.reason}`).toBe(mode);
+  }
+}
 
 /** Prefix allows (whatever words xargs adds, they still hold), a deny and an ask. */
 const RULES: readonly (readonly [Mode, string])[] = [
@@ -93,7 +100,7 @@ describe("Claude Code's process wrappers need no allow of their own", () => {
   });
 
   it("xargs with its own options runs the command with the input's words: as allowed as that command with any words", () => {
-    for (const [line, mode] of [
+    expectModes(guard, [
       ["printf 'a.txt' | xargs cat", "allow"],
       ["printf 'a.txt\\0' | xargs -0 cat", "allow"],
       ["echo a.txt | xargs -n1 -P2 cat", "allow"],
@@ -104,14 +111,11 @@ describe("Claude Code's process wrappers need no allow of their own", () => {
       ["echo http://example.test/ | xargs curl", "ask"],
       ["echo a.txt | xargs wc -l", "ask"],
       ["echo test | xargs npm", "ask"],
-    ] as const) {
-      const got = decide(guard, line);
-      expect(got.mode, `${line}: ${got.reason}`).toBe(mode);
-    }
+    ]);
   });
 
   it("a wrapper that does more than wrap, or whose command is not known, is not passed over", () => {
-    for (const [line, mode] of [
+    expectModes(guard, [
       ["time -o times.txt npm test", "ask"],
       ["timeout 5", "ask"],
       ["nice", "ask"],
@@ -122,10 +126,7 @@ describe("Claude Code's process wrappers need no allow of their own", () => {
       ["nohup npm test > out.log 2>&1 &", "ask"],
       ["timeout 5 bash -c 'rm x'", "deny"],
       ["nice -n 5 npm test && rm x", "deny"],
-    ] as const) {
-      const got = decide(guard, line);
-      expect(got.mode, `${line}: ${got.reason}`).toBe(mode);
-    }
+    ]);
   });
 
   it("a rule on the wrapper itself still holds", () => {
@@ -137,17 +138,7 @@ describe("Claude Code's process wrappers need no allow of their own", () => {
   });
 });
 
-const support = oracleSupport();
-
-describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real wrappers judge: a wrapped line is decided as the command they start", () => {
-  let oracle: ShellOracle | undefined;
-  beforeAll(() => {
-    if (!support.ok) throw new Error(`REQUIRE_ORACLES: ${support.reason}`);
-    oracle = ShellOracle.create(support.mode, { concurrency: 2, limitSeconds: 10 });
-  });
-  afterAll(async () => {
-    await oracle?.dispose();
-  });
+describeWithOracle("the real wrappers judge: a wrapped line is decided as the command they start", (oracle) => {
   const WRAPPER_PROGRAMS = new Set(["timeout", "nice", "nohup", "stdbuf", "xargs", "bash", "dash", "env"]);
   const quote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
 
@@ -160,7 +151,7 @@ describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real wrappers judge: a wra
   runs.push("printf 'a.txt' | xargs cat", "echo a.txt | xargs -n1 -P2 cat", "echo a.txt | xargs -I{} cat {}", "echo x | xargs -r rm -f", "echo http://example.test/ | xargs curl", "echo a.txt | timeout 5 xargs nice -n 3 cat");
 
   it.each([...new Set(runs)].map((line) => [line] as const))("%s", async (line) => {
-    const run = await oracle!.run(line, "bash");
+    const run = await oracle().run(line, "bash");
     const started = run.invocations.map((invocation) => invocation.argv).filter((argv) => !WRAPPER_PROGRAMS.has(argv[0] ?? "") && argv[0] !== "printf");
     expect(started.length, `bash ran ${JSON.stringify(run.invocations)}; ${run.stderr}`).toBeGreaterThan(0);
     const ran = started.at(-1)!.map(quote).join(" ");

@@ -9,11 +9,11 @@
 // {} \;` runs `git push`).
 // Every line is also run by the real bash (and xargs) in the recording sandbox of
 // test/helpers/bash-oracle.ts: when a denied program starts, no policy may allow the line.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cannotTellReason, inputOptionsReason, inputProgramReason, inputWordsReason } from "../src/messages/index.js";
 import { explainDecision } from "../src/policy/explain.js";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-oracle.js";
+import { describeWithOracle } from "./helpers/oracle-describe.js";
 import { installed, leavesMarker } from "./helpers/bash-rules.js";
 
 type Mode = "allow" | "deny" | "ask";
@@ -222,17 +222,7 @@ describe("plain string matchers on the command field read it as deny and allow p
   });
 });
 
-const support = oracleSupport();
-
-describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash and xargs: when a denied program starts, no policy allows the line", () => {
-  let oracle: ShellOracle | undefined;
-  beforeAll(() => {
-    if (!support.ok) throw new Error(`REQUIRE_ORACLES: ${support.reason}`);
-    oracle = ShellOracle.create(support.mode, { concurrency: 2, limitSeconds: 10 });
-  });
-  afterAll(async () => {
-    await oracle?.dispose();
-  });
+describeWithOracle("the real bash and xargs: when a denied program starts, no policy allows the line", (oracle) => {
   const deniedBy = (argv: readonly string[]) => {
     const words = [argv[0]?.slice(argv[0].lastIndexOf("/") + 1) ?? "", ...argv.slice(1)];
     return DENY.find((pattern) => {
@@ -243,7 +233,7 @@ describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash and xargs: when 
   };
   // parallel is a recorder in the sandbox (it does not run its command): its lines are judged above only.
   it.each(CASES.filter((k) => !k.line.includes("parallel")).map((k) => [k.line, k] as const))("%s", async (_line, k) => {
-    const run = await oracle!.run(k.line, "bash");
+    const run = await oracle().run(k.line, "bash");
     const started = run.invocations.map((i) => i.argv);
     // sudo is modelled (it refuses): the command it was given counts as started.
     const withSudo = started.flatMap((argv) => (argv[0] === "sudo" && argv.length > 1 ? [argv, argv.slice(1)] : [argv]));
