@@ -17,16 +17,20 @@
 //     `Read(/secrets/**)` as the absolute /secrets only, so a ported deny did not hold for the project's secrets/ (and a
 //     ported allow, an absolute path outside the project, allowed nothing). Now such a rule holds for both readings (the
 //     project root being `pathBase`).
+//   - a rule on an MCP server, `mcp__SERVER`: "matches any tool provided by the server" in Claude Code; the guard read
+//     it as one tool's name, so a deny on `mcp__github` stopped none of its tools (the real server's tools are checked in
+//     test/mcp-guard.test.ts).
 // The real programs judge the wrappers: each generated line runs under bash in the recording sandbox
 // (test/helpers/bash-oracle.ts), and the guard's decision on the line must be its decision on the command the wrappers
 // really started (as they started it: their options consumed, xargs' input words added).
-// Before this change 108 of these 207 tests failed.
+// Before this round 110 of these 209 tests failed.
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
+import { linearScanForTests, parsePermissionRules, PermissionPolicy, type PermissionRule } from "../src/policy/permissions.js";
 import { describeWithOracle } from "./helpers/oracle-describe.js";
 
 type Mode = "allow" | "deny" | "ask";
@@ -252,5 +256,40 @@ describe("a rule string's path with one leading slash is Claude Code's project-r
     for (const spelled of spellings("docs/a.md")) expect(allow.decide("Read", { file_path: spelled }).mode, spelled).toBe("allow");
     expect(allow.decide("Read", { file_path: "secrets/k" }).mode).toBe("ask");
     expect(allow.decide("Read", { file_path: "docs/../secrets/k" }).mode).toBe("ask");
+  });
+});
+
+describe("a rule on `mcp__SERVER` holds for every tool of that server", () => {
+  // Claude Code: "`mcp__puppeteer` matches any tool provided by the puppeteer server"; MCP tools are named
+  // `mcp__SERVER__TOOL` (a server's name holds no `__`). The guard read `mcp__github` as one tool's name, so a deny
+  // on the server stopped none of its tools.
+  const server = fc.stringMatching(/^[a-z][a-z0-9-]{0,6}(?:_[a-z0-9]{1,3})?$/);
+  const tool = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/).filter((name) => !name.includes("__") && !name.endsWith("_"));
+
+  it("generated servers and tools: the server's tools, in any case, and no other server's", () => {
+    fc.assert(
+      fc.property(server, server, tool, fc.constantFrom("deny", "ask", "allow"), fc.boolean(), (named, other, name, mode, compact) => {
+        const rules: PermissionRule[] = [compact ? { rule: `mcp__${named}`, mode } as PermissionRule : { tool: `mcp__${named}`, mode }];
+        const fast = new PermissionPolicy(parsePermissionRules(rules), { defaultRisk: "high" });
+        const naive = linearScanForTests(new PermissionPolicy(parsePermissionRules(rules), { defaultRisk: "high" }));
+        const expected = mode === "allow" ? "allow" : mode;
+        for (const candidate of [`mcp__${named}__${name}`, `MCP__${named.toUpperCase()}__${name}`, `mcp__${named}`]) {
+          expect(fast.decide(candidate, {}).mode, candidate).toBe(expected);
+          expect(fast.decide(candidate, {})).toEqual(naive.decide(candidate, {}));
+        }
+        for (const candidate of [`mcp__${other}__${name}`, `mcp__${named}x__${name}`, `mcp__${named}_${name}`, `x${named}__${name}`]) {
+          if (candidate.toLowerCase().startsWith(`mcp__${named}__`) || candidate.toLowerCase() === `mcp__${named}`) continue;
+          expect(fast.decide(candidate, {}).mode, candidate).toBe("ask");
+          expect(fast.decide(candidate, {})).toEqual(naive.decide(candidate, {}));
+        }
+      }),
+      { seed: 2611, numRuns: 300 },
+    );
+  });
+
+  it("a tool's own rule and a glob keep their meaning", () => {
+    const policy = new PermissionPolicy(parsePermissionRules([{ tool: "mcp__gh__create_issue", mode: "deny" }, { tool: "mcp__gh__*", mode: "ask" }, { rule: "mcp__gh", mode: "allow" } as PermissionRule]), { defaultRisk: "low" });
+    expect(policy.decide("mcp__gh__create_issue", {}).mode).toBe("deny");
+    expect(policy.decide("mcp__gh__list", {}).mode).toBe("ask");
   });
 });

@@ -6,6 +6,8 @@ import { formatIssues } from "./format-issues.js";
 import { parseCompactRule, type MainArguments } from "./compact.js";
 import { findControlChar } from "./canonical.js";
 import { argumentsHash, DataCache } from "./decision-cache.js";
+import { isOneToolName } from "./rule-index.js";
+import { serverWidePrefix } from "./mcp-names.js";
 import { compileFieldCondition, describeMatcher, failsOnlyOnSelector, NO, selectorSegments, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
 import { compileGlob, isGlobPattern } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
@@ -207,7 +209,10 @@ export function compileToolMatcher(rule: PermissionRule, where: string): (tool: 
     let matcher = literalMatchers.get(key);
     if (matcher === undefined) {
       const name = caseSensitive ? rule.tool : rule.tool.toLowerCase();
-      matcher = caseSensitive ? (tool) => tool === name : (tool) => tool.toLowerCase() === name;
+      const server = serverWidePrefix(name);
+      // `mcp__github` names the server's tools too (`mcp__github__create_issue`).
+      if (server !== undefined) matcher = caseSensitive ? (tool) => tool === name || tool.startsWith(server) : (tool) => tool.toLowerCase() === name || tool.toLowerCase().startsWith(server);
+      else matcher = caseSensitive ? (tool) => tool === name : (tool) => tool.toLowerCase() === name;
       if (literalMatchers.size >= MAX_CACHED_TOOLS) literalMatchers.clear();
       literalMatchers.set(key, matcher);
     }
@@ -1728,7 +1733,7 @@ function conventionalAccess(tool: string): FileAccess | undefined {
  */
 function onlyCondition(entry: RuleEntry): { rule: PermissionRule; selector: string; matcher: Record<string, unknown> } | undefined {
   const rule = entry.spec;
-  if (rule.mode === "allow" || rule.toolRegex === true || isGlobPattern(rule.tool) || rule.args !== undefined || rule.after !== undefined || rule.budget !== undefined || rule.principal !== undefined) return undefined;
+  if (rule.mode === "allow" || rule.toolRegex === true || !isOneToolName(rule.tool) || rule.args !== undefined || rule.after !== undefined || rule.budget !== undefined || rule.principal !== undefined) return undefined;
   const selectors = Object.keys(rule.where ?? {});
   if (selectors.length !== 1) return undefined;
   const selector = selectors[0]!;
