@@ -24,6 +24,7 @@
 // (test/helpers/bash-oracle.ts), and the guard's decision on the line must be its decision on the command the wrappers
 // really started (as they started it: their options consumed, xargs' input words added).
 // Before this round 110 of these 209 tests failed.
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
@@ -130,7 +131,14 @@ describe("Claude Code's process wrappers need no allow of their own", () => {
       ["nohup npm test > out.log 2>&1 &", "ask"],
       ["timeout 5 bash -c 'rm x'", "deny"],
       ["nice -n 5 npm test && rm x", "deny"],
+      ["echo a.txt | xargs --process-slot-var=BASH_ENV cat", "ask"],
+      ["echo a.txt | xargs --process-slot-var LD_PRELOAD cat", "ask"],
     ]);
+  });
+
+  it("the real xargs sets --process-slot-var's variable in its command's environment (so it is no plain wrapper)", () => {
+    const run = spawnSync("bash", ["-c", `echo x | xargs --process-slot-var=BASH_ENV sh -c 'echo "slot=$BASH_ENV"'`], { encoding: "utf8" });
+    expect(run.stdout).toMatch(/^slot=0$/m);
   });
 
   it("a rule on the wrapper itself still holds", () => {

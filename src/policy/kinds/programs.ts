@@ -136,6 +136,8 @@ interface WrapperSpec {
    * `time -o FILE`), no allow pattern need name it, and deny patterns read the command it runs.
    */
   readonly transparent?: boolean;
+  /** Options that make a `transparent` wrapper do more than wrap: its command then needs an allow that names it (`xargs --process-slot-var=BASH_ENV` sets a variable its command reads). */
+  readonly opaqueWith?: readonly string[];
   /** Options whose value is a file it writes (`time -o FILE`). */
   readonly writeOptions?: readonly string[];
   /** The positionals (or a `permute` wrapper's operands) are files it writes (`logsave LOGFILE CMD`, `script FILE`). */
@@ -592,6 +594,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     readsInput: { replace: ["-I", "-i", "--replace"], alone: ["echo"] },
     inputFiles: ["-a", "--arg-file"],
     transparent: true,
+    // It sets NAME in its command's environment (`--process-slot-var=BASH_ENV`, `=LD_PRELOAD`).
+    opaqueWith: ["--process-slot-var"],
   },
   // xe (an xargs-like runner): `{}` in the command is replaced by the input's words, else they are appended; -I STR another
   // replace string; -s SCRIPT runs the script by sh with them as its arguments. -a/-A (arguments from the command line) are
@@ -3713,7 +3717,7 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     const at = placeholder === undefined || (placed < 0 && replace === undefined) ? command.length : placed;
     if (at >= 0) out.input = [{ command, at, by: name, ...(rest.length === 0 ? { implicit: true } : {}) }];
     // `find . | xargs grep foo` is as allowed as the grep it runs with the input's words (Claude Code strips xargs too).
-    if (spec.transparent === true && rest.length > 0) markTransparent(out);
+    if (spec.transparent === true && rest.length > 0 && !seen.some((option) => spec.opaqueWith?.includes(option.name) === true)) markTransparent(out);
     return out;
   }
   if (rest.length === 0) {
@@ -3733,7 +3737,7 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     const rooted = rest.map((word, j) => (j > 0 && word.startsWith("/") ? `${top}${word}` : word));
     if (rooted.some((word, j) => word !== rest[j])) out.commands.push(rooted);
   }
-  if (spec.transparent === true) markTransparent(out);
+  if (spec.transparent === true && !seen.some((option) => spec.opaqueWith?.includes(option.name) === true)) markTransparent(out);
   return out;
 }
 
