@@ -294,6 +294,9 @@ function examine(
     else warnings.push(`${info.label}: duplicate id, already used by permissions[${first}]; decisions and audit records could not tell them apart`);
   }
   errors.push(...principalNameErrors(loaded));
+  if (withWarnings && loaded.notRead !== undefined && loaded.notRead.length > 0) {
+    warnings.push(`${loaded.source}: read as Claude Code's settings (its permission lists); ${loaded.notRead.join(", ")} configure Claude Code itself and are not read by the guard`);
+  }
   const names = tools === undefined ? undefined : new ToolNames([...tools.keys()]);
   if (withWarnings) warnings.push(...shadowWarnings(infos, loaded.precedence, tools, names));
   if (withWarnings) warnings.push(...provenanceWarnings(loaded.permissions, loaded.provenance, tools));
