@@ -3,7 +3,7 @@
 // directory that holds `.claude` (where Claude Code reads `./` and `/`-rooted patterns from); the file's other settings
 // are named by `policy check` as not read; a malformed list is refused, naming where.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
@@ -118,7 +118,9 @@ describe("a Claude Code settings file is a policy", () => {
     expect(notRead).not.toMatch(/\$schema/);
   });
 
-  it("a settings file outside a .claude directory sets no pathBase; a policy file is read as before", () => {
+  it("the user's own settings (~/.claude) and a settings file outside a .claude directory set no pathBase; a policy file is read as before", () => {
+    const userSettings = join(homedir(), ".claude", "settings.json");
+    expect(parsePolicy(JSON.stringify({ permissions: { deny: ["Read(./.env)"] } }), "json", userSettings).pathBase).toBeUndefined();
     expect(parsePolicy(JSON.stringify({ permissions: { deny: ["Bash(rm *)"] } }), "json", join(project, "claude-settings.json")).pathBase).toBeUndefined();
     const policy = parsePolicy(JSON.stringify({ version: 1, permissions: [{ rule: "Bash(rm *)", mode: "deny" }] }), "json", join(project, ".claude", "settings.json"));
     expect(policy.pathBase).toBeUndefined();

@@ -1,4 +1,5 @@
-import { dirname, isAbsolute, resolve } from "node:path";
+import { homedir } from "node:os";
+import { dirname, resolve } from "node:path";
 import { z } from "zod";
 import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
@@ -9,7 +10,8 @@ import { formatIssues } from "./format-issues.js";
  * reads (`Bash(npm run test *)`, `Read(./.env)`, `WebFetch(domain:example.com)`, `mcp__github`), each with its mode;
  * Claude Code evaluates deny, then ask, then allow, as the policy's default precedence does. A project's settings
  * (a file in a `.claude` directory) set `pathBase` to the project (the directory holding `.claude`), where Claude
- * Code reads relative and `/`-rooted patterns from. The file's other settings (hooks, env, model, defaultMode, ...)
+ * Code reads relative and `/`-rooted patterns from (the user's own, `~/.claude/settings.json`, name no project). The
+ * file's other settings (hooks, env, model, defaultMode, ...)
  * configure Claude Code itself and are not read; `ignoredClaudeSettings` names them.
  */
 
@@ -29,12 +31,15 @@ function isClaudeSettings(raw: unknown): raw is Record<string, unknown> & { perm
   return !Object.hasOwn(doc, "version") && typeof permissions === "object" && permissions !== null && !Array.isArray(permissions);
 }
 
-/** The project a settings file in a `.claude` directory belongs to (its parent), else undefined. */
-function projectOf(source: string): string | undefined {
+/**
+ * The project a settings file in a `.claude` directory belongs to (its parent), else undefined. The user's own settings
+ * (`~/.claude/settings.json`) hold for every project, so they name none.
+ */
+function projectOf(source: string, home: string): string | undefined {
   const directory = dirname(source);
   if (!/(?:^|[\\/])\.claude$/.test(directory)) return undefined;
-  const project = dirname(directory);
-  return isAbsolute(project) ? project : resolve(project);
+  const project = resolve(dirname(directory));
+  return project === resolve(home) ? undefined : project;
 }
 
 /**
@@ -42,12 +47,12 @@ function projectOf(source: string): string | undefined {
  * file has `version: 1` and a list of permissions). Throws a PolicyError naming `source` and the list and index of a
  * malformed entry.
  */
-export function fromClaudeSettings(raw: unknown, source: string): Record<string, unknown> | undefined {
+export function fromClaudeSettings(raw: unknown, source: string, home = homedir()): Record<string, unknown> | undefined {
   if (!isClaudeSettings(raw)) return undefined;
   const parsed = ClaudePermissionsSchema.safeParse(raw.permissions);
   if (!parsed.success) throw new PolicyError(source, "permissions", formatIssues(parsed.error.issues, raw.permissions).join("; "));
   const { allow = [], ask = [], deny = [] } = parsed.data;
-  const project = projectOf(source);
+  const project = projectOf(source, home);
   return {
     version: 1,
     ...(project === undefined ? {} : { pathBase: project }),
