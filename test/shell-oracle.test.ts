@@ -61,8 +61,51 @@ const base = (word: string) => word.slice(word.lastIndexOf("/") + 1);
  */
 const GIT_INERT_OPTIONS = new Set(["--no-pager", "-P", "--no-optional-locks"]);
 
+/**
+ * Claude Code strips its process wrappers before it matches a Bash rule ("a rule like `Bash(npm test *)` also
+ * matches `timeout 30 npm test`": timeout, time, nice, nohup, stdbuf, and xargs), so a rule on a command is a rule on
+ * the command such a wrapper runs: their options as GNU coreutils, findutils and time read them. A wrapper that does
+ * more than wrap (`time -o FILE` writes a file, `xargs --process-slot-var` sets a variable) is not passed over.
+ */
+const WRAPPER_OPTIONS: Readonly<Record<string, { flags: RegExp; valued: RegExp; positionals?: number; opaque?: RegExp }>> = {
+  timeout: { flags: /^(-v|--verbose|--preserve-status|--foreground|--signal=.*|--kill-after=.*|-[sk].+)$/, valued: /^(-[sk]|--signal|--kill-after)$/, positionals: 1 },
+  nice: { flags: /^(-\d+|-n-?\d+|--adjustment=.*)$/, valued: /^(-n|--adjustment)$/ },
+  nohup: { flags: /^$/, valued: /^$/ },
+  stdbuf: { flags: /^(-[ioe].+|--(input|output|error)=.*)$/, valued: /^(-[ioe]|--(input|output|error))$/ },
+  time: { flags: /^(-[pvqa]+|--(portability|verbose|quiet|append)|--format=.*)$/, valued: /^(-f|--format)$/, opaque: /^(-o|--output)/ },
+  xargs: {
+    flags: /^(-[0rtpxo]+|-[eil].*|-[adEILnPs].+|--(null|no-run-if-empty|verbose|interactive|exit|open-tty|show-limits)|--(arg-file|delimiter|max-lines|max-args|max-procs|max-chars|eof|replace)(=.*)?)$/,
+    valued: /^(-[adEILnPs]|--(arg-file|delimiter|max-lines|max-args|max-procs|max-chars))$/,
+    opaque: /^--process-slot-var/,
+  },
+};
+
+function withoutWrappers(words: readonly string[]): readonly string[] {
+  let out = words;
+  for (let depth = 0; depth < 8; depth++) {
+    const spec = WRAPPER_OPTIONS[out[0] ?? ""];
+    if (spec === undefined) return out;
+    let i = 1;
+    while (i < out.length) {
+      const word = out[i] ?? "";
+      if (word === "--") {
+        i += 1;
+        break;
+      }
+      if (spec.opaque?.test(word) === true) return out;
+      if (spec.valued.test(word)) i += 2;
+      else if (word.startsWith("-") && word !== "-" && spec.flags.test(word)) i += 1;
+      else break;
+    }
+    i += spec.positionals ?? 0;
+    if (i >= out.length) return out;
+    out = [base(out[i] ?? ""), ...out.slice(i + 1)];
+  }
+  return out;
+}
+
 function ruleWords(argv: readonly string[]): string[] {
-  const words = [base(argv[0] ?? ""), ...argv.slice(1)];
+  const words = [...withoutWrappers([base(argv[0] ?? ""), ...argv.slice(1)])];
   if (words[0] !== "git") return words;
   let i = 1;
   while (i < words.length && GIT_INERT_OPTIONS.has(words[i] ?? "")) i += 1;
@@ -167,9 +210,20 @@ function wordsAgree(words: readonly string[], recorded: readonly string[]): bool
   return go(0, 0);
 }
 
-function explained(guardCommands: readonly (readonly string[])[], argv: readonly string[]): boolean {
-  return guardCommands.some((words) => {
-    for (let start = 0; start < words.length; start += 1) if (wordsAgree(words.slice(start), argv)) return true;
+/**
+ * A guard command accounts for a recorded argv when its words agree with it (from any start: wrappers); one that
+ * xargs or parallel feed (`input.at`: its words from there on come from the input) when its known words agree with
+ * the argv's first words, whatever words follow.
+ */
+function explained(guardCommands: readonly { readonly words: readonly string[]; readonly at: number | undefined }[], argv: readonly string[]): boolean {
+  return guardCommands.some(({ words, at }) => {
+    for (let start = 0; start < words.length; start += 1) {
+      if (wordsAgree(words.slice(start), argv)) return true;
+      if (at !== undefined && at > start) {
+        const known = words.slice(start, at);
+        for (let end = known.length; end <= argv.length; end += 1) if (wordsAgree(known, argv.slice(0, end))) return true;
+      }
+    }
     return false;
   });
 }
@@ -180,8 +234,8 @@ const internal = (invocation: Invocation) => invocation.path.startsWith("/git-bu
 function splitDisagreements(command: string, run: ShellRun): string[] {
   const analysis = analyzeShell(command);
   if (!analysis.ok) return run.invocations.length > 0 ? [`guard: unparseable (${analysis.reason}); bash ran ${run.invocations.map((i) => JSON.stringify(i.argv)).join(", ")}`] : [];
-  const guardCommands = analysis.commands.map((c) => c.words);
-  return run.invocations.filter((invocation) => !internal(invocation) && !explained(guardCommands, invocation.argv)).map((invocation) => `bash ran ${JSON.stringify(invocation.argv)}, guard read ${JSON.stringify(guardCommands)}`);
+  const guardCommands = analysis.commands.map((c) => ({ words: c.words, at: c.input?.at }));
+  return run.invocations.filter((invocation) => !internal(invocation) && !explained(guardCommands, invocation.argv)).map((invocation) => `bash ran ${JSON.stringify(invocation.argv)}, guard read ${JSON.stringify(guardCommands.map((c) => c.words))}`);
 }
 
 // ---- running and judging ----
