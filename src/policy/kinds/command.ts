@@ -7,6 +7,7 @@ import { originOf, urlReadings } from "./net.js";
 import { lineLinks, linkReadings, UNKNOWN_TARGET, type LineLink } from "./links.js";
 import { hardLinkNames, pathWordReadings, realPatternWord } from "./path.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
+import { readPowerShell } from "./powershell.js";
 import { UNREAD_WORDS } from "./subcommands.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -997,4 +998,19 @@ export function commandPlaces(commands: readonly SimpleCommand[], text: string, 
     const where = startedIn(start, cwd) ?? start;
     return where.startsWith("/") ? posix.normalize(where) : where;
   });
+}
+
+/**
+ * A PowerShell tool's command line as the guard reads it (powershell.ts): the line as a POSIX shell reads it (when it
+ * parses so), then the POSIX commands PowerShell runs for it (`Remove-Item x` as `rm x`), then, when some of it cannot
+ * be read, `pwsh -Command LINE`, whose reading says why. A rule for a shell is tried against each.
+ */
+export function powerShellLine(text: string): string {
+  const reading = readPowerShell(text);
+  const lines: string[] = [];
+  // A here-document (`<<`) would swallow the lines after it: PowerShell has none, so such a line is not read as bash's.
+  if (!text.includes("<<") && analyzeShell(text).ok) lines.push(text);
+  if (reading.script !== "") lines.push(reading.script);
+  if (reading.unknown !== undefined) lines.push(`pwsh -Command '${text.replace(/'/g, `'\\''`)}'`);
+  return lines.join("\n");
 }

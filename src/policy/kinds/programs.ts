@@ -10,6 +10,7 @@
  */
 
 import { CODE_LOADERS, type CodeLoader } from "./loaders.js";
+import { readPowerShell } from "./powershell.js";
 import { carriedUrlReason } from "../../messages/index.js";
 import { originOf, urlReadings } from "./net.js";
 import { parseOptions, type OptionTable, type Parsed } from "./options.js";
@@ -895,9 +896,12 @@ export function stdinCodeReading(name: string, code: string): { guesses: string[
   // PowerShell, Nushell and xonsh run a program named at the start of a statement: the code is tried as a command line too (as with -c).
   const guesses = [...(COMMAND_LANGUAGES.has(name) ? [code] : []), ...codeGuesses(code)];
   const doubt = codeDoubt(code);
+  // PowerShell's own names of commands (`Remove-Item`, `gc`, `iwr`), read as the POSIX commands they are.
+  const powershell = name === "pwsh" || name === "powershell" ? readPowerShell(code) : undefined;
+  if (powershell !== undefined && powershell.script !== "") guesses.push(powershell.script);
   return {
     guesses,
-    unknown: doubt === undefined ? undefined : `${name} runs code from its standard input that ${doubt}, which the guard cannot read`,
+    unknown: doubt === undefined ? (powershell?.unknown === undefined ? undefined : `${name} runs code from its standard input the guard cannot read: ${powershell.unknown}`) : `${name} runs code from its standard input that ${doubt}, which the guard cannot read`,
     placesUnknown: NET_CALLS.test(code) ? `${name} runs code from its standard input that connects to the network, where the guard cannot read` : undefined,
   };
 }
@@ -969,6 +973,13 @@ function powershellCode(name: string, word: string): "command" | "encoded" | und
   if (lower.length >= 2 && "-command".startsWith(lower)) return "command";
   if (lower === "-ec" || (lower.length >= 2 && "-encodedcommand".startsWith(lower))) return "encoded";
   return undefined;
+}
+
+/** `code` read as PowerShell (powershell.ts): the POSIX commands it runs are scripts of `out`, and what cannot be read leaves it unknown. */
+function withPowerShell(out: ProgramReading, code: string, by: string): void {
+  const reading = readPowerShell(code);
+  if (reading.script !== "") out.scripts.push(reading.script);
+  if (reading.unknown !== undefined) out.unknown ??= `${by} runs code the guard cannot read: ${reading.unknown}`;
 }
 
 /** Interpreters whose single-dash words are options of their own, not clusters of letters: `ghc -Werror`, `jrunscript -encoding`, `pwsh -NonInteractive` hold no -e or -c. */
@@ -5356,6 +5367,8 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
       // PowerShell, Nushell and xonsh run a program named at the start of a statement (`pwsh -c 'rm -rf x'` runs rm where no
       // alias or function of theirs has the name): the code is tried as a command line too.
       if (COMMAND_LANGUAGES.has(name)) out.guesses.push(code);
+      // PowerShell's own names of those commands (`Remove-Item`, `ri`, `del`, `gc`, `iwr`): read as the POSIX commands they are.
+      if (name === "pwsh" || name === "powershell") withPowerShell(out, code, `${name} ${option}`);
       const doubt = codeDoubt(code);
       if (doubt !== undefined) {
         out.guesses.push(...codeGuesses(code));
