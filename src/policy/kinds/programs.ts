@@ -11,10 +11,11 @@
 
 import { CODE_LOADERS, type CodeLoader } from "./loaders.js";
 import { readPowerShell } from "./powershell.js";
+import { DELETE_CALLS, deletesLikeRm, deletionOf } from "./same-effect.js";
 import { carriedUrlReason } from "../../messages/index.js";
 import { originOf, urlReadings } from "./net.js";
 import { parseOptions, type OptionTable, type Parsed } from "./options.js";
-import { COMPOSE_GLOBAL, DOCKER_GLOBAL, KUBECTL_GLOBAL, commandSpellings } from "./subcommands.js";
+import { COMPOSE_GLOBAL, DOCKER_GLOBAL, KUBECTL_GLOBAL, UNREAD_WORDS, commandSpellings } from "./subcommands.js";
 
 /** Something an allow cannot vouch for unless its pattern names `token` (`find:* -exec`, `sudo:*`). */
 export interface Refusal {
@@ -5369,6 +5370,9 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
       if (COMMAND_LANGUAGES.has(name)) out.guesses.push(code);
       // PowerShell's own names of those commands (`Remove-Item`, `ri`, `del`, `gc`, `iwr`): read as the POSIX commands they are.
       if (name === "pwsh" || name === "powershell") withPowerShell(out, code, `${name} ${option}`);
+      // `python3 -c 'os.remove(…)'`, `perl -e 'unlink …'`: code that deletes files as rm does, on files the guard does not read.
+      const deletes = DELETE_CALLS.exec(code)?.[0];
+      if (deletes !== undefined) out.maybe = [...(out.maybe ?? []), { form: ["rm", UNREAD_WORDS], reason: deletesLikeRm(`${name} ${option} …`, deletes) }];
       const doubt = codeDoubt(code);
       if (doubt !== undefined) {
         out.guesses.push(...codeGuesses(code));
@@ -5403,6 +5407,9 @@ export function readProgram(words: readonly string[]): ProgramReading {
     if (unnamed.packages === true) out.installsPackages = true;
   }
   out.runs ??= filesRun(name, words);
+  // `unlink x`, `find . -delete`, `git clean -fdx`: deletes files as rm does, read as rm on what it deletes (same-effect.ts).
+  const deletion = deletionOf(words, name);
+  if (deletion !== undefined) out.maybe = [...(out.maybe ?? []), deletion];
   const fetched = fetchedFiles(name, words);
   if (fetched.length > 0) out.writes = [...(out.writes ?? []), ...fetched];
   return out;
