@@ -688,7 +688,7 @@ export function netRuleDescription(rule: string): string {
 }
 
 /** What keeps the guard from telling whether a shell command reaches a file a file tool's rule covers (fileReachDoubt). */
-export type FileReachDoubt = "program" | "into" | "walk" | "walk-write" | "wild" | "unplaced" | "input" | "code" | "unparsed";
+export type FileReachDoubt = "program" | "into" | "walk" | "walk-write" | "wild" | "unplaced" | "input" | "code" | "unparsed" | "environment";
 
 /** A shell command's words shown in a reason: at most 80 characters. */
 function shownCommand(command: string): string {
@@ -722,5 +722,7 @@ export function fileReachDoubt(doubt: FileReachDoubt, command: string, word: str
       return `${shown} runs code that names ${word}, ${covered}, and may open it`;
     case "unparsed":
       return `the command line cannot be parsed (${word}), so the guard cannot tell whether it reaches ${covered}`;
+    case "environment":
+      return `${shown} runs with ${word} set, through which the program loads code, options or files the guard does not read, and they may reach ${covered}`;
   }
 }

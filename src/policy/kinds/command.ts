@@ -581,6 +581,11 @@ function readWorkingDirectories(commands: readonly SimpleCommand[], text: string
     // `env -C DIR CMD`, `sudo -D DIR CMD`: the command the wrapper runs (in a scope of its own) starts in DIR, as after `cd DIR`.
     if (command.runsIn !== undefined) changes.push({ scope: command.runsIn.scope, move: moveTo(command.runsIn.directory) });
     const [program] = command.words;
+    // `source FILE`, `. FILE`: the file runs in this shell and may change its directory (`cd` in it), which the guard does not read.
+    if ((program === "source" || program === ".") && command.words.length > 1) {
+      changes.push({ scope, move: moveTo(undefined) });
+      return before;
+    }
     if (program === undefined || !DIRECTORY_CHANGES.has(program)) return before;
     // `cd se{c,}rets` is `cd secrets serets` to bash: the operands are the words after brace expansion.
     const args = (command.expanded ?? command.words).slice(1);

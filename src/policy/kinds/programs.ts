@@ -1264,9 +1264,29 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
   { name: /^(?:BASH_CMDS|BASH_ALIASES|BASH_LOADABLES_PATH)$/, effect: "code", what: "finds the program a command name runs through it (bash's table of command paths, its aliases, where enable -f loads builtins from)" },
   // zsh's tables of names (zsh/parameter): `aliases[x]=CMD`, `galiases`, `saliases` bind aliases, `functions[f]=BODY` defines a function, `commands[x]=PATH` hashes a path.
   { name: /^(?:aliases|galiases|saliases|functions|commands|dis_aliases|dis_galiases|dis_saliases|dis_functions)$/, effect: "code", what: "finds what a command name runs through it (zsh's tables of aliases, functions and command paths)" },
-  { name: /^(?:TAR_OPTIONS|LESS|MANOPT|GZIP|ZIPOPT|XZ_OPT|BZIP2|PARALLEL|GREP_OPTIONS|RSYNC_OPTIONS|WGETRC|CURL_HOME|SSH_CONFIG)$/, effect: "code", what: "reads options or settings (which can run commands) from it" },
+  { name: /^(?:TAR_OPTIONS|LESS|MANOPT|GZIP|ZIPOPT|XZ_OPT|BZIP2|PARALLEL|GREP_OPTIONS|RSYNC_OPTIONS|WGETRC|CURL_HOME|SSH_CONFIG|RIPGREP_CONFIG_PATH)$/, effect: "code", what: "reads options or settings (which can run commands) from it" },
   { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_NOSYSTEM|GIT_NAMESPACE|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|GIT_ALLOW_PROTOCOL|GIT_PROTOCOL_FROM_USER|GIT_SSH_VARIANT|HOME|XDG_CONFIG_HOME)$/, effect: "refuse", what: "reads its configuration or repository (which can run commands) through it" },
 ];
+
+/**
+ * Variables through which programs read files the line does not name (for the file rules): `walk`, a directory whose files
+ * they read (a repository, a work tree, a home or configuration directory: `GIT_DIR=d git log` reads d/config, d/HEAD;
+ * `HOME=d git log` reads d/.gitconfig); `read`, a file they read (a configuration, an index, a startup file, a library
+ * they load); `options`, a file of options that may name any other file (ripgrep's configuration adds paths, --hidden,
+ * --pre commands); `code`, code loaded from elsewhere (LD_PRELOAD) or a program found elsewhere (a PATH with a relative
+ * directory runs `./cat` for cat), which may open any file.
+ */
+const ENVIRONMENT_FILES: readonly { readonly name: RegExp; readonly use: "walk" | "read" | "options" | "code"; readonly what: string }[] = [
+  { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_COMMON_DIR|GIT_OBJECT_DIRECTORY|HOME|XDG_CONFIG_HOME|CURL_HOME|GNUPGHOME|DOCKER_CONFIG|ZDOTDIR)$/, use: "walk", what: "reads the files under the directory it names (a repository, a work tree, a home or configuration directory)" },
+  { name: /^(?:GIT_INDEX_FILE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|WGETRC|BASH_ENV|ENV|PYTHONSTARTUP|KUBECONFIG|AWS_SHARED_CREDENTIALS_FILE|AWS_CONFIG_FILE|GOOGLE_APPLICATION_CREDENTIALS|NETRC|PGPASSFILE|INPUTRC|LESSKEYIN|npm_config_userconfig|NPM_CONFIG_USERCONFIG)$/, use: "read", what: "reads the file it names" },
+  { name: /^RIPGREP_CONFIG_PATH$/, use: "options", what: "reads options from the file it names, which may name other files" },
+  { name: /^(?:LD_PRELOAD|LD_AUDIT|LD_LIBRARY_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|PATH)$/, use: "code", what: "loads code or finds the program through it" },
+];
+
+/** How programs read files through the variable `name` (ENVIRONMENT_FILES), if they do. */
+export function environmentFiles(name: string): { readonly use: "walk" | "read" | "options" | "code"; readonly what: string } | undefined {
+  return ENVIRONMENT_FILES.find((row) => row.name.test(name));
+}
 
 /** Variables that hold options a program reads before its command line's (split at white space). */
 const OPTION_VARIABLES: Readonly<Record<string, string>> = { TAR_OPTIONS: "tar", LESS: "less" };
