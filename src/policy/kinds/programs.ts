@@ -346,6 +346,22 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   tini: { options: { flags: "svlwgp", valued: "e", long: ["--version"] } },
   "dumb-init": { options: { flags: "cvV", valued: "r", long: ["--single-child", "--verbose", "--version", "--help"], longValued: ["--rewrite"] } },
   eatmydata: { options: {} },
+  // More wrappers that exec the command after their options: ubuntu's run-one family (one instance at a time, or
+  // until it succeeds or fails), s6-overlay's with-contenv, catatonit (a container init), host-spawn (runs it on the
+  // host from a container), distrobox-enter (in a container, after `--`), MPI's and Slurm's launchers.
+  "run-one": { options: {} },
+  "run-this-one": { options: {} },
+  "keep-one-running": { options: {} },
+  "run-one-constantly": { options: {} },
+  "run-one-until-success": { options: {} },
+  "run-one-until-failure": { options: {} },
+  "with-contenv": { options: {} },
+  catatonit: { options: { flags: "ghLPpv" } },
+  "host-spawn": { options: {} },
+  "distrobox-enter": { options: {}, dashDashOrUnknown: true },
+  mpirun: { options: {}, dashDashOrUnknown: true },
+  mpiexec: { options: {}, dashDashOrUnknown: true },
+  srun: { options: {}, dashDashOrUnknown: true },
   nocache: { options: { valued: "n" } },
   trickle: { options: { flags: "svV", valued: "udwtlLn" } },
   chpst: { options: { flags: "vP0123", valued: "ugUeE/nlLmdofpc" } },

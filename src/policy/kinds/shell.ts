@@ -1162,7 +1162,7 @@ function addSimple(
   const outerScope = walk.scope;
   if (runsIn !== undefined) walk.scope = [...runsIn.scope];
   try {
-    addNested(words, values, walk, stdin, level, dynamicTexts, nested, otherScripts, scriptsWithInput, inputOf, input, placesUnknown);
+    addNested(words, values, walk, stdin, level, dynamicTexts, nested, otherScripts, scriptsWithInput, inputOf, input, placesUnknown, facts.settings);
   } finally {
     walk.scope = outerScope;
   }
@@ -1183,6 +1183,7 @@ function addNested(
   inputOf: ReadonlyMap<string, InputWords & { readonly implicit?: boolean }>,
   input: (InputWords & { readonly implicit?: boolean }) | undefined,
   placesUnknown: string | undefined,
+  settings: readonly Setting[] | undefined,
 ): void {
   const seenInner = new Set<string>();
   for (const inner of nested.commands) {
@@ -1200,7 +1201,13 @@ function addNested(
     // The words of a command that ends the wrapper's are the same shell words (`coproc . <(printf …)`: the file `.` reads is the substitution's text).
     // A place the wrapper sets in the environment of the command it runs (`env HTTPS_PROXY=URL curl …`) reaches that command.
     const passedPlaces = tail !== undefined && placesUnknown !== undefined ? [{ commands: [], scripts: [], guesses: [], refusals: [], forms: [], placesUnknown }] : [];
-    addSimple(inner, tail === undefined ? undefined : values?.slice(at), { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, passedPlaces, tail, innerInput);
+    // The variables the wrapper's own prefix sets (`GIT_DIR=d timeout 5 git log`) and those it sets itself (`env GIT_DIR=d git log`, `sudo NAME=v CMD`) reach its command.
+    const wrapperSets = tail === undefined ? [] : words.slice(1, at).flatMap((word, i) => {
+      const set = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/.exec(word);
+      return set === null || environmentFiles(set[1]!) === undefined ? [] : [{ name: set[1]!, value: set[2]!, dynamic: values?.[i + 1]?.dynamic === true }];
+    });
+    const passedSettings = tail === undefined ? [] : [...(settings ?? []), ...wrapperSets];
+    addSimple(inner, tail === undefined ? undefined : values?.slice(at), { assignments: false, writesFile: false, ...(passedSettings.length === 0 ? {} : { settings: passedSettings }) }, walk, stdin, level + 1, dynamicTexts, passedPlaces, tail, innerInput);
   }
   for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk, scriptsWithInput.has(script) ? stdin : undefined);
   for (const script of new Set(otherScripts)) {
