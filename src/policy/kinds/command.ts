@@ -1005,6 +1005,9 @@ export function commandPlaces(commands: readonly SimpleCommand[], text: string, 
   });
 }
 
+/** PowerShell's own syntax, which a POSIX shell reads otherwise: `$x = …`, `$x.Name`, `[Type]::`, `@{…}`, `@(…)`, `| % {`, `| ? {`. */
+const POWERSHELL_SYNTAX = /(?:^|[;{(|&\n]\s*)\$[\w:]+\s*[-+*/%]?=|\$[\w:]+\.\w|\[[\w.]+\]::|@[{(]|\|\s*(?:%|\?|ForEach-Object|Where-Object)(?=\s|\{|$)/i;
+
 /**
  * A PowerShell tool's command line as the guard reads it (powershell.ts): the line as a POSIX shell reads it (when it
  * parses so), then the POSIX commands PowerShell runs for it (`Remove-Item x` as `rm x`), then, when some of it cannot
@@ -1013,8 +1016,10 @@ export function commandPlaces(commands: readonly SimpleCommand[], text: string, 
 export function powerShellLine(text: string): string {
   const reading = readPowerShell(text);
   const lines: string[] = [];
-  // A here-document (`<<`) would swallow the lines after it: PowerShell has none, so such a line is not read as bash's.
-  if (!text.includes("<<") && analyzeShell(text).ok) lines.push(text);
+  // A line in PowerShell's own syntax (an assignment to a variable, a member, a cast, a hash or array literal, a pipeline
+  // into ForEach-Object) is not read as bash reads it: bash would take `$x` for a program's name. Nor a here-document (`<<`),
+  // which would swallow the lines after it (PowerShell has none).
+  if (!text.includes("<<") && !POWERSHELL_SYNTAX.test(text) && analyzeShell(text).ok) lines.push(text);
   if (reading.script !== "") lines.push(reading.script);
   if (reading.unknown !== undefined) lines.push(`pwsh -Command '${text.replace(/'/g, `'\\''`)}'`);
   return lines.join("\n");

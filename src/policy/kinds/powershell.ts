@@ -141,7 +141,7 @@ interface Word {
 }
 
 /** What readPowerShell found: the line's commands as a POSIX shell line, and why some of it cannot be read. */
-export interface PowerShellReading {
+interface PowerShellReading {
   /** The commands as a shell line (one command a line; words quoted), empty when none is read. */
   readonly script: string;
   /** Why some of the line cannot be read (the first cause), if so. */
@@ -156,6 +156,11 @@ function shellWord(word: Word): string {
   return word.parts
     .map((part) => (part.dynamic ? "${PSVALUE}" : `'${part.text.replace(/'/g, `'\\''`)}'`))
     .join("");
+}
+
+/** A path word as a POSIX shell word: PowerShell's file system provider reads `\` as a directory separator (on Linux and macOS too). */
+function pathWord(word: Word): string {
+  return shellWord({ ...word, parts: word.parts.map((part) => (part.dynamic ? part : { text: part.text.replace(/\\/g, "/"), dynamic: false })) });
 }
 
 /** Words split at PowerShell's unquoted commas (`a,b` is an array of two). */
@@ -259,7 +264,7 @@ class Reader {
         const target = this.word();
         if (target !== undefined) {
           const name = literal(target);
-          if (name === undefined || name.toLowerCase() !== "$null") this.commands.push(["tee", shellWord(target)]);
+          if (name === undefined || name.toLowerCase() !== "$null") this.commands.push(["tee", pathWord(target)]);
         }
         continue;
       }
@@ -419,14 +424,13 @@ class Reader {
     if (this.at === start) return undefined;
     const source = this.text.slice(start, this.at);
     const text = literal({ parts, source });
-    if (!quoted && text !== undefined && /^-[A-Za-z_?]/.test(text) && parts.length === 1) {
-      const colon = text.indexOf(":");
-      if (colon > 0) return { parts, parameter: text.slice(1, colon), value: { parts: [{ text: text.slice(colon + 1), dynamic: false }], source: text.slice(colon + 1) }, source };
-      return { parts, parameter: text.slice(1), source };
+    // `-Uri:'http://x'`, `-Path:"$d/x"`, `-Path:$p`: a parameter and its value in one word.
+    const named = /^-([A-Za-z_][\w]*):/.exec(source);
+    if (named !== null && parts[0]?.dynamic === false && parts[0].text.startsWith(named[0])) {
+      const rest = [{ text: parts[0].text.slice(named[0].length), dynamic: false }, ...parts.slice(1)].filter((part) => part.dynamic || part.text !== "");
+      return { parts, parameter: named[1]!, value: { parts: rest, source: source.slice(named[0].length), ...(quoted ? { quoted: true } : {}) }, source };
     }
-    if (!quoted && text === undefined && parts[0]?.dynamic === false && /^-[A-Za-z_]+:$/.test(parts[0].text)) {
-      return { parts, parameter: parts[0].text.slice(1, -1), value: { parts: parts.slice(1), source }, source };
-    }
+    if (!quoted && text !== undefined && /^-[A-Za-z_?]/.test(text) && parts.length === 1) return { parts, parameter: text.slice(1), source };
     if (!quoted && text === "." && parts.length === 1) return { parts, operator: ".", source };
     return { parts, source, ...(quoted ? { quoted: true } : {}), ...(expression ? { expression: true } : {}) };
   }
@@ -557,7 +561,7 @@ class Reader {
     }
     const get = (...names: string[]) => names.flatMap((one) => named.get(one) ?? []);
     const has = (name: string) => switches.some((one) => isParameter(one, name) && one.length >= 2);
-    const words = (list: Word[]) => list.map(shellWord);
+    const words = (list: Word[]) => list.map((word) => (reading === "fetch" ? shellWord(word) : pathWord(word)));
     switch (reading) {
       case "remove": {
         const targets = [...get("path", "literalpath"), ...operands, ...get("include", "filter")];
@@ -596,7 +600,7 @@ class Reader {
       }
       case "location": {
         const where = [...get("path", "literalpath"), ...operands][0];
-        this.commands.push(["cd", where === undefined ? "~" : shellWord(where)]);
+        this.commands.push(["cd", where === undefined ? "~" : pathWord(where)]);
         return;
       }
       case "fetch": {
@@ -604,7 +608,7 @@ class Reader {
         const out = get("outfile", "destination");
         const sent = get("infile");
         const proxy = get("proxy");
-        this.commands.push(["curl", ...out.flatMap((file) => ["-o", shellWord(file)]), ...sent.flatMap((file) => ["-T", shellWord(file)]), ...proxy.flatMap((one) => ["-x", shellWord(one)]), ...(urls.length === 0 ? ["${PSVALUE}"] : words(urls))]);
+        this.commands.push(["curl", ...out.flatMap((file) => ["-o", pathWord(file)]), ...sent.flatMap((file) => ["-T", pathWord(file)]), ...proxy.flatMap((one) => ["-x", shellWord(one)]), ...(urls.length === 0 ? ["${PSVALUE}"] : words(urls))]);
         return;
       }
       case "search": {
@@ -641,7 +645,7 @@ class Reader {
       case "source": {
         const file = [...get("path", "name"), ...operands][0];
         // Import-Module of a module name (no path) loads an installed module; of a file, runs it in the session.
-        if (file !== undefined && (literal(file) === undefined || /[\\/.]/.test(literal(file) ?? ""))) this.commands.push(["source", shellWord(file)]);
+        if (file !== undefined && (literal(file) === undefined || /[\\/.]/.test(literal(file) ?? ""))) this.commands.push(["source", pathWord(file)]);
         return;
       }
     }
