@@ -25,7 +25,8 @@
 //   4. New: wrappers outside the guard's list that exec their command (anthropics/claude-code#92542: 'Bash deny rules
 //      bypassed by any wrapper program outside [the] unwrap list'): run-one and its family, with-contenv, catatonit,
 //      host-spawn, distrobox-enter, mpirun/mpiexec/srun.
-// Before the fix (the same file on the unchanged code): 149 of 330 tests failed. After: none.
+// Before the fix (this file on the unchanged code): 149 of 208 tests failed (PowerShell 56 of 69, files and variables
+// 24 of 37, deleters 26 of 37, wrappers 9 of 13, the real programs' runs 34 of 52). After: none.
 // The real programs judge classes 2 and 3 (bash 5.2, git 2.39, ripgrep 13, wget, perl, python3, node, GNU find, shred,
 // rsync, tar, zip, traced by strace or by what they left): whenever a run read a protected file or deleted a planted
 // one, the guard did not allow the line; the benign lines stay allowed.
