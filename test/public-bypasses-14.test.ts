@@ -180,6 +180,8 @@ describe(`public bypass classes (14): a PowerShell tool's line read as PowerShel
       [`pwsh -EncodedCommand ${encoded("ri build")}`, "deny"],
       [`powershell -enc ${encoded("iex $x")}`, "ask"],
       ["pwsh -NoProfile -c 'iwr http://169.254.169.254/'", "deny"],
+      ["pwsh.exe -c 'ri build'", "deny"],
+      ["PowerShell.exe -Command \"del build\"", "deny"],
       ["pwsh -c 'Get-Process'", "allow"],
     ];
     for (const [line, expected] of cases) {

@@ -854,6 +854,9 @@ const PROGRAM_ALIASES: readonly { readonly name: RegExp; readonly as: string }[]
   { name: /^ld(?:-linux[\w.-]*|64)?\.so(?:\.\d+)*$/, as: "ld.so" },
   // qemu's user-mode emulators, one per architecture (`qemu-x86_64`, `qemu-aarch64-static`); not qemu-system-*, qemu-img and its other tools.
   { name: /^qemu-(?!system|img|io|nbd|storage|pr-helper|ga|edid|keymap|make)[a-z0-9_]+(?:-static)?$/, as: "qemu-user" },
+  // PowerShell by its Windows names (`pwsh.exe`, `powershell.exe`, in any case: Windows does not tell case apart).
+  { name: /^pwsh(?:\.exe)?$/i, as: "pwsh" },
+  { name: /^powershell(?:\.exe)?$/i, as: "powershell" },
 ];
 
 /** A SUBCOMMAND_WRAPPERS program: the subcommand's reading, or undefined when the subcommand runs nothing. */
