@@ -24,7 +24,10 @@
 //      (same-effect.ts). Moving (`mv x /tmp/trash`) and emptying (`truncate -s 0`) are not deleting: Edit rules speak.
 //   4. New: wrappers outside the guard's list that exec their command (anthropics/claude-code#92542: 'Bash deny rules
 //      bypassed by any wrapper program outside [the] unwrap list'): run-one and its family, with-contenv, catatonit,
-//      host-spawn, distrobox-enter, mpirun/mpiexec/srun.
+//      host-spawn, distrobox-enter, mpirun/mpiexec/srun. And a protected file named inside another program's own syntax:
+//      git's index spellings `:F` and `:N:F` (`git show :.env` prints the staged file), and a text of several words a
+//      program reads as its own commands (sqlite3's `.import .env t`), as anthropics/claude-code#70369 and #6036 report
+//      Read denies circumvented through commands that name the file indirectly.
 // Before the fix (this file on the unchanged code): 149 of 208 tests failed (PowerShell 56 of 69, files and variables
 // 24 of 37, deleters 26 of 37, wrappers 9 of 13, the real programs' runs 34 of 52). After: none.
 // The real programs judge classes 2 and 3 (bash 5.2, git 2.39, ripgrep 13, wget, perl, python3, node, GNU find, shred,
@@ -478,6 +481,26 @@ const WRAPPER_CLASSES: readonly BashClass[] = [
 
 describeBashClasses("public bypass classes (14): wrappers outside the known list", WRAPPER_CLASSES, ["rm:*"], "public-bypasses-14-wrappers");
 
+const INDIRECT: readonly (readonly [string, Expect])[] = [
+  ["git show :.env", "not-allow"],
+  ["git show :0:.env", "not-allow"],
+  ["git cat-file blob :.env", "not-allow"],
+  ["git show :secrets/api.key", "not-allow"],
+  ["git cat-file -p :0:secrets/api.key", "not-allow"],
+  ["sqlite3 :memory: '.import .env t' '.schema'", "not-allow"],
+  ["sqlite3 db '.read secrets/api.key'", "not-allow"],
+  ["git show :README.md", "allow"],
+  ["sqlite3 :memory: 'select 1;'", "allow"],
+];
+
+describe("public bypass classes (14): a protected file named inside another program's own syntax (git's index spellings `:F`, `:N:F`; a text of several words sqlite3 reads as its commands) [anthropics/claude-code#70369 and #6036 (Read denies circumvented by commands that reach the file indirectly); gitrevisions(7) ':[<n>:]<path>'; sqlite3's .import and .read]", () => {
+  const guard = policy("/work/proj", "public-bypasses-14-indirect", RULES.filter((rule) => !rule.rule.startsWith("Bash(")));
+  it.each(INDIRECT.map(([line, expected]) => [line, expected] as const))("%s", (line, expected) => {
+    const decision = guard.decide("Bash", { command: line });
+    expectMode(decision.mode, decision.reason, expected, line);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------------
 // The real programs judge. Each line runs with the real bash in a scratch tree (the policy's pathBase): under strace for
 // what it opened, and by what it left for what it deleted. A line that read a protected file (.env, under secrets/) or
@@ -573,6 +596,18 @@ describe.skipIf(!straceReady)("public bypass classes (14): the real programs jud
       expect(did.read.length + did.deleted.length, `${line} neither read a protected file nor deleted one here`).toBeGreaterThan(0);
       expect(decision.mode, `${line}: ${decision.reason}`).not.toBe("allow");
     }
+  });
+
+  // (`.read` runs the file as SQL: it reads the file, but a secret that is no SQL only shows as a syntax error.)
+  it.each(INDIRECT.filter(([line]) => !line.includes(".read") && (!line.startsWith("sqlite3") || installed("sqlite3"))).map(([line, expected]) => [line, expected] as const))("%s prints the protected file's contents exactly when it is not allowed", (line, expected) => {
+    plant();
+    const env = { ...process.env, ...GIT_ENV, HOME: scratch };
+    spawnSync("bash", ["-c", "git add -f .env secrets/api.key && sqlite3 db 'select 1;' >/dev/null 2>&1; true"], { cwd: work, env });
+    const out = spawnSync("bash", ["-c", line], { cwd: work, env, encoding: "utf8", timeout: 20_000 });
+    const leaked = /canary/.test(out.stdout);
+    expect(leaked, `${line}: ${out.stdout}${out.stderr}`).toBe(expected !== "allow");
+    const decision = guard().decide("Bash", { command: line });
+    expectMode(decision.mode, decision.reason, expected, line);
   });
 
   it.skipIf(!installed("rg"))("ripgrep runs the --pre command its configuration names: under a deny on rm the line asks", () => {

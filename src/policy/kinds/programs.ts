@@ -7110,11 +7110,17 @@ function inDirectory(dir: string, word: string): string {
 export function unknownWordPlaces(word: string): string[] {
   const out = new Set<string>();
   if (!OPTION_WORD.test(word)) out.add(word);
+  // A word of several words is a text the program reads as it will (sqlite3's `.import F T`, a tool's own command line):
+  // each of its words may name a place too.
+  if (/\s/.test(word.trim()) && word.length <= 4096) for (const piece of word.trim().split(/\s+/)) if (piece !== "" && !OPTION_WORD.test(piece)) out.add(piece.replace(/^['"]|['";]$/g, ""));
   const eq = word.indexOf("=");
   if (eq >= 0) out.add(word.slice(eq + 1));
   for (const one of [...out]) if (one.startsWith("@")) out.add(one.slice(1));
+  // `HEAD:F`, `scp h:F`; git's index spellings `:F` and `:N:F` (the file staged, at stage N: `git show :.env`).
   const colon = word.indexOf(":");
-  if (colon > 0 && !word.includes("://")) out.add(word.slice(colon + 1));
+  if (colon >= 0 && !word.includes("://")) out.add(word.slice(colon + 1));
+  const staged = /^:[0-3]:([\s\S]+)$/.exec(word)?.[1];
+  if (staged !== undefined) out.add(staged);
   if (/^-[A-Za-z][^=\s]/.test(word)) out.add(word.slice(2));
   // A `file:` URL (curl, wget, git and browsers read it as a file on this machine): its path, percent-decoded, on this
   // machine's host (`file:///x`, `file://localhost/x`), as the URL parser reads it.
