@@ -311,6 +311,11 @@ const ENV_CLASSES: readonly FileClass[] = [
       ["PATH=$HOME/bin:$PATH cat docs/README.md", "allow"],
       ["PATH=/usr/bin:/bin cat docs/README.md", "allow"],
       ["rg KEY docs", "allow"],
+      // A runner's own file of variables (`--env-file`), read before the command it runs.
+      ["uv run --env-file .env pytest", "deny"],
+      ["docker run --env-file=secrets/api.key alpine", "deny"],
+      ["bun --env-file .env x.ts", "deny"],
+      ["uv run --env-file docs/x.env pytest", "allow"],
     ],
   },
   {

@@ -3870,8 +3870,15 @@ function writeRefusals(name: string, spec: WrapperSpec, seen: Parsed["seen"], fi
  */
 export function wrapperInputFiles(words: readonly string[]): string[] {
   const name = basename(words[0] ?? "");
+  // `uv run --env-file .env CMD`, `docker run --env-file=.env IMAGE`, `bun --env-file .env x.ts`: the runner reads the
+  // file of variables itself, before the command it runs (up to `--`).
+  const envFiles: string[] = [];
+  for (let i = 1; i < words.length && words[i] !== "--"; i++) {
+    const given = /^--env-file(?:-if-exists)?(?:=([\s\S]*))?$/.exec(words[i]!);
+    if (given !== null) envFiles.push(given[1] ?? words[++i] ?? "");
+  }
   const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
-  if (spec?.inputFiles === undefined) return [];
+  if (spec?.inputFiles === undefined) return envFiles.filter((file) => file !== "");
   const parsed = parseOptions(words, 1, spec.options, name);
   const files = parsed.seen.filter((option) => spec.inputFiles!.includes(option.name) && option.value !== undefined).map((option) => option.value!);
   if (spec.parallelInput === true) {
@@ -3882,7 +3889,7 @@ export function wrapperInputFiles(words: readonly string[]): string[] {
       else if (reading) files.push(word);
     }
   }
-  return files;
+  return [...files, ...envFiles.filter((file) => file !== "")];
 }
 
 /** The starting points of `find` (after -H, -L, -P, -D OPTS, -Ox; `.` when none is given). */
