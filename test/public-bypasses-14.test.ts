@@ -28,8 +28,8 @@
 //      git's index spellings `:F` and `:N:F` (`git show :.env` prints the staged file), and a text of several words a
 //      program reads as its own commands (sqlite3's `.import .env t`), as anthropics/claude-code#70369 and #6036 report
 //      Read denies circumvented through commands that name the file indirectly.
-// Before the fix (this file on the unchanged code): 161 of 225 tests failed (PowerShell 56 of 69, files and variables
-// 24 of 37, deleters 26 of 37, wrappers 9 of 13, names inside another program's syntax 7 of 9, the real programs' runs
+// Before the fix (this file on the unchanged code): 164 of 229 tests failed (PowerShell 56 of 69, files and variables
+// 27 of 41, deleters 26 of 37, wrappers 9 of 13, names inside another program's syntax 7 of 9, the real programs' runs
 // 39 of 60). After: none.
 // The real programs judge classes 2 and 3 (bash 5.2, git 2.39, ripgrep 13, wget, perl, python3, node, GNU find, shred,
 // rsync, tar, zip, traced by strace or by what they left): whenever a run read a protected file or deleted a planted
