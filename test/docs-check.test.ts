@@ -249,9 +249,13 @@ describe("policy files and scenarios the docs show", () => {
   it("every YAML/TOML block loads: as a scripted-model scenario when it has turns, else as a policy file", () => {
     const failures: string[] = [];
     let policies = 0;
-    for (const b of blocks.filter((b) => ["yaml", "yml", "toml"].includes(b.lang) && !b.flags.includes("fragment"))) {
+    for (const b of blocks.filter((b) => ["yaml", "yml", "toml"].includes(b.lang) || (b.lang === "json" && /"permissions"/.test(b.body))).filter((b) => !b.flags.includes("fragment"))) {
       try {
-        if (/^turns:/m.test(b.body)) parseScenario(parseYaml(b.body), where(b));
+        if (b.lang === "json") {
+          // A Claude Code settings file, read as a policy.
+          parsePolicy(b.body, "json", where(b));
+          policies++;
+        } else if (/^turns:/m.test(b.body)) parseScenario(parseYaml(b.body), where(b));
         else {
           parsePolicy(b.body, b.lang === "toml" ? "toml" : "yaml", where(b));
           policies++;

@@ -84,11 +84,14 @@ describe("Claude Code's Grep and Glob tools under Read(.env) and Read(./secrets/
     [{ pattern: "**/*", path: "secrets" }, "deny"],
     [{ pattern: "*.txt", path: `${root}/secrets/deep` }, "deny"],
     [{ pattern: "src/**/*.ts" }, "allow"],
-    [{ pattern: "**/*.md" }, "allow"],
-    [{ pattern: "**/.env" }, "allow"],
+    [{ pattern: "*.md", path: "docs" }, "allow"],
+    // From above secrets/, a recursive listing may name what secrets/ holds (secrets/notes.md): it cannot tell.
+    [{ pattern: "**/*.md" }, "not-allow"],
+    [{ pattern: "**/.env" }, "not-allow"],
   ] as const)("Glob %j: %s", (args, expected) => {
     const decision = claude.decide("Glob", args);
-    expect(decision.mode, decision.reason).toBe(expected);
+    if (expected === "not-allow") expect(decision.mode, decision.reason).not.toBe("allow");
+    else expect(decision.mode, decision.reason).toBe(expected);
   });
 });
 
@@ -161,7 +164,8 @@ describe("a deep agent's file tools under the same rules", () => {
     // Without ripgrep, a deep agent's grep searches the directory of a file it is given (and hidden files in it).
     ["grep", { pattern: "TODO", path: "src/app.ts" }, "not-allow"],
     ["glob", { pattern: "secrets/*" }, "deny"],
-    ["glob", { pattern: "**/*.ts" }, "allow"],
+    ["glob", { pattern: "**/*.ts" }, "not-allow"],
+    ["glob", { pattern: "src/**/*.ts" }, "allow"],
     ["execute", { command: "cat .env" }, "deny"],
     ["execute", { command: "grep -r KEY secrets" }, "deny"],
     ["execute", { command: "ls src" }, "allow"],

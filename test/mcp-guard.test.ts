@@ -220,6 +220,22 @@ describe.each(transports)("MCP tools over %s", (transport) => {
     expect(existsSync(scratch!)).toBe(false);
     expect(serverCalls(root).filter((c) => c.args.path === "/etc/hosts" || (c.args.path ?? "").startsWith("/usr"))).toEqual([]);
   });
+  it("a rule on the server (`mcp__fs`, as Claude Code writes it) holds for every tool the server gives, and for no other server's", async () => {
+    const policy = new PermissionPolicy(parsePermissionRules([{ id: "no-fs", rule: "mcp__fs", mode: "deny", reason: "the fs server is off" }]));
+    for (const tool of mcp.tools) expect(policy.decide(tool.name, {}, "low").ruleId, tool.name).toBe("permission:no-fs");
+    const two = new PermissionPolicy(parsePermissionRules([{ id: "no-fsx", tool: "mcp__fsx", mode: "deny" }, { id: "fs", tool: "mcp__fs", mode: "allow" }]));
+    expect(two.decide("mcp__fsx__read_file", {}, "high").ruleId).toBe("permission:no-fsx");
+    expect(two.decide("mcp__fs__read_file", {}, "high").ruleId).toBe("permission:fs");
+    expect(two.decide("mcp__fsxy__read_file", {}, "high").mode).toBe("ask");
+    const [kept] = files(root, "server-wide", ["k"]);
+    const model = fakeModel()
+      .respondWithTools([{ name: "mcp__fs__delete_file", args: { path: kept }, id: "del" }])
+      .respond(new AIMessage("done"));
+    const out = await agent(model, { permissions: policy }).invoke({ messages: [new HumanMessage("clean")] }, thread(`server-wide-${transport}`));
+    expect(toolMessages(out.messages)[0]?.content).toMatch(/no-fs/);
+    expect(existsSync(kept!)).toBe(true);
+    expect(serverCalls(root, join(root, "server-wide"))).toEqual([]);
+  });
 });
 
 describe("MCP deny and ask through each entry point (stdio server)", () => {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { argumentsKey } from "../src/policy/decision-cache.js";
+import { argumentsHash, DataCache } from "../src/policy/decision-cache.js";
 import { linearScanForTests, PermissionPolicy, type PermissionRule } from "../src/policy/permissions.js";
 import { asUser, principalOf } from "../src/principal/principal.js";
 
@@ -71,7 +71,7 @@ describe("decisions kept per distinct argument data", () => {
     for (let pass = 0; pass < 3; pass++) {
       for (const [tool, args] of pass === 1 ? [...calls].reverse() : calls) {
         for (const risk of [undefined, "low", "high", "always-deny"] as const) {
-          expect(fast.decide(tool, args, risk), `${tool} ${String(argumentsKey(args))} ${risk}`).toEqual(naive.decide(tool, args, risk));
+          expect(fast.decide(tool, args, risk), `${tool} #${calls.findIndex(([, a]) => a === args)} ${risk}`).toEqual(naive.decide(tool, args, risk));
         }
       }
     }
@@ -86,14 +86,57 @@ describe("decisions kept per distinct argument data", () => {
     for (const args of calls) expect(fast.decide("pay", args, "low"), JSON.stringify(args)).toEqual(naive.decide("pay", args, "low"));
   });
 
-  it("only plain JSON data has a key", () => {
-    expect(argumentsKey({ a: [1, "x", null, true, { b: 2 }] })).toBe('{"a":[1,"x",null,true,{"b":2}]}');
+  it("only plain JSON data is kept, and equal data hash alike", () => {
+    expect(argumentsHash({ a: [1, "x", null, true, { b: 2 }] })).toBe(argumentsHash(JSON.parse('{"a":[1,"x",null,true,{"b":2}]}')));
+    expect(argumentsHash({ a: [] })).toBeGreaterThanOrEqual(0);
+    expect(argumentsHash({ a: 1.5, b: -3, c: 1e300 })).toBeGreaterThanOrEqual(0);
     for (const args of [new Box("a"), { a: new Date(0) }, { a: -0 }, { a: Number.NaN }, { a: 1n }, { a: () => 1 }, { a: [undefined] }, { a: Symbol("s") }, "text", null, { a: "x".repeat(2_000) }]) {
-      expect(argumentsKey(args), String(args)).toBeUndefined();
+      expect(argumentsHash(args), String(args)).toBe(-1);
     }
     let deep: unknown = 1;
     for (let i = 0; i < 40; i++) deep = { d: deep };
-    expect(argumentsKey(deep)).toBeUndefined();
+    expect(argumentsHash(deep)).toBe(-1);
+  });
+
+  it("data that share a hash are kept apart, in key order, and copied", () => {
+    const cache = new DataCache<string>();
+    const args = [{ a: "x", b: "y" }, { b: "y", a: "x" }, { a: "x", b: "y", c: null }, { a: ["x"], b: "y" }, { a: "x", b: "Y" }, { a: 1, b: "y" }, { a: "1", b: "y" }];
+    // One hash for all of them, as colliding data would have: only equal data finds a value.
+    args.slice(0, 4).forEach((data, i) => cache.set(7, data, `v${i}`));
+    args.slice(0, 4).forEach((data, i) => expect(cache.get(7, JSON.parse(JSON.stringify(data)))).toBe(`v${i}`));
+    for (const other of args.slice(4)) expect(cache.get(7, other)).toBeUndefined();
+    // A fifth entry under one hash pushes the oldest out.
+    cache.set(7, args[4]!, "v4");
+    expect(cache.get(7, args[0])).toBeUndefined();
+    expect(cache.get(7, { a: "x", b: "Y" })).toBe("v4");
+    // What the caller does with its arguments after keeping changes nothing kept.
+    const mine = { a: "x", b: ["y"] };
+    cache.set(9, mine, "mine");
+    mine.b.push("z");
+    expect(cache.get(9, mine)).toBeUndefined();
+    expect(cache.get(9, { a: "x", b: ["y"] })).toBe("mine");
+  });
+
+  it("generated arguments: the kept decision is the reference's, whatever the hash", () => {
+    const { fast, naive } = pair(RULES, { toolRisk: { pay: "low", sh: "high" } });
+    const texts = ["alice", "bob", "forbidden", "token_ab1", "git status", "rm -rf /", "ＡＬＩＣＥ", "x\u0007"];
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    for (let i = 0; i < 3_000; i++) {
+      const tool = next(2) === 0 ? "pay" : "sh";
+      const entries: [string, unknown][] = [
+        ["to", texts[next(texts.length)]],
+        ["amount", [0, 5, 150, 1.5][next(4)]],
+        ["command", texts[next(texts.length)]],
+        ["items", [texts[next(texts.length)]]],
+      ].filter(() => next(3) !== 0) as [string, unknown][];
+      if (next(2) === 0) entries.reverse();
+      const args = Object.fromEntries(entries);
+      expect(fast.decide(tool, args, "low"), `${tool} ${JSON.stringify(args)}`).toEqual(naive.decide(tool, args, "low"));
+    }
   });
 
   it("a caller that changes a decision it got changes no later decision", () => {

@@ -10,9 +10,9 @@
 //     command, code, or a file to write: the guard does not allow, and names why;
 //   - allow: the plain companion the allow rule is written for stays allowed.
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
-import { oracleSupport, REQUIRE_ORACLES, ShellOracle } from "./helpers/bash-oracle.js";
+import { describeWithOracle } from "./helpers/oracle-describe.js";
 
 const ALLOW = [
   "echo:*", "ls:*", "cat:*", "find:*", "grep:*", "git status", "git log:*", "git diff:*", "git show:*", "git fetch:*", "git clone:*",
@@ -785,20 +785,11 @@ describe("public bypass classes: download and copy programs write or read their 
   });
 });
 
-const support = oracleSupport();
 const oracleCases = SHELL_CLASSES.flatMap((klass) => klass.cases.filter((c) => c.ran !== undefined));
 
-describe.skipIf(!support.ok && !REQUIRE_ORACLES)("the real bash confirms the cases run the denied program", () => {
-  let oracle: ShellOracle | undefined;
-  beforeAll(() => {
-    if (!support.ok) throw new Error(`REQUIRE_ORACLES: ${support.reason}`);
-    oracle = ShellOracle.create(support.mode, { concurrency: 2, limitSeconds: 10 });
-  });
-  afterAll(async () => {
-    await oracle?.dispose();
-  });
+describeWithOracle("the real bash confirms the cases run the denied program", (oracle) => {
   it.each(oracleCases.map((c) => [c.command, c] as const))("%s", async (_command, c) => {
-    const run = await oracle!.run(c.command, "bash");
+    const run = await oracle().run(c.command, "bash");
     expect(run.invocations.map((i) => i.argv[0]), `bash ran ${JSON.stringify(run.invocations.map((i) => i.argv))}; stderr ${run.stderr}`).toContain(c.ran);
     const mode = guard.decide("Bash", { command: c.command }).mode;
     if (c.expect === "deny") expect(mode).toBe("deny");

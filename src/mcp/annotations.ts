@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_RISK_MODES } from "../policy/defaults.js";
+import { MCP_PREFIX, MCP_SEPARATOR } from "../policy/mcp-names.js";
 import type { PermissionMode } from "../policy/types.js";
 import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
 
@@ -11,9 +12,8 @@ import type { AnyTool, RiskLevel, ToolGuardSpec } from "../tools/types.js";
 // `metadata.annotations` and, with `prefixToolNameWithServerName` and `additionalToolNamePrefix:
 // "mcp"`, names the tool `mcp__SERVER__TOOL` (Claude Code's form), which is where the server is read.
 
-/** The prefix of server-qualified MCP tool names: `mcp__SERVER__TOOL`. */
-const PREFIX = "mcp";
-const SEPARATOR = "__";
+const PREFIX = MCP_PREFIX;
+const SEPARATOR = MCP_SEPARATOR;
 
 /** The options of `@langchain/mcp-adapters` (MultiServerMCPClient, loadMcpTools) that name tools `mcp__SERVER__TOOL`. */
 export const MCP_TOOL_NAMING = Object.freeze({ prefixToolNameWithServerName: true, additionalToolNamePrefix: PREFIX } as const);

@@ -662,6 +662,36 @@ export function fileToolRuleDescription(rule: string, use: "read" | "write"): st
   return `${rule}, for every tool that ${use === "read" ? "reads" : "writes"} files`;
 }
 
+/** A file tool's rule as a rule of the fetch tools, which read a `file:` URL as a file (`Read(.env)` for WebFetch). */
+export function fetchFileRuleDescription(rule: string): string {
+  return `${rule}, for every tool that fetches URLs (a file: URL is a file)`;
+}
+
+/** A fetch tool's `file:` URL that names a file a file tool's rule covers. */
+export function urlFileReason(tool: string, url: string, file: string, mode: string, rule: string): string {
+  return `${tool} reads ${JSON.stringify(url.length > 120 ? `${url.slice(0, 117)}...` : url)} as the file ${file}, which the ${mode} rule ${rule} covers`;
+}
+
+/** Why a fetch tool's rule cannot tell which file a `file:` URL names. */
+export function urlFileDoubt(tool: string, url: string, why: string, mode: string, rule: string): string {
+  return `${tool} may read ${JSON.stringify(url.length > 120 ? `${url.slice(0, 117)}...` : url)} as a file the ${mode} rule ${rule} covers: ${why}`;
+}
+
+/** A deep agent's file tool whose path a backend in virtual mode reads under its root (`/secrets/k` is ROOT/secrets/k). */
+export function virtualPathReason(tool: string, value: string, file: string, mode: string, rule: string): string {
+  return `${tool} on a backend in virtual mode reads ${JSON.stringify(value)} as ${file} (under its root, pathBase), which the ${mode} rule ${rule} covers`;
+}
+
+/** A deep agent's file tool whose path, read under a root the policy does not know, may be a file a rule covers. */
+export function virtualPathDoubt(tool: string, value: string, mode: string, rule: string): string {
+  return `${tool} on a backend in virtual mode reads ${JSON.stringify(value)} under its root, which may make it a file the ${mode} rule ${rule} covers (set pathBase to that root)`;
+}
+
+/** A listing tool's call that, from above a directory a file tool's rule covers, may name what is inside it. */
+export function listingDoubt(tool: string, what: string, mode: string, rule: string): string {
+  return `${tool} lists ${what}, which may name files inside a directory the ${mode} rule ${rule} covers`;
+}
+
 /** A file tool's rule as a rule of the command tools (`Read(.env)` for Bash). */
 export function shellFileRuleDescription(rule: string): string {
   return `${rule}, read in command lines`;
@@ -685,6 +715,11 @@ export function commandToolRuleDescription(rule: string): string {
 /** A fetch tool's rule as a rule of a command tool (`WebFetch(domain:x)` for Bash). */
 export function netRuleDescription(rule: string): string {
   return `${rule}, read in command lines`;
+}
+
+/** A fetch tool's rule (`WebFetch(domain:x)`) as a rule of the other fetch tools (the MCP fetch server's `fetch`). */
+export function fetchNetRuleDescription(rule: string): string {
+  return `${rule}, for every tool that fetches URLs`;
 }
 
 /** What keeps the guard from telling whether a shell command reaches a file a file tool's rule covers (fileReachDoubt). */

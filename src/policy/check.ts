@@ -16,9 +16,8 @@ import { conventionalKind, parseCompactRule, type CompactReading } from "./compa
 import { isLowerRisk } from "./permissions.js";
 import { topArgument } from "./selector.js";
 import { normalizeString } from "./normalize.js";
-import { ToolNameIndex, ToolNames } from "./rule-index.js";
+import { isOneToolName, ToolNameIndex, ToolNames } from "./rule-index.js";
 import { principalNameErrors } from "../principal/check.js";
-import { isGlobPattern } from "./glob.js";
 
 interface PolicyCheckResult {
   /** The policy cannot work as written: tool-rule conflicts, and — when the tools are known — rules naming tools or operations that do not exist, or a risk lower than the tool's own without lowerRisk. */
@@ -93,7 +92,7 @@ function coversByPattern(outer: RuleInfo, inner: RuleInfo): boolean {
   if (matchesAll(a)) return true;
   if (a.tool === b.tool && (a.toolRegex === true) === (b.toolRegex === true)) return true;
   // A literal tool name is covered when the outer pattern matches it.
-  return b.toolRegex !== true && !isGlobPattern(b.tool) && outer.matches(b.tool);
+  return b.toolRegex !== true && isOneToolName(b.tool) && outer.matches(b.tool);
 }
 
 function matchesAll(rule: PermissionRule): boolean {
@@ -157,7 +156,7 @@ function shadowWarnings(infos: readonly RuleInfo[], precedence: LoadedPolicy["pr
       }
     } else {
       const candidates = new Set<RuleInfo>([...everything, ...(byText.get(`${inner.rule.toolRegex === true}\u0000${inner.rule.tool}`) ?? [])]);
-      if (inner.rule.toolRegex !== true && !isGlobPattern(inner.rule.tool)) for (const outer of byName.candidates(inner.rule.tool)) candidates.add(outer);
+      if (inner.rule.toolRegex !== true && isOneToolName(inner.rule.tool)) for (const outer of byName.candidates(inner.rule.tool)) candidates.add(outer);
       for (const outer of candidates) {
         if ((shadow === undefined || outer.index < shadow.index) && wins(outer, inner) && coversByPattern(outer, inner)) shadow = outer;
       }
@@ -295,6 +294,9 @@ function examine(
     else warnings.push(`${info.label}: duplicate id, already used by permissions[${first}]; decisions and audit records could not tell them apart`);
   }
   errors.push(...principalNameErrors(loaded));
+  if (withWarnings && loaded.notRead !== undefined && loaded.notRead.length > 0) {
+    warnings.push(`${loaded.source}: read as Claude Code's settings (its permission lists); ${loaded.notRead.join(", ")} configure Claude Code itself and are not read by the guard`);
+  }
   const names = tools === undefined ? undefined : new ToolNames([...tools.keys()]);
   if (withWarnings) warnings.push(...shadowWarnings(infos, loaded.precedence, tools, names));
   if (withWarnings) warnings.push(...provenanceWarnings(loaded.permissions, loaded.provenance, tools));

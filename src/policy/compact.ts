@@ -77,13 +77,39 @@ const FILE_TOOL_USES: Readonly<Record<string, { readonly use: FileToolUse; reado
 };
 
 /**
- * The file tool `tool` names by convention (Claude Code's Grep, which runs ripgrep, by its exact name; any other
- * spelling of grep is read as searching hidden files too), with the arguments that may name its place.
+ * LangChain deep agents' file tools, by their exact names, and the arguments of theirs a backend in virtual mode reads
+ * under its root (`/secrets/k` is ROOT/secrets/k): `file_path` (the MCP filesystem server's `path` is a real path).
  */
-export function conventionalFileTool(tool: string): { readonly fields: readonly string[]; readonly use: FileToolUse } | undefined {
+const DEEP_AGENT_TOOLS: Readonly<Record<string, readonly string[]>> = {
+  read_file: ["file_path"],
+  write_file: ["file_path"],
+  edit_file: ["file_path"],
+  ls: ["path"],
+  glob: ["path"],
+  grep: ["path"],
+};
+
+/**
+ * The file tool `tool` names by convention (Claude Code's Grep, which runs ripgrep, by its exact name; any other
+ * spelling of grep is read as searching hidden files too), with the arguments that may name its place; `virtual`: the
+ * arguments a deep agent's backend may read under its root (DEEP_AGENT_TOOLS), for deep agents' exact names.
+ */
+export function conventionalFileTool(tool: string): { readonly fields: readonly string[]; readonly use: FileToolUse; readonly virtual: readonly string[] } | undefined {
   const known = FILE_TOOL_USES[tool.toLowerCase()];
   if (known === undefined) return undefined;
-  return { fields: known.fields, use: tool === "Grep" ? "search-visible" : known.use };
+  return { fields: known.fields, use: tool === "Grep" ? "search-visible" : known.use, virtual: Object.hasOwn(DEEP_AGENT_TOOLS, tool) ? DEEP_AGENT_TOOLS[tool]! : [] };
+}
+
+/**
+ * Tools that fetch a URL, by their names in any case, and the argument that holds it: Claude Code's WebFetch and the MCP
+ * fetch server's `fetch`. A `file:` URL such a tool is given names a file on this machine.
+ */
+const FETCH_TOOLS: Readonly<Record<string, string>> = { webfetch: "url", fetch: "url" };
+
+/** The argument holding the URL a fetch tool `tool` fetches, by convention (FETCH_TOOLS), if it is one. */
+export function conventionalFetchTool(tool: string): string | undefined {
+  const key = tool.toLowerCase();
+  return Object.hasOwn(FETCH_TOOLS, key) ? FETCH_TOOLS[key] : undefined;
 }
 
 const COMMAND_FIELDS = new Set(["command", "cmd", "script", "commandline", "command_line"]);
@@ -191,14 +217,25 @@ export function parseCompactRule(text: string, where: string, mainArguments?: Ma
     matcher = toolDefault.kind === "command" ? { command: spec } : toolDefault.kind === "path" ? { path: spec } : { url: spec };
     const source = declared !== undefined ? "policy" : "convention";
     const from = source === "policy" ? `tools.${tool}.mainArgument` : `Claude Code's convention for ${tool}`;
+    const rooted = toolDefault.kind === "path" ? rootedPath(spec) : undefined;
     return {
       tool,
-      where: { [field]: matcher },
+      where: { [field]: rooted === undefined ? matcher : { path: [spec, rooted] } },
       mainArgument: { field, kind: toolDefault.kind, source },
-      explanation: `${text} → ${tool} where ${describe(field, matcher)} (main argument ${field}, from ${from})`,
+      explanation: `${text} → ${tool} where ${describe(field, matcher)} (main argument ${field}, from ${from})${rooted === undefined ? "" : `, and where it matches ${rooted} (Claude Code reads a leading / from the project root)`}`,
     };
   }
   return { tool, where: { [field]: matcher }, explanation: `${text} → ${tool} where ${describe(field, matcher)}` };
+}
+
+/**
+ * Claude Code reads a path pattern with one leading slash from the project root (`Edit(/src/**)` is the project's src,
+ * `Read(//etc/passwd)` an absolute path), while a `path` condition reads it from the filesystem's root. A rule string
+ * written that way holds for both readings (the project root being the policy's `pathBase`; an absolute path outside
+ * it matches no allow anyway): the pattern read from the base (`./src/**`), else undefined.
+ */
+function rootedPath(spec: string): string | undefined {
+  return /^\/(?!\/)/.test(spec) ? `.${spec}` : undefined;
 }
 
 /** The argument a bare pattern means for `tool` by Claude Code's convention (Bash: command, Read: file_path), if any. */

@@ -10,6 +10,7 @@ import type { KillswitchConfig } from "../killswitch/types.js";
 import type { RiskLevel } from "../tools/types.js";
 import { formatPath, PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
+import { fromClaudeSettings, ignoredClaudeSettings } from "./claude-settings.js";
 import type { ApproverRule, PrincipalsDeclaration } from "../principal/schema.js";
 import { PermissionPolicy, readPermissionRules, type PermissionPolicyOptions, type PermissionRule } from "./permissions.js";
 import { PolicyShellSchema, validRulesOnce } from "./rules-once.js";
@@ -65,6 +66,8 @@ export interface LoadedPolicy {
   readonly principals?: PrincipalsDeclaration | undefined;
   /** Who may answer which approvals (`approvers`). */
   readonly approvers?: ApproverRule[] | undefined;
+  /** A Claude Code settings file: the settings it holds that the policy does not read (`hooks`, `permissions.defaultMode`, ...). */
+  readonly notRead?: string[] | undefined;
 }
 
 const FORMAT_BY_EXTENSION: Readonly<Record<string, PolicyFormat>> = {
@@ -140,7 +143,9 @@ function validDocument(raw: unknown, sourceName: string): PolicyFile {
  */
 export function parsePolicy(text: string, format: PolicyFormat, sourceName: string): LoadedPolicy {
   const raw = parseText(text, format, sourceName);
-  const doc = validDocument(raw ?? {}, sourceName);
+  // A Claude Code settings file (`.claude/settings.json`) is read by its permission lists.
+  const settings = fromClaudeSettings(raw, sourceName);
+  const doc = validDocument(settings ?? raw ?? {}, sourceName);
   const toolRisk: Record<string, RiskLevel> = {};
   const operationRisk: Record<string, Record<string, RiskLevel>> = {};
   const lowerRisk: string[] = [];
@@ -188,6 +193,7 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
     ...(doc.shadow === undefined ? {} : { shadowSource: doc.shadow }),
     ...(doc.principals === undefined ? {} : { principals: doc.principals }),
     ...(doc.approvers === undefined ? {} : { approvers: doc.approvers }),
+    ...(settings === undefined ? {} : { notRead: ignoredClaudeSettings(raw) }),
   };
   permissionPolicy(loaded); // compiles every pattern now, so a bad regex fails at load
   return loaded;

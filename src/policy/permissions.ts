@@ -5,13 +5,15 @@ import { PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
 import { parseCompactRule, type MainArguments } from "./compact.js";
 import { findControlChar } from "./canonical.js";
-import { argumentsKey, BoundedCache } from "./decision-cache.js";
+import { argumentsHash, DataCache } from "./decision-cache.js";
+import { isOneToolName } from "./rule-index.js";
+import { serverWidePrefix } from "./mcp-names.js";
 import { compileFieldCondition, describeMatcher, failsOnlyOnSelector, NO, selectorSegments, UNKNOWN, YES, type FieldCondition, type MatcherDefaults, type Verdict } from "./matchers.js";
 import { compileGlob, isGlobPattern } from "./glob.js";
 import { compileSafeRegex, matchesWithinJsonTokens, type SafeRegex } from "./regex.js";
 import { MainArgumentSchema, PermissionModeSchema, PermissionRuleSchema, PrecedenceSchema, RiskLevelSchema, type FieldMatcherEntry } from "./schema.js";
 import type { FieldMatcher, PermissionMode, PermissionRuleSpec, PolicyDecision, Precedence } from "./types.js";
-import { cannotTellReason, commandToolRuleDescription, controlCharacterReason, fileToolRuleDescription, netRuleDescription, shellFileRuleDescription, uncoveredReason } from "../messages/index.js";
+import { cannotTellReason, commandToolRuleDescription, controlCharacterReason, fetchFileRuleDescription, fetchNetRuleDescription, fileToolRuleDescription, netRuleDescription, shellFileRuleDescription, uncoveredReason } from "../messages/index.js";
 import { DEFAULT_RISK_MODES, noRuleDecision } from "./defaults.js";
 import { evidenceNote, provenanceReason } from "../messages/provenance.js";
 import { budgetTotal, isComposite, locateValues, seenAfter, usesContext, usesPrincipal } from "../provenance/conditions.js";
@@ -30,8 +32,8 @@ import { ToolNameIndex, ValueIndex } from "./rule-index.js";
 import { validShellsOnce, type ShellsOnce } from "./rules-once.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
 import { machineReading } from "./kinds/net.js";
-import { conventionalFileTool, conventionalKind, conventionalMainArgument } from "./compact.js";
-import { judgeFileReach, judgeSearchReach, type FileAccess, type FileRule, type SearchCall } from "./kinds/file-reach.js";
+import { conventionalFetchTool, conventionalFileTool, conventionalKind, conventionalMainArgument } from "./compact.js";
+import { judgeFileReach, judgeSearchReach, judgeUrlFileReach, judgeVirtualPath, type FileAccess, type FileRule, type SearchCall } from "./kinds/file-reach.js";
 import { judgeNetReach, type NetRule } from "./kinds/net-reach.js";
 import { expandHome, normaliseBase } from "./kinds/path.js";
 import { powerShellLine } from "./kinds/command.js";
@@ -209,7 +211,10 @@ export function compileToolMatcher(rule: PermissionRule, where: string): (tool: 
     let matcher = literalMatchers.get(key);
     if (matcher === undefined) {
       const name = caseSensitive ? rule.tool : rule.tool.toLowerCase();
-      matcher = caseSensitive ? (tool) => tool === name : (tool) => tool.toLowerCase() === name;
+      const server = serverWidePrefix(name);
+      // `mcp__github` names the server's tools too (`mcp__github__create_issue`).
+      if (server !== undefined) matcher = caseSensitive ? (tool) => tool === name || tool.startsWith(server) : (tool) => tool.toLowerCase() === name || tool.toLowerCase().startsWith(server);
+      else matcher = caseSensitive ? (tool) => tool === name : (tool) => tool.toLowerCase() === name;
       if (literalMatchers.size >= MAX_CACHED_TOOLS) literalMatchers.clear();
       literalMatchers.set(key, matcher);
     }
@@ -1048,8 +1053,8 @@ export class PermissionPolicy {
   /** False only in the reference the fast paths are tested against (`linearScanForTests`): no value index, `args` searched in the rendered text. */
   private fast = true;
   private readonly compositeByTool = new Map<string, readonly CompiledRule[]>();
-  /** Decisions of tools whose plan is `pure`, by the arguments' JSON text (argumentsKey), then tool, then declared risk (none first, then by RISK_RANK) (`decide`). */
-  private readonly decisions = new BoundedCache<Map<string, (PolicyDecision | undefined)[]>>();
+  /** Decisions of tools whose plan is `pure`, by the arguments' data (DataCache), then tool, then declared risk (none first, then by RISK_RANK) (`decide`). */
+  private readonly decisions = new DataCache<Map<string, (PolicyDecision | undefined)[]>>();
   /** Some rule reads the arguments: its verdicts may read this machine's names (a URL's host), so what is kept follows them (`followMachine`). */
   private readonly readsArguments: boolean;
   /** The reading of this machine's names the kept verdicts and decisions were made with (`machineReading`). */
@@ -1230,13 +1235,38 @@ export class PermissionPolicy {
     // The arguments that may name the file: the declared one, else each the tool's known spellings use (`file_path`, `path`).
     const fields = declared !== undefined ? [declared.field] : known.fields;
     const out: CompiledRule[] = [];
+    // A deep agent's backend in virtual mode reads its paths under its root: each rule (the tool's own too) is also read so.
+    const virtual = fields.filter((field) => known.virtual.includes(field));
     for (const one of this.fileRules) {
-      if (one.entry.matchesTool(tool)) continue;
       if (known.use === "write" ? one.file.access === "read" : one.file.access === "write") continue;
-      if (known.use === "read" || known.use === "write") out.push(...fields.map((field) => this.pathFileRule(one, field, known.use as "read" | "write")));
-      else out.push(searchFileRule(one, tool, known.use, this.defaults));
+      if (known.use === "read" || known.use === "write") {
+        out.push(...virtual.map((field) => this.carriedRule(one, `virtual:${tool}:${field}`, () => virtualFileRule(one, tool, field, known.use as "read" | "write", this.defaults))));
+        if (one.entry.matchesTool(tool)) continue;
+        out.push(...fields.map((field) => this.pathFileRule(one, field, known.use as "read" | "write")));
+      } else if (!one.entry.matchesTool(tool)) out.push(searchFileRule(one, tool, known.use, this.defaults, virtual.length > 0 ? "deep" : "claude"));
     }
     return out;
+  }
+
+  /**
+   * The Read rules (and declared path tools' rules) as rules of the fetch tool `tool` (WebFetch, the MCP fetch server's
+   * `fetch`, a tool declared with a url main argument): a `file:` URL it is given is the file it names.
+   */
+  private fetchFileRules(tool: string): CompiledRule[] {
+    if (this.fileRules.length === 0 && this.netRules.length === 0) return [];
+    const field = this.fetchField(tool);
+    if (field === undefined) return [];
+    return [
+      ...this.fileRules.filter((one) => one.file.access !== "write" && !one.entry.matchesTool(tool)).map((one) => this.carriedRule(one, `fetch:${tool}:${field}`, () => fetchFileRule(one, tool, field))),
+      // `WebFetch(domain:x)` holds for the MCP fetch server's `fetch` too: the same condition on its URL argument.
+      ...this.netRules.filter((one) => !one.entry.matchesTool(tool)).map((one) => this.carriedRule(one, `fetch:${field}`, () => this.onField(one.entry, field, "url", fetchNetRuleDescription(one.source)))),
+    ];
+  }
+
+  /** The argument of the fetch tool `tool` that holds its URL: its declared url main argument, else the convention's. */
+  private fetchField(tool: string): string | undefined {
+    const declared = this.definition.options.mainArguments?.[tool];
+    return declared !== undefined ? (declared.kind === "url" ? declared.field : undefined) : conventionalFetchTool(tool);
   }
 
   /** A file rule as a rule of the file tool `tool` whose `field` names the file: the same path condition, on that field. */
@@ -1306,7 +1336,7 @@ export class PermissionPolicy {
     if (this.readsArguments) this.followMachine();
     const args = this.readAs(tool, given);
     // A decision that reads nothing but the arguments (no thread, no principal, no filesystem) is
-    // kept per distinct argument data and handed out again as a copy (see argumentsKey), while the
+    // kept per distinct argument data and handed out again as a copy (see DataCache), while the
     // tool's calls repeat often enough (KeptDecisions). (A risk level this policy does not know is decided every time.)
     const known = declaredRisk === undefined || Object.hasOwn(RISK_RANK, declaredRisk);
     const plan = this.fast && known && (context === undefined || !this.contextual) ? this.plan(tool) : undefined;
@@ -1314,8 +1344,8 @@ export class PermissionPolicy {
       const keeping = plan.keeping;
       if (keeping.pause > 0) keeping.pause -= 1;
       else {
-        const data = argumentsKey(args);
-        if (data !== undefined) return this.keptDecision(tool, args, declaredRisk, data, keeping, context, principal);
+        const hash = argumentsHash(args);
+        if (hash >= 0) return this.keptDecision(tool, args, declaredRisk, hash, keeping, context, principal);
       }
     }
     return this.evaluate(tool, args, declaredRisk, undefined, context, principal);
@@ -1335,10 +1365,10 @@ export class PermissionPolicy {
     this.byTool.clear();
   }
 
-  /** `decide` through the kept decisions: the one kept for `data` (argumentsKey of `args`), else evaluated and kept. */
-  private keptDecision(tool: string, args: unknown, declaredRisk: RiskLevel | undefined, data: string, keeping: KeptDecisions, context: DecisionContext | undefined, principal: Principal | undefined): PolicyDecision {
+  /** `decide` through the kept decisions: the one kept for `args` (whose argumentsHash is `hash`), else evaluated and kept. */
+  private keptDecision(tool: string, args: unknown, declaredRisk: RiskLevel | undefined, hash: number, keeping: KeptDecisions, context: DecisionContext | undefined, principal: Principal | undefined): PolicyDecision {
     const slot = declaredRisk === undefined ? 0 : RISK_RANK[declaredRisk] + 1;
-    let byTool = this.decisions.get(data);
+    let byTool = this.decisions.get(hash, args);
     const kept = byTool?.get(tool)?.[slot];
     keeping.lookups += 1;
     if (kept !== undefined) keeping.hits += 1;
@@ -1347,10 +1377,11 @@ export class PermissionPolicy {
       keeping.lookups = 0;
       keeping.hits = 0;
     }
-    if (kept !== undefined) return { ...kept };
+    // A copy (the caller may change what it gets); kept decisions have no evidence. A literal, not a spread: this is the hot path.
+    if (kept !== undefined) return { mode: kept.mode, ruleId: kept.ruleId, reason: kept.reason, risk: kept.risk };
     const decided = this.evaluate(tool, args, declaredRisk, undefined, context, principal);
     if (decided.evidence === undefined) {
-      if (byTool === undefined) this.decisions.set(data, (byTool = new Map()));
+      if (byTool === undefined) this.decisions.set(hash, args, (byTool = new Map()));
       let slots = byTool.get(tool);
       if (slots === undefined) byTool.set(tool, (slots = []));
       slots[slot] = { ...decided };
@@ -1687,7 +1718,7 @@ export class PermissionPolicy {
       const matching = (this.fast ? this.byToolName.candidates(tool) : [...this.rules]).filter((rule) => rule.matchesTool(tool));
       // A command tool's calls are also read for the files a file tool's deny and ask rules cover (decided when the policy is built: none, nothing added).
       // And a file tool's calls for the files another file tool's deny and ask rules cover (Edit(./src/**) for Write, Read(.env) for Grep).
-      const rules = this.sorted([...matching.map((rule) => this.forTool(rule, tool)), ...this.shellFileRules(tool), ...this.fileToolRules(tool), ...this.shellNetRules(tool), ...this.otherCommandRules(tool)].sort((a, b) => a.order - b.order));
+      const rules = this.sorted([...matching.map((rule) => this.forTool(rule, tool)), ...this.shellFileRules(tool), ...this.fileToolRules(tool), ...this.fetchFileRules(tool), ...this.shellNetRules(tool), ...this.otherCommandRules(tool)].sort((a, b) => a.order - b.order));
       const explainers = rules.filter((rule) => rule.mode === "allow" && rule.where.some((condition) => condition.why !== undefined));
       const pure = rules.every((rule) => !rule.contextual && !rule.personal && rule.context === undefined && rule.where.every((condition) => condition.volatile !== true && condition.contextual !== true));
       found = { rules, index: ValueIndex.build(rules), fields: buildFieldPlan(rules), explainers, pure, keeping: { lookups: 0, hits: 0, pause: 0 } };
@@ -1717,7 +1748,7 @@ function conventionalAccess(tool: string): FileAccess | undefined {
  */
 function onlyCondition(entry: RuleEntry): { rule: PermissionRule; selector: string; matcher: Record<string, unknown> } | undefined {
   const rule = entry.spec;
-  if (rule.mode === "allow" || rule.toolRegex === true || isGlobPattern(rule.tool) || rule.args !== undefined || rule.after !== undefined || rule.budget !== undefined || rule.principal !== undefined) return undefined;
+  if (rule.mode === "allow" || rule.toolRegex === true || !isOneToolName(rule.tool) || rule.args !== undefined || rule.after !== undefined || rule.budget !== undefined || rule.principal !== undefined) return undefined;
   const selectors = Object.keys(rule.where ?? {});
   if (selectors.length !== 1) return undefined;
   const selector = selectors[0]!;
@@ -1763,7 +1794,7 @@ function fileRulesOf(rules: readonly RuleEntry[], options: PermissionPolicyOptio
  * A rule carried to the command tools: `reach` judges each command line their `field` holds (YES with the reason the
  * decision gives, UNKNOWN with why). Kept per value, unless `volatile` (what it reads on this machine may change).
  */
-function commandLineRule(entry: RuleEntry, field: string, description: string, reach: (text: string) => { verdict: Verdict; reason: string | undefined }, volatile: boolean): CompiledRule {
+function commandLineRule(entry: RuleEntry, field: string, description: string, reach: (text: string) => { verdict: Verdict; reason: string | undefined }, volatile: boolean, kind: "command" | "url" | "path" = "command"): CompiledRule {
   const direct = compileDirectGetter(parseSelector(field));
   const judge = (tree: unknown): { verdict: Verdict; reason: string | undefined } => {
     const found = direct === undefined ? NEEDS_FULL_SELECT : direct(tree);
@@ -1788,14 +1819,14 @@ function commandLineRule(entry: RuleEntry, field: string, description: string, r
   const id = entry.spec.id ?? `permissions[${entry.order}]`;
   return madeRule({
     order: entry.order,
-    spec: { tool: entry.spec.tool, mode: entry.mode, where: { [field]: { command: "*" } } },
+    spec: { tool: entry.spec.tool, mode: entry.mode, where: { [field]: kind === "command" ? { command: "*" } : { exists: true } } },
     ruleId: `permission:${id}`,
     mode: entry.mode,
     matchesTool: () => true,
     where: [condition],
     description,
     reasonText: entry.spec.reason ?? description,
-    kinds: { [field]: "command" },
+    kinds: { [field]: kind },
     reasonOf: (view) => entry.spec.reason ?? judge(view.literal).reason ?? judge(view.value).reason,
   });
 }
@@ -1806,11 +1837,22 @@ function shellFileRule(one: ShellFileRule, field: string, defaults: MatcherDefau
   return commandLineRule(one.entry, field, shellFileRuleDescription(one.file.source), (text) => judgeFileReach(text, one.file, start), one.file.followSymlinks);
 }
 
+/** A file rule as a rule of the fetch tool `tool`, reading its URL argument `field`: a `file:` URL is the file it names. */
+function fetchFileRule(one: ShellFileRule, tool: string, field: string): CompiledRule {
+  return commandLineRule(one.entry, field, fetchFileRuleDescription(one.file.source), (text) => judgeUrlFileReach(tool, text, one.file), one.file.followSymlinks, "url");
+}
+
+/** A file rule as read in the path argument `field` of a deep agent's file tool, as a backend in virtual mode places it. */
+function virtualFileRule(one: ShellFileRule, tool: string, field: string, use: "read" | "write", defaults: MatcherDefaults): CompiledRule {
+  const start = normaliseBase(defaults.pathBase);
+  return commandLineRule(one.entry, field, fileToolRuleDescription(one.file.source, use), (text) => judgeVirtualPath(tool, text, one.file, start), one.file.followSymlinks, "path");
+}
+
 /** A file rule as a rule of the search or listing tool `tool` (Grep, Glob): what the search reads, as file-reach.ts reads it. */
-function searchFileRule(one: ShellFileRule, tool: string, use: "search" | "search-visible" | "list", defaults: MatcherDefaults): CompiledRule {
+function searchFileRule(one: ShellFileRule, tool: string, use: "search" | "search-visible" | "list", defaults: MatcherDefaults, family: "claude" | "deep"): CompiledRule {
   const { entry, file } = one;
   const start = normaliseBase(defaults.pathBase);
-  const judge = (tree: unknown) => judgeSearchReach(tool, use, typeof tree === "object" && tree !== null ? (tree as SearchCall) : {}, file, start);
+  const judge = (tree: unknown) => judgeSearchReach(tool, use, typeof tree === "object" && tree !== null ? (tree as SearchCall) : {}, file, start, family);
   const description = fileToolRuleDescription(file.source, "read");
   const condition: FieldCondition = {
     selector: "path",

@@ -1,4 +1,5 @@
 import { globLiteralStart, isGlobPattern } from "./glob.js";
+import { serverWidePrefix } from "./mcp-names.js";
 import { requiredLiteral } from "./regex.js";
 import type { CanonicalArgs } from "./canonical.js";
 import { ANY_VALUE, equalityKey, startKey, type EqualityLookup, type FieldCondition, type StartLookup } from "./matchers.js";
@@ -154,6 +155,11 @@ const PREFIX_KEY = 4;
  * there, so a name it accepts starts with the literal's characters up to ASCII case, and
  * lower-casing the name's first characters gives the key.
  */
+/** A rule's tool pattern names exactly one tool: no glob, and not a whole MCP server (`mcp__SERVER`). */
+export function isOneToolName(tool: string): boolean {
+  return !isGlobPattern(tool) && serverWidePrefix(tool) === undefined;
+}
+
 export class ToolNameIndex<T> {
   private readonly exactFolded = new Map<string, T[]>();
   private readonly exactCased = new Map<string, T[]>();
@@ -223,6 +229,8 @@ function readPatternKey(pattern: ToolPattern): PatternKey {
     if (required === undefined) return { kind: "any" };
     return { kind: "prefix", key: (caseSensitive ? required.literal : required.literal.toLowerCase()).slice(0, PREFIX_KEY), caseSensitive };
   }
+  // `mcp__SERVER` names the server's tools too: a prefix.
+  if (!isGlobPattern(pattern.tool) && serverWidePrefix(pattern.tool) !== undefined) return { kind: "prefix", key: (caseSensitive ? pattern.tool : foldPrefix(pattern.tool)).slice(0, PREFIX_KEY), caseSensitive };
   if (!isGlobPattern(pattern.tool)) return { kind: "exact", key: caseSensitive ? pattern.tool : pattern.tool.toLowerCase(), caseSensitive };
   let literal: string | undefined;
   try {

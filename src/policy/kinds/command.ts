@@ -437,7 +437,10 @@ function splitWords(text: string): string[] {
 
 export function compileCommandPattern(pattern: string, caseSensitive: boolean): CommandPattern {
   const fold = (text: string) => (caseSensitive ? text : foldCase(text));
-  const trimmed = pattern.trim();
+  const written = pattern.trim();
+  // A trailing ` *` as the only `*` is the `:*` suffix, as Claude Code reads it ("`Bash(ls:*)` matches the same commands as
+  // `Bash(ls *)`"): `git stash *` matches bare `git stash` too, never `git stashx`.
+  const trimmed = /^[^*]*\S\s+\*$/.test(written) ? `${written.slice(0, -1).trimEnd()}:*` : written;
   const origins = patternOrigins(trimmed);
   const own = new Set(splitWords(trimmed.endsWith(":*") ? trimmed.slice(0, -2) : trimmed).filter((word) => !word.includes("*")));
   const names = (token: string) => token !== "" && (own.has(token) || [...own].some((word) => word.startsWith(`${token}=`)));
@@ -465,7 +468,10 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
   if (trimmed.includes("*")) {
     const literals = splitWords(trimmed).join(" ").split("*");
     const escape = (part: string) => part.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
-    const body = literals.map(escape).join("[\\s\\S]*");
+    // A trailing ` *` may also stand for no more words (`ssh * uptime *` matches `ssh host uptime`), as the `:*` suffix does.
+    const optionalTail = literals.length > 2 && literals.at(-1) === "" && literals.at(-2)!.endsWith(" ");
+    const untailed = optionalTail ? [...literals.slice(0, -2), literals.at(-2)!.slice(0, -1)] : undefined;
+    const body = untailed === undefined ? literals.map(escape).join("[\\s\\S]*") : `${untailed.map(escape).join("[\\s\\S]*")}(?: [\\s\\S]*)?`;
     const flags = caseSensitive ? "" : "i";
     const regex = new RegExp(`^${body}$`, flags);
     // The pattern up to its last `*`: when it matches the start of the known words, the `*` takes whatever follows.
@@ -485,7 +491,7 @@ export function compileCommandPattern(pattern: string, caseSensitive: boolean): 
       origins,
       caseSensitive,
       ...(optionsMatch === undefined ? {} : { optionsMatch }),
-      shapes: [shapeOf(literals.map(fold))],
+      shapes: untailed === undefined ? [shapeOf(literals.map(fold))] : [shapeOf(literals.map(fold)), shapeOf(untailed.map(fold))],
       fixed: 0,
       matches: (words) => regex.test(words.join(" ")),
       climbs: (words) => (pinned ? words.slice(1).find(outside) : undefined),

@@ -1,9 +1,10 @@
 import { posix } from "node:path";
+import { fileURLToPath } from "node:url";
 import { picomatchLibrary } from "../../deps/on-demand.js";
-import { fileReachDoubt, fileReachReason, listingReason, searchToolReason, type FileReachDoubt, type FileReachVerb } from "../../messages/index.js";
+import { fileReachDoubt, fileReachReason, listingDoubt, listingReason, searchToolReason, urlFileDoubt, urlFileReason, virtualPathDoubt, virtualPathReason, type FileReachDoubt, type FileReachVerb } from "../../messages/index.js";
 import { commandPlaces } from "./command.js";
 import { compilePathPattern, judgeOtherNames, normaliseBase, readPathValue } from "./path.js";
-import { basename, environmentFiles, readFileUses, readNaming, readProgram, unknownWordPlaces, wrapperInputFiles, type FileUse } from "./programs.js";
+import { basename, environmentFiles, readFileUses, readNaming, readProgram, unknownWordPlaces, wrapperInputFiles, type FileUse, type WalkFilter } from "./programs.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -41,8 +42,12 @@ interface CompiledFileRule extends FileRule {
   readonly shapes: readonly Token[][];
   /** Every path the rule covers has a name starting with a dot below any directory it does not cover itself (`.env`, `/x/.aws/**`). */
   readonly hiddenLeaf: boolean;
-  /** Those names (`.env`, `.aws`), when hiddenLeaf. */
+  /** Those names (`.env`, `.aws`), when hiddenLeaf; else each pattern's last name (`secrets` of `./secrets/**`). */
   readonly hiddenNames: readonly string[];
+  /** Every pattern names files by their last name (`.env`, `**\/*.pem`, `./config/.env`), none a directory's contents (`secrets/**`, `secrets/`). */
+  readonly namesFiles: boolean;
+  /** Every pattern names a directory's contents (`secrets/**`, `secrets/`): the shapes of the paths strictly inside it. */
+  readonly inside: readonly Token[][] | undefined;
 }
 
 /** A shell command's reach of one rule's files: YES (reason), UNKNOWN (why), or NO. */
@@ -237,6 +242,17 @@ function leafOf(pattern: string): string {
   return trimmed.split("/").at(-1) ?? "";
 }
 
+/** A pattern that names what a directory holds: `secrets/**`, `secrets/`, `/x/.aws/**`. */
+function namesContents(pattern: string): boolean {
+  return /(?:\/\*\*|\/)$/.test(pattern.replace(/\\/g, "/"));
+}
+
+/** The shapes of the paths strictly inside the directory a contents pattern names (`ROOT/secrets/` then any path). */
+function insideShapes(pattern: string, base: string): Token[][] {
+  const directory = pattern.replace(/\\/g, "/").replace(/(?:\/\*\*)+$/, "").replace(/\/+$/, "");
+  return patternShapes(`${directory}/`, base).filter((shape) => shape.at(-1) === GLOBSTAR && shape.at(-2) === SLASH);
+}
+
 const compiledRules = new WeakMap<FileRule, CompiledFileRule>();
 
 function compiled(rule: FileRule): CompiledFileRule {
@@ -260,6 +276,8 @@ function compiled(rule: FileRule): CompiledFileRule {
     shapes: rule.patterns.flatMap((pattern) => patternShapes(pattern, base)),
     hiddenLeaf: rule.patterns.every(hiddenLeafOf),
     hiddenNames: rule.patterns.map(leafOf),
+    namesFiles: rule.patterns.every((pattern) => !namesContents(pattern)),
+    inside: rule.patterns.every(namesContents) ? rule.patterns.flatMap((pattern) => insideShapes(pattern, base)) : undefined,
   };
   compiledRules.set(rule, out);
   return out;
@@ -292,7 +310,8 @@ function place(word: string, wild: boolean, where: string, homeSet = false): Pla
     // The shell's working directory is read as bash's logical one; the word's own `..` is the kernel's, which climbs from
     // where a symlink before it leads (`cd docs/link && cat ../k`, `cat docs/link/../k`).
     const given = text.startsWith("/") ? text : `${posix.normalize(where)}/${text}`;
-    return { absolute: posix.normalize(given), ...(/(?:^|\/)\.\.(?:\/|$)/.test(given) ? { climbs: given } : {}) };
+    // `grep -r KEY ./` walks `.`: a trailing slash names the same directory.
+    return { absolute: posix.normalize(given).replace(/(?<=.)\/+$/, ""), ...(/(?:^|\/)\.\.(?:\/|$)/.test(given) ? { climbs: given } : {}) };
   }
   if (unplacedStart) {
     // From a place the guard does not know, a `..` climbs anywhere: what follows the last one is all that is known.
@@ -363,10 +382,11 @@ function shapeText(shape: readonly Token[]): string | undefined {
 }
 
 /** Whether a directory walked (everything under it read, or written) reaches a file the rule covers. */
-function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean, admits: readonly string[] = []): Verdict {
+function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean, admits: readonly string[] = [], filter?: WalkFilter): Verdict {
   // A walk that skips hidden names reaches none of a rule whose every file hides below a hidden name, unless a glob it
   // was given admits that name (ripgrep's `-g`, matched against each name as ripgrep matches a glob without a slash).
-  const hiddenSkipped = skipsHidden && rule.hiddenLeaf && !admitsAny(admits, rule.hiddenNames);
+  // Nor one whose every file its filters keep out (filteredOut).
+  const hiddenSkipped = (skipsHidden && rule.hiddenLeaf && !admitsAny(admits, rule.hiddenNames)) || filteredOut(filter, rule);
   if ("absolute" in placed) {
     if (covers(rule, placed.absolute)) return YES;
     if (hiddenSkipped) return NO;
@@ -378,6 +398,37 @@ function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean,
   if (itself !== NO || hiddenSkipped) return itself;
   const under = [...placed.shape, SLASH, GLOBSTAR];
   return rule.shapes.some((shape) => overlaps(under, shape) !== false) ? UNKNOWN : NO;
+}
+
+/**
+ * Whether a walk's filters keep out every file the rule covers below where it starts: a rule that names files by name
+ * (`.env`) when no glob of the names it searches (`--include='*.ts'`, `-t ts`) may match one of those names (in any case,
+ * as the rule reads names); a rule that names a directory's contents (`secrets/**`) when the walk enters no directory of
+ * that name (`--exclude-dir=secrets`, `-g '!secrets'`), whatever its case (unless the rule reads case).
+ */
+function filteredOut(filter: WalkFilter | undefined, rule: CompiledFileRule): boolean {
+  if (filter === undefined || filter.unknown === true) return false;
+  if (filter.only !== undefined && rule.namesFiles && !admitsAny(filter.only, rule.hiddenNames)) return true;
+  if (filter.skipDirs !== undefined && rule.inside !== undefined) {
+    return rule.hiddenNames.every((name) => !/[*?[\]{}()!+@]/.test(name) && filter.skipDirs!.some((glob) => skipsEveryCase(glob, name, rule.caseSensitive)));
+  }
+  return false;
+}
+
+/** Whether a directory glob (matched as the program matches it, with case) matches `name` in every case a rule reads. */
+function skipsEveryCase(glob: string, name: string, caseSensitive: boolean): boolean {
+  if (glob.includes("/")) return false;
+  const isMatch = picomatchLibrary()(glob, { dot: true });
+  if (caseSensitive) return isMatch(name);
+  const letters = [...name].filter((ch) => ch.toLowerCase() !== ch.toUpperCase()).length;
+  if (letters > 12) return false;
+  const chars = [...name];
+  for (let mask = 0; mask < 1 << letters; mask++) {
+    let bit = 0;
+    const variant = chars.map((ch) => (ch.toLowerCase() === ch.toUpperCase() ? ch : (mask >> bit++) & 1 ? ch.toUpperCase() : ch.toLowerCase())).join("");
+    if (!isMatch(variant)) return false;
+  }
+  return true;
 }
 
 /** The uses of a rule's access: a Read rule restricts reading, an Edit rule writing, a declared tool's rule both. */
@@ -404,7 +455,7 @@ const VERB: Partial<Record<FileUse, FileReachVerb>> = { read: "reads", write: "w
 /** What one command does with the files its words and redirections name (cached per command: rules share it). */
 interface CommandUses {
   /** `own`: a file a wrapper opens itself (`xargs -a FILE`), judged though the command it runs is judged on its own. */
-  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly maybe?: boolean; readonly admits?: readonly string[]; readonly own?: boolean }[];
+  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly maybe?: boolean; readonly admits?: readonly string[]; readonly filter?: WalkFilter; readonly own?: boolean }[];
   /** The program runs another command the line holds as a command of its own (a wrapper): its words are that command's. */
   readonly runner: boolean;
 }
@@ -416,7 +467,7 @@ function commandUses(command: SimpleCommand): CommandUses {
   if (out !== undefined) return out;
   const words = command.words;
   const read = readFileUses(words);
-  const uses: { word: string; use: FileUse; maybe?: boolean; admits?: readonly string[]; own?: boolean }[] = [...read.uses];
+  const uses: { word: string; use: FileUse; maybe?: boolean; admits?: readonly string[]; filter?: WalkFilter; own?: boolean }[] = [...read.uses];
   // `cat .{env,}` opens .env: the words after bash's brace expansion are read too (as written, they are what sh opens).
   if (command.expanded !== undefined) for (const one of readFileUses(command.expanded).uses) if (!uses.some((known) => known.word === one.word && known.use === one.use)) uses.push(one);
   let runner = false;
@@ -505,7 +556,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
     if (runner && (command.redirects ?? []).length === 0 && !uses.some((one) => one.own === true)) continue;
     const wild = command.wild;
     const isWild = (word: string) => wild !== undefined && (wild.has(word) || [...wild].some((one) => one.includes(word)));
-    for (const { word, use, maybe, admits, own: opened } of uses) {
+    for (const { word, use, maybe, admits, filter, own: opened } of uses) {
       if (!restricts(own.access, use)) continue;
       if (runner && opened !== true && !(command.redirects ?? []).some((redirect) => redirect.word === word)) continue;
       if (use === "unknown" || use === "code") {
@@ -524,7 +575,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
       }
       const placed = place(word, isWild(word), where, homeSet);
       if (use === "walk" || use === "walk-visible" || use === "walk-write") {
-        const verdict = judgeWalk(placed, own, use === "walk-visible", admits);
+        const verdict = judgeWalk(placed, own, use === "walk-visible", admits, filter);
         if (verdict === YES) return { verdict: YES, reason: fileReachReason(shown, use === "walk-write" ? "writes" : "reads", word === "." ? "the working directory and the files under it" : `${word} and the files under it`, rule.mode, rule.source) };
         if (verdict === UNKNOWN) note(use === "walk-write" ? "walk-write" : "walk", shown, word);
         continue;
@@ -570,37 +621,179 @@ const shellQuoted = (word: string) => `'${word.replace(/'/g, "'\\''")}'`;
 const textOf = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
 /**
+ * How a tool family reads its paths: Claude Code's (`claude`: Glob's pattern as ripgrep's `--glob` reads it, a pattern
+ * without a slash matching at any depth) or LangChain deep agents' (`deep`: glob's pattern relative to its `path`, a
+ * leading `/` dropped, `path` "/" or none the backend's root; and a backend in virtual mode reading every path under its
+ * root: `/secrets/k` is ROOT/secrets/k).
+ */
+type PathFamily = "claude" | "deep";
+
+/**
  * Whether a search tool's call reaches a file `rule` covers, from `start`. A content search is read as the command line
  * it runs: Claude Code's Grep as ripgrep (`rg --glob G --type T -e PATTERN -- PATH`: hidden files and directories skipped
  * when it walks), another grep as `grep -r --include=G -e PATTERN -- PATH` (hidden files searched too: what it runs is
- * not known). A listing (`Glob`) reaches the rule's files when the directory it lists from, its `path` joined with the
- * pattern's leading directories, is one the rule covers (the names inside a covered directory are its contents); from
- * above, it names files as `ls` and `find` do and reads none.
+ * not known). A listing (`Glob`, `LS`) reaches the rule's files when the directory it lists from, its `path` joined with
+ * the pattern's leading directories, is one the rule covers (the names inside a covered directory are its contents), or
+ * when, from above, the names it may list include names inside such a directory (UNKNOWN). A deep agent's paths are
+ * also read as a backend in virtual mode reads them (virtualReach).
  */
-export function judgeSearchReach(tool: string, use: "search" | "search-visible" | "list", call: SearchCall, rule: FileRule, start: string): FileReach {
+export function judgeSearchReach(tool: string, use: "search" | "search-visible" | "list", call: SearchCall, rule: FileRule, start: string, family: PathFamily = "claude"): FileReach {
+  const base = normaliseBase(start);
+  const real = family === "deep" && use === "list" && tool.toLowerCase() === "glob" ? { ...call, path: textOf(call.path) === "/" ? "." : call.path, pattern: textOf(call.pattern)?.replace(/^\/+/, "") } : call;
+  const out = searchReach(tool, use, real, rule, base, family);
+  if (out.verdict === YES || family !== "deep") return out;
+  // The same call as a backend in virtual mode reads it: its path under the root (pathBase), and under a root the policy
+  // does not know.
+  const path = textOf(call.path) ?? "/";
+  const virtual = virtualPlace(path);
+  if (virtual === undefined) return out;
+  // A listing's directory (its path and the pattern's leading directories), under a root the policy does not know.
+  const listed = use === "list" ? virtualPlace(listingDirectory(tool, real).directory.replace(/^\.(?=\/|$)/, "")) : virtual;
+  if (base !== "/") {
+    const under = searchReach(tool, use, { ...real, path: virtual === "" ? "." : virtual }, rule, base, family);
+    if (under.verdict === YES) return under.reason === undefined ? under : { verdict: YES, reason: `${under.reason} (${virtualPathReason(tool, path, posix.join(base, virtual), rule.mode, rule.source)})` };
+    return under.verdict === UNKNOWN && out.verdict === NO ? under : out;
+  }
+  // Without pathBase the root is not known: a place under it that may be, or hold, a covered file cannot be told, unless
+  // the search's own filters keep every covered file out.
+  const walk = use !== "list" ? searchWords(use, real) : undefined;
+  const kept = walk === undefined ? false : (() => {
+    const one = readFileUses(walk).uses.find((item) => item.use === "walk" || item.use === "walk-visible");
+    const own = compiled(rule);
+    return one !== undefined && ((one.use === "walk-visible" && own.hiddenLeaf && !admitsAny(one.admits ?? [], own.hiddenNames)) || filteredOut(one.filter, own));
+  })();
+  if (out.verdict === NO && !kept && listed !== undefined && unknownRootReaches(listed, rule, use !== "list")) return { verdict: UNKNOWN, reason: virtualPathDoubt(tool, path, rule.mode, rule.source) };
+  return out;
+}
+
+/** The command line a content search runs: Claude Code's Grep as ripgrep, another grep as `grep -r`. */
+function searchWords(use: "search" | "search-visible", call: SearchCall): string[] {
   const path = textOf(call.path);
   const pattern = textOf(call.pattern) ?? "";
   const glob = textOf(call.glob);
-  if (use === "list") {
-    const leading: string[] = [];
-    for (const name of pattern.replace(/\\/g, "/").split("/")) {
-      if (/[*?[\]{}()!]/.test(name)) break;
-      leading.push(name);
-    }
-    // The last name of a pattern with no wildcard is what it matches, not a directory it lists.
-    if (leading.length === pattern.split("/").length) leading.pop();
-    const prefix = leading.join("/");
-    const directory = prefix.startsWith("/") ? prefix : path === undefined ? prefix || "." : prefix === "" ? path : `${path.replace(/\/+$/, "")}/${prefix}`;
-    const own = compiled(rule);
-    const placed = place(directory, false, normaliseBase(start));
-    return "absolute" in placed && covers(own, placed.absolute) ? { verdict: YES, reason: listingReason(tool, directory, rule.mode, rule.source) } : NOT_REACHED;
-  }
   const type = textOf(call.type);
-  const words =
-    use === "search-visible"
-      ? ["rg", ...(glob === undefined ? [] : ["--glob", glob]), ...(type === undefined ? [] : ["--type", type]), "-e", pattern, "--", path ?? "."]
-      : ["grep", "-r", ...(glob === undefined ? [] : [`--include=${glob}`]), "-e", pattern, "--", path ?? "."];
-  const reach = judgeFileReach(words.map(shellQuoted).join(" "), rule, start);
+  return use === "search-visible"
+    ? ["rg", ...(glob === undefined ? [] : ["--glob", glob]), ...(type === undefined ? [] : ["--type", type]), "-e", pattern, "--", path ?? "."]
+    : ["grep", "-r", ...(glob === undefined ? [] : [`--include=${glob}`]), "-e", pattern, "--", path ?? "."];
+}
+
+/** The directory a listing lists from (its `path` joined with the glob pattern's leading directories) and those directories. */
+function listingDirectory(tool: string, call: SearchCall): { directory: string; leading: string[] } {
+  const path = textOf(call.path);
+  const pattern = textOf(call.pattern) ?? "";
+  const isGlob = tool.toLowerCase() === "glob";
+  const leading: string[] = [];
+  const names = isGlob ? pattern.replace(/\\/g, "/").split("/") : [];
+  for (const name of names) {
+    if (/[*?[\]{}()!]/.test(name)) break;
+    leading.push(name);
+  }
+  // The last name of a pattern with no wildcard is what it matches, not a directory it lists.
+  if (isGlob && leading.length === names.length) leading.pop();
+  const prefix = leading.join("/");
+  const directory = prefix.startsWith("/") ? prefix : path === undefined ? prefix || "." : prefix === "" ? path : `${path.replace(/\/+$/, "")}/${prefix}`;
+  return { directory, leading };
+}
+
+function searchReach(tool: string, use: "search" | "search-visible" | "list", call: SearchCall, rule: FileRule, base: string, family: PathFamily): FileReach {
+  const path = textOf(call.path);
+  const pattern = textOf(call.pattern) ?? "";
+  if (use === "list") {
+    const own = compiled(rule);
+    const isGlob = tool.toLowerCase() === "glob";
+    const { directory, leading } = listingDirectory(tool, call);
+    const placed = place(directory, false, base);
+    if (!("absolute" in placed)) return NOT_REACHED;
+    if (covers(own, placed.absolute)) return { verdict: YES, reason: listingReason(tool, directory, rule.mode, rule.source) };
+    // From above: the names listed are the paths the pattern matches there (ripgrep's `--glob` matches a pattern without a
+    // slash at any depth; a deep agent's glob matches it in the directory; LS lists the directory's own names).
+    if (own.inside === undefined) return NOT_REACHED;
+    const rest = isGlob ? pattern.replace(/\\/g, "/").split("/").slice(leading.length).join("/") : "*";
+    if (rest === "") return NOT_REACHED;
+    const listed = [...wordTokens(placed.absolute === "/" ? "" : placed.absolute), SLASH, ...(isGlob && family === "claude" && !pattern.includes("/") ? [GLOBSTAR, SLASH] : []), ...patternTokens(rest)];
+    return own.inside.some((shape) => overlaps(listed, shape) !== false) ? { verdict: UNKNOWN, reason: listingDoubt(tool, isGlob ? `${JSON.stringify(pattern)} from ${path ?? "."}` : `the names in ${directory}`, rule.mode, rule.source) } : NOT_REACHED;
+  }
+  const reach = judgeFileReach(searchWords(use, call).map(shellQuoted).join(" "), rule, base);
   if (reach.verdict === NO || reach.reason === undefined) return reach;
   return { verdict: reach.verdict, reason: searchToolReason(tool, use === "search-visible" ? "ripgrep" : "grep -r", reach.reason) };
+}
+
+/**
+ * The path a deep agent's backend in virtual mode reads `value` as, relative to its root (deepagents' FilesystemBackend
+ * with `virtualMode: true`: a path without a leading `/` gets one; one holding `..` or starting with `~` is refused; what
+ * follows the first `/` is resolved against the root, so `//x` is the absolute `/x`): "" for the root itself; undefined
+ * when the backend refuses it or reads it where it is written (`//x`).
+ */
+function virtualPlace(value: string): string | undefined {
+  const vpath = value.startsWith("/") ? value : `/${value}`;
+  if (vpath.includes("..") || vpath.startsWith("~")) return undefined;
+  const rest = vpath.slice(1);
+  if (rest.startsWith("/")) return undefined;
+  return posix.normalize(rest === "" ? "." : rest).replace(/\/+$/, "").replace(/^\.$/, "");
+}
+
+/**
+ * Whether `relative` (a virtual path's place under a backend's root) may be a file the rule covers, or (`walk`) hold one
+ * below it, for a root the policy does not know, that is not itself inside a covered directory.
+ */
+function unknownRootReaches(relative: string, rule: FileRule, walk: boolean): boolean {
+  const own = compiled(rule);
+  const tail = wordTokens(`/${relative}`.replace(/\/$/, ""));
+  if (homeOverlaps(tail, own)) return true;
+  return walk && homeOverlaps([...(relative === "" ? [] : tail), SLASH, GLOBSTAR], own);
+}
+
+/**
+ * Whether a deep agent's file tool (read_file, write_file, edit_file) given `value` reaches a file `rule` covers, as a
+ * backend in virtual mode reads it: under pathBase, the root the tools run in (YES), or under a root the policy does not
+ * know (UNKNOWN). Its reading as written is the path rule's own.
+ */
+export function judgeVirtualPath(tool: string, value: string, rule: FileRule, start: string): FileReach {
+  const relative = virtualPlace(value);
+  if (relative === undefined) return NOT_REACHED;
+  const base = normaliseBase(start);
+  const own = compiled(rule);
+  if (base !== "/") {
+    const file = relative === "" ? base : posix.join(base, relative);
+    return judgePlaced({ absolute: file }, own, false) === YES ? { verdict: YES, reason: virtualPathReason(tool, value, file, rule.mode, rule.source) } : NOT_REACHED;
+  }
+  return unknownRootReaches(relative, rule, false) ? { verdict: UNKNOWN, reason: virtualPathDoubt(tool, value, rule.mode, rule.source) } : NOT_REACHED;
+}
+
+/**
+ * Whether a fetch tool's URL reads a file `rule` covers: a `file:` URL, as WHATWG's URL parser reads it (the scheme in any
+ * case, blanks around it and tabs and newlines inside it dropped, backslashes as slashes, `.` and `..` resolved), on this
+ * machine (no host, or `localhost`) names the file Node's `fileURLToPath` gives it (percent-escapes decoded). YES when the
+ * rule covers that file; UNKNOWN when the URL names such a file on another host or with an encoded `/` (which
+ * `fileURLToPath` refuses and another reader may decode), or does not parse and may be a `file:` URL; NO otherwise.
+ */
+export function judgeUrlFileReach(tool: string, value: string, rule: FileRule): FileReach {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined) return /f\s*i\s*l\s*e\s*:/i.test(value) ? { verdict: UNKNOWN, reason: urlFileDoubt(tool, value, "the URL parser cannot read it", rule.mode, rule.source) } : NOT_REACHED;
+  if (url.protocol !== "file:") return NOT_REACHED;
+  const own = compiled(rule);
+  const judge = (file: string) => judgePlaced({ absolute: posix.normalize(file).replace(/(?<=.)\/+$/, "") }, own, false);
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(url.pathname);
+  } catch {
+    decoded = url.pathname;
+  }
+  if (url.hostname !== "" && url.hostname !== "localhost") {
+    return judge(decoded) !== NO ? { verdict: UNKNOWN, reason: urlFileDoubt(tool, value, `it names ${decoded} on the host ${url.hostname}`, rule.mode, rule.source) } : NOT_REACHED;
+  }
+  let file: string;
+  try {
+    file = fileURLToPath(url);
+  } catch {
+    return judge(decoded) !== NO ? { verdict: UNKNOWN, reason: urlFileDoubt(tool, value, `${decoded} holds an encoded "/"`, rule.mode, rule.source) } : NOT_REACHED;
+  }
+  const verdict = judge(file);
+  if (verdict === YES) return { verdict: YES, reason: urlFileReason(tool, value, file, rule.mode, rule.source) };
+  return verdict === UNKNOWN ? { verdict: UNKNOWN, reason: urlFileDoubt(tool, value, `the guard cannot place ${file}`, rule.mode, rule.source) } : NOT_REACHED;
 }

@@ -758,7 +758,10 @@ function inodeIndex(directory: string, fresh = false): { byId: Map<string, strin
     let entries;
     try {
       entries = readdirSync(current, { withFileTypes: true });
-    } catch {
+    } catch (error) {
+      // A directory that is not there holds no name of any file (a pattern's place that does not exist yet).
+      const code = (error as NodeJS.ErrnoException).code;
+      if (current === directory && (code === "ENOENT" || code === "ENOTDIR")) break;
       complete = false;
       break;
     }

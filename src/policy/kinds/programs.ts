@@ -132,11 +132,14 @@ interface WrapperSpec {
   /** Needs no command (env alone prints the environment). */
   readonly commandOptional?: boolean;
   /**
-   * A shell builtin that only runs its command (`command CMD`, `builtin CMD`) and starts no program of
-   * its own: with a command to run, no allow pattern need name it. (Wrappers that are programs —
-   * timeout, nice — start a program the allow rules must name.)
+   * A wrapper that changes only how its command runs: a shell builtin (`command CMD`, `builtin CMD`)
+   * or one of the process wrappers Claude Code strips before it matches Bash rules (`timeout`, `time`,
+   * `nice`, `nohup`, `stdbuf`): with a command to run and nothing else of its own (no file it writes,
+   * `time -o FILE`), no allow pattern need name it, and deny patterns read the command it runs.
    */
   readonly transparent?: boolean;
+  /** Options that make a `transparent` wrapper do more than wrap: its command then needs an allow that names it (`xargs --process-slot-var=BASH_ENV` sets a variable its command reads). */
+  readonly opaqueWith?: readonly string[];
   /** Options whose value is a file it writes (`time -o FILE`). */
   readonly writeOptions?: readonly string[];
   /** The positionals (or a `permute` wrapper's operands) are files it writes (`logsave LOGFILE CMD`, `script FILE`). */
@@ -249,10 +252,11 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   timeout: {
     options: { flags: "v", valued: "sk", long: ["--preserve-status", "--foreground", "--verbose", "--help", "--version"], longValued: ["--signal", "--kill-after"] },
     positionals: 1,
+    transparent: true,
   },
-  nice: { options: { valued: "n", longValued: ["--adjustment"], long: ["--help", "--version"], numeric: true }, commandOptional: true },
+  nice: { options: { valued: "n", longValued: ["--adjustment"], long: ["--help", "--version"], numeric: true }, commandOptional: true, transparent: true },
   ionice: { options: { flags: "t", valued: "cnpPu", long: ["--ignore", "--help", "--version"], longValued: ["--class", "--classdata", "--pid", "--pgid", "--uid"] }, commandOptional: true },
-  stdbuf: { options: { valued: "ioe", longValued: ["--input", "--output", "--error"], long: ["--help", "--version"] } },
+  stdbuf: { options: { valued: "ioe", longValued: ["--input", "--output", "--error"], long: ["--help", "--version"] }, transparent: true },
   setsid: { options: { flags: "cfw", long: ["--ctty", "--fork", "--wait", "--help", "--version"] } },
   flock: {
     options: { flags: "sxenoFuv", valued: "wE", long: ["--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close", "--no-fork", "--verbose", "--help", "--version"], longValued: ["--timeout", "--wait", "--conflict-exit-code"] },
@@ -306,8 +310,9 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   time: {
     options: { flags: "apvq", valued: "fo", long: ["--append", "--portability", "--verbose", "--quiet", "--help", "--version"], longValued: ["--format", "--output"] },
     writeOptions: ["-o", "--output"],
+    transparent: true,
   },
-  nohup: { options: { long: ["--help", "--version"] } },
+  nohup: { options: { long: ["--help", "--version"] }, transparent: true },
   // task-spooler queues the command and runs it (`tsp CMD`; `-L LABEL`, `-D ID`, `-W ID` (depend), `-N SLOTS`, `-E`, `-g`, `-n`, `-f`, `-m`, `-B`);
   // its actions (`-l`, `-K`, `-t ID`, `-w`, ...) run nothing. Upstream names it `ts`, which Debian gives moreutils' timestamp filter:
   // `ts FORMAT` (a `%` in it) and `ts` with no operand are that filter.
@@ -606,6 +611,9 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     commandOptional: true,
     readsInput: { replace: ["-I", "-i", "--replace"], alone: ["echo"] },
     inputFiles: ["-a", "--arg-file"],
+    transparent: true,
+    // It sets NAME in its command's environment (`--process-slot-var=BASH_ENV`, `=LD_PRELOAD`).
+    opaqueWith: ["--process-slot-var"],
   },
   // xe (an xargs-like runner): `{}` in the command is replaced by the input's words, else they are appended; -I STR another
   // replace string; -s SCRIPT runs the script by sh with them as its arguments. -a/-A (arguments from the command line) are
@@ -3759,6 +3767,8 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     const placed = placeholder === undefined ? -1 : command.findIndex((word) => word.includes(placeholder));
     const at = placeholder === undefined || (placed < 0 && replace === undefined) ? command.length : placed;
     if (at >= 0) out.input = [{ command, at, by: name, ...(rest.length === 0 ? { implicit: true } : {}) }];
+    // `find . | xargs grep foo` is as allowed as the grep it runs with the input's words (Claude Code strips xargs too).
+    if (spec.transparent === true && rest.length > 0 && !seen.some((option) => spec.opaqueWith?.includes(option.name) === true)) markTransparent(out);
     return out;
   }
   if (rest.length === 0) {
@@ -3778,12 +3788,15 @@ function readWrapper(name: string, spec: WrapperSpec, words: readonly string[], 
     const rooted = rest.map((word, j) => (j > 0 && word.startsWith("/") ? `${top}${word}` : word));
     if (rooted.some((word, j) => word !== rest[j])) out.commands.push(rooted);
   }
-  // Only the wrapper's own refusal: the line is as allowed as the command it runs (read as a command of its own).
-  if (spec.transparent === true && out.refusals.length === 1 && out.commands.length === 1 && out.scripts.length === 0) {
-    out.refusals.length = 0;
-    out.transparent = true;
-  }
+  if (spec.transparent === true && !seen.some((option) => spec.opaqueWith?.includes(option.name) === true)) markTransparent(out);
   return out;
+}
+
+/** Only the wrapper's own refusal: the line is as allowed as the command it runs (read as a command of its own). */
+function markTransparent(out: ProgramReading): void {
+  if (out.refusals.length !== 1 || out.commands.length !== 1 || out.scripts.length !== 0) return;
+  out.refusals.length = 0;
+  out.transparent = true;
 }
 
 /** GNU parallel's replacement strings: `{}`, `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`, `{N}`, `{N.}`, ..., and `{= perl =}`. */
@@ -6666,6 +6679,14 @@ interface FileProgram {
    * reads `.env`); a value starting with `!` excludes names instead and admits none.
    */
   readonly admits?: readonly string[];
+  /**
+   * Options that narrow which files a walk searches: `only`, a glob a file's name must match to be searched (grep's
+   * `--include`, ripgrep's `-g GLOB`; several: any of them); `types`, a type whose globs a file's name must match
+   * (ripgrep's `-t TYPE`, RG_TYPES); `skipDirs`, a glob of the directories it never enters (grep's `--exclude-dir`,
+   * ripgrep's `-g '!GLOB'`, which `negated` names); `unreadable`, options after which what the filters admit is not
+   * known (ripgrep's `--type-add`, which may give a type other globs).
+   */
+  readonly filters?: { readonly only?: readonly string[]; readonly types?: readonly string[]; readonly skipDirs?: readonly string[]; readonly negated?: readonly string[]; readonly unreadable?: readonly string[] };
   readonly none?: FileUse;
   /** `NAME=value` operands whose value names a file (`dd if=F of=G`), by NAME; other such operands are `unknown`. */
   readonly keyed?: Readonly<Record<string, FileUse>>;
@@ -6707,6 +6728,8 @@ const GREP: FileProgram = {
     { when: ["-e", "--regexp", "-f", "--file"], lead: [] },
     { when: ["-r", "-R", "--recursive", "--dereference-recursive"], operands: "walk", none: "walk" },
   ],
+  // GNU grep has no negated --include: `--include='!*.ts'` is a glob of names starting with `!`.
+  filters: { only: ["--include"], skipDirs: ["--exclude-dir"] },
 };
 /** ripgrep and the silver searcher: a directory is searched without its hidden files unless told (`--hidden`, `-uu`); a file named is read. */
 const SEARCHER: FileProgram = {
@@ -6737,12 +6760,45 @@ const SEARCHER: FileProgram = {
  */
 const RIPGREP: FileProgram = {
   ...SEARCHER,
+  options: { ...SEARCHER.options!, longValued: [...SEARCHER.options!.longValued!, "--type-add", "--type-clear"] },
+  values: { ...SEARCHER.values, "--type-add": "text", "--type-clear": "text" },
   switches: [
     { when: ["-e", "--regexp", "-f", "--file", "--files"], lead: [] },
     { when: ["--hidden", "-.", "-u", "--unrestricted", "-a", "--all-types", "--all-text", "--pre"], operands: "walk", none: "walk" },
     { when: ["--files"], operands: "name", none: "name" },
   ],
   admits: ["-g", "--glob", "--iglob"],
+  filters: { only: ["-g", "--glob", "--iglob"], negated: ["-g", "--glob", "--iglob"], types: ["-t", "--type"], unreadable: ["--type-add", "--type-clear", "--pre", "--pre-glob"] },
+};
+
+/**
+ * ripgrep's built-in file types (`rg --type-list`) that a `-t TYPE` filter is read with: each type's globs, as ripgrep 13
+ * and later name them (a glob a later version added included: more names, never fewer). A type not listed here (`all`,
+ * one `--type-add` defines) is not read: the search may then reach any file.
+ */
+const RG_TYPES: Readonly<Record<string, readonly string[]>> = {
+  c: ["*.[chH]", "*.[chH].in", "*.cats"],
+  cpp: ["*.[ChH]", "*.[ChH].in", "*.[ch]pp", "*.[ch]pp.in", "*.[ch]xx", "*.[ch]xx.in", "*.cc", "*.cc.in", "*.hh", "*.hh.in", "*.inl"],
+  css: ["*.css", "*.scss", "*.sass", "*.less"],
+  go: ["*.go"],
+  html: ["*.ejs", "*.htm", "*.html"],
+  java: ["*.java", "*.jsp", "*.jspx", "*.properties"],
+  js: ["*.js", "*.jsx", "*.vue", "*.cjs", "*.mjs"],
+  json: ["*.json", "composer.lock", "*.sarif"],
+  markdown: ["*.markdown", "*.md", "*.mdown", "*.mdwn", "*.mkd", "*.mkdn", "*.mdx"],
+  md: ["*.markdown", "*.md", "*.mdown", "*.mdwn", "*.mkd", "*.mkdn", "*.mdx"],
+  py: ["*.py", "*.pyi"],
+  python: ["*.py", "*.pyi"],
+  ruby: ["*.gemspec", "*.rb", "*.rbw", ".irbrc", "Gemfile", "Rakefile", "config.ru"],
+  rust: ["*.rs"],
+  sh: ["*.bash", "*.bashrc", "*.csh", "*.cshrc", "*.ksh", "*.kshrc", "*.sh", "*.tcsh", "*.zsh", ".bash_login", ".bash_logout", ".bash_profile", ".bashrc", ".cshrc", ".kshrc", ".login", ".logout", ".profile", ".tcshrc", ".zlogin", ".zlogout", ".zprofile", ".zshenv", ".zshrc", "bash_login", "bash_logout", "bash_profile", "bashrc", "profile", "zlogin", "zlogout", "zprofile", "zshenv", "zshrc"],
+  sql: ["*.psql", "*.sql"],
+  toml: ["*.toml", "Cargo.lock"],
+  ts: ["*.ts", "*.tsx", "*.cts", "*.mts"],
+  typescript: ["*.ts", "*.tsx", "*.cts", "*.mts"],
+  txt: ["*.txt"],
+  xml: ["*.dtd", "*.rng", "*.sch", "*.xhtml", "*.xjb", "*.xml", "*.xml.dist", "*.xsd", "*.xsl", "*.xslt"],
+  yaml: ["*.yaml", "*.yml"],
 };
 const SED: FileProgram = {
   options: {
@@ -6999,10 +7055,21 @@ const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
 
 /** The words of one command and what its program does with the files each may name (readFileUses). */
 interface FileWords {
-  /** `admits`: the globs of hidden names a `walk-visible` walk searches too (FileProgram.admits). */
-  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly admits?: readonly string[] }[];
+  /** `admits`: the globs of hidden names a `walk-visible` walk searches too (FileProgram.admits); `filter`: what narrows a walk (FileProgram.filters). */
+  readonly uses: readonly { readonly word: string; readonly use: FileUse; readonly admits?: readonly string[]; readonly filter?: WalkFilter }[];
   /** The program is in the table (FILE_PROGRAMS): its words were read as it reads them. */
   readonly known: boolean;
+}
+
+/**
+ * What narrows the files a walk searches (FileProgram.filters): `only`, globs one of which a searched file's name matches
+ * (undefined: any name); `skipDirs`, globs of the names of directories it does not enter; `unknown`: the guard cannot
+ * read what the filters admit.
+ */
+export interface WalkFilter {
+  readonly only?: readonly string[];
+  readonly skipDirs?: readonly string[];
+  readonly unknown?: true;
 }
 
 /** Whether a word is an option (`-n`, `--x=y`): the guard does not read an unknown program's options as files. */
@@ -7016,7 +7083,7 @@ export function readFileUses(words: readonly string[]): FileWords {
   const program = basename(words[0] ?? "");
   const spec = Object.hasOwn(FILE_PROGRAMS, program) ? FILE_PROGRAMS[program]! : undefined;
   if (spec === undefined) return { known: false, uses: words.slice(1).map((word) => ({ word, use: "unknown" as const })) };
-  const uses: { word: string; use: FileUse; admits?: readonly string[] }[] = [];
+  const uses: { word: string; use: FileUse; admits?: readonly string[]; filter?: WalkFilter }[] = [];
   for (let i = 1; spec.scan !== undefined && i < words.length && words[i] !== "--"; i++) {
     const word = words[i]!;
     const eq = word.indexOf("=");
@@ -7084,8 +7151,10 @@ export function readFileUses(words: readonly string[]): FileWords {
     if (option.value === undefined) continue;
     uses.push({ word: option.value, use: spec.values !== undefined && Object.hasOwn(spec.values, option.name) ? spec.values[option.name]! : "unknown" });
   }
-  const admitted = spec.admits === undefined ? [] : seen.flatMap((option) => (option.value !== undefined && spec.admits!.includes(option.name) && !option.value.startsWith("!") ? [option.value] : []));
-  const walking = (use: FileUse) => (admitted.length > 0 && use === "walk-visible" ? { use, admits: admitted } : { use });
+  const filter = spec.filters === undefined ? undefined : walkFilter(spec.filters, seen);
+  // A type's globs admit hidden names as a glob does (`rg -t sh KEY` searches `.bashrc`); a type the guard cannot read, any.
+  const admitted = spec.admits === undefined ? [] : [...seen.flatMap((option) => (option.value !== undefined && spec.admits!.includes(option.name) && !option.value.startsWith("!") ? [option.value] : [])), ...(filter?.unknown === true ? ["*"] : seen.flatMap((option) => (option.value !== undefined && spec.filters?.types?.includes(option.name) === true ? (RG_TYPES[option.value] ?? ["*"]) : [])))];
+  const walking = (use: FileUse) => ({ use, ...(admitted.length > 0 && use === "walk-visible" ? { admits: admitted } : {}), ...(filter !== undefined && (use === "walk" || use === "walk-visible") ? { filter } : {}) });
   const files = operands.filter((word) => word !== "-");
   let at = 0;
   for (const use of lead) {
@@ -7101,6 +7170,30 @@ export function readFileUses(words: readonly string[]): FileWords {
     else uses.push({ word, ...walking(last !== undefined && i === remaining.length - 1 && remaining.length > 1 ? last : rest) });
   });
   return { known: true, uses };
+}
+
+/** The filters a program's options set on its walks (FileProgram.filters), undefined when none is given. */
+function walkFilter(filters: NonNullable<FileProgram["filters"]>, seen: readonly { name: string; value: string | undefined }[]): WalkFilter | undefined {
+  const only: string[] = [];
+  const skipDirs: string[] = [];
+  let unknown = false;
+  for (const option of seen) {
+    if (filters.unreadable?.includes(option.name) === true) unknown = true;
+    if (option.value === undefined) continue;
+    if (filters.negated?.includes(option.name) === true && option.value.startsWith("!")) skipDirs.push(option.value.slice(1));
+    else if (filters.only?.includes(option.name) === true) only.push(option.value);
+    else if (filters.skipDirs?.includes(option.name) === true) skipDirs.push(option.value);
+    else if (filters.types?.includes(option.name) === true) {
+      const globs = Object.hasOwn(RG_TYPES, option.value) ? RG_TYPES[option.value] : undefined;
+      if (globs === undefined) unknown = true;
+      else only.push(...globs);
+    }
+  }
+  if (unknown) return { unknown: true };
+  // ripgrep's later glob wins: `-g '!secrets' -g '*'` enters secrets/ again.
+  if (filters.negated !== undefined && seen.some((option) => filters.negated!.includes(option.name) && option.value !== undefined && !option.value.startsWith("!"))) skipDirs.length = 0;
+  if (only.length === 0 && skipDirs.length === 0) return undefined;
+  return { ...(only.length > 0 ? { only } : {}), ...(skipDirs.length > 0 ? { skipDirs } : {}) };
 }
 
 /** `word` read in the directory `dir` ("": where the command runs), as `cd DIR` and then the word would be. */
