@@ -74,7 +74,9 @@ const CLASSES: readonly Klass[] = [
       { command: `rsync -e '${X}' src/ host:dst/`, expect: "deny" },
       { command: `rsync -avze '${X}' src/ host:dst/`, expect: "deny" },
       { command: `rsync --rsh='${X}' src/ host:dst/`, expect: "deny" },
-      { command: "rsync -av --delete src/ dst/", expect: "allow" },
+      // --delete deletes files as rm does: under this file's deny on rm it asks (public-bypasses-14, same-effect.ts).
+      { command: "rsync -av --delete src/ dst/", expect: "not-allow", reason: /deletes files like rm/ },
+      { command: "rsync -av src/ dst/", expect: "allow" },
       { command: "rsync -a --log-file-format='%i %n' src/ dst/", expect: "allow" },
       { command: "rsync -avz --progress src/ host:dst/", expect: "allow" },
     ],

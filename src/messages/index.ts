@@ -723,7 +723,7 @@ export function fetchNetRuleDescription(rule: string): string {
 }
 
 /** What keeps the guard from telling whether a shell command reaches a file a file tool's rule covers (fileReachDoubt). */
-export type FileReachDoubt = "program" | "into" | "walk" | "walk-write" | "wild" | "unplaced" | "input" | "code" | "unparsed";
+export type FileReachDoubt = "program" | "into" | "walk" | "walk-write" | "wild" | "unplaced" | "input" | "code" | "unparsed" | "environment";
 
 /** A shell command's words shown in a reason: at most 80 characters. */
 function shownCommand(command: string): string {
@@ -757,5 +757,7 @@ export function fileReachDoubt(doubt: FileReachDoubt, command: string, word: str
       return `${shown} runs code that names ${word}, ${covered}, and may open it`;
     case "unparsed":
       return `the command line cannot be parsed (${word}), so the guard cannot tell whether it reaches ${covered}`;
+    case "environment":
+      return `${shown} runs with ${word} set, through which the program loads code, options or files the guard does not read, and they may reach ${covered}`;
   }
 }

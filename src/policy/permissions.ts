@@ -36,6 +36,8 @@ import { conventionalFetchTool, conventionalFileTool, conventionalKind, conventi
 import { judgeFileReach, judgeSearchReach, judgeUrlFileReach, judgeVirtualPath, type FileAccess, type FileRule, type SearchCall } from "./kinds/file-reach.js";
 import { judgeNetReach, type NetRule } from "./kinds/net-reach.js";
 import { expandHome, normaliseBase } from "./kinds/path.js";
+import { powerShellLine } from "./kinds/command.js";
+import { isPowerShellTool } from "./kinds/powershell.js";
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
 
@@ -1330,8 +1332,9 @@ export class PermissionPolicy {
    * `context` (the thread's messages) feeds `from`, `after` and `budget`; without it they cannot
    * tell, so a deny or ask rule that uses them asks and an allow rule that uses them does not apply.
    */
-  decide(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext, principal?: Principal): PolicyDecision {
+  decide(tool: string, given: unknown, declaredRisk?: RiskLevel, context?: DecisionContext, principal?: Principal): PolicyDecision {
     if (this.readsArguments) this.followMachine();
+    const args = this.readAs(tool, given);
     // A decision that reads nothing but the arguments (no thread, no principal, no filesystem) is
     // kept per distinct argument data and handed out again as a copy (see DataCache), while the
     // tool's calls repeat often enough (KeptDecisions). (A risk level this policy does not know is decided every time.)
@@ -1419,7 +1422,7 @@ export class PermissionPolicy {
   matchingRules(tool: string, args: unknown): string[] {
     if (this.readsArguments) this.followMachine();
     const trace: RuleTrace[] = [];
-    this.evaluate(tool, args, undefined, trace);
+    this.evaluate(tool, this.readAs(tool, args), undefined, trace);
     return trace.filter((entry) => entry.verdict !== "no match").map((entry) => entry.ruleId);
   }
 
@@ -1427,8 +1430,20 @@ export class PermissionPolicy {
   explain(tool: string, args: unknown, declaredRisk?: RiskLevel, context?: DecisionContext, principal?: Principal): { decision: PolicyDecision; trace: RuleTrace[] } {
     if (this.readsArguments) this.followMachine();
     const trace: RuleTrace[] = [];
-    const decision = this.evaluate(tool, args, declaredRisk, trace, context, principal);
+    const decision = this.evaluate(tool, this.readAs(tool, args), declaredRisk, trace, context, principal);
     return { decision, trace };
+  }
+
+  /**
+   * The arguments of a call as the rules read them: a PowerShell tool's command line (by the tool's name) as the POSIX
+   * commands PowerShell runs for it, beside the line as written (powerShellLine): `Remove-Item x` is read as `rm x`.
+   */
+  private readAs(tool: string, args: unknown): unknown {
+    if (!isPowerShellTool(tool) || typeof args !== "object" || args === null || Array.isArray(args)) return args;
+    const field = this.commandField(tool);
+    if (field === undefined || !Object.hasOwn(args, field)) return args;
+    const text = (args as Record<string, unknown>)[field];
+    return typeof text === "string" ? { ...args, [field]: powerShellLine(text) } : args;
   }
 
   private evaluate(tool: string, args: unknown, declaredRisk: RiskLevel | undefined, trace: RuleTrace[] | undefined, context?: DecisionContext, principal?: Principal): PolicyDecision {

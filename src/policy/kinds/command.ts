@@ -7,6 +7,7 @@ import { originOf, urlReadings } from "./net.js";
 import { lineLinks, linkReadings, UNKNOWN_TARGET, type LineLink } from "./links.js";
 import { hardLinkNames, pathWordReadings, realPatternWord } from "./path.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
+import { readPowerShell } from "./powershell.js";
 import { UNREAD_WORDS } from "./subcommands.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -586,6 +587,11 @@ function readWorkingDirectories(commands: readonly SimpleCommand[], text: string
     // `env -C DIR CMD`, `sudo -D DIR CMD`: the command the wrapper runs (in a scope of its own) starts in DIR, as after `cd DIR`.
     if (command.runsIn !== undefined) changes.push({ scope: command.runsIn.scope, move: moveTo(command.runsIn.directory) });
     const [program] = command.words;
+    // `source FILE`, `. FILE`: the file runs in this shell and may change its directory (`cd` in it), which the guard does not read.
+    if ((program === "source" || program === ".") && command.words.length > 1) {
+      changes.push({ scope, move: moveTo(undefined) });
+      return before;
+    }
     if (program === undefined || !DIRECTORY_CHANGES.has(program)) return before;
     // `cd se{c,}rets` is `cd secrets serets` to bash: the operands are the words after brace expansion.
     const args = (command.expanded ?? command.words).slice(1);
@@ -1003,4 +1009,24 @@ export function commandPlaces(commands: readonly SimpleCommand[], text: string, 
     const where = startedIn(start, cwd) ?? start;
     return where.startsWith("/") ? posix.normalize(where) : where;
   });
+}
+
+/** PowerShell's own syntax, which a POSIX shell reads otherwise: `$x = …`, `$x.Name`, `[Type]::`, `@{…}`, `@(…)`, `| % {`, `| ? {`. */
+const POWERSHELL_SYNTAX = /(?:^|[;{(|&\n]\s*)\$[\w:]+\s*[-+*/%]?=|\$[\w:]+\.\w|\[[\w.]+\]::|@[{(]|\|\s*(?:%|\?|ForEach-Object|Where-Object)(?=\s|\{|$)/i;
+
+/**
+ * A PowerShell tool's command line as the guard reads it (powershell.ts): the line as a POSIX shell reads it (when it
+ * parses so), then the POSIX commands PowerShell runs for it (`Remove-Item x` as `rm x`), then, when some of it cannot
+ * be read, `pwsh -Command LINE`, whose reading says why. A rule for a shell is tried against each.
+ */
+export function powerShellLine(text: string): string {
+  const reading = readPowerShell(text);
+  const lines: string[] = [];
+  // A line in PowerShell's own syntax (an assignment to a variable, a member, a cast, a hash or array literal, a pipeline
+  // into ForEach-Object) is not read as bash reads it: bash would take `$x` for a program's name. Nor a here-document (`<<`),
+  // which would swallow the lines after it (PowerShell has none).
+  if (!text.includes("<<") && !POWERSHELL_SYNTAX.test(text) && analyzeShell(text).ok) lines.push(text);
+  if (reading.script !== "") lines.push(reading.script);
+  if (reading.unknown !== undefined) lines.push(`pwsh -Command '${text.replace(/'/g, `'\\''`)}'`);
+  return lines.join("\n");
 }

@@ -4,7 +4,7 @@ import { picomatchLibrary } from "../../deps/on-demand.js";
 import { fileReachDoubt, fileReachReason, listingDoubt, listingReason, searchToolReason, urlFileDoubt, urlFileReason, virtualPathDoubt, virtualPathReason, type FileReachDoubt, type FileReachVerb } from "../../messages/index.js";
 import { commandPlaces } from "./command.js";
 import { compilePathPattern, judgeOtherNames, normaliseBase, readPathValue } from "./path.js";
-import { basename, readFileUses, readNaming, readProgram, unknownWordPlaces, wrapperInputFiles, type FileUse, type WalkFilter } from "./programs.js";
+import { basename, environmentFiles, readFileUses, readNaming, readProgram, unknownWordPlaces, wrapperInputFiles, type FileUse, type WalkFilter } from "./programs.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -530,6 +530,28 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
     if (command.construct) continue;
     const where = places[i] ?? start;
     const shown = command.words.join(" ");
+    // `GIT_DIR=secrets git log`, `RIPGREP_CONFIG_PATH=f rg KEY`, `LD_PRELOAD=x.so cat a`: files the program reads through its environment.
+    for (const setting of command.settings ?? []) {
+      const files = environmentFiles(setting.name);
+      if (files === undefined) continue;
+      const set = `${setting.name}=${setting.value}`;
+      if (files.use === "code") {
+        // A PATH of absolute directories (or variables: `$HOME/bin:$PATH`) finds the programs the guard reads by name.
+        if (setting.name === "PATH" && setting.value.split(":").every((dir) => /^[/$~]/.test(dir))) continue;
+        note("environment", `${set} ${shown}`, setting.name);
+        continue;
+      }
+      if (!restricts(own.access, "read")) continue;
+      if (files.use === "options") note("environment", `${set} ${shown}`, setting.name);
+      const placed = place(setting.value, setting.dynamic, where, homeSet);
+      const verdict = files.use === "walk" ? judgeWalk(placed, own, false) : judgePlaced(placed, own, setting.dynamic);
+      if (verdict === YES && files.use !== "walk") return { verdict: YES, reason: fileReachReason(`${set} ${shown}`, "reads", setting.value, rule.mode, rule.source) };
+      if (verdict === YES) return { verdict: YES, reason: fileReachReason(`${set} ${shown}`, "reads", `${setting.value} (programs read the files under the directory ${setting.name} names: a repository, a work tree, their configuration)`, rule.mode, rule.source) };
+      // A directory that holds protected files (`GIT_WORK_TREE=. git diff`, `HOME=. git log`) is read as the program reads it
+      // without the variable (its configuration files, its work tree); a place the guard cannot tell (`GIT_DIR=$D`) may be one.
+      if (verdict === UNKNOWN && !("absolute" in placed)) note(placed.doubt, `${set} ${shown}`, setting.value);
+      else if (verdict === UNKNOWN && files.use !== "walk") note("program", `${set} ${shown}`, setting.value);
+    }
     const { uses, runner } = commandUses(command);
     if (runner && (command.redirects ?? []).length === 0 && !uses.some((one) => one.own === true)) continue;
     const wild = command.wild;

@@ -10,10 +10,12 @@
  */
 
 import { CODE_LOADERS, type CodeLoader } from "./loaders.js";
+import { readPowerShell } from "./powershell.js";
+import { DELETE_CALLS, deletesLikeRm, deletionOf } from "./same-effect.js";
 import { carriedUrlReason } from "../../messages/index.js";
 import { originOf, urlReadings } from "./net.js";
 import { parseOptions, type OptionTable, type Parsed } from "./options.js";
-import { COMPOSE_GLOBAL, DOCKER_GLOBAL, KUBECTL_GLOBAL, commandSpellings } from "./subcommands.js";
+import { COMPOSE_GLOBAL, DOCKER_GLOBAL, KUBECTL_GLOBAL, UNREAD_WORDS, commandSpellings } from "./subcommands.js";
 
 /** Something an allow cannot vouch for unless its pattern names `token` (`find:* -exec`, `sudo:*`). */
 export interface Refusal {
@@ -349,6 +351,22 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   tini: { options: { flags: "svlwgp", valued: "e", long: ["--version"] } },
   "dumb-init": { options: { flags: "cvV", valued: "r", long: ["--single-child", "--verbose", "--version", "--help"], longValued: ["--rewrite"] } },
   eatmydata: { options: {} },
+  // More wrappers that exec the command after their options: ubuntu's run-one family (one instance at a time, or
+  // until it succeeds or fails), s6-overlay's with-contenv, catatonit (a container init), host-spawn (runs it on the
+  // host from a container), distrobox-enter (in a container, after `--`), MPI's and Slurm's launchers.
+  "run-one": { options: {} },
+  "run-this-one": { options: {} },
+  "keep-one-running": { options: {} },
+  "run-one-constantly": { options: {} },
+  "run-one-until-success": { options: {} },
+  "run-one-until-failure": { options: {} },
+  "with-contenv": { options: {} },
+  catatonit: { options: { flags: "ghLPpv" } },
+  "host-spawn": { options: {} },
+  "distrobox-enter": { options: {}, dashDashOrUnknown: true },
+  mpirun: { options: {}, dashDashOrUnknown: true },
+  mpiexec: { options: {}, dashDashOrUnknown: true },
+  srun: { options: {}, dashDashOrUnknown: true },
   nocache: { options: { valued: "n" } },
   trickle: { options: { flags: "svV", valued: "udwtlLn" } },
   chpst: { options: { flags: "vP0123", valued: "ugUeE/nlLmdofpc" } },
@@ -844,6 +862,9 @@ const PROGRAM_ALIASES: readonly { readonly name: RegExp; readonly as: string }[]
   { name: /^ld(?:-linux[\w.-]*|64)?\.so(?:\.\d+)*$/, as: "ld.so" },
   // qemu's user-mode emulators, one per architecture (`qemu-x86_64`, `qemu-aarch64-static`); not qemu-system-*, qemu-img and its other tools.
   { name: /^qemu-(?!system|img|io|nbd|storage|pr-helper|ga|edid|keymap|make)[a-z0-9_]+(?:-static)?$/, as: "qemu-user" },
+  // PowerShell by its Windows names (`pwsh.exe`, `powershell.exe`, in any case: Windows does not tell case apart).
+  { name: /^pwsh(?:\.exe)?$/i, as: "pwsh" },
+  { name: /^powershell(?:\.exe)?$/i, as: "powershell" },
 ];
 
 /** A SUBCOMMAND_WRAPPERS program: the subcommand's reading, or undefined when the subcommand runs nothing. */
@@ -903,9 +924,12 @@ export function stdinCodeReading(name: string, code: string): { guesses: string[
   // PowerShell, Nushell and xonsh run a program named at the start of a statement: the code is tried as a command line too (as with -c).
   const guesses = [...(COMMAND_LANGUAGES.has(name) ? [code] : []), ...codeGuesses(code)];
   const doubt = codeDoubt(code);
+  // PowerShell's own names of commands (`Remove-Item`, `gc`, `iwr`), read as the POSIX commands they are.
+  const powershell = name === "pwsh" || name === "powershell" ? readPowerShell(code) : undefined;
+  if (powershell !== undefined && powershell.script !== "") guesses.push(powershell.script);
   return {
     guesses,
-    unknown: doubt === undefined ? undefined : `${name} runs code from its standard input that ${doubt}, which the guard cannot read`,
+    unknown: doubt === undefined ? (powershell?.unknown === undefined ? undefined : `${name} runs code from its standard input the guard cannot read: ${powershell.unknown}`) : `${name} runs code from its standard input that ${doubt}, which the guard cannot read`,
     placesUnknown: NET_CALLS.test(code) ? `${name} runs code from its standard input that connects to the network, where the guard cannot read` : undefined,
   };
 }
@@ -977,6 +1001,13 @@ function powershellCode(name: string, word: string): "command" | "encoded" | und
   if (lower.length >= 2 && "-command".startsWith(lower)) return "command";
   if (lower === "-ec" || (lower.length >= 2 && "-encodedcommand".startsWith(lower))) return "encoded";
   return undefined;
+}
+
+/** `code` read as PowerShell (powershell.ts): the POSIX commands it runs are scripts of `out`, and what cannot be read leaves it unknown. */
+function withPowerShell(out: ProgramReading, code: string, by: string): void {
+  const reading = readPowerShell(code);
+  if (reading.script !== "") out.scripts.push(reading.script);
+  if (reading.unknown !== undefined) out.unknown ??= `${by} runs code the guard cannot read: ${reading.unknown}`;
 }
 
 /** Interpreters whose single-dash words are options of their own, not clusters of letters: `ghc -Werror`, `jrunscript -encoding`, `pwsh -NonInteractive` hold no -e or -c. */
@@ -1260,9 +1291,29 @@ const ENVIRONMENT: readonly { readonly name: RegExp; readonly effect: EnvEffect;
   { name: /^(?:BASH_CMDS|BASH_ALIASES|BASH_LOADABLES_PATH)$/, effect: "code", what: "finds the program a command name runs through it (bash's table of command paths, its aliases, where enable -f loads builtins from)" },
   // zsh's tables of names (zsh/parameter): `aliases[x]=CMD`, `galiases`, `saliases` bind aliases, `functions[f]=BODY` defines a function, `commands[x]=PATH` hashes a path.
   { name: /^(?:aliases|galiases|saliases|functions|commands|dis_aliases|dis_galiases|dis_saliases|dis_functions)$/, effect: "code", what: "finds what a command name runs through it (zsh's tables of aliases, functions and command paths)" },
-  { name: /^(?:TAR_OPTIONS|LESS|MANOPT|GZIP|ZIPOPT|XZ_OPT|BZIP2|PARALLEL|GREP_OPTIONS|RSYNC_OPTIONS|WGETRC|CURL_HOME|SSH_CONFIG)$/, effect: "code", what: "reads options or settings (which can run commands) from it" },
+  { name: /^(?:TAR_OPTIONS|LESS|MANOPT|GZIP|ZIPOPT|XZ_OPT|BZIP2|PARALLEL|GREP_OPTIONS|RSYNC_OPTIONS|WGETRC|CURL_HOME|SSH_CONFIG|RIPGREP_CONFIG_PATH)$/, effect: "code", what: "reads options or settings (which can run commands) from it" },
   { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_NOSYSTEM|GIT_NAMESPACE|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY|GIT_ALLOW_PROTOCOL|GIT_PROTOCOL_FROM_USER|GIT_SSH_VARIANT|HOME|XDG_CONFIG_HOME)$/, effect: "refuse", what: "reads its configuration or repository (which can run commands) through it" },
 ];
+
+/**
+ * Variables through which programs read files the line does not name (for the file rules): `walk`, a directory whose files
+ * they read (a repository, a work tree, a home or configuration directory: `GIT_DIR=d git log` reads d/config, d/HEAD;
+ * `HOME=d git log` reads d/.gitconfig); `read`, a file they read (a configuration, an index, a startup file, a library
+ * they load); `options`, a file of options that may name any other file (ripgrep's configuration adds paths, --hidden,
+ * --pre commands); `code`, code loaded from elsewhere (LD_PRELOAD) or a program found elsewhere (a PATH with a relative
+ * directory runs `./cat` for cat), which may open any file.
+ */
+const ENVIRONMENT_FILES: readonly { readonly name: RegExp; readonly use: "walk" | "read" | "options" | "code"; readonly what: string }[] = [
+  { name: /^(?:GIT_DIR|GIT_WORK_TREE|GIT_COMMON_DIR|GIT_OBJECT_DIRECTORY|HOME|XDG_CONFIG_HOME|CURL_HOME|GNUPGHOME|DOCKER_CONFIG|ZDOTDIR)$/, use: "walk", what: "reads the files under the directory it names (a repository, a work tree, a home or configuration directory)" },
+  { name: /^(?:GIT_INDEX_FILE|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|WGETRC|BASH_ENV|ENV|PYTHONSTARTUP|KUBECONFIG|AWS_SHARED_CREDENTIALS_FILE|AWS_CONFIG_FILE|GOOGLE_APPLICATION_CREDENTIALS|NETRC|PGPASSFILE|INPUTRC|LESSKEYIN|npm_config_userconfig|NPM_CONFIG_USERCONFIG)$/, use: "read", what: "reads the file it names" },
+  { name: /^RIPGREP_CONFIG_PATH$/, use: "options", what: "reads options from the file it names, which may name other files" },
+  { name: /^(?:LD_PRELOAD|LD_AUDIT|LD_LIBRARY_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|PATH)$/, use: "code", what: "loads code or finds the program through it" },
+];
+
+/** How programs read files through the variable `name` (ENVIRONMENT_FILES), if they do. */
+export function environmentFiles(name: string): { readonly use: "walk" | "read" | "options" | "code"; readonly what: string } | undefined {
+  return ENVIRONMENT_FILES.find((row) => row.name.test(name));
+}
 
 /** Variables that hold options a program reads before its command line's (split at white space). */
 const OPTION_VARIABLES: Readonly<Record<string, string>> = { TAR_OPTIONS: "tar", LESS: "less" };
@@ -3832,8 +3883,15 @@ function writeRefusals(name: string, spec: WrapperSpec, seen: Parsed["seen"], fi
  */
 export function wrapperInputFiles(words: readonly string[]): string[] {
   const name = basename(words[0] ?? "");
+  // `uv run --env-file .env CMD`, `docker run --env-file=.env IMAGE`, `bun --env-file .env x.ts`: the runner reads the
+  // file of variables itself, before the command it runs (up to `--`).
+  const envFiles: string[] = [];
+  for (let i = 1; i < words.length && words[i] !== "--"; i++) {
+    const given = /^--env-file(?:-if-exists)?(?:=([\s\S]*))?$/.exec(words[i]!);
+    if (given !== null) envFiles.push(given[1] ?? words[++i] ?? "");
+  }
   const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
-  if (spec?.inputFiles === undefined) return [];
+  if (spec?.inputFiles === undefined) return envFiles.filter((file) => file !== "");
   const parsed = parseOptions(words, 1, spec.options, name);
   const files = parsed.seen.filter((option) => spec.inputFiles!.includes(option.name) && option.value !== undefined).map((option) => option.value!);
   if (spec.parallelInput === true) {
@@ -3844,7 +3902,7 @@ export function wrapperInputFiles(words: readonly string[]): string[] {
       else if (reading) files.push(word);
     }
   }
-  return files;
+  return [...files, ...envFiles.filter((file) => file !== "")];
 }
 
 /** The starting points of `find` (after -H, -L, -P, -D OPTS, -Ox; `.` when none is given). */
@@ -5369,6 +5427,11 @@ function readBuiltinOrInterpreter(name: string, words: readonly string[]): Progr
       // PowerShell, Nushell and xonsh run a program named at the start of a statement (`pwsh -c 'rm -rf x'` runs rm where no
       // alias or function of theirs has the name): the code is tried as a command line too.
       if (COMMAND_LANGUAGES.has(name)) out.guesses.push(code);
+      // PowerShell's own names of those commands (`Remove-Item`, `ri`, `del`, `gc`, `iwr`): read as the POSIX commands they are.
+      if (name === "pwsh" || name === "powershell") withPowerShell(out, code, `${name} ${option}`);
+      // `python3 -c 'os.remove(…)'`, `perl -e 'unlink …'`: code that deletes files as rm does, on files the guard does not read.
+      const deletes = DELETE_CALLS.exec(code)?.[0];
+      if (deletes !== undefined) out.maybe = [...(out.maybe ?? []), { form: ["rm", UNREAD_WORDS], reason: deletesLikeRm(`${name} ${option} …`, deletes) }];
       const doubt = codeDoubt(code);
       if (doubt !== undefined) {
         out.guesses.push(...codeGuesses(code));
@@ -5403,6 +5466,9 @@ export function readProgram(words: readonly string[]): ProgramReading {
     if (unnamed.packages === true) out.installsPackages = true;
   }
   out.runs ??= filesRun(name, words);
+  // `unlink x`, `find . -delete`, `git clean -fdx`: deletes files as rm does, read as rm on what it deletes (same-effect.ts).
+  const deletion = deletionOf(words, name);
+  if (deletion !== undefined) out.maybe = [...(out.maybe ?? []), deletion];
   const fetched = fetchedFiles(name, words);
   if (fetched.length > 0) out.writes = [...(out.writes ?? []), ...fetched];
   return out;
@@ -7144,11 +7210,17 @@ function inDirectory(dir: string, word: string): string {
 export function unknownWordPlaces(word: string): string[] {
   const out = new Set<string>();
   if (!OPTION_WORD.test(word)) out.add(word);
+  // A word of several words is a text the program reads as it will (sqlite3's `.import F T`, a tool's own command line):
+  // each of its words may name a place too.
+  if (/\s/.test(word.trim()) && word.length <= 4096) for (const piece of word.trim().split(/\s+/)) if (piece !== "" && !OPTION_WORD.test(piece)) out.add(piece.replace(/^['"]|['";]$/g, ""));
   const eq = word.indexOf("=");
   if (eq >= 0) out.add(word.slice(eq + 1));
   for (const one of [...out]) if (one.startsWith("@")) out.add(one.slice(1));
+  // `HEAD:F`, `scp h:F`; git's index spellings `:F` and `:N:F` (the file staged, at stage N: `git show :.env`).
   const colon = word.indexOf(":");
-  if (colon > 0 && !word.includes("://")) out.add(word.slice(colon + 1));
+  if (colon >= 0 && !word.includes("://")) out.add(word.slice(colon + 1));
+  const staged = /^:[0-3]:([\s\S]+)$/.exec(word)?.[1];
+  if (staged !== undefined) out.add(staged);
   if (/^-[A-Za-z][^=\s]/.test(word)) out.add(word.slice(2));
   // A `file:` URL (curl, wget, git and browsers read it as a file on this machine): its path, percent-decoded, on this
   // machine's host (`file:///x`, `file://localhost/x`), as the URL parser reads it.

@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, codeLoader, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, redirectPlaces, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
+import { basename, codeLoader, environmentFiles, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, redirectPlaces, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
 import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason, unlistedLoadedCodeReason, unlistedScriptReason, loadedCodeReason } from "../../messages/index.js";
 import { shellParser } from "./shell-grammar.js";
 import { MachineBoundReadings } from "./net.js";
@@ -14,6 +14,13 @@ import { MachineBoundReadings } from "./net.js";
  */
 
 /** One simple command the shell would run. */
+/** A variable set in a command's environment, as written (`GIT_DIR=secrets`): its value only known at run time when `dynamic`. */
+interface Setting {
+  readonly name: string;
+  readonly value: string;
+  readonly dynamic: boolean;
+}
+
 export interface SimpleCommand {
   /** The words after quote removal (`'rm' "-rf" \/` → rm, -rf, /); a dynamic word keeps its source text. */
   readonly words: readonly string[];
@@ -36,6 +43,11 @@ export interface SimpleCommand {
   readonly expanded?: readonly string[];
   /** Set when the guard cannot tell what this command runs (a deny rule then cannot tell either). */
   readonly unknown: string | undefined;
+  /**
+   * The environment variables the line sets for this command (`RIPGREP_CONFIG_PATH=f rg KEY`, `export GIT_DIR=d; git log`)
+   * that programs read files or options through (programs.ts's environmentFiles), by name and value as written.
+   */
+  readonly settings?: readonly Setting[];
   /** Commands this one may run, which the guard cannot tell apart (`helm --x y uninstall z`: y or uninstall): a deny or ask pattern one of them matches cannot tell (`reason`). */
   readonly maybe?: readonly { readonly form: readonly string[]; readonly reason: string }[];
   /**
@@ -239,6 +251,8 @@ function redirectOf(node: Node, walk: Walk): Redirect | undefined {
 interface Walk {
   commands: SimpleCommand[];
   depth: number;
+  /** Variables the line set before (`export GIT_DIR=d;`) that reach the commands after (SimpleCommand.settings). */
+  settings?: Setting[];
   /** Line-level constructs no allow covers. */
   refusal: string | undefined;
   /** Where sh (dash) reads `&>` as `&` then `>` (offsets in the top-level source). */
@@ -731,8 +745,9 @@ function isHarmlessRedirect(node: Node): boolean {
   return (operator === ">&" || operator === "<&") && /^(?:\d+|-)$/.test(destination); // descriptor duplication
 }
 
-function addCommand(walk: Walk, command: SimpleCommand): void {
+function addCommand(walk: Walk, given: SimpleCommand): void {
   if (walk.commands.length >= MAX_COMMANDS) throw new Unreadable(`more than ${MAX_COMMANDS} commands`);
+  const command = walk.settings === undefined || walk.settings.length === 0 ? given : { ...given, settings: [...walk.settings, ...(given.settings ?? [])] };
   const placed = walk.scope === undefined || walk.scope.length === 0 ? command : { ...command, scope: [...walk.scope] };
   walk.commands.push(walk.repeats === undefined ? placed : { ...placed, repeats: walk.repeats });
 }
@@ -902,6 +917,7 @@ function denyForms(words: readonly string[], values: readonly WordValue[] | unde
 interface CommandFacts {
   assignments: boolean;
   writesFile: boolean;
+  settings?: readonly Setting[];
   redirects?: readonly Redirect[];
 }
 
@@ -1126,6 +1142,7 @@ function addSimple(
     dynamic,
     assignments: facts.assignments,
     writesFile: facts.writesFile,
+    ...(facts.settings === undefined ? {} : { settings: facts.settings }),
     construct: false,
     refusals,
     forms,
@@ -1145,7 +1162,7 @@ function addSimple(
   const outerScope = walk.scope;
   if (runsIn !== undefined) walk.scope = [...runsIn.scope];
   try {
-    addNested(words, values, walk, stdin, level, dynamicTexts, nested, otherScripts, scriptsWithInput, inputOf, input, placesUnknown);
+    addNested(words, values, walk, stdin, level, dynamicTexts, nested, otherScripts, scriptsWithInput, inputOf, input, placesUnknown, facts.settings);
   } finally {
     walk.scope = outerScope;
   }
@@ -1166,6 +1183,7 @@ function addNested(
   inputOf: ReadonlyMap<string, InputWords & { readonly implicit?: boolean }>,
   input: (InputWords & { readonly implicit?: boolean }) | undefined,
   placesUnknown: string | undefined,
+  settings: readonly Setting[] | undefined,
 ): void {
   const seenInner = new Set<string>();
   for (const inner of nested.commands) {
@@ -1183,7 +1201,13 @@ function addNested(
     // The words of a command that ends the wrapper's are the same shell words (`coproc . <(printf …)`: the file `.` reads is the substitution's text).
     // A place the wrapper sets in the environment of the command it runs (`env HTTPS_PROXY=URL curl …`) reaches that command.
     const passedPlaces = tail !== undefined && placesUnknown !== undefined ? [{ commands: [], scripts: [], guesses: [], refusals: [], forms: [], placesUnknown }] : [];
-    addSimple(inner, tail === undefined ? undefined : values?.slice(at), { assignments: false, writesFile: false }, walk, stdin, level + 1, dynamicTexts, passedPlaces, tail, innerInput);
+    // The variables the wrapper's own prefix sets (`GIT_DIR=d timeout 5 git log`) and those it sets itself (`env GIT_DIR=d git log`, `sudo NAME=v CMD`) reach its command.
+    const wrapperSets = tail === undefined ? [] : words.slice(1, at).flatMap((word, i) => {
+      const set = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/.exec(word);
+      return set === null || environmentFiles(set[1]!) === undefined ? [] : [{ name: set[1]!, value: set[2]!, dynamic: values?.[i + 1]?.dynamic === true }];
+    });
+    const passedSettings = tail === undefined ? [] : [...(settings ?? []), ...wrapperSets];
+    addSimple(inner, tail === undefined ? undefined : values?.slice(at), { assignments: false, writesFile: false, ...(passedSettings.length === 0 ? {} : { settings: passedSettings }) }, walk, stdin, level + 1, dynamicTexts, passedPlaces, tail, innerInput);
   }
   for (const script of new Set(nested.scripts)) nestedScript(script, basename(words[0] ?? ""), walk, scriptsWithInput.has(script) ? stdin : undefined);
   for (const script of new Set(otherScripts)) {
@@ -1250,7 +1274,7 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
   const words: string[] = [];
   const values: WordValue[] = [];
   let assignments = false;
-  const environment: EnvironmentReading[] = [];
+  const environment: (EnvironmentReading & { readonly setting?: Setting })[] = [];
   let input = stdin;
   const push = (value: WordValue) => {
     words.push(value.text);
@@ -1329,7 +1353,8 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
     return;
   }
   const dynamicTexts = new Set(words.filter((_, i) => values[i]?.dynamic === true));
-  addSimple(words, values, { assignments, writesFile, ...(redirects.length === 0 ? {} : { redirects }) }, walk, input, 0, dynamicTexts, environment);
+  const settings = environment.flatMap((reading) => (reading.setting === undefined ? [] : [reading.setting]));
+  addSimple(words, values, { assignments, writesFile, ...(redirects.length === 0 ? {} : { redirects }), ...(settings.length === 0 ? {} : { settings }) }, walk, input, 0, dynamicTexts, environment);
 }
 
 
@@ -1337,7 +1362,7 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
  * What `NAME=value` sets (programs.ts's environment table); the value's substitutions are walked.
  * `plain`: a plain setting (programs.ts's PLAIN_ENVIRONMENT) with a static value, spelled the same in bash and sh.
  */
-function assignmentReading(node: Node, walk: Walk): EnvironmentReading & { readonly plain: boolean } {
+function assignmentReading(node: Node, walk: Walk): EnvironmentReading & { readonly plain: boolean; readonly setting?: Setting } {
   const nameNode = node.childForFieldName("name");
   const name = referenced(nameNode?.text ?? "", walk);
   // `a[$(cmd)]=1`: bash evaluates the subscript, substitutions included.
@@ -1348,11 +1373,14 @@ function assignmentReading(node: Node, walk: Walk): EnvironmentReading & { reado
   walk.values?.set(name, !value.dynamic ? value.text : valueNode !== null && NUMERIC_VALUE.test(valueNode.text) ? "0" : undefined);
   if (!value.dynamic) readSubscripts(value.text, "an array subscript in a variable's value", walk);
   const plain = node.type === "variable_assignment" && nameNode?.type === "variable_name" && !value.ansiC && isPlainSetting(name, value.text, value.dynamic);
-  return { ...readEnvironment(name, value.text, value.dynamic, "the command line"), plain };
+  // `RIPGREP_CONFIG_PATH=f`, `GIT_DIR=d`: a variable programs read files or options through, kept for the file rules.
+  const setting = environmentFiles(name) === undefined ? undefined : { name, value: value.text, dynamic: value.dynamic };
+  return { ...readEnvironment(name, value.text, value.dynamic, "the command line"), plain, ...(setting === undefined ? {} : { setting }) };
 }
 
 /** An assignment outside a command (`PAGER=cmd; git log`, `export GIT_SSH_COMMAND=cmd`): it reaches the commands after it. */
-function lineEnvironment(reading: EnvironmentReading, walk: Walk): void {
+function lineEnvironment(reading: EnvironmentReading & { readonly setting?: Setting }, walk: Walk): void {
+  if (reading.setting !== undefined) (walk.settings ??= []).push(reading.setting);
   if (reading.refusals.length === 0) return;
   walk.refusal ??= reading.refusals[0]!.reason;
   walk.unknown ??= reading.unknown;
