@@ -1,0 +1,145 @@
+/**
+ * Benign readings, round 7: ordinary commands from the benign corpus's seventh sweep (test/fixtures/benign/corpus.ts)
+ * that the guard misread, and the dangerous sibling of each, judged by the REAL program under the corpus's own policy
+ * (Bash(rg:*), Bash(sha256sum:*), Bash(wc:*), ... allowed; Read(./.env) and Read(./secrets/**) denied).
+ *
+ * - A searcher's context option with its number attached (`rg -n -C2 KEY src`, `rg -nC2`): ripgrep's `-C` takes a
+ *   value, but the guard's table listed `C` as a flag too, so `-C2` was an unknown cluster (the benign line asked) and
+ *   `-C 2 KEY` read `2` as the pattern and `KEY` as the path: `rg -C 2 KEY` was ALLOWED while ripgrep searched every
+ *   visible file under `.`, secrets/ included. Agents print context around matches this way all the time
+ *   (anthropics/claude-code#70051 `grep pattern file | head -20`, #1128 find/grep/head chains). The silver searcher's
+ *   -A/-B/-C take a number only when it is the next word on its own (`ag -C 2 KEY`, `ag -C KEY`, `ag -nC 2 KEY`
+ *   each read differently), which the table cannot say: they ask, naming the option.
+ * - Checksum verification (`sha256sum -c LIST`, `md5sum --check`): the files read are the ones LIST names, not the
+ *   operand. Published read-only allow lists carry these programs (ldayton/Dippy#49 lists checksum and dump tools as
+ *   read-only; anthropics/claude-code#19457 asks for read-only tools to stop prompting); the dangerous sibling of the
+ *   benign `sha256sum package-lock.json` is `sha256sum -c sums.txt` whose list names `.env`.
+ * - `wc --files0-from=F`, `sort --files0-from=F`: they read the files F names (the guard read F only).
+ *
+ * Before the fix: 20 of the 28 tests here failed (rg -C2 benign asked; rg -C 2 KEY allowed and read secrets/k;
+ * ag -C 2 KEY allowed and read secrets/k; sha256sum -c / md5sum --check allowed and read .env; wc/sort
+ * --files0-from allowed and read .env; the generated class found both).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
+import { policyYaml } from "./fixtures/benign/corpus.js";
+import { ORACLE_SEED } from "./helpers/oracle.js";
+import { straceOpens } from "./helpers/strace.js";
+
+const guard = permissionPolicy(parsePolicy(policyYaml(), "yaml", "benign-readings-7.yaml"));
+const decide = (command: string) => guard.decide("Bash", { command });
+
+const has = (program: string) => spawnSync("sh", ["-c", `command -v ${program}`]).status === 0;
+const STRACE = has("strace");
+const root = realpathSync(mkdtempSync(path.join(tmpdir(), "gg-benign7-")));
+const MARK = "KEY=gg-benign7-secret";
+mkdirSync(path.join(root, "secrets"), { recursive: true });
+mkdirSync(path.join(root, "src"), { recursive: true });
+writeFileSync(path.join(root, "secrets", "k"), `${MARK}\n`);
+writeFileSync(path.join(root, ".env"), `${MARK}\n`);
+writeFileSync(path.join(root, "src", "app.py"), "def parse_args():\n    KEY = 1\n    return KEY\n");
+writeFileSync(path.join(root, "package-lock.json"), "{}\n");
+// Lists naming the secret, as a checksum file and a NUL-separated name list.
+const envSum = spawnSync("sha256sum", [".env"], { cwd: root, encoding: "utf8" }).stdout;
+writeFileSync(path.join(root, "sums.txt"), envSum);
+writeFileSync(path.join(root, "md5s.txt"), spawnSync("md5sum", [".env"], { cwd: root, encoding: "utf8" }).stdout);
+writeFileSync(path.join(root, "names0"), ".env\0");
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** Runs `line` under strace in the scratch tree: the files it read and wrote, inside the tree. */
+function run(line: string): { read: string[]; wrote: string[] } {
+  const log = path.join(root, `.trace-${process.hrtime.bigint()}`);
+  spawnSync("strace", ["-f", "-y", "-qq", "-e", "trace=open,openat,openat2,creat", "-o", log, "bash", "-c", line], { cwd: root, stdio: ["ignore", "pipe", "pipe"], timeout: 15_000 });
+  const { read, wrote } = straceOpens(readFileSync(log, "utf8"));
+  rmSync(log, { force: true });
+  const inside = (set: Set<string>) => [...set].filter((file) => file.startsWith(`${root}/`) && !file.includes("/.trace-")).map((file) => path.relative(root, file));
+  return { read: inside(read), wrote: inside(wrote) };
+}
+const secret = (files: readonly string[]) => files.some((file) => file === ".env" || file.startsWith("secrets/"));
+
+describe.skipIf(!STRACE)("a searcher's context option with its number attached or apart", () => {
+  it.each(["rg -n -C2 'parse_args' src", "rg -nC2 KEY src", "rg -C2 -e KEY src", "rg --context=2 KEY src/app.py", "rg -C 2 KEY src"])("%s is allowed and reads only under src", (line) => {
+    expect(decide(line).mode, decide(line).reason).toBe("allow");
+    const { read, wrote } = run(line);
+    expect(secret(read), read.join(" ")).toBe(false);
+    expect(wrote).toEqual([]);
+  });
+
+  it.each(["rg -C 2 KEY", "rg -C2 KEY", "rg -nC 2 KEY", "rg -C 2 -n KEY", "rg -A 1 -C 2 KEY"])("%s reads secrets/k: not allowed", (line) => {
+    expect(secret(run(line).read)).toBe(true);
+    const decision = decide(line);
+    expect(decision.mode, decision.reason).not.toBe("allow");
+    expect(decision.reason ?? "").toMatch(/reads every file under \.|Read\(\.\/secrets\/\*\*\)/);
+  });
+
+  it.each(["rg -C2 KEY secrets", "rg -C 2 KEY secrets/k", "rg -C2 KEY .env"])("%s is denied", (line) => {
+    expect(decide(line).mode).toBe("deny");
+  });
+
+  it("ag's -A/-B/-C, whose number is only the next word when it stands alone, ask under ag:* (the secret is read either way)", () => {
+    const agGuard = permissionPolicy(parsePolicy(`version: 1\npermissions:\n  - { rule: "Read(./secrets/**)", mode: deny }\n  - { rule: "Bash(ag:*)", mode: allow }\npathBase: ${root}\n`, "yaml", "ag.yaml"));
+    for (const line of ["ag -C 2 KEY", "ag -C KEY", "ag -A 2 KEY", "ag -B 1 KEY src", "ag -nC 2 KEY"]) {
+      const decision = agGuard.decide("Bash", { command: line });
+      expect(decision.mode, line).not.toBe("allow");
+      if (line === "ag -C 2 KEY" || line === "ag -C KEY" || line === "ag -A 2 KEY") expect(secret(run(line).read), line).toBe(true);
+    }
+    expect(agGuard.decide("Bash", { command: "ag KEY src" }).mode).toBe("allow");
+  });
+});
+
+describe.skipIf(!STRACE)("checksums verified from a list, and name lists read from a file", () => {
+  it.each(["sha256sum package-lock.json", "md5sum src/app.py", "wc -l src/app.py", "sort -u src/app.py"])("%s is allowed and reads no secret", (line) => {
+    expect(decide(line).mode, decide(line).reason).toBe("allow");
+    expect(secret(run(line).read)).toBe(false);
+  });
+
+  it.each([
+    ["sha256sum -c sums.txt", /sha256sum/],
+    ["sha256sum --check sums.txt", /sha256sum/],
+    ["sha256sum -c --quiet sums.txt", /sha256sum/],
+    ["md5sum --check md5s.txt", /md5sum/],
+    ["md5sum -c < md5s.txt", /md5sum/],
+    ["cat sums.txt | sha256sum -c", /sha256sum/],
+    ["wc -l --files0-from=names0", /wc/],
+    ["wc --files0-from names0", /wc/],
+    ["sort --files0-from=names0", /sort/],
+  ] as const)("%s reads .env: not allowed", (line, reason) => {
+    expect(secret(run(line).read), line).toBe(true);
+    const decision = decide(line);
+    expect(decision.mode, decision.reason).not.toBe("allow");
+    expect(decision.reason ?? "").toMatch(reason);
+  });
+});
+
+describe.skipIf(!STRACE)("generated spellings of both classes: whenever the real run read a secret, the guard did not allow the line", () => {
+  it("holds", () => {
+    const rgLine = fc.tuple(
+      fc.constantFrom("rg", "env rg", "timeout 5 rg", "nice rg", "command rg"),
+      fc.constantFrom("-C2", "-C 2", "-nC2", "-nC 2", "--context=2", "--context 2", "-A1 -C2", "-C2 -n", "-C 1 -i"),
+      fc.constantFrom("KEY", "'KEY'", "-e KEY", "\"KEY\""),
+      fc.constantFrom("", " src", " src/app.py", " secrets", " .", " .env"),
+    ).map(([program, context, pattern, where]) => `${program} ${context} ${pattern}${where}`);
+    const sumLine = fc.tuple(
+      fc.constantFrom("sha256sum", "md5sum", "env sha256sum", "timeout 5 md5sum"),
+      fc.constantFrom("-c", "--check", "-c --quiet", "--strict -c", "-c --status", "", "-b"),
+    ).map(([program, options]) => {
+      const list = program.includes("md5") ? "md5s.txt" : "sums.txt";
+      return `${program} ${options} ${options === "" || options === "-b" ? "package-lock.json" : list}`.replace(/\s+/g, " ");
+    });
+    const listLine = fc.tuple(fc.constantFrom("wc", "wc -l", "wc -c", "sort", "sort -u"), fc.constantFrom("--files0-from=names0", "--files0-from names0", "--files0-from=./names0")).map(([program, from]) => `${program} ${from}`);
+    fc.assert(
+      fc.property(fc.oneof(rgLine, sumLine, listLine), (line) => {
+        const decision = decide(line);
+        if (decision.mode !== "allow") return;
+        const { read } = run(line);
+        expect(secret(read), `${line} was allowed and read ${read.join(" ")}`).toBe(false);
+      }),
+      { seed: ORACLE_SEED, numRuns: 60 },
+    );
+  });
+});
