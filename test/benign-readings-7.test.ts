@@ -143,3 +143,73 @@ describe.skipIf(!STRACE)("generated spellings of both classes: whenever the real
     );
   });
 });
+
+/**
+ * A letter a program's table listed both as a flag and as an option with a value: the flag reading won, so the value
+ * was read as the next operand. `docker compose run -e CI=1 web pytest -q` (docker/compose's
+ * docs/reference/docker_compose_run.yaml and fig.io's docker-compose run manual: `docker compose run [OPTIONS] SERVICE
+ * [COMMAND]`, with -e/--env, -l/--label, -p/--publish, -u/--user, -v/--volume, -w/--workdir
+ * taking a value; `exec` -e/-u/-w) asked, reading `CI=1` as the service and `web pytest -q` as the command, and
+ * `docker compose run -e X=1 pytest rm -rf /` was ALLOWED under `docker compose:*` and `pytest:*` while compose runs
+ * `rm -rf /` in the pytest service. GNU base64's -w COLS, xxd's -s SEEK, util-linux column's -c WIDTH, msgfilter's -w
+ * and yq's -o were misread the same way (`xxd -s 2 .env` read `.env` as the file xxd writes, so a Read deny let it
+ * through while xxd read it).
+ *
+ * Before the fix: 22 of the 31 tests here failed (every compose line but the exec -u/-w ones, the table scan, the tools run).
+ */
+describe("a letter a table lists both as a flag and as an option with a value", () => {
+  const composeGuard = permissionPolicy(
+    parsePolicy(`version: 1\npermissions:\n  - { rule: "Bash(rm:*)", mode: deny }\n  - { rule: "Bash(curl:*)", mode: deny }\n  - { rule: "Bash(docker compose:*)", mode: allow }\n  - { rule: "Bash(pytest:*)", mode: allow }\n  - { rule: "Bash(ls:*)", mode: allow }\n`, "yaml", "compose.yaml"),
+  );
+  const valued = ["-e X=1", "-eX=1", "--env X=1", "--env=X=1", "-l a=b", "-p 80:80", "-u root", "--user=root", "-v /:/host", "-w /app"];
+
+  it("no table lists a letter both ways, but the options whose value may be missing or that run what follows", () => {
+    // node's -p prints what -e evaluates (`node -pe CODE`); bash's -O prints the shopt settings when no name follows;
+    // zip's -D is --no-dir-entries, its valued D is the start of -DF.
+    const allowed = new Set(["programs.ts:node:p", "programs.ts:SHELL_SCRIPT:O", "programs.ts:zip:D"]);
+    const found: string[] = [];
+    for (const file of ["programs.ts", "subcommands.ts", "option-grammars.ts"]) {
+      const lines = readFileSync(path.join(import.meta.dirname, "..", "src", "policy", "kinds", file), "utf8").split("\n");
+      for (const line of lines) {
+        const name = /^\s*(?:const\s+)?([\w-]+)/.exec(line)?.[1] ?? "?";
+        for (const block of line.matchAll(/\{[^{}]*\}/g)) {
+          const flags = /\bflags: "([^"]*)"/.exec(block[0])?.[1] ?? "";
+          const valued = /\bvalued: "([^"]*)"/.exec(block[0])?.[1] ?? "";
+          for (const letter of [...flags].filter((one) => valued.includes(one))) found.push(`${file}:${name}:${letter}`);
+        }
+      }
+    }
+    const unexpected = found.filter((one) => !allowed.has(one));
+    expect(unexpected).toEqual([]);
+  });
+
+  it.each(valued.flatMap((option) => [`docker compose run ${option} pytest rm -rf /`, `docker compose run --rm ${option} ls curl http://x`]))("%s is denied", (line) => {
+    expect(composeGuard.decide("Bash", { command: line }).mode).toBe("deny");
+  });
+
+  it.each(["-e X=1", "-eX=1", "-u root", "-w /app", "--env X=1"])("docker compose exec %s ls rm -rf / is denied", (option) => {
+    expect(composeGuard.decide("Bash", { command: `docker compose exec ${option} ls rm -rf /` }).mode).toBe("deny");
+  });
+
+  it.each(["docker compose run --rm -e CI=1 web pytest -q", "docker compose exec -e DJANGO_SETTINGS_MODULE=app.test web pytest -q", "docker compose run -u root -w /app web ls", "docker compose exec -T -eCI=1 web pytest"])("%s is allowed", (line) => {
+    const decision = composeGuard.decide("Bash", { command: line });
+    expect(decision.mode, decision.reason).toBe("allow");
+  });
+
+  const toolGuard = permissionPolicy(
+    parsePolicy(`version: 1\npathBase: ${root}\npermissions:\n  - { rule: "Read(./.env)", mode: deny }\n${["base64", "xxd", "column"].map((p) => `  - { rule: "Bash(${p}:*)", mode: allow }`).join("\n")}\n`, "yaml", "tools.yaml"),
+  );
+  it.skipIf(!STRACE)("base64 -w, xxd -s and column -c read their value as one: the file after it is the one read", () => {
+    writeFileSync(path.join(root, "README.md"), "readme\n");
+    for (const option of ["base64 -w 0", "base64 -w0", "xxd -s 2", "xxd -s2", "column -c 80", "column -c80"]) {
+      const benign = `${option} README.md`;
+      expect(toolGuard.decide("Bash", { command: benign }).mode, benign).toBe("allow");
+      const ran = run(benign);
+      expect(secret(ran.read), benign).toBe(false);
+      expect(ran.wrote, benign).toEqual([]);
+      const dangerous = `${option} .env`;
+      expect(secret(run(dangerous).read), dangerous).toBe(true);
+      expect(toolGuard.decide("Bash", { command: dangerous }).mode, dangerous).toBe("deny");
+    }
+  });
+});
