@@ -151,11 +151,14 @@ describe.skipIf(!STRACE)("generated spellings of both classes: whenever the real
  * [COMMAND]`, with -e/--env, -l/--label, -p/--publish, -u/--user, -v/--volume, -w/--workdir
  * taking a value; `exec` -e/-u/-w) asked, reading `CI=1` as the service and `web pytest -q` as the command, and
  * `docker compose run -e X=1 pytest rm -rf /` was ALLOWED under `docker compose:*` and `pytest:*` while compose runs
- * `rm -rf /` in the pytest service. GNU base64's -w COLS, xxd's -s SEEK, util-linux column's -c WIDTH, msgfilter's -w
- * and yq's -o were misread the same way (`xxd -s 2 .env` read `.env` as the file xxd writes, so a Read deny let it
+ * `rm -rf /` in the pytest service. GNU base64's -w COLS, xxd's -s SEEK, util-linux column's -c WIDTH, msgfilter's -w,
+ * yq's -o and apptainer exec's -W (--workdir) were misread the same way (`xxd -s 2 .env` read `.env` as the file xxd writes, so a Read deny let it
  * through while xxd read it).
  *
- * Before the fix: 22 of the 31 tests here failed (every compose line but the exec -u/-w ones, the table scan, the tools run).
+ * (apptainer's deny was only weakened to an ask: `apptainer exec -W /tmp ls rm -rf /` read `/tmp` as the image.)
+ *
+ * Before the fix: 25 of the 34 tests here failed (every compose line but the exec -u/-w ones, the three apptainer
+ * lines, the table scan, the tools run).
  */
 describe("a letter a table lists both as a flag and as an option with a value", () => {
   const composeGuard = permissionPolicy(
@@ -166,17 +169,24 @@ describe("a letter a table lists both as a flag and as an option with a value", 
   it("no table lists a letter both ways, but the options whose value may be missing or that run what follows", () => {
     // node's -p prints what -e evaluates (`node -pe CODE`); bash's -O prints the shopt settings when no name follows;
     // zip's -D is --no-dir-entries, its valued D is the start of -DF.
-    const allowed = new Set(["programs.ts:node:p", "programs.ts:SHELL_SCRIPT:O", "programs.ts:zip:D"]);
+    const allowed = new Set(["hivpc:p", "abcefhkmnptuvxBCEHPilrsO:O", "qvrRjJyDlmTXkoAFSg0123456789@:D"]);
     const found: string[] = [];
     for (const file of ["programs.ts", "subcommands.ts", "option-grammars.ts"]) {
-      const lines = readFileSync(path.join(import.meta.dirname, "..", "src", "policy", "kinds", file), "utf8").split("\n");
-      for (const line of lines) {
-        const name = /^\s*(?:const\s+)?([\w-]+)/.exec(line)?.[1] ?? "?";
-        for (const block of line.matchAll(/\{[^{}]*\}/g)) {
-          const flags = /\bflags: "([^"]*)"/.exec(block[0])?.[1] ?? "";
-          const valued = /\bvalued: "([^"]*)"/.exec(block[0])?.[1] ?? "";
-          for (const letter of [...flags].filter((one) => valued.includes(one))) found.push(`${file}:${name}:${letter}`);
+      const text = readFileSync(path.join(import.meta.dirname, "..", "src", "policy", "kinds", file), "utf8");
+      for (const flags of text.matchAll(/\bflags: "([^"]*)"/g)) {
+        // The table the flags stand in: from the brace that opens it to the one that closes it.
+        let start = flags.index;
+        for (let depth = 0; start > 0; start -= 1) {
+          if (text[start] === "}") depth += 1;
+          else if (text[start] === "{" && depth-- === 0) break;
         }
+        let end = flags.index;
+        for (let depth = 0; end < text.length; end += 1) {
+          if (text[end] === "{") depth += 1;
+          else if (text[end] === "}" && depth-- === 0) break;
+        }
+        const valued = /\bvalued: "([^"]*)"/.exec(text.slice(start, end))?.[1] ?? "";
+        for (const letter of [...flags[1]!].filter((one) => valued.includes(one))) found.push(`${flags[1]}:${letter}`);
       }
     }
     const unexpected = found.filter((one) => !allowed.has(one));
@@ -189,6 +199,15 @@ describe("a letter a table lists both as a flag and as an option with a value", 
 
   it.each(["-e X=1", "-eX=1", "-u root", "-w /app", "--env X=1"])("docker compose exec %s ls rm -rf / is denied", (option) => {
     expect(composeGuard.decide("Bash", { command: `docker compose exec ${option} ls rm -rf /` }).mode).toBe("deny");
+  });
+
+  it.each(["-W /tmp", "--workdir /tmp", "-W/tmp -e"])("apptainer exec %s ls rm -rf / is denied (the image is the word after the options)", (option) => {
+    const apptainer = permissionPolicy(parsePolicy(`version: 1\npermissions:\n  - { rule: "Bash(rm:*)", mode: deny }\n  - { rule: "Bash(apptainer:*)", mode: allow }\n  - { rule: "Bash(ls:*)", mode: allow }\n`, "yaml", "apptainer.yaml"));
+    expect(apptainer.decide("Bash", { command: `apptainer exec ${option} ls rm -rf /` }).mode).toBe("deny");
+    // apptainer:* never covers the command exec runs (it asks, naming it); the deny on that command holds.
+    const benign = apptainer.decide("Bash", { command: `apptainer exec ${option} img.sif ls -la` });
+    expect(benign.mode).toBe("ask");
+    expect(benign.reason ?? "").toMatch(/apptainer exec runs the command it is given/);
   });
 
   it.each(["docker compose run --rm -e CI=1 web pytest -q", "docker compose exec -e DJANGO_SETTINGS_MODULE=app.test web pytest -q", "docker compose run -u root -w /app web ls", "docker compose exec -T -eCI=1 web pytest"])("%s is allowed", (line) => {

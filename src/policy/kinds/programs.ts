@@ -675,7 +675,7 @@ const AFTER_DASHDASH: WrapperSpec = { options: {}, afterDashDash: true };
 /** `apptainer exec [OPTIONS] IMAGE CMD` (and singularity's). */
 const APPTAINER_RUN: WrapperSpec = {
   options: {
-    flags: "ecCwupiW",
+    flags: "ecCwupi",
     valued: "BHoSW",
     long: ["--cleanenv", "--contain", "--containall", "--writable", "--writable-tmpfs", "--userns", "--pid", "--ipc", "--uts", "--nv", "--rocm", "--no-home", "--no-init", "--no-privs", "--keep-privs", "--fakeroot", "--compat", "--no-https", "--no-umask", "--no-eval", "--quiet", "--debug", "--silent", "--verbose"],
     longValued: ["--bind", "--env", "--env-file", "--home", "--overlay", "--pwd", "--workdir", "--app", "--security", "--network", "--network-args", "--scratch", "--mount", "--hostname", "--no-mount", "--add-caps", "--drop-caps", "--apply-cgroups", "--dns", "--shell"],
