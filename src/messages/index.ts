@@ -723,7 +723,7 @@ export function fetchNetRuleDescription(rule: string): string {
 }
 
 /** What keeps the guard from telling whether a shell command reaches a file a file tool's rule covers (fileReachDoubt). */
-export type FileReachDoubt = "program" | "into" | "walk" | "walk-write" | "wild" | "unplaced" | "input" | "code" | "unparsed" | "environment";
+export type FileReachDoubt = "program" | "into" | "walk" | "walk-write" | "wild" | "unplaced" | "input" | "list" | "code" | "unparsed" | "environment";
 
 /** A shell command's words shown in a reason: at most 80 characters. */
 function shownCommand(command: string): string {
@@ -753,6 +753,8 @@ export function fileReachDoubt(doubt: FileReachDoubt, command: string, word: str
       return `${shown} names ${word}, which starts at a place only known when it runs (a home directory or a working directory the guard cannot place), and may be ${covered}`;
     case "input":
       return `${shown} reaches the files named by the words ${word} reads from its input, which may name ${covered}`;
+    case "list":
+      return `${shown} reads the files ${word === "." ? "its input" : word} names, only known when it runs, which may name ${covered}`;
     case "code":
       return `${shown} runs code that names ${word}, ${covered}, and may open it`;
     case "unparsed":

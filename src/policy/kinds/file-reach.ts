@@ -437,6 +437,7 @@ function restricts(access: FileAccess, use: FileUse): boolean {
     case "read":
     case "walk":
     case "walk-visible":
+    case "list":
       return access !== "write";
     case "write":
     case "walk-write":
@@ -559,6 +560,8 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
     for (const { word, use, maybe, admits, filter, own: opened } of uses) {
       if (!restricts(own.access, use)) continue;
       if (runner && opened !== true && !(command.redirects ?? []).some((redirect) => redirect.word === word)) continue;
+      // `sha256sum -c SUMS`: the files SUMS names are read too, only known when it runs; SUMS itself is read below.
+      if (use === "list") note("list", shown, word);
       if (use === "unknown" || use === "code") {
         const candidates = use === "code" ? codeNames(word) : unknownWordPlaces(word);
         // `make -C sub -f ../secrets/k`: the program reads its words in the directory its option picks, as well as here.

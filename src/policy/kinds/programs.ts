@@ -592,7 +592,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   multitime: { options: { flags: "q", valued: "finos" } },
   logsave: { options: { flags: "asv" }, positionals: 1, positionalWrites: true },
   msgfilter: {
-    options: { flags: "PjhVw", valued: "iodDw", long: ["--properties-input", "--keep-header", "--indent", "--no-escape", "--escape", "--no-location", "--no-wrap", "--sort-output", "--sort-by-file", "--stringtable-input", "--stringtable-output", "--help", "--version"], longValued: ["--input", "--output-file", "--directory", "--width"], longOptional: ["--color", "--style"] },
+    options: { flags: "PjhV", valued: "iodDw", long: ["--properties-input", "--keep-header", "--indent", "--no-escape", "--escape", "--no-location", "--no-wrap", "--sort-output", "--sort-by-file", "--stringtable-input", "--stringtable-output", "--help", "--version"], longValued: ["--input", "--output-file", "--directory", "--width"], longOptional: ["--color", "--style"] },
     writeOptions: ["-o", "--output-file"],
   },
   pexec: { options: { anyLongEq: true } },
@@ -684,8 +684,8 @@ const CONTAINERS: Readonly<Record<string, WrapperSpec>> = {
 const COMPOSE: SubcommandFamily = {
   global: COMPOSE_GLOBAL,
   subcommands: {
-    run: { options: { flags: "dTeilpuvw", valued: "eluvpw", long: ["--detach", "--no-deps", "--rm", "--service-ports", "--use-aliases", "--build", "--no-TTY", "--interactive", "--tty", "--quiet-pull", "--remove-orphans"], longValued: ["--env", "--label", "--name", "--publish", "--user", "--volume", "--workdir", "--entrypoint", "--cap-add", "--cap-drop"] }, positionals: 1, programOptions: ["--entrypoint"], commandOptional: true },
-    exec: { options: { flags: "dTe", valued: "euw", long: ["--detach", "--no-TTY", "--privileged", "--interactive", "--tty"], longValued: ["--env", "--index", "--user", "--workdir"] }, positionals: 1 },
+    run: { options: { flags: "dTit", valued: "eluvpw", long: ["--detach", "--no-deps", "--rm", "--service-ports", "--use-aliases", "--build", "--no-TTY", "--interactive", "--tty", "--quiet-pull", "--remove-orphans"], longValued: ["--env", "--label", "--name", "--publish", "--user", "--volume", "--workdir", "--entrypoint", "--cap-add", "--cap-drop"] }, positionals: 1, programOptions: ["--entrypoint"], commandOptional: true },
+    exec: { options: { flags: "dT", valued: "euw", long: ["--detach", "--no-TTY", "--privileged", "--interactive", "--tty"], longValued: ["--env", "--index", "--user", "--workdir"] }, positionals: 1 },
   },
   namedBy: "compose",
 };
@@ -697,7 +697,7 @@ const AFTER_DASHDASH: WrapperSpec = { options: {}, afterDashDash: true };
 /** `apptainer exec [OPTIONS] IMAGE CMD` (and singularity's). */
 const APPTAINER_RUN: WrapperSpec = {
   options: {
-    flags: "ecCwupiW",
+    flags: "ecCwupi",
     valued: "BHoSW",
     long: ["--cleanenv", "--contain", "--containall", "--writable", "--writable-tmpfs", "--userns", "--pid", "--ipc", "--uts", "--nv", "--rocm", "--no-home", "--no-init", "--no-privs", "--keep-privs", "--fakeroot", "--compat", "--no-https", "--no-umask", "--no-eval", "--quiet", "--debug", "--silent", "--verbose"],
     longValued: ["--bind", "--env", "--env-file", "--home", "--overlay", "--pwd", "--workdir", "--app", "--security", "--network", "--network-args", "--scratch", "--mount", "--hostname", "--no-mount", "--add-caps", "--drop-caps", "--apply-cgroups", "--dns", "--shell"],
@@ -6656,9 +6656,10 @@ export function readNaming(words: readonly string[]): Naming | undefined {
  * name below it starts with a dot (`ag`, `rg`, `fd` by default), `walk-write` may write or remove anything under it
  * (`rm -r`, `find -delete`, `tar -x` into it); `name` names it and never opens it (`ls`, `stat`, `echo`, `test -e`,
  * `mkdir`); `text` is no file (a pattern, a mode); `code` is program text, whose file names may be opened
- * (`awk '{…}'`, `python3 -c CODE`); `unknown`: the guard cannot tell.
+ * (`awk '{…}'`, `python3 -c CODE`); `list` is a file read whose lines name more files read, only known when it runs
+ * (`sha256sum -c SUMS`, `wc --files0-from=F`; the word `.` when the list is the input); `unknown`: the guard cannot tell.
  */
-export type FileUse = "read" | "write" | "read-write" | "walk" | "walk-visible" | "walk-write" | "name" | "text" | "code" | "unknown";
+export type FileUse = "read" | "write" | "read-write" | "walk" | "walk-visible" | "walk-write" | "name" | "text" | "code" | "list" | "unknown";
 
 /**
  * How one program reads the words that may name files: its options (an option it does not know leaves the words after
@@ -6712,6 +6713,15 @@ const COMMON_LONG = ["--help", "--version"];
 /** The readers of coreutils and their kin whose options are flags only (a letter the table does not list leaves the words after it unknown). */
 const flagsOnly = (flags: string, long: readonly string[] = [], longValued: readonly string[] = []): OptionTable => ({ flags, long: [...long, ...COMMON_LONG], longValued });
 const READS: FileProgram = { operands: "read" };
+/**
+ * The checksum programs: with -c (--check) an operand, or the input when none, is a list whose lines name the files
+ * read, only known when they run.
+ */
+const CHECKSUM: FileProgram = {
+  options: { flags: "bctwz", anyLongEq: true },
+  operands: "read",
+  switches: [{ when: ["-c", "--check"], operands: "list", none: "list" }],
+};
 const GREP: FileProgram = {
   options: {
     flags: "EFGPiyvwxcLloqsbHhnTZzUuaIrR",
@@ -6734,7 +6744,8 @@ const GREP: FileProgram = {
 /** ripgrep and the silver searcher: a directory is searched without its hidden files unless told (`--hidden`, `-uu`); a file named is read. */
 const SEARCHER: FileProgram = {
   options: {
-    flags: "iIsSwxvcClLnNoqHuUaFPzZ0z.",
+    // (`-C NUM` is ripgrep's --context: its number attached (`-C2`, `-nC2`) or the next word, never a flag.)
+    flags: "iIsSwxvclLnNoqHuUaFPzZ0.",
     valued: "efgtTmABCjMrE",
     numeric: true,
     anyLongEq: true,
@@ -6752,6 +6763,15 @@ const SEARCHER: FileProgram = {
     // rg --files prints the names of the files it would search and reads none of them.
     { when: ["--files"], operands: "name", none: "name" },
   ],
+};
+/**
+ * The silver searcher reads as the searcher does, except its context options (-A, -B, -C): each takes a number only when
+ * it is the next word on its own (`ag -C 2 KEY`: 2 lines; `ag -C KEY`, `ag -nC 2 KEY`: none, KEY or 2 the pattern),
+ * which a table of letters cannot say, so they are options the guard does not know (the line asks).
+ */
+const SILVER_SEARCHER: FileProgram = {
+  ...SEARCHER,
+  options: { ...SEARCHER.options!, valued: SEARCHER.options!.valued!.replace(/[ABC]/g, ""), longValued: SEARCHER.options!.longValued!.filter((name) => !/^--(?:after-|before-)?context$/.test(name)) },
 };
 /**
  * ripgrep reads as the searcher does, except that a glob it is given (`-g GLOB`, `--glob`, `--iglob`) does not take the
@@ -6883,26 +6903,26 @@ const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
   head: { options: { flags: "qvz", valued: "cn", numeric: true, long: ["--quiet", "--silent", "--verbose", "--zero-terminated", ...COMMON_LONG], longValued: ["--bytes", "--lines"] }, operands: "read", values: { "-c": "text", "-n": "text", "--bytes": "text", "--lines": "text" } },
   tail: { options: { flags: "fFqvzr", valued: "cnsS", numeric: true, long: ["--retry", "--quiet", "--silent", "--verbose", "--zero-terminated", ...COMMON_LONG], longValued: ["--bytes", "--lines", "--max-unchanged-stats", "--pid", "--sleep-interval"], longOptional: ["--follow"] }, operands: "read", values: { "-c": "text", "-n": "text", "-s": "text", "--bytes": "text", "--lines": "text", "--pid": "text", "--sleep-interval": "text", "--follow": "text" } },
   nl: { options: { flags: "p", valued: "bdfhilnsvw", anyLongEq: true }, operands: "read", values: Object.fromEntries([..."bdfhilnsvw"].map((l) => [`-${l}`, "text" as const])) },
-  wc: { options: { flags: "cmlLw", long: ["--bytes", "--chars", "--lines", "--max-line-length", "--words", ...COMMON_LONG], longValued: ["--files0-from", "--total"] }, operands: "read", values: { "--files0-from": "read", "--total": "text" } },
-  sort: { options: { flags: "bcCdfghiMmnRrsuVz", valued: "kotST", anyLongEq: true, long: ["--check", "--merge", "--unique", "--reverse", "--numeric-sort", "--human-numeric-sort", "--stable", "--zero-terminated", ...COMMON_LONG], longValued: ["--key", "--output", "--field-separator", "--buffer-size", "--temporary-directory", "--files0-from", "--parallel", "--sort", "--random-source", "--compress-program", "--batch-size"] }, operands: "read", values: { "-o": "write", "--output": "write", "--files0-from": "read", "--random-source": "read", "-k": "text", "--key": "text", "-t": "text", "--field-separator": "text", "-S": "text", "--buffer-size": "text", "-T": "name", "--temporary-directory": "name", "--parallel": "text", "--sort": "text", "--batch-size": "text" } },
+  wc: { options: { flags: "cmlLw", long: ["--bytes", "--chars", "--lines", "--max-line-length", "--words", ...COMMON_LONG], longValued: ["--files0-from", "--total"] }, operands: "read", values: { "--files0-from": "list", "--total": "text" } },
+  sort: { options: { flags: "bcCdfghiMmnRrsuVz", valued: "kotST", anyLongEq: true, long: ["--check", "--merge", "--unique", "--reverse", "--numeric-sort", "--human-numeric-sort", "--stable", "--zero-terminated", ...COMMON_LONG], longValued: ["--key", "--output", "--field-separator", "--buffer-size", "--temporary-directory", "--files0-from", "--parallel", "--sort", "--random-source", "--compress-program", "--batch-size"] }, operands: "read", values: { "-o": "write", "--output": "write", "--files0-from": "list", "--random-source": "read", "-k": "text", "--key": "text", "-t": "text", "--field-separator": "text", "-S": "text", "--buffer-size": "text", "-T": "name", "--temporary-directory": "name", "--parallel": "text", "--sort": "text", "--batch-size": "text" } },
   uniq: { options: { flags: "cdDiuz", valued: "fsw", numeric: true, anyLongEq: true }, lead: ["read"], operands: "write", values: { "-f": "text", "-s": "text", "-w": "text" } },
   cut: { options: { flags: "nsz", valued: "bcdf", anyLongEq: true, long: ["--complement", "--only-delimited", "--zero-terminated", ...COMMON_LONG], longValued: ["--bytes", "--characters", "--delimiter", "--fields", "--output-delimiter"] }, operands: "read", values: { "-b": "text", "-c": "text", "-d": "text", "-f": "text", "--bytes": "text", "--characters": "text", "--delimiter": "text", "--fields": "text", "--output-delimiter": "text" } },
   paste: { options: { flags: "sz", valued: "d", anyLongEq: true }, operands: "read", values: { "-d": "text" } },
   od: { options: { flags: "bcdfiloxsvBDFHIL", valued: "AjNSwt", anyLongEq: true }, operands: "read", values: Object.fromEntries([..."AjNSwt"].map((l) => [`-${l}`, "text" as const])) },
-  xxd: { options: { flags: "abCEeiprsuv", valued: "cglnoRs", singleDash: ["-bits", "-cols", "-groupsize", "-len", "-seek", "-postscript", "-plain", "-ps", "-include", "-revert", "-uppercase", "-version", "-autoskip", "-capitalize", "-EBCDIC"], anyLongEq: true }, lead: ["read"], operands: "write", values: Object.fromEntries([..."cglnoRs"].map((l) => [`-${l}`, "text" as const])) },
+  xxd: { options: { flags: "abCEeipruv", valued: "cglnoRs", singleDash: ["-bits", "-cols", "-groupsize", "-len", "-seek", "-postscript", "-plain", "-ps", "-include", "-revert", "-uppercase", "-version", "-autoskip", "-capitalize", "-EBCDIC"], anyLongEq: true }, lead: ["read"], operands: "write", values: Object.fromEntries([..."cglnoRs"].map((l) => [`-${l}`, "text" as const])) },
   hexdump: { options: { flags: "bcCdovx", valued: "eFns", anyLongEq: true }, operands: "read", values: { "-e": "text", "-n": "text", "-s": "text", "-f": "read" } },
   strings: { options: { flags: "afdwo", valued: "nteTs", numeric: true, anyLongEq: true }, operands: "read", values: { "-n": "text", "-t": "text", "-e": "text", "-T": "text", "-s": "text" } },
-  base64: { options: { flags: "diw", valued: "w", anyLongEq: true }, operands: "read", values: { "-w": "text" } },
+  base64: { options: { flags: "di", valued: "w", anyLongEq: true }, operands: "read", values: { "-w": "text" } },
   base32: { options: { flags: "di", valued: "w", anyLongEq: true }, operands: "read", values: { "-w": "text" } },
   basenc: { options: { flags: "di", valued: "w", anyLongEq: true }, operands: "read", values: { "-w": "text" } },
-  md5sum: { options: { flags: "bctwz", anyLongEq: true }, operands: "read" },
-  sha1sum: { options: { flags: "bctwz", anyLongEq: true }, operands: "read" },
-  sha224sum: { options: { flags: "bctwz", anyLongEq: true }, operands: "read" },
-  sha256sum: { options: { flags: "bctwz", anyLongEq: true }, operands: "read" },
-  sha384sum: { options: { flags: "bctwz", anyLongEq: true }, operands: "read" },
-  sha512sum: { options: { flags: "bctwz", anyLongEq: true }, operands: "read" },
-  b2sum: { options: { flags: "bctwz", valued: "l", anyLongEq: true }, operands: "read", values: { "-l": "text" } },
-  cksum: { options: { flags: "bctwz", valued: "al", anyLongEq: true }, operands: "read", values: { "-a": "text", "-l": "text" } },
+  md5sum: CHECKSUM,
+  sha1sum: CHECKSUM,
+  sha224sum: CHECKSUM,
+  sha256sum: CHECKSUM,
+  sha384sum: CHECKSUM,
+  sha512sum: CHECKSUM,
+  b2sum: { ...CHECKSUM, options: { ...CHECKSUM.options, valued: "l" }, values: { "-l": "text" } },
+  cksum: { ...CHECKSUM, options: { ...CHECKSUM.options, valued: "al" }, values: { "-a": "text", "-l": "text" } },
   sum: { options: flagsOnly("rs"), operands: "read" },
   comm: { options: { flags: "123iz", anyLongEq: true }, operands: "read" },
   join: { options: { flags: "iz", valued: "aejotv12", anyLongEq: true }, operands: "read", values: Object.fromEntries([..."aejotv12"].map((l) => [`-${l}`, "text" as const])) },
@@ -6913,7 +6933,7 @@ const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
   expand: { options: { flags: "i", valued: "t", numeric: true, anyLongEq: true }, operands: "read", values: { "-t": "text" } },
   unexpand: { options: { flags: "a", valued: "t", numeric: true, anyLongEq: true }, operands: "read", values: { "-t": "text" } },
   rev: READS,
-  column: { options: { flags: "cetxnJLR", valued: "sOoNWHdEc", anyLongEq: true }, operands: "read", values: Object.fromEntries([..."sOoNWHdEc"].map((l) => [`-${l}`, "text" as const])) },
+  column: { options: { flags: "etxnJLR", valued: "sOoNWHdEc", anyLongEq: true }, operands: "read", values: Object.fromEntries([..."sOoNWHdEc"].map((l) => [`-${l}`, "text" as const])) },
   pr: { options: { flags: "adFfmrtTJ", valued: "hlNowWSsnceiD", numeric: true, anyLongEq: true }, operands: "read", values: Object.fromEntries([..."hlNowWSsnceiD"].map((l) => [`-${l}`, "text" as const])) },
   shuf: { options: { flags: "erz", valued: "inoR", anyLongEq: true }, operands: "read", values: { "-i": "text", "-n": "text", "-o": "write", "--output": "write", "--random-source": "read" } },
   tsort: READS,
@@ -6931,7 +6951,7 @@ const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
   egrep: GREP,
   fgrep: GREP,
   rg: RIPGREP,
-  ag: SEARCHER,
+  ag: SILVER_SEARCHER,
   sed: SED,
   gsed: SED,
   awk: AWK,
@@ -6939,7 +6959,7 @@ const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
   mawk: AWK,
   nawk: AWK,
   jq: { options: { flags: "nrjacsSCMeh", anyLongEq: true, long: ["--null-input", "--raw-input", "--slurp", "--raw-output", "--join-output", "--ascii-output", "--compact-output", "--tab", "--sort-keys", "--color-output", "--monochrome-output", "--exit-status", "--seq", "--stream", "--help", "--version"], longValued: ["--indent", "--from-file", "--arg", "--argjson", "--slurpfile", "--rawfile", "--args", "--jsonargs"] }, lead: ["text"], operands: "read", values: { "--from-file": "read", "--indent": "text", "--arg": "text", "--argjson": "text", "--slurpfile": "text", "--rawfile": "text" }, switches: [{ when: ["--from-file"], lead: [] }] },
-  yq: { options: { anyLongEq: true, flags: "CMNPijroe", valued: "IpoT" }, lead: ["text"], operands: "read-write", values: { "-I": "text", "-p": "text", "-o": "text", "-T": "text" } },
+  yq: { options: { anyLongEq: true, flags: "CMNPijre", valued: "IpoT" }, lead: ["text"], operands: "read-write", values: { "-I": "text", "-p": "text", "-o": "text", "-T": "text" } },
   tee: { options: { flags: "aip", anyLongEq: true, long: ["--append", "--ignore-interrupts", ...COMMON_LONG], longOptional: ["--output-error"] }, operands: "write" },
   cp: COPY,
   install: { ...COPY, options: NAMING_PROGRAMS.install!.options, values: { ...COPY.values, "-m": "text", "-o": "text", "-g": "text", "--mode": "text", "--owner": "text", "--group": "text" }, switches: [...(COPY.switches ?? []), { when: ["-d", "--directory"], operands: "name", last: "name" }] },
