@@ -668,13 +668,13 @@ export function fetchFileRuleDescription(rule: string): string {
 }
 
 /** A fetch tool's `file:` URL that names a file a file tool's rule covers. */
-export function urlFileReason(tool: string, url: string, file: string, mode: string, rule: string): string {
-  return `${tool} reads ${JSON.stringify(url.length > 120 ? `${url.slice(0, 117)}...` : url)} as the file ${file}, which the ${mode} rule ${rule} covers`;
+export function urlFileReason(url: string, file: string, mode: string, rule: string): string {
+  return `fetching ${JSON.stringify(url.length > 120 ? `${url.slice(0, 117)}...` : url)} reads the file ${file}, which the ${mode} rule ${rule} covers`;
 }
 
 /** Why a fetch tool's rule cannot tell which file a `file:` URL names. */
-export function urlFileDoubt(tool: string, url: string, why: string, mode: string, rule: string): string {
-  return `${tool} may read ${JSON.stringify(url.length > 120 ? `${url.slice(0, 117)}...` : url)} as a file the ${mode} rule ${rule} covers: ${why}`;
+export function urlFileDoubt(url: string, why: string, mode: string, rule: string): string {
+  return `fetching ${JSON.stringify(url.length > 120 ? `${url.slice(0, 117)}...` : url)} may read a file the ${mode} rule ${rule} covers: ${why}`;
 }
 
 /** A deep agent's file tool whose path a backend in virtual mode reads under its root (`/secrets/k` is ROOT/secrets/k). */

@@ -1257,7 +1257,7 @@ export class PermissionPolicy {
     const field = this.fetchField(tool);
     if (field === undefined) return [];
     return [
-      ...this.fileRules.filter((one) => one.file.access !== "write" && !one.entry.matchesTool(tool)).map((one) => this.carriedRule(one, `fetch:${tool}:${field}`, () => fetchFileRule(one, tool, field))),
+      ...this.fileRules.filter((one) => one.file.access !== "write" && !one.entry.matchesTool(tool)).map((one) => this.carriedRule(one, `fetch:${field}`, () => fetchFileRule(one, field))),
       // `WebFetch(domain:x)` holds for the MCP fetch server's `fetch` too: the same condition on its URL argument.
       ...this.netRules.filter((one) => !one.entry.matchesTool(tool)).map((one) => this.carriedRule(one, `fetch:${field}`, () => this.onField(one.entry, field, "url", fetchNetRuleDescription(one.source)))),
     ];
@@ -1838,8 +1838,8 @@ function shellFileRule(one: ShellFileRule, field: string, defaults: MatcherDefau
 }
 
 /** A file rule as a rule of the fetch tool `tool`, reading its URL argument `field`: a `file:` URL is the file it names. */
-function fetchFileRule(one: ShellFileRule, tool: string, field: string): CompiledRule {
-  return commandLineRule(one.entry, field, fetchFileRuleDescription(one.file.source), (text) => judgeUrlFileReach(tool, text, one.file), one.file.followSymlinks, "url");
+function fetchFileRule(one: ShellFileRule, field: string): CompiledRule {
+  return commandLineRule(one.entry, field, fetchFileRuleDescription(one.file.source), (text) => judgeUrlFileReach(text, one.file), one.file.followSymlinks, "url");
 }
 
 /** A file rule as read in the path argument `field` of a deep agent's file tool, as a backend in virtual mode places it. */

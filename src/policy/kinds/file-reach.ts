@@ -770,14 +770,14 @@ export function judgeVirtualPath(tool: string, value: string, rule: FileRule, st
  * rule covers that file; UNKNOWN when the URL names such a file on another host or with an encoded `/` (which
  * `fileURLToPath` refuses and another reader may decode), or does not parse and may be a `file:` URL; NO otherwise.
  */
-export function judgeUrlFileReach(tool: string, value: string, rule: FileRule): FileReach {
+export function judgeUrlFileReach(value: string, rule: FileRule): FileReach {
   let url: URL | undefined;
   try {
     url = new URL(value);
   } catch {
     url = undefined;
   }
-  if (url === undefined) return /f\s*i\s*l\s*e\s*:/i.test(value) ? { verdict: UNKNOWN, reason: urlFileDoubt(tool, value, "the URL parser cannot read it", rule.mode, rule.source) } : NOT_REACHED;
+  if (url === undefined) return /f\s*i\s*l\s*e\s*:/i.test(value) ? { verdict: UNKNOWN, reason: urlFileDoubt(value, "the URL parser cannot read it", rule.mode, rule.source) } : NOT_REACHED;
   if (url.protocol !== "file:") return NOT_REACHED;
   const own = compiled(rule);
   const judge = (file: string) => judgePlaced({ absolute: posix.normalize(file).replace(/(?<=.)\/+$/, "") }, own, false);
@@ -788,15 +788,15 @@ export function judgeUrlFileReach(tool: string, value: string, rule: FileRule): 
     decoded = url.pathname;
   }
   if (url.hostname !== "" && url.hostname !== "localhost") {
-    return judge(decoded) !== NO ? { verdict: UNKNOWN, reason: urlFileDoubt(tool, value, `it names ${decoded} on the host ${url.hostname}`, rule.mode, rule.source) } : NOT_REACHED;
+    return judge(decoded) !== NO ? { verdict: UNKNOWN, reason: urlFileDoubt(value, `it names ${decoded} on the host ${url.hostname}`, rule.mode, rule.source) } : NOT_REACHED;
   }
   let file: string;
   try {
     file = fileURLToPath(url);
   } catch {
-    return judge(decoded) !== NO ? { verdict: UNKNOWN, reason: urlFileDoubt(tool, value, `${decoded} holds an encoded "/"`, rule.mode, rule.source) } : NOT_REACHED;
+    return judge(decoded) !== NO ? { verdict: UNKNOWN, reason: urlFileDoubt(value, `${decoded} holds an encoded "/"`, rule.mode, rule.source) } : NOT_REACHED;
   }
   const verdict = judge(file);
-  if (verdict === YES) return { verdict: YES, reason: urlFileReason(tool, value, file, rule.mode, rule.source) };
-  return verdict === UNKNOWN ? { verdict: UNKNOWN, reason: urlFileDoubt(tool, value, `the guard cannot place ${file}`, rule.mode, rule.source) } : NOT_REACHED;
+  if (verdict === YES) return { verdict: YES, reason: urlFileReason(value, file, rule.mode, rule.source) };
+  return verdict === UNKNOWN ? { verdict: UNKNOWN, reason: urlFileDoubt(value, `the guard cannot place ${file}`, rule.mode, rule.source) } : NOT_REACHED;
 }
