@@ -15,12 +15,10 @@ import { formatIssues } from "./format-issues.js";
  * configure Claude Code itself and are not read; `ignoredClaudeSettings` names them.
  */
 
-const RuleList = z.array(z.string().min(1, "a rule string cannot be empty"));
-
-const ClaudePermissionsSchema = z.object({
-  allow: RuleList.optional(),
-  ask: RuleList.optional(),
-  deny: RuleList.optional(),
+/** The permission lists of a settings file (built on first use: importing the package builds no schema). */
+const ClaudePermissionsSchema = z.lazy(() => {
+  const rules = z.array(z.string().min(1, "a rule string cannot be empty"));
+  return z.object({ allow: rules.optional(), ask: rules.optional(), deny: rules.optional() });
 });
 
 /** The document shape: no `version` (a policy file's), and `permissions` an object (a policy file's is a list). */
