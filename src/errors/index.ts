@@ -19,6 +19,8 @@ export const ErrorCode = {
   STORAGE_OPEN: "GG_ERR_STORAGE_OPEN",
   /** A storage object was used after it was closed. */
   STORAGE_CLOSED: "GG_ERR_STORAGE_CLOSED",
+  /** The execution ledger could not sync completions it had committed; it refuses every later write. */
+  STORAGE_WRITE: "GG_ERR_STORAGE_WRITE",
   /** A thread's last run was lost: its writes were saved under checkpoints that never were (durability "async" and a crash). */
   THREAD_RUN_LOST: "GG_ERR_THREAD_RUN_LOST",
   /** An audit sink spec or option (path, table name, url/pool) is invalid. */
@@ -103,7 +105,7 @@ type CodeOf<K extends keyof typeof ErrorCode> = (typeof ErrorCode)[K];
 /** Checkpointer, ledger, thread listing and storage specs. */
 export class StorageError extends GuardedGraphError {
   override name = "StorageError";
-  constructor(code: CodeOf<"STORAGE_SPEC" | "STORAGE_OPEN" | "STORAGE_CLOSED" | "THREAD_RUN_LOST">, message: string, options?: ErrorOptions) {
+  constructor(code: CodeOf<"STORAGE_SPEC" | "STORAGE_OPEN" | "STORAGE_CLOSED" | "STORAGE_WRITE" | "THREAD_RUN_LOST">, message: string, options?: ErrorOptions) {
     super(code, message, options);
   }
 }

@@ -56,7 +56,18 @@ export interface ExecutionLedger {
 export interface OpenLedgerOptions {
   /** PostgreSQL schema for the ledger table (default "public"); created when missing. */
   schema?: string;
+  /**
+   * SQLite: how long a completion (a call's recorded result, and the outcome records written with
+   * it) may wait to be synced to disk, in milliseconds (default 50; 0 syncs every completion before
+   * it returns). A completion is committed at once, so a crash of the process loses none; its sync
+   * is taken by the next synced commit (the next batch's claims) or, at the latest, after this
+   * long. Claims are always synced before their calls start.
+   */
+  completionSyncMs?: number;
 }
+
+/** Default of `OpenLedgerOptions.completionSyncMs`. */
+export const DEFAULT_COMPLETION_SYNC_MS = 50;
 
 const claimSchema = z.lazy(() =>
   z.object({
@@ -69,6 +80,7 @@ const keySchema = z.lazy(() => z.string().min(1, "ledger key is empty"));
 const keysSchema = z.lazy(() => z.array(keySchema));
 const completionsSchema = z.lazy(() => z.array(z.object({ key: keySchema, result: z.string() })));
 const resultSchema = z.lazy(() => z.string());
+const completionSyncMsSchema = z.lazy(() => z.number().int().min(0).max(60_000));
 
 const TABLE = "guarded_graph_ledger";
 
@@ -83,7 +95,7 @@ export async function openLedger(spec: string, options: OpenLedgerOptions = {}):
     case "memory":
       return memoryLedger(parsed.name);
     case "sqlite":
-      return sqliteLedger(parsed.path);
+      return sqliteLedger(parsed.path, completionSyncMsSchema.parse(options.completionSyncMs ?? DEFAULT_COMPLETION_SYNC_MS));
     case "postgres":
       return postgresLedger(parsed.url, sqlIdentifier(options.schema ?? "public", "PostgreSQL schema"));
   }
@@ -163,7 +175,7 @@ function auditTableIn(sink: AuditSink, same: (store: AuditStore) => boolean): st
   return store && same(store) ? store.table : undefined;
 }
 
-function sqliteLedger(path: string): ExecutionLedger {
+function sqliteLedger(path: string, completionSyncMs: number): ExecutionLedger {
   ensureSqliteDirectory(path);
   const db = new (loadBetterSqlite3("SQLite storage (sqlite:PATH)"))(path);
   // Synced commits: a claim (and the audit records that ride in its transaction) must survive a power
@@ -197,6 +209,54 @@ function sqliteLedger(path: string): ExecutionLedger {
     return stateOf.get(key) === "done" ? "done" : "busy";
   };
   const claimTx = db.transaction(claimIn);
+  // Completions commit without a sync of their own (`synchronous = NORMAL` for their transaction):
+  // committed, so a killed process loses none, and synced by the next synced commit on this file's
+  // write-ahead log — the next claims — or by `syncLater`'s touch at the latest.
+  const deferSync = completionSyncMs > 0;
+  // Executed each time: SQLite applies this pragma when the statement is compiled, not when it runs.
+  const syncOff = () => db.exec("PRAGMA synchronous = NORMAL");
+  const syncOn = () => db.exec("PRAGMA synchronous = FULL");
+  const touchStmt = db.prepare(`UPDATE ${TABLE} SET updated_at = ? WHERE key = ?`);
+  /** The last key completed without a sync, while no synced commit has covered it yet. */
+  let unsynced: string | undefined;
+  let syncTimer: NodeJS.Timeout | undefined;
+  /** A deferred sync that failed: every later write refuses with it (its completions may not be on disk). */
+  let syncFailure: Error | undefined;
+  const synced = (): void => {
+    unsynced = undefined;
+    if (syncTimer) clearTimeout(syncTimer);
+    syncTimer = undefined;
+  };
+  /** A synced commit rewriting the last unsynced completion's row: its sync covers every earlier commit in the log. */
+  const syncNow = (): void => {
+    if (unsynced === undefined) return;
+    const key = unsynced;
+    synced();
+    try {
+      touchStmt.run(Date.now(), key);
+    } catch (error) {
+      syncFailure ??= new StorageError(ErrorCode.STORAGE_WRITE, `the SQLite execution ledger at ${path} could not sync its completions: ${(error as Error).message}`, { cause: error });
+    }
+  };
+  const checkSync = (): void => {
+    if (syncFailure) throw syncFailure;
+  };
+  /** Runs `write` (a completion) unsynced, to be synced within `completionSyncMs`; synced at once when that is 0. */
+  const completing = (lastKey: string | undefined, write: () => void): void => {
+    checkSync();
+    if (!deferSync || lastKey === undefined) return write();
+    syncOff();
+    try {
+      write();
+    } finally {
+      syncOn();
+    }
+    unsynced = lastKey;
+    if (!syncTimer) {
+      syncTimer = setTimeout(syncNow, completionSyncMs);
+      syncTimer.unref?.();
+    }
+  };
   const completeStmt = db.prepare(
     `INSERT INTO ${TABLE} (key, owner, state, expires_at, result, updated_at) VALUES (?, '', 'done', 0, ?, ?)
      ON CONFLICT(key) DO UPDATE SET state = 'done', result = excluded.result, updated_at = excluded.updated_at
@@ -231,10 +291,15 @@ function sqliteLedger(path: string): ExecutionLedger {
     kind: "sqlite",
     async claim(key, owner, leaseMs) {
       const input = claimSchema.parse({ key, owner, leaseMs });
-      return claimTx.immediate(input.key, input.owner, input.leaseMs);
+      checkSync();
+      const outcome = claimTx.immediate(input.key, input.owner, input.leaseMs);
+      synced();
+      return outcome;
     },
     async complete(key, result) {
-      completeStmt.run(keySchema.parse(key), resultSchema.parse(result), Date.now());
+      const checked = keySchema.parse(key);
+      const recorded = resultSchema.parse(result);
+      completing(checked, () => completeStmt.run(checked, recorded, Date.now()));
     },
     async result(key) {
       const row = resultStmt.get(keySchema.parse(key)) as { result: string | null } | undefined;
@@ -252,16 +317,22 @@ function sqliteLedger(path: string): ExecutionLedger {
       const input = claimSchema.parse({ key: "batch", owner, leaseMs });
       const checked = keysSchema.parse(keys);
       const records = audit ? { sink: audit.sink, records: validateRecords(audit.records) } : undefined;
-      return claimManyTx.immediate(checked, input.owner, input.leaseMs, records);
+      checkSync();
+      const outcomes = claimManyTx.immediate(checked, input.owner, input.leaseMs, records);
+      synced();
+      return outcomes;
     },
     async completeMany(completions, audit) {
       const checked = completionsSchema.parse(completions);
       const records = audit ? { sink: audit.sink, records: validateRecords(audit.records) } : undefined;
-      completeManyTx.immediate(checked, records);
+      completing(checked.at(-1)?.key, () => completeManyTx.immediate(checked, records));
     },
     carriesAudit: (sink) => auditTableIn(sink, sameFile) !== undefined,
     async close() {
-      if (db.open) db.close();
+      if (!db.open) return;
+      syncNow();
+      db.close();
+      if (syncFailure) throw syncFailure;
     },
   };
 }
