@@ -58,10 +58,11 @@ export interface OpenLedgerOptions {
   schema?: string;
   /**
    * SQLite: how long a completion (a call's recorded result, and the outcome records written with
-   * it) may wait to be synced to disk, in milliseconds (default 50; 0 syncs every completion before
-   * it returns). A completion is committed at once, so a crash of the process loses none; its sync
-   * is taken by the next synced commit (the next batch's claims) or, at the latest, after this
-   * long. Claims are always synced before their calls start.
+   * it) may wait to be synced to disk, in milliseconds (whole, 0 to 60,000; default 50; 0 syncs
+   * every completion before it returns). A completion is committed at once, so a crash of the
+   * process loses none; its sync is taken by the next synced commit (the next batch's claims) or,
+   * at the latest, after this long. Claims are always synced before their calls start. PostgreSQL
+   * commits each completion as its server's `synchronous_commit` says.
    */
   completionSyncMs?: number;
 }
@@ -91,11 +92,12 @@ const TABLE = "guarded_graph_ledger";
  */
 export async function openLedger(spec: string, options: OpenLedgerOptions = {}): Promise<ExecutionLedger> {
   const parsed = parseStorageSpec(spec);
+  const completionSyncMs = completionSyncMsSchema.parse(options.completionSyncMs ?? DEFAULT_COMPLETION_SYNC_MS);
   switch (parsed.kind) {
     case "memory":
       return memoryLedger(parsed.name);
     case "sqlite":
-      return sqliteLedger(parsed.path, completionSyncMsSchema.parse(options.completionSyncMs ?? DEFAULT_COMPLETION_SYNC_MS));
+      return sqliteLedger(parsed.path, completionSyncMs);
     case "postgres":
       return postgresLedger(parsed.url, sqlIdentifier(options.schema ?? "public", "PostgreSQL schema"));
   }
