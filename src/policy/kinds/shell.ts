@@ -576,7 +576,9 @@ function collectNested(node: Node, walk: Walk, written?: string): void {
 function walkSubstitution(node: Node, walk: Walk, written: string | undefined): void {
   const stdin: Stdin | undefined = node.type === "process_substitution" && node.text.startsWith(">(") ? { text: written, what: "what the line writes to >(…)" } : undefined;
   inSubshell(walk, () => {
-    for (const child of node.namedChildren) if (child !== null) walkStatement(child, walk, false, stdin);
+    // `$(<F)`, `$(> F)`: a redirection alone in a substitution opens its file (bash and zsh substitute F's text for `$(<F)`).
+    bareRedirections(node.namedChildren.filter((child): child is Node => child !== null && child.type.endsWith("redirect")), walk);
+    for (const child of node.namedChildren) if (child !== null && !child.type.endsWith("redirect")) walkStatement(child, walk, false, stdin);
   });
 }
 
@@ -1260,6 +1262,8 @@ function nestedScript(script: string, name: string, walk: Walk, input?: Stdin): 
   };
   const problem = readLine(script, inner);
   walk.scopes = inner.scopes;
+  // `bash -c '< F'`, `eval '> F'`: the script's redirections with no command open their files too (zsh pages `< F` out).
+  if (inner.bare !== undefined) (walk.bare ??= []).push(...inner.bare);
   walk.refusal ??= inner.refusal;
   walk.unknown ??= inner.unknown;
   if (inner.unordered === true) walk.unordered = true;
@@ -1652,8 +1656,10 @@ function walkContainer(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     if (node.type === "for_statement") loopVariable(node, walk);
     // A loop runs its commands again after the ones below them, a job in the background (`a & b`) alongside the ones after it.
     if (node.type === "for_statement" || node.type === "while_statement" || node.children.some((child) => child?.type === "&")) walk.unordered = true;
+    // `$(<F)`, `$(> F)`: a redirection alone in a substitution opens its file (bash and zsh substitute F's text for `$(<F)`).
+    if (node.type === "command_substitution" || node.type === "process_substitution") bareRedirections(node.namedChildren.filter((child): child is Node => child !== null && child.type.endsWith("redirect")), walk);
     for (const child of node.namedChildren) {
-      if (child === null) continue;
+      if (child === null || ((node.type === "command_substitution" || node.type === "process_substitution") && child.type.endsWith("redirect"))) continue;
       // Conditions, loop values and case subjects hold words with substitutions, statements hold commands.
       if (child.type === "word" || child.type === "string" || child.type === "concatenation" || child.type.endsWith("expansion")) collectNested(child, walk);
       else if (child.type === "variable_name" || child.type === "comment") continue;
@@ -1661,6 +1667,19 @@ function walkContainer(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       else walkStatement(child, walk, writesFile, node.type === "command_substitution" || node.type === "process_substitution" ? undefined : stdin);
     }
   }
+}
+
+/** Redirections with no command (`$(<F)`): the files they open, opened by the shell alone where they stand (ShellAnalysis.bare). */
+function bareRedirections(redirections: readonly Node[], walk: Walk): void {
+  const opened: Redirect[] = [];
+  for (const child of redirections) {
+    const one = redirectOf(child, walk);
+    if (one !== undefined) opened.push(one);
+    if (!isHarmlessRedirect(child)) noteWritten(child, walk);
+    walk.refusal ??= networkRedirect(child);
+    for (const part of redirectParts(child).target) collectNested(part, walk);
+  }
+  if (opened.length > 0) (walk.bare ??= []).push({ at: walk.commands.length, redirects: opened });
 }
 
 /** Any other statement: a function definition, a loop's arithmetic, a test, a simple command. */
