@@ -2,6 +2,7 @@ import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
 import { basename, codeLoader, environmentFiles, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, redirectPlaces, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
 import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason, unlistedLoadedCodeReason, unlistedScriptReason, loadedCodeReason } from "../../messages/index.js";
+import { emptiedBy } from "./same-effect.js";
 import { shellParser } from "./shell-grammar.js";
 import { MachineBoundReadings } from "./net.js";
 
@@ -109,6 +110,8 @@ export interface Redirect {
   readonly reads: boolean;
   readonly writes: boolean;
   readonly wild: boolean;
+  /** The shell empties the file before the command writes to it (`>`, `>|`, `&>`, `>&`; not `>>`). */
+  readonly truncates?: boolean;
 }
 
 /** Where a command runs with words read from the input (SimpleCommand.input), as it is passed to a command it runs in turn; `paths`: find's paths. */
@@ -245,7 +248,7 @@ function redirectOf(node: Node, walk: Walk): Redirect | undefined {
   // bash expands braces in a redirection's word: one word is the file it opens (`< .e{n..n}v` is `< .env`); more is an error.
   const braced = value.bare === undefined ? undefined : expandBraces(value.bare)?.map(unescapeBare).filter((word) => word !== "");
   const word = braced?.length === 1 ? braced[0]! : value.text;
-  return { word, reads, writes, wild: value.dynamic || value.glob || value.tilde === true };
+  return { word, reads, writes, wild: value.dynamic || value.glob || value.tilde === true, ...([">", ">|", "&>", ">&"].includes(operator) ? { truncates: true } : {}) };
 }
 
 interface Walk {
@@ -1113,6 +1116,11 @@ function addSimple(
       unknown ??= code.unknown;
       placesUnknown ??= code.placesUnknown;
     }
+  }
+  // `: > F`, `cat /dev/null > F`: a command that writes nothing through a redirection that truncates empties the file, as rm leaves nothing of it (same-effect.ts).
+  for (const redirect of facts.redirects ?? []) {
+    const emptied = redirect.truncates === true ? emptiedBy(words, redirect.word) : undefined;
+    if (emptied !== undefined && maybe.length < MAX_FORMS) maybe.push(emptied);
   }
   // `cat </dev/tcp/0x7f.1/80`: bash connects to the redirection's host, read as a fetcher's place is.
   const network = redirectPlaces(words, facts.redirects ?? []);
