@@ -269,6 +269,23 @@ describe(`public bypass classes (15): the deleters' options read through the opt
   });
 });
 
+describe("public bypass classes (15): the reasons a reviewer reads", () => {
+  const guard = denyListGuard(["rm:*"], "public-bypasses-15-reasons");
+  const prefix = 'the deny rule cannot tell whether it applies (Bash where command command "rm:*"): ';
+  it.each([
+    ["truncate -s 0 victim.txt", "`truncate -s 0 victim.txt` destroys files' content like rm (truncate), and a rule on rm holds for the commands that destroy files as it does"],
+    [": > victim.txt", "`: > victim.txt` destroys files' content like rm (a redirection that empties it), and a rule on rm holds for the commands that destroy files as it does"],
+    ["> victim.txt", "`> victim.txt` destroys files' content like rm (a redirection that empties it), and a rule on rm holds for the commands that destroy files as it does"],
+    ["mv victim.txt ~/.Trash/", "`mv victim.txt ~/.Trash/` deletes files like rm (mv into the trash), and a rule on rm holds for the commands that delete files as it does"],
+    ["git clean -fen", "`git clean -fen` deletes files like rm (git clean), and a rule on rm holds for the commands that delete files as it does"],
+    ["shred --frobnicate -u victim.txt", "`shred --frobnicate -u victim.txt` may delete files like rm (shred), and its words cannot be read (shred has an option the guard does not know (--frobnicate)), so a rule on rm cannot tell what it deletes"],
+  ] as const)("%s", (line, reason) => {
+    const decision = guard.decide("Bash", { command: line });
+    expect(decision.mode).toBe("ask");
+    expect(decision.reason).toBe(prefix + reason);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------------
 // The real programs judge, in a scratch tree (the policy's pathBase, HOME there): under strace for what a line opened,
 // and by what it left for what it destroyed. A line that read a protected file, wrote one under src/, or destroyed the
@@ -352,4 +369,34 @@ describe.skipIf(!straceReady)("public bypass classes (15): the real programs jud
       if (did.destroyed.length > 0) expect(byRm.mode, `${asRun}: ${byRm.reason}`).not.toBe("allow");
     }
   });
+});
+
+/** A scratch repository with one untracked file, for git clean's generated option spellings. */
+function cleanRepo(): string {
+  const dir = path.join(scratch, "clean");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const env = { ...process.env, ...GIT_ENV, HOME: scratch };
+  spawnSync("bash", ["-c", "git init -q . && echo a > t.txt && git add t.txt && git commit -q -m a && echo u > u.txt"], { cwd: dir, env });
+  return dir;
+}
+
+describe.skipIf(!installed("git"))("public bypass classes (15): git judges generated spellings of git clean's options (values that look like options, abbreviations, negations)", () => {
+  it("whenever git clean deleted the untracked file, the line was not allowed under a deny on rm; when it kept it, the line was allowed", () => {
+    const guard = denyListGuard(["rm:*"], "public-bypasses-15-clean-oracle");
+    // (-f first: without it git refuses by default, which the guard does not assume.)
+    const option = fc.constantFrom("-d", "-x", "-q", "-n", "--dry-run", "--dry", "--dry-r", "--no-dry-run", "--no-dry", "-e -n", "-e x", "--exclude -n", "--exclude=-n", "--exclude --dry-run", "-en", "-dn", "-nd", "--for", "--force", "--quiet");
+    fc.assert(
+      fc.property(fc.array(option, { minLength: 1, maxLength: 4 }), (options) => {
+        const line = `git clean -f ${options.join(" ")}`;
+        const dir = cleanRepo();
+        spawnSync("bash", ["-c", line], { cwd: dir, env: { ...process.env, ...GIT_ENV, HOME: scratch }, stdio: "ignore", timeout: 20_000 });
+        const deleted = !existsSync(path.join(dir, "u.txt"));
+        const decision = guard.decide("Bash", { command: line });
+        if (deleted) expect(decision.mode, `${line} deleted: ${decision.reason}`).not.toBe("allow");
+        else expect(decision.mode, `${line} kept the file: ${decision.reason}`).toBe("allow");
+      }),
+      { numRuns: 60, seed: ORACLE_SEED },
+    );
+  }, 120_000);
 });
