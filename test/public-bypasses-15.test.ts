@@ -73,6 +73,12 @@ const BARE_CASES: readonly (readonly [string, Expect])[] = [
   ["x=$(<.env) ls", "deny"],
   ["echo $( < secrets/api.key )", "deny"],
   ["cat <(<.env)", "deny"],
+  ["echo $(( $(<.env) ))", "deny"],
+  ["for l in $(<.env); do echo $l; done", "deny"],
+  ["case $(<.env) in x) ;; esac", "deny"],
+  ['declare x="$(<.env)"', "deny"],
+  ["f() { echo $(<.env); }; f", "deny"],
+  ["cat <<EOF\n$(<secrets/api.key)\nEOF", "deny"],
   ["bash -c '< .env'", "deny"],
   ["sh -c 'echo $(<.env)'", "deny"],
   ["zsh -c '< .env'", "deny"],
@@ -269,6 +275,31 @@ describe(`public bypass classes (15): the deleters' options read through the opt
   });
 });
 
+// Functions and aliases a sourced file defines. The guard does not read a file the line sources: what the file defines
+// is code from it, which the line runs anyway when it sources it, as it does when it runs `./x.sh`. So a name the file
+// may define is judged as the name it is (an allowed `source FILE` vouches for the file, a denied command stays denied),
+// except when the line itself wrote the file first (then what it holds is only known when the line runs: ask).
+const SOURCED: readonly (readonly [string, "allow-rules" | "deny-list", Expect])[] = [
+  ["source ./env.sh && ls", "allow-rules", "allow"],
+  ["source .venv/bin/activate && pytest -q", "allow-rules", "allow"],
+  ["source ./env.sh && foo", "allow-rules", "ask"],
+  ["source ./x.sh; foo", "deny-list", "allow"],
+  ["./x.sh", "deny-list", "allow"],
+  ["source ./x.sh; rm x", "deny-list", "deny"],
+  ["source ./x.sh; command rm x", "deny-list", "deny"],
+  ["echo 'ls(){ rm -rf x; }' > x.sh; . ./x.sh; ls", "deny-list", "ask"],
+  ["printf 'alias ls=rm\\n' > a.sh; shopt -s expand_aliases; source a.sh; ls x", "deny-list", "ask"],
+];
+
+describe("public bypass classes (15): functions and aliases of a sourced file [conda-archive/conda-env#67 (a sourced script runs with the shell's aliases and functions); bash(1) 'source', 'ALIASES', 'FUNCTIONS']", () => {
+  const allowRules = permissionPolicy(parsePolicy(`version: 1\npermissions:\n${[["Bash(rm:*)", "deny"], ["Bash(source ./env.sh)", "allow"], ["Bash(ls:*)", "allow"], ["Bash(pytest:*)", "allow"], ["Bash(source .venv/bin/activate)", "allow"]].map(([rule, mode]) => `  - { rule: ${JSON.stringify(rule)}, mode: ${mode} }`).join("\n")}\n`, "yaml", "public-bypasses-15-sourced.yaml"));
+  const denyList = denyListGuard(["rm:*"], "public-bypasses-15-sourced-deny");
+  it.each(SOURCED.map(([line, guard, expected]) => [line, guard, expected] as const))("%s (%s)", (line, guard, expected) => {
+    const decision = (guard === "allow-rules" ? allowRules : denyList).decide("Bash", { command: line });
+    expectMode(decision.mode, decision.reason, expected, line);
+  });
+});
+
 describe("public bypass classes (15): the reasons a reviewer reads", () => {
   const guard = denyListGuard(["rm:*"], "public-bypasses-15-reasons");
   const prefix = 'the deny rule cannot tell whether it applies (Bash where command command "rm:*"): ';
@@ -346,6 +377,7 @@ const REAL_LINES: readonly (readonly [string, string, boolean])[] = [
   // (A rename keeps the content under another name: not run here, where the planted name is what is checked.)
   ...KEEPS.map(fill).filter((line) => !line.includes("/tmp/") && !line.startsWith("mv ")).map((line) => [line, "bash", true] as const),
   // (An option the programs refuse makes them do nothing: the guard asks because it cannot read it, not run here.)
+  ["echo 'ls(){ rm -f victim.txt; }' > x.sh; . ./x.sh; ls", "bash", false],
   ...OPTION_CASES.filter(([line]) => !line.includes("frobnicate")).map(([line, expected]) => [fillTree(line).replace("git -C docs clean", "git clean"), "bash", expected === "allow"] as const),
 ];
 
