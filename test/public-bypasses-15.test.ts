@@ -17,7 +17,9 @@
 //      parse-options read: an option's value that looks like an option (`git clean -f -e -n` and `git clean -fen` delete:
 //      `-n` is the exclude pattern), unique abbreviations (`shred --rem F` deletes, `git clean -f --dry` does not),
 //      negations (`git clean -n --no-dry-run -f` deletes). It now reads through the option tables of programs.ts.
-// Before the fix (this file on the unchanged code): see REPORT (N of M failed before). After: none.
+// Before the fix (this file on the unchanged code): 138 of 203 tests failed (redirections alone 27 of 34, destroying and
+// trashing 29 of 44, the deleters' options 9 of 18, sourced files' functions 0 of 9 (a decision pinned, already held),
+// reasons 6 of 6, the real programs' runs 66 of 91, git's generated option spellings 1 of 1). After: none.
 // The real programs judge (bash 5.2, zsh, dash, git 2.39, GNU coreutils, shred, rsync, under strace or by what they
 // left): whenever a line read a protected file or destroyed a planted one, the guard did not allow it; the benign lines
 // stay allowed.
