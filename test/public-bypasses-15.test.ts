@@ -17,6 +17,10 @@
 //      parse-options read: an option's value that looks like an option (`git clean -f -e -n` and `git clean -fen` delete:
 //      `-n` is the exclude pattern), unique abbreviations (`shred --rem F` deletes, `git clean -f --dry` does not),
 //      negations (`git clean -n --no-dry-run -f` deletes). It now reads through the option tables of programs.ts.
+//   4. GNU tools under another name: Homebrew installs GNU coreutils, findutils and grep on macOS with a `g` before the
+//      names macOS already has (Homebrew/homebrew-core#36494: "Commands also provided by macOS have been installed with
+//      the prefix g"), so `grm -rf x` is GNU rm; a deny on rm did not hold for it, nor the deleters for `gshred -u`,
+//      `gfind -delete`, `gxargs rm`.
 // Before the fix (this file on the unchanged code): 138 of 203 tests failed (redirections alone 27 of 34, destroying and
 // trashing 29 of 44, the deleters' options 9 of 18, sourced files' functions 0 of 9 (a decision pinned, already held),
 // reasons 6 of 6, the real programs' runs 66 of 91, git's generated option spellings 1 of 1). After: none.
@@ -24,7 +28,7 @@
 // left): whenever a line read a protected file or destroyed a planted one, the guard did not allow it; the benign lines
 // stay allowed.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
@@ -277,6 +281,51 @@ describe(`public bypass classes (15): the deleters' options read through the opt
   });
 });
 
+const GNU_SOURCE = "Homebrew/homebrew-core#36494 and the coreutils formula's caveat (commands also provided by macOS installed with the prefix g: grm, gshred, gmv, gfind, gxargs)";
+
+/** g-prefixed spellings of the lines above, for the programs Homebrew installs so. */
+const GNU_NAMED: readonly (readonly [string, Expect])[] = [
+  ["grm -rf tree", "deny"],
+  ["grm victim.txt", "deny"],
+  ["/opt/homebrew/bin/grm victim.txt", "deny"],
+  ["sudo grm victim.txt", "deny"],
+  ["ls | gxargs grm", "deny"],
+  ["gfind tree -exec rm {} +", "deny"],
+  ["gshred -u victim.txt", "ask"],
+  ["gunlink victim.txt", "ask"],
+  ["gfind tree -delete", "ask"],
+  ["gtruncate -s 0 victim.txt", "ask"],
+  ["gmv victim.txt ~/.Trash/", "ask"],
+  ["gcp /dev/null victim.txt", "ask"],
+  ["gls -la", "allow"],
+  ["gcat README.md", "allow"],
+  ["gmv victim.txt kept.txt", "allow"],
+  ["gawk 1 README.md", "allow"],
+  ["ggrep -r TODO docs", "allow"],
+];
+
+describe(`public bypass classes (15): GNU tools under Homebrew's g-prefixed names are the tools [${GNU_SOURCE}]`, () => {
+  const guard = denyListGuard(["rm:*"], "public-bypasses-15-gnu");
+  it.each(GNU_NAMED.map(([line, expected]) => [line, expected] as const))("%s", (line, expected) => {
+    const decision = guard.decide("Bash", { command: line });
+    expectMode(decision.mode, decision.reason, expected, line);
+  });
+
+  it("generated: every deleter and destroyer above spelled with the g-prefixed name of its GNU program asks or denies, as the program does", () => {
+    const gnu = new Set(["rm", "unlink", "rmdir", "shred", "truncate", "mv", "cp", "ln", "dd", "find"]);
+    const lines = [...DESTROYERS.map(fill), "unlink victim.txt", "shred -u victim.txt", "find tree -delete", "rm -f victim.txt"].filter((line) => gnu.has(line.split(" ")[0]!));
+    fc.assert(
+      fc.property(fc.constantFrom(...lines), fc.constantFrom((l: string) => l, (l: string) => `sudo ${l}`, (l: string) => `bash -c ${shellQuote(l)}`, (l: string) => `/usr/local/bin/${l}`), (line, wrap) => {
+        const plain = guard.decide("Bash", { command: wrap(line) });
+        const prefixed = wrap(`g${line}`);
+        const decision = guard.decide("Bash", { command: prefixed });
+        expect(decision.mode, `${prefixed}: ${decision.reason}`).toBe(plain.mode);
+      }),
+      { numRuns: 150, seed: ORACLE_SEED },
+    );
+  });
+});
+
 // Functions and aliases a sourced file defines. The guard does not read a file the line sources: what the file defines
 // is code from it, which the line runs anyway when it sources it, as it does when it runs `./x.sh`. So a name the file
 // may define is judged as the name it is (an allowed `source FILE` vouches for the file, a denied command stays denied),
@@ -352,6 +401,14 @@ function plant(): void {
 }
 
 /** What one run of `line` by `shell` did: protected files read or written (strace), planted files destroyed or emptied. */
+/** A directory of g-prefixed names for this machine's GNU programs, as Homebrew installs them on macOS. */
+const gbin = path.join(scratch, "gbin");
+mkdirSync(gbin, { recursive: true });
+for (const program of ["rm", "unlink", "shred", "truncate", "mv", "cp", "find", "xargs", "ls", "cat", "grep"]) {
+  const where = spawnSync("bash", ["-c", `command -v ${program}`], { encoding: "utf8" }).stdout.trim();
+  if (where !== "") symlinkSync(where, path.join(gbin, `g${program}`));
+}
+
 function run(line: string, shell = "bash"): { touched: string[]; destroyed: string[] } {
   plant();
   const log = path.join(scratch, "trace.log");
@@ -360,7 +417,7 @@ function run(line: string, shell = "bash"): { touched: string[]; destroyed: stri
     cwd: work,
     timeout: 20_000,
     stdio: ["ignore", "ignore", "ignore"],
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work, LC_ALL: "C", PAGER: "cat", READNULLCMD: "cat", ...GIT_ENV },
+    env: { PATH: `${gbin}:${process.env.PATH ?? "/usr/bin:/bin"}`, HOME: work, LC_ALL: "C", PAGER: "cat", READNULLCMD: "cat", ...GIT_ENV },
   });
   const { read, wrote } = straceOpens(existsSync(log) ? readFileSync(log, "utf8") : "");
   const isProtected = (file: string) => file === path.join(work, ".env") || file.startsWith(`${path.join(work, "secrets")}/`);
@@ -380,6 +437,7 @@ const REAL_LINES: readonly (readonly [string, string, boolean])[] = [
   ...KEEPS.map(fill).filter((line) => !line.includes("/tmp/") && !line.startsWith("mv ")).map((line) => [line, "bash", true] as const),
   // (An option the programs refuse makes them do nothing: the guard asks because it cannot read it, not run here.)
   ["echo 'ls(){ rm -f victim.txt; }' > x.sh; . ./x.sh; ls", "bash", false],
+  ...GNU_NAMED.filter(([line]) => !line.startsWith("/opt/") && !line.startsWith("sudo") && !line.startsWith("gmv victim.txt kept") && !line.startsWith("gawk")).map(([line, expected]) => [line, "bash", expected === "allow"] as const),
   ...OPTION_CASES.filter(([line]) => !line.includes("frobnicate")).map(([line, expected]) => [fillTree(line).replace("git -C docs clean", "git clean"), "bash", expected === "allow"] as const),
 ];
 

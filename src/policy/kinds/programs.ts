@@ -6629,6 +6629,24 @@ interface Naming {
 /** The last name in a path as written (`/etc/` is etc), the name ln and cp give a source in a directory. */
 const lastName = (word: string) => word.replace(/\/+$/, "").split("/").at(-1) || word;
 
+/**
+ * GNU programs Homebrew installs on macOS with a `g` before their name, beside the system's own (its coreutils formula:
+ * "Commands also provided by macOS … have been installed with the prefix g"; findutils and grep likewise, `gmake` for
+ * make): `grm` is rm, `gshred` is shred, `gxargs` is xargs. (sed, tar and awk have their own rows: gsed, gtar, gawk.)
+ */
+const GNU_PREFIXED = new Set([
+  "rm", "rmdir", "unlink", "shred", "truncate", "mv", "cp", "ln", "link", "install", "dd", "tee", "touch", "mkdir", "mktemp", "chmod", "chown", "chgrp",
+  "cat", "tac", "head", "tail", "nl", "od", "base64", "base32", "basenc", "split", "csplit", "sort", "uniq", "cut", "paste", "join", "wc", "comm", "fold", "fmt", "pr", "expand", "unexpand", "shuf", "tr",
+  "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
+  "ls", "dir", "vdir", "du", "df", "realpath", "readlink", "basename", "dirname", "echo", "printf", "test", "[", "env", "nice", "nohup", "timeout", "stdbuf", "chroot", "kill", "sleep", "date", "seq", "yes",
+  "find", "xargs", "locate", "updatedb", "grep", "egrep", "fgrep", "make", "indent", "units",
+]);
+
+/** The program a name stands for when it is another name of it (`grm` is rm: GNU_PREFIXED), else undefined. */
+export function otherProgramName(name: string): string | undefined {
+  return name.length > 1 && name.startsWith("g") && GNU_PREFIXED.has(name.slice(1)) ? name.slice(1) : undefined;
+}
+
 /** Option tables of programs read for their words' effect alone (same-effect.ts), besides FILE_PROGRAMS and NAMING_PROGRAMS. */
 const EFFECT_TABLES: Readonly<Record<string, OptionTable>> = { rsync: RSYNC_OPTIONS, git: GIT_GLOBAL, "git clean": GIT_CLEAN };
 

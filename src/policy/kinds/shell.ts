@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, codeLoader, environmentFiles, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, redirectPlaces, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
+import { basename, otherProgramName, codeLoader, environmentFiles, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, redirectPlaces, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
 import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason, unlistedLoadedCodeReason, unlistedScriptReason, loadedCodeReason } from "../../messages/index.js";
 import { emptiedBy } from "./same-effect.js";
 import { shellParser } from "./shell-grammar.js";
@@ -907,6 +907,9 @@ function denyForms(words: readonly string[], values: readonly WordValue[] | unde
     add(spelling);
     const base = basename(spelling[0] ?? "");
     if (base !== spelling[0]) add([base, ...spelling.slice(1)]);
+    // `grm -rf x`: the program under another of its names (Homebrew's g-prefixed GNU tools) is that program.
+    const other = otherProgramName(base);
+    if (other !== undefined) add([other, ...spelling.slice(1)]);
     // Look-alike letters, fullwidth forms, invisible characters, and words a Unicode space glues together.
     const normal = normalizeString(spelling.join(" "));
     if (normal !== spelling.join(" ")) {
