@@ -166,6 +166,9 @@ const DESTROYERS: readonly string[] = [
   "cat /dev/null > VICTIM",
   "echo -n > VICTIM",
   "printf '' > VICTIM",
+  "echo -n '' > VICTIM",
+  "printf '%s' '' > VICTIM",
+  "install /dev/null VICTIM",
   "cp /dev/null VICTIM",
   "cp -f /dev/null VICTIM",
   "dd if=/dev/null of=VICTIM",
@@ -192,6 +195,9 @@ const KEEPS: readonly string[] = [
   "mv VICTIM /tmp/gg15-kept.txt",
   ": > /dev/null",
   "cat /dev/null",
+  "printf '%s' x > OUT",
+  "echo -n x > OUT",
+  "install README.md OUT",
   "dd if=VICTIM of=/dev/null",
   "ln -s /dev/null LINK",
   "ls ~/.Trash",
@@ -213,7 +219,7 @@ describe(`public bypass classes (15): under a deny on rm, lines that destroy a f
 
   it("generated: each destroyer through wrappers, shells and lists asks or denies; the keepers there stay allowed", () => {
     const wrapper = fc.constantFrom((l: string) => l, (l: string) => `sudo ${l}`, (l: string) => `timeout 5 ${l}`, (l: string) => `nice ${l}`, (l: string) => `bash -c ${shellQuote(l)}`, (l: string) => `sh -c ${shellQuote(l)}`, (l: string) => `echo hi && ${l}`, (l: string) => `(${l})`, (l: string) => `{ ${l}; }`);
-    const redirectOnly = (l: string) => /^(?:>|>\||:|true|cat \/dev\/null|echo -n|printf '')/.test(l);
+    const redirectOnly = (l: string) => /^(?:>|>\||:|true|cat \/dev\/null|echo -n|printf ')/.test(l);
     fc.assert(
       fc.property(fc.constantFrom(...DESTROYERS.map(fill)), fc.constantFrom(...KEEPS.map(fill)), wrapper, (bad, good, wrap) => {
         // (sudo, timeout and nice run a program: a redirection stays the shell's, and `sudo :` is no command.)

@@ -139,6 +139,14 @@ const DELETERS: Readonly<Record<string, Deleter>> = {
       return args.operands.slice(0, -1).every((source) => EMPTY_SOURCES.test(source)) ? { targets: args.operands.slice(-1), recursive: false, destroys: true } : undefined;
     },
   },
+  install: {
+    how: "install /dev/null",
+    table: "install",
+    deletes: (args) => {
+      if (has(args, "-t", "--target-directory", "-d", "--directory") || args.operands.length < 2) return undefined;
+      return args.operands.slice(0, -1).every((source) => EMPTY_SOURCES.test(source)) ? { targets: args.operands.slice(-1), recursive: false, destroys: true } : undefined;
+    },
+  },
   ln: {
     how: "ln -f /dev/null",
     table: "ln",
@@ -228,8 +236,9 @@ export function emptiedBy(words: readonly string[] | undefined, file: string): {
     name === "true" ||
     name === "false" ||
     (name === "cat" && words.length > 1 && words.slice(1).every((word) => word === "/dev/null")) ||
-    (name === "echo" && words.length === 2 && words[1] === "-n") ||
-    (name === "printf" && words.length === 2 && words[1] === "");
+    // `echo -n` of nothing but empty words; `printf` of a format that writes nothing (``, `%s`, `%b`) of empty words.
+    (name === "echo" && words[1] === "-n" && words.slice(2).every((word) => word === "")) ||
+    (name === "printf" && words.length >= 2 && /^(?:%[sb])*$/.test(words[1]!) && words.slice(2).every((word) => word === ""));
   if (!silent) return undefined;
   const shown = words === undefined ? `> ${file}` : `${words.join(" ")} > ${file}`;
   return { form: ["rm", file], reason: destroysLikeRmReason(shown, "a redirection that empties it") };
