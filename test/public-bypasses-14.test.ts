@@ -21,7 +21,8 @@
 //      alternative — which went through without any check'; dwarvesf/dwarves-kit#262: `find … -mindepth 1 -delete` wiped
 //      a global install; Dicklesworthstone/destructive_command_guard#469: unlink/shred/truncate siblings of rm;
 //      poe-platform/poe-code#651: `find -L … -delete`). A rule on rm now holds for them as an ask: "deletes files like rm"
-//      (same-effect.ts). Moving (`mv x /tmp/trash`) and emptying (`truncate -s 0`) are not deleting: Edit rules speak.
+//      (same-effect.ts). Moving (`mv x /tmp/trash`) is not deleting: Edit rules speak. (Emptying and shredding, `truncate
+//      -s 0`, `shred x`, were kept here too; round 15 reads them as rm, with the reports for it: public-bypasses-15.)
 //   4. New: wrappers outside the guard's list that exec their command (anthropics/claude-code#92542: 'Bash deny rules
 //      bypassed by any wrapper program outside [the] unwrap list'): run-one and its family, with-contenv, catatonit,
 //      host-spawn, distrobox-enter, mpirun/mpiexec/srun. And a protected file named inside another program's own syntax:
@@ -411,7 +412,6 @@ const DELETERS: readonly string[] = [
 const KEEPERS: readonly string[] = [
   "find TREE -name '*.o'",
   "find TREE -type f -print",
-  "shred -n1 VICTIM",
   "rsync -a EMPTY/ TREE/",
   "git clean -n",
   "git clean --dry-run -d",
@@ -419,7 +419,6 @@ const KEEPERS: readonly string[] = [
   "perl -e 'print 1'",
   "zip -q /tmp/gg14.zip VICTIM",
   "mv VICTIM KEPT",
-  "truncate -s 0 VICTIM",
 ];
 
 const fill = (line: string) => line.replace(/VICTIM/g, "victim.txt").replace(/TREE/g, "tree").replace(/EMPTY/g, "empty").replace(/KEPT/g, "kept.txt");

@@ -763,3 +763,18 @@ export function fileReachDoubt(doubt: FileReachDoubt, command: string, word: str
       return `${shown} runs with ${word} set, through which the program loads code, options or files the guard does not read, and they may reach ${covered}`;
   }
 }
+
+/** Why a command that deletes files (`how`: "find -delete") is read as rm under a rule on rm. */
+export function deletesLikeRmReason(shown: string, how: string): string {
+  return `\`${shown}\` deletes files like rm (${how}), and a rule on rm holds for the commands that delete files as it does`;
+}
+
+/** Why a command that empties, cuts or overwrites files' content, or moves them to the trash (`how`), is read as rm under a rule on rm. */
+export function destroysLikeRmReason(shown: string, how: string): string {
+  return `\`${shown}\` destroys files' content like rm (${how}), and a rule on rm holds for the commands that destroy files as it does`;
+}
+
+/** Why a deleter's words cannot be read (an option the guard does not know), so that it may delete anything it names. */
+export function unreadDeleterReason(shown: string, how: string, why: string): string {
+  return `\`${shown}\` may delete files like rm (${how}), and its words cannot be read (${why}), so a rule on rm cannot tell what it deletes`;
+}

@@ -8,6 +8,7 @@ import { lineLinks, linkReadings, UNKNOWN_TARGET, type LineLink } from "./links.
 import { hardLinkNames, pathWordReadings, realPatternWord } from "./path.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { readPowerShell } from "./powershell.js";
+import { emptiedBy } from "./same-effect.js";
 import { UNREAD_WORDS } from "./subcommands.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -928,6 +929,16 @@ export function judgeCommandWhy(text: string, given: readonly CommandPattern[], 
         );
         if (one !== undefined) {
           open = one.reason;
+          break;
+        }
+      }
+    }
+    // `> F`, `>| F`: a redirection with no command empties F, as rm leaves nothing of it (same-effect.ts).
+    if (open === undefined) {
+      for (const bare of analysis.bare ?? []) {
+        const emptied = bare.redirects.flatMap((redirect) => (redirect.truncates === true ? [emptiedBy(undefined, redirect.word)] : [])).find((one) => one !== undefined && patterns.some((pattern) => pattern.matches(one.form)));
+        if (emptied !== undefined) {
+          open = emptied.reason;
           break;
         }
       }

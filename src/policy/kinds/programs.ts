@@ -1134,6 +1134,17 @@ const GIT_GLOBAL: OptionTable = {
   longOptional: ["--exec-path"],
 };
 
+/**
+ * `git clean`'s options (git-clean(1)): git's parse-options takes a unique abbreviation of a long option (`--dry` is
+ * --dry-run), `--no-` before a boolean one, and options among the pathspecs up to `--`.
+ */
+const GIT_CLEAN: OptionTable = {
+  flags: "dfinqxX",
+  valued: "e",
+  long: ["--force", "--no-force", "--interactive", "--no-interactive", "--dry-run", "--no-dry-run", "--quiet", "--no-quiet"],
+  longValued: ["--exclude"],
+};
+
 /** Git global options that make git read configuration (hooks, core.* commands, aliases) from elsewhere or run programs. */
 const GIT_RISKY_GLOBALS: Readonly<Record<string, string>> = {
   "-c": "git sets configuration with -c (aliases and core.* settings run commands)",
@@ -2135,6 +2146,19 @@ interface HostProgram {
   readonly subcommands?: readonly string[];
 }
 
+/**
+ * rsync's options (rsync(1)): its short letters, those that take a value (`-e CMD`, `-f RULE`, `-B SIZE`, `-T DIR`,
+ * `-M OPT`, `-@ NUM`), and the long options that take the next word as their value; any other long option is a flag or
+ * `--name=value` (popt takes no abbreviations).
+ */
+const RSYNC_OPTIONS: OptionTable = {
+  flags: "vqcarRbulLkKHpEAXogDtOJUNihmdxzCIWSysn0PF468",
+  valued: "efBTM@",
+  anyLongEq: true,
+  long: ["--delete", "--del", "--delete-before", "--delete-during", "--delete-delay", "--delete-after", "--delete-excluded", "--delete-missing-args", "--remove-source-files", "--remove-sent-files"],
+  longValued: ["--rsh", "--rsync-path", "--port", "--address", "--sockopts", "--password-file", "--files-from", "--exclude", "--include", "--exclude-from", "--include-from", "--filter", "--log-file", "--log-file-format", "--temp-dir", "--compare-dest", "--copy-dest", "--link-dest", "--backup-dir", "--suffix", "--chmod", "--chown", "--usermap", "--groupmap", "--timeout", "--contimeout", "--bwlimit", "--max-size", "--min-size", "--max-delete", "--block-size", "--partial-dir", "--out-format", "--info", "--debug", "--remote-option", "--modify-window", "--checksum-choice", "--compress-choice", "--compress-level", "--skip-compress", "--iconv", "--write-batch", "--only-write-batch", "--read-batch", "--protocol", "--checksum-seed", "--outbuf", "--stop-after", "--stop-at", "--max-alloc"],
+};
+
 const NETCAT: HostProgram = { valued: "IiMmOPpqsTVWwXxe", longValued: ["--proxy", "--proxy-type", "--proxy-auth", "--source", "--source-port", "--wait", "--idle-timeout", "--exec", "--sh-exec", "--lua-exec", "--output", "--hex-dump", "--max-conns", "--delay", "--allow", "--deny", "--allowfile", "--denyfile"], hostOptions: ["-x", "--proxy"], operands: "all" };
 const SSH: HostProgram = { valued: "BbcDEeFIiJLlmOoPpQRSWw", hostOptions: ["-J"], hostSettings: { option: "-o", keys: /^(?:hostname|proxyjump)$/i }, operands: "first" };
 const SCP: HostProgram = { valued: "cDFiJlOoPSX", hostOptions: ["-J"], hostSettings: { option: "-o", keys: /^(?:hostname|proxyjump)$/i }, operands: "remote" };
@@ -2149,7 +2173,7 @@ const HOST_PROGRAMS: Readonly<Record<string, HostProgram>> = {
   slogin: SSH,
   scp: SCP,
   sftp: { valued: "BbcDFiJlOoPRSs", hostOptions: ["-J"], hostSettings: { option: "-o", keys: /^(?:hostname|proxyjump)$/i }, operands: "remote" },
-  rsync: { valued: "efBTM", longValued: ["--rsh", "--rsync-path", "--port", "--address", "--sockopts", "--password-file", "--files-from", "--exclude", "--include", "--exclude-from", "--include-from", "--filter", "--log-file", "--temp-dir", "--compare-dest", "--copy-dest", "--link-dest", "--backup-dir", "--suffix", "--chmod", "--chown", "--timeout", "--contimeout", "--bwlimit", "--max-size", "--min-size", "--partial-dir", "--out-format", "--info", "--debug"], hostOptions: [], operands: "remote" },
+  rsync: { valued: RSYNC_OPTIONS.valued!, longValued: RSYNC_OPTIONS.longValued!, hostOptions: [], operands: "remote" },
   socat: { valued: "", hostOptions: [], operands: "addresses" },
   openssl: { valued: "", hostOptions: ["-connect", "-host", "-proxy"], operands: "none", singleDash: true, subcommands: ["s_client", "s_time"] },
   "redis-cli": { valued: "hpsaunrid", longValued: ["--user", "--pass", "--tls", "--sni", "--cacert", "--cacertdir", "--cert", "--key"], hostOptions: ["-h"], operands: "none" },
@@ -5467,7 +5491,7 @@ export function readProgram(words: readonly string[]): ProgramReading {
   }
   out.runs ??= filesRun(name, words);
   // `unlink x`, `find . -delete`, `git clean -fdx`: deletes files as rm does, read as rm on what it deletes (same-effect.ts).
-  const deletion = deletionOf(words, name);
+  const deletion = deletionOf(words, name, readArguments);
   if (deletion !== undefined) out.maybe = [...(out.maybe ?? []), deletion];
   const fetched = fetchedFiles(name, words);
   if (fetched.length > 0) out.writes = [...(out.writes ?? []), ...fetched];
@@ -5849,7 +5873,7 @@ const GIT_TREE_WRITERS: Readonly<Record<string, string>> = {
 /** wget's short options that take a value (the rest of a cluster, or the next word); -n takes the rest of its cluster (`-np`, `-nH`). */
 const WGET_VALUED = "oaOiBtTwQPUeDRAlIXY";
 /** rsync's and scp's short options that take the next word as their value. */
-const COPY_VALUED: Readonly<Record<string, string>> = { rsync: "efBTM", scp: "cFiJloPSDX" };
+const COPY_VALUED: Readonly<Record<string, string>> = { rsync: RSYNC_OPTIONS.valued!, scp: "cFiJloPSDX" };
 /** A `[USER@]HOST:PATH` or `rsync://` operand: a file on another host. */
 const REMOTE_OPERAND = /^(?:rsync:\/\/|(?:[^/@:\s]+@)?[A-Za-z0-9][\w.-]*::?)/;
 /** Package managers' subcommands that fetch packages into the tree (node_modules, a .tgz, a directory of wheels). */
@@ -6606,6 +6630,65 @@ interface Naming {
 const lastName = (word: string) => word.replace(/\/+$/, "").split("/").at(-1) || word;
 
 /**
+ * GNU programs Homebrew installs on macOS with a `g` before their name, beside the system's own (its coreutils formula:
+ * "Commands also provided by macOS … have been installed with the prefix g"; findutils and grep likewise, `gmake` for
+ * make): `grm` is rm, `gshred` is shred, `gxargs` is xargs. (sed, tar and awk have their own rows: gsed, gtar, gawk.)
+ */
+const GNU_PREFIXED = new Set([
+  "rm", "rmdir", "unlink", "shred", "truncate", "mv", "cp", "ln", "link", "install", "dd", "tee", "touch", "mkdir", "mktemp", "chmod", "chown", "chgrp",
+  "cat", "tac", "head", "tail", "nl", "od", "base64", "base32", "basenc", "split", "csplit", "sort", "uniq", "cut", "paste", "join", "wc", "comm", "fold", "fmt", "pr", "expand", "unexpand", "shuf", "tr",
+  "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
+  "ls", "dir", "vdir", "du", "df", "realpath", "readlink", "basename", "dirname", "echo", "printf", "test", "[", "env", "nice", "nohup", "timeout", "stdbuf", "chroot", "kill", "sleep", "date", "seq", "yes",
+  "find", "xargs", "locate", "updatedb", "grep", "egrep", "fgrep", "make", "indent", "units",
+]);
+
+/** The program a name stands for when it is another name of it (`grm` is rm: GNU_PREFIXED), else undefined. */
+export function otherProgramName(name: string): string | undefined {
+  return name.length > 1 && name.startsWith("g") && GNU_PREFIXED.has(name.slice(1)) ? name.slice(1) : undefined;
+}
+
+/** Option tables of programs read for their words' effect alone (same-effect.ts), besides FILE_PROGRAMS and NAMING_PROGRAMS. */
+const EFFECT_TABLES: Readonly<Record<string, OptionTable>> = { rsync: RSYNC_OPTIONS, git: GIT_GLOBAL, "git clean": GIT_CLEAN };
+
+/**
+ * A program's arguments (`args`, after its name; a git subcommand's as `git clean`) read with its option table, as getopt
+ * and git's parse-options read them: the options by their full names with their values, and the operands, options being
+ * read among the operands up to `--` (or, `inOrder`, up to the first operand). `unknown`: an option the table does not
+ * know, after which the words are not read (operands then empty). A program with no table reads every word starting
+ * with a dash as an option without a value.
+ */
+export function readArguments(program: string, args: readonly string[], inOrder = false): { readonly options: readonly { readonly name: string; readonly value: string | undefined }[]; readonly operands: readonly string[]; readonly unknown?: string } {
+  const table = Object.hasOwn(EFFECT_TABLES, program) ? EFFECT_TABLES[program] : Object.hasOwn(NAMING_PROGRAMS, program) ? NAMING_PROGRAMS[program]!.options : Object.hasOwn(FILE_PROGRAMS, program) ? FILE_PROGRAMS[program]!.options : undefined;
+  const words = [program, ...args];
+  const options: { name: string; value: string | undefined }[] = [];
+  const operands: string[] = [];
+  for (let i = 1; i < words.length; ) {
+    if (table === undefined) {
+      const word = words[i]!;
+      if (word === "--") {
+        operands.push(...words.slice(i + 1));
+        break;
+      }
+      if (word.startsWith("-") && word !== "-") options.push({ name: word, value: undefined });
+      else operands.push(word);
+      i += 1;
+      continue;
+    }
+    const parsed = parseOptions(words, i, table, program);
+    options.push(...parsed.seen);
+    if (parsed.unknown !== undefined) return { options, operands: [], unknown: parsed.unknown };
+    if (parsed.dashdash === true || (inOrder && parsed.next < words.length)) {
+      operands.push(...words.slice(parsed.next));
+      break;
+    }
+    if (parsed.next >= words.length) break;
+    operands.push(words[parsed.next]!);
+    i = parsed.next + 1;
+  }
+  return { options, operands };
+}
+
+/**
  * How ln, link, cp, install or mv reads `words` (the program first): the names it gives its sources. Undefined for another
  * program. `ln -s SRC` names ./SRC's last name; `-t DIR` puts every source in DIR; a last operand that may be a directory
  * gives both readings (the name itself and the source's last name inside it), unless `-T` or a trailing `/` says which.
@@ -6894,7 +6977,6 @@ const INTERPRETER: FileProgram = { options: { flags: "bBdEhiIOPqsSuvVx3", valued
 const SCRIPT_RUNNER: FileProgram = { options: { flags: "cwsSTtnplaU0", valued: "eEIrMd", optional: "i", anyLongEq: true }, inOrder: true, lead: ["read"], operands: "unknown", values: { "-e": "code", "-E": "code", "-r": "text", "-M": "text", "-I": "text", "-d": "text" }, switches: [{ when: ["-e", "-E"], lead: [] }] };
 const NAMES: FileProgram = { operands: "name" };
 const EDITOR: FileProgram = { operands: "read-write" };
-const WRITES: FileProgram = { operands: "write" };
 
 /** What each program does with the files its words name (FileProgram), by program name. */
 const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
@@ -6967,9 +7049,10 @@ const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
   ln: LINK,
   link: LINK,
   rm: REMOVE,
-  unlink: WRITES,
-  shred: { options: { flags: "fuvxz", valued: "ns", anyLongEq: true }, operands: "write", values: { "-n": "text", "-s": "text" } },
-  truncate: { options: { flags: "co", valued: "rs", anyLongEq: true }, operands: "write", values: { "-r": "read", "--reference": "read", "-s": "text", "--size": "text" } },
+  unlink: { options: { long: COMMON_LONG }, operands: "write" },
+  // shred(1), truncate(1): getopt_long, so a unique abbreviation is the option (`shred --rem` is --remove).
+  shred: { options: { flags: "fuvxz", valued: "ns", long: ["--force", "--verbose", "--exact", "--zero", ...COMMON_LONG], longValued: ["--iterations", "--size", "--random-source"], longOptional: ["--remove"] }, operands: "write", values: { "-n": "text", "-s": "text", "--iterations": "text", "--size": "text", "--random-source": "read", "--remove": "text" } },
+  truncate: { options: { flags: "co", valued: "rs", long: ["--no-create", "--io-blocks", ...COMMON_LONG], longValued: ["--reference", "--size"] }, operands: "write", values: { "-r": "read", "--reference": "read", "-s": "text", "--size": "text" } },
   touch: { options: { flags: "acfhm", valued: "drt", anyLongEq: true }, operands: "write", values: { "-r": "name", "--reference": "name", "-d": "text", "--date": "text", "-t": "text" } },
   dd: { operands: "unknown", keyed: { if: "read", of: "write", status: "text", bs: "text", ibs: "text", obs: "text", cbs: "text", count: "text", skip: "text", seek: "text", iseek: "text", oseek: "text", conv: "text", iflag: "text", oflag: "text" } },
   tar: TAR,
@@ -7028,7 +7111,7 @@ const FILE_PROGRAMS: Readonly<Record<string, FileProgram>> = {
   realpath: NAMES,
   readlink: NAMES,
   mkdir: NAMES,
-  rmdir: NAMES,
+  rmdir: { options: { flags: "pv", long: ["--ignore-fail-on-non-empty", "--parents", "--verbose", ...COMMON_LONG] }, operands: "name" },
   mkfifo: NAMES,
   chmod: NAMES,
   chown: NAMES,

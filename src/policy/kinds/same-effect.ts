@@ -1,36 +1,57 @@
 /**
  * Commands with the effect of another, as data: the programs that delete files as rm does (`unlink x`, `find . -delete`,
- * `shred -u x`, `rsync --delete`, `git clean -f`, `rmdir`, `trash`, an interpreter's `os.remove(…)`). Under a deny or
- * ask rule on rm, such a line asks (a reviewer decides): each is read as `rm` on what it deletes, a `maybe` form whose
- * reason names the equivalence ("deletes files like rm"). Moving a file (`mv x /tmp/trash`) and emptying it
- * (`truncate -s 0 x`, `: > x`) are not deleting it: Edit rules speak for those.
+ * `shred -u x`, `rsync --delete`, `git clean -f`, `rmdir`, `trash`, `mv x ~/.Trash/`, an interpreter's `os.remove(…)`), and
+ * those that destroy a file's content, which leaves the user as little as rm does (`truncate -s 0 x`, `: > x`,
+ * `cp /dev/null x`, `dd if=/dev/zero of=x`, `ln -sf /dev/null x`, `shred x`). Under a deny or ask rule on rm, such a line
+ * asks (a reviewer decides): each is read as `rm` on what it deletes or destroys, a `maybe` form whose reason names the
+ * equivalence ("deletes files like rm", "destroys files' content like rm"). Writing new content (`echo x > f`),
+ * appending, copying one file over another and renaming are not: Edit rules speak for those.
+ *
+ * The programs' words are read through their option tables in programs.ts (`readArguments`, handed in by the caller),
+ * as getopt and git's parse-options read them: an option's value is no option (`git clean -f -e -n` deletes), a unique
+ * abbreviation is the option (`shred --rem`), `--no-dry-run` undoes `-n`.
  */
+import { deletesLikeRmReason, destroysLikeRmReason, unreadDeleterReason } from "../../messages/index.js";
 import { UNREAD_WORDS } from "./subcommands.js";
 
-/** One program that deletes files: when its words make it delete, and what (`recursive`: whole trees, as `rm -r`). */
+/** A program's arguments read with its option table (programs.ts readArguments). */
+export interface Arguments {
+  readonly options: readonly { readonly name: string; readonly value: string | undefined }[];
+  readonly operands: readonly string[];
+  /** An option the table does not know: the words after it were not read. */
+  readonly unknown?: string;
+}
+
+/** Reads a program's arguments (`git clean` for git's subcommand) with its option table; `inOrder`: options end at the first operand. */
+export type ArgumentReader = (program: string, args: readonly string[], inOrder?: boolean) => Arguments;
+
+/** What a command's words delete or destroy: the files or trees (`recursive`: whole trees, as `rm -r`), and whether it destroys their content rather than their names. */
+interface Found {
+  readonly targets: readonly string[];
+  readonly recursive: boolean;
+  readonly destroys?: boolean;
+}
+
+/** One program that deletes files or destroys their content: when its words make it do so, and what. */
 interface Deleter {
   /** How it deletes, for the reason (`find -delete`). */
   readonly how: string;
-  /** The files or trees it deletes, or undefined when these words delete nothing (`find . -name x`, `git clean -n`). */
-  readonly deletes: (args: readonly string[]) => { readonly targets: readonly string[]; readonly recursive: boolean } | undefined;
+  /** The name its option table has in programs.ts (readArguments); none: its words are not getopt's (find, dd, 7z). */
+  readonly table?: string;
+  /** What it deletes, or undefined when these words delete nothing (`find . -name x`, `git clean -n`); `unread`: its options could not all be read. */
+  readonly deletes: (args: Arguments, words: readonly string[], unread: boolean) => Found | undefined;
 }
 
-/** The words that are no option (after `--`, every word). */
-function operands(args: readonly string[], valued: ReadonlySet<string> = new Set()): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i]!;
-    if (word === "--") {
-      out.push(...args.slice(i + 1));
-      break;
-    }
-    if (word.startsWith("-") && word !== "-") {
-      if (valued.has(word)) i += 1;
-      continue;
-    }
-    out.push(word);
+const has = (args: Arguments, ...names: string[]) => args.options.some((option) => names.includes(option.name));
+
+/** The last of the options that turn a switch on (`on`) or off (`off`), or undefined when none is given (`-n … --no-dry-run`). */
+function lastSwitch(args: Arguments, on: readonly string[], off: readonly string[]): boolean | undefined {
+  let state: boolean | undefined;
+  for (const option of args.options) {
+    if (on.includes(option.name)) state = true;
+    else if (off.includes(option.name)) state = false;
   }
-  return out;
+  return state;
 }
 
 /** find's start points: the words before its expression (`-name`, `(`, `!`), after its own options (-H, -L, -P, -D x, -O3). */
@@ -46,75 +67,179 @@ function findStarts(args: readonly string[]): string[] {
   return out.length === 0 ? ["."] : out;
 }
 
-/** Programs that delete files, by name. */
+/** Files that read as nothing, or as zeros or noise: copied over a file, they destroy its content. */
+const EMPTY_SOURCES = /^(?:\/dev\/(?:null|zero|u?random|full))$/;
+
+/**
+ * Trash directories (the FreeDesktop.org Trash specification's `$XDG_DATA_HOME/Trash` and `$topdir/.Trash-$uid`, macOS's
+ * `~/.Trash` and `.Trashes`, Windows' `$RECYCLE.BIN`): a file moved there is deleted, as `trash` deletes it.
+ */
+const TRASH = /(?:^|\/)(?:\.Trash(?:es|-\d+)?|\$RECYCLE\.BIN)(?:\/|$)|(?:^|\/)\.local\/share\/Trash(?:\/|$)|\$\{?XDG_DATA_HOME\}?\/Trash(?:\/|$)/;
+
+/** What `mv` moves into a trash directory (or onto /dev/null): the sources, deleted as `trash` deletes them. */
+function movedAway(args: Arguments): Found | undefined {
+  const into = args.options.filter((option) => option.name === "-t" || option.name === "--target-directory").at(-1)?.value;
+  const destination = into ?? (args.operands.length >= 2 ? args.operands.at(-1) : undefined);
+  if (destination === undefined) return undefined;
+  const place = destination.replace(/^["']|["']$/g, "");
+  if (!TRASH.test(place) && place !== "/dev/null") return undefined;
+  return { targets: into === undefined ? args.operands.slice(0, -1) : args.operands, recursive: true };
+}
+
+/** `truncate`: cuts its files' content unless every size only grows them (`-s +1K`, `-s '>100'`); `-r FILE` may shrink them. */
+function truncated(args: Arguments): Found | undefined {
+  if (has(args, "--help", "--version")) return undefined;
+  const sizes = args.options.filter((option) => option.name === "-s" || option.name === "--size").map((option) => option.value ?? "");
+  const reference = has(args, "-r", "--reference");
+  if (sizes.length === 0 && !reference) return undefined;
+  if (!reference && sizes.every((size) => /^[+>]/.test(size))) return undefined;
+  return { targets: args.operands, recursive: false, destroys: true };
+}
+
+/** Programs that delete files or destroy their content, by name. */
 const DELETERS: Readonly<Record<string, Deleter>> = {
-  unlink: { how: "unlink", deletes: (args) => ({ targets: operands(args), recursive: false }) },
-  rmdir: { how: "rmdir", deletes: (args) => ({ targets: operands(args), recursive: false }) },
+  unlink: { how: "unlink", table: "unlink", deletes: (args) => (has(args, "--help", "--version") ? undefined : { targets: args.operands, recursive: false }) },
+  rmdir: { how: "rmdir", table: "rmdir", deletes: (args) => (has(args, "--help", "--version") ? undefined : { targets: args.operands, recursive: false }) },
   find: {
     how: "find -delete",
-    deletes: (args) => (args.includes("-delete") ? { targets: findStarts(args), recursive: true } : undefined),
+    deletes: (_args, words) => (words.includes("-delete") ? { targets: findStarts(words), recursive: true } : undefined),
   },
   shred: {
-    how: "shred -u",
-    deletes: (args) => {
-      // `-u`, `-fuz`, `-zu -n3`, `--remove`, `--remove=wipesync` (a cluster's letters up to -n or -s, which take the rest).
-      const removes = args.some((word) => /^--remove(?:=|$)/.test(word) || /^-[fvxzu]*u[fvxzu]*(?:[ns].*)?$/.test(word));
-      return removes ? { targets: operands(args, new Set(["-n", "-s", "--iterations", "--size", "--random-source"])), recursive: false } : undefined;
-    },
+    how: "shred",
+    table: "shred",
+    // shred overwrites its files' content whether or not it then removes them (-u, --remove[=HOW]).
+    deletes: (args) => (has(args, "--help", "--version") ? undefined : has(args, "-u", "--remove") ? { targets: args.operands, recursive: false } : { targets: args.operands, recursive: false, destroys: true }),
   },
   rsync: {
     how: "rsync --delete",
+    table: "rsync",
     deletes: (args) => {
-      const files = operands(args, new Set(["-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "-T", "--temp-dir", "--backup-dir", "--suffix", "--chmod", "--chown", "--port", "--password-file", "--log-file", "-B", "--block-size", "--bwlimit", "--timeout", "--contimeout", "--max-size", "--min-size", "--max-delete", "--compare-dest", "--copy-dest", "--link-dest", "--partial-dir", "--rsync-path", "--out-format", "--usermap", "--groupmap", "-M", "--remote-option"]));
-      const source = args.includes("--remove-source-files") || args.includes("--remove-sent-files");
-      const destination = args.some((word) => /^--del(?:ete(?:-\w+)?)?$/.test(word));
+      const source = has(args, "--remove-source-files", "--remove-sent-files");
+      const destination = args.options.some((option) => /^--del(?:ete(?:-\w+)?)?$/.test(option.name));
       if (!source && !destination) return undefined;
-      return { targets: [...(source ? files.slice(0, -1) : []), ...(destination ? files.slice(-1) : [])], recursive: true };
+      return { targets: [...(source ? args.operands.slice(0, -1) : []), ...(destination ? args.operands.slice(-1) : [])], recursive: true };
     },
   },
-  srm: { how: "srm", deletes: (args) => ({ targets: operands(args), recursive: args.some((word) => /^-[a-zA-Z]*r|^--recursive$/.test(word)) }) },
-  wipe: { how: "wipe", deletes: (args) => ({ targets: operands(args), recursive: args.some((word) => /^-[a-zA-Z]*r/.test(word)) }) },
-  trash: { how: "trash", deletes: (args) => ({ targets: operands(args), recursive: true }) },
-  "trash-put": { how: "trash-put", deletes: (args) => ({ targets: operands(args), recursive: true }) },
-  "gvfs-trash": { how: "gvfs-trash", deletes: (args) => ({ targets: operands(args), recursive: true }) },
-  gio: { how: "gio trash", deletes: (args) => (args[0] === "trash" || args[0] === "remove" ? { targets: operands(args.slice(1)), recursive: args[0] === "trash" } : undefined) },
-  tar: { how: "tar --remove-files", deletes: (args) => (args.includes("--remove-files") ? { targets: [UNREAD_WORDS], recursive: true } : undefined) },
-  zip: { how: "zip -m", deletes: (args) => (args.some((word) => word === "--move" || /^-[a-zA-Z]*m[a-zA-Z]*$/.test(word)) ? { targets: [UNREAD_WORDS], recursive: true } : undefined) },
-  "7z": { how: "7z -sdel", deletes: (args) => (args.includes("-sdel") ? { targets: [UNREAD_WORDS], recursive: true } : undefined) },
+  srm: { how: "srm", table: "srm", deletes: (args) => ({ targets: args.operands, recursive: args.options.some((option) => /^-[a-zA-Z]*r|^--recursive$/.test(option.name)) }) },
+  wipe: { how: "wipe", table: "wipe", deletes: (args) => ({ targets: args.operands, recursive: args.options.some((option) => /^-[a-zA-Z]*r/.test(option.name)) }) },
+  trash: { how: "trash", table: "trash", deletes: (args) => ({ targets: args.operands, recursive: true }) },
+  "trash-put": { how: "trash-put", table: "trash-put", deletes: (args) => ({ targets: args.operands, recursive: true }) },
+  "gvfs-trash": { how: "gvfs-trash", table: "gvfs-trash", deletes: (args) => ({ targets: args.operands, recursive: true }) },
+  gio: { how: "gio trash", table: "gio", deletes: (args) => (args.operands[0] === "trash" || args.operands[0] === "remove" ? { targets: args.operands.slice(1), recursive: args.operands[0] === "trash" } : undefined) },
+  tar: { how: "tar --remove-files", table: "tar", deletes: (args, words) => (has(args, "--remove-files") || words.includes("--remove-files") ? { targets: [UNREAD_WORDS], recursive: true } : undefined) },
+  zip: { how: "zip -m", table: "zip", deletes: (args) => (has(args, "-m", "--move") ? { targets: [UNREAD_WORDS], recursive: true } : undefined) },
+  "7z": { how: "7z -sdel", deletes: (_args, words) => (words.includes("-sdel") ? { targets: [UNREAD_WORDS], recursive: true } : undefined) },
+  mv: { how: "mv into the trash", table: "mv", deletes: movedAway },
+  truncate: { how: "truncate", table: "truncate", deletes: truncated },
+  cp: {
+    how: "cp /dev/null",
+    table: "cp",
+    deletes: (args) => {
+      if (has(args, "-t", "--target-directory") || args.operands.length < 2) return undefined;
+      return args.operands.slice(0, -1).every((source) => EMPTY_SOURCES.test(source)) ? { targets: args.operands.slice(-1), recursive: false, destroys: true } : undefined;
+    },
+  },
+  install: {
+    how: "install /dev/null",
+    table: "install",
+    deletes: (args) => {
+      if (has(args, "-t", "--target-directory", "-d", "--directory") || args.operands.length < 2) return undefined;
+      return args.operands.slice(0, -1).every((source) => EMPTY_SOURCES.test(source)) ? { targets: args.operands.slice(-1), recursive: false, destroys: true } : undefined;
+    },
+  },
+  ln: {
+    how: "ln -f /dev/null",
+    table: "ln",
+    deletes: (args) => (has(args, "-f", "--force") && args.operands.length === 2 && args.operands[0] === "/dev/null" ? { targets: args.operands.slice(1), recursive: false, destroys: true } : undefined),
+  },
+  dd: {
+    how: "dd of=",
+    // dd's words are `key=value` operands, no options.
+    deletes: (_args, words) => {
+      const input = words.filter((word) => word.startsWith("if=")).at(-1)?.slice(3);
+      const output = words.filter((word) => word.startsWith("of=")).at(-1)?.slice(3);
+      return input !== undefined && output !== undefined && EMPTY_SOURCES.test(input) && !EMPTY_SOURCES.test(output) ? { targets: [output], recursive: false, destroys: true } : undefined;
+    },
+  },
 };
 
-/** git's global options that take a value (`git -C DIR clean`). */
-const GIT_VALUED = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env", "--super-prefix", "--list-cmds", "--attr-source"]);
-
-/** `git clean` (not `-n`, `--dry-run`, `-i`): deletes the untracked files under its pathspecs (with -d, directories too). */
-function gitClean(args: readonly string[]): { targets: readonly string[]; recursive: boolean } | undefined {
-  let i = 0;
-  while (i < args.length && args[i]!.startsWith("-")) i += GIT_VALUED.has(args[i]!) ? 2 : 1;
-  if (args[i] !== "clean") return undefined;
-  const rest = args.slice(i + 1);
-  if (rest.some((word) => word === "--dry-run" || word === "--interactive" || /^-[a-zA-Z]*[ni]/.test(word) && !word.startsWith("--"))) return undefined;
-  const paths = operands(rest, new Set(["-e", "--exclude"]));
-  return { targets: paths.length === 0 ? ["."] : paths, recursive: true };
-}
+/** `git clean` (not `-n`, `--dry-run`, `-i`, unless undone by `--no-…` after them): deletes the untracked files under its pathspecs (with -d, directories too). */
+const GIT_CLEAN: Deleter = {
+  how: "git clean",
+  deletes: (args, _words, unread) => {
+    // (Its options unread, a dry run or an interactive one cannot be told from one that deletes.)
+    if (!unread && (lastSwitch(args, ["-n", "--dry-run"], ["--no-dry-run"]) === true || lastSwitch(args, ["-i", "--interactive"], ["--no-interactive"]) === true)) return undefined;
+    if (has(args, "-h")) return undefined;
+    return { targets: args.operands.length === 0 ? ["."] : args.operands, recursive: true };
+  },
+};
 
 /** Calls that delete files in the interpreters' languages (Python, Perl, Ruby, Node, PHP, Lua, Tcl, Java's Files.delete). */
 export const DELETE_CALLS = /\bunlink|\brmdir|\brmtree\b|\bremove_tree\b|\bos\.remove|\brmSync\b|\bfs(?:\.promises)?\.rm\s*\(|\bFile\.delete\b|\bFiles\.delete|\bFileUtils\.(?:rm|remove)|\bfile\s+delete\b|\bsend2trash\b|\bRemove-Item\b|\bos\.RemoveAll\b/;
 
+/** A reading of words whose options could not all be read: every word with a dash an option, what it deletes unread. */
+function unreadArguments(args: readonly string[]): Arguments {
+  return { options: args.filter((word) => word.startsWith("-") && word !== "-").map((name) => ({ name: name.replace(/=.*$/s, ""), value: undefined })), operands: [UNREAD_WORDS] };
+}
+
 /**
- * The deletion a command makes, read as `rm` (`unlink x` as `rm x`, `find d -delete` as `rm -r -f d`), with why, when
- * its words delete files; undefined otherwise. `rm` itself and its spellings are read elsewhere (programs.ts).
+ * The deletion or destruction a command makes, read as `rm` (`unlink x` as `rm x`, `find d -delete` as `rm -r -f d`,
+ * `truncate -s 0 x` as `rm x`), with why, when its words delete files or destroy their content; undefined otherwise.
+ * `rm` itself and its spellings are read elsewhere (programs.ts). `read` reads a program's options with its table.
  */
-export function deletionOf(words: readonly string[], name: string): { readonly form: readonly string[]; readonly reason: string } | undefined {
-  const args = words.slice(1);
-  const deleter = name === "git" ? { how: "git clean", deletes: gitClean } : Object.hasOwn(DELETERS, name) ? DELETERS[name]! : undefined;
+export function deletionOf(words: readonly string[], name: string, read: ArgumentReader): { readonly form: readonly string[]; readonly reason: string } | undefined {
+  let args = words.slice(1);
+  let deleter: Deleter | undefined;
+  let table: string | undefined;
+  if (name === "git") {
+    // git's own options, then the subcommand and its options (`git -C DIR clean -fd`).
+    const global = read("git", args, true);
+    if (global.unknown !== undefined || global.operands[0] !== "clean") return undefined;
+    deleter = GIT_CLEAN;
+    table = "git clean";
+    args = global.operands.slice(1);
+  } else if (Object.hasOwn(DELETERS, name)) {
+    deleter = DELETERS[name]!;
+    table = deleter.table;
+  }
   if (deleter === undefined) return undefined;
-  const found = deleter.deletes(args);
+  const parsed = table === undefined ? { options: [], operands: [] } : read(table, args);
+  const unread = parsed.unknown !== undefined;
+  const found = deleter.deletes(unread ? unreadArguments(args) : parsed, args, unread);
   if (found === undefined) return undefined;
+  const shown = words.join(" ");
+  const form = ["rm", ...(found.recursive ? ["-r", "-f"] : []), ...(found.targets.length === 0 ? [UNREAD_WORDS] : found.targets)];
+  if (unread) return { form: ["rm", "-r", "-f", UNREAD_WORDS], reason: unreadDeleterReason(shown, deleter.how, parsed.unknown!) };
   // No operand: the words come from elsewhere (`xargs unlink < list`), which the guard does not read.
-  return { form: ["rm", ...(found.recursive ? ["-r", "-f"] : []), ...(found.targets.length === 0 ? [UNREAD_WORDS] : found.targets)], reason: deletesLikeRm(`${words.join(" ")}`, deleter.how) };
+  return { form, reason: found.destroys === true ? destroysLikeRmReason(shown, deleter.how) : deletesLikeRmReason(shown, deleter.how) };
 }
 
 /** Why a command that deletes files is read as rm. */
 export function deletesLikeRm(shown: string, how: string): string {
-  return `\`${shown}\` deletes files like rm (${how}), and a rule on rm holds for the commands that delete files as it does`;
+  return deletesLikeRmReason(shown, how);
+}
+
+/** Files a redirection to which empties nothing: the null device, the streams, the terminal, a descriptor. */
+const NOT_EMPTIED = /^\/dev\/(?:null|stdout|stderr|stdin|tty|fd\/\d+)$/;
+
+/**
+ * The file a redirection empties (`: > F`, `> F`, `true > F`, `cat /dev/null > F`, `echo -n > F`, `printf '' > F`), read
+ * as `rm F`, with why; undefined when the command writes something (`echo x > F` is new content: Edit rules speak) or the
+ * redirection appends. `words`: the command's words, or undefined for a redirection with no command.
+ */
+export function emptiedBy(words: readonly string[] | undefined, file: string): { readonly form: readonly string[]; readonly reason: string } | undefined {
+  if (NOT_EMPTIED.test(file)) return undefined;
+  const name = words?.[0]?.replace(/^.*\//, "");
+  const silent =
+    words === undefined ||
+    name === ":" ||
+    name === "true" ||
+    name === "false" ||
+    (name === "cat" && words.length > 1 && words.slice(1).every((word) => word === "/dev/null")) ||
+    // `echo -n` of nothing but empty words; `printf` of a format that writes nothing (``, `%s`, `%b`) of empty words.
+    (name === "echo" && words[1] === "-n" && words.slice(2).every((word) => word === "")) ||
+    (name === "printf" && words.length >= 2 && /^(?:%[sb])*$/.test(words[1]!) && words.slice(2).every((word) => word === ""));
+  if (!silent) return undefined;
+  const shown = words === undefined ? `> ${file}` : `${words.join(" ")} > ${file}`;
+  return { form: ["rm", file], reason: destroysLikeRmReason(shown, "a redirection that empties it") };
 }

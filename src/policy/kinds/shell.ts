@@ -1,7 +1,8 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, codeLoader, environmentFiles, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, redirectPlaces, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
+import { basename, otherProgramName, codeLoader, environmentFiles, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, redirectPlaces, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
 import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason, unlistedLoadedCodeReason, unlistedScriptReason, loadedCodeReason } from "../../messages/index.js";
+import { emptiedBy } from "./same-effect.js";
 import { shellParser } from "./shell-grammar.js";
 import { MachineBoundReadings } from "./net.js";
 
@@ -109,6 +110,8 @@ export interface Redirect {
   readonly reads: boolean;
   readonly writes: boolean;
   readonly wild: boolean;
+  /** The shell empties the file before the command writes to it (`>`, `>|`, `&>`, `>&`; not `>>`). */
+  readonly truncates?: boolean;
 }
 
 /** Where a command runs with words read from the input (SimpleCommand.input), as it is passed to a command it runs in turn; `paths`: find's paths. */
@@ -245,7 +248,7 @@ function redirectOf(node: Node, walk: Walk): Redirect | undefined {
   // bash expands braces in a redirection's word: one word is the file it opens (`< .e{n..n}v` is `< .env`); more is an error.
   const braced = value.bare === undefined ? undefined : expandBraces(value.bare)?.map(unescapeBare).filter((word) => word !== "");
   const word = braced?.length === 1 ? braced[0]! : value.text;
-  return { word, reads, writes, wild: value.dynamic || value.glob || value.tilde === true };
+  return { word, reads, writes, wild: value.dynamic || value.glob || value.tilde === true, ...([">", ">|", "&>", ">&"].includes(operator) ? { truncates: true } : {}) };
 }
 
 interface Walk {
@@ -576,7 +579,9 @@ function collectNested(node: Node, walk: Walk, written?: string): void {
 function walkSubstitution(node: Node, walk: Walk, written: string | undefined): void {
   const stdin: Stdin | undefined = node.type === "process_substitution" && node.text.startsWith(">(") ? { text: written, what: "what the line writes to >(…)" } : undefined;
   inSubshell(walk, () => {
-    for (const child of node.namedChildren) if (child !== null) walkStatement(child, walk, false, stdin);
+    // `$(<F)`, `$(> F)`: a redirection alone in a substitution opens its file (bash and zsh substitute F's text for `$(<F)`).
+    bareRedirections(node.namedChildren.filter((child): child is Node => child !== null && child.type.endsWith("redirect")), walk);
+    for (const child of node.namedChildren) if (child !== null && !child.type.endsWith("redirect")) walkStatement(child, walk, false, stdin);
   });
 }
 
@@ -902,6 +907,9 @@ function denyForms(words: readonly string[], values: readonly WordValue[] | unde
     add(spelling);
     const base = basename(spelling[0] ?? "");
     if (base !== spelling[0]) add([base, ...spelling.slice(1)]);
+    // `grm -rf x`: the program under another of its names (Homebrew's g-prefixed GNU tools) is that program.
+    const other = otherProgramName(base);
+    if (other !== undefined) add([other, ...spelling.slice(1)]);
     // Look-alike letters, fullwidth forms, invisible characters, and words a Unicode space glues together.
     const normal = normalizeString(spelling.join(" "));
     if (normal !== spelling.join(" ")) {
@@ -1112,6 +1120,11 @@ function addSimple(
       placesUnknown ??= code.placesUnknown;
     }
   }
+  // `: > F`, `cat /dev/null > F`: a command that writes nothing through a redirection that truncates empties the file, as rm leaves nothing of it (same-effect.ts).
+  for (const redirect of facts.redirects ?? []) {
+    const emptied = redirect.truncates === true ? emptiedBy(words, redirect.word) : undefined;
+    if (emptied !== undefined && maybe.length < MAX_FORMS) maybe.push(emptied);
+  }
   // `cat </dev/tcp/0x7f.1/80`: bash connects to the redirection's host, read as a fetcher's place is.
   const network = redirectPlaces(words, facts.redirects ?? []);
   placeForms.push(...network.forms);
@@ -1260,6 +1273,8 @@ function nestedScript(script: string, name: string, walk: Walk, input?: Stdin): 
   };
   const problem = readLine(script, inner);
   walk.scopes = inner.scopes;
+  // `bash -c '< F'`, `eval '> F'`: the script's redirections with no command open their files too (zsh pages `< F` out).
+  if (inner.bare !== undefined) (walk.bare ??= []).push(...inner.bare);
   walk.refusal ??= inner.refusal;
   walk.unknown ??= inner.unknown;
   if (inner.unordered === true) walk.unordered = true;
@@ -1652,8 +1667,10 @@ function walkContainer(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
     if (node.type === "for_statement") loopVariable(node, walk);
     // A loop runs its commands again after the ones below them, a job in the background (`a & b`) alongside the ones after it.
     if (node.type === "for_statement" || node.type === "while_statement" || node.children.some((child) => child?.type === "&")) walk.unordered = true;
+    // `$(<F)`, `$(> F)`: a redirection alone in a substitution opens its file (bash and zsh substitute F's text for `$(<F)`).
+    if (node.type === "command_substitution" || node.type === "process_substitution") bareRedirections(node.namedChildren.filter((child): child is Node => child !== null && child.type.endsWith("redirect")), walk);
     for (const child of node.namedChildren) {
-      if (child === null) continue;
+      if (child === null || ((node.type === "command_substitution" || node.type === "process_substitution") && child.type.endsWith("redirect"))) continue;
       // Conditions, loop values and case subjects hold words with substitutions, statements hold commands.
       if (child.type === "word" || child.type === "string" || child.type === "concatenation" || child.type.endsWith("expansion")) collectNested(child, walk);
       else if (child.type === "variable_name" || child.type === "comment") continue;
@@ -1661,6 +1678,19 @@ function walkContainer(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       else walkStatement(child, walk, writesFile, node.type === "command_substitution" || node.type === "process_substitution" ? undefined : stdin);
     }
   }
+}
+
+/** Redirections with no command (`$(<F)`): the files they open, opened by the shell alone where they stand (ShellAnalysis.bare). */
+function bareRedirections(redirections: readonly Node[], walk: Walk): void {
+  const opened: Redirect[] = [];
+  for (const child of redirections) {
+    const one = redirectOf(child, walk);
+    if (one !== undefined) opened.push(one);
+    if (!isHarmlessRedirect(child)) noteWritten(child, walk);
+    walk.refusal ??= networkRedirect(child);
+    for (const part of redirectParts(child).target) collectNested(part, walk);
+  }
+  if (opened.length > 0) (walk.bare ??= []).push({ at: walk.commands.length, redirects: opened });
 }
 
 /** Any other statement: a function definition, a loop's arithmetic, a test, a simple command. */
