@@ -334,3 +334,52 @@ describe("several settings files, merged as Claude Code merges them", () => {
     expect(guard.decide("Bash", { command: "curl https://x" }, "high").ruleId).toMatch(/^permission:managed:deny\[0\]$/);
   });
 });
+
+describe("reported precedence surprises, decided as Claude Code's settings pages say", () => {
+  const SOURCES: Readonly<Record<ClaudeSettingsScope, string>> = {
+    managed: "/etc/claude-code/managed-settings.json",
+    commandLine: "command line",
+    local: join(project, ".claude", "settings.local.json"),
+    project: join(project, ".claude", "settings.json"),
+    file: join(root, "extra-settings.json"),
+    user: join(home, ".claude", "settings.json"),
+  };
+  const ORDER: readonly ClaudeSettingsScope[] = ["managed", "commandLine", "local", "project", "user"];
+  const merged = (layers: readonly (readonly [ClaudeSettingsScope, unknown])[]) => permissionPolicy(parseClaudeSettingsLayers(layers.map(([scope, settings]) => ({ scope, source: SOURCES[scope], settings })), { project, home }));
+  const pairs = ORDER.flatMap((a) => ORDER.filter((b) => b !== a).map((b) => [a, b] as const));
+
+  // anthropics/claude-code#12713: a local allow did not override a user deny. Claude Code merges the lists and a deny
+  // at any level wins, whichever file is higher; so does the guard, for every pair of files.
+  it.each(pairs)("a deny in %s settings wins over an allow in %s settings", (denyIn, allowIn) => {
+    const guard = merged([[denyIn, { permissions: { deny: ["Bash(rm *)"], ask: ["Bash(git push *)"] } }], [allowIn, { permissions: { allow: ["Bash(rm *)", "Bash(git push *)"] } }]]);
+    expect(guard.decide("Bash", { command: "rm -rf build" }, "low").mode).toBe("deny");
+    expect(guard.decide("Bash", { command: "git push origin main" }, "low").mode).toBe("ask");
+  });
+
+  // anthropics/claude-code#17017 and #21851: a project's own permissions block replaced the user's allow list. The lists
+  // merge: an empty or different list in one file takes nothing from another's.
+  it.each(pairs)("an allow in %s settings still holds beside a %s settings file with its own (or an empty) list", (allowIn, other) => {
+    for (const list of [[], ["mcp__expo__search"]]) {
+      const guard = merged([[allowIn, { permissions: { allow: ["mcp__atlassian__*"] } }], [other, { permissions: { allow: list } }]]);
+      expect(guard.decide("mcp__atlassian__get_issue", { key: "X-1" }, "high").mode).toBe("allow");
+    }
+  });
+
+  // anthropics/claude-code#45426: a project deny did not block once the user's settings skipped prompts; #60374: ask
+  // rules still prompt under bypass (as documented); #86253: a managed disableBypassPermissionsMode did not stop a
+  // bypass given on the command line.
+  it("a deny and an ask hold under the user's bypassPermissions and whatever else the user's file sets; a managed disableBypassPermissionsMode stops a command-line bypass", () => {
+    const bypass = merged([
+      ["project", { permissions: { deny: ["Bash(python3 *)"], ask: ["Edit(./src/**)"] } }],
+      ["user", { skipAutoPermissionPrompt: true, permissions: { defaultMode: "bypassPermissions", allow: ["Bash"] } }],
+    ]);
+    expect(bypass.decide("Bash", { command: "python3 -c 'print(1)'" }, "low").mode).toBe("deny");
+    expect(bypass.decide("Edit", { file_path: join(project, "src/a.ts"), old_string: "x", new_string: "y" }, "low").mode).toBe("ask");
+    expect(bypass.decide("Bash", { command: "make" }, "high").mode).toBe("allow");
+    const stopped = merged([
+      ["managed", { permissions: { disableBypassPermissionsMode: "disable" } }],
+      ["commandLine", { permissions: { defaultMode: "bypassPermissions" } }],
+    ]);
+    expect(stopped.decide("Bash", { command: "make" }, "high").mode).toBe("ask");
+  });
+});
