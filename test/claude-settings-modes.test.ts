@@ -28,6 +28,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkPolicy, loadClaudeSettings, parseClaudeSettingsLayers, parsePolicy, permissionPolicy, type ClaudeSettingsScope } from "../src/policy/index.js";
 import { PolicyError } from "../src/policy/errors.js";
+import { claudeSettingsExample } from "../examples/claude-settings.js";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "gg-claude-modes-")));
 const project = join(root, "project");
@@ -381,5 +382,21 @@ describe("reported precedence surprises, decided as Claude Code's settings pages
       ["commandLine", { permissions: { defaultMode: "bypassPermissions" } }],
     ]);
     expect(stopped.decide("Bash", { command: "make" }, "high").mode).toBe("ask");
+  });
+});
+
+describe("examples/claude-settings.ts", () => {
+  it("decides each call as the merged files say", async () => {
+    const lines = await claudeSettingsExample();
+    expect(lines.map((line) => line.replace(/^.* -> /, ""))).toEqual([
+      "allow (permission:project:allow[0])",
+      "deny (permission:user:deny[0])",
+      "ask (permission:project:ask[0])",
+      "deny (permission:project:deny[0])",
+      "allow (permission:acceptEdits[0])",
+      "ask (permission:acceptEdits[0]:.git)",
+      "allow (permission:project:allow[1])",
+      "deny (permission:project:deny[1])",
+    ]);
   });
 });
