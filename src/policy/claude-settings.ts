@@ -96,7 +96,7 @@ function projectOf(source: string, home: string): string | undefined {
 }
 
 /** The scope a settings file has by its place: `~/.claude/settings.json` the user's, `.claude/settings.local.json` local, ... */
-export function claudeSettingsScope(source: string, home = homedir()): ClaudeSettingsScope {
+function claudeSettingsScope(source: string, home = homedir()): ClaudeSettingsScope {
   const name = basename(source);
   if (/^managed-settings\.json$/i.test(name) || /[\\/]managed-settings\.d[\\/]/.test(source)) return "managed";
   if (!/(?:^|[\\/])\.claude$/.test(dirname(source))) return "file";
@@ -307,24 +307,12 @@ export function claudeSettingsDocument(layers: readonly ClaudeSettingsLayer[], p
 }
 
 /**
- * The policy document a Claude Code settings document stands for, or undefined when `raw` is not one (a policy
- * file has `version: 1` and a list of permissions). Throws a PolicyError naming `source` and the list and index of a
- * malformed entry.
+ * One settings document read as a policy, in the scope its place gives it (`~/.claude/settings.json` the user's,
+ * `.claude/settings.local.json` local, ...), or undefined when `raw` is not one (a policy file has `version: 1` and a
+ * list of permissions). Throws a PolicyError naming `source` and the list and index of a malformed entry.
  */
-export function fromClaudeSettings(raw: unknown, source: string, home = homedir()): Record<string, unknown> | undefined {
-  return readClaudeSettings(raw, source, home)?.doc;
-}
-
-/** A single settings document, read in the scope its place gives it (fromClaudeSettings with what was not read). */
 export function readClaudeSettings(raw: unknown, source: string, home = homedir()): ClaudeSettingsReading | undefined {
   if (!isClaudeSettings(raw)) return undefined;
   const scope = claudeSettingsScope(source, home);
   return claudeSettingsDocument([{ scope, source, settings: raw }], { project: scope === "project" || scope === "local" ? projectOf(source, home) : undefined, home });
-}
-
-/** The settings of a Claude Code settings document that the policy does not read (its keys, `permissions.X` and the like). */
-export function ignoredClaudeSettings(raw: unknown): string[] {
-  if (!isClaudeSettings(raw)) return [];
-  const permissionKeys = Object.keys(raw.permissions).filter((key) => !READ_PERMISSION_KEYS.has(key)).map((key) => `permissions.${key}`);
-  return [...Object.keys(raw).filter((key) => !READ_KEYS.has(key)), ...permissionKeys];
 }
