@@ -400,3 +400,27 @@ describe("examples/claude-settings.ts", () => {
     ]);
   });
 });
+
+describe("pointing guarded-graph at a project's Claude Code settings", () => {
+  it("policy check PROJECT (or PROJECT/.claude) reads every settings file of the project, merged", async () => {
+    const { runPolicyCommand } = await import("./helpers/policy-command.js");
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "gg-claude-dir-")));
+    try {
+      mkdirSync(join(dir, ".claude"), { recursive: true });
+      writeFileSync(join(dir, ".claude", "settings.json"), JSON.stringify({ permissions: { allow: ["Bash(npm test *)"], defaultMode: "plan" }, hooks: {} }));
+      writeFileSync(join(dir, ".claude", "settings.local.json"), JSON.stringify({ permissions: { deny: ["Bash(npm test *)"] } }));
+      for (const target of [dir, join(dir, ".claude")]) {
+        const { out } = await runPolicyCommand(["check", target]);
+        const text = out.join("\n");
+        expect(text, target).toMatch(/settings\.local\.json/);
+        expect(text, target).toMatch(/defaultMode plan/);
+        expect(text, target).toMatch(/hooks/);
+      }
+      const { loadPolicyPath } = await import("../src/policy/file.js");
+      const guard = permissionPolicy(await loadPolicyPath(dir));
+      expect(guard.decide("Bash", { command: "npm test" }, "low").mode).toBe("deny");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,7 +1,7 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import type { ArgumentKind } from "./kinds/readings.js";
-import { dirname, extname, join, resolve as resolvePath } from "node:path";
+import { basename, dirname, extname, join, resolve as resolvePath } from "node:path";
 import { tomlLibrary, yamlLibrary } from "../deps/on-demand.js";
 import { parseYamlText } from "./yaml-text.js";
 import { firstRepeatedKey } from "./json-dup.js";
@@ -206,6 +206,18 @@ export async function loadClaudeSettings(files: ClaudeSettingsFiles = {}): Promi
     layers.push({ scope, source: path, settings: parseText(text, "json", path) });
   }
   return parseClaudeSettingsLayers(layers, { project, home, ...(files.cwd === undefined ? {} : { cwd: resolvePath(files.cwd) }) });
+}
+
+/**
+ * A policy file, or, for a directory, the Claude Code settings of the project it is (or of the project whose `.claude`
+ * directory it is), merged as loadClaudeSettings merges them (with the managed settings of this machine and the
+ * settings in this process's home).
+ */
+export async function loadPolicyPath(path: string): Promise<LoadedPolicy> {
+  const found = await stat(path).catch(() => undefined);
+  if (found === undefined || !found.isDirectory()) return loadPolicyFile(path);
+  const resolved = resolvePath(path);
+  return loadClaudeSettings({ project: basename(resolved) === ".claude" ? dirname(resolved) : resolved });
 }
 
 /** The loaded policy of a document (a policy file's, or the one a Claude Code settings reading stands for). */
