@@ -101,6 +101,9 @@ describe("rules on tools whose specifier is a name", () => {
 
   it("a bare Skill deny stops every skill; a glob names skills by pattern", () => {
     expect(projectSettings({ permissions: { deny: ["Skill"] } }).decide("Skill", { skill: "commit" }, "low").mode).toBe("deny");
+    for (const [written, called] of [["Task", "Agent"], ["Agent", "Task"]] as const) {
+      expect(projectSettings({ permissions: { deny: [written] } }).decide(called, { subagent_type: "Explore", prompt: "p" }, "low").mode, `${written} on ${called}`).toBe("deny");
+    }
     const glob = projectSettings({ permissions: { deny: ["Skill(deploy-*)"] } });
     expect(glob.decide("Skill", { skill: "deploy-prod" }, "low").mode).toBe("deny");
     expect(glob.decide("Skill", { skill: "deployer" }, "low").mode).toBe("allow");
@@ -393,8 +396,8 @@ describe("examples/claude-settings.ts", () => {
       "deny (permission:user:deny[0])",
       "ask (permission:project:ask[0])",
       "deny (permission:project:deny[0])",
-      "allow (permission:acceptEdits[0])",
-      "ask (permission:acceptEdits[0]:.git)",
+      "allow (permission:acceptEdits[0]:Edit)",
+      "ask (permission:acceptEdits[0]:Edit:.git)",
       "allow (permission:project:allow[1])",
       "deny (permission:project:deny[1])",
     ]);
@@ -415,6 +418,7 @@ describe("pointing guarded-graph at a project's Claude Code settings", () => {
         expect(text, target).toMatch(/settings\.local\.json/);
         expect(text, target).toMatch(/defaultMode plan/);
         expect(text, target).toMatch(/hooks/);
+        expect(text, target).not.toMatch(/duplicate id|reads like a/);
       }
       const { loadPolicyPath } = await import("../src/policy/file.js");
       const guard = permissionPolicy(await loadPolicyPath(dir));

@@ -167,6 +167,9 @@ function readRule(text: string, list: "allow" | "ask" | "deny", label: string, a
     else if (parameter === null && /^\/(?!\/)/.test(spec) && anchor !== undefined) spec = `/${anchor}${spec}`;
     return `${tool}(${spec})`;
   }
+  if (list !== "allow" && parameter !== null && Object.hasOwn(COMMAND_TOOLS, tool) && parameter[1] === COMMAND_TOOLS[tool] && !spec.endsWith(":*")) {
+    notes.push(`${label} ${text}: Claude Code ignores a rule on ${tool}'s own ${parameter[1]} parameter (a compound command would pass it) and warns; the guard holds it as ${tool}(${(parameter[2] ?? "").trim()}), which reads every command of a compound line`);
+  }
   if (list !== "allow" || parameter === null) return `${tool}(${spec})`;
   // An allow reads the tool's own specifier: a parameter form is a deny and ask form only.
   if (Object.hasOwn(COMMAND_TOOLS, tool)) return spec.endsWith(":*") ? `${tool}(${spec})` : `${tool}(${COMMAND_TOOLS[tool]}:${spec})`;
@@ -276,17 +279,17 @@ export function claudeSettingsDocument(layers: readonly ClaudeSettingsLayer[], p
   // A pattern under its own base: an absolute path outside the policy's pathBase matches no allow.
   const under = (dir: string, rest: string) => ({ path: rest, base: dir });
   working.forEach((dir, index) => {
-    for (const [tool, field] of READ_TOOLS) generated.push({ id: `workingDirectories[${index}]`, tool, where: { [field]: under(dir, "**") }, mode: "allow" });
+    for (const [tool, field] of READ_TOOLS) generated.push({ id: `workingDirectories[${index}]:${tool}`, tool, where: { [field]: under(dir, "**") }, mode: "allow" });
   });
   if (mode === "acceptEdits") {
     working.forEach((dir, index) => {
       for (const [tool, field] of EDIT_TOOLS) {
-        generated.push({ id: `acceptEdits[${index}]`, tool, where: { [field]: under(dir, "**") }, mode: "allow" });
-        for (const name of PROTECTED) generated.push({ id: `acceptEdits[${index}]:${name}`, tool, where: { [field]: under(dir, `${name}/**`) }, mode: "ask" });
+        generated.push({ id: `acceptEdits[${index}]:${tool}`, tool, where: { [field]: under(dir, "**") }, mode: "allow" });
+        for (const name of PROTECTED) generated.push({ id: `acceptEdits[${index}]:${tool}:${name}`, tool, where: { [field]: under(dir, `${name}/**`) }, mode: "ask" });
       }
     });
   }
-  if (mode === "plan") for (const [tool] of EDIT_TOOLS) generated.push({ id: "plan", tool, mode: "ask" });
+  if (mode === "plan") for (const [tool] of EDIT_TOOLS) generated.push({ id: `plan:${tool}`, tool, mode: "ask" });
   const riskModes =
     mode === "dontAsk" ? { low: "deny", medium: "deny", high: "deny" } : mode === "bypassPermissions" ? { low: "allow", medium: "allow", high: "allow" } : undefined;
   if (mode === "bypassPermissions") {

@@ -232,7 +232,7 @@ function namePattern(pattern: string, named: NamedArgument): FieldMatcher {
     rest = "(?:[\\s:].*)?";
   }
   if (named.slash === "optional") body = body.replace(/^\//, "");
-  const lead = named.slash === "optional" ? "/?" : "";
+  const lead = named.slash === "optional" ? "(?:/)?" : "";
   const source = `^${lead}${body.split("*").map(escapeRegex).join(".*")}${rest}$`;
   return { regex: source, caseSensitive: true };
 }
