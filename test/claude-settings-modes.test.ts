@@ -20,7 +20,12 @@
 //     `disableBypassPermissionsMode: "disable"`.
 //   - several settings files merged: managed > command line > local > project > user, lists merged so a deny at any
 //     level wins and an ask at any level beats an allow (anthropics/claude-code#37730 for subagents ignoring settings;
-//     the precedence table of Claude Code's settings page), `allowManagedPermissionRulesOnly`.
+//     the precedence table of Claude Code's settings page), `allowManagedPermissionRulesOnly`; the reported surprises
+//     (anthropics/claude-code#12713: a local allow did not undo a user deny; #17017, #21851: a project's list seemed to
+//     replace the user's; #45426, #60374, #86253: deny and ask rules under bypass, a managed disableBypassPermissionsMode).
+//   - a directory where a policy file goes (`policy check PROJECT`, GUARDED_GRAPH_POLICY) is that project's settings.
+// Before this round 63 of these 66 tests failed (the first 22 written: 19 failed; the 44 after them need the merged
+// loader, which did not exist).
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
