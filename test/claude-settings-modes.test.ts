@@ -24,8 +24,9 @@
 //     (anthropics/claude-code#12713: a local allow did not undo a user deny; #17017, #21851: a project's list seemed to
 //     replace the user's; #45426, #60374, #86253: deny and ask rules under bypass, a managed disableBypassPermissionsMode).
 //   - a directory where a policy file goes (`policy check PROJECT`, GUARDED_GRAPH_POLICY) is that project's settings.
-// Before this round 63 of these 66 tests failed (the first 22 written: 19 failed; the 44 after them need the merged
-// loader, which did not exist).
+//   - a Read deny also denies Edit and Write there; an Edit allow also allows Read there (Claude Code's tools reference).
+// Before this round 65 of these 68 tests failed (the first 22 written: 19 failed; the 44 after them need the merged
+// loader, which did not exist; the two on Read and Edit reaching each other failed against the loader).
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -156,6 +157,26 @@ describe("allow rules read as Claude Code reads them", () => {
       const said = checkPolicy(loaded).warnings.find((warning) => warning.includes(rule)) ?? "";
       expect(said, tool).toMatch(tool === "Glob" ? /never consults.*write Read\(/ : /never consults.*write Edit\(/);
     }
+  });
+});
+
+describe("Read and Edit rules reach each other as Claude Code's tools reference says", () => {
+  // "A Read(...) deny rule also blocks the Edit and Write tools on the same path, including creating a new file
+  // there"; "An Edit(...) allow rule also grants read access to the same path".
+  it("a Read deny also denies editing and writing there, even where acceptEdits or an Edit allow would allow", () => {
+    for (const rule of ["Read(./secrets/**)", "Read(secrets)", "Read(/secrets/**)"]) {
+      const guard = projectSettings({ permissions: { defaultMode: "acceptEdits", deny: [rule], allow: ["Edit(./**)"] } });
+      expect(guard.decide("Edit", { file_path: join(project, "secrets/k"), old_string: "x", new_string: "y" }, "low").mode, rule).toBe("deny");
+      expect(guard.decide("Write", { file_path: join(project, "secrets/new.txt"), content: "x" }, "low").mode, rule).toBe("deny");
+      expect(guard.decide("Edit", { file_path: join(project, "src/a.ts"), old_string: "x", new_string: "y" }, "high").mode, rule).toBe("allow");
+    }
+  });
+
+  it("an Edit allow also allows reading there", () => {
+    // The user's own settings, read alone (no project: paths are read from /).
+    const guard = permissionPolicy(parseClaudeSettingsLayers([{ scope: "user", source: join(home, ".claude", "settings.json"), settings: { permissions: { allow: [`Edit(/${elsewhere}/**)`] } } }], { home }));
+    expect(guard.decide("Read", { file_path: join(elsewhere, "c.ts") }, "high").mode).toBe("allow");
+    expect(guard.decide("Read", { file_path: join(shared, "lib/b.ts") }, "high").mode).toBe("ask");
   });
 });
 

@@ -141,7 +141,7 @@ interface Entry {
 }
 
 /** One rule string of a file as the guard reads it, or undefined (with a note) when Claude Code never consults it. */
-function readRule(text: string, list: "allow" | "ask" | "deny", label: string, anchor: string | undefined, notes: string[]): string | undefined {
+function readRule(text: string, list: "allow" | "ask" | "deny", label: string, anchor: string | undefined, notes: string[]): string | readonly string[] | undefined {
   const match = RULE_RE.exec(text);
   if (match === null) return text; // refused with the grammar when the policy is built
   let tool = match[1] ?? "";
@@ -165,6 +165,10 @@ function readRule(text: string, list: "allow" | "ask" | "deny", label: string, a
     if (list === "allow" && parameter !== null) spec = `${PATH_TOOLS[tool]}:${spec}`;
     // `/path` is anchored at the settings source: written as the absolute `//ANCHOR/path`.
     else if (parameter === null && /^\/(?!\/)/.test(spec) && anchor !== undefined) spec = `/${anchor}${spec}`;
+    // "A Read(...) deny rule also blocks the Edit and Write tools on the same path"; "An Edit(...) allow rule also
+    // grants read access to the same path" (Claude Code's tools reference).
+    if (parameter === null && tool === "Read" && list === "deny") return [`${tool}(${spec})`, `Edit(${spec})`];
+    if (parameter === null && tool === "Edit" && list === "allow") return [`${tool}(${spec})`, `Read(${spec})`];
     return `${tool}(${spec})`;
   }
   if (list !== "allow" && parameter !== null && Object.hasOwn(COMMAND_TOOLS, tool) && parameter[1] === COMMAND_TOOLS[tool] && !spec.endsWith(":*")) {
@@ -257,12 +261,14 @@ export function claudeSettingsDocument(layers: readonly ClaudeSettingsLayer[], p
       for (const list of ["deny", "ask", "allow"] as const) {
         (one.permissions[list] ?? []).forEach((text, index) => {
           const id = `${prefix}${list}[${index}]`;
-          const rule = readRule(text, list, `${layer.source}: ${list}[${index}]`, anchor, notes);
-          if (rule === undefined) return;
+          const read = readRule(text, list, `${layer.source}: ${list}[${index}]`, anchor, notes);
+          if (read === undefined) return;
           // dontAsk: what would ask is denied.
           const ruleMode = list === "ask" && mode === "dontAsk" ? "deny" : list;
-          permissions.push({ id, rule, mode: ruleMode });
-          const absent = namedRuleHoldsWhenAbsent(rule);
+          const [rule, ...implied] = typeof read === "string" ? [read] : read;
+          permissions.push({ id, rule: rule!, mode: ruleMode });
+          for (const other of implied) permissions.push({ id: `${id}:${/^\w+/.exec(other)?.[0] ?? "implied"}`, rule: other, mode: ruleMode });
+          const absent = namedRuleHoldsWhenAbsent(rule!);
           if (absent !== undefined) permissions.push({ id: `${id}:${absent.field}`, tool: absent.tools, where: { [absent.field]: { exists: false } }, mode: ruleMode });
         });
       }
