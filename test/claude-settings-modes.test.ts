@@ -178,6 +178,12 @@ describe("Read and Edit rules reach each other as Claude Code's tools reference 
     expect(guard.decide("Read", { file_path: join(elsewhere, "c.ts") }, "high").mode).toBe("allow");
     expect(guard.decide("Read", { file_path: join(shared, "lib/b.ts") }, "high").mode).toBe("ask");
   });
+
+  it("an allow with an absolute path in an additional working directory allows there, with a project known", () => {
+    const guard = projectSettings({ permissions: { additionalDirectories: [elsewhere], allow: [`Edit(/${elsewhere}/**)`] } });
+    expect(guard.decide("Edit", { file_path: join(elsewhere, "c.ts"), old_string: "x", new_string: "y" }, "high").mode).toBe("allow");
+    expect(guard.decide("Edit", { file_path: join(shared, "lib/b.ts"), old_string: "x", new_string: "y" }, "high").mode).toBe("ask");
+  });
 });
 
 describe("/path is anchored at the settings source", () => {

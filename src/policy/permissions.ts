@@ -80,8 +80,8 @@ export interface PermissionPolicyOptions {
   pathBase?: string;
   /**
    * Absolute directories besides `pathBase` the tools work in (Claude Code's `additionalDirectories`): a path in one
-   * of them is placed, so a deny or ask path pattern holds there only where it matches; a path elsewhere outside the
-   * base still matches every deny.
+   * of them is placed, so a deny or ask path pattern holds there only where it matches and an allow pattern naming it
+   * can allow it; a path elsewhere outside the base still matches every deny and no allow.
    */
   workingDirectories?: readonly string[];
   /**

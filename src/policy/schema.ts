@@ -283,7 +283,7 @@ export const PolicyFileSchema = z.lazy(() =>
       workingDirectories: z
         .array(z.string().min(1).refine((dir) => dir.startsWith("/"), "must be an absolute directory"))
         .optional()
-        .describe("Absolute directories besides pathBase the tools work in (Claude Code's additionalDirectories): a path there is placed, so a deny or ask path pattern holds there only where it matches (a path elsewhere outside pathBase matches every deny)."),
+        .describe("Absolute directories besides pathBase the tools work in (Claude Code's additionalDirectories): a path there is placed, so a deny or ask path pattern holds there only where it matches and an allow pattern naming it can allow it (a path elsewhere outside pathBase matches every deny and no allow)."),
       home: z.string().min(1).optional().describe("Absolute home directory `~` names in path patterns (`Read(~/.ssh/**)`), as bash expands `~/…` (default: the home of the process the policy is built in)."),
       riskModes: z
         .strictObject({

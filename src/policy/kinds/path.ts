@@ -608,7 +608,7 @@ export function judgePath(value: string, patterns: readonly CompiledPathPattern[
   // A path that escapes the base, or cannot be placed, matches every deny and no allow.
   if (restrictive) return unreadable || escapes || readings.some(hit) ? YES : options.followSymlinks ? otherNamesVerdict(readings, patterns, options.base) : NO;
   if (unreadable || escapes) return NO;
-  return readings.every((reading) => reading.relative !== undefined && patterns.some((pattern) => pattern.test(reading.absolute))) ? YES : NO;
+  return readings.every((reading) => (reading.relative !== undefined || inPlaced(reading.absolute, options.placed)) && patterns.some((pattern) => pattern.test(reading.absolute))) ? YES : NO;
 }
 
 /**
