@@ -11,7 +11,7 @@ import { createModel } from "../src/model/create-model.js";
 import { packageRoot } from "../src/package-root.js";
 import { policyDirectory, resolvePolicyName } from "../src/platform/policy-names.js";
 import { parseScenario, type ScenarioInput } from "../src/model/scenario.js";
-import { loadPolicyFile } from "../src/policy/file.js";
+import { loadPolicyPath } from "../src/policy/file.js";
 import type { LoadedPolicy } from "../src/policy/file.js";
 import type { AnyTool } from "../src/tools/types.js";
 
@@ -86,7 +86,7 @@ export async function assembleGraph(spec: AssembleOptions): Promise<ReadyGraph> 
   let audit = options.audit;
   let release: () => Promise<void> = async () => undefined;
   if (spec.policyPath !== undefined) {
-    const loaded = await loadPolicyFile(spec.policyPath);
+    const loaded = await loadPolicyPath(spec.policyPath);
     const policyGuard = await guardFromPolicy(loaded, base);
     ({ guard, policy, audit } = policyGuard);
     release = policyGuard.close;
@@ -156,7 +156,7 @@ export function platformGraph(
     let ready = cache.get(key);
     if (!ready) {
       ready = (async () => {
-        const policyAudit = policy === undefined ? undefined : (await loadPolicyFile(policy)).audit;
+        const policyAudit = policy === undefined ? undefined : (await loadPolicyPath(policy)).audit;
         const audit = policyAudit ? undefined : await openAuditSink(process.env.GUARDED_GRAPH_AUDIT?.trim() || DEFAULT_AUDIT_SPEC);
         return build({ ...(policy === undefined ? {} : { policy }), ...(audit ? { audit } : {}) });
       })();

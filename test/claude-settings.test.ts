@@ -24,8 +24,7 @@ const SETTINGS = {
     allow: ["Bash(npm run test *)", "Bash(git diff *)", "Bash(git status)", "Read(/docs/**)", "WebFetch(domain:docs.python.org)", "mcp__github"],
     ask: ["Bash(git push *)", "Edit(/src/**)"],
     deny: ["Read(./.env)", "Read(/secrets/**)", "Bash(curl *)", "Bash(rm *)", "WebFetch(domain:169.254.169.254)"],
-    defaultMode: "acceptEdits",
-    additionalDirectories: ["../shared"],
+    disableBypassPermissionsMode: "disable",
   },
   env: { CLAUDE_CODE_ENABLE_TELEMETRY: "0" },
   hooks: {},
@@ -38,14 +37,24 @@ function writeSettings(name: string, settings: unknown): string {
   return path;
 }
 
-/** The same rules as a policy file writes them, with the project as pathBase. */
+/**
+ * Claude Code reads files in the working directory without asking: Read, Grep and Glob allowed in the project (each
+ * rule string's own reading still wins over it, deny and ask first).
+ */
+const WORKING_DIRECTORY = [
+  `  - { tool: Read, where: { file_path: { path: "**", base: ${JSON.stringify(project)} } }, mode: allow }`,
+  `  - { tool: Grep, where: { path: { path: "**", base: ${JSON.stringify(project)} } }, mode: allow }`,
+  `  - { tool: Glob, where: { path: { path: "**", base: ${JSON.stringify(project)} } }, mode: allow }`,
+];
+
+/** The same rules as a policy file writes them, with the project as pathBase (a `/path` anchored there). */
 const asPolicyFile = () => {
   const lines = [
     ...SETTINGS.permissions.deny.map((rule) => [rule, "deny"]),
     ...SETTINGS.permissions.ask.map((rule) => [rule, "ask"]),
     ...SETTINGS.permissions.allow.map((rule) => [rule, "allow"]),
   ].map(([rule, mode]) => `  - { rule: ${JSON.stringify(rule)}, mode: ${mode} }`);
-  return permissionPolicy(parsePolicy(`version: 1\npathBase: ${JSON.stringify(project)}\npermissions:\n${lines.join("\n")}\n`, "yaml", "same-rules.yaml"));
+  return permissionPolicy(parsePolicy(`version: 1\npathBase: ${JSON.stringify(project)}\npermissions:\n${[...lines, ...WORKING_DIRECTORY].join("\n")}\n`, "yaml", "same-rules.yaml"));
 };
 
 const CALLS: readonly (readonly [string, Record<string, unknown>])[] = [
@@ -91,6 +100,7 @@ describe("a Claude Code settings file is a policy", () => {
     expect(modes[`Bash {"command":"git push origin main"}`]).toBe("ask");
     expect(modes[`Bash {"command":"cat secrets/k"}`]).toBe("deny");
     expect(modes[`Read {"file_path":"${join(project, "docs/a.md")}"}`]).toBe("allow");
+    expect(modes[`Read {"file_path":"src/a.ts"}`]).toBe("allow");
     expect(modes[`Write {"file_path":"${join(project, "src/b.ts")}","content":"x"}`]).toBe("ask");
     expect(modes[`WebFetch {"url":"http://0xa9fea9fe/latest/meta-data/","prompt":"read"}`]).toBe("deny");
     expect(modes[`mcp__github__create_issue {"title":"t"}`]).toBe("allow");
@@ -103,7 +113,7 @@ describe("a Claude Code settings file is a policy", () => {
       fc.property(fc.array(rule, { maxLength: 4 }), fc.array(rule, { maxLength: 3 }), fc.array(rule, { maxLength: 4 }), (allow, ask, deny) => {
         const settings = parsePolicy(JSON.stringify({ permissions: { allow, ask, deny } }), "json", join(project, ".claude", "settings.local.json"));
         const lines = [...deny.map((r) => [r, "deny"]), ...ask.map((r) => [r, "ask"]), ...allow.map((r) => [r, "allow"])].map(([r, m]) => `  - { rule: ${JSON.stringify(r)}, mode: ${m} }`);
-        const file = parsePolicy(`version: 1\npathBase: ${JSON.stringify(project)}\npermissions:${lines.length === 0 ? " []" : `\n${lines.join("\n")}`}\n`, "yaml", "same.yaml");
+        const file = parsePolicy(`version: 1\npathBase: ${JSON.stringify(project)}\npermissions:\n${[...lines, ...WORKING_DIRECTORY].join("\n")}\n`, "yaml", "same.yaml");
         const [a, b] = [permissionPolicy(settings), permissionPolicy(file)];
         for (const [tool, args] of CALLS) expect(a.decide(tool, args, "high").mode, `${tool} ${JSON.stringify(args)}`).toBe(b.decide(tool, args, "high").mode);
       }),
@@ -114,8 +124,8 @@ describe("a Claude Code settings file is a policy", () => {
   it("policy check names the settings the guard does not read", async () => {
     const loaded = await loadPolicyFile(writeSettings("settings.json", SETTINGS));
     const notRead = checkPolicy(loaded).warnings.find((warning) => warning.includes("read as Claude Code's settings"));
-    expect(notRead).toMatch(/env, hooks, permissions\.defaultMode, permissions\.additionalDirectories/);
-    expect(notRead).not.toMatch(/\$schema/);
+    expect(notRead).toMatch(/env, hooks/);
+    expect(notRead).not.toMatch(/\$schema|disableBypassPermissionsMode/);
   });
 
   it("the user's own settings (~/.claude) and a settings file outside a .claude directory set no pathBase; a policy file is read as before", () => {

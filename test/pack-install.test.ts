@@ -301,6 +301,7 @@ console.log("schema", schema.$schema !== undefined);
   it("runs every example that needs neither a server nor SQLite, each printing what it shows", async () => {
     const expected: Record<string, RegExp> = {
       "audit-log": /\[REDACTED\][\s\S]*"decision": "allow"/,
+      "claude-settings": /curl https:\/\/example\.com"\} -> deny \(permission:user:deny\[0\]\)[\s\S]*"skill":"deploy","args":"production"\} -> deny/,
       "guard-from-policy": /agent tool: Refused kubectl_delete by rule permission:prod-protected[\s\S]*middleware: Listed staging[\s\S]*nodeGuard: true/,
       "guard-quickstart": /call_prod deny \(permission:prod\)[\s\S]*call_staging approve/,
       "killswitch-basic": /deploy_service: deny \(killswitch:restricted\)/,

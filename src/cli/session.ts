@@ -6,7 +6,7 @@ import { z } from "zod";
 import { DEFAULT_AUDIT_SPEC, openAuditSink, type AuditSinkOptions } from "../audit/open.js";
 import { MemoryAuditSink } from "../audit/memory.js";
 import type { AuditSink } from "../audit/types.js";
-import { loadPolicyFile } from "../policy/file.js";
+import { loadPolicyPath } from "../policy/file.js";
 import { openCheckpointer } from "../storage/checkpointer.js";
 import { DEFAULT_STORAGE_SPEC } from "../storage/spec.js";
 import { acquireThreadLock, type ThreadLock } from "../storage/lock.js";
@@ -136,7 +136,7 @@ export async function withThreadSession<T>(
 export async function cliAuditSpec(flag: string | undefined, policyPath: string | undefined): Promise<string | AuditSinkOptions> {
   let spec: string | AuditSinkOptions = flag?.trim() || process.env.GUARDED_GRAPH_AUDIT?.trim() || DEFAULT_AUDIT_SPEC;
   if (!flag?.trim() && !process.env.GUARDED_GRAPH_AUDIT?.trim() && policyPath !== undefined) {
-    spec = (await loadPolicyFile(policyPath)).audit ?? spec;
+    spec = (await loadPolicyPath(policyPath)).audit ?? spec;
   }
   return spec;
 }

@@ -295,8 +295,9 @@ function examine(
   }
   errors.push(...principalNameErrors(loaded));
   if (withWarnings && loaded.notRead !== undefined && loaded.notRead.length > 0) {
-    warnings.push(`${loaded.source}: read as Claude Code's settings (its permission lists); ${loaded.notRead.join(", ")} configure Claude Code itself and are not read by the guard`);
+    warnings.push(`${loaded.source}: read as Claude Code's settings (its permission lists and modes); ${loaded.notRead.join(", ")} configure Claude Code itself and are not read by the guard`);
   }
+  if (withWarnings && loaded.settingsNotes !== undefined) for (const note of loaded.settingsNotes) warnings.push(note.startsWith("permissions.") ? `${loaded.source}: ${note}` : note);
   const names = tools === undefined ? undefined : new ToolNames([...tools.keys()]);
   if (withWarnings) warnings.push(...shadowWarnings(infos, loaded.precedence, tools, names));
   if (withWarnings) warnings.push(...provenanceWarnings(loaded.permissions, loaded.provenance, tools));

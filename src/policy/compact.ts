@@ -177,6 +177,103 @@ function describe(field: string, matcher: FieldMatcher): string {
   }
 }
 
+/**
+ * Claude Code's tools whose specifier is a name (its permissions page: "Agent(Explore) matches the Explore subagent",
+ * "Skill(name) — exact match, Skill(name *) — prefix match with any arguments"; the older SlashCommand tool's
+ * "SlashCommand(/review-pr:*)"), by the exact tool text of the rule: the argument holding the name, the tool's other
+ * parameters (a rule `Agent(model:opus)` reads that parameter; any other colon is part of a name, as in a plugin's
+ * `plugin:agent`), whether a leading `/` is part of the name, and the name a call without the argument means (an Agent
+ * call without a subagent type runs general-purpose). `Task` is the Agent tool's name before Claude Code renamed it:
+ * a rule on either holds for both.
+ */
+interface NamedArgument {
+  readonly tools: string;
+  readonly field: string;
+  readonly parameters: readonly string[];
+  readonly slash: "optional" | "none";
+  readonly absent?: string;
+}
+const AGENT: NamedArgument = { tools: "{Agent,Task}", field: "subagent_type", parameters: ["subagent_type", "description", "prompt", "model", "isolation", "run_in_background", "name", "team_name", "mode", "cwd", "resume"], slash: "none", absent: "general-purpose" };
+const NAMED_ARGUMENTS: Readonly<Record<string, NamedArgument>> = {
+  Agent: AGENT,
+  Task: AGENT,
+  Skill: { tools: "Skill", field: "skill", parameters: ["skill", "args"], slash: "optional" },
+  SlashCommand: { tools: "SlashCommand", field: "command", parameters: ["command"], slash: "optional" },
+};
+
+/**
+ * Claude Code's built-in tools that take no specifier ("accept only the bare tool name"): a pattern in parentheses on
+ * one of them means nothing there, so it is refused, saying so. A parameter rule (`WebSearch(query:x)`) still reads that
+ * parameter.
+ */
+const BARE_ONLY_TOOLS: ReadonlySet<string> = new Set(["WebSearch", "ExitPlanMode", "EnterPlanMode", "AskUserQuestion", "TodoWrite", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "TaskOutput", "TaskStop", "ToolSearch", "ListMcpResourcesTool", "EnterWorktree", "ExitWorktree", "CronCreate", "CronDelete", "CronList", "KillShell", "BashOutput"]);
+
+/** The parameters of those tools where a `NAME:` in parentheses is more likely a search operator than a parameter. */
+const BARE_ONLY_PARAMETERS: Readonly<Record<string, readonly string[]>> = { WebSearch: ["query", "allowed_domains", "blocked_domains"] };
+
+/** The named-argument reading of Claude Code's tool `tool` (exact text), unless the policy declares its main argument. */
+export function namedArgumentOf(tool: string, mainArguments?: MainArguments): { readonly tools: string; readonly field: string } | undefined {
+  if (mainArguments !== undefined && Object.hasOwn(mainArguments, tool)) return undefined;
+  return Object.hasOwn(NAMED_ARGUMENTS, tool) ? NAMED_ARGUMENTS[tool] : undefined;
+}
+
+const escapeRegex = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+
+/**
+ * A name pattern as Claude Code reads it, as a regex over the whole value: `NAME` that name, `NAME *` and `NAME:*` that
+ * name with or without more after a space or a colon (arguments, or a plugin's sub-name), another `*` any characters.
+ */
+function namePattern(pattern: string, named: NamedArgument): FieldMatcher {
+  let body = pattern;
+  let rest = "";
+  const prefix = /(?: |:)\*$/.exec(body);
+  if (prefix !== null) {
+    body = body.slice(0, prefix.index);
+    rest = "(?:[\\s:].*)?";
+  }
+  if (named.slash === "optional") body = body.replace(/^\//, "");
+  const lead = named.slash === "optional" ? "(?:/)?" : "";
+  const source = `^${lead}${body.split("*").map(escapeRegex).join(".*")}${rest}$`;
+  return { regex: source, caseSensitive: true };
+}
+
+/** The reading of a rule on a named-argument tool: its name (or a parameter of the tool). */
+function namedReading(text: string, tool: string, spec: string, named: NamedArgument): CompactReading {
+  const field = FIELD_RE.exec(spec);
+  if (field !== null && named.parameters.includes(field[1] ?? "") && field[1] !== named.field) {
+    const name = field[1] ?? "";
+    const pattern = (field[2] ?? "").trim();
+    if (pattern === "") throw new PolicyError(undefined, "", `${JSON.stringify(text)}: nothing after "${name}:"`);
+    const matcher: FieldMatcher = pattern === "*" ? { exists: true } : { regex: `^${pattern.split("*").map(escapeRegex).join(".*")}$`, caseSensitive: true };
+    return { tool: named.tools, where: { [name]: matcher }, explanation: `${text} → ${named.tools} where ${describe(name, matcher)} (Claude Code's parameter rule)` };
+  }
+  const name = field !== null && field[1] === named.field ? (field[2] ?? "").trim() : spec;
+  const matcher = namePattern(name, named);
+  return {
+    tool: named.tools,
+    where: { [named.field]: matcher },
+    explanation: `${text} → ${named.tools} where ${named.field} is the name ${JSON.stringify(name)} (Claude Code's ${tool} rule)`,
+  };
+}
+
+/**
+ * Whether a rule string on a named-argument tool also holds for a call without the argument (an Agent call without a
+ * subagent type runs general-purpose, so `Agent(general-purpose)` and `Agent(general-*)` hold for it).
+ */
+export function namedRuleHoldsWhenAbsent(text: string, mainArguments?: MainArguments): { readonly tools: string; readonly field: string } | undefined {
+  const match = RULE_RE.exec(text);
+  const tool = match?.[1] ?? "";
+  const spec = match?.[2]?.trim();
+  if (spec === undefined || spec === "" || spec === "*" || (mainArguments !== undefined && Object.hasOwn(mainArguments, tool)) || !Object.hasOwn(NAMED_ARGUMENTS, tool)) return undefined;
+  const named = NAMED_ARGUMENTS[tool]!;
+  if (named.absent === undefined) return undefined;
+  const field = FIELD_RE.exec(spec);
+  if (field !== null && field[1] !== named.field && named.parameters.includes(field[1] ?? "")) return undefined;
+  const name = field !== null && field[1] === named.field ? (field[2] ?? "").trim() : spec;
+  const matcher = namePattern(name, named) as { regex: string };
+  return new RegExp(matcher.regex).test(named.absent) ? named : undefined;
+}
+
 /** Reads a compact rule string; throws a PolicyError at `where` explaining the grammar. */
 export function parseCompactRule(text: string, where: string, mainArguments?: MainArguments): CompactReading {
   const match = RULE_RE.exec(text);
@@ -189,6 +286,22 @@ export function parseCompactRule(text: string, where: string, mainArguments?: Ma
     return { tool, explanation: `${text} → every call of ${tool}` };
   }
   const declared = mainArguments !== undefined && Object.hasOwn(mainArguments, tool) ? mainArguments[tool] : undefined;
+  if (declared === undefined && Object.hasOwn(NAMED_ARGUMENTS, tool)) {
+    try {
+      return namedReading(text, tool, spec, NAMED_ARGUMENTS[tool]!);
+    } catch (error) {
+      if (error instanceof PolicyError) throw new PolicyError(undefined, where, error.detail);
+      throw error;
+    }
+  }
+  const parameter = FIELD_RE.exec(spec);
+  if (declared === undefined && BARE_ONLY_TOOLS.has(tool) && (parameter === null || (Object.hasOwn(BARE_ONLY_PARAMETERS, tool) && !BARE_ONLY_PARAMETERS[tool]!.includes(parameter[1] ?? "")))) {
+    throw new PolicyError(
+      undefined,
+      where,
+      `${JSON.stringify(text)}: Claude Code's ${tool} takes no specifier (it accepts only the bare tool name): write ${tool} to allow or deny the tool as a whole, ${tool}(PARAMETER:VALUE) for one of its parameters, or declare tools.${tool}.mainArgument if your own ${tool} tool has one`,
+    );
+  }
   const toolDefault = declared ?? TOOL_DEFAULTS[tool.toLowerCase()];
   // `Bash(git:*)` is a prefix and `WebFetch(https://x)` a URL, not a field named git or https.
   const bare = (toolDefault?.kind === "command" && spec.endsWith(":*")) || spec.includes("://");

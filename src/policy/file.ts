@@ -1,6 +1,7 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { homedir } from "node:os";
 import type { ArgumentKind } from "./kinds/readings.js";
-import { dirname, extname, resolve as resolvePath } from "node:path";
+import { basename, dirname, extname, join, resolve as resolvePath } from "node:path";
 import { tomlLibrary, yamlLibrary } from "../deps/on-demand.js";
 import { parseYamlText } from "./yaml-text.js";
 import { firstRepeatedKey } from "./json-dup.js";
@@ -10,7 +11,7 @@ import type { KillswitchConfig } from "../killswitch/types.js";
 import type { RiskLevel } from "../tools/types.js";
 import { formatPath, PolicyError } from "./errors.js";
 import { formatIssues } from "./format-issues.js";
-import { fromClaudeSettings, ignoredClaudeSettings } from "./claude-settings.js";
+import { claudeSettingsDocument, readClaudeSettings, type ClaudeSettingsLayer, type ClaudeSettingsPlace, type ClaudeSettingsReading } from "./claude-settings.js";
 import type { ApproverRule, PrincipalsDeclaration } from "../principal/schema.js";
 import { PermissionPolicy, readPermissionRules, type PermissionPolicyOptions, type PermissionRule } from "./permissions.js";
 import { PolicyShellSchema, validRulesOnce } from "./rules-once.js";
@@ -43,6 +44,8 @@ export interface LoadedPolicy {
   readonly mainArguments: Record<string, MainArgument>;
   /** Argument kinds per tool and field (`tools.<name>.fields`). */
   readonly fieldKinds?: Record<string, Record<string, ArgumentKind>> | undefined;
+  /** Directories besides pathBase the tools work in (`workingDirectories`): a path there is placed for path patterns. */
+  readonly workingDirectories?: string[] | undefined;
   /** Path readings follow symlinks on this machine (`followSymlinks`; default: when pathBase is a directory here). */
   readonly followSymlinks?: boolean | undefined;
   /** The home directory `~` names in path patterns (`home`; default: this process's home). */
@@ -66,8 +69,10 @@ export interface LoadedPolicy {
   readonly principals?: PrincipalsDeclaration | undefined;
   /** Who may answer which approvals (`approvers`). */
   readonly approvers?: ApproverRule[] | undefined;
-  /** A Claude Code settings file: the settings it holds that the policy does not read (`hooks`, `permissions.defaultMode`, ...). */
+  /** A Claude Code settings file: the settings it holds that the policy does not read (`hooks`, `env`, ...). */
   readonly notRead?: string[] | undefined;
+  /** A Claude Code settings file: what was read otherwise than written, and why (rules Claude Code never consults, modes). */
+  readonly settingsNotes?: string[] | undefined;
 }
 
 const FORMAT_BY_EXTENSION: Readonly<Record<string, PolicyFormat>> = {
@@ -143,9 +148,81 @@ function validDocument(raw: unknown, sourceName: string): PolicyFile {
  */
 export function parsePolicy(text: string, format: PolicyFormat, sourceName: string): LoadedPolicy {
   const raw = parseText(text, format, sourceName);
-  // A Claude Code settings file (`.claude/settings.json`) is read by its permission lists.
-  const settings = fromClaudeSettings(raw, sourceName);
-  const doc = validDocument(settings ?? raw ?? {}, sourceName);
+  // A Claude Code settings file (`.claude/settings.json`) is read by its permission lists and modes.
+  return policyFromDocument(raw, sourceName, readClaudeSettings(raw, sourceName));
+}
+
+/**
+ * Several Claude Code settings files (managed, command line, local, project, user) merged as Claude Code merges them,
+ * as one policy: every file's rules, a deny anywhere winning, then an ask anywhere; `defaultMode` from the highest file
+ * that sets it; `/path` patterns anchored at each file's own place. `place.project` is the directory holding `.claude`.
+ */
+export function parseClaudeSettingsLayers(layers: readonly ClaudeSettingsLayer[], place: ClaudeSettingsPlace = {}): LoadedPolicy {
+  const source = layers.map((layer) => layer.source).join(" + ") || "Claude Code settings";
+  return policyFromDocument(undefined, source, claudeSettingsDocument(layers, place));
+}
+
+/** Where Claude Code reads settings from: the project, the user's home, the managed file, the command line's settings. */
+export interface ClaudeSettingsFiles {
+  /** The project (the directory holding `.claude`); default: this process's working directory. */
+  readonly project?: string;
+  /** The directory Claude Code starts in, where `settings.local.json`'s `/path` patterns are anchored; default: the project. */
+  readonly cwd?: string;
+  /** The user's home (`~/.claude/settings.json`); default: this process's home. */
+  readonly home?: string;
+  /** The managed settings file (its `managed-settings.d/` beside it is read too); default `/etc/claude-code/managed-settings.json`; false: none. */
+  readonly managed?: string | false;
+  /** Settings given on Claude Code's command line (`--settings`, `--allowedTools` as `permissions.allow`), already parsed. */
+  readonly commandLine?: unknown;
+}
+
+/**
+ * Reads the Claude Code settings files that exist for a project — managed (and its `managed-settings.d/*.json`), the
+ * command line's, `.claude/settings.local.json`, `.claude/settings.json`, `~/.claude/settings.json` — and merges them
+ * (parseClaudeSettingsLayers). A file that is missing is skipped; one that cannot be read or parsed is an error.
+ */
+export async function loadClaudeSettings(files: ClaudeSettingsFiles = {}): Promise<LoadedPolicy> {
+  const project = resolvePath(files.project ?? process.cwd());
+  const home = files.home ?? homedir();
+  const managed = files.managed === undefined ? "/etc/claude-code/managed-settings.json" : files.managed;
+  const candidates: { scope: ClaudeSettingsLayer["scope"]; path: string }[] = [];
+  if (managed !== false) {
+    candidates.push({ scope: "managed", path: managed });
+    const dropIns = join(dirname(managed), "managed-settings.d");
+    const names = await readdir(dropIns).catch(() => [] as string[]);
+    for (const name of names.filter((n) => n.endsWith(".json") && !n.startsWith(".")).sort()) candidates.push({ scope: "managed", path: join(dropIns, name) });
+  }
+  candidates.push({ scope: "local", path: join(project, ".claude", "settings.local.json") }, { scope: "project", path: join(project, ".claude", "settings.json") }, { scope: "user", path: join(home, ".claude", "settings.json") });
+  const layers: ClaudeSettingsLayer[] = [];
+  if (files.commandLine !== undefined) layers.push({ scope: "commandLine", source: "command line", settings: files.commandLine });
+  for (const { scope, path } of candidates) {
+    let text: string;
+    try {
+      text = await readFile(path, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+      throw new PolicyError(path, "", `cannot read the settings file: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    layers.push({ scope, source: path, settings: parseText(text, "json", path) });
+  }
+  return parseClaudeSettingsLayers(layers, { project, home, ...(files.cwd === undefined ? {} : { cwd: resolvePath(files.cwd) }) });
+}
+
+/**
+ * A policy file, or, for a directory, the Claude Code settings of the project it is (or of the project whose `.claude`
+ * directory it is), merged as loadClaudeSettings merges them (with the managed settings of this machine and the
+ * settings in this process's home).
+ */
+export async function loadPolicyPath(path: string): Promise<LoadedPolicy> {
+  const found = await stat(path).catch(() => undefined);
+  if (found === undefined || !found.isDirectory()) return loadPolicyFile(path);
+  const resolved = resolvePath(path);
+  return loadClaudeSettings({ project: basename(resolved) === ".claude" ? dirname(resolved) : resolved });
+}
+
+/** The loaded policy of a document (a policy file's, or the one a Claude Code settings reading stands for). */
+function policyFromDocument(raw: unknown, sourceName: string, settings: ClaudeSettingsReading | undefined): LoadedPolicy {
+  const doc = validDocument(settings?.doc ?? raw ?? {}, sourceName);
   const toolRisk: Record<string, RiskLevel> = {};
   const operationRisk: Record<string, Record<string, RiskLevel>> = {};
   const lowerRisk: string[] = [];
@@ -171,6 +248,7 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
     precedence: doc.precedence ?? "deny-first",
     defaultRisk: doc.defaultRisk,
     pathBase: doc.pathBase,
+    ...(doc.workingDirectories === undefined ? {} : { workingDirectories: [...doc.workingDirectories] }),
     riskModes: { ...doc.riskModes },
     toolRisk,
     operationRisk,
@@ -193,7 +271,7 @@ export function parsePolicy(text: string, format: PolicyFormat, sourceName: stri
     ...(doc.shadow === undefined ? {} : { shadowSource: doc.shadow }),
     ...(doc.principals === undefined ? {} : { principals: doc.principals }),
     ...(doc.approvers === undefined ? {} : { approvers: doc.approvers }),
-    ...(settings === undefined ? {} : { notRead: ignoredClaudeSettings(raw) }),
+    ...(settings === undefined ? {} : { notRead: settings.notRead, settingsNotes: settings.notes }),
   };
   permissionPolicy(loaded); // compiles every pattern now, so a bad regex fails at load
   return loaded;
@@ -239,6 +317,7 @@ export function loadedPolicyOf(policy: PermissionPolicy): LoadedPolicy {
     precedence: options.precedence ?? "deny-first",
     defaultRisk: options.defaultRisk,
     pathBase: options.pathBase,
+    ...(options.workingDirectories === undefined ? {} : { workingDirectories: [...options.workingDirectories] }),
     riskModes: { ...options.riskModes },
     toolRisk: { ...options.toolRisk },
     operationRisk: {},
@@ -269,6 +348,7 @@ export function permissionPolicy(loaded: LoadedPolicy): PermissionPolicy {
     };
     if (loaded.defaultRisk !== undefined) options.defaultRisk = loaded.defaultRisk;
     if (loaded.pathBase !== undefined) options.pathBase = loaded.pathBase;
+    if (loaded.workingDirectories !== undefined) options.workingDirectories = loaded.workingDirectories;
     if (loaded.fieldKinds !== undefined) options.fieldKinds = loaded.fieldKinds;
     if (loaded.followSymlinks !== undefined) options.followSymlinks = loaded.followSymlinks;
     if (loaded.home !== undefined) options.home = loaded.home;

@@ -138,6 +138,8 @@ export interface MatcherDefaults {
   home?: string | undefined;
   /** Path readings also follow symlinks on this machine (see readPathValue). */
   followSymlinks?: boolean | undefined;
+  /** Directories besides the base where a path is placed (normalised, absolute; see PathReadOptions.placed). */
+  workingDirectories?: readonly string[] | undefined;
 }
 
 /** Combines verdicts of several values or readings (see FieldCondition). An empty list is NO. */
@@ -266,7 +268,7 @@ function commandStart(defaults: MatcherDefaults): string | undefined {
 
 /** How `path` readings are made under these defaults and an optional matcher base. */
 function pathOptions(defaults: MatcherDefaults, base?: string): PathReadOptions {
-  return { base: normaliseBase(base ?? defaults.pathBase), followSymlinks: defaults.followSymlinks === true };
+  return { base: normaliseBase(base ?? defaults.pathBase), followSymlinks: defaults.followSymlinks === true, ...(defaults.workingDirectories === undefined ? {} : { placed: defaults.pathBase === undefined ? defaults.workingDirectories : [normaliseBase(defaults.pathBase), ...defaults.workingDirectories] }) };
 }
 
 /**

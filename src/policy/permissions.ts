@@ -79,6 +79,12 @@ export interface PermissionPolicyOptions {
   /** Absolute directory relative paths in `path` matchers resolve against (default "/"). */
   pathBase?: string;
   /**
+   * Absolute directories besides `pathBase` the tools work in (Claude Code's `additionalDirectories`): a path in one
+   * of them is placed, so a deny or ask path pattern holds there only where it matches and an allow pattern naming it
+   * can allow it; a path elsewhere outside the base still matches every deny and no allow.
+   */
+  workingDirectories?: readonly string[];
+  /**
    * The home directory `~` names in `path` patterns (`Read(~/.ssh/**)`), as bash expands `~/…`: absolute
    * (default: the home of this process, `os.homedir()`, where its tools run).
    */
@@ -138,6 +144,7 @@ const OptionsSchema = z.lazy(() => z.strictObject({
   riskModes: z.partialRecord(RiskLevelSchema, PermissionModeSchema).optional(),
   defaultRisk: RiskLevelSchema.optional(),
   pathBase: z.string().min(1).optional(),
+  workingDirectories: z.array(z.string().min(1)).readonly().optional(),
   home: z.string().min(1).optional(),
   lowerRisk: z.array(z.string()).optional(),
   provenance: ProvenanceConfigSchema.optional(),
@@ -1091,7 +1098,12 @@ export class PermissionPolicy {
     if (options.home !== undefined && !options.home.startsWith("/")) {
       throw new PolicyError(undefined, "home", `home ${JSON.stringify(options.home)} must be an absolute path (the home directory \`~\` names in path patterns)`);
     }
-    const defaults: MatcherDefaults = { pathBase: options.pathBase, home: options.home ?? processHome(), followSymlinks: options.followSymlinks ?? (options.pathBase !== undefined && isDirectory(options.pathBase)) };
+    const defaults: MatcherDefaults = {
+      pathBase: options.pathBase,
+      home: options.home ?? processHome(),
+      followSymlinks: options.followSymlinks ?? (options.pathBase !== undefined && isDirectory(options.pathBase)),
+      ...(options.workingDirectories === undefined || options.workingDirectories.length === 0 ? {} : { workingDirectories: options.workingDirectories.map((dir) => normaliseBase(dir)) }),
+    };
     for (const [tool, main] of Object.entries(options.mainArguments ?? {})) this.policyKinds.set(tool, { [main.field]: main.kind, ...this.policyKinds.get(tool) });
     for (const [tool, fields] of Object.entries(options.fieldKinds ?? {})) this.policyKinds.set(tool, { ...this.policyKinds.get(tool), ...fields });
     this.defaults = defaults;

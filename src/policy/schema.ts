@@ -280,6 +280,10 @@ export const PolicyFileSchema = z.lazy(() =>
       defaultRisk: RiskLevelSchema.optional().describe("Risk of tools that declare none. Unset: a call no rule matches, on a tool with no declared risk, asks."),
       pathBase: z.string().min(1).optional().describe("Absolute directory the tools run in: relative paths in path matchers and compact rules resolve against it (default /), and deny and ask command patterns also read a command line's relative words from it (default: the directory a line starts in is unknown)."),
       followSymlinks: z.boolean().optional().describe("Read paths through the symlinks on this machine too (default: when pathBase is a directory on this machine)."),
+      workingDirectories: z
+        .array(z.string().min(1).refine((dir) => dir.startsWith("/"), "must be an absolute directory"))
+        .optional()
+        .describe("Absolute directories besides pathBase the tools work in (Claude Code's additionalDirectories): a path there is placed, so a deny or ask path pattern holds there only where it matches and an allow pattern naming it can allow it (a path elsewhere outside pathBase matches every deny and no allow)."),
       home: z.string().min(1).optional().describe("Absolute home directory `~` names in path patterns (`Read(~/.ssh/**)`), as bash expands `~/…` (default: the home of the process the policy is built in)."),
       riskModes: z
         .strictObject({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { checkPolicy, planPolicy } from "../../policy/check.js";
-import { loadPolicyFile, type LoadedPolicy } from "../../policy/file.js";
+import { loadPolicyPath, type LoadedPolicy } from "../../policy/file.js";
 import { GRAPH_NAMES } from "../../../graphs/shared.js";
 import { MemoryAuditSink } from "../../audit/memory.js";
 import { MemorySaver } from "@langchain/langgraph";
@@ -119,7 +119,7 @@ async function explain(argv: string[], output: Output): Promise<number> {
 async function load(path: string | undefined, output: Output): Promise<LoadedPolicy | undefined> {
   if (path === undefined) throw new CliError("usage: policy check FILE [--graph devops|etl|memory] [--mcp CONFIG] | policy plan FILE", 2);
   try {
-    return await loadPolicyFile(path);
+    return await loadPolicyPath(path);
   } catch (error) {
     output.err(`✗ ${path}: ${(error as Error).message}`);
     return undefined;

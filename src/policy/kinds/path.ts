@@ -145,6 +145,17 @@ interface PathReadings {
 export interface PathReadOptions {
   readonly base: string;
   readonly followSymlinks: boolean;
+  /**
+   * Directories besides the base where the tools work (Claude Code's additional working directories): an absolute
+   * path in one of them is placed, so a deny or ask pattern holds for it only where it matches; a path elsewhere
+   * outside the base matches every deny.
+   */
+  readonly placed?: readonly string[];
+}
+
+/** Whether an absolute path lies in one of the working directories besides the base. */
+function inPlaced(absolute: string, placed: readonly string[] | undefined): boolean {
+  return placed !== undefined && placed.some((dir) => absolute === dir || absolute.startsWith(dir === "/" ? "/" : `${dir}/`));
 }
 
 function relativeTo(base: string, absolute: string): string | undefined {
@@ -593,11 +604,11 @@ export function judgePath(value: string, patterns: readonly CompiledPathPattern[
   // A deny or ask also names the place its pattern spells out as this machine's symlinks lead (`/tmp/x` is `/private/tmp/x`).
   const real = restrictive && options.followSymlinks;
   const matches = (pattern: CompiledPathPattern, absolute: string) => pattern.test(absolute) || (real && pattern.realTest(absolute));
-  const hit = (reading: PathReading) => reading.relative === undefined || patterns.some((pattern) => matches(pattern, reading.absolute) || enclosing(reading, options.base).some((dir) => matches(pattern, dir)));
+  const hit = (reading: PathReading) => (reading.relative === undefined && !inPlaced(reading.absolute, options.placed)) || patterns.some((pattern) => matches(pattern, reading.absolute) || enclosing(reading, options.base).some((dir) => matches(pattern, dir)));
   // A path that escapes the base, or cannot be placed, matches every deny and no allow.
   if (restrictive) return unreadable || escapes || readings.some(hit) ? YES : options.followSymlinks ? otherNamesVerdict(readings, patterns, options.base) : NO;
   if (unreadable || escapes) return NO;
-  return readings.every((reading) => reading.relative !== undefined && patterns.some((pattern) => pattern.test(reading.absolute))) ? YES : NO;
+  return readings.every((reading) => (reading.relative !== undefined || inPlaced(reading.absolute, options.placed)) && patterns.some((pattern) => pattern.test(reading.absolute))) ? YES : NO;
 }
 
 /**
