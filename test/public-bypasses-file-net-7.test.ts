@@ -57,7 +57,7 @@ for (const [name, text] of Object.entries(FILES)) {
   mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
   writeFileSync(path.join(root, name), text);
 }
-symlinkSync("secrets/deep-zq7mark", path.join(root, "docs", "deeplink"), "dir");
+symlinkSync("../secrets/deep-zq7mark", path.join(root, "docs", "deeplink"), "dir");
 symlinkSync(path.join(root, "secrets"), path.join(root, "seclink"), "dir");
 linkSync(path.join(root, "secrets/key-zq7mark.txt"), path.join(root, "docs/hard.txt"));
 
@@ -102,7 +102,8 @@ describe("1. listings in Bash agree with the listing tools", () => {
     let benignAllowed = 0;
     let benign = 0;
     for (const line of unique) {
-      const out = run(line);
+      // A link's target printed beside its name (`ls -l`, `tree`) is the link's text, not a listing of where it leads.
+      const out = run(line).replace(/ -> .*$/gm, "");
       const leaked = out.includes(MARK);
       const decision = secrets.decide("Bash", { command: line });
       if (decision.mode === "allow" && leaked) leaks.push(`${line}: ${out.split("\n").find((one) => one.includes(MARK))}`);
@@ -179,7 +180,7 @@ describe("2. a tool whose input holds a URL fetches it", () => {
   const TOOLS = ["http_get", "fetch_url", "browser_navigate", "scrape", "WebFetch", "fetch"];
   const p = policyOf(["Read(.env)", "Read(./secrets/**)", "WebFetch(domain:169.254.169.254)", "WebFetch(domain:localhost)"], TOOLS, TOOLS);
   const DENIED = ["http://169.254.169.254/latest/meta-data/", "http://[::ffff:a9fe:a9fe]/", "http://2852039166/", "http://0xa9.0xfe.0xa9.0xfe/", "http://localhost:8080/admin", "http://127.1/", `file://${root}/.env`, `file://${root}/secrets/key-zq7mark.txt`, `FILE://localhost${root}/src/../.env`];
-  const BENIGN = ["https://example.com/", "https://docs.python.org/3/library/urllib.html", `file://${root}/src/app.ts`, "https://example.com/.env"];
+  const BENIGN = ["https://example.com/", "https://docs.python.org/3/library/urllib.html", "https://example.com/.env", "https://example.com/secrets/key-zq7mark.txt"];
 
   it.each(TOOLS)("%s: every URL naming a denied place or a covered file is denied; others allowed", (tool) => {
     for (const url of DENIED) expect(p.decide(tool, { url }).mode, `${tool} ${url}`).toBe("deny");

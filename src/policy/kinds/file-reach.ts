@@ -4,7 +4,7 @@ import { picomatchLibrary } from "../../deps/on-demand.js";
 import { fileReachDoubt, fileReachReason, listingDoubt, listingReason, searchToolReason, urlFileDoubt, urlFileReason, virtualPathDoubt, virtualPathReason, type FileReachDoubt, type FileReachVerb } from "../../messages/index.js";
 import { commandPlaces } from "./command.js";
 import { compilePathPattern, judgeOtherNames, normaliseBase, readPathValue } from "./path.js";
-import { basename, environmentFiles, readFileUses, readNaming, readProgram, unknownWordPlaces, wrapperInputFiles, type FileUse, type WalkFilter } from "./programs.js";
+import { basename, environmentFiles, listedPlaces, readFileUses, readNaming, readProgram, unknownWordPlaces, wrapperInputFiles, type FileUse, type WalkFilter } from "./programs.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -557,6 +557,18 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
     if (runner && (command.redirects ?? []).length === 0 && !uses.some((one) => one.own === true)) continue;
     const wild = command.wild;
     const isWild = (word: string) => wild !== undefined && (wild.has(word) || [...wild].some((one) => one.includes(word)));
+    // `ls secrets`, `ls -R`, `find .`, `tree`: the names inside a directory a rule covers are its contents, as for LS and
+    // Glob; a rule on files (`.env`) is not reached by printing their names.
+    if (own.inside !== undefined && restricts(own.access, "read")) {
+      for (const { word, depth, visible } of listedPlaces(command.words) ?? []) {
+        const placed = place(word, isWild(word), where, homeSet);
+        // A directory reached through a link (`ls -R link`, `rg --files link`) is listed where the link leads.
+        const itself = judgePlaced(placed, own, isWild(word));
+        const verdict = depth === "in" || itself === YES ? itself : judgeWalk(placed, own, visible);
+        if (verdict === YES) return { verdict: YES, reason: listingReason(`\`${shown}\``, word, rule.mode, rule.source) };
+        if (verdict === UNKNOWN) doubt ??= listingDoubt(`\`${shown}\``, word === "." ? "the names under the working directory" : `the names under ${word}`, rule.mode, rule.source);
+      }
+    }
     for (const { word, use, maybe, admits, filter, own: opened } of uses) {
       if (!restricts(own.access, use)) continue;
       if (runner && opened !== true && !(command.redirects ?? []).some((redirect) => redirect.word === word)) continue;
