@@ -159,6 +159,20 @@ describe("1. listings in Bash agree with the listing tools", () => {
     if (expected !== "allow") expect(decision.reason ?? "").toMatch(/names inside|Read\(\.\/secrets\/\*\*\)/);
   });
 
+  it("a covered directory that does not exist on this machine holds no names: listings from above it stay allowed, in the shell and the tools alike", () => {
+    const absent = path.join(root, "absent-workspace");
+    const text = `version: 1\npathBase: ${JSON.stringify(absent)}\npermissions:\n  - { rule: "Read(./secrets/**)", mode: deny }\n${LISTERS.map((rule) => `  - { rule: ${JSON.stringify(rule)}, mode: allow }`).join("\n")}\ntools:\n  Bash: { risk: low }\n  LS: { risk: low }\n  Glob: { risk: low }\n`;
+    const elsewhere = permissionPolicy(parsePolicy(text, "yaml", "absent.yaml"));
+    for (const command of ["find . -name '*.py'", "ls -R", "tree -L 2", "rg --files", "du -a"]) expect(elsewhere.decide("Bash", { command }).mode, command).toBe("allow");
+    expect(elsewhere.decide("Glob", { pattern: "**/*.py" }).mode).toBe("allow");
+    // The directory itself is still covered by name.
+    expect(elsewhere.decide("Bash", { command: "ls secrets" }).mode).toBe("deny");
+    expect(elsewhere.decide("LS", { path: "secrets" }).mode).toBe("deny");
+    // Where it exists, the same listings ask.
+    expect(secrets.decide("Bash", { command: "find . -name '*.py'" }).mode).not.toBe("allow");
+    expect(secrets.decide("Glob", { pattern: "**/*.py" }).mode).not.toBe("allow");
+  });
+
   it("the listing tools and the shell agree on the same listings", () => {
     const pairs: [string, Record<string, string>, string][] = [
       ["ls secrets", { path: "secrets" }, "LS"],

@@ -1,3 +1,4 @@
+import { lstatSync, readdirSync } from "node:fs";
 import { posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { picomatchLibrary } from "../../deps/on-demand.js";
@@ -381,6 +382,31 @@ function shapeText(shape: readonly Token[]): string | undefined {
   return out;
 }
 
+/**
+ * Whether every directory whose contents the rule covers is one place, spelled without a pattern (`./secrets/**`,
+ * `/srv/keys/`), that does not exist on this machine: a listing from above it then prints no name inside it.
+ */
+function coveredDirectoriesAbsent(rule: CompiledFileRule): boolean {
+  return rule.patterns.every((pattern) => {
+    const directory = pattern.replace(/\\/g, "/").replace(/(?:\/\*\*)+$/, "").replace(/\/+$/, "");
+    if (/[*?[\]{}!~$]/.test(directory) || !(directory.startsWith("/") || directory.startsWith("./") || directory.slice(0, -1).includes("/"))) return false;
+    const absolute = directory.startsWith("/") ? posix.normalize(directory) : posix.join(rule.base, directory.replace(/^\.\//, ""));
+    // Not there, not even as a dangling link (nor, for a rule that reads names in any case, in another case).
+    try {
+      lstatSync(absolute);
+      return false;
+    } catch {
+      if (rule.caseSensitive) return true;
+      try {
+        const name = posix.basename(absolute).toLowerCase();
+        return !readdirSync(posix.dirname(absolute)).some((entry) => entry.toLowerCase() === name);
+      } catch {
+        return true;
+      }
+    }
+  });
+}
+
 /** Whether a directory walked (everything under it read, or written) reaches a file the rule covers. */
 function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean, admits: readonly string[] = [], filter?: WalkFilter): Verdict {
   // A walk that skips hidden names reaches none of a rule whose every file hides below a hidden name, unless a glob it
@@ -566,7 +592,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
         const itself = judgePlaced(placed, own, isWild(word));
         const verdict = depth === "in" || itself === YES ? itself : judgeWalk(placed, own, visible);
         if (verdict === YES) return { verdict: YES, reason: listingReason(`\`${shown}\``, word, rule.mode, rule.source) };
-        if (verdict === UNKNOWN) doubt ??= listingDoubt(`\`${shown}\``, word === "." ? "the names under the working directory" : `the names under ${word}`, rule.mode, rule.source);
+        if (verdict === UNKNOWN && !coveredDirectoriesAbsent(own)) doubt ??= listingDoubt(`\`${shown}\``, word === "." ? "the names under the working directory" : `the names under ${word}`, rule.mode, rule.source);
       }
     }
     for (const { word, use, maybe, admits, filter, own: opened } of uses) {
@@ -726,7 +752,7 @@ function searchReach(tool: string, use: "search" | "search-visible" | "list", ca
     const rest = isGlob ? pattern.replace(/\\/g, "/").split("/").slice(leading.length).join("/") : "*";
     if (rest === "") return NOT_REACHED;
     const listed = [...wordTokens(placed.absolute === "/" ? "" : placed.absolute), SLASH, ...(isGlob && family === "claude" && !pattern.includes("/") ? [GLOBSTAR, SLASH] : []), ...patternTokens(rest)];
-    return own.inside.some((shape) => overlaps(listed, shape) !== false) ? { verdict: UNKNOWN, reason: listingDoubt(tool, isGlob ? `${JSON.stringify(pattern)} from ${path ?? "."}` : `the names in ${directory}`, rule.mode, rule.source) } : NOT_REACHED;
+    return own.inside.some((shape) => overlaps(listed, shape) !== false) && !coveredDirectoriesAbsent(own) ? { verdict: UNKNOWN, reason: listingDoubt(tool, isGlob ? `${JSON.stringify(pattern)} from ${path ?? "."}` : `the names in ${directory}`, rule.mode, rule.source) } : NOT_REACHED;
   }
   const reach = judgeFileReach(searchWords(use, call).map(shellQuoted).join(" "), rule, base);
   if (reach.verdict === NO || reach.reason === undefined) return reach;
