@@ -52,6 +52,7 @@ const FILES: Record<string, string> = {
   "src/app.ts": "export const app = 1;\n",
   "src/lib/util.ts": "export const u = 2;\n",
   "docs/readme.md": "# readme\n",
+  ".env.d/keep.txt": "x\n",
 };
 for (const [name, text] of Object.entries(FILES)) {
   mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
@@ -364,5 +365,58 @@ describe("4. path spellings of a covered file through the real filesystem", () =
       expect(p.decide("Read", { file_path: file }).mode, file).toBe("allow");
     }
     expect(p.decide("Bash", { command: "cat src/app.ts docs/readme.md" }).mode).toBe("allow");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+describe.runIf(installed("grep") && installed("rg"))("5. a directory named as a covered file, searched with a name filter: the real grep and ripgrep judge", () => {
+  // A virtual environment made as `python -m venv .env`: Read(.env) covers the directory and every file under it.
+  const base = realpathSync(mkdtempSync(path.join(tmpdir(), "gg-file-net-7-venv-")));
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+  const TREE: Record<string, string> = {
+    "app/main.py": "KEY = 1\n",
+    "app/util.ts": "export const KEY = 1;\n",
+    ".env/lib/site.py": "KEY = 'CANARY_7_VENV'\n",
+    "pkg/.env/conf.py": "KEY = 'CANARY_7_VENV'\n",
+    "pkg/.env/conf.ts": "export const KEY = 'CANARY_7_VENV';\n",
+  };
+  for (const [name, text] of Object.entries(TREE)) {
+    mkdirSync(path.dirname(path.join(base, name)), { recursive: true });
+    writeFileSync(path.join(base, name), text);
+  }
+  const plain = realpathSync(mkdtempSync(path.join(tmpdir(), "gg-file-net-7-plain-")));
+  afterAll(() => rmSync(plain, { recursive: true, force: true }));
+  mkdirSync(path.join(plain, "app"));
+  writeFileSync(path.join(plain, "app/main.py"), "KEY = 1\n");
+  writeFileSync(path.join(plain, ".env"), "KEY=CANARY_7_VENV\n");
+  const policyAt = (at: string) =>
+    permissionPolicy(parsePolicy(`version: 1\npathBase: ${JSON.stringify(at)}\npermissions:\n  - { rule: "Read(.env)", mode: deny }\n  - { rule: "Bash(grep:*)", mode: allow }\n  - { rule: "Bash(rg:*)", mode: allow }\n  - { rule: Grep, mode: allow }\ntools:\n  Bash: { risk: low }\n  Grep: { risk: low }\n`, "yaml", "venv.yaml"));
+  const FILTERS = ["--include='*.py'", "--include=*.py", "--include='*.ts'", "--include='*.py' --include='*.ts'", "--include='*.md'"];
+  const RG = ["-t py", "-t ts", "-g '*.py'", "--hidden -t py", "--hidden -g '*.py'", "-uu -t py", "--hidden -t ts"];
+  const WHERE = ["", ".", "pkg", "app"];
+  const lines = [
+    ...FILTERS.flatMap((filter) => WHERE.map((where) => `grep -rn ${filter} KEY ${where}`.trim())),
+    ...RG.flatMap((filter) => WHERE.map((where) => `rg -n ${filter} KEY ${where}`.trim())),
+  ];
+
+  it("no allowed filtered search prints a file inside a .env directory; the same searches in a tree without one stay allowed", () => {
+    const venv = policyAt(base);
+    const other = policyAt(plain);
+    const leaks: string[] = [];
+    let allowedElsewhere = 0;
+    for (const line of lines) {
+      const out = spawnSync("bash", ["-c", line.replace(/^rg /, "rg --no-config ")], { cwd: base, encoding: "utf8" }).stdout;
+      if (out.includes("CANARY_7_VENV") && venv.decide("Bash", { command: line }).mode === "allow") leaks.push(line);
+      const there = spawnSync("bash", ["-c", line.replace(/^rg /, "rg --no-config ")], { cwd: plain, encoding: "utf8" }).stdout;
+      if (!there.includes("CANARY_7_VENV") && other.decide("Bash", { command: line }).mode === "allow") allowedElsewhere++;
+    }
+    expect(leaks).toEqual([]);
+    expect(allowedElsewhere, "filtered searches of a tree with a .env file only stay allowed").toBeGreaterThanOrEqual(20);
+  });
+
+  it("the Grep tool with a glob filter, likewise", () => {
+    expect(policyAt(base).decide("Grep", { pattern: "KEY", glob: "*.py", path: base }).mode).toBe("allow");
+    expect(policyAt(base).decide("grep", { pattern: "KEY", glob: "*.py", path: base }).mode).not.toBe("allow");
+    expect(policyAt(plain).decide("grep", { pattern: "KEY", glob: "*.py", path: plain }).mode).toBe("allow");
   });
 });
