@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync } from "node:fs";
+import { lstatSync, readdirSync, type Dirent } from "node:fs";
 import { posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { picomatchLibrary } from "../../deps/on-demand.js";
@@ -407,14 +407,52 @@ function coveredDirectoriesAbsent(rule: CompiledFileRule): boolean {
   });
 }
 
+/** How many directories below a walk's start coveredDirectoryBelow looks at, and how deep. */
+const DIRECTORY_LOOK = { count: 4000, depth: 6 };
+
+/**
+ * Whether a directory the rule covers (a `.env` directory under Read(.env)) is below `start` on this machine, as a walk
+ * that does not follow links enters it: the first DIRECTORY_LOOK.count directories, DIRECTORY_LOOK.depth deep, breadth
+ * first; a tree larger than that is not looked at further (the rest is read as holding none).
+ */
+function coveredDirectoryBelow(start: string, rule: CompiledFileRule): boolean {
+  let level = [start];
+  let seen = 0;
+  for (let depth = 0; depth < DIRECTORY_LOOK.depth && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const directory of level) {
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(directory, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        if (!entry.isDirectory()) continue;
+        const full = directory === "/" ? `/${entry.name}` : `${directory}/${entry.name}`;
+        if (rule.test(full)) return true;
+        if (++seen > DIRECTORY_LOOK.count) return false;
+        next.push(full);
+      }
+    }
+    level = next;
+  }
+  return false;
+}
+
 /** Whether a directory walked (everything under it read, or written) reaches a file the rule covers. */
 function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean, admits: readonly string[] = [], filter?: WalkFilter): Verdict {
   // A walk that skips hidden names reaches none of a rule whose every file hides below a hidden name, unless a glob it
   // was given admits that name (ripgrep's `-g`, matched against each name as ripgrep matches a glob without a slash).
   // Nor one whose every file its filters keep out (filteredOut).
-  const hiddenSkipped = (skipsHidden && rule.hiddenLeaf && !admitsAny(admits, rule.hiddenNames)) || filteredOut(filter, rule);
+  const skipped = skipsHidden && rule.hiddenLeaf && !admitsAny(admits, rule.hiddenNames);
+  const filtered = filteredOut(filter, rule);
+  const hiddenSkipped = skipped || filtered;
   if ("absolute" in placed) {
     if (covers(rule, placed.absolute)) return YES;
+    // A name filter (`--include='*.py'`) keeps out the files a rule names, not the files under a directory of that name
+    // (a virtual environment made as `.env`): the rule covers those whatever their names.
+    if (!skipped && filtered && filter?.only !== undefined && rule.namesFiles && coveredDirectoryBelow(placed.absolute, rule)) return UNKNOWN;
     if (hiddenSkipped) return NO;
     const under = [...wordTokens(placed.absolute === "/" ? "" : placed.absolute), SLASH, GLOBSTAR];
     return rule.shapes.some((shape) => overlaps(under, shape) !== false) ? UNKNOWN : NO;
