@@ -208,6 +208,14 @@ describe("2. a tool whose input holds a URL fetches it", () => {
     expect(p.decide("scrape", { query: "169.254.169.254" }).mode).toBe("allow");
   });
 
+  it("a tool whose url argument the policy declares of another kind is not read as fetching it; one declared url by another name is", () => {
+    const text = `version: 1\npermissions:\n  - { rule: "WebFetch(domain:169.254.169.254)", mode: deny }\n  - { rule: save_bookmark, mode: allow }\n  - { rule: open_page, mode: allow }\ntools:\n  save_bookmark: { risk: low, fields: { url: text } }\n  open_page: { risk: low, fields: { address: url } }\n`;
+    const declared = permissionPolicy(parsePolicy(text, "yaml", "declared.yaml"));
+    expect(declared.decide("save_bookmark", { url: "http://169.254.169.254/" }).mode).toBe("allow");
+    expect(declared.decide("open_page", { address: "http://169.254.169.254/" }).mode).toBe("deny");
+    expect(declared.decide("open_page", { address: "https://example.com/" }).mode).toBe("allow");
+  });
+
   it("the reason names the rule and the URL", () => {
     const decision = p.decide("http_get", { url: "http://169.254.169.254/" });
     expect(decision.reason ?? "").toMatch(/169\.254\.169\.254/);
