@@ -428,3 +428,44 @@ describe.runIf(installed("grep") && installed("rg"))("5. a directory named as a 
     expect(policyAt(plain).decide("grep", { pattern: "KEY", glob: "*.py", path: plain }).mode).toBe("allow");
   });
 });
+
+// ---------------------------------------------------------------------------------------------------------------
+describe.runIf(installed("grep") && installed("rg"))("6. walks and listings that start at, or pass, a link into a covered directory: the real programs judge", () => {
+  const p = policyOf(["Read(./secrets/**)"], ["Bash(grep:*)", "Bash(rg:*)", "Bash(find:*)", "Bash(ls:*)", "Bash(du:*)", "Bash(tar:*)", "Bash(zip:*)", "Bash(tree:*)", "Grep", "Glob", "LS"], ["Bash", "Grep", "Glob", "LS"]);
+  // seclink -> secrets, docs/deeplink -> secrets/deep-zq7mark (made at the top of the file).
+  const WALKS = [
+    "grep -r KEY_OR_CANARY seclink", "grep -r KEY_OR_CANARY seclink/", "grep -rn KEY_OR_CANARY ./seclink", "grep -R KEY_OR_CANARY docs", "grep -R KEY_OR_CANARY .", "grep -r KEY_OR_CANARY docs",
+    "rg KEY_OR_CANARY seclink", "rg -L KEY_OR_CANARY docs", "rg --follow KEY_OR_CANARY docs", "rg KEY_OR_CANARY docs", "rg --files seclink", "rg --files -L docs",
+    "find -L docs", "find docs -follow", "find seclink/", "ls -RL docs", "ls -R docs", "du -aL docs", "tar chf - docs", "tar cf - docs",
+    ...(installed("tree") ? ["tree -l docs", "tree docs"] : []),
+    ...(installed("zip") ? ["zip -r - docs"] : []),
+  ].map((line) => line.replace("KEY_OR_CANARY", "-e CANARY_7 -e zq7"));
+
+  it("no allowed walk or listing prints a covered file's text or a name inside secrets/", () => {
+    const leaks: string[] = [];
+    for (const line of WALKS) {
+      const out = spawnSync("bash", ["-c", line.replace(/^rg /, "rg --no-config ")], { cwd: root, encoding: "utf8" }).stdout.replace(/ -> .*$/gm, "");
+      if ((out.includes("CANARY_7_SEC") || out.includes(MARK)) && p.decide("Bash", { command: line }).mode === "allow") leaks.push(line);
+    }
+    expect(leaks).toEqual([]);
+  });
+
+  it.each([
+    ["Grep", { pattern: "CANARY", path: "seclink" }, "deny"],
+    ["Grep", { pattern: "CANARY", path: `${root}/seclink` }, "deny"],
+    ["Glob", { pattern: "*", path: "seclink" }, "deny"],
+    ["LS", { path: "seclink" }, "deny"],
+    ["LS", { path: "docs/deeplink" }, "deny"],
+    ["Grep", { pattern: "CANARY", path: "src" }, "allow"],
+    ["Glob", { pattern: "**/*.ts", path: "src" }, "allow"],
+    ["LS", { path: "docs" }, "allow"],
+  ] as const)("%s %j: %s", (tool, args, expected) => {
+    expect(p.decide(tool, args).mode, JSON.stringify(args)).toBe(expected);
+  });
+
+  it("benign twins: walks of trees without such a link stay allowed", () => {
+    for (const command of ["grep -r -e CANARY src", "grep -R -e CANARY src", "rg -L CANARY src", "find -L src", "tar chf - src", "du -aL src"]) {
+      expect(p.decide("Bash", { command }).mode, command).toBe("allow");
+    }
+  });
+});
