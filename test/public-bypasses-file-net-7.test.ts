@@ -60,7 +60,8 @@ for (const [name, text] of Object.entries(FILES)) {
 }
 symlinkSync("../secrets/deep-zq7mark", path.join(root, "docs", "deeplink"), "dir");
 symlinkSync(path.join(root, "secrets"), path.join(root, "seclink"), "dir");
-linkSync(path.join(root, "secrets/key-zq7mark.txt"), path.join(root, "docs/hard.txt"));
+mkdirSync(path.join(root, "hard"));
+linkSync(path.join(root, "secrets/key-zq7mark.txt"), path.join(root, "hard/hard.txt"));
 
 const quote = (word: string) => `'${word.replace(/'/g, "'\\''")}'`;
 
@@ -152,7 +153,8 @@ describe("1. listings in Bash agree with the listing tools", () => {
     ["du -sh .", "allow"],
     ["du -sh src docs", "allow"],
     ["rg --files src", "allow"],
-    ["rg --files docs", "allow"],
+    // docs/ holds a link into secrets/: which walks follow links below where they start is not read, so it asks.
+    ["rg --files docs", "not-allow"],
   ] as const)("under Read(./secrets/**): %s: %s", (command, expected) => {
     const decision = secrets.decide("Bash", { command });
     if (expected === "not-allow") expect(decision.mode, decision.reason).not.toBe("allow");
@@ -340,7 +342,7 @@ describe("4. path spellings of a covered file through the real filesystem", () =
   const keyStat = statSync(key);
   const DETOURS = ["secrets/", "seclink/", "./seclink/", "docs/deeplink/../", "docs/deeplink/./../", "secrets//", "secrets/./", "src/../secrets/", `/proc/self/root${root}/secrets/`, "seclink/deep-zq7mark/../", "secrets/deep-zq7mark/../"];
   const NAMES = ["key-zq7mark.txt", "deep-zq7mark/more-zq7mark.txt", "key-zq7mark.txt/.", "key-zq7mark.txt/"];
-  const spellings = [...DETOURS.flatMap((detour) => NAMES.map((name) => (detour.startsWith("/") ? `${detour}${name}` : `${root}/${detour}${name}`))), `${root}/docs/hard.txt`];
+  const spellings = [...DETOURS.flatMap((detour) => NAMES.map((name) => (detour.startsWith("/") ? `${detour}${name}` : `${root}/${detour}${name}`))), `${root}/hard/hard.txt`];
   const reaches = (file: string): boolean => {
     try {
       const stat = statSync(file);
@@ -365,7 +367,7 @@ describe("4. path spellings of a covered file through the real filesystem", () =
     }
     expect(leaks).toEqual([]);
     expect(reachable).toBeGreaterThan(15);
-    expect(readFileSync(path.join(root, "docs/hard.txt"), "utf8")).toContain("CANARY_7_SEC");
+    expect(readFileSync(path.join(root, "hard/hard.txt"), "utf8")).toContain("CANARY_7_SEC");
   });
 
   it("benign twins: files beside the covered directory stay allowed", () => {

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, type Dirent } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, type Dirent } from "node:fs";
 import { posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { picomatchLibrary } from "../../deps/on-demand.js";
@@ -412,10 +412,11 @@ const DIRECTORY_LOOK = { count: 4000, depth: 6 };
 
 /**
  * Whether a directory the rule covers (a `.env` directory under Read(.env)) is below `start` on this machine, as a walk
- * that does not follow links enters it: the first DIRECTORY_LOOK.count directories, DIRECTORY_LOOK.depth deep, breadth
- * first; a tree larger than that is not looked at further (the rest is read as holding none).
+ * that does not follow links enters it, or (`links`) a symlink below it leads to a place the rule covers: the first
+ * DIRECTORY_LOOK.count directories, DIRECTORY_LOOK.depth deep, breadth first; a tree larger than that is not looked at
+ * further (the rest is read as holding none).
  */
-function coveredDirectoryBelow(start: string, rule: CompiledFileRule): boolean {
+function coveredDirectoryBelow(start: string, rule: CompiledFileRule, links = false): boolean {
   let level = [start];
   let seen = 0;
   for (let depth = 0; depth < DIRECTORY_LOOK.depth && level.length > 0; depth++) {
@@ -428,9 +429,17 @@ function coveredDirectoryBelow(start: string, rule: CompiledFileRule): boolean {
         continue;
       }
       for (const entry of entries) {
-        if (!entry.isDirectory()) continue;
         const full = directory === "/" ? `/${entry.name}` : `${directory}/${entry.name}`;
-        if (rule.test(full)) return true;
+        if (links && entry.isSymbolicLink()) {
+          try {
+            if (covers(rule, realpathSync(full))) return true;
+          } catch {
+            // A dangling link leads nowhere.
+          }
+          continue;
+        }
+        if (!entry.isDirectory()) continue;
+        if (!links && rule.test(full)) return true;
         if (++seen > DIRECTORY_LOOK.count) return false;
         next.push(full);
       }
@@ -453,9 +462,14 @@ function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean,
     // A name filter (`--include='*.py'`) keeps out the files a rule names, not the files under a directory of that name
     // (a virtual environment made as `.env`): the rule covers those whatever their names.
     if (!skipped && filtered && filter?.only !== undefined && rule.namesFiles && coveredDirectoryBelow(placed.absolute, rule)) return UNKNOWN;
+    // A start that is a link (or passes one) into a covered place is walked where it leads (`grep -r KEY link`).
+    if (rule.followSymlinks && judgePlaced(placed, rule, false) === YES) return YES;
     if (hiddenSkipped) return NO;
     const under = [...wordTokens(placed.absolute === "/" ? "" : placed.absolute), SLASH, GLOBSTAR];
-    return rule.shapes.some((shape) => overlaps(under, shape) !== false) ? UNKNOWN : NO;
+    if (rule.shapes.some((shape) => overlaps(under, shape) !== false)) return UNKNOWN;
+    // A link below the start that leads into a covered place is followed by some walks (`grep -R`, `rg -L`, `find -L`,
+    // `tar -h`, zip): which ones follow it is not read, so it cannot tell.
+    return rule.followSymlinks && coveredDirectoryBelow(placed.absolute, rule, true) ? UNKNOWN : NO;
   }
   // The word itself may be the file (`ag KEY .e*`: a name given is searched, hidden or not).
   const itself = judgePlaced(placed, rule, true);
@@ -783,7 +797,8 @@ function searchReach(tool: string, use: "search" | "search-visible" | "list", ca
     const { directory, leading } = listingDirectory(tool, call);
     const placed = place(directory, false, base);
     if (!("absolute" in placed)) return NOT_REACHED;
-    if (covers(own, placed.absolute)) return { verdict: YES, reason: listingReason(tool, directory, rule.mode, rule.source) };
+    // A directory reached through a link is listed where the link leads.
+    if (covers(own, placed.absolute) || (own.followSymlinks && judgePlaced(placed, own, false) === YES)) return { verdict: YES, reason: listingReason(tool, directory, rule.mode, rule.source) };
     // From above: the names listed are the paths the pattern matches there (ripgrep's `--glob` matches a pattern without a
     // slash at any depth; a deep agent's glob matches it in the directory; LS lists the directory's own names).
     if (own.inside === undefined) return NOT_REACHED;

@@ -7277,13 +7277,15 @@ export function readFileUses(words: readonly string[]): FileWords {
   // A type's globs admit hidden names as a glob does (`rg -t sh KEY` searches `.bashrc`); a type the guard cannot read, any.
   const admitted = spec.admits === undefined ? [] : [...seen.flatMap((option) => (option.value !== undefined && spec.admits!.includes(option.name) && !option.value.startsWith("!") ? [option.value] : [])), ...(filter?.unknown === true ? ["*"] : seen.flatMap((option) => (option.value !== undefined && spec.filters?.types?.includes(option.name) === true ? (RG_TYPES[option.value] ?? ["*"]) : [])))];
   const walking = (use: FileUse) => ({ use, ...(admitted.length > 0 && use === "walk-visible" ? { admits: admitted } : {}), ...(filter !== undefined && (use === "walk" || use === "walk-visible") ? { filter } : {}) });
-  const files = operands.filter((word) => word !== "-");
+  // `-` (the standard input or output) takes its place among the leading operands (`zip -r - docs`: the archive is the
+  // output, docs is walked) and names no file.
   let at = 0;
   for (const use of lead) {
-    if (at >= files.length) break;
-    uses.push({ word: files[at++]!, use });
+    if (at >= operands.length) break;
+    const word = operands[at++]!;
+    if (word !== "-") uses.push({ word, use });
   }
-  const remaining = files.slice(at);
+  const remaining = operands.slice(at).filter((word) => word !== "-");
   if (remaining.length === 0 && none !== undefined) uses.push({ word: dir === "" ? "." : dir, ...walking(none) });
   remaining.forEach((word, i) => {
     const keyed = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
