@@ -28,8 +28,22 @@
  *    because the fetch tool blocks localhost: the shell must hold the same rule)].
  * 4. Path spellings of a covered file through the real filesystem: a symlinked directory, `..` through it, a trailing
  *    `/.`, `//`, `/proc/self/root`, a hard link: `realpath` and `stat` judge, for Read, Edit and `cat`.
+ * 5. A directory named as a covered file (a virtualenv made as `python -m venv .env`): Read(.env) covers what it holds,
+ *    and `grep -r --include='*.py'` searches it (the name filter matches the files' own names); the real grep and
+ *    ripgrep judge, in a tree with such a directory and one without (where the filtered searches stay allowed)
+ *    [anthropics/claude-code#91690 (`grep -r` over a directory holding a denied file prints it);
+ *    anthropics/claude-code#91995 (the opposite cost: every `grep -r .` asking under `Read(./.env)`)].
+ * 6. Walks and listings through links: a start that is a link into the covered directory (`grep -r KEY seclink`,
+ *    `rg KEY seclink`, Grep/Glob/LS of it), and walks that follow a link below their start (`grep -R`, `rg -L`,
+ *    `find -L`, `tar -h`, `du -L`, `tree -l`, `zip -r`, which follows links by default); the real programs judge
+ *    [anthropics/claude-code#28008 (recursive searches from a parent leak a denied directory)].
  *
- * Before the fix: see the REPORT (counted when the file was first run on the unchanged guard).
+ * Before the fix (this file on the unchanged guard): 33 of 58 tests failed. Class 1: 107 generated listings printed
+ * names inside secrets/ while allowed (`ls secrets`, `ls -R`, `find .`, `tree`, `du -a`, `rg --files`, through
+ * `seclink` too); class 2: every url-argument tool fetched the metadata address and `file:` URLs of .env; classes 3 and
+ * 4: no leak (kept as oracles); class 5: 20 filtered searches printed the virtualenv's canary while allowed; class 6: 18
+ * allowed walks printed secrets/ through a link, and Grep/Glob/LS of `seclink` were allowed. After: 0 of 58 fail, and 67
+ * of 80 listings that print no name inside secrets/ stay allowed.
  */
 import { execFile, spawnSync } from "node:child_process";
 import { linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
