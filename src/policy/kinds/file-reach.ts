@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync, type Dirent } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, type Dirent } from "node:fs";
 import { posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { picomatchLibrary } from "../../deps/on-demand.js";
@@ -407,19 +407,33 @@ function coveredDirectoriesAbsent(rule: CompiledFileRule): boolean {
   });
 }
 
-/** How many directories below a walk's start coveredDirectoryBelow looks at, and how deep. */
-const DIRECTORY_LOOK = { count: 4000, depth: 6 };
+/** How many entries below a walk's start coveredDirectoryBelow looks at, how deep, and how long what it saw is kept. */
+const DIRECTORY_LOOK = { entries: 8_000, depth: 6, keepMs: 2_000 };
+
+/** The directories and the links' real places below a start, as DIRECTORY_LOOK bounds them (treeBelow). */
+interface TreeBelow {
+  readonly at: number;
+  readonly directories: readonly string[];
+  readonly linked: readonly string[];
+}
+
+const treesBelow = new Map<string, TreeBelow>();
 
 /**
- * Whether a directory the rule covers (a `.env` directory under Read(.env)) is below `start` on this machine, as a walk
- * that does not follow links enters it, or (`links`) a symlink below it leads to a place the rule covers: the first
- * DIRECTORY_LOOK.count directories, DIRECTORY_LOOK.depth deep, breadth first; a tree larger than that is not looked at
- * further (the rest is read as holding none).
+ * The directories and the places its symlinks lead below `start` on this machine, breadth first, as a walk that does not
+ * follow links enters them: the first DIRECTORY_LOOK.entries entries, DIRECTORY_LOOK.depth deep; a tree larger than
+ * that is not looked at further (the rest is read as holding none). Kept for DIRECTORY_LOOK.keepMs: every rule of one
+ * decision reads the same tree.
  */
-function coveredDirectoryBelow(start: string, rule: CompiledFileRule, links = false): boolean {
+function treeBelow(start: string): TreeBelow {
+  const now = Date.now();
+  const kept = treesBelow.get(start);
+  if (kept !== undefined && now - kept.at < DIRECTORY_LOOK.keepMs) return kept;
+  const directories: string[] = [];
+  const linked: string[] = [];
   let level = [start];
   let seen = 0;
-  for (let depth = 0; depth < DIRECTORY_LOOK.depth && level.length > 0; depth++) {
+  walk: for (let depth = 0; depth < DIRECTORY_LOOK.depth && level.length > 0; depth++) {
     const next: string[] = [];
     for (const directory of level) {
       let entries: Dirent[];
@@ -429,24 +443,37 @@ function coveredDirectoryBelow(start: string, rule: CompiledFileRule, links = fa
         continue;
       }
       for (const entry of entries) {
+        if (++seen > DIRECTORY_LOOK.entries) break walk;
         const full = directory === "/" ? `/${entry.name}` : `${directory}/${entry.name}`;
-        if (links && entry.isSymbolicLink()) {
+        if (entry.isSymbolicLink()) {
+          // Where the link's own text leads (a link to a link is followed when it is checked: judgePlaced).
           try {
-            if (covers(rule, realpathSync(full))) return true;
+            linked.push(posix.resolve(directory, readlinkSync(full)));
           } catch {
-            // A dangling link leads nowhere.
+            // Unreadable: leads nowhere the guard can tell.
           }
-          continue;
+        } else if (entry.isDirectory()) {
+          directories.push(full);
+          next.push(full);
         }
-        if (!entry.isDirectory()) continue;
-        if (!links && rule.test(full)) return true;
-        if (++seen > DIRECTORY_LOOK.count) return false;
-        next.push(full);
       }
     }
     level = next;
   }
-  return false;
+  const tree = { at: now, directories, linked };
+  if (treesBelow.size > 64) treesBelow.clear();
+  treesBelow.set(start, tree);
+  return tree;
+}
+
+/**
+ * Whether a directory the rule covers (a `.env` directory under Read(.env)) is below `start` on this machine, or
+ * (`links`) a symlink below it leads to a place the rule covers (treeBelow).
+ */
+function coveredDirectoryBelow(start: string, rule: CompiledFileRule, links = false): boolean {
+  const tree = treeBelow(start);
+  if (!links) return tree.directories.some((directory) => rule.test(directory));
+  return tree.linked.some((place) => covers(rule, place) || (rule.followSymlinks && judgePlaced({ absolute: place }, rule, false) === YES));
 }
 
 /** Whether a directory walked (everything under it read, or written) reaches a file the rule covers. */
