@@ -37,6 +37,9 @@
  *    `rg KEY seclink`, Grep/Glob/LS of it), and walks that follow a link below their start (`grep -R`, `rg -L`,
  *    `find -L`, `tar -h`, `du -L`, `tree -l`, `zip -r`, which follows links by default); the real programs judge
  *    [anthropics/claude-code#28008 (recursive searches from a parent leak a denied directory)].
+ * 7. A walk of a tree that holds another name (a hard link) of a covered file reads it: `grep -r`, `tar c`, Grep; the
+ *    kernel's link count and the covered directory's inodes judge [landstrip/landstrip#90 (a deny bypassed through a
+ *    hard link), cited by name for a single file in an earlier round; here for a walk].
  *
  * Before the fix (this file on the unchanged guard): 33 of 58 tests failed. Class 1: 107 generated listings printed
  * names inside secrets/ while allowed (`ls secrets`, `ls -R`, `find .`, `tree`, `du -a`, `rg --files`, through
@@ -483,5 +486,21 @@ describe.runIf(installed("grep") && installed("rg"))("6. walks and listings that
     for (const command of ["grep -r -e CANARY src", "grep -R -e CANARY src", "rg -L CANARY src", "find -L src", "tar chf - src", "du -aL src"]) {
       expect(p.decide("Bash", { command }).mode, command).toBe("allow");
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+describe.runIf(installed("grep"))("7. a walk of a tree that holds another name of a covered file (a hard link): the real grep judges", () => {
+  const p = policyOf(["Read(./secrets/**)"], ["Bash(grep:*)", "Bash(tar:*)", "Grep"], ["Bash", "Grep"]);
+  // hard/hard.txt is secrets/key-zq7mark.txt under another name (made at the top of the file).
+  it.each(["grep -r -e CANARY_7 hard", "grep -rn -e CANARY_7 ./hard/", "tar cf - hard"])("%s is not allowed (the real program prints the covered file)", (command) => {
+    const out = spawnSync("bash", ["-c", command], { cwd: root, encoding: "utf8" }).stdout;
+    expect(out).toContain("CANARY_7_SEC");
+    expect(p.decide("Bash", { command }).mode).not.toBe("allow");
+  });
+  it("Grep of that tree, likewise; a tree without one stays allowed", () => {
+    expect(p.decide("Grep", { pattern: "CANARY_7", path: "hard" }).mode).not.toBe("allow");
+    expect(p.decide("Grep", { pattern: "CANARY_7", path: "src" }).mode).toBe("allow");
+    expect(p.decide("Bash", { command: "grep -r -e CANARY_7 src" }).mode).toBe("allow");
   });
 });
