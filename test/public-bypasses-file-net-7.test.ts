@@ -45,8 +45,9 @@
  * names inside secrets/ while allowed (`ls secrets`, `ls -R`, `find .`, `tree`, `du -a`, `rg --files`, through
  * `seclink` too); class 2: every url-argument tool fetched the metadata address and `file:` URLs of .env; classes 3 and
  * 4: no leak (kept as oracles); class 5: 20 filtered searches printed the virtualenv's canary while allowed; class 6: 18
- * allowed walks printed secrets/ through a link, and Grep/Glob/LS of `seclink` were allowed. After: 0 of 58 fail, and 67
- * of 80 listings that print no name inside secrets/ stay allowed.
+ * allowed walks printed secrets/ through a link, and Grep/Glob/LS of `seclink` were allowed; then class 7 (written
+ * after the others were fixed): 4 of 4 failed (`grep -r`, `tar c` and Grep of a tree holding a hard link of
+ * secrets/key allowed). After: 0 of 62 fail, and 67 of 80 listings that print no name inside secrets/ stay allowed.
  */
 import { execFile, spawnSync } from "node:child_process";
 import { linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";

@@ -415,6 +415,8 @@ interface TreeBelow {
   readonly at: number;
   readonly directories: readonly string[];
   readonly linked: readonly string[];
+  /** The files (not read further: treeBelow does not open or stat them). */
+  readonly files: readonly string[];
 }
 
 const treesBelow = new Map<string, TreeBelow>();
@@ -431,6 +433,7 @@ function treeBelow(start: string): TreeBelow {
   if (kept !== undefined && now - kept.at < DIRECTORY_LOOK.keepMs) return kept;
   const directories: string[] = [];
   const linked: string[] = [];
+  const files: string[] = [];
   let level = [start];
   let seen = 0;
   walk: for (let depth = 0; depth < DIRECTORY_LOOK.depth && level.length > 0; depth++) {
@@ -455,12 +458,12 @@ function treeBelow(start: string): TreeBelow {
         } else if (entry.isDirectory()) {
           directories.push(full);
           next.push(full);
-        }
+        } else if (entry.isFile()) files.push(full);
       }
     }
     level = next;
   }
-  const tree = { at: now, directories, linked };
+  const tree = { at: now, directories, linked, files };
   if (treesBelow.size > 64) treesBelow.clear();
   treesBelow.set(start, tree);
   return tree;
@@ -468,12 +471,64 @@ function treeBelow(start: string): TreeBelow {
 
 /**
  * Whether a directory the rule covers (a `.env` directory under Read(.env)) is below `start` on this machine, or
- * (`links`) a symlink below it leads to a place the rule covers (treeBelow).
+ * (`links`) a symlink below it leads to a place the rule covers, or a file below it is another name of a covered file
+ * (treeBelow).
  */
 function coveredDirectoryBelow(start: string, rule: CompiledFileRule, links = false): boolean {
   const tree = treeBelow(start);
   if (!links) return tree.directories.some((directory) => rule.test(directory));
-  return tree.linked.some((place) => covers(rule, place) || (rule.followSymlinks && judgePlaced({ absolute: place }, rule, false) === YES));
+  return (
+    tree.linked.some((place) => covers(rule, place) || (rule.followSymlinks && judgePlaced({ absolute: place }, rule, false) === YES)) ||
+    // Another name of a covered file (`ln secrets/key docs/h`) is read by a walk of docs.
+    sharesCoveredFile(tree.files, rule)
+  );
+}
+
+const sharedInodes = new WeakMap<CompiledFileRule, { readonly at: number; readonly inodes: ReadonlySet<string> }>();
+
+/**
+ * Whether one of `files` is another name of a file the rule covers: the files in the directories the rule names as one
+ * place (`./secrets/**`) that have other names (a link count above 1), by device and inode; the first
+ * DIRECTORY_LOOK.entries of them, kept DIRECTORY_LOOK.keepMs. A rule naming files at any depth (`.env`) is not looked at
+ * (its hard links are found by name: judgeOtherNames).
+ */
+function sharesCoveredFile(files: readonly string[], rule: CompiledFileRule): boolean {
+  const now = Date.now();
+  let kept = sharedInodes.get(rule);
+  if (kept === undefined || now - kept.at >= DIRECTORY_LOOK.keepMs) {
+    const inodes = new Set<string>();
+    for (const directory of literalDirectories(rule)) {
+      for (const file of treeBelow(directory).files.slice(0, DIRECTORY_LOOK.entries)) {
+        try {
+          const stat = lstatSync(file);
+          if (stat.nlink > 1) inodes.add(`${stat.dev}:${stat.ino}`);
+        } catch {
+          // Gone since it was listed.
+        }
+      }
+    }
+    kept = { at: now, inodes };
+    sharedInodes.set(rule, kept);
+  }
+  if (kept.inodes.size === 0) return false;
+  return files.some((file) => {
+    try {
+      const stat = lstatSync(file);
+      return stat.nlink > 1 && kept.inodes.has(`${stat.dev}:${stat.ino}`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The directories a rule covers the contents of, each one place spelled without a pattern (`./secrets/**`: ROOT/secrets). */
+function literalDirectories(rule: CompiledFileRule): string[] {
+  return rule.patterns.flatMap((pattern) => {
+    if (!namesContents(pattern)) return [];
+    const directory = pattern.replace(/\\/g, "/").replace(/(?:\/\*\*)+$/, "").replace(/\/+$/, "");
+    if (/[*?[\]{}!~$]/.test(directory) || !(directory.startsWith("/") || directory.startsWith("./") || directory.slice(0, -1).includes("/"))) return [];
+    return [directory.startsWith("/") ? posix.normalize(directory) : posix.join(rule.base, directory.replace(/^\.\//, ""))];
+  });
 }
 
 /** Whether a directory walked (everything under it read, or written) reaches a file the rule covers. */
