@@ -129,11 +129,12 @@ describe("what a file rule cannot tell asks (fail closed)", () => {
     ["rg -uu KEY", "ask"],
     ["rg KEY .env", "deny"],
   ]);
-  // rg --files prints names and reads no file, hidden or under secrets/.
+  // rg --files prints names and reads no file; a file's name is not its contents, but the names inside secrets/ are
+  // (as LS and Glob of secrets/ read them).
   check(policyOf([deny("Read(.env)"), deny("Read(./secrets/**)")]), [
     ["rg --files", "allow"],
     ["rg --files --hidden", "allow"],
-    ["rg --files -uu secrets", "allow"],
+    ["rg --files -uu secrets", "deny"],
     ["rg --hidden KEY secrets", "deny"],
   ]);
 });
@@ -148,7 +149,9 @@ describe("benign lines stay as they were", () => {
     ["git status", "allow"],
     ["npm test", "allow"],
     ["ls .env", "allow"],
-    ["ls secrets", "allow"],
+    // The names inside a covered directory are its contents (LS of secrets is denied too); its own name is not.
+    ["ls secrets", "deny"],
+    ["ls -d secrets", "allow"],
     ["stat .env", "allow"],
     ["test -e .env && echo yes", "allow"],
     ["[ -f .env ] || cp .env.example .env.local", "allow"],

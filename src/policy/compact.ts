@@ -106,6 +106,9 @@ export function conventionalFileTool(tool: string): { readonly fields: readonly 
  */
 const FETCH_TOOLS: Readonly<Record<string, string>> = { webfetch: "url", fetch: "url" };
 
+/** The top-level arguments by which another tool is read as given a URL it fetches (`http_get({ url })`). */
+export const URL_ARGUMENTS: readonly string[] = ["url", "uri"];
+
 /** The argument holding the URL a fetch tool `tool` fetches, by convention (FETCH_TOOLS), if it is one. */
 export function conventionalFetchTool(tool: string): string | undefined {
   const key = tool.toLowerCase();

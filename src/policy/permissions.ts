@@ -32,7 +32,7 @@ import { ToolNameIndex, ValueIndex } from "./rule-index.js";
 import { validShellsOnce, type ShellsOnce } from "./rules-once.js";
 import { ARGUMENT_KINDS, type ArgumentKind } from "./kinds/readings.js";
 import { machineReading } from "./kinds/net.js";
-import { conventionalFetchTool, conventionalFileTool, conventionalKind, conventionalMainArgument } from "./compact.js";
+import { conventionalFetchTool, conventionalFileTool, conventionalKind, conventionalMainArgument, URL_ARGUMENTS } from "./compact.js";
 import { judgeFileReach, judgeSearchReach, judgeUrlFileReach, judgeVirtualPath, type FileAccess, type FileRule, type SearchCall } from "./kinds/file-reach.js";
 import { judgeNetReach, type NetRule } from "./kinds/net-reach.js";
 import { expandHome, normaliseBase } from "./kinds/path.js";
@@ -1266,19 +1266,29 @@ export class PermissionPolicy {
    */
   private fetchFileRules(tool: string): CompiledRule[] {
     if (this.fileRules.length === 0 && this.netRules.length === 0) return [];
-    const field = this.fetchField(tool);
-    if (field === undefined) return [];
-    return [
+    return this.fetchFields(tool).flatMap((field) => [
       ...this.fileRules.filter((one) => one.file.access !== "write" && !one.entry.matchesTool(tool)).map((one) => this.carriedRule(one, `fetch:${field}`, () => fetchFileRule(one, field))),
       // `WebFetch(domain:x)` holds for the MCP fetch server's `fetch` too: the same condition on its URL argument.
       ...this.netRules.filter((one) => !one.entry.matchesTool(tool)).map((one) => this.carriedRule(one, `fetch:${field}`, () => this.onField(one.entry, field, "url", fetchNetRuleDescription(one.source)))),
-    ];
+    ]);
   }
 
-  /** The argument of the fetch tool `tool` that holds its URL: its declared url main argument, else the convention's. */
-  private fetchField(tool: string): string | undefined {
+  /**
+   * The arguments of `tool` that hold a URL it fetches: its declared url main argument; else the convention's (WebFetch's
+   * and the fetch server's `url`); else the arguments the policy or the tool declares of kind url; else, for a tool that is
+   * no command tool nor file tool, its top-level `url` and `uri` (an MCP tool such as `http_get` or `browser_navigate`
+   * handed a URL is read as fetching it: the fetch rules hold for it unless its kinds say the argument is no URL).
+   */
+  private fetchFields(tool: string): readonly string[] {
     const declared = this.definition.options.mainArguments?.[tool];
-    return declared !== undefined ? (declared.kind === "url" ? declared.field : undefined) : conventionalFetchTool(tool);
+    if (declared !== undefined) return declared.kind === "url" ? [declared.field] : [];
+    const conventional = conventionalFetchTool(tool);
+    if (conventional !== undefined) return [conventional];
+    const kinds: Readonly<Record<string, ArgumentKind>> = { ...this.toolKinds.get(tool), ...this.policyKinds.get(tool) };
+    const urls = Object.keys(kinds).filter((selector) => kinds[selector] === "url" && /^[A-Za-z_$][\w$-]*$/.test(selector));
+    if (urls.length > 0) return urls;
+    if (this.commandField(tool) !== undefined || conventionalFileTool(tool) !== undefined) return [];
+    return URL_ARGUMENTS.filter((field) => kinds[field] === undefined);
   }
 
   /** A file rule as a rule of the file tool `tool` whose `field` names the file: the same path condition, on that field. */

@@ -1,10 +1,11 @@
+import { lstatSync, readdirSync, readlinkSync, type Dirent } from "node:fs";
 import { posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { picomatchLibrary } from "../../deps/on-demand.js";
 import { fileReachDoubt, fileReachReason, listingDoubt, listingReason, searchToolReason, urlFileDoubt, urlFileReason, virtualPathDoubt, virtualPathReason, type FileReachDoubt, type FileReachVerb } from "../../messages/index.js";
 import { commandPlaces } from "./command.js";
 import { compilePathPattern, judgeOtherNames, normaliseBase, readPathValue } from "./path.js";
-import { basename, environmentFiles, readFileUses, readNaming, readProgram, unknownWordPlaces, wrapperInputFiles, type FileUse, type WalkFilter } from "./programs.js";
+import { basename, environmentFiles, listedPlaces, readFileUses, readNaming, readProgram, unknownWordPlaces, wrapperInputFiles, type FileUse, type WalkFilter } from "./programs.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -381,17 +382,176 @@ function shapeText(shape: readonly Token[]): string | undefined {
   return out;
 }
 
+/**
+ * Whether every directory whose contents the rule covers is one place, spelled without a pattern (`./secrets/**`,
+ * `/srv/keys/`), that does not exist on this machine: a listing from above it then prints no name inside it.
+ */
+function coveredDirectoriesAbsent(rule: CompiledFileRule): boolean {
+  return rule.patterns.every((pattern) => {
+    const directory = pattern.replace(/\\/g, "/").replace(/(?:\/\*\*)+$/, "").replace(/\/+$/, "");
+    if (/[*?[\]{}!~$]/.test(directory) || !(directory.startsWith("/") || directory.startsWith("./") || directory.slice(0, -1).includes("/"))) return false;
+    const absolute = directory.startsWith("/") ? posix.normalize(directory) : posix.join(rule.base, directory.replace(/^\.\//, ""));
+    // Not there, not even as a dangling link (nor, for a rule that reads names in any case, in another case).
+    try {
+      lstatSync(absolute);
+      return false;
+    } catch {
+      if (rule.caseSensitive) return true;
+      try {
+        const name = posix.basename(absolute).toLowerCase();
+        return !readdirSync(posix.dirname(absolute)).some((entry) => entry.toLowerCase() === name);
+      } catch {
+        return true;
+      }
+    }
+  });
+}
+
+/** How many entries below a walk's start coveredDirectoryBelow looks at, how deep, and how long what it saw is kept. */
+const DIRECTORY_LOOK = { entries: 8_000, depth: 6, keepMs: 2_000 };
+
+/** The directories and the links' real places below a start, as DIRECTORY_LOOK bounds them (treeBelow). */
+interface TreeBelow {
+  readonly at: number;
+  readonly directories: readonly string[];
+  readonly linked: readonly string[];
+  /** The files (not read further: treeBelow does not open or stat them). */
+  readonly files: readonly string[];
+}
+
+const treesBelow = new Map<string, TreeBelow>();
+
+/**
+ * The directories and the places its symlinks lead below `start` on this machine, breadth first, as a walk that does not
+ * follow links enters them: the first DIRECTORY_LOOK.entries entries, DIRECTORY_LOOK.depth deep; a tree larger than
+ * that is not looked at further (the rest is read as holding none). Kept for DIRECTORY_LOOK.keepMs: every rule of one
+ * decision reads the same tree.
+ */
+function treeBelow(start: string): TreeBelow {
+  const now = Date.now();
+  const kept = treesBelow.get(start);
+  if (kept !== undefined && now - kept.at < DIRECTORY_LOOK.keepMs) return kept;
+  const directories: string[] = [];
+  const linked: string[] = [];
+  const files: string[] = [];
+  let level = [start];
+  let seen = 0;
+  walk: for (let depth = 0; depth < DIRECTORY_LOOK.depth && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const directory of level) {
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(directory, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        if (++seen > DIRECTORY_LOOK.entries) break walk;
+        const full = directory === "/" ? `/${entry.name}` : `${directory}/${entry.name}`;
+        if (entry.isSymbolicLink()) {
+          // Where the link's own text leads (a link to a link is followed when it is checked: judgePlaced).
+          try {
+            linked.push(posix.resolve(directory, readlinkSync(full)));
+          } catch {
+            // Unreadable: leads nowhere the guard can tell.
+          }
+        } else if (entry.isDirectory()) {
+          directories.push(full);
+          next.push(full);
+        } else if (entry.isFile()) files.push(full);
+      }
+    }
+    level = next;
+  }
+  const tree = { at: now, directories, linked, files };
+  if (treesBelow.size > 64) treesBelow.clear();
+  treesBelow.set(start, tree);
+  return tree;
+}
+
+/**
+ * Whether a directory the rule covers (a `.env` directory under Read(.env)) is below `start` on this machine, or
+ * (`links`) a symlink below it leads to a place the rule covers, or a file below it is another name of a covered file
+ * (treeBelow).
+ */
+function coveredDirectoryBelow(start: string, rule: CompiledFileRule, links = false): boolean {
+  const tree = treeBelow(start);
+  if (!links) return tree.directories.some((directory) => rule.test(directory));
+  return (
+    tree.linked.some((place) => covers(rule, place) || (rule.followSymlinks && judgePlaced({ absolute: place }, rule, false) === YES)) ||
+    // Another name of a covered file (`ln secrets/key docs/h`) is read by a walk of docs.
+    sharesCoveredFile(tree.files, rule)
+  );
+}
+
+const sharedInodes = new WeakMap<CompiledFileRule, { readonly at: number; readonly inodes: ReadonlySet<string> }>();
+
+/**
+ * Whether one of `files` is another name of a file the rule covers: the files in the directories the rule names as one
+ * place (`./secrets/**`) that have other names (a link count above 1), by device and inode; the first
+ * DIRECTORY_LOOK.entries of them, kept DIRECTORY_LOOK.keepMs. A rule naming files at any depth (`.env`) is not looked at
+ * (its hard links are found by name: judgeOtherNames).
+ */
+function sharesCoveredFile(files: readonly string[], rule: CompiledFileRule): boolean {
+  const now = Date.now();
+  let kept = sharedInodes.get(rule);
+  if (kept === undefined || now - kept.at >= DIRECTORY_LOOK.keepMs) {
+    const inodes = new Set<string>();
+    for (const directory of literalDirectories(rule)) {
+      for (const file of treeBelow(directory).files.slice(0, DIRECTORY_LOOK.entries)) {
+        try {
+          const stat = lstatSync(file);
+          if (stat.nlink > 1) inodes.add(`${stat.dev}:${stat.ino}`);
+        } catch {
+          // Gone since it was listed.
+        }
+      }
+    }
+    kept = { at: now, inodes };
+    sharedInodes.set(rule, kept);
+  }
+  if (kept.inodes.size === 0) return false;
+  return files.some((file) => {
+    try {
+      const stat = lstatSync(file);
+      return stat.nlink > 1 && kept.inodes.has(`${stat.dev}:${stat.ino}`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The directories a rule covers the contents of, each one place spelled without a pattern (`./secrets/**`: ROOT/secrets). */
+function literalDirectories(rule: CompiledFileRule): string[] {
+  return rule.patterns.flatMap((pattern) => {
+    if (!namesContents(pattern)) return [];
+    const directory = pattern.replace(/\\/g, "/").replace(/(?:\/\*\*)+$/, "").replace(/\/+$/, "");
+    if (/[*?[\]{}!~$]/.test(directory) || !(directory.startsWith("/") || directory.startsWith("./") || directory.slice(0, -1).includes("/"))) return [];
+    return [directory.startsWith("/") ? posix.normalize(directory) : posix.join(rule.base, directory.replace(/^\.\//, ""))];
+  });
+}
+
 /** Whether a directory walked (everything under it read, or written) reaches a file the rule covers. */
 function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean, admits: readonly string[] = [], filter?: WalkFilter): Verdict {
   // A walk that skips hidden names reaches none of a rule whose every file hides below a hidden name, unless a glob it
   // was given admits that name (ripgrep's `-g`, matched against each name as ripgrep matches a glob without a slash).
   // Nor one whose every file its filters keep out (filteredOut).
-  const hiddenSkipped = (skipsHidden && rule.hiddenLeaf && !admitsAny(admits, rule.hiddenNames)) || filteredOut(filter, rule);
+  const skipped = skipsHidden && rule.hiddenLeaf && !admitsAny(admits, rule.hiddenNames);
+  const filtered = filteredOut(filter, rule);
+  const hiddenSkipped = skipped || filtered;
   if ("absolute" in placed) {
     if (covers(rule, placed.absolute)) return YES;
+    // A name filter (`--include='*.py'`) keeps out the files a rule names, not the files under a directory of that name
+    // (a virtual environment made as `.env`): the rule covers those whatever their names.
+    if (!skipped && filtered && filter?.only !== undefined && rule.namesFiles && coveredDirectoryBelow(placed.absolute, rule)) return UNKNOWN;
+    // A start that is a link (or passes one) into a covered place is walked where it leads (`grep -r KEY link`).
+    if (rule.followSymlinks && judgePlaced(placed, rule, false) === YES) return YES;
     if (hiddenSkipped) return NO;
     const under = [...wordTokens(placed.absolute === "/" ? "" : placed.absolute), SLASH, GLOBSTAR];
-    return rule.shapes.some((shape) => overlaps(under, shape) !== false) ? UNKNOWN : NO;
+    if (rule.shapes.some((shape) => overlaps(under, shape) !== false)) return UNKNOWN;
+    // A link below the start that leads into a covered place is followed by some walks (`grep -R`, `rg -L`, `find -L`,
+    // `tar -h`, zip): which ones follow it is not read, so it cannot tell.
+    return rule.followSymlinks && coveredDirectoryBelow(placed.absolute, rule, true) ? UNKNOWN : NO;
   }
   // The word itself may be the file (`ag KEY .e*`: a name given is searched, hidden or not).
   const itself = judgePlaced(placed, rule, true);
@@ -557,6 +717,18 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
     if (runner && (command.redirects ?? []).length === 0 && !uses.some((one) => one.own === true)) continue;
     const wild = command.wild;
     const isWild = (word: string) => wild !== undefined && (wild.has(word) || [...wild].some((one) => one.includes(word)));
+    // `ls secrets`, `ls -R`, `find .`, `tree`: the names inside a directory a rule covers are its contents, as for LS and
+    // Glob; a rule on files (`.env`) is not reached by printing their names.
+    if (own.inside !== undefined && restricts(own.access, "read")) {
+      for (const { word, depth, visible } of listedPlaces(command.words) ?? []) {
+        const placed = place(word, isWild(word), where, homeSet);
+        // A directory reached through a link (`ls -R link`, `rg --files link`) is listed where the link leads.
+        const itself = judgePlaced(placed, own, isWild(word));
+        const verdict = depth === "in" || itself === YES ? itself : judgeWalk(placed, own, visible);
+        if (verdict === YES) return { verdict: YES, reason: listingReason(`\`${shown}\``, word, rule.mode, rule.source) };
+        if (verdict === UNKNOWN && !coveredDirectoriesAbsent(own)) doubt ??= listingDoubt(`\`${shown}\``, word === "." ? "the names under the working directory" : `the names under ${word}`, rule.mode, rule.source);
+      }
+    }
     for (const { word, use, maybe, admits, filter, own: opened } of uses) {
       if (!restricts(own.access, use)) continue;
       if (runner && opened !== true && !(command.redirects ?? []).some((redirect) => redirect.word === word)) continue;
@@ -707,14 +879,15 @@ function searchReach(tool: string, use: "search" | "search-visible" | "list", ca
     const { directory, leading } = listingDirectory(tool, call);
     const placed = place(directory, false, base);
     if (!("absolute" in placed)) return NOT_REACHED;
-    if (covers(own, placed.absolute)) return { verdict: YES, reason: listingReason(tool, directory, rule.mode, rule.source) };
+    // A directory reached through a link is listed where the link leads.
+    if (covers(own, placed.absolute) || (own.followSymlinks && judgePlaced(placed, own, false) === YES)) return { verdict: YES, reason: listingReason(tool, directory, rule.mode, rule.source) };
     // From above: the names listed are the paths the pattern matches there (ripgrep's `--glob` matches a pattern without a
     // slash at any depth; a deep agent's glob matches it in the directory; LS lists the directory's own names).
     if (own.inside === undefined) return NOT_REACHED;
     const rest = isGlob ? pattern.replace(/\\/g, "/").split("/").slice(leading.length).join("/") : "*";
     if (rest === "") return NOT_REACHED;
     const listed = [...wordTokens(placed.absolute === "/" ? "" : placed.absolute), SLASH, ...(isGlob && family === "claude" && !pattern.includes("/") ? [GLOBSTAR, SLASH] : []), ...patternTokens(rest)];
-    return own.inside.some((shape) => overlaps(listed, shape) !== false) ? { verdict: UNKNOWN, reason: listingDoubt(tool, isGlob ? `${JSON.stringify(pattern)} from ${path ?? "."}` : `the names in ${directory}`, rule.mode, rule.source) } : NOT_REACHED;
+    return own.inside.some((shape) => overlaps(listed, shape) !== false) && !coveredDirectoriesAbsent(own) ? { verdict: UNKNOWN, reason: listingDoubt(tool, isGlob ? `${JSON.stringify(pattern)} from ${path ?? "."}` : `the names in ${directory}`, rule.mode, rule.source) } : NOT_REACHED;
   }
   const reach = judgeFileReach(searchWords(use, call).map(shellQuoted).join(" "), rule, base);
   if (reach.verdict === NO || reach.reason === undefined) return reach;

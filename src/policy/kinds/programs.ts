@@ -7179,6 +7179,108 @@ export interface WalkFilter {
 const OPTION_WORD = /^--?[A-Za-z0-9]/;
 
 /**
+ * Programs that print the names of what is in the directories they are given (the same names a listing tool prints):
+ * `in`, the names directly inside (`ls DIR`); `under`, every name below (`ls -R`, `find`, `tree`, `du`, `rg --files`,
+ * `fd`). `visible`: names whose last part starts with a dot are skipped unless an option says otherwise. For each program:
+ * the options taking a value (short letters, long names), the options that list deeper or shallower, and where it lists
+ * with no operand (`.`).
+ */
+interface Lister {
+  readonly valued: string;
+  readonly longValued: readonly string[];
+  /** The depth with no option: `in`, `under` or `none` (the operands' own names only). */
+  readonly depth: "in" | "under";
+  readonly deeper?: readonly string[];
+  /** Options that list the operands' own names only (`ls -d`, `du -s`). */
+  readonly itself?: readonly string[];
+  /** Options whose value is a depth (`tree -L N`, `du -d N`): 0 the operands' names, 1 the names in them. */
+  readonly depthOptions?: readonly string[];
+  readonly hidden?: readonly string[];
+  /** Operands before the directories (fd's pattern). */
+  readonly lead?: number;
+  /** Options that must be given for the program to list (`rg --files`). */
+  readonly when?: readonly string[];
+}
+
+const FD_LISTER: Lister = { valued: "edtEcjSxXo", longValued: ["--extension", "--max-depth", "--min-depth", "--exact-depth", "--type", "--exclude", "--color", "--threads", "--size", "--changed-within", "--changed-before", "--owner", "--exec", "--exec-batch", "--base-directory", "--search-path", "--max-results", "--ignore-file", "--path-separator", "--format"], depth: "under", depthOptions: ["-d", "--max-depth"], hidden: ["-H", "--hidden", "-u", "--unrestricted"], lead: 1 };
+
+const LISTERS: Readonly<Record<string, Lister>> = {
+  ls: { valued: "ITw", longValued: ["--ignore", "--hide", "--width", "--tabsize", "--block-size", "--format", "--sort", "--time", "--time-style", "--quoting-style", "--indicator-style"], depth: "in", deeper: ["-R", "--recursive"], itself: ["-d", "--directory"], hidden: ["-a", "-A", "--all", "--almost-all"] },
+  dir: { valued: "ITw", longValued: ["--ignore", "--hide", "--width", "--tabsize", "--block-size", "--format", "--sort", "--time"], depth: "in", deeper: ["-R", "--recursive"], itself: ["-d", "--directory"], hidden: ["-a", "-A", "--all", "--almost-all"] },
+  vdir: { valued: "ITw", longValued: ["--ignore", "--hide", "--width", "--tabsize", "--block-size", "--format", "--sort", "--time"], depth: "in", deeper: ["-R", "--recursive"], itself: ["-d", "--directory"], hidden: ["-a", "-A", "--all", "--almost-all"] },
+  tree: { valued: "LPIo", longValued: ["--filelimit", "--timefmt", "--charset", "-H", "-T", "--sort", "--hintro", "--houtro", "--fromfile"], depth: "under", depthOptions: ["-L"], hidden: ["-a"] },
+  du: { valued: "dBtX", longValued: ["--max-depth", "--block-size", "--threshold", "--exclude", "--exclude-from", "--time-style", "--files0-from"], depth: "under", itself: ["-s", "--summarize"], depthOptions: ["-d", "--max-depth"] },
+  rg: { valued: "gtTEfjmMACe", longValued: ["--glob", "--iglob", "--type", "--type-not", "--type-add", "--type-clear", "--encoding", "--file", "--threads", "--max-count", "--max-depth", "--max-filesize", "--ignore-file", "--sort", "--sortr", "--regexp", "--pre", "--pre-glob", "--color", "--colors", "--path-separator"], depth: "under", depthOptions: ["--max-depth", "-d"], hidden: ["--hidden", "-u", "-uu", "-uuu", "--unrestricted", "-."], when: ["--files"] },
+  fd: FD_LISTER,
+  fdfind: FD_LISTER,
+};
+
+/**
+ * The directories a listing program prints the names in (LISTERS; find by its starting points and -maxdepth), each with
+ * how deep it lists and whether it skips hidden names; undefined for a program that lists nothing.
+ */
+export function listedPlaces(words: readonly string[]): { readonly word: string; readonly depth: "in" | "under"; readonly visible: boolean }[] | undefined {
+  const program = basename(words[0] ?? "");
+  if (program === "find") {
+    const at = words.indexOf("-maxdepth");
+    const max = at >= 0 ? Number(words[at + 1]) : Infinity;
+    if (max === 0) return [];
+    return findStarts(words).map((word) => ({ word, depth: max === 1 ? "in" : "under", visible: false }));
+  }
+  const spec = Object.hasOwn(LISTERS, program) ? LISTERS[program]! : undefined;
+  if (spec === undefined) return undefined;
+  const options: string[] = [];
+  const values = new Map<string, string>();
+  const operands: string[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") {
+      operands.push(...words.slice(i + 1));
+      break;
+    }
+    if (word.startsWith("--") && word.length > 2) {
+      const eq = word.indexOf("=");
+      const name = eq > 0 ? word.slice(0, eq) : word;
+      options.push(name);
+      if (eq < 0 && spec.longValued.includes(name)) values.set(name, words[++i] ?? "");
+      else if (eq > 0) values.set(name, word.slice(eq + 1));
+      continue;
+    }
+    if (word.startsWith("-") && word.length > 1) {
+      if (spec.longValued.includes(word)) {
+        options.push(word);
+        values.set(word, words[++i] ?? "");
+        continue;
+      }
+      options.push(word);
+      for (let k = 1; k < word.length; k++) {
+        const letter = word[k]!;
+        options.push(`-${letter}`);
+        if (spec.valued.includes(letter)) {
+          values.set(`-${letter}`, k + 1 < word.length ? word.slice(k + 1) : (words[++i] ?? ""));
+          break;
+        }
+      }
+      continue;
+    }
+    operands.push(word);
+  }
+  if (spec.when !== undefined && !spec.when.some((option) => options.includes(option))) return undefined;
+  const has = (list: readonly string[] | undefined) => list !== undefined && list.some((option) => options.includes(option));
+  let depth: "in" | "under" | "none" = spec.depth;
+  if (has(spec.deeper)) depth = "under";
+  for (const option of spec.depthOptions ?? []) {
+    const value = values.get(option);
+    if (value !== undefined && /^\d+$/.test(value)) depth = Number(value) === 0 ? "none" : Number(value) === 1 ? "in" : "under";
+  }
+  if (has(spec.itself)) depth = "none";
+  if (depth === "none") return [];
+  const places = operands.slice(spec.lead ?? 0);
+  const visible = spec.hidden !== undefined && !has(spec.hidden);
+  return (places.length > 0 ? places : ["."]).map((word) => ({ word, depth, visible }));
+}
+
+/**
  * What the program of `words` (its name first) does with the files its words may name (FILE_PROGRAMS): each operand and
  * option value with its use. A program the table does not hold (`known` false) has every word after its name `unknown`.
  */
@@ -7258,13 +7360,15 @@ export function readFileUses(words: readonly string[]): FileWords {
   // A type's globs admit hidden names as a glob does (`rg -t sh KEY` searches `.bashrc`); a type the guard cannot read, any.
   const admitted = spec.admits === undefined ? [] : [...seen.flatMap((option) => (option.value !== undefined && spec.admits!.includes(option.name) && !option.value.startsWith("!") ? [option.value] : [])), ...(filter?.unknown === true ? ["*"] : seen.flatMap((option) => (option.value !== undefined && spec.filters?.types?.includes(option.name) === true ? (RG_TYPES[option.value] ?? ["*"]) : [])))];
   const walking = (use: FileUse) => ({ use, ...(admitted.length > 0 && use === "walk-visible" ? { admits: admitted } : {}), ...(filter !== undefined && (use === "walk" || use === "walk-visible") ? { filter } : {}) });
-  const files = operands.filter((word) => word !== "-");
+  // `-` (the standard input or output) takes its place among the leading operands (`zip -r - docs`: the archive is the
+  // output, docs is walked) and names no file.
   let at = 0;
   for (const use of lead) {
-    if (at >= files.length) break;
-    uses.push({ word: files[at++]!, use });
+    if (at >= operands.length) break;
+    const word = operands[at++]!;
+    if (word !== "-") uses.push({ word, use });
   }
-  const remaining = files.slice(at);
+  const remaining = operands.slice(at).filter((word) => word !== "-");
   if (remaining.length === 0 && none !== undefined) uses.push({ word: dir === "" ? "." : dir, ...walking(none) });
   remaining.forEach((word, i) => {
     const keyed = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
