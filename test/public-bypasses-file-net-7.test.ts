@@ -56,7 +56,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Guard } from "../src/guard/index.js";
 import { parsePolicy, permissionPolicy } from "../src/policy/index.js";
+import { defineTool } from "../src/tools/define-tool.js";
 import { installed } from "./helpers/bash-rules.js";
 import { ORACLE_SEED } from "./helpers/oracle.js";
 
@@ -234,6 +237,25 @@ describe("2. a tool whose input holds a URL fetches it", () => {
     expect(declared.decide("save_bookmark", { url: "http://169.254.169.254/" }).mode).toBe("allow");
     expect(declared.decide("open_page", { address: "http://169.254.169.254/" }).mode).toBe("deny");
     expect(declared.decide("open_page", { address: "https://example.com/" }).mode).toBe("allow");
+  });
+
+  it("with the guard's tools known: a closed schema without a url argument carries no fetch rules; a schema that takes any argument, or has url, does", () => {
+    const tools = [
+      defineTool({ name: "save_note", description: "Saves a note.", schema: z.object({ text: z.string() }), risk: "low", execute: () => "saved" }),
+      defineTool({ name: "open_link", description: "Opens a page.", schema: z.object({ url: z.string() }), risk: "low", execute: () => "opened" }),
+      defineTool({ name: "call_api", description: "Any request.", schema: z.looseObject({ method: z.string() }), risk: "low", execute: () => "done" }),
+      defineTool({ name: "WebFetch", description: "Fetches a URL.", schema: z.object({ url: z.string(), prompt: z.string() }), risk: "low", execute: () => "page" }),
+      defineTool({ name: "Read", description: "Reads a file.", schema: z.object({ file_path: z.string() }), risk: "low", execute: () => "text" }),
+    ];
+    const known = policyOf(["WebFetch(domain:169.254.169.254)", "Read(.env)"], ["save_note", "open_link", "call_api"], ["save_note", "open_link", "call_api"]);
+    expect(known.decide("save_note", { url: "http://169.254.169.254/" }).mode, "before the guard hands over the schemas").toBe("deny");
+    new Guard({ tools, permissions: known });
+    // save_note's schema has no url: the tool is never handed one (the guard parses its arguments first).
+    expect(known.decide("save_note", { text: "x", url: "http://169.254.169.254/" }).mode).toBe("allow");
+    expect(known.decide("open_link", { url: "http://169.254.169.254/" }).mode).toBe("deny");
+    expect(known.decide("open_link", { url: `file://${root}/.env` }).mode).toBe("deny");
+    expect(known.decide("call_api", { method: "GET", url: "http://169.254.169.254/" }).mode).toBe("deny");
+    expect(known.decide("call_api", { method: "GET", uri: `file://${root}/.env` }).mode).toBe("deny");
   });
 
   it("the reason names the rule and the URL", () => {

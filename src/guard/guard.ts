@@ -108,7 +108,10 @@ export class Guard {
     // fire: checked here against the tools as `policy check --graph` checks a file (issue 12).
     // The argument kinds the tools declare reach the policy's matchers (the policy's own win).
     const kinds = this.registry.argumentKinds();
-    if (kinds.size > 0 && (options.permissions instanceof PermissionPolicy || options.permissions instanceof SwappablePermissions)) options.permissions.declareToolKinds(kinds);
+    if (options.permissions instanceof PermissionPolicy || options.permissions instanceof SwappablePermissions) {
+      if (kinds.size > 0) options.permissions.declareToolKinds(kinds);
+      options.permissions.declareToolArguments(this.registry.argumentNames());
+    }
     const permissions = options.permissions instanceof SwappablePermissions ? permissionPolicy(options.permissions.loaded) : options.permissions;
     if (permissions instanceof PermissionPolicy) assertPermissionsFit(permissions, this.registry.catalog(), this.registry.argumentNames());
     this.maxConcurrency = Math.max(1, options.maxConcurrency ?? 10);

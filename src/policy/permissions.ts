@@ -1069,6 +1069,8 @@ export class PermissionPolicy {
   private readonly defaults: MatcherDefaults;
   /** Field kinds the policy declares per tool (`fieldKinds`, `mainArguments`). */
   private readonly policyKinds = new Map<string, Readonly<Record<string, ArgumentKind>>>();
+  /** The top-level argument names of tools whose schemas are closed (`declareToolArguments`). */
+  private readonly toolArguments = new Map<string, readonly string[]>();
   /** Field kinds the tools declare (`declareToolKinds`). */
   private readonly toolKinds = new Map<string, Readonly<Record<string, ArgumentKind>>>();
   private readonly provenance: ProvenanceSettings;
@@ -1288,7 +1290,9 @@ export class PermissionPolicy {
     const urls = Object.keys(kinds).filter((selector) => kinds[selector] === "url" && /^[A-Za-z_$][\w$-]*$/.test(selector));
     if (urls.length > 0) return urls;
     if (this.commandField(tool) !== undefined || conventionalFileTool(tool) !== undefined) return [];
-    return URL_ARGUMENTS.filter((field) => kinds[field] === undefined);
+    // A tool whose closed schema has no such argument is never handed one (a tool the guard does not know may be).
+    const known = this.toolArguments.get(tool);
+    return URL_ARGUMENTS.filter((field) => kinds[field] === undefined && (known === undefined || known.includes(field)));
   }
 
   /** A file rule as a rule of the file tool `tool` whose `field` names the file: the same path condition, on that field. */
@@ -1313,6 +1317,25 @@ export class PermissionPolicy {
       this.decisions.clear();
     }
     this.shadow?.declareToolKinds(kinds);
+  }
+
+  /**
+   * The top-level argument names of tools whose input schemas take no others; the guard hands them
+   * over. A tool read as fetching its `url` or `uri` by that convention alone is read so only when
+   * it has that argument.
+   */
+  declareToolArguments(names: ReadonlyMap<string, readonly string[]>): void {
+    let changed = false;
+    for (const [tool, fields] of names) {
+      this.toolArguments.set(tool, [...fields]);
+      changed = true;
+    }
+    if (changed) {
+      this.byTool.clear();
+      this.compositeByTool.clear();
+      this.decisions.clear();
+    }
+    this.shadow?.declareToolArguments(names);
   }
 
   /** The kind of `selector` for calls of `tool`: the policy's declaration, the tool's, else the field-name convention. */

@@ -40,6 +40,14 @@ export class SwappablePermissions {
     this.#policy.declareToolKinds(kinds);
   }
 
+  #toolArguments = new Map<string, readonly string[]>();
+
+  /** The tools' top-level argument names: given to the policy in force and to every one swapped in. */
+  declareToolArguments(names: ReadonlyMap<string, readonly string[]>): void {
+    for (const [tool, fields] of names) this.#toolArguments.set(tool, fields);
+    this.#policy.declareToolArguments(names);
+  }
+
   swap(loaded: LoadedPolicy): void {
     this.prepare(loaded)();
   }
@@ -48,6 +56,7 @@ export class SwappablePermissions {
   prepare(loaded: LoadedPolicy): () => void {
     const next = permissionPolicy(loaded);
     if (this.#toolKinds.size > 0) next.declareToolKinds(this.#toolKinds);
+    if (this.#toolArguments.size > 0) next.declareToolArguments(this.#toolArguments);
     return () => {
       this.#loaded = loaded;
       this.#policy = next;
