@@ -7204,10 +7204,13 @@ interface Lister {
 
 const FD_LISTER: Lister = { valued: "edtEcjSxXo", longValued: ["--extension", "--max-depth", "--min-depth", "--exact-depth", "--type", "--exclude", "--color", "--threads", "--size", "--changed-within", "--changed-before", "--owner", "--exec", "--exec-batch", "--base-directory", "--search-path", "--max-results", "--ignore-file", "--path-separator", "--format"], depth: "under", depthOptions: ["-d", "--max-depth"], hidden: ["-H", "--hidden", "-u", "--unrestricted"], lead: 1 };
 
+const LS_LISTER: Lister = { valued: "ITw", longValued: ["--ignore", "--hide", "--width", "--tabsize", "--block-size", "--format", "--sort", "--time", "--time-style", "--quoting-style", "--indicator-style"], depth: "in", deeper: ["-R", "--recursive"], itself: ["-d", "--directory"], hidden: ["-a", "-A", "--all", "--almost-all"] };
+
 const LISTERS: Readonly<Record<string, Lister>> = {
-  ls: { valued: "ITw", longValued: ["--ignore", "--hide", "--width", "--tabsize", "--block-size", "--format", "--sort", "--time", "--time-style", "--quoting-style", "--indicator-style"], depth: "in", deeper: ["-R", "--recursive"], itself: ["-d", "--directory"], hidden: ["-a", "-A", "--all", "--almost-all"] },
-  dir: { valued: "ITw", longValued: ["--ignore", "--hide", "--width", "--tabsize", "--block-size", "--format", "--sort", "--time"], depth: "in", deeper: ["-R", "--recursive"], itself: ["-d", "--directory"], hidden: ["-a", "-A", "--all", "--almost-all"] },
-  vdir: { valued: "ITw", longValued: ["--ignore", "--hide", "--width", "--tabsize", "--block-size", "--format", "--sort", "--time"], depth: "in", deeper: ["-R", "--recursive"], itself: ["-d", "--directory"], hidden: ["-a", "-A", "--all", "--almost-all"] },
+  ls: LS_LISTER,
+  // GNU dir and vdir are ls with another default format: the same options.
+  dir: LS_LISTER,
+  vdir: LS_LISTER,
   tree: { valued: "LPIo", longValued: ["--filelimit", "--timefmt", "--charset", "-H", "-T", "--sort", "--hintro", "--houtro", "--fromfile"], depth: "under", depthOptions: ["-L"], hidden: ["-a"] },
   du: { valued: "dBtX", longValued: ["--max-depth", "--block-size", "--threshold", "--exclude", "--exclude-from", "--time-style", "--files0-from"], depth: "under", itself: ["-s", "--summarize"], depthOptions: ["-d", "--max-depth"] },
   rg: { valued: "gtTEfjmMACe", longValued: ["--glob", "--iglob", "--type", "--type-not", "--type-add", "--type-clear", "--encoding", "--file", "--threads", "--max-count", "--max-depth", "--max-filesize", "--ignore-file", "--sort", "--sortr", "--regexp", "--pre", "--pre-glob", "--color", "--colors", "--path-separator"], depth: "under", depthOptions: ["--max-depth", "-d"], hidden: ["--hidden", "-u", "-uu", "-uuu", "--unrestricted", "-."], when: ["--files"] },
