@@ -68,7 +68,7 @@ export interface OpenLedgerOptions {
 }
 
 /** Default of `OpenLedgerOptions.completionSyncMs`. */
-export const DEFAULT_COMPLETION_SYNC_MS = 50;
+const DEFAULT_COMPLETION_SYNC_MS = 50;
 
 const claimSchema = z.lazy(() =>
   z.object({

@@ -6657,7 +6657,7 @@ const EFFECT_TABLES: Readonly<Record<string, OptionTable>> = { rsync: RSYNC_OPTI
  * know, after which the words are not read (operands then empty). A program with no table reads every word starting
  * with a dash as an option without a value.
  */
-export function readArguments(program: string, args: readonly string[], inOrder = false): { readonly options: readonly { readonly name: string; readonly value: string | undefined }[]; readonly operands: readonly string[]; readonly unknown?: string } {
+function readArguments(program: string, args: readonly string[], inOrder = false): { readonly options: readonly { readonly name: string; readonly value: string | undefined }[]; readonly operands: readonly string[]; readonly unknown?: string } {
   const table = Object.hasOwn(EFFECT_TABLES, program) ? EFFECT_TABLES[program] : Object.hasOwn(NAMING_PROGRAMS, program) ? NAMING_PROGRAMS[program]!.options : Object.hasOwn(FILE_PROGRAMS, program) ? FILE_PROGRAMS[program]!.options : undefined;
   const words = [program, ...args];
   const options: { name: string; value: string | undefined }[] = [];

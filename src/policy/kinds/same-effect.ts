@@ -15,7 +15,7 @@ import { deletesLikeRmReason, destroysLikeRmReason, unreadDeleterReason } from "
 import { UNREAD_WORDS } from "./subcommands.js";
 
 /** A program's arguments read with its option table (programs.ts readArguments). */
-export interface Arguments {
+interface Arguments {
   readonly options: readonly { readonly name: string; readonly value: string | undefined }[];
   readonly operands: readonly string[];
   /** An option the table does not know: the words after it were not read. */
@@ -23,7 +23,7 @@ export interface Arguments {
 }
 
 /** Reads a program's arguments (`git clean` for git's subcommand) with its option table; `inOrder`: options end at the first operand. */
-export type ArgumentReader = (program: string, args: readonly string[], inOrder?: boolean) => Arguments;
+type ArgumentReader = (program: string, args: readonly string[], inOrder?: boolean) => Arguments;
 
 /** What a command's words delete or destroy: the files or trees (`recursive`: whole trees, as `rm -r`), and whether it destroys their content rather than their names. */
 interface Found {
