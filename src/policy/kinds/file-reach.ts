@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readlinkSync, type Dirent } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, statSync, type Dirent } from "node:fs";
 import { posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { picomatchLibrary } from "../../deps/on-demand.js";
@@ -531,8 +531,35 @@ function literalDirectories(rule: CompiledFileRule): string[] {
   });
 }
 
+function isDirectory(absolute: string): boolean {
+  try {
+    return statSync(absolute).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Programs that make no file, link or directory (and run nothing that could): a line of only these (and redirections
+ * that write nothing but the streams) cannot make a covered directory before a walk in it reads it, so the walk may be
+ * judged by what is on disk now (judgeWalk's `looks`).
+ */
+const MAKES_NOTHING = new Set(["rg", "grep", "egrep", "fgrep", "ag", "ack", "ugrep", "git", "cd", "pushd", "popd", "pwd", "echo", "printf", "true", "ls", "cat", "head", "tail", "wc", "sort", "uniq", "cut", "tr", "nl", "less", "more", "column", "jq"]);
+const STREAMS = /^(?:\/dev\/(?:null|stdout|stderr|tty)|&?\d*-?)$/;
+
+function walkLooks(commands: readonly SimpleCommand[]): boolean {
+  return commands.every(
+    (command) =>
+      !command.construct &&
+      // git only as a reader: `git grep`, `git ls-files` (any other subcommand may write the tree).
+      (basename(command.words[0] ?? "") !== "git" || ["grep", "ls-files", "status", "log", "diff", "show"].includes(command.words[1] ?? "")) &&
+      MAKES_NOTHING.has(basename(command.words[0] ?? "")) &&
+      (command.redirects ?? []).every((redirect) => !redirect.writes || STREAMS.test(redirect.word)),
+  );
+}
+
 /** Whether a directory walked (everything under it read, or written) reaches a file the rule covers. */
-function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean, admits: readonly string[] = [], filter?: WalkFilter): Verdict {
+function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean, admits: readonly string[] = [], filter?: WalkFilter, looks = false): Verdict {
   // A walk that skips hidden names reaches none of a rule whose every file hides below a hidden name, unless a glob it
   // was given admits that name (ripgrep's `-g`, matched against each name as ripgrep matches a glob without a slash).
   // Nor one whose every file its filters keep out (filteredOut).
@@ -548,7 +575,9 @@ function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean,
     if (rule.followSymlinks && judgePlaced(placed, rule, false) === YES) return YES;
     if (hiddenSkipped) return NO;
     const under = [...wordTokens(placed.absolute === "/" ? "" : placed.absolute), SLASH, GLOBSTAR];
-    if (rule.shapes.some((shape) => overlaps(under, shape) !== false)) return UNKNOWN;
+    // A start the guard can see, above covered places that are not there (no `secrets/` in this project): the walk
+    // reaches none of them (`looks`: the line makes nothing before it: walkLooks), unless a link below leads elsewhere.
+    if (rule.shapes.some((shape) => overlaps(under, shape) !== false) && !(looks && isDirectory(placed.absolute) && coveredDirectoriesAbsent(rule))) return UNKNOWN;
     // A link below the start that leads into a covered place is followed by some walks (`grep -R`, `rg -L`, `find -L`,
     // `tar -h`, zip): which ones follow it is not read, so it cannot tell.
     return rule.followSymlinks && coveredDirectoryBelow(placed.absolute, rule, true) ? UNKNOWN : NO;
@@ -681,6 +710,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
   const { commands } = analysis;
   if (commands.length === 0 && analysis.bare === undefined) return NOT_REACHED;
   const places = commandPlaces(commands, text, normaliseBase(start));
+  const looks = (analysis.bare ?? []).length === 0 && walkLooks(commands);
   // `HOME=/srv/app/secrets; cat ~/k`: the line points `~` elsewhere (an assignment, export, declare, read, for or unset of HOME).
   const homeSet = /(?<![$\w{])HOME\b/.test(text);
   let doubt: string | undefined;
@@ -750,7 +780,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
       }
       const placed = place(word, isWild(word), where, homeSet);
       if (use === "walk" || use === "walk-visible" || use === "walk-write") {
-        const verdict = judgeWalk(placed, own, use === "walk-visible", admits, filter);
+        const verdict = judgeWalk(placed, own, use === "walk-visible", admits, filter, use !== "walk-write" && looks);
         if (verdict === YES) return { verdict: YES, reason: fileReachReason(shown, use === "walk-write" ? "writes" : "reads", word === "." ? "the working directory and the files under it" : `${word} and the files under it`, rule.mode, rule.source) };
         if (verdict === UNKNOWN) note(use === "walk-write" ? "walk-write" : "walk", shown, word);
         continue;
