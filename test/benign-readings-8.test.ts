@@ -19,8 +19,12 @@
  *   into the project's own `trash/` folder, `truncate -s +1M`, build output redirected to a log) was already allowed
  *   and is pinned here, with the dangerous sibling of each.
  *
- * Before the fix: 11 of the 46 tests here failed (the eight root walks in the project without covered directories,
- * the two piped ones, and the generated class, which found the same over-ask).
+ *   An archive of the project's root (`tar czf ../src.tgz --exclude=node_modules .`, `zip -qr ../app.zip .`) is read
+ *   the same way; an extraction before the walk (`tar xzf a.tgz && grep -rn KEY .`), a copy, a link, a `mkdir` or
+ *   a clone may make the covered directory, and keeps the walk asking.
+ *
+ * Before the fix: 13 of the 52 tests here failed (the eight root walks in the project without covered directories,
+ * the two piped ones, the tar and zip archives of the root, and the generated class, which found the same over-ask).
  */
 import { spawnSync } from "node:child_process";
 import { linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -68,7 +72,7 @@ function project(name: string, secrets: boolean): string {
   return root;
 }
 
-const ALLOWED = ["rg", "grep", "ls", "find", "tree", "du", "fd", "head", "wc", "mv", "truncate", "npm test", "git status", "pnpm test", "tar", "zip"];
+const ALLOWED = ["rg", "grep", "git grep", "cd", "ls", "find", "tree", "du", "fd", "head", "wc", "mv", "truncate", "npm test", "git status", "pnpm test", "tar", "zip"];
 function policy(root: string, extra = ""): ReturnType<typeof permissionPolicy> {
   return permissionPolicy(
     parsePolicy(
@@ -137,10 +141,27 @@ describe.skipIf(!STRACE)("a recursive search from the root of a project that hol
     expect(decision.reason ?? "").toMatch(/reads every file under \.|secrets|\.env/);
   });
 
+  it.each(["tar czf ../clean-src.tgz --exclude=node_modules .", "tar -czf ../clean-src.tgz dist src package.json", "zip -qr ../clean.zip . -x 'node_modules/*'", "git grep -n foo", "cd src && rg foo"])("%s (an archive of the project, a reader after a cd) is allowed there and reads no covered file", (line) => {
+    const decision = cleanGuard.decide("Bash", { command: line });
+    expect(decision.mode, decision.reason).toBe("allow");
+    expect(secret(run(clean, line).read)).toBe(false);
+  });
+
+  it("an extraction before the walk may make the covered directory: not allowed, as the real run reads secrets/k", () => {
+    const archive = path.join(scratch, "withkey.tgz");
+    spawnSync("tar", ["czf", archive, "-C", guarded, "secrets"]);
+    for (const [i, line] of [`tar xzf ${archive} && grep -rn KEY .`, `tar -xzf ${archive}; rg KEY`, `tar -x -z -f ${archive} && rg -l KEY`, `tar --extract -zf ${archive} && grep -rl KEY .`].entries()) {
+      const root = project(`extract-${i}`, false);
+      const guard = policy(root);
+      expect(guard.decide("Bash", { command: line }).mode, line).not.toBe("allow");
+      expect(secret(run(root, line).read), line).toBe(true);
+    }
+  });
+
   it("a line that may make the covered directory before the walk is not read as the directory being absent", () => {
     mkdirSync(path.join(scratch, "elsewhere"), { recursive: true });
     writeFileSync(path.join(scratch, "elsewhere", "k"), `${MARK}\n`);
-    for (const line of [`mkdir secrets && cp ${scratch}/elsewhere/k secrets/ && rg KEY`, `cp -r ${scratch}/elsewhere secrets; grep -rn KEY .`, `ln -s ${scratch}/elsewhere secrets && grep -R KEY .`]) {
+    for (const line of [`mkdir secrets && cp ${scratch}/elsewhere/k secrets/ && rg KEY`, `cp -r ${scratch}/elsewhere secrets; grep -rn KEY .`, `ln -s ${scratch}/elsewhere secrets && grep -R KEY .`, `echo secrets | xargs mkdir; rg KEY`, `git clone ${scratch}/repo . && rg KEY`, `TAR_OPTIONS=-x tar czf ${scratch}/a.tgz . ; rg KEY`]) {
       const guard = policy(clean, '  - { rule: "Bash(mkdir:*)", mode: allow }\n  - { rule: "Bash(cp:*)", mode: allow }\n  - { rule: "Bash(ln:*)", mode: allow }');
       expect(guard.decide("Bash", { command: line }).mode, line).not.toBe("allow");
     }

@@ -540,22 +540,39 @@ function isDirectory(absolute: string): boolean {
 }
 
 /**
- * Programs that make no file, link or directory (and run nothing that could): a line of only these (and redirections
- * that write nothing but the streams) cannot make a covered directory before a walk in it reads it, so the walk may be
- * judged by what is on disk now (judgeWalk's `looks`).
+ * Programs that make no directory or link (and run nothing that could): a line of only these (and redirections that
+ * write nothing but the streams) cannot make a covered directory before a walk in it reads it, so the walk may be judged
+ * by what is on disk now (judgeWalk's `looks`). A program's entry is true, or what its words must be: git as a reader,
+ * tar creating an archive (not extracting one, nor running a program: `-I`, `--to-command`, `-F`), zip without a test
+ * command (`-T`/`-TT`), xargs running one of these.
  */
-const MAKES_NOTHING = new Set(["rg", "grep", "egrep", "fgrep", "ag", "ack", "ugrep", "git", "cd", "pushd", "popd", "pwd", "echo", "printf", "true", "ls", "cat", "head", "tail", "wc", "sort", "uniq", "cut", "tr", "nl", "less", "more", "column", "jq"]);
+const MAKES_NOTHING: Readonly<Record<string, true | ((words: readonly string[]) => boolean)>> = {
+  rg: true, grep: true, egrep: true, fgrep: true, ag: true, ack: true, ugrep: true, cd: true, pushd: true, popd: true, pwd: true, echo: true, printf: true,
+  true: true, ls: true, cat: true, head: true, tail: true, wc: true, sort: true, uniq: true, cut: true, tr: true, nl: true, column: true, jq: true,
+  git: (words) => ["grep", "ls-files", "status", "log", "diff", "show"].includes(words[1] ?? ""),
+  tar: (words) => {
+    const clusters = words.slice(1).filter((word, i) => (i === 0 && !word.startsWith("-")) || /^-[^-]/.test(word));
+    const creates = clusters.some((cluster) => cluster.includes("c")) || words.includes("--create");
+    const extractsOrRuns = clusters.some((cluster) => /[xIF]/.test(cluster)) || words.some((word) => /^--(?:ext|get|to-c|us|checkpoint-a|info|new-v|rmt|rsh)/.test(word));
+    return creates && !extractsOrRuns;
+  },
+  zip: (words) => !words.some((word) => /^-[A-Za-z]*T|^--(?:test|unzip)/.test(word)),
+  xargs: (words) => {
+    let i = 1;
+    while (i < words.length && words[i]!.startsWith("-")) i += /^-[nILPsdEa]$/.test(words[i]!) ? 2 : 1;
+    const name = basename(words[i] ?? "");
+    const entry = Object.hasOwn(MAKES_NOTHING, name) && name !== "xargs" ? MAKES_NOTHING[name] : undefined;
+    return entry !== undefined && (entry === true || entry(words.slice(i)));
+  },
+};
 const STREAMS = /^(?:\/dev\/(?:null|stdout|stderr|tty)|&?\d*-?)$/;
 
 function walkLooks(commands: readonly SimpleCommand[]): boolean {
-  return commands.every(
-    (command) =>
-      !command.construct &&
-      // git only as a reader: `git grep`, `git ls-files` (any other subcommand may write the tree).
-      (basename(command.words[0] ?? "") !== "git" || ["grep", "ls-files", "status", "log", "diff", "show"].includes(command.words[1] ?? "")) &&
-      MAKES_NOTHING.has(basename(command.words[0] ?? "")) &&
-      (command.redirects ?? []).every((redirect) => !redirect.writes || STREAMS.test(redirect.word)),
-  );
+  return commands.every((command) => {
+    const name = basename(command.words[0] ?? "");
+    const entry = command.construct || (command.settings ?? []).length > 0 || !Object.hasOwn(MAKES_NOTHING, name) ? undefined : MAKES_NOTHING[name];
+    return entry !== undefined && (entry === true || entry(command.words)) && (command.redirects ?? []).every((redirect) => !redirect.writes || STREAMS.test(redirect.word));
+  });
 }
 
 /** Whether a directory walked (everything under it read, or written) reaches a file the rule covers. */
