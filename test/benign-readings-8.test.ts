@@ -23,8 +23,12 @@
  *   the same way; an extraction before the walk (`tar xzf a.tgz && grep -rn KEY .`), a copy, a link, a `mkdir` or
  *   a clone may make the covered directory, and keeps the walk asking.
  *
- * Before the fix: 13 of the 52 tests here failed (the eight root walks in the project without covered directories,
- * the two piped ones, the tar and zip archives of the root, and the generated class, which found the same over-ask).
+ * - Emptying read as rm on a file with nothing to lose (`truncate -s 10M disk.img` making or growing an image, `> build.log`
+ *   before the log exists): see the last describe.
+ *
+ * Before the fixes: 20 of the 76 tests here failed (the eight root walks in the project without covered directories,
+ * the two piped ones, the tar and zip archives of the root, the generated class, which found the same over-ask; the
+ * four growing truncates and the three redirections to no file or an empty one).
  */
 import { spawnSync } from "node:child_process";
 import { linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -232,6 +236,70 @@ describe.skipIf(!STRACE)("the rest of this round's readings, in the same project
 
   it.each(["mv dist/index.js ~/.Trash/", "truncate -s 0 dist/index.js", ": > dist/index.js", "cp /dev/null dist/index.js", "shred dist/index.js"])("%s destroys a file like rm: not allowed", (line) => {
     expect(cleanGuard.decide("Bash", { command: line }).mode, line).not.toBe("allow");
+  });
+});
+
+/**
+ * Emptying read as rm, on files that hold nothing to lose: `truncate -s 10M disk.img` makes a sparse image (dracut-ng/dracut#1879
+ * "use truncate to create sparse files", systemd/systemd#24361 "use truncate to generate disk image"), `> out.log`
+ * starts a log that does not exist yet. Judged by the file on disk when the line is that one command and the policy
+ * names its directory: absent, or no larger than the size kept, loses nothing; otherwise (or after another command
+ * that may write it) it stays read as rm.
+ */
+describe("emptying a file that holds nothing to lose", () => {
+  const root = project("sizes", false);
+  writeFileSync(path.join(root, "big.img"), Buffer.alloc(3 * 1024 * 1024, 1));
+  writeFileSync(path.join(root, "small.img"), Buffer.alloc(1024, 1));
+  writeFileSync(path.join(root, "notes.txt"), "keep me\n");
+  writeFileSync(path.join(root, "empty.log"), "");
+  symlinkSync("big.img", path.join(root, "link.img"));
+  const guard = policy(root, '  - { rule: "Bash(:)", mode: allow }');
+  const sizeOf = (file: string) => spawnSync("stat", ["-c", "%s", file], { cwd: root, encoding: "utf8" }).stdout.trim();
+  const likeRm = /like rm/;
+
+  it.each([
+    ["truncate -s 10M disk.img", "disk.img"],
+    ["truncate -s 1G swap.img", "swap.img"],
+    ["truncate -s 2M small.img", "small.img"],
+    ["truncate -s 0 empty.log", "empty.log"],
+  ])("%s destroys nothing (the real truncate only grows or makes the file): not read as rm", (line, file) => {
+    const before = sizeOf(file);
+    const decision = guard.decide("Bash", { command: line });
+    expect(decision.mode, decision.reason).toBe("allow");
+    spawnSync("bash", ["-c", line], { cwd: root });
+    expect(Number(sizeOf(file))).toBeGreaterThanOrEqual(before === "" ? 0 : Number(before));
+  });
+
+  it.each(["> build.log", ": > build.log", "> empty.log"])("%s on no file or an empty one is not read as rm", (line) => {
+    expect(guard.decide("Bash", { command: line }).reason ?? "").not.toMatch(likeRm);
+  });
+
+  it.each([
+    "truncate -s 1M big.img",
+    "truncate -s 0 small.img",
+    "truncate -s 10M link.img",
+    "truncate -s 10M ../sizes/big.img",
+    "truncate -s 4 src/index.ts notes.txt",
+    "truncate -s 1K src/index.ts big.img",
+    "truncate -s 1M big.img swap2.img",
+    "truncate -r small.img big.img",
+    "cp big.img disk2.img && truncate -s 1M disk2.img",
+    "truncate -s 1M disk3.img; truncate -s 0 disk3.img",
+  ])("%s may cut content: still read as rm", (line) => {
+    const decision = guard.decide("Bash", { command: line });
+    expect(decision.mode).not.toBe("allow");
+    expect(decision.reason ?? "").toMatch(likeRm);
+  });
+
+  it.each(["> notes.txt", ": > notes.txt", "> big.img", "> link.img", "echo -n > notes.txt", "> a.log; > notes.txt"])("%s empties a file with content: still read as rm", (line) => {
+    expect(guard.decide("Bash", { command: line }).reason ?? "").toMatch(likeRm);
+  });
+
+  it("the real truncate shrinks a larger file (the dangerous sibling)", () => {
+    writeFileSync(path.join(root, "victim.img"), Buffer.alloc(2 * 1024 * 1024, 1));
+    expect(guard.decide("Bash", { command: "truncate -s 1M victim.img" }).mode).not.toBe("allow");
+    spawnSync("bash", ["-c", "truncate -s 1M victim.img"], { cwd: root });
+    expect(sizeOf("victim.img")).toBe(String(1024 * 1024));
   });
 });
 
