@@ -1,4 +1,5 @@
 import { foldCase, normalizeString } from "../normalize.js";
+import { lstatSync } from "node:fs";
 import { posix } from "node:path";
 import { hardLinkReason, lineLinkReason, optionSpellingReason, optionSpellingsReason, unknownDirectoryReason, unplacedWordsReason, unreadPlacesReason, wildWordsReason } from "../../messages/index.js";
 import { optionArguments, optionGrammarAt, readOptionSpellings, UNKNOWN_OPERAND, type OptionSpellings } from "./option-grammars.js";
@@ -8,7 +9,7 @@ import { lineLinks, linkReadings, UNKNOWN_TARGET, type LineLink } from "./links.
 import { hardLinkNames, pathWordReadings, realPatternWord } from "./path.js";
 import { analyzeShell, type SimpleCommand } from "./shell.js";
 import { readPowerShell } from "./powershell.js";
-import { emptiedBy } from "./same-effect.js";
+import { emptiedBy, type MaybeForm } from "./same-effect.js";
 import { UNREAD_WORDS } from "./subcommands.js";
 import { NO, UNKNOWN, YES, type Verdict } from "./verdict.js";
 
@@ -626,6 +627,25 @@ function moveTo(target: string | undefined): (cwd: string | undefined) => string
 }
 
 /** Where a command runs: `cwd` (from the line's own `cd`s, relative to its start) placed in `start` when the start is known. */
+/**
+ * Whether a form that destroys content (same-effect.ts's `spares`) destroys nothing on this machine: the line is that one
+ * command, it runs in a directory the policy names, and each target, a plain relative or absolute name, is absent or a
+ * regular file no larger than the size kept (`> out.log` before the log exists, `truncate -s 10M disk.img` growing it).
+ */
+function spared(candidate: MaybeForm, where: string | undefined, alone: boolean): boolean {
+  const spares = candidate.spares;
+  if (!alone || spares === undefined || where === undefined || !where.startsWith("/")) return false;
+  return spares.files.every((file) => {
+    if (!/^[\w./@+-]+$/.test(file) || file.split("/").includes("..")) return false;
+    try {
+      const stat = lstatSync(posix.resolve(where, file));
+      return stat.isFile() && stat.size <= spares.upTo;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "ENOENT";
+    }
+  });
+}
+
 function startedIn(start: string | undefined, cwd: string | undefined): string | undefined {
   if (start === undefined || cwd === UNPLACED || cwd?.startsWith("/") === true || cwd?.startsWith("~") === true) return cwd;
   return cwd === undefined ? start : `${start}/${cwd}`;
@@ -920,7 +940,9 @@ export function judgeCommandWhy(text: string, given: readonly CommandPattern[], 
       for (const [i, command] of commands.entries()) {
         // Placed where the command runs too, when the line's start is known (`cat -- secrets/key` from the pathBase).
         const where = startedIn(start, cwds[i]);
+        const alone = commands.length === 1 && (analysis.bare ?? []).length === 0;
         const one = command.maybe?.find((candidate) =>
+          !spared(candidate, where, alone) &&
           patterns.some((pattern) =>
             candidate.form.at(-1) === UNREAD_WORDS
               ? mayMatch(pattern, candidate.form, UNREAD_WORD_SET) !== false
@@ -936,7 +958,8 @@ export function judgeCommandWhy(text: string, given: readonly CommandPattern[], 
     // `> F`, `>| F`: a redirection with no command empties F, as rm leaves nothing of it (same-effect.ts).
     if (open === undefined) {
       for (const bare of analysis.bare ?? []) {
-        const emptied = bare.redirects.flatMap((redirect) => (redirect.truncates === true ? [emptiedBy(undefined, redirect.word)] : [])).find((one) => one !== undefined && patterns.some((pattern) => pattern.matches(one.form)));
+        const alone = commands.length === 0 && (analysis.bare ?? []).length === 1 && bare.redirects.length === 1;
+        const emptied = bare.redirects.flatMap((redirect) => (redirect.truncates === true ? [emptiedBy(undefined, redirect.word)] : [])).find((one) => one !== undefined && !spared(one, start, alone) && patterns.some((pattern) => pattern.matches(one.form)));
         if (emptied !== undefined) {
           open = emptied.reason;
           break;

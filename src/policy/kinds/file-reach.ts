@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readlinkSync, type Dirent } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, statSync, type Dirent } from "node:fs";
 import { posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { picomatchLibrary } from "../../deps/on-demand.js";
@@ -531,8 +531,52 @@ function literalDirectories(rule: CompiledFileRule): string[] {
   });
 }
 
+function isDirectory(absolute: string): boolean {
+  try {
+    return statSync(absolute).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Programs that make no directory or link (and run nothing that could): a line of only these (and redirections that
+ * write nothing but the streams) cannot make a covered directory before a walk in it reads it, so the walk may be judged
+ * by what is on disk now (judgeWalk's `looks`). A program's entry is true, or what its words must be: git as a reader,
+ * tar creating an archive (not extracting one, nor running a program: `-I`, `--to-command`, `-F`), zip without a test
+ * command (`-T`/`-TT`), xargs running one of these.
+ */
+const MAKES_NOTHING: Readonly<Record<string, true | ((words: readonly string[]) => boolean)>> = {
+  rg: true, grep: true, egrep: true, fgrep: true, ag: true, ack: true, ugrep: true, cd: true, pushd: true, popd: true, pwd: true, echo: true, printf: true,
+  true: true, ls: true, cat: true, head: true, tail: true, wc: true, sort: true, uniq: true, cut: true, tr: true, nl: true, column: true, jq: true,
+  git: (words) => ["grep", "ls-files", "status", "log", "diff", "show"].includes(words[1] ?? ""),
+  tar: (words) => {
+    const clusters = words.slice(1).filter((word, i) => (i === 0 && !word.startsWith("-")) || /^-[^-]/.test(word));
+    const creates = clusters.some((cluster) => cluster.includes("c")) || words.includes("--create");
+    const extractsOrRuns = clusters.some((cluster) => /[xIF]/.test(cluster)) || words.some((word) => /^--(?:ext|get|to-c|us|checkpoint-a|info|new-v|rmt|rsh)/.test(word));
+    return creates && !extractsOrRuns;
+  },
+  zip: (words) => !words.some((word) => /^-[A-Za-z]*T|^--(?:test|unzip)/.test(word)),
+  xargs: (words) => {
+    let i = 1;
+    while (i < words.length && words[i]!.startsWith("-")) i += /^-[nILPsdEa]$/.test(words[i]!) ? 2 : 1;
+    const name = basename(words[i] ?? "");
+    const entry = Object.hasOwn(MAKES_NOTHING, name) && name !== "xargs" ? MAKES_NOTHING[name] : undefined;
+    return entry !== undefined && (entry === true || entry(words.slice(i)));
+  },
+};
+const STREAMS = /^(?:\/dev\/(?:null|stdout|stderr|tty)|&?\d*-?)$/;
+
+function walkLooks(commands: readonly SimpleCommand[]): boolean {
+  return commands.every((command) => {
+    const name = basename(command.words[0] ?? "");
+    const entry = command.construct || (command.settings ?? []).length > 0 || !Object.hasOwn(MAKES_NOTHING, name) ? undefined : MAKES_NOTHING[name];
+    return entry !== undefined && (entry === true || entry(command.words)) && (command.redirects ?? []).every((redirect) => !redirect.writes || STREAMS.test(redirect.word));
+  });
+}
+
 /** Whether a directory walked (everything under it read, or written) reaches a file the rule covers. */
-function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean, admits: readonly string[] = [], filter?: WalkFilter): Verdict {
+function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean, admits: readonly string[] = [], filter?: WalkFilter, looks = false): Verdict {
   // A walk that skips hidden names reaches none of a rule whose every file hides below a hidden name, unless a glob it
   // was given admits that name (ripgrep's `-g`, matched against each name as ripgrep matches a glob without a slash).
   // Nor one whose every file its filters keep out (filteredOut).
@@ -548,7 +592,9 @@ function judgeWalk(placed: Placed, rule: CompiledFileRule, skipsHidden: boolean,
     if (rule.followSymlinks && judgePlaced(placed, rule, false) === YES) return YES;
     if (hiddenSkipped) return NO;
     const under = [...wordTokens(placed.absolute === "/" ? "" : placed.absolute), SLASH, GLOBSTAR];
-    if (rule.shapes.some((shape) => overlaps(under, shape) !== false)) return UNKNOWN;
+    // A start the guard can see, above covered places that are not there (no `secrets/` in this project): the walk
+    // reaches none of them (`looks`: the line makes nothing before it: walkLooks), unless a link below leads elsewhere.
+    if (rule.shapes.some((shape) => overlaps(under, shape) !== false) && !(looks && isDirectory(placed.absolute) && coveredDirectoriesAbsent(rule))) return UNKNOWN;
     // A link below the start that leads into a covered place is followed by some walks (`grep -R`, `rg -L`, `find -L`,
     // `tar -h`, zip): which ones follow it is not read, so it cannot tell.
     return rule.followSymlinks && coveredDirectoryBelow(placed.absolute, rule, true) ? UNKNOWN : NO;
@@ -681,6 +727,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
   const { commands } = analysis;
   if (commands.length === 0 && analysis.bare === undefined) return NOT_REACHED;
   const places = commandPlaces(commands, text, normaliseBase(start));
+  const looks = (analysis.bare ?? []).length === 0 && walkLooks(commands);
   // `HOME=/srv/app/secrets; cat ~/k`: the line points `~` elsewhere (an assignment, export, declare, read, for or unset of HOME).
   const homeSet = /(?<![$\w{])HOME\b/.test(text);
   let doubt: string | undefined;
@@ -750,7 +797,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
       }
       const placed = place(word, isWild(word), where, homeSet);
       if (use === "walk" || use === "walk-visible" || use === "walk-write") {
-        const verdict = judgeWalk(placed, own, use === "walk-visible", admits, filter);
+        const verdict = judgeWalk(placed, own, use === "walk-visible", admits, filter, use !== "walk-write" && looks);
         if (verdict === YES) return { verdict: YES, reason: fileReachReason(shown, use === "walk-write" ? "writes" : "reads", word === "." ? "the working directory and the files under it" : `${word} and the files under it`, rule.mode, rule.source) };
         if (verdict === UNKNOWN) note(use === "walk-write" ? "walk-write" : "walk", shown, word);
         continue;

@@ -11,7 +11,7 @@
 
 import { CODE_LOADERS, type CodeLoader } from "./loaders.js";
 import { readPowerShell } from "./powershell.js";
-import { DELETE_CALLS, deletesLikeRm, deletionOf } from "./same-effect.js";
+import { DELETE_CALLS, deletesLikeRm, deletionOf, type MaybeForm } from "./same-effect.js";
 import { carriedUrlReason } from "../../messages/index.js";
 import { originOf, urlReadings } from "./net.js";
 import { parseOptions, type OptionTable, type Parsed } from "./options.js";
@@ -38,7 +38,7 @@ interface ProgramReading {
   /** Other spellings a deny rule is tried against as they are, not read again (`npm pub` as `npm publish`; subcommands.ts). */
   spellings?: (readonly string[])[];
   /** Commands the line may run, which the guard cannot tell apart (subcommands.ts): a deny rule one of them matches cannot tell. */
-  maybe?: { readonly form: readonly string[]; readonly reason: string }[];
+  maybe?: MaybeForm[];
   /** Texts that may be command lines (awk's string literals): read when they parse, ignored when not. */
   readonly guesses: string[];
   /** Set when the reading is incomplete (an option the table does not know, code it cannot read). */

@@ -30,6 +30,27 @@ interface Found {
   readonly targets: readonly string[];
   readonly recursive: boolean;
   readonly destroys?: boolean;
+  /** The content kept: every target no larger than this many bytes (`truncate -s 10M`) loses none. */
+  readonly keepsUpTo?: number;
+}
+
+/**
+ * A command a line may run, read as another (`truncate -s 0 x` as `rm x`), with why. `spares`: the targets it destroys
+ * nothing of when each is absent or a regular file no larger than `upTo` bytes (`> out.log` on no file, `truncate -s 10M
+ * disk.img` growing one); the judge looks only when the line is that one command and the policy names its directory.
+ */
+export interface MaybeForm {
+  readonly form: readonly string[];
+  readonly reason: string;
+  readonly spares?: { readonly files: readonly string[]; readonly upTo: number };
+}
+
+/** GNU truncate's SIZE without a sign (`10M`, `1GiB`, `512K`, `100KB`): bytes, or undefined. */
+function absoluteSize(size: string): number | undefined {
+  const match = /^(\d+)(?:([KMGTPE])(iB|B)?)?$/.exec(size);
+  if (match === null) return undefined;
+  const power = match[2] === undefined ? 0 : "KMGTPE".indexOf(match[2]) + 1;
+  return Number(match[1]) * (match[3] === "B" ? 1000 : 1024) ** power;
 }
 
 /** One program that deletes files or destroys their content: when its words make it do so, and what. */
@@ -93,7 +114,8 @@ function truncated(args: Arguments): Found | undefined {
   const reference = has(args, "-r", "--reference");
   if (sizes.length === 0 && !reference) return undefined;
   if (!reference && sizes.every((size) => /^[+>]/.test(size))) return undefined;
-  return { targets: args.operands, recursive: false, destroys: true };
+  const last = reference ? undefined : absoluteSize(sizes.at(-1)!);
+  return { targets: args.operands, recursive: false, destroys: true, ...(last === undefined || sizes.length !== 1 ? {} : { keepsUpTo: last }) };
 }
 
 /** Programs that delete files or destroy their content, by name. */
@@ -187,7 +209,7 @@ function unreadArguments(args: readonly string[]): Arguments {
  * `truncate -s 0 x` as `rm x`), with why, when its words delete files or destroy their content; undefined otherwise.
  * `rm` itself and its spellings are read elsewhere (programs.ts). `read` reads a program's options with its table.
  */
-export function deletionOf(words: readonly string[], name: string, read: ArgumentReader): { readonly form: readonly string[]; readonly reason: string } | undefined {
+export function deletionOf(words: readonly string[], name: string, read: ArgumentReader): MaybeForm | undefined {
   let args = words.slice(1);
   let deleter: Deleter | undefined;
   let table: string | undefined;
@@ -211,6 +233,7 @@ export function deletionOf(words: readonly string[], name: string, read: Argumen
   const form = ["rm", ...(found.recursive ? ["-r", "-f"] : []), ...(found.targets.length === 0 ? [UNREAD_WORDS] : found.targets)];
   if (unread) return { form: ["rm", "-r", "-f", UNREAD_WORDS], reason: unreadDeleterReason(shown, deleter.how, parsed.unknown!) };
   // No operand: the words come from elsewhere (`xargs unlink < list`), which the guard does not read.
+  if (found.keepsUpTo !== undefined && found.targets.length > 0) return { form, reason: destroysLikeRmReason(shown, deleter.how), spares: { files: found.targets, upTo: found.keepsUpTo } };
   return { form, reason: found.destroys === true ? destroysLikeRmReason(shown, deleter.how) : deletesLikeRmReason(shown, deleter.how) };
 }
 
@@ -227,7 +250,7 @@ const NOT_EMPTIED = /^\/dev\/(?:null|stdout|stderr|stdin|tty|fd\/\d+)$/;
  * as `rm F`, with why; undefined when the command writes something (`echo x > F` is new content: Edit rules speak) or the
  * redirection appends. `words`: the command's words, or undefined for a redirection with no command.
  */
-export function emptiedBy(words: readonly string[] | undefined, file: string): { readonly form: readonly string[]; readonly reason: string } | undefined {
+export function emptiedBy(words: readonly string[] | undefined, file: string): MaybeForm | undefined {
   if (NOT_EMPTIED.test(file)) return undefined;
   const name = words?.[0]?.replace(/^.*\//, "");
   const silent =
@@ -241,5 +264,5 @@ export function emptiedBy(words: readonly string[] | undefined, file: string): {
     (name === "printf" && words.length >= 2 && /^(?:%[sb])*$/.test(words[1]!) && words.slice(2).every((word) => word === ""));
   if (!silent) return undefined;
   const shown = words === undefined ? `> ${file}` : `${words.join(" ")} > ${file}`;
-  return { form: ["rm", file], reason: destroysLikeRmReason(shown, "a redirection that empties it") };
+  return { form: ["rm", file], reason: destroysLikeRmReason(shown, "a redirection that empties it"), spares: { files: [file], upTo: 0 } };
 }

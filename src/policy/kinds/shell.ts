@@ -2,7 +2,7 @@ import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
 import { basename, otherProgramName, codeLoader, environmentFiles, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, redirectPlaces, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
 import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason, unlistedLoadedCodeReason, unlistedScriptReason, loadedCodeReason } from "../../messages/index.js";
-import { emptiedBy } from "./same-effect.js";
+import { emptiedBy, type MaybeForm } from "./same-effect.js";
 import { shellParser } from "./shell-grammar.js";
 import { MachineBoundReadings } from "./net.js";
 
@@ -50,7 +50,7 @@ export interface SimpleCommand {
    */
   readonly settings?: readonly Setting[];
   /** Commands this one may run, which the guard cannot tell apart (`helm --x y uninstall z`: y or uninstall): a deny or ask pattern one of them matches cannot tell (`reason`). */
-  readonly maybe?: readonly { readonly form: readonly string[]; readonly reason: string }[];
+  readonly maybe?: readonly MaybeForm[];
   /**
    * A command a wrapper runs whose words end the wrapper's (`uv run pytest -q` runs `pytest -q`): the
    * wrapper's words and where this command starts in them. An allow pattern that matches the wrapper's
@@ -987,7 +987,7 @@ function addSimple(
       forms.push([...form]);
     }
   };
-  const maybe: { readonly form: readonly string[]; readonly reason: string }[] = [];
+  const maybe: MaybeForm[] = [];
   const spellings: (readonly string[])[] = [];
   const nested: { commands: (readonly string[])[]; scripts: string[]; guesses: string[] } = { commands: [], scripts: [], guesses: [] };
   let transparent = false;
