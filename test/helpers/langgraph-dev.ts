@@ -95,9 +95,17 @@ export async function startDevServer(env: Record<string, string>, extraGraphs: R
       // The CLI starts its own children (the API server): stop the whole group.
       process.kill(-child.pid, "SIGTERM");
       await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (child.exitCode === null) process.kill(-child.pid, "SIGKILL");
     }
-    rmSync(dir, { recursive: true, force: true });
+    // The CLI may exit before the server it started has: stop what is left of the group, which may
+    // still be writing its state into the directory, and remove it once their last writes are done.
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // The group is gone already.
+      }
+    }
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
   const deadline = Date.now() + 120_000;
   for (;;) {
