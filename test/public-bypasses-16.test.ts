@@ -314,6 +314,7 @@ describe(`public bypass classes (16): a tool handed URLs in an array, or as URL/
     const tools = [
       defineTool({ name: "batch_scrape", description: "Scrapes pages.", schema: z.object({ urls: z.array(z.string()) }), risk: "low", execute: () => "pages" }),
       defineTool({ name: "save_note", description: "Saves a note.", schema: z.object({ text: z.string() }), risk: "low", execute: () => "saved" }),
+      defineTool({ name: "WebFetch", description: "Fetches a URL.", schema: z.object({ url: z.string(), prompt: z.string() }), risk: "low", execute: () => "page" }),
     ];
     const known = permissionPolicy(parsePolicy(`version: 1\npermissions:\n  - { rule: "WebFetch(domain:169.254.169.254)", mode: deny }\n  - { rule: batch_scrape, mode: allow }\n  - { rule: save_note, mode: allow }\ntools:\n  batch_scrape: { risk: low }\n  save_note: { risk: low }\n`, "yaml", "public-bypasses-16-known.yaml"));
     new Guard({ tools, permissions: known });
