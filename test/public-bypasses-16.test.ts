@@ -84,6 +84,8 @@ const GLOB_CASES: readonly (readonly [string, Expect])[] = [
   ["echo secrets/*/*", "deny"],
   ["echo secrets/deep*/*", "deny"],
   ["for f in secrets/*; do echo $f; done", "deny"],
+  ["x=(secrets/*); echo \"${x[@]}\"", "deny"],
+  ["select f in secrets/*; do break; done", "deny"],
   ["echo */*", "not-allow"],
   ["echo s*/*", "not-allow"],
   ["echo ?ecrets/*", "not-allow"],
@@ -100,6 +102,8 @@ const GLOB_CASES: readonly (readonly [string, Expect])[] = [
   ['echo "secrets/*"', "allow"],
   ["echo secrets", "allow"],
   ["for f in src/*; do echo $f; done", "allow"],
+  ["x=(src/*.ts); echo \"${x[@]}\"", "allow"],
+  ["cd src && for f in *; do echo $f; done", "allow"],
 ];
 
 describe(`public bypass classes (16): a file name pattern lists the directory it expands in [${GLOB_SOURCE}]`, () => {
@@ -165,6 +169,9 @@ const DESTROYERS: readonly (readonly [string, boolean])[] = [
   ["exec 3>VICTIM", true],
   ["exec >VICTIM", true],
   ["exec 3> VICTIM 4>&1", true],
+  ["head -c 0 README.md > VICTIM", true],
+  ["head -n0 README.md > VICTIM", true],
+  ["sort < /dev/null > VICTIM", true],
   ["echo > VICTIM", true],
   ["echo '' > VICTIM", true],
   ["sed -i d VICTIM", true],
@@ -208,6 +215,9 @@ const KEEPS: readonly string[] = [
   "exec 3>>VICTIM",
   "exec 2>/dev/null",
   "echo hi > OUT",
+  "head -n 1 README.md > OUT",
+  "make 2>&1 | tee OUT",
+  "git push < /dev/null",
   "fallocate -l 1M OUT",
   "fallocate -d VICTIM",
   "perl -e 'print 1'",

@@ -814,7 +814,7 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
   }
   // `for f in secrets/*`: a loop's patterns list the directories they expand in, where the line is at that point.
   if (own.inside !== undefined && restricts(own.access, "read")) {
-    for (const { at, word } of analysis.patterns ?? []) {
+    for (const { at, word, shown } of analysis.patterns ?? []) {
       // Where the loop's first command runs (a `cd` before the loop moved it), else where the line is after the commands before it.
       const moved = commands.slice(0, at).some((command) => ["cd", "pushd", "popd"].includes(basename(command.words[0] ?? "")));
       const where = places[at] ?? (moved ? "~-" : normaliseBase(start));
@@ -822,7 +822,6 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
         const placed = place(directory, PATTERN_RE.test(directory), where, homeSet);
         const itself = judgePlaced(placed, own, PATTERN_RE.test(directory));
         const verdict = !walk || itself === YES ? itself : judgeWalk(placed, own, false);
-        const shown = `for … in ${word}`;
         if (verdict === YES) return { verdict: YES, reason: listingReason(`\`${shown}\``, directory, rule.mode, rule.source) };
         if (verdict === UNKNOWN && !coveredDirectoriesAbsent(own)) doubt ??= listingDoubt(`\`${shown}\``, directory === "." ? "the names under the working directory" : `the names under ${directory}`, rule.mode, rule.source);
       }

@@ -325,6 +325,8 @@ export function emptiedBy(words: readonly string[] | undefined, file: string, em
     (name === "exec" && words.length === 1) ||
     // `echo > F`, `echo '' > F`: a newline for the content.
     (name === "echo" && words.slice(1).every((word) => word === "")) ||
+    // `head -c 0 x > F`, `head -n0 x > F`: nothing of its input.
+    (name === "head" && words.slice(1).some((word, i, rest) => /^(?:-[cn]\s*0+|--(?:bytes|lines)=0+)$/.test(word) || (/^-[cn]$|^--(?:bytes|lines)$/.test(word) && /^0+$/.test(rest[i + 1] ?? "")))) ||
     // `cat < /dev/null > F`: what it copies is nothing.
     (emptyInput && COPIES_INPUT.has(name ?? "") && words.slice(1).every((word) => word === "-")) ||
     name === ":" ||

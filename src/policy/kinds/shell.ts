@@ -128,7 +128,7 @@ type ShellAnalysis =
       /** Redirections without a command (`> F`, `< F`): the files they open, and how many commands come before them. */
       readonly bare?: readonly { readonly at: number; readonly redirects: readonly Redirect[] }[];
       /** File name patterns a loop's words hold (`for f in secrets/*`): the shell lists where they expand; how many commands come before them. */
-      readonly patterns?: readonly { readonly at: number; readonly word: string }[];
+      readonly patterns?: readonly { readonly at: number; readonly word: string; readonly shown: string }[];
     }
   | { readonly ok: false; readonly reason: string };
 
@@ -313,7 +313,7 @@ interface Walk {
   /** Redirections without a command (ShellAnalysis.bare). */
   bare?: { at: number; redirects: readonly Redirect[] }[];
   /** File name patterns in a loop's words (ShellAnalysis.patterns). */
-  patterns?: { at: number; word: string }[];
+  patterns?: { at: number; word: string; shown: string }[];
 }
 
 /** Walks `work` inside a loop or a function's body: the commands it adds carry it (SimpleCommand.repeats). */
@@ -501,7 +501,19 @@ function loopVariable(node: Node, walk: Walk): void {
     const value = wordValue(word, probe);
     setVariable(name, value.dynamic || value.glob ? undefined : value.text, "the loop", walk);
     // `for f in secrets/*`: the shell lists the directory the pattern expands in (its braces expanded first).
-    if (value.glob) for (const one of value.bare === undefined ? [value.text] : (expandBraces(value.bare)?.map(unescapeBare) ?? [value.text])) (walk.patterns ??= []).push({ at: walk.commands.length, word: one });
+    if (value.glob) for (const one of value.bare === undefined ? [value.text] : (expandBraces(value.bare)?.map(unescapeBare) ?? [value.text])) (walk.patterns ??= []).push({ at: walk.commands.length, word: one, shown: `${node.text.startsWith("select") ? "select" : "for"} ${name} in ${word.text}` });
+  }
+}
+
+/** `x=(secrets/*)`: an array's words are expanded as file name patterns too (ShellAnalysis.patterns, as a loop's). */
+function arrayPatterns(assignment: Node, walk: Walk): void {
+  const value = assignment.childForFieldName("value");
+  if (value === null || value.type !== "array") return;
+  const probe: Walk = { commands: [], depth: walk.depth, refusal: undefined };
+  for (const word of value.namedChildren) {
+    if (word === null) continue;
+    const read = wordValue(word, probe);
+    if (read.glob) for (const one of read.bare === undefined ? [read.text] : (expandBraces(read.bare)?.map(unescapeBare) ?? [read.text])) (walk.patterns ??= []).push({ at: walk.commands.length, word: one, shown: `${assignment.childForFieldName("name")?.text ?? ""}=(${word.text})` });
   }
 }
 
@@ -1658,8 +1670,10 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
   }
   if (node.type === "variable_assignment" || node.type === "variable_assignments") {
     for (const assignment of node.type === "variable_assignment" ? [node] : node.namedChildren) {
-      if (assignment !== null && assignment.type === "variable_assignment") lineEnvironment(assignmentReading(assignment, walk), walk);
-      else if (assignment !== null) collectNested(assignment, walk);
+      if (assignment !== null && assignment.type === "variable_assignment") {
+        lineEnvironment(assignmentReading(assignment, walk), walk);
+        arrayPatterns(assignment, walk);
+      } else if (assignment !== null) collectNested(assignment, walk);
     }
     return;
   }
