@@ -25,7 +25,10 @@
 //      declares them (`fields: { request.url: url }`).
 //   4. The deleters' option spellings (`find -depth -delete`, `git clean -ffdx`, `--for`, `shred --remove=wipe`,
 //      `unlink --`) and walks through links: pinned, with the real programs judging.
-// Before the fix (this file on the unchanged code): see the REPORT; the counts are recorded in the commit that adds the fix.
+// Before the fix (this file as first committed, on the unchanged code): 69 of 118 tests failed (patterns listing a covered
+// directory 18 of 26 and the bash oracle; other emptiers and trashers 41 of 41 and the generated wrappers; URLs in arrays or
+// capitalised 7 of 7 and a nested declaration; the deleters' spellings and the find oracle 0 of 13: already held). The
+// cases added with the fix (array assignments, `select`, `head -c 0`, `sort < /dev/null`, benign twins) make 128. After: none.
 import { spawnSync } from "node:child_process";
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
