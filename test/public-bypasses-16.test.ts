@@ -28,7 +28,7 @@
 // Before the fix (this file as first committed, on the unchanged code): 69 of 118 tests failed (patterns listing a covered
 // directory 18 of 26 and the bash oracle; other emptiers and trashers 41 of 41 and the generated wrappers; URLs in arrays or
 // capitalised 7 of 7 and a nested declaration; the deleters' spellings and the find oracle 0 of 13: already held). The
-// cases added with the fix (array assignments, `select`, `head -c 0`, `sort < /dev/null`, benign twins) make 128. After: none.
+// cases added with the fix (array assignments and declarations, `select`, `head -c 0`, `sort < /dev/null`, benign twins) make 134. After: none.
 import { spawnSync } from "node:child_process";
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -89,6 +89,8 @@ const GLOB_CASES: readonly (readonly [string, Expect])[] = [
   ["for f in secrets/*; do echo $f; done", "deny"],
   ["x=(secrets/*); echo \"${x[@]}\"", "deny"],
   ["select f in secrets/*; do break; done", "deny"],
+  ["declare -a x=(secrets/*)", "deny"],
+  ["f() { local x=(secrets/*); echo \"${x[@]}\"; }; f", "deny"],
   ["echo */*", "not-allow"],
   ["echo s*/*", "not-allow"],
   ["echo ?ecrets/*", "not-allow"],
@@ -107,6 +109,10 @@ const GLOB_CASES: readonly (readonly [string, Expect])[] = [
   ["for f in src/*; do echo $f; done", "allow"],
   ["x=(src/*.ts); echo \"${x[@]}\"", "allow"],
   ["cd src && for f in *; do echo $f; done", "allow"],
+  ["declare -a x=(src/*)", "allow"],
+  ["declare -a x=('secrets/*')", "allow"],
+  ["case secrets/* in x) ;; esac", "allow"],
+  ["[[ -e secrets/* ]]", "allow"],
 ];
 
 describe(`public bypass classes (16): a file name pattern lists the directory it expands in [${GLOB_SOURCE}]`, () => {

@@ -1755,6 +1755,8 @@ function walkRest(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin | un
         continue;
       }
       lineEnvironment(assignmentReading(child, { ...walk, commands: [] }), walk);
+      // `declare -a x=(secrets/*)`, `local x=(…)`: the array's patterns are expanded as a bare assignment's are.
+      arrayPatterns(child, walk);
     }
   }
   // Array subscripts in names and arithmetic operands are evaluated by bash: `declare 'a[$(cmd)]=1'`, `[[ -v 'a[$(cmd)]' ]]`.
