@@ -59,7 +59,8 @@ describe("a script written and run by a command line in an interpreter's literal
   it.each(LITERALS.map((line) => [fill(line, "rm -rf /tmp/x")] as const))("%s is not allowed", (line) => {
     const decision = denyList.decide("Bash", { command: line });
     expect(decision.mode, decision.reason).toBe("ask");
-    expect(decision.reason).toMatch(/the line writes s\.sh and then runs it as a script/);
+    // (`exec 3> s.sh` also empties s.sh, which a rule on rm holds for: that reason may come first.)
+    expect(decision.reason).toMatch(/the line writes s\.sh and then runs it as a script|`exec > s\.sh` destroys files' content like rm/);
   });
 
   it("a literal that writes a file it does not run stays as allowed as before", () => {

@@ -106,8 +106,11 @@ export function conventionalFileTool(tool: string): { readonly fields: readonly 
  */
 const FETCH_TOOLS: Readonly<Record<string, string>> = { webfetch: "url", fetch: "url" };
 
-/** The top-level arguments by which another tool is read as given a URL it fetches (`http_get({ url })`). */
-export const URL_ARGUMENTS: readonly string[] = ["url", "uri"];
+/**
+ * The top-level arguments by which another tool is read as given URLs it fetches: `http_get({ url })`, `URL` and `URI` in
+ * capitals, and a list of them (`firecrawl_extract({ urls: [...] })`, `tavily-extract({ urls })`), as selectors.
+ */
+export const URL_ARGUMENTS: readonly string[] = ["url", "uri", "URL", "URI", "Url", "Uri", "urls[*]", "uris[*]", "URLs[*]", "URLS[*]"];
 
 /** The argument holding the URL a fetch tool `tool` fetches, by convention (FETCH_TOOLS), if it is one. */
 export function conventionalFetchTool(tool: string): string | undefined {

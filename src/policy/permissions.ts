@@ -1287,12 +1287,16 @@ export class PermissionPolicy {
     const conventional = conventionalFetchTool(tool);
     if (conventional !== undefined) return [conventional];
     const kinds: Readonly<Record<string, ArgumentKind>> = { ...this.toolKinds.get(tool), ...this.policyKinds.get(tool) };
-    const urls = Object.keys(kinds).filter((selector) => kinds[selector] === "url" && /^[A-Za-z_$][\w$-]*$/.test(selector));
+    const urls = Object.keys(kinds).filter((selector) => kinds[selector] === "url" && /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*|\[\*\]|\[\d+\])*$/.test(selector));
     if (urls.length > 0) return urls;
     if (this.commandField(tool) !== undefined || conventionalFileTool(tool) !== undefined) return [];
     // A tool whose closed schema has no such argument is never handed one (a tool the guard does not know may be).
     const known = this.toolArguments.get(tool);
-    return URL_ARGUMENTS.filter((field) => kinds[field] === undefined && (known === undefined || known.includes(field)));
+    // (`urls[*]`: the argument `urls`; declared of another kind by either name, it is no URL.)
+    return URL_ARGUMENTS.filter((field) => {
+      const top = field.replace(/\[.*$/, "");
+      return kinds[field] === undefined && kinds[top] === undefined && (known === undefined || known.includes(top));
+    });
   }
 
   /** A file rule as a rule of the file tool `tool` whose `field` names the file: the same path condition, on that field. */

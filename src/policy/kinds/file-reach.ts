@@ -711,6 +711,38 @@ function movedTo(command: SimpleCommand, where: string): string[] {
   return out;
 }
 
+/** A pattern's characters: `*`, `?` and a bracket expression. */
+const PATTERN_RE = /[*?[]/;
+
+/** A command's words the shell expands as file name patterns (its `wild` words with a pattern character; after brace expansion too). */
+function patternWords(command: SimpleCommand, isWild: (word: string) => boolean): string[] {
+  const braced = command.words.some((word) => isWild(word) && word.includes("{"));
+  return [...command.words.slice(1).filter((word) => PATTERN_RE.test(word) && isWild(word)), ...(braced ? (command.expanded ?? []).slice(1).filter((word) => PATTERN_RE.test(word)) : [])];
+}
+
+/**
+ * The directories the shell lists to expand file name patterns: for each part of a pattern that holds a
+ * pattern character, the directory before it (`secrets/*` lists secrets, `*\/*` lists `.` and each directory `*` matches,
+ * `secrets/{*,.*}` lists secrets); `walk`: a `**` that matches every path below (`a/**\/b`, or `**` after `shopt -s
+ * globstar`).
+ */
+function patternListings(words: readonly string[], globstar: boolean): { directory: string; walk: boolean }[] {
+  const out: { directory: string; walk: boolean }[] = [];
+  for (const word of new Set(words)) {
+    // `--include=*.py`, `NAME=*`: the shell expands the whole word, in the working directory.
+    const parts = word.split("/");
+    for (const [i, part] of parts.entries()) {
+      if (!PATTERN_RE.test(part)) continue;
+      const before = parts.slice(0, i).join("/");
+      const directory = i === 0 ? "." : before === "" ? "/" : before;
+      const walk = part === "**" && (i < parts.length - 1 || globstar);
+      if (!out.some((one) => one.directory === directory && one.walk === walk)) out.push({ directory, walk });
+      if (out.length >= 16) return out;
+    }
+  }
+  return out;
+}
+
 /** The names a program's code may open: its words that look like paths (`open('.env')`, `getline < ".env"`, `r .env`). */
 function codeNames(code: string): string[] {
   return [...new Set(code.split(/[\s'"`(),;{}<>|&=+[\]]+/).filter((token) => token !== "" && /[A-Za-z0-9_.~-]/.test(token) && !/^-/.test(token)))].slice(0, 64);
@@ -725,11 +757,13 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
   const own = compiled(rule);
   if (!analysis.ok) return { verdict: UNKNOWN, reason: fileReachDoubt("unparsed", text, analysis.reason, rule.mode, rule.source) };
   const { commands } = analysis;
-  if (commands.length === 0 && analysis.bare === undefined) return NOT_REACHED;
+  if (commands.length === 0 && analysis.bare === undefined && analysis.patterns === undefined) return NOT_REACHED;
   const places = commandPlaces(commands, text, normaliseBase(start));
   const looks = (analysis.bare ?? []).length === 0 && walkLooks(commands);
   // `HOME=/srv/app/secrets; cat ~/k`: the line points `~` elsewhere (an assignment, export, declare, read, for or unset of HOME).
   const homeSet = /(?<![$\w{])HOME\b/.test(text);
+  // `shopt -s globstar` (bash) makes a `**` alone match every path below; zsh's `**/` always does.
+  const globstar = /\bglobstar\b/.test(text);
   let doubt: string | undefined;
   const note = (kind: FileReachDoubt, command: string, word: string) => {
     doubt ??= fileReachDoubt(kind, command, word, rule.mode, rule.source);
@@ -807,11 +841,37 @@ export function judgeFileReach(text: string, rule: FileRule, start: string): Fil
       if (verdict === YES) note("into", shown, word);
       else if (verdict === UNKNOWN) note("absolute" in placed ? "program" : placed.doubt, shown, word);
     }
+    // `echo secrets/*`, `stat secrets/*`, `for f in */*`: the shell lists the directory a file name pattern expands in and
+    // hands the names inside it to any program, which prints them as `ls secrets` does.
+    if (own.inside !== undefined && restricts(own.access, "read")) {
+      for (const { directory, walk } of patternListings(patternWords(command, isWild), globstar)) {
+        const placed = place(directory, PATTERN_RE.test(directory), where, homeSet);
+        const itself = judgePlaced(placed, own, PATTERN_RE.test(directory));
+        const verdict = !walk || itself === YES ? itself : judgeWalk(placed, own, false);
+        if (verdict === YES) return { verdict: YES, reason: listingReason(`\`${shown}\``, directory, rule.mode, rule.source) };
+        if (verdict === UNKNOWN && !coveredDirectoriesAbsent(own)) doubt ??= listingDoubt(`\`${shown}\``, directory === "." ? "the names under the working directory" : `the names under ${directory}`, rule.mode, rule.source);
+      }
+    }
     // `ls | xargs cat`: the words xargs adds are only known when the line runs.
     if (command.input !== undefined && !runner) {
       const read = readFileUses([...command.words.slice(0, command.input.at), "\u0000input"]);
       const added = read.uses.find((one) => one.word === "\u0000input")?.use ?? "unknown";
       if (restricts(own.access, added) || (!read.known && added === "unknown")) note("input", shown, command.input.by);
+    }
+  }
+  // `for f in secrets/*`: a loop's patterns list the directories they expand in, where the line is at that point.
+  if (own.inside !== undefined && restricts(own.access, "read")) {
+    for (const { at, word, shown } of analysis.patterns ?? []) {
+      // Where the loop's first command runs (a `cd` before the loop moved it), else where the line is after the commands before it.
+      const moved = commands.slice(0, at).some((command) => ["cd", "pushd", "popd"].includes(basename(command.words[0] ?? "")));
+      const where = places[at] ?? (moved ? "~-" : normaliseBase(start));
+      for (const { directory, walk } of patternListings([word], globstar)) {
+        const placed = place(directory, PATTERN_RE.test(directory), where, homeSet);
+        const itself = judgePlaced(placed, own, PATTERN_RE.test(directory));
+        const verdict = !walk || itself === YES ? itself : judgeWalk(placed, own, false);
+        if (verdict === YES) return { verdict: YES, reason: listingReason(`\`${shown}\``, directory, rule.mode, rule.source) };
+        if (verdict === UNKNOWN && !coveredDirectoriesAbsent(own)) doubt ??= listingDoubt(`\`${shown}\``, directory === "." ? "the names under the working directory" : `the names under ${directory}`, rule.mode, rule.source);
+      }
     }
   }
   for (const bare of analysis.bare ?? []) {

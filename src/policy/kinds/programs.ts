@@ -6648,7 +6648,14 @@ export function otherProgramName(name: string): string | undefined {
 }
 
 /** Option tables of programs read for their words' effect alone (same-effect.ts), besides FILE_PROGRAMS and NAMING_PROGRAMS. */
-const EFFECT_TABLES: Readonly<Record<string, OptionTable>> = { rsync: RSYNC_OPTIONS, git: GIT_GLOBAL, "git clean": GIT_CLEAN };
+/** fallocate(1) (util-linux): `-p`/`--punch-hole`, `-z`/`--zero-range` and `-c`/`--collapse-range` destroy what the range held. */
+const FALLOCATE_OPTIONS: OptionTable = {
+  flags: "cdinpvxzhV",
+  valued: "lo",
+  long: ["--collapse-range", "--dig-holes", "--insert-range", "--keep-size", "--punch-hole", "--posix", "--zero-range", "--verbose", "--help", "--version"],
+  longValued: ["--length", "--offset"],
+};
+const EFFECT_TABLES: Readonly<Record<string, OptionTable>> = { rsync: RSYNC_OPTIONS, git: GIT_GLOBAL, "git clean": GIT_CLEAN, fallocate: FALLOCATE_OPTIONS };
 
 /**
  * A program's arguments (`args`, after its name; a git subcommand's as `git clean`) read with its option table, as getopt
@@ -6657,7 +6664,7 @@ const EFFECT_TABLES: Readonly<Record<string, OptionTable>> = { rsync: RSYNC_OPTI
  * know, after which the words are not read (operands then empty). A program with no table reads every word starting
  * with a dash as an option without a value.
  */
-function readArguments(program: string, args: readonly string[], inOrder = false): { readonly options: readonly { readonly name: string; readonly value: string | undefined }[]; readonly operands: readonly string[]; readonly unknown?: string } {
+export function readArguments(program: string, args: readonly string[], inOrder = false): { readonly options: readonly { readonly name: string; readonly value: string | undefined }[]; readonly operands: readonly string[]; readonly unknown?: string } {
   const table = Object.hasOwn(EFFECT_TABLES, program) ? EFFECT_TABLES[program] : Object.hasOwn(NAMING_PROGRAMS, program) ? NAMING_PROGRAMS[program]!.options : Object.hasOwn(FILE_PROGRAMS, program) ? FILE_PROGRAMS[program]!.options : undefined;
   const words = [program, ...args];
   const options: { name: string; value: string | undefined }[] = [];

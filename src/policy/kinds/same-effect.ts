@@ -107,6 +107,46 @@ function movedAway(args: Arguments): Found | undefined {
   return { targets: into === undefined ? args.operands.slice(0, -1) : args.operands, recursive: true };
 }
 
+/** A destination in the trash by its URL (GIO's `trash:///`, KIO's `trash:/`). */
+const TRASH_URL = /^trash:/i;
+
+/**
+ * KDE's `kioclient` (5, 6): `move SRC… trash:/` (also `mv`) moves files to the trash, `remove URL…` (also `rm`) deletes
+ * them; GIO's `gio move SRC… trash:///` likewise.
+ */
+function clientMoved(args: Arguments, removes: readonly string[]): Found | undefined {
+  const [command, ...rest] = args.operands;
+  if (command === undefined) return undefined;
+  if (removes.includes(command)) return { targets: rest, recursive: true };
+  if ((command === "move" || command === "mv") && rest.length >= 2 && TRASH_URL.test(rest.at(-1)!)) return { targets: rest.slice(0, -1), recursive: true };
+  return undefined;
+}
+
+/**
+ * `sed -i` whose script leaves nothing: `-n` with no command that prints (`sed -i -n '' F`), or a script that deletes
+ * every line (`d`, `1,$d`, `/.*\/d`). Other in-place edits write new content: Edit rules speak for them.
+ */
+function sedEmptied(args: Arguments): Found | undefined {
+  if (!has(args, "-i", "--in-place") || has(args, "-f", "--file", "--help", "--version")) return undefined;
+  const given = args.options.filter((option) => option.name === "-e" || option.name === "--expression").map((option) => option.value ?? "");
+  const scripts = given.length > 0 ? given : args.operands.slice(0, 1);
+  const files = given.length > 0 ? args.operands : args.operands.slice(1);
+  if (scripts.length === 0 || files.length === 0) return undefined;
+  const script = scripts.join("\n");
+  const quiet = has(args, "-n", "--quiet", "--silent") || /^#n(?:\n|$)/.test(script);
+  // (A quiet script that prints nothing: no p, P, l, =, w, r, R, a, i, c, e command; a letter of them anywhere counts.)
+  const prints = /[pPl=wWrRaicev]/.test(script.replace(/^#n/, ""));
+  const deletesAll = /^\s*(?:1\s*,\s*\$|\/\.\*\/|\/\^\/)?\s*d\s*;?\s*$/.test(script);
+  if (!(quiet && !prints) && !deletesAll) return undefined;
+  return { targets: files, recursive: false, destroys: true };
+}
+
+/** `fallocate -p`, `-z`, `-c` (and their long names): the range they punch, zero or collapse loses what it held. */
+function fallocated(args: Arguments): Found | undefined {
+  if (!has(args, "-p", "--punch-hole", "-z", "--zero-range", "-c", "--collapse-range")) return undefined;
+  return { targets: args.operands, recursive: false, destroys: true };
+}
+
 /** `truncate`: cuts its files' content unless every size only grows them (`-s +1K`, `-s '>100'`); `-r FILE` may shrink them. */
 function truncated(args: Arguments): Found | undefined {
   if (has(args, "--help", "--version")) return undefined;
@@ -147,7 +187,13 @@ const DELETERS: Readonly<Record<string, Deleter>> = {
   trash: { how: "trash", table: "trash", deletes: (args) => ({ targets: args.operands, recursive: true }) },
   "trash-put": { how: "trash-put", table: "trash-put", deletes: (args) => ({ targets: args.operands, recursive: true }) },
   "gvfs-trash": { how: "gvfs-trash", table: "gvfs-trash", deletes: (args) => ({ targets: args.operands, recursive: true }) },
-  gio: { how: "gio trash", table: "gio", deletes: (args) => (args.operands[0] === "trash" || args.operands[0] === "remove" ? { targets: args.operands.slice(1), recursive: args.operands[0] === "trash" } : undefined) },
+  gio: { how: "gio trash", table: "gio", deletes: (args) => (args.operands[0] === "trash" || args.operands[0] === "remove" ? { targets: args.operands.slice(1), recursive: args.operands[0] === "trash" } : clientMoved(args, [])) },
+  kioclient: { how: "kioclient move to the trash", deletes: (args) => clientMoved(args, ["remove", "rm"]) },
+  kioclient5: { how: "kioclient move to the trash", deletes: (args) => clientMoved(args, ["remove", "rm"]) },
+  kioclient6: { how: "kioclient move to the trash", deletes: (args) => clientMoved(args, ["remove", "rm"]) },
+  rmtrash: { how: "rmtrash", deletes: (args) => ({ targets: args.operands, recursive: true }) },
+  sed: { how: "sed -i leaving nothing", table: "sed", deletes: sedEmptied },
+  fallocate: { how: "fallocate", table: "fallocate", deletes: fallocated },
   tar: { how: "tar --remove-files", table: "tar", deletes: (args, words) => (has(args, "--remove-files") || words.includes("--remove-files") ? { targets: [UNREAD_WORDS], recursive: true } : undefined) },
   zip: { how: "zip -m", table: "zip", deletes: (args) => (has(args, "-m", "--move") ? { targets: [UNREAD_WORDS], recursive: true } : undefined) },
   "7z": { how: "7z -sdel", deletes: (_args, words) => (words.includes("-sdel") ? { targets: [UNREAD_WORDS], recursive: true } : undefined) },
@@ -180,7 +226,12 @@ const DELETERS: Readonly<Record<string, Deleter>> = {
     deletes: (_args, words) => {
       const input = words.filter((word) => word.startsWith("if=")).at(-1)?.slice(3);
       const output = words.filter((word) => word.startsWith("of=")).at(-1)?.slice(3);
-      return input !== undefined && output !== undefined && EMPTY_SOURCES.test(input) && !EMPTY_SOURCES.test(output) ? { targets: [output], recursive: false, destroys: true } : undefined;
+      if (output === undefined || EMPTY_SOURCES.test(output)) return undefined;
+      if (input !== undefined && EMPTY_SOURCES.test(input)) return { targets: [output], recursive: false, destroys: true };
+      // `dd of=F count=0`: dd truncates F where it starts writing (unless conv=notrunc) and writes nothing.
+      const count = words.filter((word) => word.startsWith("count=")).at(-1)?.slice(6);
+      const notrunc = words.some((word) => word.startsWith("conv=") && word.split(/[=,]/).includes("notrunc"));
+      return count !== undefined && /^0+[a-zA-Z]*$/.test(count) && !notrunc ? { targets: [output], recursive: false, destroys: true } : undefined;
     },
   },
 };
@@ -196,8 +247,19 @@ const GIT_CLEAN: Deleter = {
   },
 };
 
-/** Calls that delete files in the interpreters' languages (Python, Perl, Ruby, Node, PHP, Lua, Tcl, Java's Files.delete). */
-export const DELETE_CALLS = /\bunlink|\brmdir|\brmtree\b|\bremove_tree\b|\bos\.remove|\brmSync\b|\bfs(?:\.promises)?\.rm\s*\(|\bFile\.delete\b|\bFiles\.delete|\bFileUtils\.(?:rm|remove)|\bfile\s+delete\b|\bsend2trash\b|\bRemove-Item\b|\bos\.RemoveAll\b/;
+/**
+ * Calls that delete files in the interpreters' languages (Python, Perl, Ruby, Node, PHP, Lua, Tcl, Java's Files.delete),
+ * cut their content (`os.truncate`, Perl's `truncate "f", 0`, `File.truncate`, `ftruncate`), or have Finder move them to
+ * the trash (AppleScript's `tell application "Finder" to delete …`, `move … to trash`).
+ */
+export const DELETE_CALLS = /\bf?truncate(?:Sync)?\s*[("'$]|\bFinder\b[\s\S]*\b(?:delete|to\s+(?:the\s+)?trash)\b|\bunlink|\brmdir|\brmtree\b|\bremove_tree\b|\bos\.remove|\brmSync\b|\bfs(?:\.promises)?\.rm\s*\(|\bFile\.delete\b|\bFiles\.delete|\bFileUtils\.(?:rm|remove)|\bfile\s+delete\b|\bsend2trash\b|\bRemove-Item\b|\bos\.RemoveAll\b/;
+
+/** The words of a program without a table (kioclient, rmtrash): each word with a dash an option without a value, up to `--`. */
+function plainArguments(args: readonly string[]): Arguments {
+  const end = args.indexOf("--");
+  const before = end < 0 ? args : args.slice(0, end);
+  return { options: before.filter((word) => word.startsWith("-") && word !== "-").map((name) => ({ name, value: undefined })), operands: [...before.filter((word) => !word.startsWith("-") || word === "-"), ...(end < 0 ? [] : args.slice(end + 1))] };
+}
 
 /** A reading of words whose options could not all be read: every word with a dash an option, what it deletes unread. */
 function unreadArguments(args: readonly string[]): Arguments {
@@ -225,7 +287,7 @@ export function deletionOf(words: readonly string[], name: string, read: Argumen
     table = deleter.table;
   }
   if (deleter === undefined) return undefined;
-  const parsed = table === undefined ? { options: [], operands: [] } : read(table, args);
+  const parsed = table === undefined ? plainArguments(args) : read(table, args);
   const unread = parsed.unknown !== undefined;
   const found = deleter.deletes(unread ? unreadArguments(args) : parsed, args, unread);
   if (found === undefined) return undefined;
@@ -242,6 +304,33 @@ export function deletesLikeRm(shown: string, how: string): string {
   return deletesLikeRmReason(shown, how);
 }
 
+/** Programs that write what their standard input holds and nothing else, given no file (`cat`, `cat -`). */
+const COPIES_INPUT = new Set(["cat", "tac", "head", "tail", "sort", "uniq"]);
+
+/**
+ * The files a program that copies its standard input over them empties when that input is empty (`tee F < /dev/null`,
+ * `: | tee F`, `: | sponge F`, `dd of=F < /dev/null`), read as `rm F`, with why; undefined when it appends (`tee -a`,
+ * `sponge -a`, `dd conv=notrunc`) or its input holds something.
+ */
+export function inputSinksEmptied(words: readonly string[], read: ArgumentReader): { readonly form: readonly string[]; readonly reason: string } | undefined {
+  const name = words[0]?.replace(/^.*\//, "") ?? "";
+  let targets: readonly string[] = [];
+  if (name === "tee") {
+    const args = read("tee", words.slice(1));
+    if (args.unknown !== undefined || has(args, "-a", "--append", "--help", "--version")) return undefined;
+    targets = args.operands;
+  } else if (name === "sponge") {
+    if (words.includes("-a")) return undefined;
+    targets = words.slice(1).filter((word) => !word.startsWith("-"));
+  } else if (name === "dd") {
+    if (words.some((word) => word.startsWith("if=")) || words.some((word) => word.startsWith("conv=") && word.split(/[=,]/).includes("notrunc"))) return undefined;
+    targets = words.filter((word) => word.startsWith("of=")).slice(-1).map((word) => word.slice(3));
+  }
+  targets = targets.filter((file) => !NOT_EMPTIED.test(file) && !EMPTY_SOURCES.test(file));
+  if (targets.length === 0) return undefined;
+  return { form: ["rm", ...targets], reason: destroysLikeRmReason(`${words.join(" ")}`, `${name} of an empty input`) };
+}
+
 /** Files a redirection to which empties nothing: the null device, the streams, the terminal, a descriptor. */
 const NOT_EMPTIED = /^\/dev\/(?:null|stdout|stderr|stdin|tty|fd\/\d+)$/;
 
@@ -250,11 +339,19 @@ const NOT_EMPTIED = /^\/dev\/(?:null|stdout|stderr|stdin|tty|fd\/\d+)$/;
  * as `rm F`, with why; undefined when the command writes something (`echo x > F` is new content: Edit rules speak) or the
  * redirection appends. `words`: the command's words, or undefined for a redirection with no command.
  */
-export function emptiedBy(words: readonly string[] | undefined, file: string): MaybeForm | undefined {
+export function emptiedBy(words: readonly string[] | undefined, file: string, emptyInput = false): MaybeForm | undefined {
   if (NOT_EMPTIED.test(file)) return undefined;
   const name = words?.[0]?.replace(/^.*\//, "");
   const silent =
     words === undefined ||
+    // `exec 3>F`, `exec >F`: the shell opens F (truncating it) for the rest of the line.
+    (name === "exec" && words.length === 1) ||
+    // `echo > F`, `echo '' > F`: a newline for the content.
+    (name === "echo" && words.slice(1).every((word) => word === "")) ||
+    // `head -c 0 x > F`, `head -n0 x > F`: nothing of its input.
+    (name === "head" && words.slice(1).some((word, i, rest) => /^(?:-[cn]\s*0+|--(?:bytes|lines)=0+)$/.test(word) || (/^-[cn]$|^--(?:bytes|lines)$/.test(word) && /^0+$/.test(rest[i + 1] ?? "")))) ||
+    // `cat < /dev/null > F`: what it copies is nothing.
+    (emptyInput && COPIES_INPUT.has(name ?? "") && words.slice(1).every((word) => word === "-")) ||
     name === ":" ||
     name === "true" ||
     name === "false" ||

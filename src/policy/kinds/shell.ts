@@ -1,8 +1,8 @@
 import type { Node } from "web-tree-sitter";
 import { normalizeString } from "../normalize.js";
-import { basename, otherProgramName, codeLoader, environmentFiles, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, redirectPlaces, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
+import { basename, otherProgramName, readArguments, codeLoader, environmentFiles, filesRun, isPlainSetting, readEnvironment, readProgram, readsCodeFromStdin, redirectPlaces, runsStdinAsShell, SHELLS, stdinCodeReading, stdinCommands, variablesSet, type Refusal } from "./programs.js";
 import { foundPathsReason, foundPathsShown, inputOptionsReason, inputProgramReason, inputWordsReason, inputWordsShown, nameReferenceReason, dashDescriptorReason, unlistedLoadedCodeReason, unlistedScriptReason, loadedCodeReason } from "../../messages/index.js";
-import { emptiedBy, type MaybeForm } from "./same-effect.js";
+import { emptiedBy, inputSinksEmptied, type MaybeForm } from "./same-effect.js";
 import { shellParser } from "./shell-grammar.js";
 import { MachineBoundReadings } from "./net.js";
 
@@ -127,6 +127,8 @@ type ShellAnalysis =
       readonly unknown: string | undefined;
       /** Redirections without a command (`> F`, `< F`): the files they open, and how many commands come before them. */
       readonly bare?: readonly { readonly at: number; readonly redirects: readonly Redirect[] }[];
+      /** File name patterns a loop's words hold (`for f in secrets/*`): the shell lists where they expand; how many commands come before them. */
+      readonly patterns?: readonly { readonly at: number; readonly word: string; readonly shown: string }[];
     }
   | { readonly ok: false; readonly reason: string };
 
@@ -226,7 +228,9 @@ function fileInput(node: Node, walk: Walk): Stdin | undefined {
   // `sh <&3`: the input is whatever descriptor 3 holds (a here-document or file opened earlier, `exec 3<<EOF`), which is not read here.
   const descriptor = node.namedChildren.find((child) => child?.type === "file_descriptor")?.text;
   if (operator === "<&" && (descriptor === undefined || descriptor === "0") && /^\d+$/.test(destination) && destination !== "0") return { text: undefined, what: `descriptor ${destination}` };
-  if (operator !== "<" || destination === "/dev/null") return undefined;
+  if (operator !== "<") return undefined;
+  // `tee F < /dev/null`: nothing is fed.
+  if (destination === "/dev/null") return { text: "", what: "/dev/null" };
   // `sh < <(echo CMD)`: the input is what the process substitution writes, not a file's contents.
   if (target?.type === "process_substitution") {
     const only = target.namedChildren.length === 1 ? target.namedChildren[0] : undefined;
@@ -308,6 +312,8 @@ interface Walk {
   deferred?: { readonly start: number; readonly end: number; readonly redirects: Redirect[] };
   /** Redirections without a command (ShellAnalysis.bare). */
   bare?: { at: number; redirects: readonly Redirect[] }[];
+  /** File name patterns in a loop's words (ShellAnalysis.patterns). */
+  patterns?: { at: number; word: string; shown: string }[];
 }
 
 /** Walks `work` inside a loop or a function's body: the commands it adds carry it (SimpleCommand.repeats). */
@@ -494,6 +500,20 @@ function loopVariable(node: Node, walk: Walk): void {
   for (const word of words) {
     const value = wordValue(word, probe);
     setVariable(name, value.dynamic || value.glob ? undefined : value.text, "the loop", walk);
+    // `for f in secrets/*`: the shell lists the directory the pattern expands in (its braces expanded first).
+    if (value.glob) for (const one of value.bare === undefined ? [value.text] : (expandBraces(value.bare)?.map(unescapeBare) ?? [value.text])) (walk.patterns ??= []).push({ at: walk.commands.length, word: one, shown: `${node.text.startsWith("select") ? "select" : "for"} ${name} in ${word.text}` });
+  }
+}
+
+/** `x=(secrets/*)`: an array's words are expanded as file name patterns too (ShellAnalysis.patterns, as a loop's). */
+function arrayPatterns(assignment: Node, walk: Walk): void {
+  const value = assignment.childForFieldName("value");
+  if (value === null || value.type !== "array") return;
+  const probe: Walk = { commands: [], depth: walk.depth, refusal: undefined };
+  for (const word of value.namedChildren) {
+    if (word === null) continue;
+    const read = wordValue(word, probe);
+    if (read.glob) for (const one of read.bare === undefined ? [read.text] : (expandBraces(read.bare)?.map(unescapeBare) ?? [read.text])) (walk.patterns ??= []).push({ at: walk.commands.length, word: one, shown: `${assignment.childForFieldName("name")?.text ?? ""}=(${word.text})` });
   }
 }
 
@@ -1121,10 +1141,14 @@ function addSimple(
     }
   }
   // `: > F`, `cat /dev/null > F`: a command that writes nothing through a redirection that truncates empties the file, as rm leaves nothing of it (same-effect.ts).
+  // `cat < /dev/null > F`, `: | tee F`, `sponge F < /dev/null`: a program that copies an empty input over a file empties it.
+  const emptyInput = stdin?.text === "" || (stdin?.fromFile === true && stdin.file === "/dev/null");
   for (const redirect of facts.redirects ?? []) {
-    const emptied = redirect.truncates === true ? emptiedBy(words, redirect.word) : undefined;
+    const emptied = redirect.truncates === true ? emptiedBy(words, redirect.word, emptyInput) : undefined;
     if (emptied !== undefined && maybe.length < MAX_FORMS) maybe.push(emptied);
   }
+  const sunk = emptyInput ? inputSinksEmptied(words, readArguments) : undefined;
+  if (sunk !== undefined && maybe.length < MAX_FORMS) maybe.push(sunk);
   // `cat </dev/tcp/0x7f.1/80`: bash connects to the redirection's host, read as a fetcher's place is.
   const network = redirectPlaces(words, facts.redirects ?? []);
   placeForms.push(...network.forms);
@@ -1275,6 +1299,7 @@ function nestedScript(script: string, name: string, walk: Walk, input?: Stdin): 
   walk.scopes = inner.scopes;
   // `bash -c '< F'`, `eval '> F'`: the script's redirections with no command open their files too (zsh pages `< F` out).
   if (inner.bare !== undefined) (walk.bare ??= []).push(...inner.bare);
+  if (inner.patterns !== undefined) (walk.patterns ??= []).push(...inner.patterns);
   walk.refusal ??= inner.refusal;
   walk.unknown ??= inner.unknown;
   if (inner.unordered === true) walk.unordered = true;
@@ -1543,6 +1568,10 @@ function pipedText(node: Node, walk: Walk): string | undefined {
     } else return undefined;
   }
   const name = basename(words[0] ?? "");
+  // `:`, `true`, `false`, `cat /dev/null`, `echo -n` write nothing.
+  if (name === ":" || name === "true" || name === "false") return "";
+  if (name === "cat" && words.length > 1 && words.slice(1).every((word) => word === "/dev/null")) return "";
+  if (name === "echo" && words[1] === "-n" && words.slice(2).every((word) => word === "")) return "";
   if (name === "echo" && !/^-/.test(words[1] ?? "")) return `${words.slice(1).join(" ")}\n`;
   // printf FORMAT with no conversion: its backslash escapes (\n, \t, \\) are what it writes.
   if (name === "printf" && words.length === 2 && !(words[1] ?? "").includes("%") && !/\\[^nt\\]/.test(words[1] ?? "")) return (words[1] ?? "").replace(/\\([nt\\])/g, (_m, ch: string) => (ch === "n" ? "\n" : ch === "t" ? "\t" : "\\"));
@@ -1641,8 +1670,10 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
   }
   if (node.type === "variable_assignment" || node.type === "variable_assignments") {
     for (const assignment of node.type === "variable_assignment" ? [node] : node.namedChildren) {
-      if (assignment !== null && assignment.type === "variable_assignment") lineEnvironment(assignmentReading(assignment, walk), walk);
-      else if (assignment !== null) collectNested(assignment, walk);
+      if (assignment !== null && assignment.type === "variable_assignment") {
+        lineEnvironment(assignmentReading(assignment, walk), walk);
+        arrayPatterns(assignment, walk);
+      } else if (assignment !== null) collectNested(assignment, walk);
     }
     return;
   }
@@ -1724,6 +1755,8 @@ function walkRest(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin | un
         continue;
       }
       lineEnvironment(assignmentReading(child, { ...walk, commands: [] }), walk);
+      // `declare -a x=(secrets/*)`, `local x=(…)`: the array's patterns are expanded as a bare assignment's are.
+      arrayPatterns(child, walk);
     }
   }
   // Array subscripts in names and arithmetic operands are evaluated by bash: `declare 'a[$(cmd)]=1'`, `[[ -v 'a[$(cmd)]' ]]`.
@@ -2215,7 +2248,7 @@ function analyze(source: string): ShellAnalysis {
     // `cmd &>/dev/null` runs the same command either way; `cmd &>f rm x` does not.
     if (walk.commands.slice(before).some((command) => !known.has(command.words.join("\u0000")))) refusal ??= DASH_SPLIT;
   }
-  return { ok: true, commands: walk.commands, refusal, unknown, ...(walk.bare === undefined ? {} : { bare: walk.bare }) };
+  return { ok: true, commands: walk.commands, refusal, unknown, ...(walk.bare === undefined ? {} : { bare: walk.bare }), ...(walk.patterns === undefined ? {} : { patterns: walk.patterns }) };
 }
 
 /** Splits a command line into the simple commands a shell would run; `ok: false` names why it could not. */
