@@ -213,7 +213,7 @@ function sqliteLedger(path: string, completionSyncMs: number): ExecutionLedger {
   const claimTx = db.transaction(claimIn);
   // Completions commit without a sync of their own (`synchronous = NORMAL` for their transaction):
   // committed, so a killed process loses none, and synced by the next synced commit on this file's
-  // write-ahead log — the next claims — or by `syncLater`'s touch at the latest.
+  // write-ahead log — the next claims — or by `syncNow`'s touch when the timer fires at the latest.
   const deferSync = completionSyncMs > 0;
   // Executed each time: SQLite applies this pragma when the statement is compiled, not when it runs.
   const syncOff = () => db.exec("PRAGMA synchronous = NORMAL");
