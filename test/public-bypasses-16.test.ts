@@ -250,6 +250,14 @@ describe(`public bypass classes (16): under a deny on rm, other ways of emptying
     expect(decision.mode, decision.reason).toBe("allow");
   });
 
+  it("`: | sh` runs nothing, but what awk prints into sh is text only known when awk runs: a deny it could meet cannot tell", () => {
+    // Found by the shell oracle at 4,000 cases: once `:` fed a known empty input, awk's `print | "sh"` was read as `: | sh`.
+    for (const line of [String.raw`awk 'BEGIN{print "r\\\nm -rf a.txt" | "sh"}'`, String.raw`awk 'BEGIN{print "rm x\\\n" | "sh"}'`, `awk 'BEGIN{print "rm x" | "sh"}'`, `awk '{print | "sh"}' list.txt`]) {
+      expect(guard.decide("Bash", { command: line }).mode, line).not.toBe("allow");
+    }
+    expect(guard.decide("Bash", { command: ": | sh" }).mode).toBe("allow");
+  });
+
   it("rules on other commands are not touched: the same lines under a deny on git push stay allowed", () => {
     const other = denyListGuard(["git push:*"], "public-bypasses-16-emptiers-other");
     for (const [line] of DESTROYERS) expect(other.decide("Bash", { command: fill(line) }).mode, line).toBe("allow");

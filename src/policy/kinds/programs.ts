@@ -4893,8 +4893,10 @@ function readAwk(name: string, words: readonly string[]): ProgramReading {
     out.scripts.push(...awkCommandLiterals(program));
     const { unknown, printsInto } = awkCommands(program);
     if (unknown !== undefined) out.unknown ??= `${name} ${unknown}, which the guard cannot read`;
-    // What awk prints is the input of the command it prints into, as in a pipe (`print | "sh"` runs it).
-    for (const target of printsInto) out.scripts.push(`: | ${target}`);
+    // What awk prints is the input of the command it prints into, as in a pipe (`print | "sh"` runs it): text only
+    // known when awk runs, so the pipe's writer is a word the shell replaces (`: "$@"`), never `:`, whose output is
+    // known to be empty (a `: | sh` runs nothing).
+    for (const target of printsInto) out.scripts.push(`: "$@" | ${target}`);
   }
   if (/>\s*"|>>|printf?\b[^;]*>/.test(program)) {
     out.refusals.push({ reason: `${name} writes a file through >`, token: ">" });
