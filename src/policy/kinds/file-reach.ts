@@ -388,9 +388,8 @@ function shapeText(shape: readonly Token[]): string | undefined {
  */
 function coveredDirectoriesAbsent(rule: CompiledFileRule): boolean {
   return rule.patterns.every((pattern) => {
-    const directory = pattern.replace(/\\/g, "/").replace(/(?:\/\*\*)+$/, "").replace(/\/+$/, "");
-    if (/[*?[\]{}!~$]/.test(directory) || !(directory.startsWith("/") || directory.startsWith("./") || directory.slice(0, -1).includes("/"))) return false;
-    const absolute = directory.startsWith("/") ? posix.normalize(directory) : posix.join(rule.base, directory.replace(/^\.\//, ""));
+    const absolute = literalDirectory(pattern, rule.base);
+    if (absolute === undefined) return false;
     // Not there, not even as a dangling link (nor, for a rule that reads names in any case, in another case).
     try {
       lstatSync(absolute);
@@ -524,11 +523,19 @@ function sharesCoveredFile(files: readonly string[], rule: CompiledFileRule): bo
 /** The directories a rule covers the contents of, each one place spelled without a pattern (`./secrets/**`: ROOT/secrets). */
 function literalDirectories(rule: CompiledFileRule): string[] {
   return rule.patterns.flatMap((pattern) => {
-    if (!namesContents(pattern)) return [];
-    const directory = pattern.replace(/\\/g, "/").replace(/(?:\/\*\*)+$/, "").replace(/\/+$/, "");
-    if (/[*?[\]{}!~$]/.test(directory) || !(directory.startsWith("/") || directory.startsWith("./") || directory.slice(0, -1).includes("/"))) return [];
-    return [directory.startsWith("/") ? posix.normalize(directory) : posix.join(rule.base, directory.replace(/^\.\//, ""))];
+    const directory = namesContents(pattern) ? literalDirectory(pattern, rule.base) : undefined;
+    return directory === undefined ? [] : [directory];
   });
+}
+
+/**
+ * The one directory a pattern names, spelled without a pattern (`./secrets/**`, `/srv/keys/`, `a/b`), as an absolute
+ * path under `base`; undefined when it holds a pattern or names no directory by its spelling alone (`.env`).
+ */
+function literalDirectory(pattern: string, base: string): string | undefined {
+  const directory = pattern.replace(/\\/g, "/").replace(/(?:\/\*\*)+$/, "").replace(/\/+$/, "");
+  if (/[*?[\]{}!~$]/.test(directory) || !(directory.startsWith("/") || directory.startsWith("./") || directory.slice(0, -1).includes("/"))) return undefined;
+  return directory.startsWith("/") ? posix.normalize(directory) : posix.join(base, directory.replace(/^\.\//, ""));
 }
 
 function isDirectory(absolute: string): boolean {
